@@ -1,0 +1,57 @@
+import { z } from "zod";
+import { PROFILES } from "../domains/workspace/config.js";
+import { CAIRN_VERSION, MCP_PROTOCOL_VERSION, TOOL_SCHEMA_VERSION } from "../kernel/version.js";
+import { defineBareCommand } from "./define.js";
+import { COMMANDS_BY_NAME } from "./registry.js";
+import { TOOLS, toolAnnotations } from "./tools.js";
+
+/** Derived from the same tables the CLI and `tools/list` are built from, so it cannot advertise what they lack. */
+export const capabilities = defineBareCommand({
+  name: "capabilities",
+  summary: "Every command and MCP tool with its schema version, plus protocol and server versions",
+  effect: "read",
+  input: z.object({}),
+  output: z.object({
+    server: z.object({ name: z.literal("cairn"), version: z.string() }),
+    protocol_version: z.string(),
+    commands: z.array(
+      z.object({ name: z.string(), effect: z.enum(["read", "write", "destructive"]), summary: z.string() }),
+    ),
+    tools: z.array(
+      z.object({
+        name: z.string(),
+        schema_version: z.number().int(),
+        wraps: z.string(),
+        profiles: z.array(z.enum(PROFILES)),
+        read_only: z.boolean(),
+        destructive: z.boolean(),
+      }),
+    ),
+  }),
+  async handler() {
+    return {
+      server: { name: "cairn" as const, version: CAIRN_VERSION },
+      protocol_version: MCP_PROTOCOL_VERSION,
+      commands: [...COMMANDS_BY_NAME.values()].map((c) => ({ name: c.name, effect: c.effect, summary: c.summary })),
+      tools: TOOLS.map((tool) => {
+        const annotations = toolAnnotations(tool, COMMANDS_BY_NAME);
+        return {
+          name: tool.name,
+          schema_version: TOOL_SCHEMA_VERSION,
+          wraps: "cli" in tool.wraps ? "cli" : tool.wraps.command,
+          profiles: [...tool.profiles],
+          read_only: annotations.readOnlyHint,
+          destructive: annotations.destructiveHint,
+        };
+      }),
+    };
+  },
+  render: (out) =>
+    [
+      `cairn ${out.server.version} (MCP ${out.protocol_version})`,
+      "commands:",
+      ...out.commands.map((c) => `  ${c.name.padEnd(16)} ${c.effect.padEnd(11)} ${c.summary}`),
+      "tools:",
+      ...out.tools.map((t) => `  ${t.name.padEnd(16)} v${t.schema_version} ${t.profiles.join(",")}`),
+    ].join("\n"),
+});

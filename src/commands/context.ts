@@ -1,0 +1,107 @@
+import { type Actor, profileFor, resolveActor } from "../domains/identity/actor.js";
+import { loadConfig, type Profile, type WorkspaceConfig } from "../domains/workspace/config.js";
+import { discoverWorkspace, type Workspace } from "../domains/workspace/discover.js";
+import { notFound, refuse } from "../kernel/outcome.js";
+import { openStore } from "../store/open.js";
+import type { Store } from "../store/store.js";
+
+/** What a handler can reach: the workspace, its store and config, the bound caller, the clock. */
+export interface CommandContext {
+  readonly cwd: string;
+  readonly env: NodeJS.ProcessEnv;
+  readonly workspace: Workspace;
+  readonly store: Store;
+  readonly config: WorkspaceConfig;
+  readonly actor: Actor;
+  /** The MCP tool profile this caller is served (launch flag, else role, else worker). */
+  readonly profile: Profile;
+  now(): string;
+}
+
+/** A handler's context before any workspace exists (`init`, `import`, `capabilities`). */
+export interface BareContext {
+  readonly cwd: string;
+  readonly env: NodeJS.ProcessEnv;
+  /** The `CAIRN_AGENT` value read once at launch; `undefined` when unset. */
+  readonly agentToken: string | undefined;
+  now(): string;
+}
+
+/**
+ * One process, one session: the identity is read from the environment once, at launch, and the
+ * workspace is opened on first need and kept. Faces create it; commands use it.
+ */
+export interface SessionOptions {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** `cairn mcp --profile NAME`. */
+  profile?: Profile;
+  clock?: () => Date;
+}
+
+export class Session {
+  readonly cwd: string;
+  readonly env: NodeJS.ProcessEnv;
+  readonly agentToken: string | undefined;
+  private readonly requestedProfile: Profile | undefined;
+  private readonly clock: () => Date;
+  private opened?: Promise<CommandContext>;
+
+  constructor(options: SessionOptions) {
+    this.cwd = options.cwd;
+    this.env = options.env;
+    this.agentToken = options.env.CAIRN_AGENT;
+    this.requestedProfile = options.profile;
+    this.clock = options.clock ?? (() => new Date());
+  }
+
+  now = (): string => this.clock().toISOString();
+
+  bare(): BareContext {
+    return { cwd: this.cwd, env: this.env, agentToken: this.agentToken, now: this.now };
+  }
+
+  /**
+   * Open the workspace and bind the caller, once. A failed open is not kept: the next call
+   * retries, so a server started on a damaged database recovers once the file is restored.
+   */
+  context(): Promise<CommandContext> {
+    this.opened ??= this.open().catch((error: unknown) => {
+      this.opened = undefined;
+      throw error;
+    });
+    return this.opened;
+  }
+
+  private async open(): Promise<CommandContext> {
+    const workspace = discoverWorkspace(this.cwd, this.env);
+    if (!workspace) {
+      throw notFound(
+        `no cairn workspace in ${this.cwd} or any parent, and no home workspace`,
+        "run `cairn init` here (or `cairn init --home` for the machine-level workspace)",
+      );
+    }
+    const config = loadConfig(workspace.configPath);
+    const store = openStore(workspace.databasePath);
+    try {
+      const actor = await resolveActor(store, this.agentToken);
+      const profile = profileFor(actor, config, this.requestedProfile);
+      return { cwd: this.cwd, env: this.env, workspace, store, config, actor, profile, now: this.now };
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
+  }
+
+  async close(): Promise<void> {
+    const context = await this.opened?.catch(() => undefined);
+    await context?.store.close();
+  }
+}
+
+/** A command that creates workspaces must not run under an agent identity. */
+export function requireOwnerLaunch(ctx: BareContext, what: string): void {
+  if (ctx.agentToken !== undefined) {
+    throw refuse("identity", `agents cannot ${what}`, "unset CAIRN_AGENT and run it as the workspace owner");
+  }
+}

@@ -1,0 +1,52 @@
+import type { z } from "zod";
+import type { Effect } from "../domains/identity/guard.js";
+import type { BareContext, CommandContext } from "./context.js";
+
+export type { Effect };
+
+interface CommandBase<I extends z.ZodObject, O extends z.ZodType> {
+  /** `group verb` (or a single word): the CLI path and the key tools refer to. */
+  name: string;
+  summary: string;
+  effect: Effect;
+  input: I;
+  output: O;
+  /** Input fields taken as positional CLI arguments, in order. */
+  positional?: readonly (keyof z.infer<I> & string)[];
+  /** Human-readable rendering for the terminal; the default prints key: value lines. */
+  render?(output: z.infer<O>): string;
+}
+
+/**
+ * A command, declared once: name, input and output schemas, effect and handler. The CLI and
+ * MCP faces are generated from this table; no rule lives in a face.
+ */
+export interface WorkspaceCommand<I extends z.ZodObject = z.ZodObject, O extends z.ZodType = z.ZodType>
+  extends CommandBase<I, O> {
+  workspace: "required";
+  /** Writes a read-only agent may still make (ask, findings, proposals). */
+  allowReadOnly?: boolean;
+  handler(input: z.infer<I>, ctx: CommandContext): Promise<z.input<O>>;
+}
+
+/** A command that runs before (or without) a workspace: `init`, `import`, `capabilities`. */
+export interface BareCommand<I extends z.ZodObject = z.ZodObject, O extends z.ZodType = z.ZodType>
+  extends CommandBase<I, O> {
+  workspace: "none";
+  handler(input: z.infer<I>, ctx: BareContext): Promise<z.input<O>>;
+}
+
+export function defineCommand<I extends z.ZodObject, O extends z.ZodType>(
+  command: Omit<WorkspaceCommand<I, O>, "workspace">,
+): WorkspaceCommand<I, O> {
+  return { ...command, workspace: "required" };
+}
+
+export function defineBareCommand<I extends z.ZodObject, O extends z.ZodType>(
+  command: Omit<BareCommand<I, O>, "workspace">,
+): BareCommand<I, O> {
+  return { ...command, workspace: "none" };
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: a heterogeneous table erases each command's own types; each is checked where declared.
+export type AnyCommand = WorkspaceCommand<any, any> | BareCommand<any, any>;

@@ -1,0 +1,46 @@
+import type { z } from "zod";
+import { guard } from "../domains/identity/guard.js";
+import { type Outcome, operational, outcomeFromThrown, usageError } from "../kernel/outcome.js";
+import type { Session } from "./context.js";
+import type { AnyCommand } from "./define.js";
+
+/** Name every offending field, so a caller can fix its call without guessing. */
+export function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => `${issue.path.length > 0 ? issue.path.join(".") : "(input)"}: ${issue.message}`)
+    .join("; ");
+}
+
+/**
+ * The single path every call takes, from either face: validate input, bind the caller, apply
+ * the guard, run the handler, check the output against its declared schema.
+ */
+export async function dispatch(command: AnyCommand, rawInput: unknown, session: Session): Promise<Outcome<unknown>> {
+  try {
+    const parsed = command.input.safeParse(rawInput ?? {});
+    if (!parsed.success) {
+      throw usageError(`${command.name}: ${describeIssues(parsed.error)}`, `see \`cairn ${command.name} --help\``);
+    }
+    const input = parsed.data as Record<string, unknown>;
+    let output: unknown;
+    if (command.workspace === "none") {
+      output = await command.handler(input, session.bare());
+    } else {
+      const ctx = await session.context();
+      guard(ctx.actor, {
+        name: command.name,
+        effect: command.effect,
+        allowReadOnly: command.allowReadOnly,
+        confirmed: input.confirm === true,
+      });
+      output = await command.handler(input, ctx);
+    }
+    const checked = command.output.safeParse(output);
+    if (!checked.success) {
+      throw operational(`internal: ${command.name} produced output that breaks its schema: ${describeIssues(checked.error)}`);
+    }
+    return { kind: "ok", value: checked.data };
+  } catch (thrown) {
+    return outcomeFromThrown(thrown);
+  }
+}

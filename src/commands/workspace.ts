@@ -1,0 +1,105 @@
+import { rmSync } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import { z } from "zod";
+import { workspaceStatus } from "../domains/status/status.js";
+import { exportWorkspace, importWorkspace } from "../domains/transfer/transfer.js";
+import { homeWorkspace, projectWorkspace, type Workspace } from "../domains/workspace/discover.js";
+import { createWorkspace, initWorkspace } from "../domains/workspace/init.js";
+import { type BareContext, requireOwnerLaunch } from "./context.js";
+import { defineBareCommand, defineCommand } from "./define.js";
+
+/** `--home` targets the machine-level workspace; otherwise CAIRN_DIR, else the working directory. */
+function targetWorkspace(ctx: BareContext, home: boolean | undefined): Workspace {
+  if (home) return homeWorkspace(ctx.env);
+  return projectWorkspace(resolve(ctx.cwd, ctx.env.CAIRN_DIR ?? "."));
+}
+
+const WorkspaceRef = z.object({ root: z.string(), state_dir: z.string(), kind: z.enum(["project", "home"]) });
+
+export const init = defineBareCommand({
+  name: "init",
+  summary: "Create a workspace (.cairn/ with its database and cairn.toml) here, or the home workspace",
+  effect: "write",
+  input: z.object({ home: z.boolean().optional().describe("create the machine-level workspace in CAIRN_HOME") }),
+  output: z.object({ workspace: WorkspaceRef, workspace_id: z.string() }),
+  async handler(input, ctx) {
+    requireOwnerLaunch(ctx, "create workspaces");
+    const workspace = targetWorkspace(ctx, input.home);
+    const { workspaceId, store } = await initWorkspace(workspace, "owner", ctx.now());
+    await store.close();
+    return {
+      workspace: { root: workspace.root, state_dir: workspace.stateDir, kind: workspace.kind },
+      workspace_id: workspaceId,
+    };
+  },
+  render: (out) => `Initialized cairn workspace in ${out.workspace.state_dir}`,
+});
+
+export const status = defineCommand({
+  name: "status",
+  summary: "What the workspace holds: counts by kind, agents, the latest event",
+  effect: "read",
+  input: z.object({}),
+  output: z.object({
+    workspace: WorkspaceRef,
+    counts: z.record(z.string(), z.number().int()),
+    agents: z.object({ active: z.number().int(), retired: z.number().int() }),
+    last_event: z.object({ at: z.string(), actor: z.string(), action: z.string() }).nullable(),
+  }),
+  async handler(_input, ctx) {
+    const found = await workspaceStatus(ctx.store);
+    return {
+      workspace: { root: ctx.workspace.root, state_dir: ctx.workspace.stateDir, kind: ctx.workspace.kind },
+      counts: found.counts,
+      agents: found.agents,
+      last_event: found.lastEvent,
+    };
+  },
+});
+
+export const exportCommand = defineCommand({
+  name: "export",
+  summary: "Write the whole workspace as JSONL (to stdout, or --out FILE) for backup and review",
+  effect: "read",
+  input: z.object({ out: z.string().optional().describe("file to write; default stdout") }),
+  output: z.object({ lines: z.number().int(), out: z.string().nullable(), jsonl: z.string().optional() }),
+  async handler(input, ctx) {
+    const jsonl = await exportWorkspace(ctx.store);
+    const lines = jsonl.split("\n").length - 1;
+    if (!input.out) return { lines, out: null, jsonl };
+    const path = resolve(ctx.cwd, input.out);
+    await writeFile(path, jsonl);
+    return { lines, out: path };
+  },
+  render: (out) => out.jsonl ?? `Exported ${out.lines} lines to ${out.out}`,
+});
+
+export const importCommand = defineBareCommand({
+  name: "import",
+  summary: "Create a workspace here and restore a `cairn export` file into it",
+  effect: "write",
+  positional: ["file"],
+  input: z.object({
+    file: z.string().describe("a JSONL file written by `cairn export`"),
+    home: z.boolean().optional().describe("restore into the machine-level workspace"),
+  }),
+  output: z.object({ workspace: WorkspaceRef, rows: z.number().int(), tables: z.record(z.string(), z.number().int()) }),
+  async handler(input, ctx) {
+    requireOwnerLaunch(ctx, "create workspaces");
+    const jsonl = await readFile(resolve(ctx.cwd, input.file), "utf8");
+    const workspace = targetWorkspace(ctx, input.home);
+    const store = createWorkspace(workspace);
+    try {
+      const summary = await importWorkspace(store, { id: "owner" }, jsonl, ctx.now());
+      await store.close();
+      return { workspace: { root: workspace.root, state_dir: workspace.stateDir, kind: workspace.kind }, ...summary };
+    } catch (error) {
+      // All or nothing: a failed import leaves no half-made workspace behind.
+      await store.close();
+      for (const suffix of ["", "-wal", "-shm"]) rmSync(workspace.databasePath + suffix, { force: true });
+      throw error;
+    }
+  },
+  render: (out) => `Imported ${out.rows} rows into ${out.workspace.state_dir}`,
+});

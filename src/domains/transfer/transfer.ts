@@ -1,0 +1,60 @@
+import { z } from "zod";
+import { CAIRN_VERSION } from "../../kernel/version.js";
+import { conflict, usageError } from "../../kernel/outcome.js";
+import type { DumpRecord, Store } from "../../store/store.js";
+import type { Actor } from "../identity/actor.js";
+
+const FORMAT = "cairn-export";
+
+const Header = z.object({ format: z.literal(FORMAT), schema: z.number().int(), cairn: z.string() });
+const Line = z.object({ table: z.string().min(1), row: z.record(z.string(), z.unknown()) });
+
+/** The workspace as JSONL: a header line, then one line per stored row, deterministic order. */
+export async function exportWorkspace(store: Store): Promise<string> {
+  const records = await store.read((tx) => tx.transfer.dump());
+  const header = JSON.stringify({ format: FORMAT, schema: store.schemaVersion, cairn: CAIRN_VERSION });
+  return `${[header, ...records.map((record) => JSON.stringify(record))].join("\n")}\n`;
+}
+
+export interface ImportSummary {
+  rows: number;
+  tables: Record<string, number>;
+}
+
+/** Restore an export into a workspace that holds nothing yet; all or nothing. */
+export async function importWorkspace(store: Store, actor: Pick<Actor, "id">, jsonl: string, now: string): Promise<ImportSummary> {
+  const lines = jsonl.split("\n").filter((line) => line.trim() !== "");
+  if (lines.length === 0) throw usageError("import: the input is empty", "pass a file written by `cairn export`");
+  const header = Header.safeParse(parseLine(lines[0] as string, 1));
+  if (!header.success) throw usageError("import: the first line is not a cairn export header");
+  if (header.data.schema !== store.schemaVersion) {
+    throw usageError(
+      `import: the export has schema ${header.data.schema}, this workspace has ${store.schemaVersion}`,
+      "import with the cairn version that wrote it, then upgrade",
+    );
+  }
+  const records: DumpRecord[] = lines.slice(1).map((line, index) => {
+    const parsed = Line.safeParse(parseLine(line, index + 2));
+    if (!parsed.success) throw usageError(`import: line ${index + 2} is not a {table,row} record`);
+    return parsed.data;
+  });
+  return store.write(async (tx) => {
+    const existing = await tx.transfer.contentCount();
+    if (existing > 0) {
+      throw conflict(`import: this workspace already holds ${existing} rows`, "import into a fresh `cairn init` workspace");
+    }
+    await tx.transfer.restore(records);
+    await tx.journal.append({ at: now, actor: actor.id, action: "workspace.import", subject: "workspace", data: { rows: records.length } });
+    const tables: Record<string, number> = {};
+    for (const record of records) tables[record.table] = (tables[record.table] ?? 0) + 1;
+    return { rows: records.length, tables };
+  });
+}
+
+function parseLine(line: string, number: number): unknown {
+  try {
+    return JSON.parse(line);
+  } catch {
+    throw usageError(`import: line ${number} is not JSON`);
+  }
+}

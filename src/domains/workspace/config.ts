@@ -1,0 +1,78 @@
+import { readFileSync } from "node:fs";
+import { parse as parseToml } from "smol-toml";
+import { z } from "zod";
+import { usageError } from "../../kernel/outcome.js";
+
+export const PROFILES = ["worker", "planner", "operator", "all"] as const;
+export type Profile = (typeof PROFILES)[number];
+
+const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+export const RoleConfig = z.object({
+  summary: z.string().default(""),
+  instructions: z.string().default(""),
+  scope: z.array(z.string()).default([]),
+  out_of_scope: z.array(z.string()).default([]),
+  shortcuts: z.array(z.string()).default([]),
+  grant: z.enum(["rw", "ro"]).default("rw"),
+  wip_cap: z.number().int().positive().optional(),
+  escalate_to: z.string().optional(),
+  profile: z.enum(PROFILES).optional(),
+});
+export type RoleConfig = z.infer<typeof RoleConfig>;
+
+/**
+ * `cairn.toml`. Sections this build does not know are kept and ignored, so an older cairn can
+ * read a newer workspace's configuration.
+ */
+export const WorkspaceConfig = z
+  .object({
+    workspace: z.object({ name: z.string().optional() }).default({}),
+    roles: z
+      .record(z.string().regex(NAME, "role names use letters, digits, - and _"), RoleConfig)
+      .default({}),
+  })
+  .catchall(z.unknown());
+export type WorkspaceConfig = z.infer<typeof WorkspaceConfig>;
+
+export function parseConfig(text: string, path: string): WorkspaceConfig {
+  let raw: unknown;
+  try {
+    raw = parseToml(text);
+  } catch (error) {
+    throw usageError(`${path}: not valid TOML: ${(error as Error).message}`, "fix the file and retry");
+  }
+  const parsed = WorkspaceConfig.safeParse(raw);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ");
+    throw usageError(`${path}: ${issues}`, "fix the file and retry");
+  }
+  return parsed.data;
+}
+
+export function loadConfig(path: string): WorkspaceConfig {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    return WorkspaceConfig.parse({});
+  }
+  return parseConfig(text, path);
+}
+
+export const CONFIG_TEMPLATE = `# cairn workspace configuration.
+
+[workspace]
+name = "%NAME%"
+
+# Roles give agents standing instructions, a scope and a tool profile.
+# [roles.builder]
+# summary = "Implements tasks in src/"
+# instructions = "Run the tests before you finish."
+# scope = ["src/**"]
+# out_of_scope = ["src/vendor/**"]
+# grant = "rw"          # rw | ro
+# wip_cap = 2
+# escalate_to = "lead"
+# profile = "worker"    # worker | planner | operator | all
+`;

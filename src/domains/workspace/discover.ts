@@ -1,0 +1,88 @@
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, isAbsolute, join, resolve } from "node:path";
+
+/** Where a workspace lives: its root (the project) and the state directory holding the database. */
+export interface Workspace {
+  kind: "project" | "home";
+  root: string;
+  stateDir: string;
+  databasePath: string;
+  configPath: string;
+}
+
+export const STATE_DIR_NAME = ".cairn";
+export const DATABASE_FILE = "cairn.db";
+export const CONFIG_FILE = "cairn.toml";
+
+export function projectWorkspace(root: string): Workspace {
+  const stateDir = join(root, STATE_DIR_NAME);
+  return {
+    kind: "project",
+    root,
+    stateDir,
+    databasePath: join(stateDir, DATABASE_FILE),
+    configPath: join(stateDir, CONFIG_FILE),
+  };
+}
+
+export function homeWorkspace(env: NodeJS.ProcessEnv): Workspace {
+  const stateDir = resolve(env.CAIRN_HOME || join(homedir(), ".config", "cairn"));
+  return {
+    kind: "home",
+    root: stateDir,
+    stateDir,
+    databasePath: join(stateDir, DATABASE_FILE),
+    configPath: join(stateDir, CONFIG_FILE),
+  };
+}
+
+const isWorkspace = (workspace: Workspace) => existsSync(workspace.databasePath);
+
+/**
+ * A linked git worktree has a `.git` file pointing into the main repository's
+ * `.git/worktrees/NAME`; its `commondir` leads back to the main `.git`, whose parent is the
+ * main checkout. Agents working in worktrees must share the main checkout's board.
+ */
+export function mainCheckoutOf(directory: string): string | undefined {
+  const dotGit = join(directory, ".git");
+  try {
+    if (!statSync(dotGit).isFile()) return undefined;
+    const pointer = /^gitdir:\s*(.+)\s*$/m.exec(readFileSync(dotGit, "utf8"));
+    if (!pointer?.[1]) return undefined;
+    const gitDir = resolve(directory, pointer[1].trim());
+    const commonDirFile = join(gitDir, "commondir");
+    if (!existsSync(commonDirFile)) return undefined;
+    const commonDir = readFileSync(commonDirFile, "utf8").trim();
+    const mainGitDir = isAbsolute(commonDir) ? commonDir : resolve(gitDir, commonDir);
+    return dirname(mainGitDir);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Find the workspace serving `cwd`: `CAIRN_DIR` if set; else walk up like git, following a
+ * linked worktree to its main checkout; else the home workspace if it exists.
+ */
+export function discoverWorkspace(cwd: string, env: NodeJS.ProcessEnv): Workspace | undefined {
+  if (env.CAIRN_DIR) {
+    const pinned = projectWorkspace(resolve(cwd, env.CAIRN_DIR));
+    return isWorkspace(pinned) ? pinned : undefined;
+  }
+  let directory = resolve(cwd);
+  for (;;) {
+    const here = projectWorkspace(directory);
+    if (isWorkspace(here)) return here;
+    const mainCheckout = mainCheckoutOf(directory);
+    if (mainCheckout) {
+      const shared = projectWorkspace(mainCheckout);
+      if (isWorkspace(shared)) return shared;
+    }
+    const parent = dirname(directory);
+    if (parent === directory) break;
+    directory = parent;
+  }
+  const home = homeWorkspace(env);
+  return isWorkspace(home) ? home : undefined;
+}

@@ -1,0 +1,104 @@
+import { Command as Commander, CommanderError, Option } from "commander";
+import type { Session } from "../../commands/context.js";
+import type { AnyCommand } from "../../commands/define.js";
+import { dispatch } from "../../commands/dispatch.js";
+import { COMMANDS } from "../../commands/registry.js";
+import { CAIRN_VERSION } from "../../kernel/version.js";
+import { EXIT_CODES, exitCodeOf } from "../../kernel/outcome.js";
+import { fieldShape, flagOf } from "./options.js";
+import { type Output, renderOutcome } from "./render.js";
+
+const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
+
+function toNumber(value: string): number | string {
+  const number = Number(value);
+  // Leave a non-number as text: the command's schema then names the field in its error.
+  return value.trim() !== "" && Number.isFinite(number) ? number : value;
+}
+
+/** Attach one table command under its `group verb` path, with args and flags read from its schema. */
+function attach(root: Commander, command: AnyCommand, session: Session, out: Output, exit: (code: number) => void) {
+  const words = command.name.split(" ");
+  let parent = root;
+  for (const word of words.slice(0, -1)) {
+    parent =
+      parent.commands.find((c) => c.name() === word) ??
+      parent.command(word).description(`${word} commands`).showHelpAfterError();
+  }
+  const leaf = parent.command(words.at(-1) as string).description(command.summary);
+  const shape = command.input.shape as Record<string, import("zod").ZodType>;
+  const positional = new Set<string>(command.positional ?? []);
+  for (const name of command.positional ?? []) {
+    const field = fieldShape(shape[name] as import("zod").ZodType);
+    const variadic = field.kind === "array" ? "..." : "";
+    leaf.argument(field.required ? `<${name}${variadic}>` : `[${name}${variadic}]`, field.description ?? "");
+  }
+  for (const [name, schema] of Object.entries(shape)) {
+    if (positional.has(name)) continue;
+    const field = fieldShape(schema);
+    const flag = flagOf(name);
+    const option =
+      field.kind === "boolean"
+        ? new Option(flag, field.description)
+        : new Option(`${flag} <${field.kind === "array" ? "value" : name}>`, field.description);
+    if (field.choices) option.choices(field.choices);
+    if (field.kind === "number") option.argParser(toNumber);
+    if (field.kind === "array") option.argParser(collect);
+    if (field.required) option.makeOptionMandatory();
+    leaf.addOption(option);
+  }
+  leaf.option("--json", "print the result as JSON");
+  leaf.action(async (...args: unknown[]) => {
+    const options = leaf.opts() as Record<string, unknown>;
+    const input: Record<string, unknown> = {};
+    (command.positional ?? []).forEach((name, index) => {
+      if (args[index] !== undefined) input[name] = args[index];
+    });
+    for (const name of Object.keys(shape)) {
+      if (positional.has(name)) continue;
+      const key = flagOf(name)
+        .slice(2)
+        .replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
+      if (options[key] !== undefined) input[name] = options[key];
+    }
+    const outcome = await dispatch(command, input, session);
+    renderOutcome(outcome, options.json === true, out, command.render);
+    exit(exitCodeOf(outcome));
+  });
+}
+
+export function buildProgram(session: Session, out: Output, exit: (code: number) => void): Commander {
+  const root = new Commander("cairn")
+    .description("A local-first control plane for AI coding agents")
+    .version(CAIRN_VERSION)
+    .showHelpAfterError()
+    .addHelpText("after", "\n  cairn mcp [--profile worker|planner|operator|all]   serve MCP over stdio");
+  for (const command of COMMANDS) attach(root, command, session, out, exit);
+  const configure = (c: Commander) => {
+    c.exitOverride();
+    c.configureOutput({ writeOut: out.stdout, writeErr: out.stderr });
+    for (const sub of c.commands) configure(sub);
+  };
+  configure(root);
+  return root;
+}
+
+/**
+ * Run one CLI invocation without touching the process: the `cli` MCP tool runs it in-process
+ * and returns what `--json` printed.
+ */
+export async function runCli(argv: readonly string[], session: Session, out: Output): Promise<number> {
+  let code: number = EXIT_CODES.ok;
+  const program = buildProgram(session, out, (exitCode) => {
+    code = exitCode;
+  });
+  try {
+    await program.parseAsync([...argv], { from: "user" });
+  } catch (error) {
+    if (!(error instanceof CommanderError)) throw error;
+    // Help and version are successes; every other parser complaint is a usage error.
+    const benign = ["commander.helpDisplayed", "commander.version", "commander.help"].includes(error.code);
+    return benign ? EXIT_CODES.ok : EXIT_CODES.usage;
+  }
+  return code;
+}

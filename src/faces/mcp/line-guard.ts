@@ -1,0 +1,96 @@
+import { Transform, type TransformCallback } from "node:stream";
+import { parseJSONRPCMessage } from "@modelcontextprotocol/server";
+
+/** JSON-RPC error codes for faults found before a message reaches the SDK. */
+const PARSE_ERROR = -32700;
+const INVALID_REQUEST = -32600;
+
+export type ProtocolFaultReply = (reply: {
+  jsonrpc: "2.0";
+  id: string | number | null;
+  error: { code: number; message: string };
+}) => void;
+
+/**
+ * Sits between stdin and the SDK's stdio transport. The transport silently drops a line that is
+ * not JSON, and drops JSON that is not JSON-RPC: a client then waits forever. Here every such
+ * line is answered (-32700 with a null id, or -32600), and only well-formed messages pass on.
+ * An oversized line is answered and discarded instead of closing the connection.
+ */
+export class LineGuard extends Transform {
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private discarding = false;
+
+  constructor(
+    private readonly reply: ProtocolFaultReply,
+    private readonly maxLineBytes: number,
+  ) {
+    super();
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
+    let start = 0;
+    for (;;) {
+      const newline = chunk.indexOf(10, start);
+      if (newline === -1) {
+        this.hold(chunk.subarray(start));
+        break;
+      }
+      this.hold(chunk.subarray(start, newline));
+      this.finishLine();
+      start = newline + 1;
+    }
+    done();
+  }
+
+  override _flush(done: TransformCallback): void {
+    if (this.pendingBytes > 0 || this.discarding) this.finishLine();
+    done();
+  }
+
+  private hold(part: Buffer): void {
+    if (this.discarding || part.length === 0) return;
+    if (this.pendingBytes + part.length > this.maxLineBytes) {
+      this.pending = [];
+      this.pendingBytes = 0;
+      this.discarding = true;
+      return;
+    }
+    this.pending.push(part);
+    this.pendingBytes += part.length;
+  }
+
+  private finishLine(): void {
+    const line = Buffer.concat(this.pending, this.pendingBytes).toString("utf8").replace(/\r$/, "");
+    const tooLong = this.discarding;
+    this.pending = [];
+    this.pendingBytes = 0;
+    this.discarding = false;
+    if (tooLong) {
+      this.fault(null, INVALID_REQUEST, `Invalid Request: message exceeds ${this.maxLineBytes} bytes`);
+      return;
+    }
+    if (line.trim() === "") return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (error) {
+      this.fault(null, PARSE_ERROR, `Parse error: ${(error as Error).message}`);
+      return;
+    }
+    try {
+      parseJSONRPCMessage(value);
+    } catch {
+      const id = (value as { id?: unknown } | null)?.id;
+      const usableId = typeof id === "string" || typeof id === "number" ? id : null;
+      this.fault(usableId, INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message");
+      return;
+    }
+    this.push(`${line}\n`);
+  }
+
+  private fault(id: string | number | null, code: number, message: string): void {
+    this.reply({ jsonrpc: "2.0", id, error: { code, message } });
+  }
+}

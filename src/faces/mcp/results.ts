@@ -1,0 +1,22 @@
+import type { CallToolResult } from "@modelcontextprotocol/server";
+import type { Outcome } from "../../kernel/outcome.js";
+
+/**
+ * Outcome → MCP result. A refusal is a normal result (agent loops retry errors, and retrying a
+ * refusal is exactly the loop to avoid); other failures are `isError` with what to do next.
+ */
+export function toolResult(outcome: Outcome<unknown>): CallToolResult {
+  if (outcome.kind === "ok") {
+    const value = outcome.value as Record<string, unknown>;
+    return { content: [{ type: "text", text: JSON.stringify(value) }], structuredContent: value };
+  }
+  if (outcome.kind === "refused") {
+    const envelope = { refused: outcome.refusal };
+    return { content: [{ type: "text", text: JSON.stringify(envelope) }], structuredContent: envelope };
+  }
+  const { errorKind, message, hint } = outcome.error;
+  return {
+    content: [{ type: "text", text: `${errorKind.replace("_", " ")}: ${message}${hint ? `\nnext: ${hint}` : ""}` }],
+    isError: true,
+  };
+}

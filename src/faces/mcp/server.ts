@@ -1,0 +1,97 @@
+import { McpServer } from "@modelcontextprotocol/server";
+import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
+import type { Session } from "../../commands/context.js";
+import { dispatch } from "../../commands/dispatch.js";
+import { COMMANDS_BY_NAME } from "../../commands/registry.js";
+import {
+  commandOf,
+  type ToolSpec,
+  toolAnnotations,
+  toolInputSchema,
+  toolOutputSchema,
+  toolsForProfile,
+} from "../../commands/tools.js";
+import type { Profile } from "../../domains/workspace/config.js";
+import { CAIRN_VERSION } from "../../kernel/version.js";
+import { runCli } from "../cli/program.js";
+import { LineGuard } from "./line-guard.js";
+import { toolResult } from "./results.js";
+
+/** A tool argument may be large (a 5 MB note is legitimate); a line past this is refused, not fatal. */
+const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
+
+const INSTRUCTIONS =
+  "cairn is the shared workspace for the agents on this project. Your identity is bound at launch. " +
+  "A result carrying `refused` is an answer, not an error: do not retry it, follow its `next`.";
+
+async function runCliTool(argv: readonly string[], session: Session) {
+  let stdout = "";
+  let stderr = "";
+  const words = argv.includes("--json") ? [...argv] : [...argv, "--json"];
+  const exitCode = await runCli(words, session, {
+    stdout: (text) => {
+      stdout += text;
+    },
+    stderr: (text) => {
+      stderr += text;
+    },
+  });
+  let output: unknown = null;
+  try {
+    output = stdout.trim() === "" ? null : JSON.parse(stdout);
+  } catch {
+    output = null;
+  }
+  return {
+    content: [{ type: "text" as const, text: stdout }],
+    structuredContent: { exit_code: exitCode, output, stderr },
+  };
+}
+
+function register(server: McpServer, tool: ToolSpec, session: Session): void {
+  const config = {
+    title: tool.title,
+    description: tool.description,
+    inputSchema: toolInputSchema(tool, COMMANDS_BY_NAME),
+    outputSchema: toolOutputSchema(tool, COMMANDS_BY_NAME),
+    annotations: toolAnnotations(tool, COMMANDS_BY_NAME),
+  };
+  if ("cli" in tool.wraps) {
+    server.registerTool(tool.name, config, async (args: Record<string, unknown>) =>
+      runCliTool(args.argv as string[], session),
+    );
+    return;
+  }
+  const command = commandOf(tool, COMMANDS_BY_NAME);
+  server.registerTool(tool.name, config, async (args: Record<string, unknown>) => {
+    const { schema_version: _version, ...input } = args;
+    return toolResult(await dispatch(command, input, session));
+  });
+}
+
+export function createServer(session: Session, profile: Profile): McpServer {
+  const server = new McpServer(
+    { name: "cairn", version: CAIRN_VERSION },
+    { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS },
+  );
+  for (const tool of toolsForProfile(profile)) register(server, tool, session);
+  return server;
+}
+
+/** Serve MCP on stdin/stdout. stdout carries protocol only; everything else goes to stderr. */
+export async function serveStdio(session: Session, profile: Profile): Promise<void> {
+  const server = createServer(session, profile);
+  const guard = new LineGuard((reply) => {
+    process.stdout.write(`${JSON.stringify(reply)}\n`);
+  }, MAX_MESSAGE_BYTES);
+  process.stdin.pipe(guard);
+  const transport = new StdioServerTransport(guard, process.stdout, { maxBufferSize: MAX_MESSAGE_BYTES * 2 });
+  transport.onerror = (error) => process.stderr.write(`cairn mcp: ${error.message}\n`);
+  // Set before connect: the SDK chains its own close handling onto this one.
+  const closed = new Promise<void>((resolve) => {
+    transport.onclose = () => resolve();
+  });
+  await server.connect(transport);
+  await closed;
+  await session.close();
+}

@@ -1,0 +1,74 @@
+import { Session } from "./commands/context.js";
+import { PROFILES, type Profile } from "./domains/workspace/config.js";
+import { EXIT_CODES, exitCodeOf, outcomeFromThrown } from "./kernel/outcome.js";
+
+const MCP_USAGE = "usage: cairn mcp [--profile worker|planner|operator|all]\n";
+
+function parseMcpArgs(args: string[]): Profile | undefined | "usage" {
+  let profile: Profile | undefined;
+  for (let index = 0; index < args.length; index++) {
+    const arg = args[index] as string;
+    const value = arg.startsWith("--profile=") ? arg.slice("--profile=".length) : arg === "--profile" ? args[++index] : null;
+    if (value === null) return "usage";
+    if (!PROFILES.includes(value as Profile)) return "usage";
+    profile = value as Profile;
+  }
+  return profile;
+}
+
+/**
+ * `cairn mcp` starts only after the caller's identity is settled: a bad token refuses to start
+ * (exit 3) rather than serving as someone else. A damaged database does not stop the server:
+ * every call then reports it, and the server recovers if the file is restored.
+ */
+async function startMcp(args: string[]): Promise<number> {
+  const requested = parseMcpArgs(args);
+  if (requested === "usage") {
+    process.stderr.write(MCP_USAGE);
+    return args.includes("--help") || args.includes("-h") ? EXIT_CODES.ok : EXIT_CODES.usage;
+  }
+  const session = new Session({ cwd: process.cwd(), env: process.env, profile: requested });
+  let profile: Profile = requested ?? "worker";
+  try {
+    profile = (await session.context()).profile;
+  } catch (thrown) {
+    const outcome = outcomeFromThrown(thrown);
+    const code = exitCodeOf(outcome);
+    if (outcome.kind === "refused") {
+      process.stderr.write(`cairn mcp: refused to start: ${outcome.refusal.reason}\nnext: ${outcome.refusal.next}\n`);
+      return code;
+    }
+    if (outcome.kind === "error" && outcome.error.errorKind !== "operational") {
+      process.stderr.write(`cairn mcp: ${outcome.error.message}\n${outcome.error.hint ? `next: ${outcome.error.hint}\n` : ""}`);
+      return code;
+    }
+    process.stderr.write(`cairn mcp: serving, but the workspace cannot be opened: ${(thrown as Error).message}\n`);
+  }
+  const { serveStdio } = await import("./faces/mcp/server.js");
+  await serveStdio(session, profile);
+  return EXIT_CODES.ok;
+}
+
+async function startCli(argv: string[]): Promise<number> {
+  const { runCli } = await import("./faces/cli/program.js");
+  const session = new Session({ cwd: process.cwd(), env: process.env });
+  try {
+    return await runCli(argv, session, {
+      stdout: (text) => process.stdout.write(text),
+      stderr: (text) => process.stderr.write(text),
+    });
+  } finally {
+    await session.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  const code = argv[0] === "mcp" ? await startMcp(argv.slice(1)) : await startCli(argv);
+  process.exitCode = code;
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`cairn: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exitCode = EXIT_CODES.operational;
+});

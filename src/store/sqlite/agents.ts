@@ -1,0 +1,66 @@
+import type Database from "better-sqlite3";
+import type { AgentRecord, AgentRepo, Grant, NewAgent } from "../store.js";
+
+interface AgentRow {
+  id: string;
+  name: string;
+  role: string;
+  grant_level: Grant;
+  parent_id: string | null;
+  token_hash: string;
+  created_at: string;
+  retired_at: string | null;
+}
+
+const COLUMNS = "id, name, role, grant_level, parent_id, token_hash, created_at, retired_at";
+
+function toRecord(row: AgentRow | undefined): AgentRecord | undefined {
+  if (!row) return undefined;
+  return {
+    id: row.id,
+    name: row.name,
+    role: row.role,
+    grant: row.grant_level,
+    parentId: row.parent_id,
+    tokenHash: row.token_hash,
+    createdAt: row.created_at,
+    retiredAt: row.retired_at,
+  };
+}
+
+export function sqliteAgents(db: Database.Database): AgentRepo {
+  const nextSeq = db.prepare<[], { next: number }>("SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM agents");
+  const insert = db.prepare(
+    "INSERT INTO agents (seq, id, name, role, grant_level, parent_id, token_hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+  );
+  const byId = db.prepare<[string], AgentRow>(`SELECT ${COLUMNS} FROM agents WHERE id = ?`);
+  const byName = db.prepare<[string], AgentRow>(`SELECT ${COLUMNS} FROM agents WHERE name = ?`);
+  const byTokenHash = db.prepare<[string], AgentRow>(`SELECT ${COLUMNS} FROM agents WHERE token_hash = ?`);
+  const listAll = db.prepare<[], AgentRow>(`SELECT ${COLUMNS} FROM agents ORDER BY seq`);
+  const listActive = db.prepare<[], AgentRow>(`SELECT ${COLUMNS} FROM agents WHERE retired_at IS NULL ORDER BY seq`);
+  const retire = db.prepare("UPDATE agents SET retired_at = ? WHERE id = ? AND retired_at IS NULL");
+
+  return {
+    async insert(agent: NewAgent, at: string) {
+      const seq = nextSeq.get()?.next ?? 1;
+      const id = `A-${seq}`;
+      insert.run(seq, id, agent.name, agent.role, agent.grant, agent.parentId, agent.tokenHash, at);
+      return toRecord(byId.get(id)) as AgentRecord;
+    },
+    async byId(id) {
+      return toRecord(byId.get(id));
+    },
+    async byName(name) {
+      return toRecord(byName.get(name));
+    },
+    async byTokenHash(tokenHash) {
+      return toRecord(byTokenHash.get(tokenHash));
+    },
+    async list({ includeRetired }) {
+      return (includeRetired ? listAll : listActive).all().map((row) => toRecord(row) as AgentRecord);
+    },
+    async retire(id, at) {
+      retire.run(at, id);
+    },
+  };
+}

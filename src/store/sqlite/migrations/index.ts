@@ -1,0 +1,19 @@
+import { spine } from "./0001_spine.js";
+
+/**
+ * Versioned schema changes, applied in order, each recorded by name. A database that records a
+ * name this build does not know was written by a newer cairn and is refused, never touched.
+ * New domains append here; never edit a migration that has shipped.
+ */
+export interface Migration {
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [spine];
+
+/**
+ * Tables whose rows are the workspace's content, in dependency order (parents first).
+ * Export, import and status walk this list; derived tables (indexes, FTS) stay out of it.
+ */
+export const CONTENT_TABLES: readonly string[] = ["meta", "agents", "events"];

@@ -1,0 +1,147 @@
+import Database from "better-sqlite3";
+import { CairnError, operational } from "../../kernel/outcome.js";
+import type { Store, Tx } from "../store.js";
+import { sqliteAgents } from "./agents.js";
+import { translateSqliteError } from "./errors.js";
+import { sqliteJournal } from "./journal.js";
+import { sqliteMeta } from "./meta.js";
+import { MIGRATIONS } from "./migrations/index.js";
+import { Mutex } from "./mutex.js";
+import { sqliteCounts, sqliteTransfer } from "./transfer.js";
+
+/** Long enough for a queue of writers across processes (16 agents claiming at once). */
+const BUSY_TIMEOUT_MS = 15_000;
+
+export interface OpenOptions {
+  /** Create the file and apply every migration (only `cairn init` does this). */
+  create?: boolean;
+}
+
+export function openSqliteStore(path: string, options: OpenOptions = {}): Store {
+  try {
+    return new SqliteStore(path, options);
+  } catch (error) {
+    throw translateSqliteError(error, path) ?? error;
+  }
+}
+
+class SqliteStore implements Store {
+  readonly schemaVersion: number;
+  private readonly db: Database.Database;
+  private readonly mutex = new Mutex();
+  private readonly tx: Tx;
+  private journaled = false;
+  private readonly totalChanges: Database.Statement<[], { n: number }>;
+
+  constructor(
+    private readonly path: string,
+    options: OpenOptions,
+  ) {
+    this.db = new Database(path, { fileMustExist: !options.create });
+    this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    this.db.pragma("foreign_keys = ON");
+    // WAL lets readers and one writer proceed together across processes; NORMAL sync is
+    // durable at every checkpoint and never corrupts on a crash.
+    if (this.db.pragma("journal_mode", { simple: true }) !== "wal") this.db.pragma("journal_mode = WAL");
+    this.db.pragma("synchronous = NORMAL");
+    this.schemaVersion = migrate(this.db, options.create === true);
+    this.totalChanges = this.db.prepare("SELECT total_changes() AS n");
+    this.tx = {
+      agents: sqliteAgents(this.db),
+      journal: sqliteJournal(this.db, () => {
+        this.journaled = true;
+      }),
+      meta: sqliteMeta(this.db),
+      transfer: sqliteTransfer(this.db),
+      counts: sqliteCounts(this.db),
+    };
+  }
+
+  read<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.transaction("BEGIN", work);
+  }
+
+  write<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.transaction("BEGIN IMMEDIATE", work, true);
+  }
+
+  private transaction<T>(begin: string, work: (tx: Tx) => Promise<T>, writing = false): Promise<T> {
+    return this.mutex.run(async () => {
+      try {
+        this.db.exec(begin);
+      } catch (error) {
+        throw this.translate(error);
+      }
+      this.journaled = false;
+      const changesBefore = this.totalChanges.get()?.n ?? 0;
+      try {
+        const result = await work(this.tx);
+        const changed = (this.totalChanges.get()?.n ?? 0) !== changesBefore;
+        if (changed && !writing) throw operational("internal: a read transaction changed the workspace");
+        if (changed && !this.journaled) throw operational("internal: a write was not journaled; nothing was saved");
+        this.db.exec("COMMIT");
+        return result;
+      } catch (error) {
+        if (this.db.inTransaction) this.db.exec("ROLLBACK");
+        throw this.translate(error);
+      }
+    });
+  }
+
+  private translate(error: unknown): unknown {
+    if (error instanceof CairnError) return error;
+    return translateSqliteError(error, this.path) ?? error;
+  }
+
+  async close(): Promise<void> {
+    await this.mutex.run(async () => {
+      if (this.db.open) this.db.close();
+    });
+  }
+}
+
+/** Apply what is missing; refuse a database that a newer cairn has migrated further. */
+function migrate(db: Database.Database, creating: boolean): number {
+  const hasLedger = db
+    .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")
+    .get();
+  if (!hasLedger && !creating) {
+    throw operational("the workspace database holds no cairn schema", "run `cairn init` in a new directory");
+  }
+  const appliedNames = () =>
+    new Set(
+      db
+        .prepare<[], { name: string }>("SELECT name FROM schema_migrations")
+        .all()
+        .map((row) => row.name),
+    );
+  const refuseNewer = (applied: Set<string>) => {
+    const known = new Set(MIGRATIONS.map((migration) => migration.name));
+    const unknown = [...applied].filter((name) => !known.has(name));
+    if (unknown.length > 0) {
+      throw operational(
+        `this workspace was written by a newer cairn (schema ${applied.size}, this build knows ${known.size}; unknown: ${unknown.join(", ")})`,
+        "upgrade cairn; nothing was changed",
+      );
+    }
+  };
+  if (hasLedger) {
+    const applied = appliedNames();
+    refuseNewer(applied);
+    if (MIGRATIONS.every((migration) => applied.has(migration.name))) return MIGRATIONS.length;
+  }
+  // Another process may be migrating too: decide what is pending only once the write lock is held.
+  db.transaction(() => {
+    db.exec("CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)");
+    const applied = appliedNames();
+    refuseNewer(applied);
+    const record = db.prepare("INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)");
+    for (const migration of MIGRATIONS) {
+      if (applied.has(migration.name)) continue;
+      db.exec(migration.sql);
+      record.run(migration.name, new Date().toISOString());
+    }
+    db.pragma(`user_version = ${MIGRATIONS.length}`);
+  }).immediate();
+  return MIGRATIONS.length;
+}

@@ -1,0 +1,62 @@
+import type Database from "better-sqlite3";
+import { usageError } from "../../kernel/outcome.js";
+import type { CountsRepo, DumpRecord, TransferRepo } from "../store.js";
+import { CONTENT_TABLES } from "./migrations/index.js";
+
+const quote = (identifier: string) => `"${identifier.replaceAll('"', '""')}"`;
+
+function columnsOf(db: Database.Database, table: string): string[] {
+  return db
+    .prepare<[], { name: string }>(`PRAGMA table_info(${quote(table)})`)
+    .all()
+    .map((column) => column.name);
+}
+
+/** Export and import walk the content tables generically, so a new domain's rows travel too. */
+export function sqliteTransfer(db: Database.Database): TransferRepo {
+  return {
+    async dump() {
+      const records: DumpRecord[] = [];
+      for (const table of CONTENT_TABLES) {
+        const rows = db.prepare(`SELECT * FROM ${quote(table)} ORDER BY rowid`).all() as Record<string, unknown>[];
+        for (const row of rows) records.push({ table, row });
+      }
+      return records;
+    },
+    async contentCount() {
+      let total = 0;
+      for (const table of CONTENT_TABLES) {
+        if (table === "meta") continue;
+        total += (db.prepare(`SELECT COUNT(*) AS n FROM ${quote(table)}`).get() as { n: number }).n;
+      }
+      return total;
+    },
+    async restore(records) {
+      const known = new Map(CONTENT_TABLES.map((table) => [table, new Set(columnsOf(db, table))]));
+      // Metadata is replaced wholesale: the imported workspace keeps its own identity.
+      db.prepare("DELETE FROM meta").run();
+      for (const { table, row } of records) {
+        const columns = known.get(table);
+        if (!columns) throw usageError(`import: unknown table ${JSON.stringify(table)}`);
+        const names = Object.keys(row);
+        const stray = names.find((name) => !columns.has(name));
+        if (stray) throw usageError(`import: table ${table} has no column ${JSON.stringify(stray)}`);
+        const sql = `INSERT INTO ${quote(table)} (${names.map(quote).join(", ")}) VALUES (${names.map(() => "?").join(", ")})`;
+        db.prepare(sql).run(...names.map((name) => row[name] as string | number | null));
+      }
+    },
+  };
+}
+
+export function sqliteCounts(db: Database.Database): CountsRepo {
+  return {
+    async all() {
+      const counts: Record<string, number> = {};
+      for (const table of CONTENT_TABLES) {
+        if (table === "meta") continue;
+        counts[table] = (db.prepare(`SELECT COUNT(*) AS n FROM ${quote(table)}`).get() as { n: number }).n;
+      }
+      return counts;
+    },
+  };
+}

@@ -1,0 +1,99 @@
+/**
+ * The store's contract. Domains see only this: asynchronous, SQL-free, transaction-scoped.
+ * The embedded SQLite implementation lives in ./sqlite; a PostgreSQL one implements the same
+ * interfaces and must pass the same contract tests (test/unit/store-contract.test.ts).
+ */
+
+export type Grant = "rw" | "ro";
+
+export interface AgentRecord {
+  id: string;
+  name: string;
+  role: string;
+  grant: Grant;
+  parentId: string | null;
+  tokenHash: string;
+  createdAt: string;
+  retiredAt: string | null;
+}
+
+export interface NewAgent {
+  name: string;
+  role: string;
+  grant: Grant;
+  parentId: string | null;
+  tokenHash: string;
+}
+
+export interface AgentRepo {
+  insert(agent: NewAgent, at: string): Promise<AgentRecord>;
+  byId(id: string): Promise<AgentRecord | undefined>;
+  byName(name: string): Promise<AgentRecord | undefined>;
+  byTokenHash(tokenHash: string): Promise<AgentRecord | undefined>;
+  list(options: { includeRetired: boolean }): Promise<AgentRecord[]>;
+  retire(id: string, at: string): Promise<void>;
+}
+
+export interface JournalEvent {
+  id: number;
+  at: string;
+  actor: string;
+  action: string;
+  subject: string;
+  data: Record<string, unknown>;
+}
+
+export type NewJournalEvent = Omit<JournalEvent, "id">;
+
+export interface JournalRepo {
+  /** The journal is append-only: the database itself rejects updates and deletes. */
+  append(event: NewJournalEvent): Promise<number>;
+  recent(limit: number): Promise<JournalEvent[]>;
+}
+
+export interface MetaRepo {
+  get(key: string): Promise<string | undefined>;
+  set(key: string, value: string): Promise<void>;
+}
+
+/** One line of an export: a row of a named table, values as JSON. */
+export interface DumpRecord {
+  table: string;
+  row: Record<string, unknown>;
+}
+
+export interface TransferRepo {
+  /** Every stored row, table by table in dependency order, rows in insertion order. */
+  dump(): Promise<DumpRecord[]>;
+  /** Rows that a fresh workspace does not have yet: anything but workspace metadata. */
+  contentCount(): Promise<number>;
+  /** Restore rows exactly as dumped; the caller guarantees the workspace holds no content. */
+  restore(records: DumpRecord[]): Promise<void>;
+}
+
+/** Counts of what the workspace holds, by table. */
+export interface CountsRepo {
+  all(): Promise<Record<string, number>>;
+}
+
+export interface Tx {
+  agents: AgentRepo;
+  journal: JournalRepo;
+  meta: MetaRepo;
+  transfer: TransferRepo;
+  counts: CountsRepo;
+}
+
+export interface Store {
+  /** The schema generation of the opened workspace. */
+  readonly schemaVersion: number;
+  /** A consistent read; concurrent writers are not blocked. */
+  read<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * One atomic change. The write lock is taken up front, so concurrent writers queue instead of
+   * failing midway. A change that writes rows without appending a journal event is rolled back:
+   * every write is journaled, by construction.
+   */
+  write<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
