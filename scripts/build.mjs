@@ -18,5 +18,20 @@ await build({
   legalComments: "none",
   logLevel: "warning",
   // Bundled CommonJS dependencies may call require(); give the ESM output one.
-  banner: { js: "import { createRequire as __cairnRequire } from 'node:module'; const require = __cairnRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as __cairnRequire } from 'node:module'; const require = __cairnRequire(import.meta.url);",
+  },
+});
+
+// Demo, bench and schema tools: bundled from TypeScript, dependencies loaded from node_modules.
+await build({
+  entryPoints: { demo: "demo/main.ts", bench: "bench/main.ts" },
+  outdir: "dist",
+  bundle: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  outExtension: { ".js": ".mjs" },
+  packages: "external",
+  logLevel: "warning",
 });

@@ -8,7 +8,11 @@ function parseMcpArgs(args: string[]): Profile | undefined | "usage" {
   let profile: Profile | undefined;
   for (let index = 0; index < args.length; index++) {
     const arg = args[index] as string;
-    const value = arg.startsWith("--profile=") ? arg.slice("--profile=".length) : arg === "--profile" ? args[++index] : null;
+    const value = arg.startsWith("--profile=")
+      ? arg.slice("--profile=".length)
+      : arg === "--profile"
+        ? args[++index]
+        : null;
     if (value === null) return "usage";
     if (!PROFILES.includes(value as Profile)) return "usage";
     profile = value as Profile;
@@ -35,14 +39,20 @@ async function startMcp(args: string[]): Promise<number> {
     const outcome = outcomeFromThrown(thrown);
     const code = exitCodeOf(outcome);
     if (outcome.kind === "refused") {
-      process.stderr.write(`cairn mcp: refused to start: ${outcome.refusal.reason}\nnext: ${outcome.refusal.next}\n`);
+      process.stderr.write(
+        `cairn mcp: refused to start: ${outcome.refusal.reason}\nnext: ${outcome.refusal.next}\n`,
+      );
       return code;
     }
     if (outcome.kind === "error" && outcome.error.errorKind !== "operational") {
-      process.stderr.write(`cairn mcp: ${outcome.error.message}\n${outcome.error.hint ? `next: ${outcome.error.hint}\n` : ""}`);
+      process.stderr.write(
+        `cairn mcp: ${outcome.error.message}\n${outcome.error.hint ? `next: ${outcome.error.hint}\n` : ""}`,
+      );
       return code;
     }
-    process.stderr.write(`cairn mcp: serving, but the workspace cannot be opened: ${(thrown as Error).message}\n`);
+    process.stderr.write(
+      `cairn mcp: serving, but the workspace cannot be opened: ${(thrown as Error).message}\n`,
+    );
   }
   const { serveStdio } = await import("./faces/mcp/server.js");
   await serveStdio(session, profile);
@@ -69,6 +79,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`cairn: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.stderr.write(
+    `cairn: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
   process.exitCode = EXIT_CODES.operational;
 });

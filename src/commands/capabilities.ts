@@ -32,7 +32,11 @@ export const capabilities = defineBareCommand({
     return {
       server: { name: "cairn" as const, version: CAIRN_VERSION },
       protocol_version: MCP_PROTOCOL_VERSION,
-      commands: [...COMMANDS_BY_NAME.values()].map((c) => ({ name: c.name, effect: c.effect, summary: c.summary })),
+      commands: [...COMMANDS_BY_NAME.values()].map((c) => ({
+        name: c.name,
+        effect: c.effect,
+        summary: c.summary,
+      })),
       tools: TOOLS.map((tool) => {
         const annotations = toolAnnotations(tool, COMMANDS_BY_NAME);
         return {

@@ -15,11 +15,18 @@ export function describeIssues(error: z.ZodError): string {
  * The single path every call takes, from either face: validate input, bind the caller, apply
  * the guard, run the handler, check the output against its declared schema.
  */
-export async function dispatch(command: AnyCommand, rawInput: unknown, session: Session): Promise<Outcome<unknown>> {
+export async function dispatch(
+  command: AnyCommand,
+  rawInput: unknown,
+  session: Session,
+): Promise<Outcome<unknown>> {
   try {
     const parsed = command.input.safeParse(rawInput ?? {});
     if (!parsed.success) {
-      throw usageError(`${command.name}: ${describeIssues(parsed.error)}`, `see \`cairn ${command.name} --help\``);
+      throw usageError(
+        `${command.name}: ${describeIssues(parsed.error)}`,
+        `see \`cairn ${command.name} --help\``,
+      );
     }
     const input = parsed.data as Record<string, unknown>;
     let output: unknown;
@@ -37,7 +44,9 @@ export async function dispatch(command: AnyCommand, rawInput: unknown, session: 
     }
     const checked = command.output.safeParse(output);
     if (!checked.success) {
-      throw operational(`internal: ${command.name} produced output that breaks its schema: ${describeIssues(checked.error)}`);
+      throw operational(
+        `internal: ${command.name} produced output that breaks its schema: ${describeIssues(checked.error)}`,
+      );
     }
     return { kind: "ok", value: checked.data };
   } catch (thrown) {

@@ -34,7 +34,8 @@ export const TOOLS: readonly ToolSpec[] = [
   {
     name: "status",
     title: "Workspace status",
-    description: "Overview of the workspace: counts of what it holds, active agents, the latest event. Use it to orient.",
+    description:
+      "Overview of the workspace: counts of what it holds, active agents, the latest event. Use it to orient.",
     wraps: { command: "status" },
     profiles: EVERY_PROFILE,
     idempotent: true,
@@ -60,7 +61,9 @@ export const RefusedEnvelope = z.object({
 
 export const CliToolInput = z.object({
   schema_version: SCHEMA_VERSION_FIELD,
-  argv: z.array(z.string()).describe('the words after `cairn`, e.g. ["agent","list","--all"]; --json is implied'),
+  argv: z
+    .array(z.string())
+    .describe('the words after `cairn`, e.g. ["agent","list","--all"]; --json is implied'),
 });
 
 export const CliToolOutput = z.object({

@@ -21,7 +21,9 @@ export const init = defineBareCommand({
   name: "init",
   summary: "Create a workspace (.cairn/ with its database and cairn.toml) here, or the home workspace",
   effect: "write",
-  input: z.object({ home: z.boolean().optional().describe("create the machine-level workspace in CAIRN_HOME") }),
+  input: z.object({
+    home: z.boolean().optional().describe("create the machine-level workspace in CAIRN_HOME"),
+  }),
   output: z.object({ workspace: WorkspaceRef, workspace_id: z.string() }),
   async handler(input, ctx) {
     requireOwnerLaunch(ctx, "create workspaces");
@@ -84,7 +86,11 @@ export const importCommand = defineBareCommand({
     file: z.string().describe("a JSONL file written by `cairn export`"),
     home: z.boolean().optional().describe("restore into the machine-level workspace"),
   }),
-  output: z.object({ workspace: WorkspaceRef, rows: z.number().int(), tables: z.record(z.string(), z.number().int()) }),
+  output: z.object({
+    workspace: WorkspaceRef,
+    rows: z.number().int(),
+    tables: z.record(z.string(), z.number().int()),
+  }),
   async handler(input, ctx) {
     requireOwnerLaunch(ctx, "create workspaces");
     const jsonl = await readFile(resolve(ctx.cwd, input.file), "utf8");
@@ -93,7 +99,10 @@ export const importCommand = defineBareCommand({
     try {
       const summary = await importWorkspace(store, { id: "owner" }, jsonl, ctx.now());
       await store.close();
-      return { workspace: { root: workspace.root, state_dir: workspace.stateDir, kind: workspace.kind }, ...summary };
+      return {
+        workspace: { root: workspace.root, state_dir: workspace.stateDir, kind: workspace.kind },
+        ...summary,
+      };
     } catch (error) {
       // All or nothing: a failed import leaves no half-made workspace behind.
       await store.close();

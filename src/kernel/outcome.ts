@@ -41,7 +41,8 @@ export const usageError = (message: string, hint?: string) => new CairnError("us
 export const notFound = (message: string, hint?: string) => new CairnError("not_found", message, hint);
 export const conflict = (message: string, hint?: string) => new CairnError("conflict", message, hint);
 export const operational = (message: string, hint?: string) => new CairnError("operational", message, hint);
-export const refuse = (policy: string, reason: string, next: string) => new RefusedError({ policy, reason, next });
+export const refuse = (policy: string, reason: string, next: string) =>
+  new RefusedError({ policy, reason, next });
 
 export const EXIT_CODES = {
   ok: 0,

@@ -48,10 +48,18 @@ export async function resolveActor(store: Store, token: string | undefined): Pro
   }
   const agent = await store.read((tx) => tx.agents.byTokenHash(hashToken(token.trim())));
   if (!agent) {
-    throw refuse("identity", "CAIRN_AGENT holds a token this workspace does not know", "ask the owner for a token (`cairn agent add`)");
+    throw refuse(
+      "identity",
+      "CAIRN_AGENT holds a token this workspace does not know",
+      "ask the owner for a token (`cairn agent add`)",
+    );
   }
   if (agent.retiredAt) {
-    throw refuse("identity", `agent ${agent.name} (${agent.id}) was retired at ${agent.retiredAt}`, "ask the owner for a new agent token");
+    throw refuse(
+      "identity",
+      `agent ${agent.name} (${agent.id}) was retired at ${agent.retiredAt}`,
+      "ask the owner for a new agent token",
+    );
   }
   return actorOf(agent);
 }

@@ -46,7 +46,8 @@ export async function addAgent(
   if (request.parent) {
     parent = await findAgent(store, request.parent);
     if (!parent) throw notFound(`no agent ${request.parent}`, "see `cairn agent list`");
-    if (parent.retiredAt) throw refuse("identity", `parent agent ${parent.name} is retired`, "choose an active parent");
+    if (parent.retiredAt)
+      throw refuse("identity", `parent agent ${parent.name} is retired`, "choose an active parent");
   }
   if (!actor.isOwner) {
     if (!parent || parent.id !== actor.id) {
@@ -61,16 +62,26 @@ export async function addAgent(
   const ceiling = parent ? narrower(parent.grant, roleGrant) : roleGrant;
   const requested = request.grant ?? ceiling;
   if (requested === "rw" && ceiling === "ro") {
-    const why = parent?.grant === "ro" ? `parent ${parent.name} is read-only` : `role ${request.role} is read-only`;
+    const why =
+      parent?.grant === "ro" ? `parent ${parent.name} is read-only` : `role ${request.role} is read-only`;
     throw refuse("grant", `a child's grant cannot exceed its parent's: ${why}`, "repeat with --grant ro");
   }
   const token = newToken();
   const agent = await store.write(async (tx) => {
     if (await tx.agents.byName(request.name)) {
-      throw conflict(`an agent named ${request.name} already exists`, "choose another name, or retire the old one");
+      throw conflict(
+        `an agent named ${request.name} already exists`,
+        "choose another name, or retire the old one",
+      );
     }
     const created = await tx.agents.insert(
-      { name: request.name, role: request.role, grant: requested, parentId: parent?.id ?? null, tokenHash: hashToken(token) },
+      {
+        name: request.name,
+        role: request.role,
+        grant: requested,
+        parentId: parent?.id ?? null,
+        tokenHash: hashToken(token),
+      },
       now,
     );
     await tx.journal.append({
@@ -90,7 +101,12 @@ export async function listAgents(store: Store, includeRetired: boolean): Promise
 }
 
 /** Retiring revokes the token at once: the next process started with it refuses to run. */
-export async function retireAgent(store: Store, actor: Actor, idOrName: string, now: string): Promise<AgentRecord> {
+export async function retireAgent(
+  store: Store,
+  actor: Actor,
+  idOrName: string,
+  now: string,
+): Promise<AgentRecord> {
   return store.write(async (tx) => {
     const agent = (await tx.agents.byId(idOrName)) ?? (await tx.agents.byName(idOrName));
     if (!agent) throw notFound(`no agent ${idOrName}`, "see `cairn agent list`");
@@ -99,7 +115,13 @@ export async function retireAgent(store: Store, actor: Actor, idOrName: string, 
     }
     if (agent.retiredAt) return agent;
     await tx.agents.retire(agent.id, now);
-    await tx.journal.append({ at: now, actor: actor.id, action: "agent.retire", subject: agent.id, data: {} });
+    await tx.journal.append({
+      at: now,
+      actor: actor.id,
+      action: "agent.retire",
+      subject: agent.id,
+      data: {},
+    });
     return { ...agent, retiredAt: now };
   });
 }

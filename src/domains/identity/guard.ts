@@ -22,6 +22,10 @@ export function guard(actor: Actor, call: GuardedCall): void {
     );
   }
   if (call.effect === "destructive" && !call.confirmed) {
-    throw refuse("confirm", `\`${call.name}\` is destructive`, "repeat with confirm set (--confirm) once a human has agreed");
+    throw refuse(
+      "confirm",
+      `\`${call.name}\` is destructive`,
+      "repeat with confirm set (--confirm) once a human has agreed",
+    );
   }
 }

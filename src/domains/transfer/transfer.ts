@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { CAIRN_VERSION } from "../../kernel/version.js";
 import { conflict, usageError } from "../../kernel/outcome.js";
+import { CAIRN_VERSION } from "../../kernel/version.js";
 import type { DumpRecord, Store } from "../../store/store.js";
 import type { Actor } from "../identity/actor.js";
 
@@ -22,9 +22,15 @@ export interface ImportSummary {
 }
 
 /** Restore an export into a workspace that holds nothing yet; all or nothing. */
-export async function importWorkspace(store: Store, actor: Pick<Actor, "id">, jsonl: string, now: string): Promise<ImportSummary> {
+export async function importWorkspace(
+  store: Store,
+  actor: Pick<Actor, "id">,
+  jsonl: string,
+  now: string,
+): Promise<ImportSummary> {
   const lines = jsonl.split("\n").filter((line) => line.trim() !== "");
-  if (lines.length === 0) throw usageError("import: the input is empty", "pass a file written by `cairn export`");
+  if (lines.length === 0)
+    throw usageError("import: the input is empty", "pass a file written by `cairn export`");
   const header = Header.safeParse(parseLine(lines[0] as string, 1));
   if (!header.success) throw usageError("import: the first line is not a cairn export header");
   if (header.data.schema !== store.schemaVersion) {
@@ -41,10 +47,19 @@ export async function importWorkspace(store: Store, actor: Pick<Actor, "id">, js
   return store.write(async (tx) => {
     const existing = await tx.transfer.contentCount();
     if (existing > 0) {
-      throw conflict(`import: this workspace already holds ${existing} rows`, "import into a fresh `cairn init` workspace");
+      throw conflict(
+        `import: this workspace already holds ${existing} rows`,
+        "import into a fresh `cairn init` workspace",
+      );
     }
     await tx.transfer.restore(records);
-    await tx.journal.append({ at: now, actor: actor.id, action: "workspace.import", subject: "workspace", data: { rows: records.length } });
+    await tx.journal.append({
+      at: now,
+      actor: actor.id,
+      action: "workspace.import",
+      subject: "workspace",
+      data: { rows: records.length },
+    });
     const tables: Record<string, number> = {};
     for (const record of records) tables[record.table] = (tables[record.table] ?? 0) + 1;
     return { rows: records.length, tables };

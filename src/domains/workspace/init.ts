@@ -15,7 +15,10 @@ export interface InitResult {
 /** Lay out `.cairn/` with a migrated, empty database and a commented `cairn.toml`. */
 export function createWorkspace(workspace: Workspace): Store {
   if (existsSync(workspace.databasePath)) {
-    throw conflict(`a cairn workspace already exists at ${workspace.stateDir}`, "use it; or pick another directory");
+    throw conflict(
+      `a cairn workspace already exists at ${workspace.stateDir}`,
+      "use it; or pick another directory",
+    );
   }
   mkdirSync(workspace.stateDir, { recursive: true });
   if (!existsSync(workspace.configPath)) {
@@ -28,7 +31,11 @@ export function createWorkspace(workspace: Workspace): Store {
 }
 
 /** A new workspace with its identity and the journal's first event. */
-export async function initWorkspace(workspace: Workspace, actorName: string, now: string): Promise<InitResult> {
+export async function initWorkspace(
+  workspace: Workspace,
+  actorName: string,
+  now: string,
+): Promise<InitResult> {
   const store = createWorkspace(workspace);
   const workspaceId = randomUUID();
   await store.write(async (tx) => {

@@ -3,8 +3,8 @@ import type { Session } from "../../commands/context.js";
 import type { AnyCommand } from "../../commands/define.js";
 import { dispatch } from "../../commands/dispatch.js";
 import { COMMANDS } from "../../commands/registry.js";
-import { CAIRN_VERSION } from "../../kernel/version.js";
 import { EXIT_CODES, exitCodeOf } from "../../kernel/outcome.js";
+import { CAIRN_VERSION } from "../../kernel/version.js";
 import { fieldShape, flagOf } from "./options.js";
 import { type Output, renderOutcome } from "./render.js";
 
@@ -17,7 +17,13 @@ function toNumber(value: string): number | string {
 }
 
 /** Attach one table command under its `group verb` path, with args and flags read from its schema. */
-function attach(root: Commander, command: AnyCommand, session: Session, out: Output, exit: (code: number) => void) {
+function attach(
+  root: Commander,
+  command: AnyCommand,
+  session: Session,
+  out: Output,
+  exit: (code: number) => void,
+) {
   const words = command.name.split(" ");
   let parent = root;
   for (const word of words.slice(0, -1)) {

@@ -44,6 +44,7 @@ export function renderOutcome(
     return;
   }
   const { errorKind, message, hint } = outcome.error;
-  if (json) out.stdout(`${JSON.stringify({ error: { kind: errorKind, message, next: hint ?? null } }, null, 2)}\n`);
+  if (json)
+    out.stdout(`${JSON.stringify({ error: { kind: errorKind, message, next: hint ?? null } }, null, 2)}\n`);
   out.stderr(`cairn: ${errorKind.replace("_", " ")}: ${message}\n${hint ? `next: ${hint}\n` : ""}`);
 }

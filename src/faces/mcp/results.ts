@@ -16,7 +16,9 @@ export function toolResult(outcome: Outcome<unknown>): CallToolResult {
   }
   const { errorKind, message, hint } = outcome.error;
   return {
-    content: [{ type: "text", text: `${errorKind.replace("_", " ")}: ${message}${hint ? `\nnext: ${hint}` : ""}` }],
+    content: [
+      { type: "text", text: `${errorKind.replace("_", " ")}: ${message}${hint ? `\nnext: ${hint}` : ""}` },
+    ],
     isError: true,
   };
 }

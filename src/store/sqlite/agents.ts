@@ -37,7 +37,9 @@ export function sqliteAgents(db: Database.Database): AgentRepo {
   const byName = db.prepare<[string], AgentRow>(`SELECT ${COLUMNS} FROM agents WHERE name = ?`);
   const byTokenHash = db.prepare<[string], AgentRow>(`SELECT ${COLUMNS} FROM agents WHERE token_hash = ?`);
   const listAll = db.prepare<[], AgentRow>(`SELECT ${COLUMNS} FROM agents ORDER BY seq`);
-  const listActive = db.prepare<[], AgentRow>(`SELECT ${COLUMNS} FROM agents WHERE retired_at IS NULL ORDER BY seq`);
+  const listActive = db.prepare<[], AgentRow>(
+    `SELECT ${COLUMNS} FROM agents WHERE retired_at IS NULL ORDER BY seq`,
+  );
   const retire = db.prepare("UPDATE agents SET retired_at = ? WHERE id = ? AND retired_at IS NULL");
 
   return {

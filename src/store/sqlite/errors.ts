@@ -27,7 +27,10 @@ export function translateSqliteError(error: unknown, databasePath: string): Cair
     return conflict(`the change conflicts with stored data (${detail})`);
   }
   if (code === "SQLITE_FULL" || code.startsWith("SQLITE_IOERR")) {
-    return operational(`the workspace database could not be written to disk (${detail})`, "free disk space and retry");
+    return operational(
+      `the workspace database could not be written to disk (${detail})`,
+      "free disk space and retry",
+    );
   }
   return operational(`database error ${code}: ${detail}`);
 }

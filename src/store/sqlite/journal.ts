@@ -22,9 +22,9 @@ export function sqliteJournal(db: Database.Database, onAppend: () => void): Jour
       return Number(info.lastInsertRowid);
     },
     async recent(limit) {
-      return recent.all(limit).map(
-        (row): JournalEvent => ({ ...row, data: JSON.parse(row.data) as Record<string, unknown> }),
-      );
+      return recent
+        .all(limit)
+        .map((row): JournalEvent => ({ ...row, data: JSON.parse(row.data) as Record<string, unknown> }));
     },
   };
 }

@@ -78,7 +78,8 @@ class SqliteStore implements Store {
         const result = await work(this.tx);
         const changed = (this.totalChanges.get()?.n ?? 0) !== changesBefore;
         if (changed && !writing) throw operational("internal: a read transaction changed the workspace");
-        if (changed && !this.journaled) throw operational("internal: a write was not journaled; nothing was saved");
+        if (changed && !this.journaled)
+          throw operational("internal: a write was not journaled; nothing was saved");
         this.db.exec("COMMIT");
         return result;
       } catch (error) {

@@ -18,7 +18,10 @@ export function sqliteTransfer(db: Database.Database): TransferRepo {
     async dump() {
       const records: DumpRecord[] = [];
       for (const table of CONTENT_TABLES) {
-        const rows = db.prepare(`SELECT * FROM ${quote(table)} ORDER BY rowid`).all() as Record<string, unknown>[];
+        const rows = db.prepare(`SELECT * FROM ${quote(table)} ORDER BY rowid`).all() as Record<
+          string,
+          unknown
+        >[];
         for (const row of rows) records.push({ table, row });
       }
       return records;

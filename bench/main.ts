@@ -1,0 +1,15 @@
+/**
+ * `npm run bench`: every benchmark in bench/, each printing its figures beside a baseline
+ * measured in the same run. Pass names to run a subset: `npm run bench -- spine`.
+ */
+import { benchSpine } from "./spine.js";
+
+const SUITES: Record<string, () => Promise<void>> = {
+  spine: benchSpine,
+};
+
+const wanted = process.argv.slice(2);
+for (const [name, suite] of Object.entries(SUITES)) {
+  if (wanted.length > 0 && !wanted.includes(name)) continue;
+  await suite();
+}

@@ -1,0 +1,73 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+export const CAIRN = join(ROOT, "bin", "cairn.mjs");
+
+/** A server to measure: how to start it, and the one cheap call that proves it answers. */
+export interface ServerUnderTest {
+  label: string;
+  args: string[];
+  cwd: string;
+  env?: Record<string, string>;
+  call: { name: string; arguments: Record<string, unknown> };
+}
+
+export function baseEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value !== undefined && key !== "CAIRN_AGENT" && key !== "CAIRN_DIR") env[key] = value;
+  }
+  return { ...env, ...extra };
+}
+
+export function cairnServer(
+  workspace: string,
+  args: string[] = [],
+  env: Record<string, string> = {},
+): ServerUnderTest {
+  return {
+    label: "cairn mcp",
+    args: [CAIRN, "mcp", ...args],
+    cwd: workspace,
+    env,
+    call: { name: "whoami", arguments: { schema_version: 1 } },
+  };
+}
+
+export function minimalServer(): ServerUnderTest {
+  return {
+    label: "minimal SDK v2 server",
+    args: [join(ROOT, "bench", "fixtures", "minimal-server.mjs")],
+    cwd: ROOT,
+    call: { name: "whoami", arguments: { schema_version: 1 } },
+  };
+}
+
+export function memoryServer(): ServerUnderTest {
+  const dir = mkdtempSync(join(tmpdir(), "cairn-bench-memory-"));
+  return {
+    label: "@modelcontextprotocol/server-memory",
+    args: [join(ROOT, "node_modules", "@modelcontextprotocol", "server-memory", "dist", "index.js")],
+    cwd: ROOT,
+    env: { MEMORY_FILE_PATH: join(dir, "memory.jsonl") },
+    call: { name: "read_graph", arguments: {} },
+  };
+}
+
+export async function connect(server: ServerUnderTest): Promise<{ client: Client; pid: number | null }> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: server.args,
+    cwd: server.cwd,
+    env: baseEnv(server.env),
+    stderr: "ignore",
+  });
+  const client = new Client({ name: "cairn-bench", version: "1.0.0" });
+  await client.connect(transport);
+  return { client, pid: transport.pid };
+}

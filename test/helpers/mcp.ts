@@ -1,0 +1,106 @@
+import { spawn } from "node:child_process";
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { CAIRN_BIN, cleanEnv } from "./workspace.js";
+
+export interface McpHandle {
+  client: Client;
+  stderr: () => string;
+  close: () => Promise<void>;
+}
+
+/** Spawn the built `cairn mcp` and connect the SDK's own client to it over stdio. */
+export async function connectMcp(
+  cwd: string,
+  options: { env?: Record<string, string | undefined>; args?: string[] } = {},
+): Promise<McpHandle> {
+  const env = cleanEnv(options.env) as Record<string, string>;
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CAIRN_BIN, "mcp", ...(options.args ?? [])],
+    cwd,
+    env,
+    stderr: "pipe",
+  });
+  let stderr = "";
+  transport.stderr?.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString("utf8");
+  });
+  const client = new Client({ name: "cairn-test", version: "1.0.0" });
+  await client.connect(transport);
+  return { client, stderr: () => stderr, close: () => client.close() };
+}
+
+/** Call a tool and return its structured result (or the raw result when there is none). */
+export async function callTool(handle: McpHandle, name: string, args: Record<string, unknown> = {}) {
+  return handle.client.callTool({ name, arguments: { schema_version: 1, ...args } });
+}
+
+export interface RawServer {
+  /** Send one raw line (no newline needed) and wait for the next line the server prints. */
+  send(line: string): Promise<unknown>;
+  /** Send a JSON-RPC request object and wait for the response with its id. */
+  request(message: Record<string, unknown>): Promise<Record<string, unknown>>;
+  close(): Promise<number | null>;
+  stderr: () => string;
+}
+
+/** Drive `cairn mcp` by hand, byte for byte: for protocol faults the SDK client cannot send. */
+export function rawServer(cwd: string, env: Record<string, string | undefined> = {}): RawServer {
+  const child = spawn(process.execPath, [CAIRN_BIN, "mcp"], { cwd, env: cleanEnv(env) });
+  let buffer = "";
+  let stderr = "";
+  const waiting: ((line: string) => void)[] = [];
+  const lines: string[] = [];
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+    stderr += chunk;
+  });
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    buffer += chunk;
+    for (let newline = buffer.indexOf("\n"); newline !== -1; newline = buffer.indexOf("\n")) {
+      const line = buffer.slice(0, newline);
+      buffer = buffer.slice(newline + 1);
+      const waiter = waiting.shift();
+      if (waiter) waiter(line);
+      else lines.push(line);
+    }
+  });
+  const nextLine = () =>
+    new Promise<string>((resolve, reject) => {
+      const queued = lines.shift();
+      if (queued !== undefined) return resolve(queued);
+      const timer = setTimeout(() => reject(new Error(`no reply from cairn mcp; stderr: ${stderr}`)), 15_000);
+      waiting.push((line) => {
+        clearTimeout(timer);
+        resolve(line);
+      });
+    });
+  const write = (line: string) => child.stdin.write(`${line}\n`);
+  return {
+    async send(line) {
+      write(line);
+      return JSON.parse(await nextLine());
+    },
+    async request(message) {
+      write(JSON.stringify(message));
+      for (;;) {
+        const reply = JSON.parse(await nextLine()) as Record<string, unknown>;
+        if (reply.id === message.id) return reply;
+      }
+    },
+    close() {
+      return new Promise((resolve) => {
+        child.on("close", (code) => resolve(code));
+        child.stdin.end();
+      });
+    },
+    stderr: () => stderr,
+  };
+}
+
+export const INITIALIZE = {
+  jsonrpc: "2.0",
+  id: 0,
+  method: "initialize",
+  params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+};

@@ -1,0 +1,117 @@
+import { type SpawnSyncReturns, spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+export const REPO_ROOT = resolve(import.meta.dirname, "../..");
+export const CAIRN_BIN = join(REPO_ROOT, "bin", "cairn.mjs");
+
+/** A scratch directory, removed by `cleanup()`. Paths are real so they compare equal to cairn's. */
+export function scratchDir(prefix = "cairn-test-"): { dir: string; cleanup: () => void } {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** The environment a test process gets: no inherited identity or workspace overrides. */
+export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  delete env.CAIRN_AGENT;
+  delete env.CAIRN_DIR;
+  env.CAIRN_HOME = join(tmpdir(), "cairn-test-no-home");
+  for (const [key, value] of Object.entries(extra)) {
+    if (value === undefined) delete env[key];
+    else env[key] = value;
+  }
+  return env;
+}
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** stdout parsed as JSON when it is JSON, else undefined. */
+  json: unknown;
+}
+
+function toResult(run: SpawnSyncReturns<string>): CliResult {
+  let json: unknown;
+  try {
+    json = JSON.parse(run.stdout);
+  } catch {
+    json = undefined;
+  }
+  return { code: run.status ?? -1, stdout: run.stdout, stderr: run.stderr, json };
+}
+
+/** Run the built `cairn` as a subprocess, exactly as a user or a shell-using agent would. */
+export function cairn(
+  cwd: string,
+  args: string[],
+  options: { env?: Record<string, string | undefined>; input?: string; timeoutMs?: number } = {},
+): CliResult {
+  const run = spawnSync(process.execPath, [CAIRN_BIN, ...args], {
+    cwd,
+    env: cleanEnv(options.env),
+    input: options.input,
+    encoding: "utf8",
+    timeout: options.timeoutMs ?? 30_000,
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  return toResult(run);
+}
+
+/** Same as `cairn`, but without blocking the test's event loop: for parallel processes. */
+export function cairnAsync(
+  cwd: string,
+  args: string[],
+  options: { env?: Record<string, string | undefined> } = {},
+): Promise<CliResult> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [CAIRN_BIN, ...args], { cwd, env: cleanEnv(options.env) });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
+    child.on("error", reject);
+    child.on("close", (code) => {
+      let json: unknown;
+      try {
+        json = JSON.parse(stdout);
+      } catch {
+        json = undefined;
+      }
+      resolvePromise({ code: code ?? -1, stdout, stderr, json });
+    });
+  });
+}
+
+/** A fresh workspace with `cairn init` run in it. */
+export function initWorkspace(): { dir: string; cleanup: () => void } {
+  const scratch = scratchDir();
+  const init = cairn(scratch.dir, ["init"]);
+  if (init.code !== 0) throw new Error(`cairn init failed: ${init.stderr}`);
+  return scratch;
+}
+
+/** Add an agent through the CLI and return its token. */
+export function addAgent(
+  dir: string,
+  name: string,
+  role: string,
+  extra: string[] = [],
+): { id: string; token: string } {
+  const added = cairn(dir, ["agent", "add", name, "--role", role, ...extra, "--json"]);
+  if (added.code !== 0) throw new Error(`agent add failed (${added.code}): ${added.stderr}`);
+  const out = added.json as { agent: { id: string }; token: string };
+  return { id: out.agent.id, token: out.token };
+}
+
+export function runSync(command: string, args: string[], cwd: string): string {
+  const run = spawnSync(command, args, { cwd, encoding: "utf8" });
+  if (run.status !== 0) throw new Error(`${command} ${args.join(" ")} failed: ${run.stderr}`);
+  return run.stdout;
+}
