@@ -25,7 +25,11 @@ await build({
 
 // Demo, bench and schema tools: bundled from TypeScript, dependencies loaded from node_modules.
 await build({
-  entryPoints: { demo: "demo/main.ts", bench: "bench/main.ts" },
+  entryPoints: {
+    demo: "demo/main.ts",
+    bench: "bench/main.ts",
+    "accept-schemas": "scripts/accept-schemas.ts",
+  },
   outdir: "dist",
   bundle: true,
   format: "esm",

@@ -1,5 +1,5 @@
 import { Session } from "./commands/context.js";
-import { PROFILES, type Profile } from "./domains/workspace/config.js";
+import { PROFILES, type Profile } from "./commands/tools.js";
 import { EXIT_CODES, exitCodeOf, outcomeFromThrown } from "./kernel/outcome.js";
 
 const MCP_USAGE = "usage: cairn mcp [--profile worker|planner|operator|all]\n";

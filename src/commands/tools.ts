@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Profile } from "../domains/workspace/config.js";
+import { PROFILES, type Profile } from "../domains/workspace/config.js";
 import { TOOL_SCHEMA_VERSION } from "../kernel/version.js";
 import type { AnyCommand } from "./define.js";
 
@@ -8,6 +8,8 @@ import type { AnyCommand } from "./define.js";
  * verbs a working agent uses between claim and done get a slot; everything else goes through
  * `cli`. Descriptions are the agent's manual: they teach when and how, in as few words as work.
  */
+export { PROFILES, type Profile };
+
 export interface ToolSpec {
   name: string;
   title: string;
@@ -59,7 +61,7 @@ export const RefusedEnvelope = z.object({
   refused: z.object({ policy: z.string(), reason: z.string(), next: z.string() }),
 });
 
-export const CliToolInput = z.object({
+export const CliToolInput = z.strictObject({
   schema_version: SCHEMA_VERSION_FIELD,
   argv: z
     .array(z.string())
@@ -72,16 +74,61 @@ export const CliToolOutput = z.object({
   stderr: z.string(),
 });
 
-/** Input schema a tool publishes: its command's input plus the required `schema_version`. */
+/**
+ * Input schema a tool publishes: its command's input plus the required `schema_version`.
+ * Unknown fields are rejected: a misspelt argument must fail loudly, not be ignored.
+ */
 export function toolInputSchema(tool: ToolSpec, commands: ReadonlyMap<string, AnyCommand>): z.ZodObject {
   if ("cli" in tool.wraps) return CliToolInput;
-  return commandOf(tool, commands).input.extend({ schema_version: SCHEMA_VERSION_FIELD });
+  return z.strictObject({ ...commandOf(tool, commands).input.shape, schema_version: SCHEMA_VERSION_FIELD });
 }
 
 /** Output schema a tool publishes: its command's output, or a refusal (a normal result). */
 export function toolOutputSchema(tool: ToolSpec, commands: ReadonlyMap<string, AnyCommand>): z.ZodType {
   if ("cli" in tool.wraps) return CliToolOutput;
   return z.union([commandOf(tool, commands).output, RefusedEnvelope]);
+}
+
+/**
+ * A refusal as published in every output schema. Kept terse on purpose: it is repeated in every
+ * tool of the catalog, and every agent pays for each byte in its context.
+ */
+const REFUSAL_JSON = {
+  properties: { refused: { type: "object", required: ["policy", "reason", "next"] } },
+  required: ["refused"],
+};
+
+type JsonSchema = Record<string, unknown>;
+
+/** Drop what costs context and tells a model nothing: the dialect URI, closed-object markers on outputs. */
+function compact(node: unknown, io: "input" | "output"): unknown {
+  if (Array.isArray(node)) return node.map((item) => compact(item, io));
+  if (node === null || typeof node !== "object") return node;
+  const out: JsonSchema = {};
+  for (const [key, value] of Object.entries(node as JsonSchema)) {
+    if (key === "$schema") continue;
+    if (io === "output" && key === "additionalProperties" && value === false) continue;
+    out[key] = compact(value, io);
+  }
+  return out;
+}
+
+export function jsonSchemaOf(schema: z.ZodType, io: "input" | "output"): JsonSchema {
+  return compact(
+    z.toJSONSchema(schema, { io, target: "draft-2020-12", unrepresentable: "any" }),
+    io,
+  ) as JsonSchema;
+}
+
+/** The JSON Schemas a tool publishes in `tools/list`, and that the golden fixtures pin. */
+export function toolJsonSchemas(
+  tool: ToolSpec,
+  commands: ReadonlyMap<string, AnyCommand>,
+): { input: JsonSchema; output: JsonSchema } {
+  const input = jsonSchemaOf(toolInputSchema(tool, commands), "input");
+  if ("cli" in tool.wraps) return { input, output: jsonSchemaOf(CliToolOutput, "output") };
+  const ok = jsonSchemaOf(commandOf(tool, commands).output, "output");
+  return { input, output: { type: "object", anyOf: [ok, REFUSAL_JSON] } };
 }
 
 export function commandOf(tool: ToolSpec, commands: ReadonlyMap<string, AnyCommand>): AnyCommand {

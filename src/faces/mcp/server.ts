@@ -1,17 +1,19 @@
 import { McpServer } from "@modelcontextprotocol/server";
 import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
+import type { z } from "zod";
 import type { Session } from "../../commands/context.js";
 import { dispatch } from "../../commands/dispatch.js";
 import { COMMANDS_BY_NAME } from "../../commands/registry.js";
 import {
   commandOf,
+  type Profile,
   type ToolSpec,
   toolAnnotations,
   toolInputSchema,
+  toolJsonSchemas,
   toolOutputSchema,
   toolsForProfile,
 } from "../../commands/tools.js";
-import type { Profile } from "../../domains/workspace/config.js";
 import { CAIRN_VERSION } from "../../kernel/version.js";
 import { runCli } from "../cli/program.js";
 import { LineGuard } from "./line-guard.js";
@@ -48,23 +50,39 @@ async function runCliTool(argv: readonly string[], session: Session) {
   };
 }
 
+/**
+ * The SDK takes any Standard Schema: validation stays zod's, while the JSON Schema it publishes
+ * is the compact one the catalog (and its golden fixtures) declare.
+ */
+function published(schema: z.ZodType, json: Record<string, unknown>) {
+  return {
+    "~standard": {
+      version: 1 as const,
+      vendor: "cairn",
+      validate: schema["~standard"].validate,
+      jsonSchema: { input: () => json, output: () => json },
+    },
+  };
+}
+
 function register(server: McpServer, tool: ToolSpec, session: Session): void {
+  const json = toolJsonSchemas(tool, COMMANDS_BY_NAME);
   const config = {
     title: tool.title,
     description: tool.description,
-    inputSchema: toolInputSchema(tool, COMMANDS_BY_NAME),
-    outputSchema: toolOutputSchema(tool, COMMANDS_BY_NAME),
+    inputSchema: published(toolInputSchema(tool, COMMANDS_BY_NAME), json.input),
+    outputSchema: published(toolOutputSchema(tool, COMMANDS_BY_NAME), json.output),
     annotations: toolAnnotations(tool, COMMANDS_BY_NAME),
   };
   if ("cli" in tool.wraps) {
-    server.registerTool(tool.name, config, async (args: Record<string, unknown>) =>
-      runCliTool(args.argv as string[], session),
+    server.registerTool(tool.name, config, async (args: unknown) =>
+      runCliTool((args as { argv: string[] }).argv, session),
     );
     return;
   }
   const command = commandOf(tool, COMMANDS_BY_NAME);
-  server.registerTool(tool.name, config, async (args: Record<string, unknown>) => {
-    const { schema_version: _version, ...input } = args;
+  server.registerTool(tool.name, config, async (args: unknown) => {
+    const { schema_version: _version, ...input } = args as Record<string, unknown>;
     return toolResult(await dispatch(command, input, session));
   });
 }
