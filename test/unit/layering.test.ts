@@ -21,7 +21,7 @@ function rank(layer: string): number {
   return layer === "entry" ? LAYERS.length : LAYERS.indexOf(layer as (typeof LAYERS)[number]);
 }
 
-export function violations(files: { path: string; source: string }[]): string[] {
+function violations(files: { path: string; source: string }[]): string[] {
   const found: string[] = [];
   for (const { path, source } of files) {
     const from = layerOf(path);
