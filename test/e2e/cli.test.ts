@@ -1,0 +1,123 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { addAgent, cairn, cairnAsync, initWorkspace } from "../helpers/workspace.js";
+
+let ws: { dir: string; cleanup: () => void };
+beforeEach(() => {
+  ws = initWorkspace();
+});
+afterEach(() => ws.cleanup());
+
+describe("the CLI face: exit codes and --json", () => {
+  it("prints the output object under --json and readable text without it", () => {
+    const json = cairn(ws.dir, ["whoami", "--json"]);
+    expect(json.code).toBe(0);
+    expect(json.json).toMatchObject({ id: "owner", grant: "rw", is_owner: true });
+    const text = cairn(ws.dir, ["whoami"]);
+    expect(text.stdout).toMatch(/^owner \(owner\) role=owner grant=rw/);
+  });
+
+  it("exits 2 on an unknown flag, an unknown command and a missing required option", () => {
+    for (const args of [["status", "--bogus"], ["frobnicate"], ["agent", "add", "x"]]) {
+      const run = cairn(ws.dir, args);
+      expect(run.code, args.join(" ")).toBe(2);
+      expect(run.stdout, args.join(" ")).toBe("");
+    }
+  });
+
+  it("exits 2 on a value its schema rejects, naming the field", () => {
+    const run = cairn(ws.dir, ["agent", "add", "bad name!", "--role", "builder"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("bad name!");
+  });
+
+  it("exits 3 on a refusal, with the reason and next on stderr and the envelope under --json", () => {
+    const bob = addAgent(ws.dir, "bob", "reviewer", ["--grant", "ro"]);
+    const run = cairn(ws.dir, ["agent", "add", "carol", "--role", "builder", "--json"], {
+      env: { CAIRN_AGENT: bob.token },
+    });
+    expect(run.code).toBe(3);
+    expect(run.stderr).toMatch(/refused \(grant\)/);
+    expect(run.stderr).toContain("next:");
+    expect(run.json).toMatchObject({ refused: { policy: "grant" } });
+  });
+
+  it("exits 4 for something that does not exist, 5 for a conflict", () => {
+    expect(cairn(ws.dir, ["agent", "retire", "nobody"]).code).toBe(4);
+    addAgent(ws.dir, "twin", "builder");
+    const again = cairn(ws.dir, ["agent", "add", "twin", "--role", "builder", "--json"]);
+    expect(again.code).toBe(5);
+    expect(again.json).toMatchObject({ error: { kind: "conflict" } });
+  });
+});
+
+describe("identity is bound at launch", () => {
+  it("refuses to run with an empty, unknown or retired token (exit 3) instead of falling back", () => {
+    const empty = cairn(ws.dir, ["whoami"], { env: { CAIRN_AGENT: "" } });
+    expect(empty.code).toBe(3);
+    expect(empty.stderr).toContain("set but empty");
+    expect(cairn(ws.dir, ["whoami"], { env: { CAIRN_AGENT: "cairn_not-a-real-token" } }).code).toBe(3);
+    const gone = addAgent(ws.dir, "gone", "builder");
+    expect(cairn(ws.dir, ["agent", "retire", "gone"]).code).toBe(0);
+    const retired = cairn(ws.dir, ["whoami"], { env: { CAIRN_AGENT: gone.token } });
+    expect(retired.code).toBe(3);
+    expect(retired.stderr).toContain("retired");
+  });
+
+  it("never stores or prints a token after creation", () => {
+    const agent = addAgent(ws.dir, "secret", "builder");
+    const exported = cairn(ws.dir, ["export"]).stdout;
+    expect(exported).not.toContain(agent.token);
+    expect(cairn(ws.dir, ["agent", "list", "--json"]).stdout).not.toContain(agent.token);
+  });
+
+  it("keeps a child's grant within its parent's, and lets agents add only their own children", () => {
+    const lead = addAgent(ws.dir, "lead", "reviewer", ["--grant", "ro"]);
+    const widened = cairn(ws.dir, [
+      "agent",
+      "add",
+      "kid",
+      "--role",
+      "builder",
+      "--parent",
+      lead.id,
+      "--grant",
+      "rw",
+    ]);
+    expect(widened.code).toBe(3);
+    expect(widened.stderr).toContain("cannot exceed");
+    expect(
+      cairn(ws.dir, ["agent", "add", "kid", "--role", "builder", "--parent", lead.id, "--json"]).json,
+    ).toMatchObject({
+      agent: { grant: "ro", parent: lead.id },
+    });
+    const writer = addAgent(ws.dir, "writer", "builder");
+    const other = cairn(ws.dir, ["agent", "add", "stranger", "--role", "builder"], {
+      env: { CAIRN_AGENT: writer.token },
+    });
+    expect(other.code).toBe(3);
+    const own = cairn(
+      ws.dir,
+      ["agent", "add", "mine", "--role", "builder", "--parent", writer.id, "--json"],
+      {
+        env: { CAIRN_AGENT: writer.token },
+      },
+    );
+    expect(own.code).toBe(0);
+  });
+});
+
+describe("concurrent writers", () => {
+  it("loses no write when many processes add agents at once", async () => {
+    const runs = await Promise.all(
+      Array.from({ length: 8 }, (_, index) =>
+        cairnAsync(ws.dir, ["agent", "add", `parallel-${index}`, "--role", "builder", "--json"]),
+      ),
+    );
+    expect(runs.map((run) => run.code)).toEqual(Array(8).fill(0));
+    const ids = runs.map((run) => (run.json as { agent: { id: string } }).agent.id);
+    expect(new Set(ids).size).toBe(8);
+    const status = cairn(ws.dir, ["status", "--json"]).json as { counts: Record<string, number> };
+    expect(status.counts.agents).toBe(8);
+    expect(status.counts.events).toBe(9);
+  });
+});

@@ -1,0 +1,149 @@
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { addAgent, cairn, initWorkspace, runSync, scratchDir } from "../helpers/workspace.js";
+
+let scratch: { dir: string; cleanup: () => void };
+beforeEach(() => {
+  scratch = scratchDir();
+});
+afterEach(() => scratch.cleanup());
+
+describe("finding the workspace", () => {
+  it("walks up from a nested directory like git", () => {
+    expect(cairn(scratch.dir, ["init"]).code).toBe(0);
+    const nested = join(scratch.dir, "a", "b", "c");
+    mkdirSync(nested, { recursive: true });
+    const status = cairn(nested, ["status", "--json"]);
+    expect(status.code).toBe(0);
+    expect((status.json as { workspace: { root: string } }).workspace.root).toBe(scratch.dir);
+  });
+
+  it("honours CAIRN_DIR over the working directory", () => {
+    const pinned = join(scratch.dir, "pinned");
+    const elsewhere = join(scratch.dir, "elsewhere");
+    mkdirSync(pinned);
+    mkdirSync(elsewhere);
+    expect(cairn(pinned, ["init"]).code).toBe(0);
+    expect(cairn(elsewhere, ["init"]).code).toBe(0);
+    const status = cairn(elsewhere, ["status", "--json"], { env: { CAIRN_DIR: pinned } });
+    expect((status.json as { workspace: { root: string } }).workspace.root).toBe(pinned);
+  });
+
+  it("resolves a linked git worktree to its main checkout's workspace", () => {
+    const main = join(scratch.dir, "main");
+    mkdirSync(main);
+    runSync("git", ["init", "-q", "-b", "main"], main);
+    runSync(
+      "git",
+      ["-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "--allow-empty", "-m", "root"],
+      main,
+    );
+    expect(cairn(main, ["init"]).code).toBe(0);
+    const tree = join(scratch.dir, "feature");
+    runSync("git", ["worktree", "add", "-q", tree, "-b", "feature"], main);
+    mkdirSync(join(tree, "src"));
+    const status = cairn(join(tree, "src"), ["status", "--json"]);
+    expect(status.code).toBe(0);
+    expect((status.json as { workspace: { root: string } }).workspace.root).toBe(main);
+  });
+
+  it("falls back to the home workspace, and says to run init when there is none", () => {
+    const home = join(scratch.dir, "home");
+    const project = join(scratch.dir, "project");
+    mkdirSync(project);
+    const none = cairn(project, ["status"], { env: { CAIRN_HOME: home } });
+    expect(none.code).toBe(4);
+    expect(none.stderr).toContain("cairn init");
+    expect(cairn(project, ["init", "--home"], { env: { CAIRN_HOME: home } }).code).toBe(0);
+    const status = cairn(project, ["status", "--json"], { env: { CAIRN_HOME: home } });
+    expect(status.code).toBe(0);
+    expect((status.json as { workspace: { kind: string; root: string } }).workspace).toMatchObject({
+      kind: "home",
+      root: home,
+    });
+  });
+
+  it("init writes the database, a commented cairn.toml and a .gitignore for local state", () => {
+    const init = cairn(scratch.dir, ["init", "--json"]);
+    expect(init.code).toBe(0);
+    expect(readFileSync(join(scratch.dir, ".cairn", "cairn.toml"), "utf8")).toContain("[workspace]");
+    expect(readFileSync(join(scratch.dir, ".cairn", ".gitignore"), "utf8")).toContain("cairn.db");
+    expect(cairn(scratch.dir, ["init"]).code).toBe(5);
+  });
+
+  it("reports a broken cairn.toml naming the file", () => {
+    cairn(scratch.dir, ["init"]);
+    writeFileSync(join(scratch.dir, ".cairn", "cairn.toml"), "[roles.builder]\ngrant = 'sideways'\n");
+    const status = cairn(scratch.dir, ["status"]);
+    expect(status.code).toBe(2);
+    expect(status.stderr).toContain("cairn.toml");
+    expect(status.stderr).toContain("roles.builder.grant");
+  });
+});
+
+describe("export and import", () => {
+  it("round-trips a workspace losslessly into a fresh directory", () => {
+    const source = initWorkspace();
+    try {
+      const parent = addAgent(source.dir, "lead", "planner");
+      addAgent(source.dir, "worker-1", "builder", ["--parent", parent.id, "--grant", "ro"]);
+      cairn(source.dir, ["agent", "retire", "worker-1"]);
+      const exported = cairn(source.dir, ["export", "--out", join(scratch.dir, "backup.jsonl")]);
+      expect(exported.code).toBe(0);
+      const target = join(scratch.dir, "restored");
+      mkdirSync(target);
+      const imported = cairn(target, ["import", join(scratch.dir, "backup.jsonl"), "--json"]);
+      expect(imported.code).toBe(0);
+      const original = readFileSync(join(scratch.dir, "backup.jsonl"), "utf8").trim().split("\n");
+      const again = cairn(target, ["export"]).stdout.trim().split("\n");
+      // Identical, plus the journal's record of the import itself.
+      expect(again.slice(0, original.length)).toEqual(original);
+      expect(again).toHaveLength(original.length + 1);
+      expect(JSON.parse(again.at(-1) as string)).toMatchObject({
+        table: "events",
+        row: { action: "workspace.import" },
+      });
+      // Restored tokens still work: identity survives a backup.
+      const agents = cairn(target, ["agent", "list", "--all", "--json"]).json as {
+        agents: { name: string; retired_at: string | null }[];
+      };
+      expect(agents.agents.map((a) => [a.name, a.retired_at !== null])).toEqual([
+        ["lead", false],
+        ["worker-1", true],
+      ]);
+    } finally {
+      source.cleanup();
+    }
+  });
+
+  it("refuses to import over an existing workspace and leaves it intact", () => {
+    const ws = initWorkspace();
+    try {
+      addAgent(ws.dir, "keep", "builder");
+      const backup = join(scratch.dir, "b.jsonl");
+      cairn(ws.dir, ["export", "--out", backup]);
+      const again = cairn(ws.dir, ["import", backup]);
+      expect(again.code).toBe(5);
+      expect(cairn(ws.dir, ["agent", "list", "--json"]).json).toMatchObject({ agents: [{ name: "keep" }] });
+    } finally {
+      ws.cleanup();
+    }
+  });
+
+  it("rejects a file that is not an export, leaving no half-made workspace", () => {
+    const bad = join(scratch.dir, "bad.jsonl");
+    writeFileSync(
+      bad,
+      '{"format":"cairn-export","schema":1,"cairn":"0.1.0"}\n{"table":"agents","row":{"nope":1}}\n',
+    );
+    const target = join(scratch.dir, "t");
+    mkdirSync(target);
+    const imported = cairn(target, ["import", bad]);
+    expect(imported.code).toBe(2);
+    expect(imported.stderr).toContain("no column");
+    expect(cairn(target, ["status"]).code).toBe(4);
+    const retry = cairn(target, ["import", join(scratch.dir, "missing.jsonl")]);
+    expect(retry.code).not.toBe(0);
+  });
+});
