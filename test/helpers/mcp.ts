@@ -39,6 +39,8 @@ export async function callTool(handle: McpHandle, name: string, args: Record<str
 export interface RawServer {
   /** Send one raw line (no newline needed) and wait for the next line the server prints. */
   send(line: string): Promise<unknown>;
+  /** Send a line that gets no reply (a notification). */
+  notify(line: string): void;
   /** Send a JSON-RPC request object and wait for the response with its id. */
   request(message: Record<string, unknown>): Promise<Record<string, unknown>>;
   close(): Promise<number | null>;
@@ -46,8 +48,12 @@ export interface RawServer {
 }
 
 /** Drive `cairn mcp` by hand, byte for byte: for protocol faults the SDK client cannot send. */
-export function rawServer(cwd: string, env: Record<string, string | undefined> = {}): RawServer {
-  const child = spawn(process.execPath, [CAIRN_BIN, "mcp"], { cwd, env: cleanEnv(env) });
+export function rawServer(
+  cwd: string,
+  env: Record<string, string | undefined> = {},
+  as?: { uid: number; gid: number },
+): RawServer {
+  const child = spawn(process.execPath, [CAIRN_BIN, "mcp"], { cwd, env: cleanEnv(env), ...as });
   let buffer = "";
   let stderr = "";
   const waiting: ((line: string) => void)[] = [];
@@ -80,6 +86,9 @@ export function rawServer(cwd: string, env: Record<string, string | undefined> =
     async send(line) {
       write(line);
       return JSON.parse(await nextLine());
+    },
+    notify(line) {
+      write(line);
     },
     async request(message) {
       write(JSON.stringify(message));

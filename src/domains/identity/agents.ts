@@ -1,4 +1,5 @@
 import { conflict, notFound, refuse, usageError } from "../../kernel/outcome.js";
+import { quoteValue } from "../../kernel/text.js";
 import type { AgentRecord, Grant, Store } from "../../store/store.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
 import type { Actor } from "./actor.js";
@@ -37,15 +38,15 @@ export async function addAgent(
   now: string,
 ): Promise<AddedAgent> {
   if (!AGENT_NAME.test(request.name)) {
-    throw usageError(`agent name ${JSON.stringify(request.name)} must be 1-64 letters, digits, - or _`);
+    throw usageError(`agent name ${quoteValue(request.name)} must be 1-64 letters, digits, - or _`);
   }
   if (!AGENT_NAME.test(request.role)) {
-    throw usageError(`role ${JSON.stringify(request.role)} must be 1-64 letters, digits, - or _`);
+    throw usageError(`role ${quoteValue(request.role)} must be 1-64 letters, digits, - or _`);
   }
   let parent: AgentRecord | undefined;
   if (request.parent) {
     parent = await findAgent(store, request.parent);
-    if (!parent) throw notFound(`no agent ${request.parent}`, "see `cairn agent list`");
+    if (!parent) throw notFound(`no agent ${quoteValue(request.parent)}`, "see `cairn agent list`");
     if (parent.retiredAt)
       throw refuse("identity", `parent agent ${parent.name} is retired`, "choose an active parent");
   }
@@ -109,7 +110,7 @@ export async function retireAgent(
 ): Promise<AgentRecord> {
   return store.write(async (tx) => {
     const agent = (await tx.agents.byId(idOrName)) ?? (await tx.agents.byName(idOrName));
-    if (!agent) throw notFound(`no agent ${idOrName}`, "see `cairn agent list`");
+    if (!agent) throw notFound(`no agent ${quoteValue(idOrName)}`, "see `cairn agent list`");
     if (!actor.isOwner && agent.parentId !== actor.id) {
       throw refuse("ownership", `only the owner or ${agent.name}'s parent may retire it`, "ask the owner");
     }

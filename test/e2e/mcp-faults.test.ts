@@ -1,0 +1,244 @@
+import { chmodSync, copyFileSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { callTool, connectMcp, INITIALIZE, type RawServer, rawServer } from "../helpers/mcp.js";
+import { addAgent, cairn, initWorkspace } from "../helpers/workspace.js";
+
+let ws: { dir: string; cleanup: () => void };
+beforeEach(() => {
+  ws = initWorkspace();
+});
+afterEach(() => ws.cleanup());
+
+const textOf = (result: { content?: unknown }) =>
+  ((result.content as { text: string }[])[0]?.text ?? "") as string;
+
+async function initialized(raw: RawServer): Promise<void> {
+  const reply = await raw.request(INITIALIZE);
+  expect(reply.result).toBeDefined();
+  raw.notify('{"jsonrpc":"2.0","method":"notifications/initialized"}');
+}
+
+describe("protocol faults get JSON-RPC errors and the server keeps serving", () => {
+  it("answers not-JSON with -32700/null id, non-JSON-RPC with -32600, unknown methods with -32601", async () => {
+    const raw = rawServer(ws.dir);
+    try {
+      expect(await raw.send("{not json")).toMatchObject({ id: null, error: { code: -32700 } });
+      expect(await raw.send('{"hello":"world"}')).toMatchObject({ id: null, error: { code: -32600 } });
+      expect(await raw.send('{"jsonrpc":"1.0","id":7,"method":"ping"}')).toMatchObject({
+        id: 7,
+        error: { code: -32600 },
+      });
+      expect(await raw.send("[1,2,3]")).toMatchObject({ id: null, error: { code: -32600 } });
+      const init = await raw.request(INITIALIZE);
+      expect(init.result).toMatchObject({ protocolVersion: "2025-11-25", serverInfo: { name: "cairn" } });
+      const unknown = await raw.request({ jsonrpc: "2.0", id: 2, method: "tools/frobnicate", params: {} });
+      expect(unknown.error).toMatchObject({ code: -32601 });
+      const listed = await raw.request({ jsonrpc: "2.0", id: 3, method: "tools/list", params: {} });
+      expect((listed.result as { tools: unknown[] }).tools.length).toBeGreaterThan(0);
+    } finally {
+      expect(await raw.close()).toBe(0);
+    }
+  });
+
+  it("answers an oversized message with -32600 instead of dropping the connection", async () => {
+    const raw = rawServer(ws.dir);
+    try {
+      await initialized(raw);
+      const huge = JSON.stringify({
+        jsonrpc: "2.0",
+        id: 9,
+        method: "ping",
+        params: { pad: "x".repeat(40 * 1024 * 1024) },
+      });
+      expect(await raw.send(huge)).toMatchObject({ id: null, error: { code: -32600 } });
+      expect(await raw.request({ jsonrpc: "2.0", id: 10, method: "ping" })).toMatchObject({
+        id: 10,
+        result: {},
+      });
+    } finally {
+      await raw.close();
+    }
+  });
+
+  it("keeps stdout to protocol only: every line it prints is a JSON-RPC message", async () => {
+    const raw = rawServer(ws.dir);
+    try {
+      await initialized(raw);
+      const reply = await raw.request({
+        jsonrpc: "2.0",
+        id: 4,
+        method: "tools/call",
+        params: { name: "cli", arguments: { schema_version: 1, argv: ["agent", "list"] } },
+      });
+      expect(reply.result).toBeDefined();
+    } finally {
+      await raw.close();
+    }
+  });
+});
+
+describe("tool-level faults are isError results that name the field", () => {
+  it("rejects missing, malformed and unsupported schema_version before running", async () => {
+    const mcp = await connectMcp(ws.dir);
+    try {
+      for (const args of [{}, { schema_version: "1" }, { schema_version: 2 }]) {
+        const result = await mcp.client.callTool({ name: "whoami", arguments: args });
+        expect(result.isError, JSON.stringify(args)).toBe(true);
+        expect(textOf(result)).toContain("schema_version");
+      }
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it("rejects wrong argument types and unknown fields, naming them", async () => {
+    const mcp = await connectMcp(ws.dir);
+    try {
+      const wrongType = await callTool(mcp, "cli", { argv: "agent list" });
+      expect(wrongType.isError).toBe(true);
+      expect(textOf(wrongType)).toContain("argv");
+      const unknownField = await callTool(mcp, "whoami", { budjet: 3 });
+      expect(unknownField.isError).toBe(true);
+      expect(textOf(unknownField)).toContain("budjet");
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it("answers an unknown tool with a JSON-RPC error", async () => {
+    const mcp = await connectMcp(ws.dir);
+    try {
+      await expect(mcp.client.callTool({ name: "no_such_tool", arguments: {} })).rejects.toMatchObject({
+        code: -32602,
+      });
+      expect((await callTool(mcp, "whoami")).isError).toBeFalsy();
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it("handles a 5 MB argument string: a clear usage error, nothing stored, still serving", async () => {
+    const mcp = await connectMcp(ws.dir);
+    try {
+      const huge = "a".repeat(5 * 1024 * 1024);
+      const result = await callTool(mcp, "cli", { argv: ["agent", "add", huge, "--role", "builder"] });
+      expect(result.structuredContent).toMatchObject({ exit_code: 2 });
+      expect((result.structuredContent as { stderr: string }).stderr.length).toBeLessThan(10_000);
+      const status = await callTool(mcp, "status");
+      expect(status.structuredContent).toMatchObject({ counts: { agents: 0 } });
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it("returns a refusal as a normal result carrying refused, for a read-only agent's write", async () => {
+    const bob = addAgent(ws.dir, "bob", "reviewer", ["--grant", "ro"]);
+    const mcp = await connectMcp(ws.dir, { env: { CAIRN_AGENT: bob.token } });
+    try {
+      const result = await callTool(mcp, "cli", {
+        argv: ["agent", "add", "carol", "--role", "x", "--parent", bob.id],
+      });
+      expect(result.isError).toBeFalsy();
+      expect(result.structuredContent).toMatchObject({
+        exit_code: 3,
+        output: { refused: { policy: "grant" } },
+      });
+      expect(textOf(result)).toBe(
+        cairn(ws.dir, ["agent", "add", "carol", "--role", "x", "--parent", bob.id, "--json"], {
+          env: { CAIRN_AGENT: bob.token },
+        }).stdout,
+      );
+    } finally {
+      await mcp.close();
+    }
+  });
+});
+
+describe("launch-time identity and a damaged workspace", () => {
+  it("refuses to start with an empty, unknown or retired token (exit 3, message on stderr, stdout empty)", async () => {
+    const gone = addAgent(ws.dir, "gone", "builder");
+    cairn(ws.dir, ["agent", "retire", "gone"]);
+    for (const token of ["", "cairn_unknown", gone.token]) {
+      const raw = rawServer(ws.dir, { CAIRN_AGENT: token });
+      const code = await raw.close();
+      expect(code, JSON.stringify(token)).toBe(3);
+      expect(raw.stderr()).toContain("refused to start");
+    }
+  });
+
+  it("keeps serving on a damaged database, says so on every call, and recovers once it is restored", async () => {
+    addAgent(ws.dir, "survivor", "builder");
+    const db = join(ws.dir, ".cairn", "cairn.db");
+    const backup = join(ws.dir, "backup.db");
+    new Database(db).close();
+    copyFileSync(db, backup);
+    writeFileSync(db, "garbage ".repeat(4096));
+    const mcp = await connectMcp(ws.dir);
+    try {
+      expect(mcp.stderr()).toContain("cannot be opened");
+      const { tools } = await mcp.client.listTools();
+      expect(tools.length).toBeGreaterThan(0);
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const result = await callTool(mcp, "status");
+        expect(result.isError).toBe(true);
+        expect(textOf(result)).toContain("damaged");
+      }
+      copyFileSync(backup, db);
+      const recovered = await callTool(mcp, "status");
+      expect(recovered.isError).toBeFalsy();
+      expect(recovered.structuredContent).toMatchObject({ counts: { agents: 1 } });
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it("reports a workspace written by a newer cairn and does not touch it", async () => {
+    const db = join(ws.dir, ".cairn", "cairn.db");
+    const raw = new Database(db);
+    raw.prepare("INSERT INTO schema_migrations (name, applied_at) VALUES ('9999_future', 'x')").run();
+    raw.close();
+    const mcp = await connectMcp(ws.dir);
+    try {
+      const result = await callTool(mcp, "whoami");
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toContain("newer cairn");
+    } finally {
+      await mcp.close();
+    }
+    const cli = cairn(ws.dir, ["status"]);
+    expect(cli.code).toBe(1);
+    expect(cli.stderr).toContain("upgrade cairn");
+  });
+
+  it("reports a read-only database clearly, keeps serving, and loses nothing", async () => {
+    addAgent(ws.dir, "kept", "builder");
+    const stateDir = join(ws.dir, ".cairn");
+    // Root ignores file modes, so as root the server runs as an unprivileged user.
+    const as = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : undefined;
+    chmodSync(ws.dir, 0o755);
+    for (const file of readdirSync(stateDir)) chmodSync(join(stateDir, file), 0o444);
+    chmodSync(stateDir, 0o555);
+    const raw = rawServer(ws.dir, {}, as);
+    try {
+      await initialized(raw);
+      const reply = await raw.request({
+        jsonrpc: "2.0",
+        id: 5,
+        method: "tools/call",
+        params: { name: "status", arguments: { schema_version: 1 } },
+      });
+      const result = reply.result as { isError?: boolean; content: { text: string }[] };
+      expect(result.isError).toBe(true);
+      expect(result.content[0]?.text).toMatch(/cannot be written|permissions/);
+      const again = await raw.request({ jsonrpc: "2.0", id: 6, method: "tools/list", params: {} });
+      expect(again.result).toBeDefined();
+    } finally {
+      await raw.close();
+      chmodSync(stateDir, 0o755);
+      for (const file of readdirSync(stateDir)) chmodSync(join(stateDir, file), 0o644);
+    }
+    expect(cairn(ws.dir, ["agent", "list", "--json"]).json).toMatchObject({ agents: [{ name: "kept" }] });
+  });
+});
