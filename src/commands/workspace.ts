@@ -1,11 +1,10 @@
-import { rmSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { z } from "zod";
 import { workspaceStatus } from "../domains/status/status.js";
-import { exportWorkspace, importWorkspace } from "../domains/transfer/transfer.js";
+import { exportWorkspace, importIntoNewWorkspace } from "../domains/transfer/transfer.js";
 import { homeWorkspace, projectWorkspace, type Workspace } from "../domains/workspace/discover.js";
-import { createWorkspace, initWorkspace } from "../domains/workspace/init.js";
+import { initWorkspace } from "../domains/workspace/init.js";
 import { type BareContext, requireOwnerLaunch } from "./context.js";
 import { defineBareCommand, defineCommand } from "./define.js";
 
@@ -95,20 +94,11 @@ export const importCommand = defineBareCommand({
     requireOwnerLaunch(ctx, "create workspaces");
     const jsonl = await readFile(resolve(ctx.cwd, input.file), "utf8");
     const workspace = targetWorkspace(ctx, input.home);
-    const store = createWorkspace(workspace);
-    try {
-      const summary = await importWorkspace(store, { id: "owner" }, jsonl, ctx.now());
-      await store.close();
-      return {
-        workspace: { root: workspace.root, state_dir: workspace.stateDir, kind: workspace.kind },
-        ...summary,
-      };
-    } catch (error) {
-      // All or nothing: a failed import leaves no half-made workspace behind.
-      await store.close();
-      for (const suffix of ["", "-wal", "-shm"]) rmSync(workspace.databasePath + suffix, { force: true });
-      throw error;
-    }
+    const summary = await importIntoNewWorkspace(workspace, jsonl, ctx.now());
+    return {
+      workspace: { root: workspace.root, state_dir: workspace.stateDir, kind: workspace.kind },
+      ...summary,
+    };
   },
   render: (out) => `Imported ${out.rows} rows into ${out.workspace.state_dir}`,
 });

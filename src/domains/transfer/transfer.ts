@@ -1,8 +1,11 @@
+import { rmSync } from "node:fs";
 import { z } from "zod";
 import { conflict, usageError } from "../../kernel/outcome.js";
 import { CAIRN_VERSION } from "../../kernel/version.js";
 import type { DumpRecord, Store } from "../../store/store.js";
 import type { Actor } from "../identity/actor.js";
+import type { Workspace } from "../workspace/discover.js";
+import { createWorkspace } from "../workspace/init.js";
 
 const FORMAT = "cairn-export";
 
@@ -71,5 +74,23 @@ function parseLine(line: string, number: number): unknown {
     return JSON.parse(line);
   } catch {
     throw usageError(`import: line ${number} is not JSON`);
+  }
+}
+
+/** `cairn import`: a new workspace holding exactly the export. All or nothing: no half-made workspace survives a failure. */
+export async function importIntoNewWorkspace(
+  workspace: Workspace,
+  jsonl: string,
+  now: string,
+): Promise<ImportSummary> {
+  const store = createWorkspace(workspace);
+  try {
+    const summary = await importWorkspace(store, { id: "owner" }, jsonl, now);
+    await store.close();
+    return summary;
+  } catch (error) {
+    await store.close();
+    for (const suffix of ["", "-wal", "-shm"]) rmSync(workspace.databasePath + suffix, { force: true });
+    throw error;
   }
 }
