@@ -1,6 +1,9 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { breakingChanges } from "../../src/commands/schema-compat.js";
 import { callTool, connectMcp, INITIALIZE, rawServer } from "../helpers/mcp.js";
-import { addAgent, initWorkspace } from "../helpers/workspace.js";
+import { addAgent, cairn, initWorkspace, REPO_ROOT } from "../helpers/workspace.js";
 
 let ws: { dir: string; cleanup: () => void };
 beforeEach(() => {
@@ -67,5 +70,60 @@ describe("cairn mcp through the SDK client", () => {
     } finally {
       await raw.close();
     }
+  });
+});
+
+describe("one registry behind tools/list, capabilities and the golden fixtures", () => {
+  it("capabilities lists exactly the tools each profile serves, with schema versions and protocol", async () => {
+    const capabilities = cairn(ws.dir, ["capabilities", "--json"]).json as {
+      protocol_version: string;
+      server: { version: string };
+      tools: { name: string; schema_version: number; profiles: string[] }[];
+    };
+    expect(capabilities.protocol_version).toBe("2025-11-25");
+    for (const profile of ["worker", "planner", "operator", "all"]) {
+      const mcp = await connectMcp(ws.dir, { args: ["--profile", profile] });
+      try {
+        const { tools } = await mcp.client.listTools();
+        const advertised = capabilities.tools
+          .filter((tool) => tool.profiles.includes(profile))
+          .map((tool) => tool.name);
+        expect(tools.map((tool) => tool.name).sort(), profile).toEqual(advertised.sort());
+        for (const tool of tools) {
+          const golden = JSON.parse(
+            readFileSync(join(REPO_ROOT, "test", "fixtures", "schemas", `${tool.name}.input.json`), "utf8"),
+          );
+          expect(breakingChanges(tool.name, golden, tool.inputSchema as Record<string, unknown>)).toEqual([]);
+        }
+      } finally {
+        await mcp.close();
+      }
+    }
+    expect(capabilities.tools.every((tool) => tool.schema_version === 1)).toBe(true);
+  });
+
+  it("serves the profile a role names in cairn.toml, and --profile overrides it", async () => {
+    const config = join(ws.dir, ".cairn", "cairn.toml");
+    writeFileSync(config, `${readFileSync(config, "utf8")}\n[roles.lead]\nprofile = "planner"\n`);
+    const lead = addAgent(ws.dir, "lead", "lead");
+    const byRole = await connectMcp(ws.dir, { env: { CAIRN_AGENT: lead.token } });
+    const byFlag = await connectMcp(ws.dir, {
+      env: { CAIRN_AGENT: lead.token },
+      args: ["--profile", "operator"],
+    });
+    try {
+      expect((await callTool(byRole, "whoami")).structuredContent).toMatchObject({ profile: "planner" });
+      expect((await callTool(byFlag, "whoami")).structuredContent).toMatchObject({ profile: "operator" });
+    } finally {
+      await byRole.close();
+      await byFlag.close();
+    }
+  });
+
+  it("refuses an unknown profile at launch with a usage error", () => {
+    const run = cairn(ws.dir, ["mcp", "--profile", "everything"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("--profile");
+    expect(run.stdout).toBe("");
   });
 });
