@@ -1,6 +1,29 @@
 // Bundle the program into dist/: one file per entry plus shared chunks, so `cairn mcp` never
 // loads the CLI parser and a CLI call never loads the MCP SDK. Native better-sqlite3 stays external.
+import { rmSync } from "node:fs";
 import { build } from "esbuild";
+
+/**
+ * zod re-exports every locale (about 260 KB minified) on its namespace; cairn only speaks
+ * English. Serving just `en` there cuts the bundle that every start has to parse by a third.
+ */
+const zodEnglishOnly = {
+  name: "zod-english-only",
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      args.importer.includes("/node_modules/zod/v4/")
+        ? { path: "zod-locales", namespace: "zod-english-only" }
+        : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: "zod-english-only" }, () => ({
+      contents: 'export { default as en } from "zod/v4/locales/en.js";',
+      resolveDir: process.cwd(),
+      loader: "js",
+    }));
+  },
+};
+
+rmSync("dist", { recursive: true, force: true });
 
 await build({
   entryPoints: { cairn: "src/main.ts" },
@@ -13,6 +36,7 @@ await build({
   outExtension: { ".js": ".mjs" },
   chunkNames: "chunks/[name]-[hash]",
   external: ["better-sqlite3"],
+  plugins: [zodEnglishOnly],
   minify: true,
   sourcemap: "linked",
   legalComments: "none",
