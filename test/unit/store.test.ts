@@ -7,6 +7,14 @@ import { openStore } from "../../src/store/open.js";
 import type { Store } from "../../src/store/store.js";
 import { scratchDir } from "../helpers/workspace.js";
 
+/**
+ * Every store implementation must pass the contract below; a PostgreSQL store joins this list.
+ * Tests that poke at SQLite's own files live in the SQLite-only block further down.
+ */
+const IMPLEMENTATIONS: { name: string; create: (dir: string) => Store }[] = [
+  { name: "sqlite", create: (dir) => openStore(join(dir, "cairn.db"), { create: true }) },
+];
+
 let scratch: { dir: string; cleanup: () => void };
 let path: string;
 let store: Store;
@@ -14,7 +22,7 @@ let store: Store;
 beforeEach(() => {
   scratch = scratchDir();
   path = join(scratch.dir, "cairn.db");
-  store = openStore(path, { create: true });
+  store = (IMPLEMENTATIONS[0] as (typeof IMPLEMENTATIONS)[number]).create(scratch.dir);
 });
 afterEach(async () => {
   await store.close();
@@ -36,7 +44,12 @@ const newAgent = (name: string) => ({
   tokenHash: `h-${name}`,
 });
 
-describe("the SQLite store", () => {
+describe.each(IMPLEMENTATIONS)("store contract: $name", ({ create }) => {
+  beforeEach(async () => {
+    await store.close();
+    store = create(scratch.dir);
+  });
+
   it("commits a journaled write and rolls back an unjournaled one", async () => {
     await store.write(async (tx) => {
       await tx.agents.insert(newAgent("alice"), "2026-01-01T00:00:00.000Z");
@@ -65,19 +78,6 @@ describe("the SQLite store", () => {
     expect(await store.read((tx) => tx.journal.recent(10))).toEqual([]);
   });
 
-  it("keeps the event journal append-only at the database level", async () => {
-    await store.write(async (tx) => {
-      await tx.journal.append(event("x"));
-    });
-    const raw = new Database(path);
-    try {
-      expect(() => raw.prepare("UPDATE events SET action = 'y'").run()).toThrow(/append-only/);
-      expect(() => raw.prepare("DELETE FROM events").run()).toThrow(/append-only/);
-    } finally {
-      raw.close();
-    }
-  });
-
   it("maps a unique-constraint violation to a conflict", async () => {
     await store.write(async (tx) => {
       await tx.agents.insert(newAgent("dup"), "2026-01-01T00:00:00.000Z");
@@ -92,7 +92,21 @@ describe("the SQLite store", () => {
     expect(failure).toBeInstanceOf(CairnError);
     expect((failure as CairnError).errorKind).toBe("conflict");
   });
+});
 
+describe("SQLite specifics", () => {
+  it("keeps the event journal append-only at the database level", async () => {
+    await store.write(async (tx) => {
+      await tx.journal.append(event("x"));
+    });
+    const raw = new Database(path);
+    try {
+      expect(() => raw.prepare("UPDATE events SET action = 'y'").run()).toThrow(/append-only/);
+      expect(() => raw.prepare("DELETE FROM events").run()).toThrow(/append-only/);
+    } finally {
+      raw.close();
+    }
+  });
   it("runs in WAL mode with foreign keys on", async () => {
     const raw = new Database(path, { readonly: true });
     try {
