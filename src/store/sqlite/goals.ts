@@ -1,0 +1,375 @@
+import type Database from "better-sqlite3";
+import type {
+  AttemptRecord,
+  GoalRecord,
+  GoalRepo,
+  MilestoneRecord,
+  ProposalRecord,
+  RunRecord,
+  SampleRecord,
+  ScoreReportRecord,
+  Verdict,
+} from "../goals.js";
+
+type Row = Record<string, unknown>;
+const json = <T>(value: unknown): T => JSON.parse(String(value)) as T;
+const text = (value: unknown) => (value === null || value === undefined ? null : String(value));
+
+function goalOf(row: Row): GoalRecord {
+  return {
+    id: String(row.id),
+    goal: String(row.goal),
+    outcome: text(row.outcome),
+    constraints: json(row.constraints),
+    nonGoals: json(row.non_goals),
+    proofs: json(row.proofs),
+    createdBy: String(row.created_by),
+    createdAt: String(row.created_at),
+    updatedAt: String(row.updated_at),
+  };
+}
+
+function milestoneOf(row: Row): MilestoneRecord {
+  return {
+    id: String(row.id),
+    goalId: String(row.goal_id),
+    key: String(row.key),
+    title: String(row.title),
+    description: String(row.description),
+    proofs: json(row.proofs),
+    dependsOn: json(row.depends_on),
+    taskId: text(row.task_id),
+    position: Number(row.position),
+    createdAt: String(row.created_at),
+  };
+}
+
+function proposalOf(row: Row): ProposalRecord {
+  return {
+    id: String(row.id),
+    goalId: String(row.goal_id),
+    proof: String(row.proof),
+    definition: json(row.definition),
+    status: row.status as ProposalRecord["status"],
+    proposedBy: String(row.proposed_by),
+    decidedBy: text(row.decided_by),
+    createdAt: String(row.created_at),
+    decidedAt: text(row.decided_at),
+  };
+}
+
+function runOf(row: Row): RunRecord {
+  return {
+    id: String(row.id),
+    goalId: String(row.goal_id),
+    contract: json(row.contract),
+    milestones: json(row.milestones),
+    manifest: json(row.manifest),
+    manifestHash: String(row.manifest_hash),
+    createdBy: String(row.created_by),
+    createdAt: String(row.created_at),
+  };
+}
+
+function attemptOf(row: Row): AttemptRecord {
+  return {
+    id: String(row.id),
+    runId: String(row.run_id),
+    milestoneId: text(row.milestone_id),
+    baseHead: text(row.base_head),
+    baseDirty: row.base_dirty === 1,
+    baseChanges: json(row.base_changes),
+    openedBy: String(row.opened_by),
+    openedAt: String(row.opened_at),
+    verdict: (row.verdict as Verdict | null) ?? null,
+    decision: row.decision === null ? null : json(row.decision),
+    decidedAt: text(row.decided_at),
+    revertedAt: text(row.reverted_at),
+  };
+}
+
+function sampleOf(row: Row): SampleRecord {
+  return {
+    attemptId: String(row.attempt_id),
+    evaluator: String(row.evaluator),
+    proof: String(row.proof),
+    repeatIndex: Number(row.repeat_index),
+    exitCode: row.exit_code === null ? null : Number(row.exit_code),
+    value: row.value === null ? null : Number(row.value),
+    error: text(row.error),
+    durationMs: Number(row.duration_ms),
+    outputTail: String(row.output_tail),
+    outputHash: String(row.output_hash),
+    gitHead: text(row.git_head),
+    at: String(row.at),
+  };
+}
+
+/** Sequential ids with a prefix per kind (G-1, M-1, EP-1, R-1, AT-1), allocated inside the write. */
+function allocator(db: Database.Database, table: string, prefix: string) {
+  const next = db.prepare<[], { next: number }>(`SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM ${table}`);
+  return () => {
+    const seq = next.get()?.next ?? 1;
+    return { seq, id: `${prefix}-${seq}` };
+  };
+}
+
+export function sqliteGoals(db: Database.Database): GoalRepo {
+  const one = (sql: string) => db.prepare<unknown[], Row>(sql);
+  const nextGoal = allocator(db, "goals", "G");
+  const nextMilestone = allocator(db, "goal_milestones", "M");
+  const nextProposal = allocator(db, "goal_evaluator_proposals", "EP");
+  const nextRun = allocator(db, "goal_runs", "R");
+  const nextAttempt = allocator(db, "goal_attempts", "AT");
+
+  const goalById = one("SELECT * FROM goals WHERE id = ?");
+  const milestoneById = one("SELECT * FROM goal_milestones WHERE id = ?");
+  const runById = one("SELECT * FROM goal_runs WHERE id = ?");
+  const attemptById = one("SELECT * FROM goal_attempts WHERE id = ?");
+  const proposalById = one("SELECT * FROM goal_evaluator_proposals WHERE id = ?");
+
+  const stmts = {
+    insertGoal: db.prepare(
+      "INSERT INTO goals (seq, id, goal, outcome, constraints, non_goals, proofs, created_by, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    ),
+    updateGoal: db.prepare(
+      "UPDATE goals SET goal = ?, outcome = ?, constraints = ?, non_goals = ?, proofs = ?, updated_at = ? WHERE id = ?",
+    ),
+    goals: one("SELECT * FROM goals ORDER BY seq"),
+    milestones: one("SELECT * FROM goal_milestones WHERE goal_id = ? ORDER BY position, seq"),
+    milestoneByTask: one("SELECT * FROM goal_milestones WHERE task_id = ?"),
+    insertMilestone: db.prepare(
+      "INSERT INTO goal_milestones (seq, id, goal_id, key, title, description, proofs, depends_on, position, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    ),
+    updateMilestone: db.prepare(
+      "UPDATE goal_milestones SET key = ?, title = ?, description = ?, proofs = ?, depends_on = ?, position = ? WHERE id = ?",
+    ),
+    deleteMilestone: db.prepare("DELETE FROM goal_milestones WHERE id = ?"),
+    linkTask: db.prepare("UPDATE goal_milestones SET task_id = ? WHERE id = ?"),
+    insertProposal: db.prepare(
+      "INSERT INTO goal_evaluator_proposals (seq, id, goal_id, proof, definition, status, proposed_by, created_at) VALUES (?, ?, ?, ?, ?, 'proposed', ?, ?)",
+    ),
+    proposals: one("SELECT * FROM goal_evaluator_proposals WHERE goal_id = ? ORDER BY seq"),
+    decideProposal: db.prepare(
+      "UPDATE goal_evaluator_proposals SET status = ?, decided_by = ?, decided_at = ? WHERE id = ?",
+    ),
+    insertRun: db.prepare(
+      "INSERT INTO goal_runs (seq, id, goal_id, contract, milestones, manifest, manifest_hash, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    ),
+    runsAll: one("SELECT * FROM goal_runs ORDER BY seq"),
+    runsOfGoal: one("SELECT * FROM goal_runs WHERE goal_id = ? ORDER BY seq"),
+    insertAttempt: db.prepare(
+      "INSERT INTO goal_attempts (seq, id, run_id, milestone_id, base_head, base_dirty, base_changes, opened_by, opened_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    ),
+    attempts: one("SELECT * FROM goal_attempts WHERE run_id = ? ORDER BY seq"),
+    kept: one("SELECT * FROM goal_attempts WHERE run_id = ? AND verdict = 'keep' ORDER BY seq"),
+    keptForMilestone: one(
+      "SELECT * FROM goal_attempts WHERE milestone_id = ? AND verdict = 'keep' AND reverted_at IS NULL ORDER BY seq DESC LIMIT 1",
+    ),
+    usingMilestone: db.prepare<[string], { n: number }>(
+      "SELECT COUNT(*) AS n FROM goal_attempts WHERE milestone_id = ?",
+    ),
+    decide: db.prepare("UPDATE goal_attempts SET verdict = ?, decision = ?, decided_at = ? WHERE id = ?"),
+    revert: db.prepare("UPDATE goal_attempts SET reverted_at = ? WHERE id = ?"),
+    insertSample: db.prepare(
+      "INSERT INTO goal_samples (attempt_id, evaluator, proof, repeat_index, exit_code, value, error, duration_ms, output_tail, output_hash, git_head, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    ),
+    samples: one("SELECT * FROM goal_samples WHERE attempt_id = ? ORDER BY seq"),
+    insertReport: db.prepare(
+      "INSERT INTO goal_score_reports (attempt_id, proof, score, reported_by, at) VALUES (?, ?, ?, ?, ?)",
+    ),
+    reports: one("SELECT * FROM goal_score_reports WHERE attempt_id = ? ORDER BY seq"),
+  };
+
+  const goalOrThrow = (id: string) => goalOf(goalById.get(id) as Row);
+
+  return {
+    async insertGoal(fields, createdBy, at) {
+      const { seq, id } = nextGoal();
+      stmts.insertGoal.run(
+        seq,
+        id,
+        fields.goal,
+        fields.outcome,
+        JSON.stringify(fields.constraints),
+        JSON.stringify(fields.nonGoals),
+        JSON.stringify(fields.proofs),
+        createdBy,
+        at,
+        at,
+      );
+      return goalOrThrow(id);
+    },
+    async updateGoal(id, fields, at) {
+      stmts.updateGoal.run(
+        fields.goal,
+        fields.outcome,
+        JSON.stringify(fields.constraints),
+        JSON.stringify(fields.nonGoals),
+        JSON.stringify(fields.proofs),
+        at,
+        id,
+      );
+      return goalOrThrow(id);
+    },
+    async goal(id) {
+      const row = goalById.get(id);
+      return row ? goalOf(row) : undefined;
+    },
+    async goals() {
+      return stmts.goals.all().map(goalOf);
+    },
+    async milestones(goalId) {
+      return stmts.milestones.all(goalId).map(milestoneOf);
+    },
+    async milestone(id) {
+      const row = milestoneById.get(id);
+      return row ? milestoneOf(row) : undefined;
+    },
+    async milestoneByTask(taskId) {
+      const row = stmts.milestoneByTask.get(taskId);
+      return row ? milestoneOf(row) : undefined;
+    },
+    async insertMilestone(goalId, fields, position, at) {
+      const { seq, id } = nextMilestone();
+      stmts.insertMilestone.run(
+        seq,
+        id,
+        goalId,
+        fields.key,
+        fields.title,
+        fields.description,
+        JSON.stringify(fields.proofs),
+        JSON.stringify(fields.dependsOn),
+        position,
+        at,
+      );
+      return milestoneOf(milestoneById.get(id) as Row);
+    },
+    async updateMilestone(id, fields, position) {
+      stmts.updateMilestone.run(
+        fields.key,
+        fields.title,
+        fields.description,
+        JSON.stringify(fields.proofs),
+        JSON.stringify(fields.dependsOn),
+        position,
+        id,
+      );
+    },
+    async deleteMilestone(id) {
+      stmts.deleteMilestone.run(id);
+    },
+    async linkMilestoneTask(id, taskId) {
+      stmts.linkTask.run(taskId, id);
+    },
+    async insertProposal(goalId, proof, definition, proposedBy, at) {
+      const { seq, id } = nextProposal();
+      stmts.insertProposal.run(seq, id, goalId, proof, JSON.stringify(definition), proposedBy, at);
+      return proposalOf(proposalById.get(id) as Row);
+    },
+    async proposal(id) {
+      const row = proposalById.get(id);
+      return row ? proposalOf(row) : undefined;
+    },
+    async proposals(goalId) {
+      return stmts.proposals.all(goalId).map(proposalOf);
+    },
+    async decideProposal(id, status, decidedBy, at) {
+      stmts.decideProposal.run(status, decidedBy, at, id);
+    },
+    async insertRun(run) {
+      const { seq, id } = nextRun();
+      stmts.insertRun.run(
+        seq,
+        id,
+        run.goalId,
+        JSON.stringify(run.contract),
+        JSON.stringify(run.milestones),
+        JSON.stringify(run.manifest),
+        run.manifestHash,
+        run.createdBy,
+        run.createdAt,
+      );
+      return runOf(runById.get(id) as Row);
+    },
+    async run(id) {
+      const row = runById.get(id);
+      return row ? runOf(row) : undefined;
+    },
+    async runs(goalId) {
+      return (goalId ? stmts.runsOfGoal.all(goalId) : stmts.runsAll.all()).map(runOf);
+    },
+    async insertAttempt(attempt) {
+      const { seq, id } = nextAttempt();
+      stmts.insertAttempt.run(
+        seq,
+        id,
+        attempt.runId,
+        attempt.milestoneId,
+        attempt.baseHead,
+        attempt.baseDirty ? 1 : 0,
+        JSON.stringify(attempt.baseChanges),
+        attempt.openedBy,
+        attempt.openedAt,
+      );
+      return attemptOf(attemptById.get(id) as Row);
+    },
+    async attempt(id) {
+      const row = attemptById.get(id);
+      return row ? attemptOf(row) : undefined;
+    },
+    async attempts(runId) {
+      return stmts.attempts.all(runId).map(attemptOf);
+    },
+    async keptAttempts(runId) {
+      return stmts.kept.all(runId).map(attemptOf);
+    },
+    async keptAttemptForMilestone(milestoneId) {
+      const row = stmts.keptForMilestone.get(milestoneId);
+      return row ? attemptOf(row) : undefined;
+    },
+    async attemptsUsingMilestone(milestoneId) {
+      return stmts.usingMilestone.get(milestoneId)?.n ?? 0;
+    },
+    async recordDecision(id, verdict, decision, at) {
+      stmts.decide.run(verdict, JSON.stringify(decision), at, id);
+    },
+    async markReverted(id, at) {
+      stmts.revert.run(at, id);
+    },
+    async insertSample(sample: SampleRecord) {
+      stmts.insertSample.run(
+        sample.attemptId,
+        sample.evaluator,
+        sample.proof,
+        sample.repeatIndex,
+        sample.exitCode,
+        sample.value,
+        sample.error,
+        sample.durationMs,
+        sample.outputTail,
+        sample.outputHash,
+        sample.gitHead,
+        sample.at,
+      );
+    },
+    async samples(attemptId) {
+      return stmts.samples.all(attemptId).map(sampleOf);
+    },
+    async insertScoreReport(report: ScoreReportRecord) {
+      stmts.insertReport.run(report.attemptId, report.proof, report.score, report.reportedBy, report.at);
+    },
+    async scoreReports(attemptId) {
+      return stmts.reports.all(attemptId).map(
+        (row): ScoreReportRecord => ({
+          attemptId: String(row.attempt_id),
+          proof: String(row.proof),
+          score: Number(row.score),
+          reportedBy: String(row.reported_by),
+          at: String(row.at),
+        }),
+      );
+    },
+  };
+}
