@@ -1,7 +1,14 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cairnJson, contractWith, evaluatorToml, gitWorkspace, nodeArgv, writePack } from "../helpers/goals.js";
+import {
+  cairnJson,
+  contractWith,
+  evaluatorToml,
+  gitWorkspace,
+  nodeArgv,
+  writePack,
+} from "../helpers/goals.js";
 import { cairn } from "../helpers/workspace.js";
 
 let ws: { dir: string; cleanup: () => void };
@@ -19,11 +26,20 @@ interface Decision {
   proofs: { name: string; score: number; passed: boolean; source: string }[];
 }
 interface Samples {
-  samples: { evaluator: string; value: number | null; error: string | null; duration_ms: number; output_hash: string }[];
+  samples: {
+    evaluator: string;
+    value: number | null;
+    error: string | null;
+    duration_ms: number;
+    output_hash: string;
+  }[];
 }
 
 /** A goal over `check` and `speed`, its evaluators in a workspace pack, frozen into a run. */
-function frozenRun(extraPack = "", proofs: Record<string, unknown>[] = []): { goal: string; run: string; pack: string } {
+function frozenRun(
+  extraPack = "",
+  proofs: Record<string, unknown>[] = [],
+): { goal: string; run: string; pack: string } {
   const goal = contractWith(ws.dir, [
     { name: "check", threshold: 1 },
     { name: "speed", direction: "lower", threshold: 50 },
@@ -33,7 +49,14 @@ function frozenRun(extraPack = "", proofs: Record<string, unknown>[] = []): { go
     ws.dir,
     "fixture",
     evaluatorToml({ name: "fixture-check", proof: "check", argv: CHECK }) +
-      evaluatorToml({ name: "fixture-speed", proof: "speed", argv: SPEED, read: "regex", pattern: "time: ([0-9.]+) ms", repeats: 2 }) +
+      evaluatorToml({
+        name: "fixture-speed",
+        proof: "speed",
+        argv: SPEED,
+        read: "regex",
+        pattern: "time: ([0-9.]+) ms",
+        repeats: 2,
+      }) +
       extraPack,
   );
   const run = cairnJson<{ run: { id: string } }>(ws.dir, ["run", "freeze", goal]).run.id;
@@ -41,7 +64,12 @@ function frozenRun(extraPack = "", proofs: Record<string, unknown>[] = []): { go
 }
 
 const openAttempt = (run: string, extra: string[] = []) =>
-  cairnJson<{ attempt: { id: string; base_head: string; base_dirty: boolean } }>(ws.dir, ["attempt", "open", run, ...extra]).attempt;
+  cairnJson<{ attempt: { id: string; base_head: string; base_dirty: boolean } }>(ws.dir, [
+    "attempt",
+    "open",
+    run,
+    ...extra,
+  ]).attempt;
 
 describe("attempts measured by cairn", () => {
   it("reverts an attempt that breaks a check, restores its base, then keeps one that passes", () => {
@@ -51,7 +79,11 @@ describe("attempts measured by cairn", () => {
     writeFileSync(join(ws.dir, "lib.txt"), "broken\n");
     writeFileSync(join(ws.dir, "new-file.txt"), "made by the attempt\n");
     const evaluated = cairnJson<Samples>(ws.dir, ["attempt", "eval", first.id]);
-    expect(evaluated.samples.map((s) => s.evaluator)).toEqual(["fixture-check", "fixture-speed", "fixture-speed"]);
+    expect(evaluated.samples.map((s) => s.evaluator)).toEqual([
+      "fixture-check",
+      "fixture-speed",
+      "fixture-speed",
+    ]);
     expect(evaluated.samples[0]?.value).toBe(0);
     expect(evaluated.samples[1]?.value).toBe(20);
     expect(evaluated.samples[0]?.output_hash).toMatch(/^sha256:/);
@@ -82,13 +114,20 @@ describe("attempts measured by cairn", () => {
     expect(regressed.verdict).toBe("revert");
     expect(regressed.reasons.join("\n")).toMatch(/regression in fixture-speed \(speed\): 30 vs 20 in kept/);
 
-    const status = cairnJson<{ attempts: { id: string; verdict: string; reverted: boolean }[] }>(ws.dir, ["run", "status", run]);
+    const status = cairnJson<{ attempts: { id: string; verdict: string; reverted: boolean }[] }>(ws.dir, [
+      "run",
+      "status",
+      run,
+    ]);
     expect(status.attempts.map((a) => [a.id, a.verdict, a.reverted])).toEqual([
       [first.id, "revert", true],
       [second.id, "keep", false],
       [third.id, "revert", false],
     ]);
-    const runs = cairnJson<{ runs: { id: string; attempts: number; kept: number }[] }>(ws.dir, ["run", "list"]);
+    const runs = cairnJson<{ runs: { id: string; attempts: number; kept: number }[] }>(ws.dir, [
+      "run",
+      "list",
+    ]);
     expect(runs.runs).toEqual([expect.objectContaining({ id: run, attempts: 3, kept: 1 })]);
   });
 
@@ -118,8 +157,22 @@ describe("attempts measured by cairn", () => {
 
   it("keeps running the frozen definition after the evaluator file changes on disk, and reports the drift", () => {
     const { run, pack } = frozenRun();
-    writeFileSync(pack, evaluatorToml({ name: "fixture-check", proof: "check", argv: nodeArgv("process.exit(1)") }) + evaluatorToml({ name: "fixture-speed", proof: "speed", argv: SPEED, read: "regex", pattern: "time: ([0-9.]+) ms", repeats: 2 }));
-    const status = cairnJson<{ drift: string[]; run: { evaluators: { name: string; argv: string[] }[] } }>(ws.dir, ["run", "status", run]);
+    writeFileSync(
+      pack,
+      evaluatorToml({ name: "fixture-check", proof: "check", argv: nodeArgv("process.exit(1)") }) +
+        evaluatorToml({
+          name: "fixture-speed",
+          proof: "speed",
+          argv: SPEED,
+          read: "regex",
+          pattern: "time: ([0-9.]+) ms",
+          repeats: 2,
+        }),
+    );
+    const status = cairnJson<{ drift: string[]; run: { evaluators: { name: string; argv: string[] }[] } }>(
+      ws.dir,
+      ["run", "status", run],
+    );
     expect(status.drift).toEqual(["fixture-check"]);
     expect(status.run.evaluators[0]?.argv).toEqual(CHECK);
     const attempt = openAttempt(run);
@@ -149,7 +202,10 @@ describe("evaluator faults", () => {
 
   it("kills a command that hangs at its timeout and fails the gate", () => {
     const started = Date.now();
-    const { samples, decision } = singleEvaluatorRun({ argv: nodeArgv("setInterval(()=>{},1000)"), timeout_seconds: 1 });
+    const { samples, decision } = singleEvaluatorRun({
+      argv: nodeArgv("setInterval(()=>{},1000)"),
+      timeout_seconds: 1,
+    });
     expect(Date.now() - started).toBeLessThan(20_000);
     expect(samples[0]?.error).toMatch(/timed out after 1 s/);
     expect(samples[0]?.duration_ms).toBeLessThan(5_000);
@@ -195,7 +251,9 @@ describe("self-reported scores", () => {
     const attempt = openAttempt(run);
     const unknown = cairn(ws.dir, ["attempt", "report", attempt.id, "--scores", '{"looks_good":1}']);
     expect(unknown.code).toBe(3);
-    expect(unknown.stderr).toMatch(/"looks_good" is not a proof of this contract; its proofs are: check, speed, review/);
+    expect(unknown.stderr).toMatch(
+      /"looks_good" is not a proof of this contract; its proofs are: check, speed, review/,
+    );
     const outside = cairn(ws.dir, ["attempt", "report", attempt.id, "--scores", '{"review":1.5}']);
     expect(outside.code).toBe(2);
     expect(outside.stderr).toMatch(/scores\.review: 1\.5 is outside \[0,1\]/);

@@ -1,5 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cairnJson, contractWith, evaluatorToml, gitWorkspace, nodeArgv, writePack } from "../helpers/goals.js";
+import {
+  cairnJson,
+  contractWith,
+  evaluatorToml,
+  gitWorkspace,
+  nodeArgv,
+  writePack,
+} from "../helpers/goals.js";
 import { addAgent, cairn } from "../helpers/workspace.js";
 
 let ws: { dir: string; cleanup: () => void };
@@ -37,7 +44,9 @@ describe("goal contracts", () => {
     ]);
     expect(updated.to_fill_in).toEqual([]);
     const list = cairnJson<{ goals: { id: string; open: number }[] }>(ws.dir, ["goal", "list"]);
-    expect(list.goals).toEqual(expect.arrayContaining([expect.objectContaining({ id: out.goal.id, open: 0 })]));
+    expect(list.goals).toEqual(
+      expect.arrayContaining([expect.objectContaining({ id: out.goal.id, open: 0 })]),
+    );
   });
 
   it("refuses a run while the contract still has open thresholds", () => {
@@ -90,7 +99,9 @@ describe("milestones", () => {
       "--json",
     ]);
     expect(cycle.code).toBe(3);
-    expect((cycle.json as { refused: { policy: string; reason: string } }).refused).toMatchObject({ policy: "dag" });
+    expect((cycle.json as { refused: { policy: string; reason: string } }).refused).toMatchObject({
+      policy: "dag",
+    });
     expect(cycle.stderr).toMatch(/a → c → b → a|c → b → a → c|b → a → c → b/);
     const show = cairnJson<{ milestones: unknown[] }>(ws.dir, ["goal", "show", goal]);
     expect(show.milestones).toEqual([]);
@@ -98,7 +109,13 @@ describe("milestones", () => {
 
   it("refuses a milestone that owns a proof the contract does not have", () => {
     const goal = contractWith(ws.dir, [{ name: "check", threshold: 1 }]);
-    const bad = cairn(ws.dir, ["goal", "plan", goal, "--milestones", '{"key":"a","title":"A","proofs":["speed"]}']);
+    const bad = cairn(ws.dir, [
+      "goal",
+      "plan",
+      goal,
+      "--milestones",
+      '{"key":"a","title":"A","proofs":["speed"]}',
+    ]);
     expect(bad.code).toBe(3);
     expect(bad.stderr).toMatch(/"speed" is not a proof of this contract; its proofs are: check/);
   });
@@ -107,7 +124,11 @@ describe("milestones", () => {
 describe("evaluator packs and proposals", () => {
   it("names the pack file when it is broken", () => {
     const goal = contractWith(ws.dir, [{ name: "check", threshold: 1 }]);
-    const path = writePack(ws.dir, "broken", '[[evaluator]]\nname = "x"\nproof = "check"\nargv = "not-a-list"\n');
+    const path = writePack(
+      ws.dir,
+      "broken",
+      '[[evaluator]]\nname = "x"\nproof = "check"\nargv = "not-a-list"\n',
+    );
     const select = cairn(ws.dir, ["eval", "select", goal]);
     expect(select.code).toBe(2);
     expect(select.stderr).toContain(path);
@@ -121,7 +142,17 @@ describe("evaluator packs and proposals", () => {
   it("ships built-in packs and selects what applies to the workspace", () => {
     const list = cairnJson<{ evaluators: { name: string; source: string }[] }>(ws.dir, ["eval", "list"]);
     const names = list.evaluators.map((e) => e.name);
-    for (const name of ["node-tests", "node-typecheck", "node-lint", "node-coverage", "py-pytest", "py-ruff", "py-mypy", "exit-code", "benchmark-number"]) {
+    for (const name of [
+      "node-tests",
+      "node-typecheck",
+      "node-lint",
+      "node-coverage",
+      "py-pytest",
+      "py-ruff",
+      "py-mypy",
+      "exit-code",
+      "benchmark-number",
+    ]) {
       expect(names).toContain(name);
     }
     const goal = contractWith(ws.dir, [{ name: "tests", threshold: 1 }]);
@@ -134,19 +165,39 @@ describe("evaluator packs and proposals", () => {
     const planner = addAgent(ws.dir, "planner", "planner");
     const proposed = cairnJson<{ proposal: { id: string; status: string } }>(
       ws.dir,
-      ["eval", "propose", goal, "--proof", "check", "--argv", process.execPath, "--argv", "-e", "--argv", "0"],
+      [
+        "eval",
+        "propose",
+        goal,
+        "--proof",
+        "check",
+        "--argv",
+        process.execPath,
+        "--argv",
+        "-e",
+        "--argv",
+        "0",
+      ],
       { CAIRN_AGENT: planner.token },
     );
     expect(proposed.proposal.status).toBe("proposed");
     const frozenEarly = cairn(ws.dir, ["run", "freeze", goal]);
     expect(frozenEarly.code).toBe(3);
     expect(frozenEarly.stderr).toMatch(/no approved evaluator measures: check/);
-    const agentApproves = cairn(ws.dir, ["eval", "approve", proposed.proposal.id], { env: { CAIRN_AGENT: planner.token } });
+    const agentApproves = cairn(ws.dir, ["eval", "approve", proposed.proposal.id], {
+      env: { CAIRN_AGENT: planner.token },
+    });
     expect(agentApproves.code).toBe(3);
     expect(agentApproves.stderr).toMatch(/only the workspace owner/);
     cairnJson(ws.dir, ["eval", "approve", proposed.proposal.id]);
-    const run = cairnJson<{ run: { evaluators: { name: string; source: string }[] } }>(ws.dir, ["run", "freeze", goal]);
-    expect(run.run.evaluators).toEqual([expect.objectContaining({ source: `proposal:${proposed.proposal.id}` })]);
+    const run = cairnJson<{ run: { evaluators: { name: string; source: string }[] } }>(ws.dir, [
+      "run",
+      "freeze",
+      goal,
+    ]);
+    expect(run.run.evaluators).toEqual([
+      expect.objectContaining({ source: `proposal:${proposed.proposal.id}` }),
+    ]);
   });
 
   it("refuses a proposal for a proof the contract does not have", () => {
@@ -158,12 +209,18 @@ describe("evaluator packs and proposals", () => {
 
   it("selects workspace pack evaluators by proof", () => {
     const goal = contractWith(ws.dir, [{ name: "check", threshold: 1 }]);
-    writePack(ws.dir, "fixture", evaluatorToml({ name: "fixture-check", proof: "check", argv: nodeArgv("0") }));
+    writePack(
+      ws.dir,
+      "fixture",
+      evaluatorToml({ name: "fixture-check", proof: "check", argv: nodeArgv("0") }),
+    );
     const select = cairnJson<{ measured: { proof: string; evaluators: { name: string }[] }[] }>(ws.dir, [
       "eval",
       "select",
       goal,
     ]);
-    expect(select.measured).toEqual([{ proof: "check", evaluators: [expect.objectContaining({ name: "fixture-check" })] }]);
+    expect(select.measured).toEqual([
+      { proof: "check", evaluators: [expect.objectContaining({ name: "fixture-check" })] },
+    ]);
   });
 });

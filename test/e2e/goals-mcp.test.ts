@@ -2,7 +2,14 @@ import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cairnJson, contractWith, evaluatorToml, gitWorkspace, nodeArgv, writePack } from "../helpers/goals.js";
+import {
+  cairnJson,
+  contractWith,
+  evaluatorToml,
+  gitWorkspace,
+  nodeArgv,
+  writePack,
+} from "../helpers/goals.js";
 import { callTool, connectMcp } from "../helpers/mcp.js";
 import { addAgent, CAIRN_BIN, cleanEnv } from "../helpers/workspace.js";
 
@@ -49,7 +56,8 @@ async function waitFor(check: () => boolean, ms = 15_000): Promise<void> {
   }
 }
 
-const structured = (result: { structuredContent?: unknown }) => result.structuredContent as Record<string, any>;
+const structured = (result: { structuredContent?: unknown }) =>
+  result.structuredContent as Record<string, any>;
 
 describe("goal tools over MCP", () => {
   it("serves the goal tools to the planner profile only, each with an output schema", async () => {
@@ -75,11 +83,23 @@ describe("goal tools over MCP", () => {
     writePack(
       ws.dir,
       "fixture",
-      evaluatorToml({ name: "visible-check", proof: "check", argv: nodeArgv("console.log('visible says hi')") }) +
-        evaluatorToml({ name: "holdout", proof: "check", argv: nodeArgv("console.log('SECRET-HOLDOUT');process.exit(1)"), hidden: true }),
+      evaluatorToml({
+        name: "visible-check",
+        proof: "check",
+        argv: nodeArgv("console.log('visible says hi')"),
+      }) +
+        evaluatorToml({
+          name: "holdout",
+          proof: "check",
+          argv: nodeArgv("console.log('SECRET-HOLDOUT');process.exit(1)"),
+          hidden: true,
+        }),
     );
     const builder = addAgent(ws.dir, "builder", "builder");
-    const mcp = await connectMcp(ws.dir, { env: { CAIRN_AGENT: builder.token }, args: ["--profile", "planner"] });
+    const mcp = await connectMcp(ws.dir, {
+      env: { CAIRN_AGENT: builder.token },
+      args: ["--profile", "planner"],
+    });
     try {
       const run = structured(await callTool(mcp, "freeze_run", { goal })).run;
       const status = structured(await callTool(mcp, "run_status", { run: run.id }));
@@ -93,7 +113,9 @@ describe("goal tools over MCP", () => {
       expect(text).not.toContain("holdout");
       const decision = structured(await callTool(mcp, "decide_attempt", { attempt: attempt.id }));
       expect(decision.verdict).toBe("review");
-      expect(decision.reasons.join("\n")).toMatch(/hidden holdout evaluator fails while the visible ones pass/);
+      expect(decision.reasons.join("\n")).toMatch(
+        /hidden holdout evaluator fails while the visible ones pass/,
+      );
       const hidden = decision.evaluators.find((e: { hidden: boolean }) => e.hidden);
       expect(hidden).toMatchObject({ name: "(hidden)", passed: false, mean: null, errors: [] });
       expect(JSON.stringify(decision)).not.toContain("SECRET");
@@ -112,7 +134,10 @@ describe("goal tools over MCP", () => {
     try {
       const run = structured(await callTool(mcp, "freeze_run", { goal })).run;
       const attempt = structured(await callTool(mcp, "open_attempt", { run: run.id })).attempt;
-      const unknown = await callTool(mcp, "report_scores", { attempt: attempt.id, scores: { looks_good: 1 } });
+      const unknown = await callTool(mcp, "report_scores", {
+        attempt: attempt.id,
+        scores: { looks_good: 1 },
+      });
       expect(unknown.isError).toBeFalsy();
       expect(structured(unknown).refused.reason).toMatch(/its proofs are: check, review/);
       const outside = await callTool(mcp, "report_scores", { attempt: attempt.id, scores: { review: -0.2 } });
@@ -127,7 +152,11 @@ describe("goal tools over MCP", () => {
 
   it("sends progress notifications when the client asks for them", async () => {
     const goal = contractWith(ws.dir, [{ name: "check", threshold: 1 }]);
-    writePack(ws.dir, "fixture", evaluatorToml({ name: "ok", proof: "check", argv: nodeArgv("0"), repeats: 3 }));
+    writePack(
+      ws.dir,
+      "fixture",
+      evaluatorToml({ name: "ok", proof: "check", argv: nodeArgv("0"), repeats: 3 }),
+    );
     const mcp = await connectMcp(ws.dir, { args: ["--profile", "planner"] });
     try {
       const run = structured(await callTool(mcp, "freeze_run", { goal })).run;
@@ -154,7 +183,10 @@ describe("goal tools over MCP", () => {
       const attempt = structured(await callTool(mcp, "open_attempt", { run: run.id })).attempt;
       const abort = new AbortController();
       const call = mcp.client
-        .callTool({ name: "run_evals", arguments: { schema_version: 1, attempt: attempt.id } }, { signal: abort.signal })
+        .callTool(
+          { name: "run_evals", arguments: { schema_version: 1, attempt: attempt.id } },
+          { signal: abort.signal },
+        )
         .catch((error: unknown) => error);
       const pidFile = join(ws.dir, "grandchild.pid");
       await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "");
@@ -163,7 +195,11 @@ describe("goal tools over MCP", () => {
       await call;
       await waitFor(() => gone(pid));
       await waitFor(() => {
-        const shown = cairnJson<{ samples: { error: string | null }[] }>(ws.dir, ["attempt", "show", attempt.id]);
+        const shown = cairnJson<{ samples: { error: string | null }[] }>(ws.dir, [
+          "attempt",
+          "show",
+          attempt.id,
+        ]);
         return shown.samples.some((s) => s.error?.startsWith("cancelled") === true);
       });
     } finally {
@@ -178,7 +214,10 @@ describe("Ctrl-C in a terminal", () => {
     writePack(ws.dir, "fixture", evaluatorToml({ name: "sleeper", proof: "check", argv: SLEEPER }));
     const run = cairnJson<{ run: { id: string } }>(ws.dir, ["run", "freeze", goal]).run.id;
     const attempt = cairnJson<{ attempt: { id: string } }>(ws.dir, ["attempt", "open", run]).attempt.id;
-    const child = spawn(process.execPath, [CAIRN_BIN, "attempt", "eval", attempt, "--json"], { cwd: ws.dir, env: cleanEnv() });
+    const child = spawn(process.execPath, [CAIRN_BIN, "attempt", "eval", attempt, "--json"], {
+      cwd: ws.dir,
+      env: cleanEnv(),
+    });
     let stdout = "";
     child.stdout.on("data", (chunk: Buffer) => {
       stdout += chunk.toString();

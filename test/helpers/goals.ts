@@ -10,7 +10,8 @@ export function gitWorkspace(files: Record<string, string> = {}): { dir: string;
   runSync("git", ["config", "user.name", "cairn test"], dir);
   runSync("git", ["config", "user.email", "test@cairn.invalid"], dir);
   runSync("git", ["config", "commit.gpgsign", "false"], dir);
-  for (const [path, text] of Object.entries({ "README.md": "fixture\n", ...files })) writeFileSync(join(dir, path), text);
+  for (const [path, text] of Object.entries({ "README.md": "fixture\n", ...files }))
+    writeFileSync(join(dir, path), text);
   runSync("git", ["add", "-A"], dir);
   runSync("git", ["commit", "-qm", "base"], dir);
   const init = cairn(dir, ["init"]);
@@ -41,7 +42,15 @@ export function contractWith(dir: string, proofs: Record<string, unknown>[]): st
   const created = cairn(dir, ["goal", "create", "keep the fixture correct", "--json"]);
   if (created.code !== 0) throw new Error(`goal create failed: ${created.stderr}`);
   const id = (created.json as { goal: { id: string } }).goal.id;
-  const args = ["goal", "update", id, "--outcome", "the fixture passes its checks", "--remove-proofs", "tests"];
+  const args = [
+    "goal",
+    "update",
+    id,
+    "--outcome",
+    "the fixture passes its checks",
+    "--remove-proofs",
+    "tests",
+  ];
   for (const proof of proofs) args.push("--proofs", JSON.stringify(proof));
   const updated = cairn(dir, [...args, "--json"]);
   if (updated.code !== 0) throw new Error(`goal update failed: ${updated.stderr}`);
