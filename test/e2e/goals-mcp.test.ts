@@ -56,8 +56,9 @@ async function waitFor(check: () => boolean, ms = 15_000): Promise<void> {
   }
 }
 
-const structured = (result: { structuredContent?: unknown }) =>
-  result.structuredContent as Record<string, any>;
+// biome-ignore lint/suspicious/noExplicitAny: tool results are read field by field and checked by the assertions.
+type Loose = Record<string, any>;
+const structured = (result: { structuredContent?: unknown }) => result.structuredContent as Loose;
 
 describe("goal tools over MCP", () => {
   it("serves the goal tools to the planner profile only, each with an output schema", async () => {
