@@ -101,10 +101,15 @@ async function sampleOverhead(store: Store, dir: string): Promise<void> {
 }
 
 async function decideAtScale(store: Store): Promise<void> {
-  const proofs = [
-    { name: "tests", direction: "higher" as const, threshold: 1, manual: false, description: "" },
-    { name: "latency", direction: "lower" as const, threshold: 100, manual: false, description: "" },
-  ];
+  const tests = { name: "tests", direction: "higher" as const, threshold: 1, manual: false, description: "" };
+  const latency = {
+    name: "latency",
+    direction: "lower" as const,
+    threshold: 100,
+    manual: false,
+    description: "",
+  };
+  const proofs = [tests, latency];
   const definitions = [
     EvaluatorDefinition.parse({ name: "unit", proof: "tests", argv: ["x"], repeats: 3 }),
     EvaluatorDefinition.parse({ name: "e2e", proof: "tests", argv: ["x"], repeats: 3 }),
@@ -118,10 +123,7 @@ async function decideAtScale(store: Store): Promise<void> {
     }),
   ];
   const manifest = definitions.map((definition) =>
-    freezeEntry(
-      { definition, source: "bench" },
-      proofs.find((p) => p.name === definition.proof) ?? proofs[0]!,
-    ),
+    freezeEntry({ definition, source: "bench" }, definition.proof === "latency" ? latency : tests),
   );
   const run = await goalWithRun(store, manifest, proofs);
   const samplesFor = (attemptId: string, latency: number): SampleRecord[] =>

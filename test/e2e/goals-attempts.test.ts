@@ -9,7 +9,7 @@ import {
   nodeArgv,
   writePack,
 } from "../helpers/goals.js";
-import { cairn } from "../helpers/workspace.js";
+import { cairn, cairnAsync } from "../helpers/workspace.js";
 
 let ws: { dir: string; cleanup: () => void };
 beforeEach(() => {
@@ -129,6 +129,17 @@ describe("attempts measured by cairn", () => {
       "list",
     ]);
     expect(runs.runs).toEqual([expect.objectContaining({ id: run, attempts: 3, kept: 1 })]);
+  });
+
+  it("decides an attempt once when two processes decide it at the same time", async () => {
+    const { run } = frozenRun();
+    const attempt = openAttempt(run);
+    cairnJson(ws.dir, ["attempt", "eval", attempt.id]);
+    const results = await Promise.all([1, 2, 3].map(() => cairnAsync(ws.dir, ["attempt", "decide", attempt.id, "--json"])));
+    expect(results.map((r) => r.code).sort()).toEqual([0, 3, 3]);
+    for (const refused of results.filter((r) => r.code === 3)) {
+      expect(refused.stderr).toMatch(/already decided: keep/);
+    }
   });
 
   it("refuses to decide an attempt with no evaluations", () => {

@@ -132,6 +132,8 @@ export async function evalAttempt(
         at: now(),
       };
       await store.write(async (tx) => {
+        // Decided or reverted meanwhile (another process): evidence must not change under a decision.
+        refuseIfSettled(await attemptOrThrow(tx, attemptId));
         await tx.goals.insertSample(sample);
         await tx.journal.append({
           at: sample.at,
