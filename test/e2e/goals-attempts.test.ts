@@ -135,7 +135,9 @@ describe("attempts measured by cairn", () => {
     const { run } = frozenRun();
     const attempt = openAttempt(run);
     cairnJson(ws.dir, ["attempt", "eval", attempt.id]);
-    const results = await Promise.all([1, 2, 3].map(() => cairnAsync(ws.dir, ["attempt", "decide", attempt.id, "--json"])));
+    const results = await Promise.all(
+      [1, 2, 3].map(() => cairnAsync(ws.dir, ["attempt", "decide", attempt.id, "--json"])),
+    );
     expect(results.map((r) => r.code).sort()).toEqual([0, 3, 3]);
     for (const refused of results.filter((r) => r.code === 3)) {
       expect(refused.stderr).toMatch(/already decided: keep/);

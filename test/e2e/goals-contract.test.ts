@@ -1,3 +1,5 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   cairnJson,
@@ -205,6 +207,30 @@ describe("evaluator packs and proposals", () => {
     const bad = cairn(ws.dir, ["eval", "propose", goal, "--proof", "speed", "--argv", "true"]);
     expect(bad.code).toBe(3);
     expect(bad.stderr).toMatch(/its proofs are: check/);
+  });
+
+  it("reads packs from CAIRN_HOME, and a workspace pack overrides an evaluator of the same name", () => {
+    const home = join(ws.dir, "home");
+    mkdirSync(join(home, "evaluators"), { recursive: true });
+    writeFileSync(
+      join(home, "evaluators", "team.toml"),
+      evaluatorToml({ name: "team-check", proof: "check", argv: ["from-home"] }),
+    );
+    const env = { CAIRN_HOME: home };
+    const listed = cairn(ws.dir, ["eval", "list", "--json"], { env });
+    const fromHome = (listed.json as { evaluators: { name: string; source: string }[] }).evaluators.find(
+      (e) => e.name === "team-check",
+    );
+    expect(fromHome?.source).toBe(`home:${join(home, "evaluators", "team.toml")}`);
+    writePack(
+      ws.dir,
+      "local",
+      evaluatorToml({ name: "team-check", proof: "check", argv: ["from-workspace"] }),
+    );
+    const goal = contractWith(ws.dir, [{ name: "check", threshold: 1 }]);
+    const selected = cairn(ws.dir, ["eval", "select", goal, "--json"], { env });
+    expect(JSON.stringify(selected.json)).toContain("from-workspace");
+    expect(JSON.stringify(selected.json)).not.toContain("from-home");
   });
 
   it("selects workspace pack evaluators by proof", () => {
