@@ -45,6 +45,9 @@ describe("the seam between milestones and the task board", () => {
       link,
     );
     expect(replanned.milestones.map((m) => m.taskId)).toEqual(["T-1", "T-2"]);
+    await expect(updateGoal(store, goal.id, { remove_proofs: ["review"] }, "owner", AT)).rejects.toThrow(
+      /milestone review \(M-2\) owns review/,
+    );
     expect(link.requests.at(-2)?.title).toContain("Core, renamed");
   });
 

@@ -239,6 +239,16 @@ export async function updateGoal(store: Store, id: string, changes: GoalChanges,
   return store.write(async (tx) => {
     const current = await goalOrThrow(tx, id);
     const next = applyChanges(current, changes);
+    for (const milestone of await tx.goals.milestones(id)) {
+      const lost = milestone.proofs.filter((name) => !next.proofs.some((proof) => proof.name === name));
+      if (lost.length > 0) {
+        throw refuse(
+          "plan",
+          `milestone ${milestone.key} (${milestone.id}) owns ${lost.join(", ")}`,
+          `re-plan without it first (\`cairn goal plan ${id}\`), then remove the proof`,
+        );
+      }
+    }
     const goal = await tx.goals.updateGoal(id, next, at);
     await tx.journal.append({
       at,

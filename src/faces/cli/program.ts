@@ -32,9 +32,9 @@ function terminalControls(): { controls: CallControls; release: () => void } {
   const abort = new AbortController();
   const onInterrupt = () => abort.abort();
   process.once("SIGINT", onInterrupt);
-  const tty = process.stderr.isTTY === true;
   const controls: CallControls = { signal: abort.signal };
-  if (tty) {
+  let drawn = false;
+  if (process.stderr.isTTY === true) {
     controls.progress = ({ progress, total, message }) => {
       const width = 24;
       const filled = total ? Math.round((progress / total) * width) : 0;
@@ -42,13 +42,14 @@ function terminalControls(): { controls: CallControls; release: () => void } {
         ? `[${"#".repeat(filled)}${".".repeat(width - filled)}] ${progress}/${total}`
         : `${progress}`;
       process.stderr.write(`\r\x1b[2K${bar} ${message ?? ""}`);
+      drawn = true;
     };
   }
   return {
     controls,
     release: () => {
       process.removeListener("SIGINT", onInterrupt);
-      if (tty && controls.progress) process.stderr.write("\r\x1b[2K");
+      if (drawn) process.stderr.write("\r\x1b[2K");
     },
   };
 }
