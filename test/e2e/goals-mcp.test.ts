@@ -87,7 +87,7 @@ describe("goal tools over MCP", () => {
       evaluatorToml({
         name: "visible-check",
         proof: "check",
-        argv: nodeArgv("console.log('visible says hi')"),
+        argv: nodeArgv("console.log('visible says hi; agent token: '+(process.env.CAIRN_AGENT??'none'))"),
       }) +
         evaluatorToml({
           name: "holdout",
@@ -110,6 +110,7 @@ describe("goal tools over MCP", () => {
       const evals = await callTool(mcp, "run_evals", { attempt: attempt.id });
       const text = JSON.stringify(evals);
       expect(text).toContain("visible says hi");
+      expect(text).toContain("agent token: none");
       expect(text).not.toContain("SECRET-HOLDOUT");
       expect(text).not.toContain("holdout");
       const decision = structured(await callTool(mcp, "decide_attempt", { attempt: attempt.id }));

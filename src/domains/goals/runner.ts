@@ -26,6 +26,13 @@ function killGroup(pid: number | undefined): void {
   }
 }
 
+/** The caller's environment minus its identity: an evaluator must never act as the agent. */
+function evaluatorEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  delete env.CAIRN_AGENT;
+  return env;
+}
+
 interface Execution {
   exitCode: number | null;
   stdout: string;
@@ -53,7 +60,7 @@ export function execute(
       cwd,
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
-      env: process.env,
+      env: evaluatorEnv(),
     });
     const take = (chunk: Buffer, isStdout: boolean) => {
       hash.update(chunk);
