@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { decideAttempt, evalAttempt, openAttempt } from "../src/domains/goals/attempts.js";
-import { decide } from "../src/domains/goals/decide.js";
+import { decide, keptMeasurements } from "../src/domains/goals/decide.js";
 import { EvaluatorDefinition } from "../src/domains/goals/evaluators/definition.js";
 import { freezeEntry } from "../src/domains/goals/runs.js";
 import { openSqliteStore } from "../src/store/sqlite/sqlite-store.js";
@@ -177,6 +177,10 @@ async function decideAtScale(store: Store): Promise<void> {
         { ...decision, verdict } as unknown as Record<string, unknown>,
         AT,
       );
+      if (verdict === "keep") {
+        for (const kept of keptMeasurements(attempt.id, decision))
+          await tx.goals.raiseBaseline({ ...kept, runId: run.id });
+      }
     }
     await tx.journal.append({ at: AT, actor: "owner", action: "bench.setup", subject: run.id, data: {} });
   });

@@ -100,6 +100,14 @@ export interface AttemptRecord {
   revertedAt: string | null;
 }
 
+export interface BaselineRecord {
+  evaluator: string;
+  attemptId: string;
+  mean: number;
+  noise: number;
+  direction: Direction;
+}
+
 export interface SampleRecord {
   attemptId: string;
   evaluator: string;
@@ -162,8 +170,10 @@ export interface GoalRepo {
   ): Promise<AttemptRecord>;
   attempt(id: string): Promise<AttemptRecord | undefined>;
   attempts(runId: string): Promise<AttemptRecord[]>;
-  /** Kept attempts of a run, with their stored decisions (the baseline for regressions). */
-  keptAttempts(runId: string): Promise<AttemptRecord[]>;
+  /** The best kept measurement per evaluator of a run: what later attempts must not regress from. */
+  baselines(runId: string): Promise<BaselineRecord[]>;
+  /** Record a kept measurement; it replaces the stored one only when it is better. */
+  raiseBaseline(baseline: BaselineRecord & { runId: string }): Promise<void>;
   keptAttemptForMilestone(milestoneId: string): Promise<AttemptRecord | undefined>;
   attemptsUsingMilestone(milestoneId: string): Promise<number>;
   recordDecision(id: string, verdict: Verdict, decision: Record<string, unknown>, at: string): Promise<void>;

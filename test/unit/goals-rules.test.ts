@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { draftContract, openQuestions } from "../../src/domains/goals/contract.js";
-import { baselinesFrom, decide } from "../../src/domains/goals/decide.js";
+import { decide } from "../../src/domains/goals/decide.js";
 import { parsePack } from "../../src/domains/goals/evaluators/catalog.js";
 import { definitionHash, EvaluatorDefinition } from "../../src/domains/goals/evaluators/definition.js";
 import { findCycle } from "../../src/domains/goals/milestones.js";
@@ -155,18 +155,6 @@ describe("deciding an attempt", () => {
     const failed = decide({ ...base, baselines: new Map(), samples: [sample("bench", 200)] });
     expect(failed.verdict).toBe("revert");
     expect(failed.proofs[0]?.score).toBeCloseTo(0.5);
-  });
-
-  it("takes the best kept measurement as the baseline", () => {
-    const summary = (mean: number) => ({
-      evaluators: [{ name: "bench", mean, noise: 0, direction: "lower" }],
-    });
-    const baselines = baselinesFrom([
-      { id: "AT-1", decision: summary(60) },
-      { id: "AT-2", decision: summary(40) },
-      { id: "AT-3", decision: summary(50) },
-    ]);
-    expect(baselines.get("bench")).toMatchObject({ attemptId: "AT-2", mean: 40 });
   });
 
   it("reviews when a proof's evaluators have not all run", () => {

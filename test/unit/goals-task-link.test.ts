@@ -22,6 +22,58 @@ afterEach(async () => {
 
 const AT = "2026-01-01T00:00:00.000Z";
 
+describe("run baselines", () => {
+  it("keep only the best kept measurement per evaluator", async () => {
+    const { goal } = await createGoal(store, "make it fast", "owner", AT);
+    const raise = (mean: number) =>
+      store.write(async (tx) => {
+        const run =
+          (await tx.goals.runs(goal.id))[0] ??
+          (await tx.goals.insertRun({
+            goalId: goal.id,
+            contract: goal,
+            milestones: [],
+            manifest: [],
+            manifestHash: "h",
+            createdBy: "owner",
+            createdAt: AT,
+          }));
+        const attempt = await tx.goals.insertAttempt({
+          runId: run.id,
+          milestoneId: null,
+          baseHead: null,
+          baseDirty: false,
+          baseChanges: [],
+          openedBy: "owner",
+          openedAt: AT,
+        });
+        await tx.goals.raiseBaseline({
+          runId: run.id,
+          evaluator: "bench",
+          attemptId: attempt.id,
+          mean,
+          noise: 1,
+          direction: "lower",
+        });
+        await tx.journal.append({
+          at: AT,
+          actor: "owner",
+          action: "test.baseline",
+          subject: attempt.id,
+          data: {},
+        });
+        return run.id;
+      });
+    await raise(60);
+    await raise(40);
+    const runId = await raise(50);
+    const baselines = await store.read((tx) => tx.goals.baselines(runId));
+    expect(baselines).toEqual([
+      { evaluator: "bench", attemptId: "AT-2", mean: 40, noise: 1, direction: "lower" },
+    ]);
+  });
+});
+
 describe("the seam between milestones and the task board", () => {
   it("creates one task per new milestone, links it, and keeps the link across a re-plan", async () => {
     const { goal } = await createGoal(store, "make it tested and documented", "owner", AT);

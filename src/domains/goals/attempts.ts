@@ -1,7 +1,7 @@
 import { notFound, refuse, usageError } from "../../kernel/outcome.js";
 import type { AttemptRecord, RunRecord, SampleRecord, Store, Tx } from "../../store/store.js";
 import { unknownProof } from "./contract.js";
-import { baselinesFrom, type Decision, decide } from "./decide.js";
+import { type Decision, decide, keptMeasurements } from "./decide.js";
 import type { EvaluatorDefinition } from "./evaluators/definition.js";
 import { changedPaths, gitHead, isGitRepo, restoreBase } from "./git.js";
 import { sampleEvaluator } from "./runner.js";
@@ -179,7 +179,7 @@ export async function decideAttempt(
         `run \`cairn attempt eval ${attemptId}\` first`,
       );
     }
-    const baselines = baselinesFrom(await tx.goals.keptAttempts(run.id));
+    const baselines = new Map((await tx.goals.baselines(run.id)).map((b) => [b.evaluator, b]));
     const decision = decide({
       proofs: run.contract.proofs,
       required: await requiredProofs(tx, run, attempt),
@@ -194,6 +194,10 @@ export async function decideAttempt(
       decision as unknown as Record<string, unknown>,
       at,
     );
+    if (decision.verdict === "keep") {
+      for (const kept of keptMeasurements(attemptId, decision))
+        await tx.goals.raiseBaseline({ ...kept, runId: run.id });
+    }
     await tx.journal.append({
       at,
       actor,

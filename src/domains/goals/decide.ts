@@ -1,4 +1,5 @@
 import type {
+  BaselineRecord,
   FrozenEvaluatorRecord,
   ProofSpec,
   SampleRecord,
@@ -214,27 +215,15 @@ function failureText(summary: EvaluatorSummary): string {
   return `${who} measured ${summary.mean === null ? "nothing" : fmt(summary.mean)}, needs ${bar} ${fmt(summary.threshold)}`;
 }
 
-/** The best kept measurement per evaluator across a run's kept attempts. */
-export function baselinesFrom(
-  kept: readonly { id: string; decision: Record<string, unknown> | null }[],
-): Map<string, Baseline> {
-  const best = new Map<string, Baseline & { direction: "higher" | "lower" }>();
-  for (const attempt of kept) {
-    const decision = attempt.decision as unknown as Decision | null;
-    for (const summary of decision?.evaluators ?? []) {
-      if (summary.mean === null) continue;
-      const current = best.get(summary.name);
-      const better =
-        !current ||
-        (summary.direction === "higher" ? summary.mean > current.mean : summary.mean < current.mean);
-      if (better)
-        best.set(summary.name, {
-          attemptId: attempt.id,
-          mean: summary.mean,
-          noise: summary.noise,
-          direction: summary.direction,
-        });
-    }
-  }
-  return best;
+/** The baselines a kept decision offers: one per evaluator that produced a number. */
+export function keptMeasurements(attemptId: string, decision: Decision): BaselineRecord[] {
+  return decision.evaluators
+    .filter((summary) => summary.mean !== null && !summary.couldNotRun)
+    .map((summary) => ({
+      evaluator: summary.name,
+      attemptId,
+      mean: summary.mean as number,
+      noise: summary.noise,
+      direction: summary.direction,
+    }));
 }

@@ -59,7 +59,15 @@ export function sqliteGoals(db: Database.Database): GoalRepo {
       "INSERT INTO goal_attempts (seq, id, run_id, milestone_id, base_head, base_dirty, base_changes, opened_by, opened_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
     ),
     attempts: one("SELECT * FROM goal_attempts WHERE run_id = ? ORDER BY seq"),
-    kept: one("SELECT * FROM goal_attempts WHERE run_id = ? AND verdict = 'keep' ORDER BY seq"),
+    baselines: one(
+      "SELECT evaluator, attempt_id, mean, noise, direction FROM goal_baselines WHERE run_id = ?",
+    ),
+    raiseBaseline: db.prepare(
+      `INSERT INTO goal_baselines (run_id, evaluator, attempt_id, mean, noise, direction) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (run_id, evaluator) DO UPDATE SET attempt_id = excluded.attempt_id, mean = excluded.mean, noise = excluded.noise, direction = excluded.direction
+       WHERE (excluded.direction = 'higher' AND excluded.mean > goal_baselines.mean)
+          OR (excluded.direction = 'lower' AND excluded.mean < goal_baselines.mean)`,
+    ),
     keptForMilestone: one(
       "SELECT * FROM goal_attempts WHERE milestone_id = ? AND verdict = 'keep' AND reverted_at IS NULL ORDER BY seq DESC LIMIT 1",
     ),
@@ -219,8 +227,24 @@ export function sqliteGoals(db: Database.Database): GoalRepo {
     async attempts(runId) {
       return stmts.attempts.all(runId).map(attemptOf);
     },
-    async keptAttempts(runId) {
-      return stmts.kept.all(runId).map(attemptOf);
+    async baselines(runId) {
+      return stmts.baselines.all(runId).map((row) => ({
+        evaluator: String(row.evaluator),
+        attemptId: String(row.attempt_id),
+        mean: Number(row.mean),
+        noise: Number(row.noise),
+        direction: row.direction === "lower" ? ("lower" as const) : ("higher" as const),
+      }));
+    },
+    async raiseBaseline(baseline) {
+      stmts.raiseBaseline.run(
+        baseline.runId,
+        baseline.evaluator,
+        baseline.attemptId,
+        baseline.mean,
+        baseline.noise,
+        baseline.direction,
+      );
     },
     async keptAttemptForMilestone(milestoneId) {
       const row = stmts.keptForMilestone.get(milestoneId);

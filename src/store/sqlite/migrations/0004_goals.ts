@@ -80,6 +80,18 @@ export const goals: Migration = {
     CREATE INDEX goal_attempts_run ON goal_attempts(run_id, verdict);
     CREATE INDEX goal_attempts_milestone ON goal_attempts(milestone_id, verdict);
 
+    -- The best kept measurement of each evaluator in a run: the bar later attempts must not fall
+    -- below. Kept attempts are never reverted, so it only ever improves.
+    CREATE TABLE goal_baselines (
+      run_id TEXT NOT NULL REFERENCES goal_runs(id),
+      evaluator TEXT NOT NULL,
+      attempt_id TEXT NOT NULL REFERENCES goal_attempts(id),
+      mean REAL NOT NULL,
+      noise REAL NOT NULL,
+      direction TEXT NOT NULL CHECK (direction IN ('higher', 'lower')),
+      PRIMARY KEY (run_id, evaluator)
+    );
+
     CREATE TABLE goal_samples (
       seq INTEGER PRIMARY KEY,
       attempt_id TEXT NOT NULL REFERENCES goal_attempts(id),

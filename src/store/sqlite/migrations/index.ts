@@ -26,6 +26,7 @@ export const CONTENT_TABLES: readonly string[] = [
   "goal_evaluator_proposals",
   "goal_runs",
   "goal_attempts",
+  "goal_baselines",
   "goal_samples",
   "goal_score_reports",
 ];
