@@ -5,6 +5,22 @@ import { notFound, refuse } from "../kernel/outcome.js";
 import { openStore } from "../store/open.js";
 import type { Store } from "../store/store.js";
 
+/** A long-running call's progress, as a face can show it (MCP progress notification, a TTY bar). */
+export interface ProgressUpdate {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+/**
+ * What a face lends one call beyond its input: a signal that fires when the caller cancels (MCP
+ * cancel, Ctrl-C) and a sink for progress. Faces that have neither pass nothing.
+ */
+export interface CallControls {
+  signal?: AbortSignal;
+  progress?: (update: ProgressUpdate) => void;
+}
+
 /** What a handler can reach: the workspace, its store and config, the bound caller, the clock. */
 export interface CommandContext {
   readonly cwd: string;
@@ -15,8 +31,15 @@ export interface CommandContext {
   readonly actor: Actor;
   /** The MCP tool profile this caller is served (launch flag, else role, else worker). */
   readonly profile: Profile;
+  /** Fires when the caller cancels this call; long work stops and kills what it started. */
+  readonly signal: AbortSignal;
+  /** Report progress of long work; a no-op when the caller did not ask for it. */
+  progress(update: ProgressUpdate): void;
   now(): string;
 }
+
+/** The per-process part of a context, before a call lends its controls. */
+export type SessionContext = Omit<CommandContext, "signal" | "progress">;
 
 /** A handler's context before any workspace exists (`init`, `import`, `capabilities`). */
 export interface BareContext {
@@ -45,7 +68,7 @@ export class Session {
   readonly agentToken: string | undefined;
   private readonly requestedProfile: Profile | undefined;
   private readonly clock: () => Date;
-  private opened?: Promise<CommandContext>;
+  private opened?: Promise<SessionContext>;
 
   constructor(options: SessionOptions) {
     this.cwd = options.cwd;
@@ -65,7 +88,7 @@ export class Session {
    * Open the workspace and bind the caller, once. A failed open is not kept: the next call
    * retries, so a server started on a damaged database recovers once the file is restored.
    */
-  context(): Promise<CommandContext> {
+  context(): Promise<SessionContext> {
     this.opened ??= this.open().catch((error: unknown) => {
       this.opened = undefined;
       throw error;
@@ -73,7 +96,7 @@ export class Session {
     return this.opened;
   }
 
-  private async open(): Promise<CommandContext> {
+  private async open(): Promise<SessionContext> {
     const workspace = discoverWorkspace(this.cwd, this.env);
     if (!workspace) {
       throw notFound(

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { guard } from "../domains/identity/guard.js";
 import { type Outcome, operational, outcomeFromThrown, usageError } from "../kernel/outcome.js";
-import type { Session } from "./context.js";
+import type { CallControls, CommandContext, Session } from "./context.js";
 import type { AnyCommand } from "./define.js";
 
 /** Name every offending field, so a caller can fix its call without guessing. */
@@ -19,6 +19,7 @@ export async function dispatch(
   command: AnyCommand,
   rawInput: unknown,
   session: Session,
+  controls: CallControls = {},
 ): Promise<Outcome<unknown>> {
   try {
     const parsed = command.input.safeParse(rawInput ?? {});
@@ -33,7 +34,11 @@ export async function dispatch(
     if (command.workspace === "none") {
       output = await command.handler(input, session.bare());
     } else {
-      const ctx = await session.context();
+      const ctx: CommandContext = {
+        ...(await session.context()),
+        signal: controls.signal ?? new AbortController().signal,
+        progress: controls.progress ?? (() => {}),
+      };
       guard(ctx.actor, {
         name: command.name,
         effect: command.effect,

@@ -1,6 +1,17 @@
+import {
+  attemptDecide,
+  attemptEval,
+  attemptOpen,
+  attemptReport,
+  attemptRevert,
+  attemptShow,
+} from "./attempts.js";
 import { capabilities } from "./capabilities.js";
 import type { AnyCommand } from "./define.js";
+import { evalApprove, evalList, evalProposals, evalPropose, evalReject, evalSelect } from "./evals.js";
+import { goalCreate, goalGate, goalList, goalNext, goalPlan, goalShow, goalUpdate } from "./goals.js";
 import { agentAdd, agentList, agentRetire, whoami } from "./identity.js";
+import { runFreeze, runList, runStatus } from "./runs.js";
 import { exportCommand, importCommand, init, status } from "./workspace.js";
 
 /** The command table. Each domain's commands are declared in their own file and listed here. */
@@ -14,6 +25,28 @@ export const COMMANDS: readonly AnyCommand[] = [
   exportCommand,
   importCommand,
   capabilities,
+  goalCreate,
+  goalUpdate,
+  goalShow,
+  goalList,
+  goalPlan,
+  goalNext,
+  goalGate,
+  evalSelect,
+  evalPropose,
+  evalApprove,
+  evalReject,
+  evalProposals,
+  evalList,
+  runFreeze,
+  runList,
+  runStatus,
+  attemptOpen,
+  attemptEval,
+  attemptDecide,
+  attemptShow,
+  attemptReport,
+  attemptRevert,
 ];
 
 export const COMMANDS_BY_NAME: ReadonlyMap<string, AnyCommand> = new Map(COMMANDS.map((c) => [c.name, c]));

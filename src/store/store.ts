@@ -4,6 +4,10 @@
  * interfaces and must pass the same contract tests (test/unit/store-contract.test.ts).
  */
 
+import type { GoalRepo } from "./goals.js";
+
+export type * from "./goals.js";
+
 export type Grant = "rw" | "ro";
 
 export interface AgentRecord {
@@ -82,6 +86,7 @@ export interface Tx {
   meta: MetaRepo;
   transfer: TransferRepo;
   counts: CountsRepo;
+  goals: GoalRepo;
 }
 
 export interface Store {

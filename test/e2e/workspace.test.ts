@@ -132,11 +132,11 @@ describe("export and import", () => {
   });
 
   it("rejects a file that is not an export, leaving no half-made workspace", () => {
+    const source = initWorkspace();
+    const header = cairn(source.dir, ["export"]).stdout.split("\n")[0];
+    source.cleanup();
     const bad = join(scratch.dir, "bad.jsonl");
-    writeFileSync(
-      bad,
-      '{"format":"cairn-export","schema":1,"cairn":"0.1.0"}\n{"table":"agents","row":{"nope":1}}\n',
-    );
+    writeFileSync(bad, `${header}\n{"table":"agents","row":{"nope":1}}\n`);
     const target = join(scratch.dir, "t");
     mkdirSync(target);
     const imported = cairn(target, ["import", bad]);

@@ -6,6 +6,8 @@ export interface FieldShape {
   required: boolean;
   description: string | undefined;
   choices?: readonly string[];
+  /** For arrays: the kind of each element (objects arrive as JSON text on the command line). */
+  element?: FieldShape["kind"];
 }
 
 interface ZodDefLike {
@@ -44,7 +46,12 @@ export function fieldShape(schema: z.ZodType): FieldShape {
       case "literal":
         return { kind: "enum", required, description: inner, choices: (def.values ?? []).map(String) };
       case "array":
-        return { kind: "array", required, description: inner };
+        return {
+          kind: "array",
+          required,
+          description: inner,
+          element: def.element ? fieldShape(def.element).kind : "other",
+        };
       default:
         return { kind: "other", required, description: inner };
     }

@@ -1,5 +1,5 @@
 import { Command as Commander, CommanderError, Option } from "commander";
-import type { Session } from "../../commands/context.js";
+import type { CallControls, Session } from "../../commands/context.js";
 import type { AnyCommand } from "../../commands/define.js";
 import { dispatch } from "../../commands/dispatch.js";
 import { COMMANDS } from "../../commands/registry.js";
@@ -9,6 +9,50 @@ import { fieldShape, flagOf } from "./options.js";
 import { type Output, renderOutcome } from "./render.js";
 
 const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
+
+/** Structured fields (objects, maps) are given as JSON text; a value that is not JSON stays text for the schema to name. */
+function fromJson(value: string): unknown {
+  try {
+    return JSON.parse(value);
+  } catch {
+    return value;
+  }
+}
+
+const collectJson = (value: string, previous: unknown[] | undefined) => [
+  ...(previous ?? []),
+  fromJson(value),
+];
+
+/**
+ * What a terminal lends a call: Ctrl-C cancels it (long work kills its children), and progress
+ * is drawn on stderr when stderr is a terminal. Removed again when the call returns.
+ */
+function terminalControls(): { controls: CallControls; release: () => void } {
+  const abort = new AbortController();
+  const onInterrupt = () => abort.abort();
+  process.once("SIGINT", onInterrupt);
+  const controls: CallControls = { signal: abort.signal };
+  let drawn = false;
+  if (process.stderr.isTTY === true) {
+    controls.progress = ({ progress, total, message }) => {
+      const width = 24;
+      const filled = total ? Math.round((progress / total) * width) : 0;
+      const bar = total
+        ? `[${"#".repeat(filled)}${".".repeat(width - filled)}] ${progress}/${total}`
+        : `${progress}`;
+      process.stderr.write(`\r\x1b[2K${bar} ${message ?? ""}`);
+      drawn = true;
+    };
+  }
+  return {
+    controls,
+    release: () => {
+      process.removeListener("SIGINT", onInterrupt);
+      if (drawn) process.stderr.write("\r\x1b[2K");
+    },
+  };
+}
 
 function toNumber(value: string): number | string {
   const number = Number(value);
@@ -49,7 +93,11 @@ function attach(
         : new Option(`${flag} <${field.kind === "array" ? "value" : name}>`, field.description);
     if (field.choices) option.choices(field.choices);
     if (field.kind === "number") option.argParser(toNumber);
-    if (field.kind === "array") option.argParser(collect);
+    if (field.kind === "array") {
+      if (field.element === "other") option.argParser(collectJson);
+      else option.argParser(collect);
+    }
+    if (field.kind === "other") option.argParser(fromJson);
     if (field.required) option.makeOptionMandatory();
     leaf.addOption(option);
   }
@@ -67,7 +115,8 @@ function attach(
         .replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
       if (options[key] !== undefined) input[name] = options[key];
     }
-    const outcome = await dispatch(command, input, session);
+    const terminal = terminalControls();
+    const outcome = await dispatch(command, input, session, terminal.controls).finally(terminal.release);
     renderOutcome(outcome, options.json === true, out, command.render);
     exit(exitCodeOf(outcome));
   });

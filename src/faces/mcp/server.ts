@@ -1,7 +1,7 @@
-import { McpServer } from "@modelcontextprotocol/server";
+import { McpServer, type ServerContext } from "@modelcontextprotocol/server";
 import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import type { z } from "zod";
-import type { Session } from "../../commands/context.js";
+import type { CallControls, Session } from "../../commands/context.js";
 import { dispatch } from "../../commands/dispatch.js";
 import { COMMANDS_BY_NAME } from "../../commands/registry.js";
 import {
@@ -81,10 +81,27 @@ function register(server: McpServer, tool: ToolSpec, session: Session): void {
     return;
   }
   const command = commandOf(tool, COMMANDS_BY_NAME);
-  server.registerTool(tool.name, config, async (args: unknown) => {
+  server.registerTool(tool.name, config, async (args: unknown, ctx: ServerContext) => {
     const { schema_version: _version, ...input } = args as Record<string, unknown>;
-    return toolResult(await dispatch(command, input, session));
+    return toolResult(await dispatch(command, input, session, callControls(ctx)));
   });
+}
+
+/**
+ * The request's cancellation signal, and progress notifications when (and only when) the client
+ * sent a progress token with its call.
+ */
+function callControls(ctx: ServerContext): CallControls {
+  const token = ctx.mcpReq._meta?.progressToken;
+  const controls: CallControls = { signal: ctx.mcpReq.signal };
+  if (token !== undefined) {
+    controls.progress = (update) => {
+      ctx.mcpReq
+        .notify({ method: "notifications/progress", params: { progressToken: token, ...update } })
+        .catch(() => {});
+    };
+  }
+  return controls;
 }
 
 export function createServer(session: Session, profile: Profile): McpServer {

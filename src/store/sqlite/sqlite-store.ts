@@ -3,6 +3,7 @@ import { CairnError, operational } from "../../kernel/outcome.js";
 import type { Store, Tx } from "../store.js";
 import { sqliteAgents } from "./agents.js";
 import { translateSqliteError } from "./errors.js";
+import { sqliteGoals } from "./goals.js";
 import { sqliteJournal } from "./journal.js";
 import { sqliteMeta } from "./meta.js";
 import { MIGRATIONS } from "./migrations/index.js";
@@ -54,6 +55,7 @@ class SqliteStore implements Store {
       meta: sqliteMeta(this.db),
       transfer: sqliteTransfer(this.db),
       counts: sqliteCounts(this.db),
+      goals: sqliteGoals(this.db),
     };
   }
 

@@ -1,0 +1,225 @@
+import { z } from "zod";
+import type { Decision } from "../domains/goals/decide.js";
+import type { EvaluatorDefinition } from "../domains/goals/evaluators/definition.js";
+import type { AttemptRecord, GoalRecord, MilestoneRecord, RunRecord, SampleRecord } from "../store/store.js";
+
+/**
+ * JSON shapes of the goals domain and the one rule every view applies: a hidden evaluator's
+ * command and output are shown to the workspace owner only; building agents see pass/fail.
+ */
+
+export const Proof = z.object({
+  name: z.string(),
+  direction: z.enum(["higher", "lower"]),
+  threshold: z.number().nullable(),
+  manual: z.boolean(),
+  description: z.string(),
+});
+
+export const Goal = z.object({
+  id: z.string(),
+  goal: z.string(),
+  outcome: z.string().nullable(),
+  constraints: z.array(z.string()),
+  non_goals: z.array(z.string()),
+  proofs: z.array(Proof),
+  created_by: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+export const goalView = (goal: GoalRecord): z.infer<typeof Goal> => ({
+  id: goal.id,
+  goal: goal.goal,
+  outcome: goal.outcome,
+  constraints: goal.constraints,
+  non_goals: goal.nonGoals,
+  proofs: goal.proofs,
+  created_by: goal.createdBy,
+  created_at: goal.createdAt,
+  updated_at: goal.updatedAt,
+});
+
+export const Milestone = z.object({
+  id: z.string(),
+  key: z.string(),
+  title: z.string(),
+  description: z.string(),
+  proofs: z.array(z.string()),
+  depends_on: z.array(z.string()),
+  task_id: z.string().nullable(),
+});
+
+export const milestoneView = (milestone: MilestoneRecord): z.infer<typeof Milestone> => ({
+  id: milestone.id,
+  key: milestone.key,
+  title: milestone.title,
+  description: milestone.description,
+  proofs: milestone.proofs,
+  depends_on: milestone.dependsOn,
+  task_id: milestone.taskId,
+});
+
+export const FrozenEvaluator = z.object({
+  name: z.string(),
+  proof: z.string(),
+  source: z.string(),
+  hash: z.string(),
+  hidden: z.boolean(),
+  argv: z.array(z.string()).nullable().describe("null for a hidden evaluator unless you are the owner"),
+  read: z.string(),
+  direction: z.enum(["higher", "lower"]),
+  threshold: z.number().nullable(),
+  repeats: z.number(),
+  timeout_seconds: z.number(),
+});
+
+export const Run = z.object({
+  id: z.string(),
+  goal_id: z.string(),
+  manifest_hash: z.string(),
+  evaluators: z.array(FrozenEvaluator),
+  created_by: z.string(),
+  created_at: z.string(),
+});
+
+export function runView(run: RunRecord, owner: boolean): z.infer<typeof Run> {
+  return {
+    id: run.id,
+    goal_id: run.goalId,
+    manifest_hash: run.manifestHash,
+    evaluators: run.manifest.map((entry) => {
+      const definition = entry.definition as unknown as EvaluatorDefinition;
+      const hidden = definition.hidden === true;
+      return {
+        name: entry.name,
+        proof: entry.proof,
+        source: hidden && !owner ? "(hidden)" : entry.source,
+        hash: entry.hash,
+        hidden,
+        argv: hidden && !owner ? null : definition.argv,
+        read: definition.read,
+        direction: definition.direction ?? "higher",
+        threshold: definition.threshold ?? null,
+        repeats: definition.repeats,
+        timeout_seconds: definition.timeout_seconds,
+      };
+    }),
+    created_by: run.createdBy,
+    created_at: run.createdAt,
+  };
+}
+
+export const Attempt = z.object({
+  id: z.string(),
+  run_id: z.string(),
+  milestone_id: z.string().nullable(),
+  base_head: z.string().nullable(),
+  base_dirty: z.boolean(),
+  base_changes: z.array(z.string()).describe("paths already changed when the attempt opened"),
+  opened_by: z.string(),
+  opened_at: z.string(),
+  verdict: z.enum(["keep", "revert", "review"]).nullable(),
+  decided_at: z.string().nullable(),
+  reverted_at: z.string().nullable(),
+});
+
+export const attemptView = (attempt: AttemptRecord): z.infer<typeof Attempt> => ({
+  id: attempt.id,
+  run_id: attempt.runId,
+  milestone_id: attempt.milestoneId,
+  base_head: attempt.baseHead,
+  base_dirty: attempt.baseDirty,
+  base_changes: attempt.baseChanges,
+  opened_by: attempt.openedBy,
+  opened_at: attempt.openedAt,
+  verdict: attempt.verdict,
+  decided_at: attempt.decidedAt,
+  reverted_at: attempt.revertedAt,
+});
+
+export const Sample = z.object({
+  evaluator: z.string(),
+  proof: z.string(),
+  hidden: z.boolean(),
+  repeat: z.number(),
+  exit_code: z.number().nullable(),
+  value: z.number().nullable(),
+  error: z.string().nullable(),
+  duration_ms: z.number(),
+  output_tail: z.string().nullable(),
+  output_hash: z.string().nullable(),
+  git_head: z.string().nullable(),
+});
+
+export function sampleView(sample: SampleRecord, hidden: boolean, owner: boolean): z.infer<typeof Sample> {
+  const withhold = hidden && !owner;
+  return {
+    evaluator: withhold ? "(hidden)" : sample.evaluator,
+    proof: sample.proof,
+    hidden,
+    repeat: sample.repeatIndex,
+    exit_code: withhold ? null : sample.exitCode,
+    value: withhold ? null : sample.value,
+    error: withhold ? null : sample.error,
+    duration_ms: Math.round(sample.durationMs * 10) / 10,
+    output_tail: withhold ? null : sample.outputTail,
+    output_hash: withhold ? null : sample.outputHash,
+    git_head: sample.gitHead,
+  };
+}
+
+export const DecisionView = z.object({
+  attempt_id: z.string(),
+  verdict: z.enum(["keep", "revert", "review"]),
+  reasons: z.array(z.string()),
+  proofs: z.array(
+    z.object({
+      name: z.string(),
+      required: z.boolean(),
+      source: z.enum(["measured", "self_reported", "missing"]),
+      passed: z.boolean(),
+      score: z.number().min(0).max(1),
+    }),
+  ),
+  evaluators: z.array(
+    z.object({
+      name: z.string(),
+      proof: z.string(),
+      hidden: z.boolean(),
+      passed: z.boolean(),
+      mean: z.number().nullable(),
+      noise: z.number().nullable(),
+      threshold: z.number().nullable(),
+      samples: z.number(),
+      errors: z.array(z.string()),
+    }),
+  ),
+});
+
+export function decisionView(
+  attemptId: string,
+  decision: Decision,
+  owner: boolean,
+): z.infer<typeof DecisionView> {
+  return {
+    attempt_id: attemptId,
+    verdict: decision.verdict,
+    reasons: decision.reasons,
+    proofs: decision.proofs,
+    evaluators: decision.evaluators.map((summary) => {
+      const withhold = summary.hidden && !owner;
+      return {
+        name: withhold ? "(hidden)" : summary.name,
+        proof: summary.proof,
+        hidden: summary.hidden,
+        passed: summary.passed,
+        mean: withhold ? null : summary.mean,
+        noise: withhold ? null : summary.noise,
+        threshold: withhold ? null : summary.threshold,
+        samples: summary.samples,
+        errors: withhold ? [] : summary.errors,
+      };
+    }),
+  };
+}

@@ -1,0 +1,132 @@
+import { z } from "zod";
+import { goalOrThrow } from "../domains/goals/contract.js";
+import { catalogDirectories, driftOf, freezeRun, runOrThrow } from "../domains/goals/runs.js";
+import { defineCommand } from "./define.js";
+import { Run, runView } from "./goal-views.js";
+
+export const runFreeze = defineCommand({
+  name: "run freeze",
+  summary:
+    "Freeze a goal into a run: the contract plus every selected evaluator's definition and content hash",
+  effect: "write",
+  positional: ["goal"],
+  input: z.object({ goal: z.string().describe("goal id") }),
+  output: z.object({ run: Run }),
+  async handler(input, ctx) {
+    const run = await freezeRun(
+      ctx.store,
+      input.goal,
+      ctx.workspace.root,
+      catalogDirectories(ctx.workspace, ctx.env),
+      ctx.actor.id,
+      ctx.now(),
+    );
+    return { run: runView(run, ctx.actor.isOwner) };
+  },
+  render: (out) =>
+    `Froze ${out.run.id} for ${out.run.goal_id} (${out.run.manifest_hash.slice(0, 19)}…): ${out.run.evaluators.map((e) => e.name).join(", ")}`,
+});
+
+export const runList = defineCommand({
+  name: "run list",
+  summary: "Every run (of one goal with --goal) with its attempts and verdicts",
+  effect: "read",
+  input: z.object({ goal: z.string().optional().describe("only this goal's runs") }),
+  output: z.object({
+    runs: z.array(
+      z.object({
+        id: z.string(),
+        goal_id: z.string(),
+        goal: z.string(),
+        evaluators: z.number(),
+        attempts: z.number(),
+        kept: z.number(),
+        created_at: z.string(),
+      }),
+    ),
+  }),
+  async handler(input, ctx) {
+    return ctx.store.read(async (tx) => {
+      if (input.goal) await goalOrThrow(tx, input.goal);
+      const runs = await tx.goals.runs(input.goal);
+      const rows = [];
+      for (const run of runs) {
+        const attempts = await tx.goals.attempts(run.id);
+        rows.push({
+          id: run.id,
+          goal_id: run.goalId,
+          goal: run.contract.goal,
+          evaluators: run.manifest.length,
+          attempts: attempts.length,
+          kept: attempts.filter((attempt) => attempt.verdict === "keep").length,
+          created_at: run.createdAt,
+        });
+      }
+      return { runs: rows };
+    });
+  },
+  render: (out) =>
+    out.runs.length === 0
+      ? "No runs yet: `cairn run freeze GOAL`."
+      : out.runs
+          .map(
+            (r) =>
+              `${r.id.padEnd(6)} ${r.goal_id.padEnd(6)} ${r.attempts} attempts, ${r.kept} kept  ${r.goal}`,
+          )
+          .join("\n"),
+});
+
+export const runStatus = defineCommand({
+  name: "run status",
+  summary: "A run's frozen evaluators, its attempt ledger, and any evaluator files changed since freezing",
+  effect: "read",
+  positional: ["run"],
+  input: z.object({ run: z.string().describe("run id, e.g. R-1") }),
+  output: z.object({
+    run: Run,
+    drift: z
+      .array(z.string())
+      .describe(
+        "evaluators whose pack definition changed after freezing; the run keeps using its frozen copy",
+      ),
+    attempts: z.array(
+      z.object({
+        id: z.string(),
+        milestone_id: z.string().nullable(),
+        opened_by: z.string(),
+        opened_at: z.string(),
+        verdict: z.enum(["keep", "revert", "review"]).nullable(),
+        reverted: z.boolean(),
+      }),
+    ),
+  }),
+  async handler(input, ctx) {
+    const { run, attempts } = await ctx.store.read(async (tx) => {
+      const run = await runOrThrow(tx, input.run);
+      return { run, attempts: await tx.goals.attempts(run.id) };
+    });
+    return {
+      run: runView(run, ctx.actor.isOwner),
+      drift: driftOf(run, catalogDirectories(ctx.workspace, ctx.env)),
+      attempts: attempts.map((attempt) => ({
+        id: attempt.id,
+        milestone_id: attempt.milestoneId,
+        opened_by: attempt.openedBy,
+        opened_at: attempt.openedAt,
+        verdict: attempt.verdict,
+        reverted: attempt.revertedAt !== null,
+      })),
+    };
+  },
+  render: (out) =>
+    [
+      `${out.run.id} of ${out.run.goal_id}: ${out.run.evaluators.map((e) => e.name).join(", ")}`,
+      ...(out.drift.length > 0
+        ? [`changed on disk since freezing (this run keeps its frozen copy): ${out.drift.join(", ")}`]
+        : []),
+      ...out.attempts.map(
+        (a) =>
+          `  ${a.id.padEnd(7)} ${(a.verdict ?? "open").padEnd(7)}${a.reverted ? " reverted" : ""}${a.milestone_id ? ` ${a.milestone_id}` : ""}`,
+      ),
+    ].join("\n"),
+});

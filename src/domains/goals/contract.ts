@@ -1,0 +1,262 @@
+import { z } from "zod";
+import { notFound, refuse, usageError } from "../../kernel/outcome.js";
+import type { GoalFields, GoalRecord, ProofSpec, Store, Tx } from "../../store/store.js";
+
+export const PROOF_NAME = /^[a-z][a-z0-9_-]{0,47}$/;
+
+export const ProofInput = z.object({
+  name: z.string().regex(PROOF_NAME, "proof names are lowercase letters, digits, - and _"),
+  direction: z.enum(["higher", "lower"]).optional().describe("which way is better"),
+  threshold: z.number().nullable().optional().describe("the bar a measurement must reach"),
+  manual: z.boolean().optional().describe("judged by a report, not measured"),
+  description: z.string().optional(),
+});
+export type ProofInput = z.infer<typeof ProofInput>;
+
+interface ProofRule {
+  /** Whole words (or word stems) in the vague goal that call for this proof. */
+  words: RegExp;
+  proof: ProofSpec;
+}
+
+/**
+ * Deterministic drafting: words in the goal map to proofs. A threshold that only the goal's
+ * author can know (how fast is fast?) is left `null` and listed as something to fill in.
+ */
+const RULES: readonly ProofRule[] = [
+  {
+    words: /\b(test|tests|tested|testing|passing|green|regressions?|bugs?|fix|fixes)\b/,
+    proof: {
+      name: "tests",
+      direction: "higher",
+      threshold: 1,
+      manual: false,
+      description: "the test suite passes",
+    },
+  },
+  {
+    words: /\b(typed|types|typing|typecheck|type-safe|typescript|mypy)\b/,
+    proof: {
+      name: "typecheck",
+      direction: "higher",
+      threshold: 1,
+      manual: false,
+      description: "the type checker is clean",
+    },
+  },
+  {
+    words: /\b(lint|linted|linting|clean|tidy|style)\b/,
+    proof: {
+      name: "lint",
+      direction: "higher",
+      threshold: 1,
+      manual: false,
+      description: "the linter is clean",
+    },
+  },
+  {
+    words: /\b(coverage|covered|cover)\b/,
+    proof: {
+      name: "coverage",
+      direction: "higher",
+      threshold: null,
+      manual: false,
+      description: "line coverage, percent",
+    },
+  },
+  {
+    words: /\b(fast|faster|speed|speedy|latency|slow|slower|quick|quicker|perf|performance|p50|p95|p99)\b/,
+    proof: {
+      name: "latency",
+      direction: "lower",
+      threshold: null,
+      manual: false,
+      description: "a benchmark's time, ms (lower is better)",
+    },
+  },
+  {
+    words: /\b(throughput|scale|scalable|rps|qps|ops)\b/,
+    proof: {
+      name: "throughput",
+      direction: "higher",
+      threshold: null,
+      manual: false,
+      description: "operations per second",
+    },
+  },
+  {
+    words: /\b(secure|security|safe|safer|vulnerabilit(y|ies)|cve|audit|hardened?)\b/,
+    proof: {
+      name: "security",
+      direction: "higher",
+      threshold: 1,
+      manual: false,
+      description: "no known high-severity vulnerabilities",
+    },
+  },
+  {
+    words: /\b(build|builds|compile|compiles|ship|shippable)\b/,
+    proof: {
+      name: "build",
+      direction: "higher",
+      threshold: 1,
+      manual: false,
+      description: "the project builds",
+    },
+  },
+  {
+    words: /\b(docs?|documented|documentation|readme|usable|ux|readable|clear|friendly)\b/,
+    proof: {
+      name: "review",
+      direction: "higher",
+      threshold: 0.8,
+      manual: true,
+      description: "a person judges the result",
+    },
+  },
+];
+
+export interface Draft {
+  fields: GoalFields;
+  matched: string[];
+}
+
+export function draftContract(vague: string): Draft {
+  const words = vague.toLowerCase();
+  const proofs: ProofSpec[] = [];
+  const matched: string[] = [];
+  for (const rule of RULES) {
+    const hit = rule.words.exec(words);
+    if (!hit) continue;
+    matched.push(`"${hit[0]}" → ${rule.proof.name}`);
+    proofs.push({ ...rule.proof });
+  }
+  // Whatever the goal says, a change that breaks the tests is not done.
+  if (!proofs.some((proof) => proof.name === "tests")) {
+    proofs.unshift({ ...(RULES[0] as ProofRule).proof });
+    matched.push("(default) → tests");
+  }
+  return {
+    fields: { goal: vague.trim(), outcome: null, constraints: [], nonGoals: [], proofs },
+    matched,
+  };
+}
+
+/** What the contract still lacks before a run can be frozen (blocking) or that deserves a look. */
+export function openQuestions(fields: GoalFields): { blocking: string[]; advisory: string[] } {
+  const blocking: string[] = [];
+  const advisory: string[] = [];
+  if (!fields.outcome) blocking.push("outcome: what is observably true when the goal is met");
+  for (const proof of fields.proofs) {
+    if (proof.threshold === null)
+      blocking.push(`proofs.${proof.name}.threshold (direction: ${proof.direction})`);
+  }
+  if (fields.proofs.length === 0) blocking.push("proofs: at least one");
+  if (fields.constraints.length === 0)
+    advisory.push("constraints: limits the work must respect (or confirm none)");
+  if (fields.nonGoals.length === 0) advisory.push("non_goals: what is explicitly out of scope");
+  return { blocking, advisory };
+}
+
+export interface GoalChanges {
+  goal?: string;
+  outcome?: string | null;
+  constraints?: string[];
+  non_goals?: string[];
+  proofs?: ProofInput[];
+  remove_proofs?: string[];
+}
+
+/** Apply a refinement: proofs are upserted by name; removals name existing proofs. */
+export function applyChanges(current: GoalFields, changes: GoalChanges): GoalFields {
+  const proofs = current.proofs.map((proof) => ({ ...proof }));
+  for (const name of changes.remove_proofs ?? []) {
+    const index = proofs.findIndex((proof) => proof.name === name);
+    if (index < 0) throw unknownProof(name, current.proofs);
+    proofs.splice(index, 1);
+  }
+  for (const input of changes.proofs ?? []) {
+    const existing = proofs.find((proof) => proof.name === input.name);
+    if (existing) {
+      if (input.direction) existing.direction = input.direction;
+      if (input.threshold !== undefined) existing.threshold = input.threshold;
+      if (input.manual !== undefined) existing.manual = input.manual;
+      if (input.description !== undefined) existing.description = input.description;
+    } else {
+      proofs.push({
+        name: input.name,
+        direction: input.direction ?? "higher",
+        threshold: input.threshold ?? null,
+        manual: input.manual ?? false,
+        description: input.description ?? "",
+      });
+    }
+  }
+  const goal = changes.goal?.trim() ?? current.goal;
+  if (goal === "") throw usageError("goal: must not be empty");
+  return {
+    goal,
+    outcome: changes.outcome !== undefined ? changes.outcome || null : current.outcome,
+    constraints: changes.constraints ?? current.constraints,
+    nonGoals: changes.non_goals ?? current.nonGoals,
+    proofs,
+  };
+}
+
+export function unknownProof(name: string, proofs: readonly ProofSpec[]) {
+  const valid = proofs.map((proof) => proof.name).join(", ") || "(none)";
+  return refuse(
+    "proofs",
+    `"${name}" is not a proof of this contract; its proofs are: ${valid}`,
+    "use one of the contract's proof names, or add the proof with `goal update`",
+  );
+}
+
+export async function goalOrThrow(tx: Tx, id: string): Promise<GoalRecord> {
+  const goal = await tx.goals.goal(id);
+  if (!goal) throw notFound(`no goal ${id}`, "`cairn goal list` shows the goals");
+  return goal;
+}
+
+export async function createGoal(store: Store, vague: string, actor: string, at: string) {
+  if (vague.trim() === "") throw usageError("goal: describe the goal in a few words");
+  const draft = draftContract(vague);
+  const goal = await store.write(async (tx) => {
+    const goal = await tx.goals.insertGoal(draft.fields, actor, at);
+    await tx.journal.append({
+      at,
+      actor,
+      action: "goal.create",
+      subject: goal.id,
+      data: { goal: goal.goal },
+    });
+    return goal;
+  });
+  return { goal, matched: draft.matched };
+}
+
+export async function updateGoal(store: Store, id: string, changes: GoalChanges, actor: string, at: string) {
+  return store.write(async (tx) => {
+    const current = await goalOrThrow(tx, id);
+    const next = applyChanges(current, changes);
+    for (const milestone of await tx.goals.milestones(id)) {
+      const lost = milestone.proofs.filter((name) => !next.proofs.some((proof) => proof.name === name));
+      if (lost.length > 0) {
+        throw refuse(
+          "plan",
+          `milestone ${milestone.key} (${milestone.id}) owns ${lost.join(", ")}`,
+          `re-plan without it first (\`cairn goal plan ${id}\`), then remove the proof`,
+        );
+      }
+    }
+    const goal = await tx.goals.updateGoal(id, next, at);
+    await tx.journal.append({
+      at,
+      actor,
+      action: "goal.update",
+      subject: id,
+      data: { changes: { ...changes } },
+    });
+    return goal;
+  });
+}

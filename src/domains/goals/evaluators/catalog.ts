@@ -1,0 +1,78 @@
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parse as parseToml } from "smol-toml";
+import { usageError } from "../../../kernel/outcome.js";
+import { describeZodIssues } from "../issues.js";
+import { BUILTIN_PACKS } from "./builtin-packs.js";
+import { type EvaluatorDefinition, EvaluatorPack } from "./definition.js";
+
+/** An evaluator as found in a pack, with where it came from. */
+export interface CatalogEntry {
+  definition: EvaluatorDefinition;
+  /** `builtin:node`, `home:<file>`, `workspace:<file>` or `proposal:EP-3`. */
+  source: string;
+}
+
+export interface CatalogDirectories {
+  /** `.cairn/evaluators` of the workspace. */
+  workspace: string;
+  /** `$CAIRN_HOME/evaluators`. */
+  home: string;
+}
+
+/** Parse one pack's text; any fault names the file and the offending field. */
+export function parsePack(text: string, file: string): EvaluatorDefinition[] {
+  let raw: unknown;
+  try {
+    raw = parseToml(text);
+  } catch (error) {
+    throw usageError(
+      `evaluator pack ${file}: not valid TOML: ${(error as Error).message.split("\n")[0]}`,
+      "fix the file and retry",
+    );
+  }
+  const parsed = EvaluatorPack.safeParse(raw);
+  if (!parsed.success) {
+    throw usageError(`evaluator pack ${file}: ${describeZodIssues(parsed.error)}`, "fix the file and retry");
+  }
+  const seen = new Set<string>();
+  for (const definition of parsed.data.evaluator) {
+    if (seen.has(definition.name)) {
+      throw usageError(`evaluator pack ${file}: evaluator "${definition.name}" is defined twice`);
+    }
+    seen.add(definition.name);
+  }
+  return parsed.data.evaluator;
+}
+
+function packFiles(directory: string): string[] {
+  if (!existsSync(directory)) return [];
+  return readdirSync(directory)
+    .filter((name) => name.endsWith(".toml"))
+    .sort()
+    .map((name) => join(directory, name));
+}
+
+/**
+ * Every evaluator cairn can see, by name: built-in packs, then `$CAIRN_HOME/evaluators`, then the
+ * workspace's `.cairn/evaluators`; a later layer's evaluator replaces an earlier one of the same
+ * name, so a project can tune a shipped evaluator.
+ */
+export function loadCatalog(directories: CatalogDirectories): Map<string, CatalogEntry> {
+  const catalog = new Map<string, CatalogEntry>();
+  for (const [pack, text] of Object.entries(BUILTIN_PACKS)) {
+    for (const definition of parsePack(text, `builtin:${pack}`)) {
+      catalog.set(definition.name, { definition, source: `builtin:${pack}` });
+    }
+  }
+  const layers: [string, string][] = [["home", directories.home]];
+  if (directories.workspace !== directories.home) layers.push(["workspace", directories.workspace]);
+  for (const [layer, directory] of layers) {
+    for (const file of packFiles(directory)) {
+      for (const definition of parsePack(readFileSync(file, "utf8"), file)) {
+        catalog.set(definition.name, { definition, source: `${layer}:${file}` });
+      }
+    }
+  }
+  return catalog;
+}

@@ -1,0 +1,81 @@
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import { PROOF_NAME } from "../contract.js";
+
+const EVALUATOR_NAME = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
+
+/**
+ * One evaluator: a command cairn runs itself (argv, never a shell) and how to read a number from
+ * it. `exit_code` reads 1 for exit 0 and 0 otherwise, so a threshold of 1 means "every repeat
+ * passed"; `regex` reads the first capture group (or the whole match) of the last match in
+ * stdout+stderr; `json` reads a dotted path (`a.b.0.c`) from stdout parsed as JSON.
+ */
+export const EvaluatorDefinition = z
+  .object({
+    name: z.string().regex(EVALUATOR_NAME, "evaluator names are lowercase letters, digits, ., - and _"),
+    proof: z.string().regex(PROOF_NAME, "proof names are lowercase letters, digits, - and _"),
+    description: z.string().default(""),
+    argv: z.array(z.string().min(1)).min(1, "argv needs at least the program"),
+    read: z.enum(["exit_code", "regex", "json"]).default("exit_code"),
+    pattern: z.string().optional(),
+    json_path: z.string().optional(),
+    direction: z.enum(["higher", "lower"]).optional(),
+    threshold: z.number().optional(),
+    repeats: z.number().int().min(1).max(50).default(1),
+    timeout_seconds: z.number().positive().max(86_400).default(600),
+    hidden: z.boolean().default(false),
+    /** Selected only when one of these files exists at the workspace root (empty: always). */
+    applies_when: z.array(z.string()).default([]),
+    /** A starting point for `eval propose --template`, never selected on its own. */
+    template: z.boolean().default(false),
+  })
+  .strict()
+  .superRefine((definition, issues) => {
+    if (definition.read === "regex") {
+      if (!definition.pattern) {
+        issues.addIssue({ code: "custom", path: ["pattern"], message: "read = regex needs a pattern" });
+        return;
+      }
+      try {
+        new RegExp(definition.pattern);
+      } catch (error) {
+        issues.addIssue({
+          code: "custom",
+          path: ["pattern"],
+          message: `not a valid regex: ${(error as Error).message}`,
+        });
+      }
+    }
+    if (definition.read === "json" && !definition.json_path) {
+      issues.addIssue({ code: "custom", path: ["json_path"], message: "read = json needs a json_path" });
+    }
+  });
+export type EvaluatorDefinition = z.infer<typeof EvaluatorDefinition>;
+
+/** A TOML pack: an optional `[pack]` header and `[[evaluator]]` tables. */
+export const EvaluatorPack = z
+  .object({
+    pack: z.object({ name: z.string().optional(), description: z.string().optional() }).strict().optional(),
+    evaluator: z.array(EvaluatorDefinition).default([]),
+  })
+  .strict();
+
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, item]) => item !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonical(item)}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** Content hash of a definition: key order and formatting of the source file do not matter. */
+export function definitionHash(definition: EvaluatorDefinition): string {
+  return `sha256:${createHash("sha256").update(canonical(definition)).digest("hex")}`;
+}
+
+export function manifestHash(hashes: readonly string[]): string {
+  return `sha256:${createHash("sha256").update(hashes.join("\n")).digest("hex")}`;
+}

@@ -1,0 +1,56 @@
+import { spawnSync } from "node:child_process";
+import { operational } from "../../kernel/outcome.js";
+import { STATE_DIR_NAME } from "../workspace/discover.js";
+
+/** Paths git must never touch or report: cairn's own state lives in the work tree. */
+const EXCLUDE_STATE = `:(exclude)${STATE_DIR_NAME}`;
+
+function git(root: string, args: string[]): { ok: boolean; stdout: string; stderr: string } {
+  const run = spawnSync("git", args, { cwd: root, encoding: "utf8" });
+  if (run.error)
+    throw operational(
+      `git could not run: ${run.error.message}`,
+      "install git or run cairn inside a git repository",
+    );
+  return { ok: run.status === 0, stdout: run.stdout, stderr: run.stderr };
+}
+
+export function gitHead(root: string): string | null {
+  const head = git(root, ["rev-parse", "--verify", "-q", "HEAD"]);
+  return head.ok ? head.stdout.trim() : null;
+}
+
+export function isGitRepo(root: string): boolean {
+  return git(root, ["rev-parse", "--is-inside-work-tree"]).ok;
+}
+
+/** Paths that differ from HEAD (modified, staged, untracked), cairn's state excluded. */
+export function changedPaths(root: string): string[] {
+  const status = git(root, [
+    "status",
+    "--porcelain=v1",
+    "-z",
+    "--untracked-files=all",
+    "--",
+    ".",
+    EXCLUDE_STATE,
+  ]);
+  if (!status.ok) throw operational(`git status failed: ${status.stderr.trim()}`);
+  const entries = status.stdout.split("\0").filter((entry) => entry !== "");
+  const paths: string[] = [];
+  for (let index = 0; index < entries.length; index++) {
+    const entry = entries[index] as string;
+    paths.push(entry.slice(3));
+    // A rename carries its source path as the next entry.
+    if (entry[0] === "R" || entry[0] === "C") index++;
+  }
+  return paths.sort();
+}
+
+/** Put the work tree back at `base`: tracked files reset, files the attempt created removed. */
+export function restoreBase(root: string, base: string): void {
+  const reset = git(root, ["reset", "--hard", "-q", base]);
+  if (!reset.ok) throw operational(`git reset failed: ${reset.stderr.trim()}`);
+  const clean = git(root, ["clean", "-fdq", "-e", STATE_DIR_NAME, "--", "."]);
+  if (!clean.ok) throw operational(`git clean failed: ${clean.stderr.trim()}`);
+}

@@ -1,0 +1,167 @@
+import { z } from "zod";
+import { refuse, usageError } from "../../kernel/outcome.js";
+import type { GoalRecord, MilestoneFields, MilestoneRecord, Store } from "../../store/store.js";
+import { goalOrThrow, unknownProof } from "./contract.js";
+import { ACTIVE_TASK_LINK, type MilestoneTaskLink, taskRequest } from "./task-link.js";
+
+export const MilestoneInput = z.object({
+  key: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, "keys are short: lowercase letters, digits, - and _"),
+  title: z.string().min(1),
+  description: z.string().optional(),
+  proofs: z.array(z.string()).optional().describe("contract proofs this milestone must pass"),
+  depends_on: z.array(z.string()).optional().describe("keys of milestones that come first"),
+});
+export type MilestoneInput = z.infer<typeof MilestoneInput>;
+
+const PERFORMANCE = new Set(["latency", "throughput"]);
+
+/**
+ * The default plan, derived from the contract alone: make it work (every measured proof but
+ * performance), then make it fast (performance proofs), then have it judged (manual proofs).
+ */
+export function draftPlan(goal: GoalRecord): MilestoneFields[] {
+  const manual = goal.proofs.filter((proof) => proof.manual).map((proof) => proof.name);
+  const perf = goal.proofs.filter((proof) => !proof.manual && PERFORMANCE.has(proof.name)).map((p) => p.name);
+  const core = goal.proofs
+    .filter((proof) => !proof.manual && !PERFORMANCE.has(proof.name))
+    .map((p) => p.name);
+  const plan: MilestoneFields[] = [
+    { key: "core", title: `Make it work: ${goal.goal}`, description: "", proofs: core, dependsOn: [] },
+  ];
+  if (perf.length > 0) {
+    plan.push({
+      key: "perf",
+      title: "Make it fast enough",
+      description: "",
+      proofs: [...core, ...perf],
+      dependsOn: ["core"],
+    });
+  }
+  if (manual.length > 0) {
+    plan.push({
+      key: "review",
+      title: "Have it judged",
+      description: "",
+      proofs: manual,
+      dependsOn: plan.map((m) => m.key),
+    });
+  }
+  return plan;
+}
+
+/** Depth-first search for a cycle; returns its path (a → b → a) or undefined. */
+export function findCycle(plan: readonly MilestoneFields[]): string[] | undefined {
+  const edges = new Map(plan.map((milestone) => [milestone.key, milestone.dependsOn]));
+  const state = new Map<string, "visiting" | "done">();
+  const path: string[] = [];
+  const visit = (key: string): string[] | undefined => {
+    if (state.get(key) === "done") return undefined;
+    if (state.get(key) === "visiting") return [...path.slice(path.indexOf(key)), key];
+    state.set(key, "visiting");
+    path.push(key);
+    for (const next of edges.get(key) ?? []) {
+      const cycle = visit(next);
+      if (cycle) return cycle;
+    }
+    path.pop();
+    state.set(key, "done");
+    return undefined;
+  };
+  for (const milestone of plan) {
+    const cycle = visit(milestone.key);
+    if (cycle) return cycle;
+  }
+  return undefined;
+}
+
+export function validatePlan(goal: GoalRecord, plan: readonly MilestoneFields[]): void {
+  const keys = new Set<string>();
+  for (const milestone of plan) {
+    if (keys.has(milestone.key)) throw usageError(`milestones: key "${milestone.key}" is used twice`);
+    keys.add(milestone.key);
+  }
+  for (const milestone of plan) {
+    for (const proof of milestone.proofs) {
+      if (!goal.proofs.some((item) => item.name === proof)) throw unknownProof(proof, goal.proofs);
+    }
+    for (const dependency of milestone.dependsOn) {
+      if (!keys.has(dependency)) {
+        throw usageError(
+          `milestones.${milestone.key}.depends_on: no milestone "${dependency}" in this plan (keys: ${[...keys].join(", ")})`,
+        );
+      }
+    }
+  }
+  const cycle = findCycle(plan);
+  if (cycle) {
+    throw refuse(
+      "dag",
+      `milestones form a cycle: ${cycle.join(" → ")}`,
+      "remove one of those dependencies; milestones must form a DAG",
+    );
+  }
+}
+
+/**
+ * Replace a goal's plan. Milestones are matched by key, so a re-plan keeps ids and task links;
+ * a milestone that attempts already used cannot be dropped.
+ */
+export async function planMilestones(
+  store: Store,
+  goalId: string,
+  inputs: MilestoneInput[] | undefined,
+  actor: string,
+  at: string,
+  link: MilestoneTaskLink = ACTIVE_TASK_LINK,
+): Promise<{ goal: GoalRecord; milestones: MilestoneRecord[]; drafted: boolean }> {
+  return store.write(async (tx) => {
+    const goal = await goalOrThrow(tx, goalId);
+    const plan: MilestoneFields[] = inputs
+      ? inputs.map((input) => ({
+          key: input.key,
+          title: input.title,
+          description: input.description ?? "",
+          proofs: input.proofs ?? [],
+          dependsOn: input.depends_on ?? [],
+        }))
+      : draftPlan(goal);
+    validatePlan(goal, plan);
+    const existing = new Map(
+      (await tx.goals.milestones(goalId)).map((milestone) => [milestone.key, milestone]),
+    );
+    const wanted = new Set(plan.map((milestone) => milestone.key));
+    for (const [key, milestone] of existing) {
+      if (wanted.has(key)) continue;
+      const used = await tx.goals.attemptsUsingMilestone(milestone.id);
+      if (used > 0) {
+        throw refuse(
+          "plan",
+          `milestone ${key} (${milestone.id}) already has ${used} attempt(s) and cannot be dropped`,
+          "keep it in the plan (you may change its title, proofs and dependencies)",
+        );
+      }
+      await tx.goals.deleteMilestone(milestone.id);
+    }
+    for (const [position, fields] of plan.entries()) {
+      const current = existing.get(fields.key);
+      if (current) {
+        await tx.goals.updateMilestone(current.id, fields, position);
+        const updated = { ...current, ...fields, position };
+        if (current.taskId) await link.updateTask(tx, current.taskId, taskRequest(goal, updated));
+        continue;
+      }
+      const created = await tx.goals.insertMilestone(goalId, fields, position, at);
+      const taskId = await link.createTask(tx, taskRequest(goal, created));
+      if (taskId) await tx.goals.linkMilestoneTask(created.id, taskId);
+    }
+    const milestones = await tx.goals.milestones(goalId);
+    await tx.journal.append({
+      at,
+      actor,
+      action: "goal.plan",
+      subject: goalId,
+      data: { milestones: milestones.map((m) => ({ id: m.id, key: m.key, depends_on: m.dependsOn })) },
+    });
+    return { goal, milestones, drafted: inputs === undefined };
+  });
+}

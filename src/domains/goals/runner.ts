@@ -1,0 +1,174 @@
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import type { EvaluatorDefinition } from "./evaluators/definition.js";
+
+const TAIL_CHARS = 2_000;
+/** Output kept in memory for parsing; beyond it only the hash sees the bytes. */
+const KEEP_CHARS = 1_000_000;
+
+export interface SampleOutcome {
+  exitCode: number | null;
+  value: number | null;
+  /** Why the sample has no usable value: the command could not start, timed out, printed no number… */
+  error: string | null;
+  durationMs: number;
+  outputTail: string;
+  outputHash: string;
+}
+
+/** Kill the evaluator's whole process group: `npm test` leaves grandchildren otherwise. */
+function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    // already gone
+  }
+}
+
+/** The caller's environment minus its identity: an evaluator must never act as the agent. */
+function evaluatorEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  delete env.CAIRN_AGENT;
+  return env;
+}
+
+interface Execution {
+  exitCode: number | null;
+  stdout: string;
+  combined: string;
+  hash: string;
+  failure: string | null;
+  durationMs: number;
+}
+
+/** Run argv directly (never through a shell) in its own process group, bounded by a timeout. */
+export function execute(
+  argv: readonly string[],
+  cwd: string,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<Execution> {
+  return new Promise((resolve) => {
+    const started = performance.now();
+    const hash = createHash("sha256");
+    let stdout = "";
+    let combined = "";
+    let failure: string | null = null;
+    const [program, ...args] = argv as [string, ...string[]];
+    const child = spawn(program, args, {
+      cwd,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: evaluatorEnv(),
+    });
+    const take = (chunk: Buffer, isStdout: boolean) => {
+      hash.update(chunk);
+      const text = chunk.toString("utf8");
+      if (isStdout && stdout.length < KEEP_CHARS) stdout += text;
+      combined = (combined + text).slice(-KEEP_CHARS);
+    };
+    child.stdout.on("data", (chunk: Buffer) => take(chunk, true));
+    child.stderr.on("data", (chunk: Buffer) => take(chunk, false));
+    const timer = setTimeout(() => {
+      failure = `timed out after ${timeoutMs / 1000} s; its process group was killed`;
+      killGroup(child.pid);
+    }, timeoutMs);
+    const onAbort = () => {
+      failure = "cancelled; its process group was killed";
+      killGroup(child.pid);
+    };
+    if (signal?.aborted) onAbort();
+    signal?.addEventListener("abort", onAbort, { once: true });
+    let settled = false;
+    const finish = (exitCode: number | null) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+      resolve({
+        exitCode,
+        stdout,
+        combined,
+        hash: `sha256:${hash.digest("hex")}`,
+        failure,
+        durationMs: performance.now() - started,
+      });
+    };
+    child.on("error", (error: NodeJS.ErrnoException) => {
+      failure =
+        error.code === "ENOENT"
+          ? `command not found: ${program}`
+          : `could not start ${program}: ${error.message}`;
+      finish(null);
+    });
+    child.on("close", (code) => finish(failure ? null : code));
+  });
+}
+
+/** Read `a.b.0.c` (an optional leading `$.` is allowed) from parsed JSON. */
+function readJsonPath(document: unknown, path: string): unknown {
+  const parts = path
+    .replace(/^\$\.?/, "")
+    .split(/\.|\[(\d+)\]/)
+    .filter((part) => part !== undefined && part !== "");
+  let current: unknown = document;
+  for (const part of parts) {
+    if (current === null || typeof current !== "object") return undefined;
+    current = (current as Record<string, unknown>)[part];
+  }
+  return current;
+}
+
+/** Turn what the command printed into the evaluator's number, or say why there is none. */
+export function readValue(
+  definition: EvaluatorDefinition,
+  run: Pick<Execution, "exitCode" | "stdout" | "combined">,
+): { value: number | null; error: string | null } {
+  if (definition.read === "exit_code") return { value: run.exitCode === 0 ? 1 : 0, error: null };
+  if (definition.read === "regex") {
+    const pattern = new RegExp(definition.pattern as string, "g");
+    let last: RegExpExecArray | null = null;
+    for (let match = pattern.exec(run.combined); match; match = pattern.exec(run.combined)) {
+      last = match;
+      if (match[0] === "") pattern.lastIndex++;
+    }
+    if (!last)
+      return {
+        value: null,
+        error: `no number: the pattern /${definition.pattern}/ did not match the output`,
+      };
+    const value = Number(last[1] ?? last[0]);
+    if (!Number.isFinite(value))
+      return { value: null, error: `no number: /${definition.pattern}/ matched "${last[1] ?? last[0]}"` };
+    return { value, error: null };
+  }
+  let document: unknown;
+  try {
+    document = JSON.parse(run.stdout);
+  } catch {
+    return { value: null, error: "no number: stdout is not JSON" };
+  }
+  const found = readJsonPath(document, definition.json_path as string);
+  const value = typeof found === "number" ? found : typeof found === "string" ? Number(found) : Number.NaN;
+  if (!Number.isFinite(value))
+    return { value: null, error: `no number at ${definition.json_path} in stdout's JSON` };
+  return { value, error: null };
+}
+
+/** One sample of one evaluator: run it and read its number. */
+export async function sampleEvaluator(
+  definition: EvaluatorDefinition,
+  cwd: string,
+  signal?: AbortSignal,
+): Promise<SampleOutcome> {
+  const run = await execute(definition.argv, cwd, definition.timeout_seconds * 1000, signal);
+  const base = {
+    exitCode: run.exitCode,
+    durationMs: run.durationMs,
+    outputTail: run.combined.slice(-TAIL_CHARS),
+    outputHash: run.hash,
+  };
+  if (run.failure) return { ...base, value: null, error: run.failure };
+  return { ...base, ...readValue(definition, run) };
+}

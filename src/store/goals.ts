@@ -1,0 +1,186 @@
+/**
+ * Storage contract of the goals domain: contracts, milestones, evaluator proposals, frozen runs,
+ * attempts, measured samples and self-reported scores. Structured values are plain JSON data;
+ * the domain validates them.
+ */
+
+export type Direction = "higher" | "lower";
+
+export interface ProofSpec {
+  name: string;
+  direction: Direction;
+  /** `null` until someone decides it; a run cannot be frozen with an open threshold. */
+  threshold: number | null;
+  /** Judged by a person or an agent's report, never measured by an evaluator. */
+  manual: boolean;
+  description: string;
+}
+
+export interface GoalFields {
+  goal: string;
+  outcome: string | null;
+  constraints: string[];
+  nonGoals: string[];
+  proofs: ProofSpec[];
+}
+
+export interface GoalRecord extends GoalFields {
+  id: string;
+  createdBy: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface MilestoneFields {
+  key: string;
+  title: string;
+  description: string;
+  proofs: string[];
+  /** Keys of milestones of the same goal. */
+  dependsOn: string[];
+}
+
+export interface MilestoneRecord extends MilestoneFields {
+  id: string;
+  goalId: string;
+  taskId: string | null;
+  position: number;
+  createdAt: string;
+}
+
+export type ProposalStatus = "proposed" | "approved" | "rejected";
+
+export interface ProposalRecord {
+  id: string;
+  goalId: string;
+  proof: string;
+  definition: Record<string, unknown>;
+  status: ProposalStatus;
+  proposedBy: string;
+  decidedBy: string | null;
+  createdAt: string;
+  decidedAt: string | null;
+}
+
+/** One evaluator as frozen into a run: its definition, where it came from, its content hash. */
+export interface FrozenEvaluatorRecord {
+  name: string;
+  proof: string;
+  source: string;
+  hash: string;
+  definition: Record<string, unknown>;
+}
+
+export interface RunRecord {
+  id: string;
+  goalId: string;
+  contract: GoalRecord;
+  milestones: MilestoneRecord[];
+  manifest: FrozenEvaluatorRecord[];
+  manifestHash: string;
+  createdBy: string;
+  createdAt: string;
+}
+
+export type Verdict = "keep" | "revert" | "review";
+
+export interface AttemptRecord {
+  id: string;
+  runId: string;
+  milestoneId: string | null;
+  baseHead: string | null;
+  baseDirty: boolean;
+  /** Paths that already differed from HEAD when the attempt opened: not the attempt's changes. */
+  baseChanges: string[];
+  openedBy: string;
+  openedAt: string;
+  verdict: Verdict | null;
+  decision: Record<string, unknown> | null;
+  decidedAt: string | null;
+  revertedAt: string | null;
+}
+
+export interface BaselineRecord {
+  evaluator: string;
+  attemptId: string;
+  mean: number;
+  noise: number;
+  direction: Direction;
+}
+
+export interface SampleRecord {
+  attemptId: string;
+  evaluator: string;
+  proof: string;
+  repeatIndex: number;
+  exitCode: number | null;
+  value: number | null;
+  error: string | null;
+  durationMs: number;
+  outputTail: string;
+  outputHash: string;
+  gitHead: string | null;
+  at: string;
+}
+
+export interface ScoreReportRecord {
+  attemptId: string;
+  proof: string;
+  score: number;
+  reportedBy: string;
+  at: string;
+}
+
+export interface GoalRepo {
+  insertGoal(fields: GoalFields, createdBy: string, at: string): Promise<GoalRecord>;
+  updateGoal(id: string, fields: GoalFields, at: string): Promise<GoalRecord>;
+  goal(id: string): Promise<GoalRecord | undefined>;
+  goals(): Promise<GoalRecord[]>;
+
+  milestones(goalId: string): Promise<MilestoneRecord[]>;
+  milestone(id: string): Promise<MilestoneRecord | undefined>;
+  milestoneByTask(taskId: string): Promise<MilestoneRecord | undefined>;
+  insertMilestone(
+    goalId: string,
+    fields: MilestoneFields,
+    position: number,
+    at: string,
+  ): Promise<MilestoneRecord>;
+  updateMilestone(id: string, fields: MilestoneFields, position: number): Promise<void>;
+  deleteMilestone(id: string): Promise<void>;
+  linkMilestoneTask(id: string, taskId: string): Promise<void>;
+
+  insertProposal(
+    goalId: string,
+    proof: string,
+    definition: Record<string, unknown>,
+    proposedBy: string,
+    at: string,
+  ): Promise<ProposalRecord>;
+  proposal(id: string): Promise<ProposalRecord | undefined>;
+  proposals(goalId: string): Promise<ProposalRecord[]>;
+  decideProposal(id: string, status: ProposalStatus, decidedBy: string, at: string): Promise<void>;
+
+  insertRun(run: Omit<RunRecord, "id">): Promise<RunRecord>;
+  run(id: string): Promise<RunRecord | undefined>;
+  runs(goalId?: string): Promise<RunRecord[]>;
+
+  insertAttempt(
+    attempt: Omit<AttemptRecord, "id" | "verdict" | "decision" | "decidedAt" | "revertedAt">,
+  ): Promise<AttemptRecord>;
+  attempt(id: string): Promise<AttemptRecord | undefined>;
+  attempts(runId: string): Promise<AttemptRecord[]>;
+  /** The best kept measurement per evaluator of a run: what later attempts must not regress from. */
+  baselines(runId: string): Promise<BaselineRecord[]>;
+  /** Record a kept measurement; it replaces the stored one only when it is better. */
+  raiseBaseline(baseline: BaselineRecord & { runId: string }): Promise<void>;
+  keptAttemptForMilestone(milestoneId: string): Promise<AttemptRecord | undefined>;
+  attemptsUsingMilestone(milestoneId: string): Promise<number>;
+  recordDecision(id: string, verdict: Verdict, decision: Record<string, unknown>, at: string): Promise<void>;
+  markReverted(id: string, at: string): Promise<void>;
+
+  insertSample(sample: SampleRecord): Promise<void>;
+  samples(attemptId: string): Promise<SampleRecord[]>;
+  insertScoreReport(report: ScoreReportRecord): Promise<void>;
+  scoreReports(attemptId: string): Promise<ScoreReportRecord[]>;
+}

@@ -1,0 +1,64 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { cairn, runSync, scratchDir } from "./workspace.js";
+
+/** A tiny git repository with a cairn workspace at its root: the ground attempts stand on. */
+export function gitWorkspace(files: Record<string, string> = {}): { dir: string; cleanup: () => void } {
+  const scratch = scratchDir("cairn-goals-");
+  const { dir } = scratch;
+  runSync("git", ["init", "-q"], dir);
+  runSync("git", ["config", "user.name", "cairn test"], dir);
+  runSync("git", ["config", "user.email", "test@cairn.invalid"], dir);
+  runSync("git", ["config", "commit.gpgsign", "false"], dir);
+  for (const [path, text] of Object.entries({ "README.md": "fixture\n", ...files }))
+    writeFileSync(join(dir, path), text);
+  runSync("git", ["add", "-A"], dir);
+  runSync("git", ["commit", "-qm", "base"], dir);
+  const init = cairn(dir, ["init"]);
+  if (init.code !== 0) throw new Error(`cairn init failed: ${init.stderr}`);
+  return scratch;
+}
+
+/** Write a workspace evaluator pack (.cairn/evaluators/NAME.toml). */
+export function writePack(dir: string, name: string, toml: string): string {
+  const folder = join(dir, ".cairn", "evaluators");
+  mkdirSync(folder, { recursive: true });
+  const path = join(folder, `${name}.toml`);
+  writeFileSync(path, toml);
+  return path;
+}
+
+/** TOML for one evaluator table. */
+export function evaluatorToml(fields: Record<string, string | number | boolean | string[]>): string {
+  const lines = Object.entries(fields).map(([key, value]) => `${key} = ${JSON.stringify(value)}`);
+  return `[[evaluator]]\n${lines.join("\n")}\n`;
+}
+
+/** `node -e SCRIPT` as an argv: evaluators never go through a shell. */
+export const nodeArgv = (script: string) => [process.execPath, "-e", script];
+
+/** Create a goal whose contract holds exactly these proofs, ready to freeze. */
+export function contractWith(dir: string, proofs: Record<string, unknown>[]): string {
+  const created = cairn(dir, ["goal", "create", "keep the fixture correct", "--json"]);
+  if (created.code !== 0) throw new Error(`goal create failed: ${created.stderr}`);
+  const id = (created.json as { goal: { id: string } }).goal.id;
+  const args = [
+    "goal",
+    "update",
+    id,
+    "--outcome",
+    "the fixture passes its checks",
+    "--remove-proofs",
+    "tests",
+  ];
+  for (const proof of proofs) args.push("--proofs", JSON.stringify(proof));
+  const updated = cairn(dir, [...args, "--json"]);
+  if (updated.code !== 0) throw new Error(`goal update failed: ${updated.stderr}`);
+  return id;
+}
+
+export function cairnJson<T>(dir: string, args: string[], env?: Record<string, string | undefined>): T {
+  const run = cairn(dir, [...args, "--json"], env ? { env } : {});
+  if (run.code !== 0) throw new Error(`cairn ${args.join(" ")} failed (${run.code}): ${run.stderr}`);
+  return run.json as T;
+}
