@@ -6,7 +6,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { COMMANDS_BY_NAME } from "../src/commands/registry.js";
 import { breakingChanges } from "../src/commands/schema-compat.js";
-import { TOOLS, toolJsonSchemas } from "../src/commands/tools.js";
+import { toolJsonSchemas } from "../src/commands/tool-schemas.js";
+import { TOOLS } from "../src/commands/tools.js";
 
 const dir = join(process.cwd(), "test", "fixtures", "schemas");
 mkdirSync(dir, { recursive: true });

@@ -1,7 +1,4 @@
-import { z } from "zod";
 import { PROFILES, type Profile } from "../domains/workspace/config.js";
-import { TOOL_SCHEMA_VERSION } from "../kernel/version.js";
-import type { AnyCommand } from "./define.js";
 
 /**
  * The MCP catalog, kept by hand. Every tool schema costs context in every agent, so only the
@@ -183,103 +180,6 @@ export const TOOLS: readonly ToolSpec[] = [
   },
   ...GOAL_TOOLS,
 ];
-
-export const SCHEMA_VERSION_FIELD = z
-  .literal(TOOL_SCHEMA_VERSION)
-  .describe(`always ${TOOL_SCHEMA_VERSION}: the version of this tool's input schema`);
-
-export const RefusedEnvelope = z.object({
-  refused: z.object({ policy: z.string(), reason: z.string(), next: z.string() }),
-});
-
-export const CliToolInput = z.strictObject({
-  schema_version: SCHEMA_VERSION_FIELD,
-  argv: z
-    .array(z.string())
-    .describe('the words after `cairn`, e.g. ["agent","list","--all"]; --json is implied'),
-});
-
-export const CliToolOutput = z.object({
-  exit_code: z.number().int(),
-  output: z.unknown().describe("the parsed JSON that `cairn <argv> --json` printed (null if none)"),
-  stderr: z.string(),
-});
-
-/**
- * Input schema a tool publishes: its command's input plus the required `schema_version`.
- * Unknown fields are rejected: a misspelt argument must fail loudly, not be ignored.
- */
-export function toolInputSchema(tool: ToolSpec, commands: ReadonlyMap<string, AnyCommand>): z.ZodObject {
-  if ("cli" in tool.wraps) return CliToolInput;
-  return z.strictObject({ ...commandOf(tool, commands).input.shape, schema_version: SCHEMA_VERSION_FIELD });
-}
-
-/** Output schema a tool publishes: its command's output, or a refusal (a normal result). */
-export function toolOutputSchema(tool: ToolSpec, commands: ReadonlyMap<string, AnyCommand>): z.ZodType {
-  if ("cli" in tool.wraps) return CliToolOutput;
-  return z.union([commandOf(tool, commands).output, RefusedEnvelope]);
-}
-
-/**
- * A refusal as published in every output schema. Kept terse on purpose: it is repeated in every
- * tool of the catalog, and every agent pays for each byte in its context.
- */
-const REFUSAL_JSON = {
-  properties: { refused: { type: "object", required: ["policy", "reason", "next"] } },
-  required: ["refused"],
-};
-
-type JsonSchema = Record<string, unknown>;
-
-/** Drop what costs context and tells a model nothing: the dialect URI, closed-object markers on outputs. */
-function compact(node: unknown, io: "input" | "output"): unknown {
-  if (Array.isArray(node)) return node.map((item) => compact(item, io));
-  if (node === null || typeof node !== "object") return node;
-  const out: JsonSchema = {};
-  for (const [key, value] of Object.entries(node as JsonSchema)) {
-    if (key === "$schema") continue;
-    if (io === "output" && key === "additionalProperties" && value === false) continue;
-    out[key] = compact(value, io);
-  }
-  return out;
-}
-
-export function jsonSchemaOf(schema: z.ZodType, io: "input" | "output"): JsonSchema {
-  return compact(
-    z.toJSONSchema(schema, { io, target: "draft-2020-12", unrepresentable: "any" }),
-    io,
-  ) as JsonSchema;
-}
-
-/** The JSON Schemas a tool publishes in `tools/list`, and that the golden fixtures pin. */
-export function toolJsonSchemas(
-  tool: ToolSpec,
-  commands: ReadonlyMap<string, AnyCommand>,
-): { input: JsonSchema; output: JsonSchema } {
-  const input = jsonSchemaOf(toolInputSchema(tool, commands), "input");
-  if ("cli" in tool.wraps) return { input, output: jsonSchemaOf(CliToolOutput, "output") };
-  const ok = jsonSchemaOf(commandOf(tool, commands).output, "output");
-  return { input, output: { type: "object", anyOf: [ok, REFUSAL_JSON] } };
-}
-
-export function commandOf(tool: ToolSpec, commands: ReadonlyMap<string, AnyCommand>): AnyCommand {
-  if ("cli" in tool.wraps) throw new Error(`tool ${tool.name} wraps the CLI, not one command`);
-  const command = commands.get(tool.wraps.command);
-  if (!command) throw new Error(`tool ${tool.name} wraps unknown command ${tool.wraps.command}`);
-  return command;
-}
-
-/** Annotations derived from the wrapped command's declared effect, so they cannot drift from it. */
-export function toolAnnotations(tool: ToolSpec, commands: ReadonlyMap<string, AnyCommand>) {
-  const effect = "cli" in tool.wraps ? "destructive" : commandOf(tool, commands).effect;
-  return {
-    title: tool.title,
-    readOnlyHint: effect === "read",
-    destructiveHint: effect === "destructive",
-    idempotentHint: tool.idempotent,
-    openWorldHint: false,
-  };
-}
 
 export function toolsForProfile(profile: Profile): ToolSpec[] {
   return TOOLS.filter((tool) => tool.profiles.includes(profile));

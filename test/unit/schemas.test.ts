@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { COMMANDS_BY_NAME } from "../../src/commands/registry.js";
 import { breakingChanges } from "../../src/commands/schema-compat.js";
-import { TOOLS, toolJsonSchemas } from "../../src/commands/tools.js";
+import { toolJsonSchemas } from "../../src/commands/tool-schemas.js";
+import { TOOLS } from "../../src/commands/tools.js";
 import { REPO_ROOT } from "../helpers/workspace.js";
 
 const FIXTURES = join(REPO_ROOT, "test", "fixtures", "schemas");

@@ -6,14 +6,12 @@ import { dispatch } from "../../commands/dispatch.js";
 import { COMMANDS_BY_NAME } from "../../commands/registry.js";
 import {
   commandOf,
-  type Profile,
-  type ToolSpec,
   toolAnnotations,
   toolInputSchema,
   toolJsonSchemas,
   toolOutputSchema,
-  toolsForProfile,
-} from "../../commands/tools.js";
+} from "../../commands/tool-schemas.js";
+import { type Profile, type ToolSpec, toolsForProfile } from "../../commands/tools.js";
 import { CAIRN_VERSION } from "../../kernel/version.js";
 import { runCli } from "../cli/program.js";
 import { LineGuard } from "./line-guard.js";
