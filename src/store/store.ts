@@ -4,6 +4,8 @@
  * interfaces and must pass the same contract tests (test/unit/store-contract.test.ts).
  */
 
+import type { BriefsRepo, FactsRepo, GlossaryRepo, NotesRepo, RisksRepo } from "./knowledge.js";
+
 export type Grant = "rw" | "ro";
 
 export interface AgentRecord {
@@ -82,6 +84,11 @@ export interface Tx {
   meta: MetaRepo;
   transfer: TransferRepo;
   counts: CountsRepo;
+  notes: NotesRepo;
+  facts: FactsRepo;
+  risks: RisksRepo;
+  glossary: GlossaryRepo;
+  briefs: BriefsRepo;
 }
 
 export interface Store {
