@@ -34,7 +34,14 @@ const config = WorkspaceConfig.parse({
   roles: { builder: { summary: "implements tasks", instructions: "Run tests.", shortcuts: ["npm test"] } },
 });
 const builder = { ...OWNER, id: "owner", role: "builder" };
-const reviewer = { id: "A-2", name: "rev", role: "reviewer", grant: "ro" as const, isOwner: false, parentId: null };
+const reviewer = {
+  id: "A-2",
+  name: "rev",
+  role: "reviewer",
+  grant: "ro" as const,
+  isOwner: false,
+  parentId: null,
+};
 
 let scratch: { dir: string; cleanup: () => void };
 let store: Store;
@@ -53,7 +60,12 @@ afterEach(async () => {
 describe("gathering a brief from the store through the task seam", () => {
   it("collects decisions newest first, ranked findings, top risks, task terms and recalled memory", async () => {
     const decide = (chose: string, scope: string) =>
-      addNote(store, builder, { kind: "decision", scope, chose, rejected: "the other way", because: "reasons" }, now());
+      addNote(
+        store,
+        builder,
+        { kind: "decision", scope, chose, rejected: "the other way", because: "reasons" },
+        now(),
+      );
     await decide("old workspace decision", "workspace");
     await decide("parent decision", "T-1");
     await decide("newest task decision", "T-7");
@@ -65,16 +77,40 @@ describe("gathering a brief from the store through the task seam", () => {
     await find("major workspace finding, newer but unverified", "major", "workspace");
     await find("unrelated finding", "major", "T-99");
     await setFindingTrust(store, builder, confirmed.id, "confirmed", now());
-    await addRisk(store, builder, { risk: "top", impact: "high", likelihood: "high", indicators: "i", action: "a" }, now());
-    await addRisk(store, builder, { risk: "low", impact: "low", likelihood: "medium", indicators: "i", action: "a" }, now());
+    await addRisk(
+      store,
+      builder,
+      { risk: "top", impact: "high", likelihood: "high", indicators: "i", action: "a" },
+      now(),
+    );
+    await addRisk(
+      store,
+      builder,
+      { risk: "low", impact: "low", likelihood: "medium", indicators: "i", action: "a" },
+      now(),
+    );
     await defineTerm(store, builder, { term: "WAL", meaning: "write-ahead log" }, now());
     await defineTerm(store, builder, { term: "walk", meaning: "not in this task" }, now());
-    await remember(store, builder, { text: "WAL mode needs a shared-memory file next to the database" }, now());
+    await remember(
+      store,
+      builder,
+      { text: "WAL mode needs a shared-memory file next to the database" },
+      now(),
+    );
     const stale = await remember(store, builder, { text: "WAL mode is unsafe for the journal" }, now());
     await supersede(store, builder, { id: stale.fact.id, text: "WAL mode is safe on local disks" }, now());
 
-    const inputs = await gatherBriefInputs(store, source, { actor: builder, config, taskId: "T-7", now: now() });
-    expect(inputs.decisions.map((d) => d.chose)).toEqual(["newest task decision", "parent decision", "old workspace decision"]);
+    const inputs = await gatherBriefInputs(store, source, {
+      actor: builder,
+      config,
+      taskId: "T-7",
+      now: now(),
+    });
+    expect(inputs.decisions.map((d) => d.chose)).toEqual([
+      "newest task decision",
+      "parent decision",
+      "old workspace decision",
+    ]);
     expect(inputs.findings.map((f) => f.text)).toEqual([
       "major sibling finding, confirmed",
       "major workspace finding, newer but unverified",

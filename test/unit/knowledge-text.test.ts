@@ -8,9 +8,9 @@ describe("fact normalisation", () => {
   it("treats case, punctuation, whitespace, accents and link spelling as the same fact", () => {
     const base = normaliseFact("The docs live at https://example.com/docs/ — see Café notes.");
     expect(normaliseFact("the DOCS live at   example.com/docs  see cafe notes")).toBe(base);
-    expect(normaliseFact("The docs live at [example.com/docs](http://www.example.com/docs/); see café notes!")).not.toBe(
-      "",
-    );
+    expect(
+      normaliseFact("The docs live at [example.com/docs](http://www.example.com/docs/); see café notes!"),
+    ).not.toBe("");
     expect(normaliseFact("The docs live at http://www.example.com/docs/ see Cafe notes")).toBe(base);
     expect(normaliseFact("Port 5432")).not.toBe(normaliseFact("Port 5433"));
   });
@@ -38,7 +38,12 @@ describe("metric notes", () => {
     });
   });
   it("refuses labels out of order, missing or empty", () => {
-    for (const text of ["question: q goal: g metric: m", "goal: g metric: m", "goal: question: q metric: m", ""]) {
+    for (const text of [
+      "question: q goal: g metric: m",
+      "goal: g metric: m",
+      "goal: question: q metric: m",
+      "",
+    ]) {
       expect(() => parseMetric(text), text).toThrow(/metric/);
     }
   });

@@ -3,10 +3,21 @@ import { usageError } from "../../kernel/outcome.js";
 
 const foldAccents = (text: string) => text.normalize("NFKD").replace(/\p{M}+/gu, "");
 
-/** Markdown links become their words and their address; addresses lose scheme, `www.` and a trailing slash. */
+const stripScheme = (url: string) =>
+  url
+    .replace(/^(?:https?|ftp):\/\/(?:www\.)?/i, "")
+    .replace(/^www\./i, "")
+    .replace(/\/+$/, "");
+
+/**
+ * Markdown links become their words and their address (just the address when the words are the
+ * address); addresses lose scheme, `www.` and a trailing slash.
+ */
 function flattenLinks(text: string): string {
   return text
-    .replace(/\[([^\]]*)\]\(([^)\s]*)\)/g, "$1 $2")
+    .replace(/\[([^\]]*)\]\(([^)\s]*)\)/g, (_, words: string, url: string) =>
+      stripScheme(words.trim()).toLowerCase() === stripScheme(url).toLowerCase() ? url : `${words} ${url}`,
+    )
     .replace(/\b(?:https?|ftp):\/\/(?:www\.)?/gi, "")
     .replace(/\bwww\./gi, "")
     .replace(/\/(?=\s|$|[.,;:!?)])/g, "");
