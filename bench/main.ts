@@ -2,10 +2,12 @@
  * `npm run bench`: every benchmark in bench/, each printing its figures beside a baseline
  * measured in the same run. Pass names to run a subset: `npm run bench -- spine`.
  */
+import { benchKnowledge } from "./knowledge.js";
 import { benchSpine } from "./spine.js";
 
 const SUITES: Record<string, () => Promise<void>> = {
   spine: benchSpine,
+  knowledge: benchKnowledge,
 };
 
 const wanted = process.argv.slice(2);

@@ -55,7 +55,7 @@ export interface FactRecord {
 
 export interface FactHit {
   fact: FactRecord;
-  /** Full-text relevance, higher is better (the negated bm25); 0 when no query was given. */
+  /** Full-text relevance in [0, 1] (bm25 and term coverage), higher is better; 0 without a query. */
   relevance: number;
 }
 

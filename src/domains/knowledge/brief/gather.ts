@@ -27,9 +27,15 @@ async function authorLabels(tx: Tx, ids: Iterable<string>): Promise<Map<string, 
 }
 
 /** Whole-word, case-insensitive: `WAL` occurs in "enable WAL mode", not in "walk". */
-function occursIn(term: string, text: string): boolean {
-  const escaped = term.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  return new RegExp(`(^|[^\\p{L}\\p{N}])${escaped}($|[^\\p{L}\\p{N}])`, "iu").test(text);
+function termMatcher(text: string): (term: string) => boolean {
+  const lower = text.toLowerCase();
+  const wordSet = new Set(lower.split(/[^\p{L}\p{N}]+/u));
+  return (term) => {
+    const wanted = term.toLowerCase();
+    if (/^[\p{L}\p{N}]+$/u.test(wanted)) return wordSet.has(wanted);
+    const escaped = wanted.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    return new RegExp(`(^|[^\\p{L}\\p{N}])${escaped}($|[^\\p{L}\\p{N}])`, "u").test(lower);
+  };
 }
 
 export function taskText(task: BriefTask): string {
@@ -55,7 +61,8 @@ export async function gatherBriefInputs(
     const decisions = await tx.notes.list({ kinds: ["decision"], scopes: own, limit: LIMITS.decisions });
     const findings = await tx.notes.findings(withSiblings, LIMITS.findings);
     const risks = byRank(await tx.risks.list(own)).filter((risk) => riskRank(risk) <= TOP_RISK_RANK);
-    const glossary = (await tx.glossary.list()).filter((entry) => occursIn(entry.term, text));
+    const occurs = termMatcher(text);
+    const glossary = (await tx.glossary.list()).filter((entry) => occurs(entry.term));
     const labels = await authorLabels(tx, [
       ...decisions.map((n) => n.author),
       ...findings.map((n) => n.author),

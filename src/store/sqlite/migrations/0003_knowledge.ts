@@ -40,19 +40,26 @@ export const knowledge: Migration = {
     CREATE UNIQUE INDEX facts_live_norm ON facts(norm) WHERE superseded_by IS NULL;
     CREATE INDEX facts_recent ON facts(last_seen_at);
 
+    -- Only live facts are indexed: a superseded fact leaves the index the moment it is superseded.
+    -- porter stems English words (retries ~ retry); unicode61 folds case and accents.
     CREATE VIRTUAL TABLE facts_fts USING fts5(
       text, topics, content = 'facts', content_rowid = 'seq',
-      tokenize = 'unicode61 remove_diacritics 2'
+      tokenize = 'porter unicode61 remove_diacritics 2'
     );
-    CREATE TRIGGER facts_fts_insert AFTER INSERT ON facts BEGIN
+    CREATE TRIGGER facts_fts_insert AFTER INSERT ON facts WHEN new.superseded_by IS NULL BEGIN
       INSERT INTO facts_fts (rowid, text, topics) VALUES (new.seq, new.text, new.topics);
     END;
-    CREATE TRIGGER facts_fts_delete AFTER DELETE ON facts BEGIN
+    CREATE TRIGGER facts_fts_delete AFTER DELETE ON facts WHEN old.superseded_by IS NULL BEGIN
       INSERT INTO facts_fts (facts_fts, rowid, text, topics) VALUES ('delete', old.seq, old.text, old.topics);
     END;
-    CREATE TRIGGER facts_fts_update AFTER UPDATE OF text, topics ON facts BEGIN
+    CREATE TRIGGER facts_fts_update AFTER UPDATE OF text, topics ON facts
+      WHEN old.superseded_by IS NULL AND new.superseded_by IS NULL BEGIN
       INSERT INTO facts_fts (facts_fts, rowid, text, topics) VALUES ('delete', old.seq, old.text, old.topics);
       INSERT INTO facts_fts (rowid, text, topics) VALUES (new.seq, new.text, new.topics);
+    END;
+    CREATE TRIGGER facts_fts_supersede AFTER UPDATE OF superseded_by ON facts
+      WHEN old.superseded_by IS NULL AND new.superseded_by IS NOT NULL BEGIN
+      INSERT INTO facts_fts (facts_fts, rowid, text, topics) VALUES ('delete', old.seq, old.text, old.topics);
     END;
 
     CREATE TABLE risks (
