@@ -2,10 +2,11 @@
  * `npm run demo`: a scratch workspace, real agents, real `cairn mcp` servers driven by the SDK
  * client, and a readable transcript of what each agent sees. Each chapter lives in its own file.
  */
+import { chapterKnowledge } from "./knowledge.js";
 import { chapterSpine } from "./spine.js";
 import { type DemoWorld, openWorld } from "./world.js";
 
-const CHAPTERS: ((world: DemoWorld) => Promise<void>)[] = [chapterSpine];
+const CHAPTERS: ((world: DemoWorld) => Promise<void>)[] = [chapterSpine, chapterKnowledge];
 
 const world = await openWorld();
 try {

@@ -171,9 +171,9 @@ describe("the brief engine", () => {
     expect(result.sections.slice(firstCut).every((s) => !s.included)).toBe(true);
     expect(result.cuts).toContain("findings: 30 findings");
     expect(result.text).toMatch(
-      /## Findings.*\n\[cut to fit the budget: 30 findings, ~\d+ tokens left out\. Get them with `cairn note list --kind finding`, or ask for --budget \d+\.\]/,
+      /## Findings.*\n\[cut: 30 findings, ~\d+ tokens\. Get: `cairn note list --kind finding`, or --budget \d+\]/,
     );
-    expect(result.text).toMatch(/## Memory.*\n\[cut to fit the budget: 30 facts.*`recall`/);
+    expect(result.text).toMatch(/## Memory.*\n\[cut: 30 facts.*`recall`/);
     expect(result.text).not.toContain("finding number 0");
   });
 

@@ -29,7 +29,7 @@ function required(draft: NoteDraft, field: keyof NoteDraft, why: string, example
   throw refuse("note", `a ${draft.kind} note needs ${field}: ${why}`, example);
 }
 
-const METRIC_FORM = '--text "goal: … question: … metric: …"';
+const METRIC_FORM = 'text as "goal: … question: … metric: …"';
 const METRIC_LABELS = ["goal", "question", "metric"] as const;
 
 /**
@@ -64,26 +64,26 @@ export function noteBody(draft: NoteDraft): NoteBody {
     case "decision":
       return {
         kind: "decision",
-        chose: required(draft, "chose", "what was decided", '--chose "…" --rejected "…" --because "…"'),
+        chose: required(draft, "chose", "what was decided", "give chose, rejected and because"),
         rejected: required(
           draft,
           "rejected",
           "what was considered and not chosen; without it the decision cannot be safely revisited",
-          'add --rejected "the alternative you turned down, and why not"',
+          "give rejected: the alternative you turned down, and why not",
         ),
-        because: required(draft, "because", "why", 'add --because "…"'),
+        because: required(draft, "because", "why", "give because: why this choice"),
       };
     case "finding":
       if (!draft.severity) {
         throw refuse(
           "note",
           "a finding needs a severity",
-          "add --severity major (fix not obvious), moderate (fix clear, needs review) or minor (obvious)",
+          "give severity: major (fix not obvious), moderate (fix clear, needs review) or minor (obvious)",
         );
       }
       return {
         kind: "finding",
-        text: required(draft, "text", "what you found", '--text "…" --severity minor'),
+        text: required(draft, "text", "what you found", "give text: what you found"),
         severity: draft.severity,
         trust: "unverified",
       };
@@ -92,8 +92,18 @@ export function noteBody(draft: NoteDraft): NoteBody {
     case "ref":
       return {
         kind: "ref",
-        target: required(draft, "target", "a URL or a path", '--target docs/adr/7.md --summary "…"'),
-        summary: required(draft, "summary", "what it says, in a line", 'add --summary "…"'),
+        target: required(
+          draft,
+          "target",
+          "a URL or a path",
+          "give target: a URL or a path, e.g. docs/adr/7.md",
+        ),
+        summary: required(
+          draft,
+          "summary",
+          "what it says, in a line",
+          "give summary: what it says, in a line",
+        ),
       };
   }
 }

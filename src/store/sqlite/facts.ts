@@ -44,9 +44,12 @@ export function ftsExpression(terms: readonly string[], join: "OR" | "AND" = "OR
   return terms.map(ftsString).join(` ${join} `);
 }
 
-/** Restrict an expression to facts whose topics column holds this topic's words. */
+/**
+ * Narrow an expression to facts whose topics column holds this topic's words. The exact topic is
+ * checked again on the rows; a topic without words (`---`) is left to that check alone.
+ */
 const withTopic = (expression: string, topic: string | undefined) =>
-  topic === undefined
+  topic === undefined || !/[\p{L}\p{N}]/u.test(topic)
     ? expression
     : `{topics} : ${ftsString(topic.replace(/[-_]/g, " "))} AND (${expression})`;
 

@@ -26,8 +26,8 @@ const renderSection = (section: Section) => `## ${section.title}\n${section.body
 
 function cutNotice(section: Section, neededBudget: number): string {
   return (
-    `## ${section.title}\n[cut to fit the budget: ${itemsLabel(section)}, ~${tokensOf(renderSection(section))} tokens left out. ` +
-    `Get them with ${section.how}, or ask for --budget ${neededBudget}.]`
+    `## ${section.title}\n[cut: ${itemsLabel(section)}, ~${tokensOf(renderSection(section))} tokens. ` +
+    `Get: ${section.how}, or --budget ${neededBudget}]`
   );
 }
 
