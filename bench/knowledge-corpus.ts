@@ -82,13 +82,18 @@ const TEMPLATES: ((r: () => number, i: number) => string)[] = [
   (r, i) => `The ${pick(r, COMPONENTS)} team reviews pull requests on ${pick(r, DAYS)}; ticket ${i}.`,
 ];
 
-/** `count` distinct generated facts with topics. */
+/** `count` distinct generated facts with topics (a repeat is skipped, not counted). */
 export function generatedFacts(count: number, seed = 42): { text: string; topics: string[] }[] {
   const random = rng(seed);
   const facts: { text: string; topics: string[] }[] = [];
-  for (let i = 0; i < count; i++) {
+  const seen = new Set<string>();
+  for (let i = 0; facts.length < count; i++) {
     const template = TEMPLATES[i % TEMPLATES.length] as (r: () => number, i: number) => string;
-    facts.push({ text: template(random, i), topics: [pick(random, COMPONENTS), pick(random, ENVS)] });
+    const text = template(random, i);
+    const key = text.toLowerCase().replace(/[^a-z0-9]+/g, " ");
+    if (seen.has(key)) continue;
+    seen.add(key);
+    facts.push({ text, topics: [pick(random, COMPONENTS), pick(random, ENVS)] });
   }
   return facts;
 }
