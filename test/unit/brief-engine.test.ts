@@ -169,12 +169,28 @@ describe("the brief engine", () => {
     // Bottom-up: every section below a cut one is cut too.
     const firstCut = result.sections.findIndex((s) => !s.included);
     expect(result.sections.slice(firstCut).every((s) => !s.included)).toBe(true);
-    expect(result.cuts).toContain("findings: 30 findings");
+    expect(result.cuts.some((cut) => cut.startsWith("findings: "))).toBe(true);
     expect(result.text).toMatch(
-      /## Findings.*\n\[cut: 30 findings, ~\d+ tokens\. Get: `cairn note list --kind finding`, or --budget \d+\]/,
+      /## Findings.*\n(?:[\s\S]*\n)?\[cut: \d+ findings?(?: more)?, ~\d+ tokens\. Get: `cairn note list --kind finding`, or --budget \d+\]/,
     );
     expect(result.text).toMatch(/## Memory.*\n\[cut: 30 facts.*`recall`/);
-    expect(result.text).not.toContain("finding number 0");
+    expect(result.text).not.toContain("finding number 29");
+  });
+
+  it("keeps the first items of the highest cut section when they fit, and says how many more were left out", () => {
+    const data = inputs({ facts: [], shortcuts: [], task: task({ recentActivity: [] }) }, 30);
+    const full = assembleBrief(data, 100_000);
+    if (full.kind !== "ok") throw new Error("expected a brief");
+    const findings = full.sections.find((s) => s.name === "findings")?.tokens ?? 0;
+    const result = assembleBrief(data, full.tokens - Math.floor(findings / 2));
+    if (result.kind !== "ok") throw new Error("expected a brief");
+    expect(result.text).toContain("finding number 0");
+    expect(result.text).not.toContain("finding number 29");
+    expect(result.text).toMatch(
+      /\[cut: \d+ findings more, ~\d+ tokens\. Get: `cairn note list --kind finding`/,
+    );
+    expect(result.cuts).toEqual([expect.stringMatching(/^findings: \d+ of 30 findings$/)]);
+    expect(result.tokens).toBeLessThanOrEqual(result.budget);
   });
 
   it("never cuts the task; when the task alone does not fit it says the size needed", () => {

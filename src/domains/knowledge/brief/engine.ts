@@ -31,6 +31,17 @@ function cutNotice(section: Section, neededBudget: number): string {
   );
 }
 
+/** The first `keep` items of a section, then a notice naming how many more were left out. */
+function shortened(section: Section, keep: number, neededBudget: number): string {
+  const parts = section.parts ?? [];
+  const left = { ...section, items: parts.length - keep };
+  const leftTokens = tokensOf(parts.slice(keep).join("\n"));
+  return (
+    `## ${section.title}\n${parts.slice(0, keep).join("\n")}\n` +
+    `[cut: ${itemsLabel(left)} more, ~${leftTokens} tokens. Get: ${section.how}, or --budget ${neededBudget}]`
+  );
+}
+
 /**
  * Assemble the brief within `budget` tokens. Sections keep their fixed order; when the whole does
  * not fit, droppable sections are replaced from the bottom up by a one-line notice naming what
@@ -56,6 +67,21 @@ export function assembleBrief(inputs: BriefInputs, budget: number = DEFAULT_BRIE
     shown[index] = notice;
     included[index] = false;
     cuts.push(`${section.name}: ${itemsLabel(section)}`);
+  }
+  // The highest section cut may still fit in part: keep as many of its first items as fit.
+  const highest = included.indexOf(false);
+  const partial = sections[highest];
+  if (partial?.parts && partial.parts.length > 1) {
+    for (let keep = partial.parts.length - 1; keep >= 1; keep--) {
+      const candidate = [...shown];
+      candidate[highest] = shortened(partial, keep, Math.max(budget + 1, fullTokens));
+      if (tokensOf(join(candidate)) <= budget) {
+        shown[highest] = candidate[highest] as string;
+        const cut = cuts.findIndex((entry) => entry.startsWith(`${partial.name}:`));
+        cuts[cut] = `${partial.name}: ${partial.parts.length - keep} of ${itemsLabel(partial)}`;
+        break;
+      }
+    }
   }
   const text = join(shown);
   const tokens = tokensOf(text);

@@ -6,6 +6,8 @@ export interface Section {
   name: SectionName;
   title: string;
   body: string;
+  /** The body's items, one block each, when a section can be shortened by leaving the last ones out. */
+  parts?: string[];
   items: number;
   droppable: boolean;
   how: string;
@@ -105,18 +107,18 @@ function outOfScopeSection(inputs: BriefInputs): Section | null {
 
 function decisionsSection(inputs: BriefInputs): Section | null {
   if (inputs.decisions.length === 0) return null;
-  const body = inputs.decisions
-    .map((d) =>
-      quote(
-        `${d.id} decision by ${d.author}, ${d.at.slice(0, 10)}, ${d.scope}`,
-        `chose: ${d.chose}\nrejected: ${d.rejected}\nbecause: ${d.because}`,
-      ),
-    )
-    .join("\n");
+  const parts = inputs.decisions.map((d) =>
+    quote(
+      `${d.id} decision by ${d.author}, ${d.at.slice(0, 10)}, ${d.scope}`,
+      `chose: ${d.chose}\nrejected: ${d.rejected}\nbecause: ${d.because}`,
+    ),
+  );
+  const body = parts.join("\n");
   return {
     name: "decisions",
     title: "Decisions (newest first)",
     body,
+    parts,
     items: inputs.decisions.length,
     droppable: true,
     how: "`cairn note list --kind decision`",
@@ -125,18 +127,18 @@ function decisionsSection(inputs: BriefInputs): Section | null {
 
 function risksSection(inputs: BriefInputs): Section | null {
   if (inputs.risks.length === 0) return null;
-  const body = inputs.risks
-    .map((r) =>
-      quote(
-        `${r.id} rank ${r.rank} (impact ${r.impact}, likelihood ${r.likelihood}) by ${r.author}`,
-        `${r.risk}\nwatch for: ${r.indicators}\nthen: ${r.action}`,
-      ),
-    )
-    .join("\n");
+  const parts = inputs.risks.map((r) =>
+    quote(
+      `${r.id} rank ${r.rank} (impact ${r.impact}, likelihood ${r.likelihood}) by ${r.author}`,
+      `${r.risk}\nwatch for: ${r.indicators}\nthen: ${r.action}`,
+    ),
+  );
+  const body = parts.join("\n");
   return {
     name: "risks",
     title: "Top risks",
     body,
+    parts,
     items: inputs.risks.length,
     droppable: true,
     how: "`cairn risk list`",
@@ -145,11 +147,13 @@ function risksSection(inputs: BriefInputs): Section | null {
 
 function glossarySection(inputs: BriefInputs): Section | null {
   if (inputs.glossary.length === 0) return null;
-  const body = inputs.glossary.map((t) => quote(`term by ${t.author}`, `${t.term}: ${t.meaning}`)).join("\n");
+  const parts = inputs.glossary.map((t) => quote(`term by ${t.author}`, `${t.term}: ${t.meaning}`));
+  const body = parts.join("\n");
   return {
     name: "glossary",
     title: "Glossary (terms in this task)",
     body,
+    parts,
     items: inputs.glossary.length,
     droppable: true,
     how: "`cairn glossary list`",
@@ -158,13 +162,15 @@ function glossarySection(inputs: BriefInputs): Section | null {
 
 function findingsSection(inputs: BriefInputs): Section | null {
   if (inputs.findings.length === 0) return null;
-  const body = inputs.findings
-    .map((f) => quote(`${f.id} finding, ${f.severity}, ${f.trust}, by ${f.author}, ${f.scope}`, f.text))
-    .join("\n");
+  const parts = inputs.findings.map((f) =>
+    quote(`${f.id} finding, ${f.severity}, ${f.trust}, by ${f.author}, ${f.scope}`, f.text),
+  );
+  const body = parts.join("\n");
   return {
     name: "findings",
     title: "Findings (this task, siblings, workspace)",
     body,
+    parts,
     items: inputs.findings.length,
     droppable: true,
     how: "`cairn note list --kind finding`",
@@ -173,11 +179,13 @@ function findingsSection(inputs: BriefInputs): Section | null {
 
 function memorySection(inputs: BriefInputs): Section | null {
   if (inputs.facts.length === 0) return null;
-  const body = inputs.facts.map((f) => quote(`${f.id} fact by ${f.author}`, f.text)).join("\n");
+  const parts = inputs.facts.map((f) => quote(`${f.id} fact by ${f.author}`, f.text));
+  const body = parts.join("\n");
   return {
     name: "memory",
     title: "Memory (recalled for this task)",
     body,
+    parts,
     items: inputs.facts.length,
     droppable: true,
     how: "`recall` with your own words",
