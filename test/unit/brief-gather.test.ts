@@ -91,6 +91,9 @@ describe("gathering a brief from the store through the task seam", () => {
     );
     await defineTerm(store, builder, { term: "WAL", meaning: "write-ahead log" }, now());
     await defineTerm(store, builder, { term: "walk", meaning: "not in this task" }, now());
+    await defineTerm(store, builder, { term: "Block the writer", meaning: "a multi-word term" }, now());
+    await defineTerm(store, builder, { term: "block the", meaning: "also multi-word, also present" }, now());
+    await defineTerm(store, builder, { term: "the writers", meaning: "not a whole-word match" }, now());
     await remember(
       store,
       builder,
@@ -118,7 +121,7 @@ describe("gathering a brief from the store through the task seam", () => {
     ]);
     expect(inputs.findings[0]?.author).toBe("A-2");
     expect(inputs.risks.map((r) => [r.risk, r.rank])).toEqual([["top", 1]]);
-    expect(inputs.glossary.map((t) => t.term)).toEqual(["WAL"]);
+    expect(inputs.glossary.map((t) => t.term).sort()).toEqual(["Block the writer", "WAL", "block the"]);
     const facts = inputs.facts.map((f) => f.text);
     expect(facts).toContain("WAL mode needs a shared-memory file next to the database");
     expect(facts).toContain("WAL mode is safe on local disks");

@@ -61,7 +61,7 @@ const withTopic = (expression: string, topic: string | undefined) =>
  */
 const COMMON_DOCS = 1_000;
 /** Rare terms are ranked together while their facts add up to at most this many. */
-const RANKED_DOCS = 3_000;
+const RANKED_DOCS = 1_500;
 
 /** Text weighs more than topics in relevance. */
 const BM25 = "bm25(facts_fts, 1.0, 0.5)";
