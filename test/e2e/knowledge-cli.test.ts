@@ -238,6 +238,18 @@ describe("memory through the CLI", () => {
     expect(json<{ fact: { seen: number } }>(["fact", "show", recalled.facts[0]?.id ?? ""]).fact.seen).toBe(6);
   });
 
+  it("lets exactly one of several parallel supersedes of one fact win; the others conflict", async () => {
+    const fact = json<{ id: string }>(["remember", "The cache TTL is 60 seconds"]);
+    const runs = await Promise.all(
+      [30, 90, 120, 300].map((ttl) =>
+        cairnAsync(ws.dir, ["supersede", fact.id, `The cache TTL is ${ttl} seconds`, "--json"]),
+      ),
+    );
+    expect(runs.map((run) => run.code).sort()).toEqual([0, 5, 5, 5]);
+    const live = json<{ facts: { text: string }[] }>(["recall", "cache TTL"]);
+    expect(live.facts).toHaveLength(1);
+  });
+
   it("rebuilds the full-text index on import, so recall works in the restored workspace", () => {
     json(["remember", "Le café ferme le lundi", "--topics", "office"]);
     const gone = json<{ id: string }>(["remember", "Old fact to supersede"]);
