@@ -3,11 +3,13 @@
  * measured in the same run. Pass names to run a subset: `npm run bench -- spine`.
  */
 import { benchGoals } from "./goals.js";
+import { benchKnowledge } from "./knowledge.js";
 import { benchSpine } from "./spine.js";
 
 const SUITES: Record<string, () => Promise<void>> = {
   spine: benchSpine,
   goals: benchGoals,
+  knowledge: benchKnowledge,
 };
 
 const wanted = process.argv.slice(2);

@@ -3,10 +3,11 @@
  * client, and a readable transcript of what each agent sees. Each chapter lives in its own file.
  */
 import { chapterGoals } from "./goals.js";
+import { chapterKnowledge } from "./knowledge.js";
 import { chapterSpine } from "./spine.js";
 import { type DemoWorld, openWorld } from "./world.js";
 
-const CHAPTERS: ((world: DemoWorld) => Promise<void>)[] = [chapterSpine, chapterGoals];
+const CHAPTERS: ((world: DemoWorld) => Promise<void>)[] = [chapterSpine, chapterKnowledge, chapterGoals];
 
 const world = await openWorld();
 try {

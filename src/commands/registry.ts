@@ -11,6 +11,16 @@ import type { AnyCommand } from "./define.js";
 import { evalApprove, evalList, evalProposals, evalPropose, evalReject, evalSelect } from "./evals.js";
 import { goalCreate, goalGate, goalList, goalNext, goalPlan, goalShow, goalUpdate } from "./goals.js";
 import { agentAdd, agentList, agentRetire, whoami } from "./identity.js";
+import {
+  factShow,
+  forgetCommand,
+  recallCommand,
+  rememberCommand,
+  supersedeCommand,
+  topicsCommand,
+} from "./memory.js";
+import { noteAdd, noteList, noteShow, noteTrust } from "./notes.js";
+import { glossaryList, glossarySet, riskAdd, riskList } from "./risks.js";
 import { runFreeze, runList, runStatus } from "./runs.js";
 import { exportCommand, importCommand, init, status } from "./workspace.js";
 
@@ -47,6 +57,20 @@ export const COMMANDS: readonly AnyCommand[] = [
   attemptShow,
   attemptReport,
   attemptRevert,
+  noteAdd,
+  noteList,
+  noteShow,
+  noteTrust,
+  rememberCommand,
+  recallCommand,
+  topicsCommand,
+  supersedeCommand,
+  forgetCommand,
+  factShow,
+  riskAdd,
+  riskList,
+  glossarySet,
+  glossaryList,
 ];
 
 export const COMMANDS_BY_NAME: ReadonlyMap<string, AnyCommand> = new Map(COMMANDS.map((c) => [c.name, c]));

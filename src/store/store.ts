@@ -8,6 +8,8 @@ import type { GoalRepo } from "./goals.js";
 
 export type * from "./goals.js";
 
+import type { BriefsRepo, FactsRepo, GlossaryRepo, NotesRepo, RisksRepo } from "./knowledge.js";
+
 export type Grant = "rw" | "ro";
 
 export interface AgentRecord {
@@ -87,6 +89,11 @@ export interface Tx {
   transfer: TransferRepo;
   counts: CountsRepo;
   goals: GoalRepo;
+  notes: NotesRepo;
+  facts: FactsRepo;
+  risks: RisksRepo;
+  glossary: GlossaryRepo;
+  briefs: BriefsRepo;
 }
 
 export interface Store {

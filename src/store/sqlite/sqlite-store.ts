@@ -3,11 +3,14 @@ import { CairnError, operational } from "../../kernel/outcome.js";
 import type { Store, Tx } from "../store.js";
 import { sqliteAgents } from "./agents.js";
 import { translateSqliteError } from "./errors.js";
+import { sqliteFacts } from "./facts.js";
 import { sqliteGoals } from "./goals.js";
 import { sqliteJournal } from "./journal.js";
 import { sqliteMeta } from "./meta.js";
 import { MIGRATIONS } from "./migrations/index.js";
 import { Mutex } from "./mutex.js";
+import { sqliteNotes } from "./notes.js";
+import { sqliteBriefs, sqliteGlossary, sqliteRisks } from "./risks.js";
 import { sqliteCounts, sqliteTransfer } from "./transfer.js";
 
 /** Long enough for a queue of writers across processes (16 agents claiming at once). */
@@ -56,6 +59,11 @@ class SqliteStore implements Store {
       transfer: sqliteTransfer(this.db),
       counts: sqliteCounts(this.db),
       goals: sqliteGoals(this.db),
+      notes: sqliteNotes(this.db),
+      facts: sqliteFacts(this.db),
+      risks: sqliteRisks(this.db),
+      glossary: sqliteGlossary(this.db),
+      briefs: sqliteBriefs(this.db),
     };
   }
 

@@ -1,4 +1,5 @@
 import { spine } from "./0001_spine.js";
+import { knowledge } from "./0003_knowledge.js";
 import { goals } from "./0004_goals.js";
 
 /**
@@ -11,7 +12,7 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [spine, goals];
+export const MIGRATIONS: readonly Migration[] = [spine, knowledge, goals];
 
 /**
  * Tables whose rows are the workspace's content, in dependency order (parents first).
@@ -29,4 +30,9 @@ export const CONTENT_TABLES: readonly string[] = [
   "goal_baselines",
   "goal_samples",
   "goal_score_reports",
+  "notes",
+  "facts",
+  "risks",
+  "glossary",
+  "briefs",
 ];

@@ -1,0 +1,166 @@
+import { z } from "zod";
+import {
+  forget,
+  MAX_FACT_CHARS,
+  recall,
+  remember,
+  showFact,
+  supersede,
+  topics,
+} from "../domains/knowledge/memory.js";
+import type { FactRecord } from "../store/knowledge.js";
+import { defineCommand } from "./define.js";
+
+const Fact = z.object({
+  id: z.string(),
+  text: z.string(),
+  topics: z.array(z.string()),
+  author: z.string(),
+  created_at: z.string(),
+  last_seen: z.string(),
+  seen: z.number().int(),
+  superseded_by: z.string().nullable(),
+});
+
+/** The id leads, so every rendering (and the JSON) starts with what to cite. */
+const factView = (fact: FactRecord): z.infer<typeof Fact> => ({
+  id: fact.id,
+  text: fact.text,
+  topics: fact.topics,
+  author: fact.author,
+  created_at: fact.createdAt,
+  last_seen: fact.lastSeenAt,
+  seen: fact.seenCount,
+  superseded_by: fact.supersededBy,
+});
+
+/** What recall returns: the id first, then only what a reader needs (its schema is in every worker's context). */
+const Recalled = z.object({
+  id: z.string(),
+  text: z.string(),
+  topics: z.array(z.string()),
+  by: z.string(),
+  score: z.number(),
+});
+
+const factLine = (fact: z.infer<typeof Fact>) =>
+  `${fact.id} ${fact.text}${fact.topics.length > 0 ? ` [${fact.topics.join(", ")}]` : ""}${fact.seen > 1 ? ` (seen ${fact.seen}×)` : ""}`;
+
+const Topics = z.array(z.string()).optional().describe('e.g. ["db","auth"]');
+const FactText = z
+  .string()
+  .min(1)
+  .max(
+    MAX_FACT_CHARS,
+    `a fact holds at most ${MAX_FACT_CHARS} characters: state the point; keep documents in files (note add ref)`,
+  )
+  .describe("one fact");
+
+export const rememberCommand = defineCommand({
+  name: "remember",
+  summary: "Store a durable fact; restating a known fact reinforces it instead of duplicating",
+  effect: "write",
+  positional: ["text"],
+  input: z.object({ text: FactText, topics: Topics }),
+  // Lean on purpose: this schema is in every worker's context.
+  output: z.object({ id: z.string(), reinforced: z.boolean(), seen: z.number() }),
+  async handler(input, ctx) {
+    const { fact, reinforced } = await remember(ctx.store, ctx.actor, input, ctx.now());
+    return { id: fact.id, reinforced, seen: fact.seenCount };
+  },
+  render: (out) => (out.reinforced ? `Reinforced ${out.id} (seen ${out.seen}×)` : `Remembered ${out.id}`),
+});
+
+export const recallCommand = defineCommand({
+  name: "recall",
+  summary: "Find remembered facts by words or topic, best first (no query: most recent)",
+  effect: "read",
+  positional: ["query"],
+  input: z.object({
+    query: z.string().optional().describe("words"),
+    topic: z.string().optional(),
+    limit: z.number().int().min(1).max(100).optional().describe("default 10"),
+  }),
+  output: z.object({ facts: z.array(Recalled) }),
+  async handler(input, ctx) {
+    const hits = await recall(ctx.store, input, ctx.now());
+    return {
+      facts: hits.map(({ fact, score }) => ({
+        id: fact.id,
+        text: fact.text,
+        topics: fact.topics,
+        by: fact.author,
+        score: Math.round(score * 1000) / 1000,
+      })),
+    };
+  },
+  render: (out) =>
+    out.facts.length === 0
+      ? "Nothing recalled."
+      : out.facts
+          .map((f) =>
+            factLine({ ...f, author: f.by, created_at: "", last_seen: "", seen: 1, superseded_by: null }),
+          )
+          .join("\n"),
+});
+
+export const topicsCommand = defineCommand({
+  name: "topics",
+  summary: "Subjects of remembered facts, with how many facts each",
+  effect: "read",
+  input: z.object({}),
+  output: z.object({ topics: z.array(z.object({ topic: z.string(), count: z.number().int() })) }),
+  async handler(_input, ctx) {
+    return { topics: await topics(ctx.store) };
+  },
+  render: (out) =>
+    out.topics.length === 0 ? "No topics yet." : out.topics.map((t) => `${t.topic} (${t.count})`).join("\n"),
+});
+
+export const supersedeCommand = defineCommand({
+  name: "supersede",
+  summary: "Replace a fact with a corrected one; the old stays readable but is never recalled",
+  effect: "write",
+  positional: ["id", "text"],
+  input: z.object({
+    id: z.string().describe("fact to replace, e.g. F-3"),
+    text: FactText,
+    topics: Topics,
+  }),
+  output: z.object({ old: Fact, fact: Fact, reinforced: z.boolean() }),
+  async handler(input, ctx) {
+    const result = await supersede(ctx.store, ctx.actor, input, ctx.now());
+    return { old: factView(result.old), fact: factView(result.fact), reinforced: result.reinforced };
+  },
+  render: (out) => `${out.old.id} superseded by ${factLine(out.fact)}`,
+});
+
+export const forgetCommand = defineCommand({
+  name: "forget",
+  summary: "Delete a fact for good",
+  effect: "destructive",
+  positional: ["id"],
+  input: z.object({
+    id: z.string().describe("fact id"),
+    confirm: z.boolean().optional().describe("required"),
+  }),
+  output: z.object({ forgotten: Fact }),
+  async handler(input, ctx) {
+    return { forgotten: factView(await forget(ctx.store, ctx.actor, input.id, ctx.now())) };
+  },
+  render: (out) => `Forgot ${out.forgotten.id}`,
+});
+
+export const factShow = defineCommand({
+  name: "fact show",
+  summary: "Show one fact by id, superseded or not",
+  effect: "read",
+  positional: ["id"],
+  input: z.object({ id: z.string().describe("fact id") }),
+  output: z.object({ fact: Fact }),
+  async handler(input, ctx) {
+    return { fact: factView(await showFact(ctx.store, input.id)) };
+  },
+  render: (out) =>
+    `${factLine(out.fact)}${out.fact.superseded_by ? `\n(superseded by ${out.fact.superseded_by})` : ""}`,
+});

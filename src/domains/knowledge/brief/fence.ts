@@ -1,0 +1,27 @@
+/**
+ * Quoted content. A quote opens with a backtick run longer than any run inside the text, so no
+ * line of the text can close it (CommonMark's fence rule): whatever an agent wrote stays data.
+ */
+
+/** Control and bidi-override characters could hide text from a reader; they are dropped. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
+const INVISIBLE = /[\u0000-\u0008\u000B-\u001F\u007F\u200B-\u200F\u202A-\u202E\u2066-\u2069\uFEFF]/g;
+
+export function cleanText(text: string): string {
+  return text.replace(/\r\n?/g, "\n").replace(INVISIBLE, "");
+}
+
+function longestBacktickRun(text: string): number {
+  let longest = 0;
+  for (const run of text.match(/`+/g) ?? []) longest = Math.max(longest, run.length);
+  return longest;
+}
+
+/** A label sits on the fence line: one line, no backticks. */
+const cleanLabel = (label: string) => cleanText(label).replace(/[`\n]/g, "'");
+
+export function quote(label: string, text: string): string {
+  const body = cleanText(text);
+  const ticks = "`".repeat(Math.max(3, longestBacktickRun(body) + 1));
+  return `${ticks}quote ${cleanLabel(label)}\n${body}\n${ticks}`;
+}

@@ -1,0 +1,150 @@
+import { createHash } from "node:crypto";
+import { notFound } from "../../../kernel/outcome.js";
+import type { NoteRecord } from "../../../store/knowledge.js";
+import type { Store, Tx } from "../../../store/store.js";
+import type { Actor } from "../../identity/actor.js";
+import type { WorkspaceConfig } from "../../workspace/config.js";
+import { recall } from "../memory.js";
+import { byRank, riskRank } from "../risks.js";
+import { taskScope, WORKSPACE_SCOPE } from "../text.js";
+import { assembleBrief, type BriefResult, DEFAULT_BRIEF_BUDGET } from "./engine.js";
+import type { BriefInputs, BriefTask, TaskBriefSource } from "./inputs.js";
+
+const LIMITS = { decisions: 20, findings: 20, facts: 8 };
+const TOP_RISK_RANK = 2;
+
+/** `alice (A-2)` for agents, `owner` for the owner, the bare id for an agent no longer known. */
+async function authorLabels(tx: Tx, ids: Iterable<string>): Promise<Map<string, string>> {
+  const labels = new Map<string, string>();
+  for (const id of new Set(ids)) {
+    if (id === "owner") labels.set(id, "owner");
+    else {
+      const agent = await tx.agents.byId(id);
+      labels.set(id, agent ? `${agent.name} (${id})` : id);
+    }
+  }
+  return labels;
+}
+
+/** Whole-word, case-insensitive: `WAL` occurs in "enable WAL mode", not in "walk". */
+function termMatcher(text: string): (term: string) => boolean {
+  const lower = text.toLowerCase();
+  const wordSet = new Set(lower.split(/[^\p{L}\p{N}]+/u));
+  return (term) => {
+    const wanted = term.toLowerCase();
+    if (/^[\p{L}\p{N}]+$/u.test(wanted)) return wordSet.has(wanted);
+    const escaped = wanted.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    return new RegExp(`(^|[^\\p{L}\\p{N}])${escaped}($|[^\\p{L}\\p{N}])`, "u").test(lower);
+  };
+}
+
+export function taskText(task: BriefTask): string {
+  return [task.title, task.soThat ?? "", task.context ?? "", ...task.acceptance.map((a) => a.text)].join(
+    "\n",
+  );
+}
+
+/** Collect what the workspace knows that bears on one task, ready for the pure engine. */
+export async function gatherBriefInputs(
+  store: Store,
+  source: TaskBriefSource,
+  options: { actor: Actor; config: WorkspaceConfig; taskId: string; now: string },
+): Promise<BriefInputs> {
+  const task = await source.briefTask(options.taskId);
+  if (!task) throw notFound(`no task ${options.taskId}`, "list tasks with `cairn task list`");
+  const text = taskText(task);
+  const own = [taskScope(task.id), ...task.parents.map((p) => taskScope(p.id)), WORKSPACE_SCOPE];
+  const withSiblings = [...own, ...task.siblings.map((s) => taskScope(s.id))];
+  const facts = await recall(store, { query: text, limit: LIMITS.facts }, options.now);
+
+  return store.read(async (tx) => {
+    const decisions = await tx.notes.list({ kinds: ["decision"], scopes: own, limit: LIMITS.decisions });
+    const findings = await tx.notes.findings(withSiblings, LIMITS.findings);
+    const risks = byRank(await tx.risks.list(own)).filter((risk) => riskRank(risk) <= TOP_RISK_RANK);
+    const occurs = termMatcher(text);
+    const glossary = (await tx.glossary.list()).filter((entry) => occurs(entry.term));
+    const labels = await authorLabels(tx, [
+      ...decisions.map((n) => n.author),
+      ...findings.map((n) => n.author),
+      ...risks.map((r) => r.author),
+      ...glossary.map((g) => g.author),
+      ...facts.map((f) => f.fact.author),
+    ]);
+    const label = (id: string) => labels.get(id) ?? id;
+    const roleConfig = options.config.roles[options.actor.role];
+    return {
+      task,
+      role: roleConfig
+        ? {
+            name: options.actor.role,
+            summary: roleConfig.summary,
+            instructions: roleConfig.instructions,
+            outOfScope: roleConfig.out_of_scope,
+          }
+        : null,
+      decisions: decisions.flatMap((note: NoteRecord) =>
+        note.body.kind === "decision"
+          ? [{ id: note.id, at: note.createdAt, scope: note.scope, author: label(note.author), ...note.body }]
+          : [],
+      ),
+      risks: risks.map((risk) => ({ ...risk, rank: riskRank(risk), author: label(risk.author) })),
+      glossary: glossary.map((entry) => ({
+        term: entry.term,
+        meaning: entry.meaning,
+        author: label(entry.author),
+      })),
+      findings: findings.flatMap((note) =>
+        note.body.kind === "finding"
+          ? [
+              {
+                id: note.id,
+                at: note.createdAt,
+                scope: note.scope,
+                author: label(note.author),
+                text: note.body.text,
+                severity: note.body.severity,
+                trust: note.body.trust,
+              },
+            ]
+          : [],
+      ),
+      facts: facts.map((hit) => ({ id: hit.fact.id, text: hit.fact.text, author: label(hit.fact.author) })),
+      shortcuts: (roleConfig?.shortcuts ?? []).map((shortcut) => ({ text: shortcut, uses: null })),
+    };
+  });
+}
+
+export async function buildBrief(
+  store: Store,
+  source: TaskBriefSource,
+  options: { actor: Actor; config: WorkspaceConfig; taskId: string; now: string; budget?: number },
+): Promise<BriefResult> {
+  const inputs = await gatherBriefInputs(store, source, options);
+  return assembleBrief(inputs, options.budget ?? DEFAULT_BRIEF_BUDGET);
+}
+
+export const briefHash = (text: string) => `sha256:${createHash("sha256").update(text).digest("hex")}`;
+
+/** Freeze what an agent was told, so a later reader can check it against the hash. */
+export async function recordBrief(
+  store: Store,
+  actor: Actor,
+  brief: { taskId: string; budget: number; text: string },
+  now: string,
+): Promise<{ id: string; hash: string }> {
+  const hash = briefHash(brief.text);
+  return store.write(async (tx) => {
+    const record = await tx.briefs.insert(
+      { task: brief.taskId, actor: actor.id, budget: brief.budget, hash, text: brief.text },
+      now,
+    );
+    await tx.journal.append({
+      at: now,
+      actor: actor.id,
+      action: "brief.record",
+      subject: record.id,
+      data: { task: brief.taskId, hash },
+    });
+    return { id: record.id, hash };
+  });
+}

@@ -1,0 +1,109 @@
+/**
+ * What the brief engine needs, as plain data. The engine itself is pure: give it these inputs and
+ * a budget, it returns text. Gathering them from the store is gather.ts; what it needs from the
+ * task board is the one seam below.
+ */
+
+/** Text written by an agent or a person: always shown fenced, with who wrote it. */
+export interface Authored {
+  /** Display label of the author, e.g. `alice (A-2)`. */
+  author: string;
+}
+
+export interface TaskRef {
+  id: string;
+  title: string;
+  status: string;
+}
+
+/** Everything the brief needs to know about one task. The task board fills it. */
+export interface BriefTask extends Authored {
+  id: string;
+  title: string;
+  status: string;
+  soThat: string | null;
+  context: string | null;
+  acceptance: { text: string; command: string | null; met: boolean | null }[];
+  dependencies: TaskRef[];
+  /** Out-of-scope notes on the task itself (the role's come from the role). */
+  outOfScope: string[];
+  /** From the direct parent up to the root. */
+  parents: (TaskRef & { soThat: string | null })[];
+  /** The goal the task serves, when one is linked. */
+  goal: { id: string; title: string; successCriteria: string[] } | null;
+  /** Tasks under the same parent: their findings matter to this one. */
+  siblings: TaskRef[];
+  /** Newest first. `text` is agent-written (a comment, a handoff), shown fenced. */
+  recentActivity: { at: string; actor: string; action: string; text: string | null }[];
+}
+
+/**
+ * THE SEAM: the task board implements this to feed briefs. Until it exists, nothing in the
+ * workspace can produce a `BriefTask`, so the `context` command is not exposed yet.
+ */
+export interface TaskBriefSource {
+  briefTask(taskId: string): Promise<BriefTask | undefined>;
+}
+
+export interface BriefRole {
+  name: string;
+  summary: string;
+  /** From cairn.toml, written by the workspace owner: standing instructions, shown as such. */
+  instructions: string;
+  outOfScope: string[];
+}
+
+export interface BriefDecision extends Authored {
+  id: string;
+  at: string;
+  scope: string;
+  chose: string;
+  rejected: string;
+  because: string;
+}
+
+export interface BriefRisk extends Authored {
+  id: string;
+  rank: number;
+  risk: string;
+  impact: string;
+  likelihood: string;
+  indicators: string;
+  action: string;
+}
+
+export interface BriefTerm extends Authored {
+  term: string;
+  meaning: string;
+}
+
+export interface BriefFinding extends Authored {
+  id: string;
+  at: string;
+  scope: string;
+  text: string;
+  severity: string;
+  trust: string;
+}
+
+export interface BriefFact extends Authored {
+  id: string;
+  text: string;
+}
+
+export interface BriefShortcut {
+  text: string;
+  uses: number | null;
+}
+
+/** The engine's whole input, already ordered: decisions newest first, findings by severity/trust/recency. */
+export interface BriefInputs {
+  task: BriefTask;
+  role: BriefRole | null;
+  decisions: BriefDecision[];
+  risks: BriefRisk[];
+  glossary: BriefTerm[];
+  findings: BriefFinding[];
+  facts: BriefFact[];
+  shortcuts: BriefShortcut[];
+}

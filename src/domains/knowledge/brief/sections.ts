@@ -1,0 +1,261 @@
+import { quote } from "./fence.js";
+import type { BriefInputs, TaskRef } from "./inputs.js";
+
+/** One part of the brief, rendered; `how` says where to get it in full when it is cut. */
+export interface Section {
+  name: SectionName;
+  title: string;
+  body: string;
+  /** The body's items, one block each, when a section can be shortened by leaving the last ones out. */
+  parts?: string[];
+  items: number;
+  droppable: boolean;
+  how: string;
+}
+
+/** The fixed order. Over budget, droppable sections leave from the bottom of this list. */
+export const SECTION_ORDER = [
+  "task",
+  "role",
+  "why",
+  "out_of_scope",
+  "decisions",
+  "risks",
+  "glossary",
+  "findings",
+  "memory",
+  "activity",
+  "shortcuts",
+] as const;
+export type SectionName = (typeof SECTION_ORDER)[number];
+
+const refLine = (ref: TaskRef) => `${ref.id} [${ref.status}] ${ref.title}`;
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+function taskSection(inputs: BriefInputs): Section {
+  const { task } = inputs;
+  const written = [`title: ${task.title}`];
+  if (task.soThat) written.push(`so that: ${task.soThat}`);
+  if (task.context) written.push(`context: ${task.context}`);
+  if (task.acceptance.length > 0) {
+    written.push("acceptance:");
+    for (const criterion of task.acceptance) {
+      const state = criterion.met === null ? "" : criterion.met ? " [met]" : " [not met]";
+      written.push(`- ${criterion.text}${criterion.command ? ` (check: ${criterion.command})` : ""}${state}`);
+    }
+  }
+  const parts = [`${task.id} [${task.status}]`, quote(`by ${task.author}`, written.join("\n"))];
+  if (task.dependencies.length > 0) {
+    parts.push(`Depends on:\n${quote("task titles", task.dependencies.map(refLine).join("\n"))}`);
+  }
+  return { name: "task", title: "Task", body: parts.join("\n"), items: 1, droppable: false, how: "" };
+}
+
+function roleSection(inputs: BriefInputs): Section | null {
+  const { role } = inputs;
+  if (!role || (role.summary === "" && role.instructions === "")) return null;
+  const lines = [`You act as ${role.name}${role.summary ? `: ${role.summary}` : ""}.`];
+  if (role.instructions) lines.push(role.instructions);
+  return {
+    name: "role",
+    title: "Your role (from cairn.toml)",
+    body: lines.join("\n"),
+    items: 1,
+    droppable: true,
+    how: "see the role in cairn.toml or `cairn whoami`",
+  };
+}
+
+function whySection(inputs: BriefInputs): Section | null {
+  const { task } = inputs;
+  const lines: string[] = [];
+  for (const parent of task.parents) {
+    lines.push(`${refLine(parent)}${parent.soThat ? ` — so that ${parent.soThat}` : ""}`);
+  }
+  if (task.goal) {
+    lines.push(`goal ${task.goal.id}: ${task.goal.title}`);
+    for (const criterion of task.goal.successCriteria) lines.push(`- success: ${criterion}`);
+  }
+  if (lines.length === 0) return null;
+  return {
+    name: "why",
+    title: "Why",
+    body: quote("parent tasks and goal", lines.join("\n")),
+    items: lines.length,
+    droppable: true,
+    how: "read the parent tasks",
+  };
+}
+
+function outOfScopeSection(inputs: BriefInputs): Section | null {
+  const fromRole = inputs.role?.outOfScope ?? [];
+  const fromTask = inputs.task.outOfScope;
+  if (fromRole.length + fromTask.length === 0) return null;
+  const parts: string[] = [];
+  if (fromRole.length > 0) parts.push(fromRole.map((line) => `- ${line}`).join("\n"));
+  if (fromTask.length > 0)
+    parts.push(quote(`task, by ${inputs.task.author}`, fromTask.map((l) => `- ${l}`).join("\n")));
+  return {
+    name: "out_of_scope",
+    title: "Out of scope",
+    body: parts.join("\n"),
+    items: fromRole.length + fromTask.length,
+    droppable: true,
+    how: "see the task and the role in cairn.toml",
+  };
+}
+
+function decisionsSection(inputs: BriefInputs): Section | null {
+  if (inputs.decisions.length === 0) return null;
+  const parts = inputs.decisions.map((d) =>
+    quote(
+      `${d.id} decision by ${d.author}, ${d.at.slice(0, 10)}, ${d.scope}`,
+      `chose: ${d.chose}\nrejected: ${d.rejected}\nbecause: ${d.because}`,
+    ),
+  );
+  const body = parts.join("\n");
+  return {
+    name: "decisions",
+    title: "Decisions (newest first)",
+    body,
+    parts,
+    items: inputs.decisions.length,
+    droppable: true,
+    how: "`cairn note list --kind decision`",
+  };
+}
+
+function risksSection(inputs: BriefInputs): Section | null {
+  if (inputs.risks.length === 0) return null;
+  const parts = inputs.risks.map((r) =>
+    quote(
+      `${r.id} rank ${r.rank} (impact ${r.impact}, likelihood ${r.likelihood}) by ${r.author}`,
+      `${r.risk}\nwatch for: ${r.indicators}\nthen: ${r.action}`,
+    ),
+  );
+  const body = parts.join("\n");
+  return {
+    name: "risks",
+    title: "Top risks",
+    body,
+    parts,
+    items: inputs.risks.length,
+    droppable: true,
+    how: "`cairn risk list`",
+  };
+}
+
+function glossarySection(inputs: BriefInputs): Section | null {
+  if (inputs.glossary.length === 0) return null;
+  const parts = inputs.glossary.map((t) => quote(`term by ${t.author}`, `${t.term}: ${t.meaning}`));
+  const body = parts.join("\n");
+  return {
+    name: "glossary",
+    title: "Glossary (terms in this task)",
+    body,
+    parts,
+    items: inputs.glossary.length,
+    droppable: true,
+    how: "`cairn glossary list`",
+  };
+}
+
+function findingsSection(inputs: BriefInputs): Section | null {
+  if (inputs.findings.length === 0) return null;
+  const parts = inputs.findings.map((f) =>
+    quote(`${f.id} finding, ${f.severity}, ${f.trust}, by ${f.author}, ${f.scope}`, f.text),
+  );
+  const body = parts.join("\n");
+  return {
+    name: "findings",
+    title: "Findings (this task, siblings, workspace)",
+    body,
+    parts,
+    items: inputs.findings.length,
+    droppable: true,
+    how: "`cairn note list --kind finding`",
+  };
+}
+
+function memorySection(inputs: BriefInputs): Section | null {
+  if (inputs.facts.length === 0) return null;
+  const parts = inputs.facts.map((f) => quote(`${f.id} fact by ${f.author}`, f.text));
+  const body = parts.join("\n");
+  return {
+    name: "memory",
+    title: "Memory (recalled for this task)",
+    body,
+    parts,
+    items: inputs.facts.length,
+    droppable: true,
+    how: "`recall` with your own words",
+  };
+}
+
+function activitySection(inputs: BriefInputs): Section | null {
+  const activity = inputs.task.recentActivity;
+  if (activity.length === 0) return null;
+  const body = activity
+    .map(
+      (a) =>
+        `${a.at.slice(0, 16)} ${a.actor} ${a.action}${a.text ? `\n${quote(`by ${a.actor}`, a.text)}` : ""}`,
+    )
+    .join("\n");
+  return {
+    name: "activity",
+    title: "Recent activity",
+    body,
+    items: activity.length,
+    droppable: true,
+    how: `\`cairn task show ${inputs.task.id}\``,
+  };
+}
+
+function shortcutsSection(inputs: BriefInputs): Section | null {
+  if (inputs.shortcuts.length === 0) return null;
+  const body = inputs.shortcuts
+    .map((s) => `- ${s.text}${s.uses === null ? "" : ` (used ${s.uses}×)`}`)
+    .join("\n");
+  return {
+    name: "shortcuts",
+    title: "Useful shortcuts",
+    body,
+    items: inputs.shortcuts.length,
+    droppable: true,
+    how: "see the role in cairn.toml",
+  };
+}
+
+/** Every non-empty section, in the fixed order. */
+export function renderSections(inputs: BriefInputs): Section[] {
+  return [
+    taskSection(inputs),
+    roleSection(inputs),
+    whySection(inputs),
+    outOfScopeSection(inputs),
+    decisionsSection(inputs),
+    risksSection(inputs),
+    glossarySection(inputs),
+    findingsSection(inputs),
+    memorySection(inputs),
+    activitySection(inputs),
+    shortcutsSection(inputs),
+  ].filter((section): section is Section => section !== null);
+}
+
+export const itemsLabel = (section: Section) => {
+  const words: Record<SectionName, string> = {
+    task: "task",
+    role: "role instruction",
+    why: "line",
+    out_of_scope: "item",
+    decisions: "decision",
+    risks: "risk",
+    glossary: "term",
+    findings: "finding",
+    memory: "fact",
+    activity: "event",
+    shortcuts: "shortcut",
+  };
+  return plural(section.items, words[section.name]);
+};

@@ -1,0 +1,174 @@
+import { conflict, notFound, usageError } from "../../kernel/outcome.js";
+import type { FactRecord } from "../../store/knowledge.js";
+import type { Store } from "../../store/store.js";
+import type { Actor } from "../identity/actor.js";
+import { mergeTopics, normaliseFact, normaliseTopics, queryTerms } from "./text.js";
+
+/** A fact is a sentence or a short paragraph; documents belong in files, referenced by a `ref` note. */
+export const MAX_FACT_CHARS = 4_000;
+export const MAX_TOPICS = 16;
+export const MAX_TOPIC_CHARS = 64;
+export const DEFAULT_RECALL_LIMIT = 10;
+
+export interface RememberResult {
+  fact: FactRecord;
+  /** True when the text restated a stored fact, which was reinforced instead of duplicated. */
+  reinforced: boolean;
+}
+
+function checkFact(text: string, topics: readonly string[] | undefined): { norm: string; topics: string[] } {
+  if (text.length > MAX_FACT_CHARS) {
+    throw usageError(
+      `a fact holds at most ${MAX_FACT_CHARS} characters (this one has ${text.length})`,
+      "remember the point in a sentence; keep the document in a file and record it with `cairn note add ref`",
+    );
+  }
+  const norm = normaliseFact(text);
+  if (norm === "") throw usageError("a fact needs words", "remember a sentence that states something");
+  const cleaned = normaliseTopics(topics);
+  if (cleaned.length > MAX_TOPICS) throw usageError(`at most ${MAX_TOPICS} topics per fact`);
+  const long = cleaned.find((topic) => topic.length > MAX_TOPIC_CHARS);
+  if (long)
+    throw usageError(
+      `topic "${long.slice(0, 20)}…" is longer than ${MAX_TOPIC_CHARS} characters`,
+      "a topic is a word or two",
+    );
+  return { norm, topics: cleaned };
+}
+
+export async function remember(
+  store: Store,
+  actor: Actor,
+  input: { text: string; topics?: string[] },
+  now: string,
+): Promise<RememberResult> {
+  const text = input.text.trim();
+  const { norm, topics } = checkFact(text, input.topics);
+  return store.write(async (tx) => {
+    const existing = await tx.facts.liveByNorm(norm);
+    if (existing) {
+      const fact = await tx.facts.reinforce(existing.id, mergeTopics(existing.topics, topics), now);
+      await tx.journal.append({
+        at: now,
+        actor: actor.id,
+        action: "fact.reinforce",
+        subject: fact.id,
+        data: {},
+      });
+      return { fact, reinforced: true };
+    }
+    const fact = await tx.facts.insert({ text, norm, topics, author: actor.id }, now);
+    await tx.journal.append({
+      at: now,
+      actor: actor.id,
+      action: "fact.remember",
+      subject: fact.id,
+      data: { topics },
+    });
+    return { fact, reinforced: false };
+  });
+}
+
+export interface RecallHit {
+  fact: FactRecord;
+  score: number;
+}
+
+const DAY_MS = 86_400_000;
+/** Relevance leads; recency and reinforcement break near-ties and lift what keeps coming back. */
+const WEIGHTS = { relevance: 0.8, recency: 0.1, reinforcement: 0.1 };
+const RECENCY_HALF_LIFE_DAYS = 30;
+
+/** Blend full-text relevance with how recently and how often a fact was seen. */
+export function blendScore(relevance: number, bestRelevance: number, fact: FactRecord, now: string): number {
+  const ageDays = Math.max(0, (Date.parse(now) - Date.parse(fact.lastSeenAt)) / DAY_MS);
+  const recency = 0.5 ** (ageDays / RECENCY_HALF_LIFE_DAYS);
+  const reinforcement = 1 - 1 / fact.seenCount;
+  const normalised = bestRelevance > 0 ? relevance / bestRelevance : 0;
+  return WEIGHTS.relevance * normalised + WEIGHTS.recency * recency + WEIGHTS.reinforcement * reinforcement;
+}
+
+/**
+ * Live facts that best answer a query, or the most recent ones when there is no query. The query
+ * is plain words: any punctuation or full-text syntax in it is treated as a separator.
+ */
+export async function recall(
+  store: Store,
+  input: { query?: string; topic?: string; limit?: number },
+  now: string,
+): Promise<RecallHit[]> {
+  const limit = input.limit ?? DEFAULT_RECALL_LIMIT;
+  const terms = queryTerms(input.query ?? "");
+  const topic = input.topic === undefined ? undefined : normaliseTopics([input.topic])[0];
+  const candidates = await store.read((tx) =>
+    tx.facts.search({ terms, topic, limit: terms.length === 0 ? limit : Math.max(limit * 5, 50) }),
+  );
+  if (terms.length === 0) return candidates.map((hit) => ({ fact: hit.fact, score: 0 }));
+  const best = Math.max(0, ...candidates.map((hit) => hit.relevance));
+  return candidates
+    .map((hit) => ({ fact: hit.fact, score: blendScore(hit.relevance, best, hit.fact, now) }))
+    .sort((a, b) => b.score - a.score)
+    .slice(0, limit);
+}
+
+export async function topics(store: Store): Promise<{ topic: string; count: number }[]> {
+  return store.read((tx) => tx.facts.topics());
+}
+
+/** Replace a fact with a corrected one. The old stays readable by id but is never recalled again. */
+export async function supersede(
+  store: Store,
+  actor: Actor,
+  input: { id: string; text: string; topics?: string[] },
+  now: string,
+): Promise<{ old: FactRecord; fact: FactRecord; reinforced: boolean }> {
+  const text = input.text.trim();
+  const checked = checkFact(text, input.topics);
+  return store.write(async (tx) => {
+    const old = await tx.facts.byId(input.id);
+    if (!old)
+      throw notFound(
+        `no fact ${input.id} (it may have been forgotten)`,
+        "find the current one with `cairn recall`",
+      );
+    if (old.supersededBy) {
+      throw conflict(
+        `${old.id} was already superseded by ${old.supersededBy}`,
+        `supersede ${old.supersededBy} instead`,
+      );
+    }
+    // Out of recall first, so a replacement that restates it is stored as the new live fact.
+    await tx.facts.supersede(old.id, "", now);
+    const topicsOfNew = checked.topics.length > 0 ? checked.topics : old.topics;
+    const existing = await tx.facts.liveByNorm(checked.norm);
+    const fact = existing
+      ? await tx.facts.reinforce(existing.id, mergeTopics(existing.topics, topicsOfNew), now)
+      : await tx.facts.insert({ text, norm: checked.norm, topics: topicsOfNew, author: actor.id }, now);
+    await tx.facts.supersede(old.id, fact.id, now);
+    await tx.journal.append({
+      at: now,
+      actor: actor.id,
+      action: "fact.supersede",
+      subject: old.id,
+      data: { by: fact.id },
+    });
+    return { old: (await tx.facts.byId(old.id)) as FactRecord, fact, reinforced: existing !== undefined };
+  });
+}
+
+/** Delete a fact for good (the journal keeps only that it was forgotten, not its text). */
+export async function forget(store: Store, actor: Actor, id: string, now: string): Promise<FactRecord> {
+  return store.write(async (tx) => {
+    const fact = await tx.facts.byId(id);
+    if (!fact) throw notFound(`no fact ${id}`, "find facts with `cairn recall`");
+    await tx.facts.delete(id);
+    await tx.journal.append({ at: now, actor: actor.id, action: "fact.forget", subject: id, data: {} });
+    return fact;
+  });
+}
+
+export async function showFact(store: Store, id: string): Promise<FactRecord> {
+  const fact = await store.read((tx) => tx.facts.byId(id));
+  if (!fact) throw notFound(`no fact ${id}`, "find facts with `cairn recall`");
+  return fact;
+}

@@ -1,0 +1,180 @@
+import { notFound, refuse } from "../../kernel/outcome.js";
+import type { NoteBody, NoteKind, NoteRecord, Severity, Trust } from "../../store/knowledge.js";
+import type { Store } from "../../store/store.js";
+import type { Actor } from "../identity/actor.js";
+import { parseScope } from "./text.js";
+
+export const NOTE_KINDS = ["decision", "finding", "metric", "ref"] as const satisfies readonly NoteKind[];
+export const SEVERITIES = ["major", "moderate", "minor"] as const satisfies readonly Severity[];
+export const TRUSTS = ["unverified", "confirmed", "refuted"] as const satisfies readonly Trust[];
+
+/** Every field any kind may carry; which ones a kind needs is checked here, not in a face. */
+export interface NoteDraft {
+  kind: NoteKind;
+  scope?: string;
+  text?: string;
+  chose?: string;
+  rejected?: string;
+  because?: string;
+  severity?: Severity;
+  target?: string;
+  summary?: string;
+}
+
+const present = (value: string | undefined): value is string => value !== undefined && value.trim() !== "";
+
+function required(draft: NoteDraft, field: keyof NoteDraft, why: string, example: string): string {
+  const value = draft[field];
+  if (typeof value === "string" && present(value)) return value.trim();
+  throw refuse("note", `a ${draft.kind} note needs ${field}: ${why}`, example);
+}
+
+const METRIC_FORM = 'text as "goal: … question: … metric: …"';
+const METRIC_LABELS = ["goal", "question", "metric"] as const;
+
+/**
+ * A metric is written goal first, then the question that serves it, then the number that answers
+ * the question. A metric whose labels are missing or out of that order is refused.
+ */
+export function parseMetric(text: string | undefined): { goal: string; question: string; metric: string } {
+  const source = text ?? "";
+  const labels = [...source.matchAll(/\b(goal|question|metric)\s*:/gi)];
+  const found = labels.map((match) => (match[1] as string).toLowerCase());
+  const inOrder = found.length === 3 && METRIC_LABELS.every((label, index) => found[index] === label);
+  if (!inOrder) {
+    throw refuse(
+      "note",
+      `a metric note states goal, then question, then metric; found ${found.length > 0 ? found.join(", ") : "no labels"}`,
+      `write ${METRIC_FORM}, in that order`,
+    );
+  }
+  const parts = labels.map((match, index) => {
+    const start = (match.index ?? 0) + match[0].length;
+    const end = labels[index + 1]?.index ?? source.length;
+    return source.slice(start, end).trim();
+  });
+  const [goal, question, metric] = parts as [string, string, string];
+  const empty = METRIC_LABELS.find((_, index) => parts[index] === "");
+  if (empty) throw refuse("note", `the metric note's ${empty} is empty`, `write ${METRIC_FORM}`);
+  return { goal, question, metric };
+}
+
+export function noteBody(draft: NoteDraft): NoteBody {
+  switch (draft.kind) {
+    case "decision":
+      return {
+        kind: "decision",
+        chose: required(draft, "chose", "what was decided", "give chose, rejected and because"),
+        rejected: required(
+          draft,
+          "rejected",
+          "what was considered and not chosen; without it the decision cannot be safely revisited",
+          "give rejected: the alternative you turned down, and why not",
+        ),
+        because: required(draft, "because", "why", "give because: why this choice"),
+      };
+    case "finding":
+      if (!draft.severity) {
+        throw refuse(
+          "note",
+          "a finding needs a severity",
+          "give severity: major (fix not obvious), moderate (fix clear, needs review) or minor (obvious)",
+        );
+      }
+      return {
+        kind: "finding",
+        text: required(draft, "text", "what you found", "give text: what you found"),
+        severity: draft.severity,
+        trust: "unverified",
+      };
+    case "metric":
+      return { kind: "metric", ...parseMetric(draft.text) };
+    case "ref":
+      return {
+        kind: "ref",
+        target: required(
+          draft,
+          "target",
+          "a URL or a path",
+          "give target: a URL or a path, e.g. docs/adr/7.md",
+        ),
+        summary: required(
+          draft,
+          "summary",
+          "what it says, in a line",
+          "give summary: what it says, in a line",
+        ),
+      };
+  }
+}
+
+export async function addNote(
+  store: Store,
+  actor: Actor,
+  draft: NoteDraft,
+  now: string,
+): Promise<NoteRecord> {
+  // A read-only agent may still report what it found; every other note is a write it may not make.
+  if (actor.grant === "ro" && draft.kind !== "finding") {
+    throw refuse(
+      "grant",
+      `${actor.name} has a read-only grant; only findings may be recorded`,
+      "record it as a finding, or ask an agent with a write grant",
+    );
+  }
+  const body = noteBody(draft);
+  const scope = parseScope(draft.scope);
+  return store.write(async (tx) => {
+    const note = await tx.notes.insert({ scope, author: actor.id, body }, now);
+    await tx.journal.append({
+      at: now,
+      actor: actor.id,
+      action: "note.add",
+      subject: note.id,
+      data: { kind: body.kind, scope },
+    });
+    return note;
+  });
+}
+
+export async function showNote(store: Store, id: string): Promise<NoteRecord> {
+  const note = await store.read((tx) => tx.notes.byId(id));
+  if (!note) throw notFound(`no note ${id}`, "list notes with `cairn note list`");
+  return note;
+}
+
+export async function listNotes(
+  store: Store,
+  filter: { kind?: NoteKind; scope?: string; limit?: number },
+): Promise<NoteRecord[]> {
+  return store.read((tx) =>
+    tx.notes.list({
+      kinds: filter.kind ? [filter.kind] : undefined,
+      scopes: filter.scope === undefined ? undefined : [parseScope(filter.scope)],
+      limit: filter.limit ?? 50,
+    }),
+  );
+}
+
+/** Confirm or refute a finding. Its author cannot vouch for it: trust comes from someone else. */
+export async function setFindingTrust(
+  store: Store,
+  actor: Actor,
+  id: string,
+  trust: Exclude<Trust, "unverified">,
+  now: string,
+): Promise<NoteRecord> {
+  return store.write(async (tx) => {
+    const note = await tx.notes.byId(id);
+    if (!note) throw notFound(`no note ${id}`, "list findings with `cairn note list --kind finding`");
+    if (note.body.kind !== "finding") {
+      throw refuse("note", `${id} is a ${note.body.kind}, not a finding`, "only findings carry trust");
+    }
+    if (note.author === actor.id && !actor.isOwner) {
+      throw refuse("note", `${id} is your own finding`, "another agent or the owner confirms or refutes it");
+    }
+    await tx.notes.setTrust(id, trust, now);
+    await tx.journal.append({ at: now, actor: actor.id, action: "note.trust", subject: id, data: { trust } });
+    return (await tx.notes.byId(id)) as NoteRecord;
+  });
+}

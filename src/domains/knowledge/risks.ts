@@ -1,0 +1,87 @@
+import type { GlossaryEntry, Level, RiskRecord } from "../../store/knowledge.js";
+import type { Store } from "../../store/store.js";
+import type { Actor } from "../identity/actor.js";
+import { parseScope } from "./text.js";
+
+export const LEVELS = ["high", "medium", "low"] as const satisfies readonly Level[];
+const WEIGHT: Record<Level, number> = { high: 3, medium: 2, low: 1 };
+
+/**
+ * Rank 1 is the worst. Computed from impact × likelihood every time it is shown, never stored,
+ * so a rule change re-ranks every risk at once: 9 → 1, 6 → 2, 4 → 3, 3 → 4, 2 → 5, 1 → 6.
+ */
+export function riskRank(risk: Pick<RiskRecord, "impact" | "likelihood">): number {
+  const exposure = WEIGHT[risk.impact] * WEIGHT[risk.likelihood];
+  return [9, 6, 4, 3, 2, 1].indexOf(exposure) + 1;
+}
+
+export function byRank<T extends Pick<RiskRecord, "impact" | "likelihood">>(risks: readonly T[]): T[] {
+  return [...risks].sort((a, b) => riskRank(a) - riskRank(b));
+}
+
+export async function addRisk(
+  store: Store,
+  actor: Actor,
+  input: {
+    risk: string;
+    impact: Level;
+    likelihood: Level;
+    indicators: string;
+    action: string;
+    scope?: string;
+  },
+  now: string,
+): Promise<RiskRecord> {
+  const scope = parseScope(input.scope);
+  return store.write(async (tx) => {
+    const risk = await tx.risks.insert(
+      {
+        scope,
+        risk: input.risk.trim(),
+        impact: input.impact,
+        likelihood: input.likelihood,
+        indicators: input.indicators.trim(),
+        action: input.action.trim(),
+        author: actor.id,
+      },
+      now,
+    );
+    await tx.journal.append({
+      at: now,
+      actor: actor.id,
+      action: "risk.add",
+      subject: risk.id,
+      data: { rank: riskRank(risk) },
+    });
+    return risk;
+  });
+}
+
+export async function listRisks(store: Store, scope?: string): Promise<RiskRecord[]> {
+  const scopes = scope === undefined ? undefined : [parseScope(scope)];
+  return byRank(await store.read((tx) => tx.risks.list(scopes)));
+}
+
+export async function defineTerm(
+  store: Store,
+  actor: Actor,
+  input: { term: string; meaning: string },
+  now: string,
+): Promise<{ entry: GlossaryEntry; created: boolean }> {
+  const entry = { term: input.term.trim(), meaning: input.meaning.trim(), author: actor.id, updatedAt: now };
+  return store.write(async (tx) => {
+    const { created } = await tx.glossary.upsert(entry);
+    await tx.journal.append({
+      at: now,
+      actor: actor.id,
+      action: "glossary.define",
+      subject: `term:${entry.term}`,
+      data: { created },
+    });
+    return { entry, created };
+  });
+}
+
+export async function listGlossary(store: Store): Promise<GlossaryEntry[]> {
+  return store.read((tx) => tx.glossary.list());
+}

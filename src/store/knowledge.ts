@@ -1,0 +1,130 @@
+/**
+ * Repos of the knowledge domain: notes, memory facts, risks, glossary and recorded briefs.
+ * Asynchronous and SQL-free like every repo; the SQLite implementation lives in ./sqlite.
+ */
+
+export type NoteKind = "decision" | "finding" | "metric" | "ref";
+export type Severity = "major" | "moderate" | "minor";
+export type Trust = "unverified" | "confirmed" | "refuted";
+export type Level = "high" | "medium" | "low";
+
+/** Kind-specific fields, stored as one JSON body. */
+export type NoteBody =
+  | { kind: "decision"; chose: string; rejected: string; because: string }
+  | { kind: "finding"; text: string; severity: Severity; trust: Trust }
+  | { kind: "metric"; goal: string; question: string; metric: string }
+  | { kind: "ref"; target: string; summary: string };
+
+export interface NoteRecord {
+  id: string;
+  scope: string;
+  author: string;
+  createdAt: string;
+  updatedAt: string;
+  body: NoteBody;
+}
+
+export interface NoteFilter {
+  kinds?: readonly NoteKind[];
+  /** Exact scopes (`workspace`, `task:T-12`); all scopes when absent. */
+  scopes?: readonly string[];
+  limit: number;
+}
+
+export interface NotesRepo {
+  insert(note: { scope: string; author: string; body: NoteBody }, at: string): Promise<NoteRecord>;
+  byId(id: string): Promise<NoteRecord | undefined>;
+  /** Newest first. */
+  list(filter: NoteFilter): Promise<NoteRecord[]>;
+  /** Findings ordered by severity, then trust (confirmed, unverified, refuted), then newest. */
+  findings(scopes: readonly string[], limit: number): Promise<NoteRecord[]>;
+  setTrust(id: string, trust: Trust, at: string): Promise<void>;
+}
+
+export interface FactRecord {
+  id: string;
+  text: string;
+  topics: string[];
+  author: string;
+  createdAt: string;
+  lastSeenAt: string;
+  seenCount: number;
+  supersededBy: string | null;
+  supersededAt: string | null;
+}
+
+export interface FactHit {
+  fact: FactRecord;
+  /** Full-text relevance in [0, 1] (bm25 and term coverage), higher is better; 0 without a query. */
+  relevance: number;
+}
+
+export interface FactSearch {
+  /** Words to look for; the repo builds its own full-text expression from them. */
+  terms: readonly string[];
+  topic?: string;
+  /** How many candidates to return for the caller to re-rank. */
+  limit: number;
+}
+
+export interface FactsRepo {
+  insert(
+    fact: { text: string; norm: string; topics: string[]; author: string },
+    at: string,
+  ): Promise<FactRecord>;
+  byId(id: string): Promise<FactRecord | undefined>;
+  /** The live (not superseded) fact with this normalised text. */
+  liveByNorm(norm: string): Promise<FactRecord | undefined>;
+  reinforce(id: string, topics: string[], at: string): Promise<FactRecord>;
+  supersede(id: string, by: string, at: string): Promise<void>;
+  delete(id: string): Promise<void>;
+  /** Live facts only. With terms: best full-text matches first; without: most recently seen first. */
+  search(search: FactSearch): Promise<FactHit[]>;
+  /** Topics of live facts with how many facts carry each, most used first. */
+  topics(): Promise<{ topic: string; count: number }[]>;
+}
+
+export interface RiskRecord {
+  id: string;
+  scope: string;
+  risk: string;
+  impact: Level;
+  likelihood: Level;
+  indicators: string;
+  action: string;
+  author: string;
+  createdAt: string;
+}
+
+export interface RisksRepo {
+  insert(risk: Omit<RiskRecord, "id" | "createdAt">, at: string): Promise<RiskRecord>;
+  list(scopes?: readonly string[]): Promise<RiskRecord[]>;
+}
+
+export interface GlossaryEntry {
+  term: string;
+  meaning: string;
+  author: string;
+  updatedAt: string;
+}
+
+export interface GlossaryRepo {
+  /** Insert or replace the meaning of a term (terms compare case-insensitively). */
+  upsert(entry: GlossaryEntry): Promise<{ created: boolean }>;
+  list(): Promise<GlossaryEntry[]>;
+}
+
+export interface BriefRecord {
+  id: string;
+  task: string;
+  actor: string;
+  budget: number;
+  hash: string;
+  text: string;
+  createdAt: string;
+}
+
+export interface BriefsRepo {
+  insert(brief: Omit<BriefRecord, "id" | "createdAt">, at: string): Promise<BriefRecord>;
+  byId(id: string): Promise<BriefRecord | undefined>;
+}

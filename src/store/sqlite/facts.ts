@@ -1,0 +1,219 @@
+import type Database from "better-sqlite3";
+import type { FactHit, FactRecord, FactsRepo } from "../knowledge.js";
+
+interface FactRow {
+  id: string;
+  text: string;
+  topics: string;
+  author: string;
+  created_at: string;
+  last_seen_at: string;
+  seen_count: number;
+  superseded_by: string | null;
+  superseded_at: string | null;
+}
+
+const COLUMNS =
+  "id, text, topics, author, created_at, last_seen_at, seen_count, superseded_by, superseded_at";
+const F_COLUMNS = COLUMNS.split(", ")
+  .map((column) => `f.${column}`)
+  .join(", ");
+
+function toRecord(row: FactRow): FactRecord {
+  return {
+    id: row.id,
+    text: row.text,
+    topics: JSON.parse(row.topics) as string[],
+    author: row.author,
+    createdAt: row.created_at,
+    lastSeenAt: row.last_seen_at,
+    seenCount: row.seen_count,
+    supersededBy: row.superseded_by,
+    supersededAt: row.superseded_at,
+  };
+}
+
+/** A quoted FTS5 string: user text can never inject syntax (NEAR, *, column filters, quotes). */
+const ftsString = (term: string) => `"${term.replaceAll('"', '""')}"`;
+
+/**
+ * The FTS5 MATCH expression, built only from terms this function quotes itself: user text can
+ * never inject FTS syntax (NEAR, *, column filters, unbalanced quotes) or reach SQL.
+ */
+export function ftsExpression(terms: readonly string[], join: "OR" | "AND" = "OR"): string {
+  return terms.map(ftsString).join(` ${join} `);
+}
+
+/**
+ * Narrow an expression to facts whose topics column holds this topic's words. The exact topic is
+ * checked again on the rows; a topic without words (`---`) is left to that check alone.
+ */
+const withTopic = (expression: string, topic: string | undefined) =>
+  topic === undefined || !/[\p{L}\p{N}]/u.test(topic)
+    ? expression
+    : `{topics} : ${ftsString(topic.replace(/[-_]/g, " "))} AND (${expression})`;
+
+/**
+ * A term found in more facts than this says little about any of them, and ranking every one of
+ * its facts by bm25 costs time proportional to how common it is. Rare terms are ranked by bm25;
+ * common ones only add to the coverage of facts the rare ones found (or, when every term is
+ * common, pick the newest facts that hold all of them).
+ */
+const COMMON_DOCS = 1_000;
+/** Rare terms are ranked together while their facts add up to at most this many. */
+const RANKED_DOCS = 1_500;
+
+/** Text weighs more than topics in relevance. */
+const BM25 = "bm25(facts_fts, 1.0, 0.5)";
+const TOPIC_FILTER = "EXISTS (SELECT 1 FROM json_each(f.topics) WHERE json_each.value = ?)";
+
+const foldAccents = (text: string) =>
+  text
+    .normalize("NFKD")
+    .replace(/\p{M}+/gu, "")
+    .toLowerCase();
+
+/** The share of query terms a fact's text holds, by word stem (a rough match of what porter does). */
+function coverage(text: string, terms: readonly string[]): number {
+  if (terms.length === 0) return 0;
+  const words = foldAccents(text).split(/[^\p{L}\p{N}]+/u);
+  const held = terms.filter((term) => {
+    const stem = foldAccents(term).slice(0, Math.max(3, term.length - 2));
+    return words.some((word) => word.startsWith(stem));
+  });
+  return held.length / terms.length;
+}
+
+export function sqliteFacts(db: Database.Database): FactsRepo {
+  const nextSeq = db.prepare<[], { next: number }>("SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM facts");
+  const insert = db.prepare(
+    "INSERT INTO facts (seq, id, text, norm, topics, author, created_at, last_seen_at, seen_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1)",
+  );
+  const byId = db.prepare<[string], FactRow>(`SELECT ${COLUMNS} FROM facts WHERE id = ?`);
+  const liveByNorm = db.prepare<[string], FactRow>(
+    `SELECT ${COLUMNS} FROM facts WHERE norm = ? AND superseded_by IS NULL`,
+  );
+  const reinforce = db.prepare(
+    "UPDATE facts SET seen_count = seen_count + 1, last_seen_at = ?, topics = ? WHERE id = ?",
+  );
+  const supersede = db.prepare("UPDATE facts SET superseded_by = ?, superseded_at = ? WHERE id = ?");
+  const remove = db.prepare("DELETE FROM facts WHERE id = ?");
+  const docsOf = db.prepare<[string], { n: number }>(
+    `SELECT count(*) AS n FROM (SELECT rowid FROM facts_fts WHERE facts_fts MATCH ? LIMIT ${COMMON_DOCS + 1})`,
+  );
+  const ranked = db.prepare<[string, number], { seq: number; rank: number }>(
+    `SELECT rowid AS seq, ${BM25} AS rank FROM facts_fts WHERE facts_fts MATCH ? ORDER BY rank LIMIT ?`,
+  );
+  const newest = db.prepare<[string, number], { seq: number }>(
+    "SELECT rowid AS seq FROM facts_fts WHERE facts_fts MATCH ? ORDER BY rowid DESC LIMIT ?",
+  );
+  const bySeqs = db.prepare<[string], FactRow & { seq: number }>(
+    `SELECT f.seq AS seq, ${F_COLUMNS} FROM facts f WHERE f.seq IN (SELECT value FROM json_each(?)) AND f.superseded_by IS NULL`,
+  );
+  const bySeqsTopic = db.prepare<[string, string], FactRow & { seq: number }>(
+    `SELECT f.seq AS seq, ${F_COLUMNS} FROM facts f WHERE f.seq IN (SELECT value FROM json_each(?)) AND f.superseded_by IS NULL AND ${TOPIC_FILTER}`,
+  );
+  const rowsBySeq = (seqs: number[], topic: string | undefined): Map<number, FactRow> => {
+    if (seqs.length === 0) return new Map();
+    const list = JSON.stringify(seqs);
+    const rows = topic === undefined ? bySeqs.all(list) : bySeqsTopic.all(list, topic);
+    return new Map(rows.map((row) => [row.seq, row]));
+  };
+
+  /** Candidates for a worded query, each with a relevance in [0, 1]: bm25 and term coverage. */
+  const matching = (terms: readonly string[], topic: string | undefined, limit: number): FactHit[] => {
+    const docs = terms.map((term) => ({ term, n: docsOf.get(withTopic(ftsString(term), topic))?.n ?? 0 }));
+    const present = docs.filter((d) => d.n > 0);
+    if (present.length === 0) return [];
+    const rare = present.filter((d) => d.n <= COMMON_DOCS).sort((a, b) => a.n - b.n);
+    let scored: { seq: number; bm25: number }[];
+    if (rare.length > 0) {
+      const chosen: string[] = [];
+      let total = 0;
+      for (const d of rare) {
+        if (chosen.length > 0 && total + d.n > RANKED_DOCS) break;
+        chosen.push(d.term);
+        total += d.n;
+      }
+      scored = ranked
+        .all(withTopic(ftsExpression(chosen), topic), limit)
+        .map((row) => ({ seq: row.seq, bm25: -row.rank }));
+    } else {
+      const all = newest.all(
+        withTopic(
+          ftsExpression(
+            present.map((d) => d.term),
+            "AND",
+          ),
+          topic,
+        ),
+        limit,
+      );
+      const some =
+        all.length >= limit
+          ? []
+          : newest.all(withTopic(ftsExpression(present.map((d) => d.term)), topic), limit);
+      const seen = new Set<number>();
+      scored = [...all, ...some]
+        .filter((row) => !seen.has(row.seq) && seen.add(row.seq))
+        .map((row) => ({ seq: row.seq, bm25: 0 }));
+    }
+    const rows = rowsBySeq(
+      scored.map((s) => s.seq),
+      topic,
+    );
+    const best = Math.max(0, ...scored.map((s) => s.bm25));
+    return scored.flatMap(({ seq, bm25 }) => {
+      const row = rows.get(seq);
+      if (!row) return [];
+      const relevance = 0.75 * (best > 0 ? bm25 / best : 0) + 0.25 * coverage(row.text, terms);
+      return [{ fact: toRecord(row), relevance }];
+    });
+  };
+  const recentAll = db.prepare<[number], FactRow>(
+    `SELECT ${COLUMNS} FROM facts WHERE superseded_by IS NULL ORDER BY last_seen_at DESC, seq DESC LIMIT ?`,
+  );
+  const recentTopic = db.prepare<[string, number], FactRow>(
+    `SELECT ${F_COLUMNS} FROM facts f WHERE f.superseded_by IS NULL AND ${TOPIC_FILTER}
+     ORDER BY f.last_seen_at DESC, f.seq DESC LIMIT ?`,
+  );
+  const topics = db.prepare<[], { topic: string; count: number }>(
+    `SELECT json_each.value AS topic, COUNT(*) AS count FROM facts, json_each(facts.topics)
+     WHERE facts.superseded_by IS NULL GROUP BY json_each.value ORDER BY count DESC, topic`,
+  );
+
+  return {
+    async insert(fact, at) {
+      const seq = nextSeq.get()?.next ?? 1;
+      const id = `F-${seq}`;
+      insert.run(seq, id, fact.text, fact.norm, JSON.stringify(fact.topics), fact.author, at, at);
+      return toRecord(byId.get(id) as FactRow);
+    },
+    async byId(id) {
+      const row = byId.get(id);
+      return row ? toRecord(row) : undefined;
+    },
+    async liveByNorm(norm) {
+      const row = liveByNorm.get(norm);
+      return row ? toRecord(row) : undefined;
+    },
+    async reinforce(id, topicList, at) {
+      reinforce.run(at, JSON.stringify(topicList), id);
+      return toRecord(byId.get(id) as FactRow);
+    },
+    async supersede(id, by, at) {
+      supersede.run(by, at, id);
+    },
+    async delete(id) {
+      remove.run(id);
+    },
+    async search({ terms, topic, limit }): Promise<FactHit[]> {
+      if (terms.length > 0) return matching(terms, topic, limit);
+      const rows = topic === undefined ? recentAll.all(limit) : recentTopic.all(topic, limit);
+      return rows.map((row) => ({ fact: toRecord(row), relevance: 0 }));
+    },
+    async topics() {
+      return topics.all();
+    },
+  };
+}

@@ -1,0 +1,334 @@
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { addAgent, cairn, cairnAsync, initWorkspace, scratchDir } from "../helpers/workspace.js";
+
+let ws: { dir: string; cleanup: () => void };
+beforeEach(() => {
+  ws = initWorkspace();
+});
+afterEach(() => ws.cleanup());
+
+const json = <T>(args: string[], env?: Record<string, string>) => {
+  const run = cairn(ws.dir, [...args, "--json"], { env });
+  if (run.code !== 0) throw new Error(`cairn ${args.join(" ")} exited ${run.code}: ${run.stderr}`);
+  return run.json as T;
+};
+
+describe("notes through the CLI", () => {
+  it("refuses a note kind that does not exist, naming the kinds that do", () => {
+    const run = cairn(ws.dir, ["note", "add", "opinion", "--text", "x", "--json"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/kind.*decision.*finding.*metric.*ref/);
+  });
+
+  it("refuses a decision without what was rejected, and records one that has it", () => {
+    const refused = cairn(ws.dir, [
+      "note",
+      "add",
+      "decision",
+      "--chose",
+      "SQLite",
+      "--because",
+      "zero ops",
+      "--json",
+    ]);
+    expect(refused.code).toBe(3);
+    expect(refused.json).toMatchObject({ refused: { policy: "note" } });
+    expect(refused.stderr).toMatch(/rejected/);
+    const blank = cairn(ws.dir, [
+      "note",
+      "add",
+      "decision",
+      "--chose",
+      "SQLite",
+      "--rejected",
+      "  ",
+      "--because",
+      "x",
+    ]);
+    expect(blank.code).toBe(3);
+    const added = json<{ id: string; kind: string; scope: string }>([
+      "note",
+      "add",
+      "decision",
+      "--chose",
+      "SQLite",
+      "--rejected",
+      "PostgreSQL: a server to run",
+      "--because",
+      "zero ops",
+      "--scope",
+      "T-4",
+    ]);
+    expect(added).toMatchObject({ kind: "decision", scope: "task:T-4" });
+    const shown = json<{ note: Record<string, string> }>(["note", "show", added.id]);
+    expect(shown.note).toMatchObject({
+      chose: "SQLite",
+      rejected: "PostgreSQL: a server to run",
+      author: "owner",
+    });
+    expect(shown.note.created_at).toMatch(/^\d{4}-/);
+  });
+
+  it("refuses a metric out of order or missing a part; keeps one in order", () => {
+    const outOfOrder = cairn(ws.dir, [
+      "note",
+      "add",
+      "metric",
+      "--text",
+      "metric: p50 goal: fast question: how fast?",
+      "--json",
+    ]);
+    expect(outOfOrder.code).toBe(3);
+    expect(outOfOrder.stderr).toMatch(/goal, then question, then metric; found metric, goal, question/);
+    const missing = cairn(ws.dir, ["note", "add", "metric", "--text", "goal: fast metric: p50"]);
+    expect(missing.code).toBe(3);
+    const ok = json<{ id: string }>([
+      "note",
+      "add",
+      "metric",
+      "--text",
+      "goal: fast recall question: how slow? metric: p50 ms",
+    ]);
+    const shown = json<{ note: Record<string, string> }>(["note", "show", ok.id]);
+    expect(shown.note).toMatchObject({ goal: "fast recall", question: "how slow?", metric: "p50 ms" });
+  });
+
+  it("lets a read-only agent add findings but no other note; trust comes from someone else", () => {
+    const bob = addAgent(ws.dir, "bob", "reviewer", ["--grant", "ro"]);
+    const carol = addAgent(ws.dir, "carol", "reviewer", ["--grant", "ro"]);
+    const env = { CAIRN_AGENT: bob.token };
+    const finding = json<{ id: string }>(
+      ["note", "add", "finding", "--text", "retry loop never ends", "--severity", "major"],
+      env,
+    );
+    const decision = cairn(ws.dir, ["note", "add", "ref", "--target", "a.md", "--summary", "s"], { env });
+    expect(decision.code).toBe(3);
+    expect(decision.stderr).toMatch(/only findings/);
+    const noSeverity = cairn(ws.dir, ["note", "add", "finding", "--text", "x"], { env });
+    expect(noSeverity.code).toBe(3);
+    const own = cairn(ws.dir, ["note", "trust", finding.id, "confirmed"], { env });
+    expect(own.code).toBe(3);
+    const other = json<{ note: { trust: string } }>(["note", "trust", finding.id, "confirmed"], {
+      CAIRN_AGENT: carol.token,
+    });
+    expect(other.note.trust).toBe("confirmed");
+    const list = json<{ notes: { id: string; author: string; trust: string }[] }>([
+      "note",
+      "list",
+      "--kind",
+      "finding",
+    ]);
+    expect(list.notes).toEqual([
+      expect.objectContaining({ id: finding.id, author: bob.id, trust: "confirmed" }),
+    ]);
+  });
+});
+
+describe("memory through the CLI", () => {
+  it("reinforces a restated fact instead of duplicating it, merging topics", () => {
+    const first = json<{ id: string; reinforced: boolean }>([
+      "remember",
+      "Docs live at https://example.com/docs/",
+      "--topics",
+      "docs",
+    ]);
+    const again = json<{ id: string; reinforced: boolean; seen: number }>([
+      "remember",
+      "docs LIVE at  [example.com/docs](http://www.example.com/docs)!",
+      "--topics",
+      "Web",
+    ]);
+    expect(again).toEqual({ id: first.id, reinforced: true, seen: 2 });
+    const shown = json<{ fact: { topics: string[]; seen: number } }>(["fact", "show", first.id]);
+    expect(shown.fact).toMatchObject({ topics: ["docs", "web"], seen: 2 });
+    expect(json<{ topics: unknown[] }>(["topics"]).topics).toEqual([
+      { topic: "docs", count: 1 },
+      { topic: "web", count: 1 },
+    ]);
+  });
+
+  it("recalls by relevance with accents folded, ids first, and the most recent for an empty query", () => {
+    json(["remember", "Le café ferme le lundi", "--topics", "office"]);
+    json(["remember", "The staging database listens on port 6543", "--topics", "db"]);
+    json(["remember", "Deploys happen on Thursdays"]);
+    const hits = json<{ facts: { id: string; text: string }[] }>(["recall", "cafe ferme"]);
+    expect(hits.facts[0]?.text).toBe("Le café ferme le lundi");
+    expect(Object.keys(hits.facts[0] ?? {})[0]).toBe("id");
+    const human = cairn(ws.dir, ["recall", "staging port"]);
+    expect(human.stdout).toMatch(/^F-2 The staging database/);
+    const recent = json<{ facts: { text: string }[] }>(["recall"]);
+    expect(recent.facts.map((f) => f.text)).toEqual([
+      "Deploys happen on Thursdays",
+      "The staging database listens on port 6543",
+      "Le café ferme le lundi",
+    ]);
+    const byTopic = json<{ facts: { text: string }[] }>(["recall", "--topic", "DB"]);
+    expect(byTopic.facts.map((f) => f.text)).toEqual(["The staging database listens on port 6543"]);
+  });
+
+  it("never leaks an SQL or FTS error, whatever syntax the query holds", () => {
+    json(["remember", "NEAR the bridge AND under it: the cache lives"]);
+    for (const query of [
+      '"',
+      "*",
+      "NEAR(",
+      '"unbalanced',
+      "AND",
+      "-",
+      "a AND",
+      "OR OR",
+      "col:val",
+      "^x",
+      "(",
+      ")",
+      "'",
+      "x'); DROP TABLE facts; --",
+      "NEAR(cache bridge, 2)",
+      "bridge*",
+    ]) {
+      const run = cairn(ws.dir, ["recall", query, "--json"]);
+      expect(run.code, query).toBe(0);
+      expect(run.stderr, query).toBe("");
+      expect(Array.isArray((run.json as { facts: unknown[] }).facts), query).toBe(true);
+    }
+    const hits = json<{ facts: { text: string }[] }>(["recall", "NEAR(cache bridge, 2)"]);
+    expect(hits.facts[0]?.text).toMatch(/cache lives/);
+    expect(json<{ facts: unknown[] }>(["recall"]).facts).toHaveLength(1);
+  });
+
+  it("keeps a superseded fact readable but out of recall; superseding a forgotten fact is not found", () => {
+    const old = json<{ id: string }>(["remember", "The API rate limit is 100 requests per minute"]);
+    const replaced = json<{ fact: { id: string } }>([
+      "supersede",
+      old.id,
+      "The API rate limit is 600 requests per minute",
+    ]);
+    const hits = json<{ facts: { id: string }[] }>(["recall", "API rate limit"]);
+    expect(hits.facts.map((f) => f.id)).toEqual([replaced.fact.id]);
+    expect(json<{ fact: { superseded_by: string } }>(["fact", "show", old.id]).fact.superseded_by).toBe(
+      replaced.fact.id,
+    );
+    const twice = cairn(ws.dir, ["supersede", old.id, "another"]);
+    expect(twice.code).toBe(5);
+    const unconfirmed = cairn(ws.dir, ["forget", replaced.fact.id]);
+    expect(unconfirmed.code).toBe(3);
+    expect(cairn(ws.dir, ["forget", replaced.fact.id, "--confirm"]).code).toBe(0);
+    const ghost = cairn(ws.dir, ["supersede", replaced.fact.id, "The limit is 900", "--json"]);
+    expect(ghost.code).toBe(4);
+    expect(ghost.stderr).toMatch(/forgotten/);
+    expect(json<{ facts: unknown[] }>(["recall", "rate limit"]).facts).toEqual([]);
+  });
+
+  it("refuses an oversized fact with the limit and what to do instead", () => {
+    const run = cairn(ws.dir, ["remember", "x".repeat(100_000)]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/at most 4000 characters/);
+  });
+
+  it("queues parallel restatements of one fact into one reinforced fact", async () => {
+    const runs = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        cairnAsync(ws.dir, ["remember", `Builds take ${i % 2 ? "" : " "}four minutes.`, "--json"]),
+      ),
+    );
+    for (const run of runs) expect(run.code, run.stderr).toBe(0);
+    const recalled = json<{ facts: { id: string }[] }>(["recall", "builds"]);
+    expect(recalled.facts).toHaveLength(1);
+    expect(json<{ fact: { seen: number } }>(["fact", "show", recalled.facts[0]?.id ?? ""]).fact.seen).toBe(6);
+  });
+
+  it("lets exactly one of several parallel supersedes of one fact win; the others conflict", async () => {
+    const fact = json<{ id: string }>(["remember", "The cache TTL is 60 seconds"]);
+    const runs = await Promise.all(
+      [30, 90, 120, 300].map((ttl) =>
+        cairnAsync(ws.dir, ["supersede", fact.id, `The cache TTL is ${ttl} seconds`, "--json"]),
+      ),
+    );
+    expect(runs.map((run) => run.code).sort()).toEqual([0, 5, 5, 5]);
+    const live = json<{ facts: { text: string }[] }>(["recall", "cache TTL"]);
+    expect(live.facts).toHaveLength(1);
+  });
+
+  it("rebuilds the full-text index on import, so recall works in the restored workspace", () => {
+    json(["remember", "Le café ferme le lundi", "--topics", "office"]);
+    const gone = json<{ id: string }>(["remember", "Old fact to supersede"]);
+    json(["supersede", gone.id, "New fact that replaced it"]);
+    json(["note", "add", "finding", "--text", "exported finding", "--severity", "minor"]);
+    const file = join(ws.dir, "backup.jsonl");
+    json(["export", "--out", file]);
+    const target = scratchDir();
+    try {
+      const imported = cairn(target.dir, ["import", file, "--json"]);
+      expect(imported.code, imported.stderr).toBe(0);
+      const hits = cairn(target.dir, ["recall", "cafe", "--json"]).json as { facts: { text: string }[] };
+      expect(hits.facts.map((f) => f.text)).toEqual(["Le café ferme le lundi"]);
+      const replaced = cairn(target.dir, ["recall", "fact", "--json"]).json as { facts: { text: string }[] };
+      expect(replaced.facts.map((f) => f.text)).toEqual(["New fact that replaced it"]);
+      const notes = cairn(target.dir, ["note", "list", "--json"]).json as { notes: unknown[] };
+      expect(notes.notes).toHaveLength(1);
+    } finally {
+      target.cleanup();
+    }
+  });
+});
+
+describe("risks and glossary through the CLI", () => {
+  it("computes the rank from impact and likelihood and lists the worst first", () => {
+    json([
+      "risk",
+      "add",
+      "disk fills",
+      "--impact",
+      "medium",
+      "--likelihood",
+      "low",
+      "--indicators",
+      "df > 90%",
+      "--action",
+      "prune",
+    ]);
+    json([
+      "risk",
+      "add",
+      "token leak",
+      "--impact",
+      "high",
+      "--likelihood",
+      "medium",
+      "--indicators",
+      "token in logs",
+      "--action",
+      "rotate",
+    ]);
+    const list = json<{ risks: { risk: string; rank: number }[] }>(["risk", "list"]);
+    expect(list.risks.map((r) => [r.risk, r.rank])).toEqual([
+      ["token leak", 2],
+      ["disk fills", 5],
+    ]);
+    const bad = cairn(ws.dir, [
+      "risk",
+      "add",
+      "x",
+      "--impact",
+      "huge",
+      "--likelihood",
+      "low",
+      "--indicators",
+      "i",
+      "--action",
+      "a",
+    ]);
+    expect(bad.code).toBe(2);
+  });
+
+  it("defines and redefines terms", () => {
+    expect(json<{ created: boolean }>(["glossary", "set", "WAL", "write-ahead log"]).created).toBe(true);
+    expect(json<{ created: boolean }>(["glossary", "set", "wal", "SQLite's write-ahead log"]).created).toBe(
+      false,
+    );
+    expect(json<{ terms: { term: string; meaning: string }[] }>(["glossary", "list"]).terms).toEqual([
+      expect.objectContaining({ term: "wal", meaning: "SQLite's write-ahead log" }),
+    ]);
+  });
+});

@@ -1,0 +1,150 @@
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { OWNER } from "../../src/domains/identity/actor.js";
+import { assembleBrief } from "../../src/domains/knowledge/brief/engine.js";
+import { briefHash, gatherBriefInputs, recordBrief } from "../../src/domains/knowledge/brief/gather.js";
+import type { BriefTask, TaskBriefSource } from "../../src/domains/knowledge/brief/inputs.js";
+import { remember, supersede } from "../../src/domains/knowledge/memory.js";
+import { addNote, setFindingTrust } from "../../src/domains/knowledge/notes.js";
+import { addRisk, defineTerm } from "../../src/domains/knowledge/risks.js";
+import { WorkspaceConfig } from "../../src/domains/workspace/config.js";
+import { openStore } from "../../src/store/open.js";
+import type { Store } from "../../src/store/store.js";
+import { scratchDir } from "../helpers/workspace.js";
+
+const TASK: BriefTask = {
+  id: "T-7",
+  title: "Enable WAL mode for the journal",
+  status: "claimed",
+  author: "owner",
+  soThat: "readers never block the writer",
+  context: null,
+  acceptance: [],
+  dependencies: [],
+  outOfScope: [],
+  parents: [{ id: "T-1", title: "Durable storage", status: "open", soThat: null }],
+  goal: null,
+  siblings: [{ id: "T-8", title: "Checkpoints", status: "open" }],
+  recentActivity: [],
+};
+
+/** The seam, filled by hand the way the task board will fill it. */
+const source: TaskBriefSource = { briefTask: async (id) => (id === TASK.id ? TASK : undefined) };
+const config = WorkspaceConfig.parse({
+  roles: { builder: { summary: "implements tasks", instructions: "Run tests.", shortcuts: ["npm test"] } },
+});
+const builder = { ...OWNER, id: "owner", role: "builder" };
+const reviewer = {
+  id: "A-2",
+  name: "rev",
+  role: "reviewer",
+  grant: "ro" as const,
+  isOwner: false,
+  parentId: null,
+};
+
+let scratch: { dir: string; cleanup: () => void };
+let store: Store;
+let clock = 0;
+const now = () => new Date(Date.UTC(2026, 10, 30, 0, 0, clock++)).toISOString();
+
+beforeEach(() => {
+  scratch = scratchDir();
+  store = openStore(join(scratch.dir, "cairn.db"), { create: true });
+});
+afterEach(async () => {
+  await store.close();
+  scratch.cleanup();
+});
+
+describe("gathering a brief from the store through the task seam", () => {
+  it("collects decisions newest first, ranked findings, top risks, task terms and recalled memory", async () => {
+    const decide = (chose: string, scope: string) =>
+      addNote(
+        store,
+        builder,
+        { kind: "decision", scope, chose, rejected: "the other way", because: "reasons" },
+        now(),
+      );
+    await decide("old workspace decision", "workspace");
+    await decide("parent decision", "T-1");
+    await decide("newest task decision", "T-7");
+    await decide("unrelated task decision", "T-99");
+    const find = (text: string, severity: "major" | "minor", scope: string) =>
+      addNote(store, reviewer, { kind: "finding", text, severity, scope }, now());
+    await find("minor sibling finding", "minor", "T-8");
+    const confirmed = await find("major sibling finding, confirmed", "major", "T-8");
+    await find("major workspace finding, newer but unverified", "major", "workspace");
+    await find("unrelated finding", "major", "T-99");
+    await setFindingTrust(store, builder, confirmed.id, "confirmed", now());
+    await addRisk(
+      store,
+      builder,
+      { risk: "top", impact: "high", likelihood: "high", indicators: "i", action: "a" },
+      now(),
+    );
+    await addRisk(
+      store,
+      builder,
+      { risk: "low", impact: "low", likelihood: "medium", indicators: "i", action: "a" },
+      now(),
+    );
+    await defineTerm(store, builder, { term: "WAL", meaning: "write-ahead log" }, now());
+    await defineTerm(store, builder, { term: "walk", meaning: "not in this task" }, now());
+    await defineTerm(store, builder, { term: "Block the writer", meaning: "a multi-word term" }, now());
+    await defineTerm(store, builder, { term: "block the", meaning: "also multi-word, also present" }, now());
+    await defineTerm(store, builder, { term: "the writers", meaning: "not a whole-word match" }, now());
+    await remember(
+      store,
+      builder,
+      { text: "WAL mode needs a shared-memory file next to the database" },
+      now(),
+    );
+    const stale = await remember(store, builder, { text: "WAL mode is unsafe for the journal" }, now());
+    await supersede(store, builder, { id: stale.fact.id, text: "WAL mode is safe on local disks" }, now());
+
+    const inputs = await gatherBriefInputs(store, source, {
+      actor: builder,
+      config,
+      taskId: "T-7",
+      now: now(),
+    });
+    expect(inputs.decisions.map((d) => d.chose)).toEqual([
+      "newest task decision",
+      "parent decision",
+      "old workspace decision",
+    ]);
+    expect(inputs.findings.map((f) => f.text)).toEqual([
+      "major sibling finding, confirmed",
+      "major workspace finding, newer but unverified",
+      "minor sibling finding",
+    ]);
+    expect(inputs.findings[0]?.author).toBe("A-2");
+    expect(inputs.risks.map((r) => [r.risk, r.rank])).toEqual([["top", 1]]);
+    expect(inputs.glossary.map((t) => t.term).sort()).toEqual(["Block the writer", "WAL", "block the"]);
+    const facts = inputs.facts.map((f) => f.text);
+    expect(facts).toContain("WAL mode needs a shared-memory file next to the database");
+    expect(facts).toContain("WAL mode is safe on local disks");
+    expect(facts).not.toContain("WAL mode is unsafe for the journal");
+    expect(inputs.role?.instructions).toBe("Run tests.");
+    expect(inputs.shortcuts).toEqual([{ text: "npm test", uses: null }]);
+
+    const brief = assembleBrief(inputs, 4_000);
+    expect(brief.kind).toBe("ok");
+  });
+
+  it("refuses an unknown task with not found", async () => {
+    await expect(
+      gatherBriefInputs(store, source, { actor: builder, config, taskId: "T-404", now: now() }),
+    ).rejects.toMatchObject({ errorKind: "not_found" });
+  });
+
+  it("records a brief frozen with the hash of its exact text", async () => {
+    const text = "# Brief for task T-7\nhello";
+    const recorded = await recordBrief(store, builder, { taskId: "T-7", budget: 4000, text }, now());
+    expect(recorded.hash).toBe(briefHash(text));
+    const stored = await store.read((tx) => tx.briefs.byId(recorded.id));
+    expect(stored?.text).toBe(text);
+    expect(briefHash(stored?.text ?? "")).toBe(recorded.hash);
+  });
+});

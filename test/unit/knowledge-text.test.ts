@@ -1,0 +1,67 @@
+import { describe, expect, it } from "vitest";
+import { parseMetric } from "../../src/domains/knowledge/notes.js";
+import { riskRank } from "../../src/domains/knowledge/risks.js";
+import { normaliseFact, parseScope, queryTerms } from "../../src/domains/knowledge/text.js";
+import { ftsExpression } from "../../src/store/sqlite/facts.js";
+
+describe("fact normalisation", () => {
+  it("treats case, punctuation, whitespace, accents and link spelling as the same fact", () => {
+    const base = normaliseFact("The docs live at https://example.com/docs/ — see Café notes.");
+    expect(normaliseFact("the DOCS live at   example.com/docs  see cafe notes")).toBe(base);
+    expect(
+      normaliseFact("The docs live at [example.com/docs](http://www.example.com/docs/); see café notes!"),
+    ).not.toBe("");
+    expect(normaliseFact("The docs live at http://www.example.com/docs/ see Cafe notes")).toBe(base);
+    expect(normaliseFact("Port 5432")).not.toBe(normaliseFact("Port 5433"));
+  });
+});
+
+describe("query terms and the FTS expression", () => {
+  it("quotes every term itself, so FTS syntax in a query is only ever words", () => {
+    const terms = queryTerms('"unbalanced * NEAR( AND -x OR col:val ^start');
+    expect(terms).toEqual(["unbalanced", "near", "x", "col", "val", "start"]);
+    expect(ftsExpression(['a"b', "word"])).toBe('"a""b" OR "word"');
+  });
+
+  it("drops common words unless nothing else is left", () => {
+    expect(queryTerms("what is the port of the database")).toEqual(["port", "database"]);
+    expect(queryTerms("the")).toEqual(["the"]);
+  });
+});
+
+describe("metric notes", () => {
+  it("reads goal, then question, then metric", () => {
+    expect(parseMetric("Goal: fast recall. Question: how slow is it? Metric: p50 ms")).toEqual({
+      goal: "fast recall.",
+      question: "how slow is it?",
+      metric: "p50 ms",
+    });
+  });
+  it("refuses labels out of order, missing or empty", () => {
+    for (const text of [
+      "question: q goal: g metric: m",
+      "goal: g metric: m",
+      "goal: question: q metric: m",
+      "",
+    ]) {
+      expect(() => parseMetric(text), text).toThrow(/metric/);
+    }
+  });
+});
+
+describe("scopes and risk rank", () => {
+  it("takes workspace, task:ID or a bare id", () => {
+    expect(parseScope(undefined)).toBe("workspace");
+    expect(parseScope("T-3")).toBe("task:T-3");
+    expect(parseScope("task:T-3")).toBe("task:T-3");
+    expect(() => parseScope("task:")).toThrow();
+    expect(() => parseScope("a b")).toThrow();
+  });
+  it("ranks by impact × likelihood, 1 the worst", () => {
+    expect(riskRank({ impact: "high", likelihood: "high" })).toBe(1);
+    expect(riskRank({ impact: "high", likelihood: "medium" })).toBe(2);
+    expect(riskRank({ impact: "medium", likelihood: "high" })).toBe(2);
+    expect(riskRank({ impact: "medium", likelihood: "medium" })).toBe(3);
+    expect(riskRank({ impact: "low", likelihood: "low" })).toBe(6);
+  });
+});
