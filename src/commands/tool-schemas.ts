@@ -8,9 +8,8 @@ import type { ToolSpec } from "./tools.js";
  * that `tools/list` serves and the golden fixtures pin. Every byte here is paid for in the
  * context of every agent, on every session.
  */
-export const SCHEMA_VERSION_FIELD = z
-  .literal(TOOL_SCHEMA_VERSION)
-  .describe(`always ${TOOL_SCHEMA_VERSION}: the version of this tool's input schema`);
+/** Its `const` says everything; a description would be repeated in every tool of the catalog. */
+export const SCHEMA_VERSION_FIELD = z.literal(TOOL_SCHEMA_VERSION);
 
 export const RefusedEnvelope = z.object({
   refused: z.object({ policy: z.string(), reason: z.string(), next: z.string() }),
@@ -62,6 +61,8 @@ function compact(node: unknown, io: "input" | "output"): unknown {
   const out: JsonSchema = {};
   for (const [key, value] of Object.entries(node as JsonSchema)) {
     if (key === "$schema") continue;
+    // Object keys are always strings in JSON; zod's records say so anyway.
+    if (key === "propertyNames" && JSON.stringify(value) === '{"type":"string"}') continue;
     if (io === "output" && key === "additionalProperties" && value === false) continue;
     out[key] = compact(value, io);
   }
