@@ -4,6 +4,10 @@
  * interfaces and must pass the same contract tests (test/unit/store-contract.test.ts).
  */
 
+import type { AskRepo, QueueRepo, ShortcutRepo, TaskRepo } from "./tasks.js";
+
+export type * from "./tasks.js";
+
 export type Grant = "rw" | "ro";
 
 export interface AgentRecord {
@@ -82,6 +86,10 @@ export interface Tx {
   meta: MetaRepo;
   transfer: TransferRepo;
   counts: CountsRepo;
+  tasks: TaskRepo;
+  asks: AskRepo;
+  queues: QueueRepo;
+  shortcuts: ShortcutRepo;
 }
 
 export interface Store {

@@ -7,6 +7,8 @@ import { sqliteJournal } from "./journal.js";
 import { sqliteMeta } from "./meta.js";
 import { MIGRATIONS } from "./migrations/index.js";
 import { Mutex } from "./mutex.js";
+import { sqliteAsks, sqliteQueues, sqliteShortcuts } from "./task-extras.js";
+import { sqliteTasks } from "./tasks.js";
 import { sqliteCounts, sqliteTransfer } from "./transfer.js";
 
 /** Long enough for a queue of writers across processes (16 agents claiming at once). */
@@ -54,6 +56,10 @@ class SqliteStore implements Store {
       meta: sqliteMeta(this.db),
       transfer: sqliteTransfer(this.db),
       counts: sqliteCounts(this.db),
+      tasks: sqliteTasks(this.db),
+      asks: sqliteAsks(this.db),
+      queues: sqliteQueues(this.db),
+      shortcuts: sqliteShortcuts(this.db),
     };
   }
 

@@ -1,4 +1,5 @@
 import { spine } from "./0001_spine.js";
+import { tasks } from "./0002_tasks.js";
 
 /**
  * Versioned schema changes, applied in order, each recorded by name. A database that records a
@@ -10,10 +11,22 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [spine];
+export const MIGRATIONS: readonly Migration[] = [spine, tasks];
 
 /**
  * Tables whose rows are the workspace's content, in dependency order (parents first).
  * Export, import and status walk this list; derived tables (indexes, FTS) stay out of it.
  */
-export const CONTENT_TABLES: readonly string[] = ["meta", "agents", "events"];
+export const CONTENT_TABLES: readonly string[] = [
+  "meta",
+  "agents",
+  "events",
+  "tasks",
+  "task_criteria",
+  "task_dependencies",
+  "task_notes",
+  "task_asks",
+  "queues",
+  "queue_keys",
+  "shortcuts",
+];

@@ -1,0 +1,345 @@
+import { z } from "zod";
+import {
+  addCriterion,
+  addTask,
+  blockTask,
+  dependTask,
+  dropTask,
+  listTasks,
+  moveTask,
+  reopenTask,
+  showTask,
+} from "../domains/tasks/board.js";
+import { claimTask, readyFor, releaseTask } from "../domains/tasks/claims.js";
+import { checkTask, finishTask } from "../domains/tasks/done.js";
+import { PRIORITIES, TASK_STATUSES } from "../store/tasks.js";
+import type { CommandContext } from "./context.js";
+import { defineCommand } from "./define.js";
+import {
+  Criterion,
+  criterionView,
+  detailView,
+  Evidence,
+  renderDetail,
+  summaryLine,
+  summaryView,
+  Task,
+  TaskDetailView,
+  TaskSummary,
+  taskView,
+} from "./task-views.js";
+
+const id = z.string().describe("task id, e.g. T-12");
+const verifier = (ctx: CommandContext) => ({
+  config: ctx.config,
+  actor: ctx.actor,
+  root: ctx.workspace.root,
+  now: ctx.now,
+});
+const one = z.object({ task: Task });
+const renderOne = (verb: string) => (out: z.infer<typeof one>) =>
+  `${verb} ${out.task.id} (${out.task.status}): ${out.task.title}`;
+
+const CriterionInput = z.object({
+  text: z.string(),
+  verify: z.array(z.string()).optional().describe("argv cairn runs; passes on exit 0"),
+  shortcut: z.string().optional().describe("or a shortcut name"),
+  params: z.array(z.string()).optional().describe("shortcut params, NAME=VALUE"),
+  timeout_seconds: z.number().int().positive().optional(),
+});
+
+export const taskAdd = defineCommand({
+  name: "task add",
+  summary: "Add a task (criteria, dependencies, three-point estimate, traces, labels)",
+  effect: "write",
+  positional: ["title"],
+  input: z.object({
+    title: z.string(),
+    so_that: z.string().optional().describe("why it matters"),
+    context: z.string().optional(),
+    parent: z.string().optional().describe("parent task id"),
+    priority: z.enum(PRIORITIES).optional().describe("default should"),
+    criteria: z
+      .array(z.union([z.string(), CriterionInput]))
+      .optional()
+      .describe("acceptance criteria: text, or {text, verify|shortcut}"),
+    depends_on: z.array(z.string()).optional().describe("task ids to finish first"),
+    estimate: z.string().optional().describe('hours "optimistic,probable,pessimistic"'),
+    traces: z.array(z.string()).optional().describe("paths it touches"),
+    labels: z.array(z.string()).optional(),
+  }),
+  output: one,
+  async handler(input, ctx) {
+    return { task: taskView(await addTask(ctx.store, ctx.actor, input, ctx.now())) };
+  },
+  render: renderOne("Added"),
+});
+
+export const taskCriterion = defineCommand({
+  name: "task criterion",
+  summary: "Add an acceptance criterion, optionally verified by a command (argv) or a shortcut",
+  effect: "write",
+  positional: ["task"],
+  input: z.object({
+    task: id,
+    text: z.string(),
+    verify: z.array(z.string()).optional().describe("the command as argv, one --verify per word"),
+    shortcut: z.string().optional(),
+    params: z.array(z.string()).optional().describe("shortcut params, NAME=VALUE"),
+    timeout_seconds: z.number().int().positive().optional(),
+  }),
+  output: z.object({ task: z.string(), criterion: Criterion }),
+  async handler(input, ctx) {
+    const { task, ...criterion } = input;
+    const added = await addCriterion(ctx.store, ctx.actor, task, criterion, ctx.now());
+    return { task: added.taskId, criterion: criterionView(added) };
+  },
+  render: (out) => `${out.task}: criterion ${out.criterion.n} added: ${out.criterion.text}`,
+});
+
+export const taskList = defineCommand({
+  name: "task list",
+  summary: "List tasks in tree order, filtered by status, owner, label, parent or text; paged",
+  effect: "read",
+  input: z.object({
+    status: z.array(z.enum(TASK_STATUSES)).optional(),
+    owner: z.string().optional().describe('agent id, or "me"'),
+    label: z.string().optional(),
+    parent: z.string().optional(),
+    text: z.string().optional().describe("in title or context"),
+    limit: z.number().int().min(1).max(500).optional().describe("default 50"),
+    offset: z.number().int().min(0).optional(),
+  }),
+  output: z.object({
+    tasks: z.array(TaskSummary),
+    total: z.number().int(),
+    next_offset: z.number().int().nullable(),
+  }),
+  async handler(input, ctx) {
+    const limit = input.limit ?? 50;
+    const offset = input.offset ?? 0;
+    const owner = input.owner === "me" ? ctx.actor.id : input.owner;
+    const { tasks, total } = await listTasks(ctx.store, { ...input, owner, limit, offset });
+    return {
+      tasks: tasks.map(summaryView),
+      total,
+      next_offset: offset + tasks.length < total ? offset + tasks.length : null,
+    };
+  },
+  render: (out) =>
+    out.tasks.length === 0
+      ? "No tasks match."
+      : [...out.tasks.map(summaryLine), `(${out.tasks.length} of ${out.total})`].join("\n"),
+});
+
+export const taskShow = defineCommand({
+  name: "task show",
+  summary: "One task with its criteria and evidence, dependencies, children, open questions and notes",
+  effect: "read",
+  positional: ["task"],
+  input: z.object({ task: id }),
+  output: TaskDetailView,
+  async handler(input, ctx) {
+    return detailView(await showTask(ctx.store, input.task));
+  },
+  render: renderDetail,
+});
+
+export const taskReady = defineCommand({
+  name: "task ready",
+  summary: "Open tasks you may claim now (dependencies finished, in your scope), best first",
+  effect: "read",
+  input: z.object({ limit: z.number().int().min(1).max(100).optional().describe("default 5") }),
+  output: z.object({ tasks: z.array(TaskSummary) }),
+  async handler(input, ctx) {
+    const tasks = await ctx.store.read((tx) => readyFor(tx, ctx.config, ctx.actor, input.limit ?? 5));
+    return { tasks: tasks.map(summaryView) };
+  },
+  render: (out) =>
+    out.tasks.length === 0 ? "Nothing is ready for you." : out.tasks.map(summaryLine).join("\n"),
+});
+
+export const taskClaim = defineCommand({
+  name: "task claim",
+  summary: "Claim a task atomically; returns its full context",
+  effect: "write",
+  positional: ["task"],
+  input: z.object({ task: id }),
+  output: TaskDetailView.extend({ already: z.boolean() }),
+  async handler(input, ctx) {
+    const claimed = await claimTask(ctx.store, ctx.config, ctx.actor, input.task, ctx.now());
+    return { ...detailView(await showTask(ctx.store, claimed.task.id)), already: claimed.already };
+  },
+  render: (out) => `Claimed ${out.task.id}${out.already ? " (already yours)" : ""}\n${renderDetail(out)}`,
+});
+
+export const taskRelease = defineCommand({
+  name: "task release",
+  summary: "Give a claimed task back to the board",
+  effect: "write",
+  positional: ["task"],
+  input: z.object({ task: id, reason: z.string().optional() }),
+  output: one,
+  async handler(input, ctx) {
+    return { task: taskView(await releaseTask(ctx.store, ctx.actor, input.task, input.reason, ctx.now())) };
+  },
+  render: renderOne("Released"),
+});
+
+export const taskCheck = defineCommand({
+  name: "task check",
+  summary: "Tick acceptance criteria (owner only); verify commands are run by cairn and must exit 0",
+  effect: "write",
+  positional: ["task"],
+  input: z.object({
+    task: id,
+    n: z.number().int().min(1).optional().describe("criterion number"),
+    all: z.boolean().optional().describe("every unchecked criterion"),
+  }),
+  output: z.object({
+    task: z.string(),
+    results: z.array(
+      z.object({
+        n: z.number().int(),
+        text: z.string(),
+        checked: z.boolean(),
+        why: z.string().nullable(),
+        evidence: Evidence.nullable(),
+      }),
+    ),
+    unchecked: z.array(z.number().int()),
+  }),
+  async handler(input, ctx) {
+    const out = await checkTask(ctx.store, verifier(ctx), input.task, input);
+    return { task: out.task.id, results: out.results, unchecked: out.unchecked };
+  },
+  render: (out) =>
+    [
+      ...out.results.map(
+        (r) =>
+          `[${r.checked ? "x" : " "}] ${r.n}. ${r.text}${r.why ? ` — ${r.why}` : ""}${r.evidence ? ` (exit ${r.evidence.exit_code}, ${r.evidence.duration_ms} ms)` : ""}`,
+      ),
+      out.unchecked.length === 0
+        ? `${out.task}: every criterion is checked`
+        : `${out.task}: unchecked ${out.unchecked.join(", ")}`,
+    ].join("\n"),
+});
+
+export const taskFinish = defineCommand({
+  name: "task finish",
+  summary:
+    "Finish a task you own: refused, listing what is unmet, until every criterion and the definition of done pass",
+  effect: "write",
+  // A read-only agent, or anyone not holding the task, leaves a proposal for its owner instead.
+  allowReadOnly: true,
+  positional: ["task"],
+  input: z.object({
+    task: id,
+    unverified: z.boolean().optional().describe("finish without criteria; recorded as unverified"),
+    note: z.string().optional(),
+  }),
+  output: z.object({
+    task: TaskSummary,
+    result: z.enum(["done", "proposed"]),
+    unverified: z.boolean(),
+    to: z.string().nullable(),
+  }),
+  async handler(input, ctx) {
+    const out = await finishTask(ctx.store, verifier(ctx), input.task, input);
+    return out.kind === "done"
+      ? { task: summaryView(out.task), result: "done" as const, unverified: out.unverified, to: null }
+      : { task: summaryView(out.task), result: "proposed" as const, unverified: false, to: out.to };
+  },
+  render: (out) =>
+    out.result === "done"
+      ? `Finished ${out.task.id}${out.unverified ? " (unverified)" : ""}`
+      : `Proposed finishing ${out.task.id} to its owner ${out.to}`,
+});
+
+export const taskBlock = defineCommand({
+  name: "task block",
+  summary: "Mark a task blocked, saying why",
+  effect: "write",
+  positional: ["task"],
+  input: z.object({ task: id, reason: z.string().describe("what it waits for") }),
+  output: one,
+  async handler(input, ctx) {
+    return { task: taskView(await blockTask(ctx.store, ctx.actor, input.task, input.reason, ctx.now())) };
+  },
+  render: renderOne("Blocked"),
+});
+
+export const taskReopen = defineCommand({
+  name: "task reopen",
+  summary: "Unblock a held task, or return a done/dropped task to the board (its ticks cleared)",
+  effect: "write",
+  positional: ["task"],
+  input: z.object({ task: id }),
+  output: one,
+  async handler(input, ctx) {
+    return { task: taskView(await reopenTask(ctx.store, ctx.actor, input.task, ctx.now())) };
+  },
+  render: renderOne("Reopened"),
+});
+
+export const taskDrop = defineCommand({
+  name: "task drop",
+  summary: "Drop a task that will not be done (its dependents no longer wait on it)",
+  effect: "write",
+  positional: ["task"],
+  input: z.object({ task: id, reason: z.string().optional() }),
+  output: one,
+  async handler(input, ctx) {
+    return { task: taskView(await dropTask(ctx.store, ctx.actor, input.task, input.reason, ctx.now())) };
+  },
+  render: renderOne("Dropped"),
+});
+
+export const taskMove = defineCommand({
+  name: "task move",
+  summary: "Move a task (and its subtree) under another parent, or to the top with no --parent",
+  effect: "write",
+  positional: ["task"],
+  input: z.object({ task: id, parent: z.string().optional().describe("new parent; omit for top level") }),
+  output: one,
+  async handler(input, ctx) {
+    return { task: taskView(await moveTask(ctx.store, ctx.actor, input.task, input.parent, ctx.now())) };
+  },
+  render: renderOne("Moved"),
+});
+
+export const taskDepend = defineCommand({
+  name: "task depend",
+  summary: "Add (--on) or remove (--remove) finish-to-start dependencies; cycles are refused",
+  effect: "write",
+  positional: ["task"],
+  input: z.object({
+    task: id,
+    on: z.array(z.string()).optional().describe("tasks to finish first"),
+    remove: z.array(z.string()).optional(),
+  }),
+  output: z.object({ task: z.string(), depends_on: z.array(TaskSummary) }),
+  async handler(input, ctx) {
+    const out = await dependTask(ctx.store, ctx.actor, input.task, input, ctx.now());
+    return { task: out.task.id, depends_on: out.dependsOn.map(summaryView) };
+  },
+  render: (out) =>
+    `${out.task} depends on: ${out.depends_on.length ? out.depends_on.map((d) => `${d.id} (${d.status})`).join(", ") : "nothing"}`,
+});
+
+export const TASK_COMMANDS = [
+  taskAdd,
+  taskCriterion,
+  taskList,
+  taskShow,
+  taskReady,
+  taskClaim,
+  taskRelease,
+  taskCheck,
+  taskFinish,
+  taskBlock,
+  taskReopen,
+  taskDrop,
+  taskMove,
+  taskDepend,
+];
