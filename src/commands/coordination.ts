@@ -4,9 +4,8 @@ import { parseParams } from "../domains/tasks/board.js";
 import { sweep } from "../domains/tasks/claims.js";
 import { addQueue, listQueues, queueAdvance, queueNext } from "../domains/tasks/queues.js";
 import { addShortcut, listShortcuts, runShortcut } from "../domains/tasks/shortcuts.js";
-import { SHORTCUT_EFFECTS } from "../store/tasks.js";
+import { SHORTCUT_EFFECTS, TASK_STATUSES } from "../store/tasks.js";
 import { defineCommand } from "./define.js";
-import { Evidence, summaryView, TaskSummary } from "./task-views.js";
 
 const Ask = z.object({
   id: z.string(),
@@ -55,13 +54,13 @@ export const askCommand = defineCommand({
   effect: "write",
   allowReadOnly: true,
   positional: ["task", "question"],
-  input: z.object({ task: z.string().describe("task id"), question: z.string() }),
-  output: z.object({ ask: Ask, task: TaskSummary }),
+  input: z.object({ task: z.string(), question: z.string() }),
+  output: z.object({ ask: z.string(), to: z.string(), task: z.string(), status: z.enum(TASK_STATUSES) }),
   async handler(input, ctx) {
     const out = await askQuestion(ctx.store, ctx.config, ctx.actor, input.task, input.question, ctx.now());
-    return { ask: askView(out.ask), task: summaryView(out.task) };
+    return { ask: out.ask.id, to: out.ask.toRole, task: out.task.id, status: out.task.status };
   },
-  render: (out) => `Asked ${out.ask.id} on ${out.task.id} (now ${out.task.status}); routed to ${out.ask.to}`,
+  render: (out) => `Asked ${out.ask} on ${out.task} (now ${out.status}); routed to ${out.to}`,
 });
 
 export const answerCommand = defineCommand({
@@ -69,13 +68,18 @@ export const answerCommand = defineCommand({
   summary: "Answer a question: recorded as a note on its task, which is unblocked when none remain",
   effect: "write",
   positional: ["ask", "answer"],
-  input: z.object({ ask: z.string().describe("question id, e.g. Q-3"), answer: z.string() }),
-  output: z.object({ ask: Ask, task: TaskSummary, unblocked: z.boolean() }),
+  input: z.object({ ask: z.string().describe("e.g. Q-3"), answer: z.string() }),
+  output: z.object({
+    ask: z.string(),
+    task: z.string(),
+    status: z.enum(TASK_STATUSES),
+    unblocked: z.boolean(),
+  }),
   async handler(input, ctx) {
     const out = await answerQuestion(ctx.store, ctx.actor, input.ask, input.answer, ctx.now());
-    return { ask: askView(out.ask), task: summaryView(out.task), unblocked: out.unblocked };
+    return { ask: out.ask.id, task: out.task.id, status: out.task.status, unblocked: out.unblocked };
   },
-  render: (out) => `Answered ${out.ask.id}; ${out.task.id} is ${out.task.status}`,
+  render: (out) => `Answered ${out.ask}; ${out.task} is ${out.status}`,
 });
 
 export const asksCommand = defineCommand({
@@ -97,8 +101,8 @@ export const asksCommand = defineCommand({
 
 const Position = z.object({
   name: z.string(),
-  cursor: z.number().int(),
-  total: z.number().int(),
+  cursor: z.number(),
+  total: z.number(),
   step: z.string().nullable(),
   finished: z.boolean(),
 });
@@ -125,7 +129,7 @@ export const queueNextCommand = defineCommand({
   summary: "The current step of a queue",
   effect: "read",
   positional: ["name"],
-  input: z.object({ name: z.string().describe("queue name") }),
+  input: z.object({ name: z.string() }),
   output: Position,
   async handler(input, ctx) {
     return queueNext(ctx.store, input.name);
@@ -139,8 +143,8 @@ export const queueAdvanceCommand = defineCommand({
   effect: "write",
   positional: ["name"],
   input: z.object({
-    name: z.string().describe("queue name"),
-    key: z.string().describe("unique per step done; a retry with it is a no-op"),
+    name: z.string(),
+    key: z.string().describe("one per step; replays are no-ops"),
   }),
   output: Position.extend({ replayed: z.boolean() }),
   async handler(input, ctx) {
@@ -206,7 +210,7 @@ export const shortcutList = defineCommand({
   summary: "Shortcuts from cairn.toml and `shortcut add`, with use counts from the journal",
   effect: "read",
   input: z.object({}),
-  output: z.object({ shortcuts: z.array(Shortcut.extend({ uses: z.number().int() })) }),
+  output: z.object({ shortcuts: z.array(Shortcut.extend({ uses: z.number() })) }),
   async handler(_input, ctx) {
     return { shortcuts: await listShortcuts(ctx.store, ctx.config) };
   },
@@ -230,13 +234,20 @@ export const shortcutRun = defineCommand({
   positional: ["name"],
   input: z.object({
     name: z.string(),
-    params: z.array(z.string()).optional().describe("NAME=VALUE for each {{NAME}}"),
-    task: z.string().optional().describe("task the run is for"),
-    confirm: z.boolean().optional().describe("required for destructive shortcuts"),
+    params: z.array(z.string()).optional().describe("NAME=VALUE"),
+    task: z.string().optional(),
+    confirm: z.boolean().optional().describe("for destructive ones"),
   }),
-  output: z.object({ name: z.string(), evidence: Evidence, uses: z.number().int() }),
+  output: z.object({
+    name: z.string(),
+    exit_code: z.number().nullable(),
+    error: z.string().nullable(),
+    duration_ms: z.number(),
+    output_tail: z.string(),
+    uses: z.number(),
+  }),
   async handler(input, ctx) {
-    return runShortcut(
+    const run = await runShortcut(
       ctx.store,
       ctx.config,
       ctx.actor,
@@ -249,9 +260,18 @@ export const shortcutRun = defineCommand({
       },
       ctx.now,
     );
+    const { evidence } = run;
+    return {
+      name: run.name,
+      exit_code: evidence.exit_code,
+      error: evidence.error,
+      duration_ms: evidence.duration_ms,
+      output_tail: evidence.output_tail.slice(-2_000),
+      uses: run.uses,
+    };
   },
   render: (out) =>
-    `${out.name}: exit ${out.evidence.exit_code}${out.evidence.error ? ` (${out.evidence.error})` : ""} in ${out.evidence.duration_ms} ms\n${out.evidence.output_tail}`,
+    `${out.name}: exit ${out.exit_code}${out.error ? ` (${out.error})` : ""} in ${out.duration_ms} ms\n${out.output_tail}`,
 });
 
 export const COORDINATION_COMMANDS = [

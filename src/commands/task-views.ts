@@ -3,20 +3,22 @@ import type { TaskDetail } from "../domains/tasks/board.js";
 import { expected } from "../domains/tasks/common.js";
 import { type CriterionRecord, PRIORITIES, TASK_STATUSES, type TaskRecord } from "../store/tasks.js";
 
-/** Output shapes of the board's commands: snake_case, no descriptions (they cost context). */
+/**
+ * Output shapes of the board's commands: snake_case, no descriptions, no integer bounds. Tool
+ * results publish these schemas to every agent, so what a tool returns stays small; the full
+ * record is one `task show` away.
+ */
 export const TaskSummary = z.object({
   id: z.string(),
   title: z.string(),
   status: z.enum(TASK_STATUSES),
   priority: z.enum(PRIORITIES),
   owner: z.string().nullable(),
-  parent: z.string().nullable(),
-  labels: z.array(z.string()),
 });
 
 export const Evidence = z.object({
   argv: z.array(z.string()),
-  exit_code: z.number().int().nullable(),
+  exit_code: z.number().nullable(),
   signal: z.string().nullable(),
   timed_out: z.boolean(),
   duration_ms: z.number(),
@@ -29,7 +31,7 @@ export const Evidence = z.object({
 });
 
 export const Criterion = z.object({
-  n: z.number().int(),
+  n: z.number(),
   text: z.string(),
   verify: z.array(z.string()).nullable(),
   shortcut: z.string().nullable(),
@@ -38,6 +40,8 @@ export const Criterion = z.object({
 });
 
 export const Task = TaskSummary.extend({
+  parent: z.string().nullable(),
+  labels: z.array(z.string()),
   so_that: z.string(),
   context: z.string(),
   estimate: z
@@ -67,12 +71,12 @@ export const summaryView = (task: TaskRecord): z.infer<typeof TaskSummary> => ({
   status: task.status,
   priority: task.priority,
   owner: task.owner,
-  parent: task.parentId,
-  labels: task.labels,
 });
 
 export const taskView = (task: TaskRecord): z.infer<typeof Task> => ({
   ...summaryView(task),
+  parent: task.parentId,
+  labels: task.labels,
   so_that: task.soThat,
   context: task.context,
   estimate: task.estimate ? { ...task.estimate, expected: expected(task.estimate) } : null,
@@ -135,3 +139,21 @@ export function renderDetail(d: z.infer<typeof TaskDetailView>): string {
   for (const n of d.notes) lines.push(`  note (${n.kind}, ${n.author}): ${n.text}`);
   return lines.join("\n");
 }
+
+/** What a claimer needs to start work; the text fields are data written by others. */
+export const WorkContext = z.object({
+  task: TaskSummary.extend({ so_that: z.string(), context: z.string(), traces: z.array(z.string()) }),
+  criteria: z.array(z.object({ n: z.number(), text: z.string(), checked: z.boolean() })),
+  already: z.boolean(),
+});
+
+export const workContextView = (detail: TaskDetail, already: boolean): z.infer<typeof WorkContext> => ({
+  task: {
+    ...summaryView(detail.task),
+    so_that: detail.task.soThat,
+    context: detail.task.context,
+    traces: detail.task.traces,
+  },
+  criteria: detail.criteria.map((c) => ({ n: c.n, text: c.text, checked: c.checked })),
+  already,
+});

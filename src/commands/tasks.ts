@@ -19,33 +19,31 @@ import {
   Criterion,
   criterionView,
   detailView,
-  Evidence,
   renderDetail,
   summaryLine,
   summaryView,
-  Task,
   TaskDetailView,
   TaskSummary,
-  taskView,
+  WorkContext,
+  workContextView,
 } from "./task-views.js";
 
-const id = z.string().describe("task id, e.g. T-12");
+const id = z.string().describe("e.g. T-12");
 const verifier = (ctx: CommandContext) => ({
   config: ctx.config,
   actor: ctx.actor,
   root: ctx.workspace.root,
   now: ctx.now,
 });
-const one = z.object({ task: Task });
+const one = z.object({ task: TaskSummary });
 const renderOne = (verb: string) => (out: z.infer<typeof one>) =>
   `${verb} ${out.task.id} (${out.task.status}): ${out.task.title}`;
 
+/** The tool form of a criterion; shortcut params and timeouts go through `task criterion`. */
 const CriterionInput = z.object({
   text: z.string(),
-  verify: z.array(z.string()).optional().describe("argv cairn runs; passes on exit 0"),
-  shortcut: z.string().optional().describe("or a shortcut name"),
-  params: z.array(z.string()).optional().describe("shortcut params, NAME=VALUE"),
-  timeout_seconds: z.number().int().positive().optional(),
+  verify: z.array(z.string()).optional().describe("argv; passes on exit 0"),
+  shortcut: z.string().optional(),
 });
 
 export const taskAdd = defineCommand({
@@ -55,22 +53,22 @@ export const taskAdd = defineCommand({
   positional: ["title"],
   input: z.object({
     title: z.string(),
-    so_that: z.string().optional().describe("why it matters"),
+    so_that: z.string().optional().describe("why"),
     context: z.string().optional(),
-    parent: z.string().optional().describe("parent task id"),
-    priority: z.enum(PRIORITIES).optional().describe("default should"),
+    parent: z.string().optional(),
+    priority: z.enum(PRIORITIES).optional(),
     criteria: z
       .array(z.union([z.string(), CriterionInput]))
       .optional()
-      .describe("acceptance criteria: text, or {text, verify|shortcut}"),
-    depends_on: z.array(z.string()).optional().describe("task ids to finish first"),
-    estimate: z.string().optional().describe('hours "optimistic,probable,pessimistic"'),
-    traces: z.array(z.string()).optional().describe("paths it touches"),
+      .describe("text, or {text, verify}"),
+    depends_on: z.array(z.string()).optional(),
+    estimate: z.string().optional().describe('hours "low,likely,high"'),
+    traces: z.array(z.string()).optional().describe("paths"),
     labels: z.array(z.string()).optional(),
   }),
   output: one,
   async handler(input, ctx) {
-    return { task: taskView(await addTask(ctx.store, ctx.actor, input, ctx.now())) };
+    return { task: summaryView(await addTask(ctx.store, ctx.actor, input, ctx.now())) };
   },
   render: renderOne("Added"),
 });
@@ -103,17 +101,17 @@ export const taskList = defineCommand({
   effect: "read",
   input: z.object({
     status: z.array(z.enum(TASK_STATUSES)).optional(),
-    owner: z.string().optional().describe('agent id, or "me"'),
+    owner: z.string().optional().describe('id or "me"'),
     label: z.string().optional(),
     parent: z.string().optional(),
-    text: z.string().optional().describe("in title or context"),
-    limit: z.number().int().min(1).max(500).optional().describe("default 50"),
+    text: z.string().optional(),
+    limit: z.number().int().min(1).max(500).optional(),
     offset: z.number().int().min(0).optional(),
   }),
   output: z.object({
     tasks: z.array(TaskSummary),
-    total: z.number().int(),
-    next_offset: z.number().int().nullable(),
+    total: z.number(),
+    next_offset: z.number().nullable(),
   }),
   async handler(input, ctx) {
     const limit = input.limit ?? 50;
@@ -149,7 +147,7 @@ export const taskReady = defineCommand({
   name: "task ready",
   summary: "Open tasks you may claim now (dependencies finished, in your scope), best first",
   effect: "read",
-  input: z.object({ limit: z.number().int().min(1).max(100).optional().describe("default 5") }),
+  input: z.object({ limit: z.number().int().min(1).max(100).optional() }),
   output: z.object({ tasks: z.array(TaskSummary) }),
   async handler(input, ctx) {
     const tasks = await ctx.store.read((tx) => readyFor(tx, ctx.config, ctx.actor, input.limit ?? 5));
@@ -165,12 +163,18 @@ export const taskClaim = defineCommand({
   effect: "write",
   positional: ["task"],
   input: z.object({ task: id }),
-  output: TaskDetailView.extend({ already: z.boolean() }),
+  output: WorkContext,
   async handler(input, ctx) {
     const claimed = await claimTask(ctx.store, ctx.config, ctx.actor, input.task, ctx.now());
-    return { ...detailView(await showTask(ctx.store, claimed.task.id)), already: claimed.already };
+    return workContextView(await showTask(ctx.store, claimed.task.id), claimed.already);
   },
-  render: (out) => `Claimed ${out.task.id}${out.already ? " (already yours)" : ""}\n${renderDetail(out)}`,
+  render: (out) =>
+    [
+      `Claimed ${out.task.id}${out.already ? " (already yours)" : ""}: ${out.task.title}`,
+      ...(out.task.so_that ? [`  so that: ${out.task.so_that}`] : []),
+      ...(out.task.context ? [`  context: ${out.task.context}`] : []),
+      ...out.criteria.map((c) => `  [${c.checked ? "x" : " "}] ${c.n}. ${c.text}`),
+    ].join("\n"),
 });
 
 export const taskRelease = defineCommand({
@@ -181,7 +185,9 @@ export const taskRelease = defineCommand({
   input: z.object({ task: id, reason: z.string().optional() }),
   output: one,
   async handler(input, ctx) {
-    return { task: taskView(await releaseTask(ctx.store, ctx.actor, input.task, input.reason, ctx.now())) };
+    return {
+      task: summaryView(await releaseTask(ctx.store, ctx.actor, input.task, input.reason, ctx.now())),
+    };
   },
   render: renderOne("Released"),
 });
@@ -193,31 +199,42 @@ export const taskCheck = defineCommand({
   positional: ["task"],
   input: z.object({
     task: id,
-    n: z.number().int().min(1).optional().describe("criterion number"),
-    all: z.boolean().optional().describe("every unchecked criterion"),
+    n: z.number().int().min(1).optional(),
+    all: z.boolean().optional().describe("all unchecked"),
   }),
   output: z.object({
     task: z.string(),
     results: z.array(
       z.object({
-        n: z.number().int(),
-        text: z.string(),
+        n: z.number(),
         checked: z.boolean(),
         why: z.string().nullable(),
-        evidence: Evidence.nullable(),
+        exit_code: z.number().nullable(),
+        output_tail: z.string().nullable(),
       }),
     ),
-    unchecked: z.array(z.number().int()),
+    unchecked: z.array(z.number()),
   }),
   async handler(input, ctx) {
     const out = await checkTask(ctx.store, verifier(ctx), input.task, input);
-    return { task: out.task.id, results: out.results, unchecked: out.unchecked };
+    return {
+      task: out.task.id,
+      // A failing command's tail says why; the full evidence is in `task show`.
+      results: out.results.map((r) => ({
+        n: r.n,
+        checked: r.checked,
+        why: r.why,
+        exit_code: r.evidence?.exit_code ?? null,
+        output_tail: r.evidence && !r.checked ? r.evidence.output_tail.slice(-1_000) : null,
+      })),
+      unchecked: out.unchecked,
+    };
   },
   render: (out) =>
     [
       ...out.results.map(
         (r) =>
-          `[${r.checked ? "x" : " "}] ${r.n}. ${r.text}${r.why ? ` — ${r.why}` : ""}${r.evidence ? ` (exit ${r.evidence.exit_code}, ${r.evidence.duration_ms} ms)` : ""}`,
+          `[${r.checked ? "x" : " "}] ${r.n}.${r.why ? ` ${r.why}` : " ok"}${r.exit_code !== null ? ` (exit ${r.exit_code})` : ""}`,
       ),
       out.unchecked.length === 0
         ? `${out.task}: every criterion is checked`
@@ -235,11 +252,11 @@ export const taskFinish = defineCommand({
   positional: ["task"],
   input: z.object({
     task: id,
-    unverified: z.boolean().optional().describe("finish without criteria; recorded as unverified"),
+    unverified: z.boolean().optional().describe("no criteria; recorded"),
     note: z.string().optional(),
   }),
   output: z.object({
-    task: TaskSummary,
+    task: z.string(),
     result: z.enum(["done", "proposed"]),
     unverified: z.boolean(),
     to: z.string().nullable(),
@@ -247,13 +264,13 @@ export const taskFinish = defineCommand({
   async handler(input, ctx) {
     const out = await finishTask(ctx.store, verifier(ctx), input.task, input);
     return out.kind === "done"
-      ? { task: summaryView(out.task), result: "done" as const, unverified: out.unverified, to: null }
-      : { task: summaryView(out.task), result: "proposed" as const, unverified: false, to: out.to };
+      ? { task: out.task.id, result: "done" as const, unverified: out.unverified, to: null }
+      : { task: out.task.id, result: "proposed" as const, unverified: false, to: out.to };
   },
   render: (out) =>
     out.result === "done"
-      ? `Finished ${out.task.id}${out.unverified ? " (unverified)" : ""}`
-      : `Proposed finishing ${out.task.id} to its owner ${out.to}`,
+      ? `Finished ${out.task}${out.unverified ? " (unverified)" : ""}`
+      : `Proposed finishing ${out.task} to its owner ${out.to}`,
 });
 
 export const taskBlock = defineCommand({
@@ -261,10 +278,10 @@ export const taskBlock = defineCommand({
   summary: "Mark a task blocked, saying why",
   effect: "write",
   positional: ["task"],
-  input: z.object({ task: id, reason: z.string().describe("what it waits for") }),
+  input: z.object({ task: id, reason: z.string() }),
   output: one,
   async handler(input, ctx) {
-    return { task: taskView(await blockTask(ctx.store, ctx.actor, input.task, input.reason, ctx.now())) };
+    return { task: summaryView(await blockTask(ctx.store, ctx.actor, input.task, input.reason, ctx.now())) };
   },
   render: renderOne("Blocked"),
 });
@@ -277,7 +294,7 @@ export const taskReopen = defineCommand({
   input: z.object({ task: id }),
   output: one,
   async handler(input, ctx) {
-    return { task: taskView(await reopenTask(ctx.store, ctx.actor, input.task, ctx.now())) };
+    return { task: summaryView(await reopenTask(ctx.store, ctx.actor, input.task, ctx.now())) };
   },
   render: renderOne("Reopened"),
 });
@@ -290,7 +307,7 @@ export const taskDrop = defineCommand({
   input: z.object({ task: id, reason: z.string().optional() }),
   output: one,
   async handler(input, ctx) {
-    return { task: taskView(await dropTask(ctx.store, ctx.actor, input.task, input.reason, ctx.now())) };
+    return { task: summaryView(await dropTask(ctx.store, ctx.actor, input.task, input.reason, ctx.now())) };
   },
   render: renderOne("Dropped"),
 });
@@ -303,7 +320,7 @@ export const taskMove = defineCommand({
   input: z.object({ task: id, parent: z.string().optional().describe("new parent; omit for top level") }),
   output: one,
   async handler(input, ctx) {
-    return { task: taskView(await moveTask(ctx.store, ctx.actor, input.task, input.parent, ctx.now())) };
+    return { task: summaryView(await moveTask(ctx.store, ctx.actor, input.task, input.parent, ctx.now())) };
   },
   render: renderOne("Moved"),
 });

@@ -40,7 +40,7 @@ export const init = defineBareCommand({
 });
 
 const BoardStatus = z.object({
-  counts: z.record(z.string(), z.number().int()),
+  counts: z.record(z.string(), z.number()),
   holders: z.array(z.object({ owner: z.string(), tasks: z.array(z.string()) })),
   blocked: z.array(z.object({ id: z.string(), title: z.string(), why: z.string() })),
   open_asks: z.array(z.object({ id: z.string(), task: z.string(), to: z.string(), question: z.string() })),

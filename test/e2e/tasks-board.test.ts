@@ -17,7 +17,14 @@ const add = (title: string, extra: string[] = []) => {
 
 describe("the task board through the CLI", () => {
   it("gives short stable ids and keeps a tree, criteria, estimate, traces and labels", () => {
-    const root = add("Ship the parser", ["--so-that", "files load", "--estimate", "1,2,6", "--labels", "core"]);
+    const root = add("Ship the parser", [
+      "--so-that",
+      "files load",
+      "--estimate",
+      "1,2,6",
+      "--labels",
+      "core",
+    ]);
     const child = add("Tokenizer", ["--parent", root, "--criteria", "lexes", "--traces", "src/lex.ts"]);
     expect([root, child]).toEqual(["T-1", "T-2"]);
     const shown = cairn(ws.dir, ["task", "show", "t-2", "--json"]).json as {
@@ -37,7 +44,18 @@ describe("the task board through the CLI", () => {
   });
 
   it("answers an unknown task id with exit 4 on every verb", () => {
-    for (const verb of [["show"], ["claim"], ["release"], ["check", "--all"], ["finish"], ["block", "--reason", "x"], ["reopen"], ["drop"], ["move"], ["depend", "--on", "T-1"]]) {
+    for (const verb of [
+      ["show"],
+      ["claim"],
+      ["release"],
+      ["check", "--all"],
+      ["finish"],
+      ["block", "--reason", "x"],
+      ["reopen"],
+      ["drop"],
+      ["move"],
+      ["depend", "--on", "T-1"],
+    ]) {
       const run = cairn(ws.dir, ["task", verb[0] as string, "T-404", ...verb.slice(1), "--json"]);
       expect(run.code, verb.join(" ")).toBe(4);
       expect(run.json).toMatchObject({ error: { kind: "not_found" } });
@@ -80,7 +98,9 @@ describe("the task board through the CLI", () => {
     add("should", ["--priority", "should"]);
     add("must waits", ["--priority", "must", "--depends-on", "T-4"]);
     add("wont", ["--priority", "wont"]);
-    const ready = cairn(ws.dir, ["task", "ready", "--limit", "10", "--json"]).json as { tasks: { id: string }[] };
+    const ready = cairn(ws.dir, ["task", "ready", "--limit", "10", "--json"]).json as {
+      tasks: { id: string }[];
+    };
     expect(ready.tasks.map((t) => t.id)).toEqual(["T-2", "T-3", "T-4", "T-1"]);
   });
 
@@ -94,7 +114,9 @@ describe("the task board through the CLI", () => {
     };
     expect(page.tasks.map((t) => t.id)).toEqual(["T-4", "T-5", "T-6"]);
     expect(page.next_offset).toBe(6);
-    const text = cairn(ws.dir, ["task", "list", "--text", "TASK 7", "--json"]).json as { tasks: { id: string }[] };
+    const text = cairn(ws.dir, ["task", "list", "--text", "TASK 7", "--json"]).json as {
+      tasks: { id: string }[];
+    };
     expect(text.tasks.map((t) => t.id)).toEqual(["T-7"]);
     cairn(ws.dir, ["task", "claim", "T-2"]);
     const mine = cairn(ws.dir, ["task", "list", "--owner", "me", "--status", "active", "--json"]).json as {

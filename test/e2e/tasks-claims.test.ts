@@ -13,14 +13,17 @@ afterEach(() => ws.cleanup());
 
 const as = (token: string) => ({ env: { CAIRN_AGENT: token } });
 const taskOf = (id: string) =>
-  (cairn(ws.dir, ["task", "show", id, "--json"]).json as { task: { status: string; owner: string | null } }).task;
+  (cairn(ws.dir, ["task", "show", id, "--json"]).json as { task: { status: string; owner: string | null } })
+    .task;
 
 describe("claims", () => {
   it("of N processes racing for one task, exactly one wins; the rest are refused naming the owner", async () => {
     cairn(ws.dir, ["task", "add", "contested"]);
     cairn(ws.dir, ["task", "add", "spare"]);
     const agents = Array.from({ length: 8 }, (_, i) => addAgent(ws.dir, `racer${i}`, "builder"));
-    const runs = await Promise.all(agents.map((a) => cairnAsync(ws.dir, ["task", "claim", "T-1", "--json"], as(a.token))));
+    const runs = await Promise.all(
+      agents.map((a) => cairnAsync(ws.dir, ["task", "claim", "T-1", "--json"], as(a.token))),
+    );
     const winners = runs.filter((r) => r.code === 0);
     expect(winners).toHaveLength(1);
     const owner = taskOf("T-1").owner;
@@ -29,7 +32,9 @@ describe("claims", () => {
     for (const lost of runs.filter((r) => r.code !== 0)) {
       expect(lost.code).toBe(3);
       expect(lost.json).toMatchObject({ refused: { policy: "claimed" } });
-      expect((lost.json as { refused: { reason: string; next: string } }).refused.reason).toContain(`claimed by ${owner}`);
+      expect((lost.json as { refused: { reason: string; next: string } }).refused.reason).toContain(
+        `claimed by ${owner}`,
+      );
       expect((lost.json as { refused: { next: string } }).refused.next).toContain("take T-2");
     }
   });
@@ -66,11 +71,19 @@ describe("claims", () => {
     cairn(ws.dir, ["task", "add", "free"]);
     const deps = cairn(ws.dir, ["task", "claim", "T-2", "--json"], as(bob.token));
     expect(deps.json).toMatchObject({ refused: { policy: "dependencies" } });
-    expect((deps.json as { refused: { reason: string; next: string } }).refused.reason).toContain("T-1 (open)");
+    expect((deps.json as { refused: { reason: string; next: string } }).refused.reason).toContain(
+      "T-1 (open)",
+    );
     expect((deps.json as { refused: { next: string } }).refused.next).toContain("take the dependency T-1");
-    expect(cairn(ws.dir, ["task", "claim", "T-3", "--json"], as(bob.token)).json).toMatchObject({ refused: { policy: "scope" } });
-    expect(cairn(ws.dir, ["task", "claim", "T-4", "--json"], as(bob.token)).json).toMatchObject({ refused: { policy: "scope" } });
-    const ready = cairn(ws.dir, ["task", "ready", "--limit", "10", "--json"], as(bob.token)).json as { tasks: { id: string }[] };
+    expect(cairn(ws.dir, ["task", "claim", "T-3", "--json"], as(bob.token)).json).toMatchObject({
+      refused: { policy: "scope" },
+    });
+    expect(cairn(ws.dir, ["task", "claim", "T-4", "--json"], as(bob.token)).json).toMatchObject({
+      refused: { policy: "scope" },
+    });
+    const ready = cairn(ws.dir, ["task", "ready", "--limit", "10", "--json"], as(bob.token)).json as {
+      tasks: { id: string }[];
+    };
     expect(ready.tasks.map((t) => t.id)).toEqual(["T-1", "T-5"]);
     expect(cairn(ws.dir, ["task", "claim", "T-1"], as(bob.token)).code).toBe(0);
     const wip = cairn(ws.dir, ["task", "claim", "T-5", "--json"], as(bob.token));
@@ -172,7 +185,9 @@ describe("claims", () => {
     expect(swept.released[0]?.why).toMatch(/bob.*made no call since/);
     expect(taskOf("T-1")).toMatchObject({ status: "open", owner: null });
     expect(taskOf("T-2")).toMatchObject({ status: "active", owner: ann.id });
-    const after = cairn(ws.dir, ["status", "--json"]).json as { board: { swept: { task: string; why: string }[] } };
+    const after = cairn(ws.dir, ["status", "--json"]).json as {
+      board: { swept: { task: string; why: string }[] };
+    };
     expect(after.board.swept[0]).toMatchObject({ task: "T-1", why: expect.stringMatching(/lease/) });
   });
 });

@@ -44,7 +44,11 @@ const check = (id: string) => cairn(ws.dir, ["task", "check", id, "--all", "--js
 describe("verify commands run by cairn", () => {
   it("leaves a failing criterion unticked with why, ticks it once the command passes, and only then finishes", () => {
     const flag = join(ws.dir, "ready.flag");
-    const id = taskVerifiedBy(["node", "-e", `require("fs").accessSync(${JSON.stringify(flag)}); console.log("green")`]);
+    const id = taskVerifiedBy([
+      "node",
+      "-e",
+      `require("fs").accessSync(${JSON.stringify(flag)}); console.log("green")`,
+    ]);
     const failed = check(id).json as CheckOut;
     expect(failed.results[0]).toMatchObject({ checked: false, evidence: { exit_code: 1 } });
     expect(failed.results[0]?.why).toMatch(/exited 1/);
@@ -53,12 +57,19 @@ describe("verify commands run by cairn", () => {
     expect(refused.stderr).toContain("criterion 1 unchecked: it proves itself");
     writeFileSync(flag, "");
     const passed = check(id).json as CheckOut;
-    expect(passed.results[0]).toMatchObject({ checked: true, why: null, evidence: { exit_code: 0, timed_out: false } });
+    expect(passed.results[0]).toMatchObject({
+      checked: true,
+      why: null,
+      evidence: { exit_code: 0, timed_out: false },
+    });
     expect(passed.results[0]?.evidence?.output_tail).toBe("green\n");
     expect(passed.results[0]?.evidence?.output_sha256).toMatch(/^[0-9a-f]{64}$/);
     const shown = cairn(ws.dir, ["task", "show", id, "--json"]).json as { criteria: { evidence: unknown }[] };
     expect(shown.criteria[0]?.evidence).toMatchObject({ exit_code: 0, git_head: null });
-    expect(cairn(ws.dir, ["task", "finish", id, "--json"]).json).toMatchObject({ result: "done", unverified: false });
+    expect(cairn(ws.dir, ["task", "finish", id, "--json"]).json).toMatchObject({
+      result: "done",
+      unverified: false,
+    });
   });
 
   it("kills a verify command that hangs (its whole process group) and records the timeout", () => {
@@ -68,12 +79,18 @@ describe("verify commands run by cairn", () => {
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(out.results[0]).toMatchObject({ checked: false, evidence: { timed_out: true } });
     expect(out.results[0]?.why).toMatch(/timed out after 1 s/);
-    const shown = cairn(ws.dir, ["task", "show", id, "--json"]).json as { criteria: { evidence: { timed_out: boolean } }[] };
+    const shown = cairn(ws.dir, ["task", "show", id, "--json"]).json as {
+      criteria: { evidence: { timed_out: boolean } }[];
+    };
     expect(shown.criteria[0]?.evidence.timed_out).toBe(true);
   });
 
   it("caps what it keeps of a command that prints 50 MB, but counts and hashes all of it", () => {
-    const id = taskVerifiedBy(["node", "-e", "const b=Buffer.alloc(1<<20,120);for(let i=0;i<50;i++)process.stdout.write(b)"]);
+    const id = taskVerifiedBy([
+      "node",
+      "-e",
+      "const b=Buffer.alloc(1<<20,120);for(let i=0;i<50;i++)process.stdout.write(b)",
+    ]);
     const run = check(id);
     expect(run.code).toBe(0);
     expect(run.stdout.length).toBeLessThan(64 * 1024);
