@@ -93,7 +93,7 @@ describe("the board's MCP tools", () => {
       const checked = await callTool(mcp, "check_task", { task: "T-1", all: true });
       expect(checked.structuredContent).toMatchObject({ unchecked: [] });
       const asked = await callTool(mcp, "ask", { task: "T-1", question: "ok?" });
-      expect(asked.structuredContent).toMatchObject({ task: { status: "blocked" } });
+      expect(asked.structuredContent).toMatchObject({ status: "blocked" });
       await callTool(mcp, "answer", { ask: "Q-1", answer: "yes" });
       const done = await callTool(mcp, "finish_task", { task: "T-1" });
       expect(done.structuredContent).toMatchObject({ result: "done" });
