@@ -3,9 +3,11 @@
  * measured in the same run. Pass names to run a subset: `npm run bench -- spine`.
  */
 import { benchSpine } from "./spine.js";
+import { benchTasks } from "./tasks.js";
 
 const SUITES: Record<string, () => Promise<void>> = {
   spine: benchSpine,
+  tasks: benchTasks,
 };
 
 const wanted = process.argv.slice(2);

@@ -3,9 +3,10 @@
  * client, and a readable transcript of what each agent sees. Each chapter lives in its own file.
  */
 import { chapterSpine } from "./spine.js";
+import { chapterTasks } from "./tasks.js";
 import { type DemoWorld, openWorld } from "./world.js";
 
-const CHAPTERS: ((world: DemoWorld) => Promise<void>)[] = [chapterSpine];
+const CHAPTERS: ((world: DemoWorld) => Promise<void>)[] = [chapterSpine, chapterTasks];
 
 const world = await openWorld();
 try {

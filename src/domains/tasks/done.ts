@@ -58,8 +58,14 @@ async function verify(verifier: Verifier, criterion: CriterionRecord, store: Sto
 export function whyFailed(evidence: Evidence): string {
   if (evidence.error) return evidence.error;
   if (evidence.signal) return `killed by ${evidence.signal}`;
-  const last = evidence.output_tail.trim().split("\n").at(-1) ?? "";
-  return `exited ${evidence.exit_code}${last ? `: ${last.slice(0, 200)}` : ""}`;
+  // The line that names the failure, if one does; else the last line printed.
+  const lines = evidence.output_tail
+    .trim()
+    .split("\n")
+    .map((line) => line.trim())
+    .filter(Boolean);
+  const telling = [...lines].reverse().find((line) => /error|fail|assert/i.test(line)) ?? lines.at(-1) ?? "";
+  return `exited ${evidence.exit_code}${telling ? `: ${telling.slice(0, 200)}` : ""}`;
 }
 
 export interface CheckResult {
