@@ -161,6 +161,8 @@ export const taskClaim = defineCommand({
   name: "task claim",
   summary: "Claim a task atomically; returns its full context",
   effect: "write",
+  // A read-only agent reaches the claim rule, which refuses it with what it may do instead.
+  allowReadOnly: true,
   positional: ["task"],
   input: z.object({ task: id }),
   output: WorkContext,

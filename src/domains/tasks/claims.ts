@@ -39,6 +39,13 @@ export async function claimTask(
   return store.write(async (tx) => {
     await requireActiveAgent(tx, actor);
     const task = await loadTask(tx, raw);
+    if (actor.grant === "ro") {
+      throw refuse(
+        "grant",
+        `${actor.name} has a read-only grant: it may propose, not claim`,
+        `ask on ${task.id} (ask), or propose its finish to the owner (finish_task ${task.id})`,
+      );
+    }
     if (task.status === "active" && task.owner === actor.id) {
       await tx.tasks.update(task.id, { leaseAt: now }, now);
       await journal(tx, actor, now, "task.renew", task.id);

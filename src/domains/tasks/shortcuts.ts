@@ -69,7 +69,7 @@ export function fillArgv(shortcut: ShortcutRecord, params: Record<string, string
   const missing = [...wanted].filter((name) => params[name] === undefined);
   if (missing.length > 0) {
     throw usageError(
-      `shortcut ${shortcut.name} needs ${missing.map((m) => `--param ${m}=...`).join(" ")}`,
+      `shortcut ${shortcut.name} needs ${missing.map((m) => `--params ${m}=...`).join(" ")}`,
       `its command: ${shortcut.argv.join(" ")}`,
     );
   }

@@ -277,9 +277,13 @@ export function sqliteTasks(db: Database.Database): TaskRepo {
       const selective = filter.owner !== undefined || filter.parent !== undefined;
       const pageFrom = selective ? "tasks" : "tasks INDEXED BY tasks_tree";
       const countFrom = selective ? "tasks" : "tasks NOT INDEXED";
-      const total = (db.prepare(`SELECT COUNT(*) AS n FROM ${countFrom} ${clause}`).get(values) as { n: number }).n;
+      const total = (
+        db.prepare(`SELECT COUNT(*) AS n FROM ${countFrom} ${clause}`).get(values) as { n: number }
+      ).n;
       const rows = db
-        .prepare(`SELECT ${COLUMNS} FROM ${pageFrom} ${clause} ORDER BY sort_path LIMIT @limit OFFSET @offset`)
+        .prepare(
+          `SELECT ${COLUMNS} FROM ${pageFrom} ${clause} ORDER BY sort_path LIMIT @limit OFFSET @offset`,
+        )
         .all({ ...values, limit: filter.limit, offset: filter.offset }) as TaskRow[];
       return { tasks: rows.map(toTask), total };
     },
