@@ -272,14 +272,11 @@ export function sqliteTasks(db: Database.Database): TaskRepo {
       }
       const clause = where.length > 0 ? `WHERE ${where.join(" AND ")}` : "";
       // Owner and parent are selective: let the planner use their indexes. Otherwise the page
-      // walks the tree index in order and stops once it is full, and the count scans the table,
-      // which beats hopping through the status index when most of the board matches.
+      // walks the tree index in order and stops once it is full, instead of sorting every match;
+      // the count is answered from the (status, labels) index without reading the rows.
       const selective = filter.owner !== undefined || filter.parent !== undefined;
       const pageFrom = selective ? "tasks" : "tasks INDEXED BY tasks_tree";
-      const countFrom = selective ? "tasks" : "tasks NOT INDEXED";
-      const total = (
-        db.prepare(`SELECT COUNT(*) AS n FROM ${countFrom} ${clause}`).get(values) as { n: number }
-      ).n;
+      const total = (db.prepare(`SELECT COUNT(*) AS n FROM tasks ${clause}`).get(values) as { n: number }).n;
       const rows = db
         .prepare(
           `SELECT ${COLUMNS} FROM ${pageFrom} ${clause} ORDER BY sort_path LIMIT @limit OFFSET @offset`,

@@ -38,6 +38,7 @@ export const tasks: Migration = {
     CREATE INDEX tasks_parent ON tasks(parent_id, seq);
     CREATE INDEX tasks_owner ON tasks(owner, status);
     CREATE INDEX tasks_milestone ON tasks(milestone_id);
+    CREATE INDEX tasks_labels ON tasks(status, labels);
 
     CREATE TABLE task_criteria (
       task_id TEXT NOT NULL REFERENCES tasks(id),
