@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { answerQuestion, askQuestion, listAsks } from "../domains/tasks/asks.js";
-import { parseParams } from "../domains/tasks/board.js";
 import { sweep } from "../domains/tasks/claims.js";
+import { parseParams } from "../domains/tasks/criteria.js";
 import { addQueue, listQueues, queueAdvance, queueNext } from "../domains/tasks/queues.js";
 import { addShortcut, listShortcuts, runShortcut } from "../domains/tasks/shortcuts.js";
 import { SHORTCUT_EFFECTS, TASK_STATUSES } from "../store/tasks.js";

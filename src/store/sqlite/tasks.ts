@@ -1,98 +1,7 @@
 import type Database from "better-sqlite3";
-import type {
-  CriterionRecord,
-  Estimate,
-  Evidence,
-  Priority,
-  TaskRecord,
-  TaskRepo,
-  TaskStatus,
-} from "../tasks.js";
-
-interface TaskRow {
-  id: string;
-  title: string;
-  so_that: string;
-  context: string;
-  parent_id: string | null;
-  sort_path: string;
-  priority: Priority;
-  status: TaskStatus;
-  owner: string | null;
-  claimed_at: string | null;
-  lease_at: string | null;
-  blocked_reason: string | null;
-  estimate: string | null;
-  traces: string;
-  labels: string;
-  milestone_id: string | null;
-  unverified: number;
-  created_by: string;
-  created_at: string;
-  updated_at: string;
-}
-
-interface CriterionRow {
-  task_id: string;
-  n: number;
-  text: string;
-  verify: string | null;
-  shortcut: string | null;
-  params: string;
-  timeout_seconds: number | null;
-  checked: number;
-  checked_by: string | null;
-  checked_at: string | null;
-  evidence: string | null;
-}
-
-const COLUMNS =
-  "id, title, so_that, context, parent_id, sort_path, priority, status, owner, claimed_at, lease_at, blocked_reason, estimate, traces, labels, milestone_id, unverified, created_by, created_at, updated_at";
-
-const RANK: Record<Priority, number> = { must: 0, should: 1, could: 2, wont: 3 };
-/** Wide enough for a billion tasks, so string order is numeric order. */
-const pad = (seq: number) => String(seq).padStart(9, "0");
-
-function toTask(row: TaskRow): TaskRecord {
-  return {
-    id: row.id,
-    title: row.title,
-    soThat: row.so_that,
-    context: row.context,
-    parentId: row.parent_id,
-    sortPath: row.sort_path,
-    priority: row.priority,
-    status: row.status,
-    owner: row.owner,
-    claimedAt: row.claimed_at,
-    leaseAt: row.lease_at,
-    blockedReason: row.blocked_reason,
-    estimate: row.estimate ? (JSON.parse(row.estimate) as Estimate) : null,
-    traces: JSON.parse(row.traces) as string[],
-    labels: JSON.parse(row.labels) as string[],
-    milestoneId: row.milestone_id,
-    unverified: row.unverified === 1,
-    createdBy: row.created_by,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
-
-function toCriterion(row: CriterionRow): CriterionRecord {
-  return {
-    taskId: row.task_id,
-    n: row.n,
-    text: row.text,
-    verify: row.verify ? (JSON.parse(row.verify) as string[]) : null,
-    shortcut: row.shortcut,
-    params: JSON.parse(row.params) as Record<string, string>,
-    timeoutSeconds: row.timeout_seconds,
-    checked: row.checked === 1,
-    checkedBy: row.checked_by,
-    checkedAt: row.checked_at,
-    evidence: row.evidence ? (JSON.parse(row.evidence) as Evidence) : null,
-  };
-}
+import type { TaskRecord, TaskRepo } from "../tasks.js";
+import { sqliteTaskRelations } from "./task-relations.js";
+import { COLUMNS, pad, RANK, type TaskRow, toTask } from "./task-rows.js";
 
 const CHANGE_COLUMNS: Record<string, string> = {
   status: "status",
@@ -147,52 +56,13 @@ export function sqliteTasks(db: Database.Database): TaskRepo {
   const hasStale = db.prepare<[string, string], { one: number }>(
     "SELECT 1 AS one FROM tasks WHERE owner = ? AND status = 'active' AND lease_at < ? LIMIT 1",
   );
-  const criteria = db.prepare<[string], CriterionRow>(
-    "SELECT * FROM task_criteria WHERE task_id = ? ORDER BY n",
-  );
-  const nextCriterion = db.prepare<[string], { next: number }>(
-    "SELECT COALESCE(MAX(n), 0) + 1 AS next FROM task_criteria WHERE task_id = ?",
-  );
-  const insertCriterion = db.prepare(
-    "INSERT INTO task_criteria (task_id, n, text, verify, shortcut, params, timeout_seconds) VALUES (?, ?, ?, ?, ?, ?, ?)",
-  );
-  const oneCriterion = db.prepare<[string, number], CriterionRow>(
-    "SELECT * FROM task_criteria WHERE task_id = ? AND n = ?",
-  );
-  const setCriterion = db.prepare(
-    "UPDATE task_criteria SET checked = ?, checked_by = ?, checked_at = ?, evidence = COALESCE(?, evidence) WHERE task_id = ? AND n = ?",
-  );
-  const dependencies = db.prepare<[string], TaskRow>(
-    `SELECT ${COLUMNS} FROM tasks WHERE id IN (SELECT depends_on FROM task_dependencies WHERE task_id = ?) ORDER BY seq`,
-  );
-  const dependents = db.prepare<[string], { task_id: string }>(
-    "SELECT task_id FROM task_dependencies WHERE depends_on = ?",
-  );
-  const addDependency = db.prepare(
-    "INSERT OR IGNORE INTO task_dependencies (task_id, depends_on) VALUES (?, ?)",
-  );
-  const removeDependency = db.prepare("DELETE FROM task_dependencies WHERE task_id = ? AND depends_on = ?");
-  const addNote = db.prepare(
-    "INSERT INTO task_notes (task_id, at, author, kind, text) VALUES (?, ?, ?, ?, ?)",
-  );
-  const notes = db.prepare<
-    [string],
-    { task_id: string; at: string; author: string; kind: string; text: string }
-  >("SELECT task_id, at, author, kind, text FROM task_notes WHERE task_id = ? ORDER BY seq");
-  const hasNotesTable = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'notes'");
-  const eventsOf = db.prepare<[string, number], { at: string; actor: string; subject: string; data: string }>(
-    "SELECT at, actor, subject, data FROM events WHERE action = ? ORDER BY id DESC LIMIT ?",
-  );
-  const countEvents = db.prepare<[string], { subject: string; n: number }>(
-    "SELECT subject, COUNT(*) AS n FROM events WHERE action = ? GROUP BY subject",
-  );
-
   const get = (id: string) => {
     const row = byId.get(id);
     return row ? toTask(row) : undefined;
   };
 
   return {
+    ...sqliteTaskRelations(db),
     async insert(task, at) {
       const seq = nextSeq.get()?.next ?? 1;
       const id = `T-${seq}`;
@@ -319,76 +189,6 @@ export function sqliteTasks(db: Database.Database): TaskRepo {
     },
     async hasStaleLease(owner, olderThan) {
       return hasStale.get(owner, olderThan) !== undefined;
-    },
-    async criteria(taskId) {
-      return criteria.all(taskId).map(toCriterion);
-    },
-    async addCriterion(taskId, criterion) {
-      const n = nextCriterion.get(taskId)?.next ?? 1;
-      insertCriterion.run(
-        taskId,
-        n,
-        criterion.text,
-        criterion.verify ? JSON.stringify(criterion.verify) : null,
-        criterion.shortcut,
-        JSON.stringify(criterion.params),
-        criterion.timeoutSeconds,
-      );
-      return toCriterion(oneCriterion.get(taskId, n) as CriterionRow);
-    },
-    async setCriterion(taskId, n, result) {
-      setCriterion.run(
-        result.checked ? 1 : 0,
-        result.checked ? result.by : null,
-        result.checked ? result.at : null,
-        result.evidence ? JSON.stringify(result.evidence) : null,
-        taskId,
-        n,
-      );
-    },
-    async dependencies(taskId) {
-      return dependencies.all(taskId).map(toTask);
-    },
-    async dependents(taskId) {
-      return dependents.all(taskId).map((row) => row.task_id);
-    },
-    async addDependency(taskId, dependsOn) {
-      addDependency.run(taskId, dependsOn);
-    },
-    async removeDependency(taskId, dependsOn) {
-      removeDependency.run(taskId, dependsOn);
-    },
-    async addNote(note) {
-      addNote.run(note.taskId, note.at, note.author, note.kind, note.text);
-    },
-    async notes(taskId) {
-      return notes.all(taskId).map((row) => ({
-        taskId: row.task_id,
-        at: row.at,
-        author: row.author,
-        kind: row.kind,
-        text: row.text,
-      }));
-    },
-    async noteKindsOn(taskId) {
-      if (!hasNotesTable.get()) return null;
-      const rows = db.prepare("SELECT DISTINCT kind FROM notes WHERE scope = ?").all(taskId) as {
-        kind: string;
-      }[];
-      return rows.map((row) => row.kind);
-    },
-    async eventsOf(action, limit) {
-      return eventsOf.all(action, limit).map((row) => ({
-        at: row.at,
-        actor: row.actor,
-        subject: row.subject,
-        data: JSON.parse(row.data) as Record<string, unknown>,
-      }));
-    },
-    async countEvents(action) {
-      const counts: Record<string, number> = {};
-      for (const row of countEvents.all(action)) counts[row.subject] = row.n;
-      return counts;
     },
   };
 }
