@@ -5,11 +5,13 @@
 import { benchGoals } from "./goals.js";
 import { benchKnowledge } from "./knowledge.js";
 import { benchSpine } from "./spine.js";
+import { benchTasks } from "./tasks.js";
 
 const SUITES: Record<string, () => Promise<void>> = {
   spine: benchSpine,
   goals: benchGoals,
   knowledge: benchKnowledge,
+  tasks: benchTasks,
 };
 
 const wanted = process.argv.slice(2);

@@ -5,9 +5,15 @@
 import { chapterGoals } from "./goals.js";
 import { chapterKnowledge } from "./knowledge.js";
 import { chapterSpine } from "./spine.js";
+import { chapterTasks } from "./tasks.js";
 import { type DemoWorld, openWorld } from "./world.js";
 
-const CHAPTERS: ((world: DemoWorld) => Promise<void>)[] = [chapterSpine, chapterKnowledge, chapterGoals];
+const CHAPTERS: ((world: DemoWorld) => Promise<void>)[] = [
+  chapterSpine,
+  chapterTasks,
+  chapterKnowledge,
+  chapterGoals,
+];
 
 const world = await openWorld();
 try {

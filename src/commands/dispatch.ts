@@ -1,8 +1,10 @@
 import type { z } from "zod";
 import { guard } from "../domains/identity/guard.js";
+import { logWarn } from "../kernel/log.js";
 import { type Outcome, operational, outcomeFromThrown, usageError } from "../kernel/outcome.js";
 import type { CallControls, CommandContext, Session } from "./context.js";
 import type { AnyCommand } from "./define.js";
+import { CALL_HOOKS } from "./hooks.js";
 
 /** Name every offending field, so a caller can fix its call without guessing. */
 export function describeIssues(error: z.ZodError): string {
@@ -45,6 +47,12 @@ export async function dispatch(
         allowReadOnly: command.allowReadOnly,
         confirmed: input.confirm === true,
       });
+      for (const hook of CALL_HOOKS) {
+        // A hook's failure (a busy database) must not fail the call it rides on.
+        await hook(ctx, command).catch((error: unknown) =>
+          logWarn(`${command.name}: ${(error as Error).message}`),
+        );
+      }
       output = await command.handler(input, ctx);
     }
     const checked = command.output.safeParse(output);

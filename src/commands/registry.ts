@@ -7,6 +7,7 @@ import {
   attemptShow,
 } from "./attempts.js";
 import { capabilities } from "./capabilities.js";
+import { COORDINATION_COMMANDS } from "./coordination.js";
 import type { AnyCommand } from "./define.js";
 import { evalApprove, evalList, evalProposals, evalPropose, evalReject, evalSelect } from "./evals.js";
 import { goalCreate, goalGate, goalList, goalNext, goalPlan, goalShow, goalUpdate } from "./goals.js";
@@ -22,6 +23,7 @@ import {
 import { noteAdd, noteList, noteShow, noteTrust } from "./notes.js";
 import { glossaryList, glossarySet, riskAdd, riskList } from "./risks.js";
 import { runFreeze, runList, runStatus } from "./runs.js";
+import { TASK_COMMANDS } from "./tasks.js";
 import { exportCommand, importCommand, init, status } from "./workspace.js";
 
 /** The command table. Each domain's commands are declared in their own file and listed here. */
@@ -71,6 +73,8 @@ export const COMMANDS: readonly AnyCommand[] = [
   riskList,
   glossarySet,
   glossaryList,
+  ...TASK_COMMANDS,
+  ...COORDINATION_COMMANDS,
 ];
 
 export const COMMANDS_BY_NAME: ReadonlyMap<string, AnyCommand> = new Map(COMMANDS.map((c) => [c.name, c]));

@@ -44,13 +44,11 @@ export function toolOutputSchema(tool: ToolSpec, commands: ReadonlyMap<string, A
 }
 
 /**
- * A refusal as published in every output schema. Kept terse on purpose: it is repeated in every
- * tool of the catalog, and every agent pays for each byte in its context.
+ * A refusal as published in every output schema: an object carrying `refused`. Its inner shape
+ * ({policy, reason, next}) is taught once, in the server's instructions, rather than repeated in
+ * every tool of the catalog, where every agent pays for each byte in its context.
  */
-const REFUSAL_JSON = {
-  properties: { refused: { type: "object", required: ["policy", "reason", "next"] } },
-  required: ["refused"],
-};
+const REFUSAL_JSON = { required: ["refused"] };
 
 type JsonSchema = Record<string, unknown>;
 
@@ -70,12 +68,13 @@ function compact(node: unknown, io: "input" | "output"): unknown {
 }
 
 /**
- * Output schemas are published two levels deep: the result's fields and their fields, with
- * anything deeper reduced to its type. Still true of every result (zod validates the full shape
- * before anything is sent), and a fraction of the size: nested evidence, milestones and the like
- * are read from the result itself, not learnt from its schema.
+ * Output schemas are published one level deep: the result's fields, each with its type (and its
+ * values, for an enum). Still true of every result (zod validates the full shape before anything
+ * is sent), and a fraction of the size: a task's criteria, a run's evaluators and the like are
+ * read from the result itself, not learnt from a schema that every agent pays for on every
+ * session.
  */
-const OUTPUT_DEPTH = 2;
+const OUTPUT_DEPTH = 1;
 
 function summarize(node: unknown, depth: number): unknown {
   if (node === null || typeof node !== "object" || Array.isArray(node)) return node;
@@ -115,7 +114,8 @@ export function toolJsonSchemas(
 ): { input: JsonSchema; output: JsonSchema } {
   const input = jsonSchemaOf(toolInputSchema(tool, commands), "input");
   if ("cli" in tool.wraps) return { input, output: jsonSchemaOf(CliToolOutput, "output") };
-  const ok = jsonSchemaOf(commandOf(tool, commands).output, "output");
+  // The root already says "object"; inside the union each branch only needs its fields.
+  const { type: _object, ...ok } = jsonSchemaOf(commandOf(tool, commands).output, "output");
   return { input, output: { type: "object", anyOf: [ok, REFUSAL_JSON] } };
 }
 

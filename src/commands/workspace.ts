@@ -2,6 +2,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { z } from "zod";
 import { workspaceStatus } from "../domains/status/status.js";
+import { boardStatus } from "../domains/tasks/board-status.js";
 import { exportWorkspace, importIntoNewWorkspace } from "../domains/transfer/transfer.js";
 import { homeWorkspace, projectWorkspace, type Workspace } from "../domains/workspace/discover.js";
 import { initWorkspace } from "../domains/workspace/init.js";
@@ -37,9 +38,19 @@ export const init = defineBareCommand({
   render: (out) => `Initialized cairn workspace in ${out.workspace.state_dir}`,
 });
 
+const BoardStatus = z.object({
+  counts: z.record(z.string(), z.number()),
+  holders: z.array(z.object({ owner: z.string(), tasks: z.array(z.string()) })),
+  blocked: z.array(z.object({ id: z.string(), title: z.string(), why: z.string() })),
+  open_asks: z.array(z.object({ id: z.string(), task: z.string(), to: z.string(), question: z.string() })),
+  stale_claims: z.array(z.object({ id: z.string(), owner: z.string(), lease_at: z.string() })),
+  unverified: z.array(z.string()),
+  swept: z.array(z.object({ task: z.string(), at: z.string(), why: z.string() })),
+});
+
 export const status = defineCommand({
   name: "status",
-  summary: "What the workspace holds: counts by kind, agents, the latest event",
+  summary: "What the workspace holds: counts, agents, the latest event, and the task board at a glance",
   effect: "read",
   input: z.object({}),
   output: z.object({
@@ -47,6 +58,7 @@ export const status = defineCommand({
     counts: z.record(z.string(), z.number().int()),
     agents: z.object({ active: z.number().int(), retired: z.number().int() }),
     last_event: z.object({ at: z.string(), actor: z.string(), action: z.string() }).nullable(),
+    board: BoardStatus,
   }),
   async handler(_input, ctx) {
     const found = await workspaceStatus(ctx.store);
@@ -55,6 +67,7 @@ export const status = defineCommand({
       counts: found.counts,
       agents: found.agents,
       last_event: found.lastEvent,
+      board: await boardStatus(ctx.store, ctx.config, ctx.now()),
     };
   },
 });

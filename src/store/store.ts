@@ -9,6 +9,9 @@ import type { GoalRepo } from "./goals.js";
 export type * from "./goals.js";
 
 import type { BriefsRepo, FactsRepo, GlossaryRepo, NotesRepo, RisksRepo } from "./knowledge.js";
+import type { AskRepo, QueueRepo, ShortcutRepo, TaskRepo } from "./tasks.js";
+
+export type * from "./tasks.js";
 
 export type Grant = "rw" | "ro";
 
@@ -94,6 +97,10 @@ export interface Tx {
   risks: RisksRepo;
   glossary: GlossaryRepo;
   briefs: BriefsRepo;
+  tasks: TaskRepo;
+  asks: AskRepo;
+  queues: QueueRepo;
+  shortcuts: ShortcutRepo;
 }
 
 export interface Store {

@@ -21,6 +21,15 @@ export const RoleConfig = z.object({
 });
 export type RoleConfig = z.infer<typeof RoleConfig>;
 
+/** A named command template; `{{param}}` placeholders are filled per run, never through a shell. */
+export const ShortcutConfig = z.object({
+  argv: z.array(z.string()).min(1),
+  effect: z.enum(["read", "write", "destructive", "none"]).default("none"),
+  roles: z.array(z.string()).default([]),
+  summary: z.string().default(""),
+});
+export type ShortcutConfig = z.infer<typeof ShortcutConfig>;
+
 /**
  * `cairn.toml`. Sections this build does not know are kept and ignored, so an older cairn can
  * read a newer workspace's configuration.
@@ -30,6 +39,16 @@ export const WorkspaceConfig = z
     workspace: z.object({ name: z.string().optional() }).default({}),
     roles: z
       .record(z.string().regex(NAME, "role names use letters, digits, - and _"), RoleConfig)
+      .default({}),
+    claims: z.object({ lease_minutes: z.number().positive().default(30) }).default({ lease_minutes: 30 }),
+    done: z
+      .object({ shortcuts: z.array(z.string()).default([]), note_kinds: z.array(z.string()).default([]) })
+      .default({ shortcuts: [], note_kinds: [] }),
+    verify: z
+      .object({ timeout_seconds: z.number().positive().default(600) })
+      .default({ timeout_seconds: 600 }),
+    shortcuts: z
+      .record(z.string().regex(NAME, "shortcut names use letters, digits, - and _"), ShortcutConfig)
       .default({}),
   })
   .catchall(z.unknown());
@@ -75,4 +94,22 @@ name = "%NAME%"
 # wip_cap = 2
 # escalate_to = "lead"
 # profile = "worker"    # worker | planner | operator | all
+
+# Claims are leases: \`cairn sweep\` releases those of agents silent this long.
+# [claims]
+# lease_minutes = 30
+
+# The workspace definition of done, checked by every \`task finish\`.
+# [done]
+# shortcuts = ["test"]      # shortcuts that must exit 0
+# note_kinds = ["decision"] # note kinds the task must carry
+
+# [verify]
+# timeout_seconds = 600     # a verify command running longer is killed
+
+# Shortcuts: named command templates; arguments are never passed through a shell.
+# [shortcuts.test]
+# argv = ["npm", "test", "--", "{{filter}}"]
+# effect = "read"           # read | write | destructive; none (the default) never runs
+# roles = ["builder"]
 `;

@@ -22,7 +22,7 @@ const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
 
 const INSTRUCTIONS =
   "cairn is the shared workspace for the agents on this project. Your identity is bound at launch. " +
-  "A result carrying `refused` is an answer, not an error: do not retry it, follow its `next`.";
+  'A result carrying `refused` ({"refused":{policy, reason, next}}) is an answer, not an error: do not retry it, follow its `next`.';
 
 async function runCliTool(argv: readonly string[], session: Session) {
   let stdout = "";

@@ -11,6 +11,8 @@ import { MIGRATIONS } from "./migrations/index.js";
 import { Mutex } from "./mutex.js";
 import { sqliteNotes } from "./notes.js";
 import { sqliteBriefs, sqliteGlossary, sqliteRisks } from "./risks.js";
+import { sqliteAsks, sqliteQueues, sqliteShortcuts } from "./task-extras.js";
+import { sqliteTasks } from "./tasks.js";
 import { sqliteCounts, sqliteTransfer } from "./transfer.js";
 
 /** Long enough for a queue of writers across processes (16 agents claiming at once). */
@@ -64,6 +66,10 @@ class SqliteStore implements Store {
       risks: sqliteRisks(this.db),
       glossary: sqliteGlossary(this.db),
       briefs: sqliteBriefs(this.db),
+      tasks: sqliteTasks(this.db),
+      asks: sqliteAsks(this.db),
+      queues: sqliteQueues(this.db),
+      shortcuts: sqliteShortcuts(this.db),
     };
   }
 

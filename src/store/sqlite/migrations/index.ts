@@ -1,4 +1,5 @@
 import { spine } from "./0001_spine.js";
+import { tasks } from "./0002_tasks.js";
 import { knowledge } from "./0003_knowledge.js";
 import { goals } from "./0004_goals.js";
 
@@ -12,7 +13,7 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [spine, knowledge, goals];
+export const MIGRATIONS: readonly Migration[] = [spine, tasks, knowledge, goals];
 
 /**
  * Tables whose rows are the workspace's content, in dependency order (parents first).
@@ -35,4 +36,12 @@ export const CONTENT_TABLES: readonly string[] = [
   "risks",
   "glossary",
   "briefs",
+  "tasks",
+  "task_criteria",
+  "task_dependencies",
+  "task_notes",
+  "task_asks",
+  "queues",
+  "queue_keys",
+  "shortcuts",
 ];

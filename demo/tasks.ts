@@ -1,0 +1,53 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { DemoWorld } from "./world.js";
+
+/**
+ * Chapter 2: the task board. Two workers race for one task through their own MCP servers; the
+ * loser is refused (a normal result that says what to take instead) and takes that. Then a
+ * criterion's verify command fails, passes once the work is there, and only then may it finish.
+ */
+export async function chapterTasks(world: DemoWorld): Promise<void> {
+  world.say("\n== 2. The task board: claims that never collide, done that cairn verifies");
+  const flag = "parser.done";
+  world.cli([
+    "task",
+    "add",
+    "Write the parser",
+    "--priority",
+    "must",
+    "--so-that",
+    "config files load",
+    "--criteria",
+    JSON.stringify({
+      text: "the parser output exists",
+      verify: ["node", "-e", `require("fs").accessSync(${JSON.stringify(flag)})`],
+    }),
+  ]);
+  world.cli(["task", "add", "Write the docs", "--criteria", "a README section"]);
+  const ann = await world.agent("ann", "builder");
+  const ben = await world.agent("ben", "builder");
+  await ann.call("next_task");
+  world.say("  both claim T-1 at the same moment:");
+  const [first, second] = await Promise.all([
+    ann.call("claim_task", { task: "T-1" }),
+    ben.call("claim_task", { task: "T-1" }),
+  ]);
+  const annWon = !("refused" in first);
+  const [winner, loser] = annWon ? [ann, ben] : [ben, ann];
+  const refusal = ((annWon ? second : first) as { refused: { next: string } }).refused;
+  world.say(`  ${winner.name} won; ${loser.name} reads the refusal's next: "${refusal.next}"`);
+  await loser.call("claim_task", { task: "T-2" });
+
+  world.say(`  ${winner.name} checks before the work is done: cairn runs the verify command itself`);
+  await winner.call("check_task", { task: "T-1", all: true });
+  await winner.call("finish_task", { task: "T-1" });
+  world.say(`  … the work lands (${flag} is written), and the same check now passes:`);
+  writeFileSync(join(world.dir, flag), "ok\n");
+  await winner.call("check_task", { task: "T-1", all: true });
+  await winner.call("finish_task", { task: "T-1" });
+  await loser.call("check_task", { task: "T-2", n: 1 });
+  await loser.call("finish_task", { task: "T-2" });
+  const status = world.cli(["status"]) as { board: { counts: Record<string, number> } };
+  world.say("  board:", JSON.stringify(status.board.counts));
+}

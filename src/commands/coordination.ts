@@ -1,0 +1,289 @@
+import { z } from "zod";
+import { answerQuestion, askQuestion, listAsks } from "../domains/tasks/asks.js";
+import { sweep } from "../domains/tasks/claims.js";
+import { parseParams } from "../domains/tasks/criteria.js";
+import { addQueue, listQueues, queueAdvance, queueNext } from "../domains/tasks/queues.js";
+import { addShortcut, listShortcuts, runShortcut } from "../domains/tasks/shortcuts.js";
+import { SHORTCUT_EFFECTS, TASK_STATUSES } from "../store/tasks.js";
+import { defineCommand } from "./define.js";
+
+const Ask = z.object({
+  id: z.string(),
+  task: z.string(),
+  question: z.string(),
+  asked_by: z.string(),
+  to: z.string(),
+  answer: z.string().nullable(),
+});
+type AskLike = {
+  id: string;
+  taskId: string;
+  question: string;
+  askedBy: string;
+  toRole: string;
+  answer: string | null;
+};
+const askView = (a: AskLike): z.infer<typeof Ask> => ({
+  id: a.id,
+  task: a.taskId,
+  question: a.question,
+  asked_by: a.askedBy,
+  to: a.toRole,
+  answer: a.answer,
+});
+
+export const sweepCommand = defineCommand({
+  name: "sweep",
+  summary: "Release claims of agents silent past [claims] lease_minutes, recording why",
+  effect: "write",
+  input: z.object({}),
+  output: z.object({ released: z.array(z.object({ task: z.string(), owner: z.string(), why: z.string() })) }),
+  async handler(_input, ctx) {
+    const released = await sweep(ctx.store, ctx.config, ctx.actor, ctx.now());
+    return { released: released.map((r) => ({ task: r.task, owner: r.owner, why: r.why })) };
+  },
+  render: (out) =>
+    out.released.length === 0
+      ? "No stale claims."
+      : out.released.map((r) => `released ${r.task} from ${r.owner}: ${r.why}`).join("\n"),
+});
+
+export const askCommand = defineCommand({
+  name: "ask",
+  summary: "Ask a question on a task: blocks it and routes the question to a role (or a human)",
+  effect: "write",
+  allowReadOnly: true,
+  positional: ["task", "question"],
+  input: z.object({ task: z.string(), question: z.string() }),
+  output: z.object({ ask: z.string(), to: z.string(), task: z.string(), status: z.enum(TASK_STATUSES) }),
+  async handler(input, ctx) {
+    const out = await askQuestion(ctx.store, ctx.config, ctx.actor, input.task, input.question, ctx.now());
+    return { ask: out.ask.id, to: out.ask.toRole, task: out.task.id, status: out.task.status };
+  },
+  render: (out) => `Asked ${out.ask} on ${out.task} (now ${out.status}); routed to ${out.to}`,
+});
+
+export const answerCommand = defineCommand({
+  name: "answer",
+  summary: "Answer a question: recorded as a note on its task, which is unblocked when none remain",
+  effect: "write",
+  positional: ["ask", "answer"],
+  input: z.object({ ask: z.string().describe("e.g. Q-3"), answer: z.string() }),
+  output: z.object({
+    ask: z.string(),
+    task: z.string(),
+    status: z.enum(TASK_STATUSES),
+    unblocked: z.boolean(),
+  }),
+  async handler(input, ctx) {
+    const out = await answerQuestion(ctx.store, ctx.actor, input.ask, input.answer, ctx.now());
+    return { ask: out.ask.id, task: out.task.id, status: out.task.status, unblocked: out.unblocked };
+  },
+  render: (out) => `Answered ${out.ask}; ${out.task} is ${out.status}`,
+});
+
+export const asksCommand = defineCommand({
+  name: "asks",
+  summary: "Open questions (all, or those routed to one role); --all includes answered ones",
+  effect: "read",
+  input: z.object({ role: z.string().optional(), all: z.boolean().optional() }),
+  output: z.object({ asks: z.array(Ask) }),
+  async handler(input, ctx) {
+    return { asks: (await listAsks(ctx.store, input)).map(askView) };
+  },
+  render: (out) =>
+    out.asks.length === 0
+      ? "No open questions."
+      : out.asks
+          .map((a) => `${a.id} on ${a.task} to ${a.to}: ${a.question}${a.answer ? ` → ${a.answer}` : ""}`)
+          .join("\n"),
+});
+
+const Position = z.object({
+  name: z.string(),
+  cursor: z.number(),
+  total: z.number(),
+  step: z.string().nullable(),
+  finished: z.boolean(),
+});
+const renderPosition = (q: z.infer<typeof Position>) =>
+  q.finished
+    ? `${q.name}: finished (${q.total} steps)`
+    : `${q.name} step ${q.cursor + 1}/${q.total}: ${q.step}`;
+
+export const queueAdd = defineCommand({
+  name: "queue add",
+  summary: "Create a named queue of ordered steps",
+  effect: "write",
+  positional: ["name"],
+  input: z.object({ name: z.string(), step: z.array(z.string()).describe("one per step, in order") }),
+  output: Position,
+  async handler(input, ctx) {
+    return addQueue(ctx.store, ctx.actor, input.name, input.step, ctx.now());
+  },
+  render: renderPosition,
+});
+
+export const queueNextCommand = defineCommand({
+  name: "queue next",
+  summary: "The current step of a queue",
+  effect: "read",
+  positional: ["name"],
+  input: z.object({ name: z.string() }),
+  output: Position,
+  async handler(input, ctx) {
+    return queueNext(ctx.store, input.name);
+  },
+  render: renderPosition,
+});
+
+export const queueAdvanceCommand = defineCommand({
+  name: "queue advance",
+  summary: "Move a queue to its next step, once per key (a replayed key changes nothing)",
+  effect: "write",
+  positional: ["name"],
+  input: z.object({
+    name: z.string(),
+    key: z.string().describe("one per step; replays are no-ops"),
+  }),
+  output: Position.extend({ replayed: z.boolean() }),
+  async handler(input, ctx) {
+    return queueAdvance(ctx.store, ctx.actor, input.name, input.key, ctx.now());
+  },
+  render: (out) => `${out.replayed ? "(replayed, unchanged) " : ""}${renderPosition(out)}`,
+});
+
+export const queueList = defineCommand({
+  name: "queue list",
+  summary: "Every queue and where its cursor is",
+  effect: "read",
+  input: z.object({}),
+  output: z.object({ queues: z.array(Position) }),
+  async handler(_input, ctx) {
+    return { queues: await listQueues(ctx.store) };
+  },
+  render: (out) => (out.queues.length === 0 ? "No queues." : out.queues.map(renderPosition).join("\n")),
+});
+
+const Shortcut = z.object({
+  name: z.string(),
+  argv: z.array(z.string()),
+  effect: z.enum(SHORTCUT_EFFECTS),
+  roles: z.array(z.string()),
+  summary: z.string(),
+  source: z.enum(["config", "store"]),
+});
+
+export const shortcutAdd = defineCommand({
+  name: "shortcut add",
+  summary: "Add a named command template ({{param}} placeholders; run as argv, never via a shell)",
+  effect: "write",
+  positional: ["name"],
+  input: z.object({
+    name: z.string(),
+    argv: z.array(z.string()).describe("the command, one --argv per word"),
+    effect: z.enum(SHORTCUT_EFFECTS).describe("none never runs"),
+    role: z.array(z.string()).optional().describe("roles allowed to run it (default all)"),
+    summary: z.string().optional(),
+  }),
+  output: Shortcut,
+  async handler(input, ctx) {
+    return addShortcut(
+      ctx.store,
+      ctx.config,
+      ctx.actor,
+      {
+        name: input.name,
+        argv: input.argv,
+        effect: input.effect,
+        roles: input.role ?? [],
+        summary: input.summary ?? "",
+      },
+      ctx.now(),
+    );
+  },
+  render: (out) => `Shortcut ${out.name} (${out.effect}): ${out.argv.join(" ")}`,
+});
+
+export const shortcutList = defineCommand({
+  name: "shortcut list",
+  summary: "Shortcuts from cairn.toml and `shortcut add`, with use counts from the journal",
+  effect: "read",
+  input: z.object({}),
+  output: z.object({ shortcuts: z.array(Shortcut.extend({ uses: z.number() })) }),
+  async handler(_input, ctx) {
+    return { shortcuts: await listShortcuts(ctx.store, ctx.config) };
+  },
+  render: (out) =>
+    out.shortcuts.length === 0
+      ? "No shortcuts."
+      : out.shortcuts
+          .map(
+            (s) =>
+              `${s.name.padEnd(16)} ${s.effect.padEnd(11)} ${String(s.uses).padStart(4)} uses  ${s.argv.join(" ")}`,
+          )
+          .join("\n"),
+});
+
+export const shortcutRun = defineCommand({
+  name: "shortcut run",
+  summary: "Run a shortcut through the guard (destructive needs --confirm); the run is recorded",
+  effect: "write",
+  // The shortcut's own declared effect decides, through the guard, inside the handler.
+  allowReadOnly: true,
+  positional: ["name"],
+  input: z.object({
+    name: z.string(),
+    params: z.array(z.string()).optional().describe("NAME=VALUE"),
+    task: z.string().optional(),
+    confirm: z.boolean().optional().describe("for destructive ones"),
+  }),
+  output: z.object({
+    name: z.string(),
+    exit_code: z.number().nullable(),
+    error: z.string().nullable(),
+    duration_ms: z.number(),
+    output_tail: z.string(),
+    uses: z.number(),
+  }),
+  async handler(input, ctx) {
+    const run = await runShortcut(
+      ctx.store,
+      ctx.config,
+      ctx.actor,
+      ctx.workspace.root,
+      {
+        name: input.name,
+        params: parseParams(input.params),
+        confirm: input.confirm === true,
+        task: input.task,
+      },
+      ctx.now,
+    );
+    const { evidence } = run;
+    return {
+      name: run.name,
+      exit_code: evidence.exit_code,
+      error: evidence.error,
+      duration_ms: evidence.duration_ms,
+      output_tail: evidence.output_tail.slice(-2_000),
+      uses: run.uses,
+    };
+  },
+  render: (out) =>
+    `${out.name}: exit ${out.exit_code}${out.error ? ` (${out.error})` : ""} in ${out.duration_ms} ms\n${out.output_tail}`,
+});
+
+export const COORDINATION_COMMANDS = [
+  sweepCommand,
+  askCommand,
+  answerCommand,
+  asksCommand,
+  queueAdd,
+  queueNextCommand,
+  queueAdvanceCommand,
+  queueList,
+  shortcutAdd,
+  shortcutList,
+  shortcutRun,
+];

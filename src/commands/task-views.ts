@@ -1,0 +1,159 @@
+import { z } from "zod";
+import type { TaskDetail } from "../domains/tasks/board.js";
+import { expected } from "../domains/tasks/common.js";
+import { type CriterionRecord, PRIORITIES, TASK_STATUSES, type TaskRecord } from "../store/tasks.js";
+
+/**
+ * Output shapes of the board's commands: snake_case, no descriptions, no integer bounds. Tool
+ * results publish these schemas to every agent, so what a tool returns stays small; the full
+ * record is one `task show` away.
+ */
+export const TaskSummary = z.object({
+  id: z.string(),
+  title: z.string(),
+  status: z.enum(TASK_STATUSES),
+  priority: z.enum(PRIORITIES),
+  owner: z.string().nullable(),
+});
+
+export const Evidence = z.object({
+  argv: z.array(z.string()),
+  exit_code: z.number().nullable(),
+  signal: z.string().nullable(),
+  timed_out: z.boolean(),
+  duration_ms: z.number(),
+  output_bytes: z.number(),
+  output_tail: z.string(),
+  output_sha256: z.string(),
+  git_head: z.string().nullable(),
+  error: z.string().nullable(),
+  at: z.string(),
+});
+
+export const Criterion = z.object({
+  n: z.number(),
+  text: z.string(),
+  verify: z.array(z.string()).nullable(),
+  shortcut: z.string().nullable(),
+  checked: z.boolean(),
+  evidence: Evidence.nullable(),
+});
+
+export const Task = TaskSummary.extend({
+  parent: z.string().nullable(),
+  labels: z.array(z.string()),
+  so_that: z.string(),
+  context: z.string(),
+  estimate: z
+    .object({ optimistic: z.number(), probable: z.number(), pessimistic: z.number(), expected: z.number() })
+    .nullable(),
+  traces: z.array(z.string()),
+  milestone: z.string().nullable(),
+  blocked_reason: z.string().nullable(),
+  unverified: z.boolean(),
+  claimed_at: z.string().nullable(),
+  created_by: z.string(),
+  created_at: z.string(),
+});
+
+export const TaskDetailView = z.object({
+  task: Task,
+  criteria: z.array(Criterion),
+  depends_on: z.array(TaskSummary),
+  children: z.array(TaskSummary),
+  open_asks: z.array(z.object({ id: z.string(), question: z.string(), to: z.string() })),
+  notes: z.array(z.object({ at: z.string(), author: z.string(), kind: z.string(), text: z.string() })),
+});
+
+export const summaryView = (task: TaskRecord): z.infer<typeof TaskSummary> => ({
+  id: task.id,
+  title: task.title,
+  status: task.status,
+  priority: task.priority,
+  owner: task.owner,
+});
+
+export const taskView = (task: TaskRecord): z.infer<typeof Task> => ({
+  ...summaryView(task),
+  parent: task.parentId,
+  labels: task.labels,
+  so_that: task.soThat,
+  context: task.context,
+  estimate: task.estimate ? { ...task.estimate, expected: expected(task.estimate) } : null,
+  traces: task.traces,
+  milestone: task.milestoneId,
+  blocked_reason: task.blockedReason,
+  unverified: task.unverified,
+  claimed_at: task.claimedAt,
+  created_by: task.createdBy,
+  created_at: task.createdAt,
+});
+
+export const criterionView = (c: CriterionRecord): z.infer<typeof Criterion> => ({
+  n: c.n,
+  text: c.text,
+  verify: c.verify,
+  shortcut: c.shortcut,
+  checked: c.checked,
+  evidence: c.evidence,
+});
+
+export const detailView = (detail: TaskDetail): z.infer<typeof TaskDetailView> => ({
+  task: taskView(detail.task),
+  criteria: detail.criteria.map(criterionView),
+  depends_on: detail.dependsOn.map(summaryView),
+  children: detail.children.map(summaryView),
+  open_asks: detail.asks.map((a) => ({ id: a.id, question: a.question, to: a.toRole })),
+  notes: detail.notes.map((n) => ({ at: n.at, author: n.author, kind: n.kind, text: n.text })),
+});
+
+export const summaryLine = (t: z.infer<typeof TaskSummary>) =>
+  `${t.id.padEnd(7)} ${t.status.padEnd(8)} ${t.priority.padEnd(6)} ${t.title}${t.owner ? `  [${t.owner}]` : ""}`;
+
+export function renderDetail(d: z.infer<typeof TaskDetailView>): string {
+  const t = d.task;
+  const lines = [
+    `${t.id} ${t.title}`,
+    `  status ${t.status}${t.owner ? ` (held by ${t.owner})` : ""}, priority ${t.priority}${t.parent ? `, parent ${t.parent}` : ""}`,
+  ];
+  if (t.so_that) lines.push(`  so that: ${t.so_that}`);
+  if (t.context) lines.push(`  context: ${t.context}`);
+  if (t.blocked_reason) lines.push(`  blocked: ${t.blocked_reason}`);
+  if (t.estimate)
+    lines.push(
+      `  estimate: ${t.estimate.optimistic}/${t.estimate.probable}/${t.estimate.pessimistic} h (expected ${t.estimate.expected})`,
+    );
+  if (t.traces.length) lines.push(`  traces: ${t.traces.join(", ")}`);
+  for (const c of d.criteria) {
+    const how = c.verify
+      ? ` (verify: ${c.verify.join(" ")})`
+      : c.shortcut
+        ? ` (shortcut: ${c.shortcut})`
+        : "";
+    lines.push(`  [${c.checked ? "x" : " "}] ${c.n}. ${c.text}${how}`);
+  }
+  if (d.depends_on.length)
+    lines.push(`  depends on: ${d.depends_on.map((x) => `${x.id} (${x.status})`).join(", ")}`);
+  if (d.children.length) lines.push(`  children: ${d.children.map((x) => x.id).join(", ")}`);
+  for (const a of d.open_asks) lines.push(`  ? ${a.id} to ${a.to}: ${a.question}`);
+  for (const n of d.notes) lines.push(`  note (${n.kind}, ${n.author}): ${n.text}`);
+  return lines.join("\n");
+}
+
+/** What a claimer needs to start work; the text fields are data written by others. */
+export const WorkContext = z.object({
+  task: TaskSummary.extend({ so_that: z.string(), context: z.string(), traces: z.array(z.string()) }),
+  criteria: z.array(z.object({ n: z.number(), text: z.string(), checked: z.boolean() })),
+  already: z.boolean(),
+});
+
+export const workContextView = (detail: TaskDetail, already: boolean): z.infer<typeof WorkContext> => ({
+  task: {
+    ...summaryView(detail.task),
+    so_that: detail.task.soThat,
+    context: detail.task.context,
+    traces: detail.task.traces,
+  },
+  criteria: detail.criteria.map((c) => ({ n: c.n, text: c.text, checked: c.checked })),
+  already,
+});

@@ -1,0 +1,190 @@
+import { z } from "zod";
+import { addTask, listTasks, showTask } from "../domains/tasks/board.js";
+import { claimTask, readyFor, releaseTask } from "../domains/tasks/claims.js";
+import { addCriterion } from "../domains/tasks/criteria.js";
+import { PRIORITIES, TASK_STATUSES } from "../store/tasks.js";
+import { defineCommand } from "./define.js";
+import { LIFECYCLE_COMMANDS } from "./task-lifecycle.js";
+import {
+  Criterion,
+  criterionView,
+  detailView,
+  renderDetail,
+  summaryLine,
+  summaryView,
+  TaskDetailView,
+  TaskSummary,
+  WorkContext,
+  workContextView,
+} from "./task-views.js";
+
+const id = z.string().describe("e.g. T-12");
+const one = z.object({ task: TaskSummary });
+const renderOne = (verb: string) => (out: z.infer<typeof one>) =>
+  `${verb} ${out.task.id} (${out.task.status}): ${out.task.title}`;
+
+/** The tool form of a criterion; shortcut params and timeouts go through `task criterion`. */
+const CriterionInput = z.object({
+  text: z.string(),
+  verify: z.array(z.string()).optional().describe("argv; passes on exit 0"),
+  shortcut: z.string().optional(),
+});
+
+export const taskAdd = defineCommand({
+  name: "task add",
+  summary: "Add a task (criteria, dependencies, three-point estimate, traces, labels)",
+  effect: "write",
+  positional: ["title"],
+  input: z.object({
+    title: z.string(),
+    so_that: z.string().optional().describe("why"),
+    context: z.string().optional(),
+    parent: z.string().optional(),
+    priority: z.enum(PRIORITIES).optional(),
+    criteria: z
+      .array(z.union([z.string(), CriterionInput]))
+      .optional()
+      .describe("text, or {text, verify}"),
+    depends_on: z.array(z.string()).optional(),
+    estimate: z.string().optional().describe('hours "low,likely,high"'),
+    traces: z.array(z.string()).optional().describe("paths"),
+    labels: z.array(z.string()).optional(),
+  }),
+  output: one,
+  async handler(input, ctx) {
+    return { task: summaryView(await addTask(ctx.store, ctx.actor, input, ctx.now())) };
+  },
+  render: renderOne("Added"),
+});
+
+export const taskCriterion = defineCommand({
+  name: "task criterion",
+  summary: "Add an acceptance criterion, optionally verified by a command (argv) or a shortcut",
+  effect: "write",
+  positional: ["task"],
+  input: z.object({
+    task: id,
+    text: z.string(),
+    verify: z.array(z.string()).optional().describe("the command as argv, one --verify per word"),
+    shortcut: z.string().optional(),
+    params: z.array(z.string()).optional().describe("shortcut params, NAME=VALUE"),
+    timeout_seconds: z.number().int().positive().optional(),
+  }),
+  output: z.object({ task: z.string(), criterion: Criterion }),
+  async handler(input, ctx) {
+    const { task, ...criterion } = input;
+    const added = await addCriterion(ctx.store, ctx.actor, task, criterion, ctx.now());
+    return { task: added.taskId, criterion: criterionView(added) };
+  },
+  render: (out) => `${out.task}: criterion ${out.criterion.n} added: ${out.criterion.text}`,
+});
+
+export const taskList = defineCommand({
+  name: "task list",
+  summary: "List tasks in tree order, filtered by status, owner, label, parent or text; paged",
+  effect: "read",
+  input: z.object({
+    status: z.array(z.enum(TASK_STATUSES)).optional(),
+    owner: z.string().optional().describe('id or "me"'),
+    label: z.string().optional(),
+    parent: z.string().optional(),
+    text: z.string().optional(),
+    limit: z.number().int().min(1).max(500).optional(),
+    offset: z.number().int().min(0).optional(),
+  }),
+  output: z.object({
+    tasks: z.array(TaskSummary),
+    total: z.number(),
+    next_offset: z.number().nullable(),
+  }),
+  async handler(input, ctx) {
+    const limit = input.limit ?? 50;
+    const offset = input.offset ?? 0;
+    const owner = input.owner === "me" ? ctx.actor.id : input.owner;
+    const { tasks, total } = await listTasks(ctx.store, { ...input, owner, limit, offset });
+    return {
+      tasks: tasks.map(summaryView),
+      total,
+      next_offset: offset + tasks.length < total ? offset + tasks.length : null,
+    };
+  },
+  render: (out) =>
+    out.tasks.length === 0
+      ? "No tasks match."
+      : [...out.tasks.map(summaryLine), `(${out.tasks.length} of ${out.total})`].join("\n"),
+});
+
+export const taskShow = defineCommand({
+  name: "task show",
+  summary: "One task with its criteria and evidence, dependencies, children, open questions and notes",
+  effect: "read",
+  positional: ["task"],
+  input: z.object({ task: id }),
+  output: TaskDetailView,
+  async handler(input, ctx) {
+    return detailView(await showTask(ctx.store, input.task));
+  },
+  render: renderDetail,
+});
+
+export const taskReady = defineCommand({
+  name: "task ready",
+  summary: "Open tasks you may claim now (dependencies finished, in your scope), best first",
+  effect: "read",
+  input: z.object({ limit: z.number().int().min(1).max(100).optional() }),
+  output: z.object({ tasks: z.array(TaskSummary) }),
+  async handler(input, ctx) {
+    const tasks = await ctx.store.read((tx) => readyFor(tx, ctx.config, ctx.actor, input.limit ?? 5));
+    return { tasks: tasks.map(summaryView) };
+  },
+  render: (out) =>
+    out.tasks.length === 0 ? "Nothing is ready for you." : out.tasks.map(summaryLine).join("\n"),
+});
+
+export const taskClaim = defineCommand({
+  name: "task claim",
+  summary: "Claim a task atomically; returns its full context",
+  effect: "write",
+  // A read-only agent reaches the claim rule, which refuses it with what it may do instead.
+  allowReadOnly: true,
+  positional: ["task"],
+  input: z.object({ task: id }),
+  output: WorkContext,
+  async handler(input, ctx) {
+    const claimed = await claimTask(ctx.store, ctx.config, ctx.actor, input.task, ctx.now());
+    return workContextView(await showTask(ctx.store, claimed.task.id), claimed.already);
+  },
+  render: (out) =>
+    [
+      `Claimed ${out.task.id}${out.already ? " (already yours)" : ""}: ${out.task.title}`,
+      ...(out.task.so_that ? [`  so that: ${out.task.so_that}`] : []),
+      ...(out.task.context ? [`  context: ${out.task.context}`] : []),
+      ...out.criteria.map((c) => `  [${c.checked ? "x" : " "}] ${c.n}. ${c.text}`),
+    ].join("\n"),
+});
+
+export const taskRelease = defineCommand({
+  name: "task release",
+  summary: "Give a claimed task back to the board",
+  effect: "write",
+  positional: ["task"],
+  input: z.object({ task: id, reason: z.string().optional() }),
+  output: one,
+  async handler(input, ctx) {
+    return {
+      task: summaryView(await releaseTask(ctx.store, ctx.actor, input.task, input.reason, ctx.now())),
+    };
+  },
+  render: renderOne("Released"),
+});
+
+export const TASK_COMMANDS = [
+  taskAdd,
+  taskCriterion,
+  taskList,
+  taskShow,
+  taskReady,
+  taskClaim,
+  taskRelease,
+  ...LIFECYCLE_COMMANDS,
+];

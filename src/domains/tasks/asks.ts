@@ -1,0 +1,109 @@
+import { conflict, notFound, refuse, usageError } from "../../kernel/outcome.js";
+import type { Store } from "../../store/store.js";
+import type { AskRecord, TaskRecord } from "../../store/tasks.js";
+import type { Actor } from "../identity/actor.js";
+import type { WorkspaceConfig } from "../workspace/config.js";
+import { journal, loadTask } from "./common.js";
+import { covers } from "./scope.js";
+
+export const HUMAN = "human";
+
+/**
+ * Who should answer: a role whose scope covers the task's paths; else the asker's escalation
+ * chain, nearest first; else a human.
+ */
+export function routeAsk(
+  config: WorkspaceConfig,
+  askerRole: string,
+  task: Pick<TaskRecord, "traces">,
+): string {
+  const byScope = Object.entries(config.roles).find(
+    ([name, role]) => name !== askerRole && covers(role, task),
+  );
+  if (byScope) return byScope[0];
+  const seen = new Set([askerRole]);
+  const queue = [askerRole];
+  while (queue.length > 0) {
+    const next = config.roles[queue.shift() as string]?.escalate_to;
+    if (!next || seen.has(next)) continue;
+    if (config.roles[next]) return next;
+    seen.add(next);
+    queue.push(next);
+  }
+  return HUMAN;
+}
+
+/** A question blocks its task until it is answered. */
+export async function askQuestion(
+  store: Store,
+  config: WorkspaceConfig,
+  actor: Actor,
+  raw: string,
+  question: string,
+  now: string,
+): Promise<{ ask: AskRecord; task: TaskRecord }> {
+  if (question.trim() === "") throw usageError("ask what? (--question)");
+  return store.write(async (tx) => {
+    const task = await loadTask(tx, raw);
+    if (task.status === "done" || task.status === "dropped") {
+      throw refuse("status", `${task.id} is ${task.status}`, `reopen it first, or ask on an open task`);
+    }
+    const ask = await tx.asks.insert(
+      {
+        taskId: task.id,
+        question: question.trim(),
+        askedBy: actor.id,
+        toRole: routeAsk(config, actor.role, task),
+      },
+      now,
+    );
+    await tx.tasks.update(
+      task.id,
+      { status: "blocked", blockedReason: `waiting on ${ask.id} (to ${ask.toRole})` },
+      now,
+    );
+    await journal(tx, actor, now, "task.ask", task.id, { ask: ask.id, to: ask.toRole });
+    return { ask, task: (await tx.tasks.byId(task.id)) as TaskRecord };
+  });
+}
+
+/** The answer becomes a note on the task; the last open question answered unblocks it. */
+export async function answerQuestion(store: Store, actor: Actor, askId: string, answer: string, now: string) {
+  if (answer.trim() === "") throw usageError("answer what? (--answer)");
+  const id = askId.trim().toUpperCase();
+  return store.write(async (tx) => {
+    const ask = await tx.asks.byId(id);
+    if (!ask) throw notFound(`no question ${id}`, "see `cairn asks`");
+    if (ask.answeredAt)
+      throw conflict(`${id} was already answered by ${ask.answeredBy} at ${ask.answeredAt}`);
+    await tx.asks.answer(id, answer.trim(), actor.id, now);
+    await tx.tasks.addNote({
+      taskId: ask.taskId,
+      at: now,
+      author: actor.id,
+      kind: "answer",
+      text: `${id}: ${ask.question}\n→ ${answer.trim()}`,
+    });
+    const task = (await tx.tasks.byId(ask.taskId)) as TaskRecord;
+    const stillOpen = await tx.asks.open({ taskId: task.id });
+    let unblocked = false;
+    if (task.status === "blocked" && stillOpen.length === 0) {
+      await tx.tasks.update(
+        task.id,
+        { status: task.owner ? "active" : "open", blockedReason: null, leaseAt: task.owner ? now : null },
+        now,
+      );
+      unblocked = true;
+    }
+    await journal(tx, actor, now, "task.answer", task.id, { ask: id, unblocked });
+    return {
+      ask: (await tx.asks.byId(id)) as AskRecord,
+      task: (await tx.tasks.byId(task.id)) as TaskRecord,
+      unblocked,
+    };
+  });
+}
+
+export async function listAsks(store: Store, filter: { role?: string; all?: boolean }) {
+  return store.read(async (tx) => (filter.all ? tx.asks.all(200) : tx.asks.open({ toRole: filter.role })));
+}

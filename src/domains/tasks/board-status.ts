@@ -1,0 +1,40 @@
+import type { Store } from "../../store/store.js";
+import type { WorkspaceConfig } from "../workspace/config.js";
+
+/** The board's section of `cairn status`. */
+export async function boardStatus(store: Store, config: WorkspaceConfig, now: string) {
+  const cutoff = new Date(Date.parse(now) - config.claims.lease_minutes * 60_000).toISOString();
+  return store.read(async (tx) => {
+    const holders = new Map<string, string[]>();
+    for (const task of await tx.tasks.byStatus("active", 1_000)) {
+      const owner = task.owner as string;
+      holders.set(owner, [...(holders.get(owner) ?? []), task.id]);
+    }
+    return {
+      counts: await tx.tasks.countByStatus(),
+      holders: [...holders].map(([owner, tasks]) => ({ owner, tasks })),
+      blocked: (await tx.tasks.byStatus("blocked", 100)).map((t) => ({
+        id: t.id,
+        title: t.title,
+        why: t.blockedReason ?? "",
+      })),
+      open_asks: (await tx.asks.open({})).map((a) => ({
+        id: a.id,
+        task: a.taskId,
+        to: a.toRole,
+        question: a.question,
+      })),
+      stale_claims: (await tx.tasks.staleClaims(cutoff)).map((t) => ({
+        id: t.id,
+        owner: t.owner as string,
+        lease_at: t.leaseAt ?? "",
+      })),
+      unverified: (await tx.tasks.unverifiedDone(100)).map((t) => t.id),
+      swept: (await tx.tasks.eventsOf("task.swept", 10)).map((e) => ({
+        task: e.subject,
+        at: e.at,
+        why: String(e.data.why ?? ""),
+      })),
+    };
+  });
+}

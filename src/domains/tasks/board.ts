@@ -1,0 +1,255 @@
+import { conflict, notFound, refuse, usageError } from "../../kernel/outcome.js";
+import type { Store, Tx } from "../../store/store.js";
+import type {
+  AskRecord,
+  CriterionRecord,
+  Priority,
+  TaskFilter,
+  TaskNote,
+  TaskRecord,
+  TaskStatus,
+} from "../../store/tasks.js";
+import type { Actor } from "../identity/actor.js";
+import { journal, loadTask, parseEstimate, requireHolder, taskId } from "./common.js";
+import { type CriterionInput, toCriterion } from "./criteria.js";
+
+export interface AddTaskRequest {
+  title: string;
+  so_that?: string;
+  context?: string;
+  parent?: string;
+  priority?: Priority;
+  criteria?: (string | CriterionInput)[];
+  depends_on?: string[];
+  estimate?: string;
+  traces?: string[];
+  labels?: string[];
+}
+
+async function requireTasks(tx: Tx, ids: readonly string[]): Promise<string[]> {
+  const wanted = [...new Set(ids.map(taskId))];
+  const found = new Set((await tx.tasks.byIds(wanted)).map((task) => task.id));
+  const missing = wanted.filter((id) => !found.has(id));
+  if (missing.length > 0) throw notFound(`no task ${missing.join(", ")}`, "see `cairn task list`");
+  return wanted;
+}
+
+export async function addTask(store: Store, actor: Actor, request: AddTaskRequest, now: string) {
+  if (request.title.trim() === "") throw usageError("a task needs a title");
+  const estimate = parseEstimate(request.estimate);
+  const criteria = (request.criteria ?? []).map(toCriterion);
+  return store.write(async (tx) => {
+    const parent = request.parent ? await loadTask(tx, request.parent) : undefined;
+    const dependsOn = await requireTasks(tx, request.depends_on ?? []);
+    const task = await tx.tasks.insert(
+      {
+        title: request.title.trim(),
+        soThat: request.so_that ?? "",
+        context: request.context ?? "",
+        parentId: parent?.id ?? null,
+        priority: request.priority ?? "should",
+        estimate,
+        traces: request.traces ?? [],
+        labels: request.labels ?? [],
+        createdBy: actor.id,
+      },
+      now,
+    );
+    for (const criterion of criteria) await tx.tasks.addCriterion(task.id, criterion);
+    for (const dependency of dependsOn) await tx.tasks.addDependency(task.id, dependency);
+    await journal(tx, actor, now, "task.add", task.id, { title: task.title, parent: task.parentId });
+    return task;
+  });
+}
+
+export interface TaskDetail {
+  task: TaskRecord;
+  criteria: CriterionRecord[];
+  dependsOn: TaskRecord[];
+  children: TaskRecord[];
+  asks: AskRecord[];
+  notes: TaskNote[];
+}
+
+export async function showTask(store: Store, raw: string): Promise<TaskDetail> {
+  return store.read(async (tx) => {
+    const task = await loadTask(tx, raw);
+    return {
+      task,
+      criteria: await tx.tasks.criteria(task.id),
+      dependsOn: await tx.tasks.dependencies(task.id),
+      children: await tx.tasks.children(task.id),
+      asks: await tx.asks.open({ taskId: task.id }),
+      notes: await tx.tasks.notes(task.id),
+    };
+  });
+}
+
+export async function listTasks(store: Store, filter: TaskFilter) {
+  return store.read(async (tx) => {
+    const parent = filter.parent !== undefined ? (await loadTask(tx, filter.parent)).id : undefined;
+    return tx.tasks.list({ ...filter, parent });
+  });
+}
+
+/** Re-parent a task; under itself or one of its own descendants would make the tree a loop. */
+export async function moveTask(
+  store: Store,
+  actor: Actor,
+  raw: string,
+  rawParent: string | undefined,
+  now: string,
+) {
+  return store.write(async (tx) => {
+    const task = await loadTask(tx, raw);
+    await requireHolder(tx, task, actor, "move");
+    const parent = rawParent ? await loadTask(tx, rawParent) : undefined;
+    if (parent && (parent.id === task.id || parent.sortPath.startsWith(`${task.sortPath}/`))) {
+      throw refuse(
+        "tree",
+        `moving ${task.id} under ${parent.id} would make a loop: ${parent.id === task.id ? "a task cannot be its own parent" : `${parent.id} is inside ${task.id}`}`,
+        `choose a parent outside ${task.id}'s subtree, or move ${parent.id} out first`,
+      );
+    }
+    await tx.tasks.move(task.id, parent?.id ?? null, now);
+    await journal(tx, actor, now, "task.move", task.id, { from: task.parentId, to: parent?.id ?? null });
+    return (await tx.tasks.byId(task.id)) as TaskRecord;
+  });
+}
+
+/** The dependency path from `from` to `to`, if one exists (breadth-first, shortest). */
+async function dependencyPath(tx: Tx, from: string, to: string): Promise<string[] | null> {
+  const previous = new Map<string, string | null>([[from, null]]);
+  const queue = [from];
+  while (queue.length > 0) {
+    const current = queue.shift() as string;
+    if (current === to) {
+      const path: string[] = [];
+      for (let step: string | null = current; step; step = previous.get(step) ?? null) path.unshift(step);
+      return path;
+    }
+    for (const next of await tx.tasks.dependencies(current)) {
+      if (previous.has(next.id)) continue;
+      previous.set(next.id, current);
+      queue.push(next.id);
+    }
+  }
+  return null;
+}
+
+export async function dependTask(
+  store: Store,
+  actor: Actor,
+  raw: string,
+  change: { on?: string[]; remove?: string[] },
+  now: string,
+) {
+  if ((change.on ?? []).length === 0 && (change.remove ?? []).length === 0) {
+    throw usageError("name dependencies to add (--on T-1) or remove (--remove T-1)");
+  }
+  return store.write(async (tx) => {
+    const task = await loadTask(tx, raw);
+    await requireHolder(tx, task, actor, "change");
+    const added = await requireTasks(tx, change.on ?? []);
+    const removed = await requireTasks(tx, change.remove ?? []);
+    for (const dependency of added) {
+      if (dependency === task.id)
+        throw refuse("dependencies", `${task.id} cannot depend on itself`, "name another task");
+      const loop = await dependencyPath(tx, dependency, task.id);
+      if (loop) {
+        throw refuse(
+          "dependencies",
+          `${task.id} → ${dependency} would close a cycle: ${[task.id, ...loop].join(" → ")}`,
+          `remove one of those dependencies first (\`cairn task depend ${loop.at(-2) ?? dependency} --remove ${task.id}\`)`,
+        );
+      }
+      await tx.tasks.addDependency(task.id, dependency);
+    }
+    for (const dependency of removed) await tx.tasks.removeDependency(task.id, dependency);
+    await journal(tx, actor, now, "task.depend", task.id, { added, removed });
+    return { task, dependsOn: await tx.tasks.dependencies(task.id) };
+  });
+}
+
+const FINAL: readonly TaskStatus[] = ["done", "dropped"];
+
+export async function blockTask(store: Store, actor: Actor, raw: string, reason: string, now: string) {
+  if (reason.trim() === "") throw usageError("say why the task is blocked (--reason)");
+  return store.write(async (tx) => {
+    const task = await loadTask(tx, raw);
+    await requireHolder(tx, task, actor, "block");
+    if (FINAL.includes(task.status)) {
+      throw refuse(
+        "status",
+        `${task.id} is ${task.status}`,
+        `reopen it first (\`cairn task reopen ${task.id}\`)`,
+      );
+    }
+    await tx.tasks.update(task.id, { status: "blocked", blockedReason: reason.trim() }, now);
+    await journal(tx, actor, now, "task.block", task.id, { reason: reason.trim() });
+    return (await tx.tasks.byId(task.id)) as TaskRecord;
+  });
+}
+
+/**
+ * Back to work: a blocked task its holder still holds becomes active again; anything else
+ * returns to the board, unclaimed, with its ticks cleared (done must be shown again).
+ */
+export async function reopenTask(store: Store, actor: Actor, raw: string, now: string) {
+  return store.write(async (tx) => {
+    const task = await loadTask(tx, raw);
+    await requireHolder(tx, task, actor, "reopen");
+    if (task.status === "open" || task.status === "active") {
+      throw conflict(`${task.id} is already ${task.status}`);
+    }
+    if (task.status === "blocked" && task.owner) {
+      await tx.tasks.update(task.id, { status: "active", blockedReason: null, leaseAt: now }, now);
+    } else {
+      await tx.tasks.update(
+        task.id,
+        {
+          status: "open",
+          owner: null,
+          claimedAt: null,
+          leaseAt: null,
+          blockedReason: null,
+          unverified: false,
+        },
+        now,
+      );
+      if (task.status === "done") {
+        for (const criterion of await tx.tasks.criteria(task.id)) {
+          await tx.tasks.setCriterion(task.id, criterion.n, {
+            checked: false,
+            by: actor.id,
+            at: now,
+            evidence: null,
+          });
+        }
+      }
+    }
+    await journal(tx, actor, now, "task.reopen", task.id, { from: task.status });
+    return (await tx.tasks.byId(task.id)) as TaskRecord;
+  });
+}
+
+export async function dropTask(
+  store: Store,
+  actor: Actor,
+  raw: string,
+  reason: string | undefined,
+  now: string,
+) {
+  return store.write(async (tx) => {
+    const task = await loadTask(tx, raw);
+    await requireHolder(tx, task, actor, "drop");
+    if (FINAL.includes(task.status)) throw conflict(`${task.id} is already ${task.status}`);
+    await tx.tasks.update(
+      task.id,
+      { status: "dropped", owner: null, claimedAt: null, leaseAt: null, blockedReason: reason ?? null },
+      now,
+    );
+    await journal(tx, actor, now, "task.drop", task.id, { reason: reason ?? null });
+    return (await tx.tasks.byId(task.id)) as TaskRecord;
+  });
+}

@@ -1,0 +1,191 @@
+import { conflict, refuse } from "../../kernel/outcome.js";
+import type { Store, Tx } from "../../store/store.js";
+import type { TaskRecord } from "../../store/tasks.js";
+import type { Actor } from "../identity/actor.js";
+import type { WorkspaceConfig } from "../workspace/config.js";
+import { journal, loadTask, requireActiveAgent, requireHolder, who } from "./common.js";
+import { outOfScope, roleOf } from "./scope.js";
+
+/** Ready tasks this caller may take, best first. */
+export function readyFor(tx: Tx, config: WorkspaceConfig, actor: Actor, limit: number, excluding?: string) {
+  const role = roleOf(config, actor);
+  return tx.tasks.ready((task) => outOfScope(task, role).length === 0, limit, excluding);
+}
+
+async function takeInstead(
+  tx: Tx,
+  config: WorkspaceConfig,
+  actor: Actor,
+  excluding: string,
+): Promise<string> {
+  const [other] = await readyFor(tx, config, actor, 1, excluding);
+  return other
+    ? `take ${other.id} ("${other.title}") instead: claim_task ${other.id}`
+    : "no other task is ready for you now; ask the planner or wait for a dependency to finish";
+}
+
+/**
+ * The atomic claim. Every rule is checked and the claim written inside one write transaction,
+ * which holds the database's write lock from its first statement: of N processes racing for one
+ * task exactly one finds it open, the others find it taken.
+ */
+export async function claimTask(
+  store: Store,
+  config: WorkspaceConfig,
+  actor: Actor,
+  raw: string,
+  now: string,
+) {
+  return store.write(async (tx) => {
+    await requireActiveAgent(tx, actor);
+    const task = await loadTask(tx, raw);
+    if (actor.grant === "ro") {
+      throw refuse(
+        "grant",
+        `${actor.name} has a read-only grant: it may propose, not claim`,
+        `ask on ${task.id} (ask), or propose its finish to the owner (finish_task ${task.id})`,
+      );
+    }
+    if (task.status === "active" && task.owner === actor.id) {
+      await tx.tasks.update(task.id, { leaseAt: now }, now);
+      await journal(tx, actor, now, "task.renew", task.id);
+      return { task, already: true };
+    }
+    if (task.owner && task.owner !== actor.id) {
+      throw refuse(
+        "claimed",
+        `${task.id} is already claimed by ${await who(tx, task.owner)} since ${task.claimedAt}`,
+        await takeInstead(tx, config, actor, task.id),
+      );
+    }
+    if (task.status !== "open") {
+      throw refuse(
+        "status",
+        `${task.id} is ${task.status}${task.blockedReason ? ` (${task.blockedReason})` : ""}; only open tasks can be claimed`,
+        task.status === "blocked"
+          ? await takeInstead(tx, config, actor, task.id)
+          : `see \`cairn task ready\``,
+      );
+    }
+    const unfinished = (await tx.tasks.dependencies(task.id)).filter(
+      (dependency) => dependency.status !== "done" && dependency.status !== "dropped",
+    );
+    if (unfinished.length > 0) {
+      const names = unfinished.map((d) => `${d.id} (${d.status}${d.owner ? `, ${d.owner}` : ""})`).join(", ");
+      const readyDependency = (await readyFor(tx, config, actor, 1_000)).find((ready) =>
+        unfinished.some((d) => d.id === ready.id),
+      );
+      throw refuse(
+        "dependencies",
+        `${task.id} waits on unfinished dependencies: ${names}`,
+        readyDependency
+          ? `take the dependency ${readyDependency.id} ("${readyDependency.title}") instead: claim_task ${readyDependency.id}`
+          : await takeInstead(tx, config, actor, task.id),
+      );
+    }
+    const role = roleOf(config, actor);
+    const outside = outOfScope(task, role);
+    if (outside.length > 0) {
+      throw refuse(
+        "scope",
+        `${task.id} touches ${outside.join(", ")}, outside role ${actor.role}'s scope`,
+        await takeInstead(tx, config, actor, task.id),
+      );
+    }
+    if (role?.wip_cap !== undefined) {
+      const held = await tx.tasks.activeBy(actor.id);
+      if (held.length >= role.wip_cap) {
+        throw refuse(
+          "wip",
+          `role ${actor.role} may hold ${role.wip_cap} active task(s); ${actor.name} holds ${held.map((t) => t.id).join(", ")}`,
+          `finish, block or release one of ${held.map((t) => t.id).join(", ")} first`,
+        );
+      }
+    }
+    await tx.tasks.update(task.id, { status: "active", owner: actor.id, claimedAt: now, leaseAt: now }, now);
+    await journal(tx, actor, now, "task.claim", task.id);
+    return { task: (await tx.tasks.byId(task.id)) as TaskRecord, already: false };
+  });
+}
+
+/** Give a task back to the board. Only its holder (or the workspace owner) may. */
+export async function releaseTask(
+  store: Store,
+  actor: Actor,
+  raw: string,
+  reason: string | undefined,
+  now: string,
+) {
+  return store.write(async (tx) => {
+    const task = await loadTask(tx, raw);
+    if (!task.owner) throw conflict(`${task.id} is not claimed (${task.status})`, "nothing to release");
+    await requireHolder(tx, task, actor, "release");
+    if (task.status !== "active" && task.status !== "blocked") {
+      throw conflict(`${task.id} is ${task.status}; only a held task can be released`);
+    }
+    await tx.tasks.update(
+      task.id,
+      { status: "open", owner: null, claimedAt: null, leaseAt: null, blockedReason: null },
+      now,
+    );
+    await journal(tx, actor, now, "task.release", task.id, { from: task.owner, reason: reason ?? null });
+    return (await tx.tasks.byId(task.id)) as TaskRecord;
+  });
+}
+
+const minutesBefore = (now: string, minutes: number) =>
+  new Date(Date.parse(now) - minutes * 60_000).toISOString();
+
+/** A lease is renewed at most this often, so renewing on every call does not flood the journal. */
+export const renewEvery = (leaseMinutes: number) => Math.min(1, leaseMinutes / 10);
+
+/**
+ * "Every call by an owner renews its claims": a cheap read on every call, a write (and one
+ * journal event) only when some lease has aged past the renewal step.
+ */
+export async function renewClaims(
+  store: Store,
+  config: WorkspaceConfig,
+  actor: Actor,
+  now: string,
+): Promise<number> {
+  const olderThan = minutesBefore(now, renewEvery(config.claims.lease_minutes));
+  if (!(await store.read((tx) => tx.tasks.hasStaleLease(actor.id, olderThan)))) return 0;
+  return store.write(async (tx) => {
+    const renewed = await tx.tasks.renewLeases(actor.id, olderThan, now);
+    if (renewed > 0) await journal(tx, actor, now, "task.lease_renew", actor.id, { renewed });
+    return renewed;
+  });
+}
+
+export interface Swept {
+  task: string;
+  owner: string;
+  leaseAt: string | null;
+  why: string;
+}
+
+/** Release the claims of agents silent past `[claims] lease_minutes`, each with why. */
+export async function sweep(
+  store: Store,
+  config: WorkspaceConfig,
+  actor: Actor,
+  now: string,
+): Promise<Swept[]> {
+  const minutes = config.claims.lease_minutes;
+  return store.write(async (tx) => {
+    const released: Swept[] = [];
+    for (const task of await tx.tasks.staleClaims(minutesBefore(now, minutes))) {
+      const owner = task.owner as string;
+      const why = `${await who(tx, owner)} made no call since ${task.leaseAt} (lease ${minutes} min)`;
+      await tx.tasks.update(
+        task.id,
+        { status: "open", owner: null, claimedAt: null, leaseAt: null, blockedReason: null },
+        now,
+      );
+      await journal(tx, actor, now, "task.swept", task.id, { owner, lease_at: task.leaseAt, why });
+      released.push({ task: task.id, owner, leaseAt: task.leaseAt, why });
+    }
+    return released;
+  });
+}

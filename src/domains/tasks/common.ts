@@ -1,0 +1,86 @@
+import { notFound, refuse, usageError } from "../../kernel/outcome.js";
+import type { Tx } from "../../store/store.js";
+import type { Estimate, TaskRecord } from "../../store/tasks.js";
+import type { Actor } from "../identity/actor.js";
+
+/** `T-12`, `t-12` and `12` all name task T-12. */
+export function taskId(raw: string): string {
+  const trimmed = raw.trim();
+  if (/^\d+$/.test(trimmed)) return `T-${trimmed}`;
+  if (/^t-\d+$/i.test(trimmed)) return `T-${trimmed.slice(2)}`;
+  throw usageError(`${JSON.stringify(raw)} is not a task id`, "task ids look like T-12");
+}
+
+export async function loadTask(tx: Tx, raw: string): Promise<TaskRecord> {
+  const id = taskId(raw);
+  const task = await tx.tasks.byId(id);
+  if (!task) throw notFound(`no task ${id}`, "see `cairn task list`");
+  return task;
+}
+
+/** `A-3 (alice)` for an agent id, `owner` for the workspace owner. */
+export async function who(tx: Tx, id: string | null): Promise<string> {
+  if (!id) return "nobody";
+  if (id === "owner") return "owner";
+  const agent = await tx.agents.byId(id);
+  return agent ? `${id} (${agent.name})` : id;
+}
+
+/** An agent retired after its server started must not act on the board any more. */
+export async function requireActiveAgent(tx: Tx, actor: Actor): Promise<void> {
+  if (actor.isOwner) return;
+  const agent = await tx.agents.byId(actor.id);
+  if (!agent || agent.retiredAt) {
+    throw refuse(
+      "identity",
+      `agent ${actor.name} (${actor.id}) was retired${agent?.retiredAt ? ` at ${agent.retiredAt}` : ""}`,
+      "ask the owner for a new agent token",
+    );
+  }
+}
+
+/** Only whoever holds a task (or the workspace owner) changes it; an unheld task is anyone's. */
+export async function requireHolder(tx: Tx, task: TaskRecord, actor: Actor, what: string): Promise<void> {
+  if (!task.owner || task.owner === actor.id || actor.isOwner) return;
+  throw refuse(
+    "ownership",
+    `${task.id} is held by ${await who(tx, task.owner)}; only its holder may ${what} it`,
+    `ask ${await who(tx, task.owner)} (\`cairn ask ${task.id} --question ...\`), or take another task (\`cairn task ready\`)`,
+  );
+}
+
+/** A three-point estimate, "optimistic,probable,pessimistic"; one number alone is not an estimate. */
+export function parseEstimate(text: string | undefined): Estimate | null {
+  if (text === undefined || text.trim() === "") return null;
+  const parts = text.split(/[,/ ]+/).filter((part) => part !== "");
+  const numbers = parts.map(Number);
+  if (parts.length !== 3 || numbers.some((n) => !Number.isFinite(n) || n < 0)) {
+    throw usageError(
+      `estimate ${JSON.stringify(text)} is not a three-point estimate`,
+      'give optimistic,probable,pessimistic hours, e.g. "1,2,5"',
+    );
+  }
+  const [optimistic, probable, pessimistic] = numbers as [number, number, number];
+  if (!(optimistic <= probable && probable <= pessimistic)) {
+    throw usageError(
+      `estimate ${JSON.stringify(text)} is out of order`,
+      "optimistic ≤ probable ≤ pessimistic, e.g. 1,2,5",
+    );
+  }
+  return { optimistic, probable, pessimistic };
+}
+
+/** The PERT mean of a three-point estimate. */
+export const expected = (e: Estimate) =>
+  Math.round(((e.optimistic + 4 * e.probable + e.pessimistic) / 6) * 100) / 100;
+
+export async function journal(
+  tx: Tx,
+  actor: Actor,
+  at: string,
+  action: string,
+  subject: string,
+  data: Record<string, unknown> = {},
+): Promise<void> {
+  await tx.journal.append({ at, actor: actor.id, action, subject, data });
+}

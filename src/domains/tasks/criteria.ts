@@ -1,0 +1,80 @@
+import { refuse, usageError } from "../../kernel/outcome.js";
+import type { Store } from "../../store/store.js";
+import type { NewCriterion } from "../../store/tasks.js";
+import type { Actor } from "../identity/actor.js";
+import { journal, loadTask, requireHolder } from "./common.js";
+
+export interface CriterionInput {
+  text: string;
+  verify?: string[];
+  shortcut?: string;
+  params?: string[];
+  timeout_seconds?: number;
+}
+
+/** `k=v` pairs into a record; a pair without `=` is a usage error naming it. */
+export function parseParams(pairs: readonly string[] | undefined): Record<string, string> {
+  const params: Record<string, string> = {};
+  for (const pair of pairs ?? []) {
+    const equals = pair.indexOf("=");
+    if (equals <= 0) throw usageError(`param ${JSON.stringify(pair)} is not NAME=VALUE`);
+    params[pair.slice(0, equals)] = pair.slice(equals + 1);
+  }
+  return params;
+}
+
+/**
+ * A criterion is text, optionally with a verify argv or a shortcut. On the command line a
+ * criterion that starts with `{` is read as the JSON object form.
+ */
+export function toCriterion(input: string | CriterionInput): NewCriterion {
+  let value = input;
+  if (typeof value === "string" && value.trim().startsWith("{")) {
+    try {
+      value = JSON.parse(value) as CriterionInput;
+    } catch {
+      throw usageError(`criterion ${JSON.stringify(input)} starts with { but is not JSON`);
+    }
+  }
+  const object: CriterionInput = typeof value === "string" ? { text: value } : value;
+  if (typeof object.text !== "string" || object.text.trim() === "") {
+    throw usageError("a criterion needs text");
+  }
+  if (object.verify && object.shortcut) {
+    throw usageError(`criterion "${object.text}": give verify or shortcut, not both`);
+  }
+  if (object.verify && object.verify.length === 0) {
+    throw usageError(`criterion "${object.text}": verify is an empty command`);
+  }
+  return {
+    text: object.text.trim(),
+    verify: object.verify ?? null,
+    shortcut: object.shortcut ?? null,
+    params: parseParams(object.params),
+    timeoutSeconds: object.timeout_seconds ?? null,
+  };
+}
+
+export async function addCriterion(
+  store: Store,
+  actor: Actor,
+  raw: string,
+  input: CriterionInput,
+  now: string,
+) {
+  const criterion = toCriterion(input);
+  return store.write(async (tx) => {
+    const task = await loadTask(tx, raw);
+    await requireHolder(tx, task, actor, "change");
+    if (task.status === "done" || task.status === "dropped") {
+      throw refuse(
+        "status",
+        `${task.id} is ${task.status}`,
+        `reopen it first (\`cairn task reopen ${task.id}\`)`,
+      );
+    }
+    const added = await tx.tasks.addCriterion(task.id, criterion);
+    await journal(tx, actor, now, "task.criterion", task.id, { n: added.n, text: added.text });
+    return added;
+  });
+}

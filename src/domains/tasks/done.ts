@@ -1,0 +1,247 @@
+import { refuse, usageError } from "../../kernel/outcome.js";
+import type { Store, Tx } from "../../store/store.js";
+import type { CriterionRecord, Evidence, TaskRecord } from "../../store/tasks.js";
+import type { Actor } from "../identity/actor.js";
+import type { WorkspaceConfig } from "../workspace/config.js";
+import { journal, loadTask, requireActiveAgent, who } from "./common.js";
+import { passed, runCommand } from "./runner.js";
+import { allowShortcut, fillArgv, findShortcut } from "./shortcuts.js";
+
+export interface Verifier {
+  config: WorkspaceConfig;
+  actor: Actor;
+  root: string;
+  now: () => string;
+}
+
+async function requireOwnerOf(tx: Tx, task: TaskRecord, actor: Actor, what: string): Promise<void> {
+  if (task.owner === actor.id && (task.status === "active" || task.status === "blocked")) return;
+  if (!task.owner) {
+    throw refuse(
+      "ownership",
+      `${task.id} is not claimed; only its owner may ${what}`,
+      `claim it first: claim_task ${task.id}`,
+    );
+  }
+  throw refuse(
+    "ownership",
+    `${task.id} is held by ${await who(tx, task.owner)}; only its owner may ${what}`,
+    "take a task of your own (next_task)",
+  );
+}
+
+/** The command a criterion names, resolved and allowed, or the reason it cannot run. */
+async function commandFor(
+  verifier: Verifier,
+  criterion: Pick<CriterionRecord, "verify" | "shortcut" | "params">,
+  store: Store,
+): Promise<string[]> {
+  if (criterion.verify) return criterion.verify;
+  const shortcut = await store.read((tx) => findShortcut(tx, verifier.config, criterion.shortcut as string));
+  if (shortcut.effect === "destructive") {
+    throw refuse(
+      "shortcut",
+      `shortcut ${shortcut.name} is destructive; it cannot verify a criterion`,
+      "verify with a read shortcut",
+    );
+  }
+  allowShortcut(verifier.config, verifier.actor, shortcut, false);
+  return fillArgv(shortcut, criterion.params);
+}
+
+async function verify(verifier: Verifier, criterion: CriterionRecord, store: Store): Promise<Evidence> {
+  const argv = await commandFor(verifier, criterion, store);
+  const seconds = criterion.timeoutSeconds ?? verifier.config.verify.timeout_seconds;
+  return runCommand({ argv, cwd: verifier.root, timeoutMs: seconds * 1000, now: verifier.now });
+}
+
+export function whyFailed(evidence: Evidence): string {
+  if (evidence.error) return evidence.error;
+  if (evidence.signal) return `killed by ${evidence.signal}`;
+  // The line that names the failure, if one does; else the last line printed.
+  const lines = evidence.output_tail
+    .trim()
+    .split("\n")
+    .map((line) => line.trim())
+    .filter(Boolean);
+  const telling = [...lines].reverse().find((line) => /error|fail|assert/i.test(line)) ?? lines.at(-1) ?? "";
+  return `exited ${evidence.exit_code}${telling ? `: ${telling.slice(0, 200)}` : ""}`;
+}
+
+export interface CheckResult {
+  n: number;
+  text: string;
+  checked: boolean;
+  why: string | null;
+  evidence: Evidence | null;
+}
+
+/**
+ * Tick criteria. Only the owner may. A criterion with a verify command is ticked only when
+ * cairn runs the command itself and it exits 0; the evidence is kept either way. Commands run
+ * outside any transaction (they may take minutes); the result is written only if the caller
+ * still owns the task then.
+ */
+export async function checkTask(
+  store: Store,
+  verifier: Verifier,
+  raw: string,
+  which: { n?: number; all?: boolean },
+): Promise<{ task: TaskRecord; results: CheckResult[]; unchecked: number[] }> {
+  if (which.n === undefined && !which.all)
+    throw usageError("name a criterion (--n N) or check them all (--all)");
+  const { actor } = verifier;
+  const { task, targets } = await store.read(async (tx) => {
+    await requireActiveAgent(tx, actor);
+    const found = await loadTask(tx, raw);
+    await requireOwnerOf(tx, found, actor, "check its criteria");
+    const criteria = await tx.tasks.criteria(found.id);
+    if (criteria.length === 0) {
+      throw usageError(
+        `${found.id} has no acceptance criteria`,
+        `add one: cairn task criterion ${found.id} --text ...`,
+      );
+    }
+    if (which.n !== undefined) {
+      const one = criteria.find((c) => c.n === which.n);
+      if (!one) throw usageError(`${found.id} has criteria 1..${criteria.length}, not ${which.n}`);
+      return { task: found, targets: [one] };
+    }
+    return { task: found, targets: criteria.filter((c) => !c.checked) };
+  });
+  const results: CheckResult[] = [];
+  for (const criterion of targets) {
+    if (!criterion.verify && !criterion.shortcut) {
+      results.push({ n: criterion.n, text: criterion.text, checked: true, why: null, evidence: null });
+      continue;
+    }
+    const evidence = await verify(verifier, criterion, store);
+    const ok = passed(evidence);
+    results.push({
+      n: criterion.n,
+      text: criterion.text,
+      checked: ok,
+      why: ok ? null : whyFailed(evidence),
+      evidence,
+    });
+  }
+  return store.write(async (tx) => {
+    const now = verifier.now();
+    const current = await loadTask(tx, task.id);
+    await requireOwnerOf(tx, current, actor, "check its criteria");
+    for (const result of results) {
+      await tx.tasks.setCriterion(task.id, result.n, {
+        checked: result.checked,
+        by: actor.id,
+        at: now,
+        evidence: result.evidence,
+      });
+    }
+    await journal(tx, actor, now, "task.check", task.id, {
+      results: results.map((r) => ({
+        n: r.n,
+        checked: r.checked,
+        why: r.why,
+        exit_code: r.evidence?.exit_code ?? null,
+      })),
+    });
+    const unchecked = (await tx.tasks.criteria(task.id)).filter((c) => !c.checked).map((c) => c.n);
+    return { task: current, results, unchecked };
+  });
+}
+
+export type FinishOutcome =
+  | { kind: "done"; task: TaskRecord; unverified: boolean; noteKindsChecked: boolean }
+  | { kind: "proposed"; task: TaskRecord; to: string };
+
+/**
+ * Finish: every box ticked, the workspace definition of done met. A caller who does not own the
+ * task (or may only propose) leaves a proposal for the owner instead.
+ */
+export async function finishTask(
+  store: Store,
+  verifier: Verifier,
+  raw: string,
+  options: { unverified?: boolean; note?: string },
+): Promise<FinishOutcome> {
+  const { actor, config } = verifier;
+  const task = await store.read((tx) => loadTask(tx, raw));
+  if (task.owner !== actor.id || actor.grant === "ro") {
+    if (!task.owner) {
+      throw refuse(
+        "ownership",
+        `${task.id} is not claimed; only its owner finishes it`,
+        `claim it first: claim_task ${task.id}`,
+      );
+    }
+    return store.write(async (tx) => {
+      await requireActiveAgent(tx, actor);
+      const now = verifier.now();
+      const current = await loadTask(tx, task.id);
+      const to = current.owner ?? task.owner ?? "owner";
+      await journal(tx, actor, now, "task.finish_proposed", task.id, { to, note: options.note ?? null });
+      return { kind: "proposed", task: current, to };
+    });
+  }
+  // The definition of done's shortcuts run before the write, like verify commands.
+  const doneFailures: string[] = [];
+  for (const name of config.done.shortcuts) {
+    try {
+      const evidence = await verify(
+        verifier,
+        { verify: null, shortcut: name, params: {}, timeoutSeconds: null } as CriterionRecord,
+        store,
+      );
+      if (!passed(evidence))
+        doneFailures.push(`definition of done: shortcut ${name} failed (${whyFailed(evidence)})`);
+    } catch (error) {
+      doneFailures.push(`definition of done: shortcut ${name} cannot run (${(error as Error).message})`);
+    }
+  }
+  return store.write(async (tx) => {
+    const now = verifier.now();
+    await requireActiveAgent(tx, actor);
+    const current = await loadTask(tx, task.id);
+    if (current.owner !== actor.id || current.status !== "active") {
+      throw refuse(
+        "ownership",
+        `${task.id} is no longer yours to finish: it is ${current.status}${current.owner ? `, held by ${await who(tx, current.owner)}` : ""}`,
+        `claim it again (claim_task ${task.id}) or take another task (next_task)`,
+      );
+    }
+    const criteria = await tx.tasks.criteria(task.id);
+    const unmet: string[] = criteria
+      .filter((c) => !c.checked)
+      .map((c) => `criterion ${c.n} unchecked: ${c.text}`);
+    if (criteria.length === 0 && !options.unverified) {
+      unmet.push("it has no acceptance criteria (add some, or finish with --unverified, which is recorded)");
+    }
+    unmet.push(...doneFailures);
+    const kinds = await tx.tasks.noteKindsOn(task.id);
+    if (kinds !== null) {
+      for (const kind of config.done.note_kinds) {
+        if (!kinds.includes(kind)) unmet.push(`definition of done: no ${kind} note on ${task.id}`);
+      }
+    }
+    if (unmet.length > 0) {
+      throw refuse(
+        "done",
+        `${task.id} cannot finish yet: ${unmet.map((u, i) => `(${i + 1}) ${u}`).join("; ")}`,
+        `tick what is met with check_task ${task.id}; fix the rest, then finish again`,
+      );
+    }
+    const unverified = criteria.length === 0;
+    await tx.tasks.update(task.id, { status: "done", leaseAt: null, blockedReason: null, unverified }, now);
+    await journal(tx, actor, now, "task.finish", task.id, {
+      unverified,
+      note: options.note ?? null,
+      note_kinds_checked: kinds !== null,
+    });
+    return {
+      kind: "done",
+      task: (await tx.tasks.byId(task.id)) as TaskRecord,
+      unverified,
+      noteKindsChecked: kinds !== null,
+    };
+  });
+}

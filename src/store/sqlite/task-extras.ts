@@ -1,0 +1,161 @@
+import type Database from "better-sqlite3";
+import type { AskRecord, AskRepo, QueueRecord, QueueRepo, ShortcutEffect, ShortcutRepo } from "../tasks.js";
+
+interface AskRow {
+  id: string;
+  task_id: string;
+  question: string;
+  asked_by: string;
+  to_role: string;
+  asked_at: string;
+  answer: string | null;
+  answered_by: string | null;
+  answered_at: string | null;
+}
+
+const toAsk = (row: AskRow): AskRecord => ({
+  id: row.id,
+  taskId: row.task_id,
+  question: row.question,
+  askedBy: row.asked_by,
+  toRole: row.to_role,
+  askedAt: row.asked_at,
+  answer: row.answer,
+  answeredBy: row.answered_by,
+  answeredAt: row.answered_at,
+});
+
+export function sqliteAsks(db: Database.Database): AskRepo {
+  const nextSeq = db.prepare<[], { next: number }>(
+    "SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'task_asks'), 0) + 1 AS next",
+  );
+  const insert = db.prepare(
+    "INSERT INTO task_asks (seq, id, task_id, question, asked_by, to_role, asked_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+  );
+  const byId = db.prepare<[string], AskRow>("SELECT * FROM task_asks WHERE id = ?");
+  const answer = db.prepare(
+    "UPDATE task_asks SET answer = ?, answered_by = ?, answered_at = ? WHERE id = ? AND answered_at IS NULL",
+  );
+  const all = db.prepare<[number], AskRow>("SELECT * FROM task_asks ORDER BY seq DESC LIMIT ?");
+  return {
+    async insert(ask, at) {
+      const seq = nextSeq.get()?.next ?? 1;
+      const id = `Q-${seq}`;
+      insert.run(seq, id, ask.taskId, ask.question, ask.askedBy, ask.toRole, at);
+      return toAsk(byId.get(id) as AskRow);
+    },
+    async byId(id) {
+      const row = byId.get(id);
+      return row ? toAsk(row) : undefined;
+    },
+    async answer(id, text, by, at) {
+      answer.run(text, by, at, id);
+    },
+    async open(filter) {
+      const where = ["answered_at IS NULL"];
+      const values: unknown[] = [];
+      if (filter.toRole !== undefined) {
+        where.push("to_role = ?");
+        values.push(filter.toRole);
+      }
+      if (filter.taskId !== undefined) {
+        where.push("task_id = ?");
+        values.push(filter.taskId);
+      }
+      const rows = db
+        .prepare(`SELECT * FROM task_asks WHERE ${where.join(" AND ")} ORDER BY seq`)
+        .all(...values);
+      return (rows as AskRow[]).map(toAsk);
+    },
+    async all(limit) {
+      return all.all(limit).map(toAsk);
+    },
+  };
+}
+
+interface QueueRow {
+  name: string;
+  steps: string;
+  cursor: number;
+  created_at: string;
+}
+
+const toQueue = (row: QueueRow): QueueRecord => ({
+  name: row.name,
+  steps: JSON.parse(row.steps) as string[],
+  cursor: row.cursor,
+  createdAt: row.created_at,
+});
+
+export function sqliteQueues(db: Database.Database): QueueRepo {
+  const insert = db.prepare("INSERT INTO queues (name, steps, created_at) VALUES (?, ?, ?)");
+  const byName = db.prepare<[string], QueueRow>(
+    "SELECT name, steps, cursor, created_at FROM queues WHERE name = ?",
+  );
+  const list = db.prepare<[], QueueRow>("SELECT name, steps, cursor, created_at FROM queues ORDER BY seq");
+  const claimKey = db.prepare("INSERT OR IGNORE INTO queue_keys (queue, key, at) VALUES (?, ?, ?)");
+  const setCursor = db.prepare("UPDATE queues SET cursor = ? WHERE name = ?");
+  return {
+    async insert(name, steps, at) {
+      insert.run(name, JSON.stringify(steps), at);
+    },
+    async byName(name) {
+      const row = byName.get(name);
+      return row ? toQueue(row) : undefined;
+    },
+    async list() {
+      return list.all().map(toQueue);
+    },
+    async claimKey(name, key, at) {
+      return claimKey.run(name, key, at).changes === 1;
+    },
+    async setCursor(name, cursor) {
+      setCursor.run(cursor, name);
+    },
+  };
+}
+
+interface ShortcutRow {
+  name: string;
+  argv: string;
+  effect: ShortcutEffect;
+  roles: string;
+  summary: string;
+}
+
+export function sqliteShortcuts(db: Database.Database): ShortcutRepo {
+  const upsert = db.prepare(
+    `INSERT INTO shortcuts (name, argv, effect, roles, summary, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+     ON CONFLICT(name) DO UPDATE SET argv = excluded.argv, effect = excluded.effect, roles = excluded.roles,
+       summary = excluded.summary, updated_at = excluded.updated_at`,
+  );
+  const byName = db.prepare<[string], ShortcutRow>("SELECT * FROM shortcuts WHERE name = ?");
+  const list = db.prepare<[], ShortcutRow>("SELECT * FROM shortcuts ORDER BY name");
+  const toShortcut = (row: ShortcutRow) => ({
+    name: row.name,
+    argv: JSON.parse(row.argv) as string[],
+    effect: row.effect,
+    roles: JSON.parse(row.roles) as string[],
+    summary: row.summary,
+    source: "store" as const,
+  });
+  return {
+    async upsert(shortcut, at) {
+      upsert.run(
+        shortcut.name,
+        JSON.stringify(shortcut.argv),
+        shortcut.effect,
+        JSON.stringify(shortcut.roles),
+        shortcut.summary,
+        at,
+      );
+    },
+    async byName(name) {
+      const row = byName.get(name);
+      return row ? toShortcut(row) : undefined;
+    },
+    async list() {
+      return list.all().map(toShortcut);
+    },
+  };
+}

@@ -1,0 +1,87 @@
+import type { CriterionRecord, Estimate, Evidence, Priority, TaskRecord, TaskStatus } from "../tasks.js";
+
+/** Rows of the board's tables and their mapping to records. */
+export interface TaskRow {
+  id: string;
+  title: string;
+  so_that: string;
+  context: string;
+  parent_id: string | null;
+  sort_path: string;
+  priority: Priority;
+  status: TaskStatus;
+  owner: string | null;
+  claimed_at: string | null;
+  lease_at: string | null;
+  blocked_reason: string | null;
+  estimate: string | null;
+  traces: string;
+  labels: string;
+  milestone_id: string | null;
+  unverified: number;
+  created_by: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CriterionRow {
+  task_id: string;
+  n: number;
+  text: string;
+  verify: string | null;
+  shortcut: string | null;
+  params: string;
+  timeout_seconds: number | null;
+  checked: number;
+  checked_by: string | null;
+  checked_at: string | null;
+  evidence: string | null;
+}
+
+export const COLUMNS =
+  "id, title, so_that, context, parent_id, sort_path, priority, status, owner, claimed_at, lease_at, blocked_reason, estimate, traces, labels, milestone_id, unverified, created_by, created_at, updated_at";
+
+export const RANK: Record<Priority, number> = { must: 0, should: 1, could: 2, wont: 3 };
+/** Wide enough for a billion tasks, so string order is numeric order. */
+export const pad = (seq: number) => String(seq).padStart(9, "0");
+
+export function toTask(row: TaskRow): TaskRecord {
+  return {
+    id: row.id,
+    title: row.title,
+    soThat: row.so_that,
+    context: row.context,
+    parentId: row.parent_id,
+    sortPath: row.sort_path,
+    priority: row.priority,
+    status: row.status,
+    owner: row.owner,
+    claimedAt: row.claimed_at,
+    leaseAt: row.lease_at,
+    blockedReason: row.blocked_reason,
+    estimate: row.estimate ? (JSON.parse(row.estimate) as Estimate) : null,
+    traces: JSON.parse(row.traces) as string[],
+    labels: JSON.parse(row.labels) as string[],
+    milestoneId: row.milestone_id,
+    unverified: row.unverified === 1,
+    createdBy: row.created_by,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export function toCriterion(row: CriterionRow): CriterionRecord {
+  return {
+    taskId: row.task_id,
+    n: row.n,
+    text: row.text,
+    verify: row.verify ? (JSON.parse(row.verify) as string[]) : null,
+    shortcut: row.shortcut,
+    params: JSON.parse(row.params) as Record<string, string>,
+    timeoutSeconds: row.timeout_seconds,
+    checked: row.checked === 1,
+    checkedBy: row.checked_by,
+    checkedAt: row.checked_at,
+    evidence: row.evidence ? (JSON.parse(row.evidence) as Evidence) : null,
+  };
+}

@@ -1,0 +1,194 @@
+import type Database from "better-sqlite3";
+import type { TaskRecord, TaskRepo } from "../tasks.js";
+import { sqliteTaskRelations } from "./task-relations.js";
+import { COLUMNS, pad, RANK, type TaskRow, toTask } from "./task-rows.js";
+
+const CHANGE_COLUMNS: Record<string, string> = {
+  status: "status",
+  owner: "owner",
+  claimedAt: "claimed_at",
+  leaseAt: "lease_at",
+  blockedReason: "blocked_reason",
+  unverified: "unverified",
+  milestoneId: "milestone_id",
+};
+
+/** Dependencies still to finish: anything not done or dropped. */
+const UNFINISHED_DEPENDENCY = `EXISTS (SELECT 1 FROM task_dependencies d JOIN tasks t2 ON t2.id = d.depends_on
+  WHERE d.task_id = tasks.id AND t2.status NOT IN ('done', 'dropped'))`;
+
+export function sqliteTasks(db: Database.Database): TaskRepo {
+  const byId = db.prepare<[string], TaskRow>(`SELECT ${COLUMNS} FROM tasks WHERE id = ?`);
+  const nextSeq = db.prepare<[], { next: number }>(
+    "SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'tasks'), 0) + 1 AS next",
+  );
+  const insert = db.prepare(
+    `INSERT INTO tasks (seq, id, title, so_that, context, parent_id, sort_path, priority, priority_rank, status,
+      estimate, traces, labels, created_by, created_at, updated_at)
+     VALUES (@seq, @id, @title, @so_that, @context, @parent_id, @sort_path, @priority, @rank, 'open',
+      @estimate, @traces, @labels, @created_by, @at, @at)`,
+  );
+  const children = db.prepare<[string], TaskRow>(
+    `SELECT ${COLUMNS} FROM tasks WHERE parent_id = ? ORDER BY seq`,
+  );
+  const ready = db.prepare<[string], TaskRow>(
+    `SELECT ${COLUMNS} FROM tasks WHERE status = 'open' AND priority_rank < 3 AND id != ?
+     AND NOT ${UNFINISHED_DEPENDENCY} ORDER BY priority_rank, sort_path`,
+  );
+  const countByStatus = db.prepare<[], { status: string; n: number }>(
+    "SELECT status, COUNT(*) AS n FROM tasks GROUP BY status",
+  );
+  const activeBy = db.prepare<[string], TaskRow>(
+    `SELECT ${COLUMNS} FROM tasks WHERE owner = ? AND status = 'active' ORDER BY seq`,
+  );
+  const byStatus = db.prepare<[string, number], TaskRow>(
+    `SELECT ${COLUMNS} FROM tasks WHERE status = ? ORDER BY seq LIMIT ?`,
+  );
+  const unverifiedDone = db.prepare<[number], TaskRow>(
+    `SELECT ${COLUMNS} FROM tasks WHERE status = 'done' AND unverified = 1 ORDER BY seq DESC LIMIT ?`,
+  );
+  const staleClaims = db.prepare<[string], TaskRow>(
+    `SELECT ${COLUMNS} FROM tasks WHERE status = 'active' AND lease_at < ? ORDER BY seq`,
+  );
+  const renew = db.prepare(
+    "UPDATE tasks SET lease_at = ? WHERE owner = ? AND status = 'active' AND lease_at < ?",
+  );
+  const hasStale = db.prepare<[string, string], { one: number }>(
+    "SELECT 1 AS one FROM tasks WHERE owner = ? AND status = 'active' AND lease_at < ? LIMIT 1",
+  );
+  const get = (id: string) => {
+    const row = byId.get(id);
+    return row ? toTask(row) : undefined;
+  };
+
+  return {
+    ...sqliteTaskRelations(db),
+    async insert(task, at) {
+      const seq = nextSeq.get()?.next ?? 1;
+      const id = `T-${seq}`;
+      const parentPath = task.parentId ? (byId.get(task.parentId)?.sort_path ?? "") : "";
+      insert.run({
+        seq,
+        id,
+        title: task.title,
+        so_that: task.soThat,
+        context: task.context,
+        parent_id: task.parentId,
+        sort_path: parentPath ? `${parentPath}/${pad(seq)}` : pad(seq),
+        priority: task.priority,
+        rank: RANK[task.priority],
+        estimate: task.estimate ? JSON.stringify(task.estimate) : null,
+        traces: JSON.stringify(task.traces),
+        labels: JSON.stringify(task.labels),
+        created_by: task.createdBy,
+        at,
+      });
+      return get(id) as TaskRecord;
+    },
+    async byId(id) {
+      return get(id);
+    },
+    async byIds(ids) {
+      return ids.map(get).filter((task): task is TaskRecord => task !== undefined);
+    },
+    async update(id, change, at) {
+      const sets: string[] = ["updated_at = @at"];
+      const values: Record<string, unknown> = { id, at };
+      for (const [key, value] of Object.entries(change)) {
+        const column = CHANGE_COLUMNS[key];
+        if (!column || value === undefined) continue;
+        sets.push(`${column} = @${column}`);
+        values[column] = typeof value === "boolean" ? (value ? 1 : 0) : value;
+      }
+      db.prepare(`UPDATE tasks SET ${sets.join(", ")} WHERE id = @id`).run(values);
+    },
+    async move(id, parentId, at) {
+      const task = byId.get(id);
+      if (!task) return;
+      const seq = task.sort_path.split("/").at(-1) as string;
+      const parentPath = parentId ? (byId.get(parentId)?.sort_path ?? "") : "";
+      const newPath = parentPath ? `${parentPath}/${seq}` : seq;
+      db.prepare("UPDATE tasks SET parent_id = ?, updated_at = ? WHERE id = ?").run(parentId, at, id);
+      db.prepare(
+        "UPDATE tasks SET sort_path = ? || substr(sort_path, ?) WHERE sort_path = ? OR sort_path LIKE ? || '/%'",
+      ).run(newPath, task.sort_path.length + 1, task.sort_path, task.sort_path);
+    },
+    async list(filter) {
+      const where: string[] = [];
+      const values: Record<string, unknown> = {};
+      if (filter.status && filter.status.length > 0) {
+        where.push(`status IN (${filter.status.map((_, i) => `@s${i}`).join(", ")})`);
+        filter.status.forEach((status, i) => {
+          values[`s${i}`] = status;
+        });
+      }
+      if (filter.owner !== undefined) {
+        where.push("owner = @owner");
+        values.owner = filter.owner;
+      }
+      if (filter.parent !== undefined) {
+        where.push("parent_id = @parent");
+        values.parent = filter.parent;
+      }
+      if (filter.label !== undefined) {
+        // Labels are stored as a JSON array; a quoted element can only match a whole label, and a
+        // substring test is many times cheaper than expanding every row with json_each.
+        where.push("instr(labels, @label) > 0");
+        values.label = JSON.stringify(filter.label);
+      }
+      if (filter.text !== undefined) {
+        where.push("(instr(lower(title), lower(@text)) > 0 OR instr(lower(context), lower(@text)) > 0)");
+        values.text = filter.text;
+      }
+      const clause = where.length > 0 ? `WHERE ${where.join(" AND ")}` : "";
+      // Owner and parent are selective: let the planner use their indexes. Otherwise the page
+      // walks the tree index in order and stops once it is full, instead of sorting every match;
+      // the count is answered from the (status, labels) index without reading the rows.
+      const selective = filter.owner !== undefined || filter.parent !== undefined;
+      const pageFrom = selective ? "tasks" : "tasks INDEXED BY tasks_tree";
+      const total = (db.prepare(`SELECT COUNT(*) AS n FROM tasks ${clause}`).get(values) as { n: number }).n;
+      const rows = db
+        .prepare(
+          `SELECT ${COLUMNS} FROM ${pageFrom} ${clause} ORDER BY sort_path LIMIT @limit OFFSET @offset`,
+        )
+        .all({ ...values, limit: filter.limit, offset: filter.offset }) as TaskRow[];
+      return { tasks: rows.map(toTask), total };
+    },
+    async children(id) {
+      return children.all(id).map(toTask);
+    },
+    async ready(accept, limit, excluding = "") {
+      const found: TaskRecord[] = [];
+      for (const row of ready.iterate(excluding)) {
+        const task = toTask(row);
+        if (!accept(task)) continue;
+        found.push(task);
+        if (found.length >= limit) break;
+      }
+      return found;
+    },
+    async countByStatus() {
+      const counts: Record<string, number> = {};
+      for (const row of countByStatus.all()) counts[row.status] = row.n;
+      return counts;
+    },
+    async activeBy(owner) {
+      return activeBy.all(owner).map(toTask);
+    },
+    async byStatus(status, limit) {
+      return byStatus.all(status, limit).map(toTask);
+    },
+    async unverifiedDone(limit) {
+      return unverifiedDone.all(limit).map(toTask);
+    },
+    async staleClaims(cutoff) {
+      return staleClaims.all(cutoff).map(toTask);
+    },
+    async renewLeases(owner, olderThan, at) {
+      return renew.run(at, owner, olderThan).changes;
+    },
+    async hasStaleLease(owner, olderThan) {
+      return hasStale.get(owner, olderThan) !== undefined;
+    },
+  };
+}

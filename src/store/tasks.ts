@@ -1,0 +1,216 @@
+/**
+ * The task board's repositories: tasks with criteria and dependencies, asks, queues and
+ * shortcuts. SQL-free; the SQLite implementation lives in ./sqlite/tasks.ts and siblings.
+ */
+
+export const PRIORITIES = ["must", "should", "could", "wont"] as const;
+export type Priority = (typeof PRIORITIES)[number];
+export const TASK_STATUSES = ["open", "active", "blocked", "done", "dropped"] as const;
+export type TaskStatus = (typeof TASK_STATUSES)[number];
+
+export interface Estimate {
+  optimistic: number;
+  probable: number;
+  pessimistic: number;
+}
+
+export interface TaskRecord {
+  id: string;
+  title: string;
+  soThat: string;
+  context: string;
+  parentId: string | null;
+  /** Depth-first position: the ancestors' sequence numbers, root first. */
+  sortPath: string;
+  priority: Priority;
+  status: TaskStatus;
+  owner: string | null;
+  claimedAt: string | null;
+  leaseAt: string | null;
+  blockedReason: string | null;
+  estimate: Estimate | null;
+  traces: string[];
+  labels: string[];
+  /** Link to a goal milestone; the goals domain sets it. */
+  milestoneId: string | null;
+  unverified: boolean;
+  createdBy: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface Evidence {
+  argv: string[];
+  exit_code: number | null;
+  signal: string | null;
+  timed_out: boolean;
+  duration_ms: number;
+  output_bytes: number;
+  output_tail: string;
+  output_sha256: string;
+  git_head: string | null;
+  error: string | null;
+  at: string;
+}
+
+export interface CriterionRecord {
+  taskId: string;
+  n: number;
+  text: string;
+  verify: string[] | null;
+  shortcut: string | null;
+  params: Record<string, string>;
+  timeoutSeconds: number | null;
+  checked: boolean;
+  checkedBy: string | null;
+  checkedAt: string | null;
+  evidence: Evidence | null;
+}
+
+export type NewCriterion = Pick<
+  CriterionRecord,
+  "text" | "verify" | "shortcut" | "params" | "timeoutSeconds"
+>;
+
+export interface NewTask {
+  title: string;
+  soThat: string;
+  context: string;
+  parentId: string | null;
+  priority: Priority;
+  estimate: Estimate | null;
+  traces: string[];
+  labels: string[];
+  createdBy: string;
+}
+
+export type TaskChange = Partial<
+  Pick<
+    TaskRecord,
+    "status" | "owner" | "claimedAt" | "leaseAt" | "blockedReason" | "unverified" | "milestoneId"
+  >
+>;
+
+export interface TaskFilter {
+  status?: TaskStatus[];
+  owner?: string;
+  label?: string;
+  parent?: string;
+  text?: string;
+  limit: number;
+  offset: number;
+}
+
+export interface TaskNote {
+  taskId: string;
+  at: string;
+  author: string;
+  kind: string;
+  text: string;
+}
+
+export interface TaskRepo {
+  insert(task: NewTask, at: string): Promise<TaskRecord>;
+  byId(id: string): Promise<TaskRecord | undefined>;
+  byIds(ids: readonly string[]): Promise<TaskRecord[]>;
+  update(id: string, change: TaskChange, at: string): Promise<void>;
+  /** Re-parent a task and its whole subtree (depth-first positions follow). */
+  move(id: string, parentId: string | null, at: string): Promise<void>;
+  list(filter: TaskFilter): Promise<{ tasks: TaskRecord[]; total: number }>;
+  children(id: string): Promise<TaskRecord[]>;
+  /**
+   * Open tasks none of whose dependencies is still unfinished, best first (priority, then
+   * depth-first order, then age). `accept` filters lazily so only what is needed is read.
+   */
+  ready(accept: (task: TaskRecord) => boolean, limit: number, excluding?: string): Promise<TaskRecord[]>;
+  countByStatus(): Promise<Record<string, number>>;
+  activeBy(owner: string): Promise<TaskRecord[]>;
+  byStatus(status: TaskStatus, limit: number): Promise<TaskRecord[]>;
+  unverifiedDone(limit: number): Promise<TaskRecord[]>;
+  /** Active claims whose lease is older than `cutoff`. */
+  staleClaims(cutoff: string): Promise<TaskRecord[]>;
+  /** Renew every lease `owner` holds that is older than `olderThan`; returns how many. */
+  renewLeases(owner: string, olderThan: string, at: string): Promise<number>;
+  hasStaleLease(owner: string, olderThan: string): Promise<boolean>;
+
+  criteria(taskId: string): Promise<CriterionRecord[]>;
+  addCriterion(taskId: string, criterion: NewCriterion): Promise<CriterionRecord>;
+  setCriterion(
+    taskId: string,
+    n: number,
+    result: { checked: boolean; by: string; at: string; evidence: Evidence | null },
+  ): Promise<void>;
+
+  dependencies(taskId: string): Promise<TaskRecord[]>;
+  dependents(taskId: string): Promise<string[]>;
+  addDependency(taskId: string, dependsOn: string): Promise<void>;
+  removeDependency(taskId: string, dependsOn: string): Promise<void>;
+
+  addNote(note: TaskNote): Promise<void>;
+  notes(taskId: string): Promise<TaskNote[]>;
+  /**
+   * Kinds of knowledge notes whose scope is this task, or null when this workspace has no
+   * notes table (the knowledge domain is not part of this build): the `[done]` note-kind seam.
+   */
+  noteKindsOn(taskId: string): Promise<string[] | null>;
+  /** Journal events of one action, newest first (sweeps, shortcut runs, proposals). */
+  eventsOf(
+    action: string,
+    limit: number,
+  ): Promise<{ at: string; actor: string; subject: string; data: Record<string, unknown> }[]>;
+  countEvents(action: string): Promise<Record<string, number>>;
+}
+
+export interface AskRecord {
+  id: string;
+  taskId: string;
+  question: string;
+  askedBy: string;
+  toRole: string;
+  askedAt: string;
+  answer: string | null;
+  answeredBy: string | null;
+  answeredAt: string | null;
+}
+
+export interface AskRepo {
+  insert(ask: Pick<AskRecord, "taskId" | "question" | "askedBy" | "toRole">, at: string): Promise<AskRecord>;
+  byId(id: string): Promise<AskRecord | undefined>;
+  answer(id: string, answer: string, by: string, at: string): Promise<void>;
+  open(filter: { toRole?: string; taskId?: string }): Promise<AskRecord[]>;
+  all(limit: number): Promise<AskRecord[]>;
+}
+
+export interface QueueRecord {
+  name: string;
+  steps: string[];
+  cursor: number;
+  createdAt: string;
+}
+
+export interface QueueRepo {
+  insert(name: string, steps: string[], at: string): Promise<void>;
+  byName(name: string): Promise<QueueRecord | undefined>;
+  list(): Promise<QueueRecord[]>;
+  /** Record a key once; false when it was already recorded (a replay). */
+  claimKey(name: string, key: string, at: string): Promise<boolean>;
+  setCursor(name: string, cursor: number): Promise<void>;
+}
+
+export const SHORTCUT_EFFECTS = ["read", "write", "destructive", "none"] as const;
+export type ShortcutEffect = (typeof SHORTCUT_EFFECTS)[number];
+
+export interface ShortcutRecord {
+  name: string;
+  argv: string[];
+  effect: ShortcutEffect;
+  roles: string[];
+  summary: string;
+  source: "config" | "store";
+}
+
+export interface ShortcutRepo {
+  upsert(shortcut: Omit<ShortcutRecord, "source">, at: string): Promise<void>;
+  byName(name: string): Promise<ShortcutRecord | undefined>;
+  list(): Promise<ShortcutRecord[]>;
+}

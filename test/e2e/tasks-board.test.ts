@@ -1,0 +1,138 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { callTool, connectMcp } from "../helpers/mcp.js";
+import { cairn, initWorkspace } from "../helpers/workspace.js";
+
+let ws: { dir: string; cleanup: () => void };
+beforeEach(() => {
+  ws = initWorkspace();
+});
+afterEach(() => ws.cleanup());
+
+type Json = Record<string, unknown> & { task: { id: string } };
+const add = (title: string, extra: string[] = []) => {
+  const run = cairn(ws.dir, ["task", "add", title, ...extra, "--json"]);
+  expect(run.code, run.stderr).toBe(0);
+  return (run.json as Json).task.id;
+};
+
+describe("the task board through the CLI", () => {
+  it("gives short stable ids and keeps a tree, criteria, estimate, traces and labels", () => {
+    const root = add("Ship the parser", [
+      "--so-that",
+      "files load",
+      "--estimate",
+      "1,2,6",
+      "--labels",
+      "core",
+    ]);
+    const child = add("Tokenizer", ["--parent", root, "--criteria", "lexes", "--traces", "src/lex.ts"]);
+    expect([root, child]).toEqual(["T-1", "T-2"]);
+    const shown = cairn(ws.dir, ["task", "show", "t-2", "--json"]).json as {
+      task: Record<string, unknown>;
+      criteria: { n: number; text: string; checked: boolean }[];
+    };
+    expect(shown.task).toMatchObject({ id: "T-2", parent: "T-1", traces: ["src/lex.ts"], status: "open" });
+    expect(shown.criteria).toEqual([expect.objectContaining({ n: 1, text: "lexes", checked: false })]);
+    const parent = cairn(ws.dir, ["task", "show", "1", "--json"]).json as { task: { estimate: unknown } };
+    expect(parent.task.estimate).toEqual({ optimistic: 1, probable: 2, pessimistic: 6, expected: 2.5 });
+  });
+
+  it("refuses a lone number as an estimate (usage, exit 2)", () => {
+    const run = cairn(ws.dir, ["task", "add", "x", "--estimate", "3", "--json"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/three-point/);
+  });
+
+  it("answers an unknown task id with exit 4 on every verb", () => {
+    for (const verb of [
+      ["show"],
+      ["claim"],
+      ["release"],
+      ["check", "--all"],
+      ["finish"],
+      ["block", "--reason", "x"],
+      ["reopen"],
+      ["drop"],
+      ["move"],
+      ["depend", "--on", "T-1"],
+    ]) {
+      const run = cairn(ws.dir, ["task", verb[0] as string, "T-404", ...verb.slice(1), "--json"]);
+      expect(run.code, verb.join(" ")).toBe(4);
+      expect(run.json).toMatchObject({ error: { kind: "not_found" } });
+    }
+  });
+
+  it("refuses a cycle in depends_on, naming the loop", () => {
+    add("a");
+    add("b", ["--depends-on", "T-1"]);
+    add("c", ["--depends-on", "T-2"]);
+    const self = cairn(ws.dir, ["task", "depend", "T-1", "--on", "T-1", "--json"]);
+    expect(self.code).toBe(3);
+    const loop = cairn(ws.dir, ["task", "depend", "T-1", "--on", "T-3", "--json"]);
+    expect(loop.code).toBe(3);
+    expect(loop.json).toMatchObject({ refused: { policy: "dependencies" } });
+    expect(loop.stderr).toContain("T-1 → T-3 → T-2 → T-1");
+    const deps = cairn(ws.dir, ["task", "show", "T-1", "--json"]).json as { depends_on: unknown[] };
+    expect(deps.depends_on).toEqual([]);
+  });
+
+  it("refuses moving a task under itself or its own descendant, and moves subtrees otherwise", () => {
+    add("root");
+    add("child", ["--parent", "T-1"]);
+    add("grandchild", ["--parent", "T-2"]);
+    add("other");
+    for (const target of ["T-1", "T-3"]) {
+      const run = cairn(ws.dir, ["task", "move", "T-1", "--parent", target, "--json"]);
+      expect(run.code, target).toBe(3);
+      expect(run.json).toMatchObject({ refused: { policy: "tree" } });
+    }
+    expect(cairn(ws.dir, ["task", "move", "T-2", "--parent", "T-4"]).code).toBe(0);
+    const order = cairn(ws.dir, ["task", "list", "--json"]).json as { tasks: { id: string }[] };
+    expect(order.tasks.map((t) => t.id)).toEqual(["T-1", "T-4", "T-2", "T-3"]);
+  });
+
+  it("orders ready work by priority, then depth-first, and hides tasks with open dependencies", () => {
+    add("could later", ["--priority", "could"]);
+    add("must parent", ["--priority", "must"]);
+    add("must child", ["--priority", "must", "--parent", "T-2"]);
+    add("should", ["--priority", "should"]);
+    add("must waits", ["--priority", "must", "--depends-on", "T-4"]);
+    add("wont", ["--priority", "wont"]);
+    const ready = cairn(ws.dir, ["task", "ready", "--limit", "10", "--json"]).json as {
+      tasks: { id: string }[];
+    };
+    expect(ready.tasks.map((t) => t.id)).toEqual(["T-2", "T-3", "T-4", "T-1"]);
+  });
+
+  it("lists with filters and pages", () => {
+    for (let i = 1; i <= 7; i++) add(`task ${i}`, i % 2 ? ["--labels", "odd"] : []);
+    const odd = cairn(ws.dir, ["task", "list", "--label", "odd", "--json"]).json as { total: number };
+    expect(odd.total).toBe(4);
+    const page = cairn(ws.dir, ["task", "list", "--limit", "3", "--offset", "3", "--json"]).json as {
+      tasks: { id: string }[];
+      next_offset: number | null;
+    };
+    expect(page.tasks.map((t) => t.id)).toEqual(["T-4", "T-5", "T-6"]);
+    expect(page.next_offset).toBe(6);
+    const text = cairn(ws.dir, ["task", "list", "--text", "TASK 7", "--json"]).json as {
+      tasks: { id: string }[];
+    };
+    expect(text.tasks.map((t) => t.id)).toEqual(["T-7"]);
+    cairn(ws.dir, ["task", "claim", "T-2"]);
+    const mine = cairn(ws.dir, ["task", "list", "--owner", "me", "--status", "active", "--json"]).json as {
+      tasks: { id: string }[];
+    };
+    expect(mine.tasks.map((t) => t.id)).toEqual(["T-2"]);
+  });
+
+  it("answers an unknown task id over MCP with a not-found error result", async () => {
+    const mcp = await connectMcp(ws.dir);
+    try {
+      const result = await callTool(mcp, "claim_task", { task: "T-404" });
+      expect(result.isError).toBe(true);
+      expect((result.content as { text: string }[])[0]?.text).toMatch(/not found: no task T-404/);
+    } finally {
+      await mcp.close();
+    }
+  });
+});

@@ -1,0 +1,193 @@
+import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { callTool, connectMcp } from "../helpers/mcp.js";
+import { addAgent, CAIRN_BIN, cairn, cairnAsync, cleanEnv, initWorkspace } from "../helpers/workspace.js";
+
+let ws: { dir: string; cleanup: () => void };
+beforeEach(() => {
+  ws = initWorkspace();
+});
+afterEach(() => ws.cleanup());
+
+const as = (token: string) => ({ env: { CAIRN_AGENT: token } });
+const taskOf = (id: string) =>
+  (cairn(ws.dir, ["task", "show", id, "--json"]).json as { task: { status: string; owner: string | null } })
+    .task;
+
+describe("claims", () => {
+  it("of N processes racing for one task, exactly one wins; the rest are refused naming the owner", async () => {
+    cairn(ws.dir, ["task", "add", "contested"]);
+    cairn(ws.dir, ["task", "add", "spare"]);
+    const agents = Array.from({ length: 8 }, (_, i) => addAgent(ws.dir, `racer${i}`, "builder"));
+    const runs = await Promise.all(
+      agents.map((a) => cairnAsync(ws.dir, ["task", "claim", "T-1", "--json"], as(a.token))),
+    );
+    const winners = runs.filter((r) => r.code === 0);
+    expect(winners).toHaveLength(1);
+    const owner = taskOf("T-1").owner;
+    const winner = agents[runs.indexOf(winners[0] as (typeof runs)[number])];
+    expect(owner).toBe(winner?.id);
+    for (const lost of runs.filter((r) => r.code !== 0)) {
+      expect(lost.code).toBe(3);
+      expect(lost.json).toMatchObject({ refused: { policy: "claimed" } });
+      expect((lost.json as { refused: { reason: string; next: string } }).refused.reason).toContain(
+        `claimed by ${owner}`,
+      );
+      expect((lost.json as { refused: { next: string } }).refused.next).toContain("take T-2");
+    }
+  });
+
+  it("refuses a claim by a retired agent, on the CLI and on a server started before the retirement", async () => {
+    cairn(ws.dir, ["task", "add", "t"]);
+    const bob = addAgent(ws.dir, "bob", "builder");
+    const mcp = await connectMcp(ws.dir, as(bob.token));
+    try {
+      expect(cairn(ws.dir, ["agent", "retire", "bob"]).code).toBe(0);
+      const viaCli = cairn(ws.dir, ["task", "claim", "T-1", "--json"], as(bob.token));
+      expect(viaCli.code).toBe(3);
+      expect(viaCli.stderr).toMatch(/retired/);
+      const viaMcp = await callTool(mcp, "claim_task", { task: "T-1" });
+      expect(viaMcp.isError).toBeFalsy();
+      expect(viaMcp.structuredContent).toMatchObject({ refused: { policy: "identity" } });
+      expect(taskOf("T-1")).toMatchObject({ status: "open", owner: null });
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it("refuses with open dependencies (naming them), over the WIP cap, outside scope, and for a read-only grant", () => {
+    writeFileSync(
+      join(ws.dir, ".cairn", "cairn.toml"),
+      '[roles.builder]\nscope = ["src/**"]\nout_of_scope = ["src/vendor/**"]\nwip_cap = 1\n',
+    );
+    const bob = addAgent(ws.dir, "bob", "builder");
+    const ro = addAgent(ws.dir, "rita", "reviewer", ["--grant", "ro"]);
+    cairn(ws.dir, ["task", "add", "first", "--traces", "src/a.ts"]);
+    cairn(ws.dir, ["task", "add", "second", "--depends-on", "T-1"]);
+    cairn(ws.dir, ["task", "add", "vendored", "--traces", "src/vendor/x.ts"]);
+    cairn(ws.dir, ["task", "add", "docs", "--traces", "docs/readme.md"]);
+    cairn(ws.dir, ["task", "add", "free"]);
+    const deps = cairn(ws.dir, ["task", "claim", "T-2", "--json"], as(bob.token));
+    expect(deps.json).toMatchObject({ refused: { policy: "dependencies" } });
+    expect((deps.json as { refused: { reason: string; next: string } }).refused.reason).toContain(
+      "T-1 (open)",
+    );
+    expect((deps.json as { refused: { next: string } }).refused.next).toContain("take the dependency T-1");
+    expect(cairn(ws.dir, ["task", "claim", "T-3", "--json"], as(bob.token)).json).toMatchObject({
+      refused: { policy: "scope" },
+    });
+    expect(cairn(ws.dir, ["task", "claim", "T-4", "--json"], as(bob.token)).json).toMatchObject({
+      refused: { policy: "scope" },
+    });
+    const ready = cairn(ws.dir, ["task", "ready", "--limit", "10", "--json"], as(bob.token)).json as {
+      tasks: { id: string }[];
+    };
+    expect(ready.tasks.map((t) => t.id)).toEqual(["T-1", "T-5"]);
+    expect(cairn(ws.dir, ["task", "claim", "T-1"], as(bob.token)).code).toBe(0);
+    const wip = cairn(ws.dir, ["task", "claim", "T-5", "--json"], as(bob.token));
+    expect(wip.json).toMatchObject({ refused: { policy: "wip" } });
+    const readOnly = cairn(ws.dir, ["task", "claim", "T-5", "--json"], as(ro.token));
+    expect(readOnly.code).toBe(3);
+    expect(readOnly.json).toMatchObject({ refused: { policy: "grant" } });
+    // A read-only agent may still propose: its finish becomes a proposal for the owner.
+    const proposal = cairn(ws.dir, ["task", "finish", "T-1", "--json"], as(ro.token));
+    expect(proposal.json).toMatchObject({ result: "proposed", to: bob.id });
+    expect(taskOf("T-1").status).toBe("active");
+  });
+
+  it("settles concurrent finish and release on one task: exactly one happens", async () => {
+    const bob = addAgent(ws.dir, "bob", "builder");
+    for (let round = 1; round <= 4; round++) {
+      const id = `T-${round}`;
+      cairn(ws.dir, ["task", "add", `t${round}`, "--criteria", "done"]);
+      cairn(ws.dir, ["task", "claim", id], as(bob.token));
+      cairn(ws.dir, ["task", "check", id, "--all"], as(bob.token));
+      const [finish, release] = await Promise.all([
+        cairnAsync(ws.dir, ["task", "finish", id, "--json"], as(bob.token)),
+        cairnAsync(ws.dir, ["task", "release", id, "--json"], as(bob.token)),
+      ]);
+      const final = taskOf(id);
+      if (finish.code === 0) {
+        expect(release.code, release.stderr).toBe(5);
+        expect(final).toMatchObject({ status: "done", owner: bob.id });
+      } else {
+        expect(finish.code, finish.stderr).toBe(3);
+        expect(release.code).toBe(0);
+        expect(final).toMatchObject({ status: "open", owner: null });
+      }
+    }
+  });
+
+  it("a claimer killed mid-claim leaves the claim either made or not, never half", async () => {
+    const bob = addAgent(ws.dir, "bob", "builder");
+    const rounds = 16;
+    for (let i = 1; i <= rounds; i++) cairn(ws.dir, ["task", "add", `t${i}`]);
+    for (let i = 1; i <= rounds; i++) {
+      const child = spawn(process.execPath, [CAIRN_BIN, "task", "claim", `T-${i}`], {
+        cwd: ws.dir,
+        env: cleanEnv({ CAIRN_AGENT: bob.token }),
+        stdio: "ignore",
+      });
+      const closed = new Promise((resolve) => child.on("close", resolve));
+      // Kill at a spread of moments: before, during and after the claim's transaction.
+      setTimeout(() => child.kill("SIGKILL"), 60 + i * 12);
+      await closed;
+    }
+    const exported = cairn(ws.dir, ["export", "--json"]).json as { jsonl: string };
+    const records = exported.jsonl
+      .trim()
+      .split("\n")
+      .slice(1)
+      .map((line) => JSON.parse(line) as { table: string; row: Record<string, unknown> });
+    const claimed = new Set(
+      records.filter((r) => r.table === "events" && r.row.action === "task.claim").map((r) => r.row.subject),
+    );
+    const tasks = records.filter((r) => r.table === "tasks").map((r) => r.row);
+    for (const task of tasks) {
+      const active = task.status === "active";
+      expect(active, String(task.id)).toBe(task.owner === bob.id);
+      expect(active, String(task.id)).toBe(claimed.has(task.id));
+      expect(active, String(task.id)).toBe(task.lease_at !== null);
+    }
+    // The board still works after the kills.
+    expect(cairn(ws.dir, ["task", "claim", "T-1"], as(bob.token)).code).toBe(0);
+  });
+
+  it("a non-owner's finish becomes a proposal event for the owner", () => {
+    const bob = addAgent(ws.dir, "bob", "builder");
+    const eve = addAgent(ws.dir, "eve", "builder");
+    cairn(ws.dir, ["task", "add", "t", "--criteria", "c"]);
+    cairn(ws.dir, ["task", "claim", "T-1"], as(bob.token));
+    const out = cairn(ws.dir, ["task", "finish", "T-1", "--note", "looks done", "--json"], as(eve.token));
+    expect(out.code).toBe(0);
+    expect(out.json).toMatchObject({ result: "proposed", to: bob.id });
+    const exported = (cairn(ws.dir, ["export", "--json"]).json as { jsonl: string }).jsonl;
+    expect(exported).toMatch(/"action":"task.finish_proposed","subject":"T-1","data":"{\\"to\\":\\"A-1\\"/);
+  });
+
+  it("sweeps claims of silent agents, records why, and status shows it; a call renews the lease", async () => {
+    writeFileSync(join(ws.dir, ".cairn", "cairn.toml"), "[claims]\nlease_minutes = 0.05\n");
+    const bob = addAgent(ws.dir, "bob", "builder");
+    const ann = addAgent(ws.dir, "ann", "builder");
+    cairn(ws.dir, ["task", "add", "bob's"]);
+    cairn(ws.dir, ["task", "add", "ann's"]);
+    cairn(ws.dir, ["task", "claim", "T-1"], as(bob.token));
+    cairn(ws.dir, ["task", "claim", "T-2"], as(ann.token));
+    await new Promise((resolve) => setTimeout(resolve, 3_200));
+    // Ann keeps working (any call renews her claims); Bob stays silent.
+    expect(cairn(ws.dir, ["whoami"], as(ann.token)).code).toBe(0);
+    const before = cairn(ws.dir, ["status", "--json"]).json as { board: { stale_claims: { id: string }[] } };
+    expect(before.board.stale_claims.map((c) => c.id)).toEqual(["T-1"]);
+    const swept = cairn(ws.dir, ["sweep", "--json"]).json as { released: { task: string; why: string }[] };
+    expect(swept.released.map((r) => r.task)).toEqual(["T-1"]);
+    expect(swept.released[0]?.why).toMatch(/bob.*made no call since/);
+    expect(taskOf("T-1")).toMatchObject({ status: "open", owner: null });
+    expect(taskOf("T-2")).toMatchObject({ status: "active", owner: ann.id });
+    const after = cairn(ws.dir, ["status", "--json"]).json as {
+      board: { swept: { task: string; why: string }[] };
+    };
+    expect(after.board.swept[0]).toMatchObject({ task: "T-1", why: expect.stringMatching(/lease/) });
+  });
+});

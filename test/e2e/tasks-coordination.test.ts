@@ -1,0 +1,135 @@
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { addAgent, cairn, initWorkspace } from "../helpers/workspace.js";
+
+let ws: { dir: string; cleanup: () => void };
+beforeEach(() => {
+  ws = initWorkspace();
+});
+afterEach(() => ws.cleanup());
+
+const as = (token: string) => ({ env: { CAIRN_AGENT: token } });
+const config = (toml: string) => writeFileSync(join(ws.dir, ".cairn", "cairn.toml"), toml);
+
+describe("ask and answer", () => {
+  it("blocks the task, routes by scope then escalation, and the answer becomes a note that unblocks it", () => {
+    config(
+      '[roles.builder]\nescalate_to = "lead"\n[roles.lead]\nsummary = "x"\n[roles.docs]\nscope = ["docs/**"]\n',
+    );
+    const bob = addAgent(ws.dir, "bob", "builder");
+    cairn(ws.dir, ["task", "add", "code"]);
+    cairn(ws.dir, ["task", "add", "docs", "--traces", "docs/a.md"]);
+    cairn(ws.dir, ["task", "claim", "T-1"], as(bob.token));
+    const asked = cairn(ws.dir, ["ask", "T-1", "which parser?", "--json"], as(bob.token));
+    expect(asked.json).toMatchObject({ ask: "Q-1", to: "lead", status: "blocked" });
+    expect(cairn(ws.dir, ["ask", "T-2", "tone?", "--json"], as(bob.token)).json).toMatchObject({
+      to: "docs",
+    });
+    const lead = cairn(ws.dir, ["asks", "--role", "lead", "--json"]).json as { asks: { id: string }[] };
+    expect(lead.asks.map((a) => a.id)).toEqual(["Q-1"]);
+    const status = cairn(ws.dir, ["status", "--json"]).json as {
+      board: { open_asks: unknown[]; blocked: { why: string }[] };
+    };
+    expect(status.board.open_asks).toHaveLength(2);
+    expect(status.board.blocked[0]?.why).toMatch(/waiting on Q-1/);
+    const answered = cairn(ws.dir, ["answer", "Q-1", "the recursive one", "--json"]);
+    expect(answered.json).toMatchObject({ unblocked: true, status: "active" });
+    const shown = cairn(ws.dir, ["task", "show", "T-1", "--json"]).json as {
+      notes: { kind: string; text: string }[];
+    };
+    expect(shown.notes[0]).toMatchObject({
+      kind: "answer",
+      text: expect.stringContaining("the recursive one"),
+    });
+    expect(cairn(ws.dir, ["answer", "Q-1", "again"]).code).toBe(5);
+    expect(cairn(ws.dir, ["answer", "Q-99", "x"]).code).toBe(4);
+  });
+
+  it("routes to a human when no role fits, and lets a read-only agent ask", () => {
+    const ro = addAgent(ws.dir, "rita", "reviewer", ["--grant", "ro"]);
+    cairn(ws.dir, ["task", "add", "t"]);
+    expect(cairn(ws.dir, ["ask", "T-1", "why?", "--json"], as(ro.token)).json).toMatchObject({
+      to: "human",
+    });
+  });
+});
+
+describe("queues", () => {
+  it("shows the current step and advances once per key; a replayed key changes nothing", () => {
+    expect(
+      cairn(ws.dir, ["queue", "add", "release", "--step", "tag", "--step", "build", "--step", "publish"])
+        .code,
+    ).toBe(0);
+    expect(cairn(ws.dir, ["queue", "next", "release", "--json"]).json).toMatchObject({
+      cursor: 0,
+      step: "tag",
+    });
+    expect(cairn(ws.dir, ["queue", "advance", "release", "--key", "k1", "--json"]).json).toMatchObject({
+      step: "build",
+      replayed: false,
+    });
+    expect(cairn(ws.dir, ["queue", "advance", "release", "--key", "k1", "--json"]).json).toMatchObject({
+      step: "build",
+      replayed: true,
+    });
+    cairn(ws.dir, ["queue", "advance", "release", "--key", "k2"]);
+    cairn(ws.dir, ["queue", "advance", "release", "--key", "k3"]);
+    expect(cairn(ws.dir, ["queue", "next", "release", "--json"]).json).toMatchObject({
+      finished: true,
+      step: null,
+    });
+    expect(cairn(ws.dir, ["queue", "advance", "release", "--key", "k4"]).code).toBe(3);
+    expect(cairn(ws.dir, ["queue", "next", "nope"]).code).toBe(4);
+  });
+});
+
+describe("shortcuts", () => {
+  it("fills {{param}} as one argument each, never through a shell, records runs and counts uses", () => {
+    config(
+      '[shortcuts.echo]\nargv = ["node", "-e", "console.log(process.argv[1])", "{{msg}}"]\neffect = "read"\n',
+    );
+    const run = cairn(ws.dir, ["shortcut", "run", "echo", "--params", "msg=$(touch pwned); ls", "--json"]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.json).toMatchObject({
+      exit_code: 0,
+      output_tail: "$(touch pwned); ls\n",
+      uses: 1,
+    });
+    expect(existsSync(join(ws.dir, "pwned"))).toBe(false);
+    cairn(ws.dir, ["shortcut", "run", "echo", "--params", "msg=again"]);
+    const list = cairn(ws.dir, ["shortcut", "list", "--json"]).json as {
+      shortcuts: { name: string; uses: number }[];
+    };
+    expect(list.shortcuts).toEqual([expect.objectContaining({ name: "echo", uses: 2, source: "config" })]);
+    expect(cairn(ws.dir, ["shortcut", "run", "echo"]).code).toBe(2);
+    expect(cairn(ws.dir, ["shortcut", "run", "echo", "--params", "msg=a", "--params", "other=b"]).code).toBe(
+      2,
+    );
+  });
+
+  it("will not run a shortcut without an effect, keeps roles out, and needs --confirm when destructive", () => {
+    config(
+      '[shortcuts.vague]\nargv = ["true"]\n[shortcuts.wipe]\nargv = ["node", "-e", "0"]\neffect = "destructive"\n[shortcuts.deploy]\nargv = ["true"]\neffect = "write"\nroles = ["ops"]\n',
+    );
+    const bob = addAgent(ws.dir, "bob", "builder");
+    const ro = addAgent(ws.dir, "rita", "reviewer", ["--grant", "ro"]);
+    const vague = cairn(ws.dir, ["shortcut", "run", "vague", "--json"]);
+    expect(vague.code).toBe(3);
+    expect(vague.stderr).toMatch(/will not run/);
+    expect(cairn(ws.dir, ["shortcut", "run", "deploy", "--json"], as(bob.token)).json).toMatchObject({
+      refused: { policy: "shortcut" },
+    });
+    expect(cairn(ws.dir, ["shortcut", "run", "wipe", "--json"]).json).toMatchObject({
+      refused: { policy: "confirm" },
+    });
+    expect(cairn(ws.dir, ["shortcut", "run", "wipe", "--confirm"]).code).toBe(0);
+    cairn(ws.dir, ["shortcut", "add", "peek", "--argv", "true", "--effect", "read"]);
+    cairn(ws.dir, ["shortcut", "add", "poke", "--argv", "true", "--effect", "write"]);
+    expect(cairn(ws.dir, ["shortcut", "run", "peek"], as(ro.token)).code).toBe(0);
+    expect(cairn(ws.dir, ["shortcut", "run", "poke", "--json"], as(ro.token)).json).toMatchObject({
+      refused: { policy: "grant" },
+    });
+    expect(cairn(ws.dir, ["shortcut", "add", "wipe", "--argv", "x", "--effect", "read"]).code).toBe(5);
+  });
+});

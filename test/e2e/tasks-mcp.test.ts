@@ -1,0 +1,110 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { callTool, connectMcp } from "../helpers/mcp.js";
+import { addAgent, cairn, initWorkspace } from "../helpers/workspace.js";
+
+let ws: { dir: string; cleanup: () => void };
+beforeEach(() => {
+  ws = initWorkspace();
+});
+afterEach(() => ws.cleanup());
+
+const BOARD_TOOLS = [
+  "list_tasks",
+  "next_task",
+  "add_task",
+  "claim_task",
+  "check_task",
+  "finish_task",
+  "block_task",
+  "ask",
+  "answer",
+  "run_shortcut",
+  "queue_next",
+  "queue_advance",
+];
+
+describe("the board's MCP tools", () => {
+  it("serves the twelve board tools to a worker, with truthful annotations and a small catalog", async () => {
+    const mcp = await connectMcp(ws.dir);
+    try {
+      const listed = await mcp.client.listTools();
+      const names = listed.tools.map((t) => t.name);
+      expect(names).toEqual(expect.arrayContaining(BOARD_TOOLS));
+      const byName = new Map(listed.tools.map((t) => [t.name, t]));
+      expect(byName.get("next_task")?.annotations).toMatchObject({ readOnlyHint: true });
+      expect(byName.get("claim_task")?.annotations).toMatchObject({
+        readOnlyHint: false,
+        destructiveHint: false,
+      });
+      const boardOnly = listed.tools.filter((t) => BOARD_TOOLS.includes(t.name));
+      // A regression guard on the board's share of the catalog (chars / 4), measured at 4,424 tokens:
+      // about 190 tokens of every tool are the shared envelope (refusal branch, $schema, schema_version).
+      expect(JSON.stringify({ tools: boardOnly }).length / 4).toBeLessThan(4_500);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it("two agents race for one task: one wins, the other is refused (a normal result) and takes the next", async () => {
+    cairn(ws.dir, ["task", "add", "contested", "--priority", "must"]);
+    cairn(ws.dir, ["task", "add", "next best"]);
+    const ann = addAgent(ws.dir, "ann", "builder");
+    const bob = addAgent(ws.dir, "bob", "builder");
+    const a = await connectMcp(ws.dir, { env: { CAIRN_AGENT: ann.token } });
+    const b = await connectMcp(ws.dir, { env: { CAIRN_AGENT: bob.token } });
+    try {
+      const [ra, rb] = await Promise.all([
+        callTool(a, "claim_task", { task: "T-1" }),
+        callTool(b, "claim_task", { task: "T-1" }),
+      ]);
+      const results = [ra, rb];
+      const won = results.filter((r) => !("refused" in (r.structuredContent as object)));
+      const lost = results.filter((r) => "refused" in (r.structuredContent as object));
+      expect(won).toHaveLength(1);
+      expect(lost).toHaveLength(1);
+      expect(lost[0]?.isError).toBeFalsy();
+      const refusal = (lost[0]?.structuredContent as { refused: { next: string } } | undefined)?.refused;
+      expect(refusal?.next).toContain("T-2");
+      const loser = lost[0] === ra ? a : b;
+      const next = await callTool(loser, "next_task", {});
+      expect((next.structuredContent as { tasks: { id: string }[] }).tasks.map((t) => t.id)).toEqual(["T-2"]);
+      const claimed = await callTool(loser, "claim_task", { task: "T-2" });
+      expect(claimed.structuredContent).toMatchObject({
+        task: { id: "T-2", status: "active" },
+        already: false,
+      });
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it("check, finish, ask, answer and queues work through the tools", async () => {
+    const mcp = await connectMcp(ws.dir);
+    try {
+      const added = await callTool(mcp, "add_task", {
+        title: "tool path",
+        criteria: ["manual", { text: "node runs", verify: ["node", "-e", "process.exit(0)"] }],
+      });
+      expect(added.structuredContent).toMatchObject({ task: { id: "T-1" } });
+      await callTool(mcp, "claim_task", { task: "T-1" });
+      const early = await callTool(mcp, "finish_task", { task: "T-1" });
+      expect(early.structuredContent).toMatchObject({ refused: { policy: "done" } });
+      const checked = await callTool(mcp, "check_task", { task: "T-1", all: true });
+      expect(checked.structuredContent).toMatchObject({ unchecked: [] });
+      const asked = await callTool(mcp, "ask", { task: "T-1", question: "ok?" });
+      expect(asked.structuredContent).toMatchObject({ status: "blocked" });
+      await callTool(mcp, "answer", { ask: "Q-1", answer: "yes" });
+      const done = await callTool(mcp, "finish_task", { task: "T-1" });
+      expect(done.structuredContent).toMatchObject({ result: "done" });
+      cairn(ws.dir, ["queue", "add", "q", "--step", "one", "--step", "two"]);
+      await callTool(mcp, "queue_advance", { name: "q", key: "x" });
+      const replay = await callTool(mcp, "queue_advance", { name: "q", key: "x" });
+      expect(replay.structuredContent).toMatchObject({ step: "two", replayed: true });
+      const listed = await callTool(mcp, "list_tasks", { status: ["done"] });
+      expect(listed.structuredContent).toMatchObject({ total: 1 });
+    } finally {
+      await mcp.close();
+    }
+  });
+});

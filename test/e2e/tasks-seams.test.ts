@@ -1,0 +1,59 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { cairn, initWorkspace, scratchDir } from "../helpers/workspace.js";
+
+let ws: { dir: string; cleanup: () => void };
+beforeEach(() => {
+  ws = initWorkspace();
+});
+afterEach(() => ws.cleanup());
+
+describe("the board's seams", () => {
+  it("enforces [done] note_kinds: finish is refused until the task carries a note of each kind", () => {
+    writeFileSync(join(ws.dir, ".cairn", "cairn.toml"), '[done]\nnote_kinds = ["decision"]\n');
+    cairn(ws.dir, ["task", "add", "b", "--criteria", "c"]);
+    cairn(ws.dir, ["task", "claim", "T-1"]);
+    cairn(ws.dir, ["task", "check", "T-1", "--all"]);
+    const refused = cairn(ws.dir, ["task", "finish", "T-1", "--json"]);
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toContain("no decision note on T-1");
+    const note = cairn(ws.dir, [
+      "note",
+      "add",
+      "decision",
+      "--scope",
+      "T-1",
+      "--chose",
+      "sqlite",
+      "--rejected",
+      "postgres",
+      "--because",
+      "local-first",
+    ]);
+    expect(note.code, note.stderr).toBe(0);
+    expect(cairn(ws.dir, ["task", "finish", "T-1"]).code).toBe(0);
+  });
+
+  it("exports and imports the whole board: tasks, criteria, dependencies, asks, queues, shortcuts", () => {
+    cairn(ws.dir, ["task", "add", "a", "--criteria", "c"]);
+    cairn(ws.dir, ["task", "add", "b", "--depends-on", "T-1", "--parent", "T-1"]);
+    cairn(ws.dir, ["ask", "T-2", "why?"]);
+    cairn(ws.dir, ["queue", "add", "q", "--step", "one"]);
+    cairn(ws.dir, ["shortcut", "add", "s", "--argv", "true", "--effect", "read"]);
+    const file = join(ws.dir, "backup.jsonl");
+    expect(cairn(ws.dir, ["export", "--out", file]).code).toBe(0);
+    const target = scratchDir();
+    try {
+      expect(cairn(target.dir, ["import", file]).code).toBe(0);
+      const shown = cairn(target.dir, ["task", "show", "T-2", "--json"]).json as Record<string, unknown>;
+      expect(shown).toMatchObject({
+        task: { parent: "T-1", status: "blocked" },
+        depends_on: [{ id: "T-1" }],
+      });
+      expect(cairn(target.dir, ["task", "add", "c", "--json"]).json).toMatchObject({ task: { id: "T-3" } });
+    } finally {
+      target.cleanup();
+    }
+  });
+});

@@ -1,0 +1,164 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { cairn, initWorkspace } from "../helpers/workspace.js";
+
+let ws: { dir: string; cleanup: () => void };
+beforeEach(() => {
+  ws = initWorkspace();
+});
+afterEach(() => ws.cleanup());
+
+interface CheckOut {
+  results: {
+    n: number;
+    checked: boolean;
+    why: string | null;
+    exit_code: number | null;
+    output_tail: string | null;
+  }[];
+  unchecked: number[];
+}
+
+interface StoredEvidence {
+  exit_code: number | null;
+  timed_out: boolean;
+  duration_ms: number;
+  output_bytes: number;
+  output_tail: string;
+  output_sha256: string;
+  git_head: string | null;
+  error: string | null;
+}
+
+/** The evidence kept on criterion 1, as `task show` reports it. */
+const evidenceOf = (id: string) =>
+  (cairn(ws.dir, ["task", "show", id, "--json"]).json as { criteria: { evidence: StoredEvidence | null }[] })
+    .criteria[0]?.evidence;
+
+/** A claimed task whose one criterion is verified by `verify`. */
+function taskVerifiedBy(verify: string[], timeoutSeconds?: number): string {
+  cairn(ws.dir, ["task", "add", "verified work"]);
+  const args = ["task", "criterion", "T-1", "--text", "it proves itself"];
+  for (const word of verify) args.push("--verify", word);
+  if (timeoutSeconds) args.push("--timeout-seconds", String(timeoutSeconds));
+  expect(cairn(ws.dir, args).code).toBe(0);
+  expect(cairn(ws.dir, ["task", "claim", "T-1"]).code).toBe(0);
+  return "T-1";
+}
+
+const check = (id: string) => cairn(ws.dir, ["task", "check", id, "--all", "--json"], { timeoutMs: 60_000 });
+
+describe("verify commands run by cairn", () => {
+  it("leaves a failing criterion unticked with why, ticks it once the command passes, and only then finishes", () => {
+    const flag = join(ws.dir, "ready.flag");
+    const id = taskVerifiedBy([
+      "node",
+      "-e",
+      `require("fs").accessSync(${JSON.stringify(flag)}); console.log("green")`,
+    ]);
+    const failed = check(id).json as CheckOut;
+    expect(failed.results[0]).toMatchObject({ checked: false, exit_code: 1 });
+    expect(failed.results[0]?.output_tail).toMatch(/ENOENT/);
+    expect(failed.results[0]?.why).toMatch(/exited 1/);
+    const refused = cairn(ws.dir, ["task", "finish", id, "--json"]);
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toContain("criterion 1 unchecked: it proves itself");
+    writeFileSync(flag, "");
+    const passed = check(id).json as CheckOut;
+    expect(passed.results[0]).toMatchObject({ checked: true, why: null, exit_code: 0 });
+    const evidence = evidenceOf(id);
+    expect(evidence).toMatchObject({
+      exit_code: 0,
+      timed_out: false,
+      output_tail: "green\n",
+      git_head: null,
+    });
+    expect(evidence?.output_sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(cairn(ws.dir, ["task", "finish", id, "--json"]).json).toMatchObject({
+      result: "done",
+      unverified: false,
+    });
+  });
+
+  it("kills a verify command that hangs (its whole process group) and records the timeout", () => {
+    const id = taskVerifiedBy(["sh", "-c", "sleep 30 & sleep 30"], 1);
+    const started = Date.now();
+    const out = check(id).json as CheckOut;
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(out.results[0]).toMatchObject({ checked: false });
+    expect(out.results[0]?.why).toMatch(/timed out after 1 s/);
+    expect(evidenceOf(id)).toMatchObject({ timed_out: true, error: expect.stringMatching(/timed out/) });
+  });
+
+  it("caps what it keeps of a command that prints 50 MB, but counts and hashes all of it", () => {
+    const id = taskVerifiedBy([
+      "node",
+      "-e",
+      "const b=Buffer.alloc(1<<20,120);for(let i=0;i<50;i++)process.stdout.write(b)",
+    ]);
+    const run = check(id);
+    expect(run.code).toBe(0);
+    expect(run.stdout.length).toBeLessThan(64 * 1024);
+    expect((run.json as CheckOut).results[0]).toMatchObject({ checked: true });
+    const evidence = evidenceOf(id);
+    expect(evidence).toMatchObject({ exit_code: 0, output_bytes: 50 * 1024 * 1024 });
+    expect(evidence?.output_tail.length).toBeLessThanOrEqual(4096);
+    expect(evidence?.output_tail).toMatch(/^x+$/);
+  });
+
+  it("reports a verify command that does not exist, leaving the box unticked", () => {
+    const id = taskVerifiedBy(["cairn-no-such-command-xyz", "--flag"]);
+    const out = check(id).json as CheckOut;
+    expect(out.results[0]).toMatchObject({ checked: false, exit_code: null });
+    expect(out.results[0]?.why).toBe("command not found: cairn-no-such-command-xyz");
+    expect(evidenceOf(id)).toMatchObject({
+      exit_code: null,
+      error: "command not found: cairn-no-such-command-xyz",
+    });
+  });
+
+  it("passes arguments without a shell: metacharacters reach the program as text", () => {
+    const id = taskVerifiedBy(["node", "-e", "console.log(process.argv[1])", "$(touch pwned); `id`"]);
+    expect((check(id).json as CheckOut).results[0]?.checked).toBe(true);
+    expect(evidenceOf(id)?.output_tail).toBe("$(touch pwned); `id`\n");
+  });
+
+  it("refuses to finish a task without criteria unless --unverified, which status then shows", () => {
+    cairn(ws.dir, ["task", "add", "bare"]);
+    cairn(ws.dir, ["task", "claim", "T-1"]);
+    const refused = cairn(ws.dir, ["task", "finish", "T-1", "--json"]);
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toMatch(/no acceptance criteria/);
+    expect(cairn(ws.dir, ["task", "finish", "T-1", "--unverified", "--json"]).json).toMatchObject({
+      result: "done",
+      unverified: true,
+    });
+    const status = cairn(ws.dir, ["status", "--json"]).json as { board: { unverified: string[] } };
+    expect(status.board.unverified).toEqual(["T-1"]);
+  });
+
+  it("runs the workspace definition of done and lists every unmet item", () => {
+    writeFileSync(
+      join(ws.dir, ".cairn", "cairn.toml"),
+      '[done]\nshortcuts = ["lint"]\n[shortcuts.lint]\nargv = ["node", "-e", "process.exit(require(\\"fs\\").existsSync(\\"lint.ok\\") ? 0 : 3)"]\neffect = "read"\n',
+    );
+    cairn(ws.dir, ["task", "add", "t", "--criteria", "one", "--criteria", "two"]);
+    cairn(ws.dir, ["task", "claim", "T-1"]);
+    cairn(ws.dir, ["task", "check", "T-1", "--n", "1"]);
+    const refused = cairn(ws.dir, ["task", "finish", "T-1", "--json"]);
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toContain("criterion 2 unchecked: two");
+    expect(refused.stderr).toContain("shortcut lint failed (exited 3)");
+    cairn(ws.dir, ["task", "check", "T-1", "--n", "2"]);
+    writeFileSync(join(ws.dir, "lint.ok"), "");
+    expect(cairn(ws.dir, ["task", "finish", "T-1"]).code).toBe(0);
+  });
+
+  it("lets only the owner tick criteria", () => {
+    cairn(ws.dir, ["task", "add", "t", "--criteria", "one"]);
+    const unclaimed = cairn(ws.dir, ["task", "check", "T-1", "--all", "--json"]);
+    expect(unclaimed.code).toBe(3);
+    expect(unclaimed.json).toMatchObject({ refused: { policy: "ownership" } });
+  });
+});

@@ -1,0 +1,73 @@
+import { describe, expect, it } from "vitest";
+import { routeAsk } from "../../src/domains/tasks/asks.js";
+import { parseEstimate, taskId } from "../../src/domains/tasks/common.js";
+import { outOfScope } from "../../src/domains/tasks/scope.js";
+import { fillArgv } from "../../src/domains/tasks/shortcuts.js";
+import { RoleConfig, WorkspaceConfig } from "../../src/domains/workspace/config.js";
+import type { ShortcutRecord } from "../../src/store/tasks.js";
+
+const role = (fields: Record<string, unknown>) => RoleConfig.parse(fields);
+
+describe("task rules", () => {
+  it("reads task ids in their short forms and rejects anything else", () => {
+    expect(taskId("T-12")).toBe("T-12");
+    expect(taskId("t-12")).toBe("T-12");
+    expect(taskId(" 12 ")).toBe("T-12");
+    expect(() => taskId("X-1")).toThrow(/not a task id/);
+  });
+
+  it("accepts only a complete, ordered three-point estimate", () => {
+    expect(parseEstimate("1,2,5")).toEqual({ optimistic: 1, probable: 2, pessimistic: 5 });
+    expect(parseEstimate("0.5/1/2")).toEqual({ optimistic: 0.5, probable: 1, pessimistic: 2 });
+    expect(parseEstimate(undefined)).toBeNull();
+    for (const bad of ["3", "1,2", "1,2,3,4", "5,2,1", "a,b,c", "-1,2,3"]) {
+      expect(() => parseEstimate(bad), bad).toThrow();
+    }
+  });
+
+  it("lets out_of_scope win over scope, and leaves traceless tasks to anyone", () => {
+    const builder = role({ scope: ["src/**"], out_of_scope: ["src/vendor/**"] });
+    expect(outOfScope({ traces: ["src/a.ts"] }, builder)).toEqual([]);
+    expect(outOfScope({ traces: ["src/vendor/x.ts", "src/b.ts"] }, builder)).toEqual(["src/vendor/x.ts"]);
+    expect(outOfScope({ traces: ["docs/x.md"] }, builder)).toEqual(["docs/x.md"]);
+    expect(outOfScope({ traces: [] }, builder)).toEqual([]);
+    expect(outOfScope({ traces: ["anything"] }, undefined)).toEqual([]);
+    expect(outOfScope({ traces: [".github/ci.yml"] }, role({ scope: ["**"] }))).toEqual([]);
+  });
+
+  it("routes a question by scope, then along escalate_to, else to a human", () => {
+    const config = WorkspaceConfig.parse({
+      roles: {
+        builder: { escalate_to: "gone" },
+        gone: { escalate_to: "lead" },
+        lead: {},
+        docs: { scope: ["docs/**"] },
+      },
+    });
+    expect(routeAsk(config, "builder", { traces: ["docs/a.md"] })).toBe("docs");
+    expect(routeAsk(config, "builder", { traces: ["src/a.ts"] })).toBe("gone");
+    expect(routeAsk(config, "lead", { traces: [] })).toBe("human");
+    const loop = WorkspaceConfig.parse({ roles: { a: { escalate_to: "a" } } });
+    expect(routeAsk(loop, "a", { traces: [] })).toBe("human");
+  });
+
+  it("fills placeholders word by word and names missing or stray params", () => {
+    const shortcut: ShortcutRecord = {
+      name: "t",
+      argv: ["npm", "test", "--", "--grep={{filter}}", "{{file}}"],
+      effect: "read",
+      roles: [],
+      summary: "",
+      source: "config",
+    };
+    expect(fillArgv(shortcut, { filter: "a b; rm -rf /", file: "x.ts" })).toEqual([
+      "npm",
+      "test",
+      "--",
+      "--grep=a b; rm -rf /",
+      "x.ts",
+    ]);
+    expect(() => fillArgv(shortcut, { filter: "a" })).toThrow(/--params file=/);
+    expect(() => fillArgv(shortcut, { filter: "a", file: "b", extra: "c" })).toThrow(/no parameter extra/);
+  });
+});
