@@ -1,88 +1,111 @@
 import { z } from "zod";
-import { DEFAULT_BRIEF_BUDGET } from "../domains/knowledge/brief/engine.js";
-import { buildBrief, recordBrief } from "../domains/knowledge/brief/gather.js";
+import { assembleBrief, DEFAULT_BRIEF_BUDGET } from "../domains/knowledge/brief/engine.js";
+import { gatherBriefInputs, recordBrief } from "../domains/knowledge/brief/gather.js";
 import type { TaskBriefSource } from "../domains/knowledge/brief/inputs.js";
 import { SECTION_ORDER } from "../domains/knowledge/brief/sections.js";
+import { boardBriefSource } from "../domains/tasks/brief-source.js";
 import { refuse } from "../kernel/outcome.js";
 import type { CommandContext } from "./context.js";
 import { defineCommand } from "./define.js";
 
+const BriefInput = z.object({
+  task: z.string().describe("e.g. T-12"),
+  // Whole numbers are checked by refine, which the published schema leaves out: `.int()` would
+  // publish a 2^53 maximum to every agent for nothing.
+  budget: z
+    .number()
+    .positive("the budget is a number of tokens above 0")
+    .refine(Number.isInteger, "the budget is a whole number of tokens")
+    .optional()
+    .describe(`tokens (chars/4), default ${DEFAULT_BRIEF_BUDGET}`),
+});
+
+const BriefOutput = z.object({
+  task: z.string(),
+  budget: z.number(),
+  tokens: z.number(),
+  brief: z.string(),
+  cuts: z.array(z.string()),
+  sections: z.array(
+    z.object({ name: z.enum(SECTION_ORDER), items: z.number(), tokens: z.number(), included: z.boolean() }),
+  ),
+});
+
+async function brief(
+  sourceOf: (ctx: CommandContext) => TaskBriefSource,
+  input: z.infer<typeof BriefInput>,
+  ctx: CommandContext,
+): Promise<z.infer<typeof BriefOutput>> {
+  const budget = input.budget ?? DEFAULT_BRIEF_BUDGET;
+  const inputs = await gatherBriefInputs(ctx.store, sourceOf(ctx), {
+    actor: ctx.actor,
+    config: ctx.config,
+    taskId: input.task,
+    now: ctx.now(),
+  });
+  const result = assembleBrief(inputs, budget);
+  if (result.kind === "too_small") {
+    throw refuse(
+      "budget",
+      `the task section alone needs ${result.needed} tokens; the budget is ${budget}`,
+      `ask again with budget ${result.needed} or more`,
+    );
+  }
+  return {
+    task: inputs.task.id,
+    budget,
+    tokens: result.tokens,
+    brief: result.text,
+    cuts: result.cuts,
+    sections: result.sections,
+  };
+}
+
+const renderBrief = (out: z.infer<typeof BriefOutput> & { recorded?: { id: string; hash: string } }) =>
+  `${out.brief}\n\n(${out.tokens}/${out.budget} tokens${out.recorded ? `; recorded ${out.recorded.id} ${out.recorded.hash}` : ""})`;
+
 /**
- * `context TASK [--budget N] [--record]`, built around the task seam. It is not in the command
- * table yet: only the task board can fill a `TaskBriefSource`. Wiring it is one line in
- * registry.ts — `contextCommand((ctx) => <the board's source over ctx.store>)` — plus the
- * `get_context` tool spec.
+ * The brief comes in two commands so that reading it stays a read: `context` (tool `get_context`,
+ * read-only) and `brief record`, which also freezes what the agent was told, with a hash.
+ * `sourceOf` is the task seam; the board fills it, tests may fill it by hand.
  */
-export function contextCommand(sourceOf: (ctx: CommandContext) => TaskBriefSource) {
-  return defineCommand({
+export function briefCommands(sourceOf: (ctx: CommandContext) => TaskBriefSource) {
+  const context = defineCommand({
     name: "context",
     summary:
       "The brief for a task within a token budget: task, role, why, decisions, risks, findings, memory",
-    // Recording a brief appends what an agent was told; a read-only agent may still do that.
+    effect: "read",
+    positional: ["task"],
+    input: BriefInput,
+    output: BriefOutput,
+    handler: (input, ctx) => brief(sourceOf, input, ctx),
+    render: renderBrief,
+  });
+  const record = defineCommand({
+    name: "brief record",
+    summary:
+      "Build a task's brief (like `context`) and freeze it with a hash, so later readers see what was said",
     effect: "write",
+    // Recording what an agent was told is not a change to the work; a read-only agent may do it.
     allowReadOnly: true,
     positional: ["task"],
-    input: z.object({
-      task: z.string().describe("task id"),
-      budget: z
-        .number()
-        .int()
-        .positive("the budget is a number of tokens above 0")
-        .optional()
-        .describe(`tokens (chars/4), default ${DEFAULT_BRIEF_BUDGET}`),
-      record: z.boolean().optional().describe("freeze this brief with a hash"),
-    }),
-    output: z.object({
-      task: z.string(),
-      budget: z.number(),
-      tokens: z.number(),
-      brief: z.string(),
-      cuts: z.array(z.string()),
-      sections: z.array(
-        z.object({
-          name: z.enum(SECTION_ORDER),
-          items: z.number(),
-          tokens: z.number(),
-          included: z.boolean(),
-        }),
-      ),
-      recorded: z.object({ id: z.string(), hash: z.string() }).nullable(),
-    }),
+    input: BriefInput,
+    output: BriefOutput.extend({ recorded: z.object({ id: z.string(), hash: z.string() }) }),
     async handler(input, ctx) {
-      const budget = input.budget ?? DEFAULT_BRIEF_BUDGET;
-      const result = await buildBrief(ctx.store, sourceOf(ctx), {
-        actor: ctx.actor,
-        config: ctx.config,
-        taskId: input.task,
-        now: ctx.now(),
-        budget,
-      });
-      if (result.kind === "too_small") {
-        throw refuse(
-          "budget",
-          `the task section alone needs ${result.needed} tokens; the budget is ${budget}`,
-          `ask again with budget ${result.needed} or more`,
-        );
-      }
-      const recorded = input.record
-        ? await recordBrief(
-            ctx.store,
-            ctx.actor,
-            { taskId: input.task, budget, text: result.text },
-            ctx.now(),
-          )
-        : null;
-      return {
-        task: input.task,
-        budget,
-        tokens: result.tokens,
-        brief: result.text,
-        cuts: result.cuts,
-        sections: result.sections,
-        recorded,
-      };
+      const out = await brief(sourceOf, input, ctx);
+      const recorded = await recordBrief(
+        ctx.store,
+        ctx.actor,
+        { taskId: out.task, budget: out.budget, text: out.brief },
+        ctx.now(),
+      );
+      return { ...out, recorded };
     },
-    render: (out) =>
-      `${out.brief}\n\n(${out.tokens}/${out.budget} tokens${out.recorded ? `; recorded ${out.recorded.id} ${out.recorded.hash}` : ""})`,
+    render: renderBrief,
   });
+  return { context, record };
 }
+
+export const { context: contextCommand, record: briefRecord } = briefCommands((ctx) =>
+  boardBriefSource(ctx.store, ctx.config),
+);

@@ -6,6 +6,7 @@ import {
   attemptRevert,
   attemptShow,
 } from "./attempts.js";
+import { briefRecord, contextCommand } from "./brief.js";
 import { capabilities } from "./capabilities.js";
 import { COORDINATION_COMMANDS } from "./coordination.js";
 import type { AnyCommand } from "./define.js";
@@ -73,6 +74,8 @@ export const COMMANDS: readonly AnyCommand[] = [
   riskList,
   glossarySet,
   glossaryList,
+  contextCommand,
+  briefRecord,
   ...TASK_COMMANDS,
   ...COORDINATION_COMMANDS,
 ];

@@ -39,6 +39,8 @@ export interface NotesRepo {
   /** Findings ordered by severity, then trust (confirmed, unverified, refuted), then newest. */
   findings(scopes: readonly string[], limit: number): Promise<NoteRecord[]>;
   setTrust(id: string, trust: Trust, at: string): Promise<void>;
+  /** The distinct kinds of notes in one scope (the board's `[done] note_kinds` check). */
+  kindsInScope(scope: string): Promise<NoteKind[]>;
 }
 
 export interface FactRecord {

@@ -58,6 +58,8 @@ export interface JournalRepo {
   /** The journal is append-only: the database itself rejects updates and deletes. */
   append(event: NewJournalEvent): Promise<number>;
   recent(limit: number): Promise<JournalEvent[]>;
+  /** Events whose subject is this id (a task, a note), newest first. */
+  about(subject: string, limit: number): Promise<JournalEvent[]>;
 }
 
 export interface MetaRepo {

@@ -148,11 +148,6 @@ export interface TaskRepo {
 
   addNote(note: TaskNote): Promise<void>;
   notes(taskId: string): Promise<TaskNote[]>;
-  /**
-   * Kinds of knowledge notes whose scope is this task, or null when this workspace has no
-   * notes table (the knowledge domain is not part of this build): the `[done]` note-kind seam.
-   */
-  noteKindsOn(taskId: string): Promise<string[] | null>;
   /** Journal events of one action, newest first (sweeps, shortcut runs, proposals). */
   eventsOf(
     action: string,

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { contextCommand } from "../../src/commands/brief.js";
+import { briefCommands } from "../../src/commands/brief.js";
 import type { CommandContext } from "../../src/commands/context.js";
 import { OWNER } from "../../src/domains/identity/actor.js";
 import { briefHash } from "../../src/domains/knowledge/brief/gather.js";
@@ -30,7 +30,7 @@ const task = (context: string): BriefTask => ({
 
 let context = "short";
 const source: TaskBriefSource = { briefTask: async (id) => (id === "T-1" ? task(context) : undefined) };
-const command = contextCommand(() => source);
+const { context: command, record } = briefCommands(() => source);
 
 let scratch: { dir: string; cleanup: () => void };
 let store: Store;
@@ -51,7 +51,7 @@ afterEach(async () => {
   scratch.cleanup();
 });
 
-describe("the context command, ready for the task board", () => {
+describe("the context and brief record commands, over a hand-filled task seam", () => {
   it("rejects a budget of 0 or below in its input schema, naming the field", () => {
     for (const budget of [0, -1, -4000, 2.5]) {
       const parsed = command.input.safeParse({ task: "T-1", budget });
@@ -70,8 +70,8 @@ describe("the context command, ready for the task board", () => {
         ctx.now(),
       );
     }
-    const out = await command.handler({ task: "T-1", budget: 300, record: true }, ctx);
-    expect(command.output.safeParse(out).success).toBe(true);
+    const out = await record.handler({ task: "T-1", budget: 300 }, ctx);
+    expect(record.output.safeParse(out).success).toBe(true);
     expect(out.tokens).toBeLessThanOrEqual(300);
     expect(out.cuts).toHaveLength(1);
     expect(out.cuts[0]).toMatch(/^findings: (\d+ of )?12 findings$/);

@@ -2,7 +2,7 @@ import { notFound, refuse } from "../../kernel/outcome.js";
 import type { NoteBody, NoteKind, NoteRecord, Severity, Trust } from "../../store/knowledge.js";
 import type { Store } from "../../store/store.js";
 import type { Actor } from "../identity/actor.js";
-import { parseScope } from "./text.js";
+import { parseScope, requireScope } from "./text.js";
 
 export const NOTE_KINDS = ["decision", "finding", "metric", "ref"] as const satisfies readonly NoteKind[];
 export const SEVERITIES = ["major", "moderate", "minor"] as const satisfies readonly Severity[];
@@ -125,6 +125,7 @@ export async function addNote(
   const body = noteBody(draft);
   const scope = parseScope(draft.scope);
   return store.write(async (tx) => {
+    await requireScope(tx, scope);
     const note = await tx.notes.insert({ scope, author: actor.id, body }, now);
     await tx.journal.append({
       at: now,
@@ -147,13 +148,15 @@ export async function listNotes(
   store: Store,
   filter: { kind?: NoteKind; scope?: string; limit?: number },
 ): Promise<NoteRecord[]> {
-  return store.read((tx) =>
-    tx.notes.list({
+  const scope = filter.scope === undefined ? undefined : parseScope(filter.scope);
+  return store.read(async (tx) => {
+    if (scope) await requireScope(tx, scope);
+    return tx.notes.list({
       kinds: filter.kind ? [filter.kind] : undefined,
-      scopes: filter.scope === undefined ? undefined : [parseScope(filter.scope)],
+      scopes: scope === undefined ? undefined : [scope],
       limit: filter.limit ?? 50,
-    }),
-  );
+    });
+  });
 }
 
 /** Confirm or refute a finding. Its author cannot vouch for it: trust comes from someone else. */

@@ -1,7 +1,7 @@
 import type { GlossaryEntry, Level, RiskRecord } from "../../store/knowledge.js";
 import type { Store } from "../../store/store.js";
 import type { Actor } from "../identity/actor.js";
-import { parseScope } from "./text.js";
+import { parseScope, requireScope } from "./text.js";
 
 export const LEVELS = ["high", "medium", "low"] as const satisfies readonly Level[];
 const WEIGHT: Record<Level, number> = { high: 3, medium: 2, low: 1 };
@@ -34,6 +34,7 @@ export async function addRisk(
 ): Promise<RiskRecord> {
   const scope = parseScope(input.scope);
   return store.write(async (tx) => {
+    await requireScope(tx, scope);
     const risk = await tx.risks.insert(
       {
         scope,

@@ -1,5 +1,7 @@
 /** Text rules shared by memory and briefs: normalising, tokenising, scopes. */
-import { usageError } from "../../kernel/outcome.js";
+import { notFound, usageError } from "../../kernel/outcome.js";
+import type { Tx } from "../../store/store.js";
+import { taskId } from "../tasks/common.js";
 
 const foldAccents = (text: string) => text.normalize("NFKD").replace(/\p{M}+/gu, "");
 
@@ -66,20 +68,33 @@ export function mergeTopics(a: readonly string[], b: readonly string[]): string[
 }
 
 export const WORKSPACE_SCOPE = "workspace";
-const TASK_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
-/** `workspace`, `task:T-12`, or a bare task id (taken as `task:T-12`). */
+/**
+ * `workspace`, or a task named the way the board names it: `task:T-12`, `T-12`, `t-12` and `12`
+ * all become `task:T-12`. Whether the task exists is checked where the scope is used.
+ */
 export function parseScope(scope: string | undefined): string {
   const raw = (scope ?? WORKSPACE_SCOPE).trim();
   if (raw === WORKSPACE_SCOPE) return raw;
-  const id = raw.startsWith("task:") ? raw.slice(5) : raw;
-  if (!TASK_ID.test(id)) {
+  const id = raw.toLowerCase().startsWith("task:") ? raw.slice(5) : raw;
+  try {
+    return taskScope(taskId(id));
+  } catch {
     throw usageError(
       `scope ${JSON.stringify(raw)} is neither \`workspace\` nor a task id`,
-      "pass --scope workspace or --scope task:T-12",
+      "pass --scope workspace or --scope T-12",
     );
   }
-  return `task:${id}`;
 }
 
 export const taskScope = (taskId: string) => `task:${taskId}`;
+
+/** The task a scope names, or null for the workspace. */
+export const scopeTask = (scope: string): string | null =>
+  scope.startsWith("task:") ? scope.slice(5) : null;
+
+/** A task scope must name a task on the board: an unknown one is not found, never stored. */
+export async function requireScope(tx: Tx, scope: string): Promise<void> {
+  const id = scopeTask(scope);
+  if (id && !(await tx.tasks.byId(id))) throw notFound(`no task ${id}`, "see `cairn task list`");
+}

@@ -2,6 +2,7 @@ import { refuse, usageError } from "../../kernel/outcome.js";
 import type { Store, Tx } from "../../store/store.js";
 import type { CriterionRecord, Evidence, TaskRecord } from "../../store/tasks.js";
 import type { Actor } from "../identity/actor.js";
+import { taskScope } from "../knowledge/text.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
 import { journal, loadTask, requireActiveAgent, who } from "./common.js";
 import { passed, runCommand } from "./runner.js";
@@ -151,7 +152,7 @@ export async function checkTask(
 }
 
 export type FinishOutcome =
-  | { kind: "done"; task: TaskRecord; unverified: boolean; noteKindsChecked: boolean }
+  | { kind: "done"; task: TaskRecord; unverified: boolean }
   | { kind: "proposed"; task: TaskRecord; to: string };
 
 /**
@@ -217,11 +218,9 @@ export async function finishTask(
       unmet.push("it has no acceptance criteria (add some, or finish with --unverified, which is recorded)");
     }
     unmet.push(...doneFailures);
-    const kinds = await tx.tasks.noteKindsOn(task.id);
-    if (kinds !== null) {
-      for (const kind of config.done.note_kinds) {
-        if (!kinds.includes(kind)) unmet.push(`definition of done: no ${kind} note on ${task.id}`);
-      }
+    const kinds: string[] = await tx.notes.kindsInScope(taskScope(task.id));
+    for (const kind of config.done.note_kinds) {
+      if (!kinds.includes(kind)) unmet.push(`definition of done: no ${kind} note on ${task.id}`);
     }
     if (unmet.length > 0) {
       throw refuse(
@@ -235,13 +234,11 @@ export async function finishTask(
     await journal(tx, actor, now, "task.finish", task.id, {
       unverified,
       note: options.note ?? null,
-      note_kinds_checked: kinds !== null,
     });
     return {
       kind: "done",
       task: (await tx.tasks.byId(task.id)) as TaskRecord,
       unverified,
-      noteKindsChecked: kinds !== null,
     };
   });
 }

@@ -1,9 +1,24 @@
-import { McpServer, type ServerContext } from "@modelcontextprotocol/server";
+import {
+  McpServer,
+  ProtocolError,
+  ProtocolErrorCode,
+  ResourceNotFoundError,
+  ResourceTemplate,
+  type ServerContext,
+} from "@modelcontextprotocol/server";
 import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import type { z } from "zod";
 import type { CallControls, Session } from "../../commands/context.js";
 import { dispatch } from "../../commands/dispatch.js";
 import { COMMANDS_BY_NAME } from "../../commands/registry.js";
+import {
+  briefUri,
+  PROMPTS,
+  type PromptSpec,
+  RESOURCES,
+  type ResourceSpec,
+  type RunCommand,
+} from "../../commands/resources.js";
 import {
   commandOf,
   toolAnnotations,
@@ -12,6 +27,7 @@ import {
   toolOutputSchema,
 } from "../../commands/tool-schemas.js";
 import { type Profile, type ToolSpec, toolsForProfile } from "../../commands/tools.js";
+import type { Outcome } from "../../kernel/outcome.js";
 import { CAIRN_VERSION } from "../../kernel/version.js";
 import { runCli } from "../cli/program.js";
 import { LineGuard } from "./line-guard.js";
@@ -81,8 +97,89 @@ function register(server: McpServer, tool: ToolSpec, session: Session): void {
   const command = commandOf(tool, COMMANDS_BY_NAME);
   server.registerTool(tool.name, config, async (args: unknown, ctx: ServerContext) => {
     const { schema_version: _version, ...input } = args as Record<string, unknown>;
-    return toolResult(await dispatch(command, input, session, callControls(ctx)));
+    const outcome = await dispatch(command, input, session, callControls(ctx));
+    return toolResult(outcome, briefLink(tool, outcome));
   });
+}
+
+/** A result about a task links to that task's brief resource. */
+function briefLink(tool: ToolSpec, outcome: Outcome<unknown>) {
+  if (outcome.kind !== "ok" || !tool.taskOf) return undefined;
+  const task = tool.taskOf(outcome.value as Record<string, unknown>);
+  if (!task) return undefined;
+  return {
+    type: "resource_link" as const,
+    uri: briefUri(task),
+    name: `${task}-brief`,
+    title: `Brief for ${task}`,
+    mimeType: "text/markdown",
+  };
+}
+
+/**
+ * Resources and prompts run commands as the caller, through the same dispatch as tools. A
+ * failure becomes a protocol error carrying cairn's message (resource reads have no `isError`).
+ */
+function runner(session: Session, uri?: string): RunCommand {
+  return async (name, input) => {
+    const command = COMMANDS_BY_NAME.get(name);
+    if (!command) throw new Error(`internal: no command ${name}`);
+    const outcome = await dispatch(command, input, session);
+    if (outcome.kind === "ok") return outcome.value as Record<string, unknown>;
+    if (outcome.kind === "refused") return { refused: outcome.refusal };
+    const { errorKind, message, hint } = outcome.error;
+    const text = `${message}${hint ? ` (next: ${hint})` : ""}`;
+    if (errorKind === "not_found" && uri) throw new ResourceNotFoundError(uri, text);
+    throw new ProtocolError(
+      errorKind === "usage" ? ProtocolErrorCode.InvalidParams : ProtocolErrorCode.InternalError,
+      text,
+    );
+  };
+}
+
+function registerResource(server: McpServer, spec: ResourceSpec, session: Session): void {
+  const metadata = { title: spec.title, description: spec.description, mimeType: spec.mimeType };
+  const contents = (uri: URL, text: string) => ({
+    contents: [{ uri: uri.toString(), mimeType: spec.mimeType, text }],
+  });
+  if (!spec.uri.includes("{")) {
+    server.registerResource(spec.name, spec.uri, metadata, async (uri) =>
+      contents(uri, await spec.read({}, runner(session, uri.toString()))),
+    );
+    return;
+  }
+  const list = spec.list;
+  const template = new ResourceTemplate(spec.uri, {
+    list: list
+      ? async () => ({
+          resources: (await list(runner(session))).map((r) => ({ ...r, mimeType: spec.mimeType })),
+        })
+      : undefined,
+  });
+  server.registerResource(spec.name, template, metadata, async (uri, variables) => {
+    const flat = Object.fromEntries(
+      Object.entries(variables).map(([key, value]) => [key, Array.isArray(value) ? value.join(",") : value]),
+    );
+    return contents(uri, await spec.read(flat, runner(session, uri.toString())));
+  });
+}
+
+function registerPrompt(server: McpServer, spec: PromptSpec, session: Session): void {
+  server.registerPrompt(
+    spec.name,
+    { title: spec.title, description: spec.description, argsSchema: spec.args },
+    async (args: unknown) => ({
+      messages: [
+        {
+          role: "user" as const,
+          content: {
+            type: "text" as const,
+            text: await spec.text((args ?? {}) as Record<string, string>, runner(session)),
+          },
+        },
+      ],
+    }),
+  );
 }
 
 /**
@@ -108,6 +205,8 @@ export function createServer(session: Session, profile: Profile): McpServer {
     { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS },
   );
   for (const tool of toolsForProfile(profile)) register(server, tool, session);
+  for (const resource of RESOURCES) registerResource(server, resource, session);
+  for (const prompt of PROMPTS) registerPrompt(server, prompt, session);
   return server;
 }
 

@@ -15,6 +15,13 @@ export function sqliteJournal(db: Database.Database, onAppend: () => void): Jour
   const recent = db.prepare<[number], EventRow>(
     "SELECT id, at, actor, action, subject, data FROM events ORDER BY id DESC LIMIT ?",
   );
+  const about = db.prepare<[string, number], EventRow>(
+    "SELECT id, at, actor, action, subject, data FROM events WHERE subject = ? ORDER BY id DESC LIMIT ?",
+  );
+  const toEvent = (row: EventRow): JournalEvent => ({
+    ...row,
+    data: JSON.parse(row.data) as Record<string, unknown>,
+  });
   return {
     async append(event) {
       const info = append.run(event.at, event.actor, event.action, event.subject, JSON.stringify(event.data));
@@ -22,9 +29,10 @@ export function sqliteJournal(db: Database.Database, onAppend: () => void): Jour
       return Number(info.lastInsertRowid);
     },
     async recent(limit) {
-      return recent
-        .all(limit)
-        .map((row): JournalEvent => ({ ...row, data: JSON.parse(row.data) as Record<string, unknown> }));
+      return recent.all(limit).map(toEvent);
+    },
+    async about(subject, limit) {
+      return about.all(subject, limit).map(toEvent);
     },
   };
 }

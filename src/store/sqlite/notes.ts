@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import type { NoteBody, NoteRecord, NotesRepo, Severity, Trust } from "../knowledge.js";
+import type { NoteBody, NoteKind, NoteRecord, NotesRepo, Severity, Trust } from "../knowledge.js";
 
 interface NoteRow {
   id: string;
@@ -37,6 +37,9 @@ export function sqliteNotes(db: Database.Database): NotesRepo {
   );
   const byId = db.prepare<[string], NoteRow>(`SELECT ${COLUMNS} FROM notes WHERE id = ?`);
   const setTrust = db.prepare("UPDATE notes SET trust = ?, updated_at = ? WHERE id = ?");
+  const kindsInScope = db.prepare<[string], { kind: NoteKind }>(
+    "SELECT DISTINCT kind FROM notes WHERE scope = ? ORDER BY kind",
+  );
 
   return {
     async insert(note, at) {
@@ -94,6 +97,9 @@ export function sqliteNotes(db: Database.Database): NotesRepo {
     },
     async setTrust(id, trust, at) {
       setTrust.run(trust, at, id);
+    },
+    async kindsInScope(scope) {
+      return kindsInScope.all(scope).map((row) => row.kind);
     },
   };
 }

@@ -13,7 +13,6 @@ type TaskRelations = Pick<
   | "removeDependency"
   | "addNote"
   | "notes"
-  | "noteKindsOn"
   | "eventsOf"
   | "countEvents"
 >;
@@ -52,7 +51,6 @@ export function sqliteTaskRelations(db: Database.Database): TaskRelations {
     [string],
     { task_id: string; at: string; author: string; kind: string; text: string }
   >("SELECT task_id, at, author, kind, text FROM task_notes WHERE task_id = ? ORDER BY seq");
-  const hasNotesTable = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'notes'");
   const eventsOf = db.prepare<[string, number], { at: string; actor: string; subject: string; data: string }>(
     "SELECT at, actor, subject, data FROM events WHERE action = ? ORDER BY id DESC LIMIT ?",
   );
@@ -110,14 +108,6 @@ export function sqliteTaskRelations(db: Database.Database): TaskRelations {
         kind: row.kind,
         text: row.text,
       }));
-    },
-    async noteKindsOn(taskId) {
-      if (!hasNotesTable.get()) return null;
-      // Notes scope a task as `task:<id>` (see the knowledge domain's scopes).
-      const rows = db.prepare("SELECT DISTINCT kind FROM notes WHERE scope = ?").all(`task:${taskId}`) as {
-        kind: string;
-      }[];
-      return rows.map((row) => row.kind);
     },
     async eventsOf(action, limit) {
       return eventsOf.all(action, limit).map((row) => ({

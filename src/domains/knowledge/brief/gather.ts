@@ -56,6 +56,7 @@ export async function gatherBriefInputs(
   const own = [taskScope(task.id), ...task.parents.map((p) => taskScope(p.id)), WORKSPACE_SCOPE];
   const withSiblings = [...own, ...task.siblings.map((s) => taskScope(s.id))];
   const facts = await recall(store, { query: text, limit: LIMITS.facts }, options.now);
+  const shortcuts = source.shortcuts ? await source.shortcuts(options.actor.role) : null;
 
   return store.read(async (tx) => {
     const decisions = await tx.notes.list({ kinds: ["decision"], scopes: own, limit: LIMITS.decisions });
@@ -109,7 +110,8 @@ export async function gatherBriefInputs(
           : [],
       ),
       facts: facts.map((hit) => ({ id: hit.fact.id, text: hit.fact.text, author: label(hit.fact.author) })),
-      shortcuts: (roleConfig?.shortcuts ?? []).map((shortcut) => ({ text: shortcut, uses: null })),
+      shortcuts:
+        shortcuts ?? (roleConfig?.shortcuts ?? []).map((shortcut) => ({ text: shortcut, uses: null })),
     };
   });
 }

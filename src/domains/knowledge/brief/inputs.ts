@@ -37,12 +37,12 @@ export interface BriefTask extends Authored {
   recentActivity: { at: string; actor: string; action: string; text: string | null }[];
 }
 
-/**
- * THE SEAM: the task board implements this to feed briefs. Until it exists, nothing in the
- * workspace can produce a `BriefTask`, so the `context` command is not exposed yet.
- */
+/** The seam the task board fills (src/domains/tasks/brief-source.ts). */
 export interface TaskBriefSource {
+  /** The task as the brief shows it; undefined when there is no such task. */
   briefTask(taskId: string): Promise<BriefTask | undefined>;
+  /** The shortcuts this role may run, most used first; without it, the role's list from cairn.toml. */
+  shortcuts?(role: string): Promise<BriefShortcut[]>;
 }
 
 export interface BriefRole {

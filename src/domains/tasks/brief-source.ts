@@ -1,0 +1,147 @@
+import type { Store, Tx } from "../../store/store.js";
+import type { TaskRecord } from "../../store/tasks.js";
+import type { BriefShortcut, BriefTask, TaskBriefSource, TaskRef } from "../knowledge/brief/inputs.js";
+import type { WorkspaceConfig } from "../workspace/config.js";
+import { taskId } from "./common.js";
+import { listShortcuts } from "./shortcuts.js";
+
+const LIMITS = { siblings: 100, activity: 10, shortcuts: 5, parents: 20 };
+
+/** Journal actions the activity section leaves out: the note or question they point to says it better. */
+const SHOWN_AS_NOTES = new Set(["task.answer"]);
+
+const ref = (task: TaskRecord): TaskRef => ({ id: task.id, title: task.title, status: task.status });
+
+/** `alice (A-2)`, `owner`, or the bare id of an agent no longer known. */
+async function labelOf(tx: Tx, labels: Map<string, string>, id: string): Promise<string> {
+  let label = labels.get(id);
+  if (label === undefined) {
+    const agent = id === "owner" ? undefined : await tx.agents.byId(id);
+    label = id === "owner" ? "owner" : agent ? `${agent.name} (${id})` : id;
+    labels.set(id, label);
+  }
+  return label;
+}
+
+/** The goal a task serves, through the milestone it was planned as. */
+async function goalOf(tx: Tx, task: TaskRecord): Promise<BriefTask["goal"]> {
+  if (!task.milestoneId) return null;
+  const milestone = await tx.goals.milestone(task.milestoneId);
+  const goal = milestone ? await tx.goals.goal(milestone.goalId) : undefined;
+  if (!goal) return null;
+  const proofs = goal.proofs
+    .filter((proof) => milestone?.proofs.includes(proof.name) ?? true)
+    .map((proof) => `${proof.name}${proof.description ? `: ${proof.description}` : ""}`);
+  return {
+    id: goal.id,
+    title: goal.goal,
+    successCriteria: [...(goal.outcome ? [goal.outcome] : []), ...proofs],
+  };
+}
+
+/**
+ * What happened on the task, newest first: its journal events, the questions asked on it (with
+ * their text) and the answers the board keeps as task notes (fenced, with their author).
+ */
+async function activityOf(tx: Tx, task: TaskRecord, labels: Map<string, string>) {
+  const entries: (BriefTask["recentActivity"][number] & { seq: number })[] = [];
+  for (const event of await tx.journal.about(task.id, LIMITS.activity * 2)) {
+    if (SHOWN_AS_NOTES.has(event.action)) continue;
+    let text: string | null = null;
+    if (event.action === "task.ask" && typeof event.data.ask === "string") {
+      const ask = await tx.asks.byId(event.data.ask);
+      text = ask ? `${ask.id} to ${ask.toRole}: ${ask.question}` : null;
+    }
+    entries.push({
+      at: event.at,
+      actor: await labelOf(tx, labels, event.actor),
+      action: event.action.replace(/^task\./, ""),
+      text,
+      seq: event.id,
+    });
+  }
+  for (const note of await tx.tasks.notes(task.id)) {
+    entries.push({
+      at: note.at,
+      actor: await labelOf(tx, labels, note.author),
+      action: note.kind,
+      text: note.text,
+      // A note and the event that wrote it share a time: the note sorts just after it.
+      seq: Number.MAX_SAFE_INTEGER,
+    });
+  }
+  return entries
+    .sort((a, b) => b.at.localeCompare(a.at) || b.seq - a.seq)
+    .slice(0, LIMITS.activity)
+    .map(({ seq: _seq, ...entry }) => entry);
+}
+
+async function briefTaskOf(tx: Tx, task: TaskRecord): Promise<BriefTask> {
+  const labels = new Map<string, string>();
+  const parents: BriefTask["parents"] = [];
+  for (let id = task.parentId; id && parents.length < LIMITS.parents; ) {
+    const parent = await tx.tasks.byId(id);
+    if (!parent) break;
+    parents.push({ ...ref(parent), soThat: parent.soThat || null });
+    id = parent.parentId;
+  }
+  // A root task's "siblings" are every other root: unrelated work, so only real siblings count.
+  const siblings = task.parentId
+    ? (await tx.tasks.children(task.parentId))
+        .filter((child) => child.id !== task.id)
+        .slice(0, LIMITS.siblings)
+        .map(ref)
+    : [];
+  return {
+    id: task.id,
+    title: task.title,
+    status: task.status,
+    author: await labelOf(tx, labels, task.createdBy),
+    soThat: task.soThat || null,
+    context: task.context || null,
+    acceptance: (await tx.tasks.criteria(task.id)).map((criterion) => ({
+      text: criterion.text,
+      command: criterion.verify
+        ? criterion.verify.join(" ")
+        : criterion.shortcut
+          ? `shortcut ${criterion.shortcut}`
+          : null,
+      met: criterion.checked,
+    })),
+    dependencies: (await tx.tasks.dependencies(task.id)).map(ref),
+    outOfScope: [],
+    parents,
+    goal: await goalOf(tx, task),
+    siblings,
+    recentActivity: await activityOf(tx, task, labels),
+  };
+}
+
+/**
+ * The task board's side of the brief: a task with its criteria, dependencies, parent chain,
+ * siblings and recent activity, and the shortcuts the caller's role uses most.
+ */
+export function boardBriefSource(store: Store, config: WorkspaceConfig): TaskBriefSource {
+  return {
+    async briefTask(raw) {
+      const id = taskId(raw);
+      return store.read(async (tx) => {
+        const task = await tx.tasks.byId(id);
+        return task ? briefTaskOf(tx, task) : undefined;
+      });
+    },
+    async shortcuts(role): Promise<BriefShortcut[]> {
+      const allowed = config.roles[role]?.shortcuts ?? [];
+      return (
+        (await listShortcuts(store, config))
+          .filter((s) => s.effect !== "none")
+          .filter((s) => s.roles.length === 0 || s.roles.includes(role))
+          .filter((s) => allowed.length === 0 || allowed.includes(s.name))
+          .sort((a, b) => b.uses - a.uses || a.name.localeCompare(b.name))
+          .slice(0, LIMITS.shortcuts)
+          // Names and effects only: a summary may be agent-written, and this section is not fenced.
+          .map((s) => ({ text: `${s.name} (${s.effect}): run_shortcut ${s.name}`, uses: s.uses }))
+      );
+    },
+  };
+}
