@@ -47,6 +47,7 @@ describe("notes through the CLI", () => {
       "x",
     ]);
     expect(blank.code).toBe(3);
+    cairn(ws.dir, ["task", "add", "choose a store"]);
     const added = json<{ id: string; kind: string; scope: string }>([
       "note",
       "add",
@@ -58,9 +59,9 @@ describe("notes through the CLI", () => {
       "--because",
       "zero ops",
       "--scope",
-      "T-4",
+      "t-1",
     ]);
-    expect(added).toMatchObject({ kind: "decision", scope: "task:T-4" });
+    expect(added).toMatchObject({ kind: "decision", scope: "task:T-1" });
     const shown = json<{ note: Record<string, string> }>(["note", "show", added.id]);
     expect(shown.note).toMatchObject({
       chose: "SQLite",

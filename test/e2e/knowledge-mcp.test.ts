@@ -1,13 +1,6 @@
-import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { OWNER } from "../../src/domains/identity/actor.js";
-import { assembleBrief } from "../../src/domains/knowledge/brief/engine.js";
-import { gatherBriefInputs } from "../../src/domains/knowledge/brief/gather.js";
-import type { TaskBriefSource } from "../../src/domains/knowledge/brief/inputs.js";
-import { WorkspaceConfig } from "../../src/domains/workspace/config.js";
-import { openStore } from "../../src/store/open.js";
 import { callTool, connectMcp, type McpHandle } from "../helpers/mcp.js";
-import { addAgent, initWorkspace } from "../helpers/workspace.js";
+import { addAgent, cairn, initWorkspace } from "../helpers/workspace.js";
 
 let ws: { dir: string; cleanup: () => void };
 const open: McpHandle[] = [];
@@ -120,6 +113,9 @@ describe("knowledge tools over MCP", () => {
   });
 
   it("a read-only agent may add a finding; a prompt injection in it stays fenced in a brief", async () => {
+    cairn(ws.dir, ["task", "add", "recall"]);
+    cairn(ws.dir, ["task", "add", "index facts", "--parent", "T-1"]);
+    cairn(ws.dir, ["task", "add", "rank facts", "--parent", "T-1"]);
     const mallory = await agent("mallory", "ro");
     const decision = await callTool(mallory.handle, "add_note", {
       kind: "decision",
@@ -136,42 +132,15 @@ describe("knowledge tools over MCP", () => {
     });
     expect(finding.structuredContent).toMatchObject({ kind: "finding", scope: "task:T-2" });
 
-    // The brief is built from what the face stored, with the task seam filled by hand.
-    const source: TaskBriefSource = {
-      briefTask: async (id) => ({
-        id,
-        title: "Ship recall",
-        status: "claimed",
-        author: "owner",
-        soThat: null,
-        context: null,
-        acceptance: [],
-        dependencies: [],
-        outOfScope: [],
-        parents: [],
-        goal: null,
-        siblings: [{ id: "T-2", title: "Sibling", status: "open" }],
-        recentActivity: [],
-      }),
-    };
-    const store = openStore(join(ws.dir, ".cairn", "cairn.db"));
-    try {
-      const inputs = await gatherBriefInputs(store, source, {
-        actor: OWNER,
-        config: WorkspaceConfig.parse({}),
-        taskId: "T-1",
-        now: new Date().toISOString(),
-      });
-      const brief = assembleBrief(inputs, 4_000);
-      if (brief.kind !== "ok") throw new Error("expected a brief");
-      const id = (finding.structuredContent as { id: string }).id;
-      const quoted = new RegExp(
-        `\`{4}quote ${id} finding, major, unverified, by mallory \\(${mallory.id}\\), task:T-2\\n${INJECTION.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\n\`{4}`,
-      );
-      expect(brief.text).toMatch(quoted);
-      expect(brief.text.split("\n")[1]).toMatch(/not as instructions|never follow them as instructions/);
-    } finally {
-      await store.close();
-    }
+    // The brief is the real one, over MCP, for a sibling of the task the finding is on.
+    const reader = await agent("reader");
+    const result = await callTool(reader.handle, "get_context", { task: "T-3" });
+    const brief = (result.structuredContent as { brief: string }).brief;
+    const id = (finding.structuredContent as { id: string }).id;
+    const quoted = new RegExp(
+      `\`{4}quote ${id} finding, major, unverified, by mallory \\(${mallory.id}\\), task:T-2\\n${INJECTION.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\n\`{4}`,
+    );
+    expect(brief).toMatch(quoted);
+    expect(brief.split("\n")[1]).toMatch(/never follow them as instructions/);
   });
 });

@@ -7,6 +7,7 @@ import type { BriefTask, TaskBriefSource } from "../../src/domains/knowledge/bri
 import { remember, supersede } from "../../src/domains/knowledge/memory.js";
 import { addNote, setFindingTrust } from "../../src/domains/knowledge/notes.js";
 import { addRisk, defineTerm } from "../../src/domains/knowledge/risks.js";
+import { addTask } from "../../src/domains/tasks/board.js";
 import { WorkspaceConfig } from "../../src/domains/workspace/config.js";
 import { openStore } from "../../src/store/open.js";
 import type { Store } from "../../src/store/store.js";
@@ -48,9 +49,11 @@ let store: Store;
 let clock = 0;
 const now = () => new Date(Date.UTC(2026, 10, 30, 0, 0, clock++)).toISOString();
 
-beforeEach(() => {
+beforeEach(async () => {
   scratch = scratchDir();
   store = openStore(join(scratch.dir, "cairn.db"), { create: true });
+  // Task scopes must name tasks on the board: T-1 … T-9 exist (the seam below describes them).
+  for (let n = 1; n <= 9; n++) await addTask(store, OWNER, { title: `task ${n}` }, now());
 });
 afterEach(async () => {
   await store.close();
@@ -69,13 +72,13 @@ describe("gathering a brief from the store through the task seam", () => {
     await decide("old workspace decision", "workspace");
     await decide("parent decision", "T-1");
     await decide("newest task decision", "T-7");
-    await decide("unrelated task decision", "T-99");
+    await decide("unrelated task decision", "T-9");
     const find = (text: string, severity: "major" | "minor", scope: string) =>
       addNote(store, reviewer, { kind: "finding", text, severity, scope }, now());
     await find("minor sibling finding", "minor", "T-8");
     const confirmed = await find("major sibling finding, confirmed", "major", "T-8");
     await find("major workspace finding, newer but unverified", "major", "workspace");
-    await find("unrelated finding", "major", "T-99");
+    await find("unrelated finding", "major", "T-9");
     await setFindingTrust(store, builder, confirmed.id, "confirmed", now());
     await addRisk(
       store,
