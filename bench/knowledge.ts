@@ -5,9 +5,9 @@ import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/client";
 import { OWNER } from "../src/domains/identity/actor.js";
 import { buildBrief } from "../src/domains/knowledge/brief/gather.js";
-import type { BriefTask, TaskBriefSource } from "../src/domains/knowledge/brief/inputs.js";
 import { recall, remember } from "../src/domains/knowledge/memory.js";
 import { normaliseFact } from "../src/domains/knowledge/text.js";
+import { boardBriefSource } from "../src/domains/tasks/brief-source.js";
 import { WorkspaceConfig } from "../src/domains/workspace/config.js";
 import type { NoteBody } from "../src/store/knowledge.js";
 import { openStore } from "../src/store/open.js";
@@ -284,31 +284,65 @@ async function benchBrief(): Promise<void> {
   });
   await loadFacts(store, generatedFacts(5_000, 3));
 
-  const task = (n: number): BriefTask => ({
-    id: `T-${n}`,
-    title: `Fix the cache layer retry storm in billing (term${n % 200})`,
-    status: "claimed",
-    author: "owner",
-    soThat: "checkout latency stays under 200 ms",
-    context: "Seen in staging under load; Redis connections run out.",
-    acceptance: [{ text: "p99 checkout < 200 ms under load", command: "npm run load", met: null }],
-    dependencies: [{ id: `T-${n + 1}`, title: "Load test harness", status: "done" }],
-    outOfScope: [],
-    parents: [{ id: "T-0", title: "Checkout reliability", status: "open", soThat: null }],
-    goal: null,
-    siblings: Array.from({ length: 8 }, (_, i) => ({
-      id: `T-${((n + i * 7) % TASKS) + 1}`,
-      title: "sibling",
-      status: "open",
-    })),
-    recentActivity: [{ at: at(1), actor: "alice", action: "task.claim", text: "taking this one" }],
+  // A real board: 50 parents with 10 children each; every child has a criterion, a dependency
+  // on its previous sibling and some journal activity.
+  await store.write(async (tx) => {
+    for (let p = 0; p < TASKS / 10; p++) {
+      const parent = await tx.tasks.insert(
+        {
+          title: `Checkout reliability ${p}`,
+          soThat: "checkout latency stays under 200 ms",
+          context: "",
+          parentId: null,
+          priority: "must",
+          estimate: null,
+          traces: [],
+          labels: [],
+          createdBy: "owner",
+        },
+        at(p),
+      );
+      let previous: string | null = null;
+      for (let c = 0; c < 9; c++) {
+        const child = await tx.tasks.insert(
+          {
+            title: `Fix the cache layer retry storm in billing (term${(p * 10 + c) % 200})`,
+            soThat: "checkout stays up",
+            context: "Seen in staging under load; Redis connections run out.",
+            parentId: parent.id,
+            priority: "should",
+            estimate: null,
+            traces: [],
+            labels: [],
+            createdBy: "owner",
+          },
+          at(p),
+        );
+        await tx.tasks.addCriterion(child.id, {
+          text: "p99 checkout < 200 ms under load",
+          verify: ["npm", "run", "load"],
+          shortcut: null,
+          params: {},
+          timeoutSeconds: null,
+        });
+        if (previous) await tx.tasks.addDependency(child.id, previous);
+        await tx.journal.append({
+          at: at(c),
+          actor: "owner",
+          action: "task.add",
+          subject: child.id,
+          data: {},
+        });
+        previous = child.id;
+      }
+    }
   });
-  const source: TaskBriefSource = { briefTask: async (id) => task(Number(id.slice(2))) };
   const config = WorkspaceConfig.parse({
     roles: {
       owner: { summary: "runs the workspace", instructions: "Keep it tidy.", shortcuts: ["npm test"] },
     },
   });
+  const source = boardBriefSource(store, config);
   const now = new Date().toISOString();
   const samples: number[] = [];
   for (let i = 0; i < 300; i++) {
@@ -343,7 +377,9 @@ async function benchBrief(): Promise<void> {
     }
   }
   await store.close();
-  header(`knowledge: brief engine, ${NOTES.toLocaleString("en")} notes, 5,000 facts`);
+  header(
+    `knowledge: brief of real board tasks, ${NOTES.toLocaleString("en")} notes, 5,000 facts, ${TASKS} tasks`,
+  );
   report({
     name: "brief (gather + assemble), budget 4,000, p50",
     figure: `p50 ${ms(percentile(samples, 50))}`,

@@ -187,11 +187,13 @@ describe("resources and prompts", () => {
     const names = (await client.listPrompts()).prompts.map((p) => p.name);
     expect(names).toEqual(expect.arrayContaining(["claim-next", "brief"]));
     const next = await client.getPrompt({ name: "claim-next" });
-    const nextText = (next.messages[0]?.content as { text: string }).text;
+    const nextText = (next.messages[0]?.content as { text: string } | undefined)?.text;
     expect(nextText).toMatch(/claim_task[\s\S]*get_context/);
     expect(nextText).toMatch(/T-2: "Stop retries on 410"/);
     const brief = await client.getPrompt({ name: "brief", arguments: { task: "T-2" } });
-    expect((brief.messages[0]?.content as { text: string }).text).toMatch(/# Brief for task T-2/);
+    expect((brief.messages[0]?.content as { text: string } | undefined)?.text).toMatch(
+      /# Brief for task T-2/,
+    );
   });
 });
 
