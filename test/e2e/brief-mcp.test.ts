@@ -236,6 +236,19 @@ describe("the brief and note scopes through the CLI", () => {
     expect(cairn(ws.dir, ["context", "T-2", "--budget", "0"]).code).toBe(2);
     expect(cairn(ws.dir, ["context", "T-2", "--budget", "-3"]).code).toBe(2);
     expect(cairn(ws.dir, ["context", "T-42"]).code).toBe(4);
+    // The shortcuts section lists what the caller may run, most used first, with use counts.
+    for (const name of ["seldom", "often"]) {
+      cairn(ws.dir, [
+        ...["shortcut", "add", name, "--effect", "read"],
+        ...["--argv", "node", "--argv", "-e", "--argv", "0"],
+      ]);
+    }
+    cairn(ws.dir, ["shortcut", "run", "often"]);
+    cairn(ws.dir, ["shortcut", "run", "often"]);
+    const shown = cairn(ws.dir, ["context", "T-2"]).stdout;
+    expect(shown).toMatch(
+      /## Useful shortcuts\n- often \(read\): run_shortcut often \(used 2×\)\n- seldom \(read\)[^\n]*\(used 0×\)/,
+    );
     const recorded = cairn(ws.dir, ["brief", "record", "2", "--json"]);
     expect(recorded.code).toBe(0);
     expect(recorded.json).toMatchObject({
