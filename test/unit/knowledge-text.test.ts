@@ -54,6 +54,8 @@ describe("scopes and risk rank", () => {
     expect(parseScope(undefined)).toBe("workspace");
     expect(parseScope("T-3")).toBe("task:T-3");
     expect(parseScope("task:T-3")).toBe("task:T-3");
+    for (const same of ["t-3", "3", " T-3 ", "task:t-3", "TASK:3"]) expect(parseScope(same)).toBe("task:T-3");
+    expect(() => parseScope("T-3x")).toThrow(/neither `workspace` nor a task id/);
     expect(() => parseScope("task:")).toThrow();
     expect(() => parseScope("a b")).toThrow();
   });
