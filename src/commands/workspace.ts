@@ -42,12 +42,12 @@ export const init = defineBareCommand({
 
 export const exportCommand = defineCommand({
   name: "export",
-  summary: "Write the whole workspace as JSONL (to stdout, or --out FILE) for backup and review",
+  summary: "Write the whole workspace as JSONL (to stdout, or --out FILE) for backup and review; owner only",
   effect: "read",
   input: z.object({ out: z.string().optional().describe("file to write; default stdout") }),
   output: z.object({ lines: z.number().int(), out: z.string().nullable(), jsonl: z.string().optional() }),
   async handler(input, ctx) {
-    const jsonl = await exportWorkspace(ctx.store);
+    const jsonl = await exportWorkspace(ctx.store, ctx.actor);
     const lines = jsonl.split("\n").length - 1;
     if (!input.out) return { lines, out: null, jsonl };
     const path = resolve(ctx.cwd, input.out);
