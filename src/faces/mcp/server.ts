@@ -13,7 +13,6 @@ import {
 } from "../../commands/tool-schemas.js";
 import { type Profile, type ToolSpec, toolsForProfile } from "../../commands/tools.js";
 import { CAIRN_VERSION } from "../../kernel/version.js";
-import { runCli } from "../cli/program.js";
 import { LineGuard } from "./line-guard.js";
 import { toolResult } from "./results.js";
 
@@ -28,6 +27,8 @@ async function runCliTool(argv: readonly string[], session: Session) {
   let stdout = "";
   let stderr = "";
   const words = argv.includes("--json") ? [...argv] : [...argv, "--json"];
+  // The CLI parser loads on the first `cli` call, not at every server start.
+  const { runCli } = await import("../cli/program.js");
   const exitCode = await runCli(words, session, {
     stdout: (text) => {
       stdout += text;
@@ -52,24 +53,29 @@ async function runCliTool(argv: readonly string[], session: Session) {
  * The SDK takes any Standard Schema: validation stays zod's, while the JSON Schema it publishes
  * is the compact one the catalog (and its golden fixtures) declare.
  */
-function published(schema: z.ZodType, json: Record<string, unknown>) {
+function published(schema: z.ZodType, json: () => Record<string, unknown>) {
   return {
     "~standard": {
       version: 1 as const,
       vendor: "cairn",
       validate: schema["~standard"].validate,
-      jsonSchema: { input: () => json, output: () => json },
+      jsonSchema: { input: json, output: json },
     },
   };
 }
 
 function register(server: McpServer, tool: ToolSpec, session: Session): void {
-  const json = toolJsonSchemas(tool, COMMANDS_BY_NAME);
+  // Converted on first use and kept: a server that is never asked for its list never pays.
+  let json: ReturnType<typeof toolJsonSchemas> | undefined;
+  const schemas = () => {
+    json ??= toolJsonSchemas(tool, COMMANDS_BY_NAME);
+    return json;
+  };
   const config = {
     title: tool.title,
     description: tool.description,
-    inputSchema: published(toolInputSchema(tool, COMMANDS_BY_NAME), json.input),
-    outputSchema: published(toolOutputSchema(tool, COMMANDS_BY_NAME), json.output),
+    inputSchema: published(toolInputSchema(tool, COMMANDS_BY_NAME), () => schemas().input),
+    outputSchema: published(toolOutputSchema(tool, COMMANDS_BY_NAME), () => schemas().output),
     annotations: toolAnnotations(tool, COMMANDS_BY_NAME),
   };
   if ("cli" in tool.wraps) {
