@@ -14,6 +14,7 @@ import {
 import { type Profile, type ToolSpec, toolsForProfile } from "../../commands/tools.js";
 import { CAIRN_VERSION } from "../../kernel/version.js";
 import { LineGuard } from "./line-guard.js";
+import { NoElicitationValidator } from "./no-elicitation.js";
 import { toolResult } from "./results.js";
 
 /** A tool argument may be large (a 5 MB note is legitimate); a line past this is refused, not fatal. */
@@ -111,7 +112,11 @@ function callControls(ctx: ServerContext): CallControls {
 export function createServer(session: Session, profile: Profile): McpServer {
   const server = new McpServer(
     { name: "cairn", version: CAIRN_VERSION },
-    { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS },
+    {
+      capabilities: { tools: { listChanged: true } },
+      instructions: INSTRUCTIONS,
+      jsonSchemaValidator: new NoElicitationValidator(),
+    },
   );
   for (const tool of toolsForProfile(profile)) register(server, tool, session);
   return server;
