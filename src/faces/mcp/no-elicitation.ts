@@ -1,4 +1,4 @@
-import type { jsonSchemaValidator } from "@modelcontextprotocol/server";
+import type { JsonSchemaValidator, jsonSchemaValidator } from "@modelcontextprotocol/server";
 
 /**
  * The SDK validates elicitation answers against JSON Schema, and by default builds an AJV
@@ -6,9 +6,9 @@ import type { jsonSchemaValidator } from "@modelcontextprotocol/server";
  * this validator instead: start-up skips AJV, and the build leaves AJV out of the bundle.
  */
 export class NoElicitationValidator implements jsonSchemaValidator {
-  getValidator<T>() {
-    return (_input: unknown) => ({
-      valid: false as const,
+  getValidator<T>(): JsonSchemaValidator<T> {
+    return () => ({
+      valid: false,
       data: undefined,
       errorMessage: "cairn does not request elicitation, so it validates no elicitation result",
     });
