@@ -101,7 +101,7 @@ export const goalShow = defineCommand({
     });
   },
   render: (out) =>
-    `${renderGoal(out)}\nmilestones:\n${out.milestones.map((m) => `  ${m.id} ${m.key}: ${m.title} [${m.proofs.join(", ")}]${m.depends_on.length ? ` after ${m.depends_on.join(", ")}` : ""}`).join("\n") || "  (none: goal plan)"}\nruns: ${out.runs.map((r) => r.id).join(", ") || "(none: run freeze)"}`,
+    `${renderGoal(out)}\nmilestones:\n${out.milestones.map((m) => `  ${m.id} ${m.key}: ${m.title} [${m.proofs.join(", ")}]${m.depends_on.length ? ` after ${m.depends_on.join(", ")}` : ""}${m.task_id ? ` → ${m.task_id}` : ""}`).join("\n") || "  (none: goal plan)"}\nruns: ${out.runs.map((r) => r.id).join(", ") || "(none: run freeze)"}`,
 });
 
 export const goalList = defineCommand({
@@ -169,7 +169,7 @@ export const goalPlan = defineCommand({
     out.milestones
       .map(
         (m) =>
-          `${m.id} ${m.key}: ${m.title} [${m.proofs.join(", ")}]${m.depends_on.length ? ` after ${m.depends_on.join(", ")}` : ""}`,
+          `${m.id} ${m.key}: ${m.title} [${m.proofs.join(", ")}]${m.depends_on.length ? ` after ${m.depends_on.join(", ")}` : ""}${m.task_id ? ` → task ${m.task_id}` : ""}`,
       )
       .join("\n"),
 });
