@@ -151,10 +151,7 @@ export const goalPlan = defineCommand({
   positional: ["id"],
   input: z.object({
     id: z.string().describe("goal id"),
-    milestones: z
-      .array(MilestoneInput)
-      .optional()
-      .describe("the whole plan; omit to draft one. Each: key, title, proofs, depends_on (keys)"),
+    milestones: z.array(MilestoneInput).optional().describe("the whole plan; omit to draft one"),
   }),
   output: z.object({ goal_id: z.string(), drafted: z.boolean(), milestones: z.array(Milestone) }),
   async handler(input, ctx) {

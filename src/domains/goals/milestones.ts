@@ -9,8 +9,8 @@ export const MilestoneInput = z.object({
   key: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, "keys are short: lowercase letters, digits, - and _"),
   title: z.string().min(1),
   description: z.string().optional(),
-  proofs: z.array(z.string()).optional().describe("contract proofs this milestone must pass"),
-  depends_on: z.array(z.string()).optional().describe("keys of milestones that come first"),
+  proofs: z.array(z.string()).optional().describe("proofs it must pass"),
+  depends_on: z.array(z.string()).optional().describe("milestone keys that come first"),
 });
 export type MilestoneInput = z.infer<typeof MilestoneInput>;
 
