@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { refuse, usageError } from "../../kernel/outcome.js";
 import type { GoalRecord, MilestoneFields, MilestoneRecord, Store } from "../../store/store.js";
-import { goalOrThrow, unknownProof } from "./contract.js";
 import { ACTIVE_TASK_LINK } from "./board-link.js";
+import { goalOrThrow, unknownProof } from "./contract.js";
 import { type MilestoneTaskLink, taskRequest } from "./task-link.js";
 
 export const MilestoneInput = z.object({
