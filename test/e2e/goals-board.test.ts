@@ -190,6 +190,29 @@ describe("milestones on the board", () => {
     expect(existsSync(join(ws.dir, "feature.txt"))).toBe(true);
   });
 
+  it("commits a keep as cairn when the repository names no committer", () => {
+    const { run, core } = plannedGoal();
+    runSync("git", ["config", "--unset", "user.name"], ws.dir);
+    runSync("git", ["config", "--unset", "user.email"], ws.dir);
+    const noIdentity = { GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" };
+    const opened = cairnJson<{ attempt: { id: string } }>(
+      ws.dir,
+      ["attempt", "open", run, "--milestone", core.id],
+      noIdentity,
+    ).attempt;
+    writeFileSync(join(ws.dir, "feature.txt"), "new\n");
+    cairnJson(ws.dir, ["attempt", "eval", opened.id], noIdentity);
+    const decided = cairnJson<{ verdict: string; kept_commit: string }>(
+      ws.dir,
+      ["attempt", "decide", opened.id],
+      noIdentity,
+    );
+    expect(decided.verdict).toBe("keep");
+    expect(runSync("git", ["log", "-1", "--format=%an <%ae>", decided.kept_commit], ws.dir).trim()).toBe(
+      "cairn <cairn@localhost>",
+    );
+  });
+
   it("never lets two processes both finish the same milestone task", async () => {
     const { run, core } = plannedGoal();
     const task = core.task_id as string;

@@ -77,12 +77,14 @@ const FALLBACK_IDENTITY = {
  * they are.
  */
 export function commitPaths(root: string, paths: string[], message: string): string {
-  const add = git(root, ["add", "-A", "--", ...paths]);
+  // Status paths are relative to the repository's top, which may be above the workspace root.
+  const specs = paths.map((path) => `:(top,literal)${path}`);
+  const add = git(root, ["add", "-A", "--", ...specs]);
   if (!add.ok) throw operational(`git add failed: ${add.stderr.trim()}`);
   const named = git(root, ["config", "user.email"]).ok;
   const commit = git(
     root,
-    ["commit", "-q", "--no-verify", "-m", message, "--", ...paths],
+    ["commit", "-q", "--no-verify", "-m", message, "--", ...specs],
     named ? undefined : FALLBACK_IDENTITY,
   );
   if (!commit.ok) throw operational(`git commit failed: ${commit.stderr.trim() || commit.stdout.trim()}`);
