@@ -187,7 +187,7 @@ async function decideAtScale(store: Store): Promise<void> {
   const timings: number[] = [];
   for (const id of pending) {
     const started = performance.now();
-    await decideAttempt(store, id, "owner", AT);
+    await decideAttempt(store, null, id, "owner", AT);
     timings.push(performance.now() - started);
   }
   const floor: number[] = [];

@@ -27,7 +27,9 @@ export async function chapterGoals(world: DemoWorld): Promise<void> {
   git(dir, ["init", "-q"]);
   git(dir, ["config", "user.name", "demo"]);
   git(dir, ["config", "user.email", "demo@cairn.invalid"]);
-  git(dir, ["add", "package.json", "lib.mjs", "test.mjs"]);
+  // Earlier chapters left files here: commit them too, so the repo starts clean.
+  writeFileSync(join(dir, ".gitignore"), ".cairn/\n");
+  git(dir, ["add", "-A"]);
   git(dir, ["commit", "-qm", "tiny repo"]);
   world.say(
     "  a tiny repo: lib.mjs, test.mjs and `npm test`, committed; the planner role serves the planner tools",
@@ -49,11 +51,22 @@ export async function chapterGoals(world: DemoWorld): Promise<void> {
     outcome: "add() is correct; its docs are clear",
     constraints: ["no dependencies"],
   });
-  const plan = (await planner.call("plan_milestones", { id: goal })) as { milestones: { id: string }[] };
+  const plan = (await planner.call("plan_milestones", { id: goal })) as {
+    milestones: { id: string; task_id: string }[];
+  };
   const [core, review] = plan.milestones.map((m) => m.id);
+  const coreTask = plan.milestones[0]?.task_id as string;
+  world.say("  each milestone is now a task on the board, linked both ways:");
+  world.cli(["task", "show", coreTask]);
   await planner.call("select_evaluators", { goal });
   const run = ((await planner.call("freeze_run", { goal })) as { run: { id: string } }).run.id;
   await planner.call("propose_next_task", { id: goal });
+
+  const builder = await world.agent("bea", "builder");
+  await builder.call("claim_task", { task: coreTask });
+  await builder.call("check_task", { task: coreTask, all: true });
+  world.say("  bea ticks the boxes and finishes, but cairn has kept no attempt yet: the proof gate refuses");
+  await builder.call("finish_task", { task: coreTask });
 
   world.say("  attempt 1: the builder breaks add(); cairn runs the frozen evaluators itself");
   const first = (
@@ -71,9 +84,9 @@ export async function chapterGoals(world: DemoWorld): Promise<void> {
   writeFileSync(join(dir, "lib.mjs"), LIB_FAST);
   await planner.call("run_evals", { attempt: second });
   await planner.call("decide_attempt", { attempt: second });
-  world.cli(["goal", "gate", core as string]);
-  git(dir, ["commit", "-qam", "kept attempt"]);
-  world.say("  the kept change is committed: it is the base for what comes next");
+  world.say("  keep committed the attempt's own change: the next attempt opens on a clean base");
+  world.say("  now bea's finish passes the gate:");
+  await builder.call("finish_task", { task: coreTask });
 
   world.say(
     "  attempt 3: the docs milestone has only a manual proof; a self-report alone reaches review, never keep",

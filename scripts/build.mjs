@@ -25,6 +25,28 @@ const zodEnglishOnly = {
 
 rmSync("dist", { recursive: true, force: true });
 
+/**
+ * The SDK's Node shim exists to hand McpServer a default JSON Schema validator (AJV, ~150 KB).
+ * cairn always passes its own (src/faces/mcp/no-elicitation.ts), so the shim's default is never
+ * built; leaving AJV out of the bundle saves parsing it at every start.
+ */
+const sdkWithoutAjv = {
+  name: "sdk-without-ajv",
+  setup(build) {
+    build.onResolve({ filter: /^@modelcontextprotocol\/server\/_shims$/ }, () => ({
+      path: "sdk-shims",
+      namespace: "sdk-without-ajv",
+    }));
+    build.onLoad({ filter: /.*/, namespace: "sdk-without-ajv" }, () => ({
+      contents:
+        'export { NoElicitationValidator as DefaultJsonSchemaValidator } from "./src/faces/mcp/no-elicitation.ts";\n' +
+        'export { default as process } from "node:process";\n',
+      resolveDir: process.cwd(),
+      loader: "js",
+    }));
+  },
+};
+
 await build({
   entryPoints: { cairn: "src/main.ts" },
   outdir: "dist",
@@ -36,7 +58,7 @@ await build({
   outExtension: { ".js": ".mjs" },
   chunkNames: "chunks/[name]-[hash]",
   external: ["better-sqlite3"],
-  plugins: [zodEnglishOnly],
+  plugins: [zodEnglishOnly, sdkWithoutAjv],
   minify: true,
   sourcemap: "linked",
   legalComments: "none",

@@ -75,7 +75,7 @@ export const attemptEval = defineCommand({
 
 const renderDecision = (out: z.infer<typeof DecisionView>) =>
   [
-    `${out.attempt_id}: ${out.verdict.toUpperCase()}`,
+    `${out.attempt_id}: ${out.verdict.toUpperCase()}${out.kept_commit ? ` (kept as commit ${out.kept_commit.slice(0, 12)})` : ""}`,
     ...out.reasons.map((reason) => `  - ${reason}`),
     ...out.proofs.map(
       (p) =>
@@ -92,7 +92,13 @@ export const attemptDecide = defineCommand({
   input: z.object({ attempt: z.string().describe("attempt id") }),
   output: DecisionView,
   async handler(input, ctx) {
-    const { decision } = await decideAttempt(ctx.store, input.attempt, ctx.actor.id, ctx.now());
+    const { decision } = await decideAttempt(
+      ctx.store,
+      ctx.workspace.root,
+      input.attempt,
+      ctx.actor.id,
+      ctx.now(),
+    );
     return decisionView(input.attempt, decision, ctx.actor.isOwner);
   },
   render: renderDecision,

@@ -195,6 +195,7 @@ export const DecisionView = z.object({
       errors: z.array(z.string()),
     }),
   ),
+  kept_commit: z.string().nullable(),
 });
 
 export function decisionView(
@@ -221,5 +222,6 @@ export function decisionView(
         errors: withhold ? [] : summary.errors,
       };
     }),
+    kept_commit: decision.keptCommit ?? null,
   };
 }

@@ -101,7 +101,7 @@ export const goalShow = defineCommand({
     });
   },
   render: (out) =>
-    `${renderGoal(out)}\nmilestones:\n${out.milestones.map((m) => `  ${m.id} ${m.key}: ${m.title} [${m.proofs.join(", ")}]${m.depends_on.length ? ` after ${m.depends_on.join(", ")}` : ""}`).join("\n") || "  (none: goal plan)"}\nruns: ${out.runs.map((r) => r.id).join(", ") || "(none: run freeze)"}`,
+    `${renderGoal(out)}\nmilestones:\n${out.milestones.map((m) => `  ${m.id} ${m.key}: ${m.title} [${m.proofs.join(", ")}]${m.depends_on.length ? ` after ${m.depends_on.join(", ")}` : ""}${m.task_id ? ` → ${m.task_id}` : ""}`).join("\n") || "  (none: goal plan)"}\nruns: ${out.runs.map((r) => r.id).join(", ") || "(none: run freeze)"}`,
 });
 
 export const goalList = defineCommand({
@@ -151,10 +151,7 @@ export const goalPlan = defineCommand({
   positional: ["id"],
   input: z.object({
     id: z.string().describe("goal id"),
-    milestones: z
-      .array(MilestoneInput)
-      .optional()
-      .describe("the whole plan; omit to draft one. Each: key, title, proofs, depends_on (keys)"),
+    milestones: z.array(MilestoneInput).optional().describe("the whole plan; omit to draft one"),
   }),
   output: z.object({ goal_id: z.string(), drafted: z.boolean(), milestones: z.array(Milestone) }),
   async handler(input, ctx) {
@@ -169,7 +166,7 @@ export const goalPlan = defineCommand({
     out.milestones
       .map(
         (m) =>
-          `${m.id} ${m.key}: ${m.title} [${m.proofs.join(", ")}]${m.depends_on.length ? ` after ${m.depends_on.join(", ")}` : ""}`,
+          `${m.id} ${m.key}: ${m.title} [${m.proofs.join(", ")}]${m.depends_on.length ? ` after ${m.depends_on.join(", ")}` : ""}${m.task_id ? ` → task ${m.task_id}` : ""}`,
       )
       .join("\n"),
 });

@@ -24,8 +24,9 @@ import {
 import { noteAdd, noteList, noteShow, noteTrust } from "./notes.js";
 import { glossaryList, glossarySet, riskAdd, riskList } from "./risks.js";
 import { runFreeze, runList, runStatus } from "./runs.js";
+import { status } from "./status.js";
 import { TASK_COMMANDS } from "./tasks.js";
-import { exportCommand, importCommand, init, status } from "./workspace.js";
+import { exportCommand, importCommand, init } from "./workspace.js";
 
 /** The command table. Each domain's commands are declared in their own file and listed here. */
 export const COMMANDS: readonly AnyCommand[] = [
@@ -81,3 +82,19 @@ export const COMMANDS: readonly AnyCommand[] = [
 ];
 
 export const COMMANDS_BY_NAME: ReadonlyMap<string, AnyCommand> = new Map(COMMANDS.map((c) => [c.name, c]));
+
+/** What each command group is for, as `cairn --help` lists it. */
+export const GROUP_SUMMARIES: Readonly<Record<string, string>> = {
+  agent: "Register, list and retire agents (each gets its own token)",
+  task: "The task board: add, claim, check, finish and organise tasks",
+  queue: "Named ordered steps with a cursor, advanced once per key",
+  shortcut: "Named command templates agents may run through the guard",
+  note: "Decisions, findings, metrics and references, scoped to a task or the workspace",
+  fact: "Read a remembered fact by id, superseded or not",
+  risk: "Risks with impact, likelihood and indicators; rank is computed",
+  glossary: "Project terms and what they mean",
+  goal: "Goal contracts and their milestone plans",
+  eval: "Evaluators: packs, selection, proposals and approval",
+  run: "Frozen runs: a contract with its evaluator manifest",
+  attempt: "Attempts: open, evaluate, decide keep/revert/review, revert",
+};

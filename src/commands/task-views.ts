@@ -116,6 +116,7 @@ export function renderDetail(d: z.infer<typeof TaskDetailView>): string {
     `${t.id} ${t.title}`,
     `  status ${t.status}${t.owner ? ` (held by ${t.owner})` : ""}, priority ${t.priority}${t.parent ? `, parent ${t.parent}` : ""}`,
   ];
+  if (t.milestone) lines.push(`  milestone: ${t.milestone} (finishing needs a kept attempt)`);
   if (t.so_that) lines.push(`  so that: ${t.so_that}`);
   if (t.context) lines.push(`  context: ${t.context}`);
   if (t.blocked_reason) lines.push(`  blocked: ${t.blocked_reason}`);

@@ -1,8 +1,6 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { z } from "zod";
-import { workspaceStatus } from "../domains/status/status.js";
-import { boardStatus } from "../domains/tasks/board-status.js";
 import { exportWorkspace, importIntoNewWorkspace } from "../domains/transfer/transfer.js";
 import { homeWorkspace, projectWorkspace, type Workspace } from "../domains/workspace/discover.js";
 import { initWorkspace } from "../domains/workspace/init.js";
@@ -15,7 +13,11 @@ function targetWorkspace(ctx: BareContext, home: boolean | undefined): Workspace
   return projectWorkspace(resolve(ctx.cwd, ctx.env.CAIRN_DIR ?? "."));
 }
 
-const WorkspaceRef = z.object({ root: z.string(), state_dir: z.string(), kind: z.enum(["project", "home"]) });
+export const WorkspaceRef = z.object({
+  root: z.string(),
+  state_dir: z.string(),
+  kind: z.enum(["project", "home"]),
+});
 
 export const init = defineBareCommand({
   name: "init",
@@ -38,48 +40,14 @@ export const init = defineBareCommand({
   render: (out) => `Initialized cairn workspace in ${out.workspace.state_dir}`,
 });
 
-const BoardStatus = z.object({
-  counts: z.record(z.string(), z.number()),
-  holders: z.array(z.object({ owner: z.string(), tasks: z.array(z.string()) })),
-  blocked: z.array(z.object({ id: z.string(), title: z.string(), why: z.string() })),
-  open_asks: z.array(z.object({ id: z.string(), task: z.string(), to: z.string(), question: z.string() })),
-  stale_claims: z.array(z.object({ id: z.string(), owner: z.string(), lease_at: z.string() })),
-  unverified: z.array(z.string()),
-  swept: z.array(z.object({ task: z.string(), at: z.string(), why: z.string() })),
-});
-
-export const status = defineCommand({
-  name: "status",
-  summary: "What the workspace holds: counts, agents, the latest event, and the task board at a glance",
-  effect: "read",
-  input: z.object({}),
-  output: z.object({
-    workspace: WorkspaceRef,
-    counts: z.record(z.string(), z.number().int()),
-    agents: z.object({ active: z.number().int(), retired: z.number().int() }),
-    last_event: z.object({ at: z.string(), actor: z.string(), action: z.string() }).nullable(),
-    board: BoardStatus,
-  }),
-  async handler(_input, ctx) {
-    const found = await workspaceStatus(ctx.store);
-    return {
-      workspace: { root: ctx.workspace.root, state_dir: ctx.workspace.stateDir, kind: ctx.workspace.kind },
-      counts: found.counts,
-      agents: found.agents,
-      last_event: found.lastEvent,
-      board: await boardStatus(ctx.store, ctx.config, ctx.now()),
-    };
-  },
-});
-
 export const exportCommand = defineCommand({
   name: "export",
-  summary: "Write the whole workspace as JSONL (to stdout, or --out FILE) for backup and review",
+  summary: "Write the whole workspace as JSONL (to stdout, or --out FILE) for backup and review; owner only",
   effect: "read",
   input: z.object({ out: z.string().optional().describe("file to write; default stdout") }),
   output: z.object({ lines: z.number().int(), out: z.string().nullable(), jsonl: z.string().optional() }),
   async handler(input, ctx) {
-    const jsonl = await exportWorkspace(ctx.store);
+    const jsonl = await exportWorkspace(ctx.store, ctx.actor);
     const lines = jsonl.split("\n").length - 1;
     if (!input.out) return { lines, out: null, jsonl };
     const path = resolve(ctx.cwd, input.out);

@@ -87,7 +87,16 @@ export interface NewTask {
 export type TaskChange = Partial<
   Pick<
     TaskRecord,
-    "status" | "owner" | "claimedAt" | "leaseAt" | "blockedReason" | "unverified" | "milestoneId"
+    | "title"
+    | "soThat"
+    | "context"
+    | "status"
+    | "owner"
+    | "claimedAt"
+    | "leaseAt"
+    | "blockedReason"
+    | "unverified"
+    | "milestoneId"
   >
 >;
 

@@ -63,6 +63,14 @@ describe("identity is bound at launch", () => {
     expect(retired.stderr).toContain("retired");
   });
 
+  it("lets only the owner export: an export holds hidden evaluators", () => {
+    const agent = addAgent(ws.dir, "curious", "builder");
+    const refused = cairn(ws.dir, ["export"], { env: { CAIRN_AGENT: agent.token } });
+    expect(refused.code).toBe(3);
+    expect(refused.stdout).toBe("");
+    expect(refused.stderr).toContain("hidden evaluators");
+  });
+
   it("never stores or prints a token after creation", () => {
     const agent = addAgent(ws.dir, "secret", "builder");
     const exported = cairn(ws.dir, ["export"]).stdout;

@@ -80,6 +80,13 @@ describe("the seam between milestones and the task board", () => {
     const link = recordingLink();
     const planned = await planMilestones(store, goal.id, undefined, "owner", AT, link);
     expect(planned.milestones.map((m) => m.taskId)).toEqual(["T-1", "T-2"]);
+    expect(link.dependencies).toEqual(
+      new Map([
+        ["T-1", []],
+        ["T-2", ["T-1"]],
+      ]),
+    );
+    expect(link.requests[0]?.criteria).toEqual(["proof tests: ≥ 1 in a kept attempt"]);
     expect(link.requests[0]?.title).toBe(`${goal.id}/core: Make it work: make it tested and documented`);
     expect(link.requests[0]?.body).toContain(`--milestone ${planned.milestones[0]?.id}`);
     const found = await store.read((tx) => tx.goals.milestoneByTask("T-2"));

@@ -3,7 +3,7 @@ import type { AttemptRecord, RunRecord, SampleRecord, Store, Tx } from "../../st
 import { unknownProof } from "./contract.js";
 import { type Decision, decide, keptMeasurements } from "./decide.js";
 import type { EvaluatorDefinition } from "./evaluators/definition.js";
-import { changedPaths, gitHead, isGitRepo, restoreBase } from "./git.js";
+import { changedPaths, commitPaths, gitHead, isGitRepo, restoreBase } from "./git.js";
 import { sampleEvaluator } from "./runner.js";
 import { runOrThrow } from "./runs.js";
 
@@ -159,9 +159,26 @@ async function requiredProofs(tx: Tx, run: RunRecord, attempt: AttemptRecord): P
   return new Set(milestone && milestone.proofs.length > 0 ? milestone.proofs : all);
 }
 
-/** Score the attempt from its evidence and record keep | revert | review. */
+/**
+ * A kept attempt's changes become a commit, so the next attempt opens on a clean base it can be
+ * reverted to. Only the attempt's own paths are committed: changes that predate it stay as they
+ * were. With no git base (or nothing changed) the kept state is simply the current HEAD.
+ */
+function commitKept(root: string | null, attempt: AttemptRecord): string | null {
+  if (!root || !attempt.baseHead) return null;
+  const own = changedPaths(root).filter((path) => !attempt.baseChanges.includes(path));
+  if (own.length === 0) return gitHead(root);
+  const milestone = attempt.milestoneId ? ` (${attempt.milestoneId})` : "";
+  return commitPaths(root, own, `cairn: keep ${attempt.id}${milestone}`);
+}
+
+/**
+ * Score the attempt from its evidence and record keep | revert | review; on keep, commit the
+ * attempt's changes in `root` (null: leave git alone).
+ */
 export async function decideAttempt(
   store: Store,
+  root: string | null,
   attemptId: string,
   actor: string,
   at: string,
@@ -180,7 +197,7 @@ export async function decideAttempt(
       );
     }
     const baselines = new Map((await tx.goals.baselines(run.id)).map((b) => [b.evaluator, b]));
-    const decision = decide({
+    const decision: Decision = decide({
       proofs: run.contract.proofs,
       required: await requiredProofs(tx, run, attempt),
       manifest: run.manifest,
@@ -188,6 +205,8 @@ export async function decideAttempt(
       reports,
       baselines,
     });
+    // Inside the write: if the commit fails, no keep is recorded and decide can be run again.
+    if (decision.verdict === "keep") decision.keptCommit = commitKept(root, attempt);
     await tx.goals.recordDecision(
       attemptId,
       decision.verdict,
@@ -203,7 +222,7 @@ export async function decideAttempt(
       actor,
       action: `attempt.${decision.verdict}`,
       subject: attemptId,
-      data: { reasons: decision.reasons },
+      data: { reasons: decision.reasons, kept_commit: decision.keptCommit ?? null },
     });
     return {
       attempt: {

@@ -42,6 +42,8 @@ export interface Decision {
   reasons: string[];
   proofs: ProofVerdict[];
   evaluators: EvaluatorSummary[];
+  /** The commit holding a kept attempt's changes (cairn commits them on keep); null otherwise. */
+  keptCommit?: string | null;
 }
 
 /** What a kept attempt measured, per evaluator: the baseline later attempts must not fall below. */

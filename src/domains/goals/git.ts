@@ -5,8 +5,16 @@ import { STATE_DIR_NAME } from "../workspace/discover.js";
 /** Paths git must never touch or report: cairn's own state lives in the work tree. */
 const EXCLUDE_STATE = `:(exclude)${STATE_DIR_NAME}`;
 
-function git(root: string, args: string[]): { ok: boolean; stdout: string; stderr: string } {
-  const run = spawnSync("git", args, { cwd: root, encoding: "utf8" });
+function git(
+  root: string,
+  args: string[],
+  env?: NodeJS.ProcessEnv,
+): { ok: boolean; stdout: string; stderr: string } {
+  const run = spawnSync("git", args, {
+    cwd: root,
+    encoding: "utf8",
+    env: env ? { ...process.env, ...env } : undefined,
+  });
   if (run.error)
     throw operational(
       `git could not run: ${run.error.message}`,
@@ -53,4 +61,32 @@ export function restoreBase(root: string, base: string): void {
   if (!reset.ok) throw operational(`git reset failed: ${reset.stderr.trim()}`);
   const clean = git(root, ["clean", "-fdq", "-e", STATE_DIR_NAME, "--", "."]);
   if (!clean.ok) throw operational(`git clean failed: ${clean.stderr.trim()}`);
+}
+
+/** Who a commit cairn makes is by, when the repository names nobody. */
+const FALLBACK_IDENTITY = {
+  GIT_AUTHOR_NAME: "cairn",
+  GIT_AUTHOR_EMAIL: "cairn@localhost",
+  GIT_COMMITTER_NAME: "cairn",
+  GIT_COMMITTER_EMAIL: "cairn@localhost",
+};
+
+/**
+ * Commit exactly `paths` (added, changed or deleted) and return the new HEAD. Hooks are skipped:
+ * cairn's own evaluators already judged this state. Other staged or changed paths are left as
+ * they are.
+ */
+export function commitPaths(root: string, paths: string[], message: string): string {
+  // Status paths are relative to the repository's top, which may be above the workspace root.
+  const specs = paths.map((path) => `:(top,literal)${path}`);
+  const add = git(root, ["add", "-A", "--", ...specs]);
+  if (!add.ok) throw operational(`git add failed: ${add.stderr.trim()}`);
+  const named = git(root, ["config", "user.email"]).ok;
+  const commit = git(
+    root,
+    ["commit", "-q", "--no-verify", "-m", message, "--", ...specs],
+    named ? undefined : FALLBACK_IDENTITY,
+  );
+  if (!commit.ok) throw operational(`git commit failed: ${commit.stderr.trim() || commit.stdout.trim()}`);
+  return gitHead(root) as string;
 }

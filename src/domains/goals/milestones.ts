@@ -1,15 +1,16 @@
 import { z } from "zod";
 import { refuse, usageError } from "../../kernel/outcome.js";
 import type { GoalRecord, MilestoneFields, MilestoneRecord, Store } from "../../store/store.js";
+import { ACTIVE_TASK_LINK } from "./board-link.js";
 import { goalOrThrow, unknownProof } from "./contract.js";
-import { ACTIVE_TASK_LINK, type MilestoneTaskLink, taskRequest } from "./task-link.js";
+import { type MilestoneTaskLink, taskRequest } from "./task-link.js";
 
 export const MilestoneInput = z.object({
   key: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, "keys are short: lowercase letters, digits, - and _"),
   title: z.string().min(1),
   description: z.string().optional(),
-  proofs: z.array(z.string()).optional().describe("contract proofs this milestone must pass"),
-  depends_on: z.array(z.string()).optional().describe("keys of milestones that come first"),
+  proofs: z.array(z.string()).optional().describe("proofs it must pass"),
+  depends_on: z.array(z.string()).optional().describe("milestone keys that come first"),
 });
 export type MilestoneInput = z.infer<typeof MilestoneInput>;
 
@@ -141,18 +142,34 @@ export async function planMilestones(
         );
       }
       await tx.goals.deleteMilestone(milestone.id);
+      if (milestone.taskId) await link.detachTask(tx, milestone.taskId, milestone, at);
     }
+    const taskOf = new Map<string, string>();
     for (const [position, fields] of plan.entries()) {
       const current = existing.get(fields.key);
       if (current) {
         await tx.goals.updateMilestone(current.id, fields, position);
         const updated = { ...current, ...fields, position };
-        if (current.taskId) await link.updateTask(tx, current.taskId, taskRequest(goal, updated));
+        if (current.taskId) {
+          await link.updateTask(tx, current.taskId, taskRequest(goal, updated, actor, at));
+          taskOf.set(fields.key, current.taskId);
+        }
         continue;
       }
       const created = await tx.goals.insertMilestone(goalId, fields, position, at);
-      const taskId = await link.createTask(tx, taskRequest(goal, created));
-      if (taskId) await tx.goals.linkMilestoneTask(created.id, taskId);
+      const taskId = await link.createTask(tx, taskRequest(goal, created, actor, at));
+      if (taskId) {
+        await tx.goals.linkMilestoneTask(created.id, taskId);
+        taskOf.set(fields.key, taskId);
+      }
+    }
+    // Second pass: a milestone may depend on one planned after it.
+    const goalTasks = [...taskOf.values()];
+    for (const fields of plan) {
+      const taskId = taskOf.get(fields.key);
+      if (!taskId) continue;
+      const dependsOn = fields.dependsOn.flatMap((key) => taskOf.get(key) ?? []);
+      await link.setDependencies(tx, taskId, dependsOn, goalTasks, at);
     }
     const milestones = await tx.goals.milestones(goalId);
     await tx.journal.append({

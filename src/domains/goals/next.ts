@@ -26,7 +26,7 @@ export function milestonePrompt(goal: GoalRecord, milestone: MilestoneRecord, ru
     return `- ${proof.name} (${bar})${proof.manual ? ", judged by review" : ""}${proof.description ? `: ${proof.description}` : ""}`;
   });
   const lines = [
-    `Milestone ${milestone.id} "${milestone.title}" of goal ${goal.id}.`,
+    `Milestone ${milestone.id} "${milestone.title}" of goal ${goal.id}.${milestone.taskId ? ` Its board task is ${milestone.taskId}: claim it first; finish it once an attempt is kept.` : ""}`,
     fence(`Goal, written by ${goal.createdBy}`, goal.goal),
   ];
   if (goal.outcome) lines.push(fence("Outcome", goal.outcome));

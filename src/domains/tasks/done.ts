@@ -1,6 +1,7 @@
 import { refuse, usageError } from "../../kernel/outcome.js";
 import type { Store, Tx } from "../../store/store.js";
 import type { CriterionRecord, Evidence, TaskRecord } from "../../store/tasks.js";
+import { milestoneGateIn } from "../goals/task-link.js";
 import type { Actor } from "../identity/actor.js";
 import { taskScope } from "../knowledge/text.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
@@ -209,6 +210,12 @@ export async function finishTask(
         `${task.id} is no longer yours to finish: it is ${current.status}${current.owner ? `, held by ${await who(tx, current.owner)}` : ""}`,
         `claim it again (claim_task ${task.id}) or take another task (next_task)`,
       );
+    }
+    // A milestone's task is done when cairn kept an attempt for it, whatever its boxes say.
+    if (current.milestoneId) {
+      const gate = await milestoneGateIn(tx, current.milestoneId);
+      if (!gate.pass)
+        throw refuse(gate.refusal.policy, `${task.id}: ${gate.refusal.reason}`, gate.refusal.next);
     }
     const criteria = await tx.tasks.criteria(task.id);
     const unmet: string[] = criteria

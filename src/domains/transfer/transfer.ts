@@ -1,6 +1,6 @@
 import { rmSync } from "node:fs";
 import { z } from "zod";
-import { conflict, usageError } from "../../kernel/outcome.js";
+import { conflict, refuse, usageError } from "../../kernel/outcome.js";
 import { CAIRN_VERSION } from "../../kernel/version.js";
 import type { DumpRecord, Store } from "../../store/store.js";
 import type { Actor } from "../identity/actor.js";
@@ -13,7 +13,18 @@ const Header = z.object({ format: z.literal(FORMAT), schema: z.number().int(), c
 const Line = z.object({ table: z.string().min(1), row: z.record(z.string(), z.unknown()) });
 
 /** The workspace as JSONL: a header line, then one line per stored row, deterministic order. */
-export async function exportWorkspace(store: Store): Promise<string> {
+/**
+ * The workspace as JSONL. Only the owner may take it: it holds every hidden evaluator's command
+ * and output, and holdouts stop being holdouts once a building agent can read them.
+ */
+export async function exportWorkspace(store: Store, actor: Pick<Actor, "isOwner" | "name">): Promise<string> {
+  if (!actor.isOwner) {
+    throw refuse(
+      "ownership",
+      `${actor.name} may not export the workspace: an export includes hidden evaluators`,
+      "ask the workspace owner for a backup",
+    );
+  }
   const records = await store.read((tx) => tx.transfer.dump());
   const header = JSON.stringify({ format: FORMAT, schema: store.schemaVersion, cairn: CAIRN_VERSION });
   return `${[header, ...records.map((record) => JSON.stringify(record))].join("\n")}\n`;

@@ -2,7 +2,7 @@ import { Command as Commander, CommanderError, Option } from "commander";
 import type { CallControls, Session } from "../../commands/context.js";
 import type { AnyCommand } from "../../commands/define.js";
 import { dispatch } from "../../commands/dispatch.js";
-import { COMMANDS } from "../../commands/registry.js";
+import { COMMANDS, GROUP_SUMMARIES } from "../../commands/registry.js";
 import { EXIT_CODES, exitCodeOf } from "../../kernel/outcome.js";
 import { CAIRN_VERSION } from "../../kernel/version.js";
 import { fieldShape, flagOf } from "./options.js";
@@ -73,7 +73,10 @@ function attach(
   for (const word of words.slice(0, -1)) {
     parent =
       parent.commands.find((c) => c.name() === word) ??
-      parent.command(word).description(`${word} commands`).showHelpAfterError();
+      parent
+        .command(word)
+        .description(GROUP_SUMMARIES[word] ?? `${word} commands`)
+        .showHelpAfterError();
   }
   const leaf = parent.command(words.at(-1) as string).description(command.summary);
   const shape = command.input.shape as Record<string, import("zod").ZodType>;

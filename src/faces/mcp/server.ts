@@ -29,8 +29,8 @@ import {
 import { type Profile, type ToolSpec, toolsForProfile } from "../../commands/tools.js";
 import type { Outcome } from "../../kernel/outcome.js";
 import { CAIRN_VERSION } from "../../kernel/version.js";
-import { runCli } from "../cli/program.js";
 import { LineGuard } from "./line-guard.js";
+import { NoElicitationValidator } from "./no-elicitation.js";
 import { toolResult } from "./results.js";
 
 /** A tool argument may be large (a 5 MB note is legitimate); a line past this is refused, not fatal. */
@@ -44,6 +44,8 @@ async function runCliTool(argv: readonly string[], session: Session) {
   let stdout = "";
   let stderr = "";
   const words = argv.includes("--json") ? [...argv] : [...argv, "--json"];
+  // The CLI parser loads on the first `cli` call, not at every server start.
+  const { runCli } = await import("../cli/program.js");
   const exitCode = await runCli(words, session, {
     stdout: (text) => {
       stdout += text;
@@ -68,24 +70,29 @@ async function runCliTool(argv: readonly string[], session: Session) {
  * The SDK takes any Standard Schema: validation stays zod's, while the JSON Schema it publishes
  * is the compact one the catalog (and its golden fixtures) declare.
  */
-function published(schema: z.ZodType, json: Record<string, unknown>) {
+function published(schema: z.ZodType, json: () => Record<string, unknown>) {
   return {
     "~standard": {
       version: 1 as const,
       vendor: "cairn",
       validate: schema["~standard"].validate,
-      jsonSchema: { input: () => json, output: () => json },
+      jsonSchema: { input: json, output: json },
     },
   };
 }
 
 function register(server: McpServer, tool: ToolSpec, session: Session): void {
-  const json = toolJsonSchemas(tool, COMMANDS_BY_NAME);
+  // Converted on first use and kept: a server that is never asked for its list never pays.
+  let json: ReturnType<typeof toolJsonSchemas> | undefined;
+  const schemas = () => {
+    json ??= toolJsonSchemas(tool, COMMANDS_BY_NAME);
+    return json;
+  };
   const config = {
     title: tool.title,
     description: tool.description,
-    inputSchema: published(toolInputSchema(tool, COMMANDS_BY_NAME), json.input),
-    outputSchema: published(toolOutputSchema(tool, COMMANDS_BY_NAME), json.output),
+    inputSchema: published(toolInputSchema(tool, COMMANDS_BY_NAME), () => schemas().input),
+    outputSchema: published(toolOutputSchema(tool, COMMANDS_BY_NAME), () => schemas().output),
     annotations: toolAnnotations(tool, COMMANDS_BY_NAME),
   };
   if ("cli" in tool.wraps) {
@@ -202,7 +209,11 @@ function callControls(ctx: ServerContext): CallControls {
 export function createServer(session: Session, profile: Profile): McpServer {
   const server = new McpServer(
     { name: "cairn", version: CAIRN_VERSION },
-    { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS },
+    {
+      capabilities: { tools: { listChanged: true } },
+      instructions: INSTRUCTIONS,
+      jsonSchemaValidator: new NoElicitationValidator(),
+    },
   );
   for (const tool of toolsForProfile(profile)) register(server, tool, session);
   for (const resource of RESOURCES) registerResource(server, resource, session);

@@ -4,6 +4,9 @@ import { sqliteTaskRelations } from "./task-relations.js";
 import { COLUMNS, pad, RANK, type TaskRow, toTask } from "./task-rows.js";
 
 const CHANGE_COLUMNS: Record<string, string> = {
+  title: "title",
+  soThat: "so_that",
+  context: "context",
   status: "status",
   owner: "owner",
   claimedAt: "claimed_at",

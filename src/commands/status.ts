@@ -1,0 +1,68 @@
+import { z } from "zod";
+import { workspaceStatus } from "../domains/status/status.js";
+import { boardStatus } from "../domains/tasks/board-status.js";
+import { defineCommand } from "./define.js";
+import { WorkspaceRef } from "./workspace.js";
+
+const BoardStatus = z.object({
+  counts: z.record(z.string(), z.number()),
+  holders: z.array(z.object({ owner: z.string(), tasks: z.array(z.string()) })),
+  blocked: z.array(z.object({ id: z.string(), title: z.string(), why: z.string() })),
+  open_asks: z.array(z.object({ id: z.string(), task: z.string(), to: z.string(), question: z.string() })),
+  stale_claims: z.array(z.object({ id: z.string(), owner: z.string(), lease_at: z.string() })),
+  unverified: z.array(z.string()),
+  swept: z.array(z.object({ task: z.string(), at: z.string(), why: z.string() })),
+});
+
+const StatusOutput = z.object({
+  workspace: WorkspaceRef,
+  counts: z.record(z.string(), z.number().int()),
+  agents: z.object({ active: z.number().int(), retired: z.number().int() }),
+  last_event: z.object({ at: z.string(), actor: z.string(), action: z.string() }).nullable(),
+  board: BoardStatus,
+});
+
+export const status = defineCommand({
+  name: "status",
+  summary: "What the workspace holds: counts, agents, the latest event, and the task board at a glance",
+  effect: "read",
+  input: z.object({}),
+  output: StatusOutput,
+  async handler(_input, ctx) {
+    const found = await workspaceStatus(ctx.store);
+    return {
+      workspace: { root: ctx.workspace.root, state_dir: ctx.workspace.stateDir, kind: ctx.workspace.kind },
+      counts: found.counts,
+      agents: found.agents,
+      last_event: found.lastEvent,
+      board: await boardStatus(ctx.store, ctx.config, ctx.now()),
+    };
+  },
+  render: renderStatus,
+});
+
+type StatusView = z.infer<typeof StatusOutput>;
+
+/** The terminal view: what is happening, not every table's row count. */
+function renderStatus(out: StatusView): string {
+  const held = Object.entries(out.counts).filter(([, n]) => n > 0);
+  const lines = [
+    `workspace ${out.workspace.root} (${out.workspace.kind})`,
+    `agents: ${out.agents.active} active, ${out.agents.retired} retired`,
+    `holds: ${held.length > 0 ? held.map(([table, n]) => `${n} ${table}`).join(", ") : "nothing yet"}`,
+  ];
+  const board = out.board;
+  const byStatus = Object.entries(board.counts).map(([state, n]) => `${n} ${state}`);
+  if (byStatus.length > 0) lines.push(`tasks: ${byStatus.join(", ")}`);
+  for (const holder of board.holders) lines.push(`  ${holder.owner} holds ${holder.tasks.join(", ")}`);
+  for (const task of board.blocked) lines.push(`  blocked ${task.id} ${task.title}: ${task.why}`);
+  for (const ask of board.open_asks)
+    lines.push(`  ask ${ask.id} on ${ask.task} → ${ask.to}: ${ask.question}`);
+  for (const claim of board.stale_claims)
+    lines.push(`  stale claim ${claim.id} by ${claim.owner} since ${claim.lease_at}`);
+  if (board.unverified.length > 0) lines.push(`  finished unverified: ${board.unverified.join(", ")}`);
+  for (const swept of board.swept) lines.push(`  swept ${swept.task} at ${swept.at}: ${swept.why}`);
+  if (out.last_event)
+    lines.push(`last: ${out.last_event.action} by ${out.last_event.actor} at ${out.last_event.at}`);
+  return lines.join("\n");
+}
