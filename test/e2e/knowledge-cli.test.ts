@@ -333,3 +333,13 @@ describe("risks and glossary through the CLI", () => {
     ]);
   });
 });
+
+describe("ids are never reused", () => {
+  it("gives a fact remembered after the newest one was forgotten a new id", () => {
+    const first = cairn(ws.dir, ["remember", "the build uses esbuild", "--json"]).json as { id: string };
+    expect(cairn(ws.dir, ["forget", first.id, "--confirm"]).code).toBe(0);
+    const next = cairn(ws.dir, ["remember", "the tests use vitest", "--json"]).json as { id: string };
+    expect(next.id).not.toBe(first.id);
+    expect(cairn(ws.dir, ["fact", "show", first.id]).code).toBe(4);
+  });
+});

@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
 import type { AgentRecord, AgentRepo, Grant, NewAgent } from "../store.js";
+import { shortIds } from "./short-ids.js";
 
 interface AgentRow {
   id: string;
@@ -29,7 +30,7 @@ function toRecord(row: AgentRow | undefined): AgentRecord | undefined {
 }
 
 export function sqliteAgents(db: Database.Database): AgentRepo {
-  const nextSeq = db.prepare<[], { next: number }>("SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM agents");
+  const nextId = shortIds(db, "agents", "A");
   const insert = db.prepare(
     "INSERT INTO agents (seq, id, name, role, grant_level, parent_id, token_hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
   );
@@ -44,8 +45,7 @@ export function sqliteAgents(db: Database.Database): AgentRepo {
 
   return {
     async insert(agent: NewAgent, at: string) {
-      const seq = nextSeq.get()?.next ?? 1;
-      const id = `A-${seq}`;
+      const { seq, id } = nextId();
       insert.run(seq, id, agent.name, agent.role, agent.grant, agent.parentId, agent.tokenHash, at);
       return toRecord(byId.get(id)) as AgentRecord;
     },

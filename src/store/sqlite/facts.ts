@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
 import type { FactHit, FactRecord, FactsRepo } from "../knowledge.js";
+import { shortIds } from "./short-ids.js";
 
 interface FactRow {
   id: string;
@@ -85,7 +86,7 @@ function coverage(text: string, terms: readonly string[]): number {
 }
 
 export function sqliteFacts(db: Database.Database): FactsRepo {
-  const nextSeq = db.prepare<[], { next: number }>("SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM facts");
+  const nextId = shortIds(db, "facts", "F");
   const insert = db.prepare(
     "INSERT INTO facts (seq, id, text, norm, topics, author, created_at, last_seen_at, seen_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1)",
   );
@@ -184,8 +185,7 @@ export function sqliteFacts(db: Database.Database): FactsRepo {
 
   return {
     async insert(fact, at) {
-      const seq = nextSeq.get()?.next ?? 1;
-      const id = `F-${seq}`;
+      const { seq, id } = nextId();
       insert.run(seq, id, fact.text, fact.norm, JSON.stringify(fact.topics), fact.author, at, at);
       return toRecord(byId.get(id) as FactRow);
     },

@@ -1,23 +1,15 @@
 import type Database from "better-sqlite3";
 import type { GoalRepo, SampleRecord, ScoreReportRecord } from "../goals.js";
 import { attemptOf, goalOf, milestoneOf, proposalOf, type Row, runOf, sampleOf } from "./goal-rows.js";
-
-/** Sequential ids with a prefix per kind (G-1, M-1, EP-1, R-1, AT-1), allocated inside the write. */
-function allocator(db: Database.Database, table: string, prefix: string) {
-  const next = db.prepare<[], { next: number }>(`SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM ${table}`);
-  return () => {
-    const seq = next.get()?.next ?? 1;
-    return { seq, id: `${prefix}-${seq}` };
-  };
-}
+import { shortIds } from "./short-ids.js";
 
 export function sqliteGoals(db: Database.Database): GoalRepo {
   const one = (sql: string) => db.prepare<unknown[], Row>(sql);
-  const nextGoal = allocator(db, "goals", "G");
-  const nextMilestone = allocator(db, "goal_milestones", "M");
-  const nextProposal = allocator(db, "goal_evaluator_proposals", "EP");
-  const nextRun = allocator(db, "goal_runs", "R");
-  const nextAttempt = allocator(db, "goal_attempts", "AT");
+  const nextGoal = shortIds(db, "goals", "G");
+  const nextMilestone = shortIds(db, "goal_milestones", "M");
+  const nextProposal = shortIds(db, "goal_evaluator_proposals", "EP");
+  const nextRun = shortIds(db, "goal_runs", "R");
+  const nextAttempt = shortIds(db, "goal_attempts", "AT");
 
   const goalById = one("SELECT * FROM goals WHERE id = ?");
   const milestoneById = one("SELECT * FROM goal_milestones WHERE id = ?");

@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
 import type { NoteBody, NoteKind, NoteRecord, NotesRepo, Severity, Trust } from "../knowledge.js";
+import { shortIds } from "./short-ids.js";
 
 interface NoteRow {
   id: string;
@@ -31,7 +32,7 @@ function toRecord(row: NoteRow): NoteRecord {
 const placeholders = (n: number) => Array.from({ length: n }, () => "?").join(", ");
 
 export function sqliteNotes(db: Database.Database): NotesRepo {
-  const nextSeq = db.prepare<[], { next: number }>("SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM notes");
+  const nextId = shortIds(db, "notes", "N");
   const insert = db.prepare(
     "INSERT INTO notes (seq, id, kind, scope, author, created_at, updated_at, severity, trust, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
   );
@@ -43,8 +44,7 @@ export function sqliteNotes(db: Database.Database): NotesRepo {
 
   return {
     async insert(note, at) {
-      const seq = nextSeq.get()?.next ?? 1;
-      const id = `N-${seq}`;
+      const { seq, id } = nextId();
       const severity: Severity | null = note.body.kind === "finding" ? note.body.severity : null;
       const trust: Trust | null = note.body.kind === "finding" ? note.body.trust : null;
       insert.run(

@@ -7,6 +7,7 @@ import type {
   RiskRecord,
   RisksRepo,
 } from "../knowledge.js";
+import { shortIds } from "./short-ids.js";
 
 interface RiskRow {
   id: string;
@@ -33,7 +34,7 @@ const toRisk = (row: RiskRow): RiskRecord => ({
 });
 
 export function sqliteRisks(db: Database.Database): RisksRepo {
-  const nextSeq = db.prepare<[], { next: number }>("SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM risks");
+  const nextId = shortIds(db, "risks", "R");
   const insert = db.prepare(
     "INSERT INTO risks (seq, id, scope, risk, impact, likelihood, indicators, action, author, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
   );
@@ -41,8 +42,7 @@ export function sqliteRisks(db: Database.Database): RisksRepo {
   const all = db.prepare<[], RiskRow>("SELECT * FROM risks ORDER BY seq");
   return {
     async insert(risk, at) {
-      const seq = nextSeq.get()?.next ?? 1;
-      const id = `R-${seq}`;
+      const { seq, id } = nextId();
       insert.run(
         seq,
         id,
@@ -112,7 +112,7 @@ interface BriefRow {
 }
 
 export function sqliteBriefs(db: Database.Database): BriefsRepo {
-  const nextSeq = db.prepare<[], { next: number }>("SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM briefs");
+  const nextId = shortIds(db, "briefs", "B");
   const insert = db.prepare(
     "INSERT INTO briefs (seq, id, task, actor, budget, hash, text, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
   );
@@ -128,8 +128,7 @@ export function sqliteBriefs(db: Database.Database): BriefsRepo {
   });
   return {
     async insert(brief, at) {
-      const seq = nextSeq.get()?.next ?? 1;
-      const id = `B-${seq}`;
+      const { seq, id } = nextId();
       insert.run(seq, id, brief.task, brief.actor, brief.budget, brief.hash, brief.text, at);
       return toBrief(byId.get(id) as BriefRow);
     },

@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
 import type { AskRecord, AskRepo, QueueRecord, QueueRepo, ShortcutEffect, ShortcutRepo } from "../tasks.js";
+import { shortIds } from "./short-ids.js";
 
 interface AskRow {
   id: string;
@@ -26,9 +27,7 @@ const toAsk = (row: AskRow): AskRecord => ({
 });
 
 export function sqliteAsks(db: Database.Database): AskRepo {
-  const nextSeq = db.prepare<[], { next: number }>(
-    "SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'task_asks'), 0) + 1 AS next",
-  );
+  const nextId = shortIds(db, "task_asks", "Q");
   const insert = db.prepare(
     "INSERT INTO task_asks (seq, id, task_id, question, asked_by, to_role, asked_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
   );
@@ -39,8 +38,7 @@ export function sqliteAsks(db: Database.Database): AskRepo {
   const all = db.prepare<[number], AskRow>("SELECT * FROM task_asks ORDER BY seq DESC LIMIT ?");
   return {
     async insert(ask, at) {
-      const seq = nextSeq.get()?.next ?? 1;
-      const id = `Q-${seq}`;
+      const { seq, id } = nextId();
       insert.run(seq, id, ask.taskId, ask.question, ask.askedBy, ask.toRole, at);
       return toAsk(byId.get(id) as AskRow);
     },

@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
 import type { TaskRecord, TaskRepo } from "../tasks.js";
+import { shortIds } from "./short-ids.js";
 import { sqliteTaskRelations } from "./task-relations.js";
 import { COLUMNS, pad, RANK, type TaskRow, toTask } from "./task-rows.js";
 
@@ -22,9 +23,7 @@ const UNFINISHED_DEPENDENCY = `EXISTS (SELECT 1 FROM task_dependencies d JOIN ta
 
 export function sqliteTasks(db: Database.Database): TaskRepo {
   const byId = db.prepare<[string], TaskRow>(`SELECT ${COLUMNS} FROM tasks WHERE id = ?`);
-  const nextSeq = db.prepare<[], { next: number }>(
-    "SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'tasks'), 0) + 1 AS next",
-  );
+  const nextId = shortIds(db, "tasks", "T");
   const insert = db.prepare(
     `INSERT INTO tasks (seq, id, title, so_that, context, parent_id, sort_path, priority, priority_rank, status,
       estimate, traces, labels, created_by, created_at, updated_at)
@@ -67,8 +66,7 @@ export function sqliteTasks(db: Database.Database): TaskRepo {
   return {
     ...sqliteTaskRelations(db),
     async insert(task, at) {
-      const seq = nextSeq.get()?.next ?? 1;
-      const id = `T-${seq}`;
+      const { seq, id } = nextId();
       const parentPath = task.parentId ? (byId.get(task.parentId)?.sort_path ?? "") : "";
       insert.run({
         seq,
