@@ -104,7 +104,11 @@ function register(server: McpServer, tool: ToolSpec, session: Session): void {
   const command = commandOf(tool, COMMANDS_BY_NAME);
   server.registerTool(tool.name, config, async (args: unknown, ctx: ServerContext) => {
     const { schema_version: _version, ...input } = args as Record<string, unknown>;
-    const outcome = await dispatch(command, input, session, callControls(ctx));
+    const { controls, delivered } = callControls(ctx);
+    const outcome = await dispatch(command, input, session, controls);
+    // Progress must reach the client before the result: once the result arrives, the client
+    // stops listening for this request's progress.
+    await delivered();
     return toolResult(outcome, briefLink(tool, outcome));
   });
 }
@@ -193,17 +197,20 @@ function registerPrompt(server: McpServer, spec: PromptSpec, session: Session): 
  * The request's cancellation signal, and progress notifications when (and only when) the client
  * sent a progress token with its call.
  */
-function callControls(ctx: ServerContext): CallControls {
+function callControls(ctx: ServerContext): { controls: CallControls; delivered: () => Promise<unknown> } {
   const token = ctx.mcpReq._meta?.progressToken;
   const controls: CallControls = { signal: ctx.mcpReq.signal };
+  const sent: Promise<unknown>[] = [];
   if (token !== undefined) {
     controls.progress = (update) => {
-      ctx.mcpReq
-        .notify({ method: "notifications/progress", params: { progressToken: token, ...update } })
-        .catch(() => {});
+      sent.push(
+        ctx.mcpReq
+          .notify({ method: "notifications/progress", params: { progressToken: token, ...update } })
+          .catch(() => {}),
+      );
     };
   }
-  return controls;
+  return { controls, delivered: () => Promise.all(sent) };
 }
 
 export function createServer(session: Session, profile: Profile): McpServer {
