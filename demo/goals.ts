@@ -16,7 +16,7 @@ const TEST =
 
 /** Chapter: a goal over a tiny generated repo; cairn measures, the builder's word decides nothing. */
 export async function chapterGoals(world: DemoWorld): Promise<void> {
-  world.say("\n== Goals and proof gates");
+  world.say("\n== 4. Goals and proof gates: cairn, not the builder, decides keep or revert");
   const { dir } = world;
   writeFileSync(
     join(dir, "package.json"),

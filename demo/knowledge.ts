@@ -19,7 +19,7 @@ async function showBrief(world: DemoWorld, agent: Agent, task: string, budget?: 
 
 /** Chapter: notes and memory that outlive each agent. */
 export async function chapterKnowledge(world: DemoWorld): Promise<void> {
-  world.say("\n== Knowledge: notes and memory that outlive each agent");
+  world.say("\n== 3. Knowledge: notes and memory that outlive each agent, and the brief");
   const epic = taskOf(
     world.cli([
       "task",
