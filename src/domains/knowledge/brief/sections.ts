@@ -29,6 +29,11 @@ export const SECTION_ORDER = [
 ] as const;
 export type SectionName = (typeof SECTION_ORDER)[number];
 
+/** A droppable section of quoted items that can be shortened by leaving the last ones out. */
+function listSection(name: SectionName, title: string, parts: string[], how: string): Section {
+  return { name, title, body: parts.join("\n"), parts, items: parts.length, droppable: true, how };
+}
+
 const refLine = (ref: TaskRef) => `${ref.id} [${ref.status}] ${ref.title}`;
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
@@ -113,16 +118,7 @@ function decisionsSection(inputs: BriefInputs): Section | null {
       `chose: ${d.chose}\nrejected: ${d.rejected}\nbecause: ${d.because}`,
     ),
   );
-  const body = parts.join("\n");
-  return {
-    name: "decisions",
-    title: "Decisions (newest first)",
-    body,
-    parts,
-    items: inputs.decisions.length,
-    droppable: true,
-    how: "`cairn note list --kind decision`",
-  };
+  return listSection("decisions", "Decisions (newest first)", parts, "`cairn note list --kind decision`");
 }
 
 function risksSection(inputs: BriefInputs): Section | null {
@@ -133,31 +129,13 @@ function risksSection(inputs: BriefInputs): Section | null {
       `${r.risk}\nwatch for: ${r.indicators}\nthen: ${r.action}`,
     ),
   );
-  const body = parts.join("\n");
-  return {
-    name: "risks",
-    title: "Top risks",
-    body,
-    parts,
-    items: inputs.risks.length,
-    droppable: true,
-    how: "`cairn risk list`",
-  };
+  return listSection("risks", "Top risks", parts, "`cairn risk list`");
 }
 
 function glossarySection(inputs: BriefInputs): Section | null {
   if (inputs.glossary.length === 0) return null;
   const parts = inputs.glossary.map((t) => quote(`term by ${t.author}`, `${t.term}: ${t.meaning}`));
-  const body = parts.join("\n");
-  return {
-    name: "glossary",
-    title: "Glossary (terms in this task)",
-    body,
-    parts,
-    items: inputs.glossary.length,
-    droppable: true,
-    how: "`cairn glossary list`",
-  };
+  return listSection("glossary", "Glossary (terms in this task)", parts, "`cairn glossary list`");
 }
 
 function findingsSection(inputs: BriefInputs): Section | null {
@@ -165,31 +143,18 @@ function findingsSection(inputs: BriefInputs): Section | null {
   const parts = inputs.findings.map((f) =>
     quote(`${f.id} finding, ${f.severity}, ${f.trust}, by ${f.author}, ${f.scope}`, f.text),
   );
-  const body = parts.join("\n");
-  return {
-    name: "findings",
-    title: "Findings (this task, siblings, workspace)",
-    body,
+  return listSection(
+    "findings",
+    "Findings (this task, siblings, workspace)",
     parts,
-    items: inputs.findings.length,
-    droppable: true,
-    how: "`cairn note list --kind finding`",
-  };
+    "`cairn note list --kind finding`",
+  );
 }
 
 function memorySection(inputs: BriefInputs): Section | null {
   if (inputs.facts.length === 0) return null;
   const parts = inputs.facts.map((f) => quote(`${f.id} fact by ${f.author}`, f.text));
-  const body = parts.join("\n");
-  return {
-    name: "memory",
-    title: "Memory (recalled for this task)",
-    body,
-    parts,
-    items: inputs.facts.length,
-    droppable: true,
-    how: "`recall` with your own words",
-  };
+  return listSection("memory", "Memory (recalled for this task)", parts, "`recall` with your own words");
 }
 
 function activitySection(inputs: BriefInputs): Section | null {
