@@ -12,6 +12,16 @@ function columnsOf(db: Database.Database, table: string): string[] {
     .map((column) => column.name);
 }
 
+/** Rows per content table; workspace metadata is not content. */
+function rowCounts(db: Database.Database): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const table of CONTENT_TABLES) {
+    if (table === "meta") continue;
+    counts[table] = (db.prepare(`SELECT COUNT(*) AS n FROM ${quote(table)}`).get() as { n: number }).n;
+  }
+  return counts;
+}
+
 /** Export and import walk the content tables generically, so a new domain's rows travel too. */
 export function sqliteTransfer(db: Database.Database): TransferRepo {
   return {
@@ -27,12 +37,7 @@ export function sqliteTransfer(db: Database.Database): TransferRepo {
       return records;
     },
     async contentCount() {
-      let total = 0;
-      for (const table of CONTENT_TABLES) {
-        if (table === "meta") continue;
-        total += (db.prepare(`SELECT COUNT(*) AS n FROM ${quote(table)}`).get() as { n: number }).n;
-      }
-      return total;
+      return Object.values(rowCounts(db)).reduce((total, n) => total + n, 0);
     },
     async restore(records) {
       const known = new Map(CONTENT_TABLES.map((table) => [table, new Set(columnsOf(db, table))]));
@@ -54,12 +59,7 @@ export function sqliteTransfer(db: Database.Database): TransferRepo {
 export function sqliteCounts(db: Database.Database): CountsRepo {
   return {
     async all() {
-      const counts: Record<string, number> = {};
-      for (const table of CONTENT_TABLES) {
-        if (table === "meta") continue;
-        counts[table] = (db.prepare(`SELECT COUNT(*) AS n FROM ${quote(table)}`).get() as { n: number }).n;
-      }
-      return counts;
+      return rowCounts(db);
     },
   };
 }
