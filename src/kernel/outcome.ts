@@ -66,3 +66,9 @@ export function outcomeFromThrown(thrown: unknown): Outcome<never> {
   const message = thrown instanceof Error ? thrown.message : String(thrown);
   return { kind: "error", error: operational(message) };
 }
+
+/** A typed failure as text: its kind, what happened, and what to do next when that is known. */
+export function describeError(error: CairnError): string {
+  const head = `${error.errorKind.replace("_", " ")}: ${error.message}`;
+  return error.hint ? `${head}\nnext: ${error.hint}` : head;
+}

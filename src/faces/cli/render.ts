@@ -1,4 +1,4 @@
-import type { Outcome } from "../../kernel/outcome.js";
+import { describeError, type Outcome } from "../../kernel/outcome.js";
 
 export interface Output {
   stdout(text: string): void;
@@ -46,5 +46,5 @@ export function renderOutcome(
   const { errorKind, message, hint } = outcome.error;
   if (json)
     out.stdout(`${JSON.stringify({ error: { kind: errorKind, message, next: hint ?? null } }, null, 2)}\n`);
-  out.stderr(`cairn: ${errorKind.replace("_", " ")}: ${message}\n${hint ? `next: ${hint}\n` : ""}`);
+  out.stderr(`cairn: ${describeError(outcome.error)}\n`);
 }

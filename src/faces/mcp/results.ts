@@ -1,5 +1,5 @@
 import type { CallToolResult, ResourceLink } from "@modelcontextprotocol/server";
-import type { Outcome } from "../../kernel/outcome.js";
+import { describeError, type Outcome } from "../../kernel/outcome.js";
 
 /**
  * Outcome → MCP result. A refusal is a normal result (agent loops retry errors, and retrying a
@@ -17,11 +17,5 @@ export function toolResult(outcome: Outcome<unknown>, link?: ResourceLink): Call
     const envelope = { refused: outcome.refusal };
     return { content: [{ type: "text", text: JSON.stringify(envelope) }], structuredContent: envelope };
   }
-  const { errorKind, message, hint } = outcome.error;
-  return {
-    content: [
-      { type: "text", text: `${errorKind.replace("_", " ")}: ${message}${hint ? `\nnext: ${hint}` : ""}` },
-    ],
-    isError: true,
-  };
+  return { content: [{ type: "text", text: describeError(outcome.error) }], isError: true };
 }
