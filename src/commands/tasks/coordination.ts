@@ -1,11 +1,11 @@
 import { z } from "zod";
-import { answerQuestion, askQuestion, listAsks } from "../domains/tasks/asks.js";
-import { sweep } from "../domains/tasks/claims.js";
-import { parseParams } from "../domains/tasks/criteria.js";
-import { addQueue, listQueues, queueAdvance, queueNext } from "../domains/tasks/queues.js";
-import { addShortcut, listShortcuts, runShortcut } from "../domains/tasks/shortcuts.js";
-import { SHORTCUT_EFFECTS, TASK_STATUSES } from "../store/tasks.js";
-import { defineCommand } from "./define.js";
+import { answerQuestion, askQuestion, listAsks } from "../../domains/tasks/asks.js";
+import { sweep } from "../../domains/tasks/claims.js";
+import { parseParams } from "../../domains/tasks/criteria.js";
+import { addQueue, listQueues, queueAdvance, queueNext } from "../../domains/tasks/queues.js";
+import { addShortcut, listShortcuts, runShortcut } from "../../domains/tasks/shortcuts.js";
+import { SHORTCUT_EFFECTS, TASK_STATUSES } from "../../store/tasks.js";
+import { defineCommand } from "../define.js";
 
 const Ask = z.object({
   id: z.string(),

@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { loadCatalog } from "../domains/goals/evaluators/catalog.js";
-import { decideProposal, proposeEvaluator } from "../domains/goals/proposals.js";
-import { catalogDirectories, selectionFor } from "../domains/goals/runs.js";
-import type { ProposalRecord } from "../store/store.js";
-import type { CommandContext } from "./context.js";
-import { defineCommand } from "./define.js";
+import { loadCatalog } from "../../domains/goals/evaluators/catalog.js";
+import { decideProposal, proposeEvaluator } from "../../domains/goals/proposals.js";
+import { catalogDirectories, selectionFor } from "../../domains/goals/runs.js";
+import type { ProposalRecord } from "../../store/store.js";
+import type { CommandContext } from "../context.js";
+import { defineCommand } from "../define.js";
 
 const Proposal = z.object({
   id: z.string(),

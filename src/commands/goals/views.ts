@@ -1,7 +1,13 @@
 import { z } from "zod";
-import type { Decision } from "../domains/goals/decide.js";
-import type { EvaluatorDefinition } from "../domains/goals/evaluators/definition.js";
-import type { AttemptRecord, GoalRecord, MilestoneRecord, RunRecord, SampleRecord } from "../store/store.js";
+import type { Decision } from "../../domains/goals/decide.js";
+import type { EvaluatorDefinition } from "../../domains/goals/evaluators/definition.js";
+import type {
+  AttemptRecord,
+  GoalRecord,
+  MilestoneRecord,
+  RunRecord,
+  SampleRecord,
+} from "../../store/store.js";
 
 /**
  * JSON shapes of the goals domain and the one rule every view applies: a hidden evaluator's

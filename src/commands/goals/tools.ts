@@ -1,4 +1,4 @@
-import { PLANNER, type ToolSpec } from "./spec.js";
+import { PLANNER, type ToolSpec } from "../tool-spec.js";
 
 /** Goals and proof gates: the planner's loop from a vague goal to kept attempts. */
 export const GOAL_TOOLS: readonly ToolSpec[] = [

@@ -1,11 +1,11 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { z } from "zod";
-import { exportWorkspace, importIntoNewWorkspace } from "../domains/transfer/transfer.js";
-import { homeWorkspace, projectWorkspace, type Workspace } from "../domains/workspace/discover.js";
-import { initWorkspace } from "../domains/workspace/init.js";
-import { type BareContext, requireOwnerLaunch } from "./context.js";
-import { defineBareCommand, defineCommand } from "./define.js";
+import { exportWorkspace, importIntoNewWorkspace } from "../../domains/transfer/transfer.js";
+import { homeWorkspace, projectWorkspace, type Workspace } from "../../domains/workspace/discover.js";
+import { initWorkspace } from "../../domains/workspace/init.js";
+import { type BareContext, requireOwnerLaunch } from "../context.js";
+import { defineBareCommand, defineCommand } from "../define.js";
 
 /** `--home` targets the machine-level workspace; otherwise CAIRN_DIR, else the working directory. */
 function targetWorkspace(ctx: BareContext, home: boolean | undefined): Workspace {

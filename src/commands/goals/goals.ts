@@ -1,11 +1,17 @@
 import { z } from "zod";
-import { createGoal, goalOrThrow, openQuestions, ProofInput, updateGoal } from "../domains/goals/contract.js";
-import { MilestoneInput, planMilestones } from "../domains/goals/milestones.js";
-import { nextMilestone } from "../domains/goals/next.js";
-import { milestoneGate } from "../domains/goals/task-link.js";
-import type { GoalRecord } from "../store/store.js";
-import { defineCommand } from "./define.js";
-import { Goal, goalView, Milestone, milestoneView } from "./goal-views.js";
+import {
+  createGoal,
+  goalOrThrow,
+  openQuestions,
+  ProofInput,
+  updateGoal,
+} from "../../domains/goals/contract.js";
+import { MilestoneInput, planMilestones } from "../../domains/goals/milestones.js";
+import { nextMilestone } from "../../domains/goals/next.js";
+import { milestoneGate } from "../../domains/goals/task-link.js";
+import type { GoalRecord } from "../../store/store.js";
+import { defineCommand } from "../define.js";
+import { Goal, goalView, Milestone, milestoneView } from "./views.js";
 
 const questions = (goal: GoalRecord) => {
   const { blocking, advisory } = openQuestions(goal);

@@ -7,9 +7,9 @@ import {
   showFact,
   supersede,
   topics,
-} from "../domains/knowledge/memory.js";
-import type { FactRecord } from "../store/knowledge.js";
-import { defineCommand } from "./define.js";
+} from "../../domains/knowledge/memory.js";
+import type { FactRecord } from "../../store/knowledge.js";
+import { defineCommand } from "../define.js";
 
 const Fact = z.object({
   id: z.string(),

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { workspaceStatus } from "../domains/status/status.js";
-import { boardStatus } from "../domains/tasks/board-status.js";
-import { defineCommand } from "./define.js";
+import { workspaceStatus } from "../../domains/status/status.js";
+import { boardStatus } from "../../domains/tasks/board-status.js";
+import { defineCommand } from "../define.js";
 import { WorkspaceRef } from "./workspace.js";
 
 const BoardStatus = z.object({

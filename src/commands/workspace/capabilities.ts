@@ -1,10 +1,9 @@
 import { z } from "zod";
-import { PROFILES } from "../domains/workspace/config.js";
-import { CAIRN_VERSION, MCP_PROTOCOL_VERSION, TOOL_SCHEMA_VERSION } from "../kernel/version.js";
-import { defineBareCommand } from "./define.js";
-import { COMMANDS_BY_NAME } from "./registry.js";
-import { toolAnnotations } from "./tool-schemas.js";
-import { TOOLS } from "./tools.js";
+import { PROFILES } from "../../domains/workspace/config.js";
+import { CAIRN_VERSION, MCP_PROTOCOL_VERSION, TOOL_SCHEMA_VERSION } from "../../kernel/version.js";
+import { defineBareCommand } from "../define.js";
+import { COMMANDS_BY_NAME, TOOLS } from "../registry.js";
+import { toolAnnotations } from "../tool-schemas.js";
 
 /** Derived from the same tables the CLI and `tools/list` are built from, so it cannot advertise what they lack. */
 export const capabilities = defineBareCommand({

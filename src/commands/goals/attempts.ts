@@ -6,12 +6,12 @@ import {
   openAttempt,
   reportScores,
   revertAttempt,
-} from "../domains/goals/attempts.js";
-import type { Decision } from "../domains/goals/decide.js";
-import type { EvaluatorDefinition } from "../domains/goals/evaluators/definition.js";
-import { runOrThrow } from "../domains/goals/runs.js";
-import { defineCommand } from "./define.js";
-import { Attempt, attemptView, DecisionView, decisionView, Sample, sampleView } from "./goal-views.js";
+} from "../../domains/goals/attempts.js";
+import type { Decision } from "../../domains/goals/decide.js";
+import type { EvaluatorDefinition } from "../../domains/goals/evaluators/definition.js";
+import { runOrThrow } from "../../domains/goals/runs.js";
+import { defineCommand } from "../define.js";
+import { Attempt, attemptView, DecisionView, decisionView, Sample, sampleView } from "./views.js";
 
 const hiddenNames = (manifest: { name: string; definition: Record<string, unknown> }[]) =>
   new Set(manifest.filter((e) => (e.definition as unknown as EvaluatorDefinition).hidden).map((e) => e.name));

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import type { TaskDetail } from "../domains/tasks/board.js";
-import { expected } from "../domains/tasks/common.js";
-import { type CriterionRecord, PRIORITIES, TASK_STATUSES, type TaskRecord } from "../store/tasks.js";
+import type { TaskDetail } from "../../domains/tasks/board.js";
+import { expected } from "../../domains/tasks/common.js";
+import { type CriterionRecord, PRIORITIES, TASK_STATUSES, type TaskRecord } from "../../store/tasks.js";
 
 /**
  * Output shapes of the board's commands: snake_case, no descriptions, no integer bounds. Tool

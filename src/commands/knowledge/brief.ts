@@ -1,12 +1,12 @@
 import { z } from "zod";
-import { assembleBrief, DEFAULT_BRIEF_BUDGET } from "../domains/knowledge/brief/engine.js";
-import { gatherBriefInputs, recordBrief } from "../domains/knowledge/brief/gather.js";
-import type { TaskBriefSource } from "../domains/knowledge/brief/inputs.js";
-import { SECTION_ORDER } from "../domains/knowledge/brief/sections.js";
-import { boardBriefSource } from "../domains/tasks/brief-source.js";
-import { refuse } from "../kernel/outcome.js";
-import type { CommandContext } from "./context.js";
-import { defineCommand } from "./define.js";
+import { assembleBrief, DEFAULT_BRIEF_BUDGET } from "../../domains/knowledge/brief/engine.js";
+import { gatherBriefInputs, recordBrief } from "../../domains/knowledge/brief/gather.js";
+import type { TaskBriefSource } from "../../domains/knowledge/brief/inputs.js";
+import { SECTION_ORDER } from "../../domains/knowledge/brief/sections.js";
+import { boardBriefSource } from "../../domains/tasks/brief-source.js";
+import { refuse } from "../../kernel/outcome.js";
+import type { CommandContext } from "../context.js";
+import { defineCommand } from "../define.js";
 
 const BriefInput = z.object({
   task: z.string().describe("e.g. T-12"),

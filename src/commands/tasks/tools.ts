@@ -1,4 +1,4 @@
-import { EVERY_PROFILE, type ToolSpec } from "./spec.js";
+import { EVERY_PROFILE, type ToolSpec } from "../tool-spec.js";
 
 const claimedTask = (out: Record<string, unknown>) => (out.task as { id?: string } | undefined)?.id;
 const briefedTask = (out: Record<string, unknown>) => (typeof out.task === "string" ? out.task : undefined);

@@ -1,4 +1,4 @@
-import type { Profile } from "../../domains/workspace/config.js";
+import type { Profile } from "../domains/workspace/config.js";
 
 /** One MCP tool: a hand-written face on one command (or on the whole CLI, for `cli`). */
 export interface ToolSpec {

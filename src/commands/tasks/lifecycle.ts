@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { blockTask, dependTask, dropTask, moveTask, reopenTask } from "../domains/tasks/board.js";
-import { checkTask, finishTask } from "../domains/tasks/done.js";
-import type { CommandContext } from "./context.js";
-import { defineCommand } from "./define.js";
-import { summaryView, TaskSummary } from "./task-views.js";
+import { blockTask, dependTask, dropTask, moveTask, reopenTask } from "../../domains/tasks/board.js";
+import { checkTask, finishTask } from "../../domains/tasks/done.js";
+import type { CommandContext } from "../context.js";
+import { defineCommand } from "../define.js";
+import { summaryView, TaskSummary } from "./views.js";
 
 /** A task's life after the claim: check, finish, block, reopen, drop, move and depend. */
 const id = z.string().describe("e.g. T-12");

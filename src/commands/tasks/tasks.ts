@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { addTask, listTasks, showTask } from "../domains/tasks/board.js";
-import { claimTask, readyFor, releaseTask } from "../domains/tasks/claims.js";
-import { addCriterion } from "../domains/tasks/criteria.js";
-import { PRIORITIES, TASK_STATUSES } from "../store/tasks.js";
-import { defineCommand } from "./define.js";
-import { LIFECYCLE_COMMANDS } from "./task-lifecycle.js";
+import { addTask, listTasks, showTask } from "../../domains/tasks/board.js";
+import { claimTask, readyFor, releaseTask } from "../../domains/tasks/claims.js";
+import { addCriterion } from "../../domains/tasks/criteria.js";
+import { PRIORITIES, TASK_STATUSES } from "../../store/tasks.js";
+import { defineCommand } from "../define.js";
+import { LIFECYCLE_COMMANDS } from "./lifecycle.js";
 import {
   Criterion,
   criterionView,
@@ -16,7 +16,7 @@ import {
   TaskSummary,
   WorkContext,
   workContextView,
-} from "./task-views.js";
+} from "./views.js";
 
 const id = z.string().describe("e.g. T-12");
 const one = z.object({ task: TaskSummary });

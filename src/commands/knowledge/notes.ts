@@ -7,9 +7,9 @@ import {
   setFindingTrust,
   showNote,
   TRUSTS,
-} from "../domains/knowledge/notes.js";
-import type { NoteRecord } from "../store/knowledge.js";
-import { defineCommand } from "./define.js";
+} from "../../domains/knowledge/notes.js";
+import type { NoteRecord } from "../../store/knowledge.js";
+import { defineCommand } from "../define.js";
 
 const Note = z.object({
   id: z.string(),

@@ -6,9 +6,9 @@ import {
   listGlossary,
   listRisks,
   riskRank,
-} from "../domains/knowledge/risks.js";
-import type { RiskRecord } from "../store/knowledge.js";
-import { defineCommand } from "./define.js";
+} from "../../domains/knowledge/risks.js";
+import type { RiskRecord } from "../../store/knowledge.js";
+import { defineCommand } from "../define.js";
 
 const Risk = z.object({
   id: z.string(),

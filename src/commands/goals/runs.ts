@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { goalOrThrow } from "../domains/goals/contract.js";
-import { catalogDirectories, driftOf, freezeRun, runOrThrow } from "../domains/goals/runs.js";
-import { defineCommand } from "./define.js";
-import { Run, runView } from "./goal-views.js";
+import { goalOrThrow } from "../../domains/goals/contract.js";
+import { catalogDirectories, driftOf, freezeRun, runOrThrow } from "../../domains/goals/runs.js";
+import { defineCommand } from "../define.js";
+import { Run, runView } from "./views.js";
 
 export const runFreeze = defineCommand({
   name: "run freeze",

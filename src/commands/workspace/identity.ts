@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { addAgent, listAgents, retireAgent } from "../domains/identity/agents.js";
-import { PROFILES } from "../domains/workspace/config.js";
-import type { AgentRecord } from "../store/store.js";
-import { defineCommand } from "./define.js";
+import { addAgent, listAgents, retireAgent } from "../../domains/identity/agents.js";
+import { PROFILES } from "../../domains/workspace/config.js";
+import type { AgentRecord } from "../../store/store.js";
+import { defineCommand } from "../define.js";
 
 const Agent = z.object({
   id: z.string(),

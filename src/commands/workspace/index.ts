@@ -1,0 +1,24 @@
+import type { CommandDomain } from "../domain.js";
+import { capabilities } from "./capabilities.js";
+import { agentAdd, agentList, agentRetire, whoami } from "./identity.js";
+import { status } from "./status.js";
+import { WORKSPACE_TOOLS } from "./tools.js";
+import { exportCommand, importCommand, init } from "./workspace.js";
+
+/** The workspace itself: init, identity, status, export/import, capabilities. */
+export const workspaceDomain: CommandDomain = {
+  name: "workspace",
+  commands: [
+    init,
+    status,
+    whoami,
+    agentAdd,
+    agentList,
+    agentRetire,
+    exportCommand,
+    importCommand,
+    capabilities,
+  ],
+  tools: WORKSPACE_TOOLS,
+  groups: { agent: "Register, list and retire agents (each gets its own token)" },
+};
