@@ -1,0 +1,157 @@
+import { spawn } from "node:child_process";
+
+/**
+ * Every process cairn starts (verify commands, shortcuts, evaluators, agents, skill scripts, OS
+ * tools, git) goes through here: argv only, never a shell; its own process group, so a timeout,
+ * a cancel or cairn's own exit takes everything it started; and an environment without cairn's
+ * credentials.
+ */
+
+/** Variables that carry a cairn credential. A child that must act on the board gets its own token. */
+const CREDENTIAL_VARIABLES = ["CAIRN_AGENT"] as const;
+
+/** The environment for a child: the base minus every cairn credential, plus `extra` (which wins). */
+export function childEnv(
+  base: NodeJS.ProcessEnv = process.env,
+  extra: Readonly<Record<string, string>> = {},
+): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...base };
+  for (const name of CREDENTIAL_VARIABLES) delete env[name];
+  for (const name of Object.keys(env)) if (/^CAIRN_.*TOKEN/.test(name)) delete env[name];
+  return { ...env, ...extra };
+}
+
+/** After a timeout or a cancel, the group gets this long to exit on SIGTERM before SIGKILL. */
+export const KILL_GRACE_MS = 1_000;
+
+export interface ChildRequest {
+  argv: readonly string[];
+  cwd: string;
+  /** Defaults to `childEnv()`; pass `childEnv(...)` to add variables, never a raw `process.env`. */
+  env?: NodeJS.ProcessEnv;
+  timeoutMs: number;
+  /** Cancels the run: the group gets SIGTERM, then SIGKILL after the grace. */
+  signal?: AbortSignal;
+  graceMs?: number;
+  /** Each chunk of output as it arrives; the caller keeps what it needs (a tail, a hash). */
+  onOutput?: (chunk: Buffer, stream: "stdout" | "stderr") => void;
+}
+
+export interface ChildResult {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  timedOut: boolean;
+  cancelled: boolean;
+  /** Why it did not run to an exit code of its own: not found, could not start, timed out, cancelled. */
+  error: string | null;
+  durationMs: number;
+}
+
+/** Groups still running, so cairn can take them down when it is itself stopped. */
+const LIVE_GROUPS = new Set<number>();
+
+function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // The group is already gone.
+  }
+}
+
+/** Stop every process group cairn started and is still supervising (on SIGTERM, SIGHUP, Ctrl-C). */
+export function killAllChildren(signal: NodeJS.Signals = "SIGKILL"): void {
+  for (const pid of LIVE_GROUPS) killGroup(pid, signal);
+}
+
+/** Run argv in its own process group; the group is killed when the command exits, too. */
+export function runChild(request: ChildRequest): Promise<ChildResult> {
+  const [program, ...args] = request.argv;
+  const started = performance.now();
+  const grace = request.graceMs ?? KILL_GRACE_MS;
+  return new Promise((resolve) => {
+    let settled = false;
+    const finish = (result: Omit<ChildResult, "durationMs">) => {
+      if (settled) return;
+      settled = true;
+      resolve({ ...result, durationMs: Math.round(performance.now() - started) });
+    };
+    if (!program) {
+      finish({ exitCode: null, signal: null, timedOut: false, cancelled: false, error: "empty command" });
+      return;
+    }
+    if (request.signal?.aborted) {
+      finish({
+        exitCode: null,
+        signal: null,
+        timedOut: false,
+        cancelled: true,
+        error: "cancelled before it started",
+      });
+      return;
+    }
+    const child = spawn(program, args, {
+      cwd: request.cwd,
+      env: request.env ?? childEnv(),
+      shell: false,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    if (child.pid !== undefined) LIVE_GROUPS.add(child.pid);
+    let timedOut = false;
+    let cancelled = false;
+    let spawnError: string | null = null;
+    const stop = () => {
+      killGroup(child.pid, "SIGTERM");
+      setTimeout(() => killGroup(child.pid, "SIGKILL"), grace).unref();
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      stop();
+    }, request.timeoutMs);
+    const onAbort = () => {
+      cancelled = true;
+      stop();
+    };
+    request.signal?.addEventListener("abort", onAbort, { once: true });
+    child.stdout.on("data", (chunk: Buffer) => request.onOutput?.(chunk, "stdout"));
+    child.stderr.on("data", (chunk: Buffer) => request.onOutput?.(chunk, "stderr"));
+    const cleanUp = () => {
+      clearTimeout(timer);
+      request.signal?.removeEventListener("abort", onAbort);
+      // Whatever the command left running in its group goes with it.
+      killGroup(child.pid, "SIGKILL");
+      if (child.pid !== undefined) LIVE_GROUPS.delete(child.pid);
+    };
+    child.on("error", (error: NodeJS.ErrnoException) => {
+      spawnError =
+        error.code === "ENOENT"
+          ? `command not found: ${program}`
+          : `could not start ${program}: ${error.message}`;
+      if (child.pid === undefined) {
+        cleanUp();
+        finish({ exitCode: null, signal: null, timedOut: false, cancelled: false, error: spawnError });
+      }
+    });
+    // A grandchild holding the pipes open would delay "close" forever: the group goes at exit.
+    child.on("exit", () => killGroup(child.pid, "SIGKILL"));
+    child.on("close", (code, signal) => {
+      cleanUp();
+      const limit =
+        request.timeoutMs < 1000 ? `${request.timeoutMs} ms` : `${Math.round(request.timeoutMs / 1000)} s`;
+      finish({
+        exitCode: spawnError ? null : code,
+        signal: signal ?? null,
+        timedOut,
+        cancelled,
+        error:
+          spawnError ??
+          (timedOut
+            ? `timed out after ${limit}; its process group was killed`
+            : cancelled
+              ? "cancelled; its process group was killed"
+              : null),
+      });
+    });
+  });
+}
