@@ -29,7 +29,7 @@ export function Text({ text }: { text: string | null | undefined }) {
     last = index + match[0].length;
   }
   if (last < clean.length) parts.push(clean.slice(last));
-  return html`${parts}`;
+  return html`<span class="text">${parts}</span>`;
 }
 
 export function ago(iso: string | null | undefined, now = Date.now()): string {
@@ -75,7 +75,9 @@ export function Status({ status }: { status: string }) {
 
 export function Verdict({ verdict, reverted }: { verdict: string | null; reverted?: boolean }) {
   const name = verdict ?? "open";
-  return html`<span class=${`pill verdict-${name}`}>${name}${reverted ? " (reverted)" : ""}</span>`;
+  // A reverted attempt's changes are undone: say that, whatever it was decided.
+  const shown = reverted ? "reverted" : name;
+  return html`<span class=${`pill verdict-${reverted ? "revert" : name}`}>${shown}</span>`;
 }
 
 export function Section({

@@ -26,8 +26,10 @@ function CriterionView({ c, task }: { c: Criterion; task: string }) {
       e
         ? html`<div class="evidence">
           <div>
-            cairn ran <code>${e.argv.join(" ")}</code>: exit ${e.exit_code ?? "none"}${e.signal ? ` (${e.signal})` : ""}${e.timed_out ? ", timed out" : ""},
-            ${Math.round(e.duration_ms)} ms, <${Time} at=${e.at} />${e.git_head ? html`, at commit <code>${e.git_head.slice(0, 12)}</code>` : null}
+            <span>cairn ran</span> <code>${e.argv.join(" ")}</code>
+            <span>${`exit ${e.exit_code ?? "none"}${e.signal ? ` (${e.signal})` : ""}${e.timed_out ? ", timed out" : ""}, ${Math.round(e.duration_ms)} ms,`}</span>
+            <${Time} at=${e.at} />
+            ${e.git_head ? html`<span>at commit <code>${e.git_head.slice(0, 12)}</code></span>` : null}
           </div>
           ${e.error ? html`<div class="error-text"><${Text} text=${e.error} /></div>` : null}
           ${
@@ -57,7 +59,7 @@ export function Task({ id }: { id: string }) {
       const verified = d.criteria.filter((c) => proofOf(c).kind === "ok").length;
       return html`
         <h1><span class="id">${t.id}</span> <${Text} text=${t.title} /></h1>
-        <p>
+        <p class="meta">
           <${Status} status=${t.status} /> <span class=${`prio prio-${t.priority}`}>${t.priority}</span>
           ${t.owner ? html` held by <span class="owner">${t.owner}</span> since <${Time} at=${t.claimed_at} />` : null}
           ${t.parent ? html` · parent <${IdLink} id=${t.parent} />` : null}
