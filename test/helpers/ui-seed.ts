@@ -26,7 +26,7 @@ export interface Seeded {
 
 export const HOSTILE_TITLE = '<img src=x onerror="window.__pwned=1"> fix T-1 & <b>bold</b>';
 
-export async function seedWorkspace(): Promise<Seeded> {
+export async function seedWorkspace(options: { goals?: boolean } = {}): Promise<Seeded> {
   const ws = gitWorkspace({ "score.txt": "6.0\n" });
   const { dir } = ws;
   const sessions = new Map<string, Session>();
@@ -100,6 +100,19 @@ export async function seedWorkspace(): Promise<Seeded> {
   await cli(["task", "block", "T-5", "--reason", "waiting for the 1.0 changelog"]);
   await cli(["ask", "T-3", "Which tokenizer should rank use?"], "bo");
 
+  const seeded = {
+    dir,
+    cleanup: ws.cleanup,
+    goal: "",
+    run: "",
+    verifiedTask: "T-2",
+    cli,
+    async close() {
+      for (const session of sessions.values()) await session.close();
+    },
+  };
+  if (options.goals === false) return seeded;
+
   // A goal measured by a noisy evaluator: three repeats, a value read from the checkout.
   const counter = join(tmpdir(), `cairn-ui-seed-${process.pid}-${Date.now()}`);
   writeFileSync(counter, "0");
@@ -140,15 +153,5 @@ export async function seedWorkspace(): Promise<Seeded> {
   await cli(["attempt", "eval", judged]);
   await cli(["attempt", "report", judged, "--scores", '{"docs":0.9}']);
   await cli(["attempt", "decide", judged]);
-  return {
-    dir,
-    cleanup: ws.cleanup,
-    goal,
-    run,
-    verifiedTask: "T-2",
-    cli,
-    async close() {
-      for (const session of sessions.values()) await session.close();
-    },
-  };
+  return { ...seeded, goal, run };
 }

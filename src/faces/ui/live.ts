@@ -67,6 +67,12 @@ export class LiveHub {
       Connection: "keep-alive",
     });
     response.write("retry: 2000\n\n");
+    let gone = false;
+    response.on("close", () => {
+      gone = true;
+      this.clients.delete(response);
+      if (this.clients.size === 0) this.stop();
+    });
     const pulse = await run<{ last_event: number }>(this.session, "pulse", {});
     const latest = pulse?.last_event ?? 0;
     if (after !== undefined && after < latest) {
@@ -82,12 +88,10 @@ export class LiveHub {
     // Name the point this stream starts from: the browser resends it as Last-Event-ID when it
     // reconnects, even if no change arrived in between.
     response.write(`id: ${latest}\nevent: hello\ndata: {"id":${latest}}\n\n`);
+    // The page may have gone while the replay was read.
+    if (gone) return;
     if (this.clients.size === 0) this.lastEvent = Math.max(this.lastEvent, latest);
     this.clients.add(response);
-    response.on("close", () => {
-      this.clients.delete(response);
-      if (this.clients.size === 0) this.stop();
-    });
     this.start();
   }
 
