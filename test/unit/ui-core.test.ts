@@ -11,7 +11,7 @@ import { addTask } from "../../src/domains/tasks/board.js";
 import { hostAllowed } from "../../src/faces/ui/guard.js";
 import { openStore } from "../../src/store/open.js";
 import type { AttemptRecord, SampleRecord, Store } from "../../src/store/store.js";
-import { cleanEnv, initWorkspace } from "../helpers/workspace.js";
+import { addAgent, cleanEnv, initWorkspace } from "../helpers/workspace.js";
 
 const attempt = (id: string, verdict: AttemptRecord["verdict"], reverted = false): AttemptRecord => ({
   id,
@@ -192,6 +192,40 @@ describe("a viewer's session", () => {
       for (const name of UI_VIEWS) expect(COMMANDS_BY_NAME.get(name)?.effect, name).toBe("read");
     } finally {
       await session.close();
+      ws.cleanup();
+    }
+  });
+});
+
+describe("the activity view", () => {
+  it("gives an agent attempt events without their data (a hidden evaluator's numbers are the owner's)", async () => {
+    const ws = initWorkspace();
+    const { token } = addAgent(ws.dir, "ada", "builder");
+    const store = openStore(join(ws.dir, ".cairn", "cairn.db"));
+    await store.write((tx) =>
+      tx.journal.append({
+        at: "2026-01-01T00:00:00.000Z",
+        actor: "owner",
+        action: "attempt.sample",
+        subject: "AT-1",
+        data: { evaluator: "holdout", value: 0.42 },
+      }),
+    );
+    await store.close();
+    const owner = new Session({ cwd: ws.dir, env: cleanEnv(), readOnly: true });
+    const agent = new Session({ cwd: ws.dir, env: cleanEnv({ CAIRN_AGENT: token }), readOnly: true });
+    try {
+      const activity = COMMANDS_BY_NAME.get("activity") as AnyCommand;
+      const seen = async (session: Session) => {
+        const outcome = await dispatch(activity, { subject: "AT-1" }, session);
+        if (outcome.kind !== "ok") throw new Error(outcome.kind);
+        return (outcome.value as { events: { data: Record<string, unknown> }[] }).events[0]?.data;
+      };
+      expect(await seen(owner)).toEqual({ evaluator: "holdout", value: 0.42 });
+      expect(await seen(agent)).toEqual({});
+    } finally {
+      await owner.close();
+      await agent.close();
       ws.cleanup();
     }
   });

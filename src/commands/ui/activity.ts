@@ -11,7 +11,14 @@ export const EventView = z.object({
   data: z.record(z.string(), z.unknown()),
 });
 
-export const eventView = (event: JournalEvent): z.infer<typeof EventView> => ({ ...event });
+/**
+ * An event as a caller may see it. Attempt events can carry what a hidden evaluator measured,
+ * which only the owner sees; anyone else gets those events without their data.
+ */
+export const eventView = (event: JournalEvent, owner: boolean): z.infer<typeof EventView> => ({
+  ...event,
+  data: owner || !event.action.startsWith("attempt.") ? event.data : {},
+});
 
 export const activityCommand = defineCommand({
   name: "activity",
@@ -41,7 +48,7 @@ export const activityCommand = defineCommand({
     );
     const last = events.at(-1);
     return {
-      events: events.map(eventView),
+      events: events.map((event) => eventView(event, ctx.actor.isOwner)),
       next_before: input.after === undefined && events.length === limit && last ? last.id : null,
     };
   },

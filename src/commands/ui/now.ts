@@ -92,7 +92,7 @@ export const nowCommand = defineCommand({
         stale: staleIds.has(task.id),
       })),
       goals: await goalStrip(tx),
-      activity: (await tx.journal.list({ limit: 15 })).map(eventView),
+      activity: (await tx.journal.list({ limit: 15 })).map((event) => eventView(event, ctx.actor.isOwner)),
     }));
   },
   render: (out) =>
