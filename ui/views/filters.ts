@@ -6,6 +6,8 @@ export interface Field {
   label: string;
   placeholder?: string;
   options?: readonly string[];
+  /** What the empty choice means (default "any"). */
+  none?: string;
 }
 
 /**
@@ -28,7 +30,7 @@ export function FilterForm({ fields, reset = ["page", "before"] }: { fields: Fie
         ? html`<label
             >${field.label}
             <select name=${field.name} value=${query.get(field.name) ?? ""}>
-              <option value="">any</option>
+              <option value="">${field.none ?? "any"}</option>
               ${field.options.map((o) => html`<option value=${o}>${o}</option>`)}
             </select></label
           >`

@@ -31,7 +31,7 @@ export function Tasks() {
         { name: "status", label: "Status", options: ["open", "active", "blocked", "done", "dropped"] },
         { name: "owner", label: "Owner", placeholder: "A-1" },
         { name: "label", label: "Label" },
-        { name: "order", label: "Sort", options: ORDERS },
+        { name: "order", label: "Sort", options: ORDERS.slice(1), none: "tree" },
       ]}
     />
     <${Loaded} state=${state}>
