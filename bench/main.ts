@@ -6,12 +6,14 @@ import { benchGoals } from "./goals.js";
 import { benchKnowledge } from "./knowledge.js";
 import { benchSpine } from "./spine.js";
 import { benchTasks } from "./tasks.js";
+import { benchUi } from "./ui.js";
 
 const SUITES: Record<string, () => Promise<void>> = {
   spine: benchSpine,
   goals: benchGoals,
   knowledge: benchKnowledge,
   tasks: benchTasks,
+  ui: benchUi,
 };
 
 const wanted = process.argv.slice(2);

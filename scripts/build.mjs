@@ -2,6 +2,7 @@
 // loads the CLI parser and a CLI call never loads the MCP SDK. Native better-sqlite3 stays external.
 import { rmSync } from "node:fs";
 import { build } from "esbuild";
+import { buildUi } from "./build-ui.mjs";
 
 /**
  * zod re-exports every locale (about 260 KB minified) on its namespace; cairn only speaks
@@ -85,3 +86,6 @@ await build({
   packages: "external",
   logLevel: "warning",
 });
+
+// The dashboard served by `cairn ui`.
+await buildUi();

@@ -79,7 +79,12 @@ async function startCli(argv: string[]): Promise<number> {
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
-  const code = argv[0] === "mcp" ? await startMcp(argv.slice(1)) : await startCli(argv);
+  const code =
+    argv[0] === "mcp"
+      ? await startMcp(argv.slice(1))
+      : argv[0] === "ui"
+        ? await (await import("./faces/ui/start.js")).startUi(argv.slice(1))
+        : await startCli(argv);
   process.exitCode = code;
 }
 

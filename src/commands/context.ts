@@ -60,12 +60,18 @@ export interface SessionOptions {
   /** `cairn mcp --profile NAME`. */
   profile?: Profile;
   clock?: () => Date;
+  /**
+   * A viewer's session (`cairn ui`): the store is opened read-only, only `read` commands are
+   * dispatched, and no call-following hook runs (looking at the board renews nobody's lease).
+   */
+  readOnly?: boolean;
 }
 
 export class Session {
   readonly cwd: string;
   readonly env: NodeJS.ProcessEnv;
   readonly agentToken: string | undefined;
+  readonly readOnly: boolean;
   private readonly requestedProfile: Profile | undefined;
   private readonly clock: () => Date;
   private opened?: Promise<SessionContext>;
@@ -75,6 +81,7 @@ export class Session {
     this.env = options.env;
     this.agentToken = options.env.CAIRN_AGENT;
     this.requestedProfile = options.profile;
+    this.readOnly = options.readOnly === true;
     this.clock = options.clock ?? (() => new Date());
   }
 
@@ -105,7 +112,7 @@ export class Session {
       );
     }
     const config = loadConfig(workspace.configPath);
-    const store = openStore(workspace.databasePath);
+    const store = openStore(workspace.databasePath, { readonly: this.readOnly });
     try {
       const actor = await resolveActor(store, this.agentToken);
       const profile = profileFor(actor, config, this.requestedProfile);

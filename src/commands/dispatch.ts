@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { guard } from "../domains/identity/guard.js";
 import { logWarn } from "../kernel/log.js";
-import { type Outcome, operational, outcomeFromThrown, usageError } from "../kernel/outcome.js";
+import { type Outcome, operational, outcomeFromThrown, refuse, usageError } from "../kernel/outcome.js";
 import type { CallControls, CommandContext, Session } from "./context.js";
 import type { AnyCommand } from "./define.js";
 import { CALL_HOOKS } from "./hooks.js";
@@ -32,6 +32,13 @@ export async function dispatch(
       );
     }
     const input = parsed.data as Record<string, unknown>;
+    if (session.readOnly && command.effect !== "read") {
+      throw refuse(
+        "read-only",
+        `\`${command.name}\` changes the workspace; this session only reads`,
+        `run \`cairn ${command.name}\` in a terminal`,
+      );
+    }
     let output: unknown;
     if (command.workspace === "none") {
       output = await command.handler(input, session.bare());
@@ -47,7 +54,7 @@ export async function dispatch(
         allowReadOnly: command.allowReadOnly,
         confirmed: input.confirm === true,
       });
-      for (const hook of CALL_HOOKS) {
+      for (const hook of session.readOnly ? [] : CALL_HOOKS) {
         // A hook's failure (a busy database) must not fail the call it rides on.
         await hook(ctx, command).catch((error: unknown) =>
           logWarn(`${command.name}: ${(error as Error).message}`),

@@ -4,13 +4,20 @@ import { goalsDomain } from "./goals/index.js";
 import { knowledgeDomain } from "./knowledge/index.js";
 import { tasksDomain } from "./tasks/index.js";
 import type { ToolSpec } from "./tool-spec.js";
+import { uiDomain } from "./ui/index.js";
 import { workspaceDomain } from "./workspace/index.js";
 
 /**
  * The command table, one line per domain. Each domain folder declares its commands, the MCP
  * tools over them and its CLI groups; the faces read only what is derived here.
  */
-export const DOMAINS: readonly CommandDomain[] = [workspaceDomain, knowledgeDomain, goalsDomain, tasksDomain];
+export const DOMAINS: readonly CommandDomain[] = [
+  workspaceDomain,
+  knowledgeDomain,
+  goalsDomain,
+  tasksDomain,
+  uiDomain,
+];
 
 export const COMMANDS: readonly AnyCommand[] = DOMAINS.flatMap((domain) => domain.commands);
 

@@ -60,6 +60,29 @@ export interface JournalRepo {
   recent(limit: number): Promise<JournalEvent[]>;
   /** Events whose subject is this id (a task, a note), newest first. */
   about(subject: string, limit: number): Promise<JournalEvent[]>;
+  /** A filtered page of the journal: newest first, or oldest first after a known id (a live tail). */
+  list(filter: JournalFilter): Promise<JournalEvent[]>;
+}
+
+export interface JournalFilter {
+  /** Only events after this id, oldest first (what a live view missed). */
+  afterId?: number;
+  /** Only events before this id, newest first (the next page back). */
+  beforeId?: number;
+  actor?: string;
+  /** An exact action, or a prefix ending in "." (`task.`). */
+  action?: string;
+  subject?: string;
+  limit: number;
+}
+
+/**
+ * A cheap hint that the workspace may have changed since the last look: a number that moves
+ * when another connection commits. SQLite reads `PRAGMA data_version`; a PostgreSQL store can
+ * count LISTEN/NOTIFY wake-ups. Only a hint: readers then ask the journal what changed.
+ */
+export interface ChangeSignal {
+  version(): number;
 }
 
 export interface MetaRepo {
@@ -108,6 +131,8 @@ export interface Tx {
 export interface Store {
   /** The schema generation of the opened workspace. */
   readonly schemaVersion: number;
+  /** Moves when another connection commits (see ChangeSignal). */
+  readonly changes: ChangeSignal;
   /** A consistent read; concurrent writers are not blocked. */
   read<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
   /**

@@ -106,9 +106,14 @@ export interface TaskFilter {
   label?: string;
   parent?: string;
   text?: string;
+  /** Tree order (depth-first) unless asked otherwise. */
+  order?: TaskOrder;
   limit: number;
   offset: number;
 }
+
+export const TASK_ORDERS = ["tree", "priority", "status", "updated", "created", "title"] as const;
+export type TaskOrder = (typeof TASK_ORDERS)[number];
 
 export interface TaskNote {
   taskId: string;

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { addTask, listTasks, showTask } from "../../domains/tasks/board.js";
 import { claimTask, readyFor, releaseTask } from "../../domains/tasks/claims.js";
 import { addCriterion } from "../../domains/tasks/criteria.js";
-import { PRIORITIES, TASK_STATUSES } from "../../store/tasks.js";
+import { PRIORITIES, TASK_ORDERS, TASK_STATUSES } from "../../store/tasks.js";
 import { defineCommand } from "../define.js";
 import { LIFECYCLE_COMMANDS } from "./lifecycle.js";
 import {
@@ -89,6 +89,7 @@ export const taskList = defineCommand({
     label: z.string().optional(),
     parent: z.string().optional(),
     text: z.string().optional(),
+    order: z.enum(TASK_ORDERS).optional().describe("default tree (depth-first)"),
     limit: z.number().int().min(1).max(500).optional(),
     offset: z.number().int().min(0).optional(),
   }),

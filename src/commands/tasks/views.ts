@@ -36,6 +36,8 @@ export const Criterion = z.object({
   verify: z.array(z.string()).nullable(),
   shortcut: z.string().nullable(),
   checked: z.boolean(),
+  checked_by: z.string().nullable(),
+  checked_at: z.string().nullable(),
   evidence: Evidence.nullable(),
 });
 
@@ -60,6 +62,7 @@ export const TaskDetailView = z.object({
   task: Task,
   criteria: z.array(Criterion),
   depends_on: z.array(TaskSummary),
+  dependents: z.array(TaskSummary).describe("tasks waiting on this one"),
   children: z.array(TaskSummary),
   open_asks: z.array(z.object({ id: z.string(), question: z.string(), to: z.string() })),
   notes: z.array(z.object({ at: z.string(), author: z.string(), kind: z.string(), text: z.string() })),
@@ -95,6 +98,8 @@ export const criterionView = (c: CriterionRecord): z.infer<typeof Criterion> => 
   verify: c.verify,
   shortcut: c.shortcut,
   checked: c.checked,
+  checked_by: c.checkedBy,
+  checked_at: c.checkedAt,
   evidence: c.evidence,
 });
 
@@ -102,6 +107,7 @@ export const detailView = (detail: TaskDetail): z.infer<typeof TaskDetailView> =
   task: taskView(detail.task),
   criteria: detail.criteria.map(criterionView),
   depends_on: detail.dependsOn.map(summaryView),
+  dependents: detail.dependents.map(summaryView),
   children: detail.children.map(summaryView),
   open_asks: detail.asks.map((a) => ({ id: a.id, question: a.question, to: a.toRole })),
   notes: detail.notes.map((n) => ({ at: n.at, author: n.author, kind: n.kind, text: n.text })),

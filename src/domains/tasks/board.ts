@@ -66,6 +66,7 @@ export interface TaskDetail {
   task: TaskRecord;
   criteria: CriterionRecord[];
   dependsOn: TaskRecord[];
+  dependents: TaskRecord[];
   children: TaskRecord[];
   asks: AskRecord[];
   notes: TaskNote[];
@@ -78,6 +79,7 @@ export async function showTask(store: Store, raw: string): Promise<TaskDetail> {
       task,
       criteria: await tx.tasks.criteria(task.id),
       dependsOn: await tx.tasks.dependencies(task.id),
+      dependents: await tx.tasks.byIds(await tx.tasks.dependents(task.id)),
       children: await tx.tasks.children(task.id),
       asks: await tx.asks.open({ taskId: task.id }),
       notes: await tx.tasks.notes(task.id),

@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import type { JournalEvent, JournalRepo } from "../store.js";
+import type { JournalEvent, JournalFilter, JournalRepo } from "../store.js";
 
 interface EventRow {
   id: number;
@@ -34,5 +34,44 @@ export function sqliteJournal(db: Database.Database, onAppend: () => void): Jour
     async about(subject, limit) {
       return about.all(subject, limit).map(toEvent);
     },
+    async list(filter) {
+      const { clause, values } = journalWhere(filter);
+      const order = filter.afterId !== undefined ? "ASC" : "DESC";
+      return db
+        .prepare<Record<string, unknown>, EventRow>(
+          `SELECT id, at, actor, action, subject, data FROM events ${clause} ORDER BY id ${order} LIMIT @limit`,
+        )
+        .all({ ...values, limit: filter.limit })
+        .map(toEvent);
+    },
   };
+}
+
+function journalWhere(filter: JournalFilter): { clause: string; values: Record<string, unknown> } {
+  const where: string[] = [];
+  const values: Record<string, unknown> = {};
+  if (filter.afterId !== undefined) {
+    where.push("id > @after");
+    values.after = filter.afterId;
+  }
+  if (filter.beforeId !== undefined) {
+    where.push("id < @before");
+    values.before = filter.beforeId;
+  }
+  if (filter.actor !== undefined) {
+    where.push("actor = @actor");
+    values.actor = filter.actor;
+  }
+  if (filter.subject !== undefined) {
+    where.push("subject = @subject");
+    values.subject = filter.subject;
+  }
+  if (filter.action !== undefined) {
+    // "task." selects a family of actions; anything else is one exact action.
+    if (filter.action.endsWith(".")) {
+      where.push("substr(action, 1, length(@action)) = @action");
+    } else where.push("action = @action");
+    values.action = filter.action;
+  }
+  return { clause: where.length > 0 ? `WHERE ${where.join(" AND ")}` : "", values };
 }

@@ -1,7 +1,8 @@
 import Database from "better-sqlite3";
 import { CairnError, operational } from "../../kernel/outcome.js";
-import type { Store, Tx } from "../store.js";
+import type { ChangeSignal, Store, Tx } from "../store.js";
 import { sqliteAgents } from "./agents.js";
+import { dataVersionSignal } from "./data-version.js";
 import { translateSqliteError } from "./errors.js";
 import { sqliteFacts } from "./facts.js";
 import { sqliteGoals } from "./goals.js";
@@ -21,6 +22,11 @@ const BUSY_TIMEOUT_MS = 15_000;
 export interface OpenOptions {
   /** Create the file and apply every migration (only `cairn init` does this). */
   create?: boolean;
+  /**
+   * Open a connection that cannot write (`cairn ui`): SQLite refuses every write on it, and no
+   * migration is applied; a workspace with pending migrations must be opened by a writer first.
+   */
+  readonly?: boolean;
 }
 
 export function openSqliteStore(path: string, options: OpenOptions = {}): Store {
@@ -33,6 +39,8 @@ export function openSqliteStore(path: string, options: OpenOptions = {}): Store 
 
 class SqliteStore implements Store {
   readonly schemaVersion: number;
+  readonly changes: ChangeSignal;
+  private readonly readonly: boolean;
   private readonly db: Database.Database;
   private readonly mutex = new Mutex();
   private readonly tx: Tx;
@@ -43,14 +51,22 @@ class SqliteStore implements Store {
     private readonly path: string,
     options: OpenOptions,
   ) {
-    this.db = new Database(path, { fileMustExist: !options.create });
+    this.readonly = options.readonly === true;
+    this.db = new Database(path, { fileMustExist: !options.create, readonly: this.readonly });
     this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     this.db.pragma("foreign_keys = ON");
-    // WAL lets readers and one writer proceed together across processes; NORMAL sync is
-    // durable at every checkpoint and never corrupts on a crash.
-    if (this.db.pragma("journal_mode", { simple: true }) !== "wal") this.db.pragma("journal_mode = WAL");
-    this.db.pragma("synchronous = NORMAL");
-    this.schemaVersion = migrate(this.db, options.create === true);
+    if (this.readonly) {
+      // Belt and braces: the connection is opened read-only, and queries may not write either.
+      this.db.pragma("query_only = ON");
+      this.schemaVersion = checkSchema(this.db);
+    } else {
+      // WAL lets readers and one writer proceed together across processes; NORMAL sync is
+      // durable at every checkpoint and never corrupts on a crash.
+      if (this.db.pragma("journal_mode", { simple: true }) !== "wal") this.db.pragma("journal_mode = WAL");
+      this.db.pragma("synchronous = NORMAL");
+      this.schemaVersion = migrate(this.db, options.create === true);
+    }
+    this.changes = dataVersionSignal(this.db);
     this.totalChanges = this.db.prepare("SELECT total_changes() AS n");
     this.tx = {
       agents: sqliteAgents(this.db),
@@ -78,6 +94,9 @@ class SqliteStore implements Store {
   }
 
   write<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    if (this.readonly) {
+      return Promise.reject(operational("internal: a write was attempted on a read-only connection"));
+    }
     return this.transaction("BEGIN IMMEDIATE", work, true);
   }
 
@@ -115,6 +134,33 @@ class SqliteStore implements Store {
       if (this.db.open) this.db.close();
     });
   }
+}
+
+/** A read-only connection migrates nothing: it serves only a schema this build knows exactly. */
+function checkSchema(db: Database.Database): number {
+  const hasLedger = db
+    .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")
+    .get();
+  if (!hasLedger) {
+    throw operational("the workspace database holds no cairn schema", "run `cairn init` in a new directory");
+  }
+  const applied = new Set(
+    db
+      .prepare<[], { name: string }>("SELECT name FROM schema_migrations")
+      .all()
+      .map((row) => row.name),
+  );
+  const known = MIGRATIONS.map((migration) => migration.name);
+  if ([...applied].some((name) => !known.includes(name))) {
+    throw operational("this workspace was written by a newer cairn", "upgrade cairn; nothing was changed");
+  }
+  if (known.some((name) => !applied.has(name))) {
+    throw operational(
+      "this workspace needs a schema upgrade that a read-only connection cannot apply",
+      "run any cairn command (e.g. `cairn status`) once, then retry",
+    );
+  }
+  return MIGRATIONS.length;
 }
 
 /** Apply what is missing; refuse a database that a newer cairn has migrated further. */

@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import type { TaskRecord, TaskRepo } from "../tasks.js";
+import type { TaskOrder, TaskRecord, TaskRepo } from "../tasks.js";
 import { shortIds } from "./short-ids.js";
 import { sqliteTaskRelations } from "./task-relations.js";
 import { COLUMNS, pad, RANK, type TaskRow, toTask } from "./task-rows.js";
@@ -20,6 +20,17 @@ const CHANGE_COLUMNS: Record<string, string> = {
 /** Dependencies still to finish: anything not done or dropped. */
 const UNFINISHED_DEPENDENCY = `EXISTS (SELECT 1 FROM task_dependencies d JOIN tasks t2 ON t2.id = d.depends_on
   WHERE d.task_id = tasks.id AND t2.status NOT IN ('done', 'dropped'))`;
+
+/** Each list order ends on the tree position, so pages never overlap or skip a row. */
+const ORDER_BY: Record<TaskOrder, string> = {
+  tree: "sort_path",
+  priority: "priority_rank, sort_path",
+  status:
+    "CASE status WHEN 'active' THEN 0 WHEN 'blocked' THEN 1 WHEN 'open' THEN 2 WHEN 'done' THEN 3 ELSE 4 END, sort_path",
+  updated: "updated_at DESC, sort_path",
+  created: "created_at DESC, seq DESC",
+  title: "lower(title), sort_path",
+};
 
 export function sqliteTasks(db: Database.Database): TaskRepo {
   const byId = db.prepare<[string], TaskRow>(`SELECT ${COLUMNS} FROM tasks WHERE id = ?`);
@@ -146,12 +157,11 @@ export function sqliteTasks(db: Database.Database): TaskRepo {
       // walks the tree index in order and stops once it is full, instead of sorting every match;
       // the count is answered from the (status, labels) index without reading the rows.
       const selective = filter.owner !== undefined || filter.parent !== undefined;
-      const pageFrom = selective ? "tasks" : "tasks INDEXED BY tasks_tree";
+      const order = ORDER_BY[filter.order ?? "tree"];
+      const pageFrom = selective || order !== ORDER_BY.tree ? "tasks" : "tasks INDEXED BY tasks_tree";
       const total = (db.prepare(`SELECT COUNT(*) AS n FROM tasks ${clause}`).get(values) as { n: number }).n;
       const rows = db
-        .prepare(
-          `SELECT ${COLUMNS} FROM ${pageFrom} ${clause} ORDER BY sort_path LIMIT @limit OFFSET @offset`,
-        )
+        .prepare(`SELECT ${COLUMNS} FROM ${pageFrom} ${clause} ORDER BY ${order} LIMIT @limit OFFSET @offset`)
         .all({ ...values, limit: filter.limit, offset: filter.offset }) as TaskRow[];
       return { tasks: rows.map(toTask), total };
     },

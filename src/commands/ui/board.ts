@@ -1,0 +1,77 @@
+import { z } from "zod";
+import type { Tx } from "../../store/store.js";
+import { TASK_STATUSES, type TaskRecord, type TaskStatus } from "../../store/tasks.js";
+import { defineCommand } from "../define.js";
+import { summaryView, TaskSummary } from "../tasks/views.js";
+
+const Card = TaskSummary.extend({
+  lease_at: z.string().nullable(),
+  blocked_reason: z.string().nullable(),
+  unverified: z.boolean(),
+  criteria: z.object({
+    total: z.number(),
+    verified: z.number().describe("checked by cairn running the criterion's command"),
+    claimed: z.number().describe("ticked by the owner with no command cairn could run"),
+  }),
+  depends_on: z.array(z.object({ id: z.string(), status: z.enum(TASK_STATUSES) })),
+});
+
+const Column = z.object({
+  status: z.enum(TASK_STATUSES),
+  total: z.number(),
+  cards: z.array(Card),
+});
+
+async function card(tx: Tx, task: TaskRecord): Promise<z.infer<typeof Card>> {
+  const criteria = await tx.tasks.criteria(task.id);
+  const checked = criteria.filter((c) => c.checked);
+  const verified = checked.filter((c) => c.evidence !== null && c.evidence.exit_code === 0).length;
+  return {
+    ...summaryView(task),
+    lease_at: task.leaseAt,
+    blocked_reason: task.blockedReason,
+    unverified: task.unverified,
+    criteria: { total: criteria.length, verified, claimed: checked.length - verified },
+    depends_on: (await tx.tasks.dependencies(task.id)).map((d) => ({ id: d.id, status: d.status })),
+  };
+}
+
+export const boardCommand = defineCommand({
+  name: "board",
+  summary: "The board by status: each column's count and its first cards (criteria verified, owner, lease)",
+  effect: "read",
+  input: z.object({
+    dropped: z.boolean().optional().describe("include the dropped column"),
+    limit: z.number().int().min(1).max(200).optional().describe("cards per column"),
+  }),
+  output: z.object({ columns: z.array(Column) }),
+  async handler(input, ctx) {
+    const limit = input.limit ?? 50;
+    const statuses: TaskStatus[] = [
+      "open",
+      "active",
+      "blocked",
+      "done",
+      ...(input.dropped ? ["dropped" as const] : []),
+    ];
+    return ctx.store.read(async (tx) => {
+      const columns = [];
+      for (const status of statuses) {
+        // Finished work reads best newest first; work to do reads best by priority.
+        const order = status === "done" || status === "dropped" ? "updated" : "priority";
+        const { tasks, total } = await tx.tasks.list({ status: [status], order, limit, offset: 0 });
+        const cards = [];
+        for (const task of tasks) cards.push(await card(tx, task));
+        columns.push({ status, total, cards });
+      }
+      return { columns };
+    });
+  },
+  render: (out) =>
+    out.columns
+      .map(
+        (c) =>
+          `${c.status} (${c.total})\n${c.cards.map((t) => `  ${t.id} ${t.title} ${t.criteria.verified}/${t.criteria.total} verified${t.owner ? ` [${t.owner}]` : ""}`).join("\n")}`,
+      )
+      .join("\n"),
+});

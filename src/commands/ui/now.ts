@@ -1,0 +1,109 @@
+import { z } from "zod";
+import { boardStatus } from "../../domains/tasks/board-status.js";
+import { readyFor } from "../../domains/tasks/claims.js";
+import type { Tx } from "../../store/store.js";
+import { defineCommand } from "../define.js";
+import { summaryView, TaskSummary } from "../tasks/views.js";
+import { EventView, eventView } from "./activity.js";
+import { reviewAttempts } from "./review.js";
+
+const GoalStrip = z.object({
+  id: z.string(),
+  goal: z.string(),
+  runs: z.number(),
+  attempts: z.number(),
+  kept: z.number(),
+  in_review: z.number(),
+  latest: z
+    .object({ attempt: z.string(), verdict: z.enum(["keep", "revert", "review"]).nullable() })
+    .nullable(),
+});
+
+const NowView = z.object({
+  as_of: z.string(),
+  lease_minutes: z.number(),
+  counts: z.record(z.string(), z.number()),
+  inbox: z.object({
+    review: z.array(z.object({ attempt: z.string(), run: z.string(), goal: z.string(), reason: z.string() })),
+    blocked: z.array(z.object({ id: z.string(), title: z.string(), why: z.string() })),
+    stale_claims: z.array(z.object({ id: z.string(), owner: z.string(), lease_at: z.string() })),
+    open_asks: z.array(z.object({ id: z.string(), task: z.string(), to: z.string(), question: z.string() })),
+    unverified: z.array(z.string()),
+  }),
+  ready: z.array(TaskSummary),
+  claims: z.array(
+    TaskSummary.extend({
+      claimed_at: z.string().nullable(),
+      lease_at: z.string().nullable(),
+      stale: z.boolean(),
+    }),
+  ),
+  goals: z.array(GoalStrip),
+  activity: z.array(EventView),
+});
+
+async function goalStrip(tx: Tx): Promise<z.infer<typeof GoalStrip>[]> {
+  const strip: z.infer<typeof GoalStrip>[] = [];
+  for (const goal of await tx.goals.goals()) {
+    const runs = await tx.goals.runs(goal.id);
+    const attempts = (await Promise.all(runs.map((run) => tx.goals.attempts(run.id)))).flat();
+    attempts.sort((a, b) => a.openedAt.localeCompare(b.openedAt));
+    const latest = attempts.at(-1);
+    strip.push({
+      id: goal.id,
+      goal: goal.goal,
+      runs: runs.length,
+      attempts: attempts.length,
+      kept: attempts.filter((a) => a.verdict === "keep" && a.revertedAt === null).length,
+      in_review: attempts.filter((a) => a.verdict === "review" && a.revertedAt === null).length,
+      latest: latest ? { attempt: latest.id, verdict: latest.verdict } : null,
+    });
+  }
+  return strip;
+}
+
+export const nowCommand = defineCommand({
+  name: "now",
+  summary:
+    "What needs a human now: reviews, blocked tasks, stale leases, questions; the ready queue and claims",
+  effect: "read",
+  input: z.object({ ready: z.number().int().min(1).max(50).optional().describe("how many ready tasks") }),
+  output: NowView,
+  async handler(input, ctx) {
+    const now = ctx.now();
+    const board = await boardStatus(ctx.store, ctx.config, now);
+    const staleIds = new Set(board.stale_claims.map((claim) => claim.id));
+    return ctx.store.read(async (tx) => ({
+      as_of: now,
+      lease_minutes: ctx.config.claims.lease_minutes,
+      counts: board.counts,
+      inbox: {
+        review: await reviewAttempts(tx),
+        blocked: board.blocked,
+        stale_claims: board.stale_claims,
+        open_asks: board.open_asks,
+        unverified: board.unverified,
+      },
+      ready: (await readyFor(tx, ctx.config, ctx.actor, input.ready ?? 10)).map(summaryView),
+      claims: (await tx.tasks.byStatus("active", 200)).map((task) => ({
+        ...summaryView(task),
+        claimed_at: task.claimedAt,
+        lease_at: task.leaseAt,
+        stale: staleIds.has(task.id),
+      })),
+      goals: await goalStrip(tx),
+      activity: (await tx.journal.list({ limit: 15 })).map((event) => eventView(event, ctx.actor.isOwner)),
+    }));
+  },
+  render: (out) =>
+    [
+      `as of ${out.as_of}`,
+      `needs a human: ${out.inbox.review.length} in review, ${out.inbox.blocked.length} blocked, ${out.inbox.stale_claims.length} stale claims, ${out.inbox.open_asks.length} open questions`,
+      ...out.inbox.review.map((r) => `  review ${r.attempt} (${r.goal}): ${r.reason}`),
+      ...out.inbox.blocked.map((b) => `  blocked ${b.id} ${b.title}: ${b.why}`),
+      `ready: ${out.ready.map((t) => t.id).join(", ") || "(none)"}`,
+      ...out.claims.map(
+        (c) => `  ${c.id} held by ${c.owner} since ${c.lease_at}${c.stale ? " (stale)" : ""}`,
+      ),
+    ].join("\n"),
+});

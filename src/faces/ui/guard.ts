@@ -1,0 +1,92 @@
+import { timingSafeEqual } from "node:crypto";
+import type { IncomingMessage } from "node:http";
+
+/**
+ * The dashboard's request rules, checked before any route runs. Binding 127.0.0.1 is not
+ * enough on its own: a page on any site can point a rebound DNS name at loopback, so the Host
+ * must name loopback itself, cross-site requests are refused, and every read needs the
+ * per-launch token (as a cookie once exchanged, or a bearer header for scripts).
+ */
+
+export type Verdict =
+  | { ok: true }
+  | { ok: false; status: 401 | 403 | 405 | 421; message: string; headers?: Record<string, string> };
+
+const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/** `localhost:PORT`, `127.0.0.1:PORT` or `[::1]:PORT`, exactly; anything else is a rebound name. */
+export function hostAllowed(host: string | undefined, port: number): boolean {
+  if (!host) return false;
+  const match = /^(\[[^\]]+\]|[^:]+):(\d+)$/.exec(host.trim().toLowerCase());
+  if (!match) return false;
+  return LOOPBACK_NAMES.has(match[1] as string) && Number(match[2]) === port;
+}
+
+/** Origins this server answers for: the Host allowlist, as origins. */
+export function ownOrigins(port: number): Set<string> {
+  return new Set([...LOOPBACK_NAMES].map((name) => `http://${name}:${port}`));
+}
+
+export function cookieName(port: number): string {
+  return `cairn_ui_${port}`;
+}
+
+export function sameToken(given: string | undefined, token: string): boolean {
+  if (!given) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function cookieValue(request: IncomingMessage, name: string): string | undefined {
+  for (const part of (request.headers.cookie ?? "").split(";")) {
+    const [key, ...rest] = part.trim().split("=");
+    if (key === name) return rest.join("=");
+  }
+  return undefined;
+}
+
+/** Host, method and origin: the checks that hold for every request, token or not. */
+export function checkRequest(request: IncomingMessage, port: number): Verdict {
+  if (!hostAllowed(request.headers.host, port)) {
+    return {
+      ok: false,
+      status: 421,
+      message: "misdirected request: this dashboard answers only to a loopback host",
+    };
+  }
+  if (request.method !== "GET" && request.method !== "HEAD") {
+    return {
+      ok: false,
+      status: 405,
+      message: "the dashboard is read-only: GET and HEAD only",
+      headers: { Allow: "GET, HEAD" },
+    };
+  }
+  const site = request.headers["sec-fetch-site"];
+  if (site !== undefined && site !== "same-origin" && site !== "none") {
+    return { ok: false, status: 403, message: "cross-site requests are refused" };
+  }
+  const origin = request.headers.origin;
+  if (origin !== undefined && !ownOrigins(port).has(origin)) {
+    return { ok: false, status: 403, message: "cross-origin requests are refused" };
+  }
+  return { ok: true };
+}
+
+/** The token, from the exchanged cookie or an `Authorization: Bearer` header. */
+export function authorized(request: IncomingMessage, port: number, token: string): boolean {
+  const bearer = /^Bearer (.+)$/.exec(request.headers.authorization ?? "")?.[1];
+  return sameToken(cookieValue(request, cookieName(port)), token) || sameToken(bearer, token);
+}
+
+/** Headers every response carries: nothing inline, nothing framed, nothing shared cross-origin. */
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  "Content-Security-Policy":
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  "X-Content-Type-Options": "nosniff",
+  "X-Frame-Options": "DENY",
+  "Referrer-Policy": "no-referrer",
+  "Cross-Origin-Opener-Policy": "same-origin",
+  "Cross-Origin-Resource-Policy": "same-origin",
+};

@@ -1,0 +1,122 @@
+import { randomBytes } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { Session } from "../../commands/context.js";
+import { callView } from "./api.js";
+import { type Assets, loadAssets } from "./assets.js";
+import { authorized, checkRequest, cookieName, SECURITY_HEADERS, sameToken } from "./guard.js";
+import { LiveHub } from "./live.js";
+
+/**
+ * `cairn ui`'s listener: node's own HTTP server on 127.0.0.1 (there is no option to bind
+ * anything else), serving the built front end, read views of the command table under /api/,
+ * and live changes on /events. No route writes; no request body is ever read.
+ */
+
+export interface UiServer {
+  url: string;
+  port: number;
+  token: string;
+  close(): Promise<void>;
+}
+
+export interface UiOptions {
+  port: number;
+  /** How often the watcher looks at the store's change signal while a page listens. */
+  pollMs?: number;
+}
+
+type Send = (status: number, type: string, body: string | Buffer, headers?: Record<string, string>) => void;
+
+function sender(request: IncomingMessage, response: ServerResponse): Send {
+  return (status, type, body, headers = {}) => {
+    response.writeHead(status, {
+      ...SECURITY_HEADERS,
+      "Content-Type": type,
+      "Cache-Control": "no-store",
+      ...headers,
+    });
+    response.end(request.method === "HEAD" ? undefined : body);
+  };
+}
+
+const TEXT = "text/plain; charset=utf-8";
+const JSON_TYPE = "application/json; charset=utf-8";
+
+async function route(
+  request: IncomingMessage,
+  response: ServerResponse,
+  context: { session: Session; assets: Assets; hub: LiveHub; port: number; token: string },
+): Promise<void> {
+  const send = sender(request, response);
+  const verdict = checkRequest(request, context.port);
+  if (!verdict.ok) {
+    // A refused request's body is never read: drop it, and the connection with it.
+    request.resume();
+    return send(verdict.status, TEXT, `${verdict.message}\n`, { ...verdict.headers, Connection: "close" });
+  }
+  // A fixed base: the Host header is checked, but URLs are never built from it.
+  const url = new URL(request.url ?? "/", "http://127.0.0.1");
+  const offered = url.searchParams.get("k");
+  if (offered !== null) {
+    if (!sameToken(offered, context.token))
+      return send(401, TEXT, "this link's token is not this launch's\n");
+    url.searchParams.delete("k");
+    const cookie = `${cookieName(context.port)}=${context.token}; HttpOnly; SameSite=Strict; Path=/`;
+    return send(302, TEXT, "", { Location: `${url.pathname}${url.search}`, "Set-Cookie": cookie });
+  }
+  if (!authorized(request, context.port, context.token)) {
+    return send(401, TEXT, "open the URL printed by `cairn ui` (it carries this launch's token)\n");
+  }
+  const path = url.pathname;
+  if (path === "/events") {
+    const header = request.headers["last-event-id"];
+    const raw = typeof header === "string" ? header : (url.searchParams.get("after") ?? undefined);
+    const after = raw !== undefined && /^\d+$/.test(raw) ? Number(raw) : undefined;
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) response.setHeader(name, value);
+    return context.hub.open(response, after);
+  }
+  if (path.startsWith("/api/")) {
+    const name = path.slice(5).split("/").filter(Boolean).map(decodeURIComponent).join(" ");
+    const answer = await callView(context.session, name, url.searchParams);
+    return send(answer.status, JSON_TYPE, JSON.stringify(answer.body));
+  }
+  if (path.startsWith("/assets/")) {
+    const asset = context.assets.get(path.slice(8));
+    if (!asset) return send(404, TEXT, "no such asset\n");
+    const cache = asset.immutable ? "public, max-age=31536000, immutable" : "no-cache";
+    return send(200, asset.type, asset.body, { "Cache-Control": cache });
+  }
+  // Every other path is a view of the single-page app: deep links survive a reload.
+  return send(200, "text/html; charset=utf-8", context.assets.index);
+}
+
+export async function startUiServer(session: Session, options: UiOptions): Promise<UiServer> {
+  const assets = loadAssets();
+  const token = randomBytes(32).toString("base64url");
+  const hub = new LiveHub(session, options.pollMs ?? 100);
+  let port = options.port;
+  const server: Server = createServer((request, response) => {
+    route(request, response, { session, assets, hub, port, token }).catch((error: unknown) => {
+      if (!response.headersSent) {
+        response.writeHead(500, { ...SECURITY_HEADERS, "Content-Type": TEXT });
+        response.end(`internal error: ${(error as Error).message}\n`);
+      } else response.end();
+    });
+  });
+  server.requestTimeout = 30_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, "127.0.0.1", () => resolve());
+  });
+  port = (server.address() as { port: number }).port;
+  return {
+    url: `http://127.0.0.1:${port}/?k=${token}`,
+    port,
+    token,
+    async close() {
+      hub.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,82 @@
+import { Session } from "../../commands/context.js";
+import { childEnv, runChild } from "../../kernel/child.js";
+import { EXIT_CODES, exitCodeOf, outcomeFromThrown } from "../../kernel/outcome.js";
+import { startUiServer } from "./server.js";
+
+const USAGE = `usage: cairn ui [--port N] [--open]
+
+A read-only dashboard of this workspace on http://127.0.0.1 (loopback only, by design).
+  --port N   listen on port N (default 4477; 0 picks a free one)
+  --open     open the printed URL in the default browser
+From another machine, forward the port: ssh -L 4477:127.0.0.1:4477 HOST
+`;
+
+const DEFAULT_PORT = 4477;
+
+function parse(args: string[]): { port: number; open: boolean } | "usage" | "help" {
+  let port = DEFAULT_PORT;
+  let open = false;
+  for (let index = 0; index < args.length; index++) {
+    const arg = args[index] as string;
+    if (arg === "--help" || arg === "-h") return "help";
+    if (arg === "--open") open = true;
+    else if (arg === "--port" || arg.startsWith("--port=")) {
+      const value = arg === "--port" ? args[++index] : arg.slice("--port=".length);
+      if (value === undefined || !/^\d+$/.test(value) || Number(value) > 65_535) return "usage";
+      port = Number(value);
+    } else return "usage";
+  }
+  return { port, open };
+}
+
+/**
+ * `cairn ui`: open the workspace read-only as the launching identity, serve it on loopback,
+ * print the URL with this launch's token, and run until interrupted.
+ */
+export async function startUi(args: string[]): Promise<number> {
+  const parsed = parse(args);
+  if (parsed === "help" || parsed === "usage") {
+    process.stderr.write(USAGE);
+    return parsed === "help" ? EXIT_CODES.ok : EXIT_CODES.usage;
+  }
+  const session = new Session({ cwd: process.cwd(), env: process.env, readOnly: true });
+  try {
+    await session.context();
+  } catch (thrown) {
+    const outcome = outcomeFromThrown(thrown);
+    const why = outcome.kind === "refused" ? outcome.refusal.reason : (thrown as Error).message;
+    process.stderr.write(`cairn ui: ${why}\n`);
+    return exitCodeOf(outcome);
+  }
+  let server: Awaited<ReturnType<typeof startUiServer>>;
+  try {
+    server = await startUiServer(session, { port: parsed.port });
+  } catch (error) {
+    const busy = (error as NodeJS.ErrnoException).code === "EADDRINUSE";
+    process.stderr.write(
+      `cairn ui: ${busy ? `port ${parsed.port} is taken; pass --port N (or --port 0 for any free one)` : (error as Error).message}\n`,
+    );
+    await session.close();
+    return EXIT_CODES.operational;
+  }
+  process.stdout.write(`cairn ui: serving this workspace read-only at\n${server.url}\n`);
+  if (parsed.open) {
+    const opener = process.platform === "darwin" ? "open" : "xdg-open";
+    void runChild({
+      argv: [opener, server.url],
+      cwd: process.cwd(),
+      env: childEnv(),
+      timeoutMs: 10_000,
+    }).then((result) => {
+      if (result.error || result.exitCode !== 0)
+        process.stderr.write("cairn ui: could not open a browser; open the URL above\n");
+    });
+  }
+  await new Promise<void>((resolve) => {
+    process.once("SIGINT", resolve);
+    process.once("SIGTERM", resolve);
+  });
+  await server.close();
+  await session.close();
+  return EXIT_CODES.ok;
+}

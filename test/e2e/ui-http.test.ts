@@ -1,0 +1,153 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rawRequest, startUi, type UiProcess } from "../helpers/browser.js";
+import { type Seeded, seedWorkspace } from "../helpers/ui-seed.js";
+import { cairnAsync, scratchDir } from "../helpers/workspace.js";
+
+/**
+ * `cairn ui`'s rules at the HTTP level, where a test can forge what a browser never sends (a
+ * rebound Host, a foreign Origin, any method). No browser needed: these run everywhere.
+ */
+
+let seeded: Seeded;
+let ui: UiProcess;
+
+beforeAll(async () => {
+  seeded = await seedWorkspace({ goals: false });
+  ui = await startUi(seeded.dir);
+}, 60_000);
+
+afterAll(async () => {
+  await ui?.stop();
+  await seeded?.close();
+  seeded?.cleanup();
+});
+
+describe("cairn ui over HTTP", () => {
+  const host = () => ({ Host: `127.0.0.1:${ui.port}` });
+  const auth = () => ({ ...host(), Authorization: `Bearer ${ui.token}` });
+
+  it("answers only loopback Host names with its own port (DNS rebinding gets 421)", async () => {
+    for (const Host of [
+      "evil.test",
+      `evil.test:${ui.port}`,
+      `localhost.:${ui.port}`,
+      `127.1:${ui.port}`,
+      `localhost:${ui.port + 1}`,
+    ]) {
+      const response = await rawRequest(ui.port, { path: "/api/now", headers: { ...auth(), Host } });
+      expect(response.status, Host).toBe(421);
+    }
+    // No Host at all: node itself answers 400 before any route runs.
+    const none = await rawRequest(ui.port, { path: "/api/now", headers: { ...auth(), Host: "" } });
+    expect([400, 421]).toContain(none.status);
+    for (const Host of [
+      `localhost:${ui.port}`,
+      `LOCALHOST:${ui.port}`,
+      `[::1]:${ui.port}`,
+      `127.0.0.1:${ui.port}`,
+    ]) {
+      const response = await rawRequest(ui.port, { path: "/api/now", headers: { ...auth(), Host } });
+      expect(response.status, Host).toBe(200);
+    }
+  });
+
+  it("gives every non-GET method 405, and never reads a body", async () => {
+    for (const method of ["POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE"]) {
+      for (const path of ["/", "/api/now", "/api/task/add", "/events"]) {
+        const response = await rawRequest(ui.port, {
+          method,
+          path,
+          headers: { ...auth(), "Content-Type": "text/plain" },
+          body: "title=x",
+        });
+        expect(response.status, `${method} ${path}`).toBe(405);
+        expect(response.headers.allow).toBe("GET, HEAD");
+      }
+    }
+    expect((await rawRequest(ui.port, { method: "HEAD", path: "/api/now", headers: auth() })).status).toBe(
+      200,
+    );
+  });
+
+  it("refuses cross-site requests and sends no CORS header anywhere", async () => {
+    const cross = await rawRequest(ui.port, {
+      path: "/api/now",
+      headers: { ...auth(), "Sec-Fetch-Site": "cross-site" },
+    });
+    expect(cross.status).toBe(403);
+    const origin = await rawRequest(ui.port, {
+      path: "/api/now",
+      headers: { ...auth(), Origin: `http://evil.test:${ui.port}` },
+    });
+    expect(origin.status).toBe(403);
+    for (const path of ["/", "/api/now", "/api/system", "/nope", "/assets/favicon.svg"]) {
+      const response = await rawRequest(ui.port, { path, headers: { ...auth(), Origin: ui.origin } });
+      expect(
+        Object.keys(response.headers).filter((name) => name.startsWith("access-control-")),
+        path,
+      ).toEqual([]);
+      expect(response.headers["content-security-policy"], path).toContain("default-src 'none'");
+    }
+  });
+
+  it("needs this launch's token, exchanged once for an HttpOnly SameSite=Strict cookie", async () => {
+    expect((await rawRequest(ui.port, { path: "/api/now", headers: host() })).status).toBe(401);
+    expect((await rawRequest(ui.port, { path: "/?k=wrong", headers: host() })).status).toBe(401);
+    const exchanged = await rawRequest(ui.port, {
+      path: `/tasks?k=${ui.token}&status=open`,
+      headers: host(),
+    });
+    expect(exchanged.status).toBe(302);
+    expect(exchanged.headers.location).toBe("/tasks?status=open");
+    const cookie = String(exchanged.headers["set-cookie"]);
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/SameSite=Strict/);
+    const withCookie = await rawRequest(ui.port, {
+      path: "/api/now",
+      headers: { ...host(), Cookie: cookie.split(";")[0] as string },
+    });
+    expect(withCookie.status).toBe(200);
+  });
+
+  it("serves only read views, never a write command, and index.html is never cached", async () => {
+    for (const path of ["/api/task/add?title=x", "/api/export", "/api/task/claim?task=T-1", "/api/sweep"]) {
+      expect((await rawRequest(ui.port, { path, headers: auth() })).status, path).toBe(404);
+    }
+    const index = await rawRequest(ui.port, { path: "/goals/G-1", headers: auth() });
+    expect(index.headers["cache-control"]).toBe("no-store");
+    const asset = /src="\/assets\/([^"]+)"/.exec(index.body)?.[1] as string;
+    const script = await rawRequest(ui.port, { path: `/assets/${asset}`, headers: auth() });
+    expect(script.headers["cache-control"]).toContain("immutable");
+    const shown = await rawRequest(ui.port, { path: "/api/task/show?task=T-2", headers: auth() });
+    const cli = await seeded.cli(["task", "show", "T-2"]);
+    expect(JSON.parse(shown.body)).toEqual(cli);
+  });
+
+  it("replays the events after Last-Event-ID on a new stream", async () => {
+    const recent = await rawRequest(ui.port, { path: "/api/activity?limit=3", headers: auth() });
+    const ids = (JSON.parse(recent.body) as { events: { id: number }[] }).events.map((e) => e.id);
+    const oldest = Math.min(...ids);
+    const stream = await rawRequest(ui.port, {
+      path: "/events",
+      headers: { ...auth(), "Last-Event-ID": String(oldest - 1) },
+      readMs: 400,
+    });
+    expect(stream.headers["content-type"]).toContain("text/event-stream");
+    const replayed = [...stream.body.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
+    expect(replayed.slice(0, 3)).toEqual([...ids].sort((a, b) => a - b));
+  });
+
+  it("starts only in a workspace, and offers no way to listen beyond loopback", async () => {
+    const empty = scratchDir();
+    try {
+      const outside = await cairnAsync(empty.dir, ["ui", "--port", "0"]);
+      expect(outside.code).toBe(4);
+      expect(outside.stderr).toContain("no cairn workspace");
+    } finally {
+      empty.cleanup();
+    }
+    const host = await cairnAsync(seeded.dir, ["ui", "--host", "0.0.0.0"]);
+    expect(host.code).toBe(2);
+    expect(host.stderr).toContain("127.0.0.1");
+  });
+});

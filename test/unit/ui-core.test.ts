@@ -1,0 +1,232 @@
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { Session } from "../../src/commands/context.js";
+import type { AnyCommand } from "../../src/commands/define.js";
+import { dispatch } from "../../src/commands/dispatch.js";
+import { COMMANDS_BY_NAME } from "../../src/commands/registry.js";
+import { UI_VIEWS } from "../../src/commands/ui/index.js";
+import { evaluatorProgress } from "../../src/domains/goals/progress.js";
+import { OWNER } from "../../src/domains/identity/actor.js";
+import { addTask } from "../../src/domains/tasks/board.js";
+import { hostAllowed } from "../../src/faces/ui/guard.js";
+import { openStore } from "../../src/store/open.js";
+import type { AttemptRecord, SampleRecord, Store } from "../../src/store/store.js";
+import { addAgent, cleanEnv, initWorkspace } from "../helpers/workspace.js";
+
+const attempt = (id: string, verdict: AttemptRecord["verdict"], reverted = false): AttemptRecord => ({
+  id,
+  runId: "R-1",
+  milestoneId: null,
+  baseHead: null,
+  baseDirty: false,
+  baseChanges: [],
+  openedBy: "owner",
+  openedAt: `2026-01-01T00:00:0${id.slice(3)}.000Z`,
+  verdict,
+  decision: { reasons: [`why ${id}`] },
+  decidedAt: null,
+  revertedAt: reverted ? "2026-01-02T00:00:00.000Z" : null,
+});
+
+const samples = (id: string, values: (number | null)[]): SampleRecord[] =>
+  values.map((value, repeatIndex) => ({
+    attemptId: id,
+    evaluator: "speed",
+    proof: "speed",
+    repeatIndex,
+    exitCode: value === null ? 1 : 0,
+    value,
+    error: null,
+    durationMs: 1,
+    outputTail: "",
+    outputHash: "",
+    gitHead: null,
+    at: "2026-01-01T00:00:00.000Z",
+  }));
+
+describe("the attempts chart's numbers", () => {
+  const attempts = [
+    attempt("AT-1", "keep"),
+    attempt("AT-2", "revert", true),
+    attempt("AT-3", "keep"),
+    attempt("AT-4", "review"),
+  ];
+  const measured: Record<string, SampleRecord[]> = {
+    "AT-1": samples("AT-1", [20, 22]),
+    "AT-2": samples("AT-2", [15, 15]),
+    "AT-3": samples("AT-3", [18, null, 18]),
+    "AT-4": samples("AT-4", [10, 12]),
+  };
+
+  it("keeps the running best of kept attempts only, direction-aware, with the first kept as baseline", () => {
+    const lower = evaluatorProgress(
+      { name: "speed", proof: "speed", direction: "lower", threshold: 30 },
+      attempts,
+      (id) => measured[id] ?? [],
+    );
+    expect(lower.baseline).toEqual({ mean: 21, noise: 1, attempt: "AT-1" });
+    // AT-2 measured better but was reverted, AT-4 better still but only in review: neither is "best kept".
+    expect(lower.points.map((p) => p.best)).toEqual([21, 21, 18, 18]);
+    expect(lower.points.map((p) => p.gain)).toEqual([0, 6, 3, 10]);
+    expect(lower.points[3]?.gainInNoise).toBe(10);
+    expect(lower.points[2]).toMatchObject({ repeats: 3, failedRepeats: 1, value: 18, reverted: false });
+    expect(lower.points[1]).toMatchObject({ reverted: true, reason: "why AT-2" });
+
+    const higher = evaluatorProgress(
+      { name: "speed", proof: "speed", direction: "higher", threshold: 10 },
+      attempts,
+      (id) => measured[id] ?? [],
+    );
+    expect(higher.points.map((p) => p.best)).toEqual([21, 21, 21, 21]);
+    expect(higher.points.map((p) => p.gain)).toEqual([0, -6, -3, -10]);
+  });
+
+  it("has no baseline before anything was kept and skips attempts the evaluator never measured", () => {
+    const progress = evaluatorProgress(
+      { name: "speed", proof: "speed", direction: "higher", threshold: null },
+      [attempt("AT-1", "revert"), attempt("AT-2", null)],
+      (id) => (id === "AT-1" ? samples("AT-1", [5]) : []),
+    );
+    expect(progress.baseline).toBeNull();
+    expect(progress.points).toHaveLength(1);
+    expect(progress.points[0]).toMatchObject({ best: null, gain: null, gainInNoise: null });
+  });
+});
+
+describe("the Host allowlist", () => {
+  it("accepts loopback names with the listening port only", () => {
+    for (const host of ["127.0.0.1:4477", "localhost:4477", "LOCALHOST:4477", "[::1]:4477"]) {
+      expect(hostAllowed(host, 4477), host).toBe(true);
+    }
+    for (const host of [
+      undefined,
+      "",
+      "localhost",
+      "localhost.:4477",
+      "127.1:4477",
+      "evil.test:4477",
+      "localhost:4478",
+      "127.0.0.1.evil.test:4477",
+      "[::2]:4477",
+      "localhost:4477:1",
+    ]) {
+      expect(hostAllowed(host, 4477), String(host)).toBe(false);
+    }
+  });
+});
+
+describe("the read-only store and the journal's pages", () => {
+  let ws: { dir: string; cleanup: () => void };
+  let writer: Store;
+  let reader: Store;
+  beforeEach(async () => {
+    ws = initWorkspace();
+    const path = join(ws.dir, ".cairn", "cairn.db");
+    writer = openStore(path);
+    reader = openStore(path, { readonly: true });
+    const now = "2026-01-01T00:00:00.000Z";
+    for (const title of ["beta", "Alpha", "gamma"]) await addTask(writer, OWNER, { title }, now);
+  });
+  afterEach(async () => {
+    await reader.close();
+    await writer.close();
+    ws.cleanup();
+  });
+
+  it("refuses every write, even one slipped into a read, and sees another connection's commits through its change signal", async () => {
+    await expect(reader.write(async () => undefined)).rejects.toThrow(/read-only/);
+    // SQLite itself refuses: the connection was opened read-only.
+    const slipped = reader.read((tx) =>
+      tx.journal.append({
+        at: "2026-01-01T00:00:00.000Z",
+        actor: "owner",
+        action: "x",
+        subject: "y",
+        data: {},
+      }),
+    );
+    await expect(slipped).rejects.toThrow(/cannot be written|readonly/i);
+    const before = reader.changes.version();
+    expect(reader.changes.version()).toBe(before);
+    await addTask(writer, OWNER, { title: "delta" }, "2026-01-01T00:00:01.000Z");
+    expect(reader.changes.version()).not.toBe(before);
+    const total = await reader.read((tx) => tx.tasks.list({ limit: 10, offset: 0 }));
+    expect(total.total).toBe(4);
+  });
+
+  it("pages the journal by id, filters by actor, action family and subject", async () => {
+    const all = await reader.read((tx) => tx.journal.list({ limit: 100 }));
+    expect(all.map((e) => e.id)).toEqual([...all.map((e) => e.id)].sort((a, b) => b - a));
+    const newest = all[0]?.id as number;
+    const after = await reader.read((tx) => tx.journal.list({ afterId: newest - 2, limit: 100 }));
+    expect(after.map((e) => e.id)).toEqual([newest - 1, newest]);
+    const before = await reader.read((tx) => tx.journal.list({ beforeId: newest, limit: 1 }));
+    expect(before.map((e) => e.id)).toEqual([newest - 1]);
+    const tasks = await reader.read((tx) => tx.journal.list({ action: "task.", limit: 100 }));
+    expect(tasks.length).toBe(3);
+    expect(await reader.read((tx) => tx.journal.list({ action: "task", limit: 100 }))).toEqual([]);
+    expect(
+      (await reader.read((tx) => tx.journal.list({ subject: "T-2", limit: 100 }))).map((e) => e.subject),
+    ).toEqual(["T-2"]);
+    expect(await reader.read((tx) => tx.journal.list({ actor: "A-9", limit: 100 }))).toEqual([]);
+  });
+
+  it("sorts task pages without overlap: by title, newest first, by status", async () => {
+    const titles = await reader.read((tx) => tx.tasks.list({ order: "title", limit: 2, offset: 0 }));
+    const rest = await reader.read((tx) => tx.tasks.list({ order: "title", limit: 2, offset: 2 }));
+    expect([...titles.tasks, ...rest.tasks].map((t) => t.title)).toEqual(["Alpha", "beta", "gamma"]);
+    const created = await reader.read((tx) => tx.tasks.list({ order: "created", limit: 3, offset: 0 }));
+    expect(created.tasks.map((t) => t.id)).toEqual(["T-3", "T-2", "T-1"]);
+  });
+});
+
+describe("a viewer's session", () => {
+  it("dispatches reads, refuses every write, and serves only listed read views", async () => {
+    const ws = initWorkspace();
+    const session = new Session({ cwd: ws.dir, env: cleanEnv(), readOnly: true });
+    try {
+      const now = await dispatch(COMMANDS_BY_NAME.get("now") as AnyCommand, {}, session);
+      expect(now.kind).toBe("ok");
+      const add = await dispatch(COMMANDS_BY_NAME.get("task add") as AnyCommand, { title: "x" }, session);
+      expect(add).toMatchObject({ kind: "refused", refusal: { policy: "read-only" } });
+      for (const name of UI_VIEWS) expect(COMMANDS_BY_NAME.get(name)?.effect, name).toBe("read");
+    } finally {
+      await session.close();
+      ws.cleanup();
+    }
+  });
+});
+
+describe("the activity view", () => {
+  it("gives an agent attempt events without their data (a hidden evaluator's numbers are the owner's)", async () => {
+    const ws = initWorkspace();
+    const { token } = addAgent(ws.dir, "ada", "builder");
+    const store = openStore(join(ws.dir, ".cairn", "cairn.db"));
+    await store.write((tx) =>
+      tx.journal.append({
+        at: "2026-01-01T00:00:00.000Z",
+        actor: "owner",
+        action: "attempt.sample",
+        subject: "AT-1",
+        data: { evaluator: "holdout", value: 0.42 },
+      }),
+    );
+    await store.close();
+    const owner = new Session({ cwd: ws.dir, env: cleanEnv(), readOnly: true });
+    const agent = new Session({ cwd: ws.dir, env: cleanEnv({ CAIRN_AGENT: token }), readOnly: true });
+    try {
+      const activity = COMMANDS_BY_NAME.get("activity") as AnyCommand;
+      const seen = async (session: Session) => {
+        const outcome = await dispatch(activity, { subject: "AT-1" }, session);
+        if (outcome.kind !== "ok") throw new Error(outcome.kind);
+        return (outcome.value as { events: { data: Record<string, unknown> }[] }).events[0]?.data;
+      };
+      expect(await seen(owner)).toEqual({ evaluator: "holdout", value: 0.42 });
+      expect(await seen(agent)).toEqual({});
+    } finally {
+      await owner.close();
+      await agent.close();
+      ws.cleanup();
+    }
+  });
+});

@@ -1,0 +1,60 @@
+import { useEffect, useState } from "preact/hooks";
+
+/** Every view and filter lives in the URL: path routes, filters in the query string. */
+export interface Route {
+  path: string;
+  query: URLSearchParams;
+}
+
+const current = (): Route => ({ path: location.pathname, query: new URLSearchParams(location.search) });
+
+const listeners = new Set<() => void>();
+
+export function navigate(to: string, replace = false): void {
+  if (replace) history.replaceState(null, "", to);
+  else history.pushState(null, "", to);
+  for (const listener of listeners) listener();
+  if (!replace) window.scrollTo(0, 0);
+}
+
+export function useRoute(): Route {
+  const [route, setRoute] = useState(current);
+  useEffect(() => {
+    const update = () => setRoute(current());
+    listeners.add(update);
+    window.addEventListener("popstate", update);
+    return () => {
+      listeners.delete(update);
+      window.removeEventListener("popstate", update);
+    };
+  }, []);
+  return route;
+}
+
+/** A path with a changed query: empty values are dropped so URLs stay short. */
+export function withQuery(
+  path: string,
+  query: URLSearchParams,
+  changes: Record<string, string | null>,
+): string {
+  const next = new URLSearchParams(query);
+  for (const [key, value] of Object.entries(changes)) {
+    next.delete(key);
+    if (value !== null && value !== "") next.set(key, value);
+  }
+  const search = next.toString();
+  return `${path}${search ? `?${search}` : ""}`;
+}
+
+/** Same-origin link clicks become history pushes instead of page loads. */
+export function interceptLinks(): void {
+  document.addEventListener("click", (event) => {
+    if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey)
+      return;
+    const anchor = (event.target as Element).closest("a");
+    if (!anchor || anchor.target || anchor.origin !== location.origin || anchor.hasAttribute("download"))
+      return;
+    event.preventDefault();
+    navigate(anchor.pathname + anchor.search);
+  });
+}
