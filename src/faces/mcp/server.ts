@@ -23,7 +23,7 @@ import {
   commandOf,
   toolAnnotations,
   toolInputSchema,
-  toolJsonSchemas,
+  type toolJsonSchemas,
   toolOutputSchema,
 } from "../../commands/tool-schemas.js";
 import { type Profile, type ToolSpec, toolsForProfile } from "../../commands/tools.js";
@@ -31,6 +31,7 @@ import type { Outcome } from "../../kernel/outcome.js";
 import { CAIRN_VERSION } from "../../kernel/version.js";
 import { LineGuard } from "./line-guard.js";
 import { NoElicitationValidator } from "./no-elicitation.js";
+import { publishedSchemas } from "./published-schemas.js";
 import { toolResult } from "./results.js";
 
 /** A tool argument may be large (a 5 MB note is legitimate); a line past this is refused, not fatal. */
@@ -85,7 +86,7 @@ function register(server: McpServer, tool: ToolSpec, session: Session): void {
   // Converted on first use and kept: a server that is never asked for its list never pays.
   let json: ReturnType<typeof toolJsonSchemas> | undefined;
   const schemas = () => {
-    json ??= toolJsonSchemas(tool, COMMANDS_BY_NAME);
+    json ??= publishedSchemas(tool);
     return json;
   };
   const config = {
