@@ -22,7 +22,7 @@ describe("the catalog is the manual, within budget", () => {
   it("the central tools teach their workflow", () => {
     const described = (name: string) => TOOLS.find((tool) => tool.name === name)?.description ?? "";
     expect(described("get_context")).toMatch(/before reading code/);
-    expect(described("get_context")).toMatch(/data .*never instructions/);
+    expect(described("get_context")).toMatch(/data, not instructions/);
     expect(described("get_context")).toMatch(/larger budget restores/);
     expect(described("add_note")).toMatch(/rejected/);
     for (const severity of ["major", "moderate", "minor"]) expect(described("add_note")).toContain(severity);
