@@ -127,17 +127,25 @@ async function seedFacts(store: Store, at: string): Promise<number> {
   return loaded;
 }
 
-async function timed(client: Client, name: string, args: Record<string, unknown>): Promise<number[]> {
-  const call = async () => {
-    const result = await client.callTool({ name, arguments: { schema_version: 1, ...args } });
+type Read = [name: string, tool: string, args: Record<string, unknown>];
+
+/**
+ * Every read, the floor among them, called in turn round after round: a busy machine slows
+ * them all alike, so each stands beside a floor measured in the same moments.
+ */
+async function timedInTurn(client: Client, reads: readonly Read[]): Promise<number[][]> {
+  const call = async ([name, tool, args]: Read) => {
+    const result = await client.callTool({ name: tool, arguments: { schema_version: 1, ...args } });
     if (result.isError) throw new Error(`${name}: ${JSON.stringify(result.content)}`);
   };
-  for (let i = 0; i < 20; i++) await call();
-  const samples: number[] = [];
-  for (let i = 0; i < CALLS; i++) {
-    const started = performance.now();
-    await call();
-    samples.push(performance.now() - started);
+  for (let round = 0; round < 20; round++) for (const read of reads) await call(read);
+  const samples: number[][] = reads.map(() => []);
+  for (let round = 0; round < CALLS; round++) {
+    for (const [index, read] of reads.entries()) {
+      const started = performance.now();
+      await call(read);
+      samples[index]?.push(performance.now() - started);
+    }
   }
   return samples;
 }
@@ -173,17 +181,15 @@ export async function benchScale(): Promise<void> {
   const { client, pid } = await connect(cairnServer(dir));
   const openEpic = Math.ceil(EPICS * DONE_SHARE) + 3;
   const briefTask = `T-${openEpic * PER_EPIC + 2}`;
-  const floor = await timed(client, "whoami", {});
-  const reads: [string, number[]][] = [
-    ["next_task", await timed(client, "next_task", {})],
-    ["list_tasks, first page", await timed(client, "list_tasks", {})],
-    [
-      "list_tasks, label + status",
-      await timed(client, "list_tasks", { label: "api", status: ["open"], limit: 20 }),
-    ],
-    ["recall, top 10", await timed(client, "recall", { query: "redis connections staging", limit: 10 })],
-    ["get_context", await timed(client, "get_context", { task: briefTask })],
+  const reads: Read[] = [
+    ["whoami", "whoami", {}],
+    ["next_task", "next_task", {}],
+    ["list_tasks, first page", "list_tasks", {}],
+    ["list_tasks, label + status", "list_tasks", { label: "api", status: ["open"], limit: 20 }],
+    ["recall, top 10", "recall", { query: "redis connections staging", limit: 10 }],
+    ["get_context", "get_context", { task: briefTask }],
   ];
+  const [floor = [], ...timings] = await timedInTurn(client, reads);
   const rss =
     Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? Number.NaN) * 1024;
   await client.close();
@@ -205,7 +211,8 @@ export async function benchScale(): Promise<void> {
     figure: `p50 ${ms(floor50)}`,
     baseline: `p99 ${ms(percentile(floor, 99))}`,
   });
-  for (const [name, samples] of reads) {
+  for (const [index, samples] of timings.entries()) {
+    const name = reads[index + 1]?.[0] ?? "";
     const p50 = percentile(samples, 50);
     report({
       name,
