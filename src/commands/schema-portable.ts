@@ -37,7 +37,8 @@ export function schemaGaps(schema: JsonSchema, at = "#"): string[] {
   for (const key of ["items", "additionalProperties"]) sub(schema[key], `${at}/${key}`);
   for (const key of ["anyOf", "oneOf", "allOf", "prefixItems"]) {
     const branches = schema[key];
-    if (Array.isArray(branches)) branches.forEach((branch, index) => sub(branch, `${at}/${key}/${index}`));
+    if (!Array.isArray(branches)) continue;
+    for (const [index, branch] of branches.entries()) sub(branch, `${at}/${key}/${index}`);
   }
   for (const [name, node] of Object.entries((schema.$defs ?? {}) as JsonSchema))
     sub(node, `${at}/$defs/${name}`);

@@ -42,6 +42,11 @@ describe("published tool schemas are golden fixtures", () => {
   });
 });
 
+type Node = Record<string, unknown>;
+/** The schema node at a path of keys, or undefined where the path breaks off. */
+const at = (node: Node | undefined, ...path: string[]): unknown =>
+  path.reduce<unknown>((current, key) => (current as Node | undefined)?.[key], node);
+
 describe("published schemas are complete and portable", () => {
   it("every node of every input and output schema is typed, at full depth, with no type arrays", () => {
     const gaps = TOOLS.flatMap((tool) => {
@@ -54,13 +59,13 @@ describe("published schemas are complete and portable", () => {
   it("outputs are published to full depth, refusals included, and the cli tool's output is typed", () => {
     const claim = TOOLS.find((tool) => tool.name === "claim_task");
     if (!claim) throw new Error("claim_task is missing");
-    const [ok, refused] = toolJsonSchemas(claim, COMMANDS_BY_NAME).output.anyOf as Record<string, any>[];
-    expect(ok?.properties.criteria.items.properties).toHaveProperty("text");
-    expect(refused?.properties.refused.required).toEqual(["policy", "reason", "next"]);
+    const [ok, refused] = toolJsonSchemas(claim, COMMANDS_BY_NAME).output.anyOf as Node[];
+    expect(at(ok, "properties", "criteria", "items", "properties")).toHaveProperty("text");
+    expect(at(refused, "properties", "refused", "required")).toEqual(["policy", "reason", "next"]);
     const cli = TOOLS.find((tool) => tool.name === "cli");
     if (!cli) throw new Error("cli is missing");
-    const output = toolJsonSchemas(cli, COMMANDS_BY_NAME).output as Record<string, any>;
-    expect(output.properties.output).toHaveProperty("$ref");
+    const output = toolJsonSchemas(cli, COMMANDS_BY_NAME).output as Node;
+    expect(at(output, "properties", "output")).toHaveProperty("$ref");
     expect(JSON.stringify(output.$defs)).toContain('"type":"null"');
   });
 
