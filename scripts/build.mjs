@@ -66,7 +66,11 @@ await build({
   legalComments: "none",
   logLevel: "warning",
   // Code that finds files next to itself keeps working: `import.meta.url` is the bundle's own URL.
-  define: { "import.meta.url": "__cairnModuleUrl" },
+  define: {
+    "import.meta.url": "__cairnModuleUrl",
+    "import.meta.dirname": "__dirname",
+    "import.meta.filename": "__filename",
+  },
   banner: { js: 'const __cairnModuleUrl = require("node:url").pathToFileURL(__filename).href;' },
 });
 
