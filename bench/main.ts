@@ -4,6 +4,7 @@
  */
 import { benchGoals } from "./goals.js";
 import { benchKnowledge } from "./knowledge.js";
+import { benchScale } from "./scale.js";
 import { benchSpine } from "./spine.js";
 import { benchTasks } from "./tasks.js";
 import { benchUi } from "./ui.js";
@@ -13,6 +14,7 @@ const SUITES: Record<string, () => Promise<void>> = {
   goals: benchGoals,
   knowledge: benchKnowledge,
   tasks: benchTasks,
+  scale: benchScale,
   ui: benchUi,
 };
 

@@ -1,8 +1,12 @@
-// Bundle the program into dist/: one file per entry plus shared chunks, so `cairn mcp` never
-// loads the CLI parser and a CLI call never loads the MCP SDK. Native better-sqlite3 stays external.
+// Bundle the program into one CommonJS file, dist/cairn.cjs, that bin/cairn.mjs starts from a V8
+// code cache (Node 20 caches bytecode only for scripts, not ES modules). Each face's modules stay
+// wrapped and run only when that face is imported, so `cairn mcp` never runs the CLI parser and a
+// CLI call never runs the MCP SDK. Native better-sqlite3 stays external.
+import { execFileSync } from "node:child_process";
 import { rmSync } from "node:fs";
 import { build } from "esbuild";
 import { buildUi } from "./build-ui.mjs";
+import { recordCodeCaches } from "./code-cache.mjs";
 
 /**
  * zod re-exports every locale (about 260 KB minified) on its namespace; cairn only speaks
@@ -52,22 +56,23 @@ await build({
   entryPoints: { cairn: "src/main.ts" },
   outdir: "dist",
   bundle: true,
-  splitting: true,
-  format: "esm",
+  format: "cjs",
   platform: "node",
   target: "node20",
-  outExtension: { ".js": ".mjs" },
-  chunkNames: "chunks/[name]-[hash]",
+  outExtension: { ".js": ".cjs" },
   external: ["better-sqlite3"],
   plugins: [zodEnglishOnly, sdkWithoutAjv],
-  minify: true,
+  minify: process.env.CAIRN_BUILD_READABLE !== "1",
   sourcemap: "linked",
   legalComments: "none",
   logLevel: "warning",
-  // Bundled CommonJS dependencies may call require(); give the ESM output one.
-  banner: {
-    js: "import { createRequire as __cairnRequire } from 'node:module'; const require = __cairnRequire(import.meta.url);",
+  // Code that finds files next to itself keeps working: `import.meta.url` is the bundle's own URL.
+  define: {
+    "import.meta.url": "__cairnModuleUrl",
+    "import.meta.dirname": "__dirname",
+    "import.meta.filename": "__filename",
   },
+  banner: { js: 'const __cairnModuleUrl = require("node:url").pathToFileURL(__filename).href;' },
 });
 
 // Demo, bench and schema tools: bundled from TypeScript, dependencies loaded from node_modules.
@@ -76,6 +81,7 @@ await build({
     demo: "demo/main.ts",
     bench: "bench/main.ts",
     "accept-schemas": "scripts/accept-schemas.ts",
+    "tool-schemas": "scripts/tool-schemas.ts",
   },
   outdir: "dist",
   bundle: true,
@@ -89,3 +95,8 @@ await build({
 
 // The dashboard served by `cairn ui`.
 await buildUi();
+
+// Start-up work done once here rather than at every start: the tools' JSON Schemas, then the
+// code caches (recorded last, by runs that take the same path a real start takes).
+execFileSync(process.execPath, ["dist/tool-schemas.mjs", "dist"], { stdio: "inherit" });
+await recordCodeCaches();

@@ -1,6 +1,11 @@
+import { z } from "zod";
 import { Session } from "./commands/context.js";
 import { PROFILES, type Profile } from "./commands/tools.js";
 import { EXIT_CODES, exitCodeOf, outcomeFromThrown } from "./kernel/outcome.js";
+
+// A process validates each schema a handful of times: compiling a fast path per schema
+// (zod's JIT, through \`new Function\`, which no code cache keeps) costs more than it saves.
+z.config({ jitless: true });
 
 const MCP_USAGE = "usage: cairn mcp [--profile worker|planner|operator|all]\n";
 

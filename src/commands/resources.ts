@@ -13,6 +13,9 @@ export type RunCommand = (
   input: Record<string, unknown>,
 ) => Promise<Record<string, unknown>>;
 
+/** Values that complete what a client has typed so far for one argument or URI variable. */
+export type Completer = (typed: string, run: RunCommand) => Promise<string[]>;
+
 export const taskUri = (id: string) => `cairn://task/${id}`;
 export const briefUri = (id: string) => `cairn://task/${id}/brief`;
 
@@ -32,6 +35,8 @@ export interface ResourceSpec {
   /** Templates only: the concrete resources `resources/list` shows. */
   list?(run: RunCommand): Promise<ListedResource[]>;
   read(variables: Record<string, string>, run: RunCommand): Promise<string>;
+  /** Templates only: completions for its variables (`completion/complete`). */
+  complete?: Readonly<Record<string, Completer>>;
 }
 
 export interface PromptSpec {
@@ -41,6 +46,8 @@ export interface PromptSpec {
   args: z.ZodObject;
   /** The text of the one user message the prompt returns. */
   text(args: Record<string, string>, run: RunCommand): Promise<string>;
+  /** Completions for its arguments (`completion/complete`). */
+  complete?: Readonly<Record<string, Completer>>;
 }
 
 const LISTED = 100;
@@ -50,6 +57,25 @@ async function liveTasks(run: RunCommand): Promise<{ id: string; title: string; 
   const out = await run("task list", { status: ["active", "open", "blocked"], limit: LISTED });
   return (out.tasks ?? []) as { id: string; title: string; status: string }[];
 }
+
+/** A client may send at most this many completion values; cairn offers the live ones first. */
+export const MAX_COMPLETIONS = 100;
+
+const startsWith = (typed: string) => {
+  const prefix = typed.trim().toLowerCase();
+  return (id: string) => id.toLowerCase().startsWith(prefix) || id.toLowerCase().startsWith(`t-${prefix}`);
+};
+
+/** Task ids being worked on or waiting to be, that start with what was typed (`T-1`, or just `1`). */
+const completeTaskIds: Completer = async (typed, run) =>
+  (await liveTasks(run)).map((task) => task.id).filter(startsWith(typed));
+
+/** Goal ids that start with what was typed. */
+const completeGoalIds: Completer = async (typed, run) => {
+  const goals = ((await run("goal list", {})).goals ?? []) as { id: string }[];
+  const prefix = typed.trim().toLowerCase();
+  return goals.map((goal) => goal.id).filter((id) => id.toLowerCase().startsWith(prefix));
+};
 
 const json = (value: unknown) => JSON.stringify(value, null, 2);
 
@@ -84,6 +110,7 @@ export const RESOURCES: readonly ResourceSpec[] = [
         title: `${t.id} [${t.status}] ${t.title}`,
       })),
     read: async (variables, run) => json(await run("task show", { task: idOf(variables) })),
+    complete: { id: completeTaskIds },
   },
   {
     name: "brief",
@@ -99,6 +126,21 @@ export const RESOURCES: readonly ResourceSpec[] = [
         title: `Brief for ${t.id}`,
       })),
     read: async (variables, run) => briefText(await run("context", { task: idOf(variables) })),
+    complete: { id: completeTaskIds },
+  },
+  {
+    name: "goal",
+    uri: "cairn://goal/{id}",
+    title: "Goal",
+    description: "One goal contract: outcome, constraints, proofs, its milestone plan and its frozen runs.",
+    mimeType: "application/json",
+    list: async (run) =>
+      (((await run("goal list", {})).goals ?? []) as { id: string; goal: string }[])
+        .slice(0, LISTED)
+        .map((goal) => ({ uri: `cairn://goal/${goal.id}`, name: goal.id, title: `${goal.id} ${goal.goal}` })),
+    read: async (variables, run) =>
+      json(await run("goal show", { id: decodeURIComponent(variables.id ?? "") })),
+    complete: { id: completeGoalIds },
   },
 ];
 
@@ -128,6 +170,7 @@ export const PROMPTS: readonly PromptSpec[] = [
     title: "Brief for a task",
     description: "The task's brief, ready to start work from.",
     args: z.object({ task: z.string().describe("e.g. T-12") }),
+    complete: { task: completeTaskIds },
     async text(args, run) {
       const out = await run("context", { task: args.task ?? "" });
       return [

@@ -3,16 +3,25 @@
  * schema may add optional fields; it may not remove, rename or retype a field, nor make a new
  * field required, without a new schema version.
  */
+import { portable } from "./schema-portable.js";
+
 type JsonSchema = Record<string, unknown>;
 
-/** Wording may improve freely; only structure is contract. */
+/**
+ * Wording may improve freely; only structure is contract. `type: [X, "null"]` and its `anyOf`
+ * spelling accept the same values, so both compare in the portable form.
+ */
 function structure(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(structure);
+  return bare(portable(node));
+}
+
+function bare(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(bare);
   if (node === null || typeof node !== "object") return node;
   return Object.fromEntries(
     Object.entries(node as JsonSchema)
       .filter(([key]) => key !== "description" && key !== "title")
-      .map(([key, value]) => [key, structure(value)]),
+      .map(([key, value]) => [key, bare(value)]),
   );
 }
 

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { TOOL_SCHEMA_VERSION } from "../kernel/version.js";
 import type { AnyCommand } from "./define.js";
+import { portable } from "./schema-portable.js";
 import type { ToolSpec } from "./tools.js";
 
 /**
@@ -24,7 +25,7 @@ export const CliToolInput = z.strictObject({
 
 export const CliToolOutput = z.object({
   exit_code: z.number().int(),
-  output: z.unknown().describe("the parsed JSON that `cairn <argv> --json` printed (null if none)"),
+  output: z.json().describe("the parsed JSON that `cairn <argv> --json` printed (null if none)"),
   stderr: z.string(),
 });
 
@@ -43,13 +44,6 @@ export function toolOutputSchema(tool: ToolSpec, commands: ReadonlyMap<string, A
   return z.union([commandOf(tool, commands).output, RefusedEnvelope]);
 }
 
-/**
- * A refusal as published in every output schema: an object carrying `refused`. Its inner shape
- * ({policy, reason, next}) is taught once, in the server's instructions, rather than repeated in
- * every tool of the catalog, where every agent pays for each byte in its context.
- */
-const REFUSAL_JSON = { required: ["refused"] };
-
 type JsonSchema = Record<string, unknown>;
 
 /** Drop what costs context and tells a model nothing: the dialect URI, closed-object markers on outputs. */
@@ -67,44 +61,10 @@ function compact(node: unknown, io: "input" | "output"): unknown {
   return out;
 }
 
-/**
- * Output schemas are published one level deep: the result's fields, each with its type (and its
- * values, for an enum). Still true of every result (zod validates the full shape before anything
- * is sent), and a fraction of the size: a task's criteria, a run's evaluators and the like are
- * read from the result itself, not learnt from a schema that every agent pays for on every
- * session.
- */
-const OUTPUT_DEPTH = 1;
-
-function summarize(node: unknown, depth: number): unknown {
-  if (node === null || typeof node !== "object" || Array.isArray(node)) return node;
-  const schema = node as JsonSchema;
-  if (depth >= OUTPUT_DEPTH) {
-    const kept: JsonSchema = {};
-    for (const key of ["type", "enum", "const"]) if (key in schema) kept[key] = schema[key];
-    if ("anyOf" in schema) kept.anyOf = (schema.anyOf as unknown[]).map((branch) => summarize(branch, depth));
-    return kept;
-  }
-  const out: JsonSchema = {};
-  for (const [key, value] of Object.entries(schema)) {
-    if (key === "properties") {
-      out.properties = Object.fromEntries(
-        Object.entries(value as JsonSchema).map(([field, sub]) => [field, summarize(sub, depth + 1)]),
-      );
-    } else if (key === "items" || key === "additionalProperties") {
-      out[key] = typeof value === "object" ? summarize(value, depth + 1) : value;
-    } else if (key === "anyOf" || key === "oneOf") {
-      out[key] = (value as unknown[]).map((branch) => summarize(branch, depth));
-    } else {
-      out[key] = value;
-    }
-  }
-  return out;
-}
-
 export function jsonSchemaOf(schema: z.ZodType, io: "input" | "output"): JsonSchema {
-  const json = compact(z.toJSONSchema(schema, { io, target: "draft-2020-12", unrepresentable: "any" }), io);
-  return (io === "output" ? summarize(json, 0) : json) as JsonSchema;
+  return portable(
+    compact(z.toJSONSchema(schema, { io, target: "draft-2020-12", unrepresentable: "any" }), io),
+  ) as JsonSchema;
 }
 
 /** The JSON Schemas a tool publishes in `tools/list`, and that the golden fixtures pin. */
@@ -114,9 +74,12 @@ export function toolJsonSchemas(
 ): { input: JsonSchema; output: JsonSchema } {
   const input = jsonSchemaOf(toolInputSchema(tool, commands), "input");
   if ("cli" in tool.wraps) return { input, output: jsonSchemaOf(CliToolOutput, "output") };
-  // The root already says "object"; inside the union each branch only needs its fields.
-  const { type: _object, ...ok } = jsonSchemaOf(commandOf(tool, commands).output, "output");
-  return { input, output: { type: "object", anyOf: [ok, REFUSAL_JSON] } };
+  // Complete to full depth: the output schema serves the client (validation, rendering, typed
+  // bindings) and is not handed to the model, so completeness costs no context.
+  // Definitions (a recursive type) live at the root, where their `#/$defs/…` references point.
+  const { $defs, ...ok } = jsonSchemaOf(commandOf(tool, commands).output, "output");
+  const refused = jsonSchemaOf(RefusedEnvelope, "output");
+  return { input, output: { type: "object", anyOf: [ok, refused], ...($defs ? { $defs } : {}) } };
 }
 
 export function commandOf(tool: ToolSpec, commands: ReadonlyMap<string, AnyCommand>): AnyCommand {

@@ -130,7 +130,8 @@ export interface TaskRepo {
   update(id: string, change: TaskChange, at: string): Promise<void>;
   /** Re-parent a task and its whole subtree (depth-first positions follow). */
   move(id: string, parentId: string | null, at: string): Promise<void>;
-  list(filter: TaskFilter): Promise<{ tasks: TaskRecord[]; total: number }>;
+  /** `total` may stop counting past the page: then `capped` is true and the true count is higher. */
+  list(filter: TaskFilter): Promise<{ tasks: TaskRecord[]; total: number; capped?: boolean }>;
   children(id: string): Promise<TaskRecord[]>;
   /**
    * Open tasks none of whose dependencies is still unfinished, best first (priority, then

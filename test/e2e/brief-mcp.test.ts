@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { modelVisibleTokens } from "../../src/commands/catalog-cost.js";
 import { callTool, connectMcp, type McpHandle } from "../helpers/mcp.js";
 import { addAgent, cairn, initWorkspace } from "../helpers/workspace.js";
 
@@ -136,8 +137,9 @@ describe("get_context over MCP, on the real board", () => {
     const tools = (await kim.handle.client.listTools()).tools;
     expect(tools.find((t) => t.name === "get_context")?.annotations).toMatchObject({ readOnlyHint: true });
     expect(tools.find((t) => t.name === "get_context")?.description).toMatch(/data, not instructions/);
-    // The worker catalog stays within its budget of 4,000 tokens (chars / 4).
-    expect(JSON.stringify({ tools }).length / 4).toBeLessThanOrEqual(4_000);
+    // The worker catalog stays within its budget: 3,000 model-visible tokens (name, description
+    // and input schema, chars / 4; output schemas serve the client, not the model).
+    expect(modelVisibleTokens(tools)).toBeLessThanOrEqual(3_000);
     for (const budget of [0, -5, 2.5]) {
       const bad = await callOrError(kim.handle, "get_context", { task: "T-2", budget });
       expect(bad.isError, String(budget)).toBe(true);

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { modelVisibleTokens } from "../../src/commands/catalog-cost.js";
 import { callTool, connectMcp, type McpHandle } from "../helpers/mcp.js";
 import { addAgent, cairn, initWorkspace } from "../helpers/workspace.js";
 
@@ -32,7 +33,8 @@ describe("knowledge tools over MCP", () => {
     expect(names).toEqual(expect.arrayContaining(["remember", "recall", "add_note"]));
     expect(names).not.toContain("forget");
     expect(worker.find((t) => t.name === "recall")?.description).toMatch(/data, not instructions/);
-    expect(Math.round(JSON.stringify({ tools: worker }).length / 4)).toBeLessThan(4_000);
+    // Within the worker's budget as a model sees it: name, description and input schema.
+    expect(modelVisibleTokens(worker)).toBeLessThanOrEqual(3_000);
     const planner = await connectMcp(ws.dir, { args: ["--profile", "planner"] });
     open.push(planner);
     const plannerNames = (await planner.client.listTools()).tools.map((t) => t.name);

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { COMMANDS_BY_NAME } from "../../src/commands/registry.js";
 import { breakingChanges } from "../../src/commands/schema-compat.js";
+import { schemaGaps } from "../../src/commands/schema-portable.js";
 import { toolJsonSchemas } from "../../src/commands/tool-schemas.js";
 import { TOOLS } from "../../src/commands/tools.js";
 import { REPO_ROOT } from "../helpers/workspace.js";
@@ -41,6 +42,41 @@ describe("published tool schemas are golden fixtures", () => {
   });
 });
 
+type Node = Record<string, unknown>;
+/** The schema node at a path of keys, or undefined where the path breaks off. */
+const at = (node: Node | undefined, ...path: string[]): unknown =>
+  path.reduce<unknown>((current, key) => (current as Node | undefined)?.[key], node);
+
+describe("published schemas are complete and portable", () => {
+  it("every node of every input and output schema is typed, at full depth, with no type arrays", () => {
+    const gaps = TOOLS.flatMap((tool) => {
+      const { input, output } = toolJsonSchemas(tool, COMMANDS_BY_NAME);
+      return [...schemaGaps(input), ...schemaGaps(output)].map((gap) => `${tool.name} ${gap}`);
+    });
+    expect(gaps).toEqual([]);
+  });
+
+  it("outputs are published to full depth, refusals included, and the cli tool's output is typed", () => {
+    const claim = TOOLS.find((tool) => tool.name === "claim_task");
+    if (!claim) throw new Error("claim_task is missing");
+    const [ok, refused] = toolJsonSchemas(claim, COMMANDS_BY_NAME).output.anyOf as Node[];
+    expect(at(ok, "properties", "criteria", "items", "properties")).toHaveProperty("text");
+    expect(at(refused, "properties", "refused", "required")).toEqual(["policy", "reason", "next"]);
+    const cli = TOOLS.find((tool) => tool.name === "cli");
+    if (!cli) throw new Error("cli is missing");
+    const output = toolJsonSchemas(cli, COMMANDS_BY_NAME).output as Node;
+    expect(at(output, "properties", "output")).toHaveProperty("$ref");
+    expect(JSON.stringify(output.$defs)).toContain('"type":"null"');
+  });
+
+  it("the gap finder sees an untyped node and a type array", () => {
+    expect(schemaGaps({ type: "object", properties: { a: {}, b: { type: ["string", "null"] } } })).toEqual([
+      "#/properties/a: untyped",
+      '#/properties/b: type array ["string","null"]',
+    ]);
+  });
+});
+
 describe("the compatibility rule itself", () => {
   const golden = {
     type: "object",
@@ -58,6 +94,15 @@ describe("the compatibility rule itself", () => {
       },
     };
     expect(breakingChanges("t", golden, current)).toEqual([]);
+  });
+
+  it("reads a nullable written as a type array and as anyOf as the same field", () => {
+    const before = { type: "object", properties: { n: { type: ["number", "null"] } } };
+    const after = { type: "object", properties: { n: { anyOf: [{ type: "number" }, { type: "null" }] } } };
+    expect(breakingChanges("t", before, after)).toEqual([]);
+    expect(
+      breakingChanges("t", before, { type: "object", properties: { n: { type: "number" } } }),
+    ).toHaveLength(1);
   });
 
   it("fails a removed, a renamed, a retyped field and a new required one", () => {

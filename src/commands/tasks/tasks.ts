@@ -96,23 +96,28 @@ export const taskList = defineCommand({
   output: z.object({
     tasks: z.array(TaskSummary),
     total: z.number(),
+    total_capped: z.boolean().optional().describe("total stopped counting: more tasks match"),
     next_offset: z.number().nullable(),
   }),
   async handler(input, ctx) {
     const limit = input.limit ?? 50;
     const offset = input.offset ?? 0;
     const owner = input.owner === "me" ? ctx.actor.id : input.owner;
-    const { tasks, total } = await listTasks(ctx.store, { ...input, owner, limit, offset });
+    const { tasks, total, capped } = await listTasks(ctx.store, { ...input, owner, limit, offset });
     return {
       tasks: tasks.map(summaryView),
       total,
+      ...(capped ? { total_capped: true } : {}),
       next_offset: offset + tasks.length < total ? offset + tasks.length : null,
     };
   },
   render: (out) =>
     out.tasks.length === 0
       ? "No tasks match."
-      : [...out.tasks.map(summaryLine), `(${out.tasks.length} of ${out.total})`].join("\n"),
+      : [
+          ...out.tasks.map(summaryLine),
+          `(${out.tasks.length} of ${out.total}${out.total_capped ? "+" : ""})`,
+        ].join("\n"),
 });
 
 export const taskShow = defineCommand({

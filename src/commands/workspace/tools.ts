@@ -6,7 +6,8 @@ export const WORKSPACE_TOOLS: readonly ToolSpec[] = [
     name: "whoami",
     title: "Who am I",
     description:
-      "Your agent id, role, grant (rw or ro) and tool profile; fixed at server start, no call changes it.",
+      "Your agent id, role, grant (rw or ro) and tool profile, bound when the server started; no call changes them. " +
+      "Call it once if unsure what you may do: with ro, writes are refused. Then next_task.",
     wraps: { command: "whoami" },
     profiles: EVERY_PROFILE,
     idempotent: true,
@@ -14,7 +15,9 @@ export const WORKSPACE_TOOLS: readonly ToolSpec[] = [
   {
     name: "status",
     title: "Workspace status",
-    description: "Orient: what the workspace holds, active agents, the board, the latest event.",
+    description:
+      "Orient at the start of a session: task counts by status, who holds what, blocked tasks and open questions, " +
+      "active agents, the latest event. Then next_task to pick work, or list_tasks to look closer.",
     wraps: { command: "status" },
     profiles: EVERY_PROFILE,
     idempotent: true,
@@ -23,7 +26,9 @@ export const WORKSPACE_TOOLS: readonly ToolSpec[] = [
     name: "cli",
     title: "Run a cairn command",
     description:
-      'Run any cairn command without a tool of its own, e.g. argv ["agent","list"]; returns what `cairn <argv> --json` prints, and its exit code. ["capabilities"] lists them all. Exit 3 is a refusal: an answer; follow its `next`.',
+      'Run any cairn command that has no tool of its own, e.g. argv ["agent","list"] or ["note","list","--scope","T-3"]; ' +
+      'returns the JSON `cairn <argv> --json` prints, with its exit code. ["capabilities"] lists every command. ' +
+      "Same guard as the tools. Exit 3 is a refusal, an answer: do not retry, follow its `next`; 2 is a usage error.",
     wraps: { cli: true },
     profiles: EVERY_PROFILE,
     idempotent: false,

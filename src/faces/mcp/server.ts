@@ -23,14 +23,17 @@ import {
   commandOf,
   toolAnnotations,
   toolInputSchema,
-  toolJsonSchemas,
+  type toolJsonSchemas,
   toolOutputSchema,
 } from "../../commands/tool-schemas.js";
 import { type Profile, type ToolSpec, toolsForProfile } from "../../commands/tools.js";
 import type { Outcome } from "../../kernel/outcome.js";
 import { CAIRN_VERSION } from "../../kernel/version.js";
+import { serveCompletions } from "./completions.js";
 import { LineGuard } from "./line-guard.js";
+import { progressLine } from "./logging.js";
 import { NoElicitationValidator } from "./no-elicitation.js";
+import { publishedSchemas } from "./published-schemas.js";
 import { toolResult } from "./results.js";
 
 /** A tool argument may be large (a 5 MB note is legitimate); a line past this is refused, not fatal. */
@@ -85,7 +88,7 @@ function register(server: McpServer, tool: ToolSpec, session: Session): void {
   // Converted on first use and kept: a server that is never asked for its list never pays.
   let json: ReturnType<typeof toolJsonSchemas> | undefined;
   const schemas = () => {
-    json ??= toolJsonSchemas(tool, COMMANDS_BY_NAME);
+    json ??= publishedSchemas(tool);
     return json;
   };
   const config = {
@@ -199,17 +202,21 @@ function registerPrompt(server: McpServer, spec: PromptSpec, session: Session): 
  */
 function callControls(ctx: ServerContext): { controls: CallControls; delivered: () => Promise<unknown> } {
   const token = ctx.mcpReq._meta?.progressToken;
-  const controls: CallControls = { signal: ctx.mcpReq.signal };
   const sent: Promise<unknown>[] = [];
-  if (token !== undefined) {
-    controls.progress = (update) => {
+  const controls: CallControls = {
+    signal: ctx.mcpReq.signal,
+    // Every long run logs its progress lines (`notifications/message`, filtered by the client's
+    // `logging/setLevel`); a progress notification too when the call carried a token.
+    progress: (update) => {
+      sent.push(ctx.mcpReq.log("info", progressLine(update), "cairn").catch(() => {}));
+      if (token === undefined) return;
       sent.push(
         ctx.mcpReq
           .notify({ method: "notifications/progress", params: { progressToken: token, ...update } })
           .catch(() => {}),
       );
-    };
-  }
+    },
+  };
   return { controls, delivered: () => Promise.all(sent) };
 }
 
@@ -217,7 +224,7 @@ export function createServer(session: Session, profile: Profile): McpServer {
   const server = new McpServer(
     { name: "cairn", version: CAIRN_VERSION },
     {
-      capabilities: { tools: { listChanged: true } },
+      capabilities: { tools: { listChanged: true }, logging: {} },
       instructions: INSTRUCTIONS,
       jsonSchemaValidator: new NoElicitationValidator(),
     },
@@ -225,6 +232,7 @@ export function createServer(session: Session, profile: Profile): McpServer {
   for (const tool of toolsForProfile(profile)) register(server, tool, session);
   for (const resource of RESOURCES) registerResource(server, resource, session);
   for (const prompt of PROMPTS) registerPrompt(server, prompt, session);
+  serveCompletions(server, () => runner(session));
   return server;
 }
 

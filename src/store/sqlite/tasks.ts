@@ -1,6 +1,7 @@
 import type Database from "better-sqlite3";
 import type { TaskOrder, TaskRecord, TaskRepo } from "../tasks.js";
 import { shortIds } from "./short-ids.js";
+import { countPage, type PageQuery, readPage } from "./task-pages.js";
 import { sqliteTaskRelations } from "./task-relations.js";
 import { COLUMNS, pad, RANK, type TaskRow, toTask } from "./task-rows.js";
 
@@ -128,12 +129,6 @@ export function sqliteTasks(db: Database.Database): TaskRepo {
     async list(filter) {
       const where: string[] = [];
       const values: Record<string, unknown> = {};
-      if (filter.status && filter.status.length > 0) {
-        where.push(`status IN (${filter.status.map((_, i) => `@s${i}`).join(", ")})`);
-        filter.status.forEach((status, i) => {
-          values[`s${i}`] = status;
-        });
-      }
       if (filter.owner !== undefined) {
         where.push("owner = @owner");
         values.owner = filter.owner;
@@ -152,18 +147,17 @@ export function sqliteTasks(db: Database.Database): TaskRepo {
         where.push("(instr(lower(title), lower(@text)) > 0 OR instr(lower(context), lower(@text)) > 0)");
         values.text = filter.text;
       }
-      const clause = where.length > 0 ? `WHERE ${where.join(" AND ")}` : "";
-      // Owner and parent are selective: let the planner use their indexes. Otherwise the page
-      // walks the tree index in order and stops once it is full, instead of sorting every match;
-      // the count is answered from the (status, labels) index without reading the rows.
-      const selective = filter.owner !== undefined || filter.parent !== undefined;
-      const order = ORDER_BY[filter.order ?? "tree"];
-      const pageFrom = selective || order !== ORDER_BY.tree ? "tasks" : "tasks INDEXED BY tasks_tree";
-      const total = (db.prepare(`SELECT COUNT(*) AS n FROM tasks ${clause}`).get(values) as { n: number }).n;
-      const rows = db
-        .prepare(`SELECT ${COLUMNS} FROM ${pageFrom} ${clause} ORDER BY ${order} LIMIT @limit OFFSET @offset`)
-        .all({ ...values, limit: filter.limit, offset: filter.offset }) as TaskRow[];
-      return { tasks: rows.map(toTask), total };
+      const query: PageQuery = {
+        where,
+        values,
+        statuses: filter.status ?? [],
+        selective: filter.owner !== undefined || filter.parent !== undefined,
+        limit: filter.limit,
+        offset: filter.offset,
+        orderBy: ORDER_BY[filter.order ?? "tree"],
+      };
+      const { total, capped } = countPage(db, query);
+      return { tasks: readPage(db, query).map(toTask), total, ...(capped ? { capped } : {}) };
     },
     async children(id) {
       return children.all(id).map(toTask);

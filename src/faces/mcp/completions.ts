@@ -1,0 +1,43 @@
+import type { McpServer } from "@modelcontextprotocol/server";
+import {
+  type Completer,
+  MAX_COMPLETIONS,
+  PROMPTS,
+  RESOURCES,
+  type RunCommand,
+} from "../../commands/resources.js";
+
+/**
+ * `completion/complete` for prompt arguments and resource-template variables, answered from the
+ * completers the resource and prompt tables declare (task ids, goal ids), run as the caller.
+ *
+ * A reference this server does not know (or an argument without a completer) gets an empty list
+ * rather than an error: completion is a typing aid, and "nothing to suggest" is the answer a
+ * client can show. The SDK's own handler is not used because it errors on unknown prompts.
+ */
+export function serveCompletions(server: McpServer, run: () => RunCommand): void {
+  server.server.registerCapabilities({ completions: {} });
+  server.server.setRequestHandler("completion/complete", async (request) => {
+    const { ref, argument } = request.params;
+    const completer = completerFor(ref, argument.name);
+    const values = completer ? await completer(argument.value, run()) : [];
+    return {
+      completion: {
+        values: values.slice(0, MAX_COMPLETIONS),
+        total: values.length,
+        hasMore: values.length > MAX_COMPLETIONS,
+      },
+    };
+  });
+}
+
+function completerFor(
+  ref: { type: string; name?: string; uri?: string },
+  argument: string,
+): Completer | undefined {
+  if (ref.type === "ref/prompt")
+    return PROMPTS.find((prompt) => prompt.name === ref.name)?.complete?.[argument];
+  if (ref.type === "ref/resource")
+    return RESOURCES.find((resource) => resource.uri === ref.uri)?.complete?.[argument];
+  return undefined;
+}

@@ -1,0 +1,79 @@
+import type Database from "better-sqlite3";
+import { COLUMNS, type TaskRow } from "./task-rows.js";
+
+/**
+ * `total` is counted up to this many matches past the requested page. Counting every match of a
+ * broad filter on a large board costs time in proportion to the board; "more than a thousand
+ * beyond this page" is all a reader paging through it can use. A capped count says so.
+ */
+export const COUNTED_BEYOND_PAGE = 1_000;
+
+export interface PageQuery {
+  /** `WHERE …` over the filters other than status, or "". */
+  where: string[];
+  values: Record<string, unknown>;
+  statuses: readonly string[];
+  /** Owner or parent narrow the rows enough for the planner's own choice of index. */
+  selective: boolean;
+  limit: number;
+  offset: number;
+  /** `ORDER BY` terms; tree order (`sort_path`) is the one the status merge below serves. */
+  orderBy: string;
+}
+
+const clause = (where: string[]) => (where.length > 0 ? `WHERE ${where.join(" AND ")}` : "");
+
+function statusWhere(query: PageQuery): { where: string[]; values: Record<string, unknown> } {
+  if (query.statuses.length === 0) return { where: query.where, values: query.values };
+  const values = { ...query.values };
+  query.statuses.forEach((status, i) => {
+    values[`s${i}`] = status;
+  });
+  return {
+    where: [`status IN (${query.statuses.map((_, i) => `@s${i}`).join(", ")})`, ...query.where],
+    values,
+  };
+}
+
+/** How many tasks match, exactly up to the cap, and whether the cap was reached. */
+export function countPage(db: Database.Database, query: PageQuery): { total: number; capped: boolean } {
+  const { where, values } = statusWhere(query);
+  const cap = query.offset + query.limit + COUNTED_BEYOND_PAGE;
+  const total = (
+    db.prepare(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM tasks ${clause(where)} LIMIT @cap)`).get({
+      ...values,
+      cap,
+    }) as { n: number }
+  ).n;
+  return { total, capped: total >= cap };
+}
+
+/**
+ * One page. In tree order, each status is read in order from the (status, sort_path) index and
+ * the runs are merged, so a page costs its own size per status, never a sort of every match.
+ * Other orders (the dashboard's sort menu) sort the matches.
+ */
+export function readPage(db: Database.Database, query: PageQuery): TaskRow[] {
+  const window = { limit: query.limit, offset: query.offset };
+  const treeOrder = query.orderBy === "sort_path";
+  if (!treeOrder || query.selective || query.statuses.length === 0) {
+    const { where, values } = statusWhere(query);
+    const from = query.selective || !treeOrder ? "tasks" : "tasks INDEXED BY tasks_tree";
+    return db
+      .prepare(
+        `SELECT ${COLUMNS} FROM ${from} ${clause(where)} ORDER BY ${query.orderBy} LIMIT @limit OFFSET @offset`,
+      )
+      .all({ ...values, ...window }) as TaskRow[];
+  }
+  const runs = [...new Set(query.statuses)].flatMap(
+    (status) =>
+      db
+        .prepare(
+          `SELECT ${COLUMNS} FROM tasks INDEXED BY tasks_status_tree ${clause(["status = @status", ...query.where])}
+           ORDER BY sort_path LIMIT @upTo`,
+        )
+        .all({ ...query.values, status, upTo: query.offset + query.limit }) as TaskRow[],
+  );
+  runs.sort((a, b) => (a.sort_path < b.sort_path ? -1 : a.sort_path > b.sort_path ? 1 : 0));
+  return runs.slice(query.offset, query.offset + query.limit);
+}
