@@ -1,6 +1,7 @@
 import Database from "better-sqlite3";
 import { CairnError, operational } from "../../kernel/outcome.js";
 import type { Store, Tx } from "../store.js";
+import { sqliteAgentRuns, sqliteAgentWindows } from "./agent-runs.js";
 import { sqliteAgents } from "./agents.js";
 import { translateSqliteError } from "./errors.js";
 import { sqliteFacts } from "./facts.js";
@@ -70,6 +71,8 @@ class SqliteStore implements Store {
       asks: sqliteAsks(this.db),
       queues: sqliteQueues(this.db),
       shortcuts: sqliteShortcuts(this.db),
+      agentRuns: sqliteAgentRuns(this.db),
+      agentWindows: sqliteAgentWindows(this.db),
     };
   }
 
