@@ -77,9 +77,24 @@ async function startCli(argv: string[]): Promise<number> {
   }
 }
 
+async function startDaemonProcess(args: string[]): Promise<number> {
+  const { startDaemon } = await import("./commands/agents/daemon-entry.js");
+  const session = new Session({ cwd: process.cwd(), env: process.env });
+  try {
+    return await startDaemon(session, args);
+  } finally {
+    await session.close();
+  }
+}
+
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
-  const code = argv[0] === "mcp" ? await startMcp(argv.slice(1)) : await startCli(argv);
+  const code =
+    argv[0] === "mcp"
+      ? await startMcp(argv.slice(1))
+      : argv[0] === "daemon"
+        ? await startDaemonProcess(argv.slice(1))
+        : await startCli(argv);
   process.exitCode = code;
 }
 

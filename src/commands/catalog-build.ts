@@ -70,16 +70,31 @@ export function catalogCommand(tool: CatalogTool): AnyCommand {
   return command;
 }
 
+/** Many tools share one input shape (every `run-<agent>`): its schemas are derived once. */
+const INPUTS = new WeakMap<z.ZodObject, { input: z.ZodObject; inputJson: Record<string, unknown> }>();
+const OUTPUTS = new Map<string, { output: z.ZodType; outputJson: Record<string, unknown> }>();
+
 /** What a file-backed tool publishes and validates with, derived like a hand-kept tool's. */
 export function catalogToolSchemas(tool: CatalogTool) {
   const command = catalogCommand(tool);
-  const input = z.strictObject({ ...tool.input.shape, schema_version: SCHEMA_VERSION_FIELD });
-  const { type: _object, ...ok } = jsonSchemaOf(command.output, "output");
+  let inputs = INPUTS.get(tool.input);
+  if (!inputs) {
+    const input = z.strictObject({ ...tool.input.shape, schema_version: SCHEMA_VERSION_FIELD });
+    inputs = { input, inputJson: jsonSchemaOf(input, "input") };
+    INPUTS.set(tool.input, inputs);
+  }
+  let outputs = OUTPUTS.get(command.name);
+  if (!outputs) {
+    const { type: _object, ...ok } = jsonSchemaOf(command.output, "output");
+    outputs = {
+      output: z.union([command.output, RefusedEnvelope]),
+      outputJson: { type: "object", anyOf: [ok, { required: ["refused"] }] },
+    };
+    OUTPUTS.set(command.name, outputs);
+  }
   return {
-    input,
-    output: z.union([command.output, RefusedEnvelope]),
-    inputJson: jsonSchemaOf(input, "input"),
-    outputJson: { type: "object", anyOf: [ok, { required: ["refused"] }] },
+    ...inputs,
+    ...outputs,
     annotations: {
       readOnlyHint: command.effect === "read",
       destructiveHint: command.effect === "destructive",

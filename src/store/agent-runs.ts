@@ -52,6 +52,7 @@ export interface RunEnd {
   durationMs: number | null;
   stderrTail: string;
   reason: string | null;
+  logPath?: string | null;
 }
 
 export interface AgentRunsRepo {

@@ -130,7 +130,10 @@ export function buildProgram(session: Session, out: Output, exit: (code: number)
     .description("A local-first control plane for AI coding agents")
     .version(CAIRN_VERSION)
     .showHelpAfterError()
-    .addHelpText("after", "\n  cairn mcp [--profile worker|planner|operator|all]   serve MCP over stdio");
+    .addHelpText(
+      "after",
+      "\n  cairn mcp [--profile worker|planner|operator|all]   serve MCP over stdio\n  cairn daemon [--once] [--dry-run] [--json]          run scheduled local agents",
+    );
   for (const command of COMMANDS) attach(root, command, session, out, exit);
   const configure = (c: Commander) => {
     c.exitOverride();

@@ -56,7 +56,8 @@ export function sqliteAgentRuns(db: Database.Database): AgentRunsRepo {
   const setPid = db.prepare("UPDATE agent_runs SET pid = ? WHERE id = ?");
   const finish = db.prepare(
     `UPDATE agent_runs SET status = @status, exit_code = @exit_code, finished_at = @finished_at,
-       duration_ms = @duration_ms, stderr_tail = @stderr_tail, reason = @reason
+       duration_ms = @duration_ms, stderr_tail = @stderr_tail, reason = @reason,
+       log_path = COALESCE(@log_path, log_path)
      WHERE id = @id AND status = 'running'`,
   );
   const recentAll = db.prepare<[number], RunRow>("SELECT * FROM agent_runs ORDER BY seq DESC LIMIT ?");
@@ -108,6 +109,7 @@ export function sqliteAgentRuns(db: Database.Database): AgentRunsRepo {
         duration_ms: end.durationMs,
         stderr_tail: end.stderrTail,
         reason: end.reason,
+        log_path: end.logPath ?? null,
       });
     },
     async byId(id) {
