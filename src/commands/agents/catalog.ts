@@ -6,10 +6,13 @@ import { runToolName } from "../../domains/agents/naming.js";
 import type { Profile } from "../../domains/workspace/config.js";
 import { CatalogError, type CatalogSource, type CatalogTool } from "../catalog.js";
 import type { SessionContext } from "../context.js";
-import { RunArgs } from "./run.js";
 
-/** One input shape for every `run-<agent>` tool: its schema is derived and published once. */
-const RUN_INPUT = z.object({ schedule: z.string().max(64).optional(), args: RunArgs.optional() });
+/**
+ * One input shape for every `run-<agent>` tool: its schema is derived and published once. Bare
+ * on purpose (every byte is paid in every client's context, per agent): `agents run` checks the
+ * limits when the call reaches it.
+ */
+const RUN_INPUT = z.object({ schedule: z.string().optional(), args: z.array(z.string()).optional() });
 const NO_INPUT = z.object({});
 
 const FULL: readonly Profile[] = ["operator", "all"];
