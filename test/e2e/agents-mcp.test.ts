@@ -23,7 +23,7 @@ describe("local agents over MCP", () => {
       "greeter",
       shellAgent(
         "greeter",
-        'echo "hello $0 $1"; echo "name=$AGENT_NAME trigger=$AGENT_TRIGGER_SOURCE agent=${CAIRN_AGENT:-none}"',
+        'echo "hello $0 $1"; echo "name=$AGENT_NAME trigger=$AGENT_TRIGGER_SOURCE agent=$(printenv CAIRN_AGENT || echo none)"',
         {
           agent: 'description = "Greets whoever it is given; prints two lines."',
           rest: '[env]\nextra = { AGENT_NAME = "spoofed" }\n[[schedules]]\nid = "hourly"\ntype = "interval"\ninterval_minutes = 60\nargs = ["world"]\n',
