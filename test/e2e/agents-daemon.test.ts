@@ -83,6 +83,15 @@ describe("the daemon", () => {
       status: "skipped",
       reason: expect.stringMatching(/preflight 1 \(false\) failed/),
     });
+    const summary = (
+      cairn(ws.dir, ["status", "--json"], { env }).json as {
+        local_agents: { unhealthy: { agent: string; schedule: string }[]; broken_manifests: string[] };
+      }
+    ).local_agents;
+    expect(summary.unhealthy).toEqual(
+      expect.arrayContaining([expect.objectContaining({ agent: "twins", schedule: "bad" })]),
+    );
+    expect(summary.broken_manifests[0]).toMatch(/broken\/agent\.toml: not valid TOML/);
     // Nothing is due now: a second tick dispatches nothing.
     const again = cairn(ws.dir, ["daemon", "--once", "--dry-run", "--json"], { env }).json as {
       dispatched: unknown[];

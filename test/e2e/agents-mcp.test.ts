@@ -223,6 +223,10 @@ describe("local agents over MCP", () => {
       schedule: "trigger",
       state: "failing",
     });
+    const workspace = (await callTool(mcp, "status")).structuredContent as {
+      local_agents: { triggered_runs: number; agents: number };
+    };
+    expect(workspace.local_agents.triggered_runs).toBeGreaterThan(0);
     const logs = await callTool(mcp, "agent_logs", { agent: "failer", lines: 1 });
     expect((logs.structuredContent as { lines: string[] }).lines).toEqual(["boom"]);
     const doctor = (await callTool(mcp, "agents_doctor")).structuredContent as {
