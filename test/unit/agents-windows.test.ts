@@ -70,6 +70,15 @@ describe("cron windows", () => {
     expect(decide(nightly, empty, at("2026-05-02T01:01:00Z"))).toMatchObject({ kind: "stale", windowAt: w });
   });
 
+  it("opens a window the moment it is due, not a minute later", () => {
+    const everyMinute = spec({ pattern: "* * * * *", timezone: "UTC" });
+    const w = at("2026-05-01T09:51:00Z");
+    expect(currentWindow(everyMinute, empty, w)).toBe(w);
+    expect(currentWindow(everyMinute, empty, w + 11)).toBe(w);
+    expect(currentWindow(everyMinute, empty, w - 1)).toBe(w - 60_000);
+    expect(nextWindow(everyMinute, empty, w - 1)).toBe(w);
+  });
+
   it("makes a retry's backoff a wake-up time", () => {
     const w = at("2026-05-01T23:00:00Z");
     const state = { attempts: [failedAt(w, w + MIN)] };

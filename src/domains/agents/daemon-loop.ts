@@ -10,6 +10,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { conflict } from "../../kernel/outcome.js";
+import { watchShallow } from "../../kernel/watch.js";
 import type { Store } from "../../store/store.js";
 import type { Workspace } from "../workspace/discover.js";
 import { type TickReport, tick } from "./daemon.js";
@@ -207,18 +208,20 @@ export class Daemon {
 
   /** A manifest added, edited or removed wakes the loop (after the editor settles). */
   private watchManifests(): void {
+    for (const watcher of this.watchers) watcher.close();
+    this.watchers = [];
     for (const root of manifestRoots(this.options.workspace, this.options.env)) {
       if (!existsSync(root)) continue;
-      try {
-        const watcher = watch(root, { recursive: true, persistent: false }, () => {
+      this.watchers.push(
+        ...watchShallow(root, () => {
           if (this.settle) clearTimeout(this.settle);
-          this.settle = setTimeout(this.wake, SETTLE_MS);
-        });
-        watcher.on("error", () => watcher.close());
-        this.watchers.push(watcher);
-      } catch (error) {
-        this.options.log(`cannot watch ${root}: ${(error as Error).message}`);
-      }
+          this.settle = setTimeout(() => {
+            // A new agent folder needs its own watch.
+            this.watchManifests();
+            this.wake();
+          }, SETTLE_MS);
+        }),
+      );
     }
   }
 }

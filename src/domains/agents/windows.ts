@@ -82,7 +82,10 @@ export function currentWindow(
     if (anchor.fromSuccess ? ticks < 1 : ticks < 0) return undefined;
     return anchor.at + ticks * every;
   }
-  const previous = cronOf(spec, zone).previousRuns(1, new Date(now + 1))[0];
+  // croner's previous run is strictly before the reference's whole second: look from the next
+  // second, so a window opened a few milliseconds ago is the current one, then keep it ≤ now.
+  const [latest, before] = cronOf(spec, zone).previousRuns(2, new Date(now + 1000));
+  const previous = latest && latest.getTime() <= now ? latest : before;
   if (!previous) return undefined;
   const at = previous.getTime();
   return state.firstSeenAt !== undefined && at < state.firstSeenAt ? undefined : at;

@@ -1,19 +1,19 @@
 import { existsSync, type FSWatcher, statSync, watch } from "node:fs";
 import { dirname } from "node:path";
+import { watchShallow } from "../../kernel/watch.js";
 
 /** Editors write a file in several steps; one change is announced once they settle. */
 const SETTLE_MS = 150;
 
 /** The path itself when it exists, else its nearest existing ancestor (to see it appear). */
-function watchable(path: string): { target: string; recursive: boolean } | undefined {
+function watchable(path: string): { target: string; own: boolean } | undefined {
   let target = path;
   while (!existsSync(target)) {
     const parent = dirname(target);
     if (parent === target) return undefined;
     target = parent;
   }
-  const own = target === path;
-  return { target, recursive: own && statSync(target).isDirectory() };
+  return { target, own: target === path && statSync(target).isDirectory() };
 }
 
 /**
@@ -26,34 +26,29 @@ export function watchCatalog(
   fingerprint: () => Promise<string>,
   notify: () => void,
 ): { close(): void } {
-  const watchers = new Map<string, FSWatcher>();
+  let watchers: FSWatcher[] = [];
   let last: string | undefined;
   let timer: NodeJS.Timeout | undefined;
   let closed = false;
 
+  /** (Re)watch every path: a folder with its direct subfolders, a missing path via its parent. */
   const arm = async () => {
-    const wanted = new Map<string, boolean>();
-    for (const path of await paths()) {
+    const wanted = await paths();
+    for (const watcher of watchers) watcher.close();
+    watchers = [];
+    if (closed) return;
+    for (const path of new Set(wanted)) {
       const spot = watchable(path);
-      if (spot) wanted.set(spot.target, (wanted.get(spot.target) ?? false) || spot.recursive);
-    }
-    for (const [target, watcher] of watchers) {
-      if (!wanted.has(target)) {
-        watcher.close();
-        watchers.delete(target);
-      }
-    }
-    for (const [target, recursive] of wanted) {
-      if (watchers.has(target) || closed) continue;
-      try {
-        const watcher = watch(target, { recursive, persistent: false }, changed);
-        watcher.on("error", () => {
-          watcher.close();
-          watchers.delete(target);
-        });
-        watchers.set(target, watcher);
-      } catch (error) {
-        process.stderr.write(`cairn mcp: cannot watch ${target}: ${(error as Error).message}\n`);
+      if (!spot) continue;
+      if (spot.own) watchers.push(...watchShallow(spot.target, changed));
+      else {
+        try {
+          const watcher = watch(spot.target, { persistent: false }, changed);
+          watcher.on("error", () => watcher.close());
+          watchers.push(watcher);
+        } catch (error) {
+          process.stderr.write(`cairn mcp: cannot watch ${spot.target}: ${(error as Error).message}\n`);
+        }
       }
     }
   };
@@ -79,8 +74,8 @@ export function watchCatalog(
     close() {
       closed = true;
       if (timer) clearTimeout(timer);
-      for (const watcher of watchers.values()) watcher.close();
-      watchers.clear();
+      for (const watcher of watchers) watcher.close();
+      watchers = [];
     },
   };
 }
