@@ -8,6 +8,9 @@ import { Session } from "../src/commands/context.js";
 import { header, ms, percentile, report } from "./report.js";
 import { baseEnv, CAIRN, cairnServer, connect, minimalServer, type ServerUnderTest } from "./servers.js";
 
+const ONLY = new Set((process.env.BENCH_AGENTS_ONLY ?? "").split(",").filter(Boolean));
+const wanted = (part: string) => ONLY.size === 0 || ONLY.has(part);
+
 const median = (samples: number[]) => percentile(samples, 50);
 
 function workspaceWith(agents: number, toml: (i: number) => string): string {
@@ -57,15 +60,44 @@ async function catalogBuild(): Promise<void> {
   });
 }
 
+/**
+ * Spawn → initialize → tools/list answered, over raw JSON-RPC lines: what the server costs, not
+ * what an SDK client spends compiling each tool's output schema afterwards.
+ */
+function rawListOnce(server: ServerUnderTest): Promise<number> {
+  const started = performance.now();
+  const child = spawn(process.execPath, server.args, {
+    cwd: server.cwd,
+    env: baseEnv(server.env),
+    stdio: ["pipe", "pipe", "ignore"],
+  });
+  return new Promise((resolve, reject) => {
+    let buffer = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      buffer += chunk;
+      for (let newline = buffer.indexOf("\n"); newline !== -1; newline = buffer.indexOf("\n")) {
+        const message = JSON.parse(buffer.slice(0, newline)) as { id?: number; error?: unknown };
+        buffer = buffer.slice(newline + 1);
+        if (message.id === 1) {
+          child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
+          child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" })}\n`);
+        } else if (message.id === 2) {
+          const elapsed = performance.now() - started;
+          child.kill();
+          if (message.error) reject(new Error(JSON.stringify(message.error)));
+          else resolve(elapsed);
+        }
+      }
+    });
+    child.stdin.write(
+      `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bench", version: "1" } } })}\n`,
+    );
+  });
+}
+
 async function coldStart(server: ServerUnderTest): Promise<number> {
   const samples: number[] = [];
-  for (let run = 0; run < 5; run++) {
-    const started = performance.now();
-    const { client } = await connect(server);
-    await client.listTools();
-    await client.close();
-    samples.push(performance.now() - started);
-  }
+  for (let run = 0; run < 5; run++) samples.push(await rawListOnce(server));
   return median(samples);
 }
 
@@ -187,9 +219,9 @@ async function dispatchLateness(): Promise<void> {
 
 export async function benchAgents(): Promise<void> {
   header("local agents");
-  await catalogBuild();
-  await coldStarts();
-  await runOverhead();
-  await dispatchLateness();
-  await daemonIdle();
+  if (wanted("catalog")) await catalogBuild();
+  if (wanted("cold")) await coldStarts();
+  if (wanted("run")) await runOverhead();
+  if (wanted("lateness")) await dispatchLateness();
+  if (wanted("idle")) await daemonIdle();
 }

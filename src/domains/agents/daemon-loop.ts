@@ -5,7 +5,6 @@ import {
   openSync,
   readFileSync,
   unlinkSync,
-  watch,
   writeSync,
 } from "node:fs";
 import { join } from "node:path";

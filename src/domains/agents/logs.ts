@@ -121,5 +121,3 @@ export function tailFile(path: string, lines: number): string[] {
     closeSync(fd);
   }
 }
-
-export const readSmall = (path: string) => (existsSync(path) ? readFileSync(path, "utf8") : "");

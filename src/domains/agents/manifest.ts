@@ -133,9 +133,21 @@ export function parseManifest(text: string, path: string): LoadedAgent | Manifes
   };
 }
 
+/**
+ * Parsed manifests by path, kept while the file's size, inode and modification time (in ns)
+ * hold: the catalog is rebuilt on every `tools/list` and call, and re-parsing 500 unchanged
+ * files each time is most of its cost.
+ */
+const PARSED = new Map<string, { stamp: string; result: LoadedAgent | ManifestProblem }>();
+
 export function loadManifest(path: string): LoadedAgent | ManifestProblem {
   let text: string;
+  let stamp: string;
   try {
+    const stat = statSync(path, { bigint: true });
+    stamp = `${stat.size}:${stat.mtimeNs}:${stat.ino}`;
+    const cached = PARSED.get(path);
+    if (cached?.stamp === stamp) return cached.result;
     text = readFileSync(path, "utf8");
   } catch (error) {
     return {
@@ -143,7 +155,9 @@ export function loadManifest(path: string): LoadedAgent | ManifestProblem {
       reason: `cannot read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
     };
   }
-  return parseManifest(text, path);
+  const result = parseManifest(text, path);
+  PARSED.set(path, { stamp, result });
+  return result;
 }
 
 export const isProblem = (value: LoadedAgent | ManifestProblem): value is ManifestProblem =>
