@@ -116,6 +116,12 @@ describe("the daemon", () => {
     );
     await until(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "");
     const pid = Number(readFileSync(pidFile, "utf8"));
+    const live = cairn(ws.dir, ["agents", "status", "--json"], { env }).json as {
+      daemon: { running: boolean; pid: number; beat_at: string | null };
+    };
+    expect(live.daemon).toMatchObject({ running: true, pid: daemon.child.pid, beat_at: expect.any(String) });
+    daemon.child.kill("SIGHUP");
+    await until(() => daemon.stderr().includes("SIGHUP: reloading"));
     daemon.child.kill("SIGTERM");
     expect(await daemon.exited).toBe(0);
     expect(alive(pid)).toBe(false);

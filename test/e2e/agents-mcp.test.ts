@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, rmSync, statSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { alive, shellAgent, until, writeAgent } from "../helpers/agents.js";
@@ -235,6 +235,22 @@ describe("local agents over MCP", () => {
     const messages = doctor.findings.map((finding) => finding.message).join("\n");
     expect(messages).toMatch(/run-a-b collides with .*ab1.*ab2/);
     expect(messages).toMatch(/no-such-binary-cairn/);
+  });
+
+  it("serves a worker only the agents its role lists", async () => {
+    appendFileSync(join(ws.dir, ".cairn", "cairn.toml"), '\n[roles.builder]\nagents = ["greeter"]\n');
+    const { token } = addAgent(ws.dir, "worker-1", "builder");
+    const worker = await connectMcp(ws.dir, { env: { ...env, CAIRN_AGENT: token } });
+    try {
+      const names = (await worker.client.listTools()).tools.map((tool) => tool.name);
+      expect(names).toContain("run-greeter");
+      expect(names.filter((name) => name.startsWith("run-") || name.startsWith("remediate-"))).toEqual([
+        "run-greeter",
+      ]);
+      expect(names).not.toContain("agents_status");
+    } finally {
+      await worker.close();
+    }
   });
 
   it("answers a broken manifest with a JSON-RPC error naming the file, never a partial list", async () => {
