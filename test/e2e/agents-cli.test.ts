@@ -23,6 +23,13 @@ describe("cairn agents from the CLI", () => {
     expect(cairn(ws.dir, ["agents", "new", "hello"], { env }).code).toBe(5);
     const doctor = cairn(ws.dir, ["agents", "doctor", "--json"], { env });
     expect(doctor.json).toMatchObject({ ok: true });
+    const capabilities = cairn(ws.dir, ["capabilities", "--json"], { env }).json as {
+      catalog: { tools: { name: string; wraps: string; profiles: string[] }[]; error: unknown };
+    };
+    expect(capabilities.catalog).toEqual({
+      tools: [{ name: "run-hello", wraps: "agents run", profiles: ["operator", "all"], read_only: false, destructive: false }],
+      error: null,
+    });
   });
 
   it("passes arguments starting with - as argv, and refuses hostile input with the right exit code", () => {

@@ -40,6 +40,7 @@ export interface RunResult {
 const LOCALES = ["LC_ALL", "LC_CTYPE", "LANG"];
 /** Progress at most this often: a chatty agent must not flood the client. */
 const PROGRESS_EVERY_MS = 1_000;
+const SILENT_PROGRESS_MS = 5_000;
 
 /**
  * The environment of one run: inherited (unless `inherit = false`), then `[env] extra`, then what
@@ -150,6 +151,15 @@ export async function runAgent(request: RunRequest): Promise<RunResult> {
       if (wanted) identity = await mintRunIdentity(store, wanted, started.id.toLowerCase(), request.now());
       const began = Date.now();
       let lastProgress = 0;
+      let lastLine = "";
+      const report = () => {
+        lastProgress = Date.now();
+        request.progress?.({ progress: Math.round((lastProgress - began) / 1000), message: lastLine });
+      };
+      // A silent agent still shows it is alive: elapsed time at least every few seconds.
+      const pulse = request.progress
+        ? setInterval(() => Date.now() - lastProgress >= SILENT_PROGRESS_MS && report(), SILENT_PROGRESS_MS)
+        : undefined;
       const result = await runChild({
         argv,
         cwd,
@@ -171,17 +181,12 @@ export async function runAgent(request: RunRequest): Promise<RunResult> {
             .catch(() => {}),
         onOutput: (chunk, stream) => {
           log.write(chunk);
-          (stream === "stdout" ? stdout : stderr).push(chunk);
-          const now = Date.now();
-          if (request.progress && now - lastProgress >= PROGRESS_EVERY_MS) {
-            lastProgress = now;
-            request.progress({
-              progress: Math.round((now - began) / 1000),
-              message: (stream === "stdout" ? stdout : stderr).lastLine(),
-            });
-          }
+          const tail = stream === "stdout" ? stdout : stderr;
+          tail.push(chunk);
+          lastLine = tail.lastLine();
+          if (request.progress && Date.now() - lastProgress >= PROGRESS_EVERY_MS) report();
         },
-      });
+      }).finally(() => clearInterval(pulse));
       status = statusOf(result, request.signal);
       exitCode = result.timedOut ? 124 : result.exitCode;
       durationMs = result.durationMs;
