@@ -4,7 +4,6 @@ import {
   mkdirSync,
   openSync,
   readdirSync,
-  readFileSync,
   readSync,
   statSync,
   unlinkSync,
