@@ -27,7 +27,15 @@ describe("cairn agents from the CLI", () => {
       catalog: { tools: { name: string; wraps: string; profiles: string[] }[]; error: unknown };
     };
     expect(capabilities.catalog).toEqual({
-      tools: [{ name: "run-hello", wraps: "agents run", profiles: ["operator", "all"], read_only: false, destructive: false }],
+      tools: [
+        {
+          name: "run-hello",
+          wraps: "agents run",
+          profiles: ["operator", "all"],
+          read_only: false,
+          destructive: false,
+        },
+      ],
       error: null,
     });
   });
