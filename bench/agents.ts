@@ -53,7 +53,13 @@ async function catalogBuild(): Promise<void> {
   }
   await session.close();
   report({
-    name: "catalog build, 500 manifests (median of 15)",
+    name: "catalog build, 500 manifests, first (parses all)",
+    figure: ms(samples[0] ?? Number.NaN),
+    baseline: `reading the 500 files: ${ms(reads[0] ?? Number.NaN)}`,
+    goal: "≤ 100 ms",
+  });
+  report({
+    name: "catalog rebuild, 500 unchanged (median of 15)",
     figure: ms(median(samples)),
     baseline: `reading the 500 files: ${ms(median(reads))}`,
     goal: "≤ 100 ms",
