@@ -2,6 +2,7 @@
  * `npm run bench`: every benchmark in bench/, each printing its figures beside a baseline
  * measured in the same run. Pass names to run a subset: `npm run bench -- spine`.
  */
+import { benchAgents } from "./agents.js";
 import { benchGoals } from "./goals.js";
 import { benchKnowledge } from "./knowledge.js";
 import { benchScale } from "./scale.js";
@@ -16,6 +17,7 @@ const SUITES: Record<string, () => Promise<void>> = {
   tasks: benchTasks,
   scale: benchScale,
   ui: benchUi,
+  agents: benchAgents,
 };
 
 const wanted = process.argv.slice(2);

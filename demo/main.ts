@@ -2,6 +2,7 @@
  * `npm run demo`: a scratch workspace, real agents, real `cairn mcp` servers driven by the SDK
  * client, and a readable transcript of what each agent sees. Each chapter lives in its own file.
  */
+import { chapterAgents } from "./agents.js";
 import { chapterGoals } from "./goals.js";
 import { chapterKnowledge } from "./knowledge.js";
 import { chapterSpine } from "./spine.js";
@@ -13,6 +14,7 @@ const CHAPTERS: ((world: DemoWorld) => Promise<void>)[] = [
   chapterTasks,
   chapterKnowledge,
   chapterGoals,
+  chapterAgents,
 ];
 
 const world = await openWorld();

@@ -82,6 +82,16 @@ async function startCli(argv: string[]): Promise<number> {
   }
 }
 
+async function startDaemonProcess(args: string[]): Promise<number> {
+  const { startDaemon } = await import("./commands/agents/daemon-entry.js");
+  const session = new Session({ cwd: process.cwd(), env: process.env });
+  try {
+    return await startDaemon(session, args);
+  } finally {
+    await session.close();
+  }
+}
+
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const code =
@@ -89,7 +99,9 @@ async function main(): Promise<void> {
       ? await startMcp(argv.slice(1))
       : argv[0] === "ui"
         ? await (await import("./faces/ui/start.js")).startUi(argv.slice(1))
-        : await startCli(argv);
+        : argv[0] === "daemon"
+          ? await startDaemonProcess(argv.slice(1))
+          : await startCli(argv);
   process.exitCode = code;
 }
 

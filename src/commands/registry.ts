@@ -1,3 +1,4 @@
+import { agentsDomain } from "./agents/index.js";
 import type { AnyCommand } from "./define.js";
 import type { CommandDomain } from "./domain.js";
 import { goalsDomain } from "./goals/index.js";
@@ -17,6 +18,7 @@ export const DOMAINS: readonly CommandDomain[] = [
   goalsDomain,
   tasksDomain,
   uiDomain,
+  agentsDomain,
 ];
 
 export const COMMANDS: readonly AnyCommand[] = DOMAINS.flatMap((domain) => domain.commands);

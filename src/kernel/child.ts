@@ -35,6 +35,8 @@ export interface ChildRequest {
   graceMs?: number;
   /** Each chunk of output as it arrives; the caller keeps what it needs (a tail, a hash). */
   onOutput?: (chunk: Buffer, stream: "stdout" | "stderr") => void;
+  /** The child's pid (= its process group id), once it has started: for supervisors that record it. */
+  onSpawn?: (pid: number) => void;
 }
 
 export interface ChildResult {
@@ -97,7 +99,10 @@ export function runChild(request: ChildRequest): Promise<ChildResult> {
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
     });
-    if (child.pid !== undefined) LIVE_GROUPS.add(child.pid);
+    if (child.pid !== undefined) {
+      LIVE_GROUPS.add(child.pid);
+      request.onSpawn?.(child.pid);
+    }
     let timedOut = false;
     let cancelled = false;
     let spawnError: string | null = null;

@@ -4,7 +4,10 @@
  * interfaces and must pass the same contract tests (test/unit/store-contract.test.ts).
  */
 
+import type { AgentRunsRepo, AgentWindowsRepo } from "./agent-runs.js";
 import type { GoalRepo } from "./goals.js";
+
+export type * from "./agent-runs.js";
 
 export type * from "./goals.js";
 
@@ -126,6 +129,8 @@ export interface Tx {
   asks: AskRepo;
   queues: QueueRepo;
   shortcuts: ShortcutRepo;
+  agentRuns: AgentRunsRepo;
+  agentWindows: AgentWindowsRepo;
 }
 
 export interface Store {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { workspaceStatus } from "../../domains/status/status.js";
 import { boardStatus } from "../../domains/tasks/board-status.js";
+import { LocalAgentsSummary, localAgentsSummary, renderLocalAgents } from "../agents/summary.js";
 import { defineCommand } from "../define.js";
 import { WorkspaceRef } from "./workspace.js";
 
@@ -20,6 +21,7 @@ const StatusOutput = z.object({
   agents: z.object({ active: z.number().int(), retired: z.number().int() }),
   last_event: z.object({ at: z.string(), actor: z.string(), action: z.string() }).nullable(),
   board: BoardStatus,
+  local_agents: LocalAgentsSummary,
 });
 
 export const status = defineCommand({
@@ -36,6 +38,7 @@ export const status = defineCommand({
       agents: found.agents,
       last_event: found.lastEvent,
       board: await boardStatus(ctx.store, ctx.config, ctx.now()),
+      local_agents: await localAgentsSummary(ctx),
     };
   },
   render: renderStatus,
@@ -62,6 +65,7 @@ function renderStatus(out: StatusView): string {
     lines.push(`  stale claim ${claim.id} by ${claim.owner} since ${claim.lease_at}`);
   if (board.unverified.length > 0) lines.push(`  finished unverified: ${board.unverified.join(", ")}`);
   for (const swept of board.swept) lines.push(`  swept ${swept.task} at ${swept.at}: ${swept.why}`);
+  lines.push(...renderLocalAgents(out.local_agents));
   if (out.last_event)
     lines.push(`last: ${out.last_event.action} by ${out.last_event.actor} at ${out.last_event.at}`);
   return lines.join("\n");

@@ -18,6 +18,8 @@ export const RoleConfig = z.object({
   wip_cap: z.number().int().positive().optional(),
   escalate_to: z.string().optional(),
   profile: z.enum(PROFILES).optional(),
+  /** Local agents whose `run-<agent>` tools this role's worker and planner sessions are served. */
+  agents: z.array(z.string()).default([]),
 });
 export type RoleConfig = z.infer<typeof RoleConfig>;
 

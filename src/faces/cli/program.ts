@@ -132,7 +132,7 @@ export function buildProgram(session: Session, out: Output, exit: (code: number)
     .showHelpAfterError()
     .addHelpText(
       "after",
-      "\n  cairn mcp [--profile worker|planner|operator|all]   serve MCP over stdio\n  cairn ui [--port N] [--open]                        a read-only dashboard on 127.0.0.1",
+      "\n  cairn mcp [--profile worker|planner|operator|all]   serve MCP over stdio\n  cairn ui [--port N] [--open]                        a read-only dashboard on 127.0.0.1\n  cairn daemon [--once] [--dry-run] [--json]          run scheduled local agents",
     );
   for (const command of COMMANDS) attach(root, command, session, out, exit);
   const configure = (c: Commander) => {

@@ -1,6 +1,7 @@
 import Database from "better-sqlite3";
 import { CairnError, operational } from "../../kernel/outcome.js";
 import type { ChangeSignal, Store, Tx } from "../store.js";
+import { sqliteAgentRuns, sqliteAgentWindows } from "./agent-runs.js";
 import { sqliteAgents } from "./agents.js";
 import { dataVersionSignal } from "./data-version.js";
 import { translateSqliteError } from "./errors.js";
@@ -86,6 +87,8 @@ class SqliteStore implements Store {
       asks: sqliteAsks(this.db),
       queues: sqliteQueues(this.db),
       shortcuts: sqliteShortcuts(this.db),
+      agentRuns: sqliteAgentRuns(this.db),
+      agentWindows: sqliteAgentWindows(this.db),
     };
   }
 

@@ -1,0 +1,77 @@
+import { relative } from "node:path";
+import { z } from "zod";
+import { agentCatalog, describeAgentTool } from "../../domains/agents/catalog.js";
+import { manifestRoots } from "../../domains/agents/manifest.js";
+import { runToolName } from "../../domains/agents/naming.js";
+import type { Profile } from "../../domains/workspace/config.js";
+import { CatalogError, type CatalogSource, type CatalogTool } from "../catalog.js";
+import type { SessionContext } from "../context.js";
+
+/**
+ * One input shape for every `run-<agent>` tool: its schema is derived and published once. Bare
+ * on purpose (every byte is paid in every client's context, per agent): `agents run` checks the
+ * limits when the call reaches it.
+ */
+const RUN_INPUT = z.object({ schedule: z.string().optional(), args: z.array(z.string()).optional() });
+const NO_INPUT = z.object({});
+
+const FULL: readonly Profile[] = ["operator", "all"];
+
+/**
+ * Every local agent as a tool `run-<name>`, and every declared remediation as
+ * `remediate-<agent>-<n>`. Operators get them all; a worker or planner gets the run tools of
+ * the agents its role lists (`[roles.X] agents = [...]`).
+ */
+export const agentsCatalog: CatalogSource = {
+  async build(ctx: SessionContext, profile: Profile) {
+    const catalog = agentCatalog(ctx.workspace, ctx.env);
+    const broken = catalog.problems[0];
+    if (broken) {
+      const more =
+        catalog.problems.length > 1
+          ? ` (and ${catalog.problems.length - 1} more manifest(s); see agents_doctor)`
+          : "";
+      throw new CatalogError(broken.file, `${broken.reason}${more}`);
+    }
+    const shown = (path: string) => relative(ctx.cwd, path) || path;
+    const warnings = [
+      ...catalog.collisions.map(
+        (c) => `tool ${c.tool}: ${shown(c.kept)} keeps it, ${shown(c.dropped)} is dropped`,
+      ),
+      ...catalog.duplicates.map(
+        (d) => `agent ${d.name}: ${shown(d.kept)} keeps the name, ${shown(d.dropped)} is ignored`,
+      ),
+    ];
+    const full = FULL.includes(profile);
+    const listed = new Set(ctx.config.roles[ctx.actor.role]?.agents ?? []);
+    const tools: CatalogTool[] = [];
+    for (const { name, agent } of catalog.tools) {
+      if (!full && !listed.has(agent.name)) continue;
+      tools.push({
+        name,
+        title: `Run ${agent.name}`,
+        description: describeAgentTool(agent),
+        input: RUN_INPUT,
+        command: "agents run",
+        commandInput: (args) => ({ ...args, agent: agent.name, trigger: "mcp" }),
+        text: (output) => (output.stdout as string) || `${agent.name} finished with no output.`,
+      });
+    }
+    if (full) {
+      for (const remedy of catalog.remediations) {
+        tools.push({
+          name: remedy.name,
+          title: `Remediate ${remedy.agent.name} preflight ${remedy.index}`,
+          description: `Run the operator's fix for ${remedy.agent.name}'s preflight ${remedy.index}: \`${remedy.argv.join(" ")}\`. No arguments; 120 s deadline; recorded at critical severity. It does not re-run the agent: call ${runToolName(remedy.agent.name)} after, if the check should pass now.`,
+          input: NO_INPUT,
+          command: "agents remediate",
+          commandInput: () => ({ agent: remedy.agent.name, index: remedy.index }),
+          text: (output) =>
+            `Ran \`${remedy.argv.join(" ")}\`: exit 0. The agent was not re-run.\n${output.output as string}`,
+        });
+      }
+    }
+    return { tools, warnings };
+  },
+  watched: (ctx) => manifestRoots(ctx.workspace, ctx.env),
+};

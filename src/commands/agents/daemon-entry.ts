@@ -1,0 +1,78 @@
+import { Daemon } from "../../domains/agents/daemon-loop.js";
+import { guard } from "../../domains/identity/guard.js";
+import { killAllChildren } from "../../kernel/child.js";
+import { describeError, EXIT_CODES, exitCodeOf, outcomeFromThrown } from "../../kernel/outcome.js";
+import type { Session } from "../context.js";
+
+export const DAEMON_USAGE = "usage: cairn daemon [--once] [--dry-run] [--json]\n";
+
+/**
+ * `cairn daemon`: the scheduler in the foreground (SIGHUP reloads, SIGTERM/SIGINT stop it and
+ * its runs, which end interrupted); `--once` for one tick; `--dry-run` to decide and print only.
+ */
+export async function startDaemon(session: Session, args: readonly string[]): Promise<number> {
+  const flags = new Set(args);
+  if ([...flags].some((flag) => !["--once", "--dry-run", "--json"].includes(flag))) {
+    process.stderr.write(DAEMON_USAGE);
+    return flags.has("--help") || flags.has("-h") ? EXIT_CODES.ok : EXIT_CODES.usage;
+  }
+  const json = flags.has("--json");
+  const log = (line: string) => process.stderr.write(`cairn daemon: ${line}\n`);
+  try {
+    const ctx = await session.context();
+    if (!flags.has("--dry-run")) guard(ctx.actor, { name: "daemon", effect: "write", confirmed: false });
+    const daemon = new Daemon({
+      store: ctx.store,
+      workspace: ctx.workspace,
+      env: ctx.env,
+      actorId: ctx.actor.id,
+      log,
+    });
+    if (flags.has("--once") || flags.has("--dry-run")) {
+      const report = await daemon.once(flags.has("--dry-run"));
+      if (json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+      else {
+        for (const run of report.dispatched) {
+          process.stdout.write(
+            `${flags.has("--dry-run") ? "would dispatch" : "dispatched"} ${run.agent}/${run.schedule} attempt ${run.attempt}/${run.of}\n`,
+          );
+        }
+        process.stdout.write(
+          `scanned ${report.scanned} agent(s); next event: ${report.next_event_at ?? "—"}\n`,
+        );
+      }
+      return EXIT_CODES.ok;
+    }
+    const onHangUp = () => {
+      log("SIGHUP: reloading manifests");
+      daemon.wake();
+    };
+    const onStop = () => {
+      log("stopping: its runs are stopped and marked interrupted");
+      daemon.stop();
+    };
+    process.on("SIGHUP", onHangUp);
+    process.on("SIGTERM", onStop);
+    process.on("SIGINT", onStop);
+    log(`started (pid ${process.pid}) for ${ctx.workspace.root}`);
+    try {
+      await daemon.run();
+    } finally {
+      process.removeListener("SIGHUP", onHangUp);
+      process.removeListener("SIGTERM", onStop);
+      process.removeListener("SIGINT", onStop);
+      killAllChildren();
+    }
+    log("stopped");
+    return EXIT_CODES.ok;
+  } catch (thrown) {
+    const outcome = outcomeFromThrown(thrown);
+    if (outcome.kind === "refused")
+      process.stderr.write(
+        `cairn daemon: refused: ${outcome.refusal.reason}\nnext: ${outcome.refusal.next}\n`,
+      );
+    else if (outcome.kind === "error")
+      process.stderr.write(`cairn daemon: ${describeError(outcome.error)}\n`);
+    return exitCodeOf(outcome);
+  }
+}

@@ -1,0 +1,34 @@
+import { z } from "zod";
+import type { AgentRunRecord } from "../../store/store.js";
+
+export const RunView = z.object({
+  id: z.string(),
+  agent: z.string(),
+  schedule: z.string(),
+  trigger: z.string(),
+  window_at: z.string().nullable(),
+  status: z.string(),
+  exit_code: z.number().int().nullable(),
+  started_at: z.string(),
+  finished_at: z.string().nullable(),
+  duration_ms: z.number().int().nullable(),
+  reason: z.string().nullable(),
+  log_path: z.string().nullable(),
+});
+
+export const runView = (run: AgentRunRecord): z.infer<typeof RunView> => ({
+  id: run.id,
+  agent: run.agent,
+  schedule: run.schedule,
+  trigger: run.trigger,
+  window_at: run.windowAt,
+  status: run.status,
+  exit_code: run.exitCode,
+  started_at: run.startedAt,
+  finished_at: run.finishedAt,
+  duration_ms: run.durationMs,
+  reason: run.reason,
+  log_path: run.logPath,
+});
+
+export const HEALTH_STATES = ["ok", "degraded", "failing", "stale", "never_ran"] as const;

@@ -1,0 +1,79 @@
+import { notFound } from "../../kernel/outcome.js";
+import { quoteValue } from "../../kernel/text.js";
+import type { Workspace } from "../workspace/discover.js";
+import { type Discovery, discoverAgents, type LoadedAgent, manifestRoots } from "./manifest.js";
+import { remediationToolName, runToolName } from "./naming.js";
+import { remediationArgv } from "./preflight.js";
+
+export interface AgentTool {
+  name: string;
+  agent: LoadedAgent;
+}
+
+export interface RemediationTool {
+  name: string;
+  agent: LoadedAgent;
+  /** 1-based, in declaration order among the agent's preflights. */
+  index: number;
+  argv: string[];
+}
+
+export interface AgentCatalog extends Discovery {
+  tools: AgentTool[];
+  remediations: RemediationTool[];
+  /** Two agents whose tool names met after sanitizing: the first found kept it. */
+  collisions: { tool: string; kept: string; dropped: string }[];
+}
+
+/** Rebuilt from disk on every call: a tool name is matched against this, never reversed. */
+export function agentCatalog(workspace: Workspace, env: NodeJS.ProcessEnv): AgentCatalog {
+  const discovery = discoverAgents(manifestRoots(workspace, env));
+  const tools: AgentTool[] = [];
+  const remediations: RemediationTool[] = [];
+  const collisions: AgentCatalog["collisions"] = [];
+  const byTool = new Map<string, string>();
+  const claim = (name: string, path: string): boolean => {
+    const earlier = byTool.get(name);
+    if (earlier !== undefined) {
+      collisions.push({ tool: name, kept: earlier, dropped: path });
+      return false;
+    }
+    byTool.set(name, path);
+    return true;
+  };
+  for (const agent of discovery.agents) {
+    const name = runToolName(agent.name);
+    if (claim(name, agent.path)) tools.push({ name, agent });
+  }
+  for (const agent of discovery.agents) {
+    agent.manifest.preflight.forEach((preflight, position) => {
+      const argv = remediationArgv(preflight);
+      if (!argv) return;
+      const name = remediationToolName(agent.name, position + 1);
+      if (claim(name, agent.path)) remediations.push({ name, agent, index: position + 1, argv });
+    });
+  }
+  return { ...discovery, tools, remediations, collisions };
+}
+
+/** An agent by its manifest name (or its tool name), found through discovery, never as a path. */
+export function findAgent(catalog: AgentCatalog, name: string): LoadedAgent {
+  const agent =
+    catalog.agents.find((candidate) => candidate.name === name) ??
+    catalog.tools.find((tool) => tool.name === name)?.agent;
+  if (!agent) {
+    throw notFound(
+      `no local agent named ${quoteValue(name)}`,
+      "see `cairn agents list` (or the agents_status tool)",
+    );
+  }
+  return agent;
+}
+
+export function describeAgentTool(agent: LoadedAgent): string {
+  if (agent.manifest.agent.description) return agent.manifest.agent.description;
+  const ids = agent.schedules.map((schedule) => schedule.id);
+  return ids.length > 0
+    ? `Run the ${agent.name} agent (schedules: ${ids.join(", ")}).`
+    : `Run the ${agent.name} agent.`;
+}

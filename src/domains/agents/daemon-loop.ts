@@ -1,0 +1,226 @@
+import {
+  closeSync,
+  existsSync,
+  type FSWatcher,
+  openSync,
+  readFileSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
+import { join } from "node:path";
+import { conflict } from "../../kernel/outcome.js";
+import { watchShallow } from "../../kernel/watch.js";
+import type { Store } from "../../store/store.js";
+import type { Workspace } from "../workspace/discover.js";
+import { type TickReport, tick } from "./daemon.js";
+import { manifestRoots } from "./manifest.js";
+import { processAlive, reapOrphans } from "./orphans.js";
+import { STOPPING } from "./runner.js";
+
+/** Even with nothing scheduled the daemon looks again this often (a clock that jumped, a lost event). */
+const MAX_SLEEP_MS = 15 * 60_000;
+const SETTLE_MS = 200;
+export const DAEMON_META_KEY = "agents.daemon";
+
+export const lockPath = (workspace: Workspace) => join(workspace.stateDir, "daemon.pid");
+
+export interface DaemonBeat {
+  pid: number;
+  started_at: string;
+  beat_at: string;
+  next_event_at: string | null;
+  supervising: number;
+}
+
+/** The pid holding the workspace's daemon lock, if that process is alive. */
+export function daemonPid(workspace: Workspace): number | undefined {
+  try {
+    const pid = Number(readFileSync(lockPath(workspace), "utf8").trim());
+    return Number.isInteger(pid) && pid > 0 && processAlive(pid) ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * One daemon per workspace: a pid file created exclusively. A file left by a dead process is
+ * taken over, so the lock dies with its holder; a live holder is named in the refusal.
+ */
+function acquireLock(workspace: Workspace): () => void {
+  const path = lockPath(workspace);
+  for (let tries = 0; tries < 2; tries++) {
+    try {
+      const fd = openSync(path, "wx", 0o600);
+      writeSync(fd, `${process.pid}\n`);
+      closeSync(fd);
+      return () => {
+        try {
+          if (readFileSync(path, "utf8").trim() === String(process.pid)) unlinkSync(path);
+        } catch {
+          // Already gone.
+        }
+      };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      const holder = daemonPid(workspace);
+      if (holder !== undefined) {
+        throw conflict(
+          `a daemon already runs for this workspace (pid ${holder})`,
+          `stop it first: kill ${holder}`,
+        );
+      }
+      if (existsSync(path)) unlinkSync(path);
+    }
+  }
+  throw conflict("could not take the daemon lock", "retry");
+}
+
+export interface DaemonOptions {
+  store: Store;
+  workspace: Workspace;
+  env: NodeJS.ProcessEnv;
+  actorId: string;
+  now?: () => Date;
+  zone?: string;
+  log: (line: string) => void;
+}
+
+/** The scheduler's loop: tick, sleep until the next event or a wake-up, until stopped. */
+export class Daemon {
+  private readonly supervised = new Map<string, Promise<unknown>>();
+  private readonly stopping = new AbortController();
+  private wakeUp: (() => void) | undefined;
+  private watchers: FSWatcher[] = [];
+  private settle: NodeJS.Timeout | undefined;
+  private readonly now: () => Date;
+  readonly startedAt: string;
+
+  constructor(private readonly options: DaemonOptions) {
+    this.now = options.now ?? (() => new Date());
+    this.startedAt = this.now().toISOString();
+  }
+
+  /** SIGHUP, a manifest change, a run's end: look again now. */
+  wake = (): void => {
+    this.wakeUp?.();
+  };
+
+  /** SIGTERM / SIGINT: stop dispatching, stop the runs (marked interrupted), then return. */
+  stop = (): void => {
+    this.stopping.abort(STOPPING);
+    this.wakeUp?.();
+  };
+
+  private tick(dryRun: boolean): Promise<TickReport> {
+    return tick({
+      store: this.options.store,
+      workspace: this.options.workspace,
+      env: this.options.env,
+      actorId: this.options.actorId,
+      now: this.now,
+      zone: this.options.zone,
+      dryRun,
+      supervised: this.supervised,
+      signal: this.stopping.signal,
+      onRunEnd: this.wake,
+    });
+  }
+
+  private async beat(report: TickReport): Promise<void> {
+    const at = this.now().toISOString();
+    const beat: DaemonBeat = {
+      pid: process.pid,
+      started_at: this.startedAt,
+      beat_at: at,
+      next_event_at: report.next_event_at,
+      supervising: this.supervised.size,
+    };
+    await this.options.store.write(async (tx) => {
+      await tx.meta.set(DAEMON_META_KEY, JSON.stringify(beat));
+      await tx.journal.append({
+        at,
+        actor: this.options.actorId,
+        action: "agent.daemon.beat",
+        subject: "daemon",
+        data: { ...beat },
+      });
+    });
+  }
+
+  /** `--once`: one tick (waiting for what it dispatched), under the same lock as the loop. */
+  async once(dryRun: boolean): Promise<TickReport> {
+    if (dryRun) return this.tick(true);
+    const release = acquireLock(this.options.workspace);
+    try {
+      await reapOrphans(this.options.store, this.options.actorId, () => this.now().toISOString());
+      const report = await this.tick(false);
+      await Promise.all(this.supervised.values());
+      // What it dispatched has ended: the next event is the one after those runs.
+      report.next_event_at = (await this.tick(true)).next_event_at;
+      await this.beat(report);
+      return report;
+    } finally {
+      release();
+    }
+  }
+
+  async run(): Promise<void> {
+    const release = acquireLock(this.options.workspace);
+    try {
+      const reaped = await reapOrphans(this.options.store, this.options.actorId, () =>
+        this.now().toISOString(),
+      );
+      if (reaped.length > 0)
+        this.options.log(`marked ${reaped.length} orphaned run(s) interrupted: ${reaped.join(", ")}`);
+      this.watchManifests();
+      while (!this.stopping.signal.aborted) {
+        const report = await this.tick(false);
+        for (const problem of report.problems)
+          this.options.log(`skipping ${problem.file}: ${problem.reason}`);
+        for (const run of report.dispatched)
+          this.options.log(`dispatch ${run.agent}/${run.schedule} attempt ${run.attempt}/${run.of}`);
+        for (const mark of report.marked)
+          this.options.log(`${mark.agent}/${mark.schedule}: window ${mark.window_at} ${mark.mark}`);
+        await this.beat(report);
+        await this.sleep(report.next_event_at);
+      }
+      await Promise.all(this.supervised.values());
+    } finally {
+      for (const watcher of this.watchers) watcher.close();
+      if (this.settle) clearTimeout(this.settle);
+      release();
+    }
+  }
+
+  private sleep(nextEventAt: string | null): Promise<void> {
+    const until = nextEventAt ? Date.parse(nextEventAt) - this.now().getTime() : MAX_SLEEP_MS;
+    const ms = Math.max(0, Math.min(MAX_SLEEP_MS, until));
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wakeUp = done;
+    });
+  }
+
+  /** A manifest added, edited or removed wakes the loop (after the editor settles). */
+  private watchManifests(): void {
+    for (const watcher of this.watchers) watcher.close();
+    this.watchers = [];
+    for (const root of manifestRoots(this.options.workspace, this.options.env)) {
+      if (!existsSync(root)) continue;
+      this.watchers.push(
+        ...watchShallow(root, () => {
+          if (this.settle) clearTimeout(this.settle);
+          this.settle = setTimeout(() => {
+            // A new agent folder needs its own watch.
+            this.watchManifests();
+            this.wake();
+          }, SETTLE_MS);
+        }),
+      );
+    }
+  }
+}

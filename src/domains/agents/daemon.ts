@@ -1,0 +1,154 @@
+import type { Store } from "../../store/store.js";
+import type { Workspace } from "../workspace/discover.js";
+import { agentCatalog } from "./catalog.js";
+import type { LoadedAgent, ManifestProblem, ScheduleSpec } from "./manifest.js";
+import { runAgent } from "./runner.js";
+import { readScheduleState } from "./state.js";
+import { decide, nextEvent } from "./windows.js";
+
+export interface TickOptions {
+  store: Store;
+  workspace: Workspace;
+  env: NodeJS.ProcessEnv;
+  actorId: string;
+  now: () => Date;
+  zone?: string;
+  /** Decide and report; write nothing, start nothing. */
+  dryRun: boolean;
+  /** Runs this daemon supervises, by `agent\0schedule`: never dispatched twice. */
+  supervised: Map<string, Promise<unknown>>;
+  signal?: AbortSignal;
+  /** Called when a dispatched run ends (the loop re-evaluates then). */
+  onRunEnd?: () => void;
+}
+
+export interface TickReport {
+  scanned: number;
+  dispatched: { agent: string; schedule: string; window_at: string; attempt: number; of: number }[];
+  marked: { agent: string; schedule: string; window_at: string; mark: "given_up" | "stale" }[];
+  waiting: { agent: string; schedule: string; retry_at: string }[];
+  next_event_at: string | null;
+  problems: ManifestProblem[];
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const keyOf = (agent: LoadedAgent, spec: ScheduleSpec) => `${agent.name}\0${spec.id}`;
+
+/**
+ * One pass of the scheduler: discover manifests (a broken one is reported and skipped, never
+ * stopping the others), decide every monitored schedule, dispatch what is due (concurrently:
+ * one long run delays no other window), mark given-up and stale windows once, and say when the
+ * next event is.
+ */
+export async function tick(options: TickOptions): Promise<TickReport> {
+  const { store } = options;
+  const now = options.now().getTime();
+  const catalog = agentCatalog(options.workspace, options.env);
+  const report: TickReport = {
+    scanned: 0,
+    dispatched: [],
+    marked: [],
+    waiting: [],
+    next_event_at: null,
+    problems: catalog.problems,
+  };
+  let next: number | undefined;
+  for (const agent of catalog.agents) {
+    if (!agent.manifest.agent.monitor) continue;
+    report.scanned++;
+    for (const spec of agent.schedules) {
+      const state = await store.read((tx) => readScheduleState(tx, agent.name, spec, now));
+      if (state.firstSeenAt === undefined && !options.dryRun) {
+        await store.write(async (tx) => {
+          if (await tx.agentWindows.seen(agent.name, spec.id, iso(now))) {
+            await tx.journal.append({
+              at: iso(now),
+              actor: options.actorId,
+              action: "agent.schedule.seen",
+              subject: agent.name,
+              data: { schedule: spec.id },
+            });
+          }
+        });
+        state.firstSeenAt = now;
+      }
+      const decision = decide(spec, state, now, options.zone);
+      const key = keyOf(agent, spec);
+      if (decision.kind === "dispatch" && !options.supervised.has(key)) {
+        report.dispatched.push({
+          agent: agent.name,
+          schedule: spec.id,
+          window_at: iso(decision.windowAt),
+          attempt: decision.attempt,
+          of: decision.of,
+        });
+        if (!options.dryRun) dispatch(options, agent, spec, decision.windowAt, key);
+      } else if (decision.kind === "give_up" || decision.kind === "stale") {
+        const mark = decision.kind === "give_up" ? "given_up" : "stale";
+        const marked = options.dryRun
+          ? false
+          : await store.write(async (tx) => {
+              const fresh = await tx.agentWindows.mark(
+                agent.name,
+                spec.id,
+                iso(decision.windowAt),
+                mark,
+                iso(now),
+              );
+              if (fresh) {
+                await tx.journal.append({
+                  at: iso(now),
+                  actor: options.actorId,
+                  action: `agent.window.${mark}`,
+                  subject: agent.name,
+                  data: { schedule: spec.id, window_at: iso(decision.windowAt) },
+                });
+              }
+              return fresh;
+            });
+        if (marked)
+          report.marked.push({
+            agent: agent.name,
+            schedule: spec.id,
+            window_at: iso(decision.windowAt),
+            mark,
+          });
+      } else if (decision.kind === "retry_at") {
+        report.waiting.push({ agent: agent.name, schedule: spec.id, retry_at: iso(decision.at) });
+      }
+      const event = decision.kind === "dispatch" ? undefined : nextEvent(spec, state, now, options.zone);
+      if (event !== undefined && (next === undefined || event < next)) next = event;
+    }
+  }
+  report.next_event_at = next === undefined ? null : iso(next);
+  return report;
+}
+
+function dispatch(
+  options: TickOptions,
+  agent: LoadedAgent,
+  spec: ScheduleSpec,
+  windowAt: number,
+  key: string,
+): void {
+  const running = runAgent({
+    agent,
+    schedule: spec.id,
+    trigger: "schedule",
+    windowAt: iso(windowAt),
+    store: options.store,
+    workspace: options.workspace,
+    env: options.env,
+    actorId: options.actorId,
+    now: () => options.now().toISOString(),
+    signal: options.signal,
+  })
+    .catch((error: unknown) =>
+      process.stderr.write(`cairn daemon: ${agent.name}/${spec.id}: ${(error as Error).message}\n`),
+    )
+    .finally(() => {
+      options.supervised.delete(key);
+      options.onRunEnd?.();
+    });
+  options.supervised.set(key, running);
+}

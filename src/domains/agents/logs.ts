@@ -1,0 +1,122 @@
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
+import { join } from "node:path";
+import type { Workspace } from "../workspace/discover.js";
+import { agentDirName } from "./naming.js";
+
+/** One run's log holds at most this much; the rest is counted, not kept. */
+export const RUN_LOG_CAP = 2 * 1024 * 1024;
+/** Logs kept per agent: older runs' files are removed as new ones start. */
+export const RUN_LOGS_KEPT = 20;
+/** What a result quotes of the output, at most. */
+export const STDOUT_TAIL_BYTES = 64 * 1024;
+export const STDERR_TAIL_BYTES = 4 * 1024;
+
+export const agentLogDir = (workspace: Workspace, agent: string) =>
+  join(workspace.stateDir, "logs", "agents", agentDirName(agent));
+
+/** Keeps the last `max` bytes of a stream, whatever it prints. */
+export class Tail {
+  private chunks: Buffer[] = [];
+  private size = 0;
+  total = 0;
+  constructor(private readonly max: number) {}
+  push(chunk: Buffer): void {
+    this.total += chunk.length;
+    this.chunks.push(chunk);
+    this.size += chunk.length;
+    while (this.size - (this.chunks[0]?.length ?? 0) >= this.max && this.chunks.length > 1) {
+      this.size -= (this.chunks.shift() as Buffer).length;
+    }
+  }
+  text(): string {
+    const all = Buffer.concat(this.chunks);
+    const cut = all.length > this.max ? all.subarray(all.length - this.max) : all;
+    return cut.toString("utf8");
+  }
+  lastLine(): string {
+    const lines = this.text().trimEnd().split("\n");
+    return (lines.at(-1) ?? "").slice(0, 200);
+  }
+}
+
+/** A run's log file: bounded, and older files of the same agent rotated out when it opens. */
+export class RunLog {
+  private fd: number | undefined;
+  private written = 0;
+  private dropped = 0;
+  readonly path: string;
+
+  constructor(workspace: Workspace, agent: string, runId: string) {
+    const dir = agentLogDir(workspace, agent);
+    mkdirSync(dir, { recursive: true });
+    this.path = join(dir, `${runId}.log`);
+    this.fd = openSync(this.path, "w", 0o600);
+    rotate(dir);
+  }
+
+  write(chunk: Buffer): void {
+    if (this.fd === undefined) return;
+    const room = RUN_LOG_CAP - this.written;
+    if (room <= 0) {
+      this.dropped += chunk.length;
+      return;
+    }
+    const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
+    writeSync(this.fd, part);
+    this.written += part.length;
+    this.dropped += chunk.length - part.length;
+  }
+
+  close(): void {
+    if (this.fd === undefined) return;
+    if (this.dropped > 0)
+      writeSync(
+        this.fd,
+        `\n[cairn] log capped at ${RUN_LOG_CAP} bytes; ${this.dropped} more bytes not kept\n`,
+      );
+    closeSync(this.fd);
+    this.fd = undefined;
+  }
+}
+
+function rotate(dir: string): void {
+  const logs = readdirSync(dir)
+    .filter((file) => file.endsWith(".log"))
+    .map((file) => ({ file, mtime: statSync(join(dir, file)).mtimeMs }))
+    .sort((a, b) => b.mtime - a.mtime || b.file.localeCompare(a.file));
+  for (const old of logs.slice(RUN_LOGS_KEPT)) {
+    try {
+      unlinkSync(join(dir, old.file));
+    } catch {
+      // Another process rotated it first.
+    }
+  }
+}
+
+/** The last `lines` lines of a log file (read from its end, never the whole file). */
+export function tailFile(path: string, lines: number): string[] {
+  if (!existsSync(path)) return [];
+  const size = statSync(path).size;
+  const want = Math.min(size, lines * 512 + 4096);
+  const fd = openSync(path, "r");
+  try {
+    const buffer = Buffer.alloc(want);
+    readSync(fd, buffer, 0, want, size - want);
+    const text = buffer.toString("utf8");
+    const all = text.split("\n");
+    if (all.at(-1) === "") all.pop();
+    return all.slice(-lines);
+  } finally {
+    closeSync(fd);
+  }
+}

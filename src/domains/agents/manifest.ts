@@ -1,0 +1,205 @@
+import { createHash } from "node:crypto";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import { parse as parseToml } from "smol-toml";
+import { homeWorkspace, type Workspace } from "../workspace/discover.js";
+import { Manifest, type Schedule, unknownKeys } from "./manifest-schema.js";
+
+export const MANIFEST_FILE = "agent.toml";
+
+/** One schedule with its policy resolved: the schedule's override, then `[defaults]`, then built-in. */
+export interface ScheduleSpec {
+  id: string;
+  kind: "cron" | "interval" | "expression" | "trigger";
+  /** A croner pattern (cron and expression schedules). */
+  pattern?: string;
+  intervalMinutes?: number;
+  args: string[];
+  maxRetries: number;
+  backoffMinutes: number[];
+  staleAfterMinutes: number;
+  timezone?: string;
+}
+
+export interface LoadedAgent {
+  name: string;
+  dir: string;
+  path: string;
+  /** sha256 of the manifest's bytes: every run records which manifest it ran. */
+  hash: string;
+  manifest: Manifest;
+  /** Scheduled windows; a trigger-only agent has none (it runs as schedule `trigger`). */
+  schedules: ScheduleSpec[];
+  unknownKeys: string[];
+  foreignSections: string[];
+}
+
+export interface ManifestProblem {
+  file: string;
+  reason: string;
+}
+
+export interface Discovery {
+  agents: LoadedAgent[];
+  problems: ManifestProblem[];
+  /** The same `agent.name` found twice: the first (`kept`) wins. */
+  duplicates: { name: string; kept: string; dropped: string }[];
+  roots: string[];
+}
+
+/** Where manifests are read from, in order: the workspace, `CAIRN_HOME`, then dotagent's folder. */
+export function manifestRoots(workspace: Workspace, env: NodeJS.ProcessEnv): string[] {
+  const dotagentHome = env.DOTAGENT_HOME || join(env.HOME || homedir(), ".config", "dotagent");
+  const roots = [
+    join(workspace.stateDir, "agents"),
+    join(homeWorkspace(env).stateDir, "agents"),
+    join(dotagentHome, "agents"),
+  ];
+  return [...new Set(roots.map((root) => resolve(root)))];
+}
+
+const croner = (schedule: Schedule): string | undefined => {
+  if (schedule.type === "cron") {
+    const hours = [...new Set(schedule.hours)].sort((a, b) => a - b).join(",");
+    const days = [...new Set(schedule.weekdays)].sort((a, b) => a - b).join(",");
+    return `${schedule.minute} ${hours} * * ${days}`;
+  }
+  return schedule.type === "expression" ? schedule.expression.trim() : undefined;
+};
+
+function resolveSchedules(manifest: Manifest): ScheduleSpec[] {
+  return manifest.schedules.map((schedule) => ({
+    id: schedule.id,
+    kind: schedule.type,
+    pattern: croner(schedule),
+    intervalMinutes: schedule.type === "interval" ? schedule.interval_minutes : undefined,
+    args: schedule.args,
+    maxRetries: schedule.max_retries ?? manifest.defaults.max_retries,
+    backoffMinutes: schedule.retry_backoff_minutes ?? manifest.defaults.retry_backoff_minutes,
+    staleAfterMinutes: schedule.stale_after_minutes ?? manifest.defaults.stale_after_minutes,
+    timezone: schedule.timezone,
+  }));
+}
+
+/** The schedule a triggered run borrows args from: the named one, else the first, else `trigger`. */
+export function triggerSchedule(agent: LoadedAgent, id?: string): ScheduleSpec | undefined {
+  if (id !== undefined) return agent.schedules.find((schedule) => schedule.id === id);
+  return (
+    agent.schedules[0] ?? {
+      id: "trigger",
+      kind: "trigger",
+      args: [],
+      maxRetries: 1,
+      backoffMinutes: [],
+      staleAfterMinutes: agent.manifest.defaults.stale_after_minutes,
+    }
+  );
+}
+
+/** Parse one manifest's text; a problem names what is wrong and where. */
+export function parseManifest(text: string, path: string): LoadedAgent | ManifestProblem {
+  let raw: Record<string, unknown>;
+  try {
+    raw = parseToml(text) as Record<string, unknown>;
+  } catch (error) {
+    return { file: path, reason: `not valid TOML: ${(error as Error).message.split("\n")[0]}` };
+  }
+  const parsed = Manifest.safeParse(raw);
+  if (!parsed.success) {
+    const reason = parsed.error.issues
+      .slice(0, 5)
+      .map((issue) => `${issue.path.length ? issue.path.join(".") : "(file)"}: ${issue.message}`)
+      .join("; ");
+    return { file: path, reason };
+  }
+  const manifest = parsed.data;
+  const ids = new Set<string>();
+  for (const schedule of manifest.schedules) {
+    if (ids.has(schedule.id)) return { file: path, reason: `duplicate schedule id: ${schedule.id}` };
+    ids.add(schedule.id);
+  }
+  const keys = unknownKeys(raw);
+  const dir = resolve(path, "..");
+  return {
+    name: manifest.agent.name,
+    dir,
+    path,
+    hash: createHash("sha256").update(text).digest("hex"),
+    manifest,
+    schedules: resolveSchedules(manifest),
+    unknownKeys: keys.unknown,
+    foreignSections: keys.foreign,
+  };
+}
+
+/**
+ * Parsed manifests by path, kept while the file's size, inode and modification time (in ns)
+ * hold: the catalog is rebuilt on every `tools/list` and call, and re-parsing 500 unchanged
+ * files each time is most of its cost.
+ */
+const PARSED = new Map<string, { stamp: string; result: LoadedAgent | ManifestProblem }>();
+
+export function loadManifest(path: string): LoadedAgent | ManifestProblem {
+  let text: string;
+  let stamp: string;
+  try {
+    const stat = statSync(path, { bigint: true });
+    stamp = `${stat.size}:${stat.mtimeNs}:${stat.ino}`;
+    const cached = PARSED.get(path);
+    if (cached?.stamp === stamp) return cached.result;
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    return {
+      file: path,
+      reason: `cannot read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    };
+  }
+  const result = parseManifest(text, path);
+  PARSED.set(path, { stamp, result });
+  return result;
+}
+
+export const isProblem = (value: LoadedAgent | ManifestProblem): value is ManifestProblem =>
+  "reason" in value;
+
+/**
+ * Every agent directory under the roots, in a fixed order (roots in order, directories sorted by
+ * name) so "the first found wins" means the same thing on every machine and every call.
+ */
+export function discoverAgents(roots: readonly string[]): Discovery {
+  const agents: LoadedAgent[] = [];
+  const problems: ManifestProblem[] = [];
+  const duplicates: Discovery["duplicates"] = [];
+  const byName = new Map<string, LoadedAgent>();
+  for (const root of roots) {
+    if (!existsSync(root)) continue;
+    let entries: string[];
+    try {
+      entries = readdirSync(root).sort();
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      const path = join(root, entry, MANIFEST_FILE);
+      try {
+        if (!statSync(join(root, entry)).isDirectory() || !existsSync(path)) continue;
+      } catch {
+        continue;
+      }
+      const loaded = loadManifest(path);
+      if (isProblem(loaded)) {
+        problems.push(loaded);
+        continue;
+      }
+      const earlier = byName.get(loaded.name);
+      if (earlier) {
+        duplicates.push({ name: loaded.name, kept: earlier.path, dropped: loaded.path });
+        continue;
+      }
+      byName.set(loaded.name, loaded);
+      agents.push(loaded);
+    }
+  }
+  return { agents, problems, duplicates, roots: [...roots] };
+}

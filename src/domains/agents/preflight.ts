@@ -1,0 +1,70 @@
+import { runChild } from "../../kernel/child.js";
+import type { LoadedAgent } from "./manifest.js";
+import type { Preflight } from "./manifest-schema.js";
+
+/**
+ * Split a command string into argv: whitespace separates, single and double quotes group, and
+ * nothing else is interpreted (no variables, globs or operators: it never reaches a shell).
+ */
+export function splitArgv(command: string): string[] {
+  const words: string[] = [];
+  let word = "";
+  let quote: "'" | '"' | undefined;
+  let started = false;
+  for (const char of command) {
+    if (quote) {
+      if (char === quote) quote = undefined;
+      else word += char;
+    } else if (char === "'" || char === '"') {
+      quote = char;
+      started = true;
+    } else if (/\s/.test(char)) {
+      if (started || word) words.push(word);
+      word = "";
+      started = false;
+    } else {
+      word += char;
+    }
+  }
+  if (started || word) words.push(word);
+  return words;
+}
+
+export function remediationArgv(preflight: Preflight): string[] | undefined {
+  const remediation = preflight.remediation;
+  if (remediation === undefined) return undefined;
+  const argv = typeof remediation === "string" ? splitArgv(remediation) : remediation;
+  return argv.length > 0 && argv[0] !== "" ? argv : undefined;
+}
+
+/** Run the agent's preflights in order; the first failure is the reason the run is skipped. */
+export async function runPreflights(
+  agent: LoadedAgent,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  signal?: AbortSignal,
+): Promise<string | undefined> {
+  for (const [index, preflight] of agent.manifest.preflight.entries()) {
+    const label = `preflight ${index + 1}`;
+    if (!preflight.command) {
+      return `${label} uses dotagent plugin ${JSON.stringify(preflight.plugin ?? "?")}, which cairn does not run: give it a \`command\``;
+    }
+    let stderr = "";
+    const result = await runChild({
+      argv: [preflight.command, ...preflight.args],
+      cwd,
+      env,
+      timeoutMs: preflight.timeout_seconds * 1000,
+      signal,
+      onOutput: (chunk, stream) => {
+        if (stream === "stderr" && stderr.length < 2000) stderr += chunk.toString("utf8");
+      },
+    });
+    if (result.exitCode !== 0) {
+      const why = result.error ?? `exited ${result.exitCode}`;
+      const fix = remediationArgv(preflight) ? `; remediation: remediate tool #${index + 1}` : "";
+      return `${label} (${preflight.command}) failed: ${why}${stderr.trim() ? `: ${stderr.trim().slice(-300)}` : ""}${fix}`;
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,102 @@
+import { childEnv, runChild } from "../../kernel/child.js";
+import type { Store } from "../../store/store.js";
+import type { RemediationTool } from "./catalog.js";
+import { Tail } from "./logs.js";
+
+export const REMEDIATION_DEADLINE_MS = 120_000;
+const OUTPUT_CAP = 16 * 1024;
+
+export interface RemediationResult {
+  run_id: string;
+  argv: string[];
+  exit_code: number | null;
+  timed_out: boolean;
+  output: string;
+}
+
+/**
+ * Run an operator-declared remediation, exactly as declared (no arguments from the caller), under
+ * a 120 s deadline, recorded at critical severity. It never re-runs the agent: clearing a
+ * preflight and dispatching a run stay two decisions.
+ */
+export async function remediate(
+  store: Store,
+  tool: RemediationTool,
+  env: NodeJS.ProcessEnv,
+  actorId: string,
+  now: () => string,
+  signal?: AbortSignal,
+): Promise<RemediationResult> {
+  const started = await store.write(async (tx) => {
+    const run = await tx.agentRuns.start(
+      {
+        agent: tool.agent.name,
+        schedule: `remediate-${tool.index}`,
+        trigger: "remediation",
+        windowAt: null,
+        supervisorPid: process.pid,
+        manifestPath: tool.agent.path,
+        manifestHash: tool.agent.hash,
+        logPath: null,
+        identity: null,
+      },
+      now(),
+    );
+    await tx.journal.append({
+      at: run.startedAt,
+      actor: actorId,
+      action: "agent.remediation.start",
+      subject: run.id,
+      data: { severity: "critical", agent: tool.agent.name, tool: tool.name, argv: tool.argv },
+    });
+    return run;
+  });
+  const output = new Tail(OUTPUT_CAP);
+  const result = await runChild({
+    argv: tool.argv,
+    cwd: tool.agent.dir,
+    env: childEnv(env),
+    timeoutMs: REMEDIATION_DEADLINE_MS,
+    signal,
+    onOutput: (chunk) => output.push(chunk),
+  });
+  const at = now();
+  const status = result.timedOut
+    ? "timed_out"
+    : result.cancelled
+      ? "cancelled"
+      : result.exitCode === 0
+        ? "ok"
+        : "failed";
+  await store.write(async (tx) => {
+    await tx.agentRuns.finish(started.id, {
+      status,
+      exitCode: result.exitCode,
+      finishedAt: at,
+      durationMs: result.durationMs,
+      stderrTail: output.text().slice(-2000),
+      reason: result.error,
+    });
+    await tx.journal.append({
+      at,
+      actor: actorId,
+      action: "agent.remediation",
+      subject: started.id,
+      data: {
+        severity: "critical",
+        agent: tool.agent.name,
+        tool: tool.name,
+        argv: tool.argv,
+        exit_code: result.exitCode,
+        timed_out: result.timedOut,
+      },
+    });
+  });
+  return {
+    run_id: started.id,
+    argv: tool.argv,
+    exit_code: result.exitCode,
+    timed_out: result.timedOut,
+    output: output.text(),
+  };
+}

@@ -1,0 +1,225 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { childEnv, runChild } from "../../kernel/child.js";
+import { operational, usageError } from "../../kernel/outcome.js";
+import type { AgentRunRecord, RunStatus, RunTrigger, Store } from "../../store/store.js";
+import { mintRunIdentity, type RunIdentity, retireRunIdentity } from "../identity/run-identity.js";
+import type { Workspace } from "../workspace/discover.js";
+import { RunLog, STDERR_TAIL_BYTES, STDOUT_TAIL_BYTES, Tail } from "./logs.js";
+import { type LoadedAgent, triggerSchedule } from "./manifest.js";
+import { runPreflights } from "./preflight.js";
+
+export interface RunRequest {
+  agent: LoadedAgent;
+  schedule?: string;
+  /** Appended after the manifest's and the schedule's own args. */
+  args?: readonly string[];
+  trigger: RunTrigger;
+  /** The window a scheduled attempt serves (ISO); triggered runs serve none. */
+  windowAt?: string;
+  store: Store;
+  workspace: Workspace;
+  /** The environment the run inherits from (the caller's; credentials are stripped). */
+  env: NodeJS.ProcessEnv;
+  actorId: string;
+  now: () => string;
+  signal?: AbortSignal;
+  progress?: (update: { progress: number; message?: string }) => void;
+  /** Told the run's row id once it exists (the daemon tracks what it supervises). */
+  onStart?: (run: AgentRunRecord) => void;
+}
+
+export interface RunResult {
+  run: AgentRunRecord;
+  stdout: string;
+  stderrTail: string;
+  outputBytes: number;
+}
+
+const LOCALES = ["LC_ALL", "LC_CTYPE", "LANG"];
+/** Progress at most this often: a chatty agent must not flood the client. */
+const PROGRESS_EVERY_MS = 1_000;
+const SILENT_PROGRESS_MS = 5_000;
+
+/**
+ * The environment of one run: inherited (unless `inherit = false`), then `[env] extra`, then what
+ * cairn injects, which neither the manifest nor a caller can override. The caller's identity
+ * never passes; a minted run identity does, as the run's own `CAIRN_AGENT`.
+ */
+export function runEnvironment(
+  request: RunRequest,
+  injected: Record<string, string>,
+  identity: RunIdentity | undefined,
+): NodeJS.ProcessEnv {
+  const manifest = request.agent.manifest;
+  const base = manifest.env.inherit ? childEnv(request.env) : {};
+  const env: NodeJS.ProcessEnv = { ...base, ...childEnv({}, manifest.env.extra) };
+  delete env.CAIRN_AGENT;
+  if (!LOCALES.some((name) => env[name]))
+    env.LC_CTYPE = process.platform === "darwin" ? "en_US.UTF-8" : "C.UTF-8";
+  Object.assign(env, injected);
+  if (identity) env.CAIRN_AGENT = identity.token;
+  return env;
+}
+
+/** The abort reason a supervisor gives when it stops: its runs end interrupted, not cancelled. */
+export const STOPPING = "the supervisor is stopping";
+
+function statusOf(
+  result: Awaited<ReturnType<typeof runChild>>,
+  signal?: AbortSignal,
+): Exclude<RunStatus, "running"> {
+  if (result.timedOut) return "timed_out";
+  if (result.cancelled) return signal?.reason === STOPPING ? "interrupted" : "cancelled";
+  return result.exitCode === 0 && result.error === null ? "ok" : "failed";
+}
+
+/** Run one agent once, supervised, recorded as a row whatever happens to it. */
+export async function runAgent(request: RunRequest): Promise<RunResult> {
+  const { agent, store, workspace } = request;
+  const schedule = triggerSchedule(agent, request.schedule);
+  if (!schedule) {
+    const known = agent.schedules.map((s) => s.id).join(", ") || "none";
+    throw usageError(
+      `${agent.name} has no schedule ${JSON.stringify(request.schedule)}`,
+      `its schedules: ${known}`,
+    );
+  }
+  const argv = [
+    agent.manifest.run.command,
+    ...agent.manifest.run.args,
+    ...schedule.args,
+    ...(request.args ?? []),
+  ];
+  const cwd = resolve(agent.dir, agent.manifest.run.working_dir ?? ".");
+  const started = await store.write(async (tx) => {
+    const run = await tx.agentRuns.start(
+      {
+        agent: agent.name,
+        schedule: schedule.id,
+        trigger: request.trigger,
+        windowAt: request.trigger === "schedule" ? (request.windowAt ?? request.now()) : null,
+        supervisorPid: process.pid,
+        manifestPath: agent.path,
+        manifestHash: agent.hash,
+        logPath: null,
+        identity: null,
+      },
+      request.now(),
+    );
+    await tx.journal.append({
+      at: run.startedAt,
+      actor: request.actorId,
+      action: "agent.run.start",
+      subject: run.id,
+      data: { agent: agent.name, schedule: schedule.id, trigger: request.trigger, window_at: run.windowAt },
+    });
+    return run;
+  });
+  request.onStart?.(started);
+  const log = new RunLog(workspace, agent.name, started.id);
+  const stdout = new Tail(STDOUT_TAIL_BYTES);
+  const stderr = new Tail(STDERR_TAIL_BYTES);
+  const temp = mkdtempSync(join(tmpdir(), "cairn-agent-"));
+  let identity: RunIdentity | undefined;
+  let status: Exclude<RunStatus, "running"> = "failed";
+  let exitCode: number | null = null;
+  let reason: string | null = null;
+  let durationMs: number | null = null;
+  try {
+    const injected: Record<string, string> = {
+      AGENT_NAME: agent.name,
+      AGENT_HOME: agent.dir,
+      AGENT_TMPDIR: temp,
+      AGENT_SCHEDULE_ID: schedule.id,
+      AGENT_TRIGGER_SOURCE: request.trigger,
+      AGENT_RUN_ID: started.id,
+      AGENT_HEARTBEAT_FILE: join(temp, "heartbeat"),
+      AGENT_DRY_RUN: "false",
+      AGENT_START_EPOCH: String(Math.floor(Date.parse(started.startedAt) / 1000)),
+      AGENT_ARGV: JSON.stringify(schedule.args),
+      ...(workspace.kind === "project" ? { CAIRN_DIR: workspace.root } : { CAIRN_HOME: workspace.stateDir }),
+    };
+    const preflightEnv = runEnvironment(request, injected, undefined);
+    const blocked = await runPreflights(agent, cwd, preflightEnv, request.signal);
+    if (blocked) {
+      status = "skipped";
+      reason = blocked;
+    } else {
+      const wanted = agent.manifest.cairn.identity;
+      if (wanted) identity = await mintRunIdentity(store, wanted, started.id.toLowerCase(), request.now());
+      const began = Date.now();
+      let lastProgress = 0;
+      let lastLine = "";
+      const report = () => {
+        lastProgress = Date.now();
+        request.progress?.({ progress: Math.round((lastProgress - began) / 1000), message: lastLine });
+      };
+      // A silent agent still shows it is alive: elapsed time at least every few seconds.
+      const pulse = request.progress
+        ? setInterval(() => Date.now() - lastProgress >= SILENT_PROGRESS_MS && report(), SILENT_PROGRESS_MS)
+        : undefined;
+      const result = await runChild({
+        argv,
+        cwd,
+        env: runEnvironment(request, injected, identity),
+        timeoutMs: agent.manifest.agent.timeout_seconds * 1000,
+        signal: request.signal,
+        onSpawn: (pid) =>
+          void store
+            .write(async (tx) => {
+              await tx.agentRuns.setPid(started.id, pid);
+              await tx.journal.append({
+                at: request.now(),
+                actor: request.actorId,
+                action: "agent.run.pid",
+                subject: started.id,
+                data: { pid },
+              });
+            })
+            .catch(() => {}),
+        onOutput: (chunk, stream) => {
+          log.write(chunk);
+          const tail = stream === "stdout" ? stdout : stderr;
+          tail.push(chunk);
+          lastLine = tail.lastLine();
+          if (request.progress && Date.now() - lastProgress >= PROGRESS_EVERY_MS) report();
+        },
+      }).finally(() => clearInterval(pulse));
+      status = statusOf(result, request.signal);
+      exitCode = result.timedOut ? 124 : result.exitCode;
+      durationMs = result.durationMs;
+      reason = result.error;
+    }
+  } catch (error) {
+    reason = (error as Error).message;
+    status = "skipped";
+  } finally {
+    log.close();
+    rmSync(temp, { recursive: true, force: true });
+    if (identity) await retireRunIdentity(store, identity.agentId, request.now()).catch(() => {});
+  }
+  const finishedAt = request.now();
+  await store.write(async (tx) => {
+    await tx.agentRuns.finish(started.id, {
+      status,
+      exitCode,
+      finishedAt,
+      durationMs,
+      stderrTail: stderr.text().slice(-2000),
+      reason,
+      logPath: log.path,
+    });
+    await tx.journal.append({
+      at: finishedAt,
+      actor: request.actorId,
+      action: "agent.run.finish",
+      subject: started.id,
+      data: { agent: agent.name, schedule: schedule.id, status, exit_code: exitCode, reason },
+    });
+  });
+  const run = await store.read((tx) => tx.agentRuns.byId(started.id));
+  if (!run) throw operational(`internal: run ${started.id} vanished`);
+  return { run, stdout: stdout.text(), stderrTail: stderr.text(), outputBytes: stdout.total + stderr.total };
+}

@@ -1,0 +1,41 @@
+import type { AgentRunRecord, Store, Tx } from "../../store/store.js";
+import type { ScheduleSpec } from "./manifest.js";
+import type { ScheduledAttempt, ScheduleState } from "./windows.js";
+
+/** How far back a schedule's attempts are read: longer than any window plus its retries. */
+const HORIZON_MS = 40 * 24 * 3_600_000;
+
+const attemptOf = (run: AgentRunRecord): ScheduledAttempt => ({
+  windowAt: Date.parse(run.windowAt as string),
+  status: run.status,
+  finishedAt: run.finishedAt ? Date.parse(run.finishedAt) : null,
+  exitCode: run.exitCode,
+});
+
+/** A schedule's state as the pure window functions take it, read in one transaction. */
+export async function readScheduleState(
+  tx: Tx,
+  agent: string,
+  spec: ScheduleSpec,
+  now: number,
+): Promise<ScheduleState> {
+  const since = new Date(now - HORIZON_MS).toISOString();
+  const runs = await tx.agentRuns.scheduled(agent, spec.id, since);
+  const ok = await tx.agentRuns.lastScheduledOk(agent, spec.id);
+  if (ok && !runs.some((run) => run.id === ok.id)) runs.push(ok);
+  const marks = await tx.agentWindows.marks(agent, spec.id, since);
+  const firstSeen = await tx.agentWindows.firstSeen(agent, spec.id);
+  return {
+    attempts: runs.map(attemptOf),
+    givenUp: new Set(marks.filter((m) => m.mark === "given_up").map((m) => Date.parse(m.windowAt))),
+    firstSeenAt: firstSeen ? Date.parse(firstSeen) : undefined,
+  };
+}
+
+export function readStates(store: Store, agent: string, specs: readonly ScheduleSpec[], now: number) {
+  return store.read(async (tx) => {
+    const states = new Map<string, ScheduleState>();
+    for (const spec of specs) states.set(spec.id, await readScheduleState(tx, agent, spec, now));
+    return states;
+  });
+}

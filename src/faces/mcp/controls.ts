@@ -1,0 +1,29 @@
+import type { ServerContext } from "@modelcontextprotocol/server";
+import type { CallControls } from "../../commands/context.js";
+import { progressLine } from "./logging.js";
+
+/**
+ * The request's cancellation signal, and its progress: every long run logs its progress lines
+ * (`notifications/message`, filtered by the client's `logging/setLevel`), and sends progress
+ * notifications too when (and only when) the client sent a progress token with its call.
+ */
+export function callControls(ctx: ServerContext): {
+  controls: CallControls;
+  delivered: () => Promise<unknown>;
+} {
+  const token = ctx.mcpReq._meta?.progressToken;
+  const sent: Promise<unknown>[] = [];
+  const controls: CallControls = {
+    signal: ctx.mcpReq.signal,
+    progress: (update) => {
+      sent.push(ctx.mcpReq.log("info", progressLine(update), "cairn").catch(() => {}));
+      if (token === undefined) return;
+      sent.push(
+        ctx.mcpReq
+          .notify({ method: "notifications/progress", params: { progressToken: token, ...update } })
+          .catch(() => {}),
+      );
+    },
+  };
+  return { controls, delivered: () => Promise.all(sent) };
+}

@@ -1,0 +1,66 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { addAgent, cairn, initWorkspace } from "../helpers/workspace.js";
+
+/** The agents group from a shell: scaffolding, runs, exit codes, hostile input. */
+describe("cairn agents from the CLI", () => {
+  let ws: ReturnType<typeof initWorkspace>;
+  let env: Record<string, string>;
+
+  beforeAll(() => {
+    ws = initWorkspace();
+    env = { DOTAGENT_HOME: join(ws.dir, "no-dotagent") };
+  });
+  afterAll(() => ws.cleanup());
+
+  it("scaffolds an agent that runs at once, and refuses to overwrite it", () => {
+    const created = cairn(ws.dir, ["agents", "new", "hello", "--json"], { env });
+    expect(created.code).toBe(0);
+    expect(created.json).toMatchObject({ tool: "run-hello" });
+    const run = cairn(ws.dir, ["agents", "run", "hello"], { env });
+    expect(run).toMatchObject({ code: 0, stdout: "hello from hello (cli)\n\n" });
+    expect(cairn(ws.dir, ["agents", "new", "hello"], { env }).code).toBe(5);
+    const doctor = cairn(ws.dir, ["agents", "doctor", "--json"], { env });
+    expect(doctor.json).toMatchObject({ ok: true });
+    const capabilities = cairn(ws.dir, ["capabilities", "--json"], { env }).json as {
+      catalog: { tools: { name: string; wraps: string; profiles: string[] }[]; error: unknown };
+    };
+    expect(capabilities.catalog).toEqual({
+      tools: [
+        {
+          name: "run-hello",
+          wraps: "agents run",
+          profiles: ["operator", "all"],
+          read_only: false,
+          destructive: false,
+        },
+      ],
+      error: null,
+    });
+  });
+
+  it("passes arguments starting with - as argv, and refuses hostile input with the right exit code", () => {
+    writeFileSync(join(ws.dir, ".cairn", "agents", "hello", "run.sh"), '#!/bin/sh\nprintf "%s|" "$@"\n');
+    const run = cairn(ws.dir, ["agents", "run", "hello", "--", "--force", "-rf", "$(rm -rf /)"], { env });
+    expect(run).toMatchObject({ code: 0, stdout: "--force|-rf|$(rm -rf /)|\n" });
+    expect(cairn(ws.dir, ["agents", "new", "../evil"], { env }).code).toBe(2);
+    expect(cairn(ws.dir, ["agents", "new", "a b"], { env }).code).toBe(2);
+    expect(cairn(ws.dir, ["agents", "run", "nobody"], { env }).code).toBe(4);
+    expect(cairn(ws.dir, ["agents", "run", "hello", "--", "x".repeat(100_000)], { env }).code).toBe(2);
+    expect(cairn(ws.dir, ["agents", "run", "hello", "--schedule", "nope"], { env }).code).toBe(2);
+    expect(cairn(ws.dir, ["daemon", "--bogus"], { env }).code).toBe(2);
+  });
+
+  it("refuses a read-only agent's run (exit 3) while it may still read status", () => {
+    const { token } = addAgent(ws.dir, "reader", "reviewer", ["--grant", "ro"]);
+    const asReader = { ...env, CAIRN_AGENT: token };
+    expect(cairn(ws.dir, ["agents", "run", "hello"], { env: asReader }).code).toBe(3);
+    expect(cairn(ws.dir, ["daemon", "--once"], { env: asReader }).code).toBe(3);
+    const status = cairn(ws.dir, ["agents", "status", "--json"], { env: asReader });
+    expect(status.code).toBe(0);
+    expect((status.json as { triggered: { agent: string; trigger: string }[] }).triggered).toEqual([
+      expect.objectContaining({ agent: "hello", trigger: "cli" }),
+    ]);
+  });
+});

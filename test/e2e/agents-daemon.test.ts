@@ -1,0 +1,166 @@
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { alive, shellAgent, until, writeAgent } from "../helpers/agents.js";
+import { CAIRN_BIN, cairn, cleanEnv, initWorkspace } from "../helpers/workspace.js";
+
+interface Row {
+  agent: string;
+  schedule: string;
+  state: string;
+  reason: string;
+}
+
+/** `cairn daemon` as a real process: one per workspace, supervised runs, SIGKILL recovery, reload. */
+describe("the daemon", () => {
+  let ws: ReturnType<typeof initWorkspace>;
+  let env: Record<string, string>;
+  const status = () => cairn(ws.dir, ["agents", "status", "--json"], { env }).json as { schedules: Row[] };
+  const row = (agent: string) => status().schedules.find((r) => r.agent === agent);
+  const startDaemon = () => {
+    const child = spawn(process.execPath, [CAIRN_BIN, "daemon"], { cwd: ws.dir, env: cleanEnv(env) });
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
+    const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+    return { child, stderr: () => stderr, exited };
+  };
+
+  beforeAll(() => {
+    ws = initWorkspace();
+    env = { DOTAGENT_HOME: join(ws.dir, "no-dotagent") };
+    const interval = (id: string) =>
+      `[[schedules]]\nid = "${id}"\ntype = "interval"\ninterval_minutes = 60\n`;
+    writeAgent(ws.dir, "fresh", shellAgent("fresh", "echo ran", { rest: interval("hourly") }));
+    // Two schedules with the same args keep separate state: one never succeeds.
+    writeAgent(
+      ws.dir,
+      "twins",
+      shellAgent("twins", '[ "$AGENT_SCHEDULE_ID" = good ] || exit 7', {
+        rest: `${interval("good")}${interval("bad")}[defaults]\nmax_retries = 1\n`,
+      }),
+    );
+    writeAgent(
+      ws.dir,
+      "gated",
+      shellAgent("gated", "echo never", { rest: `${interval("hourly")}[[preflight]]\ncommand = "false"\n` }),
+    );
+    writeAgent(ws.dir, "broken", "[agent\n");
+  });
+  afterAll(() => ws.cleanup());
+
+  it("--dry-run dispatches nothing; --once runs what is due, skips a broken manifest, keeps schedules apart", () => {
+    const dry = cairn(ws.dir, ["daemon", "--once", "--dry-run", "--json"], { env });
+    expect(dry.code).toBe(0);
+    const planned = (dry.json as { dispatched: { agent: string; schedule: string }[] }).dispatched;
+    expect(planned.map((d) => `${d.agent}/${d.schedule}`).sort()).toEqual([
+      "fresh/hourly",
+      "gated/hourly",
+      "twins/bad",
+      "twins/good",
+    ]);
+    expect(row("fresh")?.state).toBe("never_ran");
+
+    const once = cairn(ws.dir, ["daemon", "--once", "--json"], { env });
+    expect(once.code).toBe(0);
+    const report = once.json as { problems: { file: string }[]; next_event_at: string | null };
+    expect(report.problems[0]?.file).toMatch(/broken\/agent\.toml$/);
+    expect(report.next_event_at).not.toBeNull();
+    expect(row("fresh")).toMatchObject({ state: "ok" });
+    const twins = status().schedules.filter((r) => r.agent === "twins");
+    expect(twins.find((r) => r.schedule === "good")?.state).toBe("ok");
+    expect(twins.find((r) => r.schedule === "bad")).toMatchObject({
+      state: "failing",
+      reason: expect.stringMatching(/gave up after 1 attempt \(exit 7\)/),
+    });
+    expect(row("gated")).toMatchObject({ state: "failing" });
+    const inspect = cairn(ws.dir, ["agents", "inspect", "gated", "--json"], { env }).json as {
+      last_runs: { status: string; reason: string }[];
+    };
+    expect(inspect.last_runs[0]).toMatchObject({
+      status: "skipped",
+      reason: expect.stringMatching(/preflight 1 \(false\) failed/),
+    });
+    const summary = (
+      cairn(ws.dir, ["status", "--json"], { env }).json as {
+        local_agents: { unhealthy: { agent: string; schedule: string }[]; broken_manifests: string[] };
+      }
+    ).local_agents;
+    expect(summary.unhealthy).toEqual(
+      expect.arrayContaining([expect.objectContaining({ agent: "twins", schedule: "bad" })]),
+    );
+    expect(summary.broken_manifests[0]).toMatch(/broken\/agent\.toml: not valid TOML/);
+    // Nothing is due now: a second tick dispatches nothing.
+    const again = cairn(ws.dir, ["daemon", "--once", "--dry-run", "--json"], { env }).json as {
+      dispatched: unknown[];
+    };
+    expect(again.dispatched).toEqual([]);
+  });
+
+  it("runs one daemon per workspace, reloads on a manifest change, and stops its runs as interrupted", async () => {
+    const pidFile = join(ws.dir, "slow.pid");
+    const daemon = startDaemon();
+    await until(() => daemon.stderr().includes("started"));
+    const second = cairn(ws.dir, ["daemon", "--once"], { env });
+    expect(second.code).toBe(5);
+    expect(second.stderr).toContain(`pid ${daemon.child.pid}`);
+    // A manifest added while the daemon runs is picked up without a restart.
+    writeAgent(
+      ws.dir,
+      "slow",
+      shellAgent("slow", `echo $$ > ${JSON.stringify(pidFile)}; sleep 30`, {
+        rest: '[[schedules]]\nid = "now"\ntype = "interval"\ninterval_minutes = 60\n',
+      }),
+    );
+    await until(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "");
+    const pid = Number(readFileSync(pidFile, "utf8"));
+    const live = cairn(ws.dir, ["agents", "status", "--json"], { env }).json as {
+      daemon: { running: boolean; pid: number; beat_at: string | null };
+    };
+    expect(live.daemon).toMatchObject({ running: true, pid: daemon.child.pid, beat_at: expect.any(String) });
+    daemon.child.kill("SIGHUP");
+    await until(() => daemon.stderr().includes("SIGHUP: reloading"));
+    daemon.child.kill("SIGTERM");
+    expect(await daemon.exited).toBe(0);
+    expect(alive(pid)).toBe(false);
+    const runs = (
+      cairn(ws.dir, ["agents", "inspect", "slow", "--json"], { env }).json as {
+        last_runs: { status: string }[];
+      }
+    ).last_runs;
+    expect(runs[0]?.status).toBe("interrupted");
+  });
+
+  it("after a SIGKILL, the next start marks the orphaned run interrupted and leaves no process", async () => {
+    const pidFile = join(ws.dir, "slow.pid");
+    writeFileSync(pidFile, "");
+    const daemon = startDaemon();
+    // The interrupted window is due again: the new daemon dispatches it.
+    await until(() => readFileSync(pidFile, "utf8").trim() !== "");
+    const pid = Number(readFileSync(pidFile, "utf8"));
+    daemon.child.kill("SIGKILL");
+    await daemon.exited;
+    expect(alive(pid)).toBe(true);
+    writeFileSync(pidFile, "");
+    const next = cairn(ws.dir, ["daemon", "--once", "--dry-run", "--json"], { env });
+    expect(next.code).toBe(0);
+    const restart = startDaemon();
+    await until(() => restart.stderr().includes("orphaned"));
+    await until(() => !alive(pid));
+    restart.child.kill("SIGTERM");
+    await restart.exited;
+    const runs = (
+      cairn(ws.dir, ["agents", "inspect", "slow", "--json"], { env }).json as {
+        last_runs: { status: string; reason: string | null }[];
+      }
+    ).last_runs;
+    expect(
+      runs.some(
+        (run) => run.status === "interrupted" && /supervisor \(pid \d+\) died/.test(run.reason ?? ""),
+      ),
+    ).toBe(true);
+    expect(runs.every((run) => run.status !== "running")).toBe(true);
+  });
+});

@@ -1,0 +1,268 @@
+import { appendFileSync, existsSync, readFileSync, rmSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { alive, shellAgent, until, writeAgent } from "../helpers/agents.js";
+import { callTool, connectMcp, type McpHandle } from "../helpers/mcp.js";
+import { addAgent, CAIRN_BIN, cairn, initWorkspace } from "../helpers/workspace.js";
+
+const text = (result: { content?: unknown }) =>
+  ((result.content as { type: string; text: string }[])[0]?.text ?? "") as string;
+
+/** Local agents through the real `cairn mcp`: the catalog, runs, failures, limits and status. */
+describe("local agents over MCP", () => {
+  let ws: ReturnType<typeof initWorkspace>;
+  let env: Record<string, string>;
+  let mcp: McpHandle;
+  let operatorToken: string;
+
+  beforeAll(async () => {
+    ws = initWorkspace();
+    env = { DOTAGENT_HOME: join(ws.dir, "no-dotagent") };
+    writeAgent(
+      ws.dir,
+      "greeter",
+      shellAgent(
+        "greeter",
+        'echo "hello $0 $1"; echo "name=$AGENT_NAME trigger=$AGENT_TRIGGER_SOURCE agent=$(printenv CAIRN_AGENT || echo none)"',
+        {
+          agent: 'description = "Greets whoever it is given; prints two lines."',
+          rest: '[env]\nextra = { AGENT_NAME = "spoofed" }\n[[schedules]]\nid = "hourly"\ntype = "interval"\ninterval_minutes = 60\nargs = ["world"]\n',
+        },
+      ),
+    );
+    writeAgent(ws.dir, "failer", shellAgent("failer", "echo working; echo boom >&2; exit 3"));
+    writeAgent(
+      ws.dir,
+      "hanger",
+      shellAgent(
+        "hanger",
+        'sleep 30 & echo $! > "$AGENT_HOME/child.pid"; echo $$ > "$AGENT_HOME/main.pid"; echo started; wait',
+        {
+          agent: "timeout_seconds = 1",
+        },
+      ),
+    );
+    writeAgent(
+      ws.dir,
+      "spawner",
+      shellAgent("spawner", 'sleep 30 & echo $! > "$AGENT_HOME/child.pid"; echo spawned'),
+    );
+    writeAgent(
+      ws.dir,
+      "chatty",
+      shellAgent("chatty", "head -c 100000000 /dev/zero | tr '\\\\0' x; echo; echo done"),
+    );
+    writeAgent(ws.dir, "slow", shellAgent("slow", 'echo $$ > "$AGENT_HOME/main.pid"; echo tick; sleep 30'));
+    writeAgent(ws.dir, "ab1", shellAgent("a.b", "echo first"));
+    writeAgent(ws.dir, "ab2", shellAgent("a/b", "echo second"));
+    writeAgent(ws.dir, "evil", shellAgent("../../etc/passwd", "echo safe"));
+    writeAgent(ws.dir, "unicode", shellAgent("café bot", "echo bonjour"));
+    writeAgent(ws.dir, "missing", `[agent]\nname = "missing"\n[run]\ncommand = "no-such-binary-cairn"\n`);
+    writeAgent(
+      ws.dir,
+      "fixable",
+      `[agent]\nname = "fixable"\n[run]\ncommand = "true"\n[[preflight]]\ncommand = "false"\nremediation = ["sh", "-c", "echo fixed > \\"$0\\"", "${join(ws.dir, "fixed.txt")}"]\n`,
+    );
+    writeAgent(
+      ws.dir,
+      "bot",
+      `[agent]\nname = "bot"\n[run]\ncommand = ${JSON.stringify(process.execPath)}\nargs = [${JSON.stringify(CAIRN_BIN)}, "whoami", "--json"]\n[cairn]\nidentity = "bot"\n`,
+    );
+    addAgent(ws.dir, "bot", "builder");
+    operatorToken = addAgent(ws.dir, "op", "ops").token;
+    mcp = await connectMcp(ws.dir, {
+      env: { ...env, CAIRN_AGENT: operatorToken },
+      args: ["--profile", "operator"],
+    });
+  });
+  afterAll(async () => {
+    await mcp?.close();
+    ws.cleanup();
+  });
+
+  it("lists one sanitized tool per agent, first found wins a collision, and a warning names both", async () => {
+    const { tools } = await mcp.client.listTools();
+    const names = tools.map((tool) => tool.name);
+    expect(names).toEqual(
+      expect.arrayContaining([
+        "run-greeter",
+        "run-a-b",
+        "run-etc-passwd",
+        "run-caf-bot",
+        "remediate-fixable-1",
+      ]),
+    );
+    expect(names.every((name) => /^[A-Za-z0-9_-]+$/.test(name) && `mcp__cairn__${name}`.length <= 64)).toBe(
+      true,
+    );
+    expect(names.filter((name) => name === "run-a-b")).toHaveLength(1);
+    await until(() => mcp.stderr().includes("run-a-b"));
+    expect(mcp.stderr()).toMatch(/ab1.*keeps it.*ab2.*dropped/);
+    const greeter = tools.find((tool) => tool.name === "run-greeter");
+    expect(greeter?.description).toBe("Greets whoever it is given; prints two lines.");
+    // Model-visible cost beyond the description: name + input schema, at most ~60 tokens.
+    const overhead = ((greeter?.name.length ?? 0) + JSON.stringify(greeter?.inputSchema).length) / 4;
+    expect(overhead).toBeLessThanOrEqual(60);
+    expect(tools.find((tool) => tool.name === "run-failer")?.description).toBe("Run the failer agent.");
+  });
+
+  it("runs an agent: stdout as text, progress, injected variables win, the caller's identity never passes", async () => {
+    const updates: unknown[] = [];
+    const result = await mcp.client.callTool(
+      { name: "run-greeter", arguments: { schema_version: 1, args: ["--loud"] } },
+      { onprogress: (update) => updates.push(update) },
+    );
+    expect(result.isError).toBeFalsy();
+    expect(text(result)).toBe("hello world --loud\nname=greeter trigger=mcp agent=none\n");
+    expect(updates.length).toBeGreaterThan(0);
+    expect(updates[0]).toMatchObject({ message: expect.stringMatching(/hello world|name=greeter/) });
+    expect((result.structuredContent as { run: { trigger: string; window_at: null } }).run).toMatchObject({
+      trigger: "mcp",
+      window_at: null,
+    });
+  });
+
+  it("reports a failure as an isError result with the exit code and stderr tail", async () => {
+    const failed = await callTool(mcp, "run-failer");
+    expect(failed.isError).toBe(true);
+    expect(text(failed)).toMatch(/failer exited 3 \(AR-\d+\)\nboom/);
+    const missing = await callTool(mcp, "run-missing");
+    expect(missing.isError).toBe(true);
+    expect(text(missing)).toMatch(/command not found: no-such-binary-cairn/);
+  });
+
+  it("kills the whole process group on a timeout, and what an agent leaves behind at exit", async () => {
+    const hung = await callTool(mcp, "run-hanger");
+    expect(hung.isError).toBe(true);
+    expect(text(hung)).toMatch(/timed out after 1s/);
+    const home = join(ws.dir, ".cairn", "agents");
+    for (const file of ["hanger/main.pid", "hanger/child.pid"]) {
+      await until(() => !alive(Number(readFileSync(join(home, file), "utf8"))));
+    }
+    const spawned = await callTool(mcp, "run-spawner");
+    expect(text(spawned)).toBe("spawned\n");
+    await until(() => !alive(Number(readFileSync(join(home, "spawner/child.pid"), "utf8"))));
+  });
+
+  it("bounds what a 100 MB agent leaves: the result tail and the log file", async () => {
+    const result = await callTool(mcp, "run-chatty");
+    expect(result.isError).toBeFalsy();
+    expect(text(result).length).toBeLessThanOrEqual(64 * 1024);
+    expect(text(result).endsWith("done\n")).toBe(true);
+    const logPath = (result.structuredContent as { run: { log_path: string } }).run.log_path;
+    expect(statSync(logPath).size).toBeLessThan(2.1 * 1024 * 1024);
+    expect((result.structuredContent as { output_bytes: number }).output_bytes).toBeGreaterThan(100_000_000);
+  });
+
+  it("cancellation kills the run's process group and records it cancelled", async () => {
+    const abort = new AbortController();
+    const call = mcp.client.callTool(
+      { name: "run-slow", arguments: { schema_version: 1 } },
+      { signal: abort.signal },
+    );
+    const pidFile = join(ws.dir, ".cairn", "agents", "slow", "main.pid");
+    await until(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "");
+    const pid = Number(readFileSync(pidFile, "utf8"));
+    abort.abort();
+    await expect(call).rejects.toThrow();
+    await until(() => !alive(pid));
+    const status = cairn(ws.dir, ["agents", "inspect", "slow", "--json"], { env });
+    await until(() => {
+      const runs = (
+        cairn(ws.dir, ["agents", "inspect", "slow", "--json"], { env }).json as {
+          last_runs: { status: string }[];
+        }
+      ).last_runs;
+      return runs[0]?.status === "cancelled";
+    });
+    expect(status.code).toBe(0);
+  });
+
+  it("gives a run with [cairn] identity its own child token, retired when the run ends", async () => {
+    const result = await callTool(mcp, "run-bot");
+    expect(result.isError).toBeFalsy();
+    const who = JSON.parse(text(result)) as { name: string; parent?: string };
+    expect(who.name).toMatch(/^bot-run-ar-\d+$/);
+    const listed = cairn(ws.dir, ["agent", "list", "--all", "--json"]).json as {
+      agents: { name: string; retired_at: string | null }[];
+    };
+    expect(listed.agents.find((agent) => agent.name === who.name)?.retired_at).not.toBeNull();
+  });
+
+  it("runs a declared remediation with no arguments and never the agent", async () => {
+    const refusedArgs = await mcp.client.callTool({
+      name: "remediate-fixable-1",
+      arguments: { schema_version: 1, argv: ["rm"] },
+    });
+    expect(refusedArgs.isError).toBe(true);
+    const result = await callTool(mcp, "remediate-fixable-1");
+    expect(result.isError).toBeFalsy();
+    expect(readFileSync(join(ws.dir, "fixed.txt"), "utf8")).toBe("fixed\n");
+    const runs = (
+      cairn(ws.dir, ["agents", "inspect", "fixable", "--json"], { env }).json as {
+        last_runs: { trigger: string }[];
+      }
+    ).last_runs;
+    expect(runs.map((run) => run.trigger)).toEqual(["remediation"]);
+  });
+
+  it("shows triggered runs in status without letting them satisfy a scheduled window", async () => {
+    const status = await callTool(mcp, "agents_status");
+    const out = status.structuredContent as {
+      schedules: { agent: string; schedule: string; state: string }[];
+      triggered: { agent: string; trigger: string }[];
+    };
+    expect(out.schedules.find((row) => row.agent === "greeter")).toMatchObject({
+      schedule: "hourly",
+      state: "never_ran",
+    });
+    expect(out.triggered).toEqual(
+      expect.arrayContaining([expect.objectContaining({ agent: "greeter", trigger: "mcp" })]),
+    );
+    expect(out.schedules.find((row) => row.agent === "failer")).toMatchObject({
+      schedule: "trigger",
+      state: "failing",
+    });
+    const workspace = (await callTool(mcp, "status")).structuredContent as {
+      local_agents: { triggered_runs: number; agents: number };
+    };
+    expect(workspace.local_agents.triggered_runs).toBeGreaterThan(0);
+    const logs = await callTool(mcp, "agent_logs", { agent: "failer", lines: 1 });
+    expect((logs.structuredContent as { lines: string[] }).lines).toEqual(["boom"]);
+    const doctor = (await callTool(mcp, "agents_doctor")).structuredContent as {
+      findings: { message: string }[];
+    };
+    const messages = doctor.findings.map((finding) => finding.message).join("\n");
+    expect(messages).toMatch(/run-a-b collides with .*ab1.*ab2/);
+    expect(messages).toMatch(/no-such-binary-cairn/);
+  });
+
+  it("serves a worker only the agents its role lists", async () => {
+    appendFileSync(join(ws.dir, ".cairn", "cairn.toml"), '\n[roles.builder]\nagents = ["greeter"]\n');
+    const { token } = addAgent(ws.dir, "worker-1", "builder");
+    const worker = await connectMcp(ws.dir, { env: { ...env, CAIRN_AGENT: token } });
+    try {
+      const names = (await worker.client.listTools()).tools.map((tool) => tool.name);
+      expect(names).toContain("run-greeter");
+      expect(names.filter((name) => name.startsWith("run-") || name.startsWith("remediate-"))).toEqual([
+        "run-greeter",
+      ]);
+      expect(names).not.toContain("agents_status");
+    } finally {
+      await worker.close();
+    }
+  });
+
+  it("answers a broken manifest with a JSON-RPC error naming the file, never a partial list", async () => {
+    const changed = new Promise<void>((resolve) =>
+      mcp.client.setNotificationHandler("notifications/tools/list_changed", () => resolve()),
+    );
+    const broken = writeAgent(ws.dir, "zz-broken", "[agent\nname = ");
+    await changed;
+    await expect(mcp.client.listTools()).rejects.toThrow(
+      new RegExp(`${broken.replaceAll("/", "\\/")}: not valid TOML`),
+    );
+    rmSync(join(ws.dir, ".cairn", "agents", "zz-broken"), { recursive: true });
+    expect((await mcp.client.listTools()).tools.length).toBeGreaterThan(10);
+  });
+});
