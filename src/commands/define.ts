@@ -13,6 +13,8 @@ interface CommandBase<I extends z.ZodObject, O extends z.ZodType> {
   output: O;
   /** Input fields taken as positional CLI arguments, in order. */
   positional?: readonly (keyof z.infer<I> & string)[];
+  /** `self`: the handler appends its own, richer audit entry (skill scripts, OS runs). */
+  audit?: "self";
   /** Human-readable rendering for the terminal; the default prints key: value lines. */
   render?(output: z.infer<O>): string;
 }

@@ -1,3 +1,4 @@
+import { auditDomain } from "./audit/index.js";
 import type { AnyCommand } from "./define.js";
 import type { CommandDomain } from "./domain.js";
 import { goalsDomain } from "./goals/index.js";
@@ -10,7 +11,13 @@ import { workspaceDomain } from "./workspace/index.js";
  * The command table, one line per domain. Each domain folder declares its commands, the MCP
  * tools over them and its CLI groups; the faces read only what is derived here.
  */
-export const DOMAINS: readonly CommandDomain[] = [workspaceDomain, knowledgeDomain, goalsDomain, tasksDomain];
+export const DOMAINS: readonly CommandDomain[] = [
+  workspaceDomain,
+  knowledgeDomain,
+  goalsDomain,
+  tasksDomain,
+  auditDomain,
+];
 
 export const COMMANDS: readonly AnyCommand[] = DOMAINS.flatMap((domain) => domain.commands);
 

@@ -1,0 +1,33 @@
+import type { Outcome } from "../../kernel/outcome.js";
+import type { Effect } from "../identity/guard.js";
+import type { Severity } from "./chain.js";
+import { type AuditScope, audit } from "./record.js";
+
+/**
+ * The audit entry for one write call, whatever its outcome: the command, who called it, its
+ * input (long values cut, see chain.ts) and how it ended. Refusals are kept too: an agent
+ * probing what it may not do is exactly what the log is for.
+ */
+export function auditCall(
+  scope: AuditScope,
+  command: { name: string; effect: Effect },
+  input: Record<string, unknown>,
+  outcome: Outcome<unknown>,
+): void {
+  const data: Record<string, unknown> = { command: command.name, effect: command.effect, input };
+  let severity: Severity = command.effect === "destructive" ? "notice" : "info";
+  if (outcome.kind === "ok") {
+    data.outcome = "ok";
+    const value = outcome.value as Record<string, unknown> | null;
+    if (value && typeof value === "object" && "exit_code" in value) data.exit_code = value.exit_code;
+  } else if (outcome.kind === "refused") {
+    data.outcome = "refused";
+    data.policy = outcome.refusal.policy;
+    data.reason = outcome.refusal.reason;
+    severity = "notice";
+  } else {
+    data.outcome = outcome.error.errorKind;
+    data.reason = outcome.error.message;
+  }
+  audit(scope, severity, "command", data);
+}
