@@ -19,6 +19,13 @@ export interface CatalogTool {
   command: string;
   /** The command input for one call's arguments (e.g. `{agent: "nightly", ...args}`). */
   commandInput(args: Record<string, unknown>): Record<string, unknown>;
+  /**
+   * The text a model reads for an ok result (an agent's stdout, a skill's body); the structured
+   * output still carries everything. Without it the text is the output as JSON.
+   */
+  text?(output: Record<string, unknown>): string;
+  /** Repeating the same call leaves the workspace as the first call left it (default false). */
+  idempotent?: boolean;
 }
 
 export interface CatalogBuild {

@@ -1,9 +1,12 @@
 import { z } from "zod";
 import { PROFILES } from "../../domains/workspace/config.js";
 import { CAIRN_VERSION, MCP_PROTOCOL_VERSION, TOOL_SCHEMA_VERSION } from "../../kernel/version.js";
+import { catalogSources, describeCatalog } from "../catalog-build.js";
+import { Session } from "../context.js";
 import { defineBareCommand } from "../define.js";
 import { COMMANDS_BY_NAME, TOOLS } from "../registry.js";
 import { toolAnnotations } from "../tool-schemas.js";
+import { toolsForProfile } from "../tools.js";
 
 /** Derived from the same tables the CLI and `tools/list` are built from, so it cannot advertise what they lack. */
 export const capabilities = defineBareCommand({
@@ -27,8 +30,22 @@ export const capabilities = defineBareCommand({
         destructive: z.boolean(),
       }),
     ),
+    catalog: z
+      .object({
+        tools: z.array(
+          z.object({
+            name: z.string(),
+            wraps: z.string(),
+            profiles: z.array(z.enum(PROFILES)),
+            read_only: z.boolean(),
+            destructive: z.boolean(),
+          }),
+        ),
+        error: z.object({ file: z.string(), reason: z.string() }).nullable(),
+      })
+      .describe("file-backed tools (agents, skills, ...) found from here; none outside a workspace"),
   }),
-  async handler() {
+  async handler(_input, ctx) {
     return {
       server: { name: "cairn" as const, version: CAIRN_VERSION },
       protocol_version: MCP_PROTOCOL_VERSION,
@@ -48,6 +65,7 @@ export const capabilities = defineBareCommand({
           destructive: annotations.destructiveHint,
         };
       }),
+      catalog: await fileBackedTools(ctx.cwd, ctx.env),
     };
   },
   render: (out) =>
@@ -57,5 +75,24 @@ export const capabilities = defineBareCommand({
       ...out.commands.map((c) => `  ${c.name.padEnd(16)} ${c.effect.padEnd(11)} ${c.summary}`),
       "tools:",
       ...out.tools.map((t) => `  ${t.name.padEnd(16)} v${t.schema_version} ${t.profiles.join(",")}`),
+      ...out.catalog.tools.map((t) => `  ${t.name.padEnd(16)} file ${t.profiles.join(",")}`),
+      ...(out.catalog.error ? [`catalog error: ${out.catalog.error.file}: ${out.catalog.error.reason}`] : []),
     ].join("\n"),
 });
+
+/** The file-backed tools the workspace found from here would serve, per profile. */
+async function fileBackedTools(cwd: string, env: NodeJS.ProcessEnv) {
+  if (catalogSources().length === 0) return { tools: [], error: null };
+  const session = new Session({ cwd, env });
+  try {
+    const ctx = await session.context().catch(() => undefined);
+    if (!ctx) return { tools: [], error: null };
+    return await describeCatalog(
+      ctx,
+      PROFILES,
+      (profile) => new Set(toolsForProfile(profile).map((t) => t.name)),
+    );
+  } finally {
+    await session.close();
+  }
+}

@@ -8,7 +8,8 @@ import {
 } from "@modelcontextprotocol/server";
 import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import type { z } from "zod";
-import type { CallControls, Session } from "../../commands/context.js";
+import type { CatalogSource } from "../../commands/catalog.js";
+import type { Session } from "../../commands/context.js";
 import { dispatch } from "../../commands/dispatch.js";
 import { COMMANDS_BY_NAME } from "../../commands/registry.js";
 import {
@@ -29,6 +30,8 @@ import {
 import { type Profile, type ToolSpec, toolsForProfile } from "../../commands/tools.js";
 import type { Outcome } from "../../kernel/outcome.js";
 import { CAIRN_VERSION } from "../../kernel/version.js";
+import { serveCatalog } from "./catalog.js";
+import { callControls } from "./controls.js";
 import { LineGuard } from "./line-guard.js";
 import { NoElicitationValidator } from "./no-elicitation.js";
 import { toolResult } from "./results.js";
@@ -193,27 +196,11 @@ function registerPrompt(server: McpServer, spec: PromptSpec, session: Session): 
   );
 }
 
-/**
- * The request's cancellation signal, and progress notifications when (and only when) the client
- * sent a progress token with its call.
- */
-function callControls(ctx: ServerContext): { controls: CallControls; delivered: () => Promise<unknown> } {
-  const token = ctx.mcpReq._meta?.progressToken;
-  const controls: CallControls = { signal: ctx.mcpReq.signal };
-  const sent: Promise<unknown>[] = [];
-  if (token !== undefined) {
-    controls.progress = (update) => {
-      sent.push(
-        ctx.mcpReq
-          .notify({ method: "notifications/progress", params: { progressToken: token, ...update } })
-          .catch(() => {}),
-      );
-    };
-  }
-  return { controls, delivered: () => Promise.all(sent) };
-}
-
-export function createServer(session: Session, profile: Profile): McpServer {
+export function createServer(
+  session: Session,
+  profile: Profile,
+  catalogs?: readonly CatalogSource[],
+): McpServer {
   const server = new McpServer(
     { name: "cairn", version: CAIRN_VERSION },
     {
@@ -225,6 +212,7 @@ export function createServer(session: Session, profile: Profile): McpServer {
   for (const tool of toolsForProfile(profile)) register(server, tool, session);
   for (const resource of RESOURCES) registerResource(server, resource, session);
   for (const prompt of PROMPTS) registerPrompt(server, prompt, session);
+  serveCatalog(server, session, profile, catalogs);
   return server;
 }
 

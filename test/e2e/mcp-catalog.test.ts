@@ -1,0 +1,134 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/client";
+import { InMemoryTransport } from "@modelcontextprotocol/server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { CatalogError, type CatalogSource } from "../../src/commands/catalog.js";
+import { Session } from "../../src/commands/context.js";
+import { createServer } from "../../src/faces/mcp/server.js";
+import { addAgent, cleanEnv, initWorkspace } from "../helpers/workspace.js";
+
+/**
+ * The catalog plumbing with a stand-in source: each `<name>.tool` file in a folder is a tool
+ * wrapping `remember`; a file whose first line is not a name breaks the catalog.
+ */
+function fakeSource(folder: string): CatalogSource {
+  return {
+    async build() {
+      if (!existsSync(folder)) return { tools: [], warnings: [] };
+      const tools = readdirSync(folder)
+        .filter((file) => file.endsWith(".tool"))
+        .sort()
+        .map((file) => {
+          const [name, description = ""] = readFileSync(join(folder, file), "utf8").split("\n");
+          if (!name || !/^[a-z-]+$/.test(name))
+            throw new CatalogError(join(folder, file), "first line is no name");
+          return {
+            name,
+            title: name,
+            description,
+            input: z.object({ text: z.string().describe("the fact") }),
+            command: "remember",
+            commandInput: (args: Record<string, unknown>) => ({ text: args.text, topics: ["fake"] }),
+            text: (output: Record<string, unknown>) => `remembered as ${output.id}`,
+          };
+        });
+      return { tools, warnings: [] };
+    },
+    watched: () => [folder],
+  };
+}
+
+async function connect(dir: string, env: Record<string, string | undefined> = {}) {
+  const session = new Session({ cwd: dir, env: cleanEnv(env) });
+  const server = createServer(session, (await session.context()).profile, [fakeSource(join(dir, "tools"))]);
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: "catalog-test", version: "1" });
+  await client.connect(clientSide);
+  return {
+    client,
+    close: async () => {
+      await client.close();
+      await session.close();
+    },
+  };
+}
+
+describe("file-backed tools in the MCP face", () => {
+  let ws: ReturnType<typeof initWorkspace>;
+  let tools: string;
+  let mcp: Awaited<ReturnType<typeof connect>>;
+
+  beforeAll(async () => {
+    ws = initWorkspace();
+    tools = join(ws.dir, "tools");
+    mkdirSync(tools);
+    writeFileSync(join(tools, "a.tool"), "note-fact\nRemember a fact through a file-backed tool.");
+    // A file-backed tool may not take a hand-kept tool's name.
+    writeFileSync(join(tools, "b.tool"), "status\nShadow the status tool.");
+    mcp = await connect(ws.dir);
+  });
+  afterAll(async () => {
+    await mcp.close();
+    ws.cleanup();
+  });
+
+  it("lists file-backed tools after the hand-kept ones, with their schemas and annotations", async () => {
+    const { tools: listed } = await mcp.client.listTools();
+    const names = listed.map((tool) => tool.name);
+    expect(names).toContain("whoami");
+    expect(names.filter((name) => name === "status")).toHaveLength(1);
+    const fake = listed.find((tool) => tool.name === "note-fact");
+    expect(fake?.description).toBe("Remember a fact through a file-backed tool.");
+    expect(fake?.inputSchema.required).toEqual(["text", "schema_version"]);
+    expect(fake?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });
+    expect(fake?.outputSchema).toBeDefined();
+  });
+
+  it("dispatches a call to its command, with the tool's own text and the command's output", async () => {
+    const result = await mcp.client.callTool({
+      name: "note-fact",
+      arguments: { schema_version: 1, text: "x" },
+    });
+    expect(result.isError).toBeFalsy();
+    const id = (result.structuredContent as { id: string }).id;
+    expect(result.content).toEqual([{ type: "text", text: `remembered as ${id}` }]);
+    const bad = await mcp.client.callTool({ name: "note-fact", arguments: { schema_version: 1, text: 5 } });
+    expect(bad.isError).toBe(true);
+    await expect(mcp.client.callTool({ name: "no-such-tool", arguments: {} })).rejects.toThrow(/not found/);
+  });
+
+  it("refuses a read-only caller through the guard, as a normal result", async () => {
+    const { token } = addAgent(ws.dir, "reader", "reviewer", ["--grant", "ro"]);
+    const ro = await connect(ws.dir, { CAIRN_AGENT: token });
+    try {
+      const result = await ro.client.callTool({
+        name: "note-fact",
+        arguments: { schema_version: 1, text: "y" },
+      });
+      expect(result.isError).toBeFalsy();
+      expect(result.structuredContent).toHaveProperty("refused");
+    } finally {
+      await ro.close();
+    }
+  });
+
+  it("announces a change on disk, and answers a broken file with an error naming it", async () => {
+    const changed = new Promise<void>((resolve) =>
+      mcp.client.setNotificationHandler("notifications/tools/list_changed", () => resolve()),
+    );
+    writeFileSync(join(tools, "c.tool"), "!!!\n");
+    await changed;
+    await expect(mcp.client.listTools()).rejects.toThrow(/c\.tool: first line is no name/);
+    await expect(
+      mcp.client.callTool({ name: "note-fact", arguments: { schema_version: 1, text: "z" } }),
+    ).rejects.toThrow(/c\.tool/);
+    // Hand-kept tools still answer while the catalog is broken.
+    const who = await mcp.client.callTool({ name: "whoami", arguments: { schema_version: 1 } });
+    expect(who.isError).toBeFalsy();
+    rmSync(join(tools, "c.tool"));
+    expect((await mcp.client.listTools()).tools.map((tool) => tool.name)).toContain("note-fact");
+  });
+});
