@@ -3,6 +3,7 @@ import type { AnyCommand } from "./define.js";
 import type { CommandDomain } from "./domain.js";
 import { goalsDomain } from "./goals/index.js";
 import { knowledgeDomain } from "./knowledge/index.js";
+import { skillsDomain } from "./skills/index.js";
 import { tasksDomain } from "./tasks/index.js";
 import type { ToolSpec } from "./tool-spec.js";
 import { workspaceDomain } from "./workspace/index.js";
@@ -17,6 +18,7 @@ export const DOMAINS: readonly CommandDomain[] = [
   goalsDomain,
   tasksDomain,
   auditDomain,
+  skillsDomain,
 ];
 
 export const COMMANDS: readonly AnyCommand[] = DOMAINS.flatMap((domain) => domain.commands);

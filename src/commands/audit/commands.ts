@@ -65,7 +65,11 @@ export const auditTail = defineCommand({
       ? "The audit log is empty."
       : out.entries
           .map((e) => {
-            const what = typeof e.data.command === "string" ? ` ${e.data.command}` : "";
+            const subject =
+              e.data.command ?? (e.data.skill ? `${e.data.skill} ${e.data.script}` : e.data.argv);
+            const what = subject
+              ? ` ${Array.isArray(subject) ? subject.join(" ") : String(subject)}`.slice(0, 100)
+              : "";
             const result = typeof e.data.outcome === "string" ? ` → ${e.data.outcome}` : "";
             return `${String(e.seq).padStart(5)} ${e.ts} ${e.severity.padEnd(8)} ${e.event}${what}${result}  (${e.actor})`;
           })
