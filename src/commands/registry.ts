@@ -3,6 +3,7 @@ import type { AnyCommand } from "./define.js";
 import type { CommandDomain } from "./domain.js";
 import { goalsDomain } from "./goals/index.js";
 import { knowledgeDomain } from "./knowledge/index.js";
+import { osDomain } from "./os/index.js";
 import { skillsDomain } from "./skills/index.js";
 import { tasksDomain } from "./tasks/index.js";
 import type { ToolSpec } from "./tool-spec.js";
@@ -19,6 +20,7 @@ export const DOMAINS: readonly CommandDomain[] = [
   tasksDomain,
   auditDomain,
   skillsDomain,
+  osDomain,
 ];
 
 export const COMMANDS: readonly AnyCommand[] = DOMAINS.flatMap((domain) => domain.commands);

@@ -66,7 +66,8 @@ export const auditTail = defineCommand({
       : out.entries
           .map((e) => {
             const subject =
-              e.data.command ?? (e.data.skill ? `${e.data.skill} ${e.data.script}` : e.data.argv);
+              e.data.command ??
+              (e.data.skill ? `${e.data.skill} ${e.data.script}` : (e.data.argv ?? e.data.bin));
             const what = subject
               ? ` ${Array.isArray(subject) ? subject.join(" ") : String(subject)}`.slice(0, 100)
               : "";

@@ -1,8 +1,9 @@
 import { z } from "zod";
-import { skillsConfigOf } from "../../domains/skills/config.js";
+import { enabledRuns, skillsConfigOf } from "../../domains/skills/config.js";
 import { MAX_TOOL_NAME as MAX_CATALOG_NAME, toolName, uniqueNames } from "../../domains/skills/names.js";
 import { skillRoots } from "../../domains/skills/roots.js";
 import { renderSkillView, type SkillView } from "../../domains/skills/view.js";
+import { machineConfig } from "../../domains/workspace/machine.js";
 import type { CatalogSource, CatalogTool } from "../catalog.js";
 import { skillGet, skillList, skillRead, skillRun, skillsOf } from "./commands.js";
 
@@ -83,7 +84,7 @@ export const skillsCatalog: CatalogSource = {
         idempotent: true,
       },
     ];
-    if (Object.keys(config.run).length > 0) {
+    if (Object.keys(enabledRuns(ctx.env)).length > 0) {
       generic.push({
         name: "skill_run",
         title: "Run a skill script",
@@ -97,6 +98,10 @@ export const skillsCatalog: CatalogSource = {
     return { tools: [...perSkill, ...generic], warnings };
   },
   watched(ctx) {
-    return [...skillRoots(ctx.workspace, ctx.env).map((root) => root.path), ctx.workspace.configPath];
+    return [
+      ...skillRoots(ctx.workspace, ctx.env).map((root) => root.path),
+      ctx.workspace.configPath,
+      machineConfig(ctx.env).path,
+    ];
   },
 };

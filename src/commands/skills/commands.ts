@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { audit } from "../../domains/audit/record.js";
-import { skillsConfigOf } from "../../domains/skills/config.js";
+import { enabledRuns, skillsConfigOf } from "../../domains/skills/config.js";
 import { discoverSkills, findSkill, type Skill } from "../../domains/skills/discover.js";
 import { digestSkill, readPage } from "../../domains/skills/files.js";
 import { checkArgs, checkEnabled, commandFor, runScript } from "../../domains/skills/run.js";
@@ -80,6 +80,7 @@ export const skillList = defineCommand({
   }),
   async handler(_input, ctx) {
     const config = skillsConfigOf(ctx.config);
+    const enabled = enabledRuns(ctx.env);
     const catalog = skillsOf(ctx);
     return {
       skills: catalog.skills.map((skill) => ({
@@ -88,7 +89,7 @@ export const skillList = defineCommand({
         dir: skill.dir,
         description: skill.description,
         model_invocable: skill.modelInvocable,
-        run_enabled: skill.name in config.run,
+        run_enabled: skill.name in enabled,
         warnings: skill.warnings,
       })),
       shadowed: catalog.shadowed,
@@ -184,7 +185,7 @@ export const skillDigest = defineCommand({
   render: (out) =>
     [
       `${out.name}: ${out.digest} (${out.files.length} files)`,
-      "To let its scripts run, add under [skills.run] in cairn.toml:",
+      "To let its scripts run, add under [skills.run] in CAIRN_HOME/cairn.toml (the machine's configuration):",
       `  ${out.enable_line}`,
     ].join("\n"),
 });
@@ -219,7 +220,7 @@ export const skillRun = defineCommand({
     try {
       const skill = mustFind(ctx, input.skill);
       checkArgs(input.args);
-      const digest = checkEnabled(skill, skillsConfigOf(ctx.config));
+      const digest = checkEnabled(skill, enabledRuns(ctx.env));
       const { argv } = commandFor(skill, input.script);
       prepared = { skill, digest, argv: [...argv, ...input.args] };
     } catch (error) {

@@ -3,7 +3,6 @@ import { basename, extname, join } from "node:path";
 import { Capture } from "../../kernel/capture.js";
 import { childEnv, runChild } from "../../kernel/child.js";
 import { notFound, refuse } from "../../kernel/outcome.js";
-import type { SkillsConfig } from "./config.js";
 import type { Skill } from "./discover.js";
 import { digestSkill, firstLine, INTERPRETERS } from "./files.js";
 import { checkRelativePath, isInside } from "./paths.js";
@@ -36,13 +35,13 @@ export function checkArgs(args: readonly string[]): void {
 }
 
 /** The skill's enabling, checked against its digest now. */
-export function checkEnabled(skill: Skill, config: SkillsConfig): string {
-  const approved = config.run[skill.name];
+export function checkEnabled(skill: Skill, enabled: Record<string, string>): string {
+  const approved = enabled[skill.name];
   const { digest } = digestSkill(skill.realDir);
   if (approved === undefined) {
     throw refuseRun(
-      `this machine's configuration does not enable skill ${skill.name} for running scripts`,
-      `the operator reviews ${skill.realDir} and adds the line \`cairn skill digest ${skill.name}\` prints under [skills.run] in cairn.toml`,
+      `this machine's configuration (CAIRN_HOME/cairn.toml) does not enable skill ${skill.name} for running scripts`,
+      `the operator reviews ${skill.realDir} and adds the line \`cairn skill digest ${skill.name}\` prints under [skills.run] in the machine's cairn.toml (CAIRN_HOME)`,
     );
   }
   if (approved !== digest) {
