@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Profile } from "../domains/workspace/config.js";
 import { type CatalogBuild, CatalogError, type CatalogSource, type CatalogTool } from "./catalog.js";
+import { compactInputJson } from "./catalog-compact.js";
 import type { SessionContext } from "./context.js";
 import type { AnyCommand } from "./define.js";
 import { COMMANDS_BY_NAME, DOMAINS } from "./registry.js";
@@ -78,7 +79,7 @@ export function catalogToolSchemas(tool: CatalogTool) {
   return {
     input,
     output: z.union([command.output, RefusedEnvelope]),
-    inputJson: jsonSchemaOf(input, "input"),
+    inputJson: compactInputJson(jsonSchemaOf(input, "input")),
     outputJson: { type: "object", anyOf: [ok, { required: ["refused"] }] },
     annotations: {
       readOnlyHint: command.effect === "read",

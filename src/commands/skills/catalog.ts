@@ -3,12 +3,13 @@ import { enabledRuns, skillsConfigOf } from "../../domains/skills/config.js";
 import { MAX_TOOL_NAME as MAX_CATALOG_NAME, toolName, uniqueNames } from "../../domains/skills/names.js";
 import { skillRoots } from "../../domains/skills/roots.js";
 import { renderSkillView, type SkillView } from "../../domains/skills/view.js";
+import { loadConfig } from "../../domains/workspace/config.js";
 import { machineConfig } from "../../domains/workspace/machine.js";
 import type { CatalogSource, CatalogTool } from "../catalog.js";
 import { skillGet, skillList, skillRead, skillRun, skillsOf } from "./commands.js";
 
 /** A skill tool's own line, after the skill's description: what calling it does and does not do. */
-export const SKILL_TOOL_NOTE = "Loading returns instructions to follow, not an action done.";
+export const SKILL_TOOL_NOTE = "Loading returns text to follow, not an action done.";
 
 const shapeOf = (command: { input: z.ZodObject }) => command.input;
 const identity = (args: Record<string, unknown>) => args;
@@ -21,7 +22,8 @@ const identity = (args: Record<string, unknown>) => args;
  */
 export const skillsCatalog: CatalogSource = {
   async build(ctx) {
-    const config = skillsConfigOf(ctx.config);
+    // Read fresh: a running server sees an edited cairn.toml without a restart.
+    const config = skillsConfigOf(loadConfig(ctx.workspace.configPath));
     const catalog = skillsOf(ctx);
     const warnings = [
       ...catalog.shadowed.map((s) => `skill ${s.name} in ${s.dir} is shadowed by ${s.by.dir}`),

@@ -5,6 +5,7 @@ import { discoverSkills, findSkill, type Skill } from "../../domains/skills/disc
 import { digestSkill, readPage } from "../../domains/skills/files.js";
 import { checkArgs, checkEnabled, commandFor, runScript } from "../../domains/skills/run.js";
 import { renderSkillView, skillView } from "../../domains/skills/view.js";
+import { loadConfig } from "../../domains/workspace/config.js";
 import { notFound, RefusedError } from "../../kernel/outcome.js";
 import type { CommandContext } from "../context.js";
 import { defineCommand } from "../define.js";
@@ -79,7 +80,7 @@ export const skillList = defineCommand({
     max_tools: z.number(),
   }),
   async handler(_input, ctx) {
-    const config = skillsConfigOf(ctx.config);
+    const config = skillsConfigOf(loadConfig(ctx.workspace.configPath));
     const enabled = enabledRuns(ctx.env);
     const catalog = skillsOf(ctx);
     return {

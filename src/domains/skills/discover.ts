@@ -66,7 +66,7 @@ function readSkillFile(realDir: string): { text: string; bytes: number } {
     let end = read;
     if (opened.size > READ_BYTES) while (end > 0 && ((buffer[end - 1] as number) & 0xc0) === 0x80) end--;
     if (opened.size > READ_BYTES && end > 0 && (buffer[end - 1] as number) >= 0xc0) end--;
-    const text = new TextDecoder("utf-8", { fatal: true }).decode(buffer.subarray(0, end));
+    const text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(buffer.subarray(0, end));
     return { text, bytes: opened.size };
   } finally {
     closeSync(opened.fd);
