@@ -4,6 +4,7 @@ import type { CommandDomain } from "./domain.js";
 import { goalsDomain } from "./goals/index.js";
 import { knowledgeDomain } from "./knowledge/index.js";
 import { osDomain } from "./os/index.js";
+import { promptsDomain } from "./prompts/index.js";
 import { skillsDomain } from "./skills/index.js";
 import { tasksDomain } from "./tasks/index.js";
 import type { ToolSpec } from "./tool-spec.js";
@@ -21,6 +22,7 @@ export const DOMAINS: readonly CommandDomain[] = [
   auditDomain,
   skillsDomain,
   osDomain,
+  promptsDomain,
 ];
 
 export const COMMANDS: readonly AnyCommand[] = DOMAINS.flatMap((domain) => domain.commands);
