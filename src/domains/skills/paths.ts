@@ -61,7 +61,16 @@ export function openInside(realDir: string, path: string, within: string = realD
       `${JSON.stringify(path.slice(0, 80))} resolves outside ${within === realDir ? "the skill folder" : "its scripts/ folder"} (a symlink)`,
     );
   }
-  if (statSync(real).isDirectory()) {
+  let isDirectory: boolean;
+  try {
+    isDirectory = statSync(real).isDirectory();
+  } catch {
+    throw notFound(
+      `no file ${JSON.stringify(path.slice(0, 200))} in this skill`,
+      "read the skill's file index",
+    );
+  }
+  if (isDirectory) {
     throw refuse(
       "skill_path",
       `${JSON.stringify(path.slice(0, 80))} is a folder`,
@@ -81,7 +90,12 @@ export function openInside(realDir: string, path: string, within: string = realD
   } catch {
     again = undefined;
   }
-  const now = again ? statSync(again) : undefined;
+  let now: ReturnType<typeof statSync> | undefined;
+  try {
+    now = again ? statSync(again) : undefined;
+  } catch {
+    now = undefined;
+  }
   if (again !== real || !now || now.ino !== opened.ino || now.dev !== opened.dev || !opened.isFile()) {
     closeSync(fd);
     throw refusePath(`${JSON.stringify(path.slice(0, 80))} changed while it was opened (a swapped symlink)`);
