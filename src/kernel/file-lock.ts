@@ -8,13 +8,15 @@ import Database from "better-sqlite3";
  * on a small lock database takes a POSIX advisory lock that other processes queue behind (the
  * busy timeout), and the kernel drops the lock when its holder dies, so a crashed writer never
  * leaves a stale lock behind (the flaw of lock files created with O_EXCL). The lock database
- * holds no data; only its locks matter.
+ * holds no data; only its locks matter. The wait is long on purpose: SQLite's busy handler
+ * polls rather than queues, so under heavy contention on a loaded machine a waiter can be passed
+ * over for seconds, and giving up would lose an audit line.
  */
 export class FileLock {
   private readonly db: Database.Database;
   private depth = 0;
 
-  constructor(path: string, waitMs = 10_000) {
+  constructor(path: string, waitMs = 120_000) {
     this.db = new Database(path, { timeout: waitMs });
   }
 

@@ -48,8 +48,8 @@ function readText(path: string): string {
   }
 }
 
-function walk(root: Root): { name: string; path: string }[] {
-  const found: { name: string; path: string }[] = [];
+function walk(root: Root): { name: string; path: string; stamp: string }[] {
+  const found: { name: string; path: string; stamp: string }[] = [];
   const visit = (dir: string, prefix: string[], depth: number) => {
     let names: string[];
     try {
@@ -71,7 +71,11 @@ function walk(root: Root): { name: string; path: string }[] {
         continue;
       }
       if (!stats.isFile() || !/\.md$/i.test(entry)) continue;
-      found.push({ name: [...prefix, entry.replace(/\.md$/i, "")].join(":"), path: full });
+      found.push({
+        name: [...prefix, entry.replace(/\.md$/i, "")].join(":"),
+        path: full,
+        stamp: `${stats.ino}:${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}`,
+      });
     }
   };
   visit(root.path, [], 1);
@@ -112,12 +116,24 @@ function load(name: string, path: string, root: Root): SlashCommand | string {
   };
 }
 
+/** Command files parsed earlier in this process, by path and stamp (see skills/discover.ts). */
+const PARSED = new Map<string, { stamp: string; loaded: SlashCommand | string }>();
+
+function loadCached(name: string, path: string, root: Root, stamp: string): SlashCommand | string {
+  const key = `${root.origin}\0${name}\0${path}`;
+  const hit = PARSED.get(key);
+  if (hit && hit.stamp === stamp) return hit.loaded;
+  const loaded = load(name, path, root);
+  PARSED.set(key, { stamp, loaded });
+  return loaded;
+}
+
 export function discoverCommands(workspace: Workspace, env: NodeJS.ProcessEnv): CommandCatalog {
   const catalog: CommandCatalog = { commands: [], shadowed: [], dropped: [] };
   const byName = new Map<string, SlashCommand>();
   const seen = new Set<string>();
   for (const root of commandRoots(workspace, env)) {
-    for (const { name, path } of walk(root)) {
+    for (const { name, path, stamp } of walk(root)) {
       let real = path;
       try {
         real = realpathSync(path);
@@ -131,7 +147,7 @@ export function discoverCommands(workspace: Workspace, env: NodeJS.ProcessEnv): 
         catalog.shadowed.push({ name, path, origin: root.origin, by: winner.path });
         continue;
       }
-      const loaded = load(name, path, root);
+      const loaded = loadCached(name, path, root, stamp);
       if (typeof loaded === "string") {
         catalog.dropped.push({ path, origin: root.origin, reason: loaded });
         continue;

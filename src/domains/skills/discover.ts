@@ -49,23 +49,25 @@ export interface SkillCatalog {
   dropped: Dropped[];
 }
 
-/** Enough of SKILL.md to parse its header and serve its opening; the rest is paged by skill_read. */
-const READ_BYTES = 1024 * 1024;
+/** Enough of SKILL.md to serve its opening; the rest is paged by skill_read. */
+export const READ_BYTES = 1024 * 1024;
+/** What a catalog build reads of each SKILL.md: its header and first paragraph. */
+const HEAD_BYTES = 64 * 1024;
 const SPEC_DESCRIPTION_MAX = 1_024;
 const SPEC_NAME = /^[a-z0-9](?:[a-z0-9]|-(?!-))*[a-z0-9]$|^[a-z0-9]$/;
 
 const SKIPPED = new Set(["node_modules", ".git", "__pycache__"]);
 
-function readSkillFile(realDir: string): { text: string; bytes: number } {
+function readSkillFile(realDir: string, limit: number): { text: string; bytes: number } {
   const opened = openInside(realDir, "SKILL.md");
   try {
-    const length = Math.min(opened.size, READ_BYTES);
+    const length = Math.min(opened.size, limit);
     const buffer = Buffer.alloc(length);
     const read = readSync(opened.fd, buffer, 0, length, 0);
     // A cut multi-byte character at the window's edge is not a decoding fault.
     let end = read;
-    if (opened.size > READ_BYTES) while (end > 0 && ((buffer[end - 1] as number) & 0xc0) === 0x80) end--;
-    if (opened.size > READ_BYTES && end > 0 && (buffer[end - 1] as number) >= 0xc0) end--;
+    if (opened.size > limit) while (end > 0 && ((buffer[end - 1] as number) & 0xc0) === 0x80) end--;
+    if (opened.size > limit && end > 0 && (buffer[end - 1] as number) >= 0xc0) end--;
     const text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(buffer.subarray(0, end));
     return { text, bytes: opened.size };
   } finally {
@@ -73,10 +75,16 @@ function readSkillFile(realDir: string): { text: string; bytes: number } {
   }
 }
 
-export function loadSkill(name: string, dir: string, realDir: string, origin: string): Skill | Dropped {
+export function loadSkill(
+  name: string,
+  dir: string,
+  realDir: string,
+  origin: string,
+  limit = HEAD_BYTES,
+): Skill | Dropped {
   let file: { text: string; bytes: number };
   try {
-    file = readSkillFile(realDir);
+    file = readSkillFile(realDir, limit);
   } catch (error) {
     const reason =
       error instanceof TypeError
@@ -126,14 +134,35 @@ export function loadSkill(name: string, dir: string, realDir: string, origin: st
   };
 }
 
-function scanRoot(root: Root): { name: string; dir: string; realDir: string }[] {
+/**
+ * Skills parsed earlier in this process, by folder: a long-running server rebuilds its catalog
+ * on every list and call, and re-reads only the SKILL.md files whose size or time changed.
+ */
+const PARSED = new Map<string, { stamp: string; loaded: Skill | Dropped }>();
+
+function loadCached(
+  name: string,
+  dir: string,
+  realDir: string,
+  origin: string,
+  stamp: string,
+): Skill | Dropped {
+  const key = `${origin}\0${dir}\0${realDir}`;
+  const hit = PARSED.get(key);
+  if (hit && hit.stamp === stamp) return hit.loaded;
+  const loaded = loadSkill(name, dir, realDir, origin);
+  PARSED.set(key, { stamp, loaded });
+  return loaded;
+}
+
+function scanRoot(root: Root): { name: string; dir: string; realDir: string; stamp: string }[] {
   let names: string[];
   try {
     names = readdirSync(root.path).sort();
   } catch {
     return [];
   }
-  const found: { name: string; dir: string; realDir: string }[] = [];
+  const found: { name: string; dir: string; realDir: string; stamp: string }[] = [];
   for (const name of names) {
     if (name.startsWith(".") || SKIPPED.has(name)) continue;
     const dir = join(root.path, name);
@@ -141,8 +170,8 @@ function scanRoot(root: Root): { name: string; dir: string; realDir: string }[] 
       // stat, not Dirent: a symlinked skill folder is a folder too.
       if (!statSync(dir).isDirectory()) continue;
       const realDir = realpathSync(dir);
-      statSync(join(dir, "SKILL.md"));
-      found.push({ name, dir, realDir });
+      const file = statSync(join(dir, "SKILL.md"));
+      found.push({ name, dir, realDir, stamp: `${file.ino}:${file.size}:${file.mtimeMs}:${file.ctimeMs}` });
     } catch {
       // Dangling links and folders without SKILL.md are not skills.
     }
@@ -158,7 +187,7 @@ export function discoverSkills(workspace: Workspace, env: NodeJS.ProcessEnv): Sk
   const byKey = new Map<string, Skill>();
   const seenReal = new Set<string>();
   for (const root of skillRoots(workspace, env)) {
-    for (const { name, dir, realDir } of scanRoot(root)) {
+    for (const { name, dir, realDir, stamp } of scanRoot(root)) {
       // One folder reached through two links is one skill.
       if (seenReal.has(realDir)) continue;
       seenReal.add(realDir);
@@ -169,7 +198,7 @@ export function discoverSkills(workspace: Workspace, env: NodeJS.ProcessEnv): Sk
         shadowed.push({ name, dir, origin: root.origin, by: { dir: winner.dir, origin: winner.origin } });
         continue;
       }
-      const loaded = loadSkill(name, dir, realDir, root.origin);
+      const loaded = loadCached(name, dir, realDir, root.origin, stamp);
       if ("reason" in loaded) {
         dropped.push(loaded);
         continue;
@@ -181,6 +210,10 @@ export function discoverSkills(workspace: Workspace, env: NodeJS.ProcessEnv): Sk
   return { skills, shadowed, dropped };
 }
 
+/** A skill by its exact folder name, its body read in full (up to `READ_BYTES`). */
 export function findSkill(catalog: SkillCatalog, name: string): Skill | undefined {
-  return catalog.skills.find((skill) => skill.name === name);
+  const found = catalog.skills.find((skill) => skill.name === name);
+  if (!found || found.bodyBytes <= HEAD_BYTES) return found;
+  const full = loadSkill(found.name, found.dir, found.realDir, found.origin, READ_BYTES);
+  return "reason" in full ? undefined : full;
 }

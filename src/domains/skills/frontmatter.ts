@@ -23,10 +23,42 @@ const MAX_HEADER_BYTES = 64 * 1024;
 const DANGEROUS_KEYS = new Set(["__proto__", "constructor", "prototype"]);
 /** A plain `key: value` line whose value YAML would misread or reject. */
 const SIMPLE_LINE = /^([A-Za-z0-9_-]+):[ \t]+(.+?)\s*$/;
-const NEEDS_QUOTES = /[{}[\]*&#!|>%@`]|: /;
+const NEEDS_QUOTES = /[{}[\]*&#!|>%@`]|: |:$/;
+
+const SIMPLE_KEY_LINE = /^([A-Za-z][A-Za-z0-9_-]*):[ \t]+(.*?)[ \t]*$/;
+/** A plain scalar YAML reads as the very same string: no indicator first, no `: ` or ` #` inside. */
+const PLAIN_STRING = /^[^\s&*!|>'"%@`{}[\],#?:~-](?:(?!: | #)[^\t])*$/;
+const CORE_SPECIAL =
+  /^(?:true|false|null|True|False|Null|TRUE|FALSE|NULL|[-+]?(?:\.inf|\.Inf|\.INF)|\.nan|\.NaN|\.NAN|[-+]?(?:\d[\d_]*)?(?:\.\d*)?(?:[eE][-+]?\d+)?|0x[0-9a-fA-F]+|0o[0-7]+)$/;
+
+/**
+ * Most headers are a few `key: plain text` lines; reading those by hand gives exactly what the
+ * YAML parser would (each value a string) at a fraction of its cost, which matters with
+ * hundreds of skills. Anything else (quotes, lists, blocks, numbers, booleans) goes to the parser.
+ */
+const HINT_KEYS = new Set(["argument-hint", "argument_hint"]);
+
+function simpleHeader(text: string): Record<string, string> | undefined {
+  const out: Record<string, string> = {};
+  for (const line of text.split("\n")) {
+    if (line.trim() === "") continue;
+    const match = SIMPLE_KEY_LINE.exec(line);
+    if (!match) return undefined;
+    const [, key, value] = match as unknown as [string, string, string];
+    // An argument hint is display text (`[pr-number] [priority]`), as Claude Code reads it, not a YAML list.
+    if (HINT_KEYS.has(key) && !/^["'|>]/.test(value) && !(key in out)) {
+      out[key] = value;
+      continue;
+    }
+    if (key in out || !PLAIN_STRING.test(value) || CORE_SPECIAL.test(value) || value.endsWith(":"))
+      return undefined;
+    out[key] = value;
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
 
 function parse(text: string): unknown {
-  return parseYaml(text, { schema: "core", maxAliasCount: 100, prettyErrors: false });
+  return simpleHeader(text) ?? parseYaml(text, { schema: "core", maxAliasCount: 100, prettyErrors: false });
 }
 
 /** Claude Code's own fallback: quote simple values that hold YAML-special characters, then retry. */

@@ -1,4 +1,4 @@
-import type { Skill } from "./discover.js";
+import { READ_BYTES, type Skill } from "./discover.js";
 import { indexFiles, type SkillFile, trimToBoundary } from "./files.js";
 import { revealHidden } from "./frontmatter.js";
 
@@ -33,7 +33,7 @@ export function skillView(skill: Skill, projectDir: string, cap = BODY_CAP_BYTES
   const warnings = [...skill.warnings];
   if (found > 0) warnings.push(`${found} hidden character(s) in the body are shown as [U+XXXX]`);
   const bytes = Buffer.from(text, "utf8");
-  const truncated = bytes.length > cap || skill.bodyBytes > 1024 * 1024;
+  const truncated = bytes.length > cap || skill.bodyBytes > READ_BYTES;
   const shown =
     bytes.length > cap ? bytes.subarray(0, trimToBoundary(bytes.subarray(0, cap))).toString("utf8") : text;
   const inert: string[] = [];
