@@ -4,6 +4,7 @@
  */
 import { chapterGoals } from "./goals.js";
 import { chapterKnowledge } from "./knowledge.js";
+import { chapterSkills } from "./skills.js";
 import { chapterSpine } from "./spine.js";
 import { chapterTasks } from "./tasks.js";
 import { type DemoWorld, openWorld } from "./world.js";
@@ -13,6 +14,7 @@ const CHAPTERS: ((world: DemoWorld) => Promise<void>)[] = [
   chapterTasks,
   chapterKnowledge,
   chapterGoals,
+  chapterSkills,
 ];
 
 const world = await openWorld();
