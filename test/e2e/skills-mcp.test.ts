@@ -1,6 +1,8 @@
+import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { callTool, connectMcp, type McpHandle } from "../helpers/mcp.js";
 import { writeSkillFixture } from "../helpers/skills.js";
 import { cairn, initWorkspace } from "../helpers/workspace.js";
@@ -160,6 +162,46 @@ describe("skills through cairn mcp", () => {
     expect(audit.entries.find((e) => e.event === "skill_run")?.data.argv).toEqual(
       expect.arrayContaining(["a b", "$(id)", "-x"]),
     );
+  });
+
+  it("serves the MCP Skills extension: skills/list and skills/get with per-file digests, files as skill:// resources", async () => {
+    const raw = mcp.client as unknown as {
+      request(req: { method: string; params?: unknown }, schema: unknown): Promise<Record<string, unknown>>;
+    };
+    expect(
+      (mcp.client.getServerCapabilities() as { extensions?: Record<string, unknown> }).extensions,
+    ).toHaveProperty("io.modelcontextprotocol/skills");
+    const any = z.looseObject({});
+    const listed = await raw.request({ method: "skills/list", params: {} }, any);
+    const skills = listed.skills as {
+      uri: string;
+      frontmatter: { name: string };
+      resources: { uri: string; digest: string; size: number }[];
+    }[];
+    const pdf = skills.find((s) => s.uri === "skill://pdf/SKILL.md");
+    expect(pdf?.frontmatter.name).toBe("pdf");
+    const ref = pdf?.resources.find((r) => r.uri === "skill://pdf/references/REF.md");
+    const bytes = readFileSync(join(ws.dir, ".claude/skills/pdf/references/REF.md"));
+    expect(ref).toEqual({
+      uri: "skill://pdf/references/REF.md",
+      size: bytes.length,
+      digest: `sha256:${createHash("sha256").update(bytes).digest("hex")}`,
+    });
+    // A link out of the skill is never one of its resources.
+    expect(pdf?.resources.some((r) => r.uri.endsWith("leak"))).toBe(false);
+    const got = await raw.request({ method: "skills/get", params: { uri: "skill://pdf/SKILL.md" } }, any);
+    expect((got.skill as { uri: string }).uri).toBe("skill://pdf/SKILL.md");
+    await expect(
+      raw.request({ method: "skills/get", params: { uri: "skill://nope/SKILL.md" } }, any),
+    ).rejects.toThrow();
+    const read = await mcp.client.readResource({ uri: "skill://pdf/references/REF.md" });
+    expect((read.contents[0] as { text: string }).text).toBe(bytes.toString("utf8"));
+    await expect(mcp.client.readResource({ uri: "skill://pdf/references/leak" })).rejects.toThrow();
+    await expect(
+      mcp.client.readResource({ uri: "skill://pdf/..%2F..%2F..%2Fetc%2Fpasswd" }),
+    ).rejects.toThrow();
+    const resources = await mcp.client.listResources();
+    expect(resources.resources.map((r) => r.uri)).toContain("skill://pdf/SKILL.md");
   });
 
   it("caps the per-skill tools at [skills] max_tools; the rest stay reachable through skill_get", async () => {

@@ -1,11 +1,12 @@
 import type { CommandDomain } from "../domain.js";
 import { skillsCatalog } from "./catalog.js";
 import { SKILL_COMMANDS } from "./commands.js";
+import { skillEntries, skillResource } from "./extension.js";
 
 /** Agent Skills users already keep, served to every client: load, read, and (when enabled) run. */
 export const skillsDomain: CommandDomain = {
   name: "skills",
-  commands: SKILL_COMMANDS,
+  commands: [...SKILL_COMMANDS, skillEntries, skillResource],
   tools: [],
   groups: { skill: "Skills found in .cairn/skills, .claude/skills and your home folders" },
   catalog: skillsCatalog,

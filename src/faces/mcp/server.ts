@@ -31,6 +31,7 @@ import { type Profile, type ToolSpec, toolsForProfile } from "../../commands/too
 import type { Outcome } from "../../kernel/outcome.js";
 import { CAIRN_VERSION } from "../../kernel/version.js";
 import { serveCatalog } from "./catalog.js";
+import { serveSkillsExtension } from "./skills-extension.js";
 import { callControls } from "./controls.js";
 import { LineGuard } from "./line-guard.js";
 import { NoElicitationValidator } from "./no-elicitation.js";
@@ -213,6 +214,7 @@ export function createServer(
   for (const resource of RESOURCES) registerResource(server, resource, session);
   for (const prompt of PROMPTS) registerPrompt(server, prompt, session);
   serveCatalog(server, session, profile, catalogs);
+  serveSkillsExtension(server, session);
   return server;
 }
 
