@@ -79,6 +79,12 @@ describe("slash commands through cairn mcp", () => {
       "git:commit",
     );
     expect((await refusalOf("command_get", { name: "deploy", args: "" }))?.policy).toBe("command");
+    // A people-only command is an MCP prompt instead.
+    const prompts = (await mcp.client.listPrompts()).prompts.map((p) => p.name);
+    expect(prompts).toContain("cmd-deploy");
+    expect(prompts).not.toContain("cmd-review");
+    const prompt = await mcp.client.getPrompt({ name: "cmd-deploy", arguments: { args: "" } });
+    expect((prompt.messages[0]?.content as { text?: string } | undefined)?.text).toBe("Deploy now.\n");
   });
 });
 

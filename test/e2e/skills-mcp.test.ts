@@ -202,6 +202,19 @@ describe("skills through cairn mcp", () => {
     ).rejects.toThrow();
     const resources = await mcp.client.listResources();
     expect(resources.resources.map((r) => r.uri)).toContain("skill://pdf/SKILL.md");
+    // A new skill on disk changes the resource list, and the client hears it.
+    const changed = new Promise<void>((resolve) =>
+      mcp.client.setNotificationHandler("notifications/resources/list_changed", () => resolve()),
+    );
+    mkdirSync(join(ws.dir, ".claude/skills/fresh"), { recursive: true });
+    writeFileSync(
+      join(ws.dir, ".claude/skills/fresh/SKILL.md"),
+      "---\nname: fresh\ndescription: A new skill\n---\nnew\n",
+    );
+    await changed;
+    expect((await mcp.client.listResources()).resources.map((r) => r.uri)).toContain(
+      "skill://fresh/SKILL.md",
+    );
   });
 
   it("caps the per-skill tools at [skills] max_tools; the rest stay reachable through skill_get", async () => {

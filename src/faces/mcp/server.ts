@@ -31,11 +31,11 @@ import { type Profile, type ToolSpec, toolsForProfile } from "../../commands/too
 import type { Outcome } from "../../kernel/outcome.js";
 import { CAIRN_VERSION } from "../../kernel/version.js";
 import { serveCatalog } from "./catalog.js";
-import { serveSkillsExtension } from "./skills-extension.js";
 import { callControls } from "./controls.js";
 import { LineGuard } from "./line-guard.js";
 import { NoElicitationValidator } from "./no-elicitation.js";
 import { toolResult } from "./results.js";
+import { serveSkillsExtension } from "./skills-extension.js";
 
 /** A tool argument may be large (a 5 MB note is legitimate); a line past this is refused, not fatal. */
 const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;

@@ -7,7 +7,11 @@ import {
 import { z } from "zod";
 import type { Session } from "../../commands/context.js";
 import { dispatch } from "../../commands/dispatch.js";
+import { commandsCatalog } from "../../commands/prompts/catalog.js";
 import { COMMANDS_BY_NAME } from "../../commands/registry.js";
+import { skillsCatalog } from "../../commands/skills/catalog.js";
+import { watchCatalog } from "./catalog-watch.js";
+import { servePeoplePrompts } from "./people-prompts.js";
 
 /** The MCP Skills extension's identifier, as declared under the server's `extensions` capability. */
 export const SKILLS_EXTENSION = "io.modelcontextprotocol/skills";
@@ -30,7 +34,7 @@ const Entry = z.looseObject({});
  * (`skill://<name>/<path>`), `skills/list` and `skills/get` answering entries with per-file
  * digests. The rules live in the `skill entries` and `skill resource` commands.
  */
-export function serveSkillsExtension(server: McpServer, session: Session): void {
+export function serveSkillsExtension(server: McpServer, session: Session): { close(): void } {
   server.server.registerCapabilities({ extensions: { [SKILLS_EXTENSION]: {} } } as never);
   const template = new ResourceTemplate("skill://{name}/{+path}", {
     list: async () => {
@@ -74,6 +78,29 @@ export function serveSkillsExtension(server: McpServer, session: Session): void 
     async (params) => {
       const out = await run(session, "skill entries", { uri: (params as { uri: string }).uri });
       return { resultType: "complete", skill: (out.skills as unknown[])[0], ...CACHE };
+    },
+  );
+  // Skill files changing on disk change the resource list (and any people-only command prompts).
+  const prompts = servePeoplePrompts(server, session);
+  void prompts.refresh().catch(() => {});
+  const context = () => session.context().catch(() => undefined);
+  return watchCatalog(
+    async () => {
+      const ctx = await context();
+      return ctx ? [...skillsCatalog.watched(ctx), ...commandsCatalog.watched(ctx)] : [];
+    },
+    async () => {
+      // The listed resources are the skills' SKILL.md files: the set of skills is the fingerprint.
+      const entries = await run(session, "skill list", {}).catch((error: Error) => ({
+        error: error.message,
+      }));
+      const commands = await run(session, "command list", {}).catch(() => ({}));
+      return JSON.stringify([entries, commands]);
+    },
+    () => {
+      if (!server.isConnected()) return;
+      server.sendResourceListChanged();
+      void prompts.refresh().catch(() => {});
     },
   );
 }
