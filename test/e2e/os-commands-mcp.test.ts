@@ -155,4 +155,13 @@ describe("OS tools through cairn mcp", () => {
     expect(runs[0]?.data.argv).toEqual([expect.stringMatching(/\/echo$/), "$(id)", "; ls", "*"]);
     expect(cairn(ws.dir, ["audit", "verify"], { env }).code).toBe(0);
   });
+
+  it("skill doctor names what is shadowed, with both files", () => {
+    const doctor = cairn(ws.dir, ["skill", "doctor", "--json"], { env }).json as {
+      findings: { kind: string; file: string; message: string }[];
+    };
+    expect(doctor.findings).toContainEqual(
+      expect.objectContaining({ kind: "shadowed", file: join(ws.dir, "home/.claude/commands/review.md") }),
+    );
+  });
 });
