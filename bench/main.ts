@@ -6,6 +6,7 @@ import { benchAgents } from "./agents.js";
 import { benchGoals } from "./goals.js";
 import { benchKnowledge } from "./knowledge.js";
 import { benchScale } from "./scale.js";
+import { benchSkills } from "./skills.js";
 import { benchSpine } from "./spine.js";
 import { benchTasks } from "./tasks.js";
 import { benchUi } from "./ui.js";
@@ -18,6 +19,7 @@ const SUITES: Record<string, () => Promise<void>> = {
   scale: benchScale,
   ui: benchUi,
   agents: benchAgents,
+  skills: benchSkills,
 };
 
 const wanted = process.argv.slice(2);

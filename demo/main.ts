@@ -5,6 +5,7 @@
 import { chapterAgents } from "./agents.js";
 import { chapterGoals } from "./goals.js";
 import { chapterKnowledge } from "./knowledge.js";
+import { chapterSkills } from "./skills.js";
 import { chapterSpine } from "./spine.js";
 import { chapterTasks } from "./tasks.js";
 import { type DemoWorld, openWorld } from "./world.js";
@@ -15,6 +16,7 @@ const CHAPTERS: ((world: DemoWorld) => Promise<void>)[] = [
   chapterKnowledge,
   chapterGoals,
   chapterAgents,
+  chapterSkills,
 ];
 
 const world = await openWorld();

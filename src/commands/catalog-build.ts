@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Profile } from "../domains/workspace/config.js";
 import { type CatalogBuild, CatalogError, type CatalogSource, type CatalogTool } from "./catalog.js";
+import { compactInputJson } from "./catalog-compact.js";
 import type { SessionContext } from "./context.js";
 import type { AnyCommand } from "./define.js";
 import { COMMANDS_BY_NAME, DOMAINS } from "./registry.js";
@@ -80,7 +81,7 @@ export function catalogToolSchemas(tool: CatalogTool) {
   let inputs = INPUTS.get(tool.input);
   if (!inputs) {
     const input = z.strictObject({ ...tool.input.shape, schema_version: SCHEMA_VERSION_FIELD });
-    inputs = { input, inputJson: jsonSchemaOf(input, "input") };
+    inputs = { input, inputJson: compactInputJson(jsonSchemaOf(input, "input")) };
     INPUTS.set(tool.input, inputs);
   }
   let outputs = OUTPUTS.get(command.name);

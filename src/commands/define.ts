@@ -13,6 +13,10 @@ interface CommandBase<I extends z.ZodObject, O extends z.ZodType> {
   output: O;
   /** Input fields taken as positional CLI arguments, in order. */
   positional?: readonly (keyof z.infer<I> & string)[];
+  /** `self`: the handler appends its own, richer audit entry (skill scripts, OS runs). */
+  audit?: "self";
+  /** The least severity its audit entry carries (a remediation is `critical`). */
+  auditSeverity?: "info" | "notice" | "critical";
   /** Human-readable rendering for the terminal; the default prints key: value lines. */
   render?(output: z.infer<O>): string;
 }

@@ -3,8 +3,8 @@ import { guard } from "../domains/identity/guard.js";
 import { logWarn } from "../kernel/log.js";
 import { type Outcome, operational, outcomeFromThrown, refuse, usageError } from "../kernel/outcome.js";
 import type { CallControls, CommandContext, Session } from "./context.js";
-import type { AnyCommand } from "./define.js";
-import { CALL_HOOKS } from "./hooks.js";
+import type { AnyCommand, WorkspaceCommand } from "./define.js";
+import { AFTER_CALL_HOOKS, CALL_HOOKS } from "./hooks.js";
 
 /** Name every offending field, so a caller can fix its call without guessing. */
 export function describeIssues(error: z.ZodError): string {
@@ -48,19 +48,22 @@ export async function dispatch(
         signal: controls.signal ?? new AbortController().signal,
         progress: controls.progress ?? (() => {}),
       };
-      guard(ctx.actor, {
-        name: command.name,
-        effect: command.effect,
-        allowReadOnly: command.allowReadOnly,
-        confirmed: input.confirm === true,
+      output = await afterCall(ctx, command, input, async () => {
+        guard(ctx.actor, {
+          name: command.name,
+          effect: command.effect,
+          allowReadOnly: command.allowReadOnly,
+          confirmed: input.confirm === true,
+        });
+        // A read-only session (the dashboard) only looks: it renews no one's lease.
+        for (const hook of session.readOnly ? [] : CALL_HOOKS) {
+          // A hook's failure (a busy database) must not fail the call it rides on.
+          await hook(ctx, command).catch((error: unknown) =>
+            logWarn(`${command.name}: ${(error as Error).message}`),
+          );
+        }
+        return command.handler(input, ctx);
       });
-      for (const hook of session.readOnly ? [] : CALL_HOOKS) {
-        // A hook's failure (a busy database) must not fail the call it rides on.
-        await hook(ctx, command).catch((error: unknown) =>
-          logWarn(`${command.name}: ${(error as Error).message}`),
-        );
-      }
-      output = await command.handler(input, ctx);
     }
     const checked = command.output.safeParse(output);
     if (!checked.success) {
@@ -71,5 +74,37 @@ export async function dispatch(
     return { kind: "ok", value: checked.data };
   } catch (thrown) {
     return outcomeFromThrown(thrown);
+  }
+}
+
+/** Run a call, then every after-call hook with its outcome (a refusal or failure included). */
+async function afterCall(
+  ctx: CommandContext,
+  command: WorkspaceCommand,
+  input: Record<string, unknown>,
+  call: () => Promise<unknown>,
+): Promise<unknown> {
+  let outcome: Outcome<unknown>;
+  try {
+    outcome = { kind: "ok", value: await call() };
+  } catch (thrown) {
+    outcome = outcomeFromThrown(thrown);
+    await runAfterHooks(ctx, command, input, outcome);
+    throw thrown;
+  }
+  await runAfterHooks(ctx, command, input, outcome);
+  return outcome.value;
+}
+
+async function runAfterHooks(
+  ctx: CommandContext,
+  command: WorkspaceCommand,
+  input: Record<string, unknown>,
+  outcome: Outcome<unknown>,
+): Promise<void> {
+  for (const hook of AFTER_CALL_HOOKS) {
+    await hook(ctx, command, input, outcome).catch((error: unknown) =>
+      logWarn(`${command.name}: ${(error as Error).message}`),
+    );
   }
 }

@@ -1,4 +1,6 @@
+import { auditCall } from "../domains/audit/calls.js";
 import { renewClaims } from "../domains/tasks/claims.js";
+import type { Outcome } from "../kernel/outcome.js";
 import type { CommandContext } from "./context.js";
 import type { WorkspaceCommand } from "./define.js";
 
@@ -12,5 +14,20 @@ export const CALL_HOOKS: readonly CallHook[] = [
   // Claims are leases: any call by their holder keeps them alive.
   async (ctx) => {
     await renewClaims(ctx.store, ctx.config, ctx.actor, ctx.now());
+  },
+];
+
+/** Work done once a call has its outcome (ok, refused or failed); it cannot change that outcome. */
+export type AfterCallHook = (
+  ctx: CommandContext,
+  command: WorkspaceCommand,
+  input: Record<string, unknown>,
+  outcome: Outcome<unknown>,
+) => Promise<void>;
+
+export const AFTER_CALL_HOOKS: readonly AfterCallHook[] = [
+  // Every write, refused or not, leaves a line in the audit log.
+  async (ctx, command, input, outcome) => {
+    if (command.effect !== "read" && command.audit !== "self") auditCall(ctx, command, input, outcome);
   },
 ];

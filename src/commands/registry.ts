@@ -1,8 +1,12 @@
 import { agentsDomain } from "./agents/index.js";
+import { auditDomain } from "./audit/index.js";
 import type { AnyCommand } from "./define.js";
 import type { CommandDomain } from "./domain.js";
 import { goalsDomain } from "./goals/index.js";
 import { knowledgeDomain } from "./knowledge/index.js";
+import { osDomain } from "./os/index.js";
+import { promptsDomain } from "./prompts/index.js";
+import { skillsDomain } from "./skills/index.js";
 import { tasksDomain } from "./tasks/index.js";
 import type { ToolSpec } from "./tool-spec.js";
 import { uiDomain } from "./ui/index.js";
@@ -19,6 +23,10 @@ export const DOMAINS: readonly CommandDomain[] = [
   tasksDomain,
   uiDomain,
   agentsDomain,
+  auditDomain,
+  skillsDomain,
+  osDomain,
+  promptsDomain,
 ];
 
 export const COMMANDS: readonly AnyCommand[] = DOMAINS.flatMap((domain) => domain.commands);

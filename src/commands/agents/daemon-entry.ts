@@ -1,4 +1,5 @@
 import { Daemon } from "../../domains/agents/daemon-loop.js";
+import { audit } from "../../domains/audit/record.js";
 import { guard } from "../../domains/identity/guard.js";
 import { killAllChildren } from "../../kernel/child.js";
 import { describeError, EXIT_CODES, exitCodeOf, outcomeFromThrown } from "../../kernel/outcome.js";
@@ -27,6 +28,15 @@ export async function startDaemon(session: Session, args: readonly string[]): Pr
       env: ctx.env,
       actorId: ctx.actor.id,
       log,
+      auditRun: (run) =>
+        audit(ctx, run.status === "ok" ? "info" : "notice", "agent.run", {
+          run: run.id,
+          agent: run.agent,
+          schedule: run.schedule,
+          trigger: run.trigger,
+          status: run.status,
+          exit_code: run.exitCode,
+        }),
     });
     if (flags.has("--once") || flags.has("--dry-run")) {
       const report = await daemon.once(flags.has("--dry-run"));

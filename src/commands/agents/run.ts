@@ -77,6 +77,7 @@ export const agentsRemediate = defineCommand({
   summary:
     "Run an agent's declared preflight remediation (the operator's command, 120 s deadline); never re-runs the agent",
   effect: "write",
+  auditSeverity: "critical",
   positional: ["agent", "index"],
   input: z.object({
     agent: z.string().min(1).max(200),

@@ -10,7 +10,7 @@ import {
 import { join } from "node:path";
 import { conflict } from "../../kernel/outcome.js";
 import { watchShallow } from "../../kernel/watch.js";
-import type { Store } from "../../store/store.js";
+import type { AgentRunRecord, Store } from "../../store/store.js";
 import type { Workspace } from "../workspace/discover.js";
 import { type TickReport, tick } from "./daemon.js";
 import { manifestRoots } from "./manifest.js";
@@ -83,6 +83,7 @@ export interface DaemonOptions {
   now?: () => Date;
   zone?: string;
   log: (line: string) => void;
+  auditRun?: (run: AgentRunRecord) => void;
 }
 
 /** The scheduler's loop: tick, sleep until the next event or a wake-up, until stopped. */
@@ -123,6 +124,7 @@ export class Daemon {
       supervised: this.supervised,
       signal: this.stopping.signal,
       onRunEnd: this.wake,
+      auditRun: this.options.auditRun,
     });
   }
 

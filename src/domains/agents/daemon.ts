@@ -1,4 +1,4 @@
-import type { Store } from "../../store/store.js";
+import type { AgentRunRecord, Store } from "../../store/store.js";
 import type { Workspace } from "../workspace/discover.js";
 import { agentCatalog } from "./catalog.js";
 import type { LoadedAgent, ManifestProblem, ScheduleSpec } from "./manifest.js";
@@ -20,6 +20,8 @@ export interface TickOptions {
   signal?: AbortSignal;
   /** Called when a dispatched run ends (the loop re-evaluates then). */
   onRunEnd?: () => void;
+  /** Records a scheduled run's end in the audit log (triggered runs are audited as commands). */
+  auditRun?: (run: AgentRunRecord) => void;
 }
 
 export interface TickReport {
@@ -143,6 +145,7 @@ function dispatch(
     now: () => options.now().toISOString(),
     signal: options.signal,
   })
+    .then((result) => options.auditRun?.(result.run))
     .catch((error: unknown) =>
       process.stderr.write(`cairn daemon: ${agent.name}/${spec.id}: ${(error as Error).message}\n`),
     )

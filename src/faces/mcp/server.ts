@@ -37,6 +37,7 @@ import { LineGuard } from "./line-guard.js";
 import { NoElicitationValidator } from "./no-elicitation.js";
 import { publishedSchemas } from "./published-schemas.js";
 import { toolResult } from "./results.js";
+import { serveSkillsExtension } from "./skills-extension.js";
 
 /** A tool argument may be large (a 5 MB note is legitimate); a line past this is refused, not fatal. */
 const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
@@ -216,6 +217,7 @@ export function createServer(
   for (const prompt of PROMPTS) registerPrompt(server, prompt, session);
   serveCompletions(server, () => runner(session));
   serveCatalog(server, session, profile, catalogs);
+  serveSkillsExtension(server, session);
   return server;
 }
 

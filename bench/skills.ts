@@ -1,0 +1,217 @@
+import { spawn, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Session } from "../src/commands/context.js";
+import { commandsCatalog } from "../src/commands/prompts/catalog.js";
+import { skillsCatalog } from "../src/commands/skills/catalog.js";
+import { AuditLog } from "../src/domains/audit/log.js";
+import { verifyAudit } from "../src/domains/audit/verify.js";
+import { runChild } from "../src/kernel/child.js";
+import { header, ms, percentile, report } from "./report.js";
+import { baseEnv, CAIRN, cairnServer, connect } from "./servers.js";
+
+/** `npm run bench -- skills`: catalog build, cold start by skill count, os_run overhead, audit appends. */
+
+// A worker of the concurrent-append figure: `bench.mjs --audit-worker DIR COUNT`.
+if (process.argv[2] === "--audit-worker") {
+  const log = new AuditLog(process.argv[3] as string);
+  const count = Number(process.argv[4]);
+  for (let i = 0; i < count; i++)
+    log.append({ severity: "info", event: "bench", actor: "bench", data: { i } });
+  log.close();
+  process.exit(0);
+}
+
+function workspaceWith(
+  skills: number,
+  commands: number,
+): { dir: string; env: { HOME: string; CAIRN_HOME: string } } {
+  const dir = mkdtempSync(join(tmpdir(), "cairn-bench-skills-"));
+  const env = { HOME: join(dir, "home"), CAIRN_HOME: join(dir, "cairn-home") };
+  mkdirSync(env.HOME, { recursive: true });
+  mkdirSync(env.CAIRN_HOME, { recursive: true });
+  const init = spawnSync(process.execPath, [CAIRN, "init"], {
+    cwd: dir,
+    env: baseEnv(env),
+    encoding: "utf8",
+  });
+  if (init.status !== 0) throw new Error(`cairn init failed: ${init.stderr}`);
+  for (let i = 0; i < skills; i++) {
+    const folder = join(dir, ".claude", "skills", `skill-${i}`);
+    mkdirSync(join(folder, "scripts"), { recursive: true });
+    writeFileSync(
+      join(folder, "SKILL.md"),
+      `---\nname: skill-${i}\ndescription: Use when the user asks for task number ${i}, a realistic description of about two hundred characters that says what the skill does and when to reach for it.\nlicense: MIT\n---\n# Skill ${i}\n\n${"Step by step instructions. ".repeat(300)}\n`,
+    );
+    writeFileSync(join(folder, "scripts", "run.py"), "print('hi')\n");
+  }
+  for (let i = 0; i < commands; i++) {
+    const folder = join(dir, ".claude", "commands", `group-${i % 10}`);
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(
+      join(folder, `command-${i}.md`),
+      `---\ndescription: Command ${i}\nargument-hint: [file]\n---\nDo thing ${i} to $ARGUMENTS.\n`,
+    );
+  }
+  return { dir, env };
+}
+
+function readAllRaw(dir: string): number {
+  let bytes = 0;
+  const walk = (folder: string) => {
+    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      const path = join(folder, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.name.endsWith(".md")) bytes += readFileSync(path).length;
+    }
+  };
+  walk(join(dir, ".claude"));
+  return bytes;
+}
+
+async function catalogBuild(): Promise<void> {
+  const { dir, env } = workspaceWith(500, 500);
+  const session = new Session({ cwd: dir, env: baseEnv(env) });
+  const ctx = await session.context();
+  const build = async () => {
+    const started = performance.now();
+    const skills = await skillsCatalog.build(ctx, "all");
+    const commands = await commandsCatalog.build(ctx, "all");
+    if (skills.tools.length !== 43 || commands.tools.length !== 2) throw new Error("unexpected catalog");
+    return performance.now() - started;
+  };
+  const cold = await build();
+  const samples: number[] = [];
+  const raw: number[] = [];
+  for (let i = 0; i < 15; i++) {
+    samples.push(await build());
+    const started = performance.now();
+    readAllRaw(dir);
+    raw.push(performance.now() - started);
+  }
+  await session.close();
+  report({
+    name: "catalog build, 500 skills + 500 commands, cold",
+    figure: ms(cold),
+    baseline: `reading the 1000 files raw ${ms(percentile(raw, 50))}`,
+    goal: "≤ 100 ms",
+  });
+  report({
+    name: "the same, rebuilt in a running server (median)",
+    figure: ms(percentile(samples, 50)),
+    baseline: `reading the 1000 files raw ${ms(percentile(raw, 50))}`,
+    goal: "≤ 100 ms",
+  });
+}
+
+async function coldStart(): Promise<void> {
+  const spaces = [0, 40, 500].map((n) => ({ n, ...workspaceWith(n, 0) }));
+  const samples = new Map<number, number[]>(spaces.map((s) => [s.n, []]));
+  for (let run = 0; run < 8; run++) {
+    for (const space of spaces) {
+      const started = performance.now();
+      const { client } = await connect(cairnServer(space.dir, [], space.env));
+      await client.listTools();
+      await client.close();
+      samples.get(space.n)?.push(performance.now() - started);
+    }
+  }
+  const base = percentile(samples.get(0) ?? [], 50);
+  for (const n of [40, 500]) {
+    const median = percentile(samples.get(n) ?? [], 50);
+    report({
+      name: `cold start + tools/list, ${n} skills`,
+      figure: ms(median),
+      baseline: `0 skills ${ms(base)}`,
+      goal: `+${ms(median - base)} over 0 skills`,
+    });
+  }
+}
+
+async function osRunOverhead(): Promise<void> {
+  const { dir, env } = workspaceWith(0, 0);
+  writeFileSync(join(env.CAIRN_HOME, "cairn.toml"), '[os]\nenabled = true\nallow = ["true"]\n');
+  const { client } = await connect(cairnServer(dir, [], env));
+  const call = () => client.callTool({ name: "os_run", arguments: { schema_version: 1, bin: "true" } });
+  for (let i = 0; i < 10; i++) await call();
+  const viaCairn: number[] = [];
+  const direct: number[] = [];
+  for (let i = 0; i < 60; i++) {
+    let started = performance.now();
+    await call();
+    viaCairn.push(performance.now() - started);
+    started = performance.now();
+    await runChild({ argv: ["/usr/bin/true"], cwd: dir, timeoutMs: 10_000 });
+    direct.push(performance.now() - started);
+  }
+  await client.close();
+  const over = percentile(viaCairn, 50) - percentile(direct, 50);
+  report({
+    name: "os_run `true` round trip, median of 60",
+    figure: ms(percentile(viaCairn, 50)),
+    baseline: `spawning true directly ${ms(percentile(direct, 50))}`,
+    goal: `+${ms(over)} (goal ≤ 15 ms over)`,
+  });
+}
+
+async function auditThroughput(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "cairn-bench-audit-"));
+  const log = new AuditLog(dir);
+  const count = 2_000;
+  let started = performance.now();
+  for (let i = 0; i < count; i++)
+    log.append({ severity: "info", event: "bench", actor: "bench", data: { i } });
+  const single = performance.now() - started;
+  log.close();
+  // The same appends without lock or chain: a bare fsync'd append, the floor.
+  const plain = join(dir, "plain.jsonl");
+  const { openSync, writeSync, fsyncSync, closeSync } = await import("node:fs");
+  started = performance.now();
+  for (let i = 0; i < count; i++) {
+    const fd = openSync(plain, "a");
+    writeSync(fd, `{"i":${i}}\n`);
+    fsyncSync(fd);
+    closeSync(fd);
+  }
+  const floor = performance.now() - started;
+  report({
+    name: `audit append, 1 process, ${count} lines`,
+    figure: `${Math.round(count / (single / 1000))} lines/s`,
+    baseline: `bare fsync'd append ${Math.round(count / (floor / 1000))} lines/s`,
+  });
+  const shared = mkdtempSync(join(tmpdir(), "cairn-bench-audit8-"));
+  const per = 250;
+  started = performance.now();
+  await Promise.all(
+    Array.from(
+      { length: 8 },
+      () =>
+        new Promise<void>((resolve, reject) => {
+          const child = spawn(
+            process.execPath,
+            [process.argv[1] as string, "--audit-worker", shared, String(per)],
+            {
+              stdio: "ignore",
+            },
+          );
+          child.on("close", (code) => (code === 0 ? resolve() : reject(new Error(`worker exited ${code}`))));
+        }),
+    ),
+  );
+  const eight = performance.now() - started;
+  const verdict = verifyAudit(shared);
+  report({
+    name: `audit append, 8 processes × ${per} lines`,
+    figure: `${Math.round((8 * per) / (eight / 1000))} lines/s`,
+    baseline: `chain ${verdict.ok ? "valid" : "BROKEN"}, ${verdict.entries} of ${8 * per} lines`,
+  });
+}
+
+export async function benchSkills(): Promise<void> {
+  header("skills: catalog, cold start, os_run, audit");
+  await catalogBuild();
+  await coldStart();
+  await osRunOverhead();
+  await auditThroughput();
+}

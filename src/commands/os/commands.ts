@@ -1,0 +1,122 @@
+import { z } from "zod";
+import { audit } from "../../domains/audit/record.js";
+import { osConfigOf } from "../../domains/os/config.js";
+import { DEFAULT_CONFIRM, decide } from "../../domains/os/policy.js";
+import { checkOsArgs, OS_OUTPUT_CAP, runOs } from "../../domains/os/run.js";
+import { refuse } from "../../kernel/outcome.js";
+import { defineCommand } from "../define.js";
+
+export const osList = defineCommand({
+  name: "os list",
+  summary: "What this machine's [os] allowlist lets a model run (allow, deny, confirm, pinned tools)",
+  effect: "read",
+  input: z.object({}),
+  output: z.object({
+    active: z.boolean(),
+    config: z.string(),
+    allow: z.array(z.string()),
+    deny: z.array(z.string()),
+    confirm: z.array(z.string()).describe("never run for a model: a person runs these themselves"),
+    tools: z.array(z.object({ bin: z.string(), args: z.array(z.string()), description: z.string() })),
+    timeout_seconds: z.number(),
+    output_cap_bytes: z.number(),
+  }),
+  async handler(_input, ctx) {
+    const { os, path, active } = osConfigOf(ctx.env);
+    return {
+      active,
+      config: path,
+      allow: os.allow,
+      deny: os.deny,
+      confirm: [...DEFAULT_CONFIRM, ...os.confirm],
+      tools: os.tool,
+      timeout_seconds: os.timeout_seconds,
+      output_cap_bytes: OS_OUTPUT_CAP,
+    };
+  },
+  render: (out) =>
+    out.active
+      ? [
+          `Allowed (${out.config}):`,
+          ...out.allow.map((entry) =>
+            entry.trim() === "*"
+              ? "  * (every binary on PATH)"
+              : `  ${entry}${entry.includes(" ") ? " (only)" : " (any arguments)"}`,
+          ),
+          ...(out.deny.length ? [`Denied: ${out.deny.join(", ")}`] : []),
+          `Needs a person (never run for a model): ${out.confirm.length} entries, e.g. sh, rm, env, sudo`,
+        ].join("\n")
+      : `OS tools are off: ${out.config} has no [os] section with enabled = true and a non-empty allow list.`,
+});
+
+export const osRun = defineCommand({
+  name: "os run",
+  summary: "Run an allowlisted binary with arguments (argv, never a shell); refusals are audited too",
+  effect: "write",
+  audit: "self",
+  positional: ["bin", "args"],
+  input: z.object({
+    bin: z.string().max(4_096).describe("a bare binary name, e.g. git"),
+    args: z.array(z.string()).default([]).describe("passed as argv, verbatim"),
+  }),
+  output: z.object({
+    argv: z.array(z.string()),
+    exit_code: z.number().nullable(),
+    timed_out: z.boolean(),
+    error: z.string().nullable(),
+    duration_ms: z.number(),
+    stdout: z.string(),
+    stderr: z.string(),
+  }),
+  async handler(input, ctx) {
+    const { os, path, active } = osConfigOf(ctx.env);
+    const refused = (rule: string, reason: string, next: string) => {
+      audit(ctx, "notice", "os_refused", { bin: input.bin, args: input.args, rule, reason });
+      return refuse("os", `${reason}, by this machine's configuration (${path})`, next);
+    };
+    if (!active) {
+      throw refused(
+        "off",
+        "OS tools are off",
+        "the operator enables [os] with an allow list in the machine's cairn.toml; nothing runs until then",
+      );
+    }
+    const argsProblem = checkOsArgs(input.args);
+    if (argsProblem) throw refused("args", argsProblem, "pass fewer or shorter arguments");
+    const verdict = decide(os, input.bin, input.args);
+    if (verdict.verdict === "refuse") {
+      throw refused(
+        verdict.rule,
+        verdict.reason,
+        verdict.rule === "confirm"
+          ? "a model can never confirm: tell the user the exact command so a person can run it in their own terminal; os_list shows what runs without confirmation"
+          : "os_list shows what this machine allows; do not retry this command",
+      );
+    }
+    const run = await runOs(input.bin, input.args, {
+      cwd: ctx.workspace.root,
+      env: ctx.env,
+      timeoutMs: os.timeout_seconds * 1000,
+      signal: ctx.signal,
+    });
+    audit(ctx, "critical", "os_run", {
+      argv: run.argv,
+      exit_code: run.exit_code,
+      timed_out: run.timed_out,
+      duration_ms: run.duration_ms,
+      stdout_bytes: run.stdout_bytes,
+      stderr_bytes: run.stderr_bytes,
+    });
+    return {
+      argv: run.argv,
+      exit_code: run.exit_code,
+      timed_out: run.timed_out,
+      error: run.error,
+      duration_ms: run.duration_ms,
+      stdout: run.stdout,
+      stderr: run.stderr,
+    };
+  },
+  render: (out) =>
+    `${out.stdout}${out.stderr ? `${out.stdout ? "\n" : ""}${out.stderr}` : ""}${out.exit_code !== 0 ? `\n[${out.argv[0]} exited ${out.exit_code}${out.error ? `: ${out.error}` : ""}]` : ""}`,
+});

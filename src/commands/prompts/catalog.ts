@@ -1,0 +1,50 @@
+import { discoverCommands } from "../../domains/prompts/discover.js";
+import { commandRoots } from "../../domains/skills/roots.js";
+import type { CatalogSource, CatalogTool } from "../catalog.js";
+import { commandGet, commandList } from "./commands.js";
+
+/**
+ * Two tools for the whole set of slash commands (a person already chose the command; the model
+ * fetches its text), present once any command file exists.
+ */
+export const commandsCatalog: CatalogSource = {
+  async build(ctx) {
+    const catalog = discoverCommands(ctx.workspace, ctx.env);
+    const warnings = [
+      ...catalog.shadowed.map((s) => `command ${s.name} in ${s.path} is shadowed by ${s.by}`),
+      ...catalog.dropped.map((d) => `command file ${d.path} dropped: ${d.reason}`),
+    ];
+    if (!catalog.commands.some((c) => c.modelInvocable)) return { tools: [], warnings };
+    const tools: CatalogTool[] = [
+      {
+        name: "command_list",
+        title: "List slash commands",
+        description:
+          "The slash commands the user keeps (Claude Code, Codex, Cursor folders), with their argument hints. When the user names one (/name args), fetch its text with command_get.",
+        input: commandList.input,
+        command: "command list",
+        commandInput: (args) => args,
+        idempotent: true,
+      },
+      {
+        name: "command_get",
+        title: "Get a slash command",
+        description:
+          "A slash command's text with the user's arguments filled in as its origin's tool would. The text is instructions from the user's file: follow it as the user's request. `!` lines were not run.",
+        input: commandGet.input,
+        command: "command get",
+        commandInput: (args) => args,
+        text: (output) =>
+          [
+            String(output.text),
+            ...((output.inert as string[]) ?? []).map((note) => `\n[note: ${note}]`),
+          ].join(""),
+        idempotent: true,
+      },
+    ];
+    return { tools, warnings };
+  },
+  watched(ctx) {
+    return commandRoots(ctx.workspace, ctx.env).map((root) => root.path);
+  },
+};

@@ -1,0 +1,134 @@
+import { z } from "zod";
+import { discoverCommands, findCommand } from "../../domains/prompts/discover.js";
+import { renderCommand } from "../../domains/prompts/render.js";
+import { notFound, refuse } from "../../kernel/outcome.js";
+import { defineCommand } from "../define.js";
+
+const CommandName = z.string().max(512).describe("as command_list names it, e.g. git:commit");
+
+export const commandList = defineCommand({
+  name: "command list",
+  summary: "Slash commands from .cairn/.claude/.cursor folders, CAIRN_HOME and your Claude and Codex folders",
+  effect: "read",
+  input: z.object({}),
+  output: z.object({
+    commands: z.array(
+      z.object({
+        name: z.string(),
+        description: z.string(),
+        argument_hint: z.string().nullable(),
+        dialect: z.enum(["claude", "codex", "cursor"]),
+        origin: z.string(),
+        path: z.string(),
+        model_invocable: z.boolean(),
+      }),
+    ),
+    shadowed: z.array(z.object({ name: z.string(), path: z.string(), origin: z.string(), by: z.string() })),
+    dropped: z.array(z.object({ path: z.string(), origin: z.string(), reason: z.string() })),
+  }),
+  async handler(_input, ctx) {
+    const catalog = discoverCommands(ctx.workspace, ctx.env);
+    return {
+      commands: catalog.commands.map((c) => ({
+        name: c.name,
+        description: c.description,
+        argument_hint: c.argumentHint ?? null,
+        dialect: c.dialect,
+        origin: c.origin,
+        path: c.path,
+        model_invocable: c.modelInvocable,
+      })),
+      shadowed: catalog.shadowed,
+      dropped: catalog.dropped,
+    };
+  },
+  render: (out) =>
+    [
+      ...(out.commands.length === 0 ? ["No commands found."] : []),
+      ...out.commands.map(
+        (c) =>
+          `/${c.name}${c.argument_hint ? ` ${c.argument_hint}` : ""}  ${c.description}  (${c.origin}${c.model_invocable ? "" : ", people only"})`,
+      ),
+      ...out.shadowed.map((s) => `shadowed: /${s.name} in ${s.path} by ${s.by}`),
+      ...out.dropped.map((d) => `dropped: ${d.path}: ${d.reason}`),
+    ].join("\n"),
+});
+
+export const commandGet = defineCommand({
+  name: "command get",
+  summary: "A slash command's text with its arguments filled in, in the dialect of its origin",
+  effect: "read",
+  positional: ["name", "args"],
+  input: z.object({
+    name: CommandName,
+    args: z
+      .string()
+      .max(64 * 1024)
+      .default("")
+      .describe("the arguments as typed after the command"),
+  }),
+  output: z.object({
+    name: z.string(),
+    origin: z.string(),
+    path: z.string(),
+    dialect: z.enum(["claude", "codex", "cursor"]),
+    text: z.string(),
+    appended: z.boolean(),
+    unresolved: z.array(z.string()),
+    inert: z.array(z.string()),
+    warnings: z.array(z.string()),
+  }),
+  async handler(input, ctx) {
+    const catalog = discoverCommands(ctx.workspace, ctx.env);
+    const command = findCommand(catalog, input.name);
+    if (!command) {
+      const known = catalog.commands
+        .filter((c) => c.modelInvocable)
+        .map((c) => c.name)
+        .slice(0, 30);
+      throw notFound(
+        `no command named ${JSON.stringify(input.name.slice(0, 80))}`,
+        known.length > 0 ? `commands here: ${known.join(", ")}` : "no commands are installed here",
+      );
+    }
+    if (!command.modelInvocable) {
+      throw refuse(
+        "command",
+        `${command.name} is marked for people only (disable-model-invocation)`,
+        "a person picks it from the client's prompt menu; do not run it on your own",
+      );
+    }
+    const rendered = renderCommand(command, input.args);
+    return {
+      name: command.name,
+      origin: command.origin,
+      path: command.path,
+      dialect: command.dialect,
+      ...rendered,
+      warnings: command.warnings,
+    };
+  },
+  render: (out) => out.text,
+});
+
+/** For the MCP face's prompts: the commands a person may pick (every one), rendered on request. */
+export const commandPrompt = defineCommand({
+  name: "command prompt",
+  summary: "Render any slash command (people-only ones too), for a person's prompt menu",
+  effect: "read",
+  positional: ["name", "args"],
+  input: z.object({
+    name: CommandName,
+    args: z
+      .string()
+      .max(64 * 1024)
+      .default(""),
+  }),
+  output: z.object({ name: z.string(), text: z.string() }),
+  async handler(input, ctx) {
+    const command = findCommand(discoverCommands(ctx.workspace, ctx.env), input.name);
+    if (!command) throw notFound(`no command named ${JSON.stringify(input.name.slice(0, 80))}`);
+    return { name: command.name, text: renderCommand(command, input.args).text };
+  },
+  render: (out) => out.text,
+});

@@ -1,0 +1,264 @@
+import { z } from "zod";
+import { audit } from "../../domains/audit/record.js";
+import { enabledRuns, skillsConfigOf } from "../../domains/skills/config.js";
+import { discoverSkills, findSkill, type Skill } from "../../domains/skills/discover.js";
+import { digestSkill, readPage } from "../../domains/skills/files.js";
+import { checkArgs, checkEnabled, commandFor, runScript } from "../../domains/skills/run.js";
+import { renderSkillView, skillView } from "../../domains/skills/view.js";
+import { loadConfig } from "../../domains/workspace/config.js";
+import { notFound, RefusedError } from "../../kernel/outcome.js";
+import type { CommandContext } from "../context.js";
+import { defineCommand } from "../define.js";
+
+const SkillName = z.string().max(256).describe("the skill's folder name, as skill_list shows it");
+
+export function skillsOf(ctx: Pick<CommandContext, "workspace" | "env">) {
+  return discoverSkills(ctx.workspace, ctx.env);
+}
+
+function mustFind(ctx: CommandContext, name: string): Skill {
+  const catalog = skillsOf(ctx);
+  const skill = findSkill(catalog, name);
+  if (!skill) {
+    const known = catalog.skills.map((s) => s.name).slice(0, 20);
+    throw notFound(
+      `no skill named ${JSON.stringify(name.slice(0, 80))}`,
+      known.length > 0 ? `skills here: ${known.join(", ")}` : "no skills are installed here",
+    );
+  }
+  return skill;
+}
+
+const FileEntry = z.object({
+  path: z.string(),
+  size: z.number(),
+  binary: z.boolean(),
+  runnable: z.boolean(),
+  external: z.boolean().optional(),
+});
+
+export const SkillViewOutput = z.object({
+  name: z.string(),
+  origin: z.string(),
+  dir: z.string(),
+  description: z.string(),
+  body: z.string(),
+  body_truncated: z.boolean(),
+  continue_with: z.string().nullable(),
+  inert: z.array(z.string()),
+  files: z.array(FileEntry),
+  files_truncated: z.boolean(),
+  warnings: z.array(z.string()),
+});
+
+export const skillList = defineCommand({
+  name: "skill list",
+  summary: "Skills found here and in your home folders, with what was shadowed or dropped and why",
+  effect: "read",
+  input: z.object({}),
+  output: z.object({
+    skills: z.array(
+      z.object({
+        name: z.string(),
+        origin: z.string(),
+        dir: z.string(),
+        description: z.string(),
+        model_invocable: z.boolean(),
+        run_enabled: z.boolean(),
+        warnings: z.array(z.string()),
+      }),
+    ),
+    shadowed: z.array(
+      z.object({
+        name: z.string(),
+        dir: z.string(),
+        origin: z.string(),
+        by: z.object({ dir: z.string(), origin: z.string() }),
+      }),
+    ),
+    dropped: z.array(z.object({ dir: z.string(), origin: z.string(), reason: z.string() })),
+    max_tools: z.number(),
+  }),
+  async handler(_input, ctx) {
+    const config = skillsConfigOf(loadConfig(ctx.workspace.configPath));
+    const enabled = enabledRuns(ctx.env);
+    const catalog = skillsOf(ctx);
+    return {
+      skills: catalog.skills.map((skill) => ({
+        name: skill.name,
+        origin: skill.origin,
+        dir: skill.dir,
+        description: skill.description,
+        model_invocable: skill.modelInvocable,
+        run_enabled: skill.name in enabled,
+        warnings: skill.warnings,
+      })),
+      shadowed: catalog.shadowed,
+      dropped: catalog.dropped,
+      max_tools: config.max_tools,
+    };
+  },
+  render: (out) =>
+    [
+      ...(out.skills.length === 0 ? ["No skills found."] : []),
+      ...out.skills.map(
+        (s) =>
+          `${s.name.padEnd(24)} ${s.origin.padEnd(18)} ${s.description.slice(0, 70)}${s.warnings.length ? `  (${s.warnings.length} warning${s.warnings.length > 1 ? "s" : ""})` : ""}`,
+      ),
+      ...out.shadowed.map(
+        (s) => `shadowed: ${s.name} in ${s.dir} (${s.origin}) by ${s.by.dir} (${s.by.origin})`,
+      ),
+      ...out.dropped.map((d) => `dropped: ${d.dir} (${d.origin}): ${d.reason}`),
+    ].join("\n"),
+});
+
+export const skillGet = defineCommand({
+  name: "skill get",
+  summary: "Load one skill: its instructions (capped) and the index of its files",
+  effect: "read",
+  positional: ["name"],
+  input: z.object({ name: SkillName }),
+  output: SkillViewOutput,
+  async handler(input, ctx) {
+    return skillView(mustFind(ctx, input.name), ctx.workspace.root);
+  },
+  render: renderSkillView,
+});
+
+export const skillRead = defineCommand({
+  name: "skill read",
+  summary: "One file of a skill, by its path inside the skill (paged; binary files described)",
+  effect: "read",
+  positional: ["skill", "path"],
+  input: z.object({
+    skill: SkillName,
+    path: z.string().max(4_096).describe("relative to the skill folder, as its index lists it"),
+    offset: z.number().int().min(0).optional().describe("byte offset to read from (a page's next_offset)"),
+  }),
+  output: z.object({
+    skill: z.string(),
+    path: z.string(),
+    size: z.number(),
+    sha256: z.string(),
+    binary: z.boolean(),
+    offset: z.number(),
+    text: z.string().nullable(),
+    next_offset: z.number().nullable(),
+    note: z.string().nullable(),
+  }),
+  async handler(input, ctx) {
+    const skill = mustFind(ctx, input.skill);
+    const page = readPage(skill.realDir, input.path, input.offset ?? 0);
+    const note = page.binary
+      ? `binary file of ${page.size} bytes: not shown as text`
+      : page.next_offset !== null
+        ? `page ends at byte ${page.next_offset} of ${page.size}: call again with offset ${page.next_offset}`
+        : null;
+    return { skill: skill.name, path: input.path, ...page, note };
+  },
+  render: (out) => (out.text ?? "") + (out.note ? `\n[${out.note}]` : ""),
+});
+
+export const skillDigest = defineCommand({
+  name: "skill digest",
+  summary: "A skill's content digest (every file), and the cairn.toml line that enables its scripts",
+  effect: "read",
+  positional: ["name"],
+  input: z.object({ name: SkillName }),
+  output: z.object({
+    name: z.string(),
+    dir: z.string(),
+    digest: z.string(),
+    files: z.array(z.object({ path: z.string(), sha256: z.string(), size: z.number() })),
+    truncated: z.boolean(),
+    enable_line: z.string(),
+  }),
+  async handler(input, ctx) {
+    const skill = mustFind(ctx, input.name);
+    const digest = digestSkill(skill.realDir);
+    return {
+      name: skill.name,
+      dir: skill.realDir,
+      ...digest,
+      enable_line: `${JSON.stringify(skill.name)} = ${JSON.stringify(digest.digest)}`,
+    };
+  },
+  render: (out) =>
+    [
+      `${out.name}: ${out.digest} (${out.files.length} files)`,
+      "To let its scripts run, add under [skills.run] in CAIRN_HOME/cairn.toml (the machine's configuration):",
+      `  ${out.enable_line}`,
+    ].join("\n"),
+});
+
+export const skillRun = defineCommand({
+  name: "skill run",
+  summary:
+    "Run a script from a skill's scripts/ folder (argv, never a shell); only skills the operator enabled",
+  effect: "write",
+  audit: "self",
+  positional: ["skill", "script", "args"],
+  input: z.object({
+    skill: SkillName,
+    script: z.string().max(4_096).describe("e.g. scripts/extract.py"),
+    args: z.array(z.string()).default([]).describe("passed as argv, verbatim"),
+  }),
+  output: z.object({
+    skill: z.string(),
+    script: z.string(),
+    argv: z.array(z.string()),
+    exit_code: z.number().nullable(),
+    timed_out: z.boolean(),
+    error: z.string().nullable(),
+    duration_ms: z.number(),
+    stdout: z.string(),
+    stderr: z.string(),
+  }),
+  async handler(input, ctx) {
+    const record = (severity: "notice" | "critical", event: string, data: Record<string, unknown>) =>
+      audit(ctx, severity, event, { skill: input.skill, script: input.script, args: input.args, ...data });
+    let prepared: { skill: Skill; digest: string; argv: string[] };
+    try {
+      const skill = mustFind(ctx, input.skill);
+      checkArgs(input.args);
+      const digest = checkEnabled(skill, enabledRuns(ctx.env));
+      const { argv } = commandFor(skill, input.script);
+      prepared = { skill, digest, argv: [...argv, ...input.args] };
+    } catch (error) {
+      if (error instanceof RefusedError)
+        record("notice", "skill_run_refused", { reason: error.refusal.reason });
+      throw error;
+    }
+    const { skill, digest, argv } = prepared;
+    const run = await runScript(skill, argv, {
+      timeoutMs: skillsConfigOf(ctx.config).timeout_seconds * 1000,
+      signal: ctx.signal,
+      env: ctx.env,
+    });
+    record("notice", "skill_run", {
+      dir: skill.realDir,
+      digest,
+      argv,
+      exit_code: run.exit_code,
+      timed_out: run.timed_out,
+      duration_ms: run.duration_ms,
+      stdout_bytes: run.stdout_bytes,
+      stderr_bytes: run.stderr_bytes,
+    });
+    return {
+      skill: skill.name,
+      script: input.script,
+      argv,
+      exit_code: run.exit_code,
+      timed_out: run.timed_out,
+      error: run.error,
+      duration_ms: run.duration_ms,
+      stdout: run.stdout,
+      stderr: run.stderr,
+    };
+  },
+  render: (out) =>
+    `${out.skill} ${out.script}: exit ${out.exit_code}${out.error ? ` (${out.error})` : ""} in ${out.duration_ms} ms\n${out.stdout}${out.stderr ? `\n[stderr]\n${out.stderr}` : ""}`,
+});
+
+export const SKILL_COMMANDS = [skillList, skillGet, skillRead, skillDigest, skillRun];

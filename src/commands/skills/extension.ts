@@ -1,0 +1,48 @@
+import { z } from "zod";
+import {
+  parseSkillUri,
+  publishable,
+  publishedSkill,
+  readSkillResource,
+  skillEntry,
+} from "../../domains/skills/extension.js";
+import { defineCommand } from "../define.js";
+import { skillsOf } from "./commands.js";
+
+const Entry = z.object({
+  uri: z.string(),
+  frontmatter: z.record(z.string(), z.unknown()),
+  resources: z.array(z.object({ uri: z.string(), digest: z.string(), size: z.number() })),
+});
+
+/** The MCP Skills extension's entries: front matter verbatim, every file with its digest. */
+export const skillEntries = defineCommand({
+  name: "skill entries",
+  summary: "Skills as the MCP Skills extension lists them: skill:// URIs, front matter, per-file digests",
+  effect: "read",
+  input: z.object({ uri: z.string().max(4_096).optional().describe("one skill's SKILL.md URI") }),
+  output: z.object({ skills: z.array(Entry) }),
+  async handler(input, ctx) {
+    const catalog = skillsOf(ctx);
+    if (input.uri) return { skills: [skillEntry(publishedSkill(catalog, parseSkillUri(input.uri).name))] };
+    return { skills: catalog.skills.filter(publishable).map(skillEntry) };
+  },
+});
+
+export const skillResource = defineCommand({
+  name: "skill resource",
+  summary: "One skill file by its skill:// URI (whole content; binary as base64)",
+  effect: "read",
+  positional: ["uri"],
+  input: z.object({ uri: z.string().max(4_096) }),
+  output: z.object({
+    uri: z.string(),
+    mimeType: z.string(),
+    text: z.string().optional(),
+    blob: z.string().optional(),
+  }),
+  async handler(input, ctx) {
+    const { name, path } = parseSkillUri(input.uri);
+    return { uri: input.uri, ...readSkillResource(publishedSkill(skillsOf(ctx), name), path) };
+  },
+});

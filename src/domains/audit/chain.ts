@@ -1,0 +1,109 @@
+import { createHash } from "node:crypto";
+
+/**
+ * One line of the audit log, and how lines chain. Each line is a JSON object whose fields come
+ * in a fixed order and whose last field, `hash`, is the SHA-256 of the line's bytes before it
+ * (the object closed right there). The next line's `prev` repeats that hash; the first line of
+ * the first segment names the fixed genesis. So a one-byte edit anywhere breaks either the
+ * edited line's own hash (the last line included) or the JSON itself.
+ */
+
+export const SEVERITIES = ["info", "notice", "critical"] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
+/** What the first line of a fresh log links to. */
+export const GENESIS = "0".repeat(64);
+
+/** A line longer than this is never written: data is trimmed first (see `boundData`). */
+export const MAX_LINE_BYTES = 16 * 1024;
+
+export interface AuditEvent {
+  severity: Severity;
+  /** What happened: `command`, `skill_run`, `os_run`, `os_refused`, `audit_rotated`, … */
+  event: string;
+  /** Who: an agent id and name, or `owner`. */
+  actor: string;
+  data: Record<string, unknown>;
+}
+
+export interface AuditEntry extends AuditEvent {
+  seq: number;
+  ts: string;
+  prev: string;
+  hash: string;
+}
+
+const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
+
+/** The line for an event, linked after `prev` at position `seq`. No trailing newline. */
+export function formatLine(event: AuditEvent, seq: number, ts: string, prev: string): string {
+  const body = JSON.stringify({
+    seq,
+    ts,
+    severity: event.severity,
+    event: event.event,
+    actor: event.actor,
+    data: event.data,
+    prev,
+  });
+  const hash = sha256(body);
+  return `${body.slice(0, -1)},"hash":"${hash}"}`;
+}
+
+const HASH_TAIL = /,"hash":"([0-9a-f]{64})"\}$/;
+
+export type ParsedLine = { ok: true; entry: AuditEntry } | { ok: false; reason: string };
+
+/** Parse one line and check its own hash; the link to the line before is the caller's to check. */
+export function parseLine(line: string): ParsedLine {
+  const tail = HASH_TAIL.exec(line);
+  if (!tail) return { ok: false, reason: "the line does not end with its own hash" };
+  const body = `${line.slice(0, tail.index)}}`;
+  if (sha256(body) !== tail[1]) return { ok: false, reason: "the line's content does not match its hash" };
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return { ok: false, reason: "the line is not valid JSON" };
+  }
+  const entry = value as AuditEntry;
+  if (
+    typeof entry.seq !== "number" ||
+    typeof entry.ts !== "string" ||
+    !SEVERITIES.includes(entry.severity) ||
+    typeof entry.event !== "string" ||
+    typeof entry.prev !== "string" ||
+    // The re-serialised body must be the very bytes that were hashed: no smuggled duplicate keys.
+    formatLine(entry, entry.seq, entry.ts, entry.prev) !== line
+  ) {
+    return { ok: false, reason: "the line is not a well-formed audit entry" };
+  }
+  return { ok: true, entry };
+}
+
+/** Trim an event's data so its line stays under the cap: long strings are cut, with their length kept. */
+export function boundData(data: Record<string, unknown>, maxString = 1_024): Record<string, unknown> {
+  const trim = (value: unknown, depth: number): unknown => {
+    if (typeof value === "string") {
+      return value.length > maxString ? `${value.slice(0, maxString)}… (${value.length} chars)` : value;
+    }
+    if (Array.isArray(value)) {
+      const items = value.slice(0, 64).map((item) => trim(item, depth + 1));
+      return value.length > 64 ? [...items, `… (${value.length} items)`] : items;
+    }
+    if (value !== null && typeof value === "object") {
+      if (depth > 3) return "…";
+      return Object.fromEntries(
+        Object.entries(value as Record<string, unknown>)
+          .slice(0, 32)
+          .map(([key, item]) => [key, trim(item, depth + 1)]),
+      );
+    }
+    return value;
+  };
+  const bounded = trim(data, 0) as Record<string, unknown>;
+  if (JSON.stringify(bounded).length > MAX_LINE_BYTES / 2) {
+    return { truncated: true, sha256: sha256(JSON.stringify(data)) };
+  }
+  return bounded;
+}

@@ -1,0 +1,182 @@
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  fsyncSync,
+  openSync,
+  readdirSync,
+  readSync,
+  renameSync,
+  writeSync,
+} from "node:fs";
+import { join } from "node:path";
+import { FileLock } from "../../kernel/file-lock.js";
+import { type AuditEntry, type AuditEvent, boundData, formatLine, GENESIS, parseLine } from "./chain.js";
+
+/**
+ * The audit log: `.cairn/audit.jsonl`, append-only, hash-chained (see chain.ts). Appends from
+ * every cairn process on the machine are serialised by a lock held across read-the-tail and
+ * append, so no two lines ever claim the same predecessor and none is lost; each append is
+ * fsync'd before the lock is let go. Past `maxBytes` the live file is sealed under a dated name
+ * and the new file opens with a seam entry linking to the sealed file's last hash.
+ */
+
+export const AUDIT_FILE = "audit.jsonl";
+const LOCK_FILE = "audit.lock";
+export const SEGMENT_PATTERN = /^audit-\d{8}T\d{6}(?:-\d+)?\.jsonl$/;
+/** The last line is found in the file's tail; lines are far shorter than this. */
+const TAIL_WINDOW = 64 * 1024;
+export const DEFAULT_MAX_BYTES = 32 * 1024 * 1024;
+
+export interface AuditOptions {
+  /** Rotate once the live file is larger than this. */
+  maxBytes?: number;
+  now?: () => string;
+}
+
+/** The complete lines at the end of an open file (a torn, unterminated fragment excluded). */
+function lastLines(fd: number, size: number, window = TAIL_WINDOW): { lines: string[]; torn: boolean } {
+  if (size === 0) return { lines: [], torn: false };
+  const length = Math.min(size, window);
+  const buffer = Buffer.alloc(length);
+  readSync(fd, buffer, 0, length, size - length);
+  const text = buffer.toString("utf8");
+  const torn = !text.endsWith("\n");
+  const parts = text.split("\n");
+  parts.pop();
+  // The first part may be cut by the window.
+  if (length < size) parts.shift();
+  return { lines: parts, torn };
+}
+
+function tailOf(fd: number, size: number): { seq: number; hash: string; torn: boolean } | undefined {
+  const { lines, torn } = lastLines(fd, size);
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const parsed = parseLine(lines[i] as string);
+    if (parsed.ok) return { seq: parsed.entry.seq, hash: parsed.entry.hash, torn };
+  }
+  return size > 0 ? { seq: 0, hash: GENESIS, torn } : undefined;
+}
+
+function stamp(ts: string): string {
+  return ts
+    .replace(/[-:]/g, "")
+    .replace(/\.\d+Z$/, "")
+    .replace("Z", "")
+    .slice(0, 15);
+}
+
+export class AuditLog {
+  readonly path: string;
+  private readonly lock: FileLock;
+  private readonly maxBytes: number;
+  private readonly now: () => string;
+
+  constructor(
+    readonly stateDir: string,
+    options: AuditOptions = {},
+  ) {
+    this.path = join(stateDir, AUDIT_FILE);
+    this.lock = new FileLock(join(stateDir, LOCK_FILE));
+    this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+    this.now = options.now ?? (() => new Date().toISOString());
+  }
+
+  /** Append one event; returns the entry as written. */
+  append(event: AuditEvent): AuditEntry {
+    return this.lock.hold(() => {
+      let fd = openSync(this.path, "a+");
+      try {
+        let size = fstatSync(fd).size;
+        if (size > this.maxBytes) {
+          closeSync(fd);
+          fd = -1;
+          this.rotate();
+          fd = openSync(this.path, "a+");
+          size = fstatSync(fd).size;
+        }
+        const tail = tailOf(fd, size);
+        const ts = this.now();
+        const data = boundData(event.data);
+        const seq = (tail?.seq ?? 0) + 1;
+        const line = formatLine({ ...event, data }, seq, ts, tail?.hash ?? GENESIS);
+        // A torn fragment left by a crash stays in the file (verify names it); ours starts clean.
+        writeSync(fd, `${tail?.torn ? "\n" : ""}${line}\n`);
+        fsyncSync(fd);
+        return { ...(parseLine(line) as { entry: AuditEntry }).entry };
+      } finally {
+        if (fd >= 0) closeSync(fd);
+      }
+    });
+  }
+
+  /** Seal the live file under a dated name; the new live file opens with the linking seam. */
+  private rotate(): void {
+    const fd = openSync(this.path, "r");
+    let tail: ReturnType<typeof tailOf>;
+    try {
+      tail = tailOf(fd, fstatSync(fd).size);
+    } finally {
+      closeSync(fd);
+    }
+    const ts = this.now();
+    let name = `audit-${stamp(ts)}.jsonl`;
+    for (let n = 1; existsSync(join(this.stateDir, name)); n++) name = `audit-${stamp(ts)}-${n}.jsonl`;
+    renameSync(this.path, join(this.stateDir, name));
+    const seam = formatLine(
+      {
+        severity: "notice",
+        event: "audit_rotated",
+        actor: "cairn",
+        data: { rotated_to: name, entries: tail?.seq ?? 0, tail_hash: tail?.hash ?? GENESIS },
+      },
+      (tail?.seq ?? 0) + 1,
+      ts,
+      tail?.hash ?? GENESIS,
+    );
+    const out = openSync(this.path, "a");
+    try {
+      writeSync(out, `${seam}\n`);
+      fsyncSync(out);
+    } finally {
+      closeSync(out);
+    }
+  }
+
+  /** The last `count` entries of the live file, oldest first (unparseable lines skipped). */
+  tail(count: number): AuditEntry[] {
+    if (!existsSync(this.path)) return [];
+    const fd = openSync(this.path, "r");
+    try {
+      const size = fstatSync(fd).size;
+      const window = Math.min(size, Math.max(TAIL_WINDOW, count * 2048));
+      const entries = lastLines(fd, size, window)
+        .lines.map(parseLine)
+        .flatMap((parsed) => (parsed.ok ? [parsed.entry] : []));
+      return entries.slice(-count);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  close(): void {
+    this.lock.close();
+  }
+}
+
+/** `audit-STAMP.jsonl` sorts before `audit-STAMP-1.jsonl`, sealed later in the same second. */
+const segmentKey = (name: string) => {
+  const [, stampPart = "", n = "0"] = /^audit-(\w+?)(?:-(\d+))?\.jsonl$/.exec(name) ?? [];
+  return `${stampPart}-${n.padStart(6, "0")}`;
+};
+
+/** Sealed segments beside the live file, oldest first. */
+export function segmentsIn(stateDir: string): string[] {
+  try {
+    return readdirSync(stateDir)
+      .filter((name) => SEGMENT_PATTERN.test(name))
+      .sort((a, b) => segmentKey(a).localeCompare(segmentKey(b)));
+  } catch {
+    return [];
+  }
+}

@@ -1,0 +1,51 @@
+import { z } from "zod";
+import type { Actor } from "../identity/actor.js";
+import type { WorkspaceConfig } from "../workspace/config.js";
+import type { Workspace } from "../workspace/discover.js";
+import type { AuditEntry, Severity } from "./chain.js";
+import { AuditLog, DEFAULT_MAX_BYTES } from "./log.js";
+
+/** `[audit]` in cairn.toml. */
+export const AuditConfig = z
+  .object({ max_bytes: z.number().int().positive().default(DEFAULT_MAX_BYTES) })
+  .default({ max_bytes: DEFAULT_MAX_BYTES });
+
+export function auditConfigOf(config: WorkspaceConfig): z.infer<typeof AuditConfig> {
+  const parsed = AuditConfig.safeParse(config.audit);
+  return parsed.success ? parsed.data : AuditConfig.parse(undefined);
+}
+
+/** One log per workspace per process: its lock database stays open for the process's life. */
+const OPEN = new Map<string, AuditLog>();
+
+export function auditLogOf(workspace: Workspace, config: WorkspaceConfig): AuditLog {
+  let log = OPEN.get(workspace.stateDir);
+  if (!log) {
+    log = new AuditLog(workspace.stateDir, { maxBytes: auditConfigOf(config).max_bytes });
+    OPEN.set(workspace.stateDir, log);
+  }
+  return log;
+}
+
+export interface AuditScope {
+  workspace: Workspace;
+  config: WorkspaceConfig;
+  actor: Actor;
+}
+
+export const actorLabel = (actor: Actor) => (actor.isOwner ? "owner" : `${actor.id}:${actor.name}`);
+
+/** Append one event as the caller. */
+export function audit(
+  scope: AuditScope,
+  severity: Severity,
+  event: string,
+  data: Record<string, unknown>,
+): AuditEntry {
+  return auditLogOf(scope.workspace, scope.config).append({
+    severity,
+    event,
+    actor: actorLabel(scope.actor),
+    data,
+  });
+}

@@ -1,0 +1,140 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { type AuditEntry, GENESIS, parseLine } from "./chain.js";
+import { AUDIT_FILE, SEGMENT_PATTERN } from "./log.js";
+
+export interface Break {
+  file: string;
+  /** 1-based line number inside `file`. */
+  line: number;
+  reason: string;
+}
+
+export interface Verdict {
+  ok: boolean;
+  /** Entries checked, across every file walked. */
+  entries: number;
+  /** Files walked, oldest first. */
+  files: string[];
+  /** Where the walk began: the genesis, or a seam whose sealed segment is gone. */
+  from: "genesis" | "rotation" | "empty";
+  broken?: Break;
+}
+
+interface FileWalk {
+  entries: AuditEntry[];
+  broken?: Break;
+}
+
+/** Check every line of one file: its own hash, its link to the line before, its sequence number. */
+function walkFile(path: string, name: string): FileWalk {
+  const text = readFileSync(path, "utf8");
+  const entries: AuditEntry[] = [];
+  if (text === "") return { entries };
+  const lines = text.split("\n");
+  const terminated = lines.at(-1) === "";
+  if (terminated) lines.pop();
+  for (let index = 0; index < lines.length; index++) {
+    const at = { file: name, line: index + 1 };
+    if (!terminated && index === lines.length - 1) {
+      return {
+        entries,
+        broken: { ...at, reason: "the last line is not terminated (a torn or edited write)" },
+      };
+    }
+    const parsed = parseLine(lines[index] as string);
+    if (!parsed.ok) return { entries, broken: { ...at, reason: parsed.reason } };
+    const previous = entries.at(-1);
+    if (previous) {
+      if (parsed.entry.prev !== previous.hash) {
+        return { entries, broken: { ...at, reason: `its prev does not match line ${index}'s hash` } };
+      }
+      if (parsed.entry.seq !== previous.seq + 1) {
+        return {
+          entries,
+          broken: { ...at, reason: `seq ${parsed.entry.seq} does not follow ${previous.seq}` },
+        };
+      }
+    }
+    entries.push(parsed.entry);
+  }
+  return { entries };
+}
+
+/**
+ * Walk the chain from the live file back through the seams of its rotations, then forward:
+ * the first line that breaks it is named with its file and line number. What the chain proves:
+ * no line was edited, inserted or removed in the middle. It cannot tell a complete rewrite by
+ * someone who can write the file, nor a cut of whole lines at the very end.
+ */
+export function verifyAudit(stateDir: string): Verdict {
+  const files: string[] = [];
+  let total = 0;
+  let from: Verdict["from"] = "empty";
+  const visited = new Set<string>();
+  // Newest first: each segment names the one before it.
+  const walks: { name: string; walk: FileWalk }[] = [];
+  let name = AUDIT_FILE;
+  for (;;) {
+    const path = join(stateDir, name);
+    if (!existsSync(path)) {
+      if (name !== AUDIT_FILE) from = "rotation";
+      break;
+    }
+    const walk = walkFile(path, name);
+    walks.unshift({ name, walk });
+    visited.add(name);
+    const first = walk.entries[0];
+    if (!first) break;
+    if (first.prev === GENESIS && first.seq === 1) {
+      from = "genesis";
+      break;
+    }
+    if (first.event !== "audit_rotated") {
+      walk.broken ??= {
+        file: name,
+        line: 1,
+        reason: "the first line links to neither the genesis nor a rotation",
+      };
+      break;
+    }
+    const sealed = String(first.data.rotated_to ?? "");
+    if (!SEGMENT_PATTERN.test(sealed) || visited.has(sealed)) {
+      walk.broken ??= {
+        file: name,
+        line: 1,
+        reason: `the rotation seam names an invalid segment (${sealed})`,
+      };
+      break;
+    }
+    if (first.prev !== first.data.tail_hash) {
+      walk.broken ??= { file: name, line: 1, reason: "the rotation seam's prev differs from its tail_hash" };
+      break;
+    }
+    name = sealed;
+  }
+  // Oldest first: the first break found in that order is the first break of the chain.
+  for (let i = 0; i < walks.length; i++) {
+    const { name: file, walk } = walks[i] as { name: string; walk: FileWalk };
+    files.push(file);
+    total += walk.entries.length;
+    if (walk.broken) return { ok: false, entries: total, files, from, broken: walk.broken };
+    const next = walks[i + 1];
+    const seam = next?.walk.entries[0];
+    const last = walk.entries.at(-1);
+    if (seam && last && (seam.prev !== last.hash || seam.seq !== last.seq + 1)) {
+      return {
+        ok: false,
+        entries: total,
+        files: [...files, next.name],
+        from,
+        broken: {
+          file: next.name,
+          line: 1,
+          reason: `the rotation seam does not link to the last line of ${file}`,
+        },
+      };
+    }
+  }
+  return { ok: true, entries: total, files, from };
+}

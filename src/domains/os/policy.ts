@@ -1,0 +1,196 @@
+import type { OsConfig } from "./config.js";
+
+/**
+ * Whether a model may run `bin args…`, decided before anything is spawned, in a fixed order:
+ * a name that is not bare is refused; then `deny`; then anything `allow` does not admit; then
+ * whatever needs a person's confirmation (which a model can never give). Entries are a binary
+ * name optionally followed by leading arguments, matched token by token: `kubectl get` admits
+ * `kubectl get pods`, not `kubectl getx` nor `kubectl delete`.
+ */
+
+export type Verdict =
+  | { verdict: "allow" }
+  | { verdict: "refuse"; rule: "not_bare" | "deny" | "not_allowed" | "confirm"; reason: string };
+
+/** Shells, binaries that destroy data or stop the machine, and wrappers that run another program. */
+export const DEFAULT_CONFIRM: readonly string[] = [
+  // shells
+  "sh",
+  "bash",
+  "zsh",
+  "fish",
+  "dash",
+  "ksh",
+  "csh",
+  "tcsh",
+  "ash",
+  "mksh",
+  "pwsh",
+  "powershell",
+  // destructive
+  "rm",
+  "rmdir",
+  "dd",
+  "mkfs",
+  "shred",
+  "fdisk",
+  "sfdisk",
+  "parted",
+  "wipefs",
+  "mkswap",
+  "truncate",
+  "diskutil",
+  "shutdown",
+  "reboot",
+  "halt",
+  "poweroff",
+  "kill",
+  "killall",
+  "pkill",
+  // wrappers: each runs whatever program its arguments name
+  "env",
+  "nice",
+  "nohup",
+  "timeout",
+  "xargs",
+  "sudo",
+  "doas",
+  "su",
+  "runuser",
+  "time",
+  "command",
+  "busybox",
+  "toybox",
+  "exec",
+  "eval",
+  "stdbuf",
+  "setsid",
+  "chroot",
+  "ionice",
+  "taskset",
+  "unshare",
+  "nsenter",
+  "strace",
+  "ltrace",
+  "watch",
+  "flock",
+  "script",
+  "expect",
+  "parallel",
+  "systemd-run",
+  // languages whose program is an argument
+  "awk",
+  "gawk",
+  "mawk",
+  "nawk",
+];
+
+/**
+ * Interpreters given code on the command line, and other binaries with an argument that runs a
+ * program: the flag anywhere in argv (also inside a cluster like `-Bc`, or as `--eval=…`).
+ */
+const CODE_FLAGS: Readonly<Record<string, readonly string[]>> = {
+  python: ["-c"],
+  python2: ["-c"],
+  python3: ["-c"],
+  pypy: ["-c"],
+  pypy3: ["-c"],
+  node: ["-e", "--eval", "-p", "--print"],
+  nodejs: ["-e", "--eval", "-p", "--print"],
+  deno: ["eval"],
+  bun: ["-e", "--eval", "-p", "--print"],
+  perl: ["-e", "-E"],
+  ruby: ["-e"],
+  php: ["-r"],
+  lua: ["-e"],
+  R: ["-e"],
+  Rscript: ["-e"],
+  tclsh: ["-c"],
+  osascript: ["-e"],
+  find: ["-exec", "-execdir", "-ok", "-okdir", "-delete"],
+  git: ["-c", "--config-env", "--exec-path"],
+  tar: ["--to-command", "--use-compress-program", "-I", "--checkpoint-action"],
+  sed: ["e"],
+  rsync: ["-e", "--rsh", "--rsync-path"],
+  ssh: ["-o"],
+  vim: ["-c", "--cmd"],
+  nvim: ["-c", "--cmd"],
+};
+
+const BARE = /^[A-Za-z0-9_][A-Za-z0-9._+-]{0,63}$/;
+
+export function bareNameProblem(bin: string): string | undefined {
+  if (bin === "") return "the binary name is empty";
+  if (bin.includes("\0")) return "the binary name contains a NUL byte";
+  if (bin.includes("/") || bin.includes("\\"))
+    return `${JSON.stringify(bin.slice(0, 80))} is a path, not a bare name`;
+  if (bin.startsWith("-")) return `${JSON.stringify(bin.slice(0, 80))} starts with \`-\``;
+  if (bin === "." || bin === ".." || bin.includes(".."))
+    return `${JSON.stringify(bin.slice(0, 80))} contains \`..\``;
+  if (!BARE.test(bin)) {
+    return `${JSON.stringify(bin.slice(0, 80))} is not a bare ASCII name (letters, digits, . _ + -)`;
+  }
+  return undefined;
+}
+
+const tokens = (entry: string) => entry.trim().split(/\s+/).filter(Boolean);
+
+/** The entry's first token is `bin` and each next token equals the argument at its position. */
+export function matches(entry: string, bin: string, args: readonly string[]): boolean {
+  const [first, ...rest] = tokens(entry);
+  if (first !== bin) return false;
+  return rest.every((token, index) => args[index] === token);
+}
+
+function codeFlag(bin: string, args: readonly string[]): string | undefined {
+  const flags = CODE_FLAGS[bin];
+  if (!flags) return undefined;
+  for (const arg of args) {
+    for (const flag of flags) {
+      if (arg === flag || (flag.startsWith("--") && arg.startsWith(`${flag}=`))) return flag;
+      // A cluster of short flags (`-Bc`, `-le`) holds the letter too.
+      if (/^-[A-Za-z]$/.test(flag) && /^-[A-Za-z]{2,}$/.test(arg) && arg.includes(flag[1] as string))
+        return flag;
+      // sed's `e` command and `s///e` flag run a shell.
+      if (bin === "sed" && flag === "e" && /(^|[;\n}])\s*e(\s|$)|s(.).*\3.*\3[gpiIwmM0-9]*e/.test(arg))
+        return "e";
+    }
+  }
+  return undefined;
+}
+
+export function decide(config: OsConfig, bin: string, args: readonly string[]): Verdict {
+  const problem = bareNameProblem(bin);
+  if (problem) return { verdict: "refuse", rule: "not_bare", reason: problem };
+  const denied = config.deny.find((entry) => matches(entry, bin, args));
+  if (denied) return { verdict: "refuse", rule: "deny", reason: `\`${denied}\` is on the deny list` };
+  const wildcard = config.allow.some((entry) => tokens(entry)[0] === "*");
+  if (!wildcard && !config.allow.some((entry) => matches(entry, bin, args))) {
+    const scoped = config.allow.filter((entry) => tokens(entry)[0] === bin);
+    return {
+      verdict: "refuse",
+      rule: "not_allowed",
+      reason:
+        scoped.length > 0
+          ? `\`${bin}\` is allowed only as ${scoped.map((entry) => `\`${entry}\``).join(", ")}`
+          : `\`${bin}\` is not on the allow list`,
+    };
+  }
+  const confirm = [...DEFAULT_CONFIRM, ...config.confirm].find((entry) => matches(entry, bin, args));
+  if (confirm) {
+    return {
+      verdict: "refuse",
+      rule: "confirm",
+      reason: `\`${confirm}\` needs a person's confirmation (a shell, a destructive binary, or one that runs another program)`,
+    };
+  }
+  const flag = codeFlag(bin, args);
+  if (flag) {
+    return {
+      verdict: "refuse",
+      rule: "confirm",
+      reason: `\`${bin} ${flag}\` runs code given on the command line and needs a person's confirmation`,
+    };
+  }
+  return { verdict: "allow" };
+}

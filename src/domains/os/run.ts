@@ -1,0 +1,93 @@
+import { accessSync, constants, statSync } from "node:fs";
+import { delimiter, isAbsolute, join } from "node:path";
+import { Capture } from "../../kernel/capture.js";
+import { childEnv, runChild } from "../../kernel/child.js";
+import { refuse } from "../../kernel/outcome.js";
+
+/** What a model gets of an OS run's output: 8 000 bytes per stream, with a note past that. */
+export const OS_OUTPUT_CAP = 8_000;
+const MAX_ARGS = 256;
+const MAX_ARG_BYTES = 8 * 1024;
+const MAX_ARGV_BYTES = 128 * 1024;
+
+export function checkOsArgs(args: readonly string[]): string | undefined {
+  if (args.length > MAX_ARGS) return `${args.length} arguments (at most ${MAX_ARGS})`;
+  let total = 0;
+  for (const arg of args) {
+    if (arg.includes("\0")) return "an argument contains a NUL byte";
+    const bytes = Buffer.byteLength(arg);
+    if (bytes > MAX_ARG_BYTES) return `an argument is over ${MAX_ARG_BYTES} bytes`;
+    total += bytes;
+  }
+  if (total > MAX_ARGV_BYTES) return `the arguments total over ${MAX_ARGV_BYTES} bytes`;
+  return undefined;
+}
+
+/**
+ * The binary's absolute path, looked up in PATH's absolute folders only: an empty or relative
+ * PATH entry (`.`) would let a bare name run a file planted in the working folder.
+ */
+export function resolveBinary(bin: string, env: NodeJS.ProcessEnv): string | undefined {
+  for (const dir of (env.PATH ?? "").split(delimiter)) {
+    if (!dir || !isAbsolute(dir)) continue;
+    const candidate = join(dir, bin);
+    try {
+      if (!statSync(candidate).isFile()) continue;
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // Not here.
+    }
+  }
+  return undefined;
+}
+
+export interface OsRun {
+  argv: string[];
+  exit_code: number | null;
+  timed_out: boolean;
+  error: string | null;
+  duration_ms: number;
+  stdout: string;
+  stderr: string;
+  stdout_bytes: number;
+  stderr_bytes: number;
+}
+
+export async function runOs(
+  bin: string,
+  args: readonly string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number; signal?: AbortSignal },
+): Promise<OsRun> {
+  const path = resolveBinary(bin, options.env);
+  if (!path) {
+    throw refuse(
+      "os",
+      `\`${bin}\` is allowed but not installed on this machine's PATH`,
+      "os_list shows what is allowed; install it or pick another",
+    );
+  }
+  const note = (total: number, kept: number) => `\n… truncated at ${kept} bytes (of ${total}).`;
+  const out = new Capture(OS_OUTPUT_CAP);
+  const err = new Capture(OS_OUTPUT_CAP);
+  const argv = [path, ...args];
+  const result = await runChild({
+    argv,
+    cwd: options.cwd,
+    env: childEnv(options.env),
+    timeoutMs: options.timeoutMs,
+    signal: options.signal,
+    onOutput: (chunk, stream) => (stream === "stdout" ? out : err).add(chunk),
+  });
+  return {
+    argv,
+    exit_code: result.exitCode,
+    timed_out: result.timedOut,
+    error: result.error,
+    duration_ms: result.durationMs,
+    stdout: out.text(note),
+    stderr: err.text(note),
+    stdout_bytes: out.total,
+    stderr_bytes: err.total,
+  };
+}

@@ -1,0 +1,143 @@
+import { usageError } from "../../kernel/outcome.js";
+import type { SlashCommand } from "./discover.js";
+
+/**
+ * A command's text with its arguments filled in, the way the tool the file was written for
+ * fills them. One left-to-right pass over the original text, so a value that itself contains
+ * `$ARGUMENTS` or `$1` is never expanded again.
+ *
+ * - Claude Code: `$ARGUMENTS` is the raw string; `$N` and `$ARGUMENTS[N]` count from 0 and stay
+ *   literal when missing; named `arguments:` fill `$name` (missing → empty); `\$…` escapes; no
+ *   placeholder at all → the arguments are appended.
+ * - Codex prompts: `$1`..`$9` count from 1 (missing → empty); `$ARGUMENTS` is the words joined by
+ *   one space; `$$` stays `$$`; `$UPPER` names need `KEY=value` arguments, every one supplied.
+ * - Cursor: nothing is substituted; the arguments are appended as context.
+ */
+
+export interface Rendered {
+  text: string;
+  appended: boolean;
+  /** Placeholders left as written (a missing positional in Claude Code's dialect). */
+  unresolved: string[];
+  /** `!` shell lines and `@file` references are plain text: nothing was run or attached. */
+  inert: string[];
+}
+
+/** Shell-like words: quotes group, a backslash escapes the next character. */
+export function splitWords(raw: string): string[] {
+  const words: string[] = [];
+  let current = "";
+  let quote: string | null = null;
+  let inWord = false;
+  for (let i = 0; i < raw.length; i++) {
+    const char = raw[i] as string;
+    if (quote) {
+      if (char === quote) quote = null;
+      else if (char === "\\" && quote === '"' && i + 1 < raw.length) current += raw[++i];
+      else current += char;
+    } else if (char === "'" || char === '"') {
+      quote = char;
+      inWord = true;
+    } else if (char === "\\" && i + 1 < raw.length) {
+      current += raw[++i];
+      inWord = true;
+    } else if (/\s/.test(char)) {
+      if (inWord) words.push(current);
+      current = "";
+      inWord = false;
+    } else {
+      current += char;
+      inWord = true;
+    }
+  }
+  if (inWord) words.push(current);
+  return words;
+}
+
+function claude(command: SlashCommand, raw: string): Omit<Rendered, "inert"> {
+  const words = splitWords(raw);
+  const names = [...command.argumentNames].sort((a, b) => b.length - a.length);
+  const named = names.length > 0 ? `|\\$(${names.join("|")})(?![\\w[])` : "";
+  const pattern = new RegExp(
+    `\\\\\\$(?=ARGUMENTS|\\d|[A-Za-z_])|\\$ARGUMENTS\\[(\\d+)\\]|\\$ARGUMENTS(?![\\w[])|\\$(\\d+)(?!\\w)${named}`,
+    "g",
+  );
+  const unresolved: string[] = [];
+  let placeholders = 0;
+  const text = command.body.replace(
+    pattern,
+    (match, indexed?: string, positional?: string, name?: string) => {
+      // `\$1`: the backslash goes, the placeholder stays as written (the pass has moved past it).
+      if (match === "\\$") return "$";
+      placeholders++;
+      if (indexed !== undefined || positional !== undefined) {
+        const word = words[Number(indexed ?? positional)];
+        if (word === undefined) unresolved.push(match);
+        return word ?? match;
+      }
+      // Without named arguments the regex has no third group, and this slot holds the offset.
+      if (typeof name === "string") return words[command.argumentNames.indexOf(name)] ?? "";
+      return raw;
+    },
+  );
+  let out = text;
+  const appended = placeholders === 0 && raw.trim() !== "";
+  if (appended) out = `${out.replace(/\n*$/, "")}\n\nARGUMENTS: ${raw}`;
+  return { text: out, appended, unresolved };
+}
+
+const CODEX_NAMED = /\$([A-Z][A-Z0-9_]*)/g;
+
+function codex(command: SlashCommand, raw: string): Omit<Rendered, "inert"> {
+  const words = splitWords(raw);
+  const names = [...new Set([...command.body.matchAll(CODEX_NAMED)].map((m) => m[1] as string))].filter(
+    (name) => name !== "ARGUMENTS",
+  );
+  if (names.length > 0) {
+    const values = new Map<string, string>();
+    for (const word of words) {
+      const eq = word.indexOf("=");
+      if (eq <= 0) {
+        throw usageError(
+          `${command.name} takes KEY=value arguments (${names.join(", ")}); ${JSON.stringify(word.slice(0, 40))} is not one`,
+          `e.g. ${names.map((n) => `${n}=...`).join(" ")}`,
+        );
+      }
+      values.set(word.slice(0, eq), word.slice(eq + 1));
+    }
+    const missing = names.filter((name) => !values.has(name));
+    if (missing.length > 0) throw usageError(`${command.name}: missing required args: ${missing.join(", ")}`);
+    const text = command.body.replace(/\$\$|\$([A-Z][A-Z0-9_]*)/g, (match, name?: string) =>
+      match === "$$" ? match : name === "ARGUMENTS" ? words.join(" ") : (values.get(name as string) ?? match),
+    );
+    return { text, appended: false, unresolved: [] };
+  }
+  const text = command.body.replace(/\$\$|\$ARGUMENTS(?!\w)|\$([1-9])/g, (match, digit?: string) => {
+    if (match === "$$") return match;
+    if (digit !== undefined) return words[Number(digit) - 1] ?? "";
+    return words.join(" ");
+  });
+  return { text, appended: false, unresolved: [] };
+}
+
+function cursor(command: SlashCommand, raw: string): Omit<Rendered, "inert"> {
+  const appended = raw.trim() !== "";
+  const text = appended ? `${command.body.replace(/\n*$/, "")}\n\nARGUMENTS: ${raw}` : command.body;
+  return { text, appended, unresolved: [] };
+}
+
+const SHELL_LINE = /(^|\s)!`[^`]*`|^```!/m;
+const AT_FILE = /(^|\s)@[\w./-]+\.\w+/m;
+
+export function renderCommand(command: SlashCommand, raw: string): Rendered {
+  const filled =
+    command.dialect === "codex"
+      ? codex(command, raw)
+      : command.dialect === "cursor"
+        ? cursor(command, raw)
+        : claude(command, raw);
+  const inert: string[] = [];
+  if (SHELL_LINE.test(command.body)) inert.push("`!` shell lines are plain text: cairn ran nothing");
+  if (AT_FILE.test(command.body)) inert.push("`@file` references are plain text: no file was attached");
+  return { ...filled, inert };
+}

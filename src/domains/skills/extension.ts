@@ -1,0 +1,91 @@
+import { closeSync, readSync } from "node:fs";
+import { extname } from "node:path";
+import { notFound } from "../../kernel/outcome.js";
+import type { Skill, SkillCatalog } from "./discover.js";
+import { DIGEST_BYTES_LIMIT, digestSkill, sniff } from "./files.js";
+import { readFrontMatter } from "./frontmatter.js";
+import { openInside } from "./paths.js";
+
+/**
+ * The official MCP Skills extension (`io.modelcontextprotocol/skills`): each file of a skill is a
+ * resource `skill://<name>/<path>`, and a skill's entry carries its front matter verbatim and
+ * every file with its SHA-256 digest and size. Only skills whose front matter names them as
+ * their folder are published this way (the extension requires the URI's last segment to equal
+ * `name`); the others are still served by the tools.
+ */
+
+export interface SkillEntry {
+  uri: string;
+  frontmatter: Record<string, unknown>;
+  resources: { uri: string; digest: string; size: number }[];
+}
+
+export const skillUri = (name: string, path = "SKILL.md") => `skill://${name}/${path}`;
+
+export function publishable(skill: Skill): boolean {
+  return skill.label === skill.name;
+}
+
+export function skillEntry(skill: Skill): SkillEntry {
+  const opened = openInside(skill.realDir, "SKILL.md");
+  let text: string;
+  try {
+    const buffer = Buffer.alloc(Math.min(opened.size, 1024 * 1024));
+    readSync(opened.fd, buffer, 0, buffer.length, 0);
+    text = buffer.toString("utf8");
+  } finally {
+    closeSync(opened.fd);
+  }
+  const frontmatter = { ...readFrontMatter(text).data, name: skill.name, description: skill.description };
+  const digest = digestSkill(skill.realDir);
+  return {
+    uri: skillUri(skill.name),
+    frontmatter,
+    resources: digest.files.map((file) => ({
+      uri: skillUri(skill.name, file.path),
+      digest: `sha256:${file.sha256}`,
+      size: file.size,
+    })),
+  };
+}
+
+/** `skill://<name>/<path>` → its parts; anything else is not one of ours. */
+export function parseSkillUri(uri: string): { name: string; path: string } {
+  const match = /^skill:\/\/([^/]+)\/(.+)$/.exec(uri);
+  if (!match) throw notFound(`${uri.slice(0, 200)} is not a skill:// resource of this server`);
+  return { name: decodeURIComponent(match[1] as string), path: decodeURIComponent(match[2] as string) };
+}
+
+export function publishedSkill(catalog: SkillCatalog, name: string): Skill {
+  const skill = catalog.skills.find((s) => s.name === name && publishable(s));
+  if (!skill) throw notFound(`no published skill named ${JSON.stringify(name.slice(0, 80))}`);
+  return skill;
+}
+
+const MIME: Record<string, string> = {
+  ".md": "text/markdown",
+  ".json": "application/json",
+  ".py": "text/x-python",
+  ".sh": "text/x-shellscript",
+};
+
+/** One file's whole content, through the same path checks as skill_read. */
+export function readSkillResource(
+  skill: Skill,
+  path: string,
+): { mimeType: string; text?: string; blob?: string } {
+  const opened = openInside(skill.realDir, path);
+  try {
+    if (opened.size > DIGEST_BYTES_LIMIT) throw notFound(`${path} is larger than the extension's 16 MiB`);
+    const buffer = Buffer.alloc(opened.size);
+    readSync(opened.fd, buffer, 0, opened.size, 0);
+    const { binary } = sniff(opened.fd, opened.size);
+    const mimeType =
+      MIME[extname(path).toLowerCase()] ?? (binary ? "application/octet-stream" : "text/plain");
+    return binary
+      ? { mimeType, blob: buffer.toString("base64") }
+      : { mimeType, text: buffer.toString("utf8") };
+  } finally {
+    closeSync(opened.fd);
+  }
+}

@@ -1,0 +1,242 @@
+import { createHash } from "node:crypto";
+import { closeSync, lstatSync, readdirSync, readSync, realpathSync, statSync } from "node:fs";
+import { extname, join } from "node:path";
+import { isInside, openInside } from "./paths.js";
+
+/** What a skill folder holds, as its index shows it: bounded in depth and count, noise skipped. */
+export interface SkillFile {
+  path: string;
+  size: number;
+  binary: boolean;
+  /** Under scripts/ with an interpreter cairn can tell (shebang or extension): `skill_run` runs it. */
+  runnable: boolean;
+  /** A symlink resolving outside the skill: listed so nothing is hidden, never read. */
+  external?: boolean;
+}
+
+export const INDEX_LIMIT = 200;
+const MAX_DEPTH = 6;
+/** The MCP Skills extension's bounds for one skill. */
+export const DIGEST_FILE_LIMIT = 512;
+export const DIGEST_BYTES_LIMIT = 16 * 1024 * 1024;
+const NOISE = new Set(["node_modules", "__pycache__", ".git", ".DS_Store", ".venv", "target"]);
+
+const isNoise = (name: string) =>
+  NOISE.has(name) || name.startsWith(".") || name.endsWith("~") || name.endsWith(".swp");
+
+/** Interpreters by extension, for scripts without a shebang (most real ones). */
+export const INTERPRETERS: Readonly<Record<string, readonly string[]>> = {
+  ".py": ["python3"],
+  ".sh": ["bash"],
+  ".bash": ["bash"],
+  ".js": [process.execPath],
+  ".mjs": [process.execPath],
+  ".cjs": [process.execPath],
+  ".rb": ["ruby"],
+  ".pl": ["perl"],
+  ".php": ["php"],
+};
+
+/** A file's first bytes: NUL or invalid UTF-8 means binary. */
+export function sniff(fd: number, size: number): { binary: boolean; head: string } {
+  const length = Math.min(size, 8_192);
+  const buffer = Buffer.alloc(length);
+  const read = readSync(fd, buffer, 0, length, 0);
+  const head = buffer.subarray(0, read);
+  if (head.includes(0)) return { binary: true, head: "" };
+  try {
+    // A multi-byte character cut at the window's end is not a reason to call it binary.
+    const text = new TextDecoder("utf-8", { fatal: true }).decode(head.subarray(0, trimToBoundary(head)));
+    return { binary: false, head: text };
+  } catch {
+    return { binary: true, head: "" };
+  }
+}
+
+/** Bytes of `buffer` up to its last complete UTF-8 character. */
+export function trimToBoundary(buffer: Buffer): number {
+  let end = buffer.length;
+  let back = 0;
+  while (back < 4 && end - back - 1 >= 0 && ((buffer[end - back - 1] as number) & 0xc0) === 0x80) back++;
+  const lead = end - back - 1;
+  if (lead < 0) return end;
+  const byte = buffer[lead] as number;
+  const width = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
+  if (width > back + 1) end = lead;
+  return end;
+}
+
+export const hasShebang = (head: string) => head.startsWith("#!");
+
+/** Walk the skill folder (real path), depth- and count-bounded, sorted, noise skipped. */
+export function indexFiles(realDir: string, limit = INDEX_LIMIT): { files: SkillFile[]; truncated: boolean } {
+  const files: SkillFile[] = [];
+  let truncated = false;
+  const walk = (dir: string, prefix: string, depth: number) => {
+    let names: string[];
+    try {
+      names = readdirSync(dir).sort();
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      if (isNoise(name)) continue;
+      if (files.length >= limit) {
+        truncated = true;
+        return;
+      }
+      const path = prefix ? `${prefix}/${name}` : name;
+      if (path === "SKILL.md") continue;
+      const full = join(dir, name);
+      let link = false;
+      try {
+        link = lstatSync(full).isSymbolicLink();
+      } catch {
+        continue;
+      }
+      let real = full;
+      if (link) {
+        try {
+          real = realpathSync(full);
+        } catch {
+          continue; // dangling
+        }
+        if (!isInside(realDir, real)) {
+          files.push({ path, size: 0, binary: false, runnable: false, external: true });
+          continue;
+        }
+      }
+      let stats: ReturnType<typeof statSync>;
+      try {
+        stats = statSync(real);
+      } catch {
+        continue;
+      }
+      if (stats.isDirectory()) {
+        // A symlinked folder inside the skill is listed, not walked (no loops).
+        if (!link && depth < MAX_DEPTH) walk(real, path, depth + 1);
+        continue;
+      }
+      if (!stats.isFile()) continue;
+      files.push(describeFile(realDir, path, stats.size));
+    }
+  };
+  walk(realDir, "", 0);
+  return { files, truncated };
+}
+
+function describeFile(realDir: string, path: string, size: number): SkillFile {
+  let binary = false;
+  let head = "";
+  try {
+    const opened = openInside(realDir, path);
+    try {
+      ({ binary, head } = sniff(opened.fd, opened.size));
+    } finally {
+      closeSync(opened.fd);
+    }
+  } catch {
+    return { path, size, binary: false, runnable: false, external: true };
+  }
+  const runnable =
+    path.startsWith("scripts/") &&
+    !binary &&
+    (hasShebang(head) || extname(path).toLowerCase() in INTERPRETERS);
+  return { path, size, binary, runnable };
+}
+
+export interface Digest {
+  /** SHA-256 over every file's path and digest, in path order: changes when any file does. */
+  digest: string;
+  files: { path: string; sha256: string; size: number }[];
+  /** Over the extension's bounds (512 files, 16 MiB): the digest covers what was read. */
+  truncated: boolean;
+}
+
+/** The skill's content digest: SKILL.md and every indexed file (symlinks out excluded). */
+export function digestSkill(realDir: string): Digest {
+  const { files, truncated } = indexFiles(realDir, DIGEST_FILE_LIMIT - 1);
+  const entries = [{ path: "SKILL.md" }, ...files.filter((file) => !file.external)];
+  const out: Digest["files"] = [];
+  let bytes = 0;
+  let cut = truncated;
+  for (const { path } of entries) {
+    let hash: string;
+    let size: number;
+    try {
+      const opened = openInside(realDir, path);
+      try {
+        size = opened.size;
+        if (bytes + size > DIGEST_BYTES_LIMIT) {
+          cut = true;
+          continue;
+        }
+        hash = hashFd(opened.fd);
+      } finally {
+        closeSync(opened.fd);
+      }
+    } catch {
+      continue;
+    }
+    bytes += size;
+    out.push({ path, sha256: hash, size });
+  }
+  const whole = createHash("sha256");
+  for (const file of out) whole.update(`${file.path}\0${file.sha256}\n`);
+  return { digest: `sha256:${whole.digest("hex")}`, files: out, truncated: cut };
+}
+
+function hashFd(fd: number): string {
+  const hash = createHash("sha256");
+  const buffer = Buffer.alloc(64 * 1024);
+  for (let position = 0; ; ) {
+    const read = readSync(fd, buffer, 0, buffer.length, position);
+    if (read === 0) break;
+    hash.update(buffer.subarray(0, read));
+    position += read;
+  }
+  return hash.digest("hex");
+}
+
+export interface Page {
+  size: number;
+  offset: number;
+  binary: boolean;
+  /** The page's text (null for a binary file). */
+  text: string | null;
+  next_offset: number | null;
+  sha256: string;
+}
+
+export const PAGE_BYTES = 64 * 1024;
+
+/** One page of a file in the skill (paths judged by `openInside`), cut on a character boundary. */
+export function readPage(realDir: string, path: string, offset: number, pageBytes = PAGE_BYTES): Page {
+  const opened = openInside(realDir, path);
+  try {
+    const { binary } = sniff(opened.fd, opened.size);
+    const sha256 = hashFd(opened.fd);
+    if (binary) return { size: opened.size, offset: 0, binary, text: null, next_offset: null, sha256 };
+    const start = Math.min(offset, opened.size);
+    const length = Math.min(pageBytes, opened.size - start);
+    const buffer = Buffer.alloc(length);
+    const read = readSync(opened.fd, buffer, 0, length, start);
+    const end = start + read < opened.size ? trimToBoundary(buffer.subarray(0, read)) : read;
+    const text = buffer.subarray(0, end).toString("utf8");
+    const next = start + end < opened.size ? start + end : null;
+    return { size: opened.size, offset: start, binary, text, next_offset: next, sha256 };
+  } finally {
+    closeSync(opened.fd);
+  }
+}
+
+/** Read the head of a regular file for a shebang, opening it through the same checks. */
+export function firstLine(realDir: string, path: string, within: string): string {
+  const opened = openInside(realDir, path, within);
+  try {
+    const { head, binary } = sniff(opened.fd, opened.size);
+    return binary ? "" : (head.split("\n")[0] ?? "");
+  } finally {
+    closeSync(opened.fd);
+  }
+}

@@ -1,0 +1,193 @@
+import { parse as parseYaml } from "yaml";
+
+/**
+ * Front matter of a markdown file (SKILL.md, a slash command), read the lenient way: a real
+ * YAML parser that cannot run code (the `yaml` package, YAML 1.2 core schema, alias bombs
+ * refused), a splitter of our own, one retry that quotes values real files leave unquoted, and
+ * a warning for everything doubtful. Nothing here ever throws: a broken header costs metadata,
+ * never the file.
+ */
+
+export interface FrontMatter {
+  /** The parsed keys, on a null-prototype object (`__proto__` and friends dropped). */
+  data: Record<string, unknown>;
+  /** The text after the header, with `\n` line ends. */
+  body: string;
+  /** A header was found and parsed (possibly on the retry). */
+  present: boolean;
+  warnings: string[];
+}
+
+/** A header this large is not metadata. */
+const MAX_HEADER_BYTES = 64 * 1024;
+const DANGEROUS_KEYS = new Set(["__proto__", "constructor", "prototype"]);
+/** A plain `key: value` line whose value YAML would misread or reject. */
+const SIMPLE_LINE = /^([A-Za-z0-9_-]+):[ \t]+(.+?)\s*$/;
+const NEEDS_QUOTES = /[{}[\]*&#!|>%@`]|: |:$/;
+
+const SIMPLE_KEY_LINE = /^([A-Za-z][A-Za-z0-9_-]*):[ \t]+(.*?)[ \t]*$/;
+/** A plain scalar YAML reads as the very same string: no indicator first, no `: ` or ` #` inside. */
+const PLAIN_STRING = /^[^\s&*!|>'"%@`{}[\],#?:~-](?:(?!: | #)[^\t])*$/;
+const CORE_SPECIAL =
+  /^(?:true|false|null|True|False|Null|TRUE|FALSE|NULL|[-+]?(?:\.inf|\.Inf|\.INF)|\.nan|\.NaN|\.NAN|[-+]?(?:\d[\d_]*)?(?:\.\d*)?(?:[eE][-+]?\d+)?|0x[0-9a-fA-F]+|0o[0-7]+)$/;
+
+/**
+ * Most headers are a few `key: plain text` lines; reading those by hand gives exactly what the
+ * YAML parser would (each value a string) at a fraction of its cost, which matters with
+ * hundreds of skills. Anything else (quotes, lists, blocks, numbers, booleans) goes to the parser.
+ */
+const HINT_KEYS = new Set(["argument-hint", "argument_hint"]);
+
+function simpleHeader(text: string): Record<string, string> | undefined {
+  const out: Record<string, string> = {};
+  for (const line of text.split("\n")) {
+    if (line.trim() === "") continue;
+    const match = SIMPLE_KEY_LINE.exec(line);
+    if (!match) return undefined;
+    const [, key, value] = match as unknown as [string, string, string];
+    // An argument hint is display text (`[pr-number] [priority]`), as Claude Code reads it, not a YAML list.
+    if (HINT_KEYS.has(key) && !/^["'|>]/.test(value) && !(key in out)) {
+      out[key] = value;
+      continue;
+    }
+    if (key in out || !PLAIN_STRING.test(value) || CORE_SPECIAL.test(value) || value.endsWith(":"))
+      return undefined;
+    out[key] = value;
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+function parse(text: string): unknown {
+  return simpleHeader(text) ?? parseYaml(text, { schema: "core", maxAliasCount: 100, prettyErrors: false });
+}
+
+/** Claude Code's own fallback: quote simple values that hold YAML-special characters, then retry. */
+function quoteSimpleValues(text: string): string {
+  return text
+    .split("\n")
+    .map((line) => {
+      const match = SIMPLE_LINE.exec(line);
+      if (!match) return line;
+      const [, key, value] = match as unknown as [string, string, string];
+      if (/^["']/.test(value) || !NEEDS_QUOTES.test(value)) return line;
+      return `${key}: ${JSON.stringify(value)}`;
+    })
+    .join("\n");
+}
+
+function safeCopy(value: Record<string, unknown>): Record<string, unknown> {
+  const out = Object.create(null) as Record<string, unknown>;
+  for (const [key, item] of Object.entries(value)) if (!DANGEROUS_KEYS.has(key)) out[key] = item;
+  return out;
+}
+
+export function readFrontMatter(raw: string): FrontMatter {
+  const warnings: string[] = [];
+  let text = raw;
+  if (text.startsWith("\uFEFF")) {
+    text = text.slice(1);
+    warnings.push("starts with a byte-order mark (stripped)");
+  }
+  if (text.includes("\r\n")) {
+    text = text.replace(/\r\n/g, "\n");
+    warnings.push("has CRLF line ends (read as LF)");
+  }
+  const empty = { data: Object.create(null) as Record<string, unknown>, present: false, warnings };
+  const firstBreak = text.indexOf("\n");
+  const firstLine = (firstBreak === -1 ? text : text.slice(0, firstBreak)).trimEnd();
+  if (firstLine !== "---") {
+    if (/^---\s*\S/.test(firstLine)) {
+      warnings.push(`a header in another language (${JSON.stringify(firstLine.slice(0, 20))}) is never read`);
+    }
+    return { ...empty, body: text };
+  }
+  const rest = text.slice(firstBreak + 1);
+  const close = /^(?:---|\.\.\.)[ \t]*$/m.exec(rest);
+  if (!close) {
+    warnings.push("the front matter is never closed (no `---` line): the whole file is read as the body");
+    return { ...empty, body: text };
+  }
+  const header = rest.slice(0, close.index);
+  const body = rest.slice(close.index + close[0].length).replace(/^\n/, "");
+  if (Buffer.byteLength(header) > MAX_HEADER_BYTES) {
+    warnings.push(`the front matter is over ${MAX_HEADER_BYTES} bytes: ignored`);
+    return { ...empty, body };
+  }
+  let value: unknown;
+  try {
+    value = parse(header);
+  } catch (first) {
+    try {
+      value = parse(quoteSimpleValues(header));
+      warnings.push("the front matter is not valid YAML; read after quoting its plain values");
+    } catch {
+      warnings.push(
+        `the front matter is not valid YAML (${(first as Error).message.split("\n")[0]}): ignored`,
+      );
+      return { ...empty, body };
+    }
+  }
+  if (value === null || value === undefined) {
+    warnings.push("the front matter is empty");
+    return { ...empty, body };
+  }
+  if (typeof value !== "object" || Array.isArray(value)) {
+    warnings.push("the front matter is not a map of keys: ignored");
+    return { ...empty, body };
+  }
+  return { data: safeCopy(value as Record<string, unknown>), body, present: true, warnings };
+}
+
+/** A scalar as text (YAML may give a number, a boolean, or a one-item list for `[x]`). */
+export function asText(value: unknown): string | undefined {
+  if (typeof value === "string") return value;
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  if (Array.isArray(value) && value.every((item) => typeof item !== "object")) return `[${value.join(", ")}]`;
+  return undefined;
+}
+
+/** YAML 1.2 leaves `yes`/`on` as strings; accept the spellings people use for a boolean. */
+export function asBoolean(value: unknown): boolean | undefined {
+  if (typeof value === "boolean") return value;
+  if (typeof value === "string") {
+    const word = value.trim().toLowerCase();
+    if (["true", "yes", "on", "1"].includes(word)) return true;
+    if (["false", "no", "off", "0"].includes(word)) return false;
+  }
+  return undefined;
+}
+
+/** Characters that hide or reorder text (tag characters, bidi controls, zero-width) and controls. */
+const HIDDEN = /[\u{E0000}-\u{E007F}\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/gu;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this strips.
+const CONTROLS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g;
+
+/** One line a model reads as a tool description: whitespace collapsed, hidden characters gone, `<>` escaped. */
+export function cleanDescription(text: string): string {
+  return text
+    .replace(HIDDEN, "")
+    .replace(CONTROLS, "")
+    .replace(/\s+/g, " ")
+    .trim()
+    .replace(/</g, "‹")
+    .replace(/>/g, "›");
+}
+
+/** Hidden characters in a body made visible (`[U+E0041]`), so nothing reaches a model unseen. */
+export function revealHidden(text: string): { text: string; found: number } {
+  let found = 0;
+  const out = text.replace(HIDDEN, (char) => {
+    found++;
+    return `[U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}]`;
+  });
+  return { text: out, found };
+}
+
+/** The first paragraph of a body, as a description of last resort. */
+export function firstParagraph(body: string): string {
+  const paragraph = body
+    .split(/\n\s*\n/)
+    .map((part) => part.replace(/^#+\s*/gm, "").trim())
+    .find((part) => part !== "");
+  return paragraph ?? "";
+}

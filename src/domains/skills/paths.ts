@@ -1,0 +1,104 @@
+import { closeSync, constants, fstatSync, openSync, realpathSync, statSync } from "node:fs";
+import { isAbsolute, join, relative, sep } from "node:path";
+import { notFound, refuse } from "../../kernel/outcome.js";
+
+/**
+ * The one way into a skill's folder. A caller's path is judged as text first, before the disk
+ * is touched (absolute, `..`, NUL, backslashes, drive letters: refused); then it is resolved to
+ * its real path, which must stay inside the skill's real folder with a separator boundary
+ * (`/skills/pdf-evil` is not inside `/skills/pdf`), so a symlink pointing out is caught. The
+ * file is opened without following a last-moment symlink and re-checked by inode, so a swap
+ * between check and open is caught too.
+ */
+
+const refusePath = (reason: string) =>
+  refuse("skill_path", reason, "give a path relative to the skill folder, as its file index lists it");
+
+/** Judge a relative path as text. Returns its `/`-separated segments. */
+export function checkRelativePath(path: string): string[] {
+  if (path.length === 0) throw refusePath("the path is empty");
+  if (path.length > 1_024) throw refusePath("the path is longer than 1024 characters");
+  if (path.includes("\0")) throw refusePath("the path contains a NUL byte");
+  if (path.includes("\\")) throw refusePath("the path contains a backslash; use `/`");
+  if (isAbsolute(path) || /^[A-Za-z]:/.test(path) || path.startsWith("~")) {
+    throw refusePath(`the path ${JSON.stringify(path.slice(0, 80))} is absolute`);
+  }
+  const segments = path.split("/").filter((segment) => segment !== "" && segment !== ".");
+  if (segments.some((segment) => segment === "..")) {
+    throw refusePath(`the path ${JSON.stringify(path.slice(0, 80))} climbs out with \`..\``);
+  }
+  if (segments.length === 0) throw refusePath("the path names the skill folder itself");
+  return segments;
+}
+
+/** `inner` is `outer` or below it, by real path, with a separator boundary. */
+export function isInside(outer: string, inner: string): boolean {
+  const rel = relative(outer, inner);
+  return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel));
+}
+
+export interface OpenedFile {
+  fd: number;
+  real: string;
+  size: number;
+}
+
+/** Open a file of the skill for reading, or refuse. The caller closes `fd`. */
+export function openInside(realDir: string, path: string, within: string = realDir): OpenedFile {
+  const segments = checkRelativePath(path);
+  const joined = join(realDir, ...segments);
+  let real: string;
+  try {
+    real = realpathSync(joined);
+  } catch {
+    throw notFound(
+      `no file ${JSON.stringify(path.slice(0, 200))} in this skill`,
+      "read the skill's file index",
+    );
+  }
+  if (!isInside(within, real) || real === within) {
+    throw refusePath(
+      `${JSON.stringify(path.slice(0, 80))} resolves outside ${within === realDir ? "the skill folder" : "its scripts/ folder"} (a symlink)`,
+    );
+  }
+  let isDirectory: boolean;
+  try {
+    isDirectory = statSync(real).isDirectory();
+  } catch {
+    throw notFound(
+      `no file ${JSON.stringify(path.slice(0, 200))} in this skill`,
+      "read the skill's file index",
+    );
+  }
+  if (isDirectory) {
+    throw refuse(
+      "skill_path",
+      `${JSON.stringify(path.slice(0, 80))} is a folder`,
+      "read one of the files the index lists under it",
+    );
+  }
+  let fd: number;
+  try {
+    fd = openSync(real, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch {
+    throw refusePath(`${JSON.stringify(path.slice(0, 80))} changed while it was opened`);
+  }
+  const opened = fstatSync(fd);
+  let again: string | undefined;
+  try {
+    again = realpathSync(joined);
+  } catch {
+    again = undefined;
+  }
+  let now: ReturnType<typeof statSync> | undefined;
+  try {
+    now = again ? statSync(again) : undefined;
+  } catch {
+    now = undefined;
+  }
+  if (again !== real || !now || now.ino !== opened.ino || now.dev !== opened.dev || !opened.isFile()) {
+    closeSync(fd);
+    throw refusePath(`${JSON.stringify(path.slice(0, 80))} changed while it was opened (a swapped symlink)`);
+  }
+  return { fd, real, size: opened.size };
+}

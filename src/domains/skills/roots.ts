@@ -1,0 +1,105 @@
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import type { Workspace } from "../workspace/discover.js";
+
+/**
+ * Where skills and slash commands are looked for, most specific first. Precedence: the
+ * workspace's own folders beat the project's Claude folders, which beat the machine's cairn home,
+ * which beats the user's Claude folders and then dotagent's. A name found twice is served from
+ * the first root; the others are shadowed, and `skill list` / `command list` (and doctor) name
+ * them — never silently. Running a skill's script needs the operator's digest-bound enabling
+ * anyway, so a repository cannot win a name and run code with it.
+ */
+
+export type Dialect = "claude" | "codex" | "cursor";
+
+export interface Root {
+  /** A short label: where the item came from, as results and warnings show it. */
+  origin: string;
+  path: string;
+  dialect: Dialect;
+  /** Commands only: walk sub-folders (names joined with `:`), or the top level only (Codex). */
+  recursive: boolean;
+}
+
+const home = (env: NodeJS.ProcessEnv) => env.HOME || homedir();
+const cairnHome = (env: NodeJS.ProcessEnv) => resolve(env.CAIRN_HOME || join(home(env), ".config", "cairn"));
+const dotagentHome = (env: NodeJS.ProcessEnv) =>
+  resolve(env.DOTAGENT_HOME || join(home(env), ".config", "dotagent"));
+
+function projectRoots(workspace: Workspace, kind: "skills" | "commands"): Root[] {
+  if (workspace.kind !== "project") return [];
+  return [
+    { origin: `.cairn/${kind}`, path: join(workspace.stateDir, kind), dialect: "claude", recursive: true },
+    {
+      origin: `.claude/${kind}`,
+      path: join(workspace.root, ".claude", kind),
+      dialect: "claude",
+      recursive: true,
+    },
+  ];
+}
+
+export function skillRoots(workspace: Workspace, env: NodeJS.ProcessEnv): Root[] {
+  const roots: Root[] = [
+    ...projectRoots(workspace, "skills"),
+    {
+      origin: "CAIRN_HOME/skills",
+      path: join(cairnHome(env), "skills"),
+      dialect: "claude",
+      recursive: false,
+    },
+    {
+      origin: "~/.claude/skills",
+      path: join(home(env), ".claude", "skills"),
+      dialect: "claude",
+      recursive: false,
+    },
+    {
+      origin: "dotagent skills",
+      path: join(dotagentHome(env), "skills"),
+      dialect: "claude",
+      recursive: false,
+    },
+  ];
+  return dedupe(roots);
+}
+
+export function commandRoots(workspace: Workspace, env: NodeJS.ProcessEnv): Root[] {
+  const codexHome = resolve(env.CODEX_HOME || join(home(env), ".codex"));
+  const roots: Root[] = [
+    ...projectRoots(workspace, "commands"),
+    {
+      origin: "CAIRN_HOME/commands",
+      path: join(cairnHome(env), "commands"),
+      dialect: "claude",
+      recursive: true,
+    },
+    {
+      origin: "~/.claude/commands",
+      path: join(home(env), ".claude", "commands"),
+      dialect: "claude",
+      recursive: true,
+    },
+    { origin: "~/.codex/prompts", path: join(codexHome, "prompts"), dialect: "codex", recursive: false },
+  ];
+  if (workspace.kind === "project") {
+    roots.push({
+      origin: ".cursor/commands",
+      path: join(workspace.root, ".cursor", "commands"),
+      dialect: "cursor",
+      recursive: true,
+    });
+  }
+  return dedupe(roots);
+}
+
+/** The same folder reached twice (a home workspace is also CAIRN_HOME) is read once, first place wins. */
+function dedupe(roots: Root[]): Root[] {
+  const seen = new Set<string>();
+  return roots.filter((root) => {
+    if (seen.has(root.path)) return false;
+    seen.add(root.path);
+    return true;
+  });
+}

@@ -1,0 +1,139 @@
+import { realpathSync } from "node:fs";
+import { basename, extname, join } from "node:path";
+import { Capture } from "../../kernel/capture.js";
+import { childEnv, runChild } from "../../kernel/child.js";
+import { notFound, refuse } from "../../kernel/outcome.js";
+import type { Skill } from "./discover.js";
+import { digestSkill, firstLine, INTERPRETERS } from "./files.js";
+import { checkRelativePath, isInside } from "./paths.js";
+
+/**
+ * Running a skill's script: only files under its `scripts/` folder (by real path), only for a
+ * skill the operator enabled at the digest it has now, as argv (never a shell), with the
+ * interpreter its shebang names or else its extension (most real skill scripts have no shebang,
+ * and some are executable without one: spawning those directly would hand them to /bin/sh).
+ */
+
+export const OUTPUT_CAP_BYTES = 16 * 1024;
+const MAX_ARGS = 64;
+const MAX_ARG_BYTES = 8 * 1024;
+
+const refuseRun = (reason: string, next: string) => refuse("skill_run", reason, next);
+
+export function checkArgs(args: readonly string[]): void {
+  if (args.length > MAX_ARGS)
+    throw refuseRun(`${args.length} arguments (at most ${MAX_ARGS})`, "pass fewer arguments");
+  for (const arg of args) {
+    if (arg.includes("\0")) throw refuseRun("an argument contains a NUL byte", "remove it");
+    if (Buffer.byteLength(arg) > MAX_ARG_BYTES) {
+      throw refuseRun(
+        `an argument is over ${MAX_ARG_BYTES} bytes`,
+        "pass large input in a file the script reads",
+      );
+    }
+  }
+}
+
+/** The skill's enabling, checked against its digest now. */
+export function checkEnabled(skill: Skill, enabled: Record<string, string>): string {
+  const approved = enabled[skill.name];
+  const { digest } = digestSkill(skill.realDir);
+  if (approved === undefined) {
+    throw refuseRun(
+      `this machine's configuration (CAIRN_HOME/cairn.toml) does not enable skill ${skill.name} for running scripts`,
+      `the operator reviews ${skill.realDir} and adds the line \`cairn skill digest ${skill.name}\` prints under [skills.run] in the machine's cairn.toml (CAIRN_HOME)`,
+    );
+  }
+  if (approved !== digest) {
+    throw refuseRun(
+      `skill ${skill.name} changed since the operator enabled it (enabled ${approved.slice(0, 19)}…, now ${digest.slice(0, 19)}…)`,
+      `the operator reviews the change and updates [skills.run] with \`cairn skill digest ${skill.name}\``,
+    );
+  }
+  return digest;
+}
+
+/** The script's real path and the argv that runs it. */
+export function commandFor(skill: Skill, script: string): { real: string; argv: string[] } {
+  const segments = checkRelativePath(script);
+  if (segments[0] !== "scripts" || segments.length < 2) {
+    throw refuseRun(
+      `${JSON.stringify(script.slice(0, 80))} is not under scripts/`,
+      "only files under the skill's scripts/ folder run; read others with skill_read",
+    );
+  }
+  let scriptsDir: string;
+  try {
+    scriptsDir = realpathSync(join(skill.realDir, "scripts"));
+  } catch {
+    throw notFound(`skill ${skill.name} has no scripts/ folder`, "its file index lists what it holds");
+  }
+  if (!isInside(skill.realDir, scriptsDir)) {
+    throw refuseRun(
+      "the skill's scripts/ folder is a link outside the skill",
+      "the operator fixes the skill folder",
+    );
+  }
+  const head = firstLine(skill.realDir, segments.join("/"), scriptsDir);
+  const real = realpathSync(join(skill.realDir, ...segments));
+  let interpreter: string[] | undefined;
+  if (head.startsWith("#!")) {
+    // A CRLF shebang would ask for `python3\r`.
+    let words = head.slice(2).replace(/\r$/, "").trim().split(/\s+/).filter(Boolean);
+    if (words[0] && basename(words[0]) === "env") {
+      words = words.slice(1);
+      if (words[0] === "-S") words = words.slice(1);
+    }
+    if (words.length > 0) interpreter = words;
+  }
+  interpreter ??= INTERPRETERS[extname(real).toLowerCase()]
+    ? [...(INTERPRETERS[extname(real).toLowerCase()] as string[])]
+    : undefined;
+  if (!interpreter) {
+    throw refuseRun(
+      `${script} has no shebang and no extension cairn knows (.py .sh .js .rb .pl .php)`,
+      "the skill's author adds a shebang line",
+    );
+  }
+  return { real, argv: [...interpreter, real] };
+}
+
+export interface ScriptRun {
+  argv: string[];
+  exit_code: number | null;
+  timed_out: boolean;
+  error: string | null;
+  duration_ms: number;
+  stdout: string;
+  stderr: string;
+  stdout_bytes: number;
+  stderr_bytes: number;
+}
+
+export async function runScript(
+  skill: Skill,
+  argv: readonly string[],
+  options: { timeoutMs: number; signal?: AbortSignal; env: NodeJS.ProcessEnv },
+): Promise<ScriptRun> {
+  const out = new Capture(OUTPUT_CAP_BYTES);
+  const err = new Capture(OUTPUT_CAP_BYTES);
+  const result = await runChild({
+    argv,
+    cwd: skill.realDir,
+    env: childEnv(options.env, { SKILL_NAME: skill.name, SKILL_DIR: skill.realDir }),
+    timeoutMs: options.timeoutMs,
+    signal: options.signal,
+    onOutput: (chunk, stream) => (stream === "stdout" ? out : err).add(chunk),
+  });
+  return {
+    argv: [...argv],
+    exit_code: result.exitCode,
+    timed_out: result.timedOut,
+    error: result.error,
+    duration_ms: result.durationMs,
+    stdout: out.text(),
+    stderr: err.text(),
+    stdout_bytes: out.total,
+    stderr_bytes: err.total,
+  };
+}

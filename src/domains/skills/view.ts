@@ -1,0 +1,97 @@
+import { READ_BYTES, type Skill } from "./discover.js";
+import { indexFiles, type SkillFile, trimToBoundary } from "./files.js";
+import { revealHidden } from "./frontmatter.js";
+
+/** What loading a skill returns: its body (capped), where it lives, and the files beside it. */
+export interface SkillView {
+  name: string;
+  origin: string;
+  dir: string;
+  description: string;
+  body: string;
+  body_truncated: boolean;
+  /** How to read past the cap, when there is more. */
+  continue_with: string | null;
+  /** `!` shell lines and `@file` references stay text: nothing was run or attached. */
+  inert: string[];
+  files: SkillFile[];
+  files_truncated: boolean;
+  warnings: string[];
+}
+
+export const BODY_CAP_BYTES = 32 * 1024;
+
+const SHELL_LINE = /(^|\s)!`[^`]*`|^```!/m;
+const AT_FILE = /(^|\s)@[\w./-]+\.\w+/m;
+
+export function skillView(skill: Skill, projectDir: string, cap = BODY_CAP_BYTES): SkillView {
+  // Claude Code's variables for a skill's own folder and the project, which cairn knows too.
+  const substituted = skill.body
+    .replaceAll(`$\{CLAUDE_SKILL_DIR}`, skill.realDir)
+    .replaceAll(`$\{CLAUDE_PROJECT_DIR}`, projectDir);
+  const { text, found } = revealHidden(substituted);
+  const warnings = [...skill.warnings];
+  if (found > 0) warnings.push(`${found} hidden character(s) in the body are shown as [U+XXXX]`);
+  const bytes = Buffer.from(text, "utf8");
+  const truncated = bytes.length > cap || skill.bodyBytes > READ_BYTES;
+  const shown =
+    bytes.length > cap ? bytes.subarray(0, trimToBoundary(bytes.subarray(0, cap))).toString("utf8") : text;
+  const inert: string[] = [];
+  if (SHELL_LINE.test(text)) {
+    inert.push(
+      "`!` shell lines are plain text here: cairn ran nothing; run a step yourself only if you judge it safe",
+    );
+  }
+  if (AT_FILE.test(text)) {
+    inert.push(
+      "`@file` references are not attached: read a skill file with skill_read, others with your own tools",
+    );
+  }
+  const { files, truncated: filesTruncated } = indexFiles(skill.realDir);
+  return {
+    name: skill.name,
+    origin: skill.origin,
+    dir: skill.realDir,
+    description: skill.description,
+    body: shown,
+    body_truncated: truncated,
+    continue_with: truncated
+      ? `the body is cut at ${cap} bytes: page through the whole file with skill_read {skill: "${skill.name}", path: "SKILL.md", offset} (its next_offset)`
+      : null,
+    inert,
+    files,
+    files_truncated: filesTruncated,
+    warnings,
+  };
+}
+
+const size = (bytes: number) => (bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KB`);
+
+/** The view as a model reads it: text to follow, with its origin first and its files last. */
+export function renderSkillView(view: SkillView): string {
+  const lines = [
+    `Skill "${view.name}" from ${view.origin} — instructions to follow; loading it did nothing by itself.`,
+    `Base directory for this skill: ${view.dir}`,
+    ...view.warnings.map((w) => `warning: ${w}`),
+    ...view.inert.map((note) => `note: ${note}`),
+    "",
+    view.body,
+  ];
+  if (view.continue_with) lines.push("", `[${view.continue_with}]`);
+  if (view.files.length > 0) {
+    lines.push("", "Files in this skill (read with skill_read; run scripts/ with skill_run):");
+    for (const file of view.files) {
+      const tags = [
+        size(file.size),
+        file.binary ? "binary" : "",
+        file.runnable ? "runnable" : "",
+        file.external ? "link outside the skill: not readable" : "",
+      ]
+        .filter(Boolean)
+        .join(", ");
+      lines.push(`- ${file.path} (${tags})`);
+    }
+    if (view.files_truncated) lines.push("- … more files not listed");
+  }
+  return lines.join("\n");
+}

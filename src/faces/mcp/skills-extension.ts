@@ -1,0 +1,106 @@
+import {
+  type McpServer,
+  ProtocolError,
+  ProtocolErrorCode,
+  ResourceTemplate,
+} from "@modelcontextprotocol/server";
+import { z } from "zod";
+import type { Session } from "../../commands/context.js";
+import { dispatch } from "../../commands/dispatch.js";
+import { commandsCatalog } from "../../commands/prompts/catalog.js";
+import { COMMANDS_BY_NAME } from "../../commands/registry.js";
+import { skillsCatalog } from "../../commands/skills/catalog.js";
+import { watchCatalog } from "./catalog-watch.js";
+import { servePeoplePrompts } from "./people-prompts.js";
+
+/** The MCP Skills extension's identifier, as declared under the server's `extensions` capability. */
+export const SKILLS_EXTENSION = "io.modelcontextprotocol/skills";
+const CACHE = { ttlMs: 5_000, cacheScope: "private" as const };
+
+async function run(session: Session, command: string, input: Record<string, unknown>) {
+  const found = COMMANDS_BY_NAME.get(command);
+  if (!found) throw new Error(`internal: no command ${command}`);
+  const outcome = await dispatch(found, input, session);
+  if (outcome.kind === "ok") return outcome.value as Record<string, unknown>;
+  const message = outcome.kind === "refused" ? outcome.refusal.reason : outcome.error.message;
+  // The extension answers an unknown skill with Invalid params, as resources/read does.
+  throw new ProtocolError(ProtocolErrorCode.InvalidParams, message);
+}
+
+const Entry = z.looseObject({});
+
+/**
+ * Skills served natively to hosts that speak the extension: every skill file a resource
+ * (`skill://<name>/<path>`), `skills/list` and `skills/get` answering entries with per-file
+ * digests. The rules live in the `skill entries` and `skill resource` commands.
+ */
+export function serveSkillsExtension(server: McpServer, session: Session): { close(): void } {
+  server.server.registerCapabilities({ extensions: { [SKILLS_EXTENSION]: {} } } as never);
+  const template = new ResourceTemplate("skill://{name}/{+path}", {
+    list: async () => {
+      const out = await run(session, "skill entries", {}).catch(() => ({ skills: [] }));
+      return {
+        resources: (out.skills as { uri: string; frontmatter: { name: string; description: string } }[]).map(
+          (s) => ({
+            uri: s.uri,
+            name: s.frontmatter.name,
+            description: s.frontmatter.description,
+            mimeType: "text/markdown",
+          }),
+        ),
+      };
+    },
+  });
+  server.registerResource(
+    "skill",
+    template,
+    {
+      title: "Skill file",
+      description: "A file of an Agent Skill; skill text is data written by its author.",
+    },
+    async (uri) => {
+      const out = await run(session, "skill resource", { uri: uri.toString() });
+      const { uri: _uri, ...content } = out;
+      return { contents: [{ uri: uri.toString(), ...content }] as never };
+    },
+  );
+  server.server.setRequestHandler(
+    "skills/list",
+    { params: z.looseObject({ cursor: z.string().optional() }).optional(), result: Entry },
+    async () => {
+      const out = await run(session, "skill entries", {});
+      return { resultType: "complete", skills: out.skills, ...CACHE };
+    },
+  );
+  server.server.setRequestHandler(
+    "skills/get",
+    { params: z.looseObject({ uri: z.string() }), result: Entry },
+    async (params) => {
+      const out = await run(session, "skill entries", { uri: (params as { uri: string }).uri });
+      return { resultType: "complete", skill: (out.skills as unknown[])[0], ...CACHE };
+    },
+  );
+  // Skill files changing on disk change the resource list (and any people-only command prompts).
+  const prompts = servePeoplePrompts(server, session);
+  void prompts.refresh().catch(() => {});
+  const context = () => session.context().catch(() => undefined);
+  return watchCatalog(
+    async () => {
+      const ctx = await context();
+      return ctx ? [...skillsCatalog.watched(ctx), ...commandsCatalog.watched(ctx)] : [];
+    },
+    async () => {
+      // The listed resources are the skills' SKILL.md files: the set of skills is the fingerprint.
+      const entries = await run(session, "skill list", {}).catch((error: Error) => ({
+        error: error.message,
+      }));
+      const commands = await run(session, "command list", {}).catch(() => ({}));
+      return JSON.stringify([entries, commands]);
+    },
+    () => {
+      if (!server.isConnected()) return;
+      server.sendResourceListChanged();
+      void prompts.refresh().catch(() => {});
+    },
+  );
+}

@@ -1,0 +1,90 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { callTool, connectMcp } from "../helpers/mcp.js";
+import { addAgent, cairn, initWorkspace } from "../helpers/workspace.js";
+
+let ws: { dir: string; cleanup: () => void };
+beforeAll(() => {
+  ws = initWorkspace();
+});
+afterAll(() => ws.cleanup());
+
+const auditPath = () => join(ws.dir, ".cairn", "audit.jsonl");
+const lines = () => readFileSync(auditPath(), "utf8").trimEnd().split("\n");
+
+describe("audit log through the faces", () => {
+  it("8 servers appending at once leave one valid chain with every line", async () => {
+    const reader = addAgent(ws.dir, "reader", "reviewer", ["--grant", "ro"]);
+    const writers = Array.from({ length: 4 }, (_, i) => addAgent(ws.dir, `writer${i}`, "builder"));
+    const servers = await Promise.all([
+      // Refused writes are audited without touching the store: pure contention on the log.
+      ...Array.from({ length: 4 }, () => connectMcp(ws.dir, { env: { CAIRN_AGENT: reader.token } })),
+      ...writers.map((w) => connectMcp(ws.dir, { env: { CAIRN_AGENT: w.token } })),
+    ]);
+    const PER_SERVER = 15;
+    try {
+      await Promise.all(
+        servers.flatMap((server, s) =>
+          Array.from({ length: PER_SERVER }, (_, i) =>
+            callTool(server, "add_task", { title: `server ${s} task ${i}` }),
+          ),
+        ),
+      );
+    } finally {
+      await Promise.all(servers.map((s) => s.close()));
+    }
+    const verify = cairn(ws.dir, ["audit", "verify", "--json"]);
+    expect(verify.code, verify.stderr).toBe(0);
+    const counted = (verify.json as { entries: number }).entries;
+    // Five `agent add` calls plus every tool call, none lost.
+    expect(counted).toBe(5 + servers.length * PER_SERVER);
+    const outcomes = lines()
+      .map((line) => JSON.parse(line) as { event: string; data: { command?: string; outcome?: string } })
+      .filter((e) => e.data.command === "task add");
+    expect(outcomes.filter((e) => e.data.outcome === "refused")).toHaveLength(4 * PER_SERVER);
+    expect(outcomes.filter((e) => e.data.outcome === "ok")).toHaveLength(4 * PER_SERVER);
+  }, 60_000);
+
+  it("shortcut runs are audited with their exit code; reads are not audited", () => {
+    const count = lines().length;
+    cairn(ws.dir, ["task", "list"]);
+    expect(lines()).toHaveLength(count);
+    cairn(ws.dir, [
+      "shortcut",
+      "add",
+      "hello",
+      "--argv",
+      process.execPath,
+      "--argv",
+      "-e",
+      "--argv",
+      "process.exit(3)",
+      "--effect",
+      "read",
+    ]);
+    cairn(ws.dir, ["shortcut", "run", "hello"]);
+    const last = JSON.parse(lines().at(-1) as string);
+    expect(last).toMatchObject({
+      event: "command",
+      data: { command: "shortcut run", exit_code: 3, outcome: "ok" },
+    });
+    const tail = cairn(ws.dir, ["audit", "tail", "--lines", "2", "--json"]);
+    expect(
+      (tail.json as { entries: { data: { command: string } }[] }).entries.map((e) => e.data.command),
+    ).toEqual(["shortcut add", "shortcut run"]);
+  });
+
+  it("`audit verify` exits non-zero naming the first edited line", () => {
+    const original = readFileSync(auditPath(), "utf8");
+    const all = original.trimEnd().split("\n");
+    const target = 7;
+    all[target - 1] = (all[target - 1] as string).replace('"ts":"20', '"ts":"21');
+    writeFileSync(auditPath(), `${all.join("\n")}\n`);
+    const broken = cairn(ws.dir, ["audit", "verify"]);
+    expect(broken.code).toBe(5);
+    expect(broken.stderr).toContain(`audit.jsonl line ${target}`);
+    writeFileSync(auditPath(), original);
+    expect(cairn(ws.dir, ["audit", "verify"]).code).toBe(0);
+  });
+});

@@ -1,0 +1,167 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { callTool, connectMcp, type McpHandle } from "../helpers/mcp.js";
+import { writeTree } from "../helpers/skills.js";
+import { cairn, initWorkspace } from "../helpers/workspace.js";
+
+let ws: { dir: string; cleanup: () => void };
+let env: Record<string, string>;
+let mcp: McpHandle;
+
+const OS_TOML = `[os]
+enabled = true
+allow = ["ls", "git status", "git log", "env", "sh", "rm", "echo", "python3", "false"]
+deny = ["git log"]
+
+[[os.tool]]
+bin = "git"
+args = ["status"]
+description = "Show the working tree status of the project repository (read-only)."
+`;
+
+beforeAll(async () => {
+  ws = initWorkspace();
+  env = {
+    HOME: join(ws.dir, "home"),
+    CAIRN_HOME: join(ws.dir, "cairn-home"),
+    CODEX_HOME: join(ws.dir, "codex"),
+  };
+  mkdirSync(env.CAIRN_HOME as string, { recursive: true });
+  writeTree(ws.dir, {
+    ".claude/commands/review.md":
+      "---\ndescription: Review a pull request\nargument-hint: [pr] [priority]\n---\nReview PR $0 at priority $1 ($ARGUMENTS).\n!`gh pr diff $0`\n",
+    ".claude/commands/git/commit.md": "Write a commit message for the staged changes.\n",
+    ".claude/commands/deploy.md":
+      "---\ndescription: Deploy to production\ndisable-model-invocation: true\n---\nDeploy now.\n",
+    ".cursor/commands/explain.md": "Explain $ARGUMENTS simply.\n",
+    "codex/prompts/fix.md": "---\ndescription: Fix an issue\n---\nFix issue $1 in $2.\n",
+    "home/.claude/commands/review.md": "A shadowed user copy\n",
+  });
+  mcp = await connectMcp(ws.dir, { env });
+});
+afterAll(async () => {
+  await mcp.close();
+  ws.cleanup();
+});
+
+const structured = (result: Awaited<ReturnType<typeof callTool>>) =>
+  result.structuredContent as Record<string, unknown>;
+const refusalOf = async (name: string, args: Record<string, unknown>) =>
+  structured(await callTool(mcp, name, args)).refused as
+    | { policy: string; reason: string; next: string }
+    | undefined;
+
+describe("slash commands through cairn mcp", () => {
+  it("command_list names them from their paths, marks people-only ones and reports shadowing", async () => {
+    const out = structured(await callTool(mcp, "command_list"));
+    const commands = out.commands as { name: string; dialect: string; model_invocable: boolean }[];
+    expect(commands.map((c) => c.name).sort()).toEqual(["deploy", "explain", "fix", "git:commit", "review"]);
+    expect(commands.find((c) => c.name === "fix")?.dialect).toBe("codex");
+    expect(commands.find((c) => c.name === "explain")?.dialect).toBe("cursor");
+    expect(commands.find((c) => c.name === "deploy")?.model_invocable).toBe(false);
+    expect(out.shadowed).toEqual([expect.objectContaining({ name: "review", origin: "~/.claude/commands" })]);
+  });
+
+  it("command_get fills arguments in each origin's dialect and says `!` stayed inert", async () => {
+    const review = await callTool(mcp, "command_get", { name: "review", args: "456 high" });
+    expect(structured(review).text).toBe("Review PR 456 at priority high (456 high).\n!`gh pr diff 456`\n");
+    expect((review.content as { text: string }[])[0]?.text).toContain(
+      "[note: `!` shell lines are plain text",
+    );
+    expect(structured(await callTool(mcp, "command_get", { name: "fix", args: "12 src/a.ts" })).text).toBe(
+      "Fix issue 12 in src/a.ts.\n",
+    );
+    expect(structured(await callTool(mcp, "command_get", { name: "explain", args: "closures" })).text).toBe(
+      "Explain $ARGUMENTS simply.\n\nARGUMENTS: closures",
+    );
+    expect(structured(await callTool(mcp, "command_get", { name: "git/commit", args: "" })).name).toBe(
+      "git:commit",
+    );
+    expect((await refusalOf("command_get", { name: "deploy", args: "" }))?.policy).toBe("command");
+    // A people-only command is an MCP prompt instead.
+    const prompts = (await mcp.client.listPrompts()).prompts.map((p) => p.name);
+    expect(prompts).toContain("cmd-deploy");
+    expect(prompts).not.toContain("cmd-review");
+    const prompt = await mcp.client.getPrompt({ name: "cmd-deploy", arguments: { args: "" } });
+    expect((prompt.messages[0]?.content as { text?: string } | undefined)?.text).toBe("Deploy now.\n");
+  });
+});
+
+describe("OS tools through cairn mcp", () => {
+  it("are absent while [os] is off, and appear (with the pinned tool) once the machine enables them", async () => {
+    const before = (await mcp.client.listTools()).tools.map((t) => t.name);
+    expect(before.filter((n) => n.startsWith("os"))).toEqual([]);
+    const changed = new Promise<void>((resolve) =>
+      mcp.client.setNotificationHandler("notifications/tools/list_changed", () => resolve()),
+    );
+    writeFileSync(join(env.CAIRN_HOME as string, "cairn.toml"), OS_TOML);
+    await changed;
+    const after = (await mcp.client.listTools()).tools.map((t) => t.name);
+    expect(after).toEqual(expect.arrayContaining(["os_list", "os_run", "os-git-status"]));
+    const listed = structured(await callTool(mcp, "os_list"));
+    expect(listed).toMatchObject({ active: true, allow: expect.arrayContaining(["git status"]) });
+  });
+
+  it("runs an allowed binary as argv and caps its output at 8 KB with a note", async () => {
+    const echo = structured(await callTool(mcp, "os_run", { bin: "echo", args: ["$(id)", "; ls", "*"] }));
+    expect(echo.stdout).toBe("$(id) ; ls *\n");
+    const failed = await callTool(mcp, "os_run", { bin: "false" });
+    expect(structured(failed).exit_code).toBe(1);
+    expect((failed.content as { text: string }[])[0]?.text).toContain("exited 1");
+    const long = structured(
+      await callTool(mcp, "os_run", { bin: "echo", args: Array(8).fill("x".repeat(4_000)) }),
+    );
+    expect(Buffer.byteLength(String(long.stdout))).toBeLessThan(8_100);
+    expect(String(long.stdout)).toMatch(/… truncated at \d+ bytes \(of \d+\)\.$/);
+    const pinned = await callTool(mcp, "os-git-status", { args: ["--short"] });
+    expect(structured(pinned).argv).toEqual([expect.stringMatching(/\/git$/), "status", "--short"]);
+  });
+
+  it("refuses in order: not bare, deny, not allowed, confirm — naming the machine's configuration", async () => {
+    const config = join(env.CAIRN_HOME as string, "cairn.toml");
+    const sh = await refusalOf("os_run", { bin: "sh", args: ["-c", "id"] });
+    expect(sh?.reason).toContain("`sh` needs a person's confirmation");
+    expect(sh?.reason).toContain(config);
+    expect(sh?.next).toContain("os_list");
+    expect((await refusalOf("os_run", { bin: "env", args: ["rm", "-rf", "/"] }))?.reason).toContain(
+      "`env` needs a person",
+    );
+    expect((await refusalOf("os_run", { bin: "../bin/ls", args: [] }))?.reason).toContain("not a bare name");
+    expect((await refusalOf("os_run", { bin: "git", args: ["log"] }))?.reason).toContain("deny list");
+    expect((await refusalOf("os_run", { bin: "git", args: ["push"] }))?.reason).toContain("allowed only as");
+    expect((await refusalOf("os_run", { bin: "python3", args: ["-Bc", "print(1)"] }))?.reason).toContain(
+      "runs code",
+    );
+    expect((await refusalOf("os_run", { bin: "rm", args: ["-rf", "x"] }))?.reason).toContain(
+      "`rm` needs a person",
+    );
+    // The pinned tool can only append: `git status` then the caller's words, still checked.
+    const audit = cairn(ws.dir, ["audit", "tail", "--lines", "40", "--json"], { env }).json as {
+      entries: { event: string; severity: string; data: Record<string, unknown> }[];
+    };
+    const refusals = audit.entries.filter((e) => e.event === "os_refused");
+    expect(refusals.map((e) => e.data.rule)).toEqual([
+      "confirm",
+      "confirm",
+      "not_bare",
+      "deny",
+      "not_allowed",
+      "confirm",
+      "confirm",
+    ]);
+    const runs = audit.entries.filter((e) => e.event === "os_run");
+    expect(runs.every((e) => e.severity === "critical")).toBe(true);
+    expect(runs[0]?.data.argv).toEqual([expect.stringMatching(/\/echo$/), "$(id)", "; ls", "*"]);
+    expect(cairn(ws.dir, ["audit", "verify"], { env }).code).toBe(0);
+  });
+
+  it("skill doctor names what is shadowed, with both files", () => {
+    const doctor = cairn(ws.dir, ["skill", "doctor", "--json"], { env }).json as {
+      findings: { kind: string; file: string; message: string }[];
+    };
+    expect(doctor.findings).toContainEqual(
+      expect.objectContaining({ kind: "shadowed", file: join(ws.dir, "home/.claude/commands/review.md") }),
+    );
+  });
+});

@@ -1,0 +1,232 @@
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { callTool, connectMcp, type McpHandle } from "../helpers/mcp.js";
+import { writeSkillFixture } from "../helpers/skills.js";
+import { cairn, initWorkspace } from "../helpers/workspace.js";
+
+let ws: { dir: string; cleanup: () => void };
+let env: Record<string, string>;
+let mcp: McpHandle;
+const machineToml = () => join(env.CAIRN_HOME as string, "cairn.toml");
+
+beforeAll(async () => {
+  ws = initWorkspace();
+  env = { HOME: join(ws.dir, "home"), CAIRN_HOME: join(ws.dir, "cairn-home") };
+  mkdirSync(env.CAIRN_HOME as string, { recursive: true });
+  writeSkillFixture(ws.dir, env.HOME as string);
+  mcp = await connectMcp(ws.dir, { env });
+});
+afterAll(async () => {
+  await mcp.close();
+  ws.cleanup();
+});
+
+const structured = (result: Awaited<ReturnType<typeof callTool>>) =>
+  result.structuredContent as Record<string, unknown>;
+const textOf = (result: Awaited<ReturnType<typeof callTool>>) =>
+  (result.content as { type: string; text: string }[]).map((c) => c.text).join("\n");
+
+/** Wait for the server's next tools/list_changed. */
+function nextListChange(handle: McpHandle): Promise<void> {
+  return new Promise((resolve) =>
+    handle.client.setNotificationHandler("notifications/tools/list_changed", () => resolve()),
+  );
+}
+
+describe("skills through cairn mcp", () => {
+  it("lists one tool per model-invocable skill plus the generic ones; no skill_run or os tools yet", async () => {
+    const { tools } = await mcp.client.listTools();
+    const names = tools.map((t) => t.name);
+    expect(names).toEqual(
+      expect.arrayContaining(["skill-pdf", "skill-shadowed", "skill-personal", "skill-crlf"]),
+    );
+    expect(names).toEqual(expect.arrayContaining(["skill_list", "skill_get", "skill_read"]));
+    expect(names).not.toContain("skill-hidden");
+    expect(names).not.toContain("skill-secret-link");
+    expect(names).not.toContain("skill_run");
+    expect(names.filter((n) => n.startsWith("os"))).toEqual([]);
+    for (const name of names) expect(`mcp__cairn__${name}`.length).toBeLessThanOrEqual(64);
+    // The model-visible cost of a skill tool is its description plus at most 40 tokens.
+    for (const tool of tools.filter((t) => t.name.startsWith("skill-"))) {
+      const own =
+        tool.description?.replace(/ Loading returns text to follow, not an action done\.$/, "") ?? "";
+      // As a model sees it: name + description + input schema (chars / 4, as the spine bench counts).
+      const cost =
+        tool.name.length + (tool.description?.length ?? 0) + JSON.stringify(tool.inputSchema).length;
+      expect(Math.ceil((cost - own.length) / 4), tool.name).toBeLessThanOrEqual(40);
+    }
+    // The js header was never run.
+    expect(existsSync(join(ws.dir, "PWNED"))).toBe(false);
+  });
+
+  it("skill-pdf returns the body as text to follow with the file index; `!` and `@` stay inert", async () => {
+    const result = await callTool(mcp, "skill-pdf");
+    const text = textOf(result);
+    expect(text).toContain('Skill "pdf" from .claude/skills — instructions to follow');
+    expect(text).toContain(`Base directory for this skill: ${join(ws.dir, ".claude/skills/pdf")}`);
+    expect(text).toContain(`from ${join(ws.dir, ".claude/skills/pdf")}.`);
+    expect(text).toContain("- scripts/extract.py (");
+    expect(text).toMatch(/scripts\/extract\.py \([^)]*runnable/);
+    expect(text).toMatch(/assets\/font\.ttf \([^)]*binary/);
+    expect(text).toMatch(/references\/leak \(.*not readable/);
+    expect(text).toMatch(/README\.txt \(\d+ B\)/);
+    const out = structured(result);
+    expect(out.inert).toHaveLength(2);
+    expect(out.warnings).toContain("the front matter is not valid YAML; read after quoting its plain values");
+  });
+
+  it("skill_list reports the shadowed and dropped skills, lenient warnings included", async () => {
+    const out = structured(await callTool(mcp, "skill_list"));
+    const skills = out.skills as { name: string; origin: string; description: string; warnings: string[] }[];
+    expect(skills.find((s) => s.name === "shadowed")?.origin).toBe(".claude/skills");
+    expect(out.shadowed).toEqual([
+      expect.objectContaining({
+        name: "shadowed",
+        origin: "~/.claude/skills",
+        by: expect.objectContaining({ origin: ".claude/skills" }),
+      }),
+    ]);
+    expect(out.dropped).toEqual([expect.objectContaining({ dir: expect.stringContaining("secret-link") })]);
+    const crlf = skills.find((s) => s.name === "crlf");
+    expect(crlf?.description).toBe("A skill saved on Windows");
+    expect(crlf?.warnings.join(" ")).toMatch(/byte-order mark.*CRLF.*crlf-skill/);
+    const js = skills.find((s) => s.name === "jsfront");
+    expect(js?.warnings.join(" ")).toContain("another language");
+    // The user-only skill is listed for people, not offered as a model tool.
+    expect(skills.find((s) => s.name === "hidden")).toMatchObject({ model_invocable: false });
+  });
+
+  it("skill_read pages large files on character boundaries and describes binary ones", async () => {
+    const first = structured(await callTool(mcp, "skill_read", { skill: "pdf", path: "references/big.txt" }));
+    expect(first.next_offset).toBeGreaterThan(0);
+    let text = String(first.text);
+    let offset = first.next_offset as number | null;
+    while (offset !== null) {
+      const page = structured(
+        await callTool(mcp, "skill_read", { skill: "pdf", path: "references/big.txt", offset }),
+      );
+      text += String(page.text);
+      offset = page.next_offset as number | null;
+    }
+    expect(text).toBe(readFileSync(join(ws.dir, ".claude/skills/pdf/references/big.txt"), "utf8"));
+    const font = structured(await callTool(mcp, "skill_read", { skill: "pdf", path: "assets/font.ttf" }));
+    expect(font).toMatchObject({ binary: true, text: null, size: 9 });
+    const leak = structured(await callTool(mcp, "skill_read", { skill: "pdf", path: "references/leak" }));
+    expect(leak.refused).toMatchObject({ policy: "skill_path" });
+  });
+
+  it("skill_run appears once the machine enables a skill at its digest, runs it, and stops when it changes", async () => {
+    const refused = structured(await callTool(mcp, "skill_get", { name: "pdf" }));
+    expect(refused.name).toBe("pdf");
+    const digest = cairn(ws.dir, ["skill", "digest", "pdf", "--json"], { env }).json as {
+      enable_line: string;
+    };
+    const changed = nextListChange(mcp);
+    writeFileSync(machineToml(), `[skills.run]\n${digest.enable_line}\n`);
+    await changed;
+    expect((await mcp.client.listTools()).tools.map((t) => t.name)).toContain("skill_run");
+    // No shebang, mode 755: run by python3 from its extension, in the skill folder, argv verbatim.
+    const run = structured(
+      await callTool(mcp, "skill_run", {
+        skill: "pdf",
+        script: "scripts/extract.py",
+        args: ["a b", "$(id)", "-x"],
+      }),
+    );
+    expect(run.exit_code).toBe(0);
+    expect(run.stdout).toBe(`extract ['a b', '$(id)', '-x'] ${join(ws.dir, ".claude/skills/pdf")}\n`);
+    const sh = structured(
+      await callTool(mcp, "skill_run", { skill: "pdf", script: "scripts/count.sh", args: ["; ls", ""] }),
+    );
+    expect(sh.stdout).toBe("args:2 first:; ls\n");
+    const notScript = structured(await callTool(mcp, "skill_run", { skill: "pdf", script: "README.txt" }));
+    expect(notScript.refused).toMatchObject({ policy: "skill_run" });
+    // Another skill is not enabled.
+    const other = structured(await callTool(mcp, "skill_run", { skill: "personal", script: "scripts/x.sh" }));
+    expect((other.refused as { reason: string }).reason).toContain("does not enable skill personal");
+    // A changed file changes the digest: enabling again is needed.
+    writeFileSync(join(ws.dir, ".claude/skills/pdf/references/REF.md"), "changed\n");
+    const stale = structured(
+      await callTool(mcp, "skill_run", { skill: "pdf", script: "scripts/extract.py" }),
+    );
+    expect((stale.refused as { reason: string }).reason).toContain("changed since the operator enabled it");
+    const audit = cairn(ws.dir, ["audit", "tail", "--json"], { env }).json as {
+      entries: { event: string; data: Record<string, unknown> }[];
+    };
+    const events = audit.entries.map((e) => e.event);
+    expect(events.filter((e) => e === "skill_run")).toHaveLength(2);
+    expect(events.filter((e) => e === "skill_run_refused").length).toBeGreaterThanOrEqual(3);
+    expect(audit.entries.find((e) => e.event === "skill_run")?.data.argv).toEqual(
+      expect.arrayContaining(["a b", "$(id)", "-x"]),
+    );
+  });
+
+  it("serves the MCP Skills extension: skills/list and skills/get with per-file digests, files as skill:// resources", async () => {
+    const raw = mcp.client as unknown as {
+      request(req: { method: string; params?: unknown }, schema: unknown): Promise<Record<string, unknown>>;
+    };
+    expect(
+      (mcp.client.getServerCapabilities() as { extensions?: Record<string, unknown> }).extensions,
+    ).toHaveProperty("io.modelcontextprotocol/skills");
+    const any = z.looseObject({});
+    const listed = await raw.request({ method: "skills/list", params: {} }, any);
+    const skills = listed.skills as {
+      uri: string;
+      frontmatter: { name: string };
+      resources: { uri: string; digest: string; size: number }[];
+    }[];
+    const pdf = skills.find((s) => s.uri === "skill://pdf/SKILL.md");
+    expect(pdf?.frontmatter.name).toBe("pdf");
+    const ref = pdf?.resources.find((r) => r.uri === "skill://pdf/references/REF.md");
+    const bytes = readFileSync(join(ws.dir, ".claude/skills/pdf/references/REF.md"));
+    expect(ref).toEqual({
+      uri: "skill://pdf/references/REF.md",
+      size: bytes.length,
+      digest: `sha256:${createHash("sha256").update(bytes).digest("hex")}`,
+    });
+    // A link out of the skill is never one of its resources.
+    expect(pdf?.resources.some((r) => r.uri.endsWith("leak"))).toBe(false);
+    const got = await raw.request({ method: "skills/get", params: { uri: "skill://pdf/SKILL.md" } }, any);
+    expect((got.skill as { uri: string }).uri).toBe("skill://pdf/SKILL.md");
+    await expect(
+      raw.request({ method: "skills/get", params: { uri: "skill://nope/SKILL.md" } }, any),
+    ).rejects.toThrow();
+    const read = await mcp.client.readResource({ uri: "skill://pdf/references/REF.md" });
+    expect((read.contents[0] as { text: string }).text).toBe(bytes.toString("utf8"));
+    await expect(mcp.client.readResource({ uri: "skill://pdf/references/leak" })).rejects.toThrow();
+    await expect(
+      mcp.client.readResource({ uri: "skill://pdf/..%2F..%2F..%2Fetc%2Fpasswd" }),
+    ).rejects.toThrow();
+    const resources = await mcp.client.listResources();
+    expect(resources.resources.map((r) => r.uri)).toContain("skill://pdf/SKILL.md");
+    // A new skill on disk changes the resource list, and the client hears it.
+    const changed = new Promise<void>((resolve) =>
+      mcp.client.setNotificationHandler("notifications/resources/list_changed", () => resolve()),
+    );
+    mkdirSync(join(ws.dir, ".claude/skills/fresh"), { recursive: true });
+    writeFileSync(
+      join(ws.dir, ".claude/skills/fresh/SKILL.md"),
+      "---\nname: fresh\ndescription: A new skill\n---\nnew\n",
+    );
+    await changed;
+    expect((await mcp.client.listResources()).resources.map((r) => r.uri)).toContain(
+      "skill://fresh/SKILL.md",
+    );
+  });
+
+  it("caps the per-skill tools at [skills] max_tools; the rest stay reachable through skill_get", async () => {
+    const changed = nextListChange(mcp);
+    writeFileSync(
+      join(ws.dir, ".cairn", "cairn.toml"),
+      `${readFileSync(join(ws.dir, ".cairn", "cairn.toml"), "utf8")}\n[skills]\nmax_tools = 1\n`,
+    );
+    await changed;
+    const names = (await mcp.client.listTools()).tools.map((t) => t.name);
+    expect(names.filter((n) => n.startsWith("skill-"))).toHaveLength(1);
+    const personal = structured(await callTool(mcp, "skill_get", { name: "personal" }));
+    expect(personal.body).toBe("personal\n");
+  });
+});

@@ -1,0 +1,76 @@
+import { describe, expect, it } from "vitest";
+import type { SlashCommand } from "../../src/domains/prompts/discover.js";
+import { renderCommand, splitWords } from "../../src/domains/prompts/render.js";
+
+const command = (
+  body: string,
+  dialect: SlashCommand["dialect"] = "claude",
+  argumentNames: string[] = [],
+): SlashCommand => ({
+  name: "t",
+  path: "/x/t.md",
+  origin: ".claude/commands",
+  dialect,
+  description: "t",
+  argumentNames,
+  modelInvocable: true,
+  body,
+  warnings: [],
+});
+
+const claude = (body: string, args: string, names: string[] = []) =>
+  renderCommand(command(body, "claude", names), args);
+
+describe("Claude Code dialect", () => {
+  it("$ARGUMENTS is the raw string, $N counts from 0, missing positionals stay literal", () => {
+    const out = claude("Fix $ARGUMENTS: first=$0 second=$1 third=$2 ten=$10", '"hello world" x');
+    expect(out.text).toBe('Fix "hello world" x: first=hello world second=x third=$2 ten=$10');
+    expect(out.unresolved).toEqual(["$2", "$10"]);
+    expect(out.appended).toBe(false);
+  });
+  it("$ARGUMENTS[N], named arguments (missing → empty), escapes, and no re-expansion", () => {
+    expect(claude("$ARGUMENTS[1]/$ARGUMENTS[5]", "a b").text).toBe("b/$ARGUMENTS[5]");
+    expect(claude("issue=$issue branch=$branch $issueX", "12", ["issue", "branch"]).text).toBe(
+      "issue=12 branch= $issueX",
+    );
+    expect(claude("costs \\$1.00 and \\$ARGUMENTS, $0", "x").text).toBe("costs $1.00 and $ARGUMENTS, x");
+    expect(claude("A: $0 B: $1", "$1 $ARGUMENTS").text).toBe("A: $1 B: $ARGUMENTS");
+  });
+  it("appends the arguments only when the body has no placeholder and arguments were given", () => {
+    expect(claude("Review the code.\n", "src/a.ts").text).toBe("Review the code.\n\nARGUMENTS: src/a.ts");
+    expect(claude("Review the code.\n", "").text).toBe("Review the code.\n");
+  });
+});
+
+describe("Codex prompts dialect", () => {
+  it("$1..$9 count from 1, missing → empty, $ARGUMENTS joins words, $$ stays", () => {
+    const out = renderCommand(command("one=$1 two=$2 all=$ARGUMENTS cost=$$ ten=$10", "codex"), '"a b" c');
+    expect(out.text).toBe("one=a b two=c all=a b c cost=$$ ten=a b0");
+    expect(renderCommand(command("x=$3", "codex"), "a").text).toBe("x=");
+    expect(renderCommand(command("no placeholder", "codex"), "a").appended).toBe(false);
+  });
+  it("named $UPPER placeholders need KEY=value arguments, every one supplied", () => {
+    expect(renderCommand(command("Ship $FILE to $ENV", "codex"), "FILE=a.ts ENV=prod").text).toBe(
+      "Ship a.ts to prod",
+    );
+    expect(() => renderCommand(command("Ship $FILE to $ENV", "codex"), "FILE=a.ts")).toThrow(
+      /missing required args: ENV/,
+    );
+    expect(() => renderCommand(command("Ship $FILE", "codex"), "stray")).toThrow(/KEY=value/);
+  });
+});
+
+describe("Cursor dialect and inert content", () => {
+  it("substitutes nothing and appends the arguments as context", () => {
+    const out = renderCommand(command("Use $ARGUMENTS and $1", "cursor"), "x y");
+    expect(out.text).toBe("Use $ARGUMENTS and $1\n\nARGUMENTS: x y");
+  });
+  it("reports `!` lines and @file references as inert, never running them", () => {
+    const out = claude("Status:\n!`git status`\nSee @docs/guide.md\n", "");
+    expect(out.inert).toHaveLength(2);
+    expect(out.text).toContain("!`git status`");
+  });
+  it("splits words like a shell, quotes grouping", () => {
+    expect(splitWords(`a "b c" 'd e' f\\ g ""`)).toEqual(["a", "b c", "d e", "f g", ""]);
+  });
+});
