@@ -1,5 +1,6 @@
 import { Session } from "./commands/context.js";
 import { PROFILES, type Profile } from "./commands/tools.js";
+import { killAllChildren } from "./kernel/child.js";
 import { EXIT_CODES, exitCodeOf, outcomeFromThrown } from "./kernel/outcome.js";
 
 const MCP_USAGE = "usage: cairn mcp [--profile worker|planner|operator|all]\n";
@@ -56,7 +57,9 @@ async function startMcp(args: string[]): Promise<number> {
   }
   const { serveStdio } = await import("./faces/mcp/server.js");
   await serveStdio(session, profile);
-  return EXIT_CODES.ok;
+  // The client is gone: whatever its calls still run is stopped, and the server exits now.
+  killAllChildren("SIGKILL");
+  process.exit(EXIT_CODES.ok);
 }
 
 async function startCli(argv: string[]): Promise<number> {
@@ -77,7 +80,24 @@ async function startCli(argv: string[]): Promise<number> {
   }
 }
 
+/**
+ * SIGTERM or SIGHUP of cairn takes down every process group it started (verify commands,
+ * shortcuts) before it exits: nothing it ran is left behind with no deadline.
+ */
+function stopChildrenOnSignals(): void {
+  for (const [signal, number] of [
+    ["SIGTERM", 15],
+    ["SIGHUP", 1],
+  ] as const) {
+    process.once(signal, () => {
+      killAllChildren("SIGKILL");
+      process.exit(128 + number);
+    });
+  }
+}
+
 async function main(): Promise<void> {
+  stopChildrenOnSignals();
   const argv = process.argv.slice(2);
   const code = argv[0] === "mcp" ? await startMcp(argv.slice(1)) : await startCli(argv);
   process.exitCode = code;

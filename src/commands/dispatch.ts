@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { requireStillActive } from "../domains/identity/actor.js";
 import { guard } from "../domains/identity/guard.js";
 import { logWarn } from "../kernel/log.js";
 import { type Outcome, operational, outcomeFromThrown, usageError } from "../kernel/outcome.js";
@@ -41,6 +42,8 @@ export async function dispatch(
         signal: controls.signal ?? new AbortController().signal,
         progress: controls.progress ?? (() => {}),
       };
+      // Retirement takes effect at a running server's next call, reads included.
+      await requireStillActive(ctx.store, ctx.actor);
       guard(ctx.actor, {
         name: command.name,
         effect: command.effect,

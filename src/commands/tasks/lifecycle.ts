@@ -12,6 +12,7 @@ const verifier = (ctx: CommandContext) => ({
   actor: ctx.actor,
   root: ctx.workspace.root,
   now: ctx.now,
+  signal: ctx.signal,
 });
 const one = z.object({ task: TaskSummary });
 const renderOne = (verb: string) => (out: z.infer<typeof one>) =>

@@ -18,6 +18,8 @@ export const RoleConfig = z.object({
   wip_cap: z.number().int().positive().optional(),
   escalate_to: z.string().optional(),
   profile: z.enum(PROFILES).optional(),
+  /** Roles an agent of this role may give its children; its own role is always allowed. */
+  child_roles: z.array(z.string()).default([]),
 });
 export type RoleConfig = z.infer<typeof RoleConfig>;
 
@@ -94,6 +96,7 @@ name = "%NAME%"
 # wip_cap = 2
 # escalate_to = "lead"
 # profile = "worker"    # worker | planner | operator | all
+# child_roles = ["reviewer"]  # roles its children may take besides its own
 
 # Claims are leases: \`cairn sweep\` releases those of agents silent this long.
 # [claims]

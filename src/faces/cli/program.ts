@@ -8,6 +8,9 @@ import { CAIRN_VERSION } from "../../kernel/version.js";
 import { fieldShape, flagOf } from "./options.js";
 import { type Output, renderOutcome } from "./render.js";
 
+/** 128 + SIGINT, what a shell reports for an interrupted command. */
+export const EXIT_CANCELLED = 130;
+
 const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
 
 /** Structured fields (objects, maps) are given as JSON text; a value that is not JSON stays text for the schema to name. */
@@ -120,6 +123,12 @@ function attach(
     }
     const terminal = terminalControls();
     const outcome = await dispatch(command, input, session, terminal.controls).finally(terminal.release);
+    if (terminal.controls.signal?.aborted) {
+      // The first Ctrl-C stopped the work (and killed what it ran): say so, exit as shells expect.
+      out.stderr(`cairn: cancelled: ${command.name} was interrupted; what it started was stopped\n`);
+      exit(EXIT_CANCELLED);
+      return;
+    }
     renderOutcome(outcome, options.json === true, out, command.render);
     exit(exitCodeOf(outcome));
   });

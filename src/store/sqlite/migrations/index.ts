@@ -2,6 +2,7 @@ import { spine } from "./0001_spine.js";
 import { tasks } from "./0002_tasks.js";
 import { knowledge } from "./0003_knowledge.js";
 import { goals } from "./0004_goals.js";
+import { identity } from "./0006_identity.js";
 
 /**
  * Versioned schema changes, applied in order, each recorded by name. A database that records a
@@ -13,7 +14,7 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [spine, tasks, knowledge, goals];
+export const MIGRATIONS: readonly Migration[] = [spine, tasks, knowledge, goals, identity];
 
 /**
  * Tables whose rows are the workspace's content, in dependency order (parents first).
