@@ -1,7 +1,8 @@
+import { statSync } from "node:fs";
 import { type Actor, profileFor, resolveActor } from "../domains/identity/actor.js";
 import { loadConfig, type Profile, type WorkspaceConfig } from "../domains/workspace/config.js";
 import { discoverWorkspace, type Workspace } from "../domains/workspace/discover.js";
-import { notFound, refuse } from "../kernel/outcome.js";
+import { notFound, operational, refuse } from "../kernel/outcome.js";
 import { openStore } from "../store/open.js";
 import type { Store } from "../store/store.js";
 
@@ -93,7 +94,37 @@ export class Session {
       this.opened = undefined;
       throw error;
     });
-    return this.opened;
+    return this.opened.then((ctx) => {
+      this.requireSameDatabase(ctx.workspace.databasePath);
+      return ctx;
+    });
+  }
+
+  /** The database file this session opened: its device and inode. */
+  private databaseIdentity?: string;
+
+  /**
+   * A long-lived server must notice its database file was removed (`rm -rf .cairn`) or replaced:
+   * writing on into the unlinked file would answer ok and lose everything. One stat per call.
+   */
+  private requireSameDatabase(path: string): void {
+    let now: string | undefined;
+    try {
+      const stat = statSync(path);
+      now = `${stat.dev}:${stat.ino}`;
+    } catch {
+      now = undefined;
+    }
+    if (this.databaseIdentity === undefined) {
+      this.databaseIdentity = now;
+      return;
+    }
+    if (now !== this.databaseIdentity) {
+      throw operational(
+        `the workspace database ${path} was ${now === undefined ? "removed" : "replaced"} since this process opened it; nothing was done`,
+        "restart cairn (a server: restart `cairn mcp`) once the workspace is back, e.g. after `cairn import` of a backup",
+      );
+    }
   }
 
   private async open(): Promise<SessionContext> {

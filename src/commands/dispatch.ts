@@ -6,6 +6,7 @@ import { type Outcome, operational, outcomeFromThrown, usageError } from "../ker
 import type { CallControls, CommandContext, Session } from "./context.js";
 import type { AnyCommand } from "./define.js";
 import { CALL_HOOKS } from "./hooks.js";
+import { checkLimits } from "./limits.js";
 
 /** Name every offending field, so a caller can fix its call without guessing. */
 export function describeIssues(error: z.ZodError): string {
@@ -33,6 +34,7 @@ export async function dispatch(
       );
     }
     const input = parsed.data as Record<string, unknown>;
+    checkLimits(command.name, input);
     let output: unknown;
     if (command.workspace === "none") {
       output = await command.handler(input, session.bare());

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { PROFILES } from "../../domains/workspace/config.js";
 import { CAIRN_VERSION, MCP_PROTOCOL_VERSION, TOOL_SCHEMA_VERSION } from "../../kernel/version.js";
 import { defineBareCommand } from "../define.js";
+import { limitsTable } from "../limits.js";
 import { COMMANDS_BY_NAME, TOOLS } from "../registry.js";
 import { toolAnnotations } from "../tool-schemas.js";
 
@@ -27,6 +28,13 @@ export const capabilities = defineBareCommand({
         destructive: z.boolean(),
       }),
     ),
+    /** Every text field's size limit: what a caller may send before it is refused. */
+    limits: z.object({
+      default_chars: z.number().int(),
+      default_items: z.number().int(),
+      fields: z.record(z.string(), z.number().int()),
+      items: z.record(z.string(), z.number().int()),
+    }),
   }),
   async handler() {
     return {
@@ -48,6 +56,7 @@ export const capabilities = defineBareCommand({
           destructive: annotations.destructiveHint,
         };
       }),
+      limits: limitsTable(),
     };
   },
   render: (out) =>

@@ -1,9 +1,12 @@
+import { realpathSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
-import { resolve } from "node:path";
+import { basename, dirname, join, resolve, sep } from "node:path";
 import { z } from "zod";
 import { exportWorkspace, importIntoNewWorkspace } from "../../domains/transfer/transfer.js";
 import { homeWorkspace, projectWorkspace, type Workspace } from "../../domains/workspace/discover.js";
 import { initWorkspace } from "../../domains/workspace/init.js";
+import { refuse } from "../../kernel/outcome.js";
+import { quoteValue } from "../../kernel/text.js";
 import { type BareContext, requireOwnerLaunch } from "../context.js";
 import { defineBareCommand, defineCommand } from "../define.js";
 
@@ -11,6 +14,29 @@ import { defineBareCommand, defineCommand } from "../define.js";
 function targetWorkspace(ctx: BareContext, home: boolean | undefined): Workspace {
   if (home) return homeWorkspace(ctx.env);
   return projectWorkspace(resolve(ctx.cwd, ctx.env.CAIRN_DIR ?? "."));
+}
+
+/** The real path of `path`, following symlinks as far as the path exists. */
+function realish(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    const parent = dirname(path);
+    return parent === path ? path : join(realish(parent), basename(path));
+  }
+}
+
+/** An export written into `.cairn/` could overwrite the database it is a backup of. */
+function requireOutsideState(path: string, stateDir: string): void {
+  const target = realish(path);
+  const state = realish(stateDir);
+  if (target === state || target.startsWith(`${state}${sep}`)) {
+    throw refuse(
+      "workspace",
+      `${quoteValue(path)} is inside the workspace state directory ${stateDir}; writing there could destroy the workspace`,
+      "export to a path outside .cairn/ (e.g. --out backup.jsonl)",
+    );
+  }
 }
 
 export const WorkspaceRef = z.object({
@@ -51,6 +77,7 @@ export const exportCommand = defineCommand({
     const lines = jsonl.split("\n").length - 1;
     if (!input.out) return { lines, out: null, jsonl };
     const path = resolve(ctx.cwd, input.out);
+    requireOutsideState(path, ctx.workspace.stateDir);
     await writeFile(path, jsonl);
     return { lines, out: path };
   },

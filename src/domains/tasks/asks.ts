@@ -85,18 +85,20 @@ export async function askQuestion(
 
 /**
  * Who may answer: an agent of the role the question was routed to, or the owner (the human a
- * question routed to `human` reaches). Never the asker, nor its parent or child: a question is
- * for someone else.
+ * question routed to `human` reaches). Never an agent that asked it, nor its parent or child: a
+ * question is for someone else.
  */
 async function requireAnswerer(tx: Tx, actor: Actor, ask: AskRecord): Promise<void> {
-  if (ask.askedBy === actor.id || (!actor.isOwner && (await sameLine(tx, actor, ask.askedBy)))) {
+  // The owner is the human every route ends at: it may answer any question, its own included.
+  if (actor.isOwner) return;
+  if (ask.askedBy === actor.id || (await sameLine(tx, actor, ask.askedBy))) {
     throw refuse(
       "ask",
       `${ask.id} was asked by ${await who(tx, ask.askedBy)}${ask.askedBy === actor.id ? " (you)" : ", of your own line"}; the asker cannot answer it`,
       `wait for ${ask.toRole} (or the owner) to answer; see \`cairn asks\``,
     );
   }
-  if (actor.isOwner || actor.role === ask.toRole) return;
+  if (actor.role === ask.toRole) return;
   throw refuse(
     "ask",
     `${ask.id} is routed to ${ask.toRole}; ${actor.name} (role ${actor.role}) may not answer it`,

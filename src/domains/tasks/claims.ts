@@ -1,4 +1,5 @@
 import { conflict, refuse } from "../../kernel/outcome.js";
+import { quoteValue } from "../../kernel/text.js";
 import type { Store, Tx } from "../../store/store.js";
 import type { TaskRecord } from "../../store/tasks.js";
 import { type Actor, lineageOf } from "../identity/actor.js";
@@ -19,7 +20,7 @@ async function takeInstead(
 ): Promise<string> {
   const [other] = await readyFor(tx, config, actor, 1, excluding);
   return other
-    ? `take ${other.id} ("${other.title}") instead: claim_task ${other.id}`
+    ? `take ${other.id} (${quoteValue(other.title)}) instead: claim_task ${other.id}`
     : "no other task is ready for you now; ask the planner or wait for a dependency to finish";
 }
 
@@ -78,7 +79,7 @@ export async function claimTask(
         "dependencies",
         `${task.id} waits on unfinished dependencies: ${names}`,
         readyDependency
-          ? `take the dependency ${readyDependency.id} ("${readyDependency.title}") instead: claim_task ${readyDependency.id}`
+          ? `take the dependency ${readyDependency.id} (${quoteValue(readyDependency.title)}) instead: claim_task ${readyDependency.id}`
           : await takeInstead(tx, config, actor, task.id),
       );
     }

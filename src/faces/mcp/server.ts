@@ -43,7 +43,14 @@ const INSTRUCTIONS =
 async function runCliTool(argv: readonly string[], session: Session) {
   let stdout = "";
   let stderr = "";
-  const words = argv.includes("--json") ? [...argv] : [...argv, "--json"];
+  // `--json` must land before a `--`, or it would be taken as a positional value.
+  const end = argv.indexOf("--");
+  const options = end === -1 ? argv : argv.slice(0, end);
+  const words = options.includes("--json")
+    ? [...argv]
+    : end === -1
+      ? [...argv, "--json"]
+      : [...argv.slice(0, end), "--json", ...argv.slice(end)];
   // The CLI parser loads on the first `cli` call, not at every server start.
   const { runCli } = await import("../cli/program.js");
   const exitCode = await runCli(words, session, {
@@ -60,8 +67,10 @@ async function runCliTool(argv: readonly string[], session: Session) {
   } catch {
     output = null;
   }
+  // A parser complaint prints nothing on stdout: the model reads the text, so it gets stderr.
+  const text = stdout.trim() === "" && stderr !== "" ? `exit ${exitCode}\n${stderr}` : stdout;
   return {
-    content: [{ type: "text" as const, text: stdout }],
+    content: [{ type: "text" as const, text }],
     structuredContent: { exit_code: exitCode, output, stderr },
   };
 }
