@@ -2,10 +2,11 @@ import { Session } from "./commands/context.js";
 import { PROFILES, type Profile } from "./commands/tools.js";
 import { killAllChildren } from "./kernel/child.js";
 import { EXIT_CODES, exitCodeOf, outcomeFromThrown } from "./kernel/outcome.js";
+import { quoteValue } from "./kernel/text.js";
 
 const MCP_USAGE = "usage: cairn mcp [--profile worker|planner|operator|all]\n";
 
-function parseMcpArgs(args: string[]): Profile | undefined | "usage" {
+function parseMcpArgs(args: string[]): Profile | undefined | "usage" | { bogus: string } {
   let profile: Profile | undefined;
   for (let index = 0; index < args.length; index++) {
     const arg = args[index] as string;
@@ -14,8 +15,8 @@ function parseMcpArgs(args: string[]): Profile | undefined | "usage" {
       : arg === "--profile"
         ? args[++index]
         : null;
-    if (value === null) return "usage";
-    if (!PROFILES.includes(value as Profile)) return "usage";
+    if (value === null || value === undefined) return "usage";
+    if (!PROFILES.includes(value as Profile)) return { bogus: value };
     profile = value as Profile;
   }
   return profile;
@@ -28,11 +29,21 @@ function parseMcpArgs(args: string[]): Profile | undefined | "usage" {
  */
 async function startMcp(args: string[]): Promise<number> {
   const requested = parseMcpArgs(args);
+  if (typeof requested === "object") {
+    process.stderr.write(
+      `cairn mcp: no profile ${quoteValue(requested.bogus)}; profiles are ${PROFILES.join(", ")}\n${MCP_USAGE}`,
+    );
+    return EXIT_CODES.usage;
+  }
   if (requested === "usage") {
     process.stderr.write(MCP_USAGE);
     return args.includes("--help") || args.includes("-h") ? EXIT_CODES.ok : EXIT_CODES.usage;
   }
   const session = new Session({ cwd: process.cwd(), env: process.env, profile: requested });
+  if (process.env.CAIRN_AGENT === undefined) {
+    // Serving as the owner is a choice worth seeing: an agent's config that lost its token lands here.
+    process.stderr.write("cairn mcp: CAIRN_AGENT is not set: serving as the workspace owner\n");
+  }
   let profile: Profile = requested ?? "worker";
   try {
     profile = (await session.context()).profile;

@@ -1,8 +1,10 @@
 import { statSync } from "node:fs";
+import { resolve } from "node:path";
 import { type Actor, profileFor, resolveActor } from "../domains/identity/actor.js";
 import { loadConfig, type Profile, type WorkspaceConfig } from "../domains/workspace/config.js";
 import { discoverWorkspace, type Workspace } from "../domains/workspace/discover.js";
 import { notFound, operational, refuse } from "../kernel/outcome.js";
+import { quoteValue } from "../kernel/text.js";
 import { openStore } from "../store/open.js";
 import type { Store } from "../store/store.js";
 
@@ -129,6 +131,12 @@ export class Session {
 
   private async open(): Promise<SessionContext> {
     const workspace = discoverWorkspace(this.cwd, this.env);
+    if (!workspace && this.env.CAIRN_DIR) {
+      throw notFound(
+        `CAIRN_DIR is ${quoteValue(this.env.CAIRN_DIR)}, but no cairn workspace is there (${resolve(this.cwd, this.env.CAIRN_DIR, ".cairn")} has no database)`,
+        "fix or unset CAIRN_DIR, or run `cairn init` in that directory",
+      );
+    }
     if (!workspace) {
       throw notFound(
         `no cairn workspace in ${this.cwd} or any parent, and no home workspace`,

@@ -282,11 +282,11 @@ describe("questions go where they were routed", () => {
     const otherLead = agent("qlead", "lead");
     const id = newTask("held work", ["--traces", "src/held.ts"]);
     cairn(ws.dir, ["task", "claim", id], as(holder.token));
-    const asked = json<{ ask: string; to: string; status: string; blocked: boolean }>(
+    const asked = json<{ ask: string; to: string; status: string }>(
       ["ask", id, "why this way?", "--to", "lead"],
       ro.token,
     );
-    expect(asked).toMatchObject({ to: "lead", status: "active", blocked: false });
+    expect(asked).toMatchObject({ to: "lead", status: "active" });
     expect(json<{ task: { owner: string } }>(["task", "show", id]).task.owner).toBe(holder.id);
 
     const self = cairn(ws.dir, ["answer", asked.ask, "my own answer", "--json"], as(ro.token));

@@ -56,16 +56,16 @@ export const askCommand = defineCommand({
   allowReadOnly: true,
   positional: ["task", "question"],
   input: z.object({
-    task: z.string().describe("e.g. T-12"),
-    question: z.string().describe("what you need answered"),
-    to: z.string().optional().describe('route to this role, or "human"; default: by scope, then escalate_to'),
+    task: z.string(),
+    question: z.string(),
+    // Described in the tool text, not here: every worker carries this schema in its context.
+    to: z.string().optional(),
   }),
   output: z.object({
     ask: z.string(),
     to: z.string(),
     task: z.string(),
     status: z.enum(TASK_STATUSES),
-    blocked: z.boolean().optional(),
   }),
   async handler(input, ctx) {
     const out = await askQuestion(
@@ -82,11 +82,10 @@ export const askCommand = defineCommand({
       to: out.ask.toRole,
       task: out.task.id,
       status: out.task.status,
-      blocked: out.blocked,
     };
   },
   render: (out) =>
-    `Asked ${out.ask} on ${out.task} (${out.blocked ? "now blocked" : `left ${out.status} with its holder`}); routed to ${out.to}`,
+    `Asked ${out.ask} on ${out.task} (${out.status === "blocked" ? "now blocked" : `left ${out.status} with its holder`}); routed to ${out.to}`,
 });
 
 export const answerCommand = defineCommand({
@@ -94,7 +93,7 @@ export const answerCommand = defineCommand({
   summary: "Answer a question: recorded as a note on its task, which is unblocked when none remain",
   effect: "write",
   positional: ["ask", "answer"],
-  input: z.object({ ask: z.string().describe("e.g. Q-3"), answer: z.string().describe("the answer text") }),
+  input: z.object({ ask: z.string().describe("e.g. Q-3"), answer: z.string() }),
   output: z.object({
     ask: z.string(),
     task: z.string(),

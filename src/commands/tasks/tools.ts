@@ -78,8 +78,7 @@ export const BOARD_TOOLS: readonly ToolSpec[] = [
   {
     name: "ask",
     title: "Ask a question",
-    description:
-      "Ask on a task; it blocks until answered. Routed to the role owning its paths, else a human.",
+    description: "Ask on a task; blocks it until answered. Routed by paths, or to a role or human.",
     wraps: { command: "ask" },
     profiles: EVERY_PROFILE,
     idempotent: false,

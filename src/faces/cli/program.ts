@@ -130,7 +130,7 @@ function attach(
       return;
     }
     renderOutcome(outcome, options.json === true, out, command.render);
-    exit(exitCodeOf(outcome));
+    exit(outcome.kind === "ok" && command.exitCode ? command.exitCode(outcome.value) : exitCodeOf(outcome));
   });
 }
 
@@ -159,6 +159,11 @@ export async function runCli(argv: readonly string[], session: Session, out: Out
   const program = buildProgram(session, out, (exitCode) => {
     code = exitCode;
   });
+  if (argv.length === 0) {
+    // No command is a usage error: the help goes to stderr, stdout stays empty for pipes.
+    out.stderr(program.helpInformation());
+    return EXIT_CODES.usage;
+  }
   try {
     await program.parseAsync([...argv], { from: "user" });
   } catch (error) {
