@@ -2,6 +2,7 @@ import { Command as Commander, CommanderError, Option } from "commander";
 import type { CallControls, Session } from "../../commands/context.js";
 import type { AnyCommand } from "../../commands/define.js";
 import { dispatch } from "../../commands/dispatch.js";
+import { inFace } from "../../commands/hints.js";
 import { COMMANDS, GROUP_SUMMARIES } from "../../commands/registry.js";
 import { EXIT_CODES, exitCodeOf } from "../../kernel/outcome.js";
 import { CAIRN_VERSION } from "../../kernel/version.js";
@@ -129,7 +130,7 @@ function attach(
       exit(EXIT_CANCELLED);
       return;
     }
-    renderOutcome(outcome, options.json === true, out, command.render);
+    renderOutcome(inFace("cli", outcome), options.json === true, out, command.render);
     exit(outcome.kind === "ok" && command.exitCode ? command.exitCode(outcome.value) : exitCodeOf(outcome));
   });
 }

@@ -10,6 +10,7 @@ import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import type { z } from "zod";
 import type { CallControls, Session } from "../../commands/context.js";
 import { dispatch } from "../../commands/dispatch.js";
+import { inFace } from "../../commands/hints.js";
 import { COMMANDS_BY_NAME } from "../../commands/registry.js";
 import {
   briefUri,
@@ -27,10 +28,11 @@ import {
   toolOutputSchema,
 } from "../../commands/tool-schemas.js";
 import { type Profile, type ToolSpec, toolsForProfile } from "../../commands/tools.js";
-import type { Outcome } from "../../kernel/outcome.js";
+import { CairnError, type Outcome } from "../../kernel/outcome.js";
 import { CAIRN_VERSION } from "../../kernel/version.js";
 import { LineGuard } from "./line-guard.js";
 import { NoElicitationValidator } from "./no-elicitation.js";
+import { pageResourceList } from "./resource-pages.js";
 import { toolResult } from "./results.js";
 
 /** A tool argument may be large (a 5 MB note is legitimate); a line past this is refused, not fatal. */
@@ -118,7 +120,7 @@ function register(server: McpServer, tool: ToolSpec, session: Session): void {
     // Progress must reach the client before the result: once the result arrives, the client
     // stops listening for this request's progress.
     await delivered();
-    return toolResult(outcome, briefLink(tool, outcome));
+    return toolResult(inFace("mcp", outcome), briefLink(tool, outcome));
   });
 }
 
@@ -168,19 +170,23 @@ function registerResource(server: McpServer, spec: ResourceSpec, session: Sessio
     );
     return;
   }
-  const list = spec.list;
+  // Listing is paged by pageResourceList, which replaces the SDK's handler for resources/list.
   const template = new ResourceTemplate(spec.uri, {
-    list: list
-      ? async () => ({
-          resources: (await list(runner(session))).map((r) => ({ ...r, mimeType: spec.mimeType })),
-        })
-      : undefined,
+    list: spec.list ? async () => ({ resources: [] }) : undefined,
   });
   server.registerResource(spec.name, template, metadata, async (uri, variables) => {
     const flat = Object.fromEntries(
       Object.entries(variables).map(([key, value]) => [key, Array.isArray(value) ? value.join(",") : value]),
     );
-    return contents(uri, await spec.read(flat, runner(session, uri.toString())));
+    try {
+      return contents(uri, await spec.read(flat, runner(session, uri.toString())));
+    } catch (error) {
+      // A malformed URI is the caller's mistake: invalid params, not an internal error.
+      if (error instanceof CairnError && error.errorKind === "usage") {
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message);
+      }
+      throw error;
+    }
   });
 }
 
@@ -233,6 +239,7 @@ export function createServer(session: Session, profile: Profile): McpServer {
   );
   for (const tool of toolsForProfile(profile)) register(server, tool, session);
   for (const resource of RESOURCES) registerResource(server, resource, session);
+  pageResourceList(server, () => runner(session));
   for (const prompt of PROMPTS) registerPrompt(server, prompt, session);
   return server;
 }
