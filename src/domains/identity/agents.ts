@@ -5,7 +5,8 @@ import type { WorkspaceConfig } from "../workspace/config.js";
 import { type Actor, ancestorsOf } from "./actor.js";
 import { hashToken, newToken } from "./tokens.js";
 
-export const AGENT_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+/** Starts with a letter or digit, so no name or role can pass for an option (`--role`). */
+export const AGENT_NAME = /^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$/;
 
 export interface AddAgentRequest {
   name: string;
@@ -59,10 +60,10 @@ export async function addAgent(
   now: string,
 ): Promise<AddedAgent> {
   if (!AGENT_NAME.test(request.name)) {
-    throw usageError(`agent name ${quoteValue(request.name)} must be 1-64 letters, digits, - or _`);
+    throw usageError(`agent name ${quoteValue(request.name)} must be 1-64 letters, digits, - or _, starting with a letter or digit`);
   }
   if (!AGENT_NAME.test(request.role)) {
-    throw usageError(`role ${quoteValue(request.role)} must be 1-64 letters, digits, - or _`);
+    throw usageError(`role ${quoteValue(request.role)} must be 1-64 letters, digits, - or _, starting with a letter or digit`);
   }
   let parent: AgentRecord | undefined;
   if (request.parent) {

@@ -9,7 +9,7 @@ import { journal, who } from "./common.js";
 import { runCommand } from "./runner.js";
 import { rolesOf } from "./scope.js";
 
-const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+const NAME = /^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$/;
 const PLACEHOLDER = /\{\{\s*([a-zA-Z0-9_-]+)\s*\}\}/g;
 
 function fromConfig(config: WorkspaceConfig, name: string): ShortcutRecord | undefined {
