@@ -199,12 +199,12 @@ describe("a child never exceeds its parent", () => {
     expect(refusedDocs.json).toMatchObject({ refused: { policy: "scope" } });
     expect(cairn(ws.dir, ["shortcut", "run", "leadonly"], as(builder.token)).code).toBe(3);
 
-    const escape = cairn(
+    const roleEscape = cairn(
       ws.dir,
       ["agent", "add", "kid", "--role", "lead", "--parent", builder.id, "--json"],
       as(builder.token),
     );
-    expect(escape.json).toMatchObject({ refused: { policy: "role" } });
+    expect(roleEscape.json).toMatchObject({ refused: { policy: "role" } });
     const byOwner = cairn(ws.dir, [
       "agent",
       "add",

@@ -185,3 +185,13 @@ describe("the cli tool passes arguments exactly", () => {
     }
   });
 });
+
+describe("test servers that die", () => {
+  it("fail the waiting test at once, with the server's stderr, instead of timing out", async () => {
+    const server = rawServer(ws.dir, { CAIRN_AGENT: "" });
+    const started = Date.now();
+    await expect(server.request(INITIALIZE)).rejects.toThrow(/exited .*CAIRN_AGENT is set but empty/s);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    await server.close();
+  });
+});
