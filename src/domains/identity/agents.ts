@@ -60,10 +60,14 @@ export async function addAgent(
   now: string,
 ): Promise<AddedAgent> {
   if (!AGENT_NAME.test(request.name)) {
-    throw usageError(`agent name ${quoteValue(request.name)} must be 1-64 letters, digits, - or _, starting with a letter or digit`);
+    throw usageError(
+      `agent name ${quoteValue(request.name)} must be 1-64 letters, digits, - or _, starting with a letter or digit`,
+    );
   }
   if (!AGENT_NAME.test(request.role)) {
-    throw usageError(`role ${quoteValue(request.role)} must be 1-64 letters, digits, - or _, starting with a letter or digit`);
+    throw usageError(
+      `role ${quoteValue(request.role)} must be 1-64 letters, digits, - or _, starting with a letter or digit`,
+    );
   }
   let parent: AgentRecord | undefined;
   if (request.parent) {

@@ -124,13 +124,13 @@ function attach(
     }
     const terminal = terminalControls();
     const outcome = await dispatch(command, input, session, terminal.controls).finally(terminal.release);
+    renderOutcome(inFace("cli", outcome), options.json === true, out, command.render);
     if (terminal.controls.signal?.aborted) {
       // The first Ctrl-C stopped the work (and killed what it ran): say so, exit as shells expect.
       out.stderr(`cairn: cancelled: ${command.name} was interrupted; what it started was stopped\n`);
       exit(EXIT_CANCELLED);
       return;
     }
-    renderOutcome(inFace("cli", outcome), options.json === true, out, command.render);
     exit(outcome.kind === "ok" && command.exitCode ? command.exitCode(outcome.value) : exitCodeOf(outcome));
   });
 }
