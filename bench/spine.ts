@@ -1,7 +1,6 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
+import { tempDir } from "../src/kernel/temp-dir.js";
 import { header, ms, percentile, report } from "./report.js";
 import {
   baseEnv,
@@ -17,7 +16,7 @@ const COLD_RUNS = 20;
 const WARM_CALLS = 2_000;
 
 function scratchWorkspace(): string {
-  const dir = mkdtempSync(join(tmpdir(), "cairn-bench-"));
+  const dir = tempDir("cairn-bench-");
   const init = spawnSync(process.execPath, [CAIRN, "init"], { cwd: dir, env: baseEnv(), encoding: "utf8" });
   if (init.status !== 0) throw new Error(`cairn init failed: ${init.stderr}`);
   return dir;
