@@ -58,6 +58,16 @@ function terminalControls(): { controls: CallControls; release: () => void } {
   };
 }
 
+/**
+ * Every flag says what it takes: the schema's description, else its name in words; a list says
+ * the flag repeats, and a required flag says so.
+ */
+function describeFlag(name: string, field: ReturnType<typeof fieldShape>): string {
+  const base = field.description ?? name.replaceAll("_", " ");
+  const repeat = field.kind === "array" ? " (repeat the flag for each)" : "";
+  return `${base}${repeat}${field.required ? " (required)" : ""}`;
+}
+
 function toNumber(value: string): number | string {
   const number = Number(value);
   // Leave a non-number as text: the command's schema then names the field in its error.
@@ -96,8 +106,8 @@ function attach(
     const flag = flagOf(name);
     const option =
       field.kind === "boolean"
-        ? new Option(flag, field.description)
-        : new Option(`${flag} <${field.kind === "array" ? "value" : name}>`, field.description);
+        ? new Option(flag, describeFlag(name, field))
+        : new Option(`${flag} <${field.kind === "array" ? "value" : name}>`, describeFlag(name, field));
     if (field.choices) option.choices(field.choices);
     if (field.kind === "number") option.argParser(toNumber);
     if (field.kind === "array") {
