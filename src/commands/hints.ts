@@ -10,7 +10,14 @@ const TOOL_TO_COMMAND = new Map(
   TOOLS.flatMap((tool) => ("command" in tool.wraps ? [[tool.name, tool.wraps.command] as const] : [])),
 );
 const COMMAND_TO_TOOL = new Map([...TOOL_TO_COMMAND].map(([tool, command]) => [command, tool]));
-const TOOL_WORD = new RegExp(`(?<![\\w\`-])(${[...TOOL_TO_COMMAND.keys()].join("|")})(?![\\w-])`, "g");
+/**
+ * A tool named as a call: with an id (`claim_task T-2`) or alone in parentheses (`(next_task)`).
+ * A tool named inside a structured recipe (`open_attempt {run: R-1} → run_evals`) stays as is.
+ */
+const TOOL_WORD = new RegExp(
+  `(?<![\\w\`-])(${[...TOOL_TO_COMMAND.keys()].join("|")})(?=\\)| [A-Z]{1,2}-\\d+)`,
+  "g",
+);
 const CLI_PHRASE = /`cairn ([a-z]+(?: [a-z]+)?)((?: [^`]*)?)`/g;
 
 export type Face = "cli" | "mcp";
