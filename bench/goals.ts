@@ -1,11 +1,11 @@
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { decideAttempt, evalAttempt, openAttempt } from "../src/domains/goals/attempts.js";
 import { decide, keptMeasurements } from "../src/domains/goals/decide.js";
 import { EvaluatorDefinition } from "../src/domains/goals/evaluators/definition.js";
 import { freezeEntry } from "../src/domains/goals/runs.js";
+import { tempDir } from "../src/kernel/temp-dir.js";
 import { openSqliteStore } from "../src/store/sqlite/sqlite-store.js";
 import type { FrozenEvaluatorRecord, GoalRecord, SampleRecord, Store } from "../src/store/store.js";
 import { header, ms, percentile, report } from "./report.js";
@@ -16,7 +16,7 @@ const DECISIONS = 50;
 const AT = "2026-01-01T00:00:00.000Z";
 
 function scratchRepo(): string {
-  const dir = mkdtempSync(join(tmpdir(), "cairn-bench-goals-"));
+  const dir = tempDir("cairn-bench-goals-");
   for (const args of [
     ["init", "-q"],
     ["config", "user.name", "bench"],

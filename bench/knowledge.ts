@@ -1,6 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/client";
 import { OWNER } from "../src/domains/identity/actor.js";
@@ -9,6 +8,7 @@ import { recall, remember } from "../src/domains/knowledge/memory.js";
 import { normaliseFact } from "../src/domains/knowledge/text.js";
 import { boardBriefSource } from "../src/domains/tasks/brief-source.js";
 import { WorkspaceConfig } from "../src/domains/workspace/config.js";
+import { tempDir } from "../src/kernel/temp-dir.js";
 import type { NoteBody } from "../src/store/knowledge.js";
 import { openStore } from "../src/store/open.js";
 import type { Store } from "../src/store/store.js";
@@ -22,7 +22,7 @@ const NOTES = 10_000;
 const TIMED_QUERIES = 300;
 
 function scratchWorkspace(): { dir: string; db: string } {
-  const dir = mkdtempSync(join(tmpdir(), "cairn-bench-knowledge-"));
+  const dir = tempDir("cairn-bench-knowledge-");
   const init = spawnSync(process.execPath, [CAIRN, "init"], { cwd: dir, env: baseEnv(), encoding: "utf8" });
   if (init.status !== 0) throw new Error(`cairn init failed: ${init.stderr}`);
   return { dir, db: join(dir, ".cairn", "cairn.db") };

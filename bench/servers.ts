@@ -1,9 +1,8 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { tempDir } from "../src/kernel/temp-dir.js";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 export const CAIRN = join(ROOT, "bin", "cairn.mjs");
@@ -49,7 +48,7 @@ export function minimalServer(): ServerUnderTest {
 }
 
 export function memoryServer(): ServerUnderTest {
-  const dir = mkdtempSync(join(tmpdir(), "cairn-bench-memory-"));
+  const dir = tempDir("cairn-bench-memory-");
   return {
     label: "@modelcontextprotocol/server-memory",
     args: [join(ROOT, "node_modules", "@modelcontextprotocol", "server-memory", "dist", "index.js")],

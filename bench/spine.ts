@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CATALOG_GOALS, estimateTokens, modelVisibleTokens } from "../src/commands/catalog-cost.js";
+import { tempDir } from "../src/kernel/temp-dir.js";
 import { header, ms, percentile, report } from "./report.js";
 import {
   baseEnv,
@@ -19,7 +20,7 @@ const WARM_CALLS = 2_000;
 const CLI_RUNS = 20;
 
 function scratchWorkspace(): string {
-  const dir = mkdtempSync(join(tmpdir(), "cairn-bench-"));
+  const dir = tempDir("cairn-bench-");
   const init = spawnSync(process.execPath, [CAIRN, "init"], { cwd: dir, env: baseEnv(), encoding: "utf8" });
   if (init.status !== 0) throw new Error(`cairn init failed: ${init.stderr}`);
   return dir;

@@ -1,10 +1,9 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/client";
 import { OWNER } from "../src/domains/identity/actor.js";
 import { addTask } from "../src/domains/tasks/board.js";
+import { tempDir } from "../src/kernel/temp-dir.js";
 import { openStore } from "../src/store/open.js";
 import type { Priority } from "../src/store/tasks.js";
 import { header, ms, percentile, report } from "./report.js";
@@ -27,7 +26,7 @@ function cairnCli(dir: string, args: string[]): Record<string, unknown> {
 }
 
 function workspace(): string {
-  const dir = mkdtempSync(join(tmpdir(), "cairn-bench-tasks-"));
+  const dir = tempDir("cairn-bench-tasks-");
   cairnCli(dir, ["init"]);
   return dir;
 }

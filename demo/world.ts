@@ -1,10 +1,9 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, realpathSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { tempDir } from "../src/kernel/temp-dir.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const CAIRN = join(ROOT, "bin", "cairn.mjs");
@@ -41,7 +40,7 @@ const preview = (value: unknown, max = 220) => {
 };
 
 export async function openWorld(): Promise<DemoWorld> {
-  const dir = realpathSync(mkdtempSync(join(tmpdir(), "cairn-demo-")));
+  const dir = tempDir("cairn-demo-");
   const clients: Client[] = [];
   const say = (...parts: unknown[]) => process.stdout.write(`${parts.map(String).join(" ")}\n`);
   const cli = (args: string[]) => {

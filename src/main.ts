@@ -1,7 +1,9 @@
 import { z } from "zod";
 import { Session } from "./commands/context.js";
 import { PROFILES, type Profile } from "./commands/tools.js";
+import { killAllChildren } from "./kernel/child.js";
 import { EXIT_CODES, exitCodeOf, outcomeFromThrown } from "./kernel/outcome.js";
+import { quoteValue } from "./kernel/text.js";
 
 // A process validates each schema a handful of times: compiling a fast path per schema
 // (zod's JIT, through \`new Function\`, which no code cache keeps) costs more than it saves.
@@ -9,7 +11,7 @@ z.config({ jitless: true });
 
 const MCP_USAGE = "usage: cairn mcp [--profile worker|planner|operator|all]\n";
 
-function parseMcpArgs(args: string[]): Profile | undefined | "usage" {
+function parseMcpArgs(args: string[]): Profile | undefined | "usage" | { bogus: string } {
   let profile: Profile | undefined;
   for (let index = 0; index < args.length; index++) {
     const arg = args[index] as string;
@@ -18,8 +20,8 @@ function parseMcpArgs(args: string[]): Profile | undefined | "usage" {
       : arg === "--profile"
         ? args[++index]
         : null;
-    if (value === null) return "usage";
-    if (!PROFILES.includes(value as Profile)) return "usage";
+    if (value === null || value === undefined) return "usage";
+    if (!PROFILES.includes(value as Profile)) return { bogus: value };
     profile = value as Profile;
   }
   return profile;
@@ -32,11 +34,21 @@ function parseMcpArgs(args: string[]): Profile | undefined | "usage" {
  */
 async function startMcp(args: string[]): Promise<number> {
   const requested = parseMcpArgs(args);
+  if (typeof requested === "object") {
+    process.stderr.write(
+      `cairn mcp: no profile ${quoteValue(requested.bogus)}; profiles are ${PROFILES.join(", ")}\n${MCP_USAGE}`,
+    );
+    return EXIT_CODES.usage;
+  }
   if (requested === "usage") {
     process.stderr.write(MCP_USAGE);
     return args.includes("--help") || args.includes("-h") ? EXIT_CODES.ok : EXIT_CODES.usage;
   }
   const session = new Session({ cwd: process.cwd(), env: process.env, profile: requested });
+  if (process.env.CAIRN_AGENT === undefined) {
+    // Serving as the owner is a choice worth seeing: an agent's config that lost its token lands here.
+    process.stderr.write("cairn mcp: CAIRN_AGENT is not set: serving as the workspace owner\n");
+  }
   let profile: Profile = requested ?? "worker";
   try {
     profile = (await session.context()).profile;
@@ -61,7 +73,9 @@ async function startMcp(args: string[]): Promise<number> {
   }
   const { serveStdio } = await import("./faces/mcp/server.js");
   await serveStdio(session, profile);
-  return EXIT_CODES.ok;
+  // The client is gone: whatever its calls still run is stopped, and the server exits now.
+  killAllChildren("SIGKILL");
+  process.exit(EXIT_CODES.ok);
 }
 
 async function startCli(argv: string[]): Promise<number> {
@@ -92,8 +106,26 @@ async function startDaemonProcess(args: string[]): Promise<number> {
   }
 }
 
+/**
+ * SIGTERM or SIGHUP of cairn takes down every process group it started (verify commands,
+ * shortcuts) before it exits: nothing it ran is left behind with no deadline.
+ */
+function stopChildrenOnSignals(): void {
+  for (const [signal, number] of [
+    ["SIGTERM", 15],
+    ["SIGHUP", 1],
+  ] as const) {
+    process.once(signal, () => {
+      killAllChildren("SIGKILL");
+      process.exit(128 + number);
+    });
+  }
+}
+
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
+  // The daemon supervises its runs itself: SIGTERM stops them cleanly, SIGHUP reloads.
+  if (argv[0] !== "daemon") stopChildrenOnSignals();
   const code =
     argv[0] === "mcp"
       ? await startMcp(argv.slice(1))

@@ -1,7 +1,10 @@
+import { statSync } from "node:fs";
+import { resolve } from "node:path";
 import { type Actor, profileFor, resolveActor } from "../domains/identity/actor.js";
 import { loadConfig, type Profile, type WorkspaceConfig } from "../domains/workspace/config.js";
 import { discoverWorkspace, type Workspace } from "../domains/workspace/discover.js";
-import { notFound, refuse } from "../kernel/outcome.js";
+import { notFound, operational, refuse } from "../kernel/outcome.js";
+import { quoteValue } from "../kernel/text.js";
 import { openStore } from "../store/open.js";
 import type { Store } from "../store/store.js";
 
@@ -100,11 +103,47 @@ export class Session {
       this.opened = undefined;
       throw error;
     });
-    return this.opened;
+    return this.opened.then((ctx) => {
+      this.requireSameDatabase(ctx.workspace.databasePath);
+      return ctx;
+    });
+  }
+
+  /** The database file this session opened: its device and inode. */
+  private databaseIdentity?: string;
+
+  /**
+   * A long-lived server must notice its database file was removed (`rm -rf .cairn`) or replaced:
+   * writing on into the unlinked file would answer ok and lose everything. One stat per call.
+   */
+  private requireSameDatabase(path: string): void {
+    let now: string | undefined;
+    try {
+      const stat = statSync(path);
+      now = `${stat.dev}:${stat.ino}`;
+    } catch {
+      now = undefined;
+    }
+    if (this.databaseIdentity === undefined) {
+      this.databaseIdentity = now;
+      return;
+    }
+    if (now !== this.databaseIdentity) {
+      throw operational(
+        `the workspace database ${path} was ${now === undefined ? "removed" : "replaced"} since this process opened it; nothing was done`,
+        "restart cairn (a server: restart `cairn mcp`) once the workspace is back, e.g. after `cairn import` of a backup",
+      );
+    }
   }
 
   private async open(): Promise<SessionContext> {
     const workspace = discoverWorkspace(this.cwd, this.env);
+    if (!workspace && this.env.CAIRN_DIR) {
+      throw notFound(
+        `CAIRN_DIR is ${quoteValue(this.env.CAIRN_DIR)}, but no cairn workspace is there (${resolve(this.cwd, this.env.CAIRN_DIR, ".cairn")} has no database)`,
+        "fix or unset CAIRN_DIR, or run `cairn init` in that directory",
+      );
+    }
     if (!workspace) {
       throw notFound(
         `no cairn workspace in ${this.cwd} or any parent, and no home workspace`,

@@ -19,6 +19,11 @@ interface CommandBase<I extends z.ZodObject, O extends z.ZodType> {
   auditSeverity?: "info" | "notice" | "critical";
   /** Human-readable rendering for the terminal; the default prints key: value lines. */
   render?(output: z.infer<O>): string;
+  /**
+   * The CLI exit code of a result that is ok but reports a failure (a criterion that failed its
+   * check), so scripts can tell; the default is 0.
+   */
+  exitCode?(output: z.infer<O>): number;
 }
 
 /**

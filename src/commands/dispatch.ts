@@ -1,10 +1,12 @@
 import type { z } from "zod";
+import { requireStillActive } from "../domains/identity/actor.js";
 import { guard } from "../domains/identity/guard.js";
 import { logWarn } from "../kernel/log.js";
 import { type Outcome, operational, outcomeFromThrown, refuse, usageError } from "../kernel/outcome.js";
 import type { CallControls, CommandContext, Session } from "./context.js";
 import type { AnyCommand, WorkspaceCommand } from "./define.js";
 import { AFTER_CALL_HOOKS, CALL_HOOKS } from "./hooks.js";
+import { checkLimits } from "./limits.js";
 
 /** Name every offending field, so a caller can fix its call without guessing. */
 export function describeIssues(error: z.ZodError): string {
@@ -32,6 +34,7 @@ export async function dispatch(
       );
     }
     const input = parsed.data as Record<string, unknown>;
+    checkLimits(command.name, input);
     if (session.readOnly && command.effect !== "read") {
       throw refuse(
         "read-only",
@@ -49,6 +52,8 @@ export async function dispatch(
         progress: controls.progress ?? (() => {}),
       };
       output = await afterCall(ctx, command, input, async () => {
+        // Retirement takes effect at a running server's next call, reads included.
+        await requireStillActive(ctx.store, ctx.actor);
         guard(ctx.actor, {
           name: command.name,
           effect: command.effect,

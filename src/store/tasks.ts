@@ -51,6 +51,8 @@ export interface Evidence {
   git_head: string | null;
   error: string | null;
   at: string;
+  /** For a criterion verified through a shortcut: the definition that ran. */
+  shortcut?: { name: string; version: number; source: "config" | "store"; argv: string[] };
 }
 
 export interface CriterionRecord {
@@ -217,6 +219,10 @@ export interface ShortcutRecord {
   roles: string[];
   summary: string;
   source: "config" | "store";
+  /** Who defined it: `owner` for cairn.toml; only they (or the owner) may redefine it. */
+  addedBy: string;
+  /** 1 for the first definition, +1 per redefinition; 0 for cairn.toml (its file is the version). */
+  version: number;
 }
 
 export interface ShortcutRepo {

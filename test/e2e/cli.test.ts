@@ -85,7 +85,7 @@ describe("identity is bound at launch", () => {
       "add",
       "kid",
       "--role",
-      "builder",
+      "reviewer",
       "--parent",
       lead.id,
       "--grant",
@@ -94,7 +94,7 @@ describe("identity is bound at launch", () => {
     expect(widened.code).toBe(3);
     expect(widened.stderr).toContain("cannot exceed");
     expect(
-      cairn(ws.dir, ["agent", "add", "kid", "--role", "builder", "--parent", lead.id, "--json"]).json,
+      cairn(ws.dir, ["agent", "add", "kid", "--role", "reviewer", "--parent", lead.id, "--json"]).json,
     ).toMatchObject({
       agent: { grant: "ro", parent: lead.id },
     });

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { callTool, connectMcp, INITIALIZE, type RawServer, rawServer } from "../helpers/mcp.js";
+import { portableCairn } from "../helpers/portable.js";
 import { addAgent, cairn, initWorkspace } from "../helpers/workspace.js";
 
 let ws: { dir: string; cleanup: () => void };
@@ -215,12 +216,14 @@ describe("launch-time identity and a damaged workspace", () => {
   it("reports a read-only database clearly, keeps serving, and loses nothing", async () => {
     addAgent(ws.dir, "kept", "builder");
     const stateDir = join(ws.dir, ".cairn");
-    // Root ignores file modes, so as root the server runs as an unprivileged user.
+    // Root ignores file modes, so as root the server runs as an unprivileged user, from a
+    // world-readable copy: that user may not be able to enter the clone (a 0700 directory).
     const as = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : undefined;
+    const portable = as ? portableCairn() : undefined;
     chmodSync(ws.dir, 0o755);
     for (const file of readdirSync(stateDir)) chmodSync(join(stateDir, file), 0o444);
     chmodSync(stateDir, 0o555);
-    const raw = rawServer(ws.dir, {}, as);
+    const raw = rawServer(ws.dir, {}, as, portable?.bin);
     try {
       await initialized(raw);
       const reply = await raw.request({
@@ -236,6 +239,7 @@ describe("launch-time identity and a damaged workspace", () => {
       expect(again.result).toBeDefined();
     } finally {
       await raw.close();
+      portable?.cleanup();
       chmodSync(stateDir, 0o755);
       for (const file of readdirSync(stateDir)) chmodSync(join(stateDir, file), 0o644);
     }

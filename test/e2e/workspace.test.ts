@@ -87,7 +87,7 @@ describe("export and import", () => {
     const source = initWorkspace();
     try {
       const parent = addAgent(source.dir, "lead", "planner");
-      addAgent(source.dir, "worker-1", "builder", ["--parent", parent.id, "--grant", "ro"]);
+      addAgent(source.dir, "worker-1", "planner", ["--parent", parent.id, "--grant", "ro"]);
       cairn(source.dir, ["agent", "retire", "worker-1"]);
       const exported = cairn(source.dir, ["export", "--out", join(scratch.dir, "backup.jsonl")]);
       expect(exported.code).toBe(0);

@@ -52,12 +52,19 @@ export function rawServer(
   cwd: string,
   env: Record<string, string | undefined> = {},
   as?: { uid: number; gid: number },
+  bin: string = CAIRN_BIN,
 ): RawServer {
-  const child = spawn(process.execPath, [CAIRN_BIN, "mcp"], { cwd, env: cleanEnv(env), ...as });
+  const child = spawn(process.execPath, [bin, "mcp"], { cwd, env: cleanEnv(env), ...as });
   let buffer = "";
   let stderr = "";
-  const waiting: ((line: string) => void)[] = [];
+  const waiting: { resolve: (line: string) => void; reject: (error: Error) => void }[] = [];
   const lines: string[] = [];
+  let exited: Error | undefined;
+  // A server that dies (before initialize, or at any point) fails the waiting test at once.
+  child.on("exit", (code, signal) => {
+    exited = new Error(`cairn mcp exited (${signal ?? code}) before replying; stderr: ${stderr}`);
+    for (const waiter of waiting.splice(0)) waiter.reject(exited);
+  });
   child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
     stderr += chunk;
   });
@@ -67,7 +74,7 @@ export function rawServer(
       const line = buffer.slice(0, newline);
       buffer = buffer.slice(newline + 1);
       const waiter = waiting.shift();
-      if (waiter) waiter(line);
+      if (waiter) waiter.resolve(line);
       else lines.push(line);
     }
   });
@@ -75,10 +82,17 @@ export function rawServer(
     new Promise<string>((resolve, reject) => {
       const queued = lines.shift();
       if (queued !== undefined) return resolve(queued);
+      if (exited) return reject(exited);
       const timer = setTimeout(() => reject(new Error(`no reply from cairn mcp; stderr: ${stderr}`)), 15_000);
-      waiting.push((line) => {
-        clearTimeout(timer);
-        resolve(line);
+      waiting.push({
+        resolve: (line) => {
+          clearTimeout(timer);
+          resolve(line);
+        },
+        reject: (error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
       });
     });
   const write = (line: string) => child.stdin.write(`${line}\n`);
@@ -99,6 +113,7 @@ export function rawServer(
     },
     close() {
       return new Promise((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode);
         child.on("close", (code) => resolve(code));
         child.stdin.end();
       });

@@ -59,6 +59,8 @@ describe("task rules", () => {
       roles: [],
       summary: "",
       source: "config",
+      addedBy: "owner",
+      version: 0,
     };
     expect(fillArgv(shortcut, { filter: "a b; rm -rf /", file: "x.ts" })).toEqual([
       "npm",

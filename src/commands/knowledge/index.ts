@@ -39,5 +39,6 @@ export const knowledgeDomain: CommandDomain = {
     fact: "Read a remembered fact by id, superseded or not",
     risk: "Risks with impact, likelihood and indicators; rank is computed",
     glossary: "Project terms and what they mean",
+    brief: "Record the briefs agents were given, so what they knew can be reviewed later",
   },
 };

@@ -4,7 +4,7 @@ import { sweep } from "../../domains/tasks/claims.js";
 import { parseParams } from "../../domains/tasks/criteria.js";
 import { addQueue, listQueues, queueAdvance, queueNext } from "../../domains/tasks/queues.js";
 import { addShortcut, listShortcuts, runShortcut } from "../../domains/tasks/shortcuts.js";
-import { SHORTCUT_EFFECTS, TASK_STATUSES } from "../../store/tasks.js";
+import { SHORTCUT_EFFECTS, type ShortcutRecord, TASK_STATUSES } from "../../store/tasks.js";
 import { defineCommand } from "../define.js";
 
 const Ask = z.object({
@@ -50,17 +50,42 @@ export const sweepCommand = defineCommand({
 
 export const askCommand = defineCommand({
   name: "ask",
-  summary: "Ask a question on a task: blocks it and routes the question to a role (or a human)",
+  summary:
+    "Ask a question on a task, routed to a role (or a human); blocks the task unless another agent holds it",
   effect: "write",
   allowReadOnly: true,
   positional: ["task", "question"],
-  input: z.object({ task: z.string(), question: z.string() }),
-  output: z.object({ ask: z.string(), to: z.string(), task: z.string(), status: z.enum(TASK_STATUSES) }),
+  input: z.object({
+    task: z.string(),
+    question: z.string(),
+    // Described in the tool text, not here: every worker carries this schema in its context.
+    to: z.string().optional(),
+  }),
+  output: z.object({
+    ask: z.string(),
+    to: z.string(),
+    task: z.string(),
+    status: z.enum(TASK_STATUSES),
+  }),
   async handler(input, ctx) {
-    const out = await askQuestion(ctx.store, ctx.config, ctx.actor, input.task, input.question, ctx.now());
-    return { ask: out.ask.id, to: out.ask.toRole, task: out.task.id, status: out.task.status };
+    const out = await askQuestion(
+      ctx.store,
+      ctx.config,
+      ctx.actor,
+      input.task,
+      input.question,
+      ctx.now(),
+      input.to,
+    );
+    return {
+      ask: out.ask.id,
+      to: out.ask.toRole,
+      task: out.task.id,
+      status: out.task.status,
+    };
   },
-  render: (out) => `Asked ${out.ask} on ${out.task} (now ${out.status}); routed to ${out.to}`,
+  render: (out) =>
+    `Asked ${out.ask} on ${out.task} (${out.status === "blocked" ? "now blocked" : `left ${out.status} with its holder`}); routed to ${out.to}`,
 });
 
 export const answerCommand = defineCommand({
@@ -172,6 +197,18 @@ const Shortcut = z.object({
   roles: z.array(z.string()),
   summary: z.string(),
   source: z.enum(["config", "store"]),
+  added_by: z.string(),
+  version: z.number(),
+});
+const shortcutView = <T extends ShortcutRecord>(s: T) => ({
+  name: s.name,
+  argv: s.argv,
+  effect: s.effect,
+  roles: s.roles,
+  summary: s.summary,
+  source: s.source,
+  added_by: s.addedBy,
+  version: s.version,
 });
 
 export const shortcutAdd = defineCommand({
@@ -188,7 +225,7 @@ export const shortcutAdd = defineCommand({
   }),
   output: Shortcut,
   async handler(input, ctx) {
-    return addShortcut(
+    const added = await addShortcut(
       ctx.store,
       ctx.config,
       ctx.actor,
@@ -201,8 +238,9 @@ export const shortcutAdd = defineCommand({
       },
       ctx.now(),
     );
+    return shortcutView(added);
   },
-  render: (out) => `Shortcut ${out.name} (${out.effect}): ${out.argv.join(" ")}`,
+  render: (out) => `Shortcut ${out.name} v${out.version} (${out.effect}): ${out.argv.join(" ")}`,
 });
 
 export const shortcutList = defineCommand({
@@ -212,7 +250,8 @@ export const shortcutList = defineCommand({
   input: z.object({}),
   output: z.object({ shortcuts: z.array(Shortcut.extend({ uses: z.number() })) }),
   async handler(_input, ctx) {
-    return { shortcuts: await listShortcuts(ctx.store, ctx.config) };
+    const shortcuts = await listShortcuts(ctx.store, ctx.config);
+    return { shortcuts: shortcuts.map((s) => ({ ...shortcutView(s), uses: s.uses })) };
   },
   render: (out) =>
     out.shortcuts.length === 0
@@ -259,6 +298,7 @@ export const shortcutRun = defineCommand({
         task: input.task,
       },
       ctx.now,
+      ctx.signal,
     );
     const { evidence } = run;
     return {

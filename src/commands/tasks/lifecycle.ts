@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { blockTask, dependTask, dropTask, moveTask, reopenTask } from "../../domains/tasks/board.js";
 import { checkTask, finishTask } from "../../domains/tasks/done.js";
+import { EXIT_CODES } from "../../kernel/outcome.js";
 import type { CommandContext } from "../context.js";
 import { defineCommand } from "../define.js";
 import { summaryView, TaskSummary } from "./views.js";
@@ -12,6 +13,7 @@ const verifier = (ctx: CommandContext) => ({
   actor: ctx.actor,
   root: ctx.workspace.root,
   now: ctx.now,
+  signal: ctx.signal,
 });
 const one = z.object({ task: TaskSummary });
 const renderOne = (verb: string) => (out: z.infer<typeof one>) =>
@@ -32,6 +34,7 @@ export const taskCheck = defineCommand({
     results: z.array(
       z.object({
         n: z.number(),
+        text: z.string().optional(),
         checked: z.boolean(),
         why: z.string().nullable(),
         exit_code: z.number().nullable(),
@@ -47,6 +50,7 @@ export const taskCheck = defineCommand({
       // A failing command's tail says why; the full evidence is in `task show`.
       results: out.results.map((r) => ({
         n: r.n,
+        text: r.text,
         checked: r.checked,
         why: r.why,
         exit_code: r.evidence?.exit_code ?? null,
@@ -55,12 +59,20 @@ export const taskCheck = defineCommand({
       unchecked: out.unchecked,
     };
   },
+  // A criterion that failed its check fails the command, as a failing test does.
+  exitCode: (out) => (out.results.some((r) => !r.checked) ? EXIT_CODES.operational : EXIT_CODES.ok),
   render: (out) =>
     [
-      ...out.results.map(
-        (r) =>
-          `[${r.checked ? "x" : " "}] ${r.n}.${r.why ? ` ${r.why}` : " ok"}${r.exit_code !== null ? ` (exit ${r.exit_code})` : ""}`,
-      ),
+      ...out.results.flatMap((r) => [
+        `[${r.checked ? "x" : " "}] ${r.n}. ${r.text ?? ""}${r.why ? ` — failed: ${r.why}` : " — ok"}${r.exit_code !== null ? ` (exit ${r.exit_code})` : ""}`,
+        ...(r.output_tail
+          ? r.output_tail
+              .trimEnd()
+              .split("\n")
+              .slice(-10)
+              .map((line) => `    | ${line}`)
+          : []),
+      ]),
       out.unchecked.length === 0
         ? `${out.task}: every criterion is checked`
         : `${out.task}: unchecked ${out.unchecked.join(", ")}`,

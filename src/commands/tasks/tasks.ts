@@ -64,11 +64,11 @@ export const taskCriterion = defineCommand({
   positional: ["task"],
   input: z.object({
     task: id,
-    text: z.string(),
+    text: z.string().describe("what must be true"),
     verify: z.array(z.string()).optional().describe("the command as argv, one --verify per word"),
-    shortcut: z.string().optional(),
+    shortcut: z.string().optional().describe("a read shortcut that verifies it"),
     params: z.array(z.string()).optional().describe("shortcut params, NAME=VALUE"),
-    timeout_seconds: z.number().int().positive().optional(),
+    timeout_seconds: z.number().int().positive().optional().describe("kill the command after this long"),
   }),
   output: z.object({ task: z.string(), criterion: Criterion }),
   async handler(input, ctx) {

@@ -104,7 +104,7 @@ export const BOARD_TOOLS: readonly ToolSpec[] = [
     title: "Ask a question",
     description:
       "Ask a question on a task when you need a decision you may not make. The task blocks until it is " +
-      "answered; the question goes to the role owning the task's paths, else to a human. Carry on with " +
+      "answered; it goes to the role owning the task's paths, or to the role or human you name in `to`. Carry on with " +
       "other work (next_task) meanwhile.",
     wraps: { command: "ask" },
     profiles: EVERY_PROFILE,

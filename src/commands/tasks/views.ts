@@ -28,6 +28,14 @@ export const Evidence = z.object({
   git_head: z.string().nullable(),
   error: z.string().nullable(),
   at: z.string(),
+  shortcut: z
+    .object({
+      name: z.string(),
+      version: z.number(),
+      source: z.enum(["config", "store"]),
+      argv: z.array(z.string()),
+    })
+    .optional(),
 });
 
 export const Criterion = z.object({

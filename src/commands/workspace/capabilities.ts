@@ -4,6 +4,7 @@ import { CAIRN_VERSION, MCP_PROTOCOL_VERSION, TOOL_SCHEMA_VERSION } from "../../
 import { catalogSources, describeCatalog } from "../catalog-build.js";
 import { Session } from "../context.js";
 import { defineBareCommand } from "../define.js";
+import { limitsTable } from "../limits.js";
 import { COMMANDS_BY_NAME, TOOLS } from "../registry.js";
 import { toolAnnotations } from "../tool-schemas.js";
 import { toolsForProfile } from "../tools.js";
@@ -44,6 +45,13 @@ export const capabilities = defineBareCommand({
         error: z.object({ file: z.string(), reason: z.string() }).nullable(),
       })
       .describe("file-backed tools (agents, skills, ...) found from here; none outside a workspace"),
+    /** Every text field's size limit: what a caller may send before it is refused. */
+    limits: z.object({
+      default_chars: z.number().int(),
+      default_items: z.number().int(),
+      fields: z.record(z.string(), z.number().int()),
+      items: z.record(z.string(), z.number().int()),
+    }),
   }),
   async handler(_input, ctx) {
     return {
@@ -66,6 +74,7 @@ export const capabilities = defineBareCommand({
         };
       }),
       catalog: await fileBackedTools(ctx.cwd, ctx.env),
+      limits: limitsTable(),
     };
   },
   render: (out) =>

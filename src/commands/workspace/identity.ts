@@ -102,13 +102,16 @@ export const agentList = defineCommand({
 
 export const agentRetire = defineCommand({
   name: "agent retire",
-  summary: "Revoke an agent's token; processes started with it refuse to run",
+  summary:
+    "Revoke an agent's token and its descendants' at once; their running servers refuse their next call",
   effect: "write",
   positional: ["agent"],
   input: z.object({ agent: z.string().describe("id or name") }),
-  output: z.object({ agent: Agent }),
+  output: z.object({ agent: Agent, descendants: z.array(Agent) }),
   async handler(input, ctx) {
-    return { agent: agentView(await retireAgent(ctx.store, ctx.actor, input.agent, ctx.now())) };
+    const out = await retireAgent(ctx.store, ctx.actor, input.agent, ctx.now());
+    return { agent: agentView(out.agent), descendants: out.descendants.map(agentView) };
   },
-  render: (out) => `Retired ${out.agent.name} (${out.agent.id})`,
+  render: (out) =>
+    `Retired ${out.agent.name} (${out.agent.id})${out.descendants.length > 0 ? `, and its descendants ${out.descendants.map((d) => `${d.name} (${d.id})`).join(", ")}` : ""}`,
 });

@@ -1,9 +1,17 @@
+import { realpathSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
-import { resolve } from "node:path";
+import { basename, dirname, join, resolve, sep } from "node:path";
 import { z } from "zod";
 import { exportWorkspace, importIntoNewWorkspace } from "../../domains/transfer/transfer.js";
-import { homeWorkspace, projectWorkspace, type Workspace } from "../../domains/workspace/discover.js";
+import {
+  homeWorkspace,
+  initWarnings,
+  projectWorkspace,
+  type Workspace,
+} from "../../domains/workspace/discover.js";
 import { initWorkspace } from "../../domains/workspace/init.js";
+import { refuse } from "../../kernel/outcome.js";
+import { quoteValue } from "../../kernel/text.js";
 import { type BareContext, requireOwnerLaunch } from "../context.js";
 import { defineBareCommand, defineCommand } from "../define.js";
 
@@ -11,6 +19,29 @@ import { defineBareCommand, defineCommand } from "../define.js";
 function targetWorkspace(ctx: BareContext, home: boolean | undefined): Workspace {
   if (home) return homeWorkspace(ctx.env);
   return projectWorkspace(resolve(ctx.cwd, ctx.env.CAIRN_DIR ?? "."));
+}
+
+/** The real path of `path`, following symlinks as far as the path exists. */
+function realish(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    const parent = dirname(path);
+    return parent === path ? path : join(realish(parent), basename(path));
+  }
+}
+
+/** An export written into `.cairn/` could overwrite the database it is a backup of. */
+function requireOutsideState(path: string, stateDir: string): void {
+  const target = realish(path);
+  const state = realish(stateDir);
+  if (target === state || target.startsWith(`${state}${sep}`)) {
+    throw refuse(
+      "workspace",
+      `${quoteValue(path)} is inside the workspace state directory ${stateDir}; writing there could destroy the workspace`,
+      "export to a path outside .cairn/ (e.g. --out backup.jsonl)",
+    );
+  }
 }
 
 export const WorkspaceRef = z.object({
@@ -26,18 +57,28 @@ export const init = defineBareCommand({
   input: z.object({
     home: z.boolean().optional().describe("create the machine-level workspace in CAIRN_HOME"),
   }),
-  output: z.object({ workspace: WorkspaceRef, workspace_id: z.string() }),
+  output: z.object({
+    workspace: WorkspaceRef,
+    workspace_id: z.string(),
+    warnings: z.array(z.string()).optional(),
+  }),
   async handler(input, ctx) {
     requireOwnerLaunch(ctx, "create workspaces");
     const workspace = targetWorkspace(ctx, input.home);
+    const warnings = workspace.kind === "project" ? initWarnings(workspace.root) : [];
     const { workspaceId, store } = await initWorkspace(workspace, "owner", ctx.now());
     await store.close();
     return {
       workspace: { root: workspace.root, state_dir: workspace.stateDir, kind: workspace.kind },
       workspace_id: workspaceId,
+      warnings,
     };
   },
-  render: (out) => `Initialized cairn workspace in ${out.workspace.state_dir}`,
+  render: (out) =>
+    [
+      `Initialized cairn workspace in ${out.workspace.state_dir}`,
+      ...(out.warnings ?? []).map((w) => `warning: ${w}`),
+    ].join("\n"),
 });
 
 export const exportCommand = defineCommand({
@@ -47,10 +88,11 @@ export const exportCommand = defineCommand({
   input: z.object({ out: z.string().optional().describe("file to write; default stdout") }),
   output: z.object({ lines: z.number().int(), out: z.string().nullable(), jsonl: z.string().optional() }),
   async handler(input, ctx) {
-    const jsonl = await exportWorkspace(ctx.store, ctx.actor);
+    const jsonl = await exportWorkspace(ctx.store, ctx.actor, ctx.workspace.configPath);
     const lines = jsonl.split("\n").length - 1;
     if (!input.out) return { lines, out: null, jsonl };
     const path = resolve(ctx.cwd, input.out);
+    requireOutsideState(path, ctx.workspace.stateDir);
     await writeFile(path, jsonl);
     return { lines, out: path };
   },
@@ -75,10 +117,11 @@ export const importCommand = defineBareCommand({
     requireOwnerLaunch(ctx, "create workspaces");
     const jsonl = await readFile(resolve(ctx.cwd, input.file), "utf8");
     const workspace = targetWorkspace(ctx, input.home);
-    const summary = await importIntoNewWorkspace(workspace, jsonl, ctx.now());
+    const { rows, tables } = await importIntoNewWorkspace(workspace, jsonl, ctx.now());
     return {
       workspace: { root: workspace.root, state_dir: workspace.stateDir, kind: workspace.kind },
-      ...summary,
+      rows,
+      tables,
     };
   },
   render: (out) => `Imported ${out.rows} rows into ${out.workspace.state_dir}`,

@@ -4,7 +4,7 @@ import { join, resolve } from "node:path";
 import { childEnv, runChild } from "../../kernel/child.js";
 import { operational, usageError } from "../../kernel/outcome.js";
 import type { AgentRunRecord, RunStatus, RunTrigger, Store } from "../../store/store.js";
-import { mintRunIdentity, type RunIdentity, retireRunIdentity } from "../identity/run-identity.js";
+import { mintRunIdentityFor, type RunIdentity } from "../identity/run-identity.js";
 import type { Workspace } from "../workspace/discover.js";
 import { RunLog, STDERR_TAIL_BYTES, STDOUT_TAIL_BYTES, Tail } from "./logs.js";
 import { type LoadedAgent, triggerSchedule } from "./manifest.js";
@@ -148,7 +148,7 @@ export async function runAgent(request: RunRequest): Promise<RunResult> {
       reason = blocked;
     } else {
       const wanted = agent.manifest.cairn.identity;
-      if (wanted) identity = await mintRunIdentity(store, wanted, started.id.toLowerCase(), request.now());
+      if (wanted) identity = await mintRunIdentityFor(store, wanted, started.id.toLowerCase(), request.now());
       const began = Date.now();
       let lastProgress = 0;
       let lastLine = "";
@@ -198,7 +198,7 @@ export async function runAgent(request: RunRequest): Promise<RunResult> {
   } finally {
     log.close();
     rmSync(temp, { recursive: true, force: true });
-    if (identity) await retireRunIdentity(store, identity.agentId, request.now()).catch(() => {});
+    if (identity) await identity.retire(request.now()).catch(() => {});
   }
   const finishedAt = request.now();
   await store.write(async (tx) => {

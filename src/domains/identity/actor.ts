@@ -1,6 +1,6 @@
 import { refuse } from "../../kernel/outcome.js";
-import type { AgentRecord, Grant, Store } from "../../store/store.js";
-import type { Profile, WorkspaceConfig } from "../workspace/config.js";
+import type { AgentRecord, Grant, Store, Tx } from "../../store/store.js";
+import { PROFILES, type Profile, type WorkspaceConfig } from "../workspace/config.js";
 import { hashToken } from "./tokens.js";
 
 /** Who is calling. The owner is whoever runs cairn with no `CAIRN_AGENT` set. */
@@ -11,7 +11,17 @@ export interface Actor {
   grant: Grant;
   isOwner: boolean;
   parentId: string | null;
+  /**
+   * The caller and its ancestors, nearest first: ids and roles. A child acts within every
+   * ancestor's role too, and trust checks treat the whole line as one author. Absent means the
+   * caller alone (an actor built by hand, e.g. in a test).
+   */
+  lineage?: readonly { id: string; role: string }[];
 }
+
+/** The caller and its ancestors, nearest first. */
+export const lineageOf = (actor: Pick<Actor, "id" | "role" | "lineage">) =>
+  actor.lineage ?? [{ id: actor.id, role: actor.role }];
 
 export const OWNER: Actor = {
   id: "owner",
@@ -20,9 +30,10 @@ export const OWNER: Actor = {
   grant: "rw",
   isOwner: true,
   parentId: null,
+  lineage: [{ id: "owner", role: "owner" }],
 };
 
-export function actorOf(agent: AgentRecord): Actor {
+export function actorOf(agent: AgentRecord, ancestors: readonly AgentRecord[] = []): Actor {
   return {
     id: agent.id,
     name: agent.name,
@@ -30,8 +41,47 @@ export function actorOf(agent: AgentRecord): Actor {
     grant: agent.grant,
     isOwner: false,
     parentId: agent.parentId,
+    lineage: [agent, ...ancestors].map((a) => ({ id: a.id, role: a.role })),
   };
 }
+
+/** The agent's ancestors, parent first. A loop in stored rows (never written by cairn) stops the walk. */
+export async function ancestorsOf(tx: Tx, agent: AgentRecord): Promise<AgentRecord[]> {
+  const found: AgentRecord[] = [];
+  const seen = new Set([agent.id]);
+  for (let id = agent.parentId; id && !seen.has(id); ) {
+    seen.add(id);
+    const parent = await tx.agents.byId(id);
+    if (!parent) break;
+    found.push(parent);
+    id = parent.parentId;
+  }
+  return found;
+}
+
+/**
+ * One author, for trust: the same agent, or either descends from the other. An author cannot
+ * vouch for its own work through a child it minted (nor a child for its parent's).
+ */
+export async function sameLine(
+  tx: Tx,
+  actor: Pick<Actor, "id" | "role" | "lineage">,
+  otherId: string,
+): Promise<boolean> {
+  if (lineageOf(actor).some((member) => member.id === otherId)) return true;
+  const other = await tx.agents.byId(otherId);
+  if (!other) return false;
+  return (await ancestorsOf(tx, other)).some((ancestor) => ancestor.id === actor.id);
+}
+
+const retiredRefusal = (agent: AgentRecord, self: boolean) =>
+  refuse(
+    "identity",
+    self
+      ? `agent ${agent.name} (${agent.id}) was retired at ${agent.retiredAt}`
+      : `agent ${agent.name} (${agent.id}), an ancestor of this agent, was retired at ${agent.retiredAt}`,
+    "ask the owner for a new agent token",
+  );
 
 /**
  * Bind the caller's identity from the `CAIRN_AGENT` value read once at launch. Set-but-empty
@@ -46,28 +96,67 @@ export async function resolveActor(store: Store, token: string | undefined): Pro
       "set it to a token printed by `cairn agent add`, or unset it to act as the workspace owner",
     );
   }
-  const agent = await store.read((tx) => tx.agents.byTokenHash(hashToken(token.trim())));
-  if (!agent) {
-    throw refuse(
-      "identity",
-      "CAIRN_AGENT holds a token this workspace does not know",
-      "ask the owner for a token (`cairn agent add`)",
-    );
-  }
-  if (agent.retiredAt) {
-    throw refuse(
-      "identity",
-      `agent ${agent.name} (${agent.id}) was retired at ${agent.retiredAt}`,
-      "ask the owner for a new agent token",
-    );
-  }
-  return actorOf(agent);
+  return store.read(async (tx) => {
+    const agent = await tx.agents.byTokenHash(hashToken(token.trim()));
+    if (!agent) {
+      throw refuse(
+        "identity",
+        "CAIRN_AGENT holds a token this workspace does not know",
+        "ask the owner for a token (`cairn agent add`)",
+      );
+    }
+    if (agent.retiredAt) throw retiredRefusal(agent, true);
+    const ancestors = await ancestorsOf(tx, agent);
+    const retired = ancestors.find((a) => a.retiredAt);
+    if (retired) throw retiredRefusal(retired, false);
+    return actorOf(agent, ancestors);
+  });
 }
 
-/** The MCP tool profile: an explicit choice at launch, else the role's, else `worker`. */
+/**
+ * Every call checks that its caller (and each ancestor) is still active: retiring an agent
+ * takes effect on its running servers at their next call. One indexed read per ancestor.
+ */
+export async function requireStillActive(store: Store, actor: Actor): Promise<void> {
+  if (actor.isOwner) return;
+  await store.read(async (tx) => {
+    for (const [index, member] of lineageOf(actor).entries()) {
+      const agent = await tx.agents.byId(member.id);
+      if (!agent) {
+        throw refuse(
+          "identity",
+          `agent ${member.id} no longer exists`,
+          "ask the owner for a new agent token",
+        );
+      }
+      if (agent.retiredAt) throw retiredRefusal(agent, index === 0);
+    }
+  });
+}
+
+const rank = (profile: Profile) => PROFILES.indexOf(profile);
+
+/**
+ * The MCP tool profile: an explicit choice at launch, else the role's, else `worker`. A child is
+ * never served a wider profile than any ancestor's role declares: a wider request is refused.
+ */
 export function profileFor(actor: Actor, config: WorkspaceConfig, requested?: Profile): Profile {
-  if (requested) return requested;
-  const role = config.roles[actor.role];
-  if (role?.profile) return role.profile;
-  return "worker";
+  const own = config.roles[actor.role]?.profile;
+  const ceilings = lineageOf(actor)
+    .slice(1)
+    .map((member) => config.roles[member.role]?.profile)
+    .filter((p): p is Profile => p !== undefined);
+  const ceiling = ceilings.sort((a, b) => rank(a) - rank(b))[0];
+  const chosen = requested ?? own ?? "worker";
+  if (ceiling && rank(chosen) > rank(ceiling)) {
+    if (requested) {
+      throw refuse(
+        "profile",
+        `profile ${requested} is wider than ${ceiling}, the widest an ancestor of ${actor.name} is served`,
+        `start with --profile ${ceiling} (or narrower)`,
+      );
+    }
+    return ceiling;
+  }
+  return chosen;
 }

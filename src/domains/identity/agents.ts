@@ -2,10 +2,11 @@ import { conflict, notFound, refuse, usageError } from "../../kernel/outcome.js"
 import { quoteValue } from "../../kernel/text.js";
 import type { AgentRecord, Grant, Store } from "../../store/store.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
-import type { Actor } from "./actor.js";
+import { type Actor, ancestorsOf } from "./actor.js";
 import { hashToken, newToken } from "./tokens.js";
 
-export const AGENT_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+/** Starts with a letter or digit, so no name or role can pass for an option (`--role`). */
+export const AGENT_NAME = /^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$/;
 
 export interface AddAgentRequest {
   name: string;
@@ -18,6 +19,27 @@ export interface AddedAgent {
   agent: AgentRecord;
   /** Shown once, never stored. */
   token: string;
+}
+
+/**
+ * A child takes its parent's role, or one the parent's role lists in `child_roles`: minting a
+ * child must not be a way to change role (and with it scope, shortcuts and profile).
+ */
+async function requireRoleForChild(
+  config: WorkspaceConfig,
+  parent: AgentRecord,
+  role: string,
+): Promise<void> {
+  if (role === parent.role) return;
+  const allowed = config.roles[parent.role]?.child_roles ?? [];
+  if (allowed.includes(role)) return;
+  throw refuse(
+    "role",
+    `a child of ${parent.name} (role ${parent.role}) cannot take role ${quoteValue(role)}: a child never exceeds its parent`,
+    allowed.length > 0
+      ? `use --role ${parent.role} or one of ${allowed.join(", ")}`
+      : `use --role ${parent.role}, or list the role in [roles.${parent.role}] child_roles in cairn.toml`,
+  );
 }
 
 const narrower = (a: Grant, b: Grant): Grant => (a === "ro" || b === "ro" ? "ro" : "rw");
@@ -38,10 +60,14 @@ export async function addAgent(
   now: string,
 ): Promise<AddedAgent> {
   if (!AGENT_NAME.test(request.name)) {
-    throw usageError(`agent name ${quoteValue(request.name)} must be 1-64 letters, digits, - or _`);
+    throw usageError(
+      `agent name ${quoteValue(request.name)} must be 1-64 letters, digits, - or _, starting with a letter or digit`,
+    );
   }
   if (!AGENT_NAME.test(request.role)) {
-    throw usageError(`role ${quoteValue(request.role)} must be 1-64 letters, digits, - or _`);
+    throw usageError(
+      `role ${quoteValue(request.role)} must be 1-64 letters, digits, - or _, starting with a letter or digit`,
+    );
   }
   let parent: AgentRecord | undefined;
   if (request.parent) {
@@ -49,7 +75,18 @@ export async function addAgent(
     if (!parent) throw notFound(`no agent ${quoteValue(request.parent)}`, "see `cairn agent list`");
     if (parent.retiredAt)
       throw refuse("identity", `parent agent ${parent.name} is retired`, "choose an active parent");
+    const retiredAncestor = (await store.read((tx) => ancestorsOf(tx, parent as AgentRecord))).find(
+      (a) => a.retiredAt,
+    );
+    if (retiredAncestor) {
+      throw refuse(
+        "identity",
+        `parent agent ${parent.name} descends from retired ${retiredAncestor.name}`,
+        "choose an active parent",
+      );
+    }
   }
+  if (parent) await requireRoleForChild(config, parent, request.role);
   if (!actor.isOwner) {
     if (!parent || parent.id !== actor.id) {
       throw refuse(
@@ -101,28 +138,51 @@ export async function listAgents(store: Store, includeRetired: boolean): Promise
   return store.read((tx) => tx.agents.list({ includeRetired }));
 }
 
-/** Retiring revokes the token at once: the next process started with it refuses to run. */
+/**
+ * Retiring revokes the token at once, and its descendants' too: a child's authority comes from
+ * its parent, so none may outlive it (refusing instead would leave a compromised agent's
+ * children working while someone retires them one by one). Running servers refuse their next call.
+ */
 export async function retireAgent(
   store: Store,
   actor: Actor,
   idOrName: string,
   now: string,
-): Promise<AgentRecord> {
+): Promise<{ agent: AgentRecord; descendants: AgentRecord[] }> {
   return store.write(async (tx) => {
     const agent = (await tx.agents.byId(idOrName)) ?? (await tx.agents.byName(idOrName));
     if (!agent) throw notFound(`no agent ${quoteValue(idOrName)}`, "see `cairn agent list`");
-    if (!actor.isOwner && agent.parentId !== actor.id) {
-      throw refuse("ownership", `only the owner or ${agent.name}'s parent may retire it`, "ask the owner");
+    const ancestors = await ancestorsOf(tx, agent);
+    if (!actor.isOwner && !ancestors.some((a) => a.id === actor.id)) {
+      throw refuse(
+        "ownership",
+        `only the owner or an ancestor of ${agent.name} may retire it`,
+        "ask the owner",
+      );
     }
-    if (agent.retiredAt) return agent;
-    await tx.agents.retire(agent.id, now);
+    const active = await tx.agents.list({ includeRetired: false });
+    const descendants: AgentRecord[] = [];
+    const frontier = [agent.id];
+    while (frontier.length > 0) {
+      const id = frontier.shift() as string;
+      for (const child of active.filter((a) => a.parentId === id)) {
+        descendants.push(child);
+        frontier.push(child.id);
+      }
+    }
+    const toRetire = [...(agent.retiredAt ? [] : [agent]), ...descendants];
+    if (toRetire.length === 0) return { agent, descendants: [] };
+    for (const one of toRetire) await tx.agents.retire(one.id, now);
     await tx.journal.append({
       at: now,
       actor: actor.id,
       action: "agent.retire",
       subject: agent.id,
-      data: {},
+      data: { descendants: descendants.map((d) => d.id) },
     });
-    return { ...agent, retiredAt: now };
+    return {
+      agent: { ...agent, retiredAt: agent.retiredAt ?? now },
+      descendants: descendants.map((d) => ({ ...d, retiredAt: now })),
+    };
   });
 }

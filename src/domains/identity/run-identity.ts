@@ -1,26 +1,90 @@
+import { randomBytes } from "node:crypto";
 import { refuse } from "../../kernel/outcome.js";
-import type { Store } from "../../store/store.js";
+import type { AgentRecord, Store, Tx } from "../../store/store.js";
+import type { Actor } from "./actor.js";
 import { hashToken, newToken } from "./tokens.js";
 
+/**
+ * When a child process must act on the board (a local agent, a skill script), it gets a token of
+ * its own: a child agent of the one it acts for (same role and grant, never wider), minted for
+ * this run and retired when the run ends. The caller's own token never reaches a child.
+ */
+
+/** A token minted for one run of a child process, and the way to revoke it when the run ends. */
 export interface RunIdentity {
-  agentId: string;
-  name: string;
-  /** Handed to the child in its environment only; never stored, never logged. */
+  agent: AgentRecord;
+  /** Give it to the child as CAIRN_AGENT; it is never stored (only its hash is). */
   token: string;
+  /** Retire the run's agent; safe to call more than once. */
+  retire(now: string): Promise<void>;
 }
 
-/**
- * A token for one run of a process that acts on the board as `parentName`: a child agent of it
- * (same role and grant, so it never exceeds its parent), to be retired when the run ends.
- */
+/** Insert the run's agent as a child of `parent` (null: the owner) and journal it. */
+async function insertRunAgent(
+  tx: Tx,
+  parent: Pick<AgentRecord, "id" | "role" | "grant"> | null,
+  grant: AgentRecord["grant"],
+  name: string,
+  purpose: string,
+  token: string,
+  now: string,
+): Promise<AgentRecord> {
+  const created = await tx.agents.insert(
+    { name, role: parent?.role ?? "run", grant, parentId: parent?.id ?? null, tokenHash: hashToken(token) },
+    now,
+  );
+  await tx.journal.append({
+    at: now,
+    actor: parent?.id ?? "owner",
+    action: "agent.run_identity",
+    subject: created.id,
+    data: { name, purpose, parent: created.parentId, grant: created.grant },
+  });
+  return created;
+}
+
+function retirer(store: Store, agent: AgentRecord): RunIdentity["retire"] {
+  let retired = false;
+  return async (at) => {
+    if (retired) return;
+    retired = true;
+    await retireRunIdentity(store, agent.id, at);
+  };
+}
+
+/** A run identity acting for the caller. */
 export async function mintRunIdentity(
+  store: Store,
+  actor: Actor,
+  purpose: string,
+  now: string,
+): Promise<RunIdentity> {
+  const label = purpose.replace(/[^a-zA-Z0-9_-]/g, "-").slice(0, 32) || "run";
+  const name = `run-${label}-${randomBytes(4).toString("hex")}`;
+  const token = newToken();
+  const agent = await store.write(async (tx) => {
+    let parent: AgentRecord | null = null;
+    if (!actor.isOwner) {
+      const self = await tx.agents.byId(actor.id);
+      if (!self || self.retiredAt) {
+        throw refuse("identity", `agent ${actor.name} is retired`, "ask the owner for a new agent token");
+      }
+      parent = self;
+    }
+    return insertRunAgent(tx, parent, actor.grant, name, purpose, token, now);
+  });
+  return { agent, token, retire: retirer(store, agent) };
+}
+
+/** A run identity acting for a named agent (a manifest's `[cairn] identity`). */
+export async function mintRunIdentityFor(
   store: Store,
   parentName: string,
   label: string,
   now: string,
 ): Promise<RunIdentity> {
   const token = newToken();
-  const child = await store.write(async (tx) => {
+  const agent = await store.write(async (tx) => {
     const parent = await tx.agents.byName(parentName);
     if (!parent || parent.retiredAt) {
       throw refuse(
@@ -30,20 +94,9 @@ export async function mintRunIdentity(
       );
     }
     const name = `${parent.name.slice(0, 40)}-run-${label}`.slice(0, 64);
-    const created = await tx.agents.insert(
-      { name, role: parent.role, grant: parent.grant, parentId: parent.id, tokenHash: hashToken(token) },
-      now,
-    );
-    await tx.journal.append({
-      at: now,
-      actor: parent.id,
-      action: "agent.add",
-      subject: created.id,
-      data: { name, role: created.role, grant: created.grant, parent: parent.id, for_run: label },
-    });
-    return created;
+    return insertRunAgent(tx, parent, parent.grant, name, label, token, now);
   });
-  return { agentId: child.id, name: child.name, token };
+  return { agent, token, retire: retirer(store, agent) };
 }
 
 /** The run is over: its token stops working at once. */
@@ -57,7 +110,23 @@ export async function retireRunIdentity(store: Store, agentId: string, now: stri
       actor: agent.parentId ?? agentId,
       action: "agent.retire",
       subject: agentId,
-      data: { run_ended: true },
+      data: { run_ended: true, descendants: [] },
     });
   });
+}
+
+/** Run `work` with a run identity and retire it afterwards, whatever `work` does. */
+export async function withRunIdentity<T>(
+  store: Store,
+  actor: Actor,
+  purpose: string,
+  now: () => string,
+  work: (identity: RunIdentity) => Promise<T>,
+): Promise<T> {
+  const identity = await mintRunIdentity(store, actor, purpose, now());
+  try {
+    return await work(identity);
+  } finally {
+    await identity.retire(now());
+  }
 }

@@ -1,7 +1,7 @@
 import { notFound, refuse } from "../../kernel/outcome.js";
 import type { NoteBody, NoteKind, NoteRecord, Severity, Trust } from "../../store/knowledge.js";
 import type { Store } from "../../store/store.js";
-import type { Actor } from "../identity/actor.js";
+import { type Actor, sameLine } from "../identity/actor.js";
 import { parseScope, requireScope } from "./text.js";
 
 export const NOTE_KINDS = ["decision", "finding", "metric", "ref"] as const satisfies readonly NoteKind[];
@@ -173,8 +173,14 @@ export async function setFindingTrust(
     if (note.body.kind !== "finding") {
       throw refuse("note", `${id} is a ${note.body.kind}, not a finding`, "only findings carry trust");
     }
-    if (note.author === actor.id && !actor.isOwner) {
-      throw refuse("note", `${id} is your own finding`, "another agent or the owner confirms or refutes it");
+    if (!actor.isOwner && (await sameLine(tx, actor, note.author))) {
+      throw refuse(
+        "note",
+        note.author === actor.id
+          ? `${id} is your own finding`
+          : `${id} was written by ${note.author}, of your own line (parent or child)`,
+        "another agent or the owner confirms or refutes it",
+      );
     }
     await tx.notes.setTrust(id, trust, now);
     await tx.journal.append({ at: now, actor: actor.id, action: "note.trust", subject: id, data: { trust } });

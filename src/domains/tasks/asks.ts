@@ -1,9 +1,10 @@
 import { conflict, notFound, refuse, usageError } from "../../kernel/outcome.js";
-import type { Store } from "../../store/store.js";
+import { quoteValue } from "../../kernel/text.js";
+import type { Store, Tx } from "../../store/store.js";
 import type { AskRecord, TaskRecord } from "../../store/tasks.js";
-import type { Actor } from "../identity/actor.js";
+import { type Actor, sameLine } from "../identity/actor.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
-import { journal, loadTask } from "./common.js";
+import { journal, loadTask, who } from "./common.js";
 import { covers } from "./scope.js";
 
 export const HUMAN = "human";
@@ -33,7 +34,12 @@ export function routeAsk(
   return HUMAN;
 }
 
-/** A question blocks its task until it is answered. */
+/**
+ * A question routed to a role (by scope or escalation, or the route the asker names) or to a
+ * human. It blocks the task when the asker holds it, or when nobody does. A question from anyone
+ * else on a task another agent holds leaves the task with its holder, active: it is queued to its
+ * route and shown on the task, so a read-only agent cannot stall someone else's work by asking.
+ */
 export async function askQuestion(
   store: Store,
   config: WorkspaceConfig,
@@ -41,8 +47,15 @@ export async function askQuestion(
   raw: string,
   question: string,
   now: string,
-): Promise<{ ask: AskRecord; task: TaskRecord }> {
+  to?: string,
+): Promise<{ ask: AskRecord; task: TaskRecord; blocked: boolean }> {
   if (question.trim() === "") throw usageError("ask what? (--question)");
+  if (to !== undefined && to !== HUMAN && !config.roles[to]) {
+    throw usageError(
+      `no role ${quoteValue(to)} to route the question to`,
+      `name a role from cairn.toml (${Object.keys(config.roles).join(", ") || "none defined"}) or "${HUMAN}"`,
+    );
+  }
   return store.write(async (tx) => {
     const task = await loadTask(tx, raw);
     if (task.status === "done" || task.status === "dropped") {
@@ -53,18 +66,46 @@ export async function askQuestion(
         taskId: task.id,
         question: question.trim(),
         askedBy: actor.id,
-        toRole: routeAsk(config, actor.role, task),
+        toRole: to ?? routeAsk(config, actor.role, task),
       },
       now,
     );
-    await tx.tasks.update(
-      task.id,
-      { status: "blocked", blockedReason: `waiting on ${ask.id} (to ${ask.toRole})` },
-      now,
-    );
-    await journal(tx, actor, now, "task.ask", task.id, { ask: ask.id, to: ask.toRole });
-    return { ask, task: (await tx.tasks.byId(task.id)) as TaskRecord };
+    const blocks = !task.owner || task.owner === actor.id;
+    if (blocks) {
+      await tx.tasks.update(
+        task.id,
+        { status: "blocked", blockedReason: `waiting on ${ask.id} (to ${ask.toRole})` },
+        now,
+      );
+    }
+    await journal(tx, actor, now, "task.ask", task.id, { ask: ask.id, to: ask.toRole, blocked: blocks });
+    return { ask, task: (await tx.tasks.byId(task.id)) as TaskRecord, blocked: blocks };
   });
+}
+
+/**
+ * Who may answer: an agent of the role the question was routed to, or the owner (the human a
+ * question routed to `human` reaches). Never an agent that asked it, nor its parent or child: a
+ * question is for someone else.
+ */
+async function requireAnswerer(tx: Tx, actor: Actor, ask: AskRecord): Promise<void> {
+  // The owner is the human every route ends at: it may answer any question, its own included.
+  if (actor.isOwner) return;
+  if (ask.askedBy === actor.id || (await sameLine(tx, actor, ask.askedBy))) {
+    throw refuse(
+      "ask",
+      `${ask.id} was asked by ${await who(tx, ask.askedBy)}${ask.askedBy === actor.id ? " (you)" : ", of your own line"}; the asker cannot answer it`,
+      `wait for ${ask.toRole} (or the owner) to answer; see \`cairn asks\``,
+    );
+  }
+  if (actor.role === ask.toRole) return;
+  throw refuse(
+    "ask",
+    `${ask.id} is routed to ${ask.toRole}; ${actor.name} (role ${actor.role}) may not answer it`,
+    ask.toRole === HUMAN
+      ? "a human (the workspace owner) answers it"
+      : `an agent of role ${ask.toRole}, or the owner, answers it`,
+  );
 }
 
 /** The answer becomes a note on the task; the last open question answered unblocks it. */
@@ -73,9 +114,10 @@ export async function answerQuestion(store: Store, actor: Actor, askId: string, 
   const id = askId.trim().toUpperCase();
   return store.write(async (tx) => {
     const ask = await tx.asks.byId(id);
-    if (!ask) throw notFound(`no question ${id}`, "see `cairn asks`");
+    if (!ask) throw notFound(`no question ${quoteValue(id)}`, "see `cairn asks`");
     if (ask.answeredAt)
       throw conflict(`${id} was already answered by ${ask.answeredBy} at ${ask.answeredAt}`);
+    await requireAnswerer(tx, actor, ask);
     await tx.asks.answer(id, answer.trim(), actor.id, now);
     await tx.tasks.addNote({
       taskId: ask.taskId,

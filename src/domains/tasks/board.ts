@@ -1,4 +1,5 @@
 import { conflict, notFound, refuse, usageError } from "../../kernel/outcome.js";
+import type { NoteRecord } from "../../store/knowledge.js";
 import type { Store, Tx } from "../../store/store.js";
 import type {
   AskRecord,
@@ -10,6 +11,7 @@ import type {
   TaskStatus,
 } from "../../store/tasks.js";
 import type { Actor } from "../identity/actor.js";
+import { taskScope } from "../knowledge/text.js";
 import { journal, loadTask, parseEstimate, requireHolder, taskId } from "./common.js";
 import { type CriterionInput, toCriterion } from "./criteria.js";
 
@@ -72,9 +74,28 @@ export interface TaskDetail {
   notes: TaskNote[];
 }
 
+/** A knowledge note (decision, finding, metric, ref) as one line of a task's notes. */
+function noteLine(note: NoteRecord, taskId: string): TaskNote {
+  const body = note.body;
+  const text =
+    body.kind === "decision"
+      ? `chose ${body.chose}; rejected ${body.rejected}; because ${body.because}`
+      : body.kind === "finding"
+        ? `[${body.severity}, ${body.trust}] ${body.text}`
+        : body.kind === "metric"
+          ? `goal: ${body.goal} question: ${body.question} metric: ${body.metric}`
+          : `${body.target}${body.summary ? ` — ${body.summary}` : ""}`;
+  return { taskId, at: note.createdAt, author: note.author, kind: `${body.kind} ${note.id}`, text };
+}
+
+/** Everything on one task: its own notes (answers, proposals) and the knowledge notes scoped to it. */
 export async function showTask(store: Store, raw: string): Promise<TaskDetail> {
   return store.read(async (tx) => {
     const task = await loadTask(tx, raw);
+    const scoped = await tx.notes.list({ scopes: [taskScope(task.id)], limit: 200 });
+    const notes = [...(await tx.tasks.notes(task.id)), ...scoped.map((note) => noteLine(note, task.id))].sort(
+      (a, b) => a.at.localeCompare(b.at),
+    );
     return {
       task,
       criteria: await tx.tasks.criteria(task.id),
@@ -82,7 +103,7 @@ export async function showTask(store: Store, raw: string): Promise<TaskDetail> {
       dependents: await tx.tasks.byIds(await tx.tasks.dependents(task.id)),
       children: await tx.tasks.children(task.id),
       asks: await tx.asks.open({ taskId: task.id }),
-      notes: await tx.tasks.notes(task.id),
+      notes,
     };
   });
 }

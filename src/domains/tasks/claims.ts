@@ -1,15 +1,15 @@
 import { conflict, refuse } from "../../kernel/outcome.js";
+import { quoteValue } from "../../kernel/text.js";
 import type { Store, Tx } from "../../store/store.js";
 import type { TaskRecord } from "../../store/tasks.js";
-import type { Actor } from "../identity/actor.js";
+import { type Actor, lineageOf } from "../identity/actor.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
 import { journal, loadTask, requireActiveAgent, requireHolder, who } from "./common.js";
-import { outOfScope, roleOf } from "./scope.js";
+import { outOfLineScope, wipCapOf } from "./scope.js";
 
 /** Ready tasks this caller may take, best first. */
 export function readyFor(tx: Tx, config: WorkspaceConfig, actor: Actor, limit: number, excluding?: string) {
-  const role = roleOf(config, actor);
-  return tx.tasks.ready((task) => outOfScope(task, role).length === 0, limit, excluding);
+  return tx.tasks.ready((task) => outOfLineScope(task, config, actor).length === 0, limit, excluding);
 }
 
 async function takeInstead(
@@ -20,7 +20,7 @@ async function takeInstead(
 ): Promise<string> {
   const [other] = await readyFor(tx, config, actor, 1, excluding);
   return other
-    ? `take ${other.id} ("${other.title}") instead: claim_task ${other.id}`
+    ? `take ${other.id} (${quoteValue(other.title)}) instead: claim_task ${other.id}`
     : "no other task is ready for you now; ask the planner or wait for a dependency to finish";
 }
 
@@ -79,25 +79,26 @@ export async function claimTask(
         "dependencies",
         `${task.id} waits on unfinished dependencies: ${names}`,
         readyDependency
-          ? `take the dependency ${readyDependency.id} ("${readyDependency.title}") instead: claim_task ${readyDependency.id}`
+          ? `take the dependency ${readyDependency.id} (${quoteValue(readyDependency.title)}) instead: claim_task ${readyDependency.id}`
           : await takeInstead(tx, config, actor, task.id),
       );
     }
-    const role = roleOf(config, actor);
-    const outside = outOfScope(task, role);
+    const outside = outOfLineScope(task, config, actor);
     if (outside.length > 0) {
+      const roles = [...new Set(lineageOf(actor).map((m) => m.role))].join(", ");
       throw refuse(
         "scope",
-        `${task.id} touches ${outside.join(", ")}, outside role ${actor.role}'s scope`,
+        `${task.id} touches ${outside.join(", ")}, outside the scope of role ${roles}`,
         await takeInstead(tx, config, actor, task.id),
       );
     }
-    if (role?.wip_cap !== undefined) {
+    const wip = wipCapOf(config, actor);
+    if (wip !== undefined) {
       const held = await tx.tasks.activeBy(actor.id);
-      if (held.length >= role.wip_cap) {
+      if (held.length >= wip.cap) {
         throw refuse(
           "wip",
-          `role ${actor.role} may hold ${role.wip_cap} active task(s); ${actor.name} holds ${held.map((t) => t.id).join(", ")}`,
+          `role ${wip.role} may hold ${wip.cap} active task(s); ${actor.name} holds ${held.map((t) => t.id).join(", ")}`,
           `finish, block or release one of ${held.map((t) => t.id).join(", ")} first`,
         );
       }

@@ -1,4 +1,5 @@
 import { notFound, refuse, usageError } from "../../kernel/outcome.js";
+import { quoteValue } from "../../kernel/text.js";
 import type { Tx } from "../../store/store.js";
 import type { Estimate, TaskRecord } from "../../store/tasks.js";
 import type { Actor } from "../identity/actor.js";
@@ -8,7 +9,7 @@ export function taskId(raw: string): string {
   const trimmed = raw.trim();
   if (/^\d+$/.test(trimmed)) return `T-${trimmed}`;
   if (/^t-\d+$/i.test(trimmed)) return `T-${trimmed.slice(2)}`;
-  throw usageError(`${JSON.stringify(raw)} is not a task id`, "task ids look like T-12");
+  throw usageError(`${quoteValue(raw)} is not a task id`, "task ids look like T-12");
 }
 
 export async function loadTask(tx: Tx, raw: string): Promise<TaskRecord> {
@@ -56,14 +57,14 @@ export function parseEstimate(text: string | undefined): Estimate | null {
   const numbers = parts.map(Number);
   if (parts.length !== 3 || numbers.some((n) => !Number.isFinite(n) || n < 0)) {
     throw usageError(
-      `estimate ${JSON.stringify(text)} is not a three-point estimate`,
+      `estimate ${quoteValue(text)} is not a three-point estimate`,
       'give optimistic,probable,pessimistic hours, e.g. "1,2,5"',
     );
   }
   const [optimistic, probable, pessimistic] = numbers as [number, number, number];
   if (!(optimistic <= probable && probable <= pessimistic)) {
     throw usageError(
-      `estimate ${JSON.stringify(text)} is out of order`,
+      `estimate ${quoteValue(text)} is out of order`,
       "optimistic ≤ probable ≤ pessimistic, e.g. 1,2,5",
     );
   }

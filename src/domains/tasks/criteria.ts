@@ -1,4 +1,5 @@
 import { refuse, usageError } from "../../kernel/outcome.js";
+import { quoteValue } from "../../kernel/text.js";
 import type { Store } from "../../store/store.js";
 import type { NewCriterion } from "../../store/tasks.js";
 import type { Actor } from "../identity/actor.js";
@@ -17,7 +18,7 @@ export function parseParams(pairs: readonly string[] | undefined): Record<string
   const params: Record<string, string> = {};
   for (const pair of pairs ?? []) {
     const equals = pair.indexOf("=");
-    if (equals <= 0) throw usageError(`param ${JSON.stringify(pair)} is not NAME=VALUE`);
+    if (equals <= 0) throw usageError(`param ${quoteValue(pair)} is not NAME=VALUE`);
     params[pair.slice(0, equals)] = pair.slice(equals + 1);
   }
   return params;
@@ -33,7 +34,7 @@ export function toCriterion(input: string | CriterionInput): NewCriterion {
     try {
       value = JSON.parse(value) as CriterionInput;
     } catch {
-      throw usageError(`criterion ${JSON.stringify(input)} starts with { but is not JSON`);
+      throw usageError(`criterion ${quoteValue(String(input))} starts with { but is not JSON`);
     }
   }
   const object: CriterionInput = typeof value === "string" ? { text: value } : value;
@@ -41,10 +42,10 @@ export function toCriterion(input: string | CriterionInput): NewCriterion {
     throw usageError("a criterion needs text");
   }
   if (object.verify && object.shortcut) {
-    throw usageError(`criterion "${object.text}": give verify or shortcut, not both`);
+    throw usageError(`criterion ${quoteValue(object.text)}: give verify or shortcut, not both`);
   }
   if (object.verify && object.verify.length === 0) {
-    throw usageError(`criterion "${object.text}": verify is an empty command`);
+    throw usageError(`criterion ${quoteValue(object.text)}: verify is an empty command`);
   }
   return {
     text: object.text.trim(),

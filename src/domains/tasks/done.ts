@@ -1,4 +1,4 @@
-import { refuse, usageError } from "../../kernel/outcome.js";
+import { operational, refuse, usageError } from "../../kernel/outcome.js";
 import type { Store, Tx } from "../../store/store.js";
 import type { CriterionRecord, Evidence, TaskRecord } from "../../store/tasks.js";
 import { milestoneGateIn } from "../goals/task-link.js";
@@ -14,6 +14,14 @@ export interface Verifier {
   actor: Actor;
   root: string;
   now: () => string;
+  /** The caller's cancel: the running command is killed and nothing is recorded. */
+  signal?: AbortSignal;
+}
+
+/** A cancelled check records nothing: half a run is not evidence. */
+function stopIfCancelled(verifier: Verifier): void {
+  if (verifier.signal?.aborted)
+    throw operational("cancelled: the command was stopped and nothing was recorded");
 }
 
 async function requireOwnerOf(tx: Tx, task: TaskRecord, actor: Actor, what: string): Promise<void> {
@@ -37,8 +45,8 @@ async function commandFor(
   verifier: Verifier,
   criterion: Pick<CriterionRecord, "verify" | "shortcut" | "params">,
   store: Store,
-): Promise<string[]> {
-  if (criterion.verify) return criterion.verify;
+): Promise<{ argv: string[]; definition?: Evidence["shortcut"] }> {
+  if (criterion.verify) return { argv: criterion.verify };
   const shortcut = await store.read((tx) => findShortcut(tx, verifier.config, criterion.shortcut as string));
   if (shortcut.effect === "destructive") {
     throw refuse(
@@ -48,13 +56,29 @@ async function commandFor(
     );
   }
   allowShortcut(verifier.config, verifier.actor, shortcut, false);
-  return fillArgv(shortcut, criterion.params);
+  return {
+    argv: fillArgv(shortcut, criterion.params),
+    // The evidence names the definition that ran: a later redefinition cannot rewrite history.
+    definition: {
+      name: shortcut.name,
+      version: shortcut.version,
+      source: shortcut.source,
+      argv: [...shortcut.argv],
+    },
+  };
 }
 
 async function verify(verifier: Verifier, criterion: CriterionRecord, store: Store): Promise<Evidence> {
-  const argv = await commandFor(verifier, criterion, store);
+  const { argv, definition } = await commandFor(verifier, criterion, store);
   const seconds = criterion.timeoutSeconds ?? verifier.config.verify.timeout_seconds;
-  return runCommand({ argv, cwd: verifier.root, timeoutMs: seconds * 1000, now: verifier.now });
+  const evidence = await runCommand({
+    argv,
+    cwd: verifier.root,
+    timeoutMs: seconds * 1000,
+    now: verifier.now,
+    signal: verifier.signal,
+  });
+  return definition ? { ...evidence, shortcut: definition } : evidence;
 }
 
 export function whyFailed(evidence: Evidence): string {
@@ -118,6 +142,7 @@ export async function checkTask(
       continue;
     }
     const evidence = await verify(verifier, criterion, store);
+    stopIfCancelled(verifier);
     const ok = passed(evidence);
     results.push({
       n: criterion.n,
@@ -200,6 +225,7 @@ export async function finishTask(
       doneFailures.push(`definition of done: shortcut ${name} cannot run (${(error as Error).message})`);
     }
   }
+  stopIfCancelled(verifier);
   return store.write(async (tx) => {
     const now = verifier.now();
     await requireActiveAgent(tx, actor);

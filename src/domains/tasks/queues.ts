@@ -1,4 +1,5 @@
 import { conflict, notFound, refuse, usageError } from "../../kernel/outcome.js";
+import { quoteValue } from "../../kernel/text.js";
 import type { Store, Tx } from "../../store/store.js";
 import type { QueueRecord } from "../../store/tasks.js";
 import type { Actor } from "../identity/actor.js";
@@ -29,8 +30,7 @@ async function load(tx: Tx, name: string): Promise<QueueRecord> {
 }
 
 export async function addQueue(store: Store, actor: Actor, name: string, steps: string[], now: string) {
-  if (!NAME.test(name))
-    throw usageError(`queue name ${JSON.stringify(name)} must be letters, digits, ., - or _`);
+  if (!NAME.test(name)) throw usageError(`queue name ${quoteValue(name)} must be letters, digits, ., - or _`);
   if (steps.length === 0) throw usageError("a queue needs steps (--step, once per step, in order)");
   return store.write(async (tx) => {
     if (await tx.queues.byName(name)) throw conflict(`a queue named ${name} already exists`);

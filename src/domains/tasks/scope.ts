@@ -1,6 +1,6 @@
 import picomatch from "picomatch";
 import type { TaskRecord } from "../../store/tasks.js";
-import type { Actor } from "../identity/actor.js";
+import { type Actor, lineageOf } from "../identity/actor.js";
 import type { RoleConfig, WorkspaceConfig } from "../workspace/config.js";
 
 const matchers = new Map<string, (path: string) => boolean>();
@@ -17,6 +17,44 @@ function matcherFor(globs: readonly string[]): (path: string) => boolean {
 
 export const roleOf = (config: WorkspaceConfig, actor: Actor): RoleConfig | undefined =>
   actor.isOwner ? undefined : config.roles[actor.role];
+
+/**
+ * The roles a caller acts under: its own and every ancestor's. A child never exceeds its parent,
+ * so each rule (scope, WIP cap, shortcuts) must pass for every one of them.
+ */
+export function rolesOf(config: WorkspaceConfig, actor: Actor): { name: string; role: RoleConfig }[] {
+  if (actor.isOwner) return [];
+  const seen = new Set<string>();
+  const found: { name: string; role: RoleConfig }[] = [];
+  for (const member of lineageOf(actor)) {
+    const role = config.roles[member.role];
+    if (!role || seen.has(member.role)) continue;
+    seen.add(member.role);
+    found.push({ name: member.role, role });
+  }
+  return found;
+}
+
+/** The traces outside any of the caller's roles (its own and its ancestors'). */
+export function outOfLineScope(
+  task: Pick<TaskRecord, "traces">,
+  config: WorkspaceConfig,
+  actor: Actor,
+): string[] {
+  const outside = new Set<string>();
+  for (const { role } of rolesOf(config, actor)) for (const path of outOfScope(task, role)) outside.add(path);
+  return [...outside];
+}
+
+/** The lowest WIP cap among the caller's roles, with the role that sets it. */
+export function wipCapOf(config: WorkspaceConfig, actor: Actor): { cap: number; role: string } | undefined {
+  let lowest: { cap: number; role: string } | undefined;
+  for (const { name, role } of rolesOf(config, actor)) {
+    if (role.wip_cap !== undefined && (!lowest || role.wip_cap < lowest.cap))
+      lowest = { cap: role.wip_cap, role: name };
+  }
+  return lowest;
+}
 
 /**
  * The traces of a task that a role may not touch: any path out_of_scope (which always wins),

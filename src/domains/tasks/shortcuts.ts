@@ -1,25 +1,26 @@
-import { conflict, notFound, refuse, usageError } from "../../kernel/outcome.js";
+import { conflict, notFound, operational, refuse, usageError } from "../../kernel/outcome.js";
+import { quoteValue } from "../../kernel/text.js";
 import type { Store, Tx } from "../../store/store.js";
 import type { Evidence, ShortcutEffect, ShortcutRecord } from "../../store/tasks.js";
-import type { Actor } from "../identity/actor.js";
+import { type Actor, lineageOf } from "../identity/actor.js";
 import { guard } from "../identity/guard.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
-import { journal } from "./common.js";
+import { journal, who } from "./common.js";
 import { runCommand } from "./runner.js";
-import { roleOf } from "./scope.js";
+import { rolesOf } from "./scope.js";
 
-const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+const NAME = /^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$/;
 const PLACEHOLDER = /\{\{\s*([a-zA-Z0-9_-]+)\s*\}\}/g;
 
 function fromConfig(config: WorkspaceConfig, name: string): ShortcutRecord | undefined {
   const entry = config.shortcuts[name];
-  return entry ? { name, ...entry, source: "config" } : undefined;
+  return entry ? { name, ...entry, source: "config", addedBy: "owner", version: 0 } : undefined;
 }
 
 /** cairn.toml is the reviewed source: its shortcuts win over ones added at run time. */
 export async function findShortcut(tx: Tx, config: WorkspaceConfig, name: string): Promise<ShortcutRecord> {
   const found = fromConfig(config, name) ?? (await tx.shortcuts.byName(name));
-  if (!found) throw notFound(`no shortcut ${name}`, "see `cairn shortcut list`");
+  if (!found) throw notFound(`no shortcut ${quoteValue(name)}`, "see `cairn shortcut list`");
   return found;
 }
 
@@ -35,6 +36,11 @@ export async function listShortcuts(store: Store, config: WorkspaceConfig) {
   });
 }
 
+/**
+ * Add or redefine a stored shortcut. A shortcut belongs to whoever added it: redefining someone
+ * else's is refused (the owner excepted), so no agent can swap the command behind a name others
+ * trust. Every definition is journaled with its version.
+ */
 export async function addShortcut(
   store: Store,
   config: WorkspaceConfig,
@@ -43,7 +49,7 @@ export async function addShortcut(
   now: string,
 ) {
   if (!NAME.test(shortcut.name))
-    throw usageError(`shortcut name ${JSON.stringify(shortcut.name)} must be letters, digits, - or _`);
+    throw usageError(`shortcut name ${quoteValue(shortcut.name)} must be letters, digits, - or _`);
   if (shortcut.argv.length === 0) throw usageError("a shortcut needs a command (--argv, once per word)");
   if (config.shortcuts[shortcut.name]) {
     throw conflict(
@@ -52,12 +58,25 @@ export async function addShortcut(
     );
   }
   return store.write(async (tx) => {
-    await tx.shortcuts.upsert(shortcut, now);
+    const existing = await tx.shortcuts.byName(shortcut.name);
+    if (existing && existing.addedBy !== actor.id && !actor.isOwner) {
+      throw refuse(
+        "ownership",
+        `shortcut ${shortcut.name} belongs to ${await who(tx, existing.addedBy)}; only its author or the owner may redefine it`,
+        "choose another name, or ask its author or the owner to change it",
+      );
+    }
+    const version = (existing?.version ?? 0) + 1;
+    const addedBy = existing?.addedBy ?? actor.id;
+    await tx.shortcuts.upsert({ ...shortcut, addedBy, version }, now);
     await journal(tx, actor, now, "shortcut.add", shortcut.name, {
+      version,
       argv: shortcut.argv,
       effect: shortcut.effect,
+      roles: shortcut.roles,
+      previous: existing ? { version: existing.version, argv: existing.argv, effect: existing.effect } : null,
     });
-    return { ...shortcut, source: "store" as const };
+    return { ...shortcut, source: "store" as const, addedBy, version };
   });
 }
 
@@ -80,7 +99,20 @@ export function fillArgv(shortcut: ShortcutRecord, params: Record<string, string
       `its command: ${shortcut.argv.join(" ")}`,
     );
   }
-  return shortcut.argv.map((word) => word.replace(PLACEHOLDER, (_, name: string) => params[name] as string));
+  const endOfOptions = shortcut.argv.indexOf("--");
+  return shortcut.argv.map((word, index) => {
+    const filled = word.replace(PLACEHOLDER, (_, name: string) => params[name] as string);
+    // A value must not become an option (`git diff {{ref}}` with ref=--output=FILE writes a file),
+    // unless the template marks where options end with a `--` before it.
+    if (filled.startsWith("-") && !word.startsWith("-") && (endOfOptions === -1 || index < endOfOptions)) {
+      const name = [...word.matchAll(PLACEHOLDER)].map((m) => m[1]).join(", ");
+      throw usageError(
+        `shortcut ${shortcut.name}: parameter ${name} = ${quoteValue(filled)} starts with "-" and would be read as an option`,
+        `pass a value that does not start with "-", or put "--" before {{${name}}} in the shortcut's argv`,
+      );
+    }
+    return filled;
+  });
 }
 
 /** The shortcut's own policy, then the guard with its declared effect. */
@@ -97,20 +129,25 @@ export function allowShortcut(
       `declare effect = "read" | "write" | "destructive" for it in cairn.toml (or \`cairn shortcut add\`)`,
     );
   }
-  if (!actor.isOwner && shortcut.roles.length > 0 && !shortcut.roles.includes(actor.role)) {
+  const outsider = actor.isOwner
+    ? undefined
+    : lineageOf(actor).find((member) => shortcut.roles.length > 0 && !shortcut.roles.includes(member.role));
+  if (outsider) {
     throw refuse(
       "shortcut",
-      `shortcut ${shortcut.name} is for roles ${shortcut.roles.join(", ")}, not ${actor.role}`,
+      `shortcut ${shortcut.name} is for roles ${shortcut.roles.join(", ")}, not ${outsider.role}${outsider.id === actor.id ? "" : ` (the role of ${actor.name}'s ancestor ${outsider.id})`}`,
       "ask an agent of one of those roles, or the owner",
     );
   }
-  const allowed = roleOf(config, actor)?.shortcuts ?? [];
-  if (allowed.length > 0 && !allowed.includes(shortcut.name)) {
-    throw refuse(
-      "shortcut",
-      `role ${actor.role} may run only ${allowed.join(", ")}`,
-      "ask an agent whose role allows it, or the owner",
-    );
+  // Every role in the caller's line must allow it: a child cannot run what its parent may not.
+  for (const { name, role } of rolesOf(config, actor)) {
+    if (role.shortcuts.length > 0 && !role.shortcuts.includes(shortcut.name)) {
+      throw refuse(
+        "shortcut",
+        `role ${name} may run only ${role.shortcuts.join(", ")}`,
+        "ask an agent whose role allows it, or the owner",
+      );
+    }
   }
   guard(actor, { name: `shortcut ${shortcut.name}`, effect: shortcut.effect, confirmed });
 }
@@ -129,6 +166,7 @@ export async function runShortcut(
   root: string,
   request: { name: string; params: Record<string, string>; confirm: boolean; task?: string },
   now: () => string,
+  signal?: AbortSignal,
 ): Promise<ShortcutRun> {
   const shortcut = await store.read((tx) => findShortcut(tx, config, request.name));
   allowShortcut(config, actor, shortcut, request.confirm);
@@ -138,10 +176,14 @@ export async function runShortcut(
     cwd: root,
     timeoutMs: config.verify.timeout_seconds * 1000,
     now,
+    signal,
   });
+  if (signal?.aborted) throw operational(`cancelled: shortcut ${shortcut.name} was stopped`);
   return store.write(async (tx) => {
     await journal(tx, actor, now(), "shortcut.run", shortcut.name, {
       argv,
+      version: shortcut.version,
+      source: shortcut.source,
       exit_code: evidence.exit_code,
       timed_out: evidence.timed_out,
       duration_ms: evidence.duration_ms,

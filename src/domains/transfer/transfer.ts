@@ -1,4 +1,4 @@
-import { rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { z } from "zod";
 import { conflict, refuse, usageError } from "../../kernel/outcome.js";
 import { CAIRN_VERSION } from "../../kernel/version.js";
@@ -9,7 +9,13 @@ import { createWorkspace } from "../workspace/init.js";
 
 const FORMAT = "cairn-export";
 
-const Header = z.object({ format: z.literal(FORMAT), schema: z.number().int(), cairn: z.string() });
+const Header = z.object({
+  format: z.literal(FORMAT),
+  schema: z.number().int(),
+  cairn: z.string(),
+  /** The workspace's cairn.toml, verbatim: roles, shortcuts and the definition of done are part of it. */
+  config: z.string().optional(),
+});
 const Line = z.object({ table: z.string().min(1), row: z.record(z.string(), z.unknown()) });
 
 /** The workspace as JSONL: a header line, then one line per stored row, deterministic order. */
@@ -17,7 +23,11 @@ const Line = z.object({ table: z.string().min(1), row: z.record(z.string(), z.un
  * The workspace as JSONL. Only the owner may take it: it holds every hidden evaluator's command
  * and output, and holdouts stop being holdouts once a building agent can read them.
  */
-export async function exportWorkspace(store: Store, actor: Pick<Actor, "isOwner" | "name">): Promise<string> {
+export async function exportWorkspace(
+  store: Store,
+  actor: Pick<Actor, "isOwner" | "name">,
+  configPath?: string,
+): Promise<string> {
   if (!actor.isOwner) {
     throw refuse(
       "ownership",
@@ -26,13 +36,21 @@ export async function exportWorkspace(store: Store, actor: Pick<Actor, "isOwner"
     );
   }
   const records = await store.read((tx) => tx.transfer.dump());
-  const header = JSON.stringify({ format: FORMAT, schema: store.schemaVersion, cairn: CAIRN_VERSION });
+  const config = configPath && existsSync(configPath) ? readFileSync(configPath, "utf8") : undefined;
+  const header = JSON.stringify({
+    format: FORMAT,
+    schema: store.schemaVersion,
+    cairn: CAIRN_VERSION,
+    config,
+  });
   return `${[header, ...records.map((record) => JSON.stringify(record))].join("\n")}\n`;
 }
 
 export interface ImportSummary {
   rows: number;
   tables: Record<string, number>;
+  /** The exported cairn.toml, when the export carried one. */
+  config?: string;
 }
 
 /** Restore an export into a workspace that holds nothing yet; all or nothing. */
@@ -76,7 +94,7 @@ export async function importWorkspace(
     });
     const tables: Record<string, number> = {};
     for (const record of records) tables[record.table] = (tables[record.table] ?? 0) + 1;
-    return { rows: records.length, tables };
+    return { rows: records.length, tables, config: header.data.config };
   });
 }
 
@@ -88,20 +106,30 @@ function parseLine(line: string, number: number): unknown {
   }
 }
 
-/** `cairn import`: a new workspace holding exactly the export. All or nothing: no half-made workspace survives a failure. */
+/**
+ * `cairn import`: a new workspace holding exactly the export, its cairn.toml included. All or
+ * nothing: a failure removes everything the import made, the state directory too if it made it.
+ */
 export async function importIntoNewWorkspace(
   workspace: Workspace,
   jsonl: string,
   now: string,
 ): Promise<ImportSummary> {
+  const madeStateDir = !existsSync(workspace.stateDir);
+  const hadConfig = existsSync(workspace.configPath);
   const store = createWorkspace(workspace);
   try {
     const summary = await importWorkspace(store, { id: "owner" }, jsonl, now);
     await store.close();
+    if (summary.config !== undefined) writeFileSync(workspace.configPath, summary.config);
     return summary;
   } catch (error) {
     await store.close();
-    for (const suffix of ["", "-wal", "-shm"]) rmSync(workspace.databasePath + suffix, { force: true });
+    if (madeStateDir) rmSync(workspace.stateDir, { recursive: true, force: true });
+    else {
+      for (const suffix of ["", "-wal", "-shm"]) rmSync(workspace.databasePath + suffix, { force: true });
+      if (!hadConfig) rmSync(workspace.configPath, { force: true });
+    }
     throw error;
   }
 }

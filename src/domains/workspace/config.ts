@@ -20,6 +20,8 @@ export const RoleConfig = z.object({
   profile: z.enum(PROFILES).optional(),
   /** Local agents whose `run-<agent>` tools this role's worker and planner sessions are served. */
   agents: z.array(z.string()).default([]),
+  /** Roles an agent of this role may give its children; its own role is always allowed. */
+  child_roles: z.array(z.string()).default([]),
 });
 export type RoleConfig = z.infer<typeof RoleConfig>;
 
@@ -96,6 +98,7 @@ name = "%NAME%"
 # wip_cap = 2
 # escalate_to = "lead"
 # profile = "worker"    # worker | planner | operator | all
+# child_roles = ["reviewer"]  # roles its children may take besides its own
 
 # Claims are leases: \`cairn sweep\` releases those of agents silent this long.
 # [claims]

@@ -86,3 +86,31 @@ export function discoverWorkspace(cwd: string, env: NodeJS.ProcessEnv): Workspac
   const home = homeWorkspace(env);
   return isWorkspace(home) ? home : undefined;
 }
+
+/**
+ * Why a new workspace at `root` may be a mistake: it sits inside another workspace (whose agents
+ * will no longer see it), or below the root of its git checkout (agents started elsewhere in the
+ * repository will not find it). Each warning names the root it means.
+ */
+export function initWarnings(root: string): string[] {
+  const warnings: string[] = [];
+  let enclosingWorkspace: string | undefined;
+  let gitRoot: string | undefined;
+  for (let directory = dirname(resolve(root)); ; directory = dirname(directory)) {
+    if (!enclosingWorkspace && isWorkspace(projectWorkspace(directory))) enclosingWorkspace = directory;
+    if (!gitRoot && existsSync(join(directory, ".git"))) gitRoot = directory;
+    if (dirname(directory) === directory) break;
+  }
+  const ownGit = existsSync(join(root, ".git"));
+  if (enclosingWorkspace) {
+    warnings.push(
+      `${root} is inside the workspace at ${enclosingWorkspace}: commands run here now use this new workspace, not that one`,
+    );
+  }
+  if (gitRoot && !ownGit) {
+    warnings.push(
+      `${root} is below the git root ${gitRoot}: agents started elsewhere in that repository will not find this workspace (consider \`cairn init\` in ${gitRoot})`,
+    );
+  }
+  return warnings;
+}

@@ -2,11 +2,15 @@ import { Command as Commander, CommanderError, Option } from "commander";
 import type { CallControls, Session } from "../../commands/context.js";
 import type { AnyCommand } from "../../commands/define.js";
 import { dispatch } from "../../commands/dispatch.js";
+import { inFace } from "../../commands/hints.js";
 import { COMMANDS, GROUP_SUMMARIES } from "../../commands/registry.js";
 import { EXIT_CODES, exitCodeOf } from "../../kernel/outcome.js";
 import { CAIRN_VERSION } from "../../kernel/version.js";
 import { fieldShape, flagOf } from "./options.js";
 import { type Output, renderOutcome } from "./render.js";
+
+/** 128 + SIGINT, what a shell reports for an interrupted command. */
+export const EXIT_CANCELLED = 130;
 
 const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
 
@@ -54,6 +58,16 @@ function terminalControls(): { controls: CallControls; release: () => void } {
   };
 }
 
+/**
+ * Every flag says what it takes: the schema's description, else its name in words; a list says
+ * the flag repeats, and a required flag says so.
+ */
+function describeFlag(name: string, field: ReturnType<typeof fieldShape>): string {
+  const base = field.description ?? name.replaceAll("_", " ");
+  const repeat = field.kind === "array" ? " (repeat the flag for each)" : "";
+  return `${base}${repeat}${field.required ? " (required)" : ""}`;
+}
+
 function toNumber(value: string): number | string {
   const number = Number(value);
   // Leave a non-number as text: the command's schema then names the field in its error.
@@ -92,8 +106,8 @@ function attach(
     const flag = flagOf(name);
     const option =
       field.kind === "boolean"
-        ? new Option(flag, field.description)
-        : new Option(`${flag} <${field.kind === "array" ? "value" : name}>`, field.description);
+        ? new Option(flag, describeFlag(name, field))
+        : new Option(`${flag} <${field.kind === "array" ? "value" : name}>`, describeFlag(name, field));
     if (field.choices) option.choices(field.choices);
     if (field.kind === "number") option.argParser(toNumber);
     if (field.kind === "array") {
@@ -120,8 +134,14 @@ function attach(
     }
     const terminal = terminalControls();
     const outcome = await dispatch(command, input, session, terminal.controls).finally(terminal.release);
-    renderOutcome(outcome, options.json === true, out, command.render);
-    exit(exitCodeOf(outcome));
+    renderOutcome(inFace("cli", outcome), options.json === true, out, command.render);
+    if (terminal.controls.signal?.aborted) {
+      // The first Ctrl-C stopped the work (and killed what it ran): say so, exit as shells expect.
+      out.stderr(`cairn: cancelled: ${command.name} was interrupted; what it started was stopped\n`);
+      exit(EXIT_CANCELLED);
+      return;
+    }
+    exit(outcome.kind === "ok" && command.exitCode ? command.exitCode(outcome.value) : exitCodeOf(outcome));
   });
 }
 
@@ -153,6 +173,11 @@ export async function runCli(argv: readonly string[], session: Session, out: Out
   const program = buildProgram(session, out, (exitCode) => {
     code = exitCode;
   });
+  if (argv.length === 0) {
+    // No command is a usage error: the help goes to stderr, stdout stays empty for pipes.
+    out.stderr(program.helpInformation());
+    return EXIT_CODES.usage;
+  }
   try {
     await program.parseAsync([...argv], { from: "user" });
   } catch (error) {

@@ -11,6 +11,7 @@ import type { z } from "zod";
 import type { CatalogSource } from "../../commands/catalog.js";
 import type { Session } from "../../commands/context.js";
 import { dispatch } from "../../commands/dispatch.js";
+import { inFace } from "../../commands/hints.js";
 import { COMMANDS_BY_NAME } from "../../commands/registry.js";
 import {
   briefUri,
@@ -28,7 +29,7 @@ import {
   toolOutputSchema,
 } from "../../commands/tool-schemas.js";
 import { type Profile, type ToolSpec, toolsForProfile } from "../../commands/tools.js";
-import type { Outcome } from "../../kernel/outcome.js";
+import { CairnError, type Outcome } from "../../kernel/outcome.js";
 import { CAIRN_VERSION } from "../../kernel/version.js";
 import { serveCatalog } from "./catalog.js";
 import { serveCompletions } from "./completions.js";
@@ -36,6 +37,7 @@ import { callControls } from "./controls.js";
 import { LineGuard } from "./line-guard.js";
 import { NoElicitationValidator } from "./no-elicitation.js";
 import { publishedSchemas } from "./published-schemas.js";
+import { pageResourceList } from "./resource-pages.js";
 import { toolResult } from "./results.js";
 import { serveSkillsExtension } from "./skills-extension.js";
 
@@ -49,7 +51,14 @@ const INSTRUCTIONS =
 async function runCliTool(argv: readonly string[], session: Session) {
   let stdout = "";
   let stderr = "";
-  const words = argv.includes("--json") ? [...argv] : [...argv, "--json"];
+  // `--json` must land before a `--`, or it would be taken as a positional value.
+  const end = argv.indexOf("--");
+  const options = end === -1 ? argv : argv.slice(0, end);
+  const words = options.includes("--json")
+    ? [...argv]
+    : end === -1
+      ? [...argv, "--json"]
+      : [...argv.slice(0, end), "--json", ...argv.slice(end)];
   // The CLI parser loads on the first `cli` call, not at every server start.
   const { runCli } = await import("../cli/program.js");
   const exitCode = await runCli(words, session, {
@@ -66,8 +75,10 @@ async function runCliTool(argv: readonly string[], session: Session) {
   } catch {
     output = null;
   }
+  // A parser complaint prints nothing on stdout: the model reads the text, so it gets stderr.
+  const text = stdout.trim() === "" && stderr !== "" ? `exit ${exitCode}\n${stderr}` : stdout;
   return {
-    content: [{ type: "text" as const, text: stdout }],
+    content: [{ type: "text" as const, text }],
     structuredContent: { exit_code: exitCode, output, stderr },
   };
 }
@@ -115,7 +126,7 @@ function register(server: McpServer, tool: ToolSpec, session: Session): void {
     // Progress must reach the client before the result: once the result arrives, the client
     // stops listening for this request's progress.
     await delivered();
-    return toolResult(outcome, briefLink(tool, outcome));
+    return toolResult(inFace("mcp", outcome), briefLink(tool, outcome));
   });
 }
 
@@ -165,19 +176,23 @@ function registerResource(server: McpServer, spec: ResourceSpec, session: Sessio
     );
     return;
   }
-  const list = spec.list;
+  // Listing is paged by pageResourceList, which replaces the SDK's handler for resources/list.
   const template = new ResourceTemplate(spec.uri, {
-    list: list
-      ? async () => ({
-          resources: (await list(runner(session))).map((r) => ({ ...r, mimeType: spec.mimeType })),
-        })
-      : undefined,
+    list: spec.list ? async () => ({ resources: [] }) : undefined,
   });
   server.registerResource(spec.name, template, metadata, async (uri, variables) => {
     const flat = Object.fromEntries(
       Object.entries(variables).map(([key, value]) => [key, Array.isArray(value) ? value.join(",") : value]),
     );
-    return contents(uri, await spec.read(flat, runner(session, uri.toString())));
+    try {
+      return contents(uri, await spec.read(flat, runner(session, uri.toString())));
+    } catch (error) {
+      // A malformed URI is the caller's mistake: invalid params, not an internal error.
+      if (error instanceof CairnError && error.errorKind === "usage") {
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message);
+      }
+      throw error;
+    }
   });
 }
 
@@ -214,6 +229,7 @@ export function createServer(
   );
   for (const tool of toolsForProfile(profile)) register(server, tool, session);
   for (const resource of RESOURCES) registerResource(server, resource, session);
+  pageResourceList(server, () => runner(session));
   for (const prompt of PROMPTS) registerPrompt(server, prompt, session);
   serveCompletions(server, () => runner(session));
   serveCatalog(server, session, profile, catalogs);

@@ -1,0 +1,303 @@
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { callTool, connectMcp } from "../helpers/mcp.js";
+import { addAgent, cairn, initWorkspace, runSync } from "../helpers/workspace.js";
+
+/**
+ * Identities that cannot be borrowed and authority that cannot be minted, attacked the way the
+ * reproductions in the issue did, through the real CLI and MCP faces. One workspace for the file:
+ * each test uses its own tasks and agents.
+ */
+let ws: { dir: string; cleanup: () => void };
+const as = (token: string) => ({ env: { CAIRN_AGENT: token } });
+const tokens: string[] = [];
+const agent = (name: string, role: string, extra: string[] = []) => {
+  const added = addAgent(ws.dir, name, role, extra);
+  tokens.push(added.token);
+  return added;
+};
+const json = <T>(args: string[], token?: string) =>
+  cairn(ws.dir, [...args, "--json"], token ? as(token) : {}).json as T;
+const newTask = (title: string, extra: string[] = []) =>
+  json<{ task: { id: string } }>(["task", "add", title, ...extra]).task.id;
+
+beforeAll(() => {
+  ws = initWorkspace();
+  writeFileSync(
+    join(ws.dir, ".cairn", "cairn.toml"),
+    `[roles.builder]
+scope = ["src/**"]
+wip_cap = 5
+shortcuts = ["lint", "showdiff", "envdump"]
+
+[roles.lead]
+summary = "leads"
+child_roles = ["builder"]
+
+[roles.reviewer]
+grant = "ro"
+
+[shortcuts.showdiff]
+argv = ["git", "diff", "{{ref}}"]
+effect = "read"
+
+[shortcuts.leadonly]
+argv = ["true"]
+effect = "read"
+roles = ["lead"]
+
+[shortcuts.envdump]
+argv = ["sh", "-c", "env | grep ^CAIRN_ || true"]
+effect = "read"
+`,
+  );
+  runSync("git", ["init", "-q"], ws.dir);
+});
+afterAll(() => ws.cleanup());
+
+describe("commands cairn runs never carry the caller's credentials", () => {
+  it("a verify command cannot read the checker's token: not in evidence, export or database bytes", () => {
+    const holder = agent("holder", "lead");
+    const reader = agent("reader", "reviewer", ["--grant", "ro"]);
+    const id = newTask("steal the token");
+    const criterion = cairn(ws.dir, [
+      "task",
+      "criterion",
+      id,
+      "--text",
+      "env",
+      "--verify",
+      "sh",
+      "--verify",
+      "-c",
+      "--verify",
+      "env | grep ^CAIRN_AGENT= ; env | grep -c CAIRN_AGENT ; true",
+    ]);
+    expect(criterion.code).toBe(0);
+    expect(cairn(ws.dir, ["task", "claim", id], as(holder.token)).code).toBe(0);
+    expect(cairn(ws.dir, ["task", "check", id, "--all"], as(holder.token)).code).toBe(0);
+    const run = cairn(ws.dir, ["shortcut", "run", "envdump", "--json"], as(holder.token));
+    expect(run.code).toBe(0);
+    expect((run.json as { output_tail: string }).output_tail).not.toContain("CAIRN_AGENT");
+
+    const shown = cairn(ws.dir, ["task", "show", id, "--json"], as(reader.token));
+    const evidence = (shown.json as { criteria: { evidence: { output_tail: string } }[] }).criteria[0]
+      ?.evidence;
+    expect(evidence?.output_tail.trim()).toBe("0");
+    const exported = cairn(ws.dir, ["export"]).stdout;
+    const database = ["cairn.db", "cairn.db-wal"]
+      .map((file) => join(ws.dir, ".cairn", file))
+      .filter(existsSync)
+      .map((file) => readFileSync(file).toString("latin1"))
+      .join("");
+    for (const token of [holder.token, reader.token]) {
+      expect(shown.stdout).not.toContain(token);
+      expect(exported).not.toContain(token);
+      expect(database).not.toContain(token);
+    }
+    // The stolen-token reproduction: nothing was stolen, so nothing can be replayed.
+    expect(cairn(ws.dir, ["remember", "x"], as("")).code).toBe(3);
+  });
+});
+
+describe("shortcuts belong to their authors", () => {
+  it("refuses redefining another's shortcut, versions each definition, and evidence names the one that ran", () => {
+    const rw = agent("hijacker", "builder");
+    expect(cairn(ws.dir, ["shortcut", "add", "lint", "--argv", "true", "--effect", "read"]).code).toBe(0);
+    const hijack = cairn(
+      ws.dir,
+      [
+        "shortcut",
+        "add",
+        "lint",
+        "--argv",
+        "sh",
+        "--argv",
+        "-c",
+        "--argv",
+        "echo $CAIRN_AGENT",
+        "--effect",
+        "read",
+        "--json",
+      ],
+      as(rw.token),
+    );
+    expect(hijack.code).toBe(3);
+    expect(hijack.json).toMatchObject({ refused: { policy: "ownership" } });
+    expect((hijack.json as { refused: { reason: string } }).refused.reason).toContain("belongs to owner");
+    const own = cairn(
+      ws.dir,
+      ["shortcut", "add", "mine", "--argv", "true", "--effect", "read"],
+      as(rw.token),
+    );
+    expect(own.code).toBe(0);
+    const redone = json<{ version: number; added_by: string }>(
+      ["shortcut", "add", "mine", "--argv", "echo", "--argv", "v2", "--effect", "read"],
+      rw.token,
+    );
+    expect(redone).toMatchObject({ version: 2, added_by: rw.id });
+
+    const owner2 = json<{ version: number }>([
+      "shortcut",
+      "add",
+      "lint",
+      "--argv",
+      "echo",
+      "--argv",
+      "lint-v2",
+      "--effect",
+      "read",
+    ]);
+    expect(owner2.version).toBe(2);
+    const id = newTask("lint it", ["--traces", "src/a.ts"]);
+    cairn(ws.dir, ["task", "criterion", id, "--text", "lint passes", "--shortcut", "lint"]);
+    cairn(ws.dir, ["task", "claim", id], as(rw.token));
+    expect(cairn(ws.dir, ["task", "check", id, "--all"], as(rw.token)).code).toBe(0);
+    const shown = json<{ criteria: { evidence: { shortcut: unknown; argv: string[] } }[] }>([
+      "task",
+      "show",
+      id,
+    ]);
+    expect(shown.criteria[0]?.evidence).toMatchObject({
+      argv: ["echo", "lint-v2"],
+      shortcut: { name: "lint", version: 2, source: "store", argv: ["echo", "lint-v2"] },
+    });
+    const versions = cairn(ws.dir, ["export"])
+      .stdout.trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { table: string; row: Record<string, string> })
+      .filter((r) => r.table === "events" && r.row.action === "shortcut.add" && r.row.subject === "lint")
+      .map((r) => JSON.parse(r.row.data as string) as { version: number; argv: string[] });
+    expect(versions).toMatchObject([
+      { version: 1, argv: ["true"] },
+      { version: 2, argv: ["echo", "lint-v2"] },
+    ]);
+  });
+
+  it("a parameter cannot become an option: git diff {{ref}} with ref=--output=FILE writes nothing", () => {
+    const ro = agent("peeker", "reviewer", ["--grant", "ro"]);
+    const target = join(ws.dir, "written-by-option.txt");
+    const injected = cairn(
+      ws.dir,
+      ["shortcut", "run", "showdiff", "--params", `ref=--output=${target}`, "--json"],
+      as(ro.token),
+    );
+    expect(injected.code).toBe(2);
+    expect(injected.stderr).toMatch(/starts with "-" and would be read as an option/);
+    expect(existsSync(target)).toBe(false);
+    const plain = cairn(ws.dir, ["shortcut", "run", "showdiff", "--params", "ref=HEAD"], as(ro.token));
+    expect(plain.stderr).not.toMatch(/option/);
+  });
+});
+
+describe("a child never exceeds its parent", () => {
+  it("refuses minting another role, keeps a child inside every ancestor's scope and shortcuts", () => {
+    const builder = agent("bldr", "builder");
+    const docs = newTask("docs work", ["--traces", "docs/guide.md"]);
+    const refusedDocs = cairn(ws.dir, ["task", "claim", docs, "--json"], as(builder.token));
+    expect(refusedDocs.json).toMatchObject({ refused: { policy: "scope" } });
+    expect(cairn(ws.dir, ["shortcut", "run", "leadonly"], as(builder.token)).code).toBe(3);
+
+    const roleEscape = cairn(
+      ws.dir,
+      ["agent", "add", "kid", "--role", "lead", "--parent", builder.id, "--json"],
+      as(builder.token),
+    );
+    expect(roleEscape.json).toMatchObject({ refused: { policy: "role" } });
+    const byOwner = cairn(ws.dir, [
+      "agent",
+      "add",
+      "kid",
+      "--role",
+      "lead",
+      "--parent",
+      builder.id,
+      "--json",
+    ]);
+    expect(byOwner.json).toMatchObject({ refused: { policy: "role" } });
+
+    // A lead may mint a builder child: the child is a builder inside the lead's line.
+    const lead = agent("lead1", "lead");
+    const kid = agent("kid1", "builder", ["--parent", lead.id]);
+    expect(cairn(ws.dir, ["task", "claim", docs, "--json"], as(kid.token)).json).toMatchObject({
+      refused: { policy: "scope" },
+    });
+    const runLead = cairn(ws.dir, ["shortcut", "run", "leadonly", "--json"], as(kid.token));
+    expect(runLead.json).toMatchObject({ refused: { policy: "shortcut" } });
+    // Not even a grandchild of the builder's own role gets out.
+    const grand = agent("grand1", "builder", ["--parent", builder.id]);
+    expect(cairn(ws.dir, ["task", "claim", docs, "--json"], as(grand.token)).json).toMatchObject({
+      refused: { policy: "scope" },
+    });
+  });
+
+  it("an author cannot confirm its own finding through its child", () => {
+    const author = agent("author", "lead");
+    const child = agent("authorkid", "lead", ["--parent", author.id]);
+    const stranger = agent("stranger", "lead");
+    const finding = json<{ id: string }>(
+      ["note", "add", "finding", "--text", "the cache is stale", "--severity", "minor"],
+      author.token,
+    );
+    const viaChild = cairn(ws.dir, ["note", "trust", finding.id, "confirmed", "--json"], as(child.token));
+    expect(viaChild.json).toMatchObject({ refused: { policy: "note" } });
+    expect(cairn(ws.dir, ["note", "trust", finding.id, "confirmed"], as(stranger.token)).code).toBe(0);
+  });
+});
+
+describe("retirement is immediate and complete", () => {
+  it("a retired agent's running server refuses every call, and its child is retired with it", async () => {
+    const alice = agent("alice", "lead");
+    const kid = agent("alicekid", "lead", ["--parent", alice.id]);
+    const mcp = await connectMcp(ws.dir, { env: { CAIRN_AGENT: alice.token } });
+    try {
+      const id = newTask("alice's question");
+      expect((await callTool(mcp, "remember", { text: "before retirement" })).isError).toBeFalsy();
+      const retired = json<{ descendants: { id: string }[] }>(["agent", "retire", "alice"]);
+      expect(retired.descendants.map((d) => d.id)).toEqual([kid.id]);
+      const calls: [string, Record<string, unknown>][] = [
+        ["remember", { text: "after retirement" }],
+        ["add_note", { kind: "decision", chose: "a", rejected: "b", because: "c" }],
+        ["add_task", { title: "ghost task" }],
+        ["ask", { task: id, question: "still here?" }],
+        ["whoami", {}],
+      ];
+      for (const [tool, args] of calls) {
+        const result = await callTool(mcp, tool, args);
+        expect(result.structuredContent, tool).toMatchObject({ refused: { policy: "identity" } });
+        expect(JSON.stringify(result.structuredContent)).toContain("retired");
+      }
+      expect(cairn(ws.dir, ["whoami"], as(kid.token)).code).toBe(3);
+    } finally {
+      await mcp.close();
+    }
+  });
+});
+
+describe("questions go where they were routed", () => {
+  it("only the routed role or the owner answers; a read-only ask leaves a held task with its holder", () => {
+    const holder = agent("qholder", "builder");
+    const ro = agent("qreader", "reviewer", ["--grant", "ro"]);
+    const otherLead = agent("qlead", "lead");
+    const id = newTask("held work", ["--traces", "src/held.ts"]);
+    cairn(ws.dir, ["task", "claim", id], as(holder.token));
+    const asked = json<{ ask: string; to: string; status: string }>(
+      ["ask", id, "why this way?", "--to", "lead"],
+      ro.token,
+    );
+    expect(asked).toMatchObject({ to: "lead", status: "active" });
+    expect(json<{ task: { owner: string } }>(["task", "show", id]).task.owner).toBe(holder.id);
+
+    const self = cairn(ws.dir, ["answer", asked.ask, "my own answer", "--json"], as(ro.token));
+    expect(self.code).toBe(3);
+    const wrongRole = cairn(ws.dir, ["answer", asked.ask, "not mine", "--json"], as(holder.token));
+    expect(wrongRole.json).toMatchObject({ refused: { policy: "ask" } });
+    expect(cairn(ws.dir, ["answer", asked.ask, "because", "--json"], as(otherLead.token)).code).toBe(0);
+
+    const toHuman = json<{ ask: string }>(["ask", id, "budget?", "--to", "human"], holder.token);
+    expect(cairn(ws.dir, ["answer", toHuman.ask, "no"], as(otherLead.token)).code).toBe(3);
+    expect(cairn(ws.dir, ["answer", toHuman.ask, "yes"]).code).toBe(0);
+    expect(cairn(ws.dir, ["ask", id, "x", "--to", "nobody"]).code).toBe(2);
+  });
+});

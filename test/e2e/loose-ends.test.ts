@@ -1,0 +1,202 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { callTool, connectMcp, INITIALIZE, rawServer } from "../helpers/mcp.js";
+import { addAgent, cairn, initWorkspace, runSync, scratchDir } from "../helpers/workspace.js";
+
+/** The small promises of issue 9, each through the face a user or agent would meet it in. */
+let ws: { dir: string; cleanup: () => void };
+beforeAll(() => {
+  ws = initWorkspace();
+});
+afterAll(() => ws.cleanup());
+
+describe("the CLI's exit codes and messages", () => {
+  it("task check fails when a criterion does, showing its text and output tail", () => {
+    cairn(ws.dir, ["task", "add", "failing"]);
+    const args = ["task", "criterion", "T-1", "--text", "tests pass"];
+    for (const word of ["sh", "-c", "echo 'assertion failed: 1 != 2'; exit 1"]) args.push("--verify", word);
+    cairn(ws.dir, args);
+    cairn(ws.dir, ["task", "claim", "T-1"]);
+    const check = cairn(ws.dir, ["task", "check", "T-1", "--all"]);
+    expect(check.code).toBe(1);
+    expect(check.stdout).toContain("tests pass");
+    expect(check.stdout).toContain("| assertion failed: 1 != 2");
+  });
+
+  it("no command and an unknown command are usage errors; a wrong CAIRN_DIR is named", () => {
+    expect(cairn(ws.dir, []).code).toBe(2);
+    expect(cairn(ws.dir, ["bogus"]).code).toBe(2);
+    const wrong = cairn(ws.dir, ["status"], { env: { CAIRN_DIR: join(ws.dir, "nowhere") } });
+    expect(wrong.code).toBe(4);
+    expect(wrong.stderr).toMatch(/CAIRN_DIR is .*nowhere/);
+  });
+
+  it("hints name the command to type on the CLI and the tool to call over MCP", async () => {
+    cairn(ws.dir, ["task", "add", "unclaimed"]);
+    const cli = cairn(ws.dir, ["task", "finish", "T-2", "--json"]);
+    expect((cli.json as { refused: { next: string } }).refused.next).toContain("`cairn task claim T-2`");
+    const mcp = await connectMcp(ws.dir);
+    try {
+      const result = await callTool(mcp, "finish_task", { task: "T-2" });
+      expect((result.structuredContent as { refused: { next: string } }).refused.next).toContain(
+        "claim_task T-2",
+      );
+      expect(mcp.stderr()).toContain("serving as the workspace owner");
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it("cairn mcp names a bogus profile", () => {
+    const run = cairn(ws.dir, ["mcp", "--profile", "bogus"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('no profile "bogus"');
+  });
+});
+
+describe("the workspace", () => {
+  it("init warns inside another workspace and below a git root, naming the root", () => {
+    const inner = join(ws.dir, "packages", "inner");
+    mkdirSync(inner, { recursive: true });
+    const nested = cairn(inner, ["init"]);
+    expect(nested.code).toBe(0);
+    expect(nested.stdout).toContain(`inside the workspace at ${ws.dir}`);
+    const repo = scratchDir();
+    try {
+      runSync("git", ["init", "-q"], repo.dir);
+      const sub = join(repo.dir, "sub");
+      mkdirSync(sub);
+      const below = cairn(sub, ["init", "--json"]).json as { warnings: string[] };
+      expect(below.warnings.join("\n")).toContain(`below the git root ${repo.dir}`);
+    } finally {
+      repo.cleanup();
+    }
+  });
+
+  it("export carries cairn.toml into the import; a failed import leaves nothing behind", () => {
+    const source = initWorkspace();
+    const target = scratchDir();
+    try {
+      const toml = '[roles.builder]\nsummary = "builds"\n';
+      writeFileSync(join(source.dir, ".cairn", "cairn.toml"), toml);
+      const file = join(target.dir, "backup.jsonl");
+      expect(cairn(source.dir, ["export", "--out", file]).code).toBe(0);
+      const restored = join(target.dir, "restored");
+      mkdirSync(restored);
+      expect(cairn(restored, ["import", file]).code).toBe(0);
+      expect(readFileSync(join(restored, ".cairn", "cairn.toml"), "utf8")).toBe(toml);
+
+      const broken = join(target.dir, "broken.jsonl");
+      writeFileSync(broken, `${readFileSync(file, "utf8")}not json\n`);
+      const failed = join(target.dir, "failed");
+      mkdirSync(failed);
+      expect(cairn(failed, ["import", broken]).code).toBe(2);
+      expect(existsSync(join(failed, ".cairn"))).toBe(false);
+    } finally {
+      source.cleanup();
+      target.cleanup();
+    }
+  });
+
+  it("task show lists the notes scoped to the task; risks no longer share R-n with goal runs", () => {
+    cairn(ws.dir, [
+      "note",
+      "add",
+      "decision",
+      "--scope",
+      "T-1",
+      "--chose",
+      "sqlite",
+      "--rejected",
+      "pg",
+      "--because",
+      "local",
+    ]);
+    const shown = cairn(ws.dir, ["task", "show", "T-1", "--json"]).json as {
+      notes: { kind: string; text: string }[];
+    };
+    expect(shown.notes.map((n) => n.text)).toContain("chose sqlite; rejected pg; because local");
+    const risk = cairn(ws.dir, [
+      "risk",
+      "add",
+      "disk fills",
+      "--impact",
+      "high",
+      "--likelihood",
+      "low",
+      "--indicators",
+      "df",
+      "--action",
+      "prune",
+      "--json",
+    ]).json as { risk: { id: string } };
+    expect(risk.risk.id).toMatch(/^RK-\d+$/);
+  });
+});
+
+describe("MCP resources", () => {
+  it("pages resources/list with nextCursor; bad cursors and malformed URIs are invalid params", async () => {
+    const paged = initWorkspace();
+    const mcp = await connectMcp(paged.dir);
+    try {
+      for (let i = 0; i < 101; i++) await callTool(mcp, "add_task", { title: `task ${i}` });
+      // The SDK client follows cursors itself and returns every page: all 101 tasks arrive.
+      const all = (await mcp.client.listResources()).resources.map((r) => r.uri);
+      expect(all).toContain("cairn://task/T-101/brief");
+      expect(new Set(all).size).toBe(all.length);
+    } finally {
+      await mcp.close();
+    }
+    const raw = rawServer(paged.dir);
+    try {
+      await raw.request(INITIALIZE);
+      raw.notify(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
+      const first = (await raw.request({ jsonrpc: "2.0", id: 10, method: "resources/list", params: {} }))
+        .result as { resources: { uri: string }[]; nextCursor?: string };
+      expect(first.nextCursor).toBeDefined();
+      expect(first.resources.map((r) => r.uri)).not.toContain("cairn://task/T-101");
+      const second = (
+        await raw.request({
+          jsonrpc: "2.0",
+          id: 11,
+          method: "resources/list",
+          params: { cursor: first.nextCursor },
+        })
+      ).result as { resources: { uri: string }[]; nextCursor?: string };
+      expect(second.resources.map((r) => r.uri)).toEqual(["cairn://task/T-101", "cairn://task/T-101/brief"]);
+      expect(second.nextCursor).toBeUndefined();
+      const badCursor = await raw.request({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "resources/list",
+        params: { cursor: "!!" },
+      });
+      expect(badCursor.error).toMatchObject({ code: -32602 });
+      const badUri = await raw.request({
+        jsonrpc: "2.0",
+        id: 2,
+        method: "resources/read",
+        params: { uri: "cairn://task/%E0%A4%A" },
+      });
+      expect(badUri.error).toMatchObject({ code: -32602 });
+      const notTask = await raw.request({
+        jsonrpc: "2.0",
+        id: 3,
+        method: "resources/read",
+        params: { uri: "cairn://task/nope" },
+      });
+      expect(notTask.error).toMatchObject({ code: -32602 });
+    } finally {
+      await raw.close();
+      paged.cleanup();
+    }
+  });
+
+  it("an agent's token grants nothing it was not given, even as a hint", () => {
+    const reader = addAgent(ws.dir, "hintreader", "reviewer", ["--grant", "ro"]);
+    const refused = cairn(ws.dir, ["task", "add", "x", "--json"], { env: { CAIRN_AGENT: reader.token } });
+    expect(refused.code).toBe(3);
+    expect(refused.stdout + refused.stderr).not.toContain(reader.token);
+  });
+});

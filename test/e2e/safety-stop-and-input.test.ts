@@ -1,0 +1,197 @@
+import { spawn } from "node:child_process";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { callTool, connectMcp, INITIALIZE, rawServer } from "../helpers/mcp.js";
+import { pidFrom, processGone, waitFor } from "../helpers/processes.js";
+import { CAIRN_BIN, cairn, cleanEnv, initWorkspace } from "../helpers/workspace.js";
+
+/**
+ * Long commands stop when asked, input cannot hurt, and the workspace cannot be destroyed from
+ * under a server: the issue's reproductions through the real faces. One workspace for the file.
+ */
+let ws: { dir: string; cleanup: () => void };
+let seq = 0;
+beforeAll(() => {
+  ws = initWorkspace();
+});
+afterAll(() => ws.cleanup());
+
+/** A claimed task whose criterion runs `sleep 120`, writing the sleeper's pid to a file first. */
+function sleeperTask(): { id: string; pidFile: string } {
+  seq += 1;
+  const pidFile = join(ws.dir, `sleeper-${seq}.pid`);
+  const id = (cairn(ws.dir, ["task", "add", `sleeper ${seq}`, "--json"]).json as { task: { id: string } })
+    .task.id;
+  const args = ["task", "criterion", id, "--text", "sleeps"];
+  for (const word of ["sh", "-c", `echo $$ > ${pidFile}; exec sleep 120`]) args.push("--verify", word);
+  expect(cairn(ws.dir, args).code).toBe(0);
+  expect(cairn(ws.dir, ["task", "claim", id]).code).toBe(0);
+  return { id, pidFile };
+}
+
+function startCheck(id: string) {
+  const child = spawn(process.execPath, [CAIRN_BIN, "task", "check", id, "--all"], {
+    cwd: ws.dir,
+    env: cleanEnv(),
+  });
+  let stderr = "";
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+    stderr += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+  return { child, exited, stderr: () => stderr };
+}
+
+describe("long commands stop when asked", () => {
+  it("SIGTERM of cairn kills the verify command it runs", async () => {
+    const { id, pidFile } = sleeperTask();
+    const run = startCheck(id);
+    const pid = await pidFrom(pidFile);
+    run.child.kill("SIGTERM");
+    expect(await run.exited).toBe(143);
+    await waitFor(() => processGone(pid), 5_000, "the sleeper to die");
+  });
+
+  it("the first Ctrl-C cancels: exit 130 saying so, the command killed, nothing recorded", async () => {
+    const { id, pidFile } = sleeperTask();
+    const run = startCheck(id);
+    const pid = await pidFrom(pidFile);
+    run.child.kill("SIGINT");
+    expect(await run.exited).toBe(130);
+    expect(run.stderr()).toMatch(/cancelled/);
+    await waitFor(() => processGone(pid), 5_000, "the sleeper to die");
+    const shown = cairn(ws.dir, ["task", "show", id, "--json"]).json as {
+      criteria: { checked: boolean; evidence: unknown }[];
+    };
+    expect(shown.criteria[0]).toMatchObject({ checked: false, evidence: null });
+  });
+
+  it("an MCP cancel of check_task kills the command; the server keeps serving", async () => {
+    const { id, pidFile } = sleeperTask();
+    const mcp = await connectMcp(ws.dir);
+    try {
+      const abort = new AbortController();
+      const call = mcp.client
+        .callTool(
+          { name: "check_task", arguments: { schema_version: 1, task: id, all: true } },
+          { signal: abort.signal },
+        )
+        .catch((error: unknown) => error);
+      const pid = await pidFrom(pidFile);
+      abort.abort();
+      await call;
+      await waitFor(() => processGone(pid), 5_000, "the sleeper to die");
+      expect((await callTool(mcp, "whoami")).structuredContent).toMatchObject({ is_owner: true });
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it("a client that disconnects mid-check: the server exits promptly and takes the command with it", async () => {
+    const { id, pidFile } = sleeperTask();
+    const server = rawServer(ws.dir);
+    await server.request(INITIALIZE);
+    server.notify(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
+    server.notify(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "check_task", arguments: { schema_version: 1, task: id, all: true } },
+      }),
+    );
+    const pid = await pidFrom(pidFile);
+    const started = Date.now();
+    await server.close();
+    expect(Date.now() - started).toBeLessThan(5_000);
+    await waitFor(() => processGone(pid), 5_000, "the sleeper to die");
+  });
+});
+
+describe("text is bounded and shown safely", () => {
+  it("refuses a 5 MB title before storing it, naming the limit, in a small error", async () => {
+    const mcp = await connectMcp(ws.dir);
+    try {
+      const huge = "t".repeat(5 * 1024 * 1024);
+      const result = await callTool(mcp, "add_task", { title: huge });
+      expect(result.isError).toBe(true);
+      const text = JSON.stringify(result.content);
+      expect(text).toMatch(/title holds at most 500 characters/);
+      expect(text.length).toBeLessThan(2_000);
+      const listed = await callTool(mcp, "list_tasks", { text: "ttttt" });
+      expect(listed.structuredContent).toMatchObject({ total: 0 });
+    } finally {
+      await mcp.close();
+    }
+    // Linux caps one argv word at 128 KiB, so the CLI's largest is just under that.
+    const claim = cairn(ws.dir, ["task", "claim", "9".repeat(120 * 1024)]);
+    expect(claim.code).toBe(2);
+    expect(claim.stderr.length).toBeLessThan(2_000);
+  });
+
+  it("escapes terminal control sequences in human output; JSON stays exact", () => {
+    const title = "ok\u001b[2J\u001b]0;owned\u0007\rFAKE";
+    const added = cairn(ws.dir, ["task", "add", title, "--json"]);
+    const id = (added.json as { task: { id: string; title: string } }).task.id;
+    expect((added.json as { task: { title: string } }).task.title).toBe(title);
+    const human = cairn(ws.dir, ["task", "show", id]);
+    const controls = [...human.stdout].filter((c) => c !== "\n" && (c < " " || c === "\u007f"));
+    expect(controls).toEqual([]);
+    expect(human.stdout).toContain("ok\\x1b[2J\\x1b]0;owned\\x07\\rFAKE");
+    const listed = cairn(ws.dir, ["task", "list"]);
+    expect(listed.stdout).not.toContain("\u001b");
+  });
+});
+
+describe("the workspace cannot be destroyed by accident", () => {
+  it("export --out refuses any path inside .cairn/", () => {
+    for (const out of [".cairn/cairn.db", ".cairn/../.cairn/backup.jsonl", join(ws.dir, ".cairn")]) {
+      const run = cairn(ws.dir, ["export", "--out", out, "--json"]);
+      expect(run.code, out).toBe(3);
+      expect(run.json).toMatchObject({ refused: { policy: "workspace" } });
+    }
+    expect(cairn(ws.dir, ["status"]).code).toBe(0);
+    expect(cairn(ws.dir, ["export", "--out", "backup.jsonl"]).code).toBe(0);
+  });
+
+  it("a server whose database was removed refuses clearly instead of answering ok", async () => {
+    const doomed = initWorkspace();
+    const mcp = await connectMcp(doomed.dir);
+    try {
+      expect((await callTool(mcp, "remember", { text: "kept" })).isError).toBeFalsy();
+      rmSync(join(doomed.dir, ".cairn"), { recursive: true, force: true });
+      const after = await callTool(mcp, "remember", { text: "lost?" });
+      expect(after.isError).toBe(true);
+      expect(JSON.stringify(after.content)).toMatch(/was removed since this process opened it/);
+    } finally {
+      await mcp.close();
+      doomed.cleanup();
+    }
+  });
+});
+
+describe("the cli tool passes arguments exactly", () => {
+  it("puts --json before --, and shows a usage error's message in the text", async () => {
+    const mcp = await connectMcp(ws.dir);
+    try {
+      const remembered = await callTool(mcp, "cli", { argv: ["remember", "--", "-5 degrees is cold"] });
+      expect(remembered.structuredContent).toMatchObject({ exit_code: 0 });
+      const bad = await callTool(mcp, "cli", { argv: ["task", "show"] });
+      expect(bad.structuredContent).toMatchObject({ exit_code: 2 });
+      expect(JSON.stringify(bad.content)).toMatch(/missing required argument/);
+    } finally {
+      await mcp.close();
+    }
+  });
+});
+
+describe("test servers that die", () => {
+  it("fail the waiting test at once, with the server's stderr, instead of timing out", async () => {
+    const server = rawServer(ws.dir, { CAIRN_AGENT: "" });
+    const started = Date.now();
+    await expect(server.request(INITIALIZE)).rejects.toThrow(/exited .*CAIRN_AGENT is set but empty/s);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    await server.close();
+  });
+});

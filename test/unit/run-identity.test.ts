@@ -1,0 +1,68 @@
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { OWNER, requireStillActive, resolveActor } from "../../src/domains/identity/actor.js";
+import { addAgent } from "../../src/domains/identity/agents.js";
+import { mintRunIdentity, withRunIdentity } from "../../src/domains/identity/run-identity.js";
+import { WorkspaceConfig } from "../../src/domains/workspace/config.js";
+import { RefusedError } from "../../src/kernel/outcome.js";
+import { openStore } from "../../src/store/open.js";
+import type { Store } from "../../src/store/store.js";
+import { scratchDir } from "../helpers/workspace.js";
+
+let scratch: { dir: string; cleanup: () => void };
+let store: Store;
+const now = () => new Date().toISOString();
+const config = WorkspaceConfig.parse({ roles: { builder: { grant: "ro" } } });
+
+beforeEach(() => {
+  scratch = scratchDir();
+  store = openStore(join(scratch.dir, "cairn.db"), { create: true });
+});
+afterEach(async () => {
+  await store.close();
+  scratch.cleanup();
+});
+
+describe("run identities for children that must act on the board", () => {
+  it("mints a child of the caller with its role and grant, and retires it at the end", async () => {
+    const parent = await addAgent(store, config, OWNER, { name: "builder1", role: "builder" }, now());
+    const caller = await resolveActor(store, parent.token);
+    const run = await mintRunIdentity(store, caller, "skill script", now());
+    expect(run.token).not.toBe(parent.token);
+    const child = await resolveActor(store, run.token);
+    expect(child).toMatchObject({ role: "builder", grant: "ro", parentId: caller.id });
+    expect(child.lineage?.map((m) => m.id)).toEqual([run.agent.id, caller.id]);
+    await run.retire(now());
+    await expect(resolveActor(store, run.token)).rejects.toBeInstanceOf(RefusedError);
+    await expect(requireStillActive(store, child)).rejects.toBeInstanceOf(RefusedError);
+  });
+
+  it("retires the run's identity even when the work fails, and stores only the token's hash", async () => {
+    let token = "";
+    await expect(
+      withRunIdentity(store, OWNER, "agent run", now, async (identity) => {
+        token = identity.token;
+        throw new Error("the child crashed");
+      }),
+    ).rejects.toThrow("the child crashed");
+    await expect(resolveActor(store, token)).rejects.toBeInstanceOf(RefusedError);
+    const dump = JSON.stringify(await store.read((tx) => tx.transfer.dump()));
+    expect(dump).not.toContain(token);
+  });
+
+  it("a retired parent cannot mint one", async () => {
+    const parent = await addAgent(store, config, OWNER, { name: "gone", role: "builder" }, now());
+    const caller = await resolveActor(store, parent.token);
+    await store.write(async (tx) => {
+      await tx.agents.retire(caller.id, now());
+      await tx.journal.append({
+        at: now(),
+        actor: "owner",
+        action: "agent.retire",
+        subject: caller.id,
+        data: {},
+      });
+    });
+    await expect(mintRunIdentity(store, caller, "late", now())).rejects.toBeInstanceOf(RefusedError);
+  });
+});
