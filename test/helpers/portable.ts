@@ -1,13 +1,4 @@
-import {
-  chmodSync,
-  cpSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { chmodSync, cpSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { REPO_ROOT } from "./workspace.js";
@@ -31,8 +22,8 @@ function openUp(path: string): void {
 export function portableCairn(): { bin: string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), "cairn-portable-"));
   cpSync(join(REPO_ROOT, "dist"), join(dir, "dist"), { recursive: true });
-  mkdirSync(join(dir, "bin"));
-  writeFileSync(join(dir, "bin", "cairn.mjs"), 'import "../dist/cairn.mjs";\n');
+  // The real launcher: it finds dist/ beside itself and starts the bundle from its code cache.
+  cpSync(join(REPO_ROOT, "bin"), join(dir, "bin"), { recursive: true });
   for (const name of RUNTIME_PACKAGES) {
     cpSync(join(REPO_ROOT, "node_modules", name), join(dir, "node_modules", name), {
       recursive: true,

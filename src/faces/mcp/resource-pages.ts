@@ -22,18 +22,26 @@ function decodeCursor(cursor: string | undefined): number {
  * `resources/list`, paged: the fixed resources on the first page, then each template's resources
  * for one page of tasks, with `nextCursor` while more remain. Replaces the SDK's unpaged handler.
  */
-export function pageResourceList(server: McpServer, run: () => RunCommand): void {
+export function pageResourceList(
+  server: McpServer,
+  run: () => RunCommand,
+  /** Resources other faces serve (skill files), listed whole on the first page. */
+  extra: () => Promise<{ uri: string; name: string; mimeType?: string }[]> = async () => [],
+): void {
   server.server.setRequestHandler("resources/list", async (request) => {
     const offset = decodeCursor(request.params?.cursor);
     const fixed =
       offset === 0
-        ? RESOURCES.filter((spec) => !spec.uri.includes("{")).map((spec) => ({
-            uri: spec.uri,
-            name: spec.name,
-            title: spec.title,
-            description: spec.description,
-            mimeType: spec.mimeType,
-          }))
+        ? [
+            ...RESOURCES.filter((spec) => !spec.uri.includes("{")).map((spec) => ({
+              uri: spec.uri,
+              name: spec.name,
+              title: spec.title,
+              description: spec.description,
+              mimeType: spec.mimeType,
+            })),
+            ...(await extra()),
+          ]
         : [];
     let next: number | null = null;
     const listed = [];

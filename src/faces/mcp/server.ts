@@ -39,7 +39,7 @@ import { NoElicitationValidator } from "./no-elicitation.js";
 import { publishedSchemas } from "./published-schemas.js";
 import { pageResourceList } from "./resource-pages.js";
 import { toolResult } from "./results.js";
-import { serveSkillsExtension } from "./skills-extension.js";
+import { listSkillResources, serveSkillsExtension } from "./skills-extension.js";
 
 /** A tool argument may be large (a 5 MB note is legitimate); a line past this is refused, not fatal. */
 const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
@@ -229,7 +229,11 @@ export function createServer(
   );
   for (const tool of toolsForProfile(profile)) register(server, tool, session);
   for (const resource of RESOURCES) registerResource(server, resource, session);
-  pageResourceList(server, () => runner(session));
+  pageResourceList(
+    server,
+    () => runner(session),
+    () => listSkillResources(session),
+  );
   for (const prompt of PROMPTS) registerPrompt(server, prompt, session);
   serveCompletions(server, () => runner(session));
   serveCatalog(server, session, profile, catalogs);

@@ -34,22 +34,21 @@ const Entry = z.looseObject({});
  * (`skill://<name>/<path>`), `skills/list` and `skills/get` answering entries with per-file
  * digests. The rules live in the `skill entries` and `skill resource` commands.
  */
+/** Every skill's `SKILL.md` as a listed resource (its other files are read by URI). */
+export async function listSkillResources(session: Session) {
+  const out = await run(session, "skill entries", {}).catch(() => ({ skills: [] }));
+  return (out.skills as { uri: string; frontmatter: { name: string; description: string } }[]).map((s) => ({
+    uri: s.uri,
+    name: s.frontmatter.name,
+    description: s.frontmatter.description,
+    mimeType: "text/markdown",
+  }));
+}
+
 export function serveSkillsExtension(server: McpServer, session: Session): { close(): void } {
   server.server.registerCapabilities({ extensions: { [SKILLS_EXTENSION]: {} } } as never);
   const template = new ResourceTemplate("skill://{name}/{+path}", {
-    list: async () => {
-      const out = await run(session, "skill entries", {}).catch(() => ({ skills: [] }));
-      return {
-        resources: (out.skills as { uri: string; frontmatter: { name: string; description: string } }[]).map(
-          (s) => ({
-            uri: s.uri,
-            name: s.frontmatter.name,
-            description: s.frontmatter.description,
-            mimeType: "text/markdown",
-          }),
-        ),
-      };
-    },
+    list: async () => ({ resources: await listSkillResources(session) }),
   });
   server.registerResource(
     "skill",
