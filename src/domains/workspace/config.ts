@@ -18,6 +18,8 @@ export const RoleConfig = z.object({
   wip_cap: z.number().int().positive().optional(),
   escalate_to: z.string().optional(),
   profile: z.enum(PROFILES).optional(),
+  /** May change a frozen goal's contract, freeze runs and approve evaluators, like the owner. */
+  planning: z.boolean().default(false),
 });
 export type RoleConfig = z.infer<typeof RoleConfig>;
 
@@ -94,6 +96,7 @@ name = "%NAME%"
 # wip_cap = 2
 # escalate_to = "lead"
 # profile = "worker"    # worker | planner | operator | all
+# planning = false      # true: may change a frozen goal's proofs, freeze runs, approve evaluators
 
 # Claims are leases: \`cairn sweep\` releases those of agents silent this long.
 # [claims]

@@ -2,6 +2,7 @@ import { spine } from "./0001_spine.js";
 import { tasks } from "./0002_tasks.js";
 import { knowledge } from "./0003_knowledge.js";
 import { goals } from "./0004_goals.js";
+import { gates } from "./0005_gates.js";
 
 /**
  * Versioned schema changes, applied in order, each recorded by name. A database that records a
@@ -13,7 +14,7 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [spine, tasks, knowledge, goals];
+export const MIGRATIONS: readonly Migration[] = [spine, tasks, knowledge, goals, gates];
 
 /**
  * Tables whose rows are the workspace's content, in dependency order (parents first).
@@ -31,6 +32,7 @@ export const CONTENT_TABLES: readonly string[] = [
   "goal_baselines",
   "goal_samples",
   "goal_score_reports",
+  "goal_contract_changes",
   "notes",
   "facts",
   "risks",

@@ -1,0 +1,115 @@
+/**
+ * Is the attempt worse than its base, beyond the noise both were measured with? A one-sided
+ * Mann-Whitney rank test (no assumption about the shape of timing noise, robust to outliers) and
+ * the Hodges-Lehmann shift (the median of all attempt−base differences) as the effect size, in
+ * the evaluator's units. A regression is called only when both agree: the ranks say "worse" at
+ * α = 0.001 AND the shift exceeds the minimum effect. A strict α keeps 20 decides on an unchanged
+ * tree in agreement; sampling more when the first round is inconclusive keeps a real 20%
+ * slowdown from slipping through (see `nextRound`).
+ */
+
+export const ALPHA = 0.001;
+/** Pairs measured first, and added per inconclusive round, up to the cap. */
+export const ROUND_PAIRS = 10;
+export const MAX_PAIRS = 30;
+/** The default minimum effect: a tenth of the base's median (half the 20% that must be caught). */
+export const DEFAULT_RELATIVE_EFFECT = 0.1;
+
+export interface Comparison {
+  /** Positive means worse, in the evaluator's units. */
+  shift: number;
+  pValue: number;
+  minEffect: number;
+  baseMedian: number;
+  attemptMedian: number;
+  regression: boolean;
+  /** Not a regression, and no reason to measure more. */
+  settled: boolean;
+  test: string;
+}
+
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = (sorted.length - 1) / 2;
+  return ((sorted[Math.floor(middle)] as number) + (sorted[Math.ceil(middle)] as number)) / 2;
+}
+
+/** Standard normal upper tail, from the complementary error function (Abramowitz–Stegun 7.1.26). */
+function upperTail(z: number): number {
+  const x = Math.abs(z) / Math.SQRT2;
+  const t = 1 / (1 + 0.3275911 * x);
+  const poly =
+    t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))));
+  const erfc = poly * Math.exp(-x * x);
+  return z >= 0 ? erfc / 2 : 1 - erfc / 2;
+}
+
+/**
+ * P(attempt values are not stochastically larger than base values), one-sided, with the normal
+ * approximation, tie correction and continuity correction. Larger means worse here.
+ */
+export function mannWhitneyGreater(attempt: readonly number[], base: readonly number[]): number {
+  const n = attempt.length;
+  const m = base.length;
+  if (n === 0 || m === 0) return 1;
+  let u = 0;
+  for (const a of attempt) for (const b of base) u += a > b ? 1 : a === b ? 0.5 : 0;
+  const counts = new Map<number, number>();
+  for (const value of [...attempt, ...base]) counts.set(value, (counts.get(value) ?? 0) + 1);
+  let ties = 0;
+  for (const count of counts.values()) ties += count ** 3 - count;
+  const total = n + m;
+  const variance = ((n * m) / 12) * (total + 1 - ties / (total * (total - 1)));
+  if (variance <= 0) return 1;
+  return upperTail((u - (n * m) / 2 - 0.5) / Math.sqrt(variance));
+}
+
+export function hodgesLehmann(attempt: readonly number[], base: readonly number[]): number {
+  const differences: number[] = [];
+  for (const a of attempt) for (const b of base) differences.push(a - b);
+  return median(differences);
+}
+
+/**
+ * Compare an attempt's samples with its base's. `direction` is the evaluator's better side;
+ * `minEffect` is in its units (default: a tenth of the base median).
+ */
+export function compareToBase(
+  attempt: readonly number[],
+  base: readonly number[],
+  direction: "higher" | "lower",
+  minEffect?: number,
+): Comparison {
+  // Orient so that larger is worse, whichever way the evaluator points.
+  const orient = (values: readonly number[]) => values.map((v) => (direction === "lower" ? v : -v));
+  const a = orient(attempt);
+  const b = orient(base);
+  const baseMedian = median(base);
+  const effect = minEffect ?? Math.abs(baseMedian) * DEFAULT_RELATIVE_EFFECT;
+  const shift = hodgesLehmann(a, b);
+  const spread = new Set(a).size > 1 || new Set(b).size > 1;
+  // Deterministic on both sides: the difference is exact, no test is needed.
+  const pValue = spread ? mannWhitneyGreater(a, b) : shift > 0 ? 0 : 1;
+  const regression = pValue < ALPHA && shift > effect;
+  return {
+    shift,
+    pValue,
+    minEffect: effect,
+    baseMedian,
+    attemptMedian: median(attempt),
+    regression,
+    settled: regression || !spread || pValue >= 0.2 || shift < effect / 2,
+    test: spread
+      ? `Mann-Whitney one-sided p=${pValue.toPrecision(2)} (α ${ALPHA}), Hodges-Lehmann shift ${round(shift)} vs minimum effect ${round(effect)}`
+      : `exact: ${round(shift)} worse vs minimum effect ${round(effect)} (no spread on either side)`,
+  };
+}
+
+const round = (value: number) => (Number.isInteger(value) ? String(value) : value.toPrecision(3));
+
+/** How many more pairs to measure after a round, or 0 when the comparison is settled. */
+export function nextRound(comparison: Comparison, pairs: number): number {
+  if (comparison.settled || pairs >= MAX_PAIRS) return 0;
+  return Math.min(ROUND_PAIRS, MAX_PAIRS - pairs);
+}
