@@ -262,6 +262,18 @@ describe("evaluator faults", () => {
     expect(decision.verdict).toBe("revert");
   });
 
+  it("never takes a number from a command that failed: exit 1 printing 289 ms is a failed sample", () => {
+    const { samples, decision } = singleEvaluatorRun({
+      argv: nodeArgv("console.log('289 ms'); process.exit(1)"),
+      read: "regex",
+      pattern: "([0-9]+) ms",
+      direction: "lower",
+      threshold: 500,
+    });
+    expect(samples[0]).toMatchObject({ value: null, error: expect.stringMatching(/^exited with 1/) });
+    expect(decision.verdict).toBe("revert");
+  });
+
   it("reads a number by JSON path", () => {
     const { samples, decision } = singleEvaluatorRun({
       argv: nodeArgv("console.log(JSON.stringify({total:{lines:{pct:92.5}}}))"),

@@ -150,20 +150,21 @@ describe("deciding an attempt", () => {
     manifest: [speedEval],
     reports: [],
   };
+  const twice = (values: number[]) => [...values, ...values.map((v) => v + 0.5)];
   const series = (make: (e: string, v: number) => SampleRecord, values: number[]) =>
     values.map((value) => make("bench", value));
 
   it("calls a regression against the base measured in the same session only beyond noise and the minimum effect", () => {
-    const noisyBase = series(baseSample, [50, 52, 49, 51, 53, 50, 48, 52, 51, 49]);
+    const noisyBase = series(baseSample, twice([50, 52, 49, 51, 53, 50, 48, 52, 51, 49]));
     const same = decide({
       ...base,
-      samples: [...noisyBase, ...series(sample, [51, 49, 52, 50, 48, 53, 50, 51, 52, 49])],
+      samples: [...noisyBase, ...series(sample, twice([51, 49, 52, 50, 48, 53, 50, 51, 52, 49]))],
     });
     expect(same.verdict).toBe("keep");
     expect(same.evaluators[0]?.comparison?.regression).toBe(false);
     const slower = decide({
       ...base,
-      samples: [...noisyBase, ...series(sample, [61, 60, 62, 59, 63, 61, 60, 62, 61, 60])],
+      samples: [...noisyBase, ...series(sample, twice([61, 60, 62, 59, 63, 61, 60, 62, 61, 60]))],
     });
     expect(slower.verdict).toBe("revert");
     expect(slower.reasons[0]).toMatch(/regression in bench \(speed\) against its base: Mann-Whitney/);
@@ -171,7 +172,7 @@ describe("deciding an attempt", () => {
     // Significant but smaller than the minimum effect (a tenth of the base): no regression.
     const tiny = decide({
       ...base,
-      samples: [...noisyBase, ...series(sample, [53, 54, 53, 54, 55, 53, 54, 54, 53, 55])],
+      samples: [...noisyBase, ...series(sample, twice([53, 54, 53, 54, 55, 53, 54, 54, 53, 55]))],
     });
     expect(tiny.verdict).toBe("keep");
     const better = decide({

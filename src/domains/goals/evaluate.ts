@@ -125,10 +125,11 @@ export async function evalAttempt(
   return { attempt, run, samples: taken, cancelled: stopped, inputDrift: drift };
 }
 
-type Take = (frozen: FrozenEvaluatorRecord, side: Side, index: number) => Promise<SampleRecord | null>;
+/** Take one sample of `frozen` on one side; null when it could not (cancelled, no base). */
+export type Take = (frozen: FrozenEvaluatorRecord, side: Side, index: number) => Promise<SampleRecord | null>;
 
 /** One evaluator's samples: its repeats, and for a number, its base measured beside it. */
-async function measure(frozen: FrozenEvaluatorRecord, take: Take, mine: () => SampleRecord[]) {
+export async function measure(frozen: FrozenEvaluatorRecord, take: Take, mine: () => SampleRecord[]) {
   const definition = frozen.definition as unknown as EvaluatorDefinition;
   const failed = () => mine().some((sample) => sample.value === null);
   const count = (side: Side) => mine().filter((sample) => sample.side === side).length;
