@@ -12,8 +12,6 @@ export const ALPHA = 0.001;
 /** Pairs measured first, and added per inconclusive round, up to the cap. */
 export const ROUND_PAIRS = 10;
 export const MAX_PAIRS = 50;
-/** Pairs after which a high p-value alone settles "no regression". */
-const SETTLE_NO_PAIRS = 30;
 /** The default minimum effect: a tenth of the base's median (half the 20% that must be caught). */
 export const DEFAULT_RELATIVE_EFFECT = 0.1;
 
@@ -86,8 +84,8 @@ export function compareToBase(
   // Orient so that larger is worse, whichever way the evaluator points.
   const orient = (values: readonly number[]) => values.map((v) => (direction === "lower" ? v : -v));
   const spread = new Set(attempt).size > 1 || new Set(base).size > 1;
-  const a = betterHalf(orient(attempt), spread);
-  const b = betterHalf(orient(base), spread);
+  const a = betterPart(orient(attempt), spread);
+  const b = betterPart(orient(base), spread);
   const baseMedian = median(base);
   const effect = minEffect ?? Math.abs(baseMedian) * DEFAULT_RELATIVE_EFFECT;
   const shift = hodgesLehmann(a, b);
@@ -101,29 +99,31 @@ export function compareToBase(
     baseMedian,
     attemptMedian: median(attempt),
     regression,
-    // "No change" is settled early only when the shift itself is small: under bursty load a high
-    // p-value at ten pairs says little, so a clear-looking "no" needs the full rounds first.
+    // "No change" is settled early only when the shift is small AND the samples are tight enough
+    // that a real effect would have shown; under bursty load the rounds continue.
     settled:
       regression ||
       !spread ||
-      shift < effect / 2 ||
-      (pValue >= 0.2 && Math.min(attempt.length, base.length) >= SETTLE_NO_PAIRS),
+      (shift < effect / 2 && Math.max(range(a), range(b)) < effect),
     test: spread
-      ? `Mann-Whitney one-sided on the better half of each side (${a.length} vs ${b.length}) p=${pValue.toPrecision(2)} (α ${ALPHA}), Hodges-Lehmann shift ${round(shift)} vs minimum effect ${round(effect)}`
+      ? `Mann-Whitney one-sided on the better third of each side (${a.length} vs ${b.length}) p=${pValue.toPrecision(2)} (α ${ALPHA}), Hodges-Lehmann shift ${round(shift)} vs minimum effect ${round(effect)}`
       : `exact: ${round(shift)} worse vs minimum effect ${round(effect)} (no spread on either side)`,
   };
 }
 
 /**
- * The better half of one side's samples (oriented: smaller is better). Load only ever makes a
- * timing worse — a preempted run is slower, never faster — so the worse half carries the
- * machine's noise and the better half the code's speed. Both sides are trimmed alike, so an
- * unchanged tree still compares equal; interleaving spreads a burst over both sides.
+ * The better third of one side's samples (oriented: smaller is better). Load only ever makes a
+ * timing worse — a preempted run is slower, never faster — so the worse samples carry the
+ * machine's noise and the best ones the code's speed; on a shared machine a burst can slow half
+ * the runs or more. Both sides are trimmed alike, so an unchanged tree still compares equal;
+ * interleaving spreads a burst over both sides.
  */
-function betterHalf(values: readonly number[], spread: boolean): number[] {
-  if (!spread || values.length < 4) return [...values];
-  return [...values].sort((x, y) => x - y).slice(0, Math.ceil(values.length / 2));
+function betterPart(values: readonly number[], spread: boolean): number[] {
+  if (!spread || values.length < 6) return [...values];
+  return [...values].sort((x, y) => x - y).slice(0, Math.max(4, Math.ceil(values.length / 3)));
 }
+
+const range = (values: readonly number[]) => Math.max(...values) - Math.min(...values);
 
 const round = (value: number) => (Number.isInteger(value) ? String(value) : value.toPrecision(3));
 
