@@ -15,7 +15,7 @@ export const GOAL_TOOLS: readonly ToolSpec[] = [
     name: "update_goal",
     title: "Refine a goal contract",
     description:
-      "Set outcome, constraints, non_goals; add or change proofs by name (direction, threshold, manual). A run can be frozen once to_fill_in is empty.",
+      "Set outcome, constraints, non_goals; add or change proofs by name (direction, threshold, manual). A run can be frozen once to_fill_in is empty. After a freeze, proof changes are refused (policy planning) unless you are the owner or a planning role; every change is kept in goal history.",
     wraps: { command: "goal update" },
     profiles: PLANNER,
     idempotent: true,
@@ -42,7 +42,7 @@ export const GOAL_TOOLS: readonly ToolSpec[] = [
     name: "propose_evaluator",
     title: "Propose an evaluator",
     description:
-      "Propose a command (argv, no shell) that measures one proof: exit code, a regex number or a JSON path. It never runs until the workspace owner approves it.",
+      "Propose a command (argv, no shell) that measures one proof: exit code, a regex number or a JSON path; pass sample_output to dry-run the rule. It never runs until the owner approves it (approval runs it once).",
     wraps: { command: "eval propose" },
     profiles: PLANNER,
     idempotent: false,
@@ -51,7 +51,7 @@ export const GOAL_TOOLS: readonly ToolSpec[] = [
     name: "freeze_run",
     title: "Freeze a run",
     description:
-      "Freeze the contract and selected evaluators (definitions + hashes) into a run before building; later pack edits do not change it.",
+      "Freeze the contract, the selected evaluators and the files they depend on (content-hashed inputs) into a run before building; an attempt that changes an input is never kept. Re-freezing needs the owner or a planning role.",
     wraps: { command: "run freeze" },
     profiles: PLANNER,
     idempotent: false,
@@ -59,7 +59,8 @@ export const GOAL_TOOLS: readonly ToolSpec[] = [
   {
     name: "list_runs",
     title: "List runs",
-    description: "Runs (optionally of one goal) with attempt and kept counts.",
+    description:
+      "List runs (optionally of one goal) with attempt and kept counts; then run_status for one run's evaluators, ledger and drift.",
     wraps: { command: "run list" },
     profiles: PLANNER,
     idempotent: true,
@@ -68,7 +69,7 @@ export const GOAL_TOOLS: readonly ToolSpec[] = [
     name: "run_status",
     title: "Run status",
     description:
-      "A run's frozen evaluators, its attempts with verdicts, and evaluators changed on disk since freezing.",
+      "A run's frozen evaluators (patterns, JSON paths, frozen inputs), its attempts with verdicts, and drift since freezing: pack edits, proposals, changed inputs.",
     wraps: { command: "run status" },
     profiles: PLANNER,
     idempotent: true,
@@ -77,7 +78,7 @@ export const GOAL_TOOLS: readonly ToolSpec[] = [
     name: "open_attempt",
     title: "Open an attempt",
     description:
-      "Start an attempt on a run, optionally for a milestone; records git HEAD and dirty paths. Then change code, run_evals, decide_attempt.",
+      "Start an attempt on a run in this checkout (a linked worktree is its own), optionally for a milestone; records HEAD and dirty paths. One open attempt per checkout. Then change code, run_evals, decide_attempt.",
     wraps: { command: "attempt open" },
     profiles: PLANNER,
     idempotent: false,
@@ -86,7 +87,7 @@ export const GOAL_TOOLS: readonly ToolSpec[] = [
     name: "run_evals",
     title: "Run evaluators",
     description:
-      "cairn runs every frozen evaluator (repeats, timeouts), storing each sample as evidence. Progress if you pass a token; cancel kills the commands.",
+      "cairn runs every frozen evaluator in the attempt's checkout (numbers also on its base, interleaved, same session), storing each sample. Progress if you pass a token; cancel kills the commands. Next: decide_attempt.",
     wraps: { command: "attempt eval" },
     profiles: PLANNER,
     idempotent: false,
@@ -95,7 +96,7 @@ export const GOAL_TOOLS: readonly ToolSpec[] = [
     name: "decide_attempt",
     title: "Decide an attempt",
     description:
-      "Score each proof in [0,1] from cairn's evidence: keep (all pass, no regression beyond noise; commits the attempt's changes), revert or review.",
+      "Score the milestone's proofs from cairn's evidence: keep (commits the attempt's own changes, hooks skipped unless run_hooks), revert (then revert_attempt) or review (the owner settles it: `cairn attempt accept|reject`).",
     wraps: { command: "attempt decide" },
     profiles: PLANNER,
     idempotent: false,
@@ -104,7 +105,7 @@ export const GOAL_TOOLS: readonly ToolSpec[] = [
     name: "report_scores",
     title: "Report manual scores",
     description:
-      "Self-report scores in [0,1] for the contract's manual proofs, keyed by proof name. Unknown or measured proofs are refused; a self-report alone only reaches review.",
+      "Report scores in [0,1] for the contract's manual proofs, keyed by proof name. Unknown or measured proofs are refused; an agent's report alone only reaches review, the owner's is a judgment.",
     wraps: { command: "attempt report" },
     profiles: PLANNER,
     idempotent: false,
@@ -113,7 +114,7 @@ export const GOAL_TOOLS: readonly ToolSpec[] = [
     name: "revert_attempt",
     title: "Revert an attempt",
     description:
-      "Reset the tree to the attempt's base, discarding its changes. Needs confirm: true; refused over changes that predate the attempt.",
+      "Undo only the attempt's own changes in its checkout, listing each file. Needs confirm: true; refused if HEAD moved since it opened (it never discards a commit) or it edited an already-dirty file.",
     wraps: { command: "attempt revert" },
     profiles: PLANNER,
     idempotent: false,
