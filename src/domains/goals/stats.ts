@@ -101,10 +101,7 @@ export function compareToBase(
     regression,
     // "No change" is settled early only when the shift is small AND the samples are tight enough
     // that a real effect would have shown; under bursty load the rounds continue.
-    settled:
-      regression ||
-      !spread ||
-      (shift < effect / 2 && Math.max(range(a), range(b)) < effect),
+    settled: regression || !spread || (shift < effect / 2 && Math.max(range(a), range(b)) < effect),
     test: spread
       ? `Mann-Whitney one-sided on the better third of each side (${a.length} vs ${b.length}) p=${pValue.toPrecision(2)} (α ${ALPHA}), Hodges-Lehmann shift ${round(shift)} vs minimum effect ${round(effect)}`
       : `exact: ${round(shift)} worse vs minimum effect ${round(effect)} (no spread on either side)`,
