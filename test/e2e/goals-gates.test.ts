@@ -13,6 +13,7 @@ let ws: { dir: string; cleanup: () => void };
 let goal: string;
 let run: string;
 let perf: string;
+let perfTask: string;
 let builder: string;
 
 const ADD_GOOD = "export const add = (a, b) => a + b;\n";
@@ -46,11 +47,13 @@ beforeAll(() => {
     "--proofs",
     '{"name":"latency","threshold":100}',
   ]);
-  perf = cairnJson<{ milestones: { id: string; key: string }[] }>(ws.dir, [
+  const planned = cairnJson<{ milestones: { id: string; key: string; task_id: string }[] }>(ws.dir, [
     "goal",
     "plan",
     goal,
-  ]).milestones.find((m) => m.key === "perf")?.id as string;
+  ]).milestones.find((m) => m.key === "perf");
+  perf = planned?.id as string;
+  perfTask = planned?.task_id as string;
   const proposed = cairnJson<{ proposal: { id: string }; dry_run: { source: string; value: number | null } }>(
     ws.dir,
     [
@@ -198,9 +201,16 @@ describe("only the owner changes what success means", () => {
     const replan = cairn(ws.dir, ["goal", "plan", goal], { env: { CAIRN_AGENT: builder } });
     expect(replan.code).toBe(3);
     // Constraints and non-goals are not the bar: a builder may still note them.
-    cairnJson(ws.dir, ["goal", "update", goal, "--constraints", "no new dependencies"], {
-      CAIRN_AGENT: builder,
-    });
+    cairnJson(
+      ws.dir,
+      ["goal", "update", goal, "--constraints", "no new dependencies", "--non-goals", "no rewrite"],
+      {
+        CAIRN_AGENT: builder,
+      },
+    );
+    const brief = cairn(ws.dir, ["context", perfTask], { env: { CAIRN_AGENT: builder } });
+    expect(brief.stdout).toMatch(/constraint: no new dependencies/);
+    expect(brief.stdout).toMatch(/non-goal \(out of scope\): no rewrite/);
     const lead = addAgent(ws.dir, "lee", "lead").token;
     cairnJson(ws.dir, ["goal", "update", goal, "--proofs", '{"name":"latency","threshold":90}'], {
       CAIRN_AGENT: lead,
@@ -210,7 +220,7 @@ describe("only the owner changes what success means", () => {
     }>(ws.dir, ["goal", "show", goal]);
     expect(shown.history.map((h) => [h.changed_by, h.fields.join(",")])).toEqual([
       ["owner", "outcome,proofs"],
-      [expect.stringMatching(/^A-/), "constraints"],
+      [expect.stringMatching(/^A-/), "constraints,nonGoals"],
       [expect.stringMatching(/^A-/), "proofs"],
     ]);
     expect(shown.history[2]?.before.proofs.find((p) => "threshold" in p && p.threshold === 100)).toBeTruthy();
