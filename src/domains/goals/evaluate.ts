@@ -53,6 +53,12 @@ export async function evalAttempt(
     return sum + (definition.noisy ? 2 * Math.max(definition.repeats, ROUND_PAIRS) : definition.repeats + 1);
   }, 0);
   const cancelled = () => interaction?.signal.aborted === true;
+  // One git call per side, not per sample: HEAD does not move under an evaluation.
+  const heads = new Map<string, Promise<string | null>>();
+  const headOf = (cwd: string) => {
+    if (!heads.has(cwd)) heads.set(cwd, gitHead(cwd));
+    return heads.get(cwd) as Promise<string | null>;
+  };
 
   const take = async (
     frozen: FrozenEvaluatorRecord,
@@ -75,7 +81,7 @@ export async function evalAttempt(
       proof: frozen.proof,
       repeatIndex: index,
       ...outcome,
-      gitHead: await gitHead(cwd),
+      gitHead: await headOf(cwd),
       at: now(),
       side,
     };

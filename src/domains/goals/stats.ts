@@ -12,6 +12,8 @@ export const ALPHA = 0.001;
 /** Pairs measured first, and added per inconclusive round, up to the cap. */
 export const ROUND_PAIRS = 10;
 export const MAX_PAIRS = 50;
+/** Confidence needed to stop sampling on "not worse by the minimum effect". */
+const SETTLE_NO_ALPHA = 0.05;
 /** The default minimum effect: a tenth of the base's median (half the 20% that must be caught). */
 export const DEFAULT_RELATIVE_EFFECT = 0.1;
 
@@ -99,9 +101,17 @@ export function compareToBase(
     baseMedian,
     attemptMedian: median(attempt),
     regression,
-    // "No change" is settled early only when the shift is small AND the samples are tight enough
-    // that a real effect would have shown; under bursty load the rounds continue.
-    settled: regression || !spread || (shift < effect / 2 && Math.max(range(a), range(b)) < effect),
+    // "No change" is settled as soon as the ranks are confident the attempt is not worse by the
+    // minimum effect (the attempt minus the effect is faster than the base at p < 0.05), or the
+    // shift is small and the samples tight; under bursty load the rounds continue.
+    settled:
+      regression ||
+      !spread ||
+      mannWhitneyGreater(
+        b,
+        a.map((value) => value - effect),
+      ) < SETTLE_NO_ALPHA ||
+      (shift < effect / 2 && Math.max(range(a), range(b)) < effect),
     test: spread
       ? `Mann-Whitney one-sided on the better third of each side (${a.length} vs ${b.length}) p=${pValue.toPrecision(2)} (α ${ALPHA}), Hodges-Lehmann shift ${round(shift)} vs minimum effect ${round(effect)}`
       : `exact: ${round(shift)} worse vs minimum effect ${round(effect)} (no spread on either side)`,
