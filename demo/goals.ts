@@ -98,5 +98,10 @@ export async function chapterGoals(world: DemoWorld): Promise<void> {
   await planner.call("report_scores", { attempt: third, scores: { looks_good: 1 } });
   await planner.call("report_scores", { attempt: third, scores: { review: 0.9 } });
   await planner.call("decide_attempt", { attempt: third });
+  world.say(
+    "  the owner, a person, settles the review: accepting is the human judgment the manual proof needs",
+  );
+  world.cli(["attempt", "accept", third, "--reason", "the docs read well"]);
+  await planner.call("propose_next_task", { id: goal });
   world.cli(["run", "status", run]);
 }

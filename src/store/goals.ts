@@ -69,6 +69,12 @@ export interface FrozenEvaluatorRecord {
   source: string;
   hash: string;
   definition: Record<string, unknown>;
+  /**
+   * What the evaluator depends on, content-hashed at freeze: the globs (declared and defaulted)
+   * and every file they matched, repository-relative path → `sha256:…`. Absent in runs frozen
+   * before inputs were tracked.
+   */
+  inputs?: { patterns: string[]; files: Record<string, string> };
 }
 
 export interface RunRecord {
@@ -98,6 +104,34 @@ export interface AttemptRecord {
   decision: Record<string, unknown> | null;
   decidedAt: string | null;
   revertedAt: string | null;
+  /** The directory the attempt evaluates, keeps and reverts in (its checkout's workspace root). */
+  checkout: string | null;
+  /** Content hash of each path in `baseChanges` at open: revert tells them from its own edits. */
+  baseHashes: Record<string, string>;
+  /** The owner (or a planner) allowed this attempt to change frozen inputs: at best review. */
+  inputsApprovedBy: string | null;
+  /** Frozen inputs seen changed while the attempt was evaluated (repository-relative paths). */
+  inputDrift: string[];
+  /** How the owner settled a review: accepted (kept) or rejected (to revert), with a reason. */
+  resolution: AttemptResolution | null;
+}
+
+export interface AttemptResolution {
+  outcome: "accepted" | "rejected";
+  by: string;
+  at: string;
+  reason: string | null;
+  keptCommit: string | null;
+}
+
+/** One change to a goal contract: who, when, which fields, and the contract before and after. */
+export interface ContractChangeRecord {
+  goalId: string;
+  changedBy: string;
+  at: string;
+  fields: string[];
+  before: GoalFields;
+  after: GoalFields;
 }
 
 export interface BaselineRecord {
@@ -121,6 +155,8 @@ export interface SampleRecord {
   outputHash: string;
   gitHead: string | null;
   at: string;
+  /** What was measured: the attempt's tree, or its base (in-session baseline). */
+  side: "attempt" | "base";
 }
 
 export interface ScoreReportRecord {
@@ -166,8 +202,17 @@ export interface GoalRepo {
   runs(goalId?: string): Promise<RunRecord[]>;
 
   insertAttempt(
-    attempt: Omit<AttemptRecord, "id" | "verdict" | "decision" | "decidedAt" | "revertedAt">,
+    attempt: Omit<
+      AttemptRecord,
+      "id" | "verdict" | "decision" | "decidedAt" | "revertedAt" | "inputDrift" | "resolution"
+    >,
   ): Promise<AttemptRecord>;
+  /** The attempt still open in this checkout (not kept, not reverted), if any. */
+  openAttemptIn(checkout: string): Promise<AttemptRecord | undefined>;
+  /** Add frozen inputs seen changed during an evaluation (kept as a set). */
+  recordInputDrift(id: string, paths: string[]): Promise<void>;
+  /** The owner's settlement of a review: the verdict it leads to and who decided, why. */
+  resolveAttempt(id: string, verdict: Verdict, resolution: AttemptResolution): Promise<void>;
   attempt(id: string): Promise<AttemptRecord | undefined>;
   attempts(runId: string): Promise<AttemptRecord[]>;
   /** The best kept measurement per evaluator of a run: what later attempts must not regress from. */
@@ -182,5 +227,7 @@ export interface GoalRepo {
   insertSample(sample: SampleRecord): Promise<void>;
   samples(attemptId: string): Promise<SampleRecord[]>;
   insertScoreReport(report: ScoreReportRecord): Promise<void>;
+  insertContractChange(change: ContractChangeRecord): Promise<void>;
+  contractChanges(goalId: string): Promise<ContractChangeRecord[]>;
   scoreReports(attemptId: string): Promise<ScoreReportRecord[]>;
 }

@@ -9,7 +9,7 @@ import {
   nodeArgv,
   writePack,
 } from "../helpers/goals.js";
-import { cairn, cairnAsync } from "../helpers/workspace.js";
+import { addAgent, cairn, cairnAsync } from "../helpers/workspace.js";
 
 let ws: { dir: string; cleanup: () => void };
 beforeEach(() => {
@@ -27,6 +27,7 @@ interface Decision {
 }
 interface Samples {
   samples: {
+    side: "attempt" | "base";
     evaluator: string;
     value: number | null;
     error: string | null;
@@ -79,10 +80,12 @@ describe("attempts measured by cairn", () => {
     writeFileSync(join(ws.dir, "lib.txt"), "broken\n");
     writeFileSync(join(ws.dir, "new-file.txt"), "made by the attempt\n");
     const evaluated = cairnJson<Samples>(ws.dir, ["attempt", "eval", first.id]);
-    expect(evaluated.samples.map((s) => s.evaluator)).toEqual([
-      "fixture-check",
-      "fixture-speed",
-      "fixture-speed",
+    // A number is measured on the base too, in a worktree of the base commit, in the same session.
+    expect(evaluated.samples.map((s) => `${s.evaluator}/${s.side}`)).toEqual([
+      "fixture-check/attempt",
+      "fixture-speed/attempt",
+      "fixture-speed/attempt",
+      "fixture-speed/base",
     ]);
     expect(evaluated.samples[0]?.value).toBe(0);
     expect(evaluated.samples[1]?.value).toBe(20);
@@ -112,7 +115,9 @@ describe("attempts measured by cairn", () => {
     cairnJson(ws.dir, ["attempt", "eval", third.id]);
     const regressed = cairnJson<Decision>(ws.dir, ["attempt", "decide", third.id]);
     expect(regressed.verdict).toBe("revert");
-    expect(regressed.reasons.join("\n")).toMatch(/regression in fixture-speed \(speed\): 30 vs 20 in kept/);
+    expect(regressed.reasons.join("\n")).toMatch(
+      /regression in fixture-speed \(speed\) against its base: exact: 10 worse vs minimum effect 2/,
+    );
 
     const status = cairnJson<{ attempts: { id: string; verdict: string; reverted: boolean }[] }>(ws.dir, [
       "run",
@@ -155,17 +160,28 @@ describe("attempts measured by cairn", () => {
     });
   });
 
-  it("refuses to revert over changes that predate the attempt, and leaves the tree alone", () => {
+  it("reverts only the attempt's own changes, leaves earlier edits alone, and refuses one it cannot separate", () => {
     const { run } = frozenRun();
     writeFileSync(join(ws.dir, "README.md"), "someone else's edit\n");
     const attempt = openAttempt(run);
     expect(attempt.base_dirty).toBe(true);
     writeFileSync(join(ws.dir, "lib.txt"), "attempt's edit\n");
-    const reverted = cairn(ws.dir, ["attempt", "revert", attempt.id, "--confirm"]);
-    expect(reverted.code).toBe(3);
-    expect(reverted.stderr).toMatch(/changes that are not .*: README\.md/);
+    const reverted = cairnJson<{ discarded: string[]; left_alone: string[]; commits: string[] }>(ws.dir, [
+      "attempt",
+      "revert",
+      attempt.id,
+      "--confirm",
+    ]);
+    expect(reverted).toMatchObject({ discarded: ["lib.txt"], left_alone: ["README.md"], commits: [] });
     expect(readFileSync(join(ws.dir, "README.md"), "utf8")).toBe("someone else's edit\n");
-    expect(readFileSync(join(ws.dir, "lib.txt"), "utf8")).toBe("attempt's edit\n");
+    expect(readFileSync(join(ws.dir, "lib.txt"), "utf8")).toBe("good\n");
+
+    const second = openAttempt(run);
+    writeFileSync(join(ws.dir, "README.md"), "the attempt edits an already-dirty file\n");
+    const mixed = cairn(ws.dir, ["attempt", "revert", second.id, "--confirm"]);
+    expect(mixed.code).toBe(3);
+    expect(mixed.stderr).toMatch(/already had changes before it opened.*: README\.md/);
+    expect(readFileSync(join(ws.dir, "README.md"), "utf8")).toBe("the attempt edits an already-dirty file\n");
   });
 
   it("keeps running the frozen definition after the evaluator file changes on disk, and reports the drift", () => {
@@ -246,6 +262,18 @@ describe("evaluator faults", () => {
     expect(decision.verdict).toBe("revert");
   });
 
+  it("never takes a number from a command that failed: exit 1 printing 289 ms is a failed sample", () => {
+    const { samples, decision } = singleEvaluatorRun({
+      argv: nodeArgv("console.log('289 ms'); process.exit(1)"),
+      read: "regex",
+      pattern: "([0-9]+) ms",
+      direction: "lower",
+      threshold: 500,
+    });
+    expect(samples[0]).toMatchObject({ value: null, error: expect.stringMatching(/^exited with 1/) });
+    expect(decision.verdict).toBe("revert");
+  });
+
   it("reads a number by JSON path", () => {
     const { samples, decision } = singleEvaluatorRun({
       argv: nodeArgv("console.log(JSON.stringify({total:{lines:{pct:92.5}}}))"),
@@ -259,9 +287,12 @@ describe("evaluator faults", () => {
 });
 
 describe("self-reported scores", () => {
-  it("accepts only the contract's manual proofs, each in [0,1], and alone reaches review", () => {
+  it("accepts only the contract's manual proofs, each in [0,1]; an agent's report alone reaches review", () => {
     const { run } = frozenRun("", [{ name: "review", manual: true, threshold: 0.5 }]);
-    const attempt = openAttempt(run);
+    const builder = addAgent(ws.dir, "builder", "builder").token;
+    const attempt = cairnJson<{ attempt: { id: string } }>(ws.dir, ["attempt", "open", run], {
+      CAIRN_AGENT: builder,
+    }).attempt;
     const unknown = cairn(ws.dir, ["attempt", "report", attempt.id, "--scores", '{"looks_good":1}']);
     expect(unknown.code).toBe(3);
     expect(unknown.stderr).toMatch(
@@ -273,7 +304,9 @@ describe("self-reported scores", () => {
     const measured = cairn(ws.dir, ["attempt", "report", attempt.id, "--scores", '{"check":1}']);
     expect(measured.code).toBe(3);
     expect(measured.stderr).toMatch(/check is measured by cairn/);
-    cairnJson(ws.dir, ["attempt", "report", attempt.id, "--scores", '{"review":1}']);
+    cairnJson(ws.dir, ["attempt", "report", attempt.id, "--scores", '{"review":1}'], {
+      CAIRN_AGENT: builder,
+    });
     const decided = cairnJson<Decision>(ws.dir, ["attempt", "decide", attempt.id]);
     expect(decided.verdict).toBe("review");
     expect(decided.reasons.join("\n")).toMatch(/only self-reported scores exist/);

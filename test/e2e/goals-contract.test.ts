@@ -190,7 +190,7 @@ describe("evaluator packs and proposals", () => {
       env: { CAIRN_AGENT: planner.token },
     });
     expect(agentApproves.code).toBe(3);
-    expect(agentApproves.stderr).toMatch(/only the workspace owner/);
+    expect(agentApproves.stderr).toMatch(/needs the workspace owner or a role granted planning/);
     cairnJson(ws.dir, ["eval", "approve", proposed.proposal.id]);
     const run = cairnJson<{ run: { evaluators: { name: string; source: string }[] } }>(ws.dir, [
       "run",

@@ -48,6 +48,11 @@ const sample = (evaluator: string, value: number | null, error: string | null = 
   outputHash: "",
   gitHead: null,
   at: "",
+  side: "attempt",
+});
+const baseSample = (evaluator: string, value: number): SampleRecord => ({
+  ...sample(evaluator, value),
+  side: "base",
 });
 
 describe("drafting a contract", () => {
@@ -138,46 +143,119 @@ describe("deciding an attempt", () => {
     direction: "lower",
     threshold: 100,
   });
-  const base = { proofs: [speed], required: new Set(["speed"]), manifest: [speedEval], reports: [] };
+  const base = {
+    attemptId: "AT-9",
+    proofs: [speed],
+    required: new Set(["speed"]),
+    manifest: [speedEval],
+    reports: [],
+  };
+  const twice = (values: number[]) => [...values, ...values.map((v) => v + 0.5)];
+  const series = (make: (e: string, v: number) => SampleRecord, values: number[]) =>
+    values.map((value) => make("bench", value));
 
-  it("sends a worsening within the repeats' noise to review, and one beyond it to revert", () => {
-    const baselines = new Map([["bench", { attemptId: "AT-1", mean: 50, noise: 5 }]]);
-    const within = decide({ ...base, baselines, samples: [sample("bench", 52), sample("bench", 54)] });
-    expect(within.verdict).toBe("review");
-    expect(within.reasons[0]).toMatch(/within noise/);
-    const beyond = decide({ ...base, baselines, samples: [sample("bench", 70), sample("bench", 71)] });
-    expect(beyond.verdict).toBe("revert");
-    const better = decide({ ...base, baselines, samples: [sample("bench", 40), sample("bench", 41)] });
+  it("calls a regression against the base measured in the same session only beyond noise and the minimum effect", () => {
+    const noisyBase = series(baseSample, twice([50, 52, 49, 51, 53, 50, 48, 52, 51, 49]));
+    const same = decide({
+      ...base,
+      samples: [...noisyBase, ...series(sample, twice([51, 49, 52, 50, 48, 53, 50, 51, 52, 49]))],
+    });
+    expect(same.verdict).toBe("keep");
+    expect(same.evaluators[0]?.comparison?.regression).toBe(false);
+    const slower = decide({
+      ...base,
+      samples: [...noisyBase, ...series(sample, twice([61, 60, 62, 59, 63, 61, 60, 62, 61, 60]))],
+    });
+    expect(slower.verdict).toBe("revert");
+    expect(slower.reasons[0]).toMatch(/regression in bench \(speed\) against its base: Mann-Whitney/);
+    expect(slower.next).toMatch(/attempt revert AT-9 --confirm/);
+    // Significant but smaller than the minimum effect (a tenth of the base): no regression.
+    const tiny = decide({
+      ...base,
+      samples: [...noisyBase, ...series(sample, twice([53, 54, 53, 54, 55, 53, 54, 54, 53, 55]))],
+    });
+    expect(tiny.verdict).toBe("keep");
+    const better = decide({
+      ...base,
+      samples: [...noisyBase, ...series(sample, [40, 41, 40, 42, 41, 40, 41, 39, 40, 41])],
+    });
     expect(better.verdict).toBe("keep");
   });
 
+  it("sends a regression on a proof the milestone does not require to review, and only warns when it fails", () => {
+    const check = frozen("check", "check");
+    const input = {
+      ...base,
+      proofs: [proof("check"), speed],
+      manifest: [check, speedEval],
+      required: new Set(["check"]),
+    };
+    const regressed = decide({
+      ...input,
+      samples: [sample("check", 1), ...series(baseSample, [50, 50]), ...series(sample, [80, 80])],
+    });
+    expect(regressed.verdict).toBe("review");
+    expect(regressed.next).toMatch(/attempt accept AT-9/);
+    const failing = decide({ ...input, samples: [sample("check", 1), sample("bench", 500)] });
+    expect(failing.verdict).toBe("keep");
+    expect(failing.warnings.join()).toMatch(/bench measured 500, needs ≤ 100/);
+  });
+
   it("scores a failed numeric proof by its distance to the threshold", () => {
-    const failed = decide({ ...base, baselines: new Map(), samples: [sample("bench", 200)] });
+    const failed = decide({ ...base, samples: [sample("bench", 200)] });
     expect(failed.verdict).toBe("revert");
     expect(failed.proofs[0]?.score).toBeCloseTo(0.5);
   });
 
   it("reviews when a proof's evaluators have not all run", () => {
     const partial = decide({
+      attemptId: "AT-9",
       proofs: [proof("check")],
       required: new Set(["check"]),
       manifest: [frozen("a", "check"), frozen("b", "check")],
       samples: [sample("a", 1)],
       reports: [],
-      baselines: new Map(),
     });
     expect(partial.verdict).toBe("review");
   });
 
-  it("never keeps on a self-report, even a perfect one beside passing measurements", () => {
-    const mixed = decide({
+  it("never keeps on an agent's self-report; the owner's report is a judgment that decides the proof", () => {
+    const input = {
+      attemptId: "AT-9",
       proofs: [proof("check"), proof("review", { manual: true, threshold: 0.5 })],
       required: new Set(["check", "review"]),
       manifest: [frozen("a", "check")],
       samples: [sample("a", 1)],
+    };
+    const agent = decide({
+      ...input,
       reports: [{ attemptId: "AT-9", proof: "review", score: 1, reportedBy: "A-1", at: "" }],
-      baselines: new Map(),
     });
-    expect(mixed.verdict).toBe("review");
+    expect(agent.verdict).toBe("review");
+    const owner = decide({
+      ...input,
+      reports: [{ attemptId: "AT-9", proof: "review", score: 1, reportedBy: "owner", at: "" }],
+    });
+    expect(owner.verdict).toBe("keep");
+    expect(owner.proofs[1]?.source).toBe("owner_judgment");
+    const low = decide({
+      ...input,
+      reports: [{ attemptId: "AT-9", proof: "review", score: 0.2, reportedBy: "owner", at: "" }],
+    });
+    expect(low.verdict).toBe("revert");
+  });
+
+  it("never keeps an attempt that changed a frozen input; with the owner's approval it reaches review", () => {
+    const touched = [{ path: "package.json", evaluators: ["bench"] }];
+    const changed = decide({ ...base, samples: [sample("bench", 50)], touchedInputs: touched });
+    expect(changed.verdict).toBe("revert");
+    expect(changed.reasons[0]).toMatch(/changes frozen evaluator inputs: package\.json \(bench\)/);
+    const approved = decide({
+      ...base,
+      samples: [sample("bench", 50)],
+      touchedInputs: touched,
+      inputsApproved: true,
+    });
+    expect(approved.verdict).toBe("review");
   });
 });

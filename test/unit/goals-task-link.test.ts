@@ -44,6 +44,9 @@ describe("run baselines", () => {
           baseHead: null,
           baseDirty: false,
           baseChanges: [],
+          baseHashes: {},
+          checkout: null,
+          inputsApprovedBy: null,
           openedBy: "owner",
           openedAt: AT,
         });
@@ -104,15 +107,15 @@ describe("the seam between milestones and the task board", () => {
       link,
     );
     expect(replanned.milestones.map((m) => m.taskId)).toEqual(["T-1", "T-2"]);
-    await expect(updateGoal(store, goal.id, { remove_proofs: ["review"] }, "owner", AT)).rejects.toThrow(
-      /milestone review \(M-2\) owns review/,
-    );
+    await expect(
+      updateGoal(store, goal.id, { remove_proofs: ["review"] }, "owner", AT, true),
+    ).rejects.toThrow(/milestone review \(M-2\) owns review/);
     expect(link.requests.at(-2)?.title).toContain("Core, renamed");
   });
 
   it("gates finishing a milestone's task on a kept attempt and offers the next ready milestone", async () => {
     const { goal } = await createGoal(store, "make it tested", "owner", AT);
-    await updateGoal(store, goal.id, { outcome: "tests pass" }, "owner", AT);
+    await updateGoal(store, goal.id, { outcome: "tests pass" }, "owner", AT, true);
     const { milestones } = await planMilestones(store, goal.id, undefined, "owner", AT, recordingLink());
     const core = milestones[0];
     if (!core) throw new Error("no milestone");
@@ -136,6 +139,9 @@ describe("the seam between milestones and the task board", () => {
         baseHead: null,
         baseDirty: false,
         baseChanges: [],
+        baseHashes: {},
+        checkout: null,
+        inputsApprovedBy: null,
         openedBy: "owner",
         openedAt: AT,
       });

@@ -26,6 +26,11 @@ const attempt = (id: string, verdict: AttemptRecord["verdict"], reverted = false
   decision: { reasons: [`why ${id}`] },
   decidedAt: null,
   revertedAt: reverted ? "2026-01-02T00:00:00.000Z" : null,
+  checkout: null,
+  baseHashes: {},
+  inputsApprovedBy: null,
+  inputDrift: [],
+  resolution: null,
 });
 
 const samples = (id: string, values: (number | null)[]): SampleRecord[] =>
@@ -42,6 +47,7 @@ const samples = (id: string, values: (number | null)[]): SampleRecord[] =>
     outputHash: "",
     gitHead: null,
     at: "2026-01-01T00:00:00.000Z",
+    side: "attempt",
   }));
 
 describe("the attempts chart's numbers", () => {

@@ -1,15 +1,11 @@
 import { z } from "zod";
-import {
-  attemptOrThrow,
-  decideAttempt,
-  evalAttempt,
-  openAttempt,
-  reportScores,
-  revertAttempt,
-} from "../../domains/goals/attempts.js";
+import { attemptOrThrow, openAttempt, reportScores } from "../../domains/goals/attempts.js";
 import type { Decision } from "../../domains/goals/decide.js";
+import { evalAttempt } from "../../domains/goals/evaluate.js";
 import type { EvaluatorDefinition } from "../../domains/goals/evaluators/definition.js";
+import { revertAttempt } from "../../domains/goals/revert.js";
 import { runOrThrow } from "../../domains/goals/runs.js";
+import { decideAttempt } from "../../domains/goals/verdict.js";
 import { defineCommand } from "../define.js";
 import { Attempt, attemptView, DecisionView, decisionView, Sample, sampleView } from "./views.js";
 
@@ -18,37 +14,52 @@ const hiddenNames = (manifest: { name: string; definition: Record<string, unknow
 
 export const attemptOpen = defineCommand({
   name: "attempt open",
-  summary: "Open an attempt on a frozen run, recording the git base (HEAD, dirty paths)",
+  summary:
+    "Open an attempt on a frozen run in this checkout (a linked worktree is its own), recording its git base; one open attempt per checkout",
   effect: "write",
   positional: ["run"],
   input: z.object({
     run: z.string().describe("run id"),
     milestone: z.string().optional().describe("milestone id this attempt works on"),
+    allow_input_changes: z
+      .boolean()
+      .optional()
+      .describe(
+        "owner or planner only: the attempt may change frozen inputs; it can then reach review, never keep",
+      ),
   }),
   output: z.object({ attempt: Attempt }),
   async handler(input, ctx) {
     const attempt = await openAttempt(
       ctx.store,
       ctx.workspace.root,
+      ctx.cwd,
       input.run,
       input.milestone,
-      ctx.actor.id,
+      ctx.actor,
+      ctx.config,
+      { allowInputChanges: input.allow_input_changes },
       ctx.now(),
     );
     return { attempt: attemptView(attempt) };
   },
   render: (out) =>
-    `Opened ${out.attempt.id} on ${out.attempt.run_id} at ${out.attempt.base_head?.slice(0, 12) ?? "(no commit)"}${out.attempt.base_dirty ? ` (dirty: ${out.attempt.base_changes.join(", ")})` : ""}`,
+    `Opened ${out.attempt.id} on ${out.attempt.run_id} at ${out.attempt.base_head?.slice(0, 12) ?? "(no commit)"} in ${out.attempt.checkout}${out.attempt.base_dirty ? ` (dirty: ${out.attempt.base_changes.join(", ")})` : ""}`,
 });
 
 export const attemptEval = defineCommand({
   name: "attempt eval",
   summary:
-    "Run every frozen evaluator of the attempt's run (repeats, timeouts) and store each sample as evidence",
+    "Run every frozen evaluator in the attempt's checkout (numbers also on its base, in the same session) and store each sample",
   effect: "write",
   positional: ["attempt"],
   input: z.object({ attempt: z.string().describe("attempt id, e.g. AT-1") }),
-  output: z.object({ attempt_id: z.string(), cancelled: z.boolean(), samples: z.array(Sample) }),
+  output: z.object({
+    attempt_id: z.string(),
+    cancelled: z.boolean(),
+    samples: z.array(Sample),
+    input_drift: z.array(z.string()).describe("frozen inputs found changed: the attempt cannot be kept"),
+  }),
   async handler(input, ctx) {
     const result = await evalAttempt(ctx.store, ctx.workspace.root, input.attempt, ctx.actor.id, ctx.now, {
       signal: ctx.signal,
@@ -59,37 +70,58 @@ export const attemptEval = defineCommand({
       attempt_id: input.attempt,
       cancelled: result.cancelled,
       samples: result.samples.map((s) => sampleView(s, hidden.has(s.evaluator), ctx.actor.isOwner)),
+      input_drift: result.inputDrift,
     };
   },
   render: (out) =>
     [
       ...out.samples.map(
         (s) =>
-          `${s.evaluator.padEnd(18)} #${s.repeat + 1} exit=${s.exit_code ?? "-"} value=${s.value ?? "-"} ${s.duration_ms} ms${s.error ? `  ${s.error}` : ""}`,
+          `${s.evaluator.padEnd(18)} ${s.side === "base" ? "base   " : "attempt"} #${s.repeat + 1} exit=${s.exit_code ?? "-"} value=${s.value ?? "-"} ${s.duration_ms} ms${s.error ? `  ${s.error}` : ""}`,
       ),
+      ...(out.input_drift.length > 0
+        ? [`frozen inputs changed (this attempt cannot be kept): ${out.input_drift.join(", ")}`]
+        : []),
       out.cancelled
         ? "cancelled: the evidence above was kept"
         : `next: cairn attempt decide ${out.attempt_id}`,
     ].join("\n"),
 });
 
-const renderDecision = (out: z.infer<typeof DecisionView>) =>
+export const renderDecision = (out: z.infer<typeof DecisionView>) =>
   [
-    `${out.attempt_id}: ${out.verdict.toUpperCase()}${out.kept_commit ? ` (kept as commit ${out.kept_commit.slice(0, 12)})` : ""}`,
+    `${out.attempt_id}: ${out.verdict.toUpperCase()}${keptText(out)}`,
     ...out.reasons.map((reason) => `  - ${reason}`),
+    ...out.warnings.map((warning) => `  ! ${warning} (not required: does not gate)`),
     ...out.proofs.map(
       (p) =>
         `  ${p.name.padEnd(12)} ${p.passed ? "pass" : "FAIL"} score=${p.score.toFixed(2)} (${p.source})${p.required ? "" : " not required"}`,
     ),
+    ...(out.next ? [`next: ${out.next}`] : []),
   ].join("\n");
+
+/** "kept as commit" only when a commit was made; hooks skipped said plainly, with the other way. */
+function keptText(out: z.infer<typeof DecisionView>): string {
+  if (out.verdict !== "keep") return "";
+  if (!out.kept_commit) return " (nothing to commit: the tree already holds what was measured)";
+  const hooks =
+    out.hooks === "skipped" ? "; commit hooks skipped — pass --run-hooks to run them" : "; commit hooks ran";
+  return ` (kept as commit ${out.kept_commit.slice(0, 12)}${hooks})`;
+}
 
 export const attemptDecide = defineCommand({
   name: "attempt decide",
   summary:
-    "Score each proof in [0,1] from cairn's own evidence and decide keep | revert | review, with reasons",
+    "Score each proof from cairn's evidence: keep | revert | review. Keep commits the attempt's own changes, skipping commit hooks unless --run-hooks",
   effect: "write",
   positional: ["attempt"],
-  input: z.object({ attempt: z.string().describe("attempt id") }),
+  input: z.object({
+    attempt: z.string().describe("attempt id"),
+    run_hooks: z
+      .boolean()
+      .optional()
+      .describe("on keep, run the repository's commit hooks (default: skipped with --no-verify)"),
+  }),
   output: DecisionView,
   async handler(input, ctx) {
     const { decision } = await decideAttempt(
@@ -98,6 +130,7 @@ export const attemptDecide = defineCommand({
       input.attempt,
       ctx.actor.id,
       ctx.now(),
+      { runHooks: input.run_hooks },
     );
     return decisionView(input.attempt, decision, ctx.actor.isOwner);
   },
@@ -132,7 +165,7 @@ export const attemptShow = defineCommand({
 export const attemptReport = defineCommand({
   name: "attempt report",
   summary:
-    "Self-report scores in [0,1] for the contract's manual proofs only; alone they can reach review, never keep",
+    "Report scores in [0,1] for the contract's manual proofs: an agent's is a self-report (review at best), the owner's a judgment",
   effect: "write",
   positional: ["attempt"],
   input: z.object({
@@ -151,14 +184,21 @@ export const attemptReport = defineCommand({
 export const attemptRevert = defineCommand({
   name: "attempt revert",
   summary:
-    "Restore the attempt's git base (destructive; refused while the tree holds changes that predate the attempt)",
+    "Undo only the attempt's own changes in its checkout (destructive); refused if HEAD moved since it opened: it never discards a commit",
   effect: "destructive",
   positional: ["attempt"],
   input: z.object({
     attempt: z.string().describe("attempt id"),
     confirm: z.boolean().optional().describe("required: this discards the attempt's changes"),
   }),
-  output: z.object({ attempt_id: z.string(), base: z.string(), discarded: z.array(z.string()) }),
+  output: z.object({
+    attempt_id: z.string(),
+    base: z.string(),
+    checkout: z.string(),
+    discarded: z.array(z.string()).describe("every file restored to the base or removed"),
+    left_alone: z.array(z.string()).describe("changes that predate the attempt, untouched"),
+    commits: z.array(z.string()).describe("commits touched: always none"),
+  }),
   async handler(input, ctx) {
     const reverted = await revertAttempt(
       ctx.store,
@@ -167,8 +207,19 @@ export const attemptRevert = defineCommand({
       ctx.actor.id,
       ctx.now(),
     );
-    return { attempt_id: input.attempt, base: reverted.base, discarded: reverted.discarded };
+    return {
+      attempt_id: input.attempt,
+      base: reverted.base,
+      checkout: reverted.checkout,
+      discarded: reverted.discarded,
+      left_alone: reverted.leftAlone,
+      commits: reverted.commits,
+    };
   },
   render: (out) =>
-    `Reverted ${out.attempt_id} to ${out.base.slice(0, 12)}; discarded: ${out.discarded.join(", ") || "(nothing)"}`,
+    [
+      `Reverted ${out.attempt_id} in ${out.checkout} to ${out.base.slice(0, 12)}; no commit touched`,
+      `discarded: ${out.discarded.join(", ") || "(nothing)"}`,
+      ...(out.left_alone.length > 0 ? [`left alone (they predate it): ${out.left_alone.join(", ")}`] : []),
+    ].join("\n"),
 });

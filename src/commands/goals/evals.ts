@@ -1,5 +1,7 @@
 import { z } from "zod";
+import { type DryRun, dryRunText } from "../../domains/goals/dry-run.js";
 import { loadCatalog } from "../../domains/goals/evaluators/catalog.js";
+import { EvaluatorDefinition } from "../../domains/goals/evaluators/definition.js";
 import { decideProposal, proposeEvaluator } from "../../domains/goals/proposals.js";
 import { catalogDirectories, selectionFor } from "../../domains/goals/runs.js";
 import type { ProposalRecord } from "../../store/store.js";
@@ -13,9 +15,27 @@ const Proposal = z.object({
   status: z.enum(["proposed", "approved", "rejected"]),
   name: z.string(),
   argv: z.array(z.string()).nullable(),
+  read: z.string(),
+  pattern: z.string().nullable(),
+  json_path: z.string().nullable(),
   proposed_by: z.string(),
   decided_by: z.string().nullable(),
 });
+
+const DryRunView = z
+  .object({
+    source: z.enum(["command", "sample_output", "none"]),
+    read: z.string(),
+    rule: z.string().nullable(),
+    exit_code: z.number().nullable(),
+    value: z.number().nullable().describe("what the rule extracted; null: nothing"),
+    error: z.string().nullable(),
+    output_tail: z.string().nullable(),
+    note: z.string(),
+  })
+  .describe("what the pattern or JSON path extracts, before the evaluator may judge anything");
+
+const dryRunView = (dry: DryRun): z.infer<typeof DryRunView> => ({ ...dry });
 
 function proposalView(proposal: ProposalRecord, owner: boolean): z.infer<typeof Proposal> {
   const hidden = proposal.definition.hidden === true;
@@ -26,6 +46,9 @@ function proposalView(proposal: ProposalRecord, owner: boolean): z.infer<typeof 
     status: proposal.status,
     name: String(proposal.definition.name),
     argv: hidden && !owner ? null : (proposal.definition.argv as string[]),
+    read: String(proposal.definition.read ?? "exit_code"),
+    pattern: hidden && !owner ? null : ((proposal.definition.pattern as string | undefined) ?? null),
+    json_path: hidden && !owner ? null : ((proposal.definition.json_path as string | undefined) ?? null),
     proposed_by: proposal.proposedBy,
     decided_by: proposal.decidedBy,
   };
@@ -113,48 +136,77 @@ export const evalPropose = defineCommand({
     repeats: z.number().int().optional(),
     timeout_seconds: z.number().optional(),
     hidden: z.boolean().optional().describe("a holdout builders cannot read"),
+    inputs: z
+      .array(z.string())
+      .optional()
+      .describe("paths or globs it depends on, frozen and hashed with it"),
+    noisy: z.boolean().optional().describe("timing-like: measured interleaved with the base"),
+    min_effect: z.number().optional().describe("smallest regression worth calling, in its units"),
+    ignore_exit_code: z.boolean().optional().describe("read the number even when the command fails"),
+    sample_output: z
+      .string()
+      .max(100_000)
+      .optional()
+      .describe(
+        "output to try the pattern or JSON path on now (the command itself is not run before approval)",
+      ),
   }),
-  output: z.object({ proposal: Proposal }),
+  output: z.object({ proposal: Proposal, dry_run: DryRunView }),
   async handler(input, ctx) {
-    const { goal, ...rest } = input;
+    const { goal, sample_output, ...rest } = input;
     const proposal = await proposeEvaluator(ctx.store, goal, rest, dirs(ctx), ctx.actor.id, ctx.now());
-    return { proposal: proposalView(proposal, ctx.actor.isOwner) };
+    const dry = dryRunText(EvaluatorDefinition.parse(proposal.definition), sample_output);
+    return { proposal: proposalView(proposal, ctx.actor.isOwner), dry_run: dryRunView(dry) };
   },
   render: (out) =>
-    `Proposed ${out.proposal.id} (${out.proposal.name}) for ${out.proposal.proof}; the owner approves it with \`cairn eval approve ${out.proposal.id}\``,
+    `Proposed ${out.proposal.id} (${out.proposal.name}) for ${out.proposal.proof}; dry run: ${out.dry_run.note}\nthe owner approves it with \`cairn eval approve ${out.proposal.id}\` (which runs it once and shows what it extracts)`,
 });
 
 export const evalApprove = defineCommand({
   name: "eval approve",
-  summary: "Approve an evaluator proposal (workspace owner only)",
+  summary:
+    "Approve an evaluator proposal (owner or a planning role): runs it once and refuses a rule that extracts nothing",
   effect: "write",
   positional: ["proposal"],
-  input: z.object({ proposal: z.string().describe("proposal id, e.g. EP-1") }),
-  output: z.object({ proposal: Proposal }),
+  input: z.object({
+    proposal: z.string().describe("proposal id, e.g. EP-1"),
+    force: z.boolean().optional().describe("approve even if the dry run extracts no number"),
+  }),
+  output: z.object({ proposal: Proposal, dry_run: DryRunView.nullable() }),
   async handler(input, ctx) {
-    return {
-      proposal: proposalView(
-        await decideProposal(ctx.store, input.proposal, true, ctx.actor, ctx.now()),
-        true,
-      ),
-    };
+    const { proposal, dryRun } = await decideProposal(
+      ctx.store,
+      input.proposal,
+      true,
+      ctx.actor,
+      ctx.config,
+      ctx.now(),
+      { root: ctx.workspace.root, force: input.force, signal: ctx.signal },
+    );
+    return { proposal: proposalView(proposal, true), dry_run: dryRun ? dryRunView(dryRun) : null };
   },
+  render: (out) =>
+    `Approved ${out.proposal.id} (${out.proposal.name})${out.dry_run ? `; dry run: ${out.dry_run.note}` : ""}`,
 });
 
 export const evalReject = defineCommand({
   name: "eval reject",
-  summary: "Reject an evaluator proposal (workspace owner only)",
+  summary: "Reject an evaluator proposal (the workspace owner or a role granted planning)",
   effect: "write",
   positional: ["proposal"],
   input: z.object({ proposal: z.string().describe("proposal id") }),
   output: z.object({ proposal: Proposal }),
   async handler(input, ctx) {
-    return {
-      proposal: proposalView(
-        await decideProposal(ctx.store, input.proposal, false, ctx.actor, ctx.now()),
-        true,
-      ),
-    };
+    const { proposal } = await decideProposal(
+      ctx.store,
+      input.proposal,
+      false,
+      ctx.actor,
+      ctx.config,
+      ctx.now(),
+      { root: ctx.workspace.root },
+    );
+    return { proposal: proposalView(proposal, true) };
   },
 });
 
@@ -169,6 +221,13 @@ export const evalProposals = defineCommand({
     const proposals = await ctx.store.read((tx) => tx.goals.proposals(input.goal));
     return { proposals: proposals.map((p) => proposalView(p, ctx.actor.isOwner)) };
   },
+  render: (out) =>
+    out.proposals
+      .map(
+        (p) =>
+          `${p.id.padEnd(6)} ${p.status.padEnd(9)} ${p.name} (${p.proof}) ${p.read}${p.pattern ? ` /${p.pattern}/` : ""}${p.json_path ? ` ${p.json_path}` : ""}${p.argv ? `  ${p.argv.join(" ")}` : ""}`,
+      )
+      .join("\n") || "No proposals.",
 });
 
 export const evalList = defineCommand({
@@ -183,6 +242,9 @@ export const evalList = defineCommand({
         proof: z.string(),
         source: z.string(),
         read: z.string(),
+        pattern: z.string().nullable(),
+        json_path: z.string().nullable(),
+        inputs: z.array(z.string()).describe("declared inputs; freeze adds the defaults"),
         hidden: z.boolean(),
         template: z.boolean(),
         argv: z.array(z.string()).nullable(),
@@ -197,6 +259,9 @@ export const evalList = defineCommand({
         proof: definition.proof,
         source: definition.hidden && !owner ? "(hidden)" : source,
         read: definition.read,
+        pattern: definition.hidden && !owner ? null : (definition.pattern ?? null),
+        json_path: definition.hidden && !owner ? null : (definition.json_path ?? null),
+        inputs: definition.hidden && !owner ? [] : definition.inputs,
         hidden: definition.hidden,
         template: definition.template,
         argv: definition.hidden && !owner ? null : definition.argv,
@@ -207,7 +272,7 @@ export const evalList = defineCommand({
     out.evaluators
       .map(
         (e) =>
-          `${e.name.padEnd(18)} ${e.proof.padEnd(11)} ${e.read.padEnd(9)} ${e.source}${e.template ? " (template)" : ""}${e.hidden ? " (hidden)" : ""}`,
+          `${e.name.padEnd(18)} ${e.proof.padEnd(11)} ${e.read.padEnd(9)}${e.pattern ? ` /${e.pattern}/` : ""}${e.json_path ? ` ${e.json_path}` : ""} ${e.source}${e.template ? " (template)" : ""}${e.hidden ? " (hidden)" : ""}`,
       )
       .join("\n"),
 });

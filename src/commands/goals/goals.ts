@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { canPlan } from "../../domains/goals/authority.js";
 import {
   createGoal,
   goalOrThrow,
@@ -8,6 +9,8 @@ import {
 } from "../../domains/goals/contract.js";
 import { MilestoneInput, planMilestones } from "../../domains/goals/milestones.js";
 import { nextMilestone } from "../../domains/goals/next.js";
+import { requireGit } from "../../domains/goals/refusals.js";
+import { refuseReplanAfterFreeze } from "../../domains/goals/runs.js";
 import { milestoneGate } from "../../domains/goals/task-link.js";
 import type { GoalRecord } from "../../store/store.js";
 import { defineCommand } from "../define.js";
@@ -60,7 +63,8 @@ export const goalCreate = defineCommand({
 
 export const goalUpdate = defineCommand({
   name: "goal update",
-  summary: "Refine a goal contract: outcome, constraints, non-goals, proofs (upserted by name)",
+  summary:
+    "Refine a goal contract: outcome, constraints, non-goals, proofs (upserted by name); after a freeze, proofs need the owner or a planner",
   effect: "write",
   positional: ["id"],
   input: z.object({
@@ -75,7 +79,14 @@ export const goalUpdate = defineCommand({
   output: z.object({ goal: Goal, ...Questions }),
   async handler(input, ctx) {
     const { id, ...changes } = input;
-    const goal = await updateGoal(ctx.store, id, changes, ctx.actor.id, ctx.now());
+    const goal = await updateGoal(
+      ctx.store,
+      id,
+      changes,
+      ctx.actor.id,
+      ctx.now(),
+      canPlan(ctx.actor, ctx.config),
+    );
     return { goal: goalView(goal), ...questions(goal) };
   },
   render: renderGoal,
@@ -83,7 +94,7 @@ export const goalUpdate = defineCommand({
 
 export const goalShow = defineCommand({
   name: "goal show",
-  summary: "A goal contract with its milestones and runs",
+  summary: "A goal contract with its milestones, runs and contract history (who changed what, when)",
   effect: "read",
   positional: ["id"],
   input: z.object({ id: z.string().describe("goal id") }),
@@ -91,6 +102,15 @@ export const goalShow = defineCommand({
     goal: Goal,
     milestones: z.array(Milestone),
     runs: z.array(z.object({ id: z.string(), manifest_hash: z.string(), created_at: z.string() })),
+    history: z.array(
+      z.object({
+        changed_by: z.string(),
+        at: z.string(),
+        fields: z.array(z.string()),
+        before: z.record(z.string(), z.unknown()),
+        after: z.record(z.string(), z.unknown()),
+      }),
+    ),
     ...Questions,
   }),
   async handler(input, ctx) {
@@ -102,12 +122,19 @@ export const goalShow = defineCommand({
         goal: goalView(goal),
         milestones: milestones.map(milestoneView),
         runs: runs.map((run) => ({ id: run.id, manifest_hash: run.manifestHash, created_at: run.createdAt })),
+        history: (await tx.goals.contractChanges(goal.id)).map((change) => ({
+          changed_by: change.changedBy,
+          at: change.at,
+          fields: change.fields,
+          before: change.before as unknown as Record<string, unknown>,
+          after: change.after as unknown as Record<string, unknown>,
+        })),
         ...questions(goal),
       };
     });
   },
   render: (out) =>
-    `${renderGoal(out)}\nmilestones:\n${out.milestones.map((m) => `  ${m.id} ${m.key}: ${m.title} [${m.proofs.join(", ")}]${m.depends_on.length ? ` after ${m.depends_on.join(", ")}` : ""}${m.task_id ? ` → ${m.task_id}` : ""}`).join("\n") || "  (none: goal plan)"}\nruns: ${out.runs.map((r) => r.id).join(", ") || "(none: run freeze)"}`,
+    `${renderGoal(out)}\nmilestones:\n${out.milestones.map((m) => `  ${m.id} ${m.key}: ${m.title} [${m.proofs.join(", ")}]${m.depends_on.length ? ` after ${m.depends_on.join(", ")}` : ""}${m.task_id ? ` → ${m.task_id}` : ""}`).join("\n") || "  (none: goal plan)"}\nruns: ${out.runs.map((r) => r.id).join(", ") || "(none: run freeze)"}\nhistory:\n${out.history.map((h) => `  ${h.at} ${h.changed_by}: ${h.fields.join(", ")}`).join("\n") || "  (no changes)"}`,
 });
 
 export const goalList = defineCommand({
@@ -161,6 +188,8 @@ export const goalPlan = defineCommand({
   }),
   output: z.object({ goal_id: z.string(), drafted: z.boolean(), milestones: z.array(Milestone) }),
   async handler(input, ctx) {
+    await requireGit(ctx.workspace.root, "plan a goal");
+    await refuseReplanAfterFreeze(ctx.store, input.id, canPlan(ctx.actor, ctx.config));
     const planned = await planMilestones(ctx.store, input.id, input.milestones, ctx.actor.id, ctx.now());
     return {
       goal_id: planned.goal.id,

@@ -9,6 +9,7 @@ import {
 } from "./attempts.js";
 import { evalApprove, evalList, evalProposals, evalPropose, evalReject, evalSelect } from "./evals.js";
 import { goalCreate, goalGate, goalList, goalNext, goalPlan, goalShow, goalUpdate } from "./goals.js";
+import { attemptAccept, attemptReject } from "./review.js";
 import { runFreeze, runList, runStatus } from "./runs.js";
 import { GOAL_TOOLS } from "./tools.js";
 
@@ -38,12 +39,15 @@ export const goalsDomain: CommandDomain = {
     attemptShow,
     attemptReport,
     attemptRevert,
+    attemptAccept,
+    attemptReject,
   ],
   tools: GOAL_TOOLS,
   groups: {
     goal: "Goal contracts and their milestone plans",
     eval: "Evaluators: packs, selection, proposals and approval",
     run: "Frozen runs: a contract with its evaluator manifest",
-    attempt: "Attempts: open, evaluate, decide keep/revert/review, revert",
+    attempt:
+      "Attempts: open, evaluate, decide keep/revert/review, revert; the owner accepts or rejects a review",
   },
 };

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { canPlan } from "../../domains/goals/authority.js";
 import { goalOrThrow } from "../../domains/goals/contract.js";
 import { catalogDirectories, driftOf, freezeRun, runOrThrow } from "../../domains/goals/runs.js";
 import { defineCommand } from "../define.js";
@@ -7,7 +8,7 @@ import { Run, runView } from "./views.js";
 export const runFreeze = defineCommand({
   name: "run freeze",
   summary:
-    "Freeze a goal into a run: the contract plus every selected evaluator's definition and content hash",
+    "Freeze a goal into a run: the contract, each selected evaluator's definition and the inputs it depends on, content-hashed",
   effect: "write",
   positional: ["goal"],
   input: z.object({ goal: z.string().describe("goal id") }),
@@ -20,6 +21,7 @@ export const runFreeze = defineCommand({
       catalogDirectories(ctx.workspace, ctx.env),
       ctx.actor.id,
       ctx.now(),
+      canPlan(ctx.actor, ctx.config),
     );
     return { run: runView(run, ctx.actor.isOwner) };
   },
@@ -78,7 +80,8 @@ export const runList = defineCommand({
 
 export const runStatus = defineCommand({
   name: "run status",
-  summary: "A run's frozen evaluators, its attempt ledger, and any evaluator files changed since freezing",
+  summary:
+    "A run's frozen evaluators (rules and inputs), its attempt ledger, and drift since freezing for every evaluator kind",
   effect: "read",
   positional: ["run"],
   input: z.object({ run: z.string().describe("run id, e.g. R-1") }),
@@ -86,9 +89,14 @@ export const runStatus = defineCommand({
     run: Run,
     drift: z
       .array(z.string())
-      .describe(
-        "evaluators whose pack definition changed after freezing; the run keeps using its frozen copy",
-      ),
+      .describe("evaluators that drifted after freezing; the run keeps using its frozen copy"),
+    drift_details: z.array(
+      z.object({
+        evaluator: z.string(),
+        kind: z.enum(["definition", "missing", "proposal", "inputs"]),
+        files: z.array(z.string()).describe("for inputs: the frozen files changed in this checkout"),
+      }),
+    ),
     attempts: z.array(
       z.object({
         id: z.string(),
@@ -101,13 +109,28 @@ export const runStatus = defineCommand({
     ),
   }),
   async handler(input, ctx) {
-    const { run, attempts } = await ctx.store.read(async (tx) => {
+    const { run, attempts, proposals } = await ctx.store.read(async (tx) => {
       const run = await runOrThrow(tx, input.run);
-      return { run, attempts: await tx.goals.attempts(run.id) };
+      return {
+        run,
+        attempts: await tx.goals.attempts(run.id),
+        proposals: await tx.goals.proposals(run.goalId),
+      };
     });
+    const drift = await driftOf(
+      run,
+      catalogDirectories(ctx.workspace, ctx.env),
+      proposals,
+      ctx.workspace.root,
+    );
+    const hidden = new Set(run.manifest.filter((e) => e.definition.hidden === true).map((e) => e.name));
+    const shown = drift.map((d) =>
+      hidden.has(d.evaluator) && !ctx.actor.isOwner ? { ...d, evaluator: "(hidden)", files: [] } : d,
+    );
     return {
       run: runView(run, ctx.actor.isOwner),
-      drift: driftOf(run, catalogDirectories(ctx.workspace, ctx.env)),
+      drift: [...new Set(shown.map((d) => d.evaluator))],
+      drift_details: shown,
       attempts: attempts.map((attempt) => ({
         id: attempt.id,
         milestone_id: attempt.milestoneId,
@@ -121,9 +144,14 @@ export const runStatus = defineCommand({
   render: (out) =>
     [
       `${out.run.id} of ${out.run.goal_id}: ${out.run.evaluators.map((e) => e.name).join(", ")}`,
-      ...(out.drift.length > 0
-        ? [`changed on disk since freezing (this run keeps its frozen copy): ${out.drift.join(", ")}`]
-        : []),
+      ...out.run.evaluators.map(
+        (e) =>
+          `  ${e.name.padEnd(18)} ${e.read}${e.pattern ? ` /${e.pattern}/` : ""}${e.json_path ? ` ${e.json_path}` : ""}${e.noisy ? " noisy" : ""}${e.inputs?.length ? ` inputs: ${e.inputs.join(", ")}` : ""}`,
+      ),
+      ...out.drift_details.map(
+        (d) =>
+          `drift: ${d.evaluator} ${d.kind}${d.files.length ? ` (${d.files.join(", ")})` : ""}; the run keeps its frozen copy`,
+      ),
       ...out.attempts.map(
         (a) =>
           `  ${a.id.padEnd(7)} ${(a.verdict ?? "open").padEnd(7)}${a.reverted ? " reverted" : ""}${a.milestone_id ? ` ${a.milestone_id}` : ""}`,

@@ -17,9 +17,7 @@ export const GOAL_TOOLS: readonly ToolSpec[] = [
     name: "update_goal",
     title: "Refine a goal contract",
     description:
-      "Refine a goal contract: outcome, constraints and non_goals (each replaces its list), and proofs " +
-      "added or changed by name (direction, threshold, manual). Repeat until to_fill_in is empty; then " +
-      "select_evaluators, and freeze_run once.",
+      "Set outcome, constraints, non_goals; add or change proofs by name (direction, threshold, manual). Freeze once to_fill_in is empty. After a freeze, proof changes need the owner or a planning role (else refused: planning); goal history keeps each change.",
     wraps: { command: "goal update" },
     profiles: PLANNER,
     idempotent: true,
@@ -49,9 +47,7 @@ export const GOAL_TOOLS: readonly ToolSpec[] = [
     name: "propose_evaluator",
     title: "Propose an evaluator",
     description:
-      "Propose a command (argv, never a shell) that measures one proof: by exit code, a regex number or a " +
-      "JSON path in its output. It never runs until the workspace owner approves it; a refusal names what " +
-      "is malformed. Then freeze_run.",
+      "Propose a command (argv, no shell) that measures one proof: exit code, a regex number or a JSON path; pass sample_output to dry-run the rule. It never runs until the owner approves it (approval runs it once).",
     wraps: { command: "eval propose" },
     profiles: PLANNER,
     idempotent: false,
@@ -60,9 +56,7 @@ export const GOAL_TOOLS: readonly ToolSpec[] = [
     name: "freeze_run",
     title: "Freeze a run",
     description:
-      "Freeze the contract and its selected evaluators (definitions and hashes) into a run, before " +
-      "building; later edits to packs do not change it. Refused while to_fill_in or an unapproved evaluator " +
-      "remains. Then open_attempt.",
+      "Freeze the contract, its evaluators and the files they read (hashed) into a run before building; an attempt that changes one is never kept. Re-freezing needs the owner or a planning role.",
     wraps: { command: "run freeze" },
     profiles: PLANNER,
     idempotent: false,
@@ -71,8 +65,7 @@ export const GOAL_TOOLS: readonly ToolSpec[] = [
     name: "list_runs",
     title: "List runs",
     description:
-      "Runs, optionally of one goal, with their attempt and kept counts: pick the run to continue, then " +
-      "run_status for its detail or open_attempt to try again.",
+      "List runs (optionally of one goal) with attempt and kept counts; then run_status for one run's evaluators, ledger and drift.",
     wraps: { command: "run list" },
     profiles: PLANNER,
     idempotent: true,
@@ -81,9 +74,7 @@ export const GOAL_TOOLS: readonly ToolSpec[] = [
     name: "run_status",
     title: "Run status",
     description:
-      "A run's frozen evaluators, its attempts with their verdicts, and drift: evaluators changed on disk " +
-      "since freezing (a drifted run measures something else; freeze a new one). Use it to choose the next " +
-      "attempt.",
+      "A run's frozen evaluators (patterns, JSON paths, inputs), attempts with verdicts, and drift since freezing (packs, proposals, inputs).",
     wraps: { command: "run status" },
     profiles: PLANNER,
     idempotent: true,
@@ -92,8 +83,7 @@ export const GOAL_TOOLS: readonly ToolSpec[] = [
     name: "open_attempt",
     title: "Open an attempt",
     description:
-      "Start an attempt on a frozen run, optionally for one milestone; cairn records git HEAD and the paths " +
-      "already dirty. Then change the code, run_evals, and decide_attempt.",
+      "Start an attempt in this checkout (a linked worktree is its own; one open attempt each), optionally for a milestone; records HEAD and dirty paths. Then change code, run_evals, decide_attempt.",
     wraps: { command: "attempt open" },
     profiles: PLANNER,
     idempotent: false,
@@ -102,9 +92,7 @@ export const GOAL_TOOLS: readonly ToolSpec[] = [
     name: "run_evals",
     title: "Run evaluators",
     description:
-      "cairn runs every frozen evaluator of the attempt (with repeats and timeouts) and stores each sample " +
-      "as evidence; you do not report numbers yourself. Sends progress if you pass a token; cancelling " +
-      "kills the commands. Then decide_attempt.",
+      "cairn runs every frozen evaluator in the attempt's checkout (numbers also on its base, interleaved), storing each sample. Cancel kills the commands. Next: decide_attempt.",
     wraps: { command: "attempt eval" },
     profiles: PLANNER,
     idempotent: false,
@@ -113,9 +101,7 @@ export const GOAL_TOOLS: readonly ToolSpec[] = [
     name: "decide_attempt",
     title: "Decide an attempt",
     description:
-      "Score each proof in [0,1] from cairn's own evidence and decide: keep (every proof passes, no " +
-      "regression beyond the noise band; commits the attempt's changes), revert, or review. reasons say " +
-      "why; after revert, call revert_attempt.",
+      "Score the milestone's proofs from cairn's evidence: keep (commits the attempt's own changes, hooks skipped unless run_hooks), revert (then revert_attempt) or review (the owner settles it: `cairn attempt accept|reject`).",
     wraps: { command: "attempt decide" },
     profiles: PLANNER,
     idempotent: false,
@@ -124,9 +110,7 @@ export const GOAL_TOOLS: readonly ToolSpec[] = [
     name: "report_scores",
     title: "Report manual scores",
     description:
-      "Self-report scores in [0,1] for the contract's manual proofs, keyed by proof name. Unknown or " +
-      "measured proofs are refused; a self-report alone can only reach review, never keep. Then " +
-      "decide_attempt.",
+      "Report scores in [0,1] for the contract's manual proofs, by name. Unknown or measured proofs are refused; an agent's report alone reaches only review; the owner's is a judgment.",
     wraps: { command: "attempt report" },
     profiles: PLANNER,
     idempotent: false,
@@ -135,8 +119,7 @@ export const GOAL_TOOLS: readonly ToolSpec[] = [
     name: "revert_attempt",
     title: "Revert an attempt",
     description:
-      "Reset the working tree to the attempt's base, discarding its changes; needs confirm: true. Refused " +
-      "when changes predate the attempt (they are not its to discard): commit or stash them first.",
+      "Undo only the attempt's own changes, listing each file. Needs confirm: true; refused if HEAD moved since it opened (it never discards a commit) or it edited an already-dirty file.",
     wraps: { command: "attempt revert" },
     profiles: PLANNER,
     idempotent: false,

@@ -74,10 +74,17 @@ export const FrozenEvaluator = z.object({
   hidden: z.boolean(),
   argv: z.array(z.string()).nullable().describe("null for a hidden evaluator unless you are the owner"),
   read: z.string(),
+  pattern: z.string().nullable().describe("the regex a number is read with (read = regex)"),
+  json_path: z.string().nullable().describe("the path a number is read from (read = json)"),
   direction: z.enum(["higher", "lower"]),
   threshold: z.number().nullable(),
   repeats: z.number(),
   timeout_seconds: z.number(),
+  noisy: z.boolean(),
+  inputs: z
+    .array(z.string())
+    .nullable()
+    .describe("files frozen with it (content-hashed); an attempt changing one is never kept"),
 });
 
 export const Run = z.object({
@@ -105,10 +112,14 @@ export function runView(run: RunRecord, owner: boolean): z.infer<typeof Run> {
         hidden,
         argv: hidden && !owner ? null : definition.argv,
         read: definition.read,
+        pattern: hidden && !owner ? null : (definition.pattern ?? null),
+        json_path: hidden && !owner ? null : (definition.json_path ?? null),
         direction: definition.direction ?? "higher",
         threshold: definition.threshold ?? null,
         repeats: definition.repeats,
         timeout_seconds: definition.timeout_seconds,
+        noisy: definition.noisy === true,
+        inputs: hidden && !owner ? null : Object.keys(entry.inputs?.files ?? {}),
       };
     }),
     created_by: run.createdBy,
@@ -128,6 +139,18 @@ export const Attempt = z.object({
   verdict: z.enum(["keep", "revert", "review"]).nullable(),
   decided_at: z.string().nullable(),
   reverted_at: z.string().nullable(),
+  checkout: z.string().nullable().describe("the directory it evaluates, keeps and reverts in"),
+  inputs_approved_by: z.string().nullable(),
+  resolution: z
+    .object({
+      outcome: z.enum(["accepted", "rejected"]),
+      by: z.string(),
+      at: z.string(),
+      reason: z.string().nullable(),
+      kept_commit: z.string().nullable(),
+    })
+    .nullable()
+    .describe("how the owner settled a review"),
 });
 
 export const attemptView = (attempt: AttemptRecord): z.infer<typeof Attempt> => ({
@@ -142,6 +165,17 @@ export const attemptView = (attempt: AttemptRecord): z.infer<typeof Attempt> => 
   verdict: attempt.verdict,
   decided_at: attempt.decidedAt,
   reverted_at: attempt.revertedAt,
+  checkout: attempt.checkout,
+  inputs_approved_by: attempt.inputsApprovedBy,
+  resolution: attempt.resolution
+    ? {
+        outcome: attempt.resolution.outcome,
+        by: attempt.resolution.by,
+        at: attempt.resolution.at,
+        reason: attempt.resolution.reason,
+        kept_commit: attempt.resolution.keptCommit,
+      }
+    : null,
 });
 
 export const Sample = z.object({
@@ -156,6 +190,7 @@ export const Sample = z.object({
   output_tail: z.string().nullable(),
   output_hash: z.string().nullable(),
   git_head: z.string().nullable(),
+  side: z.enum(["attempt", "base"]).describe("base: the attempt's base, measured in the same session"),
 });
 
 export function sampleView(sample: SampleRecord, hidden: boolean, owner: boolean): z.infer<typeof Sample> {
@@ -172,6 +207,7 @@ export function sampleView(sample: SampleRecord, hidden: boolean, owner: boolean
     output_tail: withhold ? null : sample.outputTail,
     output_hash: withhold ? null : sample.outputHash,
     git_head: sample.gitHead,
+    side: sample.side,
   };
 }
 
@@ -179,11 +215,14 @@ export const DecisionView = z.object({
   attempt_id: z.string(),
   verdict: z.enum(["keep", "revert", "review"]),
   reasons: z.array(z.string()),
+  warnings: z.array(z.string()).describe("evaluators the milestone does not require: they never gate"),
+  next: z.string().nullable().describe("what to do after a revert or review verdict"),
+  touched_inputs: z.array(z.object({ path: z.string(), evaluators: z.array(z.string()) })),
   proofs: z.array(
     z.object({
       name: z.string(),
       required: z.boolean(),
-      source: z.enum(["measured", "self_reported", "missing"]),
+      source: z.enum(["measured", "self_reported", "owner_judgment", "missing"]),
       passed: z.boolean(),
       score: z.number().min(0).max(1),
     }),
@@ -199,9 +238,24 @@ export const DecisionView = z.object({
       threshold: z.number().nullable(),
       samples: z.number(),
       errors: z.array(z.string()),
+      against_base: z
+        .object({
+          base_median: z.number(),
+          attempt_median: z.number(),
+          shift: z.number().describe("how much worse than the base, in the evaluator's units"),
+          min_effect: z.number(),
+          p_value: z.number(),
+          regression: z.boolean(),
+          test: z.string(),
+        })
+        .nullable(),
     }),
   ),
-  kept_commit: z.string().nullable(),
+  kept_commit: z.string().nullable().describe("set only when a commit was made"),
+  hooks: z
+    .enum(["ran", "skipped"])
+    .nullable()
+    .describe("commit hooks on keep: skipped unless run_hooks was set"),
 });
 
 export function decisionView(
@@ -213,6 +267,9 @@ export function decisionView(
     attempt_id: attemptId,
     verdict: decision.verdict,
     reasons: decision.reasons,
+    warnings: decision.warnings ?? [],
+    next: decision.next ?? null,
+    touched_inputs: decision.touchedInputs ?? [],
     proofs: decision.proofs,
     evaluators: decision.evaluators.map((summary) => {
       const withhold = summary.hidden && !owner;
@@ -226,8 +283,21 @@ export function decisionView(
         threshold: withhold ? null : summary.threshold,
         samples: summary.samples,
         errors: withhold ? [] : summary.errors,
+        against_base:
+          withhold || !summary.comparison
+            ? null
+            : {
+                base_median: summary.comparison.baseMedian,
+                attempt_median: summary.comparison.attemptMedian,
+                shift: summary.comparison.shift,
+                min_effect: summary.comparison.minEffect,
+                p_value: summary.comparison.pValue,
+                regression: summary.comparison.regression,
+                test: summary.comparison.test,
+              },
       };
     }),
     kept_commit: decision.keptCommit ?? null,
+    hooks: decision.hooks ?? null,
   };
 }

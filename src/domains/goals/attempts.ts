@@ -1,10 +1,11 @@
 import { notFound, refuse, usageError } from "../../kernel/outcome.js";
-import type { AttemptRecord, RunRecord, SampleRecord, Store, Tx } from "../../store/store.js";
+import type { AttemptRecord, Store, Tx } from "../../store/store.js";
+import type { Actor } from "../identity/actor.js";
+import type { WorkspaceConfig } from "../workspace/config.js";
+import { requirePlanning } from "./authority.js";
 import { unknownProof } from "./contract.js";
-import { type Decision, decide, keptMeasurements } from "./decide.js";
-import type { EvaluatorDefinition } from "./evaluators/definition.js";
-import { changedPaths, commitPaths, gitHead, isGitRepo, restoreBase } from "./git.js";
-import { sampleEvaluator } from "./runner.js";
+import { changedPaths, checkoutFor, checkoutTop, gitHead, hashWorkFile, isGitRepo } from "./git.js";
+import { notGit } from "./refusals.js";
 import { runOrThrow } from "./runs.js";
 
 export interface ProgressUpdate {
@@ -25,7 +26,7 @@ export async function attemptOrThrow(tx: Tx, id: string): Promise<AttemptRecord>
   return attempt;
 }
 
-function refuseIfSettled(attempt: AttemptRecord): void {
+export function refuseIfSettled(attempt: AttemptRecord): void {
   if (attempt.revertedAt)
     throw refuse("attempt", `${attempt.id} was reverted at ${attempt.revertedAt}`, "open a new attempt");
   if (attempt.verdict)
@@ -36,24 +37,35 @@ function refuseIfSettled(attempt: AttemptRecord): void {
     );
 }
 
-/** Open an attempt on a frozen run, recording the git base it starts from. */
+export interface OpenOptions {
+  /** The owner (or a planner) allows this attempt to change frozen inputs; it can then reach review. */
+  allowInputChanges?: boolean;
+}
+
+/**
+ * Open an attempt on a frozen run in the checkout `cwd` belongs to (a linked worktree is its own
+ * checkout), recording its git base: HEAD, and the paths already dirty with their content hash.
+ * One open attempt per checkout: two attempts sharing a work tree could not tell their changes
+ * apart.
+ */
 export async function openAttempt(
   store: Store,
-  root: string,
+  workspaceRoot: string,
+  cwd: string,
   runId: string,
   milestoneId: string | undefined,
-  actor: string,
+  actor: Actor,
+  config: WorkspaceConfig,
+  options: OpenOptions,
   at: string,
 ) {
-  if (!isGitRepo(root)) {
-    throw refuse(
-      "git",
-      `${root} is not a git repository: an attempt needs a base to measure against and revert to`,
-      "run `git init` and commit, then open the attempt",
-    );
-  }
-  const baseHead = gitHead(root);
-  const baseChanges = changedPaths(root);
+  if (!(await isGitRepo(workspaceRoot))) throw notGit(workspaceRoot, "open an attempt");
+  if (options.allowInputChanges) requirePlanning(actor, config, "allow an attempt to change frozen inputs");
+  const checkout = await checkoutFor(cwd, workspaceRoot);
+  const baseHead = await gitHead(checkout);
+  const baseChanges = await changedPaths(checkout);
+  const top = (await checkoutTop(checkout)) ?? checkout;
+  const baseHashes = Object.fromEntries(baseChanges.map((path) => [path, hashWorkFile(top, path)]));
   return store.write(async (tx) => {
     const run = await runOrThrow(tx, runId);
     if (milestoneId) {
@@ -65,180 +77,58 @@ export async function openAttempt(
         );
       }
     }
+    const open = await tx.goals.openAttemptIn(checkout);
+    if (open) {
+      throw refuse(
+        "one-attempt",
+        `${open.id} is still open in ${checkout} (${open.verdict ?? "not decided"}); one attempt per checkout`,
+        open.verdict === "review"
+          ? `the owner settles it first (\`cairn attempt accept|reject ${open.id}\`), or open the attempt in another worktree (\`git worktree add\`)`
+          : `decide or revert ${open.id} first (\`cairn attempt decide ${open.id}\`, \`attempt revert ${open.id} --confirm\`), or work in another worktree`,
+      );
+    }
     const attempt = await tx.goals.insertAttempt({
       runId,
       milestoneId: milestoneId ?? null,
       baseHead,
       baseDirty: baseChanges.length > 0,
       baseChanges,
-      openedBy: actor,
+      baseHashes,
+      checkout,
+      inputsApprovedBy: options.allowInputChanges ? actor.id : null,
+      openedBy: actor.id,
       openedAt: at,
     });
     await tx.journal.append({
       at,
-      actor,
+      actor: actor.id,
       action: "attempt.open",
       subject: attempt.id,
-      data: { run: runId, milestone: milestoneId ?? null, base: baseHead, dirty: baseChanges.length > 0 },
+      data: {
+        run: runId,
+        milestone: milestoneId ?? null,
+        base: baseHead,
+        checkout,
+        dirty: baseChanges.length > 0,
+        inputs_approved: options.allowInputChanges === true,
+      },
     });
     return attempt;
   });
 }
 
-/**
- * Run every frozen evaluator of the attempt's run, each with its repeats, storing each sample as
- * evidence as soon as it is taken (a cancelled evaluation keeps what it measured).
- */
-export async function evalAttempt(
-  store: Store,
-  root: string,
-  attemptId: string,
-  actor: string,
-  now: () => string,
-  interaction?: Interaction,
-) {
-  const { attempt, run } = await store.read(async (tx) => {
-    const attempt = await attemptOrThrow(tx, attemptId);
-    return { attempt, run: await runOrThrow(tx, attempt.runId) };
-  });
-  refuseIfSettled(attempt);
-  const total = run.manifest.reduce(
-    (sum, frozen) => sum + (frozen.definition as unknown as EvaluatorDefinition).repeats,
-    0,
-  );
-  const taken: SampleRecord[] = [];
-  let cancelled = false;
-  for (const frozen of run.manifest) {
-    const definition = frozen.definition as unknown as EvaluatorDefinition;
-    for (let repeat = 0; repeat < definition.repeats; repeat++) {
-      if (interaction?.signal.aborted) {
-        cancelled = true;
-        break;
-      }
-      const label = definition.hidden ? "hidden evaluator" : frozen.name;
-      interaction?.progress({
-        progress: taken.length,
-        total,
-        message: `${label} (${repeat + 1}/${definition.repeats})`,
-      });
-      const outcome = await sampleEvaluator(definition, root, interaction?.signal);
-      const sample: SampleRecord = {
-        attemptId,
-        evaluator: frozen.name,
-        proof: frozen.proof,
-        repeatIndex: repeat,
-        ...outcome,
-        gitHead: gitHead(root),
-        at: now(),
-      };
-      await store.write(async (tx) => {
-        // Decided or reverted meanwhile (another process): evidence must not change under a decision.
-        refuseIfSettled(await attemptOrThrow(tx, attemptId));
-        await tx.goals.insertSample(sample);
-        await tx.journal.append({
-          at: sample.at,
-          actor,
-          action: "attempt.sample",
-          subject: attemptId,
-          data: { evaluator: frozen.name, value: sample.value, error: sample.error },
-        });
-      });
-      taken.push(sample);
-      if (interaction?.signal.aborted) cancelled = true;
-    }
-    if (cancelled) break;
-  }
-  interaction?.progress({ progress: taken.length, total, message: cancelled ? "cancelled" : "done" });
-  return { attempt, run, samples: taken, cancelled };
-}
-
-async function requiredProofs(tx: Tx, run: RunRecord, attempt: AttemptRecord): Promise<Set<string>> {
-  const all = run.contract.proofs.map((proof) => proof.name);
+/** The proofs an attempt must pass: its milestone's, else the whole contract's. */
+export async function requiredProofs(tx: Tx, proofs: readonly { name: string }[], attempt: AttemptRecord) {
+  const all = proofs.map((proof) => proof.name);
   if (!attempt.milestoneId) return new Set(all);
   const milestone = await tx.goals.milestone(attempt.milestoneId);
   return new Set(milestone && milestone.proofs.length > 0 ? milestone.proofs : all);
 }
 
 /**
- * A kept attempt's changes become a commit, so the next attempt opens on a clean base it can be
- * reverted to. Only the attempt's own paths are committed: changes that predate it stay as they
- * were. With no git base (or nothing changed) the kept state is simply the current HEAD.
- */
-function commitKept(root: string | null, attempt: AttemptRecord): string | null {
-  if (!root || !attempt.baseHead) return null;
-  const own = changedPaths(root).filter((path) => !attempt.baseChanges.includes(path));
-  if (own.length === 0) return gitHead(root);
-  const milestone = attempt.milestoneId ? ` (${attempt.milestoneId})` : "";
-  return commitPaths(root, own, `cairn: keep ${attempt.id}${milestone}`);
-}
-
-/**
- * Score the attempt from its evidence and record keep | revert | review; on keep, commit the
- * attempt's changes in `root` (null: leave git alone).
- */
-export async function decideAttempt(
-  store: Store,
-  root: string | null,
-  attemptId: string,
-  actor: string,
-  at: string,
-): Promise<{ attempt: AttemptRecord; decision: Decision }> {
-  return store.write(async (tx) => {
-    const attempt = await attemptOrThrow(tx, attemptId);
-    refuseIfSettled(attempt);
-    const run = await runOrThrow(tx, attempt.runId);
-    const samples = await tx.goals.samples(attemptId);
-    const reports = await tx.goals.scoreReports(attemptId);
-    if (samples.length === 0 && reports.length === 0) {
-      throw refuse(
-        "evidence",
-        `${attemptId} has no evaluations and no reports: there is nothing to decide on`,
-        `run \`cairn attempt eval ${attemptId}\` first`,
-      );
-    }
-    const baselines = new Map((await tx.goals.baselines(run.id)).map((b) => [b.evaluator, b]));
-    const decision: Decision = decide({
-      proofs: run.contract.proofs,
-      required: await requiredProofs(tx, run, attempt),
-      manifest: run.manifest,
-      samples,
-      reports,
-      baselines,
-    });
-    // Inside the write: if the commit fails, no keep is recorded and decide can be run again.
-    if (decision.verdict === "keep") decision.keptCommit = commitKept(root, attempt);
-    await tx.goals.recordDecision(
-      attemptId,
-      decision.verdict,
-      decision as unknown as Record<string, unknown>,
-      at,
-    );
-    if (decision.verdict === "keep") {
-      for (const kept of keptMeasurements(attemptId, decision))
-        await tx.goals.raiseBaseline({ ...kept, runId: run.id });
-    }
-    await tx.journal.append({
-      at,
-      actor,
-      action: `attempt.${decision.verdict}`,
-      subject: attemptId,
-      data: { reasons: decision.reasons, kept_commit: decision.keptCommit ?? null },
-    });
-    return {
-      attempt: {
-        ...attempt,
-        verdict: decision.verdict,
-        decision: decision as unknown as Record<string, unknown>,
-        decidedAt: at,
-      },
-      decision,
-    };
-  });
-}
-
-/**
- * Self-reported scores: only for proofs the contract marks manual, only under its own proof
- * names, each in [0,1]. They are recorded as what they are and can at most reach review.
+ * Reported scores: only for proofs the contract marks manual, only under its own proof names,
+ * each in [0,1]. An agent's report is a self-report and can at most reach review; the workspace
+ * owner's report is a human judgment and decides the proof.
  */
 export async function reportScores(
   store: Store,
@@ -276,47 +166,5 @@ export async function reportScores(
       await tx.goals.insertScoreReport({ attemptId, proof, score, reportedBy: actor, at });
     await tx.journal.append({ at, actor, action: "attempt.report", subject: attemptId, data: { scores } });
     return { attempt, scores };
-  });
-}
-
-/** Put the work tree back at the attempt's base; never over changes that predate the attempt. */
-export async function revertAttempt(
-  store: Store,
-  root: string,
-  attemptId: string,
-  actor: string,
-  at: string,
-) {
-  return store.write(async (tx) => {
-    const attempt = await attemptOrThrow(tx, attemptId);
-    if (attempt.revertedAt)
-      throw refuse("attempt", `${attemptId} was already reverted at ${attempt.revertedAt}`, "nothing to do");
-    if (!attempt.baseHead)
-      throw refuse("git", `${attemptId} has no base commit to return to`, "revert by hand");
-    if (attempt.verdict === "keep")
-      throw refuse(
-        "attempt",
-        `${attemptId} was kept`,
-        "a kept attempt is the new baseline; open a new attempt to change it",
-      );
-    const foreign = changedPaths(root).filter((path) => attempt.baseChanges.includes(path));
-    if (foreign.length > 0) {
-      throw refuse(
-        "foreign-changes",
-        `the tree has changes that are not ${attemptId}'s (they predate it): ${foreign.join(", ")}`,
-        "commit or stash them, then revert again",
-      );
-    }
-    const discarded = changedPaths(root);
-    restoreBase(root, attempt.baseHead);
-    await tx.goals.markReverted(attemptId, at);
-    await tx.journal.append({
-      at,
-      actor,
-      action: "attempt.revert",
-      subject: attemptId,
-      data: { base: attempt.baseHead, discarded },
-    });
-    return { attempt: { ...attempt, revertedAt: at }, base: attempt.baseHead, discarded };
   });
 }

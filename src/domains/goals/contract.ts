@@ -235,10 +235,40 @@ export async function createGoal(store: Store, vague: string, actor: string, at:
   return { goal, matched: draft.matched };
 }
 
-export async function updateGoal(store: Store, id: string, changes: GoalChanges, actor: string, at: string) {
+/** The parts of a contract that define success: changing them after a freeze needs planning authority. */
+const SUCCESS_FIELDS = ["proofs"] as const;
+
+/** Which top-level contract fields differ. */
+export function changedFields(before: GoalFields, after: GoalFields): string[] {
+  const fields: (keyof GoalFields)[] = ["goal", "outcome", "constraints", "nonGoals", "proofs"];
+  return fields.filter((field) => JSON.stringify(before[field]) !== JSON.stringify(after[field]));
+}
+
+/**
+ * Refine a contract. Once the goal has a frozen run, changing its proofs (thresholds,
+ * directions, manual flags, adding or removing one) needs `mayPlan` (the owner, or a role granted
+ * planning): a builder must not lower the bar it is judged by. Every change is kept as history.
+ */
+export async function updateGoal(
+  store: Store,
+  id: string,
+  changes: GoalChanges,
+  actor: string,
+  at: string,
+  mayPlan: boolean,
+) {
   return store.write(async (tx) => {
     const current = await goalOrThrow(tx, id);
     const next = applyChanges(current, changes);
+    const fields = changedFields(current, next);
+    const frozen = (await tx.goals.runs(id)).at(-1);
+    if (frozen && !mayPlan && fields.some((field) => (SUCCESS_FIELDS as readonly string[]).includes(field))) {
+      throw refuse(
+        "planning",
+        `${id} has a frozen run (${frozen.id}): changing its proofs changes what success means, which only the workspace owner or a role granted planning may do`,
+        "ask the owner to change the contract, or to set `planning = true` on your role in cairn.toml",
+      );
+    }
     for (const milestone of await tx.goals.milestones(id)) {
       const lost = milestone.proofs.filter((name) => !next.proofs.some((proof) => proof.name === name));
       if (lost.length > 0) {
@@ -250,12 +280,29 @@ export async function updateGoal(store: Store, id: string, changes: GoalChanges,
       }
     }
     const goal = await tx.goals.updateGoal(id, next, at);
+    if (fields.length > 0) {
+      const strip = ({ goal, outcome, constraints, nonGoals, proofs }: GoalFields): GoalFields => ({
+        goal,
+        outcome,
+        constraints,
+        nonGoals,
+        proofs,
+      });
+      await tx.goals.insertContractChange({
+        goalId: id,
+        changedBy: actor,
+        at,
+        fields,
+        before: strip(current),
+        after: strip(next),
+      });
+    }
     await tx.journal.append({
       at,
       actor,
       action: "goal.update",
       subject: id,
-      data: { changes: { ...changes } },
+      data: { changes: { ...changes }, fields },
     });
     return goal;
   });

@@ -1,5 +1,4 @@
 import type {
-  BaselineRecord,
   FrozenEvaluatorRecord,
   ProofSpec,
   SampleRecord,
@@ -7,9 +6,12 @@ import type {
   Verdict,
 } from "../../store/store.js";
 import type { EvaluatorDefinition } from "./evaluators/definition.js";
+import { type Comparison, compareToBase } from "./stats.js";
 
 /** Differences smaller than this are rounding, not change. */
 const EPSILON = 1e-9;
+/** Who a human judgment comes from: the workspace owner runs cairn without an agent token. */
+export const HUMAN = "owner";
 
 export interface EvaluatorSummary {
   name: string;
@@ -18,21 +20,23 @@ export interface EvaluatorSummary {
   direction: "higher" | "lower";
   threshold: number;
   samples: number;
-  /** Mean of the samples' values; `null` when no sample produced one. */
+  /** Mean of the attempt's values; `null` when no sample produced one. */
   mean: number | null;
-  /** Half the spread of the repeats: how much this measurement moves on its own. */
+  /** Half the spread of the attempt's repeats: how much this measurement moves on its own. */
   noise: number;
   passed: boolean;
   score: number;
   errors: string[];
   /** The command itself could not start: nothing about the attempt was measured. */
   couldNotRun: boolean;
+  /** The attempt against its base measured in the same session; null without base samples. */
+  comparison: Comparison | null;
 }
 
 export interface ProofVerdict {
   name: string;
   required: boolean;
-  source: "measured" | "self_reported" | "missing";
+  source: "measured" | "self_reported" | "owner_judgment" | "missing";
   passed: boolean;
   score: number;
 }
@@ -40,43 +44,50 @@ export interface ProofVerdict {
 export interface Decision {
   verdict: Verdict;
   reasons: string[];
+  /** What does not gate this attempt but deserves a look (proofs the milestone does not require). */
+  warnings: string[];
+  /** What to do now; null only for keep. */
+  next: string | null;
   proofs: ProofVerdict[];
   evaluators: EvaluatorSummary[];
-  /** The commit holding a kept attempt's changes (cairn commits them on keep); null otherwise. */
+  /** Frozen inputs the attempt changed, each with the evaluators that depend on it. */
+  touchedInputs: { path: string; evaluators: string[] }[];
+  /** The commit holding a kept attempt's changes; null when no commit was made. */
   keptCommit?: string | null;
-}
-
-/** What a kept attempt measured, per evaluator: the baseline later attempts must not fall below. */
-export interface Baseline {
-  attemptId: string;
-  mean: number;
-  noise: number;
+  /** On keep: whether the repository's commit hooks ran ("skipped" unless asked for). */
+  hooks?: "ran" | "skipped" | null;
 }
 
 export interface DecisionInput {
+  attemptId: string;
   proofs: readonly ProofSpec[];
   /** Proofs this attempt must pass (a milestone's subset, else all of them). */
   required: ReadonlySet<string>;
   manifest: readonly FrozenEvaluatorRecord[];
   samples: readonly SampleRecord[];
   reports: readonly ScoreReportRecord[];
-  /** Best kept measurement per evaluator name, from earlier kept attempts of the same run. */
-  baselines: ReadonlyMap<string, Baseline>;
+  touchedInputs?: readonly { path: string; evaluators: string[] }[];
+  /** The owner allowed this attempt to change frozen inputs: it may reach review, never keep. */
+  inputsApproved?: boolean;
 }
 
 const clamp01 = (value: number) => Math.max(0, Math.min(1, value));
+const values = (samples: readonly SampleRecord[]) =>
+  samples.map((sample) => sample.value).filter((value): value is number => value !== null);
 
-function summarize(frozen: FrozenEvaluatorRecord, samples: readonly SampleRecord[]): EvaluatorSummary {
+function summarize(frozen: FrozenEvaluatorRecord, all: readonly SampleRecord[]): EvaluatorSummary {
   const definition = frozen.definition as unknown as EvaluatorDefinition;
   const direction = definition.direction ?? "higher";
   const threshold = definition.threshold ?? 1;
-  const values = samples.map((sample) => sample.value).filter((value): value is number => value !== null);
+  const samples = all.filter((sample) => sample.side !== "base");
+  const base = values(all.filter((sample) => sample.side === "base"));
+  const measured = values(samples);
   const errors = [
     ...new Set(samples.map((sample) => sample.error).filter((error): error is string => error !== null)),
   ];
-  const complete = samples.length > 0 && values.length === samples.length;
-  const mean = values.length > 0 ? values.reduce((sum, value) => sum + value, 0) / values.length : null;
-  const noise = values.length > 1 ? (Math.max(...values) - Math.min(...values)) / 2 : 0;
+  const complete = samples.length > 0 && measured.length === samples.length;
+  const mean = measured.length > 0 ? measured.reduce((sum, value) => sum + value, 0) / measured.length : null;
+  const noise = measured.length > 1 ? (Math.max(...measured) - Math.min(...measured)) / 2 : 0;
   const meets =
     mean !== null && (direction === "higher" ? mean >= threshold - EPSILON : mean <= threshold + EPSILON);
   const passed = complete && meets;
@@ -102,15 +113,23 @@ function summarize(frozen: FrozenEvaluatorRecord, samples: readonly SampleRecord
       (sample) =>
         sample.error?.startsWith("command not found") || sample.error?.startsWith("could not start"),
     ),
+    comparison:
+      complete && base.length > 0 && definition.read !== "exit_code"
+        ? compareToBase(measured, base, direction, definition.min_effect)
+        : null,
   };
 }
 
 /**
- * keep | revert | review, with every reason. Keep needs every required proof measured by cairn
- * and passing, with no evaluator worse than the best kept attempt by more than the noise its
- * repeats showed. A failed gate or a real regression reverts. Anything cairn cannot settle on
- * its own — a change within noise, a hidden holdout disagreeing, a self-report, a missing or
- * unrunnable measurement — goes to review.
+ * keep | revert | review, with every reason. Only the proofs the milestone requires gate keep:
+ * each must be measured by cairn and pass, with no regression beyond the noise measured against
+ * the base in the same session. A failed gate, a required regression, or a changed frozen input
+ * reverts. Anything cairn cannot settle alone — a self-report, a missing or unrunnable
+ * measurement, a hidden holdout disagreeing, a regression on a proof the milestone does not
+ * require, an input change the owner allowed — goes to review. Evaluators of other proofs that
+ * fail only warn. "No change" (the attempt measures the same as its base) is not a reason for
+ * anything: an unchanged tree that meets the milestone's proofs is kept, one that does not is
+ * reverted, every time.
  */
 export function decide(input: DecisionInput): Decision {
   const bySample = new Map<string, SampleRecord[]>();
@@ -122,12 +141,14 @@ export function decide(input: DecisionInput): Decision {
   const evaluators = input.manifest.map((frozen) => summarize(frozen, bySample.get(frozen.name) ?? []));
   const revert: string[] = [];
   const review: string[] = [];
+  const warnings: string[] = [];
   const proofs: ProofVerdict[] = [];
   const latestReport = new Map<string, ScoreReportRecord>();
   for (const report of input.reports) latestReport.set(report.proof, report);
 
   for (const proof of input.proofs) {
     const required = input.required.has(proof.name);
+    const gate = (reason: string, to: string[]) => (required ? to : warnings).push(reason);
     if (proof.manual) {
       const report = latestReport.get(proof.name);
       if (!report) {
@@ -136,10 +157,15 @@ export function decide(input: DecisionInput): Decision {
         continue;
       }
       const passed = report.score >= (proof.threshold ?? 1) - EPSILON;
-      proofs.push({ name: proof.name, required, source: "self_reported", passed, score: report.score });
-      if (required)
-        review.push(
+      const human = report.reportedBy === HUMAN;
+      const source = human ? "owner_judgment" : "self_reported";
+      proofs.push({ name: proof.name, required, source, passed, score: report.score });
+      if (human && !passed)
+        gate(`${proof.name}: the owner judged it ${report.score}, below ${proof.threshold ?? 1}`, revert);
+      else if (!human)
+        gate(
           `${proof.name}: self-reported ${report.score} by ${report.reportedBy}; a self-report alone cannot keep an attempt`,
+          review,
         );
       continue;
     }
@@ -147,18 +173,17 @@ export function decide(input: DecisionInput): Decision {
     const measured = mine.filter((summary) => summary.samples > 0);
     if (measured.length < mine.length || mine.length === 0) {
       proofs.push({ name: proof.name, required, source: "missing", passed: false, score: 0 });
-      if (required) review.push(`${proof.name}: not every evaluator has run; run \`attempt eval\``);
+      gate(`${proof.name}: not every evaluator has run; run \`attempt eval\``, review);
       continue;
     }
     const unrunnable = measured.filter((summary) => summary.couldNotRun);
     if (unrunnable.length > 0) {
       proofs.push({ name: proof.name, required, source: "missing", passed: false, score: 0 });
-      if (required) {
-        for (const summary of unrunnable) {
-          review.push(
-            `${proof.name}: evaluator ${summary.hidden ? "(hidden)" : summary.name} could not run (${summary.hidden ? "details withheld" : summary.errors.join("; ")}); fix the evaluator, not the attempt`,
-          );
-        }
+      for (const summary of unrunnable) {
+        gate(
+          `${proof.name}: evaluator ${summary.hidden ? "(hidden)" : summary.name} could not run (${summary.hidden ? "details withheld" : summary.errors.join("; ")}); fix the evaluator, not the attempt`,
+          review,
+        );
       }
       continue;
     }
@@ -169,33 +194,38 @@ export function decide(input: DecisionInput): Decision {
     const passed = visible.length > 0 ? visiblePassed : hiddenPassed;
     const score = Math.min(...measured.map((summary) => summary.score));
     proofs.push({ name: proof.name, required, source: "measured", passed, score });
-    if (!required) continue;
     if (!passed) {
-      for (const summary of (visible.length > 0 ? visible : hidden).filter((s) => !s.passed)) {
-        revert.push(`${proof.name}: ${failureText(summary)}`);
-      }
+      for (const summary of (visible.length > 0 ? visible : hidden).filter((s) => !s.passed))
+        gate(`${proof.name}: ${failureText(summary)}`, revert);
     } else if (visible.length > 0 && hidden.length > 0 && !hiddenPassed) {
-      review.push(`${proof.name}: a hidden holdout evaluator fails while the visible ones pass`);
+      gate(`${proof.name}: a hidden holdout evaluator fails while the visible ones pass`, review);
+    }
+    for (const summary of measured) {
+      if (!summary.comparison?.regression) continue;
+      const label = summary.hidden ? "a hidden evaluator" : `${summary.name} (${summary.proof})`;
+      const detail = summary.hidden ? "" : `: ${summary.comparison.test}`;
+      // Beyond noise on a proof the milestone does not require: a person looks, cairn does not revert.
+      (required ? revert : review).push(`regression in ${label} against its base${detail}`);
     }
   }
 
-  for (const summary of evaluators) {
-    const baseline = input.baselines.get(summary.name);
-    if (!baseline || summary.mean === null || summary.couldNotRun) continue;
-    const worse =
-      summary.direction === "higher" ? baseline.mean - summary.mean : summary.mean - baseline.mean;
-    if (worse <= EPSILON) continue;
-    const noise = Math.max(summary.noise, baseline.noise);
-    const label = summary.hidden ? "a hidden evaluator" : `${summary.name} (${summary.proof})`;
-    const detail = summary.hidden
-      ? ""
-      : `: ${fmt(summary.mean)} vs ${fmt(baseline.mean)} in kept ${baseline.attemptId}, noise ±${fmt(noise)}`;
-    if (worse > noise + EPSILON) revert.push(`regression in ${label}${detail}`);
-    else review.push(`${label} is worse than kept ${baseline.attemptId} but within noise${detail}`);
+  const touched = input.touchedInputs ?? [];
+  if (touched.length > 0) {
+    const list = touched.map((item) => `${item.path} (${item.evaluators.join(", ")})`).join(", ");
+    if (input.inputsApproved)
+      review.push(`changes frozen inputs, with the owner's approval: ${list}; only the owner can keep it`);
+    else
+      revert.push(
+        `changes frozen evaluator inputs: ${list}; an attempt that edits what judges it is never kept`,
+      );
   }
 
   const measuredAnything = evaluators.some((summary) => summary.samples > 0);
-  if (!measuredAnything && input.reports.length > 0)
+  if (
+    !measuredAnything &&
+    input.reports.every((report) => report.reportedBy !== HUMAN) &&
+    input.reports.length > 0
+  )
     review.push("only self-reported scores exist; cairn measured nothing");
   const verdict: Verdict = revert.length > 0 ? "revert" : review.length > 0 ? "review" : "keep";
   const reasons =
@@ -203,8 +233,24 @@ export function decide(input: DecisionInput): Decision {
       ? [...revert, ...review]
       : verdict === "review"
         ? review
-        : ["every required proof passed with no regression beyond noise"];
-  return { verdict, reasons, proofs, evaluators };
+        : ["every required proof passed with no regression beyond the measured noise"];
+  return {
+    verdict,
+    reasons,
+    warnings,
+    next: nextStep(verdict, input.attemptId, review),
+    proofs,
+    evaluators,
+    touchedInputs: [...touched],
+  };
+}
+
+function nextStep(verdict: Verdict, id: string, review: string[]): string | null {
+  if (verdict === "keep") return null;
+  if (verdict === "revert")
+    return `undo the attempt's own changes with \`cairn attempt revert ${id} --confirm\` (revert_attempt), then open a new attempt`;
+  const manual = review.some((reason) => reason.includes("manual proof"));
+  return `the workspace owner settles it: \`cairn attempt accept ${id}\` keeps it, \`cairn attempt reject ${id} --reason ...\` sends it to revert${manual ? " (for a manual proof, that is the owner's judgment; next time the owner can report it before deciding)" : ""}`;
 }
 
 const fmt = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(3));
@@ -215,17 +261,4 @@ function failureText(summary: EvaluatorSummary): string {
   if (summary.errors.length > 0) return `${who} failed: ${summary.errors.join("; ")}`;
   const bar = summary.direction === "higher" ? "≥" : "≤";
   return `${who} measured ${summary.mean === null ? "nothing" : fmt(summary.mean)}, needs ${bar} ${fmt(summary.threshold)}`;
-}
-
-/** The baselines a kept decision offers: one per evaluator that produced a number. */
-export function keptMeasurements(attemptId: string, decision: Decision): BaselineRecord[] {
-  return decision.evaluators
-    .filter((summary) => summary.mean !== null && !summary.couldNotRun)
-    .map((summary) => ({
-      evaluator: summary.name,
-      attemptId,
-      mean: summary.mean as number,
-      noise: summary.noise,
-      direction: summary.direction,
-    }));
 }

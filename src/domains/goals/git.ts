@@ -1,40 +1,79 @@
-import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, lstatSync, readFileSync, readlinkSync, rmSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
+import { childEnv, runChild } from "../../kernel/child.js";
 import { operational } from "../../kernel/outcome.js";
 import { STATE_DIR_NAME } from "../workspace/discover.js";
 
 /** Paths git must never touch or report: cairn's own state lives in the work tree. */
 const EXCLUDE_STATE = `:(exclude)${STATE_DIR_NAME}`;
+/** git on a small repository answers in milliseconds; a minute means it is stuck on a lock. */
+const GIT_TIMEOUT_MS = 60_000;
 
-function git(
-  root: string,
-  args: string[],
-  env?: NodeJS.ProcessEnv,
-): { ok: boolean; stdout: string; stderr: string } {
-  const run = spawnSync("git", args, {
-    cwd: root,
-    encoding: "utf8",
-    env: env ? { ...process.env, ...env } : undefined,
-  });
-  if (run.error)
-    throw operational(
-      `git could not run: ${run.error.message}`,
-      "install git or run cairn inside a git repository",
-    );
-  return { ok: run.status === 0, stdout: run.stdout, stderr: run.stderr };
+interface GitRun {
+  ok: boolean;
+  stdout: string;
+  stderr: string;
 }
 
-export function gitHead(root: string): string | null {
-  const head = git(root, ["rev-parse", "--verify", "-q", "HEAD"]);
+/** Run git through the supervised child runner: argv, its own group, no cairn credential. */
+async function git(dir: string, args: string[], extraEnv: Record<string, string> = {}): Promise<GitRun> {
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  const result = await runChild({
+    argv: ["git", ...args],
+    cwd: dir,
+    env: childEnv(process.env, extraEnv),
+    timeoutMs: GIT_TIMEOUT_MS,
+    onOutput: (chunk, stream) => (stream === "stdout" ? out : err).push(chunk),
+  });
+  if (result.error?.startsWith("command not found"))
+    throw operational("git could not run: it is not installed", "install git");
+  const stderr = Buffer.concat(err).toString("utf8");
+  return {
+    ok: result.exitCode === 0,
+    stdout: Buffer.concat(out).toString("utf8"),
+    stderr: result.error ? `${stderr}\n${result.error}`.trim() : stderr,
+  };
+}
+
+export async function gitHead(dir: string): Promise<string | null> {
+  const head = await git(dir, ["rev-parse", "--verify", "-q", "HEAD"]);
   return head.ok ? head.stdout.trim() : null;
 }
 
-export function isGitRepo(root: string): boolean {
-  return git(root, ["rev-parse", "--is-inside-work-tree"]).ok;
+export async function isGitRepo(dir: string): Promise<boolean> {
+  if (!existsSync(dir)) return false;
+  return (await git(dir, ["rev-parse", "--is-inside-work-tree"])).ok;
 }
 
-/** Paths that differ from HEAD (modified, staged, untracked), cairn's state excluded. */
-export function changedPaths(root: string): string[] {
-  const status = git(root, [
+async function revParse(dir: string, flag: string): Promise<string | null> {
+  const run = await git(dir, ["rev-parse", flag]);
+  return run.ok ? resolve(dir, run.stdout.trim()) : null;
+}
+
+/** The top of the checkout holding `dir` (a linked worktree is its own checkout). */
+export const checkoutTop = (dir: string) => revParse(dir, "--show-toplevel");
+
+/**
+ * The directory an attempt opened from `cwd` works in: the workspace root as seen from the
+ * checkout `cwd` belongs to. In a linked worktree of the workspace's repository that is the same
+ * relative place inside the worktree; anywhere else it is the workspace root itself.
+ */
+export async function checkoutFor(cwd: string, workspaceRoot: string): Promise<string> {
+  const [here, main, hereCommon, mainCommon] = await Promise.all([
+    checkoutTop(cwd),
+    checkoutTop(workspaceRoot),
+    revParse(cwd, "--git-common-dir"),
+    revParse(workspaceRoot, "--git-common-dir"),
+  ]);
+  if (!here || !main || here === main || hereCommon !== mainCommon) return workspaceRoot;
+  return join(here, relative(main, workspaceRoot));
+}
+
+/** Paths that differ from HEAD (modified, staged, untracked), repository-relative, state excluded. */
+export async function changedPaths(dir: string): Promise<string[]> {
+  const status = await git(dir, [
     "status",
     "--porcelain=v1",
     "-z",
@@ -49,18 +88,81 @@ export function changedPaths(root: string): string[] {
   for (let index = 0; index < entries.length; index++) {
     const entry = entries[index] as string;
     paths.push(entry.slice(3));
-    // A rename carries its source path as the next entry.
-    if (entry[0] === "R" || entry[0] === "C") index++;
+    // A rename carries its source path as the next entry: both paths changed.
+    if (entry[0] === "R" || entry[0] === "C") {
+      index++;
+      const source = entries[index];
+      if (source) paths.push(source);
+    }
   }
-  return paths.sort();
+  return [...new Set(paths)].sort();
 }
 
-/** Put the work tree back at `base`: tracked files reset, files the attempt created removed. */
-export function restoreBase(root: string, base: string): void {
-  const reset = git(root, ["reset", "--hard", "-q", base]);
-  if (!reset.ok) throw operational(`git reset failed: ${reset.stderr.trim()}`);
-  const clean = git(root, ["clean", "-fdq", "-e", STATE_DIR_NAME, "--", "."]);
-  if (!clean.ok) throw operational(`git clean failed: ${clean.stderr.trim()}`);
+/** Files tracked at HEAD plus untracked, non-ignored ones: what an input glob can match. */
+export async function workFiles(dir: string): Promise<string[]> {
+  const top = await checkoutTop(dir);
+  if (!top) return [];
+  const listed = await git(top, ["ls-files", "-z", "--cached", "--others", "--exclude-standard"]);
+  if (!listed.ok) throw operational(`git ls-files failed: ${listed.stderr.trim()}`);
+  return [...new Set(listed.stdout.split("\0").filter((path) => path !== ""))].sort();
+}
+
+/** Content hash of a repository-relative path in a checkout; a symlink hashes its target text. */
+export function hashWorkFile(top: string, path: string): string {
+  const full = join(top, path);
+  try {
+    const stat = lstatSync(full);
+    const hash = createHash("sha256");
+    if (stat.isSymbolicLink()) hash.update(`symlink:${readlinkSync(full)}`);
+    else if (stat.isFile()) hash.update(readFileSync(full));
+    else return "absent";
+    return `sha256:${hash.digest("hex")}`;
+  } catch {
+    return "absent";
+  }
+}
+
+/** Commits reachable from HEAD but not from `base`, newest first (short sha and subject). */
+export async function commitsSince(dir: string, base: string): Promise<string[]> {
+  const listed = await git(dir, ["log", "--format=%h %s", `${base}..HEAD`]);
+  if (!listed.ok) throw operational(`git log failed: ${listed.stderr.trim()}`);
+  return listed.stdout.split("\n").filter((line) => line !== "");
+}
+
+/**
+ * Put exactly `paths` (repository-relative) back as they were at `base`: a path the base has is
+ * restored in the index and work tree, a path it lacks is removed. Nothing else is touched.
+ */
+export async function restorePaths(dir: string, base: string, paths: readonly string[]): Promise<void> {
+  if (paths.length === 0) return;
+  const top = (await checkoutTop(dir)) ?? dir;
+  const inBase = await git(top, ["ls-tree", "-r", "-z", "--name-only", "--full-tree", base, "--", ...paths]);
+  if (!inBase.ok) throw operational(`git ls-tree failed: ${inBase.stderr.trim()}`);
+  const known = new Set(inBase.stdout.split("\0").filter((path) => path !== ""));
+  const restore = paths.filter((path) => known.has(path));
+  const remove = paths.filter((path) => !known.has(path));
+  if (restore.length > 0) {
+    const specs = restore.map((path) => `:(top,literal)${path}`);
+    const run = await git(top, ["restore", `--source=${base}`, "--staged", "--worktree", "--", ...specs]);
+    if (!run.ok) throw operational(`git restore failed: ${run.stderr.trim()}`);
+  }
+  if (remove.length > 0) {
+    const specs = remove.map((path) => `:(top,literal)${path}`);
+    await git(top, ["rm", "-q", "--cached", "--ignore-unmatch", "--", ...specs]);
+    for (const path of remove) rmSync(join(top, path), { force: true });
+  }
+}
+
+/** A detached worktree of `commit` in `path`: the base measured beside the attempt. */
+export async function addWorktree(dir: string, path: string, commit: string): Promise<void> {
+  const run = await git(dir, ["worktree", "add", "--detach", "-q", path, commit]);
+  if (!run.ok) throw operational(`git worktree add failed: ${run.stderr.trim()}`);
+}
+
+export async function removeWorktree(dir: string, path: string): Promise<void> {
+  await git(dir, ["worktree", "remove", "--force", path]);
+  rmSync(path, { recursive: true, force: true });
+  await git(dir, ["worktree", "prune"]);
 }
 
 /** Who a commit cairn makes is by, when the repository names nobody. */
@@ -72,21 +174,31 @@ const FALLBACK_IDENTITY = {
 };
 
 /**
- * Commit exactly `paths` (added, changed or deleted) and return the new HEAD. Hooks are skipped:
- * cairn's own evaluators already judged this state. Other staged or changed paths are left as
- * they are.
+ * Commit exactly `paths` (added, changed or deleted) and return the new HEAD. By default the
+ * repository's commit hooks are skipped (cairn's own evaluators judged this state, and a hook
+ * that rewrites files would commit something nobody measured); `runHooks` runs them, and a
+ * failing hook fails the keep. Other staged or changed paths are left as they are.
  */
-export function commitPaths(root: string, paths: string[], message: string): string {
+export async function commitPaths(
+  dir: string,
+  paths: string[],
+  message: string,
+  runHooks = false,
+): Promise<string> {
   // Status paths are relative to the repository's top, which may be above the workspace root.
   const specs = paths.map((path) => `:(top,literal)${path}`);
-  const add = git(root, ["add", "-A", "--", ...specs]);
+  const add = await git(dir, ["add", "-A", "--", ...specs]);
   if (!add.ok) throw operational(`git add failed: ${add.stderr.trim()}`);
-  const named = git(root, ["config", "user.email"]).ok;
-  const commit = git(
-    root,
-    ["commit", "-q", "--no-verify", "-m", message, "--", ...specs],
-    named ? undefined : FALLBACK_IDENTITY,
+  const named = (await git(dir, ["config", "user.email"])).ok;
+  const commit = await git(
+    dir,
+    ["commit", "-q", ...(runHooks ? [] : ["--no-verify"]), "-m", message, "--", ...specs],
+    named ? {} : FALLBACK_IDENTITY,
   );
-  if (!commit.ok) throw operational(`git commit failed: ${commit.stderr.trim() || commit.stdout.trim()}`);
-  return gitHead(root) as string;
+  if (!commit.ok)
+    throw operational(
+      `git commit failed${runHooks ? " (a commit hook may have refused it)" : ""}: ${commit.stderr.trim() || commit.stdout.trim()}`,
+      runHooks ? "fix what the hook reports, evaluate again and decide" : undefined,
+    );
+  return (await gitHead(dir)) as string;
 }

@@ -67,7 +67,8 @@ export function evaluatorProgress(
   let baseline: { mean: number; noise: number; attemptId: string } | undefined;
   const points: ProgressPoint[] = [];
   for (const attempt of attempts) {
-    const samples = samplesOf(attempt.id).filter((s) => s.evaluator === evaluator.name);
+    // The attempt's own measurements; its base, measured beside it in the same session, is not a point.
+    const samples = samplesOf(attempt.id).filter((s) => s.evaluator === evaluator.name && s.side !== "base");
     if (samples.length === 0) continue;
     const { value, noise, failed } = summarizeRepeats(samples);
     const kept = attempt.verdict === "keep" && attempt.revertedAt === null;

@@ -1,7 +1,10 @@
 import { notFound, refuse, usageError } from "../../kernel/outcome.js";
 import type { ProposalRecord, Store } from "../../store/store.js";
 import type { Actor } from "../identity/actor.js";
+import type { WorkspaceConfig } from "../workspace/config.js";
+import { requirePlanning } from "./authority.js";
 import { goalOrThrow, unknownProof } from "./contract.js";
+import { type DryRun, dryRunCommand } from "./dry-run.js";
 import { type CatalogDirectories, loadCatalog } from "./evaluators/catalog.js";
 import { EvaluatorDefinition } from "./evaluators/definition.js";
 import { describeZodIssues } from "./issues.js";
@@ -19,6 +22,10 @@ export interface ProposalInput {
   repeats?: number;
   timeout_seconds?: number;
   hidden?: boolean;
+  inputs?: string[];
+  noisy?: boolean;
+  min_effect?: number;
+  ignore_exit_code?: boolean;
 }
 
 /**
@@ -84,31 +91,48 @@ export async function proposeEvaluator(
   });
 }
 
-/** Only a human (the workspace owner) decides which commands may judge the work. */
+export interface ApproveOptions {
+  /** Where the approval's dry run executes the command (the workspace root). */
+  root: string;
+  /** Approve even though the dry run extracted no number. */
+  force?: boolean;
+  signal?: AbortSignal;
+}
+
+/**
+ * Only the workspace owner (or a role granted planning) decides which commands may judge the
+ * work. Approving runs the command once and shows what its rule extracts; a rule that extracts
+ * nothing is refused before it can reach a freeze, unless forced.
+ */
 export async function decideProposal(
   store: Store,
   id: string,
   approve: boolean,
   actor: Actor,
+  config: WorkspaceConfig,
   at: string,
-): Promise<ProposalRecord> {
-  if (!actor.isOwner) {
-    throw refuse(
-      "owner",
-      `only the workspace owner can ${approve ? "approve" : "reject"} evaluator proposals`,
-      "ask the human who owns this workspace to review it",
-    );
-  }
-  return store.write(async (tx) => {
-    const proposal = await tx.goals.proposal(id);
-    if (!proposal) throw notFound(`no evaluator proposal ${id}`, "`cairn eval proposals GOAL` lists them");
-    if (proposal.status !== "proposed") {
+  options: ApproveOptions,
+): Promise<{ proposal: ProposalRecord; dryRun: DryRun | null }> {
+  requirePlanning(actor, config, `${approve ? "approve" : "reject"} evaluator proposals`);
+  const found = await store.read((tx) => tx.goals.proposal(id));
+  if (!found) throw notFound(`no evaluator proposal ${id}`, "`cairn eval proposals GOAL` lists them");
+  refuseDecided(found);
+  let dryRun: DryRun | null = null;
+  if (approve) {
+    const definition = EvaluatorDefinition.parse(found.definition);
+    dryRun = await dryRunCommand(definition, options.root, options.signal);
+    if (dryRun.value === null && definition.read !== "exit_code" && !options.force) {
       throw refuse(
-        "proposal",
-        `${id} was already ${proposal.status}`,
-        "propose a new evaluator to change it",
+        "dry-run",
+        `${id}'s ${dryRun.rule} extracts nothing from its command: ${dryRun.error ?? "no value"}${dryRun.output_tail ? `; output ends: ${JSON.stringify(dryRun.output_tail.slice(-200))}` : ""}`,
+        "propose a corrected evaluator (`cairn eval propose ... --pattern ...`), or approve with --force if the command cannot run here yet",
       );
     }
+  }
+  const proposal = await store.write(async (tx) => {
+    const proposal = await tx.goals.proposal(id);
+    if (!proposal) throw notFound(`no evaluator proposal ${id}`, "`cairn eval proposals GOAL` lists them");
+    refuseDecided(proposal);
     const status = approve ? "approved" : "rejected";
     await tx.goals.decideProposal(id, status, actor.id, at);
     await tx.journal.append({
@@ -116,8 +140,18 @@ export async function decideProposal(
       actor: actor.id,
       action: `evaluator.${status}`,
       subject: id,
-      data: { goal: proposal.goalId },
+      data: { goal: proposal.goalId, dry_run: dryRun ? { value: dryRun.value, error: dryRun.error } : null },
     });
-    return { ...proposal, status, decidedBy: actor.id, decidedAt: at };
+    return { ...proposal, status, decidedBy: actor.id, decidedAt: at } as ProposalRecord;
   });
+  return { proposal, dryRun };
+}
+
+function refuseDecided(proposal: ProposalRecord): void {
+  if (proposal.status !== "proposed")
+    throw refuse(
+      "proposal",
+      `${proposal.id} was already ${proposal.status}`,
+      "propose a new evaluator to change it",
+    );
 }

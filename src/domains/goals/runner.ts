@@ -1,5 +1,5 @@
-import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
+import { runChild } from "../../kernel/child.js";
 import type { EvaluatorDefinition } from "./evaluators/definition.js";
 
 const TAIL_CHARS = 2_000;
@@ -16,23 +16,6 @@ export interface SampleOutcome {
   outputHash: string;
 }
 
-/** Kill the evaluator's whole process group: `npm test` leaves grandchildren otherwise. */
-function killGroup(pid: number | undefined): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, "SIGKILL");
-  } catch {
-    // already gone
-  }
-}
-
-/** The caller's environment minus its identity: an evaluator must never act as the agent. */
-function evaluatorEnv(): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  delete env.CAIRN_AGENT;
-  return env;
-}
-
 interface Execution {
   exitCode: number | null;
   stdout: string;
@@ -42,68 +25,40 @@ interface Execution {
   durationMs: number;
 }
 
-/** Run argv directly (never through a shell) in its own process group, bounded by a timeout. */
-export function execute(
+/**
+ * Run argv through the supervised child runner: never a shell, its own process group (killed at
+ * exit too, so a command that forks and exits leaves nothing behind, and at a timeout or
+ * cancel), and an environment without `CAIRN_AGENT`.
+ */
+export async function execute(
   argv: readonly string[],
   cwd: string,
   timeoutMs: number,
   signal?: AbortSignal,
 ): Promise<Execution> {
-  return new Promise((resolve) => {
-    const started = performance.now();
-    const hash = createHash("sha256");
-    let stdout = "";
-    let combined = "";
-    let failure: string | null = null;
-    const [program, ...args] = argv as [string, ...string[]];
-    const child = spawn(program, args, {
-      cwd,
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-      env: evaluatorEnv(),
-    });
-    const take = (chunk: Buffer, isStdout: boolean) => {
+  const hash = createHash("sha256");
+  let stdout = "";
+  let combined = "";
+  const result = await runChild({
+    argv,
+    cwd,
+    timeoutMs,
+    signal,
+    onOutput(chunk, stream) {
       hash.update(chunk);
       const text = chunk.toString("utf8");
-      if (isStdout && stdout.length < KEEP_CHARS) stdout += text;
+      if (stream === "stdout" && stdout.length < KEEP_CHARS) stdout += text;
       combined = (combined + text).slice(-KEEP_CHARS);
-    };
-    child.stdout.on("data", (chunk: Buffer) => take(chunk, true));
-    child.stderr.on("data", (chunk: Buffer) => take(chunk, false));
-    const timer = setTimeout(() => {
-      failure = `timed out after ${timeoutMs / 1000} s; its process group was killed`;
-      killGroup(child.pid);
-    }, timeoutMs);
-    const onAbort = () => {
-      failure = "cancelled; its process group was killed";
-      killGroup(child.pid);
-    };
-    if (signal?.aborted) onAbort();
-    signal?.addEventListener("abort", onAbort, { once: true });
-    let settled = false;
-    const finish = (exitCode: number | null) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
-      resolve({
-        exitCode,
-        stdout,
-        combined,
-        hash: `sha256:${hash.digest("hex")}`,
-        failure,
-        durationMs: performance.now() - started,
-      });
-    };
-    child.on("error", (error: NodeJS.ErrnoException) => {
-      failure =
-        error.code === "ENOENT"
-          ? `command not found: ${program}`
-          : `could not start ${program}: ${error.message}`;
-      finish(null);
-    });
-    child.on("close", (code) => finish(failure ? null : code));
+    },
   });
+  return {
+    exitCode: result.error ? null : result.exitCode,
+    stdout,
+    combined,
+    hash: `sha256:${hash.digest("hex")}`,
+    failure: result.error,
+    durationMs: result.durationMs,
+  };
 }
 
 /** Read `a.b.0.c` (an optional leading `$.` is allowed) from parsed JSON. */
@@ -126,6 +81,13 @@ export function readValue(
   run: Pick<Execution, "exitCode" | "stdout" | "combined">,
 ): { value: number | null; error: string | null } {
   if (definition.read === "exit_code") return { value: run.exitCode === 0 ? 1 : 0, error: null };
+  // A number printed by a command that failed is not a measurement: `289 ms` from a crashed
+  // benchmark would otherwise pass a latency gate.
+  if (run.exitCode !== 0 && !definition.ignore_exit_code)
+    return {
+      value: null,
+      error: `exited with ${run.exitCode}: a failed command's output is not a measurement (set ignore_exit_code to read it anyway)`,
+    };
   if (definition.read === "regex") {
     const pattern = new RegExp(definition.pattern as string, "g");
     let last: RegExpExecArray | null = null;

@@ -1,11 +1,21 @@
 import { join } from "node:path";
 import { notFound, refuse } from "../../kernel/outcome.js";
-import type { FrozenEvaluatorRecord, ProofSpec, RunRecord, Store, Tx } from "../../store/store.js";
+import type {
+  FrozenEvaluatorRecord,
+  ProofSpec,
+  ProposalRecord,
+  RunRecord,
+  Store,
+  Tx,
+} from "../../store/store.js";
 import { homeWorkspace, type Workspace } from "../workspace/discover.js";
 import { goalOrThrow, openQuestions } from "./contract.js";
 import { type CatalogDirectories, type CatalogEntry, loadCatalog } from "./evaluators/catalog.js";
 import { definitionHash, type EvaluatorDefinition, manifestHash } from "./evaluators/definition.js";
 import { approvedEvaluators, type Selection, selectEvaluators } from "./evaluators/select.js";
+import { isGitRepo } from "./git.js";
+import { dependents, freezeInputs, inputDrift } from "./inputs.js";
+import { notGit } from "./refusals.js";
 
 export function catalogDirectories(workspace: Workspace, env: NodeJS.ProcessEnv): CatalogDirectories {
   return {
@@ -25,7 +35,11 @@ export function resolveDefinition(definition: EvaluatorDefinition, proof: ProofS
   return { ...definition, direction, threshold };
 }
 
-export function freezeEntry(entry: CatalogEntry, proof: ProofSpec): FrozenEvaluatorRecord {
+export function freezeEntry(
+  entry: CatalogEntry,
+  proof: ProofSpec,
+  inputs?: FrozenEvaluatorRecord["inputs"],
+): FrozenEvaluatorRecord {
   const definition = resolveDefinition(entry.definition, proof);
   return {
     name: definition.name,
@@ -33,6 +47,7 @@ export function freezeEntry(entry: CatalogEntry, proof: ProofSpec): FrozenEvalua
     source: entry.source,
     hash: definitionHash(definition),
     definition: definition as unknown as Record<string, unknown>,
+    ...(inputs ? { inputs } : {}),
   };
 }
 
@@ -50,7 +65,10 @@ export async function selectionFor(
 
 /**
  * Freeze a run: the contract, its milestones and every selected evaluator's definition are
- * copied into the run with their content hashes. Later edits to pack files change nothing here.
+ * copied into the run with their content hashes, and so is every input each evaluator depends
+ * on (see inputs.ts). Later edits to pack files change nothing here; later edits to inputs stop
+ * attempts from being kept. A goal's first freeze is a planner's step; freezing it again changes
+ * what success means and needs `mayPlan`.
  */
 export async function freezeRun(
   store: Store,
@@ -59,9 +77,19 @@ export async function freezeRun(
   directories: CatalogDirectories,
   actor: string,
   at: string,
+  mayPlan: boolean,
 ): Promise<RunRecord> {
+  if (!(await isGitRepo(root))) throw notGit(root, "freeze a run");
   return store.write(async (tx) => {
     const goal = await goalOrThrow(tx, goalId);
+    const previous = (await tx.goals.runs(goalId)).at(-1);
+    if (previous && !mayPlan) {
+      throw refuse(
+        "planning",
+        `${goalId} already has a frozen run (${previous.id}): freezing again changes what success means, which only the workspace owner or a role granted planning may do`,
+        `keep working against ${previous.id}, or ask the owner to freeze a new run`,
+      );
+    }
     const { blocking } = openQuestions(goal);
     if (blocking.length > 0) {
       throw refuse(
@@ -79,15 +107,26 @@ export async function freezeRun(
         `propose one per proof (\`cairn eval propose ${goalId} --proof NAME --argv ...\`) and have the workspace owner approve it, or mark the proof manual`,
       );
     }
-    const manifest = selection.measured.flatMap(({ proof, evaluators }) =>
-      evaluators.map((entry) => freezeEntry(entry, proof)),
-    );
+    const manifest: FrozenEvaluatorRecord[] = [];
+    for (const { proof, evaluators } of selection.measured) {
+      for (const entry of evaluators) {
+        const definition = resolveDefinition(entry.definition, proof);
+        manifest.push(freezeEntry(entry, proof, await freezeInputs(definition, root)));
+      }
+    }
     const run = await tx.goals.insertRun({
       goalId,
       contract: goal,
       milestones: await tx.goals.milestones(goalId),
       manifest,
-      manifestHash: manifestHash(manifest.map((entry) => `${entry.name}=${entry.hash}`)),
+      manifestHash: manifestHash(
+        manifest.map(
+          (entry) =>
+            `${entry.name}=${entry.hash} ${Object.entries(entry.inputs?.files ?? {})
+              .map(([path, hash]) => `${path}:${hash}`)
+              .join(",")}`,
+        ),
+      ),
       createdBy: actor,
       createdAt: at,
     });
@@ -100,6 +139,10 @@ export async function freezeRun(
         goal: goalId,
         manifest_hash: run.manifestHash,
         evaluators: manifest.map((entry) => entry.name),
+        inputs: manifest.map((entry) => ({
+          evaluator: entry.name,
+          files: Object.keys(entry.inputs?.files ?? {}),
+        })),
       },
     });
     return run;
@@ -112,24 +155,64 @@ export async function runOrThrow(tx: Tx, id: string): Promise<RunRecord> {
   return run;
 }
 
-/** Evaluators whose pack definition no longer matches what the run froze (informational). */
-export function driftOf(run: RunRecord, directories: CatalogDirectories): string[] {
-  let catalog: Map<string, CatalogEntry>;
+export interface Drift {
+  evaluator: string;
+  /** definition: its pack file changed; missing: gone from the catalog; proposal: no longer approved; inputs: files it depends on changed. */
+  kind: "definition" | "missing" | "proposal" | "inputs";
+  files: string[];
+}
+
+/**
+ * How the world moved since the run froze, for every kind of evaluator: pack definitions edited
+ * or gone, proposals no longer approved, and frozen inputs changed in the checkout at `dir`.
+ * Informational: the run keeps its frozen copy, and attempts touching inputs are never kept.
+ */
+export async function driftOf(
+  run: RunRecord,
+  directories: CatalogDirectories,
+  proposals: readonly ProposalRecord[],
+  dir: string,
+): Promise<Drift[]> {
+  let catalog: Map<string, CatalogEntry> | null;
   try {
     catalog = loadCatalog(directories);
   } catch {
-    return [];
+    catalog = null;
   }
-  const drifted: string[] = [];
+  const drifted: Drift[] = [];
   for (const frozen of run.manifest) {
-    if (frozen.source.startsWith("proposal:")) continue;
-    const current = catalog.get(frozen.name);
     const proof = run.contract.proofs.find((item) => item.name === frozen.proof);
-    if (!current || !proof) {
-      drifted.push(frozen.name);
+    if (frozen.source.startsWith("proposal:")) {
+      const proposal = proposals.find((item) => `proposal:${item.id}` === frozen.source);
+      if (proposal?.status !== "approved")
+        drifted.push({ evaluator: frozen.name, kind: "proposal", files: [] });
       continue;
     }
-    if (freezeEntry(current, proof).hash !== frozen.hash) drifted.push(frozen.name);
+    if (!catalog) continue;
+    const current = catalog.get(frozen.name);
+    if (!current || !proof) drifted.push({ evaluator: frozen.name, kind: "missing", files: [] });
+    else if (freezeEntry(current, proof).hash !== frozen.hash)
+      drifted.push({ evaluator: frozen.name, kind: "definition", files: [] });
+  }
+  const changed = await inputDrift(run.manifest, dir);
+  for (const { path, evaluators } of dependents(run.manifest, changed)) {
+    for (const evaluator of evaluators) {
+      const entry = drifted.find((item) => item.evaluator === evaluator && item.kind === "inputs");
+      if (entry) entry.files.push(path);
+      else drifted.push({ evaluator, kind: "inputs", files: [path] });
+    }
   }
   return drifted;
+}
+
+/** A plan decides which proofs gate each milestone: after a freeze, re-planning needs `mayPlan`. */
+export async function refuseReplanAfterFreeze(store: Store, goalId: string, mayPlan: boolean): Promise<void> {
+  if (mayPlan) return;
+  const frozen = await store.read(async (tx) => (await tx.goals.runs(goalId)).at(-1));
+  if (!frozen) return;
+  throw refuse(
+    "planning",
+    `${goalId} has a frozen run (${frozen.id}): re-planning moves proofs between milestones, which only the workspace owner or a role granted planning may do`,
+    "ask the owner to re-plan, or to set `planning = true` on your role in cairn.toml",
+  );
 }

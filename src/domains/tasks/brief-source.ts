@@ -36,6 +36,8 @@ async function goalOf(tx: Tx, task: TaskRecord): Promise<BriefTask["goal"]> {
     id: goal.id,
     title: goal.goal,
     successCriteria: [...(goal.outcome ? [goal.outcome] : []), ...proofs],
+    constraints: goal.constraints,
+    nonGoals: goal.nonGoals,
   };
 }
 

@@ -22,6 +22,8 @@ export const RoleConfig = z.object({
   agents: z.array(z.string()).default([]),
   /** Roles an agent of this role may give its children; its own role is always allowed. */
   child_roles: z.array(z.string()).default([]),
+  /** May change a frozen goal's contract, freeze runs and approve evaluators, like the owner. */
+  planning: z.boolean().default(false),
 });
 export type RoleConfig = z.infer<typeof RoleConfig>;
 
@@ -99,6 +101,7 @@ name = "%NAME%"
 # escalate_to = "lead"
 # profile = "worker"    # worker | planner | operator | all
 # child_roles = ["reviewer"]  # roles its children may take besides its own
+# planning = false      # true: may change a frozen goal's proofs, freeze runs, approve evaluators
 
 # Claims are leases: \`cairn sweep\` releases those of agents silent this long.
 # [claims]

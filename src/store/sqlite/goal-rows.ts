@@ -83,6 +83,11 @@ export function attemptOf(row: Row): AttemptRecord {
     decision: row.decision === null ? null : json(row.decision),
     decidedAt: text(row.decided_at),
     revertedAt: text(row.reverted_at),
+    checkout: text(row.checkout),
+    baseHashes: json(row.base_hashes ?? "{}"),
+    inputsApprovedBy: text(row.inputs_approved_by),
+    inputDrift: json(row.input_drift ?? "[]"),
+    resolution: row.resolution === null || row.resolution === undefined ? null : json(row.resolution),
   };
 }
 
@@ -100,5 +105,6 @@ export function sampleOf(row: Row): SampleRecord {
     outputHash: String(row.output_hash),
     gitHead: text(row.git_head),
     at: String(row.at),
+    side: row.side === "base" ? "base" : "attempt",
   };
 }

@@ -13,6 +13,7 @@ name = "node-tests"
 proof = "tests"
 description = "npm test exits 0"
 argv = ["npm", "test", "--silent"]
+inputs = ["test/**", "tests/**", "__tests__/**"]
 applies_when = ["package.json"]
 
 [[evaluator]]
@@ -34,6 +35,7 @@ name = "node-coverage"
 proof = "coverage"
 description = "line coverage percent from c8's text summary"
 argv = ["npx", "--no-install", "c8", "--reporter=text-summary", "npm", "test", "--silent"]
+inputs = ["package.json", "test/**", "tests/**", "__tests__/**"]
 read = "regex"
 pattern = "Lines\\\\s*:\\\\s*([0-9.]+)%"
 direction = "higher"
@@ -63,6 +65,7 @@ name = "py-pytest"
 proof = "tests"
 description = "pytest passes"
 argv = ["python3", "-m", "pytest", "-q"]
+inputs = ["tests/**", "test/**", "conftest.py", "pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"]
 applies_when = ["pyproject.toml", "setup.py", "setup.cfg", "pytest.ini"]
 
 [[evaluator]]
@@ -100,6 +103,7 @@ read = "regex"
 pattern = "([0-9]+(?:\\\\.[0-9]+)?)\\\\s*ms"
 direction = "lower"
 repeats = 5
+noisy = true
 template = true
 `,
 };

@@ -8,7 +8,8 @@ const EVALUATOR_NAME = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
  * One evaluator: a command cairn runs itself (argv, never a shell) and how to read a number from
  * it. `exit_code` reads 1 for exit 0 and 0 otherwise, so a threshold of 1 means "every repeat
  * passed"; `regex` reads the first capture group (or the whole match) of the last match in
- * stdout+stderr; `json` reads a dotted path (`a.b.0.c`) from stdout parsed as JSON.
+ * stdout+stderr; `json` reads a dotted path (`a.b.0.c`) from stdout parsed as JSON. A command
+ * that exits non-zero yields no number unless `ignore_exit_code` says its exit code means nothing.
  */
 export const EvaluatorDefinition = z
   .object({
@@ -24,6 +25,18 @@ export const EvaluatorDefinition = z
     repeats: z.number().int().min(1).max(50).default(1),
     timeout_seconds: z.number().positive().max(86_400).default(600),
     hidden: z.boolean().default(false),
+    /**
+     * Paths and globs (relative to the workspace root) the evaluator depends on, besides the
+     * defaults cairn adds (files its argv names, the manifest whose script it runs, the test
+     * folders of its pack). Content-hashed at freeze; an attempt touching one is never kept.
+     */
+    inputs: z.array(z.string().min(1)).default([]),
+    /** Timing-like: measured interleaved with the base in the same session, never remembered. */
+    noisy: z.boolean().default(false),
+    /** The smallest regression worth calling, in the evaluator's own units (default: 5% of the base). */
+    min_effect: z.number().nonnegative().optional(),
+    /** Read the number even when the command exits non-zero (regex and json only). */
+    ignore_exit_code: z.boolean().default(false),
     /** Selected only when one of these files exists at the workspace root (empty: always). */
     applies_when: z.array(z.string()).default([]),
     /** A starting point for `eval propose --template`, never selected on its own. */

@@ -30,7 +30,14 @@ export interface BriefTask extends Authored {
   /** From the direct parent up to the root. */
   parents: (TaskRef & { soThat: string | null })[];
   /** The goal the task serves, when one is linked. */
-  goal: { id: string; title: string; successCriteria: string[] } | null;
+  goal: {
+    id: string;
+    title: string;
+    successCriteria: string[];
+    /** Limits the work must respect, and what is explicitly out of the goal's scope. */
+    constraints?: string[];
+    nonGoals?: string[];
+  } | null;
   /** Tasks under the same parent: their findings matter to this one. */
   siblings: TaskRef[];
   /** Newest first. `text` is agent-written (a comment, a handoff), shown fenced. */

@@ -80,6 +80,8 @@ function whySection(inputs: BriefInputs): Section | null {
   if (task.goal) {
     lines.push(`goal ${task.goal.id}: ${task.goal.title}`);
     for (const criterion of task.goal.successCriteria) lines.push(`- success: ${criterion}`);
+    for (const constraint of task.goal.constraints ?? []) lines.push(`- constraint: ${constraint}`);
+    for (const nonGoal of task.goal.nonGoals ?? []) lines.push(`- non-goal (out of scope): ${nonGoal}`);
   }
   if (lines.length === 0) return null;
   return {

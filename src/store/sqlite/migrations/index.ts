@@ -2,6 +2,7 @@ import { spine } from "./0001_spine.js";
 import { tasks } from "./0002_tasks.js";
 import { knowledge } from "./0003_knowledge.js";
 import { goals } from "./0004_goals.js";
+import { gates } from "./0005_gates.js";
 import { identity } from "./0006_identity.js";
 import { agents } from "./0007_agents.js";
 import { readPaths } from "./0009_read_paths.js";
@@ -16,7 +17,16 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [spine, tasks, knowledge, goals, identity, agents, readPaths];
+export const MIGRATIONS: readonly Migration[] = [
+  spine,
+  tasks,
+  knowledge,
+  goals,
+  gates,
+  identity,
+  agents,
+  readPaths,
+];
 
 /**
  * Tables whose rows are the workspace's content, in dependency order (parents first).
@@ -34,6 +44,7 @@ export const CONTENT_TABLES: readonly string[] = [
   "goal_baselines",
   "goal_samples",
   "goal_score_reports",
+  "goal_contract_changes",
   "notes",
   "facts",
   "risks",

@@ -1,0 +1,41 @@
+import { existsSync, mkdtempSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { addWorktree, checkoutTop, removeWorktree } from "./git.js";
+
+/**
+ * The attempt's base, checked out beside it for the length of one evaluation, so noisy
+ * evaluators measure base and attempt interleaved under the same load instead of against a
+ * number remembered from another day. Created on first use, always removed.
+ */
+export interface BaseTree {
+  /** The directory to run an evaluator in, as `dir` is in the attempt's checkout; null without a base. */
+  cwd(): Promise<string | null>;
+  dispose(): Promise<void>;
+}
+
+/** Dependency folders git ignores but evaluators need: shared read-only with the base tree. */
+const SHARED_FOLDERS = ["node_modules", ".venv", "venv"];
+
+export function baseTree(dir: string, baseHead: string | null): BaseTree {
+  let made: { path: string; cwd: string } | null = null;
+  return {
+    async cwd() {
+      if (!baseHead) return null;
+      if (made) return made.cwd;
+      const top = (await checkoutTop(dir)) ?? dir;
+      const path = mkdtempSync(join(tmpdir(), "cairn-base-"));
+      await addWorktree(dir, path, baseHead);
+      for (const folder of SHARED_FOLDERS) {
+        const source = join(top, folder);
+        if (existsSync(source) && !existsSync(join(path, folder))) symlinkSync(source, join(path, folder));
+      }
+      made = { path, cwd: join(path, relative(top, dir)) };
+      return made.cwd;
+    },
+    async dispose() {
+      if (made) await removeWorktree(dir, made.path);
+      made = null;
+    },
+  };
+}

@@ -1,0 +1,174 @@
+import type { FrozenEvaluatorRecord, SampleRecord, Store } from "../../store/store.js";
+import { attemptOrThrow, type Interaction, refuseIfSettled } from "./attempts.js";
+import { baseTree } from "./base-tree.js";
+import type { EvaluatorDefinition } from "./evaluators/definition.js";
+import { gitHead } from "./git.js";
+import { inputDrift } from "./inputs.js";
+import { sampleEvaluator } from "./runner.js";
+import { runOrThrow } from "./runs.js";
+import { compareToBase, nextRound, ROUND_PAIRS } from "./stats.js";
+
+type Side = SampleRecord["side"];
+
+const valuesOf = (samples: readonly SampleRecord[], side: Side) =>
+  samples.filter((s) => s.side === side && s.value !== null).map((s) => s.value as number);
+const spread = (values: readonly number[]) => new Set(values).size > 1;
+
+/**
+ * Run every frozen evaluator of the attempt's run in the attempt's own checkout, storing each
+ * sample as evidence as soon as it is taken (a cancelled evaluation keeps what it measured).
+ *
+ * Pass/fail evaluators run their repeats and need no baseline. An evaluator that reads a number
+ * is also measured on the attempt's base, in a worktree of the base commit, in the same session:
+ * once when its numbers do not move; interleaved pair by pair (base, attempt, attempt, base…)
+ * when it is declared noisy or its repeats disagree, round after round until the rank test is
+ * settled (see stats.ts). Frozen inputs are hashed before and after, so an attempt that changes
+ * what judges it is caught even if it puts the file back.
+ *
+ * Evaluators run in the live checkout, not in a copy holding the frozen inputs: an attempt that
+ * touched an input is never kept whatever it measured, so a copy would only measure a tree
+ * nobody will commit, and it would lack the checkout's untracked build state (dependencies,
+ * generated files) that real commands need.
+ */
+export async function evalAttempt(
+  store: Store,
+  fallbackRoot: string,
+  attemptId: string,
+  actor: string,
+  now: () => string,
+  interaction?: Interaction,
+) {
+  const { attempt, run } = await store.read(async (tx) => {
+    const attempt = await attemptOrThrow(tx, attemptId);
+    return { attempt, run: await runOrThrow(tx, attempt.runId) };
+  });
+  refuseIfSettled(attempt);
+  const dir = attempt.checkout ?? fallbackRoot;
+  const driftBefore = await inputDrift(run.manifest, dir);
+  const base = baseTree(dir, attempt.baseHead);
+  const taken: SampleRecord[] = [];
+  const estimate = run.manifest.reduce((sum, frozen) => {
+    const definition = frozen.definition as unknown as EvaluatorDefinition;
+    if (definition.read === "exit_code") return sum + definition.repeats;
+    return sum + (definition.noisy ? 2 * Math.max(definition.repeats, ROUND_PAIRS) : definition.repeats + 1);
+  }, 0);
+  const cancelled = () => interaction?.signal.aborted === true;
+  // One git call per side, not per sample: HEAD does not move under an evaluation.
+  const heads = new Map<string, Promise<string | null>>();
+  const headOf = (cwd: string) => {
+    if (!heads.has(cwd)) heads.set(cwd, gitHead(cwd));
+    return heads.get(cwd) as Promise<string | null>;
+  };
+
+  const take = async (
+    frozen: FrozenEvaluatorRecord,
+    side: Side,
+    index: number,
+  ): Promise<SampleRecord | null> => {
+    const definition = frozen.definition as unknown as EvaluatorDefinition;
+    const cwd = side === "base" ? await base.cwd() : dir;
+    if (cwd === null || cancelled()) return null;
+    const label = definition.hidden ? "hidden evaluator" : frozen.name;
+    interaction?.progress({
+      progress: taken.length,
+      total: Math.max(estimate, taken.length + 1),
+      message: `${label} ${side === "base" ? "on the base" : ""} (#${index + 1})`.replace("  ", " "),
+    });
+    const outcome = await sampleEvaluator(definition, cwd, interaction?.signal);
+    const sample: SampleRecord = {
+      attemptId,
+      evaluator: frozen.name,
+      proof: frozen.proof,
+      repeatIndex: index,
+      ...outcome,
+      gitHead: await headOf(cwd),
+      at: now(),
+      side,
+    };
+    await store.write(async (tx) => {
+      // Decided or reverted meanwhile (another process): evidence must not change under a decision.
+      refuseIfSettled(await attemptOrThrow(tx, attemptId));
+      await tx.goals.insertSample(sample);
+      await tx.journal.append({
+        at: sample.at,
+        actor,
+        action: "attempt.sample",
+        subject: attemptId,
+        data: { evaluator: frozen.name, side, value: sample.value, error: sample.error },
+      });
+    });
+    taken.push(sample);
+    return sample;
+  };
+
+  try {
+    for (const frozen of run.manifest) {
+      if (cancelled()) break;
+      await measure(frozen, take, () => taken.filter((s) => s.evaluator === frozen.name));
+    }
+  } finally {
+    await base.dispose();
+  }
+  const drift = [...new Set([...driftBefore, ...(await inputDrift(run.manifest, dir))])].sort();
+  if (drift.length > 0) {
+    await store.write(async (tx) => {
+      await tx.goals.recordInputDrift(attemptId, drift);
+      await tx.journal.append({
+        at: now(),
+        actor,
+        action: "attempt.input_drift",
+        subject: attemptId,
+        data: { paths: drift },
+      });
+    });
+  }
+  const stopped = cancelled();
+  interaction?.progress({
+    progress: taken.length,
+    total: taken.length,
+    message: stopped ? "cancelled" : "done",
+  });
+  return { attempt, run, samples: taken, cancelled: stopped, inputDrift: drift };
+}
+
+/** Take one sample of `frozen` on one side; null when it could not (cancelled, no base). */
+export type Take = (frozen: FrozenEvaluatorRecord, side: Side, index: number) => Promise<SampleRecord | null>;
+
+/** One evaluator's samples: its repeats, and for a number, its base measured beside it. */
+export async function measure(frozen: FrozenEvaluatorRecord, take: Take, mine: () => SampleRecord[]) {
+  const definition = frozen.definition as unknown as EvaluatorDefinition;
+  const failed = () => mine().some((sample) => sample.value === null);
+  const count = (side: Side) => mine().filter((sample) => sample.side === side).length;
+  if (!definition.noisy || definition.read === "exit_code") {
+    for (let repeat = 0; repeat < definition.repeats; repeat++)
+      if (!(await take(frozen, "attempt", repeat))) return;
+    if (definition.read === "exit_code" || failed()) return;
+    if (!(await take(frozen, "base", 0)) || failed()) return;
+    const attempt = valuesOf(mine(), "attempt");
+    const base = valuesOf(mine(), "base");
+    if (!spread(attempt) && attempt[0] === base[0]) return;
+    // Constant on each side but different: a second pair tells a real change from noise.
+    if (!spread(attempt) && attempt.length === 1) {
+      if (!(await take(frozen, "attempt", 1)) || !(await take(frozen, "base", 1)) || failed()) return;
+      if (!spread(valuesOf(mine(), "attempt")) && !spread(valuesOf(mine(), "base"))) return;
+    } else if (!spread(attempt)) return;
+  }
+  // Noisy: interleave pairs, alternating which side goes first, until the test is settled.
+  let pairs = Math.min(count("attempt"), count("base"));
+  let want = Math.max(definition.repeats, ROUND_PAIRS) - pairs;
+  while (want > 0) {
+    for (let i = 0; i < want; i++) {
+      const order: Side[] = (pairs + i) % 2 === 0 ? ["base", "attempt"] : ["attempt", "base"];
+      for (const side of order) if (!(await take(frozen, side, count(side)))) return;
+      if (failed()) return;
+    }
+    pairs = Math.min(count("attempt"), count("base"));
+    const comparison = compareToBase(
+      valuesOf(mine(), "attempt"),
+      valuesOf(mine(), "base"),
+      definition.direction ?? "higher",
+      definition.min_effect,
+    );
+    want = nextRound(comparison, pairs);
+  }
+}

@@ -1,0 +1,147 @@
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { basename, isAbsolute, join, relative, resolve, sep } from "node:path";
+import picomatch from "picomatch";
+import type { FrozenEvaluatorRecord } from "../../store/store.js";
+import type { EvaluatorDefinition } from "./evaluators/definition.js";
+import { checkoutTop, hashWorkFile, workFiles } from "./git.js";
+
+/**
+ * Frozen inputs: what an evaluator depends on beyond its argv. Freezing a run hashes every file
+ * they match; an attempt that changes, adds or deletes one is never kept, because a builder who
+ * can rewrite the test script (or the tests) can make any evaluator pass.
+ */
+export interface FrozenInputs {
+  /** Repository-relative globs. */
+  patterns: string[];
+  /** Repository-relative path → content hash (`absent` for a named file that did not exist). */
+  files: Record<string, string>;
+}
+
+const PACKAGE_RUNNERS = new Set(["npm", "pnpm", "yarn", "bun"]);
+/** Subcommands of a package runner that are not a script name. */
+const RUNNER_VERBS = new Set(["run", "run-script", "exec", "x", "dlx", "npx"]);
+
+const isFile = (path: string) => {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+};
+
+/** `npm test`, `npm run lint`, `yarn build`: the script name, or null for anything else. */
+function scriptNameOf(argv: readonly string[]): string | null {
+  const program = basename(argv[0] ?? "");
+  if (!PACKAGE_RUNNERS.has(program)) return null;
+  const words = argv.slice(1).filter((word) => !word.startsWith("-"));
+  const [first, second] = words;
+  if (!first) return null;
+  if (first === "t" || first === "test") return "test";
+  if (first === "run" || first === "run-script") return second ?? null;
+  if (RUNNER_VERBS.has(first)) return null;
+  return program === "npm" ? null : first;
+}
+
+/** Words of a command line that name files under `root` (flags and their values skipped). */
+function fileWords(words: readonly string[], cwd: string, root: string): string[] {
+  const found: string[] = [];
+  for (const raw of words) {
+    const word = raw.includes("=") && raw.startsWith("-") ? raw.slice(raw.indexOf("=") + 1) : raw;
+    if (word === "" || word.startsWith("-")) continue;
+    const full = isAbsolute(word) ? word : resolve(cwd, word);
+    const rel = relative(root, full);
+    if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) continue;
+    if (isFile(full)) found.push(rel.split(sep).join("/"));
+  }
+  return found;
+}
+
+/**
+ * The inputs cairn adds by itself, relative to the workspace root: files the argv names, and for
+ * `npm test` / `npm run X` the package manifest and the files its script (with pre/post hooks)
+ * names. Declared `inputs` (the evaluator's or its pack's test folders) come on top.
+ */
+export function defaultInputs(definition: EvaluatorDefinition, root: string): string[] {
+  const inputs = new Set<string>(fileWords(definition.argv, root, root));
+  const script = scriptNameOf(definition.argv);
+  const manifest = join(root, "package.json");
+  if (script && existsSync(manifest)) {
+    inputs.add("package.json");
+    try {
+      const scripts = (JSON.parse(readFileSync(manifest, "utf8")) as { scripts?: Record<string, unknown> })
+        .scripts;
+      for (const name of [`pre${script}`, script, `post${script}`]) {
+        const line = scripts?.[name];
+        if (typeof line === "string")
+          for (const file of fileWords(line.split(/\s+/), root, root)) inputs.add(file);
+      }
+    } catch {
+      // An unreadable manifest is still an input: its hash catches any change.
+    }
+  }
+  for (const declared of definition.inputs) {
+    // An input outside the workspace is not the builder's to change, and not cairn's to read.
+    if (isAbsolute(declared) || declared.split("/").includes("..")) continue;
+    inputs.add(declared.replace(/^\.\//, ""));
+  }
+  return [...inputs].sort();
+}
+
+const globOf = (prefix: string, pattern: string) => (prefix ? `${prefix}/${pattern}` : pattern);
+
+/** The repository-relative place of the workspace root inside its checkout ("" at the top). */
+async function prefixOf(root: string): Promise<{ top: string; prefix: string } | null> {
+  const top = await checkoutTop(root);
+  if (!top) return null;
+  return { top, prefix: relative(top, root).split(sep).join("/") };
+}
+
+/** Hash what the patterns match in the checkout holding `root`. */
+export async function freezeInputs(definition: EvaluatorDefinition, root: string): Promise<FrozenInputs> {
+  const where = await prefixOf(root);
+  if (!where) return { patterns: [], files: {} };
+  const patterns = defaultInputs(definition, root).map((pattern) => globOf(where.prefix, pattern));
+  const matches = picomatch(patterns, { dot: true });
+  const files: Record<string, string> = {};
+  for (const path of await workFiles(where.top))
+    if (matches(path)) files[path] = hashWorkFile(where.top, path);
+  // A named file that does not exist yet is an input too: creating it is a change.
+  for (const pattern of patterns)
+    if (!picomatch.scan(pattern).isGlob && !(pattern in files)) files[pattern] = "absent";
+  return { patterns, files };
+}
+
+/**
+ * Frozen inputs that differ in the checkout at `dir`: changed, deleted, or new files matching a
+ * frozen pattern. Each path is repository-relative.
+ */
+export async function inputDrift(manifest: readonly FrozenEvaluatorRecord[], dir: string): Promise<string[]> {
+  const frozen = manifest.filter((entry) => entry.inputs && entry.inputs.patterns.length > 0);
+  if (frozen.length === 0) return [];
+  const top = await checkoutTop(dir);
+  if (!top) return [];
+  const present = await workFiles(top);
+  const drifted = new Set<string>();
+  for (const entry of frozen) {
+    const inputs = entry.inputs as FrozenInputs;
+    for (const [path, hash] of Object.entries(inputs.files))
+      if (hashWorkFile(top, path) !== hash) drifted.add(path);
+    const matches = picomatch(inputs.patterns, { dot: true });
+    for (const path of present) if (matches(path) && !(path in inputs.files)) drifted.add(path);
+  }
+  return [...drifted].sort();
+}
+
+/** Which frozen evaluators depend on each drifted path (for the verdict's wording). */
+export function dependents(manifest: readonly FrozenEvaluatorRecord[], paths: readonly string[]) {
+  return paths.map((path) => ({
+    path,
+    evaluators: manifest
+      .filter(
+        (entry) =>
+          entry.inputs &&
+          (path in entry.inputs.files || picomatch(entry.inputs.patterns, { dot: true })(path)),
+      )
+      .map((entry) => entry.name),
+  }));
+}

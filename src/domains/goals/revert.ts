@@ -1,0 +1,75 @@
+import { refuse } from "../../kernel/outcome.js";
+import type { Store } from "../../store/store.js";
+import { attemptOrThrow } from "./attempts.js";
+import { checkoutTop, commitsSince, gitHead, hashWorkFile, restorePaths } from "./git.js";
+import { ownChanges } from "./verdict.js";
+
+/**
+ * Undo the attempt's own changes in its own checkout, and nothing else. Revert never discards a
+ * commit: if HEAD moved since the attempt opened it is refused, naming the commits. Paths that
+ * were already dirty when it opened are left alone; if the attempt edited one of them, cairn
+ * cannot tell its edit from the earlier one and refuses, naming it.
+ */
+export async function revertAttempt(
+  store: Store,
+  fallbackRoot: string,
+  attemptId: string,
+  actor: string,
+  at: string,
+) {
+  const attempt = await store.read((tx) => attemptOrThrow(tx, attemptId));
+  if (attempt.revertedAt)
+    throw refuse("attempt", `${attemptId} was already reverted at ${attempt.revertedAt}`, "nothing to do");
+  if (!attempt.baseHead)
+    throw refuse("git", `${attemptId} has no base commit to return to`, "revert by hand");
+  if (attempt.verdict === "keep")
+    throw refuse(
+      "attempt",
+      `${attemptId} was kept`,
+      "a kept attempt is the new baseline; open a new attempt to change it",
+    );
+  const dir = attempt.checkout ?? fallbackRoot;
+  const head = await gitHead(dir);
+  if (head !== attempt.baseHead) {
+    const commits = await commitsSince(dir, attempt.baseHead);
+    throw refuse(
+      "commits",
+      `HEAD moved since ${attemptId} opened at ${attempt.baseHead.slice(0, 12)}: ${commits.join("; ") || `now at ${head?.slice(0, 12) ?? "no commit"}`}. Revert never discards a commit`,
+      "undo those commits yourself if they are the attempt's (`git revert`), or leave them and open a new attempt; cairn will not rewrite history",
+    );
+  }
+  const top = (await checkoutTop(dir)) ?? dir;
+  const own = await ownChanges(dir, attempt);
+  const mixed = own.filter((path) => attempt.baseChanges.includes(path));
+  if (mixed.length > 0) {
+    throw refuse(
+      "foreign-changes",
+      `${attemptId} edited paths that already had changes before it opened (they are not only its own): ${mixed.join(", ")}`,
+      "sort those files out by hand (their earlier edits are not in git), then revert again",
+    );
+  }
+  const leftAlone = attempt.baseChanges.filter(
+    (path) => hashWorkFile(top, path) === attempt.baseHashes[path],
+  );
+  return store.write(async (tx) => {
+    const current = await attemptOrThrow(tx, attemptId);
+    if (current.revertedAt) throw refuse("attempt", `${attemptId} was already reverted`, "nothing to do");
+    await restorePaths(dir, attempt.baseHead as string, own);
+    await tx.goals.markReverted(attemptId, at);
+    await tx.journal.append({
+      at,
+      actor,
+      action: "attempt.revert",
+      subject: attemptId,
+      data: { base: attempt.baseHead, checkout: dir, discarded: own, left_alone: leftAlone },
+    });
+    return {
+      attempt: { ...current, revertedAt: at },
+      base: attempt.baseHead as string,
+      checkout: dir,
+      discarded: own,
+      leftAlone,
+      commits: [] as string[],
+    };
+  });
+}

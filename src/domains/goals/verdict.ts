@@ -1,0 +1,174 @@
+import { refuse, usageError } from "../../kernel/outcome.js";
+import type { AttemptRecord, AttemptResolution, Store } from "../../store/store.js";
+import type { Actor } from "../identity/actor.js";
+import { attemptOrThrow, refuseIfSettled, requiredProofs } from "./attempts.js";
+import { requireOwner } from "./authority.js";
+import { type Decision, decide } from "./decide.js";
+import { changedPaths, checkoutTop, commitPaths, gitHead, hashWorkFile } from "./git.js";
+import { dependents, inputDrift } from "./inputs.js";
+import { runOrThrow } from "./runs.js";
+
+export interface KeepOptions {
+  /** Run the repository's commit hooks on keep (default: skipped, and said so). */
+  runHooks?: boolean;
+}
+
+/**
+ * The attempt's own changes: paths changed now that were clean when it opened, plus paths that
+ * were already dirty and whose content it changed.
+ */
+export async function ownChanges(dir: string, attempt: AttemptRecord): Promise<string[]> {
+  const top = (await checkoutTop(dir)) ?? dir;
+  return (await changedPaths(dir)).filter(
+    (path) => !attempt.baseChanges.includes(path) || hashWorkFile(top, path) !== attempt.baseHashes[path],
+  );
+}
+
+/**
+ * A kept attempt's changes become a commit, so the next attempt opens on a clean base it can be
+ * reverted to. Only the attempt's own paths that were clean at open are committed: edits that
+ * predate it stay as they were. Nothing changed: no commit, and none is claimed.
+ */
+async function commitKept(dir: string, attempt: AttemptRecord, options: KeepOptions) {
+  if (!attempt.baseHead) return { keptCommit: null, hooks: null };
+  const own = (await changedPaths(dir)).filter((path) => !attempt.baseChanges.includes(path));
+  if (own.length === 0) return { keptCommit: null, hooks: null };
+  const milestone = attempt.milestoneId ? ` (${attempt.milestoneId})` : "";
+  const sha = await commitPaths(dir, own, `cairn: keep ${attempt.id}${milestone}`, options.runHooks === true);
+  return { keptCommit: sha, hooks: options.runHooks ? ("ran" as const) : ("skipped" as const) };
+}
+
+/**
+ * Score the attempt from its evidence and record keep | revert | review; on keep, commit the
+ * attempt's changes in its own checkout (`fallbackRoot` serves attempts opened before checkouts
+ * were recorded).
+ */
+export async function decideAttempt(
+  store: Store,
+  fallbackRoot: string,
+  attemptId: string,
+  actor: string,
+  at: string,
+  options: KeepOptions = {},
+): Promise<{ attempt: AttemptRecord; decision: Decision }> {
+  const first = await store.read((tx) => attemptOrThrow(tx, attemptId));
+  refuseIfSettled(first);
+  const dir = first.checkout ?? fallbackRoot;
+  const run = await store.read((tx) => runOrThrow(tx, first.runId));
+  const driftNow = await inputDrift(run.manifest, dir);
+  return store.write(async (tx) => {
+    const attempt = await attemptOrThrow(tx, attemptId);
+    refuseIfSettled(attempt);
+    const samples = await tx.goals.samples(attemptId);
+    const reports = await tx.goals.scoreReports(attemptId);
+    if (samples.length === 0 && reports.length === 0) {
+      throw refuse(
+        "evidence",
+        `${attemptId} has no evaluations and no reports: there is nothing to decide on`,
+        `run \`cairn attempt eval ${attemptId}\` first`,
+      );
+    }
+    const touched = [...new Set([...attempt.inputDrift, ...driftNow])].sort();
+    const decision = decide({
+      attemptId,
+      proofs: run.contract.proofs,
+      required: await requiredProofs(tx, run.contract.proofs, attempt),
+      manifest: run.manifest,
+      samples,
+      reports,
+      touchedInputs: dependents(run.manifest, touched),
+      inputsApproved: attempt.inputsApprovedBy !== null,
+    });
+    // Inside the write: if the commit fails (a hook refused it), no keep is recorded.
+    if (decision.verdict === "keep") Object.assign(decision, await commitKept(dir, attempt, options));
+    await tx.goals.recordDecision(
+      attemptId,
+      decision.verdict,
+      decision as unknown as Record<string, unknown>,
+      at,
+    );
+    await tx.journal.append({
+      at,
+      actor,
+      action: `attempt.${decision.verdict}`,
+      subject: attemptId,
+      data: { reasons: decision.reasons, kept_commit: decision.keptCommit ?? null },
+    });
+    return {
+      attempt: {
+        ...attempt,
+        verdict: decision.verdict,
+        decision: decision as unknown as Record<string, unknown>,
+        decidedAt: at,
+      },
+      decision,
+    };
+  });
+}
+
+function refuseUnlessInReview(attempt: AttemptRecord): void {
+  if (attempt.revertedAt) throw refuse("attempt", `${attempt.id} was reverted`, "open a new attempt");
+  if (attempt.resolution)
+    throw refuse(
+      "attempt",
+      `${attempt.id} was already ${attempt.resolution.outcome} by ${attempt.resolution.by}`,
+      "open a new attempt for new work",
+    );
+  if (attempt.verdict !== "review")
+    throw refuse(
+      "attempt",
+      `${attempt.id} is ${attempt.verdict ?? "not decided"}, not in review: only a review is settled by the owner`,
+      attempt.verdict === null
+        ? `run \`cairn attempt eval ${attempt.id}\` and \`attempt decide ${attempt.id}\``
+        : "a keep or revert verdict stands; open a new attempt",
+    );
+}
+
+/**
+ * The owner settles a review: accept keeps the attempt (committing its own changes, like keep),
+ * reject sends it to revert. Both are recorded with who decided and why.
+ */
+export async function settleReview(
+  store: Store,
+  fallbackRoot: string,
+  attemptId: string,
+  actor: Actor,
+  outcome: AttemptResolution["outcome"],
+  reason: string | undefined,
+  at: string,
+  options: KeepOptions = {},
+) {
+  requireOwner(actor, `${outcome === "accepted" ? "accept" : "reject"} an attempt in review`);
+  if (outcome === "rejected" && !reason?.trim()) throw usageError("reason: say why the attempt is rejected");
+  return store.write(async (tx) => {
+    const attempt = await attemptOrThrow(tx, attemptId);
+    refuseUnlessInReview(attempt);
+    const dir = attempt.checkout ?? fallbackRoot;
+    const kept =
+      outcome === "accepted" ? await commitKept(dir, attempt, options) : { keptCommit: null, hooks: null };
+    const resolution: AttemptResolution = {
+      outcome,
+      by: actor.id,
+      at,
+      reason: reason?.trim() || null,
+      keptCommit: kept.keptCommit,
+    };
+    const verdict: AttemptRecord["verdict"] = outcome === "accepted" ? "keep" : "revert";
+    await tx.goals.resolveAttempt(attemptId, verdict as "keep" | "revert", resolution);
+    await tx.journal.append({
+      at,
+      actor: actor.id,
+      action: `attempt.${outcome === "accepted" ? "accept" : "reject"}`,
+      subject: attemptId,
+      data: { reason: resolution.reason, kept_commit: kept.keptCommit, head: await gitHead(dir) },
+    });
+    return {
+      attempt: { ...attempt, verdict, resolution },
+      hooks: kept.hooks,
+      next:
+        verdict === "keep"
+          ? null
+          : `undo its changes with \`cairn attempt revert ${attemptId} --confirm\`, then open a new attempt`,
+    };
+  });
+}

@@ -1,0 +1,239 @@
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  cairnJson,
+  contractWith,
+  evaluatorToml,
+  gitWorkspace,
+  nodeArgv,
+  writePack,
+} from "../helpers/goals.js";
+import { addAgent, cairn, runSync, scratchDir } from "../helpers/workspace.js";
+
+/**
+ * Attempts and git: bound to their checkout, one open per checkout, revert that never discards a
+ * commit, keep that says whether hooks ran, evaluators that leave no process behind. One
+ * workspace serves the file; each test closes the attempts it opens.
+ */
+let ws: { dir: string; cleanup: () => void };
+let run: string;
+const CHECK = nodeArgv("process.exit(require('fs').readFileSync('lib.txt','utf8').trim()==='good'?0:1)");
+
+beforeAll(() => {
+  ws = gitWorkspace({ "lib.txt": "good\n" });
+  const goal = contractWith(ws.dir, [{ name: "check", threshold: 1 }]);
+  writePack(ws.dir, "fixture", evaluatorToml({ name: "fixture-check", proof: "check", argv: CHECK }));
+  run = cairnJson<{ run: { id: string } }>(ws.dir, ["run", "freeze", goal]).run.id;
+});
+afterAll(() => ws.cleanup());
+
+const open = (cwd: string, extra: string[] = []) =>
+  cairnJson<{ attempt: { id: string; checkout: string } }>(cwd, ["attempt", "open", run, ...extra]).attempt;
+const evalAndDecide = (id: string, extra: string[] = []) => {
+  cairnJson(ws.dir, ["attempt", "eval", id]);
+  return cairnJson<{
+    verdict: string;
+    kept_commit: string | null;
+    hooks: string | null;
+    next: string | null;
+  }>(ws.dir, ["attempt", "decide", id, ...extra]);
+};
+const head = () => runSync("git", ["rev-parse", "HEAD"], ws.dir).trim();
+
+describe("an attempt binds to its checkout", () => {
+  it("evaluates and reverts a linked worktree, never the main checkout; one open attempt per checkout", () => {
+    const scratch = scratchDir("cairn-wt-");
+    try {
+      const wt = join(scratch.dir, "wt");
+      runSync("git", ["worktree", "add", "-q", wt], ws.dir);
+      const inWorktree = open(wt);
+      expect(inWorktree.checkout).toBe(wt);
+      const second = cairn(wt, ["attempt", "open", run, "--json"]);
+      expect(second.code).toBe(3);
+      expect((second.json as { refused: { policy: string; next: string } }).refused).toMatchObject({
+        policy: "one-attempt",
+        next: expect.stringMatching(/another worktree/),
+      });
+      // The main checkout is another checkout: it may hold its own attempt meanwhile.
+      writeFileSync(join(ws.dir, "README.md"), "an uncommitted edit in the main checkout\n");
+      const inMain = open(ws.dir);
+      expect(inMain.checkout).toBe(ws.dir);
+      writeFileSync(join(wt, "lib.txt"), "broken in the worktree\n");
+      // Run from the main checkout: the attempt still measures its own worktree.
+      expect(evalAndDecide(inWorktree.id).verdict).toBe("revert");
+      const reverted = cairnJson<{ checkout: string; discarded: string[] }>(ws.dir, [
+        "attempt",
+        "revert",
+        inWorktree.id,
+        "--confirm",
+      ]);
+      expect(reverted).toMatchObject({ checkout: wt, discarded: ["lib.txt"] });
+      expect(readFileSync(join(wt, "lib.txt"), "utf8")).toBe("good\n");
+      expect(readFileSync(join(ws.dir, "README.md"), "utf8")).toBe(
+        "an uncommitted edit in the main checkout\n",
+      );
+
+      // Nothing of its own changed (README.md predates it): a keep with no commit, and none claimed.
+      const kept = evalAndDecide(inMain.id);
+      expect(kept).toMatchObject({ verdict: "keep", kept_commit: null });
+      runSync("git", ["checkout", "-q", "--", "README.md"], ws.dir);
+    } finally {
+      runSync("git", ["worktree", "remove", "--force", join(scratch.dir, "wt")], ws.dir);
+      scratch.cleanup();
+    }
+  });
+});
+
+describe("revert never discards a commit", () => {
+  it("refuses when HEAD moved since the attempt opened, naming the commits, and leaves them", () => {
+    const attempt = open(ws.dir);
+    writeFileSync(join(ws.dir, "unrelated.txt"), "someone's real work\n");
+    runSync("git", ["add", "unrelated.txt"], ws.dir);
+    runSync("git", ["commit", "-qm", "unrelated work"], ws.dir);
+    const moved = head();
+    const reverted = cairn(ws.dir, ["attempt", "revert", attempt.id, "--confirm", "--json"]);
+    expect(reverted.code).toBe(3);
+    expect((reverted.json as { refused: { policy: string; reason: string } }).refused).toMatchObject({
+      policy: "commits",
+      reason: expect.stringMatching(/HEAD moved since .*unrelated work/),
+    });
+    expect(head()).toBe(moved);
+    expect(existsSync(join(ws.dir, "unrelated.txt"))).toBe(true);
+    expect(evalAndDecide(attempt.id).verdict).toBe("keep");
+  });
+});
+
+describe("keep and commit hooks", () => {
+  it("says plainly that hooks were skipped, runs them with --run-hooks, and claims a commit only when one was made", () => {
+    const marker = join(ws.dir, ".git", "hook-ran");
+    const hook = join(ws.dir, ".git", "hooks", "pre-commit");
+    writeFileSync(hook, `#!/bin/sh\necho ran >> "${marker}"\n`);
+    chmodSync(hook, 0o755);
+    const first = open(ws.dir);
+    writeFileSync(join(ws.dir, "feature.txt"), "one\n");
+    cairnJson(ws.dir, ["attempt", "eval", first.id]);
+    const text = cairn(ws.dir, ["attempt", "decide", first.id]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(
+      /KEEP \(kept as commit [0-9a-f]{12}; commit hooks skipped — pass --run-hooks/,
+    );
+    expect(existsSync(marker)).toBe(false);
+    expect(runSync("git", ["log", "-1", "--format=%s"], ws.dir)).toMatch(`cairn: keep ${first.id}`);
+
+    const second = open(ws.dir);
+    writeFileSync(join(ws.dir, "feature.txt"), "two\n");
+    const kept = evalAndDecide(second.id, ["--run-hooks"]);
+    expect(kept).toMatchObject({ verdict: "keep", hooks: "ran", kept_commit: head() });
+    expect(readFileSync(marker, "utf8")).toBe("ran\n");
+  });
+});
+
+describe("evaluator processes are bounded", () => {
+  const leftover = (marker: string) =>
+    runSync("ps", ["-eo", "args"], ws.dir)
+      .split("\n")
+      .filter((line) => line.includes(marker) && !line.includes("ps -eo"));
+
+  it("leaves nothing behind when an evaluator forks and exits, or times out", () => {
+    const goal = contractWith(ws.dir, [{ name: "check", threshold: 1 }]);
+    writePack(
+      ws.dir,
+      "forks",
+      evaluatorToml({
+        name: "forks",
+        proof: "check",
+        argv: ["sh", "-c", "sleep 301.5 >/dev/null 2>&1 & exit 0"],
+      }) +
+        evaluatorToml({
+          name: "hangs",
+          proof: "check",
+          argv: ["sh", "-c", "sleep 302.5 & sleep 60"],
+          timeout_seconds: 1,
+        }),
+    );
+    const forks = cairnJson<{ run: { id: string } }>(ws.dir, ["run", "freeze", goal]).run.id;
+    const attempt = cairnJson<{ attempt: { id: string } }>(ws.dir, ["attempt", "open", forks]).attempt.id;
+    const samples = cairnJson<{
+      samples: { evaluator: string; value: number | null; error: string | null }[];
+    }>(ws.dir, ["attempt", "eval", attempt]).samples;
+    expect(samples.find((s) => s.evaluator === "forks")?.value).toBe(1);
+    expect(samples.find((s) => s.evaluator === "hangs")?.error).toMatch(/timed out/);
+    expect(leftover("sleep 301.5")).toEqual([]);
+    expect(leftover("sleep 302.5")).toEqual([]);
+    cairnJson(ws.dir, ["attempt", "decide", attempt]);
+    cairnJson(ws.dir, ["attempt", "revert", attempt, "--confirm"]);
+  });
+});
+
+describe("review has a way out", () => {
+  it("completes the demo's drafted goal end to end: the manual proof's review is settled by the owner", () => {
+    const node = gitWorkspace({
+      "package.json": '{ "name": "tiny", "type": "module", "scripts": { "test": "node test.mjs" } }\n',
+      "lib.mjs": "export const add = (a, b) => a + b;\n",
+      "test.mjs": "import { add } from './lib.mjs';\nif (add(2, 2) !== 4) process.exit(1);\n",
+    });
+    try {
+      const dir = node.dir;
+      const bea = addAgent(dir, "bea", "builder").token;
+      const asBea = { CAIRN_AGENT: bea };
+      const goal = cairnJson<{ goal: { id: string; proofs: { name: string; manual: boolean }[] } }>(dir, [
+        "goal",
+        "create",
+        "keep add() tested and its docs readable",
+      ]).goal;
+      expect(goal.proofs.map((p) => [p.name, p.manual])).toEqual([
+        ["tests", false],
+        ["review", true],
+      ]);
+      cairnJson(dir, ["goal", "update", goal.id, "--outcome", "add() is correct; its docs are clear"]);
+      const plan = cairnJson<{ milestones: { id: string; key: string; task_id: string }[] }>(dir, [
+        "goal",
+        "plan",
+        goal.id,
+      ]).milestones;
+      const [core, review] = plan as [(typeof plan)[0], (typeof plan)[0]];
+      const frozen = cairnJson<{ run: { id: string } }>(dir, ["run", "freeze", goal.id]).run.id;
+      const attempt = (milestone: string) =>
+        cairnJson<{ attempt: { id: string } }>(
+          dir,
+          ["attempt", "open", frozen, "--milestone", milestone],
+          asBea,
+        ).attempt.id;
+
+      const first = attempt(core.id);
+      writeFileSync(join(dir, "lib.mjs"), "export const add = (a, b) => b + a;\n");
+      cairnJson(dir, ["attempt", "eval", first], asBea);
+      expect(cairnJson<{ verdict: string }>(dir, ["attempt", "decide", first], asBea).verdict).toBe("keep");
+      cairnJson(dir, ["task", "claim", core.task_id], asBea);
+      cairnJson(dir, ["task", "check", core.task_id, "--all"], asBea);
+      cairnJson(dir, ["task", "finish", core.task_id], asBea);
+
+      const second = attempt(review.id);
+      writeFileSync(join(dir, "DOCS.md"), "add(a, b) returns a + b\n");
+      cairnJson(dir, ["attempt", "report", second, "--scores", '{"review":0.9}'], asBea);
+      const decided = cairnJson<{ verdict: string; next: string }>(dir, ["attempt", "decide", second], asBea);
+      expect(decided.verdict).toBe("review");
+      expect(decided.next).toMatch(new RegExp(`attempt accept ${second}`));
+      const selfAccept = cairn(dir, ["attempt", "accept", second, "--json"], { env: asBea });
+      expect(selfAccept.code).toBe(3);
+      expect((selfAccept.json as { refused: { policy: string } }).refused.policy).toBe("owner");
+      cairnJson(dir, ["task", "claim", review.task_id], asBea);
+      cairnJson(dir, ["task", "check", review.task_id, "--all"], asBea);
+      expect(cairn(dir, ["task", "finish", review.task_id], { env: asBea }).code).toBe(3);
+
+      const accepted = cairnJson<{
+        attempt: { verdict: string; resolution: { by: string } };
+        kept_commit: string;
+      }>(dir, ["attempt", "accept", second, "--reason", "the docs read well"]);
+      expect(accepted.attempt).toMatchObject({ verdict: "keep", resolution: { by: "owner" } });
+      expect(accepted.kept_commit).toMatch(/^[0-9a-f]{40}$/);
+      cairnJson(dir, ["task", "finish", review.task_id], asBea);
+      expect(cairnJson<{ note: string }>(dir, ["goal", "next", goal.id]).note).toMatch(
+        /every milestone .* is kept/,
+      );
+    } finally {
+      node.cleanup();
+    }
+  });
+});
