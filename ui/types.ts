@@ -266,3 +266,27 @@ export interface AgentList {
     retired_at: string | null;
   }[];
 }
+
+/** `cairn agents status --json`: every local agent × schedule, with its health and why. */
+export interface AgentsStatusView {
+  daemon: { running: boolean; pid: number | null; beat_at: string | null; next_event_at: string | null };
+  counts: Record<"ok" | "degraded" | "failing" | "stale" | "never_ran", number>;
+  schedules: {
+    agent: string;
+    schedule: string;
+    kind: string;
+    state: "ok" | "degraded" | "failing" | "stale" | "never_ran";
+    reason: string;
+    last_run: { id: string; status: string; exit_code: number | null; started_at: string } | null;
+    next_window_at: string | null;
+  }[];
+  triggered: {
+    id: string;
+    agent: string;
+    trigger: string;
+    status: string;
+    exit_code: number | null;
+    started_at: string;
+  }[];
+  problems: { file: string; reason: string }[];
+}

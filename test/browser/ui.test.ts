@@ -123,7 +123,7 @@ run("cairn ui in headless Chromium", () => {
     expect(text).toMatch(/review\s+AT-7\s+of\s+G-1/);
     expect(text).toContain("Ready to claim");
     expect(text).toMatch(/T-2\s+Tokenise notes\s+A-1\s+lease/);
-    expect(await page.locator("#agents-slot").count()).toBe(1);
+    await expect.poll(() => textOf(page.locator("#agents-slot"))).toMatch(/Local agents: 0 ok, 2 never ran/);
     await expect.poll(() => page.locator(".badge").getAttribute("data-state")).toBe("live");
     expect(await textOf(page.locator(".asof"))).toMatch(/data as of \d\d:\d\d:\d\d/);
     mkdirSync(SHOTS, { recursive: true });
@@ -176,8 +176,11 @@ run("cairn ui in headless Chromium", () => {
       ["/attempts/AT-1", /score-eval\s+\(score\) repeat 3: exit 0, value/],
       [`/runs/R-1`, /Frozen evaluators/],
       ["/review", /AT-7\s+of\s+G-1/],
-      ["/activity", /task\.claim/],
-      ["/agents", /ada[\s\S]*bo[\s\S]*Schedules and health/],
+      ["/activity", /attempt\.review\s+AT-7/],
+      [
+        "/agents",
+        /ada[\s\S]*bo[\s\S]*Schedules and health[\s\S]*notes-sync \/ hourly[\s\S]*never ran[\s\S]*Triggered runs[\s\S]*notes-sync via cli: AR-1 ok/,
+      ],
       ["/system", /Database[\s\S]*(KB|MB)/],
     ];
     const page = await openPage("/");

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Session } from "../../src/commands/context.js";
 import { runCli } from "../../src/faces/cli/program.js";
+import { shellAgent, writeAgent } from "./agents.js";
 import { contractWith, evaluatorToml, gitWorkspace, nodeArgv, writePack } from "./goals.js";
 import { cleanEnv } from "./workspace.js";
 
@@ -58,6 +59,22 @@ export async function seedWorkspace(options: { goals?: boolean } = {}): Promise<
     const added = (await cli(["agent", "add", name, "--role", "builder"])) as { token: string };
     tokens.set(name, added.token);
   }
+  // Local agents: one run once by hand (a triggered run, never a window), one on an interval never run.
+  writeAgent(
+    dir,
+    "notes-sync",
+    shellAgent("notes-sync", "echo synced", {
+      rest: '[[schedules]]\nid = "hourly"\ntype = "interval"\ninterval_minutes = 60',
+    }),
+  );
+  writeAgent(
+    dir,
+    "pulse",
+    shellAgent("pulse", "exit 0", {
+      rest: '[[schedules]]\nid = "every-30m"\ntype = "interval"\ninterval_minutes = 30',
+    }),
+  );
+  await cli(["agents", "run", "notes-sync"]);
   const ok = nodeArgv("console.log('all 12 checks passed')");
   await cli([
     "task",
@@ -151,7 +168,8 @@ export async function seedWorkspace(options: { goals?: boolean } = {}): Promise<
     .attempt.id;
   writeFileSync(join(dir, "score.txt"), "7.5\n");
   await cli(["attempt", "eval", judged]);
-  await cli(["attempt", "report", judged, "--scores", '{"docs":0.9}']);
+  // Reported by an agent: a self-report (the owner's report would be a person's judgment, a keep).
+  await cli(["attempt", "report", judged, "--scores", '{"docs":0.9}'], "ada");
   await cli(["attempt", "decide", judged]);
   return { ...seeded, goal, run };
 }

@@ -15,6 +15,7 @@ import {
 import { html } from "../html.js";
 import type { NowView } from "../types.js";
 import { EventRow } from "./activity.js";
+import { AgentsInboxLine } from "./agents.js";
 
 const STATUSES = ["open", "active", "blocked", "done", "dropped"];
 
@@ -56,9 +57,7 @@ function Inbox({ now }: { now: NowView }) {
           html`<li data-row><span class="pill warn">finished unverified</span> <${IdLink} id=${id} /></li>`,
       )}
     </ul>
-    <p class="slot muted" id="agents-slot">
-      Agent and schedule health appears here once local agents and schedules are part of this build.
-    </p>
+    <${AgentsInboxLine} />
   <//>`;
 }
 

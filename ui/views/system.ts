@@ -3,6 +3,7 @@ import { Copy, Empty, Loaded, Section, Time } from "../components.js";
 import { html } from "../html.js";
 import { useLive } from "../live.js";
 import type { AgentList, SystemView } from "../types.js";
+import { ScheduleHealth } from "./agents.js";
 
 const size = (bytes: number) =>
   bytes > 1 << 20 ? `${(bytes / (1 << 20)).toFixed(1)} MB` : `${Math.max(1, Math.round(bytes / 1024))} KB`;
@@ -38,10 +39,5 @@ export function Agents() {
               </table>`}
       <//>
     <//>
-    <${Section} title="Schedules and health">
-      <p class="slot muted" id="schedules-slot">
-        Local agents on schedules (state and reason per schedule, last runs, next due) are not part of this build yet;
-        this section fills in when they land.
-      </p>
-    <//>`;
+    <${ScheduleHealth} />`;
 }

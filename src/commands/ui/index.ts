@@ -48,5 +48,6 @@ export const UI_VIEWS: readonly string[] = [
   "run status",
   "attempt show",
   "agent list",
+  "agents status",
   "whoami",
 ];
