@@ -1,6 +1,7 @@
 import { type Actor, profileFor, resolveActor } from "../domains/identity/actor.js";
 import { loadConfig, type Profile, type WorkspaceConfig } from "../domains/workspace/config.js";
 import { discoverWorkspace, type Workspace } from "../domains/workspace/discover.js";
+import { storeLocationOf } from "../domains/workspace/store-location.js";
 import { notFound, refuse } from "../kernel/outcome.js";
 import { openStore } from "../store/open.js";
 import type { Store } from "../store/store.js";
@@ -105,7 +106,7 @@ export class Session {
       );
     }
     const config = loadConfig(workspace.configPath);
-    const store = openStore(workspace.databasePath);
+    const store = openStore(storeLocationOf(workspace, config, this.env));
     try {
       const actor = await resolveActor(store, this.agentToken);
       const profile = profileFor(actor, config, this.requestedProfile);

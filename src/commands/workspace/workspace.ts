@@ -4,6 +4,7 @@ import { z } from "zod";
 import { exportWorkspace, importIntoNewWorkspace } from "../../domains/transfer/transfer.js";
 import { homeWorkspace, projectWorkspace, type Workspace } from "../../domains/workspace/discover.js";
 import { initWorkspace } from "../../domains/workspace/init.js";
+import { describeLocation, storeLocationOf } from "../../domains/workspace/store-location.js";
 import { type BareContext, requireOwnerLaunch } from "../context.js";
 import { defineBareCommand, defineCommand } from "../define.js";
 
@@ -25,19 +26,36 @@ export const init = defineBareCommand({
   effect: "write",
   input: z.object({
     home: z.boolean().optional().describe("create the machine-level workspace in CAIRN_HOME"),
+    store: z
+      .string()
+      .optional()
+      .describe(
+        "a shared PostgreSQL store, postgres://user@host:port/db[?schema=NAME]; password from PGPASSWORD",
+      ),
   }),
-  output: z.object({ workspace: WorkspaceRef, workspace_id: z.string() }),
+  output: z.object({
+    workspace: WorkspaceRef,
+    workspace_id: z.string(),
+    store: z.string().optional(),
+    joined: z.boolean().optional(),
+  }),
   async handler(input, ctx) {
     requireOwnerLaunch(ctx, "create workspaces");
     const workspace = targetWorkspace(ctx, input.home);
-    const { workspaceId, store } = await initWorkspace(workspace, "owner", ctx.now());
+    const location = storeLocationOf(workspace, undefined, ctx.env, input.store);
+    const { workspaceId, store, joined } = await initWorkspace(workspace, "owner", ctx.now(), location);
     await store.close();
     return {
       workspace: { root: workspace.root, state_dir: workspace.stateDir, kind: workspace.kind },
       workspace_id: workspaceId,
+      store: describeLocation(location),
+      joined,
     };
   },
-  render: (out) => `Initialized cairn workspace in ${out.workspace.state_dir}`,
+  render: (out) =>
+    out.joined
+      ? `Joined the shared cairn workspace ${out.store} from ${out.workspace.state_dir}`
+      : `Initialized cairn workspace in ${out.workspace.state_dir}${out.store?.startsWith("postgres") ? ` on ${out.store}` : ""}`,
 });
 
 export const exportCommand = defineCommand({

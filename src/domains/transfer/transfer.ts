@@ -94,7 +94,7 @@ export async function importIntoNewWorkspace(
   jsonl: string,
   now: string,
 ): Promise<ImportSummary> {
-  const store = createWorkspace(workspace);
+  const store = await createWorkspace(workspace);
   try {
     const summary = await importWorkspace(store, { id: "owner" }, jsonl, now);
     await store.close();

@@ -112,7 +112,7 @@ export function pgDb(
     prepare<P extends unknown[], R>(sql: string): PgStatement<P, R> {
       const translated = translatePlaceholders(sql);
       const values = (params: unknown[]): unknown[] => {
-        if (translated.names.length === 0) return params;
+        if (translated.names.length === 0) return translated.positional === 0 ? [] : params;
         const named = (params[0] ?? {}) as Record<string, unknown>;
         return translated.names.map((name) => named[name]);
       };
