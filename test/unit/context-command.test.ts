@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { CommandContext } from "../../src/commands/context.js";
 import { briefCommands } from "../../src/commands/knowledge/brief.js";
+import type { CommandContext } from "../../src/commands/context.js";
 import { OWNER } from "../../src/domains/identity/actor.js";
 import { briefHash } from "../../src/domains/knowledge/brief/gather.js";
 import type { BriefTask, TaskBriefSource } from "../../src/domains/knowledge/brief/inputs.js";
