@@ -94,7 +94,7 @@ export function pgFacts(db: PgDb): FactsRepo {
           LIMIT ${COMMON_DOCS + 1}) s) AS n
      FROM jsonb_to_recordset(@terms::jsonb) AS t(i int, q text),
        LATERAL (SELECT coalesce(array_agg(lexeme), '{}') AS lexemes
-                FROM unnest(to_tsvector('cairn_fts', regexp_replace(t.q, '[^[:alnum:]]+', ' ', 'g')))) l`,
+                FROM unnest(to_tsvector('cairn_fts', cairn_words(t.q)))) l`,
   );
   /** bm25 exactly as FTS5 computes it (k1 1.2, b 0.75; text weighs 1, topics 0.5), best first. */
   const ranked = db.prepare<

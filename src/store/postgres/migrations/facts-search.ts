@@ -12,8 +12,12 @@ export const FACTS_SEARCH = (unaccent: string | null) => `
     ALTER MAPPING FOR asciiword, word, numword, asciihword, hword, numhword, hword_asciipart, hword_part, hword_numpart
     WITH ${unaccent ? `${unaccent}, ` : ""}cairn_english;
 
+  -- ASCII punctuation becomes a space before the parser sees the text, so paths, addresses and
+  -- versions split into words as in FTS5 (the parser alone keeps src/store/a.ts whole). Classes
+  -- like [:alnum:] follow the column's collation ("C": ASCII only), so non-ASCII is left for the
+  -- parser, which reads letters by Unicode.
   CREATE FUNCTION cairn_words(value text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    AS $$ SELECT regexp_replace(value, '[^[:alnum:]]+', ' ', 'g') $$;
+    AS $$ SELECT regexp_replace(value COLLATE "C", '[^0-9A-Za-z\\u0080-\\U0010FFFF]+', ' ', 'g') $$;
   CREATE FUNCTION cairn_tsv_len(value tsvector) RETURNS integer LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$ SELECT coalesce(sum(coalesce(array_length(positions, 1), 1)), 0)::integer FROM unnest(value) $$;
 
