@@ -44,6 +44,12 @@ export interface Connect {
   statementTimeoutMs?: number;
 }
 
+/** `CAIRN_PG_TIMEOUT_MS` shortens the statement and lock timeouts (operators, fault tests). */
+const timeoutOverride = () => {
+  const value = Number(process.env.CAIRN_PG_TIMEOUT_MS);
+  return Number.isFinite(value) && value > 0 ? Math.floor(value) : undefined;
+};
+
 /** One connected client with cairn's session settings and the workspace schema first in its path. */
 export async function connect({ location, exact = false, statementTimeoutMs }: Connect): Promise<pg.Client> {
   const pgModule = await loadDriver();
@@ -59,8 +65,8 @@ export async function connect({ location, exact = false, statementTimeoutMs }: C
   await client.query(
     [
       `SET search_path TO ${ident(location.schema)}`,
-      `SET statement_timeout = ${statementTimeoutMs ?? SESSION_DEFAULTS.statementTimeoutMs}`,
-      `SET lock_timeout = ${SESSION_DEFAULTS.lockTimeoutMs}`,
+      `SET statement_timeout = ${statementTimeoutMs ?? ((timeoutOverride() ?? 0) * 2 || SESSION_DEFAULTS.statementTimeoutMs)}`,
+      `SET lock_timeout = ${timeoutOverride() ?? SESSION_DEFAULTS.lockTimeoutMs}`,
       `SET idle_in_transaction_session_timeout = ${SESSION_DEFAULTS.idleInTransactionMs}`,
       "SET TimeZone = 'UTC'",
       "SET client_min_messages = warning",

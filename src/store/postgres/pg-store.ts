@@ -49,6 +49,8 @@ class PostgresStore implements Store {
   private readonly target: PgTarget;
   private readonly mutex = new Mutex();
   private client: pg.Client | undefined;
+  /** The client of the transaction in flight: it stays its client even if the link drops. */
+  private active: pg.Client | undefined;
   private migrated = false;
   private changed = false;
   private lastEvent = 0;
@@ -65,7 +67,7 @@ class PostgresStore implements Store {
     this.lock = `SELECT pg_advisory_xact_lock(hashtextextended(${literal(`cairn:ws:${location.schema}`)}, 0))`;
     this.channel = channelOf(location.schema);
     const db = pgDb(
-      () => this.client as pg.Client,
+      () => this.active as pg.Client,
       (result) => {
         if ((result.rowCount ?? 0) > 0 && result.command !== "SELECT") this.changed = true;
       },
@@ -137,11 +139,15 @@ class PostgresStore implements Store {
         client = await this.connection();
         await client.query(begin);
       } catch (error) {
-        if (this.client && isConnectionError(error)) this.drop(this.client);
+        const failed = this.client;
+        if (failed && isConnectionError(error)) this.drop(failed);
+        // BEGIN may have succeeded before the lock wait timed out: end that transaction.
+        else if (failed) await failed.query("ROLLBACK").catch(() => this.drop(failed));
         throw this.translate(error);
       }
       this.changed = false;
       this.lastEvent = 0;
+      this.active = client;
       try {
         const result = await work(this.tx);
         if (this.changed && !writing) throw operational("internal: a read transaction changed the workspace");
@@ -156,6 +162,8 @@ class PostgresStore implements Store {
         if (isConnectionError(error)) this.drop(client);
         else await client.query("ROLLBACK").catch(() => this.drop(client));
         throw this.translate(error);
+      } finally {
+        this.active = undefined;
       }
     });
   }
