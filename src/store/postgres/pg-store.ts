@@ -30,6 +30,8 @@ export interface PgOpenOptions {
 export const channelOf = (schema: string) =>
   `cairn_${createHash("sha256").update(schema).digest("hex").slice(0, 24)}`;
 
+const RESTART_GRACE_MS = 5_000;
+
 const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
 
 export function openPostgresStore(location: PgLocation, options: PgOpenOptions = {}): Store {
@@ -52,6 +54,7 @@ class PostgresStore implements Store {
   /** The client of the transaction in flight: it stays its client even if the link drops. */
   private active: pg.Client | undefined;
   private migrated = false;
+  private connectedOnce = false;
   private changed = false;
   private lastEvent = 0;
   private readonly tx: Tx;
@@ -108,7 +111,7 @@ class PostgresStore implements Store {
 
   private async connection(): Promise<pg.Client> {
     if (this.client) return this.client;
-    const client = await connect({ location: this.location });
+    const client = await this.reconnect();
     const forget = () => {
       if (this.client === client) this.client = undefined;
     };
@@ -125,6 +128,27 @@ class PostgresStore implements Store {
     }
     this.client = client;
     return client;
+  }
+
+  /**
+   * A server that answered before and refuses now is most likely restarting: wait for it a few
+   * seconds rather than failing every call. A first connection fails at once (wrong host or port).
+   */
+  private async reconnect(): Promise<pg.Client> {
+    const deadline = Date.now() + RESTART_GRACE_MS;
+    for (;;) {
+      try {
+        const client = await connect({ location: this.location });
+        this.connectedOnce = true;
+        return client;
+      } catch (error) {
+        const restarting = /^(ECONNREFUSED|ECONNRESET|57P03|57P01)$/.test(
+          String((error as { code?: unknown }).code),
+        );
+        if (!this.connectedOnce || !restarting || Date.now() > deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
   }
 
   private drop(client: pg.Client): void {
