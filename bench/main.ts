@@ -4,6 +4,7 @@
  */
 import { benchGoals } from "./goals.js";
 import { benchKnowledge } from "./knowledge.js";
+import { benchPostgres } from "./postgres.js";
 import { benchSpine } from "./spine.js";
 import { benchTasks } from "./tasks.js";
 
@@ -12,6 +13,7 @@ const SUITES: Record<string, () => Promise<void>> = {
   goals: benchGoals,
   knowledge: benchKnowledge,
   tasks: benchTasks,
+  pg: benchPostgres,
 };
 
 const wanted = process.argv.slice(2);

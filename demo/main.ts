@@ -6,6 +6,7 @@ import { chapterGoals } from "./goals.js";
 import { chapterKnowledge } from "./knowledge.js";
 import { chapterSpine } from "./spine.js";
 import { chapterTasks } from "./tasks.js";
+import { chapterTeam } from "./team.js";
 import { type DemoWorld, openWorld } from "./world.js";
 
 const CHAPTERS: ((world: DemoWorld) => Promise<void>)[] = [
@@ -13,6 +14,7 @@ const CHAPTERS: ((world: DemoWorld) => Promise<void>)[] = [
   chapterTasks,
   chapterKnowledge,
   chapterGoals,
+  chapterTeam,
 ];
 
 const world = await openWorld();
