@@ -9,7 +9,9 @@ declare module "vitest" {
 
 /**
  * One PostgreSQL for the whole run: embedded (started here, about half a second) unless
- * CAIRN_TEST_PG_URL names another server. Each test workspace lives in its own schema.
+ * CAIRN_TEST_PG_URL names another server. Each test workspace lives in its own schema; on
+ * another server they are left behind, so point it at a scratch database
+ * (CAIRN_TEST_PG_URL=postgres://postgres@127.0.0.1:5432/cairn_test, Debian's PostgreSQL 15 passes).
  */
 export default async function setup(project: TestProject) {
   let server: PgServer | undefined;
