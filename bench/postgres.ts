@@ -62,8 +62,10 @@ async function loadFacts(side: Side, store: Store, url: string | undefined, sche
   const unique = new Map(facts.map((fact) => [normaliseFact(fact.text), fact]));
   await client.query(`SET search_path TO "${schema}"`);
   await client.query(
-    `INSERT INTO facts (id, text, norm, topics, author, created_at, last_seen_at, seen_count)
-     SELECT 'F-' || (row_number() OVER ()), t, n, tp, 'owner', $4, $4, 1 FROM unnest($1::text[], $2::text[], $3::text[]) AS u(t, n, tp)`,
+    `INSERT INTO facts (seq, id, text, norm, topics, author, created_at, last_seen_at, seen_count)
+     SELECT s, 'F-' || s, t, n, tp, 'owner', $4, $4, 1
+     FROM (SELECT cairn_next('facts', NULL) AS s, u.* FROM unnest($1::text[], $2::text[], $3::text[]) AS u(t, n, tp)
+           WHERE NOT EXISTS (SELECT 1 FROM facts f WHERE f.norm = u.n AND f.superseded_by IS NULL)) AS rows`,
     [
       [...unique.values()].map((f) => f.text),
       [...unique.keys()],
