@@ -1,7 +1,7 @@
 /**
  * The store's contract. Domains see only this: asynchronous, SQL-free, transaction-scoped.
- * The embedded SQLite implementation lives in ./sqlite; a PostgreSQL one implements the same
- * interfaces and must pass the same contract tests (test/unit/store-contract.test.ts).
+ * The embedded SQLite implementation lives in ./sqlite, the shared PostgreSQL one in ./postgres;
+ * both pass the same contract tests (test/unit/store.test.ts) and end-to-end suites.
  */
 
 import type { AgentRunsRepo, AgentWindowsRepo } from "./agent-runs.js";
@@ -146,5 +146,10 @@ export interface Store {
    * every write is journaled, by construction.
    */
   write<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * A hint that the workspace advanced to journal event `head` (another process or machine
+   * wrote): read the journal or re-read what you show. Never carries data. Returns unsubscribe.
+   */
+  changes(listener: (head: number) => void): () => void;
   close(): Promise<void>;
 }

@@ -117,7 +117,7 @@ export async function importIntoNewWorkspace(
 ): Promise<ImportSummary> {
   const madeStateDir = !existsSync(workspace.stateDir);
   const hadConfig = existsSync(workspace.configPath);
-  const store = createWorkspace(workspace);
+  const store = await createWorkspace(workspace);
   try {
     const summary = await importWorkspace(store, { id: "owner" }, jsonl, now);
     await store.close();
