@@ -2,6 +2,10 @@ import { spine } from "../../sqlite/migrations/0001_spine.js";
 import { tasks } from "../../sqlite/migrations/0002_tasks.js";
 import { knowledge } from "../../sqlite/migrations/0003_knowledge.js";
 import { goals } from "../../sqlite/migrations/0004_goals.js";
+import { gates } from "../../sqlite/migrations/0005_gates.js";
+import { identity } from "../../sqlite/migrations/0006_identity.js";
+import { agents } from "../../sqlite/migrations/0007_agents.js";
+import { readPaths } from "../../sqlite/migrations/0009_read_paths.js";
 import { FACTS_SEARCH } from "./facts-search.js";
 import { JOURNAL_GUARDS, PLUMBING } from "./plumbing.js";
 import { fromSqlite } from "./translate.js";
@@ -41,4 +45,8 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       }) + FACTS_SEARCH(env.unaccent),
   },
   { name: goals.name, sql: () => fromSqlite(goals.sql) },
+  { name: gates.name, sql: () => fromSqlite(gates.sql) },
+  { name: identity.name, sql: () => fromSqlite(identity.sql) },
+  { name: agents.name, sql: () => fromSqlite(agents.sql) },
+  { name: readPaths.name, sql: () => fromSqlite(readPaths.sql) },
 ];
