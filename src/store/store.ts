@@ -80,12 +80,17 @@ export interface JournalFilter {
 }
 
 /**
- * A cheap hint that the workspace may have changed since the last look: a number that moves
- * when another connection commits. SQLite reads `PRAGMA data_version`; a PostgreSQL store can
- * count LISTEN/NOTIFY wake-ups. Only a hint: readers then ask the journal what changed.
+ * A cheap hint that the workspace may have changed: never data, readers then ask the journal
+ * what changed. SQLite reads `PRAGMA data_version`; PostgreSQL listens for NOTIFY.
  */
 export interface ChangeSignal {
+  /** A number that moves when another connection commits; cheap enough to poll often. */
   version(): number;
+  /**
+   * Pushes "the workspace advanced to journal event `head`" (another process or machine
+   * wrote), and the current head once at the start. Returns unsubscribe.
+   */
+  subscribe(listener: (head: number) => void): () => void;
 }
 
 export interface MetaRepo {
@@ -136,7 +141,7 @@ export interface Tx {
 export interface Store {
   /** The schema generation of the opened workspace. */
   readonly schemaVersion: number;
-  /** Moves when another connection commits (see ChangeSignal). */
+  /** Hints that another connection committed (see ChangeSignal). */
   readonly changes: ChangeSignal;
   /** A consistent read; concurrent writers are not blocked. */
   read<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
@@ -146,10 +151,5 @@ export interface Store {
    * every write is journaled, by construction.
    */
   write<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
-  /**
-   * A hint that the workspace advanced to journal event `head` (another process or machine
-   * wrote): read the journal or re-read what you show. Never carries data. Returns unsubscribe.
-   */
-  changes(listener: (head: number) => void): () => void;
   close(): Promise<void>;
 }

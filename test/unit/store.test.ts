@@ -201,7 +201,7 @@ describe.each(IMPLEMENTATIONS)("store contract: $name", ({ create }) => {
       });
       const seen: number[] = [];
       const advanced = new Promise<void>((resolve) => {
-        const stop = store.changes((head) => {
+        const stop = store.changes.subscribe((head) => {
           seen.push(head);
           if (head >= 2) {
             stop();

@@ -74,7 +74,7 @@ export const init = defineBareCommand({
   async handler(input, ctx) {
     requireOwnerLaunch(ctx, "create workspaces");
     const workspace = targetWorkspace(ctx, input.home);
-    const warnings = workspace.kind === "project" ? initWarnings(workspace.root) : [];
+    const warnings = workspace.kind === "project" ? initWarnings(workspace.root, ctx.env) : [];
     const location = storeLocationOf(workspace, undefined, ctx.env, input.store);
     const { workspaceId, store, joined } = await initWorkspace(workspace, "owner", ctx.now(), location);
     await store.close();

@@ -107,12 +107,12 @@ export function discoverWorkspace(cwd: string, env: NodeJS.ProcessEnv): Workspac
  * will no longer see it), or below the root of its git checkout (agents started elsewhere in the
  * repository will not find it). Each warning names the root it means.
  */
-export function initWarnings(root: string): string[] {
+export function initWarnings(root: string, env: NodeJS.ProcessEnv = {}): string[] {
   const warnings: string[] = [];
   let enclosingWorkspace: string | undefined;
   let gitRoot: string | undefined;
   for (let directory = dirname(resolve(root)); ; directory = dirname(directory)) {
-    if (!enclosingWorkspace && isWorkspace(projectWorkspace(directory))) enclosingWorkspace = directory;
+    if (!enclosingWorkspace && isWorkspace(projectWorkspace(directory), env)) enclosingWorkspace = directory;
     if (!gitRoot && existsSync(join(directory, ".git"))) gitRoot = directory;
     if (dirname(directory) === directory) break;
   }

@@ -56,8 +56,17 @@ export function pgGoals(db: PgDb): GoalRepo {
     runsAll: one("SELECT * FROM goal_runs ORDER BY seq"),
     runsOfGoal: one("SELECT * FROM goal_runs WHERE goal_id = ? ORDER BY seq"),
     insertAttempt: db.prepare(
-      "INSERT INTO goal_attempts (seq, id, run_id, milestone_id, base_head, base_dirty, base_changes, opened_by, opened_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      "INSERT INTO goal_attempts (seq, id, run_id, milestone_id, base_head, base_dirty, base_changes, opened_by, opened_at, checkout, base_hashes, inputs_approved_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     ),
+    openIn: one(
+      "SELECT * FROM goal_attempts WHERE checkout = ? AND reverted_at IS NULL AND (verdict IS NULL OR verdict <> 'keep') ORDER BY seq LIMIT 1",
+    ),
+    inputDrift: db.prepare("UPDATE goal_attempts SET input_drift = ? WHERE id = ?"),
+    resolve: db.prepare("UPDATE goal_attempts SET verdict = ?, resolution = ? WHERE id = ?"),
+    insertChange: db.prepare(
+      "INSERT INTO goal_contract_changes (goal_id, changed_by, at, fields, before, after) VALUES (?, ?, ?, ?, ?, ?)",
+    ),
+    changes: one("SELECT * FROM goal_contract_changes WHERE goal_id = ? ORDER BY seq"),
     attempts: one("SELECT * FROM goal_attempts WHERE run_id = ? ORDER BY seq"),
     baselines: one(
       "SELECT evaluator, attempt_id, mean, noise, direction FROM goal_baselines WHERE run_id = ?",
@@ -77,7 +86,7 @@ export function pgGoals(db: PgDb): GoalRepo {
     decide: db.prepare("UPDATE goal_attempts SET verdict = ?, decision = ?, decided_at = ? WHERE id = ?"),
     revert: db.prepare("UPDATE goal_attempts SET reverted_at = ? WHERE id = ?"),
     insertSample: db.prepare(
-      "INSERT INTO goal_samples (attempt_id, evaluator, proof, repeat_index, exit_code, value, error, duration_ms, output_tail, output_hash, git_head, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      "INSERT INTO goal_samples (attempt_id, evaluator, proof, repeat_index, exit_code, value, error, duration_ms, output_tail, output_hash, git_head, at, side) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     ),
     samples: one("SELECT * FROM goal_samples WHERE attempt_id = ? ORDER BY seq"),
     insertReport: db.prepare(
@@ -217,12 +226,46 @@ export function pgGoals(db: PgDb): GoalRepo {
         JSON.stringify(attempt.baseChanges),
         attempt.openedBy,
         attempt.openedAt,
+        attempt.checkout,
+        JSON.stringify(attempt.baseHashes),
+        attempt.inputsApprovedBy,
       );
       return attemptOf((await attemptById.get(id)) as Row);
     },
     async attempt(id) {
       const row = await attemptById.get(id);
       return row ? attemptOf(row) : undefined;
+    },
+    async openAttemptIn(checkout) {
+      const row = await stmts.openIn.get(checkout);
+      return row ? attemptOf(row) : undefined;
+    },
+    async recordInputDrift(id, paths) {
+      const current = attemptOf((await attemptById.get(id)) as Row).inputDrift;
+      await stmts.inputDrift.run(JSON.stringify([...new Set([...current, ...paths])].sort()), id);
+    },
+    async resolveAttempt(id, verdict, resolution) {
+      await stmts.resolve.run(verdict, JSON.stringify(resolution), id);
+    },
+    async insertContractChange(change) {
+      await stmts.insertChange.run(
+        change.goalId,
+        change.changedBy,
+        change.at,
+        JSON.stringify(change.fields),
+        JSON.stringify(change.before),
+        JSON.stringify(change.after),
+      );
+    },
+    async contractChanges(goalId) {
+      return (await stmts.changes.all(goalId)).map((row) => ({
+        goalId: String(row.goal_id),
+        changedBy: String(row.changed_by),
+        at: String(row.at),
+        fields: JSON.parse(String(row.fields)) as string[],
+        before: JSON.parse(String(row.before)),
+        after: JSON.parse(String(row.after)),
+      }));
     },
     async attempts(runId) {
       return (await stmts.attempts.all(runId)).map(attemptOf);
@@ -273,6 +316,7 @@ export function pgGoals(db: PgDb): GoalRepo {
         sample.outputHash,
         sample.gitHead,
         sample.at,
+        sample.side,
       );
     },
     async samples(attemptId) {

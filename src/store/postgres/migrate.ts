@@ -55,7 +55,12 @@ export async function schemaExists(client: pg.ClientBase, schema: string): Promi
 }
 
 /** Apply what is missing in the workspace's schema; refuse one that a newer cairn migrated further. */
-export async function migratePg(client: pg.ClientBase, target: PgTarget, creating: boolean): Promise<number> {
+export async function migratePg(
+  client: pg.ClientBase,
+  target: PgTarget,
+  creating: boolean,
+  readonly = false,
+): Promise<number> {
   if (!(await schemaExists(client, target.schema))) {
     if (!creating) {
       throw operational(
@@ -67,6 +72,12 @@ export async function migratePg(client: pg.ClientBase, target: PgTarget, creatin
     const applied = await appliedNames(client);
     refuseNewer(applied);
     if (PG_MIGRATIONS.every((migration) => applied.has(migration.name))) return PG_MIGRATIONS.length;
+    if (readonly) {
+      throw operational(
+        `the workspace on ${describeTarget(target)} needs migrating and this connection is read-only`,
+        "run any writing cairn command (e.g. `cairn status`) once to migrate it",
+      );
+    }
   }
   await client.query(`BEGIN; ${MIGRATE_LOCK}`);
   try {

@@ -2,7 +2,8 @@ import { createHash } from "node:crypto";
 import type pg from "pg";
 import { CairnError, operational } from "../../kernel/outcome.js";
 import { Mutex } from "../sqlite/mutex.js";
-import type { Store, Tx } from "../store.js";
+import type { ChangeSignal, Store, Tx } from "../store.js";
+import { pgAgentRuns, pgAgentWindows } from "./agent-runs.js";
 import { pgAgents } from "./agents.js";
 import { connect } from "./connection.js";
 import { pgDb } from "./db.js";
@@ -24,6 +25,11 @@ import { ChangeFeed } from "./watch.js";
 export interface PgOpenOptions {
   /** Create the schema and apply every migration (only `cairn init` and copies do this). */
   create?: boolean;
+  /**
+   * A session that cannot write (`cairn ui`): `default_transaction_read_only` is set on the
+   * connection, `write()` is refused and no migration is applied.
+   */
+  readonly?: boolean;
 }
 
 /** The NOTIFY channel of a workspace: a fixed-length name, whatever the schema is called. */
@@ -61,6 +67,9 @@ class PostgresStore implements Store {
   private readonly lock: string;
   private readonly channel: string;
   private feed: ChangeFeed | undefined;
+  private watching: (() => void) | undefined;
+  /** The last event this handle committed: its own writes move its version too. */
+  private committedHead = 0;
 
   constructor(
     private readonly location: PgLocation,
@@ -93,6 +102,8 @@ class PostgresStore implements Store {
       asks: pgAsks(db),
       queues: pgQueues(db),
       shortcuts: pgShortcuts(db),
+      agentRuns: pgAgentRuns(db),
+      agentWindows: pgAgentWindows(db),
     };
   }
 
@@ -101,12 +112,27 @@ class PostgresStore implements Store {
   }
 
   write<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    if (this.options.readonly) {
+      return Promise.reject(operational("internal: a write was attempted on a read-only connection"));
+    }
     return this.transaction(`BEGIN; ${this.lock}`, work, true);
   }
 
-  changes(listener: (head: number) => void): () => void {
+  /**
+   * NOTIFY-driven: `version()` is the highest journal event announced (its first call starts
+   * listening and keeps listening until close), `subscribe` pushes each new head.
+   */
+  readonly changes: ChangeSignal = {
+    version: () => {
+      this.watching ??= this.feedOf().subscribe(() => {});
+      return Math.max(this.feedOf().latest, this.committedHead);
+    },
+    subscribe: (listener) => this.feedOf().subscribe(listener),
+  };
+
+  private feedOf(): ChangeFeed {
     this.feed ??= new ChangeFeed(this.location, this.channel);
-    return this.feed.subscribe(listener);
+    return this.feed;
   }
 
   private async connection(): Promise<pg.Client> {
@@ -118,8 +144,9 @@ class PostgresStore implements Store {
     client.on("error", forget);
     client.on("end", forget);
     try {
+      if (this.options.readonly) await client.query("SET default_transaction_read_only = on");
       if (!this.migrated) {
-        await migratePg(client, this.target, this.options.create === true);
+        await migratePg(client, this.target, this.options.create === true, this.options.readonly === true);
         this.migrated = true;
       }
     } catch (error) {
@@ -181,6 +208,7 @@ class PostgresStore implements Store {
         await client.query(
           this.lastEvent > 0 ? `SELECT pg_notify('${this.channel}', '${this.lastEvent}'); COMMIT` : "COMMIT",
         );
+        if (this.lastEvent > 0) this.committedHead = this.lastEvent;
         return result;
       } catch (error) {
         if (isConnectionError(error)) this.drop(client);
@@ -198,6 +226,7 @@ class PostgresStore implements Store {
   }
 
   async close(): Promise<void> {
+    this.watching?.();
     await this.feed?.close();
     await this.mutex.run(async () => {
       const client = this.client;

@@ -34,7 +34,8 @@ const toRisk = (row: RiskRow): RiskRecord => ({
 });
 
 export function pgRisks(db: PgDb): RisksRepo {
-  const nextId = shortIds(db, "risks", "R");
+  // RK-n: goal runs own R-n. Risks stored as R-n before keep their ids (the numbers go on).
+  const nextId = shortIds(db, "risks", "RK");
   const insert = db.prepare(
     "INSERT INTO risks (seq, id, scope, risk, impact, likelihood, indicators, action, author, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
   );

@@ -121,13 +121,16 @@ interface ShortcutRow {
   effect: ShortcutEffect;
   roles: string;
   summary: string;
+  added_by: string;
+  version: number;
 }
 
 export function pgShortcuts(db: PgDb): ShortcutRepo {
   const upsert = db.prepare(
-    `INSERT INTO shortcuts (name, argv, effect, roles, summary, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+    `INSERT INTO shortcuts (name, argv, effect, roles, summary, updated_at, added_by, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT(name) DO UPDATE SET argv = excluded.argv, effect = excluded.effect, roles = excluded.roles,
-       summary = excluded.summary, updated_at = excluded.updated_at`,
+       summary = excluded.summary, updated_at = excluded.updated_at, added_by = excluded.added_by,
+       version = excluded.version`,
   );
   const byName = db.prepare<[string], ShortcutRow>("SELECT * FROM shortcuts WHERE name = ?");
   const list = db.prepare<[], ShortcutRow>("SELECT * FROM shortcuts ORDER BY name");
@@ -138,6 +141,8 @@ export function pgShortcuts(db: PgDb): ShortcutRepo {
     roles: JSON.parse(row.roles) as string[],
     summary: row.summary,
     source: "store" as const,
+    addedBy: row.added_by,
+    version: row.version,
   });
   return {
     async upsert(shortcut, at) {
@@ -148,6 +153,8 @@ export function pgShortcuts(db: PgDb): ShortcutRepo {
         JSON.stringify(shortcut.roles),
         shortcut.summary,
         at,
+        shortcut.addedBy,
+        shortcut.version,
       );
     },
     async byName(name) {

@@ -1,3 +1,4 @@
+import { COUNTED_BEYOND_PAGE, TASK_ORDER_BY } from "../sqlite/task-pages.js";
 import { COLUMNS, pad, RANK, type TaskRow, toTask } from "../sqlite/task-rows.js";
 import type { TaskRecord, TaskRepo } from "../tasks.js";
 import type { PgDb } from "./db.js";
@@ -146,13 +147,18 @@ export function pgTasks(db: PgDb): TaskRepo {
         values.text = filter.text;
       }
       const clause = where.length > 0 ? `WHERE ${where.join(" AND ")}` : "";
+      // Counted up to a cap past the page, as in SQLite (see COUNTED_BEYOND_PAGE).
+      const cap = filter.offset + filter.limit + COUNTED_BEYOND_PAGE;
       const total = (
-        (await db.prepare(`SELECT COUNT(*) AS n FROM tasks ${clause}`).get(values)) as { n: number }
+        (await db
+          .prepare(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM tasks ${clause} LIMIT @cap) AS matches`)
+          .get({ ...values, cap })) as { n: number }
       ).n;
+      const orderBy = TASK_ORDER_BY[filter.order ?? "tree"];
       const rows = (await db
-        .prepare(`SELECT ${COLUMNS} FROM tasks ${clause} ORDER BY sort_path LIMIT @limit OFFSET @offset`)
+        .prepare(`SELECT ${COLUMNS} FROM tasks ${clause} ORDER BY ${orderBy} LIMIT @limit OFFSET @offset`)
         .all({ ...values, limit: filter.limit, offset: filter.offset })) as TaskRow[];
-      return { tasks: rows.map(toTask), total };
+      return { tasks: rows.map(toTask), total, ...(total >= cap ? { capped: true } : {}) };
     },
     async children(id) {
       return (await children.all(id)).map(toTask);

@@ -21,6 +21,11 @@ export class ChangeFeed {
     private readonly channel: string,
   ) {}
 
+  /** The highest journal event announced so far (0 before the first connection). */
+  get latest(): number {
+    return this.head;
+  }
+
   subscribe(listener: (head: number) => void): () => void {
     this.listeners.add(listener);
     if (this.listeners.size === 1) {

@@ -19,7 +19,6 @@ import { sqliteCounts, sqliteTransfer } from "./transfer.js";
 
 /** Long enough for a queue of writers across processes (16 agents claiming at once). */
 const BUSY_TIMEOUT_MS = 15_000;
-const CHANGE_POLL_MS = 500;
 
 export interface OpenOptions {
   /** Create the file and apply every migration (only `cairn init` does this). */
@@ -126,25 +125,6 @@ class SqliteStore implements Store {
         throw this.translate(error);
       }
     });
-  }
-
-  /** Another process's commit shows as a new highest event id; polled only while someone listens. */
-  changes(listener: (head: number) => void): () => void {
-    let head = -1;
-    const poll = () => {
-      if (!this.db.open) return;
-      const now = (
-        this.db.prepare("SELECT COALESCE(MAX(id), 0) AS head FROM events").get() as { head: number }
-      ).head;
-      if (now > head) {
-        head = now;
-        listener(now);
-      }
-    };
-    poll();
-    const timer = setInterval(poll, CHANGE_POLL_MS);
-    timer.unref();
-    return () => clearInterval(timer);
   }
 
   private translate(error: unknown): unknown {
