@@ -53,9 +53,16 @@ const exportOf = (dir: string, env: Record<string, string | undefined>) => {
   return result.stdout;
 };
 
+/** The header's cairn.toml names each workspace and its store; the rows are what must agree. */
+const withoutConfig = (jsonl: string) => {
+  const [header, ...rows] = jsonl.split("\n");
+  const { config: _config, ...rest } = JSON.parse(header as string) as Record<string, unknown>;
+  return [JSON.stringify(rest), ...rows].join("\n");
+};
+
 /** Clock readings, random ids and token hashes differ between two runs; everything else may not. */
 const normalise = (jsonl: string) =>
-  jsonl
+  withoutConfig(jsonl)
     .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g, "<time>")
     .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, "<uuid>")
     .replace(/[0-9a-f]{64}/g, "<hash>")
