@@ -87,8 +87,8 @@ export interface ChangeSignal {
   /** A number that moves when another connection commits; cheap enough to poll often. */
   version(): number;
   /**
-   * Pushes "the workspace advanced to journal event `head`" (another process or machine
-   * wrote), and the current head once at the start. Returns unsubscribe.
+   * Pushes "the workspace advanced to journal event `head`" (at least whenever another process
+   * or machine wrote), and the current head once at the start. Returns unsubscribe.
    */
   subscribe(listener: (head: number) => void): () => void;
 }
