@@ -2,7 +2,8 @@ import { defineConfig } from "vitest/config";
 
 /**
  * End-to-end suites that also run against PostgreSQL (the `pg` project): claims, criteria,
- * memory recall, goals and export, the parts whose correctness depends on the store.
+ * memory recall, goals, gates, agent runs, the read-only dashboard and export, the parts whose
+ * correctness depends on the store.
  */
 const PG_SUITES = [
   "test/e2e/tasks-claims.test.ts",
@@ -10,6 +11,9 @@ const PG_SUITES = [
   "test/e2e/knowledge-mcp.test.ts",
   "test/e2e/goals-mcp.test.ts",
   "test/e2e/cli.test.ts",
+  "test/e2e/goals-gates.test.ts",
+  "test/e2e/agents-cli.test.ts",
+  "test/e2e/ui-http.test.ts",
 ];
 
 const base = { testTimeout: 60_000, hookTimeout: 60_000, pool: "forks" } as const;
