@@ -1,10 +1,30 @@
 import { defineConfig } from "vitest/config";
 
+/**
+ * End-to-end suites that also run against PostgreSQL (the `pg` project): claims, criteria,
+ * memory recall, goals, gates, agent runs, the read-only dashboard and export, the parts whose
+ * correctness depends on the store.
+ */
+const PG_SUITES = [
+  "test/e2e/tasks-claims.test.ts",
+  "test/e2e/tasks-verify.test.ts",
+  "test/e2e/knowledge-mcp.test.ts",
+  "test/e2e/goals-mcp.test.ts",
+  "test/e2e/cli.test.ts",
+  "test/e2e/goals-gates.test.ts",
+  "test/e2e/agents-cli.test.ts",
+  "test/e2e/ui-http.test.ts",
+];
+
+const base = { testTimeout: 60_000, hookTimeout: 60_000, pool: "forks" } as const;
+
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
-    pool: "forks",
+    // One PostgreSQL for the whole run (or CAIRN_TEST_PG_URL): pg suites and store contract tests.
+    globalSetup: ["test/helpers/pg-global.ts"],
+    projects: [
+      { test: { ...base, name: "sqlite", include: ["test/**/*.test.ts"] } },
+      { test: { ...base, name: "pg", include: PG_SUITES, env: { CAIRN_TEST_STORE: "postgres" } } },
+    ],
   },
 });

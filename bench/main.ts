@@ -5,6 +5,7 @@
 import { benchAgents } from "./agents.js";
 import { benchGoals } from "./goals.js";
 import { benchKnowledge } from "./knowledge.js";
+import { benchPostgres } from "./postgres.js";
 import { benchScale } from "./scale.js";
 import { benchSkills } from "./skills.js";
 import { benchSpine } from "./spine.js";
@@ -20,6 +21,7 @@ const SUITES: Record<string, () => Promise<void>> = {
   ui: benchUi,
   agents: benchAgents,
   skills: benchSkills,
+  pg: benchPostgres,
 };
 
 const wanted = process.argv.slice(2);

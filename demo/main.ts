@@ -8,6 +8,7 @@ import { chapterKnowledge } from "./knowledge.js";
 import { chapterSkills } from "./skills.js";
 import { chapterSpine } from "./spine.js";
 import { chapterTasks } from "./tasks.js";
+import { chapterTeam } from "./team.js";
 import { type DemoWorld, openWorld } from "./world.js";
 
 const CHAPTERS: ((world: DemoWorld) => Promise<void>)[] = [
@@ -17,6 +18,7 @@ const CHAPTERS: ((world: DemoWorld) => Promise<void>)[] = [
   chapterGoals,
   chapterAgents,
   chapterSkills,
+  chapterTeam,
 ];
 
 const world = await openWorld();

@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import { type Actor, profileFor, resolveActor } from "../domains/identity/actor.js";
 import { loadConfig, type Profile, type WorkspaceConfig } from "../domains/workspace/config.js";
 import { discoverWorkspace, type Workspace } from "../domains/workspace/discover.js";
+import { storeLocationOf } from "../domains/workspace/store-location.js";
 import { notFound, operational, refuse } from "../kernel/outcome.js";
 import { quoteValue } from "../kernel/text.js";
 import { openStore } from "../store/open.js";
@@ -151,7 +152,7 @@ export class Session {
       );
     }
     const config = loadConfig(workspace.configPath);
-    const store = openStore(workspace.databasePath, { readonly: this.readOnly });
+    const store = openStore(storeLocationOf(workspace, config, this.env), { readonly: this.readOnly });
     try {
       const actor = await resolveActor(store, this.agentToken);
       const profile = profileFor(actor, config, this.requestedProfile);

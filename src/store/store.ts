@@ -1,7 +1,7 @@
 /**
  * The store's contract. Domains see only this: asynchronous, SQL-free, transaction-scoped.
- * The embedded SQLite implementation lives in ./sqlite; a PostgreSQL one implements the same
- * interfaces and must pass the same contract tests (test/unit/store-contract.test.ts).
+ * The embedded SQLite implementation lives in ./sqlite, the shared PostgreSQL one in ./postgres;
+ * both pass the same contract tests (test/unit/store.test.ts) and end-to-end suites.
  */
 
 import type { AgentRunsRepo, AgentWindowsRepo } from "./agent-runs.js";
@@ -80,12 +80,17 @@ export interface JournalFilter {
 }
 
 /**
- * A cheap hint that the workspace may have changed since the last look: a number that moves
- * when another connection commits. SQLite reads `PRAGMA data_version`; a PostgreSQL store can
- * count LISTEN/NOTIFY wake-ups. Only a hint: readers then ask the journal what changed.
+ * A cheap hint that the workspace may have changed: never data, readers then ask the journal
+ * what changed. SQLite reads `PRAGMA data_version`; PostgreSQL listens for NOTIFY.
  */
 export interface ChangeSignal {
+  /** A number that moves when another connection commits; cheap enough to poll often. */
   version(): number;
+  /**
+   * Pushes "the workspace advanced to journal event `head`" (at least whenever another process
+   * or machine wrote), and the current head once at the start. Returns unsubscribe.
+   */
+  subscribe(listener: (head: number) => void): () => void;
 }
 
 export interface MetaRepo {
@@ -136,7 +141,7 @@ export interface Tx {
 export interface Store {
   /** The schema generation of the opened workspace. */
   readonly schemaVersion: number;
-  /** Moves when another connection commits (see ChangeSignal). */
+  /** Hints that another connection committed (see ChangeSignal). */
   readonly changes: ChangeSignal;
   /** A consistent read; concurrent writers are not blocked. */
   read<T>(work: (tx: Tx) => Promise<T>): Promise<T>;

@@ -2,6 +2,7 @@ import { type SpawnSyncReturns, spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { inject } from "vitest";
 
 export const REPO_ROOT = resolve(import.meta.dirname, "../..");
 export const CAIRN_BIN = join(REPO_ROOT, "bin", "cairn.mjs");
@@ -12,11 +13,25 @@ export function scratchDir(prefix = "cairn-test-"): { dir: string; cleanup: () =
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
+/**
+ * The store the suites run against: SQLite, or (in the `pg` test project, CAIRN_TEST_STORE=
+ * postgres) the run's PostgreSQL server, where every test workspace gets a schema of its own.
+ */
+export const STORE_UNDER_TEST: "sqlite" | "postgres" =
+  process.env.CAIRN_TEST_STORE === "postgres" ? "postgres" : "sqlite";
+
+/** The run's PostgreSQL server (test/helpers/pg-global.ts), with no password in the URL. */
+export function testPgUrl(): string {
+  return inject("pgUrl");
+}
+
 /** The environment a test process gets: no inherited identity or workspace overrides. */
 export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   delete env.CAIRN_AGENT;
   delete env.CAIRN_DIR;
+  delete env.CAIRN_STORE_URL;
+  if (STORE_UNDER_TEST === "postgres") env.CAIRN_STORE_URL = testPgUrl();
   env.CAIRN_HOME = join(tmpdir(), "cairn-test-no-home");
   for (const [key, value] of Object.entries(extra)) {
     if (value === undefined) delete env[key];

@@ -1,18 +1,27 @@
 import { writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CairnError } from "../../src/kernel/outcome.js";
 import { openStore } from "../../src/store/open.js";
 import type { Store } from "../../src/store/store.js";
-import { scratchDir } from "../helpers/workspace.js";
+import { scratchDir, testPgUrl } from "../helpers/workspace.js";
 
 /**
- * Every store implementation must pass the contract below; a PostgreSQL store joins this list.
- * Tests that poke at SQLite's own files live in the SQLite-only block further down.
+ * Every store implementation must pass the contract below: the embedded SQLite file and a
+ * schema on the run's PostgreSQL server. Tests that poke at SQLite's own files live in the
+ * SQLite-only block further down; PostgreSQL's own are in store-postgres.test.ts.
  */
 const IMPLEMENTATIONS: { name: string; create: (dir: string) => Store }[] = [
   { name: "sqlite", create: (dir) => openStore(join(dir, "cairn.db"), { create: true }) },
+  {
+    name: "postgres",
+    create: (dir) =>
+      openStore(
+        { kind: "postgres", url: testPgUrl(), schema: `contract-${basename(dir)}` },
+        { create: true },
+      ),
+  },
 ];
 
 let scratch: { dir: string; cleanup: () => void };
@@ -91,6 +100,124 @@ describe.each(IMPLEMENTATIONS)("store contract: $name", ({ create }) => {
       .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(CairnError);
     expect((failure as CairnError).errorKind).toBe("conflict");
+  });
+
+  it("hands out short ids without gaps after a rollback and never again after a delete", async () => {
+    const fact = (text: string) => ({ text, norm: text, topics: [], author: "owner" });
+    const add = (text: string) =>
+      store.write(async (tx) => {
+        const made = await tx.facts.insert(fact(text), "2026-01-01T00:00:00.000Z");
+        await tx.journal.append(event("fact.add"));
+        return made.id;
+      });
+    expect(await add("one")).toBe("F-1");
+    await expect(
+      store.write(async (tx) => {
+        await tx.facts.insert(fact("rolled back"), "2026-01-01T00:00:00.000Z");
+        await tx.journal.append(event("fact.add"));
+        throw new Error("abandon");
+      }),
+    ).rejects.toThrow("abandon");
+    expect(await add("two")).toBe("F-2");
+    await store.write(async (tx) => {
+      await tx.facts.delete("F-2");
+      await tx.journal.append(event("fact.forget"));
+    });
+    expect(await add("three")).toBe("F-3");
+    const ids = (await store.read((tx) => tx.journal.recent(10))).map((e) => e.id);
+    expect(ids).toEqual([4, 3, 2, 1]);
+  });
+
+  it("keeps text and JSON exactly: NUL characters, key order, accents, 5 MB", async () => {
+    const text = `nul\u0000inside \uE000 café ${"x".repeat(5 * 1024 * 1024)}`;
+    await store.write(async (tx) => {
+      await tx.meta.set("probe", text);
+      await tx.journal.append({ ...event("probe"), data: { b: 1, a: [2, { z: 0, y: "\u0000" }] } });
+    });
+    expect(await store.read((tx) => tx.meta.get("probe"))).toBe(text);
+    const [stored] = await store.read((tx) => tx.journal.recent(1));
+    expect(JSON.stringify(stored?.data)).toBe('{"b":1,"a":[2,{"z":0,"y":"\\u0000"}]}');
+  });
+
+  it("refuses a change inside a read transaction", async () => {
+    await expect(
+      store.read(async (tx) => {
+        await tx.meta.set("k", "v");
+      }),
+    ).rejects.toThrow(/read|only/i);
+  });
+
+  it("recalls by bm25: the rarer matching word ranks first, accents fold, superseded facts leave", async () => {
+    await store.write(async (tx) => {
+      const at = "2026-01-01T00:00:00.000Z";
+      for (let i = 0; i < 20; i++)
+        await tx.facts.insert(
+          { text: `the board keeps task ${i}`, norm: `n${i}`, topics: [], author: "o" },
+          at,
+        );
+      await tx.facts.insert(
+        { text: "the café serves sqlite leases", norm: "cafe", topics: ["store"], author: "o" },
+        at,
+      );
+      const old = await tx.facts.insert(
+        { text: "leases expire hourly", norm: "old", topics: [], author: "o" },
+        at,
+      );
+      const fresh = await tx.facts.insert(
+        { text: "leases expire daily", norm: "new", topics: [], author: "o" },
+        at,
+      );
+      await tx.facts.supersede(old.id, fresh.id, at);
+      await tx.journal.append(event("fact.add"));
+    });
+    const hits = await store.read((tx) => tx.facts.search({ terms: ["cafe", "board"], limit: 5 }));
+    expect(hits[0]?.fact.text).toBe("the café serves sqlite leases");
+    const leases = await store.read((tx) => tx.facts.search({ terms: ["leases", "expire"], limit: 5 }));
+    expect(leases.map((h) => h.fact.text)).toEqual(["leases expire daily", "the café serves sqlite leases"]);
+    const topical = await store.read((tx) =>
+      tx.facts.search({ terms: ["leases"], topic: "store", limit: 5 }),
+    );
+    expect(topical.map((h) => h.fact.text)).toEqual(["the café serves sqlite leases"]);
+    for (const hostile of [
+      "foo & | bar",
+      '"unterminated',
+      "a:*",
+      "(x",
+      "<->",
+      "'; drop table facts; --",
+      "!",
+    ]) {
+      await expect(
+        store.read((tx) => tx.facts.search({ terms: [hostile], limit: 5 })),
+      ).resolves.toBeDefined();
+    }
+  });
+
+  it("hints at changes: another handle's commit reports the new journal head", async () => {
+    const other = create(scratch.dir);
+    try {
+      await other.write(async (tx) => {
+        await tx.journal.append(event("warm"));
+      });
+      const seen: number[] = [];
+      const advanced = new Promise<void>((resolve) => {
+        const stop = store.changes.subscribe((head) => {
+          seen.push(head);
+          if (head >= 2) {
+            stop();
+            resolve();
+          }
+        });
+      });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await other.write(async (tx) => {
+        await tx.journal.append(event("poke"));
+      });
+      await advanced;
+      expect(seen.at(-1)).toBe(2);
+    } finally {
+      await other.close();
+    }
   });
 });
 

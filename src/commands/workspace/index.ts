@@ -2,6 +2,7 @@ import type { CommandDomain } from "../domain.js";
 import { capabilities } from "./capabilities.js";
 import { agentAdd, agentList, agentRetire, whoami } from "./identity.js";
 import { status } from "./status.js";
+import { storeCopy } from "./store-copy.js";
 import { WORKSPACE_TOOLS } from "./tools.js";
 import { exportCommand, importCommand, init } from "./workspace.js";
 
@@ -18,7 +19,11 @@ export const workspaceDomain: CommandDomain = {
     exportCommand,
     importCommand,
     capabilities,
+    storeCopy,
   ],
   tools: WORKSPACE_TOOLS,
-  groups: { agent: "Register, list and retire agents (each gets its own token)" },
+  groups: {
+    agent: "Register, list and retire agents (each gets its own token)",
+    store: "Where the workspace is stored: copy it between SQLite and a shared PostgreSQL",
+  },
 };

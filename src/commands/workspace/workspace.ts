@@ -10,6 +10,7 @@ import {
   type Workspace,
 } from "../../domains/workspace/discover.js";
 import { initWorkspace } from "../../domains/workspace/init.js";
+import { describeLocation, storeLocationOf } from "../../domains/workspace/store-location.js";
 import { refuse } from "../../kernel/outcome.js";
 import { quoteValue } from "../../kernel/text.js";
 import { type BareContext, requireOwnerLaunch } from "../context.js";
@@ -56,27 +57,40 @@ export const init = defineBareCommand({
   effect: "write",
   input: z.object({
     home: z.boolean().optional().describe("create the machine-level workspace in CAIRN_HOME"),
+    store: z
+      .string()
+      .optional()
+      .describe(
+        "a shared PostgreSQL store, postgres://user@host:port/db[?schema=NAME]; password from PGPASSWORD",
+      ),
   }),
   output: z.object({
     workspace: WorkspaceRef,
     workspace_id: z.string(),
+    store: z.string().optional(),
+    joined: z.boolean().optional(),
     warnings: z.array(z.string()).optional(),
   }),
   async handler(input, ctx) {
     requireOwnerLaunch(ctx, "create workspaces");
     const workspace = targetWorkspace(ctx, input.home);
-    const warnings = workspace.kind === "project" ? initWarnings(workspace.root) : [];
-    const { workspaceId, store } = await initWorkspace(workspace, "owner", ctx.now());
+    const warnings = workspace.kind === "project" ? initWarnings(workspace.root, ctx.env) : [];
+    const location = storeLocationOf(workspace, undefined, ctx.env, input.store);
+    const { workspaceId, store, joined } = await initWorkspace(workspace, "owner", ctx.now(), location);
     await store.close();
     return {
       workspace: { root: workspace.root, state_dir: workspace.stateDir, kind: workspace.kind },
       workspace_id: workspaceId,
+      store: describeLocation(location),
+      joined,
       warnings,
     };
   },
   render: (out) =>
     [
-      `Initialized cairn workspace in ${out.workspace.state_dir}`,
+      out.joined
+        ? `Joined the shared cairn workspace ${out.store} from ${out.workspace.state_dir}`
+        : `Initialized cairn workspace in ${out.workspace.state_dir}${out.store?.startsWith("postgres") ? ` on ${out.store}` : ""}`,
       ...(out.warnings ?? []).map((w) => `warning: ${w}`),
     ].join("\n"),
 });

@@ -107,6 +107,14 @@ function parseLine(line: string, number: number): unknown {
 }
 
 /**
+ * The import made a local SQLite store: an exported `[store]` table (the source's PostgreSQL
+ * server) must not come along, or the restored workspace would open the source's shared store.
+ */
+export function withoutStoreTable(config: string): string {
+  return config.replace(/^\[store\][^\n]*\n?(?:(?!\s*\[)[^\n]*\n?)*/m, "");
+}
+
+/**
  * `cairn import`: a new workspace holding exactly the export, its cairn.toml included. All or
  * nothing: a failure removes everything the import made, the state directory too if it made it.
  */
@@ -117,11 +125,11 @@ export async function importIntoNewWorkspace(
 ): Promise<ImportSummary> {
   const madeStateDir = !existsSync(workspace.stateDir);
   const hadConfig = existsSync(workspace.configPath);
-  const store = createWorkspace(workspace);
+  const store = await createWorkspace(workspace);
   try {
     const summary = await importWorkspace(store, { id: "owner" }, jsonl, now);
     await store.close();
-    if (summary.config !== undefined) writeFileSync(workspace.configPath, summary.config);
+    if (summary.config !== undefined) writeFileSync(workspace.configPath, withoutStoreTable(summary.config));
     return summary;
   } catch (error) {
     await store.close();

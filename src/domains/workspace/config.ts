@@ -37,6 +37,20 @@ export const ShortcutConfig = z.object({
 export type ShortcutConfig = z.infer<typeof ShortcutConfig>;
 
 /**
+ * `[store]`: a shared PostgreSQL server instead of the embedded SQLite file. The URL never holds
+ * a password (PGPASSWORD or ~/.pgpass supply it); `schema` names this workspace on that server.
+ */
+export const StoreConfig = z.object({
+  url: z
+    .string()
+    .refine((url) => !/^postgres(ql)?:\/\/[^/@\s]*:[^@\s]*@/i.test(url), {
+      message: "must not hold a password: set PGPASSWORD or use ~/.pgpass",
+    })
+    .optional(),
+  schema: z.string().optional(),
+});
+
+/**
  * `cairn.toml`. Sections this build does not know are kept and ignored, so an older cairn can
  * read a newer workspace's configuration.
  */
@@ -56,6 +70,7 @@ export const WorkspaceConfig = z
     shortcuts: z
       .record(z.string().regex(NAME, "shortcut names use letters, digits, - and _"), ShortcutConfig)
       .default({}),
+    store: StoreConfig.optional(),
   })
   .catchall(z.unknown());
 export type WorkspaceConfig = z.infer<typeof WorkspaceConfig>;

@@ -37,7 +37,22 @@ export function homeWorkspace(env: NodeJS.ProcessEnv): Workspace {
   };
 }
 
-const isWorkspace = (workspace: Workspace) => existsSync(workspace.databasePath);
+/**
+ * A `.cairn/` holding the SQLite file, or a cairn.toml whose `[store]` names a shared server, or
+ * any cairn.toml when CAIRN_STORE_URL names that server for every workspace.
+ */
+const isWorkspace = (workspace: Workspace, env: NodeJS.ProcessEnv) =>
+  existsSync(workspace.databasePath) ||
+  declaresSharedStore(workspace.configPath) ||
+  (Boolean(env.CAIRN_STORE_URL) && existsSync(workspace.configPath));
+
+export function declaresSharedStore(configPath: string): boolean {
+  try {
+    return /^\s*\[store\]/m.test(readFileSync(configPath, "utf8"));
+  } catch {
+    return false;
+  }
+}
 
 /**
  * A linked git worktree has a `.git` file pointing into the main repository's
@@ -68,23 +83,23 @@ export function mainCheckoutOf(directory: string): string | undefined {
 export function discoverWorkspace(cwd: string, env: NodeJS.ProcessEnv): Workspace | undefined {
   if (env.CAIRN_DIR) {
     const pinned = projectWorkspace(resolve(cwd, env.CAIRN_DIR));
-    return isWorkspace(pinned) ? pinned : undefined;
+    return isWorkspace(pinned, env) ? pinned : undefined;
   }
   let directory = resolve(cwd);
   for (;;) {
     const here = projectWorkspace(directory);
-    if (isWorkspace(here)) return here;
+    if (isWorkspace(here, env)) return here;
     const mainCheckout = mainCheckoutOf(directory);
     if (mainCheckout) {
       const shared = projectWorkspace(mainCheckout);
-      if (isWorkspace(shared)) return shared;
+      if (isWorkspace(shared, env)) return shared;
     }
     const parent = dirname(directory);
     if (parent === directory) break;
     directory = parent;
   }
   const home = homeWorkspace(env);
-  return isWorkspace(home) ? home : undefined;
+  return isWorkspace(home, env) ? home : undefined;
 }
 
 /**
@@ -92,12 +107,12 @@ export function discoverWorkspace(cwd: string, env: NodeJS.ProcessEnv): Workspac
  * will no longer see it), or below the root of its git checkout (agents started elsewhere in the
  * repository will not find it). Each warning names the root it means.
  */
-export function initWarnings(root: string): string[] {
+export function initWarnings(root: string, env: NodeJS.ProcessEnv = {}): string[] {
   const warnings: string[] = [];
   let enclosingWorkspace: string | undefined;
   let gitRoot: string | undefined;
   for (let directory = dirname(resolve(root)); ; directory = dirname(directory)) {
-    if (!enclosingWorkspace && isWorkspace(projectWorkspace(directory))) enclosingWorkspace = directory;
+    if (!enclosingWorkspace && isWorkspace(projectWorkspace(directory), env)) enclosingWorkspace = directory;
     if (!gitRoot && existsSync(join(directory, ".git"))) gitRoot = directory;
     if (dirname(directory) === directory) break;
   }

@@ -2,43 +2,80 @@ import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { conflict } from "../../kernel/outcome.js";
-import { openStore } from "../../store/open.js";
+import { openStore, type StoreLocation } from "../../store/open.js";
+import { storableUrl } from "../../store/postgres/location.js";
 import type { Store } from "../../store/store.js";
 import { CONFIG_TEMPLATE } from "./config.js";
-import type { Workspace } from "./discover.js";
+import { declaresSharedStore, type Workspace } from "./discover.js";
 
 export interface InitResult {
   workspaceId: string;
   store: Store;
+  /** The shared store already held this workspace: this checkout joined it. */
+  joined: boolean;
 }
 
-/** Lay out `.cairn/` with a migrated, empty database and a commented `cairn.toml`. */
-export function createWorkspace(workspace: Workspace): Store {
-  if (existsSync(workspace.databasePath)) {
+/** The `[store]` section for a shared store: the URL without password or schema, and the schema. */
+function storeSection(location: StoreLocation): string {
+  if (location.kind === "sqlite") return "";
+  return `\n# The shared store: a schema on a PostgreSQL server. Never put a password here:\n# cairn takes it from PGPASSWORD or ~/.pgpass.\n[store]\nurl = ${JSON.stringify(storableUrl(location.url))}\nschema = ${JSON.stringify(location.schema)}\n`;
+}
+
+function refuseExisting(workspace: Workspace): void {
+  if (existsSync(workspace.databasePath) || declaresSharedStore(workspace.configPath)) {
     throw conflict(
       `a cairn workspace already exists at ${workspace.stateDir}`,
       "use it; or pick another directory",
     );
   }
+}
+
+/**
+ * Lay out `.cairn/` with a migrated store and a commented `cairn.toml`. The configuration is
+ * written only once the store opened, so a failed connection leaves no half-made workspace.
+ */
+export async function createWorkspace(
+  workspace: Workspace,
+  location: StoreLocation = { kind: "sqlite", path: workspace.databasePath },
+): Promise<Store> {
+  refuseExisting(workspace);
   mkdirSync(workspace.stateDir, { recursive: true });
-  if (!existsSync(workspace.configPath)) {
-    writeFileSync(workspace.configPath, CONFIG_TEMPLATE.replace("%NAME%", basename(workspace.root)));
+  const store = openStore(location, { create: true });
+  if (location.kind === "postgres") {
+    try {
+      await store.read(async () => undefined);
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
   }
+  const template = CONFIG_TEMPLATE.replace("%NAME%", basename(workspace.root));
+  if (!existsSync(workspace.configPath))
+    writeFileSync(workspace.configPath, template + storeSection(location));
   // The database is local state; the configuration is meant to be committed.
   const ignore = join(workspace.stateDir, ".gitignore");
   if (!existsSync(ignore)) writeFileSync(ignore, "cairn.db\ncairn.db-*\n");
-  return openStore(workspace.databasePath, { create: true });
+  return store;
 }
 
-/** A new workspace with its identity and the journal's first event. */
+/** A new workspace with its identity and the journal's first event (or the shared one joined). */
 export async function initWorkspace(
   workspace: Workspace,
   actorName: string,
   now: string,
+  location?: StoreLocation,
 ): Promise<InitResult> {
-  const store = createWorkspace(workspace);
-  const workspaceId = randomUUID();
+  const store = await createWorkspace(workspace, location);
+  let workspaceId: string = randomUUID();
+  let joined = false;
+  // Decided under the write lock: two checkouts initialising one shared schema agree on one id.
   await store.write(async (tx) => {
+    const existing = await tx.meta.get("workspace_id");
+    if (existing) {
+      workspaceId = existing;
+      joined = true;
+      return;
+    }
     await tx.meta.set("workspace_id", workspaceId);
     await tx.meta.set("created_at", now);
     await tx.journal.append({
@@ -49,5 +86,5 @@ export async function initWorkspace(
       data: { kind: workspace.kind },
     });
   });
-  return { workspaceId, store };
+  return { workspaceId, store, joined };
 }

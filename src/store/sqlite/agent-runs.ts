@@ -2,7 +2,7 @@ import type Database from "better-sqlite3";
 import type { AgentRunRecord, AgentRunsRepo, AgentWindowsRepo, WindowMark } from "../agent-runs.js";
 import { shortIds } from "./short-ids.js";
 
-interface RunRow {
+export interface RunRow {
   id: string;
   agent: string;
   schedule: string;
@@ -23,7 +23,7 @@ interface RunRow {
   identity: string | null;
 }
 
-const toRun = (row: RunRow): AgentRunRecord => ({
+export const toRun = (row: RunRow): AgentRunRecord => ({
   id: row.id,
   agent: row.agent,
   schedule: row.schedule,

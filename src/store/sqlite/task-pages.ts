@@ -1,4 +1,5 @@
 import type Database from "better-sqlite3";
+import type { TaskOrder } from "../tasks.js";
 import { COLUMNS, type TaskRow } from "./task-rows.js";
 
 /**
@@ -7,6 +8,17 @@ import { COLUMNS, type TaskRow } from "./task-rows.js";
  * beyond this page" is all a reader paging through it can use. A capped count says so.
  */
 export const COUNTED_BEYOND_PAGE = 1_000;
+
+/** Each list order ends on the tree position, so pages never overlap or skip a row. */
+export const TASK_ORDER_BY: Record<TaskOrder, string> = {
+  tree: "sort_path",
+  priority: "priority_rank, sort_path",
+  status:
+    "CASE status WHEN 'active' THEN 0 WHEN 'blocked' THEN 1 WHEN 'open' THEN 2 WHEN 'done' THEN 3 ELSE 4 END, sort_path",
+  updated: "updated_at DESC, sort_path",
+  created: "created_at DESC, seq DESC",
+  title: "lower(title), sort_path",
+};
 
 export interface PageQuery {
   /** `WHERE …` over the filters other than status, or "". */

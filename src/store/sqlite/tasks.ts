@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
-import type { TaskOrder, TaskRecord, TaskRepo } from "../tasks.js";
+import type { TaskRecord, TaskRepo } from "../tasks.js";
 import { shortIds } from "./short-ids.js";
-import { countPage, type PageQuery, readPage } from "./task-pages.js";
+import { countPage, type PageQuery, readPage, TASK_ORDER_BY } from "./task-pages.js";
 import { sqliteTaskRelations } from "./task-relations.js";
 import { COLUMNS, pad, RANK, type TaskRow, toTask } from "./task-rows.js";
 
@@ -21,17 +21,6 @@ const CHANGE_COLUMNS: Record<string, string> = {
 /** Dependencies still to finish: anything not done or dropped. */
 const UNFINISHED_DEPENDENCY = `EXISTS (SELECT 1 FROM task_dependencies d JOIN tasks t2 ON t2.id = d.depends_on
   WHERE d.task_id = tasks.id AND t2.status NOT IN ('done', 'dropped'))`;
-
-/** Each list order ends on the tree position, so pages never overlap or skip a row. */
-const ORDER_BY: Record<TaskOrder, string> = {
-  tree: "sort_path",
-  priority: "priority_rank, sort_path",
-  status:
-    "CASE status WHEN 'active' THEN 0 WHEN 'blocked' THEN 1 WHEN 'open' THEN 2 WHEN 'done' THEN 3 ELSE 4 END, sort_path",
-  updated: "updated_at DESC, sort_path",
-  created: "created_at DESC, seq DESC",
-  title: "lower(title), sort_path",
-};
 
 export function sqliteTasks(db: Database.Database): TaskRepo {
   const byId = db.prepare<[string], TaskRow>(`SELECT ${COLUMNS} FROM tasks WHERE id = ?`);
@@ -154,7 +143,7 @@ export function sqliteTasks(db: Database.Database): TaskRepo {
         selective: filter.owner !== undefined || filter.parent !== undefined,
         limit: filter.limit,
         offset: filter.offset,
-        orderBy: ORDER_BY[filter.order ?? "tree"],
+        orderBy: TASK_ORDER_BY[filter.order ?? "tree"],
       };
       const { total, capped } = countPage(db, query);
       return { tasks: readPage(db, query).map(toTask), total, ...(capped ? { capped } : {}) };

@@ -1,0 +1,47 @@
+import { basename } from "node:path";
+import { usageError } from "../../kernel/outcome.js";
+import { isPostgresUrl, type StoreLocation } from "../../store/open.js";
+import { checkSchemaName, redactUrl, schemaInUrl } from "../../store/postgres/location.js";
+import type { WorkspaceConfig } from "./config.js";
+import type { Workspace } from "./discover.js";
+
+/**
+ * A schema name from the workspace directory's name (letters, digits, - and _ only). Not from
+ * `[workspace] name`, which may change; `cairn init` writes the schema it chose into cairn.toml.
+ */
+export function defaultSchema(workspace: Workspace): string {
+  const name = basename(workspace.root).replace(/[^A-Za-z0-9_-]+/g, "_");
+  return (/^[A-Za-z_]/.test(name) ? name : `w_${name}`).slice(0, 63);
+}
+
+/**
+ * Where this workspace's store lives: CAIRN_STORE_URL, else `[store] url`, else the SQLite file
+ * in `.cairn/`. The schema comes from the URL's `?schema=`, else `[store] schema`, else the
+ * workspace's name.
+ */
+export function storeLocationOf(
+  workspace: Workspace,
+  config: WorkspaceConfig | undefined,
+  env: NodeJS.ProcessEnv,
+  override?: string,
+): StoreLocation {
+  const url = override || env.CAIRN_STORE_URL || config?.store?.url;
+  if (!url) return { kind: "sqlite", path: workspace.databasePath };
+  if (!isPostgresUrl(url)) {
+    throw usageError(
+      `the store URL ${redactUrl(url)} is not a PostgreSQL URL`,
+      "use postgres://user@host:port/database",
+    );
+  }
+  const schema = schemaInUrl(url) ?? config?.store?.schema ?? defaultSchema(workspace);
+  return { kind: "postgres", url, schema: checkSchemaName(schema) };
+}
+
+/** The store as it may be shown: a path, or a URL without its password plus the schema. */
+export function describeLocation(location: StoreLocation): string {
+  if (location.kind === "sqlite") return location.path;
+  const url = new URL(location.url);
+  url.password = "";
+  url.searchParams.delete("schema");
+  return `${url.toString()} (schema ${location.schema})`;
+}

@@ -1,0 +1,221 @@
+import Database from "better-sqlite3";
+import { conflict, operational } from "../kernel/outcome.js";
+import { openStore, type StoreLocation } from "./open.js";
+import { connect } from "./postgres/connection.js";
+import { encodeText, ident } from "./postgres/db.js";
+import { CONTENT_TABLES } from "./sqlite/migrations/index.js";
+import type { DumpRecord, Store } from "./store.js";
+
+/** A value as it travels: integers as bigint (beyond 2^53 too), text as stored, never via JSON. */
+type Value = bigint | number | string | Buffer | null;
+interface Table {
+  name: string;
+  columns: string[];
+  rows: Value[][];
+}
+interface Snapshot {
+  tables: Table[];
+  /** Highest id ever handed out per table, so a copy never hands one out again. */
+  counters: Map<string, bigint>;
+}
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** Every content table of a SQLite file in one read transaction, refusing what PostgreSQL would alter. */
+function readSqlite(path: string, toPostgres: boolean): Snapshot {
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  try {
+    db.defaultSafeIntegers(true);
+    return db.transaction(() => {
+      const tables = CONTENT_TABLES.map((name) => {
+        const info = db.prepare(`PRAGMA table_info(${ident(name)})`).all() as {
+          name: string;
+          type: string;
+        }[];
+        const columns = info.map((column) => column.name);
+        const statement = db.prepare(`SELECT rowid AS _r, * FROM ${ident(name)} ORDER BY rowid`);
+        const rows = (statement.all() as Record<string, Value>[]).map((row) =>
+          info.map((column) => {
+            const value = row[column.name] ?? null;
+            const where = `${name}.${column.name} (rowid ${row._r})`;
+            if (typeof value === "string" && value.includes("\uFFFD")) {
+              const raw = db
+                .prepare(
+                  `SELECT CAST(${ident(column.name)} AS BLOB) AS b FROM ${ident(name)} WHERE rowid = ?`,
+                )
+                .get(row._r) as { b: Buffer };
+              try {
+                strictUtf8.decode(raw.b);
+              } catch {
+                throw operational(
+                  `${where} holds bytes that are not UTF-8; a copy would change them`,
+                  "fix the value (or export it as it is) before copying",
+                );
+              }
+            }
+            if (toPostgres && /INT/i.test(column.type) && value !== null && typeof value !== "bigint") {
+              throw operational(
+                `${where} is declared ${column.type} but holds ${typeof value} ${JSON.stringify(String(value).slice(0, 40))}`,
+                "fix the value before copying",
+              );
+            }
+            return value;
+          }),
+        );
+        return { name, columns, rows };
+      });
+      const counters = new Map<string, bigint>();
+      const hasSequence = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_sequence'").get();
+      if (hasSequence) {
+        for (const row of db.prepare("SELECT name, seq FROM sqlite_sequence").all() as {
+          name: string;
+          seq: bigint;
+        }[])
+          counters.set(row.name, BigInt(row.seq));
+      }
+      return { tables, counters };
+    })();
+  } finally {
+    db.close();
+  }
+}
+
+async function readPostgres(location: Extract<StoreLocation, { kind: "postgres" }>): Promise<Snapshot> {
+  const client = await connect({ location, exact: true });
+  try {
+    await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+    const shape = await client.query<{ table_name: string; column_name: string; data_type: string }>(
+      `SELECT table_name, column_name, data_type FROM information_schema.columns
+       WHERE table_schema = current_schema() ORDER BY table_name, ordinal_position`,
+    );
+    const tables: Table[] = [];
+    for (const name of CONTENT_TABLES) {
+      const all = shape.rows.filter((row) => row.table_name === name);
+      const order =
+        ["_rowid", "seq", "id"].find((column) => all.some((c) => c.column_name === column)) ?? "1";
+      const kept = all.filter((column) => !column.column_name.startsWith("_"));
+      const result = await client.query({
+        text: `SELECT ${kept.map((c) => ident(c.column_name)).join(", ")} FROM ${ident(name)} ORDER BY ${ident(order)}`,
+        rowMode: "array",
+      });
+      const rows = (result.rows as Value[][]).map((row) =>
+        row.map((value, i) =>
+          kept[i]?.data_type === "bigint" && value !== null ? BigInt(value as string) : value,
+        ),
+      );
+      tables.push({ name, columns: kept.map((c) => c.column_name), rows });
+    }
+    const counters = new Map<string, bigint>();
+    for (const row of (
+      await client.query<{ name: string; last: string }>("SELECT name, last FROM cairn_counters")
+    ).rows)
+      counters.set(row.name, BigInt(row.last));
+    await client.query("COMMIT");
+    return { tables, counters };
+  } finally {
+    await client.end();
+  }
+}
+
+async function writePostgres(
+  location: Extract<StoreLocation, { kind: "postgres" }>,
+  snapshot: Snapshot,
+): Promise<void> {
+  const client = await connect({ location, exact: true, statementTimeoutMs: 600_000 });
+  try {
+    await client.query(
+      `BEGIN; SELECT pg_advisory_xact_lock(hashtextextended('cairn:ws:' || current_schema(), 0))`,
+    );
+    const held = await client.query(
+      "SELECT (SELECT count(*) FROM events) + (SELECT count(*) FROM agents) AS n",
+    );
+    if (Number(held.rows[0]?.n) > 0)
+      throw conflict(
+        `the target schema ${location.schema} already holds a workspace`,
+        "copy into a new schema",
+      );
+    await client.query("DELETE FROM meta");
+    for (const table of snapshot.tables) {
+      for (const row of table.rows) {
+        await client.query(
+          `INSERT INTO ${ident(table.name)} (${table.columns.map(ident).join(", ")}) VALUES (${table.columns.map((_, i) => `$${i + 1}`).join(", ")})`,
+          row.map((value) =>
+            typeof value === "bigint"
+              ? value.toString()
+              : typeof value === "string"
+                ? encodeText(value)
+                : value,
+          ),
+        );
+      }
+    }
+    for (const [name, last] of snapshot.counters) {
+      await client.query("SELECT cairn_next($1, $2)", [name, last.toString()]);
+    }
+    await client.query("COMMIT");
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => {});
+    throw error;
+  } finally {
+    await client.end();
+  }
+}
+
+function writeSqlite(path: string, snapshot: Snapshot): void {
+  const db = new Database(path, { fileMustExist: true });
+  try {
+    db.transaction(() => {
+      db.prepare("DELETE FROM meta").run();
+      for (const table of snapshot.tables) {
+        const insert = db.prepare(
+          `INSERT INTO ${ident(table.name)} (${table.columns.map(ident).join(", ")}) VALUES (${table.columns.map(() => "?").join(", ")})`,
+        );
+        for (const row of table.rows) insert.run(...row);
+      }
+      const raise = db.prepare("UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = ?");
+      for (const [name, last] of snapshot.counters) raise.run(last, name);
+    }).immediate();
+  } finally {
+    db.close();
+  }
+}
+
+const canonical = (records: DumpRecord[]) => records.map((record) => JSON.stringify(record)).join("\n");
+
+/**
+ * Copy a whole workspace into a new, empty store, losslessly: rows in insertion order with every
+ * id and counter, integers beyond 2^53 exact, NUL characters kept, JSON text byte for byte.
+ * Values a target would silently change (bytes that are not UTF-8, text in an integer column)
+ * stop the copy before anything is written. Verified by comparing the two exports.
+ */
+export async function copyStore(
+  source: StoreLocation,
+  target: StoreLocation,
+): Promise<{ rows: number; tables: number }> {
+  const prepared: Store = openStore(target, { create: true });
+  try {
+    await prepared.read(async () => undefined);
+  } finally {
+    await prepared.close();
+  }
+  const snapshot =
+    source.kind === "sqlite"
+      ? readSqlite(source.path, target.kind === "postgres")
+      : await readPostgres(source);
+  if (target.kind === "postgres") await writePostgres(target, snapshot);
+  else writeSqlite(target.path, snapshot);
+  const [from, to] = [openStore(source), openStore(target)];
+  try {
+    const [a, b] = [await from.read((tx) => tx.transfer.dump()), await to.read((tx) => tx.transfer.dump())];
+    if (canonical(a) !== canonical(b)) {
+      throw operational(
+        "the copy differs from its source; the target is left for inspection",
+        "report this: it is a bug",
+      );
+    }
+    return { rows: a.length, tables: snapshot.tables.length };
+  } finally {
+    await from.close();
+    await to.close();
+  }
+}

@@ -1,0 +1,131 @@
+import type { AgentRunsRepo, AgentWindowsRepo, WindowMark } from "../agent-runs.js";
+import { type RunRow, toRun } from "../sqlite/agent-runs.js";
+import type { PgDb } from "./db.js";
+import { shortIds } from "./short-ids.js";
+
+/** The PostgreSQL twin of ../sqlite/agent-runs.ts (same SQL; `ON CONFLICT DO NOTHING` is common). */
+export function pgAgentRuns(db: PgDb): AgentRunsRepo {
+  const nextId = shortIds(db, "agent_runs", "AR");
+  const insert = db.prepare(
+    `INSERT INTO agent_runs (seq, id, agent, schedule, trigger, window_at, status, started_at, supervisor_pid,
+       manifest_path, manifest_hash, log_path, identity, reason, finished_at)
+     VALUES (@seq, @id, @agent, @schedule, @trigger, @window_at, @status, @started_at, @supervisor_pid,
+       @manifest_path, @manifest_hash, @log_path, @identity, @reason, @finished_at)`,
+  );
+  const byId = db.prepare<[string], RunRow>("SELECT * FROM agent_runs WHERE id = ?");
+  const setPid = db.prepare("UPDATE agent_runs SET pid = ? WHERE id = ?");
+  const finish = db.prepare(
+    `UPDATE agent_runs SET status = @status, exit_code = @exit_code, finished_at = @finished_at,
+       duration_ms = @duration_ms, stderr_tail = @stderr_tail, reason = @reason,
+       log_path = COALESCE(@log_path, log_path)
+     WHERE id = @id AND status = 'running'`,
+  );
+  const recentAll = db.prepare<[number], RunRow>("SELECT * FROM agent_runs ORDER BY seq DESC LIMIT ?");
+  const recentOne = db.prepare<[string, number], RunRow>(
+    "SELECT * FROM agent_runs WHERE agent = ? ORDER BY seq DESC LIMIT ?",
+  );
+  const scheduled = db.prepare<[string, string, string], RunRow>(
+    "SELECT * FROM agent_runs WHERE agent = ? AND schedule = ? AND window_at IS NOT NULL AND window_at >= ? ORDER BY seq",
+  );
+  const lastOk = db.prepare<[string, string], RunRow>(
+    "SELECT * FROM agent_runs WHERE agent = ? AND schedule = ? AND trigger = 'schedule' AND status = 'ok' ORDER BY seq DESC LIMIT 1",
+  );
+  const lastTriggered = db.prepare<[string], RunRow>(
+    "SELECT * FROM agent_runs WHERE agent = ? AND trigger IN ('mcp', 'cli') ORDER BY seq DESC LIMIT 1",
+  );
+  const running = db.prepare<[], RunRow>("SELECT * FROM agent_runs WHERE status = 'running' ORDER BY seq");
+  return {
+    async start(run, at) {
+      const { seq, id } = await nextId();
+      const status = run.status ?? "running";
+      await insert.run({
+        seq,
+        id,
+        agent: run.agent,
+        schedule: run.schedule,
+        trigger: run.trigger,
+        window_at: run.windowAt,
+        status,
+        started_at: at,
+        supervisor_pid: run.supervisorPid,
+        manifest_path: run.manifestPath,
+        manifest_hash: run.manifestHash,
+        log_path: run.logPath,
+        identity: run.identity,
+        reason: run.reason ?? null,
+        finished_at: status === "running" ? null : at,
+      });
+      return toRun((await byId.get(id)) as RunRow);
+    },
+    async setPid(id, pid) {
+      await setPid.run(pid, id);
+    },
+    async finish(id, end) {
+      await finish.run({
+        id,
+        status: end.status,
+        exit_code: end.exitCode,
+        finished_at: end.finishedAt,
+        duration_ms: end.durationMs,
+        stderr_tail: end.stderrTail,
+        reason: end.reason,
+        log_path: end.logPath ?? null,
+      });
+    },
+    async byId(id) {
+      const row = await byId.get(id);
+      return row ? toRun(row) : undefined;
+    },
+    async recent({ agent, limit }) {
+      return (agent === undefined ? await recentAll.all(limit) : await recentOne.all(agent, limit)).map(
+        toRun,
+      );
+    },
+    async scheduled(agent, schedule, since) {
+      return (await scheduled.all(agent, schedule, since)).map(toRun);
+    },
+    async lastScheduledOk(agent, schedule) {
+      const row = await lastOk.get(agent, schedule);
+      return row ? toRun(row) : undefined;
+    },
+    async lastTriggered(agent) {
+      const row = await lastTriggered.get(agent);
+      return row ? toRun(row) : undefined;
+    },
+    async running() {
+      return (await running.all()).map(toRun);
+    },
+  };
+}
+
+export function pgAgentWindows(db: PgDb): AgentWindowsRepo {
+  const mark = db.prepare(
+    "INSERT INTO agent_windows (agent, schedule, window_at, mark, marked_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+  );
+  const marks = db.prepare<[string, string, string], { window_at: string; mark: WindowMark }>(
+    "SELECT window_at, mark FROM agent_windows WHERE agent = ? AND schedule = ? AND window_at >= ? ORDER BY window_at",
+  );
+  const firstSeen = db.prepare<[string, string], { first_seen_at: string }>(
+    "SELECT first_seen_at FROM agent_schedules_seen WHERE agent = ? AND schedule = ?",
+  );
+  const seen = db.prepare(
+    "INSERT INTO agent_schedules_seen (agent, schedule, first_seen_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+  );
+  return {
+    async mark(agent, schedule, windowAt, kind, at) {
+      return (await mark.run(agent, schedule, windowAt, kind, at)).changes > 0;
+    },
+    async marks(agent, schedule, since) {
+      return (await marks.all(agent, schedule, since)).map((row) => ({
+        windowAt: row.window_at,
+        mark: row.mark,
+      }));
+    },
+    async firstSeen(agent, schedule) {
+      return (await firstSeen.get(agent, schedule))?.first_seen_at;
+    },
+    async seen(agent, schedule, at) {
+      return (await seen.run(agent, schedule, at)).changes > 0;
+    },
+  };
+}

@@ -1,0 +1,68 @@
+import type { AgentRecord, AgentRepo, Grant, NewAgent } from "../store.js";
+import type { PgDb } from "./db.js";
+import { shortIds } from "./short-ids.js";
+
+interface AgentRow {
+  id: string;
+  name: string;
+  role: string;
+  grant_level: Grant;
+  parent_id: string | null;
+  token_hash: string;
+  created_at: string;
+  retired_at: string | null;
+}
+
+const COLUMNS = "id, name, role, grant_level, parent_id, token_hash, created_at, retired_at";
+
+function toRecord(row: AgentRow | undefined): AgentRecord | undefined {
+  if (!row) return undefined;
+  return {
+    id: row.id,
+    name: row.name,
+    role: row.role,
+    grant: row.grant_level,
+    parentId: row.parent_id,
+    tokenHash: row.token_hash,
+    createdAt: row.created_at,
+    retiredAt: row.retired_at,
+  };
+}
+
+export function pgAgents(db: PgDb): AgentRepo {
+  const nextId = shortIds(db, "agents", "A");
+  const insert = db.prepare(
+    "INSERT INTO agents (seq, id, name, role, grant_level, parent_id, token_hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+  );
+  const byId = db.prepare<[string], AgentRow>(`SELECT ${COLUMNS} FROM agents WHERE id = ?`);
+  const byName = db.prepare<[string], AgentRow>(`SELECT ${COLUMNS} FROM agents WHERE name = ?`);
+  const byTokenHash = db.prepare<[string], AgentRow>(`SELECT ${COLUMNS} FROM agents WHERE token_hash = ?`);
+  const listAll = db.prepare<[], AgentRow>(`SELECT ${COLUMNS} FROM agents ORDER BY seq`);
+  const listActive = db.prepare<[], AgentRow>(
+    `SELECT ${COLUMNS} FROM agents WHERE retired_at IS NULL ORDER BY seq`,
+  );
+  const retire = db.prepare("UPDATE agents SET retired_at = ? WHERE id = ? AND retired_at IS NULL");
+
+  return {
+    async insert(agent: NewAgent, at: string) {
+      const { seq, id } = await nextId();
+      await insert.run(seq, id, agent.name, agent.role, agent.grant, agent.parentId, agent.tokenHash, at);
+      return toRecord(await byId.get(id)) as AgentRecord;
+    },
+    async byId(id) {
+      return toRecord(await byId.get(id));
+    },
+    async byName(name) {
+      return toRecord(await byName.get(name));
+    },
+    async byTokenHash(tokenHash) {
+      return toRecord(await byTokenHash.get(tokenHash));
+    },
+    async list({ includeRetired }) {
+      return (await (includeRetired ? listAll : listActive).all()).map((row) => toRecord(row) as AgentRecord);
+    },
+    async retire(id, at) {
+      await retire.run(at, id);
+    },
+  };
+}

@@ -1,0 +1,76 @@
+import type pg from "pg";
+import { decodeText, ident } from "./db.js";
+import { connectionString, type PgLocation } from "./location.js";
+
+/** Session limits: a stuck writer cannot hold the workspace lock forever, nor a query run away. */
+export const SESSION_DEFAULTS = {
+  statementTimeoutMs: 30_000,
+  /** Long enough for a queue of writers across machines (16 agents claiming at once). */
+  lockTimeoutMs: 15_000,
+  idleInTransactionMs: 60_000,
+  connectTimeoutMs: 5_000,
+};
+
+let driver: Promise<typeof pg> | undefined;
+/** `pg` loads on first use, so a SQLite workspace never pays for parsing it. */
+export const loadDriver = () => {
+  driver ??= import("pg").then((module) => (module.default ?? module) as typeof pg);
+  return driver;
+};
+
+const INT8 = 20;
+const NUMERIC = 1700;
+const TEXT = 25;
+const VARCHAR = 1043;
+
+/**
+ * Values read the way better-sqlite3 reads them: integers as numbers, text unescaped (see
+ * encodeText). `exact` keeps 64-bit integers as strings, for the lossless copy.
+ */
+function typesFor(pgModule: typeof pg, exact: boolean): pg.CustomTypesConfig {
+  return {
+    getTypeParser: ((oid: number, format?: string) => {
+      if (oid === TEXT || oid === VARCHAR) return decodeText;
+      if (!exact && (oid === INT8 || oid === NUMERIC)) return (value: string) => Number(value);
+      return pgModule.types.getTypeParser(oid, format as "text");
+    }) as pg.CustomTypesConfig["getTypeParser"],
+  };
+}
+
+export interface Connect {
+  location: PgLocation;
+  /** The schema need not exist yet (creating a workspace). */
+  exact?: boolean;
+  statementTimeoutMs?: number;
+}
+
+/** `CAIRN_PG_TIMEOUT_MS` shortens the statement and lock timeouts (operators, fault tests). */
+const timeoutOverride = () => {
+  const value = Number(process.env.CAIRN_PG_TIMEOUT_MS);
+  return Number.isFinite(value) && value > 0 ? Math.floor(value) : undefined;
+};
+
+/** One connected client with cairn's session settings and the workspace schema first in its path. */
+export async function connect({ location, exact = false, statementTimeoutMs }: Connect): Promise<pg.Client> {
+  const pgModule = await loadDriver();
+  const client = new pgModule.Client({
+    connectionString: connectionString(location),
+    types: typesFor(pgModule, exact),
+    connectionTimeoutMillis: SESSION_DEFAULTS.connectTimeoutMs,
+    application_name: "cairn",
+  });
+  // An idle client whose server went away must not crash the process; the next call reconnects.
+  client.on("error", () => {});
+  await client.connect();
+  await client.query(
+    [
+      `SET search_path TO ${ident(location.schema)}`,
+      `SET statement_timeout = ${statementTimeoutMs ?? ((timeoutOverride() ?? 0) * 2 || SESSION_DEFAULTS.statementTimeoutMs)}`,
+      `SET lock_timeout = ${timeoutOverride() ?? SESSION_DEFAULTS.lockTimeoutMs}`,
+      `SET idle_in_transaction_session_timeout = ${SESSION_DEFAULTS.idleInTransactionMs}`,
+      "SET TimeZone = 'UTC'",
+      "SET client_min_messages = warning",
+    ].join("; "),
+  );
+  return client;
+}

@@ -1,0 +1,346 @@
+import type { GoalRepo, SampleRecord, ScoreReportRecord } from "../goals.js";
+import {
+  attemptOf,
+  goalOf,
+  milestoneOf,
+  proposalOf,
+  type Row,
+  runOf,
+  sampleOf,
+} from "../sqlite/goal-rows.js";
+import type { PgDb } from "./db.js";
+import { shortIds } from "./short-ids.js";
+
+export function pgGoals(db: PgDb): GoalRepo {
+  const one = (sql: string) => db.prepare<unknown[], Row>(sql);
+  const nextGoal = shortIds(db, "goals", "G");
+  const nextMilestone = shortIds(db, "goal_milestones", "M");
+  const nextProposal = shortIds(db, "goal_evaluator_proposals", "EP");
+  const nextRun = shortIds(db, "goal_runs", "R");
+  const nextAttempt = shortIds(db, "goal_attempts", "AT");
+
+  const goalById = one("SELECT * FROM goals WHERE id = ?");
+  const milestoneById = one("SELECT * FROM goal_milestones WHERE id = ?");
+  const runById = one("SELECT * FROM goal_runs WHERE id = ?");
+  const attemptById = one("SELECT * FROM goal_attempts WHERE id = ?");
+  const proposalById = one("SELECT * FROM goal_evaluator_proposals WHERE id = ?");
+
+  const stmts = {
+    insertGoal: db.prepare(
+      "INSERT INTO goals (seq, id, goal, outcome, constraints, non_goals, proofs, created_by, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    ),
+    updateGoal: db.prepare(
+      "UPDATE goals SET goal = ?, outcome = ?, constraints = ?, non_goals = ?, proofs = ?, updated_at = ? WHERE id = ?",
+    ),
+    goals: one("SELECT * FROM goals ORDER BY seq"),
+    milestones: one("SELECT * FROM goal_milestones WHERE goal_id = ? ORDER BY position, seq"),
+    milestoneByTask: one("SELECT * FROM goal_milestones WHERE task_id = ?"),
+    insertMilestone: db.prepare(
+      "INSERT INTO goal_milestones (seq, id, goal_id, key, title, description, proofs, depends_on, position, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    ),
+    updateMilestone: db.prepare(
+      "UPDATE goal_milestones SET key = ?, title = ?, description = ?, proofs = ?, depends_on = ?, position = ? WHERE id = ?",
+    ),
+    deleteMilestone: db.prepare("DELETE FROM goal_milestones WHERE id = ?"),
+    linkTask: db.prepare("UPDATE goal_milestones SET task_id = ? WHERE id = ?"),
+    insertProposal: db.prepare(
+      "INSERT INTO goal_evaluator_proposals (seq, id, goal_id, proof, definition, status, proposed_by, created_at) VALUES (?, ?, ?, ?, ?, 'proposed', ?, ?)",
+    ),
+    proposals: one("SELECT * FROM goal_evaluator_proposals WHERE goal_id = ? ORDER BY seq"),
+    decideProposal: db.prepare(
+      "UPDATE goal_evaluator_proposals SET status = ?, decided_by = ?, decided_at = ? WHERE id = ?",
+    ),
+    insertRun: db.prepare(
+      "INSERT INTO goal_runs (seq, id, goal_id, contract, milestones, manifest, manifest_hash, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    ),
+    runsAll: one("SELECT * FROM goal_runs ORDER BY seq"),
+    runsOfGoal: one("SELECT * FROM goal_runs WHERE goal_id = ? ORDER BY seq"),
+    insertAttempt: db.prepare(
+      "INSERT INTO goal_attempts (seq, id, run_id, milestone_id, base_head, base_dirty, base_changes, opened_by, opened_at, checkout, base_hashes, inputs_approved_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    ),
+    openIn: one(
+      "SELECT * FROM goal_attempts WHERE checkout = ? AND reverted_at IS NULL AND (verdict IS NULL OR verdict <> 'keep') ORDER BY seq LIMIT 1",
+    ),
+    inputDrift: db.prepare("UPDATE goal_attempts SET input_drift = ? WHERE id = ?"),
+    resolve: db.prepare("UPDATE goal_attempts SET verdict = ?, resolution = ? WHERE id = ?"),
+    insertChange: db.prepare(
+      "INSERT INTO goal_contract_changes (goal_id, changed_by, at, fields, before, after) VALUES (?, ?, ?, ?, ?, ?)",
+    ),
+    changes: one("SELECT * FROM goal_contract_changes WHERE goal_id = ? ORDER BY seq"),
+    attempts: one("SELECT * FROM goal_attempts WHERE run_id = ? ORDER BY seq"),
+    baselines: one(
+      "SELECT evaluator, attempt_id, mean, noise, direction FROM goal_baselines WHERE run_id = ?",
+    ),
+    raiseBaseline: db.prepare(
+      `INSERT INTO goal_baselines (run_id, evaluator, attempt_id, mean, noise, direction) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (run_id, evaluator) DO UPDATE SET attempt_id = excluded.attempt_id, mean = excluded.mean, noise = excluded.noise, direction = excluded.direction
+       WHERE (excluded.direction = 'higher' AND excluded.mean > goal_baselines.mean)
+          OR (excluded.direction = 'lower' AND excluded.mean < goal_baselines.mean)`,
+    ),
+    keptForMilestone: one(
+      "SELECT * FROM goal_attempts WHERE milestone_id = ? AND verdict = 'keep' AND reverted_at IS NULL ORDER BY seq DESC LIMIT 1",
+    ),
+    usingMilestone: db.prepare<[string], { n: number }>(
+      "SELECT COUNT(*) AS n FROM goal_attempts WHERE milestone_id = ?",
+    ),
+    decide: db.prepare("UPDATE goal_attempts SET verdict = ?, decision = ?, decided_at = ? WHERE id = ?"),
+    revert: db.prepare("UPDATE goal_attempts SET reverted_at = ? WHERE id = ?"),
+    insertSample: db.prepare(
+      "INSERT INTO goal_samples (attempt_id, evaluator, proof, repeat_index, exit_code, value, error, duration_ms, output_tail, output_hash, git_head, at, side) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    ),
+    samples: one("SELECT * FROM goal_samples WHERE attempt_id = ? ORDER BY seq"),
+    insertReport: db.prepare(
+      "INSERT INTO goal_score_reports (attempt_id, proof, score, reported_by, at) VALUES (?, ?, ?, ?, ?)",
+    ),
+    reports: one("SELECT * FROM goal_score_reports WHERE attempt_id = ? ORDER BY seq"),
+  };
+
+  const goalOrThrow = async (id: string) => goalOf((await goalById.get(id)) as Row);
+
+  return {
+    async insertGoal(fields, createdBy, at) {
+      const { seq, id } = await nextGoal();
+      await stmts.insertGoal.run(
+        seq,
+        id,
+        fields.goal,
+        fields.outcome,
+        JSON.stringify(fields.constraints),
+        JSON.stringify(fields.nonGoals),
+        JSON.stringify(fields.proofs),
+        createdBy,
+        at,
+        at,
+      );
+      return goalOrThrow(id);
+    },
+    async updateGoal(id, fields, at) {
+      await stmts.updateGoal.run(
+        fields.goal,
+        fields.outcome,
+        JSON.stringify(fields.constraints),
+        JSON.stringify(fields.nonGoals),
+        JSON.stringify(fields.proofs),
+        at,
+        id,
+      );
+      return goalOrThrow(id);
+    },
+    async goal(id) {
+      const row = await goalById.get(id);
+      return row ? goalOf(row) : undefined;
+    },
+    async goals() {
+      return (await stmts.goals.all()).map(goalOf);
+    },
+    async milestones(goalId) {
+      return (await stmts.milestones.all(goalId)).map(milestoneOf);
+    },
+    async milestone(id) {
+      const row = await milestoneById.get(id);
+      return row ? milestoneOf(row) : undefined;
+    },
+    async milestoneByTask(taskId) {
+      const row = await stmts.milestoneByTask.get(taskId);
+      return row ? milestoneOf(row) : undefined;
+    },
+    async insertMilestone(goalId, fields, position, at) {
+      const { seq, id } = await nextMilestone();
+      await stmts.insertMilestone.run(
+        seq,
+        id,
+        goalId,
+        fields.key,
+        fields.title,
+        fields.description,
+        JSON.stringify(fields.proofs),
+        JSON.stringify(fields.dependsOn),
+        position,
+        at,
+      );
+      return milestoneOf((await milestoneById.get(id)) as Row);
+    },
+    async updateMilestone(id, fields, position) {
+      await stmts.updateMilestone.run(
+        fields.key,
+        fields.title,
+        fields.description,
+        JSON.stringify(fields.proofs),
+        JSON.stringify(fields.dependsOn),
+        position,
+        id,
+      );
+    },
+    async deleteMilestone(id) {
+      await stmts.deleteMilestone.run(id);
+    },
+    async linkMilestoneTask(id, taskId) {
+      await stmts.linkTask.run(taskId, id);
+    },
+    async insertProposal(goalId, proof, definition, proposedBy, at) {
+      const { seq, id } = await nextProposal();
+      await stmts.insertProposal.run(seq, id, goalId, proof, JSON.stringify(definition), proposedBy, at);
+      return proposalOf((await proposalById.get(id)) as Row);
+    },
+    async proposal(id) {
+      const row = await proposalById.get(id);
+      return row ? proposalOf(row) : undefined;
+    },
+    async proposals(goalId) {
+      return (await stmts.proposals.all(goalId)).map(proposalOf);
+    },
+    async decideProposal(id, status, decidedBy, at) {
+      await stmts.decideProposal.run(status, decidedBy, at, id);
+    },
+    async insertRun(run) {
+      const { seq, id } = await nextRun();
+      await stmts.insertRun.run(
+        seq,
+        id,
+        run.goalId,
+        JSON.stringify(run.contract),
+        JSON.stringify(run.milestones),
+        JSON.stringify(run.manifest),
+        run.manifestHash,
+        run.createdBy,
+        run.createdAt,
+      );
+      return runOf((await runById.get(id)) as Row);
+    },
+    async run(id) {
+      const row = await runById.get(id);
+      return row ? runOf(row) : undefined;
+    },
+    async runs(goalId) {
+      return (goalId ? await stmts.runsOfGoal.all(goalId) : await stmts.runsAll.all()).map(runOf);
+    },
+    async insertAttempt(attempt) {
+      const { seq, id } = await nextAttempt();
+      await stmts.insertAttempt.run(
+        seq,
+        id,
+        attempt.runId,
+        attempt.milestoneId,
+        attempt.baseHead,
+        attempt.baseDirty ? 1 : 0,
+        JSON.stringify(attempt.baseChanges),
+        attempt.openedBy,
+        attempt.openedAt,
+        attempt.checkout,
+        JSON.stringify(attempt.baseHashes),
+        attempt.inputsApprovedBy,
+      );
+      return attemptOf((await attemptById.get(id)) as Row);
+    },
+    async attempt(id) {
+      const row = await attemptById.get(id);
+      return row ? attemptOf(row) : undefined;
+    },
+    async openAttemptIn(checkout) {
+      const row = await stmts.openIn.get(checkout);
+      return row ? attemptOf(row) : undefined;
+    },
+    async recordInputDrift(id, paths) {
+      const current = attemptOf((await attemptById.get(id)) as Row).inputDrift;
+      await stmts.inputDrift.run(JSON.stringify([...new Set([...current, ...paths])].sort()), id);
+    },
+    async resolveAttempt(id, verdict, resolution) {
+      await stmts.resolve.run(verdict, JSON.stringify(resolution), id);
+    },
+    async insertContractChange(change) {
+      await stmts.insertChange.run(
+        change.goalId,
+        change.changedBy,
+        change.at,
+        JSON.stringify(change.fields),
+        JSON.stringify(change.before),
+        JSON.stringify(change.after),
+      );
+    },
+    async contractChanges(goalId) {
+      return (await stmts.changes.all(goalId)).map((row) => ({
+        goalId: String(row.goal_id),
+        changedBy: String(row.changed_by),
+        at: String(row.at),
+        fields: JSON.parse(String(row.fields)) as string[],
+        before: JSON.parse(String(row.before)),
+        after: JSON.parse(String(row.after)),
+      }));
+    },
+    async attempts(runId) {
+      return (await stmts.attempts.all(runId)).map(attemptOf);
+    },
+    async baselines(runId) {
+      return (await stmts.baselines.all(runId)).map((row) => ({
+        evaluator: String(row.evaluator),
+        attemptId: String(row.attempt_id),
+        mean: Number(row.mean),
+        noise: Number(row.noise),
+        direction: row.direction === "lower" ? ("lower" as const) : ("higher" as const),
+      }));
+    },
+    async raiseBaseline(baseline) {
+      await stmts.raiseBaseline.run(
+        baseline.runId,
+        baseline.evaluator,
+        baseline.attemptId,
+        baseline.mean,
+        baseline.noise,
+        baseline.direction,
+      );
+    },
+    async keptAttemptForMilestone(milestoneId) {
+      const row = await stmts.keptForMilestone.get(milestoneId);
+      return row ? attemptOf(row) : undefined;
+    },
+    async attemptsUsingMilestone(milestoneId) {
+      return (await stmts.usingMilestone.get(milestoneId))?.n ?? 0;
+    },
+    async recordDecision(id, verdict, decision, at) {
+      await stmts.decide.run(verdict, JSON.stringify(decision), at, id);
+    },
+    async markReverted(id, at) {
+      await stmts.revert.run(at, id);
+    },
+    async insertSample(sample: SampleRecord) {
+      await stmts.insertSample.run(
+        sample.attemptId,
+        sample.evaluator,
+        sample.proof,
+        sample.repeatIndex,
+        sample.exitCode,
+        sample.value,
+        sample.error,
+        sample.durationMs,
+        sample.outputTail,
+        sample.outputHash,
+        sample.gitHead,
+        sample.at,
+        sample.side,
+      );
+    },
+    async samples(attemptId) {
+      return (await stmts.samples.all(attemptId)).map(sampleOf);
+    },
+    async insertScoreReport(report: ScoreReportRecord) {
+      await stmts.insertReport.run(
+        report.attemptId,
+        report.proof,
+        report.score,
+        report.reportedBy,
+        report.at,
+      );
+    },
+    async scoreReports(attemptId) {
+      return (await stmts.reports.all(attemptId)).map(
+        (row): ScoreReportRecord => ({
+          attemptId: String(row.attempt_id),
+          proof: String(row.proof),
+          score: Number(row.score),
+          reportedBy: String(row.reported_by),
+          at: String(row.at),
+        }),
+      );
+    },
+  };
+}

@@ -1,0 +1,105 @@
+import type pg from "pg";
+import { operational } from "../../kernel/outcome.js";
+import { ident } from "./db.js";
+import { describeTarget, type PgTarget } from "./errors.js";
+import { PG_MIGRATIONS } from "./migrations/index.js";
+
+/** Serialises schema changes across every workspace of a database (extensions are database-wide). */
+const MIGRATE_LOCK = "SELECT pg_advisory_xact_lock(hashtextextended('cairn:migrate', 0))";
+
+async function appliedNames(client: pg.ClientBase): Promise<Set<string>> {
+  const rows = await client.query<{ name: string }>("SELECT name FROM schema_migrations");
+  return new Set(rows.rows.map((row) => row.name));
+}
+
+function refuseNewer(applied: Set<string>): void {
+  const known = new Set(PG_MIGRATIONS.map((migration) => migration.name));
+  const unknown = [...applied].filter((name) => !known.has(name));
+  if (unknown.length > 0) {
+    throw operational(
+      `this workspace was written by a newer cairn (schema ${applied.size}, this build knows ${known.size}; unknown: ${unknown.join(", ")})`,
+      "upgrade cairn; nothing was changed",
+    );
+  }
+}
+
+/** unaccent where the server has it (installed once per database); null when it cannot be had. */
+async function unaccentDictionary(client: pg.ClientBase): Promise<string | null> {
+  const find = async () =>
+    (
+      await client.query<{ nspname: string }>(
+        "SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'unaccent'",
+      )
+    ).rows[0]?.nspname;
+  const existing = await find();
+  if (existing) return `${ident(existing)}.unaccent`;
+  await client.query("SAVEPOINT unaccent");
+  try {
+    await client.query("CREATE SCHEMA IF NOT EXISTS cairn_extensions");
+    await client.query("CREATE EXTENSION IF NOT EXISTS unaccent SCHEMA cairn_extensions");
+    await client.query("RELEASE SAVEPOINT unaccent");
+    return `${ident((await find()) ?? "cairn_extensions")}.unaccent`;
+  } catch {
+    // Not installed on this server, or not ours to install: recall works, accents stay distinct.
+    await client.query("ROLLBACK TO SAVEPOINT unaccent");
+    return null;
+  }
+}
+
+export async function schemaExists(client: pg.ClientBase, schema: string): Promise<boolean> {
+  const found = await client.query(
+    "SELECT 1 FROM pg_tables WHERE schemaname = $1 AND tablename = 'schema_migrations'",
+    [schema],
+  );
+  return (found.rowCount ?? 0) > 0;
+}
+
+/** Apply what is missing in the workspace's schema; refuse one that a newer cairn migrated further. */
+export async function migratePg(
+  client: pg.ClientBase,
+  target: PgTarget,
+  creating: boolean,
+  readonly = false,
+): Promise<number> {
+  if (!(await schemaExists(client, target.schema))) {
+    if (!creating) {
+      throw operational(
+        `no cairn workspace on ${describeTarget(target)}`,
+        "run `cairn init --store URL` to create it, or fix [store] url / CAIRN_STORE_URL",
+      );
+    }
+  } else {
+    const applied = await appliedNames(client);
+    refuseNewer(applied);
+    if (PG_MIGRATIONS.every((migration) => applied.has(migration.name))) return PG_MIGRATIONS.length;
+    if (readonly) {
+      throw operational(
+        `the workspace on ${describeTarget(target)} needs migrating and this connection is read-only`,
+        "run any writing cairn command (e.g. `cairn status`) once to migrate it",
+      );
+    }
+  }
+  await client.query(`BEGIN; ${MIGRATE_LOCK}`);
+  try {
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${ident(target.schema)}`);
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS schema_migrations (name text COLLATE "C" PRIMARY KEY, applied_at text NOT NULL)`,
+    );
+    const applied = await appliedNames(client);
+    refuseNewer(applied);
+    const pending = PG_MIGRATIONS.filter((migration) => !applied.has(migration.name));
+    const unaccent = pending.length > 0 ? await unaccentDictionary(client) : null;
+    for (const migration of pending) {
+      await client.query(migration.sql({ unaccent }));
+      await client.query("INSERT INTO schema_migrations (name, applied_at) VALUES ($1, $2)", [
+        migration.name,
+        new Date().toISOString(),
+      ]);
+    }
+    await client.query("COMMIT");
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => {});
+    throw error;
+  }
+  return PG_MIGRATIONS.length;
+}

@@ -1,0 +1,52 @@
+import { spine } from "../../sqlite/migrations/0001_spine.js";
+import { tasks } from "../../sqlite/migrations/0002_tasks.js";
+import { knowledge } from "../../sqlite/migrations/0003_knowledge.js";
+import { goals } from "../../sqlite/migrations/0004_goals.js";
+import { gates } from "../../sqlite/migrations/0005_gates.js";
+import { identity } from "../../sqlite/migrations/0006_identity.js";
+import { agents } from "../../sqlite/migrations/0007_agents.js";
+import { readPaths } from "../../sqlite/migrations/0009_read_paths.js";
+import { FACTS_SEARCH } from "./facts-search.js";
+import { JOURNAL_GUARDS, PLUMBING } from "./plumbing.js";
+import { fromSqlite } from "./translate.js";
+
+/**
+ * The PostgreSQL twin of ../../sqlite/migrations: the same names in the same order (the ledgers
+ * must agree, and a test checks it), each built from the SQLite migration's own DDL. Porting a
+ * new SQLite migration is one line here; only triggers and FTS tables need hand-written SQL,
+ * and `fromSqlite` refuses to skip them unless they are listed in `handPorted`.
+ */
+export interface PgMigration {
+  name: string;
+  /** The schema's unaccent dictionary (or null when the server has none) decides the FTS setup. */
+  sql: (env: { unaccent: string | null }) => string;
+}
+
+export const PG_MIGRATIONS: readonly PgMigration[] = [
+  {
+    name: spine.name,
+    sql: () =>
+      PLUMBING +
+      fromSqlite(spine.sql, { handPorted: ["events_no_update", "events_no_delete"] }) +
+      JOURNAL_GUARDS,
+  },
+  { name: tasks.name, sql: () => fromSqlite(tasks.sql) },
+  {
+    name: knowledge.name,
+    sql: (env) =>
+      fromSqlite(knowledge.sql, {
+        handPorted: [
+          "facts_fts",
+          "facts_fts_insert",
+          "facts_fts_delete",
+          "facts_fts_update",
+          "facts_fts_supersede",
+        ],
+      }) + FACTS_SEARCH(env.unaccent),
+  },
+  { name: goals.name, sql: () => fromSqlite(goals.sql) },
+  { name: gates.name, sql: () => fromSqlite(gates.sql) },
+  { name: identity.name, sql: () => fromSqlite(identity.sql) },
+  { name: agents.name, sql: () => fromSqlite(agents.sql) },
+  { name: readPaths.name, sql: () => fromSqlite(readPaths.sql) },
+];

@@ -1,0 +1,99 @@
+import type { NoteBody, NoteKind, NoteRecord, NotesRepo, Severity, Trust } from "../knowledge.js";
+import type { PgDb } from "./db.js";
+import { shortIds } from "./short-ids.js";
+
+interface NoteRow {
+  id: string;
+  kind: string;
+  scope: string;
+  author: string;
+  created_at: string;
+  updated_at: string;
+  trust: Trust | null;
+  body: string;
+}
+
+const COLUMNS = "id, kind, scope, author, created_at, updated_at, trust, body";
+
+function toRecord(row: NoteRow): NoteRecord {
+  const body = JSON.parse(row.body) as NoteBody;
+  // Trust lives in its own column so it can change; the body keeps what was first written.
+  if (body.kind === "finding" && row.trust) body.trust = row.trust;
+  return {
+    id: row.id,
+    scope: row.scope,
+    author: row.author,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    body,
+  };
+}
+
+const placeholders = (n: number) => Array.from({ length: n }, () => "?").join(", ");
+
+export function pgNotes(db: PgDb): NotesRepo {
+  const nextId = shortIds(db, "notes", "N");
+  const insert = db.prepare(
+    "INSERT INTO notes (seq, id, kind, scope, author, created_at, updated_at, severity, trust, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+  );
+  const byId = db.prepare<[string], NoteRow>(`SELECT ${COLUMNS} FROM notes WHERE id = ?`);
+  const setTrust = db.prepare("UPDATE notes SET trust = ?, updated_at = ? WHERE id = ?");
+  const kindsInScope = db.prepare<[string], { kind: NoteKind }>(
+    "SELECT DISTINCT kind FROM notes WHERE scope = ? ORDER BY kind",
+  );
+
+  return {
+    async insert(note, at) {
+      const { seq, id } = await nextId();
+      const severity: Severity | null = note.body.kind === "finding" ? note.body.severity : null;
+      const trust: Trust | null = note.body.kind === "finding" ? note.body.trust : null;
+      await insert.run(
+        seq,
+        id,
+        note.body.kind,
+        note.scope,
+        note.author,
+        at,
+        at,
+        severity,
+        trust,
+        JSON.stringify(note.body),
+      );
+      return toRecord((await byId.get(id)) as NoteRow);
+    },
+    async byId(id) {
+      const row = await byId.get(id);
+      return row ? toRecord(row) : undefined;
+    },
+    async list(filter) {
+      const where: string[] = [];
+      const params: (string | number)[] = [];
+      if (filter.kinds && filter.kinds.length > 0) {
+        where.push(`kind IN (${placeholders(filter.kinds.length)})`);
+        params.push(...filter.kinds);
+      }
+      if (filter.scopes) {
+        if (filter.scopes.length === 0) return [];
+        where.push(`scope IN (${placeholders(filter.scopes.length)})`);
+        params.push(...filter.scopes);
+      }
+      const sql = `SELECT ${COLUMNS} FROM notes ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY seq DESC LIMIT ?`;
+      return (await db.prepare<(string | number)[], NoteRow>(sql).all(...params, filter.limit)).map(toRecord);
+    },
+    async findings(scopes, limit) {
+      if (scopes.length === 0) return [];
+      const sql = `SELECT ${COLUMNS} FROM notes WHERE kind = 'finding' AND scope IN (${placeholders(scopes.length)})
+        ORDER BY CASE severity WHEN 'major' THEN 0 WHEN 'moderate' THEN 1 ELSE 2 END,
+                 CASE trust WHEN 'confirmed' THEN 0 WHEN 'unverified' THEN 1 ELSE 2 END,
+                 seq DESC
+        LIMIT ?`;
+      return (await db.prepare<(string | number)[], NoteRow>(sql).all(...scopes, limit)).map(toRecord);
+    },
+    async setTrust(id, trust, at) {
+      await setTrust.run(trust, at, id);
+    },
+    async kindsInScope(scope) {
+      return (await kindsInScope.all(scope)).map((row) => row.kind);
+    },
+  };
+}

@@ -1,0 +1,237 @@
+import { createHash } from "node:crypto";
+import type pg from "pg";
+import { CairnError, operational } from "../../kernel/outcome.js";
+import { Mutex } from "../sqlite/mutex.js";
+import type { ChangeSignal, Store, Tx } from "../store.js";
+import { pgAgentRuns, pgAgentWindows } from "./agent-runs.js";
+import { pgAgents } from "./agents.js";
+import { connect } from "./connection.js";
+import { pgDb } from "./db.js";
+import { isConnectionError, type PgTarget, translatePgError } from "./errors.js";
+import { pgFacts } from "./facts.js";
+import { pgGoals } from "./goals.js";
+import { pgJournal } from "./journal.js";
+import { type PgLocation, targetOf } from "./location.js";
+import { pgMeta } from "./meta.js";
+import { migratePg } from "./migrate.js";
+import { PG_MIGRATIONS } from "./migrations/index.js";
+import { pgNotes } from "./notes.js";
+import { pgBriefs, pgGlossary, pgRisks } from "./risks.js";
+import { pgAsks, pgQueues, pgShortcuts } from "./task-extras.js";
+import { pgTasks } from "./tasks.js";
+import { pgCounts, pgTransfer } from "./transfer.js";
+import { ChangeFeed } from "./watch.js";
+
+export interface PgOpenOptions {
+  /** Create the schema and apply every migration (only `cairn init` and copies do this). */
+  create?: boolean;
+  /**
+   * A session that cannot write (`cairn ui`): `default_transaction_read_only` is set on the
+   * connection, `write()` is refused and no migration is applied.
+   */
+  readonly?: boolean;
+}
+
+/** The NOTIFY channel of a workspace: a fixed-length name, whatever the schema is called. */
+export const channelOf = (schema: string) =>
+  `cairn_${createHash("sha256").update(schema).digest("hex").slice(0, 24)}`;
+
+const RESTART_GRACE_MS = 5_000;
+
+const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
+
+export function openPostgresStore(location: PgLocation, options: PgOpenOptions = {}): Store {
+  return new PostgresStore(location, options);
+}
+
+/**
+ * One connection per process, transactions queued on it (like the SQLite store). A write takes
+ * the workspace's transaction-scoped advisory lock first, at READ COMMITTED: writers to one
+ * workspace run one at a time exactly as under SQLite's BEGIN IMMEDIATE, so every repository's
+ * read-check-write stays correct across processes and machines. Reads take no lock and see one
+ * snapshot. A lost connection fails the call in flight (nothing unacknowledged is kept) and the
+ * next call connects again.
+ */
+class PostgresStore implements Store {
+  readonly schemaVersion = PG_MIGRATIONS.length;
+  private readonly target: PgTarget;
+  private readonly mutex = new Mutex();
+  private client: pg.Client | undefined;
+  /** The client of the transaction in flight: it stays its client even if the link drops. */
+  private active: pg.Client | undefined;
+  private migrated = false;
+  private connectedOnce = false;
+  private changed = false;
+  private lastEvent = 0;
+  private readonly tx: Tx;
+  private readonly lock: string;
+  private readonly channel: string;
+  private feed: ChangeFeed | undefined;
+  private watching: (() => void) | undefined;
+  /** The last event this handle committed: its own writes move its version too. */
+  private committedHead = 0;
+
+  constructor(
+    private readonly location: PgLocation,
+    private readonly options: PgOpenOptions,
+  ) {
+    this.target = targetOf(location);
+    this.lock = `SELECT pg_advisory_xact_lock(hashtextextended(${literal(`cairn:ws:${location.schema}`)}, 0))`;
+    this.channel = channelOf(location.schema);
+    const db = pgDb(
+      () => this.active as pg.Client,
+      (result) => {
+        if ((result.rowCount ?? 0) > 0 && result.command !== "SELECT") this.changed = true;
+      },
+    );
+    this.tx = {
+      agents: pgAgents(db),
+      journal: pgJournal(db, (id) => {
+        this.lastEvent = id;
+      }),
+      meta: pgMeta(db),
+      transfer: pgTransfer(db),
+      counts: pgCounts(db),
+      goals: pgGoals(db),
+      notes: pgNotes(db),
+      facts: pgFacts(db),
+      risks: pgRisks(db),
+      glossary: pgGlossary(db),
+      briefs: pgBriefs(db),
+      tasks: pgTasks(db),
+      asks: pgAsks(db),
+      queues: pgQueues(db),
+      shortcuts: pgShortcuts(db),
+      agentRuns: pgAgentRuns(db),
+      agentWindows: pgAgentWindows(db),
+    };
+  }
+
+  read<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", work, false);
+  }
+
+  write<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    if (this.options.readonly) {
+      return Promise.reject(operational("internal: a write was attempted on a read-only connection"));
+    }
+    return this.transaction(`BEGIN; ${this.lock}`, work, true);
+  }
+
+  /**
+   * NOTIFY-driven: `version()` is the highest journal event announced (its first call starts
+   * listening and keeps listening until close), `subscribe` pushes each new head.
+   */
+  readonly changes: ChangeSignal = {
+    version: () => {
+      this.watching ??= this.feedOf().subscribe(() => {});
+      return Math.max(this.feedOf().latest, this.committedHead);
+    },
+    subscribe: (listener) => this.feedOf().subscribe(listener),
+  };
+
+  private feedOf(): ChangeFeed {
+    this.feed ??= new ChangeFeed(this.location, this.channel);
+    return this.feed;
+  }
+
+  private async connection(): Promise<pg.Client> {
+    if (this.client) return this.client;
+    const client = await this.reconnect();
+    const forget = () => {
+      if (this.client === client) this.client = undefined;
+    };
+    client.on("error", forget);
+    client.on("end", forget);
+    try {
+      if (this.options.readonly) await client.query("SET default_transaction_read_only = on");
+      if (!this.migrated) {
+        await migratePg(client, this.target, this.options.create === true, this.options.readonly === true);
+        this.migrated = true;
+      }
+    } catch (error) {
+      await client.end().catch(() => {});
+      throw error;
+    }
+    this.client = client;
+    return client;
+  }
+
+  /**
+   * A server that answered before and refuses now is most likely restarting: wait for it a few
+   * seconds rather than failing every call. A first connection fails at once (wrong host or port).
+   */
+  private async reconnect(): Promise<pg.Client> {
+    const deadline = Date.now() + RESTART_GRACE_MS;
+    for (;;) {
+      try {
+        const client = await connect({ location: this.location });
+        this.connectedOnce = true;
+        return client;
+      } catch (error) {
+        const restarting = /^(ECONNREFUSED|ECONNRESET|57P03|57P01)$/.test(
+          String((error as { code?: unknown }).code),
+        );
+        if (!this.connectedOnce || !restarting || Date.now() > deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+  }
+
+  private drop(client: pg.Client): void {
+    if (this.client === client) this.client = undefined;
+    client.end().catch(() => {});
+  }
+
+  private transaction<T>(begin: string, work: (tx: Tx) => Promise<T>, writing: boolean): Promise<T> {
+    return this.mutex.run(async () => {
+      let client: pg.Client;
+      try {
+        client = await this.connection();
+        await client.query(begin);
+      } catch (error) {
+        const failed = this.client;
+        if (failed && isConnectionError(error)) this.drop(failed);
+        // BEGIN may have succeeded before the lock wait timed out: end that transaction.
+        else if (failed) await failed.query("ROLLBACK").catch(() => this.drop(failed));
+        throw this.translate(error);
+      }
+      this.changed = false;
+      this.lastEvent = 0;
+      this.active = client;
+      try {
+        const result = await work(this.tx);
+        if (this.changed && !writing) throw operational("internal: a read transaction changed the workspace");
+        if (this.changed && this.lastEvent === 0)
+          throw operational("internal: a write was not journaled; nothing was saved");
+        // The hint rides with the commit: delivered only if it commits, one per transaction.
+        await client.query(
+          this.lastEvent > 0 ? `SELECT pg_notify('${this.channel}', '${this.lastEvent}'); COMMIT` : "COMMIT",
+        );
+        if (this.lastEvent > 0) this.committedHead = this.lastEvent;
+        return result;
+      } catch (error) {
+        if (isConnectionError(error)) this.drop(client);
+        else await client.query("ROLLBACK").catch(() => this.drop(client));
+        throw this.translate(error);
+      } finally {
+        this.active = undefined;
+      }
+    });
+  }
+
+  private translate(error: unknown): unknown {
+    if (error instanceof CairnError) return error;
+    return translatePgError(error, this.target) ?? error;
+  }
+
+  async close(): Promise<void> {
+    this.watching?.();
+    await this.feed?.close();
+    await this.mutex.run(async () => {
+      const client = this.client;
+      this.client = undefined;
+      await client?.end().catch(() => {});
+    });
+  }
+}

@@ -1,0 +1,143 @@
+import type {
+  BriefRecord,
+  BriefsRepo,
+  GlossaryEntry,
+  GlossaryRepo,
+  RiskRecord,
+  RisksRepo,
+} from "../knowledge.js";
+import type { PgDb } from "./db.js";
+import { shortIds } from "./short-ids.js";
+
+interface RiskRow {
+  id: string;
+  scope: string;
+  risk: string;
+  impact: RiskRecord["impact"];
+  likelihood: RiskRecord["likelihood"];
+  indicators: string;
+  action: string;
+  author: string;
+  created_at: string;
+}
+
+const toRisk = (row: RiskRow): RiskRecord => ({
+  id: row.id,
+  scope: row.scope,
+  risk: row.risk,
+  impact: row.impact,
+  likelihood: row.likelihood,
+  indicators: row.indicators,
+  action: row.action,
+  author: row.author,
+  createdAt: row.created_at,
+});
+
+export function pgRisks(db: PgDb): RisksRepo {
+  // RK-n: goal runs own R-n. Risks stored as R-n before keep their ids (the numbers go on).
+  const nextId = shortIds(db, "risks", "RK");
+  const insert = db.prepare(
+    "INSERT INTO risks (seq, id, scope, risk, impact, likelihood, indicators, action, author, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+  );
+  const byId = db.prepare<[string], RiskRow>("SELECT * FROM risks WHERE id = ?");
+  const all = db.prepare<[], RiskRow>("SELECT * FROM risks ORDER BY seq");
+  return {
+    async insert(risk, at) {
+      const { seq, id } = await nextId();
+      await insert.run(
+        seq,
+        id,
+        risk.scope,
+        risk.risk,
+        risk.impact,
+        risk.likelihood,
+        risk.indicators,
+        risk.action,
+        risk.author,
+        at,
+      );
+      return toRisk((await byId.get(id)) as RiskRow);
+    },
+    async list(scopes) {
+      const rows = (await all.all()).map(toRisk);
+      return scopes ? rows.filter((risk) => scopes.includes(risk.scope)) : rows;
+    },
+  };
+}
+
+interface GlossaryRow {
+  term: string;
+  meaning: string;
+  author: string;
+  updated_at: string;
+}
+
+export function pgGlossary(db: PgDb): GlossaryRepo {
+  const existing = db.prepare<[string], { term: string }>(
+    "SELECT term FROM glossary WHERE lower(term) = lower(?)",
+  );
+  const insert = db.prepare("INSERT INTO glossary (term, meaning, author, updated_at) VALUES (?, ?, ?, ?)");
+  const update = db.prepare(
+    "UPDATE glossary SET term = ?, meaning = ?, author = ?, updated_at = ? WHERE lower(term) = lower(?)",
+  );
+  const all = db.prepare<[], GlossaryRow>(
+    "SELECT term, meaning, author, updated_at FROM glossary ORDER BY lower(term)",
+  );
+  return {
+    async upsert(entry: GlossaryEntry) {
+      const found = await existing.get(entry.term);
+      if (found) {
+        await update.run(entry.term, entry.meaning, entry.author, entry.updatedAt, found.term);
+        return { created: false };
+      }
+      await insert.run(entry.term, entry.meaning, entry.author, entry.updatedAt);
+      return { created: true };
+    },
+    async list() {
+      return (await all.all()).map((row) => ({
+        term: row.term,
+        meaning: row.meaning,
+        author: row.author,
+        updatedAt: row.updated_at,
+      }));
+    },
+  };
+}
+
+interface BriefRow {
+  id: string;
+  task: string;
+  actor: string;
+  budget: number;
+  hash: string;
+  text: string;
+  created_at: string;
+}
+
+export function pgBriefs(db: PgDb): BriefsRepo {
+  const nextId = shortIds(db, "briefs", "B");
+  const insert = db.prepare(
+    "INSERT INTO briefs (seq, id, task, actor, budget, hash, text, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+  );
+  const byId = db.prepare<[string], BriefRow>("SELECT * FROM briefs WHERE id = ?");
+  const toBrief = (row: BriefRow): BriefRecord => ({
+    id: row.id,
+    task: row.task,
+    actor: row.actor,
+    budget: row.budget,
+    hash: row.hash,
+    text: row.text,
+    createdAt: row.created_at,
+  });
+  return {
+    async insert(brief, at) {
+      const { seq, id } = await nextId();
+      await insert.run(seq, id, brief.task, brief.actor, brief.budget, brief.hash, brief.text, at);
+      return toBrief((await byId.get(id)) as BriefRow);
+    },
+    async byId(id) {
+      const row = await byId.get(id);
+      return row ? toBrief(row) : undefined;
+    },
+  };
+}

@@ -1,0 +1,168 @@
+import type { AskRecord, AskRepo, QueueRecord, QueueRepo, ShortcutEffect, ShortcutRepo } from "../tasks.js";
+import type { PgDb } from "./db.js";
+import { shortIds } from "./short-ids.js";
+
+interface AskRow {
+  id: string;
+  task_id: string;
+  question: string;
+  asked_by: string;
+  to_role: string;
+  asked_at: string;
+  answer: string | null;
+  answered_by: string | null;
+  answered_at: string | null;
+}
+
+const toAsk = (row: AskRow): AskRecord => ({
+  id: row.id,
+  taskId: row.task_id,
+  question: row.question,
+  askedBy: row.asked_by,
+  toRole: row.to_role,
+  askedAt: row.asked_at,
+  answer: row.answer,
+  answeredBy: row.answered_by,
+  answeredAt: row.answered_at,
+});
+
+export function pgAsks(db: PgDb): AskRepo {
+  const nextId = shortIds(db, "task_asks", "Q");
+  const insert = db.prepare(
+    "INSERT INTO task_asks (seq, id, task_id, question, asked_by, to_role, asked_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+  );
+  const byId = db.prepare<[string], AskRow>("SELECT * FROM task_asks WHERE id = ?");
+  const answer = db.prepare(
+    "UPDATE task_asks SET answer = ?, answered_by = ?, answered_at = ? WHERE id = ? AND answered_at IS NULL",
+  );
+  const all = db.prepare<[number], AskRow>("SELECT * FROM task_asks ORDER BY seq DESC LIMIT ?");
+  return {
+    async insert(ask, at) {
+      const { seq, id } = await nextId();
+      await insert.run(seq, id, ask.taskId, ask.question, ask.askedBy, ask.toRole, at);
+      return toAsk((await byId.get(id)) as AskRow);
+    },
+    async byId(id) {
+      const row = await byId.get(id);
+      return row ? toAsk(row) : undefined;
+    },
+    async answer(id, text, by, at) {
+      await answer.run(text, by, at, id);
+    },
+    async open(filter) {
+      const where = ["answered_at IS NULL"];
+      const values: unknown[] = [];
+      if (filter.toRole !== undefined) {
+        where.push("to_role = ?");
+        values.push(filter.toRole);
+      }
+      if (filter.taskId !== undefined) {
+        where.push("task_id = ?");
+        values.push(filter.taskId);
+      }
+      const rows = await db
+        .prepare(`SELECT * FROM task_asks WHERE ${where.join(" AND ")} ORDER BY seq`)
+        .all(...values);
+      return (rows as AskRow[]).map(toAsk);
+    },
+    async all(limit) {
+      return (await all.all(limit)).map(toAsk);
+    },
+  };
+}
+
+interface QueueRow {
+  name: string;
+  steps: string;
+  cursor: number;
+  created_at: string;
+}
+
+const toQueue = (row: QueueRow): QueueRecord => ({
+  name: row.name,
+  steps: JSON.parse(row.steps) as string[],
+  cursor: row.cursor,
+  createdAt: row.created_at,
+});
+
+export function pgQueues(db: PgDb): QueueRepo {
+  const insert = db.prepare("INSERT INTO queues (name, steps, created_at) VALUES (?, ?, ?)");
+  const byName = db.prepare<[string], QueueRow>(
+    "SELECT name, steps, cursor, created_at FROM queues WHERE name = ?",
+  );
+  const list = db.prepare<[], QueueRow>("SELECT name, steps, cursor, created_at FROM queues ORDER BY seq");
+  const claimKey = db.prepare(
+    "INSERT INTO queue_keys (queue, key, at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+  );
+  const setCursor = db.prepare("UPDATE queues SET cursor = ? WHERE name = ?");
+  return {
+    async insert(name, steps, at) {
+      await insert.run(name, JSON.stringify(steps), at);
+    },
+    async byName(name) {
+      const row = await byName.get(name);
+      return row ? toQueue(row) : undefined;
+    },
+    async list() {
+      return (await list.all()).map(toQueue);
+    },
+    async claimKey(name, key, at) {
+      return (await claimKey.run(name, key, at)).changes === 1;
+    },
+    async setCursor(name, cursor) {
+      await setCursor.run(cursor, name);
+    },
+  };
+}
+
+interface ShortcutRow {
+  name: string;
+  argv: string;
+  effect: ShortcutEffect;
+  roles: string;
+  summary: string;
+  added_by: string;
+  version: number;
+}
+
+export function pgShortcuts(db: PgDb): ShortcutRepo {
+  const upsert = db.prepare(
+    `INSERT INTO shortcuts (name, argv, effect, roles, summary, updated_at, added_by, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT(name) DO UPDATE SET argv = excluded.argv, effect = excluded.effect, roles = excluded.roles,
+       summary = excluded.summary, updated_at = excluded.updated_at, added_by = excluded.added_by,
+       version = excluded.version`,
+  );
+  const byName = db.prepare<[string], ShortcutRow>("SELECT * FROM shortcuts WHERE name = ?");
+  const list = db.prepare<[], ShortcutRow>("SELECT * FROM shortcuts ORDER BY name");
+  const toShortcut = (row: ShortcutRow) => ({
+    name: row.name,
+    argv: JSON.parse(row.argv) as string[],
+    effect: row.effect,
+    roles: JSON.parse(row.roles) as string[],
+    summary: row.summary,
+    source: "store" as const,
+    addedBy: row.added_by,
+    version: row.version,
+  });
+  return {
+    async upsert(shortcut, at) {
+      await upsert.run(
+        shortcut.name,
+        JSON.stringify(shortcut.argv),
+        shortcut.effect,
+        JSON.stringify(shortcut.roles),
+        shortcut.summary,
+        at,
+        shortcut.addedBy,
+        shortcut.version,
+      );
+    },
+    async byName(name) {
+      const row = await byName.get(name);
+      return row ? toShortcut(row) : undefined;
+    },
+    async list() {
+      return (await list.all()).map(toShortcut);
+    },
+  };
+}

@@ -1,0 +1,84 @@
+import { usageError } from "../../kernel/outcome.js";
+import { CONTENT_TABLES } from "../sqlite/migrations/index.js";
+import type { CountsRepo, DumpRecord, TransferRepo } from "../store.js";
+import { ident, type PgDb } from "./db.js";
+
+export interface TableShape {
+  /** Exported columns in SQLite's order; `_`-columns are this store's own and stay home. */
+  columns: string[];
+  /** Insertion order, as SQLite's rowid gives it. */
+  order: string;
+}
+
+/** Column lists of the content tables, read once per store from the catalog. */
+export async function tableShapes(db: PgDb): Promise<Map<string, TableShape>> {
+  const rows = await db.query<{ table_name: string; column_name: string }>(
+    `SELECT table_name, column_name FROM information_schema.columns
+     WHERE table_schema = current_schema() ORDER BY table_name, ordinal_position`,
+  );
+  const all = new Map<string, string[]>();
+  for (const row of rows.rows) all.set(row.table_name, [...(all.get(row.table_name) ?? []), row.column_name]);
+  const shapes = new Map<string, TableShape>();
+  for (const table of CONTENT_TABLES) {
+    const columns = all.get(table) ?? [];
+    const order = ["_rowid", "seq", "id"].find((column) => columns.includes(column)) ?? "1";
+    shapes.set(table, { columns: columns.filter((column) => !column.startsWith("_")), order });
+  }
+  return shapes;
+}
+
+export function pgTransfer(db: PgDb): TransferRepo {
+  let shapes: Promise<Map<string, TableShape>> | undefined;
+  const shapesOf = () => {
+    shapes ??= tableShapes(db);
+    return shapes;
+  };
+  return {
+    async dump() {
+      const records: DumpRecord[] = [];
+      for (const [table, shape] of await shapesOf()) {
+        const rows = await db.query(
+          `SELECT ${shape.columns.map(ident).join(", ")} FROM ${ident(table)} ORDER BY ${ident(shape.order)}`,
+        );
+        for (const row of rows.rows) records.push({ table, row });
+      }
+      return records;
+    },
+    async contentCount() {
+      return Object.values(await rowCounts(db)).reduce((total, n) => total + n, 0);
+    },
+    async restore(records) {
+      const known = await shapesOf();
+      // Metadata is replaced wholesale: the imported workspace keeps its own identity.
+      await db.prepare("DELETE FROM meta").run();
+      for (const { table, row } of records) {
+        const shape = known.get(table);
+        if (!shape) throw usageError(`import: unknown table ${JSON.stringify(table)}`);
+        const names = Object.keys(row);
+        const stray = names.find((name) => !shape.columns.includes(name));
+        if (stray) throw usageError(`import: table ${table} has no column ${JSON.stringify(stray)}`);
+        const sql = `INSERT INTO ${ident(table)} (${names.map(ident).join(", ")}) VALUES (${names.map((_, i) => `$${i + 1}`).join(", ")})`;
+        await db.prepare(sql).run(...names.map((name) => row[name]));
+      }
+    },
+  };
+}
+
+/** Rows per content table (workspace metadata is not content), in one round trip. */
+async function rowCounts(db: PgDb): Promise<Record<string, number>> {
+  const tables = CONTENT_TABLES.filter((table) => table !== "meta");
+  const sql = tables
+    .map((table) => `SELECT '${table}' AS t, COUNT(*) AS n FROM ${ident(table)}`)
+    .join(" UNION ALL ");
+  const counts: Record<string, number> = {};
+  for (const row of await db.prepare<[], { t: string; n: number }>(sql).all()) counts[row.t] = row.n;
+  return counts;
+}
+
+export function pgCounts(db: PgDb): CountsRepo {
+  return {
+    async all() {
+      return rowCounts(db);
+    },
+  };
+}

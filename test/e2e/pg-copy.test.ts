@@ -1,0 +1,140 @@
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { callTool, connectMcp } from "../helpers/mcp.js";
+import { addAgent, cairn, scratchDir, testPgUrl } from "../helpers/workspace.js";
+
+/** Moving a workspace between SQLite and PostgreSQL, and the two stores agreeing row for row. */
+const sqliteOnly = { CAIRN_STORE_URL: undefined };
+let scratch: { dir: string; cleanup: () => void };
+const stamp = Date.now().toString(36);
+const urlFor = (schema: string) => `${testPgUrl()}?schema=${schema}`;
+
+beforeAll(() => {
+  scratch = scratchDir();
+});
+afterAll(() => scratch.cleanup());
+
+/** The same operations, through the real faces, on whichever store the workspace uses. */
+async function exercise(dir: string, env: Record<string, string | undefined>): Promise<void> {
+  const run = (args: string[]) => {
+    const result = cairn(dir, args, { env });
+    if (result.code !== 0) throw new Error(`${args.join(" ")}: ${result.stderr}`);
+    return result;
+  };
+  run(["task", "add", "parent", "--labels", '["api"]']);
+  run(["task", "add", "child", "--parent", "T-1", "--priority", "must"]);
+  run(["task", "criterion", "T-2", "--text", "tests pass", "--verify", "true"]);
+  run(["task", "add", "later", "--depends-on", "T-2"]);
+  const bob = addAgent(dir, "bob", "builder");
+  run(["note", "add", "decision", "--chose", "postgres", "--rejected", "dolt", "--because", "teams run it"]);
+  const mcp = await connectMcp(dir, { env: { ...env, CAIRN_AGENT: bob.token } });
+  try {
+    for (const [tool, args] of [
+      ["claim_task", { task: "T-2" }],
+      ["check_task", { task: "T-2", n: 1 }],
+      ["remember", { text: 'NUL \u0000 inside, café, and {"b":1,"a":2}', topics: ["edge"] }],
+      ["remember", { text: "leases are renewed by every call", topics: ["tasks"] }],
+    ] as const) {
+      const result = await callTool(mcp, tool, args as Record<string, unknown>);
+      if (result.isError) throw new Error(`${tool}: ${JSON.stringify(result.content)}`);
+    }
+  } finally {
+    await mcp.close();
+  }
+  run(["forget", "F-2", "--confirm"]);
+  run(["remember", "ids are never reused", "--topics", '["store"]']);
+}
+
+const exportOf = (dir: string, env: Record<string, string | undefined>) => {
+  const result = cairn(dir, ["export"], { env });
+  expect(result.code, result.stderr).toBe(0);
+  return result.stdout;
+};
+
+/** The header's cairn.toml names each workspace and its store; the rows are what must agree. */
+const withoutConfig = (jsonl: string) => {
+  const [header, ...rows] = jsonl.split("\n");
+  const { config: _config, ...rest } = JSON.parse(header as string) as Record<string, unknown>;
+  return [JSON.stringify(rest), ...rows].join("\n");
+};
+
+/** Clock readings, random ids and token hashes differ between two runs; everything else may not. */
+const normalise = (jsonl: string) =>
+  withoutConfig(jsonl)
+    .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g, "<time>")
+    .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, "<uuid>")
+    .replace(/[0-9a-f]{64}/g, "<hash>")
+    .replace(/duration_ms(\\?)":[0-9.]+/g, 'duration_ms$1":0')
+    .replace(new RegExp(scratch.dir.replaceAll("/", "\\/"), "g"), "<dir>")
+    .replace(/\/(sqlite|pg)\b/g, "/<ws>");
+
+describe("store copy and export parity", () => {
+  it("the same operations exported from each store give the same export", async () => {
+    const lite = join(scratch.dir, "sqlite");
+    const shared = join(scratch.dir, "pg");
+    for (const dir of [lite, shared])
+      cairn(scratch.dir, ["init"], { env: { ...sqliteOnly, CAIRN_DIR: dir } });
+    cairn(scratch.dir, ["init", "--store", urlFor(`parity-${stamp}`)], {
+      env: { ...sqliteOnly, CAIRN_DIR: `${shared}-2` },
+    });
+    const pgDir = `${shared}-2`;
+    await exercise(lite, sqliteOnly);
+    await exercise(pgDir, sqliteOnly);
+    const a = normalise(exportOf(lite, sqliteOnly)).replace(/\/<ws>-2/g, "/<ws>");
+    const b = normalise(exportOf(pgDir, sqliteOnly)).replace(/\/<ws>-2/g, "/<ws>");
+    expect(b.split("\n").length).toBeGreaterThan(20);
+    expect(b).toBe(a);
+  });
+
+  it("copies SQLite → PostgreSQL → SQLite losslessly: exports equal, 2^53+1, NUL and key order exact; bad bytes refused", async () => {
+    const dir = join(scratch.dir, "move");
+    cairn(scratch.dir, ["init"], { env: { ...sqliteOnly, CAIRN_DIR: dir } });
+    await exercise(dir, sqliteOnly);
+    const file = join(dir, ".cairn", "cairn.db");
+    const raw = new Database(file);
+    raw.prepare("UPDATE facts SET seen_count = 9007199254740993 WHERE id = 'F-1'").run();
+    raw.prepare("UPDATE notes SET author = CAST(X'C328' AS TEXT) WHERE id = 'N-1'").run();
+    raw.close();
+
+    const refused = cairn(dir, ["store", "copy", "--to", urlFor(`bad-${stamp}`)], { env: sqliteOnly });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/notes\.author \(rowid 1\) holds bytes that are not UTF-8/);
+    const fix = new Database(file);
+    fix.prepare("UPDATE notes SET author = 'owner' WHERE id = 'N-1'").run();
+    fix.close();
+
+    const there = cairn(dir, ["store", "copy", "--to", urlFor(`moved-${stamp}`), "--json"], {
+      env: sqliteOnly,
+    });
+    expect(there.code, there.stderr).toBe(0);
+    expect(there.json).toMatchObject({ verified: true });
+    const onPg = { CAIRN_STORE_URL: urlFor(`moved-${stamp}`) };
+    expect(exportOf(dir, onPg)).toBe(exportOf(dir, sqliteOnly));
+
+    const client = new pg.Client({ connectionString: testPgUrl() });
+    await client.connect();
+    const exact = await client.query(
+      `SELECT seen_count::text AS n, text FROM "moved-${stamp}".facts WHERE id = 'F-1'`,
+    );
+    await client.end();
+    expect(exact.rows[0]).toEqual({
+      n: "9007199254740993",
+      text: 'NUL \u0000 inside, café, and {"b":1,"a":2}'.replace("\u0000", "\uE0000"),
+    });
+
+    const back = join(scratch.dir, "back.db");
+    const home = cairn(dir, ["store", "copy", "--to", back, "--json"], { env: onPg });
+    expect(home.code, home.stderr).toBe(0);
+    const copied = new Database(back, { readonly: true });
+    copied.defaultSafeIntegers(true);
+    expect(copied.prepare("SELECT seen_count FROM facts WHERE id = 'F-1'").get()).toEqual({
+      seen_count: 9007199254740993n,
+    });
+    copied.close();
+    // A fact id forgotten before the moves is still never handed out again.
+    const next = cairn(dir, ["remember", "after two moves"], { env: onPg });
+    expect(next.stdout).toContain("F-4");
+  });
+});

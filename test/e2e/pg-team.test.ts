@@ -1,0 +1,183 @@
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { callTool, connectMcp, type McpHandle } from "../helpers/mcp.js";
+import { startPostgres } from "../helpers/pg-server.js";
+import { addAgent, CAIRN_BIN, cairn, cleanEnv, scratchDir, testPgUrl } from "../helpers/workspace.js";
+
+/**
+ * One board for a team: two checkouts ("machines") in different directories share one schema on
+ * the run's PostgreSQL server, and every process of both races for the same work.
+ */
+let root: { dir: string; cleanup: () => void };
+let laptop: string;
+let runner: string;
+const schema = `team-${Date.now().toString(36)}`;
+const sharedEnv = { CAIRN_STORE_URL: undefined };
+
+beforeAll(() => {
+  root = scratchDir();
+  laptop = join(root.dir, "laptop", "repo");
+  runner = join(root.dir, "ci-runner", "work", "repo");
+  mkdirSync(laptop, { recursive: true });
+  mkdirSync(runner, { recursive: true });
+  const url = `${testPgUrl()}?schema=${schema}`;
+  const first = cairn(laptop, ["init", "--store", url, "--json"], { env: sharedEnv });
+  expect(first.code).toBe(0);
+  const second = cairn(runner, ["init", "--store", url, "--json"], { env: sharedEnv });
+  expect(second.json).toMatchObject({
+    joined: true,
+    workspace_id: (first.json as { workspace_id: string }).workspace_id,
+  });
+});
+afterAll(() => root.cleanup());
+
+const structured = (result: unknown) =>
+  (result as { structuredContent?: Record<string, unknown> }).structuredContent;
+
+describe("PostgreSQL: one board across machines", () => {
+  it("16 processes from two checkouts race for every task: each task is claimed exactly once", async () => {
+    const tasks = 6;
+    for (let i = 1; i <= tasks; i++)
+      cairn(i % 2 ? laptop : runner, ["task", "add", `job ${i}`], { env: sharedEnv });
+    const agents = Array.from({ length: 16 }, (_, i) =>
+      addAgent(i < 8 ? laptop : runner, `racer${i}`, "builder"),
+    );
+    const servers: McpHandle[] = await Promise.all(
+      agents.map((agent, i) =>
+        connectMcp(i < 8 ? laptop : runner, { env: { ...sharedEnv, CAIRN_AGENT: agent.token } }),
+      ),
+    );
+    try {
+      const wins = new Map<string, string[]>();
+      await Promise.all(
+        servers.map(async (server, i) => {
+          for (let t = 1; t <= tasks; t++) {
+            const result = await callTool(server, "claim_task", { task: `T-${t}` });
+            const content = structured(result);
+            if (!result.isError && content && !("refused" in content)) {
+              wins.set(`T-${t}`, [...(wins.get(`T-${t}`) ?? []), agents[i]?.id as string]);
+            }
+          }
+        }),
+      );
+      expect([...wins.keys()].sort()).toHaveLength(tasks);
+      for (const [id, owners] of wins) {
+        expect(owners, `claims of ${id}`).toHaveLength(1);
+        const shown = cairn(runner, ["task", "show", id, "--json"], { env: sharedEnv }).json as {
+          task: { owner: string };
+        };
+        expect(shown.task.owner).toBe(owners[0]);
+      }
+    } finally {
+      await Promise.all(servers.map((server) => server.close()));
+    }
+  }, 180_000);
+
+  it("one checkout's memory is recalled by the other", () => {
+    expect(
+      cairn(laptop, ["remember", "the flaky e2e suite needs --runInBand on CI", "--topics", '["ci"]'], {
+        env: sharedEnv,
+      }).code,
+    ).toBe(0);
+    const recalled = cairn(runner, ["recall", "flaky suite on CI", "--json"], { env: sharedEnv });
+    expect(JSON.stringify(recalled.json)).toContain("runInBand");
+  });
+
+  it("writers killed with SIGKILL lose no acknowledged write", async () => {
+    const writers = Array.from({ length: 12 }, (_, i) => {
+      const child = spawn(process.execPath, [CAIRN_BIN, "remember", `durable fact number ${i}`, "--json"], {
+        cwd: i % 2 ? laptop : runner,
+        env: cleanEnv(sharedEnv),
+      });
+      const done = new Promise<boolean>((resolve) => child.on("close", (code) => resolve(code === 0)));
+      // Half are killed at some point of their run: before, during or after their transaction.
+      if (i % 2 === 0) setTimeout(() => child.kill("SIGKILL"), 150 + 60 * i);
+      return { i, done };
+    });
+    const acknowledged = (await Promise.all(writers.map(async (w) => ((await w.done) ? w.i : -1)))).filter(
+      (i) => i >= 0,
+    );
+    expect(acknowledged.length).toBeGreaterThanOrEqual(6);
+    const stored = cairn(laptop, ["recall", "durable fact number", "--limit", "50", "--json"], {
+      env: sharedEnv,
+    });
+    const text = JSON.stringify(stored.json);
+    for (const i of acknowledged) expect(text).toContain(`durable fact number ${i}`);
+    const status = cairn(runner, ["status", "--json"], { env: sharedEnv });
+    expect(status.code).toBe(0);
+  });
+});
+
+describe("PostgreSQL: credentials and faults", () => {
+  it("a wrong password or an unreachable host: exit 1, the host named, the password never shown, nothing written", async () => {
+    const server = await startPostgres({ password: "right-horse-battery" });
+    const scratch = scratchDir();
+    try {
+      const url = `postgres://postgres:wrong-staple@127.0.0.1:${server.port}/postgres?schema=x`;
+      const refused = cairn(scratch.dir, ["init", "--store", url]);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(`127.0.0.1:${server.port}`);
+      expect(refused.stderr + refused.stdout).not.toContain("wrong-staple");
+      expect(existsSync(join(scratch.dir, ".cairn", "cairn.toml"))).toBe(false);
+
+      const ok = cairn(
+        scratch.dir,
+        ["init", "--store", `postgres://postgres@127.0.0.1:${server.port}/postgres`],
+        {
+          env: { PGPASSWORD: "right-horse-battery" },
+        },
+      );
+      expect(ok.code).toBe(0);
+      expect(cairn(scratch.dir, ["status"], { env: { PGPASSWORD: "nope" } }).code).toBe(1);
+
+      const unreachable = cairn(scratch.dir, ["status"], {
+        env: { CAIRN_STORE_URL: "postgres://cairn:hunter2@127.0.0.1:1/postgres" },
+      });
+      expect(unreachable.code).toBe(1);
+      expect(unreachable.stderr).toMatch(/cannot reach PostgreSQL at 127\.0\.0\.1:1/);
+      expect(unreachable.stderr).not.toContain("hunter2");
+
+      const toml = cairn(scratch.dir, ["status"], { env: { PGPASSWORD: "right-horse-battery" } });
+      expect(toml.code).toBe(0);
+    } finally {
+      scratch.cleanup();
+      await server.stop();
+    }
+  });
+
+  it("the server restarting under load: acknowledged writes survive, later calls reconnect", async () => {
+    const server = await startPostgres();
+    const scratch = scratchDir();
+    try {
+      expect(cairn(scratch.dir, ["init", "--store", server.url]).code).toBe(0);
+      const mcp = await connectMcp(scratch.dir);
+      const acknowledged: string[] = [];
+      let failures = 0;
+      let stop = false;
+      const load = (async () => {
+        for (let i = 0; !stop; i++) {
+          const result = await callTool(mcp, "remember", { text: `under load ${i}` });
+          if (result.isError) failures += 1;
+          else acknowledged.push(`under load ${i}`);
+        }
+      })();
+      while (acknowledged.length < 5) await new Promise((resolve) => setTimeout(resolve, 20));
+      await server.restart();
+      const before = acknowledged.length;
+      while (acknowledged.length < before + 5) await new Promise((resolve) => setTimeout(resolve, 20));
+      stop = true;
+      await load;
+      await mcp.close();
+      const all = cairn(scratch.dir, ["recall", "under load", "--limit", "100", "--json"]);
+      const text = JSON.stringify(all.json);
+      for (const fact of acknowledged) expect(text).toContain(`"${fact}"`);
+      // Only calls in flight when the server went down may fail; the next ones wait for it.
+      expect(failures).toBeLessThanOrEqual(2);
+    } finally {
+      scratch.cleanup();
+      await server.stop();
+    }
+  });
+});

@@ -1,0 +1,219 @@
+import { basename, join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openStore } from "../../src/store/open.js";
+import type { Store } from "../../src/store/store.js";
+import { scratchDir, testPgUrl } from "../helpers/workspace.js";
+
+/**
+ * The store contract for the repositories added after the PostgreSQL store was first built
+ * (agent runs and windows, journal filters, task orders, shortcut authors, risk ids, goal
+ * contract history, the change signal, read-only opening): both stores must agree exactly.
+ */
+const IMPLEMENTATIONS: { name: string; create: (dir: string, readonly?: boolean) => Store }[] = [
+  {
+    name: "sqlite",
+    create: (dir, readonly) =>
+      openStore(join(dir, "cairn.db"), readonly ? { readonly: true } : { create: true }),
+  },
+  {
+    name: "postgres",
+    create: (dir, readonly) =>
+      openStore(
+        { kind: "postgres", url: testPgUrl(), schema: `newer-${basename(dir)}` },
+        readonly ? { readonly: true } : { create: true },
+      ),
+  },
+];
+
+const AT = "2026-01-01T00:00:00.000Z";
+const event = (action: string, actor = "owner", subject = "s") => ({
+  at: AT,
+  actor,
+  action,
+  subject,
+  data: {},
+});
+const task = (title: string, priority: "must" | "should" | "could") => ({
+  title,
+  soThat: "",
+  context: "",
+  parentId: null,
+  priority,
+  estimate: null,
+  traces: [],
+  labels: [],
+  createdBy: "owner",
+});
+const run = (windowAt: string | null) => ({
+  agent: "nightly",
+  schedule: "daily",
+  trigger: windowAt ? ("schedule" as const) : ("cli" as const),
+  windowAt,
+  supervisorPid: 42,
+  manifestPath: "/m.toml",
+  manifestHash: "abc",
+  logPath: null,
+  identity: null,
+});
+const fields = (goal: string) => ({ goal, outcome: null, constraints: [], nonGoals: [], proofs: [] });
+
+describe.each(IMPLEMENTATIONS)("newer store contract: $name", ({ create }) => {
+  let scratch: { dir: string; cleanup: () => void };
+  let store: Store;
+  beforeAll(() => {
+    scratch = scratchDir();
+    store = create(scratch.dir);
+  });
+  afterAll(async () => {
+    await store.close();
+    scratch.cleanup();
+  });
+
+  it("records agent runs and windows: start, finish once, scheduled windows, marks once", async () => {
+    const [scheduled, manual] = await store.write(async (tx) => {
+      const a = await tx.agentRuns.start(run("2026-01-01T00:00:00Z"), AT);
+      const b = await tx.agentRuns.start(run(null), AT);
+      await tx.agentRuns.setPid(a.id, 1234);
+      const end = { exitCode: 0, finishedAt: AT, durationMs: 5, stderrTail: "", reason: null };
+      await tx.agentRuns.finish(a.id, { status: "ok", ...end });
+      await tx.agentRuns.finish(a.id, { status: "failed", ...end });
+      expect(await tx.agentWindows.mark("nightly", "daily", "2026-01-02T00:00:00Z", "stale", AT)).toBe(true);
+      expect(await tx.agentWindows.mark("nightly", "daily", "2026-01-02T00:00:00Z", "given_up", AT)).toBe(
+        false,
+      );
+      expect(await tx.agentWindows.seen("nightly", "daily", AT)).toBe(true);
+      expect(await tx.agentWindows.seen("nightly", "daily", "2027-01-01T00:00:00Z")).toBe(false);
+      await tx.journal.append(event("agent.run"));
+      return [a, b];
+    });
+    expect(scheduled?.id).toMatch(/^AR-\d+$/);
+    const seen = await store.read(async (tx) => ({
+      one: await tx.agentRuns.byId(scheduled?.id ?? ""),
+      recent: (await tx.agentRuns.recent({ agent: "nightly", limit: 5 })).map((r) => r.id),
+      windows: (await tx.agentRuns.scheduled("nightly", "daily", "2025-12-31T00:00:00Z")).map((r) => r.id),
+      lastOk: (await tx.agentRuns.lastScheduledOk("nightly", "daily"))?.id,
+      triggered: (await tx.agentRuns.lastTriggered("nightly"))?.id,
+      running: (await tx.agentRuns.running()).map((r) => r.id),
+      marks: await tx.agentWindows.marks("nightly", "daily", "2026-01-01T00:00:00Z"),
+      firstSeen: await tx.agentWindows.firstSeen("nightly", "daily"),
+    }));
+    expect(seen.one).toMatchObject({ status: "ok", pid: 1234, exitCode: 0, durationMs: 5 });
+    expect(seen.recent).toEqual([manual?.id, scheduled?.id]);
+    expect(seen.windows).toEqual([scheduled?.id]);
+    expect(seen.lastOk).toBe(scheduled?.id);
+    expect(seen.triggered).toBe(manual?.id);
+    expect(seen.running).toEqual([manual?.id]);
+    expect(seen.marks).toEqual([{ windowAt: "2026-01-02T00:00:00Z", mark: "stale" }]);
+    expect(seen.firstSeen).toBe(AT);
+  });
+
+  it("filters the journal by actor, action family, subject and id window", async () => {
+    const ids = await store.write(async (tx) => [
+      await tx.journal.append(event("task.add", "ann", "T-1")),
+      await tx.journal.append(event("task.claim", "bob", "T-1")),
+      await tx.journal.append(event("taskish", "ann", "T-2")),
+      await tx.journal.append(event("note.add", "ann", "T-1")),
+    ]);
+    const [a, b, c, d] = ids as [number, number, number, number];
+    const listed = await store.read(async (tx) => ({
+      family: (await tx.journal.list({ action: "task.", limit: 10 })).map((e) => e.id),
+      exact: (await tx.journal.list({ action: "taskish", limit: 10 })).map((e) => e.id),
+      ann: (await tx.journal.list({ actor: "ann", subject: "T-1", limit: 10 })).map((e) => e.id),
+      after: (await tx.journal.list({ afterId: a, limit: 2 })).map((e) => e.id),
+      before: (await tx.journal.list({ beforeId: d, limit: 2 })).map((e) => e.id),
+    }));
+    expect(listed.family).toEqual([b, a]);
+    expect(listed.exact).toEqual([c]);
+    expect(listed.ann).toEqual([d, a]);
+    expect(listed.after).toEqual([b, c]);
+    expect(listed.before).toEqual([c, b]);
+  });
+
+  it("lists tasks in each order and caps the count past the page", async () => {
+    await store.write(async (tx) => {
+      await tx.tasks.insert(task("banana", "could"), AT);
+      await tx.tasks.insert(task("Apple", "must"), AT);
+      await tx.tasks.insert(task("cherry", "should"), AT);
+      await tx.journal.append(event("task.add"));
+    });
+    const titles = (order?: "tree" | "priority" | "title" | "created") =>
+      store.read(async (tx) =>
+        (await tx.tasks.list({ order, limit: 10, offset: 0 })).tasks.map((t) => t.title),
+      );
+    expect(await titles()).toEqual(["banana", "Apple", "cherry"]);
+    expect(await titles("priority")).toEqual(["Apple", "cherry", "banana"]);
+    expect(await titles("title")).toEqual(["Apple", "banana", "cherry"]);
+    expect(await titles("created")).toEqual(["cherry", "Apple", "banana"]);
+    const page = await store.read((tx) => tx.tasks.list({ limit: 1, offset: 0 }));
+    expect(page.total).toBe(3);
+    expect(page.capped).toBeUndefined();
+  });
+
+  it("keeps shortcut authors and versions, RK risk ids and goal contract history", async () => {
+    const out = await store.write(async (tx) => {
+      const shortcut = { name: "lint", argv: ["npm", "run", "lint"], effect: "read" as const, roles: [] };
+      await tx.shortcuts.upsert({ ...shortcut, summary: "lint", addedBy: "ann", version: 1 }, AT);
+      await tx.shortcuts.upsert({ ...shortcut, summary: "lint v2", addedBy: "ann", version: 2 }, AT);
+      const risk = await tx.risks.insert(
+        {
+          scope: "project",
+          risk: "r",
+          impact: "high",
+          likelihood: "low",
+          indicators: "",
+          action: "",
+          author: "ann",
+        },
+        AT,
+      );
+      const goal = await tx.goals.insertGoal(fields("first"), "owner", AT);
+      const change = { goalId: goal.id, changedBy: "owner", at: AT, fields: ["goal"] };
+      await tx.goals.insertContractChange({ ...change, before: fields("first"), after: fields("second") });
+      await tx.journal.append(event("goal.amend"));
+      return { risk, goal };
+    });
+    expect(out.risk.id).toMatch(/^RK-\d+$/);
+    const read = await store.read(async (tx) => ({
+      shortcut: await tx.shortcuts.byName("lint"),
+      changes: await tx.goals.contractChanges(out.goal.id),
+    }));
+    expect(read.shortcut).toMatchObject({ addedBy: "ann", version: 2, summary: "lint v2", source: "store" });
+    expect(read.changes).toEqual([
+      {
+        goalId: out.goal.id,
+        changedBy: "owner",
+        at: AT,
+        fields: ["goal"],
+        before: fields("first"),
+        after: fields("second"),
+      },
+    ]);
+  });
+
+  it("signals another handle's commit, and a read-only handle reads but never writes", async () => {
+    const reader = create(scratch.dir, true);
+    try {
+      const heads: number[] = [];
+      const before = reader.changes.version();
+      const moved = new Promise<void>((resolve) => {
+        const stop = reader.changes.subscribe((head) => {
+          heads.push(head);
+          if (heads.length === 2) {
+            stop();
+            resolve();
+          }
+        });
+      });
+      // The first report is the current head; wait for it before writing, so the second is ours.
+      await expect.poll(() => heads.length, { timeout: 10_000 }).toBe(1);
+      const written = await store.write((tx) => tx.journal.append(event("poke")));
+      await moved;
+      expect(heads[1]).toBe(written);
+      await expect.poll(() => reader.changes.version(), { timeout: 10_000 }).not.toBe(before);
+      expect((await reader.read((tx) => tx.journal.recent(1)))[0]?.id).toBe(written);
+      await expect(reader.write((tx) => tx.journal.append(event("sneak")))).rejects.toThrow(/read-only/);
+    } finally {
+      await reader.close();
+    }
+  });
+});

@@ -1,0 +1,183 @@
+import { randomUUID } from "node:crypto";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CairnError } from "../../src/kernel/outcome.js";
+import { openStore } from "../../src/store/open.js";
+import { PG_MIGRATIONS } from "../../src/store/postgres/migrations/index.js";
+import { MIGRATIONS } from "../../src/store/sqlite/migrations/index.js";
+import type { Store } from "../../src/store/store.js";
+import { testPgUrl } from "../helpers/workspace.js";
+
+/** What only the PostgreSQL store has to prove: the database's own guards, locks and faults. */
+const open = (schema: string, create = true): Store =>
+  openStore({ kind: "postgres", url: testPgUrl(), schema }, { create });
+const event = (action: string) => ({
+  at: "2026-01-01T00:00:00.000Z",
+  actor: "owner",
+  action,
+  subject: "s",
+  data: {},
+});
+const task = (title: string) => ({
+  title,
+  soThat: "",
+  context: "",
+  parentId: null,
+  priority: "must" as const,
+  estimate: null,
+  traces: [],
+  labels: [],
+  createdBy: "owner",
+});
+
+let raw: pg.Client;
+beforeAll(async () => {
+  raw = new pg.Client({ connectionString: testPgUrl() });
+  await raw.connect();
+});
+afterAll(async () => {
+  await raw.end();
+});
+
+describe("PostgreSQL store", () => {
+  it("ports every SQLite migration, by name and in order", () => {
+    expect(PG_MIGRATIONS.map((m) => m.name)).toEqual(MIGRATIONS.map((m) => m.name));
+  });
+
+  it("refuses UPDATE, DELETE and TRUNCATE of the journal in the database itself", async () => {
+    const schema = `guard-${randomUUID()}`;
+    const store = open(schema);
+    await store.write(async (tx) => {
+      await tx.journal.append(event("x"));
+    });
+    await store.close();
+    for (const sql of ["UPDATE events SET action = 'y'", "DELETE FROM events", "TRUNCATE events"]) {
+      await expect(raw.query(`SET search_path TO "${schema}"; ${sql}`)).rejects.toThrow(/append-only/);
+    }
+  });
+
+  it("serialises writers of one workspace like BEGIN IMMEDIATE: 8 connections, read-check-claim, one winner each round", async () => {
+    const schema = `race-${randomUUID()}`;
+    const stores = Array.from({ length: 8 }, () => open(schema));
+    try {
+      for (let round = 0; round < 10; round++) {
+        const id = await stores[0]?.write(async (tx) => {
+          const made = await tx.tasks.insert(task(`t${round}`), "2026-01-01T00:00:00.000Z");
+          await tx.journal.append(event("task.add"));
+          return made.id;
+        });
+        const wins = await Promise.all(
+          stores.map((store, i) =>
+            store.write(async (tx) => {
+              const current = await tx.tasks.byId(id as string);
+              if (current?.owner) return false;
+              await tx.tasks.update(
+                id as string,
+                { status: "active", owner: `A-${i}` },
+                "2026-01-01T00:00:00.000Z",
+              );
+              await tx.journal.append(event("task.claim"));
+              return true;
+            }),
+          ),
+        );
+        expect(wins.filter(Boolean)).toHaveLength(1);
+      }
+    } finally {
+      await Promise.all(stores.map((store) => store.close()));
+    }
+  });
+
+  it("keeps several workspaces in one database apart, one schema each", async () => {
+    const a = open(`ws-a-${randomUUID()}`);
+    const b = open(`ws-b-${randomUUID()}`);
+    try {
+      await a.write(async (tx) => {
+        await tx.tasks.insert(task("only in a"), "2026-01-01T00:00:00.000Z");
+        await tx.journal.append(event("task.add"));
+      });
+      expect((await b.read((tx) => tx.tasks.list({ limit: 10, offset: 0 }))).total).toBe(0);
+      const first = await b.write(async (tx) => {
+        const made = await tx.tasks.insert(task("only in b"), "2026-01-01T00:00:00.000Z");
+        await tx.journal.append(event("task.add"));
+        return made.id;
+      });
+      expect(first).toBe("T-1");
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it("names the server when the schema holds no workspace, and refuses a newer one untouched", async () => {
+    const missing = open(`absent-${randomUUID()}`, false);
+    const failure = await missing.read((tx) => tx.meta.get("x")).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(CairnError);
+    expect((failure as Error).message).toMatch(/no cairn workspace on postgres@127\.0\.0\.1:\d+\/postgres/);
+    await missing.close();
+    const schema = `newer-${randomUUID()}`;
+    const store = open(schema);
+    await store.read((tx) => tx.meta.get("x"));
+    await store.close();
+    await raw.query(`INSERT INTO "${schema}".schema_migrations VALUES ('9999_future', 'x')`);
+    const again = open(schema, false);
+    await expect(again.read((tx) => tx.meta.get("x"))).rejects.toThrow(/newer cairn/);
+    await again.close();
+  });
+
+  it("survives a connection killed mid-transaction: the call fails, nothing of it is kept, the next call reconnects", async () => {
+    const schema = `drop-${randomUUID()}`;
+    const store = open(schema);
+    try {
+      await store.write(async (tx) => {
+        await tx.journal.append(event("before"));
+      });
+      const failed = store.write(async (tx) => {
+        await tx.tasks.insert(task("lost with the connection"), "2026-01-01T00:00:00.000Z");
+        await raw.query(
+          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'cairn' AND state = 'idle in transaction'",
+        );
+        await tx.journal.append(event("never"));
+      });
+      await expect(failed).rejects.toThrow(/connection|terminat/i);
+      const after = await store.read(async (tx) => ({
+        events: (await tx.journal.recent(10)).map((e) => e.action),
+        tasks: (await tx.tasks.list({ limit: 10, offset: 0 })).total,
+      }));
+      expect(after).toEqual({ events: ["before"], tasks: 0 });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("reports a writer stuck behind another's workspace lock as a timeout, saving nothing", async () => {
+    const schema = `locked-${randomUUID()}`;
+    const store = open(schema);
+    await store.read((tx) => tx.meta.get("x"));
+    await store.close();
+    const holder = new pg.Client({ connectionString: testPgUrl() });
+    await holder.connect();
+    process.env.CAIRN_PG_TIMEOUT_MS = "300";
+    const blocked = open(schema, false);
+    try {
+      await holder.query(`BEGIN; SELECT pg_advisory_xact_lock(hashtextextended('cairn:ws:${schema}', 0))`);
+      const failure = await blocked
+        .write(async (tx) => {
+          await tx.journal.append(event("blocked"));
+        })
+        .catch((error: unknown) => error);
+      expect((failure as CairnError).errorKind).toBe("operational");
+      expect((failure as Error).message).toMatch(/locked by another writer/);
+      await holder.query("ROLLBACK");
+      await holder.query(`SET search_path TO "${schema}"; BEGIN; LOCK TABLE events IN ACCESS EXCLUSIVE MODE`);
+      const slow = await blocked.read((tx) => tx.journal.recent(1)).catch((error: unknown) => error);
+      expect((slow as Error).message).toMatch(/timeout/);
+      await holder.query("ROLLBACK");
+      expect(await blocked.read((tx) => tx.journal.recent(5))).toEqual([]);
+    } finally {
+      delete process.env.CAIRN_PG_TIMEOUT_MS;
+      await blocked.close();
+      await holder.end();
+    }
+  });
+});
