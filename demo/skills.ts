@@ -21,7 +21,7 @@ function write(root: string, files: Record<string, string>): void {
  * matter (a shell, `env rm`, a path out of a skill) and the audit log that recorded all of it.
  */
 export async function chapterSkills(world: DemoWorld): Promise<void> {
-  world.say("\n== Skills, slash commands and OS tools, with a tamper-evident audit log");
+  world.say("\n== 6. Skills, slash commands and OS tools, with a tamper-evident audit log");
   // The machine's own folders live in the scratch space too: CAIRN_HOME holds its cairn.toml.
   const home = join(world.dir, "demo-home");
   const machine = join(world.dir, "demo-cairn-home");

@@ -24,7 +24,7 @@ function env(extra: Record<string, string> = {}): Record<string, string> {
  * same tasks and each task goes to exactly one; what one agent remembers, the other recalls.
  */
 export async function chapterTeam(world: DemoWorld): Promise<void> {
-  world.say("\n== 5. A team across machines: one board on PostgreSQL");
+  world.say("\n== 7. A team across machines: one board on PostgreSQL");
   const server = await startPostgres();
   const clients: Client[] = [];
   try {
