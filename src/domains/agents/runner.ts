@@ -53,9 +53,9 @@ export function runEnvironment(
   identity: RunIdentity | undefined,
 ): NodeJS.ProcessEnv {
   const manifest = request.agent.manifest;
-  const base = manifest.env.inherit ? childEnv(request.env) : {};
-  const env: NodeJS.ProcessEnv = { ...base, ...childEnv({}, manifest.env.extra) };
-  delete env.CAIRN_AGENT;
+  // One pass of the shared credential filter over inherited and extra alike: a manifest's
+  // `[env] extra` cannot hand a child any cairn credential either.
+  const env = childEnv({ ...(manifest.env.inherit ? request.env : {}), ...manifest.env.extra });
   if (!LOCALES.some((name) => env[name]))
     env.LC_CTYPE = process.platform === "darwin" ? "en_US.UTF-8" : "C.UTF-8";
   Object.assign(env, injected);
