@@ -59,7 +59,6 @@ export function AgentsInboxLine() {
       bad.length === 0
         ? `Local agents: ${s.counts.ok} ok, ${s.counts.never_ran} never ran, none failing or stale.`
         : html`<span class="pill warn">agents</span> ${bad.map((r) => `${r.agent}/${r.schedule} ${r.state}`).join(", ")}`
-    }
-    <a href="/agents">Schedules and health</a>
+    }${" "}<a href="/agents">Schedules and health</a>
   </p>`;
 }
