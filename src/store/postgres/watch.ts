@@ -62,7 +62,8 @@ export class ChangeFeed {
       client.on("notification", (message) => {
         if (message.channel === this.channel) this.advance(Number(message.payload));
       });
-      await client.query(`LISTEN ${this.channel}`);
+      // Named so an operator (or a fault test) can tell the listener from the working connection.
+      await client.query(`SET application_name = 'cairn listen ${this.channel}'; LISTEN ${this.channel}`);
       const row = await client.query<{ head: number }>("SELECT coalesce(max(id), 0) AS head FROM events");
       this.advance(Number(row.rows[0]?.head ?? 0));
     } catch {
