@@ -24,7 +24,7 @@ import { RESOURCES, type RunCommand } from "../../commands/resources.js";
  * (the dashboard's cadence), so any burst costs at most ten looks a second, each one journal
  * read plus a re-read of the subscribed resources it may have touched.
  */
-const SETTLE_MS = 20;
+const SETTLE_MS = 5;
 const MIN_GAP_MS = 100;
 /** Journal events read per page, and pages per look: more missed than that counts as "everything". */
 const PAGE = 500;
