@@ -55,9 +55,11 @@ export function touchOf(events: readonly TouchingEvent[]): JournalTouch {
     listChanged: false,
   };
   for (const event of events) {
-    collectIds(event.subject, touch.ids);
-    collectIds(event.data, touch.ids);
-    if (event.action.startsWith("task.") || touch.ids.size > 0) touch.board = true;
+    const named = new Set<string>();
+    collectIds(event.subject, named);
+    collectIds(event.data, named);
+    for (const id of named) touch.ids.add(id);
+    if (event.action.startsWith("task.") || [...named].some((id) => id.startsWith("T-"))) touch.board = true;
     if (KNOWLEDGE.test(event.action)) touch.briefs = true;
     if (GOAL_WORK.test(event.action)) touch.goals = true;
     if (LISTING.has(event.action)) touch.listChanged = true;
