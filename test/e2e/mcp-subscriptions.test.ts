@@ -270,7 +270,7 @@ describe.runIf(STORE_UNDER_TEST === "postgres")("the PostgreSQL listener", () =>
       ).rows[0]?.n,
     );
 
-  it("survives pg_terminate_backend, catches up on a write made meanwhile, and leaves no connection at exit", async () => {
+  it("ignores a forged payload, survives pg_terminate_backend, catches up on a write made meanwhile, leaves no connection", async () => {
     const system = cairn(ws.dir, ["system", "--json"]).json as { database: string };
     const schema = /\(schema ([^)]+)\)$/.exec(system.database)?.[1] as string;
     const channel = channelOf(schema);
@@ -281,6 +281,11 @@ describe.runIf(STORE_UNDER_TEST === "postgres")("the PostgreSQL listener", () =>
       const own = listen(server);
       await server.client.subscribeResource({ uri: TASK2 });
       await expect.poll(() => listeners(db, channel), { timeout: 10_000 }).toBeGreaterThan(0);
+      // A forged bell naming a far-off event is not believed: the next real write is still heard.
+      await db.query("SELECT pg_notify($1, '999999999')", [channel]);
+      const forged = own.heard.length;
+      expect((await cairnAsync(ws.dir, note("T-2", "after a forged notification"))).code).toBe(0);
+      await own.next(updated(TASK2), forged);
       const since = own.heard.length;
       // Keep killing this workspace's listeners until the write has committed: its NOTIFY is lost.
       const kill = () =>

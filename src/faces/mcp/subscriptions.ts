@@ -120,12 +120,12 @@ export class ResourceFeed {
     });
     // Listing means the client will want to hear that the list changed; a call may have written.
     wrapHandler(server, "tools/list", (original) => async (request, ctx) => {
-      this.start();
+      void this.start();
       if (this.retired) return { tools: [] };
       return original(request, ctx);
     });
     wrapHandler(server, "resources/list", (original) => async (request, ctx) => {
-      this.start();
+      void this.start();
       return original(request, ctx);
     });
     wrapHandler(server, "tools/call", (original) => async (request, ctx) => {
@@ -156,14 +156,16 @@ export class ResourceFeed {
         `this session already holds ${MAX_SUBSCRIPTIONS} subscriptions; unsubscribe from some first`,
       );
     }
-    this.start();
+    // Watch first, then read the baseline: a write after the cursor is looked at, never lost.
+    await this.start();
     // The baseline is what the caller reads now; an unknown resource fails the subscription.
     this.subscribed.set(uri, digest(await readAs(this.session, uri)));
   }
 
   /** Start watching the workspace once; a session without a workspace retries on the next need. */
-  private start(): void {
-    if (this.watching || this.closed) return;
+  private start(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    if (this.watching) return this.watching;
     this.watching = (async () => {
       const pulse = await this.run<{ last_event: number }>("pulse", {});
       this.cursor = Math.max(this.cursor, pulse?.last_event ?? 0);
@@ -173,6 +175,7 @@ export class ResourceFeed {
     })().catch(() => {
       this.watching = undefined;
     });
+    return this.watching;
   }
 
   private kick(what: "journal" | "skills"): void {
@@ -215,7 +218,7 @@ export class ResourceFeed {
         void this.server.server.sendResourceUpdated({ uri }).catch(() => {});
       }
     } catch (error) {
-      process.stderr.write(`cairn mcp: change feed: ${(error as Error).message}\n`);
+      if (!this.closed) process.stderr.write(`cairn mcp: change feed: ${(error as Error).message}\n`);
     } finally {
       this.running = false;
       this.lastLook = Date.now();
