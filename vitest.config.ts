@@ -14,6 +14,7 @@ const PG_SUITES = [
   "test/e2e/goals-gates.test.ts",
   "test/e2e/agents-cli.test.ts",
   "test/e2e/ui-http.test.ts",
+  "test/e2e/mcp-subscriptions.test.ts",
 ];
 
 const base = { testTimeout: 60_000, hookTimeout: 60_000, pool: "forks" } as const;

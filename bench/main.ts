@@ -3,6 +3,7 @@
  * measured in the same run. Pass names to run a subset: `npm run bench -- spine`.
  */
 import { benchAgents } from "./agents.js";
+import { benchFeed } from "./feed.js";
 import { benchGoals } from "./goals.js";
 import { benchKnowledge } from "./knowledge.js";
 import { benchPostgres } from "./postgres.js";
@@ -22,6 +23,7 @@ const SUITES: Record<string, () => Promise<void>> = {
   agents: benchAgents,
   skills: benchSkills,
   pg: benchPostgres,
+  feed: benchFeed,
 };
 
 const wanted = process.argv.slice(2);

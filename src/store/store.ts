@@ -116,6 +116,8 @@ export interface TransferRepo {
 /** Counts of what the workspace holds, by table. */
 export interface CountsRepo {
   all(): Promise<Record<string, number>>;
+  /** Bytes the workspace takes: SQLite's file and WAL, or the PostgreSQL schema's relations. */
+  bytes(): Promise<number>;
 }
 
 export interface Tx {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rawRequest, startUi, type UiProcess } from "../helpers/browser.js";
 import { type Seeded, seedWorkspace } from "../helpers/ui-seed.js";
-import { cairnAsync, scratchDir } from "../helpers/workspace.js";
+import { cairnAsync, STORE_UNDER_TEST, scratchDir } from "../helpers/workspace.js";
 
 /**
  * `cairn ui`'s rules at the HTTP level, where a test can forge what a browser never sends (a
@@ -135,6 +135,19 @@ describe("cairn ui over HTTP", () => {
     expect(stream.headers["content-type"]).toContain("text/event-stream");
     const replayed = [...stream.body.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
     expect(replayed.slice(0, 3)).toEqual([...ids].sort((a, b) => a - b));
+  });
+
+  it("System reports where the database is and its size, on either store", async () => {
+    const system = JSON.parse((await rawRequest(ui.port, { path: "/api/system", headers: auth() })).body) as {
+      database: string;
+      database_bytes: number;
+    };
+    // A seeded workspace takes well over 64 KB on either store (tables, indexes, the journal).
+    expect(system.database_bytes).toBeGreaterThan(64 * 1024);
+    if (STORE_UNDER_TEST === "postgres") {
+      expect(system.database).toMatch(/^postgres(ql)?:\/\/.* \(schema [A-Za-z0-9_-]+\)$/);
+      expect(system.database).not.toMatch(/:[^@/]*@/);
+    } else expect(system.database).toMatch(/\.cairn\/cairn\.db$/);
   });
 
   it("starts only in a workspace, and offers no way to listen beyond loopback", async () => {

@@ -193,6 +193,16 @@ describe.each(IMPLEMENTATIONS)("store contract: $name", ({ create }) => {
     }
   });
 
+  it("measures the bytes the workspace takes, growing as it is written", async () => {
+    const empty = await store.read((tx) => tx.counts.bytes());
+    expect(empty).toBeGreaterThan(0);
+    await store.write(async (tx) => {
+      for (let i = 0; i < 50; i++)
+        await tx.journal.append({ ...event("bulk"), data: { pad: "x".repeat(2_000) } });
+    });
+    expect(await store.read((tx) => tx.counts.bytes())).toBeGreaterThan(empty);
+  });
+
   it("hints at changes: another handle's commit reports the new journal head", async () => {
     const other = create(scratch.dir);
     try {

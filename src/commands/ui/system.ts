@@ -1,15 +1,7 @@
-import { statSync } from "node:fs";
 import { z } from "zod";
+import { describeLocation, storeLocationOf } from "../../domains/workspace/store-location.js";
 import { CAIRN_VERSION, MCP_PROTOCOL_VERSION } from "../../kernel/version.js";
 import { defineCommand } from "../define.js";
-
-const sizeOf = (path: string) => {
-  try {
-    return statSync(path).size;
-  } catch {
-    return 0;
-  }
-};
 
 export const systemCommand = defineCommand({
   name: "system",
@@ -22,22 +14,27 @@ export const systemCommand = defineCommand({
     node: z.string(),
     schema: z.number(),
     workspace: z.string(),
-    database: z.string(),
-    database_bytes: z.number().describe("the database file plus its write-ahead log"),
+    database: z.string().describe("the SQLite file, or the PostgreSQL server (no password) and schema"),
+    database_bytes: z
+      .number()
+      .describe(
+        "SQLite: the file plus its write-ahead log; PostgreSQL: the schema's tables, indexes and sequences",
+      ),
     data_version: z.number(),
     last_event: z.object({ id: z.number(), at: z.string(), action: z.string() }).nullable(),
   }),
   async handler(_input, ctx) {
-    const path = ctx.workspace.databasePath;
-    const [last] = await ctx.store.read((tx) => tx.journal.recent(1));
+    const [last, bytes] = await ctx.store.read(
+      async (tx) => [(await tx.journal.recent(1))[0], await tx.counts.bytes()] as const,
+    );
     return {
       cairn: CAIRN_VERSION,
       protocol: MCP_PROTOCOL_VERSION,
       node: process.version,
       schema: ctx.store.schemaVersion,
       workspace: ctx.workspace.root,
-      database: path,
-      database_bytes: sizeOf(path) + sizeOf(`${path}-wal`),
+      database: describeLocation(storeLocationOf(ctx.workspace, ctx.config, ctx.env)),
+      database_bytes: bytes,
       data_version: ctx.store.changes.version(),
       last_event: last ? { id: last.id, at: last.at, action: last.action } : null,
     };

@@ -25,6 +25,8 @@ export function watchCatalog(
   paths: () => Promise<string[]>,
   fingerprint: () => Promise<string>,
   notify: () => void,
+  /** Called after every settled change on disk, listed or not (subscribed files compare themselves). */
+  settled?: () => void,
 ): { close(): void } {
   let watchers: FSWatcher[] = [];
   let last: string | undefined;
@@ -58,6 +60,7 @@ export function watchCatalog(
     if (closed) return;
     const now = await fingerprint();
     if (last !== undefined && now !== last) notify();
+    if (last !== undefined) settled?.();
     last = now;
     await arm();
   };

@@ -40,6 +40,7 @@ import { publishedSchemas } from "./published-schemas.js";
 import { pageResourceList } from "./resource-pages.js";
 import { toolResult } from "./results.js";
 import { listSkillResources, serveSkillsExtension } from "./skills-extension.js";
+import { ResourceFeed } from "./subscriptions.js";
 
 /** A tool argument may be large (a 5 MB note is legitimate); a line past this is refused, not fatal. */
 const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
@@ -237,7 +238,11 @@ export function createServer(
   for (const prompt of PROMPTS) registerPrompt(server, prompt, session);
   serveCompletions(server, () => runner(session));
   serveCatalog(server, session, profile, catalogs);
-  serveSkillsExtension(server, session);
+  let feed: ResourceFeed | undefined;
+  serveSkillsExtension(server, session, () => feed?.skillFilesChanged());
+  // Last: it wraps the list and call handlers registered above.
+  feed = new ResourceFeed(server, session);
+  server.server.onclose = () => feed.close();
   return server;
 }
 

@@ -45,7 +45,12 @@ export async function listSkillResources(session: Session) {
   }));
 }
 
-export function serveSkillsExtension(server: McpServer, session: Session): { close(): void } {
+export function serveSkillsExtension(
+  server: McpServer,
+  session: Session,
+  /** Any skill or command file changed on disk (subscribed `skill://` resources re-check). */
+  onFilesChanged?: () => void,
+): { close(): void } {
   server.server.registerCapabilities({ extensions: { [SKILLS_EXTENSION]: {} } } as never);
   const template = new ResourceTemplate("skill://{name}/{+path}", {
     list: async () => ({ resources: await listSkillResources(session) }),
@@ -101,5 +106,6 @@ export function serveSkillsExtension(server: McpServer, session: Session): { clo
       server.sendResourceListChanged();
       void prompts.refresh().catch(() => {});
     },
+    onFilesChanged,
   );
 }

@@ -80,5 +80,16 @@ export function pgCounts(db: PgDb): CountsRepo {
     async all() {
       return rowCounts(db);
     },
+    async bytes() {
+      // Tables (with their indexes and TOAST) and sequences of this workspace's schema only.
+      const row = await db
+        .prepare<[], { n: number }>(
+          `SELECT COALESCE(SUM(pg_total_relation_size(c.oid)), 0)::bigint AS n
+           FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace
+           WHERE s.nspname = current_schema() AND c.relkind IN ('r', 'm', 'p', 'S')`,
+        )
+        .get();
+      return Number(row?.n ?? 0);
+    },
   };
 }

@@ -6,8 +6,9 @@ const RETRY_MS = 1_000;
 
 /**
  * "The workspace advanced to event N", pushed by LISTEN/NOTIFY on a connection of its own. The
- * payload is only that number: listeners read the journal for what changed. On every (re)connect
- * the current head is reported too, so a notification missed while disconnected is not lost.
+ * payload is never read: each notification makes this read the journal's head, and listeners read
+ * the journal for what changed. On every (re)connect the current head is reported too, so a
+ * notification missed while disconnected is not lost.
  */
 export class ChangeFeed {
   private readonly listeners = new Set<(head: number) => void>();
@@ -59,14 +60,39 @@ export class ChangeFeed {
       };
       client.on("error", lost);
       client.on("end", lost);
+      // The payload is not trusted (anyone who may NOTIFY could send any number): a notification
+      // only rings the bell, and the head is read from the journal itself.
       client.on("notification", (message) => {
-        if (message.channel === this.channel) this.advance(Number(message.payload));
+        if (message.channel === this.channel) void this.readHead(client);
       });
-      await client.query(`LISTEN ${this.channel}`);
-      const row = await client.query<{ head: number }>("SELECT coalesce(max(id), 0) AS head FROM events");
-      this.advance(Number(row.rows[0]?.head ?? 0));
+      // Named so an operator (or a fault test) can tell the listener from the working connection.
+      await client.query(`SET application_name = 'cairn listen ${this.channel}'; LISTEN ${this.channel}`);
+      await this.readHead(client);
     } catch {
       this.schedule();
+    }
+  }
+
+  private reading = false;
+  private readAgain = false;
+
+  /** Read the journal head; bells that ring meanwhile are answered by one more read, not one each. */
+  private async readHead(client: pg.Client): Promise<void> {
+    if (this.reading) {
+      this.readAgain = true;
+      return;
+    }
+    this.reading = true;
+    try {
+      do {
+        this.readAgain = false;
+        const row = await client.query<{ head: number }>("SELECT coalesce(max(id), 0) AS head FROM events");
+        this.advance(Number(row.rows[0]?.head ?? 0));
+      } while (this.readAgain && this.client === client);
+    } catch {
+      // A lost connection is reported by its own events and reconnects; a later bell reads again.
+    } finally {
+      this.reading = false;
     }
   }
 

@@ -1,7 +1,8 @@
 import type Database from "better-sqlite3";
 import type { ChangeSignal } from "../store.js";
 
-const POLL_MS = 500;
+/** As often as the dashboard polls `pulse`: a read of a shared-memory counter, no table. */
+const POLL_MS = 100;
 
 /**
  * SQLite's change signal: `PRAGMA data_version` moves whenever another connection (in this

@@ -1,3 +1,4 @@
+import { statSync } from "node:fs";
 import type Database from "better-sqlite3";
 import { usageError } from "../../kernel/outcome.js";
 import type { CountsRepo, DumpRecord, TransferRepo } from "../store.js";
@@ -56,10 +57,21 @@ export function sqliteTransfer(db: Database.Database): TransferRepo {
   };
 }
 
+const sizeOf = (path: string) => {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+};
+
 export function sqliteCounts(db: Database.Database): CountsRepo {
   return {
     async all() {
       return rowCounts(db);
+    },
+    async bytes() {
+      return db.memory ? 0 : sizeOf(db.name) + sizeOf(`${db.name}-wal`);
     },
   };
 }

@@ -1,0 +1,276 @@
+import { createHash } from "node:crypto";
+import {
+  type McpServer,
+  ProtocolError,
+  ProtocolErrorCode,
+  ResourceNotFoundError,
+  type ServerContext,
+  UriTemplate,
+} from "@modelcontextprotocol/server";
+import type { Session } from "../../commands/context.js";
+import { dispatch } from "../../commands/dispatch.js";
+import { COMMANDS_BY_NAME } from "../../commands/registry.js";
+import {
+  type JournalTouch,
+  mayHaveChanged,
+  TOUCH_ALL,
+  touchOf,
+  watchWorkspace,
+} from "../../commands/resource-changes.js";
+import { RESOURCES, type RunCommand } from "../../commands/resources.js";
+
+/**
+ * A burst settles this long before the first look; later looks are at least MIN_GAP_MS apart
+ * (the dashboard's cadence), so any burst costs at most ten looks a second, each one journal
+ * read plus a re-read of the subscribed resources it may have touched.
+ */
+const SETTLE_MS = 5;
+const MIN_GAP_MS = 100;
+/** Journal events read per page, and pages per look: more missed than that counts as "everything". */
+const PAGE = 500;
+const MAX_PAGES = 20;
+/** Subscriptions one session may hold: each costs a re-read when the journal touches it. */
+const MAX_SUBSCRIPTIONS = 1_000;
+
+type Handler = (request: { params?: Record<string, unknown> }, ctx: ServerContext) => Promise<unknown>;
+
+/** Replace a method's handler with one that wraps the current one (never re-implements it). */
+function wrapHandler(server: McpServer, method: string, around: (original: Handler) => Handler): void {
+  const original = (
+    server.server as unknown as { _getRequestHandler(m: string): Handler | undefined }
+  )._getRequestHandler(method);
+  if (!original) throw new Error(`internal: the MCP server has no ${method} handler`);
+  server.server.removeRequestHandler(method as never);
+  server.server.setRequestHandler(method as never, around(original) as never);
+}
+
+/** The resources as `resources/read` matches them: in registration order, fixed URIs exactly. */
+const MATCHERS = RESOURCES.map((spec) => ({
+  spec,
+  template: spec.uri.includes("{") ? new UriTemplate(spec.uri) : undefined,
+}));
+
+/**
+ * What the caller reads at a URI, through the same resource specs and commands as
+ * `resources/read` (skill files through `skill resource`). Only its digest is kept.
+ */
+async function readAs(session: Session, uri: string): Promise<unknown> {
+  const run: RunCommand = async (name, input) => {
+    const command = COMMANDS_BY_NAME.get(name);
+    if (!command) throw new Error(`internal: no command ${name}`);
+    const outcome = await dispatch(command, input, session);
+    if (outcome.kind === "ok") return outcome.value as Record<string, unknown>;
+    if (outcome.kind === "refused") return { refused: outcome.refusal };
+    if (outcome.error.errorKind === "not_found") throw new ResourceNotFoundError(uri, outcome.error.message);
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, outcome.error.message);
+  };
+  if (uri.startsWith("skill://")) return run("skill resource", { uri });
+  for (const { spec, template } of MATCHERS) {
+    const variables = template ? template.match(uri) : spec.uri === uri ? {} : null;
+    if (!variables) continue;
+    const flat = Object.fromEntries(
+      Object.entries(variables).map(([key, value]) => [key, Array.isArray(value) ? value.join(",") : value]),
+    );
+    return spec.read(flat, run);
+  }
+  throw new ResourceNotFoundError(uri);
+}
+
+const digest = (value: unknown) => createHash("sha256").update(JSON.stringify(value)).digest("base64url");
+
+interface Activity {
+  events: { id: number; action: string; subject: string; data: Record<string, unknown> }[];
+}
+
+/**
+ * Pushes changes to this MCP client. Subscribed resources (`resources/subscribe`) get
+ * `notifications/resources/updated` when what this session reads at their URI changed: the
+ * journal, read from the last event seen, names the candidates, and each candidate is re-read as
+ * the caller and compared with what it read before, so a notification never reports a change
+ * the caller cannot see, and carries nothing but the URI. Skill files are compared when their
+ * folders change on disk. `resources/list_changed` follows tasks or goals entering or leaving
+ * the list; `tools/list_changed` follows the caller losing its identity (retired), after which
+ * it is listed no tools. Looks are debounced, never on a request's path, and stop at close.
+ */
+export class ResourceFeed {
+  private readonly subscribed = new Map<string, string>();
+  private cursor = 0;
+  private watching: Promise<void> | undefined;
+  private unwatch: (() => void) | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private running = false;
+  private journalDirty = false;
+  private skillsDirty = false;
+  private lastLook = 0;
+  private closed = false;
+  private retired = false;
+
+  constructor(
+    private readonly server: McpServer,
+    private readonly session: Session,
+  ) {
+    server.server.registerCapabilities({ resources: { subscribe: true, listChanged: true } });
+    server.server.setRequestHandler("resources/subscribe", async (request) => {
+      await this.subscribe(request.params.uri);
+      return {};
+    });
+    server.server.setRequestHandler("resources/unsubscribe", async (request) => {
+      this.subscribed.delete(request.params.uri);
+      return {};
+    });
+    // Listing means the client will want to hear that the list changed; a call may have written.
+    wrapHandler(server, "tools/list", (original) => async (request, ctx) => {
+      void this.start();
+      if (this.retired) return { tools: [] };
+      return original(request, ctx);
+    });
+    wrapHandler(server, "resources/list", (original) => async (request, ctx) => {
+      void this.start();
+      return original(request, ctx);
+    });
+    wrapHandler(server, "tools/call", (original) => async (request, ctx) => {
+      try {
+        return await original(request, ctx);
+      } finally {
+        // This process's own writes: SQLite's data_version does not move for its own connection.
+        if (this.watching) this.kick("journal");
+      }
+    });
+  }
+
+  /** Skill (or command) files changed on disk: subscribed `skill://` resources are compared. */
+  skillFilesChanged(): void {
+    if ([...this.subscribed.keys()].some((uri) => uri.startsWith("skill://"))) this.kick("skills");
+  }
+
+  private async subscribe(uri: string): Promise<void> {
+    if (!/^(cairn|skill):\/\//.test(uri)) {
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `cannot subscribe to ${uri}: not a cairn resource`,
+      );
+    }
+    if (!this.subscribed.has(uri) && this.subscribed.size >= MAX_SUBSCRIPTIONS) {
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `this session already holds ${MAX_SUBSCRIPTIONS} subscriptions; unsubscribe from some first`,
+      );
+    }
+    // Watch first, then read the baseline: a write after the cursor is looked at, never lost.
+    await this.start();
+    // The baseline is what the caller reads now; an unknown resource fails the subscription.
+    this.subscribed.set(uri, digest(await readAs(this.session, uri)));
+  }
+
+  /** Start watching the workspace once; a session without a workspace retries on the next need. */
+  private start(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    if (this.watching) return this.watching;
+    this.watching = (async () => {
+      const pulse = await this.run<{ last_event: number }>("pulse", {});
+      this.cursor = Math.max(this.cursor, pulse?.last_event ?? 0);
+      const unwatch = await watchWorkspace(this.session, () => this.kick("journal"));
+      if (this.closed) unwatch();
+      else this.unwatch = unwatch;
+    })().catch(() => {
+      this.watching = undefined;
+    });
+    return this.watching;
+  }
+
+  private kick(what: "journal" | "skills"): void {
+    if (this.closed || this.retired) return;
+    if (what === "journal") this.journalDirty = true;
+    else this.skillsDirty = true;
+    this.schedule();
+  }
+
+  /** One look at a time: what arrives during a look is looked at after it, MIN_GAP_MS on. */
+  private schedule(): void {
+    if (this.timer || this.running || this.closed || this.retired) return;
+    const wait = Math.max(SETTLE_MS, this.lastLook + MIN_GAP_MS - Date.now());
+    this.timer = setTimeout(() => void this.look(), wait);
+    this.timer.unref();
+  }
+
+  private async look(): Promise<void> {
+    this.timer = undefined;
+    this.running = true;
+    const journal = this.journalDirty;
+    const skills = this.skillsDirty;
+    this.journalDirty = false;
+    this.skillsDirty = false;
+    try {
+      const touch = journal ? await this.readJournal() : undefined;
+      if (touch?.listChanged) void this.server.server.sendResourceListChanged().catch(() => {});
+      for (const [uri, before] of [...this.subscribed]) {
+        if (this.closed || this.retired) return;
+        const candidate = uri.startsWith("skill://")
+          ? skills
+          : touch !== undefined && mayHaveChanged(uri, touch);
+        if (!candidate) continue;
+        const now = await readAs(this.session, uri)
+          .then(digest)
+          .catch((error: Error) => digest({ error: error.message }));
+        // Unsubscribed while it was read: say nothing.
+        if (now === before || this.subscribed.get(uri) !== before) continue;
+        this.subscribed.set(uri, now);
+        void this.server.server.sendResourceUpdated({ uri }).catch(() => {});
+      }
+    } catch (error) {
+      if (!this.closed) process.stderr.write(`cairn mcp: change feed: ${(error as Error).message}\n`);
+    } finally {
+      this.running = false;
+      this.lastLook = Date.now();
+      if (this.journalDirty || this.skillsDirty) this.schedule();
+    }
+  }
+
+  /** What the journal says changed since the last look, read through `activity` as the caller. */
+  private async readJournal(): Promise<JournalTouch | undefined> {
+    const events: Activity["events"] = [];
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const command = COMMANDS_BY_NAME.get("activity");
+      if (!command) return undefined;
+      const outcome = await dispatch(command, { after: this.cursor, limit: PAGE }, this.session);
+      if (outcome.kind === "refused" && outcome.refusal.policy === "identity") {
+        this.loseIdentity();
+        return undefined;
+      }
+      if (outcome.kind !== "ok") return undefined;
+      const found = (outcome.value as Activity).events;
+      events.push(...found);
+      const last = found.at(-1);
+      if (last) this.cursor = last.id;
+      if (found.length < PAGE) return touchOf(events);
+    }
+    return TOUCH_ALL;
+  }
+
+  /** Retired (or an ancestor retired): every call is refused now, so no tool is listed. */
+  private loseIdentity(): void {
+    this.retired = true;
+    this.stopWatching();
+    void this.server.server.sendToolListChanged().catch(() => {});
+  }
+
+  private async run<T>(name: string, input: Record<string, unknown>): Promise<T | undefined> {
+    const command = COMMANDS_BY_NAME.get(name);
+    if (!command) return undefined;
+    const outcome = await dispatch(command, input, this.session);
+    return outcome.kind === "ok" ? (outcome.value as T) : undefined;
+  }
+
+  private stopWatching(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.unwatch?.();
+    this.unwatch = undefined;
+  }
+
+  close(): void {
+    this.closed = true;
+    this.stopWatching();
+    this.subscribed.clear();
+  }
+}

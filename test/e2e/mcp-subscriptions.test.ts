@@ -1,0 +1,319 @@
+import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { channelOf } from "../../src/store/postgres/pg-store.js";
+import { callTool, connectMcp, type McpHandle } from "../helpers/mcp.js";
+import { skillMd, writeTree } from "../helpers/skills.js";
+import {
+  addAgent,
+  CAIRN_BIN,
+  cairn,
+  cairnAsync,
+  cleanEnv,
+  initWorkspace,
+  STORE_UNDER_TEST,
+  testPgUrl,
+} from "../helpers/workspace.js";
+
+/**
+ * Changes pushed to MCP clients, on the store under test: a `cairn mcp` driven by the SDK's
+ * client holds subscriptions while other processes (the CLI, a second server) write.
+ */
+
+interface Heard {
+  method: string;
+  uri?: string;
+  at: number;
+}
+
+/** Every notification a client hears, and a way to wait for the next one that matches. */
+function listen(handle: McpHandle) {
+  const heard: Heard[] = [];
+  const waiters: { match: (h: Heard) => boolean; resolve: (h: Heard) => void }[] = [];
+  const push = (entry: Heard) => {
+    heard.push(entry);
+    for (const waiter of [...waiters]) {
+      if (!waiter.match(entry)) continue;
+      waiters.splice(waiters.indexOf(waiter), 1);
+      waiter.resolve(entry);
+    }
+  };
+  handle.client.setNotificationHandler("notifications/resources/updated", (note) =>
+    push({ method: "updated", uri: note.params.uri, at: performance.now() }),
+  );
+  for (const kind of ["resources", "tools"] as const) {
+    handle.client.setNotificationHandler(`notifications/${kind}/list_changed`, () =>
+      push({ method: `${kind}/list_changed`, at: performance.now() }),
+    );
+  }
+  /** The next notification matching, heard after `since` (an index into `heard`). */
+  const next = (match: (h: Heard) => boolean, since = heard.length, timeoutMs = 15_000) => {
+    const already = heard.slice(since).find(match);
+    if (already) return Promise.resolve(already);
+    return new Promise<Heard>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`not heard; heard ${JSON.stringify(heard.slice(since))}`)),
+        timeoutMs,
+      );
+      waiters.push({
+        match,
+        resolve: (h) => {
+          clearTimeout(timer);
+          resolve(h);
+        },
+      });
+    });
+  };
+  return { heard, next };
+}
+
+const updated = (uri: string) => (h: Heard) => h.method === "updated" && h.uri === uri;
+const TASK1 = "cairn://task/T-1";
+const TASK2 = "cairn://task/T-2";
+const note = (scope: string, text: string) => [
+  "note",
+  "add",
+  "finding",
+  "--scope",
+  scope,
+  "--text",
+  text,
+  "--severity",
+  "minor",
+];
+
+/** PostgreSQL backends listening for this workspace's changes (0 on SQLite: there are none). */
+async function listenersOf(dir: string): Promise<() => Promise<number>> {
+  if (STORE_UNDER_TEST !== "postgres") return async () => 0;
+  const system = cairn(dir, ["system", "--json"]).json as { database: string };
+  const name = `cairn listen ${channelOf(/\(schema ([^)]+)\)$/.exec(system.database)?.[1] as string)}`;
+  return async () => {
+    const db = new pg.Client({ connectionString: testPgUrl() });
+    await db.connect();
+    try {
+      const found = await db.query<{ n: string }>(
+        "SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = $1",
+        [name],
+      );
+      return Number(found.rows[0]?.n);
+    } finally {
+      await db.end();
+    }
+  };
+}
+
+let ws: { dir: string; cleanup: () => void };
+let mcp: McpHandle;
+let ears: ReturnType<typeof listen>;
+
+beforeAll(async () => {
+  ws = initWorkspace();
+  for (const title of ["subscribed task", "unsubscribed task"]) cairn(ws.dir, ["task", "add", title]);
+  writeTree(join(ws.dir, ".claude", "skills"), {
+    "demo/SKILL.md": skillMd({ name: "demo", description: "Use when: a demo is needed" }, "first body\n"),
+  });
+  mcp = await connectMcp(ws.dir);
+  ears = listen(mcp);
+});
+afterAll(async () => {
+  await mcp?.close();
+  ws?.cleanup();
+});
+
+describe(`MCP resource subscriptions (${STORE_UNDER_TEST})`, () => {
+  it("declares resources with subscribe and listChanged", () => {
+    expect(mcp.client.getServerCapabilities()?.resources).toMatchObject({
+      subscribe: true,
+      listChanged: true,
+    });
+  });
+
+  it("a CLI write updates the subscribed task, not an unsubscribed one; a new task changes the list", async () => {
+    await mcp.client.subscribeResource({ uri: TASK1 });
+    await expect(mcp.client.subscribeResource({ uri: "cairn://task/T-999" })).rejects.toThrow();
+    const since = ears.heard.length;
+    expect(cairn(ws.dir, note("T-2", "only about the second task")).code).toBe(0);
+    expect(cairn(ws.dir, note("T-1", "about the subscribed task")).code).toBe(0);
+    await ears.next(updated(TASK1), since);
+    // Notifications arrive in order: one about T-2 would have come before T-1's.
+    expect(ears.heard.slice(since).filter((h) => h.uri === TASK2)).toEqual([]);
+    expect(ears.heard.slice(since).some((h) => h.method === "resources/list_changed")).toBe(false);
+
+    // Unsubscribed: T-1 falls silent; the board (still subscribed) and the list speak for a new task.
+    await mcp.client.subscribeResource({ uri: "cairn://board" });
+    await mcp.client.unsubscribeResource({ uri: TASK1 });
+    const later = ears.heard.length;
+    expect(cairn(ws.dir, note("T-1", "nobody listens to this one")).code).toBe(0);
+    expect(cairn(ws.dir, ["task", "add", "a third task"]).code).toBe(0);
+    await ears.next((h) => h.method === "resources/list_changed", later);
+    await ears.next(updated("cairn://board"), later);
+    expect(ears.heard.slice(later).filter((h) => h.uri === TASK1)).toEqual([]);
+    expect((await mcp.client.listResources()).resources.map((r) => r.uri)).toContain("cairn://task/T-3");
+  });
+
+  it("a burst of writes from another server gives notifications bounded by time, and never blocks a call", async () => {
+    await mcp.client.subscribeResource({ uri: TASK2 });
+    const writer = await connectMcp(ws.dir);
+    try {
+      const writes = 200;
+      const since = ears.heard.length;
+      const started = performance.now();
+      let beforeLast = 0;
+      const burst = (async () => {
+        for (let i = 0; i < writes; i++) {
+          if (i === writes - 1) beforeLast = ears.heard.length;
+          await callTool(writer, "add_note", {
+            kind: "finding",
+            scope: "T-2",
+            text: `burst ${i}`,
+            severity: "minor",
+          });
+        }
+      })();
+      // The subscriber's own calls answer while the burst runs.
+      const during = await callTool(mcp, "list_tasks", {});
+      expect(during.isError).toBeFalsy();
+      await burst;
+      const elapsed = performance.now() - started;
+      // The last write is not lost in the burst: an update comes after it was sent.
+      const last = await ears.next(updated(TASK2), beforeLast);
+      const count = ears.heard.slice(since).filter(updated(TASK2)).length;
+      // At most one look per 100 ms (plus the first and the one after the end), whatever the writes.
+      expect(count).toBeGreaterThan(0);
+      expect(count).toBeLessThanOrEqual(Math.ceil((last.at - started) / 100) + 2);
+      expect(count).toBeLessThan(writes / 2);
+      console.log(`[${STORE_UNDER_TEST}] ${writes} writes in ${elapsed.toFixed(0)} ms → ${count} updates`);
+    } finally {
+      await writer.close();
+    }
+  }, 120_000);
+
+  it("a subscribed skill file is updated when it changes on disk", async () => {
+    const uri = "skill://demo/SKILL.md";
+    await mcp.client.subscribeResource({ uri });
+    const since = ears.heard.length;
+    writeFileSync(
+      join(ws.dir, ".claude", "skills", "demo", "SKILL.md"),
+      skillMd({ name: "demo", description: "Use when: a demo is needed" }, "second body\n"),
+    );
+    await ears.next(updated(uri), since);
+    const read = await mcp.client.readResource({ uri });
+    expect((read.contents[0] as { text: string }).text).toContain("second body");
+  });
+
+  it("a read-only agent hears what it can read; retired, it hears tools/list_changed and is listed no tools", async () => {
+    const agent = addAgent(ws.dir, "watcher", "reviewer", ["--grant", "ro"]);
+    const viewer = await connectMcp(ws.dir, { env: { CAIRN_AGENT: agent.token } });
+    try {
+      const own = listen(viewer);
+      expect((await viewer.client.listTools()).tools.length).toBeGreaterThan(0);
+      await viewer.client.subscribeResource({ uri: TASK1 });
+      expect(cairn(ws.dir, note("T-1", "seen by a reader")).code).toBe(0);
+      await own.next(updated(TASK1), 0);
+      const since = own.heard.length;
+      expect(cairn(ws.dir, ["agent", "retire", "watcher"]).code).toBe(0);
+      await own.next((h) => h.method === "tools/list_changed", since);
+      expect((await viewer.client.listTools()).tools).toEqual([]);
+      // Nothing more is pushed to a retired caller (absence: given three looks' time to show).
+      expect(cairn(ws.dir, note("T-1", "not for the retired")).code).toBe(0);
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      expect(own.heard.slice(since).filter((h) => h.method === "updated")).toEqual([]);
+    } finally {
+      await viewer.close();
+    }
+  });
+});
+
+describe("stopping", () => {
+  it.each(["SIGTERM", "SIGINT"] as const)(
+    "a subscribed server stops on %s: the process and its listener are gone",
+    async (signal) => {
+      const listeners = await listenersOf(ws.dir);
+      const before = await listeners();
+      const child = spawn(process.execPath, [CAIRN_BIN, "mcp"], { cwd: ws.dir, env: cleanEnv() });
+      let out = "";
+      const subscribed = new Promise<void>((resolve) =>
+        child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+          out += chunk;
+          if (out.includes('"id":2')) resolve();
+        }),
+      );
+      const send = (message: object) =>
+        child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`);
+      send({
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+      });
+      send({ method: "notifications/initialized" });
+      send({ id: 2, method: "resources/subscribe", params: { uri: TASK1 } });
+      await subscribed;
+      if (STORE_UNDER_TEST === "postgres") await expect.poll(listeners, { timeout: 10_000 }).toBe(before + 1);
+      const exited = new Promise<unknown>((resolve) => child.on("exit", (code, sig) => resolve(code ?? sig)));
+      child.kill(signal);
+      expect(await exited).toBe(signal === "SIGTERM" ? 143 : "SIGINT");
+      await expect.poll(listeners, { timeout: 10_000 }).toBe(before);
+    },
+  );
+});
+
+describe.runIf(STORE_UNDER_TEST === "postgres")("the PostgreSQL listener", () => {
+  const listeners = async (db: pg.Client, channel: string) =>
+    Number(
+      (
+        await db.query<{ n: string }>(
+          "SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = $1",
+          [`cairn listen ${channel}`],
+        )
+      ).rows[0]?.n,
+    );
+
+  it("ignores a forged payload, survives pg_terminate_backend, catches up on a write made meanwhile, leaves no connection", async () => {
+    const system = cairn(ws.dir, ["system", "--json"]).json as { database: string };
+    const schema = /\(schema ([^)]+)\)$/.exec(system.database)?.[1] as string;
+    const channel = channelOf(schema);
+    const db = new pg.Client({ connectionString: testPgUrl() });
+    await db.connect();
+    const server = await connectMcp(ws.dir);
+    try {
+      const own = listen(server);
+      await server.client.subscribeResource({ uri: TASK2 });
+      await expect.poll(() => listeners(db, channel), { timeout: 10_000 }).toBeGreaterThan(0);
+      // A forged bell naming a far-off event is not believed: the next real write is still heard.
+      await db.query("SELECT pg_notify($1, '999999999')", [channel]);
+      const forged = own.heard.length;
+      expect((await cairnAsync(ws.dir, note("T-2", "after a forged notification"))).code).toBe(0);
+      await own.next(updated(TASK2), forged);
+      const since = own.heard.length;
+      // Keep killing this workspace's listeners until the write has committed: its NOTIFY is lost.
+      const kill = () =>
+        db.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1", [
+          `cairn listen ${channel}`,
+        ]);
+      await kill();
+      let writing = true;
+      const killer = (async () => {
+        while (writing) {
+          await kill();
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      })();
+      const wrote = await cairnAsync(ws.dir, note("T-2", "written while the listener was down"));
+      writing = false;
+      await killer;
+      expect(wrote.code).toBe(0);
+      // The listener reconnects by itself and reads the journal from the last event it saw.
+      await own.next(updated(TASK2), since, 20_000);
+      expect(await listeners(db, channel)).toBeGreaterThan(0);
+    } finally {
+      await server.close();
+    }
+    // stdin closed: this server's listener is gone with it (the suite's own server still listens).
+    await expect.poll(() => listeners(db, channel), { timeout: 10_000 }).toBe(1);
+    await mcp.close();
+    await expect.poll(() => listeners(db, channel), { timeout: 10_000 }).toBe(0);
+    await db.end();
+  }, 60_000);
+});

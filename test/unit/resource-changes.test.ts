@@ -1,0 +1,39 @@
+import { describe, expect, it } from "vitest";
+import { mayHaveChanged, TOUCH_ALL, touchOf } from "../../src/commands/resource-changes.js";
+
+const at = (action: string, subject: string, data: Record<string, unknown> = {}) => ({
+  action,
+  subject,
+  data,
+});
+
+describe("what a stretch of the journal touched", () => {
+  it("names a task by subject or by a value in the data, and nothing else", () => {
+    const touch = touchOf([at("task.claim", "T-1"), at("task.depend", "T-4", { on: ["T-7"] })]);
+    expect(mayHaveChanged("cairn://task/T-1", touch)).toBe(true);
+    expect(mayHaveChanged("cairn://task/T-7", touch)).toBe(true);
+    expect(mayHaveChanged("cairn://task/T-4/brief", touch)).toBe(true);
+    expect(mayHaveChanged("cairn://task/T-2", touch)).toBe(false);
+    // T-10 is not T-1, nor T-1 a prefix match of T-10.
+    expect(mayHaveChanged("cairn://task/T-10", touch)).toBe(false);
+    expect(mayHaveChanged("cairn://board", touch)).toBe(true);
+    expect(touch.listChanged).toBe(false);
+  });
+
+  it("treats knowledge as touching every brief but no task, and listing events as a list change", () => {
+    const touch = touchOf([at("fact.remember", "F-3", { topics: ["ci"] }), at("task.add", "T-9")]);
+    expect(mayHaveChanged("cairn://task/T-2/brief", touch)).toBe(true);
+    expect(mayHaveChanged("cairn://task/T-2", touch)).toBe(false);
+    expect(touch.listChanged).toBe(true);
+    expect(mayHaveChanged("skill://demo/SKILL.md", touch)).toBe(false);
+  });
+
+  it("goal work touches goals; agent heartbeats touch nothing a client subscribes to", () => {
+    expect(mayHaveChanged("cairn://goal/G-1", touchOf([at("attempt.open", "A-2")]))).toBe(true);
+    const quiet = touchOf([at("agent.daemon.beat", "owner")]);
+    for (const uri of ["cairn://board", "cairn://task/T-1", "cairn://task/T-1/brief", "cairn://goal/G-1"]) {
+      expect(mayHaveChanged(uri, quiet), uri).toBe(false);
+    }
+    expect(mayHaveChanged("cairn://task/T-1", TOUCH_ALL)).toBe(true);
+  });
+});
