@@ -71,21 +71,25 @@ const INSERT_CHUNK = 2_000;
 const BM25 = "bm25(facts_fts, 1.0, 0.5)";
 const TOPIC_FILTER = "EXISTS (SELECT 1 FROM json_each(f.topics) WHERE json_each.value = ?)";
 
+/** Lower case without accents; plain ASCII (most facts) has nothing to decompose. */
 const foldAccents = (text: string) =>
-  text
-    .normalize("NFKD")
-    .replace(/\p{M}+/gu, "")
-    .toLowerCase();
+  /^[\x00-\x7f]*$/.test(text)
+    ? text.toLowerCase()
+    : text
+        .normalize("NFKD")
+        .replace(/\p{M}+/gu, "")
+        .toLowerCase();
 
-/** The share of query terms a fact's text holds, by word stem (a rough match of what porter does). */
-function coverage(text: string, terms: readonly string[]): number {
-  if (terms.length === 0) return 0;
+/** Each query term's stem (a rough match of what porter does), folded once per query. */
+const stemsOf = (terms: readonly string[]) =>
+  terms.map((term) => foldAccents(term).slice(0, Math.max(3, term.length - 2)));
+
+/** The share of query stems a fact's text holds at the start of one of its words. */
+function coverage(text: string, stems: readonly string[]): number {
+  if (stems.length === 0) return 0;
   const words = foldAccents(text).split(/[^\p{L}\p{N}]+/u);
-  const held = terms.filter((term) => {
-    const stem = foldAccents(term).slice(0, Math.max(3, term.length - 2));
-    return words.some((word) => word.startsWith(stem));
-  });
-  return held.length / terms.length;
+  const held = stems.filter((stem) => words.some((word) => word.startsWith(stem)));
+  return held.length / stems.length;
 }
 
 export function sqliteFacts(db: Database.Database): FactsRepo {
@@ -174,10 +178,11 @@ export function sqliteFacts(db: Database.Database): FactsRepo {
       topic,
     );
     const best = Math.max(0, ...scored.map((s) => s.bm25));
+    const stems = stemsOf(terms);
     return scored.flatMap(({ seq, bm25 }) => {
       const row = rows.get(seq);
       if (!row) return [];
-      const relevance = 0.75 * (best > 0 ? bm25 / best : 0) + 0.25 * coverage(row.text, terms);
+      const relevance = 0.75 * (best > 0 ? bm25 / best : 0) + 0.25 * coverage(row.text, stems);
       return [{ fact: toRecord(row), relevance }];
     });
   };
