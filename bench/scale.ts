@@ -10,31 +10,55 @@ import { cairnServer, connect } from "./servers.js";
  * Ten times the scale of the tasks bench: 200,000 tasks and 1,000,000 facts (smaller with
  * `--tasks=N --facts=N`), seeded through the store in bulk and cached between runs
  * (bench/scale-seed.ts), then read over MCP stdio. Each read is set against the `whoami` round
- * trip of the same server, called in the same rounds: the floor no read can go under.
+ * trip of the same server, called in the same rounds: the floor no read can go under. With
+ * `--vs=<path of another build's bin/cairn.mjs>` that build serves the same board too, called in
+ * the same rounds, so a change is measured against what it replaces.
  */
 const CALLS = 300;
 
 type Read = [name: string, tool: string, args: Record<string, unknown>];
 
+/** CPU time a process has used so far, in ms (Linux clock ticks of 10 ms: summed over many calls). */
+function cpuMs(pid: number | null): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+interface Timings {
+  /** Round trips in ms, per read. */
+  wall: number[][];
+  /** Server CPU ms per call, per read: a busy machine stretches round trips far more than this. */
+  cpu: number[];
+}
+
 /**
- * Every read, the floor among them, called in turn round after round: a busy machine slows
- * them all alike, so each stands beside a floor measured in the same moments.
+ * Every read of every server, the floor among them, called in turn round after round: a busy
+ * machine slows them all alike, so each stands beside a floor measured in the same moments.
  */
-async function timedInTurn(client: Client, reads: readonly Read[]): Promise<number[][]> {
-  const call = async ([name, tool, args]: Read) => {
+async function timedInTurn(
+  servers: readonly { client: Client; pid: number | null }[],
+  reads: readonly Read[],
+): Promise<Timings[]> {
+  const call = async (client: Client, [name, tool, args]: Read) => {
     const result = await client.callTool({ name: tool, arguments: { schema_version: 1, ...args } });
     if (result.isError) throw new Error(`${name}: ${JSON.stringify(result.content)}`);
   };
-  for (let round = 0; round < 20; round++) for (const read of reads) await call(read);
-  const samples: number[][] = reads.map(() => []);
+  for (let round = 0; round < 20; round++)
+    for (const read of reads) for (const server of servers) await call(server.client, read);
+  const timings: Timings[] = servers.map(() => ({ wall: reads.map(() => []), cpu: reads.map(() => 0) }));
   for (let round = 0; round < CALLS; round++) {
     for (const [index, read] of reads.entries()) {
-      const started = performance.now();
-      await call(read);
-      samples[index]?.push(performance.now() - started);
+      for (const [which, server] of servers.entries()) {
+        const spent = cpuMs(server.pid);
+        const started = performance.now();
+        await call(server.client, read);
+        const timing = timings[which] as Timings;
+        timing.wall[index]?.push(performance.now() - started);
+        timing.cpu[index] = (timing.cpu[index] ?? 0) + (cpuMs(server.pid) - spent) / CALLS;
+      }
     }
   }
-  return samples;
+  return timings;
 }
 
 const megabytes = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
@@ -49,14 +73,21 @@ function databaseBytes(db: string): number {
   }, 0);
 }
 
+const residentBytes = (pid: number | null) =>
+  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? Number.NaN) * 1024;
+
+const p50p99 = (samples: number[]) => `p50 ${ms(percentile(samples, 50))} p99 ${ms(percentile(samples, 99))}`;
+
 export async function benchScale(): Promise<void> {
   const { reseed, ...sizes } = scaleSizes();
+  const vs = process.argv.find((arg) => arg.startsWith("--vs="))?.slice("--vs=".length);
   const seeded = await seededWorkspace(sizes, reseed);
   const dir = workingCopy(seeded, mkdtempSync(join(tmpdir(), "cairn-bench-scale-run-")));
   const db = join(dir, ".cairn", "cairn.db");
   const bytes = databaseBytes(db);
 
-  const { client, pid } = await connect(cairnServer(dir));
+  const servers = [await connect(cairnServer(dir))];
+  if (vs) servers.push(await connect({ ...cairnServer(dir), args: [vs, "mcp"] }));
   const openEpic = Math.ceil((sizes.tasks / PER_EPIC) * DONE_SHARE) + 3;
   const briefTask = `T-${openEpic * PER_EPIC + 2}`;
   const reads: Read[] = [
@@ -67,17 +98,14 @@ export async function benchScale(): Promise<void> {
     ["recall, top 10", "recall", { query: "redis connections staging", limit: 10 }],
     ["get_context", "get_context", { task: briefTask }],
   ];
-  const [floor = [], ...timings] = await timedInTurn(client, reads);
-  const rss =
-    Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? Number.NaN) * 1024;
-  await client.close();
+  const [now, before] = await timedInTurn(servers, reads);
+  const rss = servers.map((server) => residentBytes(server.pid));
+  for (const server of servers) await server.client.close();
   rmSync(dir, { recursive: true, force: true });
 
   header(
     `scale: ${sizes.tasks.toLocaleString("en")} tasks, ${seeded.facts.toLocaleString("en")} facts, over MCP stdio`,
   );
-  const floor50 = percentile(floor, 50);
-  const floor99 = percentile(floor, 99);
   report({
     name: "seed through the store, in bulk",
     figure: `${(seeded.board + seeded.factsSeconds).toFixed(0)} s${seeded.cached ? " (cached)" : ""}`,
@@ -85,20 +113,37 @@ export async function benchScale(): Promise<void> {
     goal: "≤ 120 s",
   });
   report({ name: "database size", figure: megabytes(bytes), baseline: seeded.dir });
-  report({ name: "server resident memory after the reads", figure: megabytes(rss) });
+  report({
+    name: "server resident memory after the reads",
+    figure: megabytes(rss[0] ?? Number.NaN),
+    baseline: vs ? `--vs ${megabytes(rss[1] ?? Number.NaN)}` : "",
+  });
+  const cpu = (timing: Timings | undefined, index: number) => `${ms(timing?.cpu[index] ?? Number.NaN)} CPU`;
+  const [floor = [], ...rest] = now?.wall ?? [];
+  const floor50 = percentile(floor, 50);
+  const floor99 = percentile(floor, 99);
   report({
     name: "whoami round trip (the floor)",
-    figure: `p50 ${ms(floor50)} p99 ${ms(floor99)}`,
+    figure: p50p99(floor),
+    baseline: `server ${cpu(now, 0)} per call${vs ? `; --vs ${p50p99(before?.wall[0] ?? [])}, ${cpu(before, 0)}` : ""}`,
   });
-  for (const [index, samples] of timings.entries()) {
-    const name = reads[index + 1]?.[0] ?? "";
+  for (const [index, samples] of rest.entries()) {
     const p50 = percentile(samples, 50);
     const p99 = percentile(samples, 99);
     report({
-      name,
-      figure: `p50 ${ms(p50)} p99 ${ms(p99)}`,
-      baseline: `${(p50 / floor50).toFixed(1)} × whoami p50, ${(p99 / floor99).toFixed(1)} × p99`,
+      name: reads[index + 1]?.[0] ?? "",
+      figure: p50p99(samples),
+      baseline: `${(p50 / floor50).toFixed(1)} × whoami p50, ${(p99 / floor99).toFixed(1)} × p99; ${cpu(now, index + 1)}`,
       goal: "p50 ≤ 2 × whoami, p99 ≤ 15 ms",
     });
+    const old = before?.wall[index + 1];
+    if (old) {
+      const oldFloor = before?.wall[0] ?? [];
+      report({
+        name: "  … --vs build",
+        figure: p50p99(old),
+        baseline: `${(percentile(old, 50) / percentile(oldFloor, 50)).toFixed(1)} × its whoami p50; ${cpu(before, index + 1)}`,
+      });
+    }
   }
 }
