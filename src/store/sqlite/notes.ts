@@ -38,6 +38,18 @@ export function sqliteNotes(db: Database.Database): NotesRepo {
   );
   const byId = db.prepare<[string], NoteRow>(`SELECT ${COLUMNS} FROM notes WHERE id = ?`);
   const setTrust = db.prepare("UPDATE notes SET trust = ?, updated_at = ? WHERE id = ?");
+  // A list's SQL depends only on how many kinds and scopes it filters by: a handful of shapes,
+  // each prepared once (a brief lists decisions for its task, parents and the workspace).
+  const listStatements = new Map<string, Database.Statement<(string | number)[], NoteRow>>();
+  const listStatement = (sql: string) => {
+    let statement = listStatements.get(sql);
+    if (!statement) {
+      if (listStatements.size >= 64) listStatements.clear();
+      statement = db.prepare<(string | number)[], NoteRow>(sql);
+      listStatements.set(sql, statement);
+    }
+    return statement;
+  };
   // Scopes travel as one JSON array: one prepared statement for any number of them (a brief
   // asks for a task, its parents and every sibling), each looked up by the scope index.
   const findings = db.prepare<[string, number], NoteRow>(
@@ -87,8 +99,7 @@ export function sqliteNotes(db: Database.Database): NotesRepo {
         params.push(...filter.scopes);
       }
       const sql = `SELECT ${COLUMNS} FROM notes ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY seq DESC LIMIT ?`;
-      return db
-        .prepare<(string | number)[], NoteRow>(sql)
+      return listStatement(sql)
         .all(...params, filter.limit)
         .map(toRecord);
     },
