@@ -1,5 +1,5 @@
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/client";
 import { header, ms, percentile, report } from "./report.js";
@@ -113,6 +113,11 @@ export async function benchScale(): Promise<void> {
     goal: "≤ 120 s",
   });
   report({ name: "database size", figure: megabytes(bytes), baseline: seeded.dir });
+  report({
+    name: "machine load during the reads",
+    figure: loadavg()[0]?.toFixed(1) ?? "",
+    baseline: `1-minute load average, ${availableParallelism()} CPUs`,
+  });
   report({
     name: "server resident memory after the reads",
     figure: megabytes(rss[0] ?? Number.NaN),
