@@ -5,7 +5,7 @@ import type { WorkspaceConfig } from "../workspace/config.js";
 import { taskId } from "./common.js";
 import { listShortcuts } from "./shortcuts.js";
 
-const LIMITS = { siblings: 100, activity: 10, shortcuts: 5, parents: 20 };
+const LIMITS = { activity: 10, shortcuts: 5, parents: 20 };
 
 /** Journal actions the activity section leaves out: the note or question they point to says it better. */
 const SHOWN_AS_NOTES = new Set(["task.answer"]);
@@ -88,11 +88,10 @@ async function briefTaskOf(tx: Tx, task: TaskRecord): Promise<BriefTask> {
     id = parent.parentId;
   }
   // A root task's "siblings" are every other root: unrelated work, so only real siblings count.
+  // All of them, however many: what any sibling found belongs in the brief. Only their ids,
+  // titles and statuses are read, never whole rows.
   const siblings = task.parentId
-    ? (await tx.tasks.children(task.parentId))
-        .filter((child) => child.id !== task.id)
-        .slice(0, LIMITS.siblings)
-        .map(ref)
+    ? (await tx.tasks.childRefs(task.parentId)).filter((child) => child.id !== task.id)
     : [];
   return {
     id: task.id,

@@ -198,6 +198,14 @@ export function pgFacts(db: PgDb): FactsRepo {
       await insert.run(seq, id, fact.text, fact.norm, JSON.stringify(fact.topics), fact.author, at, at);
       return toRecord((await byId.get(id)) as FactRow);
     },
+    async insertMany(facts, at) {
+      // Row by row: the terms and statistics tables are kept by per-row triggers either way.
+      for (const fact of facts) {
+        const { seq, id } = await nextId();
+        await insert.run(seq, id, fact.text, fact.norm, JSON.stringify(fact.topics), fact.author, at, at);
+      }
+      return facts.length;
+    },
     async byId(id) {
       const row = await byId.get(id);
       return row ? toRecord(row) : undefined;

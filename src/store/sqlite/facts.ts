@@ -64,31 +64,45 @@ const COMMON_DOCS = 1_000;
 /** Rare terms are ranked together while their facts add up to at most this many. */
 const RANKED_DOCS = 1_500;
 
+/** Rows per INSERT of a bulk load: each statement leaves one segment in the full-text index. */
+const INSERT_CHUNK = 2_000;
+
 /** Text weighs more than topics in relevance. */
 const BM25 = "bm25(facts_fts, 1.0, 0.5)";
 const TOPIC_FILTER = "EXISTS (SELECT 1 FROM json_each(f.topics) WHERE json_each.value = ?)";
 
+/** Lower case without accents; plain ASCII (most facts) has nothing to decompose. */
 const foldAccents = (text: string) =>
-  text
-    .normalize("NFKD")
-    .replace(/\p{M}+/gu, "")
-    .toLowerCase();
+  /^[\x00-\x7f]*$/.test(text)
+    ? text.toLowerCase()
+    : text
+        .normalize("NFKD")
+        .replace(/\p{M}+/gu, "")
+        .toLowerCase();
 
-/** The share of query terms a fact's text holds, by word stem (a rough match of what porter does). */
-function coverage(text: string, terms: readonly string[]): number {
-  if (terms.length === 0) return 0;
+/** Each query term's stem (a rough match of what porter does), folded once per query. */
+const stemsOf = (terms: readonly string[]) =>
+  terms.map((term) => foldAccents(term).slice(0, Math.max(3, term.length - 2)));
+
+/** The share of query stems a fact's text holds at the start of one of its words. */
+function coverage(text: string, stems: readonly string[]): number {
+  if (stems.length === 0) return 0;
   const words = foldAccents(text).split(/[^\p{L}\p{N}]+/u);
-  const held = terms.filter((term) => {
-    const stem = foldAccents(term).slice(0, Math.max(3, term.length - 2));
-    return words.some((word) => word.startsWith(stem));
-  });
-  return held.length / terms.length;
+  const held = stems.filter((stem) => words.some((word) => word.startsWith(stem)));
+  return held.length / stems.length;
 }
 
 export function sqliteFacts(db: Database.Database): FactsRepo {
   const nextId = shortIds(db, "facts", "F");
   const insert = db.prepare(
     "INSERT INTO facts (seq, id, text, norm, topics, author, created_at, last_seen_at, seen_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1)",
+  );
+  // One statement per chunk: FTS5 writes its pending terms out at every statement inside a
+  // transaction, so a row per statement costs a tiny index segment (and its merging) per fact.
+  const insertChunk = db.prepare<[string, string, string]>(
+    `INSERT INTO facts (seq, id, text, norm, topics, author, created_at, last_seen_at, seen_count)
+     SELECT value ->> 0, 'F-' || (value ->> 0), value ->> 1, value ->> 2, value ->> 3, value ->> 4, ?, ?, 1
+     FROM json_each(?) ORDER BY key`,
   );
   const byId = db.prepare<[string], FactRow>(`SELECT ${COLUMNS} FROM facts WHERE id = ?`);
   const liveByNorm = db.prepare<[string], FactRow>(
@@ -164,10 +178,11 @@ export function sqliteFacts(db: Database.Database): FactsRepo {
       topic,
     );
     const best = Math.max(0, ...scored.map((s) => s.bm25));
+    const stems = stemsOf(terms);
     return scored.flatMap(({ seq, bm25 }) => {
       const row = rows.get(seq);
       if (!row) return [];
-      const relevance = 0.75 * (best > 0 ? bm25 / best : 0) + 0.25 * coverage(row.text, terms);
+      const relevance = 0.75 * (best > 0 ? bm25 / best : 0) + 0.25 * coverage(row.text, stems);
       return [{ fact: toRecord(row), relevance }];
     });
   };
@@ -188,6 +203,16 @@ export function sqliteFacts(db: Database.Database): FactsRepo {
       const { seq, id } = nextId();
       insert.run(seq, id, fact.text, fact.norm, JSON.stringify(fact.topics), fact.author, at, at);
       return toRecord(byId.get(id) as FactRow);
+    },
+    async insertMany(facts, at) {
+      for (let start = 0; start < facts.length; start += INSERT_CHUNK) {
+        const { seq } = nextId();
+        const rows = facts
+          .slice(start, start + INSERT_CHUNK)
+          .map((fact, i) => [seq + i, fact.text, fact.norm, JSON.stringify(fact.topics), fact.author]);
+        insertChunk.run(at, at, JSON.stringify(rows));
+      }
+      return facts.length;
     },
     async byId(id) {
       const row = byId.get(id);

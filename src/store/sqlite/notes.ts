@@ -38,6 +38,27 @@ export function sqliteNotes(db: Database.Database): NotesRepo {
   );
   const byId = db.prepare<[string], NoteRow>(`SELECT ${COLUMNS} FROM notes WHERE id = ?`);
   const setTrust = db.prepare("UPDATE notes SET trust = ?, updated_at = ? WHERE id = ?");
+  // A list's SQL depends only on how many kinds and scopes it filters by: a handful of shapes,
+  // each prepared once (a brief lists decisions for its task, parents and the workspace).
+  const listStatements = new Map<string, Database.Statement<(string | number)[], NoteRow>>();
+  const listStatement = (sql: string) => {
+    let statement = listStatements.get(sql);
+    if (!statement) {
+      if (listStatements.size >= 64) listStatements.clear();
+      statement = db.prepare<(string | number)[], NoteRow>(sql);
+      listStatements.set(sql, statement);
+    }
+    return statement;
+  };
+  // Scopes travel as one JSON array: one prepared statement for any number of them (a brief
+  // asks for a task, its parents and every sibling), each looked up by the scope index.
+  const findings = db.prepare<[string, number], NoteRow>(
+    `SELECT ${COLUMNS} FROM notes WHERE kind = 'finding' AND scope IN (SELECT value FROM json_each(?))
+     ORDER BY CASE severity WHEN 'major' THEN 0 WHEN 'moderate' THEN 1 ELSE 2 END,
+              CASE trust WHEN 'confirmed' THEN 0 WHEN 'unverified' THEN 1 ELSE 2 END,
+              seq DESC
+     LIMIT ?`,
+  );
   const kindsInScope = db.prepare<[string], { kind: NoteKind }>(
     "SELECT DISTINCT kind FROM notes WHERE scope = ? ORDER BY kind",
   );
@@ -78,22 +99,13 @@ export function sqliteNotes(db: Database.Database): NotesRepo {
         params.push(...filter.scopes);
       }
       const sql = `SELECT ${COLUMNS} FROM notes ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY seq DESC LIMIT ?`;
-      return db
-        .prepare<(string | number)[], NoteRow>(sql)
+      return listStatement(sql)
         .all(...params, filter.limit)
         .map(toRecord);
     },
     async findings(scopes, limit) {
       if (scopes.length === 0) return [];
-      const sql = `SELECT ${COLUMNS} FROM notes WHERE kind = 'finding' AND scope IN (${placeholders(scopes.length)})
-        ORDER BY CASE severity WHEN 'major' THEN 0 WHEN 'moderate' THEN 1 ELSE 2 END,
-                 CASE trust WHEN 'confirmed' THEN 0 WHEN 'unverified' THEN 1 ELSE 2 END,
-                 seq DESC
-        LIMIT ?`;
-      return db
-        .prepare<(string | number)[], NoteRow>(sql)
-        .all(...scopes, limit)
-        .map(toRecord);
+      return findings.all(JSON.stringify(scopes), limit).map(toRecord);
     },
     async setTrust(id, trust, at) {
       setTrust.run(trust, at, id);

@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import type { TaskRecord, TaskRepo } from "../tasks.js";
+import type { TaskRecord, TaskRefRecord, TaskRepo } from "../tasks.js";
 import { shortIds } from "./short-ids.js";
 import { countPage, type PageQuery, readPage, TASK_ORDER_BY } from "./task-pages.js";
 import { sqliteTaskRelations } from "./task-relations.js";
@@ -34,6 +34,9 @@ export function sqliteTasks(db: Database.Database): TaskRepo {
   const children = db.prepare<[string], TaskRow>(
     `SELECT ${COLUMNS} FROM tasks WHERE parent_id = ? ORDER BY seq`,
   );
+  const childRefs = db.prepare<[string], TaskRefRecord>(
+    "SELECT id, title, status FROM tasks WHERE parent_id = ? ORDER BY seq",
+  );
   const ready = db.prepare<[string], TaskRow>(
     `SELECT ${COLUMNS} FROM tasks WHERE status = 'open' AND priority_rank < 3 AND id != ?
      AND NOT ${UNFINISHED_DEPENDENCY} ORDER BY priority_rank, sort_path`,
@@ -59,6 +62,8 @@ export function sqliteTasks(db: Database.Database): TaskRepo {
   const hasStale = db.prepare<[string, string], { one: number }>(
     "SELECT 1 AS one FROM tasks WHERE owner = ? AND status = 'active' AND lease_at < ? LIMIT 1",
   );
+  // One prepared UPDATE per set of changed columns (a handful in practice), not one per call.
+  const updates = new Map<string, Database.Statement>();
   const get = (id: string) => {
     const row = byId.get(id);
     return row ? toTask(row) : undefined;
@@ -102,7 +107,13 @@ export function sqliteTasks(db: Database.Database): TaskRepo {
         sets.push(`${column} = @${column}`);
         values[column] = typeof value === "boolean" ? (value ? 1 : 0) : value;
       }
-      db.prepare(`UPDATE tasks SET ${sets.join(", ")} WHERE id = @id`).run(values);
+      const sql = `UPDATE tasks SET ${sets.join(", ")} WHERE id = @id`;
+      let statement = updates.get(sql);
+      if (!statement) {
+        statement = db.prepare(sql);
+        updates.set(sql, statement);
+      }
+      statement.run(values);
     },
     async move(id, parentId, at) {
       const task = byId.get(id);
@@ -150,6 +161,9 @@ export function sqliteTasks(db: Database.Database): TaskRepo {
     },
     async children(id) {
       return children.all(id).map(toTask);
+    },
+    async childRefs(id) {
+      return childRefs.all(id);
     },
     async ready(accept, limit, excluding = "") {
       const found: TaskRecord[] = [];

@@ -1,0 +1,143 @@
+import { basename, join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openStore } from "../../src/store/open.js";
+import type { Store } from "../../src/store/store.js";
+import { scratchDir, testPgUrl } from "../helpers/workspace.js";
+
+/**
+ * The store contract for the read paths at scale: facts loaded in bulk are exactly the facts
+ * `insert` writes, a task's children can be named without their whole rows, and findings are
+ * found for any number of scopes. Both stores must agree exactly.
+ */
+const IMPLEMENTATIONS: { name: string; create: (dir: string) => Store }[] = [
+  { name: "sqlite", create: (dir) => openStore(join(dir, "cairn.db"), { create: true }) },
+  {
+    name: "postgres",
+    create: (dir) =>
+      openStore({ kind: "postgres", url: testPgUrl(), schema: `bulk-${basename(dir)}` }, { create: true }),
+  },
+];
+
+const AT = "2026-01-01T00:00:00.000Z";
+const journal = { at: AT, actor: "owner", action: "test.write", subject: "s", data: {} };
+const fact = (text: string, topics: string[] = ["store"]) => ({
+  text,
+  norm: text.toLowerCase(),
+  topics,
+  author: "owner",
+});
+const task = (title: string, parentId: string | null) => ({
+  title,
+  soThat: "",
+  context: "",
+  parentId,
+  priority: "should" as const,
+  estimate: null,
+  traces: [],
+  labels: [],
+  createdBy: "owner",
+});
+
+describe.each(IMPLEMENTATIONS)("bulk and scale store contract: $name", ({ create }) => {
+  let scratch: { dir: string; cleanup: () => void };
+  let store: Store;
+  beforeAll(() => {
+    scratch = scratchDir();
+    store = create(scratch.dir);
+  });
+  afterAll(async () => {
+    await store.close();
+    scratch.cleanup();
+  });
+
+  it("loads facts in bulk exactly as insert writes them, ids following on, all recalled", async () => {
+    const bulk = Array.from({ length: 2_100 }, (_, i) => fact(`bulk fact ${i} about quokka ${i % 7}`));
+    const counted = await store.write(async (tx) => {
+      await tx.facts.insert(fact("a single fact about wombats"), AT);
+      const n = await tx.facts.insertMany(bulk, AT);
+      await tx.facts.insert(fact("another single fact about wombats", ["other"]), AT);
+      await tx.journal.append(journal);
+      return n;
+    });
+    expect(counted).toBe(2_100);
+    const seen = await store.read(async (tx) => ({
+      first: await tx.facts.byId("F-2"),
+      last: await tx.facts.byId("F-2101"),
+      after: await tx.facts.byId("F-2102"),
+      hits: await tx.facts.search({ terms: ["quokka"], limit: 3_000 }),
+      topics: await tx.facts.topics(),
+    }));
+    expect(seen.first).toEqual({
+      id: "F-2",
+      text: "bulk fact 0 about quokka 0",
+      topics: ["store"],
+      author: "owner",
+      createdAt: AT,
+      lastSeenAt: AT,
+      seenCount: 1,
+      supersededBy: null,
+      supersededAt: null,
+    });
+    expect(seen.last?.text).toBe("bulk fact 2099 about quokka 6");
+    expect(seen.after?.text).toBe("another single fact about wombats");
+    expect(seen.hits).toHaveLength(2_100);
+    expect(seen.topics).toEqual([
+      { topic: "store", count: 2_101 },
+      { topic: "other", count: 1 },
+    ]);
+  });
+
+  it("refuses a bulk fact that restates a live one, keeping nothing of the write", async () => {
+    const write = store.write(async (tx) => {
+      await tx.facts.insertMany([fact("a fresh fact"), fact("a single fact about wombats")], AT);
+      await tx.journal.append(journal);
+    });
+    await expect(write).rejects.toThrow();
+    const hits = await store.read((tx) => tx.facts.search({ terms: ["fresh"], limit: 5 }));
+    expect(hits).toEqual([]);
+  });
+
+  it("names a task's children in order, without grandchildren; finds findings for 150 scopes", async () => {
+    const { parent, children } = await store.write(async (tx) => {
+      const root = await tx.tasks.insert(task("the epic", null), AT);
+      const kids = [];
+      for (let n = 1; n <= 150; n++) kids.push(await tx.tasks.insert(task(`child ${n}`, root.id), AT));
+      await tx.tasks.insert(task("a grandchild", kids[0]?.id ?? null), AT);
+      await tx.tasks.update(kids[1]?.id ?? "", { status: "done" }, AT);
+      for (const [n, severity] of [
+        [149, "minor"],
+        [0, "major"],
+        [75, "moderate"],
+      ] as const) {
+        await tx.notes.insert(
+          {
+            scope: `task:${kids[n]?.id}`,
+            author: "owner",
+            body: { kind: "finding", text: `found on child ${n + 1}`, severity, trust: "unverified" },
+          },
+          AT,
+        );
+      }
+      await tx.journal.append(journal);
+      return { parent: root.id, children: kids.map((k) => k.id) };
+    });
+    const seen = await store.read(async (tx) => ({
+      refs: await tx.tasks.childRefs(parent),
+      none: await tx.tasks.childRefs(children[2] ?? ""),
+      findings: await tx.notes.findings(
+        children.map((id) => `task:${id}`),
+        2,
+      ),
+    }));
+    expect(seen.refs).toHaveLength(150);
+    expect(seen.refs.slice(0, 2)).toEqual([
+      { id: children[0], title: "child 1", status: "open" },
+      { id: children[1], title: "child 2", status: "done" },
+    ]);
+    expect(seen.none).toEqual([]);
+    expect(seen.findings.map((n) => n.body.kind === "finding" && n.body.text)).toEqual([
+      "found on child 1",
+      "found on child 76",
+    ]);
+  });
+});
