@@ -178,14 +178,12 @@ async function seedFacts(store: Store, count: number, at: string): Promise<numbe
   let loaded = 0;
   for (let start = 0; start < facts.length; start += BATCH) {
     loaded += await store.write(async (tx) => {
-      const batch = facts
-        .slice(start, start + BATCH)
-        .map((fact) => ({
-          text: fact.text,
-          norm: normaliseFact(fact.text),
-          topics: fact.topics,
-          author: "owner",
-        }));
+      const batch = facts.slice(start, start + BATCH).map((fact) => ({
+        text: fact.text,
+        norm: normaliseFact(fact.text),
+        topics: fact.topics,
+        author: "owner",
+      }));
       const count = await tx.facts.insertMany(batch, at);
       await tx.journal.append(journaled(count, "facts", at));
       return count;

@@ -73,7 +73,7 @@ const TOPIC_FILTER = "EXISTS (SELECT 1 FROM json_each(f.topics) WHERE json_each.
 
 /** Lower case without accents; plain ASCII (most facts) has nothing to decompose. */
 const foldAccents = (text: string) =>
-  /^[\x00-\x7f]*$/.test(text)
+  /^\p{ASCII}*$/u.test(text)
     ? text.toLowerCase()
     : text
         .normalize("NFKD")
