@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { Session } from "./commands/context.js";
-import { PROFILES, type Profile } from "./commands/tools.js";
+import { PROFILES, type Profile } from "./domains/workspace/config.js";
 import { killAllChildren } from "./kernel/child.js";
 import { EXIT_CODES, exitCodeOf, outcomeFromThrown } from "./kernel/outcome.js";
 import { quoteValue } from "./kernel/text.js";
