@@ -18,7 +18,8 @@ export interface CliTable {
 export function cliWordMap(domains: readonly CommandDomain[]): CliWordMap {
   const map: CliWordMap = {};
   const note = (word: string, domain: string) => {
-    const names = Object.hasOwn(map, word) ? (map[word] as string[]) : (map[word] = []);
+    if (!Object.hasOwn(map, word)) map[word] = [];
+    const names = map[word] as string[];
     if (!names.includes(domain)) names.push(domain);
   };
   for (const domain of domains) {
