@@ -61,8 +61,8 @@ export async function cliTableFor(argv: readonly string[]): Promise<CliTable> {
   const loaders = (map[word] as string[]).map((name) => DOMAIN_LOADERS[name]);
   if (loaders.length === 0 || loaders.some((load) => load === undefined)) return wholeTable();
   const domains = await Promise.all(loaders.map((load) => (load as () => Promise<CommandDomain>)()));
-  return {
-    commands: domains.flatMap((domain) => domain.commands).filter((c) => c.name.split(" ")[0] === word),
-    groups: Object.assign({}, ...domains.map((domain) => domain.groups)),
-  };
+  const commands = domains.flatMap((domain) => domain.commands).filter((c) => c.name.split(" ")[0] === word);
+  // A map from another build that sends the word to a domain without it: answer from the whole table.
+  if (commands.length === 0) return wholeTable();
+  return { commands, groups: Object.assign({}, ...domains.map((domain) => domain.groups)) };
 }
