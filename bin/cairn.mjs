@@ -19,16 +19,17 @@ const cacheFile = join(dist, `cairn.${face}.cache`);
 // objects all live on. Optimising that code is wasted work, and the young generation's size is
 // a trade: a server keeps it at its first size, so idle it holds ~10 MB less (its objects are
 // promoted at once), while a CLI call grows it fast, so it scavenges twice rather than four
-// times. A server gets the defaults back once it is up, for the calls it then serves. A code
-// cache is only accepted under the flags it was made with, so they are set before the cache is
-// read and again before one is recorded.
+// times. A code cache is only accepted under the flags it was made with, so they are set before
+// the cache is read and again before one is recorded.
 const START_FLAGS = ["--no-opt", `--semi-space-growth-factor=${face === "mcp" ? 1 : 8}`];
 const SERVING_FLAGS = ["--opt", "--semi-space-growth-factor=2"];
 const setFlags = (flags) => {
   for (const flag of flags) setFlagsFromString(flag);
 };
 setFlags(START_FLAGS);
-if (face === "mcp") setTimeout(() => setFlags(SERVING_FLAGS), 1_000).unref();
+// A process still running after a second is serving (a server, the daemon, `cairn ui`, a long
+// export): it gets the defaults back. A call that ends sooner never sees them.
+setTimeout(() => setFlags(SERVING_FLAGS), 1_000).unref();
 
 let cachedData;
 try {
