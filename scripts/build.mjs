@@ -82,6 +82,7 @@ await build({
     bench: "bench/main.ts",
     "accept-schemas": "scripts/accept-schemas.ts",
     "tool-schemas": "scripts/tool-schemas.ts",
+    "cli-words": "scripts/cli-words.ts",
   },
   outdir: "dist",
   bundle: true,
@@ -96,7 +97,9 @@ await build({
 // The dashboard served by `cairn ui`.
 await buildUi();
 
-// Start-up work done once here rather than at every start: the tools' JSON Schemas, then the
-// code caches (recorded last, by runs that take the same path a real start takes).
+// Start-up work done once here rather than at every start: the tools' JSON Schemas, the map
+// from CLI words to domains, then the code caches (recorded last, by runs that take the same
+// path a real start takes).
 execFileSync(process.execPath, ["dist/tool-schemas.mjs", "dist"], { stdio: "inherit" });
+execFileSync(process.execPath, ["dist/cli-words.mjs", "dist"], { stdio: "inherit" });
 await recordCodeCaches();

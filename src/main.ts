@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { Session } from "./commands/context.js";
-import { PROFILES, type Profile } from "./commands/tools.js";
-import { killAllChildren } from "./kernel/child.js";
+import { PROFILES, type Profile } from "./domains/workspace/config.js";
 import { EXIT_CODES, exitCodeOf, outcomeFromThrown } from "./kernel/outcome.js";
 import { quoteValue } from "./kernel/text.js";
 
@@ -74,7 +73,7 @@ async function startMcp(args: string[]): Promise<number> {
   const { serveStdio } = await import("./faces/mcp/server.js");
   await serveStdio(session, profile);
   // The client is gone: whatever its calls still run is stopped, and the server exits now.
-  killAllChildren("SIGKILL");
+  await killChildren();
   process.exit(EXIT_CODES.ok);
 }
 
@@ -107,6 +106,16 @@ async function startDaemonProcess(args: string[]): Promise<number> {
 }
 
 /**
+ * Kill every process group cairn started. The child module is loaded here rather than at start
+ * (it brings in node:child_process and its network modules): a call that never loaded it
+ * started nothing, and loading it now finds nothing to kill.
+ */
+async function killChildren(): Promise<void> {
+  const { killAllChildren } = await import("./kernel/child.js");
+  killAllChildren("SIGKILL");
+}
+
+/**
  * SIGTERM or SIGHUP of cairn takes down every process group it started (verify commands,
  * shortcuts) before it exits: nothing it ran is left behind with no deadline.
  */
@@ -116,8 +125,7 @@ function stopChildrenOnSignals(): void {
     ["SIGHUP", 1],
   ] as const) {
     process.once(signal, () => {
-      killAllChildren("SIGKILL");
-      process.exit(128 + number);
+      void killChildren().finally(() => process.exit(128 + number));
     });
   }
 }

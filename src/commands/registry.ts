@@ -14,7 +14,8 @@ import { workspaceDomain } from "./workspace/index.js";
 
 /**
  * The command table, one line per domain. Each domain folder declares its commands, the MCP
- * tools over them and its CLI groups; the faces read only what is derived here.
+ * tools over them and its CLI groups; the faces read only what is derived here. The CLI loads
+ * each domain on its own through `domain-loaders.ts`: give a new domain a line there too.
  */
 export const DOMAINS: readonly CommandDomain[] = [
   workspaceDomain,

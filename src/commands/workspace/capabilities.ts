@@ -1,13 +1,10 @@
 import { z } from "zod";
 import { PROFILES } from "../../domains/workspace/config.js";
 import { CAIRN_VERSION, MCP_PROTOCOL_VERSION, TOOL_SCHEMA_VERSION } from "../../kernel/version.js";
-import { catalogSources, describeCatalog } from "../catalog-build.js";
 import { Session } from "../context.js";
 import { defineBareCommand } from "../define.js";
 import { limitsTable } from "../limits.js";
-import { COMMANDS_BY_NAME, TOOLS } from "../registry.js";
 import { toolAnnotations } from "../tool-schemas.js";
-import { toolsForProfile } from "../tools.js";
 
 /** Derived from the same tables the CLI and `tools/list` are built from, so it cannot advertise what they lack. */
 export const capabilities = defineBareCommand({
@@ -54,6 +51,8 @@ export const capabilities = defineBareCommand({
     }),
   }),
   async handler(_input, ctx) {
+    // The whole table, loaded here rather than at import: a CLI call evaluates only its own domain.
+    const { COMMANDS_BY_NAME, TOOLS } = await import("../registry.js");
     return {
       server: { name: "cairn" as const, version: CAIRN_VERSION },
       protocol_version: MCP_PROTOCOL_VERSION,
@@ -91,6 +90,8 @@ export const capabilities = defineBareCommand({
 
 /** The file-backed tools the workspace found from here would serve, per profile. */
 async function fileBackedTools(cwd: string, env: NodeJS.ProcessEnv) {
+  const { catalogSources, describeCatalog } = await import("../catalog-build.js");
+  const { toolsForProfile } = await import("../tools.js");
   if (catalogSources().length === 0) return { tools: [], error: null };
   const session = new Session({ cwd, env });
   try {

@@ -1,9 +1,8 @@
 import { Command as Commander, CommanderError, Option } from "commander";
+import { type CliTable, cliTableFor } from "../../commands/cli-table.js";
 import type { CallControls, Session } from "../../commands/context.js";
 import type { AnyCommand } from "../../commands/define.js";
 import { dispatch } from "../../commands/dispatch.js";
-import { inFace } from "../../commands/hints.js";
-import { COMMANDS, GROUP_SUMMARIES } from "../../commands/registry.js";
 import { EXIT_CODES, exitCodeOf } from "../../kernel/outcome.js";
 import { CAIRN_VERSION } from "../../kernel/version.js";
 import { fieldShape, flagOf } from "./options.js";
@@ -78,6 +77,7 @@ function toNumber(value: string): number | string {
 function attach(
   root: Commander,
   command: AnyCommand,
+  groups: CliTable["groups"],
   session: Session,
   out: Output,
   exit: (code: number) => void,
@@ -89,7 +89,7 @@ function attach(
       parent.commands.find((c) => c.name() === word) ??
       parent
         .command(word)
-        .description(GROUP_SUMMARIES[word] ?? `${word} commands`)
+        .description(groups[word] ?? `${word} commands`)
         .showHelpAfterError();
   }
   const leaf = parent.command(words.at(-1) as string).description(command.summary);
@@ -134,7 +134,10 @@ function attach(
     }
     const terminal = terminalControls();
     const outcome = await dispatch(command, input, session, terminal.controls).finally(terminal.release);
-    renderOutcome(inFace("cli", outcome), options.json === true, out, command.render);
+    // Hints name MCP tools; rewording them needs the whole tool table, so only a hint loads it.
+    const shown =
+      outcome.kind === "ok" ? outcome : (await import("../../commands/hints.js")).inFace("cli", outcome);
+    renderOutcome(shown, options.json === true, out, command.render);
     if (terminal.controls.signal?.aborted) {
       // The first Ctrl-C stopped the work (and killed what it ran): say so, exit as shells expect.
       out.stderr(`cairn: cancelled: ${command.name} was interrupted; what it started was stopped\n`);
@@ -145,7 +148,13 @@ function attach(
   });
 }
 
-export function buildProgram(session: Session, out: Output, exit: (code: number) => void): Commander {
+/** The parser over `table`: the whole command table, or the part one invocation can reach. */
+export function buildProgram(
+  table: CliTable,
+  session: Session,
+  out: Output,
+  exit: (code: number) => void,
+): Commander {
   const root = new Commander("cairn")
     .description("A local-first control plane for AI coding agents")
     .version(CAIRN_VERSION)
@@ -154,7 +163,7 @@ export function buildProgram(session: Session, out: Output, exit: (code: number)
       "after",
       "\n  cairn mcp [--profile worker|planner|operator|all]   serve MCP over stdio\n  cairn ui [--port N] [--open]                        a read-only dashboard on 127.0.0.1\n  cairn daemon [--once] [--dry-run] [--json]          run scheduled local agents",
     );
-  for (const command of COMMANDS) attach(root, command, session, out, exit);
+  for (const command of table.commands) attach(root, command, table.groups, session, out, exit);
   const configure = (c: Commander) => {
     c.exitOverride();
     c.configureOutput({ writeOut: out.stdout, writeErr: out.stderr });
@@ -170,7 +179,7 @@ export function buildProgram(session: Session, out: Output, exit: (code: number)
  */
 export async function runCli(argv: readonly string[], session: Session, out: Output): Promise<number> {
   let code: number = EXIT_CODES.ok;
-  const program = buildProgram(session, out, (exitCode) => {
+  const program = buildProgram(await cliTableFor(argv), session, out, (exitCode) => {
     code = exitCode;
   });
   if (argv.length === 0) {
