@@ -13,6 +13,8 @@ export const SKILL_TOOL_NOTE = "Loading returns text to follow, not an action do
 
 const shapeOf = (command: { input: z.ZodObject }) => command.input;
 const identity = (args: Record<string, unknown>) => args;
+/** Every skill tool takes no arguments: one shape, so its schemas are derived once, not per skill. */
+const NO_INPUT = z.object({});
 
 /**
  * Skills as tools: `skill-<name>` for each skill a model may invoke, up to `[skills] max_tools`
@@ -47,7 +49,7 @@ export const skillsCatalog: CatalogSource = {
       name,
       title: `Skill: ${skill.name}`.slice(0, 80),
       description: `${skill.description.slice(0, 1_024)} ${SKILL_TOOL_NOTE}`,
-      input: z.object({}),
+      input: NO_INPUT,
       command: "skill get",
       commandInput: () => ({ name: skill.name }),
       text: (output) => renderSkillView(output as unknown as SkillView),

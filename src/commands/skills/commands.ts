@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { audit } from "../../domains/audit/record.js";
 import { enabledRuns, skillsConfigOf } from "../../domains/skills/config.js";
-import { discoverSkills, findSkill, type Skill } from "../../domains/skills/discover.js";
+import { discoverSkills, findSkill, type LoadedSkill, type Skill } from "../../domains/skills/discover.js";
 import { digestSkill, readPage } from "../../domains/skills/files.js";
 import { checkArgs, checkEnabled, commandFor, runScript } from "../../domains/skills/run.js";
 import { renderSkillView, skillView } from "../../domains/skills/view.js";
@@ -16,9 +16,12 @@ export function skillsOf(ctx: Pick<CommandContext, "workspace" | "env">) {
   return discoverSkills(ctx.workspace, ctx.env);
 }
 
-function mustFind(ctx: CommandContext, name: string): Skill {
+/** The skill by name; `withBody` reads its SKILL.md afresh and whole (to load it). */
+function mustFind(ctx: CommandContext, name: string): Skill;
+function mustFind(ctx: CommandContext, name: string, withBody: true): LoadedSkill;
+function mustFind(ctx: CommandContext, name: string, withBody = false): Skill {
   const catalog = skillsOf(ctx);
-  const skill = findSkill(catalog, name);
+  const skill = withBody ? findSkill(catalog, name) : catalog.skills.find((s) => s.name === name);
   if (!skill) {
     const known = catalog.skills.map((s) => s.name).slice(0, 20);
     throw notFound(
@@ -120,7 +123,7 @@ export const skillGet = defineCommand({
   input: z.object({ name: SkillName }),
   output: SkillViewOutput,
   async handler(input, ctx) {
-    return skillView(mustFind(ctx, input.name), ctx.workspace.root);
+    return skillView(mustFind(ctx, input.name, true), ctx.workspace.root);
   },
   render: renderSkillView,
 });

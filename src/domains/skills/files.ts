@@ -97,7 +97,7 @@ export function indexFiles(realDir: string, limit = INDEX_LIMIT): { files: Skill
       let real = full;
       if (link) {
         try {
-          real = realpathSync(full);
+          real = realpathSync.native(full);
         } catch {
           continue; // dangling
         }
