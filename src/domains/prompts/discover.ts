@@ -1,10 +1,10 @@
 import { isUtf8 } from "node:buffer";
 import { closeSync, fstatSync, openSync, readSync, realpathSync, type Stats, statSync } from "node:fs";
 import { join } from "node:path";
+import { isRacy, type Stamp, StampCache, stampOf } from "../../kernel/stamp-cache.js";
 import { type Entry, listEntries } from "../skills/entries.js";
 import { asBoolean, asText, cleanDescription, readFrontMatter } from "../skills/frontmatter.js";
 import { commandRoots, type Dialect, type Root } from "../skills/roots.js";
-import { isRacy, type Stamp, StampCache, stampOf } from "../skills/stamp-cache.js";
 import type { Workspace } from "../workspace/discover.js";
 
 /**
@@ -147,7 +147,7 @@ function load(name: string, real: string, path: string, root: Root): SlashComman
   };
 }
 
-/** Command files parsed earlier in this process, by path and stamp (skills/stamp-cache.ts). */
+/** Command files parsed earlier in this process, by path and stamp (kernel/stamp-cache.ts). */
 const PARSED = new StampCache<SlashCommand | string>();
 
 function loadCached(found: Found, root: Root): SlashCommand | string {

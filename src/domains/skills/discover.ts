@@ -1,11 +1,11 @@
 import { lstatSync, realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { isRacy, type Stamp, StampCache, stampOf } from "../../kernel/stamp-cache.js";
 import type { Workspace } from "../workspace/discover.js";
 import { type Entry, listEntries } from "./entries.js";
 import { asBoolean, asText, cleanDescription, firstParagraph, readFrontMatter } from "./frontmatter.js";
 import { type Root, skillRoots } from "./roots.js";
 import { NotUtf8Error, readSkillText, type SkillText } from "./skill-file.js";
-import { isRacy, type Stamp, StampCache, stampOf } from "./stamp-cache.js";
 
 /**
  * Skills as users already keep them (Agent Skills: a folder holding SKILL.md). A skill's
@@ -156,7 +156,7 @@ export function loadSkill(
 
 /**
  * Skills parsed earlier in this process, by folder and SKILL.md stamp: a long-running server
- * rebuilds its catalog on every list and call, and re-reads only what changed (stamp-cache.ts
+ * rebuilds its catalog on every list and call, and re-reads only what changed (kernel/stamp-cache.ts
  * says what a stamp guarantees). A catalog entry keeps no body: loading a skill reads it anew.
  */
 const PARSED = new StampCache<Skill | Dropped>();
