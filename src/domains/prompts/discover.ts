@@ -1,5 +1,5 @@
 import { isUtf8 } from "node:buffer";
-import { closeSync, fstatSync, openSync, readSync, realpathSync, type Stats, statSync } from "node:fs";
+import { closeSync, openSync, readSync, realpathSync, type Stats, statSync } from "node:fs";
 import { join } from "node:path";
 import { isRacy, type Stamp, StampCache, stampOf } from "../../kernel/stamp-cache.js";
 import { type Entry, listEntries } from "../skills/entries.js";
@@ -38,11 +38,11 @@ const MAX_FILE_BYTES = 256 * 1024;
 const MAX_DEPTH = 3;
 const SKIPPED = new Set(["node_modules", ".git", "__pycache__", ".venv", "target"]);
 
-function readText(path: string): string {
+/** The file's text, `size` bytes as the listing stat'ed it (a file grown since has a new stamp). */
+function readText(path: string, size: number): string {
+  if (size > MAX_FILE_BYTES) throw new Error(`over ${MAX_FILE_BYTES} bytes`);
   const fd = openSync(path, "r");
   try {
-    const size = fstatSync(fd).size;
-    if (size > MAX_FILE_BYTES) throw new Error(`over ${MAX_FILE_BYTES} bytes`);
     const buffer = Buffer.allocUnsafe(size);
     const read = readSync(fd, buffer, 0, size, 0);
     const bytes = buffer.subarray(0, read);
@@ -60,6 +60,7 @@ interface Found {
   real: string;
   stamp: Stamp;
   racy: boolean;
+  size: number;
 }
 
 /**
@@ -100,6 +101,7 @@ function walk(root: Root): Found[] {
         real,
         stamp: stampOf(stats),
         racy: isRacy(stats, now),
+        size: stats.size,
       });
     }
   };
@@ -119,10 +121,11 @@ function argumentNames(value: unknown): string[] {
   return list.filter((name) => /^[A-Za-z_]\w*$/.test(name));
 }
 
-function load(name: string, real: string, path: string, root: Root): SlashCommand | string {
+function load(found: Found, root: Root): SlashCommand | string {
+  const { name, real, path } = found;
   let text: string;
   try {
-    text = readText(real);
+    text = readText(real, found.size);
   } catch (error) {
     return error instanceof TypeError ? "not UTF-8 text" : `cannot be read: ${(error as Error).message}`;
   }
@@ -154,7 +157,7 @@ function loadCached(found: Found, root: Root): SlashCommand | string {
   const key = `${root.origin}\0${found.name}\0${found.path}\0${found.real}`;
   const hit = PARSED.get(key, found.stamp);
   if (hit !== undefined) return hit;
-  const loaded = load(found.name, found.real, found.path, root);
+  const loaded = load(found, root);
   PARSED.set(key, found.stamp, found.racy, loaded);
   return loaded;
 }
