@@ -1,5 +1,13 @@
 import { spawn, spawnSync } from "node:child_process";
-import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Session } from "../src/commands/context.js";
@@ -120,6 +128,7 @@ async function catalogBuild(): Promise<void> {
     goal: "≤ 100 ms",
   });
   await listAfterEdit(dir, env);
+  rmSync(dir, { recursive: true, force: true });
 }
 
 /** In a running `cairn mcp`: `tools/list` right after a SKILL.md edit, beside one with nothing changed. */
@@ -171,6 +180,7 @@ async function coldStart(): Promise<void> {
       goal: n === 0 ? "" : `+${ms(median - percentile(samples.get(0) ?? [], 50))} over 0 skills`,
     });
   }
+  for (const space of spaces) rmSync(space.dir, { recursive: true, force: true });
 }
 
 async function osRunOverhead(): Promise<void> {
@@ -183,6 +193,7 @@ async function osRunOverhead(): Promise<void> {
   for (let i = 0; i < 10; i++) await call();
   const viaCairn: number[] = [];
   const direct: number[] = [];
+  const whoami: number[] = [];
   for (let i = 0; i < 60; i++) {
     let started = performance.now();
     await call();
@@ -190,14 +201,23 @@ async function osRunOverhead(): Promise<void> {
     started = performance.now();
     await runChild({ argv: ["/usr/bin/true"], cwd: dir, timeoutMs: 10_000 });
     direct.push(performance.now() - started);
+    started = performance.now();
+    await client.callTool({ name: "whoami", arguments: { schema_version: 1 } });
+    whoami.push(performance.now() - started);
   }
   await client.close();
+  rmSync(dir, { recursive: true, force: true });
   const over = percentile(viaCairn, 50) - percentile(direct, 50);
   report({
     name: "os_run `true` round trip, median of 60",
     figure: ms(percentile(viaCairn, 50)),
     baseline: `spawning true directly ${ms(percentile(direct, 50))}`,
     goal: `+${ms(over)} (goal ≤ 15 ms over)`,
+  });
+  report({
+    name: "  of which the MCP round trip (whoami)",
+    figure: ms(percentile(whoami, 50)),
+    baseline: "",
   });
 }
 
@@ -252,6 +272,7 @@ async function auditThroughput(): Promise<void> {
     figure: `${Math.round((8 * per) / (eight / 1000))} lines/s`,
     baseline: `chain ${verdict.ok ? "valid" : "BROKEN"}, ${verdict.entries} of ${8 * per} lines`,
   });
+  for (const folder of [dir, shared]) rmSync(folder, { recursive: true, force: true });
 }
 
 export async function benchSkills(): Promise<void> {
