@@ -27,8 +27,10 @@ export function isRacy(stats: Pick<Stats, "mtimeMs" | "ctimeMs">, now: number): 
 
 export class StampCache<T> {
   private readonly entries = new Map<string, { stamp: Stamp; value: T }>();
+  /** Bumped by every change: what a disk copy (stamp-store.ts) saves against. */
+  changes = 0;
 
-  constructor(private readonly maxEntries = 20_000) {}
+  constructor(readonly maxEntries = 20_000) {}
 
   /** The value stored for `key` at exactly this stamp, else undefined. */
   get(key: string, stamp: Stamp): T | undefined {
@@ -41,8 +43,9 @@ export class StampCache<T> {
    * file changed too recently to trust the stamp. An older entry for the key is dropped either way.
    */
   set(key: string, stamp: Stamp, racy: boolean, value: T): void {
-    this.entries.delete(key);
+    if (this.entries.delete(key)) this.changes++;
     if (racy) return;
+    this.changes++;
     // A crude bound: a server that met more files than this starts over rather than grow.
     if (this.entries.size >= this.maxEntries) this.entries.clear();
     this.entries.set(key, { stamp, value });
@@ -50,5 +53,18 @@ export class StampCache<T> {
 
   get size(): number {
     return this.entries.size;
+  }
+
+  /** Every entry, for a disk copy. */
+  dump(): [key: string, stamp: Stamp, value: T][] {
+    return [...this.entries].map(([key, { stamp, value }]) => [key, stamp, value]);
+  }
+
+  /** Entries from a disk copy, for keys this cache does not hold (what it holds is as fresh). */
+  absorb(entries: readonly [string, Stamp, T][]): void {
+    for (const [key, stamp, value] of entries) {
+      if (this.entries.size >= this.maxEntries) return;
+      if (!this.entries.has(key)) this.entries.set(key, { stamp, value });
+    }
   }
 }

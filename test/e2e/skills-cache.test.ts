@@ -1,12 +1,21 @@
 import { createHash } from "node:crypto";
-import { mkdirSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { RACY_MS } from "../../src/kernel/stamp-cache.js";
 import { callTool, connectMcp, type McpHandle } from "../helpers/mcp.js";
 import { skillMd, writeTree } from "../helpers/skills.js";
-import { initWorkspace } from "../helpers/workspace.js";
+import { cairn, initWorkspace } from "../helpers/workspace.js";
 
 /**
  * A running `cairn mcp` keeps what it parsed (skills, commands, configuration, published digests)
@@ -160,6 +169,23 @@ describe("caches of a running cairn mcp see every change", () => {
     expect(listed.shadowed).toEqual([
       expect.objectContaining({ name: "dup", dir: join(homeSkills(), "dup"), origin: "~/.claude/skills" }),
     ]);
+  });
+
+  it("a new process trusts the machine's cache only for files unchanged since it was written", async () => {
+    const description = () =>
+      (
+        cairn(ws.dir, ["skill", "list", "--json"], { env }).json as {
+          skills: { name: string; description: string }[];
+        }
+      ).skills.find((s) => s.name === "alpha")?.description;
+    // The running server wrote the cache; this process reads it, then the file changes unseen.
+    expect(description()).toBe("Alpha version two");
+    expect(existsSync(join(env.CAIRN_HOME as string, "cache", "skills.json"))).toBe(true);
+    rewriteSameStamp(
+      join(skills(), "alpha", "SKILL.md"),
+      skillMd({ name: "alpha", description: "Alpha version six" }, "alpha body six\n"),
+    );
+    expect(description()).toBe("Alpha version six");
   });
 
   it("the machine's [os] allowlist narrowed: the next run is refused", async () => {

@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { discoverSkills, findSkill } from "../../src/domains/skills/discover.js";
 import { projectWorkspace } from "../../src/domains/workspace/discover.js";
 import { isRacy, RACY_MS, StampCache, stampOf } from "../../src/kernel/stamp-cache.js";
+import { StampStore } from "../../src/kernel/stamp-store.js";
 import { skillMd } from "../helpers/skills.js";
 import { scratchDir } from "../helpers/workspace.js";
 
@@ -38,6 +39,34 @@ describe("the stamp cache", () => {
     expect(isRacy({ ...stats, ctimeMs: 5_000 }, 1_000)).toBe(true);
     cache.set("a", stampOf(stats), true, "new");
     expect(cache.get("a", stampOf(stats))).toBeUndefined();
+  });
+});
+
+describe("the stamp cache's copy on disk", () => {
+  const isText = (value: unknown): value is string => typeof value === "string";
+  const file = join(scratch.dir, "cache", "test.json");
+
+  it("gives a new process what an earlier one kept, at the same stamp only", () => {
+    const first = new StampStore<string>("test-1", isText);
+    first.cache(file).set("a", "stamp-1", false, "parsed");
+    first.cache(file).set("racy", "stamp-2", true, "not kept");
+    first.save(file);
+    first.flush();
+    const second = new StampStore<string>("test-1", isText);
+    expect(second.cache(file).get("a", "stamp-1")).toBe("parsed");
+    expect(second.cache(file).get("a", "stamp-9")).toBeUndefined();
+    expect(second.cache(file).get("racy", "stamp-2")).toBeUndefined();
+  });
+
+  it("ignores a copy of another format, a corrupt one, and values of the wrong shape", () => {
+    expect(new StampStore<string>("test-2", isText).cache(file).get("a", "stamp-1")).toBeUndefined();
+    writeFileSync(file, "{not json");
+    expect(new StampStore<string>("test-1", isText).cache(file).get("a", "stamp-1")).toBeUndefined();
+    const writer = new StampStore<unknown>("test-1", (v): v is unknown => true);
+    writer.cache(file).set("a", "stamp-1", false, { an: "object" });
+    writer.save(file);
+    writer.flush();
+    expect(new StampStore<string>("test-1", isText).cache(file).get("a", "stamp-1")).toBeUndefined();
   });
 });
 

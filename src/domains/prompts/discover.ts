@@ -1,10 +1,11 @@
 import { isUtf8 } from "node:buffer";
 import { closeSync, openSync, readSync, realpathSync, type Stats, statSync } from "node:fs";
 import { join } from "node:path";
-import { isRacy, type Stamp, StampCache, stampOf } from "../../kernel/stamp-cache.js";
+import { isRacy, type Stamp, type StampCache, stampOf } from "../../kernel/stamp-cache.js";
+import { StampStore } from "../../kernel/stamp-store.js";
 import { type Entry, listEntries } from "../skills/entries.js";
 import { asBoolean, asText, cleanDescription, readFrontMatter } from "../skills/frontmatter.js";
-import { commandRoots, type Dialect, type Root } from "../skills/roots.js";
+import { cairnHome, commandRoots, type Dialect, type Root } from "../skills/roots.js";
 import type { Workspace } from "../workspace/discover.js";
 
 /**
@@ -151,14 +152,37 @@ function load(found: Found, root: Root): SlashCommand | string {
 }
 
 /** Command files parsed earlier in this process, by path and stamp (kernel/stamp-cache.ts). */
-const PARSED = new StampCache<SlashCommand | string>();
+const PARSED = new StampStore<SlashCommand | string>(
+  "commands-1",
+  (value): value is SlashCommand | string => {
+    if (typeof value === "string") return true;
+    const v = value as Partial<SlashCommand> | null;
+    return (
+      typeof v === "object" &&
+      v !== null &&
+      typeof v.name === "string" &&
+      typeof v.path === "string" &&
+      typeof v.body === "string" &&
+      typeof v.description === "string" &&
+      typeof v.modelInvocable === "boolean" &&
+      Array.isArray(v.argumentNames) &&
+      Array.isArray(v.warnings)
+    );
+  },
+);
+/** The machine's copy of what command builds parsed (a repository cannot bring one along). */
+const cacheFile = (env: NodeJS.ProcessEnv) => join(cairnHome(env), "cache", "commands.json");
 
-function loadCached(found: Found, root: Root): SlashCommand | string {
+function loadCached(
+  cache: StampCache<SlashCommand | string>,
+  found: Found,
+  root: Root,
+): SlashCommand | string {
   const key = `${root.origin}\0${found.name}\0${found.path}\0${found.real}`;
-  const hit = PARSED.get(key, found.stamp);
+  const hit = cache.get(key, found.stamp);
   if (hit !== undefined) return hit;
   const loaded = load(found, root);
-  PARSED.set(key, found.stamp, found.racy, loaded);
+  cache.set(key, found.stamp, found.racy, loaded);
   return loaded;
 }
 
@@ -166,6 +190,8 @@ export function discoverCommands(workspace: Workspace, env: NodeJS.ProcessEnv): 
   const catalog: CommandCatalog = { commands: [], shadowed: [], dropped: [] };
   const byName = new Map<string, SlashCommand>();
   const seen = new Set<string>();
+  const file = cacheFile(env);
+  const cache = PARSED.cache(file);
   for (const root of commandRoots(workspace, env)) {
     for (const found of walk(root)) {
       const { name, path, real } = found;
@@ -176,7 +202,7 @@ export function discoverCommands(workspace: Workspace, env: NodeJS.ProcessEnv): 
         catalog.shadowed.push({ name, path, origin: root.origin, by: winner.path });
         continue;
       }
-      const loaded = loadCached(found, root);
+      const loaded = loadCached(cache, found, root);
       if (typeof loaded === "string") {
         catalog.dropped.push({ path, origin: root.origin, reason: loaded });
         continue;
@@ -185,6 +211,7 @@ export function discoverCommands(workspace: Workspace, env: NodeJS.ProcessEnv): 
       catalog.commands.push(loaded);
     }
   }
+  PARSED.save(file);
   return catalog;
 }
 

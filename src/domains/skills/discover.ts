@@ -1,10 +1,11 @@
 import { lstatSync, realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { isRacy, type Stamp, StampCache, stampOf } from "../../kernel/stamp-cache.js";
+import { isRacy, type Stamp, type StampCache, stampOf } from "../../kernel/stamp-cache.js";
+import { StampStore } from "../../kernel/stamp-store.js";
 import type { Workspace } from "../workspace/discover.js";
 import { type Entry, listEntries } from "./entries.js";
 import { asBoolean, asText, cleanDescription, firstParagraph, readFrontMatter } from "./frontmatter.js";
-import { type Root, skillRoots } from "./roots.js";
+import { cairnHome, type Root, skillRoots } from "./roots.js";
 import { NotUtf8Error, readSkillText, type SkillText } from "./skill-file.js";
 
 /**
@@ -159,7 +160,22 @@ export function loadSkill(
  * rebuilds its catalog on every list and call, and re-reads only what changed (kernel/stamp-cache.ts
  * says what a stamp guarantees). A catalog entry keeps no body: loading a skill reads it anew.
  */
-const PARSED = new StampCache<Skill | Dropped>();
+const PARSED = new StampStore<Skill | Dropped>("skills-1", (value): value is Skill | Dropped => {
+  const v = value as Partial<Skill & Dropped> | null;
+  if (typeof v !== "object" || v === null || typeof v.dir !== "string" || typeof v.origin !== "string")
+    return false;
+  if (typeof v.reason === "string") return true;
+  return (
+    typeof v.name === "string" &&
+    typeof v.realDir === "string" &&
+    typeof v.description === "string" &&
+    typeof v.bodyBytes === "number" &&
+    typeof v.modelInvocable === "boolean" &&
+    Array.isArray(v.warnings)
+  );
+});
+/** The machine's copy of what skill builds parsed (a repository cannot bring one along). */
+const cacheFile = (env: NodeJS.ProcessEnv) => join(cairnHome(env), "cache", "skills.json");
 
 function headOnly(loaded: LoadedSkill | Dropped): Skill | Dropped {
   if ("reason" in loaded) return loaded;
@@ -178,13 +194,13 @@ interface Found {
   expected?: Expected;
 }
 
-function loadCached(found: Found, origin: string): Skill | Dropped {
+function loadCached(cache: StampCache<Skill | Dropped>, found: Found, origin: string): Skill | Dropped {
   const key = `${origin}\0${found.dir}\0${found.realDir}`;
-  const hit = PARSED.get(key, found.stamp);
+  const hit = cache.get(key, found.stamp);
   if (hit) return hit;
   const { name, dir, realDir, expected } = found;
   const loaded = headOnly(loadSkill(name, dir, realDir, origin, HEAD_BYTES, expected));
-  PARSED.set(key, found.stamp, found.racy, loaded);
+  cache.set(key, found.stamp, found.racy, loaded);
   return loaded;
 }
 
@@ -236,6 +252,8 @@ export function discoverSkills(workspace: Workspace, env: NodeJS.ProcessEnv): Sk
   const dropped: Dropped[] = [];
   const byKey = new Map<string, Skill>();
   const seenReal = new Set<string>();
+  const file = cacheFile(env);
+  const cache = PARSED.cache(file);
   for (const root of skillRoots(workspace, env)) {
     for (const found of scanRoot(root)) {
       const { name, dir, realDir } = found;
@@ -249,7 +267,7 @@ export function discoverSkills(workspace: Workspace, env: NodeJS.ProcessEnv): Sk
         shadowed.push({ name, dir, origin: root.origin, by: { dir: winner.dir, origin: winner.origin } });
         continue;
       }
-      const loaded = loadCached(found, root.origin);
+      const loaded = loadCached(cache, found, root.origin);
       if ("reason" in loaded) {
         dropped.push(loaded);
         continue;
@@ -258,6 +276,7 @@ export function discoverSkills(workspace: Workspace, env: NodeJS.ProcessEnv): Sk
       skills.push(loaded);
     }
   }
+  PARSED.save(file);
   return { skills, shadowed, dropped };
 }
 
