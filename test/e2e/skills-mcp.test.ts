@@ -95,8 +95,31 @@ describe("skills through cairn mcp", () => {
     expect(crlf?.warnings.join(" ")).toMatch(/byte-order mark.*CRLF.*crlf-skill/);
     const js = skills.find((s) => s.name === "jsfront");
     expect(js?.warnings.join(" ")).toContain("another language");
-    // The user-only skill is listed for people, not offered as a model tool.
-    expect(skills.find((s) => s.name === "hidden")).toMatchObject({ model_invocable: false });
+    // The people-only skill is not in the model's list (people see it on the command line).
+    expect(skills.find((s) => s.name === "hidden")).toBeUndefined();
+  });
+
+  it("serves a people-only skill as an MCP prompt only: not a tool, not in skill_list, refused by skill_get", async () => {
+    expect((await mcp.client.listTools()).tools.map((t) => t.name)).not.toContain("skill-hidden");
+    const refused = structured(await callTool(mcp, "skill_get", { name: "hidden" }));
+    expect(refused.refused).toMatchObject({ policy: "skill" });
+    expect((refused.refused as { next: string }).next).toContain("prompt skill-hidden");
+    // The face sets for_model itself; a model passing it is an invalid argument, not a way in.
+    const sneaky = await callTool(mcp, "skill_get", { name: "hidden", for_model: false });
+    expect(sneaky.isError).toBe(true);
+    const prompts = (await mcp.client.listPrompts()).prompts;
+    const prompt = prompts.find((p) => p.name === "skill-hidden");
+    expect(prompt?.description).toContain("Deploy the app");
+    expect(prompts.map((p) => p.name)).not.toContain("skill-pdf");
+    const got = await mcp.client.getPrompt({ name: "skill-hidden", arguments: { args: "prod eu" } });
+    const text = (got.messages[0]?.content as { text?: string } | undefined)?.text ?? "";
+    expect(text).toContain('Skill "hidden" from .claude/skills');
+    expect(text).toContain("Deploy steps\n\nARGUMENTS: prod eu");
+    // People still see it listed, marked, on the command line.
+    const listed = cairn(ws.dir, ["skill", "list", "--json"], { env }).json as {
+      skills: { name: string; model_invocable: boolean }[];
+    };
+    expect(listed.skills.find((s) => s.name === "hidden")).toMatchObject({ model_invocable: false });
   });
 
   it("skill_read pages large files on character boundaries and describes binary ones", async () => {

@@ -1,7 +1,10 @@
+import { z } from "zod";
 import { discoverCommands } from "../../domains/prompts/discover.js";
 import { commandRoots } from "../../domains/skills/roots.js";
 import type { CatalogSource, CatalogTool } from "../catalog.js";
-import { commandGet, commandList } from "./commands.js";
+import { commandGet } from "./commands.js";
+
+const NO_INPUT = z.object({});
 
 /**
  * Two tools for the whole set of slash commands (a person already chose the command; the model
@@ -21,9 +24,9 @@ export const commandsCatalog: CatalogSource = {
         title: "List slash commands",
         description:
           "The slash commands the user keeps (Claude Code, Codex, Cursor folders), with their argument hints. When the user names one (/name args), fetch its text with command_get.",
-        input: commandList.input,
+        input: NO_INPUT,
         command: "command list",
-        commandInput: (args) => args,
+        commandInput: (args) => ({ ...args, for_model: true }),
         idempotent: true,
       },
       {

@@ -10,7 +10,10 @@ export const commandList = defineCommand({
   name: "command list",
   summary: "Slash commands from .cairn/.claude/.cursor folders, CAIRN_HOME and your Claude and Codex folders",
   effect: "read",
-  input: z.object({}),
+  // Set by the MCP face's command_list (the model never passes it): people-only commands hidden.
+  input: z.object({
+    for_model: z.boolean().default(false).describe("answer as a model sees it: people-only commands hidden"),
+  }),
   output: z.object({
     commands: z.array(
       z.object({
@@ -26,10 +29,11 @@ export const commandList = defineCommand({
     shadowed: z.array(z.object({ name: z.string(), path: z.string(), origin: z.string(), by: z.string() })),
     dropped: z.array(z.object({ path: z.string(), origin: z.string(), reason: z.string() })),
   }),
-  async handler(_input, ctx) {
+  async handler(input, ctx) {
     const catalog = discoverCommands(ctx.workspace, ctx.env);
+    const listed = input.for_model ? catalog.commands.filter((c) => c.modelInvocable) : catalog.commands;
     return {
-      commands: catalog.commands.map((c) => ({
+      commands: listed.map((c) => ({
         name: c.name,
         description: c.description,
         argument_hint: c.argumentHint ?? null,

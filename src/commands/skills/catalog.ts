@@ -6,13 +6,18 @@ import { renderSkillView, type SkillView } from "../../domains/skills/view.js";
 import { loadConfig } from "../../domains/workspace/config.js";
 import { machineConfig } from "../../domains/workspace/machine.js";
 import type { CatalogSource, CatalogTool } from "../catalog.js";
-import { skillGet, skillList, skillRead, skillRun, skillsOf } from "./commands.js";
+import { skillGet, skillRead, skillRun, skillsOf } from "./commands.js";
 
 /** A skill tool's own line, after the skill's description: what calling it does and does not do. */
 export const SKILL_TOOL_NOTE = "Loading returns text to follow, not an action done.";
 
 const shapeOf = (command: { input: z.ZodObject }) => command.input;
 const identity = (args: Record<string, unknown>) => args;
+/** Every skill tool takes no arguments: one shape, so its schemas are derived once, not per skill. */
+const NO_INPUT = z.object({});
+/** What a model may pass to skill_get: the name; `for_model` is the face's, set below. */
+const GET_INPUT = skillGet.input.pick({ name: true });
+const forModel = (args: Record<string, unknown>) => ({ ...args, for_model: true });
 
 /**
  * Skills as tools: `skill-<name>` for each skill a model may invoke, up to `[skills] max_tools`
@@ -47,9 +52,9 @@ export const skillsCatalog: CatalogSource = {
       name,
       title: `Skill: ${skill.name}`.slice(0, 80),
       description: `${skill.description.slice(0, 1_024)} ${SKILL_TOOL_NOTE}`,
-      input: z.object({}),
+      input: NO_INPUT,
       command: "skill get",
-      commandInput: () => ({ name: skill.name }),
+      commandInput: () => ({ name: skill.name, for_model: true }),
       text: (output) => renderSkillView(output as unknown as SkillView),
       idempotent: true,
     }));
@@ -58,10 +63,10 @@ export const skillsCatalog: CatalogSource = {
         name: "skill_list",
         title: "List skills",
         description:
-          "Every skill installed for this project and user, with its description and origin, including those without a tool of their own. Load one with skill_get.",
-        input: shapeOf(skillList),
+          "Every skill installed for this project and user that a model may load, with its description and origin, including those without a tool of their own. Load one with skill_get.",
+        input: NO_INPUT,
         command: "skill list",
-        commandInput: identity,
+        commandInput: forModel,
         idempotent: true,
       },
       {
@@ -69,9 +74,9 @@ export const skillsCatalog: CatalogSource = {
         title: "Load a skill",
         description:
           "Load a skill by name (skill_list names them): returns its instructions to follow and the index of its files. Loading does nothing by itself; read files with skill_read.",
-        input: shapeOf(skillGet),
+        input: GET_INPUT,
         command: "skill get",
-        commandInput: identity,
+        commandInput: forModel,
         text: (output) => renderSkillView(output as unknown as SkillView),
         idempotent: true,
       },

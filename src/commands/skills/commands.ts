@@ -1,24 +1,42 @@
 import { z } from "zod";
 import { audit } from "../../domains/audit/record.js";
 import { enabledRuns, skillsConfigOf } from "../../domains/skills/config.js";
-import { discoverSkills, findSkill, type Skill } from "../../domains/skills/discover.js";
+import { discoverSkills, findSkill, type LoadedSkill, type Skill } from "../../domains/skills/discover.js";
 import { digestSkill, readPage } from "../../domains/skills/files.js";
 import { checkArgs, checkEnabled, commandFor, runScript } from "../../domains/skills/run.js";
 import { renderSkillView, skillView } from "../../domains/skills/view.js";
 import { loadConfig } from "../../domains/workspace/config.js";
-import { notFound, RefusedError } from "../../kernel/outcome.js";
+import { notFound, RefusedError, refuse } from "../../kernel/outcome.js";
 import type { CommandContext } from "../context.js";
 import { defineCommand } from "../define.js";
 
 const SkillName = z.string().max(256).describe("the skill's folder name, as skill_list shows it");
+/**
+ * Set by the MCP face's model tools, never by the model (their inputs leave it out): people-only
+ * skills (`disable-model-invocation`) are then neither listed nor loadable. People reach them
+ * as MCP prompts (`skill prompt`) and on the command line.
+ */
+const ForModel = z.boolean().default(false).describe("answer as a model sees it: people-only skills hidden");
+
+/** A people-only skill asked for by a model: refused, pointing at the prompt a person picks. */
+export function refuseForModel(skill: Skill): never {
+  throw refuse(
+    "skill",
+    `skill ${skill.name} is marked for people only (disable-model-invocation): models do not load it`,
+    `a person picks it from the client's prompt menu (prompt skill-${skill.name}); do not load it on your own`,
+  );
+}
 
 export function skillsOf(ctx: Pick<CommandContext, "workspace" | "env">) {
   return discoverSkills(ctx.workspace, ctx.env);
 }
 
-function mustFind(ctx: CommandContext, name: string): Skill {
+/** The skill by name; `withBody` reads its SKILL.md afresh and whole (to load it). */
+export function mustFind(ctx: CommandContext, name: string): Skill;
+export function mustFind(ctx: CommandContext, name: string, withBody: true): LoadedSkill;
+export function mustFind(ctx: CommandContext, name: string, withBody = false): Skill {
   const catalog = skillsOf(ctx);
-  const skill = findSkill(catalog, name);
+  const skill = withBody ? findSkill(catalog, name) : catalog.skills.find((s) => s.name === name);
   if (!skill) {
     const known = catalog.skills.map((s) => s.name).slice(0, 20);
     throw notFound(
@@ -55,7 +73,7 @@ export const skillList = defineCommand({
   name: "skill list",
   summary: "Skills found here and in your home folders, with what was shadowed or dropped and why",
   effect: "read",
-  input: z.object({}),
+  input: z.object({ for_model: ForModel }),
   output: z.object({
     skills: z.array(
       z.object({
@@ -79,12 +97,13 @@ export const skillList = defineCommand({
     dropped: z.array(z.object({ dir: z.string(), origin: z.string(), reason: z.string() })),
     max_tools: z.number(),
   }),
-  async handler(_input, ctx) {
+  async handler(input, ctx) {
     const config = skillsConfigOf(loadConfig(ctx.workspace.configPath));
     const enabled = enabledRuns(ctx.env);
     const catalog = skillsOf(ctx);
+    const listed = input.for_model ? catalog.skills.filter((skill) => skill.modelInvocable) : catalog.skills;
     return {
-      skills: catalog.skills.map((skill) => ({
+      skills: listed.map((skill) => ({
         name: skill.name,
         origin: skill.origin,
         dir: skill.dir,
@@ -117,10 +136,12 @@ export const skillGet = defineCommand({
   summary: "Load one skill: its instructions (capped) and the index of its files",
   effect: "read",
   positional: ["name"],
-  input: z.object({ name: SkillName }),
+  input: z.object({ name: SkillName, for_model: ForModel }),
   output: SkillViewOutput,
   async handler(input, ctx) {
-    return skillView(mustFind(ctx, input.name), ctx.workspace.root);
+    const skill = mustFind(ctx, input.name, true);
+    if (input.for_model && !skill.modelInvocable) refuseForModel(skill);
+    return skillView(skill, ctx.workspace.root);
   },
   render: renderSkillView,
 });

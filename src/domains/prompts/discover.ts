@@ -1,7 +1,11 @@
-import { closeSync, openSync, readdirSync, readSync, realpathSync, statSync } from "node:fs";
+import { isUtf8 } from "node:buffer";
+import { closeSync, openSync, readSync, realpathSync, type Stats, statSync } from "node:fs";
 import { join } from "node:path";
+import { isRacy, type Stamp, type StampCache, stampOf } from "../../kernel/stamp-cache.js";
+import { StampStore } from "../../kernel/stamp-store.js";
+import { type Entry, listEntries } from "../skills/entries.js";
 import { asBoolean, asText, cleanDescription, readFrontMatter } from "../skills/frontmatter.js";
-import { commandRoots, type Dialect, type Root } from "../skills/roots.js";
+import { cairnHome, commandRoots, type Dialect, type Root } from "../skills/roots.js";
 import type { Workspace } from "../workspace/discover.js";
 
 /**
@@ -35,50 +39,80 @@ const MAX_FILE_BYTES = 256 * 1024;
 const MAX_DEPTH = 3;
 const SKIPPED = new Set(["node_modules", ".git", "__pycache__", ".venv", "target"]);
 
-function readText(path: string): string {
+/** The file's text, `size` bytes as the listing stat'ed it (a file grown since has a new stamp). */
+function readText(path: string, size: number): string {
+  if (size > MAX_FILE_BYTES) throw new Error(`over ${MAX_FILE_BYTES} bytes`);
   const fd = openSync(path, "r");
   try {
-    const size = statSync(path).size;
-    if (size > MAX_FILE_BYTES) throw new Error(`over ${MAX_FILE_BYTES} bytes`);
-    const buffer = Buffer.alloc(size);
-    readSync(fd, buffer, 0, size, 0);
-    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(buffer);
+    const buffer = Buffer.allocUnsafe(size);
+    const read = readSync(fd, buffer, 0, size, 0);
+    const bytes = buffer.subarray(0, read);
+    if (!isUtf8(bytes)) throw new TypeError("not UTF-8");
+    return bytes.toString("utf8");
   } finally {
     closeSync(fd);
   }
 }
 
-function walk(root: Root): { name: string; path: string; stamp: string }[] {
-  const found: { name: string; path: string; stamp: string }[] = [];
-  const visit = (dir: string, prefix: string[], depth: number) => {
-    let names: string[];
+interface Found {
+  name: string;
+  path: string;
+  /** The file's real path: the same file reached twice (two links) is one command. */
+  real: string;
+  stamp: Stamp;
+  racy: boolean;
+  size: number;
+}
+
+/**
+ * The command files under one root, sorted, noise skipped. Real paths are known from the
+ * root's for everything reached through real folders; only links are resolved one by one.
+ */
+function walk(root: Root): Found[] {
+  const found: Found[] = [];
+  const visit = (dir: string, realDir: string, prefix: string[], depth: number) => {
+    let entries: Entry[];
     try {
-      names = readdirSync(dir).sort();
+      entries = listEntries(dir);
     } catch {
       return;
     }
-    for (const entry of names) {
-      if (entry.startsWith(".") || SKIPPED.has(entry) || entry === "SKILL.md") continue;
-      const full = join(dir, entry);
-      let stats: ReturnType<typeof statSync>;
+    for (const { name, kind } of entries) {
+      if (name.startsWith(".") || SKIPPED.has(name) || name === "SKILL.md") continue;
+      const full = join(dir, name);
+      let real = join(realDir, name);
+      let stats: Stats;
       try {
-        stats = statSync(full);
+        if (kind === "link") real = realpathSync.native(full);
+        else if (kind === "other") continue;
+        if (kind === "dir" || (kind === "link" && statSync(real).isDirectory())) {
+          if (root.recursive && depth < MAX_DEPTH) visit(full, real, [...prefix, name], depth + 1);
+          continue;
+        }
+        if (!/\.md$/i.test(name)) continue;
+        stats = statSync(real);
       } catch {
         continue;
       }
-      if (stats.isDirectory()) {
-        if (root.recursive && depth < MAX_DEPTH) visit(full, [...prefix, entry], depth + 1);
-        continue;
-      }
-      if (!stats.isFile() || !/\.md$/i.test(entry)) continue;
+      if (!stats.isFile()) continue;
+      const now = Date.now();
       found.push({
-        name: [...prefix, entry.replace(/\.md$/i, "")].join(":"),
+        name: [...prefix, name.replace(/\.md$/i, "")].join(":"),
         path: full,
-        stamp: `${stats.ino}:${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}`,
+        real,
+        stamp: stampOf(stats),
+        racy: isRacy(stats, now),
+        size: stats.size,
       });
     }
   };
-  visit(root.path, [], 1);
+  let realRoot: string;
+  try {
+    realRoot = realpathSync.native(root.path);
+  } catch {
+    return [];
+  }
+  visit(root.path, realRoot, [], 1);
   return found;
 }
 
@@ -88,10 +122,11 @@ function argumentNames(value: unknown): string[] {
   return list.filter((name) => /^[A-Za-z_]\w*$/.test(name));
 }
 
-function load(name: string, path: string, root: Root): SlashCommand | string {
+function load(found: Found, root: Root): SlashCommand | string {
+  const { name, real, path } = found;
   let text: string;
   try {
-    text = readText(path);
+    text = readText(real, found.size);
   } catch (error) {
     return error instanceof TypeError ? "not UTF-8 text" : `cannot be read: ${(error as Error).message}`;
   }
@@ -116,15 +151,38 @@ function load(name: string, path: string, root: Root): SlashCommand | string {
   };
 }
 
-/** Command files parsed earlier in this process, by path and stamp (see skills/discover.ts). */
-const PARSED = new Map<string, { stamp: string; loaded: SlashCommand | string }>();
+/** Command files parsed earlier in this process, by path and stamp (kernel/stamp-cache.ts). */
+const PARSED = new StampStore<SlashCommand | string>(
+  "commands-1",
+  (value): value is SlashCommand | string => {
+    if (typeof value === "string") return true;
+    const v = value as Partial<SlashCommand> | null;
+    return (
+      typeof v === "object" &&
+      v !== null &&
+      typeof v.name === "string" &&
+      typeof v.path === "string" &&
+      typeof v.body === "string" &&
+      typeof v.description === "string" &&
+      typeof v.modelInvocable === "boolean" &&
+      Array.isArray(v.argumentNames) &&
+      Array.isArray(v.warnings)
+    );
+  },
+);
+/** The machine's copy of what command builds parsed (a repository cannot bring one along). */
+const cacheFile = (env: NodeJS.ProcessEnv) => join(cairnHome(env), "cache", "commands.json");
 
-function loadCached(name: string, path: string, root: Root, stamp: string): SlashCommand | string {
-  const key = `${root.origin}\0${name}\0${path}`;
-  const hit = PARSED.get(key);
-  if (hit && hit.stamp === stamp) return hit.loaded;
-  const loaded = load(name, path, root);
-  PARSED.set(key, { stamp, loaded });
+function loadCached(
+  cache: StampCache<SlashCommand | string>,
+  found: Found,
+  root: Root,
+): SlashCommand | string {
+  const key = `${root.origin}\0${found.name}\0${found.path}\0${found.real}`;
+  const hit = cache.get(key, found.stamp);
+  if (hit !== undefined) return hit;
+  const loaded = load(found, root);
+  cache.set(key, found.stamp, found.racy, loaded);
   return loaded;
 }
 
@@ -132,14 +190,11 @@ export function discoverCommands(workspace: Workspace, env: NodeJS.ProcessEnv): 
   const catalog: CommandCatalog = { commands: [], shadowed: [], dropped: [] };
   const byName = new Map<string, SlashCommand>();
   const seen = new Set<string>();
+  const file = cacheFile(env);
+  const cache = PARSED.cache(file);
   for (const root of commandRoots(workspace, env)) {
-    for (const { name, path, stamp } of walk(root)) {
-      let real = path;
-      try {
-        real = realpathSync(path);
-      } catch {
-        continue;
-      }
+    for (const found of walk(root)) {
+      const { name, path, real } = found;
       if (seen.has(real)) continue;
       seen.add(real);
       const winner = byName.get(name.toLowerCase());
@@ -147,7 +202,7 @@ export function discoverCommands(workspace: Workspace, env: NodeJS.ProcessEnv): 
         catalog.shadowed.push({ name, path, origin: root.origin, by: winner.path });
         continue;
       }
-      const loaded = loadCached(name, path, root, stamp);
+      const loaded = loadCached(cache, found, root);
       if (typeof loaded === "string") {
         catalog.dropped.push({ path, origin: root.origin, reason: loaded });
         continue;
@@ -156,6 +211,7 @@ export function discoverCommands(workspace: Workspace, env: NodeJS.ProcessEnv): 
       catalog.commands.push(loaded);
     }
   }
+  PARSED.save(file);
   return catalog;
 }
 

@@ -1,9 +1,12 @@
-import { closeSync, readdirSync, readSync, realpathSync, statSync } from "node:fs";
+import { lstatSync, realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { isRacy, type Stamp, type StampCache, stampOf } from "../../kernel/stamp-cache.js";
+import { StampStore } from "../../kernel/stamp-store.js";
 import type { Workspace } from "../workspace/discover.js";
+import { type Entry, listEntries } from "./entries.js";
 import { asBoolean, asText, cleanDescription, firstParagraph, readFrontMatter } from "./frontmatter.js";
-import { openInside } from "./paths.js";
-import { type Root, skillRoots } from "./roots.js";
+import { cairnHome, type Root, skillRoots } from "./roots.js";
+import { NotUtf8Error, readSkillText, type SkillText } from "./skill-file.js";
 
 /**
  * Skills as users already keep them (Agent Skills: a folder holding SKILL.md). A skill's
@@ -22,12 +25,17 @@ export interface Skill {
   description: string;
   /** The front matter's `name`, when it has one (a display label). */
   label?: string;
-  body: string;
+  /** SKILL.md's size in bytes. */
   bodyBytes: number;
   /** `disable-model-invocation: true`: served to people (prompts), never as a model's tool. */
   modelInvocable: boolean;
   argumentHint?: string;
   warnings: string[];
+}
+
+/** A skill with its body read (up to `READ_BYTES`), as loading it returns. */
+export interface LoadedSkill extends Skill {
+  body: string;
 }
 
 export interface Shadowed {
@@ -51,47 +59,27 @@ export interface SkillCatalog {
 
 /** Enough of SKILL.md to serve its opening; the rest is paged by skill_read. */
 export const READ_BYTES = 1024 * 1024;
-/** What a catalog build reads of each SKILL.md: its header and first paragraph. */
-const HEAD_BYTES = 64 * 1024;
+/**
+ * What a catalog build reads of each SKILL.md: enough for the front matter of nearly every
+ * real skill. A header not closed within it, or a skill with no description (whose first
+ * paragraph stands in), is read again up to `HEAD_MAX_BYTES`, the largest header read at all.
+ */
+const HEAD_BYTES = 4 * 1024;
+const HEAD_MAX_BYTES = 64 * 1024;
 const SPEC_DESCRIPTION_MAX = 1_024;
 const SPEC_NAME = /^[a-z0-9](?:[a-z0-9]|-(?!-))*[a-z0-9]$|^[a-z0-9]$/;
 
 const SKIPPED = new Set(["node_modules", ".git", "__pycache__"]);
 
-function readSkillFile(realDir: string, limit: number): { text: string; bytes: number } {
-  const opened = openInside(realDir, "SKILL.md");
-  try {
-    const length = Math.min(opened.size, limit);
-    const buffer = Buffer.alloc(length);
-    const read = readSync(opened.fd, buffer, 0, length, 0);
-    // A cut multi-byte character at the window's edge is not a decoding fault.
-    let end = read;
-    if (opened.size > limit) while (end > 0 && ((buffer[end - 1] as number) & 0xc0) === 0x80) end--;
-    if (opened.size > limit && end > 0 && (buffer[end - 1] as number) >= 0xc0) end--;
-    const text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(buffer.subarray(0, end));
-    return { text, bytes: opened.size };
-  } finally {
-    closeSync(opened.fd);
-  }
-}
+type Expected = { ino: number; dev: number };
 
-export function loadSkill(
+function describe(
   name: string,
   dir: string,
   realDir: string,
   origin: string,
-  limit = HEAD_BYTES,
-): Skill | Dropped {
-  let file: { text: string; bytes: number };
-  try {
-    file = readSkillFile(realDir, limit);
-  } catch (error) {
-    const reason =
-      error instanceof TypeError
-        ? "SKILL.md is not UTF-8 text"
-        : `SKILL.md cannot be read: ${(error as Error).message}`;
-    return { dir, origin, reason };
-  }
+  file: SkillText,
+): { skill?: LoadedSkill; reason?: string; headShort: boolean } {
   const front = readFrontMatter(file.text);
   const warnings = [...front.warnings];
   let description = asText(front.data.description);
@@ -102,9 +90,12 @@ export function loadSkill(
     description = firstParagraph(front.body);
     if (description) warnings.push("no `description` in the front matter: its first paragraph is used");
   }
+  const cut = file.text.length < file.bytes;
+  // The head ended inside the header, or the first paragraph standing in may run past it.
+  const headShort = cut && (!front.present || !asText(front.data.description)?.trim());
   const when = asText(front.data.when_to_use);
   const cleaned = cleanDescription(when ? `${description} ${when}` : description);
-  if (!cleaned) return { dir, origin, reason: "nothing describes the skill (no description, empty body)" };
+  if (!cleaned) return { reason: "nothing describes the skill (no description, empty body)", headShort };
   if (cleaned.length > SPEC_DESCRIPTION_MAX) {
     warnings.push(
       `the description is ${cleaned.length} characters (the spec allows ${SPEC_DESCRIPTION_MAX})`,
@@ -119,7 +110,7 @@ export function loadSkill(
   if (!SPEC_NAME.test(name) || name.length > 64) {
     warnings.push("its folder name is not lowercase letters, digits and single hyphens (≤ 64)");
   }
-  return {
+  const skill: LoadedSkill = {
     name,
     dir,
     realDir,
@@ -132,46 +123,121 @@ export function loadSkill(
     argumentHint: asText(front.data["argument-hint"]),
     warnings,
   };
+  return { skill, headShort };
 }
 
-/**
- * Skills parsed earlier in this process, by folder: a long-running server rebuilds its catalog
- * on every list and call, and re-reads only the SKILL.md files whose size or time changed.
- */
-const PARSED = new Map<string, { stamp: string; loaded: Skill | Dropped }>();
+function unreadable(dir: string, origin: string, error: unknown): Dropped {
+  const reason =
+    error instanceof NotUtf8Error
+      ? "SKILL.md is not UTF-8 text"
+      : `SKILL.md cannot be read: ${(error as Error).message}`;
+  return { dir, origin, reason };
+}
 
-function loadCached(
+/** One skill read from its SKILL.md: the head (for a catalog) or up to `limit` bytes. */
+export function loadSkill(
   name: string,
   dir: string,
   realDir: string,
   origin: string,
-  stamp: string,
-): Skill | Dropped {
-  const key = `${origin}\0${dir}\0${realDir}`;
-  const hit = PARSED.get(key);
-  if (hit && hit.stamp === stamp) return hit.loaded;
-  const loaded = loadSkill(name, dir, realDir, origin);
-  PARSED.set(key, { stamp, loaded });
+  limit = HEAD_BYTES,
+  expected?: Expected,
+): LoadedSkill | Dropped {
+  let described: ReturnType<typeof describe>;
+  try {
+    described = describe(name, dir, realDir, origin, readSkillText(realDir, limit, expected));
+    if (described.headShort && limit < HEAD_MAX_BYTES) {
+      described = describe(name, dir, realDir, origin, readSkillText(realDir, HEAD_MAX_BYTES, expected));
+    }
+  } catch (error) {
+    return unreadable(dir, origin, error);
+  }
+  return described.skill ?? { dir, origin, reason: described.reason ?? "unreadable" };
+}
+
+/**
+ * Skills parsed earlier in this process, by folder and SKILL.md stamp: a long-running server
+ * rebuilds its catalog on every list and call, and re-reads only what changed (kernel/stamp-cache.ts
+ * says what a stamp guarantees). A catalog entry keeps no body: loading a skill reads it anew.
+ */
+const PARSED = new StampStore<Skill | Dropped>("skills-1", (value): value is Skill | Dropped => {
+  const v = value as Partial<Skill & Dropped> | null;
+  if (typeof v !== "object" || v === null || typeof v.dir !== "string" || typeof v.origin !== "string")
+    return false;
+  if (typeof v.reason === "string") return true;
+  return (
+    typeof v.name === "string" &&
+    typeof v.realDir === "string" &&
+    typeof v.description === "string" &&
+    typeof v.bodyBytes === "number" &&
+    typeof v.modelInvocable === "boolean" &&
+    Array.isArray(v.warnings)
+  );
+});
+/** The machine's copy of what skill builds parsed (a repository cannot bring one along). */
+const cacheFile = (env: NodeJS.ProcessEnv) => join(cairnHome(env), "cache", "skills.json");
+
+function headOnly(loaded: LoadedSkill | Dropped): Skill | Dropped {
+  if ("reason" in loaded) return loaded;
+  const { body: _body, ...skill } = loaded;
+  return skill;
+}
+
+interface Found {
+  name: string;
+  dir: string;
+  realDir: string;
+  /** SKILL.md's stamp (link and target, when it is a link), taken before it is read. */
+  stamp: Stamp;
+  racy: boolean;
+  /** The regular file the listing saw, which the read must open (none for a link). */
+  expected?: Expected;
+}
+
+function loadCached(cache: StampCache<Skill | Dropped>, found: Found, origin: string): Skill | Dropped {
+  const key = `${origin}\0${found.dir}\0${found.realDir}`;
+  const hit = cache.get(key, found.stamp);
+  if (hit) return hit;
+  const { name, dir, realDir, expected } = found;
+  const loaded = headOnly(loadSkill(name, dir, realDir, origin, HEAD_BYTES, expected));
+  cache.set(key, found.stamp, found.racy, loaded);
   return loaded;
 }
 
-function scanRoot(root: Root): { name: string; dir: string; realDir: string; stamp: string }[] {
-  let names: string[];
+/** SKILL.md's stamp; for a link, the link's own joins its target's, so retargeting it is a change. */
+function skillFileStamp(realDir: string): Pick<Found, "stamp" | "racy" | "expected"> {
+  const now = Date.now();
+  const path = join(realDir, "SKILL.md");
+  const own = lstatSync(path);
+  if (!own.isSymbolicLink()) {
+    return { stamp: stampOf(own), racy: isRacy(own, now), expected: own.isFile() ? own : undefined };
+  }
+  const target = statSync(path);
+  return {
+    stamp: `${stampOf(own)}>${stampOf(target)}`,
+    racy: isRacy(own, now) || isRacy(target, now),
+  };
+}
+
+function scanRoot(root: Root): Found[] {
+  let entries: Entry[];
+  let realRoot: string;
   try {
-    names = readdirSync(root.path).sort();
+    realRoot = realpathSync.native(root.path);
+    entries = listEntries(root.path);
   } catch {
     return [];
   }
-  const found: { name: string; dir: string; realDir: string; stamp: string }[] = [];
-  for (const name of names) {
+  const found: Found[] = [];
+  for (const { name, kind } of entries) {
     if (name.startsWith(".") || SKIPPED.has(name)) continue;
     const dir = join(root.path, name);
     try {
-      // stat, not Dirent: a symlinked skill folder is a folder too.
-      if (!statSync(dir).isDirectory()) continue;
-      const realDir = realpathSync(dir);
-      const file = statSync(join(dir, "SKILL.md"));
-      found.push({ name, dir, realDir, stamp: `${file.ino}:${file.size}:${file.mtimeMs}:${file.ctimeMs}` });
+      let realDir: string;
+      if (kind === "dir") realDir = join(realRoot, name);
+      else if (kind === "link" && statSync(dir).isDirectory()) realDir = realpathSync.native(dir);
+      else continue; // a file, or a link to one: not a skill
+      found.push({ name, dir, realDir, ...skillFileStamp(realDir) });
     } catch {
       // Dangling links and folders without SKILL.md are not skills.
     }
@@ -186,8 +252,11 @@ export function discoverSkills(workspace: Workspace, env: NodeJS.ProcessEnv): Sk
   const dropped: Dropped[] = [];
   const byKey = new Map<string, Skill>();
   const seenReal = new Set<string>();
+  const file = cacheFile(env);
+  const cache = PARSED.cache(file);
   for (const root of skillRoots(workspace, env)) {
-    for (const { name, dir, realDir, stamp } of scanRoot(root)) {
+    for (const found of scanRoot(root)) {
+      const { name, dir, realDir } = found;
       // One folder reached through two links is one skill.
       if (seenReal.has(realDir)) continue;
       seenReal.add(realDir);
@@ -198,7 +267,7 @@ export function discoverSkills(workspace: Workspace, env: NodeJS.ProcessEnv): Sk
         shadowed.push({ name, dir, origin: root.origin, by: { dir: winner.dir, origin: winner.origin } });
         continue;
       }
-      const loaded = loadCached(name, dir, realDir, root.origin, stamp);
+      const loaded = loadCached(cache, found, root.origin);
       if ("reason" in loaded) {
         dropped.push(loaded);
         continue;
@@ -207,13 +276,14 @@ export function discoverSkills(workspace: Workspace, env: NodeJS.ProcessEnv): Sk
       skills.push(loaded);
     }
   }
+  PARSED.save(file);
   return { skills, shadowed, dropped };
 }
 
-/** A skill by its exact folder name, its body read in full (up to `READ_BYTES`). */
-export function findSkill(catalog: SkillCatalog, name: string): Skill | undefined {
+/** A skill by its exact folder name, its body read afresh and in full (up to `READ_BYTES`). */
+export function findSkill(catalog: SkillCatalog, name: string): LoadedSkill | undefined {
   const found = catalog.skills.find((skill) => skill.name === name);
-  if (!found || found.bodyBytes <= HEAD_BYTES) return found;
+  if (!found) return undefined;
   const full = loadSkill(found.name, found.dir, found.realDir, found.origin, READ_BYTES);
   return "reason" in full ? undefined : full;
 }

@@ -37,7 +37,8 @@ export function skillEntry(skill: Skill): SkillEntry {
     closeSync(opened.fd);
   }
   const frontmatter = { ...readFrontMatter(text).data, name: skill.name, description: skill.description };
-  const digest = digestSkill(skill.realDir);
+  // Published digests may reuse hashes kept by file stamp; running a script never does.
+  const digest = digestSkill(skill.realDir, true);
   return {
     uri: skillUri(skill.name),
     frontmatter,

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
-import { closeSync, lstatSync, readdirSync, readSync, realpathSync, statSync } from "node:fs";
+import { closeSync, fstatSync, lstatSync, readdirSync, readSync, realpathSync, statSync } from "node:fs";
 import { extname, join } from "node:path";
+import { isRacy, StampCache, stampOf } from "../../kernel/stamp-cache.js";
 import { isInside, openInside } from "./paths.js";
 
 /** What a skill folder holds, as its index shows it: bounded in depth and count, noise skipped. */
@@ -69,7 +70,12 @@ export function trimToBoundary(buffer: Buffer): number {
 export const hasShebang = (head: string) => head.startsWith("#!");
 
 /** Walk the skill folder (real path), depth- and count-bounded, sorted, noise skipped. */
-export function indexFiles(realDir: string, limit = INDEX_LIMIT): { files: SkillFile[]; truncated: boolean } {
+export function indexFiles(
+  realDir: string,
+  limit = INDEX_LIMIT,
+  /** Sniff each file for binary and runnable (the index a model reads); a digest needs only paths. */
+  describe = true,
+): { files: SkillFile[]; truncated: boolean } {
   const files: SkillFile[] = [];
   let truncated = false;
   const walk = (dir: string, prefix: string, depth: number) => {
@@ -97,7 +103,7 @@ export function indexFiles(realDir: string, limit = INDEX_LIMIT): { files: Skill
       let real = full;
       if (link) {
         try {
-          real = realpathSync(full);
+          real = realpathSync.native(full);
         } catch {
           continue; // dangling
         }
@@ -118,7 +124,11 @@ export function indexFiles(realDir: string, limit = INDEX_LIMIT): { files: Skill
         continue;
       }
       if (!stats.isFile()) continue;
-      files.push(describeFile(realDir, path, stats.size));
+      files.push(
+        describe
+          ? describeFile(realDir, path, stats.size)
+          : { path, size: stats.size, binary: false, runnable: false },
+      );
     }
   };
   walk(realDir, "", 0);
@@ -153,9 +163,19 @@ export interface Digest {
   truncated: boolean;
 }
 
-/** The skill's content digest: SKILL.md and every indexed file (symlinks out excluded). */
-export function digestSkill(realDir: string): Digest {
-  const { files, truncated } = indexFiles(realDir, DIGEST_FILE_LIMIT - 1);
+/**
+ * Files hashed earlier in this process, by real path and stamp, for what only publishes digests
+ * (the Skills extension's lists). What enables a script to run never reads from it.
+ */
+const HASHED = new StampCache<string>();
+
+/**
+ * The skill's content digest: SKILL.md and every indexed file (symlinks out excluded). Every
+ * file is hashed from its bytes unless `reuse` allows hashes kept by file stamp (publishing
+ * only: `skill_run`'s check against the operator's enabling always hashes afresh).
+ */
+export function digestSkill(realDir: string, reuse = false): Digest {
+  const { files, truncated } = indexFiles(realDir, DIGEST_FILE_LIMIT - 1, false);
   const entries = [{ path: "SKILL.md" }, ...files.filter((file) => !file.external)];
   const out: Digest["files"] = [];
   let bytes = 0;
@@ -171,7 +191,7 @@ export function digestSkill(realDir: string): Digest {
           cut = true;
           continue;
         }
-        hash = hashFd(opened.fd);
+        hash = reuse ? hashReusing(opened.fd, opened.real) : hashFd(opened.fd);
       } finally {
         closeSync(opened.fd);
       }
@@ -184,6 +204,17 @@ export function digestSkill(realDir: string): Digest {
   const whole = createHash("sha256");
   for (const file of out) whole.update(`${file.path}\0${file.sha256}\n`);
   return { digest: `sha256:${whole.digest("hex")}`, files: out, truncated: cut };
+}
+
+function hashReusing(fd: number, real: string): string {
+  const now = Date.now();
+  const stats = fstatSync(fd);
+  const stamp = stampOf(stats);
+  const hit = HASHED.get(real, stamp);
+  if (hit) return hit;
+  const hash = hashFd(fd);
+  HASHED.set(real, stamp, isRacy(stats, now), hash);
+  return hash;
 }
 
 function hashFd(fd: number): string {

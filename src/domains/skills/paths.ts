@@ -9,6 +9,10 @@ import { notFound, refuse } from "../../kernel/outcome.js";
  * (`/skills/pdf-evil` is not inside `/skills/pdf`), so a symlink pointing out is caught. The
  * file is opened without following a last-moment symlink and re-checked by inode, so a swap
  * between check and open is caught too.
+ *
+ * Real paths come from `realpathSync.native` (one realpath(3) call) throughout the skills and
+ * commands code: the JavaScript `realpathSync` lstats every component of every path, which was
+ * most of a 500-skill catalog build. Both resolve every link the same way.
  */
 
 const refusePath = (reason: string) =>
@@ -49,7 +53,7 @@ export function openInside(realDir: string, path: string, within: string = realD
   const joined = join(realDir, ...segments);
   let real: string;
   try {
-    real = realpathSync(joined);
+    real = realpathSync.native(joined);
   } catch {
     throw notFound(
       `no file ${JSON.stringify(path.slice(0, 200))} in this skill`,
@@ -86,7 +90,7 @@ export function openInside(realDir: string, path: string, within: string = realD
   const opened = fstatSync(fd);
   let again: string | undefined;
   try {
-    again = realpathSync(joined);
+    again = realpathSync.native(joined);
   } catch {
     again = undefined;
   }

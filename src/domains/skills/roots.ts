@@ -23,7 +23,8 @@ export interface Root {
 }
 
 const home = (env: NodeJS.ProcessEnv) => env.HOME || homedir();
-const cairnHome = (env: NodeJS.ProcessEnv) => resolve(env.CAIRN_HOME || join(home(env), ".config", "cairn"));
+export const cairnHome = (env: NodeJS.ProcessEnv) =>
+  resolve(env.CAIRN_HOME || join(home(env), ".config", "cairn"));
 const dotagentHome = (env: NodeJS.ProcessEnv) =>
   resolve(env.DOTAGENT_HOME || join(home(env), ".config", "dotagent"));
 

@@ -64,7 +64,7 @@ export function commandFor(skill: Skill, script: string): { real: string; argv: 
   }
   let scriptsDir: string;
   try {
-    scriptsDir = realpathSync(join(skill.realDir, "scripts"));
+    scriptsDir = realpathSync.native(join(skill.realDir, "scripts"));
   } catch {
     throw notFound(`skill ${skill.name} has no scripts/ folder`, "its file index lists what it holds");
   }
@@ -75,7 +75,7 @@ export function commandFor(skill: Skill, script: string): { real: string; argv: 
     );
   }
   const head = firstLine(skill.realDir, segments.join("/"), scriptsDir);
-  const real = realpathSync(join(skill.realDir, ...segments));
+  const real = realpathSync.native(join(skill.realDir, ...segments));
   let interpreter: string[] | undefined;
   if (head.startsWith("#!")) {
     // A CRLF shebang would ask for `python3\r`.

@@ -1,4 +1,4 @@
-import { READ_BYTES, type Skill } from "./discover.js";
+import { type LoadedSkill, READ_BYTES } from "./discover.js";
 import { indexFiles, type SkillFile, trimToBoundary } from "./files.js";
 import { revealHidden } from "./frontmatter.js";
 
@@ -24,7 +24,7 @@ export const BODY_CAP_BYTES = 32 * 1024;
 const SHELL_LINE = /(^|\s)!`[^`]*`|^```!/m;
 const AT_FILE = /(^|\s)@[\w./-]+\.\w+/m;
 
-export function skillView(skill: Skill, projectDir: string, cap = BODY_CAP_BYTES): SkillView {
+export function skillView(skill: LoadedSkill, projectDir: string, cap = BODY_CAP_BYTES): SkillView {
   // Claude Code's variables for a skill's own folder and the project, which cairn knows too.
   const substituted = skill.body
     .replaceAll(`$\{CLAUDE_SKILL_DIR}`, skill.realDir)

@@ -1,7 +1,8 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { parse as parseToml } from "smol-toml";
 import { z } from "zod";
 import { usageError } from "../../kernel/outcome.js";
+import { isRacy, StampCache, stampOf } from "../../kernel/stamp-cache.js";
 
 export const PROFILES = ["worker", "planner", "operator", "all"] as const;
 export type Profile = (typeof PROFILES)[number];
@@ -90,14 +91,30 @@ export function parseConfig(text: string, path: string): WorkspaceConfig {
   return parsed.data;
 }
 
+/**
+ * Configurations parsed earlier in this process, by file stamp: a running server reads cairn.toml
+ * (the workspace's and the machine's) on every call and catalog build, so an edit is seen at
+ * once, and parses it only when it changed (kernel/stamp-cache.ts says what a stamp guarantees).
+ * Each caller gets its own copy.
+ */
+const PARSED = new StampCache<WorkspaceConfig>(256);
+
 export function loadConfig(path: string): WorkspaceConfig {
+  const now = Date.now();
+  const stats = statSync(path, { throwIfNoEntry: false });
+  if (!stats?.isFile()) return WorkspaceConfig.parse({});
+  const stamp = stampOf(stats);
+  const hit = PARSED.get(path, stamp);
+  if (hit) return structuredClone(hit);
   let text: string;
   try {
     text = readFileSync(path, "utf8");
   } catch {
     return WorkspaceConfig.parse({});
   }
-  return parseConfig(text, path);
+  const config = parseConfig(text, path);
+  PARSED.set(path, stamp, isRacy(stats, now), structuredClone(config));
+  return config;
 }
 
 export const CONFIG_TEMPLATE = `# cairn workspace configuration.

@@ -13,42 +13,84 @@ async function run(session: Session, command: string, input: Record<string, unkn
   return outcome.value as Record<string, unknown>;
 }
 
+interface Listed {
+  name: string;
+  description: string;
+  model_invocable: boolean;
+}
+
+/** One kind of people-only item: where its list comes from and how one is rendered. */
+interface PeopleSource {
+  prefix: string;
+  /** The command that lists every item, and the key of its list in the output. */
+  list: [command: string, key: string];
+  /** The command that renders one item for a person: input `{name, args}`, output `{text}`. */
+  render: string;
+  title(name: string): string;
+  note: string;
+}
+
+const SOURCES: PeopleSource[] = [
+  {
+    prefix: "cmd-",
+    list: ["command list", "commands"],
+    render: "command prompt",
+    title: (name) => `/${name}`,
+    note: "a command for people to pick; it is not offered to models as a tool",
+  },
+  {
+    prefix: "skill-",
+    list: ["skill list", "skills"],
+    render: "skill prompt",
+    title: (name) => `Skill: ${name}`,
+    note: "a skill for people to pick; models neither list nor load it",
+  },
+];
+
+const promptName = (prefix: string, name: string) =>
+  `${prefix}${name.replace(/[^A-Za-z0-9_-]/g, "-")}`.slice(0, 64);
+
 /**
- * Slash commands marked not for model invocation (`disable-model-invocation: true`) are never
- * tools: a person picks them from the client's prompt menu, so they are MCP prompts
- * `cmd-<name>`, refreshed (with `prompts/list_changed`) whenever `refresh` is called.
+ * Slash commands and skills marked not for model invocation (`disable-model-invocation: true`)
+ * are never tools: a person picks them from the client's prompt menu, so they are MCP prompts
+ * `cmd-<name>` and `skill-<name>`, refreshed (with `prompts/list_changed`) whenever `refresh`
+ * is called.
  */
 export function servePeoplePrompts(server: McpServer, session: Session): { refresh(): Promise<void> } {
   const registered = new Map<string, RegisteredPrompt>();
   const refresh = async () => {
-    const listed = await run(session, "command list", {}).catch(() => ({ commands: [] }));
-    const wanted = (
-      listed.commands as { name: string; description: string; model_invocable: boolean }[]
-    ).filter((c) => !c.model_invocable);
-    const names = new Set(wanted.map((c) => `cmd-${c.name.replace(/[^A-Za-z0-9_-]/g, "-")}`.slice(0, 64)));
+    const wanted = new Map<string, { source: PeopleSource; item: Listed }>();
+    for (const source of SOURCES) {
+      const [command, key] = source.list;
+      const listed = await run(session, command, {}).catch(() => ({ [key]: [] }));
+      for (const item of listed[key] as Listed[]) {
+        if (item.model_invocable) continue;
+        const name = promptName(source.prefix, item.name);
+        if (!wanted.has(name)) wanted.set(name, { source, item });
+      }
+    }
     for (const [name, prompt] of registered) {
-      if (!names.has(name)) {
+      if (!wanted.has(name)) {
         prompt.remove();
         registered.delete(name);
       }
     }
-    for (const command of wanted) {
-      const name = `cmd-${command.name.replace(/[^A-Za-z0-9_-]/g, "-")}`.slice(0, 64);
+    for (const [name, { source, item }] of wanted) {
       if (registered.has(name)) continue;
       registered.set(
         name,
         server.registerPrompt(
           name,
           {
-            title: `/${command.name}`,
-            description: `${command.description} (a command for people to pick; it is not offered to models as a tool)`,
+            title: source.title(item.name),
+            description: `${item.description} (${source.note})`,
             argsSchema: z.object({
               args: z.string().optional().describe("the arguments as typed after the command"),
             }),
           },
           async (args: unknown) => {
-            const out = await run(session, "command prompt", {
-              name: command.name,
+            const out = await run(session, source.render, {
+              name: item.name,
               args: (args as { args?: string } | undefined)?.args ?? "",
             });
             return {
