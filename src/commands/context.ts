@@ -23,7 +23,15 @@ export interface ProgressUpdate {
 export interface CallControls {
   signal?: AbortSignal;
   progress?: (update: ProgressUpdate) => void;
+  /** Who reads the answer; a face that serves a model says so (see CommandContext.audience). */
+  audience?: Audience;
 }
+
+/**
+ * A model (an MCP tool call, the `cli` tool included) or a person (the CLI, an MCP prompt a
+ * person picked). Items marked not for model invocation are served to people only.
+ */
+export type Audience = "model" | "person";
 
 /** What a handler can reach: the workspace, its store and config, the bound caller, the clock. */
 export interface CommandContext {
@@ -39,11 +47,13 @@ export interface CommandContext {
   readonly signal: AbortSignal;
   /** Report progress of long work; a no-op when the caller did not ask for it. */
   progress(update: ProgressUpdate): void;
+  /** Who reads this answer: people-only items are refused or left out for a model. */
+  readonly audience: Audience;
   now(): string;
 }
 
 /** The per-process part of a context, before a call lends its controls. */
-export type SessionContext = Omit<CommandContext, "signal" | "progress">;
+export type SessionContext = Omit<CommandContext, "signal" | "progress" | "audience">;
 
 /** A handler's context before any workspace exists (`init`, `import`, `capabilities`). */
 export interface BareContext {

@@ -50,6 +50,7 @@ export async function dispatch(
         ...(await session.context()),
         signal: controls.signal ?? new AbortController().signal,
         progress: controls.progress ?? (() => {}),
+        audience: controls.audience ?? "person",
       };
       output = await afterCall(ctx, command, input, async () => {
         // Retirement takes effect at a running server's next call, reads included.

@@ -122,6 +122,31 @@ describe("skills through cairn mcp", () => {
     expect(listed.skills.find((s) => s.name === "hidden")).toMatchObject({ model_invocable: false });
   });
 
+  it("keeps a people-only skill from the model through every other route: skill_read and the cli tool", async () => {
+    const read = structured(await callTool(mcp, "skill_read", { skill: "hidden", path: "SKILL.md" }));
+    expect(read.refused).toMatchObject({ policy: "skill" });
+    const cli = async (argv: string[]) =>
+      structured(await callTool(mcp, "cli", { argv })) as { exit_code: number; output: unknown };
+    // The cli tool answers a model too: the same refusals, and the same filtered list.
+    for (const argv of [
+      ["skill", "get", "hidden"],
+      ["skill", "read", "hidden", "SKILL.md"],
+      ["skill", "prompt", "hidden", "prod"],
+      ["skill", "get", "hidden", "--for-model=false"],
+    ]) {
+      const answer = await cli(argv);
+      expect(answer.exit_code, argv.join(" ")).not.toBe(0);
+      expect(JSON.stringify(answer.output ?? "")).not.toContain("Deploy steps");
+    }
+    const listed = (await cli(["skill", "list"])).output as { skills: { name: string }[] };
+    expect(listed.skills.map((s) => s.name)).toContain("pdf");
+    expect(listed.skills.map((s) => s.name)).not.toContain("hidden");
+    // A person's prompt pick still renders it (above); on the command line a person loads it.
+    const person = cairn(ws.dir, ["skill", "get", "hidden", "--json"], { env });
+    expect(person.code).toBe(0);
+    expect(JSON.stringify(person.json)).toContain("Deploy steps");
+  });
+
   it("skill_read pages large files on character boundaries and describes binary ones", async () => {
     const first = structured(await callTool(mcp, "skill_read", { skill: "pdf", path: "references/big.txt" }));
     expect(first.next_offset).toBeGreaterThan(0);

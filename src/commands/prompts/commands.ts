@@ -6,6 +6,14 @@ import { defineCommand } from "../define.js";
 
 const CommandName = z.string().max(512).describe("as command_list names it, e.g. git:commit");
 
+function refusePeopleOnly(name: string): never {
+  throw refuse(
+    "command",
+    `${name} is marked for people only (disable-model-invocation)`,
+    "a person picks it from the client's prompt menu; do not run it on your own",
+  );
+}
+
 export const commandList = defineCommand({
   name: "command list",
   summary: "Slash commands from .cairn/.claude/.cursor folders, CAIRN_HOME and your Claude and Codex folders",
@@ -31,7 +39,8 @@ export const commandList = defineCommand({
   }),
   async handler(input, ctx) {
     const catalog = discoverCommands(ctx.workspace, ctx.env);
-    const listed = input.for_model ? catalog.commands.filter((c) => c.modelInvocable) : catalog.commands;
+    const forModel = input.for_model || ctx.audience === "model";
+    const listed = forModel ? catalog.commands.filter((c) => c.modelInvocable) : catalog.commands;
     return {
       commands: listed.map((c) => ({
         name: c.name,
@@ -95,13 +104,7 @@ export const commandGet = defineCommand({
         known.length > 0 ? `commands here: ${known.join(", ")}` : "no commands are installed here",
       );
     }
-    if (!command.modelInvocable) {
-      throw refuse(
-        "command",
-        `${command.name} is marked for people only (disable-model-invocation)`,
-        "a person picks it from the client's prompt menu; do not run it on your own",
-      );
-    }
+    if (!command.modelInvocable) refusePeopleOnly(command.name);
     const rendered = renderCommand(command, input.args);
     return {
       name: command.name,
@@ -132,6 +135,9 @@ export const commandPrompt = defineCommand({
   async handler(input, ctx) {
     const command = findCommand(discoverCommands(ctx.workspace, ctx.env), input.name);
     if (!command) throw notFound(`no command named ${JSON.stringify(input.name.slice(0, 80))}`);
+    // A person's menu renders any command; a model reaching this (through the `cli` tool) gets
+    // exactly what command_get would give it.
+    if (ctx.audience === "model" && !command.modelInvocable) refusePeopleOnly(command.name);
     return { name: command.name, text: renderCommand(command, input.args).text };
   },
   render: (out) => out.text,

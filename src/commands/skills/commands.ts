@@ -38,12 +38,18 @@ export function mustFind(ctx: CommandContext, name: string, withBody = false): S
   const catalog = skillsOf(ctx);
   const skill = withBody ? findSkill(catalog, name) : catalog.skills.find((s) => s.name === name);
   if (!skill) {
-    const known = catalog.skills.map((s) => s.name).slice(0, 20);
+    const known = catalog.skills
+      .filter((s) => s.modelInvocable || ctx.audience !== "model")
+      .map((s) => s.name)
+      .slice(0, 20);
     throw notFound(
       `no skill named ${JSON.stringify(name.slice(0, 80))}`,
       known.length > 0 ? `skills here: ${known.join(", ")}` : "no skills are installed here",
     );
   }
+  // Whichever tool a model goes through (skill_get, skill_read, skill_run, the `cli` tool), it
+  // never loads, reads, runs or renders a people-only skill.
+  if (ctx.audience === "model" && !skill.modelInvocable) refuseForModel(skill);
   return skill;
 }
 
@@ -101,7 +107,8 @@ export const skillList = defineCommand({
     const config = skillsConfigOf(loadConfig(ctx.workspace.configPath));
     const enabled = enabledRuns(ctx.env);
     const catalog = skillsOf(ctx);
-    const listed = input.for_model ? catalog.skills.filter((skill) => skill.modelInvocable) : catalog.skills;
+    const forModel = input.for_model || ctx.audience === "model";
+    const listed = forModel ? catalog.skills.filter((skill) => skill.modelInvocable) : catalog.skills;
     return {
       skills: listed.map((skill) => ({
         name: skill.name,

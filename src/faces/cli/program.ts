@@ -81,6 +81,7 @@ function attach(
   session: Session,
   out: Output,
   exit: (code: number) => void,
+  lent: CallControls | undefined,
 ) {
   const words = command.name.split(" ");
   let parent = root;
@@ -132,7 +133,9 @@ function attach(
         .replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
       if (options[key] !== undefined) input[name] = options[key];
     }
-    const terminal = terminalControls();
+    // Embedded in another face (the MCP `cli` tool), that face's cancel, progress and audience
+    // hold, not this process's terminal.
+    const terminal = lent ? { controls: lent, release: () => {} } : terminalControls();
     const outcome = await dispatch(command, input, session, terminal.controls).finally(terminal.release);
     // Hints name MCP tools; rewording them needs the whole tool table, so only a hint loads it.
     const shown =
@@ -148,12 +151,16 @@ function attach(
   });
 }
 
-/** The parser over `table`: the whole command table, or the part one invocation can reach. */
+/**
+ * The parser over `table`: the whole command table, or the part one invocation can reach.
+ * `lent` is what an embedding face lends each call in place of the terminal's controls.
+ */
 export function buildProgram(
   table: CliTable,
   session: Session,
   out: Output,
   exit: (code: number) => void,
+  lent?: CallControls,
 ): Commander {
   const root = new Commander("cairn")
     .description("A local-first control plane for AI coding agents")
@@ -163,7 +170,7 @@ export function buildProgram(
       "after",
       "\n  cairn mcp [--profile worker|planner|operator|all]   serve MCP over stdio\n  cairn ui [--port N] [--open]                        a read-only dashboard on 127.0.0.1\n  cairn daemon [--once] [--dry-run] [--json]          run scheduled local agents",
     );
-  for (const command of table.commands) attach(root, command, table.groups, session, out, exit);
+  for (const command of table.commands) attach(root, command, table.groups, session, out, exit, lent);
   const configure = (c: Commander) => {
     c.exitOverride();
     c.configureOutput({ writeOut: out.stdout, writeErr: out.stderr });
@@ -177,11 +184,22 @@ export function buildProgram(
  * Run one CLI invocation without touching the process: the `cli` MCP tool runs it in-process
  * and returns what `--json` printed.
  */
-export async function runCli(argv: readonly string[], session: Session, out: Output): Promise<number> {
+export async function runCli(
+  argv: readonly string[],
+  session: Session,
+  out: Output,
+  lent?: CallControls,
+): Promise<number> {
   let code: number = EXIT_CODES.ok;
-  const program = buildProgram(await cliTableFor(argv), session, out, (exitCode) => {
-    code = exitCode;
-  });
+  const program = buildProgram(
+    await cliTableFor(argv),
+    session,
+    out,
+    (exitCode) => {
+      code = exitCode;
+    },
+    lent,
+  );
   if (argv.length === 0) {
     // No command is a usage error: the help goes to stderr, stdout stays empty for pipes.
     out.stderr(program.helpInformation());

@@ -14,6 +14,8 @@ export function callControls(ctx: ServerContext): {
   const token = ctx.mcpReq._meta?.progressToken;
   const sent: Promise<unknown>[] = [];
   const controls: CallControls = {
+    // Every tool call answers a model; prompts and resource reads go through dispatch without these.
+    audience: "model",
     signal: ctx.mcpReq.signal,
     progress: (update) => {
       sent.push(ctx.mcpReq.log("info", progressLine(update), "cairn").catch(() => {}));

@@ -9,7 +9,7 @@ import {
 import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import type { z } from "zod";
 import type { CatalogSource } from "../../commands/catalog.js";
-import type { Session } from "../../commands/context.js";
+import type { CallControls, Session } from "../../commands/context.js";
 import { dispatch } from "../../commands/dispatch.js";
 import { inFace } from "../../commands/hints.js";
 import { COMMANDS_BY_NAME } from "../../commands/registry.js";
@@ -49,7 +49,7 @@ const INSTRUCTIONS =
   "cairn is the shared workspace for the agents on this project. Your identity is bound at launch. " +
   'A result carrying `refused` ({"refused":{policy, reason, next}}) is an answer, not an error: do not retry it, follow its `next`.';
 
-async function runCliTool(argv: readonly string[], session: Session) {
+async function runCliTool(argv: readonly string[], session: Session, controls: CallControls) {
   let stdout = "";
   let stderr = "";
   // `--json` must land before a `--`, or it would be taken as a positional value.
@@ -62,14 +62,19 @@ async function runCliTool(argv: readonly string[], session: Session) {
       : [...argv.slice(0, end), "--json", ...argv.slice(end)];
   // The CLI parser loads on the first `cli` call, not at every server start.
   const { runCli } = await import("../cli/program.js");
-  const exitCode = await runCli(words, session, {
-    stdout: (text) => {
-      stdout += text;
+  const exitCode = await runCli(
+    words,
+    session,
+    {
+      stdout: (text) => {
+        stdout += text;
+      },
+      stderr: (text) => {
+        stderr += text;
+      },
     },
-    stderr: (text) => {
-      stderr += text;
-    },
-  });
+    controls,
+  );
   let output: unknown = null;
   try {
     output = stdout.trim() === "" ? null : JSON.parse(stdout);
@@ -114,9 +119,12 @@ function register(server: McpServer, tool: ToolSpec, session: Session): void {
     annotations: toolAnnotations(tool, COMMANDS_BY_NAME),
   };
   if ("cli" in tool.wraps) {
-    server.registerTool(tool.name, config, async (args: unknown) =>
-      runCliTool((args as { argv: string[] }).argv, session),
-    );
+    server.registerTool(tool.name, config, async (args: unknown, ctx: ServerContext) => {
+      const { controls, delivered } = callControls(ctx);
+      const result = await runCliTool((args as { argv: string[] }).argv, session, controls);
+      await delivered();
+      return result;
+    });
     return;
   }
   const command = commandOf(tool, COMMANDS_BY_NAME);
