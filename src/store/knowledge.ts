@@ -69,14 +69,25 @@ export interface FactSearch {
   limit: number;
 }
 
+export interface NewFact {
+  text: string;
+  norm: string;
+  topics: string[];
+  author: string;
+}
+
 export interface FactsRepo {
-  insert(
-    fact: { text: string; norm: string; topics: string[]; author: string },
-    at: string,
-  ): Promise<FactRecord>;
+  insert(fact: NewFact, at: string): Promise<FactRecord>;
+  /**
+   * Many new facts at once (a bulk import): the same rows, ids and search index as `insert` on
+   * each in order, in far fewer statements. Norms must be distinct and not live already.
+   */
+  insertMany(facts: readonly NewFact[], at: string): Promise<FactRecord[]>;
   byId(id: string): Promise<FactRecord | undefined>;
   /** The live (not superseded) fact with this normalised text. */
   liveByNorm(norm: string): Promise<FactRecord | undefined>;
+  /** The live facts with any of these normalised texts, by normalised text. */
+  liveByNorms(norms: readonly string[]): Promise<Map<string, FactRecord>>;
   reinforce(id: string, topics: string[], at: string): Promise<FactRecord>;
   supersede(id: string, by: string, at: string): Promise<void>;
   delete(id: string): Promise<void>;

@@ -94,13 +94,34 @@ const nameOf = (text: string) => {
   return name;
 };
 
-/** A PgDb over whatever client the store currently holds (it is replaced after a reconnect). */
+/**
+ * Requests sent to the server by this process's stores (each `query` call is one round trip:
+ * a simple query of several statements, or one prepared statement). Benchmarks read it.
+ */
+export const roundTrips = { count: 0 };
+
+/** One round trip, counted. */
+export function send<R extends pg.QueryResultRow = pg.QueryResultRow>(
+  client: pg.ClientBase,
+  query: string | pg.QueryConfig,
+): Promise<pg.QueryResult<R>> {
+  roundTrips.count += 1;
+  return client.query<R>(query as pg.QueryConfig);
+}
+
+/**
+ * A PgDb over whatever client the store currently holds (it is replaced after a reconnect).
+ * `before` runs ahead of each statement (the store sends held journal appends there).
+ */
 export function pgDb(
   client: () => pg.ClientBase,
   observe: (result: pg.QueryResult) => void = () => {},
+  before: (sql: string) => Promise<void> = async () => {},
 ): PgDb {
   const exec = async <R>(text: string, values: unknown[], prepared: boolean) => {
-    const result = await client().query<R & pg.QueryResultRow>(
+    await before(text);
+    const result = await send<R & pg.QueryResultRow>(
+      client(),
       prepared
         ? { name: nameOf(text), text, values: values.map(encodeParam) }
         : { text, values: values.map(encodeParam) },

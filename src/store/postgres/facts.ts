@@ -1,36 +1,18 @@
-import type { FactHit, FactRecord, FactsRepo } from "../knowledge.js";
+import type { FactHit, FactsRepo } from "../knowledge.js";
+import {
+  COMMON_DOCS,
+  coverage,
+  FACT_COLUMNS,
+  RANKED_DOCS,
+  type FactRow as SharedFactRow,
+  toFactRecord,
+} from "../sqlite/fact-rows.js";
 import type { PgDb } from "./db.js";
-import { shortIds } from "./short-ids.js";
+import { factBatches } from "./facts-bulk.js";
 
-interface FactRow {
-  seq: number;
-  id: string;
-  text: string;
-  topics: string;
-  author: string;
-  created_at: string;
-  last_seen_at: string;
-  seen_count: number;
-  superseded_by: string | null;
-  superseded_at: string | null;
-}
-
-const COLUMNS =
-  "seq, id, text, topics, author, created_at, last_seen_at, seen_count, superseded_by, superseded_at";
-
-function toRecord(row: FactRow): FactRecord {
-  return {
-    id: row.id,
-    text: row.text,
-    topics: JSON.parse(row.topics) as string[],
-    author: row.author,
-    createdAt: row.created_at,
-    lastSeenAt: row.last_seen_at,
-    seenCount: row.seen_count,
-    supersededBy: row.superseded_by,
-    supersededAt: row.superseded_at,
-  };
-}
+type FactRow = SharedFactRow & { seq: number };
+const COLUMNS = `seq, ${FACT_COLUMNS}`;
+const toRecord = toFactRecord;
 
 /**
  * A term as tsquery text built only from its own runs of letters and digits, each quoted: user
@@ -42,33 +24,14 @@ export function tsqueryOf(term: string): string | null {
   return words ? words.map((word) => `'${word}'`).join(" <-> ") : null;
 }
 
-/** Same thresholds as the SQLite store: rare terms are ranked by bm25, common ones only add coverage. */
-const COMMON_DOCS = 1_000;
-const RANKED_DOCS = 1_500;
-
 const TOPIC = "(@topic::text IS NULL OR f.topics::jsonb @> jsonb_build_array(@topic::text))";
 
-const foldAccents = (text: string) =>
-  text
-    .normalize("NFKD")
-    .replace(/\p{M}+/gu, "")
-    .toLowerCase();
-
-/** The share of query terms a fact's text holds, by word stem (as the SQLite store measures it). */
-function coverage(text: string, terms: readonly string[]): number {
-  if (terms.length === 0) return 0;
-  const words = foldAccents(text).split(/[^\p{L}\p{N}]+/u);
-  const held = terms.filter((term) => {
-    const stem = foldAccents(term).slice(0, Math.max(3, term.length - 2));
-    return words.some((word) => word.startsWith(stem));
-  });
-  return held.length / terms.length;
-}
-
 export function pgFacts(db: PgDb): FactsRepo {
-  const nextId = shortIds(db, "facts", "F");
-  const insert = db.prepare(
-    "INSERT INTO facts (seq, id, text, norm, topics, author, created_at, last_seen_at, seen_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1)",
+  // The short id, the row and its read-back in one statement (one round trip, not three).
+  const insert = db.prepare<unknown[], FactRow>(
+    `WITH n AS (SELECT cairn_next('facts', NULL) AS seq)
+     INSERT INTO facts (seq, id, text, norm, topics, author, created_at, last_seen_at, seen_count)
+     SELECT n.seq, 'F-' || n.seq, ?, ?, ?, ?, ?, ?, 1 FROM n RETURNING ${COLUMNS}`,
   );
   const byId = db.prepare<[string], FactRow>(`SELECT ${COLUMNS} FROM facts WHERE id = ?`);
   const liveByNorm = db.prepare<[string], FactRow>(
@@ -193,10 +156,11 @@ export function pgFacts(db: PgDb): FactsRepo {
   );
 
   return {
+    ...factBatches(db, COLUMNS),
     async insert(fact, at) {
-      const { seq, id } = await nextId();
-      await insert.run(seq, id, fact.text, fact.norm, JSON.stringify(fact.topics), fact.author, at, at);
-      return toRecord((await byId.get(id)) as FactRow);
+      return toRecord(
+        (await insert.get(fact.text, fact.norm, JSON.stringify(fact.topics), fact.author, at, at)) as FactRow,
+      );
     },
     async byId(id) {
       const row = await byId.get(id);

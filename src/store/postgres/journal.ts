@@ -1,5 +1,6 @@
 import type { JournalEvent, JournalFilter, JournalRepo } from "../store.js";
 import type { PgDb } from "./db.js";
+import type { JournalBuffer } from "./journal-buffer.js";
 
 interface EventRow {
   id: number;
@@ -10,7 +11,16 @@ interface EventRow {
   data: string;
 }
 
-export function pgJournal(db: PgDb, onAppend: (id: number) => void): JournalRepo {
+/**
+ * `held` keeps a write transaction's appends until its next statement or COMMIT (see
+ * journal-buffer.ts); `flush` sends them now (a bulk write, every thousand events).
+ */
+export function pgJournal(
+  db: PgDb,
+  onAppend: (id: number) => void,
+  held: JournalBuffer,
+  flush: () => Promise<void>,
+): JournalRepo {
   const append = db.prepare<unknown[], { id: number }>(
     "INSERT INTO events (at, actor, action, subject, data) VALUES (?, ?, ?, ?, ?) RETURNING id",
   );
@@ -26,6 +36,12 @@ export function pgJournal(db: PgDb, onAppend: (id: number) => void): JournalRepo
   });
   return {
     async append(event) {
+      const predicted = held.hold(event);
+      if (predicted !== undefined) {
+        onAppend(predicted);
+        if (held.full) await flush();
+        return predicted;
+      }
       const row = await append.get(
         event.at,
         event.actor,
@@ -34,6 +50,7 @@ export function pgJournal(db: PgDb, onAppend: (id: number) => void): JournalRepo
         JSON.stringify(event.data),
       );
       const id = row?.id as number;
+      held.appended(id);
       onAppend(id);
       return id;
     },

@@ -6,15 +6,16 @@ import type { ChangeSignal, Store, Tx } from "../store.js";
 import { pgAgentRuns, pgAgentWindows } from "./agent-runs.js";
 import { pgAgents } from "./agents.js";
 import { connect } from "./connection.js";
-import { pgDb } from "./db.js";
+import { pgDb, send } from "./db.js";
 import { isConnectionError, type PgTarget, translatePgError } from "./errors.js";
 import { pgFacts } from "./facts.js";
 import { pgGoals } from "./goals.js";
 import { pgJournal } from "./journal.js";
+import { JournalBuffer } from "./journal-buffer.js";
 import { type PgLocation, targetOf } from "./location.js";
 import { pgMeta } from "./meta.js";
 import { migratePg } from "./migrate.js";
-import { PG_MIGRATIONS } from "./migrations/index.js";
+import { SHARED_PG_MIGRATIONS } from "./migrations/index.js";
 import { pgNotes } from "./notes.js";
 import { pgBriefs, pgGlossary, pgRisks } from "./risks.js";
 import { pgAsks, pgQueues, pgShortcuts } from "./task-extras.js";
@@ -53,7 +54,7 @@ export function openPostgresStore(location: PgLocation, options: PgOpenOptions =
  * next call connects again.
  */
 class PostgresStore implements Store {
-  readonly schemaVersion = PG_MIGRATIONS.length;
+  readonly schemaVersion = SHARED_PG_MIGRATIONS.length;
   private readonly target: PgTarget;
   private readonly mutex = new Mutex();
   private client: pg.Client | undefined;
@@ -64,6 +65,8 @@ class PostgresStore implements Store {
   private changed = false;
   private lastEvent = 0;
   private readonly tx: Tx;
+  private readonly held = new JournalBuffer();
+  /** Takes the workspace lock, then reads the events counter under it (see JournalBuffer). */
   private readonly lock: string;
   private readonly channel: string;
   private feed: ChangeFeed | undefined;
@@ -76,19 +79,31 @@ class PostgresStore implements Store {
     private readonly options: PgOpenOptions,
   ) {
     this.target = targetOf(location);
-    this.lock = `SELECT pg_advisory_xact_lock(hashtextextended(${literal(`cairn:ws:${location.schema}`)}, 0))`;
+    this.lock = [
+      `SELECT pg_advisory_xact_lock(hashtextextended(${literal(`cairn:ws:${location.schema}`)}, 0))`,
+      "SELECT coalesce((SELECT last FROM cairn_counters WHERE name = 'events'), 0) AS last",
+    ].join("; ");
     this.channel = channelOf(location.schema);
     const db = pgDb(
       () => this.active as pg.Client,
       (result) => {
         if ((result.rowCount ?? 0) > 0 && result.command !== "SELECT") this.changed = true;
       },
+      async (sql) => {
+        if (this.held.pending > 0) await this.flushHeld();
+        this.held.noteStatement(sql);
+      },
     );
     this.tx = {
       agents: pgAgents(db),
-      journal: pgJournal(db, (id) => {
-        this.lastEvent = id;
-      }),
+      journal: pgJournal(
+        db,
+        (id) => {
+          this.lastEvent = id;
+        },
+        this.held,
+        () => this.flushHeld(),
+      ),
       meta: pgMeta(db),
       transfer: pgTransfer(db),
       counts: pgCounts(db),
@@ -178,6 +193,15 @@ class PostgresStore implements Store {
     }
   }
 
+  /** Send the held journal appends now (before another statement, or a full slice). */
+  private async flushHeld(): Promise<void> {
+    const client = this.active as pg.Client;
+    await send(
+      client,
+      this.held.drain((text) => client.escapeLiteral(text)),
+    );
+  }
+
   private drop(client: pg.Client): void {
     if (this.client === client) this.client = undefined;
     client.end().catch(() => {});
@@ -186,35 +210,41 @@ class PostgresStore implements Store {
   private transaction<T>(begin: string, work: (tx: Tx) => Promise<T>, writing: boolean): Promise<T> {
     return this.mutex.run(async () => {
       let client: pg.Client;
+      let counter: number | undefined;
       try {
         client = await this.connection();
-        await client.query(begin);
+        const begun = (await send(client, begin)) as unknown as pg.QueryResult[];
+        const last = writing ? Number(begun[2]?.rows[0]?.last) : Number.NaN;
+        counter = Number.isSafeInteger(last) ? last : undefined;
       } catch (error) {
         const failed = this.client;
         if (failed && isConnectionError(error)) this.drop(failed);
         // BEGIN may have succeeded before the lock wait timed out: end that transaction.
-        else if (failed) await failed.query("ROLLBACK").catch(() => this.drop(failed));
+        else if (failed) await send(failed, "ROLLBACK").catch(() => this.drop(failed));
         throw this.translate(error);
       }
       this.changed = false;
       this.lastEvent = 0;
+      this.held.reset(counter);
       this.active = client;
       try {
         const result = await work(this.tx);
         if (this.changed && !writing) throw operational("internal: a read transaction changed the workspace");
         if (this.changed && this.lastEvent === 0)
           throw operational("internal: a write was not journaled; nothing was saved");
-        // The hint rides with the commit: delivered only if it commits, one per transaction.
-        await client.query(
-          this.lastEvent > 0 ? `SELECT pg_notify('${this.channel}', '${this.lastEvent}'); COMMIT` : "COMMIT",
-        );
+        // Held journal appends and the hint ride with the commit, in one round trip: the hint is
+        // delivered only if it commits, one per transaction.
+        const appends = this.held.drain((text) => client.escapeLiteral(text));
+        const notify = this.lastEvent > 0 ? `SELECT pg_notify('${this.channel}', '${this.lastEvent}'); ` : "";
+        await send(client, `${appends}${notify}COMMIT`);
         if (this.lastEvent > 0) this.committedHead = this.lastEvent;
         return result;
       } catch (error) {
         if (isConnectionError(error)) this.drop(client);
-        else await client.query("ROLLBACK").catch(() => this.drop(client));
+        else await send(client, "ROLLBACK").catch(() => this.drop(client));
         throw this.translate(error);
       } finally {
+        this.held.reset(undefined);
         this.active = undefined;
       }
     });

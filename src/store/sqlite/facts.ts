@@ -1,38 +1,13 @@
 import type Database from "better-sqlite3";
-import type { FactHit, FactRecord, FactsRepo } from "../knowledge.js";
+import type { FactHit, FactsRepo } from "../knowledge.js";
+import { COMMON_DOCS, coverage, FACT_COLUMNS, type FactRow, RANKED_DOCS, toFactRecord } from "./fact-rows.js";
 import { shortIds } from "./short-ids.js";
 
-interface FactRow {
-  id: string;
-  text: string;
-  topics: string;
-  author: string;
-  created_at: string;
-  last_seen_at: string;
-  seen_count: number;
-  superseded_by: string | null;
-  superseded_at: string | null;
-}
-
-const COLUMNS =
-  "id, text, topics, author, created_at, last_seen_at, seen_count, superseded_by, superseded_at";
+const COLUMNS = FACT_COLUMNS;
 const F_COLUMNS = COLUMNS.split(", ")
   .map((column) => `f.${column}`)
   .join(", ");
-
-function toRecord(row: FactRow): FactRecord {
-  return {
-    id: row.id,
-    text: row.text,
-    topics: JSON.parse(row.topics) as string[],
-    author: row.author,
-    createdAt: row.created_at,
-    lastSeenAt: row.last_seen_at,
-    seenCount: row.seen_count,
-    supersededBy: row.superseded_by,
-    supersededAt: row.superseded_at,
-  };
-}
+const toRecord = toFactRecord;
 
 /** A quoted FTS5 string: user text can never inject syntax (NEAR, *, column filters, quotes). */
 const ftsString = (term: string) => `"${term.replaceAll('"', '""')}"`;
@@ -54,36 +29,9 @@ const withTopic = (expression: string, topic: string | undefined) =>
     ? expression
     : `{topics} : ${ftsString(topic.replace(/[-_]/g, " "))} AND (${expression})`;
 
-/**
- * A term found in more facts than this says little about any of them, and ranking every one of
- * its facts by bm25 costs time proportional to how common it is. Rare terms are ranked by bm25;
- * common ones only add to the coverage of facts the rare ones found (or, when every term is
- * common, pick the newest facts that hold all of them).
- */
-const COMMON_DOCS = 1_000;
-/** Rare terms are ranked together while their facts add up to at most this many. */
-const RANKED_DOCS = 1_500;
-
 /** Text weighs more than topics in relevance. */
 const BM25 = "bm25(facts_fts, 1.0, 0.5)";
 const TOPIC_FILTER = "EXISTS (SELECT 1 FROM json_each(f.topics) WHERE json_each.value = ?)";
-
-const foldAccents = (text: string) =>
-  text
-    .normalize("NFKD")
-    .replace(/\p{M}+/gu, "")
-    .toLowerCase();
-
-/** The share of query terms a fact's text holds, by word stem (a rough match of what porter does). */
-function coverage(text: string, terms: readonly string[]): number {
-  if (terms.length === 0) return 0;
-  const words = foldAccents(text).split(/[^\p{L}\p{N}]+/u);
-  const held = terms.filter((term) => {
-    const stem = foldAccents(term).slice(0, Math.max(3, term.length - 2));
-    return words.some((word) => word.startsWith(stem));
-  });
-  return held.length / terms.length;
-}
 
 export function sqliteFacts(db: Database.Database): FactsRepo {
   const nextId = shortIds(db, "facts", "F");
@@ -93,6 +41,9 @@ export function sqliteFacts(db: Database.Database): FactsRepo {
   const byId = db.prepare<[string], FactRow>(`SELECT ${COLUMNS} FROM facts WHERE id = ?`);
   const liveByNorm = db.prepare<[string], FactRow>(
     `SELECT ${COLUMNS} FROM facts WHERE norm = ? AND superseded_by IS NULL`,
+  );
+  const liveByNorms = db.prepare<[string], FactRow & { norm: string }>(
+    `SELECT norm, ${COLUMNS} FROM facts WHERE norm IN (SELECT value FROM json_each(?)) AND superseded_by IS NULL`,
   );
   const reinforce = db.prepare(
     "UPDATE facts SET seen_count = seen_count + 1, last_seen_at = ?, topics = ? WHERE id = ?",
@@ -189,6 +140,14 @@ export function sqliteFacts(db: Database.Database): FactsRepo {
       insert.run(seq, id, fact.text, fact.norm, JSON.stringify(fact.topics), fact.author, at, at);
       return toRecord(byId.get(id) as FactRow);
     },
+    async insertMany(facts, at) {
+      // In-process statements cost no round trip: one insert each is already the bulk path.
+      return facts.map((fact) => {
+        const { seq, id } = nextId();
+        insert.run(seq, id, fact.text, fact.norm, JSON.stringify(fact.topics), fact.author, at, at);
+        return toRecord(byId.get(id) as FactRow);
+      });
+    },
     async byId(id) {
       const row = byId.get(id);
       return row ? toRecord(row) : undefined;
@@ -196,6 +155,9 @@ export function sqliteFacts(db: Database.Database): FactsRepo {
     async liveByNorm(norm) {
       const row = liveByNorm.get(norm);
       return row ? toRecord(row) : undefined;
+    },
+    async liveByNorms(norms) {
+      return new Map(liveByNorms.all(JSON.stringify(norms)).map((row) => [row.norm, toRecord(row)]));
     },
     async reinforce(id, topicList, at) {
       reinforce.run(at, JSON.stringify(topicList), id);
