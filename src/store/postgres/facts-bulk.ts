@@ -4,6 +4,12 @@ import { encodeText, type PgDb } from "./db.js";
 
 /** Rows per INSERT: large enough that round trips vanish, small enough to keep memory flat. */
 const BATCH = 5_000;
+/**
+ * After a load this large the planner's row estimates for facts are refreshed at once (inside
+ * the transaction, which sees its own rows) rather than when autovacuum next passes: stale
+ * estimates made recall's row fetch scan a whole index (10 ms instead of 0.2 ms at 100k facts).
+ */
+const ANALYZE_AFTER = 10_000;
 
 /**
  * The bulk half of the facts repository. A batch takes its block of ids from the counter in one
@@ -45,6 +51,7 @@ export function factBatches(db: PgDb, columns: string): Pick<FactsRepo, "insertM
         );
         made.push(...rows.sort((a, b) => a.seq - b.seq));
       }
+      if (facts.length >= ANALYZE_AFTER) await db.query("ANALYZE facts");
       return made.map(toFactRecord);
     },
     async liveByNorms(norms) {

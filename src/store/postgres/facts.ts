@@ -53,8 +53,11 @@ export function pgFacts(db: PgDb): FactsRepo {
   >(
     `SELECT t.i, l.lexemes,
        coalesce((SELECT min(coalesce(d.docs, 0)) FROM unnest(l.lexemes) x LEFT JOIN facts_terms d ON d.term = x), 0) AS df,
-       (SELECT count(*) FROM (SELECT 1 FROM facts f WHERE f._tsv @@ to_tsquery('cairn_fts', t.q) AND ${TOPIC}
-          LIMIT ${COMMON_DOCS + 1}) s) AS n
+       CASE WHEN @topic::text IS NULL AND cardinality(l.lexemes) = 1
+         -- One word and no topic: the kept term count is the number of facts holding it, exactly.
+         THEN least(coalesce((SELECT d.docs FROM facts_terms d WHERE d.term = l.lexemes[1]), 0), ${COMMON_DOCS + 1})
+         ELSE (SELECT count(*) FROM (SELECT 1 FROM facts f WHERE f._tsv @@ to_tsquery('cairn_fts', t.q) AND ${TOPIC}
+          LIMIT ${COMMON_DOCS + 1}) s) END AS n
      FROM jsonb_to_recordset(@terms::jsonb) AS t(i int, q text),
        LATERAL (SELECT coalesce(array_agg(lexeme), '{}') AS lexemes
                 FROM unnest(to_tsvector('cairn_fts', cairn_words(t.q)))) l`,

@@ -31,6 +31,11 @@ export interface PgOpenOptions {
    * connection, `write()` is refused and no migration is applied.
    */
   readonly?: boolean;
+  /**
+   * Send each journal append on its own, as before appends were held for COMMIT (the same-run
+   * baseline of `npm run bench -- pg`; not reachable from configuration).
+   */
+  appendEach?: boolean;
 }
 
 /** The NOTIFY channel of a workspace: a fixed-length name, whatever the schema is called. */
@@ -68,6 +73,7 @@ class PostgresStore implements Store {
   private readonly held = new JournalBuffer();
   /** Takes the workspace lock, then reads the events counter under it (see JournalBuffer). */
   private readonly lock: string;
+  private readonly lockOnly: string;
   private readonly channel: string;
   private feed: ChangeFeed | undefined;
   private watching: (() => void) | undefined;
@@ -79,10 +85,8 @@ class PostgresStore implements Store {
     private readonly options: PgOpenOptions,
   ) {
     this.target = targetOf(location);
-    this.lock = [
-      `SELECT pg_advisory_xact_lock(hashtextextended(${literal(`cairn:ws:${location.schema}`)}, 0))`,
-      "SELECT coalesce((SELECT last FROM cairn_counters WHERE name = 'events'), 0) AS last",
-    ].join("; ");
+    this.lockOnly = `SELECT pg_advisory_xact_lock(hashtextextended(${literal(`cairn:ws:${location.schema}`)}, 0))`;
+    this.lock = `${this.lockOnly}; SELECT coalesce((SELECT last FROM cairn_counters WHERE name = 'events'), 0) AS last`;
     this.channel = channelOf(location.schema);
     const db = pgDb(
       () => this.active as pg.Client,
@@ -130,7 +134,7 @@ class PostgresStore implements Store {
     if (this.options.readonly) {
       return Promise.reject(operational("internal: a write was attempted on a read-only connection"));
     }
-    return this.transaction(`BEGIN; ${this.lock}`, work, true);
+    return this.transaction(`BEGIN; ${this.options.appendEach ? this.lockOnly : this.lock}`, work, true);
   }
 
   /**

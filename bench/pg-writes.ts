@@ -1,0 +1,137 @@
+/**
+ * Writes on PostgreSQL beside SQLite: claims/s at 1, 8 and 32 connections, remember/s, and the
+ * round trips each write costs. The PostgreSQL baseline in the same run is the same store with
+ * `appendEach` (every journal append sent on its own, as before appends rode with COMMIT).
+ */
+import { OWNER } from "../src/domains/identity/actor.js";
+import { remember } from "../src/domains/knowledge/memory.js";
+import { openStore, type StoreLocation } from "../src/store/open.js";
+import { roundTrips } from "../src/store/postgres/db.js";
+import { openPostgresStore } from "../src/store/postgres/pg-store.js";
+import type { Store } from "../src/store/store.js";
+import { ms, percentile, report } from "./report.js";
+
+const at = "2026-10-01T00:00:00.000Z";
+const event = { at, actor: "owner", action: "bench", subject: "bench", data: {} };
+const PER_WRITER = 40;
+
+export type Mode = "sqlite" | "pg" | "pg-append-each";
+const openMode = (mode: Mode, location: StoreLocation): Store =>
+  mode === "pg-append-each" && location.kind === "postgres"
+    ? openPostgresStore(location, { create: true, appendEach: true })
+    : openStore(location, { create: true });
+
+const newTask = (i: number) => ({
+  title: `t${i}`,
+  soThat: "",
+  context: "",
+  parentId: null,
+  priority: "must" as const,
+  estimate: null,
+  traces: [],
+  labels: [],
+  createdBy: "owner",
+});
+
+/** Claims/s with `writers` handles each claiming its own tasks (read, check, update, journal). */
+async function claims(
+  mode: Mode,
+  location: StoreLocation,
+  writers: number,
+): Promise<{ perSecond: number; trips: number }> {
+  const stores = Array.from({ length: writers }, () => openMode(mode, location));
+  try {
+    const ids = await (stores[0] as Store).write(async (tx) => {
+      const made: string[] = [];
+      for (let i = 0; i < writers * PER_WRITER; i++) made.push((await tx.tasks.insert(newTask(i), at)).id);
+      await tx.journal.append(event);
+      return made;
+    });
+    await Promise.all(stores.map((store) => store.read(async () => undefined)));
+    const trips = roundTrips.count;
+    const started = performance.now();
+    await Promise.all(
+      stores.map(async (store, w) => {
+        for (let i = 0; i < PER_WRITER; i++) {
+          const id = ids[w * PER_WRITER + i] as string;
+          await store.write(async (tx) => {
+            const task = await tx.tasks.byId(id);
+            if (task?.owner) throw new Error(`double claim of ${id}`);
+            await tx.tasks.update(id, { status: "active", owner: `A-${w}`, claimedAt: at, leaseAt: at }, at);
+            await tx.journal.append({ ...event, action: "task.claim", subject: id });
+          });
+        }
+      }),
+    );
+    const seconds = (performance.now() - started) / 1000;
+    return {
+      perSecond: (writers * PER_WRITER) / seconds,
+      trips: (roundTrips.count - trips) / (writers * PER_WRITER),
+    };
+  } finally {
+    await Promise.all(stores.map((store) => store.close()));
+  }
+}
+
+/** 200 remembers in a row: per-call latency and round trips. */
+async function remembers(mode: Mode, location: StoreLocation): Promise<{ samples: number[]; trips: number }> {
+  const store = openMode(mode, location);
+  try {
+    await store.read(async () => undefined);
+    const trips = roundTrips.count;
+    const samples: number[] = [];
+    for (let i = 0; i < 200; i++) {
+      const started = performance.now();
+      await remember(
+        store,
+        OWNER,
+        { text: `remembered fact number ${i} about leases`, topics: ["bench"] },
+        at,
+      );
+      samples.push(performance.now() - started);
+    }
+    return { samples, trips: (roundTrips.count - trips) / 200 };
+  } finally {
+    await store.close();
+  }
+}
+
+export async function benchWrites(location: (mode: Mode, label: string) => StoreLocation): Promise<void> {
+  const sqlite = await claims("sqlite", location("sqlite", "claims1"), 1);
+  report({ name: "claims/s, sqlite, 1 writer", figure: `${Math.round(sqlite.perSecond)}/s` });
+  for (const writers of [1, 8, 32]) {
+    // Pairwise: baseline then new, on fresh schemas of the same server.
+    const before = await claims("pg-append-each", location("pg-append-each", `claims${writers}`), writers);
+    const after = await claims("pg", location("pg", `claims${writers}`), writers);
+    report({
+      name: `claims/s, postgres, ${writers} connection(s)`,
+      figure: `${Math.round(after.perSecond)}/s`,
+      baseline: `${Math.round(before.perSecond)}/s appending each`,
+    });
+    if (writers === 1)
+      report({
+        name: "round trips per claim, postgres",
+        figure: after.trips.toFixed(2),
+        baseline: `${before.trips.toFixed(2)} appending each`,
+      });
+  }
+  const lite = await remembers("sqlite", location("sqlite", "remember"));
+  const before = await remembers("pg-append-each", location("pg-append-each", "remember"));
+  const after = await remembers("pg", location("pg", "remember"));
+  const rate = (samples: number[]) => `${Math.round(1000 / percentile(samples, 50))}/s`;
+  report({
+    name: "remember/s, sqlite",
+    figure: rate(lite.samples),
+    baseline: `p50 ${ms(percentile(lite.samples, 50))}`,
+  });
+  report({
+    name: "remember/s, postgres",
+    figure: rate(after.samples),
+    baseline: `${rate(before.samples)} appending each`,
+  });
+  report({
+    name: "round trips per remember, postgres",
+    figure: after.trips.toFixed(2),
+    baseline: `${before.trips.toFixed(2)} appending each`,
+  });
+}
