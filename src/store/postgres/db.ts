@@ -95,18 +95,25 @@ const nameOf = (text: string) => {
 };
 
 /**
- * Requests sent to the server by this process's stores (each `query` call is one round trip:
- * a simple query of several statements, or one prepared statement). Benchmarks read it.
+ * Round trips this process's stores waited for: a query sent while another is still unanswered
+ * on the same connection (pipelined) shares that one's trip. Benchmarks read it.
  */
 export const roundTrips = { count: 0 };
+const inFlight = new WeakMap<pg.ClientBase, number>();
 
-/** One round trip, counted. */
-export function send<R extends pg.QueryResultRow = pg.QueryResultRow>(
+/** One query, counted as a round trip unless it rides with one already in flight. */
+export async function send<R extends pg.QueryResultRow = pg.QueryResultRow>(
   client: pg.ClientBase,
   query: string | pg.QueryConfig,
 ): Promise<pg.QueryResult<R>> {
-  roundTrips.count += 1;
-  return client.query<R>(query as pg.QueryConfig);
+  const flying = inFlight.get(client) ?? 0;
+  if (flying === 0) roundTrips.count += 1;
+  inFlight.set(client, flying + 1);
+  try {
+    return await client.query<R>(query as pg.QueryConfig);
+  } finally {
+    inFlight.set(client, (inFlight.get(client) ?? 1) - 1);
+  }
 }
 
 /**

@@ -14,17 +14,26 @@ const SLICE = 1_000;
  * back: nothing acknowledged is affected.
  */
 export class JournalBuffer {
+  /** The counter as read by BEGIN (still in flight when the transaction starts). */
+  private counter: Promise<number | undefined> | undefined;
+  private known = false;
   private last: number | undefined;
   private held: { id: number; event: NewJournalEvent }[] = [];
 
-  /** A new transaction: `last` is the counter read under the lock (undefined: unknown, a read). */
-  reset(last: number | undefined): void {
-    this.last = last;
+  /** A new transaction: `counter` resolves to the counter read under the lock (undefined: a read). */
+  reset(counter: Promise<number | undefined> | undefined): void {
+    this.counter = counter;
+    this.known = counter === undefined;
+    this.last = undefined;
     this.held = [];
   }
 
   /** The id this event will have, or undefined when it must be inserted at once. */
-  hold(event: NewJournalEvent): number | undefined {
+  async hold(event: NewJournalEvent): Promise<number | undefined> {
+    if (!this.known) {
+      this.last = await this.counter;
+      this.known = true;
+    }
     if (this.last === undefined) return undefined;
     this.last += 1;
     this.held.push({ id: this.last, event });
@@ -33,12 +42,18 @@ export class JournalBuffer {
 
   /** After an immediate insert: the counter is known again from its id. */
   appended(id: number): void {
-    if (this.held.length === 0) this.last = id;
+    if (this.held.length === 0) {
+      this.last = id;
+      this.known = true;
+    }
   }
 
   /** A statement of the transaction wrote to `events` directly. */
   noteStatement(sql: string): void {
-    if (/\b(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+"?events"?[\s(]/i.test(sql)) this.last = undefined;
+    if (/\b(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+"?events"?[\s(]/i.test(sql)) {
+      this.last = undefined;
+      this.known = true;
+    }
   }
 
   get pending(): number {

@@ -36,7 +36,7 @@ export function pgJournal(
   });
   return {
     async append(event) {
-      const predicted = held.hold(event);
+      const predicted = await held.hold(event);
       if (predicted !== undefined) {
         onAppend(predicted);
         if (held.full) await flush();

@@ -32,10 +32,11 @@ export interface PgOpenOptions {
    */
   readonly?: boolean;
   /**
-   * Send each journal append on its own, as before appends were held for COMMIT (the same-run
-   * baseline of `npm run bench -- pg`; not reachable from configuration).
+   * Transactions as they were before their round trips were folded: BEGIN awaited on its own,
+   * each journal append sent on its own (the same-run baseline of `npm run bench -- pg`; not
+   * reachable from configuration).
    */
-  appendEach?: boolean;
+  baselineWrites?: boolean;
 }
 
 /** The NOTIFY channel of a workspace: a fixed-length name, whatever the schema is called. */
@@ -134,7 +135,7 @@ class PostgresStore implements Store {
     if (this.options.readonly) {
       return Promise.reject(operational("internal: a write was attempted on a read-only connection"));
     }
-    return this.transaction(`BEGIN; ${this.options.appendEach ? this.lockOnly : this.lock}`, work, true);
+    return this.transaction(`BEGIN; ${this.options.baselineWrites ? this.lockOnly : this.lock}`, work, true);
   }
 
   /**
@@ -184,7 +185,7 @@ class PostgresStore implements Store {
     const deadline = Date.now() + RESTART_GRACE_MS;
     for (;;) {
       try {
-        const client = await connect({ location: this.location });
+        const client = await connect({ location: this.location, pipeline: true });
         this.connectedOnce = true;
         return client;
       } catch (error) {
@@ -211,28 +212,39 @@ class PostgresStore implements Store {
     client.end().catch(() => {});
   }
 
+  /**
+   * BEGIN (and, for a write, the workspace lock and the events counter) is not awaited: the
+   * connection pipelines, so it leaves together with the work's first statement and the lock
+   * wait costs no round trip of its own. Nothing can run outside the transaction: behind a
+   * failed BEGIN every statement fails too ("current transaction is aborted"), and the error
+   * reported is BEGIN's own (a lock timeout, a lost connection).
+   */
   private transaction<T>(begin: string, work: (tx: Tx) => Promise<T>, writing: boolean): Promise<T> {
     return this.mutex.run(async () => {
       let client: pg.Client;
-      let counter: number | undefined;
       try {
         client = await this.connection();
-        const begun = (await send(client, begin)) as unknown as pg.QueryResult[];
-        const last = writing ? Number(begun[2]?.rows[0]?.last) : Number.NaN;
-        counter = Number.isSafeInteger(last) ? last : undefined;
       } catch (error) {
-        const failed = this.client;
-        if (failed && isConnectionError(error)) this.drop(failed);
-        // BEGIN may have succeeded before the lock wait timed out: end that transaction.
-        else if (failed) await send(failed, "ROLLBACK").catch(() => this.drop(failed));
         throw this.translate(error);
       }
+      const begun = send(client, begin).then((results) => {
+        const last = writing
+          ? Number((results as unknown as pg.QueryResult[])[2]?.rows[0]?.last)
+          : Number.NaN;
+        return Number.isSafeInteger(last) ? last : undefined;
+      });
+      const failure = begun.then(
+        () => undefined,
+        (error: unknown) => error ?? new Error("BEGIN failed"),
+      );
       this.changed = false;
       this.lastEvent = 0;
-      this.held.reset(counter);
+      this.held.reset(begun);
       this.active = client;
       try {
+        if (this.options.baselineWrites) await failure;
         const result = await work(this.tx);
+        await begun;
         if (this.changed && !writing) throw operational("internal: a read transaction changed the workspace");
         if (this.changed && this.lastEvent === 0)
           throw operational("internal: a write was not journaled; nothing was saved");
@@ -244,9 +256,10 @@ class PostgresStore implements Store {
         if (this.lastEvent > 0) this.committedHead = this.lastEvent;
         return result;
       } catch (error) {
-        if (isConnectionError(error)) this.drop(client);
+        const cause = (await failure) ?? error;
+        if (isConnectionError(cause)) this.drop(client);
         else await send(client, "ROLLBACK").catch(() => this.drop(client));
-        throw this.translate(error);
+        throw this.translate(cause);
       } finally {
         this.held.reset(undefined);
         this.active = undefined;
