@@ -1,15 +1,7 @@
-import type { JournalEvent, JournalFilter, JournalRepo } from "../store.js";
+import { type EventRow, journalWhere, toEvent } from "../sqlite/event-rows.js";
+import type { JournalRepo } from "../store.js";
 import type { PgDb } from "./db.js";
 import type { JournalBuffer } from "./journal-buffer.js";
-
-interface EventRow {
-  id: number;
-  at: string;
-  actor: string;
-  action: string;
-  subject: string;
-  data: string;
-}
 
 /**
  * `held` keeps a write transaction's appends until its next statement or COMMIT (see
@@ -30,10 +22,6 @@ export function pgJournal(
   const about = db.prepare<[string, number], EventRow>(
     "SELECT id, at, actor, action, subject, data FROM events WHERE subject = ? ORDER BY id DESC LIMIT ?",
   );
-  const toEvent = (row: EventRow): JournalEvent => ({
-    ...row,
-    data: JSON.parse(row.data) as Record<string, unknown>,
-  });
   return {
     async append(event) {
       const predicted = await held.hold(event);
@@ -61,7 +49,7 @@ export function pgJournal(
       return (await about.all(subject, limit)).map(toEvent);
     },
     async list(filter) {
-      const { clause, values } = journalWhere(filter);
+      const { clause, values } = journalWhere(filter, "starts_with(action, @action)");
       const order = filter.afterId !== undefined ? "ASC" : "DESC";
       const rows = await db
         .prepare<[Record<string, unknown>], EventRow>(
@@ -71,31 +59,4 @@ export function pgJournal(
       return rows.map(toEvent);
     },
   };
-}
-
-function journalWhere(filter: JournalFilter): { clause: string; values: Record<string, unknown> } {
-  const where: string[] = [];
-  const values: Record<string, unknown> = {};
-  if (filter.afterId !== undefined) {
-    where.push("id > @after");
-    values.after = filter.afterId;
-  }
-  if (filter.beforeId !== undefined) {
-    where.push("id < @before");
-    values.before = filter.beforeId;
-  }
-  if (filter.actor !== undefined) {
-    where.push("actor = @actor");
-    values.actor = filter.actor;
-  }
-  if (filter.subject !== undefined) {
-    where.push("subject = @subject");
-    values.subject = filter.subject;
-  }
-  if (filter.action !== undefined) {
-    // "task." selects a family of actions; anything else is one exact action.
-    where.push(filter.action.endsWith(".") ? "starts_with(action, @action)" : "action = @action");
-    values.action = filter.action;
-  }
-  return { clause: where.length > 0 ? `WHERE ${where.join(" AND ")}` : "", values };
 }
