@@ -12,6 +12,9 @@ import { factBatches } from "./facts-bulk.js";
 
 type FactRow = SharedFactRow & { seq: number };
 const COLUMNS = `seq, ${FACT_COLUMNS}`;
+const F_COLUMNS = COLUMNS.split(", ")
+  .map((column) => `f.${column}`)
+  .join(", ");
 const toRecord = toFactRecord;
 
 /**
@@ -62,10 +65,13 @@ export function pgFacts(db: PgDb): FactsRepo {
        LATERAL (SELECT coalesce(array_agg(lexeme), '{}') AS lexemes
                 FROM unnest(to_tsvector('cairn_fts', cairn_words(t.q)))) l`,
   );
-  /** bm25 exactly as FTS5 computes it (k1 1.2, b 0.75; text weighs 1, topics 0.5), best first. */
+  /**
+   * bm25 exactly as FTS5 computes it (k1 1.2, b 0.75; text weighs 1, topics 0.5), best first,
+   * with the rows themselves (no second round trip to fetch them).
+   */
   const ranked = db.prepare<
     [{ terms: string; query: string; topic: string | null; limit: number }],
-    { seq: number; score: number }
+    FactRow & { score: number }
   >(
     `WITH st AS (SELECT docs::float8 AS n, tokens::float8 / greatest(docs, 1) AS avgdl FROM facts_stats),
      terms AS (SELECT t.i, t.lexemes, greatest(ln((st.n - t.df + 0.5) / (t.df + 0.5)), 1e-6) AS idf
@@ -77,21 +83,15 @@ export function pgFacts(db: PgDb): FactsRepo {
               WHERE u.lexeme IN (SELECT unnest(lexemes) FROM terms)),
      per AS (SELECT h.seq, h._len, t.i, t.idf, min(h.tf) AS tf, count(*) AS held, cardinality(t.lexemes) AS need
              FROM hits h JOIN terms t ON h.lexeme = ANY(t.lexemes)
-             GROUP BY h.seq, h._len, t.i, t.idf, t.lexemes)
-     SELECT per.seq, sum(per.idf * per.tf * 2.2 / (per.tf + 1.2 * (0.25 + 0.75 * per._len / st.avgdl)))::float8 AS score
-     FROM per, st WHERE per.held = per.need
-     GROUP BY per.seq ORDER BY score DESC, per.seq LIMIT @limit`,
+             GROUP BY h.seq, h._len, t.i, t.idf, t.lexemes),
+     top AS (SELECT per.seq, sum(per.idf * per.tf * 2.2 / (per.tf + 1.2 * (0.25 + 0.75 * per._len / st.avgdl)))::float8 AS score
+             FROM per, st WHERE per.held = per.need
+             GROUP BY per.seq ORDER BY score DESC, per.seq LIMIT @limit)
+     SELECT ${F_COLUMNS}, top.score FROM top JOIN facts f ON f.seq = top.seq ORDER BY top.score DESC, top.seq`,
   );
-  const newest = db.prepare<[{ query: string; topic: string | null; limit: number }], { seq: number }>(
-    `SELECT f.seq FROM facts f WHERE f._tsv @@ to_tsquery('cairn_fts', @query) AND ${TOPIC} ORDER BY f.seq DESC LIMIT @limit`,
+  const newest = db.prepare<[{ query: string; topic: string | null; limit: number }], FactRow>(
+    `SELECT ${F_COLUMNS} FROM facts f WHERE f._tsv @@ to_tsquery('cairn_fts', @query) AND ${TOPIC} ORDER BY f.seq DESC LIMIT @limit`,
   );
-  const bySeqs = db.prepare<[number[]], FactRow>(
-    `SELECT ${COLUMNS} FROM facts WHERE seq = ANY(?) AND superseded_by IS NULL`,
-  );
-  const rowsBySeq = async (seqs: number[]): Promise<Map<number, FactRow>> => {
-    if (seqs.length === 0) return new Map();
-    return new Map((await bySeqs.all(seqs)).map((row) => [row.seq, row]));
-  };
 
   /** Candidates for a worded query, each with a relevance in [0, 1]: bm25 and term coverage. */
   const matching = async (
@@ -110,7 +110,7 @@ export function pgFacts(db: PgDb): FactsRepo {
       .filter((d) => d.n > 0 && d.lexemes.length > 0);
     if (docs.length === 0) return [];
     const rare = docs.filter((d) => d.n <= COMMON_DOCS).sort((a, b) => a.n - b.n || a.i - b.i);
-    let scored: { seq: number; bm25: number }[];
+    let scored: { row: FactRow; bm25: number }[];
     const any = (chosen: typeof docs) => chosen.map((d) => `(${d.q})`).join(" | ");
     if (rare.length > 0) {
       const chosen: typeof docs = [];
@@ -126,7 +126,7 @@ export function pgFacts(db: PgDb): FactsRepo {
         topic: topic ?? null,
         limit,
       });
-      scored = rows.map((row) => ({ seq: row.seq, bm25: row.score }));
+      scored = rows.map((row) => ({ row, bm25: row.score }));
     } else {
       const all = await newest.all({
         query: docs.map((d) => `(${d.q})`).join(" & "),
@@ -138,15 +138,13 @@ export function pgFacts(db: PgDb): FactsRepo {
       const seen = new Set<number>();
       scored = [...all, ...some]
         .filter((row) => !seen.has(row.seq) && seen.add(row.seq))
-        .map((row) => ({ seq: row.seq, bm25: 0 }));
+        .map((row) => ({ row, bm25: 0 }));
     }
-    const rows = await rowsBySeq(scored.map((s) => s.seq));
+    // Only live facts are indexed (a superseded fact's _tsv is empty): every row found is live.
     const best = Math.max(0, ...scored.map((s) => s.bm25));
-    return scored.flatMap(({ seq, bm25 }) => {
-      const row = rows.get(seq);
-      if (!row) return [];
+    return scored.map(({ row, bm25 }) => {
       const relevance = 0.75 * (best > 0 ? bm25 / best : 0) + 0.25 * coverage(row.text, terms);
-      return [{ fact: toRecord(row), relevance }];
+      return { fact: toRecord(row), relevance };
     });
   };
   const recent = db.prepare<[{ topic: string | null; limit: number }], FactRow>(
