@@ -7,16 +7,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ms, percentile, report } from "./report.js";
-import { baseEnv, CAIRN, cairnServer, connect, minimalServer, type ServerUnderTest } from "./servers.js";
-
-async function once(server: ServerUnderTest): Promise<number> {
-  const started = performance.now();
-  const { client } = await connect(server);
-  await client.listTools();
-  await client.callTool(server.call);
-  await client.close();
-  return performance.now() - started;
-}
+import { baseEnv, CAIRN, cairnServer, coldStart, minimalServer } from "./servers.js";
 
 export async function benchColdStart(pgEnv: Record<string, string>): Promise<void> {
   const workspace = (env: Record<string, string>) => {
@@ -37,7 +28,7 @@ export async function benchColdStart(pgEnv: Record<string, string>): Promise<voi
   const samples: Record<keyof typeof servers, number[]> = { sqlite: [], postgres: [], minimal: [] };
   for (let round = 0; round < 7; round++)
     for (const key of Object.keys(servers) as (keyof typeof servers)[])
-      samples[key].push(await once(servers[key]));
+      samples[key].push(await coldStart(servers[key]));
   const p = (s: number[]) => `p50 ${ms(percentile(s, 50))}`;
   report({
     name: "cairn mcp cold start, postgres",
