@@ -116,6 +116,13 @@ export async function send<R extends pg.QueryResultRow = pg.QueryResultRow>(
   }
 }
 
+/** A prepared statement (named once per SQL text, so its plan is reused) with its values. */
+export const statement = (text: string, values: unknown[]): pg.QueryConfig => ({
+  name: nameOf(text),
+  text,
+  values: values.map(encodeParam),
+});
+
 /**
  * A PgDb over whatever client the store currently holds (it is replaced after a reconnect).
  * `before` runs ahead of each statement (the store sends held journal appends there).
@@ -129,9 +136,7 @@ export function pgDb(
     await before(text);
     const result = await send<R & pg.QueryResultRow>(
       client(),
-      prepared
-        ? { name: nameOf(text), text, values: values.map(encodeParam) }
-        : { text, values: values.map(encodeParam) },
+      prepared ? statement(text, values) : { text, values: values.map(encodeParam) },
     );
     observe(result);
     return result;

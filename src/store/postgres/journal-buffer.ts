@@ -1,8 +1,14 @@
+import type pg from "pg";
 import type { NewJournalEvent } from "../store.js";
-import { encodeText } from "./db.js";
+import { encodeText, statement } from "./db.js";
 
 /** Events held back at most this many at a time: a bulk write flushes them in slices. */
 const SLICE = 1_000;
+/** From this many held events on, the counter is raised in one step before they are inserted. */
+const RAISE_FROM = 8;
+const RAISE = "SELECT cairn_next('events', $1)";
+const INSERT = `INSERT INTO events (id, at, actor, action, subject, data)
+  SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])`;
 
 /**
  * The journal appends of one write transaction, held back so that they travel with the next
@@ -65,21 +71,26 @@ export class JournalBuffer {
   }
 
   /**
-   * The held events as one simple-query prefix (literals, no parameters, so it can share a round
-   * trip with COMMIT), and forget them. The counter is raised first, in one step, so the per-row
-   * trigger leaves it alone. Empty when nothing is held.
+   * The held events as prepared statements to send back to back (the connection pipelines, so
+   * they share a round trip with whatever follows), and forget them. Past a few rows the
+   * counter is raised first, in one step, so the per-row trigger leaves it alone (a counter row
+   * rewritten once per event would grow a chain of versions within the transaction).
    */
-  drain(literal: (text: string) => string): string {
-    if (this.held.length === 0) return "";
+  drain(): pg.QueryConfig[] {
+    if (this.held.length === 0) return [];
     const held = this.held;
     this.held = [];
-    const rows = held.map(
-      ({ id, event }) =>
-        `(${id}, ${[event.at, event.actor, event.action, event.subject, JSON.stringify(event.data)]
-          .map((value) => literal(encodeText(value)))
-          .join(", ")})`,
-    );
+    const column = (pick: (event: NewJournalEvent) => string) =>
+      held.map(({ event }) => encodeText(pick(event)));
     const top = (held[held.length - 1] as { id: number }).id;
-    return `SELECT cairn_next('events', ${top}); INSERT INTO events (id, at, actor, action, subject, data) VALUES ${rows.join(", ")}; `;
+    const insert = statement(INSERT, [
+      held.map(({ id }) => id),
+      column((e) => e.at),
+      column((e) => e.actor),
+      column((e) => e.action),
+      column((e) => e.subject),
+      column((e) => JSON.stringify(e.data)),
+    ]);
+    return held.length > RAISE_FROM ? [statement(RAISE, [top]), insert] : [insert];
   }
 }

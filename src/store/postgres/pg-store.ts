@@ -201,10 +201,7 @@ class PostgresStore implements Store {
   /** Send the held journal appends now (before another statement, or a full slice). */
   private async flushHeld(): Promise<void> {
     const client = this.active as pg.Client;
-    await send(
-      client,
-      this.held.drain((text) => client.escapeLiteral(text)),
-    );
+    await Promise.all(this.held.drain().map((query) => send(client, query)));
   }
 
   private drop(client: pg.Client): void {
@@ -248,11 +245,19 @@ class PostgresStore implements Store {
         if (this.changed && !writing) throw operational("internal: a read transaction changed the workspace");
         if (this.changed && this.lastEvent === 0)
           throw operational("internal: a write was not journaled; nothing was saved");
-        // Held journal appends and the hint ride with the commit, in one round trip: the hint is
-        // delivered only if it commits, one per transaction.
-        const appends = this.held.drain((text) => client.escapeLiteral(text));
+        // Held journal appends, the hint and COMMIT leave together (pipelined: one round trip).
+        // The hint is delivered only if it commits, one per transaction. Should an append fail,
+        // the transaction is aborted and COMMIT answers ROLLBACK: the append's error is thrown.
+        const appends = this.held.drain().map((query) => send(client, query));
         const notify = this.lastEvent > 0 ? `SELECT pg_notify('${this.channel}', '${this.lastEvent}'); ` : "";
-        await send(client, `${appends}${notify}COMMIT`);
+        const commit = send(client, `${notify}COMMIT`);
+        const settled = await Promise.allSettled([...appends, commit]);
+        const failed = settled.find((outcome) => outcome.status === "rejected");
+        if (failed) throw (failed as PromiseRejectedResult).reason;
+        const answers = (settled.at(-1) as PromiseFulfilledResult<pg.QueryResult>).value;
+        const last = (Array.isArray(answers) ? answers.at(-1) : answers) as pg.QueryResult;
+        if (last.command !== "COMMIT")
+          throw operational("internal: the transaction did not commit; nothing was saved");
         if (this.lastEvent > 0) this.committedHead = this.lastEvent;
         return result;
       } catch (error) {
