@@ -184,7 +184,7 @@ async function seedFacts(store: Store, count: number, at: string): Promise<numbe
         topics: fact.topics,
         author: "owner",
       }));
-      const count = await tx.facts.insertMany(batch, at);
+      const { length: count } = await tx.facts.insertMany(batch, at);
       await tx.journal.append(journaled(count, "facts", at));
       return count;
     });

@@ -70,3 +70,13 @@ export async function connect(server: ServerUnderTest): Promise<{ client: Client
   await client.connect(transport);
   return { client, pid: transport.pid };
 }
+
+/** Spawn → initialize → tools/list → one call → exit, wall clock. */
+export async function coldStart(server: ServerUnderTest): Promise<number> {
+  const started = performance.now();
+  const { client } = await connect(server);
+  await client.listTools();
+  await client.callTool(server.call);
+  await client.close();
+  return performance.now() - started;
+}

@@ -7,6 +7,7 @@ import {
   baseEnv,
   CAIRN,
   cairnServer,
+  coldStart,
   connect,
   memoryServer,
   minimalServer,
@@ -22,16 +23,6 @@ function scratchWorkspace(): string {
   const init = spawnSync(process.execPath, [CAIRN, "init"], { cwd: dir, env: baseEnv(), encoding: "utf8" });
   if (init.status !== 0) throw new Error(`cairn init failed: ${init.stderr}`);
   return dir;
-}
-
-/** Spawn → initialize → tools/list → one call → exit, wall clock. */
-async function coldStart(server: ServerUnderTest): Promise<number> {
-  const started = performance.now();
-  const { client } = await connect(server);
-  await client.listTools();
-  await client.callTool(server.call);
-  await client.close();
-  return performance.now() - started;
 }
 
 async function warmRoundTrips(server: ServerUnderTest): Promise<number[]> {

@@ -79,14 +79,15 @@ export interface NewFact {
 export interface FactsRepo {
   insert(fact: NewFact, at: string): Promise<FactRecord>;
   /**
-   * Insert many new facts at once, in order, exactly as `insert` would one by one (ids follow
-   * on); returns how many. A bulk load (an import, a seeded board) takes seconds, not minutes:
-   * the full-text index is fed a statement of rows at a time, not one row per statement.
+   * Many new facts at once (a bulk import): the same rows, ids and search index as `insert` on
+   * each in order, in far fewer statements. Norms must be distinct and not live already.
    */
-  insertMany(facts: readonly NewFact[], at: string): Promise<number>;
+  insertMany(facts: readonly NewFact[], at: string): Promise<FactRecord[]>;
   byId(id: string): Promise<FactRecord | undefined>;
   /** The live (not superseded) fact with this normalised text. */
   liveByNorm(norm: string): Promise<FactRecord | undefined>;
+  /** The live facts with any of these normalised texts, by normalised text. */
+  liveByNorms(norms: readonly string[]): Promise<Map<string, FactRecord>>;
   reinforce(id: string, topics: string[], at: string): Promise<FactRecord>;
   supersede(id: string, by: string, at: string): Promise<void>;
   delete(id: string): Promise<void>;

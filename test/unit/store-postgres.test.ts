@@ -3,7 +3,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CairnError } from "../../src/kernel/outcome.js";
 import { openStore } from "../../src/store/open.js";
-import { PG_MIGRATIONS } from "../../src/store/postgres/migrations/index.js";
+import { PG_MIGRATIONS, SHARED_PG_MIGRATIONS } from "../../src/store/postgres/migrations/index.js";
 import { MIGRATIONS } from "../../src/store/sqlite/migrations/index.js";
 import type { Store } from "../../src/store/store.js";
 import { testPgUrl } from "../helpers/workspace.js";
@@ -41,7 +41,8 @@ afterAll(async () => {
 
 describe("PostgreSQL store", () => {
   it("ports every SQLite migration, by name and in order", () => {
-    expect(PG_MIGRATIONS.map((m) => m.name)).toEqual(MIGRATIONS.map((m) => m.name));
+    expect(SHARED_PG_MIGRATIONS.map((m) => m.name)).toEqual(MIGRATIONS.map((m) => m.name));
+    for (const own of PG_MIGRATIONS.filter((m) => m.pgOnly)) expect(own.name).toMatch(/^pg_\d{4}_/);
   });
 
   it("refuses UPDATE, DELETE and TRUNCATE of the journal in the database itself", async () => {

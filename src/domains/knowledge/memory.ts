@@ -16,7 +16,10 @@ export interface RememberResult {
   reinforced: boolean;
 }
 
-function checkFact(text: string, topics: readonly string[] | undefined): { norm: string; topics: string[] } {
+export function checkFact(
+  text: string,
+  topics: readonly string[] | undefined,
+): { norm: string; topics: string[] } {
   if (text.length > MAX_FACT_CHARS) {
     throw usageError(
       `a fact holds at most ${MAX_FACT_CHARS} characters (this one has ${text.length})`,

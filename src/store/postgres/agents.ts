@@ -1,33 +1,7 @@
-import type { AgentRecord, AgentRepo, Grant, NewAgent } from "../store.js";
+import { type AgentRow, COLUMNS, toRecord } from "../sqlite/agent-rows.js";
+import type { AgentRecord, AgentRepo, NewAgent } from "../store.js";
 import type { PgDb } from "./db.js";
 import { shortIds } from "./short-ids.js";
-
-interface AgentRow {
-  id: string;
-  name: string;
-  role: string;
-  grant_level: Grant;
-  parent_id: string | null;
-  token_hash: string;
-  created_at: string;
-  retired_at: string | null;
-}
-
-const COLUMNS = "id, name, role, grant_level, parent_id, token_hash, created_at, retired_at";
-
-function toRecord(row: AgentRow | undefined): AgentRecord | undefined {
-  if (!row) return undefined;
-  return {
-    id: row.id,
-    name: row.name,
-    role: row.role,
-    grant: row.grant_level,
-    parentId: row.parent_id,
-    tokenHash: row.token_hash,
-    createdAt: row.created_at,
-    retiredAt: row.retired_at,
-  };
-}
 
 export function pgAgents(db: PgDb): AgentRepo {
   const nextId = shortIds(db, "agents", "A");

@@ -42,6 +42,11 @@ export interface Connect {
   /** The schema need not exist yet (creating a workspace). */
   exact?: boolean;
   statementTimeoutMs?: number;
+  /**
+   * Send each query at once instead of after the previous answer (pg's pipeline mode): the store
+   * lets BEGIN travel with a transaction's first statement. Answers still arrive in order.
+   */
+  pipeline?: boolean;
 }
 
 /** `CAIRN_PG_TIMEOUT_MS` shortens the statement and lock timeouts (operators, fault tests). */
@@ -51,14 +56,20 @@ const timeoutOverride = () => {
 };
 
 /** One connected client with cairn's session settings and the workspace schema first in its path. */
-export async function connect({ location, exact = false, statementTimeoutMs }: Connect): Promise<pg.Client> {
+export async function connect({
+  location,
+  exact = false,
+  statementTimeoutMs,
+  pipeline = false,
+}: Connect): Promise<pg.Client> {
   const pgModule = await loadDriver();
   const client = new pgModule.Client({
     connectionString: connectionString(location),
     types: typesFor(pgModule, exact),
     connectionTimeoutMillis: SESSION_DEFAULTS.connectTimeoutMs,
     application_name: "cairn",
-  });
+    ...(pipeline ? { pipeline: true } : {}),
+  } as pg.ClientConfig);
   // An idle client whose server went away must not crash the process; the next call reconnects.
   client.on("error", () => {});
   await client.connect();

@@ -94,16 +94,49 @@ const nameOf = (text: string) => {
   return name;
 };
 
-/** A PgDb over whatever client the store currently holds (it is replaced after a reconnect). */
+/**
+ * Round trips this process's stores waited for: a query sent while another is still unanswered
+ * on the same connection (pipelined) shares that one's trip. Benchmarks read it.
+ */
+export const roundTrips = { count: 0 };
+const inFlight = new WeakMap<pg.ClientBase, number>();
+
+/** One query, counted as a round trip unless it rides with one already in flight. */
+export async function send<R extends pg.QueryResultRow = pg.QueryResultRow>(
+  client: pg.ClientBase,
+  query: string | pg.QueryConfig,
+): Promise<pg.QueryResult<R>> {
+  const flying = inFlight.get(client) ?? 0;
+  if (flying === 0) roundTrips.count += 1;
+  inFlight.set(client, flying + 1);
+  try {
+    return await client.query<R>(query as pg.QueryConfig);
+  } finally {
+    inFlight.set(client, (inFlight.get(client) ?? 1) - 1);
+  }
+}
+
+/** A prepared statement (named once per SQL text, so its plan is reused) with its values. */
+export const statement = (text: string, values: unknown[]): pg.QueryConfig => ({
+  name: nameOf(text),
+  text,
+  values: values.map(encodeParam),
+});
+
+/**
+ * A PgDb over whatever client the store currently holds (it is replaced after a reconnect).
+ * `before` runs ahead of each statement (the store sends held journal appends there).
+ */
 export function pgDb(
   client: () => pg.ClientBase,
   observe: (result: pg.QueryResult) => void = () => {},
+  before: (sql: string) => Promise<void> = async () => {},
 ): PgDb {
   const exec = async <R>(text: string, values: unknown[], prepared: boolean) => {
-    const result = await client().query<R & pg.QueryResultRow>(
-      prepared
-        ? { name: nameOf(text), text, values: values.map(encodeParam) }
-        : { text, values: values.map(encodeParam) },
+    await before(text);
+    const result = await send<R & pg.QueryResultRow>(
+      client(),
+      prepared ? statement(text, values) : { text, values: values.map(encodeParam) },
     );
     observe(result);
     return result;

@@ -1,36 +1,22 @@
-import type { FactHit, FactRecord, FactsRepo } from "../knowledge.js";
+import type { FactHit, FactsRepo } from "../knowledge.js";
+import {
+  COMMON_DOCS,
+  coverage,
+  FACT_COLUMNS,
+  RANKED_DOCS,
+  type FactRow as SharedFactRow,
+  stemsOf,
+  toFactRecord,
+} from "../sqlite/fact-rows.js";
 import type { PgDb } from "./db.js";
-import { shortIds } from "./short-ids.js";
+import { factBatches } from "./facts-bulk.js";
 
-interface FactRow {
-  seq: number;
-  id: string;
-  text: string;
-  topics: string;
-  author: string;
-  created_at: string;
-  last_seen_at: string;
-  seen_count: number;
-  superseded_by: string | null;
-  superseded_at: string | null;
-}
-
-const COLUMNS =
-  "seq, id, text, topics, author, created_at, last_seen_at, seen_count, superseded_by, superseded_at";
-
-function toRecord(row: FactRow): FactRecord {
-  return {
-    id: row.id,
-    text: row.text,
-    topics: JSON.parse(row.topics) as string[],
-    author: row.author,
-    createdAt: row.created_at,
-    lastSeenAt: row.last_seen_at,
-    seenCount: row.seen_count,
-    supersededBy: row.superseded_by,
-    supersededAt: row.superseded_at,
-  };
-}
+type FactRow = SharedFactRow & { seq: number };
+const COLUMNS = `seq, ${FACT_COLUMNS}`;
+const F_COLUMNS = COLUMNS.split(", ")
+  .map((column) => `f.${column}`)
+  .join(", ");
+const toRecord = toFactRecord;
 
 /**
  * A term as tsquery text built only from its own runs of letters and digits, each quoted: user
@@ -42,33 +28,14 @@ export function tsqueryOf(term: string): string | null {
   return words ? words.map((word) => `'${word}'`).join(" <-> ") : null;
 }
 
-/** Same thresholds as the SQLite store: rare terms are ranked by bm25, common ones only add coverage. */
-const COMMON_DOCS = 1_000;
-const RANKED_DOCS = 1_500;
-
 const TOPIC = "(@topic::text IS NULL OR f.topics::jsonb @> jsonb_build_array(@topic::text))";
 
-const foldAccents = (text: string) =>
-  text
-    .normalize("NFKD")
-    .replace(/\p{M}+/gu, "")
-    .toLowerCase();
-
-/** The share of query terms a fact's text holds, by word stem (as the SQLite store measures it). */
-function coverage(text: string, terms: readonly string[]): number {
-  if (terms.length === 0) return 0;
-  const words = foldAccents(text).split(/[^\p{L}\p{N}]+/u);
-  const held = terms.filter((term) => {
-    const stem = foldAccents(term).slice(0, Math.max(3, term.length - 2));
-    return words.some((word) => word.startsWith(stem));
-  });
-  return held.length / terms.length;
-}
-
 export function pgFacts(db: PgDb): FactsRepo {
-  const nextId = shortIds(db, "facts", "F");
-  const insert = db.prepare(
-    "INSERT INTO facts (seq, id, text, norm, topics, author, created_at, last_seen_at, seen_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1)",
+  // The short id, the row and its read-back in one statement (one round trip, not three).
+  const insert = db.prepare<unknown[], FactRow>(
+    `WITH n AS (SELECT cairn_next('facts', NULL) AS seq)
+     INSERT INTO facts (seq, id, text, norm, topics, author, created_at, last_seen_at, seen_count)
+     SELECT n.seq, 'F-' || n.seq, ?, ?, ?, ?, ?, ?, 1 FROM n RETURNING ${COLUMNS}`,
   );
   const byId = db.prepare<[string], FactRow>(`SELECT ${COLUMNS} FROM facts WHERE id = ?`);
   const liveByNorm = db.prepare<[string], FactRow>(
@@ -90,16 +57,22 @@ export function pgFacts(db: PgDb): FactsRepo {
   >(
     `SELECT t.i, l.lexemes,
        coalesce((SELECT min(coalesce(d.docs, 0)) FROM unnest(l.lexemes) x LEFT JOIN facts_terms d ON d.term = x), 0) AS df,
-       (SELECT count(*) FROM (SELECT 1 FROM facts f WHERE f._tsv @@ to_tsquery('cairn_fts', t.q) AND ${TOPIC}
-          LIMIT ${COMMON_DOCS + 1}) s) AS n
+       CASE WHEN @topic::text IS NULL AND cardinality(l.lexemes) = 1
+         -- One word and no topic: the kept term count is the number of facts holding it, exactly.
+         THEN least(coalesce((SELECT d.docs FROM facts_terms d WHERE d.term = l.lexemes[1]), 0), ${COMMON_DOCS + 1})
+         ELSE (SELECT count(*) FROM (SELECT 1 FROM facts f WHERE f._tsv @@ to_tsquery('cairn_fts', t.q) AND ${TOPIC}
+          LIMIT ${COMMON_DOCS + 1}) s) END AS n
      FROM jsonb_to_recordset(@terms::jsonb) AS t(i int, q text),
        LATERAL (SELECT coalesce(array_agg(lexeme), '{}') AS lexemes
                 FROM unnest(to_tsvector('cairn_fts', cairn_words(t.q)))) l`,
   );
-  /** bm25 exactly as FTS5 computes it (k1 1.2, b 0.75; text weighs 1, topics 0.5), best first. */
+  /**
+   * bm25 exactly as FTS5 computes it (k1 1.2, b 0.75; text weighs 1, topics 0.5), best first,
+   * with the rows themselves (no second round trip to fetch them).
+   */
   const ranked = db.prepare<
     [{ terms: string; query: string; topic: string | null; limit: number }],
-    { seq: number; score: number }
+    FactRow & { score: number }
   >(
     `WITH st AS (SELECT docs::float8 AS n, tokens::float8 / greatest(docs, 1) AS avgdl FROM facts_stats),
      terms AS (SELECT t.i, t.lexemes, greatest(ln((st.n - t.df + 0.5) / (t.df + 0.5)), 1e-6) AS idf
@@ -111,21 +84,15 @@ export function pgFacts(db: PgDb): FactsRepo {
               WHERE u.lexeme IN (SELECT unnest(lexemes) FROM terms)),
      per AS (SELECT h.seq, h._len, t.i, t.idf, min(h.tf) AS tf, count(*) AS held, cardinality(t.lexemes) AS need
              FROM hits h JOIN terms t ON h.lexeme = ANY(t.lexemes)
-             GROUP BY h.seq, h._len, t.i, t.idf, t.lexemes)
-     SELECT per.seq, sum(per.idf * per.tf * 2.2 / (per.tf + 1.2 * (0.25 + 0.75 * per._len / st.avgdl)))::float8 AS score
-     FROM per, st WHERE per.held = per.need
-     GROUP BY per.seq ORDER BY score DESC, per.seq LIMIT @limit`,
+             GROUP BY h.seq, h._len, t.i, t.idf, t.lexemes),
+     top AS (SELECT per.seq, sum(per.idf * per.tf * 2.2 / (per.tf + 1.2 * (0.25 + 0.75 * per._len / st.avgdl)))::float8 AS score
+             FROM per, st WHERE per.held = per.need
+             GROUP BY per.seq ORDER BY score DESC, per.seq LIMIT @limit)
+     SELECT ${F_COLUMNS}, top.score FROM top JOIN facts f ON f.seq = top.seq ORDER BY top.score DESC, top.seq`,
   );
-  const newest = db.prepare<[{ query: string; topic: string | null; limit: number }], { seq: number }>(
-    `SELECT f.seq FROM facts f WHERE f._tsv @@ to_tsquery('cairn_fts', @query) AND ${TOPIC} ORDER BY f.seq DESC LIMIT @limit`,
+  const newest = db.prepare<[{ query: string; topic: string | null; limit: number }], FactRow>(
+    `SELECT ${F_COLUMNS} FROM facts f WHERE f._tsv @@ to_tsquery('cairn_fts', @query) AND ${TOPIC} ORDER BY f.seq DESC LIMIT @limit`,
   );
-  const bySeqs = db.prepare<[number[]], FactRow>(
-    `SELECT ${COLUMNS} FROM facts WHERE seq = ANY(?) AND superseded_by IS NULL`,
-  );
-  const rowsBySeq = async (seqs: number[]): Promise<Map<number, FactRow>> => {
-    if (seqs.length === 0) return new Map();
-    return new Map((await bySeqs.all(seqs)).map((row) => [row.seq, row]));
-  };
 
   /** Candidates for a worded query, each with a relevance in [0, 1]: bm25 and term coverage. */
   const matching = async (
@@ -144,7 +111,7 @@ export function pgFacts(db: PgDb): FactsRepo {
       .filter((d) => d.n > 0 && d.lexemes.length > 0);
     if (docs.length === 0) return [];
     const rare = docs.filter((d) => d.n <= COMMON_DOCS).sort((a, b) => a.n - b.n || a.i - b.i);
-    let scored: { seq: number; bm25: number }[];
+    let scored: { row: FactRow; bm25: number }[];
     const any = (chosen: typeof docs) => chosen.map((d) => `(${d.q})`).join(" | ");
     if (rare.length > 0) {
       const chosen: typeof docs = [];
@@ -160,7 +127,7 @@ export function pgFacts(db: PgDb): FactsRepo {
         topic: topic ?? null,
         limit,
       });
-      scored = rows.map((row) => ({ seq: row.seq, bm25: row.score }));
+      scored = rows.map((row) => ({ row, bm25: row.score }));
     } else {
       const all = await newest.all({
         query: docs.map((d) => `(${d.q})`).join(" & "),
@@ -172,15 +139,14 @@ export function pgFacts(db: PgDb): FactsRepo {
       const seen = new Set<number>();
       scored = [...all, ...some]
         .filter((row) => !seen.has(row.seq) && seen.add(row.seq))
-        .map((row) => ({ seq: row.seq, bm25: 0 }));
+        .map((row) => ({ row, bm25: 0 }));
     }
-    const rows = await rowsBySeq(scored.map((s) => s.seq));
+    // Only live facts are indexed (a superseded fact's _tsv is empty): every row found is live.
     const best = Math.max(0, ...scored.map((s) => s.bm25));
-    return scored.flatMap(({ seq, bm25 }) => {
-      const row = rows.get(seq);
-      if (!row) return [];
-      const relevance = 0.75 * (best > 0 ? bm25 / best : 0) + 0.25 * coverage(row.text, terms);
-      return [{ fact: toRecord(row), relevance }];
+    const stems = stemsOf(terms);
+    return scored.map(({ row, bm25 }) => {
+      const relevance = 0.75 * (best > 0 ? bm25 / best : 0) + 0.25 * coverage(row.text, stems);
+      return { fact: toRecord(row), relevance };
     });
   };
   const recent = db.prepare<[{ topic: string | null; limit: number }], FactRow>(
@@ -193,18 +159,11 @@ export function pgFacts(db: PgDb): FactsRepo {
   );
 
   return {
+    ...factBatches(db, COLUMNS),
     async insert(fact, at) {
-      const { seq, id } = await nextId();
-      await insert.run(seq, id, fact.text, fact.norm, JSON.stringify(fact.topics), fact.author, at, at);
-      return toRecord((await byId.get(id)) as FactRow);
-    },
-    async insertMany(facts, at) {
-      // Row by row: the terms and statistics tables are kept by per-row triggers either way.
-      for (const fact of facts) {
-        const { seq, id } = await nextId();
-        await insert.run(seq, id, fact.text, fact.norm, JSON.stringify(fact.topics), fact.author, at, at);
-      }
-      return facts.length;
+      return toRecord(
+        (await insert.get(fact.text, fact.norm, JSON.stringify(fact.topics), fact.author, at, at)) as FactRow,
+      );
     },
     async byId(id) {
       const row = await byId.get(id);

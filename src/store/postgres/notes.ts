@@ -1,35 +1,7 @@
-import type { NoteBody, NoteKind, NoteRecord, NotesRepo, Severity, Trust } from "../knowledge.js";
+import type { NoteKind, NotesRepo, Severity, Trust } from "../knowledge.js";
+import { COLUMNS, type NoteRow, placeholders, toRecord } from "../sqlite/note-rows.js";
 import type { PgDb } from "./db.js";
 import { shortIds } from "./short-ids.js";
-
-interface NoteRow {
-  id: string;
-  kind: string;
-  scope: string;
-  author: string;
-  created_at: string;
-  updated_at: string;
-  trust: Trust | null;
-  body: string;
-}
-
-const COLUMNS = "id, kind, scope, author, created_at, updated_at, trust, body";
-
-function toRecord(row: NoteRow): NoteRecord {
-  const body = JSON.parse(row.body) as NoteBody;
-  // Trust lives in its own column so it can change; the body keeps what was first written.
-  if (body.kind === "finding" && row.trust) body.trust = row.trust;
-  return {
-    id: row.id,
-    scope: row.scope,
-    author: row.author,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    body,
-  };
-}
-
-const placeholders = (n: number) => Array.from({ length: n }, () => "?").join(", ");
 
 export function pgNotes(db: PgDb): NotesRepo {
   const nextId = shortIds(db, "notes", "N");

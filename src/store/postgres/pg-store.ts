@@ -6,15 +6,16 @@ import type { ChangeSignal, Store, Tx } from "../store.js";
 import { pgAgentRuns, pgAgentWindows } from "./agent-runs.js";
 import { pgAgents } from "./agents.js";
 import { connect } from "./connection.js";
-import { pgDb } from "./db.js";
+import { pgDb, send } from "./db.js";
 import { isConnectionError, type PgTarget, translatePgError } from "./errors.js";
 import { pgFacts } from "./facts.js";
 import { pgGoals } from "./goals.js";
 import { pgJournal } from "./journal.js";
+import { JournalBuffer } from "./journal-buffer.js";
 import { type PgLocation, targetOf } from "./location.js";
 import { pgMeta } from "./meta.js";
 import { migratePg } from "./migrate.js";
-import { PG_MIGRATIONS } from "./migrations/index.js";
+import { SHARED_PG_MIGRATIONS } from "./migrations/index.js";
 import { pgNotes } from "./notes.js";
 import { pgBriefs, pgGlossary, pgRisks } from "./risks.js";
 import { pgAsks, pgQueues, pgShortcuts } from "./task-extras.js";
@@ -30,6 +31,12 @@ export interface PgOpenOptions {
    * connection, `write()` is refused and no migration is applied.
    */
   readonly?: boolean;
+  /**
+   * Transactions as they were before their round trips were folded: BEGIN awaited on its own,
+   * each journal append sent on its own (the same-run baseline of `npm run bench -- pg`; not
+   * reachable from configuration).
+   */
+  baselineWrites?: boolean;
 }
 
 /** The NOTIFY channel of a workspace: a fixed-length name, whatever the schema is called. */
@@ -53,7 +60,7 @@ export function openPostgresStore(location: PgLocation, options: PgOpenOptions =
  * next call connects again.
  */
 class PostgresStore implements Store {
-  readonly schemaVersion = PG_MIGRATIONS.length;
+  readonly schemaVersion = SHARED_PG_MIGRATIONS.length;
   private readonly target: PgTarget;
   private readonly mutex = new Mutex();
   private client: pg.Client | undefined;
@@ -64,7 +71,10 @@ class PostgresStore implements Store {
   private changed = false;
   private lastEvent = 0;
   private readonly tx: Tx;
+  private readonly held = new JournalBuffer();
+  /** Takes the workspace lock, then reads the events counter under it (see JournalBuffer). */
   private readonly lock: string;
+  private readonly lockOnly: string;
   private readonly channel: string;
   private feed: ChangeFeed | undefined;
   private watching: (() => void) | undefined;
@@ -76,19 +86,29 @@ class PostgresStore implements Store {
     private readonly options: PgOpenOptions,
   ) {
     this.target = targetOf(location);
-    this.lock = `SELECT pg_advisory_xact_lock(hashtextextended(${literal(`cairn:ws:${location.schema}`)}, 0))`;
+    this.lockOnly = `SELECT pg_advisory_xact_lock(hashtextextended(${literal(`cairn:ws:${location.schema}`)}, 0))`;
+    this.lock = `${this.lockOnly}; SELECT coalesce((SELECT last FROM cairn_counters WHERE name = 'events'), 0) AS last`;
     this.channel = channelOf(location.schema);
     const db = pgDb(
       () => this.active as pg.Client,
       (result) => {
         if ((result.rowCount ?? 0) > 0 && result.command !== "SELECT") this.changed = true;
       },
+      async (sql) => {
+        if (this.held.pending > 0) await this.flushHeld();
+        this.held.noteStatement(sql);
+      },
     );
     this.tx = {
       agents: pgAgents(db),
-      journal: pgJournal(db, (id) => {
-        this.lastEvent = id;
-      }),
+      journal: pgJournal(
+        db,
+        (id) => {
+          this.lastEvent = id;
+        },
+        this.held,
+        () => this.flushHeld(),
+      ),
       meta: pgMeta(db),
       transfer: pgTransfer(db),
       counts: pgCounts(db),
@@ -115,7 +135,7 @@ class PostgresStore implements Store {
     if (this.options.readonly) {
       return Promise.reject(operational("internal: a write was attempted on a read-only connection"));
     }
-    return this.transaction(`BEGIN; ${this.lock}`, work, true);
+    return this.transaction(`BEGIN; ${this.options.baselineWrites ? this.lockOnly : this.lock}`, work, true);
   }
 
   /**
@@ -165,7 +185,7 @@ class PostgresStore implements Store {
     const deadline = Date.now() + RESTART_GRACE_MS;
     for (;;) {
       try {
-        const client = await connect({ location: this.location });
+        const client = await connect({ location: this.location, pipeline: true });
         this.connectedOnce = true;
         return client;
       } catch (error) {
@@ -178,43 +198,75 @@ class PostgresStore implements Store {
     }
   }
 
+  /** Send the held journal appends now (before another statement, or a full slice). */
+  private async flushHeld(): Promise<void> {
+    const client = this.active as pg.Client;
+    await Promise.all(this.held.drain().map((query) => send(client, query)));
+  }
+
   private drop(client: pg.Client): void {
     if (this.client === client) this.client = undefined;
     client.end().catch(() => {});
   }
 
+  /**
+   * BEGIN (and, for a write, the workspace lock and the events counter) is not awaited: the
+   * connection pipelines, so it leaves together with the work's first statement and the lock
+   * wait costs no round trip of its own. Nothing can run outside the transaction: behind a
+   * failed BEGIN every statement fails too ("current transaction is aborted"), and the error
+   * reported is BEGIN's own (a lock timeout, a lost connection).
+   */
   private transaction<T>(begin: string, work: (tx: Tx) => Promise<T>, writing: boolean): Promise<T> {
     return this.mutex.run(async () => {
       let client: pg.Client;
       try {
         client = await this.connection();
-        await client.query(begin);
       } catch (error) {
-        const failed = this.client;
-        if (failed && isConnectionError(error)) this.drop(failed);
-        // BEGIN may have succeeded before the lock wait timed out: end that transaction.
-        else if (failed) await failed.query("ROLLBACK").catch(() => this.drop(failed));
         throw this.translate(error);
       }
+      const begun = send(client, begin).then((results) => {
+        const last = writing
+          ? Number((results as unknown as pg.QueryResult[])[2]?.rows[0]?.last)
+          : Number.NaN;
+        return Number.isSafeInteger(last) ? last : undefined;
+      });
+      const failure = begun.then(
+        () => undefined,
+        (error: unknown) => error ?? new Error("BEGIN failed"),
+      );
       this.changed = false;
       this.lastEvent = 0;
+      this.held.reset(begun);
       this.active = client;
       try {
+        if (this.options.baselineWrites) await failure;
         const result = await work(this.tx);
+        await begun;
         if (this.changed && !writing) throw operational("internal: a read transaction changed the workspace");
         if (this.changed && this.lastEvent === 0)
           throw operational("internal: a write was not journaled; nothing was saved");
-        // The hint rides with the commit: delivered only if it commits, one per transaction.
-        await client.query(
-          this.lastEvent > 0 ? `SELECT pg_notify('${this.channel}', '${this.lastEvent}'); COMMIT` : "COMMIT",
-        );
+        // Held journal appends, the hint and COMMIT leave together (pipelined: one round trip).
+        // The hint is delivered only if it commits, one per transaction. Should an append fail,
+        // the transaction is aborted and COMMIT answers ROLLBACK: the append's error is thrown.
+        const appends = this.held.drain().map((query) => send(client, query));
+        const notify = this.lastEvent > 0 ? `SELECT pg_notify('${this.channel}', '${this.lastEvent}'); ` : "";
+        const commit = send(client, `${notify}COMMIT`);
+        const settled = await Promise.allSettled([...appends, commit]);
+        const failed = settled.find((outcome) => outcome.status === "rejected");
+        if (failed) throw (failed as PromiseRejectedResult).reason;
+        const answers = (settled.at(-1) as PromiseFulfilledResult<pg.QueryResult>).value;
+        const last = (Array.isArray(answers) ? answers.at(-1) : answers) as pg.QueryResult;
+        if (last.command !== "COMMIT")
+          throw operational("internal: the transaction did not commit; nothing was saved");
         if (this.lastEvent > 0) this.committedHead = this.lastEvent;
         return result;
       } catch (error) {
-        if (isConnectionError(error)) this.drop(client);
-        else await client.query("ROLLBACK").catch(() => this.drop(client));
-        throw this.translate(error);
+        const cause = (await failure) ?? error;
+        if (isConnectionError(cause)) this.drop(client);
+        else await send(client, "ROLLBACK").catch(() => this.drop(client));
+        throw this.translate(cause);
       } finally {
+        this.held.reset(undefined);
         this.active = undefined;
       }
     });

@@ -1,30 +1,7 @@
-import type { AskRecord, AskRepo, QueueRecord, QueueRepo, ShortcutEffect, ShortcutRepo } from "../tasks.js";
+import { type AskRow, toAsk } from "../sqlite/ask-rows.js";
+import type { AskRepo, QueueRecord, QueueRepo, ShortcutEffect, ShortcutRepo } from "../tasks.js";
 import type { PgDb } from "./db.js";
 import { shortIds } from "./short-ids.js";
-
-interface AskRow {
-  id: string;
-  task_id: string;
-  question: string;
-  asked_by: string;
-  to_role: string;
-  asked_at: string;
-  answer: string | null;
-  answered_by: string | null;
-  answered_at: string | null;
-}
-
-const toAsk = (row: AskRow): AskRecord => ({
-  id: row.id,
-  taskId: row.task_id,
-  question: row.question,
-  askedBy: row.asked_by,
-  toRole: row.to_role,
-  askedAt: row.asked_at,
-  answer: row.answer,
-  answeredBy: row.answered_by,
-  answeredAt: row.answered_at,
-});
 
 export function pgAsks(db: PgDb): AskRepo {
   const nextId = shortIds(db, "task_asks", "Q");

@@ -57,7 +57,7 @@ export function pgTransfer(db: PgDb): TransferRepo {
         const names = Object.keys(row);
         const stray = names.find((name) => !shape.columns.includes(name));
         if (stray) throw usageError(`import: table ${table} has no column ${JSON.stringify(stray)}`);
-        const sql = `INSERT INTO ${ident(table)} (${names.map(ident).join(", ")}) VALUES (${names.map((_, i) => `$${i + 1}`).join(", ")})`;
+        const sql = `INSERT INTO ${ident(table)} (${names.map(ident).join(", ")}) VALUES (${names.map(() => "?").join(", ")})`;
         await db.prepare(sql).run(...names.map((name) => row[name]));
       }
     },

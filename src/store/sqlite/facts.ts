@@ -1,38 +1,21 @@
 import type Database from "better-sqlite3";
 import type { FactHit, FactRecord, FactsRepo } from "../knowledge.js";
+import {
+  COMMON_DOCS,
+  coverage,
+  FACT_COLUMNS,
+  type FactRow,
+  RANKED_DOCS,
+  stemsOf,
+  toFactRecord,
+} from "./fact-rows.js";
 import { shortIds } from "./short-ids.js";
 
-interface FactRow {
-  id: string;
-  text: string;
-  topics: string;
-  author: string;
-  created_at: string;
-  last_seen_at: string;
-  seen_count: number;
-  superseded_by: string | null;
-  superseded_at: string | null;
-}
-
-const COLUMNS =
-  "id, text, topics, author, created_at, last_seen_at, seen_count, superseded_by, superseded_at";
+const COLUMNS = FACT_COLUMNS;
 const F_COLUMNS = COLUMNS.split(", ")
   .map((column) => `f.${column}`)
   .join(", ");
-
-function toRecord(row: FactRow): FactRecord {
-  return {
-    id: row.id,
-    text: row.text,
-    topics: JSON.parse(row.topics) as string[],
-    author: row.author,
-    createdAt: row.created_at,
-    lastSeenAt: row.last_seen_at,
-    seenCount: row.seen_count,
-    supersededBy: row.superseded_by,
-    supersededAt: row.superseded_at,
-  };
-}
+const toRecord = toFactRecord;
 
 /** A quoted FTS5 string: user text can never inject syntax (NEAR, *, column filters, quotes). */
 const ftsString = (term: string) => `"${term.replaceAll('"', '""')}"`;
@@ -54,43 +37,12 @@ const withTopic = (expression: string, topic: string | undefined) =>
     ? expression
     : `{topics} : ${ftsString(topic.replace(/[-_]/g, " "))} AND (${expression})`;
 
-/**
- * A term found in more facts than this says little about any of them, and ranking every one of
- * its facts by bm25 costs time proportional to how common it is. Rare terms are ranked by bm25;
- * common ones only add to the coverage of facts the rare ones found (or, when every term is
- * common, pick the newest facts that hold all of them).
- */
-const COMMON_DOCS = 1_000;
-/** Rare terms are ranked together while their facts add up to at most this many. */
-const RANKED_DOCS = 1_500;
-
-/** Rows per INSERT of a bulk load: each statement leaves one segment in the full-text index. */
-const INSERT_CHUNK = 2_000;
-
 /** Text weighs more than topics in relevance. */
 const BM25 = "bm25(facts_fts, 1.0, 0.5)";
 const TOPIC_FILTER = "EXISTS (SELECT 1 FROM json_each(f.topics) WHERE json_each.value = ?)";
 
-/** Lower case without accents; plain ASCII (most facts) has nothing to decompose. */
-const foldAccents = (text: string) =>
-  /^\p{ASCII}*$/u.test(text)
-    ? text.toLowerCase()
-    : text
-        .normalize("NFKD")
-        .replace(/\p{M}+/gu, "")
-        .toLowerCase();
-
-/** Each query term's stem (a rough match of what porter does), folded once per query. */
-const stemsOf = (terms: readonly string[]) =>
-  terms.map((term) => foldAccents(term).slice(0, Math.max(3, term.length - 2)));
-
-/** The share of query stems a fact's text holds at the start of one of its words. */
-function coverage(text: string, stems: readonly string[]): number {
-  if (stems.length === 0) return 0;
-  const words = foldAccents(text).split(/[^\p{L}\p{N}]+/u);
-  const held = stems.filter((stem) => words.some((word) => word.startsWith(stem)));
-  return held.length / stems.length;
-}
+/** Rows per INSERT of a bulk load: each statement leaves one segment in the full-text index. */
+const INSERT_CHUNK = 2_000;
 
 export function sqliteFacts(db: Database.Database): FactsRepo {
   const nextId = shortIds(db, "facts", "F");
@@ -104,9 +56,15 @@ export function sqliteFacts(db: Database.Database): FactsRepo {
      SELECT value ->> 0, 'F-' || (value ->> 0), value ->> 1, value ->> 2, value ->> 3, value ->> 4, ?, ?, 1
      FROM json_each(?) ORDER BY key`,
   );
+  const chunkRows = db.prepare<[number, number], FactRow>(
+    `SELECT ${COLUMNS} FROM facts WHERE seq BETWEEN ? AND ? ORDER BY seq`,
+  );
   const byId = db.prepare<[string], FactRow>(`SELECT ${COLUMNS} FROM facts WHERE id = ?`);
   const liveByNorm = db.prepare<[string], FactRow>(
     `SELECT ${COLUMNS} FROM facts WHERE norm = ? AND superseded_by IS NULL`,
+  );
+  const liveByNorms = db.prepare<[string], FactRow & { norm: string }>(
+    `SELECT norm, ${COLUMNS} FROM facts WHERE norm IN (SELECT value FROM json_each(?)) AND superseded_by IS NULL`,
   );
   const reinforce = db.prepare(
     "UPDATE facts SET seen_count = seen_count + 1, last_seen_at = ?, topics = ? WHERE id = ?",
@@ -205,14 +163,21 @@ export function sqliteFacts(db: Database.Database): FactsRepo {
       return toRecord(byId.get(id) as FactRow);
     },
     async insertMany(facts, at) {
+      const inserted: FactRecord[] = [];
       for (let start = 0; start < facts.length; start += INSERT_CHUNK) {
         const { seq } = nextId();
-        const rows = facts
-          .slice(start, start + INSERT_CHUNK)
-          .map((fact, i) => [seq + i, fact.text, fact.norm, JSON.stringify(fact.topics), fact.author]);
+        const chunk = facts.slice(start, start + INSERT_CHUNK);
+        const rows = chunk.map((fact, i) => [
+          seq + i,
+          fact.text,
+          fact.norm,
+          JSON.stringify(fact.topics),
+          fact.author,
+        ]);
         insertChunk.run(at, at, JSON.stringify(rows));
+        for (const row of chunkRows.all(seq, seq + chunk.length - 1)) inserted.push(toRecord(row));
       }
-      return facts.length;
+      return inserted;
     },
     async byId(id) {
       const row = byId.get(id);
@@ -221,6 +186,9 @@ export function sqliteFacts(db: Database.Database): FactsRepo {
     async liveByNorm(norm) {
       const row = liveByNorm.get(norm);
       return row ? toRecord(row) : undefined;
+    },
+    async liveByNorms(norms) {
+      return new Map(liveByNorms.all(JSON.stringify(norms)).map((row) => [row.norm, toRecord(row)]));
     },
     async reinforce(id, topicList, at) {
       reinforce.run(at, JSON.stringify(topicList), id);

@@ -1,14 +1,6 @@
 import type Database from "better-sqlite3";
-import type { JournalEvent, JournalFilter, JournalRepo } from "../store.js";
-
-interface EventRow {
-  id: number;
-  at: string;
-  actor: string;
-  action: string;
-  subject: string;
-  data: string;
-}
+import type { JournalRepo } from "../store.js";
+import { type EventRow, journalWhere, toEvent } from "./event-rows.js";
 
 export function sqliteJournal(db: Database.Database, onAppend: () => void): JournalRepo {
   const append = db.prepare("INSERT INTO events (at, actor, action, subject, data) VALUES (?, ?, ?, ?, ?)");
@@ -18,10 +10,6 @@ export function sqliteJournal(db: Database.Database, onAppend: () => void): Jour
   const about = db.prepare<[string, number], EventRow>(
     "SELECT id, at, actor, action, subject, data FROM events WHERE subject = ? ORDER BY id DESC LIMIT ?",
   );
-  const toEvent = (row: EventRow): JournalEvent => ({
-    ...row,
-    data: JSON.parse(row.data) as Record<string, unknown>,
-  });
   return {
     async append(event) {
       const info = append.run(event.at, event.actor, event.action, event.subject, JSON.stringify(event.data));
@@ -35,7 +23,7 @@ export function sqliteJournal(db: Database.Database, onAppend: () => void): Jour
       return about.all(subject, limit).map(toEvent);
     },
     async list(filter) {
-      const { clause, values } = journalWhere(filter);
+      const { clause, values } = journalWhere(filter, "substr(action, 1, length(@action)) = @action");
       const order = filter.afterId !== undefined ? "ASC" : "DESC";
       return db
         .prepare<Record<string, unknown>, EventRow>(
@@ -45,33 +33,4 @@ export function sqliteJournal(db: Database.Database, onAppend: () => void): Jour
         .map(toEvent);
     },
   };
-}
-
-function journalWhere(filter: JournalFilter): { clause: string; values: Record<string, unknown> } {
-  const where: string[] = [];
-  const values: Record<string, unknown> = {};
-  if (filter.afterId !== undefined) {
-    where.push("id > @after");
-    values.after = filter.afterId;
-  }
-  if (filter.beforeId !== undefined) {
-    where.push("id < @before");
-    values.before = filter.beforeId;
-  }
-  if (filter.actor !== undefined) {
-    where.push("actor = @actor");
-    values.actor = filter.actor;
-  }
-  if (filter.subject !== undefined) {
-    where.push("subject = @subject");
-    values.subject = filter.subject;
-  }
-  if (filter.action !== undefined) {
-    // "task." selects a family of actions; anything else is one exact action.
-    if (filter.action.endsWith(".")) {
-      where.push("substr(action, 1, length(@action)) = @action");
-    } else where.push("action = @action");
-    values.action = filter.action;
-  }
-  return { clause: where.length > 0 ? `WHERE ${where.join(" AND ")}` : "", values };
 }

@@ -1,37 +1,7 @@
 import type Database from "better-sqlite3";
-import type {
-  BriefRecord,
-  BriefsRepo,
-  GlossaryEntry,
-  GlossaryRepo,
-  RiskRecord,
-  RisksRepo,
-} from "../knowledge.js";
+import type { BriefRecord, BriefsRepo, GlossaryEntry, GlossaryRepo, RisksRepo } from "../knowledge.js";
+import { type RiskRow, toRisk } from "./risk-rows.js";
 import { shortIds } from "./short-ids.js";
-
-interface RiskRow {
-  id: string;
-  scope: string;
-  risk: string;
-  impact: RiskRecord["impact"];
-  likelihood: RiskRecord["likelihood"];
-  indicators: string;
-  action: string;
-  author: string;
-  created_at: string;
-}
-
-const toRisk = (row: RiskRow): RiskRecord => ({
-  id: row.id,
-  scope: row.scope,
-  risk: row.risk,
-  impact: row.impact,
-  likelihood: row.likelihood,
-  indicators: row.indicators,
-  action: row.action,
-  author: row.author,
-  createdAt: row.created_at,
-});
 
 export function sqliteRisks(db: Database.Database): RisksRepo {
   // RK-n: goal runs own R-n. Risks stored as R-n before keep their ids (the numbers go on).

@@ -7,6 +7,7 @@ import { identity } from "../../sqlite/migrations/0006_identity.js";
 import { agents } from "../../sqlite/migrations/0007_agents.js";
 import { readPaths } from "../../sqlite/migrations/0009_read_paths.js";
 import { FACTS_SEARCH } from "./facts-search.js";
+import { PG_BULK_TERMS } from "./pg-bulk-terms.js";
 import { JOURNAL_GUARDS, PLUMBING } from "./plumbing.js";
 import { fromSqlite } from "./translate.js";
 
@@ -20,6 +21,11 @@ export interface PgMigration {
   name: string;
   /** The schema's unaccent dictionary (or null when the server has none) decides the FTS setup. */
   sql: (env: { unaccent: string | null }) => string;
+  /**
+   * A PostgreSQL-only step (named `pg_NNNN_…`): not in the SQLite ledger, and not counted in the
+   * schema version that exports carry, so exports still move between the two stores.
+   */
+  pgOnly?: true;
 }
 
 export const PG_MIGRATIONS: readonly PgMigration[] = [
@@ -49,4 +55,8 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   { name: identity.name, sql: () => fromSqlite(identity.sql) },
   { name: agents.name, sql: () => fromSqlite(agents.sql) },
   { name: readPaths.name, sql: () => fromSqlite(readPaths.sql) },
+  { name: "pg_0100_bulk_terms", sql: () => PG_BULK_TERMS, pgOnly: true },
 ];
+
+/** The migrations both stores share: their count is the schema version an export carries. */
+export const SHARED_PG_MIGRATIONS = PG_MIGRATIONS.filter((migration) => !migration.pgOnly);

@@ -1,0 +1,62 @@
+import type { FactRecord } from "../knowledge.js";
+
+/** The facts table's row as both stores read it (the PostgreSQL store adds `seq` to its reads). */
+export interface FactRow {
+  id: string;
+  text: string;
+  topics: string;
+  author: string;
+  created_at: string;
+  last_seen_at: string;
+  seen_count: number;
+  superseded_by: string | null;
+  superseded_at: string | null;
+}
+
+export const FACT_COLUMNS =
+  "id, text, topics, author, created_at, last_seen_at, seen_count, superseded_by, superseded_at";
+
+export function toFactRecord(row: FactRow): FactRecord {
+  return {
+    id: row.id,
+    text: row.text,
+    topics: JSON.parse(row.topics) as string[],
+    author: row.author,
+    createdAt: row.created_at,
+    lastSeenAt: row.last_seen_at,
+    seenCount: row.seen_count,
+    supersededBy: row.superseded_by,
+    supersededAt: row.superseded_at,
+  };
+}
+
+/**
+ * A term found in more facts than this says little about any of them, and ranking every one of
+ * its facts by bm25 costs time proportional to how common it is. Rare terms are ranked by bm25;
+ * common ones only add to the coverage of facts the rare ones found (or, when every term is
+ * common, pick the newest facts that hold all of them). Both stores use the same thresholds.
+ */
+export const COMMON_DOCS = 1_000;
+/** Rare terms are ranked together while their facts add up to at most this many. */
+export const RANKED_DOCS = 1_500;
+
+/** Lower case without accents; plain ASCII (most facts) has nothing to decompose. */
+const foldAccents = (text: string) =>
+  /^\p{ASCII}*$/u.test(text)
+    ? text.toLowerCase()
+    : text
+        .normalize("NFKD")
+        .replace(/\p{M}+/gu, "")
+        .toLowerCase();
+
+/** Each query term's stem (a rough match of what porter does), folded once per query. */
+export const stemsOf = (terms: readonly string[]) =>
+  terms.map((term) => foldAccents(term).slice(0, Math.max(3, term.length - 2)));
+
+/** The share of query stems (from `stemsOf`) a fact's text holds at the start of one of its words. */
+export function coverage(text: string, stems: readonly string[]): number {
+  if (stems.length === 0) return 0;
+  const words = foldAccents(text).split(/[^\p{L}\p{N}]+/u);
+  const held = stems.filter((stem) => words.some((word) => word.startsWith(stem)));
+  return held.length / stems.length;
+}

@@ -1,0 +1,31 @@
+import type { NoteBody, NoteRecord, Trust } from "../knowledge.js";
+
+/** Rows of the notes tables as both stores read them, and their records (shared, not copied). */
+export interface NoteRow {
+  id: string;
+  kind: string;
+  scope: string;
+  author: string;
+  created_at: string;
+  updated_at: string;
+  trust: Trust | null;
+  body: string;
+}
+
+export const COLUMNS = "id, kind, scope, author, created_at, updated_at, trust, body";
+
+export function toRecord(row: NoteRow): NoteRecord {
+  const body = JSON.parse(row.body) as NoteBody;
+  // Trust lives in its own column so it can change; the body keeps what was first written.
+  if (body.kind === "finding" && row.trust) body.trust = row.trust;
+  return {
+    id: row.id,
+    scope: row.scope,
+    author: row.author,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    body,
+  };
+}
+
+export const placeholders = (n: number) => Array.from({ length: n }, () => "?").join(", ");
