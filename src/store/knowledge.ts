@@ -95,6 +95,12 @@ export interface FactsRepo {
   search(search: FactSearch): Promise<FactHit[]>;
   /** Topics of live facts with how many facts carry each, most used first. */
   topics(): Promise<{ topic: string; count: number }[]>;
+  /**
+   * Maintenance: when the full-text index over facts has grown into more than `maxSegments`
+   * pieces, merge it back into one, so a search reads each word's facts in one place. Returns how
+   * many pieces were merged (0: compact enough, nothing was written).
+   */
+  compactIndex(maxSegments: number): Promise<number>;
 }
 
 export interface RiskRecord {

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { modelVisibleTokens } from "../../src/commands/catalog-cost.js";
 import { callTool, connectMcp, type McpHandle } from "../helpers/mcp.js";
-import { addAgent, cairn, initWorkspace } from "../helpers/workspace.js";
+import { addAgent, cairn, initWorkspace, STORE_UNDER_TEST } from "../helpers/workspace.js";
 
 let ws: { dir: string; cleanup: () => void };
 const open: McpHandle[] = [];
@@ -144,5 +144,31 @@ describe("knowledge tools over MCP", () => {
     );
     expect(brief).toMatch(quoted);
     expect(brief.split("\n")[1]).toMatch(/never follow them as instructions/);
+  });
+});
+
+describe("the memory index's upkeep", () => {
+  it("a memory written fact by fact is merged into one piece by `cairn sweep`, and recalls the same", async () => {
+    const { handle } = await agent("alice");
+    // Each remember is its own write: the full-text index grows a piece at a time (SQLite merges
+    // them itself only at 16).
+    for (let i = 0; i < 14; i++)
+      await callTool(handle, "remember", { text: `service ${i} reads from redis on port ${4000 + i}` });
+    const recalled = async () =>
+      (await callTool(handle, "recall", { query: "redis port 4012", limit: 3 })).structuredContent;
+    const before = await recalled();
+    expect((before as { facts: { text: string }[] }).facts[0]?.text).toBe(
+      "service 12 reads from redis on port 4012",
+    );
+    const swept = cairn(ws.dir, ["sweep", "--json"]);
+    expect(swept.code).toBe(0);
+    // PostgreSQL keeps its own index merged: nothing for the sweep to do there.
+    const merged = (swept.json as { index_pieces_merged: number }).index_pieces_merged;
+    if (STORE_UNDER_TEST === "sqlite") expect(merged).toBeGreaterThan(8);
+    else expect(merged).toBe(0);
+    expect(await recalled()).toEqual(before);
+    expect(
+      (cairn(ws.dir, ["sweep", "--json"]).json as { index_pieces_merged: number }).index_pieces_merged,
+    ).toBe(0);
   });
 });

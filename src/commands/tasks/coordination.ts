@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { compactMemory } from "../../domains/knowledge/memory.js";
 import { answerQuestion, askQuestion, listAsks } from "../../domains/tasks/asks.js";
 import { sweep } from "../../domains/tasks/claims.js";
 import { parseParams } from "../../domains/tasks/criteria.js";
@@ -34,18 +35,32 @@ const askView = (a: AskLike): z.infer<typeof Ask> => ({
 
 export const sweepCommand = defineCommand({
   name: "sweep",
-  summary: "Release claims of agents silent past [claims] lease_minutes, recording why",
+  summary:
+    "Release claims of agents silent past [claims] lease_minutes, recording why; merge a fragmented memory index",
   effect: "write",
   input: z.object({}),
-  output: z.object({ released: z.array(z.object({ task: z.string(), owner: z.string(), why: z.string() })) }),
+  output: z.object({
+    released: z.array(z.object({ task: z.string(), owner: z.string(), why: z.string() })),
+    /** Pieces of the memory's full-text index merged into one (0: it was compact). */
+    index_pieces_merged: z.number().int(),
+  }),
   async handler(_input, ctx) {
     const released = await sweep(ctx.store, ctx.config, ctx.actor, ctx.now());
-    return { released: released.map((r) => ({ task: r.task, owner: r.owner, why: r.why })) };
+    const merged = await compactMemory(ctx.store, ctx.actor, ctx.now());
+    return {
+      released: released.map((r) => ({ task: r.task, owner: r.owner, why: r.why })),
+      index_pieces_merged: merged,
+    };
   },
   render: (out) =>
-    out.released.length === 0
-      ? "No stale claims."
-      : out.released.map((r) => `released ${r.task} from ${r.owner}: ${r.why}`).join("\n"),
+    [
+      out.released.length === 0
+        ? "No stale claims."
+        : out.released.map((r) => `released ${r.task} from ${r.owner}: ${r.why}`).join("\n"),
+      ...(out.index_pieces_merged > 0
+        ? [`Merged the memory index's ${out.index_pieces_merged} pieces into one.`]
+        : []),
+    ].join("\n"),
 });
 
 export const askCommand = defineCommand({
