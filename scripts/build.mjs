@@ -4,6 +4,7 @@
 // CLI call never runs the MCP SDK. Native better-sqlite3 stays external.
 import { execFileSync } from "node:child_process";
 import { rmSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { build } from "esbuild";
 import { buildUi } from "./build-ui.mjs";
 import { recordCodeCaches } from "./code-cache.mjs";
@@ -25,6 +26,25 @@ const zodEnglishOnly = {
       resolveDir: process.cwd(),
       loader: "js",
     }));
+  },
+};
+
+/**
+ * commander requires node:child_process at load (about a tenth of a CLI call's start: it brings
+ * in net and dgram) only to spawn executable subcommands, which cairn never declares. The module
+ * is required on first use instead.
+ */
+const commanderLazyChildProcess = {
+  name: "commander-lazy-child-process",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]node_modules[\\/]commander[\\/]lib[\\/]command\.js$/ }, async (args) => {
+      const eager = "const childProcess = require('node:child_process');";
+      const source = await readFile(args.path, "utf8");
+      if (!source.includes(eager)) throw new Error(`commander changed: ${eager} not found in ${args.path}`);
+      const lazy =
+        "const childProcess = { spawn: (...args) => require('node:child_process').spawn(...args) };";
+      return { contents: source.replace(eager, lazy), loader: "js" };
+    });
   },
 };
 
@@ -61,7 +81,7 @@ await build({
   target: "node20",
   outExtension: { ".js": ".cjs" },
   external: ["better-sqlite3"],
-  plugins: [zodEnglishOnly, sdkWithoutAjv],
+  plugins: [zodEnglishOnly, sdkWithoutAjv, commanderLazyChildProcess],
   minify: process.env.CAIRN_BUILD_READABLE !== "1",
   sourcemap: "linked",
   legalComments: "none",
