@@ -1,11 +1,11 @@
 // Bundle the program into one CommonJS file, dist/cairn.cjs, that bin/cairn.mjs starts from a V8
 // code cache (Node 20 caches bytecode only for scripts, not ES modules). Each face's modules stay
 // wrapped and run only when that face is imported, so `cairn mcp` never runs the CLI parser and a
-// CLI call never runs the MCP SDK. Native better-sqlite3 stays external.
+// CLI call never runs the MCP SDK. Only better-sqlite3's native addon stays outside the bundle.
 import { execFileSync } from "node:child_process";
 import { rmSync } from "node:fs";
-import { readFile } from "node:fs/promises";
 import { build } from "esbuild";
+import { betterSqliteBundled, commanderLazyChildProcess } from "./build-plugins.mjs";
 import { buildUi } from "./build-ui.mjs";
 import { recordCodeCaches } from "./code-cache.mjs";
 
@@ -26,25 +26,6 @@ const zodEnglishOnly = {
       resolveDir: process.cwd(),
       loader: "js",
     }));
-  },
-};
-
-/**
- * commander requires node:child_process at load (about a tenth of a CLI call's start: it brings
- * in net and dgram) only to spawn executable subcommands, which cairn never declares. The module
- * is required on first use instead.
- */
-const commanderLazyChildProcess = {
-  name: "commander-lazy-child-process",
-  setup(build) {
-    build.onLoad({ filter: /[\\/]node_modules[\\/]commander[\\/]lib[\\/]command\.js$/ }, async (args) => {
-      const eager = "const childProcess = require('node:child_process');";
-      const source = await readFile(args.path, "utf8");
-      if (!source.includes(eager)) throw new Error(`commander changed: ${eager} not found in ${args.path}`);
-      const lazy =
-        "const childProcess = { spawn: (...args) => require('node:child_process').spawn(...args) };";
-      return { contents: source.replace(eager, lazy), loader: "js" };
-    });
   },
 };
 
@@ -80,8 +61,9 @@ await build({
   platform: "node",
   target: "node20",
   outExtension: { ".js": ".cjs" },
-  external: ["better-sqlite3"],
-  plugins: [zodEnglishOnly, sdkWithoutAjv, commanderLazyChildProcess],
+  // Only the native addon (and `bindings`, which finds it) stays outside: see build-plugins.mjs.
+  external: ["bindings"],
+  plugins: [zodEnglishOnly, sdkWithoutAjv, commanderLazyChildProcess, betterSqliteBundled],
   minify: process.env.CAIRN_BUILD_READABLE !== "1",
   sourcemap: "linked",
   legalComments: "none",
