@@ -3,7 +3,7 @@
 // wrapped and run only when that face is imported, so `cairn mcp` never runs the CLI parser and a
 // CLI call never runs the MCP SDK. Only better-sqlite3's native addon stays outside the bundle.
 import { execFileSync } from "node:child_process";
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { build } from "esbuild";
 import { betterSqliteBundled, commanderLazyChildProcess } from "./build-plugins.mjs";
 import { buildUi } from "./build-ui.mjs";
@@ -76,6 +76,12 @@ await build({
   },
   banner: { js: 'const __cairnModuleUrl = require("node:url").pathToFileURL(__filename).href;' },
 });
+
+// bin/cairn.cjs reads the bundle as latin1, which is exact only for ASCII: esbuild escapes every
+// other character by default, and this keeps a setting or plugin from changing that unnoticed.
+if (readFileSync("dist/cairn.cjs").some((byte) => byte > 0x7f)) {
+  throw new Error("dist/cairn.cjs is not ASCII: bin/cairn.cjs reads it as latin1");
+}
 
 // Demo, bench and schema tools: bundled from TypeScript, dependencies loaded from node_modules.
 await build({
