@@ -5,7 +5,8 @@ import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { tempDir } from "../src/kernel/temp-dir.js";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-export const CAIRN = join(ROOT, "bin", "cairn.mjs");
+// The package's `cairn` entry (bin/cairn.mjs only loads it).
+export const CAIRN = join(ROOT, "bin", "cairn.cjs");
 
 /** A server to measure: how to start it, and the one cheap call that proves it answers. */
 export interface ServerUnderTest {

@@ -1,10 +1,11 @@
 // Bundle the program into one CommonJS file, dist/cairn.cjs, that bin/cairn.mjs starts from a V8
 // code cache (Node 20 caches bytecode only for scripts, not ES modules). Each face's modules stay
 // wrapped and run only when that face is imported, so `cairn mcp` never runs the CLI parser and a
-// CLI call never runs the MCP SDK. Native better-sqlite3 stays external.
+// CLI call never runs the MCP SDK. Only better-sqlite3's native addon stays outside the bundle.
 import { execFileSync } from "node:child_process";
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { build } from "esbuild";
+import { betterSqliteBundled, commanderLazyChildProcess } from "./build-plugins.mjs";
 import { buildUi } from "./build-ui.mjs";
 import { recordCodeCaches } from "./code-cache.mjs";
 
@@ -60,8 +61,9 @@ await build({
   platform: "node",
   target: "node20",
   outExtension: { ".js": ".cjs" },
-  external: ["better-sqlite3"],
-  plugins: [zodEnglishOnly, sdkWithoutAjv],
+  // Only the native addon (and `bindings`, which finds it) stays outside: see build-plugins.mjs.
+  external: ["bindings", "better-sqlite3/package.json"],
+  plugins: [zodEnglishOnly, sdkWithoutAjv, commanderLazyChildProcess, betterSqliteBundled],
   minify: process.env.CAIRN_BUILD_READABLE !== "1",
   sourcemap: "linked",
   legalComments: "none",
@@ -74,6 +76,14 @@ await build({
   },
   banner: { js: 'const __cairnModuleUrl = require("node:url").pathToFileURL(__filename).href;' },
 });
+
+// bin/cairn.cjs reads the bundle as latin1, which is exact only for ASCII: esbuild escapes every
+// other character in code by default, and this keeps a setting or plugin from changing that
+// unnoticed. A readable build keeps comments, whose characters latin1 only garbles in place.
+const readable = process.env.CAIRN_BUILD_READABLE === "1";
+if (!readable && readFileSync("dist/cairn.cjs").some((byte) => byte > 0x7f)) {
+  throw new Error("dist/cairn.cjs is not ASCII: bin/cairn.cjs reads it as latin1");
+}
 
 // Demo, bench and schema tools: bundled from TypeScript, dependencies loaded from node_modules.
 await build({

@@ -1,11 +1,11 @@
-// Record the V8 code caches bin/cairn.mjs starts from: one run of each face (a CLI `status`, and
+// Record the V8 code caches bin/cairn.cjs starts from: one run of each face (a CLI `status`, and
 // an MCP session of initialize → tools/list → whoami), each writing the bytecode it compiled.
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-const BIN = join(process.cwd(), "bin", "cairn.mjs");
+const BIN = join(process.cwd(), "bin", "cairn.cjs");
 
 function environment(record) {
   const env = { ...process.env };

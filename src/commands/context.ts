@@ -6,7 +6,7 @@ import { discoverWorkspace, type Workspace } from "../domains/workspace/discover
 import { storeLocationOf } from "../domains/workspace/store-location.js";
 import { notFound, operational, refuse } from "../kernel/outcome.js";
 import { quoteValue } from "../kernel/text.js";
-import { openStore } from "../store/open.js";
+import { openStoreLazily } from "../store/open-lazily.js";
 import type { Store } from "../store/store.js";
 
 /** A long-running call's progress, as a face can show it (MCP progress notification, a TTY bar). */
@@ -162,7 +162,9 @@ export class Session {
       );
     }
     const config = loadConfig(workspace.configPath);
-    const store = openStore(storeLocationOf(workspace, config, this.env), { readonly: this.readOnly });
+    const store = await openStoreLazily(storeLocationOf(workspace, config, this.env), {
+      readonly: this.readOnly,
+    });
     try {
       const actor = await resolveActor(store, this.agentToken);
       const profile = profileFor(actor, config, this.requestedProfile);

@@ -28,7 +28,9 @@ describe("start-up fallbacks", () => {
 
   beforeAll(() => {
     mkdirSync(join(install, "bin"), { recursive: true });
-    cpSync(join(REPO_ROOT, "bin", "cairn.mjs"), bin);
+    // bin/cairn.mjs only loads the launcher beside it, bin/cairn.cjs: both are run here.
+    for (const file of ["cairn.mjs", "cairn.cjs"])
+      cpSync(join(REPO_ROOT, "bin", file), join(install, "bin", file));
     mkdirSync(dist);
     for (const file of ["cairn.cjs", "tool-schemas.json", "cli-words.json"]) {
       cpSync(join(REPO_ROOT, "dist", file), join(dist, file));

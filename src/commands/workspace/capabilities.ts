@@ -3,8 +3,6 @@ import { PROFILES } from "../../domains/workspace/config.js";
 import { CAIRN_VERSION, MCP_PROTOCOL_VERSION, TOOL_SCHEMA_VERSION } from "../../kernel/version.js";
 import { Session } from "../context.js";
 import { defineBareCommand } from "../define.js";
-import { limitsTable } from "../limits.js";
-import { toolAnnotations } from "../tool-schemas.js";
 
 /** Derived from the same tables the CLI and `tools/list` are built from, so it cannot advertise what they lack. */
 export const capabilities = defineBareCommand({
@@ -53,6 +51,8 @@ export const capabilities = defineBareCommand({
   async handler(_input, ctx) {
     // The whole table, loaded here rather than at import: a CLI call evaluates only its own domain.
     const { COMMANDS_BY_NAME, TOOLS } = await import("../registry.js");
+    const { toolAnnotations } = await import("../tool-schemas.js");
+    const { limitsTable } = await import("../limits.js");
     return {
       server: { name: "cairn" as const, version: CAIRN_VERSION },
       protocol_version: MCP_PROTOCOL_VERSION,

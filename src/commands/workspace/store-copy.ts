@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { copyWorkspace } from "../../domains/workspace/copy.js";
 import { defineCommand } from "../define.js";
 
 export const storeCopy = defineCommand({
@@ -22,6 +21,8 @@ export const storeCopy = defineCommand({
     next: z.string(),
   }),
   async handler(input, ctx) {
+    // Loaded here: the copy brings in both stores, which no other workspace command needs.
+    const { copyWorkspace } = await import("../../domains/workspace/copy.js");
     const copied = await copyWorkspace(ctx.workspace, ctx.config, ctx.env, ctx.actor, ctx.cwd, input.to);
     const next = copied.to.startsWith("postgres")
       ? "to switch this workspace, set [store] url and schema in .cairn/cairn.toml (checkouts follow when it is committed)"

@@ -2,14 +2,12 @@ import { realpathSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve, sep } from "node:path";
 import { z } from "zod";
-import { exportWorkspace, importIntoNewWorkspace } from "../../domains/transfer/transfer.js";
 import {
   homeWorkspace,
   initWarnings,
   projectWorkspace,
   type Workspace,
 } from "../../domains/workspace/discover.js";
-import { initWorkspace } from "../../domains/workspace/init.js";
 import { describeLocation, storeLocationOf } from "../../domains/workspace/store-location.js";
 import { refuse } from "../../kernel/outcome.js";
 import { quoteValue } from "../../kernel/text.js";
@@ -76,6 +74,7 @@ export const init = defineBareCommand({
     const workspace = targetWorkspace(ctx, input.home);
     const warnings = workspace.kind === "project" ? initWarnings(workspace.root, ctx.env) : [];
     const location = storeLocationOf(workspace, undefined, ctx.env, input.store);
+    const { initWorkspace } = await import("../../domains/workspace/init.js");
     const { workspaceId, store, joined } = await initWorkspace(workspace, "owner", ctx.now(), location);
     await store.close();
     return {
@@ -102,6 +101,7 @@ export const exportCommand = defineCommand({
   input: z.object({ out: z.string().optional().describe("file to write; default stdout") }),
   output: z.object({ lines: z.number().int(), out: z.string().nullable(), jsonl: z.string().optional() }),
   async handler(input, ctx) {
+    const { exportWorkspace } = await import("../../domains/transfer/transfer.js");
     const jsonl = await exportWorkspace(ctx.store, ctx.actor, ctx.workspace.configPath);
     const lines = jsonl.split("\n").length - 1;
     if (!input.out) return { lines, out: null, jsonl };
@@ -131,6 +131,7 @@ export const importCommand = defineBareCommand({
     requireOwnerLaunch(ctx, "create workspaces");
     const jsonl = await readFile(resolve(ctx.cwd, input.file), "utf8");
     const workspace = targetWorkspace(ctx, input.home);
+    const { importIntoNewWorkspace } = await import("../../domains/transfer/transfer.js");
     const { rows, tables } = await importIntoNewWorkspace(workspace, jsonl, ctx.now());
     return {
       workspace: { root: workspace.root, state_dir: workspace.stateDir, kind: workspace.kind },

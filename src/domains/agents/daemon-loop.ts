@@ -7,41 +7,21 @@ import {
   unlinkSync,
   writeSync,
 } from "node:fs";
-import { join } from "node:path";
 import { conflict } from "../../kernel/outcome.js";
 import { watchShallow } from "../../kernel/watch.js";
 import type { AgentRunRecord, Store } from "../../store/store.js";
 import type { Workspace } from "../workspace/discover.js";
 import { type TickReport, tick } from "./daemon.js";
+import { DAEMON_META_KEY, type DaemonBeat, daemonPid, lockPath } from "./daemon-lock.js";
 import { manifestRoots } from "./manifest.js";
-import { processAlive, reapOrphans } from "./orphans.js";
+import { reapOrphans } from "./orphans.js";
 import { STOPPING } from "./runner.js";
+
+export { DAEMON_META_KEY, type DaemonBeat, daemonPid, lockPath } from "./daemon-lock.js";
 
 /** Even with nothing scheduled the daemon looks again this often (a clock that jumped, a lost event). */
 const MAX_SLEEP_MS = 15 * 60_000;
 const SETTLE_MS = 200;
-export const DAEMON_META_KEY = "agents.daemon";
-
-export const lockPath = (workspace: Workspace) => join(workspace.stateDir, "daemon.pid");
-
-export interface DaemonBeat {
-  pid: number;
-  started_at: string;
-  beat_at: string;
-  next_event_at: string | null;
-  supervising: number;
-}
-
-/** The pid holding the workspace's daemon lock, if that process is alive. */
-export function daemonPid(workspace: Workspace): number | undefined {
-  try {
-    const pid = Number(readFileSync(lockPath(workspace), "utf8").trim());
-    return Number.isInteger(pid) && pid > 0 && processAlive(pid) ? pid : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * One daemon per workspace: a pid file created exclusively. A file left by a dead process is
  * taken over, so the lock dies with its holder; a live holder is named in the refusal.

@@ -1,10 +1,13 @@
-import { createHash } from "node:crypto";
+import type * as Crypto from "node:crypto";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { homeWorkspace, type Workspace } from "../workspace/discover.js";
 import { Manifest, type Schedule, unknownKeys } from "./manifest-schema.js";
+
+// Loaded on first hash: `cairn status` reads the catalog, and node:crypto costs every start.
+const crypto = (): typeof Crypto => process.getBuiltinModule("node:crypto");
 
 export const MANIFEST_FILE = "agent.toml";
 
@@ -125,7 +128,7 @@ export function parseManifest(text: string, path: string): LoadedAgent | Manifes
     name: manifest.agent.name,
     dir,
     path,
-    hash: createHash("sha256").update(text).digest("hex"),
+    hash: crypto().createHash("sha256").update(text).digest("hex"),
     manifest,
     schedules: resolveSchedules(manifest),
     unknownKeys: keys.unknown,

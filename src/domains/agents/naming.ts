@@ -1,9 +1,12 @@
-import { createHash } from "node:crypto";
+import type * as Crypto from "node:crypto";
+
+// Loaded on first hash: `cairn status` reads the catalog, and node:crypto costs every start.
+const crypto = (): typeof Crypto => process.getBuiltinModule("node:crypto");
 
 /** Room for `run-` and a client's `mcp__cairn__` prefix inside 64 characters. */
 export const MAX_TOOL_NAME = 52;
 
-const shortHash = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, 6);
+const shortHash = (text: string) => crypto().createHash("sha256").update(text).digest("hex").slice(0, 6);
 
 /**
  * An agent name in the MCP alphabet `[A-Za-z0-9_-]`: other characters become `-` (runs of them

@@ -1,4 +1,3 @@
-import { runChild } from "../../kernel/child.js";
 import type { LoadedAgent } from "./manifest.js";
 import type { Preflight } from "./manifest-schema.js";
 
@@ -50,6 +49,8 @@ export async function runPreflights(
       return `${label} uses dotagent plugin ${JSON.stringify(preflight.plugin ?? "?")}, which cairn does not run: give it a \`command\``;
     }
     let stderr = "";
+    // Loaded when a preflight runs: the catalog that `status` reads only needs remediationArgv.
+    const { runChild } = await import("../../kernel/child.js");
     const result = await runChild({
       argv: [preflight.command, ...preflight.args],
       cwd,

@@ -1,7 +1,7 @@
 import type { AgentRunRecord, Store } from "../../store/store.js";
 import type { Workspace } from "../workspace/discover.js";
 import type { AgentCatalog } from "./catalog.js";
-import { DAEMON_META_KEY, type DaemonBeat, daemonPid } from "./daemon-loop.js";
+import { DAEMON_META_KEY, type DaemonBeat, daemonPid } from "./daemon-lock.js";
 import { type HealthState, health } from "./health.js";
 import { readScheduleState } from "./state.js";
 

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import type * as Crypto from "node:crypto";
 
 /**
  * One line of the audit log, and how lines chain. Each line is a JSON object whose fields come
@@ -33,7 +33,12 @@ export interface AuditEntry extends AuditEvent {
   hash: string;
 }
 
-const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
+// node:crypto is loaded on the first entry written: a read call that audits nothing never needs it.
+const sha256 = (text: string) =>
+  (process.getBuiltinModule("node:crypto") as typeof Crypto)
+    .createHash("sha256")
+    .update(text, "utf8")
+    .digest("hex");
 
 /** The line for an event, linked after `prev` at position `seq`. No trailing newline. */
 export function formatLine(event: AuditEvent, seq: number, ts: string, prev: string): string {

@@ -1,7 +1,8 @@
 import { basename } from "node:path";
 import { usageError } from "../../kernel/outcome.js";
-import { isPostgresUrl, type StoreLocation } from "../../store/open.js";
-import { checkSchemaName, redactUrl, schemaInUrl } from "../../store/postgres/location.js";
+import type { StoreLocation } from "../../store/open.js";
+// From location.js, not open.js: reading where the store is must not load the PostgreSQL store.
+import { checkSchemaName, isPostgresUrl, redactUrl, schemaInUrl } from "../../store/postgres/location.js";
 import type { WorkspaceConfig } from "./config.js";
 import type { Workspace } from "./discover.js";
 

@@ -30,6 +30,7 @@ import {
 } from "../../commands/tool-schemas.js";
 import { type Profile, type ToolSpec, toolsForProfile } from "../../commands/tools.js";
 import { CairnError, type Outcome } from "../../kernel/outcome.js";
+import { announceStarted } from "../../kernel/start-flags.js";
 import { CAIRN_VERSION } from "../../kernel/version.js";
 import { serveCatalog } from "./catalog.js";
 import { serveCompletions } from "./completions.js";
@@ -267,6 +268,7 @@ export async function serveStdio(session: Session, profile: Profile): Promise<vo
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
   });
+  server.server.oninitialized = announceStarted; // start-up is over: V8 may optimise again
   await server.connect(transport);
   await closed;
   await session.close();

@@ -8,6 +8,7 @@ import { translateSqliteError } from "./errors.js";
 import { sqliteFacts } from "./facts.js";
 import { sqliteGoals } from "./goals.js";
 import { sqliteJournal } from "./journal.js";
+import { lazyRepositories } from "./lazy-repositories.js";
 import { sqliteMeta } from "./meta.js";
 import { MIGRATIONS } from "./migrations/index.js";
 import { Mutex } from "./mutex.js";
@@ -83,27 +84,30 @@ class SqliteStore implements Store {
     }
     this.changes = dataVersionSignal(this.db);
     this.totalChanges = this.db.prepare("SELECT total_changes() AS n");
-    this.tx = {
-      agents: sqliteAgents(this.db),
-      journal: sqliteJournal(this.db, () => {
-        this.journaled = true;
-      }),
-      meta: sqliteMeta(this.db),
-      transfer: sqliteTransfer(this.db),
-      counts: sqliteCounts(this.db),
-      goals: sqliteGoals(this.db),
-      notes: sqliteNotes(this.db),
-      facts: sqliteFacts(this.db),
-      risks: sqliteRisks(this.db),
-      glossary: sqliteGlossary(this.db),
-      briefs: sqliteBriefs(this.db),
-      tasks: sqliteTasks(this.db),
-      asks: sqliteAsks(this.db),
-      queues: sqliteQueues(this.db),
-      shortcuts: sqliteShortcuts(this.db),
-      agentRuns: sqliteAgentRuns(this.db),
-      agentWindows: sqliteAgentWindows(this.db),
-    };
+    // Each repository prepares its statements when first used: a CLI call touches a few of the
+    // ~175, and preparing them all cost every open several milliseconds.
+    this.tx = lazyRepositories<Tx>({
+      agents: () => sqliteAgents(this.db),
+      journal: () =>
+        sqliteJournal(this.db, () => {
+          this.journaled = true;
+        }),
+      meta: () => sqliteMeta(this.db),
+      transfer: () => sqliteTransfer(this.db),
+      counts: () => sqliteCounts(this.db),
+      goals: () => sqliteGoals(this.db),
+      notes: () => sqliteNotes(this.db),
+      facts: () => sqliteFacts(this.db),
+      risks: () => sqliteRisks(this.db),
+      glossary: () => sqliteGlossary(this.db),
+      briefs: () => sqliteBriefs(this.db),
+      tasks: () => sqliteTasks(this.db),
+      asks: () => sqliteAsks(this.db),
+      queues: () => sqliteQueues(this.db),
+      shortcuts: () => sqliteShortcuts(this.db),
+      agentRuns: () => sqliteAgentRuns(this.db),
+      agentWindows: () => sqliteAgentWindows(this.db),
+    });
   }
 
   read<T>(work: (tx: Tx) => Promise<T>): Promise<T> {

@@ -1,0 +1,49 @@
+// esbuild plugins that keep start-up work out of the bundle cairn runs (see build.mjs).
+import { readFile } from "node:fs/promises";
+
+/** Replace one exact piece of a dependency's source, failing the build if it is not there. */
+function patchFile(eager, lazy) {
+  return async (args) => {
+    const source = await readFile(args.path, "utf8");
+    if (!source.includes(eager)) throw new Error(`dependency changed: ${eager} not found in ${args.path}`);
+    return { contents: source.replace(eager, lazy), loader: "js" };
+  };
+}
+
+/**
+ * commander requires node:child_process at load (it brings in net and dgram) only to spawn
+ * executable subcommands, which cairn never declares. The module is required on first use.
+ */
+export const commanderLazyChildProcess = {
+  name: "commander-lazy-child-process",
+  setup(build) {
+    const filter = /[\\/]node_modules[\\/]commander[\\/]lib[\\/]command\.js$/;
+    build.onLoad(
+      { filter },
+      patchFile(
+        "const childProcess = require('node:child_process');",
+        "const childProcess = { spawn: (...args) => require('node:child_process').spawn(...args) };",
+      ),
+    );
+  },
+};
+
+/**
+ * better-sqlite3's JavaScript goes into the bundle, so it is read from the code cache with the rest
+ * rather than resolved and compiled file by file from node_modules at every start. Its native
+ * addon stays outside: `bindings` still looks for it, from the package's own directory (it would
+ * otherwise guess the package from the caller's file, which is now the bundle).
+ */
+export const betterSqliteBundled = {
+  name: "better-sqlite3-bundled",
+  setup(build) {
+    const filter = /[\\/]node_modules[\\/]better-sqlite3[\\/]lib[\\/]database\.js$/;
+    build.onLoad(
+      { filter },
+      patchFile(
+        "require('bindings')('better_sqlite3.node')",
+        "require('bindings')({ bindings: 'better_sqlite3.node', module_root: path.dirname(require.resolve('better-sqlite3/package.json')) })",
+      ),
+    );
+  },
+};
