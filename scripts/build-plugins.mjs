@@ -27,23 +27,3 @@ export const commanderLazyChildProcess = {
     );
   },
 };
-
-/**
- * better-sqlite3's JavaScript goes into the bundle, so it is read from the code cache with the rest
- * rather than resolved and compiled file by file from node_modules at every start. Its native
- * addon stays outside: `bindings` still looks for it, from the package's own directory (it would
- * otherwise guess the package from the caller's file, which is now the bundle).
- */
-export const betterSqliteBundled = {
-  name: "better-sqlite3-bundled",
-  setup(build) {
-    const filter = /[\\/]node_modules[\\/]better-sqlite3[\\/]lib[\\/]database\.js$/;
-    build.onLoad(
-      { filter },
-      patchFile(
-        "require('bindings')('better_sqlite3.node')",
-        "require('bindings')({ bindings: 'better_sqlite3.node', module_root: path.dirname(require.resolve('better-sqlite3/package.json')) })",
-      ),
-    );
-  },
-};

@@ -1,11 +1,11 @@
 // Bundle the program into one CommonJS file, dist/cairn.cjs, that bin/cairn.mjs starts from a V8
 // code cache (Node 20 caches bytecode only for scripts, not ES modules). Each face's modules stay
 // wrapped and run only when that face is imported, so `cairn mcp` never runs the CLI parser and a
-// CLI call never runs the MCP SDK. Only better-sqlite3's native addon stays outside the bundle.
+// CLI call never runs the MCP SDK. better-sqlite3 stays outside the bundle.
 import { execFileSync } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
 import { build } from "esbuild";
-import { betterSqliteBundled, commanderLazyChildProcess } from "./build-plugins.mjs";
+import { commanderLazyChildProcess } from "./build-plugins.mjs";
 import { buildUi } from "./build-ui.mjs";
 import { recordCodeCaches } from "./code-cache.mjs";
 
@@ -61,9 +61,10 @@ await build({
   platform: "node",
   target: "node20",
   outExtension: { ".js": ".cjs" },
-  // Only the native addon (and `bindings`, which finds it) stays outside: see build-plugins.mjs.
-  external: ["bindings", "better-sqlite3/package.json"],
-  plugins: [zodEnglishOnly, sdkWithoutAjv, commanderLazyChildProcess, betterSqliteBundled],
+  // better-sqlite3 loads from node_modules as its authors ship it: bundling its JavaScript (with
+  // a patched addon lookup) measured within noise of this.
+  external: ["better-sqlite3"],
+  plugins: [zodEnglishOnly, sdkWithoutAjv, commanderLazyChildProcess],
   minify: process.env.CAIRN_BUILD_READABLE !== "1",
   sourcemap: "linked",
   legalComments: "none",
