@@ -11,6 +11,10 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
+import { OWNER } from "../src/domains/identity/actor.js";
+import { buildBrief } from "../src/domains/knowledge/brief/gather.js";
+import { boardBriefSource } from "../src/domains/tasks/brief-source.js";
+import { WorkspaceConfig } from "../src/domains/workspace/config.js";
 import { openStore, type StoreLocation } from "../src/store/open.js";
 import { startPostgres } from "../test/helpers/pg-server.js";
 import { benchColdStart } from "./pg-cold.js";
@@ -77,6 +81,23 @@ async function benchBoard(boardAt: StoreLocation, url: string | undefined, name:
   );
   report({ name: `next_task (ready) on ${TASKS.toLocaleString("en")} tasks, ${name}`, figure: p(ready) });
   report({ name: `list_tasks (50) on ${TASKS.toLocaleString("en")} tasks, ${name}`, figure: p(list) });
+  // The brief a worker asks for first: gathered from the store and assembled at the default budget.
+  const config = WorkspaceConfig.parse({});
+  const source = boardBriefSource(board, config);
+  const now = new Date().toISOString();
+  const brief = await timed(100, (i) =>
+    buildBrief(board, source, {
+      actor: OWNER,
+      config,
+      taskId: `T-${1 + ((i * 197) % TASKS)}`,
+      now,
+      budget: 4_000,
+    }),
+  );
+  report({
+    name: `brief (gather + assemble) on ${TASKS.toLocaleString("en")} tasks, ${name}`,
+    figure: p(brief),
+  });
   await board.close();
 }
 
