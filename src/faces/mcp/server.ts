@@ -2,7 +2,6 @@ import {
   McpServer,
   ProtocolError,
   ProtocolErrorCode,
-  ResourceNotFoundError,
   ResourceTemplate,
   type ServerContext,
 } from "@modelcontextprotocol/server";
@@ -19,7 +18,6 @@ import {
   type PromptSpec,
   RESOURCES,
   type ResourceSpec,
-  type RunCommand,
 } from "../../commands/resources.js";
 import {
   commandOf,
@@ -40,6 +38,7 @@ import { NoElicitationValidator } from "./no-elicitation.js";
 import { publishedSchemas } from "./published-schemas.js";
 import { pageResourceList } from "./resource-pages.js";
 import { toolResult } from "./results.js";
+import { flatVariables, runner } from "./run-command.js";
 import { listSkillResources, serveSkillsExtension } from "./skills-extension.js";
 import { ResourceFeed } from "./subscriptions.js";
 
@@ -154,27 +153,6 @@ function briefLink(tool: ToolSpec, outcome: Outcome<unknown>) {
   };
 }
 
-/**
- * Resources and prompts run commands as the caller, through the same dispatch as tools. A
- * failure becomes a protocol error carrying cairn's message (resource reads have no `isError`).
- */
-function runner(session: Session, uri?: string): RunCommand {
-  return async (name, input) => {
-    const command = COMMANDS_BY_NAME.get(name);
-    if (!command) throw new Error(`internal: no command ${name}`);
-    const outcome = await dispatch(command, input, session);
-    if (outcome.kind === "ok") return outcome.value as Record<string, unknown>;
-    if (outcome.kind === "refused") return { refused: outcome.refusal };
-    const { errorKind, message, hint } = outcome.error;
-    const text = `${message}${hint ? ` (next: ${hint})` : ""}`;
-    if (errorKind === "not_found" && uri) throw new ResourceNotFoundError(uri, text);
-    throw new ProtocolError(
-      errorKind === "usage" ? ProtocolErrorCode.InvalidParams : ProtocolErrorCode.InternalError,
-      text,
-    );
-  };
-}
-
 function registerResource(server: McpServer, spec: ResourceSpec, session: Session): void {
   const metadata = { title: spec.title, description: spec.description, mimeType: spec.mimeType };
   const contents = (uri: URL, text: string) => ({
@@ -191,11 +169,8 @@ function registerResource(server: McpServer, spec: ResourceSpec, session: Sessio
     list: spec.list ? async () => ({ resources: [] }) : undefined,
   });
   server.registerResource(spec.name, template, metadata, async (uri, variables) => {
-    const flat = Object.fromEntries(
-      Object.entries(variables).map(([key, value]) => [key, Array.isArray(value) ? value.join(",") : value]),
-    );
     try {
-      return contents(uri, await spec.read(flat, runner(session, uri.toString())));
+      return contents(uri, await spec.read(flatVariables(variables), runner(session, uri.toString())));
     } catch (error) {
       // A malformed URI is the caller's mistake: invalid params, not an internal error.
       if (error instanceof CairnError && error.errorKind === "usage") {

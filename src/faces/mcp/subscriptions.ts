@@ -17,7 +17,8 @@ import {
   touchOf,
   watchWorkspace,
 } from "../../commands/resource-changes.js";
-import { RESOURCES, type RunCommand } from "../../commands/resources.js";
+import { RESOURCES } from "../../commands/resources.js";
+import { flatVariables, runner } from "./run-command.js";
 
 /**
  * A burst settles this long before the first look; later looks are at least MIN_GAP_MS apart
@@ -55,23 +56,11 @@ const MATCHERS = RESOURCES.map((spec) => ({
  * `resources/read` (skill files through `skill resource`). Only its digest is kept.
  */
 async function readAs(session: Session, uri: string): Promise<unknown> {
-  const run: RunCommand = async (name, input) => {
-    const command = COMMANDS_BY_NAME.get(name);
-    if (!command) throw new Error(`internal: no command ${name}`);
-    const outcome = await dispatch(command, input, session);
-    if (outcome.kind === "ok") return outcome.value as Record<string, unknown>;
-    if (outcome.kind === "refused") return { refused: outcome.refusal };
-    if (outcome.error.errorKind === "not_found") throw new ResourceNotFoundError(uri, outcome.error.message);
-    throw new ProtocolError(ProtocolErrorCode.InvalidParams, outcome.error.message);
-  };
+  const run = runner(session, uri);
   if (uri.startsWith("skill://")) return run("skill resource", { uri });
   for (const { spec, template } of MATCHERS) {
     const variables = template ? template.match(uri) : spec.uri === uri ? {} : null;
-    if (!variables) continue;
-    const flat = Object.fromEntries(
-      Object.entries(variables).map(([key, value]) => [key, Array.isArray(value) ? value.join(",") : value]),
-    );
-    return spec.read(flat, run);
+    if (variables) return spec.read(flatVariables(variables), run);
   }
   throw new ResourceNotFoundError(uri);
 }

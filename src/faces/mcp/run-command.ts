@@ -1,0 +1,38 @@
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  ResourceNotFoundError,
+  type Variables,
+} from "@modelcontextprotocol/server";
+import type { Session } from "../../commands/context.js";
+import { dispatch } from "../../commands/dispatch.js";
+import { COMMANDS_BY_NAME } from "../../commands/registry.js";
+import type { RunCommand } from "../../commands/resources.js";
+
+/**
+ * Resources and prompts run commands as the caller, through the same dispatch as tools. A
+ * failure becomes a protocol error carrying cairn's message (resource reads have no `isError`).
+ */
+export function runner(session: Session, uri?: string): RunCommand {
+  return async (name, input) => {
+    const command = COMMANDS_BY_NAME.get(name);
+    if (!command) throw new Error(`internal: no command ${name}`);
+    const outcome = await dispatch(command, input, session);
+    if (outcome.kind === "ok") return outcome.value as Record<string, unknown>;
+    if (outcome.kind === "refused") return { refused: outcome.refusal };
+    const { errorKind, message, hint } = outcome.error;
+    const text = `${message}${hint ? ` (next: ${hint})` : ""}`;
+    if (errorKind === "not_found" && uri) throw new ResourceNotFoundError(uri, text);
+    throw new ProtocolError(
+      errorKind === "usage" ? ProtocolErrorCode.InvalidParams : ProtocolErrorCode.InternalError,
+      text,
+    );
+  };
+}
+
+/** A URI template's variables as resource specs take them: a list variable joined by commas. */
+export function flatVariables(variables: Variables): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(variables).map(([key, value]) => [key, Array.isArray(value) ? value.join(",") : value]),
+  );
+}
