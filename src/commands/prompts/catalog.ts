@@ -26,7 +26,8 @@ export const commandsCatalog: CatalogSource = {
           "The slash commands the user keeps (Claude Code, Codex, Cursor folders), with their argument hints. When the user names one (/name args), fetch its text with command_get.",
         input: NO_INPUT,
         command: "command list",
-        commandInput: (args) => ({ ...args, for_model: true }),
+        // People-only commands are left out by the call's audience: every tool call answers a model.
+        commandInput: (args) => args,
         idempotent: true,
       },
       {

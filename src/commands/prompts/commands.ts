@@ -18,7 +18,7 @@ export const commandList = defineCommand({
   name: "command list",
   summary: "Slash commands from .cairn/.claude/.cursor folders, CAIRN_HOME and your Claude and Codex folders",
   effect: "read",
-  // Set by the MCP face's command_list (the model never passes it): people-only commands hidden.
+  // A person previews what a model sees; a model's own calls are filtered by their audience.
   input: z.object({
     for_model: z.boolean().default(false).describe("answer as a model sees it: people-only commands hidden"),
   }),

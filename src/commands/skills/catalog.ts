@@ -15,9 +15,11 @@ const shapeOf = (command: { input: z.ZodObject }) => command.input;
 const identity = (args: Record<string, unknown>) => args;
 /** Every skill tool takes no arguments: one shape, so its schemas are derived once, not per skill. */
 const NO_INPUT = z.object({});
-/** What a model may pass to skill_get: the name; `for_model` is the face's, set below. */
+/**
+ * What a model may pass to skill_get: the name. People-only skills are kept from it by the
+ * call's audience (every tool call answers a model), not by an argument.
+ */
 const GET_INPUT = skillGet.input.pick({ name: true });
-const forModel = (args: Record<string, unknown>) => ({ ...args, for_model: true });
 
 /**
  * Skills as tools: `skill-<name>` for each skill a model may invoke, up to `[skills] max_tools`
@@ -54,7 +56,7 @@ export const skillsCatalog: CatalogSource = {
       description: `${skill.description.slice(0, 1_024)} ${SKILL_TOOL_NOTE}`,
       input: NO_INPUT,
       command: "skill get",
-      commandInput: () => ({ name: skill.name, for_model: true }),
+      commandInput: () => ({ name: skill.name }),
       text: (output) => renderSkillView(output as unknown as SkillView),
       idempotent: true,
     }));
@@ -66,7 +68,7 @@ export const skillsCatalog: CatalogSource = {
           "Every skill installed for this project and user that a model may load, with its description and origin, including those without a tool of their own. Load one with skill_get.",
         input: NO_INPUT,
         command: "skill list",
-        commandInput: forModel,
+        commandInput: identity,
         idempotent: true,
       },
       {
@@ -76,7 +78,7 @@ export const skillsCatalog: CatalogSource = {
           "Load a skill by name (skill_list names them): returns its instructions to follow and the index of its files. Loading does nothing by itself; read files with skill_read.",
         input: GET_INPUT,
         command: "skill get",
-        commandInput: forModel,
+        commandInput: identity,
         text: (output) => renderSkillView(output as unknown as SkillView),
         idempotent: true,
       },
