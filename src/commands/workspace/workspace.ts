@@ -1,5 +1,5 @@
 import { realpathSync } from "node:fs";
-import { readFile, writeFile } from "node:fs/promises";
+import type * as FsPromises from "node:fs/promises";
 import { basename, dirname, join, resolve, sep } from "node:path";
 import { z } from "zod";
 import {
@@ -13,6 +13,10 @@ import { refuse } from "../../kernel/outcome.js";
 import { quoteValue } from "../../kernel/text.js";
 import { type BareContext, requireOwnerLaunch } from "../context.js";
 import { defineBareCommand, defineCommand } from "../define.js";
+
+// node:fs/promises brings in eight internal modules (readline among them); only export and
+// import use it, so every other call in this domain (`cairn status`) starts without it.
+const fsPromises = (): typeof FsPromises => process.getBuiltinModule("node:fs/promises");
 
 /** `--home` targets the machine-level workspace; otherwise CAIRN_DIR, else the working directory. */
 function targetWorkspace(ctx: BareContext, home: boolean | undefined): Workspace {
@@ -107,7 +111,7 @@ export const exportCommand = defineCommand({
     if (!input.out) return { lines, out: null, jsonl };
     const path = resolve(ctx.cwd, input.out);
     requireOutsideState(path, ctx.workspace.stateDir);
-    await writeFile(path, jsonl);
+    await fsPromises().writeFile(path, jsonl);
     return { lines, out: path };
   },
   render: (out) => out.jsonl ?? `Exported ${out.lines} lines to ${out.out}`,
@@ -129,7 +133,7 @@ export const importCommand = defineBareCommand({
   }),
   async handler(input, ctx) {
     requireOwnerLaunch(ctx, "create workspaces");
-    const jsonl = await readFile(resolve(ctx.cwd, input.file), "utf8");
+    const jsonl = await fsPromises().readFile(resolve(ctx.cwd, input.file), "utf8");
     const workspace = targetWorkspace(ctx, input.home);
     const { importIntoNewWorkspace } = await import("../../domains/transfer/transfer.js");
     const { rows, tables } = await importIntoNewWorkspace(workspace, jsonl, ctx.now());
