@@ -1,5 +1,6 @@
 import Database from "better-sqlite3";
 import { CairnError, operational } from "../../kernel/outcome.js";
+import { sqliteAddon } from "../../kernel/sqlite-addon.js";
 import type { ChangeSignal, Store, Tx } from "../store.js";
 import { sqliteAgentRuns, sqliteAgentWindows } from "./agent-runs.js";
 import { sqliteAgents } from "./agents.js";
@@ -67,7 +68,11 @@ class SqliteStore implements Store {
     options: OpenOptions,
   ) {
     this.readonly = options.readonly === true;
-    this.db = new Database(path, { fileMustExist: !options.create, readonly: this.readonly });
+    this.db = new Database(path, {
+      fileMustExist: !options.create,
+      readonly: this.readonly,
+      nativeBinding: sqliteAddon(),
+    });
     this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     this.db.pragma("foreign_keys = ON");
     this.db.pragma(`cache_size = -${options.bulk ? BULK_CACHE_KIB : CACHE_KIB}`);

@@ -1,0 +1,24 @@
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+
+/**
+ * Where better-sqlite3's native addon is, handed to every `new Database` as its documented
+ * `nativeBinding` option. Left to itself better-sqlite3 asks the `bindings` package, which guesses
+ * the package from its caller's file (the bundle, since its JavaScript is bundled) and probes a
+ * dozen paths; this looks first where npm and prebuild-install put it.
+ */
+let found: string | undefined;
+
+export function sqliteAddon(): string {
+  found ??= addonIn(dirname(createRequire(import.meta.url).resolve("better-sqlite3/package.json")));
+  return found;
+}
+
+/** The addon of the better-sqlite3 package at `root`: build/Release, else wherever `bindings` finds it (a debug build). */
+export function addonIn(root: string): string {
+  const release = join(root, "build", "Release", "better_sqlite3.node");
+  if (existsSync(release)) return release;
+  const bindings = createRequire(join(root, "package.json"))("bindings") as (options: object) => string;
+  return bindings({ bindings: "better_sqlite3.node", module_root: root, path: true });
+}
