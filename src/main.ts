@@ -78,18 +78,11 @@ async function startMcp(args: string[]): Promise<number> {
 }
 
 async function startCli(argv: string[]): Promise<number> {
-  // `cairn task list | head` closes the pipe early: that is the reader's choice, not a failure.
-  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
-    if (error.code !== "EPIPE") throw error;
-    process.exit(process.exitCode ?? 0);
-  });
   const { runCli } = await import("./faces/cli/program.js");
+  const { fdOutput } = await import("./faces/cli/fd-output.js");
   const session = new Session({ cwd: process.cwd(), env: process.env });
   try {
-    return await runCli(argv, session, {
-      stdout: (text) => process.stdout.write(text),
-      stderr: (text) => process.stderr.write(text),
-    });
+    return await runCli(argv, session, fdOutput());
   } finally {
     await session.close();
   }
