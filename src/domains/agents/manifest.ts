@@ -4,7 +4,7 @@ import type * as Os from "node:os";
 import { join, resolve } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { homeWorkspace, type Workspace } from "../workspace/discover.js";
-import { Manifest, type Schedule, unknownKeys } from "./manifest-schema.js";
+import { type Manifest, manifestSchemas, type Schedule, unknownKeys } from "./manifest-schema.js";
 
 // Loaded on first hash: `cairn status` reads the catalog, and node:crypto costs every start.
 const crypto = (): typeof Crypto => process.getBuiltinModule("node:crypto");
@@ -110,7 +110,7 @@ export function parseManifest(text: string, path: string): LoadedAgent | Manifes
   } catch (error) {
     return { file: path, reason: `not valid TOML: ${(error as Error).message.split("\n")[0]}` };
   }
-  const parsed = Manifest.safeParse(raw);
+  const parsed = manifestSchemas().Manifest.safeParse(raw);
   if (!parsed.success) {
     const reason = parsed.error.issues
       .slice(0, 5)
