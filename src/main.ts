@@ -1,12 +1,9 @@
-import { z } from "zod";
+// First: every schema built after this import is jitless (see the module).
+import "./kernel/zod-jitless.js";
 import { Session } from "./commands/context.js";
 import { PROFILES, type Profile } from "./domains/workspace/config.js";
 import { EXIT_CODES, exitCodeOf, outcomeFromThrown } from "./kernel/outcome.js";
 import { quoteValue } from "./kernel/text.js";
-
-// A process validates each schema a handful of times: compiling a fast path per schema
-// (zod's JIT, through \`new Function\`, which no code cache keeps) costs more than it saves.
-z.config({ jitless: true });
 
 const MCP_USAGE = "usage: cairn mcp [--profile worker|planner|operator|all]\n";
 
