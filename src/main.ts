@@ -75,6 +75,10 @@ async function startMcp(args: string[]): Promise<number> {
 }
 
 async function startCli(argv: string[]): Promise<number> {
+  // A CLI call is over once nothing is left to run. Exiting then, rather than having node free
+  // its heap piece by piece on the way out, is ~3 ms of a `cairn status`; beforeExit fires only
+  // when the event loop is empty, so nothing still pending is cut short.
+  process.once("beforeExit", () => process.exit());
   const { runCli } = await import("./faces/cli/program.js");
   const { fdOutput } = await import("./faces/cli/fd-output.js");
   const session = new Session({ cwd: process.cwd(), env: process.env });
