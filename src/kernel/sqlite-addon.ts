@@ -19,9 +19,11 @@ export function sqliteAddon(): string {
  * The better-sqlite3 package Node would load: the first of the node_modules folders it searches
  * that holds one. Listing those folders is path arithmetic, where require.resolve (the fallback)
  * first sets up the resolver, reads package.json files and follows symlinks: ~1.5 ms of a start.
+ * It remains the answer where resolution is not folders (Yarn Plug'n'Play, say).
  */
-function packageRoot(): string {
-  const require = createRequire(import.meta.url);
+export function packageRoot(
+  require: Pick<NodeJS.Require, "resolve"> = createRequire(import.meta.url),
+): string {
   for (const folder of require.resolve.paths("better-sqlite3") ?? []) {
     const root = join(folder, "better-sqlite3");
     if (existsSync(join(root, "package.json"))) return root;

@@ -2,7 +2,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { addonIn, sqliteAddon } from "../../src/kernel/sqlite-addon.js";
+import { addonIn, packageRoot, sqliteAddon } from "../../src/kernel/sqlite-addon.js";
 import { REPO_ROOT, scratchDir } from "../helpers/workspace.js";
 
 describe("better-sqlite3's native addon", () => {
@@ -29,5 +29,16 @@ describe("better-sqlite3's native addon", () => {
     } finally {
       root.cleanup();
     }
+  });
+
+  it("is looked for where Node resolves the package when no searched folder holds it", () => {
+    const resolve = Object.assign(
+      (request: string) => `/elsewhere/better-sqlite3/${request.split("/").at(-1)}`,
+      {
+        paths: () => ["/nonexistent/node_modules"],
+      },
+    );
+    expect(packageRoot({ resolve })).toBe("/elsewhere/better-sqlite3");
+    expect(packageRoot()).toBe(join(REPO_ROOT, "node_modules", "better-sqlite3"));
   });
 });
