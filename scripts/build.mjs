@@ -1,7 +1,7 @@
 // Bundle the program into one CommonJS file, dist/cairn.cjs, that bin/cairn.mjs starts from a V8
 // code cache (Node 20 caches bytecode only for scripts, not ES modules). Each face's modules stay
 // wrapped and run only when that face is imported, so `cairn mcp` never runs the CLI parser and a
-// CLI call never runs the MCP SDK. better-sqlite3 stays outside the bundle.
+// CLI call never runs the MCP SDK. Only better-sqlite3's native addon stays outside the bundle.
 import { execFileSync } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
 import { build } from "esbuild";
@@ -61,9 +61,11 @@ await build({
   platform: "node",
   target: "node20",
   outExtension: { ".js": ".cjs" },
-  // better-sqlite3 loads from node_modules as its authors ship it: bundling its JavaScript (with
-  // a patched addon lookup) measured within noise of this.
-  external: ["better-sqlite3"],
+  // better-sqlite3's JavaScript is bundled, so it comes from the code cache rather than being
+  // resolved and compiled file by file at every start. Its native addon is handed to it by path
+  // (src/kernel/sqlite-addon.ts), so `bindings`, which would guess the package from the bundle's
+  // path, never runs; it stays outside should that ever change.
+  external: ["bindings"],
   plugins: [zodEnglishOnly, sdkWithoutAjv, commanderLazyChildProcess],
   minify: process.env.CAIRN_BUILD_READABLE !== "1",
   sourcemap: "linked",

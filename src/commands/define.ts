@@ -45,16 +45,46 @@ export interface BareCommand<I extends z.ZodObject = z.ZodObject, O extends z.Zo
   handler(input: z.infer<I>, ctx: BareContext): Promise<z.input<O>>;
 }
 
+/**
+ * A command's schema, or a function that builds it: built on first read of `input` or `output`,
+ * so a CLI call builds the schemas of the command it runs, not those of every command its
+ * domain declares (a zod schema costs ~10 µs a node to build, hundreds of them per domain).
+ */
+export type Lazy<S> = S | (() => S);
+
+/** What a domain declares: the command with its schemas given as they are or as builders. */
+type Declared<C extends { input: unknown; output: unknown }> = Omit<C, "workspace" | "input" | "output"> & {
+  input: Lazy<C["input"]>;
+  output: Lazy<C["output"]>;
+};
+
 export function defineCommand<I extends z.ZodObject, O extends z.ZodType>(
-  command: Omit<WorkspaceCommand<I, O>, "workspace">,
+  command: Declared<WorkspaceCommand<I, O>>,
 ): WorkspaceCommand<I, O> {
-  return { ...command, workspace: "required" };
+  return withSchemas({ ...command, workspace: "required" }) as WorkspaceCommand<I, O>;
 }
 
 export function defineBareCommand<I extends z.ZodObject, O extends z.ZodType>(
-  command: Omit<BareCommand<I, O>, "workspace">,
+  command: Declared<BareCommand<I, O>>,
 ): BareCommand<I, O> {
-  return { ...command, workspace: "none" };
+  return withSchemas({ ...command, workspace: "none" }) as BareCommand<I, O>;
+}
+
+/** `input` and `output` as properties every reader sees the same way, each built at most once. */
+function withSchemas<C extends { input: unknown; output: unknown }>(command: C): C {
+  for (const key of ["input", "output"] as const) {
+    const declared = command[key];
+    if (typeof declared !== "function") continue;
+    let built: unknown;
+    Object.defineProperty(command, key, {
+      enumerable: true,
+      get: () => {
+        built ??= (declared as () => unknown)();
+        return built;
+      },
+    });
+  }
+  return command;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a heterogeneous table erases each command's own types; each is checked where declared.

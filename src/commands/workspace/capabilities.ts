@@ -9,45 +9,46 @@ export const capabilities = defineBareCommand({
   name: "capabilities",
   summary: "Every command and MCP tool with its schema version, plus protocol and server versions",
   effect: "read",
-  input: z.object({}),
-  output: z.object({
-    server: z.object({ name: z.literal("cairn"), version: z.string() }),
-    protocol_version: z.string(),
-    commands: z.array(
-      z.object({ name: z.string(), effect: z.enum(["read", "write", "destructive"]), summary: z.string() }),
-    ),
-    tools: z.array(
-      z.object({
-        name: z.string(),
-        schema_version: z.number().int(),
-        wraps: z.string(),
-        profiles: z.array(z.enum(PROFILES)),
-        read_only: z.boolean(),
-        destructive: z.boolean(),
+  input: () => z.object({}),
+  output: () =>
+    z.object({
+      server: z.object({ name: z.literal("cairn"), version: z.string() }),
+      protocol_version: z.string(),
+      commands: z.array(
+        z.object({ name: z.string(), effect: z.enum(["read", "write", "destructive"]), summary: z.string() }),
+      ),
+      tools: z.array(
+        z.object({
+          name: z.string(),
+          schema_version: z.number().int(),
+          wraps: z.string(),
+          profiles: z.array(z.enum(PROFILES)),
+          read_only: z.boolean(),
+          destructive: z.boolean(),
+        }),
+      ),
+      catalog: z
+        .object({
+          tools: z.array(
+            z.object({
+              name: z.string(),
+              wraps: z.string(),
+              profiles: z.array(z.enum(PROFILES)),
+              read_only: z.boolean(),
+              destructive: z.boolean(),
+            }),
+          ),
+          error: z.object({ file: z.string(), reason: z.string() }).nullable(),
+        })
+        .describe("file-backed tools (agents, skills, ...) found from here; none outside a workspace"),
+      /** Every text field's size limit: what a caller may send before it is refused. */
+      limits: z.object({
+        default_chars: z.number().int(),
+        default_items: z.number().int(),
+        fields: z.record(z.string(), z.number().int()),
+        items: z.record(z.string(), z.number().int()),
       }),
-    ),
-    catalog: z
-      .object({
-        tools: z.array(
-          z.object({
-            name: z.string(),
-            wraps: z.string(),
-            profiles: z.array(z.enum(PROFILES)),
-            read_only: z.boolean(),
-            destructive: z.boolean(),
-          }),
-        ),
-        error: z.object({ file: z.string(), reason: z.string() }).nullable(),
-      })
-      .describe("file-backed tools (agents, skills, ...) found from here; none outside a workspace"),
-    /** Every text field's size limit: what a caller may send before it is refused. */
-    limits: z.object({
-      default_chars: z.number().int(),
-      default_items: z.number().int(),
-      fields: z.record(z.string(), z.number().int()),
-      items: z.record(z.string(), z.number().int()),
     }),
-  }),
   async handler(_input, ctx) {
     // The whole table, loaded here rather than at import: a CLI call evaluates only its own domain.
     const { COMMANDS_BY_NAME, TOOLS } = await import("../registry.js");

@@ -4,17 +4,19 @@ import { PROFILES } from "../../domains/workspace/config.js";
 import type { AgentRecord } from "../../store/store.js";
 import { defineCommand } from "../define.js";
 
-const Agent = z.object({
-  id: z.string(),
-  name: z.string(),
-  role: z.string(),
-  grant: z.enum(["rw", "ro"]),
-  parent: z.string().nullable(),
-  created_at: z.string(),
-  retired_at: z.string().nullable(),
-});
+/** An agent as outputs show it (a builder: see `Lazy` in define.ts). */
+const agentSchema = () =>
+  z.object({
+    id: z.string(),
+    name: z.string(),
+    role: z.string(),
+    grant: z.enum(["rw", "ro"]),
+    parent: z.string().nullable(),
+    created_at: z.string(),
+    retired_at: z.string().nullable(),
+  });
 
-const agentView = (agent: AgentRecord): z.infer<typeof Agent> => ({
+const agentView = (agent: AgentRecord): z.infer<ReturnType<typeof agentSchema>> => ({
   id: agent.id,
   name: agent.name,
   role: agent.role,
@@ -28,18 +30,19 @@ export const whoami = defineCommand({
   name: "whoami",
   summary: "Who this process acts as: identity, role, grant and tool profile",
   effect: "read",
-  input: z.object({}),
-  output: z.object({
-    id: z.string(),
-    name: z.string(),
-    role: z.string(),
-    grant: z.enum(["rw", "ro"]),
-    is_owner: z.boolean(),
-    parent: z.string().nullable(),
-    profile: z.enum(PROFILES),
-    role_summary: z.string(),
-    workspace: z.string(),
-  }),
+  input: () => z.object({}),
+  output: () =>
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      role: z.string(),
+      grant: z.enum(["rw", "ro"]),
+      is_owner: z.boolean(),
+      parent: z.string().nullable(),
+      profile: z.enum(PROFILES),
+      role_summary: z.string(),
+      workspace: z.string(),
+    }),
   async handler(_input, ctx) {
     const { actor } = ctx;
     return {
@@ -63,13 +66,14 @@ export const agentAdd = defineCommand({
   summary: "Register an agent and print its token once (set it as CAIRN_AGENT in the agent's MCP config)",
   effect: "write",
   positional: ["name"],
-  input: z.object({
-    name: z.string().describe("letters, digits, - and _"),
-    role: z.string().describe("a role from cairn.toml, or a new role name"),
-    grant: z.enum(["rw", "ro"]).optional().describe("rw (default) or ro; never wider than the parent's"),
-    parent: z.string().optional().describe("id or name of the parent agent"),
-  }),
-  output: z.object({ agent: Agent, token: z.string() }),
+  input: () =>
+    z.object({
+      name: z.string().describe("letters, digits, - and _"),
+      role: z.string().describe("a role from cairn.toml, or a new role name"),
+      grant: z.enum(["rw", "ro"]).optional().describe("rw (default) or ro; never wider than the parent's"),
+      parent: z.string().optional().describe("id or name of the parent agent"),
+    }),
+  output: () => z.object({ agent: agentSchema(), token: z.string() }),
   async handler(input, ctx) {
     const { agent, token } = await addAgent(ctx.store, ctx.config, ctx.actor, input, ctx.now());
     return { agent: agentView(agent), token };
@@ -84,8 +88,8 @@ export const agentList = defineCommand({
   name: "agent list",
   summary: "List agents (retired ones with --all)",
   effect: "read",
-  input: z.object({ all: z.boolean().optional().describe("include retired agents") }),
-  output: z.object({ agents: z.array(Agent) }),
+  input: () => z.object({ all: z.boolean().optional().describe("include retired agents") }),
+  output: () => z.object({ agents: z.array(agentSchema()) }),
   async handler(input, ctx) {
     return { agents: (await listAgents(ctx.store, input.all === true)).map(agentView) };
   },
@@ -106,8 +110,11 @@ export const agentRetire = defineCommand({
     "Revoke an agent's token and its descendants' at once; their running servers refuse their next call",
   effect: "write",
   positional: ["agent"],
-  input: z.object({ agent: z.string().describe("id or name") }),
-  output: z.object({ agent: Agent, descendants: z.array(Agent) }),
+  input: () => z.object({ agent: z.string().describe("id or name") }),
+  output: () => {
+    const agent = agentSchema();
+    return z.object({ agent, descendants: z.array(agent) });
+  },
   async handler(input, ctx) {
     const out = await retireAgent(ctx.store, ctx.actor, input.agent, ctx.now());
     return { agent: agentView(out.agent), descendants: out.descendants.map(agentView) };

@@ -3,7 +3,7 @@ import { workspaceStatus } from "../../domains/status/status.js";
 import { boardStatus } from "../../domains/tasks/board-status.js";
 import { LocalAgentsSummary, localAgentsSummary, renderLocalAgents } from "../agents/summary.js";
 import { defineCommand } from "../define.js";
-import { WorkspaceRef } from "./workspace.js";
+import { workspaceRef } from "./workspace.js";
 
 const BoardStatus = z.object({
   counts: z.record(z.string(), z.number()),
@@ -16,7 +16,7 @@ const BoardStatus = z.object({
 });
 
 const StatusOutput = z.object({
-  workspace: WorkspaceRef,
+  workspace: workspaceRef(),
   counts: z.record(z.string(), z.number().int()),
   agents: z.object({ active: z.number().int(), retired: z.number().int() }),
   last_event: z.object({ at: z.string(), actor: z.string(), action: z.string() }).nullable(),

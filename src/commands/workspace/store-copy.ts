@@ -6,20 +6,22 @@ export const storeCopy = defineCommand({
   summary:
     "Copy the whole workspace losslessly into a new store (postgres://… or a SQLite file), verified; owner only",
   effect: "read",
-  input: z.object({
-    to: z
-      .string()
-      .min(1)
-      .describe("postgres://user@host:port/db[?schema=NAME] (password from PGPASSWORD) or a new .db path"),
-  }),
-  output: z.object({
-    from: z.string(),
-    to: z.string(),
-    rows: z.number().int(),
-    tables: z.number().int(),
-    verified: z.literal(true),
-    next: z.string(),
-  }),
+  input: () =>
+    z.object({
+      to: z
+        .string()
+        .min(1)
+        .describe("postgres://user@host:port/db[?schema=NAME] (password from PGPASSWORD) or a new .db path"),
+    }),
+  output: () =>
+    z.object({
+      from: z.string(),
+      to: z.string(),
+      rows: z.number().int(),
+      tables: z.number().int(),
+      verified: z.literal(true),
+      next: z.string(),
+    }),
   async handler(input, ctx) {
     // Loaded here: the copy brings in both stores, which no other workspace command needs.
     const { copyWorkspace } = await import("../../domains/workspace/copy.js");

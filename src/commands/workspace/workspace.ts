@@ -1,5 +1,5 @@
 import { realpathSync } from "node:fs";
-import { readFile, writeFile } from "node:fs/promises";
+import type * as FsPromises from "node:fs/promises";
 import { basename, dirname, join, resolve, sep } from "node:path";
 import { z } from "zod";
 import {
@@ -13,6 +13,10 @@ import { refuse } from "../../kernel/outcome.js";
 import { quoteValue } from "../../kernel/text.js";
 import { type BareContext, requireOwnerLaunch } from "../context.js";
 import { defineBareCommand, defineCommand } from "../define.js";
+
+// node:fs/promises brings in eight internal modules (readline among them); only export and
+// import use it, so every other call in this domain (`cairn status`) starts without it.
+const fsPromises = (): typeof FsPromises => process.getBuiltinModule("node:fs/promises");
 
 /** `--home` targets the machine-level workspace; otherwise CAIRN_DIR, else the working directory. */
 function targetWorkspace(ctx: BareContext, home: boolean | undefined): Workspace {
@@ -43,32 +47,36 @@ function requireOutsideState(path: string, stateDir: string): void {
   }
 }
 
-export const WorkspaceRef = z.object({
-  root: z.string(),
-  state_dir: z.string(),
-  kind: z.enum(["project", "home"]),
-});
+/** Where a workspace is, as outputs name it (a builder: see `Lazy` in define.ts). */
+export const workspaceRef = () =>
+  z.object({
+    root: z.string(),
+    state_dir: z.string(),
+    kind: z.enum(["project", "home"]),
+  });
 
 export const init = defineBareCommand({
   name: "init",
   summary: "Create a workspace (.cairn/ with its database and cairn.toml) here, or the home workspace",
   effect: "write",
-  input: z.object({
-    home: z.boolean().optional().describe("create the machine-level workspace in CAIRN_HOME"),
-    store: z
-      .string()
-      .optional()
-      .describe(
-        "a shared PostgreSQL store, postgres://user@host:port/db[?schema=NAME]; password from PGPASSWORD",
-      ),
-  }),
-  output: z.object({
-    workspace: WorkspaceRef,
-    workspace_id: z.string(),
-    store: z.string().optional(),
-    joined: z.boolean().optional(),
-    warnings: z.array(z.string()).optional(),
-  }),
+  input: () =>
+    z.object({
+      home: z.boolean().optional().describe("create the machine-level workspace in CAIRN_HOME"),
+      store: z
+        .string()
+        .optional()
+        .describe(
+          "a shared PostgreSQL store, postgres://user@host:port/db[?schema=NAME]; password from PGPASSWORD",
+        ),
+    }),
+  output: () =>
+    z.object({
+      workspace: workspaceRef(),
+      workspace_id: z.string(),
+      store: z.string().optional(),
+      joined: z.boolean().optional(),
+      warnings: z.array(z.string()).optional(),
+    }),
   async handler(input, ctx) {
     requireOwnerLaunch(ctx, "create workspaces");
     const workspace = targetWorkspace(ctx, input.home);
@@ -98,8 +106,9 @@ export const exportCommand = defineCommand({
   name: "export",
   summary: "Write the whole workspace as JSONL (to stdout, or --out FILE) for backup and review; owner only",
   effect: "read",
-  input: z.object({ out: z.string().optional().describe("file to write; default stdout") }),
-  output: z.object({ lines: z.number().int(), out: z.string().nullable(), jsonl: z.string().optional() }),
+  input: () => z.object({ out: z.string().optional().describe("file to write; default stdout") }),
+  output: () =>
+    z.object({ lines: z.number().int(), out: z.string().nullable(), jsonl: z.string().optional() }),
   async handler(input, ctx) {
     const { exportWorkspace } = await import("../../domains/transfer/transfer.js");
     const jsonl = await exportWorkspace(ctx.store, ctx.actor, ctx.workspace.configPath);
@@ -107,7 +116,7 @@ export const exportCommand = defineCommand({
     if (!input.out) return { lines, out: null, jsonl };
     const path = resolve(ctx.cwd, input.out);
     requireOutsideState(path, ctx.workspace.stateDir);
-    await writeFile(path, jsonl);
+    await fsPromises().writeFile(path, jsonl);
     return { lines, out: path };
   },
   render: (out) => out.jsonl ?? `Exported ${out.lines} lines to ${out.out}`,
@@ -118,18 +127,20 @@ export const importCommand = defineBareCommand({
   summary: "Create a workspace here and restore a `cairn export` file into it",
   effect: "write",
   positional: ["file"],
-  input: z.object({
-    file: z.string().describe("a JSONL file written by `cairn export`"),
-    home: z.boolean().optional().describe("restore into the machine-level workspace"),
-  }),
-  output: z.object({
-    workspace: WorkspaceRef,
-    rows: z.number().int(),
-    tables: z.record(z.string(), z.number().int()),
-  }),
+  input: () =>
+    z.object({
+      file: z.string().describe("a JSONL file written by `cairn export`"),
+      home: z.boolean().optional().describe("restore into the machine-level workspace"),
+    }),
+  output: () =>
+    z.object({
+      workspace: workspaceRef(),
+      rows: z.number().int(),
+      tables: z.record(z.string(), z.number().int()),
+    }),
   async handler(input, ctx) {
     requireOwnerLaunch(ctx, "create workspaces");
-    const jsonl = await readFile(resolve(ctx.cwd, input.file), "utf8");
+    const jsonl = await fsPromises().readFile(resolve(ctx.cwd, input.file), "utf8");
     const workspace = targetWorkspace(ctx, input.home);
     const { importIntoNewWorkspace } = await import("../../domains/transfer/transfer.js");
     const { rows, tables } = await importIntoNewWorkspace(workspace, jsonl, ctx.now());

@@ -7,18 +7,14 @@ import { z } from "zod";
  * fires), cairn says so at load time.
  */
 
-const Minutes = z.number().int().min(0);
-const Overrides = {
-  max_retries: z.number().int().min(1).max(32).optional(),
-  retry_backoff_minutes: z.array(Minutes).optional(),
-  stale_after_minutes: z.number().int().min(1).optional(),
-  on_battery: z.enum(["run", "defer"]).optional(),
-  /** IANA zone the windows are read in; the machine's zone when absent. */
-  timezone: z
-    .string()
-    .refine((zone) => validZone(zone), "not an IANA time zone")
-    .optional(),
-};
+/** The keys every schedule may set to override the agent's defaults. */
+const OVERRIDE_KEYS = [
+  "max_retries",
+  "retry_backoff_minutes",
+  "stale_after_minutes",
+  "on_battery",
+  "timezone",
+] as const;
 
 function validZone(zone: string): boolean {
   try {
@@ -28,45 +24,6 @@ function validZone(zone: string): boolean {
     return false;
   }
 }
-
-const ScheduleId = z
-  .string()
-  .min(1)
-  .max(64)
-  .regex(/^[A-Za-z0-9_.-]+$/, "schedule ids use letters, digits, ., - and _");
-const Args = z.array(z.string()).default([]);
-
-const CronSchedule = z.object({
-  id: ScheduleId,
-  type: z.literal("cron"),
-  weekdays: z
-    .array(z.number().int().min(0, "weekdays run 0 (Sunday) to 6").max(6, "weekdays run 0 (Sunday) to 6"))
-    .min(1),
-  hours: z.array(z.number().int().min(0, "hours run 0 to 23").max(23, "hours run 0 to 23")).min(1),
-  minute: z.number().int().min(0, "minute runs 0 to 59").max(59, "minute runs 0 to 59").default(0),
-  args: Args,
-  ...Overrides,
-});
-
-const IntervalSchedule = z.object({
-  id: ScheduleId,
-  type: z.literal("interval"),
-  interval_minutes: z.number().int().min(1, "interval_minutes must be at least 1"),
-  args: Args,
-  ...Overrides,
-});
-
-/** A standard 5-field cron expression (or an @nickname), parsed and really run by croner. */
-const ExpressionSchedule = z.object({
-  id: ScheduleId,
-  type: z.literal("expression"),
-  expression: z.string().superRefine((expression, ctx) => {
-    const problem = expressionProblem(expression);
-    if (problem) ctx.addIssue({ code: "custom", message: problem });
-  }),
-  args: Args,
-  ...Overrides,
-});
 
 export function expressionProblem(expression: string): string | undefined {
   const trimmed = expression.trim();
@@ -82,61 +39,128 @@ export function expressionProblem(expression: string): string | undefined {
   return undefined;
 }
 
-export const Schedule = z.discriminatedUnion("type", [CronSchedule, IntervalSchedule, ExpressionSchedule]);
-export type Schedule = z.infer<typeof Schedule>;
+/**
+ * The schemas, built on first use: `cairn status` reads the agent catalog, which most workspaces
+ * leave empty, and building these ~170 zod schemas is about 3 ms of such a call.
+ */
+function buildSchemas() {
+  const Minutes = z.number().int().min(0);
+  const Overrides = {
+    max_retries: z.number().int().min(1).max(32).optional(),
+    retry_backoff_minutes: z.array(Minutes).optional(),
+    stale_after_minutes: z.number().int().min(1).optional(),
+    on_battery: z.enum(["run", "defer"]).optional(),
+    /** IANA zone the windows are read in; the machine's zone when absent. */
+    timezone: z
+      .string()
+      .refine((zone) => validZone(zone), "not an IANA time zone")
+      .optional(),
+  } satisfies Record<(typeof OVERRIDE_KEYS)[number], z.ZodType>;
 
-/** Remediation argv: a list is taken as is; a string is split on spaces, honouring quotes. */
-const Remediation = z.union([z.string(), z.array(z.string()).min(1)]);
+  const ScheduleId = z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(/^[A-Za-z0-9_.-]+$/, "schedule ids use letters, digits, ., - and _");
+  const Args = z.array(z.string()).default([]);
 
-const Preflight = z.object({
-  /** cairn's own preflight: argv run before the agent; exit 0 lets the run go ahead. */
-  command: z.string().min(1).optional(),
-  args: Args,
-  /** dotagent's plugin preflight (`dotagent-plugin-<name>`); kept so doctor can name it. */
-  plugin: z.string().optional(),
-  config: z.unknown().optional(),
-  events: z.array(z.string()).optional(),
-  remediation: Remediation.optional(),
-  timeout_seconds: z.number().int().min(1).default(30),
-});
-export type Preflight = z.infer<typeof Preflight>;
-
-export const Manifest = z.object({
-  agent: z.object({
-    name: z.string().min(1, "agent.name must not be empty").max(200),
-    description: z.string().max(1000).optional(),
-    monitor: z.boolean().default(true),
-    timeout_seconds: z.number().int().min(1).default(1800),
-    version: z.string().optional(),
-  }),
-  run: z.object({
-    command: z.string().min(1, "run.command must not be empty"),
+  const CronSchedule = z.object({
+    id: ScheduleId,
+    type: z.literal("cron"),
+    weekdays: z
+      .array(z.number().int().min(0, "weekdays run 0 (Sunday) to 6").max(6, "weekdays run 0 (Sunday) to 6"))
+      .min(1),
+    hours: z.array(z.number().int().min(0, "hours run 0 to 23").max(23, "hours run 0 to 23")).min(1),
+    minute: z.number().int().min(0, "minute runs 0 to 59").max(59, "minute runs 0 to 59").default(0),
     args: Args,
-    working_dir: z.string().optional(),
-    protocol: z.string().optional(),
-  }),
-  env: z
-    .object({ inherit: z.boolean().default(true), extra: z.record(z.string(), z.string()).default({}) })
-    .default({ inherit: true, extra: {} }),
-  defaults: z
-    .object({
-      max_retries: z.number().int().min(1).max(32).default(3),
-      retry_backoff_minutes: z.array(Minutes).default([5, 15, 30]),
-      stale_after_minutes: z.number().int().min(1).default(120),
-    })
-    .default({ max_retries: 3, retry_backoff_minutes: [5, 15, 30], stale_after_minutes: 120 }),
-  schedules: z.array(Schedule).default([]),
-  preflight: z.array(Preflight).default([]),
-  cairn: z
-    .object({
-      identity: z
-        .string()
-        .regex(/^[a-zA-Z0-9_-]{1,64}$/, "a cairn agent name")
-        .optional(),
-    })
-    .default({}),
-});
-export type Manifest = z.infer<typeof Manifest>;
+    ...Overrides,
+  });
+
+  const IntervalSchedule = z.object({
+    id: ScheduleId,
+    type: z.literal("interval"),
+    interval_minutes: z.number().int().min(1, "interval_minutes must be at least 1"),
+    args: Args,
+    ...Overrides,
+  });
+
+  /** A standard 5-field cron expression (or an @nickname), parsed and really run by croner. */
+  const ExpressionSchedule = z.object({
+    id: ScheduleId,
+    type: z.literal("expression"),
+    expression: z.string().superRefine((expression, ctx) => {
+      const problem = expressionProblem(expression);
+      if (problem) ctx.addIssue({ code: "custom", message: problem });
+    }),
+    args: Args,
+    ...Overrides,
+  });
+
+  const Schedule = z.discriminatedUnion("type", [CronSchedule, IntervalSchedule, ExpressionSchedule]);
+
+  /** Remediation argv: a list is taken as is; a string is split on spaces, honouring quotes. */
+  const Remediation = z.union([z.string(), z.array(z.string()).min(1)]);
+
+  const Preflight = z.object({
+    /** cairn's own preflight: argv run before the agent; exit 0 lets the run go ahead. */
+    command: z.string().min(1).optional(),
+    args: Args,
+    /** dotagent's plugin preflight (`dotagent-plugin-<name>`); kept so doctor can name it. */
+    plugin: z.string().optional(),
+    config: z.unknown().optional(),
+    events: z.array(z.string()).optional(),
+    remediation: Remediation.optional(),
+    timeout_seconds: z.number().int().min(1).default(30),
+  });
+
+  const Manifest = z.object({
+    agent: z.object({
+      name: z.string().min(1, "agent.name must not be empty").max(200),
+      description: z.string().max(1000).optional(),
+      monitor: z.boolean().default(true),
+      timeout_seconds: z.number().int().min(1).default(1800),
+      version: z.string().optional(),
+    }),
+    run: z.object({
+      command: z.string().min(1, "run.command must not be empty"),
+      args: Args,
+      working_dir: z.string().optional(),
+      protocol: z.string().optional(),
+    }),
+    env: z
+      .object({ inherit: z.boolean().default(true), extra: z.record(z.string(), z.string()).default({}) })
+      .default({ inherit: true, extra: {} }),
+    defaults: z
+      .object({
+        max_retries: z.number().int().min(1).max(32).default(3),
+        retry_backoff_minutes: z.array(Minutes).default([5, 15, 30]),
+        stale_after_minutes: z.number().int().min(1).default(120),
+      })
+      .default({ max_retries: 3, retry_backoff_minutes: [5, 15, 30], stale_after_minutes: 120 }),
+    schedules: z.array(Schedule).default([]),
+    preflight: z.array(Preflight).default([]),
+    cairn: z
+      .object({
+        identity: z
+          .string()
+          .regex(/^[a-zA-Z0-9_-]{1,64}$/, "a cairn agent name")
+          .optional(),
+      })
+      .default({}),
+  });
+  return { Schedule, Preflight, Manifest };
+}
+
+let built: ReturnType<typeof buildSchemas> | undefined;
+export const manifestSchemas = (): ReturnType<typeof buildSchemas> => {
+  built ??= buildSchemas();
+  return built;
+};
+
+type Schemas = ReturnType<typeof buildSchemas>;
+export type Schedule = z.infer<Schemas["Schedule"]>;
+export type Preflight = z.infer<Schemas["Preflight"]>;
+export type Manifest = z.infer<Schemas["Manifest"]>;
 
 /** Keys cairn reads, by section; `*` marks a table whose keys are the user's own. */
 const KNOWN: Record<string, readonly string[]> = {
@@ -153,7 +177,7 @@ const KNOWN: Record<string, readonly string[]> = {
     "interval_minutes",
     "expression",
     "args",
-    ...Object.keys(Overrides),
+    ...OVERRIDE_KEYS,
   ],
   preflight: ["command", "args", "plugin", "config", "events", "remediation", "timeout_seconds"],
   cairn: ["identity"],

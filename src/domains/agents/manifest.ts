@@ -1,13 +1,15 @@
 import type * as Crypto from "node:crypto";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { homedir } from "node:os";
+import type * as Os from "node:os";
 import { join, resolve } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { homeWorkspace, type Workspace } from "../workspace/discover.js";
-import { Manifest, type Schedule, unknownKeys } from "./manifest-schema.js";
+import { type Manifest, manifestSchemas, type Schedule, unknownKeys } from "./manifest-schema.js";
 
 // Loaded on first hash: `cairn status` reads the catalog, and node:crypto costs every start.
 const crypto = (): typeof Crypto => process.getBuiltinModule("node:crypto");
+// Only without HOME: the catalog's reader starts without node:os.
+const os = (): typeof Os => process.getBuiltinModule("node:os");
 
 export const MANIFEST_FILE = "agent.toml";
 
@@ -53,7 +55,7 @@ export interface Discovery {
 
 /** Where manifests are read from, in order: the workspace, `CAIRN_HOME`, then dotagent's folder. */
 export function manifestRoots(workspace: Workspace, env: NodeJS.ProcessEnv): string[] {
-  const dotagentHome = env.DOTAGENT_HOME || join(env.HOME || homedir(), ".config", "dotagent");
+  const dotagentHome = env.DOTAGENT_HOME || join(env.HOME || os().homedir(), ".config", "dotagent");
   const roots = [
     join(workspace.stateDir, "agents"),
     join(homeWorkspace(env).stateDir, "agents"),
@@ -108,7 +110,7 @@ export function parseManifest(text: string, path: string): LoadedAgent | Manifes
   } catch (error) {
     return { file: path, reason: `not valid TOML: ${(error as Error).message.split("\n")[0]}` };
   }
-  const parsed = Manifest.safeParse(raw);
+  const parsed = manifestSchemas().Manifest.safeParse(raw);
   if (!parsed.success) {
     const reason = parsed.error.issues
       .slice(0, 5)

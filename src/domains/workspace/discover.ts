@@ -1,6 +1,9 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
-import { homedir } from "node:os";
+import type * as Os from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
+
+// os.homedir() is HOME when HOME is set; only without it is node:os loaded.
+const os = (): typeof Os => process.getBuiltinModule("node:os");
 
 /** Where a workspace lives: its root (the project) and the state directory holding the database. */
 export interface Workspace {
@@ -27,7 +30,7 @@ export function projectWorkspace(root: string): Workspace {
 }
 
 export function homeWorkspace(env: NodeJS.ProcessEnv): Workspace {
-  const stateDir = resolve(env.CAIRN_HOME || join(homedir(), ".config", "cairn"));
+  const stateDir = resolve(env.CAIRN_HOME || join(env.HOME || os().homedir(), ".config", "cairn"));
   return {
     kind: "home",
     root: stateDir,

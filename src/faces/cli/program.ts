@@ -5,6 +5,7 @@ import type { AnyCommand } from "../../commands/define.js";
 import { dispatch } from "../../commands/dispatch.js";
 import { EXIT_CODES, exitCodeOf } from "../../kernel/outcome.js";
 import { CAIRN_VERSION } from "../../kernel/version.js";
+import { stderrIsTerminal } from "./fd-output.js";
 import { fieldShape, flagOf } from "./options.js";
 import { type Output, renderOutcome } from "./render.js";
 
@@ -37,7 +38,7 @@ function terminalControls(): { controls: CallControls; release: () => void } {
   process.once("SIGINT", onInterrupt);
   const controls: CallControls = { signal: abort.signal };
   let drawn = false;
-  if (process.stderr.isTTY === true) {
+  if (stderrIsTerminal()) {
     controls.progress = ({ progress, total, message }) => {
       const width = 24;
       const filled = total ? Math.round((progress / total) * width) : 0;

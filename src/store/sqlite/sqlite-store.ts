@@ -1,5 +1,6 @@
 import Database from "better-sqlite3";
 import { CairnError, operational } from "../../kernel/outcome.js";
+import { sqliteAddon } from "../../kernel/sqlite-addon.js";
 import type { ChangeSignal, Store, Tx } from "../store.js";
 import { sqliteAgentRuns, sqliteAgentWindows } from "./agent-runs.js";
 import { sqliteAgents } from "./agents.js";
@@ -67,19 +68,24 @@ class SqliteStore implements Store {
     options: OpenOptions,
   ) {
     this.readonly = options.readonly === true;
-    this.db = new Database(path, { fileMustExist: !options.create, readonly: this.readonly });
-    this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    this.db.pragma("foreign_keys = ON");
-    this.db.pragma(`cache_size = -${options.bulk ? BULK_CACHE_KIB : CACHE_KIB}`);
+    this.db = new Database(path, {
+      fileMustExist: !options.create,
+      readonly: this.readonly,
+      nativeBinding: sqliteAddon(),
+    });
+    // Settings go in one exec: each db.pragma() prepares a statement of its own.
+    this.db.exec(
+      `PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}; PRAGMA foreign_keys = ON; PRAGMA cache_size = -${options.bulk ? BULK_CACHE_KIB : CACHE_KIB};`,
+    );
     if (this.readonly) {
       // Belt and braces: the connection is opened read-only, and queries may not write either.
-      this.db.pragma("query_only = ON");
+      this.db.exec("PRAGMA query_only = ON");
       this.schemaVersion = checkSchema(this.db);
     } else {
       // WAL lets readers and one writer proceed together across processes; NORMAL sync is
       // durable at every checkpoint and never corrupts on a crash.
       if (this.db.pragma("journal_mode", { simple: true }) !== "wal") this.db.pragma("journal_mode = WAL");
-      this.db.pragma("synchronous = NORMAL");
+      this.db.exec("PRAGMA synchronous = NORMAL");
       this.schemaVersion = migrate(this.db, options.create === true);
     }
     this.changes = dataVersionSignal(this.db);
