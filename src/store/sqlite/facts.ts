@@ -1,10 +1,11 @@
 import type Database from "better-sqlite3";
-import type { FactHit, FactRecord, FactsRepo } from "../knowledge.js";
+import type { FactHit, FactRecord, FactSearch, FactsRepo } from "../knowledge.js";
 import {
   COMMON_DOCS,
   coverage,
   FACT_COLUMNS,
   type FactRow,
+  keepBest,
   RANKED_DOCS,
   stemsOf,
   toFactRecord,
@@ -117,9 +118,59 @@ export function sqliteFacts(db: Database.Database): FactsRepo {
     const rows = topic === undefined ? bySeqs.all(list) : bySeqsTopic.all(list, topic);
     return new Map(rows.map((values) => [values[0] as number, named(values)]));
   };
+  // What a caller's score reads of a candidate (the search's `keep`): making a JavaScript string
+  // of every column of fifty candidates, and parsing their topics, cost more than finding them,
+  // when a recall keeps ten of them. Whole rows are then loaded for those alone.
+  const lightColumns = "f.seq, f.text, f.last_seen_at, f.seen_count";
+  const lightBySeqs = db
+    .prepare<[string], [number, string, string, number]>(
+      `SELECT ${lightColumns} FROM facts f WHERE f.seq IN (SELECT value FROM json_each(?)) AND f.superseded_by IS NULL`,
+    )
+    .raw(true);
+  const lightBySeqsTopic = db
+    .prepare<[string, string], [number, string, string, number]>(
+      `SELECT ${lightColumns} FROM facts f WHERE f.seq IN (SELECT value FROM json_each(?)) AND f.superseded_by IS NULL AND ${TOPIC_FILTER}`,
+    )
+    .raw(true);
+  const lightBySeq = (seqs: number[], topic: string | undefined) => {
+    if (seqs.length === 0) return new Map<number, [number, string, string, number]>();
+    const list = JSON.stringify(seqs);
+    const rows = topic === undefined ? lightBySeqs.all(list) : lightBySeqsTopic.all(list, topic);
+    return new Map(rows.map((values) => [values[0], values]));
+  };
+
+  /** The best candidates by the caller's score, then their whole rows. */
+  const kept = (
+    scored: readonly { seq: number; relevance: (text: string) => number }[],
+    topic: string | undefined,
+    keep: NonNullable<FactSearch["keep"]>,
+  ): FactHit[] => {
+    const light = lightBySeq(
+      scored.map((s) => s.seq),
+      topic,
+    );
+    const candidates = scored.flatMap(({ seq, relevance }) => {
+      const row = light.get(seq);
+      return row ? [{ seq, relevance: relevance(row[1]), lastSeenAt: row[2], seenCount: row[3] }] : [];
+    });
+    const best = keepBest(candidates, keep);
+    const rows = rowsBySeq(
+      best.map((c) => c.seq),
+      undefined,
+    );
+    return best.flatMap(({ seq, relevance, score }) => {
+      const row = rows.get(seq);
+      return row ? [{ fact: toRecord(row), relevance, score }] : [];
+    });
+  };
 
   /** Candidates for a worded query, each with a relevance in [0, 1]: bm25 and term coverage. */
-  const matching = (terms: readonly string[], topic: string | undefined, limit: number): FactHit[] => {
+  const matching = (
+    terms: readonly string[],
+    topic: string | undefined,
+    limit: number,
+    keep: FactSearch["keep"],
+  ): FactHit[] => {
     const docs = terms.map((term) => ({ term, n: docsOf(withTopic(ftsString(term), topic)) }));
     const present = docs.filter((d) => d.n > 0);
     if (present.length === 0) return [];
@@ -156,17 +207,25 @@ export function sqliteFacts(db: Database.Database): FactsRepo {
         .filter((row) => !seen.has(row.seq) && seen.add(row.seq))
         .map((row) => ({ seq: row.seq, bm25: 0 }));
     }
+    const best = Math.max(0, ...scored.map((s) => s.bm25));
+    const stems = stemsOf(terms);
+    const relevance = (bm25: number, text: string) =>
+      0.75 * (best > 0 ? bm25 / best : 0) + 0.25 * coverage(text, stems);
+    if (keep) {
+      return kept(
+        scored.map(({ seq, bm25 }) => ({ seq, relevance: (text: string) => relevance(bm25, text) })),
+        topic,
+        keep,
+      );
+    }
     const rows = rowsBySeq(
       scored.map((s) => s.seq),
       topic,
     );
-    const best = Math.max(0, ...scored.map((s) => s.bm25));
-    const stems = stemsOf(terms);
     return scored.flatMap(({ seq, bm25 }) => {
       const row = rows.get(seq);
       if (!row) return [];
-      const relevance = 0.75 * (best > 0 ? bm25 / best : 0) + 0.25 * coverage(row.text, stems);
-      return [{ fact: toRecord(row), relevance }];
+      return [{ fact: toRecord(row), relevance: relevance(bm25, row.text) }];
     });
   };
   const recentAll = db.prepare<[number], FactRow>(
@@ -230,8 +289,8 @@ export function sqliteFacts(db: Database.Database): FactsRepo {
     async delete(id) {
       remove.run(id);
     },
-    async search({ terms, topic, limit }): Promise<FactHit[]> {
-      if (terms.length > 0) return matching(terms, topic, limit);
+    async search({ terms, topic, limit, keep }): Promise<FactHit[]> {
+      if (terms.length > 0) return matching(terms, topic, limit, keep);
       const rows = topic === undefined ? recentAll.all(limit) : recentTopic.all(topic, limit);
       return rows.map((row) => ({ fact: toRecord(row), relevance: 0 }));
     },
