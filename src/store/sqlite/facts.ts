@@ -73,15 +73,25 @@ export function sqliteFacts(db: Database.Database): FactsRepo {
   const supersede = db.prepare("UPDATE facts SET superseded_by = ?, superseded_at = ? WHERE id = ?");
   const remove = db.prepare("DELETE FROM facts WHERE id = ?");
   // Whether a term is common is asked of its (COMMON_DOCS + 1)th fact alone, which costs half of
-  // counting up to it; only a rare term is counted.
-  const pastCommon = db.prepare<[string], { seq: number }>(
-    `SELECT rowid AS seq FROM facts_fts WHERE facts_fts MATCH ? LIMIT 1 OFFSET ${COMMON_DOCS}`,
-  );
-  const countOf = db.prepare<[string], { n: number }>(
-    `SELECT count(*) AS n FROM (SELECT rowid FROM facts_fts WHERE facts_fts MATCH ? LIMIT ${COMMON_DOCS + 1})`,
-  );
-  const docsOf = (expression: string) =>
-    pastCommon.get(expression) ? COMMON_DOCS + 1 : (countOf.get(expression)?.n ?? 0);
+  // counting up to it; only a rare term is counted. Every term of a query is asked in one
+  // statement: a brief's query holds a dozen words, most in no fact at all, and a statement per
+  // question per word cost more than the questions.
+  const docsOfEach = db
+    .prepare<[string], [number, number]>(
+      `SELECT CAST(j.key AS INTEGER), CASE
+         WHEN EXISTS (SELECT 1 FROM facts_fts WHERE facts_fts MATCH j.value LIMIT 1 OFFSET ${COMMON_DOCS})
+         THEN ${COMMON_DOCS + 1}
+         ELSE (SELECT count(*) FROM (SELECT 1 FROM facts_fts WHERE facts_fts MATCH j.value LIMIT ${COMMON_DOCS + 1}))
+       END
+       FROM json_each(?) j`,
+    )
+    .raw(true);
+  /** How many live facts hold each expression, counted up to COMMON_DOCS + 1, in their order. */
+  const docsOf = (expressions: readonly string[]): number[] => {
+    const counts = new Array<number>(expressions.length).fill(0);
+    for (const [index, n] of docsOfEach.all(JSON.stringify(expressions))) counts[index] = n;
+    return counts;
+  };
   const ranked = db.prepare<[string, number], { seq: number; rank: number }>(
     `SELECT rowid AS seq, ${BM25} AS rank FROM facts_fts WHERE facts_fts MATCH ? ORDER BY rank LIMIT ?`,
   );
@@ -171,7 +181,8 @@ export function sqliteFacts(db: Database.Database): FactsRepo {
     limit: number,
     keep: FactSearch["keep"],
   ): FactHit[] => {
-    const docs = terms.map((term) => ({ term, n: docsOf(withTopic(ftsString(term), topic)) }));
+    const counts = docsOf(terms.map((term) => withTopic(ftsString(term), topic)));
+    const docs = terms.map((term, index) => ({ term, n: counts[index] ?? 0 }));
     const present = docs.filter((d) => d.n > 0);
     if (present.length === 0) return [];
     const rare = present.filter((d) => d.n <= COMMON_DOCS).sort((a, b) => a.n - b.n);
