@@ -10,6 +10,7 @@ import {
   stemsOf,
   toFactRecord,
 } from "./fact-rows.js";
+import { keptTermCounts } from "./fact-term-counts.js";
 import { shortIds } from "./short-ids.js";
 
 const COLUMNS = FACT_COLUMNS;
@@ -87,11 +88,12 @@ export function sqliteFacts(db: Database.Database): FactsRepo {
     )
     .raw(true);
   /** How many live facts hold each expression, counted up to COMMON_DOCS + 1, in their order. */
-  const docsOf = (expressions: readonly string[]): number[] => {
+  const termCounts = keptTermCounts(db, (expressions) => {
     const counts = new Array<number>(expressions.length).fill(0);
     for (const [index, n] of docsOfEach.all(JSON.stringify(expressions))) counts[index] = n;
     return counts;
-  };
+  });
+  const docsOf = termCounts.counts;
   const ranked = db.prepare<[string, number], { seq: number; rank: number }>(
     `SELECT rowid AS seq, ${BM25} AS rank FROM facts_fts WHERE facts_fts MATCH ? ORDER BY rank LIMIT ?`,
   );
@@ -258,11 +260,13 @@ export function sqliteFacts(db: Database.Database): FactsRepo {
 
   return {
     async insert(fact, at) {
+      termCounts.wrote();
       const { seq, id } = nextId();
       insert.run(seq, id, fact.text, fact.norm, JSON.stringify(fact.topics), fact.author, at, at);
       return toRecord(byId.get(id) as FactRow);
     },
     async insertMany(facts, at) {
+      termCounts.wrote();
       const inserted: FactRecord[] = [];
       for (let start = 0; start < facts.length; start += INSERT_CHUNK) {
         const { seq } = nextId();
@@ -291,13 +295,16 @@ export function sqliteFacts(db: Database.Database): FactsRepo {
       return new Map(liveByNorms.all(JSON.stringify(norms)).map((row) => [row.norm, toRecord(row)]));
     },
     async reinforce(id, topicList, at) {
+      termCounts.wrote();
       reinforce.run(at, JSON.stringify(topicList), id);
       return toRecord(byId.get(id) as FactRow);
     },
     async supersede(id, by, at) {
+      termCounts.wrote();
       supersede.run(by, at, id);
     },
     async delete(id) {
+      termCounts.wrote();
       remove.run(id);
     },
     async search({ terms, topic, limit, keep }): Promise<FactHit[]> {
