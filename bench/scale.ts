@@ -51,7 +51,11 @@ async function timedInTurn(
   const timings: Timings[] = servers.map(() => ({ wall: reads.map(() => []), cpu: reads.map(() => 0) }));
   for (let round = 0; round < CALLS; round++) {
     for (const [index, read] of reads.entries()) {
-      for (const [which, server] of servers.entries()) {
+      // Each server takes its turn first in as many rounds as the others: a call right after a
+      // heavier one (another server's brief) runs slower, and a fixed order gave that to one build.
+      for (let turn = 0; turn < servers.length; turn++) {
+        const which = (turn + round) % servers.length;
+        const server = servers[which] as (typeof servers)[number];
         const spent = cpuMs(server.pid);
         const started = performance.now();
         await call(server.client, read);
