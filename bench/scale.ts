@@ -4,6 +4,7 @@ import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/client";
 import { header, ms, percentile, report } from "./report.js";
+import { sameAnswers } from "./scale-answers.js";
 import { DONE_SHARE, PER_EPIC, scaleSizes, seededWorkspace, workingCopy } from "./scale-seed.js";
 import { baseEnv, CAIRN, cairnServer, connect } from "./servers.js";
 
@@ -51,7 +52,11 @@ async function timedInTurn(
   const timings: Timings[] = servers.map(() => ({ wall: reads.map(() => []), cpu: reads.map(() => 0) }));
   for (let round = 0; round < CALLS; round++) {
     for (const [index, read] of reads.entries()) {
-      for (const [which, server] of servers.entries()) {
+      // Each server takes its turn first in as many rounds as the others: a call right after a
+      // heavier one (another server's brief) runs slower, and a fixed order gave that to one build.
+      for (let turn = 0; turn < servers.length; turn++) {
+        const which = (turn + round) % servers.length;
+        const server = servers[which] as (typeof servers)[number];
         const spent = cpuMs(server.pid);
         const started = performance.now();
         await call(server.client, read);
@@ -116,6 +121,9 @@ export async function benchScale(): Promise<void> {
     ["recall, top 10", "recall", { query: "redis connections staging", limit: 10 }],
     ["get_context", "get_context", { task: briefTask }],
   ];
+  const answers = servers[1]
+    ? await sameAnswers(servers[0]?.client as Client, servers[1].client, sizes.tasks)
+    : null;
   const [now, before] = await timedInTurn(servers, reads);
   const rss = servers.map((server) => residentBytes(server.pid));
   for (const server of servers) await server.client.close();
@@ -141,6 +149,13 @@ export async function benchScale(): Promise<void> {
     figure: loadavg()[0]?.toFixed(1) ?? "",
     baseline: `1-minute load average, ${availableParallelism()} CPUs`,
   });
+  if (answers)
+    report({
+      name: "answers identical to the --vs build",
+      figure: `${answers.same} of ${answers.asked}`,
+      baseline: answers.first ? `first to differ: ${answers.first}` : "recall and briefs, byte for byte",
+      goal: "all",
+    });
   report({
     name: "server resident memory after the reads",
     figure: megabytes(rss[0] ?? Number.NaN),

@@ -59,14 +59,29 @@ export interface FactHit {
   fact: FactRecord;
   /** Full-text relevance in [0, 1] (bm25 and term coverage), higher is better; 0 without a query. */
   relevance: number;
+  /** The caller's own score, when it asked to `keep` only the best. */
+  score?: number;
+}
+
+/** What a caller's score may read of a candidate before its whole row is loaded. */
+export interface FactCandidate {
+  relevance: number;
+  lastSeenAt: string;
+  seenCount: number;
 }
 
 export interface FactSearch {
   /** Words to look for; the repo builds its own full-text expression from them. */
   terms: readonly string[];
   topic?: string;
-  /** How many candidates to return for the caller to re-rank. */
+  /** How many candidates to consider (to return, without `keep`). */
   limit: number;
+  /**
+   * Rank the candidates of a worded search by `score` (`best`: the highest relevance among
+   * them; ties keep the candidates' order) and return only the first `count`, each with its
+   * score: a store loads whole rows for those alone.
+   */
+  keep?: { count: number; score(candidate: FactCandidate, best: number): number };
 }
 
 export interface NewFact {

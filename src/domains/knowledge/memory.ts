@@ -83,7 +83,12 @@ const WEIGHTS = { relevance: 0.8, recency: 0.1, reinforcement: 0.1 };
 const RECENCY_HALF_LIFE_DAYS = 30;
 
 /** Blend full-text relevance with how recently and how often a fact was seen. */
-export function blendScore(relevance: number, bestRelevance: number, fact: FactRecord, now: string): number {
+export function blendScore(
+  relevance: number,
+  bestRelevance: number,
+  fact: Pick<FactRecord, "lastSeenAt" | "seenCount">,
+  now: string,
+): number {
   const ageDays = Math.max(0, (Date.parse(now) - Date.parse(fact.lastSeenAt)) / DAY_MS);
   const recency = 0.5 ** (ageDays / RECENCY_HALF_LIFE_DAYS);
   const reinforcement = 1 - 1 / fact.seenCount;
@@ -103,15 +108,23 @@ export async function recall(
   const limit = input.limit ?? DEFAULT_RECALL_LIMIT;
   const terms = queryTerms(input.query ?? "");
   const topic = input.topic === undefined ? undefined : normaliseTopics([input.topic])[0];
-  const candidates = await store.read((tx) =>
-    tx.facts.search({ terms, topic, limit: terms.length === 0 ? limit : Math.max(limit * 5, 50) }),
+  if (terms.length === 0) {
+    const recent = await store.read((tx) => tx.facts.search({ terms, topic, limit }));
+    return recent.map((hit) => ({ fact: hit.fact, score: 0 }));
+  }
+  // A pool of candidates, re-ranked by the blend; the store loads whole facts for the kept alone.
+  const hits = await store.read((tx) =>
+    tx.facts.search({
+      terms,
+      topic,
+      limit: Math.max(limit * 5, 50),
+      keep: {
+        count: limit,
+        score: (candidate, best) => blendScore(candidate.relevance, best, candidate, now),
+      },
+    }),
   );
-  if (terms.length === 0) return candidates.map((hit) => ({ fact: hit.fact, score: 0 }));
-  const best = Math.max(0, ...candidates.map((hit) => hit.relevance));
-  return candidates
-    .map((hit) => ({ fact: hit.fact, score: blendScore(hit.relevance, best, hit.fact, now) }))
-    .sort((a, b) => b.score - a.score)
-    .slice(0, limit);
+  return hits.map((hit) => ({ fact: hit.fact, score: hit.score ?? 0 }));
 }
 
 /**

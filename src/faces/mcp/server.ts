@@ -104,6 +104,24 @@ function published(schema: z.ZodType, json: () => Record<string, unknown>) {
   };
 }
 
+/**
+ * The output schema a command's tool hands the SDK: published in full, but its check passes the
+ * value through. dispatch has already checked the handler's output against the command's schema
+ * (the one real check, shared with the CLI), and the only other value a call returns is the
+ * refusal envelope toolResult builds; parsing that result again cost every call the output's
+ * whole size a second time.
+ */
+function checkedByDispatch(json: () => Record<string, unknown>) {
+  return {
+    "~standard": {
+      version: 1 as const,
+      vendor: "cairn",
+      validate: (value: unknown) => ({ value }),
+      jsonSchema: { input: json, output: json },
+    },
+  };
+}
+
 function register(server: McpServer, tool: ToolSpec, session: Session): void {
   // Converted on first use and kept: a server that is never asked for its list never pays.
   let json: ReturnType<typeof toolJsonSchemas> | undefined;
@@ -115,7 +133,10 @@ function register(server: McpServer, tool: ToolSpec, session: Session): void {
     title: tool.title,
     description: tool.description,
     inputSchema: published(toolInputSchema(tool, COMMANDS_BY_NAME), () => schemas().input),
-    outputSchema: published(toolOutputSchema(tool, COMMANDS_BY_NAME), () => schemas().output),
+    outputSchema:
+      "cli" in tool.wraps
+        ? published(toolOutputSchema(tool, COMMANDS_BY_NAME), () => schemas().output)
+        : checkedByDispatch(() => schemas().output),
     annotations: toolAnnotations(tool, COMMANDS_BY_NAME),
   };
   if ("cli" in tool.wraps) {

@@ -3,6 +3,7 @@ import {
   COMMON_DOCS,
   coverage,
   FACT_COLUMNS,
+  keepBest,
   RANKED_DOCS,
   type FactRow as SharedFactRow,
   stemsOf,
@@ -183,8 +184,19 @@ export function pgFacts(db: PgDb): FactsRepo {
     async delete(id) {
       await remove.run(id);
     },
-    async search({ terms, topic, limit }): Promise<FactHit[]> {
-      if (terms.length > 0) return matching(terms, topic, limit);
+    async search({ terms, topic, limit, keep }): Promise<FactHit[]> {
+      if (terms.length > 0) {
+        const hits = await matching(terms, topic, limit);
+        if (!keep) return hits;
+        // Whole rows come with the candidates here (one round trip): `keep` only ranks and cuts.
+        const candidates = hits.map((hit) => ({
+          hit,
+          relevance: hit.relevance,
+          lastSeenAt: hit.fact.lastSeenAt,
+          seenCount: hit.fact.seenCount,
+        }));
+        return keepBest(candidates, keep).map(({ hit, score }) => ({ ...hit, score }));
+      }
       const rows = await recent.all({ topic: topic ?? null, limit });
       return rows.map((row) => ({ fact: toRecord(row), relevance: 0 }));
     },

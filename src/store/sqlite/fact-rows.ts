@@ -1,4 +1,4 @@
-import type { FactRecord } from "../knowledge.js";
+import type { FactCandidate, FactRecord, FactSearch } from "../knowledge.js";
 
 /** The facts table's row as both stores read it (the PostgreSQL store adds `seq` to its reads). */
 export interface FactRow {
@@ -59,4 +59,19 @@ export function coverage(text: string, stems: readonly string[]): number {
   const words = foldAccents(text).split(/[^\p{L}\p{N}]+/u);
   const held = stems.filter((stem) => words.some((word) => word.startsWith(stem)));
   return held.length / stems.length;
+}
+
+/**
+ * A search's `keep`, the same in both stores: score every candidate, best first (a stable sort:
+ * ties keep the candidates' order), the first `count` of them.
+ */
+export function keepBest<C extends FactCandidate>(
+  candidates: readonly C[],
+  keep: NonNullable<FactSearch["keep"]>,
+): (C & { score: number })[] {
+  const best = Math.max(0, ...candidates.map((candidate) => candidate.relevance));
+  return candidates
+    .map((candidate) => ({ ...candidate, score: keep.score(candidate, best) }))
+    .sort((a, b) => b.score - a.score)
+    .slice(0, keep.count);
 }

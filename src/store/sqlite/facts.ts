@@ -1,14 +1,16 @@
 import type Database from "better-sqlite3";
-import type { FactHit, FactRecord, FactsRepo } from "../knowledge.js";
+import type { FactHit, FactRecord, FactSearch, FactsRepo } from "../knowledge.js";
 import {
   COMMON_DOCS,
   coverage,
   FACT_COLUMNS,
   type FactRow,
+  keepBest,
   RANKED_DOCS,
   stemsOf,
   toFactRecord,
 } from "./fact-rows.js";
+import { keptTermCounts } from "./fact-term-counts.js";
 import { shortIds } from "./short-ids.js";
 
 const COLUMNS = FACT_COLUMNS;
@@ -72,15 +74,26 @@ export function sqliteFacts(db: Database.Database): FactsRepo {
   const supersede = db.prepare("UPDATE facts SET superseded_by = ?, superseded_at = ? WHERE id = ?");
   const remove = db.prepare("DELETE FROM facts WHERE id = ?");
   // Whether a term is common is asked of its (COMMON_DOCS + 1)th fact alone, which costs half of
-  // counting up to it; only a rare term is counted.
-  const pastCommon = db.prepare<[string], { seq: number }>(
-    `SELECT rowid AS seq FROM facts_fts WHERE facts_fts MATCH ? LIMIT 1 OFFSET ${COMMON_DOCS}`,
-  );
-  const countOf = db.prepare<[string], { n: number }>(
-    `SELECT count(*) AS n FROM (SELECT rowid FROM facts_fts WHERE facts_fts MATCH ? LIMIT ${COMMON_DOCS + 1})`,
-  );
-  const docsOf = (expression: string) =>
-    pastCommon.get(expression) ? COMMON_DOCS + 1 : (countOf.get(expression)?.n ?? 0);
+  // counting up to it; only a rare term is counted. Every term of a query is asked in one
+  // statement: a brief's query holds a dozen words, most in no fact at all, and a statement per
+  // question per word cost more than the questions.
+  const docsOfEach = db
+    .prepare<[string], [number, number]>(
+      `SELECT CAST(j.key AS INTEGER), CASE
+         WHEN EXISTS (SELECT 1 FROM facts_fts WHERE facts_fts MATCH j.value LIMIT 1 OFFSET ${COMMON_DOCS})
+         THEN ${COMMON_DOCS + 1}
+         ELSE (SELECT count(*) FROM (SELECT 1 FROM facts_fts WHERE facts_fts MATCH j.value LIMIT ${COMMON_DOCS + 1}))
+       END
+       FROM json_each(?) j`,
+    )
+    .raw(true);
+  /** How many live facts hold each expression, counted up to COMMON_DOCS + 1, in their order. */
+  const termCounts = keptTermCounts(db, (expressions) => {
+    const counts = new Array<number>(expressions.length).fill(0);
+    for (const [index, n] of docsOfEach.all(JSON.stringify(expressions))) counts[index] = n;
+    return counts;
+  });
+  const docsOf = termCounts.counts;
   const ranked = db.prepare<[string, number], { seq: number; rank: number }>(
     `SELECT rowid AS seq, ${BM25} AS rank FROM facts_fts WHERE facts_fts MATCH ? ORDER BY rank LIMIT ?`,
   );
@@ -117,10 +130,61 @@ export function sqliteFacts(db: Database.Database): FactsRepo {
     const rows = topic === undefined ? bySeqs.all(list) : bySeqsTopic.all(list, topic);
     return new Map(rows.map((values) => [values[0] as number, named(values)]));
   };
+  // What a caller's score reads of a candidate (the search's `keep`): making a JavaScript string
+  // of every column of fifty candidates, and parsing their topics, cost more than finding them,
+  // when a recall keeps ten of them. Whole rows are then loaded for those alone.
+  const lightColumns = "f.seq, f.text, f.last_seen_at, f.seen_count";
+  const lightBySeqs = db
+    .prepare<[string], [number, string, string, number]>(
+      `SELECT ${lightColumns} FROM facts f WHERE f.seq IN (SELECT value FROM json_each(?)) AND f.superseded_by IS NULL`,
+    )
+    .raw(true);
+  const lightBySeqsTopic = db
+    .prepare<[string, string], [number, string, string, number]>(
+      `SELECT ${lightColumns} FROM facts f WHERE f.seq IN (SELECT value FROM json_each(?)) AND f.superseded_by IS NULL AND ${TOPIC_FILTER}`,
+    )
+    .raw(true);
+  const lightBySeq = (seqs: number[], topic: string | undefined) => {
+    if (seqs.length === 0) return new Map<number, [number, string, string, number]>();
+    const list = JSON.stringify(seqs);
+    const rows = topic === undefined ? lightBySeqs.all(list) : lightBySeqsTopic.all(list, topic);
+    return new Map(rows.map((values) => [values[0], values]));
+  };
+
+  /** The best candidates by the caller's score, then their whole rows. */
+  const kept = (
+    scored: readonly { seq: number; relevance: (text: string) => number }[],
+    topic: string | undefined,
+    keep: NonNullable<FactSearch["keep"]>,
+  ): FactHit[] => {
+    const light = lightBySeq(
+      scored.map((s) => s.seq),
+      topic,
+    );
+    const candidates = scored.flatMap(({ seq, relevance }) => {
+      const row = light.get(seq);
+      return row ? [{ seq, relevance: relevance(row[1]), lastSeenAt: row[2], seenCount: row[3] }] : [];
+    });
+    const best = keepBest(candidates, keep);
+    const rows = rowsBySeq(
+      best.map((c) => c.seq),
+      undefined,
+    );
+    return best.flatMap(({ seq, relevance, score }) => {
+      const row = rows.get(seq);
+      return row ? [{ fact: toRecord(row), relevance, score }] : [];
+    });
+  };
 
   /** Candidates for a worded query, each with a relevance in [0, 1]: bm25 and term coverage. */
-  const matching = (terms: readonly string[], topic: string | undefined, limit: number): FactHit[] => {
-    const docs = terms.map((term) => ({ term, n: docsOf(withTopic(ftsString(term), topic)) }));
+  const matching = (
+    terms: readonly string[],
+    topic: string | undefined,
+    limit: number,
+    keep: FactSearch["keep"],
+  ): FactHit[] => {
+    const counts = docsOf(terms.map((term) => withTopic(ftsString(term), topic)));
+    const docs = terms.map((term, index) => ({ term, n: counts[index] ?? 0 }));
     const present = docs.filter((d) => d.n > 0);
     if (present.length === 0) return [];
     const rare = present.filter((d) => d.n <= COMMON_DOCS).sort((a, b) => a.n - b.n);
@@ -156,17 +220,25 @@ export function sqliteFacts(db: Database.Database): FactsRepo {
         .filter((row) => !seen.has(row.seq) && seen.add(row.seq))
         .map((row) => ({ seq: row.seq, bm25: 0 }));
     }
+    const best = Math.max(0, ...scored.map((s) => s.bm25));
+    const stems = stemsOf(terms);
+    const relevance = (bm25: number, text: string) =>
+      0.75 * (best > 0 ? bm25 / best : 0) + 0.25 * coverage(text, stems);
+    if (keep) {
+      return kept(
+        scored.map(({ seq, bm25 }) => ({ seq, relevance: (text: string) => relevance(bm25, text) })),
+        topic,
+        keep,
+      );
+    }
     const rows = rowsBySeq(
       scored.map((s) => s.seq),
       topic,
     );
-    const best = Math.max(0, ...scored.map((s) => s.bm25));
-    const stems = stemsOf(terms);
     return scored.flatMap(({ seq, bm25 }) => {
       const row = rows.get(seq);
       if (!row) return [];
-      const relevance = 0.75 * (best > 0 ? bm25 / best : 0) + 0.25 * coverage(row.text, stems);
-      return [{ fact: toRecord(row), relevance }];
+      return [{ fact: toRecord(row), relevance: relevance(bm25, row.text) }];
     });
   };
   const recentAll = db.prepare<[number], FactRow>(
@@ -188,11 +260,13 @@ export function sqliteFacts(db: Database.Database): FactsRepo {
 
   return {
     async insert(fact, at) {
+      termCounts.wrote();
       const { seq, id } = nextId();
       insert.run(seq, id, fact.text, fact.norm, JSON.stringify(fact.topics), fact.author, at, at);
       return toRecord(byId.get(id) as FactRow);
     },
     async insertMany(facts, at) {
+      termCounts.wrote();
       const inserted: FactRecord[] = [];
       for (let start = 0; start < facts.length; start += INSERT_CHUNK) {
         const { seq } = nextId();
@@ -221,17 +295,20 @@ export function sqliteFacts(db: Database.Database): FactsRepo {
       return new Map(liveByNorms.all(JSON.stringify(norms)).map((row) => [row.norm, toRecord(row)]));
     },
     async reinforce(id, topicList, at) {
+      termCounts.wrote();
       reinforce.run(at, JSON.stringify(topicList), id);
       return toRecord(byId.get(id) as FactRow);
     },
     async supersede(id, by, at) {
+      termCounts.wrote();
       supersede.run(by, at, id);
     },
     async delete(id) {
+      termCounts.wrote();
       remove.run(id);
     },
-    async search({ terms, topic, limit }): Promise<FactHit[]> {
-      if (terms.length > 0) return matching(terms, topic, limit);
+    async search({ terms, topic, limit, keep }): Promise<FactHit[]> {
+      if (terms.length > 0) return matching(terms, topic, limit, keep);
       const rows = topic === undefined ? recentAll.all(limit) : recentTopic.all(topic, limit);
       return rows.map((row) => ({ fact: toRecord(row), relevance: 0 }));
     },

@@ -3,6 +3,11 @@ import type { NoteKind, NotesRepo, Severity, Trust } from "../knowledge.js";
 import { COLUMNS, type NoteRow, placeholders, toRecord } from "./note-rows.js";
 import { shortIds } from "./short-ids.js";
 
+/** The note columns, each named through the `n` alias (a join would make `seq` ambiguous). */
+const NOTE_COLUMNS = COLUMNS.split(", ")
+  .map((column) => `n.${column} AS ${column}`)
+  .join(", ");
+
 export function sqliteNotes(db: Database.Database): NotesRepo {
   const nextId = shortIds(db, "notes", "N");
   const insert = db.prepare(
@@ -23,12 +28,16 @@ export function sqliteNotes(db: Database.Database): NotesRepo {
     return statement;
   };
   // Scopes travel as one JSON array: one prepared statement for any number of them (a brief
-  // asks for a task, its parents and every sibling), each looked up by the scope index.
+  // asks for a task, its parents and every sibling), each looked up by the scope index. Joined
+  // from the distinct scopes rather than `scope IN (subquery)`, which builds a temporary index
+  // and a Bloom filter of the list on every call: with a hundred siblings that was most of a
+  // brief's findings query (about 150 µs against 45).
   const findings = db.prepare<[string, number], NoteRow>(
-    `SELECT ${COLUMNS} FROM notes WHERE kind = 'finding' AND scope IN (SELECT value FROM json_each(?))
-     ORDER BY CASE severity WHEN 'major' THEN 0 WHEN 'moderate' THEN 1 ELSE 2 END,
-              CASE trust WHEN 'confirmed' THEN 0 WHEN 'unverified' THEN 1 ELSE 2 END,
-              seq DESC
+    `SELECT ${NOTE_COLUMNS} FROM (SELECT DISTINCT value AS scope FROM json_each(?)) wanted
+     JOIN notes n ON n.scope = wanted.scope AND n.kind = 'finding'
+     ORDER BY CASE n.severity WHEN 'major' THEN 0 WHEN 'moderate' THEN 1 ELSE 2 END,
+              CASE n.trust WHEN 'confirmed' THEN 0 WHEN 'unverified' THEN 1 ELSE 2 END,
+              n.seq DESC
      LIMIT ?`,
   );
   const kindsInScope = db.prepare<[string], { kind: NoteKind }>(
