@@ -7,7 +7,7 @@ import { DONE_SHARE, PER_EPIC } from "./scale-seed.js";
  * build it replaces. Recall over a spread of words (one, two and three at a time, with and
  * without a topic, at several limits) and briefs of tasks across the board, done and open.
  */
-const WORDS = [
+export const RECALL_WORDS = [
   "redis",
   "connections",
   "staging",
@@ -36,9 +36,12 @@ function questions(tasks: number): [tool: string, args: Record<string, unknown>]
     ["recall", { limit: 10 }],
     ["recall", { topic: "billing", limit: 5 }],
   ];
-  for (const [i] of WORDS.entries()) {
+  for (const [i] of RECALL_WORDS.entries()) {
     for (const count of [1, 2, 3]) {
-      const query = Array.from({ length: count }, (_, k) => WORDS[(i * 7 + k * 13) % WORDS.length]).join(" ");
+      const query = Array.from(
+        { length: count },
+        (_, k) => RECALL_WORDS[(i * 7 + k * 13) % RECALL_WORDS.length],
+      ).join(" ");
       for (const limit of [1, 10, 20]) asked.push(["recall", { query, limit }]);
       asked.push(["recall", { query, topic: TOPICS[i % TOPICS.length], limit: 10 }]);
     }

@@ -4,7 +4,7 @@ import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/client";
 import { header, ms, percentile, report } from "./report.js";
-import { sameAnswers } from "./scale-answers.js";
+import { RECALL_WORDS, sameAnswers } from "./scale-answers.js";
 import { DONE_SHARE, PER_EPIC, scaleSizes, seededWorkspace, workingCopy } from "./scale-seed.js";
 import { baseEnv, CAIRN, cairnServer, connect } from "./servers.js";
 
@@ -20,7 +20,13 @@ import { baseEnv, CAIRN, cairnServer, connect } from "./servers.js";
  */
 const CALLS = 300;
 
-type Read = [name: string, tool: string, args: Record<string, unknown>];
+/** A read, and its arguments: one set, or a rotation of sets taken in turn, round by round. */
+type Read = [name: string, tool: string, args: Record<string, unknown> | readonly Record<string, unknown>[]];
+
+const argsOf = (args: Read[2], round: number): Record<string, unknown> =>
+  Array.isArray(args)
+    ? (args[round % args.length] as Record<string, unknown>)
+    : (args as Record<string, unknown>);
 
 /** CPU time a process has used so far, in ms (Linux clock ticks of 10 ms: summed over many calls). */
 function cpuMs(pid: number | null): number {
@@ -43,12 +49,15 @@ async function timedInTurn(
   servers: readonly { client: Client; pid: number | null }[],
   reads: readonly Read[],
 ): Promise<Timings[]> {
-  const call = async (client: Client, [name, tool, args]: Read) => {
-    const result = await client.callTool({ name: tool, arguments: { schema_version: 1, ...args } });
+  const call = async (client: Client, [name, tool, args]: Read, round: number) => {
+    const result = await client.callTool({
+      name: tool,
+      arguments: { schema_version: 1, ...argsOf(args, round) },
+    });
     if (result.isError) throw new Error(`${name}: ${JSON.stringify(result.content)}`);
   };
   for (let round = 0; round < 20; round++)
-    for (const read of reads) for (const server of servers) await call(server.client, read);
+    for (const read of reads) for (const server of servers) await call(server.client, read, round);
   const timings: Timings[] = servers.map(() => ({ wall: reads.map(() => []), cpu: reads.map(() => 0) }));
   for (let round = 0; round < CALLS; round++) {
     for (const [index, read] of reads.entries()) {
@@ -59,7 +68,7 @@ async function timedInTurn(
         const server = servers[which] as (typeof servers)[number];
         const spent = cpuMs(server.pid);
         const started = performance.now();
-        await call(server.client, read);
+        await call(server.client, read, round);
         const timing = timings[which] as Timings;
         timing.wall[index]?.push(performance.now() - started);
         timing.cpu[index] = (timing.cpu[index] ?? 0) + (cpuMs(server.pid) - spent) / CALLS;
@@ -111,15 +120,27 @@ export async function benchScale(): Promise<void> {
     servers.push(
       await connect({ ...cairnServer(copy.dir), args: [index === 0 ? CAIRN : (vs as string), "mcp"] }),
     );
-  const openEpic = Math.ceil((sizes.tasks / PER_EPIC) * DONE_SHARE) + 3;
-  const briefTask = `T-${openEpic * PER_EPIC + 2}`;
+  // Recall and briefs rotate through varied questions, so no cache of one answer's work (the
+  // word counts a recall keeps, the pages of one brief) is measured at its best case alone.
+  const firstOpenEpic = Math.ceil((sizes.tasks / PER_EPIC) * DONE_SHARE);
+  const openEpics = sizes.tasks / PER_EPIC - firstOpenEpic;
+  const briefs = Array.from({ length: 24 }, (_, i) => ({
+    task: `T-${(firstOpenEpic + ((i * 7) % openEpics)) * PER_EPIC + 2 + (i % 3)}`,
+  }));
+  const recalls = Array.from({ length: 24 }, (_, i) => ({
+    query: [0, 1, 2]
+      .slice(0, 2 + (i % 2))
+      .map((k) => RECALL_WORDS[(i * 5 + k * 11) % RECALL_WORDS.length])
+      .join(" "),
+    limit: 10,
+  }));
   const reads: Read[] = [
     ["whoami", "whoami", {}],
     ["next_task", "next_task", {}],
     ["list_tasks, first page", "list_tasks", {}],
     ["list_tasks, label + status", "list_tasks", { label: "api", status: ["open"], limit: 20 }],
-    ["recall, top 10", "recall", { query: "redis connections staging", limit: 10 }],
-    ["get_context", "get_context", { task: briefTask }],
+    [`recall, top 10 (${recalls.length} queries in turn)`, "recall", recalls],
+    [`get_context (${briefs.length} open tasks in turn)`, "get_context", briefs],
   ];
   const answers = servers[1]
     ? await sameAnswers(servers[0]?.client as Client, servers[1].client, sizes.tasks)
