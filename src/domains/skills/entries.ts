@@ -1,5 +1,5 @@
 import { lstatSync, readdirSync } from "node:fs";
-import { join } from "node:path";
+import { join, sep } from "node:path";
 
 export type EntryKind = "dir" | "file" | "link" | "other";
 
@@ -45,4 +45,13 @@ export function listEntries(dir: string): Entry[] {
     return { name: entry.name, kind };
   });
   return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/**
+ * A listed entry's path: `dir` (already normal, as roots and real paths are) joined with a name a
+ * listing gave (never empty, `.`, `..` or holding a separator). What `join` returns for those,
+ * without its normalising pass over the whole path, which a build of a thousand files felt.
+ */
+export function childPath(dir: string, name: string): string {
+  return dir.endsWith(sep) ? dir + name : dir + sep + name;
 }
