@@ -27,6 +27,11 @@ export function watchCatalog(
   notify: () => void,
   /** Called after every settled change on disk, listed or not (subscribed files compare themselves). */
   settled?: () => void,
+  /**
+   * Called at once on every raw change on disk, and whenever the watchers were (re)armed (a
+   * change may have gone unseen while they were not): what was built before may be stale.
+   */
+  touched?: () => void,
 ): { close(): void } {
   let watchers: FSWatcher[] = [];
   let last: string | undefined;
@@ -53,6 +58,7 @@ export function watchCatalog(
         }
       }
     }
+    touched?.();
   };
 
   const settle = async () => {
@@ -67,6 +73,7 @@ export function watchCatalog(
 
   function changed() {
     if (closed) return;
+    touched?.();
     if (timer) clearTimeout(timer);
     timer = setTimeout(() => void settle().catch(() => {}), SETTLE_MS);
     timer.unref();
