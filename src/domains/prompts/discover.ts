@@ -48,6 +48,9 @@ const MAX_FILE_BYTES = 256 * 1024;
 const MAX_DEPTH = 3;
 const SKIPPED = new Set(["node_modules", ".git", "__pycache__", ".venv", "target"]);
 
+/** O_NONBLOCK: a FIFO named like a command cannot stall the walk (it is then no regular file). */
+const PROBE = constants.O_RDONLY | constants.O_NONBLOCK;
+
 /** The text of `size` bytes read from `fd`, or why it is not served. */
 function readOpen(fd: number, size: number): string {
   if (size > MAX_FILE_BYTES) throw new Error(`over ${MAX_FILE_BYTES} bytes`);
@@ -60,7 +63,7 @@ function readOpen(fd: number, size: number): string {
 
 /** The file's text, `size` bytes as the listing stat'ed it (a file grown since has a new stamp). */
 function readText(path: string, size: number): string {
-  const fd = openSync(path, "r");
+  const fd = openSync(path, PROBE);
   try {
     return readOpen(fd, size);
   } finally {
@@ -81,9 +84,6 @@ interface Found {
   /** The text, or why it cannot be served, when the walk already read it (at `stamp`). */
   text?: string | Error;
 }
-
-/** O_NONBLOCK: a FIFO named like a command cannot stall the walk (it is then no regular file). */
-const PROBE = constants.O_RDONLY | constants.O_NONBLOCK;
 
 /**
  * A command file the cache has never seen, in one look: opened, stat'ed from the descriptor
