@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { readFrontMatter, simpleHeader } from "../../src/domains/skills/frontmatter.js";
+import {
+  cleanDescription,
+  cleanFully,
+  readFrontMatter,
+  simpleHeader,
+} from "../../src/domains/skills/frontmatter.js";
 
 const header = (lines: string) => readFrontMatter(`---\n${lines}\n---\nbody\n`);
 
@@ -158,5 +163,43 @@ describe("the hand-read header fast path", () => {
       "argument-hint": "[file] [mode]",
       description: "x",
     });
+  });
+});
+
+describe("a description already clean", () => {
+  it("is returned as the full cleaning would return it, over a generated corpus", () => {
+    const random = seeded(7);
+    const CHARS = [
+      "a",
+      "Z",
+      "0",
+      " ",
+      "  ",
+      "\t",
+      "\n",
+      "<",
+      ">",
+      "‹",
+      "\u200B",
+      "\uFEFF",
+      "\u0007",
+      "\u007F",
+      "é",
+      "😀",
+      "-",
+      ".",
+      "~",
+      "!",
+      "\u202E",
+    ];
+    let clean = 0;
+    for (let i = 0; i < 5_000; i++) {
+      const length = Math.floor(random() * 12);
+      const text = Array.from({ length }, () => CHARS[Math.floor(random() * CHARS.length)]).join("");
+      const full = cleanFully(text);
+      if (full === text) clean++;
+      expect(cleanDescription(text), JSON.stringify(text)).toBe(full);
+    }
+    expect(clean).toBeGreaterThan(100);
   });
 });

@@ -192,7 +192,11 @@ const ALREADY_CLEAN = /^(?:[!-;=?-~](?: ?[!-;=?-~])*)?$/;
 
 /** One line a model reads as a tool description: whitespace collapsed, hidden characters gone, `<>` escaped. */
 export function cleanDescription(text: string): string {
-  if (ALREADY_CLEAN.test(text)) return text;
+  return ALREADY_CLEAN.test(text) ? text : cleanFully(text);
+}
+
+/** Every step of `cleanDescription`, applied whatever the text (exported for its equality test). */
+export function cleanFully(text: string): string {
   return text
     .replace(HIDDEN, "")
     .replace(CONTROLS, "")
