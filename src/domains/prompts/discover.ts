@@ -138,6 +138,8 @@ function walk(root: Root, cache: StampCache<SlashCommand | string>, each: (found
     } catch {
       return;
     }
+    // `git/commit.md` is `git:commit`: the folders' part is the same for every file here.
+    const namePrefix = prefix.length > 0 ? `${prefix.join(":")}:` : "";
     for (const { name: entry, kind } of entries) {
       if (entry.startsWith(".") || SKIPPED.has(entry) || entry === "SKILL.md") continue;
       const path = childPath(dir, entry);
@@ -153,7 +155,7 @@ function walk(root: Root, cache: StampCache<SlashCommand | string>, each: (found
         continue;
       }
       if (!/\.md$/i.test(entry)) continue;
-      const name = [...prefix, entry.replace(/\.md$/i, "")].join(":");
+      const name = `${namePrefix}${entry.slice(0, -3)}`;
       const key = `${root.origin}\0${name}\0${path}\0${real}`;
       const look = cache.has(key) ? stampByPath(real) : probe(real);
       // Handed on at once: a text read is parsed and dropped, never kept for the whole walk.
