@@ -132,7 +132,9 @@ async function catalogBuild(): Promise<void> {
   // New processes, with what earlier ones parsed in the machine's cache (CAIRN_HOME/cache), and
   // new ones with that cache gone (every file parsed), each beside a new process's first raw read.
   const worker = (...args: string[]) =>
-    Number(spawnSync(process.execPath, [process.argv[1] as string, ...args], { encoding: "utf8" }).stdout.trim());
+    Number(
+      spawnSync(process.execPath, [process.argv[1] as string, ...args], { encoding: "utf8" }).stdout.trim(),
+    );
   const fresh: number[] = [];
   const freshCold: number[] = [];
   const rawCold: number[] = [];
