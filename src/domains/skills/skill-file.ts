@@ -50,8 +50,45 @@ function openSkillFile(
  */
 const scratch = Buffer.allocUnsafe(4 * 1024);
 
+/**
+ * Where a header opened by `---` and free of carriage returns ends: just after the first line
+ * that is `---` or `...` (spaces and tabs after it allowed). -1 for anything else (no header,
+ * CRLF, a BOM), which is decoded whole. A catalog needs no more of a described skill than its
+ * header, and decoding only that spares a thousand-file build most of its garbage. The front
+ * matter reader finds the very same header in the shorter text: such a line closes it there
+ * too, and any close it finds first (after a U+2028, say) lies before it. The cut falls on a
+ * line end, never inside a character.
+ */
+function headerEnd(bytes: Buffer): number {
+  const length = bytes.length;
+  if (length < 4 || bytes[0] !== 0x2d || bytes[1] !== 0x2d || bytes[2] !== 0x2d || bytes[3] !== 0x0a)
+    return -1;
+  if (bytes.indexOf(0x0d) !== -1) return -1;
+  let start = 4;
+  while (start < length) {
+    const newline = bytes.indexOf(0x0a, start);
+    const end = newline === -1 ? length : newline;
+    const first = bytes[start];
+    if (
+      (first === 0x2d || first === 0x2e) &&
+      end - start >= 3 &&
+      bytes[start + 1] === first &&
+      bytes[start + 2] === first
+    ) {
+      let rest = start + 3;
+      while (rest < end && (bytes[rest] === 0x20 || bytes[rest] === 0x09)) rest++;
+      if (rest === end) {
+        return newline === -1 ? length : newline + 1;
+      }
+    }
+    if (newline === -1) return -1;
+    start = newline + 1;
+  }
+  return -1;
+}
+
 /** Up to `limit` bytes of an open SKILL.md of `size` bytes, cut before a split multi-byte character. */
-function readHead(fd: number, size: number, limit: number): SkillText {
+function readHead(fd: number, size: number, limit: number, headerOnly = false): SkillText {
   const length = Math.min(size, limit);
   const buffer = length <= scratch.length ? scratch : Buffer.allocUnsafe(length);
   const read = readSync(fd, buffer, 0, length, 0);
@@ -63,7 +100,8 @@ function readHead(fd: number, size: number, limit: number): SkillText {
   const bytes = buffer.subarray(0, end);
   if (!isUtf8(bytes)) throw new NotUtf8Error("SKILL.md is not UTF-8 text");
   // A byte-order mark stays in the text: the front matter reader strips it with a warning.
-  return { text: bytes.toString("utf8"), bytes: size };
+  const header = headerOnly ? headerEnd(bytes) : -1;
+  return { text: bytes.toString("utf8", 0, header === -1 ? bytes.length : header), bytes: size };
 }
 
 /** Up to `limit` bytes of SKILL.md as text, cut before a multi-byte character split at the edge. */
@@ -89,7 +127,9 @@ export interface SkillProbe {
 /**
  * A catalog build's one look at a SKILL.md it has not parsed before: opened directly, stat'ed
  * from the descriptor (the stamp the cache keeps is the one of the bytes read) and its head
- * read, four system calls. Undefined when it is not a regular file opened that way (missing,
+ * read, four system calls. The text is the header alone when `headerEnd` finds one: a
+ * skill it does not describe (no description, a header YAML rejects) reads as cut short, and
+ * is read again longer, as any head that fell short is. Undefined when it is not a regular file opened that way (missing,
  * a link, a folder, a FIFO, unreadable): the caller takes the general path, which judges each.
  */
 export function probeSkillFile(realDir: string, limit: number): SkillProbe | undefined {
@@ -104,7 +144,7 @@ export function probeSkillFile(realDir: string, limit: number): SkillProbe | und
     if (!stats.isFile()) return undefined;
     let head: SkillProbe["head"];
     try {
-      head = readHead(fd, stats.size, limit);
+      head = readHead(fd, stats.size, limit, true);
     } catch (error) {
       head = { error };
     }
