@@ -38,6 +38,11 @@ export class StampCache<T> {
     return hit && hit.stamp === stamp ? hit.value : undefined;
   }
 
+  /** An entry is held for `key`, at whatever stamp. */
+  has(key: string): boolean {
+    return this.entries.has(key);
+  }
+
   /**
    * Keep `value` for `key` at `stamp` (taken before the file was read), unless `racy` says the
    * file changed too recently to trust the stamp. An older entry for the key is dropped either way.

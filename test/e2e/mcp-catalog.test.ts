@@ -40,9 +40,13 @@ function fakeSource(folder: string): CatalogSource {
   };
 }
 
-async function connect(dir: string, env: Record<string, string | undefined> = {}) {
+async function connect(
+  dir: string,
+  env: Record<string, string | undefined> = {},
+  source: CatalogSource = fakeSource(join(dir, "tools")),
+) {
   const session = new Session({ cwd: dir, env: cleanEnv(env) });
-  const server = createServer(session, (await session.context()).profile, [fakeSource(join(dir, "tools"))]);
+  const server = createServer(session, (await session.context()).profile, [source]);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client({ name: "catalog-test", version: "1" });
@@ -112,6 +116,43 @@ describe("file-backed tools in the MCP face", () => {
       expect(result.structuredContent).toHaveProperty("refused");
     } finally {
       await ro.close();
+    }
+  });
+
+  it("resolves calls against the last build while nothing changed on disk; a new name or a change rebuilds", async () => {
+    const folder = join(ws.dir, "counted");
+    mkdirSync(folder);
+    writeFileSync(join(folder, "a.tool"), "counted-fact\nRemember a fact, counting catalog builds.");
+    const inner = fakeSource(folder);
+    let builds = 0;
+    const counting: CatalogSource = {
+      ...inner,
+      build: (ctx, profile) => {
+        builds++;
+        return inner.build(ctx, profile);
+      },
+    };
+    const own = await connect(ws.dir, {}, counting);
+    try {
+      const call = (name: string) =>
+        own.client.callTool({ name, arguments: { schema_version: 1, text: "counted" } });
+      await own.client.listTools();
+      const before = builds;
+      for (let i = 0; i < 5; i++) expect((await call("counted-fact")).isError).toBeFalsy();
+      // At most the one rebuild a call makes if the watcher armed after the list; never one per call.
+      expect(builds - before).toBeLessThanOrEqual(1);
+      // A name the last build lacks is looked for afresh: a tool added a moment ago answers.
+      writeFileSync(join(folder, "b.tool"), "added-fact\nA tool added while the server runs.");
+      expect((await call("added-fact")).isError).toBeFalsy();
+      // A broken file seen by the watcher is never hidden by the tools built before it.
+      const changed = new Promise<void>((resolve) =>
+        own.client.setNotificationHandler("notifications/tools/list_changed", () => resolve()),
+      );
+      writeFileSync(join(folder, "c.tool"), "!!!\n");
+      await changed;
+      await expect(call("counted-fact")).rejects.toThrow(/c\.tool/);
+    } finally {
+      await own.close();
     }
   });
 

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
   existsSync,
@@ -96,6 +97,27 @@ afterAll(async () => {
 });
 
 describe("caches of a running cairn mcp see every change", () => {
+  it("a FIFO in place of a SKILL.md or a command file stalls nothing: dropped or skipped", async () => {
+    mkdirSync(join(skills(), "piped"));
+    execFileSync("mkfifo", [
+      join(skills(), "piped", "SKILL.md"),
+      join(ws.dir, ".claude", "commands", "pipe.md"),
+    ]);
+    try {
+      const tools = await toolsByName();
+      expect(tools.has("skill-alpha")).toBe(true);
+      expect(tools.has("skill-piped")).toBe(false);
+      const listed = structured(await callTool(mcp, "skill_list", {}));
+      expect(JSON.stringify(listed.dropped)).toMatch(/piped.*not a regular file/);
+      const commands = structured(await callTool(mcp, "command_list", {}));
+      expect(JSON.stringify(commands)).toContain("greet");
+      expect(JSON.stringify(commands)).not.toContain("pipe");
+    } finally {
+      rmSync(join(skills(), "piped"), { recursive: true });
+      rmSync(join(ws.dir, ".claude", "commands", "pipe.md"));
+    }
+  });
+
   it("an edit of the same size with the modification time put back", async () => {
     expect((await toolsByName()).get("skill-alpha")).toContain("Alpha version one");
     rewriteSameStamp(

@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { readFrontMatter } from "../../src/domains/skills/frontmatter.js";
+import {
+  cleanDescription,
+  cleanFully,
+  readFrontMatter,
+  simpleHeader,
+} from "../../src/domains/skills/frontmatter.js";
 
 const header = (lines: string) => readFrontMatter(`---\n${lines}\n---\nbody\n`);
 
@@ -43,5 +48,158 @@ describe("front matter", () => {
     expect(Object.getPrototypeOf(proto.data)).toBeNull();
     expect("__proto__" in proto.data).toBe(false);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
+
+/** A small seeded generator (mulberry32): the same corpus on every run, so a failure reproduces. */
+function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe("the hand-read header fast path", () => {
+  // Fragments that YAML reads specially somewhere (indicators, comments, scalars of other types).
+  const KEYS = [
+    "name",
+    "description",
+    "license",
+    "when_to_use",
+    "model",
+    "x-y",
+    "A1",
+    "constructor",
+    "prototype",
+  ];
+  const TOKENS = [
+    "word",
+    "Use when",
+    " ",
+    "  ",
+    ":",
+    ": ",
+    "#",
+    " #",
+    "'",
+    '"',
+    "-",
+    "- ",
+    "[",
+    "]",
+    "{",
+    "}",
+    ",",
+    "&a",
+    "*a",
+    "!",
+    "!!str",
+    "|",
+    ">",
+    "%",
+    "@",
+    "`",
+    "~",
+    "?",
+    "? ",
+    "\t",
+    "true",
+    "False",
+    "null",
+    "1.5",
+    "0x1F",
+    "0o17",
+    "12",
+    "-3",
+    ".inf",
+    ".NaN",
+    "1e3",
+    "é",
+    "😀",
+    "\\",
+    "/",
+    "...",
+    "---",
+    "yes",
+  ];
+
+  it("accepts only headers the YAML parser reads as the very same strings", () => {
+    const random = seeded(12);
+    const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)] as T;
+    let accepted = 0;
+    let declined = 0;
+    for (let i = 0; i < 3_000; i++) {
+      const lines: string[] = [];
+      const count = 1 + Math.floor(random() * 4);
+      for (let l = 0; l < count; l++) {
+        if (random() < 0.1) {
+          lines.push("");
+          continue;
+        }
+        const value = Array.from({ length: 1 + Math.floor(random() * 5) }, () => pick(TOKENS)).join("");
+        const space = random() < 0.9 ? " " : random() < 0.5 ? "\t" : "  ";
+        lines.push(`${pick(KEYS)}:${space}${value}${random() < 0.1 ? " " : ""}`);
+      }
+      const text = lines.join("\n");
+      const fast = simpleHeader(text);
+      if (!fast) {
+        declined++;
+        continue;
+      }
+      accepted++;
+      expect({ ...fast }, JSON.stringify(text)).toEqual(parse(text, { schema: "core", maxAliasCount: 100 }));
+    }
+    // The corpus exercises both sides of the fast path.
+    expect(accepted).toBeGreaterThan(200);
+    expect(declined).toBeGreaterThan(300);
+  });
+
+  it("keeps an argument hint as its display text, where YAML would read a list", () => {
+    expect(simpleHeader("argument-hint: [file] [mode]\ndescription: x")).toEqual({
+      "argument-hint": "[file] [mode]",
+      description: "x",
+    });
+  });
+});
+
+describe("a description already clean", () => {
+  it("is returned as the full cleaning would return it, over a generated corpus", () => {
+    const random = seeded(7);
+    const CHARS = [
+      "a",
+      "Z",
+      "0",
+      " ",
+      "  ",
+      "\t",
+      "\n",
+      "<",
+      ">",
+      "‹",
+      "\u200B",
+      "\uFEFF",
+      "\u0007",
+      "\u007F",
+      "é",
+      "😀",
+      "-",
+      ".",
+      "~",
+      "!",
+      "\u202E",
+    ];
+    let clean = 0;
+    for (let i = 0; i < 5_000; i++) {
+      const length = Math.floor(random() * 12);
+      const text = Array.from({ length }, () => CHARS[Math.floor(random() * CHARS.length)]).join("");
+      const full = cleanFully(text);
+      if (full === text) clean++;
+      expect(cleanDescription(text), JSON.stringify(text)).toBe(full);
+    }
+    expect(clean).toBeGreaterThan(100);
   });
 });

@@ -1,9 +1,18 @@
 import { isUtf8 } from "node:buffer";
-import { closeSync, openSync, readSync, realpathSync, type Stats, statSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  openSync,
+  readSync,
+  realpathSync,
+  type Stats,
+  statSync,
+} from "node:fs";
 import { join } from "node:path";
 import { isRacy, type Stamp, type StampCache, stampOf } from "../../kernel/stamp-cache.js";
 import { StampStore } from "../../kernel/stamp-store.js";
-import { type Entry, listEntries } from "../skills/entries.js";
+import { childPath, type Entry, listEntries } from "../skills/entries.js";
 import { asBoolean, asText, cleanDescription, readFrontMatter } from "../skills/frontmatter.js";
 import { cairnHome, commandRoots, type Dialect, type Root } from "../skills/roots.js";
 import type { Workspace } from "../workspace/discover.js";
@@ -39,16 +48,24 @@ const MAX_FILE_BYTES = 256 * 1024;
 const MAX_DEPTH = 3;
 const SKIPPED = new Set(["node_modules", ".git", "__pycache__", ".venv", "target"]);
 
+/** O_NONBLOCK: a FIFO named like a command cannot stall the walk (it is then no regular file). */
+const PROBE = constants.O_RDONLY | constants.O_NONBLOCK;
+
+/** The text of `size` bytes read from `fd`, or why it is not served. */
+function readOpen(fd: number, size: number): string {
+  if (size > MAX_FILE_BYTES) throw new Error(`over ${MAX_FILE_BYTES} bytes`);
+  const buffer = Buffer.allocUnsafe(size);
+  const read = readSync(fd, buffer, 0, size, 0);
+  const bytes = buffer.subarray(0, read);
+  if (!isUtf8(bytes)) throw new TypeError("not UTF-8");
+  return bytes.toString("utf8");
+}
+
 /** The file's text, `size` bytes as the listing stat'ed it (a file grown since has a new stamp). */
 function readText(path: string, size: number): string {
-  if (size > MAX_FILE_BYTES) throw new Error(`over ${MAX_FILE_BYTES} bytes`);
-  const fd = openSync(path, "r");
+  const fd = openSync(path, PROBE);
   try {
-    const buffer = Buffer.allocUnsafe(size);
-    const read = readSync(fd, buffer, 0, size, 0);
-    const bytes = buffer.subarray(0, read);
-    if (!isUtf8(bytes)) throw new TypeError("not UTF-8");
-    return bytes.toString("utf8");
+    return readOpen(fd, size);
   } finally {
     closeSync(fd);
   }
@@ -59,17 +76,61 @@ interface Found {
   path: string;
   /** The file's real path: the same file reached twice (two links) is one command. */
   real: string;
+  /** Where the cache keeps what this file parsed to. */
+  key: string;
   stamp: Stamp;
   racy: boolean;
   size: number;
+  /** The text, or why it cannot be served, when the walk already read it (at `stamp`). */
+  text?: string | Error;
+}
+
+/**
+ * A command file the cache has never seen, in one look: opened, stat'ed from the descriptor
+ * and read (four system calls, the stamp the one of the bytes read). One that cannot be opened
+ * is stat'ed by path, as a known file is, and its read later reports the fault. Null when it
+ * is no regular file (skipped).
+ */
+function probe(real: string): Pick<Found, "stamp" | "racy" | "size" | "text"> | null {
+  const now = Date.now();
+  let fd: number;
+  try {
+    fd = openSync(real, PROBE);
+  } catch {
+    return stampByPath(real);
+  }
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) return null;
+    let text: string | Error;
+    try {
+      text = readOpen(fd, stats.size);
+    } catch (error) {
+      text = error as Error;
+    }
+    return { stamp: stampOf(stats), racy: isRacy(stats, now), size: stats.size, text };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A file's stamp by path (a known file whose stamp may still match needs no read), null if none. */
+function stampByPath(real: string): Pick<Found, "stamp" | "racy" | "size"> | null {
+  let stats: Stats;
+  try {
+    stats = statSync(real);
+  } catch {
+    return null;
+  }
+  if (!stats.isFile()) return null;
+  return { stamp: stampOf(stats), racy: isRacy(stats, Date.now()), size: stats.size };
 }
 
 /**
  * The command files under one root, sorted, noise skipped. Real paths are known from the
  * root's for everything reached through real folders; only links are resolved one by one.
  */
-function walk(root: Root): Found[] {
-  const found: Found[] = [];
+function walk(root: Root, cache: StampCache<SlashCommand | string>, each: (found: Found) => void): void {
   const visit = (dir: string, realDir: string, prefix: string[], depth: number) => {
     let entries: Entry[];
     try {
@@ -77,43 +138,37 @@ function walk(root: Root): Found[] {
     } catch {
       return;
     }
-    for (const { name, kind } of entries) {
-      if (name.startsWith(".") || SKIPPED.has(name) || name === "SKILL.md") continue;
-      const full = join(dir, name);
-      let real = join(realDir, name);
-      let stats: Stats;
+    // `git/commit.md` is `git:commit`: the folders' part is the same for every file here.
+    const namePrefix = prefix.length > 0 ? `${prefix.join(":")}:` : "";
+    for (const { name: entry, kind } of entries) {
+      if (entry.startsWith(".") || SKIPPED.has(entry) || entry === "SKILL.md") continue;
+      const path = childPath(dir, entry);
+      let real = childPath(realDir, entry);
       try {
-        if (kind === "link") real = realpathSync.native(full);
+        if (kind === "link") real = realpathSync.native(path);
         else if (kind === "other") continue;
         if (kind === "dir" || (kind === "link" && statSync(real).isDirectory())) {
-          if (root.recursive && depth < MAX_DEPTH) visit(full, real, [...prefix, name], depth + 1);
+          if (root.recursive && depth < MAX_DEPTH) visit(path, real, [...prefix, entry], depth + 1);
           continue;
         }
-        if (!/\.md$/i.test(name)) continue;
-        stats = statSync(real);
       } catch {
         continue;
       }
-      if (!stats.isFile()) continue;
-      const now = Date.now();
-      found.push({
-        name: [...prefix, name.replace(/\.md$/i, "")].join(":"),
-        path: full,
-        real,
-        stamp: stampOf(stats),
-        racy: isRacy(stats, now),
-        size: stats.size,
-      });
+      if (!/\.md$/i.test(entry)) continue;
+      const name = `${namePrefix}${entry.slice(0, -3)}`;
+      const key = `${root.origin}\0${name}\0${path}\0${real}`;
+      const look = cache.has(key) ? stampByPath(real) : probe(real);
+      // Handed on at once: a text read is parsed and dropped, never kept for the whole walk.
+      if (look) each({ name, path, real, key, ...look });
     }
   };
   let realRoot: string;
   try {
     realRoot = realpathSync.native(root.path);
   } catch {
-    return [];
+    return;
   }
   visit(root.path, realRoot, [], 1);
-  return found;
 }
 
 function argumentNames(value: unknown): string[] {
@@ -122,21 +177,27 @@ function argumentNames(value: unknown): string[] {
   return list.filter((name) => /^[A-Za-z_]\w*$/.test(name));
 }
 
+/** A body's first non-empty line, headings unmarked, as a description of last resort (100 characters). */
+function firstLine(body: string): string | undefined {
+  for (const line of body.split("\n")) {
+    const text = line.replace(/^#+\s*/, "").trim();
+    if (text !== "") return text.slice(0, 100);
+  }
+  return undefined;
+}
+
 function load(found: Found, root: Root): SlashCommand | string {
   const { name, real, path } = found;
   let text: string;
   try {
-    text = readText(real, found.size);
+    if (found.text instanceof Error) throw found.text;
+    text = found.text ?? readText(real, found.size);
   } catch (error) {
     return error instanceof TypeError ? "not UTF-8 text" : `cannot be read: ${(error as Error).message}`;
   }
   // Cursor files carry no header; Codex reads only two keys; both parse as lenient YAML here.
   const front = readFrontMatter(text);
-  const firstLine = front.body
-    .split("\n")
-    .map((line) => line.replace(/^#+\s*/, "").trim())
-    .find((line) => line !== "");
-  const description = cleanDescription(asText(front.data.description) ?? firstLine?.slice(0, 100) ?? "");
+  const description = cleanDescription(asText(front.data.description) ?? firstLine(front.body) ?? "");
   return {
     name,
     path,
@@ -178,11 +239,10 @@ function loadCached(
   found: Found,
   root: Root,
 ): SlashCommand | string {
-  const key = `${root.origin}\0${found.name}\0${found.path}\0${found.real}`;
-  const hit = cache.get(key, found.stamp);
+  const hit = cache.get(found.key, found.stamp);
   if (hit !== undefined) return hit;
   const loaded = load(found, root);
-  cache.set(key, found.stamp, found.racy, loaded);
+  cache.set(found.key, found.stamp, found.racy, loaded);
   return loaded;
 }
 
@@ -193,23 +253,23 @@ export function discoverCommands(workspace: Workspace, env: NodeJS.ProcessEnv): 
   const file = cacheFile(env);
   const cache = PARSED.cache(file);
   for (const root of commandRoots(workspace, env)) {
-    for (const found of walk(root)) {
+    walk(root, cache, (found) => {
       const { name, path, real } = found;
-      if (seen.has(real)) continue;
+      if (seen.has(real)) return;
       seen.add(real);
       const winner = byName.get(name.toLowerCase());
       if (winner) {
         catalog.shadowed.push({ name, path, origin: root.origin, by: winner.path });
-        continue;
+        return;
       }
       const loaded = loadCached(cache, found, root);
       if (typeof loaded === "string") {
         catalog.dropped.push({ path, origin: root.origin, reason: loaded });
-        continue;
+        return;
       }
       byName.set(name.toLowerCase(), loaded);
       catalog.commands.push(loaded);
-    }
+    });
   }
   PARSED.save(file);
   return catalog;

@@ -3,10 +3,16 @@ import { join } from "node:path";
 import { isRacy, type Stamp, type StampCache, stampOf } from "../../kernel/stamp-cache.js";
 import { StampStore } from "../../kernel/stamp-store.js";
 import type { Workspace } from "../workspace/discover.js";
-import { type Entry, listEntries } from "./entries.js";
+import { childPath, type Entry, listEntries } from "./entries.js";
 import { asBoolean, asText, cleanDescription, firstParagraph, readFrontMatter } from "./frontmatter.js";
 import { cairnHome, type Root, skillRoots } from "./roots.js";
-import { NotUtf8Error, readSkillText, type SkillText } from "./skill-file.js";
+import {
+  NotUtf8Error,
+  probeSkillFile,
+  readSkillText,
+  type SkillProbe,
+  type SkillText,
+} from "./skill-file.js";
 
 /**
  * Skills as users already keep them (Agent Skills: a folder holding SKILL.md). A skill's
@@ -79,7 +85,7 @@ function describe(
   realDir: string,
   origin: string,
   file: SkillText,
-): { skill?: LoadedSkill; reason?: string; headShort: boolean } {
+): { skill?: Skill; body: string; reason?: string; headShort: boolean } {
   const front = readFrontMatter(file.text);
   const warnings = [...front.warnings];
   let description = asText(front.data.description);
@@ -95,7 +101,13 @@ function describe(
   const headShort = cut && (!front.present || !asText(front.data.description)?.trim());
   const when = asText(front.data.when_to_use);
   const cleaned = cleanDescription(when ? `${description} ${when}` : description);
-  if (!cleaned) return { reason: "nothing describes the skill (no description, empty body)", headShort };
+  if (!cleaned) {
+    return {
+      reason: "nothing describes the skill (no description, empty body)",
+      body: front.body,
+      headShort,
+    };
+  }
   if (cleaned.length > SPEC_DESCRIPTION_MAX) {
     warnings.push(
       `the description is ${cleaned.length} characters (the spec allows ${SPEC_DESCRIPTION_MAX})`,
@@ -110,21 +122,24 @@ function describe(
   if (!SPEC_NAME.test(name) || name.length > 64) {
     warnings.push("its folder name is not lowercase letters, digits and single hyphens (≤ 64)");
   }
-  const skill: LoadedSkill = {
+  // Built without its body: a catalog keeps none, and only loading adds it back.
+  const skill: Skill = {
     name,
     dir,
     realDir,
     origin,
     description: cleaned,
     label,
-    body: front.body,
     bodyBytes: file.bytes,
     modelInvocable: asBoolean(front.data["disable-model-invocation"]) !== true,
     argumentHint: asText(front.data["argument-hint"]),
     warnings,
   };
-  return { skill, headShort };
+  return { skill, body: front.body, headShort };
 }
+
+/** A skill described with the body its head held, or why it was dropped. */
+type Described = { skill: Skill; body: string } | Dropped;
 
 function unreadable(dir: string, origin: string, error: unknown): Dropped {
   const reason =
@@ -134,7 +149,47 @@ function unreadable(dir: string, origin: string, error: unknown): Dropped {
   return { dir, origin, reason };
 }
 
-/** One skill read from its SKILL.md: the head (for a catalog) or up to `limit` bytes. */
+/**
+ * One skill described from `head`, read `limit` bytes long; a head that fell short of the front
+ * matter (or of the first paragraph standing in for a description) is read again up to
+ * `HEAD_MAX_BYTES`, when it was shorter than that.
+ */
+function describeHead(
+  found: Pick<Found, "name" | "dir" | "realDir" | "expected">,
+  origin: string,
+  head: SkillText,
+  limit: number,
+): Described {
+  const { name, dir, realDir, expected } = found;
+  let described: ReturnType<typeof describe>;
+  try {
+    described = describe(name, dir, realDir, origin, head);
+    if (described.headShort && limit < HEAD_MAX_BYTES) {
+      described = describe(name, dir, realDir, origin, readSkillText(realDir, HEAD_MAX_BYTES, expected));
+    }
+  } catch (error) {
+    return unreadable(dir, origin, error);
+  }
+  const { skill, body, reason } = described;
+  return skill ? { skill, body } : { dir, origin, reason: reason ?? "unreadable" };
+}
+
+/** SKILL.md read up to `limit` bytes and described. */
+function readAndDescribe(
+  found: Pick<Found, "name" | "dir" | "realDir" | "expected">,
+  origin: string,
+  limit: number,
+): Described {
+  let head: SkillText;
+  try {
+    head = readSkillText(found.realDir, limit, found.expected);
+  } catch (error) {
+    return unreadable(found.dir, origin, error);
+  }
+  return describeHead(found, origin, head, limit);
+}
+
+/** One skill read from its SKILL.md, with its body: the head (for a catalog) or up to `limit` bytes. */
 export function loadSkill(
   name: string,
   dir: string,
@@ -143,16 +198,8 @@ export function loadSkill(
   limit = HEAD_BYTES,
   expected?: Expected,
 ): LoadedSkill | Dropped {
-  let described: ReturnType<typeof describe>;
-  try {
-    described = describe(name, dir, realDir, origin, readSkillText(realDir, limit, expected));
-    if (described.headShort && limit < HEAD_MAX_BYTES) {
-      described = describe(name, dir, realDir, origin, readSkillText(realDir, HEAD_MAX_BYTES, expected));
-    }
-  } catch (error) {
-    return unreadable(dir, origin, error);
-  }
-  return described.skill ?? { dir, origin, reason: described.reason ?? "unreadable" };
+  const described = readAndDescribe({ name, dir, realDir, expected }, origin, limit);
+  return "reason" in described ? described : { ...described.skill, body: described.body };
 }
 
 /**
@@ -177,37 +224,39 @@ const PARSED = new StampStore<Skill | Dropped>("skills-1", (value): value is Ski
 /** The machine's copy of what skill builds parsed (a repository cannot bring one along). */
 const cacheFile = (env: NodeJS.ProcessEnv) => join(cairnHome(env), "cache", "skills.json");
 
-function headOnly(loaded: LoadedSkill | Dropped): Skill | Dropped {
-  if ("reason" in loaded) return loaded;
-  const { body: _body, ...skill } = loaded;
-  return skill;
-}
-
 interface Found {
   name: string;
   dir: string;
   realDir: string;
+  /** Where the cache keeps what this folder's SKILL.md parsed to. */
+  key: string;
   /** SKILL.md's stamp (link and target, when it is a link), taken before it is read. */
   stamp: Stamp;
   racy: boolean;
   /** The regular file the listing saw, which the read must open (none for a link). */
   expected?: Expected;
+  /** The head, when the scan already read it (at `stamp`, from the same descriptor). */
+  head?: SkillProbe["head"];
 }
 
 function loadCached(cache: StampCache<Skill | Dropped>, found: Found, origin: string): Skill | Dropped {
-  const key = `${origin}\0${found.dir}\0${found.realDir}`;
-  const hit = cache.get(key, found.stamp);
+  const hit = cache.get(found.key, found.stamp);
   if (hit) return hit;
-  const { name, dir, realDir, expected } = found;
-  const loaded = headOnly(loadSkill(name, dir, realDir, origin, HEAD_BYTES, expected));
-  cache.set(key, found.stamp, found.racy, loaded);
-  return loaded;
+  const { head } = found;
+  let described: Described;
+  if (!head) described = readAndDescribe(found, origin, HEAD_BYTES);
+  else if ("error" in head) described = unreadable(found.dir, origin, head.error);
+  else described = describeHead(found, origin, head, HEAD_BYTES);
+  // A catalog entry keeps no body.
+  const kept = "reason" in described ? described : described.skill;
+  cache.set(found.key, found.stamp, found.racy, kept);
+  return kept;
 }
 
 /** SKILL.md's stamp; for a link, the link's own joins its target's, so retargeting it is a change. */
 function skillFileStamp(realDir: string): Pick<Found, "stamp" | "racy" | "expected"> {
   const now = Date.now();
-  const path = join(realDir, "SKILL.md");
+  const path = childPath(realDir, "SKILL.md");
   const own = lstatSync(path);
   if (!own.isSymbolicLink()) {
     return { stamp: stampOf(own), racy: isRacy(own, now), expected: own.isFile() ? own : undefined };
@@ -219,30 +268,50 @@ function skillFileStamp(realDir: string): Pick<Found, "stamp" | "racy" | "expect
   };
 }
 
-function scanRoot(root: Root): Found[] {
+/**
+ * SKILL.md's stamp, and its head when it must be read anyway. A file the cache has never seen
+ * is opened, stat'ed and read in one look (`probeSkillFile`); one it has seen is only lstat'ed,
+ * since a matching stamp needs no read at all. Whatever the probe declines (a link, a folder,
+ * no file) takes the general path. Throws when the folder holds no SKILL.md.
+ */
+function lookAt(realDir: string, known: boolean): Pick<Found, "stamp" | "racy" | "expected" | "head"> {
+  const now = Date.now();
+  const probe = known ? undefined : probeSkillFile(realDir, HEAD_BYTES);
+  if (!probe) return skillFileStamp(realDir);
+  const { stats, head } = probe;
+  return { stamp: stampOf(stats), racy: isRacy(stats, now), expected: stats, head };
+}
+
+/**
+ * Each skill folder of a root that holds a SKILL.md, in name order, handed to `each` as soon
+ * as it is looked at: a head read is parsed and dropped at once, never kept for the whole root.
+ */
+function scanRoot(root: Root, cache: StampCache<Skill | Dropped>, each: (found: Found) => void): void {
   let entries: Entry[];
   let realRoot: string;
   try {
     realRoot = realpathSync.native(root.path);
     entries = listEntries(root.path);
   } catch {
-    return [];
+    return;
   }
-  const found: Found[] = [];
   for (const { name, kind } of entries) {
     if (name.startsWith(".") || SKIPPED.has(name)) continue;
-    const dir = join(root.path, name);
+    const dir = childPath(root.path, name);
+    let found: Found;
     try {
       let realDir: string;
-      if (kind === "dir") realDir = join(realRoot, name);
+      if (kind === "dir") realDir = childPath(realRoot, name);
       else if (kind === "link" && statSync(dir).isDirectory()) realDir = realpathSync.native(dir);
       else continue; // a file, or a link to one: not a skill
-      found.push({ name, dir, realDir, ...skillFileStamp(realDir) });
+      const key = `${root.origin}\0${dir}\0${realDir}`;
+      found = { name, dir, realDir, key, ...lookAt(realDir, cache.has(key)) };
     } catch {
       // Dangling links and folders without SKILL.md are not skills.
+      continue;
     }
+    each(found);
   }
-  return found;
 }
 
 /** Every skill this workspace sees, in precedence order, with what was shadowed or dropped. */
@@ -255,26 +324,26 @@ export function discoverSkills(workspace: Workspace, env: NodeJS.ProcessEnv): Sk
   const file = cacheFile(env);
   const cache = PARSED.cache(file);
   for (const root of skillRoots(workspace, env)) {
-    for (const found of scanRoot(root)) {
+    scanRoot(root, cache, (found) => {
       const { name, dir, realDir } = found;
       // One folder reached through two links is one skill.
-      if (seenReal.has(realDir)) continue;
+      if (seenReal.has(realDir)) return;
       seenReal.add(realDir);
       // Names differing only in case collide (case-insensitive file systems, look-alike risk).
       const key = name.toLowerCase();
       const winner = byKey.get(key);
       if (winner) {
         shadowed.push({ name, dir, origin: root.origin, by: { dir: winner.dir, origin: winner.origin } });
-        continue;
+        return;
       }
       const loaded = loadCached(cache, found, root.origin);
       if ("reason" in loaded) {
         dropped.push(loaded);
-        continue;
+        return;
       }
       byKey.set(key, loaded);
       skills.push(loaded);
-    }
+    });
   }
   PARSED.save(file);
   return { skills, shadowed, dropped };

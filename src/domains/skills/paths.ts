@@ -83,11 +83,20 @@ export function openInside(realDir: string, path: string, within: string = realD
   }
   let fd: number;
   try {
-    fd = openSync(real, constants.O_RDONLY | constants.O_NOFOLLOW);
+    // O_NONBLOCK: a FIFO in a skill's folder cannot hold the open (and the server) forever.
+    fd = openSync(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch {
     throw refusePath(`${JSON.stringify(path.slice(0, 80))} changed while it was opened`);
   }
   const opened = fstatSync(fd);
+  if (!opened.isFile()) {
+    closeSync(fd);
+    throw refuse(
+      "skill_path",
+      `${JSON.stringify(path.slice(0, 80))} is not a regular file`,
+      "read one of the files the index lists",
+    );
+  }
   let again: string | undefined;
   try {
     again = realpathSync.native(joined);

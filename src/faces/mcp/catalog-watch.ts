@@ -1,6 +1,6 @@
-import { existsSync, type FSWatcher, statSync, watch } from "node:fs";
-import { dirname } from "node:path";
-import { watchShallow } from "../../kernel/watch.js";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { subscribe, unsubscribe } from "./shared-watch.js";
 
 /** Editors write a file in several steps; one change is announced once they settle. */
 const SETTLE_MS = 150;
@@ -16,6 +16,17 @@ function watchable(path: string): { target: string; own: boolean } | undefined {
   return { target, own: target === path && statSync(target).isDirectory() };
 }
 
+/** A folder's direct subfolders (one agent or skill each), links to folders included. */
+function subfolders(dir: string): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() || entry.isSymbolicLink())
+      .map((entry) => join(dir, entry.name));
+  } catch {
+    return [];
+  }
+}
+
 /**
  * Watch the catalog's paths and call `notify` when what the catalog lists has changed: a change
  * on disk rebuilds it and compares a fingerprint, so a log written inside an agent's folder
@@ -27,32 +38,45 @@ export function watchCatalog(
   notify: () => void,
   /** Called after every settled change on disk, listed or not (subscribed files compare themselves). */
   settled?: () => void,
+  /**
+   * Called at once on every raw change on disk, and whenever the watchers were (re)armed (a
+   * change may have gone unseen while they were not): what was built before may be stale.
+   */
+  touched?: () => void,
 ): { close(): void } {
-  let watchers: FSWatcher[] = [];
-  let last: string | undefined;
+  /** The paths this watcher holds in the shared registry. */
+  let watching = new Set<string>();
   let timer: NodeJS.Timeout | undefined;
+  let last: string | undefined;
   let closed = false;
 
   /** (Re)watch every path: a folder with its direct subfolders, a missing path via its parent. */
   const arm = async () => {
     const wanted = await paths();
-    for (const watcher of watchers) watcher.close();
-    watchers = [];
     if (closed) return;
+    const targets = new Set<string>();
+    /** Files and the parents of missing paths: a failure to watch one of those is said. */
+    const loud = new Set<string>();
     for (const path of new Set(wanted)) {
       const spot = watchable(path);
       if (!spot) continue;
-      if (spot.own) watchers.push(...watchShallow(spot.target, changed));
-      else {
-        try {
-          const watcher = watch(spot.target, { persistent: false }, changed);
-          watcher.on("error", () => watcher.close());
-          watchers.push(watcher);
-        } catch (error) {
-          process.stderr.write(`cairn mcp: cannot watch ${spot.target}: ${(error as Error).message}\n`);
-        }
+      targets.add(spot.target);
+      if (spot.own) for (const sub of subfolders(spot.target)) targets.add(sub);
+      else loud.add(spot.target);
+    }
+    for (const path of watching) if (!targets.has(path)) unsubscribe(path, changed);
+    watching = new Set();
+    for (const path of targets) {
+      try {
+        subscribe(path, changed);
+        watching.add(path);
+      } catch (error) {
+        // A folder gone since the listing, or one we may not read: nothing to watch there.
+        if (!loud.has(path)) continue;
+        process.stderr.write(`cairn mcp: cannot watch ${path}: ${(error as Error).message}\n`);
       }
     }
+    touched?.();
   };
 
   const settle = async () => {
@@ -67,6 +91,7 @@ export function watchCatalog(
 
   function changed() {
     if (closed) return;
+    touched?.();
     if (timer) clearTimeout(timer);
     timer = setTimeout(() => void settle().catch(() => {}), SETTLE_MS);
     timer.unref();
@@ -77,8 +102,8 @@ export function watchCatalog(
     close() {
       closed = true;
       if (timer) clearTimeout(timer);
-      for (const watcher of watchers) watcher.close();
-      watchers = [];
+      for (const path of watching) unsubscribe(path, changed);
+      watching = new Set();
     },
   };
 }

@@ -40,8 +40,8 @@ function catalogFault(error: CatalogError): ProtocolError {
 
 /**
  * File-backed tools beside the hand-kept ones: `tools/list` rebuilds every catalog from disk and
- * lists both; a call to a name no hand-kept tool has is resolved by rebuilding and matching, then
- * runs the tool's command through the same dispatch as any tool (guard, output schema,
+ * lists both; a call to a name no hand-kept tool has is resolved against the last build while the
+ * watcher has seen no change since, else by rebuilding and matching, then runs the tool's command through the same dispatch as any tool (guard, output schema,
  * refusals). Catalog paths are watched so clients hear `tools/list_changed`.
  */
 export function serveCatalog(
@@ -59,9 +59,24 @@ export function serveCatalog(
   /** The workspace this session serves, or none: without one there are no file-backed tools. */
   const context = (): Promise<SessionContext | undefined> => session.context().catch(() => undefined);
 
+  /**
+   * The tools of the last build, and whether anything on disk has changed since it started. A
+   * call reuses them while nothing has (its name resolved without rebuilding every catalog);
+   * a change the watcher sees, or watchers not yet (re)armed, means the next call rebuilds.
+   */
+  let latest: CatalogTool[] | undefined;
+  let changesSeen = 0;
+  let latestAt = -1;
+  const changed = () => {
+    changesSeen++;
+  };
+
   const rebuild = async (ctx: SessionContext): Promise<CatalogTool[]> => {
+    const started = changesSeen;
     try {
       const built = await buildCatalog(ctx, profile, { sources, reserved: staticNames });
+      latest = built.tools;
+      latestAt = started;
       for (const warning of built.warnings) {
         if (warned.has(warning)) continue;
         warned.add(warning);
@@ -86,9 +101,10 @@ export function serveCatalog(
   server.server.setRequestHandler("tools/call", async (request, ctx) => {
     const name = request.params.name;
     const workspace = staticNames.has(name) ? undefined : await context();
-    const tool = workspace
-      ? (await rebuild(workspace)).find((candidate) => candidate.name === name)
-      : undefined;
+    const find = (tools: CatalogTool[]) => tools.find((candidate) => candidate.name === name);
+    const current = latestAt === changesSeen ? latest : undefined;
+    // A name the current tools lack may be a tool just added: only then is everything rebuilt.
+    const tool = workspace ? ((current && find(current)) ?? find(await rebuild(workspace))) : undefined;
     if (!tool) return (await callStatic(request, ctx)) as never;
     return (await callFileTool(tool, request.params.arguments ?? {}, session, ctx)) as never;
   });
@@ -110,6 +126,8 @@ export function serveCatalog(
     () => {
       if (server.isConnected()) server.sendToolListChanged();
     },
+    undefined,
+    changed,
   );
 }
 

@@ -13,6 +13,12 @@ async function run(session: Session, command: string, input: Record<string, unkn
   return outcome.value as Record<string, unknown>;
 }
 
+/**
+ * What `skill list` and `command list` answered (by command; a failed one absent), when the
+ * caller already ran them: the Skills extension's watcher does on every settled change.
+ */
+export type ListedOutputs = Record<string, Record<string, unknown> | undefined>;
+
 interface Listed {
   name: string;
   description: string;
@@ -56,14 +62,18 @@ const promptName = (prefix: string, name: string) =>
  * `cmd-<name>` and `skill-<name>`, refreshed (with `prompts/list_changed`) whenever `refresh`
  * is called.
  */
-export function servePeoplePrompts(server: McpServer, session: Session): { refresh(): Promise<void> } {
+export function servePeoplePrompts(
+  server: McpServer,
+  session: Session,
+): { refresh(listed?: ListedOutputs): Promise<void> } {
   const registered = new Map<string, RegisteredPrompt>();
-  const refresh = async () => {
+  const refresh = async (given?: ListedOutputs) => {
     const wanted = new Map<string, { source: PeopleSource; item: Listed }>();
     for (const source of SOURCES) {
       const [command, key] = source.list;
-      const listed = await run(session, command, {}).catch(() => ({ [key]: [] }));
-      for (const item of listed[key] as Listed[]) {
+      const listed =
+        given?.[command] ?? (await run(session, command, {}).catch(() => ({ [key]: [] as Listed[] })));
+      for (const item of (listed[key] ?? []) as Listed[]) {
         if (item.model_invocable) continue;
         const name = promptName(source.prefix, item.name);
         if (!wanted.has(name)) wanted.set(name, { source, item });

@@ -11,7 +11,7 @@ import { commandsCatalog } from "../../commands/prompts/catalog.js";
 import { COMMANDS_BY_NAME } from "../../commands/registry.js";
 import { skillsCatalog } from "../../commands/skills/catalog.js";
 import { watchCatalog } from "./catalog-watch.js";
-import { servePeoplePrompts } from "./people-prompts.js";
+import { type ListedOutputs, servePeoplePrompts } from "./people-prompts.js";
 
 /** The MCP Skills extension's identifier, as declared under the server's `extensions` capability. */
 export const SKILLS_EXTENSION = "io.modelcontextprotocol/skills";
@@ -85,8 +85,11 @@ export function serveSkillsExtension(
     },
   );
   // Skill files changing on disk change the resource list (and any people-only command prompts).
+  // The watcher lists skills and commands once per settled change, for its fingerprint and for
+  // the people-only prompts alike (the first settle, at start, registers them).
   const prompts = servePeoplePrompts(server, session);
-  void prompts.refresh().catch(() => {});
+  let lists: ListedOutputs | undefined;
+  let first = true;
   const context = () => session.context().catch(() => undefined);
   return watchCatalog(
     async () => {
@@ -98,13 +101,21 @@ export function serveSkillsExtension(
       const entries = await run(session, "skill list", {}).catch((error: Error) => ({
         error: error.message,
       }));
-      const commands = await run(session, "command list", {}).catch(() => ({}));
-      return JSON.stringify([entries, commands]);
+      const commands = await run(session, "command list", {}).catch(() => undefined);
+      lists = {
+        "skill list": "error" in entries ? undefined : entries,
+        "command list": commands,
+      };
+      if (first) {
+        first = false;
+        void prompts.refresh(lists).catch(() => {});
+      }
+      return JSON.stringify([entries, commands ?? {}]);
     },
     () => {
       if (!server.isConnected()) return;
       server.sendResourceListChanged();
-      void prompts.refresh().catch(() => {});
+      void prompts.refresh(lists).catch(() => {});
     },
     onFilesChanged,
   );
