@@ -113,6 +113,7 @@ beforeAll(async () => {
   for (const title of ["subscribed task", "unsubscribed task"]) cairn(ws.dir, ["task", "add", title]);
   writeTree(join(ws.dir, ".claude", "skills"), {
     "demo/SKILL.md": skillMd({ name: "demo", description: "Use when: a demo is needed" }, "first body\n"),
+    "demo/references/deep/guide.md": "first guide\n",
   });
   mcp = await connectMcp(ws.dir);
   ears = listen(mcp);
@@ -201,6 +202,23 @@ describe(`MCP resource subscriptions (${STORE_UNDER_TEST})`, () => {
     await ears.next(updated(uri), since);
     const read = await mcp.client.readResource({ uri });
     expect((read.contents[0] as { text: string }).text).toContain("second body");
+  });
+
+  it("a subscribed skill file below the skill's folder is updated when it changes, and not after unsubscribing", async () => {
+    const uri = "skill://demo/references/deep/guide.md";
+    const guide = join(ws.dir, ".claude", "skills", "demo", "references", "deep", "guide.md");
+    await mcp.client.subscribeResource({ uri });
+    let since = ears.heard.length;
+    writeFileSync(guide, "second guide\n");
+    await ears.next(updated(uri), since);
+    const read = await mcp.client.readResource({ uri });
+    expect((read.contents[0] as { text: string }).text).toBe("second guide\n");
+    await mcp.client.unsubscribeResource({ uri });
+    since = ears.heard.length;
+    writeFileSync(guide, "third guide\n");
+    // Absence: given the watcher's settling and a few looks' time to show.
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    expect(ears.heard.slice(since).filter(updated(uri))).toEqual([]);
   });
 
   it("a read-only agent hears what it can read; retired, it hears tools/list_changed and is listed no tools", async () => {

@@ -1,13 +1,23 @@
 import { z } from "zod";
 import {
+  folderOfSkillFile,
   parseSkillUri,
   publishable,
   publishedSkill,
   readSkillResource,
   skillEntry,
 } from "../../domains/skills/extension.js";
+import type { SessionContext } from "../context.js";
 import { defineCommand } from "../define.js";
 import { skillsOf } from "./commands.js";
+
+/** The folders below skill folders that hold these subscribed `skill://` files (for the watcher). */
+export function subscribedSkillFolders(ctx: SessionContext, uris: readonly string[]): string[] {
+  const skillUris = uris.filter((uri) => uri.startsWith("skill://"));
+  if (skillUris.length === 0) return [];
+  const catalog = skillsOf(ctx);
+  return [...new Set(skillUris.flatMap((uri) => folderOfSkillFile(catalog, uri) ?? []))];
+}
 
 const Entry = z.object({
   uri: z.string(),

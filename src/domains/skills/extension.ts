@@ -1,10 +1,10 @@
-import { closeSync, readSync } from "node:fs";
-import { extname } from "node:path";
+import { closeSync, readSync, realpathSync } from "node:fs";
+import { extname, join } from "node:path";
 import { notFound } from "../../kernel/outcome.js";
 import type { Skill, SkillCatalog } from "./discover.js";
 import { DIGEST_BYTES_LIMIT, digestSkill, sniff } from "./files.js";
 import { readFrontMatter } from "./frontmatter.js";
-import { openInside } from "./paths.js";
+import { checkRelativePath, isInside, openInside } from "./paths.js";
 
 /**
  * The official MCP Skills extension (`io.modelcontextprotocol/skills`): each file of a skill is a
@@ -55,6 +55,25 @@ export function parseSkillUri(uri: string): { name: string; path: string } {
   const match = /^skill:\/\/([^/]+)\/(.+)$/.exec(uri);
   if (!match) throw notFound(`${uri.slice(0, 200)} is not a skill:// resource of this server`);
   return { name: decodeURIComponent(match[1] as string), path: decodeURIComponent(match[2] as string) };
+}
+
+/**
+ * The real folder holding a skill file named by URI, when it lies below the skill's own folder:
+ * a catalog watches each skill's folder, not the folders under it, so a subscription to such a
+ * file adds its folder to what is watched. Nothing for a URI that is not a published skill's
+ * file, whose path is refused, or whose folder resolves (through a link) outside the skill.
+ */
+export function folderOfSkillFile(catalog: SkillCatalog, uri: string): string | undefined {
+  try {
+    const { name, path } = parseSkillUri(uri);
+    const segments = checkRelativePath(path);
+    if (segments.length < 2) return undefined;
+    const skill = publishedSkill(catalog, name);
+    const real = realpathSync.native(join(skill.realDir, ...segments.slice(0, -1)));
+    return isInside(skill.realDir, real) ? real : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export function publishedSkill(catalog: SkillCatalog, name: string): Skill {

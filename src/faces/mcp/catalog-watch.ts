@@ -43,7 +43,7 @@ export function watchCatalog(
    * change may have gone unseen while they were not): what was built before may be stale.
    */
   touched?: () => void,
-): { close(): void } {
+): { close(): void; rearm(): Promise<void> } {
   /** The paths this watcher holds in the shared registry. */
   let watching = new Set<string>();
   let timer: NodeJS.Timeout | undefined;
@@ -99,6 +99,8 @@ export function watchCatalog(
 
   void settle().catch(() => {});
   return {
+    /** Watch `paths()` afresh now (what it lists changed), without waiting for a change on disk. */
+    rearm: () => arm().catch(() => {}),
     close() {
       closed = true;
       if (timer) clearTimeout(timer);

@@ -244,9 +244,14 @@ export function createServer(
   serveCompletions(server, () => runner(session));
   serveCatalog(server, session, profile, catalogs);
   let feed: ResourceFeed | undefined;
-  serveSkillsExtension(server, session, () => feed?.skillFilesChanged());
+  const skills = serveSkillsExtension(
+    server,
+    session,
+    () => feed?.skillFilesChanged(),
+    () => feed?.subscribedUris() ?? [],
+  );
   // Last: it wraps the list and call handlers registered above.
-  feed = new ResourceFeed(server, session);
+  feed = new ResourceFeed(server, session, () => skills.rearm());
   server.server.onclose = () => feed.close();
   return server;
 }

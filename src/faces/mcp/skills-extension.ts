@@ -10,6 +10,7 @@ import { dispatch } from "../../commands/dispatch.js";
 import { commandsCatalog } from "../../commands/prompts/catalog.js";
 import { COMMANDS_BY_NAME } from "../../commands/registry.js";
 import { skillsCatalog } from "../../commands/skills/catalog.js";
+import { subscribedSkillFolders } from "../../commands/skills/extension.js";
 import { watchCatalog } from "./catalog-watch.js";
 import { type ListedOutputs, servePeoplePrompts } from "./people-prompts.js";
 
@@ -50,7 +51,9 @@ export function serveSkillsExtension(
   session: Session,
   /** Any skill or command file changed on disk (subscribed `skill://` resources re-check). */
   onFilesChanged?: () => void,
-): { close(): void } {
+  /** The `skill://` URIs clients subscribed to: the folders of those below a skill's own are watched too. */
+  subscribed: () => readonly string[] = () => [],
+): { close(): void; rearm(): Promise<void> } {
   server.server.registerCapabilities({ extensions: { [SKILLS_EXTENSION]: {} } } as never);
   const template = new ResourceTemplate("skill://{name}/{+path}", {
     list: async () => ({ resources: await listSkillResources(session) }),
@@ -94,7 +97,12 @@ export function serveSkillsExtension(
   return watchCatalog(
     async () => {
       const ctx = await context();
-      return ctx ? [...skillsCatalog.watched(ctx), ...commandsCatalog.watched(ctx)] : [];
+      if (!ctx) return [];
+      return [
+        ...skillsCatalog.watched(ctx),
+        ...commandsCatalog.watched(ctx),
+        ...subscribedSkillFolders(ctx, subscribed()),
+      ];
     },
     async () => {
       // The listed resources are the skills' SKILL.md files: the set of skills is the fingerprint.

@@ -97,6 +97,8 @@ export class ResourceFeed {
   constructor(
     private readonly server: McpServer,
     private readonly session: Session,
+    /** The set of subscribed `skill://` files changed: the skill watcher re-reads what to watch. */
+    private readonly skillSubscriptionsChanged: () => Promise<void> = async () => {},
   ) {
     server.server.registerCapabilities({ resources: { subscribe: true, listChanged: true } });
     server.server.setRequestHandler("resources/subscribe", async (request) => {
@@ -104,7 +106,8 @@ export class ResourceFeed {
       return {};
     });
     server.server.setRequestHandler("resources/unsubscribe", async (request) => {
-      this.subscribed.delete(request.params.uri);
+      const { uri } = request.params;
+      if (this.subscribed.delete(uri) && uri.startsWith("skill://")) void this.skillSubscriptionsChanged();
       return {};
     });
     // Listing means the client will want to hear that the list changed; a call may have written.
@@ -125,6 +128,11 @@ export class ResourceFeed {
         if (this.watching) this.kick("journal");
       }
     });
+  }
+
+  /** The URIs this session is subscribed to. */
+  subscribedUris(): string[] {
+    return [...this.subscribed.keys()];
   }
 
   /** Skill (or command) files changed on disk: subscribed `skill://` resources are compared. */
@@ -148,7 +156,14 @@ export class ResourceFeed {
     // Watch first, then read the baseline: a write after the cursor is looked at, never lost.
     await this.start();
     // The baseline is what the caller reads now; an unknown resource fails the subscription.
+    const fresh = !this.subscribed.has(uri);
     this.subscribed.set(uri, digest(await readAs(this.session, uri)));
+    if (fresh && uri.startsWith("skill://")) {
+      // A file below its skill's folder is watched from now on; an edit made while the watch was
+      // being set up is caught by comparing once it is.
+      await this.skillSubscriptionsChanged();
+      this.kick("skills");
+    }
   }
 
   /** Start watching the workspace once; a session without a workspace retries on the next need. */
