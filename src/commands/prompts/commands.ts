@@ -3,6 +3,7 @@ import { discoverCommands, findCommand } from "../../domains/prompts/discover.js
 import { renderCommand } from "../../domains/prompts/render.js";
 import { notFound, refuse } from "../../kernel/outcome.js";
 import { defineCommand } from "../define.js";
+import { PromptArgs } from "../prompt-args.js";
 
 const CommandName = z.string().max(512).describe("as command_list names it, e.g. git:commit");
 
@@ -74,11 +75,7 @@ export const commandGet = defineCommand({
   positional: ["name", "args"],
   input: z.object({
     name: CommandName,
-    args: z
-      .string()
-      .max(64 * 1024)
-      .default("")
-      .describe("the arguments as typed after the command"),
+    args: PromptArgs.describe("the arguments as typed after the command"),
   }),
   output: z.object({
     name: z.string(),
@@ -126,10 +123,7 @@ export const commandPrompt = defineCommand({
   positional: ["name", "args"],
   input: z.object({
     name: CommandName,
-    args: z
-      .string()
-      .max(64 * 1024)
-      .default(""),
+    args: PromptArgs,
   }),
   output: z.object({ name: z.string(), text: z.string() }),
   async handler(input, ctx) {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { skillPromptText } from "../../domains/skills/prompt.js";
 import { defineCommand } from "../define.js";
+import { PromptArgs } from "../prompt-args.js";
 import { mustFind } from "./commands.js";
 
 /** For the MCP face's prompts: any skill (people-only ones included) as a person picks it. */
@@ -11,10 +12,7 @@ export const skillPrompt = defineCommand({
   positional: ["name", "args"],
   input: z.object({
     name: z.string().max(256),
-    args: z
-      .string()
-      .max(64 * 1024)
-      .default(""),
+    args: PromptArgs,
   }),
   output: z.object({ name: z.string(), text: z.string() }),
   async handler(input, ctx) {
