@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { rng } from "../../bench/knowledge-corpus.js";
 import {
   cleanDescription,
   cleanFully,
@@ -50,18 +51,6 @@ describe("front matter", () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 });
-
-/** A small seeded generator (mulberry32): the same corpus on every run, so a failure reproduces. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe("the hand-read header fast path", () => {
   // Fragments that YAML reads specially somewhere (indicators, comments, scalars of other types).
@@ -128,7 +117,7 @@ describe("the hand-read header fast path", () => {
   ];
 
   it("accepts only headers the YAML parser reads as the very same strings", () => {
-    const random = seeded(12);
+    const random = rng(12);
     const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)] as T;
     let accepted = 0;
     let declined = 0;
@@ -168,7 +157,7 @@ describe("the hand-read header fast path", () => {
 
 describe("a description already clean", () => {
   it("is returned as the full cleaning would return it, over a generated corpus", () => {
-    const random = seeded(7);
+    const random = rng(7);
     const CHARS = [
       "a",
       "Z",
