@@ -54,10 +54,13 @@ export function pgNotes(db: PgDb): NotesRepo {
     },
     async findings(scopes, limit, childrenOf) {
       if (scopes.length === 0 && childrenOf === undefined) return [];
-      const listed = scopes.length > 0 ? [`scope IN (${placeholders(scopes.length)})`] : [];
-      const children =
-        childrenOf === undefined ? [] : ["scope IN (SELECT 'task:' || id FROM tasks WHERE parent_id = ?)"];
-      const sql = `SELECT ${COLUMNS} FROM notes WHERE kind = 'finding' AND (${[...listed, ...children].join(" OR ")})
+      // One list of wanted scopes, so the planner can drive (scope, kind) lookups from it; an OR
+      // of two IN tests leaves the children's arm to a filter over every finding.
+      const wanted = [
+        ...(scopes.length > 0 ? [`VALUES ${scopes.map(() => "(?)").join(", ")}`] : []),
+        ...(childrenOf === undefined ? [] : ["SELECT 'task:' || id FROM tasks WHERE parent_id = ?"]),
+      ].join(" UNION ALL ");
+      const sql = `SELECT ${COLUMNS} FROM notes WHERE kind = 'finding' AND scope IN (${wanted})
         ORDER BY CASE severity WHEN 'major' THEN 0 WHEN 'moderate' THEN 1 ELSE 2 END,
                  CASE trust WHEN 'confirmed' THEN 0 WHEN 'unverified' THEN 1 ELSE 2 END,
                  seq DESC
