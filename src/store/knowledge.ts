@@ -36,8 +36,12 @@ export interface NotesRepo {
   byId(id: string): Promise<NoteRecord | undefined>;
   /** Newest first. */
   list(filter: NoteFilter): Promise<NoteRecord[]>;
-  /** Findings ordered by severity, then trust (confirmed, unverified, refuted), then newest. */
-  findings(scopes: readonly string[], limit: number): Promise<NoteRecord[]>;
+  /**
+   * Findings ordered by severity, then trust (confirmed, unverified, refuted), then newest: those
+   * in `scopes`, and with `childrenOf` also those of every child task of that task (`task:<id>`
+   * scopes), which a brief asks for its task's siblings without reading them first.
+   */
+  findings(scopes: readonly string[], limit: number, childrenOf?: string): Promise<NoteRecord[]>;
   setTrust(id: string, trust: Trust, at: string): Promise<void>;
   /** The distinct kinds of notes in one scope (the board's `[done] note_kinds` check). */
   kindsInScope(scope: string): Promise<NoteKind[]>;

@@ -125,9 +125,6 @@ export interface TaskNote {
   text: string;
 }
 
-/** A task named in passing: enough to point at it. */
-export type TaskRefRecord = Pick<TaskRecord, "id" | "title" | "status">;
-
 export interface TaskRepo {
   insert(task: NewTask, at: string): Promise<TaskRecord>;
   byId(id: string): Promise<TaskRecord | undefined>;
@@ -138,8 +135,6 @@ export interface TaskRepo {
   /** `total` may stop counting past the page: then `capped` is true and the true count is higher. */
   list(filter: TaskFilter): Promise<{ tasks: TaskRecord[]; total: number; capped?: boolean }>;
   children(id: string): Promise<TaskRecord[]>;
-  /** The children's ids, titles and statuses in order: what a brief shows of siblings, without whole rows. */
-  childRefs(id: string): Promise<TaskRefRecord[]>;
   /**
    * Open tasks none of whose dependencies is still unfinished, best first (priority, then
    * depth-first order, then age). `accept` filters lazily so only what is needed is read.

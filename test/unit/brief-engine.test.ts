@@ -19,7 +19,6 @@ function task(overrides: Partial<BriefTask> = {}): BriefTask {
     outOfScope: ["changing the schema"],
     parents: [{ id: "T-1", title: "Durable storage", status: "open", soThat: "nothing is lost on a crash" }],
     goal: { id: "G-1", title: "Zero-ops storage", successCriteria: ["no lost writes under kill -9"] },
-    siblings: [{ id: "T-8", title: "Checkpoint policy", status: "open" }],
     recentActivity: [{ at: "2026-11-30T01:00:00Z", actor: "alice", action: "task.claim", text: null }],
     ...overrides,
   };

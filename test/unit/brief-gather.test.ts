@@ -25,7 +25,6 @@ const TASK: BriefTask = {
   outOfScope: [],
   parents: [{ id: "T-1", title: "Durable storage", status: "open", soThat: null }],
   goal: null,
-  siblings: [{ id: "T-8", title: "Checkpoints", status: "open" }],
   recentActivity: [],
 };
 
@@ -52,8 +51,15 @@ const now = () => new Date(Date.UTC(2026, 10, 30, 0, 0, clock++)).toISOString();
 beforeEach(async () => {
   scratch = scratchDir();
   store = openStore(join(scratch.dir, "cairn.db"), { create: true });
-  // Task scopes must name tasks on the board: T-1 … T-9 exist (the seam below describes them).
-  for (let n = 1; n <= 9; n++) await addTask(store, OWNER, { title: `task ${n}` }, now());
+  // Task scopes must name tasks on the board: T-1 … T-9 exist (the seam above describes T-7).
+  // T-7 and its sibling T-8 are children of T-1, so what T-8 found reaches T-7's brief.
+  for (let n = 1; n <= 9; n++)
+    await addTask(
+      store,
+      OWNER,
+      { title: `task ${n}`, parent: n === 7 || n === 8 ? "T-1" : undefined },
+      now(),
+    );
 });
 afterEach(async () => {
   await store.close();

@@ -11,8 +11,9 @@ import type { Store } from "../../src/store/store.js";
 import { scratchDir } from "../helpers/workspace.js";
 
 /**
- * A brief reads only the ids, titles and statuses of a task's siblings, and however many there
- * are, what any of them found reaches it: an epic of 150 tasks, a finding on the last one.
+ * A brief never reads its task's siblings, and however many there are, what any of them found
+ * reaches it (the findings query names them from the parent): an epic of 150 tasks, a finding
+ * on the last one, a grandchild's finding left out.
  */
 const SIBLINGS = 150;
 const AT = "2026-11-30T00:00:00.000Z";
@@ -46,8 +47,9 @@ beforeAll(async () => {
     const children: string[] = [];
     for (let n = 1; n <= SIBLINGS; n++) children.push((await make(`child ${n}`, parent.id)).id);
     const elsewhere = await make("another epic's child", (await make("another epic", null)).id);
+    const grandchild = await make("a grandchild", children[1] ?? null);
     await tx.journal.append({ at: AT, actor: "owner", action: "test.seed", subject: parent.id, data: {} });
-    return { parent: parent.id, children, elsewhere: elsewhere.id };
+    return { parent: parent.id, children, elsewhere: elsewhere.id, grandchild: grandchild.id };
   });
   epic = ids.parent;
   first = ids.children[0] as string;
@@ -56,6 +58,7 @@ beforeAll(async () => {
     addNote(store, OWNER, { kind: "finding", text, severity: "major", scope }, AT);
   await find("the last sibling found the cache is never invalidated", last);
   await find("a task of another epic found something unrelated", ids.elsewhere);
+  await find("a sibling's own child found something below it", ids.grandchild);
 });
 
 afterAll(async () => {
@@ -64,16 +67,13 @@ afterAll(async () => {
 });
 
 describe("a brief's siblings", () => {
-  it("lists every sibling and shows what the last of 150 found, and nothing from another epic", async () => {
+  it("shows what the last of 150 siblings found, and nothing from a grandchild or another epic", async () => {
     const inputs = await gatherBriefInputs(store, boardBriefSource(store, config), {
       actor: OWNER,
       config,
       taskId: first,
       now: AT,
     });
-    expect(inputs.task.siblings).toHaveLength(SIBLINGS - 1);
-    expect(inputs.task.siblings[0]).toEqual({ id: expect.any(String), title: "child 2", status: "open" });
-    expect(inputs.task.siblings.map((s) => s.id)).not.toContain(first);
     expect(inputs.findings.map((f) => f.text)).toEqual([
       "the last sibling found the cache is never invalidated",
     ]);
@@ -83,10 +83,13 @@ describe("a brief's siblings", () => {
     );
   });
 
-  it("childRefs names the children in order, and none for a leaf", async () => {
-    const refs = await store.read((tx) => tx.tasks.childRefs(epic));
-    expect(refs).toHaveLength(SIBLINGS);
-    expect(refs.slice(0, 2).map((r) => r.title)).toEqual(["child 1", "child 2"]);
-    expect(await store.read((tx) => tx.tasks.childRefs(first))).toEqual([]);
+  it("a root task has no siblings: another epic's findings stay out of the epic's brief", async () => {
+    const inputs = await gatherBriefInputs(store, boardBriefSource(store, config), {
+      actor: OWNER,
+      config,
+      taskId: epic,
+      now: AT,
+    });
+    expect(inputs.findings).toEqual([]);
   });
 });

@@ -24,7 +24,6 @@ const task = (context: string): BriefTask => ({
   outOfScope: [],
   parents: [],
   goal: null,
-  siblings: [],
   recentActivity: [],
 });
 

@@ -6,8 +6,8 @@ import { scratchDir, testPgUrl } from "../helpers/workspace.js";
 
 /**
  * The store contract for the read paths at scale: facts loaded in bulk are exactly the facts
- * `insert` writes, a task's children can be named without their whole rows, and findings are
- * found for any number of scopes. Both stores must agree exactly.
+ * `insert` writes, and findings are found for any number of scopes and for a task's children.
+ * Both stores must agree exactly.
  */
 const IMPLEMENTATIONS: { name: string; create: (dir: string) => Store }[] = [
   { name: "sqlite", create: (dir) => openStore(join(dir, "cairn.db"), { create: true }) },
@@ -99,13 +99,29 @@ describe.each(IMPLEMENTATIONS)("bulk and scale store contract: $name", ({ create
     expect(hits).toEqual([]);
   });
 
-  it("names a task's children in order, without grandchildren; finds findings for 150 scopes", async () => {
+  it("finds findings for 150 scopes, and for a task's children without its grandchildren", async () => {
     const { parent, children } = await store.write(async (tx) => {
       const root = await tx.tasks.insert(task("the epic", null), AT);
       const kids = [];
       for (let n = 1; n <= 150; n++) kids.push(await tx.tasks.insert(task(`child ${n}`, root.id), AT));
-      await tx.tasks.insert(task("a grandchild", kids[0]?.id ?? null), AT);
+      const grandchild = await tx.tasks.insert(task("a grandchild", kids[0]?.id ?? null), AT);
       await tx.tasks.update(kids[1]?.id ?? "", { status: "done" }, AT);
+      await tx.notes.insert(
+        {
+          scope: `task:${grandchild.id}`,
+          author: "owner",
+          body: { kind: "finding", text: "found on the grandchild", severity: "major", trust: "confirmed" },
+        },
+        AT,
+      );
+      await tx.notes.insert(
+        {
+          scope: "workspace",
+          author: "owner",
+          body: { kind: "finding", text: "found in the workspace", severity: "minor", trust: "refuted" },
+        },
+        AT,
+      );
       for (const [n, severity] of [
         [149, "minor"],
         [0, "major"],
@@ -124,22 +140,24 @@ describe.each(IMPLEMENTATIONS)("bulk and scale store contract: $name", ({ create
       return { parent: root.id, children: kids.map((k) => k.id) };
     });
     const seen = await store.read(async (tx) => ({
-      refs: await tx.tasks.childRefs(parent),
-      none: await tx.tasks.childRefs(children[2] ?? ""),
       findings: await tx.notes.findings(
         children.map((id) => `task:${id}`),
         2,
       ),
+      ofChildren: await tx.notes.findings(["workspace", `task:${children[0]}`], 10, parent),
+      childrenOnly: await tx.notes.findings([], 10, parent),
+      ofLeaf: await tx.notes.findings([], 10, children[2] ?? ""),
     }));
-    expect(seen.refs).toHaveLength(150);
-    expect(seen.refs.slice(0, 2)).toEqual([
-      { id: children[0], title: "child 1", status: "open" },
-      { id: children[1], title: "child 2", status: "done" },
-    ]);
-    expect(seen.none).toEqual([]);
-    expect(seen.findings.map((n) => n.body.kind === "finding" && n.body.text)).toEqual([
+    const texts = (notes: typeof seen.findings) => notes.map((n) => n.body.kind === "finding" && n.body.text);
+    expect(texts(seen.findings)).toEqual(["found on child 1", "found on child 76"]);
+    // A scope both listed and a child's counts once; the grandchild's finding is not a child's.
+    expect(texts(seen.ofChildren)).toEqual([
       "found on child 1",
       "found on child 76",
+      "found on child 150",
+      "found in the workspace",
     ]);
+    expect(texts(seen.childrenOnly)).toEqual(["found on child 1", "found on child 76", "found on child 150"]);
+    expect(seen.ofLeaf).toEqual([]);
   });
 });

@@ -82,18 +82,26 @@ const DAY_MS = 86_400_000;
 const WEIGHTS = { relevance: 0.8, recency: 0.1, reinforcement: 0.1 };
 const RECENCY_HALF_LIFE_DAYS = 30;
 
+type Scored = Pick<FactRecord, "lastSeenAt" | "seenCount">;
+
+/**
+ * `blendScore` at one moment: a recall scores fifty candidates against the same `now`, which is
+ * parsed once here rather than once per candidate.
+ */
+export function blendScorer(now: string): (relevance: number, bestRelevance: number, fact: Scored) => number {
+  const nowMs = Date.parse(now);
+  return (relevance, bestRelevance, fact) => {
+    const ageDays = Math.max(0, (nowMs - Date.parse(fact.lastSeenAt)) / DAY_MS);
+    const recency = 0.5 ** (ageDays / RECENCY_HALF_LIFE_DAYS);
+    const reinforcement = 1 - 1 / fact.seenCount;
+    const normalised = bestRelevance > 0 ? relevance / bestRelevance : 0;
+    return WEIGHTS.relevance * normalised + WEIGHTS.recency * recency + WEIGHTS.reinforcement * reinforcement;
+  };
+}
+
 /** Blend full-text relevance with how recently and how often a fact was seen. */
-export function blendScore(
-  relevance: number,
-  bestRelevance: number,
-  fact: Pick<FactRecord, "lastSeenAt" | "seenCount">,
-  now: string,
-): number {
-  const ageDays = Math.max(0, (Date.parse(now) - Date.parse(fact.lastSeenAt)) / DAY_MS);
-  const recency = 0.5 ** (ageDays / RECENCY_HALF_LIFE_DAYS);
-  const reinforcement = 1 - 1 / fact.seenCount;
-  const normalised = bestRelevance > 0 ? relevance / bestRelevance : 0;
-  return WEIGHTS.relevance * normalised + WEIGHTS.recency * recency + WEIGHTS.reinforcement * reinforcement;
+export function blendScore(relevance: number, bestRelevance: number, fact: Scored, now: string): number {
+  return blendScorer(now)(relevance, bestRelevance, fact);
 }
 
 /**
@@ -113,6 +121,7 @@ export async function recall(
     return recent.map((hit) => ({ fact: hit.fact, score: 0 }));
   }
   // A pool of candidates, re-ranked by the blend; the store loads whole facts for the kept alone.
+  const blend = blendScorer(now);
   const hits = await store.read((tx) =>
     tx.facts.search({
       terms,
@@ -120,7 +129,7 @@ export async function recall(
       limit: Math.max(limit * 5, 50),
       keep: {
         count: limit,
-        score: (candidate, best) => blendScore(candidate.relevance, best, candidate, now),
+        score: (candidate, best) => blend(candidate.relevance, best, candidate),
       },
     }),
   );

@@ -87,12 +87,6 @@ async function briefTaskOf(tx: Tx, task: TaskRecord): Promise<BriefTask> {
     parents.push({ ...ref(parent), soThat: parent.soThat || null });
     id = parent.parentId;
   }
-  // A root task's "siblings" are every other root: unrelated work, so only real siblings count.
-  // All of them, however many: what any sibling found belongs in the brief. Only their ids,
-  // titles and statuses are read, never whole rows.
-  const siblings = task.parentId
-    ? (await tx.tasks.childRefs(task.parentId)).filter((child) => child.id !== task.id)
-    : [];
   return {
     id: task.id,
     title: task.title,
@@ -113,14 +107,13 @@ async function briefTaskOf(tx: Tx, task: TaskRecord): Promise<BriefTask> {
     outOfScope: [],
     parents,
     goal: await goalOf(tx, task),
-    siblings,
     recentActivity: await activityOf(tx, task, labels),
   };
 }
 
 /**
- * The task board's side of the brief: a task with its criteria, dependencies, parent chain,
- * siblings and recent activity, and the shortcuts the caller's role uses most.
+ * The task board's side of the brief: a task with its criteria, dependencies, parent chain
+ * (the brief finds the siblings' findings through the parent) and recent activity, and the shortcuts the caller's role uses most.
  */
 export function boardBriefSource(store: Store, config: WorkspaceConfig): TaskBriefSource {
   return {

@@ -52,14 +52,21 @@ export function pgNotes(db: PgDb): NotesRepo {
       const sql = `SELECT ${COLUMNS} FROM notes ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY seq DESC LIMIT ?`;
       return (await db.prepare<(string | number)[], NoteRow>(sql).all(...params, filter.limit)).map(toRecord);
     },
-    async findings(scopes, limit) {
-      if (scopes.length === 0) return [];
-      const sql = `SELECT ${COLUMNS} FROM notes WHERE kind = 'finding' AND scope IN (${placeholders(scopes.length)})
+    async findings(scopes, limit, childrenOf) {
+      if (scopes.length === 0 && childrenOf === undefined) return [];
+      // One list of wanted scopes, so the planner can drive (scope, kind) lookups from it; an OR
+      // of two IN tests leaves the children's arm to a filter over every finding.
+      const wanted = [
+        ...(scopes.length > 0 ? [`VALUES ${scopes.map(() => "(?)").join(", ")}`] : []),
+        ...(childrenOf === undefined ? [] : ["SELECT 'task:' || id FROM tasks WHERE parent_id = ?"]),
+      ].join(" UNION ALL ");
+      const sql = `SELECT ${COLUMNS} FROM notes WHERE kind = 'finding' AND scope IN (${wanted})
         ORDER BY CASE severity WHEN 'major' THEN 0 WHEN 'moderate' THEN 1 ELSE 2 END,
                  CASE trust WHEN 'confirmed' THEN 0 WHEN 'unverified' THEN 1 ELSE 2 END,
                  seq DESC
         LIMIT ?`;
-      return (await db.prepare<(string | number)[], NoteRow>(sql).all(...scopes, limit)).map(toRecord);
+      const params = childrenOf === undefined ? [...scopes, limit] : [...scopes, childrenOf, limit];
+      return (await db.prepare<(string | number)[], NoteRow>(sql).all(...params)).map(toRecord);
     },
     async setTrust(id, trust, at) {
       await setTrust.run(trust, at, id);

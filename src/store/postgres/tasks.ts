@@ -1,6 +1,6 @@
 import { COUNTED_BEYOND_PAGE, TASK_ORDER_BY } from "../sqlite/task-pages.js";
 import { COLUMNS, pad, RANK, type TaskRow, toTask } from "../sqlite/task-rows.js";
-import type { TaskRecord, TaskRefRecord, TaskRepo } from "../tasks.js";
+import type { TaskRecord, TaskRepo } from "../tasks.js";
 import type { PgDb } from "./db.js";
 import { shortIds } from "./short-ids.js";
 import { pgTaskRelations } from "./task-relations.js";
@@ -33,9 +33,6 @@ export function pgTasks(db: PgDb): TaskRepo {
   );
   const children = db.prepare<[string], TaskRow>(
     `SELECT ${COLUMNS} FROM tasks WHERE parent_id = ? ORDER BY seq`,
-  );
-  const childRefs = db.prepare<[string], TaskRefRecord>(
-    "SELECT id, title, status FROM tasks WHERE parent_id = ? ORDER BY seq",
   );
   const ready = db.prepare<[string, number, number], TaskRow>(
     `SELECT ${COLUMNS} FROM tasks WHERE status = 'open' AND priority_rank < 3 AND id != ?
@@ -165,9 +162,6 @@ export function pgTasks(db: PgDb): TaskRepo {
     },
     async children(id) {
       return (await children.all(id)).map(toTask);
-    },
-    async childRefs(id) {
-      return childRefs.all(id);
     },
     async ready(accept, limit, excluding = "") {
       const found: TaskRecord[] = [];

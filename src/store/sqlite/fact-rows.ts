@@ -53,9 +53,38 @@ const foldAccents = (text: string) =>
 export const stemsOf = (terms: readonly string[]) =>
   terms.map((term) => foldAccents(term).slice(0, Math.max(3, term.length - 2)));
 
+const ASCII_WORD_CHARS = /^[a-z0-9]+$/;
+/** Whether every stem is plain ASCII letters and digits (cached per stem list: a search's own). */
+const plainStems = new WeakMap<readonly string[], boolean>();
+const isWordChar = (code: number) => (code >= 97 && code <= 122) || (code >= 48 && code <= 57);
+
+/**
+ * Whether lower-case ASCII `text` holds `stem` at the start of a word: in ASCII, the words the
+ * general path splits out are exactly the runs of [a-z0-9], so this is the same answer without
+ * building them.
+ */
+function heldAtWordStart(text: string, stem: string): boolean {
+  for (let at = text.indexOf(stem); at !== -1; at = text.indexOf(stem, at + 1)) {
+    if (at === 0 || !isWordChar(text.charCodeAt(at - 1))) return true;
+  }
+  return false;
+}
+
 /** The share of query stems (from `stemsOf`) a fact's text holds at the start of one of its words. */
 export function coverage(text: string, stems: readonly string[]): number {
   if (stems.length === 0) return 0;
+  let plain = plainStems.get(stems);
+  if (plain === undefined) {
+    plain = stems.every((stem) => ASCII_WORD_CHARS.test(stem));
+    plainStems.set(stems, plain);
+  }
+  // Most facts are plain ASCII: their stems are found in place (a recall scores fifty texts).
+  if (plain && /^\p{ASCII}*$/u.test(text)) {
+    const lower = text.toLowerCase();
+    let held = 0;
+    for (const stem of stems) if (heldAtWordStart(lower, stem)) held++;
+    return held / stems.length;
+  }
   const words = foldAccents(text).split(/[^\p{L}\p{N}]+/u);
   const held = stems.filter((stem) => words.some((word) => word.startsWith(stem)));
   return held.length / stems.length;
@@ -69,9 +98,19 @@ export function keepBest<C extends FactCandidate>(
   candidates: readonly C[],
   keep: NonNullable<FactSearch["keep"]>,
 ): (C & { score: number })[] {
-  const best = Math.max(0, ...candidates.map((candidate) => candidate.relevance));
-  return candidates
-    .map((candidate) => ({ ...candidate, score: keep.score(candidate, best) }))
-    .sort((a, b) => b.score - a.score)
-    .slice(0, keep.count);
+  let best = 0;
+  for (const candidate of candidates) if (candidate.relevance > best) best = candidate.relevance;
+  // The first `count` of a stable sort by score, without sorting all: each candidate goes in
+  // after every kept one that scores at least as much, so ties keep the candidates' order.
+  const kept: (C & { score: number })[] = [];
+  for (const candidate of candidates) {
+    const score = keep.score(candidate, best);
+    let at = kept.length;
+    while (at > 0 && (kept[at - 1] as { score: number }).score < score) at--;
+    if (at < keep.count) {
+      kept.splice(at, 0, { ...candidate, score });
+      if (kept.length > keep.count) kept.pop();
+    }
+  }
+  return kept;
 }

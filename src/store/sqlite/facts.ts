@@ -104,7 +104,7 @@ export function sqliteFacts(db: Database.Database): FactsRepo {
   // was most of loading fifty candidates; naming the columns here is several times cheaper.
   const bySeqs = db
     .prepare<[string], unknown[]>(
-      `SELECT f.seq, ${F_COLUMNS} FROM facts f WHERE f.seq IN (SELECT value FROM json_each(?)) AND f.superseded_by IS NULL`,
+      `SELECT f.seq, ${F_COLUMNS} FROM json_each(?) j JOIN facts f ON f.seq = j.value WHERE f.superseded_by IS NULL`,
     )
     .raw(true);
   const bySeqsTopic = db
@@ -136,7 +136,7 @@ export function sqliteFacts(db: Database.Database): FactsRepo {
   const lightColumns = "f.seq, f.text, f.last_seen_at, f.seen_count";
   const lightBySeqs = db
     .prepare<[string], [number, string, string, number]>(
-      `SELECT ${lightColumns} FROM facts f WHERE f.seq IN (SELECT value FROM json_each(?)) AND f.superseded_by IS NULL`,
+      `SELECT ${lightColumns} FROM json_each(?) j JOIN facts f ON f.seq = j.value WHERE f.superseded_by IS NULL`,
     )
     .raw(true);
   const lightBySeqsTopic = db

@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import type { TaskRecord, TaskRefRecord, TaskRepo } from "../tasks.js";
+import type { TaskRecord, TaskRepo } from "../tasks.js";
 import { shortIds } from "./short-ids.js";
 import { countPage, type PageQuery, readPage, TASK_ORDER_BY } from "./task-pages.js";
 import { sqliteTaskRelations } from "./task-relations.js";
@@ -34,13 +34,6 @@ export function sqliteTasks(db: Database.Database): TaskRepo {
   const children = db.prepare<[string], TaskRow>(
     `SELECT ${COLUMNS} FROM tasks WHERE parent_id = ? ORDER BY seq`,
   );
-  // As arrays: better-sqlite3's keyed row objects cost more than the lookups (a brief names
-  // every sibling of its task, a hundred in a large epic).
-  const childRefs = db
-    .prepare<[string], [string, string, TaskRefRecord["status"]]>(
-      "SELECT id, title, status FROM tasks WHERE parent_id = ? ORDER BY seq",
-    )
-    .raw(true);
   const ready = db.prepare<[string], TaskRow>(
     `SELECT ${COLUMNS} FROM tasks WHERE status = 'open' AND priority_rank < 3 AND id != ?
      AND NOT ${UNFINISHED_DEPENDENCY} ORDER BY priority_rank, sort_path`,
@@ -165,9 +158,6 @@ export function sqliteTasks(db: Database.Database): TaskRepo {
     },
     async children(id) {
       return children.all(id).map(toTask);
-    },
-    async childRefs(id) {
-      return childRefs.all(id).map(([id, title, status]) => ({ id, title, status }));
     },
     async ready(accept, limit, excluding = "") {
       const found: TaskRecord[] = [];

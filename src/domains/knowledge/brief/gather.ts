@@ -54,13 +54,15 @@ export async function gatherBriefInputs(
   if (!task) throw notFound(`no task ${options.taskId}`, "list tasks with `cairn task list`");
   const text = taskText(task);
   const own = [taskScope(task.id), ...task.parents.map((p) => taskScope(p.id)), WORKSPACE_SCOPE];
-  const withSiblings = [...own, ...task.siblings.map((s) => taskScope(s.id))];
+  // Tasks under the same parent: what any of them found matters to this one. The store names
+  // them from its parent index, however many there are, within the findings query itself.
+  const parentId = task.parents[0]?.id;
   const facts = await recall(store, { query: text, limit: LIMITS.facts }, options.now);
   const shortcuts = source.shortcuts ? await source.shortcuts(options.actor.role) : null;
 
   return store.read(async (tx) => {
     const decisions = await tx.notes.list({ kinds: ["decision"], scopes: own, limit: LIMITS.decisions });
-    const findings = await tx.notes.findings(withSiblings, LIMITS.findings);
+    const findings = await tx.notes.findings(own, LIMITS.findings, parentId);
     const risks = byRank(await tx.risks.list(own)).filter((risk) => riskRank(risk) <= TOP_RISK_RANK);
     const occurs = termMatcher(text);
     const glossary = (await tx.glossary.list()).filter((entry) => occurs(entry.term));

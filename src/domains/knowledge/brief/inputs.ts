@@ -38,8 +38,6 @@ export interface BriefTask extends Authored {
     constraints?: string[];
     nonGoals?: string[];
   } | null;
-  /** Tasks under the same parent: their findings matter to this one. */
-  siblings: TaskRef[];
   /** Newest first. `text` is agent-written (a comment, a handoff), shown fenced. */
   recentActivity: { at: string; actor: string; action: string; text: string | null }[];
 }
