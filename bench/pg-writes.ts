@@ -10,6 +10,7 @@ import { openStore, type StoreLocation } from "../src/store/open.js";
 import { roundTrips } from "../src/store/postgres/db.js";
 import { openPostgresStore } from "../src/store/postgres/pg-store.js";
 import type { Store } from "../src/store/store.js";
+import { newTask } from "../test/helpers/new-task.js";
 import { ms, percentile, report } from "./report.js";
 
 const at = "2026-10-01T00:00:00.000Z";
@@ -24,18 +25,6 @@ const openMode = (mode: Mode, location: StoreLocation): Store =>
     ? openPostgresStore(location, { create: true, baselineWrites: true })
     : openStore(location, { create: true });
 
-const newTask = (i: number) => ({
-  title: `t${i}`,
-  soThat: "",
-  context: "",
-  parentId: null,
-  priority: "must" as const,
-  estimate: null,
-  traces: [],
-  labels: [],
-  createdBy: "owner",
-});
-
 /** Claims/s with `writers` handles each claiming its own tasks (read, check, update, journal). */
 async function claims(
   mode: Mode,
@@ -46,7 +35,8 @@ async function claims(
   try {
     const ids = await (stores[0] as Store).write(async (tx) => {
       const made: string[] = [];
-      for (let i = 0; i < writers * PER_WRITER; i++) made.push((await tx.tasks.insert(newTask(i), at)).id);
+      for (let i = 0; i < writers * PER_WRITER; i++)
+        made.push((await tx.tasks.insert(newTask(`t${i}`), at)).id);
       await tx.journal.append(event);
       return made;
     });

@@ -16,6 +16,7 @@ import { buildBrief } from "../src/domains/knowledge/brief/gather.js";
 import { boardBriefSource } from "../src/domains/tasks/brief-source.js";
 import { WorkspaceConfig } from "../src/domains/workspace/config.js";
 import { openStore, type StoreLocation } from "../src/store/open.js";
+import { newTask } from "../test/helpers/new-task.js";
 import { startPostgres } from "../test/helpers/pg-server.js";
 import { benchColdStart } from "./pg-cold.js";
 import { benchRecall, type RecallFigures, reportRecall } from "./pg-recall.js";
@@ -59,17 +60,7 @@ async function benchBoard(boardAt: StoreLocation, url: string | undefined, name:
     await board.write(async (tx) => {
       for (let i = 0; i < TASKS; i++)
         await tx.tasks.insert(
-          {
-            title: `task ${i}`,
-            soThat: "",
-            context: "",
-            parentId: null,
-            priority: i % 3 ? "should" : "could",
-            estimate: null,
-            traces: [],
-            labels: [i % 7 ? "x" : "y"],
-            createdBy: "owner",
-          },
+          newTask(`task ${i}`, { priority: i % 3 ? "should" : "could", labels: [i % 7 ? "x" : "y"] }),
           at,
         );
       await tx.journal.append(event);

@@ -16,6 +16,7 @@ import { openStore } from "../src/store/open.js";
 import { MIGRATIONS } from "../src/store/sqlite/migrations/index.js";
 import type { Store } from "../src/store/store.js";
 import type { Priority } from "../src/store/tasks.js";
+import { newTask } from "../test/helpers/new-task.js";
 import { generatedFacts } from "./knowledge-corpus.js";
 import { baseEnv, CAIRN } from "./servers.js";
 
@@ -124,33 +125,24 @@ async function seedBoard(store: Store, tasks: number, at: string): Promise<void>
       for (let epic = first; epic < last; epic++) {
         const done = epic < epics * DONE_SHARE;
         const parent = await tx.tasks.insert(
-          {
-            title: `epic ${epic}: ${["billing", "search", "auth", "ingest"][epic % 4]} rework`,
+          newTask(`epic ${epic}: ${["billing", "search", "auth", "ingest"][epic % 4]} rework`, {
             soThat: "the service stays fast at scale",
-            context: "",
-            parentId: null,
             priority: "should",
-            estimate: null,
-            traces: [],
             labels: ["epic"],
-            createdBy: "owner",
-          },
+          }),
           at,
         );
         let previous = parent.id;
         for (let i = 1; i < PER_EPIC; i++) {
           const task = await tx.tasks.insert(
-            {
-              title: `epic ${epic} task ${i}: ${["tune", "test", "document", "measure"][i % 4]} the ${["cache", "index", "queue", "parser"][epic % 4]}`,
-              soThat: "",
-              context: "",
-              parentId: parent.id,
-              priority: PRIORITIES[(epic + i) % 4] as Priority,
-              estimate: null,
-              traces: [],
-              labels: i % 7 === 0 ? ["api"] : i % 5 === 0 ? ["ui", "api"] : [],
-              createdBy: "owner",
-            },
+            newTask(
+              `epic ${epic} task ${i}: ${["tune", "test", "document", "measure"][i % 4]} the ${["cache", "index", "queue", "parser"][epic % 4]}`,
+              {
+                parentId: parent.id,
+                priority: PRIORITIES[(epic + i) % 4] as Priority,
+                labels: i % 7 === 0 ? ["api"] : i % 5 === 0 ? ["ui", "api"] : [],
+              },
+            ),
             at,
           );
           await tx.tasks.addCriterion(task.id, {

@@ -8,6 +8,7 @@ import { boardBriefSource } from "../../src/domains/tasks/brief-source.js";
 import { WorkspaceConfig } from "../../src/domains/workspace/config.js";
 import { openStore } from "../../src/store/open.js";
 import type { Store } from "../../src/store/store.js";
+import { newTask } from "../helpers/new-task.js";
 import { scratchDir } from "../helpers/workspace.js";
 
 /**
@@ -29,20 +30,7 @@ beforeAll(async () => {
   store = openStore(join(scratch.dir, "cairn.db"), { create: true });
   const ids = await store.write(async (tx) => {
     const make = (title: string, parentId: string | null) =>
-      tx.tasks.insert(
-        {
-          title,
-          soThat: "",
-          context: "",
-          parentId,
-          priority: "should",
-          estimate: null,
-          traces: [],
-          labels: [],
-          createdBy: "owner",
-        },
-        AT,
-      );
+      tx.tasks.insert(newTask(title, { parentId, priority: "should" }), AT);
     const parent = await make("the epic", null);
     const children: string[] = [];
     for (let n = 1; n <= SIBLINGS; n++) children.push((await make(`child ${n}`, parent.id)).id);

@@ -4,6 +4,7 @@ import { openStore } from "../../src/store/open.js";
 import { roundTrips } from "../../src/store/postgres/db.js";
 import { openPostgresStore } from "../../src/store/postgres/pg-store.js";
 import type { Store } from "../../src/store/store.js";
+import { newTask } from "../helpers/new-task.js";
 import { testPgUrl } from "../helpers/workspace.js";
 
 /**
@@ -19,17 +20,7 @@ const event = (action: string, subject = "s") => ({
   subject,
   data: { n: action },
 });
-const newTask = {
-  title: "t",
-  soThat: "",
-  context: "",
-  parentId: null,
-  priority: "must" as const,
-  estimate: null,
-  traces: [],
-  labels: [],
-  createdBy: "owner",
-};
+const TASK = newTask("t");
 
 const stores: Store[] = [];
 const open = (at = location(), baseline = false): Store => {
@@ -54,7 +45,7 @@ describe("PostgreSQL write round trips", () => {
     for (const baseline of [false, true]) {
       const store = open(location(), baseline);
       const id = await store.write(async (tx) => {
-        const made = await tx.tasks.insert(newTask, "2026-01-01T00:00:00.000Z");
+        const made = await tx.tasks.insert(TASK, "2026-01-01T00:00:00.000Z");
         await tx.journal.append(event("task.add", made.id));
         return made.id;
       });

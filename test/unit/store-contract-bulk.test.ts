@@ -1,22 +1,15 @@
-import { basename, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openStore } from "../../src/store/open.js";
 import type { Store } from "../../src/store/store.js";
-import { scratchDir, testPgUrl } from "../helpers/workspace.js";
+import { contractStores } from "../helpers/contract-stores.js";
+import { newTask } from "../helpers/new-task.js";
+import { scratchDir } from "../helpers/workspace.js";
 
 /**
  * The store contract for the read paths at scale: facts loaded in bulk are exactly the facts
  * `insert` writes, and findings are found for any number of scopes and for a task's children.
  * Both stores must agree exactly.
  */
-const IMPLEMENTATIONS: { name: string; create: (dir: string) => Store }[] = [
-  { name: "sqlite", create: (dir) => openStore(join(dir, "cairn.db"), { create: true }) },
-  {
-    name: "postgres",
-    create: (dir) =>
-      openStore({ kind: "postgres", url: testPgUrl(), schema: `bulk-${basename(dir)}` }, { create: true }),
-  },
-];
+const IMPLEMENTATIONS = contractStores("bulk");
 
 const AT = "2026-01-01T00:00:00.000Z";
 const journal = { at: AT, actor: "owner", action: "test.write", subject: "s", data: {} };
@@ -26,17 +19,7 @@ const fact = (text: string, topics: string[] = ["store"]) => ({
   topics,
   author: "owner",
 });
-const task = (title: string, parentId: string | null) => ({
-  title,
-  soThat: "",
-  context: "",
-  parentId,
-  priority: "should" as const,
-  estimate: null,
-  traces: [],
-  labels: [],
-  createdBy: "owner",
-});
+const task = (title: string, parentId: string | null) => newTask(title, { parentId, priority: "should" });
 
 describe.each(IMPLEMENTATIONS)("bulk and scale store contract: $name", ({ create }) => {
   let scratch: { dir: string; cleanup: () => void };

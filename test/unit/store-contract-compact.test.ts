@@ -1,8 +1,7 @@
-import { basename, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openStore } from "../../src/store/open.js";
 import type { Store } from "../../src/store/store.js";
-import { scratchDir, testPgUrl } from "../helpers/workspace.js";
+import { contractStores } from "../helpers/contract-stores.js";
+import { scratchDir } from "../helpers/workspace.js";
 
 /**
  * The store contract for the memory index's upkeep: facts written one transaction at a time (as
@@ -10,15 +9,11 @@ import { scratchDir, testPgUrl } from "../helpers/workspace.js";
  * one, reports how many there were, and every search answers exactly as before. PostgreSQL keeps
  * its index itself and has nothing to merge. Either store reports 0 once it is compact.
  */
-const IMPLEMENTATIONS: { name: string; pieces: boolean; create: (dir: string) => Store }[] = [
-  { name: "sqlite", pieces: true, create: (dir) => openStore(join(dir, "cairn.db"), { create: true }) },
-  {
-    name: "postgres",
-    pieces: false,
-    create: (dir) =>
-      openStore({ kind: "postgres", url: testPgUrl(), schema: `compact-${basename(dir)}` }, { create: true }),
-  },
-];
+/** SQLite keeps its full-text index in pieces; PostgreSQL has nothing to merge. */
+const IMPLEMENTATIONS = contractStores("compact").map((store) => ({
+  ...store,
+  pieces: store.name === "sqlite",
+}));
 
 const AT = "2026-01-01T00:00:00.000Z";
 const WORDS = ["redis", "kafka", "wombat", "quokka", "staging", "billing"];

@@ -1,24 +1,16 @@
-import { basename, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { blendScore } from "../../src/domains/knowledge/memory.js";
 import type { FactSearch } from "../../src/store/knowledge.js";
-import { openStore } from "../../src/store/open.js";
 import type { Store } from "../../src/store/store.js";
-import { scratchDir, testPgUrl } from "../helpers/workspace.js";
+import { contractStores } from "../helpers/contract-stores.js";
+import { scratchDir } from "../helpers/workspace.js";
 
 /**
  * The store contract for a search's `keep`: ranking the candidates by the caller's score inside
  * the store (where SQLite loads whole rows for the kept alone) answers exactly what ranking every
  * whole candidate afterwards answers: the same facts, in the same order, with the same scores.
  */
-const IMPLEMENTATIONS: { name: string; create: (dir: string) => Store }[] = [
-  { name: "sqlite", create: (dir) => openStore(join(dir, "cairn.db"), { create: true }) },
-  {
-    name: "postgres",
-    create: (dir) =>
-      openStore({ kind: "postgres", url: testPgUrl(), schema: `keep-${basename(dir)}` }, { create: true }),
-  },
-];
+const IMPLEMENTATIONS = contractStores("keep");
 
 const NOW = "2026-06-01T00:00:00.000Z";
 const WORDS = ["redis", "kafka", "wombat", "quokka", "staging", "billing", "ledger"];

@@ -1,29 +1,15 @@
-import { basename, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openStore } from "../../src/store/open.js";
 import type { Store } from "../../src/store/store.js";
-import { scratchDir, testPgUrl } from "../helpers/workspace.js";
+import { contractStores } from "../helpers/contract-stores.js";
+import { newTask } from "../helpers/new-task.js";
+import { scratchDir } from "../helpers/workspace.js";
 
 /**
  * The store contract for the repositories added after the PostgreSQL store was first built
  * (agent runs and windows, journal filters, task orders, shortcut authors, risk ids, goal
  * contract history, the change signal, read-only opening): both stores must agree exactly.
  */
-const IMPLEMENTATIONS: { name: string; create: (dir: string, readonly?: boolean) => Store }[] = [
-  {
-    name: "sqlite",
-    create: (dir, readonly) =>
-      openStore(join(dir, "cairn.db"), readonly ? { readonly: true } : { create: true }),
-  },
-  {
-    name: "postgres",
-    create: (dir, readonly) =>
-      openStore(
-        { kind: "postgres", url: testPgUrl(), schema: `newer-${basename(dir)}` },
-        readonly ? { readonly: true } : { create: true },
-      ),
-  },
-];
+const IMPLEMENTATIONS = contractStores("newer");
 
 const AT = "2026-01-01T00:00:00.000Z";
 const event = (action: string, actor = "owner", subject = "s") => ({
@@ -33,17 +19,7 @@ const event = (action: string, actor = "owner", subject = "s") => ({
   subject,
   data: {},
 });
-const task = (title: string, priority: "must" | "should" | "could") => ({
-  title,
-  soThat: "",
-  context: "",
-  parentId: null,
-  priority,
-  estimate: null,
-  traces: [],
-  labels: [],
-  createdBy: "owner",
-});
+const task = (title: string, priority: "must" | "should" | "could") => newTask(title, { priority });
 const run = (windowAt: string | null) => ({
   agent: "nightly",
   schedule: "daily",

@@ -6,6 +6,7 @@ import { openStore } from "../../src/store/open.js";
 import { PG_MIGRATIONS, SHARED_PG_MIGRATIONS } from "../../src/store/postgres/migrations/index.js";
 import { MIGRATIONS } from "../../src/store/sqlite/migrations/index.js";
 import type { Store } from "../../src/store/store.js";
+import { newTask } from "../helpers/new-task.js";
 import { testPgUrl } from "../helpers/workspace.js";
 
 /** What only the PostgreSQL store has to prove: the database's own guards, locks and faults. */
@@ -18,17 +19,7 @@ const event = (action: string) => ({
   subject: "s",
   data: {},
 });
-const task = (title: string) => ({
-  title,
-  soThat: "",
-  context: "",
-  parentId: null,
-  priority: "must" as const,
-  estimate: null,
-  traces: [],
-  labels: [],
-  createdBy: "owner",
-});
+const task = (title: string) => newTask(title);
 
 let raw: pg.Client;
 beforeAll(async () => {

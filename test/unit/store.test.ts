@@ -1,28 +1,19 @@
 import { writeFileSync } from "node:fs";
-import { basename, join } from "node:path";
+import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CairnError } from "../../src/kernel/outcome.js";
 import { openStore } from "../../src/store/open.js";
 import type { Store } from "../../src/store/store.js";
-import { scratchDir, testPgUrl } from "../helpers/workspace.js";
+import { contractStores } from "../helpers/contract-stores.js";
+import { scratchDir } from "../helpers/workspace.js";
 
 /**
  * Every store implementation must pass the contract below: the embedded SQLite file and a
  * schema on the run's PostgreSQL server. Tests that poke at SQLite's own files live in the
  * SQLite-only block further down; PostgreSQL's own are in store-postgres.test.ts.
  */
-const IMPLEMENTATIONS: { name: string; create: (dir: string) => Store }[] = [
-  { name: "sqlite", create: (dir) => openStore(join(dir, "cairn.db"), { create: true }) },
-  {
-    name: "postgres",
-    create: (dir) =>
-      openStore(
-        { kind: "postgres", url: testPgUrl(), schema: `contract-${basename(dir)}` },
-        { create: true },
-      ),
-  },
-];
+const IMPLEMENTATIONS = contractStores("contract");
 
 let scratch: { dir: string; cleanup: () => void };
 let path: string;

@@ -4,6 +4,7 @@ import { openStore } from "../../src/store/open.js";
 import { COUNTED_BEYOND_PAGE } from "../../src/store/sqlite/task-pages.js";
 import type { Store } from "../../src/store/store.js";
 import type { TaskFilter, TaskRecord, TaskStatus } from "../../src/store/tasks.js";
+import { newTask } from "../helpers/new-task.js";
 import { scratchDir } from "../helpers/workspace.js";
 
 /** A board big enough to cap the count, with statuses and labels interleaved through the tree. */
@@ -22,18 +23,12 @@ describe("task pages: one status run per index walk, merged in tree order", () =
       let parent: string | null = null;
       for (let i = 0; i < TASKS; i++) {
         const task = await tx.tasks.insert(
-          {
-            title: `task ${i}`,
-            soThat: "",
-            context: "",
+          newTask(`task ${i}`, {
             // Every tenth task starts a subtree, so tree order differs from insertion order.
             parentId: i % 10 === 0 ? null : parent,
             priority: "should",
-            estimate: null,
-            traces: [],
             labels: i % 3 === 0 ? ["api"] : [],
-            createdBy: "owner",
-          },
+          }),
           at,
         );
         if (i % 10 === 0) parent = task.id;
