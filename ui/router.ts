@@ -23,6 +23,10 @@ export function useRoute(): Route {
     const update = () => setRoute(current());
     listeners.add(update);
     window.addEventListener("popstate", update);
+    // The effect runs after the first paint: a history move made in between (a back button, a
+    // script's pushState) fired before anyone listened, so the URL is read once more now.
+    const now = current();
+    if (now.path !== route.path || now.query.toString() !== route.query.toString()) update();
     return () => {
       listeners.delete(update);
       window.removeEventListener("popstate", update);
