@@ -18,6 +18,7 @@ import type { Store } from "../src/store/store.js";
 import type { Priority } from "../src/store/tasks.js";
 import { newTask } from "../test/helpers/new-task.js";
 import { generatedFacts } from "./knowledge-corpus.js";
+import { type BoardShape, type SeededNotes, seedNotes } from "./scale-notes.js";
 import { baseEnv, CAIRN } from "./servers.js";
 
 /**
@@ -26,7 +27,7 @@ import { baseEnv, CAIRN } from "./servers.js";
  * temporary folder so a rerun measures in seconds (`--reseed` or CAIRN_BENCH_SCALE_RESEED=1
  * seeds afresh). Bump SEED_FORMAT whenever what is seeded changes.
  */
-const SEED_FORMAT = 2;
+const SEED_FORMAT = 3;
 export const PER_EPIC = 100;
 /** Most of a mature board is finished work; the rest is what agents read every minute. */
 export const DONE_SHARE = 0.7;
@@ -42,12 +43,20 @@ export interface ScaleSizes {
 export interface Seeded {
   dir: string;
   db: string;
-  /** Seconds the seed took (board, then facts), and whether it was this run that took them. */
+  /** Seconds the seed took (board, facts, then notes), and whether it was this run that took them. */
   board: number;
   factsSeconds: number;
   facts: number;
+  /** The notes, risks and glossary entries seeded (bench/scale-notes.ts), and their seconds. */
+  notes: SeededNotes;
   cached: boolean;
 }
+
+/** Where the epics, their tasks and the open ones sit on a board of this many tasks. */
+export const boardShape = (tasks: number): BoardShape => {
+  const epics = tasks / PER_EPIC;
+  return { epics, firstOpen: Math.ceil(epics * DONE_SHARE), perEpic: PER_EPIC };
+};
 
 /** Sizes from `--tasks=N --facts=N` or CAIRN_BENCH_SCALE_TASKS / _FACTS; 200,000 and 1,000,000 by default. */
 export function scaleSizes(argv: readonly string[] = process.argv): ScaleSizes & { reseed: boolean } {
@@ -89,8 +98,9 @@ export async function seededWorkspace(sizes: ScaleSizes, reseed: boolean): Promi
   const board = (performance.now() - started) / 1000;
   const facts = await seedFacts(store, sizes.facts, at);
   const factsSeconds = (performance.now() - started) / 1000 - board;
+  const notes = await seedNotes(store, boardShape(sizes.tasks), at);
   await store.close();
-  const seeded = { board, factsSeconds, facts };
+  const seeded = { board, factsSeconds, facts, notes };
   // Written last and atomically: a seed interrupted half-way is never taken for a finished one.
   writeFileSync(`${record}.tmp`, JSON.stringify(seeded));
   renameSync(`${record}.tmp`, record);
