@@ -64,7 +64,7 @@ function finding(about: NoteText, r: () => number, severity: Severity, trust: Tr
     `the ${c} ${t} misses on every cold start in ${pick(r, ENVS)}; the first ${number(r, 2, 30)} requests take over a second`,
     `${pick(r, TECH)} connections of the ${c} ${t} run out above ${number(r, 2, 20) * 100} requests a second`,
     `the ${c} ${t} is rebuilt twice after a deploy: the hook and the cron both fire`,
-    `a ${c} ${t} entry outlives its row by up to ${number(r, 2, 58)} minutes after a delete`,
+    `an entry of the ${c} ${t} outlives its row by up to ${number(r, 2, 58)} minutes after a delete`,
     `the ${c} ${t} tests share a fixture and fail one time in ${number(r, 10, 90)} when run in parallel`,
   ];
   return { kind: "finding", text: pick(r, texts), severity, trust };

@@ -50,10 +50,10 @@ export const quietEpic = (shape: BoardShape, epic: number) =>
  */
 const PLAN_TASKS = 200_000;
 const PLAN = {
-  decision: { workspace: 200, doneEpic: 1_400, doneTask: 13_000, openEpic: 600, openTask: 4_800 },
-  finding: { workspace: 150, doneEpic: 350, doneTask: 14_000, openEpic: 300, openTask: 5_200 },
-  metric: { workspace: 50, doneEpic: 100, doneTask: 1_300, openEpic: 50, openTask: 500 },
-  ref: { workspace: 50, doneEpic: 200, doneTask: 1_200, openEpic: 50, openTask: 500 },
+  decision: { workspace: 150, doneEpic: 1_400, doneTask: 13_000, openEpic: 600, openTask: 4_800 },
+  finding: { workspace: 80, doneEpic: 350, doneTask: 14_000, openEpic: 300, openTask: 5_200 },
+  metric: { workspace: 30, doneEpic: 100, doneTask: 1_300, openEpic: 50, openTask: 500 },
+  ref: { workspace: 40, doneEpic: 200, doneTask: 1_200, openEpic: 50, openTask: 500 },
 } as const;
 type Place = keyof (typeof PLAN)["decision"];
 type Kind = keyof typeof PLAN;
@@ -141,9 +141,9 @@ function plannedNotes(shape: BoardShape, random: () => number): PlannedNote[] {
       }
     return shuffled(random, notes);
   };
-  // Two thirds of the workspace notes were written while the finished epics ran.
-  const history = phase(["workspace", "doneEpic", "doneTask"], (p) => (p === "workspace" ? 2 / 3 : 1));
-  const current = phase(["workspace", "openEpic", "openTask"], (p) => (p === "workspace" ? 1 / 3 : 1));
+  // Most workspace-wide choices were made early, while the finished epics ran; a tenth are new.
+  const history = phase(["workspace", "doneEpic", "doneTask"], (p) => (p === "workspace" ? 0.9 : 1));
+  const current = phase(["workspace", "openEpic", "openTask"], (p) => (p === "workspace" ? 0.1 : 1));
   return [...history, ...current];
 }
 
