@@ -1,7 +1,7 @@
 import type { Level, NoteBody, Severity, Trust } from "../src/store/knowledge.js";
 import type { Store, Tx } from "../src/store/store.js";
 import { rng } from "./knowledge-corpus.js";
-import { noteBody, riskLevels, scopeText } from "./scale-note-text.js";
+import { GLOSSARY, noteBody, riskLevels, scopeText } from "./scale-note-text.js";
 
 /**
  * The knowledge of the scale bench's board, as a mature board holds it: tens of thousands of
@@ -301,50 +301,6 @@ async function seedRisks(
     return wanted.length;
   });
 }
-
-/**
- * Terms a brief shows when they occur in its task's text. Three of them name what the bench's
- * task titles work on (a quarter of the tasks, those on an index, match none of them); the rest
- * are a team's vocabulary that occurs in no title, which every brief still reads and tests.
- */
-const GLOSSARY: [term: string, meaning: string][] = [
-  ["cache", "the read-through cache in front of the service's store, filled on a miss"],
-  ["queue", "the durable work queue between the API and the workers; at-least-once delivery"],
-  ["parser", "the streaming parser of uploaded files; it never holds a whole file in memory"],
-  ["WAL", "write-ahead log: changes are appended there before they reach the main file"],
-  ["p99", "the latency 99 of 100 calls stay under; the figure a budget is set on"],
-  ["bm25", "the ranking function of full-text search: term frequency against document length"],
-  ["FTS5", "SQLite's full-text search extension"],
-  ["TTL", "how long an entry lives before it is dropped or refreshed"],
-  ["backpressure", "a consumer slowing its producer down instead of buffering without bound"],
-  ["idempotency key", "a client-chosen key that makes a retried request apply once"],
-  ["dead-letter queue", "where messages go after their last failed delivery, for a person to look at"],
-  ["shard", "one slice of a partitioned data set, with its own writer"],
-  ["leader lease", "a time-bound claim to lead; it lapses unless renewed"],
-  ["write amplification", "bytes written to disk for each byte the application wrote"],
-  ["cold start", "the first request after a deploy or scale-up, before caches are warm"],
-  ["hot path", "the code every request runs; a change there is measured first"],
-  ["fan-out", "one event delivered to many consumers"],
-  ["tombstone", "a marker that a row was deleted, kept until compaction"],
-  ["compaction", "merging segments and dropping tombstones to reclaim space"],
-  ["checkpoint", "the moment the write-ahead log is folded back into the main file"],
-  ["read replica", "a copy that serves reads and lags the primary a little"],
-  ["rate limit", "the most requests a key may make per window"],
-  ["circuit breaker", "stops calling a failing dependency for a while instead of piling up retries"],
-  ["retry budget", "the share of traffic that may be retries; beyond it, retries are dropped"],
-  ["SLO", "service-level objective: the target a service is held to, e.g. 99.9% monthly"],
-  ["error budget", "what the SLO leaves for failures in a period; spent, it freezes risky deploys"],
-  ["canary", "a release served to a small share of traffic first"],
-  ["feature flag", "a switch that turns code on per environment or per customer without a deploy"],
-  ["blue-green", "two production environments; a release switches traffic from one to the other"],
-  ["runbook", "the written steps for an operational task or an incident"],
-  ["postmortem", "the blameless write-up after an incident: what happened, why, what changes"],
-  ["backfill", "recomputing past data after a fix or a new field"],
-  ["watermark", "how far a stream has been processed; later events are late"],
-  ["snapshot", "a consistent copy of the data at one moment"],
-  ["keyset pagination", "paging by the last key seen instead of an offset"],
-  ["N+1 query", "one query per row of a previous query; the classic slow page"],
-];
 
 async function seedGlossary(store: Store, at: string): Promise<number> {
   return store.write(async (tx) => {
