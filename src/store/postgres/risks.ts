@@ -1,4 +1,5 @@
 import type { BriefRecord, BriefsRepo, GlossaryEntry, GlossaryRepo, RisksRepo } from "../knowledge.js";
+import { placeholders } from "../sqlite/note-rows.js";
 import { type RiskRow, toRisk } from "../sqlite/risk-rows.js";
 import type { PgDb } from "./db.js";
 import { shortIds } from "./short-ids.js";
@@ -29,8 +30,15 @@ export function pgRisks(db: PgDb): RisksRepo {
       return toRisk((await byId.get(id)) as RiskRow);
     },
     async list(scopes) {
-      const rows = (await all.all()).map(toRisk);
-      return scopes ? rows.filter((risk) => scopes.includes(risk.scope)) : rows;
+      if (!scopes) return (await all.all()).map(toRisk);
+      if (scopes.length === 0) return [];
+      // Only the asked scopes, from risks_scope: a brief asks for its task, parents and workspace.
+      const rows = await db
+        .prepare<string[], RiskRow>(
+          `SELECT * FROM risks WHERE scope IN (${placeholders(scopes.length)}) ORDER BY seq`,
+        )
+        .all(...scopes);
+      return rows.map(toRisk);
     },
   };
 }

@@ -1,12 +1,8 @@
 import type Database from "better-sqlite3";
 import type { NoteKind, NotesRepo, Severity, Trust } from "../knowledge.js";
-import { COLUMNS, type NoteRow, placeholders, toRecord } from "./note-rows.js";
+import { findingPages } from "./note-findings.js";
+import { COLUMNS, type NoteRow, noteRowOf, placeholders, toRecord } from "./note-rows.js";
 import { shortIds } from "./short-ids.js";
-
-/** The note columns, each named through the `n` alias (a join would make `seq` ambiguous). */
-const NOTE_COLUMNS = COLUMNS.split(", ")
-  .map((column) => `n.${column} AS ${column}`)
-  .join(", ");
 
 export function sqliteNotes(db: Database.Database): NotesRepo {
   const nextId = shortIds(db, "notes", "N");
@@ -17,34 +13,17 @@ export function sqliteNotes(db: Database.Database): NotesRepo {
   const setTrust = db.prepare("UPDATE notes SET trust = ?, updated_at = ? WHERE id = ?");
   // A list's SQL depends only on how many kinds and scopes it filters by: a handful of shapes,
   // each prepared once (a brief lists decisions for its task, parents and the workspace).
-  const listStatements = new Map<string, Database.Statement<(string | number)[], NoteRow>>();
+  const listStatements = new Map<string, Database.Statement<(string | number)[], unknown[]>>();
   const listStatement = (sql: string) => {
     let statement = listStatements.get(sql);
     if (!statement) {
       if (listStatements.size >= 64) listStatements.clear();
-      statement = db.prepare<(string | number)[], NoteRow>(sql);
+      statement = db.prepare<(string | number)[], unknown[]>(sql).raw(true);
       listStatements.set(sql, statement);
     }
     return statement;
   };
-  // Scopes travel as one JSON array: one prepared statement for any number of them (a brief
-  // asks for a task, its parents and every sibling), each looked up by the scope index. Joined
-  // from the distinct scopes rather than `scope IN (subquery)`, which builds a temporary index
-  // and a Bloom filter of the list on every call: with a hundred siblings that was most of a
-  // brief's findings query (about 150 µs against 45). The children's scopes are made in the same
-  // statement from the parent index, so a brief never reads or ships its hundred siblings' ids.
-  // CROSS JOIN keeps the scopes outside, each looked up in (scope, kind): left to itself (no
-  // statistics) the planner walks every finding of the workspace instead, which with 20,000
-  // findings cost a brief about 9 ms against 0.1.
-  const findings = db.prepare<[string, string | null, number], NoteRow>(
-    `SELECT ${NOTE_COLUMNS} FROM (SELECT value AS scope FROM json_each(?)
-       UNION SELECT 'task:' || id FROM tasks WHERE parent_id = ?) wanted
-     CROSS JOIN notes n ON n.scope = wanted.scope AND n.kind = 'finding'
-     ORDER BY CASE n.severity WHEN 'major' THEN 0 WHEN 'moderate' THEN 1 ELSE 2 END,
-              CASE n.trust WHEN 'confirmed' THEN 0 WHEN 'unverified' THEN 1 ELSE 2 END,
-              n.seq DESC
-     LIMIT ?`,
-  );
+  const findings = findingPages(db);
   const kindsInScope = db.prepare<[string], { kind: NoteKind }>(
     "SELECT DISTINCT kind FROM notes WHERE scope = ? ORDER BY kind",
   );
@@ -90,11 +69,10 @@ export function sqliteNotes(db: Database.Database): NotesRepo {
       const sql = `SELECT ${COLUMNS} FROM ${from} ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY seq DESC LIMIT ?`;
       return listStatement(sql)
         .all(...params, filter.limit)
-        .map(toRecord);
+        .map((values) => toRecord(noteRowOf(values)));
     },
     async findings(scopes, limit, childrenOf) {
-      if (scopes.length === 0 && childrenOf === undefined) return [];
-      return findings.all(JSON.stringify(scopes), childrenOf ?? null, limit).map(toRecord);
+      return findings(scopes, limit, childrenOf).map(toRecord);
     },
     async setTrust(id, trust, at) {
       setTrust.run(trust, at, id);

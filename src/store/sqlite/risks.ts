@@ -11,6 +11,11 @@ export function sqliteRisks(db: Database.Database): RisksRepo {
   );
   const byId = db.prepare<[string], RiskRow>("SELECT * FROM risks WHERE id = ?");
   const all = db.prepare<[], RiskRow>("SELECT * FROM risks ORDER BY seq");
+  // Each scope looked up in risks_scope (a brief asks for its task, parents and the workspace);
+  // CROSS JOIN keeps the scopes outside, and a sort without a LIMIT needs no temporary b-tree.
+  const inScopes = db.prepare<[string], RiskRow>(
+    "SELECT r.* FROM json_each(?) j CROSS JOIN risks r ON r.scope = j.value ORDER BY r.seq",
+  );
   return {
     async insert(risk, at) {
       const { seq, id } = nextId();
@@ -29,8 +34,8 @@ export function sqliteRisks(db: Database.Database): RisksRepo {
       return toRisk(byId.get(id) as RiskRow);
     },
     async list(scopes) {
-      const rows = all.all().map(toRisk);
-      return scopes ? rows.filter((risk) => scopes.includes(risk.scope)) : rows;
+      const rows = scopes ? inScopes.all(JSON.stringify([...new Set(scopes)])) : all.all();
+      return rows.map(toRisk);
     },
   };
 }

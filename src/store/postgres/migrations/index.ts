@@ -6,6 +6,7 @@ import { gates } from "../../sqlite/migrations/0005_gates.js";
 import { identity } from "../../sqlite/migrations/0006_identity.js";
 import { agents } from "../../sqlite/migrations/0007_agents.js";
 import { readPaths } from "../../sqlite/migrations/0009_read_paths.js";
+import { briefReads } from "../../sqlite/migrations/0010_brief_reads.js";
 import { FACTS_SEARCH } from "./facts-search.js";
 import { PG_BULK_TERMS } from "./pg-bulk-terms.js";
 import { JOURNAL_GUARDS, PLUMBING } from "./plumbing.js";
@@ -55,6 +56,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   { name: identity.name, sql: () => fromSqlite(identity.sql) },
   { name: agents.name, sql: () => fromSqlite(agents.sql) },
   { name: readPaths.name, sql: () => fromSqlite(readPaths.sql) },
+  { name: briefReads.name, sql: () => fromSqlite(briefReads.sql) },
   { name: "pg_0100_bulk_terms", sql: () => PG_BULK_TERMS, pgOnly: true },
 ];
 

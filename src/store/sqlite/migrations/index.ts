@@ -6,6 +6,7 @@ import { gates } from "./0005_gates.js";
 import { identity } from "./0006_identity.js";
 import { agents } from "./0007_agents.js";
 import { readPaths } from "./0009_read_paths.js";
+import { briefReads } from "./0010_brief_reads.js";
 
 /**
  * Versioned schema changes, applied in order, each recorded by name. A database that records a
@@ -26,6 +27,7 @@ export const MIGRATIONS: readonly Migration[] = [
   identity,
   agents,
   readPaths,
+  briefReads,
 ];
 
 /**

@@ -1,0 +1,197 @@
+import Database from "better-sqlite3";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { NoteRecord, RiskRecord, Severity, Trust } from "../../src/store/knowledge.js";
+import { FINDINGS_OF_SCOPE } from "../../src/store/sqlite/note-findings.js";
+import type { Store } from "../../src/store/store.js";
+import { contractStores } from "../helpers/contract-stores.js";
+import { newTask } from "../helpers/new-task.js";
+import { scratchDir } from "../helpers/workspace.js";
+
+/**
+ * The store contract for what a brief reads of its scopes: findings in severity, trust, newest
+ * order over a few scopes and a task's children, and risks of a few scopes, held against plain
+ * definitions over a board of a few hundred notes placed and ranked at random, on both stores.
+ */
+const IMPLEMENTATIONS = contractStores("briefreads");
+const AT = "2026-01-01T00:00:00.000Z";
+const journal = { at: AT, actor: "owner", action: "test.write", subject: "s", data: {} };
+const SEVERITIES: Severity[] = ["major", "moderate", "minor"];
+const TRUSTS: Trust[] = ["confirmed", "unverified", "refuted"];
+const LEVELS = ["high", "medium", "low"] as const;
+
+/** A small seeded generator: the same board on every run and on both stores. */
+function generator(seed: number) {
+  let state = seed;
+  const next = () => {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    return state / 2147483648;
+  };
+  return { pick: <T>(items: readonly T[]) => items[Math.floor(next() * items.length)] as T, next };
+}
+
+interface Board {
+  epic: string;
+  task: string;
+  /** The epic's children's scopes (the task's among them; the grandchild's not). */
+  childScopes: string[];
+  /** Every finding in insertion order, with the trust it ends with. */
+  findings: { id: string; scope: string; severity: Severity; trust: Trust }[];
+  risks: { id: string; scope: string }[];
+}
+
+async function seedBoard(store: Store): Promise<Board> {
+  const random = generator(42);
+  return store.write(async (tx) => {
+    const epic = await tx.tasks.insert(newTask("the epic", { parentId: null }), AT);
+    const children = [];
+    for (let n = 0; n < 30; n++)
+      children.push(await tx.tasks.insert(newTask(`child ${n}`, { parentId: epic.id }), AT));
+    const grandchild = await tx.tasks.insert(
+      newTask("a grandchild", { parentId: children[3]?.id ?? null }),
+      AT,
+    );
+    const task = children[0]?.id ?? "";
+    const scopes = [
+      "workspace",
+      `task:${epic.id}`,
+      `task:${task}`,
+      `task:${grandchild.id}`,
+      ...children.map((child) => `task:${child.id}`),
+    ];
+    // Most findings land on the workspace and the task, where a brief's pages are long.
+    const scopeOf = () => (random.next() < 0.5 ? random.pick(scopes.slice(0, 3)) : random.pick(scopes));
+    const findings: Board["findings"] = [];
+    for (let n = 0; n < 400; n++) {
+      const scope = scopeOf();
+      const severity = random.pick(SEVERITIES);
+      const trust = random.pick(TRUSTS);
+      const note = await tx.notes.insert(
+        { scope, author: "owner", body: { kind: "finding", text: `finding ${n}`, severity, trust } },
+        AT,
+      );
+      findings.push({ id: note.id, scope, severity, trust });
+      // Other kinds in the same scopes must never show among findings.
+      if (n % 10 === 0)
+        await tx.notes.insert(
+          { scope, author: "owner", body: { kind: "decision", chose: `c${n}`, rejected: "r", because: "b" } },
+          AT,
+        );
+    }
+    // Trust changes after writing move a finding in the order.
+    for (const finding of findings.filter((_, n) => n % 7 === 0)) {
+      finding.trust = random.pick(TRUSTS);
+      await tx.notes.setTrust(finding.id, finding.trust, AT);
+    }
+    const risks: Board["risks"] = [];
+    for (let n = 0; n < 60; n++) {
+      const risk = await tx.risks.insert(
+        {
+          scope: scopeOf(),
+          risk: `risk ${n}`,
+          impact: random.pick(LEVELS),
+          likelihood: random.pick(LEVELS),
+          indicators: "i",
+          action: "a",
+          author: "owner",
+        },
+        AT,
+      );
+      risks.push({ id: risk.id, scope: risk.scope });
+    }
+    await tx.journal.append(journal);
+    return { epic: epic.id, task, childScopes: children.map((child) => `task:${child.id}`), findings, risks };
+  });
+}
+
+const rankOf = <T>(list: readonly T[], value: T) => list.indexOf(value);
+
+/** The definition: every finding of the scopes or of the parent's children, in order. */
+function expectedFindings(board: Board, scopes: readonly string[], limit: number, childrenOf?: string) {
+  const children = new Set(childrenOf === board.epic ? board.childScopes : []);
+  return board.findings
+    .map((finding, seq) => ({ ...finding, seq }))
+    .filter((f) => scopes.includes(f.scope) || children.has(f.scope))
+    .sort(
+      (a, b) =>
+        rankOf(SEVERITIES, a.severity) - rankOf(SEVERITIES, b.severity) ||
+        rankOf(TRUSTS, a.trust) - rankOf(TRUSTS, b.trust) ||
+        b.seq - a.seq,
+    )
+    .slice(0, limit)
+    .map((f) => f.id);
+}
+
+describe.each(IMPLEMENTATIONS)("brief reads store contract: $name", ({ create }) => {
+  let scratch: { dir: string; cleanup: () => void };
+  let store: Store;
+  let board: Board;
+  beforeAll(async () => {
+    scratch = scratchDir();
+    store = create(scratch.dir);
+    board = await seedBoard(store);
+  });
+  afterAll(async () => {
+    await store.close();
+    scratch.cleanup();
+  });
+
+  it("pages findings of a few scopes and a task's children in severity, trust, newest order", async () => {
+    const own = [`task:${board.task}`, `task:${board.epic}`, "workspace"];
+    const shapes: [string[], number, string | undefined][] = [
+      [own, 20, board.epic],
+      [own, 7, undefined],
+      [own, 1, board.epic],
+      [[], 15, board.epic],
+      [["workspace", "workspace", `task:${board.task}`], 12, undefined],
+      [own, 1_000, board.epic],
+      [["task:T-999"], 5, "T-999"],
+    ];
+    const ids = (notes: NoteRecord[]) => notes.map((note) => note.id);
+    for (const [scopes, limit, childrenOf] of shapes) {
+      const found = await store.read((tx) => tx.notes.findings(scopes, limit, childrenOf));
+      expect(ids(found), JSON.stringify({ scopes, limit, childrenOf })).toEqual(
+        expectedFindings(board, scopes, limit, childrenOf),
+      );
+      expect(found.every((note) => note.body.kind === "finding")).toBe(true);
+    }
+    // Trust as last set is what the record says.
+    const all = await store.read((tx) => tx.notes.findings(own, 1_000, board.epic));
+    const trustOf = new Map(board.findings.map((f) => [f.id, f.trust]));
+    expect(all.map((note) => note.body.kind === "finding" && note.body.trust)).toEqual(
+      all.map((note) => trustOf.get(note.id)),
+    );
+  });
+
+  it("lists the risks of a few scopes, oldest first, and every risk without scopes", async () => {
+    const scopes = ["workspace", `task:${board.epic}`, "workspace", "task:T-999"];
+    const ids = (risks: RiskRecord[]) => risks.map((risk) => risk.id);
+    const seen = await store.read(async (tx) => ({
+      some: await tx.risks.list(scopes),
+      none: await tx.risks.list([]),
+      all: await tx.risks.list(),
+    }));
+    expect(ids(seen.some)).toEqual(board.risks.filter((r) => scopes.includes(r.scope)).map((r) => r.id));
+    expect(seen.some.length).toBeGreaterThan(5);
+    expect(seen.none).toEqual([]);
+    expect(ids(seen.all)).toEqual(board.risks.map((r) => r.id));
+  });
+});
+
+describe("brief reads on SQLite", () => {
+  it("reads one scope's findings as a walk of their index, with no sort", async () => {
+    const scratch = scratchDir();
+    const [sqlite] = IMPLEMENTATIONS;
+    await sqlite?.create(scratch.dir).close();
+    const db = new Database(`${scratch.dir}/cairn.db`, { readonly: true });
+    try {
+      const plan = db
+        .prepare(`EXPLAIN QUERY PLAN ${FINDINGS_OF_SCOPE}`)
+        .all("workspace", 20)
+        .map((row) => (row as { detail: string }).detail);
+      expect(plan).toEqual(["SEARCH notes USING INDEX notes_finding_rank (scope=?)"]);
+    } finally {
+      db.close();
+      scratch.cleanup();
+    }
+  });
+});
