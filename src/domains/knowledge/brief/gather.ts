@@ -26,6 +26,25 @@ async function authorLabels(tx: Tx, ids: Iterable<string>): Promise<Map<string, 
   return labels;
 }
 
+/**
+ * Patterns of the glossary's terms that are not one plain word, kept between briefs: every brief
+ * tests every term, and compiling each pattern again cost more than the tests. Bounded, so a
+ * glossary rewritten many times over cannot grow it without end.
+ */
+const termPatterns = new Map<string, RegExp>();
+const MAX_TERM_PATTERNS = 2_000;
+
+function termPattern(wanted: string): RegExp {
+  let pattern = termPatterns.get(wanted);
+  if (!pattern) {
+    const escaped = wanted.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    pattern = new RegExp(`(^|[^\\p{L}\\p{N}])${escaped}($|[^\\p{L}\\p{N}])`, "u");
+    if (termPatterns.size >= MAX_TERM_PATTERNS) termPatterns.clear();
+    termPatterns.set(wanted, pattern);
+  }
+  return pattern;
+}
+
 /** Whole-word, case-insensitive: `WAL` occurs in "enable WAL mode", not in "walk". */
 function termMatcher(text: string): (term: string) => boolean {
   const lower = text.toLowerCase();
@@ -33,8 +52,7 @@ function termMatcher(text: string): (term: string) => boolean {
   return (term) => {
     const wanted = term.toLowerCase();
     if (/^[\p{L}\p{N}]+$/u.test(wanted)) return wordSet.has(wanted);
-    const escaped = wanted.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-    return new RegExp(`(^|[^\\p{L}\\p{N}])${escaped}($|[^\\p{L}\\p{N}])`, "u").test(lower);
+    return termPattern(wanted).test(lower);
   };
 }
 
