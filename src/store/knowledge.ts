@@ -150,6 +150,13 @@ export interface GlossaryRepo {
   /** Insert or replace the meaning of a term (terms compare case-insensitively). */
   upsert(entry: GlossaryEntry): Promise<{ created: boolean }>;
   list(): Promise<GlossaryEntry[]>;
+  /**
+   * The entries whose term may occur in `lowerText` (text already lower-cased), in `list` order:
+   * each term that, lower-cased, is part of the text, and every term holding anything but ASCII
+   * (the stores fold ASCII case alone). The caller decides whole words; no entry it would accept
+   * is left out, and a long glossary is not read whole for every brief.
+   */
+  mayOccurIn(lowerText: string): Promise<GlossaryEntry[]>;
 }
 
 export interface BriefRecord {

@@ -177,6 +177,58 @@ describe.each(IMPLEMENTATIONS)("brief reads store contract: $name", ({ create })
   });
 });
 
+describe.each(IMPLEMENTATIONS)("brief glossary store contract: $name", ({ create }) => {
+  const TERMS = [
+    "WAL",
+    "Write-Ahead Log",
+    "c++",
+    "100%",
+    "queue",
+    "Ärger",
+    "naïve plan",
+    "snake_case",
+    "Kelvin",
+  ];
+  let scratch: { dir: string; cleanup: () => void };
+  let store: Store;
+  beforeAll(async () => {
+    scratch = scratchDir();
+    store = create(scratch.dir);
+    await store.write(async (tx) => {
+      for (const term of TERMS)
+        await tx.glossary.upsert({ term, meaning: `${term} means`, author: "owner", updatedAt: AT });
+      await tx.journal.append(journal);
+    });
+  });
+  afterAll(async () => {
+    await store.close();
+    scratch.cleanup();
+  });
+
+  it("offers every term that may occur in a text, in list order, and leaves out ASCII terms that do not", async () => {
+    const texts = [
+      "Enable the wal and the write-ahead log; tune C++ at 100%",
+      "ärger mit dem NAÏVE PLAN",
+      "a queue of snake_case names, 5 kelvin",
+      "nothing to see here",
+      "",
+    ];
+    for (const text of texts) {
+      const lower = text.toLowerCase();
+      const { all, offered } = await store.read(async (tx) => ({
+        all: await tx.glossary.list(),
+        offered: await tx.glossary.mayOccurIn(lower),
+      }));
+      const ascii = (term: string) => /^\p{ASCII}*$/u.test(term);
+      const expected = all.filter((entry) => !ascii(entry.term) || lower.includes(entry.term.toLowerCase()));
+      expect(
+        offered.map((entry) => entry.term),
+        text,
+      ).toEqual(expected.map((entry) => entry.term));
+    }
+  });
+});
+
 describe("brief reads on SQLite", () => {
   it("reads one scope's findings as a walk of their index, with no sort", async () => {
     const scratch = scratchDir();

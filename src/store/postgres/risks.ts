@@ -61,6 +61,16 @@ export function pgGlossary(db: PgDb): GlossaryRepo {
   const all = db.prepare<[], GlossaryRow>(
     "SELECT term, meaning, author, updated_at FROM glossary ORDER BY lower(term)",
   );
+  const mayOccur = db.prepare<[string], GlossaryRow>(
+    `SELECT term, meaning, author, updated_at FROM glossary
+     WHERE strpos(?, lower(term)) > 0 OR octet_length(term) <> char_length(term) ORDER BY lower(term)`,
+  );
+  const entry = (row: GlossaryRow): GlossaryEntry => ({
+    term: row.term,
+    meaning: row.meaning,
+    author: row.author,
+    updatedAt: row.updated_at,
+  });
   return {
     async upsert(entry: GlossaryEntry) {
       const found = await existing.get(entry.term);
@@ -72,12 +82,10 @@ export function pgGlossary(db: PgDb): GlossaryRepo {
       return { created: true };
     },
     async list() {
-      return (await all.all()).map((row) => ({
-        term: row.term,
-        meaning: row.meaning,
-        author: row.author,
-        updatedAt: row.updated_at,
-      }));
+      return (await all.all()).map(entry);
+    },
+    async mayOccurIn(lowerText) {
+      return (await mayOccur.all(lowerText)).map(entry);
     },
   };
 }

@@ -56,6 +56,16 @@ export function sqliteGlossary(db: Database.Database): GlossaryRepo {
   const all = db.prepare<[], GlossaryRow>(
     "SELECT term, meaning, author, updated_at FROM glossary ORDER BY term",
   );
+  const mayOccur = db.prepare<[string], GlossaryRow>(
+    `SELECT term, meaning, author, updated_at FROM glossary
+     WHERE instr(?, lower(term)) > 0 OR length(CAST(term AS BLOB)) <> length(term) ORDER BY term`,
+  );
+  const entry = (row: GlossaryRow): GlossaryEntry => ({
+    term: row.term,
+    meaning: row.meaning,
+    author: row.author,
+    updatedAt: row.updated_at,
+  });
   return {
     async upsert(entry: GlossaryEntry) {
       const found = existing.get(entry.term);
@@ -67,12 +77,10 @@ export function sqliteGlossary(db: Database.Database): GlossaryRepo {
       return { created: true };
     },
     async list() {
-      return all.all().map((row) => ({
-        term: row.term,
-        meaning: row.meaning,
-        author: row.author,
-        updatedAt: row.updated_at,
-      }));
+      return all.all().map(entry);
+    },
+    async mayOccurIn(lowerText) {
+      return mayOccur.all(lowerText).map(entry);
     },
   };
 }

@@ -83,7 +83,7 @@ export async function gatherBriefInputs(
     const findings = await tx.notes.findings(own, LIMITS.findings, parentId);
     const risks = byRank(await tx.risks.list(own)).filter((risk) => riskRank(risk) <= TOP_RISK_RANK);
     const occurs = termMatcher(text);
-    const glossary = (await tx.glossary.list()).filter((entry) => occurs(entry.term));
+    const glossary = (await tx.glossary.mayOccurIn(text.toLowerCase())).filter((entry) => occurs(entry.term));
     const labels = await authorLabels(tx, [
       ...decisions.map((n) => n.author),
       ...findings.map((n) => n.author),
