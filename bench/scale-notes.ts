@@ -3,6 +3,15 @@ import type { Store, Tx } from "../src/store/store.js";
 import { rng } from "./knowledge-corpus.js";
 import { GLOSSARY, noteBody, riskLevels, scopeText } from "./scale-note-text.js";
 
+/** The journal event of one seeding write: how many rows of what it wrote. */
+export const seedEvent = (count: number, subject: string, at: string) => ({
+  at,
+  actor: "owner",
+  action: "bench.seed",
+  subject,
+  data: { count },
+});
+
 /**
  * The knowledge of the scale bench's board, as a mature board holds it: tens of thousands of
  * decisions and findings, most of them left on finished epics, a share on the work in flight
@@ -178,13 +187,7 @@ async function seedAgents(store: Store, at: string): Promise<string[]> {
       );
       ids.push(agent.id);
     }
-    await tx.journal.append({
-      at,
-      actor: "owner",
-      action: "bench.seed",
-      subject: "agents",
-      data: { count: ids.length },
-    });
+    await tx.journal.append(seedEvent(ids.length, "agents", at));
     return ids;
   });
 }
@@ -216,13 +219,7 @@ export async function seedNotes(store: Store, shape: BoardShape, at: string): Pr
         const { scope, epic } = scopeOf(place);
         await write(tx, scope, bodyOf(kind, epic));
       }
-      await tx.journal.append({
-        at,
-        actor: "owner",
-        action: "bench.seed",
-        subject: "notes",
-        data: { count: batch.length },
-      });
+      await tx.journal.append(seedEvent(batch.length, "notes", at));
     });
   }
   // Some briefed tasks get decisions of their own for certain (the random spread gives others
@@ -235,7 +232,7 @@ export async function seedNotes(store: Store, shape: BoardShape, at: string): Pr
       for (let n = 0; n < 2; n++) await write(tx, scope, bodyOf("decision", brief.epic));
       count += 2;
     }
-    await tx.journal.append({ at, actor: "owner", action: "bench.seed", subject: "notes", data: { count } });
+    await tx.journal.append(seedEvent(count, "notes", at));
   });
   const risks = await seedRisks(store, shape, random, author, at);
   const glossary = await seedGlossary(store, at);
@@ -291,13 +288,7 @@ async function seedRisks(
         at,
       );
     }
-    await tx.journal.append({
-      at,
-      actor: "owner",
-      action: "bench.seed",
-      subject: "risks",
-      data: { count: wanted.length },
-    });
+    await tx.journal.append(seedEvent(wanted.length, "risks", at));
     return wanted.length;
   });
 }
@@ -306,13 +297,7 @@ async function seedGlossary(store: Store, at: string): Promise<number> {
   return store.write(async (tx) => {
     for (const [term, meaning] of GLOSSARY)
       await tx.glossary.upsert({ term, meaning, author: "owner", updatedAt: at });
-    await tx.journal.append({
-      at,
-      actor: "owner",
-      action: "bench.seed",
-      subject: "glossary",
-      data: { count: GLOSSARY.length },
-    });
+    await tx.journal.append(seedEvent(GLOSSARY.length, "glossary", at));
     return GLOSSARY.length;
   });
 }

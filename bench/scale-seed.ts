@@ -18,7 +18,7 @@ import type { Store } from "../src/store/store.js";
 import type { Priority } from "../src/store/tasks.js";
 import { newTask } from "../test/helpers/new-task.js";
 import { generatedFacts } from "./knowledge-corpus.js";
-import { type BoardShape, type SeededNotes, seedNotes } from "./scale-notes.js";
+import { type BoardShape, type SeededNotes, seedEvent, seedNotes } from "./scale-notes.js";
 import { baseEnv, CAIRN } from "./servers.js";
 
 /**
@@ -117,14 +117,6 @@ export function workingCopy(seeded: Seeded, into: string): string {
   return into;
 }
 
-const journaled = (count: number, subject: string, at: string) => ({
-  at,
-  actor: "owner",
-  action: "bench.seed",
-  subject,
-  data: { count },
-});
-
 /** Epics of 100 tasks; a tenth of each epic waits on its predecessor; labels on some. */
 async function seedBoard(store: Store, tasks: number, at: string): Promise<void> {
   const epics = tasks / PER_EPIC;
@@ -170,7 +162,7 @@ async function seedBoard(store: Store, tasks: number, at: string): Promise<void>
         }
         if (done) await tx.tasks.update(parent.id, { status: "done" }, at);
       }
-      await tx.journal.append(journaled((last - first) * PER_EPIC, "tasks", at));
+      await tx.journal.append(seedEvent((last - first) * PER_EPIC, "tasks", at));
     });
   }
 }
@@ -187,7 +179,7 @@ async function seedFacts(store: Store, count: number, at: string): Promise<numbe
         author: "owner",
       }));
       const { length: count } = await tx.facts.insertMany(batch, at);
-      await tx.journal.append(journaled(count, "facts", at));
+      await tx.journal.append(seedEvent(count, "facts", at));
       return count;
     });
   }
