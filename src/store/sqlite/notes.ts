@@ -3,6 +3,7 @@ import type { NoteKind, NotesRepo, Severity, Trust } from "../knowledge.js";
 import { findingPages } from "./note-findings.js";
 import { COLUMNS, type NoteRow, noteRowOf, placeholders, toRecord } from "./note-rows.js";
 import { shortIds } from "./short-ids.js";
+import { statementCache } from "./statement-cache.js";
 
 export function sqliteNotes(db: Database.Database): NotesRepo {
   const nextId = shortIds(db, "notes", "N");
@@ -13,16 +14,7 @@ export function sqliteNotes(db: Database.Database): NotesRepo {
   const setTrust = db.prepare("UPDATE notes SET trust = ?, updated_at = ? WHERE id = ?");
   // A list's SQL depends only on how many kinds and scopes it filters by: a handful of shapes,
   // each prepared once (a brief lists decisions for its task, parents and the workspace).
-  const listStatements = new Map<string, Database.Statement<(string | number)[], unknown[]>>();
-  const listStatement = (sql: string) => {
-    let statement = listStatements.get(sql);
-    if (!statement) {
-      if (listStatements.size >= 64) listStatements.clear();
-      statement = db.prepare<(string | number)[], unknown[]>(sql).raw(true);
-      listStatements.set(sql, statement);
-    }
-    return statement;
-  };
+  const listStatement = statementCache<unknown[]>(db, { raw: true });
   const findings = findingPages(db);
   const kindsInScope = db.prepare<[string], { kind: NoteKind }>(
     "SELECT DISTINCT kind FROM notes WHERE scope = ? ORDER BY kind",

@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
 import type { TaskOrder } from "../tasks.js";
+import { builtStatement } from "./statement-cache.js";
 import { COLUMNS, type TaskRow } from "./task-rows.js";
 
 /**
@@ -52,7 +53,7 @@ export function countPage(db: Database.Database, query: PageQuery): { total: num
   const { where, values } = statusWhere(query);
   const cap = query.offset + query.limit + COUNTED_BEYOND_PAGE;
   const total = (
-    db.prepare(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM tasks ${clause(where)} LIMIT @cap)`).get({
+    builtStatement(db, `SELECT COUNT(*) AS n FROM (SELECT 1 FROM tasks ${clause(where)} LIMIT @cap)`).get({
       ...values,
       cap,
     }) as { n: number }
@@ -71,20 +72,18 @@ export function readPage(db: Database.Database, query: PageQuery): TaskRow[] {
   if (!treeOrder || query.selective || query.statuses.length === 0) {
     const { where, values } = statusWhere(query);
     const from = query.selective || !treeOrder ? "tasks" : "tasks INDEXED BY tasks_tree";
-    return db
-      .prepare(
-        `SELECT ${COLUMNS} FROM ${from} ${clause(where)} ORDER BY ${query.orderBy} LIMIT @limit OFFSET @offset`,
-      )
-      .all({ ...values, ...window }) as TaskRow[];
+    return builtStatement(
+      db,
+      `SELECT ${COLUMNS} FROM ${from} ${clause(where)} ORDER BY ${query.orderBy} LIMIT @limit OFFSET @offset`,
+    ).all({ ...values, ...window }) as TaskRow[];
   }
   const runs = [...new Set(query.statuses)].flatMap(
     (status) =>
-      db
-        .prepare(
-          `SELECT ${COLUMNS} FROM tasks INDEXED BY tasks_status_tree ${clause(["status = @status", ...query.where])}
-           ORDER BY sort_path LIMIT @upTo`,
-        )
-        .all({ ...query.values, status, upTo: query.offset + query.limit }) as TaskRow[],
+      builtStatement(
+        db,
+        `SELECT ${COLUMNS} FROM tasks INDEXED BY tasks_status_tree ${clause(["status = @status", ...query.where])}
+         ORDER BY sort_path LIMIT @upTo`,
+      ).all({ ...query.values, status, upTo: query.offset + query.limit }) as TaskRow[],
   );
   runs.sort((a, b) => (a.sort_path < b.sort_path ? -1 : a.sort_path > b.sort_path ? 1 : 0));
   return runs.slice(query.offset, query.offset + query.limit);

@@ -1,6 +1,7 @@
 import type Database from "better-sqlite3";
 import type { TaskRecord, TaskRepo } from "../tasks.js";
 import { shortIds } from "./short-ids.js";
+import { statementCache } from "./statement-cache.js";
 import { countPage, type PageQuery, readPage, TASK_ORDER_BY } from "./task-pages.js";
 import { sqliteTaskRelations } from "./task-relations.js";
 import { COLUMNS, pad, RANK, type TaskRow, toTask } from "./task-rows.js";
@@ -60,7 +61,7 @@ export function sqliteTasks(db: Database.Database): TaskRepo {
     "SELECT 1 AS one FROM tasks WHERE owner = ? AND status = 'active' AND lease_at < ? LIMIT 1",
   );
   // One prepared UPDATE per set of changed columns (a handful in practice), not one per call.
-  const updates = new Map<string, Database.Statement>();
+  const update = statementCache(db);
   const get = (id: string) => {
     const row = byId.get(id);
     return row ? toTask(row) : undefined;
@@ -105,12 +106,7 @@ export function sqliteTasks(db: Database.Database): TaskRepo {
         values[column] = typeof value === "boolean" ? (value ? 1 : 0) : value;
       }
       const sql = `UPDATE tasks SET ${sets.join(", ")} WHERE id = @id`;
-      let statement = updates.get(sql);
-      if (!statement) {
-        statement = db.prepare(sql);
-        updates.set(sql, statement);
-      }
-      statement.run(values);
+      update(sql).run(values);
     },
     async move(id, parentId, at) {
       const task = byId.get(id);
