@@ -27,13 +27,22 @@ const perConnection = new WeakMap<
   Database.Database,
   (sql: string) => Database.Statement<unknown[], unknown>
 >();
+const rawPerConnection = new WeakMap<
+  Database.Database,
+  (sql: string) => Database.Statement<unknown[], unknown>
+>();
 
 /** A built statement from the connection's own cache, for helpers that have no repository of their own. */
-export function builtStatement(db: Database.Database, sql: string): Database.Statement<unknown[], unknown> {
-  let cache = perConnection.get(db);
+export function builtStatement(
+  db: Database.Database,
+  sql: string,
+  raw = false,
+): Database.Statement<unknown[], unknown> {
+  const caches = raw ? rawPerConnection : perConnection;
+  let cache = caches.get(db);
   if (!cache) {
-    cache = statementCache(db);
-    perConnection.set(db, cache);
+    cache = statementCache(db, { raw });
+    caches.set(db, cache);
   }
   return cache(sql);
 }

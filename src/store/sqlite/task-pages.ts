@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
 import type { TaskOrder } from "../tasks.js";
 import { builtStatement } from "./statement-cache.js";
-import { COLUMNS, type TaskRow } from "./task-rows.js";
+import { COLUMNS, type TaskRow, taskRowOf } from "./task-rows.js";
 
 /**
  * `total` is counted up to this many matches past the requested page. Counting every match of a
@@ -75,15 +75,20 @@ export function readPage(db: Database.Database, query: PageQuery): TaskRow[] {
     return builtStatement(
       db,
       `SELECT ${COLUMNS} FROM ${from} ${clause(where)} ORDER BY ${query.orderBy} LIMIT @limit OFFSET @offset`,
-    ).all({ ...values, ...window }) as TaskRow[];
+      true,
+    )
+      .all({ ...values, ...window })
+      .map((row) => taskRowOf(row as unknown[]));
   }
-  const runs = [...new Set(query.statuses)].flatMap(
-    (status) =>
-      builtStatement(
-        db,
-        `SELECT ${COLUMNS} FROM tasks INDEXED BY tasks_status_tree ${clause(["status = @status", ...query.where])}
+  const runs = [...new Set(query.statuses)].flatMap((status) =>
+    builtStatement(
+      db,
+      `SELECT ${COLUMNS} FROM tasks INDEXED BY tasks_status_tree ${clause(["status = @status", ...query.where])}
          ORDER BY sort_path LIMIT @upTo`,
-      ).all({ ...query.values, status, upTo: query.offset + query.limit }) as TaskRow[],
+      true,
+    )
+      .all({ ...query.values, status, upTo: query.offset + query.limit })
+      .map((row) => taskRowOf(row as unknown[])),
   );
   runs.sort((a, b) => (a.sort_path < b.sort_path ? -1 : a.sort_path > b.sort_path ? 1 : 0));
   return runs.slice(query.offset, query.offset + query.limit);

@@ -24,6 +24,30 @@ export interface TaskRow {
   updated_at: string;
 }
 
+/** A task row read as values (a statement in raw mode), COLUMNS in their order from `at`. */
+export const taskRowOf = (v: readonly unknown[], at = 0): TaskRow => ({
+  id: v[at] as string,
+  title: v[at + 1] as string,
+  so_that: v[at + 2] as string,
+  context: v[at + 3] as string,
+  parent_id: v[at + 4] as string | null,
+  sort_path: v[at + 5] as string,
+  priority: v[at + 6] as Priority,
+  status: v[at + 7] as TaskStatus,
+  owner: v[at + 8] as string | null,
+  claimed_at: v[at + 9] as string | null,
+  lease_at: v[at + 10] as string | null,
+  blocked_reason: v[at + 11] as string | null,
+  estimate: v[at + 12] as string | null,
+  traces: v[at + 13] as string,
+  labels: v[at + 14] as string,
+  milestone_id: v[at + 15] as string | null,
+  unverified: v[at + 16] as number,
+  created_by: v[at + 17] as string,
+  created_at: v[at + 18] as string,
+  updated_at: v[at + 19] as string,
+});
+
 export interface CriterionRow {
   task_id: string;
   n: number;

@@ -4,7 +4,8 @@ import { shortIds } from "./short-ids.js";
 import { statementCache } from "./statement-cache.js";
 import { countPage, type PageQuery, readPage, TASK_ORDER_BY } from "./task-pages.js";
 import { sqliteTaskRelations } from "./task-relations.js";
-import { COLUMNS, pad, RANK, type TaskRow, toTask } from "./task-rows.js";
+import { COLUMNS, pad, RANK, toTask } from "./task-rows.js";
+import { taskRows } from "./task-statements.js";
 
 const CHANGE_COLUMNS: Record<string, string> = {
   title: "title",
@@ -24,7 +25,7 @@ const UNFINISHED_DEPENDENCY = `EXISTS (SELECT 1 FROM task_dependencies d JOIN ta
   WHERE d.task_id = tasks.id AND t2.status NOT IN ('done', 'dropped'))`;
 
 export function sqliteTasks(db: Database.Database): TaskRepo {
-  const byId = db.prepare<[string], TaskRow>(`SELECT ${COLUMNS} FROM tasks WHERE id = ?`);
+  const byId = taskRows(db.prepare<[string], unknown[]>(`SELECT ${COLUMNS} FROM tasks WHERE id = ?`));
   const nextId = shortIds(db, "tasks", "T");
   const insert = db.prepare(
     `INSERT INTO tasks (seq, id, title, so_that, context, parent_id, sort_path, priority, priority_rank, status,
@@ -32,27 +33,37 @@ export function sqliteTasks(db: Database.Database): TaskRepo {
      VALUES (@seq, @id, @title, @so_that, @context, @parent_id, @sort_path, @priority, @rank, 'open',
       @estimate, @traces, @labels, @created_by, @at, @at)`,
   );
-  const children = db.prepare<[string], TaskRow>(
-    `SELECT ${COLUMNS} FROM tasks WHERE parent_id = ? ORDER BY seq`,
+  const children = taskRows(
+    db.prepare<[string], unknown[]>(`SELECT ${COLUMNS} FROM tasks WHERE parent_id = ? ORDER BY seq`),
   );
-  const ready = db.prepare<[string], TaskRow>(
-    `SELECT ${COLUMNS} FROM tasks WHERE status = 'open' AND priority_rank < 3 AND id != ?
+  const ready = taskRows(
+    db.prepare<[string], unknown[]>(
+      `SELECT ${COLUMNS} FROM tasks WHERE status = 'open' AND priority_rank < 3 AND id != ?
      AND NOT ${UNFINISHED_DEPENDENCY} ORDER BY priority_rank, sort_path`,
+    ),
   );
   const countByStatus = db.prepare<[], { status: string; n: number }>(
     "SELECT status, COUNT(*) AS n FROM tasks GROUP BY status",
   );
-  const activeBy = db.prepare<[string], TaskRow>(
-    `SELECT ${COLUMNS} FROM tasks WHERE owner = ? AND status = 'active' ORDER BY seq`,
+  const activeBy = taskRows(
+    db.prepare<[string], unknown[]>(
+      `SELECT ${COLUMNS} FROM tasks WHERE owner = ? AND status = 'active' ORDER BY seq`,
+    ),
   );
-  const byStatus = db.prepare<[string, number], TaskRow>(
-    `SELECT ${COLUMNS} FROM tasks WHERE status = ? ORDER BY seq LIMIT ?`,
+  const byStatus = taskRows(
+    db.prepare<[string, number], unknown[]>(
+      `SELECT ${COLUMNS} FROM tasks WHERE status = ? ORDER BY seq LIMIT ?`,
+    ),
   );
-  const unverifiedDone = db.prepare<[number], TaskRow>(
-    `SELECT ${COLUMNS} FROM tasks WHERE status = 'done' AND unverified = 1 ORDER BY seq DESC LIMIT ?`,
+  const unverifiedDone = taskRows(
+    db.prepare<[number], unknown[]>(
+      `SELECT ${COLUMNS} FROM tasks WHERE status = 'done' AND unverified = 1 ORDER BY seq DESC LIMIT ?`,
+    ),
   );
-  const staleClaims = db.prepare<[string], TaskRow>(
-    `SELECT ${COLUMNS} FROM tasks WHERE status = 'active' AND lease_at < ? ORDER BY seq`,
+  const staleClaims = taskRows(
+    db.prepare<[string], unknown[]>(
+      `SELECT ${COLUMNS} FROM tasks WHERE status = 'active' AND lease_at < ? ORDER BY seq`,
+    ),
   );
   const renew = db.prepare(
     "UPDATE tasks SET lease_at = ? WHERE owner = ? AND status = 'active' AND lease_at < ?",
