@@ -71,16 +71,17 @@ await build({
   sourcemap: "linked",
   legalComments: "none",
   logLevel: "warning",
-  // Code that finds files next to itself keeps working: `import.meta.url` is the bundle's own URL.
+  // Code that finds files next to itself keeps working: `import.meta.url` is the bundle's own URL,
+  // made when first read (a start that never reads it skips building a URL).
   define: {
-    "import.meta.url": "__cairnModuleUrl",
+    "import.meta.url": "__cairnModule.url",
     "import.meta.dirname": "__dirname",
     "import.meta.filename": "__filename",
   },
   // The bundle's text is the function bin/cairn.cjs compiles and calls, CommonJS's own wrapper:
   // wrapped here, the launcher need not copy a megabyte to wrap it at every start.
   banner: {
-    js: '(function (exports, require, module, __filename, __dirname) {const __cairnModuleUrl = require("node:url").pathToFileURL(__filename).href;',
+    js: '(function (exports, require, module, __filename, __dirname) {const __cairnModule = { get url() { return require("node:url").pathToFileURL(__filename).href; } };',
   },
   footer: { js: "})" },
 });
