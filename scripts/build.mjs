@@ -5,7 +5,7 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
 import { build } from "esbuild";
-import { commanderLazyChildProcess } from "./build-plugins.mjs";
+import { commanderLazyChildProcess, zodWithoutNamespace } from "./build-plugins.mjs";
 import { buildUi } from "./build-ui.mjs";
 import { recordCodeCaches } from "./code-cache.mjs";
 
@@ -66,18 +66,24 @@ await build({
   // (src/kernel/sqlite-addon.ts), so `bindings`, which would guess the package from the bundle's
   // path, never runs; it stays outside should that ever change.
   external: ["bindings"],
-  plugins: [zodEnglishOnly, sdkWithoutAjv, commanderLazyChildProcess],
+  plugins: [zodWithoutNamespace, zodEnglishOnly, sdkWithoutAjv, commanderLazyChildProcess],
   minify: process.env.CAIRN_BUILD_READABLE !== "1",
   sourcemap: "linked",
   legalComments: "none",
   logLevel: "warning",
-  // Code that finds files next to itself keeps working: `import.meta.url` is the bundle's own URL.
+  // Code that finds files next to itself keeps working: `import.meta.url` is the bundle's own URL,
+  // made when first read (a start that never reads it skips building a URL).
   define: {
-    "import.meta.url": "__cairnModuleUrl",
+    "import.meta.url": "__cairnModule.url",
     "import.meta.dirname": "__dirname",
     "import.meta.filename": "__filename",
   },
-  banner: { js: 'const __cairnModuleUrl = require("node:url").pathToFileURL(__filename).href;' },
+  // The bundle's text is the function bin/cairn.cjs compiles and calls, CommonJS's own wrapper:
+  // wrapped here, the launcher need not copy a megabyte to wrap it at every start.
+  banner: {
+    js: '(function (exports, require, module, __filename, __dirname) {const __cairnModule = { get url() { return require("node:url").pathToFileURL(__filename).href; } };',
+  },
+  footer: { js: "})" },
 });
 
 // bin/cairn.cjs reads the bundle as latin1, which is exact only for ASCII: esbuild escapes every

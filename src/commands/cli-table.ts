@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { AnyCommand } from "./define.js";
 import type { CommandDomain } from "./domain.js";
 import { DOMAIN_LOADERS } from "./domain-loaders.js";
@@ -31,7 +32,7 @@ export function cliWordMap(domains: readonly CommandDomain[]): CliWordMap {
 
 function builtWordMap(): CliWordMap | undefined {
   try {
-    const parsed: unknown = JSON.parse(readFileSync(new URL(`./${CLI_WORDS_FILE}`, import.meta.url), "utf8"));
+    const parsed: unknown = JSON.parse(readFileSync(join(import.meta.dirname, CLI_WORDS_FILE), "utf8"));
     if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return undefined;
     for (const names of Object.values(parsed)) {
       if (!Array.isArray(names) || !names.every((name) => typeof name === "string")) return undefined;

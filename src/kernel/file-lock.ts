@@ -1,5 +1,5 @@
 import Database from "better-sqlite3";
-import { sqliteAddon } from "./sqlite-addon.js";
+import { sqliteBinding } from "./sqlite-addon.js";
 
 /**
  * A cross-process exclusive lock on one file, for work that must be serialised across every
@@ -18,7 +18,7 @@ export class FileLock {
   private depth = 0;
 
   constructor(path: string, waitMs = 120_000) {
-    this.db = new Database(path, { timeout: waitMs, nativeBinding: sqliteAddon() });
+    this.db = new Database(path, { timeout: waitMs, nativeBinding: sqliteBinding() });
   }
 
   /** Run `work` while holding the lock; nested calls in the same process reuse the hold. */

@@ -1,6 +1,6 @@
 import Database from "better-sqlite3";
 import { conflict, operational } from "../kernel/outcome.js";
-import { sqliteAddon } from "../kernel/sqlite-addon.js";
+import { sqliteBinding } from "../kernel/sqlite-addon.js";
 import { openStore, type StoreLocation } from "./open.js";
 import { connect } from "./postgres/connection.js";
 import { encodeText, ident } from "./postgres/db.js";
@@ -24,7 +24,7 @@ const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
 /** Every content table of a SQLite file in one read transaction, refusing what PostgreSQL would alter. */
 function readSqlite(path: string, toPostgres: boolean): Snapshot {
-  const db = new Database(path, { readonly: true, fileMustExist: true, nativeBinding: sqliteAddon() });
+  const db = new Database(path, { readonly: true, fileMustExist: true, nativeBinding: sqliteBinding() });
   try {
     db.defaultSafeIntegers(true);
     return db.transaction(() => {
@@ -163,7 +163,7 @@ async function writePostgres(
 }
 
 function writeSqlite(path: string, snapshot: Snapshot): void {
-  const db = new Database(path, { fileMustExist: true, nativeBinding: sqliteAddon() });
+  const db = new Database(path, { fileMustExist: true, nativeBinding: sqliteBinding() });
   try {
     db.transaction(() => {
       db.prepare("DELETE FROM meta").run();

@@ -31,4 +31,5 @@ export const runView = (run: AgentRunRecord): z.infer<typeof RunView> => ({
   log_path: run.logPath,
 });
 
-export const HEALTH_STATES = ["ok", "degraded", "failing", "stale", "never_ran"] as const;
+// The health states are the domain's: `cairn status` reads them without building the views above.
+export { HEALTH_STATES } from "../../domains/agents/health.js";

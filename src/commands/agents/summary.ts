@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { agentCatalog } from "../../domains/agents/catalog.js";
+import { HEALTH_STATES } from "../../domains/agents/health.js";
 import { agentsStatus } from "../../domains/agents/status.js";
 import type { CommandContext } from "../context.js";
-import { HEALTH_STATES } from "./shapes.js";
 
 /** The local agents' part of `status`: counts, what is unhealthy and why, the daemon. */
 export const LocalAgentsSummary = z.object({

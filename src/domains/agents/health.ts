@@ -1,7 +1,8 @@
 import type { ScheduleSpec } from "./manifest.js";
 import { currentWindow, decide, nextWindow, type ScheduledAttempt, type ScheduleState } from "./windows.js";
 
-export type HealthState = "ok" | "degraded" | "failing" | "stale" | "never_ran";
+export const HEALTH_STATES = ["ok", "degraded", "failing", "stale", "never_ran"] as const;
+export type HealthState = (typeof HEALTH_STATES)[number];
 
 export interface Health {
   state: HealthState;

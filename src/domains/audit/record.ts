@@ -6,13 +6,18 @@ import type { AuditEntry, Severity } from "./chain.js";
 import { AuditLog, DEFAULT_MAX_BYTES } from "./log.js";
 
 /** `[audit]` in cairn.toml. */
-export const AuditConfig = z
-  .object({ max_bytes: z.number().int().positive().default(DEFAULT_MAX_BYTES) })
-  .default({ max_bytes: DEFAULT_MAX_BYTES });
+const buildAuditConfig = () =>
+  z
+    .object({ max_bytes: z.number().int().positive().default(DEFAULT_MAX_BYTES) })
+    .default({ max_bytes: DEFAULT_MAX_BYTES });
 
-export function auditConfigOf(config: WorkspaceConfig): z.infer<typeof AuditConfig> {
-  const parsed = AuditConfig.safeParse(config.audit);
-  return parsed.success ? parsed.data : AuditConfig.parse(undefined);
+// Built when a log is first opened, not when the module loads: every call loads it, few write.
+let auditConfig: ReturnType<typeof buildAuditConfig> | undefined;
+
+export function auditConfigOf(config: WorkspaceConfig): z.infer<ReturnType<typeof buildAuditConfig>> {
+  auditConfig ??= buildAuditConfig();
+  const parsed = auditConfig.safeParse(config.audit);
+  return parsed.success ? parsed.data : auditConfig.parse(undefined);
 }
 
 /** One log per workspace per process: its lock database stays open for the process's life. */

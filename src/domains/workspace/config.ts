@@ -9,32 +9,40 @@ export type Profile = (typeof PROFILES)[number];
 
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
-export const RoleConfig = z.object({
-  summary: z.string().default(""),
-  instructions: z.string().default(""),
-  scope: z.array(z.string()).default([]),
-  out_of_scope: z.array(z.string()).default([]),
-  shortcuts: z.array(z.string()).default([]),
-  grant: z.enum(["rw", "ro"]).default("rw"),
-  wip_cap: z.number().int().positive().optional(),
-  escalate_to: z.string().optional(),
-  profile: z.enum(PROFILES).optional(),
-  /** Local agents whose `run-<agent>` tools this role's worker and planner sessions are served. */
-  agents: z.array(z.string()).default([]),
-  /** Roles an agent of this role may give its children; its own role is always allowed. */
-  child_roles: z.array(z.string()).default([]),
-  /** May change a frozen goal's contract, freeze runs and approve evaluators, like the owner. */
-  planning: z.boolean().default(false),
-});
+/**
+ * A role and a shortcut are built the first time a cairn.toml declares one (zod.lazy): most
+ * calls read a file that declares none, and these are a third of the configuration's schemas.
+ */
+export const RoleConfig = z.lazy(() =>
+  z.object({
+    summary: z.string().default(""),
+    instructions: z.string().default(""),
+    scope: z.array(z.string()).default([]),
+    out_of_scope: z.array(z.string()).default([]),
+    shortcuts: z.array(z.string()).default([]),
+    grant: z.enum(["rw", "ro"]).default("rw"),
+    wip_cap: z.number().int().positive().optional(),
+    escalate_to: z.string().optional(),
+    profile: z.enum(PROFILES).optional(),
+    /** Local agents whose `run-<agent>` tools this role's worker and planner sessions are served. */
+    agents: z.array(z.string()).default([]),
+    /** Roles an agent of this role may give its children; its own role is always allowed. */
+    child_roles: z.array(z.string()).default([]),
+    /** May change a frozen goal's contract, freeze runs and approve evaluators, like the owner. */
+    planning: z.boolean().default(false),
+  }),
+);
 export type RoleConfig = z.infer<typeof RoleConfig>;
 
 /** A named command template; `{{param}}` placeholders are filled per run, never through a shell. */
-export const ShortcutConfig = z.object({
-  argv: z.array(z.string()).min(1),
-  effect: z.enum(["read", "write", "destructive", "none"]).default("none"),
-  roles: z.array(z.string()).default([]),
-  summary: z.string().default(""),
-});
+export const ShortcutConfig = z.lazy(() =>
+  z.object({
+    argv: z.array(z.string()).min(1),
+    effect: z.enum(["read", "write", "destructive", "none"]).default("none"),
+    roles: z.array(z.string()).default([]),
+    summary: z.string().default(""),
+  }),
+);
 export type ShortcutConfig = z.infer<typeof ShortcutConfig>;
 
 /**

@@ -1,6 +1,6 @@
 import Database from "better-sqlite3";
 import { CairnError, operational } from "../../kernel/outcome.js";
-import { sqliteAddon } from "../../kernel/sqlite-addon.js";
+import { sqliteBinding } from "../../kernel/sqlite-addon.js";
 import type { ChangeSignal, Store, Tx } from "../store.js";
 import { sqliteAgentRuns, sqliteAgentWindows } from "./agent-runs.js";
 import { sqliteAgents } from "./agents.js";
@@ -71,7 +71,7 @@ class SqliteStore implements Store {
     this.db = new Database(path, {
       fileMustExist: !options.create,
       readonly: this.readonly,
-      nativeBinding: sqliteAddon(),
+      nativeBinding: sqliteBinding(),
     });
     // Settings go in one exec: each db.pragma() prepares a statement of its own.
     this.db.exec(

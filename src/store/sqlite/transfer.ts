@@ -13,13 +13,19 @@ function columnsOf(db: Database.Database, table: string): string[] {
     .map((column) => column.name);
 }
 
-/** Rows per content table; workspace metadata is not content. */
+const COUNTED = CONTENT_TABLES.filter((table) => table !== "meta");
+
+/**
+ * Rows per content table; workspace metadata is not content. One statement counts them all
+ * (a column per table): preparing a statement per table was ~1 ms of every `cairn status`.
+ */
 function rowCounts(db: Database.Database): Record<string, number> {
+  const columns = COUNTED.map((table, index) => `(SELECT COUNT(*) FROM ${quote(table)}) AS c${index}`);
+  const row = db.prepare(`SELECT ${columns.join(", ")}`).get() as Record<string, number>;
   const counts: Record<string, number> = {};
-  for (const table of CONTENT_TABLES) {
-    if (table === "meta") continue;
-    counts[table] = (db.prepare(`SELECT COUNT(*) AS n FROM ${quote(table)}`).get() as { n: number }).n;
-  }
+  COUNTED.forEach((table, index) => {
+    counts[table] = row[`c${index}`] as number;
+  });
   return counts;
 }
 
