@@ -23,7 +23,9 @@ describe("local agents over MCP", () => {
       "greeter",
       shellAgent(
         "greeter",
-        'echo "hello $0 $1"; echo "name=$AGENT_NAME trigger=$AGENT_TRIGGER_SOURCE agent=$(printenv CAIRN_AGENT || echo none)"',
+        // The pause keeps the first line's progress apart from the result: the SDK client drops a
+        // progress notification it reads together with its request's result.
+        'echo "hello $0 $1"; sleep 0.2; echo "name=$AGENT_NAME trigger=$AGENT_TRIGGER_SOURCE agent=$(printenv CAIRN_AGENT || echo none)"',
         {
           agent: 'description = "Greets whoever it is given; prints two lines."',
           rest: '[env]\nextra = { AGENT_NAME = "spoofed" }\n[[schedules]]\nid = "hourly"\ntype = "interval"\ninterval_minutes = 60\nargs = ["world"]\n',

@@ -169,8 +169,12 @@ describe("goal tools over MCP", () => {
         { onprogress: (update) => updates.push(update) },
       );
       expect(structured(result).samples).toHaveLength(3);
-      await waitFor(() => updates.some((u) => u.progress === 3));
+      // One update before each sample, each a sample's run ahead of the result. The last ("done",
+      // 3 of 3) is written just before the result, and the SDK client drops a progress
+      // notification it reads together with its request's result, so it is not waited for.
+      await waitFor(() => updates.some((u) => u.progress === 2));
       expect(updates[0]).toMatchObject({ progress: 0, total: 3 });
+      expect(updates.map((u) => u.progress).slice(0, 3)).toEqual([0, 1, 2]);
     } finally {
       await mcp.close();
     }
