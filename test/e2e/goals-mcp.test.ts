@@ -169,12 +169,12 @@ describe("goal tools over MCP", () => {
         { onprogress: (update) => updates.push(update) },
       );
       expect(structured(result).samples).toHaveLength(3);
-      // One update before each sample, each a sample's run ahead of the result. The last ("done",
-      // 3 of 3) is written just before the result, and the SDK client drops a progress
-      // notification it reads together with its request's result, so it is not waited for.
-      await waitFor(() => updates.some((u) => u.progress === 2));
+      // One update before each sample, each a sample's run ahead of the result. The end (3 of 3)
+      // is the result itself: sent as progress right before it, the SDK client would drop it
+      // and report an error, having read it with the result.
+      await waitFor(() => updates.length >= 3);
       expect(updates[0]).toMatchObject({ progress: 0, total: 3 });
-      expect(updates.map((u) => u.progress).slice(0, 3)).toEqual([0, 1, 2]);
+      expect(updates.map((u) => u.progress)).toEqual([0, 1, 2]);
     } finally {
       await mcp.close();
     }

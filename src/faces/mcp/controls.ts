@@ -19,7 +19,11 @@ export function callControls(ctx: ServerContext): {
     signal: ctx.mcpReq.signal,
     progress: (update) => {
       sent.push(ctx.mcpReq.log("info", progressLine(update), "cairn").catch(() => {}));
-      if (token === undefined) return;
+      // The last update of a counted run (n of n) goes out as a log line only: the result says
+      // the same, and a progress notification written just before the result races it in the
+      // SDK's client, which drops one it reads after the result and reports a protocol error
+      // (modelcontextprotocol/typescript-sdk#2580); a client may then give up on the server.
+      if (token === undefined || (update.total !== undefined && update.progress >= update.total)) return;
       sent.push(
         ctx.mcpReq
           .notify({ method: "notifications/progress", params: { progressToken: token, ...update } })
