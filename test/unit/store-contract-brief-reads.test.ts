@@ -1,5 +1,6 @@
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rng } from "../../bench/knowledge-corpus.js";
 import type { NoteRecord, RiskRecord, Severity, Trust } from "../../src/store/knowledge.js";
 import { FINDINGS_OF_SCOPE } from "../../src/store/sqlite/note-findings.js";
 import type { Store } from "../../src/store/store.js";
@@ -19,13 +20,9 @@ const SEVERITIES: Severity[] = ["major", "moderate", "minor"];
 const TRUSTS: Trust[] = ["confirmed", "unverified", "refuted"];
 const LEVELS = ["high", "medium", "low"] as const;
 
-/** A small seeded generator: the same board on every run and on both stores. */
+/** The bench's seeded generator: the same board on every run and on both stores. */
 function generator(seed: number) {
-  let state = seed;
-  const next = () => {
-    state = (state * 1103515245 + 12345) % 2147483648;
-    return state / 2147483648;
-  };
+  const next = rng(seed);
   return { pick: <T>(items: readonly T[]) => items[Math.floor(next() * items.length)] as T, next };
 }
 
