@@ -12,6 +12,7 @@ import { tempDir } from "../src/kernel/temp-dir.js";
 import type { NoteBody } from "../src/store/knowledge.js";
 import { openStore } from "../src/store/open.js";
 import type { Store } from "../src/store/store.js";
+import { newTask } from "../test/helpers/new-task.js";
 import { generatedFacts, RECALL_PAIRS, rng } from "./knowledge-corpus.js";
 import { header, ms, percentile, report } from "./report.js";
 import { baseEnv, CAIRN, cairnServer, connect, memoryServer } from "./servers.js";
@@ -289,33 +290,18 @@ async function benchBrief(): Promise<void> {
   await store.write(async (tx) => {
     for (let p = 0; p < TASKS / 10; p++) {
       const parent = await tx.tasks.insert(
-        {
-          title: `Checkout reliability ${p}`,
-          soThat: "checkout latency stays under 200 ms",
-          context: "",
-          parentId: null,
-          priority: "must",
-          estimate: null,
-          traces: [],
-          labels: [],
-          createdBy: "owner",
-        },
+        newTask(`Checkout reliability ${p}`, { soThat: "checkout latency stays under 200 ms" }),
         at(p),
       );
       let previous: string | null = null;
       for (let c = 0; c < 9; c++) {
         const child = await tx.tasks.insert(
-          {
-            title: `Fix the cache layer retry storm in billing (term${(p * 10 + c) % 200})`,
+          newTask(`Fix the cache layer retry storm in billing (term${(p * 10 + c) % 200})`, {
             soThat: "checkout stays up",
             context: "Seen in staging under load; Redis connections run out.",
             parentId: parent.id,
             priority: "should",
-            estimate: null,
-            traces: [],
-            labels: [],
-            createdBy: "owner",
-          },
+          }),
           at(p),
         );
         await tx.tasks.addCriterion(child.id, {
