@@ -1,7 +1,8 @@
 import type Database from "better-sqlite3";
 import type { TaskOrder } from "../tasks.js";
 import { builtStatement } from "./statement-cache.js";
-import { COLUMNS, type TaskRow, taskRowOf } from "./task-rows.js";
+import { COLUMNS, type TaskRow } from "./task-rows.js";
+import { taskRows } from "./task-statements.js";
 
 /**
  * `total` is counted up to this many matches past the requested page. Counting every match of a
@@ -61,6 +62,10 @@ export function countPage(db: Database.Database, query: PageQuery): { total: num
   return { total, capped: total >= cap };
 }
 
+/** A built statement of task rows, read as values from the connection's raw cache. */
+const pageRows = (db: Database.Database, sql: string) =>
+  taskRows(builtStatement(db, sql, true) as Database.Statement<unknown[], unknown[]>);
+
 /**
  * One page. In tree order, each status is read in order from the (status, sort_path) index and
  * the runs are merged, so a page costs its own size per status, never a sort of every match.
@@ -72,23 +77,17 @@ export function readPage(db: Database.Database, query: PageQuery): TaskRow[] {
   if (!treeOrder || query.selective || query.statuses.length === 0) {
     const { where, values } = statusWhere(query);
     const from = query.selective || !treeOrder ? "tasks" : "tasks INDEXED BY tasks_tree";
-    return builtStatement(
+    return pageRows(
       db,
       `SELECT ${COLUMNS} FROM ${from} ${clause(where)} ORDER BY ${query.orderBy} LIMIT @limit OFFSET @offset`,
-      true,
-    )
-      .all({ ...values, ...window })
-      .map((row) => taskRowOf(row as unknown[]));
+    ).all({ ...values, ...window });
   }
   const runs = [...new Set(query.statuses)].flatMap((status) =>
-    builtStatement(
+    pageRows(
       db,
       `SELECT ${COLUMNS} FROM tasks INDEXED BY tasks_status_tree ${clause(["status = @status", ...query.where])}
          ORDER BY sort_path LIMIT @upTo`,
-      true,
-    )
-      .all({ ...query.values, status, upTo: query.offset + query.limit })
-      .map((row) => taskRowOf(row as unknown[])),
+    ).all({ ...query.values, status, upTo: query.offset + query.limit }),
   );
   runs.sort((a, b) => (a.sort_path < b.sort_path ? -1 : a.sort_path > b.sort_path ? 1 : 0));
   return runs.slice(query.offset, query.offset + query.limit);
