@@ -54,14 +54,12 @@ afterAll(async () => {
   scratch.cleanup();
 });
 
+const briefInputs = (taskId: string) =>
+  gatherBriefInputs(store, boardBriefSource(store, config), { actor: OWNER, config, taskId, now: AT });
+
 describe("a brief's siblings", () => {
   it("shows what the last of 150 siblings found, and nothing from a grandchild or another epic", async () => {
-    const inputs = await gatherBriefInputs(store, boardBriefSource(store, config), {
-      actor: OWNER,
-      config,
-      taskId: first,
-      now: AT,
-    });
+    const inputs = await briefInputs(first);
     expect(inputs.findings.map((f) => f.text)).toEqual([
       "the last sibling found the cache is never invalidated",
     ]);
@@ -72,12 +70,7 @@ describe("a brief's siblings", () => {
   });
 
   it("a root task has no siblings: another epic's findings stay out of the epic's brief", async () => {
-    const inputs = await gatherBriefInputs(store, boardBriefSource(store, config), {
-      actor: OWNER,
-      config,
-      taskId: epic,
-      now: AT,
-    });
+    const inputs = await briefInputs(epic);
     expect(inputs.findings).toEqual([]);
   });
 });
