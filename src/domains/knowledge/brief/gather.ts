@@ -45,9 +45,11 @@ function termPattern(wanted: string): RegExp {
   return pattern;
 }
 
-/** Whole-word, case-insensitive: `WAL` occurs in "enable WAL mode", not in "walk". */
-function termMatcher(text: string): (term: string) => boolean {
-  const lower = text.toLowerCase();
+/**
+ * Whole-word, case-insensitive, over text already lower-cased: `WAL` occurs in "enable wal
+ * mode", not in "walk".
+ */
+function termMatcher(lower: string): (term: string) => boolean {
   const wordSet = new Set(lower.split(/[^\p{L}\p{N}]+/u));
   return (term) => {
     const wanted = term.toLowerCase();
@@ -82,8 +84,9 @@ export async function gatherBriefInputs(
     const decisions = await tx.notes.list({ kinds: ["decision"], scopes: own, limit: LIMITS.decisions });
     const findings = await tx.notes.findings(own, LIMITS.findings, parentId);
     const risks = byRank(await tx.risks.list(own)).filter((risk) => riskRank(risk) <= TOP_RISK_RANK);
-    const occurs = termMatcher(text);
-    const glossary = (await tx.glossary.mayOccurIn(text.toLowerCase())).filter((entry) => occurs(entry.term));
+    const lower = text.toLowerCase();
+    const occurs = termMatcher(lower);
+    const glossary = (await tx.glossary.mayOccurIn(lower)).filter((entry) => occurs(entry.term));
     const labels = await authorLabels(tx, [
       ...decisions.map((n) => n.author),
       ...findings.map((n) => n.author),
