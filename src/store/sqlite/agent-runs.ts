@@ -60,9 +60,9 @@ export function sqliteAgentRuns(db: Database.Database): AgentRunsRepo {
        log_path = COALESCE(@log_path, log_path)
      WHERE id = @id AND status = 'running'`,
   );
-  const recentAll = db.prepare<[number], RunRow>("SELECT * FROM agent_runs ORDER BY seq DESC LIMIT ?");
+  const recentAll = db.prepare<[number], RunRow>("SELECT * FROM agent_runs ORDER BY seq DESC LIMIT +?");
   const recentOne = db.prepare<[string, number], RunRow>(
-    "SELECT * FROM agent_runs WHERE agent = ? ORDER BY seq DESC LIMIT ?",
+    "SELECT * FROM agent_runs WHERE agent = ? ORDER BY seq DESC LIMIT +?",
   );
   const scheduled = db.prepare<[string, string, string], RunRow>(
     "SELECT * FROM agent_runs WHERE agent = ? AND schedule = ? AND window_at IS NOT NULL AND window_at >= ? ORDER BY seq",

@@ -95,10 +95,10 @@ export function sqliteFacts(db: Database.Database): FactsRepo {
   });
   const docsOf = termCounts.counts;
   const ranked = db.prepare<[string, number], { seq: number; rank: number }>(
-    `SELECT rowid AS seq, ${BM25} AS rank FROM facts_fts WHERE facts_fts MATCH ? ORDER BY rank LIMIT ?`,
+    `SELECT rowid AS seq, ${BM25} AS rank FROM facts_fts WHERE facts_fts MATCH ? ORDER BY rank LIMIT +?`,
   );
   const newest = db.prepare<[string, number], { seq: number }>(
-    "SELECT rowid AS seq FROM facts_fts WHERE facts_fts MATCH ? ORDER BY rowid DESC LIMIT ?",
+    "SELECT rowid AS seq FROM facts_fts WHERE facts_fts MATCH ? ORDER BY rowid DESC LIMIT +?",
   );
   // Candidates come back as arrays: better-sqlite3 builds a keyed object per row at a cost that
   // was most of loading fifty candidates; naming the columns here is several times cheaper.
@@ -242,11 +242,11 @@ export function sqliteFacts(db: Database.Database): FactsRepo {
     });
   };
   const recentAll = db.prepare<[number], FactRow>(
-    `SELECT ${COLUMNS} FROM facts WHERE superseded_by IS NULL ORDER BY last_seen_at DESC, seq DESC LIMIT ?`,
+    `SELECT ${COLUMNS} FROM facts WHERE superseded_by IS NULL ORDER BY last_seen_at DESC, seq DESC LIMIT +?`,
   );
   const recentTopic = db.prepare<[string, number], FactRow>(
     `SELECT ${F_COLUMNS} FROM facts f WHERE f.superseded_by IS NULL AND ${TOPIC_FILTER}
-     ORDER BY f.last_seen_at DESC, f.seq DESC LIMIT ?`,
+     ORDER BY f.last_seen_at DESC, f.seq DESC LIMIT +?`,
   );
   const topics = db.prepare<[], { topic: string; count: number }>(
     `SELECT json_each.value AS topic, COUNT(*) AS count FROM facts, json_each(facts.topics)

@@ -5,10 +5,10 @@ import { type EventRow, journalWhere, toEvent } from "./event-rows.js";
 export function sqliteJournal(db: Database.Database, onAppend: () => void): JournalRepo {
   const append = db.prepare("INSERT INTO events (at, actor, action, subject, data) VALUES (?, ?, ?, ?, ?)");
   const recent = db.prepare<[number], EventRow>(
-    "SELECT id, at, actor, action, subject, data FROM events ORDER BY id DESC LIMIT ?",
+    "SELECT id, at, actor, action, subject, data FROM events ORDER BY id DESC LIMIT +?",
   );
   const about = db.prepare<[string, number], EventRow>(
-    "SELECT id, at, actor, action, subject, data FROM events WHERE subject = ? ORDER BY id DESC LIMIT ?",
+    "SELECT id, at, actor, action, subject, data FROM events WHERE subject = ? ORDER BY id DESC LIMIT +?",
   );
   return {
     async append(event) {
@@ -27,7 +27,7 @@ export function sqliteJournal(db: Database.Database, onAppend: () => void): Jour
       const order = filter.afterId !== undefined ? "ASC" : "DESC";
       return db
         .prepare<Record<string, unknown>, EventRow>(
-          `SELECT id, at, actor, action, subject, data FROM events ${clause} ORDER BY id ${order} LIMIT @limit`,
+          `SELECT id, at, actor, action, subject, data FROM events ${clause} ORDER BY id ${order} LIMIT +@limit`,
         )
         .all({ ...values, limit: filter.limit })
         .map(toEvent);

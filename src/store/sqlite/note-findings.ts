@@ -22,7 +22,7 @@ const trustRank = (column: string) =>
 export const FINDINGS_OF_SCOPE = `SELECT seq, ${COLUMNS},
     ${severityRank("severity")} AS severity_rank, ${trustRank("trust")} AS trust_rank
   FROM notes INDEXED BY notes_finding_rank WHERE scope = ? AND kind = 'finding'
-  ORDER BY ${severityRank("severity")}, ${trustRank("trust")}, seq DESC LIMIT ?`;
+  ORDER BY ${severityRank("severity")}, ${trustRank("trust")}, seq DESC LIMIT +?`;
 
 /** A finding's values as read: seq, COLUMNS in their order, severity rank, trust rank. */
 type Ranked = unknown[];

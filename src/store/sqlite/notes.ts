@@ -58,7 +58,7 @@ export function sqliteNotes(db: Database.Database): NotesRepo {
       // Scoped lists read only their scopes' notes: the planner would otherwise walk every note of
       // the kind, newest first, to fill the page (a brief's decisions, 20,000 of them: ~7 ms).
       const from = filter.scopes ? "notes INDEXED BY notes_scope_kind" : "notes";
-      const sql = `SELECT ${COLUMNS} FROM ${from} ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY seq DESC LIMIT ?`;
+      const sql = `SELECT ${COLUMNS} FROM ${from} ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY seq DESC LIMIT +?`;
       return listStatement(sql)
         .all(...params, filter.limit)
         .map((values) => toRecord(noteRowOf(values)));

@@ -5,6 +5,10 @@ import type Database from "better-sqlite3";
  * filters, which columns change): a handful of shapes in practice, each prepared once per
  * connection, since preparing costs more than running most of them. Bounded, so a caller that
  * builds endless shapes only loses the cache, never memory. `raw` statements return arrays.
+ *
+ * A bound LIMIT or OFFSET is written `LIMIT +?`, never as a bare parameter: SQLite compiles a
+ * statement with a bare one again at every run (test/unit/sqlite-bound-limits.test.ts says why,
+ * and holds the store to it).
  */
 export function statementCache<Row = unknown>(
   db: Database.Database,

@@ -12,7 +12,7 @@ export function sqliteAsks(db: Database.Database): AskRepo {
   const answer = db.prepare(
     "UPDATE task_asks SET answer = ?, answered_by = ?, answered_at = ? WHERE id = ? AND answered_at IS NULL",
   );
-  const all = db.prepare<[number], AskRow>("SELECT * FROM task_asks ORDER BY seq DESC LIMIT ?");
+  const all = db.prepare<[number], AskRow>("SELECT * FROM task_asks ORDER BY seq DESC LIMIT +?");
   return {
     async insert(ask, at) {
       const { seq, id } = nextId();

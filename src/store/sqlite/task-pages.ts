@@ -54,7 +54,7 @@ export function countPage(db: Database.Database, query: PageQuery): { total: num
   const { where, values } = statusWhere(query);
   const cap = query.offset + query.limit + COUNTED_BEYOND_PAGE;
   const total = (
-    builtStatement(db, `SELECT COUNT(*) AS n FROM (SELECT 1 FROM tasks ${clause(where)} LIMIT @cap)`).get({
+    builtStatement(db, `SELECT COUNT(*) AS n FROM (SELECT 1 FROM tasks ${clause(where)} LIMIT +@cap)`).get({
       ...values,
       cap,
     }) as { n: number }
@@ -79,14 +79,14 @@ export function readPage(db: Database.Database, query: PageQuery): TaskRow[] {
     const from = query.selective || !treeOrder ? "tasks" : "tasks INDEXED BY tasks_tree";
     return pageRows(
       db,
-      `SELECT ${COLUMNS} FROM ${from} ${clause(where)} ORDER BY ${query.orderBy} LIMIT @limit OFFSET @offset`,
+      `SELECT ${COLUMNS} FROM ${from} ${clause(where)} ORDER BY ${query.orderBy} LIMIT +@limit OFFSET +@offset`,
     ).all({ ...values, ...window });
   }
   const runs = [...new Set(query.statuses)].flatMap((status) =>
     pageRows(
       db,
       `SELECT ${COLUMNS} FROM tasks INDEXED BY tasks_status_tree ${clause(["status = @status", ...query.where])}
-         ORDER BY sort_path LIMIT @upTo`,
+         ORDER BY sort_path LIMIT +@upTo`,
     ).all({ ...query.values, status, upTo: query.offset + query.limit }),
   );
   runs.sort((a, b) => (a.sort_path < b.sort_path ? -1 : a.sort_path > b.sort_path ? 1 : 0));

@@ -52,7 +52,7 @@ export function sqliteTaskRelations(db: Database.Database): TaskRelations {
     { task_id: string; at: string; author: string; kind: string; text: string }
   >("SELECT task_id, at, author, kind, text FROM task_notes WHERE task_id = ? ORDER BY seq");
   const eventsOf = db.prepare<[string, number], { at: string; actor: string; subject: string; data: string }>(
-    "SELECT at, actor, subject, data FROM events WHERE action = ? ORDER BY id DESC LIMIT ?",
+    "SELECT at, actor, subject, data FROM events WHERE action = ? ORDER BY id DESC LIMIT +?",
   );
   const countEvents = db.prepare<[string], { subject: string; n: number }>(
     "SELECT subject, COUNT(*) AS n FROM events WHERE action = ? GROUP BY subject",

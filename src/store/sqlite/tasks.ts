@@ -52,12 +52,12 @@ export function sqliteTasks(db: Database.Database): TaskRepo {
   );
   const byStatus = taskRows(
     db.prepare<[string, number], unknown[]>(
-      `SELECT ${COLUMNS} FROM tasks WHERE status = ? ORDER BY seq LIMIT ?`,
+      `SELECT ${COLUMNS} FROM tasks WHERE status = ? ORDER BY seq LIMIT +?`,
     ),
   );
   const unverifiedDone = taskRows(
     db.prepare<[number], unknown[]>(
-      `SELECT ${COLUMNS} FROM tasks WHERE status = 'done' AND unverified = 1 ORDER BY seq DESC LIMIT ?`,
+      `SELECT ${COLUMNS} FROM tasks WHERE status = 'done' AND unverified = 1 ORDER BY seq DESC LIMIT +?`,
     ),
   );
   const staleClaims = taskRows(
