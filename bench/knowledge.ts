@@ -328,7 +328,7 @@ async function benchBrief(): Promise<void> {
       owner: { summary: "runs the workspace", instructions: "Keep it tidy.", shortcuts: ["npm test"] },
     },
   });
-  const source = boardBriefSource(store, config);
+  const source = boardBriefSource(config);
   const now = new Date().toISOString();
   const samples: number[] = [];
   for (let i = 0; i < 300; i++) {

@@ -74,7 +74,7 @@ async function benchBoard(boardAt: StoreLocation, url: string | undefined, name:
   report({ name: `list_tasks (50) on ${TASKS.toLocaleString("en")} tasks, ${name}`, figure: p(list) });
   // The brief a worker asks for first: gathered from the store and assembled at the default budget.
   const config = WorkspaceConfig.parse({});
-  const source = boardBriefSource(board, config);
+  const source = boardBriefSource(config);
   const now = new Date().toISOString();
   const brief = await timed(100, (i) =>
     buildBrief(board, source, {

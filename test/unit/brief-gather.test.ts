@@ -29,7 +29,7 @@ const TASK: BriefTask = {
 };
 
 /** The seam, filled by hand the way the task board will fill it. */
-const source: TaskBriefSource = { briefTask: async (id) => (id === TASK.id ? TASK : undefined) };
+const source: TaskBriefSource = { briefTask: async (_tx, id) => (id === TASK.id ? TASK : undefined) };
 const config = WorkspaceConfig.parse({
   roles: { builder: { summary: "implements tasks", instructions: "Run tests.", shortcuts: ["npm test"] } },
 });

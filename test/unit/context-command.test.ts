@@ -28,7 +28,7 @@ const task = (context: string): BriefTask => ({
 });
 
 let context = "short";
-const source: TaskBriefSource = { briefTask: async (id) => (id === "T-1" ? task(context) : undefined) };
+const source: TaskBriefSource = { briefTask: async (_tx, id) => (id === "T-1" ? task(context) : undefined) };
 const { context: command, record } = briefCommands(() => source);
 
 let scratch: { dir: string; cleanup: () => void };

@@ -107,5 +107,5 @@ export function briefCommands(sourceOf: (ctx: CommandContext) => TaskBriefSource
 }
 
 export const { context: contextCommand, record: briefRecord } = briefCommands((ctx) =>
-  boardBriefSource(ctx.store, ctx.config),
+  boardBriefSource(ctx.config),
 );

@@ -1,6 +1,6 @@
 import { conflict, notFound, usageError } from "../../kernel/outcome.js";
 import type { FactRecord } from "../../store/knowledge.js";
-import type { Store } from "../../store/store.js";
+import type { Store, Tx } from "../../store/store.js";
 import type { Actor } from "../identity/actor.js";
 import { mergeTopics, normaliseFact, normaliseTopics, queryTerms } from "./text.js";
 
@@ -113,26 +113,33 @@ export async function recall(
   input: { query?: string; topic?: string; limit?: number },
   now: string,
 ): Promise<RecallHit[]> {
+  return store.read((tx) => recallIn(tx, input, now));
+}
+
+/** `recall` within a transaction the caller holds (a brief reads everything in one). */
+export async function recallIn(
+  tx: Tx,
+  input: { query?: string; topic?: string; limit?: number },
+  now: string,
+): Promise<RecallHit[]> {
   const limit = input.limit ?? DEFAULT_RECALL_LIMIT;
   const terms = queryTerms(input.query ?? "");
   const topic = input.topic === undefined ? undefined : normaliseTopics([input.topic])[0];
   if (terms.length === 0) {
-    const recent = await store.read((tx) => tx.facts.search({ terms, topic, limit }));
+    const recent = await tx.facts.search({ terms, topic, limit });
     return recent.map((hit) => ({ fact: hit.fact, score: 0 }));
   }
   // A pool of candidates, re-ranked by the blend; the store loads whole facts for the kept alone.
   const blend = blendScorer(now);
-  const hits = await store.read((tx) =>
-    tx.facts.search({
-      terms,
-      topic,
-      limit: Math.max(limit * 5, 50),
-      keep: {
-        count: limit,
-        score: (candidate, best) => blend(candidate.relevance, best, candidate),
-      },
-    }),
-  );
+  const hits = await tx.facts.search({
+    terms,
+    topic,
+    limit: Math.max(limit * 5, 50),
+    keep: {
+      count: limit,
+      score: (candidate, best) => blend(candidate.relevance, best, candidate),
+    },
+  });
   return hits.map((hit) => ({ fact: hit.fact, score: hit.score ?? 0 }));
 }
 

@@ -1,9 +1,9 @@
-import type { Store, Tx } from "../../store/store.js";
+import type { Tx } from "../../store/store.js";
 import type { TaskRecord } from "../../store/tasks.js";
 import type { BriefShortcut, BriefTask, TaskBriefSource, TaskRef } from "../knowledge/brief/inputs.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
 import { taskId } from "./common.js";
-import { listShortcuts } from "./shortcuts.js";
+import { shortcutsIn } from "./shortcuts.js";
 
 const LIMITS = { activity: 10, shortcuts: 5, parents: 20 };
 
@@ -115,19 +115,16 @@ async function briefTaskOf(tx: Tx, task: TaskRecord): Promise<BriefTask> {
  * The task board's side of the brief: a task with its criteria, dependencies, parent chain
  * (the brief finds the siblings' findings through the parent) and recent activity, and the shortcuts the caller's role uses most.
  */
-export function boardBriefSource(store: Store, config: WorkspaceConfig): TaskBriefSource {
+export function boardBriefSource(config: WorkspaceConfig): TaskBriefSource {
   return {
-    async briefTask(raw) {
-      const id = taskId(raw);
-      return store.read(async (tx) => {
-        const task = await tx.tasks.byId(id);
-        return task ? briefTaskOf(tx, task) : undefined;
-      });
+    async briefTask(tx, raw) {
+      const task = await tx.tasks.byId(taskId(raw));
+      return task ? briefTaskOf(tx, task) : undefined;
     },
-    async shortcuts(role): Promise<BriefShortcut[]> {
+    async shortcuts(tx, role): Promise<BriefShortcut[]> {
       const allowed = config.roles[role]?.shortcuts ?? [];
       return (
-        (await listShortcuts(store, config))
+        (await shortcutsIn(tx, config))
           .filter((s) => s.effect !== "none")
           .filter((s) => s.roles.length === 0 || s.roles.includes(role))
           .filter((s) => allowed.length === 0 || allowed.includes(s.name))

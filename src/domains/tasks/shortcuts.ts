@@ -25,15 +25,18 @@ export async function findShortcut(tx: Tx, config: WorkspaceConfig, name: string
 }
 
 export async function listShortcuts(store: Store, config: WorkspaceConfig) {
-  return store.read(async (tx) => {
-    const uses = await tx.tasks.countEvents("shortcut.run");
-    const stored = (await tx.shortcuts.list()).filter((s) => !config.shortcuts[s.name]);
-    const all = [
-      ...Object.keys(config.shortcuts).map((name) => fromConfig(config, name) as ShortcutRecord),
-      ...stored,
-    ];
-    return all.map((shortcut) => ({ ...shortcut, uses: uses[shortcut.name] ?? 0 }));
-  });
+  return store.read((tx) => shortcutsIn(tx, config));
+}
+
+/** `listShortcuts` within a transaction the caller holds. */
+export async function shortcutsIn(tx: Tx, config: WorkspaceConfig) {
+  const uses = await tx.tasks.countEvents("shortcut.run");
+  const stored = (await tx.shortcuts.list()).filter((s) => !config.shortcuts[s.name]);
+  const all = [
+    ...Object.keys(config.shortcuts).map((name) => fromConfig(config, name) as ShortcutRecord),
+    ...stored,
+  ];
+  return all.map((shortcut) => ({ ...shortcut, uses: uses[shortcut.name] ?? 0 }));
 }
 
 /**

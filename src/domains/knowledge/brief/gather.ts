@@ -4,7 +4,7 @@ import type { NoteRecord } from "../../../store/knowledge.js";
 import type { Store, Tx } from "../../../store/store.js";
 import type { Actor } from "../../identity/actor.js";
 import type { WorkspaceConfig } from "../../workspace/config.js";
-import { recall } from "../memory.js";
+import { recallIn } from "../memory.js";
 import { byRank, riskRank } from "../risks.js";
 import { taskScope, WORKSPACE_SCOPE } from "../text.js";
 import { assembleBrief, type BriefResult, DEFAULT_BRIEF_BUDGET } from "./engine.js";
@@ -64,23 +64,26 @@ export function taskText(task: BriefTask): string {
   );
 }
 
-/** Collect what the workspace knows that bears on one task, ready for the pure engine. */
+/**
+ * Collect what the workspace knows that bears on one task, ready for the pure engine: all of it
+ * read in one transaction, so the task, its notes and the memory recalled for it are one moment
+ * of the workspace, never a task from before a write and its notes from after.
+ */
 export async function gatherBriefInputs(
   store: Store,
   source: TaskBriefSource,
   options: { actor: Actor; config: WorkspaceConfig; taskId: string; now: string },
 ): Promise<BriefInputs> {
-  const task = await source.briefTask(options.taskId);
-  if (!task) throw notFound(`no task ${options.taskId}`, "list tasks with `cairn task list`");
-  const text = taskText(task);
-  const own = [taskScope(task.id), ...task.parents.map((p) => taskScope(p.id)), WORKSPACE_SCOPE];
-  // Tasks under the same parent: what any of them found matters to this one. The store names
-  // them from its parent index, however many there are, within the findings query itself.
-  const parentId = task.parents[0]?.id;
-  const facts = await recall(store, { query: text, limit: LIMITS.facts }, options.now);
-  const shortcuts = source.shortcuts ? await source.shortcuts(options.actor.role) : null;
-
   return store.read(async (tx) => {
+    const task = await source.briefTask(tx, options.taskId);
+    if (!task) throw notFound(`no task ${options.taskId}`, "list tasks with `cairn task list`");
+    const text = taskText(task);
+    const own = [taskScope(task.id), ...task.parents.map((p) => taskScope(p.id)), WORKSPACE_SCOPE];
+    // Tasks under the same parent: what any of them found matters to this one. The store names
+    // them from its parent index, however many there are, within the findings query itself.
+    const parentId = task.parents[0]?.id;
+    const facts = await recallIn(tx, { query: text, limit: LIMITS.facts }, options.now);
+    const shortcuts = source.shortcuts ? await source.shortcuts(tx, options.actor.role) : null;
     const decisions = await tx.notes.list({ kinds: ["decision"], scopes: own, limit: LIMITS.decisions });
     const findings = await tx.notes.findings(own, LIMITS.findings, parentId);
     const risks = byRank(await tx.risks.list(own)).filter((risk) => riskRank(risk) <= TOP_RISK_RANK);

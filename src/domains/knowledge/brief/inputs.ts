@@ -3,6 +3,7 @@
  * a budget, it returns text. Gathering them from the store is gather.ts; what it needs from the
  * task board is the one seam below.
  */
+import type { Tx } from "../../../store/store.js";
 
 /** Text written by an agent or a person: always shown fenced, with who wrote it. */
 export interface Authored {
@@ -43,11 +44,12 @@ export interface BriefTask extends Authored {
 }
 
 /** The seam the task board fills (src/domains/tasks/brief-source.ts). */
+/** Each read runs in the brief's own transaction, so a brief is one snapshot of the workspace. */
 export interface TaskBriefSource {
   /** The task as the brief shows it; undefined when there is no such task. */
-  briefTask(taskId: string): Promise<BriefTask | undefined>;
+  briefTask(tx: Tx, taskId: string): Promise<BriefTask | undefined>;
   /** The shortcuts this role may run, most used first; without it, the role's list from cairn.toml. */
-  shortcuts?(role: string): Promise<BriefShortcut[]>;
+  shortcuts?(tx: Tx, role: string): Promise<BriefShortcut[]>;
 }
 
 export interface BriefRole {
