@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/client";
@@ -7,7 +7,7 @@ import { header, ms, percentile, report } from "./report.js";
 import { RECALL_WORDS, sameAnswers } from "./scale-answers.js";
 import { briefedTasks } from "./scale-notes.js";
 import { boardShape, scaleSizes, seededWorkspace, workingCopy } from "./scale-seed.js";
-import { baseEnv, CAIRN, cairnServer, connect } from "./servers.js";
+import { baseEnv, CAIRN, cairnServer, connect, ROOT } from "./servers.js";
 
 /**
  * Ten times the scale of the tasks bench: 200,000 tasks and 1,000,000 facts (smaller with
@@ -42,14 +42,18 @@ interface Timings {
   cpu: number[];
 }
 
+/** A server under measurement and what it is asked, read by read (null: not asked that one). */
+interface Lane {
+  client: Client;
+  pid: number | null;
+  reads: readonly (Read | null)[];
+}
+
 /**
  * Every read of every server, the floor among them, called in turn round after round: a busy
  * machine slows them all alike, so each stands beside a floor measured in the same moments.
  */
-async function timedInTurn(
-  servers: readonly { client: Client; pid: number | null }[],
-  reads: readonly Read[],
-): Promise<Timings[]> {
+async function timedInTurn(lanes: readonly Lane[]): Promise<Timings[]> {
   const call = async (client: Client, [name, tool, args]: Read, round: number) => {
     const result = await client.callTool({
       name: tool,
@@ -57,26 +61,60 @@ async function timedInTurn(
     });
     if (result.isError) throw new Error(`${name}: ${JSON.stringify(result.content)}`);
   };
+  const width = Math.max(...lanes.map((lane) => lane.reads.length));
   for (let round = 0; round < 20; round++)
-    for (const read of reads) for (const server of servers) await call(server.client, read, round);
-  const timings: Timings[] = servers.map(() => ({ wall: reads.map(() => []), cpu: reads.map(() => 0) }));
+    for (let index = 0; index < width; index++)
+      for (const lane of lanes) {
+        const read = lane.reads[index];
+        if (read) await call(lane.client, read, round);
+      }
+  const timings: Timings[] = lanes.map(() => ({
+    wall: Array.from({ length: width }, () => []),
+    cpu: Array.from({ length: width }, () => 0),
+  }));
   for (let round = 0; round < CALLS; round++) {
-    for (const [index, read] of reads.entries()) {
+    for (let index = 0; index < width; index++) {
       // Each server takes its turn first in as many rounds as the others: a call right after a
       // heavier one (another server's brief) runs slower, and a fixed order gave that to one build.
-      for (let turn = 0; turn < servers.length; turn++) {
-        const which = (turn + round) % servers.length;
-        const server = servers[which] as (typeof servers)[number];
-        const spent = cpuMs(server.pid);
+      for (let turn = 0; turn < lanes.length; turn++) {
+        const which = (turn + round) % lanes.length;
+        const lane = lanes[which] as Lane;
+        const read = lane.reads[index];
+        if (!read) continue;
+        const spent = cpuMs(lane.pid);
         const started = performance.now();
-        await call(server.client, read, round);
+        await call(lane.client, read, round);
         const timing = timings[which] as Timings;
         timing.wall[index]?.push(performance.now() - started);
-        timing.cpu[index] = (timing.cpu[index] ?? 0) + (cpuMs(server.pid) - spent) / CALLS;
+        timing.cpu[index] = (timing.cpu[index] ?? 0) + (cpuMs(lane.pid) - spent) / CALLS;
       }
     }
   }
   return timings;
+}
+
+const REPLAYED = (briefs: readonly { task: string }[]): Read => ["get_context, replayed", "replay", briefs];
+
+/**
+ * bench/fixtures/replay-server.mjs, holding the results cairn gave for these briefs: what a
+ * result of that size costs a bare SDK server that has it in memory.
+ */
+async function replayServer(cairn: Client, briefs: readonly { task: string }[]) {
+  const dir = mkdtempSync(join(tmpdir(), "cairn-bench-replay-"));
+  const results: Record<string, unknown> = {};
+  for (const { task } of briefs) {
+    results[task] = await cairn.callTool({ name: "get_context", arguments: { schema_version: 1, task } });
+  }
+  const file = join(dir, "results.json");
+  writeFileSync(file, JSON.stringify(results));
+  const server = await connect({
+    label: "replay server",
+    args: [join(ROOT, "bench", "fixtures", "replay-server.mjs")],
+    cwd: ROOT,
+    env: { REPLAY_RESULTS: file },
+    call: { name: "whoami", arguments: { schema_version: 1 } },
+  });
+  return { server, dir };
 }
 
 /** A working copy of the seeded board, kept up by this build's own maintenance; seconds it took. */
@@ -144,10 +182,24 @@ export async function benchScale(): Promise<void> {
   const answers = servers[1]
     ? await sameAnswers(servers[0]?.client as Client, servers[1].client, sizes.tasks)
     : null;
-  const [now, before] = await timedInTurn(servers, reads);
+  // The protocol's share of a brief: the same results, served from memory by a bare SDK server.
+  const replay = await replayServer(servers[0]?.client as Client, briefs);
+  const lanes: Lane[] = [
+    ...servers.map((server) => ({ ...server, reads })),
+    {
+      ...replay.server,
+      reads: reads.map(([, tool]) =>
+        tool === "whoami" ? (reads[0] as Read) : tool === "get_context" ? REPLAYED(briefs) : null,
+      ),
+    },
+  ];
+  const timings = await timedInTurn(lanes);
+  const [now, before] = timings.slice(0, servers.length);
+  const replayed = timings[servers.length];
   const rss = servers.map((server) => residentBytes(server.pid));
-  for (const server of servers) await server.client.close();
-  for (const copy of copies) rmSync(copy.dir, { recursive: true, force: true });
+  for (const server of [...servers, replay.server]) await server.client.close();
+  for (const dir of [...copies.map((copy) => copy.dir), replay.dir])
+    rmSync(dir, { recursive: true, force: true });
 
   const { notes } = seeded;
   header(
@@ -205,6 +257,16 @@ export async function benchScale(): Promise<void> {
       baseline: `${(p50 / floor50).toFixed(1)} × whoami p50, ${(p99 / floor99).toFixed(1)} × p99; ${cpu(now, index + 1)}`,
       goal: "p50 ≤ 2 × whoami, p99 ≤ 15 ms",
     });
+    const replayedWall = replayed?.wall[index + 1] ?? [];
+    if (replayedWall.length > 0) {
+      const floor = percentile(replayed?.wall[0] ?? [], 50);
+      const same = percentile(replayedWall, 50);
+      report({
+        name: "  … the same results, from memory",
+        figure: p50p99(replayedWall),
+        baseline: `a bare SDK server: ${(same / floor).toFixed(1)} × its whoami p50 (${ms(floor)}); cairn's reading adds ${ms(p50 - same)} at p50`,
+      });
+    }
     const old = before?.wall[index + 1];
     if (old) {
       const oldFloor = before?.wall[0] ?? [];
