@@ -3,6 +3,11 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/client";
+import { OWNER } from "../src/domains/identity/actor.js";
+import { buildBrief } from "../src/domains/knowledge/brief/gather.js";
+import { boardBriefSource } from "../src/domains/tasks/brief-source.js";
+import { loadConfig } from "../src/domains/workspace/config.js";
+import { openStore } from "../src/store/open.js";
 import { header, ms, percentile, report } from "./report.js";
 import { RECALL_WORDS, sameAnswers } from "./scale-answers.js";
 import { briefedTasks } from "./scale-notes.js";
@@ -117,6 +122,44 @@ async function replayServer(cairn: Client, briefs: readonly { task: string }[]) 
   return { server, dir };
 }
 
+const IDLE_MS = 2;
+
+/**
+ * The briefs built in this process, with no protocol around them: one right after another, and
+ * each after a short pause, as a server's calls arrive. The pause is enough for the caches of the
+ * processor (and, on a virtual machine, of its host) to lose what the last brief warmed, and the
+ * gap between the two figures is what every call over stdio pays for touching that much again.
+ */
+async function briefsInProcess(dir: string, briefs: readonly { task: string }[]) {
+  const store = openStore(join(dir, ".cairn", "cairn.db"), { readonly: true });
+  const config = loadConfig(join(dir, ".cairn", "cairn.toml"));
+  const source = boardBriefSource(config);
+  const now = new Date().toISOString();
+  const brief = async (task: string) => {
+    const started = performance.now();
+    await buildBrief(store, source, { actor: OWNER, config, taskId: task, now });
+    return performance.now() - started;
+  };
+  const backToBack: number[] = [];
+  const afterIdle: number[] = [];
+  try {
+    for (let round = 0; round < 12; round++) {
+      for (const { task } of briefs) {
+        const sample = await brief(task);
+        if (round >= 2) backToBack.push(sample);
+      }
+      for (const { task } of briefs) {
+        await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
+        const sample = await brief(task);
+        if (round >= 2) afterIdle.push(sample);
+      }
+    }
+  } finally {
+    await store.close();
+  }
+  return { backToBack: percentile(backToBack, 50), afterIdle: percentile(afterIdle, 50) };
+}
+
 /** A working copy of the seeded board, kept up by this build's own maintenance; seconds it took. */
 function maintainedCopy(seeded: Parameters<typeof workingCopy>[0], bin: string) {
   const dir = workingCopy(seeded, mkdtempSync(join(tmpdir(), "cairn-bench-scale-run-")));
@@ -198,6 +241,7 @@ export async function benchScale(): Promise<void> {
   const replayed = timings[servers.length];
   const rss = servers.map((server) => residentBytes(server.pid));
   for (const server of [...servers, replay.server]) await server.client.close();
+  const inProcess = await briefsInProcess(copies[0]?.dir ?? "", briefs);
   for (const dir of [...copies.map((copy) => copy.dir), replay.dir])
     rmSync(dir, { recursive: true, force: true });
 
@@ -267,6 +311,12 @@ export async function benchScale(): Promise<void> {
         baseline: `a bare SDK server: ${(same / floor).toFixed(1)} × its whoami p50 (${ms(floor)}); cairn's reading adds ${ms(p50 - same)} at p50`,
       });
     }
+    if (reads[index + 1]?.[1] === "get_context")
+      report({
+        name: "  … the same briefs in process, back to back",
+        figure: `p50 ${ms(inProcess.backToBack)}`,
+        baseline: `each after ${IDLE_MS} ms idle, as a server's calls come: p50 ${ms(inProcess.afterIdle)}`,
+      });
     const old = before?.wall[index + 1];
     if (old) {
       const oldFloor = before?.wall[0] ?? [];
