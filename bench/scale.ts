@@ -12,7 +12,7 @@ import { header, ms, percentile, report } from "./report.js";
 import { RECALL_WORDS, sameAnswers } from "./scale-answers.js";
 import { briefedTasks } from "./scale-notes.js";
 import { boardShape, scaleSizes, seededWorkspace, workingCopy } from "./scale-seed.js";
-import { baseEnv, CAIRN, cairnServer, connect, ROOT } from "./servers.js";
+import { baseEnv, CAIRN, cairnServer, connect, minimalServer } from "./servers.js";
 
 /**
  * Ten times the scale of the tasks bench: 200,000 tasks and 1,000,000 facts (smaller with
@@ -101,8 +101,8 @@ async function timedInTurn(lanes: readonly Lane[]): Promise<Timings[]> {
 const REPLAYED = (briefs: readonly { task: string }[]): Read => ["get_context, replayed", "replay", briefs];
 
 /**
- * bench/fixtures/replay-server.mjs, holding the results cairn gave for these briefs: what a
- * result of that size costs a bare SDK server that has it in memory.
+ * The minimal SDK server (bench/fixtures/minimal-server.mjs) holding the results cairn gave for
+ * these briefs: what a result of that size costs a bare server that has it in memory.
  */
 async function replayServer(cairn: Client, briefs: readonly { task: string }[]) {
   const dir = mkdtempSync(join(tmpdir(), "cairn-bench-replay-"));
@@ -112,13 +112,7 @@ async function replayServer(cairn: Client, briefs: readonly { task: string }[]) 
   }
   const file = join(dir, "results.json");
   writeFileSync(file, JSON.stringify(results));
-  const server = await connect({
-    label: "replay server",
-    args: [join(ROOT, "bench", "fixtures", "replay-server.mjs")],
-    cwd: ROOT,
-    env: { REPLAY_RESULTS: file },
-    call: { name: "whoami", arguments: { schema_version: 1 } },
-  });
+  const server = await connect({ ...minimalServer(), env: { REPLAY_RESULTS: file } });
   return { server, dir };
 }
 
