@@ -1,6 +1,7 @@
 import type Database from "better-sqlite3";
 import type { JournalRepo } from "../store.js";
 import { type EventRow, journalWhere, toEvent } from "./event-rows.js";
+import { builtStatement } from "./statement-cache.js";
 
 export function sqliteJournal(db: Database.Database, onAppend: () => void): JournalRepo {
   const append = db.prepare("INSERT INTO events (at, actor, action, subject, data) VALUES (?, ?, ?, ?, ?)");
@@ -25,12 +26,8 @@ export function sqliteJournal(db: Database.Database, onAppend: () => void): Jour
     async list(filter) {
       const { clause, values } = journalWhere(filter, "substr(action, 1, length(@action)) = @action");
       const order = filter.afterId !== undefined ? "ASC" : "DESC";
-      return db
-        .prepare<Record<string, unknown>, EventRow>(
-          `SELECT id, at, actor, action, subject, data FROM events ${clause} ORDER BY id ${order} LIMIT +@limit`,
-        )
-        .all({ ...values, limit: filter.limit })
-        .map(toEvent);
+      const sql = `SELECT id, at, actor, action, subject, data FROM events ${clause} ORDER BY id ${order} LIMIT +@limit`;
+      return (builtStatement(db, sql).all({ ...values, limit: filter.limit }) as EventRow[]).map(toEvent);
     },
   };
 }

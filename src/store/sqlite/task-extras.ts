@@ -2,6 +2,7 @@ import type Database from "better-sqlite3";
 import type { AskRepo, QueueRecord, QueueRepo, ShortcutEffect, ShortcutRepo } from "../tasks.js";
 import { type AskRow, toAsk } from "./ask-rows.js";
 import { shortIds } from "./short-ids.js";
+import { builtStatement } from "./statement-cache.js";
 
 export function sqliteAsks(db: Database.Database): AskRepo {
   const nextId = shortIds(db, "task_asks", "Q");
@@ -37,9 +38,10 @@ export function sqliteAsks(db: Database.Database): AskRepo {
         where.push("task_id = ?");
         values.push(filter.taskId);
       }
-      const rows = db
-        .prepare(`SELECT * FROM task_asks WHERE ${where.join(" AND ")} ORDER BY seq`)
-        .all(...values);
+      const rows = builtStatement(
+        db,
+        `SELECT * FROM task_asks WHERE ${where.join(" AND ")} ORDER BY seq`,
+      ).all(...values);
       return (rows as AskRow[]).map(toAsk);
     },
     async all(limit) {

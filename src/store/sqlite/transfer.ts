@@ -3,6 +3,7 @@ import type Database from "better-sqlite3";
 import { usageError } from "../../kernel/outcome.js";
 import type { CountsRepo, DumpRecord, TransferRepo } from "../store.js";
 import { CONTENT_TABLES } from "./migrations/index.js";
+import { builtStatement } from "./statement-cache.js";
 
 const quote = (identifier: string) => `"${identifier.replaceAll('"', '""')}"`;
 
@@ -17,11 +18,12 @@ const COUNTED = CONTENT_TABLES.filter((table) => table !== "meta");
 
 /**
  * Rows per content table; workspace metadata is not content. One statement counts them all
- * (a column per table): preparing a statement per table was ~1 ms of every `cairn status`.
+ * (a column per table): preparing a statement per table was ~1 ms of every `cairn status`. A
+ * server keeps it prepared for the next status.
  */
 function rowCounts(db: Database.Database): Record<string, number> {
   const columns = COUNTED.map((table, index) => `(SELECT COUNT(*) FROM ${quote(table)}) AS c${index}`);
-  const row = db.prepare(`SELECT ${columns.join(", ")}`).get() as Record<string, number>;
+  const row = builtStatement(db, `SELECT ${columns.join(", ")}`).get() as Record<string, number>;
   const counts: Record<string, number> = {};
   COUNTED.forEach((table, index) => {
     counts[table] = row[`c${index}`] as number;
