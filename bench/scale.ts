@@ -295,6 +295,15 @@ export async function benchScale(): Promise<void> {
       baseline: `${(p50 / floor50).toFixed(1)} × whoami p50, ${(p99 / floor99).toFixed(1)} × p99; ${cpu(now, index + 1)}`,
       goal: "p50 ≤ 2 × whoami, p99 ≤ 15 ms",
     });
+    const old = before?.wall[index + 1];
+    if (old) {
+      const oldFloor = before?.wall[0] ?? [];
+      report({
+        name: "  … --vs build",
+        figure: p50p99(old),
+        baseline: `${(percentile(old, 50) / percentile(oldFloor, 50)).toFixed(1)} × its whoami p50; ${cpu(before, index + 1)}`,
+      });
+    }
     const replayedWall = replayed?.wall[index + 1] ?? [];
     if (replayedWall.length > 0) {
       const floor = percentile(replayed?.wall[0] ?? [], 50);
@@ -311,14 +320,5 @@ export async function benchScale(): Promise<void> {
         figure: `p50 ${ms(inProcess.backToBack)}`,
         baseline: `each after ${IDLE_MS} ms idle, as a server's calls come: p50 ${ms(inProcess.afterIdle)}`,
       });
-    const old = before?.wall[index + 1];
-    if (old) {
-      const oldFloor = before?.wall[0] ?? [];
-      report({
-        name: "  … --vs build",
-        figure: p50p99(old),
-        baseline: `${(percentile(old, 50) / percentile(oldFloor, 50)).toFixed(1)} × its whoami p50; ${cpu(before, index + 1)}`,
-      });
-    }
   }
 }
