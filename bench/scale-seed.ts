@@ -3,6 +3,7 @@ import {
   copyFileSync,
   existsSync,
   mkdirSync,
+  mkdtempSync,
   readdirSync,
   readFileSync,
   renameSync,
@@ -11,6 +12,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { normaliseFact } from "../src/domains/knowledge/text.js";
 import { openStore } from "../src/store/open.js";
 import { MIGRATIONS } from "../src/store/sqlite/migrations/index.js";
@@ -76,16 +78,52 @@ export function scaleSizes(argv: readonly string[] = process.argv): ScaleSizes &
   };
 }
 
-/** The cached workspace for these sizes, seeded now if missing, stale or asked to be redone. */
-export async function seededWorkspace(sizes: ScaleSizes, reseed: boolean): Promise<Seeded> {
+/**
+ * How many migrations a build's schema holds, counted in an empty workspace that build makes: an
+ * older build refuses a board a newer one has migrated, so a comparison must read an older board.
+ */
+export function schemaOf(bin: string): number {
+  const dir = mkdtempSync(join(tmpdir(), "cairn-bench-schema-"));
+  try {
+    const init = spawnSync(process.execPath, [bin, "init"], { cwd: dir, env: baseEnv(), encoding: "utf8" });
+    if (init.status !== 0) throw new Error(`${bin} init failed: ${init.stderr}`);
+    const db = new Database(join(dir, ".cairn", "cairn.db"), { readonly: true });
+    try {
+      return (db.prepare("SELECT count(*) AS n FROM schema_migrations").get() as { n: number }).n;
+    } finally {
+      db.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The cached workspace for these sizes, seeded now if missing, stale or asked to be redone. At an
+ * older `schema` (a `--vs` build from before a migration) only a board seeded by that build's own
+ * bench will do, since this one seeds through today's repositories: both builds then read it,
+ * and this build's maintenance migrates its copy first.
+ */
+export async function seededWorkspace(
+  sizes: ScaleSizes,
+  reseed: boolean,
+  schema: number = MIGRATIONS.length,
+): Promise<Seeded> {
   const root = join(tmpdir(), "cairn-bench-scale");
   // The schema is part of the key: a cached board from before a migration is seeded afresh.
-  const dir = join(root, `v${SEED_FORMAT}.${MIGRATIONS.length}-${sizes.tasks}-tasks-${sizes.facts}-facts`);
+  const dir = join(root, `v${SEED_FORMAT}.${schema}-${sizes.tasks}-tasks-${sizes.facts}-facts`);
   const db = join(dir, ".cairn", "cairn.db");
   const record = join(dir, "seed.json");
   if (!reseed && existsSync(record)) {
     const kept = JSON.parse(readFileSync(record, "utf8")) as Omit<Seeded, "dir" | "db" | "cached">;
     return { ...kept, dir, db, cached: true };
+  }
+  if (schema !== MIGRATIONS.length) {
+    throw new Error(
+      `scale bench: the --vs build's schema has ${schema} migrations and this build's ${MIGRATIONS.length}; ` +
+        `no board is cached at ${dir}. Run \`npm run bench -- scale\` once in the older build's checkout ` +
+        "(with the same sizes), which seeds it, then run this comparison again.",
+    );
   }
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
