@@ -12,7 +12,7 @@ export function sqliteRisks(db: Database.Database): RisksRepo {
   const byId = db.prepare<[string], RiskRow>("SELECT * FROM risks WHERE id = ?");
   const all = db.prepare<[], RiskRow>("SELECT * FROM risks ORDER BY seq");
   // Each scope looked up in risks_scope (a brief asks for its task, parents and the workspace);
-  // CROSS JOIN keeps the scopes outside, and a sort without a LIMIT needs no temporary b-tree.
+  // CROSS JOIN keeps the scopes outside, so only their risks are read and then sorted.
   const inScopes = db.prepare<[string], RiskRow>(
     "SELECT r.* FROM json_each(?) j CROSS JOIN risks r ON r.scope = j.value ORDER BY r.seq",
   );
