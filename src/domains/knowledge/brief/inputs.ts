@@ -43,8 +43,10 @@ export interface BriefTask extends Authored {
   recentActivity: { at: string; actor: string; action: string; text: string | null }[];
 }
 
-/** The seam the task board fills (src/domains/tasks/brief-source.ts). */
-/** Each read runs in the brief's own transaction, so a brief is one snapshot of the workspace. */
+/**
+ * The seam the task board fills (src/domains/tasks/brief-source.ts). Each read runs in the
+ * brief's own transaction, so a brief is one snapshot of the workspace.
+ */
 export interface TaskBriefSource {
   /** The task as the brief shows it; undefined when there is no such task. */
   briefTask(tx: Tx, taskId: string): Promise<BriefTask | undefined>;
