@@ -5,19 +5,20 @@ import type { Workspace } from "../workspace/discover.js";
 import type { AuditEntry, Severity } from "./chain.js";
 import { AuditLog, DEFAULT_MAX_BYTES } from "./log.js";
 
-/** `[audit]` in cairn.toml. */
-const buildAuditConfig = () =>
+/**
+ * `[audit]` in cairn.toml, built when a log is first opened rather than when the module loads
+ * (zod.lazy, as the workspace configuration's roles and shortcuts are): every call loads this
+ * module, few write.
+ */
+const AuditConfig = z.lazy(() =>
   z
     .object({ max_bytes: z.number().int().positive().default(DEFAULT_MAX_BYTES) })
-    .default({ max_bytes: DEFAULT_MAX_BYTES });
+    .default({ max_bytes: DEFAULT_MAX_BYTES }),
+);
 
-// Built when a log is first opened, not when the module loads: every call loads it, few write.
-let auditConfig: ReturnType<typeof buildAuditConfig> | undefined;
-
-export function auditConfigOf(config: WorkspaceConfig): z.infer<ReturnType<typeof buildAuditConfig>> {
-  auditConfig ??= buildAuditConfig();
-  const parsed = auditConfig.safeParse(config.audit);
-  return parsed.success ? parsed.data : auditConfig.parse(undefined);
+export function auditConfigOf(config: WorkspaceConfig): z.infer<typeof AuditConfig> {
+  const parsed = AuditConfig.safeParse(config.audit);
+  return parsed.success ? parsed.data : AuditConfig.parse(undefined);
 }
 
 /** One log per workspace per process: its lock database stays open for the process's life. */
