@@ -1,8 +1,9 @@
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rng } from "../../bench/knowledge-corpus.js";
-import type { NoteRecord, RiskRecord, Severity, Trust } from "../../src/store/knowledge.js";
+import type { NoteKind, NoteRecord, RiskRecord, Severity, Trust } from "../../src/store/knowledge.js";
 import { FINDINGS_OF_SCOPE } from "../../src/store/sqlite/note-findings.js";
+import { NEWEST_OF_PAIR } from "../../src/store/sqlite/notes.js";
 import type { Store } from "../../src/store/store.js";
 import { contractStores } from "../helpers/contract-stores.js";
 import { newTask } from "../helpers/new-task.js";
@@ -10,7 +11,8 @@ import { scratchDir } from "../helpers/workspace.js";
 
 /**
  * The store contract for what a brief reads of its scopes: findings in severity, trust, newest
- * order over a few scopes and a task's children, and risks of a few scopes, held against plain
+ * order over a few scopes and a task's children, the newest notes of a few scopes and kinds (its
+ * decisions), and risks of a few scopes, held against plain
  * definitions over a board of a few hundred notes placed and ranked at random, on both stores.
  */
 const IMPLEMENTATIONS = contractStores("briefreads");
@@ -33,6 +35,8 @@ interface Board {
   childScopes: string[];
   /** Every finding in insertion order, with the trust it ends with. */
   findings: { id: string; scope: string; severity: Severity; trust: Trust }[];
+  /** Every note of any kind, in insertion order (newest last). */
+  notes: { id: string; scope: string; kind: NoteKind }[];
   risks: { id: string; scope: string }[];
 }
 
@@ -58,6 +62,7 @@ async function seedBoard(store: Store): Promise<Board> {
     // Most findings land on the workspace and the task, where a brief's pages are long.
     const scopeOf = () => (random.next() < 0.5 ? random.pick(scopes.slice(0, 3)) : random.pick(scopes));
     const findings: Board["findings"] = [];
+    const notes: Board["notes"] = [];
     for (let n = 0; n < 400; n++) {
       const scope = scopeOf();
       const severity = random.pick(SEVERITIES);
@@ -67,12 +72,28 @@ async function seedBoard(store: Store): Promise<Board> {
         AT,
       );
       findings.push({ id: note.id, scope, severity, trust });
-      // Other kinds in the same scopes must never show among findings.
-      if (n % 10 === 0)
-        await tx.notes.insert(
-          { scope, author: "owner", body: { kind: "decision", chose: `c${n}`, rejected: "r", because: "b" } },
+      notes.push({ id: note.id, scope, kind: "finding" });
+      // Other kinds in the same scopes must never show among findings; decisions land more
+      // often on the workspace, whose page a brief reads first.
+      if (n % 4 === 0) {
+        const where = n % 8 === 0 ? "workspace" : scopeOf();
+        const decision = await tx.notes.insert(
+          {
+            scope: where,
+            author: "owner",
+            body: { kind: "decision", chose: `c${n}`, rejected: "r", because: "b" },
+          },
           AT,
         );
+        notes.push({ id: decision.id, scope: where, kind: "decision" });
+      }
+      if (n % 9 === 0) {
+        const ref = await tx.notes.insert(
+          { scope, author: "owner", body: { kind: "ref", target: "docs/x.md", summary: `r${n}` } },
+          AT,
+        );
+        notes.push({ id: ref.id, scope, kind: "ref" });
+      }
     }
     // Trust changes after writing move a finding in the order.
     for (const finding of findings.filter((_, n) => n % 7 === 0)) {
@@ -96,7 +117,14 @@ async function seedBoard(store: Store): Promise<Board> {
       risks.push({ id: risk.id, scope: risk.scope });
     }
     await tx.journal.append(journal);
-    return { epic: epic.id, task, childScopes: children.map((child) => `task:${child.id}`), findings, risks };
+    return {
+      epic: epic.id,
+      task,
+      childScopes: children.map((child) => `task:${child.id}`),
+      findings,
+      notes,
+      risks,
+    };
   });
 }
 
@@ -157,6 +185,37 @@ describe.each(IMPLEMENTATIONS)("brief reads store contract: $name", ({ create })
     expect(all.map((note) => note.body.kind === "finding" && note.body.trust)).toEqual(
       all.map((note) => trustOf.get(note.id)),
     );
+  });
+
+  it("lists the newest notes of a few scopes and kinds, as one newest-first list", async () => {
+    const own = [`task:${board.task}`, `task:${board.epic}`, "workspace"];
+    const shapes: [string[], NoteKind[], number][] = [
+      [own, ["decision"], 20],
+      [own, ["decision"], 1],
+      [own, ["decision", "ref"], 15],
+      [own, ["decision", "decision", "finding"], 30],
+      [["workspace", "workspace", `task:${board.task}`], ["decision"], 12],
+      [own, ["decision"], 1_000],
+      [["task:T-999"], ["decision"], 5],
+      [own, ["decision"], 0],
+      // More pairs than are paged one by one: the single statement answers the same.
+      [[...board.childScopes, ...own], ["decision", "finding"], 25],
+    ];
+    for (const [scopes, kinds, limit] of shapes) {
+      const listed = await store.read((tx) => tx.notes.list({ scopes, kinds, limit }));
+      const expected = board.notes
+        .filter((note) => scopes.includes(note.scope) && kinds.includes(note.kind))
+        .reverse()
+        .slice(0, limit)
+        .map((note) => note.id);
+      expect(
+        listed.map((note) => note.id),
+        JSON.stringify({ scopes, kinds, limit }),
+      ).toEqual(expected);
+    }
+    expect(
+      (await store.read((tx) => tx.notes.list({ scopes: own, kinds: ["decision"], limit: 20 }))).length,
+    ).toBe(20);
   });
 
   it("lists the risks of a few scopes, oldest first, and every risk without scopes", async () => {
@@ -227,20 +286,32 @@ describe.each(IMPLEMENTATIONS)("brief glossary store contract: $name", ({ create
 });
 
 describe("brief reads on SQLite", () => {
-  it("reads one scope's findings as a walk of their index, with no sort", async () => {
+  /** The plan SQLite makes for a statement in a new workspace, one line per step. */
+  async function planOf(sql: string, ...params: unknown[]): Promise<string[]> {
     const scratch = scratchDir();
     const [sqlite] = IMPLEMENTATIONS;
     await sqlite?.create(scratch.dir).close();
     const db = new Database(`${scratch.dir}/cairn.db`, { readonly: true });
     try {
-      const plan = db
-        .prepare(`EXPLAIN QUERY PLAN ${FINDINGS_OF_SCOPE}`)
-        .all("workspace", 20)
+      return db
+        .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+        .all(...params)
         .map((row) => (row as { detail: string }).detail);
-      expect(plan).toEqual(["SEARCH notes USING INDEX notes_finding_rank (scope=?)"]);
     } finally {
       db.close();
       scratch.cleanup();
     }
+  }
+
+  it("reads one scope's findings as a walk of their index, with no sort", async () => {
+    expect(await planOf(FINDINGS_OF_SCOPE, "workspace", 20)).toEqual([
+      "SEARCH notes USING INDEX notes_finding_rank (scope=?)",
+    ]);
+  });
+
+  it("reads one scope's newest notes of a kind as a walk of their index, with no sort", async () => {
+    expect(await planOf(NEWEST_OF_PAIR, "workspace", "decision", 20)).toEqual([
+      "SEARCH notes USING INDEX notes_scope_kind (scope=? AND kind=?)",
+    ]);
   });
 });

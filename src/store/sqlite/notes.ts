@@ -5,6 +5,16 @@ import { COLUMNS, type NoteRow, noteRowOf, placeholders, toRecord } from "./note
 import { shortIds } from "./short-ids.js";
 import { statementCache } from "./statement-cache.js";
 
+/**
+ * One (scope, kind) pair's newest notes, seq first: a walk down notes_scope_kind from its end,
+ * with no sort (a unit test holds the plan to that).
+ */
+export const NEWEST_OF_PAIR = `SELECT seq, ${COLUMNS} FROM notes INDEXED BY notes_scope_kind
+  WHERE scope = ? AND kind = ? ORDER BY seq DESC LIMIT +?`;
+
+/** Past this many (scope, kind) pairs, a list is one statement that sorts what it reads. */
+const MAX_PAGED_PAIRS = 32;
+
 export function sqliteNotes(db: Database.Database): NotesRepo {
   const nextId = shortIds(db, "notes", "N");
   const insert = db.prepare(
@@ -16,6 +26,21 @@ export function sqliteNotes(db: Database.Database): NotesRepo {
   // each prepared once (a brief lists decisions for its task, parents and the workspace).
   const listStatement = statementCache<unknown[]>(db, { raw: true });
   const findings = findingPages(db);
+  const pageOfPair = db.prepare<[string, string, number], unknown[]>(NEWEST_OF_PAIR).raw(true);
+  /**
+   * The newest `limit` notes over a few (scope, kind) pairs, merged from one page per pair, as
+   * values (seq, then COLUMNS). Each page is already newest first, so the first `limit` of the
+   * merged pages are the first `limit` of all. One statement over every pair read and sorted all
+   * of their notes, and the workspace of a mature board holds hundreds of decisions: a brief paid
+   * for reading and sorting them all (150 rows for its 20 on the scale bench's board).
+   */
+  const newestOfPairs = (scopes: readonly string[], kinds: readonly string[], limit: number) => {
+    if (limit <= 0) return [];
+    const rows: unknown[][] = [];
+    for (const scope of new Set(scopes))
+      for (const kind of kinds) rows.push(...pageOfPair.all(scope, kind, limit));
+    return rows.sort((a, b) => (b[0] as number) - (a[0] as number)).slice(0, limit);
+  };
   const kindsInScope = db.prepare<[string], { kind: NoteKind }>(
     "SELECT DISTINCT kind FROM notes WHERE scope = ? ORDER BY kind",
   );
@@ -44,14 +69,20 @@ export function sqliteNotes(db: Database.Database): NotesRepo {
       return row ? toRecord(row) : undefined;
     },
     async list(filter) {
+      if (filter.scopes?.length === 0) return [];
+      const kinds = filter.kinds && filter.kinds.length > 0 ? [...new Set(filter.kinds)] : undefined;
+      if (filter.scopes && kinds && filter.scopes.length * kinds.length <= MAX_PAGED_PAIRS) {
+        return newestOfPairs(filter.scopes, kinds, filter.limit).map((values) =>
+          toRecord(noteRowOf(values, 1)),
+        );
+      }
       const where: string[] = [];
       const params: (string | number)[] = [];
-      if (filter.kinds && filter.kinds.length > 0) {
-        where.push(`kind IN (${placeholders(filter.kinds.length)})`);
-        params.push(...filter.kinds);
+      if (kinds) {
+        where.push(`kind IN (${placeholders(kinds.length)})`);
+        params.push(...kinds);
       }
       if (filter.scopes) {
-        if (filter.scopes.length === 0) return [];
         where.push(`scope IN (${placeholders(filter.scopes.length)})`);
         params.push(...filter.scopes);
       }
