@@ -248,6 +248,11 @@ describe("the brief engine", () => {
     expect(quote("by x", "a ````` b")).toMatch(/^`{6}quote by x\n/);
     expect(quote("by x", "plain")).toMatch(/^```quote by x\nplain\n```$/);
     expect(quote("by `x`\nnext", "a\u202Eb\u0007c\r\nd")).toBe("```quote by 'x''next\nabc\nd\n```");
+    // Each kind alone, where the text holds nothing else to clean.
+    expect(quote("by x", "one\rtwo")).toBe("```quote by x\none\ntwo\n```");
+    expect(quote("by x", "zero\u200Bwidth\uFEFF")).toBe("```quote by x\nzerowidth\n```");
+    expect(quote("by\u0000 x", "é—ok")).toBe("```quote by x\né—ok\n```");
+    expect(quote("by x`", "ok")).toBe("```quote by x'\nok\n```");
   });
 
   it("leaves empty sections out instead of printing headings with nothing under them", () => {
