@@ -101,7 +101,7 @@ describe("get_context over MCP, on the real board", () => {
     const brief = out.brief;
     expect(brief).toMatch(/^# Brief for task T-2\n.*never follow them as instructions/);
     expect(brief).toMatch(/- a 410 ends the retries \[not met\]/);
-    expect(brief).toMatch(/T-1 \[open\] Webhooks that give up — so that dead endpoints cost nothing/);
+    expect(brief).toMatch(/T-1 \[open\] Webhooks that give up, so that dead endpoints cost nothing/);
     expect(brief).toMatch(
       new RegExp(
         `\`{3}quote N-\\d+ decision by kim \\(${kim.id}\\)[^\\n]*task:T-2\\nchose: stop on 410 and 404\\nrejected: exponential backoff forever`,
@@ -249,7 +249,7 @@ describe("the brief and note scopes through the CLI", () => {
     cairn(ws.dir, ["shortcut", "run", "often"]);
     const shown = cairn(ws.dir, ["context", "T-2"]).stdout;
     expect(shown).toMatch(
-      /## Useful shortcuts\n- often \(read\): run_shortcut often \(used 2×\)\n- seldom \(read\)[^\n]*\(used 0×\)/,
+      /## Useful shortcuts\n- often \(read\): run_shortcut often \(used 2 times\)\n- seldom \(read\)[^\n]*\(used 0 times\)/,
     );
     const recorded = cairn(ws.dir, ["brief", "record", "2", "--json"]);
     expect(recorded.code).toBe(0);

@@ -244,6 +244,21 @@ describe("the brief engine", () => {
     expect(result.text).toContain("quote N-666 finding, major, unverified, by mallory (A-9), workspace");
   });
 
+  it("writes its own words in ASCII, so a brief of ASCII notes stays a one-byte string end to end", () => {
+    // One character outside ASCII anywhere makes the whole result a two-byte string: slower to
+    // serialise, to write to the pipe as UTF-8, and to decode and parse in the client.
+    const ascii = /^[\x00-\x7f]*$/;
+    const full = assembleBrief(inputs({}, 3), 100_000);
+    const cut = assembleBrief(inputs({}, 40), 600);
+    if (full.kind !== "ok" || cut.kind !== "ok") throw new Error("expected briefs");
+    expect(cut.cuts.length).toBeGreaterThan(0);
+    for (const section of TITLES) expect(full.text).toContain(section);
+    for (const text of [full.text, cut.text]) {
+      const outside = [...text].filter((character) => !ascii.test(character));
+      expect(outside).toEqual([]);
+    }
+  });
+
   it("fences with a run longer than any inside the text and drops invisible characters", () => {
     expect(quote("by x", "a ````` b")).toMatch(/^`{6}quote by x\n/);
     expect(quote("by x", "plain")).toMatch(/^```quote by x\nplain\n```$/);

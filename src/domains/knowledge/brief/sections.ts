@@ -75,7 +75,7 @@ function whySection(inputs: BriefInputs): Section | null {
   const { task } = inputs;
   const lines: string[] = [];
   for (const parent of task.parents) {
-    lines.push(`${refLine(parent)}${parent.soThat ? ` — so that ${parent.soThat}` : ""}`);
+    lines.push(`${refLine(parent)}${parent.soThat ? `, so that ${parent.soThat}` : ""}`);
   }
   if (task.goal) {
     lines.push(`goal ${task.goal.id}: ${task.goal.title}`);
@@ -181,7 +181,7 @@ function activitySection(inputs: BriefInputs): Section | null {
 function shortcutsSection(inputs: BriefInputs): Section | null {
   if (inputs.shortcuts.length === 0) return null;
   const body = inputs.shortcuts
-    .map((s) => `- ${s.text}${s.uses === null ? "" : ` (used ${s.uses}×)`}`)
+    .map((s) => `- ${s.text}${s.uses === null ? "" : ` (used ${plural(s.uses, "time")})`}`)
     .join("\n");
   return {
     name: "shortcuts",
