@@ -36,10 +36,13 @@ export function sqliteNotes(db: Database.Database): NotesRepo {
    */
   const newestOfPairs = (scopes: readonly string[], kinds: readonly string[], limit: number) => {
     if (limit <= 0) return [];
-    const rows: unknown[][] = [];
-    for (const scope of new Set(scopes))
-      for (const kind of kinds) rows.push(...pageOfPair.all(scope, kind, limit));
-    return rows.sort((a, b) => (b[0] as number) - (a[0] as number)).slice(0, limit);
+    const pages = [...new Set(scopes)].flatMap((scope) =>
+      kinds.map((kind) => pageOfPair.all(scope, kind, limit)),
+    );
+    return pages
+      .flat()
+      .sort((a, b) => (b[0] as number) - (a[0] as number))
+      .slice(0, limit);
   };
   const kindsInScope = db.prepare<[string], { kind: NoteKind }>(
     "SELECT DISTINCT kind FROM notes WHERE scope = ? ORDER BY kind",
