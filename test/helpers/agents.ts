@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { processGone, waitFor } from "./processes.js";
 
 /** Write `.cairn/agents/<dir>/agent.toml` in a workspace; returns the manifest's path. */
 export function writeAgent(workspace: string, dir: string, toml: string): string {
@@ -31,20 +32,8 @@ export function shellAgent(
   ].join("\n");
 }
 
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+/** True while a process runs; a zombie no reaper has collected yet counts as gone. */
+export const alive = (pid: number): boolean => !processGone(pid);
 
 /** Poll until `check` holds (for processes outside any event we can await), at most `ms`. */
-export async function until(check: () => boolean, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+export const until = (check: () => boolean, ms = 10_000): Promise<void> => waitFor(check, ms);

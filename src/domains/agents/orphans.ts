@@ -10,27 +10,32 @@ export function processAlive(pid: number): boolean {
   }
 }
 
-/** Members of a process group, found in /proc (Linux); empty where /proc is not there. */
-function groupMembers(pgid: number): number[] {
+interface ProcessEntry {
+  pid: number;
+  pgrp: number;
+}
+
+/** Every process in /proc with its process group (Linux); empty where /proc is not there. */
+function processTable(): ProcessEntry[] {
   let entries: string[];
   try {
     entries = readdirSync("/proc");
   } catch {
     return [];
   }
-  const members: number[] = [];
+  const table: ProcessEntry[] = [];
   for (const entry of entries) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
       // Fields after the parenthesised command name: state, ppid, pgrp, ...
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(fields[2]) === pgid) members.push(Number(entry));
+      table.push({ pid: Number(entry), pgrp: Number(fields[2]) });
     } catch {
       // Gone while we looked.
     }
   }
-  return members;
+  return table;
 }
 
 const carriesRun = (pid: number, runId: string) => {
@@ -42,18 +47,27 @@ const carriesRun = (pid: number, runId: string) => {
 };
 
 /**
- * Kill what is left of an orphaned run's process group, but only after checking that a process
- * in it carries that run's id in its environment: a recycled pid is never someone else's kill.
+ * Kill what is left of an orphaned run: every process group holding a process that carries the
+ * run's id in its environment. The run's recorded pid is not needed, and is not trusted alone:
+ * a supervisor killed between the spawn and the write of the pid leaves a run without one, and a
+ * recycled pid is never someone else's kill. Never cairn's own group. Returns whether it killed.
  */
-export function killOrphanGroup(pgid: number, runId: string): boolean {
-  const members = groupMembers(pgid);
-  if (!members.some((pid) => carriesRun(pid, runId))) return false;
-  try {
-    process.kill(-pgid, "SIGKILL");
-    return true;
-  } catch {
-    return false;
+export function killOrphanProcesses(runId: string): boolean {
+  const table = processTable();
+  const own = table.find((entry) => entry.pid === process.pid)?.pgrp;
+  const groups = new Set<number>();
+  for (const entry of table)
+    if (entry.pgrp > 1 && entry.pgrp !== own && carriesRun(entry.pid, runId)) groups.add(entry.pgrp);
+  let killed = false;
+  for (const group of groups) {
+    try {
+      process.kill(-group, "SIGKILL");
+      killed = true;
+    } catch {
+      // Gone since we looked.
+    }
   }
+  return killed;
 }
 
 /**
@@ -67,7 +81,7 @@ export async function reapOrphans(store: Store, actorId: string, now: () => stri
   );
   const reaped: string[] = [];
   for (const run of orphans) {
-    const killed = run.pid !== null && killOrphanGroup(run.pid, run.id);
+    const killed = killOrphanProcesses(run.id);
     const at = now();
     await store.write(async (tx) => {
       await tx.agentRuns.finish(run.id, {

@@ -1,0 +1,103 @@
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { reapOrphans } from "../../src/domains/agents/orphans.js";
+import { openStore } from "../../src/store/open.js";
+import type { Store } from "../../src/store/store.js";
+import { pidFrom, processGone, waitFor } from "../helpers/processes.js";
+import { scratchDir } from "../helpers/workspace.js";
+
+let scratch: { dir: string; cleanup: () => void };
+let store: Store;
+const started: ChildProcess[] = [];
+const now = () => new Date().toISOString();
+const event = (action: string, subject: string) => ({ at: now(), actor: "owner", action, subject, data: {} });
+
+/** A run row as a supervisor writes it when it starts one; the supervisor's pid is given. */
+const startRun = (supervisorPid: number) =>
+  store.write(async (tx) => {
+    const run = await tx.agentRuns.start(
+      {
+        agent: "slow",
+        schedule: "now",
+        trigger: "schedule",
+        windowAt: "2026-01-01T00:00:00Z",
+        supervisorPid,
+        manifestPath: "/m.toml",
+        manifestHash: "abc",
+        logPath: null,
+        identity: null,
+      },
+      now(),
+    );
+    await tx.journal.append(event("agent.run.start", run.id));
+    return run;
+  });
+
+/** A detached `sh -c SCRIPT` in its own process group, as cairn starts a run's command. */
+const startGroup = (script: string, env: Record<string, string>) => {
+  const child = spawn("sh", ["-c", script], {
+    detached: true,
+    stdio: "ignore",
+    env: { ...process.env, ...env },
+  });
+  started.push(child);
+  return child;
+};
+
+beforeEach(() => {
+  scratch = scratchDir();
+  store = openStore(join(scratch.dir, "cairn.db"), { create: true });
+});
+afterEach(async () => {
+  for (const child of started.splice(0)) if (child.pid) spawnSync("kill", ["-KILL", `-${child.pid}`]);
+  await store.close();
+  scratch.cleanup();
+});
+
+describe("reaping the runs of a supervisor that died", () => {
+  it("kills a run's processes found by its id, even when its pid was never recorded, and no one else's", async () => {
+    // A supervisor that is gone: a process that has exited.
+    const dead = spawnSync("true").pid;
+    // Killed between the spawn and the write of the pid: the run has no pid.
+    const unrecorded = await startRun(dead);
+    const leader = startGroup(`setsid sleep 60 & echo $! > ${scratch.dir}/escaped.pid; sleep 60`, {
+      AGENT_RUN_ID: unrecorded.id,
+    });
+    const escaped = await pidFrom(join(scratch.dir, "escaped.pid"));
+    // A recorded pid that was recycled: its process does not carry the run's id.
+    const recycled = await startRun(dead);
+    const bystander = startGroup("sleep 60", { AGENT_RUN_ID: "AR-999999" });
+    await store.write(async (tx) => {
+      await tx.agentRuns.setPid(recycled.id, bystander.pid ?? 0);
+      await tx.journal.append(event("agent.run.pid", recycled.id));
+    });
+    // A run whose supervisor is alive (this process) is not an orphan.
+    const supervised = await startRun(process.pid);
+    const mine = startGroup("sleep 60", { AGENT_RUN_ID: supervised.id });
+
+    const reaped = await reapOrphans(store, "owner", now);
+
+    expect(reaped.sort()).toEqual([unrecorded.id, recycled.id].sort());
+    // The run's group and the process that left it for a session of its own are both killed.
+    await waitFor(
+      () => processGone(leader.pid ?? 0) && processGone(escaped),
+      5_000,
+      "the orphan's processes",
+    );
+    expect(processGone(bystander.pid ?? 0)).toBe(false);
+    expect(processGone(mine.pid ?? 0)).toBe(false);
+    const rows = await store.read(async (tx) => ({
+      unrecorded: await tx.agentRuns.byId(unrecorded.id),
+      recycled: await tx.agentRuns.byId(recycled.id),
+      supervised: await tx.agentRuns.byId(supervised.id),
+    }));
+    expect(rows.unrecorded).toMatchObject({ status: "interrupted", pid: null });
+    expect(rows.unrecorded?.reason).toMatch(
+      /supervisor \(pid \d+\) died; its leftover processes were killed/,
+    );
+    expect(rows.recycled).toMatchObject({ status: "interrupted" });
+    expect(rows.recycled?.reason).not.toMatch(/killed/);
+    expect(rows.supervised).toMatchObject({ status: "running" });
+  });
+});
