@@ -1,7 +1,9 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { reapOrphans } from "../../src/domains/agents/orphans.js";
+import { reapOrphans, runMarks } from "../../src/domains/agents/orphans.js";
+import { projectWorkspace } from "../../src/domains/workspace/discover.js";
 import { openStore } from "../../src/store/open.js";
 import type { Store } from "../../src/store/store.js";
 import { pidFrom, processGone, waitFor } from "../helpers/processes.js";
@@ -50,33 +52,51 @@ beforeEach(() => {
   store = openStore(join(scratch.dir, "cairn.db"), { create: true });
 });
 afterEach(async () => {
-  for (const child of started.splice(0)) if (child.pid) spawnSync("kill", ["-KILL", `-${child.pid}`]);
+  // process.kill, never the kill program: procps-ng 4.0.2 reads `kill -KILL -12345` as a signal
+  // to every process (kill(-1)).
+  for (const child of started.splice(0)) {
+    try {
+      if (child.pid) process.kill(-child.pid, "SIGKILL");
+    } catch {
+      // Already gone: the reaper took it.
+    }
+  }
   await store.close();
   scratch.cleanup();
 });
 
 describe("reaping the runs of a supervisor that died", () => {
-  it("kills a run's processes found by its id, even when its pid was never recorded, and no one else's", async () => {
+  it("kills a run's processes found by its id and workspace, even when its pid was never recorded, and no one else's", async () => {
     // A supervisor that is gone: a process that has exited.
     const dead = spawnSync("true").pid;
     // Killed between the spawn and the write of the pid: the run has no pid.
     const unrecorded = await startRun(dead);
-    const leader = startGroup(`setsid sleep 60 & echo $! > ${scratch.dir}/escaped.pid; sleep 60`, {
-      AGENT_RUN_ID: unrecorded.id,
-    });
+    const workspace = projectWorkspace(scratch.dir);
+    const leader = startGroup(
+      `setsid sleep 60 & echo $! > ${scratch.dir}/escaped.pid; sleep 60`,
+      runMarks(workspace, unrecorded.id),
+    );
     const escaped = await pidFrom(join(scratch.dir, "escaped.pid"));
     // A recorded pid that was recycled: its process does not carry the run's id.
     const recycled = await startRun(dead);
-    const bystander = startGroup("sleep 60", { AGENT_RUN_ID: "AR-999999" });
+    const bystander = startGroup("sleep 60", runMarks(workspace, "AR-999999"));
+    // Run ids repeat across workspaces: another workspace's run of the same id is not this one.
+    const neighbour = startGroup(
+      "sleep 60",
+      runMarks(projectWorkspace(`${scratch.dir}-next`), unrecorded.id),
+    );
     await store.write(async (tx) => {
       await tx.agentRuns.setPid(recycled.id, bystander.pid ?? 0);
       await tx.journal.append(event("agent.run.pid", recycled.id));
     });
     // A run whose supervisor is alive (this process) is not an orphan.
     const supervised = await startRun(process.pid);
-    const mine = startGroup("sleep 60", { AGENT_RUN_ID: supervised.id });
+    const mine = startGroup("sleep 60", runMarks(workspace, supervised.id));
 
-    const reaped = await reapOrphans(store, "owner", now);
+    // The reaping daemon was started through a symlink to the workspace: the same workspace.
+    const link = join(scratch.dir, "link");
+    symlinkSync(scratch.dir, link);
+    const reaped = await reapOrphans(store, projectWorkspace(link), "owner", now);
 
     expect(reaped.sort()).toEqual([unrecorded.id, recycled.id].sort());
     // The run's group and the process that left it for a session of its own are both killed.
@@ -86,6 +106,7 @@ describe("reaping the runs of a supervisor that died", () => {
       "the orphan's processes",
     );
     expect(processGone(bystander.pid ?? 0)).toBe(false);
+    expect(processGone(neighbour.pid ?? 0)).toBe(false);
     expect(processGone(mine.pid ?? 0)).toBe(false);
     const rows = await store.read(async (tx) => ({
       unrecorded: await tx.agentRuns.byId(unrecorded.id),

@@ -134,7 +134,9 @@ export class Daemon {
     if (dryRun) return this.tick(true);
     const release = acquireLock(this.options.workspace);
     try {
-      await reapOrphans(this.options.store, this.options.actorId, () => this.now().toISOString());
+      await reapOrphans(this.options.store, this.options.workspace, this.options.actorId, () =>
+        this.now().toISOString(),
+      );
       const report = await this.tick(false);
       await Promise.all(this.supervised.values());
       // What it dispatched has ended: the next event is the one after those runs.
@@ -149,7 +151,7 @@ export class Daemon {
   async run(): Promise<void> {
     const release = acquireLock(this.options.workspace);
     try {
-      const reaped = await reapOrphans(this.options.store, this.options.actorId, () =>
+      const reaped = await reapOrphans(this.options.store, this.options.workspace, this.options.actorId, () =>
         this.now().toISOString(),
       );
       if (reaped.length > 0)

@@ -1,5 +1,6 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, realpathSync } from "node:fs";
 import type { Store } from "../../store/store.js";
+import type { Workspace } from "../workspace/discover.js";
 
 export function processAlive(pid: number): boolean {
   try {
@@ -38,9 +39,32 @@ function processTable(): ProcessEntry[] {
   return table;
 }
 
-const carriesRun = (pid: number, runId: string) => {
+/**
+ * What a run's processes carry in their environment that names the run: its id, and its
+ * workspace, since run ids repeat from one workspace to the next. The runner injects these last,
+ * over the manifest's own variables, and the reaper matches them.
+ */
+export function runMarks(workspace: Workspace, runId: string): Record<string, string> {
+  // The real path: a daemon started through a symlink still knows a server's runs as its own.
+  const real = (path: string) => {
+    try {
+      return realpathSync(path);
+    } catch {
+      return path;
+    }
+  };
+  return {
+    AGENT_RUN_ID: runId,
+    ...(workspace.kind === "project"
+      ? { CAIRN_DIR: real(workspace.root) }
+      : { CAIRN_HOME: real(workspace.stateDir) }),
+  };
+}
+
+const carriesAll = (pid: number, marks: readonly string[]) => {
   try {
-    return readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").includes(`AGENT_RUN_ID=${runId}`);
+    const environment = new Set(readFileSync(`/proc/${pid}/environ`, "utf8").split("\0"));
+    return marks.every((mark) => environment.has(mark));
   } catch {
     return false;
   }
@@ -48,16 +72,18 @@ const carriesRun = (pid: number, runId: string) => {
 
 /**
  * Kill what is left of an orphaned run: every process group holding a process that carries the
- * run's id in its environment. The run's recorded pid is not needed, and is not trusted alone:
- * a supervisor killed between the spawn and the write of the pid leaves a run without one, and a
- * recycled pid is never someone else's kill. Never cairn's own group. Returns whether it killed.
+ * run's marks (its id and its workspace) in its environment. The run's recorded pid is not
+ * needed, and is not trusted alone: a supervisor killed between the spawn and the write of the
+ * pid leaves a run without one, and a recycled pid, or another workspace's run of the same id,
+ * is never someone else's kill. Never cairn's own group. Returns whether it killed.
  */
-export function killOrphanProcesses(runId: string): boolean {
+export function killOrphanProcesses(workspace: Workspace, runId: string): boolean {
+  const marks = Object.entries(runMarks(workspace, runId)).map(([name, value]) => `${name}=${value}`);
   const table = processTable();
   const own = table.find((entry) => entry.pid === process.pid)?.pgrp;
   const groups = new Set<number>();
   for (const entry of table)
-    if (entry.pgrp > 1 && entry.pgrp !== own && carriesRun(entry.pid, runId)) groups.add(entry.pgrp);
+    if (entry.pgrp > 1 && entry.pgrp !== own && carriesAll(entry.pid, marks)) groups.add(entry.pgrp);
   let killed = false;
   for (const group of groups) {
     try {
@@ -74,14 +100,19 @@ export function killOrphanProcesses(runId: string): boolean {
  * Runs recorded as running whose supervising cairn process is gone (a daemon killed with
  * SIGKILL, a crashed server): their processes are killed and they are marked interrupted.
  */
-export async function reapOrphans(store: Store, actorId: string, now: () => string): Promise<string[]> {
+export async function reapOrphans(
+  store: Store,
+  workspace: Workspace,
+  actorId: string,
+  now: () => string,
+): Promise<string[]> {
   const running = await store.read((tx) => tx.agentRuns.running());
   const orphans = running.filter(
     (run) => run.supervisorPid !== process.pid && !processAlive(run.supervisorPid),
   );
   const reaped: string[] = [];
   for (const run of orphans) {
-    const killed = killOrphanProcesses(run.id);
+    const killed = killOrphanProcesses(workspace, run.id);
     const at = now();
     await store.write(async (tx) => {
       await tx.agentRuns.finish(run.id, {

@@ -8,6 +8,7 @@ import { mintRunIdentityFor, type RunIdentity } from "../identity/run-identity.j
 import type { Workspace } from "../workspace/discover.js";
 import { RunLog, STDERR_TAIL_BYTES, STDOUT_TAIL_BYTES, Tail } from "./logs.js";
 import { type LoadedAgent, triggerSchedule } from "./manifest.js";
+import { runMarks } from "./orphans.js";
 import { runPreflights } from "./preflight.js";
 
 export interface RunRequest {
@@ -134,12 +135,11 @@ export async function runAgent(request: RunRequest): Promise<RunResult> {
       AGENT_TMPDIR: temp,
       AGENT_SCHEDULE_ID: schedule.id,
       AGENT_TRIGGER_SOURCE: request.trigger,
-      AGENT_RUN_ID: started.id,
       AGENT_HEARTBEAT_FILE: join(temp, "heartbeat"),
       AGENT_DRY_RUN: "false",
       AGENT_START_EPOCH: String(Math.floor(Date.parse(started.startedAt) / 1000)),
       AGENT_ARGV: JSON.stringify(schedule.args),
-      ...(workspace.kind === "project" ? { CAIRN_DIR: workspace.root } : { CAIRN_HOME: workspace.stateDir }),
+      ...runMarks(workspace, started.id),
     };
     const preflightEnv = runEnvironment(request, injected, undefined);
     const blocked = await runPreflights(agent, cwd, preflightEnv, request.signal);
