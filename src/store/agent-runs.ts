@@ -22,6 +22,8 @@ export interface AgentRunRecord {
   /** The agent's process (its group id); the supervisor is the cairn process running it. */
   pid: number | null;
   supervisorPid: number;
+  /** The machine the supervisor runs on (its host name); null for runs recorded before it was. */
+  supervisorHost: string | null;
   manifestPath: string;
   manifestHash: string;
   logPath: string | null;
@@ -39,6 +41,7 @@ export type NewAgentRun = Pick<
   | "trigger"
   | "windowAt"
   | "supervisorPid"
+  | "supervisorHost"
   | "manifestPath"
   | "manifestHash"
   | "logPath"

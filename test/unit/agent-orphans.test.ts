@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { symlinkSync } from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { reapOrphans, runMarks } from "../../src/domains/agents/orphans.js";
@@ -16,7 +17,7 @@ const now = () => new Date().toISOString();
 const event = (action: string, subject: string) => ({ at: now(), actor: "owner", action, subject, data: {} });
 
 /** A run row as a supervisor writes it when it starts one; the supervisor's pid is given. */
-const startRun = (supervisorPid: number) =>
+const startRun = (supervisorPid: number, supervisorHost: string | null = hostname()) =>
   store.write(async (tx) => {
     const run = await tx.agentRuns.start(
       {
@@ -25,6 +26,7 @@ const startRun = (supervisorPid: number) =>
         trigger: "schedule",
         windowAt: "2026-01-01T00:00:00Z",
         supervisorPid,
+        supervisorHost,
         manifestPath: "/m.toml",
         manifestHash: "abc",
         logPath: null,
@@ -66,7 +68,7 @@ afterEach(async () => {
 });
 
 describe("reaping the runs of a supervisor that died", () => {
-  it("kills a run's processes found by its id and workspace, even when its pid was never recorded, and no one else's", async () => {
+  it("kills a run's processes found by its id and workspace, even without a recorded pid; never another workspace's or another machine's", async () => {
     // A supervisor that is gone: a process that has exited.
     const dead = spawnSync("true").pid;
     // Killed between the spawn and the write of the pid: the run has no pid.
@@ -77,8 +79,9 @@ describe("reaping the runs of a supervisor that died", () => {
       runMarks(workspace, unrecorded.id),
     );
     const escaped = await pidFrom(join(scratch.dir, "escaped.pid"));
-    // A recorded pid that was recycled: its process does not carry the run's id.
-    const recycled = await startRun(dead);
+    // A recorded pid that was recycled: its process does not carry the run's id. The run was
+    // recorded before runs named their machine: it is judged as this machine's.
+    const recycled = await startRun(dead, null);
     const bystander = startGroup("sleep 60", runMarks(workspace, "AR-999999"));
     // Run ids repeat across workspaces: another workspace's run of the same id is not this one.
     const neighbour = startGroup(
@@ -96,6 +99,8 @@ describe("reaping the runs of a supervisor that died", () => {
     // The reaping daemon was started through a symlink to the workspace: the same workspace.
     const link = join(scratch.dir, "link");
     symlinkSync(scratch.dir, link);
+    // Another machine's run in a shared store: the dead pid is a pid of this machine, not its.
+    const elsewhere = await startRun(dead, `${hostname()}-other`);
     const reaped = await reapOrphans(store, projectWorkspace(link), "owner", now);
 
     expect(reaped.sort()).toEqual([unrecorded.id, recycled.id].sort());
@@ -112,6 +117,7 @@ describe("reaping the runs of a supervisor that died", () => {
       unrecorded: await tx.agentRuns.byId(unrecorded.id),
       recycled: await tx.agentRuns.byId(recycled.id),
       supervised: await tx.agentRuns.byId(supervised.id),
+      elsewhere: await tx.agentRuns.byId(elsewhere.id),
     }));
     expect(rows.unrecorded).toMatchObject({ status: "interrupted", pid: null });
     expect(rows.unrecorded?.reason).toMatch(
@@ -120,5 +126,6 @@ describe("reaping the runs of a supervisor that died", () => {
     expect(rows.recycled).toMatchObject({ status: "interrupted" });
     expect(rows.recycled?.reason).not.toMatch(/killed/);
     expect(rows.supervised).toMatchObject({ status: "running" });
+    expect(rows.elsewhere).toMatchObject({ status: "running", supervisorHost: `${hostname()}-other` });
   });
 });

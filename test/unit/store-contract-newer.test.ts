@@ -26,6 +26,7 @@ const run = (windowAt: string | null) => ({
   trigger: windowAt ? ("schedule" as const) : ("cli" as const),
   windowAt,
   supervisorPid: 42,
+  supervisorHost: "build-1",
   manifestPath: "/m.toml",
   manifestHash: "abc",
   logPath: null,
@@ -73,7 +74,14 @@ describe.each(IMPLEMENTATIONS)("newer store contract: $name", ({ create }) => {
       marks: await tx.agentWindows.marks("nightly", "daily", "2026-01-01T00:00:00Z"),
       firstSeen: await tx.agentWindows.firstSeen("nightly", "daily"),
     }));
-    expect(seen.one).toMatchObject({ status: "ok", pid: 1234, exitCode: 0, durationMs: 5 });
+    expect(seen.one).toMatchObject({
+      status: "ok",
+      pid: 1234,
+      supervisorPid: 42,
+      supervisorHost: "build-1",
+      exitCode: 0,
+      durationMs: 5,
+    });
     expect(seen.recent).toEqual([manual?.id, scheduled?.id]);
     expect(seen.windows).toEqual([scheduled?.id]);
     expect(seen.lastOk).toBe(scheduled?.id);

@@ -1,6 +1,10 @@
 import { readdirSync, readFileSync, realpathSync } from "node:fs";
+import { hostname } from "node:os";
 import type { Store } from "../../store/store.js";
 import type { Workspace } from "../workspace/discover.js";
+
+/** The machine a supervisor records for its runs: only here does its pid mean anything. */
+export const supervisorHost = (): string => hostname();
 
 export function processAlive(pid: number): boolean {
   try {
@@ -107,8 +111,13 @@ export async function reapOrphans(
   now: () => string,
 ): Promise<string[]> {
   const running = await store.read((tx) => tx.agentRuns.running());
+  const here = supervisorHost();
+  // Another machine's run (a shared store) is for its own daemon to judge: its pid is not ours.
   const orphans = running.filter(
-    (run) => run.supervisorPid !== process.pid && !processAlive(run.supervisorPid),
+    (run) =>
+      (run.supervisorHost === null || run.supervisorHost === here) &&
+      run.supervisorPid !== process.pid &&
+      !processAlive(run.supervisorPid),
   );
   const reaped: string[] = [];
   for (const run of orphans) {

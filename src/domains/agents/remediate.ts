@@ -2,6 +2,7 @@ import { childEnv, runChild } from "../../kernel/child.js";
 import type { Store } from "../../store/store.js";
 import type { RemediationTool } from "./catalog.js";
 import { Tail } from "./logs.js";
+import { supervisorHost } from "./orphans.js";
 
 export const REMEDIATION_DEADLINE_MS = 120_000;
 const OUTPUT_CAP = 16 * 1024;
@@ -35,6 +36,7 @@ export async function remediate(
         trigger: "remediation",
         windowAt: null,
         supervisorPid: process.pid,
+        supervisorHost: supervisorHost(),
         manifestPath: tool.agent.path,
         manifestHash: tool.agent.hash,
         logPath: null,

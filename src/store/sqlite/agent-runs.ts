@@ -15,6 +15,7 @@ export interface RunRow {
   duration_ms: number | null;
   pid: number | null;
   supervisor_pid: number;
+  supervisor_host: string | null;
   manifest_path: string;
   manifest_hash: string;
   log_path: string | null;
@@ -36,6 +37,7 @@ export const toRun = (row: RunRow): AgentRunRecord => ({
   durationMs: row.duration_ms,
   pid: row.pid,
   supervisorPid: row.supervisor_pid,
+  supervisorHost: row.supervisor_host,
   manifestPath: row.manifest_path,
   manifestHash: row.manifest_hash,
   logPath: row.log_path,
@@ -48,9 +50,9 @@ export function sqliteAgentRuns(db: Database.Database): AgentRunsRepo {
   const nextId = shortIds(db, "agent_runs", "AR");
   const insert = db.prepare(
     `INSERT INTO agent_runs (seq, id, agent, schedule, trigger, window_at, status, started_at, supervisor_pid,
-       manifest_path, manifest_hash, log_path, identity, reason, finished_at)
+       supervisor_host, manifest_path, manifest_hash, log_path, identity, reason, finished_at)
      VALUES (@seq, @id, @agent, @schedule, @trigger, @window_at, @status, @started_at, @supervisor_pid,
-       @manifest_path, @manifest_hash, @log_path, @identity, @reason, @finished_at)`,
+       @supervisor_host, @manifest_path, @manifest_hash, @log_path, @identity, @reason, @finished_at)`,
   );
   const byId = db.prepare<[string], RunRow>("SELECT * FROM agent_runs WHERE id = ?");
   const setPid = db.prepare("UPDATE agent_runs SET pid = ? WHERE id = ?");
@@ -88,6 +90,7 @@ export function sqliteAgentRuns(db: Database.Database): AgentRunsRepo {
         status,
         started_at: at,
         supervisor_pid: run.supervisorPid,
+        supervisor_host: run.supervisorHost,
         manifest_path: run.manifestPath,
         manifest_hash: run.manifestHash,
         log_path: run.logPath,

@@ -7,6 +7,7 @@ import { identity } from "./0006_identity.js";
 import { agents } from "./0007_agents.js";
 import { readPaths } from "./0009_read_paths.js";
 import { briefReads } from "./0010_brief_reads.js";
+import { runHosts } from "./0011_run_hosts.js";
 
 /**
  * Versioned schema changes, applied in order, each recorded by name. A database that records a
@@ -28,6 +29,7 @@ export const MIGRATIONS: readonly Migration[] = [
   agents,
   readPaths,
   briefReads,
+  runHosts,
 ];
 
 /**
