@@ -40,6 +40,11 @@ export interface NewAgent {
 export interface AgentRepo {
   insert(agent: NewAgent, at: string): Promise<AgentRecord>;
   byId(id: string): Promise<AgentRecord | undefined>;
+  /**
+   * The names of the agents among `ids` (retired ones too), in one read: a brief labels every
+   * author it quotes, and a read per author was a round trip each on a shared store.
+   */
+  names(ids: readonly string[]): Promise<Map<string, string>>;
   byName(name: string): Promise<AgentRecord | undefined>;
   byTokenHash(tokenHash: string): Promise<AgentRecord | undefined>;
   list(options: { includeRetired: boolean }): Promise<AgentRecord[]>;

@@ -66,6 +66,33 @@ describe.each(IMPLEMENTATIONS)("store contract: $name", ({ create }) => {
     expect(names).toEqual(["alice"]);
   });
 
+  it("names many agents in one read: retired ones too, unknown ids left out", async () => {
+    const [alice, bob] = await store.write(async (tx) => {
+      const added = [
+        await tx.agents.insert(newAgent("alice"), "2026-01-01T00:00:00.000Z"),
+        await tx.agents.insert(newAgent("bob"), "2026-01-01T00:00:00.000Z"),
+      ];
+      await tx.agents.retire(added[1]?.id as string, "2026-01-02T00:00:00.000Z");
+      await tx.journal.append(event("agent.add"));
+      return added;
+    });
+    const names = await store.read((tx) =>
+      tx.agents.names([
+        alice?.id as string,
+        bob?.id as string,
+        "A-999",
+        "owner",
+        '"],["x',
+        alice?.id as string,
+      ]),
+    );
+    expect([...names].sort()).toEqual([
+      [alice?.id, "alice"],
+      [bob?.id, "bob"],
+    ]);
+    expect(await store.read((tx) => tx.agents.names([]))).toEqual(new Map());
+  });
+
   it("rolls back the whole transaction when any step fails", async () => {
     await expect(
       store.write(async (tx) => {

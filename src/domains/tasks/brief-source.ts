@@ -1,5 +1,6 @@
 import type { Tx } from "../../store/store.js";
 import type { TaskRecord } from "../../store/tasks.js";
+import { authorLabels } from "../identity/labels.js";
 import type { BriefShortcut, BriefTask, TaskBriefSource, TaskRef } from "../knowledge/brief/inputs.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
 import { taskId } from "./common.js";
@@ -11,17 +12,6 @@ const LIMITS = { activity: 10, shortcuts: 5, parents: 20 };
 const SHOWN_AS_NOTES = new Set(["task.answer"]);
 
 const ref = (task: TaskRecord): TaskRef => ({ id: task.id, title: task.title, status: task.status });
-
-/** `alice (A-2)`, `owner`, or the bare id of an agent no longer known. */
-async function labelOf(tx: Tx, labels: Map<string, string>, id: string): Promise<string> {
-  let label = labels.get(id);
-  if (label === undefined) {
-    const agent = id === "owner" ? undefined : await tx.agents.byId(id);
-    label = id === "owner" ? "owner" : agent ? `${agent.name} (${id})` : id;
-    labels.set(id, label);
-  }
-  return label;
-}
 
 /** The goal a task serves, through the milestone it was planned as. */
 async function goalOf(tx: Tx, task: TaskRecord): Promise<BriefTask["goal"]> {
@@ -45,7 +35,7 @@ async function goalOf(tx: Tx, task: TaskRecord): Promise<BriefTask["goal"]> {
  * What happened on the task, newest first: its journal events, the questions asked on it (with
  * their text) and the answers the board keeps as task notes (fenced, with their author).
  */
-async function activityOf(tx: Tx, task: TaskRecord, labels: Map<string, string>) {
+async function activityOf(tx: Tx, task: TaskRecord) {
   const entries: (BriefTask["recentActivity"][number] & { seq: number })[] = [];
   for (const event of await tx.journal.about(task.id, LIMITS.activity * 2)) {
     if (SHOWN_AS_NOTES.has(event.action)) continue;
@@ -56,7 +46,7 @@ async function activityOf(tx: Tx, task: TaskRecord, labels: Map<string, string>)
     }
     entries.push({
       at: event.at,
-      actor: await labelOf(tx, labels, event.actor),
+      actor: event.actor,
       action: event.action.replace(/^task\./, ""),
       text,
       seq: event.id,
@@ -65,7 +55,7 @@ async function activityOf(tx: Tx, task: TaskRecord, labels: Map<string, string>)
   for (const note of await tx.tasks.notes(task.id)) {
     entries.push({
       at: note.at,
-      actor: await labelOf(tx, labels, note.author),
+      actor: note.author,
       action: note.kind,
       text: note.text,
       // A note and the event that wrote it share a time: the note sorts just after it.
@@ -79,7 +69,6 @@ async function activityOf(tx: Tx, task: TaskRecord, labels: Map<string, string>)
 }
 
 async function briefTaskOf(tx: Tx, task: TaskRecord): Promise<BriefTask> {
-  const labels = new Map<string, string>();
   const parents: BriefTask["parents"] = [];
   for (let id = task.parentId; id && parents.length < LIMITS.parents; ) {
     const parent = await tx.tasks.byId(id);
@@ -87,11 +76,13 @@ async function briefTaskOf(tx: Tx, task: TaskRecord): Promise<BriefTask> {
     parents.push({ ...ref(parent), soThat: parent.soThat || null });
     id = parent.parentId;
   }
+  const activity = await activityOf(tx, task);
+  const label = await authorLabels(tx, [task.createdBy, ...activity.map((entry) => entry.actor)]);
   return {
     id: task.id,
     title: task.title,
     status: task.status,
-    author: await labelOf(tx, labels, task.createdBy),
+    author: label(task.createdBy),
     soThat: task.soThat || null,
     context: task.context || null,
     acceptance: (await tx.tasks.criteria(task.id)).map((criterion) => ({
@@ -107,7 +98,7 @@ async function briefTaskOf(tx: Tx, task: TaskRecord): Promise<BriefTask> {
     outOfScope: [],
     parents,
     goal: await goalOf(tx, task),
-    recentActivity: await activityOf(tx, task, labels),
+    recentActivity: activity.map((entry) => ({ ...entry, actor: label(entry.actor) })),
   };
 }
 

@@ -9,6 +9,9 @@ export function pgAgents(db: PgDb): AgentRepo {
     "INSERT INTO agents (seq, id, name, role, grant_level, parent_id, token_hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
   );
   const byId = db.prepare<[string], AgentRow>(`SELECT ${COLUMNS} FROM agents WHERE id = ?`);
+  const names = db.prepare<[string[]], { id: string; name: string }>(
+    "SELECT id, name FROM agents WHERE id = ANY(?)",
+  );
   const byName = db.prepare<[string], AgentRow>(`SELECT ${COLUMNS} FROM agents WHERE name = ?`);
   const byTokenHash = db.prepare<[string], AgentRow>(`SELECT ${COLUMNS} FROM agents WHERE token_hash = ?`);
   const listAll = db.prepare<[], AgentRow>(`SELECT ${COLUMNS} FROM agents ORDER BY seq`);
@@ -25,6 +28,10 @@ export function pgAgents(db: PgDb): AgentRepo {
     },
     async byId(id) {
       return toRecord(await byId.get(id));
+    },
+    async names(ids) {
+      if (ids.length === 0) return new Map();
+      return new Map((await names.all([...ids])).map((row) => [row.id, row.name]));
     },
     async byName(name) {
       return toRecord(await byName.get(name));

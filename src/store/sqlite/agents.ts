@@ -9,6 +9,11 @@ export function sqliteAgents(db: Database.Database): AgentRepo {
     "INSERT INTO agents (seq, id, name, role, grant_level, parent_id, token_hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
   );
   const byId = db.prepare<[string], AgentRow>(`SELECT ${COLUMNS} FROM agents WHERE id = ?`);
+  const names = db
+    .prepare<[string], [string, string]>(
+      "SELECT a.id, a.name FROM json_each(?) j JOIN agents a ON a.id = j.value",
+    )
+    .raw(true);
   const byName = db.prepare<[string], AgentRow>(`SELECT ${COLUMNS} FROM agents WHERE name = ?`);
   const byTokenHash = db.prepare<[string], AgentRow>(`SELECT ${COLUMNS} FROM agents WHERE token_hash = ?`);
   const listAll = db.prepare<[], AgentRow>(`SELECT ${COLUMNS} FROM agents ORDER BY seq`);
@@ -25,6 +30,9 @@ export function sqliteAgents(db: Database.Database): AgentRepo {
     },
     async byId(id) {
       return toRecord(byId.get(id));
+    },
+    async names(ids) {
+      return new Map(ids.length === 0 ? [] : names.all(JSON.stringify(ids)));
     },
     async byName(name) {
       return toRecord(byName.get(name));

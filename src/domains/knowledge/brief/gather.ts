@@ -1,8 +1,9 @@
 import { createHash } from "node:crypto";
 import { notFound } from "../../../kernel/outcome.js";
 import type { NoteRecord } from "../../../store/knowledge.js";
-import type { Store, Tx } from "../../../store/store.js";
+import type { Store } from "../../../store/store.js";
 import type { Actor } from "../../identity/actor.js";
+import { authorLabels } from "../../identity/labels.js";
 import type { WorkspaceConfig } from "../../workspace/config.js";
 import { recallIn } from "../memory.js";
 import { byRank, riskRank } from "../risks.js";
@@ -12,19 +13,6 @@ import type { BriefInputs, BriefTask, TaskBriefSource } from "./inputs.js";
 
 const LIMITS = { decisions: 20, findings: 20, facts: 8 };
 const TOP_RISK_RANK = 2;
-
-/** `alice (A-2)` for agents, `owner` for the owner, the bare id for an agent no longer known. */
-async function authorLabels(tx: Tx, ids: Iterable<string>): Promise<Map<string, string>> {
-  const labels = new Map<string, string>();
-  for (const id of new Set(ids)) {
-    if (id === "owner") labels.set(id, "owner");
-    else {
-      const agent = await tx.agents.byId(id);
-      labels.set(id, agent ? `${agent.name} (${id})` : id);
-    }
-  }
-  return labels;
-}
 
 /**
  * Patterns of the glossary's terms that are not one plain word, kept between briefs: every brief
@@ -90,14 +78,13 @@ export async function gatherBriefInputs(
     const lower = text.toLowerCase();
     const occurs = termMatcher(lower);
     const glossary = (await tx.glossary.mayOccurIn(lower)).filter((entry) => occurs(entry.term));
-    const labels = await authorLabels(tx, [
+    const label = await authorLabels(tx, [
       ...decisions.map((n) => n.author),
       ...findings.map((n) => n.author),
       ...risks.map((r) => r.author),
       ...glossary.map((g) => g.author),
       ...facts.map((f) => f.fact.author),
     ]);
-    const label = (id: string) => labels.get(id) ?? id;
     const roleConfig = options.config.roles[options.actor.role];
     return {
       task,
