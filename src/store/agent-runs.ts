@@ -24,6 +24,12 @@ export interface AgentRunRecord {
   supervisorPid: number;
   /** The machine the supervisor runs on (its host name); null for runs recorded before it was. */
   supervisorHost: string | null;
+  /**
+   * When the supervisor started, on its machine (processStart in domains/agents/orphans.ts): with
+   * the pid, it names the process, since a pid is reused. Null where it cannot be read, and for
+   * runs recorded before it was.
+   */
+  supervisorStart: string | null;
   manifestPath: string;
   manifestHash: string;
   logPath: string | null;
@@ -42,6 +48,7 @@ export type NewAgentRun = Pick<
   | "windowAt"
   | "supervisorPid"
   | "supervisorHost"
+  | "supervisorStart"
   | "manifestPath"
   | "manifestHash"
   | "logPath"

@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { alive, shellAgent, until, writeAgent } from "../helpers/agents.js";
@@ -77,11 +78,13 @@ describe("the daemon", () => {
     });
     expect(row("gated")).toMatchObject({ state: "failing" });
     const inspect = cairn(ws.dir, ["agents", "inspect", "gated", "--json"], { env }).json as {
-      last_runs: { status: string; reason: string }[];
+      last_runs: { status: string; reason: string; supervisor_host: string | null }[];
     };
     expect(inspect.last_runs[0]).toMatchObject({
       status: "skipped",
       reason: expect.stringMatching(/preflight 1 \(false\) failed/),
+      // The daemon that ran it is on this machine, and says so (a shared store holds others').
+      supervisor_host: hostname(),
     });
     const summary = (
       cairn(ws.dir, ["status", "--json"], { env }).json as {

@@ -3,7 +3,7 @@ import { symlinkSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { reapOrphans, runMarks } from "../../src/domains/agents/orphans.js";
+import { processStart, reapOrphans, runMarks, thisSupervisor } from "../../src/domains/agents/orphans.js";
 import { projectWorkspace } from "../../src/domains/workspace/discover.js";
 import { openStore } from "../../src/store/open.js";
 import type { Store } from "../../src/store/store.js";
@@ -16,8 +16,15 @@ const started: ChildProcess[] = [];
 const now = () => new Date().toISOString();
 const event = (action: string, subject: string) => ({ at: now(), actor: "owner", action, subject, data: {} });
 
-/** A run row as a supervisor writes it when it starts one; the supervisor's pid is given. */
-const startRun = (supervisorPid: number, supervisorHost: string | null = hostname()) =>
+/**
+ * A run row as a supervisor writes it when it starts one; the supervisor's pid is given, and its
+ * start (null: a run recorded before runs named it).
+ */
+const startRun = (
+  supervisorPid: number,
+  supervisorHost: string | null = hostname(),
+  supervisorStart: string | null = null,
+) =>
   store.write(async (tx) => {
     const run = await tx.agentRuns.start(
       {
@@ -27,6 +34,7 @@ const startRun = (supervisorPid: number, supervisorHost: string | null = hostnam
         windowAt: "2026-01-01T00:00:00Z",
         supervisorPid,
         supervisorHost,
+        supervisorStart,
         manifestPath: "/m.toml",
         manifestHash: "abc",
         logPath: null,
@@ -127,5 +135,36 @@ describe("reaping the runs of a supervisor that died", () => {
     expect(rows.recycled?.reason).not.toMatch(/killed/);
     expect(rows.supervised).toMatchObject({ status: "running" });
     expect(rows.elsewhere).toMatchObject({ status: "running", supervisorHost: `${hostname()}-other` });
+  });
+
+  it("takes a supervisor whose pid another process now holds for gone: by the start each run records", async () => {
+    const workspace = projectWorkspace(scratch.dir);
+    // A live process that is not the supervisor the run recorded: the pid was handed on.
+    const stranger = startGroup("sleep 60", {});
+    const strangerPid = stranger.pid ?? 0;
+    await waitFor(() => processStart(strangerPid) !== null, 5_000, "the stranger's start");
+    const realStart = processStart(strangerPid) as string;
+    const boot = realStart.slice(0, realStart.lastIndexOf(":"));
+    const handedOn = await startRun(strangerPid, hostname(), `${boot}:1`);
+    const leftover = startGroup("sleep 60", runMarks(workspace, handedOn.id));
+    // The same pid with the start it really has: that supervisor is alive.
+    const alive = await startRun(strangerPid, hostname(), realStart);
+    // This very process, as it records itself: alive. This pid with another start: a supervisor
+    // that died before this process was given its pid.
+    const own = thisSupervisor();
+    const ours = await startRun(own.supervisorPid, own.supervisorHost, own.supervisorStart);
+    const before = await startRun(own.supervisorPid, own.supervisorHost, `${boot}:2`);
+
+    const reaped = await reapOrphans(store, workspace, "owner", now);
+
+    expect(reaped.sort()).toEqual([handedOn.id, before.id].sort());
+    await waitFor(() => processGone(leftover.pid ?? 0), 5_000, "the handed-on run's leftover process");
+    // The process that holds the pid now is never the reaper's to kill.
+    expect(processGone(strangerPid)).toBe(false);
+    const status = async (id: string) => (await store.read((tx) => tx.agentRuns.byId(id)))?.status;
+    expect(await status(handedOn.id)).toBe("interrupted");
+    expect(await status(before.id)).toBe("interrupted");
+    expect(await status(alive.id)).toBe("running");
+    expect(await status(ours.id)).toBe("running");
   });
 });

@@ -27,6 +27,7 @@ const run = (windowAt: string | null) => ({
   windowAt,
   supervisorPid: 42,
   supervisorHost: "build-1",
+  supervisorStart: "boot-1:4242",
   manifestPath: "/m.toml",
   manifestHash: "abc",
   logPath: null,
@@ -79,6 +80,7 @@ describe.each(IMPLEMENTATIONS)("newer store contract: $name", ({ create }) => {
       pid: 1234,
       supervisorPid: 42,
       supervisorHost: "build-1",
+      supervisorStart: "boot-1:4242",
       exitCode: 0,
       durationMs: 5,
     });

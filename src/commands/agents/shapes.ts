@@ -14,6 +14,8 @@ export const RunView = z.object({
   duration_ms: z.number().int().nullable(),
   reason: z.string().nullable(),
   log_path: z.string().nullable(),
+  /** The machine whose cairn supervises (or supervised) the run: with a shared store, not always this one. */
+  supervisor_host: z.string().nullable(),
 });
 
 export const runView = (run: AgentRunRecord): z.infer<typeof RunView> => ({
@@ -29,6 +31,7 @@ export const runView = (run: AgentRunRecord): z.infer<typeof RunView> => ({
   duration_ms: run.durationMs,
   reason: run.reason,
   log_path: run.logPath,
+  supervisor_host: run.supervisorHost,
 });
 
 // The health states are the domain's: `cairn status` reads them without building the views above.

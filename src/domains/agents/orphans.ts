@@ -1,10 +1,52 @@
 import { readdirSync, readFileSync, realpathSync } from "node:fs";
 import { hostname } from "node:os";
-import type { Store } from "../../store/store.js";
+import type { AgentRunRecord, Store } from "../../store/store.js";
 import type { Workspace } from "../workspace/discover.js";
 
-/** The machine a supervisor records for its runs: only here does its pid mean anything. */
-export const supervisorHost = (): string => hostname();
+const BOOT_ID = "/proc/sys/kernel/random/boot_id";
+
+/** A process's /proc/PID/stat fields after its command name (state, ppid, pgrp, ...); Linux only. */
+function statFields(pid: number | "self"): string[] | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // The command name is in parentheses and may itself hold spaces and parentheses.
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * When a process started, as its machine's kernel counts it: the boot and the clock ticks since
+ * it (field 22 of /proc/PID/stat). With the pid, it names one process for good, since the pid
+ * alone is handed to another process once this one is gone. Null where /proc is not there.
+ */
+export function processStart(pid: number | "self"): string | null {
+  const ticks = statFields(pid)?.[19];
+  if (ticks === undefined) return null;
+  let boot = "";
+  try {
+    boot = readFileSync(BOOT_ID, "utf8").trim();
+  } catch {
+    // No boot id to read: the ticks alone still tell a reused pid apart within a boot.
+  }
+  return `${boot}:${ticks}`;
+}
+
+let ownStart: string | null | undefined;
+
+/**
+ * What a run records of the cairn process that supervises it: its pid, its machine (only there
+ * does the pid mean anything) and when it started (so a reused pid is not taken for it).
+ */
+export function thisSupervisor(): {
+  supervisorPid: number;
+  supervisorHost: string;
+  supervisorStart: string | null;
+} {
+  ownStart ??= processStart("self");
+  return { supervisorPid: process.pid, supervisorHost: hostname(), supervisorStart: ownStart };
+}
 
 export function processAlive(pid: number): boolean {
   try {
@@ -31,14 +73,9 @@ function processTable(): ProcessEntry[] {
   const table: ProcessEntry[] = [];
   for (const entry of entries) {
     if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      // Fields after the parenthesised command name: state, ppid, pgrp, ...
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      table.push({ pid: Number(entry), pgrp: Number(fields[2]) });
-    } catch {
-      // Gone while we looked.
-    }
+    const fields = statFields(Number(entry));
+    // Null: gone while we looked.
+    if (fields) table.push({ pid: Number(entry), pgrp: Number(fields[2]) });
   }
   return table;
 }
@@ -81,9 +118,8 @@ const carriesAll = (pid: number, marks: readonly string[]) => {
  * pid leaves a run without one, and a recycled pid, or another workspace's run of the same id,
  * is never someone else's kill. Never cairn's own group. Returns whether it killed.
  */
-export function killOrphanProcesses(workspace: Workspace, runId: string): boolean {
+function killOrphanProcesses(workspace: Workspace, runId: string, table: readonly ProcessEntry[]): boolean {
   const marks = Object.entries(runMarks(workspace, runId)).map(([name, value]) => `${name}=${value}`);
-  const table = processTable();
   const own = table.find((entry) => entry.pid === process.pid)?.pgrp;
   const groups = new Set<number>();
   for (const entry of table)
@@ -101,6 +137,18 @@ export function killOrphanProcesses(workspace: Workspace, runId: string): boolea
 }
 
 /**
+ * Whether a run's supervisor is gone: its pid is free, or taken by a process that started at
+ * another moment than the one the run recorded. A run recorded without a start is judged by its
+ * pid alone.
+ */
+function supervisorGone(run: AgentRunRecord): boolean {
+  if (!processAlive(run.supervisorPid)) return true;
+  if (run.supervisorStart === null) return false;
+  const start = processStart(run.supervisorPid);
+  return start !== null && start !== run.supervisorStart;
+}
+
+/**
  * Runs recorded as running whose supervising cairn process is gone (a daemon killed with
  * SIGKILL, a crashed server): their processes are killed and they are marked interrupted.
  */
@@ -111,17 +159,17 @@ export async function reapOrphans(
   now: () => string,
 ): Promise<string[]> {
   const running = await store.read((tx) => tx.agentRuns.running());
-  const here = supervisorHost();
+  const here = hostname();
   // Another machine's run (a shared store) is for its own daemon to judge: its pid is not ours.
   const orphans = running.filter(
-    (run) =>
-      (run.supervisorHost === null || run.supervisorHost === here) &&
-      run.supervisorPid !== process.pid &&
-      !processAlive(run.supervisorPid),
+    (run) => (run.supervisorHost === null || run.supervisorHost === here) && supervisorGone(run),
   );
+  if (orphans.length === 0) return [];
+  // One look at the process table for them all: it is read only at a start, and only for orphans.
+  const table = processTable();
   const reaped: string[] = [];
   for (const run of orphans) {
-    const killed = killOrphanProcesses(workspace, run.id);
+    const killed = killOrphanProcesses(workspace, run.id, table);
     const at = now();
     await store.write(async (tx) => {
       await tx.agentRuns.finish(run.id, {

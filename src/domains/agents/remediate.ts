@@ -2,7 +2,7 @@ import { childEnv, runChild } from "../../kernel/child.js";
 import type { Store } from "../../store/store.js";
 import type { RemediationTool } from "./catalog.js";
 import { Tail } from "./logs.js";
-import { supervisorHost } from "./orphans.js";
+import { thisSupervisor } from "./orphans.js";
 
 export const REMEDIATION_DEADLINE_MS = 120_000;
 const OUTPUT_CAP = 16 * 1024;
@@ -35,8 +35,7 @@ export async function remediate(
         schedule: `remediate-${tool.index}`,
         trigger: "remediation",
         windowAt: null,
-        supervisorPid: process.pid,
-        supervisorHost: supervisorHost(),
+        ...thisSupervisor(),
         manifestPath: tool.agent.path,
         manifestHash: tool.agent.hash,
         logPath: null,

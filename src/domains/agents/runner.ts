@@ -8,7 +8,7 @@ import { mintRunIdentityFor, type RunIdentity } from "../identity/run-identity.j
 import type { Workspace } from "../workspace/discover.js";
 import { RunLog, STDERR_TAIL_BYTES, STDOUT_TAIL_BYTES, Tail } from "./logs.js";
 import { type LoadedAgent, triggerSchedule } from "./manifest.js";
-import { runMarks, supervisorHost } from "./orphans.js";
+import { runMarks, thisSupervisor } from "./orphans.js";
 import { runPreflights } from "./preflight.js";
 
 export interface RunRequest {
@@ -101,8 +101,7 @@ export async function runAgent(request: RunRequest): Promise<RunResult> {
         schedule: schedule.id,
         trigger: request.trigger,
         windowAt: request.trigger === "schedule" ? (request.windowAt ?? request.now()) : null,
-        supervisorPid: process.pid,
-        supervisorHost: supervisorHost(),
+        ...thisSupervisor(),
         manifestPath: agent.path,
         manifestHash: agent.hash,
         logPath: null,

@@ -8,9 +8,9 @@ export function pgAgentRuns(db: PgDb): AgentRunsRepo {
   const nextId = shortIds(db, "agent_runs", "AR");
   const insert = db.prepare(
     `INSERT INTO agent_runs (seq, id, agent, schedule, trigger, window_at, status, started_at, supervisor_pid,
-       supervisor_host, manifest_path, manifest_hash, log_path, identity, reason, finished_at)
+       supervisor_host, supervisor_start, manifest_path, manifest_hash, log_path, identity, reason, finished_at)
      VALUES (@seq, @id, @agent, @schedule, @trigger, @window_at, @status, @started_at, @supervisor_pid,
-       @supervisor_host, @manifest_path, @manifest_hash, @log_path, @identity, @reason, @finished_at)`,
+       @supervisor_host, @supervisor_start, @manifest_path, @manifest_hash, @log_path, @identity, @reason, @finished_at)`,
   );
   const byId = db.prepare<[string], RunRow>("SELECT * FROM agent_runs WHERE id = ?");
   const setPid = db.prepare("UPDATE agent_runs SET pid = ? WHERE id = ?");
@@ -49,6 +49,7 @@ export function pgAgentRuns(db: PgDb): AgentRunsRepo {
         started_at: at,
         supervisor_pid: run.supervisorPid,
         supervisor_host: run.supervisorHost,
+        supervisor_start: run.supervisorStart,
         manifest_path: run.manifestPath,
         manifest_hash: run.manifestHash,
         log_path: run.logPath,

@@ -16,6 +16,7 @@ export interface RunRow {
   pid: number | null;
   supervisor_pid: number;
   supervisor_host: string | null;
+  supervisor_start: string | null;
   manifest_path: string;
   manifest_hash: string;
   log_path: string | null;
@@ -38,6 +39,7 @@ export const toRun = (row: RunRow): AgentRunRecord => ({
   pid: row.pid,
   supervisorPid: row.supervisor_pid,
   supervisorHost: row.supervisor_host,
+  supervisorStart: row.supervisor_start,
   manifestPath: row.manifest_path,
   manifestHash: row.manifest_hash,
   logPath: row.log_path,
@@ -50,9 +52,9 @@ export function sqliteAgentRuns(db: Database.Database): AgentRunsRepo {
   const nextId = shortIds(db, "agent_runs", "AR");
   const insert = db.prepare(
     `INSERT INTO agent_runs (seq, id, agent, schedule, trigger, window_at, status, started_at, supervisor_pid,
-       supervisor_host, manifest_path, manifest_hash, log_path, identity, reason, finished_at)
+       supervisor_host, supervisor_start, manifest_path, manifest_hash, log_path, identity, reason, finished_at)
      VALUES (@seq, @id, @agent, @schedule, @trigger, @window_at, @status, @started_at, @supervisor_pid,
-       @supervisor_host, @manifest_path, @manifest_hash, @log_path, @identity, @reason, @finished_at)`,
+       @supervisor_host, @supervisor_start, @manifest_path, @manifest_hash, @log_path, @identity, @reason, @finished_at)`,
   );
   const byId = db.prepare<[string], RunRow>("SELECT * FROM agent_runs WHERE id = ?");
   const setPid = db.prepare("UPDATE agent_runs SET pid = ? WHERE id = ?");
@@ -91,6 +93,7 @@ export function sqliteAgentRuns(db: Database.Database): AgentRunsRepo {
         started_at: at,
         supervisor_pid: run.supervisorPid,
         supervisor_host: run.supervisorHost,
+        supervisor_start: run.supervisorStart,
         manifest_path: run.manifestPath,
         manifest_hash: run.manifestHash,
         log_path: run.logPath,

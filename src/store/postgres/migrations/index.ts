@@ -8,6 +8,7 @@ import { agents } from "../../sqlite/migrations/0007_agents.js";
 import { readPaths } from "../../sqlite/migrations/0009_read_paths.js";
 import { briefReads } from "../../sqlite/migrations/0010_brief_reads.js";
 import { runHosts } from "../../sqlite/migrations/0011_run_hosts.js";
+import { runSupervisorStarts } from "../../sqlite/migrations/0012_run_supervisor_starts.js";
 import { FACTS_SEARCH } from "./facts-search.js";
 import { PG_BULK_TERMS } from "./pg-bulk-terms.js";
 import { JOURNAL_GUARDS, PLUMBING } from "./plumbing.js";
@@ -60,6 +61,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   { name: briefReads.name, sql: () => fromSqlite(briefReads.sql) },
   { name: "pg_0100_bulk_terms", sql: () => PG_BULK_TERMS, pgOnly: true },
   { name: runHosts.name, sql: () => fromSqlite(runHosts.sql) },
+  { name: runSupervisorStarts.name, sql: () => fromSqlite(runSupervisorStarts.sql) },
 ];
 
 /** The migrations both stores share: their count is the schema version an export carries. */

@@ -8,6 +8,7 @@ import { agents } from "./0007_agents.js";
 import { readPaths } from "./0009_read_paths.js";
 import { briefReads } from "./0010_brief_reads.js";
 import { runHosts } from "./0011_run_hosts.js";
+import { runSupervisorStarts } from "./0012_run_supervisor_starts.js";
 
 /**
  * Versioned schema changes, applied in order, each recorded by name. A database that records a
@@ -30,6 +31,7 @@ export const MIGRATIONS: readonly Migration[] = [
   readPaths,
   briefReads,
   runHosts,
+  runSupervisorStarts,
 ];
 
 /**
