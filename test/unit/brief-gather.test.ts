@@ -142,6 +142,28 @@ describe("gathering a brief from the store through the task seam", () => {
     expect(brief.kind).toBe("ok");
   });
 
+  it("recalls facts that share a word with the task, not only a lone digit of its title", async () => {
+    const numbered: TaskBriefSource = {
+      briefTask: async (_tx, id) =>
+        id === "T-2" ? { ...TASK, id: "T-2", title: "task 2: document the parser", soThat: null } : undefined,
+    };
+    for (const text of [
+      "The gateway writes to nginx (cluster 2)",
+      "Step 2 of the deploy waits for a green build",
+      "The parser streams uploaded files and never holds one whole",
+    ])
+      await remember(store, builder, { text }, now());
+    const inputs = await gatherBriefInputs(store, numbered, {
+      actor: builder,
+      config,
+      taskId: "T-2",
+      now: now(),
+    });
+    expect(inputs.facts.map((f) => f.text)).toEqual([
+      "The parser streams uploaded files and never holds one whole",
+    ]);
+  });
+
   it("refuses an unknown task with not found", async () => {
     await expect(
       gatherBriefInputs(store, source, { actor: builder, config, taskId: "T-404", now: now() }),

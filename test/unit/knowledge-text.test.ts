@@ -19,13 +19,27 @@ describe("fact normalisation", () => {
 describe("query terms and the FTS expression", () => {
   it("quotes every term itself, so FTS syntax in a query is only ever words", () => {
     const terms = queryTerms('"unbalanced * NEAR( AND -x OR col:val ^start');
-    expect(terms).toEqual(["unbalanced", "near", "x", "col", "val", "start"]);
+    expect(terms).toEqual(["unbalanced", "near", "col", "val", "start"]);
     expect(ftsExpression(['a"b', "word"])).toBe('"a""b" OR "word"');
   });
 
   it("drops common words unless nothing else is left", () => {
     expect(queryTerms("what is the port of the database")).toEqual(["port", "database"]);
     expect(queryTerms("the")).toEqual(["the"]);
+  });
+
+  it("drops lone letters and digits unless nothing else is left; longer numbers and other scripts stay", () => {
+    expect(queryTerms("epic 1407 task 2: document the parser (T-12)")).toEqual([
+      "epic",
+      "1407",
+      "task",
+      "document",
+      "parser",
+      "12",
+    ]);
+    expect(queryTerms("cluster 2")).toEqual(["cluster"]);
+    expect(queryTerms("2 x")).toEqual(["2", "x"]);
+    expect(queryTerms("é 库 v2")).toEqual(["é", "库", "v2"]);
   });
 });
 

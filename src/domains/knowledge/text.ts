@@ -49,10 +49,20 @@ const STOPWORDS = new Set(
   ).split(" "),
 );
 
-/** Query words worth searching for: lowercased, deduplicated, common words dropped unless nothing else is left. */
+/**
+ * A lone Latin letter or digit names nothing on its own: the `2` of "task 2" or "cluster 2", the
+ * `t` of "T-12". Searched for, it matched any fact holding it, and a brief of a task with a number
+ * in its title was filled with facts that shared only that digit.
+ */
+const LONE_CHARACTER = /^[a-z0-9]$/;
+
+/**
+ * Query words worth searching for: lowercased, deduplicated, common words and lone characters
+ * dropped unless nothing else is left.
+ */
 export function queryTerms(query: string, max = 32): string[] {
   const all = [...new Set(words(query).map((word) => word.toLowerCase()))];
-  const meaningful = all.filter((word) => !STOPWORDS.has(foldAccents(word)));
+  const meaningful = all.filter((word) => !STOPWORDS.has(foldAccents(word)) && !LONE_CHARACTER.test(word));
   return (meaningful.length > 0 ? meaningful : all).slice(0, max);
 }
 
