@@ -2,7 +2,7 @@ import type { Level, NoteBody, Severity, Trust } from "../src/store/knowledge.js
 
 /**
  * The words of the scale board's notes: each names the component and the thing its epic reworks
- * (the words of the task titles, `epic 1400: billing rework`, `… tune the cache`), so a note reads
+ * (the words of the task titles, `epic 1400: billing rework`, `… tune the billing cache`), so a note reads
  * as written about its task, in the same shapes the product accepts from `add_note`.
  */
 const COMPONENTS = ["billing", "search", "auth", "ingest"];
