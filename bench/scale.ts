@@ -114,7 +114,31 @@ async function replayServer(cairn: Client, briefs: readonly { task: string }[]) 
   const file = join(dir, "results.json");
   writeFileSync(file, JSON.stringify(results));
   const server = await connect({ ...minimalServer(), env: { REPLAY_RESULTS: file } });
-  return { server, dir };
+  return { server, dir, contents: briefContents(Object.values(results)) };
+}
+
+type BriefSection = { name: string; items: number; included: boolean };
+
+/**
+ * What the measured briefs hold, section by section: items shown (fewest to most) and in how many
+ * briefs. A brief is only as costly as what it finds, so the report says what was found.
+ */
+function briefContents(results: readonly unknown[]): string {
+  const counts = new Map<string, number[]>();
+  let bytes = 0;
+  for (const result of results) {
+    bytes += JSON.stringify(result).length;
+    const sections = (result as { structuredContent?: { sections?: BriefSection[] } }).structuredContent
+      ?.sections;
+    for (const section of sections ?? [])
+      counts.set(section.name, [...(counts.get(section.name) ?? []), section.included ? section.items : 0]);
+  }
+  const parts = [...counts].map(([name, items]) => {
+    const found = items.filter((n) => n > 0).length;
+    const [least, most] = [Math.min(...items), Math.max(...items)];
+    return `${name} ${least === most ? least : `${least}-${most}`} (${found}/${items.length})`;
+  });
+  return `${parts.join(", ")}; ${(bytes / results.length / 1024).toFixed(1)} KB a result`;
 }
 
 const IDLE_MS = 2;
@@ -323,6 +347,11 @@ export async function benchScale(): Promise<void> {
       });
     }
     if (reads[index + 1]?.[1] === "get_context") {
+      report({
+        name: "  … what the briefs hold",
+        figure: `${briefs.length} briefs`,
+        baseline: `items shown per section (briefs with any): ${replay.contents}`,
+      });
       report({
         name: "  … the same briefs in process, back to back",
         figure: `p50 ${ms(inProcess.backToBack)}`,
