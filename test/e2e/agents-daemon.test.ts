@@ -3,6 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { processStart } from "../../src/domains/agents/processes.js";
 import { alive, shellAgent, until, writeAgent } from "../helpers/agents.js";
 import { CAIRN_BIN, cairn, cleanEnv, initWorkspace } from "../helpers/workspace.js";
 
@@ -165,5 +166,39 @@ describe("the daemon", () => {
       ),
     ).toBe(true);
     expect(runs.every((run) => run.status !== "running")).toBe(true);
+  });
+
+  it("takes over a lock file whose pid another process now holds, and never names that process", async () => {
+    // A daemon killed outright leaves its lock behind; its pid may since be any process's.
+    const stranger = spawn("sleep", ["30"], { stdio: "ignore" });
+    const strangerPid = stranger.pid ?? 0;
+    // A workspace of its own, with no agents: `daemon --once` takes the lock and runs nothing.
+    const quiet = initWorkspace();
+    const lock = join(quiet.dir, ".cairn", "daemon.pid");
+    const bootOf = (start: string) => start.slice(0, start.lastIndexOf(":"));
+    try {
+      await until(() => processStart(strangerPid) !== null);
+      const start = processStart(strangerPid) as string;
+      // The stranger with its own start holds the lock: refused, and named.
+      writeFileSync(lock, `${strangerPid} ${start}\n`);
+      const held = cairn(quiet.dir, ["daemon", "--once"], { env });
+      expect(held.code).toBe(5);
+      expect(held.stderr).toContain(`pid ${strangerPid}`);
+      // The lock names a daemon that started at another moment: that daemon is gone.
+      writeFileSync(lock, `${strangerPid} ${bootOf(start)}:1\n`);
+      const status = cairn(quiet.dir, ["agents", "status", "--json"], { env }).json as {
+        daemon: { running: boolean };
+      };
+      expect(status.daemon.running).toBe(false);
+      const taken = cairn(quiet.dir, ["daemon", "--once"], { env });
+      expect(taken.code).toBe(0);
+      expect(taken.stderr).not.toContain(String(strangerPid));
+      // The lock it took was its own, released at exit; the stranger was never touched.
+      expect(existsSync(lock)).toBe(false);
+      expect(alive(strangerPid)).toBe(true);
+    } finally {
+      stranger.kill("SIGKILL");
+      quiet.cleanup();
+    }
   });
 });

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Workspace } from "../workspace/discover.js";
-import { processAlive } from "./orphans.js";
+import { ownProcessStart, sameProcessAlive } from "./processes.js";
 
 // Who holds the daemon lock and what its last beat said, apart from the loop itself: `status`
 // reads them without loading the scheduler, runner and child-process code behind the loop.
@@ -18,11 +18,25 @@ export interface DaemonBeat {
   supervising: number;
 }
 
-/** The pid holding the workspace's daemon lock, if that process is alive. */
+/**
+ * What the lock file holds: the daemon's pid and its start. A daemon killed outright leaves its
+ * file behind, and its pid may since belong to any other process: the start tells them apart.
+ */
+export const lockContent = () => `${process.pid} ${ownProcessStart() ?? ""}\n`;
+
+/** The pid written in a lock file's content (its first word). */
+export const lockHolder = (content: string) => Number(content.trim().split(" ")[0]);
+
+/**
+ * The pid holding the workspace's daemon lock, if that process is alive: the very process that
+ * took it, when the file names its start (a file from before starts were kept names only a pid).
+ */
 export function daemonPid(workspace: Workspace): number | undefined {
   try {
-    const pid = Number(readFileSync(lockPath(workspace), "utf8").trim());
-    return Number.isInteger(pid) && pid > 0 && processAlive(pid) ? pid : undefined;
+    const content = readFileSync(lockPath(workspace), "utf8");
+    const pid = lockHolder(content);
+    const start = content.trim().split(" ")[1] || null;
+    return Number.isInteger(pid) && pid > 0 && sameProcessAlive(pid, start) ? pid : undefined;
   } catch {
     return undefined;
   }

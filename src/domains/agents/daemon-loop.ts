@@ -12,7 +12,14 @@ import { watchShallow } from "../../kernel/watch.js";
 import type { AgentRunRecord, Store } from "../../store/store.js";
 import type { Workspace } from "../workspace/discover.js";
 import { type TickReport, tick } from "./daemon.js";
-import { DAEMON_META_KEY, type DaemonBeat, daemonPid, lockPath } from "./daemon-lock.js";
+import {
+  DAEMON_META_KEY,
+  type DaemonBeat,
+  daemonPid,
+  lockContent,
+  lockHolder,
+  lockPath,
+} from "./daemon-lock.js";
 import { manifestRoots } from "./manifest.js";
 import { reapOrphans } from "./orphans.js";
 import { STOPPING } from "./runner.js";
@@ -23,19 +30,20 @@ export { DAEMON_META_KEY, type DaemonBeat, daemonPid, lockPath } from "./daemon-
 const MAX_SLEEP_MS = 15 * 60_000;
 const SETTLE_MS = 200;
 /**
- * One daemon per workspace: a pid file created exclusively. A file left by a dead process is
- * taken over, so the lock dies with its holder; a live holder is named in the refusal.
+ * One daemon per workspace: a pid file created exclusively. A file left by a dead process (or
+ * one whose pid another process now holds) is taken over, so the lock dies with its holder; a
+ * live holder is named in the refusal.
  */
 function acquireLock(workspace: Workspace): () => void {
   const path = lockPath(workspace);
   for (let tries = 0; tries < 2; tries++) {
     try {
       const fd = openSync(path, "wx", 0o600);
-      writeSync(fd, `${process.pid}\n`);
+      writeSync(fd, lockContent());
       closeSync(fd);
       return () => {
         try {
-          if (readFileSync(path, "utf8").trim() === String(process.pid)) unlinkSync(path);
+          if (lockHolder(readFileSync(path, "utf8")) === process.pid) unlinkSync(path);
         } catch {
           // Already gone.
         }

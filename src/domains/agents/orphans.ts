@@ -1,39 +1,8 @@
 import { readdirSync, readFileSync, realpathSync } from "node:fs";
 import { hostname } from "node:os";
-import type { AgentRunRecord, Store } from "../../store/store.js";
+import type { Store } from "../../store/store.js";
 import type { Workspace } from "../workspace/discover.js";
-
-const BOOT_ID = "/proc/sys/kernel/random/boot_id";
-
-/** A process's /proc/PID/stat fields after its command name (state, ppid, pgrp, ...); Linux only. */
-function statFields(pid: number | "self"): string[] | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // The command name is in parentheses and may itself hold spaces and parentheses.
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  } catch {
-    return null;
-  }
-}
-
-/**
- * When a process started, as its machine's kernel counts it: the boot and the clock ticks since
- * it (field 22 of /proc/PID/stat). With the pid, it names one process for good, since the pid
- * alone is handed to another process once this one is gone. Null where /proc is not there.
- */
-export function processStart(pid: number | "self"): string | null {
-  const ticks = statFields(pid)?.[19];
-  if (ticks === undefined) return null;
-  let boot = "";
-  try {
-    boot = readFileSync(BOOT_ID, "utf8").trim();
-  } catch {
-    // No boot id to read: the ticks alone still tell a reused pid apart within a boot.
-  }
-  return `${boot}:${ticks}`;
-}
-
-let ownStart: string | null | undefined;
+import { ownProcessStart, sameProcessAlive, statFields } from "./processes.js";
 
 /**
  * What a run records of the cairn process that supervises it: its pid, its machine (only there
@@ -44,17 +13,7 @@ export function thisSupervisor(): {
   supervisorHost: string;
   supervisorStart: string | null;
 } {
-  ownStart ??= processStart("self");
-  return { supervisorPid: process.pid, supervisorHost: hostname(), supervisorStart: ownStart };
-}
-
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
+  return { supervisorPid: process.pid, supervisorHost: hostname(), supervisorStart: ownProcessStart() };
 }
 
 interface ProcessEntry {
@@ -137,18 +96,6 @@ function killOrphanProcesses(workspace: Workspace, runId: string, table: readonl
 }
 
 /**
- * Whether a run's supervisor is gone: its pid is free, or taken by a process that started at
- * another moment than the one the run recorded. A run recorded without a start is judged by its
- * pid alone.
- */
-function supervisorGone(run: AgentRunRecord): boolean {
-  if (!processAlive(run.supervisorPid)) return true;
-  if (run.supervisorStart === null) return false;
-  const start = processStart(run.supervisorPid);
-  return start !== null && start !== run.supervisorStart;
-}
-
-/**
  * Runs recorded as running whose supervising cairn process is gone (a daemon killed with
  * SIGKILL, a crashed server): their processes are killed and they are marked interrupted.
  */
@@ -162,7 +109,10 @@ export async function reapOrphans(
   const here = hostname();
   // Another machine's run (a shared store) is for its own daemon to judge: its pid is not ours.
   const orphans = running.filter(
-    (run) => (run.supervisorHost === null || run.supervisorHost === here) && supervisorGone(run),
+    (run) =>
+      (run.supervisorHost === null || run.supervisorHost === here) &&
+      // Gone: its pid is free, or held by a process that started at another moment.
+      !sameProcessAlive(run.supervisorPid, run.supervisorStart),
   );
   if (orphans.length === 0) return [];
   // One look at the process table for them all: it is read only at a start, and only for orphans.

@@ -1,0 +1,66 @@
+import { readFileSync } from "node:fs";
+
+/**
+ * Processes as this machine's kernel knows them. A pid names a process only while it lives: once
+ * it is gone, the pid is handed to another. A pid kept in a file or a row (a daemon's lock, a
+ * run's supervisor) is therefore kept with the process's start, and trusted only while both match.
+ */
+
+const BOOT_ID = "/proc/sys/kernel/random/boot_id";
+
+/** A process's /proc/PID/stat fields after its command name (state, ppid, pgrp, ...); Linux only. */
+export function statFields(pid: number | "self"): string[] | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // The command name is in parentheses and may itself hold spaces and parentheses.
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * When a process started: the boot, and the clock ticks since it (field 22 of /proc/PID/stat).
+ * With the pid, it names one process for good. Null where /proc is not there (or the process is
+ * gone).
+ */
+export function processStart(pid: number | "self"): string | null {
+  const ticks = statFields(pid)?.[19];
+  if (ticks === undefined) return null;
+  let boot = "";
+  try {
+    boot = readFileSync(BOOT_ID, "utf8").trim();
+  } catch {
+    // No boot id to read: the ticks alone still tell a reused pid apart within a boot.
+  }
+  return `${boot}:${ticks}`;
+}
+
+let ownStart: string | null | undefined;
+
+/** This process's start, read once. */
+export function ownProcessStart(): string | null {
+  ownStart ??= processStart("self");
+  return ownStart;
+}
+
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Whether the process that recorded `pid` and `start` still runs: the pid is alive and, when a
+ * start was recorded and this machine can tell, it started at that very moment. A record without
+ * a start (written before starts were kept, or where /proc is not there) is judged by its pid.
+ */
+export function sameProcessAlive(pid: number, start: string | null): boolean {
+  if (!processAlive(pid)) return false;
+  if (start === null) return true;
+  const now = processStart(pid);
+  return now === null || now === start;
+}
