@@ -24,18 +24,19 @@ export interface DaemonBeat {
  */
 export const lockContent = () => `${process.pid} ${ownProcessStart() ?? ""}\n`;
 
-/** The pid written in a lock file's content (its first word). */
-export const lockHolder = (content: string) => Number(content.trim().split(" ")[0]);
+/** A lock file's holder: its pid, and its start (none in a file from before starts were kept). */
+export function lockHolder(content: string): { pid: number; start: string | null } {
+  const [pid, start] = content.trim().split(" ");
+  return { pid: Number(pid), start: start || null };
+}
 
 /**
  * The pid holding the workspace's daemon lock, if that process is alive: the very process that
- * took it, when the file names its start (a file from before starts were kept names only a pid).
+ * took it, when the file names its start.
  */
 export function daemonPid(workspace: Workspace): number | undefined {
   try {
-    const content = readFileSync(lockPath(workspace), "utf8");
-    const pid = lockHolder(content);
-    const start = content.trim().split(" ")[1] || null;
+    const { pid, start } = lockHolder(readFileSync(lockPath(workspace), "utf8"));
     return Number.isInteger(pid) && pid > 0 && sameProcessAlive(pid, start) ? pid : undefined;
   } catch {
     return undefined;

@@ -43,7 +43,7 @@ function acquireLock(workspace: Workspace): () => void {
       closeSync(fd);
       return () => {
         try {
-          if (lockHolder(readFileSync(path, "utf8")) === process.pid) unlinkSync(path);
+          if (lockHolder(readFileSync(path, "utf8")).pid === process.pid) unlinkSync(path);
         } catch {
           // Already gone.
         }

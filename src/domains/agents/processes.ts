@@ -26,14 +26,22 @@ export function statFields(pid: number | "self"): string[] | null {
  */
 export function processStart(pid: number | "self"): string | null {
   const ticks = statFields(pid)?.[19];
-  if (ticks === undefined) return null;
-  let boot = "";
-  try {
-    boot = readFileSync(BOOT_ID, "utf8").trim();
-  } catch {
-    // No boot id to read: the ticks alone still tell a reused pid apart within a boot.
+  return ticks === undefined ? null : `${bootId()}:${ticks}`;
+}
+
+let boot: string | undefined;
+
+/** This boot's id, read once (it cannot change under a running process). */
+function bootId(): string {
+  if (boot === undefined) {
+    try {
+      boot = readFileSync(BOOT_ID, "utf8").trim();
+    } catch {
+      // No boot id to read: the ticks alone still tell a reused pid apart within a boot.
+      boot = "";
+    }
   }
-  return `${boot}:${ticks}`;
+  return boot;
 }
 
 let ownStart: string | null | undefined;
