@@ -66,6 +66,10 @@ afterEach(async () => {
   scratch.cleanup();
 });
 
+/** A task's brief inputs as the builder gathers them, through `seam`. */
+const gatherAsBuilder = (taskId: string, seam: TaskBriefSource = source) =>
+  gatherBriefInputs(store, seam, { actor: builder, config, taskId, now: now() });
+
 describe("gathering a brief from the store through the task seam", () => {
   it("collects decisions newest first, ranked findings, top risks, task terms and recalled memory", async () => {
     const decide = (chose: string, scope: string) =>
@@ -112,12 +116,7 @@ describe("gathering a brief from the store through the task seam", () => {
     const stale = await remember(store, builder, { text: "WAL mode is unsafe for the journal" }, now());
     await supersede(store, builder, { id: stale.fact.id, text: "WAL mode is safe on local disks" }, now());
 
-    const inputs = await gatherBriefInputs(store, source, {
-      actor: builder,
-      config,
-      taskId: "T-7",
-      now: now(),
-    });
+    const inputs = await gatherAsBuilder("T-7");
     expect(inputs.decisions.map((d) => d.chose)).toEqual([
       "newest task decision",
       "parent decision",
@@ -153,21 +152,14 @@ describe("gathering a brief from the store through the task seam", () => {
       "The parser streams uploaded files and never holds one whole",
     ])
       await remember(store, builder, { text }, now());
-    const inputs = await gatherBriefInputs(store, numbered, {
-      actor: builder,
-      config,
-      taskId: "T-2",
-      now: now(),
-    });
+    const inputs = await gatherAsBuilder("T-2", numbered);
     expect(inputs.facts.map((f) => f.text)).toEqual([
       "The parser streams uploaded files and never holds one whole",
     ]);
   });
 
   it("refuses an unknown task with not found", async () => {
-    await expect(
-      gatherBriefInputs(store, source, { actor: builder, config, taskId: "T-404", now: now() }),
-    ).rejects.toMatchObject({ errorKind: "not_found" });
+    await expect(gatherAsBuilder("T-404")).rejects.toMatchObject({ errorKind: "not_found" });
   });
 
   it("records a brief frozen with the hash of its exact text", async () => {
