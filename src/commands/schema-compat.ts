@@ -3,13 +3,14 @@
  * schema may add optional fields; it may not remove, rename or retype a field, nor make a new
  * field required, without a new schema version.
  */
-import { portable } from "./schema-portable.js";
+import { isImpliedIntegerBound, portable } from "./schema-portable.js";
 
 type JsonSchema = Record<string, unknown>;
 
 /**
  * Wording may improve freely; only structure is contract. `type: [X, "null"]` and its `anyOf`
- * spelling accept the same values, so both compare in the portable form.
+ * spelling accept the same values, so both compare in the portable form; an integer's implied
+ * ±(2^53 − 1) bounds, published once and no longer, change nothing a caller may send.
  */
 function structure(node: unknown): unknown {
   return bare(portable(node));
@@ -20,7 +21,9 @@ function bare(node: unknown): unknown {
   if (node === null || typeof node !== "object") return node;
   return Object.fromEntries(
     Object.entries(node as JsonSchema)
-      .filter(([key]) => key !== "description" && key !== "title")
+      .filter(
+        ([key, value]) => key !== "description" && key !== "title" && !isImpliedIntegerBound(key, value),
+      )
       .map(([key, value]) => [key, bare(value)]),
   );
 }

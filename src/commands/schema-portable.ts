@@ -1,6 +1,16 @@
 type JsonSchema = Record<string, unknown>;
 
 /**
+ * zod bounds every `.int()` by ±(2^53 − 1), the integers JavaScript holds exactly. `type:
+ * integer` already tells a client what to send, and the two bounds cost every agent about ten
+ * tokens a field, so they are not published; zod still enforces them on every call. A bound a
+ * schema chose itself (`limit` 1 to 500) is kept.
+ */
+export const isImpliedIntegerBound = (key: string, value: unknown): boolean =>
+  (key === "minimum" && value === Number.MIN_SAFE_INTEGER) ||
+  (key === "maximum" && value === Number.MAX_SAFE_INTEGER);
+
+/**
  * zod writes a nullable primitive as `type: [X, "null"]`. Valid 2020-12, but some clients and
  * the Inspector warn on type arrays, so publish the form every validator reads alike: `anyOf`.
  */

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { TOOL_SCHEMA_VERSION } from "../kernel/version.js";
 import type { AnyCommand } from "./define.js";
-import { portable } from "./schema-portable.js";
+import { isImpliedIntegerBound, portable } from "./schema-portable.js";
 import type { ToolSpec } from "./tools.js";
 
 /**
@@ -46,7 +46,10 @@ export function toolOutputSchema(tool: ToolSpec, commands: ReadonlyMap<string, A
 
 type JsonSchema = Record<string, unknown>;
 
-/** Drop what costs context and tells a model nothing: the dialect URI, closed-object markers on outputs. */
+/**
+ * Drop what costs context and tells a model nothing: the dialect URI, closed-object markers on
+ * outputs, the bounds zod gives every integer.
+ */
 function compact(node: unknown, io: "input" | "output"): unknown {
   if (Array.isArray(node)) return node.map((item) => compact(item, io));
   if (node === null || typeof node !== "object") return node;
@@ -56,6 +59,7 @@ function compact(node: unknown, io: "input" | "output"): unknown {
     // Object keys are always strings in JSON; zod's records say so anyway.
     if (key === "propertyNames" && JSON.stringify(value) === '{"type":"string"}') continue;
     if (io === "output" && key === "additionalProperties" && value === false) continue;
+    if (isImpliedIntegerBound(key, value)) continue;
     out[key] = compact(value, io);
   }
   return out;

@@ -77,6 +77,41 @@ describe("published schemas are complete and portable", () => {
   });
 });
 
+describe("zod's implied integer bounds", () => {
+  const impliedBound = /"(minimum|maximum)":-?9007199254740991\b/;
+
+  it("are published by no tool, in or out, while a bound a schema chose is kept", () => {
+    const carrying = TOOLS.filter((tool) =>
+      impliedBound.test(JSON.stringify(toolJsonSchemas(tool, COMMANDS_BY_NAME))),
+    );
+    expect(carrying.map((tool) => tool.name)).toEqual([]);
+    const listTasks = TOOLS.filter((tool) => tool.name === "list_tasks");
+    const [limit] = listTasks.map(
+      (tool) => (toolJsonSchemas(tool, COMMANDS_BY_NAME).input.properties as Record<string, unknown>).limit,
+    );
+    expect(limit).toEqual({ type: "integer", minimum: 1, maximum: 500 });
+  });
+
+  it("are still enforced on a call", () => {
+    const checkTask = COMMANDS_BY_NAME.get("task check");
+    expect(checkTask?.input.safeParse({ task: "T-1", n: 2 ** 60 }).success).toBe(false);
+    expect(checkTask?.input.safeParse({ task: "T-1", n: 2 }).success).toBe(true);
+  });
+
+  it("compare as absent against a golden schema that held them, unlike a real bound", () => {
+    const held = {
+      type: "object",
+      properties: { n: { type: "integer", minimum: -9007199254740991, maximum: 9007199254740991 } },
+    };
+    expect(breakingChanges("t", held, { type: "object", properties: { n: { type: "integer" } } })).toEqual(
+      [],
+    );
+    expect(
+      breakingChanges("t", held, { type: "object", properties: { n: { type: "integer", maximum: 9 } } }),
+    ).toHaveLength(1);
+  });
+});
+
 describe("the compatibility rule itself", () => {
   const golden = {
     type: "object",

@@ -10,8 +10,8 @@ import { defineCommand } from "../define.js";
 
 const BriefInput = z.object({
   task: z.string().describe("e.g. T-12"),
-  // Whole numbers are checked by refine, which the published schema leaves out: `.int()` would
-  // publish a 2^53 maximum to every agent for nothing.
+  // Whole numbers are checked by refine, which the published schema leaves out: the golden schema
+  // publishes a `number`, and `.int()` would retype it.
   budget: z
     .number()
     .positive("the budget is a number of tokens above 0")
