@@ -110,14 +110,18 @@ async function killChildren(): Promise<void> {
 }
 
 /**
- * SIGTERM or SIGHUP of cairn takes down every process group it started (verify commands,
- * shortcuts) before it exits: nothing it ran is left behind with no deadline.
+ * A stop signal takes down every process group cairn started (verify commands, shortcuts, agent
+ * runs) before it exits: nothing it ran is left behind with no deadline. The CLI handles Ctrl-C
+ * itself, per call, as a cancel that records nothing; a server has no call to cancel, so Ctrl-C
+ * stops it like SIGTERM.
  */
-function stopChildrenOnSignals(): void {
-  for (const [signal, number] of [
+function stopChildrenOnSignals(face: "server" | "cli"): void {
+  const signals = [
     ["SIGTERM", 15],
     ["SIGHUP", 1],
-  ] as const) {
+    ...(face === "server" ? ([["SIGINT", 2]] as const) : []),
+  ] as const;
+  for (const [signal, number] of signals) {
     process.once(signal, () => {
       void killChildren().finally(() => process.exit(128 + number));
     });
@@ -127,7 +131,7 @@ function stopChildrenOnSignals(): void {
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   // The daemon supervises its runs itself: SIGTERM stops them cleanly, SIGHUP reloads.
-  if (argv[0] !== "daemon") stopChildrenOnSignals();
+  if (argv[0] !== "daemon") stopChildrenOnSignals(argv[0] === "mcp" ? "server" : "cli");
   const code =
     argv[0] === "mcp"
       ? await startMcp(argv.slice(1))

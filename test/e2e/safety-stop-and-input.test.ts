@@ -88,6 +88,28 @@ describe("long commands stop when asked", () => {
     }
   });
 
+  it.each([
+    ["SIGINT", 130],
+    ["SIGTERM", 143],
+    ["SIGHUP", 129],
+  ] as const)("%s of cairn mcp mid-check takes the command with it", async (signal, exitCode) => {
+    const { id, pidFile } = sleeperTask();
+    const server = rawServer(ws.dir);
+    await server.request(INITIALIZE);
+    server.notify(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
+    server.notify(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "check_task", arguments: { schema_version: 1, task: id, all: true } },
+      }),
+    );
+    const pid = await pidFrom(pidFile);
+    expect(await server.kill(signal)).toBe(exitCode);
+    await waitFor(() => processGone(pid), 5_000, "the sleeper to die");
+  });
+
   it("a client that disconnects mid-check: the server exits promptly and takes the command with it", async () => {
     const { id, pidFile } = sleeperTask();
     const server = rawServer(ws.dir);

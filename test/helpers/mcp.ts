@@ -44,6 +44,8 @@ export interface RawServer {
   /** Send a JSON-RPC request object and wait for the response with its id. */
   request(message: Record<string, unknown>): Promise<Record<string, unknown>>;
   close(): Promise<number | null>;
+  /** Send the server a signal; resolves with its exit code once it has exited. */
+  kill(signal: NodeJS.Signals): Promise<number | null>;
   stderr: () => string;
 }
 
@@ -116,6 +118,13 @@ export function rawServer(
         if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode);
         child.on("close", (code) => resolve(code));
         child.stdin.end();
+      });
+    },
+    kill(signal) {
+      return new Promise((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode);
+        child.on("close", (code) => resolve(code));
+        child.kill(signal);
       });
     },
     stderr: () => stderr,
