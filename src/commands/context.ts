@@ -1,11 +1,13 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
-import { type Actor, profileFor, resolveActor } from "../domains/identity/actor.js";
+import { type Actor, profileFor, resolveActor, startedByCairnRefusal } from "../domains/identity/actor.js";
 import { loadConfig, type Profile, type WorkspaceConfig } from "../domains/workspace/config.js";
 import { discoverWorkspace, type Workspace } from "../domains/workspace/discover.js";
-import { storeLocationOf } from "../domains/workspace/store-location.js";
+import { boardKey, storeLocationOf } from "../domains/workspace/store-location.js";
 import { notFound, operational, refuse } from "../kernel/outcome.js";
+import { boardsStartedFor, startChildrenFor } from "../kernel/started-for.js";
 import { quoteValue } from "../kernel/text.js";
+import type { StoreLocation } from "../store/open.js";
 import { openStoreLazily } from "../store/open-lazily.js";
 import type { Store } from "../store/store.js";
 
@@ -162,11 +164,13 @@ export class Session {
       );
     }
     const config = loadConfig(workspace.configPath);
-    const store = await openStoreLazily(storeLocationOf(workspace, config, this.env), {
-      readonly: this.readOnly,
-    });
+    const location = storeLocationOf(workspace, config, this.env);
+    const board = boardKey(location);
+    const startedByCairn = boardsStartedFor(this.env).includes(board);
+    startChildrenFor(board);
+    const store = await openStoreLazily(location, { readonly: this.readOnly });
     try {
-      const actor = await resolveActor(store, this.agentToken);
+      const actor = await resolveActor(store, this.agentToken, startedByCairn);
       const profile = profileFor(actor, config, this.requestedProfile);
       return { cwd: this.cwd, env: this.env, workspace, store, config, actor, profile, now: this.now };
     } catch (error) {
@@ -181,9 +185,13 @@ export class Session {
   }
 }
 
-/** A command that creates workspaces must not run under an agent identity. */
-export function requireOwnerLaunch(ctx: BareContext, what: string): void {
+/**
+ * A command that creates workspaces must not run under an agent identity, nor from a process
+ * cairn started for the board it would create or join (a shared store already holds one).
+ */
+export function requireOwnerLaunch(ctx: BareContext, what: string, location: StoreLocation): void {
   if (ctx.agentToken !== undefined) {
     throw refuse("identity", `agents cannot ${what}`, "unset CAIRN_AGENT and run it as the workspace owner");
   }
+  if (boardsStartedFor(ctx.env).includes(boardKey(location))) throw startedByCairnRefusal();
 }

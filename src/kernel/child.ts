@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { boardsStartedFor, STARTED_FOR_VARIABLE, servedBoard } from "./started-for.js";
 
 /**
  * Every process cairn starts (verify commands, shortcuts, evaluators, agents, skill scripts, OS
@@ -10,7 +11,11 @@ import { spawn } from "node:child_process";
 /** Variables that carry a cairn credential. A child that must act on the board gets its own token. */
 const CREDENTIAL_VARIABLES = ["CAIRN_AGENT"] as const;
 
-/** The environment for a child: the base minus every cairn credential, plus `extra` (which wins). */
+/**
+ * The environment for a child: the base minus every cairn credential, plus `extra`, marked with
+ * the boards it is started for (this process's own marks, whatever the base, and the board it
+ * serves; see started-for.ts).
+ */
 export function childEnv(
   base: NodeJS.ProcessEnv = process.env,
   extra: Readonly<Record<string, string>> = {},
@@ -18,7 +23,14 @@ export function childEnv(
   const env: NodeJS.ProcessEnv = { ...base };
   for (const name of CREDENTIAL_VARIABLES) delete env[name];
   for (const name of Object.keys(env)) if (/^CAIRN_.*TOKEN/.test(name)) delete env[name];
-  return { ...env, ...extra };
+  const marked: NodeJS.ProcessEnv = { ...env, ...extra };
+  // Applied last: no caller's variables can unmark a child.
+  const boards = new Set(boardsStartedFor(process.env));
+  const served = servedBoard();
+  if (served !== undefined) boards.add(served);
+  if (boards.size > 0) marked[STARTED_FOR_VARIABLE] = JSON.stringify([...boards]);
+  else delete marked[STARTED_FOR_VARIABLE];
+  return marked;
 }
 
 /** After a timeout or a cancel, the group gets this long to exit on SIGTERM before SIGKILL. */

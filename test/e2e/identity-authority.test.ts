@@ -1,8 +1,9 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callTool, connectMcp } from "../helpers/mcp.js";
-import { addAgent, cairn, initWorkspace, runSync } from "../helpers/workspace.js";
+import { addAgent, CAIRN_BIN, cairn, initWorkspace, runSync } from "../helpers/workspace.js";
 
 /**
  * Identities that cannot be borrowed and authority that cannot be minted, attacked the way the
@@ -98,6 +99,94 @@ describe("commands cairn runs never carry the caller's credentials", () => {
     }
     // The stolen-token reproduction: nothing was stolen, so nothing can be replayed.
     expect(cairn(ws.dir, ["remember", "x"], as("")).code).toBe(3);
+  });
+});
+
+describe("a process cairn starts is never the workspace owner", () => {
+  /** `--argv` words for a shortcut that runs the built cairn with `args`. */
+  const cairnArgv = (args: string[]) =>
+    [process.execPath, CAIRN_BIN, ...args].flatMap((word) => ["--argv", word]);
+  const ownerOf = (id: string) => json<{ task: { owner: string | null } }>(["task", "show", id]).task.owner;
+  const agentNames = () =>
+    json<{ agents: { name: string }[] }>(["agent", "list", "--all"]).agents.map((a) => a.name);
+
+  it("a shortcut or verify command an agent wrote cannot act on the board as the owner", () => {
+    const holder = agent("kept-holder", "lead");
+    const schemer = agent("schemer", "lead");
+    const held = newTask("held by another");
+    expect(cairn(ws.dir, ["task", "claim", held], as(holder.token)).code).toBe(0);
+    // Released directly, the task is refused to the schemer, as it should be.
+    expect(cairn(ws.dir, ["task", "release", held], as(schemer.token)).code).toBe(3);
+
+    const added = cairn(
+      ws.dir,
+      ["shortcut", "add", "steal", ...cairnArgv(["task", "release", held]), "--effect", "read"],
+      as(schemer.token),
+    );
+    expect(added.code).toBe(0);
+    const run = json<{ exit_code: number; output_tail: string }>(["shortcut", "run", "steal"], schemer.token);
+    expect(run.exit_code).toBe(3);
+    expect(run.output_tail).toContain("started by cairn");
+    expect(ownerOf(held)).toBe(holder.id);
+
+    const own = newTask("the schemer's own");
+    const criterion = cairn(ws.dir, [
+      "task",
+      "criterion",
+      own,
+      "--text",
+      "mint a lead",
+      ...cairnArgv(["agent", "add", "minted-lead", "--role", "lead"]).map((word) =>
+        word === "--argv" ? "--verify" : word,
+      ),
+    ]);
+    expect(criterion.code).toBe(0);
+    expect(cairn(ws.dir, ["task", "claim", own], as(schemer.token)).code).toBe(0);
+    cairn(ws.dir, ["task", "check", own, "--all"], as(schemer.token));
+    const shown = json<{ criteria: { checked: boolean; evidence: { exit_code: number } }[] }>([
+      "task",
+      "show",
+      own,
+    ]);
+    expect(shown.criteria[0]).toMatchObject({ checked: false, evidence: { exit_code: 3 } });
+    expect(agentNames()).not.toContain("minted-lead");
+  });
+
+  it("nor through MCP alone: a shortcut added with the cli tool and run with run_shortcut", async () => {
+    const schemer = agent("tool-schemer", "lead");
+    const mcp = await connectMcp(ws.dir, { env: { CAIRN_AGENT: schemer.token }, args: ["--profile", "all"] });
+    try {
+      const argv = ["shortcut", "add", "grow", ...cairnArgv(["agent", "add", "wider", "--role", "lead"])];
+      const added = await callTool(mcp, "cli", { argv: [...argv, "--effect", "read"] });
+      expect(added.structuredContent).toMatchObject({ exit_code: 0 });
+      const run = await callTool(mcp, "run_shortcut", { name: "grow" });
+      expect(run.structuredContent).toMatchObject({ exit_code: 3 });
+    } finally {
+      await mcp.close();
+    }
+    expect(agentNames()).not.toContain("wider");
+  });
+
+  it("on another board, such as a test suite's scratch workspace, it is that board's owner as usual", () => {
+    const scratch = mkdtempSync(join(tmpdir(), "cairn-scratch-board-"));
+    try {
+      const script = `cd "$1" && "$2" "$3" init >/dev/null && "$2" "$3" whoami --json`;
+      expect(
+        cairn(ws.dir, [
+          "shortcut",
+          "add",
+          "scratch",
+          ...["sh", "-c", script, "sh", scratch, process.execPath, CAIRN_BIN].flatMap((w) => ["--argv", w]),
+          "--effect",
+          "read",
+        ]).code,
+      ).toBe(0);
+      const run = json<{ exit_code: number; output_tail: string }>(["shortcut", "run", "scratch"]);
+      expect(run.exit_code).toBe(0);
+      expect(JSON.parse(run.output_tail)).toMatchObject({ is_owner: true });
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
   });
 });
 

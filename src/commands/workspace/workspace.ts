@@ -78,10 +78,10 @@ export const init = defineBareCommand({
       warnings: z.array(z.string()).optional(),
     }),
   async handler(input, ctx) {
-    requireOwnerLaunch(ctx, "create workspaces");
     const workspace = targetWorkspace(ctx, input.home);
-    const warnings = workspace.kind === "project" ? initWarnings(workspace.root, ctx.env) : [];
     const location = storeLocationOf(workspace, undefined, ctx.env, input.store);
+    requireOwnerLaunch(ctx, "create workspaces", location);
+    const warnings = workspace.kind === "project" ? initWarnings(workspace.root, ctx.env) : [];
     const { initWorkspace } = await import("../../domains/workspace/init.js");
     const { workspaceId, store, joined } = await initWorkspace(workspace, "owner", ctx.now(), location);
     await store.close();
@@ -139,9 +139,10 @@ export const importCommand = defineBareCommand({
       tables: z.record(z.string(), z.number().int()),
     }),
   async handler(input, ctx) {
-    requireOwnerLaunch(ctx, "create workspaces");
-    const jsonl = await fsPromises().readFile(resolve(ctx.cwd, input.file), "utf8");
     const workspace = targetWorkspace(ctx, input.home);
+    // An import always creates an embedded store.
+    requireOwnerLaunch(ctx, "create workspaces", { kind: "sqlite", path: workspace.databasePath });
+    const jsonl = await fsPromises().readFile(resolve(ctx.cwd, input.file), "utf8");
     const { importIntoNewWorkspace } = await import("../../domains/transfer/transfer.js");
     const { rows, tables } = await importIntoNewWorkspace(workspace, jsonl, ctx.now());
     return {

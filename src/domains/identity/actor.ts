@@ -84,11 +84,31 @@ const retiredRefusal = (agent: AgentRecord, self: boolean) =>
   );
 
 /**
- * Bind the caller's identity from the `CAIRN_AGENT` value read once at launch. Set-but-empty
- * is refused rather than silently treated as the owner: a broken launcher must not escalate.
+ * A process cairn started for this board (a verify command, shortcut, evaluator, agent run, skill
+ * script or OS tool) that runs cairn with no token of its own. It is not the owner: an agent that
+ * can have cairn run a command would otherwise act as the owner through it.
  */
-export async function resolveActor(store: Store, token: string | undefined): Promise<Actor> {
-  if (token === undefined) return OWNER;
+export const startedByCairnRefusal = () =>
+  refuse(
+    "identity",
+    "this process was started by cairn (a verify command, shortcut, evaluator, agent run, skill script or OS tool) and holds no agent token, so it does not act as the workspace owner",
+    "a command that must act on the board needs a token of its own: give its agent manifest a [cairn] identity, or run it yourself in a terminal",
+  );
+
+/**
+ * Bind the caller's identity from the `CAIRN_AGENT` value read once at launch. Set-but-empty
+ * is refused rather than silently treated as the owner: a broken launcher must not escalate;
+ * neither may a process cairn started for this board (`startedByCairn`).
+ */
+export async function resolveActor(
+  store: Store,
+  token: string | undefined,
+  startedByCairn = false,
+): Promise<Actor> {
+  if (token === undefined) {
+    if (startedByCairn) throw startedByCairnRefusal();
+    return OWNER;
+  }
   if (token.trim() === "") {
     throw refuse(
       "identity",

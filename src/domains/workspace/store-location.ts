@@ -1,4 +1,5 @@
-import { basename } from "node:path";
+import { realpathSync } from "node:fs";
+import { basename, resolve } from "node:path";
 import { usageError } from "../../kernel/outcome.js";
 import type { StoreLocation } from "../../store/open.js";
 // From location.js, not open.js: reading where the store is must not load the PostgreSQL store.
@@ -45,4 +46,20 @@ export function describeLocation(location: StoreLocation): string {
   url.password = "";
   url.searchParams.delete("schema");
   return `${url.toString()} (schema ${location.schema})`;
+}
+
+/**
+ * One name per board, however it is reached: the SQLite file's real path (through any symlink),
+ * or the PostgreSQL server, database and schema (whoever connects, with whatever password).
+ */
+export function boardKey(location: StoreLocation): string {
+  if (location.kind === "sqlite") {
+    try {
+      return realpathSync(location.path);
+    } catch {
+      return resolve(location.path);
+    }
+  }
+  const url = new URL(location.url);
+  return `postgres://${url.hostname.toLowerCase()}:${url.port || "5432"}${url.pathname}#${location.schema}`;
 }

@@ -1,0 +1,32 @@
+// Kept apart from child.ts, which loads node:child_process: a session marks the board it serves
+// before it knows whether it will start any process.
+
+/**
+ * Set in every process cairn starts: the boards (stores) it was started for, as a JSON array.
+ * Taking CAIRN_AGENT away is not enough, since a cairn run with no CAIRN_AGENT is the workspace
+ * owner: any agent that can have cairn run a command (a verify argv, a shortcut) would act as
+ * the owner through it. A cairn run inside such a process, on one of these boards, with no token
+ * of its own, is refused instead. Other boards (a test suite's scratch workspaces) are untouched.
+ */
+export const STARTED_FOR_VARIABLE = "CAIRN_STARTED_FOR";
+
+let startedFor: string | undefined;
+
+/** The board this process serves; every child it starts from now on is marked as started for it. */
+export function startChildrenFor(board: string): void {
+  startedFor = board;
+}
+
+export const servedBoard = (): string | undefined => startedFor;
+
+/** The boards an environment says its process was started for (none when unset or unreadable). */
+export function boardsStartedFor(env: NodeJS.ProcessEnv): string[] {
+  const value = env[STARTED_FOR_VARIABLE];
+  if (value === undefined) return [];
+  try {
+    const boards: unknown = JSON.parse(value);
+    return Array.isArray(boards) ? boards.filter((board): board is string => typeof board === "string") : [];
+  } catch {
+    return [];
+  }
+}

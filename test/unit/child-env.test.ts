@@ -1,0 +1,34 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { childEnv } from "../../src/kernel/child.js";
+import { boardsStartedFor, STARTED_FOR_VARIABLE, startChildrenFor } from "../../src/kernel/started-for.js";
+
+/** What every process cairn starts receives: no credential, and the mark of the boards it serves. */
+describe("a child's environment", () => {
+  const inherited = process.env[STARTED_FOR_VARIABLE];
+  afterEach(() => {
+    if (inherited === undefined) delete process.env[STARTED_FOR_VARIABLE];
+    else process.env[STARTED_FOR_VARIABLE] = inherited;
+  });
+
+  it("carries no credential and is marked for the board this process serves", () => {
+    startChildrenFor("/work/a/.cairn/cairn.db");
+    const env = childEnv({ PATH: "/bin", CAIRN_AGENT: "cairn_secret", CAIRN_PG_TOKEN: "t" });
+    expect(env.CAIRN_AGENT).toBeUndefined();
+    expect(env.CAIRN_PG_TOKEN).toBeUndefined();
+    expect(env.PATH).toBe("/bin");
+    expect(boardsStartedFor(env)).toEqual(["/work/a/.cairn/cairn.db"]);
+  });
+
+  it("keeps the marks this process was started with, whatever base or extra variables say", () => {
+    process.env[STARTED_FOR_VARIABLE] = JSON.stringify(["/work/b/.cairn/cairn.db"]);
+    startChildrenFor("/work/a/.cairn/cairn.db");
+    const env = childEnv({}, { [STARTED_FOR_VARIABLE]: "[]" });
+    expect(boardsStartedFor(env).sort()).toEqual(["/work/a/.cairn/cairn.db", "/work/b/.cairn/cairn.db"]);
+  });
+
+  it("reads an unreadable mark as none", () => {
+    expect(boardsStartedFor({ [STARTED_FOR_VARIABLE]: "not json" })).toEqual([]);
+    expect(boardsStartedFor({ [STARTED_FOR_VARIABLE]: '{"a":1}' })).toEqual([]);
+    expect(boardsStartedFor({ [STARTED_FOR_VARIABLE]: '["x", 3]' })).toEqual(["x"]);
+  });
+});
