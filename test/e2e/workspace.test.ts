@@ -1,7 +1,17 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { addAgent, cairn, initWorkspace, runSync, scratchDir } from "../helpers/workspace.js";
+import { portableCairn } from "../helpers/portable.js";
+import {
+  addAgent,
+  CAIRN_BIN,
+  cairn,
+  cleanEnv,
+  initWorkspace,
+  runSync,
+  scratchDir,
+} from "../helpers/workspace.js";
 
 let scratch: { dir: string; cleanup: () => void };
 beforeEach(() => {
@@ -62,6 +72,37 @@ describe("finding the workspace", () => {
       kind: "home",
       root: home,
     });
+  });
+
+  it("names a workspace this user cannot read, rather than serving the one above it", () => {
+    expect(cairn(scratch.dir, ["init"]).code).toBe(0);
+    expect(cairn(scratch.dir, ["task", "add", "the outer board's task"]).code).toBe(0);
+    const inner = join(scratch.dir, "inner");
+    mkdirSync(inner);
+    expect(cairn(inner, ["init"]).code).toBe(0);
+    // Root ignores file modes, so as root the command runs as an unprivileged user, from a
+    // world-readable copy of the build; anyone else is kept out by the mode alone.
+    const asRoot = process.getuid?.() === 0;
+    const portable = asRoot ? portableCairn() : undefined;
+    chmodSync(scratch.dir, 0o755);
+    chmodSync(inner, 0o755);
+    chmodSync(join(inner, ".cairn"), asRoot ? 0o700 : 0o000);
+    try {
+      const run = spawnSync(process.execPath, [portable?.bin ?? CAIRN_BIN, "task", "list", "--json"], {
+        cwd: inner,
+        env: cleanEnv(),
+        encoding: "utf8",
+        ...(asRoot ? { uid: 65534, gid: 65534 } : {}),
+      });
+      expect(run.status).toBe(1);
+      expect(run.stderr).toContain(
+        `the cairn workspace in ${join(inner, ".cairn")} cannot be read by this user`,
+      );
+      expect(run.stdout).not.toContain("outer board");
+    } finally {
+      chmodSync(join(inner, ".cairn"), 0o755);
+      portable?.cleanup();
+    }
   });
 
   it("init writes the database, a commented cairn.toml and a .gitignore for local state", () => {

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import type * as Os from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
+import { operational } from "../../kernel/outcome.js";
 
 // os.homedir() is HOME when HOME is set; only without it is node:os loaded.
 const os = (): typeof Os => process.getBuiltinModule("node:os");
@@ -41,13 +42,33 @@ export function homeWorkspace(env: NodeJS.ProcessEnv): Workspace {
 }
 
 /**
+ * Whether a workspace file is there. One this user may not look at is neither there nor absent:
+ * taking it for absent would serve the next workspace up the tree (or none) without a word.
+ */
+function workspaceFileExists(path: string): boolean {
+  try {
+    statSync(path);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EACCES" || code === "EPERM") {
+      throw operational(
+        `the cairn workspace in ${dirname(path)} cannot be read by this user (permission denied); nothing was done`,
+        `run cairn as the user who owns ${dirname(path)}, or give this user access to it`,
+      );
+    }
+    return false;
+  }
+}
+
+/**
  * A `.cairn/` holding the SQLite file, or a cairn.toml whose `[store]` names a shared server, or
  * any cairn.toml when CAIRN_STORE_URL names that server for every workspace.
  */
 const isWorkspace = (workspace: Workspace, env: NodeJS.ProcessEnv) =>
-  existsSync(workspace.databasePath) ||
+  workspaceFileExists(workspace.databasePath) ||
   declaresSharedStore(workspace.configPath) ||
-  (Boolean(env.CAIRN_STORE_URL) && existsSync(workspace.configPath));
+  (Boolean(env.CAIRN_STORE_URL) && workspaceFileExists(workspace.configPath));
 
 export function declaresSharedStore(configPath: string): boolean {
   try {
