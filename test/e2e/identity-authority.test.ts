@@ -190,6 +190,38 @@ describe("a process cairn starts is never the workspace owner", () => {
   });
 });
 
+describe("a claim's gate cannot be lifted by the agent it stops", () => {
+  it("dependencies of a task it did not write are neither removed nor dropped; its author's and the owner's are", () => {
+    const hurried = agent("hurried", "lead");
+    const planner = agent("planner", "lead");
+    const first = newTask("lay the foundation");
+    const second = newTask("build on it", ["--depends-on", first]);
+    const claim = cairn(ws.dir, ["task", "claim", second, "--json"], as(hurried.token));
+    expect(claim.json).toMatchObject({ refused: { policy: "dependencies" } });
+
+    const unlink = cairn(ws.dir, ["task", "depend", second, "--remove", first, "--json"], as(hurried.token));
+    expect(unlink.code).toBe(3);
+    expect(unlink.json).toMatchObject({ refused: { policy: "ownership" } });
+    expect((unlink.json as { refused: { reason: string } }).refused.reason).toContain("written by owner");
+    const drop = cairn(ws.dir, ["task", "drop", first, "--json"], as(hurried.token));
+    expect(drop.code).toBe(3);
+    expect(cairn(ws.dir, ["task", "claim", second], as(hurried.token)).code).toBe(3);
+    expect(json<{ task: { status: string } }>(["task", "show", first]).task.status).toBe("open");
+    // Asking for more is not lifting a gate: anyone may add a dependency to an unheld task.
+    const third = newTask("polish it");
+    expect(cairn(ws.dir, ["task", "depend", second, "--on", third], as(hurried.token)).code).toBe(0);
+
+    // The task's author may change its own plan; the owner may change anyone's.
+    const own = json<{ task: { id: string } }>(
+      ["task", "add", "planner's step", "--depends-on", first],
+      planner.token,
+    ).task.id;
+    expect(cairn(ws.dir, ["task", "depend", own, "--remove", first], as(planner.token)).code).toBe(0);
+    expect(cairn(ws.dir, ["task", "depend", second, "--remove", first, "--remove", third]).code).toBe(0);
+    expect(cairn(ws.dir, ["task", "drop", first]).code).toBe(0);
+  });
+});
+
 describe("shortcuts belong to their authors", () => {
   it("refuses redefining another's shortcut, versions each definition, and evidence names the one that ran", () => {
     const rw = agent("hijacker", "builder");

@@ -12,7 +12,7 @@ import type {
 } from "../../store/tasks.js";
 import type { Actor } from "../identity/actor.js";
 import { taskScope } from "../knowledge/text.js";
-import { journal, loadTask, parseEstimate, requireHolder, taskId } from "./common.js";
+import { journal, loadTask, parseEstimate, requireHolder, requirePlanAuthority, taskId } from "./common.js";
 import { type CriterionInput, toCriterion } from "./criteria.js";
 
 export interface AddTaskRequest {
@@ -172,9 +172,11 @@ export async function dependTask(
   }
   return store.write(async (tx) => {
     const task = await loadTask(tx, raw);
-    await requireHolder(tx, task, actor, "change");
-    const added = await requireTasks(tx, change.on ?? []);
     const removed = await requireTasks(tx, change.remove ?? []);
+    // Adding a dependency only asks for more; removing one lifts a gate.
+    if (removed.length > 0) await requirePlanAuthority(tx, task, actor, "remove dependencies of");
+    else await requireHolder(tx, task, actor, "change");
+    const added = await requireTasks(tx, change.on ?? []);
     for (const dependency of added) {
       if (dependency === task.id)
         throw refuse("dependencies", `${task.id} cannot depend on itself`, "name another task");
@@ -265,7 +267,7 @@ export async function dropTask(
 ) {
   return store.write(async (tx) => {
     const task = await loadTask(tx, raw);
-    await requireHolder(tx, task, actor, "drop");
+    await requirePlanAuthority(tx, task, actor, "drop");
     if (FINAL.includes(task.status)) throw conflict(`${task.id} is already ${task.status}`);
     await tx.tasks.update(
       task.id,

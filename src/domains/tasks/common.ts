@@ -50,6 +50,28 @@ export async function requireHolder(tx: Tx, task: TaskRecord, actor: Actor, what
   );
 }
 
+/**
+ * What a task waits for, and whether it is wanted at all, are its author's plan. A held task is
+ * its holder's (requireHolder); an unheld one may be cleared of a dependency or dropped only by
+ * its author or the workspace owner: anyone else doing it would be lifting the very gate a
+ * claim was refused on (remove T-34 from T-35's dependencies, or drop T-34, then claim T-35).
+ */
+export async function requirePlanAuthority(
+  tx: Tx,
+  task: TaskRecord,
+  actor: Actor,
+  what: string,
+): Promise<void> {
+  if (task.owner) return requireHolder(tx, task, actor, what);
+  if (actor.isOwner || task.createdBy === actor.id) return;
+  const author = await who(tx, task.createdBy);
+  throw refuse(
+    "ownership",
+    `${task.id} was written by ${author}; only its author or the workspace owner may ${what} it while no one holds it`,
+    `ask ${task.id} with your reason (it reaches ${author} or the owner), or take another task (next_task)`,
+  );
+}
+
 /** A three-point estimate, "optimistic,probable,pessimistic"; one number alone is not an estimate. */
 export function parseEstimate(text: string | undefined): Estimate | null {
   if (text === undefined || text.trim() === "") return null;
