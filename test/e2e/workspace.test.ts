@@ -123,6 +123,69 @@ describe("finding the workspace", () => {
   });
 });
 
+describe("roles", () => {
+  it("role add appends the role to cairn.toml, keeping the file; only the owner declares one", () => {
+    expect(cairn(scratch.dir, ["init"]).code).toBe(0);
+    const configPath = join(scratch.dir, ".cairn", "cairn.toml");
+    const template = readFileSync(configPath, "utf8");
+    const added = cairn(scratch.dir, [
+      "role",
+      "add",
+      "builder",
+      "--summary",
+      "Implements tasks",
+      "--scope",
+      "src/**",
+      "--scope",
+      "test/**",
+      "--wip-cap",
+      "2",
+      "--profile",
+      "worker",
+      "--instructions",
+      'Run the tests.\nSay "done" only then.',
+      "--json",
+    ]);
+    expect(added.code).toBe(0);
+    expect(added.json).toMatchObject({
+      name: "builder",
+      scope: ["src/**", "test/**"],
+      wip_cap: 2,
+      grant: "rw",
+    });
+    const written = readFileSync(configPath, "utf8");
+    expect(written.startsWith(template)).toBe(true);
+    expect(cairn(scratch.dir, ["role", "list", "--json"]).json).toMatchObject({
+      roles: [{ name: "builder", profile: "worker", summary: "Implements tasks" }],
+    });
+    const builder = addAgent(scratch.dir, "b1", "builder");
+    const whoami = cairn(scratch.dir, ["whoami", "--json"], { env: { CAIRN_AGENT: builder.token } });
+    expect(whoami.json).toMatchObject({
+      role: "builder",
+      profile: "worker",
+      role_summary: "Implements tasks",
+    });
+
+    // Refused, in conflict or unusable: the file is left exactly as it was.
+    const byAgent = cairn(scratch.dir, ["role", "add", "wider", "--grant", "rw"], {
+      env: { CAIRN_AGENT: builder.token },
+    });
+    expect(byAgent.code).toBe(3);
+    expect(cairn(scratch.dir, ["role", "add", "builder"]).code).toBe(5);
+    expect(cairn(scratch.dir, ["role", "add", "two words"]).code).toBe(2);
+    expect(readFileSync(configPath, "utf8")).toBe(written);
+    // A file the new table cannot extend (roles given inline) fails to parse: nothing is written.
+    writeFileSync(
+      configPath,
+      `roles = { tester = {} }\n${written.replace(/^\[roles\.builder\][\s\S]*$/m, "")}`,
+    );
+    const inline = readFileSync(configPath, "utf8");
+    const clash = cairn(scratch.dir, ["role", "add", "reviewer", "--grant", "ro"]);
+    expect(clash.code).toBe(2);
+    expect(readFileSync(configPath, "utf8")).toBe(inline);
+  });
+});
+
 describe("export and import", () => {
   it("round-trips a workspace losslessly into a fresh directory", () => {
     const source = initWorkspace();

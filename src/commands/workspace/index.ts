@@ -1,6 +1,7 @@
 import type { CommandDomain } from "../domain.js";
 import { capabilities } from "./capabilities.js";
 import { agentAdd, agentList, agentRetire, whoami } from "./identity.js";
+import { roleAdd, roleList } from "./roles.js";
 import { status } from "./status.js";
 import { storeCopy } from "./store-copy.js";
 import { WORKSPACE_TOOLS } from "./tools.js";
@@ -16,6 +17,8 @@ export const workspaceDomain: CommandDomain = {
     agentAdd,
     agentList,
     agentRetire,
+    roleAdd,
+    roleList,
     exportCommand,
     importCommand,
     capabilities,
@@ -24,6 +27,7 @@ export const workspaceDomain: CommandDomain = {
   tools: WORKSPACE_TOOLS,
   groups: {
     agent: "Register, list and retire agents (each gets its own token)",
+    role: "Declare and list roles: standing instructions, scope, grant, WIP cap, tool profile",
     store: "Where the workspace is stored: copy it between SQLite and a shared PostgreSQL",
   },
 };

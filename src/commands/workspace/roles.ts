@@ -1,0 +1,84 @@
+import { z } from "zod";
+import { PROFILES, type RoleConfig } from "../../domains/workspace/config.js";
+import { addRole } from "../../domains/workspace/roles.js";
+import { defineCommand } from "../define.js";
+
+const roleSchema = () =>
+  z.object({
+    name: z.string(),
+    summary: z.string(),
+    grant: z.enum(["rw", "ro"]),
+    profile: z.enum(PROFILES).nullable(),
+    scope: z.array(z.string()),
+    out_of_scope: z.array(z.string()),
+    wip_cap: z.number().nullable(),
+    escalate_to: z.string().nullable(),
+    shortcuts: z.array(z.string()),
+    child_roles: z.array(z.string()),
+    planning: z.boolean(),
+  });
+
+const roleView = (name: string, role: RoleConfig): z.infer<ReturnType<typeof roleSchema>> => ({
+  name,
+  summary: role.summary,
+  grant: role.grant,
+  profile: role.profile ?? null,
+  scope: role.scope,
+  out_of_scope: role.out_of_scope,
+  wip_cap: role.wip_cap ?? null,
+  escalate_to: role.escalate_to ?? null,
+  shortcuts: role.shortcuts,
+  child_roles: role.child_roles,
+  planning: role.planning,
+});
+
+const renderRole = (role: z.infer<ReturnType<typeof roleSchema>>) =>
+  `${role.name.padEnd(16)} ${role.grant} ${(role.profile ?? "-").padEnd(8)} ${role.scope.length > 0 ? role.scope.join(",") : "(everywhere)"}${role.summary ? `  ${role.summary}` : ""}`;
+
+export const roleAdd = defineCommand({
+  name: "role add",
+  summary: "Declare a role in cairn.toml (owner only): summary, instructions, scope, grant, WIP cap, profile",
+  effect: "write",
+  positional: ["name"],
+  input: () =>
+    z.object({
+      name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "role names use 1-64 letters, digits, - and _"),
+      summary: z.string().optional(),
+      instructions: z.string().optional().describe("standing instructions every brief of the role carries"),
+      scope: z.array(z.string()).optional().describe("path globs the role works in"),
+      out_of_scope: z.array(z.string()).optional().describe("path globs it must not touch (wins over scope)"),
+      grant: z.enum(["rw", "ro"]).optional(),
+      wip_cap: z.number().int().positive().optional().describe("tasks an agent may hold at once"),
+      escalate_to: z.string().optional().describe("the role questions go to"),
+      profile: z.enum(PROFILES).optional().describe("MCP tool profile"),
+      shortcut: z.array(z.string()).optional().describe("shortcuts the role may run"),
+      child_role: z.array(z.string()).optional().describe("roles its agents may give their children"),
+      planning: z.boolean().optional().describe("may change frozen goals and approve evaluators"),
+    }),
+  output: roleSchema,
+  async handler(input, ctx) {
+    const { name, shortcut, child_role, ...fields } = input;
+    const role = await addRole(
+      ctx.store,
+      ctx.actor,
+      ctx.workspace.configPath,
+      name,
+      { ...fields, shortcuts: shortcut, child_roles: child_role },
+      ctx.now(),
+    );
+    return roleView(name, role);
+  },
+  render: (out) => `Declared role ${out.name} in cairn.toml\n${renderRole(out)}`,
+});
+
+export const roleList = defineCommand({
+  name: "role list",
+  summary: "The roles cairn.toml declares, with grant, profile and scope",
+  effect: "read",
+  input: () => z.object({}),
+  output: () => z.object({ roles: z.array(roleSchema()) }),
+  async handler(_input, ctx) {
+    return { roles: Object.entries(ctx.config.roles).map(([name, role]) => roleView(name, role)) };
+  },
+  render: (out) => (out.roles.length === 0 ? "No roles declared." : out.roles.map(renderRole).join("\n")),
+});

@@ -1,0 +1,56 @@
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { stringify } from "smol-toml";
+import { conflict, refuse, usageError } from "../../kernel/outcome.js";
+import { quoteValue } from "../../kernel/text.js";
+import type { Store } from "../../store/store.js";
+import type { Actor } from "../identity/actor.js";
+import { parseConfig, type RoleConfig } from "./config.js";
+
+/** A role as `role add` takes it: every field of `[roles.NAME]`, each optional. */
+export type RoleFields = Partial<RoleConfig>;
+
+/**
+ * Declare a role by appending its `[roles.NAME]` table to cairn.toml: the file keeps every
+ * comment and line it had, and the result must parse, or nothing is written. Roles are policy
+ * (scope, grant, WIP cap, profile), so only the workspace owner declares them; an agent that
+ * could would grant itself. Changing a role is an edit of the file, by a person.
+ */
+export async function addRole(
+  store: Store,
+  actor: Actor,
+  configPath: string,
+  name: string,
+  fields: RoleFields,
+  now: string,
+): Promise<RoleConfig> {
+  if (!actor.isOwner) {
+    throw refuse(
+      "identity",
+      `${actor.name} cannot declare roles: a role sets scope, grant and limits, so only the workspace owner declares one`,
+      "ask the owner to run `cairn role add`, or to edit cairn.toml",
+    );
+  }
+  let text = "";
+  try {
+    text = readFileSync(configPath, "utf8");
+  } catch {
+    // No cairn.toml yet: the role starts it.
+  }
+  const before = parseConfig(text, configPath);
+  if (before.roles[name]) {
+    throw conflict(`role ${quoteValue(name)} is already declared in ${configPath}`, "edit it there");
+  }
+  const declared = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
+  const table = stringify({ roles: { [name]: declared } });
+  const updated = `${text}${text === "" || text.endsWith("\n") ? "" : "\n"}\n${table}\n`;
+  const role = parseConfig(updated, configPath).roles[name];
+  if (!role) throw usageError(`role ${quoteValue(name)} could not be declared`);
+  return store.write(async (tx) => {
+    await tx.journal.append({ at: now, actor: actor.id, action: "role.add", subject: name, data: declared });
+    // Written inside the transaction: a file that cannot be written records nothing.
+    const temporary = `${configPath}.${process.pid}.tmp`;
+    writeFileSync(temporary, updated);
+    renameSync(temporary, configPath);
+    return role;
+  });
+}
