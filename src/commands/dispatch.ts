@@ -1,12 +1,12 @@
 import type { z } from "zod";
 import { requireStillActive } from "../domains/identity/actor.js";
 import { guard } from "../domains/identity/guard.js";
+import { checkLimits } from "../domains/limits/limits.js";
 import { logWarn } from "../kernel/log.js";
 import { type Outcome, operational, outcomeFromThrown, refuse, usageError } from "../kernel/outcome.js";
 import type { CallControls, CommandContext, Session } from "./context.js";
 import type { AnyCommand, WorkspaceCommand } from "./define.js";
 import { AFTER_CALL_HOOKS, CALL_HOOKS } from "./hooks.js";
-import { checkLimits } from "./limits.js";
 
 /** Name every offending field, so a caller can fix its call without guessing. */
 export function describeIssues(error: z.ZodError): string {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { DEFAULT_CHARS } from "./limits.js";
+import { DEFAULT_CHARS } from "../domains/limits/limits.js";
 
 /**
  * What a person types after a slash command's or a skill's name, as one string: the shape every

@@ -53,7 +53,7 @@ export const capabilities = defineBareCommand({
     // The whole table, loaded here rather than at import: a CLI call evaluates only its own domain.
     const { COMMANDS_BY_NAME, TOOLS } = await import("../registry.js");
     const { toolAnnotations } = await import("../tool-schemas.js");
-    const { limitsTable } = await import("../limits.js");
+    const { limitsTable } = await import("../../domains/limits/limits.js");
     return {
       server: { name: "cairn" as const, version: CAIRN_VERSION },
       protocol_version: MCP_PROTOCOL_VERSION,

@@ -1,4 +1,4 @@
-import { usageError } from "../kernel/outcome.js";
+import { usageError } from "../../kernel/outcome.js";
 
 /**
  * The size limits of every text field any command takes, in one table. A value past its limit is
@@ -106,36 +106,66 @@ export function limitsTable() {
   };
 }
 
+/** A string or list past its limit: where it sits, the limit and its size. */
+export interface Overrun {
+  path: string;
+  max: number;
+  size: number;
+  unit: "characters" | "items";
+}
+
+export interface LimitOptions {
+  /** Count the items of lists (the default); off for lists that grow over many calls. */
+  items?: boolean;
+  /** A stricter character limit a domain keeps for every string of this value. */
+  maxChars?: number;
+}
+
 /**
- * Refuse any string or list past its limit, naming the field, the limit and the size. The value
- * itself is never quoted: a 5 MB id must not come back as a 5 MB error.
+ * The first string or list in `value` past its limit, or undefined. `field` names the value; an
+ * object's members are checked under their own keys, a list's items under the list's name.
  */
+export function findOverrun(
+  value: unknown,
+  field: string,
+  path: string,
+  options: LimitOptions = {},
+): Overrun | undefined {
+  if (typeof value === "string") {
+    const max = Math.min(FIELD_CHARS[field] ?? DEFAULT_CHARS, options.maxChars ?? Number.POSITIVE_INFINITY);
+    return value.length > max ? { path, max, size: value.length, unit: "characters" } : undefined;
+  }
+  if (Array.isArray(value)) {
+    const max = FIELD_ITEMS[field] ?? DEFAULT_ITEMS;
+    if (options.items !== false && value.length > max)
+      return { path, max, size: value.length, unit: "items" };
+    for (const [index, item] of value.entries()) {
+      const found = findOverrun(item, field, `${path}[${index}]`, options);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if (value !== null && typeof value === "object") {
+    for (const [key, item] of Object.entries(value)) {
+      const found = findOverrun(item, key, path ? `${path}.${key}` : key, options);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
+/** An overrun in words, without the value itself: a 5 MB id must not come back as a 5 MB error. */
+export const describeOverrun = (overrun: Overrun): string =>
+  `${overrun.path} holds at most ${overrun.max} ${overrun.unit} (this one has ${overrun.size})`;
+
+/** Refuse any string or list past its limit, naming the field, the limit and the size. */
 export function checkLimits(command: string, input: unknown): void {
-  const visit = (value: unknown, path: string, field: string): void => {
-    if (typeof value === "string") {
-      const max = FIELD_CHARS[field] ?? DEFAULT_CHARS;
-      if (value.length > max) {
-        throw usageError(
-          `${command}: ${path} holds at most ${max} characters (this one has ${value.length})`,
-          "shorten it; keep long documents in files and refer to their paths",
-        );
-      }
-      return;
-    }
-    if (Array.isArray(value)) {
-      const max = FIELD_ITEMS[field] ?? DEFAULT_ITEMS;
-      if (value.length > max) {
-        throw usageError(
-          `${command}: ${path} holds at most ${max} items (this one has ${value.length})`,
-          "split the change into smaller calls",
-        );
-      }
-      for (const [index, item] of value.entries()) visit(item, `${path}[${index}]`, field);
-      return;
-    }
-    if (value !== null && typeof value === "object") {
-      for (const [key, item] of Object.entries(value)) visit(item, path ? `${path}.${key}` : key, key);
-    }
-  };
-  visit(input, "", "");
+  const overrun = findOverrun(input, "", "");
+  if (!overrun) return;
+  throw usageError(
+    `${command}: ${describeOverrun(overrun)}`,
+    overrun.unit === "characters"
+      ? "shorten it; keep long documents in files and refer to their paths"
+      : "split the change into smaller calls",
+  );
 }
