@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { portableCairn } from "../helpers/portable.js";
@@ -249,5 +249,96 @@ describe("export and import", () => {
     expect(cairn(target, ["status"]).code).toBe(4);
     const retry = cairn(target, ["import", join(scratch.dir, "missing.jsonl")]);
     expect(retry.code).not.toBe(0);
+  });
+
+  /** An export of a small board (two tasks, a fact, a note), as lines to edit before importing. */
+  function exportedBoard(): string[] {
+    const source = initWorkspace();
+    try {
+      cairn(source.dir, ["task", "add", "small", "--labels", "ok"]);
+      cairn(source.dir, ["task", "add", "to be edited", "--traces", "src/a.ts"]);
+      cairn(source.dir, ["remember", "The build takes two minutes"]);
+      cairn(source.dir, ["note", "add", "finding", "--text", "a finding", "--severity", "minor"]);
+      return cairn(source.dir, ["export"]).stdout.trimEnd().split("\n");
+    } finally {
+      source.cleanup();
+    }
+  }
+
+  /** Import `lines` with one row changed by `edit`; the line number the edited row sits on. */
+  function importEdited(
+    lines: string[],
+    table: string,
+    id: string,
+    edit: (row: Record<string, unknown>) => void,
+  ) {
+    const index = lines.findIndex((line) => {
+      const record = JSON.parse(line) as { table?: string; row?: { id?: string } };
+      return record.table === table && record.row?.id === id;
+    });
+    expect(index).toBeGreaterThan(0);
+    const record = JSON.parse(lines[index] as string) as { row: Record<string, unknown> };
+    edit(record.row);
+    const edited = [...lines];
+    edited[index] = JSON.stringify(record);
+    const attempt = mkdtempSync(join(scratch.dir, "edited-"));
+    const file = join(attempt, "edited.jsonl");
+    writeFileSync(file, `${edited.join("\n")}\n`);
+    const target = join(attempt, "target");
+    mkdirSync(target);
+    return { line: index + 1, target, imported: cairn(target, ["import", file, "--json"]) };
+  }
+
+  it("refuses a record past the limits the commands keep, naming line, record and field, and writes nothing", () => {
+    const lines = exportedBoard();
+    const huge = importEdited(lines, "tasks", "T-2", (row) => {
+      row.title = "x".repeat(5 * 1024 * 1024);
+    });
+    expect(huge.imported.code).toBe(2);
+    expect(huge.imported.stderr).toContain(`line ${huge.line}`);
+    expect(huge.imported.stderr).toContain('tasks "T-2"');
+    expect(huge.imported.stderr).toMatch(/title holds at most 500 characters \(this one has 5242880\)/);
+    // The value itself is never echoed back.
+    expect(huge.imported.stderr.length).toBeLessThan(2_000);
+    // All or nothing: no workspace was left behind.
+    expect(existsSync(join(huge.target, ".cairn"))).toBe(false);
+    expect(cairn(huge.target, ["status"]).code).toBe(4);
+
+    // A list column is checked item by item, as `task add --traces` checks it.
+    const trace = importEdited(lines, "tasks", "T-2", (row) => {
+      row.traces = JSON.stringify(["src/a.ts", "p".repeat(5_000)]);
+    });
+    expect(trace.imported.code).toBe(2);
+    expect(trace.imported.stderr).toContain(`line ${trace.line}`);
+    expect(trace.imported.stderr).toContain("traces[1] holds at most 4096 characters");
+
+    // A domain's stricter limit holds too: a fact is at most 4 000 characters.
+    const fact = importEdited(lines, "facts", "F-1", (row) => {
+      row.text = "word ".repeat(1_000);
+    });
+    expect(fact.imported.code).toBe(2);
+    expect(fact.imported.stderr).toMatch(/facts "F-1".*text holds at most 4000 characters/);
+
+    // JSON a row holds is checked by the fields inside it: a note's body text.
+    const note = importEdited(lines, "notes", "N-1", (row) => {
+      row.body = JSON.stringify({ kind: "finding", text: "y".repeat(300 * 1024), severity: "minor" });
+    });
+    expect(note.imported.code).toBe(2);
+    expect(note.imported.stderr).toContain("body.text holds at most 262144 characters");
+  });
+
+  it("imports what the commands themselves accept, at their limits, control characters included", () => {
+    const lines = exportedBoard();
+    const atLimit = importEdited(lines, "tasks", "T-2", (row) => {
+      row.title = `\x1b[31mred\x1b[0m ${"t".repeat(487)}`;
+      row.context = "c".repeat(256 * 1024);
+      row.traces = JSON.stringify(Array.from({ length: 1_000 }, (_, i) => `src/${i}.ts`));
+    });
+    expect(atLimit.imported.code, atLimit.imported.stderr).toBe(0);
+    const shown = cairn(atLimit.target, ["task", "show", "T-2", "--json"]).json as {
+      task: { title: string; context: string };
+    };
+    expect(shown.task.title.startsWith("\x1b[31mred")).toBe(true);
+    expect(shown.task.context).toHaveLength(256 * 1024);
   });
 });

@@ -2,8 +2,9 @@ import { usageError } from "../../kernel/outcome.js";
 
 /**
  * The size limits of every text field any command takes, in one table. A value past its limit is
- * refused (a usage error naming the field and the limit) before any handler runs, so nothing
- * oversized is ever stored, echoed, or served back to every other agent. Lengths are in
+ * refused (a usage error naming the field and the limit) before any handler runs, and an import
+ * is checked against the same table (`domains/transfer/limits.ts`), so nothing oversized is ever
+ * stored, echoed, or served back to every other agent. Lengths are in
  * characters (UTF-16 code units, as JavaScript counts them). Domains may be stricter still (a
  * fact holds at most 4 000 characters); none is looser.
  */
@@ -95,6 +96,16 @@ export const FIELD_CHARS: Readonly<Record<string, number>> = Object.fromEntries(
 
 /** Field name → the most items its list may hold, where it differs from DEFAULT_ITEMS. */
 export const FIELD_ITEMS: Readonly<Record<string, number>> = { argv: ARGV_WORDS, verify: ARGV_WORDS };
+
+/**
+ * A text no longer than this holds nothing past any limit, whatever JSON it may encode: no string
+ * in it is longer, and no list in it has as many items (each item takes a character and a comma).
+ */
+export const NEVER_OVER_CHARS = Math.min(
+  DEFAULT_CHARS,
+  ...Object.values(FIELD_CHARS),
+  2 * Math.min(DEFAULT_ITEMS, ...Object.values(FIELD_ITEMS)) + 1,
+);
 
 /** Every limit, as `capabilities` publishes it. */
 export function limitsTable() {

@@ -6,6 +6,7 @@ import type { DumpRecord, Store } from "../../store/store.js";
 import type { Actor } from "../identity/actor.js";
 import type { Workspace } from "../workspace/discover.js";
 import { createWorkspace } from "../workspace/init.js";
+import { checkRecordLimits } from "./limits.js";
 
 const FORMAT = "cairn-export";
 
@@ -71,9 +72,11 @@ export async function importWorkspace(
       "import with the cairn version that wrote it, then upgrade",
     );
   }
+  // Every record is checked before anything is written: one bad line refuses the whole file.
   const records: DumpRecord[] = lines.slice(1).map((line, index) => {
     const parsed = Line.safeParse(parseLine(line, index + 2));
     if (!parsed.success) throw usageError(`import: line ${index + 2} is not a {table,row} record`);
+    checkRecordLimits(parsed.data, index + 2);
     return parsed.data;
   });
   return store.write(async (tx) => {

@@ -1,0 +1,146 @@
+import { usageError } from "../../kernel/outcome.js";
+import { quoteValue } from "../../kernel/text.js";
+import type { DumpRecord } from "../../store/store.js";
+import { MAX_FACT_CHARS, MAX_TOPIC_CHARS } from "../knowledge/memory.js";
+import { describeOverrun, findOverrun, type LimitOptions, NEVER_OVER_CHARS } from "../limits/limits.js";
+
+/**
+ * An export's rows may hold no more than the commands that wrote them take: an import is checked
+ * against the same limits (`domains/limits`), so a hand-edited file cannot store what no command
+ * would. A column is checked as the command field it holds: by its own name, unless named below.
+ */
+
+/**
+ * Columns that hold JSON text, decoded before the check so that each value inside is checked
+ * under its own field. `whole`: a list a command takes whole, its items counted as the command
+ * counts them. `kept`: lists that grow over many calls, or that cairn composes itself (the
+ * journal's data, frozen snapshots, evidence, the paths it found changed): only their strings are
+ * checked, since their length is that of what they record.
+ */
+const JSON_COLUMNS: Readonly<Record<string, "whole" | "kept">> = {
+  "events.data": "kept",
+  "goals.constraints": "whole",
+  "goals.non_goals": "whole",
+  "goals.proofs": "kept",
+  "goal_milestones.proofs": "whole",
+  "goal_milestones.depends_on": "whole",
+  "goal_evaluator_proposals.definition": "whole",
+  "goal_runs.contract": "kept",
+  "goal_runs.milestones": "kept",
+  "goal_runs.manifest": "kept",
+  "goal_attempts.base_changes": "kept",
+  "goal_attempts.base_hashes": "kept",
+  "goal_attempts.input_drift": "kept",
+  "goal_attempts.resolution": "kept",
+  "goal_attempts.decision": "kept",
+  "goal_contract_changes.fields": "kept",
+  "goal_contract_changes.before": "kept",
+  "goal_contract_changes.after": "kept",
+  "notes.body": "whole",
+  "facts.topics": "kept",
+  "tasks.estimate": "whole",
+  "tasks.traces": "whole",
+  "tasks.labels": "whole",
+  "task_criteria.verify": "whole",
+  "task_criteria.params": "whole",
+  "task_criteria.evidence": "kept",
+  "queues.steps": "whole",
+  "shortcuts.argv": "whole",
+  "shortcuts.roles": "whole",
+};
+
+/** Columns stored under another name than the field a command takes for them. */
+const FIELD_OF: Readonly<Record<string, string>> = {
+  "agents.grant_level": "grant",
+  "agents.parent_id": "parent",
+  "queues.steps": "step",
+  "shortcuts.roles": "role",
+  "task_asks.to_role": "to",
+  "tasks.blocked_reason": "reason",
+  "tasks.milestone_id": "milestone",
+  "tasks.parent_id": "parent",
+};
+
+/** Where a domain keeps a stricter limit than the command's table. */
+const STRICTER_CHARS: Readonly<Record<string, number>> = {
+  "facts.text": MAX_FACT_CHARS,
+  "facts.topics": MAX_TOPIC_CHARS,
+};
+
+/** Columns no command fills and no limit bounds: a recorded brief is as long as its budget allowed. */
+const UNBOUNDED = new Set(["briefs.text"]);
+
+/** The columns that name a row in a message, first present wins. */
+const NAMING_COLUMNS = ["id", "name", "key", "term", "task_id", "attempt_id", "run_id", "agent"];
+
+function recordName({ table, row }: DumpRecord): string {
+  const column = NAMING_COLUMNS.find((name) => row[name] !== undefined && row[name] !== null);
+  return column ? `${table} ${quoteValue(String(row[column]))}` : table;
+}
+
+/** How one column is checked, settled once per table and column. */
+interface ColumnRule {
+  field: string;
+  options: LimitOptions;
+  json: "whole" | "kept" | undefined;
+  /** A value no longer than this cannot hold anything past a limit, so it is not looked into. */
+  fits: number;
+}
+
+const rules = new Map<string, Map<string, ColumnRule | null>>();
+
+function ruleFor(table: string, column: string): ColumnRule | null {
+  let columns = rules.get(table);
+  if (!columns) {
+    columns = new Map();
+    rules.set(table, columns);
+  }
+  let rule = columns.get(column);
+  if (rule === undefined) {
+    const key = `${table}.${column}`;
+    const maxChars = STRICTER_CHARS[key];
+    rule = UNBOUNDED.has(key)
+      ? null
+      : {
+          field: FIELD_OF[key] ?? column,
+          options: { maxChars },
+          json: JSON_COLUMNS[key],
+          fits: Math.min(NEVER_OVER_CHARS, maxChars ?? NEVER_OVER_CHARS),
+        };
+    columns.set(column, rule);
+  }
+  return rule;
+}
+
+/**
+ * Refuse the first record holding a value past its limit: a usage error naming the line, the
+ * record and the field, with the limit and the size but never the value.
+ */
+export function checkRecordLimits(record: DumpRecord, line: number): void {
+  for (const column in record.row) {
+    const value = record.row[column];
+    if (typeof value !== "string") continue;
+    const rule = ruleFor(record.table, column);
+    if (!rule || value.length <= rule.fits) continue;
+    const decoded = rule.json ? parsedOrUndefined(value) : undefined;
+    const overrun =
+      decoded === undefined
+        ? findOverrun(value, rule.field, column, rule.options)
+        : findOverrun(decoded, rule.field, column, { ...rule.options, items: rule.json === "whole" });
+    if (overrun) {
+      throw usageError(
+        `import: line ${line} (${recordName(record)}): ${describeOverrun(overrun)}`,
+        "nothing was imported: import the file as `cairn export` wrote it, or bring that value within the limit",
+      );
+    }
+  }
+}
+
+/** JSON text decoded, or undefined when it is not JSON (then it is checked as the text it is). */
+function parsedOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
