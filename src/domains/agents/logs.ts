@@ -10,6 +10,7 @@ import {
   writeSync,
 } from "node:fs";
 import { join } from "node:path";
+import { lastLine } from "../../kernel/progress.js";
 import type { Workspace } from "../workspace/discover.js";
 import { agentDirName } from "./naming.js";
 
@@ -44,8 +45,7 @@ export class Tail {
     return cut.toString("utf8");
   }
   lastLine(): string {
-    const lines = this.text().trimEnd().split("\n");
-    return (lines.at(-1) ?? "").slice(0, 200);
+    return lastLine(this.text());
   }
 }
 

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { childEnv, runChild } from "../../kernel/child.js";
 import { operational, usageError } from "../../kernel/outcome.js";
+import { type ProgressSink, runProgress } from "../../kernel/progress.js";
 import type { AgentRunRecord, RunStatus, RunTrigger, Store } from "../../store/store.js";
 import { mintRunIdentityFor, type RunIdentity } from "../identity/run-identity.js";
 import type { Workspace } from "../workspace/discover.js";
@@ -26,7 +27,7 @@ export interface RunRequest {
   actorId: string;
   now: () => string;
   signal?: AbortSignal;
-  progress?: (update: { progress: number; message?: string }) => void;
+  progress?: ProgressSink;
   /** Told the run's row id once it exists (the daemon tracks what it supervises). */
   onStart?: (run: AgentRunRecord) => void;
 }
@@ -39,9 +40,6 @@ export interface RunResult {
 }
 
 const LOCALES = ["LC_ALL", "LC_CTYPE", "LANG"];
-/** Progress at most this often: a chatty agent must not flood the client. */
-const PROGRESS_EVERY_MS = 1_000;
-const SILENT_PROGRESS_MS = 5_000;
 
 /**
  * The environment of one run: inherited (unless `inherit = false`), then `[env] extra`, then what
@@ -149,17 +147,8 @@ export async function runAgent(request: RunRequest): Promise<RunResult> {
     } else {
       const wanted = agent.manifest.cairn.identity;
       if (wanted) identity = await mintRunIdentityFor(store, wanted, started.id.toLowerCase(), request.now());
-      const began = Date.now();
-      let lastProgress = 0;
-      let lastLine = "";
-      const report = () => {
-        lastProgress = Date.now();
-        request.progress?.({ progress: Math.round((lastProgress - began) / 1000), message: lastLine });
-      };
-      // A silent agent still shows it is alive: elapsed time at least every few seconds.
-      const pulse = request.progress
-        ? setInterval(() => Date.now() - lastProgress >= SILENT_PROGRESS_MS && report(), SILENT_PROGRESS_MS)
-        : undefined;
+      // The latest output line, paced; a silent agent still shows it is alive.
+      const progress = runProgress(request.progress);
       const result = await runChild({
         argv,
         cwd,
@@ -183,10 +172,9 @@ export async function runAgent(request: RunRequest): Promise<RunResult> {
           log.write(chunk);
           const tail = stream === "stdout" ? stdout : stderr;
           tail.push(chunk);
-          lastLine = tail.lastLine();
-          if (request.progress && Date.now() - lastProgress >= PROGRESS_EVERY_MS) report();
+          progress.say(() => tail.lastLine());
         },
-      }).finally(() => clearInterval(pulse));
+      }).finally(() => progress.stop());
       status = statusOf(result, request.signal);
       exitCode = result.timedOut ? 124 : result.exitCode;
       durationMs = result.durationMs;
