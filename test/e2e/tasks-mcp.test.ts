@@ -1,3 +1,5 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { callTool, connectMcp } from "../helpers/mcp.js";
 import { addAgent, cairn, initWorkspace } from "../helpers/workspace.js";
@@ -103,6 +105,75 @@ describe("the board's MCP tools", () => {
       expect(replay.structuredContent).toMatchObject({ step: "two", replayed: true });
       const listed = await callTool(mcp, "list_tasks", { status: ["done"] });
       expect(listed.structuredContent).toMatchObject({ total: 1 });
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it("reports a verify command's progress while it runs (start, output, a heartbeat), result unchanged", async () => {
+    const mcp = await connectMcp(ws.dir);
+    try {
+      // One line, then 6.5 s of silence, then success.
+      const script = 'console.log("compiling"); setTimeout(() => {}, 6500)';
+      await callTool(mcp, "add_task", {
+        title: "slow proof",
+        criteria: [{ text: "it builds", verify: ["node", "-e", script] }],
+      });
+      await callTool(mcp, "claim_task", { task: "T-1" });
+      const logged: string[] = [];
+      mcp.client.setNotificationHandler("notifications/message", (note) => {
+        logged.push(String(note.params.data));
+      });
+      await mcp.client.setLoggingLevel("debug");
+      const started = Date.now();
+      const updates: { progress: number; message?: string; at: number }[] = [];
+      const checked = await mcp.client.callTool(
+        { name: "check_task", arguments: { schema_version: 1, task: "T-1", all: true } },
+        { onprogress: (update) => updates.push({ ...update, at: Date.now() - started }) },
+      );
+      expect(checked.structuredContent).toEqual({
+        task: "T-1",
+        results: [{ n: 1, text: "it builds", checked: true, why: null, exit_code: 0, output_tail: null }],
+        unchecked: [],
+      });
+      const start = `criterion 1: running node -e ${JSON.stringify(script)}`;
+      expect(updates[0]).toMatchObject({ progress: 0, message: start });
+      expect(updates.map((update) => update.message)).toContain("criterion 1: compiling");
+      // While the command prints nothing, a heartbeat still arrives (at most 5 s after the last).
+      expect(
+        updates.some((update) => update.at >= 5_000 && update.message === "criterion 1: compiling"),
+      ).toBe(true);
+      const values = updates.map((update) => update.progress);
+      expect(values).toEqual([...values].sort((a, b) => a - b));
+      expect(new Set(values).size).toBe(values.length);
+      // The same lines go to the log, for a client that follows logging rather than a token.
+      expect(logged.some((line) => line.startsWith(start))).toBe(true);
+      expect(logged.some((line) => line.startsWith("criterion 1: compiling"))).toBe(true);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it("reports the definition of done's shortcut as it runs under finish_task", async () => {
+    writeFileSync(
+      join(ws.dir, ".cairn", "cairn.toml"),
+      '[done]\nshortcuts = ["slow"]\n[shortcuts.slow]\nargv = ["node", "-e", "setTimeout(() => {}, 1500)"]\neffect = "read"\n',
+    );
+    const mcp = await connectMcp(ws.dir);
+    try {
+      await callTool(mcp, "add_task", { title: "done by the book", criteria: ["said"] });
+      await callTool(mcp, "claim_task", { task: "T-1" });
+      await callTool(mcp, "check_task", { task: "T-1", all: true });
+      const updates: { progress: number; message?: string }[] = [];
+      const finished = await mcp.client.callTool(
+        { name: "finish_task", arguments: { schema_version: 1, task: "T-1" } },
+        { onprogress: (update) => updates.push(update) },
+      );
+      expect(finished.structuredContent).toMatchObject({ task: "T-1", result: "done" });
+      expect(updates[0]).toMatchObject({
+        progress: 0,
+        message: 'definition of done: shortcut slow: running node -e "setTimeout(() => {}, 1500)"',
+      });
     } finally {
       await mcp.close();
     }

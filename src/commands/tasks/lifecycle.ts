@@ -14,6 +14,7 @@ const verifier = (ctx: CommandContext) => ({
   root: ctx.workspace.root,
   now: ctx.now,
   signal: ctx.signal,
+  progress: ctx.progress,
 });
 const one = z.object({ task: TaskSummary });
 const renderOne = (verb: string) => (out: z.infer<typeof one>) =>

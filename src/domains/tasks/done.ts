@@ -1,4 +1,5 @@
 import { operational, refuse, usageError } from "../../kernel/outcome.js";
+import { type ProgressSink, type RunProgress, runProgress } from "../../kernel/progress.js";
 import type { Store, Tx } from "../../store/store.js";
 import type { CriterionRecord, Evidence, TaskRecord } from "../../store/tasks.js";
 import { milestoneGateIn } from "../goals/task-link.js";
@@ -16,6 +17,8 @@ export interface Verifier {
   now: () => string;
   /** The caller's cancel: the running command is killed and nothing is recorded. */
   signal?: AbortSignal;
+  /** Where a running command's progress goes: what runs, its output, a heartbeat while silent. */
+  progress?: ProgressSink;
 }
 
 /** A cancelled check records nothing: half a run is not evidence. */
@@ -68,15 +71,30 @@ async function commandFor(
   };
 }
 
-async function verify(verifier: Verifier, criterion: CriterionRecord, store: Store): Promise<Evidence> {
+/** A command as one line of progress: its words, quoted where they hold spaces, cut short. */
+function commandLine(argv: readonly string[]): string {
+  const line = argv.map((word) => (/\s|^$/.test(word) ? JSON.stringify(word) : word)).join(" ");
+  return line.length > 120 ? `${line.slice(0, 120)}…` : line;
+}
+
+/** Run what a criterion names; `label` (`criterion 2`) heads each line of its progress. */
+async function verify(
+  verifier: Verifier,
+  criterion: CriterionRecord,
+  store: Store,
+  progress: RunProgress,
+  label: string,
+): Promise<Evidence> {
   const { argv, definition } = await commandFor(verifier, criterion, store);
   const seconds = criterion.timeoutSeconds ?? verifier.config.verify.timeout_seconds;
+  progress.say(`${label}: running ${commandLine(argv)}`);
   const evidence = await runCommand({
     argv,
     cwd: verifier.root,
     timeoutMs: seconds * 1000,
     now: verifier.now,
     signal: verifier.signal,
+    onOutput: (latestLine) => progress.say(() => `${label}: ${latestLine()}`),
   });
   return definition ? { ...evidence, shortcut: definition } : evidence;
 }
@@ -136,21 +154,26 @@ export async function checkTask(
     return { task: found, targets: criteria.filter((c) => !c.checked) };
   });
   const results: CheckResult[] = [];
-  for (const criterion of targets) {
-    if (!criterion.verify && !criterion.shortcut) {
-      results.push({ n: criterion.n, text: criterion.text, checked: true, why: null, evidence: null });
-      continue;
+  const progress = runProgress(verifier.progress);
+  try {
+    for (const criterion of targets) {
+      if (!criterion.verify && !criterion.shortcut) {
+        results.push({ n: criterion.n, text: criterion.text, checked: true, why: null, evidence: null });
+        continue;
+      }
+      const evidence = await verify(verifier, criterion, store, progress, `criterion ${criterion.n}`);
+      stopIfCancelled(verifier);
+      const ok = passed(evidence);
+      results.push({
+        n: criterion.n,
+        text: criterion.text,
+        checked: ok,
+        why: ok ? null : whyFailed(evidence),
+        evidence,
+      });
     }
-    const evidence = await verify(verifier, criterion, store);
-    stopIfCancelled(verifier);
-    const ok = passed(evidence);
-    results.push({
-      n: criterion.n,
-      text: criterion.text,
-      checked: ok,
-      why: ok ? null : whyFailed(evidence),
-      evidence,
-    });
+  } finally {
+    progress.stop();
   }
   return store.write(async (tx) => {
     const now = verifier.now();
@@ -212,12 +235,15 @@ export async function finishTask(
   }
   // The definition of done's shortcuts run before the write, like verify commands.
   const doneFailures: string[] = [];
+  const progress = runProgress(verifier.progress);
   for (const name of config.done.shortcuts) {
     try {
       const evidence = await verify(
         verifier,
         { verify: null, shortcut: name, params: {}, timeoutSeconds: null } as CriterionRecord,
         store,
+        progress,
+        `definition of done: shortcut ${name}`,
       );
       if (!passed(evidence))
         doneFailures.push(`definition of done: shortcut ${name} failed (${whyFailed(evidence)})`);
@@ -225,6 +251,7 @@ export async function finishTask(
       doneFailures.push(`definition of done: shortcut ${name} cannot run (${(error as Error).message})`);
     }
   }
+  progress.stop();
   stopIfCancelled(verifier);
   return store.write(async (tx) => {
     const now = verifier.now();

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { childEnv, runChild } from "../../kernel/child.js";
+import { lastLine } from "../../kernel/progress.js";
 import type { Evidence } from "../../store/tasks.js";
 
 /** What is kept of a command's output: its tail. The rest is only counted and hashed. */
@@ -14,6 +15,8 @@ export interface RunRequest {
   signal?: AbortSignal;
   /** Extra variables for the child (a run identity's token); never the caller's credentials. */
   env?: Readonly<Record<string, string>>;
+  /** Told as output arrives, with a way to read its latest line (read only when shown). */
+  onOutput?: (latestLine: () => string) => void;
 }
 
 /**
@@ -32,6 +35,7 @@ export async function runCommand(request: RunRequest): Promise<Evidence> {
     tail = Buffer.concat([tail, chunk]);
     // Copy, so the kept tail does not pin the large chunk it was cut from.
     if (tail.length > OUTPUT_TAIL_BYTES * 2) tail = Buffer.from(tail.subarray(-OUTPUT_TAIL_BYTES));
+    request.onOutput?.(() => lastLine(tail.subarray(-OUTPUT_TAIL_BYTES).toString("utf8")));
   };
   const result = await runChild({
     argv: request.argv,
