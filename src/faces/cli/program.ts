@@ -7,7 +7,7 @@ import { EXIT_CODES, exitCodeOf } from "../../kernel/outcome.js";
 import { CAIRN_VERSION } from "../../kernel/version.js";
 import { stderrIsTerminal } from "./fd-output.js";
 import { fieldShape, flagOf } from "./options.js";
-import { type Output, renderOutcome } from "./render.js";
+import { escapeControls, type Output, renderOutcome } from "./render.js";
 
 /** 128 + SIGINT, what a shell reports for an interrupted command. */
 export const EXIT_CANCELLED = 130;
@@ -45,7 +45,8 @@ function terminalControls(): { controls: CallControls; release: () => void } {
       const bar = total
         ? `[${"#".repeat(filled)}${".".repeat(width - filled)}] ${progress}/${total}`
         : `${progress}`;
-      process.stderr.write(`\r\x1b[2K${bar} ${message ?? ""}`);
+      // The message may quote a command's output: its control characters are shown, not obeyed.
+      process.stderr.write(`\r\x1b[2K${bar} ${escapeControls(message ?? "")}`);
       drawn = true;
     };
   }
