@@ -4,6 +4,7 @@ import { remediate } from "../../domains/agents/remediate.js";
 import { runAgent } from "../../domains/agents/runner.js";
 import { notFound, operational } from "../../kernel/outcome.js";
 import { defineCommand } from "../define.js";
+import { verbatim } from "../field-text.js";
 import { RunView, runView } from "./shapes.js";
 
 const RESULT_LINES = 500;
@@ -69,7 +70,7 @@ export const agentsRun = defineCommand({
       output_bytes: result.outputBytes,
     };
   },
-  render: (out) => out.stdout || `${out.run.agent} finished with no output (${out.run.id}).`,
+  render: (out) => verbatim(out.stdout) || `${out.run.agent} finished with no output (${out.run.id}).`,
 });
 
 export const agentsRemediate = defineCommand({
@@ -109,5 +110,6 @@ export const agentsRemediate = defineCommand({
       );
     return result;
   },
-  render: (out) => `Ran \`${out.argv.join(" ")}\`: exit 0. The agent was not re-run.\n${out.output}`,
+  render: (out) =>
+    `Ran \`${out.argv.join(" ")}\`: exit 0. The agent was not re-run.\n${verbatim(out.output)}`,
 });

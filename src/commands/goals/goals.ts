@@ -14,6 +14,7 @@ import { refuseReplanAfterFreeze } from "../../domains/goals/runs.js";
 import { milestoneGate } from "../../domains/goals/task-link.js";
 import type { GoalRecord } from "../../store/store.js";
 import { defineCommand } from "../define.js";
+import { verbatim } from "../field-text.js";
 import { Goal, goalView, Milestone, milestoneView } from "./views.js";
 
 const questions = (goal: GoalRecord) => {
@@ -229,7 +230,7 @@ export const goalNext = defineCommand({
       note: next.note,
     };
   },
-  render: (out) => (out.prompt ? out.prompt : out.note),
+  render: (out) => (out.prompt ? verbatim(out.prompt) : out.note),
 });
 
 export const goalGate = defineCommand({

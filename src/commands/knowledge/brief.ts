@@ -7,6 +7,7 @@ import { boardBriefSource } from "../../domains/tasks/brief-source.js";
 import { refuse } from "../../kernel/outcome.js";
 import type { CommandContext } from "../context.js";
 import { defineCommand } from "../define.js";
+import { verbatim } from "../field-text.js";
 
 const BriefInput = z.object({
   task: z.string().describe("e.g. T-12"),
@@ -62,7 +63,7 @@ async function brief(
 }
 
 const renderBrief = (out: z.infer<typeof BriefOutput> & { recorded?: { id: string; hash: string } }) =>
-  `${out.brief}\n\n(${out.tokens}/${out.budget} tokens${out.recorded ? `; recorded ${out.recorded.id} ${out.recorded.hash}` : ""})`;
+  `${verbatim(out.brief)}\n\n(${out.tokens}/${out.budget} tokens${out.recorded ? `; recorded ${out.recorded.id} ${out.recorded.hash}` : ""})`;
 
 /**
  * The brief comes in two commands so that reading it stays a read: `context` (tool `get_context`,

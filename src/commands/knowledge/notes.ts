@@ -10,6 +10,7 @@ import {
 } from "../../domains/knowledge/notes.js";
 import type { NoteRecord } from "../../store/knowledge.js";
 import { defineCommand } from "../define.js";
+import { textBlock } from "../field-text.js";
 
 const Note = z.object({
   id: z.string(),
@@ -41,17 +42,20 @@ export const noteView = (note: NoteRecord): NoteView => ({
   ...note.body,
 });
 
+/** A note's text under its head line: further lines of it sit behind the gutter. */
+const body = (text: string | undefined) => textBlock(text ?? "", "  ");
+
 function noteLine(note: NoteView): string {
   const head = `${note.id} ${note.kind} ${note.scope} by ${note.author}`;
   switch (note.kind) {
     case "decision":
-      return `${head}\n  chose: ${note.chose}\n  rejected: ${note.rejected}\n  because: ${note.because}`;
+      return `${head}\n  chose: ${body(note.chose)}\n  rejected: ${body(note.rejected)}\n  because: ${body(note.because)}`;
     case "finding":
-      return `${head} [${note.severity}, ${note.trust}]\n  ${note.text}`;
+      return `${head} [${note.severity}, ${note.trust}]\n  ${body(note.text)}`;
     case "metric":
-      return `${head}\n  goal: ${note.goal}\n  question: ${note.question}\n  metric: ${note.metric}`;
+      return `${head}\n  goal: ${body(note.goal)}\n  question: ${body(note.question)}\n  metric: ${body(note.metric)}`;
     case "ref":
-      return `${head}\n  ${note.target} — ${note.summary}`;
+      return `${head}\n  ${note.target} — ${body(note.summary)}`;
   }
 }
 

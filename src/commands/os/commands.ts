@@ -5,6 +5,7 @@ import { DEFAULT_CONFIRM, decide } from "../../domains/os/policy.js";
 import { checkOsArgs, OS_OUTPUT_CAP, runOs } from "../../domains/os/run.js";
 import { refuse } from "../../kernel/outcome.js";
 import { defineCommand } from "../define.js";
+import { verbatim } from "../field-text.js";
 
 export const osList = defineCommand({
   name: "os list",
@@ -118,5 +119,5 @@ export const osRun = defineCommand({
     };
   },
   render: (out) =>
-    `${out.stdout}${out.stderr ? `${out.stdout ? "\n" : ""}${out.stderr}` : ""}${out.exit_code !== 0 ? `\n[${out.argv[0]} exited ${out.exit_code}${out.error ? `: ${out.error}` : ""}]` : ""}`,
+    `${verbatim(out.stdout)}${out.stderr ? `${out.stdout ? "\n" : ""}${verbatim(out.stderr)}` : ""}${out.exit_code !== 0 ? `\n[${out.argv[0]} exited ${out.exit_code}${out.error ? `: ${out.error}` : ""}]` : ""}`,
 });

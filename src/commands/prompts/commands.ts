@@ -3,6 +3,7 @@ import { discoverCommands, findCommand } from "../../domains/prompts/discover.js
 import { renderCommand } from "../../domains/prompts/render.js";
 import { notFound, refuse } from "../../kernel/outcome.js";
 import { defineCommand } from "../define.js";
+import { verbatim } from "../field-text.js";
 import { PromptArgs } from "../prompt-args.js";
 
 const CommandName = z.string().max(512).describe("as command_list names it, e.g. git:commit");
@@ -112,7 +113,7 @@ export const commandGet = defineCommand({
       warnings: command.warnings,
     };
   },
-  render: (out) => out.text,
+  render: (out) => verbatim(out.text),
 });
 
 /** For the MCP face's prompts: the commands a person may pick (every one), rendered on request. */
@@ -134,5 +135,5 @@ export const commandPrompt = defineCommand({
     if (ctx.audience === "model" && !command.modelInvocable) refusePeopleOnly(command.name);
     return { name: command.name, text: renderCommand(command, input.args).text };
   },
-  render: (out) => out.text,
+  render: (out) => verbatim(out.text),
 });

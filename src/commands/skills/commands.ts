@@ -9,6 +9,7 @@ import { loadConfig } from "../../domains/workspace/config.js";
 import { notFound, RefusedError, refuse } from "../../kernel/outcome.js";
 import type { CommandContext } from "../context.js";
 import { defineCommand } from "../define.js";
+import { verbatim } from "../field-text.js";
 
 const SkillName = z.string().max(256).describe("the skill's folder name, as skill_list shows it");
 /**
@@ -184,7 +185,7 @@ export const skillRead = defineCommand({
         : null;
     return { skill: skill.name, path: input.path, ...page, note };
   },
-  render: (out) => (out.text ?? "") + (out.note ? `\n[${out.note}]` : ""),
+  render: (out) => verbatim(out.text ?? "") + (out.note ? `\n[${out.note}]` : ""),
 });
 
 export const skillDigest = defineCommand({
@@ -286,7 +287,7 @@ export const skillRun = defineCommand({
     };
   },
   render: (out) =>
-    `${out.skill} ${out.script}: exit ${out.exit_code}${out.error ? ` (${out.error})` : ""} in ${out.duration_ms} ms\n${out.stdout}${out.stderr ? `\n[stderr]\n${out.stderr}` : ""}`,
+    `${out.skill} ${out.script}: exit ${out.exit_code}${out.error ? ` (${out.error})` : ""} in ${out.duration_ms} ms\n${verbatim(out.stdout)}${out.stderr ? `\n[stderr]\n${verbatim(out.stderr)}` : ""}`,
 });
 
 export const SKILL_COMMANDS = [skillList, skillGet, skillRead, skillDigest, skillRun];

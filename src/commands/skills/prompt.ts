@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { skillPromptText } from "../../domains/skills/prompt.js";
 import { defineCommand } from "../define.js";
+import { verbatim } from "../field-text.js";
 import { PromptArgs } from "../prompt-args.js";
 import { mustFind } from "./commands.js";
 
@@ -19,5 +20,5 @@ export const skillPrompt = defineCommand({
     const skill = mustFind(ctx, input.name, true);
     return { name: skill.name, text: skillPromptText(skill, ctx.workspace.root, input.args) };
   },
-  render: (out) => out.text,
+  render: (out) => verbatim(out.text),
 });

@@ -7,6 +7,7 @@ import { addQueue, listQueues, queueAdvance, queueNext } from "../../domains/tas
 import { addShortcut, listShortcuts, runShortcut } from "../../domains/tasks/shortcuts.js";
 import { SHORTCUT_EFFECTS, type ShortcutRecord, TASK_STATUSES } from "../../store/tasks.js";
 import { defineCommand } from "../define.js";
+import { verbatim } from "../field-text.js";
 
 const Ask = z.object({
   id: z.string(),
@@ -326,7 +327,7 @@ export const shortcutRun = defineCommand({
     };
   },
   render: (out) =>
-    `${out.name}: exit ${out.exit_code}${out.error ? ` (${out.error})` : ""} in ${out.duration_ms} ms\n${out.output_tail}`,
+    `${out.name}: exit ${out.exit_code}${out.error ? ` (${out.error})` : ""} in ${out.duration_ms} ms\n${verbatim(out.output_tail)}`,
 });
 
 export const COORDINATION_COMMANDS = [

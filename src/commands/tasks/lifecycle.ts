@@ -4,6 +4,7 @@ import { checkTask, finishTask } from "../../domains/tasks/done.js";
 import { EXIT_CODES } from "../../kernel/outcome.js";
 import type { CommandContext } from "../context.js";
 import { defineCommand } from "../define.js";
+import { verbatim } from "../field-text.js";
 import { summaryView, TaskSummary } from "./views.js";
 
 /** A task's life after the claim: check, finish, block, reopen, drop, move and depend. */
@@ -67,7 +68,7 @@ export const taskCheck = defineCommand({
       ...out.results.flatMap((r) => [
         `[${r.checked ? "x" : " "}] ${r.n}. ${r.text ?? ""}${r.why ? ` — failed: ${r.why}` : " — ok"}${r.exit_code !== null ? ` (exit ${r.exit_code})` : ""}`,
         ...(r.output_tail
-          ? r.output_tail
+          ? verbatim(r.output_tail)
               .trimEnd()
               .split("\n")
               .slice(-10)

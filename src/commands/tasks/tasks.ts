@@ -4,6 +4,7 @@ import { claimTask, readyFor, releaseTask } from "../../domains/tasks/claims.js"
 import { addCriterion } from "../../domains/tasks/criteria.js";
 import { PRIORITIES, TASK_ORDERS, TASK_STATUSES } from "../../store/tasks.js";
 import { defineCommand } from "../define.js";
+import { textBlock } from "../field-text.js";
 import { LIFECYCLE_COMMANDS } from "./lifecycle.js";
 import {
   Criterion,
@@ -164,7 +165,7 @@ export const taskClaim = defineCommand({
     [
       `Claimed ${out.task.id}${out.already ? " (already yours)" : ""}: ${out.task.title}`,
       ...(out.task.so_that ? [`  so that: ${out.task.so_that}`] : []),
-      ...(out.task.context ? [`  context: ${out.task.context}`] : []),
+      ...(out.task.context ? [`  context: ${textBlock(out.task.context, "    ")}`] : []),
       ...out.criteria.map((c) => `  [${c.checked ? "x" : " "}] ${c.n}. ${c.text}`),
     ].join("\n"),
 });

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { TaskDetail } from "../../domains/tasks/board.js";
 import { expected } from "../../domains/tasks/common.js";
 import { type CriterionRecord, PRIORITIES, TASK_STATUSES, type TaskRecord } from "../../store/tasks.js";
+import { textBlock } from "../field-text.js";
 
 /**
  * Output shapes of the board's commands: snake_case, no descriptions, no integer bounds. Tool
@@ -132,7 +133,7 @@ export function renderDetail(d: z.infer<typeof TaskDetailView>): string {
   ];
   if (t.milestone) lines.push(`  milestone: ${t.milestone} (finishing needs a kept attempt)`);
   if (t.so_that) lines.push(`  so that: ${t.so_that}`);
-  if (t.context) lines.push(`  context: ${t.context}`);
+  if (t.context) lines.push(`  context: ${textBlock(t.context, "    ")}`);
   if (t.blocked_reason) lines.push(`  blocked: ${t.blocked_reason}`);
   if (t.estimate)
     lines.push(
@@ -151,7 +152,7 @@ export function renderDetail(d: z.infer<typeof TaskDetailView>): string {
     lines.push(`  depends on: ${d.depends_on.map((x) => `${x.id} (${x.status})`).join(", ")}`);
   if (d.children.length) lines.push(`  children: ${d.children.map((x) => x.id).join(", ")}`);
   for (const a of d.open_asks) lines.push(`  ? ${a.id} to ${a.to}: ${a.question}`);
-  for (const n of d.notes) lines.push(`  note (${n.kind}, ${n.author}): ${n.text}`);
+  for (const n of d.notes) lines.push(`  note (${n.kind}, ${n.author}): ${textBlock(n.text, "    ")}`);
   return lines.join("\n");
 }
 

@@ -13,6 +13,7 @@ import { refuse } from "../../kernel/outcome.js";
 import { quoteValue } from "../../kernel/text.js";
 import { type BareContext, requireOwnerLaunch } from "../context.js";
 import { defineBareCommand, defineCommand } from "../define.js";
+import { verbatim } from "../field-text.js";
 
 // node:fs/promises brings in eight internal modules (readline among them); only export and
 // import use it, so every other call in this domain (`cairn status`) starts without it.
@@ -119,7 +120,8 @@ export const exportCommand = defineCommand({
     await fsPromises().writeFile(path, jsonl);
     return { lines, out: path };
   },
-  render: (out) => out.jsonl ?? `Exported ${out.lines} lines to ${out.out}`,
+  render: (out) =>
+    out.jsonl !== undefined ? verbatim(out.jsonl) : `Exported ${out.lines} lines to ${out.out}`,
 });
 
 export const importCommand = defineBareCommand({

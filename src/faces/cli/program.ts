@@ -175,7 +175,8 @@ export function buildProgram(
   for (const command of table.commands) attach(root, command, table.groups, session, out, exit, lent);
   const configure = (c: Commander) => {
     c.exitOverride();
-    c.configureOutput({ writeOut: out.stdout, writeErr: out.stderr });
+    // The parser's complaints quote what was typed, which may be pasted text: shown escaped too.
+    c.configureOutput({ writeOut: out.stdout, writeErr: (text) => out.stderr(escapeControls(text)) });
     for (const sub of c.commands) configure(sub);
   };
   configure(root);

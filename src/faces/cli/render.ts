@@ -1,3 +1,4 @@
+import { FIELD_LINE_BREAK } from "../../commands/field-text.js";
 import { describeError, type Outcome } from "../../kernel/outcome.js";
 
 export interface Output {
@@ -5,20 +6,48 @@ export interface Output {
   stderr(text: string): void;
 }
 
-/** C0 controls but tab and newline, DEL, and C1 controls: what a terminal would act on. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+/**
+ * What a terminal would act on or a reader could not see: control characters (C0, DEL, C1) but
+ * tab and newline, and format characters (bidi embeddings, overrides and isolates, zero-width
+ * spaces, the byte-order mark, tag characters), and the Unicode line and paragraph separators.
+ * The zero-width joiner and non-joiner stay: scripts and emoji need them, and they move nothing.
+ */
+const INVISIBLE = /(?![\t\n\u200c\u200d])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
+
+/** A character shown by its code: `\r`, `\x1b`, `\u202e`, `\u{e0041}`. */
+function visible(char: string): string {
+  if (char === "\r") return "\\r";
+  const code = char.codePointAt(0) as number;
+  if (code <= 0xff) return `\\x${code.toString(16).padStart(2, "0")}`;
+  if (code <= 0xffff) return `\\u${code.toString(16).padStart(4, "0")}`;
+  return `\\u{${code.toString(16)}}`;
+}
 
 /**
  * Stored text is data written by others: shown on a terminal, an escape sequence in a title must
- * not clear the screen or retitle the window. Each control character is shown visibly instead
- * (`\x1b`, `\r`). JSON output is never touched: it escapes them itself and must stay exact.
+ * not clear the screen or retitle the window, and a bidi override must not reorder what the
+ * reader sees. Each such character is shown visibly instead. JSON output is never touched: it
+ * escapes what it must itself and must stay exact.
  */
 export function escapeControls(text: string): string {
-  return text.replace(CONTROL, (char) =>
-    char === "\r" ? "\\r" : `\\x${char.charCodeAt(0).toString(16).padStart(2, "0")}`,
-  );
+  return text.replace(INVISIBLE, visible);
 }
+
+/**
+ * A command's output as its renderer gets it: in every string (keys too), invisible characters
+ * escaped and line breaks replaced by FIELD_LINE_BREAK, so no field can start a line of its own.
+ */
+function asFields(value: unknown): unknown {
+  if (typeof value === "string") return escapeControls(value).replaceAll("\n", FIELD_LINE_BREAK);
+  if (Array.isArray(value)) return value.map(asFields);
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [asFields(key), asFields(item)]));
+  }
+  return value;
+}
+
+/** A rendered view: a line break a renderer left inside a field is shown as `\n`. */
+const showFieldBreaks = (text: string) => text.replaceAll(FIELD_LINE_BREAK, "\\n");
 
 /** Generic human rendering: nested key: value lines, for commands without their own renderer. */
 export function renderPlain(value: unknown, indent = ""): string {
@@ -48,7 +77,8 @@ export function renderOutcome(
   human?: (value: never) => string,
 ): void {
   const safe: Output = {
-    stdout: (text) => out.stdout(json ? text : escapeControls(text)),
+    // The human view was built from escaped fields; this pass covers the text renderers wrote.
+    stdout: (text) => out.stdout(json ? text : escapeControls(showFieldBreaks(text))),
     stderr: (text) => out.stderr(escapeControls(text)),
   };
   renderSafely(outcome, json, safe, human);
@@ -62,7 +92,10 @@ function renderSafely(
 ): void {
   if (outcome.kind === "ok") {
     if (json) out.stdout(`${JSON.stringify(outcome.value, null, 2)}\n`);
-    else out.stdout(`${human ? human(outcome.value as never) : renderPlain(outcome.value)}\n`);
+    else {
+      const fields = asFields(outcome.value);
+      out.stdout(`${human ? human(fields as never) : renderPlain(fields)}\n`);
+    }
     return;
   }
   if (outcome.kind === "refused") {
