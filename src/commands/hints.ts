@@ -19,13 +19,25 @@ const TOOL_WORD = new RegExp(
   "g",
 );
 const CLI_PHRASE = /`cairn ([a-z]+(?: [a-z]+)?)((?: [^`]*)?)`/g;
+/**
+ * A code span: a command already written out. Its words are never tool names to reword, though
+ * several commands share a tool's name (`cairn ask T-3 …`, `cairn recall …`).
+ */
+const CODE_SPAN = /(`[^`]*`)/;
 
 export type Face = "cli" | "mcp";
 
 export function hintIn(face: Face, text: string): string {
   if (face === "cli") {
     return text
-      .replace(TOOL_WORD, (tool: string) => `\`cairn ${TOOL_TO_COMMAND.get(tool)}\``)
+      .split(CODE_SPAN)
+      .map((part, index) =>
+        // split() puts each captured code span at an odd index: those stay as written.
+        index % 2 === 1
+          ? part
+          : part.replace(TOOL_WORD, (tool: string) => `\`cairn ${TOOL_TO_COMMAND.get(tool)}\``),
+      )
+      .join("")
       .replace(/`cairn ([^`]+)` ((?:T|Q)-\d+)/g, "`cairn $1 $2`");
   }
   return text.replace(CLI_PHRASE, (whole, words: string, rest: string) => {

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { callTool, connectMcp } from "../helpers/mcp.js";
 import { addAgent, cairn, cairnAsync, initWorkspace } from "../helpers/workspace.js";
 
 let ws: { dir: string; cleanup: () => void };
@@ -111,6 +112,45 @@ describe("identity is bound at launch", () => {
       },
     );
     expect(own.code).toBe(0);
+  });
+});
+
+describe("a refusal's next step is a command that runs", () => {
+  it("names `cairn ask` as typed on the CLI, and the ask tool over MCP, for another agent's task", async () => {
+    const holder = addAgent(ws.dir, "holder", "builder");
+    const other = addAgent(ws.dir, "other", "builder");
+    const asOther = { env: { CAIRN_AGENT: other.token } };
+    cairn(ws.dir, ["task", "add", "held"]);
+    expect(cairn(ws.dir, ["task", "claim", "T-1"], { env: { CAIRN_AGENT: holder.token } }).code).toBe(0);
+
+    const ask = '`cairn ask T-1 "your question"`';
+    for (const args of [
+      ["task", "release", "T-1"],
+      ["task", "block", "T-1", "--reason", "stuck"],
+    ]) {
+      const refused = cairn(ws.dir, [...args, "--json"], asOther);
+      expect(refused.code, args.join(" ")).toBe(3);
+      const next = (refused.json as { refused: { next: string } }).refused.next;
+      expect(next, args.join(" ")).toBe(
+        `ask its holder, ${holder.id} (holder), with ${ask}, or take another task (\`cairn task ready\`)`,
+      );
+      expect(cairn(ws.dir, args, asOther).stderr).toContain(
+        `next: ask its holder, ${holder.id} (holder), with ${ask},`,
+      );
+    }
+    // The hint runs as written, the placeholder being the question.
+    expect(cairn(ws.dir, ["ask", "T-1", "your question"], asOther).code).toBe(0);
+
+    const mcp = await connectMcp(ws.dir, asOther);
+    try {
+      const result = await callTool(mcp, "block_task", { task: "T-1", reason: "stuck" });
+      const { next } = (result.structuredContent as { refused: { next: string } }).refused;
+      expect(next).toBe(
+        `ask its holder, ${holder.id} (holder), with ask T-1 "your question", or take another task (next_task)`,
+      );
+    } finally {
+      await mcp.close();
+    }
   });
 });
 

@@ -49,7 +49,7 @@ export async function askQuestion(
   now: string,
   to?: string,
 ): Promise<{ ask: AskRecord; task: TaskRecord; blocked: boolean }> {
-  if (question.trim() === "") throw usageError("ask what? (--question)");
+  if (question.trim() === "") throw usageError("ask what? the question is empty");
   if (to !== undefined && to !== HUMAN && !config.roles[to]) {
     throw usageError(
       `no role ${quoteValue(to)} to route the question to`,

@@ -46,7 +46,8 @@ export async function requireHolder(tx: Tx, task: TaskRecord, actor: Actor, what
   throw refuse(
     "ownership",
     `${task.id} is held by ${await who(tx, task.owner)}; only its holder may ${what} it`,
-    `ask ${await who(tx, task.owner)} (\`cairn ask ${task.id} --question ...\`), or take another task (\`cairn task ready\`)`,
+    // "ask" is also a tool's name: followed by an agent id it would read as a call to it.
+    `ask its holder, ${await who(tx, task.owner)}, with \`cairn ask ${task.id} "your question"\`, or take another task (\`cairn task ready\`)`,
   );
 }
 
