@@ -25,6 +25,34 @@ describe("the CLI face: exit codes and --json", () => {
     }
   });
 
+  it("prints a parser's complaint as the JSON error object under --json, still exiting 2", () => {
+    const cases = [
+      { args: ["task", "show", "--json"], message: "missing required argument 'task'", help: "task show" },
+      { args: ["task", "add", "--json"], message: "missing required argument 'title'", help: "task add" },
+      { args: ["status", "--bogus", "--json"], message: "unknown option '--bogus'", help: "status" },
+      {
+        args: ["agent", "add", "x", "--json"],
+        message: "required option '--role <role>'",
+        help: "agent add",
+      },
+      { args: ["frobnicate", "--json"], message: "unknown command 'frobnicate'", help: "" },
+    ];
+    for (const { args, message, help } of cases) {
+      const run = cairn(ws.dir, args);
+      expect(run.code, args.join(" ")).toBe(2);
+      const { error } = run.json as { error: { kind: string; message: string; next: string } };
+      expect(error.kind, args.join(" ")).toBe("usage");
+      expect(error.message, args.join(" ")).toContain(message);
+      expect(error.next, args.join(" ")).toBe(`see \`cairn ${help ? `${help} ` : ""}--help\``);
+      // A person still reads the parser's own words on stderr.
+      expect(run.stderr, args.join(" ")).toContain(`error: ${error.message}`);
+    }
+    // After `--`, "--json" is a value, not the option: no JSON is asked for.
+    const literal = cairn(ws.dir, ["task", "show", "T-1", "--", "--json", "extra"]);
+    expect(literal.code).toBe(2);
+    expect(literal.stdout).toBe("");
+  });
+
   it("exits 2 on a value its schema rejects, naming the field", () => {
     const run = cairn(ws.dir, ["agent", "add", "bad name!", "--role", "builder"]);
     expect(run.code).toBe(2);

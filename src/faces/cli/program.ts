@@ -3,11 +3,11 @@ import { type CliTable, cliTableFor } from "../../commands/cli-table.js";
 import type { CallControls, Session } from "../../commands/context.js";
 import type { AnyCommand } from "../../commands/define.js";
 import { dispatch } from "../../commands/dispatch.js";
-import { EXIT_CODES, exitCodeOf } from "../../kernel/outcome.js";
+import { type CairnError, EXIT_CODES, exitCodeOf, usageError } from "../../kernel/outcome.js";
 import { CAIRN_VERSION } from "../../kernel/version.js";
 import { stderrIsTerminal } from "./fd-output.js";
 import { fieldShape, flagOf } from "./options.js";
-import { escapeControls, type Output, renderOutcome } from "./render.js";
+import { errorJson, escapeControls, type Output, renderOutcome } from "./render.js";
 
 /** 128 + SIGINT, what a shell reports for an interrupted command. */
 export const EXIT_CANCELLED = 130;
@@ -214,7 +214,30 @@ export async function runCli(
     if (!(error instanceof CommanderError)) throw error;
     // Help and version are successes; every other parser complaint is a usage error.
     const benign = ["commander.helpDisplayed", "commander.version", "commander.help"].includes(error.code);
-    return benign ? EXIT_CODES.ok : EXIT_CODES.usage;
+    if (benign) return EXIT_CODES.ok;
+    // The parser has told a person on stderr; a script that asked for JSON reads stdout, so it
+    // gets the same error object a command's own usage error prints.
+    if (asksForJson(argv)) out.stdout(errorJson(parserError(error, program, argv)));
+    return EXIT_CODES.usage;
   }
   return code;
+}
+
+/** `--json` among the options: after a `--` it is a positional value. */
+function asksForJson(argv: readonly string[]): boolean {
+  const end = argv.indexOf("--");
+  return (end === -1 ? argv : argv.slice(0, end)).includes("--json");
+}
+
+/** The parser's complaint as a usage error, pointing at the help of the command it was parsing. */
+function parserError(error: CommanderError, program: Commander, argv: readonly string[]): CairnError {
+  const path: string[] = [];
+  let current = program;
+  for (const word of argv) {
+    const sub = current.commands.find((command) => command.name() === word);
+    if (!sub) break;
+    path.push(word);
+    current = sub;
+  }
+  return usageError(error.message.replace(/^error: /, ""), `see \`cairn ${[...path, "--help"].join(" ")}\``);
 }

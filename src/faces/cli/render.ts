@@ -1,5 +1,5 @@
 import { FIELD_LINE_BREAK } from "../../commands/field-text.js";
-import { describeError, type Outcome } from "../../kernel/outcome.js";
+import { type CairnError, describeError, type Outcome } from "../../kernel/outcome.js";
 
 export interface Output {
   stdout(text: string): void;
@@ -104,8 +104,12 @@ function renderSafely(
     out.stderr(`cairn: refused (${policy}): ${reason}\nnext: ${next}\n`);
     return;
   }
-  const { errorKind, message, hint } = outcome.error;
-  if (json)
-    out.stdout(`${JSON.stringify({ error: { kind: errorKind, message, next: hint ?? null } }, null, 2)}\n`);
+  if (json) out.stdout(errorJson(outcome.error));
   out.stderr(`cairn: ${describeError(outcome.error)}\n`);
+}
+
+/** What --json prints for an error, whether the parser or a command found it. */
+export function errorJson(error: CairnError): string {
+  const { errorKind, message, hint } = error;
+  return `${JSON.stringify({ error: { kind: errorKind, message, next: hint ?? null } }, null, 2)}\n`;
 }

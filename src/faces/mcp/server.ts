@@ -81,7 +81,8 @@ async function runCliTool(argv: readonly string[], session: Session, controls: C
   } catch {
     output = null;
   }
-  // A parser complaint prints nothing on stdout: the model reads the text, so it gets stderr.
+  // Under --json every failure prints its error object; should stdout still be empty, the model
+  // reads stderr instead of nothing.
   const text = stdout.trim() === "" && stderr !== "" ? `exit ${exitCode}\n${stderr}` : stdout;
   return {
     content: [{ type: "text" as const, text }],
