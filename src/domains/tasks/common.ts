@@ -2,7 +2,7 @@ import { notFound, refuse, usageError } from "../../kernel/outcome.js";
 import { quoteValue } from "../../kernel/text.js";
 import type { Tx } from "../../store/store.js";
 import type { Estimate, TaskRecord } from "../../store/tasks.js";
-import type { Actor } from "../identity/actor.js";
+import { type Actor, OWNER } from "../identity/actor.js";
 
 /** `T-12`, `t-12` and `12` all name task T-12. */
 export function taskId(raw: string): string {
@@ -69,7 +69,7 @@ export async function requirePlanAuthority(
   throw refuse(
     "ownership",
     `${task.id} was written by ${author}; only its author or the workspace owner may ${what} it while no one holds it`,
-    `ask ${task.id} with your reason (it reaches ${author} or the owner), or take another task (next_task)`,
+    `ask ${task.createdBy === OWNER.id ? "the owner" : `its author, ${author}, or the owner`} with \`cairn ask ${task.id} "your reason"\`, or take another task (\`cairn task ready\`)`,
   );
 }
 
