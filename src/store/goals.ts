@@ -4,6 +4,8 @@
  * the domain validates them.
  */
 
+import type { IdPage } from "./tasks.js";
+
 export type Direction = "higher" | "lower";
 
 export interface ProofSpec {
@@ -172,6 +174,8 @@ export interface GoalRepo {
   updateGoal(id: string, fields: GoalFields, at: string): Promise<GoalRecord>;
   goal(id: string): Promise<GoalRecord | undefined>;
   goals(): Promise<GoalRecord[]>;
+  /** Goal ids that start with `prefix` (byte for byte), lowest number first, at most `limit`. */
+  idsStartingWith(prefix: string, limit: number): Promise<IdPage>;
 
   milestones(goalId: string): Promise<MilestoneRecord[]>;
   milestone(id: string): Promise<MilestoneRecord | undefined>;

@@ -117,6 +117,12 @@ export interface TaskFilter {
 export const TASK_ORDERS = ["tree", "priority", "status", "updated", "created", "title"] as const;
 export type TaskOrder = (typeof TASK_ORDERS)[number];
 
+/** A page of ids and how many there are in all. */
+export interface IdPage {
+  ids: string[];
+  total: number;
+}
+
 export interface TaskNote {
   taskId: string;
   at: string;
@@ -135,6 +141,11 @@ export interface TaskRepo {
   /** `total` may stop counting past the page: then `capped` is true and the true count is higher. */
   list(filter: TaskFilter): Promise<{ tasks: TaskRecord[]; total: number; capped?: boolean }>;
   children(id: string): Promise<TaskRecord[]>;
+  /**
+   * Ids of the tasks in these statuses that start with `prefix` (byte for byte), lowest number
+   * first, at most `limit`; `total` counts every match. Completion asks it at each keystroke.
+   */
+  idsStartingWith(prefix: string, statuses: readonly TaskStatus[], limit: number): Promise<IdPage>;
   /**
    * Open tasks none of whose dependencies is still unfinished, best first (priority, then
    * depth-first order, then age). `accept` filters lazily so only what is needed is read.

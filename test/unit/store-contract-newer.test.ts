@@ -203,3 +203,50 @@ describe.each(IMPLEMENTATIONS)("newer store contract: $name", ({ create }) => {
     }
   });
 });
+
+describe.each(IMPLEMENTATIONS)("id completion store contract: $name", ({ create }) => {
+  let scratch: { dir: string; cleanup: () => void };
+  let store: Store;
+  const LIVE = ["active", "open", "blocked"] as const;
+  beforeAll(async () => {
+    scratch = scratchDir();
+    store = create(scratch.dir);
+    await store.write(async (tx) => {
+      for (let i = 1; i <= 13; i++) await tx.tasks.insert(task(`task ${i}`, "must"), AT);
+      await tx.tasks.update("T-12", { status: "done" }, AT);
+      for (let i = 1; i <= 11; i++) await tx.goals.insertGoal(fields(`goal ${i}`), "owner", AT);
+      await tx.journal.append(event("task.add"));
+    });
+  });
+  afterAll(async () => {
+    await store.close();
+    scratch.cleanup();
+  });
+
+  it("finds task ids by prefix among the given statuses, lowest number first, counting every match", async () => {
+    const ids = (
+      prefix: string,
+      statuses: readonly ("active" | "open" | "blocked" | "done")[],
+      limit = 100,
+    ) => store.read((tx) => tx.tasks.idsStartingWith(prefix, statuses, limit));
+    expect(await ids("T-1", LIVE, 3)).toEqual({ ids: ["T-1", "T-10", "T-11"], total: 4 });
+    const live = ["T-1", "T-2", "T-3", "T-4", "T-5", "T-6", "T-7", "T-8", "T-9", "T-10", "T-11", "T-13"];
+    expect(await ids("T-", LIVE)).toEqual({ ids: live, total: 12 });
+    expect(await ids("", LIVE, 2)).toEqual({ ids: ["T-1", "T-2"], total: 12 });
+    expect(await ids("T-13", LIVE)).toEqual({ ids: ["T-13"], total: 1 });
+    expect(await ids("", ["done"])).toEqual({ ids: ["T-12"], total: 1 });
+    // Byte for byte, with no pattern characters: callers settle the case of what was typed.
+    for (const prefix of ["t-1", "T-1%", "T-_", "T-1é", "T-13-"]) {
+      expect(await ids(prefix, LIVE), prefix).toEqual({ ids: [], total: 0 });
+    }
+    expect(await ids("T-1", [])).toEqual({ ids: [], total: 0 });
+  });
+
+  it("finds goal ids by prefix, lowest number first, counting every match", async () => {
+    const ids = (prefix: string, limit = 100) => store.read((tx) => tx.goals.idsStartingWith(prefix, limit));
+    expect(await ids("G-1", 2)).toEqual({ ids: ["G-1", "G-10"], total: 3 });
+    expect(await ids("")).toMatchObject({ total: 11 });
+    expect((await ids("G-")).ids.slice(0, 3)).toEqual(["G-1", "G-2", "G-3"]);
+    expect(await ids("g-1")).toEqual({ ids: [], total: 0 });
+  });
+});

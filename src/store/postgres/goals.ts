@@ -1,4 +1,5 @@
 import type { GoalRepo, SampleRecord, ScoreReportRecord } from "../goals.js";
+import { idsStartingWith } from "../id-prefix.js";
 import {
   attemptOf,
   goalOf,
@@ -9,6 +10,7 @@ import {
   sampleOf,
 } from "../sqlite/goal-rows.js";
 import type { PgDb } from "./db.js";
+import { pgIdPage } from "./id-page.js";
 import { shortIds } from "./short-ids.js";
 
 export function pgGoals(db: PgDb): GoalRepo {
@@ -132,6 +134,9 @@ export function pgGoals(db: PgDb): GoalRepo {
     },
     async goals() {
       return (await stmts.goals.all()).map(goalOf);
+    },
+    async idsStartingWith(prefix, limit) {
+      return pgIdPage(db, "goals", idsStartingWith(prefix), limit);
     },
     async milestones(goalId) {
       return (await stmts.milestones.all(goalId)).map(milestoneOf);

@@ -1,7 +1,9 @@
+import { idsStartingWith } from "../id-prefix.js";
 import { COUNTED_BEYOND_PAGE, TASK_ORDER_BY } from "../sqlite/task-pages.js";
 import { COLUMNS, pad, RANK, type TaskRow, toTask } from "../sqlite/task-rows.js";
 import type { TaskRecord, TaskRepo } from "../tasks.js";
 import type { PgDb } from "./db.js";
+import { pgIdPage } from "./id-page.js";
 import { shortIds } from "./short-ids.js";
 import { pgTaskRelations } from "./task-relations.js";
 
@@ -162,6 +164,9 @@ export function pgTasks(db: PgDb): TaskRepo {
     },
     async children(id) {
       return (await children.all(id)).map(toTask);
+    },
+    async idsStartingWith(prefix, statuses, limit) {
+      return pgIdPage(db, "tasks", idsStartingWith(prefix, statuses), limit);
     },
     async ready(accept, limit, excluding = "") {
       const found: TaskRecord[] = [];

@@ -1,7 +1,9 @@
 import type Database from "better-sqlite3";
 import type { GoalRepo, SampleRecord, ScoreReportRecord } from "../goals.js";
+import { idsStartingWith, whereClause } from "../id-prefix.js";
 import { attemptOf, goalOf, milestoneOf, proposalOf, type Row, runOf, sampleOf } from "./goal-rows.js";
 import { shortIds } from "./short-ids.js";
+import { builtStatement } from "./statement-cache.js";
 
 export function sqliteGoals(db: Database.Database): GoalRepo {
   const one = (sql: string) => db.prepare<unknown[], Row>(sql);
@@ -124,6 +126,16 @@ export function sqliteGoals(db: Database.Database): GoalRepo {
     },
     async goals() {
       return stmts.goals.all().map(goalOf);
+    },
+    async idsStartingWith(prefix, limit) {
+      const match = idsStartingWith(prefix);
+      if (!match) return { ids: [], total: 0 };
+      const where = whereClause(match);
+      const ids = builtStatement(db, `SELECT id FROM goals ${where} ORDER BY seq LIMIT +@limit`)
+        .all({ ...match.values, limit })
+        .map((row) => (row as { id: string }).id);
+      const counted = builtStatement(db, `SELECT COUNT(*) AS n FROM goals ${where}`).get(match.values);
+      return { ids, total: (counted as { n: number }).n };
     },
     async milestones(goalId) {
       return stmts.milestones.all(goalId).map(milestoneOf);
