@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { CairnError } from "../kernel/outcome.js";
+import { MAX_ID_PREFIX, MAX_IDS } from "./ids.js";
 
 /**
  * MCP resources and prompts, kept by hand like the tool table. Each one reads through commands
@@ -13,8 +14,14 @@ export type RunCommand = (
   input: Record<string, unknown>,
 ) => Promise<Record<string, unknown>>;
 
-/** Values that complete what a client has typed so far for one argument or URI variable. */
-export type Completer = (typed: string, run: RunCommand) => Promise<string[]>;
+/** Values that complete what a client has typed so far, at most one page of them, and how many in all. */
+export interface Completion {
+  values: string[];
+  total: number;
+}
+
+/** Completes what a client has typed so far for one argument or URI variable. */
+export type Completer = (typed: string, run: RunCommand) => Promise<Completion>;
 
 export const taskUri = (id: string) => `cairn://task/${id}`;
 export const briefUri = (id: string) => `cairn://task/${id}/brief`;
@@ -75,26 +82,26 @@ async function liveTasks(
   };
 }
 
-/** A client may send at most this many completion values; cairn offers the live ones first. */
-export const MAX_COMPLETIONS = 100;
+/** A server may send at most this many completion values; `total` and `hasMore` tell of the rest. */
+export const MAX_COMPLETIONS = MAX_IDS;
 
-const startsWith = (typed: string) => {
-  const prefix = typed.trim().toLowerCase();
-  return (id: string) => id.toLowerCase().startsWith(prefix) || id.toLowerCase().startsWith(`t-${prefix}`);
-};
+/**
+ * Ids from an id-completion command, run as the caller: drawn from every match in the store, so
+ * `total` is the true count. A refused caller is offered nothing, as is a value no id starts with.
+ */
+const completeIds =
+  (command: "task ids" | "goal ids"): Completer =>
+  async (typed, run) => {
+    if (typed.length > MAX_ID_PREFIX) return { values: [], total: 0 };
+    const out = await run(command, { prefix: typed, limit: MAX_COMPLETIONS });
+    return { values: (out.ids ?? []) as string[], total: (out.total ?? 0) as number };
+  };
 
 /** Task ids being worked on or waiting to be, that start with what was typed (`T-1`, or just `1`). */
-const completeTaskIds: Completer = async (typed, run) =>
-  (await liveTasks(run, { offset: 0, limit: MAX_COMPLETIONS })).tasks
-    .map((task) => task.id)
-    .filter(startsWith(typed));
+const completeTaskIds = completeIds("task ids");
 
 /** Goal ids that start with what was typed. */
-const completeGoalIds: Completer = async (typed, run) => {
-  const goals = ((await run("goal list", {})).goals ?? []) as { id: string }[];
-  const prefix = typed.trim().toLowerCase();
-  return goals.map((goal) => goal.id).filter((id) => id.toLowerCase().startsWith(prefix));
-};
+const completeGoalIds = completeIds("goal ids");
 
 const json = (value: unknown) => JSON.stringify(value, null, 2);
 

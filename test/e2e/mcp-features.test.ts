@@ -8,6 +8,7 @@ import {
   writePack,
 } from "../helpers/goals.js";
 import { callTool, connectMcp, type McpHandle } from "../helpers/mcp.js";
+import { cairn, initWorkspace } from "../helpers/workspace.js";
 
 /** Completions and logging, through the built `cairn mcp` and the SDK's own client. */
 describe("MCP completions and logging", () => {
@@ -83,5 +84,71 @@ describe("MCP completions and logging", () => {
     await mcp.client.setLoggingLevel("warning");
     await evals();
     expect(lines).toEqual([]);
+  });
+});
+
+/**
+ * Completion on a board past one page of completion values (100): every live task is a
+ * candidate, not just the first page of them, and `total`/`hasMore` say how many matched.
+ */
+describe("MCP completions past a page of values", () => {
+  let ws: { dir: string; cleanup: () => void };
+  let mcp: McpHandle;
+
+  beforeAll(async () => {
+    ws = initWorkspace();
+    mcp = await connectMcp(ws.dir, { args: ["--profile", "planner"] });
+    for (let i = 1; i <= 133; i++) await callTool(mcp, "add_task", { title: `task ${i}` });
+    for (let i = 1; i <= 101; i++) await callTool(mcp, "create_goal", { goal: `goal ${i}` });
+    expect(cairn(ws.dir, ["task", "drop", "T-132"]).code).toBe(0);
+  });
+  afterAll(async () => {
+    await mcp.close();
+    ws.cleanup();
+  });
+
+  const complete = async (
+    ref: { type: "ref/prompt"; name: string } | { type: "ref/resource"; uri: string },
+    name: string,
+    value: string,
+  ) => (await mcp.client.complete({ ref, argument: { name, value } })).completion;
+  const brief = { type: "ref/prompt", name: "brief" } as const;
+  const task = { type: "ref/resource", uri: "cairn://task/{id}" } as const;
+
+  it("finds a live task past the first hundred, by the prompt argument and the resource variable", async () => {
+    for (const [ref, name] of [
+      [brief, "task"],
+      [task, "id"],
+    ] as const) {
+      expect(await complete(ref, name, "T-131")).toEqual({ values: ["T-131"], total: 1, hasMore: false });
+      // Lowest number first; the dropped T-132 is not live.
+      expect(await complete(ref, name, "t-13")).toEqual({
+        values: ["T-13", "T-130", "T-131", "T-133"],
+        total: 4,
+        hasMore: false,
+      });
+      expect((await complete(ref, name, "13")).values).toEqual(["T-13", "T-130", "T-131", "T-133"]);
+    }
+  });
+
+  it("sends at most a hundred values, with the true total and hasMore", async () => {
+    const all = await complete(brief, "task", "");
+    expect(all.values).toHaveLength(100);
+    expect(all.values.slice(0, 3)).toEqual(["T-1", "T-2", "T-3"]);
+    expect(all).toMatchObject({ total: 132, hasMore: true });
+    expect(await complete(brief, "task", "T-1")).toMatchObject({ total: 44, hasMore: false });
+    expect(await complete(brief, "task", "T-1x")).toEqual({ values: [], total: 0, hasMore: false });
+  });
+
+  it("completes goal ids the same way", async () => {
+    const goal = { type: "ref/resource", uri: "cairn://goal/{id}" } as const;
+    expect(await complete(goal, "id", "g-10")).toEqual({
+      values: ["G-10", "G-100", "G-101"],
+      total: 3,
+      hasMore: false,
+    });
+    const all = await complete(goal, "id", "");
+    expect(all.values).toHaveLength(100);
+    expect(all).toMatchObject({ total: 101, hasMore: true });
   });
 });

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { canPlan } from "../../domains/goals/authority.js";
 import {
   createGoal,
+  goalIdsStartingWith,
   goalOrThrow,
   openQuestions,
   ProofInput,
@@ -15,6 +16,7 @@ import { milestoneGate } from "../../domains/goals/task-link.js";
 import type { GoalRecord } from "../../store/store.js";
 import { defineCommand } from "../define.js";
 import { verbatim } from "../field-text.js";
+import { IdsOutput, idsInput, MAX_IDS, renderIds } from "../ids.js";
 import { Goal, goalView, Milestone, milestoneView } from "./views.js";
 
 const questions = (goal: GoalRecord) => {
@@ -175,6 +177,19 @@ export const goalList = defineCommand({
               `${g.id.padEnd(6)} ${g.goal}  [${g.proofs.join(", ")}]${g.open ? ` (${g.open} to fill in)` : ""}`,
           )
           .join("\n"),
+});
+
+export const goalIds = defineCommand({
+  name: "goal ids",
+  summary: "Goal ids starting with what was typed (G-1 or g-1), lowest first: for completion",
+  effect: "read",
+  positional: ["prefix"],
+  input: idsInput("goal"),
+  output: IdsOutput,
+  async handler(input, ctx) {
+    return goalIdsStartingWith(ctx.store, input.prefix ?? "", input.limit ?? MAX_IDS);
+  },
+  render: renderIds,
 });
 
 export const goalPlan = defineCommand({

@@ -8,7 +8,16 @@ import {
   attemptShow,
 } from "./attempts.js";
 import { evalApprove, evalList, evalProposals, evalPropose, evalReject, evalSelect } from "./evals.js";
-import { goalCreate, goalGate, goalList, goalNext, goalPlan, goalShow, goalUpdate } from "./goals.js";
+import {
+  goalCreate,
+  goalGate,
+  goalIds,
+  goalList,
+  goalNext,
+  goalPlan,
+  goalShow,
+  goalUpdate,
+} from "./goals.js";
 import { attemptAccept, attemptReject } from "./review.js";
 import { runFreeze, runList, runStatus } from "./runs.js";
 import { GOAL_TOOLS } from "./tools.js";
@@ -21,6 +30,7 @@ export const goalsDomain: CommandDomain = {
     goalUpdate,
     goalShow,
     goalList,
+    goalIds,
     goalPlan,
     goalNext,
     goalGate,

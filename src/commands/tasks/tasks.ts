@@ -1,10 +1,11 @@
 import { z } from "zod";
-import { addTask, listTasks, showTask } from "../../domains/tasks/board.js";
+import { addTask, listTasks, liveTaskIdsStartingWith, showTask } from "../../domains/tasks/board.js";
 import { claimTask, readyFor, releaseTask } from "../../domains/tasks/claims.js";
 import { addCriterion } from "../../domains/tasks/criteria.js";
 import { PRIORITIES, TASK_ORDERS, TASK_STATUSES } from "../../store/tasks.js";
 import { defineCommand } from "../define.js";
 import { textBlock } from "../field-text.js";
+import { IdsOutput, idsInput, MAX_IDS, renderIds } from "../ids.js";
 import { LIFECYCLE_COMMANDS } from "./lifecycle.js";
 import {
   Criterion,
@@ -121,6 +122,20 @@ export const taskList = defineCommand({
         ].join("\n"),
 });
 
+export const taskIds = defineCommand({
+  name: "task ids",
+  summary:
+    "Ids of open, active and blocked tasks starting with what was typed (T-13, t-13 or 13), lowest first: for completion",
+  effect: "read",
+  positional: ["prefix"],
+  input: idsInput("task"),
+  output: IdsOutput,
+  async handler(input, ctx) {
+    return liveTaskIdsStartingWith(ctx.store, input.prefix ?? "", input.limit ?? MAX_IDS);
+  },
+  render: renderIds,
+});
+
 export const taskShow = defineCommand({
   name: "task show",
   summary: "One task with its criteria and evidence, dependencies, children, open questions and notes",
@@ -189,6 +204,7 @@ export const TASK_COMMANDS = [
   taskAdd,
   taskCriterion,
   taskList,
+  taskIds,
   taskShow,
   taskReady,
   taskClaim,

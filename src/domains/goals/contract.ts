@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { notFound, refuse, usageError } from "../../kernel/outcome.js";
-import type { GoalFields, GoalRecord, ProofSpec, Store, Tx } from "../../store/store.js";
+import type { GoalFields, GoalRecord, IdPage, ProofSpec, Store, Tx } from "../../store/store.js";
 
 export const PROOF_NAME = /^[a-z][a-z0-9_-]{0,47}$/;
 
@@ -216,6 +216,11 @@ export async function goalOrThrow(tx: Tx, id: string): Promise<GoalRecord> {
   const goal = await tx.goals.goal(id);
   if (!goal) throw notFound(`no goal ${id}`, "`cairn goal list` shows the goals");
   return goal;
+}
+
+/** Goal ids that start with what was typed (`g-1` as `G-1`), lowest number first, with how many there are. */
+export async function goalIdsStartingWith(store: Store, typed: string, limit: number): Promise<IdPage> {
+  return store.read((tx) => tx.goals.idsStartingWith(typed.trim().toUpperCase(), limit));
 }
 
 export async function createGoal(store: Store, vague: string, actor: string, at: string) {

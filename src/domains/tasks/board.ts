@@ -4,6 +4,7 @@ import type { Store, Tx } from "../../store/store.js";
 import type {
   AskRecord,
   CriterionRecord,
+  IdPage,
   Priority,
   TaskFilter,
   TaskNote,
@@ -113,6 +114,28 @@ export async function listTasks(store: Store, filter: TaskFilter) {
     const parent = filter.parent !== undefined ? (await loadTask(tx, filter.parent)).id : undefined;
     return tx.tasks.list({ ...filter, parent });
   });
+}
+
+/** The tasks worth offering by id: the ones being worked on or waiting to be. */
+export const LIVE_STATUSES: readonly TaskStatus[] = ["active", "open", "blocked"];
+
+/**
+ * Live task ids that start with what was typed, lowest number first, with how many there are:
+ * `T-13`, `t-13` and `13` each offer T-13 and T-130…, as any of them names a task; `T` or
+ * nothing offers every live task.
+ */
+export async function liveTaskIdsStartingWith(store: Store, typed: string, limit: number): Promise<IdPage> {
+  const prefix = taskIdPrefix(typed);
+  if (prefix === undefined) return { ids: [], total: 0 };
+  return store.read((tx) => tx.tasks.idsStartingWith(prefix, LIVE_STATUSES, limit));
+}
+
+/** The start of a task id (`T-13`) that was typed, in any form taskId reads; undefined if none. */
+function taskIdPrefix(typed: string): string | undefined {
+  const text = typed.trim().toUpperCase();
+  if (/^\d*$/.test(text)) return `T-${text}`;
+  if (text === "T") return "T-";
+  return /^T-\d*$/.test(text) ? text : undefined;
 }
 
 /** Re-parent a task; under itself or one of its own descendants would make the tree a loop. */

@@ -1,11 +1,14 @@
 import type { McpServer } from "@modelcontextprotocol/server";
 import {
   type Completer,
+  type Completion,
   MAX_COMPLETIONS,
   PROMPTS,
   RESOURCES,
   type RunCommand,
 } from "../../commands/resources.js";
+
+const NOTHING: Completion = { values: [], total: 0 };
 
 /**
  * `completion/complete` for prompt arguments and resource-template variables, answered from the
@@ -20,14 +23,9 @@ export function serveCompletions(server: McpServer, run: () => RunCommand): void
   server.server.setRequestHandler("completion/complete", async (request) => {
     const { ref, argument } = request.params;
     const completer = completerFor(ref, argument.name);
-    const values = completer ? await completer(argument.value, run()) : [];
-    return {
-      completion: {
-        values: values.slice(0, MAX_COMPLETIONS),
-        total: values.length,
-        hasMore: values.length > MAX_COMPLETIONS,
-      },
-    };
+    const { values, total } = completer ? await completer(argument.value, run()) : NOTHING;
+    const sent = values.slice(0, MAX_COMPLETIONS);
+    return { completion: { values: sent, total, hasMore: total > sent.length } };
   });
 }
 
