@@ -1,3 +1,4 @@
+import { taskId } from "../domains/tasks/common.js";
 import type { Session } from "./context.js";
 
 /**
@@ -77,17 +78,33 @@ export const TOUCH_ALL: JournalTouch = {
   listChanged: true,
 };
 
+/**
+ * The id a URI's path segment names, spelled as the journal spells it: a task resource reads
+ * `t-3` or `3` as T-3, so its subscription must hear what the journal says of T-3. Undefined
+ * when the segment names no id.
+ */
+function journalId(segment: string, canonical: (id: string) => string = (id) => id): string | undefined {
+  try {
+    return canonical(decodeURIComponent(segment));
+  } catch {
+    return undefined;
+  }
+}
+
 /** Whether a `cairn://` resource may read differently after these events (skill files are not journaled). */
 export function mayHaveChanged(uri: string, touch: JournalTouch): boolean {
   if (touch === TOUCH_ALL) return uri.startsWith("cairn://");
   if (uri === "cairn://board") return touch.board;
   const task = /^cairn:\/\/task\/([^/]+)(\/brief)?$/.exec(uri);
   if (task) {
-    const id = decodeURIComponent(task[1] as string);
-    return touch.ids.has(id) || (task[2] !== undefined && touch.briefs);
+    const id = journalId(task[1] as string, taskId);
+    return (id !== undefined && touch.ids.has(id)) || (task[2] !== undefined && touch.briefs);
   }
   const goal = /^cairn:\/\/goal\/([^/]+)$/.exec(uri);
-  if (goal) return touch.goals || touch.ids.has(decodeURIComponent(goal[1] as string));
+  if (goal) {
+    const id = journalId(goal[1] as string);
+    return touch.goals || (id !== undefined && touch.ids.has(id));
+  }
   return false;
 }
 

@@ -154,6 +154,24 @@ describe(`MCP resource subscriptions (${STORE_UNDER_TEST})`, () => {
     expect((await mcp.client.listResources()).resources.map((r) => r.uri)).toContain("cairn://task/T-3");
   });
 
+  it("a task subscribed by another spelling of its id is updated, under the URI subscribed", async () => {
+    const added = cairn(ws.dir, ["task", "add", "spelled task", "--json"]).json as { task: { id: string } };
+    const n = added.task.id.slice(2);
+    const spellings = [`cairn://task/t-${n}`, `cairn://task/${n}`, `cairn://task/${n}/brief`];
+    const reader = await connectMcp(ws.dir);
+    try {
+      const own = listen(reader);
+      for (const uri of spellings) await reader.client.subscribeResource({ uri });
+      expect(cairn(ws.dir, ["task", "block", added.task.id, "--reason", "waiting on a spelling"]).code).toBe(
+        0,
+      );
+      for (const uri of spellings) await own.next(updated(uri), 0);
+      expect(own.heard.filter((h) => h.uri === `cairn://task/${added.task.id}`)).toEqual([]);
+    } finally {
+      await reader.close();
+    }
+  });
+
   it("a burst of writes from another server gives notifications bounded by time, and never blocks a call", async () => {
     await mcp.client.subscribeResource({ uri: TASK2 });
     const writer = await connectMcp(ws.dir);

@@ -20,6 +20,15 @@ describe("what a stretch of the journal touched", () => {
     expect(touch.listChanged).toBe(false);
   });
 
+  it("hears a task by any spelling of its id the resource reads: t-1, 1, percent-encoded", () => {
+    const touch = touchOf([at("task.block", "T-1")]);
+    for (const uri of ["cairn://task/t-1", "cairn://task/1", "cairn://task/1/brief", "cairn://task/%54-1"]) {
+      expect(mayHaveChanged(uri, touch), uri).toBe(true);
+    }
+    expect(mayHaveChanged("cairn://task/10", touch)).toBe(false);
+    expect(mayHaveChanged("cairn://task/%E0%A4%A", touch)).toBe(false);
+  });
+
   it("treats knowledge as touching every brief but no task, and listing events as a list change", () => {
     const touch = touchOf([at("fact.remember", "F-3", { topics: ["ci"] }), at("task.add", "T-9")]);
     expect(mayHaveChanged("cairn://task/T-2/brief", touch)).toBe(true);
