@@ -108,15 +108,20 @@ const json = (value: unknown) => JSON.stringify(value, null, 2);
 /** A read that was refused is shown as the refusal: the resource exists, the caller may not have it. */
 const briefText = (out: Record<string, unknown>) => (out.refused ? json(out) : String(out.brief));
 
-const idOf = (variables: Record<string, string>) => {
+/**
+ * The id a resource URI names, percent-decoding undone. A missing or malformed one is the
+ * caller's mistake (a usage error, which the face answers as invalid params).
+ */
+const idOf = (variables: Record<string, string>, example: string) => {
   const id = variables.id;
-  if (!id) throw new CairnError("usage", "a task resource needs a task id, e.g. cairn://task/T-12");
+  if (!id) throw new CairnError("usage", `this resource needs an id, e.g. ${example}`);
   try {
     return decodeURIComponent(id);
   } catch {
-    throw new CairnError("usage", "a task resource URI is malformed; use e.g. cairn://task/T-12");
+    throw new CairnError("usage", `the resource URI is malformed; use e.g. ${example}`);
   }
 };
+const taskIdOf = (variables: Record<string, string>) => idOf(variables, "cairn://task/T-12");
 
 export const RESOURCES: readonly ResourceSpec[] = [
   {
@@ -144,7 +149,7 @@ export const RESOURCES: readonly ResourceSpec[] = [
         next,
       };
     },
-    read: async (variables, run) => json(await run("task show", { task: idOf(variables) })),
+    read: async (variables, run) => json(await run("task show", { task: taskIdOf(variables) })),
     complete: { id: completeTaskIds },
   },
   {
@@ -165,7 +170,7 @@ export const RESOURCES: readonly ResourceSpec[] = [
         next,
       };
     },
-    read: async (variables, run) => briefText(await run("context", { task: idOf(variables) })),
+    read: async (variables, run) => briefText(await run("context", { task: taskIdOf(variables) })),
     complete: { id: completeTaskIds },
   },
   {
@@ -186,8 +191,7 @@ export const RESOURCES: readonly ResourceSpec[] = [
         next: end < goals.length ? end : null,
       };
     },
-    read: async (variables, run) =>
-      json(await run("goal show", { id: decodeURIComponent(variables.id ?? "") })),
+    read: async (variables, run) => json(await run("goal show", { id: idOf(variables, "cairn://goal/G-1") })),
     complete: { id: completeGoalIds },
   },
 ];

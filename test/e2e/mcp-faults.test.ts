@@ -157,6 +157,27 @@ describe("tool-level faults are isError results that name the field", () => {
   });
 });
 
+describe("resource faults are JSON-RPC errors that blame the request", () => {
+  it("answers a malformed id with invalid params on every cairn resource, to read or subscribe", async () => {
+    const mcp = await connectMcp(ws.dir);
+    try {
+      const malformed = [
+        "cairn://task/%E0%A4%A",
+        "cairn://task/%E0%A4%A/brief",
+        "cairn://goal/%E0%A4%A",
+        "skill://demo/%E0%A4%A",
+      ];
+      for (const uri of malformed) {
+        await expect(mcp.client.readResource({ uri }), uri).rejects.toMatchObject({ code: -32602 });
+        await expect(mcp.client.subscribeResource({ uri }), uri).rejects.toMatchObject({ code: -32602 });
+      }
+      expect((await callTool(mcp, "whoami")).isError).toBeFalsy();
+    } finally {
+      await mcp.close();
+    }
+  });
+});
+
 describe("launch-time identity and a damaged workspace", () => {
   it("refuses to start with an empty, unknown or retired token (exit 3, message on stderr, stdout empty)", async () => {
     const gone = addAgent(ws.dir, "gone", "builder");

@@ -1,6 +1,6 @@
 import { closeSync, readSync, realpathSync } from "node:fs";
 import { extname, join } from "node:path";
-import { notFound } from "../../kernel/outcome.js";
+import { notFound, usageError } from "../../kernel/outcome.js";
 import type { Skill, SkillCatalog } from "./discover.js";
 import { DIGEST_BYTES_LIMIT, digestSkill, sniff } from "./files.js";
 import { readFrontMatter } from "./frontmatter.js";
@@ -54,7 +54,11 @@ export function skillEntry(skill: Skill): SkillEntry {
 export function parseSkillUri(uri: string): { name: string; path: string } {
   const match = /^skill:\/\/([^/]+)\/(.+)$/.exec(uri);
   if (!match) throw notFound(`${uri.slice(0, 200)} is not a skill:// resource of this server`);
-  return { name: decodeURIComponent(match[1] as string), path: decodeURIComponent(match[2] as string) };
+  try {
+    return { name: decodeURIComponent(match[1] as string), path: decodeURIComponent(match[2] as string) };
+  } catch {
+    throw usageError("the skill:// URI is malformed", "skill URIs look like skill://NAME/SKILL.md");
+  }
 }
 
 /**

@@ -7,7 +7,8 @@ import {
 import type { Session } from "../../commands/context.js";
 import { dispatch } from "../../commands/dispatch.js";
 import { COMMANDS_BY_NAME } from "../../commands/registry.js";
-import type { RunCommand } from "../../commands/resources.js";
+import type { ResourceSpec, RunCommand } from "../../commands/resources.js";
+import { CairnError } from "../../kernel/outcome.js";
 
 /**
  * Resources and prompts run commands as the caller, through the same dispatch as tools. A
@@ -30,8 +31,27 @@ export function runner(session: Session, uri?: string): RunCommand {
   };
 }
 
+/**
+ * What the caller reads at a resource, as `resources/read` and the change feed both read it. A
+ * usage error (a malformed URI) is the caller's mistake: invalid params, not an internal error.
+ */
+export async function readResourceAs(
+  spec: ResourceSpec,
+  variables: Variables,
+  run: RunCommand,
+): Promise<string> {
+  try {
+    return await spec.read(flatVariables(variables), run);
+  } catch (error) {
+    if (error instanceof CairnError && error.errorKind === "usage") {
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message);
+    }
+    throw error;
+  }
+}
+
 /** A URI template's variables as resource specs take them: a list variable joined by commas. */
-export function flatVariables(variables: Variables): Record<string, string> {
+function flatVariables(variables: Variables): Record<string, string> {
   return Object.fromEntries(
     Object.entries(variables).map(([key, value]) => [key, Array.isArray(value) ? value.join(",") : value]),
   );

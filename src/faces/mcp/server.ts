@@ -1,10 +1,4 @@
-import {
-  McpServer,
-  ProtocolError,
-  ProtocolErrorCode,
-  ResourceTemplate,
-  type ServerContext,
-} from "@modelcontextprotocol/server";
+import { McpServer, ResourceTemplate, type ServerContext } from "@modelcontextprotocol/server";
 import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import type { z } from "zod";
 import type { CatalogSource } from "../../commands/catalog.js";
@@ -27,7 +21,7 @@ import {
   toolOutputSchema,
 } from "../../commands/tool-schemas.js";
 import { type Profile, type ToolSpec, toolsForProfile } from "../../commands/tools.js";
-import { CairnError, type Outcome } from "../../kernel/outcome.js";
+import type { Outcome } from "../../kernel/outcome.js";
 import { announceStarted } from "../../kernel/start-flags.js";
 import { CAIRN_VERSION } from "../../kernel/version.js";
 import { serveCatalog } from "./catalog.js";
@@ -38,7 +32,7 @@ import { NoElicitationValidator } from "./no-elicitation.js";
 import { publishedSchemas } from "./published-schemas.js";
 import { pageResourceList } from "./resource-pages.js";
 import { toolResult } from "./results.js";
-import { flatVariables, runner } from "./run-command.js";
+import { readResourceAs, runner } from "./run-command.js";
 import { listSkillResources, serveSkillsExtension } from "./skills-extension.js";
 import { ResourceFeed } from "./subscriptions.js";
 
@@ -182,7 +176,7 @@ function registerResource(server: McpServer, spec: ResourceSpec, session: Sessio
   });
   if (!spec.uri.includes("{")) {
     server.registerResource(spec.name, spec.uri, metadata, async (uri) =>
-      contents(uri, await spec.read({}, runner(session, uri.toString()))),
+      contents(uri, await readResourceAs(spec, {}, runner(session, uri.toString()))),
     );
     return;
   }
@@ -190,17 +184,9 @@ function registerResource(server: McpServer, spec: ResourceSpec, session: Sessio
   const template = new ResourceTemplate(spec.uri, {
     list: spec.list ? async () => ({ resources: [] }) : undefined,
   });
-  server.registerResource(spec.name, template, metadata, async (uri, variables) => {
-    try {
-      return contents(uri, await spec.read(flatVariables(variables), runner(session, uri.toString())));
-    } catch (error) {
-      // A malformed URI is the caller's mistake: invalid params, not an internal error.
-      if (error instanceof CairnError && error.errorKind === "usage") {
-        throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message);
-      }
-      throw error;
-    }
-  });
+  server.registerResource(spec.name, template, metadata, async (uri, variables) =>
+    contents(uri, await readResourceAs(spec, variables, runner(session, uri.toString()))),
+  );
 }
 
 function registerPrompt(server: McpServer, spec: PromptSpec, session: Session): void {

@@ -18,7 +18,7 @@ import {
   watchWorkspace,
 } from "../../commands/resource-changes.js";
 import { RESOURCES } from "../../commands/resources.js";
-import { flatVariables, runner } from "./run-command.js";
+import { readResourceAs, runner } from "./run-command.js";
 
 /**
  * A burst settles this long before the first look; later looks are at least MIN_GAP_MS apart
@@ -60,7 +60,7 @@ async function readAs(session: Session, uri: string): Promise<unknown> {
   if (uri.startsWith("skill://")) return run("skill resource", { uri });
   for (const { spec, template } of MATCHERS) {
     const variables = template ? template.match(uri) : spec.uri === uri ? {} : null;
-    if (variables) return spec.read(flatVariables(variables), run);
+    if (variables) return readResourceAs(spec, variables, run);
   }
   throw new ResourceNotFoundError(uri);
 }
