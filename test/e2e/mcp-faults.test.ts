@@ -178,6 +178,58 @@ describe("resource faults are JSON-RPC errors that blame the request", () => {
   });
 });
 
+describe("hostile values in resource errors", () => {
+  /** The message of the JSON-RPC error a request was answered with. */
+  const failure = async (request: Promise<unknown>) => {
+    const error = await request.then(
+      () => expect.fail("the request succeeded"),
+      (thrown: Error) => thrown,
+    );
+    return error.message;
+  };
+
+  it("quotes a huge URI, truncated, when it cannot subscribe to it", async () => {
+    const mcp = await connectMcp(ws.dir);
+    try {
+      // Just under the SDK's own limit on a URI (1,000,000 characters).
+      const huge = "x".repeat(999_000);
+      for (const uri of [huge, `cairn://${huge}`]) {
+        const message = await failure(mcp.client.subscribeResource({ uri }));
+        expect(message.length, message.slice(0, 200)).toBeLessThan(500);
+        expect(message).toMatch(/"(cairn:\/\/)?x+"… \(\d+ characters\)/);
+      }
+      const goal = await failure(mcp.client.readResource({ uri: `cairn://goal/${huge}` }));
+      expect(goal.length, goal.slice(0, 200)).toBeLessThan(500);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it("quotes an id with control characters, escaped, on the task and goal resources alike", async () => {
+    const mcp = await connectMcp(ws.dir);
+    try {
+      const hostile = "%1b%5b31mRED%07";
+      for (const uri of [
+        `cairn://goal/${hostile}`,
+        `cairn://task/${hostile}`,
+        `cairn://task/${hostile}/brief`,
+      ]) {
+        for (const request of [
+          () => mcp.client.readResource({ uri }),
+          () => mcp.client.subscribeResource({ uri }),
+        ]) {
+          const message = await failure(request());
+          expect(message, uri).not.toContain("\u001b");
+          expect(message, uri).not.toContain("\u0007");
+          expect(message, uri).toContain('"\\u001b[31mRED\\u0007"');
+        }
+      }
+    } finally {
+      await mcp.close();
+    }
+  });
+});
+
 describe("launch-time identity and a damaged workspace", () => {
   it("refuses to start with an empty, unknown or retired token (exit 3, message on stderr, stdout empty)", async () => {
     const gone = addAgent(ws.dir, "gone", "builder");

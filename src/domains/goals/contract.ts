@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { notFound, refuse, usageError } from "../../kernel/outcome.js";
+import { quoteValue } from "../../kernel/text.js";
 import type { GoalFields, GoalRecord, IdPage, ProofSpec, Store, Tx } from "../../store/store.js";
 
 export const PROOF_NAME = /^[a-z][a-z0-9_-]{0,47}$/;
@@ -214,7 +215,7 @@ export function unknownProof(name: string, proofs: readonly ProofSpec[]) {
 
 export async function goalOrThrow(tx: Tx, id: string): Promise<GoalRecord> {
   const goal = await tx.goals.goal(id);
-  if (!goal) throw notFound(`no goal ${id}`, "`cairn goal list` shows the goals");
+  if (!goal) throw notFound(`no goal ${quoteValue(id)}`, "`cairn goal list` shows the goals");
   return goal;
 }
 

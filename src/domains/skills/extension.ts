@@ -1,6 +1,7 @@
 import { closeSync, readSync, realpathSync } from "node:fs";
 import { extname, join } from "node:path";
 import { notFound, usageError } from "../../kernel/outcome.js";
+import { quoteValue } from "../../kernel/text.js";
 import type { Skill, SkillCatalog } from "./discover.js";
 import { DIGEST_BYTES_LIMIT, digestSkill, sniff } from "./files.js";
 import { readFrontMatter } from "./frontmatter.js";
@@ -53,7 +54,7 @@ export function skillEntry(skill: Skill): SkillEntry {
 /** `skill://<name>/<path>` → its parts; anything else is not one of ours. */
 export function parseSkillUri(uri: string): { name: string; path: string } {
   const match = /^skill:\/\/([^/]+)\/(.+)$/.exec(uri);
-  if (!match) throw notFound(`${uri.slice(0, 200)} is not a skill:// resource of this server`);
+  if (!match) throw notFound(`${quoteValue(uri)} is not a skill:// resource of this server`);
   try {
     return { name: decodeURIComponent(match[1] as string), path: decodeURIComponent(match[2] as string) };
   } catch {

@@ -18,6 +18,7 @@ import {
   watchWorkspace,
 } from "../../commands/resource-changes.js";
 import { RESOURCES } from "../../commands/resources.js";
+import { quoteValue } from "../../kernel/text.js";
 import { readResourceAs, runner } from "./run-command.js";
 
 /**
@@ -62,7 +63,7 @@ async function readAs(session: Session, uri: string): Promise<unknown> {
     const variables = template ? template.match(uri) : spec.uri === uri ? {} : null;
     if (variables) return readResourceAs(spec, variables, run);
   }
-  throw new ResourceNotFoundError(uri);
+  throw new ResourceNotFoundError(uri, `no resource ${quoteValue(uri)}`);
 }
 
 const digest = (value: unknown) => createHash("sha256").update(JSON.stringify(value)).digest("base64url");
@@ -144,7 +145,7 @@ export class ResourceFeed {
     if (!/^(cairn|skill):\/\//.test(uri)) {
       throw new ProtocolError(
         ProtocolErrorCode.InvalidParams,
-        `cannot subscribe to ${uri}: not a cairn resource`,
+        `cannot subscribe to ${quoteValue(uri)}: not a cairn resource`,
       );
     }
     if (!this.subscribed.has(uri) && this.subscribed.size >= MAX_SUBSCRIPTIONS) {
