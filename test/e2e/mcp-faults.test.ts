@@ -188,7 +188,7 @@ describe("hostile values in resource errors", () => {
     return error.message;
   };
 
-  it("quotes a huge URI, truncated, when it cannot subscribe to it", async () => {
+  it("quotes a huge URI, truncated, when it cannot read or subscribe to it", async () => {
     const mcp = await connectMcp(ws.dir);
     try {
       // Just under the SDK's own limit on a URI (1,000,000 characters).
@@ -198,8 +198,12 @@ describe("hostile values in resource errors", () => {
         expect(message.length, message.slice(0, 200)).toBeLessThan(500);
         expect(message).toMatch(/"(cairn:\/\/)?x+"… \(\d+ characters\)/);
       }
-      const goal = await failure(mcp.client.readResource({ uri: `cairn://goal/${huge}` }));
-      expect(goal.length, goal.slice(0, 200)).toBeLessThan(500);
+      // Read: one that is no URI, one no resource matches, and an id no goal has.
+      for (const uri of [huge, `cairn://${huge}`, `cairn://goal/${huge}`]) {
+        const message = await failure(mcp.client.readResource({ uri }));
+        expect(message.length, message.slice(0, 200)).toBeLessThan(500);
+        expect(message).not.toContain("x".repeat(100));
+      }
     } finally {
       await mcp.close();
     }

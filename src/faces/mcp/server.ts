@@ -1,4 +1,11 @@
-import { McpServer, ResourceTemplate, type ServerContext } from "@modelcontextprotocol/server";
+import {
+  McpServer,
+  ProtocolError,
+  ProtocolErrorCode,
+  ResourceNotFoundError,
+  ResourceTemplate,
+  type ServerContext,
+} from "@modelcontextprotocol/server";
 import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import type { z } from "zod";
 import type { CatalogSource } from "../../commands/catalog.js";
@@ -23,6 +30,7 @@ import {
 import { type Profile, type ToolSpec, toolsForProfile } from "../../commands/tools.js";
 import type { Outcome } from "../../kernel/outcome.js";
 import { announceStarted } from "../../kernel/start-flags.js";
+import { quoteValue } from "../../kernel/text.js";
 import { CAIRN_VERSION } from "../../kernel/version.js";
 import { serveCatalog } from "./catalog.js";
 import { serveCompletions } from "./completions.js";
@@ -35,6 +43,7 @@ import { toolResult } from "./results.js";
 import { readResourceAs, runner } from "./run-command.js";
 import { listSkillResources, serveSkillsExtension } from "./skills-extension.js";
 import { ResourceFeed } from "./subscriptions.js";
+import { wrapHandler } from "./wrap-handler.js";
 
 /** A tool argument may be large (a 5 MB note is legitimate); a line past this is refused, not fatal. */
 const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
@@ -189,6 +198,30 @@ function registerResource(server: McpServer, spec: ResourceSpec, session: Sessio
   );
 }
 
+/**
+ * The SDK's `resources/read` names the URI whole when it cannot parse it or no resource matches
+ * it; a hostile one is quoted and truncated instead, like every value cairn echoes in an error.
+ */
+function quoteUrisReadsMiss(server: McpServer): void {
+  wrapHandler(server, "resources/read", (original) => async (request, ctx) => {
+    const uri = String(request.params?.uri ?? "");
+    if (!URL.canParse(uri)) {
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `resource URI ${quoteValue(uri)} is invalid`, {
+        uri,
+        reason: "invalid_uri",
+      });
+    }
+    try {
+      return await original(request, ctx);
+    } catch (error) {
+      if (error instanceof ResourceNotFoundError && error.message.includes(uri)) {
+        throw new ResourceNotFoundError(uri, `no resource ${quoteValue(uri)}`);
+      }
+      throw error;
+    }
+  });
+}
+
 function registerPrompt(server: McpServer, spec: PromptSpec, session: Session): void {
   server.registerPrompt(
     spec.name,
@@ -237,6 +270,7 @@ export function createServer(
     () => feed?.skillFilesChanged(),
     () => feed?.subscribedUris() ?? [],
   );
+  quoteUrisReadsMiss(server);
   // Last: it wraps the list and call handlers registered above.
   feed = new ResourceFeed(server, session, () => skills.rearm());
   server.server.onclose = () => feed.close();

@@ -4,7 +4,6 @@ import {
   ProtocolError,
   ProtocolErrorCode,
   ResourceNotFoundError,
-  type ServerContext,
   UriTemplate,
 } from "@modelcontextprotocol/server";
 import type { Session } from "../../commands/context.js";
@@ -20,6 +19,7 @@ import {
 import { RESOURCES } from "../../commands/resources.js";
 import { quoteValue } from "../../kernel/text.js";
 import { readResourceAs, runner } from "./run-command.js";
+import { wrapHandler } from "./wrap-handler.js";
 
 /**
  * A burst settles this long before the first look; later looks are at least MIN_GAP_MS apart
@@ -33,18 +33,6 @@ const PAGE = 500;
 const MAX_PAGES = 20;
 /** Subscriptions one session may hold: each costs a re-read when the journal touches it. */
 const MAX_SUBSCRIPTIONS = 1_000;
-
-type Handler = (request: { params?: Record<string, unknown> }, ctx: ServerContext) => Promise<unknown>;
-
-/** Replace a method's handler with one that wraps the current one (never re-implements it). */
-function wrapHandler(server: McpServer, method: string, around: (original: Handler) => Handler): void {
-  const original = (
-    server.server as unknown as { _getRequestHandler(m: string): Handler | undefined }
-  )._getRequestHandler(method);
-  if (!original) throw new Error(`internal: the MCP server has no ${method} handler`);
-  server.server.removeRequestHandler(method as never);
-  server.server.setRequestHandler(method as never, around(original) as never);
-}
 
 /** The resources as `resources/read` matches them: in registration order, fixed URIs exactly. */
 const MATCHERS = RESOURCES.map((spec) => ({
