@@ -197,6 +197,22 @@ describe("resources and prompts", () => {
       /# Brief for task T-2/,
     );
   });
+
+  it("shows a retired agent's refusal in claim-next, as brief and the tools do, not an empty list", async () => {
+    board();
+    const kim = await agent("kim");
+    expect(cairn(ws.dir, ["agent", "retire", "kim"]).code).toBe(0);
+    const promptText = async (name: string, args?: Record<string, string>) => {
+      const got = await kim.handle.client.getPrompt({ name, arguments: args });
+      return (got.messages[0]?.content as { text: string } | undefined)?.text;
+    };
+    const tool = await callTool(kim.handle, "next_task");
+    expect(tool.structuredContent).toMatchObject({ refused: { policy: "identity" } });
+    expect(await promptText("brief", { task: "T-2" })).toContain('"policy": "identity"');
+    const next = await promptText("claim-next");
+    expect(next).toContain('"policy": "identity"');
+    expect(next).not.toContain("Nothing is ready");
+  });
 });
 
 describe("the brief and note scopes through the CLI", () => {
