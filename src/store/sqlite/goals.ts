@@ -1,9 +1,9 @@
 import type Database from "better-sqlite3";
 import type { GoalRepo, SampleRecord, ScoreReportRecord } from "../goals.js";
-import { idsStartingWith, whereClause } from "../id-prefix.js";
+import { idsStartingWith } from "../id-prefix.js";
 import { attemptOf, goalOf, milestoneOf, proposalOf, type Row, runOf, sampleOf } from "./goal-rows.js";
+import { sqliteIdPage } from "./id-page.js";
 import { shortIds } from "./short-ids.js";
-import { builtStatement } from "./statement-cache.js";
 
 export function sqliteGoals(db: Database.Database): GoalRepo {
   const one = (sql: string) => db.prepare<unknown[], Row>(sql);
@@ -128,14 +128,7 @@ export function sqliteGoals(db: Database.Database): GoalRepo {
       return stmts.goals.all().map(goalOf);
     },
     async idsStartingWith(prefix, limit) {
-      const match = idsStartingWith(prefix);
-      if (!match) return { ids: [], total: 0 };
-      const where = whereClause(match);
-      const ids = builtStatement(db, `SELECT id FROM goals ${where} ORDER BY seq LIMIT +@limit`)
-        .all({ ...match.values, limit })
-        .map((row) => (row as { id: string }).id);
-      const counted = builtStatement(db, `SELECT COUNT(*) AS n FROM goals ${where}`).get(match.values);
-      return { ids, total: (counted as { n: number }).n };
+      return sqliteIdPage(db, "goals", idsStartingWith(prefix), limit);
     },
     async milestones(goalId) {
       return stmts.milestones.all(goalId).map(milestoneOf);

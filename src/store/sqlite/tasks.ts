@@ -1,8 +1,9 @@
 import type Database from "better-sqlite3";
-import { idsStartingWith, whereClause } from "../id-prefix.js";
+import { idsStartingWith } from "../id-prefix.js";
 import type { TaskRecord, TaskRepo } from "../tasks.js";
+import { sqliteIdPage } from "./id-page.js";
 import { shortIds } from "./short-ids.js";
-import { builtStatement, statementCache } from "./statement-cache.js";
+import { statementCache } from "./statement-cache.js";
 import { countPage, type PageQuery, readPage, TASK_ORDER_BY } from "./task-pages.js";
 import { sqliteTaskRelations } from "./task-relations.js";
 import { COLUMNS, pad, RANK, toTask } from "./task-rows.js";
@@ -168,14 +169,7 @@ export function sqliteTasks(db: Database.Database): TaskRepo {
       return children.all(id).map(toTask);
     },
     async idsStartingWith(prefix, statuses, limit) {
-      const match = idsStartingWith(prefix, statuses);
-      if (!match) return { ids: [], total: 0 };
-      const where = whereClause(match);
-      const ids = builtStatement(db, `SELECT id FROM tasks ${where} ORDER BY seq LIMIT +@limit`)
-        .all({ ...match.values, limit })
-        .map((row) => (row as { id: string }).id);
-      const counted = builtStatement(db, `SELECT COUNT(*) AS n FROM tasks ${where}`).get(match.values);
-      return { ids, total: (counted as { n: number }).n };
+      return sqliteIdPage(db, "tasks", idsStartingWith(prefix, statuses), limit);
     },
     async ready(accept, limit, excluding = "") {
       const found: TaskRecord[] = [];
