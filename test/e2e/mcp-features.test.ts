@@ -11,6 +11,12 @@ import { callTool, connectMcp, type McpHandle } from "../helpers/mcp.js";
 import { cairn, initWorkspace } from "../helpers/workspace.js";
 
 /** Completions and logging, through the built `cairn mcp` and the SDK's own client. */
+type CompletionRef = { type: "ref/prompt"; name: string } | { type: "ref/resource"; uri: string };
+
+/** What a server completes for one argument of a prompt or resource template. */
+const completion = async (mcp: McpHandle, ref: CompletionRef, name: string, value: string) =>
+  (await mcp.client.complete({ ref, argument: { name, value } })).completion;
+
 describe("MCP completions and logging", () => {
   let ws: { dir: string; cleanup: () => void };
   let mcp: McpHandle;
@@ -33,11 +39,7 @@ describe("MCP completions and logging", () => {
     ws.cleanup();
   });
 
-  const complete = async (
-    ref: { type: "ref/prompt"; name: string } | { type: "ref/resource"; uri: string },
-    name: string,
-    value: string,
-  ) => (await mcp.client.complete({ ref, argument: { name, value } })).completion;
+  const complete = (ref: CompletionRef, name: string, value: string) => completion(mcp, ref, name, value);
 
   it("declares both capabilities", () => {
     expect(mcp.client.getServerCapabilities()).toMatchObject({ completions: {}, logging: {} });
@@ -107,11 +109,7 @@ describe("MCP completions past a page of values", () => {
     ws.cleanup();
   });
 
-  const complete = async (
-    ref: { type: "ref/prompt"; name: string } | { type: "ref/resource"; uri: string },
-    name: string,
-    value: string,
-  ) => (await mcp.client.complete({ ref, argument: { name, value } })).completion;
+  const complete = (ref: CompletionRef, name: string, value: string) => completion(mcp, ref, name, value);
   const brief = { type: "ref/prompt", name: "brief" } as const;
   const task = { type: "ref/resource", uri: "cairn://task/{id}" } as const;
 

@@ -43,6 +43,22 @@ function startCheck(id: string) {
   return { child, exited, stderr: () => stderr };
 }
 
+/** A server driven by hand that has been asked to check every criterion of `id`, and not waited for. */
+async function checkOverRawServer(id: string) {
+  const server = rawServer(ws.dir);
+  await server.request(INITIALIZE);
+  server.notify(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
+  server.notify(
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "check_task", arguments: { schema_version: 1, task: id, all: true } },
+    }),
+  );
+  return server;
+}
+
 describe("long commands stop when asked", () => {
   it("SIGTERM of cairn kills the verify command it runs", async () => {
     const { id, pidFile } = sleeperTask();
@@ -94,17 +110,7 @@ describe("long commands stop when asked", () => {
     ["SIGHUP", 129],
   ] as const)("%s of cairn mcp mid-check takes the command with it", async (signal, exitCode) => {
     const { id, pidFile } = sleeperTask();
-    const server = rawServer(ws.dir);
-    await server.request(INITIALIZE);
-    server.notify(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
-    server.notify(
-      JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "tools/call",
-        params: { name: "check_task", arguments: { schema_version: 1, task: id, all: true } },
-      }),
-    );
+    const server = await checkOverRawServer(id);
     const pid = await pidFrom(pidFile);
     expect(await server.kill(signal)).toBe(exitCode);
     await waitFor(() => processGone(pid), 5_000, "the sleeper to die");
@@ -112,17 +118,7 @@ describe("long commands stop when asked", () => {
 
   it("a client that disconnects mid-check: the server exits promptly and takes the command with it", async () => {
     const { id, pidFile } = sleeperTask();
-    const server = rawServer(ws.dir);
-    await server.request(INITIALIZE);
-    server.notify(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
-    server.notify(
-      JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "tools/call",
-        params: { name: "check_task", arguments: { schema_version: 1, task: id, all: true } },
-      }),
-    );
+    const server = await checkOverRawServer(id);
     const pid = await pidFrom(pidFile);
     const started = Date.now();
     await server.close();
