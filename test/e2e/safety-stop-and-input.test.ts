@@ -190,14 +190,28 @@ describe("the workspace cannot be destroyed by accident", () => {
 });
 
 describe("the cli tool passes arguments exactly", () => {
-  it("puts --json before --, and shows a usage error's message in the text", async () => {
+  it("puts --json before --, shows a usage error's message in the text, and marks failures isError", async () => {
     const mcp = await connectMcp(ws.dir);
     try {
       const remembered = await callTool(mcp, "cli", { argv: ["remember", "--", "-5 degrees is cold"] });
       expect(remembered.structuredContent).toMatchObject({ exit_code: 0 });
+      expect(remembered.isError).toBe(false);
       const bad = await callTool(mcp, "cli", { argv: ["task", "show"] });
       expect(bad.structuredContent).toMatchObject({ exit_code: 2 });
+      expect(bad.isError).toBe(true);
       expect(JSON.stringify(bad.content)).toMatch(/missing required argument/);
+      const missing = await callTool(mcp, "cli", { argv: ["task", "show", "T-999"] });
+      expect(missing.structuredContent).toMatchObject({ exit_code: 4 });
+      expect(missing.isError).toBe(true);
+      // A refusal is an answer, as from every other tool: not an error a loop would retry.
+      const added = await callTool(mcp, "cli", { argv: ["task", "add", "unclaimed"] });
+      const { id } = (added.structuredContent as { output: { task: { id: string } } }).output.task;
+      const refused = await callTool(mcp, "cli", { argv: ["task", "finish", id] });
+      expect(refused.structuredContent).toMatchObject({
+        exit_code: 3,
+        output: { refused: { policy: "ownership" } },
+      });
+      expect(refused.isError).toBe(false);
     } finally {
       await mcp.close();
     }

@@ -28,7 +28,7 @@ import {
   toolOutputSchema,
 } from "../../commands/tool-schemas.js";
 import { type Profile, type ToolSpec, toolsForProfile } from "../../commands/tools.js";
-import type { Outcome } from "../../kernel/outcome.js";
+import { EXIT_CODES, type Outcome } from "../../kernel/outcome.js";
 import { announceStarted } from "../../kernel/start-flags.js";
 import { quoteValue } from "../../kernel/text.js";
 import { CAIRN_VERSION } from "../../kernel/version.js";
@@ -90,6 +90,9 @@ async function runCliTool(argv: readonly string[], session: Session, controls: C
   return {
     content: [{ type: "text" as const, text }],
     structuredContent: { exit_code: exitCode, output, stderr },
+    // As for every other tool: a refusal (and success) is a normal result, any other failure an
+    // error, so a client that only looks at isError sees a failed command as failed.
+    isError: exitCode !== EXIT_CODES.ok && exitCode !== EXIT_CODES.refused,
   };
 }
 
