@@ -133,6 +133,20 @@ describe("evaluator definitions", () => {
       error: null,
     });
   });
+
+  it("quotes a match that is not a number short, whatever its length", () => {
+    const greedy = EvaluatorDefinition.parse({
+      name: "g",
+      proof: "p",
+      argv: ["a"],
+      read: "regex",
+      pattern: "t=(.*)",
+    });
+    const huge = `t=${"x".repeat(100_000)}`;
+    const { value, error } = readValue(greedy, { exitCode: 0, stdout: "", combined: huge });
+    expect(value).toBeNull();
+    expect(error).toMatch(/^no number: \/t=\(\.\*\)\/ matched "x{60}"… \(100000 characters\)$/);
+  });
 });
 
 describe("deciding an attempt", () => {

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { runChild } from "../../kernel/child.js";
+import { quoteValue } from "../../kernel/text.js";
 import type { EvaluatorDefinition } from "./evaluators/definition.js";
 
 const TAIL_CHARS = 2_000;
@@ -102,7 +103,11 @@ export function readValue(
       };
     const value = Number(last[1] ?? last[0]);
     if (!Number.isFinite(value))
-      return { value: null, error: `no number: /${definition.pattern}/ matched "${last[1] ?? last[0]}"` };
+      // Quoted short: a match may be megabytes of output, and the error is stored with the sample.
+      return {
+        value: null,
+        error: `no number: /${definition.pattern}/ matched ${quoteValue(last[1] ?? last[0])}`,
+      };
     return { value, error: null };
   }
   let document: unknown;
