@@ -178,4 +178,27 @@ describe("the board's MCP tools", () => {
       await mcp.close();
     }
   });
+
+  it("reports a shortcut's progress under run_shortcut: what runs, then its output", async () => {
+    writeFileSync(
+      join(ws.dir, ".cairn", "cairn.toml"),
+      '[shortcuts.build]\nargv = ["node", "-e", "console.log(\'linking\'); setTimeout(() => {}, 1500)"]\neffect = "read"\n',
+    );
+    const mcp = await connectMcp(ws.dir);
+    try {
+      const updates: { progress: number; message?: string }[] = [];
+      const run = await mcp.client.callTool(
+        { name: "run_shortcut", arguments: { schema_version: 1, name: "build" } },
+        { onprogress: (update) => updates.push(update) },
+      );
+      expect(run.structuredContent).toMatchObject({ name: "build", exit_code: 0, output_tail: "linking\n" });
+      expect(updates[0]).toMatchObject({
+        progress: 0,
+        message: expect.stringMatching(/^build: running node -e /),
+      });
+      expect(updates.map((update) => update.message)).toContain("build: linking");
+    } finally {
+      await mcp.close();
+    }
+  });
 });

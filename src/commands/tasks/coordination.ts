@@ -314,7 +314,7 @@ export const shortcutRun = defineCommand({
         task: input.task,
       },
       ctx.now,
-      ctx.signal,
+      { signal: ctx.signal, progress: ctx.progress },
     );
     const { evidence } = run;
     return {

@@ -7,7 +7,7 @@ import type { Actor } from "../identity/actor.js";
 import { taskScope } from "../knowledge/text.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
 import { journal, loadTask, requireActiveAgent, who } from "./common.js";
-import { passed, runCommand } from "./runner.js";
+import { commandLine, passed, runCommand } from "./runner.js";
 import { allowShortcut, fillArgv, findShortcut } from "./shortcuts.js";
 
 export interface Verifier {
@@ -69,12 +69,6 @@ async function commandFor(
       argv: [...shortcut.argv],
     },
   };
-}
-
-/** A command as one line of progress: its words, quoted where they hold spaces, cut short. */
-function commandLine(argv: readonly string[]): string {
-  const line = argv.map((word) => (/\s|^$/.test(word) ? JSON.stringify(word) : word)).join(" ");
-  return line.length > 120 ? `${line.slice(0, 120)}…` : line;
 }
 
 /** Run what a criterion names; `label` (`criterion 2`) heads each line of its progress. */

@@ -60,6 +60,12 @@ export async function runCommand(request: RunRequest): Promise<Evidence> {
   };
 }
 
+/** A command as one line of progress: its words, quoted where they hold spaces, cut short. */
+export function commandLine(argv: readonly string[]): string {
+  const line = argv.map((word) => (/\s|^$/.test(word) ? JSON.stringify(word) : word)).join(" ");
+  return line.length > 120 ? `${line.slice(0, 120)}…` : line;
+}
+
 /** The commit the evidence was taken at, or null outside a git checkout. */
 export async function gitHead(cwd: string): Promise<string | null> {
   let out = "";

@@ -1,4 +1,5 @@
 import { conflict, notFound, operational, refuse, usageError } from "../../kernel/outcome.js";
+import { type ProgressSink, runProgress } from "../../kernel/progress.js";
 import { quoteValue } from "../../kernel/text.js";
 import type { Store, Tx } from "../../store/store.js";
 import type { Evidence, ShortcutEffect, ShortcutRecord } from "../../store/tasks.js";
@@ -6,7 +7,7 @@ import { type Actor, lineageOf } from "../identity/actor.js";
 import { guard } from "../identity/guard.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
 import { journal, who } from "./common.js";
-import { runCommand } from "./runner.js";
+import { commandLine, runCommand } from "./runner.js";
 import { rolesOf } from "./scope.js";
 
 const NAME = /^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$/;
@@ -169,18 +170,22 @@ export async function runShortcut(
   root: string,
   request: { name: string; params: Record<string, string>; confirm: boolean; task?: string },
   now: () => string,
-  signal?: AbortSignal,
+  controls: { signal?: AbortSignal; progress?: ProgressSink } = {},
 ): Promise<ShortcutRun> {
+  const { signal } = controls;
   const shortcut = await store.read((tx) => findShortcut(tx, config, request.name));
   allowShortcut(config, actor, shortcut, request.confirm);
   const argv = fillArgv(shortcut, request.params);
+  const progress = runProgress(controls.progress);
+  progress.say(`${shortcut.name}: running ${commandLine(argv)}`);
   const evidence = await runCommand({
     argv,
     cwd: root,
     timeoutMs: config.verify.timeout_seconds * 1000,
     now,
     signal,
-  });
+    onOutput: (latestLine) => progress.say(() => `${shortcut.name}: ${latestLine()}`),
+  }).finally(() => progress.stop());
   if (signal?.aborted) throw operational(`cancelled: shortcut ${shortcut.name} was stopped`);
   return store.write(async (tx) => {
     await journal(tx, actor, now(), "shortcut.run", shortcut.name, {
