@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { canonicalShortId } from "../kernel/short-id.js";
 
 /**
  * What the id-completion commands (`task ids`, `goal ids`) share: MCP completion asks them at
@@ -24,3 +25,9 @@ export const IdsOutput = z.object({
 
 export const renderIds = (out: z.infer<typeof IdsOutput>) =>
   out.ids.length === 0 ? "No ids match." : [...out.ids, `(${out.ids.length} of ${out.total})`].join("\n");
+
+/**
+ * An input naming one kind of record by its short id (`G`, `AT`, `F`, ...): from either face, the
+ * handler gets `G-3` for `g-3` or `3`, and the published schema stays a plain string.
+ */
+export const shortId = (prefix: string) => z.string().overwrite((raw) => canonicalShortId(raw, prefix));

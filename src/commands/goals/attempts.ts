@@ -7,6 +7,7 @@ import { revertAttempt } from "../../domains/goals/revert.js";
 import { runOrThrow } from "../../domains/goals/runs.js";
 import { decideAttempt } from "../../domains/goals/verdict.js";
 import { defineCommand } from "../define.js";
+import { shortId } from "../ids.js";
 import { Attempt, attemptView, DecisionView, decisionView, Sample, sampleView } from "./views.js";
 
 const hiddenNames = (manifest: { name: string; definition: Record<string, unknown> }[]) =>
@@ -19,8 +20,8 @@ export const attemptOpen = defineCommand({
   effect: "write",
   positional: ["run"],
   input: z.object({
-    run: z.string().describe("run id"),
-    milestone: z.string().optional().describe("milestone id this attempt works on"),
+    run: shortId("R").describe("run id"),
+    milestone: shortId("M").optional().describe("milestone id this attempt works on"),
     allow_input_changes: z
       .boolean()
       .optional()
@@ -53,7 +54,7 @@ export const attemptEval = defineCommand({
     "Run every frozen evaluator in the attempt's checkout (numbers also on its base, in the same session) and store each sample",
   effect: "write",
   positional: ["attempt"],
-  input: z.object({ attempt: z.string().describe("attempt id, e.g. AT-1") }),
+  input: z.object({ attempt: shortId("AT").describe("attempt id, e.g. AT-1") }),
   output: z.object({
     attempt_id: z.string(),
     cancelled: z.boolean(),
@@ -116,7 +117,7 @@ export const attemptDecide = defineCommand({
   effect: "write",
   positional: ["attempt"],
   input: z.object({
-    attempt: z.string().describe("attempt id"),
+    attempt: shortId("AT").describe("attempt id"),
     run_hooks: z
       .boolean()
       .optional()
@@ -142,7 +143,7 @@ export const attemptShow = defineCommand({
   summary: "An attempt: its base, its evidence and its decision",
   effect: "read",
   positional: ["attempt"],
-  input: z.object({ attempt: z.string().describe("attempt id") }),
+  input: z.object({ attempt: shortId("AT").describe("attempt id") }),
   output: z.object({ attempt: Attempt, samples: z.array(Sample), decision: DecisionView.nullable() }),
   async handler(input, ctx) {
     return ctx.store.read(async (tx) => {
@@ -169,7 +170,7 @@ export const attemptReport = defineCommand({
   effect: "write",
   positional: ["attempt"],
   input: z.object({
-    attempt: z.string().describe("attempt id"),
+    attempt: shortId("AT").describe("attempt id"),
     scores: z
       .record(z.string(), z.number())
       .describe('manual proof name → score in [0,1], e.g. {"review":0.9}'),
@@ -188,7 +189,7 @@ export const attemptRevert = defineCommand({
   effect: "destructive",
   positional: ["attempt"],
   input: z.object({
-    attempt: z.string().describe("attempt id"),
+    attempt: shortId("AT").describe("attempt id"),
     confirm: z.boolean().optional().describe("required: this discards the attempt's changes"),
   }),
   output: z.object({

@@ -7,6 +7,7 @@ import { catalogDirectories, selectionFor } from "../../domains/goals/runs.js";
 import type { ProposalRecord } from "../../store/store.js";
 import type { CommandContext } from "../context.js";
 import { defineCommand } from "../define.js";
+import { shortId } from "../ids.js";
 
 const Proposal = z.object({
   id: z.string(),
@@ -61,7 +62,7 @@ export const evalSelect = defineCommand({
   summary: "Match a goal's proofs to the evaluators that apply here; list proofs nobody measures",
   effect: "read",
   positional: ["goal"],
-  input: z.object({ goal: z.string().describe("goal id") }),
+  input: z.object({ goal: shortId("G").describe("goal id") }),
   output: z.object({
     goal_id: z.string(),
     measured: z.array(
@@ -120,7 +121,7 @@ export const evalPropose = defineCommand({
   effect: "write",
   positional: ["goal"],
   input: z.object({
-    goal: z.string().describe("goal id"),
+    goal: shortId("G").describe("goal id"),
     proof: z.string().describe("the contract proof it measures"),
     argv: z.array(z.string()).optional().describe("program and arguments; never run through a shell"),
     template: z.string().optional().describe("start from a pack evaluator, e.g. benchmark-number"),
@@ -169,7 +170,7 @@ export const evalApprove = defineCommand({
   effect: "write",
   positional: ["proposal"],
   input: z.object({
-    proposal: z.string().describe("proposal id, e.g. EP-1"),
+    proposal: shortId("EP").describe("proposal id, e.g. EP-1"),
     force: z.boolean().optional().describe("approve even if the dry run extracts no number"),
   }),
   output: z.object({ proposal: Proposal, dry_run: DryRunView.nullable() }),
@@ -194,7 +195,7 @@ export const evalReject = defineCommand({
   summary: "Reject an evaluator proposal (the workspace owner or a role granted planning)",
   effect: "write",
   positional: ["proposal"],
-  input: z.object({ proposal: z.string().describe("proposal id") }),
+  input: z.object({ proposal: shortId("EP").describe("proposal id") }),
   output: z.object({ proposal: Proposal }),
   async handler(input, ctx) {
     const { proposal } = await decideProposal(
@@ -215,7 +216,7 @@ export const evalProposals = defineCommand({
   summary: "A goal's evaluator proposals and their status",
   effect: "read",
   positional: ["goal"],
-  input: z.object({ goal: z.string().describe("goal id") }),
+  input: z.object({ goal: shortId("G").describe("goal id") }),
   output: z.object({ proposals: z.array(Proposal) }),
   async handler(input, ctx) {
     const proposals = await ctx.store.read((tx) => tx.goals.proposals(input.goal));

@@ -16,7 +16,7 @@ import { milestoneGate } from "../../domains/goals/task-link.js";
 import type { GoalRecord } from "../../store/store.js";
 import { defineCommand } from "../define.js";
 import { verbatim } from "../field-text.js";
-import { IdsOutput, idsInput, MAX_IDS, renderIds } from "../ids.js";
+import { IdsOutput, idsInput, MAX_IDS, renderIds, shortId } from "../ids.js";
 import { Goal, goalView, Milestone, milestoneView } from "./views.js";
 
 const questions = (goal: GoalRecord) => {
@@ -71,7 +71,7 @@ export const goalUpdate = defineCommand({
   effect: "write",
   positional: ["id"],
   input: z.object({
-    id: z.string().describe("goal id, e.g. G-1"),
+    id: shortId("G").describe("goal id, e.g. G-1"),
     goal: z.string().optional(),
     outcome: z.string().optional(),
     constraints: z.array(z.string()).optional().describe("replaces the list"),
@@ -100,7 +100,7 @@ export const goalShow = defineCommand({
   summary: "A goal contract with its milestones, runs and contract history (who changed what, when)",
   effect: "read",
   positional: ["id"],
-  input: z.object({ id: z.string().describe("goal id") }),
+  input: z.object({ id: shortId("G").describe("goal id") }),
   output: z.object({
     goal: Goal,
     milestones: z.array(Milestone),
@@ -199,7 +199,7 @@ export const goalPlan = defineCommand({
   effect: "write",
   positional: ["id"],
   input: z.object({
-    id: z.string().describe("goal id"),
+    id: shortId("G").describe("goal id"),
     milestones: z.array(MilestoneInput).optional().describe("the whole plan; omit to draft one"),
   }),
   output: z.object({ goal_id: z.string(), drafted: z.boolean(), milestones: z.array(Milestone) }),
@@ -227,7 +227,7 @@ export const goalNext = defineCommand({
   summary: "The next milestone whose dependencies are kept, with its task and a ready-to-use prompt",
   effect: "read",
   positional: ["id"],
-  input: z.object({ id: z.string().describe("goal id") }),
+  input: z.object({ id: shortId("G").describe("goal id") }),
   output: z.object({
     milestone: Milestone.nullable(),
     task_id: z.string().nullable(),
@@ -253,7 +253,7 @@ export const goalGate = defineCommand({
   summary: "Whether a milestone's task may be finished: it needs a kept attempt",
   effect: "read",
   positional: ["milestone"],
-  input: z.object({ milestone: z.string().describe("milestone id, e.g. M-1") }),
+  input: z.object({ milestone: shortId("M").describe("milestone id, e.g. M-1") }),
   output: z.object({
     milestone_id: z.string(),
     pass: z.boolean(),

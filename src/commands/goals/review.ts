@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { settleReview } from "../../domains/goals/verdict.js";
 import { defineCommand } from "../define.js";
+import { shortId } from "../ids.js";
 import { Attempt, attemptView } from "./views.js";
 
 const Settled = z.object({
@@ -28,7 +29,7 @@ export const attemptAccept = defineCommand({
   effect: "write",
   positional: ["attempt"],
   input: z.object({
-    attempt: z.string().describe("attempt id in review"),
+    attempt: shortId("AT").describe("attempt id in review"),
     reason: z.string().max(2000).optional().describe("why it is kept"),
     run_hooks: z.boolean().optional().describe("run the repository's commit hooks (default: skipped)"),
   }),
@@ -61,7 +62,7 @@ export const attemptReject = defineCommand({
   effect: "write",
   positional: ["attempt"],
   input: z.object({
-    attempt: z.string().describe("attempt id in review"),
+    attempt: shortId("AT").describe("attempt id in review"),
     reason: z.string().min(1).max(2000).describe("why it is rejected"),
   }),
   output: Settled,

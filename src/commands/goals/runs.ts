@@ -3,6 +3,7 @@ import { canPlan } from "../../domains/goals/authority.js";
 import { goalOrThrow } from "../../domains/goals/contract.js";
 import { catalogDirectories, driftOf, freezeRun, runOrThrow } from "../../domains/goals/runs.js";
 import { defineCommand } from "../define.js";
+import { shortId } from "../ids.js";
 import { Run, runView } from "./views.js";
 
 export const runFreeze = defineCommand({
@@ -11,7 +12,7 @@ export const runFreeze = defineCommand({
     "Freeze a goal into a run: the contract, each selected evaluator's definition and the inputs it depends on, content-hashed",
   effect: "write",
   positional: ["goal"],
-  input: z.object({ goal: z.string().describe("goal id") }),
+  input: z.object({ goal: shortId("G").describe("goal id") }),
   output: z.object({ run: Run }),
   async handler(input, ctx) {
     const run = await freezeRun(
@@ -84,7 +85,7 @@ export const runStatus = defineCommand({
     "A run's frozen evaluators (rules and inputs), its attempt ledger, and drift since freezing for every evaluator kind",
   effect: "read",
   positional: ["run"],
-  input: z.object({ run: z.string().describe("run id, e.g. R-1") }),
+  input: z.object({ run: shortId("R").describe("run id, e.g. R-1") }),
   output: z.object({
     run: Run,
     drift: z

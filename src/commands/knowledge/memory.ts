@@ -10,6 +10,7 @@ import {
 } from "../../domains/knowledge/memory.js";
 import type { FactRecord } from "../../store/knowledge.js";
 import { defineCommand } from "../define.js";
+import { shortId } from "../ids.js";
 
 const Fact = z.object({
   id: z.string(),
@@ -123,7 +124,7 @@ export const supersedeCommand = defineCommand({
   effect: "write",
   positional: ["id", "text"],
   input: z.object({
-    id: z.string().describe("fact to replace, e.g. F-3"),
+    id: shortId("F").describe("fact to replace, e.g. F-3"),
     text: FactText,
     topics: Topics,
   }),
@@ -141,7 +142,7 @@ export const forgetCommand = defineCommand({
   effect: "destructive",
   positional: ["id"],
   input: z.object({
-    id: z.string().describe("fact id"),
+    id: shortId("F").describe("fact id"),
     confirm: z.boolean().optional().describe("required"),
   }),
   output: z.object({ forgotten: Fact }),
@@ -156,7 +157,7 @@ export const factShow = defineCommand({
   summary: "Show one fact by id, superseded or not",
   effect: "read",
   positional: ["id"],
-  input: z.object({ id: z.string().describe("fact id") }),
+  input: z.object({ id: shortId("F").describe("fact id") }),
   output: z.object({ fact: Fact }),
   async handler(input, ctx) {
     return { fact: factView(await showFact(ctx.store, input.id)) };

@@ -11,6 +11,7 @@ import {
 import type { NoteRecord } from "../../store/knowledge.js";
 import { defineCommand } from "../define.js";
 import { textBlock } from "../field-text.js";
+import { shortId } from "../ids.js";
 
 const Note = z.object({
   id: z.string(),
@@ -109,7 +110,7 @@ export const noteShow = defineCommand({
   summary: "Show one note",
   effect: "read",
   positional: ["id"],
-  input: z.object({ id: z.string().describe("note id, e.g. N-3") }),
+  input: z.object({ id: shortId("N").describe("note id, e.g. N-3") }),
   output: z.object({ note: Note }),
   async handler(input, ctx) {
     return { note: noteView(await showNote(ctx.store, input.id)) };
@@ -124,7 +125,7 @@ export const noteTrust = defineCommand({
   allowReadOnly: true,
   positional: ["id", "trust"],
   input: z.object({
-    id: z.string().describe("finding id"),
+    id: shortId("N").describe("finding id"),
     trust: z.enum(["confirmed", "refuted"]).describe("confirmed | refuted"),
   }),
   output: z.object({ note: Note }),

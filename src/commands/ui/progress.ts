@@ -5,6 +5,7 @@ import { evaluatorProgress } from "../../domains/goals/progress.js";
 import { notFound } from "../../kernel/outcome.js";
 import type { SampleRecord } from "../../store/store.js";
 import { defineCommand } from "../define.js";
+import { shortId } from "../ids.js";
 
 const Point = z.object({
   attempt: z.string(),
@@ -38,8 +39,8 @@ export const goalProgress = defineCommand({
   effect: "read",
   positional: ["id"],
   input: z.object({
-    id: z.string().describe("goal id"),
-    run: z.string().optional().describe("run id; default the goal's latest run"),
+    id: shortId("G").describe("goal id"),
+    run: shortId("R").optional().describe("run id; default the goal's latest run"),
   }),
   output: z.object({
     goal_id: z.string(),

@@ -1,4 +1,5 @@
 import { notFound, refuse, usageError } from "../../kernel/outcome.js";
+import { quoteValue } from "../../kernel/text.js";
 import type { AttemptRecord, Store, Tx } from "../../store/store.js";
 import type { Actor } from "../identity/actor.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
@@ -22,7 +23,8 @@ export interface Interaction {
 
 export async function attemptOrThrow(tx: Tx, id: string): Promise<AttemptRecord> {
   const attempt = await tx.goals.attempt(id);
-  if (!attempt) throw notFound(`no attempt ${id}`, "`cairn run status RUN` lists a run's attempts");
+  if (!attempt)
+    throw notFound(`no attempt ${quoteValue(id)}`, "`cairn run status RUN` lists a run's attempts");
   return attempt;
 }
 
@@ -72,7 +74,7 @@ export async function openAttempt(
       const milestone = await tx.goals.milestone(milestoneId);
       if (!milestone || milestone.goalId !== run.goalId) {
         throw notFound(
-          `no milestone ${milestoneId} in goal ${run.goalId}`,
+          `no milestone ${quoteValue(milestoneId)} in goal ${run.goalId}`,
           `\`cairn goal show ${run.goalId}\` lists its milestones`,
         );
       }

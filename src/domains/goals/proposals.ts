@@ -1,4 +1,5 @@
 import { notFound, refuse, usageError } from "../../kernel/outcome.js";
+import { quoteValue } from "../../kernel/text.js";
 import type { ProposalRecord, Store } from "../../store/store.js";
 import type { Actor } from "../identity/actor.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
@@ -115,7 +116,8 @@ export async function decideProposal(
 ): Promise<{ proposal: ProposalRecord; dryRun: DryRun | null }> {
   requirePlanning(actor, config, `${approve ? "approve" : "reject"} evaluator proposals`);
   const found = await store.read((tx) => tx.goals.proposal(id));
-  if (!found) throw notFound(`no evaluator proposal ${id}`, "`cairn eval proposals GOAL` lists them");
+  if (!found)
+    throw notFound(`no evaluator proposal ${quoteValue(id)}`, "`cairn eval proposals GOAL` lists them");
   refuseDecided(found);
   let dryRun: DryRun | null = null;
   if (approve) {
@@ -131,7 +133,8 @@ export async function decideProposal(
   }
   const proposal = await store.write(async (tx) => {
     const proposal = await tx.goals.proposal(id);
-    if (!proposal) throw notFound(`no evaluator proposal ${id}`, "`cairn eval proposals GOAL` lists them");
+    if (!proposal)
+      throw notFound(`no evaluator proposal ${quoteValue(id)}`, "`cairn eval proposals GOAL` lists them");
     refuseDecided(proposal);
     const status = approve ? "approved" : "rejected";
     await tx.goals.decideProposal(id, status, actor.id, at);

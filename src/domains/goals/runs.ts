@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { notFound, refuse } from "../../kernel/outcome.js";
+import { quoteValue } from "../../kernel/text.js";
 import type {
   FrozenEvaluatorRecord,
   ProofSpec,
@@ -151,7 +152,7 @@ export async function freezeRun(
 
 export async function runOrThrow(tx: Tx, id: string): Promise<RunRecord> {
   const run = await tx.goals.run(id);
-  if (!run) throw notFound(`no run ${id}`, "`cairn run list` shows the runs");
+  if (!run) throw notFound(`no run ${quoteValue(id)}`, "`cairn run list` shows the runs");
   return run;
 }
 

@@ -1,4 +1,5 @@
 import { conflict, notFound, usageError } from "../../kernel/outcome.js";
+import { quoteValue } from "../../kernel/text.js";
 import type { FactRecord } from "../../store/knowledge.js";
 import type { Store, Tx } from "../../store/store.js";
 import type { Actor } from "../identity/actor.js";
@@ -185,7 +186,7 @@ export async function supersede(
     const old = await tx.facts.byId(input.id);
     if (!old)
       throw notFound(
-        `no fact ${input.id} (it may have been forgotten)`,
+        `no fact ${quoteValue(input.id)} (it may have been forgotten)`,
         "find the current one with `cairn recall`",
       );
     if (old.supersededBy) {
@@ -217,7 +218,7 @@ export async function supersede(
 export async function forget(store: Store, actor: Actor, id: string, now: string): Promise<FactRecord> {
   return store.write(async (tx) => {
     const fact = await tx.facts.byId(id);
-    if (!fact) throw notFound(`no fact ${id}`, "find facts with `cairn recall`");
+    if (!fact) throw notFound(`no fact ${quoteValue(id)}`, "find facts with `cairn recall`");
     await tx.facts.delete(id);
     await tx.journal.append({ at: now, actor: actor.id, action: "fact.forget", subject: id, data: {} });
     return fact;
@@ -226,6 +227,6 @@ export async function forget(store: Store, actor: Actor, id: string, now: string
 
 export async function showFact(store: Store, id: string): Promise<FactRecord> {
   const fact = await store.read((tx) => tx.facts.byId(id));
-  if (!fact) throw notFound(`no fact ${id}`, "find facts with `cairn recall`");
+  if (!fact) throw notFound(`no fact ${quoteValue(id)}`, "find facts with `cairn recall`");
   return fact;
 }

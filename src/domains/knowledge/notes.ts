@@ -1,4 +1,5 @@
 import { notFound, refuse } from "../../kernel/outcome.js";
+import { quoteValue } from "../../kernel/text.js";
 import type { NoteBody, NoteKind, NoteRecord, Severity, Trust } from "../../store/knowledge.js";
 import type { Store } from "../../store/store.js";
 import { type Actor, sameLine } from "../identity/actor.js";
@@ -140,7 +141,7 @@ export async function addNote(
 
 export async function showNote(store: Store, id: string): Promise<NoteRecord> {
   const note = await store.read((tx) => tx.notes.byId(id));
-  if (!note) throw notFound(`no note ${id}`, "list notes with `cairn note list`");
+  if (!note) throw notFound(`no note ${quoteValue(id)}`, "list notes with `cairn note list`");
   return note;
 }
 
@@ -169,7 +170,8 @@ export async function setFindingTrust(
 ): Promise<NoteRecord> {
   return store.write(async (tx) => {
     const note = await tx.notes.byId(id);
-    if (!note) throw notFound(`no note ${id}`, "list findings with `cairn note list --kind finding`");
+    if (!note)
+      throw notFound(`no note ${quoteValue(id)}`, "list findings with `cairn note list --kind finding`");
     if (note.body.kind !== "finding") {
       throw refuse("note", `${id} is a ${note.body.kind}, not a finding`, "only findings carry trust");
     }

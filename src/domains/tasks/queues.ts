@@ -25,7 +25,7 @@ const position = (queue: QueueRecord): QueuePosition => ({
 
 async function load(tx: Tx, name: string): Promise<QueueRecord> {
   const queue = await tx.queues.byName(name);
-  if (!queue) throw notFound(`no queue ${name}`, "see `cairn queue list`");
+  if (!queue) throw notFound(`no queue ${quoteValue(name)}`, "see `cairn queue list`");
   return queue;
 }
 
