@@ -1,5 +1,14 @@
 import { createHash } from "node:crypto";
-import { closeSync, fstatSync, lstatSync, readdirSync, readSync, realpathSync, statSync } from "node:fs";
+import {
+  closeSync,
+  fstatSync,
+  lstatSync,
+  readdirSync,
+  readlinkSync,
+  readSync,
+  realpathSync,
+  statSync,
+} from "node:fs";
 import { extname, join } from "node:path";
 import { isRacy, StampCache, stampOf } from "../../kernel/stamp-cache.js";
 import { isInside, openInside } from "./paths.js";
@@ -75,6 +84,8 @@ export function indexFiles(
   limit = INDEX_LIMIT,
   /** Sniff each file for binary and runnable (the index a model reads); a digest needs only paths. */
   describe = true,
+  /** Each symlink whose content the index does not hold: one out of the skill, or to a folder. */
+  onLink?: (path: string, target: string) => void,
 ): { files: SkillFile[]; truncated: boolean } {
   const files: SkillFile[] = [];
   let truncated = false;
@@ -108,6 +119,7 @@ export function indexFiles(
           continue; // dangling
         }
         if (!isInside(realDir, real)) {
+          onLink?.(path, linkTarget(full));
           files.push({ path, size: 0, binary: false, runnable: false, external: true });
           continue;
         }
@@ -120,7 +132,8 @@ export function indexFiles(
       }
       if (stats.isDirectory()) {
         // A symlinked folder inside the skill is listed, not walked (no loops).
-        if (!link && depth < MAX_DEPTH) walk(real, path, depth + 1);
+        if (link) onLink?.(path, linkTarget(full));
+        else if (depth < MAX_DEPTH) walk(real, path, depth + 1);
         continue;
       }
       if (!stats.isFile()) continue;
@@ -133,6 +146,14 @@ export function indexFiles(
   };
   walk(realDir, "", 0);
   return { files, truncated };
+}
+
+function linkTarget(path: string): string {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return "";
+  }
 }
 
 function describeFile(realDir: string, path: string, size: number): SkillFile {
@@ -173,9 +194,17 @@ const HASHED = new StampCache<string>();
  * The skill's content digest: SKILL.md and every indexed file (symlinks out excluded). Every
  * file is hashed from its bytes unless `reuse` allows hashes kept by file stamp (publishing
  * only: `skill_run`'s check against the operator's enabling always hashes afresh).
+ *
+ * The whole digest also names every link whose content no file entry holds (one pointing out of
+ * the skill, one to a folder), with its target: a script's interpreter follows them (a planted
+ * `scripts/json.py -> /tmp/x.py` shadows Python's json module), so adding one must change what
+ * the operator enabled. A skill without such links keeps the digest it had.
  */
 export function digestSkill(realDir: string, reuse = false): Digest {
-  const { files, truncated } = indexFiles(realDir, DIGEST_FILE_LIMIT - 1, false);
+  const links: { path: string; target: string }[] = [];
+  const { files, truncated } = indexFiles(realDir, DIGEST_FILE_LIMIT - 1, false, (path, target) =>
+    links.push({ path, target }),
+  );
   const entries = [{ path: "SKILL.md" }, ...files.filter((file) => !file.external)];
   const out: Digest["files"] = [];
   let bytes = 0;
@@ -203,6 +232,7 @@ export function digestSkill(realDir: string, reuse = false): Digest {
   }
   const whole = createHash("sha256");
   for (const file of out) whole.update(`${file.path}\0${file.sha256}\n`);
+  for (const link of links) whole.update(`${link.path}\0link\0${link.target}\n`);
   return { digest: `sha256:${whole.digest("hex")}`, files: out, truncated: cut };
 }
 
