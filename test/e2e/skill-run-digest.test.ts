@@ -1,4 +1,5 @@
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { skillMd, writeTree } from "../helpers/skills.js";
@@ -55,5 +56,34 @@ describe("skill_run against a skill changed after it was enabled", () => {
     const stale = run();
     expect(stale.stdout).toBeUndefined();
     expect(JSON.stringify(stale)).toContain("changed since the operator enabled it");
+  });
+
+  it("a compiled copy forged into __pycache__ (which the digest leaves out) is not what runs", () => {
+    writeTree(skillDir, {
+      "scripts/main.py": "import helper\nhelper.go()\n",
+      "scripts/helper.py": 'def go():\n    print("honest")\n',
+    });
+    const digest = cairn(ws.dir, ["skill", "digest", "conv", "--json"], { env }).json as {
+      enable_line: string;
+    };
+    writeFileSync(join(env.CAIRN_HOME as string, "cairn.toml"), `[skills.run]\n${digest.enable_line}\n`);
+    // An evil helper of the same size and mtime, compiled where Python looks for helper's copy.
+    const helper = join(skillDir, "scripts/helper.py");
+    const evil = join(ws.dir, "evil_helper.py");
+    writeFileSync(evil, 'def go():\n    print("PWNED!")\n');
+    const { mtime } = statSync(helper);
+    utimesSync(evil, mtime, mtime);
+    const forged = spawnSync(
+      "python3",
+      [
+        "-c",
+        "import py_compile, sys; py_compile.compile(sys.argv[1], cfile=sys.argv[2] + '/helper.' + sys.implementation.cache_tag + '.pyc')",
+        evil,
+        join(skillDir, "scripts/__pycache__"),
+      ],
+      { encoding: "utf8" },
+    );
+    expect(forged.status, forged.stderr).toBe(0);
+    expect(run("scripts/main.py").stdout).toBe("honest\n");
   });
 });

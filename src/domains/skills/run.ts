@@ -1,7 +1,8 @@
-import { realpathSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { basename, extname, join } from "node:path";
 import { Capture } from "../../kernel/capture.js";
-import { childEnv, runChild } from "../../kernel/child.js";
+import { type ChildResult, childEnv, runChild } from "../../kernel/child.js";
 import { notFound, refuse } from "../../kernel/outcome.js";
 import type { Skill } from "./discover.js";
 import { digestSkill, firstLine, INTERPRETERS } from "./files.js";
@@ -117,14 +118,28 @@ export async function runScript(
 ): Promise<ScriptRun> {
   const out = new Capture(OUTPUT_CAP_BYTES);
   const err = new Capture(OUTPUT_CAP_BYTES);
-  const result = await runChild({
-    argv,
-    cwd: skill.realDir,
-    env: childEnv(options.env, { SKILL_NAME: skill.name, SKILL_DIR: skill.realDir }),
-    timeoutMs: options.timeoutMs,
-    signal: options.signal,
-    onOutput: (chunk, stream) => (stream === "stdout" ? out : err).add(chunk),
-  });
+  // Python runs a module's compiled copy from __pycache__ whenever its header names the source's
+  // mtime and size, which whoever can write the folder can forge; the digest leaves __pycache__
+  // out (Python writes there itself). A fresh prefix per run: compiled copies are read and
+  // written there only, so what runs is compiled from the sources the operator enabled.
+  const pycache = mkdtempSync(join(tmpdir(), "cairn-pycache-"));
+  let result: ChildResult;
+  try {
+    result = await runChild({
+      argv,
+      cwd: skill.realDir,
+      env: childEnv(options.env, {
+        SKILL_NAME: skill.name,
+        SKILL_DIR: skill.realDir,
+        PYTHONPYCACHEPREFIX: pycache,
+      }),
+      timeoutMs: options.timeoutMs,
+      signal: options.signal,
+      onOutput: (chunk, stream) => (stream === "stdout" ? out : err).add(chunk),
+    });
+  } finally {
+    rmSync(pycache, { recursive: true, force: true });
+  }
   return {
     argv: [...argv],
     exit_code: result.exitCode,
