@@ -2,7 +2,7 @@ import { z } from "zod";
 import { audit } from "../../domains/audit/record.js";
 import { osConfigOf } from "../../domains/os/config.js";
 import { DEFAULT_CONFIRM, decide } from "../../domains/os/policy.js";
-import { checkOsArgs, OS_OUTPUT_CAP, runOs } from "../../domains/os/run.js";
+import { checkOsArgs, OS_OUTPUT_CAP, realNameOf, runOs } from "../../domains/os/run.js";
 import { refuse } from "../../kernel/outcome.js";
 import { defineCommand } from "../define.js";
 import { verbatim } from "../field-text.js";
@@ -84,7 +84,7 @@ export const osRun = defineCommand({
     }
     const argsProblem = checkOsArgs(input.args);
     if (argsProblem) throw refused("args", argsProblem, "pass fewer or shorter arguments");
-    const verdict = decide(os, input.bin, input.args);
+    const verdict = decide(os, input.bin, input.args, realNameOf(input.bin, ctx.env));
     if (verdict.verdict === "refuse") {
       throw refused(
         verdict.rule,

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { osConfigOf } from "../../domains/os/config.js";
 import { decide } from "../../domains/os/policy.js";
+import { realNameOf } from "../../domains/os/run.js";
 import { discoverCommands } from "../../domains/prompts/discover.js";
 import { defineCommand } from "../define.js";
 import { skillsOf } from "./commands.js";
@@ -44,7 +45,7 @@ export const skillDoctor = defineCommand({
           message: "[os] allow holds `*`: every binary on PATH may run",
         });
       for (const tool of os.tool) {
-        const verdict = decide(os, tool.bin, tool.args);
+        const verdict = decide(os, tool.bin, tool.args, realNameOf(tool.bin, ctx.env));
         if (verdict.verdict === "refuse")
           findings.push({
             kind: "warning",

@@ -6,6 +6,11 @@ import type { OsConfig } from "./config.js";
  * whatever needs a person's confirmation (which a model can never give). Entries are a binary
  * name optionally followed by leading arguments, matched token by token: `kubectl get` admits
  * `kubectl get pods`, not `kubectl getx` nor `kubectl delete`.
+ *
+ * What needs a person is judged on every name the program goes by: the name given, the name of
+ * the file PATH resolves it to (`rbash` and `sh` are links to bash and dash, `vi` and `editor`
+ * to vim), and each of those without a version or variant suffix (`python3.11`, `perl5.36.0`,
+ * `vim.basic`, `mkfs.ext4`), so another name for a listed program is no way around the list.
  */
 
 export type Verdict =
@@ -78,6 +83,7 @@ export const DEFAULT_CONFIRM: readonly string[] = [
   "expect",
   "parallel",
   "systemd-run",
+  "ld.so",
   // languages whose program is an argument
   "awk",
   "gawk",
@@ -113,8 +119,8 @@ const CODE_FLAGS: Readonly<Record<string, readonly string[]>> = {
   sed: ["e"],
   rsync: ["-e", "--rsh", "--rsync-path"],
   ssh: ["-o"],
-  vim: ["-c", "--cmd"],
-  nvim: ["-c", "--cmd"],
+  vim: ["-c", "--cmd", "-S", "+"],
+  nvim: ["-c", "--cmd", "-S", "+"],
 };
 
 const BARE = /^[A-Za-z0-9_][A-Za-z0-9._+-]{0,63}$/;
@@ -151,6 +157,8 @@ function codeFlag(bin: string, args: readonly string[]): string | undefined {
       // A cluster of short flags (`-Bc`, `-le`) holds the letter too.
       if (/^-[A-Za-z]$/.test(flag) && /^-[A-Za-z]{2,}$/.test(arg) && arg.includes(flag[1] as string))
         return flag;
+      // vim's `+{command}` (`+5`, a line number, is only a place to start).
+      if (flag === "+" && arg.startsWith("+") && !/^\+\d*$/.test(arg)) return "+";
       // sed's `e` command and `s///e` flag run a shell.
       if (bin === "sed" && flag === "e" && /(^|[;\n}])\s*e(\s|$)|s(.).*\3.*\3[gpiIwmM0-9]*e/.test(arg))
         return "e";
@@ -159,10 +167,17 @@ function codeFlag(bin: string, args: readonly string[]): string | undefined {
   return undefined;
 }
 
-export function decide(config: OsConfig, bin: string, args: readonly string[]): Verdict {
+export function decide(
+  config: OsConfig,
+  bin: string,
+  args: readonly string[],
+  /** The file's own name once PATH resolves `bin` through its links (see `realNameOf`). */
+  realName?: string,
+): Verdict {
   const problem = bareNameProblem(bin);
   if (problem) return { verdict: "refuse", rule: "not_bare", reason: problem };
-  const denied = config.deny.find((entry) => matches(entry, bin, args));
+  const names = namesOf(bin, realName);
+  const denied = config.deny.find((entry) => names.some((name) => matches(entry, name, args)));
   if (denied) return { verdict: "refuse", rule: "deny", reason: `\`${denied}\` is on the deny list` };
   const wildcard = config.allow.some((entry) => tokens(entry)[0] === "*");
   if (!wildcard && !config.allow.some((entry) => matches(entry, bin, args))) {
@@ -176,21 +191,40 @@ export function decide(config: OsConfig, bin: string, args: readonly string[]): 
           : `\`${bin}\` is not on the allow list`,
     };
   }
-  const confirm = [...DEFAULT_CONFIRM, ...config.confirm].find((entry) => matches(entry, bin, args));
-  if (confirm) {
-    return {
-      verdict: "refuse",
-      rule: "confirm",
-      reason: `\`${confirm}\` needs a person's confirmation (a shell, a destructive binary, or one that runs another program)`,
-    };
-  }
-  const flag = codeFlag(bin, args);
-  if (flag) {
-    return {
-      verdict: "refuse",
-      rule: "confirm",
-      reason: `\`${bin} ${flag}\` runs code given on the command line and needs a person's confirmation`,
-    };
+  for (const name of names) {
+    const confirm = [...DEFAULT_CONFIRM, ...config.confirm].find((entry) => matches(entry, name, args));
+    if (confirm) {
+      return {
+        verdict: "refuse",
+        rule: "confirm",
+        reason: `\`${confirm}\`${name === bin ? "" : ` (as which \`${bin}\` runs)`} needs a person's confirmation (a shell, a destructive binary, or one that runs another program)`,
+      };
+    }
+    const flag = codeFlag(name, args);
+    if (flag) {
+      return {
+        verdict: "refuse",
+        rule: "confirm",
+        reason: `\`${bin} ${flag}\` runs code given on the command line and needs a person's confirmation`,
+      };
+    }
   }
   return { verdict: "allow" };
+}
+
+/**
+ * A name without its version or variant suffix: `python3.11` → `python`, `vim.basic` → `vim`.
+ * A shared object run as a program is the dynamic loader (`ld-linux-x86-64.so.2`), which runs
+ * whatever binary its arguments name.
+ */
+export function familyOf(name: string): string {
+  if (/\.so(\.|$)/.test(name)) return "ld.so";
+  const family = /^[A-Za-z_+-]*[A-Za-z_+]/.exec(name)?.[0] ?? name;
+  return family.replace(/[-_]+$/, "") || name;
+}
+
+/** The names a program is judged by: as given, as PATH resolves it, and each one's family. */
+function namesOf(bin: string, realName: string | undefined): string[] {
+  const names = realName && realName !== bin ? [bin, realName] : [bin];
+  return [...new Set(names.flatMap((name) => [name, familyOf(name)]))];
 }

@@ -1,8 +1,9 @@
-import { accessSync, constants, statSync } from "node:fs";
-import { delimiter, isAbsolute, join } from "node:path";
+import { accessSync, constants, realpathSync, statSync } from "node:fs";
+import { basename, delimiter, isAbsolute, join } from "node:path";
 import { Capture } from "../../kernel/capture.js";
 import { childEnv, runChild } from "../../kernel/child.js";
 import { refuse } from "../../kernel/outcome.js";
+import { bareNameProblem } from "./policy.js";
 
 /** What a model gets of an OS run's output: 8 000 bytes per stream, with a note past that. */
 export const OS_OUTPUT_CAP = 8_000;
@@ -40,6 +41,21 @@ export function resolveBinary(bin: string, env: NodeJS.ProcessEnv): string | und
     }
   }
   return undefined;
+}
+
+/**
+ * The name of the file a bare name runs, through every link (`rbash` → `bash`, `vi` →
+ * `vim.basic`): what the policy also judges. Nothing when it is not bare or not installed.
+ */
+export function realNameOf(bin: string, env: NodeJS.ProcessEnv): string | undefined {
+  if (bareNameProblem(bin)) return undefined;
+  const path = resolveBinary(bin, env);
+  if (!path) return undefined;
+  try {
+    return basename(realpathSync.native(path));
+  } catch {
+    return undefined;
+  }
 }
 
 export interface OsRun {

@@ -1,0 +1,60 @@
+import { execFileSync } from "node:child_process";
+import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cairn, initWorkspace } from "../helpers/workspace.js";
+
+/**
+ * With `allow = ["*"]` the confirm list is all that stands between a model and a shell: a listed
+ * program reached by another name (a version suffix, a link) must need a person just the same.
+ */
+
+let ws: { dir: string; cleanup: () => void };
+let env: Record<string, string>;
+
+beforeAll(() => {
+  ws = initWorkspace();
+  const bin = join(ws.dir, "operator-bin");
+  mkdirSync(bin);
+  const python = realpathSync(execFileSync("sh", ["-c", "command -v python3"], { encoding: "utf8" }).trim());
+  // As distributions name them: python3.12, and a link to the system shell under another name.
+  symlinkSync(python, join(bin, "python3.99"));
+  symlinkSync("/bin/sh", join(bin, "rsh-lookalike"));
+  env = {
+    HOME: join(ws.dir, "home"),
+    CAIRN_HOME: join(ws.dir, "cairn-home"),
+    PATH: `${bin}:${process.env.PATH}`,
+  };
+  mkdirSync(env.CAIRN_HOME as string, { recursive: true });
+  writeFileSync(
+    join(env.CAIRN_HOME as string, "cairn.toml"),
+    '[os]\nenabled = true\nallow = ["*"]\ndeny = ["tclsh"]\n',
+  );
+});
+afterAll(() => ws.cleanup());
+
+const osRun = (bin: string, ...args: string[]) =>
+  cairn(ws.dir, ["os", "run", bin, "--json", "--", ...args], { env });
+
+describe("os run judges every name a program goes by", () => {
+  it("a versioned interpreter name with -c needs a person; without it, it runs", () => {
+    const refused = osRun("python3.99", "-c", "print('ran')");
+    expect(refused.code).toBe(3);
+    expect(refused.stdout + refused.stderr).not.toContain("ran\n");
+    expect(refused.stderr).toContain("runs code given on the command line");
+    expect(osRun("python3.99", "--version").code).toBe(0);
+  });
+
+  it("a link to a shell under an unlisted name needs a person", () => {
+    const refused = osRun("rsh-lookalike", "-c", "echo ran");
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toContain("needs a person's confirmation");
+  });
+
+  it("a versioned name of a denied binary is denied too", () => {
+    const refused = osRun("tclsh8.6", "/dev/null");
+    // Refused whether or not tclsh is installed here: the deny list is judged before PATH.
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toContain("`tclsh` is on the deny list");
+  });
+});

@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { OsConfig } from "../../src/domains/os/config.js";
+import { decide, familyOf } from "../../src/domains/os/policy.js";
+
+const everything = OsConfig.parse({ enabled: true, allow: ["*"] });
+const rule = (bin: string, args: string[], realName?: string) => {
+  const verdict = decide(everything, bin, args, realName);
+  return verdict.verdict === "refuse" ? verdict.rule : "allow";
+};
+
+describe("the confirm list, whatever name a program goes by", () => {
+  it("strips version and variant suffixes to the program's family", () => {
+    expect(familyOf("python3.11")).toBe("python");
+    expect(familyOf("perl5.36-x86_64-linux-gnu")).toBe("perl");
+    expect(familyOf("vim.basic")).toBe("vim");
+    expect(familyOf("mkfs.ext4")).toBe("mkfs");
+    expect(familyOf("ld-linux-x86-64.so.2")).toBe("ld.so");
+    expect(familyOf("2to3")).toBe("2to3");
+    expect(familyOf("g++")).toBe("g++");
+  });
+
+  it("needs a person for another name of a listed program, as given or as PATH resolves it", () => {
+    expect(rule("python3.11", ["-c", "print(1)"])).toBe("confirm");
+    expect(rule("mkfs.ext4", ["/dev/sdz"])).toBe("confirm");
+    expect(rule("ld.so", ["/bin/true"])).toBe("confirm");
+    expect(rule("rbash", ["-c", "id"], "bash")).toBe("confirm");
+    expect(rule("editor", ["+!id"], "vim.basic")).toBe("confirm");
+    expect(rule("vi", ["-S", "x.vim"], "vim.basic")).toBe("confirm");
+    // A line number to start at is no command.
+    expect(rule("vi", ["+12", "notes.txt"], "vim.basic")).toBe("allow");
+    expect(rule("python3.11", ["--version"])).toBe("allow");
+    expect(rule("ls", ["-la"], "ls")).toBe("allow");
+  });
+});
