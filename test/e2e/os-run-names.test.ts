@@ -57,4 +57,13 @@ describe("os run judges every name a program goes by", () => {
     expect(refused.code).toBe(3);
     expect(refused.stderr).toContain("`tclsh` is on the deny list");
   });
+
+  it("wrappers and options that run another program need a person: sqlite3 (its edit()), git --upload-pack", () => {
+    const sqlite = osRun("sqlite3", ":memory:", "select edit('x', 'sh -c \"echo ran >&2\" --');");
+    expect(sqlite.code).toBe(3);
+    expect(sqlite.stderr).not.toContain("ran\n");
+    const git = osRun("git", "clone", "--upload-pack=sh -c 'echo ran >&2' #", ws.dir, join(ws.dir, "clone"));
+    expect(git.code).toBe(3);
+    expect(git.stderr).toContain("`git --upload-pack` runs code given on the command line");
+  });
 });

@@ -31,4 +31,22 @@ describe("the confirm list, whatever name a program goes by", () => {
     expect(rule("python3.11", ["--version"])).toBe("allow");
     expect(rule("ls", ["-la"], "ls")).toBe("allow");
   });
+
+  it("needs a person for wrappers that start another program", () => {
+    for (const [bin, args] of [
+      ["setpriv", ["--reuid=0", "id"]],
+      ["chrt", ["-o", "0", "id"]],
+      ["prlimit", ["id"]],
+      ["run-parts", ["/tmp/x"]],
+      ["gdb", ["-batch", "-ex", "shell id"]],
+      ["sqlite3", [":memory:", ".sh id"]],
+      ["zip", ["z.zip", "f", "-T", "-TT", "sh -c id #"]],
+      ["git", ["fetch", "--upload-pack=sh -c id", "origin"]],
+      ["scp", ["-S", "./evil", "a", "b"]],
+    ] as const) {
+      expect(rule(bin, [...args]), bin).toBe("confirm");
+    }
+    expect(rule("git", ["log", "--oneline"])).toBe("allow");
+    expect(rule("zip", ["-r", "z.zip", "dir"])).toBe("allow");
+  });
 });
