@@ -291,12 +291,12 @@ export function readPage(realDir: string, path: string, offset: number, pageByte
   }
 }
 
-/** Read the head of a regular file for a shebang, opening it through the same checks. */
-export function firstLine(realDir: string, path: string, within: string): string {
+/** Read the head of a regular file for a shebang, opening it through the same checks; with the real path checked. */
+export function firstLine(realDir: string, path: string, within: string): { line: string; real: string } {
   const opened = openInside(realDir, path, within);
   try {
     const { head, binary } = sniff(opened.fd, opened.size);
-    return binary ? "" : (head.split("\n")[0] ?? "");
+    return { line: binary ? "" : (head.split("\n")[0] ?? ""), real: opened.real };
   } finally {
     closeSync(opened.fd);
   }

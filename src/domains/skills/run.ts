@@ -75,8 +75,9 @@ export function commandFor(skill: Skill, script: string): { real: string; argv: 
       "the operator fixes the skill folder",
     );
   }
-  const head = firstLine(skill.realDir, segments.join("/"), scriptsDir);
-  const real = realpathSync.native(join(skill.realDir, ...segments));
+  // The path that was checked inside scripts/ is the one run: resolving the name a second time
+  // would follow a link swapped in between the check and the spawn.
+  const { line: head, real } = firstLine(skill.realDir, segments.join("/"), scriptsDir);
   let interpreter: string[] | undefined;
   if (head.startsWith("#!")) {
     // A CRLF shebang would ask for `python3\r`.
