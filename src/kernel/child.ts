@@ -151,7 +151,15 @@ export function runChild(request: ChildRequest): Promise<ChildResult> {
       }
     });
     // A grandchild holding the pipes open would delay "close" forever: the group goes at exit.
-    child.on("exit", () => killGroup(child.pid, "SIGKILL"));
+    // One that left the group (setsid) still holds them: after the grace they are let go, so the
+    // command's end is its own exit, not that of whatever it left behind.
+    child.on("exit", () => {
+      killGroup(child.pid, "SIGKILL");
+      setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+      }, grace).unref();
+    });
     child.on("close", (code, signal) => {
       cleanUp();
       const limit =

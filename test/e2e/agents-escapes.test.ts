@@ -1,0 +1,50 @@
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { alive, shellAgent, until, writeAgent } from "../helpers/agents.js";
+import { pidFrom } from "../helpers/processes.js";
+import { cairn, initWorkspace } from "../helpers/workspace.js";
+
+/** Runs that try to outlive themselves: what they leave behind, and what they hold on to. */
+describe("local agent runs that try to outlive themselves", () => {
+  let ws: ReturnType<typeof initWorkspace>;
+  let env: Record<string, string>;
+  const leftovers: number[] = [];
+
+  beforeAll(() => {
+    ws = initWorkspace();
+    env = { DOTAGENT_HOME: join(ws.dir, "no-dotagent") };
+  });
+  afterAll(() => {
+    for (const pid of leftovers) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // Already gone, as it should be.
+      }
+    }
+    ws.cleanup();
+  });
+
+  it.skipIf(process.platform !== "linux")(
+    "ends when its command exits, though a grandchild that left the group (setsid) holds its output",
+    async () => {
+      const pidFile = join(ws.dir, "escaped.pid");
+      writeAgent(
+        ws.dir,
+        "escaper",
+        shellAgent(
+          "escaper",
+          // It waits for the grandchild to be out of its group before it exits itself.
+          `setsid sh -c 'echo $$ > "${pidFile}"; exec sleep 60' & until [ -s "${pidFile}" ]; do sleep 0.05; done; echo bye`,
+          { agent: "timeout_seconds = 5" },
+        ),
+      );
+      const started = Date.now();
+      const run = cairn(ws.dir, ["agents", "run", "escaper", "--json"], { env, timeoutMs: 20_000 });
+      leftovers.push(await pidFrom(pidFile));
+      expect(run.code).toBe(0);
+      expect(run.json).toMatchObject({ run: { status: "ok", exit_code: 0 }, stdout: "bye\n" });
+      expect(Date.now() - started).toBeLessThan(5_000);
+    },
+  );
+});
