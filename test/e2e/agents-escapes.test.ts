@@ -47,4 +47,26 @@ describe("local agent runs that try to outlive themselves", () => {
       expect(Date.now() - started).toBeLessThan(5_000);
     },
   );
+
+  it.skipIf(process.platform !== "linux")(
+    "leaves nothing running: what left its process group is killed at its end, and the run says so",
+    async () => {
+      const pidFile = join(ws.dir, "daemonised.pid");
+      writeAgent(
+        ws.dir,
+        "daemoniser",
+        shellAgent(
+          "daemoniser",
+          `setsid sh -c 'echo $$ > "${pidFile}"; exec sleep 60' </dev/null >/dev/null 2>&1 & until [ -s "${pidFile}" ]; do sleep 0.05; done; echo started`,
+        ),
+      );
+      const run = cairn(ws.dir, ["agents", "run", "daemoniser", "--json"], { env });
+      const pid = await pidFrom(pidFile);
+      leftovers.push(pid);
+      expect(run.json).toMatchObject({
+        run: { status: "ok", reason: expect.stringMatching(/outside its process group; they were killed/) },
+      });
+      await until(() => !alive(pid), 5_000);
+    },
+  );
 });

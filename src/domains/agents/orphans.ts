@@ -96,6 +96,15 @@ function killOrphanProcesses(workspace: Workspace, runId: string, table: readonl
 }
 
 /**
+ * Kill what a run that has ended left outside its own process group (a grandchild that called
+ * setsid, a daemon it started): the group is killed at the run's end, but these are not in it.
+ * They are found by the marks they carry, as orphans are. Returns whether it killed.
+ */
+export function killRunLeftovers(workspace: Workspace, runId: string): boolean {
+  return killOrphanProcesses(workspace, runId, processTable());
+}
+
+/**
  * Runs recorded as running whose supervising cairn process is gone (a daemon killed with
  * SIGKILL, a crashed server): their processes are killed and they are marked interrupted.
  */

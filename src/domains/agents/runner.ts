@@ -9,7 +9,7 @@ import { mintRunIdentityFor, type RunIdentity } from "../identity/run-identity.j
 import type { Workspace } from "../workspace/discover.js";
 import { RunLog, STDERR_TAIL_BYTES, STDOUT_TAIL_BYTES, Tail } from "./logs.js";
 import { type LoadedAgent, triggerSchedule } from "./manifest.js";
-import { runMarks, thisSupervisor } from "./orphans.js";
+import { killRunLeftovers, runMarks, thisSupervisor } from "./orphans.js";
 import { runPreflights } from "./preflight.js";
 
 export interface RunRequest {
@@ -179,6 +179,9 @@ export async function runAgent(request: RunRequest): Promise<RunResult> {
       exitCode = result.timedOut ? 124 : result.exitCode;
       durationMs = result.durationMs;
       reason = result.error;
+      // Nothing a run started outlives it, not even what left its process group.
+      if (killRunLeftovers(workspace, started.id))
+        reason ??= "it left processes running outside its process group; they were killed";
     }
   } catch (error) {
     reason = (error as Error).message;
