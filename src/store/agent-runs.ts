@@ -68,6 +68,8 @@ export interface RunEnd {
 export interface AgentRunsRepo {
   start(run: NewAgentRun, at: string): Promise<AgentRunRecord>;
   setPid(id: string, pid: number): Promise<void>;
+  /** The cairn agent minted for the run, so whoever finds the run orphaned can retire it. */
+  setIdentity(id: string, agentId: string): Promise<void>;
   finish(id: string, end: RunEnd): Promise<void>;
   byId(id: string): Promise<AgentRunRecord | undefined>;
   /** Newest first; one agent's when named. */

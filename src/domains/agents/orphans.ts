@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, realpathSync } from "node:fs";
 import { hostname } from "node:os";
 import type { Store } from "../../store/store.js";
+import { retireRunAgent } from "../identity/run-identity.js";
 import type { Workspace } from "../workspace/discover.js";
 import { ownProcessStart, sameProcessAlive, statFields } from "./processes.js";
 
@@ -139,6 +140,8 @@ export async function reapOrphans(
         stderrTail: run.stderrTail,
         reason: `its supervisor (pid ${run.supervisorPid}) died${killed ? "; its leftover processes were killed" : ""}`,
       });
+      // The supervisor died before it could retire the token it minted for the run.
+      if (run.identity) await retireRunAgent(tx, run.identity, at);
       await tx.journal.append({
         at,
         actor: actorId,

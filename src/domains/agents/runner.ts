@@ -146,7 +146,14 @@ export async function runAgent(request: RunRequest): Promise<RunResult> {
       reason = blocked;
     } else {
       const wanted = agent.manifest.cairn.identity;
-      if (wanted) identity = await mintRunIdentityFor(store, wanted, started.id.toLowerCase(), request.now());
+      if (wanted)
+        identity = await mintRunIdentityFor(
+          store,
+          wanted,
+          started.id.toLowerCase(),
+          request.now(),
+          (tx, minted) => tx.agentRuns.setIdentity(started.id, minted.id),
+        );
       // The latest output line, paced; a silent agent still shows it is alive.
       const progress = runProgress(request.progress);
       const result = await runChild({

@@ -76,12 +76,17 @@ export async function mintRunIdentity(
   return { agent, token, retire: retirer(store, agent) };
 }
 
-/** A run identity acting for a named agent (a manifest's `[cairn] identity`). */
+/**
+ * A run identity acting for a named agent (a manifest's `[cairn] identity`). `record` runs in the
+ * same transaction, so the run that holds the token is known to whoever must retire it, even if
+ * this process dies.
+ */
 export async function mintRunIdentityFor(
   store: Store,
   parentName: string,
   label: string,
   now: string,
+  record?: (tx: Tx, agent: AgentRecord) => Promise<void>,
 ): Promise<RunIdentity> {
   const token = newToken();
   const agent = await store.write(async (tx) => {
@@ -94,24 +99,29 @@ export async function mintRunIdentityFor(
       );
     }
     const name = `${parent.name.slice(0, 40)}-run-${label}`.slice(0, 64);
-    return insertRunAgent(tx, parent, parent.grant, name, label, token, now);
+    const created = await insertRunAgent(tx, parent, parent.grant, name, label, token, now);
+    await record?.(tx, created);
+    return created;
   });
   return { agent, token, retire: retirer(store, agent) };
 }
 
 /** The run is over: its token stops working at once. */
 export async function retireRunIdentity(store: Store, agentId: string, now: string): Promise<void> {
-  await store.write(async (tx) => {
-    const agent = await tx.agents.byId(agentId);
-    if (!agent || agent.retiredAt) return;
-    await tx.agents.retire(agentId, now);
-    await tx.journal.append({
-      at: now,
-      actor: agent.parentId ?? agentId,
-      action: "agent.retire",
-      subject: agentId,
-      data: { run_ended: true, descendants: [] },
-    });
+  await store.write((tx) => retireRunAgent(tx, agentId, now));
+}
+
+/** Retire a run's agent within a transaction (a reaper finishing an orphaned run's row, say). */
+export async function retireRunAgent(tx: Tx, agentId: string, now: string): Promise<void> {
+  const agent = await tx.agents.byId(agentId);
+  if (!agent || agent.retiredAt) return;
+  await tx.agents.retire(agentId, now);
+  await tx.journal.append({
+    at: now,
+    actor: agent.parentId ?? agentId,
+    action: "agent.retire",
+    subject: agentId,
+    data: { run_ended: true, descendants: [] },
   });
 }
 

@@ -14,6 +14,7 @@ export function pgAgentRuns(db: PgDb): AgentRunsRepo {
   );
   const byId = db.prepare<[string], RunRow>("SELECT * FROM agent_runs WHERE id = ?");
   const setPid = db.prepare("UPDATE agent_runs SET pid = ? WHERE id = ?");
+  const setIdentity = db.prepare("UPDATE agent_runs SET identity = ? WHERE id = ?");
   const finish = db.prepare(
     `UPDATE agent_runs SET status = @status, exit_code = @exit_code, finished_at = @finished_at,
        duration_ms = @duration_ms, stderr_tail = @stderr_tail, reason = @reason,
@@ -61,6 +62,9 @@ export function pgAgentRuns(db: PgDb): AgentRunsRepo {
     },
     async setPid(id, pid) {
       await setPid.run(pid, id);
+    },
+    async setIdentity(id, agentId) {
+      await setIdentity.run(agentId, id);
     },
     async finish(id, end) {
       await finish.run({

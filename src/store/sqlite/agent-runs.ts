@@ -58,6 +58,7 @@ export function sqliteAgentRuns(db: Database.Database): AgentRunsRepo {
   );
   const byId = db.prepare<[string], RunRow>("SELECT * FROM agent_runs WHERE id = ?");
   const setPid = db.prepare("UPDATE agent_runs SET pid = ? WHERE id = ?");
+  const setIdentity = db.prepare("UPDATE agent_runs SET identity = ? WHERE id = ?");
   const finish = db.prepare(
     `UPDATE agent_runs SET status = @status, exit_code = @exit_code, finished_at = @finished_at,
        duration_ms = @duration_ms, stderr_tail = @stderr_tail, reason = @reason,
@@ -105,6 +106,9 @@ export function sqliteAgentRuns(db: Database.Database): AgentRunsRepo {
     },
     async setPid(id, pid) {
       setPid.run(pid, id);
+    },
+    async setIdentity(id, agentId) {
+      setIdentity.run(agentId, id);
     },
     async finish(id, end) {
       finish.run({
