@@ -78,6 +78,25 @@ export function killAllChildren(signal: NodeJS.Signals = "SIGKILL"): void {
   for (const pid of LIVE_GROUPS) killGroup(pid, signal);
 }
 
+/** The longest delay one Node timer takes; a longer one is cut to 1 ms, with a warning. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * Call `due` once `ms` have passed, however long that is: a manifest's `timeout_seconds` of 30
+ * days is past one timer's reach, and must not be taken as "now". Returns the way to cancel it.
+ */
+function deadline(ms: number, due: () => void): () => void {
+  let timer: NodeJS.Timeout;
+  const arm = (left: number) => {
+    timer = setTimeout(
+      () => (left > MAX_TIMER_MS ? arm(left - MAX_TIMER_MS) : due()),
+      Math.min(left, MAX_TIMER_MS),
+    );
+  };
+  arm(ms);
+  return () => clearTimeout(timer);
+}
+
 /** Run argv in its own process group; the group is killed when the command exits, too. */
 export function runChild(request: ChildRequest): Promise<ChildResult> {
   const [program, ...args] = request.argv;
@@ -122,10 +141,10 @@ export function runChild(request: ChildRequest): Promise<ChildResult> {
       killGroup(child.pid, "SIGTERM");
       setTimeout(() => killGroup(child.pid, "SIGKILL"), grace).unref();
     };
-    const timer = setTimeout(() => {
+    const cancelDeadline = deadline(request.timeoutMs, () => {
       timedOut = true;
       stop();
-    }, request.timeoutMs);
+    });
     const onAbort = () => {
       cancelled = true;
       stop();
@@ -134,7 +153,7 @@ export function runChild(request: ChildRequest): Promise<ChildResult> {
     child.stdout.on("data", (chunk: Buffer) => request.onOutput?.(chunk, "stdout"));
     child.stderr.on("data", (chunk: Buffer) => request.onOutput?.(chunk, "stderr"));
     const cleanUp = () => {
-      clearTimeout(timer);
+      cancelDeadline();
       request.signal?.removeEventListener("abort", onAbort);
       // Whatever the command left running in its group goes with it.
       killGroup(child.pid, "SIGKILL");

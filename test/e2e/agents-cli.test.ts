@@ -63,4 +63,14 @@ describe("cairn agents from the CLI", () => {
       expect.objectContaining({ agent: "hello", trigger: "cli" }),
     ]);
   });
+
+  it("gives a run a timeout longer than one timer can hold (30 days) in full, instead of none", () => {
+    writeFileSync(
+      join(ws.dir, ".cairn", "agents", "hello", "agent.toml"),
+      '[agent]\nname = "patient"\ntimeout_seconds = 2592000\n[run]\ncommand = "sh"\nargs = ["-c", "sleep 0.5; echo done"]\n',
+    );
+    const run = cairn(ws.dir, ["agents", "run", "patient", "--json"], { env });
+    expect(run.stderr).not.toMatch(/TimeoutOverflowWarning/);
+    expect(run.json).toMatchObject({ run: { status: "ok", exit_code: 0 }, stdout: "done\n" });
+  });
 });
