@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addAgent, cairn, initWorkspace } from "../helpers/workspace.js";
@@ -72,5 +72,27 @@ describe("cairn agents from the CLI", () => {
     const run = cairn(ws.dir, ["agents", "run", "patient", "--json"], { env });
     expect(run.stderr).not.toMatch(/TimeoutOverflowWarning/);
     expect(run.json).toMatchObject({ run: { status: "ok", exit_code: 0 }, stdout: "done\n" });
+  });
+
+  it("reports a schedule whose minutes no date can hold as a broken manifest; the daemon and status go on", () => {
+    const folder = join(ws.dir, ".cairn", "agents", "forever");
+    mkdirSync(folder);
+    writeFileSync(
+      join(folder, "agent.toml"),
+      '[agent]\nname = "forever"\n[run]\ncommand = "false"\n[[schedules]]\nid = "often"\ntype = "interval"\ninterval_minutes = 1\nretry_backoff_minutes = [1000000000000]\n',
+    );
+    const once = cairn(ws.dir, ["daemon", "--once", "--json"], { env });
+    expect(once.code).toBe(0);
+    expect(once.stdout).toMatch(/forever[\s\S]*retry_backoff_minutes\.0: at most \d+ minutes/);
+    expect(cairn(ws.dir, ["status"], { env }).code).toBe(0);
+    expect(cairn(ws.dir, ["agents", "status"], { env }).code).toBe(0);
+    writeFileSync(
+      join(folder, "agent.toml"),
+      '[agent]\nname = "forever"\n[run]\ncommand = "true"\n[[schedules]]\nid = "rarely"\ntype = "interval"\ninterval_minutes = 1000000000000\n',
+    );
+    expect(cairn(ws.dir, ["daemon", "--once"], { env }).code).toBe(0);
+    const doctor = cairn(ws.dir, ["agents", "doctor", "--json"], { env });
+    expect(doctor.stdout).toMatch(/interval_minutes: at most \d+ minutes/);
+    expect(cairn(ws.dir, ["status"], { env }).code).toBe(0);
   });
 });

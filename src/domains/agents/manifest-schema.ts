@@ -7,6 +7,14 @@ import { z } from "zod";
  * fires), cairn says so at load time.
  */
 
+/**
+ * The longest span a schedule may name, in minutes (ten years). Windows, retries and staleness
+ * are dates computed from these; a span past what a date can hold (10^12 minutes) made every
+ * reader of schedules fail, the daemon and `cairn status` with them, over one agent's file.
+ */
+const MAX_MINUTES = 10 * 366 * 24 * 60;
+const TOO_LONG = `at most ${MAX_MINUTES} minutes (ten years)`;
+
 /** The keys every schedule may set to override the agent's defaults. */
 const OVERRIDE_KEYS = [
   "max_retries",
@@ -44,11 +52,12 @@ export function expressionProblem(expression: string): string | undefined {
  * leave empty, and building these ~170 zod schemas is about 3 ms of such a call.
  */
 function buildSchemas() {
-  const Minutes = z.number().int().min(0);
+  const Minutes = z.number().int().min(0).max(MAX_MINUTES, TOO_LONG);
+  const Span = z.number().int().min(1).max(MAX_MINUTES, TOO_LONG);
   const Overrides = {
     max_retries: z.number().int().min(1).max(32).optional(),
     retry_backoff_minutes: z.array(Minutes).optional(),
-    stale_after_minutes: z.number().int().min(1).optional(),
+    stale_after_minutes: Span.optional(),
     on_battery: z.enum(["run", "defer"]).optional(),
     /** IANA zone the windows are read in; the machine's zone when absent. */
     timezone: z
@@ -79,7 +88,11 @@ function buildSchemas() {
   const IntervalSchedule = z.object({
     id: ScheduleId,
     type: z.literal("interval"),
-    interval_minutes: z.number().int().min(1, "interval_minutes must be at least 1"),
+    interval_minutes: z
+      .number()
+      .int()
+      .min(1, "interval_minutes must be at least 1")
+      .max(MAX_MINUTES, TOO_LONG),
     args: Args,
     ...Overrides,
   });
@@ -134,7 +147,7 @@ function buildSchemas() {
       .object({
         max_retries: z.number().int().min(1).max(32).default(3),
         retry_backoff_minutes: z.array(Minutes).default([5, 15, 30]),
-        stale_after_minutes: z.number().int().min(1).default(120),
+        stale_after_minutes: Span.default(120),
       })
       .default({ max_retries: 3, retry_backoff_minutes: [5, 15, 30], stale_after_minutes: 120 }),
     schedules: z.array(Schedule).default([]),
