@@ -72,41 +72,47 @@ describe("local agent runs that try to outlive themselves", () => {
     },
   );
 
-  it("retires the token minted for a run whose supervisor was killed outright, once the run is reaped", async () => {
-    const tokenFile = join(ws.dir, "kept.token");
-    addAgent(ws.dir, "keeper", "builder");
-    writeAgent(
-      ws.dir,
-      "keeper",
-      shellAgent(
-        "keeper",
-        `printf %s "$CAIRN_AGENT" > "${tokenFile}.part"; mv "${tokenFile}.part" "${tokenFile}"; sleep 30`,
-        {
-          rest: '[cairn]\nidentity = "keeper"\n',
-        },
-      ),
-    );
-    const supervisor = spawn(process.execPath, [CAIRN_BIN, "agents", "run", "keeper"], {
-      cwd: ws.dir,
-      env: cleanEnv(env),
-      stdio: "ignore",
-    });
-    const exited = new Promise((resolve) => supervisor.on("exit", resolve));
-    await waitFor(() => existsSync(tokenFile), 15_000, tokenFile);
-    const token = readFileSync(tokenFile, "utf8");
-    expect(cairn(ws.dir, ["whoami"], { env: { ...env, CAIRN_AGENT: token } }).code).toBe(0);
-    supervisor.kill("SIGKILL");
-    await exited;
-    // The next daemon start finds the run orphaned: it is marked interrupted, its token retired.
-    expect(cairn(ws.dir, ["daemon", "--once"], { env }).code).toBe(0);
-    const runs = (
-      cairn(ws.dir, ["agents", "inspect", "keeper", "--json"], { env }).json as {
-        last_runs: { status: string }[];
-      }
-    ).last_runs;
-    expect(runs[0]?.status).toBe("interrupted");
-    const after = cairn(ws.dir, ["whoami"], { env: { ...env, CAIRN_AGENT: token } });
-    expect(after.code).toBe(3);
-    expect(after.stderr).toMatch(/retired/);
-  });
+  it.each([
+    ["the next daemon start", "keeper", ["daemon", "--once"]],
+    ["cairn sweep", "sweeper", ["sweep"]],
+  ])(
+    "retires the token minted for a run whose supervisor was killed outright, once %s reaps the run",
+    async (_, name, reaper) => {
+      const tokenFile = join(ws.dir, `${name}.token`);
+      addAgent(ws.dir, name, "builder");
+      writeAgent(
+        ws.dir,
+        name,
+        shellAgent(
+          name,
+          `printf %s "$CAIRN_AGENT" > "${tokenFile}.part"; mv "${tokenFile}.part" "${tokenFile}"; sleep 30`,
+          {
+            rest: `[cairn]\nidentity = "${name}"\n`,
+          },
+        ),
+      );
+      const supervisor = spawn(process.execPath, [CAIRN_BIN, "agents", "run", name], {
+        cwd: ws.dir,
+        env: cleanEnv(env),
+        stdio: "ignore",
+      });
+      const exited = new Promise((resolve) => supervisor.on("exit", resolve));
+      await waitFor(() => existsSync(tokenFile), 15_000, tokenFile);
+      const token = readFileSync(tokenFile, "utf8");
+      expect(cairn(ws.dir, ["whoami"], { env: { ...env, CAIRN_AGENT: token } }).code).toBe(0);
+      supervisor.kill("SIGKILL");
+      await exited;
+      // The reaper finds the run orphaned: it is marked interrupted, its token retired.
+      expect(cairn(ws.dir, reaper, { env }).code).toBe(0);
+      const runs = (
+        cairn(ws.dir, ["agents", "inspect", name, "--json"], { env }).json as {
+          last_runs: { status: string }[];
+        }
+      ).last_runs;
+      expect(runs[0]?.status).toBe("interrupted");
+      const after = cairn(ws.dir, ["whoami"], { env: { ...env, CAIRN_AGENT: token } });
+      expect(after.code).toBe(3);
+      expect(after.stderr).toMatch(/retired/);
+    },
+  );
 });

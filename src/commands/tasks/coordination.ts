@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { reapOrphans } from "../../domains/agents/orphans.js";
 import { compactMemory } from "../../domains/knowledge/memory.js";
 import { answerQuestion, askQuestion, listAsks } from "../../domains/tasks/asks.js";
 import { sweep } from "../../domains/tasks/claims.js";
@@ -37,20 +38,26 @@ const askView = (a: AskLike): z.infer<typeof Ask> => ({
 export const sweepCommand = defineCommand({
   name: "sweep",
   summary:
-    "Release claims of agents silent past [claims] lease_minutes, recording why; merge a fragmented memory index",
+    "Release claims of agents silent past [claims] lease_minutes, recording why; end agent runs whose supervisor died; merge a fragmented memory index",
   effect: "write",
   input: z.object({}),
   output: z.object({
     released: z.array(z.object({ task: z.string(), owner: z.string(), why: z.string() })),
     /** Pieces of the memory's full-text index merged into one (0: it was compact). */
     index_pieces_merged: z.number().int(),
+    /** Agent runs whose supervisor died (kill -9, a crash): marked interrupted, what they left killed, their token retired. */
+    runs_interrupted: z.array(z.string()),
   }),
   async handler(_input, ctx) {
     const released = await sweep(ctx.store, ctx.config, ctx.actor, ctx.now());
     const merged = await compactMemory(ctx.store, ctx.actor, ctx.now());
+    // Not only a daemon's start: a workspace that runs agents without one must not keep a dead
+    // run's processes, or its minted token, alive for good.
+    const interrupted = await reapOrphans(ctx.store, ctx.workspace, ctx.actor.id, ctx.now);
     return {
       released: released.map((r) => ({ task: r.task, owner: r.owner, why: r.why })),
       index_pieces_merged: merged,
+      runs_interrupted: interrupted,
     };
   },
   render: (out) =>
@@ -61,6 +68,9 @@ export const sweepCommand = defineCommand({
       ...(out.index_pieces_merged > 0
         ? [`Merged the memory index's ${out.index_pieces_merged} pieces into one.`]
         : []),
+      ...out.runs_interrupted.map(
+        (run) => `${run}: its supervisor died; marked interrupted, its processes and token ended`,
+      ),
     ].join("\n"),
 });
 
