@@ -215,6 +215,21 @@ describe("deciding an attempt", () => {
     expect(failing.warnings.join()).toMatch(/bench measured 500, needs ≤ 100/);
   });
 
+  it("never keeps an attempt whose milestone requires a proof its run's contract does not have", () => {
+    const check = frozen("check", "check");
+    const replanned = decide({
+      ...base,
+      proofs: [proof("check")],
+      manifest: [check],
+      required: new Set(["security"]),
+      samples: [sample("check", 1)],
+    });
+    expect(replanned.verdict).toBe("review");
+    expect(replanned.reasons).toEqual([
+      "security: required by the milestone, but this run's contract has no such proof to measure",
+    ]);
+  });
+
   it("scores a failed numeric proof by its distance to the threshold", () => {
     const failed = decide({ ...base, samples: [sample("bench", 200)] });
     expect(failed.verdict).toBe("revert");

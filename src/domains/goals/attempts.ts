@@ -1,6 +1,6 @@
 import { notFound, refuse, usageError } from "../../kernel/outcome.js";
 import { quoteValue } from "../../kernel/text.js";
-import type { AttemptRecord, Store, Tx } from "../../store/store.js";
+import type { AttemptRecord, MilestoneRecord, RunRecord, Store, Tx } from "../../store/store.js";
 import type { Actor } from "../identity/actor.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
 import { requirePlanning } from "./authority.js";
@@ -78,6 +78,7 @@ export async function openAttempt(
           `\`cairn goal show ${run.goalId}\` lists its milestones`,
         );
       }
+      await refuseUnmeasuredMilestone(tx, run, milestone);
     }
     const open = await tx.goals.openAttemptIn(checkout);
     if (open) {
@@ -117,6 +118,24 @@ export async function openAttempt(
     });
     return attempt;
   });
+}
+
+/**
+ * A milestone planned after the run froze may require proofs the run's contract never had: the
+ * run cannot measure them, so an attempt on it would pass the milestone with nothing measured.
+ */
+async function refuseUnmeasuredMilestone(tx: Tx, run: RunRecord, milestone: MilestoneRecord) {
+  const known = new Set(run.contract.proofs.map((proof) => proof.name));
+  const unknown = milestone.proofs.filter((name) => !known.has(name));
+  if (unknown.length === 0) return;
+  const latest = (await tx.goals.runs(run.goalId)).at(-1);
+  throw refuse(
+    "proof-gate",
+    `${milestone.id} requires ${unknown.join(", ")}, which ${run.id} does not measure (it was frozen before ${unknown.length === 1 ? "that proof was" : "those proofs were"} added)`,
+    latest && latest.id !== run.id
+      ? `open the attempt on the latest run: \`cairn attempt open ${latest.id} --milestone ${milestone.id}\``
+      : `ask the owner to freeze a run that measures them (\`cairn run freeze ${run.goalId}\`)`,
+  );
 }
 
 /** The proofs an attempt must pass: its milestone's, else the whole contract's. */

@@ -209,6 +209,11 @@ export function decide(input: DecisionInput): Decision {
     }
   }
 
+  // Required by a milestone re-planned after this run froze: nothing here can measure it.
+  const known = new Set(input.proofs.map((proof) => proof.name));
+  for (const name of [...input.required].filter((name) => !known.has(name)).sort())
+    review.push(`${name}: required by the milestone, but this run's contract has no such proof to measure`);
+
   const touched = input.touchedInputs ?? [];
   if (touched.length > 0) {
     const list = touched.map((item) => `${item.path} (${item.evaluators.join(", ")})`).join(", ");
