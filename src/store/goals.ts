@@ -159,6 +159,11 @@ export interface SampleRecord {
   at: string;
   /** What was measured: the attempt's tree, or its base (in-session baseline). */
   side: "attempt" | "base";
+  /**
+   * The attempt's tree this sample was taken to judge (base samples too): a fingerprint of its
+   * checkout when the evaluation started. Null for samples recorded before cairn kept it.
+   */
+  tree?: string | null;
 }
 
 export interface ScoreReportRecord {

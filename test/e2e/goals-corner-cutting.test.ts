@@ -9,7 +9,7 @@ import {
   nodeArgv,
   writePack,
 } from "../helpers/goals.js";
-import { addAgent, cairn } from "../helpers/workspace.js";
+import { addAgent, cairn, runSync } from "../helpers/workspace.js";
 
 /**
  * A builder with a read-write grant that wants a keep it has not earned: each test is one way
@@ -67,5 +67,49 @@ describe("a milestone's proofs against an older run", () => {
     ).attempt.id;
     cairnJson(ws.dir, ["attempt", "eval", attempt], builder);
     expect(cairnJson<Decision>(ws.dir, ["attempt", "decide", attempt], builder).verdict).toBe("revert");
+  });
+});
+
+describe("the tree a keep commits is the tree cairn measured", () => {
+  it("refuses to decide on samples of another tree: evaluate a passing tree, then break it", () => {
+    const goal = contractWith(ws.dir, [{ name: "check", threshold: 1 }]);
+    writePack(ws.dir, "fixture", evaluatorToml({ name: "fixture-check", proof: "check", argv: CHECK }));
+    const run = cairnJson<{ run: { id: string } }>(ws.dir, ["run", "freeze", goal]).run.id;
+    const attempt = cairnJson<{ attempt: { id: string } }>(ws.dir, ["attempt", "open", run], builder).attempt
+      .id;
+    writeFileSync(join(ws.dir, "feature.txt"), "the measured feature\n");
+    cairnJson(ws.dir, ["attempt", "eval", attempt], builder);
+    // After the evaluation: break the checked file and swap the feature.
+    writeFileSync(join(ws.dir, "lib.txt"), "broken\n");
+    writeFileSync(join(ws.dir, "feature.txt"), "something nobody measured\n");
+    const decided = cairn(ws.dir, ["attempt", "decide", attempt, "--json"], { env: builder });
+    expect(decided.code).toBe(3);
+    expect(decided.stdout).toMatch(/changed since it was evaluated/);
+    expect(runSync("git", ["log", "--format=%s"], ws.dir).trim().split("\n")).toHaveLength(1);
+    // Evaluated again, the broken tree is what is judged.
+    cairnJson(ws.dir, ["attempt", "eval", attempt], builder);
+    expect(cairnJson<Decision>(ws.dir, ["attempt", "decide", attempt], builder).verdict).toBe("revert");
+  });
+
+  it("refuses the owner's accept of a review whose checkout changed after the decision", () => {
+    const goal = contractWith(ws.dir, [
+      { name: "check", threshold: 1 },
+      { name: "design", manual: true, threshold: 1 },
+    ]);
+    writePack(ws.dir, "fixture", evaluatorToml({ name: "fixture-check", proof: "check", argv: CHECK }));
+    const run = cairnJson<{ run: { id: string } }>(ws.dir, ["run", "freeze", goal]).run.id;
+    const attempt = cairnJson<{ attempt: { id: string } }>(ws.dir, ["attempt", "open", run], builder).attempt
+      .id;
+    writeFileSync(join(ws.dir, "feature.txt"), "reviewed\n");
+    cairnJson(ws.dir, ["attempt", "eval", attempt], builder);
+    cairnJson(ws.dir, ["attempt", "report", attempt, "--scores", '{"design":1}'], builder);
+    expect(cairnJson<Decision>(ws.dir, ["attempt", "decide", attempt], builder).verdict).toBe("review");
+    writeFileSync(join(ws.dir, "feature.txt"), "swapped after the review\n");
+    const accepted = cairn(ws.dir, ["attempt", "accept", attempt, "--json"]);
+    expect(accepted.code).toBe(3);
+    expect(accepted.stdout).toMatch(/changed since it was decided/);
+    writeFileSync(join(ws.dir, "feature.txt"), "reviewed\n");
+    expect(cairn(ws.dir, ["attempt", "accept", attempt, "--json"]).code).toBe(0);
+    expect(runSync("git", ["show", "HEAD:feature.txt"], ws.dir)).toBe("reviewed\n");
   });
 });

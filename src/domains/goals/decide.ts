@@ -56,6 +56,8 @@ export interface Decision {
   keptCommit?: string | null;
   /** On keep: whether the repository's commit hooks ran ("skipped" unless asked for). */
   hooks?: "ran" | "skipped" | null;
+  /** The tree the decision judged (see measured-tree.ts): an accepted review commits only it. */
+  tree?: string;
 }
 
 export interface DecisionInput {

@@ -4,6 +4,7 @@ import { baseTree } from "./base-tree.js";
 import type { EvaluatorDefinition } from "./evaluators/definition.js";
 import { gitHead } from "./git.js";
 import { inputDrift } from "./inputs.js";
+import { treeFingerprint } from "./measured-tree.js";
 import { sampleEvaluator } from "./runner.js";
 import { runOrThrow } from "./runs.js";
 import { compareToBase, nextRound, ROUND_PAIRS } from "./stats.js";
@@ -23,7 +24,8 @@ const spread = (values: readonly number[]) => new Set(values).size > 1;
  * once when its numbers do not move; interleaved pair by pair (base, attempt, attempt, base…)
  * when it is declared noisy or its repeats disagree, round after round until the rank test is
  * settled (see stats.ts). Frozen inputs are hashed before and after, so an attempt that changes
- * what judges it is caught even if it puts the file back.
+ * what judges it is caught even if it puts the file back. Each sample records the tree it was
+ * taken for (see measured-tree.ts), so edits made after the evaluation are never decided on it.
  *
  * Evaluators run in the live checkout, not in a copy holding the frozen inputs: an attempt that
  * touched an input is never kept whatever it measured, so a copy would only measure a tree
@@ -45,6 +47,8 @@ export async function evalAttempt(
   refuseIfSettled(attempt);
   const dir = attempt.checkout ?? fallbackRoot;
   const driftBefore = await inputDrift(run.manifest, dir);
+  // Every sample, base ones too, names the tree it judges: a decision counts only the tree it keeps.
+  const tree = await treeFingerprint(dir);
   const base = baseTree(dir, attempt.baseHead);
   const taken: SampleRecord[] = [];
   const estimate = run.manifest.reduce((sum, frozen) => {
@@ -84,6 +88,7 @@ export async function evalAttempt(
       gitHead: await headOf(cwd),
       at: now(),
       side,
+      tree,
     };
     await store.write(async (tx) => {
       // Decided or reverted meanwhile (another process): evidence must not change under a decision.

@@ -6,6 +6,7 @@ import { requireOwner } from "./authority.js";
 import { type Decision, decide } from "./decide.js";
 import { changedPaths, checkoutTop, commitPaths, gitHead, hashWorkFile } from "./git.js";
 import { dependents, inputDrift } from "./inputs.js";
+import { treeFingerprint } from "./measured-tree.js";
 import { runOrThrow } from "./runs.js";
 
 export interface KeepOptions {
@@ -56,18 +57,22 @@ export async function decideAttempt(
   const dir = first.checkout ?? fallbackRoot;
   const run = await store.read((tx) => runOrThrow(tx, first.runId));
   const driftNow = await inputDrift(run.manifest, dir);
+  const tree = await treeFingerprint(dir);
   return store.write(async (tx) => {
     const attempt = await attemptOrThrow(tx, attemptId);
     refuseIfSettled(attempt);
-    const samples = await tx.goals.samples(attemptId);
+    const taken = await tx.goals.samples(attemptId);
     const reports = await tx.goals.scoreReports(attemptId);
-    if (samples.length === 0 && reports.length === 0) {
+    if (taken.length === 0 && reports.length === 0) {
       throw refuse(
         "evidence",
         `${attemptId} has no evaluations and no reports: there is nothing to decide on`,
         `run \`cairn attempt eval ${attemptId}\` first`,
       );
     }
+    // Keep commits the checkout as it is now: only samples taken of this very tree can judge it.
+    const samples = taken.filter((sample) => (sample.tree ?? tree) === tree);
+    if (taken.length > 0 && samples.length === 0) throw changedSinceEval(attemptId);
     const touched = [...new Set([...attempt.inputDrift, ...driftNow])].sort();
     const decision = decide({
       attemptId,
@@ -79,6 +84,7 @@ export async function decideAttempt(
       touchedInputs: dependents(run.manifest, touched),
       inputsApproved: attempt.inputsApprovedBy !== null,
     });
+    decision.tree = tree;
     // Inside the write: if the commit fails (a hook refused it), no keep is recorded.
     if (decision.verdict === "keep") Object.assign(decision, await commitKept(dir, attempt, options));
     await tx.goals.recordDecision(
@@ -105,6 +111,13 @@ export async function decideAttempt(
     };
   });
 }
+
+const changedSinceEval = (attemptId: string) =>
+  refuse(
+    "evidence",
+    `${attemptId}'s checkout changed since it was evaluated: its samples measured another tree, and a keep would commit this one unmeasured`,
+    `run \`cairn attempt eval ${attemptId}\` again, then decide (if the evaluation itself writes files into the checkout, have git ignore them)`,
+  );
 
 function refuseUnlessInReview(attempt: AttemptRecord): void {
   if (attempt.revertedAt) throw refuse("attempt", `${attempt.id} was reverted`, "open a new attempt");
@@ -144,6 +157,13 @@ export async function settleReview(
     const attempt = await attemptOrThrow(tx, attemptId);
     refuseUnlessInReview(attempt);
     const dir = attempt.checkout ?? fallbackRoot;
+    const decided = (attempt.decision as { tree?: string } | null)?.tree;
+    if (outcome === "accepted" && decided && (await treeFingerprint(dir)) !== decided)
+      throw refuse(
+        "evidence",
+        `${attemptId}'s checkout changed since it was decided: accepting it would commit a tree nobody reviewed`,
+        `put the checkout back as it was decided, or reject ${attemptId} and have a new attempt evaluated`,
+      );
     const kept =
       outcome === "accepted" ? await commitKept(dir, attempt, options) : { keptCommit: null, hooks: null };
     const resolution: AttemptResolution = {

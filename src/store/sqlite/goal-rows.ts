@@ -106,5 +106,6 @@ export function sampleOf(row: Row): SampleRecord {
     gitHead: text(row.git_head),
     at: String(row.at),
     side: row.side === "base" ? "base" : "attempt",
+    tree: text(row.tree),
   };
 }

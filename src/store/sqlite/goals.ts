@@ -80,7 +80,7 @@ export function sqliteGoals(db: Database.Database): GoalRepo {
     decide: db.prepare("UPDATE goal_attempts SET verdict = ?, decision = ?, decided_at = ? WHERE id = ?"),
     revert: db.prepare("UPDATE goal_attempts SET reverted_at = ? WHERE id = ?"),
     insertSample: db.prepare(
-      "INSERT INTO goal_samples (attempt_id, evaluator, proof, repeat_index, exit_code, value, error, duration_ms, output_tail, output_hash, git_head, at, side) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      "INSERT INTO goal_samples (attempt_id, evaluator, proof, repeat_index, exit_code, value, error, duration_ms, output_tail, output_hash, git_head, at, side, tree) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     ),
     samples: one("SELECT * FROM goal_samples WHERE attempt_id = ? ORDER BY seq"),
     insertReport: db.prepare(
@@ -314,6 +314,7 @@ export function sqliteGoals(db: Database.Database): GoalRepo {
         sample.gitHead,
         sample.at,
         sample.side,
+        sample.tree ?? null,
       );
     },
     async samples(attemptId) {

@@ -9,6 +9,7 @@ import { readPaths } from "../../sqlite/migrations/0009_read_paths.js";
 import { briefReads } from "../../sqlite/migrations/0010_brief_reads.js";
 import { runHosts } from "../../sqlite/migrations/0011_run_hosts.js";
 import { runSupervisorStarts } from "../../sqlite/migrations/0012_run_supervisor_starts.js";
+import { sampleTrees } from "../../sqlite/migrations/0013_sample_trees.js";
 import { FACTS_SEARCH } from "./facts-search.js";
 import { PG_BULK_TERMS } from "./pg-bulk-terms.js";
 import { JOURNAL_GUARDS, PLUMBING } from "./plumbing.js";
@@ -62,6 +63,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   { name: "pg_0100_bulk_terms", sql: () => PG_BULK_TERMS, pgOnly: true },
   { name: runHosts.name, sql: () => fromSqlite(runHosts.sql) },
   { name: runSupervisorStarts.name, sql: () => fromSqlite(runSupervisorStarts.sql) },
+  { name: sampleTrees.name, sql: () => fromSqlite(sampleTrees.sql) },
 ];
 
 /** The migrations both stores share: their count is the schema version an export carries. */

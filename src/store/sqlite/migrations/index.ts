@@ -9,6 +9,7 @@ import { readPaths } from "./0009_read_paths.js";
 import { briefReads } from "./0010_brief_reads.js";
 import { runHosts } from "./0011_run_hosts.js";
 import { runSupervisorStarts } from "./0012_run_supervisor_starts.js";
+import { sampleTrees } from "./0013_sample_trees.js";
 
 /**
  * Versioned schema changes, applied in order, each recorded by name. A database that records a
@@ -32,6 +33,7 @@ export const MIGRATIONS: readonly Migration[] = [
   briefReads,
   runHosts,
   runSupervisorStarts,
+  sampleTrees,
 ];
 
 /**
