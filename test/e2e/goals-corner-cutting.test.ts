@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -111,5 +111,69 @@ describe("the tree a keep commits is the tree cairn measured", () => {
     writeFileSync(join(ws.dir, "feature.txt"), "reviewed\n");
     expect(cairn(ws.dir, ["attempt", "accept", attempt, "--json"]).code).toBe(0);
     expect(runSync("git", ["show", "HEAD:feature.txt"], ws.dir)).toBe("reviewed\n");
+  });
+});
+
+describe("frozen inputs git ignores", () => {
+  it("never keeps an attempt that slips a file into a declared input folder and hides it with .git/info/exclude", () => {
+    const runner =
+      "const fs=require('fs');for(const f of fs.readdirSync('checks/cases').sort())if(require('./cases/'+f)()!==true)process.exit(1)";
+    mkdirSync(join(ws.dir, "checks", "cases"), { recursive: true });
+    writeFileSync(join(ws.dir, "checks", "run.js"), runner);
+    writeFileSync(
+      join(ws.dir, "checks", "cases", "a.js"),
+      "module.exports=()=>require('fs').readFileSync('lib.txt','utf8').trim()==='good'",
+    );
+    // A generated file the owner's .gitignore already hides is an input too, and a named one.
+    writeFileSync(join(ws.dir, ".gitignore"), "checks/cases/generated.js\nexpected.txt\n");
+    writeFileSync(join(ws.dir, "checks", "cases", "generated.js"), "module.exports=()=>true");
+    writeFileSync(join(ws.dir, "expected.txt"), "good\n");
+    runSync("git", ["add", "-A"], ws.dir);
+    runSync("git", ["commit", "-qm", "checks"], ws.dir);
+    const goal = contractWith(ws.dir, [{ name: "check", threshold: 1 }]);
+    writePack(
+      ws.dir,
+      "fixture",
+      evaluatorToml({
+        name: "fixture-check",
+        proof: "check",
+        argv: [process.execPath, "checks/run.js", "expected.txt"],
+        inputs: ["checks/**"],
+      }),
+    );
+    const run = cairnJson<{ run: { id: string } }>(ws.dir, ["run", "freeze", goal]).run.id;
+    const frozen = cairnJson<{ run: { evaluators: { inputs: string[] }[] } }>(ws.dir, [
+      "run",
+      "status",
+      run,
+    ]).run;
+    expect(frozen.evaluators[0]?.inputs).toEqual([
+      "checks/cases/a.js",
+      "checks/cases/generated.js",
+      "checks/run.js",
+      "expected.txt",
+    ]);
+
+    // Nothing changed: an ignored input that is still there is no drift.
+    const clean = cairnJson<{ attempt: { id: string } }>(ws.dir, ["attempt", "open", run], builder).attempt
+      .id;
+    expect(
+      cairnJson<{ input_drift: string[] }>(ws.dir, ["attempt", "eval", clean], builder).input_drift,
+    ).toEqual([]);
+    expect(cairnJson<Decision>(ws.dir, ["attempt", "decide", clean], builder).verdict).toBe("keep");
+
+    const attempt = cairnJson<{ attempt: { id: string } }>(ws.dir, ["attempt", "open", run], builder).attempt
+      .id;
+    writeFileSync(join(ws.dir, "lib.txt"), "broken\n");
+    appendFileSync(join(ws.dir, ".git", "info", "exclude"), "checks/cases/0.js\n");
+    writeFileSync(
+      join(ws.dir, "checks", "cases", "0.js"),
+      "const fs=require('fs');const read=fs.readFileSync;fs.readFileSync=(p,...a)=>String(p).endsWith('lib.txt')?'good':read(p,...a);module.exports=()=>true",
+    );
+    const evaluated = cairnJson<{ input_drift: string[] }>(ws.dir, ["attempt", "eval", attempt], builder);
+    expect(evaluated.input_drift).toEqual(["checks/cases/0.js"]);
+    const decided = cairnJson<Decision>(ws.dir, ["attempt", "decide", attempt], builder);
+    expect(decided.verdict).toBe("revert");
+    expect(decided.reasons.join("\n")).toMatch(/changes frozen evaluator inputs: checks\/cases\/0\.js/);
   });
 });

@@ -107,6 +107,26 @@ export async function workFiles(dir: string): Promise<string[]> {
   return [...new Set(listed.stdout.split("\0").filter((path) => path !== ""))].sort();
 }
 
+/**
+ * Files git ignores inside `folders` (repository-relative, each listed whole): what a `.gitignore`
+ * or `.git/info/exclude` entry hides from `workFiles` but an evaluator still reads.
+ */
+export async function ignoredFilesUnder(top: string, folders: readonly string[]): Promise<string[]> {
+  if (folders.length === 0) return [];
+  const specs = folders.map((folder) => `:(top,literal)${folder}`);
+  const listed = await git(top, [
+    "ls-files",
+    "-z",
+    "--others",
+    "--ignored",
+    "--exclude-standard",
+    "--",
+    ...specs,
+  ]);
+  if (!listed.ok) throw operational(`git ls-files failed: ${listed.stderr.trim()}`);
+  return listed.stdout.split("\0").filter((path) => path !== "");
+}
+
 /** Content hash of a repository-relative path in a checkout; a symlink hashes its target text. */
 export function hashWorkFile(top: string, path: string): string {
   const full = join(top, path);

@@ -3,7 +3,7 @@ import { basename, isAbsolute, join, relative, resolve, sep } from "node:path";
 import picomatch from "picomatch";
 import type { FrozenEvaluatorRecord } from "../../store/store.js";
 import type { EvaluatorDefinition } from "./evaluators/definition.js";
-import { checkoutTop, hashWorkFile, workFiles } from "./git.js";
+import { checkoutTop, hashWorkFile, ignoredFilesUnder, workFiles } from "./git.js";
 
 /**
  * Frozen inputs: what an evaluator depends on beyond its argv. Freezing a run hashes every file
@@ -96,6 +96,22 @@ async function prefixOf(root: string): Promise<{ top: string; prefix: string } |
   return { top, prefix: relative(top, root).split(sep).join("/") };
 }
 
+/**
+ * Every file a set of patterns can match in a checkout: tracked and untracked files, and the ones
+ * git ignores inside a pattern's folder (`tests/**`, `checks/*.js`). Ignore rules are the
+ * builder's to write (`.git/info/exclude` is not even in the tree), so they must not hide a new
+ * test helper or setup file from the inputs. A pattern with no folder of its own (`*.py` at any depth) matches
+ * ignored files only where they are named: listing every ignored dependency would hash them all.
+ */
+async function candidates(top: string, patterns: readonly string[]): Promise<string[]> {
+  const scanned = patterns.map((pattern) => picomatch.scan(pattern));
+  const named = scanned.filter((scan) => !scan.isGlob).map((scan) => scan.input);
+  const folders = scanned.filter((scan) => scan.isGlob && scan.base !== "").map((scan) => scan.base);
+  const found = new Set([...(await workFiles(top)), ...(await ignoredFilesUnder(top, folders))]);
+  for (const path of named) if (hashWorkFile(top, path) !== "absent") found.add(path);
+  return [...found].sort();
+}
+
 /** Hash what the patterns match in the checkout holding `root`. */
 export async function freezeInputs(definition: EvaluatorDefinition, root: string): Promise<FrozenInputs> {
   const where = await prefixOf(root);
@@ -103,7 +119,7 @@ export async function freezeInputs(definition: EvaluatorDefinition, root: string
   const patterns = defaultInputs(definition, root).map((pattern) => globOf(where.prefix, pattern));
   const matches = picomatch(patterns, { dot: true });
   const files: Record<string, string> = {};
-  for (const path of await workFiles(where.top))
+  for (const path of await candidates(where.top, patterns))
     if (matches(path)) files[path] = hashWorkFile(where.top, path);
   // A named file that does not exist yet is an input too: creating it is a change.
   for (const pattern of patterns)
@@ -120,7 +136,10 @@ export async function inputDrift(manifest: readonly FrozenEvaluatorRecord[], dir
   if (frozen.length === 0) return [];
   const top = await checkoutTop(dir);
   if (!top) return [];
-  const present = await workFiles(top);
+  const present = await candidates(
+    top,
+    frozen.flatMap((entry) => (entry.inputs as FrozenInputs).patterns),
+  );
   const drifted = new Set<string>();
   for (const entry of frozen) {
     const inputs = entry.inputs as FrozenInputs;
