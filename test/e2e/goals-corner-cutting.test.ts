@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -175,5 +175,33 @@ describe("frozen inputs git ignores", () => {
     const decided = cairnJson<Decision>(ws.dir, ["attempt", "decide", attempt], builder);
     expect(decided.verdict).toBe("revert");
     expect(decided.reasons.join("\n")).toMatch(/changes frozen evaluator inputs: checks\/cases\/0\.js/);
+  });
+});
+
+describe("frozen inputs behind a symlink", () => {
+  it("never keeps an attempt that edits the file a frozen symlink points to", () => {
+    mkdirSync(join(ws.dir, "tools"));
+    writeFileSync(
+      join(ws.dir, "tools", "check.js"),
+      "process.exit(require('fs').readFileSync('lib.txt','utf8').trim()==='good'?0:1)",
+    );
+    symlinkSync(join("tools", "check.js"), join(ws.dir, "check.js"));
+    runSync("git", ["add", "-A"], ws.dir);
+    runSync("git", ["commit", "-qm", "a check behind a symlink"], ws.dir);
+    const goal = contractWith(ws.dir, [{ name: "check", threshold: 1 }]);
+    writePack(
+      ws.dir,
+      "fixture",
+      evaluatorToml({ name: "fixture-check", proof: "check", argv: [process.execPath, "check.js"] }),
+    );
+    const run = cairnJson<{ run: { id: string } }>(ws.dir, ["run", "freeze", goal]).run.id;
+    const attempt = cairnJson<{ attempt: { id: string } }>(ws.dir, ["attempt", "open", run], builder).attempt
+      .id;
+    writeFileSync(join(ws.dir, "lib.txt"), "broken\n");
+    writeFileSync(join(ws.dir, "tools", "check.js"), "process.exit(0)");
+    expect(
+      cairnJson<{ input_drift: string[] }>(ws.dir, ["attempt", "eval", attempt], builder).input_drift,
+    ).toEqual(["check.js"]);
+    expect(cairnJson<Decision>(ws.dir, ["attempt", "decide", attempt], builder).verdict).toBe("revert");
   });
 });

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { existsSync, lstatSync, readFileSync, readlinkSync, rmSync } from "node:fs";
+import { existsSync, lstatSync, readFileSync, readlinkSync, rmSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { childEnv, runChild } from "../../kernel/child.js";
 import { operational } from "../../kernel/outcome.js";
@@ -139,6 +139,22 @@ export function hashWorkFile(top: string, path: string): string {
     return `sha256:${hash.digest("hex")}`;
   } catch {
     return "absent";
+  }
+}
+
+/**
+ * The hash of an evaluator's input: like `hashWorkFile`, but a symlink also hashes the file it
+ * points to, since the evaluator reads through it; editing the target is editing the input.
+ */
+export function hashInputFile(top: string, path: string): string {
+  const full = join(top, path);
+  try {
+    if (!lstatSync(full).isSymbolicLink()) return hashWorkFile(top, path);
+    const hash = createHash("sha256").update(`symlink:${readlinkSync(full)}\0`);
+    if (statSync(full).isFile()) hash.update(readFileSync(full));
+    return `sha256:${hash.digest("hex")}`;
+  } catch {
+    return hashWorkFile(top, path);
   }
 }
 

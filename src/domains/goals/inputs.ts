@@ -3,7 +3,7 @@ import { basename, isAbsolute, join, relative, resolve, sep } from "node:path";
 import picomatch from "picomatch";
 import type { FrozenEvaluatorRecord } from "../../store/store.js";
 import type { EvaluatorDefinition } from "./evaluators/definition.js";
-import { checkoutTop, hashWorkFile, ignoredFilesUnder, workFiles } from "./git.js";
+import { checkoutTop, hashInputFile, hashWorkFile, ignoredFilesUnder, workFiles } from "./git.js";
 
 /**
  * Frozen inputs: what an evaluator depends on beyond its argv. Freezing a run hashes every file
@@ -120,7 +120,7 @@ export async function freezeInputs(definition: EvaluatorDefinition, root: string
   const matches = picomatch(patterns, { dot: true });
   const files: Record<string, string> = {};
   for (const path of await candidates(where.top, patterns))
-    if (matches(path)) files[path] = hashWorkFile(where.top, path);
+    if (matches(path)) files[path] = hashInputFile(where.top, path);
   // A named file that does not exist yet is an input too: creating it is a change.
   for (const pattern of patterns)
     if (!picomatch.scan(pattern).isGlob && !(pattern in files)) files[pattern] = "absent";
@@ -144,7 +144,7 @@ export async function inputDrift(manifest: readonly FrozenEvaluatorRecord[], dir
   for (const entry of frozen) {
     const inputs = entry.inputs as FrozenInputs;
     for (const [path, hash] of Object.entries(inputs.files))
-      if (hashWorkFile(top, path) !== hash) drifted.add(path);
+      if (hashInputFile(top, path) !== hash) drifted.add(path);
     const matches = picomatch(inputs.patterns, { dot: true });
     for (const path of present) if (matches(path) && !(path in inputs.files)) drifted.add(path);
   }
