@@ -205,3 +205,51 @@ describe("frozen inputs behind a symlink", () => {
     expect(cairnJson<Decision>(ws.dir, ["attempt", "decide", attempt], builder).verdict).toBe("revert");
   });
 });
+
+describe("a hidden holdout in the journal", () => {
+  it("keeps a hidden evaluator's command, inputs and dry-run result out of the activity a builder reads", () => {
+    mkdirSync(join(ws.dir, "holdout"));
+    writeFileSync(join(ws.dir, "holdout", "secret-check.js"), "console.log('score 7')");
+    runSync("git", ["add", "-A"], ws.dir);
+    runSync("git", ["commit", "-qm", "holdout"], ws.dir);
+    const goal = contractWith(ws.dir, [
+      { name: "check", threshold: 1 },
+      { name: "quality", threshold: 5 },
+    ]);
+    writePack(
+      ws.dir,
+      "fixture",
+      evaluatorToml({ name: "fixture-check", proof: "check", argv: CHECK }) +
+        evaluatorToml({
+          name: "holdout-check",
+          proof: "check",
+          hidden: true,
+          argv: [process.execPath, "holdout/secret-check.js"],
+        }),
+    );
+    const proposal = cairnJson<{ proposal: { id: string } }>(ws.dir, [
+      "eval",
+      "propose",
+      goal,
+      "--proof",
+      "quality",
+      "--hidden",
+      "--argv",
+      process.execPath,
+      "--argv",
+      "-e",
+      "--argv",
+      "console.log('secret-quality 9')",
+      "--read",
+      "regex",
+      "--pattern",
+      "secret-quality (\\d+)",
+    ]).proposal.id;
+    cairnJson(ws.dir, ["eval", "approve", proposal]);
+    cairnJson(ws.dir, ["run", "freeze", goal]);
+    const seen = cairn(ws.dir, ["activity", "--json"], { env: builder });
+    expect(seen.code).toBe(0);
+    expect(seen.stdout).toContain("run.freeze");
+    expect(seen.stdout).not.toMatch(/secret-check|secret-quality|"value": 9/);
+  });
+});

@@ -86,7 +86,8 @@ export async function proposeEvaluator(
       actor,
       action: "evaluator.propose",
       subject: proposal.id,
-      data: { goal: goalId, proof: proof.name, argv: parsed.data.argv },
+      // The journal is every agent's to read: a hidden holdout's command stays out of it.
+      data: { goal: goalId, proof: proof.name, argv: parsed.data.hidden ? null : parsed.data.argv },
     });
     return proposal;
   });
@@ -143,7 +144,11 @@ export async function decideProposal(
       actor: actor.id,
       action: `evaluator.${status}`,
       subject: id,
-      data: { goal: proposal.goalId, dry_run: dryRun ? { value: dryRun.value, error: dryRun.error } : null },
+      data: {
+        goal: proposal.goalId,
+        dry_run:
+          dryRun && proposal.definition.hidden !== true ? { value: dryRun.value, error: dryRun.error } : null,
+      },
     });
     return { ...proposal, status, decidedBy: actor.id, decidedAt: at } as ProposalRecord;
   });

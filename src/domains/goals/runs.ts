@@ -140,10 +140,10 @@ export async function freezeRun(
         goal: goalId,
         manifest_hash: run.manifestHash,
         evaluators: manifest.map((entry) => entry.name),
-        inputs: manifest.map((entry) => ({
-          evaluator: entry.name,
-          files: Object.keys(entry.inputs?.files ?? {}),
-        })),
+        // The journal is every agent's to read: a hidden holdout's inputs would name its script.
+        inputs: manifest
+          .filter((entry) => entry.definition.hidden !== true)
+          .map((entry) => ({ evaluator: entry.name, files: Object.keys(entry.inputs?.files ?? {}) })),
       },
     });
     return run;
