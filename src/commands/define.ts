@@ -17,6 +17,11 @@ interface CommandBase<I extends z.ZodObject, O extends z.ZodType> {
   audit?: "self";
   /** The least severity its audit entry carries (a remediation is `critical`). */
   auditSeverity?: "info" | "notice" | "critical";
+  /**
+   * What the audit log keeps of the input, where some of it must stay secret from the agents
+   * that may read the log (a hidden evaluator's command); the default keeps it all.
+   */
+  auditInput?(input: z.infer<I>): Record<string, unknown>;
   /** Human-readable rendering for the terminal; the default prints key: value lines. */
   render?(output: z.infer<O>): string;
   /**

@@ -28,6 +28,7 @@ export type AfterCallHook = (
 export const AFTER_CALL_HOOKS: readonly AfterCallHook[] = [
   // Every write, refused or not, leaves a line in the audit log.
   async (ctx, command, input, outcome) => {
-    if (command.effect !== "read" && command.audit !== "self") auditCall(ctx, command, input, outcome);
+    if (command.effect === "read" || command.audit === "self") return;
+    auditCall(ctx, command, command.auditInput ? command.auditInput(input) : input, outcome);
   },
 ];

@@ -251,5 +251,10 @@ describe("a hidden holdout in the journal", () => {
     expect(seen.code).toBe(0);
     expect(seen.stdout).toContain("run.freeze");
     expect(seen.stdout).not.toMatch(/secret-check|secret-quality|"value": 9/);
+    // The audit log, which agents may tail too, records the proposal without its command or rule.
+    const audited = cairn(ws.dir, ["audit", "tail", "--json"], { env: builder });
+    expect(audited.code).toBe(0);
+    expect(audited.stdout).toContain("eval propose");
+    expect(audited.stdout).not.toMatch(/secret-quality/);
   });
 });

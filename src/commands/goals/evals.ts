@@ -153,6 +153,9 @@ export const evalPropose = defineCommand({
       ),
   }),
   output: z.object({ proposal: Proposal, dry_run: DryRunView }),
+  // Agents may tail the audit log: a holdout's command, rule and inputs stay out of it.
+  auditInput: (input) =>
+    input.hidden ? { goal: input.goal, proof: input.proof, name: input.name, hidden: true } : input,
   async handler(input, ctx) {
     const { goal, sample_output, ...rest } = input;
     const proposal = await proposeEvaluator(ctx.store, goal, rest, dirs(ctx), ctx.actor.id, ctx.now());
