@@ -1,4 +1,6 @@
 import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { killGroupsCarrying } from "./processes.js";
 import { boardsStartedFor, STARTED_FOR_VARIABLE, servedBoard } from "./started-for.js";
 
 /**
@@ -49,7 +51,17 @@ export interface ChildRequest {
   onOutput?: (chunk: Buffer, stream: "stdout" | "stderr") => void;
   /** The child's pid (= its process group id), once it has started: for supervisors that record it. */
   onSpawn?: (pid: number) => void;
+  /**
+   * Also kill, at the end, what left the process group (a grandchild that called setsid): found
+   * by a mark in its environment. For commands cairn runs to judge or to serve an agent (verify
+   * commands, shortcuts, evaluators, skill scripts, OS tools), not for a launcher whose job is to
+   * leave something running.
+   */
+  killEscaped?: boolean;
 }
+
+/** The variable that marks what one runChild started, so what escapes its group is still found. */
+export const CHILD_MARK_VARIABLE = "CAIRN_CHILD_MARK";
 
 export interface ChildResult {
   exitCode: number | null;
@@ -123,9 +135,11 @@ export function runChild(request: ChildRequest): Promise<ChildResult> {
       });
       return;
     }
+    const mark = request.killEscaped ? `${CHILD_MARK_VARIABLE}=${process.pid}.${randomUUID()}` : undefined;
+    const env = request.env ?? childEnv();
     const child = spawn(program, args, {
       cwd: request.cwd,
-      env: request.env ?? childEnv(),
+      env: mark ? { ...env, [CHILD_MARK_VARIABLE]: mark.slice(CHILD_MARK_VARIABLE.length + 1) } : env,
       shell: false,
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
@@ -155,8 +169,9 @@ export function runChild(request: ChildRequest): Promise<ChildResult> {
     const cleanUp = () => {
       cancelDeadline();
       request.signal?.removeEventListener("abort", onAbort);
-      // Whatever the command left running in its group goes with it.
+      // Whatever the command left running in its group goes with it, and what left the group.
       killGroup(child.pid, "SIGKILL");
+      if (mark) killGroupsCarrying([mark]);
       if (child.pid !== undefined) LIVE_GROUPS.delete(child.pid);
     };
     child.on("error", (error: NodeJS.ErrnoException) => {

@@ -25,7 +25,7 @@ export interface AgentRunRecord {
   /** The machine the supervisor runs on (its host name); null for runs recorded before it was. */
   supervisorHost: string | null;
   /**
-   * When the supervisor started, on its machine (processStart in domains/agents/processes.ts): with
+   * When the supervisor started, on its machine (processStart in kernel/processes.ts): with
    * the pid, it names the process, since a pid is reused. Null where it cannot be read, and for
    * runs recorded before it was.
    */

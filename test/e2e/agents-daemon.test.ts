@@ -3,7 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { processStart } from "../../src/domains/agents/processes.js";
+import { processStart } from "../../src/kernel/processes.js";
 import { alive, shellAgent, until, writeAgent } from "../helpers/agents.js";
 import { CAIRN_BIN, cairn, cleanEnv, initWorkspace } from "../helpers/workspace.js";
 

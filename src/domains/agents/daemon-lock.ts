@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { ownProcessStart, sameProcessAlive } from "../../kernel/processes.js";
 import type { Workspace } from "../workspace/discover.js";
-import { ownProcessStart, sameProcessAlive } from "./processes.js";
 
 // Who holds the daemon lock and what its last beat said, apart from the loop itself: `status`
 // reads them without loading the scheduler, runner and child-process code behind the loop.

@@ -1,9 +1,14 @@
-import { readdirSync, readFileSync, realpathSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import { hostname } from "node:os";
+import {
+  killGroupsCarrying,
+  ownProcessStart,
+  processTable,
+  sameProcessAlive,
+} from "../../kernel/processes.js";
 import type { Store } from "../../store/store.js";
 import { retireRunAgent } from "../identity/run-identity.js";
 import type { Workspace } from "../workspace/discover.js";
-import { ownProcessStart, sameProcessAlive, statFields } from "./processes.js";
 
 /**
  * What a run records of the cairn process that supervises it: its pid, its machine (only there
@@ -15,29 +20,6 @@ export function thisSupervisor(): {
   supervisorStart: string | null;
 } {
   return { supervisorPid: process.pid, supervisorHost: hostname(), supervisorStart: ownProcessStart() };
-}
-
-interface ProcessEntry {
-  pid: number;
-  pgrp: number;
-}
-
-/** Every process in /proc with its process group (Linux); empty where /proc is not there. */
-function processTable(): ProcessEntry[] {
-  let entries: string[];
-  try {
-    entries = readdirSync("/proc");
-  } catch {
-    return [];
-  }
-  const table: ProcessEntry[] = [];
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
-    const fields = statFields(Number(entry));
-    // Null: gone while we looked.
-    if (fields) table.push({ pid: Number(entry), pgrp: Number(fields[2]) });
-  }
-  return table;
 }
 
 /**
@@ -62,15 +44,6 @@ export function runMarks(workspace: Workspace, runId: string): Record<string, st
   };
 }
 
-const carriesAll = (pid: number, marks: readonly string[]) => {
-  try {
-    const environment = new Set(readFileSync(`/proc/${pid}/environ`, "utf8").split("\0"));
-    return marks.every((mark) => environment.has(mark));
-  } catch {
-    return false;
-  }
-};
-
 /**
  * Kill what is left of an orphaned run: every process group holding a process that carries the
  * run's marks (its id and its workspace) in its environment. The run's recorded pid is not
@@ -78,22 +51,13 @@ const carriesAll = (pid: number, marks: readonly string[]) => {
  * pid leaves a run without one, and a recycled pid, or another workspace's run of the same id,
  * is never someone else's kill. Never cairn's own group. Returns whether it killed.
  */
-function killOrphanProcesses(workspace: Workspace, runId: string, table: readonly ProcessEntry[]): boolean {
+function killOrphanProcesses(
+  workspace: Workspace,
+  runId: string,
+  table: ReturnType<typeof processTable>,
+): boolean {
   const marks = Object.entries(runMarks(workspace, runId)).map(([name, value]) => `${name}=${value}`);
-  const own = table.find((entry) => entry.pid === process.pid)?.pgrp;
-  const groups = new Set<number>();
-  for (const entry of table)
-    if (entry.pgrp > 1 && entry.pgrp !== own && carriesAll(entry.pid, marks)) groups.add(entry.pgrp);
-  let killed = false;
-  for (const group of groups) {
-    try {
-      process.kill(-group, "SIGKILL");
-      killed = true;
-    } catch {
-      // Gone since we looked.
-    }
-  }
-  return killed;
+  return killGroupsCarrying(marks, table);
 }
 
 /**

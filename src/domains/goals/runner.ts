@@ -45,6 +45,7 @@ export async function execute(
     cwd,
     timeoutMs,
     signal,
+    killEscaped: true,
     onOutput(chunk, stream) {
       hash.update(chunk);
       const text = chunk.toString("utf8");

@@ -92,6 +92,7 @@ export async function runOs(
     cwd: options.cwd,
     env: childEnv(options.env),
     timeoutMs: options.timeoutMs,
+    killEscaped: true,
     signal: options.signal,
     onOutput: (chunk, stream) => (stream === "stdout" ? out : err).add(chunk),
   });

@@ -135,6 +135,7 @@ export async function runScript(
         PYTHONPYCACHEPREFIX: pycache,
       }),
       timeoutMs: options.timeoutMs,
+      killEscaped: true,
       signal: options.signal,
       onOutput: (chunk, stream) => (stream === "stdout" ? out : err).add(chunk),
     });

@@ -44,6 +44,7 @@ export async function runCommand(request: RunRequest): Promise<Evidence> {
     timeoutMs: request.timeoutMs,
     signal: request.signal,
     onOutput: take,
+    killEscaped: true,
   });
   return {
     argv: [...request.argv],

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 
 /**
  * Processes as this machine's kernel knows them. A pid names a process only while it lives: once
@@ -71,4 +71,62 @@ export function sameProcessAlive(pid: number, start: string | null): boolean {
   if (start === null) return true;
   const now = processStart(pid);
   return now === null || now === start;
+}
+
+interface ProcessEntry {
+  pid: number;
+  pgrp: number;
+}
+
+/** Every process in /proc with its process group (Linux); empty where /proc is not there. */
+export function processTable(): ProcessEntry[] {
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return [];
+  }
+  const table: ProcessEntry[] = [];
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    const fields = statFields(Number(entry));
+    // Null: gone while we looked.
+    if (fields) table.push({ pid: Number(entry), pgrp: Number(fields[2]) });
+  }
+  return table;
+}
+
+const carriesAll = (pid: number, marks: readonly string[]) => {
+  try {
+    const environment = new Set(readFileSync(`/proc/${pid}/environ`, "utf8").split("\0"));
+    return marks.every((mark) => environment.has(mark));
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * Kill every process group holding a process whose environment carries all of `marks`
+ * (`NAME=value` strings a supervisor gave what it started): what escaped a process group with
+ * setsid still inherited them. Never this process's own group. Returns whether it killed.
+ * Linux only, and best effort: a process started with a cleared environment carries no mark.
+ */
+export function killGroupsCarrying(
+  marks: readonly string[],
+  table: readonly ProcessEntry[] = processTable(),
+): boolean {
+  const own = table.find((entry) => entry.pid === process.pid)?.pgrp;
+  const groups = new Set<number>();
+  for (const entry of table)
+    if (entry.pgrp > 1 && entry.pgrp !== own && carriesAll(entry.pid, marks)) groups.add(entry.pgrp);
+  let killed = false;
+  for (const group of groups) {
+    try {
+      process.kill(-group, "SIGKILL");
+      killed = true;
+    } catch {
+      // Gone since we looked.
+    }
+  }
+  return killed;
 }
