@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
@@ -136,5 +137,31 @@ describe("store copy and export parity", () => {
     // A fact id forgotten before the moves is still never handed out again.
     const next = cairn(dir, ["remember", "after two moves"], { env: onPg });
     expect(next.stdout).toContain("F-4");
+  });
+});
+
+describe("a password in the store URL's query", () => {
+  it("is used to connect but never stored in cairn.toml nor shown by init, store copy or status", () => {
+    const secret = "query-staple-9";
+    const withSecret = (schema: string) => `${testPgUrl()}?password=${secret}&schema=${schema}`;
+    const dir = join(scratch.dir, "query-password");
+    const made = cairn(scratch.dir, ["init", "--store", withSecret(`qp-${stamp}`), "--json"], {
+      env: { ...sqliteOnly, CAIRN_DIR: dir },
+    });
+    expect(made.code, made.stderr).toBe(0);
+    expect(made.stdout + made.stderr).not.toContain(secret);
+    expect(readFileSync(join(dir, ".cairn", "cairn.toml"), "utf8")).not.toContain(secret);
+
+    const status = cairn(dir, ["status", "--json"], { env: { CAIRN_STORE_URL: withSecret(`qp-${stamp}`) } });
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout + status.stderr).not.toContain(secret);
+
+    const lite = join(scratch.dir, "query-password-lite");
+    cairn(scratch.dir, ["init"], { env: { ...sqliteOnly, CAIRN_DIR: lite } });
+    const copied = cairn(lite, ["store", "copy", "--to", withSecret(`qp-copy-${stamp}`), "--json"], {
+      env: sqliteOnly,
+    });
+    expect(copied.code, copied.stderr).toBe(0);
+    expect(copied.stdout + copied.stderr).not.toContain(secret);
   });
 });

@@ -3,7 +3,13 @@ import { basename, resolve } from "node:path";
 import { usageError } from "../../kernel/outcome.js";
 import type { StoreLocation } from "../../store/open.js";
 // From location.js, not open.js: reading where the store is must not load the PostgreSQL store.
-import { checkSchemaName, isPostgresUrl, redactUrl, schemaInUrl } from "../../store/postgres/location.js";
+import {
+  checkSchemaName,
+  isPostgresUrl,
+  redactUrl,
+  schemaInUrl,
+  storableUrl,
+} from "../../store/postgres/location.js";
 import type { WorkspaceConfig } from "./config.js";
 import type { Workspace } from "./discover.js";
 
@@ -42,10 +48,7 @@ export function storeLocationOf(
 /** The store as it may be shown: a path, or a URL without its password plus the schema. */
 export function describeLocation(location: StoreLocation): string {
   if (location.kind === "sqlite") return location.path;
-  const url = new URL(location.url);
-  url.password = "";
-  url.searchParams.delete("schema");
-  return `${url.toString()} (schema ${location.schema})`;
+  return `${storableUrl(location.url)} (schema ${location.schema})`;
 }
 
 /**

@@ -29,17 +29,26 @@ function parse(url: string): URL {
   }
 }
 
-/** The URL with neither password nor `schema` parameter: what cairn.toml may hold. */
+/**
+ * Query parameters the driver reads as secrets: `?password=` connects exactly as a password in
+ * the URL's user part does, so it is kept out of cairn.toml and output the same way.
+ */
+const SECRET_PARAMETERS = ["password", "sslpassword"];
+
+/** The URL with neither password nor `schema` parameter: what cairn.toml may hold and output show. */
 export function storableUrl(url: string): string {
   const parsed = parse(url);
   parsed.password = "";
   parsed.searchParams.delete("schema");
+  for (const name of SECRET_PARAMETERS) parsed.searchParams.delete(name);
   return parsed.toString();
 }
 
-/** Any URL as it may be shown: the password replaced. */
+/** Any URL as it may be shown: the password replaced, in the user part or as a parameter. */
 export function redactUrl(url: string): string {
-  return url.replace(/(postgres(?:ql)?:\/\/[^:/@\s]+):[^@\s]*@/gi, "$1:***@");
+  return url
+    .replace(/(postgres(?:ql)?:\/\/[^:/@\s]+):[^@\s]*@/gi, "$1:***@")
+    .replace(/([?&](?:ssl)?password=)[^&#\s]*/gi, "$1***");
 }
 
 export const schemaInUrl = (url: string): string | undefined =>
