@@ -29,6 +29,7 @@ export interface NowView {
     blocked: { id: string; title: string; why: string }[];
     stale_claims: { id: string; owner: string; lease_at: string }[];
     open_asks: { id: string; task: string; to: string; question: string }[];
+    open_asks_total: number;
     unverified: string[];
   };
   ready: TaskSummary[];

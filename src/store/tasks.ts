@@ -200,7 +200,9 @@ export interface AskRepo {
   insert(ask: Pick<AskRecord, "taskId" | "question" | "askedBy" | "toRole">, at: string): Promise<AskRecord>;
   byId(id: string): Promise<AskRecord | undefined>;
   answer(id: string, answer: string, by: string, at: string): Promise<void>;
-  open(filter: { toRole?: string; taskId?: string }): Promise<AskRecord[]>;
+  /** Open questions, oldest first; `limit` bounds how many are read. */
+  open(filter: { toRole?: string; taskId?: string; limit?: number }): Promise<AskRecord[]>;
+  countOpen(): Promise<number>;
   all(limit: number): Promise<AskRecord[]>;
 }
 

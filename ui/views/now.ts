@@ -20,8 +20,8 @@ import { AgentsInboxLine } from "./agents.js";
 const STATUSES = ["open", "active", "blocked", "done", "dropped"];
 
 function Inbox({ now }: { now: NowView }) {
-  const { review, blocked, stale_claims, open_asks, unverified } = now.inbox;
-  const total = review.length + blocked.length + stale_claims.length + open_asks.length + unverified.length;
+  const { review, blocked, stale_claims, open_asks, open_asks_total, unverified } = now.inbox;
+  const total = review.length + blocked.length + stale_claims.length + open_asks_total + unverified.length;
   return html`<${Section} title="Needs a human" count=${total}>
     ${total === 0 ? html`<${Empty}>Nothing is waiting for a person.<//>` : null}
     <ul class="inbox">
@@ -52,6 +52,14 @@ function Inbox({ now }: { now: NowView }) {
           <${Copy} command=${`cairn answer ${a.id} "…"`} />
         </li>`,
       )}
+      ${
+        open_asks_total > open_asks.length
+          ? html`<li data-row>
+              <span class="pill warn">questions</span> ${(open_asks_total - open_asks.length).toLocaleString("en")} more
+              open questions <${Copy} command="cairn asks" />
+            </li>`
+          : null
+      }
       ${unverified.map(
         (id) =>
           html`<li data-row><span class="pill warn">finished unverified</span> <${IdLink} id=${id} /></li>`,

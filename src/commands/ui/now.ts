@@ -28,6 +28,7 @@ const NowView = z.object({
     blocked: z.array(z.object({ id: z.string(), title: z.string(), why: z.string() })),
     stale_claims: z.array(z.object({ id: z.string(), owner: z.string(), lease_at: z.string() })),
     open_asks: z.array(z.object({ id: z.string(), task: z.string(), to: z.string(), question: z.string() })),
+    open_asks_total: z.number().int(),
     unverified: z.array(z.string()),
   }),
   ready: z.array(TaskSummary),
@@ -82,6 +83,7 @@ export const nowCommand = defineCommand({
         blocked: board.blocked,
         stale_claims: board.stale_claims,
         open_asks: board.open_asks,
+        open_asks_total: board.open_asks_total,
         unverified: board.unverified,
       },
       ready: (await readyFor(tx, ctx.config, ctx.actor, input.ready ?? 10)).map(summaryView),
@@ -98,7 +100,7 @@ export const nowCommand = defineCommand({
   render: (out) =>
     [
       `as of ${out.as_of}`,
-      `needs a human: ${out.inbox.review.length} in review, ${out.inbox.blocked.length} blocked, ${out.inbox.stale_claims.length} stale claims, ${out.inbox.open_asks.length} open questions`,
+      `needs a human: ${out.inbox.review.length} in review, ${out.inbox.blocked.length} blocked, ${out.inbox.stale_claims.length} stale claims, ${out.inbox.open_asks_total} open questions`,
       ...out.inbox.review.map((r) => `  review ${r.attempt} (${r.goal}): ${r.reason}`),
       ...out.inbox.blocked.map((b) => `  blocked ${b.id} ${b.title}: ${b.why}`),
       `ready: ${out.ready.map((t) => t.id).join(", ") || "(none)"}`,

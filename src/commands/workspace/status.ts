@@ -10,6 +10,7 @@ const BoardStatus = z.object({
   holders: z.array(z.object({ owner: z.string(), tasks: z.array(z.string()) })),
   blocked: z.array(z.object({ id: z.string(), title: z.string(), why: z.string() })),
   open_asks: z.array(z.object({ id: z.string(), task: z.string(), to: z.string(), question: z.string() })),
+  open_asks_total: z.number().int(),
   stale_claims: z.array(z.object({ id: z.string(), owner: z.string(), lease_at: z.string() })),
   unverified: z.array(z.string()),
   swept: z.array(z.object({ task: z.string(), at: z.string(), why: z.string() })),
@@ -61,6 +62,8 @@ function renderStatus(out: StatusView): string {
   for (const task of board.blocked) lines.push(`  blocked ${task.id} ${task.title}: ${task.why}`);
   for (const ask of board.open_asks)
     lines.push(`  ask ${ask.id} on ${ask.task} → ${ask.to}: ${ask.question}`);
+  const unlisted = board.open_asks_total - board.open_asks.length;
+  if (unlisted > 0) lines.push(`  … ${unlisted} more open questions: cairn asks`);
   for (const claim of board.stale_claims)
     lines.push(`  stale claim ${claim.id} by ${claim.owner} since ${claim.lease_at}`);
   if (board.unverified.length > 0) lines.push(`  finished unverified: ${board.unverified.join(", ")}`);

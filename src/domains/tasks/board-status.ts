@@ -1,6 +1,13 @@
 import type { Store } from "../../store/store.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
 
+/**
+ * How many open questions the board's summary lists, oldest first: anyone may ask, a read-only
+ * agent too, so their number has no bound, and `status` (every agent's first call) and the
+ * dashboard's inbox must stay small. The total is given beside them; `cairn asks` lists them all.
+ */
+export const OPEN_ASKS_SHOWN = 100;
+
 /** The board's section of `cairn status`. */
 export async function boardStatus(store: Store, config: WorkspaceConfig, now: string) {
   const cutoff = new Date(Date.parse(now) - config.claims.lease_minutes * 60_000).toISOString();
@@ -18,7 +25,8 @@ export async function boardStatus(store: Store, config: WorkspaceConfig, now: st
         title: t.title,
         why: t.blockedReason ?? "",
       })),
-      open_asks: (await tx.asks.open({})).map((a) => ({
+      open_asks_total: await tx.asks.countOpen(),
+      open_asks: (await tx.asks.open({ limit: OPEN_ASKS_SHOWN })).map((a) => ({
         id: a.id,
         task: a.taskId,
         to: a.toRole,

@@ -13,6 +13,9 @@ export function pgAsks(db: PgDb): AskRepo {
     "UPDATE task_asks SET answer = ?, answered_by = ?, answered_at = ? WHERE id = ? AND answered_at IS NULL",
   );
   const all = db.prepare<[number], AskRow>("SELECT * FROM task_asks ORDER BY seq DESC LIMIT ?");
+  const countOpen = db.prepare<[], { n: number }>(
+    "SELECT COUNT(*) AS n FROM task_asks WHERE answered_at IS NULL",
+  );
   return {
     async insert(ask, at) {
       const { seq, id } = await nextId();
@@ -37,10 +40,16 @@ export function pgAsks(db: PgDb): AskRepo {
         where.push("task_id = ?");
         values.push(filter.taskId);
       }
+      if (filter.limit !== undefined) values.push(filter.limit);
       const rows = await db
-        .prepare(`SELECT * FROM task_asks WHERE ${where.join(" AND ")} ORDER BY seq`)
+        .prepare(
+          `SELECT * FROM task_asks WHERE ${where.join(" AND ")} ORDER BY seq${filter.limit === undefined ? "" : " LIMIT ?"}`,
+        )
         .all(...values);
       return (rows as AskRow[]).map(toAsk);
+    },
+    async countOpen() {
+      return Number((await countOpen.get())?.n ?? 0);
     },
     async all(limit) {
       return (await all.all(limit)).map(toAsk);

@@ -14,6 +14,9 @@ export function sqliteAsks(db: Database.Database): AskRepo {
     "UPDATE task_asks SET answer = ?, answered_by = ?, answered_at = ? WHERE id = ? AND answered_at IS NULL",
   );
   const all = db.prepare<[number], AskRow>("SELECT * FROM task_asks ORDER BY seq DESC LIMIT +?");
+  const countOpen = db.prepare<[], { n: number }>(
+    "SELECT COUNT(*) AS n FROM task_asks WHERE answered_at IS NULL",
+  );
   return {
     async insert(ask, at) {
       const { seq, id } = nextId();
@@ -38,11 +41,15 @@ export function sqliteAsks(db: Database.Database): AskRepo {
         where.push("task_id = ?");
         values.push(filter.taskId);
       }
+      if (filter.limit !== undefined) values.push(filter.limit);
       const rows = builtStatement(
         db,
-        `SELECT * FROM task_asks WHERE ${where.join(" AND ")} ORDER BY seq`,
+        `SELECT * FROM task_asks WHERE ${where.join(" AND ")} ORDER BY seq${filter.limit === undefined ? "" : " LIMIT +?"}`,
       ).all(...values);
       return (rows as AskRow[]).map(toAsk);
+    },
+    async countOpen() {
+      return countOpen.get()?.n ?? 0;
     },
     async all(limit) {
       return all.all(limit).map(toAsk);
