@@ -1,6 +1,8 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callTool, connectMcp } from "../helpers/mcp.js";
-import { addAgent, cairn, initWorkspace } from "../helpers/workspace.js";
+import { addAgent, cairn, initWorkspace, scratchDir } from "../helpers/workspace.js";
 
 /**
  * What a hostile agent can do to the dashboard's pages and the summaries every agent reads: the
@@ -43,5 +45,35 @@ describe("a flood of questions from a read-only agent", () => {
     expect(now.inbox.open_asks_total).toBe(asked);
     expect(cairn(workspace.dir, ["now"]).stdout).toContain(`${asked} open questions`);
     expect(cairn(workspace.dir, ["status"]).stdout).toContain(`${asked - 100} more open questions`);
+  });
+});
+
+describe("importing a damaged export", () => {
+  it("refuses a file cut at a line boundary (a task without its verify criterion), writing nothing", () => {
+    const source = initWorkspace();
+    const scratch = scratchDir();
+    try {
+      cairn(source.dir, ["task", "add", "ship it"]);
+      cairn(source.dir, ["task", "criterion", "T-1", "--text", "tests pass", "--verify", "npm test"]);
+      const file = join(scratch.dir, "backup.jsonl");
+      expect(cairn(source.dir, ["export", "--out", file]).code).toBe(0);
+      const lines = readFileSync(file, "utf8").trimEnd().split("\n");
+      const criterion = lines.findIndex((line) => line.startsWith('{"table":"task_criteria"'));
+      expect(criterion).toBeGreaterThan(0);
+      const cut = join(scratch.dir, "cut.jsonl");
+      writeFileSync(cut, `${lines.slice(0, criterion).join("\n")}\n`);
+      const target = join(scratch.dir, "restored");
+      mkdirSync(target);
+      const imported = cairn(target, ["import", cut]);
+      expect(imported.code, imported.stdout).toBe(2);
+      expect(imported.stderr).toMatch(/header counts \d+ records, the file holds \d+/);
+      expect(existsSync(join(target, ".cairn"))).toBe(false);
+      // The whole file still imports.
+      expect(cairn(target, ["import", file]).code).toBe(0);
+      expect(cairn(target, ["task", "show", "T-1"]).stdout).toContain("npm test");
+    } finally {
+      scratch.cleanup();
+      source.cleanup();
+    }
   });
 });

@@ -16,6 +16,12 @@ const Header = z.object({
   cairn: z.string(),
   /** The workspace's cairn.toml, verbatim: roles, shortcuts and the definition of done are part of it. */
   config: z.string().optional(),
+  /**
+   * How many records follow. A file cut at a line boundary is still valid JSONL, so without the
+   * count a truncated backup would restore as a smaller workspace (a task without its criteria).
+   * Exports written before the count existed carry none and are taken as they are.
+   */
+  rows: z.number().int().min(0).optional(),
 });
 const Line = z.object({ table: z.string().min(1), row: z.record(z.string(), z.unknown()) });
 
@@ -43,6 +49,7 @@ export async function exportWorkspace(
     schema: store.schemaVersion,
     cairn: CAIRN_VERSION,
     config,
+    rows: records.length,
   });
   return `${[header, ...records.map((record) => JSON.stringify(record))].join("\n")}\n`;
 }
@@ -88,6 +95,14 @@ export async function importWorkspace(
       );
     }
     await tx.transfer.restore(records);
+    // Checked last, so a record that cannot be restored is named first; the throw rolls back.
+    const expected = header.data.rows;
+    if (expected !== undefined && expected !== records.length) {
+      throw usageError(
+        `import: the export's header counts ${expected} records, the file holds ${records.length}`,
+        "the file is truncated or was edited: nothing was imported; export the workspace again",
+      );
+    }
     await tx.journal.append({
       at: now,
       actor: actor.id,
