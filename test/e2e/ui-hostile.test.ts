@@ -76,4 +76,38 @@ describe("importing a damaged export", () => {
       source.cleanup();
     }
   });
+
+  it("refuses a row holding an object, a list, true or no column, naming the line, and writes nothing", () => {
+    const source = initWorkspace();
+    const scratch = scratchDir();
+    try {
+      cairn(source.dir, ["task", "add", "ship it"]);
+      const lines = cairn(source.dir, ["export"]).stdout.trimEnd().split("\n");
+      const task = lines.findIndex((line) => line.startsWith('{"table":"tasks"'));
+      const original = lines[task] as string;
+      expect(original).toContain('"title":"ship it"');
+      const hostile = [
+        original.replace('"title":"ship it"', '"title":{"x":1}'),
+        original.replace('"title":"ship it"', '"title":[1,2]'),
+        original.replace('"title":"ship it"', '"title":true'),
+        '{"table":"tasks","row":{}}',
+        '{"table":"tasks","row":{"__proto__":{"title":"x"}}}',
+      ];
+      for (const [n, line] of hostile.entries()) {
+        const edited = [...lines];
+        edited[task] = line;
+        const file = join(scratch.dir, `edited-${n}.jsonl`);
+        writeFileSync(file, `${edited.join("\n")}\n`);
+        const target = join(scratch.dir, `target-${n}`);
+        mkdirSync(target);
+        const imported = cairn(target, ["import", file]);
+        expect(imported.code, `${line}: ${imported.stderr}`).toBe(2);
+        expect(imported.stderr).toContain(`line ${task + 1}`);
+        expect(existsSync(join(target, ".cairn"))).toBe(false);
+      }
+    } finally {
+      scratch.cleanup();
+      source.cleanup();
+    }
+  });
 });

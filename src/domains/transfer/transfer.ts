@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { z } from "zod";
 import { conflict, refuse, usageError } from "../../kernel/outcome.js";
+import { quoteValue } from "../../kernel/text.js";
 import { CAIRN_VERSION } from "../../kernel/version.js";
 import type { DumpRecord, Store } from "../../store/store.js";
 import type { Actor } from "../identity/actor.js";
@@ -23,7 +24,16 @@ const Header = z.object({
    */
   rows: z.number().int().min(0).optional(),
 });
-const Line = z.object({ table: z.string().min(1), row: z.record(z.string(), z.unknown()) });
+/**
+ * A stored row holds only what a column can: text, a number or null. Anything else (an object, a
+ * list, true) was never exported, and reached the database driver as a bind error naming no line.
+ */
+const Line = z.object({
+  table: z.string().min(1),
+  row: z
+    .record(z.string(), z.union([z.string(), z.number(), z.null()]))
+    .refine((row) => Object.keys(row).length > 0, "a row has at least one column"),
+});
 
 /** The workspace as JSONL: a header line, then one line per stored row, deterministic order. */
 /**
@@ -82,7 +92,14 @@ export async function importWorkspace(
   // Every record is checked before anything is written: one bad line refuses the whole file.
   const records: DumpRecord[] = lines.slice(1).map((line, index) => {
     const parsed = Line.safeParse(parseLine(line, index + 2));
-    if (!parsed.success) throw usageError(`import: line ${index + 2} is not a {table,row} record`);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const where = issue?.path.map(String).join(".") ?? "";
+      throw usageError(
+        `import: line ${index + 2} is not a {table,row} record${where ? ` (${quoteValue(where)})` : ""}`,
+        "a row maps column names to text, numbers or null, as `cairn export` writes them",
+      );
+    }
     checkRecordLimits(parsed.data, index + 2);
     return parsed.data;
   });
