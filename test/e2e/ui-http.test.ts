@@ -123,6 +123,21 @@ describe("cairn ui over HTTP", () => {
     expect(JSON.parse(shown.body)).toEqual(cli);
   });
 
+  it("answers a malformed view path or an inherited parameter name 400, never an internal error", async () => {
+    for (const path of [
+      "/api/%E0%A4%A",
+      "/api/task/%ZZ",
+      "/api/board?constructor=1",
+      "/api/board?__proto__=1",
+      "/api/task/list?toString=x",
+      "/api/now?hasOwnProperty=1",
+    ]) {
+      const response = await rawRequest(ui.port, { path, headers: auth() });
+      expect(response.status, `${path}: ${response.body}`).toBe(400);
+      expect(JSON.parse(response.body)).toMatchObject({ error: { kind: "usage" } });
+    }
+  });
+
   it("replays the events after Last-Event-ID on a new stream", async () => {
     const recent = await rawRequest(ui.port, { path: "/api/activity?limit=3", headers: auth() });
     const ids = (JSON.parse(recent.body) as { events: { id: number }[] }).events.map((e) => e.id);

@@ -4,6 +4,7 @@ import { dispatch } from "../../commands/dispatch.js";
 import { COMMANDS_BY_NAME } from "../../commands/registry.js";
 import { UI_VIEWS } from "../../commands/ui/index.js";
 import type { Outcome } from "../../kernel/outcome.js";
+import { quoteValue } from "../../kernel/text.js";
 import { fieldShape } from "../cli/options.js";
 
 /**
@@ -32,8 +33,9 @@ export function answerOf(outcome: Outcome<unknown>): ApiAnswer {
 function inputOf(shape: Record<string, z.ZodType>, query: URLSearchParams): Record<string, unknown> | string {
   const input: Record<string, unknown> = {};
   for (const key of new Set(query.keys())) {
-    const schema = shape[key];
-    if (!schema) return `unknown parameter ${key}`;
+    // Own fields only: `constructor` or `__proto__` would otherwise find Object's own members.
+    const schema = Object.hasOwn(shape, key) ? shape[key] : undefined;
+    if (!schema) return `unknown parameter ${quoteValue(key)}`;
     const field = fieldShape(schema);
     const values = query.getAll(key);
     if (field.kind === "array") input[key] = values;

@@ -39,6 +39,15 @@ function sender(request: IncomingMessage, response: ServerResponse): Send {
   };
 }
 
+/** `/api/task/show` → "task show"; undefined when a segment's percent-encoding is broken. */
+function viewName(path: string): string | undefined {
+  try {
+    return path.split("/").filter(Boolean).map(decodeURIComponent).join(" ");
+  } catch {
+    return undefined;
+  }
+}
+
 const TEXT = "text/plain; charset=utf-8";
 const JSON_TYPE = "application/json; charset=utf-8";
 
@@ -76,7 +85,13 @@ async function route(
     return context.hub.open(response, after);
   }
   if (path.startsWith("/api/")) {
-    const name = path.slice(5).split("/").filter(Boolean).map(decodeURIComponent).join(" ");
+    const name = viewName(path.slice(5));
+    if (name === undefined) {
+      const body = {
+        error: { kind: "usage", message: "the view's path is not valid percent-encoding", hint: null },
+      };
+      return send(400, JSON_TYPE, JSON.stringify(body));
+    }
     const answer = await callView(context.session, name, url.searchParams);
     return send(answer.status, JSON_TYPE, JSON.stringify(answer.body));
   }
