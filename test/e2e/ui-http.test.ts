@@ -138,6 +138,21 @@ describe("cairn ui over HTTP", () => {
     }
   });
 
+  it("keeps live streams bounded when many open at once: 16 at most, the rest told to retry", async () => {
+    // On PostgreSQL each stream waits on the server before it is counted: all of them got in.
+    const streams = await Promise.all(
+      Array.from({ length: 40 }, () =>
+        rawRequest(ui.port, { path: "/events", headers: auth(), readMs: 1_500 }),
+      ),
+    );
+    const statuses = streams.map((stream) => stream.status);
+    expect(statuses.filter((status) => status === 200).length).toBeLessThanOrEqual(16);
+    expect(statuses.filter((status) => status === 503).length).toBeGreaterThanOrEqual(24);
+    // Closed streams give their places back.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect((await rawRequest(ui.port, { path: "/events", headers: auth(), readMs: 300 })).status).toBe(200);
+  });
+
   it("replays the events after Last-Event-ID on a new stream", async () => {
     const recent = await rawRequest(ui.port, { path: "/api/activity?limit=3", headers: auth() });
     const ids = (JSON.parse(recent.body) as { events: { id: number }[] }).events.map((e) => e.id);

@@ -39,6 +39,11 @@ const frame = (event: LiveEvent) =>
 
 export class LiveHub {
   private readonly clients = new Set<ServerResponse>();
+  /**
+   * Streams past the check but not yet listed: opening one waits on the store, and on PostgreSQL
+   * every stream asked for at once passed the check before the first was listed.
+   */
+  private opening = 0;
   private timer: NodeJS.Timeout | undefined;
   private ping: NodeJS.Timeout | undefined;
   private version: number | undefined;
@@ -56,11 +61,21 @@ export class LiveHub {
 
   /** Open a stream; replay what the client missed after `after` (its Last-Event-ID). */
   async open(response: ServerResponse, after: number | undefined): Promise<void> {
-    if (this.clients.size >= MAX_CLIENTS) {
+    if (this.clients.size + this.opening >= MAX_CLIENTS) {
       response.writeHead(503, { "Content-Type": "text/plain; charset=utf-8", "Retry-After": "5" });
       response.end("too many live views open; close a tab\n");
       return;
     }
+    this.opening++;
+    try {
+      await this.replay(response, after);
+    } finally {
+      this.opening--;
+    }
+  }
+
+  /** Start the stream, send what was missed and where it starts from, then list it. */
+  private async replay(response: ServerResponse, after: number | undefined): Promise<void> {
     response.writeHead(200, {
       "Content-Type": "text/event-stream; charset=utf-8",
       "Cache-Control": "no-store",
