@@ -1,8 +1,10 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { spawn } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { delimiter, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callTool, connectMcp } from "../helpers/mcp.js";
-import { addAgent, cairn, initWorkspace, scratchDir } from "../helpers/workspace.js";
+import { addAgent, CAIRN_BIN, cairn, cleanEnv, initWorkspace, scratchDir } from "../helpers/workspace.js";
 
 /**
  * What a hostile agent can do to the dashboard's pages and the summaries every agent reads: the
@@ -108,6 +110,47 @@ describe("importing a damaged export", () => {
     } finally {
       scratch.cleanup();
       source.cleanup();
+    }
+  });
+});
+
+describe("cairn ui --open", () => {
+  it("never puts the token on a command line: the browser gets a private file that forwards to it", async () => {
+    const scratch = scratchDir();
+    try {
+      const bin = join(scratch.dir, "bin");
+      mkdirSync(bin);
+      const argsFile = join(scratch.dir, "opener-args");
+      writeFileSync(join(bin, "xdg-open"), `#!/bin/sh\nprintf '%s\\n' "$@" > "${argsFile}"\n`);
+      chmodSync(join(bin, "xdg-open"), 0o755);
+      const child = spawn(process.execPath, [CAIRN_BIN, "ui", "--port", "0", "--open"], {
+        cwd: workspace.dir,
+        env: cleanEnv({ PATH: `${bin}${delimiter}${process.env.PATH}` }),
+      });
+      let out = "";
+      child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+        out += chunk;
+      });
+      const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+      try {
+        await expect.poll(() => existsSync(argsFile), { timeout: 10_000 }).toBe(true);
+        await expect.poll(() => readFileSync(argsFile, "utf8").trim() !== "").toBe(true);
+        const token = /\?k=([A-Za-z0-9_-]+)/.exec(out)?.[1] as string;
+        expect(token).toBeTruthy();
+        const opened = readFileSync(argsFile, "utf8").trim();
+        expect(opened).not.toContain(token);
+        expect(opened).toMatch(/^file:\/\//);
+        const page = fileURLToPath(opened);
+        expect(readFileSync(page, "utf8")).toContain(`?k=${token}`);
+        expect(statSync(page).mode & 0o077).toBe(0);
+        child.kill("SIGTERM");
+        await exited;
+        expect(existsSync(page)).toBe(false);
+      } finally {
+        if (child.exitCode === null) child.kill("SIGTERM");
+      }
+    } finally {
+      scratch.cleanup();
     }
   });
 });

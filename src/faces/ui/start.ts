@@ -1,3 +1,7 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { Session } from "../../commands/context.js";
 import { childEnv, runChild } from "../../kernel/child.js";
 import { EXIT_CODES, exitCodeOf, outcomeFromThrown } from "../../kernel/outcome.js";
@@ -27,6 +31,26 @@ function parse(args: string[]): { port: number; open: boolean } | "usage" | "hel
     } else return "usage";
   }
   return { port, open };
+}
+
+/**
+ * What `--open` hands the browser: a file only this user can read that forwards to the URL. The
+ * URL itself on a command line would put the token in every process listing (the opener's, then
+ * the browser's for as long as it runs), where any user of the machine, who can reach loopback
+ * too, could read it.
+ */
+function launchPage(url: string): { href: string; remove: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), "cairn-ui-"));
+  const path = join(dir, "open.html");
+  writeFileSync(
+    path,
+    `<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=${url}"><title>cairn</title><a href="${url}">Open the cairn dashboard</a>\n`,
+    { mode: 0o600 },
+  );
+  const remove = () => rmSync(dir, { recursive: true, force: true });
+  // However the process ends: a stop signal exits from main.ts before this face's own shutdown.
+  process.once("exit", remove);
+  return { href: pathToFileURL(path).href, remove };
 }
 
 /**
@@ -60,10 +84,12 @@ export async function startUi(args: string[]): Promise<number> {
     return EXIT_CODES.operational;
   }
   process.stdout.write(`cairn ui: serving this workspace read-only at\n${server.url}\n`);
+  let page: ReturnType<typeof launchPage> | undefined;
   if (parsed.open) {
     const opener = process.platform === "darwin" ? "open" : "xdg-open";
+    page = launchPage(server.url);
     void runChild({
-      argv: [opener, server.url],
+      argv: [opener, page.href],
       cwd: process.cwd(),
       env: childEnv(),
       timeoutMs: 10_000,
@@ -78,5 +104,6 @@ export async function startUi(args: string[]): Promise<number> {
   });
   await server.close();
   await session.close();
+  page?.remove();
   return EXIT_CODES.ok;
 }
