@@ -1,5 +1,13 @@
 import { spawn } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -152,5 +160,23 @@ describe("cairn ui --open", () => {
     } finally {
       scratch.cleanup();
     }
+  });
+});
+
+describe("export --out through a planted symlink", () => {
+  it("refuses a link whose target inside .cairn/ does not exist yet, directly or through another link", () => {
+    const links = [
+      ["journal-trap.jsonl", ".cairn/cairn.db-journal"],
+      ["chain.jsonl", "journal-trap.jsonl"],
+      ["absolute.jsonl", join(workspace.dir, ".cairn", "new-file")],
+    ];
+    for (const [name, target] of links) symlinkSync(target as string, join(workspace.dir, name as string));
+    for (const [name] of links) {
+      const run = cairn(workspace.dir, ["export", "--out", name as string, "--json"]);
+      expect(run.code, `${name}: ${run.stdout}${run.stderr}`).toBe(3);
+      expect(run.json).toMatchObject({ refused: { policy: "workspace" } });
+    }
+    expect(existsSync(join(workspace.dir, ".cairn", "new-file"))).toBe(false);
+    expect(cairn(workspace.dir, ["status"]).code).toBe(0);
   });
 });

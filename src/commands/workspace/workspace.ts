@@ -1,4 +1,4 @@
-import { realpathSync } from "node:fs";
+import { lstatSync, readlinkSync, realpathSync } from "node:fs";
 import type * as FsPromises from "node:fs/promises";
 import { basename, dirname, join, resolve, sep } from "node:path";
 import { z } from "zod";
@@ -25,13 +25,19 @@ function targetWorkspace(ctx: BareContext, home: boolean | undefined): Workspace
   return projectWorkspace(resolve(ctx.cwd, ctx.env.CAIRN_DIR ?? "."));
 }
 
-/** The real path of `path`, following symlinks as far as the path exists. */
-function realish(path: string): string {
+/**
+ * The real path of `path`, following symlinks as far as the path exists, and through a symlink
+ * whose target does not exist yet: writing to it creates that target.
+ */
+function realish(path: string, depth = 0): string {
   try {
     return realpathSync(path);
   } catch {
     const parent = dirname(path);
-    return parent === path ? path : join(realish(parent), basename(path));
+    if (parent === path) return path;
+    const here = join(realish(parent, depth), basename(path));
+    const link = depth < 40 && lstatSync(here, { throwIfNoEntry: false })?.isSymbolicLink();
+    return link ? realish(resolve(dirname(here), readlinkSync(here)), depth + 1) : here;
   }
 }
 
