@@ -202,7 +202,8 @@ export interface AskRepo {
   answer(id: string, answer: string, by: string, at: string): Promise<void>;
   /** Open questions, oldest first; `limit` bounds how many are read. */
   open(filter: { toRole?: string; taskId?: string; limit?: number }): Promise<AskRecord[]>;
-  countOpen(): Promise<number>;
+  /** How many questions are open, all of them or those routed to one role. */
+  countOpen(filter?: { toRole?: string }): Promise<number>;
   all(limit: number): Promise<AskRecord[]>;
 }
 

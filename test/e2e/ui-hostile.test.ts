@@ -55,6 +55,16 @@ describe("a flood of questions from a read-only agent", () => {
     expect(now.inbox.open_asks_total).toBe(asked);
     expect(cairn(workspace.dir, ["now"]).stdout).toContain(`${asked} open questions`);
     expect(cairn(workspace.dir, ["status"]).stdout).toContain(`${asked - 100} more open questions`);
+    // The questions' own list is bounded the same way, one role's too, with the count beside it.
+    const routedTo = (cairn(workspace.dir, ["asks", "--json"]).json as { asks: { to: string }[] }).asks[0]
+      ?.to;
+    for (const args of [["asks"], ["asks", "--role", String(routedTo)]]) {
+      const listed = cairn(workspace.dir, [...args, "--json"]).json as { asks: unknown[]; total: number };
+      expect(listed.asks).toHaveLength(100);
+      expect(listed.total).toBe(asked);
+    }
+    expect(cairn(workspace.dir, ["asks", "--role", "nobody", "--json"]).json).toEqual({ asks: [], total: 0 });
+    expect(cairn(workspace.dir, ["asks"]).stdout).toContain(`(100 of ${asked} open; --limit shows more)`);
   });
 });
 

@@ -250,3 +250,32 @@ describe.each(IMPLEMENTATIONS)("id completion store contract: $name", ({ create 
     expect(await ids("g-1")).toEqual({ ids: [], total: 0 });
   });
 });
+
+describe.each(IMPLEMENTATIONS)("open questions store contract: $name", ({ create }) => {
+  let scratch: { dir: string; cleanup: () => void };
+  let store: Store;
+  beforeAll(async () => {
+    scratch = scratchDir();
+    store = create(scratch.dir);
+    await store.write(async (tx) => {
+      await tx.tasks.insert(task("asked about", "must"), AT);
+      for (const toRole of ["lead", "lead", "lead", "qa"])
+        await tx.asks.insert({ taskId: "T-1", question: "why?", askedBy: "A-1", toRole }, AT);
+      await tx.asks.answer("Q-2", "because", "owner", AT);
+      await tx.journal.append(event("task.ask"));
+    });
+  });
+  afterAll(async () => {
+    await store.close();
+    scratch.cleanup();
+  });
+
+  it("counts open questions, all or one role's, and pages them oldest first", async () => {
+    const read = <T>(fn: (tx: Parameters<Parameters<Store["read"]>[0]>[0]) => Promise<T>) => store.read(fn);
+    expect(await read((tx) => tx.asks.countOpen())).toBe(3);
+    expect(await read((tx) => tx.asks.countOpen({ toRole: "lead" }))).toBe(2);
+    expect(await read((tx) => tx.asks.countOpen({ toRole: "nobody" }))).toBe(0);
+    const page = await read((tx) => tx.asks.open({ toRole: "lead", limit: 1 }));
+    expect(page.map((ask) => ask.id)).toEqual(["Q-1"]);
+  });
+});

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { reapOrphans } from "../../domains/agents/orphans.js";
 import { compactMemory } from "../../domains/knowledge/memory.js";
-import { answerQuestion, askQuestion, listAsks } from "../../domains/tasks/asks.js";
+import { ASKS_SHOWN, answerQuestion, askQuestion, listAsks } from "../../domains/tasks/asks.js";
 import { sweep } from "../../domains/tasks/claims.js";
 import { parseParams } from "../../domains/tasks/criteria.js";
 import { addQueue, listQueues, queueAdvance, queueNext } from "../../domains/tasks/queues.js";
@@ -137,17 +137,31 @@ export const asksCommand = defineCommand({
   name: "asks",
   summary: "Open questions (all, or those routed to one role); --all includes answered ones",
   effect: "read",
-  input: z.object({ role: z.string().optional(), all: z.boolean().optional() }),
-  output: z.object({ asks: z.array(Ask) }),
+  input: z.object({
+    role: z.string().optional(),
+    all: z.boolean().optional(),
+    limit: z.number().int().min(1).max(1000).optional().describe(`default ${ASKS_SHOWN}`),
+  }),
+  output: z.object({
+    asks: z.array(Ask),
+    /** Open questions in all (of that role), past the limit too; null with --all. */
+    total: z.number().int().nullable(),
+  }),
   async handler(input, ctx) {
-    return { asks: (await listAsks(ctx.store, input)).map(askView) };
+    const { asks, total } = await listAsks(ctx.store, input);
+    return { asks: asks.map(askView), total };
   },
   render: (out) =>
     out.asks.length === 0
       ? "No open questions."
-      : out.asks
-          .map((a) => `${a.id} on ${a.task} to ${a.to}: ${a.question}${a.answer ? ` → ${a.answer}` : ""}`)
-          .join("\n"),
+      : [
+          ...out.asks.map(
+            (a) => `${a.id} on ${a.task} to ${a.to}: ${a.question}${a.answer ? ` → ${a.answer}` : ""}`,
+          ),
+          ...(out.total !== null && out.total > out.asks.length
+            ? [`(${out.asks.length} of ${out.total} open; --limit shows more)`]
+            : []),
+        ].join("\n"),
 });
 
 const Position = z.object({

@@ -146,6 +146,21 @@ export async function answerQuestion(store: Store, actor: Actor, askId: string, 
   });
 }
 
-export async function listAsks(store: Store, filter: { role?: string; all?: boolean }) {
-  return store.read(async (tx) => (filter.all ? tx.asks.all(200) : tx.asks.open({ toRole: filter.role })));
+/** Questions listed at most by default: anyone may ask, a read-only agent too, without end. */
+export const ASKS_SHOWN = 100;
+
+/**
+ * Open questions, oldest first (all or one role's), or every question newest first with `all`;
+ * at most `limit`, with how many there are in all.
+ */
+export async function listAsks(store: Store, filter: { role?: string; all?: boolean; limit?: number }) {
+  const limit = filter.limit ?? ASKS_SHOWN;
+  return store.read(async (tx) =>
+    filter.all
+      ? { asks: await tx.asks.all(limit), total: null }
+      : {
+          asks: await tx.asks.open({ toRole: filter.role, limit }),
+          total: await tx.asks.countOpen({ toRole: filter.role }),
+        },
+  );
 }

@@ -16,6 +16,9 @@ export function pgAsks(db: PgDb): AskRepo {
   const countOpen = db.prepare<[], { n: number }>(
     "SELECT COUNT(*) AS n FROM task_asks WHERE answered_at IS NULL",
   );
+  const countOpenTo = db.prepare<[string], { n: number }>(
+    "SELECT COUNT(*) AS n FROM task_asks WHERE answered_at IS NULL AND to_role = ?",
+  );
   return {
     async insert(ask, at) {
       const { seq, id } = await nextId();
@@ -48,8 +51,9 @@ export function pgAsks(db: PgDb): AskRepo {
         .all(...values);
       return (rows as AskRow[]).map(toAsk);
     },
-    async countOpen() {
-      return Number((await countOpen.get())?.n ?? 0);
+    async countOpen(filter = {}) {
+      const row = filter.toRole === undefined ? await countOpen.get() : await countOpenTo.get(filter.toRole);
+      return Number(row?.n ?? 0);
     },
     async all(limit) {
       return (await all.all(limit)).map(toAsk);

@@ -17,6 +17,9 @@ export function sqliteAsks(db: Database.Database): AskRepo {
   const countOpen = db.prepare<[], { n: number }>(
     "SELECT COUNT(*) AS n FROM task_asks WHERE answered_at IS NULL",
   );
+  const countOpenTo = db.prepare<[string], { n: number }>(
+    "SELECT COUNT(*) AS n FROM task_asks WHERE answered_at IS NULL AND to_role = ?",
+  );
   return {
     async insert(ask, at) {
       const { seq, id } = nextId();
@@ -48,8 +51,8 @@ export function sqliteAsks(db: Database.Database): AskRepo {
       ).all(...values);
       return (rows as AskRow[]).map(toAsk);
     },
-    async countOpen() {
-      return countOpen.get()?.n ?? 0;
+    async countOpen(filter = {}) {
+      return (filter.toRole === undefined ? countOpen.get() : countOpenTo.get(filter.toRole))?.n ?? 0;
     },
     async all(limit) {
       return all.all(limit).map(toAsk);
