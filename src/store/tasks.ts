@@ -202,8 +202,8 @@ export interface AskRepo {
   answer(id: string, answer: string, by: string, at: string): Promise<void>;
   /** Open questions, oldest first; `limit` bounds how many are read. */
   open(filter: { toRole?: string; taskId?: string; limit?: number }): Promise<AskRecord[]>;
-  /** How many questions are open, all of them or those routed to one role. */
-  countOpen(filter?: { toRole?: string }): Promise<number>;
+  /** How many questions are open: all of them, those routed to one role, or those on one task. */
+  countOpen(filter?: { toRole?: string; taskId?: string }): Promise<number>;
   all(limit: number): Promise<AskRecord[]>;
 }
 

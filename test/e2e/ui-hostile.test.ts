@@ -65,6 +65,15 @@ describe("a flood of questions from a read-only agent", () => {
     }
     expect(cairn(workspace.dir, ["asks", "--role", "nobody", "--json"]).json).toEqual({ asks: [], total: 0 });
     expect(cairn(workspace.dir, ["asks"]).stdout).toContain(`(100 of ${asked} open; --limit shows more)`);
+    const shown = cairn(workspace.dir, ["task", "show", "T-1", "--json"]).json as {
+      open_asks: unknown[];
+      open_asks_total: number;
+    };
+    expect(shown.open_asks).toHaveLength(100);
+    expect(shown.open_asks_total).toBe(asked);
+    expect(cairn(workspace.dir, ["task", "show", "T-1"]).stdout).toContain(
+      `… ${asked - 100} more open questions`,
+    );
   });
 });
 

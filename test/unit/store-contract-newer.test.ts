@@ -275,6 +275,9 @@ describe.each(IMPLEMENTATIONS)("open questions store contract: $name", ({ create
     expect(await read((tx) => tx.asks.countOpen())).toBe(3);
     expect(await read((tx) => tx.asks.countOpen({ toRole: "lead" }))).toBe(2);
     expect(await read((tx) => tx.asks.countOpen({ toRole: "nobody" }))).toBe(0);
+    expect(await read((tx) => tx.asks.countOpen({ taskId: "T-1" }))).toBe(3);
+    expect(await read((tx) => tx.asks.countOpen({ taskId: "T-1", toRole: "qa" }))).toBe(1);
+    expect(await read((tx) => tx.asks.countOpen({ taskId: "T-2" }))).toBe(0);
     const page = await read((tx) => tx.asks.open({ toRole: "lead", limit: 1 }));
     expect(page.map((ask) => ask.id)).toEqual(["Q-1"]);
   });

@@ -74,6 +74,8 @@ export const TaskDetailView = z.object({
   dependents: z.array(TaskSummary).describe("tasks waiting on this one"),
   children: z.array(TaskSummary),
   open_asks: z.array(z.object({ id: z.string(), question: z.string(), to: z.string() })),
+  /** Open questions on the task in all; open_asks holds the oldest 100. */
+  open_asks_total: z.number().int(),
   notes: z.array(z.object({ at: z.string(), author: z.string(), kind: z.string(), text: z.string() })),
 });
 
@@ -119,6 +121,7 @@ export const detailView = (detail: TaskDetail): z.infer<typeof TaskDetailView> =
   dependents: detail.dependents.map(summaryView),
   children: detail.children.map(summaryView),
   open_asks: detail.asks.map((a) => ({ id: a.id, question: a.question, to: a.toRole })),
+  open_asks_total: detail.openAsks,
   notes: detail.notes.map((n) => ({ at: n.at, author: n.author, kind: n.kind, text: n.text })),
 });
 
@@ -152,6 +155,8 @@ export function renderDetail(d: z.infer<typeof TaskDetailView>): string {
     lines.push(`  depends on: ${d.depends_on.map((x) => `${x.id} (${x.status})`).join(", ")}`);
   if (d.children.length) lines.push(`  children: ${d.children.map((x) => x.id).join(", ")}`);
   for (const a of d.open_asks) lines.push(`  ? ${a.id} to ${a.to}: ${a.question}`);
+  if (d.open_asks_total > d.open_asks.length)
+    lines.push(`  ? … ${d.open_asks_total - d.open_asks.length} more open questions (\`cairn asks\`)`);
   for (const n of d.notes) lines.push(`  note (${n.kind}, ${n.author}): ${textBlock(n.text, "    ")}`);
   return lines.join("\n");
 }

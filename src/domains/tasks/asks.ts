@@ -146,7 +146,11 @@ export async function answerQuestion(store: Store, actor: Actor, askId: string, 
   });
 }
 
-/** Questions listed at most by default: anyone may ask, a read-only agent too, without end. */
+/**
+ * Open questions listed at most, oldest first, wherever they are listed (`asks`, `status`, a
+ * task's detail, the dashboard's inbox), with the total beside them: anyone may ask, a read-only
+ * agent too, so their number has no bound, and `status` (every agent's first call) must stay small.
+ */
 export const ASKS_SHOWN = 100;
 
 /**

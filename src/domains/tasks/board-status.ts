@@ -1,12 +1,6 @@
 import type { Store } from "../../store/store.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
-
-/**
- * How many open questions the board's summary lists, oldest first: anyone may ask, a read-only
- * agent too, so their number has no bound, and `status` (every agent's first call) and the
- * dashboard's inbox must stay small. The total is given beside them; `cairn asks` lists them all.
- */
-export const OPEN_ASKS_SHOWN = 100;
+import { ASKS_SHOWN } from "./asks.js";
 
 /** The board's section of `cairn status`. */
 export async function boardStatus(store: Store, config: WorkspaceConfig, now: string) {
@@ -26,7 +20,7 @@ export async function boardStatus(store: Store, config: WorkspaceConfig, now: st
         why: t.blockedReason ?? "",
       })),
       open_asks_total: await tx.asks.countOpen(),
-      open_asks: (await tx.asks.open({ limit: OPEN_ASKS_SHOWN })).map((a) => ({
+      open_asks: (await tx.asks.open({ limit: ASKS_SHOWN })).map((a) => ({
         id: a.id,
         task: a.taskId,
         to: a.toRole,

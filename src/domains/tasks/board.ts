@@ -13,6 +13,7 @@ import type {
 } from "../../store/tasks.js";
 import type { Actor } from "../identity/actor.js";
 import { taskScope } from "../knowledge/text.js";
+import { ASKS_SHOWN } from "./asks.js";
 import { journal, loadTask, parseEstimate, requireHolder, requirePlanAuthority, taskId } from "./common.js";
 import { type CriterionInput, toCriterion } from "./criteria.js";
 
@@ -71,7 +72,9 @@ export interface TaskDetail {
   dependsOn: TaskRecord[];
   dependents: TaskRecord[];
   children: TaskRecord[];
+  /** Its oldest open questions, at most ASKS_SHOWN; `openAsks` counts them all. */
   asks: AskRecord[];
+  openAsks: number;
   notes: TaskNote[];
 }
 
@@ -103,7 +106,9 @@ export async function showTask(store: Store, raw: string): Promise<TaskDetail> {
       dependsOn: await tx.tasks.dependencies(task.id),
       dependents: await tx.tasks.byIds(await tx.tasks.dependents(task.id)),
       children: await tx.tasks.children(task.id),
-      asks: await tx.asks.open({ taskId: task.id }),
+      // Anyone may ask, a read-only agent too: a flood of questions must not make every show huge.
+      asks: await tx.asks.open({ taskId: task.id, limit: ASKS_SHOWN }),
+      openAsks: await tx.asks.countOpen({ taskId: task.id }),
       notes,
     };
   });

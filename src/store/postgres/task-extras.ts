@@ -1,4 +1,4 @@
-import { type AskRow, toAsk } from "../sqlite/ask-rows.js";
+import { type AskRow, openWhere, toAsk } from "../sqlite/ask-rows.js";
 import type { AskRepo, QueueRecord, QueueRepo, ShortcutEffect, ShortcutRepo } from "../tasks.js";
 import type { PgDb } from "./db.js";
 import { shortIds } from "./short-ids.js";
@@ -13,12 +13,6 @@ export function pgAsks(db: PgDb): AskRepo {
     "UPDATE task_asks SET answer = ?, answered_by = ?, answered_at = ? WHERE id = ? AND answered_at IS NULL",
   );
   const all = db.prepare<[number], AskRow>("SELECT * FROM task_asks ORDER BY seq DESC LIMIT ?");
-  const countOpen = db.prepare<[], { n: number }>(
-    "SELECT COUNT(*) AS n FROM task_asks WHERE answered_at IS NULL",
-  );
-  const countOpenTo = db.prepare<[string], { n: number }>(
-    "SELECT COUNT(*) AS n FROM task_asks WHERE answered_at IS NULL AND to_role = ?",
-  );
   return {
     async insert(ask, at) {
       const { seq, id } = await nextId();
@@ -33,27 +27,19 @@ export function pgAsks(db: PgDb): AskRepo {
       await answer.run(text, by, at, id);
     },
     async open(filter) {
-      const where = ["answered_at IS NULL"];
-      const values: unknown[] = [];
-      if (filter.toRole !== undefined) {
-        where.push("to_role = ?");
-        values.push(filter.toRole);
-      }
-      if (filter.taskId !== undefined) {
-        where.push("task_id = ?");
-        values.push(filter.taskId);
-      }
+      const { where, values } = openWhere(filter);
       if (filter.limit !== undefined) values.push(filter.limit);
       const rows = await db
         .prepare(
-          `SELECT * FROM task_asks WHERE ${where.join(" AND ")} ORDER BY seq${filter.limit === undefined ? "" : " LIMIT ?"}`,
+          `SELECT * FROM task_asks WHERE ${where} ORDER BY seq${filter.limit === undefined ? "" : " LIMIT ?"}`,
         )
         .all(...values);
       return (rows as AskRow[]).map(toAsk);
     },
     async countOpen(filter = {}) {
-      const row = filter.toRole === undefined ? await countOpen.get() : await countOpenTo.get(filter.toRole);
-      return Number(row?.n ?? 0);
+      const { where, values } = openWhere(filter);
+      const row = await db.prepare(`SELECT COUNT(*) AS n FROM task_asks WHERE ${where}`).get(...values);
+      return Number((row as { n: number } | undefined)?.n ?? 0);
     },
     async all(limit) {
       return (await all.all(limit)).map(toAsk);

@@ -24,3 +24,21 @@ export const toAsk = (row: AskRow): AskRecord => ({
   answeredBy: row.answered_by,
   answeredAt: row.answered_at,
 });
+
+/** The condition on open questions, all or one role's or one task's, with its values (both stores' SQL). */
+export function openWhere(filter: { toRole?: string; taskId?: string }): {
+  where: string;
+  values: unknown[];
+} {
+  const where = ["answered_at IS NULL"];
+  const values: unknown[] = [];
+  if (filter.toRole !== undefined) {
+    where.push("to_role = ?");
+    values.push(filter.toRole);
+  }
+  if (filter.taskId !== undefined) {
+    where.push("task_id = ?");
+    values.push(filter.taskId);
+  }
+  return { where: where.join(" AND "), values };
+}

@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
 import type { AskRepo, QueueRecord, QueueRepo, ShortcutEffect, ShortcutRepo } from "../tasks.js";
-import { type AskRow, toAsk } from "./ask-rows.js";
+import { type AskRow, openWhere, toAsk } from "./ask-rows.js";
 import { shortIds } from "./short-ids.js";
 import { builtStatement } from "./statement-cache.js";
 
@@ -14,12 +14,6 @@ export function sqliteAsks(db: Database.Database): AskRepo {
     "UPDATE task_asks SET answer = ?, answered_by = ?, answered_at = ? WHERE id = ? AND answered_at IS NULL",
   );
   const all = db.prepare<[number], AskRow>("SELECT * FROM task_asks ORDER BY seq DESC LIMIT +?");
-  const countOpen = db.prepare<[], { n: number }>(
-    "SELECT COUNT(*) AS n FROM task_asks WHERE answered_at IS NULL",
-  );
-  const countOpenTo = db.prepare<[string], { n: number }>(
-    "SELECT COUNT(*) AS n FROM task_asks WHERE answered_at IS NULL AND to_role = ?",
-  );
   return {
     async insert(ask, at) {
       const { seq, id } = nextId();
@@ -34,25 +28,18 @@ export function sqliteAsks(db: Database.Database): AskRepo {
       answer.run(text, by, at, id);
     },
     async open(filter) {
-      const where = ["answered_at IS NULL"];
-      const values: unknown[] = [];
-      if (filter.toRole !== undefined) {
-        where.push("to_role = ?");
-        values.push(filter.toRole);
-      }
-      if (filter.taskId !== undefined) {
-        where.push("task_id = ?");
-        values.push(filter.taskId);
-      }
+      const { where, values } = openWhere(filter);
       if (filter.limit !== undefined) values.push(filter.limit);
       const rows = builtStatement(
         db,
-        `SELECT * FROM task_asks WHERE ${where.join(" AND ")} ORDER BY seq${filter.limit === undefined ? "" : " LIMIT +?"}`,
+        `SELECT * FROM task_asks WHERE ${where} ORDER BY seq${filter.limit === undefined ? "" : " LIMIT +?"}`,
       ).all(...values);
       return (rows as AskRow[]).map(toAsk);
     },
     async countOpen(filter = {}) {
-      return (filter.toRole === undefined ? countOpen.get() : countOpenTo.get(filter.toRole))?.n ?? 0;
+      const { where, values } = openWhere(filter);
+      const row = builtStatement(db, `SELECT COUNT(*) AS n FROM task_asks WHERE ${where}`).get(...values);
+      return (row as { n: number } | undefined)?.n ?? 0;
     },
     async all(limit) {
       return all.all(limit).map(toAsk);
