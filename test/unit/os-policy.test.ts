@@ -50,3 +50,33 @@ describe("the confirm list, whatever name a program goes by", () => {
     expect(rule("zip", ["-r", "z.zip", "dir"])).toBe("allow");
   });
 });
+
+describe("deny and confirm entries, with options put before their words", () => {
+  const config = OsConfig.parse({
+    enabled: true,
+    allow: ["git", "kubectl"],
+    deny: ["git push"],
+    confirm: ["kubectl delete"],
+  });
+  const ruled = (bin: string, args: string[]) => {
+    const verdict = decide(config, bin, args);
+    return verdict.verdict === "refuse" ? verdict.rule : "allow";
+  };
+
+  it("hold wherever their words occur in order, so global options are no way around them", () => {
+    expect(ruled("git", ["push"])).toBe("deny");
+    expect(ruled("git", ["-C", ".", "push", "origin"])).toBe("deny");
+    expect(ruled("git", ["-c", "core.pager=cat", "--no-pager", "push"])).toBe("deny");
+    expect(ruled("kubectl", ["-n", "prod", "delete", "pod", "x"])).toBe("confirm");
+    expect(ruled("kubectl", ["--context=prod", "delete", "ns", "x"])).toBe("confirm");
+  });
+
+  it("leave alone what does not hold their words, and allow entries still match from the start", () => {
+    expect(ruled("git", ["-C", ".", "status"])).toBe("allow");
+    expect(ruled("git", ["pushx"])).toBe("allow");
+    expect(ruled("kubectl", ["get", "pods"])).toBe("allow");
+    const narrow = OsConfig.parse({ enabled: true, allow: ["git status"] });
+    expect(decide(narrow, "git", ["-C", "..", "status"]).verdict).toBe("refuse");
+    expect(decide(narrow, "git", ["status", "--short"]).verdict).toBe("allow");
+  });
+});

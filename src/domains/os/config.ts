@@ -12,6 +12,8 @@ export const PinnedTool = z.object({
 /**
  * `[os]` in the machine's cairn.toml (CAIRN_HOME): off, and empty, by default. `confirm` adds
  * to the built-in confirm list (shells, destructive binaries, wrappers); it never shortens it.
+ * Allow entries match from the first argument; deny and confirm entries wherever their words
+ * occur in order (see policy.ts).
  */
 export const OsConfig = z.object({
   enabled: z.boolean().default(false),

@@ -4,8 +4,9 @@ import type { OsConfig } from "./config.js";
  * Whether a model may run `bin args…`, decided before anything is spawned, in a fixed order:
  * a name that is not bare is refused; then `deny`; then anything `allow` does not admit; then
  * whatever needs a person's confirmation (which a model can never give). Entries are a binary
- * name optionally followed by leading arguments, matched token by token: `kubectl get` admits
- * `kubectl get pods`, not `kubectl getx` nor `kubectl delete`.
+ * name optionally followed by arguments. An allow entry admits what starts with them, token by
+ * token: `kubectl get` admits `kubectl get pods`, not `kubectl getx` nor `kubectl delete`. A deny
+ * or confirm entry holds wherever its words occur in order (`git -C . push` for `git push`).
  *
  * What needs a person is judged on every name the program goes by: the name given, the name of
  * the file PATH resolves it to (`rbash` and `sh` are links to bash and dash, `vi` and `editor`
@@ -175,6 +176,24 @@ export function matches(entry: string, bin: string, args: readonly string[]): bo
   return rest.every((token, index) => args[index] === token);
 }
 
+/**
+ * A deny or confirm entry holds wherever its words occur, in order, among the arguments: options
+ * put before them (`git -C . push`, `kubectl -n prod delete`) are no way around `git push` or
+ * `kubectl delete`. It may hold where a leading match would not (`git log --grep push`): for a
+ * list that restricts, that is the safe side.
+ */
+export function restricts(entry: string, bin: string, args: readonly string[]): boolean {
+  const [first, ...rest] = tokens(entry);
+  if (first !== bin) return false;
+  let at = 0;
+  for (const token of rest) {
+    while (at < args.length && args[at] !== token) at++;
+    if (at === args.length) return false;
+    at++;
+  }
+  return true;
+}
+
 function codeFlag(bin: string, args: readonly string[]): string | undefined {
   const flags = CODE_FLAGS[bin];
   if (!flags) return undefined;
@@ -204,7 +223,7 @@ export function decide(
   const problem = bareNameProblem(bin);
   if (problem) return { verdict: "refuse", rule: "not_bare", reason: problem };
   const names = namesOf(bin, realName);
-  const denied = config.deny.find((entry) => names.some((name) => matches(entry, name, args)));
+  const denied = config.deny.find((entry) => names.some((name) => restricts(entry, name, args)));
   if (denied) return { verdict: "refuse", rule: "deny", reason: `\`${denied}\` is on the deny list` };
   const wildcard = config.allow.some((entry) => tokens(entry)[0] === "*");
   if (!wildcard && !config.allow.some((entry) => matches(entry, bin, args))) {
@@ -219,7 +238,7 @@ export function decide(
     };
   }
   for (const name of names) {
-    const confirm = [...DEFAULT_CONFIRM, ...config.confirm].find((entry) => matches(entry, name, args));
+    const confirm = [...DEFAULT_CONFIRM, ...config.confirm].find((entry) => restricts(entry, name, args));
     if (confirm) {
       return {
         verdict: "refuse",
