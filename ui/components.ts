@@ -1,5 +1,6 @@
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
+import { showInvisible } from "../src/kernel/visible-text.js";
 import { html } from "./html.js";
 
 /** Where an id in any text leads: tasks, goals, runs, attempts. */
@@ -13,31 +14,15 @@ export function IdLink({ id }: { id: string }) {
 }
 
 /**
- * Characters a reader cannot see but that change what is seen: controls but tab and newline, and
- * format characters (bidi overrides and isolates, zero-width spaces, tag characters), as the CLI
- * counts them (src/faces/cli/render.ts). A right-to-left override in a title would otherwise show
- * its words reversed; each is shown by its code instead, as the terminal shows it.
- */
-const INVISIBLE = /(?![\t\n\u200c\u200d])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
-
-function visible(char: string): string {
-  if (char === "\r") return "\\r";
-  const code = char.codePointAt(0) as number;
-  if (code <= 0xff) return `\\x${code.toString(16).padStart(2, "0")}`;
-  if (code <= 0xffff) return `\\u${code.toString(16).padStart(4, "0")}`;
-  return `\\u{${code.toString(16)}}`;
-}
-
-/**
  * Text written by agents or people: always a text node (never HTML), with the ids in it made
  * links. Terminal colour codes are dropped; other invisible characters are shown by their code.
  */
 export function Text({ text }: { text: string | null | undefined }) {
   if (!text) return null;
-  const clean = text
+  const clean = showInvisible(
     // biome-ignore lint/suspicious/noControlCharactersInRegex: stripping terminal escapes is the point.
-    .replace(/\u001b\[[0-9;?]*[ -/]*[@-~]/g, "")
-    .replace(INVISIBLE, visible);
+    text.replace(/\u001b\[[0-9;?]*[ -/]*[@-~]/g, ""),
+  );
   const parts: ComponentChildren[] = [];
   let last = 0;
   for (const match of clean.matchAll(ID_PATTERN)) {
