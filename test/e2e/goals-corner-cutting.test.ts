@@ -5,8 +5,10 @@ import {
   cairnJson,
   contractWith,
   evaluatorToml,
+  freezeRun,
   gitWorkspace,
   nodeArgv,
+  openAttempt,
   writePack,
 } from "../helpers/goals.js";
 import { addAgent, cairn, runSync } from "../helpers/workspace.js";
@@ -39,7 +41,7 @@ describe("a milestone's proofs against an older run", () => {
       evaluatorToml({ name: "fixture-check", proof: "check", argv: CHECK }) +
         evaluatorToml({ name: "fixture-security", proof: "security", argv: nodeArgv("process.exit(1)") }),
     );
-    const old = cairnJson<{ run: { id: string } }>(ws.dir, ["run", "freeze", goal]).run.id;
+    const old = freezeRun(ws.dir, goal);
     // The owner adds a proof and a milestone that requires it, and freezes a run that measures it.
     cairnJson(ws.dir, ["goal", "update", goal, "--proofs", '{"name":"security","threshold":1}']);
     const secure = cairnJson<{ milestones: { id: string; key: string }[] }>(ws.dir, [
@@ -51,7 +53,7 @@ describe("a milestone's proofs against an older run", () => {
       "--milestones",
       '{"key":"sec","title":"secure it","proofs":["security"],"depends_on":["core"]}',
     ]).milestones.find((m) => m.key === "sec")?.id as string;
-    const current = cairnJson<{ run: { id: string } }>(ws.dir, ["run", "freeze", goal]).run.id;
+    const current = freezeRun(ws.dir, goal);
 
     // The old run knows nothing of `security`: it cannot judge the milestone that requires it.
     const opened = cairn(ws.dir, ["attempt", "open", old, "--milestone", secure, "--json"], { env: builder });
@@ -74,9 +76,8 @@ describe("the tree a keep commits is the tree cairn measured", () => {
   it("refuses to decide on samples of another tree: evaluate a passing tree, then break it", () => {
     const goal = contractWith(ws.dir, [{ name: "check", threshold: 1 }]);
     writePack(ws.dir, "fixture", evaluatorToml({ name: "fixture-check", proof: "check", argv: CHECK }));
-    const run = cairnJson<{ run: { id: string } }>(ws.dir, ["run", "freeze", goal]).run.id;
-    const attempt = cairnJson<{ attempt: { id: string } }>(ws.dir, ["attempt", "open", run], builder).attempt
-      .id;
+    const run = freezeRun(ws.dir, goal);
+    const attempt = openAttempt(ws.dir, run, builder);
     writeFileSync(join(ws.dir, "feature.txt"), "the measured feature\n");
     cairnJson(ws.dir, ["attempt", "eval", attempt], builder);
     // After the evaluation: break the checked file and swap the feature.
@@ -97,9 +98,8 @@ describe("the tree a keep commits is the tree cairn measured", () => {
       { name: "design", manual: true, threshold: 1 },
     ]);
     writePack(ws.dir, "fixture", evaluatorToml({ name: "fixture-check", proof: "check", argv: CHECK }));
-    const run = cairnJson<{ run: { id: string } }>(ws.dir, ["run", "freeze", goal]).run.id;
-    const attempt = cairnJson<{ attempt: { id: string } }>(ws.dir, ["attempt", "open", run], builder).attempt
-      .id;
+    const run = freezeRun(ws.dir, goal);
+    const attempt = openAttempt(ws.dir, run, builder);
     writeFileSync(join(ws.dir, "feature.txt"), "reviewed\n");
     cairnJson(ws.dir, ["attempt", "eval", attempt], builder);
     cairnJson(ws.dir, ["attempt", "report", attempt, "--scores", '{"design":1}'], builder);
@@ -141,7 +141,7 @@ describe("frozen inputs git ignores", () => {
         inputs: ["checks/**"],
       }),
     );
-    const run = cairnJson<{ run: { id: string } }>(ws.dir, ["run", "freeze", goal]).run.id;
+    const run = freezeRun(ws.dir, goal);
     const frozen = cairnJson<{ run: { evaluators: { inputs: string[] }[] } }>(ws.dir, [
       "run",
       "status",
@@ -155,15 +155,13 @@ describe("frozen inputs git ignores", () => {
     ]);
 
     // Nothing changed: an ignored input that is still there is no drift.
-    const clean = cairnJson<{ attempt: { id: string } }>(ws.dir, ["attempt", "open", run], builder).attempt
-      .id;
+    const clean = openAttempt(ws.dir, run, builder);
     expect(
       cairnJson<{ input_drift: string[] }>(ws.dir, ["attempt", "eval", clean], builder).input_drift,
     ).toEqual([]);
     expect(cairnJson<Decision>(ws.dir, ["attempt", "decide", clean], builder).verdict).toBe("keep");
 
-    const attempt = cairnJson<{ attempt: { id: string } }>(ws.dir, ["attempt", "open", run], builder).attempt
-      .id;
+    const attempt = openAttempt(ws.dir, run, builder);
     writeFileSync(join(ws.dir, "lib.txt"), "broken\n");
     appendFileSync(join(ws.dir, ".git", "info", "exclude"), "checks/cases/0.js\n");
     writeFileSync(
@@ -194,9 +192,8 @@ describe("frozen inputs behind a symlink", () => {
       "fixture",
       evaluatorToml({ name: "fixture-check", proof: "check", argv: [process.execPath, "check.js"] }),
     );
-    const run = cairnJson<{ run: { id: string } }>(ws.dir, ["run", "freeze", goal]).run.id;
-    const attempt = cairnJson<{ attempt: { id: string } }>(ws.dir, ["attempt", "open", run], builder).attempt
-      .id;
+    const run = freezeRun(ws.dir, goal);
+    const attempt = openAttempt(ws.dir, run, builder);
     writeFileSync(join(ws.dir, "lib.txt"), "broken\n");
     writeFileSync(join(ws.dir, "tools", "check.js"), "process.exit(0)");
     expect(

@@ -62,3 +62,11 @@ export function cairnJson<T>(dir: string, args: string[], env?: Record<string, s
   if (run.code !== 0) throw new Error(`cairn ${args.join(" ")} failed (${run.code}): ${run.stderr}`);
   return run.json as T;
 }
+
+/** Freeze a run of `goal`; its id. */
+export const freezeRun = (dir: string, goal: string) =>
+  cairnJson<{ run: { id: string } }>(dir, ["run", "freeze", goal]).run.id;
+
+/** Open an attempt on `run` as whoever `env` names; its id. */
+export const openAttempt = (dir: string, run: string, env?: Record<string, string | undefined>) =>
+  cairnJson<{ attempt: { id: string } }>(dir, ["attempt", "open", run], env).attempt.id;
