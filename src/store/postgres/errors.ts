@@ -1,4 +1,5 @@
 import { type CairnError, conflict, operational } from "../../kernel/outcome.js";
+import { redactUrlsIn } from "./location.js";
 
 /** Where a store lives, as it may be shown: never with a password. */
 export interface PgTarget {
@@ -82,7 +83,7 @@ export function translatePgError(error: unknown, target: PgTarget): CairnError |
   return undefined;
 }
 
-/** `postgres://user:secret@host` → `postgres://user@host`, wherever it appears in a message. */
+/** `postgres://user:secret@host` → `postgres://user:***@host`, wherever it appears in a message. */
 export function redactPasswords(text: string): string {
-  return text.replace(/(postgres(?:ql)?:\/\/[^:/@\s]+):[^@\s]*@/gi, "$1@");
+  return redactUrlsIn(text);
 }

@@ -44,12 +44,30 @@ export function storableUrl(url: string): string {
   return parsed.toString();
 }
 
-/** Any URL as it may be shown: the password replaced, in the user part or as a parameter. */
-export function redactUrl(url: string): string {
-  return url
-    .replace(/(postgres(?:ql)?:\/\/[^:/@\s]+):[^@\s]*@/gi, "$1:***@")
-    .replace(/([?&](?:ssl)?password=)[^&#\s]*/gi, "$1***");
+/** `scheme:` and its slashes, any scheme (a misspelt or foreign one is shown too). */
+const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:\/*/;
+const PASSWORD_PARAMETER = /([?&;](?:ssl)?password=)[^&;#\s]*/gi;
+
+/**
+ * One URL with its password replaced: in the user part (everything from the first `:` after the
+ * scheme to the last `@`, whatever the password holds: `@`, spaces, or no user before it) or as
+ * a parameter. Any scheme: a URL that is refused for not being PostgreSQL's is shown this way too.
+ */
+function redactOne(url: string): string {
+  const scheme = SCHEME.exec(url)?.[0] ?? "";
+  let rest = url.slice(scheme.length);
+  const at = rest.lastIndexOf("@");
+  const colon = rest.indexOf(":");
+  if (at >= 0 && colon >= 0 && colon < at) rest = `${rest.slice(0, colon)}:***${rest.slice(at)}`;
+  return `${scheme}${rest}`.replace(PASSWORD_PARAMETER, "$1***");
 }
+
+/** Any URL as it may be shown: the password replaced, in the user part or as a parameter. */
+export const redactUrl = (url: string): string => redactOne(url);
+
+/** Every URL quoted in a text (a driver's message) redacted as redactUrl does, up to whitespace. */
+export const redactUrlsIn = (text: string): string =>
+  text.replace(/[A-Za-z][A-Za-z0-9+.-]*:\/\/?\S*/g, (url) => redactOne(url));
 
 export const schemaInUrl = (url: string): string | undefined =>
   parse(url).searchParams.get("schema") ?? undefined;

@@ -1,0 +1,62 @@
+import { describe, expect, it } from "vitest";
+import { storeLocationOf } from "../../src/domains/workspace/store-location.js";
+import { redactPasswords, translatePgError } from "../../src/store/postgres/errors.js";
+import { redactUrl, storableUrl } from "../../src/store/postgres/location.js";
+
+const workspace = { root: "/tmp/ws", databasePath: "/tmp/ws/.cairn/cairn.db" } as never;
+
+/** Whatever cairn says about a store URL it was given, as a user would see it. */
+function messageFor(url: string): string {
+  try {
+    storeLocationOf(workspace, undefined, { CAIRN_STORE_URL: url });
+    return storableUrl(url);
+  } catch (error) {
+    return `${(error as Error).message} ${(error as { hint?: string }).hint ?? ""}`;
+  }
+}
+
+describe("a store URL's password is never shown", () => {
+  const cases: [string, string][] = [
+    ["another scheme", "mysql://u:secret-a1@h/db"],
+    ["a misspelt scheme", "postgress://u:secret-a2@h/db"],
+    ["one slash", "postgres:/u:secret-a3@h/db"],
+    ["an @ in the password, unparsable URL", "postgres://u:pa@secret-a4@127.0.0.1:99999/db"],
+    ["no user, unparsable URL", "postgres://:secret-a5@127.0.0.1:99999/db"],
+    ["a space in the password", "postgres://u:a b@secret-a6@127.0.0.1:99999/db"],
+    ["a slash in the password", "postgres://u:a/secret-a7@h/db"],
+    ["a password parameter, unparsable URL", "postgres://u@h:99999/db?password=secret-a8"],
+    ["a parameter after a semicolon", "mysql://h/db;password=secret-a9"],
+  ];
+  for (const [what, url] of cases) {
+    it(`${what}: ${url.replace(/secret-a\d/, "…")}`, () => {
+      const secret = /secret-a\d/.exec(url)?.[0] as string;
+      expect(redactUrl(url)).not.toContain(secret);
+      expect(messageFor(url)).not.toContain(secret);
+    });
+  }
+
+  it("the user and host stay readable", () => {
+    expect(redactUrl("postgres://cairn:hunter2@db.example:5432/x")).toBe(
+      "postgres://cairn:***@db.example:5432/x",
+    );
+    expect(redactUrl("postgres://cairn@db.example/x")).toBe("postgres://cairn@db.example/x");
+    expect(redactUrl("postgres://:hunter2@db.example/x")).toBe("postgres://:***@db.example/x");
+  });
+
+  it("a driver message quoting a URL is redacted, wherever in the message", () => {
+    const target = { host: "h", port: 5432, database: "d", user: "u", schema: "s" };
+    for (const quoted of [
+      "postgres://u:pa@ss-b1@h/db",
+      "postgres://:ss-b2@h/db",
+      "postgresql://u:ss-b3@h/db",
+      "mysql://u:ss-b4@h/db",
+      "postgres://u@h/db?password=ss-b5",
+    ]) {
+      const secret = /ss-b\d/.exec(quoted)?.[0] as string;
+      const message = `invalid connection string ${quoted} given`;
+      expect(redactPasswords(message)).not.toContain(secret);
+      const error = Object.assign(new Error(message), { code: "XX000" });
+      expect(translatePgError(error, target)?.message).not.toContain(secret);
+    }
+  });
+});
