@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { StoreConfig } from "../../src/domains/workspace/config.js";
 import { storeLocationOf } from "../../src/domains/workspace/store-location.js";
 import { redactPasswords, translatePgError } from "../../src/store/postgres/errors.js";
 import { redactUrl, storableUrl } from "../../src/store/postgres/location.js";
@@ -58,5 +59,22 @@ describe("a store URL's password is never shown", () => {
       const error = Object.assign(new Error(message), { code: "XX000" });
       expect(translatePgError(error, target)?.message).not.toContain(secret);
     }
+  });
+});
+
+describe("[store] url in cairn.toml never holds a password", () => {
+  const accepts = (url: string) => StoreConfig.safeParse({ url }).success;
+  it("in the user part or as a parameter, any spelling", () => {
+    expect(accepts("postgres://u:pw@h/db")).toBe(false);
+    expect(accepts("postgres://:pw@h/db")).toBe(false);
+    expect(accepts("postgres://u@h/db?password=pw")).toBe(false);
+    expect(accepts("postgresql://u@h/db?schema=s&PASSWORD=pw")).toBe(false);
+    expect(accepts("postgres://u@h/db?sslpassword=pw")).toBe(false);
+    expect(accepts("postgres://u@h/db?schema=s&password=pw#x")).toBe(false);
+  });
+  it("a URL without one is accepted", () => {
+    expect(accepts("postgres://u@h/db")).toBe(true);
+    expect(accepts("postgres://u@h:5432/db?schema=s&sslmode=require")).toBe(true);
+    expect(accepts("postgres://h/db?passfile=/home/u/.pgpass")).toBe(true);
   });
 });

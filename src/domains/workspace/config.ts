@@ -3,6 +3,7 @@ import { parse as parseToml } from "smol-toml";
 import { z } from "zod";
 import { usageError } from "../../kernel/outcome.js";
 import { isRacy, StampCache, stampOf } from "../../kernel/stamp-cache.js";
+import { holdsPassword } from "../../store/postgres/location.js";
 
 export const PROFILES = ["worker", "planner", "operator", "all"] as const;
 export type Profile = (typeof PROFILES)[number];
@@ -52,7 +53,7 @@ export type ShortcutConfig = z.infer<typeof ShortcutConfig>;
 export const StoreConfig = z.object({
   url: z
     .string()
-    .refine((url) => !/^postgres(ql)?:\/\/[^/@\s]*:[^@\s]*@/i.test(url), {
+    .refine((url) => !holdsPassword(url), {
       message: "must not hold a password: set PGPASSWORD or use ~/.pgpass",
     })
     .optional(),

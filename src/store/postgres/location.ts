@@ -62,6 +62,21 @@ function redactOne(url: string): string {
   return `${scheme}${rest}`.replace(PASSWORD_PARAMETER, "$1***");
 }
 
+/**
+ * Does this URL carry a password (in the user part, or as `password`/`sslpassword` in any case)?
+ * cairn.toml must not: a URL that does not parse counts as carrying one if redaction changes it.
+ */
+export function holdsPassword(url: string): boolean {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return redactOne(url) !== url;
+  }
+  if (parsed.password !== "") return true;
+  return [...parsed.searchParams.keys()].some((key) => SECRET_PARAMETERS.includes(key.toLowerCase()));
+}
+
 /** Any URL as it may be shown: the password replaced, in the user part or as a parameter. */
 export const redactUrl = (url: string): string => redactOne(url);
 
