@@ -51,12 +51,14 @@ interface GlossaryRow {
 }
 
 export function pgGlossary(db: PgDb): GlossaryRepo {
+  // lower() folds ASCII alone under "C", as SQLite's NOCASE does; a parameter would otherwise fold
+  // by the database's collation ("ÉCOLE" → "école") and never meet the stored "ÉCOLE".
   const existing = db.prepare<[string], { term: string }>(
-    "SELECT term FROM glossary WHERE lower(term) = lower(?)",
+    'SELECT term FROM glossary WHERE lower(term) = lower(? COLLATE "C")',
   );
   const insert = db.prepare("INSERT INTO glossary (term, meaning, author, updated_at) VALUES (?, ?, ?, ?)");
   const update = db.prepare(
-    "UPDATE glossary SET term = ?, meaning = ?, author = ?, updated_at = ? WHERE lower(term) = lower(?)",
+    'UPDATE glossary SET term = ?, meaning = ?, author = ?, updated_at = ? WHERE lower(term) = lower(? COLLATE "C")',
   );
   const all = db.prepare<[], GlossaryRow>(
     "SELECT term, meaning, author, updated_at FROM glossary ORDER BY lower(term)",

@@ -145,7 +145,10 @@ export function pgTasks(db: PgDb): TaskRepo {
         values.label = JSON.stringify(filter.label);
       }
       if (filter.text !== undefined) {
-        where.push("(strpos(lower(title), lower(@text)) > 0 OR strpos(lower(context), lower(@text)) > 0)");
+        // ASCII folding on both sides, as SQLite's lower() (see the glossary in risks.ts).
+        where.push(
+          `(strpos(lower(title), lower(@text COLLATE "C")) > 0 OR strpos(lower(context), lower(@text COLLATE "C")) > 0)`,
+        );
         values.text = filter.text;
       }
       const clause = where.length > 0 ? `WHERE ${where.join(" AND ")}` : "";

@@ -1,0 +1,58 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Store } from "../../src/store/store.js";
+import { contractStores } from "../helpers/contract-stores.js";
+import { newTask } from "../helpers/new-task.js";
+import { scratchDir } from "../helpers/workspace.js";
+
+/**
+ * Case folding is ASCII alone on both stores (SQLite's NOCASE and lower()), for stored text and
+ * for the caller's text alike: a glossary term or a task title holding a non-ASCII capital is
+ * found, and redefined, by its own spelling. PostgreSQL's lower() of a parameter folds by the
+ * database's default collation (Unicode on most servers) unless told otherwise.
+ */
+const AT = "2026-06-01T00:00:00.000Z";
+
+describe.each(contractStores("case"))("case folding store contract: $name", ({ create }) => {
+  let scratch: { dir: string; cleanup: () => void };
+  let store: Store;
+  const write = <T>(work: Parameters<Store["write"]>[0]) =>
+    store.write(async (tx) => {
+      const result = await work(tx);
+      await tx.journal.append({ at: AT, actor: "owner", action: "test.write", subject: "s", data: {} });
+      return result as T;
+    });
+
+  beforeAll(() => {
+    scratch = scratchDir();
+    store = create(scratch.dir);
+  });
+  afterAll(async () => {
+    await store.close();
+    scratch.cleanup();
+  });
+
+  it("a glossary term with a non-ASCII capital is redefined by its spelling, ASCII case folded", async () => {
+    const set = (term: string, meaning: string) =>
+      write(async (tx) => tx.glossary.upsert({ term, meaning, author: "owner", updatedAt: AT }));
+    expect(await set("ÉCOLE", "one")).toEqual({ created: true });
+    expect(await set("ÉCOLE", "two")).toEqual({ created: false });
+    expect(await set("École", "three")).toEqual({ created: false });
+    // É and é differ under ASCII folding: another term.
+    expect(await set("école", "four")).toEqual({ created: true });
+    const listed = await store.read((tx) => tx.glossary.list());
+    expect(listed.map((entry) => [entry.term, entry.meaning])).toEqual([
+      ["École", "three"],
+      ["école", "four"],
+    ]);
+  });
+
+  it("a task title with a non-ASCII capital is found by its own spelling", async () => {
+    await write(async (tx) => tx.tasks.insert(newTask("Réparer ÉCOLE build", {}), AT));
+    const count = async (text: string) =>
+      (await store.read((tx) => tx.tasks.list({ text, limit: 10, offset: 0 }))).total;
+    expect(await count("ÉCOLE")).toBe(1);
+    expect(await count("École")).toBe(1);
+    expect(await count("Réparer")).toBe(1);
+    expect(await count("école")).toBe(0);
+  });
+});
