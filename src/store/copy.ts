@@ -173,8 +173,20 @@ function writeSqlite(path: string, snapshot: Snapshot): void {
         );
         for (const row of table.rows) insert.run(...row);
       }
+      // A table whose every row was deleted has no sqlite_sequence row after the inserts: its
+      // counter is written anyway, or its old ids would be handed out again.
+      const autoincrement = new Set(
+        (
+          db
+            .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE '%AUTOINCREMENT%'")
+            .all() as { name: string }[]
+        ).map((row) => row.name),
+      );
       const raise = db.prepare("UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = ?");
-      for (const [name, last] of snapshot.counters) raise.run(last, name);
+      const start = db.prepare("INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)");
+      for (const [name, last] of snapshot.counters) {
+        if (raise.run(last, name).changes === 0 && autoincrement.has(name)) start.run(name, last);
+      }
     }).immediate();
   } finally {
     db.close();

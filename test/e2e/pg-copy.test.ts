@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
@@ -163,5 +163,32 @@ describe("a password in the store URL's query", () => {
     });
     expect(copied.code, copied.stderr).toBe(0);
     expect(copied.stdout + copied.stderr).not.toContain(secret);
+  });
+});
+
+describe("ids forgotten before a copy", () => {
+  it("PostgreSQL → SQLite: a table whose every row was deleted still never hands an old id out again", () => {
+    const dir = join(scratch.dir, "all-forgotten");
+    const onPg = { CAIRN_STORE_URL: urlFor(`forgotten-${stamp}`) };
+    cairn(scratch.dir, ["init", "--store", onPg.CAIRN_STORE_URL], { env: { ...sqliteOnly, CAIRN_DIR: dir } });
+    for (const args of [
+      ["remember", "alpha is the first fact"],
+      ["remember", "beta is the second fact"],
+      ["forget", "F-1", "--confirm"],
+      ["forget", "F-2", "--confirm"],
+    ]) {
+      const result = cairn(dir, args, { env: onPg });
+      expect(result.code, result.stderr).toBe(0);
+    }
+    // The copy becomes a SQLite workspace's database, as `store copy` tells the owner to do.
+    const lite = join(scratch.dir, "all-forgotten-lite");
+    cairn(scratch.dir, ["init"], { env: { ...sqliteOnly, CAIRN_DIR: lite } });
+    const back = join(scratch.dir, "all-forgotten.db");
+    const copied = cairn(dir, ["store", "copy", "--to", back, "--json"], { env: onPg });
+    expect(copied.code, copied.stderr).toBe(0);
+    renameSync(back, join(lite, ".cairn", "cairn.db"));
+    const next = cairn(lite, ["remember", "gamma after the move"], { env: sqliteOnly });
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stdout).toContain("F-3");
   });
 });
