@@ -68,7 +68,7 @@ export function translatePgError(error: unknown, target: PgTarget): CairnError |
       "retry; if it persists, look for a stuck cairn process",
     );
   }
-  if (code === "23505" || code === "23503" || code === "23514" || code === "23502") {
+  if (code === "23505" || code === "23P01" || code === "23503" || code === "23514" || code === "23502") {
     return conflict(`the change conflicts with stored data (${detail})`);
   }
   if (isConnectionError(error)) {

@@ -1,0 +1,60 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Store } from "../../src/store/store.js";
+import { contractStores } from "../helpers/contract-stores.js";
+import { newTask } from "../helpers/new-task.js";
+import { scratchDir } from "../helpers/workspace.js";
+
+/**
+ * Values within cairn's limits are stored by both stores, whatever index covers their column:
+ * PostgreSQL refuses a btree entry past 2,704 bytes (after compression), which SQLite has no
+ * notion of, so a long fact (its normal form is unique among live facts) or many long labels
+ * must not reach a plain btree there.
+ */
+const AT = "2026-06-01T00:00:00.000Z";
+
+describe.each(contractStores("long"))("long values store contract: $name", ({ create }) => {
+  let scratch: { dir: string; cleanup: () => void };
+  let store: Store;
+  const write = <T>(work: Parameters<Store["write"]>[0]) =>
+    store.write(async (tx) => {
+      const result = await work(tx);
+      await tx.journal.append({ at: AT, actor: "owner", action: "test.write", subject: "s", data: {} });
+      return result as T;
+    });
+
+  beforeAll(() => {
+    scratch = scratchDir();
+    store = create(scratch.dir);
+  });
+  afterAll(async () => {
+    await store.close();
+    scratch.cleanup();
+  });
+
+  // Random text does not compress: a btree entry of it past 2,704 bytes is refused by PostgreSQL.
+  const noise = (length: number, seed: number) => {
+    let state = seed;
+    let out = "";
+    for (let i = 0; i < length; i++) {
+      state = (state * 1103515245 + 12345) % 2147483648;
+      out += i % 7 === 6 ? " " : "abcdefghijklmnopqrstuvwxyzабвгдеёжзийклмнопрстуф"[state % 49];
+    }
+    return out;
+  };
+
+  it("a fact of 4,000 incompressible characters is stored, found again by its text and kept unique", async () => {
+    const text = noise(4000, 7);
+    const fact = { text, norm: text, topics: [], author: "owner" };
+    const made = await write(async (tx) => tx.facts.insert(fact, AT));
+    const again = await store.read((tx) => tx.facts.liveByNorm(text));
+    expect(again?.id).toBe((made as { id: string }).id);
+    await expect(write(async (tx) => tx.facts.insert(fact, AT))).rejects.toThrow();
+  });
+
+  it("a task with 40 labels of 150 characters is stored and found by a label", async () => {
+    const labels = Array.from({ length: 40 }, (_, i) => noise(150, i + 1).replaceAll(" ", "-"));
+    await write(async (tx) => tx.tasks.insert(newTask("many labels", { labels }), AT));
+    const found = await store.read((tx) => tx.tasks.list({ label: labels[39], limit: 10, offset: 0 }));
+    expect(found.tasks.map((task) => task.title)).toEqual(["many labels"]);
+  });
+});
