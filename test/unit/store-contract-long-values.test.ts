@@ -57,4 +57,14 @@ describe.each(contractStores("long"))("long values store contract: $name", ({ cr
     const found = await store.read((tx) => tx.tasks.list({ label: labels[39], limit: 10, offset: 0 }));
     expect(found.tasks.map((task) => task.title)).toEqual(["many labels"]);
   });
+
+  it("U+0000 inside a fact splits words as in SQLite's tokenizer, its escape never read as a word", async () => {
+    const text = "zulu\u0000yankee";
+    await write(async (tx) => tx.facts.insert({ text, norm: text, topics: [], author: "owner" }, AT));
+    const found = async (term: string) =>
+      (await store.read((tx) => tx.facts.search({ terms: [term], limit: 10 }))).map((hit) => hit.fact.text);
+    expect(await found("zulu")).toEqual([text]);
+    expect(await found("yankee")).toEqual([text]);
+    expect(await found("0yankee")).toEqual([]);
+  });
 });

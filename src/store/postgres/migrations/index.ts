@@ -13,6 +13,7 @@ import { sampleTrees } from "../../sqlite/migrations/0013_sample_trees.js";
 import { FACTS_SEARCH } from "./facts-search.js";
 import { PG_BULK_TERMS } from "./pg-bulk-terms.js";
 import { PG_LONG_KEYS } from "./pg-long-keys.js";
+import { PG_NUL_WORDS } from "./pg-nul-words.js";
 import { JOURNAL_GUARDS, PLUMBING } from "./plumbing.js";
 import { fromSqlite } from "./translate.js";
 
@@ -66,6 +67,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   { name: runSupervisorStarts.name, sql: () => fromSqlite(runSupervisorStarts.sql) },
   { name: sampleTrees.name, sql: () => fromSqlite(sampleTrees.sql) },
   { name: "pg_0101_long_keys", sql: () => PG_LONG_KEYS, pgOnly: true },
+  { name: "pg_0102_nul_words", sql: () => PG_NUL_WORDS, pgOnly: true },
 ];
 
 /** The migrations both stores share: their count is the schema version an export carries. */
