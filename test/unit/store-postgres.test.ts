@@ -126,9 +126,14 @@ describe("PostgreSQL store", () => {
       });
       const failed = store.write(async (tx) => {
         await tx.tasks.insert(task("lost with the connection"), "2026-01-01T00:00:00.000Z");
-        await raw.query(
-          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'cairn' AND state = 'idle in transaction'",
+        // Only the backend holding this workspace's lock: other suites share the server.
+        const killed = await raw.query(
+          `SELECT pg_terminate_backend(l.pid) FROM pg_locks l, (SELECT hashtextextended($1, 0) AS h) k
+           WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+             AND l.classid = ((k.h >> 32) & 4294967295)::oid AND l.objid = (k.h & 4294967295)::oid`,
+          [`cairn:ws:${schema}`],
         );
+        expect(killed.rowCount).toBe(1);
         await tx.journal.append(event("never"));
       });
       await expect(failed).rejects.toThrow(/connection|terminat/i);
