@@ -238,6 +238,7 @@ class PostgresStore implements Store {
       this.lastEvent = 0;
       this.held.reset(begun);
       this.active = client;
+      let committing = false;
       try {
         if (this.options.baselineWrites) await failure;
         const result = await work(this.tx);
@@ -250,6 +251,7 @@ class PostgresStore implements Store {
         // the transaction is aborted and COMMIT answers ROLLBACK: the append's error is thrown.
         const appends = this.held.drain().map((query) => send(client, query));
         const notify = this.lastEvent > 0 ? `SELECT pg_notify('${this.channel}', '${this.lastEvent}'); ` : "";
+        committing = true;
         const commit = send(client, `${notify}COMMIT`);
         const settled = await Promise.allSettled([...appends, commit]);
         const failed = settled.find((outcome) => outcome.status === "rejected");
@@ -264,6 +266,14 @@ class PostgresStore implements Store {
         const cause = (await failure) ?? error;
         if (isConnectionError(cause)) this.drop(client);
         else await send(client, "ROLLBACK").catch(() => this.drop(client));
+        // COMMIT left and no answer came back: the server may well have committed. Saying that
+        // nothing was saved would have the caller do it twice.
+        if (committing && isConnectionError(cause)) {
+          throw operational(
+            `the connection to PostgreSQL at ${this.target.host}:${this.target.port} was lost while the change was committing: it may have been saved`,
+            "check what you changed (cairn status, the journal) before retrying: a retry may do it twice",
+          );
+        }
         throw this.translate(cause);
       } finally {
         this.held.reset(undefined);
