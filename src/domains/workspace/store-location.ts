@@ -53,9 +53,14 @@ export function describeLocation(location: StoreLocation): string {
 
 /**
  * One name per board, however it is reached: the SQLite file's real path (through any symlink),
- * or the PostgreSQL server, database and schema (whoever connects, with whatever password).
+ * or the PostgreSQL database and schema the driver would connect to (whoever connects, with
+ * whatever password). The server's host and port are left out: one server has many spellings
+ * (127.0.0.1, 127.1, localhost, a DNS alias, a `host` or `port` parameter) that no name can
+ * reduce to one, and a process cairn started must not pass for the owner on its own board by
+ * spelling it differently. Another server holding the same database and schema names counts
+ * as the same board, which only ever refuses more.
  */
-export function boardKey(location: StoreLocation): string {
+export function boardKey(location: StoreLocation, env: NodeJS.ProcessEnv = process.env): string {
   if (location.kind === "sqlite") {
     try {
       return realpathSync(location.path);
@@ -64,5 +69,17 @@ export function boardKey(location: StoreLocation): string {
     }
   }
   const url = new URL(location.url);
-  return `postgres://${url.hostname.toLowerCase()}:${url.port || "5432"}${url.pathname}#${location.schema}`;
+  const decoded = (text: string) => {
+    try {
+      return decodeURIComponent(text);
+    } catch {
+      return text;
+    }
+  };
+  // As pg reads it: the path, else PGDATABASE, else the user (the URL's, a `user` parameter,
+  // PGUSER, the login name).
+  const user =
+    url.searchParams.get("user") || decoded(url.username) || env.PGUSER || env.USER || env.USERNAME || "";
+  const database = decoded(url.pathname.slice(1)) || env.PGDATABASE || user;
+  return `postgres:${JSON.stringify(database)}#${location.schema}`;
 }
