@@ -1,8 +1,11 @@
+import { randomUUID } from "node:crypto";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openStore } from "../../src/store/open.js";
 import type { Store } from "../../src/store/store.js";
 import { contractStores } from "../helpers/contract-stores.js";
 import { newTask } from "../helpers/new-task.js";
-import { scratchDir } from "../helpers/workspace.js";
+import { scratchDir, testPgUrl } from "../helpers/workspace.js";
 
 /**
  * Case folding is ASCII alone on both stores (SQLite's NOCASE and lower()), for stored text and
@@ -54,5 +57,61 @@ describe.each(contractStores("case"))("case folding store contract: $name", ({ c
     expect(await count("École")).toBe(1);
     expect(await count("Réparer")).toBe(1);
     expect(await count("école")).toBe(0);
+  });
+});
+
+/**
+ * Text PostgreSQL derives rather than reads from a column (a topic taken out of a JSON array)
+ * takes the database's default collation, which on most servers is linguistic, not SQLite's
+ * byte order. A database whose default is ICU's en-US shows it: "Zeta" sorts after "alpha" there.
+ */
+describe("byte order on a server whose default collation is linguistic", () => {
+  const database = `cairn_icu_${randomUUID().slice(0, 8)}`;
+  let admin: pg.Client;
+  let store: Store | undefined;
+  beforeAll(async () => {
+    admin = new pg.Client({ connectionString: testPgUrl() });
+    await admin.connect();
+    await admin.query(
+      `CREATE DATABASE ${database} LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8' TEMPLATE template0`,
+    );
+  });
+  afterAll(async () => {
+    await store?.close();
+    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    await admin.end();
+  });
+
+  it("topics with equal counts are listed in byte order, as on SQLite", async () => {
+    const url = new URL(testPgUrl());
+    url.pathname = `/${database}`;
+    store = openStore({ kind: "postgres", url: url.toString(), schema: "icu" }, { create: true });
+    await store.write(async (tx) => {
+      for (const [i, topic] of ["alpha", "Zeta", "beta", "Beta"].entries()) {
+        const text = `fact ${i}`;
+        await tx.facts.insert({ text, norm: text, topics: [topic], author: "owner" }, AT);
+      }
+      await tx.journal.append({ at: AT, actor: "owner", action: "test.write", subject: "s", data: {} });
+    });
+    const topics = await store.read((tx) => tx.facts.topics());
+    expect(topics.map((entry) => entry.topic)).toEqual(["Beta", "Zeta", "alpha", "beta"]);
+  });
+
+  it("a glossary term and a task title with a non-ASCII capital are found by their spelling there too", async () => {
+    const open = store as Store;
+    const set = (term: string, meaning: string) =>
+      open.write(async (tx) => {
+        const made = await tx.glossary.upsert({ term, meaning, author: "owner", updatedAt: AT });
+        await tx.journal.append({ at: AT, actor: "owner", action: "test.write", subject: "s", data: {} });
+        return made;
+      });
+    expect(await set("ÉCOLE", "one")).toEqual({ created: true });
+    expect(await set("École", "two")).toEqual({ created: false });
+    await open.write(async (tx) => {
+      await tx.tasks.insert(newTask("Réparer ÉCOLE build", {}), AT);
+      await tx.journal.append({ at: AT, actor: "owner", action: "test.write", subject: "s", data: {} });
+    });
+    const found = await open.read((tx) => tx.tasks.list({ text: "ÉCOLE", limit: 10, offset: 0 }));
+    expect(found.total).toBe(1);
   });
 });

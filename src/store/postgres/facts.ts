@@ -154,9 +154,11 @@ export function pgFacts(db: PgDb): FactsRepo {
     `SELECT ${COLUMNS} FROM facts f WHERE f.superseded_by IS NULL AND ${TOPIC}
      ORDER BY f.last_seen_at DESC, f.seq DESC LIMIT @limit`,
   );
+  // A topic taken out of the JSON carries the database's default collation, not the columns' "C":
+  // ties are ordered by bytes explicitly, as SQLite orders them.
   const topics = db.prepare<[], { topic: string; count: number }>(
     `SELECT t.topic, COUNT(*) AS count FROM facts f, jsonb_array_elements_text(f.topics::jsonb) AS t(topic)
-     WHERE f.superseded_by IS NULL GROUP BY t.topic ORDER BY count DESC, t.topic`,
+     WHERE f.superseded_by IS NULL GROUP BY t.topic ORDER BY count DESC, t.topic COLLATE "C"`,
   );
 
   return {
