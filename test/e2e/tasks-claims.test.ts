@@ -155,6 +155,25 @@ describe("claims", () => {
     expect(cairn(ws.dir, ["task", "claim", "T-1"], as(bob.token)).code).toBe(0);
   });
 
+  it("a blocked task taken back up counts against the WIP cap: block, claim another, reopen is refused", () => {
+    writeFileSync(join(ws.dir, ".cairn", "cairn.toml"), "[roles.builder]\nwip_cap = 1\n");
+    const bob = addAgent(ws.dir, "bob", "builder");
+    cairn(ws.dir, ["task", "add", "first"]);
+    cairn(ws.dir, ["task", "add", "second"]);
+    expect(cairn(ws.dir, ["task", "claim", "T-1"], as(bob.token)).code).toBe(0);
+    expect(cairn(ws.dir, ["task", "block", "T-1", "--reason", "parked"], as(bob.token)).code).toBe(0);
+    expect(cairn(ws.dir, ["task", "claim", "T-2"], as(bob.token)).code).toBe(0);
+    const reopen = cairn(ws.dir, ["task", "reopen", "T-1", "--json"], as(bob.token));
+    expect(reopen.code, reopen.stdout).toBe(3);
+    expect(reopen.json).toMatchObject({ refused: { policy: "wip" } });
+    expect((reopen.json as { refused: { next: string } }).refused.next).toContain("T-2");
+    expect(taskOf("T-1")).toMatchObject({ status: "blocked", owner: bob.id });
+    // With the other one finished, it goes back to work.
+    expect(cairn(ws.dir, ["task", "release", "T-2"], as(bob.token)).code).toBe(0);
+    expect(cairn(ws.dir, ["task", "reopen", "T-1"], as(bob.token)).code).toBe(0);
+    expect(taskOf("T-1")).toMatchObject({ status: "active", owner: bob.id });
+  });
+
   it("a non-owner's finish becomes a proposal event for the owner", () => {
     const bob = addAgent(ws.dir, "bob", "builder");
     const eve = addAgent(ws.dir, "eve", "builder");

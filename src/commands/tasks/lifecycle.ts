@@ -133,7 +133,7 @@ export const taskReopen = defineCommand({
   input: z.object({ task: id }),
   output: one,
   async handler(input, ctx) {
-    return { task: summaryView(await reopenTask(ctx.store, ctx.actor, input.task, ctx.now())) };
+    return { task: summaryView(await reopenTask(ctx.store, ctx.config, ctx.actor, input.task, ctx.now())) };
   },
   render: renderOne("Reopened"),
 });

@@ -13,7 +13,9 @@ import type {
 } from "../../store/tasks.js";
 import type { Actor } from "../identity/actor.js";
 import { taskScope } from "../knowledge/text.js";
+import type { WorkspaceConfig } from "../workspace/config.js";
 import { ASKS_SHOWN } from "./asks.js";
+import { requireWipRoom } from "./claims.js";
 import { journal, loadTask, parseEstimate, requireHolder, requirePlanAuthority, taskId } from "./common.js";
 import { type CriterionInput, toCriterion } from "./criteria.js";
 
@@ -248,7 +250,13 @@ export async function blockTask(store: Store, actor: Actor, raw: string, reason:
  * Back to work: a blocked task its holder still holds becomes active again; anything else
  * returns to the board, unclaimed, with its ticks cleared (done must be shown again).
  */
-export async function reopenTask(store: Store, actor: Actor, raw: string, now: string) {
+export async function reopenTask(
+  store: Store,
+  config: WorkspaceConfig,
+  actor: Actor,
+  raw: string,
+  now: string,
+) {
   return store.write(async (tx) => {
     const task = await loadTask(tx, raw);
     await requireHolder(tx, task, actor, "reopen");
@@ -256,6 +264,8 @@ export async function reopenTask(store: Store, actor: Actor, raw: string, now: s
       throw conflict(`${task.id} is already ${task.status}`);
     }
     if (task.status === "blocked" && task.owner) {
+      // Back to work counts as a claim: block one, claim another, reopen the first got past the cap.
+      if (task.owner === actor.id) await requireWipRoom(tx, config, actor);
       await tx.tasks.update(task.id, { status: "active", blockedReason: null, leaseAt: now }, now);
     } else {
       await tx.tasks.update(

@@ -92,21 +92,25 @@ export async function claimTask(
         await takeInstead(tx, config, actor, task.id),
       );
     }
-    const wip = wipCapOf(config, actor);
-    if (wip !== undefined) {
-      const held = await tx.tasks.activeBy(actor.id);
-      if (held.length >= wip.cap) {
-        throw refuse(
-          "wip",
-          `role ${wip.role} may hold ${wip.cap} active task(s); ${actor.name} holds ${held.map((t) => t.id).join(", ")}`,
-          `finish, block or release one of ${held.map((t) => t.id).join(", ")} first`,
-        );
-      }
-    }
+    await requireWipRoom(tx, config, actor);
     await tx.tasks.update(task.id, { status: "active", owner: actor.id, claimedAt: now, leaseAt: now }, now);
     await journal(tx, actor, now, "task.claim", task.id);
     return { task: (await tx.tasks.byId(task.id)) as TaskRecord, already: false };
   });
+}
+
+/** Refused when the caller already holds as many active tasks as its lowest WIP cap allows. */
+export async function requireWipRoom(tx: Tx, config: WorkspaceConfig, actor: Actor): Promise<void> {
+  const wip = wipCapOf(config, actor);
+  if (wip === undefined) return;
+  const held = await tx.tasks.activeBy(actor.id);
+  if (held.length >= wip.cap) {
+    throw refuse(
+      "wip",
+      `role ${wip.role} may hold ${wip.cap} active task(s); ${actor.name} holds ${held.map((t) => t.id).join(", ")}`,
+      `finish, block or release one of ${held.map((t) => t.id).join(", ")} first`,
+    );
+  }
 }
 
 /** Give a task back to the board. Only its holder (or the workspace owner) may. */
