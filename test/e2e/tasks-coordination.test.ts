@@ -46,6 +46,44 @@ describe("ask and answer", () => {
     expect(cairn(ws.dir, ["answer", "Q-99", "x"]).code).toBe(4);
   });
 
+  it("an answer lifts only the block its question made: a task blocked for another reason stays blocked, its reason kept", () => {
+    config('[roles.builder]\nsummary = "x"\n[roles.rev]\nsummary = "y"\n');
+    const bob = addAgent(ws.dir, "bob", "builder");
+    const zed = addAgent(ws.dir, "zed", "builder");
+    const rev = addAgent(ws.dir, "rex", "rev");
+    const task = (id: string) =>
+      (
+        cairn(ws.dir, ["task", "show", id, "--json"]).json as {
+          task: { status: string; blocked_reason: string | null };
+        }
+      ).task;
+    cairn(ws.dir, ["task", "add", "held"]);
+    cairn(ws.dir, ["task", "add", "unheld"]);
+    cairn(ws.dir, ["task", "add", "asked then blocked"]);
+    // Held by bob, blocked by bob for its own reason; zed's question must not lift that block.
+    cairn(ws.dir, ["task", "claim", "T-1"], as(bob.token));
+    cairn(ws.dir, ["task", "block", "T-1", "--reason", "vendor outage"], as(bob.token));
+    cairn(ws.dir, ["ask", "T-1", "anything?", "--to", "rev"], as(zed.token));
+    // Unheld, blocked by the planner; a question on it neither rewrites nor lifts that block.
+    cairn(ws.dir, ["task", "block", "T-2", "--reason", "legal review"]);
+    cairn(ws.dir, ["ask", "T-2", "can I start?", "--to", "rev"], as(zed.token));
+    expect(task("T-2")).toMatchObject({ status: "blocked", blocked_reason: "legal review" });
+    // Bob asks on his own task, then blocks it for something else before the answer comes.
+    cairn(ws.dir, ["task", "claim", "T-3"], as(bob.token));
+    cairn(ws.dir, ["ask", "T-3", "which parser?", "--to", "rev"], as(bob.token));
+    cairn(ws.dir, ["task", "block", "T-3", "--reason", "ci down"], as(bob.token));
+    for (const [ask, id, reason] of [
+      ["Q-1", "T-1", "vendor outage"],
+      ["Q-2", "T-2", "legal review"],
+      ["Q-3", "T-3", "ci down"],
+    ] as const) {
+      const answered = cairn(ws.dir, ["answer", ask, "no", "--json"], as(rev.token));
+      expect(answered.code, answered.stderr).toBe(0);
+      expect(answered.json).toMatchObject({ unblocked: false, status: "blocked" });
+      expect(task(id)).toMatchObject({ status: "blocked", blocked_reason: reason });
+    }
+  });
+
   it("routes to a human when no role fits, and lets a read-only agent ask", () => {
     const ro = addAgent(ws.dir, "rita", "reviewer", ["--grant", "ro"]);
     cairn(ws.dir, ["task", "add", "t"]);

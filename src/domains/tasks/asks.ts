@@ -34,6 +34,12 @@ export function routeAsk(
   return HUMAN;
 }
 
+const askBlockReason = (ask: Pick<AskRecord, "id" | "toRole">) => `waiting on ${ask.id} (to ${ask.toRole})`;
+
+/** Whether a task's block is one a question made (and an answer may lift). */
+const isAskBlock = (reason: string | null) =>
+  reason !== null && /^waiting on Q-\d+ \(to [^()]*\)$/.test(reason);
+
 /**
  * A question routed to a role (by scope or escalation, or the route the asker names) or to a
  * human. It blocks the task when the asker holds it, or when nobody does. A question from anyone
@@ -70,13 +76,12 @@ export async function askQuestion(
       },
       now,
     );
-    const blocks = !task.owner || task.owner === actor.id;
+    // A task already blocked for another reason keeps that reason: the answer must not lift it.
+    const blocks =
+      (!task.owner || task.owner === actor.id) &&
+      (task.status !== "blocked" || isAskBlock(task.blockedReason));
     if (blocks) {
-      await tx.tasks.update(
-        task.id,
-        { status: "blocked", blockedReason: `waiting on ${ask.id} (to ${ask.toRole})` },
-        now,
-      );
+      await tx.tasks.update(task.id, { status: "blocked", blockedReason: askBlockReason(ask) }, now);
     }
     await journal(tx, actor, now, "task.ask", task.id, { ask: ask.id, to: ask.toRole, blocked: blocks });
     return { ask, task: (await tx.tasks.byId(task.id)) as TaskRecord, blocked: blocks };
@@ -129,7 +134,8 @@ export async function answerQuestion(store: Store, actor: Actor, askId: string, 
     const task = (await tx.tasks.byId(ask.taskId)) as TaskRecord;
     const stillOpen = await tx.asks.open({ taskId: task.id });
     let unblocked = false;
-    if (task.status === "blocked" && stillOpen.length === 0) {
+    // Only a block a question made is lifted: one set with `block` (or before asking) stays.
+    if (task.status === "blocked" && isAskBlock(task.blockedReason) && stillOpen.length === 0) {
       await tx.tasks.update(
         task.id,
         { status: task.owner ? "active" : "open", blockedReason: null, leaseAt: task.owner ? now : null },
