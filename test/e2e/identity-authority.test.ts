@@ -220,6 +220,29 @@ describe("a claim's gate cannot be lifted by the agent it stops", () => {
     expect(cairn(ws.dir, ["task", "depend", second, "--remove", first, "--remove", third]).code).toBe(0);
     expect(cairn(ws.dir, ["task", "drop", first]).code).toBe(0);
   });
+
+  it("a block or a drop on a task no one holds is lifted by its author or the owner, not by an agent it stops", () => {
+    const eager = agent("eager", "lead");
+    const planner = agent("planner2", "lead");
+    const gated = newTask("wait for legal");
+    expect(cairn(ws.dir, ["task", "block", gated, "--reason", "legal review"]).code).toBe(0);
+    const reopen = cairn(ws.dir, ["task", "reopen", gated, "--json"], as(eager.token));
+    expect(reopen.code).toBe(3);
+    expect(reopen.json).toMatchObject({ refused: { policy: "ownership" } });
+    expect(json<{ task: { status: string } }>(["task", "show", gated]).task.status).toBe("blocked");
+    expect(cairn(ws.dir, ["task", "claim", gated], as(eager.token)).code).toBe(3);
+    // A dropped task is not wanted: bringing it back (and gating its dependents again) is its author's call.
+    const dropped = newTask("not wanted");
+    expect(cairn(ws.dir, ["task", "drop", dropped]).code).toBe(0);
+    expect(cairn(ws.dir, ["task", "reopen", dropped], as(eager.token)).code).toBe(3);
+    expect(json<{ task: { status: string } }>(["task", "show", dropped]).task.status).toBe("dropped");
+    // Its author and the owner may.
+    const own = json<{ task: { id: string } }>(["task", "add", "planner's own"], planner.token).task.id;
+    expect(cairn(ws.dir, ["task", "block", own, "--reason", "later"], as(planner.token)).code).toBe(0);
+    expect(cairn(ws.dir, ["task", "reopen", own], as(planner.token)).code).toBe(0);
+    expect(cairn(ws.dir, ["task", "reopen", gated]).code).toBe(0);
+    expect(cairn(ws.dir, ["task", "reopen", dropped]).code).toBe(0);
+  });
 });
 
 describe("shortcuts belong to their authors", () => {

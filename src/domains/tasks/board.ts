@@ -259,10 +259,12 @@ export async function reopenTask(
 ) {
   return store.write(async (tx) => {
     const task = await loadTask(tx, raw);
-    await requireHolder(tx, task, actor, "reopen");
+    // Unheld, a blocked task's block and a dropped task's drop are its author's plan (a gate a
+    // claim is refused on, or the choice not to do it at all), not any passing agent's to undo.
     if (task.status === "open" || task.status === "active") {
       throw conflict(`${task.id} is already ${task.status}`);
     }
+    await requirePlanAuthority(tx, task, actor, "reopen");
     if (task.status === "blocked" && task.owner) {
       // Back to work counts as a claim: block one, claim another, reopen the first got past the cap.
       if (task.owner === actor.id) await requireWipRoom(tx, config, actor);
