@@ -35,6 +35,31 @@ describe("task rules", () => {
     expect(outOfScope({ traces: [".github/ci.yml"] }, role({ scope: ["**"] }))).toEqual([]);
   });
 
+  it("reads a trace as the path it names: ./, //, .. and a letter's case do not slip it past out_of_scope", () => {
+    const builder = role({ scope: ["src/**"], out_of_scope: ["src/vendor/**"] });
+    for (const trace of [
+      "src//vendor/x.ts",
+      "src/lib/../vendor/x.ts",
+      "./src/vendor/x.ts",
+      "src/./vendor/x.ts",
+      "src/Vendor/x.ts",
+    ]) {
+      expect(outOfScope({ traces: [trace] }, builder), trace).toEqual([trace]);
+    }
+    // A role with only out_of_scope: the same spellings stay out.
+    const open = role({ out_of_scope: ["secrets/**"] });
+    for (const trace of [
+      "./secrets/key.pem",
+      "secrets//key.pem",
+      "docs/../secrets/key.pem",
+      "SECRETS/key.pem",
+    ]) {
+      expect(outOfScope({ traces: [trace] }, open), trace).toEqual([trace]);
+    }
+    // Inside scope, spelled loosely, is still inside.
+    expect(outOfScope({ traces: ["./src/a.ts", "src//b.ts", "src/x/../c.ts"] }, builder)).toEqual([]);
+  });
+
   it("routes a question by scope, then along escalate_to, else to a human", () => {
     const config = WorkspaceConfig.parse({
       roles: {

@@ -1,3 +1,4 @@
+import { posix } from "node:path";
 import picomatch from "picomatch";
 import type { TaskRecord } from "../../store/tasks.js";
 import { type Actor, lineageOf } from "../identity/actor.js";
@@ -5,14 +6,23 @@ import type { RoleConfig, WorkspaceConfig } from "../workspace/config.js";
 
 const matchers = new Map<string, (path: string) => boolean>();
 
-function matcherFor(globs: readonly string[]): (path: string) => boolean {
-  const key = JSON.stringify(globs);
+/**
+ * `out_of_scope` matches whatever the letters' case (on a case-insensitive disk `src/Vendor` is
+ * `src/vendor`); it only ever keeps more out. `scope` matches exactly.
+ */
+function matcherFor(globs: readonly string[], nocase = false): (path: string) => boolean {
+  const key = JSON.stringify([nocase, globs]);
   let matcher = matchers.get(key);
   if (!matcher) {
-    matcher = globs.length === 0 ? () => false : picomatch([...globs], { dot: true });
+    matcher = globs.length === 0 ? () => false : picomatch([...globs], { dot: true, nocase });
     matchers.set(key, matcher);
   }
   return matcher;
+}
+
+/** The path a trace names: `./src//vendor/../vendor/x.ts` is `src/vendor/x.ts`. */
+function pathOf(trace: string): string {
+  return posix.normalize(trace).replace(/^(\.\/)+/, "");
 }
 
 export const roleOf = (config: WorkspaceConfig, actor: Actor): RoleConfig | undefined =>
@@ -62,9 +72,12 @@ export function wipCapOf(config: WorkspaceConfig, actor: Actor): { cap: number; 
  */
 export function outOfScope(task: Pick<TaskRecord, "traces">, role: RoleConfig | undefined): string[] {
   if (!role || task.traces.length === 0) return [];
-  const excluded = matcherFor(role.out_of_scope);
+  const excluded = matcherFor(role.out_of_scope, true);
   const included = matcherFor(role.scope);
-  return task.traces.filter((path) => excluded(path) || (role.scope.length > 0 && !included(path)));
+  return task.traces.filter((trace) => {
+    const path = pathOf(trace);
+    return excluded(path) || (role.scope.length > 0 && !included(path));
+  });
 }
 
 /** A role's scope covers a task when it declares one and every trace falls inside it. */
