@@ -221,7 +221,7 @@ describe("a claim's gate cannot be lifted by the agent it stops", () => {
     expect(cairn(ws.dir, ["task", "drop", first]).code).toBe(0);
   });
 
-  it("a block or a drop on a task no one holds is lifted by its author or the owner, not by an agent it stops", () => {
+  it("a block or a drop on a task no one holds is put and lifted by its author or the owner, not by an agent it stops", () => {
     const eager = agent("eager", "lead");
     const planner = agent("planner2", "lead");
     const gated = newTask("wait for legal");
@@ -236,6 +236,13 @@ describe("a claim's gate cannot be lifted by the agent it stops", () => {
     expect(cairn(ws.dir, ["task", "drop", dropped]).code).toBe(0);
     expect(cairn(ws.dir, ["task", "reopen", dropped], as(eager.token)).code).toBe(3);
     expect(json<{ task: { status: string } }>(["task", "show", dropped]).task.status).toBe("dropped");
+    // Nor may it put a block on someone else's unheld task that only that author could lift:
+    // a question (ask) is how an agent says a task cannot go on, and its answer lifts it.
+    const free = newTask("anyone's to take");
+    const stall = cairn(ws.dir, ["task", "block", free, "--reason", "mine now", "--json"], as(eager.token));
+    expect(stall.code).toBe(3);
+    expect(stall.json).toMatchObject({ refused: { policy: "ownership" } });
+    expect(json<{ task: { status: string } }>(["task", "show", free]).task.status).toBe("open");
     // Its author and the owner may.
     const own = json<{ task: { id: string } }>(["task", "add", "planner's own"], planner.token).task.id;
     expect(cairn(ws.dir, ["task", "block", own, "--reason", "later"], as(planner.token)).code).toBe(0);

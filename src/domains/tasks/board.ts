@@ -232,7 +232,8 @@ export async function blockTask(store: Store, actor: Actor, raw: string, reason:
   if (reason.trim() === "") throw usageError("say why the task is blocked (--reason)");
   return store.write(async (tx) => {
     const task = await loadTask(tx, raw);
-    await requireHolder(tx, task, actor, "block");
+    // Unheld, a block only its author or the owner may lift (reopen) is theirs to put, too.
+    await requirePlanAuthority(tx, task, actor, "block");
     if (FINAL.includes(task.status)) {
       throw refuse(
         "status",
