@@ -186,6 +186,26 @@ describe("claims", () => {
     expect(exported).toMatch(/"action":"task.finish_proposed","subject":"T-1","data":"{\\"to\\":\\"A-1\\"/);
   });
 
+  it("sweeps the claims of a retired agent at once, blocked ones too: it will never call again", () => {
+    const bob = addAgent(ws.dir, "bob", "builder");
+    const ann = addAgent(ws.dir, "ann", "builder");
+    cairn(ws.dir, ["task", "add", "bob's active"]);
+    cairn(ws.dir, ["task", "add", "bob's blocked"]);
+    cairn(ws.dir, ["task", "add", "ann's"]);
+    cairn(ws.dir, ["task", "claim", "T-1"], as(bob.token));
+    cairn(ws.dir, ["task", "claim", "T-2"], as(bob.token));
+    cairn(ws.dir, ["task", "block", "T-2", "--reason", "parked"], as(bob.token));
+    cairn(ws.dir, ["task", "claim", "T-3"], as(ann.token));
+    expect(cairn(ws.dir, ["agent", "retire", "bob"]).code).toBe(0);
+    const swept = cairn(ws.dir, ["sweep", "--json"]).json as { released: { task: string; why: string }[] };
+    expect(swept.released.map((r) => r.task).sort()).toEqual(["T-1", "T-2"]);
+    for (const released of swept.released) expect(released.why).toMatch(/bob.*retired/);
+    expect(taskOf("T-1")).toMatchObject({ status: "open", owner: null });
+    expect(taskOf("T-2")).toMatchObject({ status: "open", owner: null });
+    expect(taskOf("T-3")).toMatchObject({ status: "active", owner: ann.id });
+    expect((cairn(ws.dir, ["sweep", "--json"]).json as { released: unknown[] }).released).toEqual([]);
+  });
+
   it("sweeps claims of silent agents, records why, and status shows it; a call renews the lease", async () => {
     writeFileSync(join(ws.dir, ".cairn", "cairn.toml"), "[claims]\nlease_minutes = 0.05\n");
     const bob = addAgent(ws.dir, "bob", "builder");

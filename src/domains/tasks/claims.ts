@@ -170,7 +170,33 @@ export interface Swept {
   why: string;
 }
 
-/** Release the claims of agents silent past `[claims] lease_minutes`, each with why. */
+/** Tasks held (active or blocked) by agents that were retired: they will never call again. */
+async function retiredClaims(tx: Tx): Promise<{ task: TaskRecord; why: string }[]> {
+  const found: { task: TaskRecord; why: string }[] = [];
+  const retiredAt = new Map<string, string | null>();
+  const page = 500;
+  for (let offset = 0; ; offset += page) {
+    const { tasks } = await tx.tasks.list({
+      status: ["active", "blocked"],
+      order: "created",
+      limit: page,
+      offset,
+    });
+    for (const task of tasks) {
+      if (!task.owner) continue;
+      if (!retiredAt.has(task.owner))
+        retiredAt.set(task.owner, (await tx.agents.byId(task.owner))?.retiredAt ?? null);
+      const at = retiredAt.get(task.owner);
+      if (at) found.push({ task, why: `${await who(tx, task.owner)} was retired at ${at}` });
+    }
+    if (tasks.length < page) return found;
+  }
+}
+
+/**
+ * Release the claims of agents silent past `[claims] lease_minutes`, and at once every claim
+ * (active or blocked) of a retired agent, each with why.
+ */
 export async function sweep(
   store: Store,
   config: WorkspaceConfig,
@@ -180,9 +206,8 @@ export async function sweep(
   const minutes = config.claims.lease_minutes;
   return store.write(async (tx) => {
     const released: Swept[] = [];
-    for (const task of await tx.tasks.staleClaims(minutesBefore(now, minutes))) {
+    const release = async (task: TaskRecord, why: string) => {
       const owner = task.owner as string;
-      const why = `${await who(tx, owner)} made no call since ${task.leaseAt} (lease ${minutes} min)`;
       await tx.tasks.update(
         task.id,
         { status: "open", owner: null, claimedAt: null, leaseAt: null, blockedReason: null },
@@ -190,6 +215,14 @@ export async function sweep(
       );
       await journal(tx, actor, now, "task.swept", task.id, { owner, lease_at: task.leaseAt, why });
       released.push({ task: task.id, owner, leaseAt: task.leaseAt, why });
+    };
+    for (const { task, why } of await retiredClaims(tx)) await release(task, why);
+    for (const task of await tx.tasks.staleClaims(minutesBefore(now, minutes))) {
+      if (released.some((r) => r.task === task.id)) continue;
+      await release(
+        task,
+        `${await who(tx, task.owner)} made no call since ${task.leaseAt} (lease ${minutes} min)`,
+      );
     }
     return released;
   });
