@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseMetric } from "../../src/domains/knowledge/notes.js";
 import { riskRank } from "../../src/domains/knowledge/risks.js";
-import { normaliseFact, parseScope, queryTerms } from "../../src/domains/knowledge/text.js";
+import { normaliseFact, normaliseTopics, parseScope, queryTerms } from "../../src/domains/knowledge/text.js";
 import { ftsExpression } from "../../src/store/sqlite/facts.js";
 
 describe("fact normalisation", () => {
@@ -13,6 +13,16 @@ describe("fact normalisation", () => {
     ).not.toBe("");
     expect(normaliseFact("The docs live at http://www.example.com/docs/ see Cafe notes")).toBe(base);
     expect(normaliseFact("Port 5432")).not.toBe(normaliseFact("Port 5433"));
+  });
+
+  it("reads a fact as it shows: invisible characters inside it do not make it another fact", () => {
+    // A zero-width space, soft hyphen, word joiner, BOM or bidi mark shows as nothing: a
+    // restatement carrying one looked the same and was stored as a second fact beside the first.
+    const base = normaliseFact("The DB uses WAL mode");
+    for (const hidden of ["\u200B", "\u00AD", "\u2060", "\uFEFF", "\u200D", "\u202E", "\u2066"])
+      expect(normaliseFact(`The D${hidden}B uses W${hidden}AL mode`), JSON.stringify(hidden)).toBe(base);
+    expect(normaliseFact("The DB uses WAL mode\u200B")).toBe(base);
+    expect(normaliseTopics(["d\u200Bb", "D\u00ADB", "db"])).toEqual(["db"]);
   });
 });
 

@@ -26,11 +26,18 @@ function flattenLinks(text: string): string {
 }
 
 /**
- * The identity of a fact: two texts that differ only in case, accents, punctuation, whitespace
- * or how a link is written are the same fact, so restating it reinforces instead of duplicating.
+ * Format characters (zero-width space and joiners, soft hyphen, word joiner, BOM, bidi marks)
+ * show as nothing: a text is read as it shows, without them.
+ */
+const INVISIBLE_FORMAT = /\p{Cf}+/gu;
+
+/**
+ * The identity of a fact: two texts that differ only in case, accents, punctuation, whitespace,
+ * invisible characters or how a link is written are the same fact, so restating it reinforces
+ * instead of duplicating.
  */
 export function normaliseFact(text: string): string {
-  return foldAccents(flattenLinks(text))
+  return foldAccents(flattenLinks(text.replace(INVISIBLE_FORMAT, "")))
     .toLowerCase()
     .replace(/[^\p{L}\p{N}]+/gu, " ")
     .trim();
@@ -68,7 +75,9 @@ export function queryTerms(query: string, max = 32): string[] {
 
 export function normaliseTopics(topics: readonly string[] | undefined): string[] {
   const cleaned = (topics ?? [])
-    .map((topic) => foldAccents(topic).toLowerCase().trim().replace(/\s+/g, "-"))
+    .map((topic) =>
+      foldAccents(topic.replace(INVISIBLE_FORMAT, "")).toLowerCase().trim().replace(/\s+/g, "-"),
+    )
     .filter((topic) => topic !== "");
   return [...new Set(cleaned)];
 }
