@@ -71,6 +71,20 @@ describe("notes through the CLI", () => {
     expect(shown.note.created_at).toMatch(/^\d{4}-/);
   });
 
+  it("records a decision once: restating it in its scope answers with the note already there", () => {
+    const args = ["note", "add", "decision", "--chose", "SQLite", "--rejected", "PostgreSQL", "--because"];
+    const first = json<{ id: string }>([...args, "zero ops"]);
+    const again = cairn(ws.dir, [...args, "Zero ops."]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain(`${first.id} already records this decision (workspace)`);
+    expect(json<{ id: string; restated?: boolean }>([...args, "zero ops"])).toMatchObject({
+      id: first.id,
+      restated: true,
+    });
+    const list = json<{ notes: unknown[] }>(["note", "list", "--kind", "decision"]);
+    expect(list.notes).toHaveLength(1);
+  });
+
   it("refuses a metric out of order or missing a part; keeps one in order", () => {
     const outOfOrder = cairn(ws.dir, [
       "note",

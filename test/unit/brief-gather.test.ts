@@ -158,6 +158,33 @@ describe("gathering a brief from the store through the task seam", () => {
     ]);
   });
 
+  it("shows a decision once: a restatement in its scope is the same note, one in another scope is named beside it", async () => {
+    const decide = (scope: string, chose = "SQLite", because = "zero ops") =>
+      addNote(store, builder, { kind: "decision", scope, chose, rejected: "PostgreSQL", because }, now());
+    const first = await decide("T-1");
+    // A retried call, or the same words with other case and spacing: the note already there.
+    const again = await decide("T-1", "sqlite ", "Zero  ops.");
+    expect(again.id).toBe(first.id);
+    expect(again.restated).toBe(true);
+    const other = await decide("T-1", "SQLite", "no server to run");
+    expect(other.id).not.toBe(first.id);
+    const workspace = await decide("workspace");
+    expect(workspace.id).not.toBe(first.id);
+    // Twenty restatements cannot push an older, different decision out of the brief.
+    for (let i = 0; i < 20; i++) await decide("T-7");
+    const inputs = await gatherAsBuilder("T-7");
+    const shown = inputs.decisions.map((d) => [d.because, d.scope]);
+    expect(shown).toEqual([
+      ["zero ops", "task:T-7"],
+      ["no server to run", "task:T-1"],
+    ]);
+    expect(inputs.decisions[0]?.also?.map((a) => a.id)).toEqual([workspace.id, first.id]);
+    const brief = assembleBrief(inputs, 4_000);
+    if (brief.kind !== "ok") throw new Error("expected a brief");
+    expect(brief.text.match(/chose: SQLite\nrejected: PostgreSQL\nbecause: zero ops/g)).toHaveLength(1);
+    expect(brief.text).toContain(`also recorded as ${workspace.id} (workspace), ${first.id} (task:T-1)`);
+  });
+
   it("refuses an unknown task with not found", async () => {
     await expect(gatherAsBuilder("T-404")).rejects.toMatchObject({ errorKind: "not_found" });
   });

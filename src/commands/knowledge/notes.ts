@@ -81,12 +81,25 @@ export const noteAdd = defineCommand({
     summary: Text("ref"),
   }),
   // Lean on purpose: this schema is in every worker's context; `note show` gives the whole note.
-  output: z.object({ id: z.string(), kind: z.enum(NOTE_KINDS), scope: z.string() }),
+  output: z.object({
+    id: z.string(),
+    kind: z.enum(NOTE_KINDS),
+    scope: z.string(),
+    restated: z.boolean().optional().describe("true: this decision was already recorded, as id"),
+  }),
   async handler(input, ctx) {
     const note = await addNote(ctx.store, ctx.actor, input, ctx.now());
-    return { id: note.id, kind: note.body.kind, scope: note.scope };
+    return {
+      id: note.id,
+      kind: note.body.kind,
+      scope: note.scope,
+      ...(note.restated ? { restated: true } : {}),
+    };
   },
-  render: (out) => `Recorded ${out.id} (${out.kind}, ${out.scope})`,
+  render: (out) =>
+    out.restated
+      ? `${out.id} already records this ${out.kind} (${out.scope})`
+      : `Recorded ${out.id} (${out.kind}, ${out.scope})`,
 });
 
 export const noteList = defineCommand({

@@ -3,7 +3,7 @@ import { quoteValue } from "../../kernel/text.js";
 import type { NoteBody, NoteKind, NoteRecord, Severity, Trust } from "../../store/knowledge.js";
 import type { Store } from "../../store/store.js";
 import { type Actor, sameLine } from "../identity/actor.js";
-import { parseScope, requireScope } from "./text.js";
+import { normaliseFact, parseScope, requireScope } from "./text.js";
 
 export const NOTE_KINDS = ["decision", "finding", "metric", "ref"] as const satisfies readonly NoteKind[];
 export const SEVERITIES = ["major", "moderate", "minor"] as const satisfies readonly Severity[];
@@ -109,12 +109,29 @@ export function noteBody(draft: NoteDraft): NoteBody {
   }
 }
 
+/**
+ * What makes two decisions one: what was chosen, rejected and why, read the way a fact is (case,
+ * spacing, punctuation and invisible characters aside).
+ */
+export const decisionKey = (d: { chose: string; rejected: string; because: string }) =>
+  [d.chose, d.rejected, d.because].map(normaliseFact).join("\n");
+
+/**
+ * How far back a scope's decisions are searched for one being restated. A brief shows a scope's
+ * newest 20 decisions: a restatement among them is what would fill it with copies.
+ */
+export const RESTATED_DECISION_WINDOW = 50;
+
+/**
+ * Record a note. A decision its scope already holds among its newest (a retried call, or the same
+ * words again) is not recorded twice: the note already there comes back, marked `restated`.
+ */
 export async function addNote(
   store: Store,
   actor: Actor,
   draft: NoteDraft,
   now: string,
-): Promise<NoteRecord> {
+): Promise<NoteRecord & { restated?: true }> {
   // A read-only agent may still report what it found; every other note is a write it may not make.
   if (actor.grant === "ro" && draft.kind !== "finding") {
     throw refuse(
@@ -127,6 +144,16 @@ export async function addNote(
   const scope = parseScope(draft.scope);
   return store.write(async (tx) => {
     await requireScope(tx, scope);
+    if (body.kind === "decision") {
+      const key = decisionKey(body);
+      const recent = await tx.notes.list({
+        kinds: ["decision"],
+        scopes: [scope],
+        limit: RESTATED_DECISION_WINDOW,
+      });
+      const same = recent.find((note) => note.body.kind === "decision" && decisionKey(note.body) === key);
+      if (same) return { ...same, restated: true as const };
+    }
     const note = await tx.notes.insert({ scope, author: actor.id, body }, now);
     await tx.journal.append({
       at: now,

@@ -6,6 +6,7 @@ import type { Actor } from "../../identity/actor.js";
 import { authorLabels } from "../../identity/labels.js";
 import type { WorkspaceConfig } from "../../workspace/config.js";
 import { recallIn } from "../memory.js";
+import { decisionKey } from "../notes.js";
 import { byRank, riskRank } from "../risks.js";
 import { taskScope, WORKSPACE_SCOPE } from "../text.js";
 import { assembleBrief, type BriefResult, DEFAULT_BRIEF_BUDGET } from "./engine.js";
@@ -46,6 +47,19 @@ function termMatcher(lower: string): (term: string) => boolean {
   };
 }
 
+/** Decisions newest first, each once: the newest note of it, with the older ones that say the same. */
+function collapseDecisions(notes: readonly NoteRecord[]): { note: NoteRecord; also: NoteRecord[] }[] {
+  const byKey = new Map<string, { note: NoteRecord; also: NoteRecord[] }>();
+  for (const note of notes) {
+    if (note.body.kind !== "decision") continue;
+    const key = decisionKey(note.body);
+    const first = byKey.get(key);
+    if (first) first.also.push(note);
+    else byKey.set(key, { note, also: [] });
+  }
+  return [...byKey.values()];
+}
+
 export function taskText(task: BriefTask): string {
   return [task.title, task.soThat ?? "", task.context ?? "", ...task.acceptance.map((a) => a.text)].join(
     "\n",
@@ -72,14 +86,18 @@ export async function gatherBriefInputs(
     const parentId = task.parents[0]?.id;
     const facts = await recallIn(tx, { query: text, limit: LIMITS.facts }, options.now);
     const shortcuts = source.shortcuts ? await source.shortcuts(tx, options.actor.role) : null;
-    const decisions = await tx.notes.list({ kinds: ["decision"], scopes: own, limit: LIMITS.decisions });
+    // One decision recorded in several of these scopes is shown once: a pool past the limit, so
+    // the copies folded away leave room for the decisions after them.
+    const decisions = collapseDecisions(
+      await tx.notes.list({ kinds: ["decision"], scopes: own, limit: LIMITS.decisions * 2 }),
+    ).slice(0, LIMITS.decisions);
     const findings = await tx.notes.findings(own, LIMITS.findings, parentId);
     const risks = byRank(await tx.risks.list(own)).filter((risk) => riskRank(risk) <= TOP_RISK_RANK);
     const lower = text.toLowerCase();
     const occurs = termMatcher(lower);
     const glossary = (await tx.glossary.mayOccurIn(lower)).filter((entry) => occurs(entry.term));
     const label = await authorLabels(tx, [
-      ...decisions.map((n) => n.author),
+      ...decisions.map((d) => d.note.author),
       ...findings.map((n) => n.author),
       ...risks.map((r) => r.author),
       ...glossary.map((g) => g.author),
@@ -96,9 +114,18 @@ export async function gatherBriefInputs(
             outOfScope: roleConfig.out_of_scope,
           }
         : null,
-      decisions: decisions.flatMap((note: NoteRecord) =>
+      decisions: decisions.flatMap(({ note, also }) =>
         note.body.kind === "decision"
-          ? [{ id: note.id, at: note.createdAt, scope: note.scope, author: label(note.author), ...note.body }]
+          ? [
+              {
+                id: note.id,
+                at: note.createdAt,
+                scope: note.scope,
+                author: label(note.author),
+                ...note.body,
+                ...(also.length > 0 ? { also: also.map((n) => ({ id: n.id, scope: n.scope })) } : {}),
+              },
+            ]
           : [],
       ),
       risks: risks.map((risk) => ({ ...risk, rank: riskRank(risk), author: label(risk.author) })),

@@ -69,6 +69,8 @@ export interface BriefDecision extends Authored {
   chose: string;
   rejected: string;
   because: string;
+  /** Older notes that record the same decision (in other scopes), newest first. */
+  also?: { id: string; scope: string }[];
 }
 
 export interface BriefRisk extends Authored {
