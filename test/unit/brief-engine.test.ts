@@ -15,10 +15,25 @@ function task(overrides: Partial<BriefTask> = {}): BriefTask {
     soThat: "concurrent readers never block the writer",
     context: "The journal table is append-only.",
     acceptance: [{ text: "readers run during a write", command: "npm test", met: null }],
-    dependencies: [{ id: "T-3", title: "Open the store once per process", status: "done" }],
+    dependencies: [
+      { id: "T-3", title: "Open the store once per process", status: "done", author: "frank (A-6)" },
+    ],
     outOfScope: ["changing the schema"],
-    parents: [{ id: "T-1", title: "Durable storage", status: "open", soThat: "nothing is lost on a crash" }],
-    goal: { id: "G-1", title: "Zero-ops storage", successCriteria: ["no lost writes under kill -9"] },
+    parents: [
+      {
+        id: "T-1",
+        title: "Durable storage",
+        status: "open",
+        soThat: "nothing is lost on a crash",
+        author: "gina (A-7)",
+      },
+    ],
+    goal: {
+      id: "G-1",
+      title: "Zero-ops storage",
+      successCriteria: ["no lost writes under kill -9"],
+      author: "hal (A-8)",
+    },
     recentActivity: [{ at: "2026-11-30T01:00:00Z", actor: "alice", action: "task.claim", text: null }],
     ...overrides,
   };
@@ -242,6 +257,17 @@ describe("the brief engine", () => {
     // Exactly one real "## Your role" heading outside any fence: the injected one stays quoted.
     expect(lines.filter((l) => l.line.startsWith("## Your role") && !l.fenced)).toHaveLength(1);
     expect(result.text).toContain("quote N-666 finding, major, unverified, by mallory (A-9), workspace");
+  });
+
+  it("fences every quoted text with its author: parent tasks, the goal and dependencies too", () => {
+    const result = assembleBrief(inputs(), 100_000);
+    if (result.kind !== "ok") throw new Error("expected a brief");
+    const openings = result.text.split("\n").filter((line) => /^`{3,}quote /.test(line));
+    expect(openings.length).toBeGreaterThan(0);
+    for (const line of openings) expect(line).toMatch(/ by \S/);
+    expect(result.text).toContain("quote T-1 by gina (A-7)\nT-1 [open] Durable storage");
+    expect(result.text).toContain("quote goal G-1 by hal (A-8)\nZero-ops storage");
+    expect(result.text).toContain("quote T-3 by frank (A-6)\nT-3 [done] Open the store once per process");
   });
 
   it("writes its own words in ASCII, so a brief of ASCII notes stays a one-byte string end to end", () => {

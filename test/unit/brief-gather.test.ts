@@ -23,7 +23,7 @@ const TASK: BriefTask = {
   acceptance: [],
   dependencies: [],
   outOfScope: [],
-  parents: [{ id: "T-1", title: "Durable storage", status: "open", soThat: null }],
+  parents: [{ id: "T-1", title: "Durable storage", status: "open", soThat: null, author: "owner" }],
   goal: null,
   recentActivity: [],
 };

@@ -11,10 +11,20 @@ const LIMITS = { activity: 10, shortcuts: 5, parents: 20 };
 /** Journal actions the activity section leaves out: the note or question they point to says it better. */
 const SHOWN_AS_NOTES = new Set(["task.answer"]);
 
-const ref = (task: TaskRecord): TaskRef => ({ id: task.id, title: task.title, status: task.status });
+/** Another task as the brief names it, with its author's display label. */
+const refOf =
+  (label: (id: string) => string) =>
+  (task: TaskRecord): TaskRef => ({
+    id: task.id,
+    title: task.title,
+    status: task.status,
+    author: label(task.createdBy),
+  });
+
+type GoalOf = Omit<NonNullable<BriefTask["goal"]>, "author"> & { createdBy: string };
 
 /** The goal a task serves, through the milestone it was planned as. */
-async function goalOf(tx: Tx, task: TaskRecord): Promise<BriefTask["goal"]> {
+async function goalOf(tx: Tx, task: TaskRecord): Promise<GoalOf | null> {
   if (!task.milestoneId) return null;
   const milestone = await tx.goals.milestone(task.milestoneId);
   const goal = milestone ? await tx.goals.goal(milestone.goalId) : undefined;
@@ -24,6 +34,7 @@ async function goalOf(tx: Tx, task: TaskRecord): Promise<BriefTask["goal"]> {
     .map((proof) => `${proof.name}${proof.description ? `: ${proof.description}` : ""}`);
   return {
     id: goal.id,
+    createdBy: goal.createdBy,
     title: goal.goal,
     successCriteria: [...(goal.outcome ? [goal.outcome] : []), ...proofs],
     constraints: goal.constraints,
@@ -69,15 +80,29 @@ async function activityOf(tx: Tx, task: TaskRecord) {
 }
 
 async function briefTaskOf(tx: Tx, task: TaskRecord): Promise<BriefTask> {
-  const parents: BriefTask["parents"] = [];
+  const parents: TaskRecord[] = [];
   for (let id = task.parentId; id && parents.length < LIMITS.parents; ) {
     const parent = await tx.tasks.byId(id);
     if (!parent) break;
-    parents.push({ ...ref(parent), soThat: parent.soThat || null });
+    parents.push(parent);
     id = parent.parentId;
   }
+  const dependencies = await tx.tasks.dependencies(task.id);
+  const goal = await goalOf(tx, task);
   const activity = await activityOf(tx, task);
-  const label = await authorLabels(tx, [task.createdBy, ...activity.map((entry) => entry.actor)]);
+  const label = await authorLabels(tx, [
+    task.createdBy,
+    ...parents.map((parent) => parent.createdBy),
+    ...dependencies.map((dependency) => dependency.createdBy),
+    ...(goal ? [goal.createdBy] : []),
+    ...activity.map((entry) => entry.actor),
+  ]);
+  const ref = refOf(label);
+  let goalView: BriefTask["goal"] = null;
+  if (goal) {
+    const { createdBy, ...shown } = goal;
+    goalView = { ...shown, author: label(createdBy) };
+  }
   return {
     id: task.id,
     title: task.title,
@@ -94,10 +119,10 @@ async function briefTaskOf(tx: Tx, task: TaskRecord): Promise<BriefTask> {
           : null,
       met: criterion.checked,
     })),
-    dependencies: (await tx.tasks.dependencies(task.id)).map(ref),
+    dependencies: dependencies.map(ref),
     outOfScope: [],
-    parents,
-    goal: await goalOf(tx, task),
+    parents: parents.map((parent) => ({ ...ref(parent), soThat: parent.soThat || null })),
+    goal: goalView,
     recentActivity: activity.map((entry) => ({ ...entry, actor: label(entry.actor) })),
   };
 }

@@ -11,7 +11,8 @@ export interface Authored {
   author: string;
 }
 
-export interface TaskRef {
+/** Another task, named by its title: text its author wrote, shown fenced with who wrote it. */
+export interface TaskRef extends Authored {
   id: string;
   title: string;
   status: string;
@@ -33,6 +34,8 @@ export interface BriefTask extends Authored {
   /** The goal the task serves, when one is linked. */
   goal: {
     id: string;
+    /** Display label of whoever drafted the goal contract. */
+    author: string;
     title: string;
     successCriteria: string[];
     /** Limits the work must respect, and what is explicitly out of the goal's scope. */

@@ -51,7 +51,9 @@ function taskSection(inputs: BriefInputs): Section {
   }
   const parts = [`${task.id} [${task.status}]`, quote(`by ${task.author}`, written.join("\n"))];
   if (task.dependencies.length > 0) {
-    parts.push(`Depends on:\n${quote("task titles", task.dependencies.map(refLine).join("\n"))}`);
+    parts.push(
+      `Depends on:\n${task.dependencies.map((dep) => quote(`${dep.id} by ${dep.author}`, refLine(dep))).join("\n")}`,
+    );
   }
   return { name: "task", title: "Task", body: parts.join("\n"), items: 1, droppable: false, how: "" };
 }
@@ -73,22 +75,32 @@ function roleSection(inputs: BriefInputs): Section | null {
 
 function whySection(inputs: BriefInputs): Section | null {
   const { task } = inputs;
-  const lines: string[] = [];
+  // Each parent and the goal were written by someone: each is quoted with its own author.
+  const quotes: string[] = [];
+  let lines = 0;
   for (const parent of task.parents) {
-    lines.push(`${refLine(parent)}${parent.soThat ? `, so that ${parent.soThat}` : ""}`);
+    quotes.push(
+      quote(
+        `${parent.id} by ${parent.author}`,
+        `${refLine(parent)}${parent.soThat ? `, so that ${parent.soThat}` : ""}`,
+      ),
+    );
+    lines++;
   }
   if (task.goal) {
-    lines.push(`goal ${task.goal.id}: ${task.goal.title}`);
-    for (const criterion of task.goal.successCriteria) lines.push(`- success: ${criterion}`);
-    for (const constraint of task.goal.constraints ?? []) lines.push(`- constraint: ${constraint}`);
-    for (const nonGoal of task.goal.nonGoals ?? []) lines.push(`- non-goal (out of scope): ${nonGoal}`);
+    const goal = [task.goal.title];
+    for (const criterion of task.goal.successCriteria) goal.push(`- success: ${criterion}`);
+    for (const constraint of task.goal.constraints ?? []) goal.push(`- constraint: ${constraint}`);
+    for (const nonGoal of task.goal.nonGoals ?? []) goal.push(`- non-goal (out of scope): ${nonGoal}`);
+    quotes.push(quote(`goal ${task.goal.id} by ${task.goal.author}`, goal.join("\n")));
+    lines += goal.length;
   }
-  if (lines.length === 0) return null;
+  if (quotes.length === 0) return null;
   return {
     name: "why",
     title: "Why",
-    body: quote("parent tasks and goal", lines.join("\n")),
-    items: lines.length,
+    body: quotes.join("\n"),
+    items: lines,
     droppable: true,
     how: "read the parent tasks",
   };
