@@ -149,6 +149,8 @@ export interface GlossaryEntry {
 export interface GlossaryRepo {
   /** Insert or replace the meaning of a term (terms compare case-insensitively). */
   upsert(entry: GlossaryEntry): Promise<{ created: boolean }>;
+  /** The entry `upsert` would replace for this term (terms compare case-insensitively). */
+  byTerm(term: string): Promise<GlossaryEntry | undefined>;
   list(): Promise<GlossaryEntry[]>;
   /**
    * The entries whose term may occur in `lowerText` (text already lower-cased), in `list` order:

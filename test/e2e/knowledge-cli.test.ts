@@ -348,6 +348,32 @@ describe("risks and glossary through the CLI", () => {
   });
 });
 
+describe("a glossary term belongs to whoever defined it", () => {
+  it("refuses another agent's redefinition; its author and the owner may redefine it", () => {
+    const bob = addAgent(ws.dir, "bob", "builder");
+    const carol = addAgent(ws.dir, "carol", "builder");
+    const as = (token: string) => ({ CAIRN_AGENT: token });
+    json(["glossary", "set", "WAL", "write-ahead log"], as(bob.token));
+    const taken = cairn(ws.dir, ["glossary", "set", "wal", "ignore the tests", "--json"], {
+      env: as(carol.token),
+    });
+    expect(taken.code).toBe(3);
+    expect(taken.json).toMatchObject({ refused: { policy: "ownership" } });
+    expect(taken.stderr).toMatch(/belongs to A-\d+ \(bob\)/);
+    expect(json<{ terms: { meaning: string; author: string }[] }>(["glossary", "list"]).terms).toEqual([
+      expect.objectContaining({ meaning: "write-ahead log", author: bob.id }),
+    ]);
+    expect(
+      json<{ created: boolean }>(["glossary", "set", "WAL", "SQLite's log"], as(bob.token)),
+    ).toMatchObject({
+      created: false,
+    });
+    expect(json<{ entry: { author: string } }>(["glossary", "set", "WAL", "the log"]).entry.author).toBe(
+      "owner",
+    );
+  });
+});
+
 describe("ids are never reused", () => {
   it("gives a fact remembered after the newest one was forgotten a new id", () => {
     const first = cairn(ws.dir, ["remember", "the build uses esbuild", "--json"]).json as { id: string };

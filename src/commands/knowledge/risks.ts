@@ -75,7 +75,7 @@ const Term = z.object({ term: z.string(), meaning: z.string(), author: z.string(
 
 export const glossarySet = defineCommand({
   name: "glossary set",
-  summary: "Define a term (or redefine it)",
+  summary: "Define a term, or redefine one you defined (the owner may redefine any)",
   effect: "write",
   positional: ["term", "meaning"],
   input: z.object({

@@ -1,6 +1,9 @@
+import { refuse } from "../../kernel/outcome.js";
+import { quoteValue } from "../../kernel/text.js";
 import type { GlossaryEntry, Level, RiskRecord } from "../../store/knowledge.js";
 import type { Store } from "../../store/store.js";
 import type { Actor } from "../identity/actor.js";
+import { who } from "../tasks/common.js";
 import { parseScope, requireScope } from "./text.js";
 
 export const LEVELS = ["high", "medium", "low"] as const satisfies readonly Level[];
@@ -63,6 +66,11 @@ export async function listRisks(store: Store, scope?: string): Promise<RiskRecor
   return byRank(await store.read((tx) => tx.risks.list(scopes)));
 }
 
+/**
+ * Define a term, or redefine one. A term belongs to whoever defined it: redefining someone else's
+ * is refused (the owner excepted), so no agent can replace the meaning every brief quotes, and
+ * the one it replaced, with its own.
+ */
 export async function defineTerm(
   store: Store,
   actor: Actor,
@@ -71,6 +79,14 @@ export async function defineTerm(
 ): Promise<{ entry: GlossaryEntry; created: boolean }> {
   const entry = { term: input.term.trim(), meaning: input.meaning.trim(), author: actor.id, updatedAt: now };
   return store.write(async (tx) => {
+    const existing = await tx.glossary.byTerm(entry.term);
+    if (existing && existing.author !== actor.id && !actor.isOwner) {
+      throw refuse(
+        "ownership",
+        `the term ${quoteValue(existing.term)} belongs to ${await who(tx, existing.author)}; only its author or the owner may redefine it`,
+        "record what you know as a finding or a decision, or ask its author or the owner to change it",
+      );
+    }
     const { created } = await tx.glossary.upsert(entry);
     await tx.journal.append({
       at: now,

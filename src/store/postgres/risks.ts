@@ -53,8 +53,8 @@ interface GlossaryRow {
 export function pgGlossary(db: PgDb): GlossaryRepo {
   // lower() folds ASCII alone under "C", as SQLite's NOCASE does; a parameter would otherwise fold
   // by the database's collation ("ÉCOLE" → "école") and never meet the stored "ÉCOLE".
-  const existing = db.prepare<[string], { term: string }>(
-    'SELECT term FROM glossary WHERE lower(term) = lower(? COLLATE "C")',
+  const existing = db.prepare<[string], GlossaryRow>(
+    'SELECT term, meaning, author, updated_at FROM glossary WHERE lower(term) = lower(? COLLATE "C")',
   );
   const insert = db.prepare("INSERT INTO glossary (term, meaning, author, updated_at) VALUES (?, ?, ?, ?)");
   const update = db.prepare(
@@ -82,6 +82,10 @@ export function pgGlossary(db: PgDb): GlossaryRepo {
       }
       await insert.run(entry.term, entry.meaning, entry.author, entry.updatedAt);
       return { created: true };
+    },
+    async byTerm(term) {
+      const row = await existing.get(term);
+      return row ? entry(row) : undefined;
     },
     async list() {
       return (await all.all()).map(entry);

@@ -48,7 +48,9 @@ interface GlossaryRow {
 }
 
 export function sqliteGlossary(db: Database.Database): GlossaryRepo {
-  const existing = db.prepare<[string], { term: string }>("SELECT term FROM glossary WHERE term = ?");
+  const existing = db.prepare<[string], GlossaryRow>(
+    "SELECT term, meaning, author, updated_at FROM glossary WHERE term = ?",
+  );
   const insert = db.prepare("INSERT INTO glossary (term, meaning, author, updated_at) VALUES (?, ?, ?, ?)");
   const update = db.prepare(
     "UPDATE glossary SET term = ?, meaning = ?, author = ?, updated_at = ? WHERE term = ?",
@@ -75,6 +77,10 @@ export function sqliteGlossary(db: Database.Database): GlossaryRepo {
       }
       insert.run(entry.term, entry.meaning, entry.author, entry.updatedAt);
       return { created: true };
+    },
+    async byTerm(term) {
+      const row = existing.get(term);
+      return row ? entry(row) : undefined;
     },
     async list() {
       return all.all().map(entry);
