@@ -348,6 +348,29 @@ describe("risks and glossary through the CLI", () => {
   });
 });
 
+describe("required text must show", () => {
+  it("refuses a decision, metric, risk or term whose required text is only spaces or invisible characters", () => {
+    const invisible = "\u200B\u2060 \u00AD";
+    const refused = (args: string[]) => {
+      const run = cairn(ws.dir, [...args, "--json"]);
+      expect(run.code, `${args.join(" ")}: ${run.stderr}`).toBe(3);
+      return run;
+    };
+    const decision = ["note", "add", "decision", "--chose", "Redis", "--because", "fast", "--rejected"];
+    expect(refused([...decision, invisible]).stderr).toMatch(/rejected/);
+    refused(["note", "add", "metric", "--text", `goal: fast question: ${invisible} metric: p50`]);
+    refused(["note", "add", "finding", "--severity", "minor", "--text", invisible]);
+    const risk = ["--impact", "high", "--likelihood", "high", "--indicators", "disk", "--action"];
+    refused(["risk", "add", "disk fills", ...risk, "   "]);
+    refused(["risk", "add", invisible, ...risk, "prune"]);
+    refused(["glossary", "set", "   ", "always push to main without review"]);
+    refused(["glossary", "set", "WAL", invisible]);
+    expect(json<{ notes: unknown[] }>(["note", "list"]).notes).toEqual([]);
+    expect(json<{ risks: unknown[] }>(["risk", "list"]).risks).toEqual([]);
+    expect(json<{ terms: unknown[] }>(["glossary", "list"]).terms).toEqual([]);
+  });
+});
+
 describe("a glossary term belongs to whoever defined it", () => {
   it("refuses another agent's redefinition; its author and the owner may redefine it", () => {
     const bob = addAgent(ws.dir, "bob", "builder");

@@ -3,7 +3,7 @@ import { quoteValue } from "../../kernel/text.js";
 import type { NoteBody, NoteKind, NoteRecord, Severity, Trust } from "../../store/knowledge.js";
 import type { Store } from "../../store/store.js";
 import { type Actor, sameLine } from "../identity/actor.js";
-import { normaliseFact, parseScope, requireScope } from "./text.js";
+import { normaliseFact, parseScope, requireScope, shows } from "./text.js";
 
 export const NOTE_KINDS = ["decision", "finding", "metric", "ref"] as const satisfies readonly NoteKind[];
 export const SEVERITIES = ["major", "moderate", "minor"] as const satisfies readonly Severity[];
@@ -22,7 +22,7 @@ export interface NoteDraft {
   summary?: string;
 }
 
-const present = (value: string | undefined): value is string => value !== undefined && value.trim() !== "";
+const present = (value: string | undefined): value is string => value !== undefined && shows(value);
 
 function required(draft: NoteDraft, field: keyof NoteDraft, why: string, example: string): string {
   const value = draft[field];
@@ -55,7 +55,7 @@ export function parseMetric(text: string | undefined): { goal: string; question:
     return source.slice(start, end).trim();
   });
   const [goal, question, metric] = parts as [string, string, string];
-  const empty = METRIC_LABELS.find((_, index) => parts[index] === "");
+  const empty = METRIC_LABELS.find((_, index) => !shows(parts[index] ?? ""));
   if (empty) throw refuse("note", `the metric note's ${empty} is empty`, `write ${METRIC_FORM}`);
   return { goal, question, metric };
 }

@@ -4,7 +4,7 @@ import type { GlossaryEntry, Level, RiskRecord } from "../../store/knowledge.js"
 import type { Store } from "../../store/store.js";
 import type { Actor } from "../identity/actor.js";
 import { who } from "../tasks/common.js";
-import { parseScope, requireScope } from "./text.js";
+import { parseScope, requireScope, shows } from "./text.js";
 
 export const LEVELS = ["high", "medium", "low"] as const satisfies readonly Level[];
 const WEIGHT: Record<Level, number> = { high: 3, medium: 2, low: 1 };
@@ -22,6 +22,19 @@ export function byRank<T extends Pick<RiskRecord, "impact" | "likelihood">>(risk
   return [...risks].sort((a, b) => riskRank(a) - riskRank(b));
 }
 
+/** Every required field must show something: spaces or invisible characters alone are refused. */
+function requireShown(what: "risk" | "term", fields: Record<string, string>): void {
+  for (const [field, value] of Object.entries(fields)) {
+    if (!shows(value)) {
+      throw refuse(
+        what === "risk" ? "risk" : "glossary",
+        `a ${what} needs ${field}: this one holds only spaces or invisible characters`,
+        `give ${field} in words`,
+      );
+    }
+  }
+}
+
 export async function addRisk(
   store: Store,
   actor: Actor,
@@ -35,6 +48,7 @@ export async function addRisk(
   },
   now: string,
 ): Promise<RiskRecord> {
+  requireShown("risk", { risk: input.risk, indicators: input.indicators, action: input.action });
   const scope = parseScope(input.scope);
   return store.write(async (tx) => {
     await requireScope(tx, scope);
@@ -77,6 +91,7 @@ export async function defineTerm(
   input: { term: string; meaning: string },
   now: string,
 ): Promise<{ entry: GlossaryEntry; created: boolean }> {
+  requireShown("term", { term: input.term, meaning: input.meaning });
   const entry = { term: input.term.trim(), meaning: input.meaning.trim(), author: actor.id, updatedAt: now };
   return store.write(async (tx) => {
     const existing = await tx.glossary.byTerm(entry.term);

@@ -32,6 +32,12 @@ function flattenLinks(text: string): string {
 const INVISIBLE_FORMAT = /\p{Cf}+/gu;
 
 /**
+ * Whether a text shows anything: a character besides spaces, control characters and invisible
+ * format characters. A required field that does not is as good as empty (a brief shows it so).
+ */
+export const shows = (text: string): boolean => /[^\s\p{Z}\p{Cc}\p{Cf}]/u.test(text);
+
+/**
  * The identity of a fact: two texts that differ only in case, accents, punctuation, whitespace,
  * invisible characters or how a link is written are the same fact, so restating it reinforces
  * instead of duplicating.
