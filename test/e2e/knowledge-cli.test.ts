@@ -233,6 +233,16 @@ describe("memory through the CLI", () => {
     expect(ghost.code).toBe(4);
     expect(ghost.stderr).toMatch(/forgotten/);
     expect(json<{ facts: unknown[] }>(["recall", "rate limit"]).facts).toEqual([]);
+    // Its replacement forgotten, the old fact is replaceable again: not sent to a fact that is gone.
+    const again = json<{ old: { superseded_by: string }; fact: { id: string } }>([
+      "supersede",
+      old.id,
+      "The API rate limit is 900 requests per minute",
+    ]);
+    expect(again.old.superseded_by).toBe(again.fact.id);
+    expect(json<{ facts: { id: string }[] }>(["recall", "rate limit"]).facts.map((f) => f.id)).toEqual([
+      again.fact.id,
+    ]);
   });
 
   it("refuses an oversized fact with the limit and what to do instead", () => {

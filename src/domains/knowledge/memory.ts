@@ -189,7 +189,8 @@ export async function supersede(
         `no fact ${quoteValue(input.id)} (it may have been forgotten)`,
         "find the current one with `cairn recall`",
       );
-    if (old.supersededBy) {
+    // Superseded by a fact since forgotten, it is replaceable again: nothing else stands for it.
+    if (old.supersededBy && (await tx.facts.byId(old.supersededBy))) {
       throw conflict(
         `${old.id} was already superseded by ${old.supersededBy}`,
         `supersede ${old.supersededBy} instead`,
