@@ -185,6 +185,30 @@ describe("gathering a brief from the store through the task seam", () => {
     expect(brief.text).toContain(`also recorded as ${workspace.id} (workspace), ${first.id} (task:T-1)`);
   });
 
+  it("says when older decisions or lower findings than it shows exist, however large the budget", async () => {
+    for (let i = 0; i < 21; i++)
+      await addNote(
+        store,
+        builder,
+        { kind: "decision", scope: "workspace", chose: `choice ${i}`, rejected: "other", because: "why" },
+        now(),
+      );
+    for (let i = 0; i < 20; i++)
+      await addNote(store, reviewer, { kind: "finding", text: `finding ${i}`, severity: "minor" }, now());
+    const twenty = await gatherAsBuilder("T-7");
+    expect(twenty.decisions).toHaveLength(20);
+    expect(twenty.findings).toHaveLength(20);
+    const brief = assembleBrief(twenty, 100_000);
+    if (brief.kind !== "ok") throw new Error("expected a brief");
+    expect(brief.cuts).toEqual([]);
+    expect(brief.text).toContain("[older decisions not shown here. Get: `cairn note list --kind decision`]");
+    expect(brief.text).not.toContain("findings not shown here");
+    await addNote(store, reviewer, { kind: "finding", text: "one more", severity: "minor" }, now());
+    const more = assembleBrief(await gatherAsBuilder("T-7"), 100_000);
+    if (more.kind !== "ok") throw new Error("expected a brief");
+    expect(more.text).toContain("[further findings not shown here. Get: `cairn note list --kind finding`]");
+  });
+
   it("refuses an unknown task with not found", async () => {
     await expect(gatherAsBuilder("T-404")).rejects.toMatchObject({ errorKind: "not_found" });
   });

@@ -88,10 +88,12 @@ export async function gatherBriefInputs(
     const shortcuts = source.shortcuts ? await source.shortcuts(tx, options.actor.role) : null;
     // One decision recorded in several of these scopes is shown once: a pool past the limit, so
     // the copies folded away leave room for the decisions after them.
-    const decisions = collapseDecisions(
-      await tx.notes.list({ kinds: ["decision"], scopes: own, limit: LIMITS.decisions * 2 }),
-    ).slice(0, LIMITS.decisions);
-    const findings = await tx.notes.findings(own, LIMITS.findings, parentId);
+    const pool = await tx.notes.list({ kinds: ["decision"], scopes: own, limit: LIMITS.decisions * 2 });
+    const distinct = collapseDecisions(pool);
+    const decisions = distinct.slice(0, LIMITS.decisions);
+    const moreDecisions = distinct.length > LIMITS.decisions || pool.length === LIMITS.decisions * 2;
+    const firstFindings = await tx.notes.findings(own, LIMITS.findings + 1, parentId);
+    const findings = firstFindings.slice(0, LIMITS.findings);
     const risks = byRank(await tx.risks.list(own)).filter((risk) => riskRank(risk) <= TOP_RISK_RANK);
     const lower = text.toLowerCase();
     const occurs = termMatcher(lower);
@@ -152,6 +154,7 @@ export async function gatherBriefInputs(
       facts: facts.map((hit) => ({ id: hit.fact.id, text: hit.fact.text, author: label(hit.fact.author) })),
       shortcuts:
         shortcuts ?? (roleConfig?.shortcuts ?? []).map((shortcut) => ({ text: shortcut, uses: null })),
+      more: { decisions: moreDecisions, findings: firstFindings.length > LIMITS.findings },
     };
   });
 }

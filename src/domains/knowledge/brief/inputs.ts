@@ -120,4 +120,9 @@ export interface BriefInputs {
   findings: BriefFinding[];
   facts: BriefFact[];
   shortcuts: BriefShortcut[];
+  /**
+   * True where the store holds more than the brief takes (its newest decisions, its first
+   * findings): the brief says so, whatever the budget, so a reader knows the list is not all.
+   */
+  more?: { decisions?: boolean; findings?: boolean };
 }

@@ -30,8 +30,11 @@ export const SECTION_ORDER = [
 export type SectionName = (typeof SECTION_ORDER)[number];
 
 /** A droppable section of quoted items that can be shortened by leaving the last ones out. */
-function listSection(name: SectionName, title: string, parts: string[], how: string): Section {
-  return { name, title, body: parts.join("\n"), parts, items: parts.length, droppable: true, how };
+function listSection(name: SectionName, title: string, parts: string[], how: string, more?: string): Section {
+  // What the store holds beyond the list is said under it: not an item, and gone with a cut,
+  // whose own notice says how to get the rest.
+  const body = parts.join("\n") + (more ? `\n[${more} not shown here. Get: ${how}]` : "");
+  return { name, title, body, parts, items: parts.length, droppable: true, how };
 }
 
 const refLine = (ref: TaskRef) => `${ref.id} [${ref.status}] ${ref.title}`;
@@ -134,7 +137,13 @@ function decisionsSection(inputs: BriefInputs): Section | null {
       `chose: ${d.chose}\nrejected: ${d.rejected}\nbecause: ${d.because}`,
     ),
   );
-  return listSection("decisions", "Decisions (newest first)", parts, "`cairn note list --kind decision`");
+  return listSection(
+    "decisions",
+    "Decisions (newest first)",
+    parts,
+    "`cairn note list --kind decision`",
+    inputs.more?.decisions ? "older decisions" : undefined,
+  );
 }
 
 function risksSection(inputs: BriefInputs): Section | null {
@@ -164,6 +173,7 @@ function findingsSection(inputs: BriefInputs): Section | null {
     "Findings (this task, siblings, workspace)",
     parts,
     "`cairn note list --kind finding`",
+    inputs.more?.findings ? "further findings" : undefined,
   );
 }
 
