@@ -7,11 +7,15 @@ import type { Session } from "./context.js";
  * whole family, such as every brief after a note) could touch, and compares what it reads.
  */
 export interface JournalTouch {
-  /** Task and goal ids named by an event's subject or data (`T-12`, `G-3`). */
+  /** Ids named by an event's subject or data: tasks, goals, notes, questions (`T-12`, `G-3`, `N-4`, `Q-2`). */
   ids: Set<string>;
   /** Any board event: the board's counts, holders or open questions may have moved. */
   board: boolean;
-  /** Knowledge changed (notes, facts, risks, glossary, recorded briefs): any brief may differ. */
+  /**
+   * Anything a brief gathers may have changed: besides its task, a brief quotes the workspace's
+   * knowledge, related tasks, the goal its milestone serves, the role's instructions and the
+   * shortcuts. Only a local agent's run-time bookkeeping (heartbeats, runs) leaves briefs as they were.
+   */
   briefs: boolean;
   /** A goal's runs, attempts or evaluators moved: any goal may differ. */
   goals: boolean;
@@ -26,9 +30,11 @@ export interface TouchingEvent {
   data: Record<string, unknown>;
 }
 
-const ID = /\b[TG]-\d+\b/g;
-const KNOWLEDGE = /^(note|fact|risk|glossary|brief)\./;
+/** An id as cairn spells it: a task, goal, note, question... (`T-12`, `N-4`, `RK-2`). */
+const ID = /\b[A-Z]{1,3}-\d+\b/g;
 const GOAL_WORK = /^(goal|run|attempt|evaluator)\./;
+/** A local agent's run-time bookkeeping: nothing a resource shows. */
+const RUN_TIME = /^agent\.(daemon|schedule|run|remediation)/;
 /** Events that add a task or goal to the listed set (open, active, blocked) or take one out. */
 const LISTING = new Set([
   "task.add",
@@ -47,6 +53,16 @@ function collectIds(value: unknown, into: Set<string>, depth = 0): void {
   }
 }
 
+/**
+ * The ids a resource's content shows: a task shows its dependencies, dependents, children,
+ * questions and notes, so an event naming one of them may change it though it never names the task.
+ */
+export function idsShown(content: string): ReadonlySet<string> {
+  const ids = new Set<string>();
+  collectIds(content, ids);
+  return ids;
+}
+
 export function touchOf(events: readonly TouchingEvent[]): JournalTouch {
   const touch: JournalTouch = {
     ids: new Set(),
@@ -61,7 +77,7 @@ export function touchOf(events: readonly TouchingEvent[]): JournalTouch {
     collectIds(event.data, named);
     for (const id of named) touch.ids.add(id);
     if (event.action.startsWith("task.") || [...named].some((id) => id.startsWith("T-"))) touch.board = true;
-    if (KNOWLEDGE.test(event.action)) touch.briefs = true;
+    if (!RUN_TIME.test(event.action)) touch.briefs = true;
     if (GOAL_WORK.test(event.action)) touch.goals = true;
     if (LISTING.has(event.action)) touch.listChanged = true;
     if (event.action === "workspace.import") Object.assign(touch, { board: true, briefs: true, goals: true });
@@ -91,14 +107,24 @@ function journalId(segment: string, canonical: (id: string) => string = (id) => 
   }
 }
 
-/** Whether a `cairn://` resource may read differently after these events (skill files are not journaled). */
-export function mayHaveChanged(uri: string, touch: JournalTouch): boolean {
+/**
+ * Whether a `cairn://` resource may read differently after these events (skill files are not
+ * journaled). `shown` is what its last read showed (`idsShown`): an event about one of those may
+ * change it too.
+ */
+export function mayHaveChanged(
+  uri: string,
+  touch: JournalTouch,
+  shown: ReadonlySet<string> = new Set(),
+): boolean {
   if (touch === TOUCH_ALL) return uri.startsWith("cairn://");
   if (uri === "cairn://board") return touch.board;
   const task = /^cairn:\/\/task\/([^/]+)(\/brief)?$/.exec(uri);
   if (task) {
     const id = journalId(task[1] as string, taskId);
-    return (id !== undefined && touch.ids.has(id)) || (task[2] !== undefined && touch.briefs);
+    if (id !== undefined && touch.ids.has(id)) return true;
+    if (task[2] !== undefined) return touch.briefs;
+    return [...shown].some((other) => touch.ids.has(other));
   }
   const goal = /^cairn:\/\/goal\/([^/]+)$/.exec(uri);
   if (goal) {

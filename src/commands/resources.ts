@@ -105,6 +105,14 @@ const completeGoalIds = completeIds("goal ids");
 
 const json = (value: unknown) => JSON.stringify(value, null, 2);
 
+/**
+ * The board out of `status`: its workspace-wide counters (every journal event, a daemon's
+ * heartbeat included, moves them) are not the board, and a subscriber must hear every change
+ * to what it reads. A refusal is shown whole.
+ */
+const boardOf = (status: Record<string, unknown>) =>
+  status.refused ? status : { workspace: status.workspace, board: status.board };
+
 /** A read that was refused is shown as the refusal: the resource exists, the caller may not have it. */
 const briefText = (out: Record<string, unknown>) => (out.refused ? json(out) : String(out.brief));
 
@@ -128,9 +136,10 @@ export const RESOURCES: readonly ResourceSpec[] = [
     name: "board",
     uri: "cairn://board",
     title: "Task board",
-    description: "Counts by status, who holds what, blocked tasks and open questions.",
+    description:
+      "Counts by status, who holds what, blocked tasks, open questions, stale claims and tasks finished unverified.",
     mimeType: "application/json",
-    read: async (_variables, run) => json(await run("status", {})),
+    read: async (_variables, run) => json(boardOf(await run("status", {}))),
   },
   {
     name: "task",

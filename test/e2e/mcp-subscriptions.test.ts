@@ -4,6 +4,7 @@ import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { channelOf } from "../../src/store/postgres/pg-store.js";
+import { gitWorkspace } from "../helpers/goals.js";
 import { callTool, connectMcp, type McpHandle } from "../helpers/mcp.js";
 import { skillMd, writeTree } from "../helpers/skills.js";
 import {
@@ -237,6 +238,74 @@ describe(`MCP resource subscriptions (${STORE_UNDER_TEST})`, () => {
     // Absence: given the watcher's settling and a few looks' time to show.
     await new Promise((resolve) => setTimeout(resolve, 700));
     expect(ears.heard.slice(since).filter(updated(uri))).toEqual([]);
+  });
+
+  it("hears a change shown inside what it reads: another task's status, a shortcut or goal in a brief, a note's trust", async () => {
+    // A git checkout of its own: a goal's plan needs a base.
+    const home = gitWorkspace();
+    const id = (args: string[]) =>
+      (cairn(home.dir, [...args, "--json"]).json as { task: { id: string } }).task.id;
+    const dep = id(["task", "add", "a dependency"]);
+    const dependent = id(["task", "add", "a dependent", "--depends-on", dep]);
+    const goal = (
+      cairn(home.dir, ["goal", "create", "make the feed honest", "--json"]).json as { goal: { id: string } }
+    ).goal.id;
+    const plan = cairn(home.dir, ["goal", "plan", goal, "--json"]).json as {
+      milestones: { task_id: string }[];
+    };
+    const milestone = plan.milestones[0]?.task_id as string;
+    const finding = (
+      cairn(home.dir, [...note(dependent, "a finding to confirm"), "--json"]).json as { id: string }
+    ).id;
+    const reader = await connectMcp(home.dir);
+    try {
+      const own = listen(reader);
+      const text = async (uri: string) =>
+        ((await reader.client.readResource({ uri })).contents[0] as { text: string }).text;
+      const watched = [
+        `cairn://task/${dependent}`,
+        `cairn://task/${dependent}/brief`,
+        `cairn://task/${dep}`,
+        `cairn://task/${milestone}/brief`,
+        "cairn://board",
+      ];
+      for (const uri of watched) await reader.client.subscribeResource({ uri });
+      /** After a write, every subscribed resource that reads differently has been announced. */
+      const expectHeard = async (write: string[], token?: string) => {
+        const before = new Map<string, string>();
+        for (const uri of watched) before.set(uri, await text(uri));
+        const since = own.heard.length;
+        expect(cairn(home.dir, write, { env: { CAIRN_AGENT: token } }).code, write.join(" ")).toBe(0);
+        const changed: string[] = [];
+        for (const uri of watched) if ((await text(uri)) !== before.get(uri)) changed.push(uri);
+        for (const uri of changed) await own.next(updated(uri), since, 5_000);
+        return changed;
+      };
+      // The dependency's status shows in the dependent's task and brief.
+      expect(await expectHeard(["task", "claim", dep])).toEqual(
+        expect.arrayContaining([`cairn://task/${dependent}`, `cairn://task/${dependent}/brief`]),
+      );
+      // The dependent's status shows in the dependency's list of dependents.
+      expect(await expectHeard(["task", "block", dependent, "--reason", "waiting"])).toContain(
+        `cairn://task/${dep}`,
+      );
+      // Every brief lists the shortcuts; the board is the board and does not move with them.
+      const shortcut = await expectHeard(["shortcut", "add", "lint", "--argv", "true", "--effect", "read"]);
+      expect(shortcut).toContain(`cairn://task/${dependent}/brief`);
+      expect(shortcut).not.toContain("cairn://board");
+      // A milestone's brief says why: the goal's outcome.
+      expect(await expectHeard(["goal", "update", goal, "--outcome", "no missed updates"])).toContain(
+        `cairn://task/${milestone}/brief`,
+      );
+      // A task shows its notes with their trust.
+      const checker = addAgent(home.dir, "checker", "reviewer");
+      expect(await expectHeard(["note", "trust", finding, "confirmed"], checker.token)).toContain(
+        `cairn://task/${dependent}`,
+      );
+    } finally {
+      await reader.close();
+      home.cleanup();
+    }
   });
 
   it("a read-only agent hears what it can read; retired, it hears tools/list_changed and is listed no tools", async () => {

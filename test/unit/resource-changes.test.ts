@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { mayHaveChanged, TOUCH_ALL, touchOf } from "../../src/commands/resource-changes.js";
+import { idsShown, mayHaveChanged, TOUCH_ALL, touchOf } from "../../src/commands/resource-changes.js";
 
 const at = (action: string, subject: string, data: Record<string, unknown> = {}) => ({
   action,
@@ -35,6 +35,33 @@ describe("what a stretch of the journal touched", () => {
     expect(mayHaveChanged("cairn://task/T-2", touch)).toBe(false);
     expect(touch.listChanged).toBe(true);
     expect(mayHaveChanged("skill://demo/SKILL.md", touch)).toBe(false);
+  });
+
+  it("touches a task through the ids its last read showed: a dependency, a dependent, a child, a note", () => {
+    const shown = idsShown(
+      JSON.stringify({
+        task: { id: "T-2" },
+        depends_on: [{ id: "T-1" }],
+        children: [{ id: "T-12" }],
+        notes: [{ id: "N-4" }],
+      }),
+    );
+    expect(mayHaveChanged("cairn://task/T-2", touchOf([at("task.claim", "T-1")]), shown)).toBe(true);
+    expect(mayHaveChanged("cairn://task/T-2", touchOf([at("task.block", "T-12")]), shown)).toBe(true);
+    expect(
+      mayHaveChanged("cairn://task/T-2", touchOf([at("note.trust", "N-4", { trust: "confirmed" })]), shown),
+    ).toBe(true);
+    expect(mayHaveChanged("cairn://task/T-2", touchOf([at("task.claim", "T-3")]), shown)).toBe(false);
+    expect(mayHaveChanged("cairn://task/T-2", touchOf([at("task.claim", "T-1")]))).toBe(false);
+  });
+
+  it("any event but a local agent's run-time bookkeeping touches briefs: shortcuts, goals, roles are quoted there", () => {
+    for (const action of ["shortcut.add", "shortcut.run", "goal.update", "role.add", "task.claim"]) {
+      const touch = touchOf([at(action, "x")]);
+      expect(mayHaveChanged("cairn://task/T-2/brief", touch), action).toBe(true);
+      expect(mayHaveChanged("cairn://task/T-2", touch), action).toBe(false);
+    }
+    expect(mayHaveChanged("cairn://board", touchOf([at("shortcut.add", "lint")]))).toBe(false);
   });
 
   it("goal work touches goals; agent heartbeats touch nothing a client subscribes to", () => {

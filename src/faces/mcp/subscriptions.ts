@@ -10,6 +10,7 @@ import type { Session } from "../../commands/context.js";
 import { dispatch } from "../../commands/dispatch.js";
 import { COMMANDS_BY_NAME } from "../../commands/registry.js";
 import {
+  idsShown,
   type JournalTouch,
   mayHaveChanged,
   TOUCH_ALL,
@@ -42,7 +43,7 @@ const MATCHERS = RESOURCES.map((spec) => ({
 
 /**
  * What the caller reads at a URI, through the same resource specs and commands as
- * `resources/read` (skill files through `skill resource`). Only its digest is kept.
+ * `resources/read` (skill files through `skill resource`). Only its digest and the ids it shows are kept.
  */
 async function readAs(session: Session, uri: string): Promise<unknown> {
   const run = runner(session, uri);
@@ -54,7 +55,16 @@ async function readAs(session: Session, uri: string): Promise<unknown> {
   throw new ResourceNotFoundError(uri, `no resource ${quoteValue(uri)}`);
 }
 
-const digest = (value: unknown) => createHash("sha256").update(JSON.stringify(value)).digest("base64url");
+/** What the feed keeps of a read: its digest, and the ids it showed (an event about one may change it). */
+interface Seen {
+  digest: string;
+  shown: ReadonlySet<string>;
+}
+
+function seen(value: unknown): Seen {
+  const text = typeof value === "string" ? value : JSON.stringify(value);
+  return { digest: createHash("sha256").update(text).digest("base64url"), shown: idsShown(text) };
+}
 
 interface Activity {
   events: { id: number; action: string; subject: string; data: Record<string, unknown> }[];
@@ -71,7 +81,7 @@ interface Activity {
  * it is listed no tools. Looks are debounced, never on a request's path, and stop at close.
  */
 export class ResourceFeed {
-  private readonly subscribed = new Map<string, string>();
+  private readonly subscribed = new Map<string, Seen>();
   private cursor = 0;
   private watching: Promise<void> | undefined;
   private unwatch: (() => void) | undefined;
@@ -146,7 +156,7 @@ export class ResourceFeed {
     await this.start();
     // The baseline is what the caller reads now; an unknown resource fails the subscription.
     const fresh = !this.subscribed.has(uri);
-    this.subscribed.set(uri, digest(await readAs(this.session, uri)));
+    this.subscribed.set(uri, seen(await readAs(this.session, uri)));
     if (fresh && uri.startsWith("skill://")) {
       // A file below its skill's folder is watched from now on; an edit made while the watch was
       // being set up is caught by comparing once it is.
@@ -200,13 +210,13 @@ export class ResourceFeed {
         if (this.closed || this.retired) return;
         const candidate = uri.startsWith("skill://")
           ? skills
-          : touch !== undefined && mayHaveChanged(uri, touch);
+          : touch !== undefined && mayHaveChanged(uri, touch, before.shown);
         if (!candidate) continue;
         const now = await readAs(this.session, uri)
-          .then(digest)
-          .catch((error: Error) => digest({ error: error.message }));
-        // Unsubscribed while it was read: say nothing.
-        if (now === before || this.subscribed.get(uri) !== before) continue;
+          .then(seen)
+          .catch((error: Error) => seen({ error: error.message }));
+        // Unchanged, or unsubscribed (or subscribed afresh) while it was read: say nothing.
+        if (now.digest === before.digest || this.subscribed.get(uri) !== before) continue;
         this.subscribed.set(uri, now);
         void this.server.server.sendResourceUpdated({ uri }).catch(() => {});
       }
