@@ -134,6 +134,22 @@ describe("tool-level faults are isError results that name the field", () => {
     }
   });
 
+  it("answers a flag repeated 100,000 times through cli at once (a usage error), and keeps serving", async () => {
+    const mcp = await connectMcp(ws.dir);
+    try {
+      const started = performance.now();
+      const repeated = Array.from({ length: 100_000 }, () => ["--labels", "a"]).flat();
+      const result = await callTool(mcp, "cli", { argv: ["task", "add", "many labels", ...repeated] });
+      expect(result.structuredContent).toMatchObject({ exit_code: 2 });
+      expect(textOf(result)).toContain("labels holds at most");
+      // Each repeat copied every value gathered before it: minutes of a blocked server.
+      expect(performance.now() - started).toBeLessThan(10_000);
+      expect((await callTool(mcp, "whoami")).isError).toBeFalsy();
+    } finally {
+      await mcp.close();
+    }
+  }, 60_000);
+
   it("returns a refusal as a normal result carrying refused, for a read-only agent's write", async () => {
     const bob = addAgent(ws.dir, "bob", "reviewer", ["--grant", "ro"]);
     const mcp = await connectMcp(ws.dir, { env: { CAIRN_AGENT: bob.token } });

@@ -12,7 +12,17 @@ import { errorJson, escapeControls, type Output, renderOutcome } from "./render.
 /** 128 + SIGINT, what a shell reports for an interrupted command. */
 export const EXIT_CANCELLED = 130;
 
-const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
+/**
+ * A repeated flag gathers its values in one array, grown in place: copying what was gathered at
+ * every repeat made a flag given 100,000 times (through the `cli` tool, say) block for minutes.
+ */
+function gather<T>(value: T, previous: T[] | undefined): T[] {
+  if (previous === undefined) return [value];
+  previous.push(value);
+  return previous;
+}
+
+const collect = (value: string, previous: string[] | undefined) => gather(value, previous);
 
 /** Structured fields (objects, maps) are given as JSON text; a value that is not JSON stays text for the schema to name. */
 function fromJson(value: string): unknown {
@@ -23,10 +33,7 @@ function fromJson(value: string): unknown {
   }
 }
 
-const collectJson = (value: string, previous: unknown[] | undefined) => [
-  ...(previous ?? []),
-  fromJson(value),
-];
+const collectJson = (value: string, previous: unknown[] | undefined) => gather(fromJson(value), previous);
 
 /**
  * What a terminal lends a call: Ctrl-C cancels it (long work kills its children), and progress
