@@ -1,4 +1,5 @@
-import { appendFileSync, existsSync, readFileSync, rmSync, statSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { alive, shellAgent, until, writeAgent } from "../helpers/agents.js";
@@ -267,4 +268,34 @@ describe("local agents over MCP", () => {
     rmSync(join(ws.dir, ".cairn", "agents", "zz-broken"), { recursive: true });
     expect((await mcp.client.listTools()).tools.length).toBeGreaterThan(10);
   });
+});
+
+describe("a catalog file that is not a regular file", () => {
+  it("a FIFO named agent.toml or an evaluator pack is reported, naming the file; the server never waits on it", async () => {
+    const ws = initWorkspace();
+    const env = { DOTAGENT_HOME: join(ws.dir, "no-dotagent") };
+    const folder = join(ws.dir, ".cairn", "agents", "piped");
+    mkdirSync(folder, { recursive: true });
+    const manifest = join(folder, "agent.toml");
+    // Nobody ever writes to it: reading it would block the server for good.
+    execFileSync("mkfifo", [manifest]);
+    const mcp = await connectMcp(ws.dir, { env });
+    try {
+      await expect(mcp.client.listTools()).rejects.toThrow(
+        new RegExp(`${manifest.replaceAll("/", "\\/")}: .*not a regular file`),
+      );
+      rmSync(folder, { recursive: true });
+      expect((await mcp.client.listTools()).tools.length).toBeGreaterThan(10);
+      const packs = join(ws.dir, ".cairn", "evaluators");
+      mkdirSync(packs, { recursive: true });
+      execFileSync("mkfifo", [join(packs, "piped.toml")]);
+      const listed = await callTool(mcp, "cli", { argv: ["eval", "list"] });
+      expect(listed.isError).toBe(true);
+      expect(text(listed)).toContain("piped.toml");
+      expect(text(listed)).toContain("not a regular file");
+    } finally {
+      await mcp.close();
+      ws.cleanup();
+    }
+  }, 30_000);
 });

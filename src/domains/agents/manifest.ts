@@ -1,8 +1,9 @@
 import type * as Crypto from "node:crypto";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import type * as Os from "node:os";
 import { join, resolve } from "node:path";
 import { parse as parseToml } from "smol-toml";
+import { readRegularFile } from "../../kernel/regular-file.js";
 import { homeWorkspace, type Workspace } from "../workspace/discover.js";
 import { type Manifest, manifestSchemas, type Schedule, unknownKeys } from "./manifest-schema.js";
 
@@ -153,11 +154,12 @@ export function loadManifest(path: string): LoadedAgent | ManifestProblem {
     stamp = `${stat.size}:${stat.mtimeNs}:${stat.ino}`;
     const cached = PARSED.get(path);
     if (cached?.stamp === stamp) return cached.result;
-    text = readFileSync(path, "utf8");
+    text = readRegularFile(path);
   } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
     return {
       file: path,
-      reason: `cannot read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      reason: `cannot read: ${code === "ENOTREG" ? "not a regular file" : (code ?? (error as Error).message)}`,
     };
   }
   const result = parseManifest(text, path);

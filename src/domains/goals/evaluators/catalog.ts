@@ -1,7 +1,8 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { usageError } from "../../../kernel/outcome.js";
+import { readRegularFile } from "../../../kernel/regular-file.js";
 import { describeZodIssues } from "../issues.js";
 import { BUILTIN_PACKS } from "./builtin-packs.js";
 import { type EvaluatorDefinition, EvaluatorPack } from "./definition.js";
@@ -45,6 +46,19 @@ export function parsePack(text: string, file: string): EvaluatorDefinition[] {
   return parsed.data.evaluator;
 }
 
+/** A pack's text; one that cannot be read (a FIFO in its place, say) is named like a broken one. */
+function packText(file: string): string {
+  try {
+    return readRegularFile(file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw usageError(
+      `evaluator pack ${file}: cannot read: ${code === "ENOTREG" ? "not a regular file" : (code ?? (error as Error).message)}`,
+      "fix the file and retry",
+    );
+  }
+}
+
 function packFiles(directory: string): string[] {
   if (!existsSync(directory)) return [];
   return readdirSync(directory)
@@ -69,7 +83,7 @@ export function loadCatalog(directories: CatalogDirectories): Map<string, Catalo
   if (directories.workspace !== directories.home) layers.push(["workspace", directories.workspace]);
   for (const [layer, directory] of layers) {
     for (const file of packFiles(directory)) {
-      for (const definition of parsePack(readFileSync(file, "utf8"), file)) {
+      for (const definition of parsePack(packText(file), file)) {
         catalog.set(definition.name, { definition, source: `${layer}:${file}` });
       }
     }
