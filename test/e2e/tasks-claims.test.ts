@@ -206,6 +206,20 @@ describe("claims", () => {
     expect((cairn(ws.dir, ["sweep", "--json"]).json as { released: unknown[] }).released).toEqual([]);
   });
 
+  it("the daemon releases stale claims too, as cairn sweep does, and records why", async () => {
+    writeFileSync(join(ws.dir, ".cairn", "cairn.toml"), "[claims]\nlease_minutes = 0.02\n");
+    const bob = addAgent(ws.dir, "bob", "builder");
+    cairn(ws.dir, ["task", "add", "bob's"]);
+    cairn(ws.dir, ["task", "claim", "T-1"], as(bob.token));
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const once = cairn(ws.dir, ["daemon", "--once", "--json"]);
+    expect(once.code, once.stderr).toBe(0);
+    expect((once.json as { swept: { task: string; why: string }[] }).swept).toEqual([
+      { task: "T-1", why: expect.stringMatching(/bob.*made no call since/) },
+    ]);
+    expect(taskOf("T-1")).toMatchObject({ status: "open", owner: null });
+  });
+
   it("sweeps claims of silent agents, records why, and status shows it; a call renews the lease", async () => {
     writeFileSync(join(ws.dir, ".cairn", "cairn.toml"), "[claims]\nlease_minutes = 0.05\n");
     const bob = addAgent(ws.dir, "bob", "builder");

@@ -1,6 +1,7 @@
 import { Daemon } from "../../domains/agents/daemon-loop.js";
 import { audit } from "../../domains/audit/record.js";
 import { guard } from "../../domains/identity/guard.js";
+import { sweep } from "../../domains/tasks/claims.js";
 import { killAllChildren } from "../../kernel/child.js";
 import { describeError, EXIT_CODES, exitCodeOf, outcomeFromThrown } from "../../kernel/outcome.js";
 import type { Session } from "../context.js";
@@ -28,6 +29,8 @@ export async function startDaemon(session: Session, args: readonly string[]): Pr
       env: ctx.env,
       actorId: ctx.actor.id,
       log,
+      sweepClaims: async () =>
+        (await sweep(ctx.store, ctx.config, ctx.actor, ctx.now())).map(({ task, why }) => ({ task, why })),
       auditRun: (run) =>
         audit(ctx, run.status === "ok" ? "info" : "notice", "agent.run", {
           run: run.id,

@@ -72,6 +72,8 @@ export interface DaemonOptions {
   zone?: string;
   log: (line: string) => void;
   auditRun?: (run: AgentRunRecord) => void;
+  /** Release stale claims (`cairn sweep`'s rule); called on every pass of the loop. */
+  sweepClaims?: () => Promise<{ task: string; why: string }[]>;
 }
 
 /** The scheduler's loop: tick, sleep until the next event or a wake-up, until stopped. */
@@ -116,6 +118,17 @@ export class Daemon {
     });
   }
 
+  /** Stale claims go back to the board; a failure is logged, never stopping the scheduler. */
+  private async sweep(): Promise<{ task: string; why: string }[]> {
+    if (!this.options.sweepClaims) return [];
+    try {
+      return await this.options.sweepClaims();
+    } catch (error) {
+      this.options.log(`sweeping claims failed: ${(error as Error).message}`);
+      return [];
+    }
+  }
+
   private async beat(report: TickReport): Promise<void> {
     const at = this.now().toISOString();
     const beat: DaemonBeat = {
@@ -147,6 +160,7 @@ export class Daemon {
       );
       const report = await this.tick(false);
       await Promise.all(this.supervised.values());
+      report.swept = await this.sweep();
       // What it dispatched has ended: the next event is the one after those runs.
       report.next_event_at = (await this.tick(true)).next_event_at;
       await this.beat(report);
@@ -173,6 +187,7 @@ export class Daemon {
           this.options.log(`dispatch ${run.agent}/${run.schedule} attempt ${run.attempt}/${run.of}`);
         for (const mark of report.marked)
           this.options.log(`${mark.agent}/${mark.schedule}: window ${mark.window_at} ${mark.mark}`);
+        for (const swept of await this.sweep()) this.options.log(`released ${swept.task}: ${swept.why}`);
         await this.beat(report);
         await this.sleep(report.next_event_at);
       }

@@ -31,6 +31,8 @@ export interface TickReport {
   waiting: { agent: string; schedule: string; retry_at: string }[];
   next_event_at: string | null;
   problems: ManifestProblem[];
+  /** Claims released for their agent's silence (or retirement), as `cairn sweep` would. */
+  swept?: { task: string; why: string }[];
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
