@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cairn, initWorkspace } from "../helpers/workspace.js";
+import { addAgent, cairn, initWorkspace } from "../helpers/workspace.js";
 
 let ws: { dir: string; cleanup: () => void };
 beforeEach(() => {
@@ -153,6 +153,41 @@ describe("verify commands run by cairn", () => {
     cairn(ws.dir, ["task", "check", "T-1", "--n", "2"]);
     writeFileSync(join(ws.dir, "lint.ok"), "");
     expect(cairn(ws.dir, ["task", "finish", "T-1"]).code).toBe(0);
+  });
+
+  it("a shortcut the checking agent defined itself verifies neither its criteria nor the definition of done", () => {
+    writeFileSync(join(ws.dir, ".cairn", "cairn.toml"), '[done]\nshortcuts = ["gate"]\n');
+    const bob = addAgent(ws.dir, "bob", "builder");
+    const as = { env: { CAIRN_AGENT: bob.token } };
+    cairn(ws.dir, [
+      "task",
+      "add",
+      "t",
+      "--criteria",
+      "plain",
+      "--criteria",
+      '{"text":"tests pass","shortcut":"tests"}',
+    ]);
+    cairn(ws.dir, ["task", "claim", "T-1"], as);
+    // Neither named shortcut exists yet: bob defines both to succeed.
+    expect(cairn(ws.dir, ["shortcut", "add", "gate", "--argv", "true", "--effect", "read"], as).code).toBe(0);
+    expect(cairn(ws.dir, ["shortcut", "add", "tests", "--argv", "true", "--effect", "read"], as).code).toBe(
+      0,
+    );
+    const check = cairn(ws.dir, ["task", "check", "T-1", "--n", "2", "--json"], as);
+    expect(check.code).toBe(3);
+    expect(check.json).toMatchObject({ refused: { policy: "shortcut" } });
+    cairn(ws.dir, ["task", "check", "T-1", "--n", "1"], as);
+    const finish = cairn(ws.dir, ["task", "finish", "T-1", "--json"], as);
+    expect(finish.code).toBe(3);
+    expect(finish.stderr).toContain("criterion 2 unchecked");
+    expect(finish.stderr).toMatch(/shortcut gate cannot run \(.*bob/);
+    // Defined by someone else (here the owner), they verify.
+    expect(cairn(ws.dir, ["shortcut", "add", "gate2", "--argv", "true", "--effect", "read"]).code).toBe(0);
+    writeFileSync(join(ws.dir, ".cairn", "cairn.toml"), '[done]\nshortcuts = ["gate2"]\n');
+    cairn(ws.dir, ["task", "criterion", "T-1", "--text", "owner's check", "--shortcut", "gate2"], as);
+    const third = cairn(ws.dir, ["task", "check", "T-1", "--n", "3", "--json"], as);
+    expect(third.code, third.stderr).toBe(0);
   });
 
   it("lets only the owner tick criteria", () => {

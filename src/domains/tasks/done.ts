@@ -3,7 +3,7 @@ import { type ProgressSink, type RunProgress, runProgress } from "../../kernel/p
 import type { Store, Tx } from "../../store/store.js";
 import type { CriterionRecord, Evidence, TaskRecord } from "../../store/tasks.js";
 import { milestoneGateIn } from "../goals/task-link.js";
-import type { Actor } from "../identity/actor.js";
+import { type Actor, sameLine } from "../identity/actor.js";
 import { taskScope } from "../knowledge/text.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
 import { journal, loadTask, requireActiveAgent, who } from "./common.js";
@@ -50,7 +50,21 @@ async function commandFor(
   store: Store,
 ): Promise<{ argv: string[]; definition?: Evidence["shortcut"] }> {
   if (criterion.verify) return { argv: criterion.verify };
-  const shortcut = await store.read((tx) => findShortcut(tx, verifier.config, criterion.shortcut as string));
+  const { actor } = verifier;
+  const { shortcut, ownLine } = await store.read(async (tx) => {
+    const found = await findShortcut(tx, verifier.config, criterion.shortcut as string);
+    const own = found.source === "store" && !actor.isOwner && (await sameLine(tx, actor, found.addedBy));
+    return { shortcut: found, ownLine: own ? await who(tx, found.addedBy) : undefined };
+  });
+  // A name a criterion or the definition of done trusts is not the checker's to fill: bob
+  // defining a missing `gate` (or redefining his own `tests`) as `true` would tick anything.
+  if (ownLine) {
+    throw refuse(
+      "shortcut",
+      `shortcut ${shortcut.name} was defined by ${ownLine}, of ${actor.name}'s own line; it cannot verify ${actor.name}'s work`,
+      "verify with a shortcut from cairn.toml or one the owner or another agent defined; ask the owner to define it",
+    );
+  }
   if (shortcut.effect === "destructive") {
     throw refuse(
       "shortcut",
