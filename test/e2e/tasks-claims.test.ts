@@ -174,6 +174,22 @@ describe("claims", () => {
     expect(taskOf("T-1")).toMatchObject({ status: "active", owner: bob.id });
   });
 
+  it("an agent retired while its check runs records nothing: the tick is refused when the command ends", async () => {
+    const bob = addAgent(ws.dir, "bob", "builder");
+    cairn(ws.dir, ["task", "add", "t", "--criteria", '{"text":"slow","verify":["sleep","2"]}']);
+    cairn(ws.dir, ["task", "claim", "T-1"], as(bob.token));
+    const check = cairnAsync(ws.dir, ["task", "check", "T-1", "--all", "--json"], as(bob.token));
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(cairn(ws.dir, ["agent", "retire", "bob"]).code).toBe(0);
+    const out = await check;
+    expect(out.code, out.stdout).toBe(3);
+    expect(out.json).toMatchObject({ refused: { policy: "identity" } });
+    const shown = cairn(ws.dir, ["task", "show", "T-1", "--json"]).json as {
+      criteria: { checked: boolean }[];
+    };
+    expect(shown.criteria[0]?.checked).toBe(false);
+  });
+
   it("a non-owner's finish becomes a proposal event for the owner", () => {
     const bob = addAgent(ws.dir, "bob", "builder");
     const eve = addAgent(ws.dir, "eve", "builder");

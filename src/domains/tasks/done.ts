@@ -185,6 +185,8 @@ export async function checkTask(
   }
   return store.write(async (tx) => {
     const now = verifier.now();
+    // Retired while its commands ran: what they showed is no longer this agent's to record.
+    await requireActiveAgent(tx, actor);
     const current = await loadTask(tx, task.id);
     await requireOwnerOf(tx, current, actor, "check its criteria");
     for (const result of results) {
