@@ -221,6 +221,24 @@ describe("a claim's gate cannot be lifted by the agent it stops", () => {
     expect(cairn(ws.dir, ["task", "drop", first]).code).toBe(0);
   });
 
+  it("claiming a dependency does not make it the claimer's to drop: claim T-1, drop it, claim T-2 is refused", () => {
+    const sly = agent("sly", "lead");
+    const first = newTask("the groundwork");
+    const second = newTask("what needs it", ["--depends-on", first]);
+    expect(cairn(ws.dir, ["task", "claim", first], as(sly.token)).code).toBe(0);
+    const drop = cairn(ws.dir, ["task", "drop", first, "--reason", "not needed", "--json"], as(sly.token));
+    expect(drop.code).toBe(3);
+    expect(drop.json).toMatchObject({ refused: { policy: "ownership" } });
+    expect((drop.json as { refused: { next: string } }).refused.next).toContain("release");
+    expect(json<{ task: { status: string } }>(["task", "show", first]).task.status).toBe("active");
+    expect(cairn(ws.dir, ["task", "claim", second], as(sly.token)).code).toBe(3);
+    // Its own task it may drop while holding it; the owner may drop any.
+    const own = json<{ task: { id: string } }>(["task", "add", "sly's own"], sly.token).task.id;
+    expect(cairn(ws.dir, ["task", "claim", own], as(sly.token)).code).toBe(0);
+    expect(cairn(ws.dir, ["task", "drop", own], as(sly.token)).code).toBe(0);
+    expect(cairn(ws.dir, ["task", "drop", first]).code).toBe(0);
+  });
+
   it("a block or a drop on a task no one holds is put and lifted by its author or the owner, not by an agent it stops", () => {
     const eager = agent("eager", "lead");
     const planner = agent("planner2", "lead");

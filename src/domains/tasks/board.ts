@@ -16,7 +16,15 @@ import { taskScope } from "../knowledge/text.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
 import { ASKS_SHOWN } from "./asks.js";
 import { requireWipRoom } from "./claims.js";
-import { journal, loadTask, parseEstimate, requireHolder, requirePlanAuthority, taskId } from "./common.js";
+import {
+  journal,
+  loadTask,
+  parseEstimate,
+  requireHolder,
+  requirePlanAuthority,
+  taskId,
+  who,
+} from "./common.js";
 import { type CriterionInput, toCriterion } from "./criteria.js";
 
 export interface AddTaskRequest {
@@ -309,6 +317,15 @@ export async function dropTask(
   return store.write(async (tx) => {
     const task = await loadTask(tx, raw);
     await requirePlanAuthority(tx, task, actor, "drop");
+    // Holding a task is doing it, not deciding it is unwanted: claim T-1, drop it, and T-2's
+    // dependency on it was gone. Its author or the owner drops it; its holder may release it.
+    if (task.owner && !actor.isOwner && task.createdBy !== actor.id) {
+      throw refuse(
+        "ownership",
+        `${task.id} was written by ${await who(tx, task.createdBy)}; only its author or the workspace owner may drop it`,
+        `release it (\`cairn task release ${task.id}\`) or ask why it is wanted (\`cairn ask ${task.id} "your reason"\`)`,
+      );
+    }
     if (FINAL.includes(task.status)) throw conflict(`${task.id} is already ${task.status}`);
     await tx.tasks.update(
       task.id,
