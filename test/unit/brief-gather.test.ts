@@ -209,6 +209,35 @@ describe("gathering a brief from the store through the task seam", () => {
     expect(more.text).toContain("[further findings not shown here. Get: `cairn note list --kind finding`]");
   });
 
+  it("tells a child what is out of scope for every role of its line, not its own role's alone", async () => {
+    const lined = WorkspaceConfig.parse({
+      roles: {
+        lead: { out_of_scope: ["secrets/**"], child_roles: ["builder"] },
+        builder: { summary: "implements tasks", out_of_scope: ["vendor/**"] },
+      },
+    });
+    // A builder minted by a lead: it claims nothing tracing into secrets/, so its brief says so.
+    const child = {
+      id: "A-3",
+      name: "kid",
+      role: "builder",
+      grant: "rw" as const,
+      isOwner: false,
+      parentId: "A-1",
+      lineage: [
+        { id: "A-3", role: "builder" },
+        { id: "A-1", role: "lead" },
+      ],
+    };
+    const inputs = await gatherBriefInputs(store, source, {
+      actor: child,
+      config: lined,
+      taskId: "T-7",
+      now: now(),
+    });
+    expect(inputs.role?.outOfScope).toEqual(["vendor/**", "secrets/**"]);
+  });
+
   it("refuses an unknown task with not found", async () => {
     await expect(gatherAsBuilder("T-404")).rejects.toMatchObject({ errorKind: "not_found" });
   });

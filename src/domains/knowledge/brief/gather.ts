@@ -4,6 +4,7 @@ import type { NoteRecord } from "../../../store/knowledge.js";
 import type { Store } from "../../../store/store.js";
 import type { Actor } from "../../identity/actor.js";
 import { authorLabels } from "../../identity/labels.js";
+import { rolesOf } from "../../tasks/scope.js";
 import type { WorkspaceConfig } from "../../workspace/config.js";
 import { recallIn } from "../memory.js";
 import { decisionKey } from "../notes.js";
@@ -106,16 +107,22 @@ export async function gatherBriefInputs(
       ...facts.map((f) => f.fact.author),
     ]);
     const roleConfig = options.config.roles[options.actor.role];
+    // A child acts within every role of its line: what any of them puts out of scope binds it.
+    const line = rolesOf(options.config, options.actor).map(({ role }) => role);
+    const outOfScope = [
+      ...new Set([roleConfig?.out_of_scope ?? [], ...line.map((role) => role.out_of_scope)].flat()),
+    ];
     return {
       task,
-      role: roleConfig
-        ? {
-            name: options.actor.role,
-            summary: roleConfig.summary,
-            instructions: roleConfig.instructions,
-            outOfScope: roleConfig.out_of_scope,
-          }
-        : null,
+      role:
+        roleConfig || outOfScope.length > 0
+          ? {
+              name: options.actor.role,
+              summary: roleConfig?.summary ?? "",
+              instructions: roleConfig?.instructions ?? "",
+              outOfScope,
+            }
+          : null,
       decisions: decisions.flatMap(({ note, also }) =>
         note.body.kind === "decision"
           ? [
