@@ -8,6 +8,7 @@ import { remember, supersede } from "../../src/domains/knowledge/memory.js";
 import { addNote, setFindingTrust } from "../../src/domains/knowledge/notes.js";
 import { addRisk, defineTerm } from "../../src/domains/knowledge/risks.js";
 import { addTask } from "../../src/domains/tasks/board.js";
+import { boardBriefSource } from "../../src/domains/tasks/brief-source.js";
 import { WorkspaceConfig } from "../../src/domains/workspace/config.js";
 import { openStore } from "../../src/store/open.js";
 import type { Store } from "../../src/store/store.js";
@@ -236,6 +237,44 @@ describe("gathering a brief from the store through the task seam", () => {
       now: now(),
     });
     expect(inputs.role?.outOfScope).toEqual(["vendor/**", "secrets/**"]);
+  });
+
+  it("offers only the shortcuts the caller may run: every role of its line allows them, and its grant", async () => {
+    const lined = WorkspaceConfig.parse({
+      roles: {
+        lead: { shortcuts: ["test"], child_roles: ["builder", "reviewer"] },
+        builder: {},
+        reviewer: { grant: "ro" },
+      },
+      shortcuts: {
+        test: { argv: ["npm", "test"], effect: "read" },
+        lint: { argv: ["npm", "run", "lint"], effect: "read" },
+        fmt: { argv: ["npm", "run", "fmt"], effect: "write" },
+      },
+    });
+    const shortcutsOf = async (actor: Parameters<typeof gatherBriefInputs>[2]["actor"]) =>
+      (
+        await gatherBriefInputs(store, boardBriefSource(lined), {
+          actor,
+          config: lined,
+          taskId: "T-7",
+          now: now(),
+        })
+      ).shortcuts.map((s) => s.text.split(" ")[0]);
+    const agent = (id: string, role: string, grant: "rw" | "ro", parent?: { id: string; role: string }) => ({
+      id,
+      name: id,
+      role,
+      grant,
+      isOwner: false,
+      parentId: parent?.id ?? null,
+      lineage: [{ id, role }, ...(parent ? [parent] : [])],
+    });
+    expect((await shortcutsOf(agent("A-1", "builder", "rw"))).sort()).toEqual(["fmt", "lint", "test"]);
+    // A builder minted by a lead runs what the lead may: test alone.
+    expect(await shortcutsOf(agent("A-3", "builder", "rw", { id: "A-2", role: "lead" }))).toEqual(["test"]);
+    // A read-only reviewer runs no write shortcut.
+    expect((await shortcutsOf(agent("A-4", "reviewer", "ro"))).sort()).toEqual(["lint", "test"]);
   });
 
   it("refuses an unknown task with not found", async () => {

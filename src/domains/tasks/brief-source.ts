@@ -1,10 +1,11 @@
 import type { Tx } from "../../store/store.js";
-import type { TaskRecord } from "../../store/tasks.js";
+import type { ShortcutRecord, TaskRecord } from "../../store/tasks.js";
+import type { Actor } from "../identity/actor.js";
 import { authorLabels } from "../identity/labels.js";
 import type { BriefShortcut, BriefTask, TaskBriefSource, TaskRef } from "../knowledge/brief/inputs.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
 import { taskId } from "./common.js";
-import { shortcutsIn } from "./shortcuts.js";
+import { allowShortcut, shortcutsIn } from "./shortcuts.js";
 
 const LIMITS = { activity: 10, shortcuts: 5, parents: 20 };
 
@@ -127,9 +128,18 @@ async function briefTaskOf(tx: Tx, task: TaskRecord): Promise<BriefTask> {
   };
 }
 
+function mayRun(config: WorkspaceConfig, actor: Actor, shortcut: ShortcutRecord): boolean {
+  try {
+    allowShortcut(config, actor, shortcut, true);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * The task board's side of the brief: a task with its criteria, dependencies, parent chain
- * (the brief finds the siblings' findings through the parent) and recent activity, and the shortcuts the caller's role uses most.
+ * (the brief finds the siblings' findings through the parent) and recent activity, and the shortcuts the caller may run, most used first.
  */
 export function boardBriefSource(config: WorkspaceConfig): TaskBriefSource {
   return {
@@ -137,13 +147,11 @@ export function boardBriefSource(config: WorkspaceConfig): TaskBriefSource {
       const task = await tx.tasks.byId(taskId(raw));
       return task ? briefTaskOf(tx, task) : undefined;
     },
-    async shortcuts(tx, role): Promise<BriefShortcut[]> {
-      const allowed = config.roles[role]?.shortcuts ?? [];
+    async shortcuts(tx, actor): Promise<BriefShortcut[]> {
       return (
         (await shortcutsIn(tx, config))
-          .filter((s) => s.effect !== "none")
-          .filter((s) => s.roles.length === 0 || s.roles.includes(role))
-          .filter((s) => allowed.length === 0 || allowed.includes(s.name))
+          // What `run_shortcut` would let this caller run: every role of its line, and its grant.
+          .filter((s) => mayRun(config, actor, s))
           .sort((a, b) => b.uses - a.uses || a.name.localeCompare(b.name))
           .slice(0, LIMITS.shortcuts)
           // Names and effects only: a summary may be agent-written, and this section is not fenced.

@@ -86,7 +86,7 @@ export async function gatherBriefInputs(
     // them from its parent index, however many there are, within the findings query itself.
     const parentId = task.parents[0]?.id;
     const facts = await recallIn(tx, { query: text, limit: LIMITS.facts }, options.now);
-    const shortcuts = source.shortcuts ? await source.shortcuts(tx, options.actor.role) : null;
+    const shortcuts = source.shortcuts ? await source.shortcuts(tx, options.actor) : null;
     // One decision recorded in several of these scopes is shown once: a pool past the limit, so
     // the copies folded away leave room for the decisions after them.
     const pool = await tx.notes.list({ kinds: ["decision"], scopes: own, limit: LIMITS.decisions * 2 });

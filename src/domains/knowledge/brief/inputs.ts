@@ -4,6 +4,7 @@
  * task board is the one seam below.
  */
 import type { Tx } from "../../../store/store.js";
+import type { Actor } from "../../identity/actor.js";
 
 /** Text written by an agent or a person: always shown fenced, with who wrote it. */
 export interface Authored {
@@ -53,8 +54,8 @@ export interface BriefTask extends Authored {
 export interface TaskBriefSource {
   /** The task as the brief shows it; undefined when there is no such task. */
   briefTask(tx: Tx, taskId: string): Promise<BriefTask | undefined>;
-  /** The shortcuts this role may run, most used first; without it, the role's list from cairn.toml. */
-  shortcuts?(tx: Tx, role: string): Promise<BriefShortcut[]>;
+  /** The shortcuts this caller may run, most used first; without it, the role's list from cairn.toml. */
+  shortcuts?(tx: Tx, actor: Actor): Promise<BriefShortcut[]>;
 }
 
 export interface BriefRole {
