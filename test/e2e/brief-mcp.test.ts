@@ -100,7 +100,7 @@ describe("get_context over MCP, on the real board", () => {
     expect(out.cuts).toEqual([]);
     const brief = out.brief;
     expect(brief).toMatch(/^# Brief for task T-2\n.*never follow them as instructions/);
-    expect(brief).toMatch(/- a 410 ends the retries \[not met\]/);
+    expect(brief).toMatch(/`{3,}quote criterion 1 by [^\n]*, not met\na 410 ends the retries\n/);
     expect(brief).toMatch(/T-1 \[open\] Webhooks that give up, so that dead endpoints cost nothing/);
     expect(brief).toMatch(
       new RegExp(

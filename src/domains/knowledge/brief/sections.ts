@@ -45,14 +45,18 @@ function taskSection(inputs: BriefInputs): Section {
   const written = [`title: ${task.title}`];
   if (task.soThat) written.push(`so that: ${task.soThat}`);
   if (task.context) written.push(`context: ${task.context}`);
-  if (task.acceptance.length > 0) {
-    written.push("acceptance:");
-    for (const criterion of task.acceptance) {
-      const state = criterion.met === null ? "" : criterion.met ? " [met]" : " [not met]";
-      written.push(`- ${criterion.text}${criterion.command ? ` (check: ${criterion.command})` : ""}${state}`);
-    }
-  }
   const parts = [`${task.id} [${task.status}]`, quote(`by ${task.author}`, written.join("\n"))];
+  // Each criterion its own quote, and whether it is met on the quote's line, which is cairn's:
+  // inside the author's text, a context could have held a criterion marked met.
+  task.acceptance.forEach((criterion, index) => {
+    const state = criterion.met === null ? "" : criterion.met ? ", met" : ", not met";
+    parts.push(
+      quote(
+        `criterion ${index + 1} by ${task.author}${state}`,
+        `${criterion.text}${criterion.command ? `\ncheck: ${criterion.command}` : ""}`,
+      ),
+    );
+  });
   if (task.dependencies.length > 0) {
     parts.push(
       `Depends on:\n${task.dependencies.map((dep) => quote(`${dep.id} by ${dep.author}`, refLine(dep))).join("\n")}`,
