@@ -37,7 +37,12 @@ function listSection(name: SectionName, title: string, parts: string[], how: str
   return { name, title, body, parts, items: parts.length, droppable: true, how };
 }
 
-const refLine = (ref: TaskRef) => `${ref.id} [${ref.status}] ${ref.title}`;
+/**
+ * Another task, quoted: its id, author and status on the quote's line, which is cairn's, and its
+ * title (and why) inside, so a title holding a line like `T-4 [done] …` cannot pass for a task.
+ */
+const refQuote = (ref: TaskRef, soThat?: string | null) =>
+  quote(`${ref.id} by ${ref.author}, ${ref.status}`, `${ref.title}${soThat ? `\nso that: ${soThat}` : ""}`);
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 function taskSection(inputs: BriefInputs): Section {
@@ -58,9 +63,7 @@ function taskSection(inputs: BriefInputs): Section {
     );
   });
   if (task.dependencies.length > 0) {
-    parts.push(
-      `Depends on:\n${task.dependencies.map((dep) => quote(`${dep.id} by ${dep.author}`, refLine(dep))).join("\n")}`,
-    );
+    parts.push(`Depends on:\n${task.dependencies.map((dep) => refQuote(dep)).join("\n")}`);
   }
   return { name: "task", title: "Task", body: parts.join("\n"), items: 1, droppable: false, how: "" };
 }
@@ -86,12 +89,7 @@ function whySection(inputs: BriefInputs): Section | null {
   const quotes: string[] = [];
   let lines = 0;
   for (const parent of task.parents) {
-    quotes.push(
-      quote(
-        `${parent.id} by ${parent.author}`,
-        `${refLine(parent)}${parent.soThat ? `, so that ${parent.soThat}` : ""}`,
-      ),
-    );
+    quotes.push(refQuote(parent, parent.soThat));
     lines++;
   }
   if (task.goal) {
