@@ -67,4 +67,20 @@ describe.each(contractStores("long"))("long values store contract: $name", ({ cr
     expect(await found("yankee")).toEqual([text]);
     expect(await found("0yankee")).toEqual([]);
   });
+
+  it("a topic holding U+0000 (or a backslash before u0000) leaves topics and topic filters working for every fact", async () => {
+    const topics = ["nul\u0000topic", "back\\u0000slash", "plain"];
+    for (const [i, topic] of topics.entries()) {
+      const text = `topical fact ${i}`;
+      await write(async (tx) => tx.facts.insert({ text, norm: text, topics: [topic], author: "owner" }, AT));
+    }
+    const listed = (await store.read((tx) => tx.facts.topics())).map((entry) => entry.topic);
+    for (const topic of topics) expect(listed).toContain(topic);
+    for (const [i, topic] of topics.entries()) {
+      const hits = await store.read((tx) => tx.facts.search({ terms: ["topical"], topic, limit: 10 }));
+      expect(hits.map((hit) => hit.fact.text)).toEqual([`topical fact ${i}`]);
+      const recent = await store.read((tx) => tx.facts.search({ terms: [], topic, limit: 10 }));
+      expect(recent.map((hit) => hit.fact.text)).toEqual([`topical fact ${i}`]);
+    }
+  });
 });

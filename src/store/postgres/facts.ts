@@ -29,7 +29,14 @@ export function tsqueryOf(term: string): string | null {
   return words ? words.map((word) => `'${word}'`).join(" <-> ") : null;
 }
 
-const TOPIC = "(@topic::text IS NULL OR f.topics::jsonb @> jsonb_build_array(@topic::text))";
+/**
+ * A fact's topics as jsonb. PostgreSQL's jsonb refuses the escape \u0000 (JSON.stringify writes a
+ * U+0000 of a topic that way), which failed `topics` for the whole workspace once one fact held
+ * such a topic: each escaped NUL (one not itself escaped: an even run of backslashes before it)
+ * becomes the text store's own escape (see encodeText), which reads back as U+0000.
+ */
+const TOPICS_JSONB = `regexp_replace(f.topics, '(?<!\\\\)((?:\\\\\\\\)*)\\\\u0000', '\\1' || chr(57344) || '0', 'g')::jsonb`;
+const TOPIC = `(@topic::text IS NULL OR ${TOPICS_JSONB} @> jsonb_build_array(@topic::text))`;
 
 export function pgFacts(db: PgDb): FactsRepo {
   // The short id, the row and its read-back in one statement (one round trip, not three).
@@ -157,7 +164,7 @@ export function pgFacts(db: PgDb): FactsRepo {
   // A topic taken out of the JSON carries the database's default collation, not the columns' "C":
   // ties are ordered by bytes explicitly, as SQLite orders them.
   const topics = db.prepare<[], { topic: string; count: number }>(
-    `SELECT t.topic, COUNT(*) AS count FROM facts f, jsonb_array_elements_text(f.topics::jsonb) AS t(topic)
+    `SELECT t.topic, COUNT(*) AS count FROM facts f, jsonb_array_elements_text(${TOPICS_JSONB}) AS t(topic)
      WHERE f.superseded_by IS NULL GROUP BY t.topic ORDER BY count DESC, t.topic COLLATE "C"`,
   );
 

@@ -32,10 +32,11 @@ export function ftsExpression(terms: readonly string[], join: "OR" | "AND" = "OR
 
 /**
  * Narrow an expression to facts whose topics column holds this topic's words. The exact topic is
- * checked again on the rows; a topic without words (`---`) is left to that check alone.
+ * checked again on the rows; a topic without words (`---`) is left to that check alone, and so is
+ * one holding U+0000 (it ends an FTS5 string, and the column indexes it as JSON's \u0000).
  */
 const withTopic = (expression: string, topic: string | undefined) =>
-  topic === undefined || !/[\p{L}\p{N}]/u.test(topic)
+  topic === undefined || !/[\p{L}\p{N}]/u.test(topic) || topic.includes("\u0000")
     ? expression
     : `{topics} : ${ftsString(topic.replace(/[-_]/g, " "))} AND (${expression})`;
 
