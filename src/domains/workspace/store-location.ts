@@ -6,6 +6,7 @@ import type { StoreLocation } from "../../store/open.js";
 import {
   checkSchemaName,
   isPostgresUrl,
+  isReservedSchema,
   redactUrl,
   schemaInUrl,
   storableUrl,
@@ -19,7 +20,7 @@ import type { Workspace } from "./discover.js";
  */
 export function defaultSchema(workspace: Workspace): string {
   const name = basename(workspace.root).replace(/[^A-Za-z0-9_-]+/g, "_");
-  return (/^[A-Za-z_]/.test(name) ? name : `w_${name}`).slice(0, 63);
+  return (/^[A-Za-z_]/.test(name) && !isReservedSchema(name) ? name : `w_${name}`).slice(0, 63);
 }
 
 /**

@@ -11,6 +11,23 @@ export const isPostgresUrl = (value: string) => /^postgres(ql)?:\/\//i.test(valu
 
 const SCHEMA = /^[A-Za-z_][A-Za-z0-9_-]{0,62}$/;
 
+/**
+ * Schemas a workspace must not live in: the server's own (it refuses `pg_*`; a superuser could
+ * fill information_schema) and the one cairn shares between workspaces for extensions.
+ */
+export const isReservedSchema = (schema: string) =>
+  schema.startsWith("pg_") || schema === "information_schema" || schema === "cairn_extensions";
+
+/** A new workspace is never made in a reserved schema (one already there keeps working). */
+export function refuseReservedSchema(schema: string): void {
+  if (isReservedSchema(schema)) {
+    throw usageError(
+      `schema name ${JSON.stringify(schema)} is not usable for a new workspace: it belongs to the server or to cairn`,
+      "pick another name (?schema=NAME or [store] schema)",
+    );
+  }
+}
+
 export function checkSchemaName(schema: string): string {
   if (!SCHEMA.test(schema)) {
     throw usageError(

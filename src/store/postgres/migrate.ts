@@ -2,6 +2,7 @@ import type pg from "pg";
 import { operational } from "../../kernel/outcome.js";
 import { ident } from "./db.js";
 import { describeTarget, type PgTarget } from "./errors.js";
+import { refuseReservedSchema } from "./location.js";
 import { PG_MIGRATIONS } from "./migrations/index.js";
 
 /** Serialises schema changes across every workspace of a database (extensions are database-wide). */
@@ -68,6 +69,7 @@ export async function migratePg(
         "run `cairn init --store URL` to create it, or fix [store] url / CAIRN_STORE_URL",
       );
     }
+    refuseReservedSchema(target.schema);
   } else {
     const applied = await appliedNames(client);
     refuseNewer(applied);
