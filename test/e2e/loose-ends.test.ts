@@ -173,6 +173,16 @@ describe("MCP resources", () => {
         params: { cursor: "!!" },
       });
       expect(badCursor.error).toMatchObject({ code: -32602 });
+      // A forged cursor past any page this server could give out is refused as a cursor, not
+      // passed on to a command whose complaint would name its own flags.
+      const forged = await raw.request({
+        jsonrpc: "2.0",
+        id: 4,
+        method: "resources/list",
+        params: { cursor: Buffer.from(JSON.stringify({ offset: 1e300 })).toString("base64url") },
+      });
+      expect(forged.error).toMatchObject({ code: -32602, message: expect.stringContaining("cursor") });
+      expect(JSON.stringify(forged.error)).not.toContain("task list");
       const badUri = await raw.request({
         jsonrpc: "2.0",
         id: 2,

@@ -8,7 +8,9 @@ function decodeCursor(cursor: string | undefined): number {
   if (cursor === undefined) return 0;
   try {
     const { offset } = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as { offset: unknown };
-    if (typeof offset === "number" && Number.isInteger(offset) && offset >= 0) return offset;
+    // A safe integer, as every offset this server gives out: a larger one is forged, and the
+    // command it would reach would answer with its own flags' names.
+    if (typeof offset === "number" && Number.isSafeInteger(offset) && offset >= 0) return offset;
   } catch {
     // Fall through to the protocol error below.
   }
