@@ -87,6 +87,34 @@ describe("MCP completions and logging", () => {
     await evals();
     expect(lines).toEqual([]);
   });
+
+  it("shows the control characters of a command's output in log lines and progress by their codes", async () => {
+    const lines: unknown[] = [];
+    const progress: unknown[] = [];
+    mcp.client.setNotificationHandler("notifications/message", (note) => {
+      lines.push(note.params.data);
+    });
+    await mcp.client.setLoggingLevel("info");
+    // A verify command another agent wrote: its output lines become progress a person reads.
+    const script = "printf 'one\\n'; sleep 0.6; printf '\\033[2J\\033]52;c;aGk=\\007wiped\\n'; sleep 0.6";
+    const added = cairnJson(ws.dir, [
+      "task",
+      "add",
+      "escapes",
+      "--criteria",
+      JSON.stringify({ text: "prints escapes", verify: ["sh", "-c", script] }),
+    ]) as { task: { id: string } };
+    cairnJson(ws.dir, ["task", "claim", added.task.id]);
+    const result = await mcp.client.callTool(
+      { name: "check_task", arguments: { schema_version: 1, task: added.task.id, all: true } },
+      { onprogress: (update) => progress.push(update.message) },
+    );
+    expect(result.isError).toBeFalsy();
+    const shown = JSON.stringify([...lines, ...progress]);
+    expect(shown).toContain("wiped");
+    expect(shown).toContain("\\\\x1b[2J");
+    expect(shown).not.toMatch(/\\u001b|\\u0007/);
+  });
 });
 
 /**

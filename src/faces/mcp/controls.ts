@@ -1,6 +1,15 @@
 import type { ServerContext } from "@modelcontextprotocol/server";
-import type { CallControls } from "../../commands/context.js";
+import type { CallControls, ProgressUpdate } from "../../commands/context.js";
+import { showInvisible } from "../../kernel/visible-text.js";
 import { progressLine } from "./logging.js";
+
+/**
+ * Progress a person reads (a client's log pane, its progress bar) may quote a command's output:
+ * its control characters are shown by their codes, never sent for a terminal to act on, as the
+ * CLI draws them.
+ */
+const shown = (update: ProgressUpdate): ProgressUpdate =>
+  update.message === undefined ? update : { ...update, message: showInvisible(update.message) };
 
 /**
  * The request's cancellation signal, and its progress: every long run logs its progress lines
@@ -17,7 +26,8 @@ export function callControls(ctx: ServerContext): {
     // Every tool call answers a model; prompts and resource reads go through dispatch without these.
     audience: "model",
     signal: ctx.mcpReq.signal,
-    progress: (update) => {
+    progress: (raw) => {
+      const update = shown(raw);
       sent.push(ctx.mcpReq.log("info", progressLine(update), "cairn").catch(() => {}));
       // The last update of a counted run (n of n) goes out as a log line only: the result says
       // the same, and a progress notification written just before the result races it in the
