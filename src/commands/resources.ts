@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { CairnError } from "../kernel/outcome.js";
+import { showInvisible } from "../kernel/visible-text.js";
 import { MAX_ID_PREFIX, MAX_IDS } from "./ids.js";
 
 /**
@@ -29,6 +30,7 @@ export const briefUri = (id: string) => `cairn://task/${id}/brief`;
 export interface ListedResource {
   uri: string;
   name: string;
+  /** Shown to a person in a client's resource picker: stored text in it shows its control characters by their codes. */
   title: string;
 }
 
@@ -153,7 +155,7 @@ export const RESOURCES: readonly ResourceSpec[] = [
         resources: tasks.map((t) => ({
           uri: taskUri(t.id),
           name: t.id,
-          title: `${t.id} [${t.status}] ${t.title}`,
+          title: `${t.id} [${t.status}] ${showInvisible(t.title)}`,
         })),
         next,
       };
@@ -195,7 +197,7 @@ export const RESOURCES: readonly ResourceSpec[] = [
         resources: goals.slice(page.offset, end).map((goal) => ({
           uri: `cairn://goal/${goal.id}`,
           name: goal.id,
-          title: `${goal.id} ${goal.goal}`,
+          title: `${goal.id} ${showInvisible(goal.goal)}`,
         })),
         next: end < goals.length ? end : null,
       };

@@ -225,6 +225,21 @@ describe("hostile values in resource errors", () => {
     }
   });
 
+  it("lists stored titles with their control and format characters shown by their codes", async () => {
+    expect(cairn(ws.dir, ["task", "add", "evil\u001b[2J\u202egnp.exe"]).code).toBe(0);
+    expect(cairn(ws.dir, ["goal", "create", "goal\u001b]52;c;aGk=\u0007 done"]).code).toBe(0);
+    const mcp = await connectMcp(ws.dir);
+    try {
+      const titles = (await mcp.client.listResources()).resources.map((r) => r.title ?? "");
+      const task = titles.find((title) => title.includes("evil"));
+      const goal = titles.find((title) => title.includes("goal"));
+      expect(task).toBe("T-1 [open] evil\\x1b[2J\\u202egnp.exe");
+      expect(goal).toBe("G-1 goal\\x1b]52;c;aGk=\\x07 done");
+    } finally {
+      await mcp.close();
+    }
+  });
+
   it("quotes an id with control characters, escaped, on the task and goal resources alike", async () => {
     const mcp = await connectMcp(ws.dir);
     try {
