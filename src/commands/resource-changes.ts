@@ -14,7 +14,7 @@ export interface JournalTouch {
   /**
    * Anything a brief gathers may have changed: besides its task, a brief quotes the workspace's
    * knowledge, related tasks, the goal its milestone serves, the role's instructions and the
-   * shortcuts. Only a local agent's run-time bookkeeping (heartbeats, runs) leaves briefs as they were.
+   * shortcuts. Only bookkeeping (heartbeats, runs, lease renewals) leaves briefs as they were.
    */
   briefs: boolean;
   /** A goal's runs, attempts or evaluators moved: any goal may differ. */
@@ -33,8 +33,11 @@ export interface TouchingEvent {
 /** An id as cairn spells it: a task, goal, note, question... (`T-12`, `N-4`, `RK-2`). */
 const ID = /\b[A-Z]{1,3}-\d+\b/g;
 const GOAL_WORK = /^(goal|run|attempt|evaluator)\./;
-/** A local agent's run-time bookkeeping: nothing a resource shows. */
-const RUN_TIME = /^agent\.(daemon|schedule|run|remediation)/;
+/**
+ * Bookkeeping no brief shows: a local agent's run-time events, and lease renewals (about the
+ * agent, not a task; the board still hears them, its stale claims may clear).
+ */
+const BOOKKEEPING = /^(agent\.(daemon|schedule|run|remediation)|task\.lease_renew$)/;
 /** Events that add a task or goal to the listed set (open, active, blocked) or take one out. */
 const LISTING = new Set([
   "task.add",
@@ -77,7 +80,7 @@ export function touchOf(events: readonly TouchingEvent[]): JournalTouch {
     collectIds(event.data, named);
     for (const id of named) touch.ids.add(id);
     if (event.action.startsWith("task.") || [...named].some((id) => id.startsWith("T-"))) touch.board = true;
-    if (!RUN_TIME.test(event.action)) touch.briefs = true;
+    if (!BOOKKEEPING.test(event.action)) touch.briefs = true;
     if (GOAL_WORK.test(event.action)) touch.goals = true;
     if (LISTING.has(event.action)) touch.listChanged = true;
     if (event.action === "workspace.import") Object.assign(touch, { board: true, briefs: true, goals: true });

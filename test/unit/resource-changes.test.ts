@@ -62,6 +62,9 @@ describe("what a stretch of the journal touched", () => {
       expect(mayHaveChanged("cairn://task/T-2", touch), action).toBe(false);
     }
     expect(mayHaveChanged("cairn://board", touchOf([at("shortcut.add", "lint")]))).toBe(false);
+    const renewed = touchOf([at("task.lease_renew", "A-2", { renewed: 3 })]);
+    expect(mayHaveChanged("cairn://task/T-2/brief", renewed)).toBe(false);
+    expect(mayHaveChanged("cairn://board", renewed)).toBe(true);
   });
 
   it("goal work touches goals; agent heartbeats touch nothing a client subscribes to", () => {
