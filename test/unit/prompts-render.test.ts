@@ -74,3 +74,29 @@ describe("Cursor dialect and inert content", () => {
     expect(splitWords(`a "b c" 'd e' f\\ g ""`)).toEqual(["a", "b c", "d e", "f g", ""]);
   });
 });
+
+describe("a command's rendered size", () => {
+  const placeholders = (n: number, token: string) => Array.from({ length: n }, () => token).join(" ");
+  const args = "x".repeat(64 * 1024);
+  it.each([
+    ["claude", "$ARGUMENTS"],
+    ["claude", "$0"],
+    ["codex", "$ARGUMENTS"],
+    ["codex", "$1"],
+  ] as const)(
+    "stops %s's %s at the limit with a usage error, whatever the file repeats",
+    (dialect, token) => {
+      const body = placeholders(3_000, token);
+      expect(() => renderCommand(command(body, dialect), args)).toThrow(/more than 1048576 characters/);
+    },
+  );
+  it("stops codex's named arguments too", () => {
+    expect(() => renderCommand(command(placeholders(3_000, "$FILE"), "codex"), `FILE=${args}`)).toThrow(
+      /more than 1048576 characters/,
+    );
+  });
+  it("renders up to the limit", () => {
+    const out = renderCommand(command(placeholders(15, "$ARGUMENTS")), args);
+    expect(out.text.length).toBe(15 * args.length + 14);
+  });
+});

@@ -14,6 +14,35 @@ import type { SlashCommand } from "./discover.js";
  * - Cursor: nothing is substituted; the arguments are appended as context.
  */
 
+/**
+ * The most text one command may render to. A command file is at most 256 KiB and its arguments
+ * are bounded, but each placeholder takes the whole argument string: a file of thousands of
+ * `$ARGUMENTS` filled with a long one would build hundreds of megabytes in the server.
+ */
+export const MAX_RENDERED_CHARS = 1024 * 1024;
+
+/**
+ * A `replace` callback that counts what the text grows by and stops, with a usage error, once the
+ * whole would pass the limit: the pieces are never joined into an oversized string.
+ */
+function bounded<A extends unknown[]>(
+  command: SlashCommand,
+  fill: (match: string, ...rest: A) => string,
+): (match: string, ...rest: A) => string {
+  let size = command.body.length;
+  return (match, ...rest) => {
+    const value = fill(match, ...rest);
+    size += value.length - match.length;
+    if (size > MAX_RENDERED_CHARS) {
+      throw usageError(
+        `${command.name} would render to more than ${MAX_RENDERED_CHARS} characters: each of its placeholders takes the arguments whole`,
+        "pass shorter arguments",
+      );
+    }
+    return value;
+  };
+}
+
 export interface Rendered {
   text: string;
   appended: boolean;
@@ -66,7 +95,7 @@ function claude(command: SlashCommand, raw: string): Omit<Rendered, "inert"> {
   let placeholders = 0;
   const text = command.body.replace(
     pattern,
-    (match, indexed?: string, positional?: string, name?: string) => {
+    bounded(command, (match: string, indexed?: string, positional?: string, name?: string) => {
       // `\$1`: the backslash goes, the placeholder stays as written (the pass has moved past it).
       if (match === "\\$") return "$";
       placeholders++;
@@ -78,7 +107,7 @@ function claude(command: SlashCommand, raw: string): Omit<Rendered, "inert"> {
       // Without named arguments the regex has no third group, and this slot holds the offset.
       if (typeof name === "string") return words[command.argumentNames.indexOf(name)] ?? "";
       return raw;
-    },
+    }),
   );
   let out = text;
   const appended = placeholders === 0 && raw.trim() !== "";
@@ -107,16 +136,26 @@ function codex(command: SlashCommand, raw: string): Omit<Rendered, "inert"> {
     }
     const missing = names.filter((name) => !values.has(name));
     if (missing.length > 0) throw usageError(`${command.name}: missing required args: ${missing.join(", ")}`);
-    const text = command.body.replace(/\$\$|\$([A-Z][A-Z0-9_]*)/g, (match, name?: string) =>
-      match === "$$" ? match : name === "ARGUMENTS" ? words.join(" ") : (values.get(name as string) ?? match),
+    const text = command.body.replace(
+      /\$\$|\$([A-Z][A-Z0-9_]*)/g,
+      bounded(command, (match: string, name?: string) =>
+        match === "$$"
+          ? match
+          : name === "ARGUMENTS"
+            ? words.join(" ")
+            : (values.get(name as string) ?? match),
+      ),
     );
     return { text, appended: false, unresolved: [] };
   }
-  const text = command.body.replace(/\$\$|\$ARGUMENTS(?!\w)|\$([1-9])/g, (match, digit?: string) => {
-    if (match === "$$") return match;
-    if (digit !== undefined) return words[Number(digit) - 1] ?? "";
-    return words.join(" ");
-  });
+  const text = command.body.replace(
+    /\$\$|\$ARGUMENTS(?!\w)|\$([1-9])/g,
+    bounded(command, (match: string, digit?: string) => {
+      if (match === "$$") return match;
+      if (digit !== undefined) return words[Number(digit) - 1] ?? "";
+      return words.join(" ");
+    }),
+  );
   return { text, appended: false, unresolved: [] };
 }
 
