@@ -1,6 +1,12 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
-import { type Actor, profileFor, resolveActor, startedByCairnRefusal } from "../domains/identity/actor.js";
+import {
+  type Actor,
+  profileFor,
+  resolveActor,
+  startedByCairnRefusal,
+  withRoleGrants,
+} from "../domains/identity/actor.js";
 import { loadConfig, type Profile, type WorkspaceConfig } from "../domains/workspace/config.js";
 import { discoverWorkspace, type Workspace } from "../domains/workspace/discover.js";
 import { boardKey, storeLocationOf } from "../domains/workspace/store-location.js";
@@ -170,7 +176,7 @@ export class Session {
     startChildrenFor(board);
     const store = await openStoreLazily(location, { readonly: this.readOnly });
     try {
-      const actor = await resolveActor(store, this.agentToken, startedByCairn);
+      const actor = withRoleGrants(await resolveActor(store, this.agentToken, startedByCairn), config);
       const profile = profileFor(actor, config, this.requestedProfile);
       return { cwd: this.cwd, env: this.env, workspace, store, config, actor, profile, now: this.now };
     } catch (error) {

@@ -190,6 +190,23 @@ describe("claims", () => {
     expect(shown.criteria[0]?.checked).toBe(false);
   });
 
+  it("a role made read-only in cairn.toml makes its agents (and their children) read-only, however they were added", () => {
+    const bob = addAgent(ws.dir, "bob", "builder");
+    const kid = addAgent(ws.dir, "kid", "builder", ["--parent", bob.id]);
+    cairn(ws.dir, ["task", "add", "t"]);
+    writeFileSync(join(ws.dir, ".cairn", "cairn.toml"), '[roles.builder]\ngrant = "ro"\n');
+    for (const token of [bob.token, kid.token]) {
+      expect(cairn(ws.dir, ["whoami"], as(token)).stdout).toContain("grant=ro");
+      const claim = cairn(ws.dir, ["task", "claim", "T-1", "--json"], as(token));
+      expect(claim.code).toBe(3);
+      expect(claim.json).toMatchObject({ refused: { policy: "grant" } });
+      expect(cairn(ws.dir, ["task", "add", "more", "--json"], as(token)).json).toMatchObject({
+        refused: { policy: "grant" },
+      });
+    }
+    expect(taskOf("T-1")).toMatchObject({ status: "open", owner: null });
+  });
+
   it("a non-owner's finish becomes a proposal event for the owner", () => {
     const bob = addAgent(ws.dir, "bob", "builder");
     const eve = addAgent(ws.dir, "eve", "builder");

@@ -45,6 +45,17 @@ export function actorOf(agent: AgentRecord, ancestors: readonly AgentRecord[] = 
   };
 }
 
+/**
+ * The grant a caller acts with: its own, narrowed by the grant of every role in its line as
+ * cairn.toml declares it now. A role made read-only there makes read-only the agents added
+ * before the change, and their children.
+ */
+export function withRoleGrants(actor: Actor, config: WorkspaceConfig): Actor {
+  if (actor.isOwner || actor.grant === "ro") return actor;
+  const readOnly = lineageOf(actor).some((member) => config.roles[member.role]?.grant === "ro");
+  return readOnly ? { ...actor, grant: "ro" } : actor;
+}
+
 /** The agent's ancestors, parent first. A loop in stored rows (never written by cairn) stops the walk. */
 export async function ancestorsOf(tx: Tx, agent: AgentRecord): Promise<AgentRecord[]> {
   const found: AgentRecord[] = [];
