@@ -78,3 +78,13 @@ describe("[store] url in cairn.toml never holds a password", () => {
     expect(accepts("postgres://h/db?passfile=/home/u/.pgpass")).toBe(true);
   });
 });
+
+describe("a server asking for a password none was given", () => {
+  it("names the server and says where the password comes from", () => {
+    const target = { host: "db.example", port: 5433, database: "d", user: "cairn", schema: "s" };
+    const error = new Error("SASL: SCRAM-SERVER-FIRST-MESSAGE: client password must be a string");
+    const translated = translatePgError(error, target);
+    expect(translated?.message).toMatch(/PostgreSQL at db\.example:5433 asks user cairn for a password/);
+    expect(translated?.hint).toMatch(/PGPASSWORD or ~\/\.pgpass/);
+  });
+});

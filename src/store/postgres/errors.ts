@@ -38,6 +38,13 @@ export function translatePgError(error: unknown, target: PgTarget): CairnError |
       "set the password in PGPASSWORD or ~/.pgpass (it is never read from cairn.toml)",
     );
   }
+  // The driver's own words when the server asks for a password and none was given (no SQLSTATE).
+  if (code === undefined && /password must be a string/i.test(detail)) {
+    return operational(
+      `PostgreSQL at ${target.host}:${target.port} asks user ${target.user} for a password and none was given`,
+      "set the password in PGPASSWORD or ~/.pgpass (it is never read from cairn.toml)",
+    );
+  }
   if (
     code === "ECONNREFUSED" ||
     code === "ENOTFOUND" ||
