@@ -76,7 +76,7 @@ describe("local agent runs that try to outlive themselves", () => {
     ["the next daemon start", "keeper", ["daemon", "--once"]],
     ["cairn sweep", "sweeper", ["sweep"]],
   ])(
-    "retires the token minted for a run whose supervisor was killed outright, once %s reaps the run",
+    "retires the token minted for a run whose supervisor was killed outright, and frees its claims, once %s reaps the run",
     async (_, name, reaper) => {
       const tokenFile = join(ws.dir, `${name}.token`);
       addAgent(ws.dir, name, "builder");
@@ -100,6 +100,12 @@ describe("local agent runs that try to outlive themselves", () => {
       await waitFor(() => existsSync(tokenFile), 15_000, tokenFile);
       const token = readFileSync(tokenFile, "utf8");
       expect(cairn(ws.dir, ["whoami"], { env: { ...env, CAIRN_AGENT: token } }).code).toBe(0);
+      const task = (
+        cairn(ws.dir, ["task", "add", `held by ${name}'s run`, "--json"], { env }).json as {
+          task: { id: string };
+        }
+      ).task.id;
+      expect(cairn(ws.dir, ["task", "claim", task], { env: { ...env, CAIRN_AGENT: token } }).code).toBe(0);
       supervisor.kill("SIGKILL");
       await exited;
       // The reaper finds the run orphaned: it is marked interrupted, its token retired.
@@ -113,6 +119,10 @@ describe("local agent runs that try to outlive themselves", () => {
       const after = cairn(ws.dir, ["whoami"], { env: { ...env, CAIRN_AGENT: token } });
       expect(after.code).toBe(3);
       expect(after.stderr).toMatch(/retired/);
+      // In the same pass: a retired agent's claims go back to the board at once.
+      expect(cairn(ws.dir, ["task", "show", task, "--json"], { env }).json).toMatchObject({
+        task: { status: "open", owner: null },
+      });
     },
   );
 });

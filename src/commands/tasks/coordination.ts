@@ -49,11 +49,12 @@ export const sweepCommand = defineCommand({
     runs_interrupted: z.array(z.string()),
   }),
   async handler(_input, ctx) {
+    // Not only a daemon's start: a workspace that runs agents without one must not keep a dead
+    // run's processes, or its minted token, alive for good. Reaped first: the token it retires
+    // frees that run's claims in the same sweep, not the next one.
+    const interrupted = await reapOrphans(ctx.store, ctx.workspace, ctx.actor.id, ctx.now);
     const released = await sweep(ctx.store, ctx.config, ctx.actor, ctx.now());
     const merged = await compactMemory(ctx.store, ctx.actor, ctx.now());
-    // Not only a daemon's start: a workspace that runs agents without one must not keep a dead
-    // run's processes, or its minted token, alive for good.
-    const interrupted = await reapOrphans(ctx.store, ctx.workspace, ctx.actor.id, ctx.now);
     return {
       released: released.map((r) => ({ task: r.task, owner: r.owner, why: r.why })),
       index_pieces_merged: merged,
