@@ -188,6 +188,18 @@ describe("verify commands run by cairn", () => {
     cairn(ws.dir, ["task", "criterion", "T-1", "--text", "owner's check", "--shortcut", "gate2"], as);
     const third = cairn(ws.dir, ["task", "check", "T-1", "--n", "3", "--json"], as);
     expect(third.code, third.stderr).toBe(0);
+    // The owner redefining bob's `tests` vouches for it: it is the owner's now, bob may check with
+    // it, and may no longer change it back.
+    expect(cairn(ws.dir, ["shortcut", "add", "tests", "--argv", "true", "--effect", "read"]).code).toBe(0);
+    const second = cairn(ws.dir, ["task", "check", "T-1", "--n", "2", "--json"], as);
+    expect(second.code, second.stderr).toBe(0);
+    const back = cairn(
+      ws.dir,
+      ["shortcut", "add", "tests", "--argv", "false", "--effect", "read", "--json"],
+      as,
+    );
+    expect(back.code).toBe(3);
+    expect(back.json).toMatchObject({ refused: { policy: "ownership" } });
   });
 
   it("lets only the owner tick criteria", () => {

@@ -71,7 +71,9 @@ export async function addShortcut(
       );
     }
     const version = (existing?.version ?? 0) + 1;
-    const addedBy = existing?.addedBy ?? actor.id;
+    // The owner redefining an agent's shortcut vouches for it: it becomes the owner's, so the agent
+    // can neither change it back nor be barred from verifying with what the owner wrote.
+    const addedBy = actor.isOwner ? actor.id : (existing?.addedBy ?? actor.id);
     await tx.shortcuts.upsert({ ...shortcut, addedBy, version }, now);
     await journal(tx, actor, now, "shortcut.add", shortcut.name, {
       version,
