@@ -1,7 +1,8 @@
 import { basename, join } from "node:path";
+import { afterAll, beforeAll } from "vitest";
 import { openStore } from "../../src/store/open.js";
-import type { Store } from "../../src/store/store.js";
-import { testPgUrl } from "./workspace.js";
+import type { Store, Tx } from "../../src/store/store.js";
+import { scratchDir, testPgUrl } from "./workspace.js";
 
 /** A store a contract test opens in its scratch folder; `readonly` opens an existing one to read. */
 export interface ContractStore {
@@ -27,3 +28,37 @@ export function contractStores(schemaPrefix: string): ContractStore[] {
     },
   ];
 }
+
+/**
+ * The store a contract suite works on: opened in a scratch folder before its tests, closed and
+ * the folder removed after. What it returns forwards to that store, so a suite declares it once.
+ */
+export function storeForSuite(create: ContractStore["create"]): Store {
+  let scratch: { dir: string; cleanup: () => void } | undefined;
+  let store: Store | undefined;
+  beforeAll(() => {
+    scratch = scratchDir();
+    store = create(scratch.dir);
+  });
+  afterAll(async () => {
+    await store?.close();
+    scratch?.cleanup();
+  });
+  return new Proxy({} as Store, {
+    get(_, key) {
+      if (!store) throw new Error("the suite's store is opened in beforeAll");
+      const value = Reflect.get(store, key);
+      return typeof value === "function" ? value.bind(store) : value;
+    },
+  });
+}
+
+/** One write transaction around `work`, with the journal event every write must append. */
+export const journaledWrite =
+  (store: Store, at: string) =>
+  <T>(work: (tx: Tx) => Promise<T>): Promise<T> =>
+    store.write(async (tx) => {
+      const result = await work(tx);
+      await tx.journal.append({ at, actor: "owner", action: "test.write", subject: "s", data: {} });
+      return result;
+    });

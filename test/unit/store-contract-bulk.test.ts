@@ -1,8 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Store } from "../../src/store/store.js";
-import { contractStores } from "../helpers/contract-stores.js";
+import { describe, expect, it } from "vitest";
+import { contractStores, storeForSuite } from "../helpers/contract-stores.js";
 import { newTask } from "../helpers/new-task.js";
-import { scratchDir } from "../helpers/workspace.js";
 
 /**
  * The store contract for the read paths at scale: facts loaded in bulk are exactly the facts
@@ -22,16 +20,7 @@ const fact = (text: string, topics: string[] = ["store"]) => ({
 const task = (title: string, parentId: string | null) => newTask(title, { parentId, priority: "should" });
 
 describe.each(IMPLEMENTATIONS)("bulk and scale store contract: $name", ({ create }) => {
-  let scratch: { dir: string; cleanup: () => void };
-  let store: Store;
-  beforeAll(() => {
-    scratch = scratchDir();
-    store = create(scratch.dir);
-  });
-  afterAll(async () => {
-    await store.close();
-    scratch.cleanup();
-  });
+  const store = storeForSuite(create);
 
   it("loads facts in bulk exactly as insert writes them, ids following on, all recalled", async () => {
     const bulk = Array.from({ length: 2_100 }, (_, i) => fact(`bulk fact ${i} about quokka ${i % 7}`));

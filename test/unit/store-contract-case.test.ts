@@ -3,9 +3,9 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore } from "../../src/store/open.js";
 import type { Store } from "../../src/store/store.js";
-import { contractStores } from "../helpers/contract-stores.js";
+import { contractStores, journaledWrite, storeForSuite } from "../helpers/contract-stores.js";
 import { newTask } from "../helpers/new-task.js";
-import { scratchDir, testPgUrl } from "../helpers/workspace.js";
+import { testPgUrl } from "../helpers/workspace.js";
 
 /**
  * Case folding is ASCII alone on both stores (SQLite's NOCASE and lower()), for stored text and
@@ -16,23 +16,8 @@ import { scratchDir, testPgUrl } from "../helpers/workspace.js";
 const AT = "2026-06-01T00:00:00.000Z";
 
 describe.each(contractStores("case"))("case folding store contract: $name", ({ create }) => {
-  let scratch: { dir: string; cleanup: () => void };
-  let store: Store;
-  const write = <T>(work: Parameters<Store["write"]>[0]) =>
-    store.write(async (tx) => {
-      const result = await work(tx);
-      await tx.journal.append({ at: AT, actor: "owner", action: "test.write", subject: "s", data: {} });
-      return result as T;
-    });
-
-  beforeAll(() => {
-    scratch = scratchDir();
-    store = create(scratch.dir);
-  });
-  afterAll(async () => {
-    await store.close();
-    scratch.cleanup();
-  });
+  const store = storeForSuite(create);
+  const write = journaledWrite(store, AT);
 
   it("a glossary term with a non-ASCII capital is redefined by its spelling, ASCII case folded", async () => {
     const set = (term: string, meaning: string) =>

@@ -1,7 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Store } from "../../src/store/store.js";
-import { contractStores } from "../helpers/contract-stores.js";
-import { scratchDir } from "../helpers/workspace.js";
+import { describe, expect, it } from "vitest";
+import { contractStores, storeForSuite } from "../helpers/contract-stores.js";
 
 /**
  * The store contract for the memory index's upkeep: facts written one transaction at a time (as
@@ -19,16 +17,7 @@ const AT = "2026-01-01T00:00:00.000Z";
 const WORDS = ["redis", "kafka", "wombat", "quokka", "staging", "billing"];
 
 describe.each(IMPLEMENTATIONS)("memory index upkeep store contract: $name", ({ pieces, create }) => {
-  let scratch: { dir: string; cleanup: () => void };
-  let store: Store;
-  beforeAll(() => {
-    scratch = scratchDir();
-    store = create(scratch.dir);
-  });
-  afterAll(async () => {
-    await store.close();
-    scratch.cleanup();
-  });
+  const store = storeForSuite(create);
 
   /** Compact as maintenance does: a merge is a write, so it is journaled. */
   const compact = (maxSegments: number) =>

@@ -1,8 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Store } from "../../src/store/store.js";
-import { contractStores } from "../helpers/contract-stores.js";
+import { describe, expect, it } from "vitest";
+import { contractStores, journaledWrite, storeForSuite } from "../helpers/contract-stores.js";
 import { newTask } from "../helpers/new-task.js";
-import { scratchDir } from "../helpers/workspace.js";
 
 /**
  * Values within cairn's limits are stored by both stores, whatever index covers their column:
@@ -13,23 +11,8 @@ import { scratchDir } from "../helpers/workspace.js";
 const AT = "2026-06-01T00:00:00.000Z";
 
 describe.each(contractStores("long"))("long values store contract: $name", ({ create }) => {
-  let scratch: { dir: string; cleanup: () => void };
-  let store: Store;
-  const write = <T>(work: Parameters<Store["write"]>[0]) =>
-    store.write(async (tx) => {
-      const result = await work(tx);
-      await tx.journal.append({ at: AT, actor: "owner", action: "test.write", subject: "s", data: {} });
-      return result as T;
-    });
-
-  beforeAll(() => {
-    scratch = scratchDir();
-    store = create(scratch.dir);
-  });
-  afterAll(async () => {
-    await store.close();
-    scratch.cleanup();
-  });
+  const store = storeForSuite(create);
+  const write = journaledWrite(store, AT);
 
   // Random text does not compress: a btree entry of it past 2,704 bytes is refused by PostgreSQL.
   const noise = (length: number, seed: number) => {
