@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { basename, isAbsolute, join, relative, resolve, sep } from "node:path";
 import picomatch from "picomatch";
+import { readRegularFile } from "../../kernel/regular-file.js";
 import type { FrozenEvaluatorRecord } from "../../store/store.js";
 import type { EvaluatorDefinition } from "./evaluators/definition.js";
 import { checkoutTop, hashInputFile, hashWorkFile, ignoredFilesUnder, workFiles } from "./git.js";
@@ -68,7 +69,7 @@ export function defaultInputs(definition: EvaluatorDefinition, root: string): st
   if (script && existsSync(manifest)) {
     inputs.add("package.json");
     try {
-      const scripts = (JSON.parse(readFileSync(manifest, "utf8")) as { scripts?: Record<string, unknown> })
+      const scripts = (JSON.parse(readRegularFile(manifest)) as { scripts?: Record<string, unknown> })
         .scripts;
       for (const name of [`pre${script}`, script, `post${script}`]) {
         const line = scripts?.[name];
@@ -76,7 +77,8 @@ export function defaultInputs(definition: EvaluatorDefinition, root: string): st
           for (const file of fileWords(line.split(/\s+/), root, root)) inputs.add(file);
       }
     } catch {
-      // An unreadable manifest is still an input: its hash catches any change.
+      // An unreadable manifest (a FIFO in its place too, never waited on) is still an input: its
+      // hash catches any change.
     }
   }
   for (const declared of definition.inputs) {

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { z } from "zod";
 import { conflict, refuse, usageError } from "../../kernel/outcome.js";
+import { readRegularFile } from "../../kernel/regular-file.js";
 import { quoteValue } from "../../kernel/text.js";
 import { CAIRN_VERSION } from "../../kernel/version.js";
 import type { DumpRecord, Store } from "../../store/store.js";
@@ -53,7 +54,7 @@ export async function exportWorkspace(
     );
   }
   const records = await store.read((tx) => tx.transfer.dump());
-  const config = configPath && existsSync(configPath) ? readFileSync(configPath, "utf8") : undefined;
+  const config = configPath && existsSync(configPath) ? readRegularFile(configPath) : undefined;
   const header = JSON.stringify({
     format: FORMAT,
     schema: store.schemaVersion,

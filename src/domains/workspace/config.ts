@@ -2,6 +2,7 @@ import { readFileSync, statSync } from "node:fs";
 import { parse as parseToml } from "smol-toml";
 import { z } from "zod";
 import { usageError } from "../../kernel/outcome.js";
+import { readRegularFile } from "../../kernel/regular-file.js";
 import { isRacy, StampCache, stampOf } from "../../kernel/stamp-cache.js";
 import { holdsPassword } from "../../store/postgres/location.js";
 
@@ -117,7 +118,8 @@ export function loadConfig(path: string): WorkspaceConfig {
   if (hit) return structuredClone(hit);
   let text: string;
   try {
-    text = readFileSync(path, "utf8");
+    // Judged again on the descriptor: a FIFO put in its place after the stat is never waited on.
+    text = readRegularFile(path);
   } catch {
     return WorkspaceConfig.parse({});
   }

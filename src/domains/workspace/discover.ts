@@ -2,6 +2,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import type * as Os from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { operational } from "../../kernel/outcome.js";
+import { readRegularFile } from "../../kernel/regular-file.js";
 
 // os.homedir() is HOME when HOME is set; only without it is node:os loaded.
 const os = (): typeof Os => process.getBuiltinModule("node:os");
@@ -72,7 +73,7 @@ const isWorkspace = (workspace: Workspace, env: NodeJS.ProcessEnv) =>
 
 export function declaresSharedStore(configPath: string): boolean {
   try {
-    return /^\s*\[store\]/m.test(readFileSync(configPath, "utf8"));
+    return /^\s*\[store\]/m.test(readRegularFile(configPath));
   } catch {
     return false;
   }
@@ -87,12 +88,12 @@ export function mainCheckoutOf(directory: string): string | undefined {
   const dotGit = join(directory, ".git");
   try {
     if (!statSync(dotGit).isFile()) return undefined;
-    const pointer = /^gitdir:\s*(.+)\s*$/m.exec(readFileSync(dotGit, "utf8"));
+    const pointer = /^gitdir:\s*(.+)\s*$/m.exec(readRegularFile(dotGit));
     if (!pointer?.[1]) return undefined;
     const gitDir = resolve(directory, pointer[1].trim());
     const commonDirFile = join(gitDir, "commondir");
     if (!existsSync(commonDirFile)) return undefined;
-    const commonDir = readFileSync(commonDirFile, "utf8").trim();
+    const commonDir = readRegularFile(commonDirFile).trim();
     const mainGitDir = isAbsolute(commonDir) ? commonDir : resolve(gitDir, commonDir);
     return dirname(mainGitDir);
   } catch {

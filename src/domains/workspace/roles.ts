@@ -1,6 +1,7 @@
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { stringify } from "smol-toml";
-import { conflict, refuse, usageError } from "../../kernel/outcome.js";
+import { conflict, operational, refuse, usageError } from "../../kernel/outcome.js";
+import { readRegularFile } from "../../kernel/regular-file.js";
 import { quoteValue } from "../../kernel/text.js";
 import type { Store } from "../../store/store.js";
 import type { Actor } from "../identity/actor.js";
@@ -32,9 +33,12 @@ export async function addRole(
   }
   let text = "";
   try {
-    text = readFileSync(configPath, "utf8");
-  } catch {
-    // No cairn.toml yet: the role starts it.
+    text = readRegularFile(configPath);
+  } catch (error) {
+    // No cairn.toml yet: the role starts it. Anything else in its place (a FIFO) is not replaced.
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") {
+      throw operational(`cannot read ${configPath}: ${(error as Error).message}`);
+    }
   }
   const before = parseConfig(text, configPath);
   if (before.roles[name]) {

@@ -1,0 +1,88 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { cairnJson, gitWorkspace } from "../helpers/goals.js";
+import { CAIRN_BIN, cleanEnv, initWorkspace } from "../helpers/workspace.js";
+
+/**
+ * Files an agent that can write the checkout may put a FIFO in the place of: each is read only
+ * if it is a regular file. A blocking read of a FIFO holds the whole process (and SIGTERM with
+ * it, since a handler cannot run), so each command here gets SIGKILL past its deadline.
+ */
+const DEADLINE_MS = 20_000;
+
+function cairnWithin(cwd: string, args: string[]) {
+  const started = Date.now();
+  const run = spawnSync(process.execPath, [CAIRN_BIN, ...args], {
+    cwd,
+    env: cleanEnv(),
+    encoding: "utf8",
+    timeout: DEADLINE_MS,
+    killSignal: "SIGKILL",
+  });
+  return { code: run.status, stderr: run.stderr, ms: Date.now() - started };
+}
+
+const mkfifo = (path: string) => execFileSync("mkfifo", [path]);
+
+describe.skipIf(process.platform === "win32")("a FIFO in the place of a file cairn reads", () => {
+  const cleanups: (() => void)[] = [];
+  afterEach(() => {
+    for (const cleanup of cleanups.splice(0)) cleanup();
+  });
+  const workspace = (make: () => { dir: string; cleanup: () => void }) => {
+    const ws = make();
+    cleanups.push(ws.cleanup);
+    return ws.dir;
+  };
+
+  it("package.json, which `npm test` evaluators freeze as an input: the freeze goes on", () => {
+    const dir = workspace(() =>
+      gitWorkspace({ "package.json": '{"name":"x","scripts":{"test":"node t.mjs"}}\n', "t.mjs": "\n" }),
+    );
+    const goal = cairnJson<{ goal: { id: string } }>(dir, ["goal", "create", "make the tests pass"]).goal.id;
+    cairnJson(dir, ["goal", "update", goal, "--outcome", "the tests pass"]);
+    cairnJson(dir, ["goal", "plan", goal]);
+    rmSync(join(dir, "package.json"));
+    mkfifo(join(dir, "package.json"));
+    const freeze = cairnWithin(dir, ["run", "freeze", goal, "--json"]);
+    expect(freeze.ms).toBeLessThan(DEADLINE_MS);
+    expect(freeze.code, freeze.stderr).toBe(0);
+  });
+
+  it("a nested .cairn/cairn.toml or a worktree's commondir met while finding the workspace", () => {
+    const dir = workspace(initWorkspace);
+    mkdirSync(join(dir, "nested", ".cairn"), { recursive: true });
+    mkfifo(join(dir, "nested", ".cairn", "cairn.toml"));
+    const nested = cairnWithin(join(dir, "nested"), ["status", "--json"]);
+    expect(nested.ms).toBeLessThan(DEADLINE_MS);
+    expect(nested.code, nested.stderr).toBe(0);
+
+    mkdirSync(join(dir, "linked"));
+    mkdirSync(join(dir, "gitdir"));
+    writeFileSync(join(dir, "linked", ".git"), "gitdir: ../gitdir\n");
+    mkfifo(join(dir, "gitdir", "commondir"));
+    const linked = cairnWithin(join(dir, "linked"), ["status", "--json"]);
+    expect(linked.ms).toBeLessThan(DEADLINE_MS);
+    expect(linked.code, linked.stderr).toBe(0);
+  });
+
+  it("cairn.toml itself: commands read defaults, role add and export refuse to go on", () => {
+    const dir = workspace(initWorkspace);
+    const config = join(dir, ".cairn", "cairn.toml");
+    rmSync(config);
+    mkfifo(config);
+    const status = cairnWithin(dir, ["status", "--json"]);
+    expect(status.ms).toBeLessThan(DEADLINE_MS);
+    expect(status.code, status.stderr).toBe(0);
+    const role = cairnWithin(dir, ["role", "add", "reviewer", "--json"]);
+    expect(role.ms).toBeLessThan(DEADLINE_MS);
+    expect(role.code).toBe(1);
+    expect(role.stderr).toMatch(/not a regular file/);
+    const exported = cairnWithin(dir, ["export", "--json"]);
+    expect(exported.ms).toBeLessThan(DEADLINE_MS);
+    expect(exported.code).toBe(1);
+    expect(exported.stderr).toMatch(/not a regular file/);
+  });
+});
