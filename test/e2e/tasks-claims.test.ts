@@ -174,6 +174,32 @@ describe("claims", () => {
     expect(taskOf("T-1")).toMatchObject({ status: "active", owner: bob.id });
   });
 
+  it("an answer does not push the holder past its WIP cap: the task stays blocked, saying why, until reopened", () => {
+    writeFileSync(join(ws.dir, ".cairn", "cairn.toml"), "[roles.builder]\nwip_cap = 1\n");
+    const bob = addAgent(ws.dir, "bob", "builder");
+    cairn(ws.dir, ["task", "add", "first"]);
+    cairn(ws.dir, ["task", "add", "second"]);
+    expect(cairn(ws.dir, ["task", "claim", "T-1"], as(bob.token)).code).toBe(0);
+    const asked = cairn(ws.dir, ["ask", "T-1", "which parser?", "--json"], as(bob.token));
+    expect(asked.json).toMatchObject({ ask: "Q-1", status: "blocked" });
+    // Waiting, bob takes up another task: the cap holds one active task.
+    expect(cairn(ws.dir, ["task", "claim", "T-2"], as(bob.token)).code).toBe(0);
+    const answered = cairn(ws.dir, ["answer", "Q-1", "the streaming one", "--json"]);
+    expect(answered.code, answered.stderr).toBe(0);
+    expect(answered.json).toMatchObject({ status: "blocked", unblocked: false });
+    const held = cairn(ws.dir, ["task", "show", "T-1", "--json"]).json as {
+      task: { status: string; owner: string; blocked_reason: string };
+    };
+    expect(held.task).toMatchObject({ status: "blocked", owner: bob.id });
+    expect(held.task.blocked_reason).toMatch(/answered; bob holds T-2, role builder's WIP cap of 1/);
+    expect(cairn(ws.dir, ["task", "reopen", "T-1", "--json"], as(bob.token)).json).toMatchObject({
+      refused: { policy: "wip" },
+    });
+    expect(cairn(ws.dir, ["task", "release", "T-2"], as(bob.token)).code).toBe(0);
+    expect(cairn(ws.dir, ["task", "reopen", "T-1"], as(bob.token)).code).toBe(0);
+    expect(taskOf("T-1")).toMatchObject({ status: "active", owner: bob.id });
+  });
+
   it("an agent retired while its check runs records nothing: the tick is refused when the command ends", async () => {
     const bob = addAgent(ws.dir, "bob", "builder");
     cairn(ws.dir, ["task", "add", "t", "--criteria", '{"text":"slow","verify":["sleep","2"]}']);

@@ -128,7 +128,7 @@ export const answerCommand = defineCommand({
     unblocked: z.boolean(),
   }),
   async handler(input, ctx) {
-    const out = await answerQuestion(ctx.store, ctx.actor, input.ask, input.answer, ctx.now());
+    const out = await answerQuestion(ctx.store, ctx.config, ctx.actor, input.ask, input.answer, ctx.now());
     return { ask: out.ask.id, task: out.task.id, status: out.task.status, unblocked: out.unblocked };
   },
   render: (out) => `Answered ${out.ask}; ${out.task} is ${out.status}`,

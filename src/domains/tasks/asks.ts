@@ -2,10 +2,10 @@ import { conflict, notFound, refuse, usageError } from "../../kernel/outcome.js"
 import { quoteValue } from "../../kernel/text.js";
 import type { Store, Tx } from "../../store/store.js";
 import type { AskRecord, TaskRecord } from "../../store/tasks.js";
-import { type Actor, sameLine } from "../identity/actor.js";
+import { type Actor, actorOf, ancestorsOf, sameLine } from "../identity/actor.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
 import { journal, loadTask, who } from "./common.js";
-import { covers } from "./scope.js";
+import { covers, wipCapOf } from "./scope.js";
 
 export const HUMAN = "human";
 
@@ -113,8 +113,34 @@ async function requireAnswerer(tx: Tx, actor: Actor, ask: AskRecord): Promise<vo
   );
 }
 
-/** The answer becomes a note on the task; the last open question answered unblocks it. */
-export async function answerQuestion(store: Store, actor: Actor, askId: string, answer: string, now: string) {
+/**
+ * Why a task its last answer would unblock stays blocked: its holder is at its role's WIP cap
+ * (it asked, then claimed others while waiting), and back to active would put it past the cap.
+ * Null when the holder has room. The holder takes it up with `reopen`, which checks the cap.
+ */
+async function holderAtCap(tx: Tx, config: WorkspaceConfig, task: TaskRecord): Promise<string | null> {
+  if (!task.owner || task.owner === "owner") return null;
+  const agent = await tx.agents.byId(task.owner);
+  if (!agent) return null;
+  const wip = wipCapOf(config, actorOf(agent, await ancestorsOf(tx, agent)));
+  if (wip === undefined) return null;
+  const held = await tx.tasks.activeBy(agent.id);
+  if (held.length < wip.cap) return null;
+  return `answered; ${agent.name} holds ${held.map((t) => t.id).join(", ")}, role ${wip.role}'s WIP cap of ${wip.cap}: reopen it when one is finished, blocked or released`;
+}
+
+/**
+ * The answer becomes a note on the task; the last open question answered unblocks it, unless
+ * its holder has no room under its WIP cap (then it stays blocked, saying so).
+ */
+export async function answerQuestion(
+  store: Store,
+  config: WorkspaceConfig,
+  actor: Actor,
+  askId: string,
+  answer: string,
+  now: string,
+) {
   if (answer.trim() === "") throw usageError("answer what? (--answer)");
   const id = askId.trim().toUpperCase();
   return store.write(async (tx) => {
@@ -134,16 +160,26 @@ export async function answerQuestion(store: Store, actor: Actor, askId: string, 
     const task = (await tx.tasks.byId(ask.taskId)) as TaskRecord;
     const stillOpen = await tx.asks.open({ taskId: task.id });
     let unblocked = false;
+    let atCap: string | null = null;
     // Only a block a question made is lifted: one set with `block` (or before asking) stays.
     if (task.status === "blocked" && isAskBlock(task.blockedReason) && stillOpen.length === 0) {
-      await tx.tasks.update(
-        task.id,
-        { status: task.owner ? "active" : "open", blockedReason: null, leaseAt: task.owner ? now : null },
-        now,
-      );
-      unblocked = true;
+      atCap = await holderAtCap(tx, config, task);
+      if (atCap) {
+        await tx.tasks.update(task.id, { blockedReason: atCap }, now);
+      } else {
+        await tx.tasks.update(
+          task.id,
+          { status: task.owner ? "active" : "open", blockedReason: null, leaseAt: task.owner ? now : null },
+          now,
+        );
+        unblocked = true;
+      }
     }
-    await journal(tx, actor, now, "task.answer", task.id, { ask: id, unblocked });
+    await journal(tx, actor, now, "task.answer", task.id, {
+      ask: id,
+      unblocked,
+      ...(atCap ? { held_at_wip_cap: true } : {}),
+    });
     return {
       ask: (await tx.asks.byId(id)) as AskRecord,
       task: (await tx.tasks.byId(task.id)) as TaskRecord,
