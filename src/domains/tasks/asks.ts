@@ -4,8 +4,9 @@ import type { Store, Tx } from "../../store/store.js";
 import type { AskRecord, TaskRecord } from "../../store/tasks.js";
 import { type Actor, actorOf, ancestorsOf, sameLine } from "../identity/actor.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
+import { wipFull } from "./claims.js";
 import { journal, loadTask, who } from "./common.js";
-import { covers, wipCapOf } from "./scope.js";
+import { covers } from "./scope.js";
 
 export const HUMAN = "human";
 
@@ -122,11 +123,9 @@ async function holderAtCap(tx: Tx, config: WorkspaceConfig, task: TaskRecord): P
   if (!task.owner || task.owner === "owner") return null;
   const agent = await tx.agents.byId(task.owner);
   if (!agent) return null;
-  const wip = wipCapOf(config, actorOf(agent, await ancestorsOf(tx, agent)));
-  if (wip === undefined) return null;
-  const held = await tx.tasks.activeBy(agent.id);
-  if (held.length < wip.cap) return null;
-  return `answered; ${agent.name} holds ${held.map((t) => t.id).join(", ")}, role ${wip.role}'s WIP cap of ${wip.cap}: reopen it when one is finished, blocked or released`;
+  const full = await wipFull(tx, config, actorOf(agent, await ancestorsOf(tx, agent)));
+  if (!full) return null;
+  return `answered; ${agent.name} holds ${full.held.map((t) => t.id).join(", ")}, role ${full.role}'s WIP cap of ${full.cap}: reopen it when one is finished, blocked or released`;
 }
 
 /**

@@ -99,16 +99,27 @@ export async function claimTask(
   });
 }
 
+/** The agent's lowest WIP cap and the active tasks it holds, when it holds as many as that cap allows. */
+export async function wipFull(
+  tx: Tx,
+  config: WorkspaceConfig,
+  actor: Actor,
+): Promise<{ cap: number; role: string; held: TaskRecord[] } | undefined> {
+  const wip = wipCapOf(config, actor);
+  if (wip === undefined) return undefined;
+  const held = await tx.tasks.activeBy(actor.id);
+  return held.length >= wip.cap ? { ...wip, held } : undefined;
+}
+
 /** Refused when the caller already holds as many active tasks as its lowest WIP cap allows. */
 export async function requireWipRoom(tx: Tx, config: WorkspaceConfig, actor: Actor): Promise<void> {
-  const wip = wipCapOf(config, actor);
-  if (wip === undefined) return;
-  const held = await tx.tasks.activeBy(actor.id);
-  if (held.length >= wip.cap) {
+  const full = await wipFull(tx, config, actor);
+  if (full) {
+    const held = full.held.map((t) => t.id).join(", ");
     throw refuse(
       "wip",
-      `role ${wip.role} may hold ${wip.cap} active task(s); ${actor.name} holds ${held.map((t) => t.id).join(", ")}`,
-      `finish, block or release one of ${held.map((t) => t.id).join(", ")} first`,
+      `role ${full.role} may hold ${full.cap} active task(s); ${actor.name} holds ${held}`,
+      `finish, block or release one of ${held} first`,
     );
   }
 }
