@@ -1,17 +1,29 @@
 import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs";
 
 /**
- * A catalog file's whole text, read only if it is a regular file. Opened with O_NONBLOCK and
- * judged by the descriptor's own stat: a FIFO in a manifest's place would otherwise hold the
- * read, and the process (an MCP server, the daemon), until someone wrote to it. Anything but a
- * regular file throws an error whose `code` is "ENOTREG".
+ * Open `path` only if it is a regular file. Opened with O_NONBLOCK and judged by the
+ * descriptor's own stat: a FIFO in a file's place would otherwise hold the open or the read, and
+ * the process with it (an MCP server, the daemon, a SIGTERM handler that cannot run during a
+ * blocking call), until someone wrote to it. Anything but a regular file throws an error whose
+ * `code` is "ENOTREG". O_NONBLOCK changes nothing for a regular file.
  */
-export function readRegularFile(path: string): string {
-  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+export function openRegularFile(path: string, flags: number = constants.O_RDONLY, mode?: number): number {
+  const fd = openSync(path, flags | constants.O_NONBLOCK, mode);
   try {
     if (!fstatSync(fd).isFile()) {
       throw Object.assign(new Error(`${path} is not a regular file`), { code: "ENOTREG" });
     }
+    return fd;
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+}
+
+/** A catalog file's whole text, read only if it is a regular file (see `openRegularFile`). */
+export function readRegularFile(path: string): string {
+  const fd = openRegularFile(path);
+  try {
     return readFileSync(fd, "utf8");
   } finally {
     closeSync(fd);

@@ -85,4 +85,23 @@ describe.skipIf(process.platform === "win32")("a FIFO in the place of a file cai
     expect(exported.code).toBe(1);
     expect(exported.stderr).toMatch(/not a regular file/);
   });
+
+  it("the audit log: writes go on with a warning, verify reports the chain broken, tail refuses", () => {
+    const dir = workspace(initWorkspace);
+    const log = join(dir, ".cairn", "audit.jsonl");
+    rmSync(log, { force: true });
+    mkfifo(log);
+    const added = cairnWithin(dir, ["task", "add", "still recorded on the board", "--json"]);
+    expect(added.ms).toBeLessThan(DEADLINE_MS);
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.stderr).toMatch(/audit\.jsonl is not a regular file/);
+    const verify = cairnWithin(dir, ["audit", "verify", "--json"]);
+    expect(verify.ms).toBeLessThan(DEADLINE_MS);
+    expect(verify.code).toBe(5);
+    expect(verify.stderr).toMatch(/audit chain broken at audit\.jsonl line 1: not a regular file/);
+    const tail = cairnWithin(dir, ["audit", "tail", "--json"]);
+    expect(tail.ms).toBeLessThan(DEADLINE_MS);
+    expect(tail.code).toBe(1);
+    expect(tail.stderr).toMatch(/not a regular file/);
+  });
 });

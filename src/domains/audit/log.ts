@@ -1,9 +1,9 @@
 import {
   closeSync,
+  constants,
   existsSync,
   fstatSync,
   fsyncSync,
-  openSync,
   readdirSync,
   readSync,
   renameSync,
@@ -11,6 +11,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { FileLock } from "../../kernel/file-lock.js";
+import { openRegularFile } from "../../kernel/regular-file.js";
 import { type AuditEntry, type AuditEvent, boundData, formatLine, GENESIS, parseLine } from "./chain.js";
 
 /**
@@ -26,6 +27,11 @@ const LOCK_FILE = "audit.lock";
 export const SEGMENT_PATTERN = /^audit-\d{8}T\d{6}(?:-\d+)?\.jsonl$/;
 /** The last line is found in the file's tail; lines are far shorter than this. */
 const TAIL_WINDOW = 64 * 1024;
+/**
+ * The log is opened only as a regular file: a FIFO planted in its place would make every
+ * append's write, and `audit verify` or `audit tail`'s open, wait for a peer that never comes.
+ */
+const APPEND = constants.O_RDWR | constants.O_APPEND | constants.O_CREAT;
 export const DEFAULT_MAX_BYTES = 32 * 1024 * 1024;
 
 export interface AuditOptions {
@@ -85,14 +91,14 @@ export class AuditLog {
   /** Append one event; returns the entry as written. */
   append(event: AuditEvent): AuditEntry {
     return this.lock.hold(() => {
-      let fd = openSync(this.path, "a+");
+      let fd = openRegularFile(this.path, APPEND, 0o666);
       try {
         let size = fstatSync(fd).size;
         if (size > this.maxBytes) {
           closeSync(fd);
           fd = -1;
           this.rotate();
-          fd = openSync(this.path, "a+");
+          fd = openRegularFile(this.path, APPEND, 0o666);
           size = fstatSync(fd).size;
         }
         const tail = tailOf(fd, size);
@@ -112,7 +118,7 @@ export class AuditLog {
 
   /** Seal the live file under a dated name; the new live file opens with the linking seam. */
   private rotate(): void {
-    const fd = openSync(this.path, "r");
+    const fd = openRegularFile(this.path);
     let tail: ReturnType<typeof tailOf>;
     try {
       tail = tailOf(fd, fstatSync(fd).size);
@@ -134,7 +140,11 @@ export class AuditLog {
       ts,
       tail?.hash ?? GENESIS,
     );
-    const out = openSync(this.path, "a");
+    const out = openRegularFile(
+      this.path,
+      constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT,
+      0o666,
+    );
     try {
       writeSync(out, `${seam}\n`);
       fsyncSync(out);
@@ -146,7 +156,7 @@ export class AuditLog {
   /** The last `count` entries of the live file, oldest first (unparseable lines skipped). */
   tail(count: number): AuditEntry[] {
     if (!existsSync(this.path)) return [];
-    const fd = openSync(this.path, "r");
+    const fd = openRegularFile(this.path);
     try {
       const size = fstatSync(fd).size;
       const window = Math.min(size, Math.max(TAIL_WINDOW, count * 2048));

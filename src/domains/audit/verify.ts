@@ -1,5 +1,6 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { readRegularFile } from "../../kernel/regular-file.js";
 import { type AuditEntry, GENESIS, parseLine } from "./chain.js";
 import { AUDIT_FILE, SEGMENT_PATTERN } from "./log.js";
 
@@ -28,8 +29,15 @@ interface FileWalk {
 
 /** Check every line of one file: its own hash, its link to the line before, its sequence number. */
 function walkFile(path: string, name: string): FileWalk {
-  const text = readFileSync(path, "utf8");
   const entries: AuditEntry[] = [];
+  let text: string;
+  try {
+    text = readRegularFile(path);
+  } catch (error) {
+    if ((error as { code?: string }).code !== "ENOTREG") throw error;
+    // Something was put in the log's place: the chain cannot be read, so it is not intact.
+    return { entries, broken: { file: name, line: 1, reason: "not a regular file (the log was replaced)" } };
+  }
   if (text === "") return { entries };
   const lines = text.split("\n");
   const terminated = lines.at(-1) === "";
