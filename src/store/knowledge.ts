@@ -107,6 +107,11 @@ export interface FactsRepo {
   liveByNorm(norm: string): Promise<FactRecord | undefined>;
   /** The live facts with any of these normalised texts, by normalised text. */
   liveByNorms(norms: readonly string[]): Promise<Map<string, FactRecord>>;
+  /**
+   * Of the superseded facts with any of these normalised texts, the one superseded last, by
+   * normalised text: a restatement of a corrected fact is found by it.
+   */
+  supersededByNorms(norms: readonly string[]): Promise<Map<string, FactRecord>>;
   reinforce(id: string, topics: string[], at: string): Promise<FactRecord>;
   supersede(id: string, by: string, at: string): Promise<void>;
   delete(id: string): Promise<void>;

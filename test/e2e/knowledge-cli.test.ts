@@ -245,6 +245,44 @@ describe("memory through the CLI", () => {
     ]);
   });
 
+  it("refuses to remember a corrected fact again, naming the correction; supersede says it holds again", () => {
+    const old = json<{ id: string }>(["remember", "The staging database is db-east-1"]);
+    const first = json<{ fact: { id: string } }>(["supersede", old.id, "The staging database is db-west-2"]);
+    const second = json<{ fact: { id: string } }>([
+      "supersede",
+      first.fact.id,
+      "The staging database is db-west-3",
+    ]);
+    // An agent briefed before the corrections restates the old text, spelt a little differently.
+    const stale = cairn(ws.dir, ["remember", "the staging  database is DB-EAST-1", "--json"]);
+    expect(stale.code, stale.stderr).toBe(3);
+    const refusal = (stale.json as { refused: { policy: string; reason: string; next: string } }).refused;
+    expect(refusal.reason).toContain(`${old.id} said this and was corrected by ${second.fact.id}`);
+    expect(refusal.reason).toContain("db-west-3");
+    expect(refusal.next).toMatch(new RegExp(`supersede\\W* ${second.fact.id} with this text`));
+    const recalled = json<{ facts: { id: string }[] }>(["recall", "staging database"]);
+    expect(recalled.facts.map((f) => f.id)).toEqual([second.fact.id]);
+    // The explicit path: the old text holds again.
+    const back = json<{ fact: { id: string; text: string } }>([
+      "supersede",
+      second.fact.id,
+      "The staging database is db-east-1",
+    ]);
+    expect(json<{ facts: { id: string }[] }>(["recall", "staging database"]).facts.map((f) => f.id)).toEqual([
+      back.fact.id,
+    ]);
+    // Now restating it reinforces the live fact; restating a replaced text is refused.
+    expect(
+      json<{ id: string; reinforced: boolean }>(["remember", "The staging database is db-east-1"]),
+    ).toEqual(expect.objectContaining({ id: back.fact.id, reinforced: true }));
+    expect(cairn(ws.dir, ["remember", "The staging database is db-west-2", "--json"]).code).toBe(3);
+    // A correction that was forgotten stands for nothing: the old text may be remembered again.
+    expect(cairn(ws.dir, ["forget", back.fact.id, "--confirm"]).code).toBe(0);
+    expect(json<{ reinforced: boolean }>(["remember", "The staging database is db-west-2"]).reinforced).toBe(
+      false,
+    );
+  });
+
   it("refuses an oversized fact with the limit and what to do instead", () => {
     const run = cairn(ws.dir, ["remember", "x".repeat(100_000)]);
     expect(run.code).toBe(2);

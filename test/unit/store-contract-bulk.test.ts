@@ -132,4 +132,36 @@ describe.each(IMPLEMENTATIONS)("bulk and scale store contract: $name", ({ create
     expect(texts(seen.childrenOnly)).toEqual(["found on child 1", "found on child 76", "found on child 150"]);
     expect(seen.ofLeaf).toEqual([]);
   });
+
+  it("finds superseded facts by normal form, the one superseded last per form, long forms too", async () => {
+    // Past a PostgreSQL btree entry's bound (2,704 bytes): the index over it must not refuse it.
+    const long = `superseded ${"é".repeat(3_900)}`;
+    const ids = await store.write(async (tx) => {
+      const a = await tx.facts.insert(fact("the gateway listens on 8080"), AT);
+      const b = await tx.facts.insert(fact("the gateway listens on 9090"), AT);
+      await tx.facts.supersede(a.id, b.id, "2026-01-02T00:00:00.000Z");
+      // The same text stated again and superseded later: that one is found.
+      const c = await tx.facts.insert(fact("the gateway listens on 8080"), AT);
+      await tx.facts.supersede(c.id, b.id, "2026-01-03T00:00:00.000Z");
+      const d = await tx.facts.insert(fact(long), AT);
+      await tx.facts.supersede(d.id, b.id, "2026-01-04T00:00:00.000Z");
+      await tx.journal.append(journal);
+      return { b: b.id, c: c.id, d: d.id };
+    });
+    const found = await store.read((tx) =>
+      tx.facts.supersededByNorms([
+        "the gateway listens on 8080",
+        "the gateway listens on 9090",
+        long.toLowerCase(),
+      ]),
+    );
+    expect([...found.entries()].map(([norm, f]) => [norm.slice(0, 30), f.id])).toEqual(
+      expect.arrayContaining([
+        ["the gateway listens on 8080", ids.c],
+        [long.toLowerCase().slice(0, 30), ids.d],
+      ]),
+    );
+    expect(found.size).toBe(2);
+    expect(found.get("the gateway listens on 8080")?.supersededBy).toBe(ids.b);
+  });
 });

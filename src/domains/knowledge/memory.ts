@@ -1,4 +1,4 @@
-import { conflict, notFound, usageError } from "../../kernel/outcome.js";
+import { conflict, notFound, refuse, usageError } from "../../kernel/outcome.js";
 import { quoteValue } from "../../kernel/text.js";
 import type { FactRecord } from "../../store/knowledge.js";
 import type { Store, Tx } from "../../store/store.js";
@@ -40,6 +40,39 @@ export function checkFact(
   return { norm, topics: cleaned };
 }
 
+/** How far a chain of corrections is followed (each supersede adds one link). */
+const MAX_CORRECTIONS = 1_000;
+
+/**
+ * The live fact that now stands for a superseded one: the end of its chain of corrections, or
+ * nothing when the chain ends in a forgotten fact.
+ */
+async function correctionOf(tx: Tx, superseded: FactRecord): Promise<FactRecord | undefined> {
+  let fact: FactRecord | undefined = superseded;
+  for (let step = 0; fact?.supersededBy && step < MAX_CORRECTIONS; step++) {
+    fact = await tx.facts.byId(fact.supersededBy);
+  }
+  return fact && !fact.supersededBy ? fact : undefined;
+}
+
+/**
+ * Restating a fact that was corrected would put it back in recall beside its correction, undoing
+ * the correction without a word (an agent briefed before it, or one that never saw it). That is
+ * refused, naming the correction; the path to say the old text holds again is `supersede`.
+ */
+export async function refuseIfCorrected(tx: Tx, norms: readonly string[]): Promise<void> {
+  if (norms.length === 0) return;
+  for (const old of (await tx.facts.supersededByNorms(norms)).values()) {
+    const current = await correctionOf(tx, old);
+    if (!current) continue;
+    throw refuse(
+      "memory",
+      `${old.id} said this and was corrected by ${current.id}: ${quoteValue(current.text, 200)}`,
+      `what you knew is out of date; if ${current.id} is what is wrong, supersede ${current.id} with this text`,
+    );
+  }
+}
+
 export async function remember(
   store: Store,
   actor: Actor,
@@ -61,6 +94,7 @@ export async function remember(
       });
       return { fact, reinforced: true };
     }
+    await refuseIfCorrected(tx, [norm]);
     const fact = await tx.facts.insert({ text, norm, topics, author: actor.id }, now);
     await tx.journal.append({
       at: now,

@@ -1,7 +1,7 @@
 import type { FactRecord, NewFact } from "../../store/knowledge.js";
 import type { NewJournalEvent, Store } from "../../store/store.js";
 import type { Actor } from "../identity/actor.js";
-import { checkFact } from "./memory.js";
+import { checkFact, refuseIfCorrected } from "./memory.js";
 import { mergeTopics } from "./text.js";
 
 /**
@@ -9,7 +9,7 @@ import { mergeTopics } from "./text.js";
  * workspace ends exactly as after calling `remember` on each input in order (the same facts,
  * ids, reinforcements, search index and journal events), but new facts go in as batches instead
  * of a few statements each. Every input is checked first: one bad input refuses the whole call
- * and nothing is written.
+ * and nothing is written, as does one restating a corrected fact.
  */
 export async function rememberAll(
   store: Store,
@@ -22,7 +22,12 @@ export async function rememberAll(
     return { text, ...checkFact(text, input.topics) };
   });
   return store.write(async (tx) => {
-    const live = await tx.facts.liveByNorms([...new Set(checked.map((c) => c.norm))]);
+    const norms = [...new Set(checked.map((c) => c.norm))];
+    const live = await tx.facts.liveByNorms(norms);
+    await refuseIfCorrected(
+      tx,
+      norms.filter((norm) => !live.has(norm)),
+    );
     // Who does what, in input order: the first input of a norm not live yet is new, every later
     // one (and one whose norm is live already) reinforces.
     const fresh: NewFact[] = [];

@@ -21,7 +21,10 @@ const SETTLE = `ANALYZE facts;
  * one by one); the search index and its term counts follow from the table's statement-level
  * triggers (pg_0100_bulk_terms), as for a single insert.
  */
-export function factBatches(db: PgDb, columns: string): Pick<FactsRepo, "insertMany" | "liveByNorms"> {
+export function factBatches(
+  db: PgDb,
+  columns: string,
+): Pick<FactsRepo, "insertMany" | "liveByNorms" | "supersededByNorms"> {
   const take = db.prepare<unknown[], { last: number }>(
     `INSERT INTO cairn_counters AS c (name, last) VALUES ('facts', @n)
      ON CONFLICT (name) DO UPDATE SET last = c.last + @n RETURNING c.last`.replaceAll("@n", "?::bigint"),
@@ -34,6 +37,11 @@ export function factBatches(db: PgDb, columns: string): Pick<FactsRepo, "insertM
   );
   const liveByNorms = db.prepare<[string[]], FactRow & { norm: string }>(
     `SELECT norm, ${columns} FROM facts WHERE norm = ANY(?) AND superseded_by IS NULL`,
+  );
+  // Newest supersession last, so the map built from the rows keeps it per norm.
+  const supersededByNorms = db.prepare<[string[]], FactRow & { norm: string }>(
+    `SELECT norm, ${columns} FROM facts WHERE norm = ANY(?) AND superseded_by IS NOT NULL
+     ORDER BY superseded_at, seq`,
   );
   return {
     async insertMany(facts, at) {
@@ -60,6 +68,10 @@ export function factBatches(db: PgDb, columns: string): Pick<FactsRepo, "insertM
     },
     async liveByNorms(norms) {
       const rows = await liveByNorms.all(norms.map(encodeText));
+      return new Map(rows.map((row) => [row.norm, toFactRecord(row)]));
+    },
+    async supersededByNorms(norms) {
+      const rows = await supersededByNorms.all(norms.map(encodeText));
       return new Map(rows.map((row) => [row.norm, toFactRecord(row)]));
     },
   };

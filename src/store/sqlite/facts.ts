@@ -69,6 +69,11 @@ export function sqliteFacts(db: Database.Database): FactsRepo {
   const liveByNorms = db.prepare<[string], FactRow & { norm: string }>(
     `SELECT norm, ${COLUMNS} FROM facts WHERE norm IN (SELECT value FROM json_each(?)) AND superseded_by IS NULL`,
   );
+  // Newest supersession last, so the map built from the rows keeps it per norm.
+  const supersededByNorms = db.prepare<[string], FactRow & { norm: string }>(
+    `SELECT norm, ${COLUMNS} FROM facts WHERE norm IN (SELECT value FROM json_each(?))
+       AND superseded_by IS NOT NULL ORDER BY superseded_at, seq`,
+  );
   const reinforce = db.prepare(
     "UPDATE facts SET seen_count = seen_count + 1, last_seen_at = ?, topics = ? WHERE id = ?",
   );
@@ -294,6 +299,9 @@ export function sqliteFacts(db: Database.Database): FactsRepo {
     },
     async liveByNorms(norms) {
       return new Map(liveByNorms.all(JSON.stringify(norms)).map((row) => [row.norm, toRecord(row)]));
+    },
+    async supersededByNorms(norms) {
+      return new Map(supersededByNorms.all(JSON.stringify(norms)).map((row) => [row.norm, toRecord(row)]));
     },
     async reinforce(id, topicList, at) {
       termCounts.wrote();

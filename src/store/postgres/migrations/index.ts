@@ -10,6 +10,7 @@ import { briefReads } from "../../sqlite/migrations/0010_brief_reads.js";
 import { runHosts } from "../../sqlite/migrations/0011_run_hosts.js";
 import { runSupervisorStarts } from "../../sqlite/migrations/0012_run_supervisor_starts.js";
 import { sampleTrees } from "../../sqlite/migrations/0013_sample_trees.js";
+import { supersededNorms } from "../../sqlite/migrations/0014_superseded_norms.js";
 import { FACTS_SEARCH } from "./facts-search.js";
 import { PG_BULK_TERMS } from "./pg-bulk-terms.js";
 import { PG_LONG_KEYS } from "./pg-long-keys.js";
@@ -68,6 +69,13 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   { name: sampleTrees.name, sql: () => fromSqlite(sampleTrees.sql) },
   { name: "pg_0101_long_keys", sql: () => PG_LONG_KEYS, pgOnly: true },
   { name: "pg_0102_nul_words", sql: () => PG_NUL_WORDS, pgOnly: true },
+  {
+    // A hash index, not the translated btree: a normal form can pass a btree entry's size bound
+    // (see pg-long-keys.ts).
+    name: supersededNorms.name,
+    sql: () =>
+      "CREATE INDEX facts_superseded_norm ON facts USING hash (norm) WHERE superseded_by IS NOT NULL;",
+  },
 ];
 
 /** The migrations both stores share: their count is the schema version an export carries. */

@@ -10,6 +10,7 @@ import { briefReads } from "./0010_brief_reads.js";
 import { runHosts } from "./0011_run_hosts.js";
 import { runSupervisorStarts } from "./0012_run_supervisor_starts.js";
 import { sampleTrees } from "./0013_sample_trees.js";
+import { supersededNorms } from "./0014_superseded_norms.js";
 
 /**
  * Versioned schema changes, applied in order, each recorded by name. A database that records a
@@ -34,6 +35,7 @@ export const MIGRATIONS: readonly Migration[] = [
   runHosts,
   runSupervisorStarts,
   sampleTrees,
+  supersededNorms,
 ];
 
 /**

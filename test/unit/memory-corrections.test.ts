@@ -1,0 +1,41 @@
+import { describe, expect, it } from "vitest";
+import { OWNER } from "../../src/domains/identity/actor.js";
+import { recall, remember, supersede } from "../../src/domains/knowledge/memory.js";
+import { rememberAll } from "../../src/domains/knowledge/remember-all.js";
+import { RefusedError } from "../../src/kernel/outcome.js";
+import { contractStores, storeForSuite } from "../helpers/contract-stores.js";
+
+/**
+ * A corrected fact stays corrected: restating the old text, alone or in a bulk load, is refused
+ * naming the correction, on both stores, and nothing of a refused bulk load is written.
+ */
+const AT = "2026-03-01T00:00:00.000Z";
+
+describe.each(contractStores("corrections"))("memory corrections: $name", ({ create }) => {
+  const store = storeForSuite(create);
+
+  it("refuses remember and rememberAll restating a corrected fact; the correction keeps recall", async () => {
+    const old = await remember(store, OWNER, { text: "Deploys go out on Fridays" }, AT);
+    const fixed = await supersede(store, OWNER, { id: old.fact.id, text: "Deploys go out on Tuesdays" }, AT);
+
+    const single = remember(store, OWNER, { text: "deploys go out on fridays" }, AT);
+    await expect(single).rejects.toBeInstanceOf(RefusedError);
+    await expect(single).rejects.toThrow(`${old.fact.id} said this and was corrected by ${fixed.fact.id}`);
+
+    const bulk = rememberAll(
+      store,
+      OWNER,
+      [{ text: "A fresh fact about caching" }, { text: "Deploys go out on Fridays" }],
+      AT,
+    );
+    await expect(bulk).rejects.toBeInstanceOf(RefusedError);
+    const hits = await recall(store, { query: "deploys caching fridays" }, AT);
+    expect(hits.map((hit) => hit.fact.id)).toEqual([fixed.fact.id]);
+
+    // Restating the correction itself is a reinforcement, in bulk too.
+    expect(await rememberAll(store, OWNER, [{ text: "Deploys go out on Tuesdays" }], AT)).toEqual({
+      remembered: 0,
+      reinforced: 1,
+    });
+  });
+});
