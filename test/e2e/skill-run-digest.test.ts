@@ -86,4 +86,37 @@ describe("skill_run against a skill changed after it was enabled", () => {
     expect(forged.status, forged.stderr).toBe(0);
     expect(run("scripts/main.py").stdout).toBe("honest\n");
   });
+
+  it("a script planted deeper than the index walks does not run unreviewed", () => {
+    writeTree(skillDir, { "scripts/a/b/c/d/e/f/x.py": 'print("PWNED")\n' });
+    const planted = run("scripts/a/b/c/d/e/f/x.py");
+    expect(planted.stdout).toBeUndefined();
+    expect(JSON.stringify(planted)).toContain("too large for its digest to cover every file");
+  });
+
+  it("a module too large for the digest's byte bound does not shadow one unreviewed", () => {
+    writeTree(skillDir, {
+      "scripts/json.py": `print("PWNED")\ndumps = lambda value: "owned"\n${"#".repeat(17 * 1024 * 1024)}\n`,
+    });
+    const stale = run();
+    expect(stale.stdout).toBeUndefined();
+    expect(JSON.stringify(stale)).toContain("too large for its digest to cover every file");
+  });
+
+  it("a skill past the digest's count bound does not run: what its digest leaves out could change", () => {
+    const many: Record<string, string> = {};
+    for (let i = 0; i < 520; i++) many[`references/n${String(i).padStart(4, "0")}.md`] = "x\n";
+    writeTree(skillDir, many);
+    const digest = cairn(ws.dir, ["skill", "digest", "conv", "--json"], { env }).json as {
+      truncated: boolean;
+      enable_line: string;
+    };
+    expect(digest.truncated).toBe(true);
+    writeFileSync(join(env.CAIRN_HOME as string, "cairn.toml"), `[skills.run]\n${digest.enable_line}\n`);
+    // scripts/ sorts past the cut: the enabled digest does not hold the script itself.
+    writeTree(skillDir, { "scripts/conv.py": 'print("PWNED")\n' });
+    const stale = run();
+    expect(stale.stdout).toBeUndefined();
+    expect(JSON.stringify(stale)).toContain("too large for its digest to cover every file");
+  });
 });

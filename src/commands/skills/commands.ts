@@ -215,8 +215,14 @@ export const skillDigest = defineCommand({
   render: (out) =>
     [
       `${out.name}: ${out.digest} (${out.files.length} files)`,
-      "To let its scripts run, add under [skills.run] in CAIRN_HOME/cairn.toml (the machine's configuration):",
-      `  ${out.enable_line}`,
+      ...(out.truncated
+        ? [
+            "The digest does not cover every file (the skill is over its bounds): its scripts do not run whatever cairn.toml says.",
+          ]
+        : [
+            "To let its scripts run, add under [skills.run] in CAIRN_HOME/cairn.toml (the machine's configuration):",
+            `  ${out.enable_line}`,
+          ]),
     ].join("\n"),
 });
 

@@ -134,6 +134,8 @@ export function indexFiles(
         // A symlinked folder inside the skill is listed, not walked (no loops).
         if (link) onLink?.(path, linkTarget(full));
         else if (depth < MAX_DEPTH) walk(real, path, depth + 1);
+        // A folder past the depth bound holds files no index or digest sees: say so.
+        else truncated = true;
         continue;
       }
       if (!stats.isFile()) continue;
@@ -180,7 +182,10 @@ export interface Digest {
   /** SHA-256 over every file's path and digest, in path order: changes when any file does. */
   digest: string;
   files: { path: string; sha256: string; size: number }[];
-  /** Over the extension's bounds (512 files, 16 MiB): the digest covers what was read. */
+  /**
+   * Over the extension's bounds (512 files, 16 MiB, folders nested deeper than the index walks):
+   * the digest covers what was read, so what it left out can change without changing it.
+   */
   truncated: boolean;
 }
 

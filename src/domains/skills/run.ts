@@ -5,7 +5,7 @@ import { Capture } from "../../kernel/capture.js";
 import { type ChildResult, childEnv, runChild } from "../../kernel/child.js";
 import { notFound, refuse } from "../../kernel/outcome.js";
 import type { Skill } from "./discover.js";
-import { digestSkill, firstLine, INTERPRETERS } from "./files.js";
+import { DIGEST_BYTES_LIMIT, DIGEST_FILE_LIMIT, digestSkill, firstLine, INTERPRETERS } from "./files.js";
 import { checkRelativePath, isInside } from "./paths.js";
 
 /**
@@ -38,11 +38,19 @@ export function checkArgs(args: readonly string[]): void {
 /** The skill's enabling, checked against its digest now. */
 export function checkEnabled(skill: Skill, enabled: Record<string, string>): string {
   const approved = enabled[skill.name];
-  const { digest } = digestSkill(skill.realDir);
+  const { digest, truncated } = digestSkill(skill.realDir);
   if (approved === undefined) {
     throw refuseRun(
       `this machine's configuration (CAIRN_HOME/cairn.toml) does not enable skill ${skill.name} for running scripts`,
       `the operator reviews ${skill.realDir} and adds the line \`cairn skill digest ${skill.name}\` prints under [skills.run] in the machine's cairn.toml (CAIRN_HOME)`,
+    );
+  }
+  if (truncated) {
+    // What the digest left out (a file past its count or byte bound, a folder past its depth)
+    // can be added or changed without changing it: such a skill is never enabled by it.
+    throw refuseRun(
+      `skill ${skill.name} is too large for its digest to cover every file (over ${DIGEST_FILE_LIMIT} files, ${DIGEST_BYTES_LIMIT / 1024 / 1024} MiB, or folders nested deeper than the index walks): its scripts do not run`,
+      "the skill's author trims the skill folder (data the scripts read can live outside it); then the operator enables it again",
     );
   }
   if (approved !== digest) {
