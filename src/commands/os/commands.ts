@@ -1,8 +1,10 @@
 import { z } from "zod";
 import { audit } from "../../domains/audit/record.js";
 import { osConfigOf } from "../../domains/os/config.js";
+import { gitConfigProblem, gitEnv, isGit } from "../../domains/os/git.js";
 import { DEFAULT_CONFIRM, decide } from "../../domains/os/policy.js";
 import { checkOsArgs, OS_OUTPUT_CAP, realNameOf, runOs } from "../../domains/os/run.js";
+import { childEnv } from "../../kernel/child.js";
 import { refuse } from "../../kernel/outcome.js";
 import { defineCommand } from "../define.js";
 import { verbatim } from "../field-text.js";
@@ -84,7 +86,8 @@ export const osRun = defineCommand({
     }
     const argsProblem = checkOsArgs(input.args);
     if (argsProblem) throw refused("args", argsProblem, "pass fewer or shorter arguments");
-    const verdict = decide(os, input.bin, input.args, realNameOf(input.bin, ctx.env));
+    const realName = realNameOf(input.bin, ctx.env);
+    const verdict = decide(os, input.bin, input.args, realName);
     if (verdict.verdict === "refuse") {
       throw refused(
         verdict.rule,
@@ -94,11 +97,31 @@ export const osRun = defineCommand({
           : "os_list shows what this machine allows; do not retry this command",
       );
     }
+    // git runs what a repository's configuration and hooks name: those stay off, or it is refused.
+    const git = isGit(input.bin, realName);
+    const extraEnv = git ? gitEnv(ctx.env) : undefined;
     const run = await runOs(input.bin, input.args, {
       cwd: ctx.workspace.root,
       env: ctx.env,
       timeoutMs: os.timeout_seconds * 1000,
       signal: ctx.signal,
+      extraEnv,
+      check: git
+        ? async (gitPath) => {
+            const problem = await gitConfigProblem(gitPath, input.args, {
+              cwd: ctx.workspace.root,
+              env: childEnv(ctx.env, extraEnv),
+              signal: ctx.signal,
+            });
+            if (problem) {
+              throw refused(
+                "git_config",
+                `\`git\` needs a person's confirmation here: the repository ${problem}`,
+                "a model can never confirm: tell the user which setting in the repository's git configuration to review; do not retry",
+              );
+            }
+          }
+        : undefined,
     });
     audit(ctx, "critical", "os_run", {
       argv: run.argv,

@@ -73,7 +73,16 @@ export interface OsRun {
 export async function runOs(
   bin: string,
   args: readonly string[],
-  options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number; signal?: AbortSignal },
+  options: {
+    cwd: string;
+    env: NodeJS.ProcessEnv;
+    timeoutMs: number;
+    signal?: AbortSignal;
+    /** Variables set for this program only (git's, see git.ts). */
+    extraEnv?: Readonly<Record<string, string>>;
+    /** Refuses (throws) before the spawn, given the resolved path: git's configuration look. */
+    check?: (path: string) => Promise<void>;
+  },
 ): Promise<OsRun> {
   const path = resolveBinary(bin, options.env);
   if (!path) {
@@ -83,6 +92,7 @@ export async function runOs(
       "os_list shows what is allowed; install it or pick another",
     );
   }
+  await options.check?.(path);
   const note = (total: number, kept: number) => `\n… truncated at ${kept} bytes (of ${total}).`;
   const out = new Capture(OS_OUTPUT_CAP);
   const err = new Capture(OS_OUTPUT_CAP);
@@ -90,7 +100,7 @@ export async function runOs(
   const result = await runChild({
     argv,
     cwd: options.cwd,
-    env: childEnv(options.env),
+    env: childEnv(options.env, options.extraEnv),
     timeoutMs: options.timeoutMs,
     killEscaped: true,
     signal: options.signal,

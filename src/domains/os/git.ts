@@ -1,0 +1,125 @@
+import { runChild } from "../../kernel/child.js";
+import { familyOf } from "./policy.js";
+
+/**
+ * git runs programs its configuration names (core.fsmonitor on `git status`, hooks on `git
+ * commit`, a textconv driver on `git diff`, a `!` alias), and a repository's own configuration
+ * and hooks are files whoever can edit the workspace writes. An OS run of git for a model
+ * therefore (1) starts git with hooks, fsmonitor, editors and pagers turned off by variables
+ * that outrank every configuration file, and (2) is refused when the repository's configuration
+ * (its local and worktree scopes, includes followed) names a program anyway. The operator's
+ * own configuration (global, system) is theirs and is left as it is.
+ */
+
+/** Whether the program run is git (by the name given or the file PATH resolves it to). */
+export function isGit(bin: string, realName: string | undefined): boolean {
+  return [bin, realName].some((name) => name !== undefined && (name === "git" || familyOf(name) === "git"));
+}
+
+/** Settings given as `-c` would be, through the environment: they outrank every file. */
+const FORCED: readonly (readonly [string, string])[] = [
+  ["core.fsmonitor", "false"],
+  ["core.hooksPath", "/dev/null"],
+  ["protocol.ext.allow", "never"],
+];
+
+/** The variables git is started with: the forced settings after any the environment holds. */
+export function gitEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  const base = Number.parseInt(env.GIT_CONFIG_COUNT ?? "0", 10);
+  const start = Number.isInteger(base) && base > 0 ? base : 0;
+  const out: Record<string, string> = {
+    GIT_CONFIG_COUNT: String(start + FORCED.length),
+    GIT_PAGER: "cat",
+    GIT_EDITOR: "true",
+    GIT_SEQUENCE_EDITOR: "true",
+    GIT_TERMINAL_PROMPT: "0",
+  };
+  FORCED.forEach(([key, value], index) => {
+    out[`GIT_CONFIG_KEY_${start + index}`] = key;
+    out[`GIT_CONFIG_VALUE_${start + index}`] = value;
+  });
+  return out;
+}
+
+/** The last part of a key that names a program git runs (`diff.<driver>.textconv`, `gpg.program`). */
+const RUNS_PROGRAM =
+  /\.(command|cmd|program|driver|textconv|clean|smudge|process|helper|editor|pager|sshcommand|askpass|gitproxy|tunnel|uploadpack|receivepack|external|difffilter|sendmailcmd|alternaterefscommand|defaultkeycommand|fsmonitor|hookspath)$/;
+
+/** Why `key = value` from the repository's configuration may run a program, or nothing. */
+function programKey(key: string, value: string, args: readonly string[]): string | undefined {
+  const lower = key.toLowerCase();
+  if (lower.startsWith("alias.")) {
+    const name = key.slice("alias.".length);
+    // A `!` alias runs a shell; one named on the command line may stand for a denied command.
+    if (value.trimStart().startsWith("!") || args.includes(name)) return key;
+    return undefined;
+  }
+  if (lower.startsWith("pager.") || lower === "sequence.editor") return key;
+  if (/^(browser|man|difftool|mergetool)\..*\.path$/.test(lower)) return key;
+  if (lower.startsWith("submodule.") && lower.endsWith(".update") && value.trimStart().startsWith("!"))
+    return key;
+  if (/^protocol\.(.*\.)?allow$/.test(lower)) return key;
+  if (lower === "core.fsmonitor" || lower === "core.hookspath") return undefined; // forced off
+  return RUNS_PROGRAM.test(lower) ? key : undefined;
+}
+
+/**
+ * The leading options that choose the repository (`-C dir`, `--git-dir=…`, `--work-tree=…`,
+ * `--bare`), so its configuration is the one read; every other option is left out of the look.
+ */
+function repositoryOptions(args: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let at = 0; at < args.length; at++) {
+    const arg = args[at] as string;
+    if (!arg.startsWith("-")) break;
+    if (arg === "-C" || arg === "--git-dir" || arg === "--work-tree" || arg === "--namespace") {
+      const value = args[at + 1];
+      if (value === undefined) break;
+      out.push(arg, value);
+      at++;
+    } else if (/^--(git-dir|work-tree|namespace)=/.test(arg) || arg === "--bare") out.push(arg);
+    else if (arg.startsWith("-C") && arg.length > 2) out.push("-C", arg.slice(2));
+  }
+  return out;
+}
+
+/**
+ * The first key of the repository's own configuration that names a program, or a reason the
+ * configuration could not be read; nothing when it names none.
+ */
+export async function gitConfigProblem(
+  gitPath: string,
+  args: readonly string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; signal?: AbortSignal },
+): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const run = await runChild({
+    argv: [gitPath, ...repositoryOptions(args), "config", "--list", "--show-scope", "--includes", "-z"],
+    cwd: options.cwd,
+    env: options.env,
+    timeoutMs: 10_000,
+    killEscaped: true,
+    signal: options.signal,
+    onOutput: (chunk, stream) => {
+      if (stream !== "stdout" || size > 4 * 1024 * 1024) return;
+      chunks.push(chunk);
+      size += chunk.length;
+    },
+  });
+  if (run.exitCode !== 0) return "its configuration could not be read";
+  if (size > 4 * 1024 * 1024) return "its configuration is over 4 MiB";
+  const fields = Buffer.concat(chunks).toString("utf8").split("\0");
+  for (let at = 0; at + 1 < fields.length; at += 2) {
+    const scope = fields[at] as string;
+    const entry = fields[at + 1] as string;
+    if (scope !== "local" && scope !== "worktree") continue;
+    const newline = entry.indexOf("\n");
+    const key = newline < 0 ? entry : entry.slice(0, newline);
+    const value = newline < 0 ? "" : entry.slice(newline + 1);
+    const found = programKey(key, value, args);
+    if (found)
+      return `its configuration sets \`${found.slice(0, 120)}\`, which names a program git would run`;
+  }
+  return undefined;
+}

@@ -1,0 +1,109 @@
+import { spawnSync } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { gitWorkspace } from "../helpers/goals.js";
+import { cairn, runSync } from "../helpers/workspace.js";
+
+/**
+ * An agent that can edit files in the workspace but has no shell can write `.git/config` and
+ * `.git/hooks`: git then runs whatever program they name. An allowed `git status` (even a pinned,
+ * read-only one) must not become a way to run a program no one allowed.
+ */
+
+let ws: { dir: string; cleanup: () => void };
+let env: Record<string, string>;
+const pwned = () => join(ws.dir, "PWNED");
+
+beforeAll(() => {
+  ws = gitWorkspace();
+  env = { HOME: join(ws.dir, "home"), CAIRN_HOME: join(ws.dir, "cairn-home") };
+  mkdirSync(env.CAIRN_HOME as string, { recursive: true });
+  writeFileSync(
+    join(env.CAIRN_HOME as string, "cairn.toml"),
+    '[os]\nenabled = true\nallow = ["git"]\ndeny = ["git push"]\n',
+  );
+  const evil = join(ws.dir, "evil.sh");
+  writeFileSync(evil, `#!/bin/sh\ntouch ${pwned()}\n`);
+  chmodSync(evil, 0o755);
+  writeFileSync(
+    join(ws.dir, ".git", "info", "exclude"),
+    "PWNED\nevil.sh\nhome/\ncairn-home/\n.cairn/\nother/\n",
+  );
+});
+afterAll(() => ws.cleanup());
+beforeEach(() => {
+  rmSync(pwned(), { force: true });
+  for (const key of ["core.fsmonitor", "core.sshCommand", "alias.x", "alias.p", "diff.evil.textconv"])
+    spawnSync("git", ["config", "--unset-all", key], { cwd: ws.dir });
+});
+
+const osRun = (...args: string[]) => cairn(ws.dir, ["os", "run", "git", "--json", "--", ...args], { env });
+
+describe("git through os run ignores what the workspace's git configuration would run", () => {
+  it("a core.fsmonitor planted in .git/config does not run on `git status`", () => {
+    runSync("git", ["config", "core.fsmonitor", join(ws.dir, "evil.sh")], ws.dir);
+    const status = osRun("status", "--short");
+    expect(existsSync(pwned())).toBe(false);
+    expect([0, 3]).toContain(status.code);
+  });
+
+  it("a hook planted in .git/hooks does not run on an allowed `git commit`", () => {
+    const hook = join(ws.dir, ".git", "hooks", "pre-commit");
+    writeFileSync(hook, `#!/bin/sh\ntouch ${pwned()}\n`);
+    chmodSync(hook, 0o755);
+    try {
+      const commit = osRun("commit", "--allow-empty", "-qm", "empty");
+      expect(existsSync(pwned())).toBe(false);
+      expect([0, 3]).toContain(commit.code);
+    } finally {
+      rmSync(hook);
+    }
+  });
+
+  it("a `!` alias, an alias to a denied command and a textconv driver are refused, naming the key", () => {
+    runSync("git", ["config", "alias.x", `!${join(ws.dir, "evil.sh")}`], ws.dir);
+    const shell = osRun("x");
+    expect(existsSync(pwned())).toBe(false);
+    expect(shell.code).toBe(3);
+    expect(shell.stderr).toContain("alias.x");
+    runSync("git", ["config", "--unset", "alias.x"], ws.dir);
+    runSync("git", ["config", "alias.p", "push"], ws.dir);
+    const push = osRun("p", "origin");
+    expect(push.code).toBe(3);
+    expect(push.stderr).toContain("alias.p");
+    runSync("git", ["config", "--unset", "alias.p"], ws.dir);
+    writeFileSync(join(ws.dir, ".gitattributes"), "*.md diff=evil\n");
+    runSync("git", ["config", "diff.evil.textconv", join(ws.dir, "evil.sh")], ws.dir);
+    writeFileSync(join(ws.dir, "README.md"), "changed\n");
+    try {
+      const diff = osRun("diff");
+      expect(existsSync(pwned())).toBe(false);
+      expect(diff.code).toBe(3);
+      expect(diff.stderr).toContain("diff.evil.textconv");
+      // Another repository named on the command line is judged by its own configuration.
+      const other = join(ws.dir, "other");
+      mkdirSync(other);
+      runSync("git", ["init", "-q"], other);
+      writeFileSync(join(other, ".gitattributes"), "*.md diff=evil\n");
+      writeFileSync(join(other, "a.md"), "one\n");
+      runSync("git", ["add", "-A"], other);
+      runSync("git", ["-c", "user.name=t", "-c", "user.email=t@t.invalid", "commit", "-qm", "o"], other);
+      runSync("git", ["config", "diff.evil.textconv", join(ws.dir, "evil.sh")], other);
+      writeFileSync(join(other, "a.md"), "two\n");
+      const elsewhere = osRun("-C", other, "diff");
+      expect(existsSync(pwned())).toBe(false);
+      expect(elsewhere.code).toBe(3);
+      expect(elsewhere.stderr).toContain("diff.evil.textconv");
+    } finally {
+      rmSync(join(ws.dir, ".gitattributes"));
+      runSync("git", ["checkout", "README.md"], ws.dir);
+    }
+  });
+
+  it("git without anything planted runs as before", () => {
+    const log = osRun("log", "--oneline");
+    expect(log.code).toBe(0);
+    expect((log.json as { stdout: string }).stdout).toContain("base");
+  });
+});
