@@ -1,8 +1,8 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cairn, initWorkspace } from "../helpers/workspace.js";
+import { cairn, initWorkspace, scratchDir } from "../helpers/workspace.js";
 
 /**
  * With `allow = ["*"]` the confirm list is all that stands between a model and a shell: a listed
@@ -10,12 +10,14 @@ import { cairn, initWorkspace } from "../helpers/workspace.js";
  */
 
 let ws: { dir: string; cleanup: () => void };
+let operator: { dir: string; cleanup: () => void };
 let env: Record<string, string>;
 
 beforeAll(() => {
   ws = initWorkspace();
-  const bin = join(ws.dir, "operator-bin");
-  mkdirSync(bin);
+  // The operator's folder of programs is outside the workspace: binaries inside it never run.
+  operator = scratchDir("cairn-operator-bin-");
+  const bin = operator.dir;
   const python = realpathSync(execFileSync("sh", ["-c", "command -v python3"], { encoding: "utf8" }).trim());
   // As distributions name them: python3.12, and a link to the system shell under another name.
   symlinkSync(python, join(bin, "python3.99"));
@@ -31,7 +33,10 @@ beforeAll(() => {
     '[os]\nenabled = true\nallow = ["*"]\ndeny = ["tclsh"]\n',
   );
 });
-afterAll(() => ws.cleanup());
+afterAll(() => {
+  ws.cleanup();
+  operator.cleanup();
+});
 
 const osRun = (bin: string, ...args: string[]) =>
   cairn(ws.dir, ["os", "run", bin, "--json", "--", ...args], { env });
@@ -65,5 +70,18 @@ describe("os run judges every name a program goes by", () => {
     const git = osRun("git", "clone", "--upload-pack=sh -c 'echo ran >&2' #", ws.dir, join(ws.dir, "clone"));
     expect(git.code).toBe(3);
     expect(git.stderr).toContain("`git --upload-pack` runs code given on the command line");
+  });
+
+  it("a binary planted in a folder of the workspace that PATH names (node_modules/.bin under npx) is never what runs", () => {
+    const planted = join(ws.dir, "node_modules", ".bin");
+    mkdirSync(planted, { recursive: true });
+    writeFileSync(join(planted, "ls"), `#!/bin/sh\necho PLANTED\n`);
+    chmodSync(join(planted, "ls"), 0o755);
+    const run = cairn(ws.dir, ["os", "run", "ls", "--json", "--", "-d", "."], {
+      env: { ...env, PATH: `${planted}:${env.PATH}` },
+    });
+    expect(run.stdout).not.toContain("PLANTED");
+    expect(run.code).toBe(0);
+    expect((run.json as { argv: string[] }).argv[0]).not.toContain(ws.dir);
   });
 });

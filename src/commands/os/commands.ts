@@ -86,7 +86,9 @@ export const osRun = defineCommand({
     }
     const argsProblem = checkOsArgs(input.args);
     if (argsProblem) throw refused("args", argsProblem, "pass fewer or shorter arguments");
-    const realName = realNameOf(input.bin, ctx.env);
+    // Binaries inside the project workspace (which agents write) are never looked up on PATH.
+    const untrusted = ctx.workspace.kind === "project" ? [ctx.workspace.root] : [];
+    const realName = realNameOf(input.bin, ctx.env, untrusted);
     const verdict = decide(os, input.bin, input.args, realName);
     if (verdict.verdict === "refuse") {
       throw refused(
@@ -105,6 +107,7 @@ export const osRun = defineCommand({
       env: ctx.env,
       timeoutMs: os.timeout_seconds * 1000,
       signal: ctx.signal,
+      untrusted,
       extraEnv,
       check: git
         ? async (gitPath) => {

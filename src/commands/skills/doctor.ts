@@ -45,7 +45,12 @@ export const skillDoctor = defineCommand({
           message: "[os] allow holds `*`: every binary on PATH may run",
         });
       for (const tool of os.tool) {
-        const verdict = decide(os, tool.bin, tool.args, realNameOf(tool.bin, ctx.env));
+        const verdict = decide(
+          os,
+          tool.bin,
+          tool.args,
+          realNameOf(tool.bin, ctx.env, ctx.workspace.kind === "project" ? [ctx.workspace.root] : []),
+        );
         if (verdict.verdict === "refuse")
           findings.push({
             kind: "warning",

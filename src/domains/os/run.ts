@@ -3,6 +3,7 @@ import { basename, delimiter, isAbsolute, join } from "node:path";
 import { Capture } from "../../kernel/capture.js";
 import { childEnv, runChild } from "../../kernel/child.js";
 import { refuse } from "../../kernel/outcome.js";
+import { isInside } from "../skills/paths.js";
 import { bareNameProblem } from "./policy.js";
 
 /** What a model gets of an OS run's output: 8 000 bytes per stream, with a note past that. */
@@ -26,15 +27,33 @@ export function checkOsArgs(args: readonly string[]): string | undefined {
 
 /**
  * The binary's absolute path, looked up in PATH's absolute folders only: an empty or relative
- * PATH entry (`.`) would let a bare name run a file planted in the working folder.
+ * PATH entry (`.`) would let a bare name run a file planted in the working folder. A file whose
+ * real path is inside one of `untrusted` (the project workspace, which agents write) is passed
+ * over the same way: `npx` puts the project's node_modules/.bin first on PATH, where a planted
+ * `ls` would otherwise run under an allowed name.
  */
-export function resolveBinary(bin: string, env: NodeJS.ProcessEnv): string | undefined {
+export function resolveBinary(
+  bin: string,
+  env: NodeJS.ProcessEnv,
+  untrusted: readonly string[] = [],
+): string | undefined {
+  const realUntrusted = untrusted.map((dir) => {
+    try {
+      return realpathSync.native(dir);
+    } catch {
+      return dir;
+    }
+  });
   for (const dir of (env.PATH ?? "").split(delimiter)) {
     if (!dir || !isAbsolute(dir)) continue;
     const candidate = join(dir, bin);
     try {
       if (!statSync(candidate).isFile()) continue;
       accessSync(candidate, constants.X_OK);
+      if (realUntrusted.length > 0) {
+        const real = realpathSync.native(candidate);
+        if (realUntrusted.some((folder) => isInside(folder, real))) continue;
+      }
       return candidate;
     } catch {
       // Not here.
@@ -47,9 +66,13 @@ export function resolveBinary(bin: string, env: NodeJS.ProcessEnv): string | und
  * The name of the file a bare name runs, through every link (`rbash` → `bash`, `vi` →
  * `vim.basic`): what the policy also judges. Nothing when it is not bare or not installed.
  */
-export function realNameOf(bin: string, env: NodeJS.ProcessEnv): string | undefined {
+export function realNameOf(
+  bin: string,
+  env: NodeJS.ProcessEnv,
+  untrusted: readonly string[] = [],
+): string | undefined {
   if (bareNameProblem(bin)) return undefined;
-  const path = resolveBinary(bin, env);
+  const path = resolveBinary(bin, env, untrusted);
   if (!path) return undefined;
   try {
     return basename(realpathSync.native(path));
@@ -80,11 +103,13 @@ export async function runOs(
     signal?: AbortSignal;
     /** Variables set for this program only (git's, see git.ts). */
     extraEnv?: Readonly<Record<string, string>>;
+    /** Folders whose binaries never run (the project workspace): see resolveBinary. */
+    untrusted?: readonly string[];
     /** Refuses (throws) before the spawn, given the resolved path: git's configuration look. */
     check?: (path: string) => Promise<void>;
   },
 ): Promise<OsRun> {
-  const path = resolveBinary(bin, options.env);
+  const path = resolveBinary(bin, options.env, options.untrusted);
   if (!path) {
     throw refuse(
       "os",
