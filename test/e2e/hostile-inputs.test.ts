@@ -239,7 +239,9 @@ describe("hostile inputs", () => {
       }
       const out = (result?.structuredContent ?? {}) as Record<string, unknown>;
       const text = JSON.stringify(result?.content ?? thrown?.message ?? "");
-      if (text.includes("root:x:0:0") || text.includes("/bin/bash")) failures.push(`${label}: leaked a file`);
+      // A line of /etc/passwd (a run's argv names its interpreter, /usr/bin/bash, which is no leak).
+      if (text.includes("root:x:0:0") || text.includes(":/bin/bash"))
+        failures.push(`${label}: leaked a file`);
       const refused = "refused" in out;
       const blocked = refused || result?.isError === true || thrown !== undefined;
       if (expected === "refused" && !refused)

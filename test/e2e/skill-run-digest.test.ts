@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdirSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { skillMd, writeTree } from "../helpers/skills.js";
@@ -118,5 +118,16 @@ describe("skill_run against a skill changed after it was enabled", () => {
     const stale = run();
     expect(stale.stdout).toBeUndefined();
     expect(JSON.stringify(stale)).toContain("too large for its digest to cover every file");
+  });
+
+  it("an interpreter planted inside the workspace, first on PATH (npx's node_modules/.bin), is not what runs", () => {
+    const planted = join(ws.dir, "node_modules", ".bin");
+    writeTree(planted, { python3: '#!/bin/sh\necho "PWNED $*"\n' });
+    chmodSync(join(planted, "python3"), 0o755);
+    const ran = cairn(ws.dir, ["skill", "run", "conv", "scripts/conv.py", "a", "--json"], {
+      env: { ...env, PATH: `${planted}:${process.env.PATH}` },
+    }).json as { stdout?: string; argv?: string[] };
+    expect(ran.stdout).toBe('["a"]\n');
+    expect(ran.argv?.[0]).not.toContain(ws.dir);
   });
 });

@@ -3,7 +3,13 @@ import { audit } from "../../domains/audit/record.js";
 import { enabledRuns, skillsConfigOf } from "../../domains/skills/config.js";
 import { discoverSkills, findSkill, type LoadedSkill, type Skill } from "../../domains/skills/discover.js";
 import { digestSkill, readPage } from "../../domains/skills/files.js";
-import { checkArgs, checkEnabled, commandFor, runScript } from "../../domains/skills/run.js";
+import {
+  checkArgs,
+  checkEnabled,
+  commandFor,
+  resolveInterpreter,
+  runScript,
+} from "../../domains/skills/run.js";
 import { renderSkillView, skillView } from "../../domains/skills/view.js";
 import { loadConfig } from "../../domains/workspace/config.js";
 import { notFound, RefusedError, refuse } from "../../kernel/outcome.js";
@@ -258,7 +264,8 @@ export const skillRun = defineCommand({
       checkArgs(input.args);
       const digest = checkEnabled(skill, enabledRuns(ctx.env));
       const { argv } = commandFor(skill, input.script);
-      prepared = { skill, digest, argv: [...argv, ...input.args] };
+      const untrusted = ctx.workspace.kind === "project" ? [ctx.workspace.root] : [];
+      prepared = { skill, digest, argv: [...resolveInterpreter(argv, ctx.env, untrusted), ...input.args] };
     } catch (error) {
       if (error instanceof RefusedError)
         record("notice", "skill_run_refused", { reason: error.refusal.reason });

@@ -4,6 +4,7 @@ import { basename, extname, join } from "node:path";
 import { Capture } from "../../kernel/capture.js";
 import { type ChildResult, childEnv, runChild } from "../../kernel/child.js";
 import { notFound, refuse } from "../../kernel/outcome.js";
+import { resolveBinary } from "../os/run.js";
 import type { Skill } from "./discover.js";
 import { DIGEST_BYTES_LIMIT, DIGEST_FILE_LIMIT, digestSkill, firstLine, INTERPRETERS } from "./files.js";
 import { checkRelativePath, isInside } from "./paths.js";
@@ -106,6 +107,28 @@ export function commandFor(skill: Skill, script: string): { real: string; argv: 
     );
   }
   return { real, argv: [...interpreter, real] };
+}
+
+/**
+ * The argv with its interpreter found on PATH now, passing over the project workspace's folders
+ * (agents write there; `npx` puts node_modules/.bin first on PATH): a planted `python3` would
+ * otherwise run every enabled script. A path the shebang names stays as the reviewed script says.
+ */
+export function resolveInterpreter(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+  untrusted: readonly string[],
+): string[] {
+  const [program, ...rest] = argv;
+  if (program === undefined || program.includes("/")) return [...argv];
+  const path = resolveBinary(program, env, untrusted);
+  if (!path) {
+    throw refuseRun(
+      `the interpreter \`${program.slice(0, 80)}\` is not installed on this machine's PATH (outside the workspace)`,
+      "the operator installs it, or the skill's author names another in the script's shebang",
+    );
+  }
+  return [path, ...rest];
 }
 
 export interface ScriptRun {
