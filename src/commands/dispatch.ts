@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { assertAuditable } from "../domains/audit/record.js";
 import { requireStillActive } from "../domains/identity/actor.js";
 import { guard } from "../domains/identity/guard.js";
 import { checkLimits } from "../domains/limits/limits.js";
@@ -61,6 +62,8 @@ export async function dispatch(
           allowReadOnly: command.allowReadOnly,
           confirmed: input.confirm === true,
         });
+        // Every write is recorded: one whose audit line could not be appended is not done.
+        if (command.effect !== "read") assertAuditable(ctx);
         // A read-only session (the dashboard) only looks: it renews no one's lease.
         for (const hook of session.readOnly ? [] : CALL_HOOKS) {
           // A hook's failure (a busy database) must not fail the call it rides on.

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callTool, connectMcp } from "../helpers/mcp.js";
@@ -85,6 +85,29 @@ describe("audit log through the faces", () => {
     expect(broken.code).toBe(5);
     expect(broken.stderr).toContain(`audit.jsonl line ${target}`);
     writeFileSync(auditPath(), original);
+    expect(cairn(ws.dir, ["audit", "verify"]).code).toBe(0);
+  });
+
+  it("a write whose audit line cannot be written is not done: a folder or a link to /dev/null in the log's place", () => {
+    expect(cairn(ws.dir, ["task", "add", "an audited write"]).code).toBe(0);
+    const saved = `${auditPath()}.saved`;
+    renameSync(auditPath(), saved);
+    try {
+      for (const plant of [() => mkdirSync(auditPath()), () => symlinkSync("/dev/null", auditPath())]) {
+        plant();
+        try {
+          const added = cairn(ws.dir, ["task", "add", "unaudited write", "--json"]);
+          expect(added.code).toBe(1);
+          expect(added.stderr).toContain("audit");
+        } finally {
+          rmSync(auditPath(), { recursive: true, force: true });
+        }
+      }
+    } finally {
+      renameSync(saved, auditPath());
+    }
+    const listed = cairn(ws.dir, ["task", "list", "--json"]);
+    expect(listed.stdout).not.toContain("unaudited write");
     expect(cairn(ws.dir, ["audit", "verify"]).code).toBe(0);
   });
 });

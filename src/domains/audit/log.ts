@@ -11,6 +11,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { FileLock } from "../../kernel/file-lock.js";
+import { operational } from "../../kernel/outcome.js";
 import { openRegularFile } from "../../kernel/regular-file.js";
 import { type AuditEntry, type AuditEvent, boundData, formatLine, GENESIS, parseLine } from "./chain.js";
 
@@ -32,6 +33,7 @@ const TAIL_WINDOW = 64 * 1024;
  * append's write, and `audit verify` or `audit tail`'s open, wait for a peer that never comes.
  */
 const APPEND = constants.O_RDWR | constants.O_APPEND | constants.O_CREAT;
+const LOG_MODE = 0o644;
 export const DEFAULT_MAX_BYTES = 32 * 1024 * 1024;
 
 export interface AuditOptions {
@@ -72,6 +74,12 @@ function stamp(ts: string): string {
     .slice(0, 15);
 }
 
+const unauditable = (path: string, why: string) =>
+  operational(
+    `the audit log ${path} cannot be appended to (${why}): nothing was done, since every write is recorded`,
+    "the owner puts the audit log back as a regular file (`cairn audit verify` checks it), then retries",
+  );
+
 export class AuditLog {
   readonly path: string;
   private readonly lock: FileLock;
@@ -91,14 +99,14 @@ export class AuditLog {
   /** Append one event; returns the entry as written. */
   append(event: AuditEvent): AuditEntry {
     return this.lock.hold(() => {
-      let fd = openRegularFile(this.path, APPEND, 0o666);
+      let fd = openRegularFile(this.path, APPEND, LOG_MODE);
       try {
         let size = fstatSync(fd).size;
         if (size > this.maxBytes) {
           closeSync(fd);
           fd = -1;
           this.rotate();
-          fd = openRegularFile(this.path, APPEND, 0o666);
+          fd = openRegularFile(this.path, APPEND, LOG_MODE);
           size = fstatSync(fd).size;
         }
         const tail = tailOf(fd, size);
@@ -114,6 +122,22 @@ export class AuditLog {
         if (fd >= 0) closeSync(fd);
       }
     });
+  }
+
+  /**
+   * Refuse (operational) unless the live file is a regular file this process can append to:
+   * checked before a write is done, so a write whose audit line could not be kept (a folder, a
+   * link to /dev/null or a FIFO put in the log's place) does not happen at all.
+   */
+  assertWritable(): void {
+    let fd: number;
+    try {
+      fd = openRegularFile(this.path, APPEND | constants.O_NOFOLLOW, LOG_MODE);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      throw unauditable(this.path, code === "ENOTREG" ? "not a regular file" : (code ?? String(error)));
+    }
+    closeSync(fd);
   }
 
   /** Seal the live file under a dated name; the new live file opens with the linking seam. */
@@ -143,7 +167,7 @@ export class AuditLog {
     const out = openRegularFile(
       this.path,
       constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT,
-      0o666,
+      LOG_MODE,
     );
     try {
       writeSync(out, `${seam}\n`);

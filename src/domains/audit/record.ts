@@ -55,3 +55,8 @@ export function audit(
     data,
   });
 }
+
+/** Before a write: refuse unless its audit line can be appended (see AuditLog.assertWritable). */
+export function assertAuditable(scope: Pick<AuditScope, "workspace" | "config">): void {
+  auditLogOf(scope.workspace, scope.config).assertWritable();
+}
