@@ -86,15 +86,16 @@ describe.skipIf(process.platform === "win32")("a FIFO in the place of a file cai
     expect(exported.stderr).toMatch(/not a regular file/);
   });
 
-  it("the audit log: writes go on with a warning, verify reports the chain broken, tail refuses", () => {
+  it("the audit log: a write is not done, verify reports the chain broken, tail refuses", () => {
     const dir = workspace(initWorkspace);
     const log = join(dir, ".cairn", "audit.jsonl");
     rmSync(log, { force: true });
     mkfifo(log);
-    const added = cairnWithin(dir, ["task", "add", "still recorded on the board", "--json"]);
+    const added = cairnWithin(dir, ["task", "add", "not recorded, so not done", "--json"]);
     expect(added.ms).toBeLessThan(DEADLINE_MS);
-    expect(added.code, added.stderr).toBe(0);
-    expect(added.stderr).toMatch(/audit\.jsonl is not a regular file/);
+    expect(added.code, added.stderr).toBe(1);
+    expect(added.stderr).toMatch(/audit\.jsonl cannot be appended to \(not a regular file\)/);
+    expect(cairnJson<{ tasks: unknown[] }>(dir, ["task", "list"]).tasks).toEqual([]);
     const verify = cairnWithin(dir, ["audit", "verify", "--json"]);
     expect(verify.ms).toBeLessThan(DEADLINE_MS);
     expect(verify.code).toBe(5);
