@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { callTool, connectMcp, type McpHandle } from "../helpers/mcp.js";
-import { writeSkillFixture } from "../helpers/skills.js";
+import { skillMd, writeSkillFixture, writeTree } from "../helpers/skills.js";
 import { cairn, initWorkspace } from "../helpers/workspace.js";
 
 let ws: { dir: string; cleanup: () => void };
@@ -133,6 +133,7 @@ describe("skills through cairn mcp", () => {
       ["skill", "read", "hidden", "SKILL.md"],
       ["skill", "prompt", "hidden", "prod"],
       ["skill", "get", "hidden", "--for-model=false"],
+      ["skill", "resource", "skill://hidden/SKILL.md"],
     ]) {
       const answer = await cli(argv);
       expect(answer.exit_code, argv.join(" ")).not.toBe(0);
@@ -276,5 +277,31 @@ describe("skills through cairn mcp", () => {
     expect(names.filter((n) => n.startsWith("skill-"))).toHaveLength(1);
     const personal = structured(await callTool(mcp, "skill_get", { name: "personal" }));
     expect(personal.body).toBe("personal\n");
+  });
+
+  it("keeps a people-only skill published through the Skills extension from the model's cli tool", async () => {
+    // Named as its folder, it is a skill:// resource a host reads; a model through `cli` does not.
+    writeTree(join(ws.dir, ".claude/skills/named-hidden"), {
+      "SKILL.md": skillMd(
+        { name: "named-hidden", description: "Deploy the app", "disable-model-invocation": "true" },
+        "Deploy steps\n",
+      ),
+    });
+    const cli = async (argv: string[]) =>
+      structured(await callTool(mcp, "cli", { argv })) as { exit_code: number; output: unknown };
+    for (const argv of [
+      ["skill", "resource", "skill://named-hidden/SKILL.md"],
+      ["skill", "entries", "--uri", "skill://named-hidden/SKILL.md"],
+    ]) {
+      const answer = await cli(argv);
+      expect(answer.exit_code, argv.join(" ")).toBe(3);
+      expect(JSON.stringify(answer.output ?? "")).not.toContain("Deploy steps");
+    }
+    const entries = (await cli(["skill", "entries"])).output as { skills: { uri: string }[] };
+    expect(entries.skills.map((s) => s.uri)).toContain("skill://pdf/SKILL.md");
+    expect(entries.skills.map((s) => s.uri)).not.toContain("skill://named-hidden/SKILL.md");
+    // The host still reads it as a resource (its front matter says it is for people only).
+    const read = await mcp.client.readResource({ uri: "skill://named-hidden/SKILL.md" });
+    expect((read.contents[0] as { text: string }).text).toContain("disable-model-invocation");
   });
 });

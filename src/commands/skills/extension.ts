@@ -9,7 +9,7 @@ import {
 } from "../../domains/skills/extension.js";
 import type { SessionContext } from "../context.js";
 import { defineCommand } from "../define.js";
-import { skillsOf } from "./commands.js";
+import { refuseForModel, skillsOf } from "./commands.js";
 
 /** The folders below skill folders that hold these subscribed `skill://` files (for the watcher). */
 export function subscribedSkillFolders(ctx: SessionContext, uris: readonly string[]): string[] {
@@ -34,8 +34,18 @@ export const skillEntries = defineCommand({
   output: z.object({ skills: z.array(Entry) }),
   async handler(input, ctx) {
     const catalog = skillsOf(ctx);
-    if (input.uri) return { skills: [skillEntry(publishedSkill(catalog, parseSkillUri(input.uri).name))] };
-    return { skills: catalog.skills.filter(publishable).map(skillEntry) };
+    // A model (through the `cli` tool) is never shown a people-only skill, here as everywhere.
+    const forModel = ctx.audience === "model";
+    if (input.uri) {
+      const skill = publishedSkill(catalog, parseSkillUri(input.uri).name);
+      if (forModel && !skill.modelInvocable) refuseForModel(skill);
+      return { skills: [skillEntry(skill)] };
+    }
+    return {
+      skills: catalog.skills
+        .filter((skill) => publishable(skill) && (!forModel || skill.modelInvocable))
+        .map(skillEntry),
+    };
   },
 });
 
@@ -53,6 +63,8 @@ export const skillResource = defineCommand({
   }),
   async handler(input, ctx) {
     const { name, path } = parseSkillUri(input.uri);
-    return { uri: input.uri, ...readSkillResource(publishedSkill(skillsOf(ctx), name), path) };
+    const skill = publishedSkill(skillsOf(ctx), name);
+    if (ctx.audience === "model" && !skill.modelInvocable) refuseForModel(skill);
+    return { uri: input.uri, ...readSkillResource(skill, path) };
   },
 });
