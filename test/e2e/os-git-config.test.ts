@@ -101,6 +101,17 @@ describe("git through os run ignores what the workspace's git configuration woul
     }
   });
 
+  it("help.autocorrect does not turn a misspelt command into a denied one", () => {
+    runSync("git", ["config", "help.autocorrect", "immediate"], ws.dir);
+    try {
+      const typo = osRun("pusj", "--dry-run");
+      expect(typo.stderr + typo.stdout).not.toContain("Continuing under the assumption");
+      expect((typo.json as { exit_code: number }).exit_code).not.toBe(0);
+    } finally {
+      runSync("git", ["config", "--unset", "help.autocorrect"], ws.dir);
+    }
+  });
+
   it("git without anything planted runs as before", () => {
     const log = osRun("log", "--oneline");
     expect(log.code).toBe(0);

@@ -21,6 +21,8 @@ const FORCED: readonly (readonly [string, string])[] = [
   ["core.fsmonitor", "false"],
   ["core.hooksPath", "/dev/null"],
   ["protocol.ext.allow", "never"],
+  // A misspelt command is never run as the one git guesses (`git pusj` as a denied `git push`).
+  ["help.autocorrect", "0"],
 ];
 
 /** The variables git is started with: the forced settings after any the environment holds. */
