@@ -72,6 +72,27 @@ describe("os run judges every name a program goes by", () => {
     expect(git.stderr).toContain("`git --upload-pack` runs code given on the command line");
   });
 
+  it("code given on the command line by other flags needs a person: node --import data:, python3 -m timeit, perl -M…;, make --eval", () => {
+    for (const [bin, ...args] of [
+      ["node", "--import", 'data:text/javascript,console.log("ran")', "/dev/null"],
+      ["node", '--import=data:text/javascript,console.log("ran")', "/dev/null"],
+      ["node", "--experimental-loader", 'data:text/javascript,console.log("ran")', "/dev/null"],
+      ["python3", "-m", "timeit", "-n1", "-r1", 'print("ran")'],
+      ["python3", "-m", "pdb", "-c", 'print("ran")', "/dev/null"],
+      ["perl", "-Mstrict;print qq(ran\\n);#", "/dev/null"],
+      ["make", "--eval=$(info ran)", "-f", "/dev/null"],
+      ["make", "-E", "$(info ran)", "-f", "/dev/null"],
+    ] as string[][]) {
+      const refused = osRun(bin as string, ...args);
+      expect(refused.code, [bin, ...args].join(" ")).toBe(3);
+      expect(refused.stdout + refused.stderr).not.toContain("ran\n");
+      expect(refused.stderr).toContain("runs code given on the command line");
+    }
+    // Their everyday forms still run.
+    expect(osRun("python3", "-m", "json.tool", "--help").code).toBe(0);
+    expect(osRun("perl", "-Mstrict", "-v").code).toBe(0);
+  });
+
   it("a binary planted in a folder of the workspace that PATH names (node_modules/.bin under npx) is never what runs", () => {
     const planted = join(ws.dir, "node_modules", ".bin");
     mkdirSync(planted, { recursive: true });

@@ -126,8 +126,9 @@ const CODE_FLAGS: Readonly<Record<string, readonly string[]>> = {
   python3: ["-c"],
   pypy: ["-c"],
   pypy3: ["-c"],
-  node: ["-e", "--eval", "-p", "--print"],
-  nodejs: ["-e", "--eval", "-p", "--print"],
+  // --import and the loaders take a `data:` URL: a module given whole on the command line.
+  node: ["-e", "--eval", "-p", "--print", "--import", "--loader", "--experimental-loader"],
+  nodejs: ["-e", "--eval", "-p", "--print", "--import", "--loader", "--experimental-loader"],
   deno: ["eval"],
   bun: ["-e", "--eval", "-p", "--print"],
   perl: ["-e", "-E"],
@@ -138,6 +139,8 @@ const CODE_FLAGS: Readonly<Record<string, readonly string[]>> = {
   Rscript: ["-e"],
   tclsh: ["-c"],
   osascript: ["-e"],
+  make: ["--eval", "-E"],
+  gmake: ["--eval", "-E"],
   find: ["-exec", "-execdir", "-ok", "-okdir", "-delete"],
   git: ["-c", "--config-env", "--exec-path", "--upload-pack", "--receive-pack", "--exec"],
   zip: ["-TT", "--unzip-command"],
@@ -194,7 +197,29 @@ export function restricts(entry: string, bin: string, args: readonly string[]): 
   return true;
 }
 
+/** Modules of Python's standard library whose arguments are code (`-m timeit 'stmt'`, `-m pdb -c`). */
+const PYTHON_CODE_MODULES = new Set(["timeit", "pdb", "profile", "cProfile", "trace", "code"]);
+
+/** Code an interpreter takes inside another flag: `python3 -m timeit`, `perl '-Mstrict;system…'`. */
+function codeInOtherFlags(bin: string, args: readonly string[]): string | undefined {
+  if (CODE_FLAGS[bin]?.includes("-c") && /^(python|pypy)/.test(bin)) {
+    for (let at = 0; at < args.length; at++) {
+      const arg = args[at] as string;
+      const module = arg === "-m" ? args[at + 1] : /^-m./.test(arg) ? arg.slice(2) : undefined;
+      if (module !== undefined && PYTHON_CODE_MODULES.has(module)) return `-m ${module}`;
+    }
+  }
+  // perl turns `-Mname=args` into `use name split(/,/, q{args});`: anything past a module name
+  // and plain words (`;`, a space, a bracket) is a statement of its own.
+  if (bin === "perl") {
+    for (const arg of args) if (/^-[Mm]/.test(arg) && /[^\w:=,.-]/.test(arg.slice(2))) return "-M";
+  }
+  return undefined;
+}
+
 function codeFlag(bin: string, args: readonly string[]): string | undefined {
+  const inOther = codeInOtherFlags(bin, args);
+  if (inOther) return inOther;
   const flags = CODE_FLAGS[bin];
   if (!flags) return undefined;
   for (const arg of args) {
