@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { gitWorkspace } from "../helpers/goals.js";
@@ -110,6 +110,57 @@ describe("git through os run ignores what the workspace's git configuration woul
     } finally {
       runSync("git", ["config", "--unset", "help.autocorrect"], ws.dir);
     }
+  });
+
+  it("a submodule's own configuration (which cairn does not read) is never run through `git status`", () => {
+    const sub = join(ws.dir, "..", `${ws.dir.split("/").pop()}-sub`);
+    mkdirSync(sub);
+    try {
+      runSync("git", ["init", "-q"], sub);
+      writeFileSync(join(sub, "a.md"), "one\n");
+      runSync("git", ["add", "-A"], sub);
+      runSync("git", ["-c", "user.name=t", "-c", "user.email=t@t.invalid", "commit", "-qm", "s"], sub);
+      runSync("git", ["-c", "protocol.file.allow=always", "submodule", "add", "-q", sub, "sub"], ws.dir);
+      runSync("git", ["commit", "-qm", "with a submodule"], ws.dir);
+      const inner = join(ws.dir, "sub");
+      writeFileSync(join(inner, ".gitattributes"), "*.md filter=evil\n");
+      runSync("git", ["config", "filter.evil.clean", `sh -c 'touch ${pwned()}; cat'`], inner);
+      writeFileSync(join(inner, "a.md"), "two\n");
+      utimesSync(join(inner, "a.md"), 946_684_800, 946_684_800);
+      expect(osRun("status", "--short").code).toBe(0);
+      expect(existsSync(pwned())).toBe(false);
+      // Asking git to go into submodules, or to run a command there, needs a person.
+      for (const args of [
+        ["status", "--ignore-submodules=none"],
+        ["grep", "--recurse-submodules", "x"],
+        ["submodule", "foreach", `touch ${pwned()}`],
+      ]) {
+        const refused = osRun(...args);
+        expect(refused.code, args.join(" ")).toBe(3);
+        expect(existsSync(pwned())).toBe(false);
+      }
+    } finally {
+      rmSync(sub, { recursive: true, force: true });
+    }
+  });
+
+  it("git commands that run a command given on the command line, or write the operator's git configuration, need a person", () => {
+    for (const args of [
+      ["rebase", "-x", `touch ${pwned()}`, "HEAD"],
+      ["bisect", "run", "sh", "-c", `touch ${pwned()}`],
+      ["grep", `-O${join(ws.dir, "evil.sh")}`, "fixture"],
+      ["difftool", "-y", `--extcmd=${join(ws.dir, "evil.sh")}`, "HEAD"],
+      ["config", "--global", "core.pager", join(ws.dir, "evil.sh")],
+      ["config", "--file", join(env.HOME as string, ".gitconfig"), "core.pager", join(ws.dir, "evil.sh")],
+      ["filter-branch", "--tree-filter", `touch ${pwned()}`, "HEAD"],
+    ]) {
+      const refused = osRun(...args);
+      expect(refused.code, args.join(" ")).toBe(3);
+      expect(refused.stderr).toContain("needs a person");
+      expect(existsSync(pwned())).toBe(false);
+    }
+    // Reading the configuration, or writing the repository's own, is not refused for that.
+    expect(osRun("config", "--get", "user.name").code).toBe(0);
   });
 
   it("git without anything planted runs as before", () => {

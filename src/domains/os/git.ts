@@ -23,6 +23,10 @@ const FORCED: readonly (readonly [string, string])[] = [
   ["protocol.ext.allow", "never"],
   // A misspelt command is never run as the one git guesses (`git pusj` as a denied `git push`).
   ["help.autocorrect", "0"],
+  // A submodule is a repository of its own whose configuration is not looked at: git is kept out.
+  ["diff.ignoreSubmodules", "all"],
+  ["submodule.recurse", "false"],
+  ["fetch.recurseSubmodules", "false"],
 ];
 
 /** The variables git is started with: the forced settings after any the environment holds. */

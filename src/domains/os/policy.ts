@@ -214,7 +214,79 @@ function codeInOtherFlags(bin: string, args: readonly string[]): string | undefi
   if (bin === "perl") {
     for (const arg of args) if (/^-[Mm]/.test(arg) && /[^\w:=,.-]/.test(arg.slice(2))) return "-M";
   }
+  if (bin === "git") return gitCode(args);
   return undefined;
+}
+
+/** git's global options that take a value as the next argument. */
+const GIT_VALUE_OPTIONS = new Set(["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env"]);
+const GIT_CONFIG_READS = new Set(["--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "-l"]);
+const GIT_CONFIG_WRITES = new Set([
+  "--add",
+  "--unset",
+  "--unset-all",
+  "--replace-all",
+  "--rename-section",
+  "--remove-section",
+  "--edit",
+  "-e",
+]);
+
+/**
+ * git subcommands and options that run a command given on the command line (`rebase -x`,
+ * `bisect run`, `submodule foreach`, `grep -O`, `difftool -x`, `filter-branch`), go into
+ * submodules, whose own configuration cairn does not read (see git.ts), or write the operator's
+ * configuration, which cairn trusts (`config --global`, `--system`, `--file`).
+ */
+function gitCode(args: readonly string[]): string | undefined {
+  let at = 0;
+  while (at < args.length && (args[at] as string).startsWith("-")) {
+    at += GIT_VALUE_OPTIONS.has(args[at] as string) ? 2 : 1;
+  }
+  const sub = args[at];
+  const rest = args.slice(at + 1);
+  const has = (...flags: string[]) =>
+    rest.find((arg) =>
+      flags.some((flag) => arg === flag || arg.startsWith(flag.startsWith("--") ? `${flag}=` : flag)),
+    );
+  const short = (letter: string) =>
+    rest.find((arg) => arg === `-${letter}` || (/^-[A-Za-z]{2,}$/.test(arg) && arg.includes(letter)));
+  for (const arg of args) {
+    if (
+      arg === "--recurse-submodules" ||
+      (arg.startsWith("--recurse-submodules=") && arg !== "--recurse-submodules=no")
+    )
+      return "--recurse-submodules";
+    if (arg.startsWith("--ignore-submodules=") && arg !== "--ignore-submodules=all")
+      return "--ignore-submodules";
+  }
+  switch (sub) {
+    case "submodule":
+    case "filter-branch":
+    case "instaweb":
+    case "send-email":
+      return sub;
+    case "bisect":
+      return rest.includes("run") ? "bisect run" : undefined;
+    case "rebase":
+      return short("x") ? "rebase -x" : undefined;
+    case "grep":
+      return has("-O", "--open-files-in-pager") ? "grep -O" : undefined;
+    case "difftool":
+      return has("--extcmd") || short("x") ? "difftool -x" : undefined;
+    case "clone":
+      return has("-u", "--config") ? "clone -u" : undefined;
+    case "config": {
+      const scoped = rest.some(
+        (arg) => ["--global", "--system", "-f"].includes(arg) || /^--file(=|$)/.test(arg),
+      );
+      const readOnly =
+        rest.some((arg) => GIT_CONFIG_READS.has(arg)) && !rest.some((arg) => GIT_CONFIG_WRITES.has(arg));
+      return scoped && !readOnly ? "config --global" : undefined;
+    }
+    default:
+      return undefined;
+  }
 }
 
 function codeFlag(bin: string, args: readonly string[]): string | undefined {
