@@ -72,6 +72,35 @@ describe("local agent runs that try to outlive themselves", () => {
     },
   );
 
+  it.skipIf(process.platform !== "linux")(
+    "leaves nothing a preflight started outside its group, when that preflight stops the run",
+    async () => {
+      const pidFile = join(ws.dir, "preflight.pid");
+      writeAgent(
+        ws.dir,
+        "checked",
+        [
+          "[agent]",
+          'name = "checked"',
+          "[run]",
+          'command = "true"',
+          "[[preflight]]",
+          'command = "sh"',
+          `args = ["-c", ${JSON.stringify(
+            `setsid sh -c 'echo $$ > "${pidFile}"; exec sleep 60' </dev/null >/dev/null 2>&1 & until [ -s "${pidFile}" ]; do sleep 0.05; done; exit 1`,
+          )}]`,
+          "",
+        ].join("\n"),
+      );
+      const run = cairn(ws.dir, ["agents", "run", "checked", "--json"], { env });
+      expect(run.code).toBe(1);
+      expect(run.stderr + run.stdout).toMatch(/preflight 1 \(sh\) failed/);
+      const pid = await pidFrom(pidFile);
+      leftovers.push(pid);
+      await until(() => !alive(pid), 5_000);
+    },
+  );
+
   it.each([
     ["the next daemon start", "keeper", ["daemon", "--once"]],
     ["cairn sweep", "sweeper", ["sweep"]],

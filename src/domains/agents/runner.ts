@@ -186,14 +186,17 @@ export async function runAgent(request: RunRequest): Promise<RunResult> {
       exitCode = result.timedOut ? 124 : result.exitCode;
       durationMs = result.durationMs;
       reason = result.error;
-      // Nothing a run started outlives it, not even what left its process group.
-      if (killRunLeftovers(workspace, started.id))
-        reason ??= "it left processes running outside its process group; they were killed";
     }
   } catch (error) {
     reason = (error as Error).message;
     status = "skipped";
   } finally {
+    // Nothing a run started outlives it, not even what left its process group: the agent's, or
+    // a preflight's (which carries the same marks) when that preflight stopped the run.
+    if (killRunLeftovers(workspace, started.id)) {
+      const leftovers = "it left processes running outside its process group; they were killed";
+      reason = reason ? `${reason}; ${leftovers}` : leftovers;
+    }
     log.close();
     rmSync(temp, { recursive: true, force: true });
     if (identity) await identity.retire(request.now()).catch(() => {});
