@@ -105,9 +105,13 @@ async function startDaemonProcess(args: string[]): Promise<number> {
  * started nothing, and loading it now finds nothing to kill.
  */
 async function killChildren(): Promise<void> {
-  const { killAllChildren } = await import("./kernel/child.js");
-  killAllChildren("SIGKILL");
+  const { stopEverything } = await import("./kernel/child.js");
+  // A supervised agent run ends itself (interrupted, its token retired, its leftovers killed).
+  await stopEverything(STOP_GRACE_MS);
 }
+
+/** How long a stopped process waits for what it supervised to record its end. */
+const STOP_GRACE_MS = 5_000;
 
 /**
  * A stop signal takes down every process group cairn started (verify commands, shortcuts, agent

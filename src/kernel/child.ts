@@ -90,6 +90,37 @@ export function killAllChildren(signal: NodeJS.Signals = "SIGKILL"): void {
   for (const pid of LIVE_GROUPS) killGroup(pid, signal);
 }
 
+/** What supervisors want done when this process is stopped: each settles once it has ended its work. */
+const STOP_HOOKS = new Set<() => Promise<void>>();
+
+/**
+ * Ask to be told when this process is stopped by a signal (a supervised run then ends itself:
+ * its row, its minted token, what left its group), before the process exits. Returns the way
+ * to withdraw the hook once the work has ended on its own.
+ */
+export function onProcessStop(hook: () => Promise<void>): () => void {
+  STOP_HOOKS.add(hook);
+  return () => STOP_HOOKS.delete(hook);
+}
+
+/**
+ * On a stop signal: tell every supervisor, kill every group at once, and wait (at most `ms`)
+ * for the supervisors to record how their work ended.
+ */
+export async function stopEverything(ms: number): Promise<void> {
+  const ending = [...STOP_HOOKS].map((hook) => hook().catch(() => {}));
+  killAllChildren("SIGKILL");
+  if (ending.length === 0) return;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    Promise.all(ending),
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ms);
+    }),
+  ]);
+  clearTimeout(timer);
+}
+
 /** The longest delay one Node timer takes; a longer one is cut to 1 ms, with a warning. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 

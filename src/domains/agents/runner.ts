@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { childEnv, runChild } from "../../kernel/child.js";
+import { childEnv, onProcessStop, runChild } from "../../kernel/child.js";
 import { operational, usageError } from "../../kernel/outcome.js";
 import { type ProgressSink, runProgress } from "../../kernel/progress.js";
 import type { AgentRunRecord, RunStatus, RunTrigger, Store } from "../../store/store.js";
@@ -117,6 +117,38 @@ export async function runAgent(request: RunRequest): Promise<RunResult> {
     return run;
   });
   request.onStart?.(started);
+  // The run's own stop: the caller's cancel, or this process stopped by a signal (a server's
+  // SIGTERM), which ends the run as interrupted, its token retired, before the process exits.
+  const stopping = new AbortController();
+  const forward = () => stopping.abort(request.signal?.reason);
+  if (request.signal?.aborted) forward();
+  else request.signal?.addEventListener("abort", forward, { once: true });
+  let ended = () => {};
+  const over = new Promise<void>((resolve) => {
+    ended = resolve;
+  });
+  const unhook = onProcessStop(() => {
+    stopping.abort(STOPPING);
+    return over;
+  });
+  try {
+    return await supervise(request, schedule, argv, cwd, started, stopping.signal);
+  } finally {
+    unhook();
+    request.signal?.removeEventListener("abort", forward);
+    ended();
+  }
+}
+
+async function supervise(
+  request: RunRequest,
+  schedule: NonNullable<ReturnType<typeof triggerSchedule>>,
+  argv: string[],
+  cwd: string,
+  started: AgentRunRecord,
+  signal: AbortSignal,
+): Promise<RunResult> {
+  const { agent, store, workspace } = request;
   const log = new RunLog(workspace, agent.name, started.id);
   const stdout = new Tail(STDOUT_TAIL_BYTES);
   const stderr = new Tail(STDERR_TAIL_BYTES);
@@ -140,7 +172,7 @@ export async function runAgent(request: RunRequest): Promise<RunResult> {
       ...runMarks(workspace, started.id),
     };
     const preflightEnv = runEnvironment(request, injected, undefined);
-    const blocked = await runPreflights(agent, cwd, preflightEnv, request.signal);
+    const blocked = await runPreflights(agent, cwd, preflightEnv, signal);
     if (blocked) {
       status = "skipped";
       reason = blocked;
@@ -161,7 +193,7 @@ export async function runAgent(request: RunRequest): Promise<RunResult> {
         cwd,
         env: runEnvironment(request, injected, identity),
         timeoutMs: agent.manifest.agent.timeout_seconds * 1000,
-        signal: request.signal,
+        signal,
         onSpawn: (pid) =>
           void store
             .write(async (tx) => {
@@ -182,7 +214,7 @@ export async function runAgent(request: RunRequest): Promise<RunResult> {
           progress.say(() => tail.lastLine());
         },
       }).finally(() => progress.stop());
-      status = statusOf(result, request.signal);
+      status = statusOf(result, signal);
       exitCode = result.timedOut ? 124 : result.exitCode;
       durationMs = result.durationMs;
       reason = result.error;
