@@ -103,71 +103,70 @@ describe("local agent runs that try to outlive themselves", () => {
   );
 
   it.skipIf(process.platform !== "linux").each([
-    ["cairn agents run", "stopped-cli"],
-    ["cairn mcp", "stopped-mcp"],
-  ])(
-    "on SIGTERM to %s mid-run, ends the run as interrupted: its token retired, what left its group killed",
-    async (face, name) => {
-      const tokenFile = join(ws.dir, `${name}.token`);
-      const pidFile = join(ws.dir, `${name}.pid`);
-      addAgent(ws.dir, name, "builder");
-      writeAgent(
-        ws.dir,
+    ["SIGTERM to cairn agents run", "stopped-cli"],
+    ["SIGTERM to cairn mcp", "stopped-mcp"],
+    ["cairn mcp's client hanging up", "hung-up-mcp"],
+  ])("on %s mid-run, ends the run: its token retired, what left its group killed", async (face, name) => {
+    const tokenFile = join(ws.dir, `${name}.token`);
+    const pidFile = join(ws.dir, `${name}.pid`);
+    addAgent(ws.dir, name, "builder");
+    writeAgent(
+      ws.dir,
+      name,
+      shellAgent(
         name,
-        shellAgent(
-          name,
-          `printf %s "$CAIRN_AGENT" > "${tokenFile}"; setsid sh -c 'echo $$ > "${pidFile}"; exec sleep 60' </dev/null >/dev/null 2>&1 & sleep 30`,
-          { rest: `[cairn]\nidentity = "${name}"\n` },
-        ),
+        `printf %s "$CAIRN_AGENT" > "${tokenFile}"; setsid sh -c 'echo $$ > "${pidFile}"; exec sleep 60' </dev/null >/dev/null 2>&1 & sleep 30`,
+        { rest: `[cairn]\nidentity = "${name}"\n` },
+      ),
+    );
+    let stop: () => Promise<unknown>;
+    if (face.includes("cairn mcp")) {
+      const server = rawServer(ws.dir, env);
+      await server.request(INITIALIZE);
+      server.notify(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
+      server.notify(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: { name: "cli", arguments: { schema_version: 1, argv: ["agents", "run", name] } },
+        }),
       );
-      let stop: () => Promise<unknown>;
-      if (face === "cairn mcp") {
-        const server = rawServer(ws.dir, env);
-        await server.request(INITIALIZE);
-        server.notify(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
-        server.notify(
-          JSON.stringify({
-            jsonrpc: "2.0",
-            id: 1,
-            method: "tools/call",
-            params: { name: "cli", arguments: { schema_version: 1, argv: ["agents", "run", name] } },
-          }),
-        );
-        stop = () => server.kill("SIGTERM");
-      } else {
-        const supervisor = spawn(process.execPath, [CAIRN_BIN, "agents", "run", name], {
-          cwd: ws.dir,
-          env: cleanEnv(env),
-          stdio: "ignore",
-        });
-        const exited = new Promise((resolve) => supervisor.on("exit", resolve));
-        stop = () => {
-          supervisor.kill("SIGTERM");
-          return exited;
-        };
+      stop = () => (face.startsWith("SIGTERM") ? server.kill("SIGTERM") : server.close());
+    } else {
+      const supervisor = spawn(process.execPath, [CAIRN_BIN, "agents", "run", name], {
+        cwd: ws.dir,
+        env: cleanEnv(env),
+        stdio: "ignore",
+      });
+      const exited = new Promise((resolve) => supervisor.on("exit", resolve));
+      stop = () => {
+        supervisor.kill("SIGTERM");
+        return exited;
+      };
+    }
+    const pid = await pidFrom(pidFile);
+    leftovers.push(pid);
+    await waitFor(
+      () => existsSync(tokenFile) && readFileSync(tokenFile, "utf8").length > 0,
+      15_000,
+      tokenFile,
+    );
+    const token = readFileSync(tokenFile, "utf8");
+    await stop();
+    // No reaper has run: the stopped process itself ended what it supervised.
+    expect(alive(pid)).toBe(false);
+    const after = cairn(ws.dir, ["whoami"], { env: { ...env, CAIRN_AGENT: token } });
+    expect(after.code).toBe(3);
+    expect(after.stderr).toMatch(/retired/);
+    const runs = (
+      cairn(ws.dir, ["agents", "inspect", name, "--json"], { env }).json as {
+        last_runs: { status: string }[];
       }
-      const pid = await pidFrom(pidFile);
-      leftovers.push(pid);
-      await waitFor(
-        () => existsSync(tokenFile) && readFileSync(tokenFile, "utf8").length > 0,
-        15_000,
-        tokenFile,
-      );
-      const token = readFileSync(tokenFile, "utf8");
-      await stop();
-      // No reaper has run: the stopped process itself ended what it supervised.
-      expect(alive(pid)).toBe(false);
-      const after = cairn(ws.dir, ["whoami"], { env: { ...env, CAIRN_AGENT: token } });
-      expect(after.code).toBe(3);
-      expect(after.stderr).toMatch(/retired/);
-      const runs = (
-        cairn(ws.dir, ["agents", "inspect", name, "--json"], { env }).json as {
-          last_runs: { status: string }[];
-        }
-      ).last_runs;
-      expect(runs[0]?.status).toBe("interrupted");
-    },
-  );
+    ).last_runs;
+    // A client that hangs up has its calls cancelled; a stopped process interrupts them.
+    expect(runs[0]?.status).toBe(face.startsWith("SIGTERM") ? "interrupted" : "cancelled");
+  });
 
   it.each([
     ["the next daemon start", "keeper", ["daemon", "--once"]],

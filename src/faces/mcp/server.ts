@@ -296,5 +296,12 @@ export async function serveStdio(session: Session, profile: Profile): Promise<vo
   server.server.oninitialized = announceStarted; // start-up is over: V8 may optimise again
   await server.connect(transport);
   await closed;
+  // The client is gone: what its calls still run ends now (an agent run recorded interrupted,
+  // its minted token retired), not later against a closed store.
+  const { stopEverything } = await import("../../kernel/child.js");
+  await stopEverything(STOP_GRACE_MS);
   await session.close();
 }
+
+/** How long a server whose client left waits for what it supervised to record its end. */
+const STOP_GRACE_MS = 5_000;
