@@ -4,7 +4,7 @@ import { agentCatalog } from "./catalog.js";
 import type { LoadedAgent, ManifestProblem, ScheduleSpec } from "./manifest.js";
 import { runAgent } from "./runner.js";
 import { readScheduleState } from "./state.js";
-import { decide, nextEvent } from "./windows.js";
+import { type Decision, decide, nextEvent } from "./windows.js";
 
 export interface TickOptions {
   store: Store;
@@ -86,7 +86,7 @@ export async function tick(options: TickOptions): Promise<TickReport> {
           attempt: decision.attempt,
           of: decision.of,
         });
-        if (!options.dryRun) dispatch(options, agent, spec, decision.windowAt, key);
+        if (!options.dryRun) dispatch(options, agent, spec, decision, now, key);
       } else if (decision.kind === "give_up" || decision.kind === "stale") {
         const mark = decision.kind === "give_up" ? "given_up" : "stale";
         const marked = options.dryRun
@@ -132,14 +132,23 @@ function dispatch(
   options: TickOptions,
   agent: LoadedAgent,
   spec: ScheduleSpec,
-  windowAt: number,
+  due: Extract<Decision, { kind: "dispatch" }>,
+  now: number,
   key: string,
 ): void {
   const running = runAgent({
     agent,
     schedule: spec.id,
     trigger: "schedule",
-    windowAt: iso(windowAt),
+    windowAt: iso(due.windowAt),
+    // Decided again where the run starts, in its write transaction: another supervisor of this
+    // workspace (a second machine on a shared store) that started this attempt first wins it.
+    admit: async (tx) => {
+      const again = decide(spec, await readScheduleState(tx, agent.name, spec, now), now, options.zone);
+      return again.kind === "dispatch" && again.windowAt === due.windowAt && again.attempt === due.attempt
+        ? undefined
+        : `its window ${iso(due.windowAt)} is ${again.kind === "running" ? "already running" : `now ${again.kind.replace("_", " ")}`} (another supervisor took it)`;
+    },
     store: options.store,
     workspace: options.workspace,
     env: options.env,

@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { childEnv, onProcessStop, runChild } from "../../kernel/child.js";
-import { operational, usageError } from "../../kernel/outcome.js";
+import { conflict, operational, usageError } from "../../kernel/outcome.js";
 import { type ProgressSink, runProgress } from "../../kernel/progress.js";
-import type { AgentRunRecord, RunStatus, RunTrigger, Store } from "../../store/store.js";
+import type { AgentRunRecord, RunStatus, RunTrigger, Store, Tx } from "../../store/store.js";
 import { mintRunIdentityFor, type RunIdentity } from "../identity/run-identity.js";
 import type { Workspace } from "../workspace/discover.js";
 import { RunLog, STDERR_TAIL_BYTES, STDOUT_TAIL_BYTES, Tail } from "./logs.js";
@@ -28,6 +28,11 @@ export interface RunRequest {
   now: () => string;
   signal?: AbortSignal;
   progress?: ProgressSink;
+  /**
+   * Asked in the transaction that starts the run whether it may still start (why not, if not):
+   * a window another supervisor of the workspace started a moment ago is not run twice.
+   */
+  admit?: (tx: Tx) => Promise<string | undefined>;
   /** Told the run's row id once it exists (the daemon tracks what it supervises). */
   onStart?: (run: AgentRunRecord) => void;
 }
@@ -93,6 +98,9 @@ export async function runAgent(request: RunRequest): Promise<RunResult> {
   ];
   const cwd = resolve(agent.dir, agent.manifest.run.working_dir ?? ".");
   const started = await store.write(async (tx) => {
+    const refusal = await request.admit?.(tx);
+    if (refusal !== undefined)
+      throw conflict(`not started: ${refusal}`, "nothing to do: the window is served");
     const run = await tx.agentRuns.start(
       {
         agent: agent.name,

@@ -1,0 +1,71 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { tick } from "../../src/domains/agents/daemon.js";
+import { projectWorkspace } from "../../src/domains/workspace/discover.js";
+import { openStore } from "../../src/store/open.js";
+import type { Store } from "../../src/store/store.js";
+import { scratchDir } from "../helpers/workspace.js";
+
+let scratch: { dir: string; cleanup: () => void };
+let store: Store;
+
+beforeEach(() => {
+  scratch = scratchDir();
+  mkdirSync(join(scratch.dir, ".cairn", "agents", "nightly"), { recursive: true });
+  store = openStore(join(scratch.dir, ".cairn", "cairn.db"), { create: true });
+});
+afterEach(async () => {
+  await store.close();
+  scratch.cleanup();
+});
+
+/**
+ * Two supervisors of one workspace (two machines' daemons on a shared store, or two daemons that
+ * both took a stale lock file) wake at the same window: one of them runs it.
+ */
+describe("two supervisors at one window", () => {
+  it("runs the window once, however their passes interleave", async () => {
+    writeFileSync(
+      join(scratch.dir, ".cairn", "agents", "nightly", "agent.toml"),
+      [
+        "[agent]",
+        'name = "nightly"',
+        "[run]",
+        'command = "sh"',
+        'args = ["-c", "sleep 0.3"]',
+        "[[schedules]]",
+        'id = "every"',
+        'type = "interval"',
+        "interval_minutes = 600",
+        "",
+      ].join("\n"),
+    );
+    const workspace = projectWorkspace(scratch.dir);
+    const env = {
+      ...process.env,
+      CAIRN_HOME: join(scratch.dir, "home"),
+      DOTAGENT_HOME: join(scratch.dir, "no-dotagent"),
+    };
+    const at = new Date();
+    const supervisors = [new Map<string, Promise<unknown>>(), new Map<string, Promise<unknown>>()];
+    await Promise.all(
+      supervisors.map((supervised) =>
+        tick({
+          store,
+          workspace,
+          env,
+          actorId: "owner",
+          now: () => at,
+          dryRun: false,
+          supervised,
+        }),
+      ),
+    );
+    for (const supervised of supervisors) await Promise.all(supervised.values());
+    const runs = await store.read((tx) =>
+      tx.agentRuns.scheduled("nightly", "every", new Date(0).toISOString()),
+    );
+    expect(runs.map((run) => run.status)).toEqual(["ok"]);
+  });
+});
