@@ -168,6 +168,35 @@ describe("local agent runs that try to outlive themselves", () => {
     expect(runs[0]?.status).toBe(face.startsWith("SIGTERM") ? "interrupted" : "cancelled");
   });
 
+  it("cannot be stopped by another agent taking the names its run identities will get", () => {
+    addAgent(ws.dir, "runner-id", "builder");
+    const mallory = addAgent(ws.dir, "mallory", "builder").token;
+    writeAgent(
+      ws.dir,
+      "guarded",
+      shellAgent("guarded", 'echo "as $(printf %s "$CAIRN_AGENT" | wc -c) chars"', {
+        rest: '[cairn]\nidentity = "runner-id"\n',
+      }),
+    );
+    const first = cairn(ws.dir, ["agents", "run", "guarded", "--json"], { env });
+    expect(first.code, first.stderr).toBe(0);
+    const next = Number((first.json as { run: { id: string } }).run.id.replace(/^AR-/, "")) + 1;
+    // Mallory, a writer of its own, adds children named as the next runs' identities would be.
+    for (let n = next; n < next + 3; n++) {
+      const squat = cairn(
+        ws.dir,
+        ["agent", "add", `runner-id-run-ar-${n}`, "--role", "builder", "--parent", "mallory"],
+        { env: { ...env, CAIRN_AGENT: mallory } },
+      );
+      expect(squat.code, squat.stderr).toBe(0);
+    }
+    for (let n = 0; n < 3; n++) {
+      const run = cairn(ws.dir, ["agents", "run", "guarded", "--json"], { env });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.json).toMatchObject({ run: { status: "ok" } });
+    }
+  });
+
   it.each([
     ["the next daemon start", "keeper", ["daemon", "--once"]],
     ["cairn sweep", "sweeper", ["sweep"]],

@@ -185,7 +185,7 @@ describe("local agents over MCP", () => {
     const result = await callTool(mcp, "run-bot");
     expect(result.isError).toBeFalsy();
     const who = JSON.parse(text(result)) as { name: string; parent?: string };
-    expect(who.name).toMatch(/^bot-run-ar-\d+$/);
+    expect(who.name).toMatch(/^bot-run-ar-\d+-[0-9a-f]{8}$/);
     const listed = cairn(ws.dir, ["agent", "list", "--all", "--json"]).json as {
       agents: { name: string; retired_at: string | null }[];
     };

@@ -98,7 +98,9 @@ export async function mintRunIdentityFor(
         `add it with \`cairn agent add ${parentName} --role ROLE\`, or drop [cairn] identity from the manifest`,
       );
     }
-    const name = `${parent.name.slice(0, 40)}-run-${label}`.slice(0, 64);
+    // Unguessable: agent names are one namespace, and any writer may add children, so a name
+    // known in advance (the next run's id) could be taken first and every such run refused.
+    const name = `${parent.name.slice(0, 32)}-run-${label.slice(0, 16)}-${randomBytes(4).toString("hex")}`;
     const created = await insertRunAgent(tx, parent, parent.grant, name, label, token, now);
     await record?.(tx, created);
     return created;
