@@ -1,7 +1,8 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { shellAgent, writeAgent } from "../helpers/agents.js";
 import { cairnJson, gitWorkspace } from "../helpers/goals.js";
 import { CAIRN_BIN, cleanEnv, initWorkspace } from "../helpers/workspace.js";
 
@@ -12,16 +13,16 @@ import { CAIRN_BIN, cleanEnv, initWorkspace } from "../helpers/workspace.js";
  */
 const DEADLINE_MS = 20_000;
 
-function cairnWithin(cwd: string, args: string[]) {
+function cairnWithin(cwd: string, args: string[], env: Record<string, string> = {}) {
   const started = Date.now();
   const run = spawnSync(process.execPath, [CAIRN_BIN, ...args], {
     cwd,
-    env: cleanEnv(),
+    env: cleanEnv(env),
     encoding: "utf8",
     timeout: DEADLINE_MS,
     killSignal: "SIGKILL",
   });
-  return { code: run.status, stderr: run.stderr, ms: Date.now() - started };
+  return { code: run.status, stdout: run.stdout, stderr: run.stderr, ms: Date.now() - started };
 }
 
 const mkfifo = (path: string) => execFileSync("mkfifo", [path]);
@@ -36,6 +37,39 @@ describe.skipIf(process.platform === "win32")("a FIFO in the place of a file cai
     cleanups.push(ws.cleanup);
     return ws.dir;
   };
+
+  it("a local agent's run log: agents logs says so, and a run whose log path is taken still runs, writing nowhere else", () => {
+    const dir = workspace(initWorkspace);
+    const env = { DOTAGENT_HOME: join(dir, "no-dotagent") };
+    writeAgent(dir, "talker", shellAgent("talker", "echo hello"));
+    const ran = () => {
+      const run = cairnWithin(dir, ["agents", "run", "talker", "--json"], env);
+      expect(run.ms).toBeLessThan(DEADLINE_MS);
+      expect(run.code, run.stderr).toBe(0);
+      return (JSON.parse(run.stdout) as { run: { id: string; log_path: string } }).run;
+    };
+    const first = ran();
+    // The last run's log replaced by a FIFO: the read-only tool answers at once.
+    rmSync(first.log_path);
+    mkfifo(first.log_path);
+    const logs = cairnWithin(dir, ["agents", "logs", "talker", "--json"], env);
+    expect(logs.ms).toBeLessThan(DEADLINE_MS);
+    expect(logs.code).toBe(1);
+    expect(logs.stderr).toMatch(/not a regular file/);
+    // The next runs' logs (their ids are predictable) taken by a FIFO and by a link to a file.
+    const next = Number(first.id.replace(/^AR-/, "")) + 1;
+    const folder = dirname(first.log_path);
+    mkfifo(join(folder, `AR-${next}.log`));
+    const victim = join(dir, "victim.txt");
+    writeFileSync(victim, "keep\n");
+    symlinkSync(victim, join(folder, `AR-${next + 1}.log`));
+    ran();
+    ran();
+    expect(readFileSync(victim, "utf8")).toBe("keep\n");
+    const latest = cairnWithin(dir, ["agents", "logs", "talker", "--json"], env);
+    expect(latest.code, latest.stderr).toBe(0);
+    expect(JSON.parse(latest.stdout)).toMatchObject({ run_id: `AR-${next + 1}`, lines: ["hello"] });
+  });
 
   it("package.json, which `npm test` evaluators freeze as an input: the freeze goes on", () => {
     const dir = workspace(() =>

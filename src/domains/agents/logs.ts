@@ -1,6 +1,8 @@
 import {
   closeSync,
+  constants,
   existsSync,
+  fstatSync,
   mkdirSync,
   openSync,
   readdirSync,
@@ -10,6 +12,7 @@ import {
   writeSync,
 } from "node:fs";
 import { join } from "node:path";
+import { operational } from "../../kernel/outcome.js";
 import { lastLine } from "../../kernel/progress.js";
 import type { Workspace } from "../workspace/discover.js";
 import { agentDirName } from "./naming.js";
@@ -60,7 +63,7 @@ export class RunLog {
     const dir = agentLogDir(workspace, agent);
     mkdirSync(dir, { recursive: true });
     this.path = join(dir, `${runId}.log`);
-    this.fd = openSync(this.path, "w", 0o600);
+    this.fd = createFresh(this.path);
     rotate(dir);
   }
 
@@ -89,6 +92,28 @@ export class RunLog {
   }
 }
 
+/**
+ * A new file at `path`, never what was put there before: run ids are predictable, so a FIFO in
+ * the next run's place would hold the supervisor in open(2), and a link would have the run's
+ * output written over the file it names. Whatever is there is removed, and the file is created
+ * exclusively; if that still fails, the run goes on without a log file.
+ */
+function createFresh(path: string): number | undefined {
+  for (let tries = 0; tries < 2; tries++) {
+    try {
+      return openSync(path, "wx", 0o600);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") return undefined;
+      try {
+        unlinkSync(path);
+      } catch {
+        // Gone already, or not ours to remove: the next try says which.
+      }
+    }
+  }
+  return undefined;
+}
+
 function rotate(dir: string): void {
   const logs = readdirSync(dir)
     .filter((file) => file.endsWith(".log"))
@@ -106,10 +131,20 @@ function rotate(dir: string): void {
 /** The last `lines` lines of a log file (read from its end, never the whole file). */
 export function tailFile(path: string, lines: number): string[] {
   if (!existsSync(path)) return [];
-  const size = statSync(path).size;
-  const want = Math.min(size, lines * 512 + 4096);
-  const fd = openSync(path, "r");
+  // Never a FIFO's blocking open, never through a link: a run's log is a file cairn created.
+  let fd: number;
   try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ELOOP")
+      throw operational(`the log ${path} is not a regular file (a link)`);
+    throw error;
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw operational(`the log ${path} is not a regular file`);
+    const size = stat.size;
+    const want = Math.min(size, lines * 512 + 4096);
     const buffer = Buffer.alloc(want);
     readSync(fd, buffer, 0, want, size - want);
     const text = buffer.toString("utf8");
