@@ -71,6 +71,21 @@ describe.skipIf(process.platform === "win32")("a FIFO in the place of a file cai
     expect(JSON.parse(latest.stdout)).toMatchObject({ run_id: `AR-${next + 1}`, lines: ["hello"] });
   });
 
+  it("the daemon's lock file: status answers, and the next daemon takes the lock over", () => {
+    const dir = workspace(initWorkspace);
+    const env = { DOTAGENT_HOME: join(dir, "no-dotagent") };
+    mkfifo(join(dir, ".cairn", "daemon.pid"));
+    for (const args of [
+      ["status", "--json"],
+      ["agents", "status", "--json"],
+      ["daemon", "--once", "--json"],
+    ]) {
+      const run = cairnWithin(dir, args, env);
+      expect(run.ms, args.join(" ")).toBeLessThan(DEADLINE_MS);
+      expect(run.code, `${args.join(" ")}: ${run.stderr}`).toBe(0);
+    }
+  });
+
   it("package.json, which `npm test` evaluators freeze as an input: the freeze goes on", () => {
     const dir = workspace(() =>
       gitWorkspace({ "package.json": '{"name":"x","scripts":{"test":"node t.mjs"}}\n', "t.mjs": "\n" }),

@@ -1,6 +1,6 @@
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ownProcessStart, sameProcessAlive } from "../../kernel/processes.js";
+import { readRegularFile } from "../../kernel/regular-file.js";
 import type { Workspace } from "../workspace/discover.js";
 
 // Who holds the daemon lock and what its last beat said, apart from the loop itself: `status`
@@ -36,7 +36,8 @@ export function lockHolder(content: string): { pid: number; start: string | null
  */
 export function daemonPid(workspace: Workspace): number | undefined {
   try {
-    const { pid, start } = lockHolder(readFileSync(lockPath(workspace), "utf8"));
+    // Only a regular file: a FIFO here would hold `status` (and every server asking) in its read.
+    const { pid, start } = lockHolder(readRegularFile(lockPath(workspace)));
     return Number.isInteger(pid) && pid > 0 && sameProcessAlive(pid, start) ? pid : undefined;
   } catch {
     return undefined;
