@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addAgent, cairn, initWorkspace } from "../helpers/workspace.js";
@@ -72,6 +72,29 @@ describe("cairn agents from the CLI", () => {
     const run = cairn(ws.dir, ["agents", "run", "patient", "--json"], { env });
     expect(run.stderr).not.toMatch(/TimeoutOverflowWarning/);
     expect(run.json).toMatchObject({ run: { status: "ok", exit_code: 0 }, stdout: "done\n" });
+  });
+
+  it("ends a run whose log cannot be kept (a file where the logs folder goes), rather than leaving it running", () => {
+    mkdirSync(join(ws.dir, ".cairn", "agents", "unlogged"), { recursive: true });
+    writeFileSync(
+      join(ws.dir, ".cairn", "agents", "unlogged", "agent.toml"),
+      '[agent]\nname = "unlogged"\n[run]\ncommand = "sh"\nargs = ["-c", "echo still ran"]\n',
+    );
+    const logs = join(ws.dir, ".cairn", "logs");
+    rmSync(logs, { recursive: true, force: true });
+    writeFileSync(logs, "not a folder\n");
+    try {
+      const run = cairn(ws.dir, ["agents", "run", "unlogged", "--json"], { env });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.json).toMatchObject({
+        run: { status: "ok", log_path: null, reason: expect.stringMatching(/no log kept/) },
+        stdout: "still ran\n",
+      });
+      const inspect = cairn(ws.dir, ["agents", "inspect", "unlogged", "--json"], { env });
+      expect((inspect.json as { last_runs: { status: string }[] }).last_runs[0]?.status).toBe("ok");
+    } finally {
+      rmSync(logs, { force: true });
+    }
   });
 
   it("reports a schedule whose minutes no date can hold as a broken manifest; the daemon and status go on", () => {

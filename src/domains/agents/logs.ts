@@ -57,14 +57,27 @@ export class RunLog {
   private fd: number | undefined;
   private written = 0;
   private dropped = 0;
-  readonly path: string;
+  private readonly at: string;
+  /** Why no log file is kept for this run, when none could be opened. */
+  readonly problem: string | undefined;
 
+  /** Never throws: a run whose log cannot be kept still runs (and its row still ends). */
   constructor(workspace: Workspace, agent: string, runId: string) {
     const dir = agentLogDir(workspace, agent);
-    mkdirSync(dir, { recursive: true });
-    this.path = join(dir, `${runId}.log`);
-    this.fd = createFresh(this.path);
-    rotate(dir);
+    this.at = join(dir, `${runId}.log`);
+    try {
+      mkdirSync(dir, { recursive: true });
+      this.fd = createFresh(this.at);
+      if (this.fd === undefined) this.problem = `${this.at} could not be created`;
+      else rotate(dir);
+    } catch (error) {
+      this.problem = (error as Error).message;
+    }
+  }
+
+  /** The log file, when one is kept. */
+  get path(): string | null {
+    return this.problem === undefined ? this.at : null;
   }
 
   write(chunk: Buffer): void {

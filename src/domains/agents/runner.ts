@@ -160,13 +160,15 @@ async function supervise(
   const log = new RunLog(workspace, agent.name, started.id);
   const stdout = new Tail(STDOUT_TAIL_BYTES);
   const stderr = new Tail(STDERR_TAIL_BYTES);
-  const temp = mkdtempSync(join(tmpdir(), "cairn-agent-"));
+  let temp: string | undefined;
   let identity: RunIdentity | undefined;
   let status: Exclude<RunStatus, "running"> = "failed";
   let exitCode: number | null = null;
   let reason: string | null = null;
   let durationMs: number | null = null;
   try {
+    // Inside the try: whatever fails from here on ends the run's row, never leaves it running.
+    temp = mkdtempSync(join(tmpdir(), "cairn-agent-"));
     const injected: Record<string, string> = {
       AGENT_NAME: agent.name,
       AGENT_HOME: agent.dir,
@@ -237,8 +239,12 @@ async function supervise(
       const leftovers = "it left processes running outside its process group; they were killed";
       reason = reason ? `${reason}; ${leftovers}` : leftovers;
     }
+    if (log.problem) {
+      const unlogged = `no log kept: ${log.problem}`;
+      reason = reason ? `${reason}; ${unlogged}` : unlogged;
+    }
     log.close();
-    rmSync(temp, { recursive: true, force: true });
+    if (temp) rmSync(temp, { recursive: true, force: true });
     if (identity) await identity.retire(request.now()).catch(() => {});
   }
   const finishedAt = request.now();
