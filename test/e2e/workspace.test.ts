@@ -121,6 +121,21 @@ describe("finding the workspace", () => {
     expect(status.stderr).toContain("cairn.toml");
     expect(status.stderr).toContain("roles.builder.grant");
   });
+
+  it("refuses a lease too long for a date, naming the key, rather than failing every status and sweep", () => {
+    cairn(scratch.dir, ["init"]);
+    cairn(scratch.dir, ["task", "add", "held"]);
+    writeFileSync(join(scratch.dir, ".cairn", "cairn.toml"), "[claims]\nlease_minutes = 1e300\n");
+    for (const args of [["status"], ["sweep"]]) {
+      const run = cairn(scratch.dir, args);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain("claims.lease_minutes");
+      expect(run.stderr).not.toContain("Invalid time value");
+    }
+    writeFileSync(join(scratch.dir, ".cairn", "cairn.toml"), "[claims]\nlease_minutes = 525600\n");
+    expect(cairn(scratch.dir, ["status"]).code).toBe(0);
+    expect(cairn(scratch.dir, ["sweep"]).code).toBe(0);
+  });
 });
 
 describe("roles", () => {

@@ -12,6 +12,12 @@ export type Profile = (typeof PROFILES)[number];
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /**
+ * The longest claim lease: a hundred years. Every sweep and status dates a cutoff that many
+ * minutes back, and a date past JavaScript's range (8.64e15 ms from 1970) cannot be written.
+ */
+export const MAX_LEASE_MINUTES = 100 * 365 * 24 * 60;
+
+/**
  * A role and a shortcut are built the first time a cairn.toml declares one (zod.lazy): most
  * calls read a file that declares none, and these are a third of the configuration's schemas.
  */
@@ -71,7 +77,15 @@ export const WorkspaceConfig = z
     roles: z
       .record(z.string().regex(NAME, "role names use letters, digits, - and _"), RoleConfig)
       .default({}),
-    claims: z.object({ lease_minutes: z.number().positive().default(30) }).default({ lease_minutes: 30 }),
+    claims: z
+      .object({
+        lease_minutes: z
+          .number()
+          .positive()
+          .max(MAX_LEASE_MINUTES, `at most ${MAX_LEASE_MINUTES} minutes (100 years)`)
+          .default(30),
+      })
+      .default({ lease_minutes: 30 }),
     done: z
       .object({ shortcuts: z.array(z.string()).default([]), note_kinds: z.array(z.string()).default([]) })
       .default({ shortcuts: [], note_kinds: [] }),
