@@ -1,5 +1,13 @@
-import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { portableCairn } from "../helpers/portable.js";
@@ -7,6 +15,7 @@ import {
   addAgent,
   CAIRN_BIN,
   cairn,
+  cairnAsync,
   cleanEnv,
   initWorkspace,
   runSync,
@@ -345,6 +354,87 @@ describe("export and import", () => {
     expect(note.imported.code).toBe(2);
     expect(note.imported.stderr).toContain("body.text holds at most 262144 characters");
   });
+
+  /** A valid export holding `events` journal rows past a fresh workspace's own: slow to import. */
+  function largeExport(events: number): string {
+    const source = initWorkspace();
+    try {
+      const [header, ...rows] = cairn(source.dir, ["export"]).stdout.trimEnd().split("\n");
+      const extra = Array.from({ length: events }, (_, i) =>
+        JSON.stringify({
+          table: "events",
+          row: {
+            id: i + 1_000,
+            at: "2026-01-01T00:00:00.000Z",
+            actor: "owner",
+            action: "task.add",
+            subject: `T-${i + 1}`,
+            data: '{"title":"t"}',
+          },
+        }),
+      );
+      const file = join(mkdtempSync(join(scratch.dir, "large-")), "large.jsonl");
+      const counted = { ...(JSON.parse(header as string) as object), rows: rows.length + events };
+      writeFileSync(file, `${[JSON.stringify(counted), ...rows, ...extra].join("\n")}\n`);
+      return file;
+    } finally {
+      source.cleanup();
+    }
+  }
+
+  it("leaves no workspace behind when the import is killed, so it can be run again", async () => {
+    const file = largeExport(200_000);
+    const target = join(scratch.dir, "target");
+    mkdirSync(target);
+    const child = spawn(process.execPath, [CAIRN_BIN, "import", file], { cwd: target, env: cleanEnv() });
+    const closed = new Promise((resolve) => child.on("close", resolve));
+    const state = join(target, ".cairn");
+    for (let waited = 0; waited < 20_000; waited += 20) {
+      if (existsSync(state) && readdirSync(state).some((name) => name.startsWith("cairn.db"))) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    child.kill("SIGKILL");
+    await closed;
+    // No half-made workspace: nothing serves commands here, and nothing refuses the retry.
+    expect(cairn(target, ["status"]).code).toBe(4);
+    const source = initWorkspace();
+    try {
+      cairn(source.dir, ["task", "add", "kept"]);
+      const small = join(scratch.dir, "small.jsonl");
+      cairn(source.dir, ["export", "--out", small]);
+      const retry = cairn(target, ["import", small]);
+      expect(retry.code, retry.stderr).toBe(0);
+      expect(cairn(target, ["task", "show", "T-1", "--json"]).json).toMatchObject({
+        task: { title: "kept" },
+      });
+    } finally {
+      source.cleanup();
+    }
+  }, 60_000);
+
+  it("serves no command from a workspace still being imported, so nothing acknowledged is lost", async () => {
+    const file = largeExport(200_000);
+    const target = join(scratch.dir, "target");
+    mkdirSync(target);
+    const importing = cairnAsync(target, ["import", file]);
+    const state = join(target, ".cairn");
+    for (let waited = 0; waited < 20_000; waited += 20) {
+      if (existsSync(state) && readdirSync(state).some((name) => name.startsWith("cairn.db"))) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const meanwhile = cairn(target, ["task", "add", "written during the import"]);
+    const imported = await importing;
+    if (meanwhile.code === 0) {
+      // Acknowledged: it must still be there, whatever became of the import.
+      expect(cairn(target, ["task", "list", "--text", "during the import"]).stdout).toContain(
+        "written during",
+      );
+    } else {
+      expect(meanwhile.code).toBe(4);
+      expect(imported.code, imported.stderr).toBe(0);
+    }
+  }, 60_000);
 
   it("imports what the commands themselves accept, at their limits, control characters included", () => {
     const lines = exportedBoard();

@@ -1,13 +1,15 @@
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { existsSync, linkSync, mkdirSync, renameSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
 import { z } from "zod";
 import { conflict, refuse, usageError } from "../../kernel/outcome.js";
 import { readRegularFile } from "../../kernel/regular-file.js";
 import { quoteValue } from "../../kernel/text.js";
 import { CAIRN_VERSION } from "../../kernel/version.js";
+import { openStore } from "../../store/open.js";
 import type { DumpRecord, Store } from "../../store/store.js";
 import type { Actor } from "../identity/actor.js";
 import type { Workspace } from "../workspace/discover.js";
-import { createWorkspace } from "../workspace/init.js";
+import { configTemplate, refuseExisting, writeGitignore } from "../workspace/init.js";
 import { checkRecordLimits } from "./limits.js";
 
 const FORMAT = "cairn-export";
@@ -152,28 +154,77 @@ export function withoutStoreTable(config: string): string {
 
 /**
  * `cairn import`: a new workspace holding exactly the export, its cairn.toml included. All or
- * nothing: a failure removes everything the import made, the state directory too if it made it.
+ * nothing, and never half there: the database is built under another name in `.cairn/` and
+ * linked into place only once complete, so a process killed mid-import leaves no workspace (the
+ * import can simply be run again), no command is served by a workspace still being filled (and
+ * then taken away), and an import that lost a race to another import or `cairn init` removes
+ * nothing of theirs.
  */
 export async function importIntoNewWorkspace(
   workspace: Workspace,
   jsonl: string,
   now: string,
 ): Promise<ImportSummary> {
+  refuseExisting(workspace);
   const madeStateDir = !existsSync(workspace.stateDir);
-  const hadConfig = existsSync(workspace.configPath);
-  const store = await createWorkspace(workspace);
+  mkdirSync(workspace.stateDir, { recursive: true });
+  // `cairn.db-…`: a name the workspace's .gitignore leaves out, and no command takes for a workspace.
+  const staging = `${workspace.databasePath}-import-${process.pid}-${randomBytes(4).toString("hex")}`;
+  const removeStaging = () => {
+    for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(staging + suffix, { force: true });
+  };
+  let summary: ImportSummary;
   try {
-    const summary = await importWorkspace(store, { id: "owner" }, jsonl, now);
-    await store.close();
-    if (summary.config !== undefined) writeFileSync(workspace.configPath, withoutStoreTable(summary.config));
-    return summary;
+    const store = openStore({ kind: "sqlite", path: staging }, { create: true });
+    try {
+      summary = await importWorkspace(store, { id: "owner" }, jsonl, now);
+    } finally {
+      await store.close();
+    }
+    placeDatabase(staging, workspace);
   } catch (error) {
-    await store.close();
-    if (madeStateDir) rmSync(workspace.stateDir, { recursive: true, force: true });
-    else {
-      for (const suffix of ["", "-wal", "-shm"]) rmSync(workspace.databasePath + suffix, { force: true });
-      if (!hadConfig) rmSync(workspace.configPath, { force: true });
+    removeStaging();
+    // Only a directory this import made, and only while it is still empty.
+    if (madeStateDir) {
+      try {
+        rmdirSync(workspace.stateDir);
+      } catch {
+        // Another process put something there meanwhile: it stays.
+      }
     }
     throw error;
+  }
+  removeStaging();
+  const config = summary.config !== undefined ? withoutStoreTable(summary.config) : undefined;
+  if (config !== undefined) {
+    const temporary = `${workspace.configPath}.${process.pid}.tmp`;
+    writeFileSync(temporary, config);
+    renameSync(temporary, workspace.configPath);
+  } else if (!existsSync(workspace.configPath)) {
+    writeFileSync(workspace.configPath, configTemplate(workspace));
+  }
+  writeGitignore(workspace);
+  return summary;
+}
+
+/**
+ * Put the finished database at the workspace's path unless something is there already: a hard
+ * link fails rather than replace (a rename would replace). Where the file system has no hard
+ * links, a rename after a last look.
+ */
+function placeDatabase(staging: string, workspace: Workspace): void {
+  const taken = () =>
+    conflict(
+      `a cairn workspace already exists at ${workspace.stateDir} (made while this import ran)`,
+      "nothing was imported: use that workspace, or import into another directory",
+    );
+  try {
+    linkSync(staging, workspace.databasePath);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EEXIST") throw taken();
+    if (code !== "EPERM" && code !== "ENOTSUP" && code !== "EOPNOTSUPP" && code !== "ENOSYS") throw error;
+    if (existsSync(workspace.databasePath)) throw taken();
+    renameSync(staging, workspace.databasePath);
   }
 }

@@ -21,7 +21,7 @@ function storeSection(location: StoreLocation): string {
   return `\n# The shared store: a schema on a PostgreSQL server. Never put a password here:\n# cairn takes it from PGPASSWORD or ~/.pgpass.\n[store]\nurl = ${JSON.stringify(storableUrl(location.url))}\nschema = ${JSON.stringify(location.schema)}\n`;
 }
 
-function refuseExisting(workspace: Workspace): void {
+export function refuseExisting(workspace: Workspace): void {
   if (existsSync(workspace.databasePath) || declaresSharedStore(workspace.configPath)) {
     throw conflict(
       `a cairn workspace already exists at ${workspace.stateDir}`,
@@ -49,13 +49,20 @@ export async function createWorkspace(
       throw error;
     }
   }
-  const template = CONFIG_TEMPLATE.replace("%NAME%", basename(workspace.root));
   if (!existsSync(workspace.configPath))
-    writeFileSync(workspace.configPath, template + storeSection(location));
-  // The database is local state; the configuration is meant to be committed.
+    writeFileSync(workspace.configPath, configTemplate(workspace) + storeSection(location));
+  writeGitignore(workspace);
+  return store;
+}
+
+/** The commented cairn.toml a new workspace starts with. */
+export const configTemplate = (workspace: Workspace) =>
+  CONFIG_TEMPLATE.replace("%NAME%", basename(workspace.root));
+
+/** The database is local state (`cairn.db`, `cairn.db-*`); the configuration is meant to be committed. */
+export function writeGitignore(workspace: Workspace): void {
   const ignore = join(workspace.stateDir, ".gitignore");
   if (!existsSync(ignore)) writeFileSync(ignore, "cairn.db\ncairn.db-*\n");
-  return store;
 }
 
 /** A new workspace with its identity and the journal's first event (or the shared one joined). */
