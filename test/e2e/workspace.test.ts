@@ -131,6 +131,28 @@ describe("finding the workspace", () => {
     expect(status.stderr).toContain("roles.builder.grant");
   });
 
+  it("refuses a misspelt key in a policy table rather than dropping the rule it meant", () => {
+    cairn(scratch.dir, ["init"]);
+    const configPath = join(scratch.dir, ".cairn", "cairn.toml");
+    const typos: [string, string][] = [
+      // Each left the role, shortcut or definition of done wider than written: rw, any role, no gate.
+      ['[roles.builder]\ngrants = "ro"\n', "roles.builder"],
+      ['[shortcuts.deploy]\nargv = ["true"]\neffect = "destructive"\nrole = ["lead"]\n', "shortcuts.deploy"],
+      ['[done]\nshortcut = ["test"]\n', "done"],
+      ["[claims]\nlease_minute = 5\n", "claims"],
+    ];
+    for (const [text, where] of typos) {
+      writeFileSync(configPath, text);
+      const status = cairn(scratch.dir, ["status"]);
+      expect(status.code, text).toBe(2);
+      expect(status.stderr).toContain(`${where}: `);
+      expect(status.stderr).toMatch(/grants|role|shortcut|lease_minute/);
+    }
+    // Sections this build does not know are still kept and ignored.
+    writeFileSync(configPath, '[roles.builder]\ngrant = "ro"\n[future]\nanything = 1\n');
+    expect(cairn(scratch.dir, ["status"]).code).toBe(0);
+  });
+
   it("refuses a lease too long for a date, naming the key, rather than failing every status and sweep", () => {
     cairn(scratch.dir, ["init"]);
     cairn(scratch.dir, ["task", "add", "held"]);

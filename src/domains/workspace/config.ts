@@ -22,34 +22,38 @@ export const MAX_LEASE_MINUTES = 100 * 365 * 24 * 60;
  * calls read a file that declares none, and these are a third of the configuration's schemas.
  */
 export const RoleConfig = z.lazy(() =>
-  z.object({
-    summary: z.string().default(""),
-    instructions: z.string().default(""),
-    scope: z.array(z.string()).default([]),
-    out_of_scope: z.array(z.string()).default([]),
-    shortcuts: z.array(z.string()).default([]),
-    grant: z.enum(["rw", "ro"]).default("rw"),
-    wip_cap: z.number().int().positive().optional(),
-    escalate_to: z.string().optional(),
-    profile: z.enum(PROFILES).optional(),
-    /** Local agents whose `run-<agent>` tools this role's worker and planner sessions are served. */
-    agents: z.array(z.string()).default([]),
-    /** Roles an agent of this role may give its children; its own role is always allowed. */
-    child_roles: z.array(z.string()).default([]),
-    /** May change a frozen goal's contract, freeze runs and approve evaluators, like the owner. */
-    planning: z.boolean().default(false),
-  }),
+  z
+    .object({
+      summary: z.string().default(""),
+      instructions: z.string().default(""),
+      scope: z.array(z.string()).default([]),
+      out_of_scope: z.array(z.string()).default([]),
+      shortcuts: z.array(z.string()).default([]),
+      grant: z.enum(["rw", "ro"]).default("rw"),
+      wip_cap: z.number().int().positive().optional(),
+      escalate_to: z.string().optional(),
+      profile: z.enum(PROFILES).optional(),
+      /** Local agents whose `run-<agent>` tools this role's worker and planner sessions are served. */
+      agents: z.array(z.string()).default([]),
+      /** Roles an agent of this role may give its children; its own role is always allowed. */
+      child_roles: z.array(z.string()).default([]),
+      /** May change a frozen goal's contract, freeze runs and approve evaluators, like the owner. */
+      planning: z.boolean().default(false),
+    })
+    .strict(),
 );
 export type RoleConfig = z.infer<typeof RoleConfig>;
 
 /** A named command template; `{{param}}` placeholders are filled per run, never through a shell. */
 export const ShortcutConfig = z.lazy(() =>
-  z.object({
-    argv: z.array(z.string()).min(1),
-    effect: z.enum(["read", "write", "destructive", "none"]).default("none"),
-    roles: z.array(z.string()).default([]),
-    summary: z.string().default(""),
-  }),
+  z
+    .object({
+      argv: z.array(z.string()).min(1),
+      effect: z.enum(["read", "write", "destructive", "none"]).default("none"),
+      roles: z.array(z.string()).default([]),
+      summary: z.string().default(""),
+    })
+    .strict(),
 );
 export type ShortcutConfig = z.infer<typeof ShortcutConfig>;
 
@@ -69,7 +73,10 @@ export const StoreConfig = z.object({
 
 /**
  * `cairn.toml`. Sections this build does not know are kept and ignored, so an older cairn can
- * read a newer workspace's configuration.
+ * read a newer workspace's configuration. Inside the sections that set policy (a role, a
+ * shortcut, claims, the definition of done, verify) a key it does not know is an error: a
+ * misspelt `grant`, `roles` or `shortcuts` would otherwise drop the rule it was meant to set,
+ * leaving the role writable, the shortcut open to every role, or `task finish` ungated.
  */
 export const WorkspaceConfig = z
   .object({
@@ -85,12 +92,15 @@ export const WorkspaceConfig = z
           .max(MAX_LEASE_MINUTES, `at most ${MAX_LEASE_MINUTES} minutes (100 years)`)
           .default(30),
       })
+      .strict()
       .default({ lease_minutes: 30 }),
     done: z
       .object({ shortcuts: z.array(z.string()).default([]), note_kinds: z.array(z.string()).default([]) })
+      .strict()
       .default({ shortcuts: [], note_kinds: [] }),
     verify: z
       .object({ timeout_seconds: z.number().positive().default(600) })
+      .strict()
       .default({ timeout_seconds: 600 }),
     shortcuts: z
       .record(z.string().regex(NAME, "shortcut names use letters, digits, - and _"), ShortcutConfig)
