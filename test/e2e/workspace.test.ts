@@ -2,10 +2,13 @@ import { spawn, spawnSync } from "node:child_process";
 import {
   chmodSync,
   existsSync,
+  linkSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
@@ -268,6 +271,33 @@ describe("export and import", () => {
       ]);
     } finally {
       source.cleanup();
+    }
+  });
+
+  it("export --out replaces the file named, never writing into what it is hard-linked to", () => {
+    const ws = initWorkspace();
+    try {
+      cairn(ws.dir, ["task", "add", "kept"]);
+      // Laid in advance by anyone with a shell there: a routine backup then wrote over the database.
+      const backup = join(ws.dir, "backup.jsonl");
+      linkSync(join(ws.dir, ".cairn", "cairn.db"), backup);
+      const exported = cairn(ws.dir, ["export", "--out", backup]);
+      expect(exported.code, exported.stderr).toBe(0);
+      expect(readFileSync(backup, "utf8").split("\n")[0]).toContain('"cairn-export"');
+      const shown = cairn(ws.dir, ["task", "show", "T-1", "--json"]);
+      expect(shown.code, shown.stderr).toBe(0);
+      expect(shown.json).toMatchObject({ task: { title: "kept" } });
+      // Through a symlink, the file it points to is replaced and the link kept.
+      const real = join(scratch.dir, "real.jsonl");
+      writeFileSync(real, "old");
+      const link = join(ws.dir, "via-link.jsonl");
+      symlinkSync(real, link);
+      expect(cairn(ws.dir, ["export", "--out", link]).code).toBe(0);
+      expect(lstatSync(link).isSymbolicLink()).toBe(true);
+      expect(readFileSync(real, "utf8")).toContain('"cairn-export"');
+      expect(readdirSync(ws.dir).filter((name) => name.includes(".tmp"))).toEqual([]);
+    } finally {
+      ws.cleanup();
     }
   });
 

@@ -9,7 +9,7 @@ import {
   type Workspace,
 } from "../../domains/workspace/discover.js";
 import { describeLocation, storeLocationOf } from "../../domains/workspace/store-location.js";
-import { refuse } from "../../kernel/outcome.js";
+import { operational, refuse } from "../../kernel/outcome.js";
 import { quoteValue } from "../../kernel/text.js";
 import { type BareContext, requireOwnerLaunch } from "../context.js";
 import { defineBareCommand, defineCommand } from "../define.js";
@@ -51,6 +51,34 @@ function requireOutsideState(path: string, stateDir: string): void {
       `${quoteValue(path)} is inside the workspace state directory ${stateDir}; writing there could destroy the workspace`,
       "export to a path outside .cairn/ (e.g. --out backup.jsonl)",
     );
+  }
+}
+
+/**
+ * Write a file by replacing it: the text goes to a new file beside it, renamed over it once
+ * complete. Writing into the file in place would write into whatever else shares its inode (a
+ * hard link to the workspace database, laid there in advance, took the export over the
+ * database), and a failure part way (a full disk) would leave the previous backup cut short.
+ * What is not a regular file (a terminal, a pipe, /dev/stdout) is written as it is.
+ */
+async function writeReplacing(path: string, text: string): Promise<void> {
+  const fs = fsPromises();
+  const existing = await fs.stat(path).catch(() => undefined);
+  if (existing && !existing.isFile()) {
+    await fs.writeFile(path, text);
+    return;
+  }
+  const target = realish(path);
+  const temporary = join(dirname(target), `.${basename(target)}.${process.pid}.tmp`);
+  try {
+    await fs.writeFile(temporary, text, { flag: "wx", mode: existing ? existing.mode & 0o777 : 0o666 });
+    await fs.rename(temporary, target);
+  } catch (error) {
+    await fs.rm(temporary, { force: true });
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") {
+      throw operational(`cannot write ${path}: the folder ${dirname(target)} does not exist`);
+    }
+    throw error;
   }
 }
 
@@ -123,7 +151,7 @@ export const exportCommand = defineCommand({
     if (!input.out) return { lines, out: null, jsonl };
     const path = resolve(ctx.cwd, input.out);
     requireOutsideState(path, ctx.workspace.stateDir);
-    await fsPromises().writeFile(path, jsonl);
+    await writeReplacing(path, jsonl);
     return { lines, out: path };
   },
   render: (out) =>
