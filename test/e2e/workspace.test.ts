@@ -134,6 +134,24 @@ describe("finding the workspace", () => {
     expect(status.stderr).toContain("roles.builder.grant");
   });
 
+  it("quotes a hostile cairn.toml truncated in its error, never the whole line", () => {
+    cairn(scratch.dir, ["init"]);
+    const configPath = join(scratch.dir, ".cairn", "cairn.toml");
+    const huge = "y".repeat(5 * 1024 * 1024);
+    for (const text of [
+      `name = "${huge}" junk\n`,
+      `[roles.b]\ngrant = "\x1b[31m${huge}"\n`,
+      `[roles.b]\n${"k".repeat(100_000)} = 1\n`,
+      `[roles]\n"${"r".repeat(100_000)}" = {}\n`,
+    ]) {
+      writeFileSync(configPath, text);
+      const status = cairn(scratch.dir, ["status"]);
+      expect(status.code).toBe(2);
+      expect(status.stderr).toContain("cairn.toml");
+      expect(status.stderr.length).toBeLessThan(2_000);
+    }
+  });
+
   it("refuses a misspelt key in a policy table rather than dropping the rule it meant", () => {
     cairn(scratch.dir, ["init"]);
     const configPath = join(scratch.dir, ".cairn", "cairn.toml");

@@ -110,17 +110,34 @@ export const WorkspaceConfig = z
   .catchall(z.unknown());
 export type WorkspaceConfig = z.infer<typeof WorkspaceConfig>;
 
+/** Text from the file as an error quotes it: a hostile line or key is cut, never echoed whole. */
+const clip = (text: string, max: number) =>
+  text.length <= max ? text : `${text.slice(0, max)}… (${text.length} characters)`;
+
 export function parseConfig(text: string, path: string): WorkspaceConfig {
   let raw: unknown;
   try {
     raw = parseToml(text);
   } catch (error) {
-    throw usageError(`${path}: not valid TOML: ${(error as Error).message}`, "fix the file and retry");
+    // The parser's message quotes the offending lines (a code frame): each is cut.
+    const message = (error as Error).message
+      .split("\n")
+      .slice(0, 8)
+      .map((line) => clip(line, 160))
+      .join("\n");
+    throw usageError(`${path}: not valid TOML: ${message}`, "fix the file and retry");
   }
   const parsed = WorkspaceConfig.safeParse(raw);
   if (!parsed.success) {
-    const issues = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ");
-    throw usageError(`${path}: ${issues}`, "fix the file and retry");
+    const issues = parsed.error.issues
+      .slice(0, 5)
+      .map(
+        (issue) =>
+          `${issue.path.map((part) => clip(String(part), 64)).join(".")}: ${clip(issue.message, 200)}`,
+      )
+      .join("; ");
+    const more = parsed.error.issues.length > 5 ? ` (and ${parsed.error.issues.length - 5} more)` : "";
+    throw usageError(`${path}: ${issues}${more}`, "fix the file and retry");
   }
   return parsed.data;
 }
