@@ -349,6 +349,26 @@ describe("export and import", () => {
     expect(retry.code).not.toBe(0);
   });
 
+  it("quotes a hostile table or column name truncated, never whole", () => {
+    const source = initWorkspace();
+    const header = cairn(source.dir, ["export"]).stdout.split("\n")[0];
+    source.cleanup();
+    const huge = "z".repeat(5 * 1024 * 1024);
+    for (const record of [
+      { table: huge, row: { id: 1 } },
+      { table: "tasks", row: { [huge]: 1 } },
+    ]) {
+      const file = join(mkdtempSync(join(scratch.dir, "hostile-")), "hostile.jsonl");
+      writeFileSync(file, `${header}\n${JSON.stringify(record)}\n`);
+      const target = join(scratch.dir, `t-${Math.random().toString(36).slice(2)}`);
+      mkdirSync(target);
+      const imported = cairn(target, ["import", file]);
+      expect(imported.code).toBe(2);
+      expect(imported.stderr).toMatch(/unknown table|has no column/);
+      expect(imported.stderr.length).toBeLessThan(2_000);
+    }
+  });
+
   /** An export of a small board (two tasks, a fact, a note), as lines to edit before importing. */
   function exportedBoard(): string[] {
     const source = initWorkspace();

@@ -1,4 +1,5 @@
 import { usageError } from "../../kernel/outcome.js";
+import { quoteValue } from "../../kernel/text.js";
 import { CONTENT_TABLES } from "../sqlite/migrations/index.js";
 import type { CountsRepo, DumpRecord, TransferRepo } from "../store.js";
 import { ident, type PgDb } from "./db.js";
@@ -53,10 +54,10 @@ export function pgTransfer(db: PgDb): TransferRepo {
       await db.prepare("DELETE FROM meta").run();
       for (const { table, row } of records) {
         const shape = known.get(table);
-        if (!shape) throw usageError(`import: unknown table ${JSON.stringify(table)}`);
+        if (!shape) throw usageError(`import: unknown table ${quoteValue(table)}`);
         const names = Object.keys(row);
         const stray = names.find((name) => !shape.columns.includes(name));
-        if (stray) throw usageError(`import: table ${table} has no column ${JSON.stringify(stray)}`);
+        if (stray) throw usageError(`import: table ${table} has no column ${quoteValue(stray)}`);
         const sql = `INSERT INTO ${ident(table)} (${names.map(ident).join(", ")}) VALUES (${names.map(() => "?").join(", ")})`;
         await db.prepare(sql).run(...names.map((name) => row[name]));
       }

@@ -1,6 +1,7 @@
 import { statSync } from "node:fs";
 import type Database from "better-sqlite3";
 import { usageError } from "../../kernel/outcome.js";
+import { quoteValue } from "../../kernel/text.js";
 import type { CountsRepo, DumpRecord, TransferRepo } from "../store.js";
 import { CONTENT_TABLES } from "./migrations/index.js";
 import { builtStatement } from "./statement-cache.js";
@@ -54,10 +55,10 @@ export function sqliteTransfer(db: Database.Database): TransferRepo {
       db.prepare("DELETE FROM meta").run();
       for (const { table, row } of records) {
         const columns = known.get(table);
-        if (!columns) throw usageError(`import: unknown table ${JSON.stringify(table)}`);
+        if (!columns) throw usageError(`import: unknown table ${quoteValue(table)}`);
         const names = Object.keys(row);
         const stray = names.find((name) => !columns.has(name));
-        if (stray) throw usageError(`import: table ${table} has no column ${JSON.stringify(stray)}`);
+        if (stray) throw usageError(`import: table ${table} has no column ${quoteValue(stray)}`);
         const sql = `INSERT INTO ${quote(table)} (${names.map(quote).join(", ")}) VALUES (${names.map(() => "?").join(", ")})`;
         db.prepare(sql).run(...names.map((name) => row[name] as string | number | null));
       }
