@@ -125,6 +125,24 @@ describe("finding the workspace", () => {
     expect(cairn(scratch.dir, ["init"]).code).toBe(5);
   });
 
+  it("init says plainly when .cairn is a file or a symlink to nothing", () => {
+    const file = join(scratch.dir, "file");
+    mkdirSync(file);
+    writeFileSync(join(file, ".cairn"), "not a folder");
+    const overFile = cairn(file, ["init"]);
+    expect(overFile.code).toBe(1);
+    expect(overFile.stderr).toContain("is not a directory");
+    expect(overFile.stderr).not.toContain("EEXIST");
+    const dangling = join(scratch.dir, "dangling");
+    mkdirSync(dangling);
+    symlinkSync(join(scratch.dir, "nowhere", "state"), join(dangling, ".cairn"));
+    const overLink = cairn(dangling, ["init"]);
+    expect(overLink.code).toBe(1);
+    expect(overLink.stderr).toContain("symlink");
+    expect(overLink.stderr).not.toContain("ENOENT");
+    expect(cairn(dangling, ["import", join(scratch.dir, "missing.jsonl")]).code).not.toBe(0);
+  });
+
   it("reports a broken cairn.toml naming the file", () => {
     cairn(scratch.dir, ["init"]);
     writeFileSync(join(scratch.dir, ".cairn", "cairn.toml"), "[roles.builder]\ngrant = 'sideways'\n");

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, linkSync, mkdirSync, renameSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, renameSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
 import { z } from "zod";
 import { conflict, refuse, usageError } from "../../kernel/outcome.js";
 import { readRegularFile } from "../../kernel/regular-file.js";
@@ -9,7 +9,7 @@ import { openStore } from "../../store/open.js";
 import type { DumpRecord, Store } from "../../store/store.js";
 import type { Actor } from "../identity/actor.js";
 import type { Workspace } from "../workspace/discover.js";
-import { configTemplate, refuseExisting, writeGitignore } from "../workspace/init.js";
+import { configTemplate, makeStateDir, refuseExisting, writeGitignore } from "../workspace/init.js";
 import { checkRecordLimits } from "./limits.js";
 
 const FORMAT = "cairn-export";
@@ -167,7 +167,7 @@ export async function importIntoNewWorkspace(
 ): Promise<ImportSummary> {
   refuseExisting(workspace);
   const madeStateDir = !existsSync(workspace.stateDir);
-  mkdirSync(workspace.stateDir, { recursive: true });
+  makeStateDir(workspace);
   // `cairn.db-…`: a name the workspace's .gitignore leaves out, and no command takes for a workspace.
   const staging = `${workspace.databasePath}-import-${process.pid}-${randomBytes(4).toString("hex")}`;
   const removeStaging = () => {

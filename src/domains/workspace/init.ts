@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readlinkSync, statSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import { conflict } from "../../kernel/outcome.js";
+import { conflict, operational } from "../../kernel/outcome.js";
 import { openStore, type StoreLocation } from "../../store/open.js";
 import { storableUrl } from "../../store/postgres/location.js";
 import type { Store } from "../../store/store.js";
@@ -39,7 +39,7 @@ export async function createWorkspace(
   location: StoreLocation = { kind: "sqlite", path: workspace.databasePath },
 ): Promise<Store> {
   refuseExisting(workspace);
-  mkdirSync(workspace.stateDir, { recursive: true });
+  makeStateDir(workspace);
   const store = openStore(location, { create: true });
   if (location.kind === "postgres") {
     try {
@@ -53,6 +53,28 @@ export async function createWorkspace(
     writeFileSync(workspace.configPath, configTemplate(workspace) + storeSection(location));
   writeGitignore(workspace);
   return store;
+}
+
+/**
+ * Make `.cairn/`, saying plainly what stands in its way: mkdir's own words for a file there
+ * (EEXIST) or a symlink to nothing (ENOENT) name neither.
+ */
+export function makeStateDir(workspace: Workspace): void {
+  const { stateDir } = workspace;
+  const there = lstatSync(stateDir, { throwIfNoEntry: false });
+  if (there?.isSymbolicLink() && !existsSync(stateDir)) {
+    throw operational(
+      `${stateDir} is a symlink to ${readlinkSync(stateDir)}, which does not exist; nothing was done`,
+      "create the folder it points to, or remove the symlink",
+    );
+  }
+  if (there && !statSync(stateDir).isDirectory()) {
+    throw operational(
+      `${stateDir} exists and is not a directory; nothing was done`,
+      "move it aside, or run cairn in another directory",
+    );
+  }
+  mkdirSync(stateDir, { recursive: true });
 }
 
 /** The commented cairn.toml a new workspace starts with. */
