@@ -1,3 +1,5 @@
+import { randomBytes } from "node:crypto";
+import { existsSync, linkSync, renameSync, rmSync } from "node:fs";
 import Database from "better-sqlite3";
 import { conflict, operational } from "../kernel/outcome.js";
 import { sqliteBinding } from "../kernel/sqlite-addon.js";
@@ -205,18 +207,35 @@ export async function copyStore(
   source: StoreLocation,
   target: StoreLocation,
 ): Promise<{ rows: number; tables: number }> {
-  const prepared: Store = openStore(target, { create: true });
+  // A SQLite target is built under another name and linked into place once written: a copy
+  // refused part way (bytes that are not UTF-8) or killed leaves no file that refuses the retry.
+  const staging =
+    target.kind === "sqlite"
+      ? `${target.path}.copy-${process.pid}-${randomBytes(4).toString("hex")}`
+      : undefined;
+  const building: StoreLocation = staging ? { kind: "sqlite", path: staging } : target;
+  const removeStaging = () => {
+    if (!staging) return;
+    for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(staging + suffix, { force: true });
+  };
+  let snapshot: Snapshot;
   try {
-    await prepared.read(async () => undefined);
+    const prepared: Store = openStore(building, { create: true });
+    try {
+      await prepared.read(async () => undefined);
+    } finally {
+      await prepared.close();
+    }
+    snapshot =
+      source.kind === "sqlite"
+        ? readSqlite(source.path, target.kind === "postgres")
+        : await readPostgres(source);
+    if (building.kind === "postgres") await writePostgres(building, snapshot);
+    else writeSqlite(building.path, snapshot);
+    if (staging && target.kind === "sqlite") placeFile(staging, target.path);
   } finally {
-    await prepared.close();
+    removeStaging();
   }
-  const snapshot =
-    source.kind === "sqlite"
-      ? readSqlite(source.path, target.kind === "postgres")
-      : await readPostgres(source);
-  if (target.kind === "postgres") await writePostgres(target, snapshot);
-  else writeSqlite(target.path, snapshot);
   const [from, to] = [openStore(source), openStore(target)];
   try {
     const [a, b] = [await from.read((tx) => tx.transfer.dump()), await to.read((tx) => tx.transfer.dump())];
@@ -230,5 +249,19 @@ export async function copyStore(
   } finally {
     await from.close();
     await to.close();
+  }
+}
+
+/** Link `staging` at `path` unless something is there (a rename would replace it). */
+function placeFile(staging: string, path: string): void {
+  const taken = () => conflict(`${path} already exists`, "copy into a path that does not exist yet");
+  try {
+    linkSync(staging, path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EEXIST") throw taken();
+    if (code !== "EPERM" && code !== "ENOTSUP" && code !== "EOPNOTSUPP" && code !== "ENOSYS") throw error;
+    if (existsSync(path)) throw taken();
+    renameSync(staging, path);
   }
 }

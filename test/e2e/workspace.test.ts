@@ -12,6 +12,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { portableCairn } from "../helpers/portable.js";
 import {
@@ -332,6 +333,34 @@ describe("export and import", () => {
       expect(lstatSync(link).isSymbolicLink()).toBe(true);
       expect(readFileSync(real, "utf8")).toContain('"cairn-export"');
       expect(readdirSync(ws.dir).filter((name) => name.includes(".tmp"))).toEqual([]);
+    } finally {
+      ws.cleanup();
+    }
+  });
+
+  it("store copy refused part way leaves no target file behind, so the fixed copy can run", () => {
+    const ws = initWorkspace();
+    try {
+      cairn(ws.dir, ["task", "add", "kept"]);
+      const file = join(ws.dir, ".cairn", "cairn.db");
+      const raw = new Database(file);
+      raw.prepare("UPDATE tasks SET title = CAST(X'FF41' AS TEXT) WHERE id = 'T-1'").run();
+      raw.close();
+      const out = join(scratch.dir, "copy.db");
+      const refused = cairn(ws.dir, ["store", "copy", "--to", out]);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain("not UTF-8");
+      expect(existsSync(out)).toBe(false);
+      expect(readdirSync(scratch.dir).filter((name) => name.startsWith("copy.db"))).toEqual([]);
+      const fix = new Database(file);
+      fix.prepare("UPDATE tasks SET title = 'kept' WHERE id = 'T-1'").run();
+      fix.close();
+      const copied = cairn(ws.dir, ["store", "copy", "--to", out]);
+      expect(copied.code, copied.stderr).toBe(0);
+      expect(cairn(ws.dir, ["task", "show", "T-1", "--json"], { env: { CAIRN_DIR: undefined } }).code).toBe(
+        0,
+      );
+      expect(readdirSync(scratch.dir).filter((name) => name.startsWith("copy.db"))).toEqual(["copy.db"]);
     } finally {
       ws.cleanup();
     }
