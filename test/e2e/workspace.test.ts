@@ -144,6 +144,29 @@ describe("finding the workspace", () => {
     expect(cairn(dangling, ["import", join(scratch.dir, "missing.jsonl")]).code).not.toBe(0);
   });
 
+  it("the state .gitignore leaves out every local file, so `git add -A` commits only what is meant to be shared", () => {
+    expect(spawnSync("git", ["init", "-q"], { cwd: scratch.dir }).status).toBe(0);
+    cairn(scratch.dir, ["init"]);
+    cairn(scratch.dir, ["task", "add", "audited"]);
+    const state = join(scratch.dir, ".cairn");
+    // What the daemon, agent runs and audit rotation leave there.
+    mkdirSync(join(state, "logs", "agents", "nightly"), { recursive: true });
+    writeFileSync(join(state, "logs", "agents", "nightly", "run-1.log"), "captured output");
+    writeFileSync(join(state, "daemon.pid"), "1");
+    writeFileSync(join(state, "audit-20260101T000000Z.jsonl"), "{}");
+    mkdirSync(join(state, "agents", "nightly"), { recursive: true });
+    writeFileSync(join(state, "agents", "nightly", "agent.toml"), '[agent]\nname = "nightly"\n');
+    const status = spawnSync("git", ["status", "--porcelain", "--untracked-files=all"], {
+      cwd: scratch.dir,
+      encoding: "utf8",
+    });
+    expect(status.stdout.split("\n").filter(Boolean).sort()).toEqual([
+      "?? .cairn/.gitignore",
+      "?? .cairn/agents/nightly/agent.toml",
+      "?? .cairn/cairn.toml",
+    ]);
+  });
+
   it("reports a broken cairn.toml naming the file", () => {
     cairn(scratch.dir, ["init"]);
     writeFileSync(join(scratch.dir, ".cairn", "cairn.toml"), "[roles.builder]\ngrant = 'sideways'\n");

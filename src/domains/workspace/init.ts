@@ -81,10 +81,25 @@ export function makeStateDir(workspace: Workspace): void {
 export const configTemplate = (workspace: Workspace) =>
   CONFIG_TEMPLATE.replace("%NAME%", basename(workspace.root));
 
-/** The database is local state (`cairn.db`, `cairn.db-*`); the configuration is meant to be committed. */
+/**
+ * What `.cairn/` holds for this machine only: the database, the audit log (every write's input,
+ * hidden evaluators' included) and its lock, the daemon's pid and the agents' run logs (their
+ * captured output, written for this user alone). The configuration and the catalog folders
+ * (agents, skills, commands, evaluators) are meant to be committed.
+ */
+export const STATE_GITIGNORE = `# Local state of this machine; cairn.toml and the catalog folders are meant to be committed.
+cairn.db
+cairn.db-*
+audit.jsonl
+audit-*.jsonl
+audit.lock
+daemon.pid
+logs/
+`;
+
 export function writeGitignore(workspace: Workspace): void {
   const ignore = join(workspace.stateDir, ".gitignore");
-  if (!existsSync(ignore)) writeFileSync(ignore, "cairn.db\ncairn.db-*\n");
+  if (!existsSync(ignore)) writeFileSync(ignore, STATE_GITIGNORE);
 }
 
 /** A new workspace with its identity and the journal's first event (or the shared one joined). */
