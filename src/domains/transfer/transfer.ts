@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, linkSync, renameSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { z } from "zod";
-import { conflict, refuse, usageError } from "../../kernel/outcome.js";
+import { conflict, operational, refuse, usageError } from "../../kernel/outcome.js";
 import { readRegularFile } from "../../kernel/regular-file.js";
 import { quoteValue } from "../../kernel/text.js";
 import { CAIRN_VERSION } from "../../kernel/version.js";
@@ -180,6 +180,12 @@ export async function importIntoNewWorkspace(
       summary = await importWorkspace(store, { id: "owner" }, jsonl, now);
     } finally {
       await store.close();
+    }
+    // Closing the last connection folds the write-ahead log into the file; only the file is linked.
+    if ((statSync(`${staging}-wal`, { throwIfNoEntry: false })?.size ?? 0) > 0) {
+      throw operational(
+        `the imported database ${staging} was not written through to its file; nothing was imported`,
+      );
     }
     placeDatabase(staging, workspace);
   } catch (error) {
