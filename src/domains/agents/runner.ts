@@ -81,7 +81,7 @@ function statusOf(
 
 /** Run one agent once, supervised, recorded as a row whatever happens to it. */
 export async function runAgent(request: RunRequest): Promise<RunResult> {
-  const { agent, store, workspace } = request;
+  const { agent, store } = request;
   const schedule = triggerSchedule(agent, request.schedule);
   if (!schedule) {
     const known = agent.schedules.map((s) => s.id).join(", ") || "none";
