@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, linkSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { parse as parseToml } from "smol-toml";
 import { z } from "zod";
 import { conflict, operational, refuse, usageError } from "../../kernel/outcome.js";
 import { readRegularFile } from "../../kernel/regular-file.js";
@@ -9,6 +10,7 @@ import { openStore } from "../../store/open.js";
 import type { DumpRecord, Store } from "../../store/store.js";
 import type { Actor } from "../identity/actor.js";
 import type { Workspace } from "../workspace/discover.js";
+import { namesStore } from "../workspace/discover.js";
 import { configTemplate, makeStateDir, refuseExisting, writeGitignore } from "../workspace/init.js";
 import { checkRecordLimits } from "./limits.js";
 
@@ -145,11 +147,38 @@ function parseLine(line: string, number: number): unknown {
 }
 
 /**
- * The import made a local SQLite store: an exported `[store]` table (the source's PostgreSQL
+ * The import made a local SQLite store: an exported `store` setting (the source's PostgreSQL
  * server) must not come along, or the restored workspace would open the source's shared store.
+ * The `[store]` table and `store = …` / `store.… = …` lines go; anything that still names a
+ * store afterwards (a form this cannot cut out) refuses the import rather than restore a
+ * workspace that opens someone's server.
  */
+const parses = (toml: string) => {
+  try {
+    parseToml(toml);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 export function withoutStoreTable(config: string): string {
-  return config.replace(/^\[store\][^\n]*\n?(?:(?!\s*\[)[^\n]*\n?)*/m, "");
+  const withoutTables = config.replace(
+    /^[ \t]*\[[ \t]*["']?store["']?[ \t]*[\].][^\n]*\n?(?:(?!\s*\[)[^\n]*\n?)*/gm,
+    "",
+  );
+  // `store = …` is the top level's only before the first table header; below one it is that table's.
+  const header = /^[ \t]*\[/m.exec(withoutTables)?.index ?? withoutTables.length;
+  const cut =
+    withoutTables.slice(0, header).replace(/^[ \t]*["']?store["']?[ \t]*[.=][^\n]*\n?/gm, "") +
+    withoutTables.slice(header);
+  if (namesStore(cut) || (parses(config) && !parses(cut))) {
+    throw usageError(
+      "import: the export's cairn.toml names a shared store in a form that cannot be cut out",
+      "edit the export's cairn.toml record to remove its store setting, then import again",
+    );
+  }
+  return cut;
 }
 
 /**
@@ -174,6 +203,7 @@ export async function importIntoNewWorkspace(
     for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(staging + suffix, { force: true });
   };
   let summary: ImportSummary;
+  let config: string | undefined;
   try {
     const store = openStore({ kind: "sqlite", path: staging }, { create: true });
     try {
@@ -181,6 +211,8 @@ export async function importIntoNewWorkspace(
     } finally {
       await store.close();
     }
+    // Before the database is placed: a store setting that cannot be cut out refuses the import.
+    config = summary.config !== undefined ? withoutStoreTable(summary.config) : undefined;
     // Closing the last connection folds the write-ahead log into the file; only the file is linked.
     if ((statSync(`${staging}-wal`, { throwIfNoEntry: false })?.size ?? 0) > 0) {
       throw operational(
@@ -201,7 +233,6 @@ export async function importIntoNewWorkspace(
     throw error;
   }
   removeStaging();
-  const config = summary.config !== undefined ? withoutStoreTable(summary.config) : undefined;
   if (config !== undefined) {
     const temporary = `${workspace.configPath}.${process.pid}.tmp`;
     writeFileSync(temporary, config);

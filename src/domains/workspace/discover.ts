@@ -1,6 +1,7 @@
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import type * as Os from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
+import { parse as parseToml } from "smol-toml";
 import { operational } from "../../kernel/outcome.js";
 import { readRegularFile } from "../../kernel/regular-file.js";
 
@@ -73,9 +74,26 @@ const isWorkspace = (workspace: Workspace, env: NodeJS.ProcessEnv) =>
 
 export function declaresSharedStore(configPath: string): boolean {
   try {
-    return /^\s*\[store\]/m.test(readRegularFile(configPath));
+    return namesStore(readRegularFile(configPath));
   } catch {
     return false;
+  }
+}
+
+/**
+ * Whether a cairn.toml's text sets `store`, in any form TOML allows: the `[store]` table, an
+ * inline `store = {…}`, dotted `store.url = …` keys, a quoted key. The common forms are settled by
+ * a look at the lines; only a file that might set it otherwise is parsed. A file that does not
+ * parse counts as naming a store when a line could: the config loader then reports the fault,
+ * rather than discovery walking past it to another workspace.
+ */
+export function namesStore(text: string): boolean {
+  if (/^\s*\[\s*["']?store["']?\s*[\].]/m.test(text)) return true;
+  if (!/^\s*["']?store["']?\s*[.=]/m.test(text)) return false;
+  try {
+    return parseToml(text).store !== undefined;
+  } catch {
+    return true;
   }
 }
 

@@ -1,0 +1,40 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { discoverWorkspace, namesStore } from "../../src/domains/workspace/discover.js";
+import { scratchDir } from "../helpers/workspace.js";
+
+/**
+ * A checkout whose cairn.toml names a shared store (and so has no database file of its own) is a
+ * workspace whatever TOML form names it: discovery must not walk past it to a workspace above.
+ */
+describe("a shared store named in any TOML form", () => {
+  const cleanups: (() => void)[] = [];
+  afterEach(() => {
+    for (const cleanup of cleanups.splice(0)) cleanup();
+  });
+
+  it.each([
+    ["a table", '[store]\nurl = "postgres://u@h/db"\n'],
+    ["an inline table", 'store = { url = "postgres://u@h/db", schema = "s" }\n'],
+    ["dotted keys", 'store.url = "postgres://u@h/db"\nstore.schema = "s"\n'],
+    ["a quoted key", '"store" = { url = "postgres://u@h/db" }\n'],
+    ["a table with spaces", '[ store ]\nurl = "postgres://u@h/db"\n'],
+  ])("%s makes the checkout a workspace", (_, toml) => {
+    const scratch = scratchDir();
+    cleanups.push(scratch.cleanup);
+    // A workspace above, which discovery would otherwise find.
+    mkdirSync(join(scratch.dir, ".cairn"));
+    writeFileSync(join(scratch.dir, ".cairn", "cairn.db"), "");
+    const checkout = join(scratch.dir, "team-checkout");
+    mkdirSync(join(checkout, ".cairn"), { recursive: true });
+    writeFileSync(join(checkout, ".cairn", "cairn.toml"), `${toml}[workspace]\nname = "x"\n`);
+    expect(discoverWorkspace(join(checkout), {})?.root).toBe(checkout);
+  });
+
+  it("a store key inside another table, or only in a comment, names none", () => {
+    expect(namesStore('[workspace]\nstore = "shelf"\n')).toBe(false);
+    expect(namesStore('# store = { url = "x" }\n[workspace]\n')).toBe(false);
+    expect(namesStore('[roles.store]\nsummary = "x"\n')).toBe(false);
+  });
+});
