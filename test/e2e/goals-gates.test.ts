@@ -102,7 +102,16 @@ describe("frozen inputs", () => {
       run: { evaluators: { name: string; inputs: string[]; pattern: string | null }[] };
     }>(ws.dir, ["run", "status", run]);
     const tests = status.run.evaluators.find((e) => e.name === "node-tests");
-    expect(tests?.inputs).toEqual(["package.json", "test/run.mjs"]);
+    // The runner's own configuration is frozen too, absent files included: creating one is a change.
+    expect(tests?.inputs).toEqual([
+      "package.json",
+      "test/run.mjs",
+      ".npmrc",
+      ".pnpmfile.cjs",
+      ".yarnrc",
+      ".yarnrc.yml",
+      "bunfig.toml",
+    ]);
     const latency = status.run.evaluators.find((e) => e.name !== "node-tests");
     expect(latency).toMatchObject({ inputs: ["bench.mjs"], pattern: "time: ([0-9.]+) ms" });
   });

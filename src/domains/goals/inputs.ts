@@ -19,6 +19,13 @@ export interface FrozenInputs {
 }
 
 const PACKAGE_RUNNERS = new Set(["npm", "pnpm", "yarn", "bun"]);
+/** Programs that read a package runner's project configuration before they run anything. */
+const RUNNER_PROGRAMS = new Set([...PACKAGE_RUNNERS, "npx", "pnpx", "bunx", "corepack"]);
+/**
+ * The project configuration those runners read from the workspace root: an `.npmrc` alone can set
+ * `node-options=--require ./x.cjs` or `script-shell=/bin/true` and make any script pass.
+ */
+const RUNNER_CONFIG = [".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs", "bunfig.toml"];
 /** Subcommands of a package runner that are not a script name. */
 const RUNNER_VERBS = new Set(["run", "run-script", "exec", "x", "dlx", "npx"]);
 
@@ -58,12 +65,14 @@ function fileWords(words: readonly string[], cwd: string, root: string): string[
 }
 
 /**
- * The inputs cairn adds by itself, relative to the workspace root: files the argv names, and for
- * `npm test` / `npm run X` the package manifest and the files its script (with pre/post hooks)
- * names. Declared `inputs` (the evaluator's or its pack's test folders) come on top.
+ * The inputs cairn adds by itself, relative to the workspace root: files the argv names, for a
+ * package runner (npm, npx, yarn…) its project configuration, and for `npm test` / `npm run X`
+ * the package manifest and the files its script (with pre/post hooks) names. Declared `inputs` (the evaluator's or its pack's test folders) come on top.
  */
 export function defaultInputs(definition: EvaluatorDefinition, root: string): string[] {
   const inputs = new Set<string>(fileWords(definition.argv, root, root));
+  if (RUNNER_PROGRAMS.has(basename(definition.argv[0] ?? "")))
+    for (const file of RUNNER_CONFIG) inputs.add(file);
   const script = scriptNameOf(definition.argv);
   const manifest = join(root, "package.json");
   if (script && existsSync(manifest)) {

@@ -13,7 +13,7 @@ name = "node-tests"
 proof = "tests"
 description = "npm test exits 0"
 argv = ["npm", "test", "--silent"]
-inputs = ["test/**", "tests/**", "__tests__/**"]
+inputs = ["test/**", "tests/**", "__tests__/**", "vitest.config.*", "vitest.workspace.*", "vite.config.*", "jest.config.*", ".mocharc*", "ava.config.*", "babel.config.*", ".babelrc*", "tsconfig*.json"]
 applies_when = ["package.json"]
 
 [[evaluator]]
@@ -21,6 +21,7 @@ name = "node-typecheck"
 proof = "typecheck"
 description = "tsc --noEmit is clean"
 argv = ["npx", "--no-install", "tsc", "--noEmit", "-p", "."]
+inputs = ["tsconfig*.json"]
 applies_when = ["tsconfig.json"]
 
 [[evaluator]]
@@ -28,6 +29,7 @@ name = "node-lint"
 proof = "lint"
 description = "npm run lint exits 0"
 argv = ["npm", "run", "lint", "--silent"]
+inputs = ["biome.json", "biome.jsonc", "eslint.config.*", ".eslintrc*", ".eslintignore", ".prettierrc*", ".prettierignore", "tsconfig*.json"]
 applies_when = ["package.json"]
 
 [[evaluator]]
@@ -35,7 +37,7 @@ name = "node-coverage"
 proof = "coverage"
 description = "line coverage percent from c8's text summary"
 argv = ["npx", "--no-install", "c8", "--reporter=text-summary", "npm", "test", "--silent"]
-inputs = ["package.json", "test/**", "tests/**", "__tests__/**"]
+inputs = ["package.json", "test/**", "tests/**", "__tests__/**", "vitest.config.*", "vitest.workspace.*", "vite.config.*", "jest.config.*", ".mocharc*", "ava.config.*", "babel.config.*", ".babelrc*", "tsconfig*.json", ".c8rc*", ".nycrc*"]
 read = "regex"
 pattern = "Lines\\\\s*:\\\\s*([0-9.]+)%"
 direction = "higher"
@@ -73,6 +75,7 @@ name = "py-ruff"
 proof = "lint"
 description = "ruff check is clean"
 argv = ["ruff", "check", "."]
+inputs = ["pyproject.toml", "ruff.toml", ".ruff.toml"]
 applies_when = ["pyproject.toml", "ruff.toml", ".ruff.toml"]
 
 [[evaluator]]
@@ -80,6 +83,7 @@ name = "py-mypy"
 proof = "typecheck"
 description = "mypy is clean"
 argv = ["mypy", "."]
+inputs = ["pyproject.toml", "mypy.ini", ".mypy.ini", "setup.cfg"]
 applies_when = ["pyproject.toml", "mypy.ini", "setup.cfg"]
 `,
   generic: `

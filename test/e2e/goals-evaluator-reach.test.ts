@@ -1,0 +1,119 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  cairnJson,
+  contractWith,
+  evaluatorToml,
+  freezeRun,
+  gitWorkspace,
+  openAttempt,
+  writePack,
+} from "../helpers/goals.js";
+import { addAgent, runSync } from "../helpers/workspace.js";
+
+/**
+ * What a frozen evaluator reaches beyond the files its argv names: the package runner's own
+ * configuration, the config files a test runner reads, the modules its script imports. A builder
+ * that changes one of them changes what is measured, so each is a frozen input.
+ */
+let ws: { dir: string; cleanup: () => void };
+let builder: { CAIRN_AGENT: string };
+beforeEach(() => {
+  ws = gitWorkspace({
+    "lib.txt": "good\n",
+    "package.json": `${JSON.stringify({ name: "fixture", version: "1.0.0", scripts: { test: "node check.js" } })}\n`,
+    "check.js": "process.exit(require('fs').readFileSync('lib.txt','utf8').trim()==='good'?0:1)\n",
+  });
+  builder = { CAIRN_AGENT: addAgent(ws.dir, "bob", "builder").token };
+});
+afterEach(() => ws.cleanup());
+
+interface Decision {
+  verdict: "keep" | "revert" | "review";
+  reasons: string[];
+}
+
+const commit = (message: string) => {
+  runSync("git", ["add", "-A"], ws.dir);
+  runSync("git", ["commit", "-qm", message], ws.dir);
+};
+
+describe("the package runner's configuration", () => {
+  it("never keeps an attempt that passes `npm test` by writing an .npmrc (node-options, script-shell)", () => {
+    const goal = contractWith(ws.dir, [{ name: "check", threshold: 1 }]);
+    writePack(
+      ws.dir,
+      "fixture",
+      evaluatorToml({ name: "fixture-check", proof: "check", argv: ["npm", "test", "--silent"] }),
+    );
+    const run = freezeRun(ws.dir, goal);
+    const inputs = cairnJson<{ run: { evaluators: { inputs: string[] }[] } }>(ws.dir, ["run", "status", run])
+      .run.evaluators[0]?.inputs;
+    expect(inputs).toEqual(expect.arrayContaining([".npmrc", "check.js", "package.json"]));
+
+    for (const npmrc of ["node-options=--require ./cheat.cjs\n", "script-shell=/bin/true\n"]) {
+      const attempt = openAttempt(ws.dir, run, builder);
+      writeFileSync(join(ws.dir, "lib.txt"), "broken\n");
+      writeFileSync(join(ws.dir, "cheat.cjs"), "const exit=process.exit;process.exit=()=>exit(0);\n");
+      writeFileSync(join(ws.dir, ".npmrc"), npmrc);
+      const evaluated = cairnJson<{ input_drift: string[]; samples: { value: number }[] }>(
+        ws.dir,
+        ["attempt", "eval", attempt],
+        builder,
+      );
+      // The trick works: npm reads the project's .npmrc and the broken tree measures as passing.
+      expect(evaluated.samples[0]?.value).toBe(1);
+      expect(evaluated.input_drift).toEqual([".npmrc"]);
+      const decided = cairnJson<Decision>(ws.dir, ["attempt", "decide", attempt], builder);
+      expect(decided.verdict).toBe("revert");
+      expect(decided.reasons.join("\n")).toMatch(/\.npmrc/);
+      cairnJson(ws.dir, ["attempt", "revert", attempt, "--confirm"], builder);
+    }
+  });
+});
+
+describe("the configuration a shipped pack's tool reads", () => {
+  it("freezes the test runner's and the type checker's config files with the node pack", () => {
+    writeFileSync(join(ws.dir, "tsconfig.json"), '{"compilerOptions":{"strict":true}}\n');
+    writeFileSync(join(ws.dir, "vitest.config.ts"), "export default { test: { include: ['test/**'] } };\n");
+    mkdirSync(join(ws.dir, "test"));
+    writeFileSync(join(ws.dir, "test", "a.test.ts"), "// a test\n");
+    commit("a typed project");
+    const goal = contractWith(ws.dir, [
+      { name: "tests", threshold: 1 },
+      { name: "typecheck", threshold: 1 },
+    ]);
+    const run = freezeRun(ws.dir, goal);
+    const evaluators = cairnJson<{ run: { evaluators: { name: string; inputs: string[] }[] } }>(ws.dir, [
+      "run",
+      "status",
+      run,
+    ]).run.evaluators;
+    const inputsOf = (name: string) => evaluators.find((e) => e.name === name)?.inputs ?? [];
+    expect(inputsOf("node-tests")).toEqual(
+      expect.arrayContaining([
+        ".npmrc",
+        "package.json",
+        "test/a.test.ts",
+        "tsconfig.json",
+        "vitest.config.ts",
+      ]),
+    );
+    expect(inputsOf("node-typecheck")).toEqual(expect.arrayContaining(["tsconfig.json"]));
+
+    // Excluding the failing tests in the runner's config is changing what judges the attempt.
+    const attempt = openAttempt(ws.dir, run, builder);
+    writeFileSync(
+      join(ws.dir, "vitest.config.ts"),
+      "export default { test: { include: ['nothing/**'], passWithNoTests: true } };\n",
+    );
+    writeFileSync(join(ws.dir, "tsconfig.json"), '{"compilerOptions":{"strict":false}}\n');
+    cairnJson(ws.dir, ["attempt", "eval", attempt], builder);
+    const decided = cairnJson<Decision>(ws.dir, ["attempt", "decide", attempt], builder);
+    expect(decided.verdict).toBe("revert");
+    expect(decided.reasons.join("\n")).toMatch(
+      /tsconfig\.json.*vitest\.config\.ts|vitest\.config\.ts.*tsconfig\.json/s,
+    );
+  });
+});
