@@ -117,3 +117,65 @@ describe("the configuration a shipped pack's tool reads", () => {
     );
   });
 });
+
+describe("the modules a frozen script loads", () => {
+  it("never keeps an attempt that edits a helper the evaluator's script requires, imports or sources", () => {
+    mkdirSync(join(ws.dir, "checks", "lib"), { recursive: true });
+    writeFileSync(
+      join(ws.dir, "checks", "run.js"),
+      "const ok = require('./lib/verdict');\nprocess.exit(ok() ? 0 : 1);\n",
+    );
+    writeFileSync(
+      join(ws.dir, "checks", "lib", "verdict.js"),
+      "const { read } = require('../read.cjs');\nmodule.exports = () => read() === 'good';\n",
+    );
+    writeFileSync(
+      join(ws.dir, "checks", "read.cjs"),
+      "exports.read = () => require('fs').readFileSync('lib.txt', 'utf8').trim();\n",
+    );
+    writeFileSync(
+      join(ws.dir, "checks", "run.mjs"),
+      "import { ok } from './esm-helper.mjs';\nprocess.exit(ok() ? 0 : 1);\n",
+    );
+    writeFileSync(
+      join(ws.dir, "checks", "esm-helper.mjs"),
+      "import { readFileSync } from 'node:fs';\nexport const ok = () => readFileSync('lib.txt', 'utf8').trim() === 'good';\n",
+    );
+    writeFileSync(join(ws.dir, "checks", "run.sh"), '. "$(dirname "$0")/common.sh"\ncheck_lib\n');
+    writeFileSync(join(ws.dir, "checks", "common.sh"), 'check_lib() { [ "$(cat lib.txt)" = good ]; }\n');
+    commit("checks with helpers");
+    const goal = contractWith(ws.dir, [{ name: "check", threshold: 1 }]);
+    writePack(
+      ws.dir,
+      "fixture",
+      evaluatorToml({ name: "cjs-check", proof: "check", argv: [process.execPath, "checks/run.js"] }) +
+        evaluatorToml({ name: "esm-check", proof: "check", argv: [process.execPath, "checks/run.mjs"] }) +
+        evaluatorToml({ name: "sh-check", proof: "check", argv: ["sh", "checks/run.sh"] }),
+    );
+    const run = freezeRun(ws.dir, goal);
+    const evaluators = cairnJson<{ run: { evaluators: { name: string; inputs: string[] }[] } }>(ws.dir, [
+      "run",
+      "status",
+      run,
+    ]).run.evaluators;
+    expect(Object.fromEntries(evaluators.map((e) => [e.name, e.inputs]))).toEqual({
+      "cjs-check": ["checks/lib/verdict.js", "checks/read.cjs", "checks/run.js"],
+      "esm-check": ["checks/esm-helper.mjs", "checks/run.mjs"],
+      "sh-check": ["checks/common.sh", "checks/run.sh"],
+    });
+
+    const attempt = openAttempt(ws.dir, run, builder);
+    writeFileSync(join(ws.dir, "lib.txt"), "broken\n");
+    writeFileSync(join(ws.dir, "checks", "read.cjs"), "exports.read = () => 'good';\n");
+    writeFileSync(join(ws.dir, "checks", "esm-helper.mjs"), "export const ok = () => true;\n");
+    writeFileSync(join(ws.dir, "checks", "common.sh"), "check_lib() { true; }\n");
+    const evaluated = cairnJson<{ input_drift: string[]; samples: { value: number }[] }>(
+      ws.dir,
+      ["attempt", "eval", attempt],
+      builder,
+    );
+    expect(evaluated.samples.map((s) => s.value)).toEqual([1, 1, 1]);
+    expect(evaluated.input_drift).toEqual(["checks/common.sh", "checks/esm-helper.mjs", "checks/read.cjs"]);
+    expect(cairnJson<Decision>(ws.dir, ["attempt", "decide", attempt], builder).verdict).toBe("revert");
+  });
+});

@@ -5,6 +5,7 @@ import { readRegularFile } from "../../kernel/regular-file.js";
 import type { FrozenEvaluatorRecord } from "../../store/store.js";
 import type { EvaluatorDefinition } from "./evaluators/definition.js";
 import { checkoutTop, hashInputFile, hashWorkFile, ignoredFilesUnder, workFiles } from "./git.js";
+import { scriptImports } from "./script-imports.js";
 
 /**
  * Frozen inputs: what an evaluator depends on beyond its argv. Freezing a run hashes every file
@@ -67,7 +68,8 @@ function fileWords(words: readonly string[], cwd: string, root: string): string[
 /**
  * The inputs cairn adds by itself, relative to the workspace root: files the argv names, for a
  * package runner (npm, npx, yarn…) its project configuration, and for `npm test` / `npm run X`
- * the package manifest and the files its script (with pre/post hooks) names. Declared `inputs` (the evaluator's or its pack's test folders) come on top.
+ * the package manifest and the files its script (with pre/post hooks) names, and the local modules
+ * each of those scripts loads (see script-imports.ts). Declared `inputs` (the evaluator's or its pack's test folders) come on top.
  */
 export function defaultInputs(definition: EvaluatorDefinition, root: string): string[] {
   const inputs = new Set<string>(fileWords(definition.argv, root, root));
@@ -90,6 +92,8 @@ export function defaultInputs(definition: EvaluatorDefinition, root: string): st
       // hash catches any change.
     }
   }
+  // The helpers those scripts load judge the attempt as much as the scripts do.
+  for (const file of scriptImports([...inputs], root)) inputs.add(file);
   for (const declared of definition.inputs) {
     // An input outside the workspace is not the builder's to change, and not cairn's to read.
     if (isAbsolute(declared) || declared.split("/").includes("..")) continue;

@@ -1,0 +1,73 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { scriptImports } from "../../src/domains/goals/script-imports.js";
+import { scratchDir } from "../helpers/workspace.js";
+
+let root: { dir: string; cleanup: () => void };
+beforeEach(() => {
+  root = scratchDir("cairn-imports-");
+});
+afterEach(() => root.cleanup());
+
+const write = (path: string, text: string) => {
+  mkdirSync(join(root.dir, path, ".."), { recursive: true });
+  writeFileSync(join(root.dir, path), text);
+};
+
+describe("the local files a frozen script loads", () => {
+  it("follows Python imports beside the script and inside its package, never outside the workspace", () => {
+    write(
+      "checks/run.py",
+      "import os, helper\nfrom pkg import tools\nfrom .rel import thing\nimport pkg.deep\n",
+    );
+    write("checks/helper.py", "from . import sibling\n");
+    write("checks/sibling.py", "x = 1\n");
+    write("checks/pkg/__init__.py", "");
+    write("checks/pkg/tools.py", "");
+    write("checks/pkg/deep.py", "");
+    write("checks/rel.py", "");
+    expect(scriptImports(["checks/run.py"], root.dir)).toEqual([
+      "checks/helper.py",
+      "checks/pkg/__init__.py",
+      "checks/pkg/deep.py",
+      "checks/pkg/tools.py",
+      "checks/rel.py",
+      "checks/sibling.py",
+    ]);
+  });
+
+  it("follows JavaScript and shell loads inside the script's folder, and stops on a cycle", () => {
+    write(
+      "bench/a.mjs",
+      "import './b.mjs';\nexport * from \"./c\";\nconst d = await import('./d/');\nimport x from '../src/lib.js';\n",
+    );
+    write("bench/b.mjs", "import './a.mjs';\n");
+    write("bench/c.ts", "export const c = 1;\n");
+    write("bench/d/index.js", "require('./data.json')\n");
+    write("bench/d/data.json", "{}\n");
+    write("src/lib.js", "module.exports = 1;\n");
+    write(
+      "bench/run.sh",
+      'set -e\nsource bench/lib/env.sh extra args\n. "${BASH_SOURCE%/*}/lib/more.sh"\n. "$HOME/x.sh"\n',
+    );
+    write("bench/lib/env.sh", "");
+    write("bench/lib/more.sh", "");
+    expect(scriptImports(["bench/a.mjs", "bench/run.sh"], root.dir)).toEqual([
+      "bench/b.mjs",
+      "bench/c.ts",
+      "bench/d/data.json",
+      "bench/d/index.js",
+      "bench/lib/env.sh",
+      "bench/lib/more.sh",
+    ]);
+  });
+
+  it("never follows the code under test: nothing from a script at the root, nothing outside its folder", () => {
+    write("test.mjs", "import { add } from './lib.mjs';\n");
+    write("lib.mjs", "export const add = (a, b) => a + b;\n");
+    write("test/run.mjs", "import { add } from '../src/add.mjs';\n");
+    write("src/add.mjs", "export const add = (a, b) => a + b;\n");
+    expect(scriptImports(["test.mjs", "test/run.mjs"], root.dir)).toEqual([]);
+  });
+});
