@@ -179,3 +179,52 @@ describe("the modules a frozen script loads", () => {
     expect(cairnJson<Decision>(ws.dir, ["attempt", "decide", attempt], builder).verdict).toBe("revert");
   });
 });
+
+describe("a base that cannot be measured", () => {
+  it("does not keep a regression whose base the builder made fail through the dependencies it shares", () => {
+    writeFileSync(join(ws.dir, ".gitignore"), "node_modules/\n");
+    writeFileSync(join(ws.dir, "score.txt"), "90\n");
+    writeFileSync(
+      join(ws.dir, "bench.js"),
+      "require('bench-kit');\nconsole.log('score ' + require('fs').readFileSync('score.txt', 'utf8').trim());\n",
+    );
+    commit("a benchmark");
+    mkdirSync(join(ws.dir, "node_modules", "bench-kit"), { recursive: true });
+    writeFileSync(join(ws.dir, "node_modules", "bench-kit", "index.js"), "module.exports = {};\n");
+    const goal = contractWith(ws.dir, [{ name: "quality", threshold: 50 }]);
+    writePack(
+      ws.dir,
+      "fixture",
+      evaluatorToml({
+        name: "fixture-quality",
+        proof: "quality",
+        argv: [process.execPath, "bench.js"],
+        read: "regex",
+        pattern: "score (\\d+)",
+        direction: "higher",
+        threshold: 50,
+      }),
+    );
+    const run = freezeRun(ws.dir, goal);
+
+    // Measured against its base, the drop from 90 to 60 is a regression.
+    const honest = openAttempt(ws.dir, run, builder);
+    writeFileSync(join(ws.dir, "score.txt"), "60\n");
+    cairnJson(ws.dir, ["attempt", "eval", honest], builder);
+    expect(cairnJson<Decision>(ws.dir, ["attempt", "decide", honest], builder).verdict).toBe("revert");
+    cairnJson(ws.dir, ["attempt", "revert", honest, "--confirm"], builder);
+
+    // The same drop, with the shared (ignored) dependency failing only in the base's worktree.
+    const attempt = openAttempt(ws.dir, run, builder);
+    writeFileSync(join(ws.dir, "score.txt"), "60\n");
+    writeFileSync(
+      join(ws.dir, "node_modules", "bench-kit", "index.js"),
+      "if (process.cwd().includes('cairn-base-')) process.exit(3);\nmodule.exports = {};\n",
+    );
+    cairnJson(ws.dir, ["attempt", "eval", attempt], builder);
+    const decided = cairnJson<Decision>(ws.dir, ["attempt", "decide", attempt], builder);
+    expect(decided.verdict).not.toBe("keep");
+    expect(decided.reasons.join("\n")).toMatch(/base could not be measured/);
+    expect(runSync("git", ["log", "--format=%s"], ws.dir)).not.toMatch(/cairn: keep/);
+  });
+});

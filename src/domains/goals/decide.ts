@@ -31,6 +31,11 @@ export interface EvaluatorSummary {
   couldNotRun: boolean;
   /** The attempt against its base measured in the same session; null without base samples. */
   comparison: Comparison | null;
+  /**
+   * Why the base was tried and yielded no number (its errors), or null: with no base value no
+   * regression can be ruled out, and a builder controls what the base shares with the attempt.
+   */
+  baseFailure: string[] | null;
 }
 
 export interface ProofVerdict {
@@ -82,7 +87,8 @@ function summarize(frozen: FrozenEvaluatorRecord, all: readonly SampleRecord[]):
   const direction = definition.direction ?? "higher";
   const threshold = definition.threshold ?? 1;
   const samples = all.filter((sample) => sample.side !== "base");
-  const base = values(all.filter((sample) => sample.side === "base"));
+  const baseSamples = all.filter((sample) => sample.side === "base");
+  const base = values(baseSamples);
   const measured = values(samples);
   const errors = [
     ...new Set(samples.map((sample) => sample.error).filter((error): error is string => error !== null)),
@@ -118,6 +124,14 @@ function summarize(frozen: FrozenEvaluatorRecord, all: readonly SampleRecord[]):
     comparison:
       complete && base.length > 0 && definition.read !== "exit_code"
         ? compareToBase(measured, base, direction, definition.min_effect)
+        : null,
+    baseFailure:
+      definition.read !== "exit_code" && baseSamples.length > 0 && base.length < baseSamples.length
+        ? [
+            ...new Set(
+              baseSamples.map((sample) => sample.error ?? "no number").filter((error) => error !== ""),
+            ),
+          ]
         : null,
   };
 }
@@ -203,6 +217,15 @@ export function decide(input: DecisionInput): Decision {
       gate(`${proof.name}: a hidden holdout evaluator fails while the visible ones pass`, review);
     }
     for (const summary of measured) {
+      if (summary.passed && summary.baseFailure) {
+        // Passing its threshold says nothing about regressing: that needs the base's number.
+        const label = summary.hidden ? "a hidden evaluator" : `${summary.name} (${summary.proof})`;
+        const detail = summary.hidden ? "" : ` (${summary.baseFailure.join("; ")})`;
+        gate(
+          `${label}: the base could not be measured${detail}, so a regression cannot be ruled out`,
+          review,
+        );
+      }
       if (!summary.comparison?.regression) continue;
       const label = summary.hidden ? "a hidden evaluator" : `${summary.name} (${summary.proof})`;
       const detail = summary.hidden ? "" : `: ${summary.comparison.test}`;
