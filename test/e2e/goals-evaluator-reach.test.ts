@@ -10,7 +10,7 @@ import {
   openAttempt,
   writePack,
 } from "../helpers/goals.js";
-import { addAgent, runSync } from "../helpers/workspace.js";
+import { addAgent, cairn, runSync } from "../helpers/workspace.js";
 
 /**
  * What a frozen evaluator reaches beyond the files its argv names: the package runner's own
@@ -226,5 +226,50 @@ describe("a base that cannot be measured", () => {
     expect(decided.verdict).not.toBe("keep");
     expect(decided.reasons.join("\n")).toMatch(/base could not be measured/);
     expect(runSync("git", ["log", "--format=%s"], ws.dir)).not.toMatch(/cairn: keep/);
+  });
+});
+
+describe("a hidden holdout in a decision", () => {
+  it("names neither the holdout nor its number to the builder: touched inputs, reasons, proof scores", () => {
+    mkdirSync(join(ws.dir, "holdout"));
+    writeFileSync(join(ws.dir, "holdout", "secret-quality.js"), "console.log('q ' + 7)\n");
+    commit("holdout");
+    const goal = contractWith(ws.dir, [{ name: "quality", threshold: 10 }]);
+    writePack(
+      ws.dir,
+      "fixture",
+      evaluatorToml({
+        name: "holdout-quality",
+        proof: "quality",
+        hidden: true,
+        argv: [process.execPath, "holdout/secret-quality.js"],
+        read: "regex",
+        pattern: "q (\\d+)",
+        threshold: 10,
+      }),
+    );
+    const run = freezeRun(ws.dir, goal);
+    const attempt = openAttempt(ws.dir, run, builder);
+    writeFileSync(join(ws.dir, "holdout", "secret-quality.js"), "console.log('q ' + 8)\n");
+    cairnJson(ws.dir, ["attempt", "eval", attempt], builder);
+    const decided = cairnJson<
+      Decision & { touched_inputs: { evaluators: string[] }[]; proofs: { score: number }[] }
+    >(ws.dir, ["attempt", "decide", attempt], builder);
+    expect(decided.verdict).toBe("revert");
+    const seen = JSON.stringify(decided);
+    expect(seen).not.toContain("holdout-quality");
+    expect(decided.touched_inputs).toEqual([{ path: "holdout/secret-quality.js", evaluators: ["(hidden)"] }]);
+    // 8 of 10 would read 0.8: a hidden proof's score is pass or fail only.
+    expect(decided.proofs[0]?.score).toBe(0);
+    const shown = cairnJson<{ decision: unknown }>(ws.dir, ["attempt", "show", attempt], builder);
+    expect(JSON.stringify(shown)).not.toMatch(/holdout-quality|0\.8/);
+    const review = cairn(ws.dir, ["review", "--json"], { env: builder });
+    expect(review.stdout).not.toContain("holdout-quality");
+    // The owner sees it all.
+    const owner = cairnJson<{
+      decision: { touched_inputs: { evaluators: string[] }[]; proofs: { score: number }[] };
+    }>(ws.dir, ["attempt", "show", attempt]);
+    expect(owner.decision.touched_inputs[0]?.evaluators).toEqual(["holdout-quality"]);
+    expect(owner.decision.proofs[0]?.score).toBe(0.8);
   });
 });

@@ -263,14 +263,31 @@ export function decisionView(
   decision: Decision,
   owner: boolean,
 ): z.infer<typeof DecisionView> {
+  const hiddenNames = new Set(decision.evaluators.filter((summary) => summary.hidden).map((s) => s.name));
   return {
     attempt_id: attemptId,
     verdict: decision.verdict,
     reasons: decision.reasons,
     warnings: decision.warnings ?? [],
     next: decision.next ?? null,
-    touched_inputs: decision.touchedInputs ?? [],
-    proofs: decision.proofs,
+    touched_inputs: (decision.touchedInputs ?? []).map((item) => ({
+      path: item.path,
+      evaluators: owner
+        ? item.evaluators
+        : [...new Set(item.evaluators.map((name) => (hiddenNames.has(name) ? "(hidden)" : name)))],
+    })),
+    // A measured proof's score is the lowest of its evaluators': where a holdout's counts, anyone
+    // but the owner gets the visible evaluators' score, or only pass/fail, never its number.
+    proofs: decision.proofs.map((proof) => {
+      const mine = decision.evaluators.filter(
+        (summary) => summary.proof === proof.name && summary.samples > 0,
+      );
+      if (owner || proof.source !== "measured" || !mine.some((summary) => summary.hidden)) return proof;
+      const visible = mine.filter((summary) => !summary.hidden);
+      const score =
+        visible.length > 0 ? Math.min(...visible.map((summary) => summary.score)) : proof.passed ? 1 : 0;
+      return { ...proof, score };
+    }),
     evaluators: decision.evaluators.map((summary) => {
       const withhold = summary.hidden && !owner;
       return {

@@ -241,7 +241,12 @@ export function decide(input: DecisionInput): Decision {
 
   const touched = input.touchedInputs ?? [];
   if (touched.length > 0) {
-    const list = touched.map((item) => `${item.path} (${item.evaluators.join(", ")})`).join(", ");
+    // Reasons are read by everyone (the review queue, the board): a holdout is not named there.
+    const hidden = new Set(evaluators.filter((summary) => summary.hidden).map((summary) => summary.name));
+    const label = (name: string) => (hidden.has(name) ? "a hidden evaluator" : name);
+    const list = touched
+      .map((item) => `${item.path} (${[...new Set(item.evaluators.map(label))].join(", ")})`)
+      .join(", ");
     if (input.inputsApproved)
       review.push(`changes frozen inputs, with the owner's approval: ${list}; only the owner can keep it`);
     else
