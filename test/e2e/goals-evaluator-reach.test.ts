@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -10,7 +10,7 @@ import {
   openAttempt,
   writePack,
 } from "../helpers/goals.js";
-import { addAgent, cairn, runSync } from "../helpers/workspace.js";
+import { addAgent, cairn, runSync, scratchDir } from "../helpers/workspace.js";
 
 /**
  * What a frozen evaluator reaches beyond the files its argv names: the package runner's own
@@ -271,5 +271,45 @@ describe("a hidden holdout in a decision", () => {
     }>(ws.dir, ["attempt", "show", attempt]);
     expect(owner.decision.touched_inputs[0]?.evaluators).toEqual(["holdout-quality"]);
     expect(owner.decision.proofs[0]?.score).toBe(0.8);
+  });
+});
+
+describe("revert when a folder became a symlink, or a file a folder", () => {
+  it("puts both back without following the link or failing half way", () => {
+    mkdirSync(join(ws.dir, "dir"));
+    writeFileSync(join(ws.dir, "dir", "a.txt"), "tracked\n");
+    writeFileSync(join(ws.dir, "plain"), "a file\n");
+    commit("a folder and a file");
+    const outside = scratchDir("cairn-outside-");
+    try {
+      writeFileSync(join(outside.dir, "a.txt"), "precious\n");
+      const goal = contractWith(ws.dir, [{ name: "check", threshold: 1 }]);
+      writePack(
+        ws.dir,
+        "fixture",
+        evaluatorToml({ name: "fixture-check", proof: "check", argv: [process.execPath, "check.js"] }),
+      );
+      const run = freezeRun(ws.dir, goal);
+      const attempt = openAttempt(ws.dir, run, builder);
+      writeFileSync(join(ws.dir, "lib.txt"), "broken\n");
+      rmSync(join(ws.dir, "dir"), { recursive: true });
+      symlinkSync(outside.dir, join(ws.dir, "dir"));
+      rmSync(join(ws.dir, "plain"));
+      mkdirSync(join(ws.dir, "plain"));
+      writeFileSync(join(ws.dir, "plain", "inside.txt"), "new\n");
+      cairnJson(ws.dir, ["attempt", "eval", attempt], builder);
+      expect(cairnJson<Decision>(ws.dir, ["attempt", "decide", attempt], builder).verdict).toBe("revert");
+      const reverted = cairn(ws.dir, ["attempt", "revert", attempt, "--confirm", "--json"], { env: builder });
+      expect(reverted.stderr).toBe("");
+      expect(reverted.code).toBe(0);
+      expect(lstatSync(join(ws.dir, "dir")).isDirectory()).toBe(true);
+      expect(readFileSync(join(ws.dir, "dir", "a.txt"), "utf8")).toBe("tracked\n");
+      expect(readFileSync(join(ws.dir, "plain"), "utf8")).toBe("a file\n");
+      expect(readFileSync(join(ws.dir, "lib.txt"), "utf8")).toBe("good\n");
+      expect(readFileSync(join(outside.dir, "a.txt"), "utf8")).toBe("precious\n");
+      expect(runSync("git", ["status", "--porcelain", "--", ".", ":(exclude).cairn"], ws.dir)).toBe("");
+    } finally {
+      outside.cleanup();
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { existsSync, lstatSync, readFileSync, readlinkSync, rmSync, statSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { childEnv, runChild } from "../../kernel/child.js";
 import { operational } from "../../kernel/outcome.js";
@@ -177,15 +177,31 @@ export async function restorePaths(dir: string, base: string, paths: readonly st
   const known = new Set(inBase.stdout.split("\0").filter((path) => path !== ""));
   const restore = paths.filter((path) => known.has(path));
   const remove = paths.filter((path) => !known.has(path));
-  if (restore.length > 0) {
-    const specs = restore.map((path) => `:(top,literal)${path}`);
-    const run = await git(top, ["restore", `--source=${base}`, "--staged", "--worktree", "--", ...specs]);
-    if (!run.ok) throw operational(`git restore failed: ${run.stderr.trim()}`);
-  }
+  // Removed first: a symlink the attempt put where a base folder was must go before the folder's
+  // files come back (git replaces it, and removing the path afterwards would meet a folder).
   if (remove.length > 0) {
     const specs = remove.map((path) => `:(top,literal)${path}`);
     await git(top, ["rm", "-q", "--cached", "--ignore-unmatch", "--", ...specs]);
     for (const path of remove) rmSync(join(top, path), { force: true });
+  }
+  if (restore.length > 0) {
+    // A folder the attempt made where a base file was, emptied by the removals above (the base
+    // had a file there, so every folder left inside it is the attempt's).
+    for (const path of restore)
+      if (holdsNoFile(join(top, path))) rmSync(join(top, path), { recursive: true, force: true });
+    const specs = restore.map((path) => `:(top,literal)${path}`);
+    const run = await git(top, ["restore", `--source=${base}`, "--staged", "--worktree", "--", ...specs]);
+    if (!run.ok) throw operational(`git restore failed: ${run.stderr.trim()}`);
+  }
+}
+
+/** A real folder (not a symlink) with no file anywhere below it, only folders, or nothing. */
+function holdsNoFile(path: string): boolean {
+  try {
+    if (!lstatSync(path).isDirectory()) return false;
+    return readdirSync(path).every((entry) => holdsNoFile(join(path, entry)));
+  } catch {
+    return false;
   }
 }
 
