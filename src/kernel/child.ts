@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { killGroupsCarrying } from "./processes.js";
+import { killGroupsCarrying, processTable } from "./processes.js";
 import { boardsStartedFor, STARTED_FOR_VARIABLE, servedBoard } from "./started-for.js";
 
 /**
@@ -75,6 +75,8 @@ export interface ChildResult {
 
 /** Groups still running, so cairn can take them down when it is itself stopped. */
 const LIVE_GROUPS = new Set<number>();
+/** Marks of commands still running whose escapees must go too (`killEscaped`). */
+const LIVE_MARKS = new Set<string>();
 
 function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
   if (pid === undefined) return;
@@ -88,6 +90,11 @@ function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
 /** Stop every process group cairn started and is still supervising (on SIGTERM, SIGHUP, Ctrl-C). */
 export function killAllChildren(signal: NodeJS.Signals = "SIGKILL"): void {
   for (const pid of LIVE_GROUPS) killGroup(pid, signal);
+  // What left its group with setsid is found by its mark, as at the command's own end.
+  if (LIVE_MARKS.size > 0) {
+    const table = processTable();
+    for (const mark of LIVE_MARKS) killGroupsCarrying([mark], table);
+  }
 }
 
 /** What supervisors want done when this process is stopped: each settles once it has ended its work. */
@@ -175,6 +182,7 @@ export function runChild(request: ChildRequest): Promise<ChildResult> {
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
     });
+    if (mark) LIVE_MARKS.add(mark);
     if (child.pid !== undefined) {
       LIVE_GROUPS.add(child.pid);
       request.onSpawn?.(child.pid);
@@ -202,7 +210,10 @@ export function runChild(request: ChildRequest): Promise<ChildResult> {
       request.signal?.removeEventListener("abort", onAbort);
       // Whatever the command left running in its group goes with it, and what left the group.
       killGroup(child.pid, "SIGKILL");
-      if (mark) killGroupsCarrying([mark]);
+      if (mark) {
+        killGroupsCarrying([mark]);
+        LIVE_MARKS.delete(mark);
+      }
       if (child.pid !== undefined) LIVE_GROUPS.delete(child.pid);
     };
     child.on("error", (error: NodeJS.ErrnoException) => {

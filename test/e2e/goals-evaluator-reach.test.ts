@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -10,7 +11,8 @@ import {
   openAttempt,
   writePack,
 } from "../helpers/goals.js";
-import { addAgent, cairn, runSync, scratchDir } from "../helpers/workspace.js";
+import { pidFrom, processGone, waitFor } from "../helpers/processes.js";
+import { addAgent, CAIRN_BIN, cairn, cleanEnv, runSync, scratchDir } from "../helpers/workspace.js";
 
 /**
  * What a frozen evaluator reaches beyond the files its argv names: the package runner's own
@@ -310,6 +312,58 @@ describe("revert when a folder became a symlink, or a file a folder", () => {
       expect(runSync("git", ["status", "--porcelain", "--", ".", ":(exclude).cairn"], ws.dir)).toBe("");
     } finally {
       outside.cleanup();
+    }
+  });
+});
+
+describe.skipIf(process.platform !== "linux")("stopping cairn during an evaluation", () => {
+  it("leaves no process behind, setsid ones included, and no base worktree", async () => {
+    const scratch = scratchDir("cairn-stop-");
+    const pidFile = join(scratch.dir, "escaped.pid");
+    const escaped: number[] = [];
+    try {
+      const goal = contractWith(ws.dir, [{ name: "speed", threshold: 100 }]);
+      const line = `setsid sh -c 'echo $$ > "${pidFile}"; exec sleep 120' </dev/null >/dev/null 2>&1 & sleep 60; echo "took 5 ms"`;
+      writePack(
+        ws.dir,
+        "fixture",
+        evaluatorToml({
+          name: "fixture-speed",
+          proof: "speed",
+          argv: ["sh", "-c", line],
+          read: "regex",
+          pattern: "took (\\d+) ms",
+          direction: "lower",
+          threshold: 100,
+          noisy: true,
+        }),
+      );
+      const run = freezeRun(ws.dir, goal);
+      const attempt = openAttempt(ws.dir, run, builder);
+      const child = spawn(process.execPath, [CAIRN_BIN, "attempt", "eval", attempt], {
+        cwd: ws.dir,
+        env: cleanEnv(builder),
+        stdio: "ignore",
+      });
+      const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+      const pid = await pidFrom(pidFile);
+      escaped.push(pid);
+      // The base is measured first, in a worktree of its own: it exists now.
+      expect(runSync("git", ["worktree", "list"], ws.dir).trim().split("\n")).toHaveLength(2);
+      child.kill("SIGTERM");
+      expect(await exited).toBe(143);
+      await waitFor(() => processGone(pid), 5_000, `escaped pid ${pid} to be killed`);
+      runSync("git", ["worktree", "prune"], ws.dir);
+      expect(runSync("git", ["worktree", "list"], ws.dir).trim().split("\n")).toHaveLength(1);
+    } finally {
+      for (const pid of escaped) {
+        try {
+          process.kill(pid, "SIGKILL");
+        } catch {
+          // gone, as it should be
+        }
+      }
+      scratch.cleanup();
     }
   });
 });

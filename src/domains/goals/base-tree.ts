@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, symlinkSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { addWorktree, checkoutTop, removeWorktree } from "./git.js";
@@ -19,12 +19,18 @@ const SHARED_FOLDERS = ["node_modules", ".venv", "venv"];
 
 export function baseTree(dir: string, baseHead: string | null): BaseTree {
   let made: { path: string; cwd: string } | null = null;
+  let forget = () => {};
   return {
     async cwd() {
       if (!baseHead) return null;
       if (made) return made.cwd;
       const top = (await checkoutTop(dir)) ?? dir;
       const path = mkdtempSync(join(tmpdir(), "cairn-base-"));
+      // Stopped mid-evaluation (SIGTERM, SIGHUP), the process exits without disposing: the copy
+      // goes anyway, and git forgets the worktree at its next prune.
+      const removeOnExit = () => rmSync(path, { recursive: true, force: true });
+      process.once("exit", removeOnExit);
+      forget = () => process.removeListener("exit", removeOnExit);
       await addWorktree(dir, path, baseHead);
       for (const folder of SHARED_FOLDERS) {
         const source = join(top, folder);
@@ -36,6 +42,7 @@ export function baseTree(dir: string, baseHead: string | null): BaseTree {
     async dispose() {
       if (made) await removeWorktree(dir, made.path);
       made = null;
+      forget();
     },
   };
 }
