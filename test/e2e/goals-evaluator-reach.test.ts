@@ -367,3 +367,32 @@ describe.skipIf(process.platform !== "linux")("stopping cairn during an evaluati
     }
   });
 });
+
+describe("a self-report after the owner's judgment", () => {
+  it("does not overrule the owner: a manual proof the owner failed stays failed", () => {
+    const goal = contractWith(ws.dir, [
+      { name: "check", threshold: 1 },
+      { name: "design", manual: true, threshold: 1 },
+    ]);
+    writePack(
+      ws.dir,
+      "fixture",
+      evaluatorToml({ name: "fixture-check", proof: "check", argv: [process.execPath, "check.js"] }),
+    );
+    const run = freezeRun(ws.dir, goal);
+    const attempt = openAttempt(ws.dir, run, builder);
+    cairnJson(ws.dir, ["attempt", "eval", attempt], builder);
+    cairnJson(ws.dir, ["attempt", "report", attempt, "--scores", '{"design":0}']);
+    cairnJson(ws.dir, ["attempt", "report", attempt, "--scores", '{"design":1}'], builder);
+    const decided = cairnJson<Decision & { proofs: { name: string; source: string; score: number }[] }>(
+      ws.dir,
+      ["attempt", "decide", attempt],
+      builder,
+    );
+    expect(decided.proofs.find((p) => p.name === "design")).toMatchObject({
+      source: "owner_judgment",
+      score: 0,
+    });
+    expect(decided.verdict).toBe("revert");
+  });
+});

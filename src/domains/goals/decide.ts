@@ -160,7 +160,13 @@ export function decide(input: DecisionInput): Decision {
   const warnings: string[] = [];
   const proofs: ProofVerdict[] = [];
   const latestReport = new Map<string, ScoreReportRecord>();
-  for (const report of input.reports) latestReport.set(report.proof, report);
+  // The latest report per proof, except that the owner's judgment stands over any self-report,
+  // whenever it was made: a builder's later report must not turn the owner's fail into a review.
+  for (const report of input.reports) {
+    const held = latestReport.get(report.proof);
+    if (held?.reportedBy === HUMAN && report.reportedBy !== HUMAN) continue;
+    latestReport.set(report.proof, report);
+  }
 
   for (const proof of input.proofs) {
     const required = input.required.has(proof.name);
