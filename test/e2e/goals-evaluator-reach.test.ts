@@ -396,3 +396,43 @@ describe("a self-report after the owner's judgment", () => {
     expect(decided.verdict).toBe("revert");
   });
 });
+
+describe("a module `python -m` finds in the workspace first", () => {
+  it("never keeps an attempt that shadows the module an evaluator runs (a pytest.py of its own)", () => {
+    const goal = contractWith(ws.dir, [{ name: "check", threshold: 1 }]);
+    // compileall stands for pytest: a module that runs from the interpreter's library.
+    writePack(
+      ws.dir,
+      "fixture",
+      evaluatorToml({
+        name: "fixture-check",
+        proof: "check",
+        argv: ["python3", "-m", "compileall", "-q", "src"],
+      }),
+    );
+    mkdirSync(join(ws.dir, "src"));
+    writeFileSync(join(ws.dir, "src", "app.py"), "x = 1\n");
+    commit("python");
+    const run = freezeRun(ws.dir, goal);
+    const inputs = cairnJson<{ run: { evaluators: { inputs: string[] }[] } }>(ws.dir, ["run", "status", run])
+      .run.evaluators[0]?.inputs;
+    expect(inputs).toEqual(["compileall.py", "compileall/__init__.py", "compileall/__main__.py"]);
+    for (const shadow of [["compileall.py"], ["compileall/__init__.py", "compileall/__main__.py"]]) {
+      const attempt = openAttempt(ws.dir, run, builder);
+      writeFileSync(join(ws.dir, "src", "app.py"), "def broken(:\n");
+      mkdirSync(join(ws.dir, "compileall"), { recursive: true });
+      for (const file of shadow) writeFileSync(join(ws.dir, file), "raise SystemExit(0)\n");
+      const evaluated = cairnJson<{ input_drift: string[]; samples: { value: number }[] }>(
+        ws.dir,
+        ["attempt", "eval", attempt],
+        builder,
+      );
+      // The shadow works: the broken source measures as passing.
+      expect(evaluated.samples[0]?.value).toBe(1);
+      expect(evaluated.input_drift).toEqual(shadow);
+      expect(cairnJson<Decision>(ws.dir, ["attempt", "decide", attempt], builder).verdict).toBe("revert");
+      cairnJson(ws.dir, ["attempt", "revert", attempt, "--confirm"], builder);
+      rmSync(join(ws.dir, "compileall"), { recursive: true, force: true });
+    }
+  });
+});

@@ -66,6 +66,21 @@ function fileWords(words: readonly string[], cwd: string, root: string): string[
 }
 
 /**
+ * `python -m pytest` runs the first `pytest` on its path, and the path starts with the working
+ * directory: a `pytest.py` or `pytest/` the builder adds there replaces the tool. Where the
+ * workspace has no such module at freeze, its would-be files are inputs (absent): creating one
+ * is a change. A module the workspace does have is its own code, judged, not frozen.
+ */
+function shadowingModules(argv: readonly string[], root: string): string[] {
+  if (!/^python[0-9.]*$/.test(basename(argv[0] ?? ""))) return [];
+  const flag = argv.indexOf("-m");
+  const module = flag > 0 ? argv[flag + 1]?.split(".")[0] : undefined;
+  if (!module || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(module)) return [];
+  if (existsSync(join(root, `${module}.py`)) || existsSync(join(root, module))) return [];
+  return [`${module}.py`, `${module}/__init__.py`, `${module}/__main__.py`];
+}
+
+/**
  * The inputs cairn adds by itself, relative to the workspace root: files the argv names, for a
  * package runner (npm, npx, yarn…) its project configuration, and for `npm test` / `npm run X`
  * the package manifest and the files its script (with pre/post hooks) names, and the local modules
@@ -92,6 +107,7 @@ export function defaultInputs(definition: EvaluatorDefinition, root: string): st
       // hash catches any change.
     }
   }
+  for (const file of shadowingModules(definition.argv, root)) inputs.add(file);
   // The helpers those scripts load judge the attempt as much as the scripts do.
   for (const file of scriptImports([...inputs], root)) inputs.add(file);
   for (const declared of definition.inputs) {
