@@ -49,6 +49,7 @@ describe("the local files a frozen script loads", () => {
     write("src/lib.js", "module.exports = 1;\n");
     write(
       "bench/run.sh",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell script's text, not a template
       'set -e\nsource bench/lib/env.sh extra args\n. "${BASH_SOURCE%/*}/lib/more.sh"\n. "$HOME/x.sh"\n',
     );
     write("bench/lib/env.sh", "");
