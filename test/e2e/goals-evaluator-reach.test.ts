@@ -36,6 +36,17 @@ interface Decision {
   reasons: string[];
 }
 
+/** The builder's attempt on a frozen run whose `check` proof is measured by check.js. */
+function attemptOnCheck(proofs: Parameters<typeof contractWith>[1]): string {
+  const goal = contractWith(ws.dir, proofs);
+  writePack(
+    ws.dir,
+    "fixture",
+    evaluatorToml({ name: "fixture-check", proof: "check", argv: [process.execPath, "check.js"] }),
+  );
+  return openAttempt(ws.dir, freezeRun(ws.dir, goal), builder);
+}
+
 const commit = (message: string) => {
   runSync("git", ["add", "-A"], ws.dir);
   runSync("git", ["commit", "-qm", message], ws.dir);
@@ -285,14 +296,7 @@ describe("revert when a folder became a symlink, or a file a folder", () => {
     const outside = scratchDir("cairn-outside-");
     try {
       writeFileSync(join(outside.dir, "a.txt"), "precious\n");
-      const goal = contractWith(ws.dir, [{ name: "check", threshold: 1 }]);
-      writePack(
-        ws.dir,
-        "fixture",
-        evaluatorToml({ name: "fixture-check", proof: "check", argv: [process.execPath, "check.js"] }),
-      );
-      const run = freezeRun(ws.dir, goal);
-      const attempt = openAttempt(ws.dir, run, builder);
+      const attempt = attemptOnCheck([{ name: "check", threshold: 1 }]);
       writeFileSync(join(ws.dir, "lib.txt"), "broken\n");
       rmSync(join(ws.dir, "dir"), { recursive: true });
       symlinkSync(outside.dir, join(ws.dir, "dir"));
@@ -370,17 +374,10 @@ describe.skipIf(process.platform !== "linux")("stopping cairn during an evaluati
 
 describe("a self-report after the owner's judgment", () => {
   it("does not overrule the owner: a manual proof the owner failed stays failed", () => {
-    const goal = contractWith(ws.dir, [
+    const attempt = attemptOnCheck([
       { name: "check", threshold: 1 },
       { name: "design", manual: true, threshold: 1 },
     ]);
-    writePack(
-      ws.dir,
-      "fixture",
-      evaluatorToml({ name: "fixture-check", proof: "check", argv: [process.execPath, "check.js"] }),
-    );
-    const run = freezeRun(ws.dir, goal);
-    const attempt = openAttempt(ws.dir, run, builder);
     cairnJson(ws.dir, ["attempt", "eval", attempt], builder);
     cairnJson(ws.dir, ["attempt", "report", attempt, "--scores", '{"design":0}']);
     cairnJson(ws.dir, ["attempt", "report", attempt, "--scores", '{"design":1}'], builder);
