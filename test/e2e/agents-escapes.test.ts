@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { alive, shellAgent, until, writeAgent } from "../helpers/agents.js";
-import { INITIALIZE, rawServer } from "../helpers/mcp.js";
+import { rawServer, startToolCall } from "../helpers/mcp.js";
 import { pidFrom, waitFor } from "../helpers/processes.js";
 import { addAgent, CAIRN_BIN, cairn, cleanEnv, initWorkspace } from "../helpers/workspace.js";
 
@@ -122,16 +122,7 @@ describe("local agent runs that try to outlive themselves", () => {
     let stop: () => Promise<unknown>;
     if (face.includes("cairn mcp")) {
       const server = rawServer(ws.dir, env);
-      await server.request(INITIALIZE);
-      server.notify(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
-      server.notify(
-        JSON.stringify({
-          jsonrpc: "2.0",
-          id: 1,
-          method: "tools/call",
-          params: { name: "cli", arguments: { schema_version: 1, argv: ["agents", "run", name] } },
-        }),
-      );
+      await startToolCall(server, "cli", { argv: ["agents", "run", name] });
       stop = () => (face.startsWith("SIGTERM") ? server.kill("SIGTERM") : server.close());
     } else {
       const supervisor = spawn(process.execPath, [CAIRN_BIN, "agents", "run", name], {

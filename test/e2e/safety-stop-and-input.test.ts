@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { callTool, connectMcp, INITIALIZE, rawServer } from "../helpers/mcp.js";
+import { callTool, connectMcp, INITIALIZE, rawServer, startToolCall } from "../helpers/mcp.js";
 import { pidFrom, processGone, waitFor } from "../helpers/processes.js";
 import { CAIRN_BIN, cairn, cleanEnv, initWorkspace } from "../helpers/workspace.js";
 
@@ -46,16 +46,7 @@ function startCheck(id: string) {
 /** A server driven by hand that has been asked to check every criterion of `id`, and not waited for. */
 async function checkOverRawServer(id: string) {
   const server = rawServer(ws.dir);
-  await server.request(INITIALIZE);
-  server.notify(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
-  server.notify(
-    JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "tools/call",
-      params: { name: "check_task", arguments: { schema_version: 1, task: id, all: true } },
-    }),
-  );
+  await startToolCall(server, "check_task", { task: id, all: true });
   return server;
 }
 

@@ -131,6 +131,27 @@ export function rawServer(
   };
 }
 
+/**
+ * Initialize `server` and send it one tools/call (id 1) without waiting for the result: the
+ * call is under way when this resolves, for tests that stop or cancel it mid-run.
+ */
+export async function startToolCall(
+  server: RawServer,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<void> {
+  await server.request(INITIALIZE);
+  server.notify(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
+  server.notify(
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name, arguments: { schema_version: 1, ...args } },
+    }),
+  );
+}
+
 export const INITIALIZE = {
   jsonrpc: "2.0",
   id: 0,
