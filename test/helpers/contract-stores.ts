@@ -53,12 +53,21 @@ export function storeForSuite(create: ContractStore["create"]): Store {
   });
 }
 
+/** A journal event by the owner, as every write must append one. */
+export const journalEvent = (action: string, at = "2026-01-01T00:00:00.000Z") => ({
+  at,
+  actor: "owner",
+  action,
+  subject: "s",
+  data: {},
+});
+
 /** One write transaction around `work`, with the journal event every write must append. */
 export const journaledWrite =
   (store: Store, at: string) =>
   <T>(work: (tx: Tx) => Promise<T>): Promise<T> =>
     store.write(async (tx) => {
       const result = await work(tx);
-      await tx.journal.append({ at, actor: "owner", action: "test.write", subject: "s", data: {} });
+      await tx.journal.append(journalEvent("test.write", at));
       return result;
     });

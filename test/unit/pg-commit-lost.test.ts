@@ -3,6 +3,7 @@ import { createServer, type Server, type Socket, connect as tcpConnect } from "n
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore } from "../../src/store/open.js";
 import type { Store } from "../../src/store/store.js";
+import { journalEvent as event } from "../helpers/contract-stores.js";
 import { testPgUrl } from "../helpers/workspace.js";
 
 /**
@@ -11,13 +12,6 @@ import { testPgUrl } from "../helpers/workspace.js";
  * A proxy between the store and the server forwards COMMIT, lets the server answer it, and cuts
  * both sides before the answer reaches the store.
  */
-const event = (action: string) => ({
-  at: "2026-01-01T00:00:00.000Z",
-  actor: "owner",
-  action,
-  subject: "s",
-  data: {},
-});
 
 let proxy: Server;
 let proxyPort = 0;

@@ -6,19 +6,13 @@ import { openStore } from "../../src/store/open.js";
 import { PG_MIGRATIONS, SHARED_PG_MIGRATIONS } from "../../src/store/postgres/migrations/index.js";
 import { MIGRATIONS } from "../../src/store/sqlite/migrations/index.js";
 import type { Store } from "../../src/store/store.js";
+import { journalEvent as event } from "../helpers/contract-stores.js";
 import { newTask } from "../helpers/new-task.js";
 import { testPgUrl } from "../helpers/workspace.js";
 
 /** What only the PostgreSQL store has to prove: the database's own guards, locks and faults. */
 const open = (schema: string, create = true): Store =>
   openStore({ kind: "postgres", url: testPgUrl(), schema }, { create });
-const event = (action: string) => ({
-  at: "2026-01-01T00:00:00.000Z",
-  actor: "owner",
-  action,
-  subject: "s",
-  data: {},
-});
 const task = (title: string) => newTask(title);
 
 let raw: pg.Client;

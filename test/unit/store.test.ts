@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CairnError } from "../../src/kernel/outcome.js";
 import { openStore } from "../../src/store/open.js";
 import type { Store } from "../../src/store/store.js";
-import { contractStores } from "../helpers/contract-stores.js";
+import { contractStores, journalEvent as event } from "../helpers/contract-stores.js";
 import { scratchDir } from "../helpers/workspace.js";
 
 /**
@@ -29,13 +29,6 @@ afterEach(async () => {
   scratch.cleanup();
 });
 
-const event = (action: string) => ({
-  at: "2026-01-01T00:00:00.000Z",
-  actor: "owner",
-  action,
-  subject: "s",
-  data: {},
-});
 const newAgent = (name: string) => ({
   name,
   role: "builder",
