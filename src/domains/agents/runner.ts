@@ -5,7 +5,7 @@ import { childEnv, onProcessStop, runChild } from "../../kernel/child.js";
 import { conflict, operational, usageError } from "../../kernel/outcome.js";
 import { type ProgressSink, runProgress } from "../../kernel/progress.js";
 import type { AgentRunRecord, RunStatus, RunTrigger, Store, Tx } from "../../store/store.js";
-import { mintRunIdentityFor, type RunIdentity } from "../identity/run-identity.js";
+import { mintRunIdentityFor, type RunIdentity, retireRunAgent } from "../identity/run-identity.js";
 import type { Workspace } from "../workspace/discover.js";
 import { RunLog, STDERR_TAIL_BYTES, STDOUT_TAIL_BYTES, Tail } from "./logs.js";
 import { type LoadedAgent, triggerSchedule } from "./manifest.js";
@@ -245,27 +245,36 @@ async function supervise(
     }
     log.close();
     if (temp) rmSync(temp, { recursive: true, force: true });
-    if (identity) await identity.retire(request.now()).catch(() => {});
   }
   const finishedAt = request.now();
-  await store.write(async (tx) => {
-    await tx.agentRuns.finish(started.id, {
-      status,
-      exitCode,
-      finishedAt,
-      durationMs,
-      stderrTail: stderr.text().slice(-2000),
-      reason,
-      logPath: log.path,
+  // The run's row ends and its minted token is retired in one transaction: a run recorded as
+  // over never leaves a live credential behind.
+  await store
+    .write(async (tx) => {
+      if (identity) await retireRunAgent(tx, identity.agent.id, finishedAt);
+      await tx.agentRuns.finish(started.id, {
+        status,
+        exitCode,
+        finishedAt,
+        durationMs,
+        stderrTail: stderr.text().slice(-2000),
+        reason,
+        logPath: log.path,
+      });
+      await tx.journal.append({
+        at: finishedAt,
+        actor: request.actorId,
+        action: "agent.run.finish",
+        subject: started.id,
+        data: { agent: agent.name, schedule: schedule.id, status, exit_code: exitCode, reason },
+      });
+    })
+    .catch(async (error: unknown) => {
+      // The end could not be written: the row stays running (the reaper ends it, and retires the
+      // token, once this process is gone), but the token must not outlive the run until then.
+      await identity?.retire(finishedAt).catch(() => {});
+      throw error;
     });
-    await tx.journal.append({
-      at: finishedAt,
-      actor: request.actorId,
-      action: "agent.run.finish",
-      subject: started.id,
-      data: { agent: agent.name, schedule: schedule.id, status, exit_code: exitCode, reason },
-    });
-  });
   const run = await store.read((tx) => tx.agentRuns.byId(started.id));
   if (!run) throw operational(`internal: run ${started.id} vanished`);
   return { run, stdout: stdout.text(), stderrTail: stderr.text(), outputBytes: stdout.total + stderr.total };

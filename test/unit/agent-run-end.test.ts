@@ -1,0 +1,103 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { isProblem, loadManifest } from "../../src/domains/agents/manifest.js";
+import { runAgent } from "../../src/domains/agents/runner.js";
+import { OWNER } from "../../src/domains/identity/actor.js";
+import { addAgent } from "../../src/domains/identity/agents.js";
+import { WorkspaceConfig } from "../../src/domains/workspace/config.js";
+import { projectWorkspace } from "../../src/domains/workspace/discover.js";
+import { openStore } from "../../src/store/open.js";
+import type { Store, Tx } from "../../src/store/store.js";
+import { scratchDir } from "../helpers/workspace.js";
+
+let scratch: { dir: string; cleanup: () => void };
+let store: Store;
+const now = () => new Date().toISOString();
+
+beforeEach(() => {
+  scratch = scratchDir();
+  mkdirSync(join(scratch.dir, ".cairn"));
+  store = openStore(join(scratch.dir, ".cairn", "cairn.db"), { create: true });
+});
+afterEach(async () => {
+  await store.close();
+  scratch.cleanup();
+});
+
+/** The store, except that the first call to `part` inside a write fails, as a full disk would. */
+function failingOnce(part: (tx: Tx) => (...args: never[]) => Promise<unknown>, owner: keyof Tx): Store {
+  let failed = false;
+  const wrap = (tx: Tx): Tx =>
+    new Proxy(tx, {
+      get(target, key) {
+        const repo = Reflect.get(target, key);
+        if (key !== owner || failed) return repo;
+        const doomed = part(target);
+        return new Proxy(repo, {
+          get(inner, name) {
+            const member = Reflect.get(inner, name);
+            if (member !== doomed || failed)
+              return typeof member === "function" ? member.bind(inner) : member;
+            return async () => {
+              failed = true;
+              throw new Error("disk I/O error");
+            };
+          },
+        });
+      },
+    });
+  return { ...store, read: store.read.bind(store), write: (work) => store.write((tx) => work(wrap(tx))) };
+}
+
+/** A local agent that acts on the board as `nightly-bot` (a token minted per run). */
+async function agentWithIdentity() {
+  await addAgent(store, WorkspaceConfig.parse({}), OWNER, { name: "nightly-bot", role: "builder" }, now());
+  const dir = join(scratch.dir, ".cairn", "agents", "nightly");
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    join(dir, "agent.toml"),
+    ['[agent]\nname = "nightly"', '[run]\ncommand = "true"', '[cairn]\nidentity = "nightly-bot"', ""].join(
+      "\n",
+    ),
+  );
+  const agent = loadManifest(join(dir, "agent.toml"));
+  if (isProblem(agent)) throw new Error(agent.reason);
+  return agent;
+}
+
+const runTokens = (s: Store) =>
+  s.read(async (tx) =>
+    (await tx.agents.list({ includeRetired: true })).filter((agent) =>
+      agent.name.startsWith("nightly-bot-run-"),
+    ),
+  );
+
+describe("the end of a run that holds a minted token", () => {
+  it("never records the run as over while its token still works, whichever part of the end fails", async () => {
+    const agent = await agentWithIdentity();
+    const workspace = projectWorkspace(scratch.dir);
+    const request = { agent, trigger: "cli" as const, workspace, env: process.env, actorId: "owner", now };
+
+    // Retiring the token fails once: the run is not recorded as over with a live token.
+    const retireFails = failingOnce((tx) => tx.agents.retire, "agents");
+    await expect(runAgent({ ...request, store: retireFails })).rejects.toThrow(/disk I\/O error/);
+    // Recording the run's end fails once: the token is retired all the same.
+    const finishFails = failingOnce((tx) => tx.agentRuns.finish, "agentRuns");
+    await expect(runAgent({ ...request, store: finishFails })).rejects.toThrow(/disk I\/O error/);
+
+    const minted = await runTokens(store);
+    expect(minted).toHaveLength(2);
+    for (const token of minted) expect(token.retiredAt).not.toBeNull();
+    const runs = await store.read((tx) => tx.agentRuns.recent({ agent: "nightly", limit: 10 }));
+    // Neither end was written: the rows stay running until the reaper ends them.
+    expect(runs.map((run) => run.status)).toEqual(["running", "running"]);
+
+    // A run whose end is written retires its token in the same transaction.
+    const ok = await runAgent({ ...request, store });
+    expect(ok.run.status).toBe("ok");
+    const all = await runTokens(store);
+    expect(all).toHaveLength(3);
+    for (const token of all) expect(token.retiredAt).not.toBeNull();
+  });
+});
