@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { OWNER, requireStillActive, resolveActor } from "../../src/domains/identity/actor.js";
 import { addAgent } from "../../src/domains/identity/agents.js";
-import { mintRunIdentity, withRunIdentity } from "../../src/domains/identity/run-identity.js";
+import { mintRunIdentityFor } from "../../src/domains/identity/run-identity.js";
 import { WorkspaceConfig } from "../../src/domains/workspace/config.js";
 import { RefusedError } from "../../src/kernel/outcome.js";
 import { openStore } from "../../src/store/open.js";
@@ -24,10 +24,10 @@ afterEach(async () => {
 });
 
 describe("run identities for children that must act on the board", () => {
-  it("mints a child of the caller with its role and grant, and retires it at the end", async () => {
+  it("mints a child of the named agent with its role and grant, and retires it at the end", async () => {
     const parent = await addAgent(store, config, OWNER, { name: "builder1", role: "builder" }, now());
     const caller = await resolveActor(store, parent.token);
-    const run = await mintRunIdentity(store, caller, "skill script", now());
+    const run = await mintRunIdentityFor(store, "builder1", "ar-1", now());
     expect(run.token).not.toBe(parent.token);
     const child = await resolveActor(store, run.token);
     expect(child).toMatchObject({ role: "builder", grant: "ro", parentId: caller.id });
@@ -37,14 +37,11 @@ describe("run identities for children that must act on the board", () => {
     await expect(requireStillActive(store, child)).rejects.toBeInstanceOf(RefusedError);
   });
 
-  it("retires the run's identity even when the work fails, and stores only the token's hash", async () => {
-    let token = "";
-    await expect(
-      withRunIdentity(store, OWNER, "agent run", now, async (identity) => {
-        token = identity.token;
-        throw new Error("the child crashed");
-      }),
-    ).rejects.toThrow("the child crashed");
+  it("stores only the token's hash, and its retirement is safe to repeat", async () => {
+    await addAgent(store, config, OWNER, { name: "nightly", role: "builder" }, now());
+    const { token, retire } = await mintRunIdentityFor(store, "nightly", "ar-2", now());
+    await retire(now());
+    await retire(now());
     await expect(resolveActor(store, token)).rejects.toBeInstanceOf(RefusedError);
     const dump = JSON.stringify(await store.read((tx) => tx.transfer.dump()));
     expect(dump).not.toContain(token);
@@ -63,6 +60,7 @@ describe("run identities for children that must act on the board", () => {
         data: {},
       });
     });
-    await expect(mintRunIdentity(store, caller, "late", now())).rejects.toBeInstanceOf(RefusedError);
+    await expect(mintRunIdentityFor(store, "gone", "late", now())).rejects.toBeInstanceOf(RefusedError);
+    await expect(mintRunIdentityFor(store, "nobody", "late", now())).rejects.toBeInstanceOf(RefusedError);
   });
 });

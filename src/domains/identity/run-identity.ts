@@ -1,13 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { refuse } from "../../kernel/outcome.js";
 import type { AgentRecord, Store, Tx } from "../../store/store.js";
-import type { Actor } from "./actor.js";
 import { hashToken, newToken } from "./tokens.js";
 
 /**
- * When a child process must act on the board (a local agent, a skill script), it gets a token of
- * its own: a child agent of the one it acts for (same role and grant, never wider), minted for
- * this run and retired when the run ends. The caller's own token never reaches a child.
+ * When a child process must act on the board (a local agent whose manifest names a `[cairn]
+ * identity`), it gets a token of its own: a child agent of the one it acts for (same role and
+ * grant, never wider), minted for this run and retired when the run ends. The caller's own token
+ * never reaches a child.
  */
 
 /** A token minted for one run of a child process, and the way to revoke it when the run ends. */
@@ -19,23 +19,22 @@ export interface RunIdentity {
   retire(now: string): Promise<void>;
 }
 
-/** Insert the run's agent as a child of `parent` (null: the owner) and journal it. */
+/** Insert the run's agent as a child of `parent`, with its role and grant, and journal it. */
 async function insertRunAgent(
   tx: Tx,
-  parent: Pick<AgentRecord, "id" | "role" | "grant"> | null,
-  grant: AgentRecord["grant"],
+  parent: AgentRecord,
   name: string,
   purpose: string,
   token: string,
   now: string,
 ): Promise<AgentRecord> {
   const created = await tx.agents.insert(
-    { name, role: parent?.role ?? "run", grant, parentId: parent?.id ?? null, tokenHash: hashToken(token) },
+    { name, role: parent.role, grant: parent.grant, parentId: parent.id, tokenHash: hashToken(token) },
     now,
   );
   await tx.journal.append({
     at: now,
-    actor: parent?.id ?? "owner",
+    actor: parent.id,
     action: "agent.run_identity",
     subject: created.id,
     data: { name, purpose, parent: created.parentId, grant: created.grant },
@@ -50,30 +49,6 @@ function retirer(store: Store, agent: AgentRecord): RunIdentity["retire"] {
     retired = true;
     await retireRunIdentity(store, agent.id, at);
   };
-}
-
-/** A run identity acting for the caller. */
-export async function mintRunIdentity(
-  store: Store,
-  actor: Actor,
-  purpose: string,
-  now: string,
-): Promise<RunIdentity> {
-  const label = purpose.replace(/[^a-zA-Z0-9_-]/g, "-").slice(0, 32) || "run";
-  const name = `run-${label}-${randomBytes(4).toString("hex")}`;
-  const token = newToken();
-  const agent = await store.write(async (tx) => {
-    let parent: AgentRecord | null = null;
-    if (!actor.isOwner) {
-      const self = await tx.agents.byId(actor.id);
-      if (!self || self.retiredAt) {
-        throw refuse("identity", `agent ${actor.name} is retired`, "ask the owner for a new agent token");
-      }
-      parent = self;
-    }
-    return insertRunAgent(tx, parent, actor.grant, name, purpose, token, now);
-  });
-  return { agent, token, retire: retirer(store, agent) };
 }
 
 /**
@@ -101,7 +76,7 @@ export async function mintRunIdentityFor(
     // Unguessable: agent names are one namespace, and any writer may add children, so a name
     // known in advance (the next run's id) could be taken first and every such run refused.
     const name = `${parent.name.slice(0, 32)}-run-${label.slice(0, 16)}-${randomBytes(4).toString("hex")}`;
-    const created = await insertRunAgent(tx, parent, parent.grant, name, label, token, now);
+    const created = await insertRunAgent(tx, parent, name, label, token, now);
     await record?.(tx, created);
     return created;
   });
@@ -125,20 +100,4 @@ export async function retireRunAgent(tx: Tx, agentId: string, now: string): Prom
     subject: agentId,
     data: { run_ended: true, descendants: [] },
   });
-}
-
-/** Run `work` with a run identity and retire it afterwards, whatever `work` does. */
-export async function withRunIdentity<T>(
-  store: Store,
-  actor: Actor,
-  purpose: string,
-  now: () => string,
-  work: (identity: RunIdentity) => Promise<T>,
-): Promise<T> {
-  const identity = await mintRunIdentity(store, actor, purpose, now());
-  try {
-    return await work(identity);
-  } finally {
-    await identity.retire(now());
-  }
 }
