@@ -5,7 +5,3 @@
 export function logWarn(message: string): void {
   process.stderr.write(`cairn: warning: ${message}\n`);
 }
-
-export function logError(message: string): void {
-  process.stderr.write(`cairn: ${message}\n`);
-}

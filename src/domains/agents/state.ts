@@ -1,4 +1,4 @@
-import type { AgentRunRecord, Store, Tx } from "../../store/store.js";
+import type { AgentRunRecord, Tx } from "../../store/store.js";
 import type { ScheduleSpec } from "./manifest.js";
 import type { ScheduledAttempt, ScheduleState } from "./windows.js";
 
@@ -30,12 +30,4 @@ export async function readScheduleState(
     givenUp: new Set(marks.filter((m) => m.mark === "given_up").map((m) => Date.parse(m.windowAt))),
     firstSeenAt: firstSeen ? Date.parse(firstSeen) : undefined,
   };
-}
-
-export function readStates(store: Store, agent: string, specs: readonly ScheduleSpec[], now: number) {
-  return store.read(async (tx) => {
-    const states = new Map<string, ScheduleState>();
-    for (const spec of specs) states.set(spec.id, await readScheduleState(tx, agent, spec, now));
-    return states;
-  });
 }

@@ -38,16 +38,6 @@ export interface MilestoneTaskRequest {
   at: string;
 }
 
-/** No board: nothing is created, and milestones carry `task_id: null`. */
-export const NO_BOARD: MilestoneTaskLink = {
-  async createTask() {
-    return null;
-  },
-  async updateTask() {},
-  async setDependencies() {},
-  async detachTask() {},
-};
-
 /** A link that remembers what it was asked to do, for tests of the planning side. */
 export function recordingLink(): MilestoneTaskLink & {
   requests: MilestoneTaskRequest[];

@@ -25,9 +25,6 @@ function pathOf(trace: string): string {
   return posix.normalize(trace).replace(/^(\.\/)+/, "");
 }
 
-export const roleOf = (config: WorkspaceConfig, actor: Actor): RoleConfig | undefined =>
-  actor.isOwner ? undefined : config.roles[actor.role];
-
 /**
  * The roles a caller acts under: its own and every ancestor's. A child never exceeds its parent,
  * so each rule (scope, WIP cap, shortcuts) must pass for every one of them.
