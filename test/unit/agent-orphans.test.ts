@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { symlinkSync } from "node:fs";
-import { hostname } from "node:os";
+import { existsSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { reapOrphans, runMarks, thisSupervisor } from "../../src/domains/agents/orphans.js";
+import { reapOrphans, runMarks, runTempPrefix, thisSupervisor } from "../../src/domains/agents/orphans.js";
 import { projectWorkspace } from "../../src/domains/workspace/discover.js";
 import { processStart } from "../../src/kernel/processes.js";
 import { openStore } from "../../src/store/open.js";
@@ -105,6 +105,15 @@ describe("reaping the runs of a supervisor that died", () => {
     const supervised = await startRun(process.pid);
     const mine = startGroup("sleep 60", runMarks(workspace, supervised.id));
 
+    // The orphan's AGENT_TMPDIR goes with it; a live run's, and another workspace's run of the
+    // same id, stay.
+    const temps = {
+      orphan: mkdtempSync(join(tmpdir(), runTempPrefix(workspace, unrecorded.id))),
+      live: mkdtempSync(join(tmpdir(), runTempPrefix(workspace, supervised.id))),
+      neighbour: mkdtempSync(
+        join(tmpdir(), runTempPrefix(projectWorkspace(`${scratch.dir}-next`), unrecorded.id)),
+      ),
+    };
     // The reaping daemon was started through a symlink to the workspace: the same workspace.
     const link = join(scratch.dir, "link");
     symlinkSync(scratch.dir, link);
@@ -113,6 +122,12 @@ describe("reaping the runs of a supervisor that died", () => {
     const reaped = await reapOrphans(store, projectWorkspace(link), "owner", now);
 
     expect(reaped.sort()).toEqual([unrecorded.id, recycled.id].sort());
+    expect([existsSync(temps.orphan), existsSync(temps.live), existsSync(temps.neighbour)]).toEqual([
+      false,
+      true,
+      true,
+    ]);
+    for (const temp of Object.values(temps)) rmSync(temp, { recursive: true, force: true });
     // The run's group and the process that left it for a session of its own are both killed.
     await waitFor(
       () => processGone(leader.pid ?? 0) && processGone(escaped),

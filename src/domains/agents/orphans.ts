@@ -1,5 +1,7 @@
-import { realpathSync } from "node:fs";
-import { hostname } from "node:os";
+import { createHash } from "node:crypto";
+import { readdirSync, realpathSync, rmSync } from "node:fs";
+import { hostname, tmpdir } from "node:os";
+import { join } from "node:path";
 import {
   killGroupsCarrying,
   ownProcessStart,
@@ -42,6 +44,29 @@ export function runMarks(workspace: Workspace, runId: string): Record<string, st
       ? { CAIRN_DIR: real(workspace.root) }
       : { CAIRN_HOME: real(workspace.stateDir) }),
   };
+}
+
+/**
+ * The start of the name of a run's temporary folder (`AGENT_TMPDIR`): named after the run and its
+ * workspace, so the reaper of a supervisor killed before it could remove it finds it, and never
+ * another workspace's run of the same id.
+ */
+export function runTempPrefix(workspace: Workspace, runId: string): string {
+  const marks = JSON.stringify(runMarks(workspace, runId));
+  return `cairn-agent-${createHash("sha256").update(marks).digest("hex").slice(0, 16)}-`;
+}
+
+/** Remove the temporary folders an orphaned run left (its supervisor died before its cleanup). */
+function removeRunTemps(workspace: Workspace, runId: string): void {
+  const prefix = runTempPrefix(workspace, runId);
+  let names: string[];
+  try {
+    names = readdirSync(tmpdir());
+  } catch {
+    return;
+  }
+  for (const name of names)
+    if (name.startsWith(prefix)) rmSync(join(tmpdir(), name), { recursive: true, force: true });
 }
 
 /**
@@ -94,6 +119,7 @@ export async function reapOrphans(
   const reaped: string[] = [];
   for (const run of orphans) {
     const killed = killOrphanProcesses(workspace, run.id, table);
+    removeRunTemps(workspace, run.id);
     const at = now();
     await store.write(async (tx) => {
       await tx.agentRuns.finish(run.id, {

@@ -9,7 +9,7 @@ import { mintRunIdentityFor, type RunIdentity, retireRunAgent } from "../identit
 import type { Workspace } from "../workspace/discover.js";
 import { RunLog, STDERR_TAIL_BYTES, STDOUT_TAIL_BYTES, Tail } from "./logs.js";
 import { type LoadedAgent, triggerSchedule } from "./manifest.js";
-import { killRunLeftovers, runMarks, thisSupervisor } from "./orphans.js";
+import { killRunLeftovers, runMarks, runTempPrefix, thisSupervisor } from "./orphans.js";
 import { runPreflights } from "./preflight.js";
 
 export interface RunRequest {
@@ -168,7 +168,7 @@ async function supervise(
   let durationMs: number | null = null;
   try {
     // Inside the try: whatever fails from here on ends the run's row, never leaves it running.
-    temp = mkdtempSync(join(tmpdir(), "cairn-agent-"));
+    temp = mkdtempSync(join(tmpdir(), runTempPrefix(workspace, started.id)));
     const injected: Record<string, string> = {
       AGENT_NAME: agent.name,
       AGENT_HOME: agent.dir,
