@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Session } from "../../src/commands/context.js";
@@ -133,6 +133,10 @@ export async function seedWorkspace(options: { goals?: boolean } = {}): Promise<
   // A goal measured by a noisy evaluator: three repeats, a value read from the checkout.
   const counter = join(tmpdir(), `cairn-ui-seed-${process.pid}-${Date.now()}`);
   writeFileSync(counter, "0");
+  seeded.cleanup = () => {
+    ws.cleanup();
+    rmSync(counter, { force: true });
+  };
   const score = nodeArgv(
     `const fs=require('fs');const n=Number(fs.readFileSync(${JSON.stringify(counter)},'utf8'));fs.writeFileSync(${JSON.stringify(counter)},String(n+1));console.log('score: '+(Number(fs.readFileSync('score.txt','utf8'))+[0,0.1,-0.1][n%3]).toFixed(2))`,
   );
