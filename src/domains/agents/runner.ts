@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { setTimeout as pause } from "node:timers/promises";
 import { childEnv, onProcessStop, runChild } from "../../kernel/child.js";
 import { conflict, operational, usageError } from "../../kernel/outcome.js";
 import { type ProgressSink, runProgress } from "../../kernel/progress.js";
@@ -66,6 +67,9 @@ export function runEnvironment(
   if (identity) env.CAIRN_AGENT = identity.token;
   return env;
 }
+
+/** Pauses before the end of a run is written again, after a write that failed. */
+const END_RETRY_PAUSES_MS = [100, 500];
 
 /** The abort reason a supervisor gives when it stops: its runs end interrupted, not cancelled. */
 export const STOPPING = "the supervisor is stopping";
@@ -249,32 +253,42 @@ async function supervise(
   const finishedAt = request.now();
   // The run's row ends and its minted token is retired in one transaction: a run recorded as
   // over never leaves a live credential behind.
-  await store
-    .write(async (tx) => {
-      if (identity) await retireRunAgent(tx, identity.agent.id, finishedAt);
-      await tx.agentRuns.finish(started.id, {
-        status,
-        exitCode,
-        finishedAt,
-        durationMs,
-        stderrTail: stderr.text().slice(-2000),
-        reason,
-        logPath: log.path,
-      });
-      await tx.journal.append({
-        at: finishedAt,
-        actor: request.actorId,
-        action: "agent.run.finish",
-        subject: started.id,
-        data: { agent: agent.name, schedule: schedule.id, status, exit_code: exitCode, reason },
-      });
-    })
-    .catch(async (error: unknown) => {
+  const end = async (tx: Tx) => {
+    if (identity) await retireRunAgent(tx, identity.agent.id, finishedAt);
+    await tx.agentRuns.finish(started.id, {
+      status,
+      exitCode,
+      finishedAt,
+      durationMs,
+      stderrTail: stderr.text().slice(-2000),
+      reason,
+      logPath: log.path,
+    });
+    await tx.journal.append({
+      at: finishedAt,
+      actor: request.actorId,
+      action: "agent.run.finish",
+      subject: started.id,
+      data: { agent: agent.name, schedule: schedule.id, status, exit_code: exitCode, reason },
+    });
+  };
+  // Tried again after a failure (a lost connection, a lock held past the busy timeout): a row left
+  // running while its supervisor lives holds its schedule's window until that supervisor ends.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await store.write(end);
+      break;
+    } catch (error) {
+      if (attempt < END_RETRY_PAUSES_MS.length) {
+        await pause(END_RETRY_PAUSES_MS[attempt]);
+        continue;
+      }
       // The end could not be written: the row stays running (the reaper ends it, and retires the
       // token, once this process is gone), but the token must not outlive the run until then.
       await identity?.retire(finishedAt).catch(() => {});
       throw error;
-    });
+    }
+  }
   const run = await store.read((tx) => tx.agentRuns.byId(started.id));
   if (!run) throw operational(`internal: run ${started.id} vanished`);
   return { run, stdout: stdout.text(), stderrTail: stderr.text(), outputBytes: stdout.total + stderr.total };
