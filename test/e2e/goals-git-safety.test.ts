@@ -107,9 +107,17 @@ describe("revert never discards a commit", () => {
 describe("keep and commit hooks", () => {
   it("says plainly that hooks were skipped, runs them with --run-hooks, and claims a commit only when one was made", () => {
     const marker = join(ws.dir, ".git", "hook-ran");
-    const hook = join(ws.dir, ".git", "hooks", "pre-commit");
-    writeFileSync(hook, `#!/bin/sh\necho ran >> "${marker}"\n`);
-    chmodSync(hook, 0o755);
+    // Programs the repository's own files name: hooks (post-commit is not skipped by
+    // --no-verify) and an fsmonitor that every `git status` would start.
+    for (const name of ["pre-commit", "post-commit"]) {
+      const hook = join(ws.dir, ".git", "hooks", name);
+      writeFileSync(hook, `#!/bin/sh\necho ${name} >> "${marker}"\n`);
+      chmodSync(hook, 0o755);
+    }
+    const monitor = join(ws.dir, ".git", "monitor.sh");
+    writeFileSync(monitor, `#!/bin/sh\necho fsmonitor >> "${marker}"\nexit 1\n`);
+    chmodSync(monitor, 0o755);
+    runSync("git", ["config", "core.fsmonitor", monitor], ws.dir);
     const first = open(ws.dir);
     writeFileSync(join(ws.dir, "feature.txt"), "one\n");
     cairnJson(ws.dir, ["attempt", "eval", first.id]);
@@ -125,7 +133,8 @@ describe("keep and commit hooks", () => {
     writeFileSync(join(ws.dir, "feature.txt"), "two\n");
     const kept = evalAndDecide(second.id, ["--run-hooks"]);
     expect(kept).toMatchObject({ verdict: "keep", hooks: "ran", kept_commit: head() });
-    expect(readFileSync(marker, "utf8")).toBe("ran\n");
+    expect(readFileSync(marker, "utf8")).toBe("pre-commit\npost-commit\n");
+    runSync("git", ["config", "--unset", "core.fsmonitor"], ws.dir);
   });
 });
 

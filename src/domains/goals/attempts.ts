@@ -1,3 +1,4 @@
+import { gitHead } from "../../kernel/git.js";
 import { notFound, refuse, usageError } from "../../kernel/outcome.js";
 import { quoteValue } from "../../kernel/text.js";
 import type { AttemptRecord, MilestoneRecord, RunRecord, Store, Tx } from "../../store/store.js";
@@ -5,7 +6,7 @@ import type { Actor } from "../identity/actor.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
 import { requirePlanning } from "./authority.js";
 import { unknownProof } from "./contract.js";
-import { changedPaths, checkoutFor, checkoutTop, gitHead, hashWorkFile, isGitRepo } from "./git.js";
+import { changedPaths, checkoutFor, checkoutTop, hashWorkFile, isGitRepo } from "./git.js";
 import { notGit } from "./refusals.js";
 import { runOrThrow } from "./runs.js";
 

@@ -1,8 +1,9 @@
+import { gitHead } from "../../kernel/git.js";
 import type { FrozenEvaluatorRecord, SampleRecord, Store } from "../../store/store.js";
 import { attemptOrThrow, type Interaction, refuseIfSettled } from "./attempts.js";
 import { baseTree } from "./base-tree.js";
 import type { EvaluatorDefinition } from "./evaluators/definition.js";
-import { gitHead } from "./git.js";
+
 import { inputDrift } from "./inputs.js";
 import { treeFingerprint } from "./measured-tree.js";
 import { sampleEvaluator } from "./runner.js";

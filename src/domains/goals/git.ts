@@ -1,46 +1,12 @@
 import { createHash } from "node:crypto";
 import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
-import { childEnv, runChild } from "../../kernel/child.js";
+import { git, gitHead } from "../../kernel/git.js";
 import { operational } from "../../kernel/outcome.js";
 import { STATE_DIR_NAME } from "../workspace/discover.js";
 
 /** Paths git must never touch or report: cairn's own state lives in the work tree. */
 const EXCLUDE_STATE = `:(exclude)${STATE_DIR_NAME}`;
-/** git on a small repository answers in milliseconds; a minute means it is stuck on a lock. */
-const GIT_TIMEOUT_MS = 60_000;
-
-interface GitRun {
-  ok: boolean;
-  stdout: string;
-  stderr: string;
-}
-
-/** Run git through the supervised child runner: argv, its own group, no cairn credential. */
-async function git(dir: string, args: string[], extraEnv: Record<string, string> = {}): Promise<GitRun> {
-  const out: Buffer[] = [];
-  const err: Buffer[] = [];
-  const result = await runChild({
-    argv: ["git", ...args],
-    cwd: dir,
-    env: childEnv(process.env, extraEnv),
-    timeoutMs: GIT_TIMEOUT_MS,
-    onOutput: (chunk, stream) => (stream === "stdout" ? out : err).push(chunk),
-  });
-  if (result.error?.startsWith("command not found"))
-    throw operational("git could not run: it is not installed", "install git");
-  const stderr = Buffer.concat(err).toString("utf8");
-  return {
-    ok: result.exitCode === 0,
-    stdout: Buffer.concat(out).toString("utf8"),
-    stderr: result.error ? `${stderr}\n${result.error}`.trim() : stderr,
-  };
-}
-
-export async function gitHead(dir: string): Promise<string | null> {
-  const head = await git(dir, ["rev-parse", "--verify", "-q", "HEAD"]);
-  return head.ok ? head.stdout.trim() : null;
-}
 
 export async function isGitRepo(dir: string): Promise<boolean> {
   if (!existsSync(dir)) return false;
@@ -227,7 +193,7 @@ const FALLBACK_IDENTITY = {
 
 /**
  * Commit exactly `paths` (added, changed or deleted) and return the new HEAD. By default the
- * repository's commit hooks are skipped (cairn's own evaluators judged this state, and a hook
+ * repository's hooks are skipped, post-commit included (cairn's own evaluators judged this state, and a hook
  * that rewrites files would commit something nobody measured); `runHooks` runs them, and a
  * failing hook fails the keep. Other staged or changed paths are left as they are.
  */
@@ -246,6 +212,7 @@ export async function commitPaths(
     dir,
     ["commit", "-q", ...(runHooks ? [] : ["--no-verify"]), "-m", message, "--", ...specs],
     named ? {} : FALLBACK_IDENTITY,
+    runHooks,
   );
   if (!commit.ok)
     throw operational(

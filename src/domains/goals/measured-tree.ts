@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { changedPaths, checkoutTop, gitHead, hashWorkFile } from "./git.js";
+import { gitHead } from "../../kernel/git.js";
+import { changedPaths, checkoutTop, hashWorkFile } from "./git.js";
 
 /**
  * The tree an evaluation judges, as one fingerprint: HEAD and the content of every path under

@@ -1,7 +1,8 @@
+import { gitHead } from "../../kernel/git.js";
 import { refuse } from "../../kernel/outcome.js";
 import type { Store } from "../../store/store.js";
 import { attemptOrThrow } from "./attempts.js";
-import { checkoutTop, commitsSince, gitHead, hashWorkFile, restorePaths } from "./git.js";
+import { checkoutTop, commitsSince, hashWorkFile, restorePaths } from "./git.js";
 import { ownChanges } from "./verdict.js";
 
 /**

@@ -1,10 +1,11 @@
+import { gitHead } from "../../kernel/git.js";
 import { refuse, usageError } from "../../kernel/outcome.js";
 import type { AttemptRecord, AttemptResolution, Store } from "../../store/store.js";
 import type { Actor } from "../identity/actor.js";
 import { attemptOrThrow, refuseIfSettled, requiredProofs } from "./attempts.js";
 import { requireOwner } from "./authority.js";
 import { type Decision, decide } from "./decide.js";
-import { changedPaths, checkoutTop, commitPaths, gitHead, hashWorkFile } from "./git.js";
+import { changedPaths, checkoutTop, commitPaths, hashWorkFile } from "./git.js";
 import { dependents, inputDrift } from "./inputs.js";
 import { treeFingerprint } from "./measured-tree.js";
 import { runOrThrow } from "./runs.js";

@@ -1,4 +1,5 @@
 import { runChild } from "../../kernel/child.js";
+import { forcedGitEnv } from "../../kernel/git.js";
 import { familyOf } from "./policy.js";
 
 /**
@@ -6,9 +7,10 @@ import { familyOf } from "./policy.js";
  * commit`, a textconv driver on `git diff`, a `!` alias), and a repository's own configuration
  * and hooks are files whoever can edit the workspace writes. An OS run of git for a model
  * therefore (1) starts git with hooks, fsmonitor, editors and pagers turned off by variables
- * that outrank every configuration file, and (2) is refused when the repository's configuration
- * (its local and worktree scopes, includes followed) names a program anyway. The operator's
- * own configuration (global, system) is theirs and is left as it is.
+ * that outrank every configuration file (kernel/git.ts), submodules kept out too, and (2) is
+ * refused when the repository's configuration (its local and worktree scopes, includes
+ * followed) names a program anyway. The operator's own configuration (global, system) is theirs
+ * and is left as it is.
  */
 
 /** Whether the program run is git (by the name given or the file PATH resolves it to). */
@@ -16,36 +18,16 @@ export function isGit(bin: string, realName: string | undefined): boolean {
   return [bin, realName].some((name) => name !== undefined && (name === "git" || familyOf(name) === "git"));
 }
 
-/** Settings given as `-c` would be, through the environment: they outrank every file. */
-const FORCED: readonly (readonly [string, string])[] = [
-  ["core.fsmonitor", "false"],
-  ["core.hooksPath", "/dev/null"],
-  ["protocol.ext.allow", "never"],
-  // A misspelt command is never run as the one git guesses (`git pusj` as a denied `git push`).
-  ["help.autocorrect", "0"],
+/** For a model's run, beyond the programs every git cairn starts has turned off (kernel/git.ts). */
+const SUBMODULES_OUT: readonly (readonly [string, string])[] = [
   // A submodule is a repository of its own whose configuration is not looked at: git is kept out.
   ["diff.ignoreSubmodules", "all"],
   ["submodule.recurse", "false"],
   ["fetch.recurseSubmodules", "false"],
 ];
 
-/** The variables git is started with: the forced settings after any the environment holds. */
-export function gitEnv(env: NodeJS.ProcessEnv): Record<string, string> {
-  const base = Number.parseInt(env.GIT_CONFIG_COUNT ?? "0", 10);
-  const start = Number.isInteger(base) && base > 0 ? base : 0;
-  const out: Record<string, string> = {
-    GIT_CONFIG_COUNT: String(start + FORCED.length),
-    GIT_PAGER: "cat",
-    GIT_EDITOR: "true",
-    GIT_SEQUENCE_EDITOR: "true",
-    GIT_TERMINAL_PROMPT: "0",
-  };
-  FORCED.forEach(([key, value], index) => {
-    out[`GIT_CONFIG_KEY_${start + index}`] = key;
-    out[`GIT_CONFIG_VALUE_${start + index}`] = value;
-  });
-  return out;
-}
+/** The variables an OS run of git is started with. */
+export const gitEnv = (env: NodeJS.ProcessEnv): Record<string, string> => forcedGitEnv(env, SUBMODULES_OUT);
 
 /** The last part of a key that names a program git runs (`diff.<driver>.textconv`, `gpg.program`). */
 const RUNS_PROGRAM =

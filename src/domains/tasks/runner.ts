@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { childEnv, runChild } from "../../kernel/child.js";
+import { gitHead } from "../../kernel/git.js";
 import { lastLine } from "../../kernel/progress.js";
 import type { Evidence } from "../../store/tasks.js";
 
@@ -65,20 +66,6 @@ export async function runCommand(request: RunRequest): Promise<Evidence> {
 export function commandLine(argv: readonly string[]): string {
   const line = argv.map((word) => (/\s|^$/.test(word) ? JSON.stringify(word) : word)).join(" ");
   return line.length > 120 ? `${line.slice(0, 120)}…` : line;
-}
-
-/** The commit the evidence was taken at, or null outside a git checkout. */
-export async function gitHead(cwd: string): Promise<string | null> {
-  let out = "";
-  const run = await runChild({
-    argv: ["git", "rev-parse", "HEAD"],
-    cwd,
-    timeoutMs: 5_000,
-    onOutput: (chunk, stream) => {
-      if (stream === "stdout") out += chunk.toString("utf8");
-    },
-  });
-  return run.exitCode === 0 ? out.trim() : null;
 }
 
 export const passed = (evidence: Evidence) =>

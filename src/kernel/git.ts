@@ -1,0 +1,95 @@
+import { childEnv, runChild } from "./child.js";
+import { operational } from "./outcome.js";
+
+/**
+ * git runs programs its configuration names (core.fsmonitor on `git status`, hooks on `git
+ * commit` or `git worktree add`), and a repository's own configuration and hooks are files
+ * whoever can edit the workspace writes. Every git cairn starts (its own bookkeeping for goals and
+ * evidence, and an OS run of git for a model) is started with these turned off by variables that
+ * outrank every configuration file, as `-c` settings would.
+ */
+const PROGRAMS_OFF: readonly (readonly [string, string])[] = [
+  ["core.fsmonitor", "false"],
+  ["protocol.ext.allow", "never"],
+  // A misspelt command is never run as the one git guesses (`git pusj` as a denied `git push`).
+  ["help.autocorrect", "0"],
+];
+
+/**
+ * Hooks too (`post-checkout` on a worktree cairn adds, `post-commit` on a kept attempt, which
+ * `--no-verify` does not skip), unless a person asked for them (`attempt decide --run-hooks`).
+ */
+const HOOKS_OFF = ["core.hooksPath", "/dev/null"] as const;
+
+/**
+ * The variables git is started with: the programs turned off (hooks too, unless `hooks`), then
+ * `settings`, after any settings the environment already holds.
+ */
+export function forcedGitEnv(
+  env: NodeJS.ProcessEnv,
+  settings: readonly (readonly [string, string])[] = [],
+  hooks = false,
+): Record<string, string> {
+  const forced = [...PROGRAMS_OFF, ...(hooks ? [] : [HOOKS_OFF]), ...settings];
+  const base = Number.parseInt(env.GIT_CONFIG_COUNT ?? "0", 10);
+  const start = Number.isInteger(base) && base > 0 ? base : 0;
+  const out: Record<string, string> = {
+    GIT_CONFIG_COUNT: String(start + forced.length),
+    GIT_PAGER: "cat",
+    GIT_EDITOR: "true",
+    GIT_SEQUENCE_EDITOR: "true",
+    GIT_TERMINAL_PROMPT: "0",
+  };
+  forced.forEach(([key, value], index) => {
+    out[`GIT_CONFIG_KEY_${start + index}`] = key;
+    out[`GIT_CONFIG_VALUE_${start + index}`] = value;
+  });
+  return out;
+}
+
+/** git on a small repository answers in milliseconds; a minute means it is stuck on a lock. */
+const GIT_TIMEOUT_MS = 60_000;
+
+export interface GitRun {
+  ok: boolean;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Run git through the supervised child runner: argv, its own group, no cairn credential, and no
+ * program the repository's configuration names (its hooks only when `hooks`).
+ */
+export async function git(
+  dir: string,
+  args: string[],
+  extraEnv: Record<string, string> = {},
+  hooks = false,
+): Promise<GitRun> {
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  const result = await runChild({
+    argv: ["git", ...args],
+    cwd: dir,
+    env: childEnv(process.env, { ...forcedGitEnv(process.env, [], hooks), ...extraEnv }),
+    timeoutMs: GIT_TIMEOUT_MS,
+    onOutput: (chunk, stream) => (stream === "stdout" ? out : err).push(chunk),
+  });
+  if (result.error?.startsWith("command not found"))
+    throw operational("git could not run: it is not installed", "install git");
+  const stderr = Buffer.concat(err).toString("utf8");
+  return {
+    ok: result.exitCode === 0,
+    stdout: Buffer.concat(out).toString("utf8"),
+    stderr: result.error ? `${stderr}\n${result.error}`.trim() : stderr,
+  };
+}
+
+/**
+ * The commit checked out at `dir`, or null outside a git checkout, before a first commit, or on a
+ * machine without git (evidence is still taken there; it names no commit).
+ */
+export async function gitHead(dir: string): Promise<string | null> {
+  const head = await git(dir, ["rev-parse", "--verify", "-q", "HEAD"]).catch(() => undefined);
+  return head?.ok ? head.stdout.trim() : null;
+}
