@@ -37,6 +37,17 @@ describe("cairn ui over HTTP", () => {
       const response = await rawRequest(ui.port, { path: "/api/now", headers: { ...auth(), Host } });
       expect(response.status, Host).toBe(421);
     }
+    // An absolute-form target names the host the request is for (RFC 9112 §3.2.2): the same rule.
+    for (const path of [
+      "http://evil.test/api/now",
+      `http://evil.test:${ui.port}/api/now`,
+      "https://x/api/now",
+    ]) {
+      const response = await rawRequest(ui.port, { path, headers: auth() });
+      expect(response.status, path).toBe(421);
+    }
+    const own = await rawRequest(ui.port, { path: `http://localhost:${ui.port}/api/now`, headers: auth() });
+    expect(own.status).toBe(200);
     // No Host at all: node itself answers 400 before any route runs.
     const none = await rawRequest(ui.port, { path: "/api/now", headers: { ...auth(), Host: "" } });
     expect([400, 421]).toContain(none.status);

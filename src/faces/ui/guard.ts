@@ -46,9 +46,25 @@ function cookieValue(request: IncomingMessage, name: string): string | undefined
   return undefined;
 }
 
+/**
+ * The host a request is for: its Host header, or, for an absolute-form target
+ * (`GET http://host/path`), that target's authority, which takes precedence (RFC 9112 §3.2.2).
+ * Undefined when the target is neither a path nor an http URL.
+ */
+function requestedHost(request: IncomingMessage): string | undefined {
+  const target = request.url ?? "/";
+  if (target.startsWith("/")) return request.headers.host;
+  try {
+    const url = new URL(target);
+    return url.protocol === "http:" && url.username === "" && url.password === "" ? url.host : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Host, method and origin: the checks that hold for every request, token or not. */
 export function checkRequest(request: IncomingMessage, port: number): Verdict {
-  if (!hostAllowed(request.headers.host, port)) {
+  if (!hostAllowed(request.headers.host, port) || !hostAllowed(requestedHost(request), port)) {
     return {
       ok: false,
       status: 421,
