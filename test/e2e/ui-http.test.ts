@@ -110,6 +110,11 @@ describe("cairn ui over HTTP", () => {
     });
     expect(exchanged.status).toBe(302);
     expect(exchanged.headers.location).toBe("/tasks?status=open");
+    // The link's path leads back to this dashboard however it is spelt, never to another site.
+    for (const path of [`/.//evil.test/?k=${ui.token}`, `//x/..//evil.test/a?k=${ui.token}`]) {
+      const away = await rawRequest(ui.port, { path, headers: host() });
+      expect(away.headers.location, path).toMatch(/^\/(?![/\\])/);
+    }
     const cookie = String(exchanged.headers["set-cookie"]);
     expect(cookie).toMatch(/HttpOnly/);
     expect(cookie).toMatch(/SameSite=Strict/);

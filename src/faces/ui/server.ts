@@ -71,7 +71,9 @@ async function route(
       return send(401, TEXT, "this link's token is not this launch's\n");
     url.searchParams.delete("k");
     const cookie = `${cookieName(context.port)}=${context.token}; HttpOnly; SameSite=Strict; Path=/`;
-    return send(302, TEXT, "", { Location: `${url.pathname}${url.search}`, "Set-Cookie": cookie });
+    // One leading slash: `//host/…` (a path spelt `/.//host/`) would send the browser to that host.
+    const path = `/${url.pathname.replace(/^\/+/, "")}`;
+    return send(302, TEXT, "", { Location: `${path}${url.search}`, "Set-Cookie": cookie });
   }
   if (!authorized(request, context.port, context.token)) {
     return send(401, TEXT, "open the URL printed by `cairn ui` (it carries this launch's token)\n");
