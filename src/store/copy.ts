@@ -4,9 +4,11 @@ import Database from "better-sqlite3";
 import { conflict, operational } from "../kernel/outcome.js";
 import { sqliteBinding } from "../kernel/sqlite-addon.js";
 import { openStore, type StoreLocation } from "./open.js";
-import { connect } from "./postgres/connection.js";
-import { encodeText, ident } from "./postgres/db.js";
+import { connect, exactTypes } from "./postgres/connection.js";
+import { encodeText, ident, pgDb } from "./postgres/db.js";
+import { pgTransfer } from "./postgres/transfer.js";
 import { CONTENT_TABLES } from "./sqlite/migrations/index.js";
+import { sqliteTransfer } from "./sqlite/transfer.js";
 import type { DumpRecord, Store } from "./store.js";
 
 /** A value as it travels: integers as bigint (beyond 2^53 too), text as stored, never via JSON. */
@@ -20,16 +22,22 @@ interface Snapshot {
   tables: Table[];
   /** Highest id ever handed out per table, so a copy never hands one out again. */
   counters: Map<string, bigint>;
+  /**
+   * The source's export at the same moment as the rows: what the copy is checked against. An
+   * export read afterwards holds what agents wrote meanwhile, and the copy, correct, failed as a bug.
+   */
+  dump: DumpRecord[];
 }
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
 /** Every content table of a SQLite file in one read transaction, refusing what PostgreSQL would alter. */
-function readSqlite(path: string, toPostgres: boolean): Snapshot {
+async function readSqlite(path: string, toPostgres: boolean): Promise<Snapshot> {
   const db = new Database(path, { readonly: true, fileMustExist: true, nativeBinding: sqliteBinding() });
   try {
     db.defaultSafeIntegers(true);
-    return db.transaction(() => {
+    db.exec("BEGIN");
+    const read = (() => {
       const tables = CONTENT_TABLES.map((name) => {
         const info = db.prepare(`PRAGMA table_info(${ident(name)})`).all() as {
           name: string;
@@ -78,13 +86,20 @@ function readSqlite(path: string, toPostgres: boolean): Snapshot {
       }
       return { tables, counters };
     })();
+    // The export as the store itself reads it (integers as numbers), in the same transaction.
+    db.defaultSafeIntegers(false);
+    const dump = await sqliteTransfer(db).dump();
+    db.exec("COMMIT");
+    return { ...read, dump };
   } finally {
     db.close();
   }
 }
 
 async function readPostgres(location: Extract<StoreLocation, { kind: "postgres" }>): Promise<Snapshot> {
-  const client = await connect({ location, exact: true });
+  const client = await connect({ location });
+  // The rows with 64-bit integers kept exact; the export below reads as the store does.
+  const types = await exactTypes();
   try {
     await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
     const shape = await client.query<{ table_name: string; column_name: string; data_type: string }>(
@@ -100,6 +115,7 @@ async function readPostgres(location: Extract<StoreLocation, { kind: "postgres" 
       const result = await client.query({
         text: `SELECT ${kept.map((c) => ident(c.column_name)).join(", ")} FROM ${ident(name)} ORDER BY ${ident(order)}`,
         rowMode: "array",
+        types,
       });
       const rows = (result.rows as Value[][]).map((row) =>
         row.map((value, i) =>
@@ -110,11 +126,15 @@ async function readPostgres(location: Extract<StoreLocation, { kind: "postgres" 
     }
     const counters = new Map<string, bigint>();
     for (const row of (
-      await client.query<{ name: string; last: string }>("SELECT name, last FROM cairn_counters")
+      await client.query<{ name: string; last: string }>({
+        text: "SELECT name, last FROM cairn_counters",
+        types,
+      })
     ).rows)
       counters.set(row.name, BigInt(row.last));
+    const dump = await pgTransfer(pgDb(() => client)).dump();
     await client.query("COMMIT");
-    return { tables, counters };
+    return { tables, counters, dump };
   } finally {
     await client.end();
   }
@@ -228,7 +248,7 @@ export async function copyStore(
     }
     snapshot =
       source.kind === "sqlite"
-        ? readSqlite(source.path, target.kind === "postgres")
+        ? await readSqlite(source.path, target.kind === "postgres")
         : await readPostgres(source);
     if (building.kind === "postgres") await writePostgres(building, snapshot);
     else writeSqlite(building.path, snapshot);
@@ -236,18 +256,17 @@ export async function copyStore(
   } finally {
     removeStaging();
   }
-  const [from, to] = [openStore(source), openStore(target)];
+  const to = openStore(target);
   try {
-    const [a, b] = [await from.read((tx) => tx.transfer.dump()), await to.read((tx) => tx.transfer.dump())];
-    if (canonical(a) !== canonical(b)) {
+    const copied = await to.read((tx) => tx.transfer.dump());
+    if (canonical(snapshot.dump) !== canonical(copied)) {
       throw operational(
         "the copy differs from its source; the target is left for inspection",
         "report this: it is a bug",
       );
     }
-    return { rows: a.length, tables: snapshot.tables.length };
+    return { rows: snapshot.dump.length, tables: snapshot.tables.length };
   } finally {
-    await from.close();
     await to.close();
   }
 }

@@ -4,7 +4,7 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callTool, connectMcp } from "../helpers/mcp.js";
-import { addAgent, cairn, scratchDir, testPgUrl } from "../helpers/workspace.js";
+import { addAgent, cairn, cairnAsync, scratchDir, testPgUrl } from "../helpers/workspace.js";
 
 /** Moving a workspace between SQLite and PostgreSQL, and the two stores agreeing row for row. */
 const sqliteOnly = { CAIRN_STORE_URL: undefined };
@@ -190,5 +190,41 @@ describe("ids forgotten before a copy", () => {
     const next = cairn(lite, ["remember", "gamma after the move"], { env: sqliteOnly });
     expect(next.code, next.stderr).toBe(0);
     expect(next.stdout).toContain("F-3");
+  });
+});
+
+describe("a copy while the source is written", () => {
+  it("is checked against the source as it read it: a write meanwhile is not reported as a bug", async () => {
+    const dir = join(scratch.dir, "written-meanwhile");
+    cairn(scratch.dir, ["init"], { env: { ...sqliteOnly, CAIRN_DIR: dir } });
+    expect(cairn(dir, ["task", "add", "before the copy"], { env: sqliteOnly }).code).toBe(0);
+    const schema = `meanwhile-${stamp}`;
+    // Hold the target's workspace lock: the copy has read its source and waits to write.
+    const holder = new pg.Client({ connectionString: testPgUrl() });
+    await holder.connect();
+    try {
+      await holder.query("BEGIN");
+      await holder.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [`cairn:ws:${schema}`]);
+      const copying = cairnAsync(dir, ["store", "copy", "--to", urlFor(schema), "--json"], {
+        env: sqliteOnly,
+      });
+      const waiting = async () =>
+        (
+          await holder.query(
+            "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted",
+          )
+        ).rows[0].n > 0;
+      while (!(await waiting())) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(cairn(dir, ["task", "add", "during the copy"], { env: sqliteOnly }).code).toBe(0);
+      await holder.query("COMMIT");
+      const copied = await copying;
+      expect(copied.code, copied.stderr).toBe(0);
+      const there = cairn(dir, ["task", "list", "--json"], { env: { CAIRN_STORE_URL: urlFor(schema) } });
+      expect((there.json as { tasks: { title: string }[] }).tasks.map((t) => t.title)).toEqual([
+        "before the copy",
+      ]);
+    } finally {
+      await holder.end();
+    }
   });
 });

@@ -37,6 +37,9 @@ function typesFor(pgModule: typeof pg, exact: boolean): pg.CustomTypesConfig {
   };
 }
 
+/** Type parsers keeping 64-bit integers as strings, for one query (`types` in its config). */
+export const exactTypes = async (): Promise<pg.CustomTypesConfig> => typesFor(await loadDriver(), true);
+
 export interface Connect {
   location: PgLocation;
   /** The schema need not exist yet (creating a workspace). */
