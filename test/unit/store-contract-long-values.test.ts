@@ -41,6 +41,29 @@ describe.each(contractStores("long"))("long values store contract: $name", ({ cr
     expect(found.tasks.map((task) => task.title)).toEqual(["many labels"]);
   });
 
+  it("a label filter matches whole labels: a label holding quotes, commas or a NUL never passes for another", async () => {
+    const tagged = [
+      ["quoted", ['x","urgent']],
+      ["comma-ended", ["x,", "y"]],
+      ["backslash", ["a\\", "urgent\\"]],
+      ["nul", ["urgent\u0000"]],
+      ["real", ["urgent"]],
+    ] as const;
+    for (const [title, labels] of tagged)
+      await write(async (tx) => tx.tasks.insert(newTask(`label ${title}`, { labels: [...labels] }), AT));
+    const titles = async (label: string) =>
+      (await store.read((tx) => tx.tasks.list({ label, limit: 10, offset: 0 }))).tasks
+        .map((task) => task.title)
+        .filter((title) => title.startsWith("label "));
+    expect(await titles("urgent")).toEqual(["label real"]);
+    expect(await titles(",")).toEqual([]);
+    expect(await titles('","y')).toEqual([]);
+    expect(await titles("y")).toEqual(["label comma-ended"]);
+    expect(await titles('x","urgent')).toEqual(["label quoted"]);
+    expect(await titles("urgent\\")).toEqual(["label backslash"]);
+    expect(await titles("urgent\u0000")).toEqual(["label nul"]);
+  });
+
   it("U+0000 inside a fact splits words as in SQLite's tokenizer, its escape never read as a word", async () => {
     const text = "zulu\u0000yankee";
     await write(async (tx) => tx.facts.insert({ text, norm: text, topics: [], author: "owner" }, AT));

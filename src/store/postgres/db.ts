@@ -76,6 +76,15 @@ export function decodeText(value: string): string {
   return value.replace(/\uE000([01])/g, (_, code: string) => (code === "0" ? "\u0000" : ESC));
 }
 
+/**
+ * A text column holding JSON, as jsonb. PostgreSQL's jsonb refuses the escape \u0000 (JSON.stringify
+ * writes a U+0000 that way), which failed a query over every row once one held it: each escaped
+ * NUL (one not itself escaped: an even run of backslashes before it) becomes the text store's own
+ * escape (see encodeText), which reads back as U+0000 and equals an encoded parameter.
+ */
+export const jsonbOfStored = (column: string): string =>
+  `regexp_replace(${column}, '(?<!\\\\)((?:\\\\\\\\)*)\\\\u0000', '\\1' || chr(57344) || '0', 'g')::jsonb`;
+
 export const encodeParam = (value: unknown): unknown => {
   if (typeof value === "string") return encodeText(value);
   if (typeof value === "boolean") return value ? 1 : 0;

@@ -9,7 +9,7 @@ import {
   stemsOf,
   toFactRecord,
 } from "../sqlite/fact-rows.js";
-import type { PgDb } from "./db.js";
+import { jsonbOfStored, type PgDb } from "./db.js";
 import { factBatches } from "./facts-bulk.js";
 
 type FactRow = SharedFactRow & { seq: number };
@@ -29,13 +29,8 @@ export function tsqueryOf(term: string): string | null {
   return words ? words.map((word) => `'${word}'`).join(" <-> ") : null;
 }
 
-/**
- * A fact's topics as jsonb. PostgreSQL's jsonb refuses the escape \u0000 (JSON.stringify writes a
- * U+0000 of a topic that way), which failed `topics` for the whole workspace once one fact held
- * such a topic: each escaped NUL (one not itself escaped: an even run of backslashes before it)
- * becomes the text store's own escape (see encodeText), which reads back as U+0000.
- */
-const TOPICS_JSONB = `regexp_replace(f.topics, '(?<!\\\\)((?:\\\\\\\\)*)\\\\u0000', '\\1' || chr(57344) || '0', 'g')::jsonb`;
+/** A fact's topics as jsonb (see jsonbOfStored). */
+const TOPICS_JSONB = jsonbOfStored("f.topics");
 const TOPIC = `(@topic::text IS NULL OR ${TOPICS_JSONB} @> jsonb_build_array(@topic::text))`;
 
 export function pgFacts(db: PgDb): FactsRepo {

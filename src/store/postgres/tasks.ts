@@ -2,7 +2,7 @@ import { idsStartingWith } from "../id-prefix.js";
 import { COUNTED_BEYOND_PAGE, TASK_ORDER_BY } from "../sqlite/task-pages.js";
 import { COLUMNS, pad, RANK, type TaskRow, toTask } from "../sqlite/task-rows.js";
 import type { TaskRecord, TaskRepo } from "../tasks.js";
-import type { PgDb } from "./db.js";
+import { jsonbOfStored, type PgDb } from "./db.js";
 import { pgIdPage } from "./id-page.js";
 import { shortIds } from "./short-ids.js";
 import { pgTaskRelations } from "./task-relations.js";
@@ -139,10 +139,13 @@ export function pgTasks(db: PgDb): TaskRepo {
         values.parent = filter.parent;
       }
       if (filter.label !== undefined) {
-        // Labels are stored as a JSON array; a quoted element can only match a whole label, and a
-        // substring test is many times cheaper than expanding every row with json_each.
-        where.push("strpos(labels, @label) > 0");
+        // Labels are stored as a JSON array. The substring test is cheap but not exact (the label
+        // `x","urgent` holds `"urgent"`): the rows it passes are checked element by element.
+        where.push(
+          `(strpos(labels, @label) > 0 AND ${jsonbOfStored("labels")} @> jsonb_build_array(@exactLabel::text))`,
+        );
         values.label = JSON.stringify(filter.label);
+        values.exactLabel = filter.label;
       }
       if (filter.text !== undefined) {
         // ASCII folding on both sides, as SQLite's lower() (see the glossary in risks.ts).

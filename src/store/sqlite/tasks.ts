@@ -144,10 +144,14 @@ export function sqliteTasks(db: Database.Database): TaskRepo {
         values.parent = filter.parent;
       }
       if (filter.label !== undefined) {
-        // Labels are stored as a JSON array; a quoted element can only match a whole label, and a
-        // substring test is many times cheaper than expanding every row with json_each.
-        where.push("instr(labels, @label) > 0");
+        // Labels are stored as a JSON array. The substring test is many times cheaper than
+        // expanding every row with json_each, but not exact (the label `x","urgent` holds
+        // `"urgent"`): the rows it passes are checked element by element.
+        where.push(
+          "(instr(labels, @label) > 0 AND EXISTS (SELECT 1 FROM json_each(labels) WHERE json_each.value = @exactLabel))",
+        );
         values.label = JSON.stringify(filter.label);
+        values.exactLabel = filter.label;
       }
       if (filter.text !== undefined) {
         where.push("(instr(lower(title), lower(@text)) > 0 OR instr(lower(context), lower(@text)) > 0)");
