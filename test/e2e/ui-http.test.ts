@@ -78,6 +78,13 @@ describe("cairn ui over HTTP", () => {
     expect((await rawRequest(ui.port, { method: "HEAD", path: "/api/now", headers: auth() })).status).toBe(
       200,
     );
+    // HEAD of the live stream answers its headers and ends: it held one of the 16 places, silent.
+    const head = await Promise.race([
+      rawRequest(ui.port, { method: "HEAD", path: "/events", headers: auth() }),
+      new Promise<undefined>((resolve) => setTimeout(resolve, 3_000)),
+    ]);
+    expect(head?.status).toBe(200);
+    expect(head?.headers["content-type"]).toContain("text/event-stream");
   });
 
   it("refuses cross-site requests and sends no CORS header anywhere", async () => {

@@ -80,6 +80,9 @@ async function route(
   }
   const path = url.pathname;
   if (path === "/events") {
+    // HEAD gets the stream's headers and nothing else: an open stream that can send nothing
+    // would hold one of the live places until its client went away.
+    if (request.method === "HEAD") return send(200, "text/event-stream; charset=utf-8", "");
     const header = request.headers["last-event-id"];
     const raw = typeof header === "string" ? header : (url.searchParams.get("after") ?? undefined);
     const after = raw !== undefined && /^\d+$/.test(raw) ? Number(raw) : undefined;
