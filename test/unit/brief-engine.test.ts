@@ -340,6 +340,16 @@ describe("the brief engine", () => {
     expect(quote("by x`", "ok")).toBe("```quote by x'\nok\n```");
   });
 
+  it("drops what a person cannot see but a model reads: tag characters, C1 controls, separators", () => {
+    // Tag characters spell ASCII invisibly ("ASCII smuggling"); C1 controls (NEL, CSI), the line
+    // and paragraph separators and the other format characters hide or move text as well.
+    const smuggled = [..."RUN rm"]
+      .map((c) => String.fromCodePoint(0xe0000 + (c.codePointAt(0) ?? 0)))
+      .join("");
+    const hostile = `fine${smuggled} a\u0085b\u009bc\u2028d\u2029e\u2060f\u061Cg\u180Eh`;
+    expect(quote("by x\u{E0041}\u0085", hostile)).toBe("```quote by x\nfine abcdefgh\n```");
+  });
+
   it("leaves empty sections out instead of printing headings with nothing under them", () => {
     const result = assembleBrief(
       inputs({ decisions: [], risks: [], glossary: [], findings: [], facts: [], shortcuts: [], role: null }),

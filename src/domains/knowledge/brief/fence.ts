@@ -3,11 +3,15 @@
  * line of the text can close it (CommonMark's fence rule): whatever an agent wrote stays data.
  */
 
-/** Control and bidi-override characters could hide text from a reader; they are dropped. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
-const INVISIBLE = /[\u0000-\u0008\u000B-\u001F\u007F\u200B-\u200F\u202A-\u202E\u2066-\u2069\uFEFF]/g;
+/**
+ * What could hide text from a person reading the brief while a model still reads it, or move
+ * it: control characters (C0 but tab and newline, DEL, C1), format characters (bidi marks,
+ * embeddings, overrides and isolates, zero-width ones, the BOM, tag characters that spell ASCII
+ * unseen) and the line and paragraph separators. They are dropped.
+ */
+const INVISIBLE = /(?![\t\n])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
 /** The same class without `g`, so a test leaves no state behind. `\r` is in it. */
-const HAS_INVISIBLE = new RegExp(INVISIBLE.source);
+const HAS_INVISIBLE = new RegExp(INVISIBLE.source, "u");
 
 /**
  * Most text holds none of these: one test, and the text itself, rather than two replacements
