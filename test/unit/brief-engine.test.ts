@@ -180,9 +180,11 @@ describe("the brief engine", () => {
     expect(result.tokens).toBeLessThanOrEqual(budget);
     const cut = result.sections.filter((s) => !s.included).map((s) => s.name);
     expect(cut.length).toBeGreaterThan(0);
-    // Bottom-up: every section below a cut one is cut too.
+    // Bottom-up: every section below a cut one is cut too, but for those shorter than the notice
+    // that would replace them (here the one event and the one shortcut).
     const firstCut = result.sections.findIndex((s) => !s.included);
-    expect(result.sections.slice(firstCut).every((s) => !s.included)).toBe(true);
+    const kept = result.sections.slice(firstCut).filter((s) => s.included);
+    expect(kept.map((s) => s.name)).toEqual(["activity", "shortcuts"]);
     expect(result.cuts.some((cut) => cut.startsWith("findings: "))).toBe(true);
     expect(result.text).toMatch(
       /## Findings.*\n(?:[\s\S]*\n)?\[cut: \d+ findings?(?: more)?, ~\d+ tokens\. Get: `cairn note list --kind finding`, or --budget \d+\]/,
@@ -205,6 +207,30 @@ describe("the brief engine", () => {
     );
     expect(result.cuts).toEqual([expect.stringMatching(/^findings: \d+ of 30 findings$/)]);
     expect(result.tokens).toBeLessThanOrEqual(result.budget);
+  });
+
+  it("never trades a section for a notice longer than it: small sections stay, and a refusal names the least budget that fits", () => {
+    // No decisions, findings or facts: the glossary, activity and shortcuts are each shorter
+    // than the notice that would replace them.
+    const data = inputs({}, 0);
+    const small = [
+      "## Glossary",
+      "## Recent activity\n2026-11-30T01:00 alice task.claim",
+      "## Useful shortcuts\n- npm",
+    ];
+    const full = assembleBrief(data, 100_000);
+    if (full.kind !== "ok") throw new Error("expected a brief");
+    const result = assembleBrief(data, full.tokens - 1);
+    if (result.kind !== "ok") throw new Error("expected a brief");
+    for (const kept of small) expect(result.text).toContain(kept);
+    expect(result.cuts.some((cut) => /^(glossary|activity|shortcuts):/.test(cut))).toBe(false);
+    // The budget a refusal names is enough, and no less would do.
+    const refused = assembleBrief(data, 1);
+    if (refused.kind !== "too_small") throw new Error("expected a refusal");
+    const least = assembleBrief(data, refused.needed);
+    if (least.kind !== "ok") throw new Error("expected a brief");
+    for (const kept of small) expect(least.text).toContain(kept);
+    expect(assembleBrief(data, refused.needed - 1).kind).toBe("too_small");
   });
 
   it("never cuts the task; when the task alone does not fit it says the size needed", () => {

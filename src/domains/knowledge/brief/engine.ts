@@ -64,6 +64,8 @@ export function assembleBrief(inputs: BriefInputs, budget: number = DEFAULT_BRIE
     if (!section.droppable) continue;
     // The budget that would have kept this section: what is shown now, with it back in.
     const notice = cutNotice(section, Math.max(budget + 1, fullTokens));
+    // A section no longer than its notice stays: cutting it would lengthen the brief and lose it.
+    if (notice.length >= (full[index] as string).length) continue;
     shown[index] = notice;
     included[index] = false;
     cuts.push(`${section.name}: ${itemsLabel(section)}`);
