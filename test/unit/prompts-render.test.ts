@@ -100,3 +100,15 @@ describe("a command's rendered size", () => {
     expect(out.text.length).toBe(15 * args.length + 14);
   });
 });
+
+describe("the claim-next prompt", () => {
+  it("shows the hidden characters of a title by their codes, as the resource list does", async () => {
+    const { PROMPTS } = await import("../../src/commands/resources.js");
+    const claimNext = PROMPTS.find((prompt) => prompt.name === "claim-next");
+    const tag = String.fromCodePoint(0xe0049);
+    const title = `Fix it\u202e now${tag}\u0085`;
+    const text = await claimNext?.text({}, async () => ({ tasks: [{ id: "T-5", title }] }));
+    expect(text).toContain('- T-5: "Fix it\\u202e now\\u{e0049}\\x85"');
+    expect(text).not.toMatch(/[\u202e\u0085]|\u{e0049}/u);
+  });
+});
