@@ -199,6 +199,20 @@ const CORPUS: Case[] = [
     ...cli(["agent", "add", "a\u001bb", "--role", "builder"]),
     expect: "error",
   },
+  // Every quote names the workspace owner `owner`: an agent of that name would read as it.
+  {
+    name: "agent named owner",
+    who: "owner",
+    ...cli(["agent", "add", "owner", "--role", "builder"]),
+    expect: "error",
+    also: mentions(/owner/),
+  },
+  {
+    name: "child agent named OWNER",
+    who: "rw",
+    ...cli(["agent", "add", "OWNER", "--role", "builder", "--parent", "worker"]),
+    expect: "error",
+  },
   {
     name: "shortcut name BEL",
     who: "owner",
