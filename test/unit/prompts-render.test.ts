@@ -112,3 +112,17 @@ describe("the claim-next prompt", () => {
     expect(text).not.toMatch(/[\u202e\u0085]|\u{e0049}/u);
   });
 });
+
+describe("the brief prompt", () => {
+  it("does not introduce a refusal as the task's brief", async () => {
+    const { PROMPTS } = await import("../../src/commands/resources.js");
+    const brief = PROMPTS.find((prompt) => prompt.name === "brief");
+    const refused = {
+      refused: { policy: "budget", reason: "the task needs 9000 tokens", next: "ask again" },
+    };
+    const text = (await brief?.text({ task: "T-2" }, async () => refused)) ?? "";
+    expect(text).not.toMatch(/Here is its brief|You are starting work/);
+    expect(text).toMatch(/^cairn refused this for you/);
+    expect(text).toContain('"policy": "budget"');
+  });
+});
