@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Profile } from "../domains/workspace/config.js";
+import { TOOL_SCHEMA_VERSION } from "../kernel/version.js";
 import { type CatalogBuild, CatalogError, type CatalogSource, type CatalogTool } from "./catalog.js";
 import { compactInputJson } from "./catalog-compact.js";
 import type { SessionContext } from "./context.js";
@@ -108,6 +109,8 @@ export function catalogToolSchemas(tool: CatalogTool) {
 /** One file-backed tool as `capabilities` lists it. */
 export interface CatalogEntry {
   name: string;
+  /** The `schema_version` its input requires, as every tool's does. */
+  schema_version: number;
   wraps: string;
   profiles: Profile[];
   read_only: boolean;
@@ -131,6 +134,7 @@ export async function describeCatalog(
         const annotations = catalogToolSchemas(tool).annotations;
         const entry = entries.get(tool.name) ?? {
           name: tool.name,
+          schema_version: TOOL_SCHEMA_VERSION,
           wraps: tool.command,
           profiles: [],
           read_only: annotations.readOnlyHint,

@@ -29,7 +29,9 @@ describe("cairn agents from the CLI", () => {
     expect(capabilities.catalog).toEqual({
       tools: [
         {
+          // A file-backed tool's input requires schema_version too: capabilities names it.
           name: "run-hello",
+          schema_version: 1,
           wraps: "agents run",
           profiles: ["operator", "all"],
           read_only: false,

@@ -32,6 +32,7 @@ export const capabilities = defineBareCommand({
           tools: z.array(
             z.object({
               name: z.string(),
+              schema_version: z.number().int(),
               wraps: z.string(),
               profiles: z.array(z.enum(PROFILES)),
               read_only: z.boolean(),
@@ -84,7 +85,9 @@ export const capabilities = defineBareCommand({
       ...out.commands.map((c) => `  ${c.name.padEnd(16)} ${c.effect.padEnd(11)} ${c.summary}`),
       "tools:",
       ...out.tools.map((t) => `  ${t.name.padEnd(16)} v${t.schema_version} ${t.profiles.join(",")}`),
-      ...out.catalog.tools.map((t) => `  ${t.name.padEnd(16)} file ${t.profiles.join(",")}`),
+      ...out.catalog.tools.map(
+        (t) => `  ${t.name.padEnd(16)} v${t.schema_version} file ${t.profiles.join(",")}`,
+      ),
       ...(out.catalog.error ? [`catalog error: ${out.catalog.error.file}: ${out.catalog.error.reason}`] : []),
     ].join("\n"),
 });
