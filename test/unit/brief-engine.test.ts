@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { assembleBrief, tokensOf } from "../../src/domains/knowledge/brief/engine.js";
+import { assembleBrief, MAX_BRIEF_BUDGET, tokensOf } from "../../src/domains/knowledge/brief/engine.js";
 import { quote } from "../../src/domains/knowledge/brief/fence.js";
 import type { BriefInputs, BriefTask } from "../../src/domains/knowledge/brief/inputs.js";
 
@@ -231,6 +231,24 @@ describe("the brief engine", () => {
     if (least.kind !== "ok") throw new Error("expected a brief");
     for (const kept of small) expect(least.text).toContain(kept);
     expect(assembleBrief(data, refused.needed - 1).kind).toBe("too_small");
+  });
+
+  it("never points past the largest brief: a cut names no budget above it, nor does a refusal", () => {
+    // Twenty findings of 256 KB: the whole brief is far past the largest budget a call may ask.
+    const big = inputs({}, 20);
+    big.findings = big.findings.map((f) => ({ ...f, text: "x".repeat(262_144) }));
+    const result = assembleBrief(big, 4_000);
+    if (result.kind !== "ok") throw new Error("expected a brief");
+    expect(result.text).toMatch(
+      /## Findings.*\n\[cut: 20 findings, ~\d+ tokens\. Get: `cairn note list --kind finding`\]/,
+    );
+    for (const match of result.text.matchAll(/--budget (\d+)/g))
+      expect(Number(match[1])).toBeLessThanOrEqual(MAX_BRIEF_BUDGET);
+    const huge = inputs({ task: task({ context: "y".repeat(4 * MAX_BRIEF_BUDGET + 4) }) });
+    expect(assembleBrief(huge, MAX_BRIEF_BUDGET)).toMatchObject({
+      kind: "too_small",
+      budget: MAX_BRIEF_BUDGET,
+    });
   });
 
   it("never cuts the task; when the task alone does not fit it says the size needed", () => {

@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { CommandContext } from "../../src/commands/context.js";
 import { briefCommands } from "../../src/commands/knowledge/brief.js";
 import { OWNER } from "../../src/domains/identity/actor.js";
+import { MAX_BRIEF_BUDGET } from "../../src/domains/knowledge/brief/engine.js";
 import { briefHash } from "../../src/domains/knowledge/brief/gather.js";
 import type { BriefTask, TaskBriefSource } from "../../src/domains/knowledge/brief/inputs.js";
 import { addNote } from "../../src/domains/knowledge/notes.js";
@@ -58,6 +59,11 @@ describe("the context and brief record commands, over a hand-filled task seam", 
       expect(parsed.error?.issues[0]?.path).toEqual(["budget"]);
     }
     expect(command.input.safeParse({ task: "T-1", budget: 1 }).success).toBe(true);
+    // A brief past the largest one makes a result a stdio client drops with its connection (the
+    // SDK's reads at most 10 MB a message): the budget stops there.
+    expect(command.input.safeParse({ task: "T-1", budget: MAX_BRIEF_BUDGET }).success).toBe(true);
+    const huge = command.input.safeParse({ task: "T-1", budget: MAX_BRIEF_BUDGET + 1 });
+    expect(huge.error?.issues[0]?.path).toEqual(["budget"]);
   });
 
   it("returns a brief within the budget that matches its declared output, and records it on request", async () => {

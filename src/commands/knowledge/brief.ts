@@ -1,5 +1,9 @@
 import { z } from "zod";
-import { assembleBrief, DEFAULT_BRIEF_BUDGET } from "../../domains/knowledge/brief/engine.js";
+import {
+  assembleBrief,
+  DEFAULT_BRIEF_BUDGET,
+  MAX_BRIEF_BUDGET,
+} from "../../domains/knowledge/brief/engine.js";
 import { gatherBriefInputs, recordBrief } from "../../domains/knowledge/brief/gather.js";
 import type { TaskBriefSource } from "../../domains/knowledge/brief/inputs.js";
 import { SECTION_ORDER } from "../../domains/knowledge/brief/sections.js";
@@ -17,6 +21,10 @@ const BriefInput = z.object({
     .number()
     .positive("the budget is a number of tokens above 0")
     .refine(Number.isInteger, "the budget is a whole number of tokens")
+    .refine(
+      (budget) => budget <= MAX_BRIEF_BUDGET,
+      `the budget is at most ${MAX_BRIEF_BUDGET} tokens: a larger result does not reach an MCP client whole; read the rest with note list and recall`,
+    )
     .optional()
     .describe(`tokens (chars/4), default ${DEFAULT_BRIEF_BUDGET}`),
 });
@@ -45,6 +53,13 @@ async function brief(
     now: ctx.now(),
   });
   const result = assembleBrief(inputs, budget);
+  if (result.kind === "too_small" && result.needed > MAX_BRIEF_BUDGET) {
+    throw refuse(
+      "budget",
+      `the task section alone needs ${result.needed} tokens, more than the largest brief (${MAX_BRIEF_BUDGET})`,
+      `read the task itself with \`cairn task show ${inputs.task.id}\``,
+    );
+  }
   if (result.kind === "too_small") {
     throw refuse(
       "budget",

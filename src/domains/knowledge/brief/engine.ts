@@ -3,6 +3,18 @@ import { itemsLabel, renderSections, type Section, type SectionName } from "./se
 
 export const DEFAULT_BRIEF_BUDGET = 4_000;
 
+/**
+ * The largest brief a call may ask for, about a megabyte of text. A result must reach a stdio
+ * client whole, and the official SDK's client reads at most 10 MB a message, then drops the
+ * connection: a brief goes out twice (as text and as structured content), each character up to
+ * three bytes of UTF-8. No budget above this is asked for, nor suggested.
+ */
+export const MAX_BRIEF_BUDGET = 250_000;
+
+/** Where to get what was cut, and the budget that would keep it when a call may ask for that. */
+const getting = (how: string, neededBudget: number) =>
+  `Get: ${how}${neededBudget <= MAX_BRIEF_BUDGET ? `, or --budget ${neededBudget}` : ""}`;
+
 /** The estimate every budget uses: four characters to a token. */
 export const tokensOf = (text: string) => Math.ceil(text.length / 4);
 
@@ -27,7 +39,7 @@ const renderSection = (section: Section) => `## ${section.title}\n${section.body
 function cutNotice(section: Section, neededBudget: number): string {
   return (
     `## ${section.title}\n[cut: ${itemsLabel(section)}, ~${tokensOf(renderSection(section))} tokens. ` +
-    `Get: ${section.how}, or --budget ${neededBudget}]`
+    `${getting(section.how, neededBudget)}]`
   );
 }
 
@@ -38,7 +50,7 @@ function shortened(section: Section, keep: number, neededBudget: number): string
   const leftTokens = tokensOf(parts.slice(keep).join("\n"));
   return (
     `## ${section.title}\n${parts.slice(0, keep).join("\n")}\n` +
-    `[cut: ${itemsLabel(left)} more, ~${leftTokens} tokens. Get: ${section.how}, or --budget ${neededBudget}]`
+    `[cut: ${itemsLabel(left)} more, ~${leftTokens} tokens. ${getting(section.how, neededBudget)}]`
   );
 }
 
@@ -48,8 +60,8 @@ function shortened(section: Section, keep: number, neededBudget: number): string
  * was left out and how to get it. The task section is never cut.
  */
 export function assembleBrief(inputs: BriefInputs, budget: number = DEFAULT_BRIEF_BUDGET): BriefResult {
-  if (!Number.isInteger(budget) || budget <= 0)
-    throw new RangeError(`budget must be a positive integer, got ${budget}`);
+  if (!Number.isInteger(budget) || budget <= 0 || budget > MAX_BRIEF_BUDGET)
+    throw new RangeError(`budget must be a whole number from 1 to ${MAX_BRIEF_BUDGET}, got ${budget}`);
   const sections = renderSections(inputs);
   const header = HEADER(inputs.task.id);
   const full = sections.map(renderSection);
