@@ -36,28 +36,44 @@ const HEADER = (taskId: string) =>
 
 const renderSection = (section: Section) => `## ${section.title}\n${section.body}`;
 
-function cutNotice(section: Section, neededBudget: number): string {
+/** Tokens in a text of this many characters (`tokensOf` without the text). */
+const tokensIn = (length: number) => Math.ceil(length / 4);
+
+function cutNotice(section: Section, renderedLength: number, neededBudget: number): string {
   return (
-    `## ${section.title}\n[cut: ${itemsLabel(section)}, ~${tokensOf(renderSection(section))} tokens. ` +
+    `## ${section.title}\n[cut: ${itemsLabel(section)}, ~${tokensIn(renderedLength)} tokens. ` +
     `${getting(section.how, neededBudget)}]`
   );
 }
 
-/** The first `keep` items of a section, then a notice naming how many more were left out. */
-function shortened(section: Section, keep: number, neededBudget: number): string {
+/**
+ * The first `keep` items of a section, then a notice naming how many more were left out: its
+ * length for every `keep`, from the items' lengths, and the text only for the one chosen.
+ */
+function shortenings(section: Section, neededBudget: number) {
   const parts = section.parts ?? [];
-  const left = { ...section, items: parts.length - keep };
-  const leftTokens = tokensOf(parts.slice(keep).join("\n"));
-  return (
-    `## ${section.title}\n${parts.slice(0, keep).join("\n")}\n` +
-    `[cut: ${itemsLabel(left)} more, ~${leftTokens} tokens. ${getting(section.how, neededBudget)}]`
-  );
+  // before[k]: the characters of the first k items joined by line breaks.
+  const before = [0];
+  for (const [index, part] of parts.entries())
+    before.push((before[index] as number) + part.length + (index > 0 ? 1 : 0));
+  const total = before[parts.length] as number;
+  const notice = (keep: number) => {
+    const left = { ...section, items: parts.length - keep };
+    const leftLength = total - (before[keep] as number) - 1;
+    return `[cut: ${itemsLabel(left)} more, ~${tokensIn(leftLength)} tokens. ${getting(section.how, neededBudget)}]`;
+  };
+  const head = `## ${section.title}\n`;
+  return {
+    length: (keep: number) => head.length + (before[keep] as number) + 1 + notice(keep).length,
+    text: (keep: number) => `${head}${parts.slice(0, keep).join("\n")}\n${notice(keep)}`,
+  };
 }
 
 /**
  * Assemble the brief within `budget` tokens. Sections keep their fixed order; when the whole does
  * not fit, droppable sections are replaced from the bottom up by a one-line notice naming what
- * was left out and how to get it. The task section is never cut.
+ * was left out and how to get it. The task section is never cut. What fits is measured by
+ * lengths: the brief is joined once, at the end (a brief may quote megabytes).
  */
 export function assembleBrief(inputs: BriefInputs, budget: number = DEFAULT_BRIEF_BUDGET): BriefResult {
   if (!Number.isInteger(budget) || budget <= 0 || budget > MAX_BRIEF_BUDGET)
@@ -65,20 +81,25 @@ export function assembleBrief(inputs: BriefInputs, budget: number = DEFAULT_BRIE
   const sections = renderSections(inputs);
   const header = HEADER(inputs.task.id);
   const full = sections.map(renderSection);
+  const fullLengths = full.map((text) => text.length);
   const join = (parts: string[]) => [header, ...parts].join("\n\n");
-  const fullTokens = tokensOf(join(full));
+  // The header, then each section after a blank line.
+  let shownLength = header.length + fullLengths.reduce((sum, length) => sum + 2 + length, 0);
+  const fullTokens = tokensIn(shownLength);
+  const neededBudget = Math.max(budget + 1, fullTokens);
 
   const shown = [...full];
   const included = sections.map(() => true);
   const cuts: string[] = [];
-  for (let index = sections.length - 1; index >= 0 && tokensOf(join(shown)) > budget; index--) {
+  for (let index = sections.length - 1; index >= 0 && tokensIn(shownLength) > budget; index--) {
     const section = sections[index] as Section;
     if (!section.droppable) continue;
     // The budget that would have kept this section: what is shown now, with it back in.
-    const notice = cutNotice(section, Math.max(budget + 1, fullTokens));
+    const notice = cutNotice(section, fullLengths[index] as number, neededBudget);
     // A section no longer than its notice stays: cutting it would lengthen the brief and lose it.
-    if (notice.length >= (full[index] as string).length) continue;
+    if (notice.length >= (fullLengths[index] as number)) continue;
     shown[index] = notice;
+    shownLength += notice.length - (fullLengths[index] as number);
     included[index] = false;
     cuts.push(`${section.name}: ${itemsLabel(section)}`);
   }
@@ -86,11 +107,11 @@ export function assembleBrief(inputs: BriefInputs, budget: number = DEFAULT_BRIE
   const highest = included.indexOf(false);
   const partial = sections[highest];
   if (partial?.parts && partial.parts.length > 1) {
+    const without = shownLength - (shown[highest] as string).length;
+    const shortening = shortenings(partial, neededBudget);
     for (let keep = partial.parts.length - 1; keep >= 1; keep--) {
-      const candidate = [...shown];
-      candidate[highest] = shortened(partial, keep, Math.max(budget + 1, fullTokens));
-      if (tokensOf(join(candidate)) <= budget) {
-        shown[highest] = candidate[highest] as string;
+      if (tokensIn(without + shortening.length(keep)) <= budget) {
+        shown[highest] = shortening.text(keep);
         const cut = cuts.findIndex((entry) => entry.startsWith(`${partial.name}:`));
         cuts[cut] = `${partial.name}: ${partial.parts.length - keep} of ${itemsLabel(partial)}`;
         break;
@@ -108,7 +129,7 @@ export function assembleBrief(inputs: BriefInputs, budget: number = DEFAULT_BRIE
     sections: sections.map((section, index) => ({
       name: section.name,
       items: section.items,
-      tokens: tokensOf(renderSection(section)),
+      tokens: tokensIn(fullLengths[index] as number),
       included: included[index] as boolean,
     })),
     cuts,
