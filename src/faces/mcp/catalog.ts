@@ -17,7 +17,7 @@ import { describeIssues, dispatch } from "../../commands/dispatch.js";
 import { type Profile, toolsForProfile } from "../../commands/tools.js";
 import { watchCatalog } from "./catalog-watch.js";
 import { callControls } from "./controls.js";
-import { toolResult } from "./results.js";
+import { fitOneMessage, toolResult } from "./results.js";
 
 type Handler = (request: { params?: Record<string, unknown> }, ctx: ServerContext) => Promise<unknown>;
 
@@ -164,5 +164,5 @@ async function callFileTool(tool: CatalogTool, args: unknown, session: Session, 
   if (outcome.kind === "ok" && tool.text) {
     result.content = [{ type: "text", text: tool.text(outcome.value as Record<string, unknown>) }];
   }
-  return result;
+  return fitOneMessage(result);
 }

@@ -19,3 +19,36 @@ export function toolResult(outcome: Outcome<unknown>, link?: ResourceLink): Call
   }
   return { content: [{ type: "text", text: describeError(outcome.error) }], isError: true };
 }
+
+/**
+ * The most one result may take as a message on stdout. The official SDK's stdio client reads at
+ * most 10 MiB a message and drops the whole connection past it (an agent listing large notes
+ * through `cli` lost its session); a result goes out twice, as text and as structured content.
+ */
+export const MAX_RESULT_BYTES = 9 * 1024 * 1024;
+
+/** Characters a text may hold and still fit once escaped and in UTF-8, text and copy alike. */
+const SURELY_FITS = MAX_RESULT_BYTES / 12;
+
+/** The result, or an error saying it is too large to send, for the caller to narrow its call. */
+export function fitOneMessage(result: CallToolResult): CallToolResult {
+  let chars = 0;
+  for (const item of result.content ?? []) if (item.type === "text") chars += item.text.length;
+  const stderr = (result.structuredContent as { stderr?: unknown } | undefined)?.stderr;
+  if (typeof stderr === "string") chars += stderr.length;
+  if (chars <= SURELY_FITS) return result;
+  const bytes = Buffer.byteLength(JSON.stringify(result), "utf8");
+  if (bytes <= MAX_RESULT_BYTES) return result;
+  const mb = (bytes / (1024 * 1024)).toFixed(1);
+  return {
+    content: [
+      {
+        type: "text",
+        text:
+          `usage: the answer is ${mb} MB, more than an MCP client reads in one message (10 MB); ` +
+          "narrow the call: a smaller limit, a filter, one id at a time, or a smaller budget",
+      },
+    ],
+    isError: true,
+  };
+}

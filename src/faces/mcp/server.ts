@@ -39,7 +39,7 @@ import { LineGuard } from "./line-guard.js";
 import { NoElicitationValidator } from "./no-elicitation.js";
 import { publishedSchemas } from "./published-schemas.js";
 import { pageResourceList } from "./resource-pages.js";
-import { toolResult } from "./results.js";
+import { fitOneMessage, toolResult } from "./results.js";
 import { readResourceAs, runner } from "./run-command.js";
 import { listSkillResources, serveSkillsExtension } from "./skills-extension.js";
 import { ResourceFeed } from "./subscriptions.js";
@@ -151,7 +151,7 @@ function register(server: McpServer, tool: ToolSpec, session: Session): void {
       const { controls, delivered } = callControls(ctx);
       const result = await runCliTool((args as { argv: string[] }).argv, session, controls);
       await delivered();
-      return result;
+      return fitOneMessage(result);
     });
     return;
   }
@@ -163,7 +163,7 @@ function register(server: McpServer, tool: ToolSpec, session: Session): void {
     // Progress must reach the client before the result: once the result arrives, the client
     // stops listening for this request's progress.
     await delivered();
-    return toolResult(inFace("mcp", outcome), briefLink(tool, outcome));
+    return fitOneMessage(toolResult(inFace("mcp", outcome), briefLink(tool, outcome)));
   });
 }
 
