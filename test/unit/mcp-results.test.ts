@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fitOneMessage, MAX_RESULT_BYTES, toolResult } from "../../src/faces/mcp/results.js";
+import { fitOneMessage, MAX_RESULT_BYTES, readFits, toolResult } from "../../src/faces/mcp/results.js";
 
 describe("tool results and the size of one stdio message", () => {
   it("answers a result larger than a client reads in one message with an error naming its size", () => {
@@ -20,5 +20,13 @@ describe("tool results and the size of one stdio message", () => {
       isError: false,
     };
     expect(fitOneMessage(cli).isError).toBe(true);
+  });
+
+  it("refuses a resource read too large to send, naming its size, and passes the rest", () => {
+    // A task shows its last 200 notes, each up to 256 KB; a skill file is sent whole.
+    const read = { contents: [{ uri: "cairn://task/T-2", text: "n".repeat(MAX_RESULT_BYTES) }] };
+    expect(() => readFits(read)).toThrow(/\d+ MB.*narrow/);
+    const small = { contents: [{ uri: "cairn://task/T-2", text: "n".repeat(1_000) }] };
+    expect(readFits(small)).toBe(small);
   });
 });

@@ -1,4 +1,9 @@
-import type { CallToolResult, ResourceLink } from "@modelcontextprotocol/server";
+import {
+  type CallToolResult,
+  ProtocolError,
+  ProtocolErrorCode,
+  type ResourceLink,
+} from "@modelcontextprotocol/server";
 import { describeError, type Outcome } from "../../kernel/outcome.js";
 
 /**
@@ -30,25 +35,38 @@ export const MAX_RESULT_BYTES = 9 * 1024 * 1024;
 /** Characters a text may hold and still fit once escaped and in UTF-8, text and copy alike. */
 const SURELY_FITS = MAX_RESULT_BYTES / 12;
 
+/** What to say of an answer too large to send, or undefined when it fits in one message. */
+function tooLarge(answer: unknown, chars: number, narrow: string): string | undefined {
+  if (chars <= SURELY_FITS) return undefined;
+  const bytes = Buffer.byteLength(JSON.stringify(answer), "utf8");
+  if (bytes <= MAX_RESULT_BYTES) return undefined;
+  const mb = (bytes / (1024 * 1024)).toFixed(1);
+  return `the answer is ${mb} MB, more than an MCP client reads in one message (10 MB); ${narrow}`;
+}
+
 /** The result, or an error saying it is too large to send, for the caller to narrow its call. */
 export function fitOneMessage(result: CallToolResult): CallToolResult {
   let chars = 0;
   for (const item of result.content ?? []) if (item.type === "text") chars += item.text.length;
   const stderr = (result.structuredContent as { stderr?: unknown } | undefined)?.stderr;
   if (typeof stderr === "string") chars += stderr.length;
-  if (chars <= SURELY_FITS) return result;
-  const bytes = Buffer.byteLength(JSON.stringify(result), "utf8");
-  if (bytes <= MAX_RESULT_BYTES) return result;
-  const mb = (bytes / (1024 * 1024)).toFixed(1);
-  return {
-    content: [
-      {
-        type: "text",
-        text:
-          `usage: the answer is ${mb} MB, more than an MCP client reads in one message (10 MB); ` +
-          "narrow the call: a smaller limit, a filter, one id at a time, or a smaller budget",
-      },
-    ],
-    isError: true,
-  };
+  const why = tooLarge(
+    result,
+    chars,
+    "narrow the call: a smaller limit, a filter, one id at a time, or a smaller budget",
+  );
+  return why ? { content: [{ type: "text", text: `usage: ${why}` }], isError: true } : result;
+}
+
+/** A resource read that fits in one message, or a protocol error saying how large it is. */
+export function readFits<T extends { contents: { text?: string; blob?: string }[] }>(read: T): T {
+  let chars = 0;
+  for (const item of read.contents) chars += (item.text ?? item.blob ?? "").length;
+  const why = tooLarge(
+    read,
+    chars,
+    "narrow the read: e.g. a task's notes with `note list --scope` and a limit, a skill's files one by one",
+  );
+  if (why) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, why);
+  return read;
 }

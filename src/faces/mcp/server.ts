@@ -39,7 +39,7 @@ import { LineGuard } from "./line-guard.js";
 import { NoElicitationValidator } from "./no-elicitation.js";
 import { publishedSchemas } from "./published-schemas.js";
 import { pageResourceList } from "./resource-pages.js";
-import { fitOneMessage, toolResult } from "./results.js";
+import { fitOneMessage, readFits, toolResult } from "./results.js";
 import { readResourceAs, runner } from "./run-command.js";
 import { listSkillResources, serveSkillsExtension } from "./skills-extension.js";
 import { ResourceFeed } from "./subscriptions.js";
@@ -204,6 +204,8 @@ function registerResource(server: McpServer, spec: ResourceSpec, session: Sessio
 /**
  * The SDK's `resources/read` names the URI whole when it cannot parse it or no resource matches
  * it; a hostile one is quoted and truncated instead, like every value cairn echoes in an error.
+ * A read too large for one message is an error rather than a message the client drops with its
+ * connection.
  */
 function quoteUrisReadsMiss(server: McpServer): void {
   wrapHandler(server, "resources/read", (original) => async (request, ctx) => {
@@ -215,7 +217,7 @@ function quoteUrisReadsMiss(server: McpServer): void {
       });
     }
     try {
-      return await original(request, ctx);
+      return readFits((await original(request, ctx)) as { contents: { text?: string; blob?: string }[] });
     } catch (error) {
       if (error instanceof ResourceNotFoundError && error.message.includes(uri)) {
         throw new ResourceNotFoundError(uri, `no resource ${quoteValue(uri)}`);
