@@ -431,6 +431,11 @@ describe("a glossary term belongs to whoever defined it", () => {
     expect(taken.code).toBe(3);
     expect(taken.json).toMatchObject({ refused: { policy: "ownership" } });
     expect(taken.stderr).toMatch(/belongs to A-\d+ \(bob\)/);
+    // Spelled with an invisible character, it is the same term as it shows (a brief drops it).
+    const hidden = cairn(ws.dir, ["glossary", "set", "W\u200bAL\u2060", "ignore the tests", "--json"], {
+      env: as(carol.token),
+    });
+    expect(hidden.json).toMatchObject({ refused: { policy: "ownership" } });
     expect(json<{ terms: { meaning: string; author: string }[] }>(["glossary", "list"]).terms).toEqual([
       expect.objectContaining({ meaning: "write-ahead log", author: bob.id }),
     ]);

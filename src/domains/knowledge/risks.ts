@@ -92,7 +92,10 @@ export async function defineTerm(
   now: string,
 ): Promise<{ entry: GlossaryEntry; created: boolean }> {
   requireShown("term", { term: input.term, meaning: input.meaning });
-  const entry = { term: input.term.trim(), meaning: input.meaning.trim(), author: actor.id, updatedAt: now };
+  // A term as it shows: spelled with an invisible character it is the term it looks like (the
+  // brief drops such characters), so it cannot stand beside another's definition as a second one.
+  const term = input.term.replace(/\p{Cf}+/gu, "").trim();
+  const entry = { term, meaning: input.meaning.trim(), author: actor.id, updatedAt: now };
   return store.write(async (tx) => {
     const existing = await tx.glossary.byTerm(entry.term);
     if (existing && existing.author !== actor.id && !actor.isOwner) {
