@@ -15,6 +15,35 @@ describe("fact normalisation", () => {
     expect(normaliseFact("Port 5432")).not.toBe(normaliseFact("Port 5433"));
   });
 
+  it("keeps the symbols that change what a fact says, and only those", () => {
+    // Each pair was one fact: the second was taken for a restatement of the first and never stored.
+    const different = [
+      ["Retries stay x < 5", "Retries stay x > 5"],
+      ["The build needs C++ 17", "The build needs C 17"],
+      ["The client is written in C#", "The client is written in C"],
+      ["The offset is -1", "The offset is 1"],
+      ["Coverage must stay at 50%", "Coverage must stay at 50"],
+      ["Compare with a != b", "Compare with a b"],
+      ["Prefer x ≤ 3", "Prefer x ≥ 3"],
+    ];
+    for (const [one, other] of different)
+      expect(normaliseFact(one as string), `${one} / ${other}`).not.toBe(normaliseFact(other as string));
+    // The same fact, however its operators are spaced or bracketed.
+    expect(normaliseFact("Retries stay (x<5).")).toBe(normaliseFact("retries stay x < 5"));
+    expect(normaliseFact("Use C++17")).toBe(normaliseFact("use c ++ 17"));
+    // Text without such symbols keeps the normal form facts were stored under before.
+    const old = (text: string) =>
+      text
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N}]+/gu, " ")
+        .trim();
+    for (const text of [
+      "T-12 is a well-known (see: the docs) task.",
+      "Don't, won't; \"quoted\" — dashes… #1",
+    ])
+      expect(normaliseFact(text)).toBe(old(text));
+  });
+
   it("reads a fact as it shows: invisible characters inside it do not make it another fact", () => {
     // A zero-width space, soft hyphen, word joiner, BOM or bidi mark shows as nothing: a
     // restatement carrying one looked the same and was stored as a second fact beside the first.

@@ -38,4 +38,14 @@ describe.each(contractStores("corrections"))("memory corrections: $name", ({ cre
       reinforced: 1,
     });
   });
+
+  it("stores a fact that differs from another by an operator as a fact of its own", async () => {
+    const cpp = await remember(store, OWNER, { text: "The engine builds as C++ 17" }, AT);
+    const c = await remember(store, OWNER, { text: "The engine builds as C 17" }, AT);
+    expect(c.reinforced).toBe(false);
+    expect(c.fact.id).not.toBe(cpp.fact.id);
+    expect((await remember(store, OWNER, { text: "the engine builds as c++17." }, AT)).fact.id).toBe(
+      cpp.fact.id,
+    );
+  });
 });

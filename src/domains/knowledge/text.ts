@@ -37,16 +37,44 @@ const INVISIBLE_FORMAT = /\p{Cf}+/gu;
  */
 export const shows = (text: string): boolean => /[^\s\p{Z}\p{Cc}\p{Cf}]/u.test(text);
 
+/** Symbols that change what a text says: `x < 5` is not `x > 5`, nor `C++` C, nor `50%` 50. */
+const MEANING = /[%&^]|\p{Sm}/u;
+/** What of a run of symbols that says something is kept: its operators, not the brackets around them. */
+const OPERATOR = /[%&^!*/-]|\p{Sm}/gu;
+const WORD_CHAR = /[\p{L}\p{N}]/u;
+
+/**
+ * A fact's words, and the symbols among them that carry meaning: a run holding an operator (`<`,
+ * `!=`, `++`, `%`), a `#` right after a word (C#, F#), a minus sign before a number (-1). Other
+ * punctuation (sentence marks, brackets, quotes, a hyphen inside a word) says nothing here.
+ */
+function factTokens(text: string): string[] {
+  const tokens: string[] = [];
+  for (const match of text.matchAll(/[\p{L}\p{N}]+|[^\s\p{L}\p{N}]+/gu)) {
+    const token = match[0];
+    if (WORD_CHAR.test(token.charAt(0))) {
+      tokens.push(token);
+      continue;
+    }
+    const before = text.charAt(match.index - 1);
+    const after = text.charAt(match.index + token.length);
+    const afterWord = before !== "" && WORD_CHAR.test(before);
+    if (MEANING.test(token)) tokens.push((token.match(OPERATOR) ?? []).join(""));
+    else if (afterWord && token.startsWith("#")) tokens.push("#");
+    else if (!afterWord && token.endsWith("-") && /\p{N}/u.test(after)) tokens.push("-");
+  }
+  return tokens;
+}
+
 /**
  * The identity of a fact: two texts that differ only in case, accents, punctuation, whitespace,
  * invisible characters or how a link is written are the same fact, so restating it reinforces
- * instead of duplicating.
+ * instead of duplicating. Symbols that carry meaning are kept (factTokens): "x < 5" restated as
+ * "x > 5" is another fact, never a reinforcement of the first. A text without them has the normal
+ * form it always had, so facts stored before keep theirs.
  */
 export function normaliseFact(text: string): string {
-  return foldAccents(flattenLinks(text.replace(INVISIBLE_FORMAT, "")))
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}]+/gu, " ")
-    .trim();
+  return factTokens(foldAccents(flattenLinks(text.replace(INVISIBLE_FORMAT, ""))).toLowerCase()).join(" ");
 }
 
 /** Words as the full-text index sees them (letters and digits, accents kept for the index to fold). */
