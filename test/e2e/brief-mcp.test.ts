@@ -126,7 +126,7 @@ describe("get_context over MCP, on the real board", () => {
       .structuredContent as unknown as BriefOut;
     expect(tiny.tokens).toBeLessThanOrEqual(250);
     expect(tiny.cuts.length).toBeGreaterThan(0);
-    expect(tiny.brief).toMatch(/\[cut: [^\]]*Get: [^\]]*--budget \d+\]/);
+    expect(tiny.brief).toMatch(/\[cut: [^\]]*Get: [^\]]*a budget of \d+\]/);
     expect(tiny.brief).toMatch(/## Task\nT-2 \[active\]/);
     const whole = (await callTool(kim.handle, "get_context", { task: "T-2", budget: 8000 }))
       .structuredContent as unknown as BriefOut;

@@ -188,7 +188,7 @@ describe("the brief engine", () => {
     expect(kept.map((s) => s.name)).toEqual(["activity", "shortcuts"]);
     expect(result.cuts.some((cut) => cut.startsWith("findings: "))).toBe(true);
     expect(result.text).toMatch(
-      /## Findings.*\n(?:[\s\S]*\n)?\[cut: \d+ findings?(?: more)?, ~\d+ tokens\. Get: `cairn note list --kind finding`, or --budget \d+\]/,
+      /## Findings.*\n(?:[\s\S]*\n)?\[cut: \d+ findings?(?: more)?, ~\d+ tokens\. Get: `cairn note list --kind finding`, or a budget of \d+\]/,
     );
     expect(result.text).toMatch(/## Memory.*\n\[cut: 30 facts.*`recall`/);
     expect(result.text).not.toContain("finding number 29");
@@ -243,7 +243,7 @@ describe("the brief engine", () => {
     expect(result.text).toMatch(
       /## Findings.*\n\[cut: 20 findings, ~\d+ tokens\. Get: `cairn note list --kind finding`\]/,
     );
-    for (const match of result.text.matchAll(/--budget (\d+)/g))
+    for (const match of result.text.matchAll(/a budget of (\d+)/g))
       expect(Number(match[1])).toBeLessThanOrEqual(MAX_BRIEF_BUDGET);
     const huge = inputs({ task: task({ context: "y".repeat(4 * MAX_BRIEF_BUDGET + 4) }) });
     expect(assembleBrief(huge, MAX_BRIEF_BUDGET)).toMatchObject({

@@ -11,9 +11,12 @@ export const DEFAULT_BRIEF_BUDGET = 4_000;
  */
 export const MAX_BRIEF_BUDGET = 250_000;
 
-/** Where to get what was cut, and the budget that would keep it when a call may ask for that. */
+/**
+ * Where to get what was cut, and the budget that would keep it when a call may ask for that (said
+ * in words: the CLI takes it as `--budget`, the MCP tool as `budget`).
+ */
 const getting = (how: string, neededBudget: number) =>
-  `Get: ${how}${neededBudget <= MAX_BRIEF_BUDGET ? `, or --budget ${neededBudget}` : ""}`;
+  `Get: ${how}${neededBudget <= MAX_BRIEF_BUDGET ? `, or a budget of ${neededBudget}` : ""}`;
 
 /** The estimate every budget uses: four characters to a token. */
 export const tokensOf = (text: string) => Math.ceil(text.length / 4);
