@@ -47,6 +47,14 @@ describe("the CLI face: exit codes and --json", () => {
       // A person still reads the parser's own words on stderr.
       expect(run.stderr, args.join(" ")).toContain(`error: ${error.message}`);
     }
+    // A group with options alone misses its command, not an option (the cli tool's ["note"]).
+    const group = cairn(ws.dir, ["note", "--json"]);
+    expect(group.code).toBe(2);
+    expect((group.json as { error: unknown }).error).toEqual({
+      kind: "usage",
+      message: "`cairn note` needs a command: add, list, show, trust",
+      next: "see `cairn note --help`",
+    });
     // After `--`, "--json" is a value, not the option: no JSON is asked for.
     const literal = cairn(ws.dir, ["task", "show", "T-1", "--", "--json", "extra"]);
     expect(literal.code).toBe(2);

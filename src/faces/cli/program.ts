@@ -246,5 +246,12 @@ function parserError(error: CommanderError, program: Commander, argv: readonly s
     path.push(word);
     current = sub;
   }
-  return usageError(error.message.replace(/^error: /, ""), `see \`cairn ${[...path, "--help"].join(" ")}\``);
+  const help = `see \`cairn ${[...path, "--help"].join(" ")}\``;
+  // A group given options alone (`cairn note --json`, the cli tool's `["note"]`): the complaint
+  // would be about the option, where what is missing is the command.
+  const rest = argv.slice(path.length);
+  const names = current.commands.map((command) => command.name()).filter((name) => name !== "help");
+  if (path.length > 0 && names.length > 0 && rest.every((word) => word.startsWith("-")))
+    return usageError(`\`cairn ${path.join(" ")}\` needs a command: ${names.join(", ")}`, help);
+  return usageError(error.message.replace(/^error: /, ""), help);
 }
