@@ -1,7 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { parseMetric } from "../../src/domains/knowledge/notes.js";
 import { riskRank } from "../../src/domains/knowledge/risks.js";
-import { normaliseFact, normaliseTopics, parseScope, queryTerms } from "../../src/domains/knowledge/text.js";
+import {
+  normaliseFact,
+  normaliseTopics,
+  parseScope,
+  queryTerms,
+  shows,
+} from "../../src/domains/knowledge/text.js";
 import { ftsExpression } from "../../src/store/sqlite/facts.js";
 
 describe("fact normalisation", () => {
@@ -13,6 +19,13 @@ describe("fact normalisation", () => {
     ).not.toBe("");
     expect(normaliseFact("The docs live at http://www.example.com/docs/ see Cafe notes")).toBe(base);
     expect(normaliseFact("Port 5432")).not.toBe(normaliseFact("Port 5433"));
+  });
+
+  it("takes a text of blank-drawn letters for an empty one", () => {
+    // A decision's required `rejected` filled with these drew as nothing in every brief.
+    for (const blank of ["\u3164", "\u115F\u1160", "\uFFA0", "\u2800", " \u200B\u00A0"])
+      expect(shows(blank), JSON.stringify(blank)).toBe(false);
+    expect(shows("\u3164kept")).toBe(true);
   });
 
   it("keeps the symbols that change what a fact says, and only those", () => {

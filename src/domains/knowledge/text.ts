@@ -32,10 +32,12 @@ function flattenLinks(text: string): string {
 const INVISIBLE_FORMAT = /\p{Cf}+/gu;
 
 /**
- * Whether a text shows anything: a character besides spaces, control characters and invisible
- * format characters. A required field that does not is as good as empty (a brief shows it so).
+ * Whether a text shows anything: a character besides spaces, control characters, invisible
+ * format characters and the letters that draw as blank (the Hangul fillers, the blank braille
+ * pattern). A required field that does not is as good as empty (a brief shows it so).
  */
-export const shows = (text: string): boolean => /[^\s\p{Z}\p{Cc}\p{Cf}]/u.test(text);
+export const shows = (text: string): boolean =>
+  /[^\s\p{Z}\p{Cc}\p{Cf}\u115F\u1160\u2800\u3164\uFFA0]/u.test(text);
 
 /** Symbols that change what a text says: `x < 5` is not `x > 5`, nor `C++` C, nor `50%` 50. */
 const MEANING = /[%&^]|\p{Sm}/u;
