@@ -23,3 +23,30 @@ export function tempDir(prefix: string): string {
   }
   return dir;
 }
+
+/** Work folders not yet removed; one exit hook serves them all, however many calls run at once. */
+const working = new Set<string>();
+let workHooked = false;
+
+/**
+ * A folder one piece of work needs while it runs (a skill run's compiled copies), removed by
+ * `remove()` when the work ends, or at the process's exit if it never gets there: a stop signal
+ * exits from main.ts without unwinding the work's `finally`.
+ */
+export function workFolder(prefix: string): { path: string; remove: () => void } {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  working.add(path);
+  if (!workHooked) {
+    workHooked = true;
+    process.once("exit", () => {
+      for (const folder of working) rmSync(folder, { recursive: true, force: true });
+    });
+  }
+  return {
+    path,
+    remove: () => {
+      working.delete(path);
+      rmSync(path, { recursive: true, force: true });
+    },
+  };
+}

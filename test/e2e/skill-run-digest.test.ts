@@ -1,9 +1,10 @@
-import { spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { chmodSync, mkdirSync, readdirSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { waitFor } from "../helpers/processes.js";
 import { skillMd, writeTree } from "../helpers/skills.js";
-import { cairn, initWorkspace } from "../helpers/workspace.js";
+import { CAIRN_BIN, cairn, cleanEnv, initWorkspace } from "../helpers/workspace.js";
 
 /**
  * What the operator enables is a skill at a digest: whatever an agent adds to or changes in the
@@ -129,5 +130,25 @@ describe("skill_run against a skill changed after it was enabled", () => {
     }).json as { stdout?: string; argv?: string[] };
     expect(ran.stdout).toBe('["a"]\n');
     expect(ran.argv?.[0]).not.toContain(ws.dir);
+  });
+
+  it("SIGTERM of cairn mid-run leaves no per-run folder behind in the temp directory", async () => {
+    writeTree(skillDir, { "scripts/wait.py": "import time\ntime.sleep(60)\n" });
+    const digest = cairn(ws.dir, ["skill", "digest", "conv", "--json"], { env }).json as {
+      enable_line: string;
+    };
+    writeFileSync(join(env.CAIRN_HOME as string, "cairn.toml"), `[skills.run]\n${digest.enable_line}\n`);
+    const tmp = join(ws.dir, "tmp");
+    mkdirSync(tmp);
+    const child = spawn(process.execPath, [CAIRN_BIN, "skill", "run", "conv", "scripts/wait.py"], {
+      cwd: ws.dir,
+      env: cleanEnv({ ...env, TMPDIR: tmp }),
+      stdio: "ignore",
+    });
+    const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+    await waitFor(() => readdirSync(tmp).length > 0, 10_000, "the run to start");
+    child.kill("SIGTERM");
+    expect(await exited).toBe(143);
+    expect(readdirSync(tmp)).toEqual([]);
   });
 });

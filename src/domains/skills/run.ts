@@ -1,9 +1,9 @@
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { realpathSync } from "node:fs";
 import { basename, extname, join } from "node:path";
 import { Capture } from "../../kernel/capture.js";
 import { type ChildResult, childEnv, runChild } from "../../kernel/child.js";
 import { notFound, refuse } from "../../kernel/outcome.js";
+import { workFolder } from "../../kernel/temp-dir.js";
 import { resolveBinary } from "../os/run.js";
 import type { Skill } from "./discover.js";
 import { DIGEST_BYTES_LIMIT, DIGEST_FILE_LIMIT, digestSkill, firstLine, INTERPRETERS } from "./files.js";
@@ -154,7 +154,7 @@ export async function runScript(
   // mtime and size, which whoever can write the folder can forge; the digest leaves __pycache__
   // out (Python writes there itself). A fresh prefix per run: compiled copies are read and
   // written there only, so what runs is compiled from the sources the operator enabled.
-  const pycache = mkdtempSync(join(tmpdir(), "cairn-pycache-"));
+  const pycache = workFolder("cairn-pycache-");
   let result: ChildResult;
   try {
     result = await runChild({
@@ -163,7 +163,7 @@ export async function runScript(
       env: childEnv(options.env, {
         SKILL_NAME: skill.name,
         SKILL_DIR: skill.realDir,
-        PYTHONPYCACHEPREFIX: pycache,
+        PYTHONPYCACHEPREFIX: pycache.path,
       }),
       timeoutMs: options.timeoutMs,
       killEscaped: true,
@@ -171,7 +171,7 @@ export async function runScript(
       onOutput: (chunk, stream) => (stream === "stdout" ? out : err).add(chunk),
     });
   } finally {
-    rmSync(pycache, { recursive: true, force: true });
+    pycache.remove();
   }
   return {
     argv: [...argv],
