@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { rmSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callTool, connectMcp, INITIALIZE, rawServer, startToolCall } from "../helpers/mcp.js";
@@ -17,14 +17,25 @@ beforeAll(() => {
 });
 afterAll(() => ws.cleanup());
 
-/** A claimed task whose criterion runs `sleep 120`, writing the sleeper's pid to a file first. */
-function sleeperTask(): { id: string; pidFile: string } {
+/**
+ * A claimed task whose criterion runs `sleep 120`, writing the sleeper's pid to a file first;
+ * `deaf`: a shell that survives SIGTERM (writing `.term` beside the pid file when it comes), so
+ * only the SIGKILL after the grace ends it.
+ */
+function sleeperTask(deaf = false): { id: string; pidFile: string } {
   seq += 1;
   const pidFile = join(ws.dir, `sleeper-${seq}.pid`);
   const id = (cairn(ws.dir, ["task", "add", `sleeper ${seq}`, "--json"]).json as { task: { id: string } })
     .task.id;
   const args = ["task", "criterion", id, "--text", "sleeps"];
-  for (const word of ["sh", "-c", `echo $$ > ${pidFile}; exec sleep 120`]) args.push("--verify", word);
+  for (const word of [
+    "sh",
+    "-c",
+    deaf
+      ? `trap 'echo > ${pidFile}.term' TERM; echo $$ > ${pidFile}; while :; do sleep 0.1; done`
+      : `echo $$ > ${pidFile}; exec sleep 120`,
+  ])
+    args.push("--verify", word);
   expect(cairn(ws.dir, args).code).toBe(0);
   expect(cairn(ws.dir, ["task", "claim", id]).code).toBe(0);
   return { id, pidFile };
@@ -72,6 +83,17 @@ describe("long commands stop when asked", () => {
       criteria: { checked: boolean; evidence: unknown }[];
     };
     expect(shown.criteria[0]).toMatchObject({ checked: false, evidence: null });
+  });
+
+  it("a second Ctrl-C while the command is still stopping exits 130 at once, leaving nothing running", async () => {
+    const { id, pidFile } = sleeperTask(true);
+    const run = startCheck(id);
+    const pid = await pidFrom(pidFile);
+    run.child.kill("SIGINT");
+    await waitFor(() => existsSync(`${pidFile}.term`), 5_000, "the first Ctrl-C to reach the command");
+    run.child.kill("SIGINT");
+    expect(await run.exited).toBe(130);
+    await waitFor(() => processGone(pid), 5_000, "the sleeper to die");
   });
 
   it("an MCP cancel of check_task kills the command; the server keeps serving", async () => {

@@ -12,6 +12,9 @@ import { errorJson, escapeControls, type Output, renderOutcome } from "./render.
 /** 128 + SIGINT, what a shell reports for an interrupted command. */
 export const EXIT_CANCELLED = 130;
 
+/** How long a second Ctrl-C waits for what the call supervised to record its end (as a stop signal does). */
+const STOP_GRACE_MS = 5_000;
+
 /**
  * A repeated flag gathers its values in one array, grown in place: copying what was gathered at
  * every repeat made a flag given 100,000 times (through the `cli` tool, say) block for minutes.
@@ -41,8 +44,18 @@ const collectJson = (value: string, previous: unknown[] | undefined) => gather(f
  */
 function terminalControls(): { controls: CallControls; release: () => void } {
   const abort = new AbortController();
-  const onInterrupt = () => abort.abort();
-  process.once("SIGINT", onInterrupt);
+  const onInterrupt = () => {
+    if (!abort.signal.aborted) {
+      abort.abort();
+      return;
+    }
+    // A second Ctrl-C while the call is still stopping: stop now. What the call started runs in
+    // process groups of its own, which the terminal's signal never reaches, so it goes first.
+    void import("../../kernel/child.js")
+      .then(({ stopEverything }) => stopEverything(STOP_GRACE_MS))
+      .finally(() => process.exit(EXIT_CANCELLED));
+  };
+  process.on("SIGINT", onInterrupt);
   const controls: CallControls = { signal: abort.signal };
   let drawn = false;
   if (stderrIsTerminal()) {
