@@ -159,6 +159,31 @@ describe("local agent runs that try to outlive themselves", () => {
     expect(runs[0]?.status).toBe(face.startsWith("SIGTERM") ? "interrupted" : "cancelled");
   });
 
+  it("on SIGTERM to cairn mid-remediation, records the remediation interrupted, not running", async () => {
+    const pidFile = join(ws.dir, "remedy.pid");
+    writeAgent(
+      ws.dir,
+      "remedied",
+      `[agent]\nname = "remedied"\n[run]\ncommand = "true"\n[[preflight]]\ncommand = "false"\nremediation = ["sh", "-c", "echo $$ > '${pidFile}'; exec sleep 60"]\n`,
+    );
+    const supervisor = spawn(process.execPath, [CAIRN_BIN, "agents", "remediate", "remedied", "1"], {
+      cwd: ws.dir,
+      env: cleanEnv(env),
+      stdio: "ignore",
+    });
+    const exited = new Promise((resolve) => supervisor.on("exit", (code) => resolve(code)));
+    leftovers.push(await pidFrom(pidFile));
+    supervisor.kill("SIGTERM");
+    expect(await exited).toBe(143);
+    const runs = (
+      cairn(ws.dir, ["agents", "inspect", "remedied", "--json"], { env }).json as {
+        last_runs: { trigger: string; status: string; finished_at: string | null }[];
+      }
+    ).last_runs;
+    expect(runs[0]).toMatchObject({ trigger: "remediation", status: "interrupted" });
+    expect(runs[0]?.finished_at).not.toBeNull();
+  });
+
   it("cannot be stopped by another agent taking the names its run identities will get", () => {
     addAgent(ws.dir, "runner-id", "builder");
     const mallory = addAgent(ws.dir, "mallory", "builder").token;

@@ -3,6 +3,7 @@ import type { Store } from "../../store/store.js";
 import type { RemediationTool } from "./catalog.js";
 import { Tail } from "./logs.js";
 import { thisSupervisor } from "./orphans.js";
+import { STOPPING, untilStopped } from "./runner.js";
 
 export const REMEDIATION_DEADLINE_MS = 120_000;
 const OUTPUT_CAP = 16 * 1024;
@@ -53,51 +54,57 @@ export async function remediate(
     return run;
   });
   const output = new Tail(OUTPUT_CAP);
-  const result = await runChild({
-    argv: tool.argv,
-    cwd: tool.agent.dir,
-    env: childEnv(env),
-    timeoutMs: REMEDIATION_DEADLINE_MS,
-    signal,
-    onOutput: (chunk) => output.push(chunk),
-  });
-  const at = now();
-  const status = result.timedOut
-    ? "timed_out"
-    : result.cancelled
-      ? "cancelled"
-      : result.exitCode === 0
-        ? "ok"
-        : "failed";
-  await store.write(async (tx) => {
-    await tx.agentRuns.finish(started.id, {
-      status,
-      exitCode: result.exitCode,
-      finishedAt: at,
-      durationMs: result.durationMs,
-      stderrTail: output.text().slice(-2000),
-      reason: result.error,
+  // Stopped by a signal (SIGTERM to cairn, or to the server running it), it ends as an agent run
+  // does: recorded interrupted before the process exits, not left running.
+  return untilStopped(signal, async (stopping) => {
+    const result = await runChild({
+      argv: tool.argv,
+      cwd: tool.agent.dir,
+      env: childEnv(env),
+      timeoutMs: REMEDIATION_DEADLINE_MS,
+      signal: stopping,
+      onOutput: (chunk) => output.push(chunk),
     });
-    await tx.journal.append({
-      at,
-      actor: actorId,
-      action: "agent.remediation",
-      subject: started.id,
-      data: {
-        severity: "critical",
-        agent: tool.agent.name,
-        tool: tool.name,
-        argv: tool.argv,
-        exit_code: result.exitCode,
-        timed_out: result.timedOut,
-      },
+    const at = now();
+    const status = result.timedOut
+      ? "timed_out"
+      : result.cancelled
+        ? stopping.reason === STOPPING
+          ? "interrupted"
+          : "cancelled"
+        : result.exitCode === 0
+          ? "ok"
+          : "failed";
+    await store.write(async (tx) => {
+      await tx.agentRuns.finish(started.id, {
+        status,
+        exitCode: result.exitCode,
+        finishedAt: at,
+        durationMs: result.durationMs,
+        stderrTail: output.text().slice(-2000),
+        reason: result.error,
+      });
+      await tx.journal.append({
+        at,
+        actor: actorId,
+        action: "agent.remediation",
+        subject: started.id,
+        data: {
+          severity: "critical",
+          agent: tool.agent.name,
+          tool: tool.name,
+          argv: tool.argv,
+          exit_code: result.exitCode,
+          timed_out: result.timedOut,
+        },
+      });
     });
+    return {
+      run_id: started.id,
+      argv: tool.argv,
+      exit_code: result.exitCode,
+      timed_out: result.timedOut,
+      output: output.text(),
+    };
   });
-  return {
-    run_id: started.id,
-    argv: tool.argv,
-    exit_code: result.exitCode,
-    timed_out: result.timedOut,
-    output: output.text(),
-  };
 }

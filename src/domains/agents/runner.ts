@@ -129,12 +129,22 @@ export async function runAgent(request: RunRequest): Promise<RunResult> {
     return run;
   });
   request.onStart?.(started);
-  // The run's own stop: the caller's cancel, or this process stopped by a signal (a server's
-  // SIGTERM), which ends the run as interrupted, its token retired, before the process exits.
+  return untilStopped(request.signal, (signal) => supervise(request, schedule, argv, cwd, started, signal));
+}
+
+/**
+ * Supervised work's own stop: the caller's cancel, or this process stopped by a signal (a
+ * server's SIGTERM), which aborts `work`'s signal with STOPPING so the work ends as interrupted
+ * and records it (its token retired) before the process exits.
+ */
+export async function untilStopped<T>(
+  cancel: AbortSignal | undefined,
+  work: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
   const stopping = new AbortController();
-  const forward = () => stopping.abort(request.signal?.reason);
-  if (request.signal?.aborted) forward();
-  else request.signal?.addEventListener("abort", forward, { once: true });
+  const forward = () => stopping.abort(cancel?.reason);
+  if (cancel?.aborted) forward();
+  else cancel?.addEventListener("abort", forward, { once: true });
   let ended = () => {};
   const over = new Promise<void>((resolve) => {
     ended = resolve;
@@ -144,10 +154,10 @@ export async function runAgent(request: RunRequest): Promise<RunResult> {
     return over;
   });
   try {
-    return await supervise(request, schedule, argv, cwd, started, stopping.signal);
+    return await work(stopping.signal);
   } finally {
     unhook();
-    request.signal?.removeEventListener("abort", forward);
+    cancel?.removeEventListener("abort", forward);
     ended();
   }
 }
