@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { appendFileSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -11,7 +12,8 @@ import {
   openAttempt,
   writePack,
 } from "../helpers/goals.js";
-import { addAgent, cairn, runSync } from "../helpers/workspace.js";
+import { pidFrom } from "../helpers/processes.js";
+import { addAgent, CAIRN_BIN, cairn, cleanEnv, runSync } from "../helpers/workspace.js";
 
 /**
  * A builder with a read-write grant that wants a keep it has not earned: each test is one way
@@ -173,6 +175,51 @@ describe("frozen inputs git ignores", () => {
     const decided = cairnJson<Decision>(ws.dir, ["attempt", "decide", attempt], builder);
     expect(decided.verdict).toBe("revert");
     expect(decided.reasons.join("\n")).toMatch(/changes frozen evaluator inputs: checks\/cases\/0\.js/);
+  });
+});
+
+describe("an evaluation killed part way", () => {
+  it("records nothing: a builder cannot kill it after a lucky sample, put a frozen input back and have that sample kept", async () => {
+    writeFileSync(join(ws.dir, ".gitignore"), "expected.txt\nran-once\n");
+    writeFileSync(join(ws.dir, "expected.txt"), "fail\n");
+    runSync("git", ["add", "-A"], ws.dir);
+    runSync("git", ["commit", "-qm", "checks"], ws.dir);
+    const goal = contractWith(ws.dir, [{ name: "check", threshold: 1 }]);
+    const pidFile = join(ws.dir, "second.pid");
+    writePack(
+      ws.dir,
+      "fixture",
+      evaluatorToml({
+        name: "fixture-check",
+        proof: "check",
+        // The second repeat holds until the test has killed cairn.
+        argv: [
+          "sh",
+          "-c",
+          `if [ -e ran-once ]; then echo $$ > "${pidFile}"; exec sleep 60; fi; touch ran-once; grep -q pass expected.txt`,
+        ],
+        inputs: ["expected.txt"],
+        repeats: 2,
+      }),
+    );
+    const attempt = openAttempt(ws.dir, freezeRun(ws.dir, goal), builder);
+    writeFileSync(join(ws.dir, "lib.txt"), "changed\n");
+    writeFileSync(join(ws.dir, "expected.txt"), "pass\n");
+    const evaluation = spawn(process.execPath, [CAIRN_BIN, "attempt", "eval", attempt], {
+      cwd: ws.dir,
+      env: cleanEnv(builder),
+      stdio: "ignore",
+    });
+    const exited = new Promise((resolve) => evaluation.on("close", resolve));
+    const second = await pidFrom(pidFile);
+    evaluation.kill("SIGKILL");
+    await exited;
+    process.kill(second, "SIGKILL");
+    writeFileSync(join(ws.dir, "expected.txt"), "fail\n");
+    const shown = cairnJson<{ samples: unknown[] }>(ws.dir, ["attempt", "show", attempt], builder);
+    expect(shown.samples).toEqual([]);
+    const decided = cairn(ws.dir, ["attempt", "decide", attempt, "--json"], { env: builder });
+    expect(decided.stdout).not.toMatch(/"verdict": "keep"/);
   });
 });
 

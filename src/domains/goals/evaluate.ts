@@ -91,18 +91,6 @@ export async function evalAttempt(
       side,
       tree,
     };
-    await store.write(async (tx) => {
-      // Decided or reverted meanwhile (another process): evidence must not change under a decision.
-      refuseIfSettled(await attemptOrThrow(tx, attemptId));
-      await tx.goals.insertSample(sample);
-      await tx.journal.append({
-        at: sample.at,
-        actor,
-        action: "attempt.sample",
-        subject: attemptId,
-        data: { evaluator: frozen.name, side, value: sample.value, error: sample.error },
-      });
-    });
     taken.push(sample);
     return sample;
   };
@@ -116,16 +104,33 @@ export async function evalAttempt(
     await base.dispose();
   }
   const drift = [...new Set([...driftBefore, ...(await inputDrift(run.manifest, dir))])].sort();
-  if (drift.length > 0) {
+  // The evaluation is recorded whole, with the input drift seen around it, or not at all: a
+  // process killed part way must not leave samples whose drift check never ran (a builder could
+  // put a frozen input back afterwards), nor some repeats standing for all of them.
+  if (taken.length > 0 || drift.length > 0) {
     await store.write(async (tx) => {
-      await tx.goals.recordInputDrift(attemptId, drift);
-      await tx.journal.append({
-        at: now(),
-        actor,
-        action: "attempt.input_drift",
-        subject: attemptId,
-        data: { paths: drift },
-      });
+      // Decided or reverted meanwhile (another process): evidence must not change under a decision.
+      refuseIfSettled(await attemptOrThrow(tx, attemptId));
+      for (const sample of taken) {
+        await tx.goals.insertSample(sample);
+        await tx.journal.append({
+          at: sample.at,
+          actor,
+          action: "attempt.sample",
+          subject: attemptId,
+          data: { evaluator: sample.evaluator, side: sample.side, value: sample.value, error: sample.error },
+        });
+      }
+      if (drift.length > 0) {
+        await tx.goals.recordInputDrift(attemptId, drift);
+        await tx.journal.append({
+          at: now(),
+          actor,
+          action: "attempt.input_drift",
+          subject: attemptId,
+          data: { paths: drift },
+        });
+      }
     });
   }
   const stopped = cancelled();
