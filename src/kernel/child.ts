@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { killGroupsCarrying, processTable } from "./processes.js";
+import { CHILD_MARK_VARIABLE, killGroupsCarrying, processTable } from "./processes.js";
 import { boardsStartedFor, STARTED_FOR_VARIABLE, servedBoard } from "./started-for.js";
 
 /**
@@ -59,9 +59,6 @@ export interface ChildRequest {
    */
   killEscaped?: boolean;
 }
-
-/** The variable that marks what one runChild started, so what escapes its group is still found. */
-export const CHILD_MARK_VARIABLE = "CAIRN_CHILD_MARK";
 
 export interface ChildResult {
   exitCode: number | null;

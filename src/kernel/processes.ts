@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from "node:fs";
+import { boardsStartedFor, STARTED_FOR_VARIABLE } from "./started-for.js";
 
 /**
  * Processes as this machine's kernel knows them. A pid names a process only while it lives: once
@@ -124,6 +125,54 @@ export function killGroupsCarrying(
     try {
       process.kill(-group, "SIGKILL");
       killed = true;
+    } catch {
+      // Gone since we looked.
+    }
+  }
+  return killed;
+}
+
+/** The variable that marks what one supervised command started (`PID.NONCE`, PID its cairn's). */
+export const CHILD_MARK_VARIABLE = "CAIRN_CHILD_MARK";
+
+/**
+ * Kill what a cairn process that died without stopping it (kill -9, a crash, the OOM killer)
+ * left running for `board`: the verify commands, shortcuts, evaluators, skill scripts and OS
+ * tools it supervised live on in process groups of their own, marked with its pid. A group is
+ * killed only when the pid its mark names runs no more (a reused pid spares it: a missed kill,
+ * never a wrong one), and only when it was started for this board. Never this process's own
+ * group. Linux only. Returns how many groups it killed.
+ */
+export function killChildrenOfDeadSupervisors(
+  board: string,
+  table: readonly ProcessEntry[] = processTable(),
+): number {
+  const own = table.find((entry) => entry.pid === process.pid)?.pgrp;
+  const groups = new Set<number>();
+  const prefix = `${CHILD_MARK_VARIABLE}=`;
+  for (const entry of table) {
+    if (entry.pgrp <= 1 || entry.pgrp === own || groups.has(entry.pgrp)) continue;
+    let environment: string[];
+    try {
+      environment = readFileSync(`/proc/${entry.pid}/environ`, "utf8").split("\0");
+    } catch {
+      continue;
+    }
+    const mark = environment.find((variable) => variable.startsWith(prefix));
+    if (!mark) continue;
+    const supervisor = Number(mark.slice(prefix.length).split(".")[0]);
+    if (!Number.isInteger(supervisor) || supervisor <= 0 || processAlive(supervisor)) continue;
+    const startedFor = environment.find((variable) => variable.startsWith(`${STARTED_FOR_VARIABLE}=`));
+    const boards = boardsStartedFor({
+      [STARTED_FOR_VARIABLE]: startedFor?.slice(STARTED_FOR_VARIABLE.length + 1),
+    });
+    if (boards.includes(board)) groups.add(entry.pgrp);
+  }
+  let killed = 0;
+  for (const group of groups) {
+    try {
+      process.kill(-group, "SIGKILL");
+      killed++;
     } catch {
       // Gone since we looked.
     }

@@ -96,6 +96,17 @@ describe("long commands stop when asked", () => {
     await waitFor(() => processGone(pid), 5_000, "the sleeper to die");
   });
 
+  it("kill -9 of cairn mid-check: the next cairn sweep kills the verify command it left running", async () => {
+    const { id, pidFile } = sleeperTask();
+    const run = startCheck(id);
+    const pid = await pidFrom(pidFile);
+    run.child.kill("SIGKILL");
+    await run.exited;
+    expect(processGone(pid)).toBe(false);
+    expect(cairn(ws.dir, ["sweep"]).code).toBe(0);
+    await waitFor(() => processGone(pid), 5_000, "the orphaned sleeper to die");
+  });
+
   it("an MCP cancel of check_task kills the command; the server keeps serving", async () => {
     const { id, pidFile } = sleeperTask();
     const mcp = await connectMcp(ws.dir);

@@ -3,11 +3,13 @@ import { readdirSync, realpathSync, rmSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import {
+  killChildrenOfDeadSupervisors,
   killGroupsCarrying,
   ownProcessStart,
   processTable,
   sameProcessAlive,
 } from "../../kernel/processes.js";
+import { servedBoard } from "../../kernel/started-for.js";
 import type { Store } from "../../store/store.js";
 import { retireRunAgent } from "../identity/run-identity.js";
 import type { Workspace } from "../workspace/discover.js";
@@ -104,6 +106,10 @@ export async function reapOrphans(
   actorId: string,
   now: () => string,
 ): Promise<string[]> {
+  // What a cairn killed outright left running for this board (a verify command, an evaluator,
+  // a skill script, an OS tool) has no row to find it by, only its mark: it goes too.
+  const board = servedBoard();
+  if (board !== undefined) killChildrenOfDeadSupervisors(board);
   const running = await store.read((tx) => tx.agentRuns.running());
   const here = hostname();
   // Another machine's run (a shared store) is for its own daemon to judge: its pid is not ours.
