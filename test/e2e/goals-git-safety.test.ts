@@ -9,7 +9,7 @@ import {
   nodeArgv,
   writePack,
 } from "../helpers/goals.js";
-import { addAgent, cairn, runSync, scratchDir } from "../helpers/workspace.js";
+import { addAgent, cairn, REPO_ROOT, runSync, scratchDir } from "../helpers/workspace.js";
 
 /**
  * Attempts and git: bound to their checkout, one open per checkout, revert that never discards a
@@ -135,6 +135,24 @@ describe("keep and commit hooks", () => {
     expect(kept).toMatchObject({ verdict: "keep", hooks: "ran", kept_commit: head() });
     expect(readFileSync(marker, "utf8")).toBe("pre-commit\npost-commit\n");
     runSync("git", ["config", "--unset", "core.fsmonitor"], ws.dir);
+  });
+});
+
+describe("keep holds no lock on the workspace while git commits", () => {
+  it("a commit hook that takes its time does not make every other writer of the workspace fail", () => {
+    const hook = join(ws.dir, ".git", "hooks", "pre-commit");
+    // What any other cairn process does meanwhile: take the database's write lock (2 s patience).
+    const sqlite = JSON.stringify(join(REPO_ROOT, "node_modules", "better-sqlite3"));
+    const write = `if(!require('fs').existsSync('.cairn/cairn.db'))process.exit(0);const D=require(${sqlite});const d=new D('.cairn/cairn.db',{timeout:2000});d.exec('BEGIN IMMEDIATE');d.exec('ROLLBACK')`;
+    writeFileSync(hook, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} -e ${JSON.stringify(write)}\n`);
+    chmodSync(hook, 0o755);
+    try {
+      const attempt = open(ws.dir);
+      writeFileSync(join(ws.dir, "feature.txt"), "three\n");
+      expect(evalAndDecide(attempt.id, ["--run-hooks"])).toMatchObject({ verdict: "keep", hooks: "ran" });
+    } finally {
+      writeFileSync(hook, "#!/bin/sh\n");
+    }
   });
 });
 

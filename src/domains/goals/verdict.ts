@@ -1,6 +1,6 @@
 import { gitHead } from "../../kernel/git.js";
-import { refuse, usageError } from "../../kernel/outcome.js";
-import type { AttemptRecord, AttemptResolution, Store } from "../../store/store.js";
+import { conflict, refuse, usageError } from "../../kernel/outcome.js";
+import type { AttemptRecord, AttemptResolution, Store, Tx } from "../../store/store.js";
 import type { Actor } from "../identity/actor.js";
 import { attemptOrThrow, refuseIfSettled, requiredProofs } from "./attempts.js";
 import { requireOwner } from "./authority.js";
@@ -59,7 +59,7 @@ export async function decideAttempt(
   const run = await store.read((tx) => runOrThrow(tx, first.runId));
   const driftNow = await inputDrift(run.manifest, dir);
   const tree = await treeFingerprint(dir);
-  return store.write(async (tx) => {
+  const judge = async (tx: Tx) => {
     const attempt = await attemptOrThrow(tx, attemptId);
     refuseIfSettled(attempt);
     const taken = await tx.goals.samples(attemptId);
@@ -86,8 +86,21 @@ export async function decideAttempt(
       inputsApproved: attempt.inputsApprovedBy !== null,
     });
     decision.tree = tree;
-    // Inside the write: if the commit fails (a hook refused it), no keep is recorded.
-    if (decision.verdict === "keep") Object.assign(decision, await commitKept(dir, attempt, options));
+    return { attempt, decision };
+  };
+  // git commits outside any transaction: a commit (its hooks above all) may take minutes, and
+  // the workspace's write lock held meanwhile failed every other writer past its busy timeout.
+  const planned = await store.read(judge);
+  const kept = planned.decision.verdict === "keep" ? await commitKept(dir, planned.attempt, options) : null;
+  return store.write(async (tx) => {
+    const { attempt, decision } = await judge(tx);
+    if (decision.verdict !== planned.decision.verdict) {
+      throw conflict(
+        `${attemptId}'s evidence changed while it was being decided${kept?.keptCommit ? ` (its changes were already committed as ${kept.keptCommit.slice(0, 12)})` : ""}`,
+        `decide again: \`cairn attempt decide ${attemptId}\``,
+      );
+    }
+    if (kept) Object.assign(decision, kept);
     await tx.goals.recordDecision(
       attemptId,
       decision.verdict,
@@ -154,19 +167,24 @@ export async function settleReview(
 ) {
   requireOwner(actor, `${outcome === "accepted" ? "accept" : "reject"} an attempt in review`);
   if (outcome === "rejected" && !reason?.trim()) throw usageError("reason: say why the attempt is rejected");
+  // Checked and committed outside any transaction, as a keep is: a commit's hooks may take
+  // minutes, and no other writer of the workspace waits on them.
+  const before = await store.read((tx) => attemptOrThrow(tx, attemptId));
+  refuseUnlessInReview(before);
+  const dir = before.checkout ?? fallbackRoot;
+  const decided = (before.decision as { tree?: string } | null)?.tree;
+  if (outcome === "accepted" && decided && (await treeFingerprint(dir)) !== decided)
+    throw refuse(
+      "evidence",
+      `${attemptId}'s checkout changed since it was decided: accepting it would commit a tree nobody reviewed`,
+      `put the checkout back as it was decided, or reject ${attemptId} and have a new attempt evaluated`,
+    );
+  const kept =
+    outcome === "accepted" ? await commitKept(dir, before, options) : { keptCommit: null, hooks: null };
+  const head = await gitHead(dir);
   return store.write(async (tx) => {
     const attempt = await attemptOrThrow(tx, attemptId);
     refuseUnlessInReview(attempt);
-    const dir = attempt.checkout ?? fallbackRoot;
-    const decided = (attempt.decision as { tree?: string } | null)?.tree;
-    if (outcome === "accepted" && decided && (await treeFingerprint(dir)) !== decided)
-      throw refuse(
-        "evidence",
-        `${attemptId}'s checkout changed since it was decided: accepting it would commit a tree nobody reviewed`,
-        `put the checkout back as it was decided, or reject ${attemptId} and have a new attempt evaluated`,
-      );
-    const kept =
-      outcome === "accepted" ? await commitKept(dir, attempt, options) : { keptCommit: null, hooks: null };
     const resolution: AttemptResolution = {
       outcome,
       by: actor.id,
@@ -181,7 +199,7 @@ export async function settleReview(
       actor: actor.id,
       action: `attempt.${outcome === "accepted" ? "accept" : "reject"}`,
       subject: attemptId,
-      data: { reason: resolution.reason, kept_commit: kept.keptCommit, head: await gitHead(dir) },
+      data: { reason: resolution.reason, kept_commit: kept.keptCommit, head },
     });
     return {
       attempt: { ...attempt, verdict, resolution },
