@@ -70,6 +70,8 @@ export interface BareContext {
   /** The `CAIRN_AGENT` value read once at launch; `undefined` when unset. */
   readonly agentToken: string | undefined;
   now(): string;
+  /** The caller's cancel (MCP cancel, Ctrl-C), for the long ones (an import). */
+  readonly signal?: AbortSignal;
 }
 
 /**

@@ -45,7 +45,7 @@ export async function dispatch(
     }
     let output: unknown;
     if (command.workspace === "none") {
-      output = await command.handler(input, session.bare());
+      output = await command.handler(input, { ...session.bare(), signal: controls.signal });
     } else {
       const ctx: CommandContext = {
         ...(await session.context()),

@@ -114,8 +114,11 @@ export interface TransferRepo {
   dump(): Promise<DumpRecord[]>;
   /** Rows that a fresh workspace does not have yet: anything but workspace metadata. */
   contentCount(): Promise<number>;
-  /** Restore rows exactly as dumped; the caller guarantees the workspace holds no content. */
-  restore(records: DumpRecord[]): Promise<void>;
+  /**
+   * Restore rows exactly as dumped; the caller guarantees the workspace holds no content.
+   * `pause` is awaited every few thousand rows: a long restore lets the process see a stop.
+   */
+  restore(records: DumpRecord[], pause?: () => Promise<void>): Promise<void>;
 }
 
 /** Counts of what the workspace holds, by table. */

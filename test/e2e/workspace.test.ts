@@ -568,9 +568,27 @@ describe("export and import", () => {
       expect(cairn(target, ["task", "show", "T-1", "--json"]).json).toMatchObject({
         task: { title: "kept" },
       });
+      // The killed import's half-built copy does not stay beside the workspace for good.
+      expect(readdirSync(state).filter((name) => name.includes("-import-"))).toEqual([]);
     } finally {
       source.cleanup();
     }
+  }, 60_000);
+
+  it("stops mid-import on SIGTERM, leaving no workspace and no half-built copy behind", async () => {
+    const file = largeExport(200_000);
+    const target = join(scratch.dir, "target");
+    mkdirSync(target);
+    const child = spawn(process.execPath, [CAIRN_BIN, "import", file], { cwd: target, env: cleanEnv() });
+    const closed = new Promise((resolve) => child.on("close", resolve));
+    const state = join(target, ".cairn");
+    for (let waited = 0; waited < 20_000; waited += 20) {
+      if (existsSync(state) && readdirSync(state).some((name) => name.startsWith("cairn.db"))) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    child.kill("SIGTERM");
+    expect(await closed).toBe(143);
+    expect(existsSync(state)).toBe(false);
   }, 60_000);
 
   it("serves no command from a workspace still being imported, so nothing acknowledged is lost", async () => {

@@ -180,7 +180,7 @@ export const importCommand = defineBareCommand({
     requireOwnerLaunch(ctx, "create workspaces", { kind: "sqlite", path: workspace.databasePath });
     const jsonl = await fsPromises().readFile(resolve(ctx.cwd, input.file), "utf8");
     const { importIntoNewWorkspace } = await import("../../domains/transfer/transfer.js");
-    const { rows, tables } = await importIntoNewWorkspace(workspace, jsonl, ctx.now());
+    const { rows, tables } = await importIntoNewWorkspace(workspace, jsonl, ctx.now(), ctx.signal);
     return {
       workspace: { root: workspace.root, state_dir: workspace.stateDir, kind: workspace.kind },
       rows,

@@ -1,8 +1,19 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, linkSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  linkSync,
+  readdirSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { basename, join } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { z } from "zod";
 import { conflict, operational, refuse, usageError } from "../../kernel/outcome.js";
+import { processAlive } from "../../kernel/processes.js";
 import { readRegularFile } from "../../kernel/regular-file.js";
 import { quoteValue } from "../../kernel/text.js";
 import { CAIRN_VERSION } from "../../kernel/version.js";
@@ -82,7 +93,14 @@ export async function importWorkspace(
   actor: Pick<Actor, "id">,
   jsonl: string,
   now: string,
+  signal?: AbortSignal,
 ): Promise<ImportSummary> {
+  // A large import takes a minute: every few thousand rows it lets the process see a Ctrl-C, a
+  // cancel or a stop signal, which it would otherwise handle only once the import had finished.
+  const pause = async () => {
+    await new Promise((resolve) => setImmediate(resolve));
+    if (signal?.aborted) throw operational("cancelled: the import was stopped and nothing was imported");
+  };
   const lines = jsonl.split("\n").filter((line) => line.trim() !== "");
   if (lines.length === 0)
     throw usageError("import: the input is empty", "pass a file written by `cairn export`");
@@ -95,7 +113,10 @@ export async function importWorkspace(
     );
   }
   // Every record is checked before anything is written: one bad line refuses the whole file.
-  const records: DumpRecord[] = lines.slice(1).map((line, index) => {
+  const records: DumpRecord[] = [];
+  for (let index = 0; index < lines.length - 1; index++) {
+    if (index % 2_000 === 1_999) await pause();
+    const line = lines[index + 1] as string;
     const parsed = Line.safeParse(parseLine(line, index + 2));
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
@@ -106,8 +127,8 @@ export async function importWorkspace(
       );
     }
     checkRecordLimits(parsed.data, index + 2);
-    return parsed.data;
-  });
+    records.push(parsed.data);
+  }
   return store.write(async (tx) => {
     const existing = await tx.transfer.contentCount();
     if (existing > 0) {
@@ -116,7 +137,7 @@ export async function importWorkspace(
         "import into a fresh `cairn init` workspace",
       );
     }
-    await tx.transfer.restore(records);
+    await tx.transfer.restore(records, pause);
     // Checked last, so a record that cannot be restored is named first; the throw rolls back.
     const expected = header.data.rows;
     if (expected !== undefined && expected !== records.length) {
@@ -193,21 +214,35 @@ export async function importIntoNewWorkspace(
   workspace: Workspace,
   jsonl: string,
   now: string,
+  signal?: AbortSignal,
 ): Promise<ImportSummary> {
   refuseExisting(workspace);
   const madeStateDir = !existsSync(workspace.stateDir);
   makeStateDir(workspace);
+  removeAbandonedStaging(workspace);
   // `cairn.db-…`: a name the workspace's .gitignore leaves out, and no command takes for a workspace.
   const staging = `${workspace.databasePath}-import-${process.pid}-${randomBytes(4).toString("hex")}`;
   const removeStaging = () => {
     for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(staging + suffix, { force: true });
   };
+  // A stop signal exits without unwinding this function: what it half built goes at exit too.
+  const abandon = () => {
+    removeStaging();
+    if (madeStateDir) {
+      try {
+        rmdirSync(workspace.stateDir);
+      } catch {
+        // Not empty (another process put something there): it stays.
+      }
+    }
+  };
+  process.once("exit", abandon);
   let summary: ImportSummary;
   let config: string | undefined;
   try {
     const store = openStore({ kind: "sqlite", path: staging }, { create: true });
     try {
-      summary = await importWorkspace(store, { id: "owner" }, jsonl, now);
+      summary = await importWorkspace(store, { id: "owner" }, jsonl, now, signal);
     } finally {
       await store.close();
     }
@@ -221,17 +256,12 @@ export async function importIntoNewWorkspace(
     }
     placeDatabase(staging, workspace);
   } catch (error) {
-    removeStaging();
+    process.removeListener("exit", abandon);
     // Only a directory this import made, and only while it is still empty.
-    if (madeStateDir) {
-      try {
-        rmdirSync(workspace.stateDir);
-      } catch {
-        // Another process put something there meanwhile: it stays.
-      }
-    }
+    abandon();
     throw error;
   }
+  process.removeListener("exit", abandon);
   removeStaging();
   if (config !== undefined) {
     const temporary = `${workspace.configPath}.${process.pid}.tmp`;
@@ -242,6 +272,26 @@ export async function importIntoNewWorkspace(
   }
   writeGitignore(workspace);
   return summary;
+}
+
+/**
+ * What an import killed outright (kill -9, a crash) left half built: its staging copy, named
+ * with its pid, goes once that pid runs no more (a live one may be another import under way).
+ */
+function removeAbandonedStaging(workspace: Workspace): void {
+  const prefix = `${basename(workspace.databasePath)}-import-`;
+  let names: string[];
+  try {
+    names = readdirSync(workspace.stateDir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const pid = Number(name.slice(prefix.length).split("-")[0]);
+    if (!Number.isInteger(pid) || pid <= 0 || processAlive(pid)) continue;
+    rmSync(join(workspace.stateDir, name), { force: true });
+  }
 }
 
 /**

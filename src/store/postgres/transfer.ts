@@ -48,11 +48,13 @@ export function pgTransfer(db: PgDb): TransferRepo {
     async contentCount() {
       return Object.values(await rowCounts(db)).reduce((total, n) => total + n, 0);
     },
-    async restore(records) {
+    async restore(records, pause) {
       const known = await shapesOf();
       // Metadata is replaced wholesale: the imported workspace keeps its own identity.
       await db.prepare("DELETE FROM meta").run();
+      let count = 0;
       for (const { table, row } of records) {
+        if (pause && ++count % 2_000 === 0) await pause();
         const shape = known.get(table);
         if (!shape) throw usageError(`import: unknown table ${quoteValue(table)}`);
         const names = Object.keys(row);

@@ -15,6 +15,9 @@ function columnsOf(db: Database.Database, table: string): string[] {
     .map((column) => column.name);
 }
 
+/** Rows restored between two looks at whether the import was stopped. */
+const PAUSE_EVERY = 2_000;
+
 const COUNTED = CONTENT_TABLES.filter((table) => table !== "meta");
 
 /**
@@ -49,11 +52,13 @@ export function sqliteTransfer(db: Database.Database): TransferRepo {
     async contentCount() {
       return Object.values(rowCounts(db)).reduce((total, n) => total + n, 0);
     },
-    async restore(records) {
+    async restore(records, pause) {
       const known = new Map(CONTENT_TABLES.map((table) => [table, new Set(columnsOf(db, table))]));
       // Metadata is replaced wholesale: the imported workspace keeps its own identity.
       db.prepare("DELETE FROM meta").run();
+      let count = 0;
       for (const { table, row } of records) {
+        if (pause && ++count % PAUSE_EVERY === 0) await pause();
         const columns = known.get(table);
         if (!columns) throw usageError(`import: unknown table ${quoteValue(table)}`);
         const names = Object.keys(row);
