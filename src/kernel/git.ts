@@ -56,23 +56,26 @@ export interface GitRun {
   stderr: string;
 }
 
+/** How one git is run: variables added, the repository's hooks allowed, a cancel that stops it. */
+export interface GitOptions {
+  env?: Record<string, string>;
+  hooks?: boolean;
+  signal?: AbortSignal;
+}
+
 /**
  * Run git through the supervised child runner: argv, its own group, no cairn credential, and no
  * program the repository's configuration names (its hooks only when `hooks`).
  */
-export async function git(
-  dir: string,
-  args: string[],
-  extraEnv: Record<string, string> = {},
-  hooks = false,
-): Promise<GitRun> {
+export async function git(dir: string, args: string[], options: GitOptions = {}): Promise<GitRun> {
   const out: Buffer[] = [];
   const err: Buffer[] = [];
   const result = await runChild({
     argv: ["git", ...args],
     cwd: dir,
-    env: childEnv(process.env, { ...forcedGitEnv(process.env, [], hooks), ...extraEnv }),
+    env: childEnv(process.env, { ...forcedGitEnv(process.env, [], options.hooks), ...options.env }),
     timeoutMs: GIT_TIMEOUT_MS,
+    signal: options.signal,
     onOutput: (chunk, stream) => (stream === "stdout" ? out : err).push(chunk),
   });
   if (result.error?.startsWith("command not found"))

@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -9,7 +10,16 @@ import {
   nodeArgv,
   writePack,
 } from "../helpers/goals.js";
-import { addAgent, cairn, REPO_ROOT, runSync, scratchDir } from "../helpers/workspace.js";
+import { pidFrom, processGone, waitFor } from "../helpers/processes.js";
+import {
+  addAgent,
+  CAIRN_BIN,
+  cairn,
+  cleanEnv,
+  REPO_ROOT,
+  runSync,
+  scratchDir,
+} from "../helpers/workspace.js";
 
 /**
  * Attempts and git: bound to their checkout, one open per checkout, revert that never discards a
@@ -150,6 +160,39 @@ describe("keep holds no lock on the workspace while git commits", () => {
       const attempt = open(ws.dir);
       writeFileSync(join(ws.dir, "feature.txt"), "three\n");
       expect(evalAndDecide(attempt.id, ["--run-hooks"])).toMatchObject({ verdict: "keep", hooks: "ran" });
+    } finally {
+      writeFileSync(hook, "#!/bin/sh\n");
+    }
+  });
+});
+
+describe("a keep's commit hooks stop when the keep is stopped", () => {
+  it("Ctrl-C during the hook kills it, and neither a commit nor a keep is recorded", async () => {
+    const hook = join(ws.dir, ".git", "hooks", "pre-commit");
+    const pidFile = join(ws.dir, ".git", "hook.pid");
+    writeFileSync(hook, `#!/bin/sh\necho $$ > "${pidFile}"\nexec sleep 60\n`);
+    chmodSync(hook, 0o755);
+    try {
+      const attempt = open(ws.dir);
+      writeFileSync(join(ws.dir, "feature.txt"), "four\n");
+      cairnJson(ws.dir, ["attempt", "eval", attempt.id]);
+      const before = head();
+      const child = spawn(process.execPath, [CAIRN_BIN, "attempt", "decide", attempt.id, "--run-hooks"], {
+        cwd: ws.dir,
+        env: cleanEnv(),
+        stdio: "ignore",
+      });
+      const exited = new Promise((resolve) => child.on("close", resolve));
+      const pid = await pidFrom(pidFile);
+      child.kill("SIGINT");
+      await waitFor(() => processGone(pid), 5_000, "the hook to be killed");
+      expect(await exited).toBe(130);
+      expect(head()).toBe(before);
+      expect(
+        cairnJson<{ attempt: { verdict: string | null } }>(ws.dir, ["attempt", "show", attempt.id]).attempt
+          .verdict,
+      ).toBeNull();
+      expect(cairnJson<{ verdict: string }>(ws.dir, ["attempt", "decide", attempt.id]).verdict).toBe("keep");
     } finally {
       writeFileSync(hook, "#!/bin/sh\n");
     }

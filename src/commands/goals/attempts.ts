@@ -131,7 +131,7 @@ export const attemptDecide = defineCommand({
       input.attempt,
       ctx.actor.id,
       ctx.now(),
-      { runHooks: input.run_hooks },
+      { runHooks: input.run_hooks, signal: ctx.signal },
     );
     return decisionView(input.attempt, decision, ctx.actor.isOwner);
   },

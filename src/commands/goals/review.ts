@@ -43,7 +43,7 @@ export const attemptAccept = defineCommand({
       "accepted",
       input.reason,
       ctx.now(),
-      { runHooks: input.run_hooks },
+      { runHooks: input.run_hooks, signal: ctx.signal },
     );
     return {
       attempt: attemptView(settled.attempt),

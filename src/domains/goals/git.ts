@@ -202,6 +202,7 @@ export async function commitPaths(
   paths: string[],
   message: string,
   runHooks = false,
+  signal?: AbortSignal,
 ): Promise<string> {
   // Status paths are relative to the repository's top, which may be above the workspace root.
   const specs = paths.map((path) => `:(top,literal)${path}`);
@@ -211,9 +212,11 @@ export async function commitPaths(
   const commit = await git(
     dir,
     ["commit", "-q", ...(runHooks ? [] : ["--no-verify"]), "-m", message, "--", ...specs],
-    named ? {} : FALLBACK_IDENTITY,
-    runHooks,
+    // A hook may run for minutes: the caller's cancel (Ctrl-C, MCP cancel) stops it, and the keep.
+    { env: named ? {} : FALLBACK_IDENTITY, hooks: runHooks, signal },
   );
+  if (signal?.aborted)
+    throw operational("cancelled: the commit (and its hooks) was stopped; nothing was committed or kept");
   if (!commit.ok)
     throw operational(
       `git commit failed${runHooks ? " (a commit hook may have refused it)" : ""}: ${commit.stderr.trim() || commit.stdout.trim()}`,

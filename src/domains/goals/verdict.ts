@@ -13,6 +13,8 @@ import { runOrThrow } from "./runs.js";
 export interface KeepOptions {
   /** Run the repository's commit hooks on keep (default: skipped, and said so). */
   runHooks?: boolean;
+  /** The caller's cancel: a commit (its hooks) under way is stopped, and nothing is kept. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -36,7 +38,13 @@ async function commitKept(dir: string, attempt: AttemptRecord, options: KeepOpti
   const own = (await changedPaths(dir)).filter((path) => !attempt.baseChanges.includes(path));
   if (own.length === 0) return { keptCommit: null, hooks: null };
   const milestone = attempt.milestoneId ? ` (${attempt.milestoneId})` : "";
-  const sha = await commitPaths(dir, own, `cairn: keep ${attempt.id}${milestone}`, options.runHooks === true);
+  const sha = await commitPaths(
+    dir,
+    own,
+    `cairn: keep ${attempt.id}${milestone}`,
+    options.runHooks === true,
+    options.signal,
+  );
   return { keptCommit: sha, hooks: options.runHooks ? ("ran" as const) : ("skipped" as const) };
 }
 
