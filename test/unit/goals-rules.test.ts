@@ -149,6 +149,33 @@ describe("evaluator definitions", () => {
   });
 });
 
+describe("an evaluation cut short", () => {
+  it("does not keep on fewer repeats than the evaluator's own: a cancel between two repeats is not a pass", () => {
+    const checks = frozen("checks", "tests", { repeats: 3 });
+    const input = {
+      attemptId: "AT-9",
+      proofs: [proof("tests")],
+      required: new Set(["tests"]),
+      manifest: [checks],
+      reports: [],
+      touchedInputs: [],
+      inputsApproved: false,
+    };
+    const one = decide({ ...input, samples: [sample("checks", 1)] });
+    expect(one.verdict).not.toBe("keep");
+    expect(one.reasons.join("\n")).toMatch(/tests: .*attempt eval/);
+    // Two evaluations each stopped after their first repeat are still one repeat of three.
+    expect(decide({ ...input, samples: [sample("checks", 1), sample("checks", 1)] }).verdict).not.toBe(
+      "keep",
+    );
+    const all = decide({
+      ...input,
+      samples: [0, 1, 2].map((repeatIndex) => ({ ...sample("checks", 1), repeatIndex })),
+    });
+    expect(all.verdict).toBe("keep");
+  });
+});
+
 describe("deciding an attempt", () => {
   const speed = proof("speed", { direction: "lower", threshold: 100 });
   const speedEval = frozen("bench", "speed", {

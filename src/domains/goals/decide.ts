@@ -137,6 +137,20 @@ function summarize(frozen: FrozenEvaluatorRecord, all: readonly SampleRecord[]):
 }
 
 /**
+ * Whether an evaluator measured once per repeat has fewer of its attempt's repeats than it
+ * declares, none of them failed: an evaluation stopped between two repeats (a cancel) is not a
+ * pass on the repeats that ran. A failed sample settles it anyway, and a noisy number takes as
+ * many pairs as its test needs, so only the others are counted.
+ */
+function repeatsMissing(frozen: FrozenEvaluatorRecord, all: readonly SampleRecord[]): boolean {
+  const definition = frozen.definition as unknown as EvaluatorDefinition;
+  if (definition.noisy && definition.read !== "exit_code") return false;
+  const attempt = all.filter((sample) => sample.side !== "base");
+  if (attempt.length === 0 || attempt.some((sample) => sample.value === null)) return false;
+  return new Set(attempt.map((sample) => sample.repeatIndex)).size < (definition.repeats ?? 1);
+}
+
+/**
  * keep | revert | review, with every reason. Only the proofs the milestone requires gate keep:
  * each must be measured by cairn and pass, with no regression beyond the noise measured against
  * the base in the same session. A failed gate, a required regression, or a changed frozen input
@@ -155,6 +169,11 @@ export function decide(input: DecisionInput): Decision {
     bySample.set(sample.evaluator, list);
   }
   const evaluators = input.manifest.map((frozen) => summarize(frozen, bySample.get(frozen.name) ?? []));
+  const cutShort = new Set(
+    input.manifest
+      .filter((frozen) => repeatsMissing(frozen, bySample.get(frozen.name) ?? []))
+      .map((frozen) => frozen.name),
+  );
   const revert: string[] = [];
   const review: string[] = [];
   const warnings: string[] = [];
@@ -192,7 +211,7 @@ export function decide(input: DecisionInput): Decision {
       continue;
     }
     const mine = evaluators.filter((summary) => summary.proof === proof.name);
-    const measured = mine.filter((summary) => summary.samples > 0);
+    const measured = mine.filter((summary) => summary.samples > 0 && !cutShort.has(summary.name));
     if (measured.length < mine.length || mine.length === 0) {
       proofs.push({ name: proof.name, required, source: "missing", passed: false, score: 0 });
       gate(`${proof.name}: not every evaluator has run; run \`attempt eval\``, review);
