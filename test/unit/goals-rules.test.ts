@@ -1,11 +1,14 @@
 import { describe, expect, it } from "vitest";
+import { canPlan, requirePlanning } from "../../src/domains/goals/authority.js";
 import { draftContract, openQuestions } from "../../src/domains/goals/contract.js";
 import { decide } from "../../src/domains/goals/decide.js";
 import { parsePack } from "../../src/domains/goals/evaluators/catalog.js";
 import { definitionHash, EvaluatorDefinition } from "../../src/domains/goals/evaluators/definition.js";
 import { findCycle } from "../../src/domains/goals/milestones.js";
 import { readValue } from "../../src/domains/goals/runner.js";
-import type { FrozenEvaluatorRecord, ProofSpec, SampleRecord } from "../../src/store/store.js";
+import { actorOf } from "../../src/domains/identity/actor.js";
+import { WorkspaceConfig } from "../../src/domains/workspace/config.js";
+import type { AgentRecord, FrozenEvaluatorRecord, ProofSpec, SampleRecord } from "../../src/store/store.js";
 
 const proof = (name: string, extra: Partial<ProofSpec> = {}): ProofSpec => ({
   name,
@@ -313,5 +316,24 @@ describe("deciding an attempt", () => {
       inputsApproved: true,
     });
     expect(approved.verdict).toBe("review");
+  });
+});
+
+describe("planning authority", () => {
+  it("a child of a builder does not plan, even in a planning role its parent's child_roles lists", () => {
+    const config = WorkspaceConfig.parse({
+      roles: { builder: { child_roles: ["planner"] }, planner: { planning: true } },
+    });
+    const agent = (id: string, role: string, parentId: string | null = null) =>
+      ({ id, name: id, role, grant: "rw", parentId }) as AgentRecord;
+    const builder = agent("A-1", "builder");
+    const planner = agent("A-2", "planner");
+    expect(canPlan(actorOf(planner), config)).toBe(true);
+    expect(canPlan(actorOf(agent("A-3", "planner", planner.id), [planner]), config)).toBe(true);
+    const minted = actorOf(agent("A-4", "planner", builder.id), [builder]);
+    expect(canPlan(minted, config)).toBe(false);
+    expect(() => requirePlanning(minted, config, "approve evaluator proposals")).toThrow(
+      /under A-1, an ancestor of role builder/,
+    );
   });
 });
