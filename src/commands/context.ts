@@ -33,7 +33,17 @@ export interface CallControls {
   progress?: (update: ProgressUpdate) => void;
   /** Who reads the answer; a face that serves a model says so (see CommandContext.audience). */
   audience?: Audience;
+  /**
+   * A look the server takes on its own (the MCP change feed re-reading the journal and the
+   * subscribed resources when someone else writes, the skills watcher listing skills when a file
+   * changes), not a call by the caller: no call-following hook runs, so it renews no lease. An
+   * agent gone silent must not keep its claims because others work.
+   */
+  background?: boolean;
 }
+
+/** The controls of a server's own look (see CallControls.background). */
+export const BACKGROUND: CallControls = { background: true };
 
 /**
  * A model (an MCP tool call, the `cli` tool included) or a person (the CLI, an MCP prompt a

@@ -64,8 +64,9 @@ export async function dispatch(
         });
         // Every write is recorded: one whose audit line could not be appended is not done.
         if (command.effect !== "read") assertAuditable(ctx);
-        // A read-only session (the dashboard) only looks: it renews no one's lease.
-        for (const hook of session.readOnly ? [] : CALL_HOOKS) {
+        // A read-only session (the dashboard) only looks, and a server's own look (its change
+        // feed) is not a call by the caller: neither renews anyone's lease.
+        for (const hook of session.readOnly || controls.background ? [] : CALL_HOOKS) {
           // A hook's failure (a busy database) must not fail the call it rides on.
           await hook(ctx, command).catch((error: unknown) =>
             logWarn(`${command.name}: ${(error as Error).message}`),

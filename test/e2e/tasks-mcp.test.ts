@@ -1,5 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { callTool, connectMcp } from "../helpers/mcp.js";
 import { addAgent, cairn, initWorkspace } from "../helpers/workspace.js";
@@ -105,6 +106,29 @@ describe("the board's MCP tools", () => {
       expect(replay.structuredContent).toMatchObject({ step: "two", replayed: true });
       const listed = await callTool(mcp, "list_tasks", { status: ["done"] });
       expect(listed.structuredContent).toMatchObject({ total: 1 });
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it("a server's change feed renews no lease: an agent silent while others write is still swept", async () => {
+    cairn(ws.dir, ["task", "add", "held by a silent agent"]);
+    const bob = addAgent(ws.dir, "bob", "builder");
+    const mcp = await connectMcp(ws.dir, { env: { CAIRN_AGENT: bob.token } });
+    try {
+      expect((await callTool(mcp, "claim_task", { task: "T-1" })).isError).toBeFalsy();
+      const heard = new Promise<void>((resolve) =>
+        mcp.client.setNotificationHandler("notifications/resources/updated", () => resolve()),
+      );
+      await mcp.client.subscribeResource({ uri: "cairn://board" });
+      // Bob's last call was long ago; then the owner works, and bob's server looks at the board.
+      const db = new Database(join(ws.dir, ".cairn", "cairn.db"));
+      db.prepare("UPDATE tasks SET lease_at = '2000-01-01T00:00:00.000Z' WHERE id = 'T-1'").run();
+      db.close();
+      expect(cairn(ws.dir, ["task", "add", "the owner works on"]).code).toBe(0);
+      await heard;
+      const swept = cairn(ws.dir, ["sweep", "--json"]).json as { released: { task: string }[] };
+      expect(swept.released.map((r) => r.task)).toEqual(["T-1"]);
     } finally {
       await mcp.close();
     }

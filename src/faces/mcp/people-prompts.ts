@@ -1,13 +1,18 @@
 import type { McpServer, RegisteredPrompt } from "@modelcontextprotocol/server";
 import { z } from "zod";
-import type { Session } from "../../commands/context.js";
+import { BACKGROUND, type CallControls, type Session } from "../../commands/context.js";
 import { dispatch } from "../../commands/dispatch.js";
 import { COMMANDS_BY_NAME } from "../../commands/registry.js";
 
-async function run(session: Session, command: string, input: Record<string, unknown>) {
+async function run(
+  session: Session,
+  command: string,
+  input: Record<string, unknown>,
+  controls: CallControls = {},
+) {
   const found = COMMANDS_BY_NAME.get(command);
   if (!found) throw new Error(`internal: no command ${command}`);
-  const outcome = await dispatch(found, input, session);
+  const outcome = await dispatch(found, input, session, controls);
   if (outcome.kind !== "ok")
     throw new Error(outcome.kind === "refused" ? outcome.refusal.reason : outcome.error.message);
   return outcome.value as Record<string, unknown>;
@@ -72,7 +77,9 @@ export function servePeoplePrompts(
     for (const source of SOURCES) {
       const [command, key] = source.list;
       const listed =
-        given?.[command] ?? (await run(session, command, {}).catch(() => ({ [key]: [] as Listed[] })));
+        given?.[command] ??
+        // Refreshed when files change, not at the caller's call: it renews none of its leases.
+        (await run(session, command, {}, BACKGROUND).catch(() => ({ [key]: [] as Listed[] })));
       for (const item of (listed[key] ?? []) as Listed[]) {
         if (item.model_invocable) continue;
         const name = promptName(source.prefix, item.name);

@@ -4,7 +4,7 @@ import {
   ResourceNotFoundError,
   type Variables,
 } from "@modelcontextprotocol/server";
-import type { Session } from "../../commands/context.js";
+import type { CallControls, Session } from "../../commands/context.js";
 import { dispatch } from "../../commands/dispatch.js";
 import { COMMANDS_BY_NAME } from "../../commands/registry.js";
 import type { ResourceSpec, RunCommand } from "../../commands/resources.js";
@@ -14,11 +14,11 @@ import { CairnError } from "../../kernel/outcome.js";
  * Resources and prompts run commands as the caller, through the same dispatch as tools. A
  * failure becomes a protocol error carrying cairn's message (resource reads have no `isError`).
  */
-export function runner(session: Session, uri?: string): RunCommand {
+export function runner(session: Session, uri?: string, controls: CallControls = {}): RunCommand {
   return async (name, input) => {
     const command = COMMANDS_BY_NAME.get(name);
     if (!command) throw new Error(`internal: no command ${name}`);
-    const outcome = await dispatch(command, input, session);
+    const outcome = await dispatch(command, input, session, controls);
     if (outcome.kind === "ok") return outcome.value as Record<string, unknown>;
     if (outcome.kind === "refused") return { refused: outcome.refusal };
     const { errorKind, message, hint } = outcome.error;

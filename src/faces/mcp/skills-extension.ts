@@ -5,7 +5,7 @@ import {
   ResourceTemplate,
 } from "@modelcontextprotocol/server";
 import { z } from "zod";
-import type { Session } from "../../commands/context.js";
+import { BACKGROUND, type CallControls, type Session } from "../../commands/context.js";
 import { dispatch } from "../../commands/dispatch.js";
 import { commandsCatalog } from "../../commands/prompts/catalog.js";
 import { COMMANDS_BY_NAME } from "../../commands/registry.js";
@@ -18,10 +18,15 @@ import { type ListedOutputs, servePeoplePrompts } from "./people-prompts.js";
 export const SKILLS_EXTENSION = "io.modelcontextprotocol/skills";
 const CACHE = { ttlMs: 5_000, cacheScope: "private" as const };
 
-async function run(session: Session, command: string, input: Record<string, unknown>) {
+async function run(
+  session: Session,
+  command: string,
+  input: Record<string, unknown>,
+  controls: CallControls = {},
+) {
   const found = COMMANDS_BY_NAME.get(command);
   if (!found) throw new Error(`internal: no command ${command}`);
-  const outcome = await dispatch(found, input, session);
+  const outcome = await dispatch(found, input, session, controls);
   if (outcome.kind === "ok") return outcome.value as Record<string, unknown>;
   const message = outcome.kind === "refused" ? outcome.refusal.reason : outcome.error.message;
   // The extension answers an unknown skill with Invalid params, as resources/read does.
@@ -106,10 +111,11 @@ export function serveSkillsExtension(
     },
     async () => {
       // The listed resources are the skills' SKILL.md files: the set of skills is the fingerprint.
-      const entries = await run(session, "skill list", {}).catch((error: Error) => ({
+      // The watcher's own look, not the caller's call: it renews none of the caller's leases.
+      const entries = await run(session, "skill list", {}, BACKGROUND).catch((error: Error) => ({
         error: error.message,
       }));
-      const commands = await run(session, "command list", {}).catch(() => undefined);
+      const commands = await run(session, "command list", {}, BACKGROUND).catch(() => undefined);
       lists = {
         "skill list": "error" in entries ? undefined : entries,
         "command list": commands,

@@ -6,7 +6,7 @@ import {
   ResourceNotFoundError,
   UriTemplate,
 } from "@modelcontextprotocol/server";
-import type { Session } from "../../commands/context.js";
+import { BACKGROUND, type Session } from "../../commands/context.js";
 import { dispatch } from "../../commands/dispatch.js";
 import { COMMANDS_BY_NAME } from "../../commands/registry.js";
 import {
@@ -46,7 +46,7 @@ const MATCHERS = RESOURCES.map((spec) => ({
  * `resources/read` (skill files through `skill resource`). Only its digest and the ids it shows are kept.
  */
 async function readAs(session: Session, uri: string): Promise<unknown> {
-  const run = runner(session, uri);
+  const run = runner(session, uri, BACKGROUND);
   if (uri.startsWith("skill://")) return run("skill resource", { uri });
   for (const { spec, template } of MATCHERS) {
     const variables = template ? template.match(uri) : spec.uri === uri ? {} : null;
@@ -235,7 +235,7 @@ export class ResourceFeed {
     for (let page = 0; page < MAX_PAGES; page++) {
       const command = COMMANDS_BY_NAME.get("activity");
       if (!command) return undefined;
-      const outcome = await dispatch(command, { after: this.cursor, limit: PAGE }, this.session);
+      const outcome = await dispatch(command, { after: this.cursor, limit: PAGE }, this.session, BACKGROUND);
       if (outcome.kind === "refused" && outcome.refusal.policy === "identity") {
         this.loseIdentity();
         return undefined;
@@ -260,7 +260,7 @@ export class ResourceFeed {
   private async run<T>(name: string, input: Record<string, unknown>): Promise<T | undefined> {
     const command = COMMANDS_BY_NAME.get(name);
     if (!command) return undefined;
-    const outcome = await dispatch(command, input, this.session);
+    const outcome = await dispatch(command, input, this.session, BACKGROUND);
     return outcome.kind === "ok" ? (outcome.value as T) : undefined;
   }
 
