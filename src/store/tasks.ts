@@ -201,7 +201,7 @@ export interface AskRepo {
   byId(id: string): Promise<AskRecord | undefined>;
   answer(id: string, answer: string, by: string, at: string): Promise<void>;
   /** Open questions, oldest first; `limit` bounds how many are read. */
-  open(filter: { toRole?: string; taskId?: string; limit?: number }): Promise<AskRecord[]>;
+  open(filter: { toRole?: string; taskId?: string; askedBy?: string; limit?: number }): Promise<AskRecord[]>;
   /** How many questions are open: all of them, those routed to one role, or those on one task. */
   countOpen(filter?: { toRole?: string; taskId?: string }): Promise<number>;
   all(limit: number): Promise<AskRecord[]>;

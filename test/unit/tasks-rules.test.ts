@@ -1,10 +1,17 @@
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { routeAsk } from "../../src/domains/tasks/asks.js";
+import { actorOf, OWNER } from "../../src/domains/identity/actor.js";
+import { addAgent } from "../../src/domains/identity/agents.js";
+import { answerQuestion, askQuestion, routeAsk } from "../../src/domains/tasks/asks.js";
+import { addTask } from "../../src/domains/tasks/board.js";
+import { claimTask } from "../../src/domains/tasks/claims.js";
 import { parseEstimate, taskId } from "../../src/domains/tasks/common.js";
 import { outOfScope } from "../../src/domains/tasks/scope.js";
 import { fillArgv } from "../../src/domains/tasks/shortcuts.js";
 import { RoleConfig, WorkspaceConfig } from "../../src/domains/workspace/config.js";
+import { openStore } from "../../src/store/open.js";
 import type { ShortcutRecord } from "../../src/store/tasks.js";
+import { scratchDir } from "../helpers/workspace.js";
 
 const role = (fields: Record<string, unknown>) => RoleConfig.parse(fields);
 
@@ -96,5 +103,41 @@ describe("task rules", () => {
     ]);
     expect(() => fillArgv(shortcut, { filter: "a" })).toThrow(/--params file=/);
     expect(() => fillArgv(shortcut, { filter: "a", file: "b", extra: "c" })).toThrow(/no parameter extra/);
+  });
+});
+
+describe("questions on a held task", () => {
+  it("another agent's questions do not keep the holder's task blocked once the holder's own are answered", async () => {
+    const scratch = scratchDir();
+    const store = openStore(join(scratch.dir, "cairn.db"), { create: true });
+    try {
+      const config = WorkspaceConfig.parse({});
+      const now = "2026-01-01T00:00:00.000Z";
+      const agent = async (name: string, grant: "rw" | "ro") =>
+        actorOf((await addAgent(store, config, OWNER, { name, role: "builder", grant }, now)).agent);
+      const bob = await agent("bob", "rw");
+      const reader = await agent("reader", "ro");
+      const task = await addTask(store, bob, { title: "held" }, now);
+      await claimTask(store, config, bob, task.id, now);
+      const ask = (actor: typeof bob, question: string) =>
+        askQuestion(store, config, actor, task.id, question, now, "human");
+      const answer = (id: string) => answerQuestion(store, config, OWNER, id, "yes", now);
+      const mine = await ask(bob, "which api?");
+      // While bob waits, a read-only agent asks on his task, and asks again.
+      await ask(reader, "why?");
+      await ask(reader, "really?");
+      expect(await answer(mine.ask.id)).toMatchObject({ unblocked: true, task: { status: "active" } });
+      // Two of his own: the first answered, he still waits, on the second.
+      await ask(bob, "which db?");
+      const second = await ask(bob, "which port?");
+      const first = await answer(`Q-${Number(second.ask.id.slice(2)) - 1}`);
+      expect(first).toMatchObject({
+        unblocked: false,
+        task: { status: "blocked", blockedReason: `waiting on ${second.ask.id} (to human)` },
+      });
+    } finally {
+      await store.close();
+      scratch.cleanup();
+    }
   });
 });

@@ -157,11 +157,21 @@ export async function answerQuestion(
       text: `${id}: ${ask.question}\n→ ${answer.trim()}`,
     });
     const task = (await tx.tasks.byId(ask.taskId)) as TaskRecord;
-    const stillOpen = await tx.asks.open({ taskId: task.id });
+    // The questions that hold it blocked: its holder's own, or, unheld, anyone's. Another agent's
+    // question never blocked a held task, so it must not keep it blocked either (a read-only
+    // agent asking on and on while the holder waits would stall the holder's work).
+    const [waitingOn] = await tx.asks.open({
+      taskId: task.id,
+      ...(task.owner ? { askedBy: task.owner } : {}),
+      limit: 1,
+    });
     let unblocked = false;
     let atCap: string | null = null;
     // Only a block a question made is lifted: one set with `block` (or before asking) stays.
-    if (task.status === "blocked" && isAskBlock(task.blockedReason) && stillOpen.length === 0) {
+    if (task.status === "blocked" && isAskBlock(task.blockedReason) && waitingOn) {
+      // Still waiting: on a question that is open, not on the one just answered.
+      await tx.tasks.update(task.id, { blockedReason: askBlockReason(waitingOn) }, now);
+    } else if (task.status === "blocked" && isAskBlock(task.blockedReason)) {
       atCap = await holderAtCap(tx, config, task);
       if (atCap) {
         await tx.tasks.update(task.id, { blockedReason: atCap }, now);

@@ -26,7 +26,7 @@ export const toAsk = (row: AskRow): AskRecord => ({
 });
 
 /** The condition on open questions, all or one role's or one task's, with its values (both stores' SQL). */
-export function openWhere(filter: { toRole?: string; taskId?: string }): {
+export function openWhere(filter: { toRole?: string; taskId?: string; askedBy?: string }): {
   where: string;
   values: unknown[];
 } {
@@ -39,6 +39,10 @@ export function openWhere(filter: { toRole?: string; taskId?: string }): {
   if (filter.taskId !== undefined) {
     where.push("task_id = ?");
     values.push(filter.taskId);
+  }
+  if (filter.askedBy !== undefined) {
+    where.push("asked_by = ?");
+    values.push(filter.askedBy);
   }
   return { where: where.join(" AND "), values };
 }
