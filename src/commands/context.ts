@@ -11,6 +11,7 @@ import { loadConfig, type Profile, type WorkspaceConfig } from "../domains/works
 import { discoverWorkspace, type Workspace } from "../domains/workspace/discover.js";
 import { boardKey, storeLocationOf } from "../domains/workspace/store-location.js";
 import { notFound, operational, refuse } from "../kernel/outcome.js";
+import { stampOf } from "../kernel/stamp-cache.js";
 import { boardsStartedFor, startChildrenFor } from "../kernel/started-for.js";
 import { quoteValue } from "../kernel/text.js";
 import type { StoreLocation } from "../store/open.js";
@@ -136,8 +137,29 @@ export class Session {
     });
     return this.opened.then((ctx) => {
       this.requireSameDatabase(ctx.workspace.databasePath);
-      return ctx;
+      return this.withCurrentConfig(ctx);
     });
+  }
+
+  /** The caller as bound at launch, before its roles' grants in cairn.toml narrow it. */
+  private launchActor?: Actor;
+  /** The cairn.toml the current context was built from (its stamp) and that context. */
+  private current?: { stamp: string; ctx: SessionContext };
+
+  /**
+   * A long-lived server follows cairn.toml as it is now, as each CLI call does: a role the owner
+   * made read-only, narrowed or stripped of planning binds its running agents at their next
+   * call, not at their next restart. One stat per call; the file is parsed again only when it changed.
+   */
+  private withCurrentConfig(opened: SessionContext): SessionContext {
+    const path = opened.workspace.configPath;
+    const stats = statSync(path, { throwIfNoEntry: false });
+    const stamp = stats ? stampOf(stats) : "absent";
+    if (this.current?.stamp === stamp) return this.current.ctx;
+    const config = loadConfig(path);
+    const actor = withRoleGrants(this.launchActor ?? opened.actor, config);
+    this.current = { stamp, ctx: { ...opened, config, actor } };
+    return this.current.ctx;
   }
 
   /** The database file this session opened: its device and inode. */
@@ -181,6 +203,7 @@ export class Session {
         "run `cairn init` here (or `cairn init --home` for the machine-level workspace)",
       );
     }
+    const configStats = statSync(workspace.configPath, { throwIfNoEntry: false });
     const config = loadConfig(workspace.configPath);
     const location = storeLocationOf(workspace, config, this.env);
     const board = boardKey(location);
@@ -188,9 +211,13 @@ export class Session {
     startChildrenFor(board);
     const store = await openStoreLazily(location, { readonly: this.readOnly });
     try {
-      const actor = withRoleGrants(await resolveActor(store, this.agentToken, startedByCairn), config);
+      this.launchActor = await resolveActor(store, this.agentToken, startedByCairn);
+      const actor = withRoleGrants(this.launchActor, config);
       const profile = profileFor(actor, config, this.requestedProfile);
-      return { cwd: this.cwd, env: this.env, workspace, store, config, actor, profile, now: this.now };
+      const ctx = { cwd: this.cwd, env: this.env, workspace, store, config, actor, profile, now: this.now };
+      // Stamped as it was before it was read: an edit made meanwhile is read at the next call.
+      this.current = { stamp: configStats ? stampOf(configStats) : "absent", ctx };
+      return ctx;
     } catch (error) {
       await store.close();
       throw error;

@@ -134,6 +134,23 @@ describe("the board's MCP tools", () => {
     }
   });
 
+  it("a role made read-only in cairn.toml binds an agent's running server at its next call", async () => {
+    writeFileSync(join(ws.dir, ".cairn", "cairn.toml"), '[roles.builder]\nsummary = "builds"\n');
+    const bob = addAgent(ws.dir, "bob", "builder");
+    const mcp = await connectMcp(ws.dir, { env: { CAIRN_AGENT: bob.token } });
+    try {
+      expect((await callTool(mcp, "add_task", { title: "before" })).structuredContent).toMatchObject({
+        task: { id: "T-1" },
+      });
+      writeFileSync(join(ws.dir, ".cairn", "cairn.toml"), '[roles.builder]\ngrant = "ro"\n');
+      const after = await callTool(mcp, "add_task", { title: "after" });
+      expect(after.structuredContent).toMatchObject({ refused: { policy: "grant" } });
+      expect(cairn(ws.dir, ["task", "list", "--json"]).json).toMatchObject({ total: 1 });
+    } finally {
+      await mcp.close();
+    }
+  });
+
   it("reports a verify command's progress while it runs (start, output, a heartbeat), result unchanged", async () => {
     const mcp = await connectMcp(ws.dir);
     try {
