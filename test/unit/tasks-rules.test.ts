@@ -1,3 +1,4 @@
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { actorOf, OWNER } from "../../src/domains/identity/actor.js";
@@ -8,7 +9,7 @@ import { claimTask } from "../../src/domains/tasks/claims.js";
 import { parseEstimate, taskId } from "../../src/domains/tasks/common.js";
 import { outOfScope } from "../../src/domains/tasks/scope.js";
 import { fillArgv } from "../../src/domains/tasks/shortcuts.js";
-import { RoleConfig, WorkspaceConfig } from "../../src/domains/workspace/config.js";
+import { loadConfig, RoleConfig, WorkspaceConfig } from "../../src/domains/workspace/config.js";
 import { openStore } from "../../src/store/open.js";
 import type { ShortcutRecord } from "../../src/store/tasks.js";
 import { scratchDir } from "../helpers/workspace.js";
@@ -81,6 +82,24 @@ describe("task rules", () => {
     expect(routeAsk(config, "lead", { traces: [] })).toBe("human");
     const loop = WorkspaceConfig.parse({ roles: { a: { escalate_to: "a" } } });
     expect(routeAsk(loop, "a", { traces: [] })).toBe("human");
+  });
+
+  it("knows only the roles and shortcuts cairn.toml names: constructor or toString is none", () => {
+    const scratch = scratchDir();
+    try {
+      const file = join(scratch.dir, "cairn.toml");
+      writeFileSync(file, '[roles.builder]\nescalate_to = "toString"\n[shortcuts.t]\nargv = ["true"]\n');
+      // Parsed, then served again from the parse cache.
+      for (const config of [loadConfig(file), loadConfig(file), WorkspaceConfig.parse({})]) {
+        for (const name of ["constructor", "toString", "__proto__", "hasOwnProperty"]) {
+          expect(config.roles[name], name).toBeUndefined();
+          expect(config.shortcuts[name], name).toBeUndefined();
+        }
+      }
+      expect(routeAsk(loadConfig(file), "builder", { traces: [] })).toBe("human");
+    } finally {
+      scratch.cleanup();
+    }
   });
 
   it("fills placeholders word by word and names missing or stray params", () => {

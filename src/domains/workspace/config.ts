@@ -78,12 +78,22 @@ export const StoreConfig = z.object({
  * misspelt `grant`, `roles` or `shortcuts` would otherwise drop the rule it was meant to set,
  * leaving the role writable, the shortcut open to every role, or `task finish` ungated.
  */
+/**
+ * A table keyed by name (roles, shortcuts) holding only its own names: `roles["constructor"]` or
+ * `shortcuts["toString"]` is nothing, not a function inherited from Object, which would pass
+ * for a declared role (a question routed to it) or shortcut (whose run fails on its missing fields).
+ */
+function ownNames<T>(table: Record<string, T>): Record<string, T> {
+  return Object.assign(Object.create(null) as Record<string, T>, table);
+}
+
 export const WorkspaceConfig = z
   .object({
     workspace: z.object({ name: z.string().optional() }).default({}),
     roles: z
       .record(z.string().regex(NAME, "role names use letters, digits, - and _"), RoleConfig)
-      .default({}),
+      .default({})
+      .transform(ownNames),
     claims: z
       .object({
         lease_minutes: z
@@ -104,7 +114,8 @@ export const WorkspaceConfig = z
       .default({ timeout_seconds: 600 }),
     shortcuts: z
       .record(z.string().regex(NAME, "shortcut names use letters, digits, - and _"), ShortcutConfig)
-      .default({}),
+      .default({})
+      .transform(ownNames),
     store: StoreConfig.optional(),
   })
   .catchall(z.unknown());
@@ -150,13 +161,19 @@ export function parseConfig(text: string, path: string): WorkspaceConfig {
  */
 const PARSED = new StampCache<WorkspaceConfig>(256);
 
+/** A caller's own copy; a structured clone keeps no prototype, so the tables get theirs back. */
+function copyOf(config: WorkspaceConfig): WorkspaceConfig {
+  const copy = structuredClone(config);
+  return { ...copy, roles: ownNames(copy.roles), shortcuts: ownNames(copy.shortcuts) };
+}
+
 export function loadConfig(path: string): WorkspaceConfig {
   const now = Date.now();
   const stats = statSync(path, { throwIfNoEntry: false });
   if (!stats?.isFile()) return WorkspaceConfig.parse({});
   const stamp = stampOf(stats);
   const hit = PARSED.get(path, stamp);
-  if (hit) return structuredClone(hit);
+  if (hit) return copyOf(hit);
   let text: string;
   try {
     // Judged again on the descriptor: a FIFO put in its place after the stat is never waited on.
@@ -165,7 +182,7 @@ export function loadConfig(path: string): WorkspaceConfig {
     return WorkspaceConfig.parse({});
   }
   const config = parseConfig(text, path);
-  PARSED.set(path, stamp, isRacy(stats, now), structuredClone(config));
+  PARSED.set(path, stamp, isRacy(stats, now), copyOf(config));
   return config;
 }
 
