@@ -8,7 +8,7 @@ import { addTask } from "../../src/domains/tasks/board.js";
 import { claimTask } from "../../src/domains/tasks/claims.js";
 import { parseEstimate, taskId } from "../../src/domains/tasks/common.js";
 import { outOfScope } from "../../src/domains/tasks/scope.js";
-import { fillArgv } from "../../src/domains/tasks/shortcuts.js";
+import { addShortcut, fillArgv, listShortcuts } from "../../src/domains/tasks/shortcuts.js";
 import { loadConfig, RoleConfig, WorkspaceConfig } from "../../src/domains/workspace/config.js";
 import { openStore } from "../../src/store/open.js";
 import type { ShortcutRecord } from "../../src/store/tasks.js";
@@ -121,6 +121,8 @@ describe("task rules", () => {
       "x.ts",
     ]);
     expect(() => fillArgv(shortcut, { filter: "a" })).toThrow(/--params file=/);
+    // A placeholder named like something every object has is still a parameter to give.
+    expect(() => fillArgv({ ...shortcut, argv: ["echo", "{{toString}}"] }, {})).toThrow(/--params toString=/);
     expect(() => fillArgv(shortcut, { filter: "a", file: "b", extra: "c" })).toThrow(/no parameter extra/);
   });
 });
@@ -154,6 +156,28 @@ describe("questions on a held task", () => {
         unblocked: false,
         task: { status: "blocked", blockedReason: `waiting on ${second.ask.id} (to human)` },
       });
+    } finally {
+      await store.close();
+      scratch.cleanup();
+    }
+  });
+});
+
+describe("shortcuts named like what every object has", () => {
+  it("a stored shortcut called constructor lists with its own use count", async () => {
+    const scratch = scratchDir();
+    const store = openStore(join(scratch.dir, "cairn.db"), { create: true });
+    try {
+      const config = WorkspaceConfig.parse({});
+      const now = "2026-01-01T00:00:00.000Z";
+      const shortcut = { argv: ["true"], effect: "read" as const, roles: [], summary: "" };
+      for (const name of ["constructor", "toString"])
+        await addShortcut(store, config, OWNER, { ...shortcut, name }, now);
+      const listed = await listShortcuts(store, config);
+      expect(listed.map((s) => [s.name, s.uses])).toEqual([
+        ["constructor", 0],
+        ["toString", 0],
+      ]);
     } finally {
       await store.close();
       scratch.cleanup();

@@ -91,7 +91,8 @@ export function fillArgv(shortcut: ShortcutRecord, params: Record<string, string
   const wanted = new Set<string>();
   for (const word of shortcut.argv)
     for (const match of word.matchAll(PLACEHOLDER)) wanted.add(match[1] as string);
-  const missing = [...wanted].filter((name) => params[name] === undefined);
+  // Own values only: a `{{toString}}` left unfilled is missing, not Object's function.
+  const missing = [...wanted].filter((name) => !Object.hasOwn(params, name) || params[name] === undefined);
   if (missing.length > 0) {
     throw usageError(
       `shortcut ${shortcut.name} needs ${missing.map((m) => `--params ${m}=...`).join(" ")}`,

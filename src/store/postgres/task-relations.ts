@@ -118,7 +118,8 @@ export function pgTaskRelations(db: PgDb): TaskRelations {
       }));
     },
     async countEvents(action) {
-      const counts: Record<string, number> = {};
+      // By subject, which is a name: a shortcut called "constructor" must not read Object's.
+      const counts: Record<string, number> = Object.create(null);
       for (const row of await countEvents.all(action)) counts[row.subject] = row.n;
       return counts;
     },
