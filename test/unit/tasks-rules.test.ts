@@ -11,6 +11,7 @@ import { outOfScope } from "../../src/domains/tasks/scope.js";
 import { addShortcut, fillArgv, listShortcuts } from "../../src/domains/tasks/shortcuts.js";
 import { loadConfig, RoleConfig, WorkspaceConfig } from "../../src/domains/workspace/config.js";
 import { openStore } from "../../src/store/open.js";
+import type { AgentRecord } from "../../src/store/store.js";
 import type { ShortcutRecord } from "../../src/store/tasks.js";
 import { scratchDir } from "../helpers/workspace.js";
 
@@ -155,6 +156,39 @@ describe("questions on a held task", () => {
       expect(first).toMatchObject({
         unblocked: false,
         task: { status: "blocked", blockedReason: `waiting on ${second.ask.id} (to human)` },
+      });
+    } finally {
+      await store.close();
+      scratch.cleanup();
+    }
+  });
+});
+
+describe("who answers", () => {
+  it("a builder's child in the role a question is routed to does not answer it; a lead's child does", async () => {
+    const scratch = scratchDir();
+    const store = openStore(join(scratch.dir, "cairn.db"), { create: true });
+    try {
+      const config = WorkspaceConfig.parse({
+        roles: { builder: { child_roles: ["lead"] }, lead: {} },
+      });
+      const now = "2026-01-01T00:00:00.000Z";
+      const add = async (name: string, role: string, parent?: AgentRecord) => {
+        const request = { name, role, parent: parent?.id };
+        return (await addAgent(store, config, OWNER, request, now)).agent;
+      };
+      const asker = actorOf(await add("asker", "builder"));
+      const builder = await add("bob", "builder");
+      const minted = actorOf(await add("bobs-lead", "lead", builder), [builder]);
+      const lead = await add("lea", "lead");
+      const leadKid = actorOf(await add("leas-kid", "lead", lead), [lead]);
+      const task = await addTask(store, asker, { title: "t" }, now);
+      const { ask } = await askQuestion(store, config, asker, task.id, "which?", now, "lead");
+      await expect(answerQuestion(store, config, minted, ask.id, "mine", now)).rejects.toMatchObject({
+        refusal: { policy: "ask" },
+      });
+      await expect(answerQuestion(store, config, leadKid, ask.id, "this one", now)).resolves.toMatchObject({
+        unblocked: true,
       });
     } finally {
       await store.close();

@@ -2,7 +2,7 @@ import { conflict, notFound, refuse, usageError } from "../../kernel/outcome.js"
 import { quoteValue } from "../../kernel/text.js";
 import type { Store, Tx } from "../../store/store.js";
 import type { AskRecord, TaskRecord } from "../../store/tasks.js";
-import { type Actor, actorOf, ancestorsOf, sameLine } from "../identity/actor.js";
+import { type Actor, actorOf, ancestorsOf, lineageOf, sameLine } from "../identity/actor.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
 import { wipFull } from "./claims.js";
 import { journal, loadTask, who } from "./common.js";
@@ -104,10 +104,13 @@ async function requireAnswerer(tx: Tx, actor: Actor, ask: AskRecord): Promise<vo
       `wait for ${ask.toRole} (or the owner) to answer; see \`cairn asks\``,
     );
   }
-  if (actor.role === ask.toRole) return;
+  // A child never exceeds its parent: a builder's child given role lead (its child_roles) does
+  // not answer for lead, or minting one would answer any question routed there.
+  const outsider = lineageOf(actor).find((member) => member.role !== ask.toRole);
+  if (!outsider) return;
   throw refuse(
     "ask",
-    `${ask.id} is routed to ${ask.toRole}; ${actor.name} (role ${actor.role}) may not answer it`,
+    `${ask.id} is routed to ${ask.toRole}; ${actor.name} (role ${actor.role}${outsider.id === actor.id ? "" : `, under ${outsider.id} of role ${outsider.role}`}) may not answer it`,
     ask.toRole === HUMAN
       ? "a human (the workspace owner) answers it"
       : `an agent of role ${ask.toRole}, or the owner, answers it`,
