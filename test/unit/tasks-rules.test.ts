@@ -5,6 +5,7 @@ import { actorOf, OWNER } from "../../src/domains/identity/actor.js";
 import { addAgent } from "../../src/domains/identity/agents.js";
 import { answerQuestion, askQuestion, routeAsk } from "../../src/domains/tasks/asks.js";
 import { addTask } from "../../src/domains/tasks/board.js";
+import { boardStatus } from "../../src/domains/tasks/board-status.js";
 import { claimTask } from "../../src/domains/tasks/claims.js";
 import { parseEstimate, taskId } from "../../src/domains/tasks/common.js";
 import { outOfScope } from "../../src/domains/tasks/scope.js";
@@ -129,7 +130,7 @@ describe("task rules", () => {
 });
 
 describe("questions on a held task", () => {
-  it("another agent's questions do not keep the holder's task blocked once the holder's own are answered", async () => {
+  it("another agent's questions do not keep the holder's task blocked once the holder's own are answered; status shows it held", async () => {
     const scratch = scratchDir();
     const store = openStore(join(scratch.dir, "cairn.db"), { create: true });
     try {
@@ -157,6 +158,8 @@ describe("questions on a held task", () => {
         unblocked: false,
         task: { status: "blocked", blockedReason: `waiting on ${second.ask.id} (to human)` },
       });
+      // Blocked, it is still bob's: status says who holds it.
+      expect((await boardStatus(store, config, now)).holders).toEqual([{ owner: bob.id, tasks: [task.id] }]);
     } finally {
       await store.close();
       scratch.cleanup();

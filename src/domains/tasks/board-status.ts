@@ -6,15 +6,18 @@ import { ASKS_SHOWN } from "./asks.js";
 export async function boardStatus(store: Store, config: WorkspaceConfig, now: string) {
   const cutoff = new Date(Date.parse(now) - config.claims.lease_minutes * 60_000).toISOString();
   return store.read(async (tx) => {
+    const blocked = await tx.tasks.byStatus("blocked", 100);
+    // Who holds what: a blocked task its holder still holds is held too (it may reopen it, and
+    // it counts against nobody else), so status must not show it as no one's.
     const holders = new Map<string, string[]>();
-    for (const task of await tx.tasks.byStatus("active", 1_000)) {
-      const owner = task.owner as string;
-      holders.set(owner, [...(holders.get(owner) ?? []), task.id]);
+    for (const task of [...(await tx.tasks.byStatus("active", 1_000)), ...blocked]) {
+      if (!task.owner) continue;
+      holders.set(task.owner, [...(holders.get(task.owner) ?? []), task.id]);
     }
     return {
       counts: await tx.tasks.countByStatus(),
       holders: [...holders].map(([owner, tasks]) => ({ owner, tasks })),
-      blocked: (await tx.tasks.byStatus("blocked", 100)).map((t) => ({
+      blocked: blocked.map((t) => ({
         id: t.id,
         title: t.title,
         why: t.blockedReason ?? "",
