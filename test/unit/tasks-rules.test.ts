@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { actorOf, OWNER } from "../../src/domains/identity/actor.js";
+import { actorOf, OWNER, profileFor } from "../../src/domains/identity/actor.js";
 import { addAgent } from "../../src/domains/identity/agents.js";
 import { answerQuestion, askQuestion, routeAsk } from "../../src/domains/tasks/asks.js";
 import { addTask } from "../../src/domains/tasks/board.js";
@@ -197,6 +197,23 @@ describe("who answers", () => {
       await store.close();
       scratch.cleanup();
     }
+  });
+});
+
+describe("a child's profile", () => {
+  it("is never wider than its parent is served, a parent whose role declares none being a worker", () => {
+    const config = WorkspaceConfig.parse({
+      roles: { builder: { child_roles: ["ops"] }, ops: { profile: "all" }, lead: { profile: "planner" } },
+    });
+    const agent = (id: string, role: string, parentId: string | null = null) =>
+      ({ id, name: id, role, grant: "rw", parentId }) as AgentRecord;
+    const builder = agent("A-1", "builder");
+    expect(profileFor(actorOf(agent("A-2", "ops")), config)).toBe("all");
+    const child = actorOf(agent("A-3", "ops", builder.id), [builder]);
+    expect(profileFor(child, config)).toBe("worker");
+    expect(() => profileFor(child, config, "operator")).toThrow(/wider than worker/);
+    const lead = agent("A-4", "lead");
+    expect(profileFor(actorOf(agent("A-5", "ops", lead.id), [lead]), config)).toBe("planner");
   });
 });
 

@@ -169,14 +169,15 @@ const rank = (profile: Profile) => PROFILES.indexOf(profile);
 
 /**
  * The MCP tool profile: an explicit choice at launch, else the role's, else `worker`. A child is
- * never served a wider profile than any ancestor's role declares: a wider request is refused.
+ * never served a wider profile than any ancestor's role serves (what it declares, else `worker`):
+ * a wider request is refused. A role that declares none does not let its agents' children
+ * (given a role declaring `all` through child_roles) be served more than the worker they are.
  */
 export function profileFor(actor: Actor, config: WorkspaceConfig, requested?: Profile): Profile {
   const own = config.roles[actor.role]?.profile;
   const ceilings = lineageOf(actor)
     .slice(1)
-    .map((member) => config.roles[member.role]?.profile)
-    .filter((p): p is Profile => p !== undefined);
+    .map((member) => config.roles[member.role]?.profile ?? "worker");
   const ceiling = ceilings.sort((a, b) => rank(a) - rank(b))[0];
   const chosen = requested ?? own ?? "worker";
   if (ceiling && rank(chosen) > rank(ceiling)) {
