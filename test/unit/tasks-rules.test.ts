@@ -200,6 +200,24 @@ describe("who answers", () => {
   });
 });
 
+describe("agent names", () => {
+  it("refuses a name that reads as the owner or as another agent's id", async () => {
+    const scratch = scratchDir();
+    const store = openStore(join(scratch.dir, "cairn.db"), { create: true });
+    try {
+      const config = WorkspaceConfig.parse({});
+      const now = "2026-01-01T00:00:00.000Z";
+      const add = (name: string) => addAgent(store, config, OWNER, { name, role: "builder" }, now);
+      for (const name of ["owner", "Owner", "A-1", "a-12"])
+        await expect(add(name), name).rejects.toMatchObject({ errorKind: "usage" });
+      await expect(add("owner-bot")).resolves.toMatchObject({ agent: { name: "owner-bot" } });
+    } finally {
+      await store.close();
+      scratch.cleanup();
+    }
+  });
+});
+
 describe("a child's profile", () => {
   it("is never wider than its parent is served, a parent whose role declares none being a worker", () => {
     const config = WorkspaceConfig.parse({

@@ -2,7 +2,7 @@ import { conflict, notFound, refuse, usageError } from "../../kernel/outcome.js"
 import { quoteValue } from "../../kernel/text.js";
 import type { AgentRecord, Grant, Store } from "../../store/store.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
-import { type Actor, ancestorsOf, OWNER } from "./actor.js";
+import { type Actor, ancestorsOf } from "./actor.js";
 import { hashToken, newToken } from "./tokens.js";
 
 /** Starts with a letter or digit, so no name or role can pass for an option (`--role`). */
@@ -64,12 +64,12 @@ export async function addAgent(
       `agent name ${quoteValue(request.name)} must be 1-64 letters, digits, - or _, starting with a letter or digit`,
     );
   }
-  // Every quote and result calls the workspace owner `owner`: an agent of that name, in any case,
-  // would read as it (`by owner (A-7)` beside `by owner`).
-  if (request.name.toLowerCase() === OWNER.name) {
+  // Names are shown beside ids ("held by A-7 (bob)") and looked up after them: a child named
+  // "owner" or "A-1" would read as the workspace owner or another agent wherever it is named.
+  if (/^(owner|a-\d+)$/i.test(request.name)) {
     throw usageError(
-      `agent name ${quoteValue(request.name)} is how cairn names the workspace owner`,
-      "choose another name",
+      `agent name ${quoteValue(request.name)} reads as ${/^owner$/i.test(request.name) ? "the workspace owner" : "an agent id"}`,
+      "choose a name that is neither an id (A-12) nor owner",
     );
   }
   if (!AGENT_NAME.test(request.role)) {
