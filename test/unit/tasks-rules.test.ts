@@ -125,7 +125,21 @@ describe("task rules", () => {
     expect(() => fillArgv(shortcut, { filter: "a" })).toThrow(/--params file=/);
     // A placeholder named like something every object has is still a parameter to give.
     expect(() => fillArgv({ ...shortcut, argv: ["echo", "{{toString}}"] }, {})).toThrow(/--params toString=/);
-    expect(() => fillArgv(shortcut, { filter: "a", file: "b", extra: "c" })).toThrow(/no parameter extra/);
+    expect(() => fillArgv(shortcut, { filter: "a", file: "b", extra: "c" })).toThrow(/no parameter "extra"/);
+    // Stray names are the caller's text: a thousand 4,000-character ones are not echoed back whole.
+    const flood = Object.fromEntries(
+      Array.from({ length: 1_000 }, (_, i) => [`${"x".repeat(4_000)}${i}\nFAKE`, "1"]),
+    );
+    const refused = (() => {
+      try {
+        fillArgv(shortcut, { filter: "a", file: "b", ...flood });
+      } catch (error) {
+        return (error as Error).message;
+      }
+    })();
+    expect(refused).toMatch(/and 997 more/);
+    expect(refused?.length).toBeLessThan(2_000);
+    expect(refused).not.toContain("\nFAKE");
   });
 });
 

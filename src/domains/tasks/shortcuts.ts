@@ -101,8 +101,11 @@ export function fillArgv(shortcut: ShortcutRecord, params: Record<string, string
   }
   const stray = Object.keys(params).filter((name) => !wanted.has(name));
   if (stray.length > 0) {
+    // The names are the caller's text: quoted, cut short, and only the first few of them.
+    const named = stray.slice(0, 3).map((name) => quoteValue(name));
+    const more = stray.length > named.length ? ` (and ${stray.length - named.length} more)` : "";
     throw usageError(
-      `shortcut ${shortcut.name} has no parameter ${stray.join(", ")}`,
+      `shortcut ${shortcut.name} has no parameter ${named.join(", ")}${more}`,
       `its command: ${shortcut.argv.join(" ")}`,
     );
   }
