@@ -61,7 +61,7 @@ export async function claimTask(
     if (task.status !== "open") {
       throw refuse(
         "status",
-        `${task.id} is ${task.status}${task.blockedReason ? ` (${task.blockedReason})` : ""}; only open tasks can be claimed`,
+        `${task.id} is ${task.status}${task.blockedReason ? ` (${quoteValue(task.blockedReason, 200)})` : ""}; only open tasks can be claimed`,
         task.status === "blocked"
           ? await takeInstead(tx, config, actor, task.id)
           : `see \`cairn task ready\``,
@@ -86,9 +86,12 @@ export async function claimTask(
     const outside = outOfLineScope(task, config, actor);
     if (outside.length > 0) {
       const roles = [...new Set(lineageOf(actor).map((m) => m.role))].join(", ");
+      // Traces are the task author's text: quoted, cut short, the first few only.
+      const shown = outside.slice(0, 3).map((path) => quoteValue(path, 120));
+      const more = outside.length > shown.length ? ` (and ${outside.length - shown.length} more)` : "";
       throw refuse(
         "scope",
-        `${task.id} touches ${outside.join(", ")}, outside the scope of role ${roles}`,
+        `${task.id} touches ${shown.join(", ")}${more}, outside the scope of role ${roles}`,
         await takeInstead(tx, config, actor, task.id),
       );
     }
