@@ -63,7 +63,7 @@ describe("verify commands run by cairn", () => {
     expect(failed.results[0]?.why).toMatch(/exited 1/);
     const refused = cairn(ws.dir, ["task", "finish", id, "--json"]);
     expect(refused.code).toBe(3);
-    expect(refused.stderr).toContain("criterion 1 unchecked: it proves itself");
+    expect(refused.stderr).toContain('criterion 1 unchecked: "it proves itself"');
     writeFileSync(flag, "");
     const passed = check(id).json as CheckOut;
     expect(passed.results[0]).toMatchObject({ checked: true, why: null, exit_code: 0 });
@@ -148,7 +148,7 @@ describe("verify commands run by cairn", () => {
     cairn(ws.dir, ["task", "check", "T-1", "--n", "1"]);
     const refused = cairn(ws.dir, ["task", "finish", "T-1", "--json"]);
     expect(refused.code).toBe(3);
-    expect(refused.stderr).toContain("criterion 2 unchecked: two");
+    expect(refused.stderr).toContain('criterion 2 unchecked: "two"');
     expect(refused.stderr).toContain("shortcut lint failed (exited 3)");
     cairn(ws.dir, ["task", "check", "T-1", "--n", "2"]);
     writeFileSync(join(ws.dir, "lint.ok"), "");

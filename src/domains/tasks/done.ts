@@ -1,5 +1,6 @@
 import { operational, refuse, usageError } from "../../kernel/outcome.js";
 import { type ProgressSink, type RunProgress, runProgress } from "../../kernel/progress.js";
+import { quoteValue } from "../../kernel/text.js";
 import type { Store, Tx } from "../../store/store.js";
 import type { CriterionRecord, Evidence, TaskRecord } from "../../store/tasks.js";
 import { milestoneGateIn } from "../goals/task-link.js";
@@ -210,6 +211,9 @@ export async function checkTask(
   });
 }
 
+/** Unmet conditions a finish refusal lists: a task may carry thousands of criteria. */
+const UNMET_SHOWN = 20;
+
 export type FinishOutcome =
   | { kind: "done"; task: TaskRecord; unverified: boolean }
   | { kind: "proposed"; task: TaskRecord; to: string };
@@ -283,7 +287,8 @@ export async function finishTask(
     const criteria = await tx.tasks.criteria(task.id);
     const unmet: string[] = criteria
       .filter((c) => !c.checked)
-      .map((c) => `criterion ${c.n} unchecked: ${c.text}`);
+      // A criterion's text is its author's: quoted and cut, as any value in a refusal.
+      .map((c) => `criterion ${c.n} unchecked: ${quoteValue(c.text, 120)}`);
     if (criteria.length === 0 && !options.unverified) {
       unmet.push("it has no acceptance criteria (add some, or finish with --unverified, which is recorded)");
     }
@@ -295,7 +300,10 @@ export async function finishTask(
     if (unmet.length > 0) {
       throw refuse(
         "done",
-        `${task.id} cannot finish yet: ${unmet.map((u, i) => `(${i + 1}) ${u}`).join("; ")}`,
+        `${task.id} cannot finish yet: ${unmet
+          .slice(0, UNMET_SHOWN)
+          .map((u, i) => `(${i + 1}) ${u}`)
+          .join("; ")}${unmet.length > UNMET_SHOWN ? `; and ${unmet.length - UNMET_SHOWN} more` : ""}`,
         `tick what is met with check_task ${task.id}; fix the rest, then finish again`,
       );
     }
