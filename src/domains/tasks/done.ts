@@ -118,7 +118,9 @@ export function whyFailed(evidence: Evidence): string {
     .map((line) => line.trim())
     .filter(Boolean);
   const telling = [...lines].reverse().find((line) => /error|fail|assert/i.test(line)) ?? lines.at(-1) ?? "";
-  return `exited ${evidence.exit_code}${telling ? `: ${telling.slice(0, 200)}` : ""}`;
+  // The line is the command's output (code under test wrote it): quoted, so no refusal or
+  // result that repeats it passes it off as cairn's own words.
+  return `exited ${evidence.exit_code}${telling ? `: ${quoteValue(telling, 200)}` : ""}`;
 }
 
 export interface CheckResult {
