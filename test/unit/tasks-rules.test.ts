@@ -10,7 +10,7 @@ import { claimTask } from "../../src/domains/tasks/claims.js";
 import { parseEstimate, taskId } from "../../src/domains/tasks/common.js";
 import { finishTask, whyFailed } from "../../src/domains/tasks/done.js";
 import { outOfScope } from "../../src/domains/tasks/scope.js";
-import { addShortcut, fillArgv, listShortcuts } from "../../src/domains/tasks/shortcuts.js";
+import { addShortcut, fillArgv, listShortcuts, runShortcut } from "../../src/domains/tasks/shortcuts.js";
 import { loadConfig, RoleConfig, WorkspaceConfig } from "../../src/domains/workspace/config.js";
 import { openStore } from "../../src/store/open.js";
 import type { AgentRecord } from "../../src/store/store.js";
@@ -329,7 +329,7 @@ describe("a child's profile", () => {
 });
 
 describe("shortcuts named like what every object has", () => {
-  it("a stored shortcut called constructor lists with its own use count", async () => {
+  it("a stored shortcut called constructor lists with its own use count; a run is recorded on a real task", async () => {
     const scratch = scratchDir();
     const store = openStore(join(scratch.dir, "cairn.db"), { create: true });
     try {
@@ -343,6 +343,22 @@ describe("shortcuts named like what every object has", () => {
         ["constructor", 0],
         ["toString", 0],
       ]);
+      // A run is recorded on a task that exists, by its id; any other text is not a task.
+      const run = (task: string) =>
+        runShortcut(
+          store,
+          config,
+          OWNER,
+          scratch.dir,
+          { name: "constructor", params: {}, confirm: false, task },
+          () => now,
+        );
+      await expect(run("T-99")).rejects.toMatchObject({ errorKind: "not_found" });
+      await expect(run("see T-1")).rejects.toMatchObject({ errorKind: "usage" });
+      await addTask(store, OWNER, { title: "t" }, now);
+      await expect(run("t-1")).resolves.toMatchObject({ uses: 1 });
+      const [event] = await store.read((tx) => tx.tasks.eventsOf("shortcut.run", 1));
+      expect(event?.data.task).toBe("T-1");
     } finally {
       await store.close();
       scratch.cleanup();

@@ -6,7 +6,7 @@ import type { Evidence, ShortcutEffect, ShortcutRecord } from "../../store/tasks
 import { type Actor, lineageOf } from "../identity/actor.js";
 import { guard } from "../identity/guard.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
-import { journal, who } from "./common.js";
+import { journal, loadTask, who } from "./common.js";
 import { commandLine, runCommand } from "./runner.js";
 import { rolesOf } from "./scope.js";
 
@@ -179,7 +179,11 @@ export async function runShortcut(
   controls: { signal?: AbortSignal; progress?: ProgressSink } = {},
 ): Promise<ShortcutRun> {
   const { signal } = controls;
-  const shortcut = await store.read((tx) => findShortcut(tx, config, request.name));
+  const { shortcut, task } = await store.read(async (tx) => ({
+    shortcut: await findShortcut(tx, config, request.name),
+    // The run is recorded on a task that exists, by its id: not on "T-999" or any text given.
+    task: request.task === undefined ? null : (await loadTask(tx, request.task)).id,
+  }));
   allowShortcut(config, actor, shortcut, request.confirm);
   const argv = fillArgv(shortcut, request.params);
   const progress = runProgress(controls.progress);
@@ -202,7 +206,7 @@ export async function runShortcut(
       timed_out: evidence.timed_out,
       duration_ms: evidence.duration_ms,
       output_sha256: evidence.output_sha256,
-      task: request.task ?? null,
+      task,
     });
     const uses = (await tx.tasks.countEvents("shortcut.run"))[shortcut.name] ?? 0;
     return { name: shortcut.name, evidence, uses };
