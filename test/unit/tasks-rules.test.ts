@@ -312,7 +312,7 @@ describe("agent names", () => {
 });
 
 describe("a child's profile", () => {
-  it("is never wider than its parent is served, a parent whose role declares none being a worker", () => {
+  it("is never wider than its parent is served unasked, a parent whose role declares none being a worker", () => {
     const config = WorkspaceConfig.parse({
       roles: { builder: { child_roles: ["ops"] }, ops: { profile: "all" }, lead: { profile: "planner" } },
     });
@@ -322,9 +322,10 @@ describe("a child's profile", () => {
     expect(profileFor(actorOf(agent("A-2", "ops")), config)).toBe("all");
     const child = actorOf(agent("A-3", "ops", builder.id), [builder]);
     expect(profileFor(child, config)).toBe("worker");
-    expect(() => profileFor(child, config, "operator")).toThrow(/wider than worker/);
     const lead = agent("A-4", "lead");
-    expect(profileFor(actorOf(agent("A-5", "ops", lead.id), [lead]), config)).toBe("planner");
+    const leadsChild = actorOf(agent("A-5", "ops", lead.id), [lead]);
+    expect(profileFor(leadsChild, config)).toBe("planner");
+    expect(() => profileFor(leadsChild, config, "operator")).toThrow(/wider than planner/);
   });
 });
 

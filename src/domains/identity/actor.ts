@@ -169,26 +169,28 @@ const rank = (profile: Profile) => PROFILES.indexOf(profile);
 
 /**
  * The MCP tool profile: an explicit choice at launch, else the role's, else `worker`. A child is
- * never served a wider profile than any ancestor's role serves (what it declares, else `worker`):
- * a wider request is refused. A role that declares none does not let its agents' children
- * (given a role declaring `all` through child_roles) be served more than the worker they are.
+ * never served a wider profile than any ancestor's role declares: a wider request is refused.
+ * Unrequested, a child's role does not serve it more than any ancestor is served unrequested
+ * (its role's profile, else `worker`): a builder's child given a role declaring `all` through
+ * child_roles is a worker, as the builder is.
  */
 export function profileFor(actor: Actor, config: WorkspaceConfig, requested?: Profile): Profile {
-  const own = config.roles[actor.role]?.profile;
-  const ceilings = lineageOf(actor)
+  const narrowest = (profiles: Profile[]) => profiles.sort((a, b) => rank(a) - rank(b))[0];
+  const ancestors = lineageOf(actor)
     .slice(1)
-    .map((member) => config.roles[member.role]?.profile ?? "worker");
-  const ceiling = ceilings.sort((a, b) => rank(a) - rank(b))[0];
-  const chosen = requested ?? own ?? "worker";
-  if (ceiling && rank(chosen) > rank(ceiling)) {
-    if (requested) {
+    .map((member) => config.roles[member.role]?.profile);
+  const ceiling = narrowest(ancestors.filter((p): p is Profile => p !== undefined));
+  if (requested) {
+    if (ceiling && rank(requested) > rank(ceiling)) {
       throw refuse(
         "profile",
         `profile ${requested} is wider than ${ceiling}, the widest an ancestor of ${actor.name} is served`,
         `start with --profile ${ceiling} (or narrower)`,
       );
     }
-    return ceiling;
+    return requested;
   }
-  return chosen;
+  const chosen = config.roles[actor.role]?.profile ?? "worker";
+  const served = narrowest(ancestors.map((p) => p ?? "worker"));
+  return served && rank(chosen) > rank(served) ? served : chosen;
 }
