@@ -69,3 +69,55 @@ describe("two supervisors at one window", () => {
     expect(runs.map((run) => run.status)).toEqual(["ok"]);
   });
 });
+
+describe("a given-up window of a long schedule", () => {
+  it("stays given up while it is not stale, however long ago it opened", async () => {
+    writeFileSync(
+      join(scratch.dir, ".cairn", "agents", "nightly", "agent.toml"),
+      [
+        "[agent]",
+        'name = "nightly"',
+        "[run]",
+        'command = "false"',
+        "[defaults]",
+        "max_retries = 1",
+        "stale_after_minutes = 144000",
+        "[[schedules]]",
+        'id = "yearly"',
+        'type = "expression"',
+        'expression = "0 0 1 1 *"',
+        'timezone = "UTC"',
+        "",
+      ].join("\n"),
+    );
+    const workspace = projectWorkspace(scratch.dir);
+    const env = {
+      ...process.env,
+      CAIRN_HOME: join(scratch.dir, "home"),
+      DOTAGENT_HOME: join(scratch.dir, "no-dotagent"),
+    };
+    const supervised = new Map<string, Promise<unknown>>();
+    const pass = async (at: string) => {
+      const report = await tick({
+        store,
+        workspace,
+        env,
+        actorId: "owner",
+        now: () => new Date(at),
+        dryRun: false,
+        supervised,
+      });
+      await Promise.all(supervised.values());
+      return report;
+    };
+    await pass("2026-12-31T12:00:00Z");
+    expect((await pass("2027-01-01T00:01:00Z")).dispatched).toHaveLength(1);
+    expect((await pass("2027-01-01T00:02:00Z")).marked.map((m) => m.mark)).toEqual(["given_up"]);
+    // Fifty days on, still inside its 100-day stale_after: the window's one try is spent.
+    expect((await pass("2027-02-20T00:00:00Z")).dispatched).toEqual([]);
+    const runs = await store.read((tx) =>
+      tx.agentRuns.scheduled("nightly", "yearly", new Date(0).toISOString()),
+    );
+    expect(runs).toHaveLength(1);
+  });
+});

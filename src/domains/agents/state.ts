@@ -2,8 +2,14 @@ import type { AgentRunRecord, Tx } from "../../store/store.js";
 import type { ScheduleSpec } from "./manifest.js";
 import type { ScheduledAttempt, ScheduleState } from "./windows.js";
 
-/** How far back a schedule's attempts are read: longer than any window plus its retries. */
+/**
+ * How far back a schedule's attempts and marks are read: at least 40 days, and always past its
+ * `stale_after`. A window is decided on until it goes stale, so its tries and its given-up mark
+ * must stay in view that long: read any shorter, a yearly window given up in January with a
+ * 100-day `stale_after` looked untried in February and ran again.
+ */
 const HORIZON_MS = 40 * 24 * 3_600_000;
+const horizonOf = (spec: ScheduleSpec) => Math.max(HORIZON_MS, (spec.staleAfterMinutes + 1) * 60_000);
 
 const attemptOf = (run: AgentRunRecord): ScheduledAttempt => ({
   windowAt: Date.parse(run.windowAt as string),
@@ -19,7 +25,7 @@ export async function readScheduleState(
   spec: ScheduleSpec,
   now: number,
 ): Promise<ScheduleState> {
-  const since = new Date(now - HORIZON_MS).toISOString();
+  const since = new Date(now - horizonOf(spec)).toISOString();
   const runs = await tx.agentRuns.scheduled(agent, spec.id, since);
   const ok = await tx.agentRuns.lastScheduledOk(agent, spec.id);
   if (ok && !runs.some((run) => run.id === ok.id)) runs.push(ok);
