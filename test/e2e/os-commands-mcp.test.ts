@@ -11,7 +11,7 @@ let mcp: McpHandle;
 
 const OS_TOML = `[os]
 enabled = true
-allow = ["ls", "git status", "git log", "env", "sh", "rm", "echo", "python3", "false"]
+allow = ["ls", "git status", "git log", "env", "sh", "rm", "echo", "python3", "false", "cairn-not-installed-zz"]
 deny = ["git log"]
 
 [[os.tool]]
@@ -137,6 +137,9 @@ describe("OS tools through cairn mcp", () => {
     expect((await refusalOf("os_run", { bin: "rm", args: ["-rf", "x"] }))?.reason).toContain(
       "`rm` needs a person",
     );
+    expect((await refusalOf("os_run", { bin: "cairn-not-installed-zz", args: ["--x"] }))?.reason).toContain(
+      "not installed",
+    );
     // The pinned tool can only append: `git status` then the caller's words, still checked.
     const audit = cairn(ws.dir, ["audit", "tail", "--lines", "40", "--json"], { env }).json as {
       entries: { event: string; severity: string; data: Record<string, unknown> }[];
@@ -150,6 +153,7 @@ describe("OS tools through cairn mcp", () => {
       "not_allowed",
       "confirm",
       "confirm",
+      "not_installed",
     ]);
     const runs = audit.entries.filter((e) => e.event === "os_run");
     expect(runs.every((e) => e.severity === "critical")).toBe(true);

@@ -3,7 +3,7 @@ import { audit } from "../../domains/audit/record.js";
 import { osConfigOf } from "../../domains/os/config.js";
 import { gitConfigProblem, gitEnv, isGit } from "../../domains/os/git.js";
 import { DEFAULT_CONFIRM, decide } from "../../domains/os/policy.js";
-import { checkOsArgs, OS_OUTPUT_CAP, realNameOf, runOs } from "../../domains/os/run.js";
+import { checkOsArgs, OS_OUTPUT_CAP, realNameOf, resolveBinary, runOs } from "../../domains/os/run.js";
 import { childEnv } from "../../kernel/child.js";
 import { refuse } from "../../kernel/outcome.js";
 import { defineCommand } from "../define.js";
@@ -97,6 +97,20 @@ export const osRun = defineCommand({
         verdict.rule === "confirm"
           ? "a model can never confirm: tell the user the exact command so a person can run it in their own terminal; os_list shows what runs without confirmation"
           : "os_list shows what this machine allows; do not retry this command",
+      );
+    }
+    // Refused here, where it is audited like every other refusal (runOs would refuse it unaudited).
+    if (!resolveBinary(input.bin, ctx.env, untrusted)) {
+      audit(ctx, "notice", "os_refused", {
+        bin: input.bin,
+        args: input.args,
+        rule: "not_installed",
+        reason: "allowed but not installed on PATH",
+      });
+      throw refuse(
+        "os",
+        `\`${input.bin}\` is allowed but not installed on this machine's PATH`,
+        "os_list shows what is allowed; install it or pick another",
       );
     }
     // git runs what a repository's configuration and hooks name: those stay off, or it is refused.
