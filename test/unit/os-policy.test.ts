@@ -49,6 +49,21 @@ describe("the confirm list, whatever name a program goes by", () => {
     expect(rule("git", ["log", "--oneline"])).toBe("allow");
     expect(rule("zip", ["-r", "z.zip", "dir"])).toBe("allow");
   });
+
+  it("needs a person for programs that run a shell command given as an argument", () => {
+    // ed reads a file named `!command` from the command's output, run by a shell.
+    expect(rule("ed", ["-s", "!id >&2"])).toBe("confirm");
+    // psql's meta-commands run shells: `\!`, `\g |cmd`, `\o |cmd`, `\copy … program`.
+    expect(rule("psql", ["-h", "db", "-c", "\\! id"])).toBe("confirm");
+    expect(rule("psql", ["--command=select 1 \\g |id"])).toBe("confirm");
+    expect(rule("psql", ["-Xc\\! id"])).toBe("confirm");
+    // wget runs the program its askpass names, also set through a wgetrc command.
+    expect(rule("wget", ["--use-askpass=./x", "https://example.org"])).toBe("confirm");
+    expect(rule("wget", ["-qe", "use_askpass=./x", "https://example.org"])).toBe("confirm");
+    expect(rule("ed", ["-s", "notes.txt"])).toBe("allow");
+    expect(rule("psql", ["-h", "db", "-c", "select 1"])).toBe("allow");
+    expect(rule("wget", ["-q", "https://example.org"])).toBe("allow");
+  });
 });
 
 describe("deny and confirm entries, with options put before their words", () => {

@@ -144,6 +144,8 @@ const CODE_FLAGS: Readonly<Record<string, readonly string[]>> = {
   find: ["-exec", "-execdir", "-ok", "-okdir", "-delete"],
   git: ["-c", "--config-env", "--exec-path", "--upload-pack", "--receive-pack", "--exec"],
   zip: ["-TT", "--unzip-command"],
+  // The askpass program, also named through a wgetrc command (`-e use_askpass=…`).
+  wget: ["--use-askpass", "-e", "--execute"],
   scp: ["-S", "-o"],
   sftp: ["-S", "-o"],
   tar: ["--to-command", "--use-compress-program", "-I", "--checkpoint-action"],
@@ -215,6 +217,11 @@ function codeInOtherFlags(bin: string, args: readonly string[]): string | undefi
     for (const arg of args) if (/^-[Mm]/.test(arg) && /[^\w:=,.-]/.test(arg.slice(2))) return "-M";
   }
   if (bin === "git") return gitCode(args);
+  // ed reads a file named `!command` from what a shell running the command prints.
+  if (bin === "ed" && args.some((arg) => arg.startsWith("!"))) return "!command";
+  // psql's meta-commands (`\!`, `\g |cmd`, `\o |cmd`, `\copy … program`) run shells; they
+  // come only with a backslash, wherever -c's text is put (`-c`, `--command=`, `-Xc\! id`).
+  if (bin === "psql" && args.some((arg) => arg.includes("\\"))) return "\\ meta-command";
   return undefined;
 }
 
