@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { DAEMON_META_KEY, Daemon } from "../../src/domains/agents/daemon-loop.js";
 import { isProblem, loadManifest } from "../../src/domains/agents/manifest.js";
 import { runAgent } from "../../src/domains/agents/runner.js";
 import { OWNER } from "../../src/domains/identity/actor.js";
@@ -96,5 +97,32 @@ describe("the end of a run that holds a minted token", () => {
     for (const token of minted) expect(token.retiredAt).not.toBeNull();
     const runs = await store.read((tx) => tx.agentRuns.recent({ agent: "nightly", limit: 10 }));
     expect(runs.map((run) => run.status).sort()).toEqual(["ok", "running"]);
+  });
+});
+
+describe("the daemon with a store that fails a write", () => {
+  it("logs the failed pass and goes on beating, never stopping the scheduler", async () => {
+    const logs: string[] = [];
+    const daemon = new Daemon({
+      store: failing((tx) => tx.meta.set, "meta", 1),
+      workspace: projectWorkspace(scratch.dir),
+      env: { ...process.env, CAIRN_HOME: join(scratch.dir, "home"), DOTAGENT_HOME: join(scratch.dir, "no") },
+      actorId: "owner",
+      log: (line) => logs.push(line),
+    });
+    const running = daemon.run();
+    const beat = () => store.read((tx) => tx.meta.get(DAEMON_META_KEY));
+    let stopped: unknown;
+    running.catch((error: unknown) => {
+      stopped = error;
+    });
+    for (let i = 0; i < 200 && stopped === undefined && (await beat()) === undefined; i++) {
+      daemon.wake();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    daemon.stop();
+    await running;
+    expect(await beat()).toBeDefined();
+    expect(logs.join("\n")).toContain("disk I/O error");
   });
 });

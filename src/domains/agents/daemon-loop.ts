@@ -29,6 +29,8 @@ export { DAEMON_META_KEY, type DaemonBeat, daemonPid, lockPath } from "./daemon-
 /** Even with nothing scheduled the daemon looks again this often (a clock that jumped, a lost event). */
 const MAX_SLEEP_MS = 15 * 60_000;
 const SETTLE_MS = 200;
+/** After a pass that failed (the store busy past its timeout), the loop tries again this soon. */
+const FAILED_PASS_RETRY_MS = 5_000;
 /**
  * One daemon per workspace: a pid file created exclusively. A file left by a dead process (or
  * one whose pid another process now holds) is taken over, so the lock dies with its holder; a
@@ -180,15 +182,26 @@ export class Daemon {
         this.options.log(`marked ${reaped.length} orphaned run(s) interrupted: ${reaped.join(", ")}`);
       this.watchManifests();
       while (!this.stopping.signal.aborted) {
-        const report = await this.tick(false);
-        for (const problem of report.problems)
-          this.options.log(`skipping ${problem.file}: ${problem.reason}`);
-        for (const run of report.dispatched)
-          this.options.log(`dispatch ${run.agent}/${run.schedule} attempt ${run.attempt}/${run.of}`);
-        for (const mark of report.marked)
-          this.options.log(`${mark.agent}/${mark.schedule}: window ${mark.window_at} ${mark.mark}`);
-        for (const swept of await this.sweep()) this.options.log(`released ${swept.task}: ${swept.why}`);
-        await this.beat(report);
+        let report: TickReport;
+        try {
+          report = await this.tick(false);
+          for (const problem of report.problems)
+            this.options.log(`skipping ${problem.file}: ${problem.reason}`);
+          for (const run of report.dispatched)
+            this.options.log(`dispatch ${run.agent}/${run.schedule} attempt ${run.attempt}/${run.of}`);
+          for (const mark of report.marked)
+            this.options.log(`${mark.agent}/${mark.schedule}: window ${mark.window_at} ${mark.mark}`);
+          for (const swept of await this.sweep()) this.options.log(`released ${swept.task}: ${swept.why}`);
+          await this.beat(report);
+        } catch (error) {
+          // A store busy past its timeout, or a write that failed: this pass is lost, never the
+          // scheduler (nor the runs it supervises). The next pass decides everything again.
+          this.options.log(
+            `a pass failed (${(error as Error).message}); trying again in ${FAILED_PASS_RETRY_MS / 1000}s`,
+          );
+          await this.sleep(new Date(this.now().getTime() + FAILED_PASS_RETRY_MS).toISOString());
+          continue;
+        }
         await this.sleep(report.next_event_at);
       }
       await Promise.all(this.supervised.values());
