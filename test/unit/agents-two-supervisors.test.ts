@@ -1,7 +1,10 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { agentCatalog } from "../../src/domains/agents/catalog.js";
 import { tick } from "../../src/domains/agents/daemon.js";
+import { thisSupervisor } from "../../src/domains/agents/orphans.js";
+import { agentsStatus } from "../../src/domains/agents/status.js";
 import { projectWorkspace } from "../../src/domains/workspace/discover.js";
 import { openStore } from "../../src/store/open.js";
 import type { Store } from "../../src/store/store.js";
@@ -119,5 +122,59 @@ describe("a given-up window of a long schedule", () => {
       tx.agentRuns.scheduled("nightly", "yearly", new Date(0).toISOString()),
     );
     expect(runs).toHaveLength(1);
+  });
+});
+
+describe("agents status", () => {
+  it("names a schedule's last run however many triggered runs came after it", async () => {
+    writeFileSync(
+      join(scratch.dir, ".cairn", "agents", "nightly", "agent.toml"),
+      '[agent]\nname = "nightly"\n[run]\ncommand = "true"\n[[schedules]]\nid = "every"\ntype = "interval"\ninterval_minutes = 600\n',
+    );
+    const workspace = projectWorkspace(scratch.dir);
+    const env = {
+      ...process.env,
+      CAIRN_HOME: join(scratch.dir, "home"),
+      DOTAGENT_HOME: join(scratch.dir, "no-dotagent"),
+    };
+    const supervised = new Map<string, Promise<unknown>>();
+    await tick({ store, workspace, env, actorId: "owner", now: () => new Date(), dryRun: false, supervised });
+    await Promise.all(supervised.values());
+    await store.write(async (tx) => {
+      for (let i = 0; i < 60; i++) {
+        const at = new Date().toISOString();
+        const run = await tx.agentRuns.start(
+          {
+            agent: "nightly",
+            schedule: "every",
+            trigger: "mcp",
+            windowAt: null,
+            ...thisSupervisor(),
+            manifestPath: "x",
+            manifestHash: "x",
+            logPath: null,
+            identity: null,
+          },
+          at,
+        );
+        await tx.agentRuns.finish(run.id, {
+          status: "ok",
+          exitCode: 0,
+          finishedAt: at,
+          durationMs: 1,
+          stderrTail: "",
+          reason: null,
+        });
+      }
+      await tx.journal.append({
+        at: new Date().toISOString(),
+        actor: "owner",
+        action: "test.runs",
+        subject: "x",
+        data: {},
+      });
+    });
+    const status = await agentsStatus(store, workspace, agentCatalog(workspace, env), Date.now());
+    expect(status.schedules[0]?.last_run).toEqual(expect.objectContaining({ trigger: "schedule" }));
   });
 });

@@ -37,3 +37,17 @@ export async function readScheduleState(
     firstSeenAt: firstSeen ? Date.parse(firstSeen) : undefined,
   };
 }
+
+/**
+ * A schedule's latest scheduled run within the horizon its state is read over: for `status` when
+ * its agent's latest runs (triggered ones, remediations) hold none.
+ */
+export async function lastScheduledRun(
+  tx: Tx,
+  agent: string,
+  spec: ScheduleSpec,
+  now: number,
+): Promise<AgentRunRecord | undefined> {
+  const runs = await tx.agentRuns.scheduled(agent, spec.id, new Date(now - horizonOf(spec)).toISOString());
+  return runs.at(-1);
+}

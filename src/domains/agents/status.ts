@@ -3,7 +3,7 @@ import type { Workspace } from "../workspace/discover.js";
 import type { AgentCatalog } from "./catalog.js";
 import { DAEMON_META_KEY, type DaemonBeat, daemonPid } from "./daemon-lock.js";
 import { type HealthState, health } from "./health.js";
-import { readScheduleState } from "./state.js";
+import { lastScheduledRun, readScheduleState } from "./state.js";
 
 export interface RunSummary {
   id: string;
@@ -86,7 +86,10 @@ export async function agentsStatus(
       for (const spec of agent.schedules) {
         const state = await readScheduleState(tx, agent.name, spec, now);
         const verdict = health(spec, state, now, zone);
-        const lastRun = recent.find((run) => run.schedule === spec.id && run.trigger === "schedule");
+        // Triggered runs (any number, from any rw agent) may fill the recent ones.
+        const lastRun =
+          recent.find((run) => run.schedule === spec.id && run.trigger === "schedule") ??
+          (await lastScheduledRun(tx, agent.name, spec, now));
         rows.push({
           agent: agent.name,
           schedule: spec.id,
