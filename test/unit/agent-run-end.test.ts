@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DAEMON_META_KEY, Daemon } from "../../src/domains/agents/daemon-loop.js";
@@ -124,5 +124,19 @@ describe("the daemon with a store that fails a write", () => {
     await running;
     expect(await beat()).toBeDefined();
     expect(logs.join("\n")).toContain("disk I/O error");
+  });
+});
+
+describe("the daemon lock", () => {
+  it("is taken over from a dangling link left in its place", async () => {
+    symlinkSync(join(scratch.dir, "nowhere", "daemon.pid"), join(scratch.dir, ".cairn", "daemon.pid"));
+    const daemon = new Daemon({
+      store,
+      workspace: projectWorkspace(scratch.dir),
+      env: { ...process.env, CAIRN_HOME: join(scratch.dir, "home"), DOTAGENT_HOME: join(scratch.dir, "no") },
+      actorId: "owner",
+      log: () => {},
+    });
+    expect((await daemon.once(false)).scanned).toBe(0);
   });
 });

@@ -59,7 +59,13 @@ function acquireLock(workspace: Workspace): () => void {
           `stop it first: kill ${holder}`,
         );
       }
-      if (existsSync(path)) unlinkSync(path);
+      // Whatever is there goes, a dangling link too (which existsSync would call absent, leaving
+      // every start refused for a lock nobody holds).
+      try {
+        unlinkSync(path);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+      }
     }
   }
   throw conflict("could not take the daemon lock", "retry");
