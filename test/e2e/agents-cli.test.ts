@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addAgent, cairn, initWorkspace } from "../helpers/workspace.js";
@@ -52,6 +52,14 @@ describe("cairn agents from the CLI", () => {
     expect(cairn(ws.dir, ["agents", "run", "hello", "--", "x".repeat(100_000)], { env }).code).toBe(2);
     expect(cairn(ws.dir, ["agents", "run", "hello", "--schedule", "nope"], { env }).code).toBe(2);
     expect(cairn(ws.dir, ["daemon", "--bogus"], { env }).code).toBe(2);
+  });
+
+  it("scaffolds no file through a link planted where its run.sh goes", () => {
+    mkdirSync(join(ws.dir, ".cairn", "agents", "planted"), { recursive: true });
+    const target = join(ws.dir, "outside-run.sh");
+    symlinkSync(target, join(ws.dir, ".cairn", "agents", "planted", "run.sh"));
+    cairn(ws.dir, ["agents", "new", "planted"], { env });
+    expect(existsSync(target)).toBe(false);
   });
 
   it("refuses a read-only agent's run (exit 3) while it may still read status", () => {

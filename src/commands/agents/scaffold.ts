@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, fchmodSync, mkdirSync, openSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { MANIFEST_FILE } from "../../domains/agents/manifest.js";
@@ -88,9 +88,17 @@ export const agentsNew = defineCommand({
       flag: "wx",
     });
     const script = join(dir, "run.sh");
-    if (!existsSync(script)) {
-      writeFileSync(script, SCRIPT);
-      chmodSync(script, 0o755);
+    // Created, never written through what is there: a link planted in its place (dangling, so
+    // it looks absent) would have the script, made executable, put wherever the link points.
+    let fd: number | undefined;
+    try {
+      fd = openSync(script, "wx", 0o755);
+      writeSync(fd, SCRIPT);
+      fchmodSync(fd, 0o755);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    } finally {
+      if (fd !== undefined) closeSync(fd);
     }
     return { name: input.name, dir, manifest, tool: runToolName(input.name) };
   },
