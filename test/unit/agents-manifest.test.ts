@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { agentCatalog } from "../../src/domains/agents/catalog.js";
@@ -128,5 +128,25 @@ describe("agent.toml as users have it", () => {
       },
     ]);
     scratch.cleanup();
+  });
+});
+
+describe("a manifest that cannot be read", () => {
+  it("is a problem naming the file when it is a link to nowhere, never an agent gone quiet", () => {
+    const scratch = scratchDir();
+    try {
+      const dir = join(scratch.dir, ".cairn", "agents", "nightly");
+      mkdirSync(dir, { recursive: true });
+      symlinkSync(join(scratch.dir, "dotfiles", "agent.toml"), join(dir, "agent.toml"));
+      const catalog = agentCatalog(projectWorkspace(scratch.dir), {
+        CAIRN_HOME: join(scratch.dir, "home"),
+        DOTAGENT_HOME: join(scratch.dir, "no-dotagent"),
+      });
+      expect(catalog.problems).toEqual([
+        expect.objectContaining({ file: join(dir, "agent.toml"), reason: expect.stringContaining("ENOENT") }),
+      ]);
+    } finally {
+      scratch.cleanup();
+    }
   });
 });

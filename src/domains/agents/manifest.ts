@@ -1,5 +1,5 @@
 import type * as Crypto from "node:crypto";
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, statSync } from "node:fs";
 import type * as Os from "node:os";
 import { join, resolve } from "node:path";
 import { parse as parseToml } from "smol-toml";
@@ -190,7 +190,9 @@ export function discoverAgents(roots: readonly string[]): Discovery {
     for (const entry of entries) {
       const path = join(root, entry, MANIFEST_FILE);
       try {
-        if (!statSync(join(root, entry)).isDirectory() || !existsSync(path)) continue;
+        // lstat, not existsSync: a manifest linked to nowhere is a broken one, reported by name.
+        if (!statSync(join(root, entry)).isDirectory()) continue;
+        lstatSync(path);
       } catch {
         continue;
       }
