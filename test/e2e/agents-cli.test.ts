@@ -21,6 +21,8 @@ describe("cairn agents from the CLI", () => {
     const run = cairn(ws.dir, ["agents", "run", "hello"], { env });
     expect(run).toMatchObject({ code: 0, stdout: "hello from hello (cli)\n\n" });
     expect(cairn(ws.dir, ["agents", "new", "hello"], { env }).code).toBe(5);
+    // A run asked for by id is that run, or not found: never "no run with a log yet".
+    expect(cairn(ws.dir, ["agents", "logs", "hello", "--run", "AR-999"], { env }).code).toBe(4);
     const doctor = cairn(ws.dir, ["agents", "doctor", "--json"], { env });
     expect(doctor.json).toMatchObject({ ok: true });
     const capabilities = cairn(ws.dir, ["capabilities", "--json"], { env }).json as {

@@ -8,6 +8,8 @@ import { tailFile } from "../../domains/agents/logs.js";
 import { runToolName } from "../../domains/agents/naming.js";
 import { readScheduleState } from "../../domains/agents/state.js";
 import { agentsStatus } from "../../domains/agents/status.js";
+import { notFound } from "../../kernel/outcome.js";
+import { quoteValue } from "../../kernel/text.js";
 import { defineCommand } from "../define.js";
 import { HEALTH_STATES, RunView, runView } from "./shapes.js";
 
@@ -138,8 +140,18 @@ export const agentsLogs = defineCommand({
   }),
   async handler(input, ctx) {
     const agent = findAgent(agentCatalog(ctx.workspace, ctx.env), input.agent);
-    const runs = await ctx.store.read((tx) => tx.agentRuns.recent({ agent: agent.name, limit: 20 }));
-    const run = input.run ? runs.find((r) => r.id === input.run) : runs.find((r) => r.logPath);
+    // A run named by id is read as that run (of this agent), however many came after it.
+    const run = await ctx.store.read(async (tx) => {
+      if (input.run === undefined)
+        return (await tx.agentRuns.recent({ agent: agent.name, limit: 20 })).find((r) => r.logPath);
+      const named = await tx.agentRuns.byId(input.run);
+      if (named?.agent !== agent.name)
+        throw notFound(
+          `${agent.name} has no run ${quoteValue(input.run)}`,
+          `cairn agents inspect ${JSON.stringify(agent.name)} lists its last runs`,
+        );
+      return named;
+    });
     const lines = run?.logPath ? tailFile(run.logPath, Math.min(input.lines, 400)) : [];
     return { agent: agent.name, run_id: run?.id ?? null, log_path: run?.logPath ?? null, lines };
   },
