@@ -166,6 +166,38 @@ describe("keep holds no lock on the workspace while git commits", () => {
   });
 });
 
+describe("freeze and revert hold no lock on the workspace while git works", () => {
+  it("a slow git (an LFS smudge, a big tree) during run freeze and attempt revert does not make every other writer fail", () => {
+    const shim = scratchDir("cairn-git-shim-");
+    try {
+      // A git that, for the listing freeze hashes from and the restore revert makes, first does
+      // what any other cairn process does meanwhile: take the database's write lock (2 s patience).
+      const sqlite = JSON.stringify(join(REPO_ROOT, "node_modules", "better-sqlite3"));
+      const failed = join(shim.dir, "failed");
+      const write = `if(!require("fs").existsSync(process.argv[1]))process.exit(0);const D=require(${sqlite});const d=new D(process.argv[1],{timeout:2000});try{d.exec('BEGIN IMMEDIATE');d.exec('ROLLBACK')}catch(e){require('fs').appendFileSync(${JSON.stringify(failed)},process.argv[2]+': '+e.message+'\\n')}`;
+      const db = join(ws.dir, ".cairn", "cairn.db");
+      writeFileSync(
+        join(shim.dir, "git"),
+        `#!/bin/sh
+case " $* " in *" ls-files "*|*" restore "*) ${JSON.stringify(process.execPath)} -e ${JSON.stringify(write)} ${JSON.stringify(db)} "$*";; esac
+exec /usr/bin/git "$@"
+`,
+      );
+      chmodSync(join(shim.dir, "git"), 0o755);
+      const env = { PATH: `${shim.dir}:${process.env.PATH}` };
+      const goal = contractWith(ws.dir, [{ name: "check", threshold: 1 }]);
+      const again = cairnJson<{ run: { id: string } }>(ws.dir, ["run", "freeze", goal], env).run.id;
+      const attempt = cairnJson<{ attempt: { id: string } }>(ws.dir, ["attempt", "open", again]).attempt;
+      writeFileSync(join(ws.dir, "lib.txt"), "broken\n");
+      cairnJson(ws.dir, ["attempt", "revert", attempt.id, "--confirm"], env);
+      expect(readFileSync(join(ws.dir, "lib.txt"), "utf8")).toBe("good\n");
+      expect(existsSync(failed) ? readFileSync(failed, "utf8") : "").toBe("");
+    } finally {
+      shim.cleanup();
+    }
+  });
+});
+
 describe("a keep's commit hooks stop when the keep is stopped", () => {
   it("Ctrl-C during the hook kills it, and neither a commit nor a keep is recorded", async () => {
     const hook = join(ws.dir, ".git", "hooks", "pre-commit");

@@ -52,10 +52,12 @@ export async function revertAttempt(
   const leftAlone = attempt.baseChanges.filter(
     (path) => hashWorkFile(top, path) === attempt.baseHashes[path],
   );
+  // git restores outside any transaction: a smudge filter (LFS) or a big tree may take minutes,
+  // and the workspace's write lock held meanwhile failed every other writer past its busy timeout.
+  await restorePaths(dir, attempt.baseHead as string, own);
   return store.write(async (tx) => {
     const current = await attemptOrThrow(tx, attemptId);
     if (current.revertedAt) throw refuse("attempt", `${attemptId} was already reverted`, "nothing to do");
-    await restorePaths(dir, attempt.baseHead as string, own);
     await tx.goals.markReverted(attemptId, at);
     await tx.journal.append({
       at,

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { notFound, refuse } from "../../kernel/outcome.js";
+import { conflict, notFound, refuse } from "../../kernel/outcome.js";
 import { quoteValue } from "../../kernel/text.js";
 import type {
   FrozenEvaluatorRecord,
@@ -81,7 +81,7 @@ export async function freezeRun(
   mayPlan: boolean,
 ): Promise<RunRecord> {
   if (!(await isGitRepo(root))) throw notGit(root, "freeze a run");
-  return store.write(async (tx) => {
+  const plan = async (tx: Tx) => {
     const goal = await goalOrThrow(tx, goalId);
     const previous = (await tx.goals.runs(goalId)).at(-1);
     if (previous && !mayPlan) {
@@ -108,13 +108,31 @@ export async function freezeRun(
         `propose one per proof (\`cairn eval propose ${goalId} --proof NAME --argv ...\`) and have the workspace owner approve it, or mark the proof manual`,
       );
     }
-    const manifest: FrozenEvaluatorRecord[] = [];
-    for (const { proof, evaluators } of selection.measured) {
-      for (const entry of evaluators) {
-        const definition = resolveDefinition(entry.definition, proof);
-        manifest.push(freezeEntry(entry, proof, await freezeInputs(definition, root)));
-      }
+    const entries = selection.measured.flatMap(({ proof, evaluators }) =>
+      evaluators.map((entry) => ({ entry, proof, definition: resolveDefinition(entry.definition, proof) })),
+    );
+    return {
+      goal,
+      previous,
+      entries,
+      key: entries.map((e) => `${e.proof.name}=${definitionHash(e.definition)}`).join("\n"),
+    };
+  };
+  // Inputs are hashed (git lists the checkout) outside any transaction: a big tree, or a slow git,
+  // held the workspace's write lock meanwhile and failed every other writer past its busy timeout.
+  const planned = await store.read(plan);
+  const hashed: FrozenEvaluatorRecord[] = [];
+  for (const { entry, proof, definition } of planned.entries)
+    hashed.push(freezeEntry(entry, proof, await freezeInputs(definition, root)));
+  return store.write(async (tx) => {
+    const { goal, previous, key } = await plan(tx);
+    if (key !== planned.key || previous?.id !== planned.previous?.id) {
+      throw conflict(
+        `${goalId}'s evaluators or runs changed while its run was being frozen`,
+        `freeze again: \`cairn run freeze ${goalId}\``,
+      );
     }
+    const manifest = hashed;
     const run = await tx.goals.insertRun({
       goalId,
       contract: goal,
