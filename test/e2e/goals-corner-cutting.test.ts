@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { appendFileSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { appendFileSync, chmodSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -92,6 +92,19 @@ describe("the tree a keep commits is the tree cairn measured", () => {
     // Evaluated again, the broken tree is what is judged.
     cairnJson(ws.dir, ["attempt", "eval", attempt], builder);
     expect(cairnJson<Decision>(ws.dir, ["attempt", "decide", attempt], builder).verdict).toBe("revert");
+  });
+
+  it("refuses to decide after a measured file's executable bit was flipped: git commits the mode too", () => {
+    const goal = contractWith(ws.dir, [{ name: "check", threshold: 1 }]);
+    writePack(ws.dir, "fixture", evaluatorToml({ name: "fixture-check", proof: "check", argv: CHECK }));
+    const attempt = openAttempt(ws.dir, freezeRun(ws.dir, goal), builder);
+    writeFileSync(join(ws.dir, "tool.sh"), "#!/bin/sh\necho measured as a runnable tool\n");
+    chmodSync(join(ws.dir, "tool.sh"), 0o755);
+    cairnJson(ws.dir, ["attempt", "eval", attempt], builder);
+    chmodSync(join(ws.dir, "tool.sh"), 0o644);
+    const decided = cairn(ws.dir, ["attempt", "decide", attempt, "--json"], { env: builder });
+    expect(decided.stdout).toMatch(/changed since it was evaluated/);
+    expect(runSync("git", ["log", "--format=%s"], ws.dir).trim().split("\n")).toHaveLength(1);
   });
 
   it("refuses the owner's accept of a review whose checkout changed after the decision", () => {

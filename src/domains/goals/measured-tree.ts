@@ -1,16 +1,29 @@
 import { createHash } from "node:crypto";
+import { lstatSync } from "node:fs";
+import { join } from "node:path";
 import { gitHead } from "../../kernel/git.js";
 import { changedPaths, checkoutTop, hashWorkFile } from "./git.js";
 
 /**
  * The tree an evaluation judges, as one fingerprint: HEAD and the content of every path under
- * `dir` that differs from it (cairn's state excluded) — exactly what a keep would commit. Any
+ * `dir` that differs from it (cairn's state excluded), with its executable bit — exactly what a keep would commit. Any
  * edit after an evaluation changes it, so a decision can tell the tree it keeps from the tree
  * that was measured.
  */
 export async function treeFingerprint(dir: string): Promise<string> {
   const top = (await checkoutTop(dir)) ?? dir;
   const hash = createHash("sha256").update(`HEAD ${(await gitHead(dir)) ?? "(no commit)"}\n`);
-  for (const path of await changedPaths(dir)) hash.update(`${path}\0${hashWorkFile(top, path)}\n`);
+  // The executable bit too: git commits it, and a tool measured runnable may be kept as not.
+  for (const path of await changedPaths(dir))
+    hash.update(`${path}\0${hashWorkFile(top, path)}${executable(join(top, path)) ? " x" : ""}\n`);
   return `sha256:${hash.digest("hex")}`;
+}
+
+function executable(path: string): boolean {
+  try {
+    const stat = lstatSync(path);
+    return stat.isFile() && (stat.mode & 0o111) !== 0;
+  } catch {
+    return false;
+  }
 }
