@@ -137,6 +137,25 @@ describe("evaluator definitions", () => {
     });
   });
 
+  it("gives up on a pattern that backtracks on the output, within its budget, instead of hanging cairn", () => {
+    // The shipped latency pattern is quadratic on a run of digits with no "ms": code under test
+    // printing a million of them held cairn (and any server) for many minutes, past every timeout.
+    const latency = EvaluatorDefinition.parse({
+      name: "l",
+      proof: "p",
+      argv: ["a"],
+      read: "regex",
+      pattern: "([0-9]+(?:\\.[0-9]+)?)\\s*ms",
+    });
+    const started = Date.now();
+    const digits = { exitCode: 0, stdout: "", combined: "1".repeat(100_000) };
+    expect(readValue(latency, digits, 100)).toEqual({
+      value: null,
+      error: expect.stringMatching(/took longer than/),
+    });
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
   it("quotes a match that is not a number short, whatever its length", () => {
     const greedy = EvaluatorDefinition.parse({
       name: "g",

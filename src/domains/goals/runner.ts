@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { runInNewContext } from "node:vm";
 import { runChild } from "../../kernel/child.js";
 import { quoteValue } from "../../kernel/text.js";
 import type { EvaluatorDefinition } from "./evaluators/definition.js";
@@ -77,10 +78,39 @@ function readJsonPath(document: unknown, path: string): unknown {
   return current;
 }
 
+/**
+ * How long a pattern may search the output. The search runs in cairn's own thread, where no
+ * evaluator timeout or cancel reaches it, and the output is the code under test's: a pattern that
+ * backtracks (the shipped latency one is quadratic on a run of digits) would hold cairn for hours.
+ */
+const MATCH_BUDGET_MS = 5_000;
+
+const MATCH_SCRIPT = `(() => {
+  const pattern = new RegExp(source, "g");
+  let last = null;
+  for (let match = pattern.exec(text); match; match = pattern.exec(text)) {
+    last = match[1] ?? match[0];
+    if (match[0] === "") pattern.lastIndex++;
+  }
+  return last;
+})()`;
+
+/** The first group (or whole match) of the pattern's last match; "timeout" past the budget. */
+function lastMatch(source: string, text: string, budgetMs: number): string | null | "timeout" {
+  try {
+    const found: unknown = runInNewContext(MATCH_SCRIPT, { source, text }, { timeout: budgetMs });
+    return typeof found === "string" ? found : null;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ERR_SCRIPT_EXECUTION_TIMEOUT") return "timeout";
+    throw error;
+  }
+}
+
 /** Turn what the command printed into the evaluator's number, or say why there is none. */
 export function readValue(
   definition: EvaluatorDefinition,
   run: Pick<Execution, "exitCode" | "stdout" | "combined">,
+  budgetMs = MATCH_BUDGET_MS,
 ): { value: number | null; error: string | null } {
   if (definition.read === "exit_code") return { value: run.exitCode === 0 ? 1 : 0, error: null };
   // A number printed by a command that failed is not a measurement: `289 ms` from a crashed
@@ -91,23 +121,23 @@ export function readValue(
       error: `exited with ${run.exitCode}: a failed command's output is not a measurement (set ignore_exit_code to read it anyway)`,
     };
   if (definition.read === "regex") {
-    const pattern = new RegExp(definition.pattern as string, "g");
-    let last: RegExpExecArray | null = null;
-    for (let match = pattern.exec(run.combined); match; match = pattern.exec(run.combined)) {
-      last = match;
-      if (match[0] === "") pattern.lastIndex++;
-    }
-    if (!last)
+    const last = lastMatch(definition.pattern as string, run.combined, budgetMs);
+    if (last === "timeout")
+      return {
+        value: null,
+        error: `no number: the pattern /${definition.pattern}/ took longer than ${budgetMs} ms on the output (it backtracks; anchor it or make it simpler)`,
+      };
+    if (last === null)
       return {
         value: null,
         error: `no number: the pattern /${definition.pattern}/ did not match the output`,
       };
-    const value = Number(last[1] ?? last[0]);
+    const value = Number(last);
     if (!Number.isFinite(value))
       // Quoted short: a match may be megabytes of output, and the error is stored with the sample.
       return {
         value: null,
-        error: `no number: /${definition.pattern}/ matched ${quoteValue(last[1] ?? last[0])}`,
+        error: `no number: /${definition.pattern}/ matched ${quoteValue(last)}`,
       };
     return { value, error: null };
   }
