@@ -196,6 +196,28 @@ describe("an evaluation cut short", () => {
     });
     expect(all.verdict).toBe("keep");
   });
+
+  it("does not keep a number whose base was never measured: a cancel as the base's checkout is made is not a pass", () => {
+    const bench = frozen("bench", "speed", {
+      read: "regex",
+      pattern: "(\\d+)",
+      direction: "lower",
+      threshold: 100,
+    });
+    const input = {
+      attemptId: "AT-9",
+      proofs: [proof("speed", { direction: "lower", threshold: 100 })],
+      required: new Set(["speed"]),
+      manifest: [bench],
+      reports: [],
+    };
+    const cut = decide({ ...input, samples: [sample("bench", 90)] });
+    expect(cut.verdict).toBe("review");
+    expect(cut.reasons.join("\n")).toMatch(/bench \(speed\): the base was not measured/);
+    expect(decide({ ...input, samples: [sample("bench", 90), baseSample("bench", 90)] }).verdict).toBe(
+      "keep",
+    );
+  });
 });
 
 describe("deciding an attempt", () => {

@@ -36,6 +36,11 @@ export interface EvaluatorSummary {
    * regression can be ruled out, and a builder controls what the base shares with the attempt.
    */
   baseFailure: string[] | null;
+  /**
+   * A number whose base was never measured (the evaluation was stopped before it, or the attempt
+   * has no base commit): no regression can be ruled out either.
+   */
+  baseMissing: boolean;
 }
 
 export interface ProofVerdict {
@@ -133,6 +138,7 @@ function summarize(frozen: FrozenEvaluatorRecord, all: readonly SampleRecord[]):
             ),
           ]
         : null,
+    baseMissing: definition.read !== "exit_code" && baseSamples.length === 0,
   };
 }
 
@@ -248,6 +254,13 @@ export function decide(input: DecisionInput): Decision {
         const detail = summary.hidden ? "" : ` (${summary.baseFailure.join("; ")})`;
         gate(
           `${label}: the base could not be measured${detail}, so a regression cannot be ruled out`,
+          review,
+        );
+      } else if (summary.passed && summary.baseMissing) {
+        // A cancel as the base's checkout was made keeps the attempt's samples and none of its base.
+        const label = summary.hidden ? "a hidden evaluator" : `${summary.name} (${summary.proof})`;
+        gate(
+          `${label}: the base was not measured, so a regression cannot be ruled out; run \`attempt eval\` again`,
           review,
         );
       }
