@@ -218,6 +218,37 @@ describe("an evaluation cut short", () => {
       "keep",
     );
   });
+
+  it("does not keep a noisy number cut short before its test settled: a cancel after two pairs is not a pass", () => {
+    const bench = frozen("bench", "speed", {
+      read: "regex",
+      pattern: "(\\d+)",
+      direction: "lower",
+      threshold: 100,
+      noisy: true,
+    });
+    const input = {
+      attemptId: "AT-9",
+      proofs: [proof("speed", { direction: "lower", threshold: 100 })],
+      required: new Set(["speed"]),
+      manifest: [bench],
+      reports: [],
+    };
+    // Sixty percent slower, but two pairs cannot show it at any confidence.
+    const pair = (b: number, a: number, repeatIndex: number) => [
+      { ...baseSample("bench", b), repeatIndex },
+      { ...sample("bench", a), repeatIndex },
+    ];
+    const cut = decide({ ...input, samples: [...pair(50, 80, 0), ...pair(52, 84, 1)] });
+    expect(cut.verdict).toBe("review");
+    expect(cut.reasons.join("\n")).toMatch(/speed: .*attempt eval/);
+    // Twenty pairs settle it: a regression.
+    const full = decide({
+      ...input,
+      samples: [...Array(20).keys()].flatMap((i) => pair(50 + (i % 3), 80 + (i % 4), i)),
+    });
+    expect(full.verdict).toBe("revert");
+  });
 });
 
 describe("deciding an attempt", () => {

@@ -6,7 +6,7 @@ import type {
   Verdict,
 } from "../../store/store.js";
 import type { EvaluatorDefinition } from "./evaluators/definition.js";
-import { type Comparison, compareToBase } from "./stats.js";
+import { type Comparison, compareToBase, MAX_PAIRS, ROUND_PAIRS } from "./stats.js";
 
 /** Differences smaller than this are rounding, not change. */
 const EPSILON = 1e-9;
@@ -143,17 +143,27 @@ function summarize(frozen: FrozenEvaluatorRecord, all: readonly SampleRecord[]):
 }
 
 /**
- * Whether an evaluator measured once per repeat has fewer of its attempt's repeats than it
- * declares, none of them failed: an evaluation stopped between two repeats (a cancel) is not a
- * pass on the repeats that ran. A failed sample settles it anyway, and a noisy number takes as
- * many pairs as its test needs, so only the others are counted.
+ * Whether an evaluator has less evidence than a whole evaluation takes, none of it failed: an
+ * evaluation stopped part way (a cancel) is not a pass on what ran. One measured once per repeat
+ * needs every repeat; a number measured in pairs against its base (declared noisy, or its values
+ * spread) needs the first round of pairs and a settled test, or the most pairs there are (see
+ * evaluate.ts): two pairs cannot show any regression at all.
  */
 function repeatsMissing(frozen: FrozenEvaluatorRecord, all: readonly SampleRecord[]): boolean {
   const definition = frozen.definition as unknown as EvaluatorDefinition;
-  if (definition.noisy && definition.read !== "exit_code") return false;
   const attempt = all.filter((sample) => sample.side !== "base");
-  if (attempt.length === 0 || attempt.some((sample) => sample.value === null)) return false;
-  return new Set(attempt.map((sample) => sample.repeatIndex)).size < (definition.repeats ?? 1);
+  if (attempt.length === 0 || all.some((sample) => sample.value === null)) return false;
+  if (new Set(attempt.map((sample) => sample.repeatIndex)).size < (definition.repeats ?? 1)) return true;
+  if (definition.read === "exit_code") return false;
+  const mine = values(attempt);
+  const base = values(all.filter((sample) => sample.side === "base"));
+  if (base.length === 0) return false;
+  const paired = definition.noisy === true || new Set(mine).size > 1 || new Set(base).size > 1;
+  if (!paired) return false;
+  const pairs = Math.min(mine.length, base.length);
+  if (pairs < Math.max(definition.repeats ?? 1, ROUND_PAIRS)) return true;
+  const { settled } = compareToBase(mine, base, definition.direction ?? "higher", definition.min_effect);
+  return !settled && pairs < MAX_PAIRS;
 }
 
 /**
