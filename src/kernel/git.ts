@@ -6,7 +6,10 @@ import { operational } from "./outcome.js";
  * commit` or `git worktree add`), and a repository's own configuration and hooks are files
  * whoever can edit the workspace writes. Every git cairn starts (its own bookkeeping for goals and
  * evidence, and an OS run of git for a model) is started with these turned off by variables that
- * outrank every configuration file, as `-c` settings would.
+ * outrank every configuration file, as `-c` settings would. Not every such program: the clean
+ * and smudge filters `.gitattributes` names (Git LFS among them) still run when cairn's own git
+ * adds or restores files; an OS run of git is refused when the repository's configuration names
+ * one (domains/os/git.ts).
  */
 const PROGRAMS_OFF: readonly (readonly [string, string])[] = [
   ["core.fsmonitor", "false"],
@@ -64,8 +67,8 @@ export interface GitOptions {
 }
 
 /**
- * Run git through the supervised child runner: argv, its own group, no cairn credential, and no
- * program the repository's configuration names (its hooks only when `hooks`).
+ * Run git through the supervised child runner: argv, its own group, no cairn credential, no
+ * fsmonitor, and the repository's hooks only when `hooks`.
  */
 export async function git(dir: string, args: string[], options: GitOptions = {}): Promise<GitRun> {
   const out: Buffer[] = [];
