@@ -1,7 +1,8 @@
-import { writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cairn, initWorkspace, scratchDir } from "../helpers/workspace.js";
+import { gitWorkspace } from "../helpers/goals.js";
+import { cairn, initWorkspace, runSync, scratchDir } from "../helpers/workspace.js";
 
 let ws: { dir: string; cleanup: () => void };
 beforeEach(() => {
@@ -33,6 +34,24 @@ describe("the board's seams", () => {
     ]);
     expect(note.code, note.stderr).toBe(0);
     expect(cairn(ws.dir, ["task", "finish", "T-1"]).code).toBe(0);
+  });
+
+  it("runs verify commands in the linked worktree the caller works in, not in the main checkout", () => {
+    const repo = gitWorkspace();
+    const tree = `${repo.dir}-wt`;
+    try {
+      runSync("git", ["worktree", "add", "-q", tree], repo.dir);
+      const built = '{"text":"built","verify":["test","-f","built.txt"]}';
+      cairn(repo.dir, ["task", "add", "t", "--criteria", built]);
+      // The work is in the worktree; the main checkout has none of it.
+      writeFileSync(join(tree, "built.txt"), "");
+      expect(cairn(tree, ["task", "claim", "T-1"]).code).toBe(0);
+      const checked = cairn(tree, ["task", "check", "T-1", "--all", "--json"]);
+      expect(checked.code, checked.stdout).toBe(0);
+    } finally {
+      rmSync(tree, { recursive: true, force: true });
+      repo.cleanup();
+    }
   });
 
   it("exports and imports the whole board: tasks, criteria, dependencies, asks, queues, shortcuts", () => {

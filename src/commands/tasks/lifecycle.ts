@@ -13,6 +13,7 @@ const verifier = (ctx: CommandContext) => ({
   config: ctx.config,
   actor: ctx.actor,
   root: ctx.workspace.root,
+  cwd: ctx.cwd,
   now: ctx.now,
   signal: ctx.signal,
   progress: ctx.progress,

@@ -3,6 +3,7 @@ import { type ProgressSink, type RunProgress, runProgress } from "../../kernel/p
 import { quoteValue } from "../../kernel/text.js";
 import type { Store, Tx } from "../../store/store.js";
 import type { CriterionRecord, Evidence, TaskRecord } from "../../store/tasks.js";
+import { checkoutFor } from "../goals/git.js";
 import { milestoneGateIn } from "../goals/task-link.js";
 import { type Actor, sameLine } from "../identity/actor.js";
 import { taskScope } from "../knowledge/text.js";
@@ -14,7 +15,13 @@ import { allowShortcut, fillArgv, findShortcut } from "./shortcuts.js";
 export interface Verifier {
   config: WorkspaceConfig;
   actor: Actor;
+  /** The workspace root. */
   root: string;
+  /**
+   * Where the caller works. A linked worktree of the workspace's repository is its own checkout:
+   * commands run there, on the work being checked, not on the main checkout's tree.
+   */
+  cwd?: string;
   now: () => string;
   /** The caller's cancel: the running command is killed and nothing is recorded. */
   signal?: AbortSignal;
@@ -86,6 +93,17 @@ async function commandFor(
   };
 }
 
+/** Where a verifier's commands run: the caller's checkout of the workspace (see `Verifier.cwd`). */
+const checkouts = new WeakMap<Verifier, Promise<string>>();
+function checkoutOf(verifier: Verifier): Promise<string> {
+  let found = checkouts.get(verifier);
+  if (!found) {
+    found = verifier.cwd ? checkoutFor(verifier.cwd, verifier.root) : Promise.resolve(verifier.root);
+    checkouts.set(verifier, found);
+  }
+  return found;
+}
+
 /** Run what a criterion names; `label` (`criterion 2`) heads each line of its progress. */
 async function verify(
   verifier: Verifier,
@@ -99,7 +117,7 @@ async function verify(
   progress.say(`${label}: running ${commandLine(argv)}`);
   const evidence = await runCommand({
     argv,
-    cwd: verifier.root,
+    cwd: await checkoutOf(verifier),
     timeoutMs: seconds * 1000,
     now: verifier.now,
     signal: verifier.signal,
