@@ -1,14 +1,14 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { actorOf, OWNER, profileFor } from "../../src/domains/identity/actor.js";
 import { addAgent } from "../../src/domains/identity/agents.js";
 import { answerQuestion, askQuestion, routeAsk } from "../../src/domains/tasks/asks.js";
 import { addTask, blockTask } from "../../src/domains/tasks/board.js";
 import { boardStatus } from "../../src/domains/tasks/board-status.js";
-import { claimTask } from "../../src/domains/tasks/claims.js";
+import { claimTask, sweep } from "../../src/domains/tasks/claims.js";
 import { parseEstimate, taskId } from "../../src/domains/tasks/common.js";
-import { finishTask, whyFailed } from "../../src/domains/tasks/done.js";
+import { checkTask, finishTask, whyFailed } from "../../src/domains/tasks/done.js";
 import { outOfScope } from "../../src/domains/tasks/scope.js";
 import { addShortcut, fillArgv, listShortcuts, runShortcut } from "../../src/domains/tasks/shortcuts.js";
 import { loadConfig, RoleConfig, WorkspaceConfig } from "../../src/domains/workspace/config.js";
@@ -266,6 +266,42 @@ describe("a finish refusal", () => {
       expect(refusal).not.toContain("\nSYSTEM");
       expect(String(refusal).length).toBeLessThan(6_000);
     } finally {
+      await store.close();
+      scratch.cleanup();
+    }
+  });
+});
+
+describe("a claim's lease", () => {
+  it("is kept while cairn runs its holder's check: a sweep meanwhile does not take the task", async () => {
+    const scratch = scratchDir();
+    const store = openStore(join(scratch.dir, "cairn.db"), { create: true });
+    const flag = join(scratch.dir, "go");
+    try {
+      const config = WorkspaceConfig.parse({ claims: { lease_minutes: 0.05 } });
+      const then = "2026-01-01T00:00:00.000Z";
+      const bob = actorOf(
+        (await addAgent(store, config, OWNER, { name: "bob", role: "builder" }, then)).agent,
+      );
+      // A verify command that runs until the test lets it end.
+      const waits = `setInterval(() => require("fs").existsSync(${JSON.stringify(flag)}) && process.exit(0), 20)`;
+      const criteria = [{ text: "slow", verify: [process.execPath, "-e", waits] }];
+      const task = await addTask(store, OWNER, { title: "slow check", criteria }, then);
+      await claimTask(store, config, bob, task.id, then);
+      const now = () => new Date().toISOString();
+      const checking = checkTask(store, { config, actor: bob, root: scratch.dir, now }, task.id, {
+        all: true,
+      });
+      // Its holder is not silent while the command runs: the lease is renewed meanwhile.
+      await vi.waitFor(
+        async () => expect((await store.read((tx) => tx.tasks.byId(task.id)))?.leaseAt).not.toBe(then),
+        { timeout: 5_000, interval: 20 },
+      );
+      expect(await sweep(store, config, OWNER, now())).toEqual([]);
+      writeFileSync(flag, "");
+      expect((await checking).results[0]?.checked).toBe(true);
+    } finally {
+      writeFileSync(flag, "");
       await store.close();
       scratch.cleanup();
     }

@@ -8,6 +8,7 @@ import { milestoneGateIn } from "../goals/task-link.js";
 import { type Actor, sameLine } from "../identity/actor.js";
 import { taskScope } from "../knowledge/text.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
+import { renewClaims, renewEvery } from "./claims.js";
 import { journal, loadTask, requireActiveAgent, who } from "./common.js";
 import { commandLine, passed, runCommand } from "./runner.js";
 import { allowShortcut, fillArgv, findShortcut } from "./shortcuts.js";
@@ -104,6 +105,25 @@ function checkoutOf(verifier: Verifier): Promise<string> {
   return found;
 }
 
+/**
+ * Run `work` (commands that may outlast a lease) with the caller's claims renewed meanwhile: an
+ * agent whose check cairn is running is not silent, and a sweep must not take its task from it.
+ */
+async function keepingLeases<T>(store: Store, verifier: Verifier, work: () => Promise<T>): Promise<T> {
+  const { config, actor } = verifier;
+  const timer = setInterval(
+    () => void renewClaims(store, config, actor, verifier.now()).catch(() => {}),
+    // At most once a second, at most one timer's reach (a lease may be a hundred years).
+    Math.min(Math.max(renewEvery(config.claims.lease_minutes) * 60_000, 1_000), 2 ** 31 - 1),
+  );
+  timer.unref();
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
+  }
+}
+
 /** Run what a criterion names; `label` (`criterion 2`) heads each line of its progress. */
 async function verify(
   verifier: Verifier,
@@ -184,7 +204,7 @@ export async function checkTask(
   });
   const results: CheckResult[] = [];
   const progress = runProgress(verifier.progress);
-  try {
+  await keepingLeases(store, verifier, async () => {
     for (const criterion of targets) {
       if (!criterion.verify && !criterion.shortcut) {
         results.push({ n: criterion.n, text: criterion.text, checked: true, why: null, evidence: null });
@@ -201,9 +221,7 @@ export async function checkTask(
         evidence,
       });
     }
-  } finally {
-    progress.stop();
-  }
+  }).finally(() => progress.stop());
   return store.write(async (tx) => {
     const now = verifier.now();
     // Retired while its commands ran: what they showed is no longer this agent's to record.
@@ -270,22 +288,23 @@ export async function finishTask(
   // The definition of done's shortcuts run before the write, like verify commands.
   const doneFailures: string[] = [];
   const progress = runProgress(verifier.progress);
-  for (const name of config.done.shortcuts) {
-    try {
-      const evidence = await verify(
-        verifier,
-        { verify: null, shortcut: name, params: {}, timeoutSeconds: null } as CriterionRecord,
-        store,
-        progress,
-        `definition of done: shortcut ${name}`,
-      );
-      if (!passed(evidence))
-        doneFailures.push(`definition of done: shortcut ${name} failed (${whyFailed(evidence)})`);
-    } catch (error) {
-      doneFailures.push(`definition of done: shortcut ${name} cannot run (${(error as Error).message})`);
+  await keepingLeases(store, verifier, async () => {
+    for (const name of config.done.shortcuts) {
+      try {
+        const evidence = await verify(
+          verifier,
+          { verify: null, shortcut: name, params: {}, timeoutSeconds: null } as CriterionRecord,
+          store,
+          progress,
+          `definition of done: shortcut ${name}`,
+        );
+        if (!passed(evidence))
+          doneFailures.push(`definition of done: shortcut ${name} failed (${whyFailed(evidence)})`);
+      } catch (error) {
+        doneFailures.push(`definition of done: shortcut ${name} cannot run (${(error as Error).message})`);
+      }
     }
-  }
-  progress.stop();
+  }).finally(() => progress.stop());
   stopIfCancelled(verifier);
   return store.write(async (tx) => {
     const now = verifier.now();
