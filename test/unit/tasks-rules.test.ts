@@ -7,14 +7,14 @@ import { answerQuestion, askQuestion, routeAsk } from "../../src/domains/tasks/a
 import { addTask, blockTask } from "../../src/domains/tasks/board.js";
 import { boardStatus } from "../../src/domains/tasks/board-status.js";
 import { claimTask, sweep } from "../../src/domains/tasks/claims.js";
-import { parseEstimate, taskId } from "../../src/domains/tasks/common.js";
+import { expected, parseEstimate, taskId } from "../../src/domains/tasks/common.js";
 import { checkTask, finishTask, whyFailed } from "../../src/domains/tasks/done.js";
 import { outOfScope } from "../../src/domains/tasks/scope.js";
 import { addShortcut, fillArgv, listShortcuts, runShortcut } from "../../src/domains/tasks/shortcuts.js";
 import { loadConfig, RoleConfig, WorkspaceConfig } from "../../src/domains/workspace/config.js";
 import { openStore } from "../../src/store/open.js";
 import type { AgentRecord } from "../../src/store/store.js";
-import type { ShortcutRecord } from "../../src/store/tasks.js";
+import type { Estimate, ShortcutRecord } from "../../src/store/tasks.js";
 import { scratchDir } from "../helpers/workspace.js";
 
 const role = (fields: Record<string, unknown>) => RoleConfig.parse(fields);
@@ -34,6 +34,9 @@ describe("task rules", () => {
     for (const bad of ["3", "1,2", "1,2,3,4", "5,2,1", "a,b,c", "-1,2,3"]) {
       expect(() => parseEstimate(bad), bad).toThrow();
     }
+    // Hours whose mean is past any number: the task could never be shown again.
+    expect(() => parseEstimate("1e308,1e308,1e308")).toThrow(/at most/);
+    expect(expected(parseEstimate("1000000,1000000,1000000") as Estimate)).toBe(1_000_000);
   });
 
   it("lets out_of_scope win over scope, and leaves traceless tasks to anyone", () => {

@@ -73,6 +73,12 @@ export async function requirePlanAuthority(
   );
 }
 
+/**
+ * The most hours one point of an estimate may hold (over a century of work): past it, the PERT
+ * mean of three such points is no number at all, and a task carrying it could not be shown.
+ */
+export const MAX_ESTIMATE_HOURS = 1_000_000;
+
 /** A three-point estimate, "optimistic,probable,pessimistic"; one number alone is not an estimate. */
 export function parseEstimate(text: string | undefined): Estimate | null {
   if (text === undefined || text.trim() === "") return null;
@@ -81,6 +87,12 @@ export function parseEstimate(text: string | undefined): Estimate | null {
   if (parts.length !== 3 || numbers.some((n) => !Number.isFinite(n) || n < 0)) {
     throw usageError(
       `estimate ${quoteValue(text)} is not a three-point estimate`,
+      'give optimistic,probable,pessimistic hours, e.g. "1,2,5"',
+    );
+  }
+  if (numbers.some((n) => n > MAX_ESTIMATE_HOURS)) {
+    throw usageError(
+      `estimate ${quoteValue(text)} is out of range: each point is at most ${MAX_ESTIMATE_HOURS} hours`,
       'give optimistic,probable,pessimistic hours, e.g. "1,2,5"',
     );
   }
