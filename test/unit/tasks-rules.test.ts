@@ -311,6 +311,43 @@ describe("a claim's lease", () => {
   });
 });
 
+describe("a claim's lease during a shortcut run", () => {
+  it("is kept while cairn runs its holder's shortcut: a sweep meanwhile does not take the task", async () => {
+    const scratch = scratchDir();
+    const store = openStore(join(scratch.dir, "cairn.db"), { create: true });
+    const flag = join(scratch.dir, "go");
+    let running: Promise<unknown> | undefined;
+    try {
+      const waits = `setInterval(() => require("fs").existsSync(${JSON.stringify(flag)}) && process.exit(0), 20)`;
+      const config = WorkspaceConfig.parse({
+        claims: { lease_minutes: 0.05 },
+        shortcuts: { suite: { argv: [process.execPath, "-e", waits], effect: "read" } },
+      });
+      const then = "2026-01-01T00:00:00.000Z";
+      const bob = actorOf(
+        (await addAgent(store, config, OWNER, { name: "bob", role: "builder" }, then)).agent,
+      );
+      const task = await addTask(store, OWNER, { title: "slow suite" }, then);
+      await claimTask(store, config, bob, task.id, then);
+      const now = () => new Date().toISOString();
+      const request = { name: "suite", params: {}, confirm: false, task: task.id };
+      running = runShortcut(store, config, bob, scratch.dir, request, now);
+      await vi.waitFor(
+        async () => expect((await store.read((tx) => tx.tasks.byId(task.id)))?.leaseAt).not.toBe(then),
+        { timeout: 5_000, interval: 20 },
+      );
+      expect(await sweep(store, config, OWNER, now())).toEqual([]);
+      writeFileSync(flag, "");
+      expect(((await running) as { evidence: { exit_code: number } }).evidence.exit_code).toBe(0);
+    } finally {
+      writeFileSync(flag, "");
+      await running?.catch(() => {});
+      await store.close();
+      scratch.cleanup();
+    }
+  });
+});
+
 describe("why a command failed", () => {
   it("quotes the output line it names", () => {
     const evidence = {

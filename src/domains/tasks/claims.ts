@@ -177,6 +177,31 @@ export async function renewClaims(
   });
 }
 
+/**
+ * Run `work` (commands that may outlast a lease: verify commands, a shortcut) with the caller's
+ * claims renewed meanwhile: an agent whose command cairn is running is not silent, and a sweep
+ * must not take its task from it.
+ */
+export async function keepingLeases<T>(
+  store: Store,
+  config: WorkspaceConfig,
+  actor: Actor,
+  now: () => string,
+  work: () => Promise<T>,
+): Promise<T> {
+  const timer = setInterval(
+    () => void renewClaims(store, config, actor, now()).catch(() => {}),
+    // At most once a second, at most one timer's reach (a lease may be a hundred years).
+    Math.min(Math.max(renewEvery(config.claims.lease_minutes) * 60_000, 1_000), 2 ** 31 - 1),
+  );
+  timer.unref();
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
+  }
+}
+
 export interface Swept {
   task: string;
   owner: string;

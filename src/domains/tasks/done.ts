@@ -8,7 +8,7 @@ import { milestoneGateIn } from "../goals/task-link.js";
 import { type Actor, sameLine } from "../identity/actor.js";
 import { taskScope } from "../knowledge/text.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
-import { renewClaims, renewEvery } from "./claims.js";
+import { keepingLeases } from "./claims.js";
 import { journal, loadTask, requireActiveAgent, who } from "./common.js";
 import { commandLine, passed, runCommand } from "./runner.js";
 import { allowShortcut, fillArgv, findShortcut } from "./shortcuts.js";
@@ -105,25 +105,6 @@ function checkoutOf(verifier: Verifier): Promise<string> {
   return found;
 }
 
-/**
- * Run `work` (commands that may outlast a lease) with the caller's claims renewed meanwhile: an
- * agent whose check cairn is running is not silent, and a sweep must not take its task from it.
- */
-async function keepingLeases<T>(store: Store, verifier: Verifier, work: () => Promise<T>): Promise<T> {
-  const { config, actor } = verifier;
-  const timer = setInterval(
-    () => void renewClaims(store, config, actor, verifier.now()).catch(() => {}),
-    // At most once a second, at most one timer's reach (a lease may be a hundred years).
-    Math.min(Math.max(renewEvery(config.claims.lease_minutes) * 60_000, 1_000), 2 ** 31 - 1),
-  );
-  timer.unref();
-  try {
-    return await work();
-  } finally {
-    clearInterval(timer);
-  }
-}
-
 /** Run what a criterion names; `label` (`criterion 2`) heads each line of its progress. */
 async function verify(
   verifier: Verifier,
@@ -204,7 +185,7 @@ export async function checkTask(
   });
   const results: CheckResult[] = [];
   const progress = runProgress(verifier.progress);
-  await keepingLeases(store, verifier, async () => {
+  await keepingLeases(store, verifier.config, actor, verifier.now, async () => {
     for (const criterion of targets) {
       if (!criterion.verify && !criterion.shortcut) {
         results.push({ n: criterion.n, text: criterion.text, checked: true, why: null, evidence: null });
@@ -288,7 +269,7 @@ export async function finishTask(
   // The definition of done's shortcuts run before the write, like verify commands.
   const doneFailures: string[] = [];
   const progress = runProgress(verifier.progress);
-  await keepingLeases(store, verifier, async () => {
+  await keepingLeases(store, config, actor, verifier.now, async () => {
     for (const name of config.done.shortcuts) {
       try {
         const evidence = await verify(

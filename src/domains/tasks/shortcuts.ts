@@ -6,6 +6,7 @@ import type { Evidence, ShortcutEffect, ShortcutRecord } from "../../store/tasks
 import { type Actor, lineageOf } from "../identity/actor.js";
 import { guard } from "../identity/guard.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
+import { keepingLeases } from "./claims.js";
 import { journal, loadTask, who } from "./common.js";
 import { commandLine, runCommand } from "./runner.js";
 import { rolesOf } from "./scope.js";
@@ -188,14 +189,16 @@ export async function runShortcut(
   const argv = fillArgv(shortcut, request.params);
   const progress = runProgress(controls.progress);
   progress.say(`${shortcut.name}: running ${commandLine(argv)}`);
-  const evidence = await runCommand({
-    argv,
-    cwd: root,
-    timeoutMs: config.verify.timeout_seconds * 1000,
-    now,
-    signal,
-    onOutput: (latestLine) => progress.say(() => `${shortcut.name}: ${latestLine()}`),
-  }).finally(() => progress.stop());
+  const evidence = await keepingLeases(store, config, actor, now, () =>
+    runCommand({
+      argv,
+      cwd: root,
+      timeoutMs: config.verify.timeout_seconds * 1000,
+      now,
+      signal,
+      onOutput: (latestLine) => progress.say(() => `${shortcut.name}: ${latestLine()}`),
+    }),
+  ).finally(() => progress.stop());
   if (signal?.aborted) throw operational(`cancelled: shortcut ${shortcut.name} was stopped`);
   return store.write(async (tx) => {
     await journal(tx, actor, now(), "shortcut.run", shortcut.name, {
