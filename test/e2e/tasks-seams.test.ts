@@ -36,7 +36,7 @@ describe("the board's seams", () => {
     expect(cairn(ws.dir, ["task", "finish", "T-1"]).code).toBe(0);
   });
 
-  it("runs verify commands in the linked worktree the caller works in, not in the main checkout", () => {
+  it("runs verify commands and shortcuts in the linked worktree the caller works in, not in the main checkout", () => {
     const repo = gitWorkspace();
     const tree = `${repo.dir}-wt`;
     try {
@@ -48,6 +48,13 @@ describe("the board's seams", () => {
       expect(cairn(tree, ["task", "claim", "T-1"]).code).toBe(0);
       const checked = cairn(tree, ["task", "check", "T-1", "--all", "--json"]);
       expect(checked.code, checked.stdout).toBe(0);
+      // A shortcut run from the worktree runs there too.
+      writeFileSync(
+        join(repo.dir, ".cairn", "cairn.toml"),
+        '[shortcuts.built]\nargv = ["test", "-f", "built.txt"]\neffect = "read"\n',
+      );
+      const ran = cairn(tree, ["shortcut", "run", "built", "--json"]);
+      expect((ran.json as { exit_code: number }).exit_code, ran.stdout).toBe(0);
     } finally {
       rmSync(tree, { recursive: true, force: true });
       repo.cleanup();

@@ -337,6 +337,7 @@ export const shortcutRun = defineCommand({
         params: parseParams(input.params),
         confirm: input.confirm === true,
         task: input.task,
+        cwd: ctx.cwd,
       },
       ctx.now,
       { signal: ctx.signal, progress: ctx.progress },

@@ -3,6 +3,7 @@ import { type ProgressSink, runProgress } from "../../kernel/progress.js";
 import { quoteValue } from "../../kernel/text.js";
 import type { Store, Tx } from "../../store/store.js";
 import type { Evidence, ShortcutEffect, ShortcutRecord } from "../../store/tasks.js";
+import { checkoutFor } from "../goals/git.js";
 import { type Actor, lineageOf } from "../identity/actor.js";
 import { guard } from "../identity/guard.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
@@ -175,7 +176,14 @@ export async function runShortcut(
   config: WorkspaceConfig,
   actor: Actor,
   root: string,
-  request: { name: string; params: Record<string, string>; confirm: boolean; task?: string },
+  request: {
+    name: string;
+    params: Record<string, string>;
+    confirm: boolean;
+    task?: string;
+    /** Where the caller works: a linked worktree of the workspace's repository is where it runs. */
+    cwd?: string;
+  },
   now: () => string,
   controls: { signal?: AbortSignal; progress?: ProgressSink } = {},
 ): Promise<ShortcutRun> {
@@ -187,12 +195,13 @@ export async function runShortcut(
   }));
   allowShortcut(config, actor, shortcut, request.confirm);
   const argv = fillArgv(shortcut, request.params);
+  const cwd = request.cwd ? await checkoutFor(request.cwd, root) : root;
   const progress = runProgress(controls.progress);
   progress.say(`${shortcut.name}: running ${commandLine(argv)}`);
   const evidence = await keepingLeases(store, config, actor, now, () =>
     runCommand({
       argv,
-      cwd: root,
+      cwd,
       timeoutMs: config.verify.timeout_seconds * 1000,
       now,
       signal,
