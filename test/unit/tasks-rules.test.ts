@@ -348,6 +348,26 @@ describe("a claim's lease during a shortcut run", () => {
   });
 });
 
+describe("a finish", () => {
+  it("records the definition of done it was held to, so a weakened cairn.toml shows in the journal", async () => {
+    const scratch = scratchDir();
+    const store = openStore(join(scratch.dir, "cairn.db"), { create: true });
+    try {
+      const config = WorkspaceConfig.parse({ done: { note_kinds: [] } });
+      const now = "2026-01-01T00:00:00.000Z";
+      const task = await addTask(store, OWNER, { title: "t" }, now);
+      await claimTask(store, config, OWNER, task.id, now);
+      const verifier = { config, actor: OWNER, root: scratch.dir, now: () => now };
+      await finishTask(store, verifier, task.id, { unverified: true });
+      const [event] = await store.read((tx) => tx.tasks.eventsOf("task.finish", 1));
+      expect(event?.data).toMatchObject({ done: { shortcuts: [], note_kinds: [] } });
+    } finally {
+      await store.close();
+      scratch.cleanup();
+    }
+  });
+});
+
 describe("why a command failed", () => {
   it("quotes the output line it names", () => {
     const evidence = {

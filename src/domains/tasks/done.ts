@@ -332,6 +332,9 @@ export async function finishTask(
     await journal(tx, actor, now, "task.finish", task.id, {
       unverified,
       note: options.note ?? null,
+      // cairn.toml is a file any agent in the checkout can write: what this finish was held to is
+      // recorded with it, so a definition of done weakened before finishing shows in the journal.
+      done: { shortcuts: config.done.shortcuts, note_kinds: config.done.note_kinds },
     });
     return {
       kind: "done",
