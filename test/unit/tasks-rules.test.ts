@@ -280,6 +280,7 @@ describe("a claim's lease", () => {
     const scratch = scratchDir();
     const store = openStore(join(scratch.dir, "cairn.db"), { create: true });
     const flag = join(scratch.dir, "go");
+    let checking: ReturnType<typeof checkTask> | undefined;
     try {
       const config = WorkspaceConfig.parse({ claims: { lease_minutes: 0.05 } });
       const then = "2026-01-01T00:00:00.000Z";
@@ -292,7 +293,7 @@ describe("a claim's lease", () => {
       const task = await addTask(store, OWNER, { title: "slow check", criteria }, then);
       await claimTask(store, config, bob, task.id, then);
       const now = () => new Date().toISOString();
-      const checking = checkTask(store, { config, actor: bob, root: scratch.dir, now }, task.id, {
+      checking = checkTask(store, { config, actor: bob, root: scratch.dir, now }, task.id, {
         all: true,
       });
       // Its holder is not silent while the command runs: the lease is renewed meanwhile.
@@ -304,7 +305,9 @@ describe("a claim's lease", () => {
       writeFileSync(flag, "");
       expect((await checking).results[0]?.checked).toBe(true);
     } finally {
+      // A failed run must not leave the command waiting, or write to a closed store.
       writeFileSync(flag, "");
+      await checking?.catch(() => {});
       await store.close();
       scratch.cleanup();
     }
