@@ -154,6 +154,7 @@ describe("finding the workspace", () => {
     writeFileSync(join(state, "logs", "agents", "nightly", "run-1.log"), "captured output");
     writeFileSync(join(state, "daemon.pid"), "1");
     writeFileSync(join(state, "audit-20260101T000000Z.jsonl"), "{}");
+    writeFileSync(join(state, "audit.next"), "{}");
     mkdirSync(join(state, "agents", "nightly"), { recursive: true });
     writeFileSync(join(state, "agents", "nightly", "agent.toml"), '[agent]\nname = "nightly"\n');
     const status = spawnSync("git", ["status", "--porcelain", "--untracked-files=all"], {

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { linkSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { GENESIS, parseLine } from "../../src/domains/audit/chain.js";
@@ -92,6 +92,24 @@ describe("audit chain", () => {
     const oldest = join(scratch.dir, segments[0] as string);
     writeFileSync(oldest, readFileSync(oldest, "utf8").replace("task 1 ", "task 9 "));
     expect(verifyAudit(scratch.dir).broken).toMatchObject({ file: segments[0], line: 2 });
+  });
+
+  it("a rotation killed midway neither starts a fresh chain nor passes verify with one", () => {
+    fill(8).close();
+    const live = join(scratch.dir, AUDIT_FILE);
+    // Killed after the sealed name was linked, before the seamed file replaced the live one:
+    // the next append seals the same file under that name, and the chain stays whole.
+    const sealed = "audit-20260101T000000.jsonl";
+    linkSync(live, join(scratch.dir, sealed));
+    const before = segmentsIn(scratch.dir).length;
+    fill(1, { maxBytes: 2_000 }).close();
+    expect(segmentsIn(scratch.dir)).toHaveLength(before);
+    expect(readFileSync(live, "utf8")).toContain(`"rotated_to":"${sealed}"`);
+    expect(verifyAudit(scratch.dir)).toMatchObject({ ok: true, from: "genesis" });
+    // The old order's cut (live renamed aside, no seam written): a fresh chain is not intact.
+    renameSync(live, join(scratch.dir, "audit-20990101T000000.jsonl"));
+    fill(2).close();
+    expect(verifyAudit(scratch.dir)).toMatchObject({ ok: false, broken: { file: AUDIT_FILE, line: 1 } });
   });
 
   it("keeps appending after a torn last line, and verify names the torn line", () => {

@@ -4,6 +4,8 @@ import {
   existsSync,
   fstatSync,
   fsyncSync,
+  linkSync,
+  lstatSync,
   readdirSync,
   readSync,
   renameSync,
@@ -25,6 +27,8 @@ import { type AuditEntry, type AuditEvent, boundData, formatLine, GENESIS, parse
 
 export const AUDIT_FILE = "audit.jsonl";
 const LOCK_FILE = "audit.lock";
+/** The next live file while a rotation writes its seam. */
+const NEXT_FILE = "audit.next";
 export const SEGMENT_PATTERN = /^audit-\d{8}T\d{6}(?:-\d+)?\.jsonl$/;
 /** The last line is found in the file's tail; lines are far shorter than this. */
 const TAIL_WINDOW = 64 * 1024;
@@ -140,19 +144,46 @@ export class AuditLog {
     closeSync(fd);
   }
 
-  /** Seal the live file under a dated name; the new live file opens with the linking seam. */
+  /**
+   * Seal the live file under a dated name; the new live file opens with the linking seam. The
+   * live name never goes missing nor starts without its seam: the sealed name is linked to the
+   * live file first, the seam written to a side file, and that file renamed over the live one.
+   * Killed at any step, the live file is still the whole old log (rotated again at the next
+   * append, under the same sealed name) or the seamed new one.
+   */
   private rotate(): void {
     const fd = openRegularFile(this.path);
     let tail: ReturnType<typeof tailOf>;
+    let live: { dev: number; ino: number };
     try {
-      tail = tailOf(fd, fstatSync(fd).size);
+      const stat = fstatSync(fd);
+      live = { dev: stat.dev, ino: stat.ino };
+      tail = tailOf(fd, stat.size);
     } finally {
       closeSync(fd);
     }
     const ts = this.now();
-    let name = `audit-${stamp(ts)}.jsonl`;
-    for (let n = 1; existsSync(join(this.stateDir, name)); n++) name = `audit-${stamp(ts)}-${n}.jsonl`;
-    renameSync(this.path, join(this.stateDir, name));
+    // A rotation cut short left the sealed name linked to this very file: seal it under that name.
+    let name = segmentsIn(this.stateDir).find((segment) => {
+      try {
+        const stat = lstatSync(join(this.stateDir, segment));
+        return stat.isFile() && stat.dev === live.dev && stat.ino === live.ino;
+      } catch {
+        return false;
+      }
+    });
+    if (name === undefined) {
+      for (let n = 0; ; n++) {
+        const candidate = `audit-${stamp(ts)}${n === 0 ? "" : `-${n}`}.jsonl`;
+        try {
+          linkSync(this.path, join(this.stateDir, candidate));
+          name = candidate;
+          break;
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+        }
+      }
+    }
     const seam = formatLine(
       {
         severity: "notice",
@@ -164,9 +195,10 @@ export class AuditLog {
       ts,
       tail?.hash ?? GENESIS,
     );
+    const next = join(this.stateDir, NEXT_FILE);
     const out = openRegularFile(
-      this.path,
-      constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT,
+      next,
+      constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW,
       LOG_MODE,
     );
     try {
@@ -175,6 +207,7 @@ export class AuditLog {
     } finally {
       closeSync(out);
     }
+    renameSync(next, this.path);
   }
 
   /** The last `count` entries of the live file, oldest first (unparseable lines skipped). */

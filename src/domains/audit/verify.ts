@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { readRegularFile } from "../../kernel/regular-file.js";
 import { type AuditEntry, GENESIS, parseLine } from "./chain.js";
-import { AUDIT_FILE, SEGMENT_PATTERN } from "./log.js";
+import { AUDIT_FILE, SEGMENT_PATTERN, segmentsIn } from "./log.js";
 
 export interface Break {
   file: string;
@@ -96,6 +96,16 @@ export function verifyAudit(stateDir: string): Verdict {
     if (!first) break;
     if (first.prev === GENESIS && first.seq === 1) {
       from = "genesis";
+      // Sealed segments beside a live file that starts afresh: its seam was lost (or the log
+      // was replaced), so what they hold is no longer linked to what is live.
+      const sealed = name === AUDIT_FILE ? segmentsIn(stateDir) : [];
+      if (sealed.length > 0) {
+        walk.broken ??= {
+          file: name,
+          line: 1,
+          reason: `the live log starts a new chain though sealed segments lie beside it (${sealed.at(-1)})`,
+        };
+      }
       break;
     }
     if (first.event !== "audit_rotated") {

@@ -92,6 +92,7 @@ cairn.db
 cairn.db-*
 audit.jsonl
 audit-*.jsonl
+audit.next
 audit.lock
 daemon.pid
 logs/
