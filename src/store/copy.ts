@@ -1,7 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, linkSync, renameSync, rmSync } from "node:fs";
+import { existsSync, linkSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import Database from "better-sqlite3";
 import { conflict, operational } from "../kernel/outcome.js";
+import { processAlive } from "../kernel/processes.js";
 import { sqliteBinding } from "../kernel/sqlite-addon.js";
 import { openStore, type StoreLocation } from "./open.js";
 import { connect, exactTypes } from "./postgres/connection.js";
@@ -184,16 +186,25 @@ async function writePostgres(
   }
 }
 
-function writeSqlite(path: string, snapshot: Snapshot): void {
+/** How many rows a copy writes between looks at a cancel or a stop signal. */
+const ROWS_PER_PAUSE = 2_000;
+
+async function writeSqlite(path: string, snapshot: Snapshot, pause: () => Promise<void>): Promise<void> {
   const db = new Database(path, { fileMustExist: true, nativeBinding: sqliteBinding() });
   try {
-    db.transaction(() => {
+    // The file is this copy's own until it is placed: its one transaction may span the pauses.
+    db.exec("BEGIN IMMEDIATE");
+    try {
       db.prepare("DELETE FROM meta").run();
+      let written = 0;
       for (const table of snapshot.tables) {
         const insert = db.prepare(
           `INSERT INTO ${ident(table.name)} (${table.columns.map(ident).join(", ")}) VALUES (${table.columns.map(() => "?").join(", ")})`,
         );
-        for (const row of table.rows) insert.run(...row);
+        for (const row of table.rows) {
+          insert.run(...row);
+          if (++written % ROWS_PER_PAUSE === 0) await pause();
+        }
       }
       // A table whose every row was deleted has no sqlite_sequence row after the inserts: its
       // counter is written anyway, or its old ids would be handed out again.
@@ -209,9 +220,33 @@ function writeSqlite(path: string, snapshot: Snapshot): void {
       for (const [name, last] of snapshot.counters) {
         if (raise.run(last, name).changes === 0 && autoincrement.has(name)) start.run(name, last);
       }
-    }).immediate();
+      db.exec("COMMIT");
+    } catch (error) {
+      if (db.inTransaction) db.exec("ROLLBACK");
+      throw error;
+    }
   } finally {
     db.close();
+  }
+}
+
+/**
+ * What a copy killed outright (kill -9, a crash) left beside its target: staging files named
+ * with its pid go once that pid runs no more (a live one may be another copy under way).
+ */
+function removeAbandonedStaging(targetPath: string): void {
+  const prefix = `${basename(targetPath)}.copy-`;
+  let names: string[];
+  try {
+    names = readdirSync(dirname(targetPath));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const pid = Number(name.slice(prefix.length).split("-")[0]);
+    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || processAlive(pid)) continue;
+    rmSync(join(dirname(targetPath), name), { force: true });
   }
 }
 
@@ -226,9 +261,17 @@ const canonical = (records: DumpRecord[]) => records.map((record) => JSON.string
 export async function copyStore(
   source: StoreLocation,
   target: StoreLocation,
+  signal?: AbortSignal,
 ): Promise<{ rows: number; tables: number }> {
-  // A SQLite target is built under another name and linked into place once written: a copy
-  // refused part way (bytes that are not UTF-8) or killed leaves no file that refuses the retry.
+  // A large copy takes a while: every few thousand rows it lets the process see a Ctrl-C, a
+  // cancel or a stop signal, which it would otherwise handle only once the copy was done.
+  const pause = async () => {
+    await new Promise((resolve) => setImmediate(resolve));
+    if (signal?.aborted) throw operational("cancelled: the copy was stopped and nothing was written");
+  };
+  // A SQLite target is built under another name, checked, and linked into place: a copy refused
+  // part way (bytes that are not UTF-8), stopped or killed leaves no file that refuses the retry.
+  if (target.kind === "sqlite") removeAbandonedStaging(target.path);
   const staging =
     target.kind === "sqlite"
       ? `${target.path}.copy-${process.pid}-${randomBytes(4).toString("hex")}`
@@ -238,7 +281,8 @@ export async function copyStore(
     if (!staging) return;
     for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(staging + suffix, { force: true });
   };
-  let snapshot: Snapshot;
+  // A stop signal exits without unwinding this function: what it half built goes at exit too.
+  process.once("exit", removeStaging);
   try {
     const prepared: Store = openStore(building, { create: true });
     try {
@@ -246,28 +290,40 @@ export async function copyStore(
     } finally {
       await prepared.close();
     }
-    snapshot =
+    await pause();
+    const snapshot =
       source.kind === "sqlite"
         ? await readSqlite(source.path, target.kind === "postgres")
         : await readPostgres(source);
+    await pause();
     if (building.kind === "postgres") await writePostgres(building, snapshot);
-    else writeSqlite(building.path, snapshot);
-    if (staging && target.kind === "sqlite") placeFile(staging, target.path);
-  } finally {
-    removeStaging();
-  }
-  const to = openStore(target);
-  try {
-    const copied = await to.read((tx) => tx.transfer.dump());
-    if (canonical(snapshot.dump) !== canonical(copied)) {
-      throw operational(
-        "the copy differs from its source; the target is left for inspection",
-        "report this: it is a bug",
-      );
+    else await writeSqlite(building.path, snapshot, pause);
+    await pause();
+    const to = openStore(building);
+    try {
+      const copied = await to.read((tx) => tx.transfer.dump());
+      if (canonical(snapshot.dump) !== canonical(copied)) {
+        throw operational(
+          `the copy differs from its source${staging ? "" : "; the target is left for inspection"}`,
+          "report this: it is a bug",
+        );
+      }
+    } finally {
+      await to.close();
+    }
+    // Only a checked copy is placed, and once placed it stays.
+    if (staging && target.kind === "sqlite") {
+      await pause();
+      // Closing the last connection folds the write-ahead log into the file; only the file is linked.
+      if ((statSync(`${staging}-wal`, { throwIfNoEntry: false })?.size ?? 0) > 0) {
+        throw operational(`the copy ${staging} was not written through to its file; nothing was placed`);
+      }
+      placeFile(staging, target.path);
     }
     return { rows: snapshot.dump.length, tables: snapshot.tables.length };
   } finally {
-    await to.close();
+    process.removeListener("exit", removeStaging);
+    removeStaging();
   }
 }
 

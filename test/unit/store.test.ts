@@ -1,8 +1,10 @@
-import { writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CairnError } from "../../src/kernel/outcome.js";
+import { copyStore } from "../../src/store/copy.js";
 import { openStore } from "../../src/store/open.js";
 import type { Store } from "../../src/store/store.js";
 import { contractStores, journalEvent as event } from "../helpers/contract-stores.js";
@@ -268,6 +270,24 @@ describe("SQLite specifics", () => {
         await tx.journal.append(event("agent.add"));
       }),
     ).rejects.toThrow(/conflicts|FOREIGN KEY/i);
+  });
+});
+
+describe("copying a SQLite store", () => {
+  it("a copy stopped part way places nothing, and staging a killed copy left goes at the next", async () => {
+    await store.write(async (tx) => {
+      await tx.journal.append(event("x"));
+    });
+    const out = join(scratch.dir, "copy.db");
+    const dead = spawnSync(process.execPath, ["-e", ""]).pid as number;
+    writeFileSync(`${out}.copy-${dead}-0000`, "left by a killed copy");
+    const stop = new AbortController();
+    const copying = copyStore({ kind: "sqlite", path }, { kind: "sqlite", path: out }, stop.signal);
+    stop.abort();
+    await expect(copying).rejects.toThrow(/cancelled/);
+    expect(readdirSync(scratch.dir).filter((name) => name.startsWith("copy.db"))).toEqual([]);
+    await copyStore({ kind: "sqlite", path }, { kind: "sqlite", path: out });
+    expect(readdirSync(scratch.dir).filter((name) => name.startsWith("copy.db"))).toEqual(["copy.db"]);
   });
 });
 

@@ -25,7 +25,15 @@ export const storeCopy = defineCommand({
   async handler(input, ctx) {
     // Loaded here: the copy brings in both stores, which no other workspace command needs.
     const { copyWorkspace } = await import("../../domains/workspace/copy.js");
-    const copied = await copyWorkspace(ctx.workspace, ctx.config, ctx.env, ctx.actor, ctx.cwd, input.to);
+    const copied = await copyWorkspace(
+      ctx.workspace,
+      ctx.config,
+      ctx.env,
+      ctx.actor,
+      ctx.cwd,
+      input.to,
+      ctx.signal,
+    );
     const next = copied.to.startsWith("postgres")
       ? "to switch this workspace, set [store] url and schema in .cairn/cairn.toml (checkouts follow when it is committed)"
       : "to switch this workspace back, remove [store] from .cairn/cairn.toml and move the file to .cairn/cairn.db";

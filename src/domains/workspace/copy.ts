@@ -27,6 +27,7 @@ export async function copyWorkspace(
   actor: Pick<Actor, "isOwner" | "name">,
   cwd: string,
   to: string,
+  signal?: AbortSignal,
 ): Promise<CopyResult> {
   if (!actor.isOwner) {
     throw refuse(
@@ -42,6 +43,6 @@ export async function copyWorkspace(
   if (target.kind === "sqlite" && existsSync(target.path)) {
     throw conflict(`${target.path} already exists`, "copy into a path that does not exist yet");
   }
-  const copied = await copyStore(source, target);
+  const copied = await copyStore(source, target, signal);
   return { from: describeLocation(source), to: describeLocation(target), ...copied };
 }
