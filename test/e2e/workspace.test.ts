@@ -350,6 +350,9 @@ describe("export and import", () => {
       expect(shown.json).toMatchObject({ task: { title: "kept" } });
       // Through a symlink, the file it points to is replaced and the link kept.
       const real = join(scratch.dir, "real.jsonl");
+      // What an export killed part way left beside its target goes with the next export there.
+      const dead = spawnSync(process.execPath, ["-e", ""]).pid as number;
+      writeFileSync(join(scratch.dir, `.real.jsonl.${dead}.tmp`), "cut short");
       writeFileSync(real, "old");
       const link = join(ws.dir, "via-link.jsonl");
       symlinkSync(real, link);
@@ -357,6 +360,7 @@ describe("export and import", () => {
       expect(lstatSync(link).isSymbolicLink()).toBe(true);
       expect(readFileSync(real, "utf8")).toContain('"cairn-export"');
       expect(readdirSync(ws.dir).filter((name) => name.includes(".tmp"))).toEqual([]);
+      expect(readdirSync(scratch.dir).filter((name) => name.includes(".tmp"))).toEqual([]);
     } finally {
       ws.cleanup();
     }
