@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { discoverWorkspace, namesStore } from "../../src/domains/workspace/discover.js";
 import { scratchDir } from "../helpers/workspace.js";
 
@@ -36,5 +36,29 @@ describe("a shared store named in any TOML form", () => {
     expect(namesStore('[workspace]\nstore = "shelf"\n')).toBe(false);
     expect(namesStore('# store = { url = "x" }\n[workspace]\n')).toBe(false);
     expect(namesStore('[roles.store]\nsummary = "x"\n')).toBe(false);
+  });
+});
+
+describe("a workspace found by walking up", () => {
+  it("serves only the user who owns it; CAIRN_DIR names one deliberately", () => {
+    const scratch = scratchDir();
+    try {
+      mkdirSync(join(scratch.dir, ".cairn"));
+      writeFileSync(join(scratch.dir, ".cairn", "cairn.db"), "");
+      const below = join(scratch.dir, "project", "src");
+      mkdirSync(below, { recursive: true });
+      expect(discoverWorkspace(below, {})?.root).toBe(scratch.dir);
+      // As another user would see it: a .cairn/ planted in a shared parent (/tmp) is not theirs.
+      const uid = process.getuid?.() ?? 0;
+      const asOther = vi.spyOn(process, "getuid").mockReturnValue(uid + 1);
+      try {
+        expect(() => discoverWorkspace(below, {})).toThrow(/belongs to another user/);
+        expect(discoverWorkspace(below, { CAIRN_DIR: scratch.dir })?.root).toBe(scratch.dir);
+      } finally {
+        asOther.mockRestore();
+      }
+    } finally {
+      scratch.cleanup();
+    }
   });
 });

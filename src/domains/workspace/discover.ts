@@ -120,6 +120,25 @@ export function mainCheckoutOf(directory: string): string | undefined {
 }
 
 /**
+ * A workspace found by walking up must be this user's, as git asks of a repository: a `.cairn/`
+ * another user put in a shared parent (/tmp, a group folder) would otherwise serve everyone below
+ * it, its cairn.toml choosing the commands, checks and OS rules their calls run, and its
+ * database receiving what they write. `CAIRN_DIR` names one deliberately and is not asked.
+ */
+function ownWorkspace(workspace: Workspace): Workspace {
+  const uid = process.getuid?.();
+  if (uid === undefined) return workspace;
+  const owner = statSync(workspace.stateDir).uid;
+  if (owner !== uid) {
+    throw operational(
+      `the cairn workspace in ${workspace.stateDir} belongs to another user (uid ${owner}, this is uid ${uid}); nothing was done`,
+      `if it is meant to serve you, set CAIRN_DIR=${workspace.root}; otherwise run \`cairn init\` in your own project`,
+    );
+  }
+  return workspace;
+}
+
+/**
  * Find the workspace serving `cwd`: `CAIRN_DIR` if set; else walk up like git, following a
  * linked worktree to its main checkout; else the home workspace if it exists.
  */
@@ -131,11 +150,11 @@ export function discoverWorkspace(cwd: string, env: NodeJS.ProcessEnv): Workspac
   let directory = resolve(cwd);
   for (;;) {
     const here = projectWorkspace(directory);
-    if (isWorkspace(here, env)) return here;
+    if (isWorkspace(here, env)) return ownWorkspace(here);
     const mainCheckout = mainCheckoutOf(directory);
     if (mainCheckout) {
       const shared = projectWorkspace(mainCheckout);
-      if (isWorkspace(shared, env)) return shared;
+      if (isWorkspace(shared, env)) return ownWorkspace(shared);
     }
     const parent = dirname(directory);
     if (parent === directory) break;
