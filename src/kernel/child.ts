@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import { isAbsolute, resolve } from "node:path";
 import { CHILD_MARK_VARIABLE, killGroupsCarrying, processTable } from "./processes.js";
 import { boardsStartedFor, STARTED_FOR_VARIABLE, servedBoard } from "./started-for.js";
 
@@ -25,6 +26,9 @@ export function childEnv(
   const env: NodeJS.ProcessEnv = { ...base };
   for (const name of CREDENTIAL_VARIABLES) delete env[name];
   for (const name of Object.keys(env)) if (/^CAIRN_.*TOKEN/.test(name)) delete env[name];
+  // A relative CAIRN_DIR names a workspace from this process's directory; a child started
+  // elsewhere (a shortcut or check at the workspace root) would read it as another one.
+  if (env.CAIRN_DIR && !isAbsolute(env.CAIRN_DIR)) env.CAIRN_DIR = resolve(env.CAIRN_DIR);
   const marked: NodeJS.ProcessEnv = { ...env, ...extra };
   // Applied last: no caller's variables can unmark a child.
   const boards = new Set(boardsStartedFor(process.env));

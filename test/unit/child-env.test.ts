@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { childEnv } from "../../src/kernel/child.js";
 import { boardsStartedFor, STARTED_FOR_VARIABLE, startChildrenFor } from "../../src/kernel/started-for.js";
@@ -24,6 +25,12 @@ describe("a child's environment", () => {
     startChildrenFor("/work/a/.cairn/cairn.db");
     const env = childEnv({}, { [STARTED_FOR_VARIABLE]: "[]" });
     expect(boardsStartedFor(env).sort()).toEqual(["/work/a/.cairn/cairn.db", "/work/b/.cairn/cairn.db"]);
+  });
+
+  it("names the workspace a relative CAIRN_DIR meant, wherever the child starts", () => {
+    expect(childEnv({ CAIRN_DIR: ".." }).CAIRN_DIR).toBe(resolve(process.cwd(), ".."));
+    expect(childEnv({ CAIRN_DIR: "/work/a" }).CAIRN_DIR).toBe("/work/a");
+    expect(childEnv({}).CAIRN_DIR).toBeUndefined();
   });
 
   it("reads an unreadable mark as none", () => {
