@@ -112,6 +112,15 @@ describe("audit chain", () => {
     expect(verifyAudit(scratch.dir)).toMatchObject({ ok: false, broken: { file: AUDIT_FILE, line: 1 } });
   });
 
+  it("tail returns as many entries as asked, however long their lines", () => {
+    const log = new AuditLog(scratch.dir);
+    const wide = Object.fromEntries(Array.from({ length: 7 }, (_, i) => [`k${i}`, "w".repeat(1_000)]));
+    for (let i = 0; i < 30; i++) log.append({ ...event(i), data: { n: i, ...wide } });
+    const tail = log.tail(20);
+    log.close();
+    expect(tail.map((entry) => entry.data.n)).toEqual(Array.from({ length: 20 }, (_, i) => i + 10));
+  });
+
   it("keeps appending after a torn last line, and verify names the torn line", () => {
     fill(2).close();
     const path = join(scratch.dir, AUDIT_FILE);

@@ -216,11 +216,15 @@ export class AuditLog {
     const fd = openRegularFile(this.path);
     try {
       const size = fstatSync(fd).size;
-      const window = Math.min(size, Math.max(TAIL_WINDOW, count * 2048));
-      const entries = lastLines(fd, size, window)
-        .lines.map(parseLine)
-        .flatMap((parsed) => (parsed.ok ? [parsed.entry] : []));
-      return entries.slice(-count);
+      // Lines run up to MAX_LINE_BYTES: the window widens until it holds `count` of them.
+      let window = Math.min(size, Math.max(TAIL_WINDOW, count * 2048));
+      for (;;) {
+        const entries = lastLines(fd, size, window)
+          .lines.map(parseLine)
+          .flatMap((parsed) => (parsed.ok ? [parsed.entry] : []));
+        if (entries.length >= count || window >= size) return entries.slice(-count);
+        window = Math.min(size, window * 2);
+      }
     } finally {
       closeSync(fd);
     }
