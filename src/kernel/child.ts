@@ -26,9 +26,12 @@ export function childEnv(
   const env: NodeJS.ProcessEnv = { ...base };
   for (const name of CREDENTIAL_VARIABLES) delete env[name];
   for (const name of Object.keys(env)) if (/^CAIRN_.*TOKEN/.test(name)) delete env[name];
-  // A relative CAIRN_DIR names a workspace from this process's directory; a child started
-  // elsewhere (a shortcut or check at the workspace root) would read it as another one.
-  if (env.CAIRN_DIR && !isAbsolute(env.CAIRN_DIR)) env.CAIRN_DIR = resolve(env.CAIRN_DIR);
+  // A relative CAIRN_DIR (or CAIRN_HOME) names a workspace from this process's directory; a
+  // child started elsewhere (a shortcut or check at the workspace root) would read another one.
+  for (const name of ["CAIRN_DIR", "CAIRN_HOME"]) {
+    const value = env[name];
+    if (value && !isAbsolute(value)) env[name] = resolve(value);
+  }
   const marked: NodeJS.ProcessEnv = { ...env, ...extra };
   // Applied last: no caller's variables can unmark a child.
   const boards = new Set(boardsStartedFor(process.env));

@@ -31,6 +31,7 @@ describe("a child's environment", () => {
     expect(childEnv({ CAIRN_DIR: ".." }).CAIRN_DIR).toBe(resolve(process.cwd(), ".."));
     expect(childEnv({ CAIRN_DIR: "/work/a" }).CAIRN_DIR).toBe("/work/a");
     expect(childEnv({}).CAIRN_DIR).toBeUndefined();
+    expect(childEnv({ CAIRN_HOME: "home" }).CAIRN_HOME).toBe(resolve(process.cwd(), "home"));
   });
 
   it("reads an unreadable mark as none", () => {
