@@ -1,4 +1,4 @@
-import { linkSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { linkSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { GENESIS, parseLine } from "../../src/domains/audit/chain.js";
@@ -105,6 +105,14 @@ describe("audit chain", () => {
     fill(1, { maxBytes: 2_000 }).close();
     expect(segmentsIn(scratch.dir)).toHaveLength(before);
     expect(readFileSync(live, "utf8")).toContain(`"rotated_to":"${sealed}"`);
+    expect(verifyAudit(scratch.dir)).toMatchObject({ ok: true, from: "genesis" });
+    // Without hard links, killed between renaming the live file aside and putting the seamed one
+    // in its place: the next append puts the seamed file in place first.
+    const seam = (readFileSync(live, "utf8").split("\n")[0] as string) + "\n";
+    rmSync(live);
+    writeFileSync(join(scratch.dir, "audit.next"), seam);
+    fill(1, { maxBytes: 2_000 }).close();
+    expect(readFileSync(live, "utf8").startsWith(seam)).toBe(true);
     expect(verifyAudit(scratch.dir)).toMatchObject({ ok: true, from: "genesis" });
     // The old order's cut (live renamed aside, no seam written): a fresh chain is not intact.
     renameSync(live, join(scratch.dir, "audit-20990101T000000.jsonl"));

@@ -103,6 +103,9 @@ export class AuditLog {
   /** Append one event; returns the entry as written. */
   append(event: AuditEvent): AuditEntry {
     return this.lock.hold(() => {
+      const next = join(this.stateDir, NEXT_FILE);
+      // A rotation without hard links cut short between its two renames: its seamed file goes live.
+      if (!existsSync(this.path) && existsSync(next)) renameSync(next, this.path);
       let fd = openRegularFile(this.path, APPEND, LOG_MODE);
       try {
         let size = fstatSync(fd).size;
@@ -172,15 +175,23 @@ export class AuditLog {
         return false;
       }
     });
+    // Where the file system has no hard links, the live file is renamed aside once the seamed
+    // file is written; an append finding only that file puts it in place (see `append`).
+    let linked = true;
     if (name === undefined) {
       for (let n = 0; ; n++) {
         const candidate = `audit-${stamp(ts)}${n === 0 ? "" : `-${n}`}.jsonl`;
         try {
-          linkSync(this.path, join(this.stateDir, candidate));
+          if (linked) linkSync(this.path, join(this.stateDir, candidate));
+          else if (existsSync(join(this.stateDir, candidate))) continue;
           name = candidate;
           break;
         } catch (error) {
-          if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+          const code = (error as NodeJS.ErrnoException).code;
+          if (code === "EPERM" || code === "ENOTSUP" || code === "EOPNOTSUPP" || code === "ENOSYS") {
+            linked = false;
+            n--;
+          } else if (code !== "EEXIST") throw error;
         }
       }
     }
@@ -207,6 +218,7 @@ export class AuditLog {
     } finally {
       closeSync(out);
     }
+    if (!linked) renameSync(this.path, join(this.stateDir, name));
     renameSync(next, this.path);
   }
 
