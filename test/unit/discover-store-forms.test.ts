@@ -62,3 +62,23 @@ describe("a workspace found by walking up", () => {
     }
   });
 });
+
+describe("a linked git worktree", () => {
+  it("whose main checkout is gone serves no other workspace in its stead", () => {
+    const scratch = scratchDir();
+    try {
+      mkdirSync(join(scratch.dir, ".cairn"));
+      writeFileSync(join(scratch.dir, ".cairn", "cairn.db"), "");
+      const worktree = join(scratch.dir, "feature");
+      mkdirSync(worktree);
+      writeFileSync(
+        join(worktree, ".git"),
+        `gitdir: ${join(scratch.dir, "gone", ".git", "worktrees", "feature")}\n`,
+      );
+      expect(() => discoverWorkspace(worktree, {})).toThrow(/linked git worktree .* is gone/);
+      expect(discoverWorkspace(worktree, { CAIRN_DIR: scratch.dir })?.root).toBe(scratch.dir);
+    } finally {
+      scratch.cleanup();
+    }
+  });
+});

@@ -119,6 +119,20 @@ export function mainCheckoutOf(directory: string): string | undefined {
   }
 }
 
+/** The git directory a `.git` file points to, when that directory no longer exists. */
+function missingGitDirOf(directory: string): string | undefined {
+  const dotGit = join(directory, ".git");
+  try {
+    if (!statSync(dotGit).isFile()) return undefined;
+    const pointer = /^gitdir:\s*(.+)\s*$/m.exec(readRegularFile(dotGit));
+    if (!pointer?.[1]) return undefined;
+    const gitDir = resolve(directory, pointer[1].trim());
+    return existsSync(gitDir) ? undefined : gitDir;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * A workspace found by walking up must be this user's, as git asks of a repository: a `.cairn/`
  * another user put in a shared parent (/tmp, a group folder) would otherwise serve everyone below
@@ -155,6 +169,15 @@ export function discoverWorkspace(cwd: string, env: NodeJS.ProcessEnv): Workspac
     if (mainCheckout) {
       const shared = projectWorkspace(mainCheckout);
       if (isWorkspace(shared, env)) return ownWorkspace(shared);
+    } else {
+      const gone = missingGitDirOf(directory);
+      if (gone) {
+        // Its board is the main checkout's; a workspace further up, or the home one, is not it.
+        throw operational(
+          `${directory} is a linked git worktree whose repository ${gone} is gone, so the workspace it shares cannot be found; nothing was done`,
+          "run cairn from the main checkout, or set CAIRN_DIR to the workspace this worktree should use",
+        );
+      }
     }
     const parent = dirname(directory);
     if (parent === directory) break;
