@@ -97,18 +97,27 @@ export function namesStore(text: string): boolean {
   }
 }
 
+/** The git directory a linked worktree's `.git` file points to (it may no longer exist). */
+function gitDirPointedBy(directory: string): string | undefined {
+  const dotGit = join(directory, ".git");
+  try {
+    if (!statSync(dotGit).isFile()) return undefined;
+    const pointer = /^gitdir:\s*(.+)\s*$/m.exec(readRegularFile(dotGit));
+    return pointer?.[1] ? resolve(directory, pointer[1].trim()) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * A linked git worktree has a `.git` file pointing into the main repository's
  * `.git/worktrees/NAME`; its `commondir` leads back to the main `.git`, whose parent is the
  * main checkout. Agents working in worktrees must share the main checkout's board.
  */
 export function mainCheckoutOf(directory: string): string | undefined {
-  const dotGit = join(directory, ".git");
+  const gitDir = gitDirPointedBy(directory);
+  if (!gitDir) return undefined;
   try {
-    if (!statSync(dotGit).isFile()) return undefined;
-    const pointer = /^gitdir:\s*(.+)\s*$/m.exec(readRegularFile(dotGit));
-    if (!pointer?.[1]) return undefined;
-    const gitDir = resolve(directory, pointer[1].trim());
     const commonDirFile = join(gitDir, "commondir");
     if (!existsSync(commonDirFile)) return undefined;
     const commonDir = readRegularFile(commonDirFile).trim();
@@ -121,16 +130,8 @@ export function mainCheckoutOf(directory: string): string | undefined {
 
 /** The git directory a `.git` file points to, when that directory no longer exists. */
 function missingGitDirOf(directory: string): string | undefined {
-  const dotGit = join(directory, ".git");
-  try {
-    if (!statSync(dotGit).isFile()) return undefined;
-    const pointer = /^gitdir:\s*(.+)\s*$/m.exec(readRegularFile(dotGit));
-    if (!pointer?.[1]) return undefined;
-    const gitDir = resolve(directory, pointer[1].trim());
-    return existsSync(gitDir) ? undefined : gitDir;
-  } catch {
-    return undefined;
-  }
+  const gitDir = gitDirPointedBy(directory);
+  return gitDir && !existsSync(gitDir) ? gitDir : undefined;
 }
 
 /**
