@@ -13,7 +13,7 @@ import { outOfScope } from "../../src/domains/tasks/scope.js";
 import { addShortcut, fillArgv, listShortcuts, runShortcut } from "../../src/domains/tasks/shortcuts.js";
 import { loadConfig, RoleConfig, WorkspaceConfig } from "../../src/domains/workspace/config.js";
 import { openStore } from "../../src/store/open.js";
-import type { AgentRecord } from "../../src/store/store.js";
+import type { AgentRecord, Store } from "../../src/store/store.js";
 import type { Estimate, ShortcutRecord } from "../../src/store/tasks.js";
 import { scratchDir } from "../helpers/workspace.js";
 
@@ -275,79 +275,77 @@ describe("a finish refusal", () => {
   });
 });
 
+/**
+ * bob holds a task on a lease of 3 s while `start` runs one of his commands, which waits until
+ * the test lets it end (`waits`, given to `settings`): the lease is renewed meanwhile, so a sweep
+ * takes nothing. Returns what `start` returned.
+ */
+async function leaseKeptWhile(
+  settings: (waits: string[]) => {
+    shortcuts?: Record<string, unknown>;
+    criteria?: { text: string; verify: string[] }[];
+  },
+  start: (run: {
+    store: Store;
+    config: WorkspaceConfig;
+    bob: ReturnType<typeof actorOf>;
+    task: string;
+    dir: string;
+    now: () => string;
+  }) => Promise<unknown>,
+): Promise<unknown> {
+  const scratch = scratchDir();
+  const store = openStore(join(scratch.dir, "cairn.db"), { create: true });
+  const flag = join(scratch.dir, "go");
+  const waits = [
+    process.execPath,
+    "-e",
+    `setInterval(() => require("fs").existsSync(${JSON.stringify(flag)}) && process.exit(0), 20)`,
+  ];
+  const { shortcuts = {}, criteria = [] } = settings(waits);
+  let running: Promise<unknown> | undefined;
+  try {
+    const config = WorkspaceConfig.parse({ claims: { lease_minutes: 0.05 }, shortcuts });
+    const then = "2026-01-01T00:00:00.000Z";
+    const bob = actorOf((await addAgent(store, config, OWNER, { name: "bob", role: "builder" }, then)).agent);
+    const task = await addTask(store, OWNER, { title: "slow work", criteria }, then);
+    await claimTask(store, config, bob, task.id, then);
+    const now = () => new Date().toISOString();
+    running = start({ store, config, bob, task: task.id, dir: scratch.dir, now });
+    // Its holder is not silent while the command runs: the lease is renewed meanwhile.
+    await vi.waitFor(
+      async () => expect((await store.read((tx) => tx.tasks.byId(task.id)))?.leaseAt).not.toBe(then),
+      { timeout: 5_000, interval: 20 },
+    );
+    expect(await sweep(store, config, OWNER, now())).toEqual([]);
+    writeFileSync(flag, "");
+    return await running;
+  } finally {
+    // A failed run must not leave the command waiting, or write to a closed store.
+    writeFileSync(flag, "");
+    await running?.catch(() => {});
+    await store.close();
+    scratch.cleanup();
+  }
+}
+
 describe("a claim's lease", () => {
   it("is kept while cairn runs its holder's check: a sweep meanwhile does not take the task", async () => {
-    const scratch = scratchDir();
-    const store = openStore(join(scratch.dir, "cairn.db"), { create: true });
-    const flag = join(scratch.dir, "go");
-    let checking: ReturnType<typeof checkTask> | undefined;
-    try {
-      const config = WorkspaceConfig.parse({ claims: { lease_minutes: 0.05 } });
-      const then = "2026-01-01T00:00:00.000Z";
-      const bob = actorOf(
-        (await addAgent(store, config, OWNER, { name: "bob", role: "builder" }, then)).agent,
-      );
-      // A verify command that runs until the test lets it end.
-      const waits = `setInterval(() => require("fs").existsSync(${JSON.stringify(flag)}) && process.exit(0), 20)`;
-      const criteria = [{ text: "slow", verify: [process.execPath, "-e", waits] }];
-      const task = await addTask(store, OWNER, { title: "slow check", criteria }, then);
-      await claimTask(store, config, bob, task.id, then);
-      const now = () => new Date().toISOString();
-      checking = checkTask(store, { config, actor: bob, root: scratch.dir, now }, task.id, {
-        all: true,
-      });
-      // Its holder is not silent while the command runs: the lease is renewed meanwhile.
-      await vi.waitFor(
-        async () => expect((await store.read((tx) => tx.tasks.byId(task.id)))?.leaseAt).not.toBe(then),
-        { timeout: 5_000, interval: 20 },
-      );
-      expect(await sweep(store, config, OWNER, now())).toEqual([]);
-      writeFileSync(flag, "");
-      expect((await checking).results[0]?.checked).toBe(true);
-    } finally {
-      // A failed run must not leave the command waiting, or write to a closed store.
-      writeFileSync(flag, "");
-      await checking?.catch(() => {});
-      await store.close();
-      scratch.cleanup();
-    }
+    const checked = await leaseKeptWhile(
+      (waits) => ({ criteria: [{ text: "slow", verify: waits }] }),
+      ({ store, config, bob, task, dir, now }) =>
+        checkTask(store, { config, actor: bob, root: dir, now }, task, { all: true }),
+    );
+    expect((checked as Awaited<ReturnType<typeof checkTask>>).results[0]?.checked).toBe(true);
   });
-});
 
-describe("a claim's lease during a shortcut run", () => {
   it("is kept while cairn runs its holder's shortcut: a sweep meanwhile does not take the task", async () => {
-    const scratch = scratchDir();
-    const store = openStore(join(scratch.dir, "cairn.db"), { create: true });
-    const flag = join(scratch.dir, "go");
-    let running: Promise<unknown> | undefined;
-    try {
-      const waits = `setInterval(() => require("fs").existsSync(${JSON.stringify(flag)}) && process.exit(0), 20)`;
-      const config = WorkspaceConfig.parse({
-        claims: { lease_minutes: 0.05 },
-        shortcuts: { suite: { argv: [process.execPath, "-e", waits], effect: "read" } },
-      });
-      const then = "2026-01-01T00:00:00.000Z";
-      const bob = actorOf(
-        (await addAgent(store, config, OWNER, { name: "bob", role: "builder" }, then)).agent,
-      );
-      const task = await addTask(store, OWNER, { title: "slow suite" }, then);
-      await claimTask(store, config, bob, task.id, then);
-      const now = () => new Date().toISOString();
-      const request = { name: "suite", params: {}, confirm: false, task: task.id };
-      running = runShortcut(store, config, bob, scratch.dir, request, now);
-      await vi.waitFor(
-        async () => expect((await store.read((tx) => tx.tasks.byId(task.id)))?.leaseAt).not.toBe(then),
-        { timeout: 5_000, interval: 20 },
-      );
-      expect(await sweep(store, config, OWNER, now())).toEqual([]);
-      writeFileSync(flag, "");
-      expect(((await running) as { evidence: { exit_code: number } }).evidence.exit_code).toBe(0);
-    } finally {
-      writeFileSync(flag, "");
-      await running?.catch(() => {});
-      await store.close();
-      scratch.cleanup();
-    }
+    const ran = await leaseKeptWhile(
+      (waits) => ({ shortcuts: { suite: { argv: waits, effect: "read" } } }),
+      ({ store, config, bob, task, dir, now }) =>
+        runShortcut(store, config, bob, dir, { name: "suite", params: {}, confirm: false, task }, now),
+    );
+    expect((ran as { evidence: { exit_code: number } }).evidence.exit_code).toBe(0);
   });
 });
 
