@@ -23,33 +23,40 @@ afterEach(async () => {
   scratch.cleanup();
 });
 
+/** The manifest of the agent `nightly`: its `[agent]` table, then `lines`. */
+const writeNightly = (lines: readonly string[]) =>
+  writeFileSync(
+    join(scratch.dir, ".cairn", "agents", "nightly", "agent.toml"),
+    ["[agent]", 'name = "nightly"', ...lines].join("\n"),
+  );
+
+/** The workspace, and an environment in which the daemon finds only the workspace's agents. */
+const daemonSetting = () => ({
+  workspace: projectWorkspace(scratch.dir),
+  env: {
+    ...process.env,
+    CAIRN_HOME: join(scratch.dir, "home"),
+    DOTAGENT_HOME: join(scratch.dir, "no-dotagent"),
+  },
+});
+
 /**
  * Two supervisors of one workspace (two machines' daemons on a shared store, or two daemons that
  * both took a stale lock file) wake at the same window: one of them runs it.
  */
 describe("two supervisors at one window", () => {
   it("runs the window once, however their passes interleave", async () => {
-    writeFileSync(
-      join(scratch.dir, ".cairn", "agents", "nightly", "agent.toml"),
-      [
-        "[agent]",
-        'name = "nightly"',
-        "[run]",
-        'command = "sh"',
-        'args = ["-c", "sleep 0.3"]',
-        "[[schedules]]",
-        'id = "every"',
-        'type = "interval"',
-        "interval_minutes = 600",
-        "",
-      ].join("\n"),
-    );
-    const workspace = projectWorkspace(scratch.dir);
-    const env = {
-      ...process.env,
-      CAIRN_HOME: join(scratch.dir, "home"),
-      DOTAGENT_HOME: join(scratch.dir, "no-dotagent"),
-    };
+    writeNightly([
+      "[run]",
+      'command = "sh"',
+      'args = ["-c", "sleep 0.3"]',
+      "[[schedules]]",
+      'id = "every"',
+      'type = "interval"',
+      "interval_minutes = 600",
+      "",
+    ]);
+    const { workspace, env } = daemonSetting();
     const at = new Date();
     const supervisors = [new Map<string, Promise<unknown>>(), new Map<string, Promise<unknown>>()];
     await Promise.all(
@@ -75,30 +82,20 @@ describe("two supervisors at one window", () => {
 
 describe("a given-up window of a long schedule", () => {
   it("stays given up while it is not stale, however long ago it opened", async () => {
-    writeFileSync(
-      join(scratch.dir, ".cairn", "agents", "nightly", "agent.toml"),
-      [
-        "[agent]",
-        'name = "nightly"',
-        "[run]",
-        'command = "false"',
-        "[defaults]",
-        "max_retries = 1",
-        "stale_after_minutes = 144000",
-        "[[schedules]]",
-        'id = "yearly"',
-        'type = "expression"',
-        'expression = "0 0 1 1 *"',
-        'timezone = "UTC"',
-        "",
-      ].join("\n"),
-    );
-    const workspace = projectWorkspace(scratch.dir);
-    const env = {
-      ...process.env,
-      CAIRN_HOME: join(scratch.dir, "home"),
-      DOTAGENT_HOME: join(scratch.dir, "no-dotagent"),
-    };
+    writeNightly([
+      "[run]",
+      'command = "false"',
+      "[defaults]",
+      "max_retries = 1",
+      "stale_after_minutes = 144000",
+      "[[schedules]]",
+      'id = "yearly"',
+      'type = "expression"',
+      'expression = "0 0 1 1 *"',
+      'timezone = "UTC"',
+      "",
+    ]);
+    const { workspace, env } = daemonSetting();
     const supervised = new Map<string, Promise<unknown>>();
     const pass = async (at: string) => {
       const report = await tick({
@@ -127,16 +124,10 @@ describe("a given-up window of a long schedule", () => {
 
 describe("agents status", () => {
   it("names a schedule's last run however many triggered runs came after it", async () => {
-    writeFileSync(
-      join(scratch.dir, ".cairn", "agents", "nightly", "agent.toml"),
-      '[agent]\nname = "nightly"\n[run]\ncommand = "true"\n[[schedules]]\nid = "every"\ntype = "interval"\ninterval_minutes = 600\n',
-    );
-    const workspace = projectWorkspace(scratch.dir);
-    const env = {
-      ...process.env,
-      CAIRN_HOME: join(scratch.dir, "home"),
-      DOTAGENT_HOME: join(scratch.dir, "no-dotagent"),
-    };
+    writeNightly([
+      '[run]\ncommand = "true"\n[[schedules]]\nid = "every"\ntype = "interval"\ninterval_minutes = 600',
+    ]);
+    const { workspace, env } = daemonSetting();
     const supervised = new Map<string, Promise<unknown>>();
     await tick({ store, workspace, env, actorId: "owner", now: () => new Date(), dryRun: false, supervised });
     await Promise.all(supervised.values());
