@@ -58,6 +58,10 @@ const baseSample = (evaluator: string, value: number): SampleRecord => ({
   side: "base",
 });
 
+/** An evaluator that reads its number from the output by `pattern`. */
+const regexEvaluator = (name: string, pattern: string) =>
+  EvaluatorDefinition.parse({ name, proof: "p", argv: ["a"], read: "regex", pattern });
+
 describe("drafting a contract", () => {
   it("maps keywords to proofs and leaves unknowable thresholds open", () => {
     const draft = draftContract("Make the API secure, lint-clean and faster; keep coverage up");
@@ -113,13 +117,7 @@ describe("evaluator definitions", () => {
   });
 
   it("reads the last regex match and a JSON path", () => {
-    const regex = EvaluatorDefinition.parse({
-      name: "r",
-      proof: "p",
-      argv: ["a"],
-      read: "regex",
-      pattern: "t=([0-9.]+)",
-    });
+    const regex = regexEvaluator("r", "t=([0-9.]+)");
     expect(readValue(regex, { exitCode: 0, stdout: "", combined: "t=1\nt=2.5\n" })).toEqual({
       value: 2.5,
       error: null,
@@ -140,13 +138,7 @@ describe("evaluator definitions", () => {
   it("gives up on a pattern that backtracks on the output, within its budget, instead of hanging cairn", () => {
     // The shipped latency pattern is quadratic on a run of digits with no "ms": code under test
     // printing a million of them held cairn (and any server) for many minutes, past every timeout.
-    const latency = EvaluatorDefinition.parse({
-      name: "l",
-      proof: "p",
-      argv: ["a"],
-      read: "regex",
-      pattern: "([0-9]+(?:\\.[0-9]+)?)\\s*ms",
-    });
+    const latency = regexEvaluator("l", "([0-9]+(?:\\.[0-9]+)?)\\s*ms");
     const started = Date.now();
     const digits = { exitCode: 0, stdout: "", combined: "1".repeat(100_000) };
     expect(readValue(latency, digits, 100)).toEqual({
@@ -157,13 +149,7 @@ describe("evaluator definitions", () => {
   });
 
   it("quotes a match that is not a number short, whatever its length", () => {
-    const greedy = EvaluatorDefinition.parse({
-      name: "g",
-      proof: "p",
-      argv: ["a"],
-      read: "regex",
-      pattern: "t=(.*)",
-    });
+    const greedy = regexEvaluator("g", "t=(.*)");
     const huge = `t=${"x".repeat(100_000)}`;
     const { value, error } = readValue(greedy, { exitCode: 0, stdout: "", combined: huge });
     expect(value).toBeNull();
