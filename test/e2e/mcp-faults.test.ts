@@ -331,7 +331,8 @@ describe("launch-time identity and a damaged workspace", () => {
     chmodSync(ws.dir, 0o755);
     for (const file of readdirSync(stateDir)) chmodSync(join(stateDir, file), 0o444);
     chmodSync(stateDir, 0o555);
-    const raw = rawServer(ws.dir, {}, as, portable?.bin);
+    // Named by CAIRN_DIR: a workspace another user owns is served only when named deliberately.
+    const raw = rawServer(ws.dir, { CAIRN_DIR: ws.dir }, as, portable?.bin);
     try {
       await initialized(raw);
       const reply = await raw.request({
