@@ -547,8 +547,8 @@ describe("export and import", () => {
     }
   }
 
-  it("leaves no workspace behind when the import is killed, so it can be run again", async () => {
-    const file = largeExport(200_000);
+  /** `cairn import FILE` into a new folder, once it has begun writing its database. */
+  async function importUnderWay(file: string) {
     const target = join(scratch.dir, "target");
     mkdirSync(target);
     const child = spawn(process.execPath, [CAIRN_BIN, "import", file], { cwd: target, env: cleanEnv() });
@@ -558,6 +558,12 @@ describe("export and import", () => {
       if (existsSync(state) && readdirSync(state).some((name) => name.startsWith("cairn.db"))) break;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
+    return { target, child, closed, state };
+  }
+
+  it("leaves no workspace behind when the import is killed, so it can be run again", async () => {
+    const file = largeExport(200_000);
+    const { target, child, closed, state } = await importUnderWay(file);
     await new Promise((resolve) => setTimeout(resolve, 300));
     child.kill("SIGKILL");
     await closed;
@@ -582,15 +588,7 @@ describe("export and import", () => {
 
   it("stops mid-import on SIGTERM, leaving no workspace and no half-built copy behind", async () => {
     const file = largeExport(200_000);
-    const target = join(scratch.dir, "target");
-    mkdirSync(target);
-    const child = spawn(process.execPath, [CAIRN_BIN, "import", file], { cwd: target, env: cleanEnv() });
-    const closed = new Promise((resolve) => child.on("close", resolve));
-    const state = join(target, ".cairn");
-    for (let waited = 0; waited < 20_000; waited += 20) {
-      if (existsSync(state) && readdirSync(state).some((name) => name.startsWith("cairn.db"))) break;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    const { child, closed, state } = await importUnderWay(file);
     child.kill("SIGTERM");
     expect(await closed).toBe(143);
     expect(existsSync(state)).toBe(false);
