@@ -108,7 +108,7 @@ describe("audit chain", () => {
     expect(verifyAudit(scratch.dir)).toMatchObject({ ok: true, from: "genesis" });
     // Without hard links, killed between renaming the live file aside and putting the seamed one
     // in its place: the next append puts the seamed file in place first.
-    const seam = (readFileSync(live, "utf8").split("\n")[0] as string) + "\n";
+    const seam = `${readFileSync(live, "utf8").split("\n")[0] as string}\n`;
     rmSync(live);
     writeFileSync(join(scratch.dir, "audit.next"), seam);
     fill(1, { maxBytes: 2_000 }).close();
