@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { parseMetric } from "../../src/domains/knowledge/notes.js";
 import { riskRank } from "../../src/domains/knowledge/risks.js";
 import {
+  anyTextNormalForm,
   normaliseFact,
   normaliseTopics,
   parseScope,
@@ -55,6 +56,30 @@ describe("fact normalisation", () => {
       "Don't, won't; \"quoted\" — dashes… #1",
     ])
       expect(normaliseFact(text)).toBe(old(text));
+  });
+
+  it("reads plain ASCII by its own fast path to the same normal form as any text", () => {
+    // Every ASCII character, alone and around words, digits, `#` and `-`, then random strings
+    // drawn from the characters the rules single out.
+    const texts: string[] = [];
+    for (let code = 0; code < 128; code++) {
+      const c = String.fromCharCode(code);
+      texts.push(c, `a${c}b`, `${c}1`, `a${c}`, `x ${c}-1`, `1${c}#`, `${c}${c}=`);
+    }
+    const alphabet = "aZ9 -+<>=!#%&^*/_.,;:()[]{}\t\n\r\v\f\x1c\x1f\x7f\x00~|'\"`@$?\\";
+    const pieces = [...alphabet, "www.", "WWW.", "http://", "ftp://", "](", "[x](", "https://x.org/"];
+    let seed = 7;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    for (let i = 0; i < 20_000; i++) {
+      let text = "";
+      for (let j = random(24); j >= 0; j--) text += pieces[random(pieces.length)];
+      texts.push(text);
+    }
+    const differing = texts.filter((text) => normaliseFact(text) !== anyTextNormalForm(text));
+    expect(differing.slice(0, 5)).toEqual([]);
   });
 
   it("reads a fact as it shows: invisible characters inside it do not make it another fact", () => {
