@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, linkSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { existsSync, linkSync, renameSync, rmSync, statSync } from "node:fs";
+import { basename, dirname } from "node:path";
 import Database from "better-sqlite3";
+import { removeLeftoversOfDeadProcesses } from "../kernel/leftovers.js";
 import { conflict, operational } from "../kernel/outcome.js";
-import { processAlive } from "../kernel/processes.js";
 import { sqliteBinding } from "../kernel/sqlite-addon.js";
 import { openStore, type StoreLocation } from "./open.js";
 import { connect, exactTypes } from "./postgres/connection.js";
@@ -230,26 +230,6 @@ async function writeSqlite(path: string, snapshot: Snapshot, pause: () => Promis
   }
 }
 
-/**
- * What a copy killed outright (kill -9, a crash) left beside its target: staging files named
- * with its pid go once that pid runs no more (a live one may be another copy under way).
- */
-function removeAbandonedStaging(targetPath: string): void {
-  const prefix = `${basename(targetPath)}.copy-`;
-  let names: string[];
-  try {
-    names = readdirSync(dirname(targetPath));
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    if (!name.startsWith(prefix)) continue;
-    const pid = Number(name.slice(prefix.length).split("-")[0]);
-    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || processAlive(pid)) continue;
-    rmSync(join(dirname(targetPath), name), { force: true });
-  }
-}
-
 const canonical = (records: DumpRecord[]) => records.map((record) => JSON.stringify(record)).join("\n");
 
 /**
@@ -271,7 +251,9 @@ export async function copyStore(
   };
   // A SQLite target is built under another name, checked, and linked into place: a copy refused
   // part way (bytes that are not UTF-8), stopped or killed leaves no file that refuses the retry.
-  if (target.kind === "sqlite") removeAbandonedStaging(target.path);
+  // What a copy killed outright (kill -9, a crash) left beside its target goes once its pid has.
+  if (target.kind === "sqlite")
+    removeLeftoversOfDeadProcesses(dirname(target.path), `${basename(target.path)}.copy-`, /^-/);
   const staging =
     target.kind === "sqlite"
       ? `${target.path}.copy-${process.pid}-${randomBytes(4).toString("hex")}`

@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, readlinkSync, realpathSync, rmSync } from "node:fs";
+import { lstatSync, readlinkSync, realpathSync, rmSync } from "node:fs";
 import type * as FsPromises from "node:fs/promises";
 import { basename, dirname, join, resolve, sep } from "node:path";
 import { z } from "zod";
@@ -9,8 +9,8 @@ import {
   type Workspace,
 } from "../../domains/workspace/discover.js";
 import { describeLocation, storeLocationOf } from "../../domains/workspace/store-location.js";
+import { removeLeftoversOfDeadProcesses } from "../../kernel/leftovers.js";
 import { operational, refuse } from "../../kernel/outcome.js";
-import { processAlive } from "../../kernel/processes.js";
 import { quoteValue } from "../../kernel/text.js";
 import { type BareContext, requireOwnerLaunch } from "../context.js";
 import { defineBareCommand, defineCommand } from "../define.js";
@@ -70,7 +70,8 @@ async function writeReplacing(path: string, text: string): Promise<void> {
     return;
   }
   const target = realish(path);
-  removeAbandonedTemporaries(target);
+  // What an export killed outright (kill -9) left beside its target goes once its pid runs no more.
+  removeLeftoversOfDeadProcesses(dirname(target), `.${basename(target)}.`, /^\.tmp$/);
   const temporary = join(dirname(target), `.${basename(target)}.${process.pid}.tmp`);
   // A stop signal exits without unwinding this function: the part written goes at exit too.
   const abandon = () => rmSync(temporary, { force: true });
@@ -86,24 +87,6 @@ async function writeReplacing(path: string, text: string): Promise<void> {
     throw error;
   } finally {
     process.removeListener("exit", abandon);
-  }
-}
-
-/** What an export killed outright (kill -9) left beside its target goes once its pid runs no more. */
-function removeAbandonedTemporaries(target: string): void {
-  const prefix = `.${basename(target)}.`;
-  let names: string[];
-  try {
-    names = readdirSync(dirname(target));
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    if (!name.startsWith(prefix) || !name.endsWith(".tmp")) continue;
-    const digits = name.slice(prefix.length, -".tmp".length);
-    const pid = /^\d+$/.test(digits) ? Number(digits) : Number.NaN;
-    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || processAlive(pid)) continue;
-    rmSync(join(dirname(target), name), { force: true });
   }
 }
 

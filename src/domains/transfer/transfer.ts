@@ -1,19 +1,10 @@
 import { randomBytes } from "node:crypto";
-import {
-  existsSync,
-  linkSync,
-  readdirSync,
-  renameSync,
-  rmdirSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
-import { basename, join } from "node:path";
+import { existsSync, linkSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { basename } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { z } from "zod";
+import { removeLeftoversOfDeadProcesses } from "../../kernel/leftovers.js";
 import { conflict, operational, refuse, usageError } from "../../kernel/outcome.js";
-import { processAlive } from "../../kernel/processes.js";
 import { readRegularFile } from "../../kernel/regular-file.js";
 import { quoteValue } from "../../kernel/text.js";
 import { CAIRN_VERSION } from "../../kernel/version.js";
@@ -219,7 +210,8 @@ export async function importIntoNewWorkspace(
   refuseExisting(workspace);
   const madeStateDir = !existsSync(workspace.stateDir);
   makeStateDir(workspace);
-  removeAbandonedStaging(workspace);
+  // What an import killed outright (kill -9, a crash) left half built goes once its pid has.
+  removeLeftoversOfDeadProcesses(workspace.stateDir, `${basename(workspace.databasePath)}-import-`, /^-/);
   // `cairn.db-…`: a name the workspace's .gitignore leaves out, and no command takes for a workspace.
   const staging = `${workspace.databasePath}-import-${process.pid}-${randomBytes(4).toString("hex")}`;
   const removeStaging = () => {
@@ -272,26 +264,6 @@ export async function importIntoNewWorkspace(
   }
   writeGitignore(workspace);
   return summary;
-}
-
-/**
- * What an import killed outright (kill -9, a crash) left half built: its staging copy, named
- * with its pid, goes once that pid runs no more (a live one may be another import under way).
- */
-function removeAbandonedStaging(workspace: Workspace): void {
-  const prefix = `${basename(workspace.databasePath)}-import-`;
-  let names: string[];
-  try {
-    names = readdirSync(workspace.stateDir);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    if (!name.startsWith(prefix)) continue;
-    const pid = Number(name.slice(prefix.length).split("-")[0]);
-    if (!Number.isInteger(pid) || pid <= 0 || processAlive(pid)) continue;
-    rmSync(join(workspace.stateDir, name), { force: true });
-  }
 }
 
 /**
