@@ -7,7 +7,7 @@ import { logWarn } from "../kernel/log.js";
 import { type Outcome, operational, outcomeFromThrown, refuse, usageError } from "../kernel/outcome.js";
 import type { CallControls, CommandContext, Session } from "./context.js";
 import type { AnyCommand, WorkspaceCommand } from "./define.js";
-import { AFTER_CALL_HOOKS, CALL_HOOKS } from "./hooks.js";
+import { AFTER_CALL_HOOKS, CALL_HOOKS, whileCalling } from "./hooks.js";
 
 /** Name every offending field, so a caller can fix its call without guessing. */
 export function describeIssues(error: z.ZodError): string {
@@ -66,13 +66,14 @@ export async function dispatch(
         if (command.effect !== "read") assertAuditable(ctx);
         // A read-only session (the dashboard) only looks, and a server's own look (its change
         // feed) is not a call by the caller: neither renews anyone's lease.
-        for (const hook of session.readOnly || controls.background ? [] : CALL_HOOKS) {
+        if (session.readOnly || controls.background) return command.handler(input, ctx);
+        for (const hook of CALL_HOOKS) {
           // A hook's failure (a busy database) must not fail the call it rides on.
           await hook(ctx, command).catch((error: unknown) =>
             logWarn(`${command.name}: ${(error as Error).message}`),
           );
         }
-        return command.handler(input, ctx);
+        return whileCalling(ctx, () => command.handler(input, ctx));
       });
     }
     const checked = command.output.safeParse(output);

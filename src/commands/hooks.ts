@@ -1,5 +1,5 @@
 import { auditCall } from "../domains/audit/calls.js";
-import { renewClaims } from "../domains/tasks/claims.js";
+import { keepingLeases, renewClaims } from "../domains/tasks/claims.js";
 import type { Outcome } from "../kernel/outcome.js";
 import type { CommandContext } from "./context.js";
 import type { WorkspaceCommand } from "./define.js";
@@ -16,6 +16,14 @@ export const CALL_HOOKS: readonly CallHook[] = [
     await renewClaims(ctx.store, ctx.config, ctx.actor, ctx.now());
   },
 ];
+
+/**
+ * Wrapped around the whole of a caller's call, however long it runs: a holder waiting on cairn (a
+ * verify command, a shortcut, a local agent, an evaluator, an OS command) is not silent, so its
+ * leases are renewed meanwhile and a sweep takes nothing from it.
+ */
+export const whileCalling = <T>(ctx: CommandContext, work: () => Promise<T>): Promise<T> =>
+  keepingLeases(ctx.store, ctx.config, ctx.actor, () => ctx.now(), work);
 
 /** Work done once a call has its outcome (ok, refused or failed); it cannot change that outcome. */
 export type AfterCallHook = (

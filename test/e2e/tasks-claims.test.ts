@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { shellAgent, writeAgent } from "../helpers/agents.js";
 import { callTool, connectMcp } from "../helpers/mcp.js";
 import { addAgent, CAIRN_BIN, cairn, cairnAsync, cleanEnv, initWorkspace } from "../helpers/workspace.js";
 
@@ -277,6 +278,58 @@ describe("claims", () => {
       { task: "T-1", why: expect.stringMatching(/bob.*made no call since/) },
     ]);
     expect(taskOf("T-1")).toMatchObject({ status: "open", owner: null });
+  });
+
+  // Waiting on cairn is not silence: whatever long call a holder makes, its leases are renewed
+  // while cairn works on it, so a sweep meanwhile takes nothing.
+  it.each([
+    [
+      "a local agent it started",
+      (flag: string) => {
+        writeAgent(
+          ws.dir,
+          "slow",
+          shellAgent("slow", `while [ ! -e ${JSON.stringify(flag)} ]; do sleep 0.05; done`),
+        );
+        return ["agents", "run", "slow", "--json"];
+      },
+    ],
+    [
+      "a check whose verify command runs long",
+      (flag: string) => {
+        const waits = `while [ ! -e ${JSON.stringify(flag)} ]; do sleep 0.05; done`;
+        const added = cairn(ws.dir, [
+          "task",
+          "criterion",
+          "T-1",
+          "--text",
+          "slow",
+          "--verify=sh",
+          "--verify=-c",
+          `--verify=${waits}`,
+        ]);
+        expect(added.code, added.stderr).toBe(0);
+        return ["task", "check", "T-1", "--all", "--json"];
+      },
+    ],
+  ])("keeps a holder's lease while a long call of its runs: %s", async (_, longCall) => {
+    writeFileSync(join(ws.dir, ".cairn", "cairn.toml"), "[claims]\nlease_minutes = 0.05\n");
+    const bob = addAgent(ws.dir, "bob", "builder");
+    cairn(ws.dir, ["task", "add", "bob's"]);
+    cairn(ws.dir, ["task", "claim", "T-1"], as(bob.token));
+    const flag = join(ws.dir, "go");
+    const running = cairnAsync(ws.dir, longCall(flag), as(bob.token));
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 3_500));
+      const status = cairn(ws.dir, ["status", "--json"]).json as { board: { stale_claims: unknown[] } };
+      expect(status.board.stale_claims).toEqual([]);
+      expect((cairn(ws.dir, ["sweep", "--json"]).json as { released: unknown[] }).released).toEqual([]);
+    } finally {
+      writeFileSync(flag, "");
+    }
+    const ran = await running;
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(taskOf("T-1")).toMatchObject({ status: "active", owner: bob.id });
   });
 
   it("sweeps claims of silent agents, records why, and status shows it; a call renews the lease", async () => {

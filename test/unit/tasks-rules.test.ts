@@ -1,19 +1,19 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { actorOf, OWNER, profileFor } from "../../src/domains/identity/actor.js";
 import { addAgent } from "../../src/domains/identity/agents.js";
 import { answerQuestion, askQuestion, routeAsk } from "../../src/domains/tasks/asks.js";
 import { addTask, blockTask } from "../../src/domains/tasks/board.js";
 import { boardStatus } from "../../src/domains/tasks/board-status.js";
-import { claimTask, sweep } from "../../src/domains/tasks/claims.js";
+import { claimTask } from "../../src/domains/tasks/claims.js";
 import { expected, parseEstimate, taskId } from "../../src/domains/tasks/common.js";
-import { checkTask, finishTask, whyFailed } from "../../src/domains/tasks/done.js";
+import { finishTask, whyFailed } from "../../src/domains/tasks/done.js";
 import { outOfScope } from "../../src/domains/tasks/scope.js";
 import { addShortcut, fillArgv, listShortcuts, runShortcut } from "../../src/domains/tasks/shortcuts.js";
 import { loadConfig, RoleConfig, WorkspaceConfig } from "../../src/domains/workspace/config.js";
 import { openStore } from "../../src/store/open.js";
-import type { AgentRecord, Store } from "../../src/store/store.js";
+import type { AgentRecord } from "../../src/store/store.js";
 import type { Estimate, ShortcutRecord } from "../../src/store/tasks.js";
 import { scratchDir } from "../helpers/workspace.js";
 
@@ -272,80 +272,6 @@ describe("a finish refusal", () => {
       await store.close();
       scratch.cleanup();
     }
-  });
-});
-
-/**
- * bob holds a task on a lease of 3 s while `start` runs one of his commands, which waits until
- * the test lets it end (`waits`, given to `settings`): the lease is renewed meanwhile, so a sweep
- * takes nothing. Returns what `start` returned.
- */
-async function leaseKeptWhile(
-  settings: (waits: string[]) => {
-    shortcuts?: Record<string, unknown>;
-    criteria?: { text: string; verify: string[] }[];
-  },
-  start: (run: {
-    store: Store;
-    config: WorkspaceConfig;
-    bob: ReturnType<typeof actorOf>;
-    task: string;
-    dir: string;
-    now: () => string;
-  }) => Promise<unknown>,
-): Promise<unknown> {
-  const scratch = scratchDir();
-  const store = openStore(join(scratch.dir, "cairn.db"), { create: true });
-  const flag = join(scratch.dir, "go");
-  const waits = [
-    process.execPath,
-    "-e",
-    `setInterval(() => require("fs").existsSync(${JSON.stringify(flag)}) && process.exit(0), 20)`,
-  ];
-  const { shortcuts = {}, criteria = [] } = settings(waits);
-  let running: Promise<unknown> | undefined;
-  try {
-    const config = WorkspaceConfig.parse({ claims: { lease_minutes: 0.05 }, shortcuts });
-    const then = "2026-01-01T00:00:00.000Z";
-    const bob = actorOf((await addAgent(store, config, OWNER, { name: "bob", role: "builder" }, then)).agent);
-    const task = await addTask(store, OWNER, { title: "slow work", criteria }, then);
-    await claimTask(store, config, bob, task.id, then);
-    const now = () => new Date().toISOString();
-    running = start({ store, config, bob, task: task.id, dir: scratch.dir, now });
-    // Its holder is not silent while the command runs: the lease is renewed meanwhile.
-    await vi.waitFor(
-      async () => expect((await store.read((tx) => tx.tasks.byId(task.id)))?.leaseAt).not.toBe(then),
-      { timeout: 5_000, interval: 20 },
-    );
-    expect(await sweep(store, config, OWNER, now())).toEqual([]);
-    writeFileSync(flag, "");
-    return await running;
-  } finally {
-    // A failed run must not leave the command waiting, or write to a closed store.
-    writeFileSync(flag, "");
-    await running?.catch(() => {});
-    await store.close();
-    scratch.cleanup();
-  }
-}
-
-describe("a claim's lease", () => {
-  it("is kept while cairn runs its holder's check: a sweep meanwhile does not take the task", async () => {
-    const checked = await leaseKeptWhile(
-      (waits) => ({ criteria: [{ text: "slow", verify: waits }] }),
-      ({ store, config, bob, task, dir, now }) =>
-        checkTask(store, { config, actor: bob, root: dir, now }, task, { all: true }),
-    );
-    expect((checked as Awaited<ReturnType<typeof checkTask>>).results[0]?.checked).toBe(true);
-  });
-
-  it("is kept while cairn runs its holder's shortcut: a sweep meanwhile does not take the task", async () => {
-    const ran = await leaseKeptWhile(
-      (waits) => ({ shortcuts: { suite: { argv: waits, effect: "read" } } }),
-      ({ store, config, bob, task, dir, now }) =>
-        runShortcut(store, config, bob, dir, { name: "suite", params: {}, confirm: false, task }, now),
-    );
-    expect((ran as { evidence: { exit_code: number } }).evidence.exit_code).toBe(0);
   });
 });
 

@@ -178,9 +178,9 @@ export async function renewClaims(
 }
 
 /**
- * Run `work` (commands that may outlast a lease: verify commands, a shortcut) with the caller's
- * claims renewed meanwhile: an agent whose command cairn is running is not silent, and a sweep
- * must not take its task from it.
+ * Run `work` (a call that may outlast a lease: verify commands, a shortcut, a local agent, an
+ * evaluator) with the caller's claims renewed meanwhile: an agent whose call cairn is still
+ * working on is not silent, and a sweep must not take its task from it.
  */
 export async function keepingLeases<T>(
   store: Store,

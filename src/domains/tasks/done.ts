@@ -8,7 +8,6 @@ import { milestoneGateIn } from "../goals/task-link.js";
 import { type Actor, sameLine } from "../identity/actor.js";
 import { taskScope } from "../knowledge/text.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
-import { keepingLeases } from "./claims.js";
 import { journal, loadTask, requireActiveAgent, who } from "./common.js";
 import { commandLine, passed, runCommand } from "./runner.js";
 import { allowShortcut, fillArgv, findShortcut } from "./shortcuts.js";
@@ -185,7 +184,8 @@ export async function checkTask(
   });
   const results: CheckResult[] = [];
   const progress = runProgress(verifier.progress);
-  await keepingLeases(store, verifier.config, actor, verifier.now, async () => {
+  // The caller's leases are kept while these run by the call around them (commands/hooks.ts).
+  try {
     for (const criterion of targets) {
       if (!criterion.verify && !criterion.shortcut) {
         results.push({ n: criterion.n, text: criterion.text, checked: true, why: null, evidence: null });
@@ -202,7 +202,9 @@ export async function checkTask(
         evidence,
       });
     }
-  }).finally(() => progress.stop());
+  } finally {
+    progress.stop();
+  }
   return store.write(async (tx) => {
     const now = verifier.now();
     // Retired while its commands ran: what they showed is no longer this agent's to record.
@@ -269,7 +271,7 @@ export async function finishTask(
   // The definition of done's shortcuts run before the write, like verify commands.
   const doneFailures: string[] = [];
   const progress = runProgress(verifier.progress);
-  await keepingLeases(store, config, actor, verifier.now, async () => {
+  try {
     for (const name of config.done.shortcuts) {
       try {
         const evidence = await verify(
@@ -285,7 +287,9 @@ export async function finishTask(
         doneFailures.push(`definition of done: shortcut ${name} cannot run (${(error as Error).message})`);
       }
     }
-  }).finally(() => progress.stop());
+  } finally {
+    progress.stop();
+  }
   stopIfCancelled(verifier);
   return store.write(async (tx) => {
     const now = verifier.now();

@@ -7,7 +7,6 @@ import { checkoutFor } from "../goals/git.js";
 import { type Actor, lineageOf } from "../identity/actor.js";
 import { guard } from "../identity/guard.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
-import { keepingLeases } from "./claims.js";
 import { journal, loadTask, who } from "./common.js";
 import { commandLine, runCommand } from "./runner.js";
 import { rolesOf } from "./scope.js";
@@ -198,16 +197,14 @@ export async function runShortcut(
   const cwd = request.cwd ? await checkoutFor(request.cwd, root) : root;
   const progress = runProgress(controls.progress);
   progress.say(`${shortcut.name}: running ${commandLine(argv)}`);
-  const evidence = await keepingLeases(store, config, actor, now, () =>
-    runCommand({
-      argv,
-      cwd,
-      timeoutMs: config.verify.timeout_seconds * 1000,
-      now,
-      signal,
-      onOutput: (latestLine) => progress.say(() => `${shortcut.name}: ${latestLine()}`),
-    }),
-  ).finally(() => progress.stop());
+  const evidence = await runCommand({
+    argv,
+    cwd,
+    timeoutMs: config.verify.timeout_seconds * 1000,
+    now,
+    signal,
+    onOutput: (latestLine) => progress.say(() => `${shortcut.name}: ${latestLine()}`),
+  }).finally(() => progress.stop());
   if (signal?.aborted) throw operational(`cancelled: shortcut ${shortcut.name} was stopped`);
   return store.write(async (tx) => {
     await journal(tx, actor, now(), "shortcut.run", shortcut.name, {
