@@ -1,14 +1,5 @@
 import { type CairnError, conflict, operational } from "../../kernel/outcome.js";
-import { redactUrlsIn } from "./location.js";
-
-/** Where a store lives, as it may be shown: never with a password. */
-export interface PgTarget {
-  host: string;
-  port: number;
-  database: string;
-  user: string;
-  schema: string;
-}
+import { type PgTarget, redactUrlsIn } from "./location.js";
 
 export const describeTarget = (t: PgTarget) =>
   `${t.user}@${t.host}:${t.port}/${t.database} (schema ${t.schema})`;

@@ -1,5 +1,13 @@
 import { usageError } from "../../kernel/outcome.js";
-import type { PgTarget } from "./errors.js";
+
+/** Where a store lives, as it may be shown: never with a password. */
+export interface PgTarget {
+  host: string;
+  port: number;
+  database: string;
+  user: string;
+  schema: string;
+}
 
 /** A PostgreSQL workspace: the server URL (password allowed only in memory) and its schema. */
 export interface PgLocation {

@@ -1,7 +1,8 @@
 import type pg from "pg";
 import { operational } from "../../kernel/outcome.js";
 import { ident } from "./db.js";
-import { describeTarget, type PgTarget } from "./errors.js";
+import { describeTarget } from "./errors.js";
+import type { PgTarget } from "./location.js";
 import { refuseReservedSchema } from "./location.js";
 import { PG_MIGRATIONS } from "./migrations/index.js";
 

@@ -1,4 +1,4 @@
-import type { Migration } from "./index.js";
+import type { Migration } from "./migration.js";
 
 /** Workspace metadata, agents and the append-only event journal. */
 export const spine: Migration = {

@@ -1,4 +1,4 @@
-import type { Migration } from "./index.js";
+import type { Migration } from "./migration.js";
 
 /**
  * The task board. `sort_path` holds each task's depth-first position (ancestors' zero-padded

@@ -1,4 +1,4 @@
-import type { Migration } from "./index.js";
+import type { Migration } from "./migration.js";
 
 /**
  * Notes, memory facts, risks, glossary and recorded briefs. A scope is text (`workspace` or

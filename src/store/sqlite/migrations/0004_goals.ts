@@ -1,4 +1,4 @@
-import type { Migration } from "./index.js";
+import type { Migration } from "./migration.js";
 
 /**
  * Goal contracts, their milestone DAG, evaluator proposals, frozen runs, attempts and the

@@ -1,4 +1,4 @@
-import type { Migration } from "./index.js";
+import type { Migration } from "./migration.js";
 
 /**
  * Gates you can trust: an attempt binds to the checkout it was opened in, remembers the content

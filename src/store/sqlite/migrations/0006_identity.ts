@@ -1,4 +1,4 @@
-import type { Migration } from "./index.js";
+import type { Migration } from "./migration.js";
 
 /**
  * Shortcuts belong to their authors: who added a stored shortcut, and which definition of it is

@@ -1,4 +1,4 @@
-import type { Migration } from "./index.js";
+import type { Migration } from "./migration.js";
 
 /**
  * Local agents: one row per run, whatever started it, with the trigger that did; the daemon's

@@ -1,4 +1,4 @@
-import type { Migration } from "./index.js";
+import type { Migration } from "./migration.js";
 
 /**
  * What every brief reads of its scopes (the task, its parents, the workspace), each as a walk of

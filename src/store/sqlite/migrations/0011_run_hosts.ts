@@ -1,4 +1,4 @@
-import type { Migration } from "./index.js";
+import type { Migration } from "./migration.js";
 
 /**
  * The machine whose cairn process supervises a run. A store shared by several machines holds

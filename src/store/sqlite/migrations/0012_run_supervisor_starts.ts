@@ -1,4 +1,4 @@
-import type { Migration } from "./index.js";
+import type { Migration } from "./migration.js";
 
 /**
  * When a run's supervisor started, as its machine's kernel counts it (the boot and the start

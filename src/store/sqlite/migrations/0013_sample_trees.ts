@@ -1,4 +1,4 @@
-import type { Migration } from "./index.js";
+import type { Migration } from "./migration.js";
 
 /**
  * Which tree each sample was taken to judge: a fingerprint of the attempt's checkout (HEAD and the

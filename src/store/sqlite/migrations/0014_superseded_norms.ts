@@ -1,4 +1,4 @@
-import type { Migration } from "./index.js";
+import type { Migration } from "./migration.js";
 
 /**
  * Superseded facts by their normal form, so `remember` can tell a restatement of a corrected

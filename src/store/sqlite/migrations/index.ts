@@ -11,17 +11,13 @@ import { runHosts } from "./0011_run_hosts.js";
 import { runSupervisorStarts } from "./0012_run_supervisor_starts.js";
 import { sampleTrees } from "./0013_sample_trees.js";
 import { supersededNorms } from "./0014_superseded_norms.js";
+import type { Migration } from "./migration.js";
 
 /**
  * Versioned schema changes, applied in order, each recorded by name. A database that records a
  * name this build does not know was written by a newer cairn and is refused, never touched.
  * New domains append here; never edit a migration that has shipped.
  */
-export interface Migration {
-  name: string;
-  sql: string;
-}
-
 export const MIGRATIONS: readonly Migration[] = [
   spine,
   tasks,
