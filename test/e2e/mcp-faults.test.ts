@@ -43,6 +43,35 @@ describe("protocol faults get JSON-RPC errors and the server keeps serving", () 
     }
   });
 
+  it("answers malformed params on every method with -32602 naming the field, not an internal error", async () => {
+    const raw = rawServer(ws.dir);
+    try {
+      await initialized(raw);
+      const malformed: [string, Record<string, unknown>, string][] = [
+        ["logging/setLevel", { level: "bogus" }, "params.level"],
+        ["logging/setLevel", {}, "params.level"],
+        ["completion/complete", { ref: { type: "ref/prompt", name: "brief" } }, "params.argument"],
+        ["resources/subscribe", {}, "params.uri"],
+        ["resources/unsubscribe", { uri: 7 }, "params.uri"],
+        ["resources/read", {}, "params.uri"],
+        ["resources/list", { cursor: 5 }, "params.cursor"],
+        ["prompts/get", { name: "brief", arguments: { task: 5 } }, "params.arguments.task"],
+        ["tools/list", { cursor: 5 }, "params.cursor"],
+      ];
+      let id = 100;
+      for (const [method, params, field] of malformed) {
+        const reply = await raw.request({ jsonrpc: "2.0", id: ++id, method, params });
+        expect(reply.error, method).toMatchObject({ code: -32602, message: expect.stringContaining(field) });
+        expect((reply.error as { message: string }).message, method).not.toContain("\n");
+      }
+      expect(
+        await raw.request({ jsonrpc: "2.0", id: 1, method: "logging/setLevel", params: { level: "error" } }),
+      ).toMatchObject({ id: 1, result: {} });
+    } finally {
+      await raw.close();
+    }
+  });
+
   it("answers an oversized message with -32600 instead of dropping the connection", async () => {
     const raw = rawServer(ws.dir);
     try {

@@ -37,6 +37,7 @@ import { serveCompletions } from "./completions.js";
 import { callControls } from "./controls.js";
 import { LineGuard } from "./line-guard.js";
 import { NoElicitationValidator } from "./no-elicitation.js";
+import { malformedParamsAreInvalid } from "./params-check.js";
 import { publishedSchemas } from "./published-schemas.js";
 import { pageResourceList } from "./resource-pages.js";
 import { fitOneMessage, readFits, toolResult } from "./results.js";
@@ -278,6 +279,8 @@ export function createServer(
   quoteUrisReadsMiss(server);
   // Last: it wraps the list and call handlers registered above.
   feed = new ResourceFeed(server, session, () => skills.rearm());
+  // Around every handler above, wrapped ones included.
+  malformedParamsAreInvalid(server);
   server.server.onclose = () => feed.close();
   return server;
 }
