@@ -4,6 +4,7 @@ import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { callTool, connectMcp, INITIALIZE, type RawServer, rawServer } from "../helpers/mcp.js";
 import { portableCairn } from "../helpers/portable.js";
+import { skillMd, writeTree } from "../helpers/skills.js";
 import { addAgent, cairn, initWorkspace } from "../helpers/workspace.js";
 
 let ws: { dir: string; cleanup: () => void };
@@ -217,6 +218,29 @@ describe("resource faults are JSON-RPC errors that blame the request", () => {
         await expect(mcp.client.subscribeResource({ uri }), uri).rejects.toMatchObject({ code: -32602 });
       }
       expect((await callTool(mcp, "whoami")).isError).toBeFalsy();
+    } finally {
+      await mcp.close();
+    }
+  });
+});
+
+describe("a skill path that climbs out of its folder", () => {
+  it("is no resource: reading and subscribing are both refused with invalid params", async () => {
+    writeTree(join(ws.dir, ".claude", "skills"), {
+      "demo/SKILL.md": skillMd({ name: "demo", description: "Use when: a demo is needed" }, "body\n"),
+    });
+    writeFileSync(join(ws.dir, "outside.txt"), "not the skill's\n");
+    const mcp = await connectMcp(ws.dir);
+    try {
+      for (const uri of ["skill://demo/../outside.txt", "skill://demo/..%2f..%2f..%2foutside.txt"]) {
+        await expect(mcp.client.readResource({ uri }), uri).rejects.toMatchObject({ code: -32602 });
+        await expect(mcp.client.subscribeResource({ uri }), uri).rejects.toMatchObject({
+          code: -32602,
+          message: expect.stringContaining("climbs out"),
+        });
+      }
+      expect((await mcp.client.readResource({ uri: "skill://demo/SKILL.md" })).contents).toHaveLength(1);
+      await mcp.client.subscribeResource({ uri: "skill://demo/SKILL.md" });
     } finally {
       await mcp.close();
     }

@@ -47,7 +47,14 @@ const MATCHERS = RESOURCES.map((spec) => ({
  */
 async function readAs(session: Session, uri: string): Promise<unknown> {
   const run = runner(session, uri, BACKGROUND);
-  if (uri.startsWith("skill://")) return run("skill resource", { uri });
+  if (uri.startsWith("skill://")) {
+    const out = await run("skill resource", { uri });
+    // As resources/read answers it: a path the skill refuses (one climbing out of its folder) is
+    // no resource, so there is nothing to subscribe to.
+    const refused = out.refused as { reason: string } | undefined;
+    if (refused) throw new ProtocolError(ProtocolErrorCode.InvalidParams, refused.reason);
+    return out;
+  }
   for (const { spec, template } of MATCHERS) {
     const variables = template ? template.match(uri) : spec.uri === uri ? {} : null;
     if (variables) return readResourceAs(spec, variables, run);
