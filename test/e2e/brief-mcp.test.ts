@@ -198,6 +198,11 @@ describe("resources and prompts", () => {
     expect((brief.messages[0]?.content as { text: string } | undefined)?.text).toMatch(
       /# Brief for task T-2/,
     );
+    // A task that does not exist is the caller's mistake (invalid params), not the server's fault.
+    await expect(client.getPrompt({ name: "brief", arguments: { task: "T-99" } })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining("no task T-99"),
+    });
   });
 
   it("shows a retired agent's refusal in claim-next, as brief and the tools do, not an empty list", async () => {

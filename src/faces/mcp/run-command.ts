@@ -24,10 +24,10 @@ export function runner(session: Session, uri?: string, controls: CallControls = 
     const { errorKind, message, hint } = outcome.error;
     const text = `${message}${hint ? ` (next: ${hint})` : ""}`;
     if (errorKind === "not_found" && uri) throw new ResourceNotFoundError(uri, text);
-    throw new ProtocolError(
-      errorKind === "usage" ? ProtocolErrorCode.InvalidParams : ProtocolErrorCode.InternalError,
-      text,
-    );
+    // A prompt argument naming nothing (`brief` for a task that does not exist) is the caller's
+    // mistake, as a malformed one is: invalid params, not a fault of the server.
+    const callers = errorKind === "usage" || errorKind === "not_found";
+    throw new ProtocolError(callers ? ProtocolErrorCode.InvalidParams : ProtocolErrorCode.InternalError, text);
   };
 }
 
