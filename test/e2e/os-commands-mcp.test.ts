@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callTool, connectMcp, type McpHandle } from "../helpers/mcp.js";
 import { writeTree } from "../helpers/skills.js";
-import { cairn, initWorkspace } from "../helpers/workspace.js";
+import { addAgent, cairn, initWorkspace } from "../helpers/workspace.js";
 
 let ws: { dir: string; cleanup: () => void };
 let env: Record<string, string>;
@@ -86,6 +86,25 @@ describe("slash commands through cairn mcp", () => {
     expect(prompts).not.toContain("cmd-review");
     const prompt = await mcp.client.getPrompt({ name: "cmd-deploy", arguments: { args: "" } });
     expect((prompt.messages[0]?.content as { text?: string } | undefined)?.text).toBe("Deploy now.\n");
+  });
+});
+
+describe("a people-only command's prompt", () => {
+  it("answers arguments past the limit with invalid params, and shows a retired agent its refusal", async () => {
+    await expect(
+      mcp.client.getPrompt({ name: "cmd-deploy", arguments: { args: "x".repeat(70_000) } }),
+    ).rejects.toMatchObject({ code: -32602, message: expect.stringContaining("args") });
+    const { token } = addAgent(ws.dir, "ops", "worker");
+    const agent = await connectMcp(ws.dir, { env: { ...env, CAIRN_AGENT: token } });
+    try {
+      expect(cairn(ws.dir, ["agent", "retire", "ops"], { env }).code).toBe(0);
+      const got = await agent.client.getPrompt({ name: "cmd-deploy", arguments: { args: "" } });
+      const text = (got.messages[0]?.content as { text?: string } | undefined)?.text;
+      expect(text).toContain('"policy": "identity"');
+      expect(text).not.toContain("Deploy now.");
+    } finally {
+      await agent.close();
+    }
   });
 });
 

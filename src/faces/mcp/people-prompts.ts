@@ -3,6 +3,8 @@ import { z } from "zod";
 import { BACKGROUND, type CallControls, type Session } from "../../commands/context.js";
 import { dispatch } from "../../commands/dispatch.js";
 import { COMMANDS_BY_NAME } from "../../commands/registry.js";
+import { refusedPrompt } from "../../commands/resources.js";
+import { runner } from "./run-command.js";
 
 async function run(
   session: Session,
@@ -106,15 +108,14 @@ export function servePeoplePrompts(
             }),
           },
           async (args: unknown) => {
-            const out = await run(session, source.render, {
+            // As the built-in prompts: a refusal (a retired agent) is shown, a mistake in the
+            // request (arguments too long, a command removed since it was listed) is invalid params.
+            const out = await runner(session)(source.render, {
               name: item.name,
               args: (args as { args?: string } | undefined)?.args ?? "",
             });
-            return {
-              messages: [
-                { role: "user" as const, content: { type: "text" as const, text: String(out.text) } },
-              ],
-            };
+            const text = out.refused ? refusedPrompt(out) : String(out.text);
+            return { messages: [{ role: "user" as const, content: { type: "text" as const, text } }] };
           },
         ),
       );

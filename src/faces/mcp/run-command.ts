@@ -27,7 +27,10 @@ export function runner(session: Session, uri?: string, controls: CallControls = 
     // A prompt argument naming nothing (`brief` for a task that does not exist) is the caller's
     // mistake, as a malformed one is: invalid params, not a fault of the server.
     const callers = errorKind === "usage" || errorKind === "not_found";
-    throw new ProtocolError(callers ? ProtocolErrorCode.InvalidParams : ProtocolErrorCode.InternalError, text);
+    throw new ProtocolError(
+      callers ? ProtocolErrorCode.InvalidParams : ProtocolErrorCode.InternalError,
+      text,
+    );
   };
 }
 
