@@ -224,6 +224,35 @@ describe("resource faults are JSON-RPC errors that blame the request", () => {
   });
 });
 
+describe("the subscription cap", () => {
+  it("holds for subscriptions sent all at once: a thousand are taken, the rest refused", async () => {
+    expect(cairn(ws.dir, ["task", "add", "watched"]).code).toBe(0);
+    const mcp = await connectMcp(ws.dir);
+    try {
+      // 1,100 spellings of one task: its id padded with spaces, which the task resource trims.
+      const pad = (n: number) => "%20".repeat(n);
+      const uris = Array.from(
+        { length: 1_100 },
+        (_, i) => `cairn://task/${pad(Math.floor(i / 40))}T-1${pad(i % 40)}`,
+      );
+      const settled = await Promise.allSettled(uris.map((uri) => mcp.client.subscribeResource({ uri })));
+      const refused = settled.filter((s) => s.status === "rejected");
+      expect(settled.length - refused.length).toBe(1_000);
+      expect((refused[0] as PromiseRejectedResult).reason).toMatchObject({
+        code: -32602,
+        message: expect.stringContaining("1000 subscriptions"),
+      });
+      // A URI already held is no new slot, and a freed slot can be taken again.
+      const held = uris.find((_, i) => settled[i]?.status === "fulfilled") as string;
+      await mcp.client.subscribeResource({ uri: held });
+      await mcp.client.unsubscribeResource({ uri: held });
+      await mcp.client.subscribeResource({ uri: "cairn://board" });
+    } finally {
+      await mcp.close();
+    }
+  }, 30_000);
+});
+
 describe("a skill path that climbs out of its folder", () => {
   it("is no resource: reading and subscribing are both refused with invalid params", async () => {
     writeTree(join(ws.dir, ".claude", "skills"), {

@@ -89,6 +89,8 @@ interface Activity {
  */
 export class ResourceFeed {
   private readonly subscribed = new Map<string, Seen>();
+  /** URIs whose subscription is being read: each holds a slot under the cap until it settles. */
+  private readonly arriving = new Set<string>();
   private cursor = 0;
   private watching: Promise<void> | undefined;
   private unwatch: (() => void) | undefined;
@@ -153,22 +155,29 @@ export class ResourceFeed {
         `cannot subscribe to ${quoteValue(uri)}: not a cairn resource`,
       );
     }
-    if (!this.subscribed.has(uri) && this.subscribed.size >= MAX_SUBSCRIPTIONS) {
+    const known = this.subscribed.has(uri) || this.arriving.has(uri);
+    if (!known && this.subscribed.size + this.arriving.size >= MAX_SUBSCRIPTIONS) {
       throw new ProtocolError(
         ProtocolErrorCode.InvalidParams,
         `this session already holds ${MAX_SUBSCRIPTIONS} subscriptions; unsubscribe from some first`,
       );
     }
-    // Watch first, then read the baseline: a write after the cursor is looked at, never lost.
-    await this.start();
-    // The baseline is what the caller reads now; an unknown resource fails the subscription.
-    const fresh = !this.subscribed.has(uri);
-    this.subscribed.set(uri, seen(await readAs(this.session, uri)));
-    if (fresh && uri.startsWith("skill://")) {
-      // A file below its skill's folder is watched from now on; an edit made while the watch was
-      // being set up is caught by comparing once it is.
-      await this.skillSubscriptionsChanged();
-      this.kick("skills");
+    // The slot is taken before any wait: subscriptions sent all at once cannot pass the cap together.
+    if (!known) this.arriving.add(uri);
+    try {
+      // Watch first, then read the baseline: a write after the cursor is looked at, never lost.
+      await this.start();
+      // The baseline is what the caller reads now; an unknown resource fails the subscription.
+      const fresh = !this.subscribed.has(uri);
+      this.subscribed.set(uri, seen(await readAs(this.session, uri)));
+      if (fresh && uri.startsWith("skill://")) {
+        // A file below its skill's folder is watched from now on; an edit made while the watch was
+        // being set up is caught by comparing once it is.
+        await this.skillSubscriptionsChanged();
+        this.kick("skills");
+      }
+    } finally {
+      if (!known) this.arriving.delete(uri);
     }
   }
 
