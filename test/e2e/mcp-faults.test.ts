@@ -1,11 +1,20 @@
-import { chmodSync, copyFileSync, readdirSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import {
+  chmodSync,
+  copyFileSync,
+  createReadStream,
+  createWriteStream,
+  readdirSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { callTool, connectMcp, INITIALIZE, type RawServer, rawServer } from "../helpers/mcp.js";
 import { portableCairn } from "../helpers/portable.js";
+import { waitFor } from "../helpers/processes.js";
 import { skillMd, writeTree } from "../helpers/skills.js";
-import { addAgent, cairn, initWorkspace } from "../helpers/workspace.js";
+import { addAgent, CAIRN_BIN, cairn, cleanEnv, initWorkspace, runSync } from "../helpers/workspace.js";
 
 let ws: { dir: string; cleanup: () => void };
 beforeEach(() => {
@@ -220,6 +229,70 @@ describe("resource faults are JSON-RPC errors that blame the request", () => {
       expect((await callTool(mcp, "whoami")).isError).toBeFalsy();
     } finally {
       await mcp.close();
+    }
+  });
+});
+
+describe("stdout is the protocol, whatever the client connects it with", () => {
+  it("refuses to export to its own stdout or import from its own stdin when they are pipes", async () => {
+    // The SDK's clients connect by sockets, which /dev/stdout cannot open; other clients use pipes.
+    const [toServer, fromServer] = [join(ws.dir, "in.fifo"), join(ws.dir, "out.fifo")];
+    runSync("mkfifo", [toServer, fromServer], ws.dir);
+    const server = spawn(
+      "sh",
+      ["-c", 'exec "$0" "$1" mcp < in.fifo > out.fifo', process.execPath, CAIRN_BIN],
+      {
+        cwd: ws.dir,
+        env: cleanEnv(),
+        stdio: "ignore",
+      },
+    );
+    const input = createWriteStream(toServer);
+    const lines: string[] = [];
+    let buffer = "";
+    createReadStream(fromServer, "utf8").on("data", (chunk) => {
+      buffer += chunk;
+      const parts = buffer.split("\n");
+      buffer = parts.pop() ?? "";
+      lines.push(...parts);
+    });
+    const cli = (id: number, argv: string[]) =>
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id,
+        method: "tools/call",
+        params: { name: "cli", arguments: { schema_version: 1, argv } },
+      });
+    try {
+      input.write(
+        `${[
+          JSON.stringify(INITIALIZE),
+          '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+          cli(1, ["export", "--out", "/dev/stdout"]),
+          cli(2, ["import", "/dev/stdin"]),
+          '{"jsonrpc":"2.0","id":3,"method":"ping"}',
+        ].join("\n")}\n`,
+      );
+      const replyTo = (id: number) =>
+        lines.map((line) => JSON.parse(line) as Record<string, unknown>).find((m) => m.id === id);
+      await waitFor(() => [1, 2, 3].every((id) => replyTo(id) !== undefined), 15_000, "every reply");
+      for (const line of lines) expect(JSON.parse(line), line.slice(0, 80)).toMatchObject({ jsonrpc: "2.0" });
+      for (const [id, stream] of [
+        [1, "stdout"],
+        [2, "stdin"],
+      ] as const) {
+        const reply = replyTo(id) as {
+          result: { structuredContent: { exit_code: number; output: unknown } };
+        };
+        const output = reply.result.structuredContent;
+        expect(output.exit_code).toBe(2);
+        expect(JSON.stringify(output.output)).toContain(
+          `this server's ${stream}, which carries the MCP protocol`,
+        );
+      }
+    } finally {
+      input.end();
+      await new Promise((resolve) => server.once("close", resolve));
     }
   });
 });

@@ -11,6 +11,7 @@ import {
 import { describeLocation, storeLocationOf } from "../../domains/workspace/store-location.js";
 import { removeLeftoversOfDeadProcesses } from "../../kernel/leftovers.js";
 import { operational, refuse } from "../../kernel/outcome.js";
+import { requireNotProtocolStream } from "../../kernel/protocol-streams.js";
 import { quoteValue } from "../../kernel/text.js";
 import { type BareContext, requireOwnerLaunch } from "../context.js";
 import { defineBareCommand, defineCommand } from "../define.js";
@@ -159,6 +160,7 @@ export const exportCommand = defineCommand({
     if (!input.out) return { lines, out: null, jsonl };
     const path = resolve(ctx.cwd, input.out);
     requireOutsideState(path, ctx.workspace.stateDir);
+    requireNotProtocolStream(path, input.out);
     await writeReplacing(path, jsonl);
     return { lines, out: path };
   },
@@ -186,7 +188,9 @@ export const importCommand = defineBareCommand({
     const workspace = targetWorkspace(ctx, input.home);
     // An import always creates an embedded store.
     requireOwnerLaunch(ctx, "create workspaces", { kind: "sqlite", path: workspace.databasePath });
-    const jsonl = await fsPromises().readFile(resolve(ctx.cwd, input.file), "utf8");
+    const file = resolve(ctx.cwd, input.file);
+    requireNotProtocolStream(file, input.file);
+    const jsonl = await fsPromises().readFile(file, "utf8");
     const { importIntoNewWorkspace } = await import("../../domains/transfer/transfer.js");
     const { rows, tables } = await importIntoNewWorkspace(workspace, jsonl, ctx.now(), ctx.signal);
     return {

@@ -29,6 +29,7 @@ import {
 } from "../../commands/tool-schemas.js";
 import { type Profile, type ToolSpec, toolsForProfile } from "../../commands/tools.js";
 import { EXIT_CODES, type Outcome } from "../../kernel/outcome.js";
+import { reserveProtocolStreams } from "../../kernel/protocol-streams.js";
 import { announceStarted } from "../../kernel/start-flags.js";
 import { quoteValue } from "../../kernel/text.js";
 import { CAIRN_VERSION } from "../../kernel/version.js";
@@ -288,6 +289,7 @@ export function createServer(
 /** Serve MCP on stdin/stdout. stdout carries protocol only; everything else goes to stderr. */
 export async function serveStdio(session: Session, profile: Profile): Promise<void> {
   const server = createServer(session, profile);
+  reserveProtocolStreams();
   const guard = new LineGuard((reply) => {
     process.stdout.write(`${JSON.stringify(reply)}\n`);
   }, MAX_MESSAGE_BYTES);
