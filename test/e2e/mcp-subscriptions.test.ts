@@ -155,6 +155,23 @@ describe(`MCP resource subscriptions (${STORE_UNDER_TEST})`, () => {
     expect((await mcp.client.listResources()).resources.map((r) => r.uri)).toContain("cairn://task/T-3");
   });
 
+  it("an unsubscribe sent with its subscribe wins: the task is not updated afterwards", async () => {
+    const added = cairn(ws.dir, ["task", "add", "raced task", "--json"]).json as { task: { id: string } };
+    const raced = `cairn://task/${added.task.id}`;
+    await Promise.all([
+      mcp.client.subscribeResource({ uri: raced }),
+      mcp.client.unsubscribeResource({ uri: raced }),
+    ]);
+    // Subscribed after: a leaked subscription to `raced` would be looked at, and heard, before it.
+    const control = `cairn://task/${added.task.id.slice(2)}`;
+    await mcp.client.subscribeResource({ uri: control });
+    const since = ears.heard.length;
+    expect(cairn(ws.dir, ["task", "claim", added.task.id]).code).toBe(0);
+    await ears.next(updated(control), since);
+    expect(ears.heard.slice(since).filter((h) => h.uri === raced)).toEqual([]);
+    await mcp.client.unsubscribeResource({ uri: control });
+  });
+
   it("a task subscribed by another spelling of its id is updated, under the URI subscribed", async () => {
     const added = cairn(ws.dir, ["task", "add", "spelled task", "--json"]).json as { task: { id: string } };
     const n = added.task.id.slice(2);

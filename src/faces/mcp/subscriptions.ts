@@ -89,8 +89,14 @@ interface Activity {
  */
 export class ResourceFeed {
   private readonly subscribed = new Map<string, Seen>();
-  /** URIs whose subscription is being read: each holds a slot under the cap until it settles. */
-  private readonly arriving = new Set<string>();
+  /**
+   * URIs whose subscription is being read (with how many requests for each): each holds a slot
+   * under the cap until it settles.
+   */
+  private readonly arriving = new Map<string, number>();
+  /** Requests seen, in order; and when a URI still arriving was last unsubscribed. */
+  private requests = 0;
+  private readonly withdrawn = new Map<string, number>();
   private cursor = 0;
   private watching: Promise<void> | undefined;
   private unwatch: (() => void) | undefined;
@@ -115,6 +121,8 @@ export class ResourceFeed {
     });
     server.server.setRequestHandler("resources/unsubscribe", async (request) => {
       const { uri } = request.params;
+      // A subscription still reading its baseline is withdrawn too: the later request wins.
+      if (this.arriving.has(uri)) this.withdrawn.set(uri, ++this.requests);
       if (this.subscribed.delete(uri) && uri.startsWith("skill://")) void this.skillSubscriptionsChanged();
       return {};
     });
@@ -163,13 +171,17 @@ export class ResourceFeed {
       );
     }
     // The slot is taken before any wait: subscriptions sent all at once cannot pass the cap together.
-    if (!known) this.arriving.add(uri);
+    const order = ++this.requests;
+    this.arriving.set(uri, (this.arriving.get(uri) ?? 0) + 1);
     try {
       // Watch first, then read the baseline: a write after the cursor is looked at, never lost.
       await this.start();
       // The baseline is what the caller reads now; an unknown resource fails the subscription.
+      const baseline = seen(await readAs(this.session, uri));
+      // Unsubscribed after this request came, while its baseline was read: it stays unsubscribed.
+      if ((this.withdrawn.get(uri) ?? 0) > order) return;
       const fresh = !this.subscribed.has(uri);
-      this.subscribed.set(uri, seen(await readAs(this.session, uri)));
+      this.subscribed.set(uri, baseline);
       if (fresh && uri.startsWith("skill://")) {
         // A file below its skill's folder is watched from now on; an edit made while the watch was
         // being set up is caught by comparing once it is.
@@ -177,7 +189,12 @@ export class ResourceFeed {
         this.kick("skills");
       }
     } finally {
-      if (!known) this.arriving.delete(uri);
+      const left = (this.arriving.get(uri) ?? 1) - 1;
+      if (left > 0) this.arriving.set(uri, left);
+      else {
+        this.arriving.delete(uri);
+        this.withdrawn.delete(uri);
+      }
     }
   }
 
