@@ -159,6 +159,21 @@ describe("tool-level faults are isError results that name the field", () => {
     }
   });
 
+  it("cli returns what --json prints even when the argv holds --json as an option's value", async () => {
+    const mcp = await connectMcp(ws.dir);
+    try {
+      const result = await callTool(mcp, "cli", { argv: ["task", "add", "a title", "--so-that", "--json"] });
+      expect(result.structuredContent).toMatchObject({
+        exit_code: 0,
+        output: { task: { id: "T-1", title: "a title" } },
+      });
+      const shown = cairn(ws.dir, ["task", "show", "T-1", "--json"]).json as { task: { so_that: string } };
+      expect(shown.task.so_that).toBe("--json");
+    } finally {
+      await mcp.close();
+    }
+  });
+
   it("handles a 5 MB argument string: a clear usage error, nothing stored, still serving", async () => {
     const mcp = await connectMcp(ws.dir);
     try {

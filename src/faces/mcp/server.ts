@@ -57,14 +57,11 @@ const INSTRUCTIONS =
 async function runCliTool(argv: readonly string[], session: Session, controls: CallControls) {
   let stdout = "";
   let stderr = "";
-  // `--json` must land before a `--`, or it would be taken as a positional value.
+  // `--json` must land before a `--`, or it would be taken as a positional value. It is added
+  // even when the argv holds one: that one may be an option's value (`--text --json`), and a
+  // repeated flag is harmless.
   const end = argv.indexOf("--");
-  const options = end === -1 ? argv : argv.slice(0, end);
-  const words = options.includes("--json")
-    ? [...argv]
-    : end === -1
-      ? [...argv, "--json"]
-      : [...argv.slice(0, end), "--json", ...argv.slice(end)];
+  const words = end === -1 ? [...argv, "--json"] : [...argv.slice(0, end), "--json", ...argv.slice(end)];
   // The CLI parser loads on the first `cli` call, not at every server start.
   const { runCli } = await import("../cli/program.js");
   const exitCode = await runCli(
