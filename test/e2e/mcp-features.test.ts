@@ -65,6 +65,14 @@ describe("MCP completions and logging", () => {
     expect((await complete({ type: "ref/prompt", name: "no-such-prompt" }, "x", "a")).values).toEqual([]);
     expect((await complete({ type: "ref/prompt", name: "claim-next" }, "x", "a")).values).toEqual([]);
     expect((await complete({ type: "ref/resource", uri: "cairn://board" }, "id", "a")).values).toEqual([]);
+    // Argument names that are properties of every object name no completer either.
+    for (const name of ["constructor", "__proto__", "toString", "hasOwnProperty"]) {
+      expect((await complete({ type: "ref/prompt", name: "brief" }, name, "T")).values, name).toEqual([]);
+      expect(
+        (await complete({ type: "ref/resource", uri: "cairn://goal/{id}" }, name, "G")).values,
+        name,
+      ).toEqual([]);
+    }
   });
 
   it("sends a long run's progress as log lines, filtered by logging/setLevel", async () => {

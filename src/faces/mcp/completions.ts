@@ -33,9 +33,12 @@ function completerFor(
   ref: { type: string; name?: string; uri?: string },
   argument: string,
 ): Completer | undefined {
-  if (ref.type === "ref/prompt")
-    return PROMPTS.find((prompt) => prompt.name === ref.name)?.complete?.[argument];
-  if (ref.type === "ref/resource")
-    return RESOURCES.find((resource) => resource.uri === ref.uri)?.complete?.[argument];
-  return undefined;
+  const completers =
+    ref.type === "ref/prompt"
+      ? PROMPTS.find((prompt) => prompt.name === ref.name)?.complete
+      : ref.type === "ref/resource"
+        ? RESOURCES.find((resource) => resource.uri === ref.uri)?.complete
+        : undefined;
+  // Own entries only: an argument named `constructor` or `__proto__` names no completer.
+  return completers && Object.hasOwn(completers, argument) ? completers[argument] : undefined;
 }
