@@ -410,6 +410,24 @@ describe("hostile values in resource errors", () => {
     }
   });
 
+  it("titles a people-only command's prompt with its control characters shown by their codes", async () => {
+    writeTree(join(ws.dir, ".claude", "commands"), {
+      "ev\u001b[31mil.md": "---\ndescription: a trap\ndisable-model-invocation: true\n---\nhi\n",
+    });
+    const mcp = await connectMcp(ws.dir);
+    try {
+      // People-only prompts are registered once the server has looked at the command folders.
+      let prompt: { name: string; title?: string } | undefined;
+      for (const deadline = Date.now() + 10_000; !prompt && Date.now() < deadline; ) {
+        prompt = (await mcp.client.listPrompts()).prompts.find((p) => p.name.startsWith("cmd-ev"));
+        if (!prompt) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(prompt?.title).toBe("/ev\\x1b[31mil");
+    } finally {
+      await mcp.close();
+    }
+  });
+
   it("quotes an id with control characters, escaped, on the task and goal resources alike", async () => {
     const mcp = await connectMcp(ws.dir);
     try {

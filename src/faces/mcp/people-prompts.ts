@@ -4,6 +4,7 @@ import { BACKGROUND, type CallControls, type Session } from "../../commands/cont
 import { dispatch } from "../../commands/dispatch.js";
 import { COMMANDS_BY_NAME } from "../../commands/registry.js";
 import { refusedPrompt } from "../../commands/resources.js";
+import { showInvisible } from "../../kernel/visible-text.js";
 import { runner } from "./run-command.js";
 
 async function run(
@@ -39,6 +40,7 @@ interface PeopleSource {
   list: [command: string, key: string];
   /** The command that renders one item for a person: input `{name, args}`, output `{text}`. */
   render: string;
+  /** Shown to a person in a client's prompt menu: a name's control characters appear by their codes. */
   title(name: string): string;
   note: string;
 }
@@ -48,14 +50,14 @@ const SOURCES: PeopleSource[] = [
     prefix: "cmd-",
     list: ["command list", "commands"],
     render: "command prompt",
-    title: (name) => `/${name}`,
+    title: (name) => `/${showInvisible(name)}`,
     note: "a command for people to pick; it is not offered to models as a tool",
   },
   {
     prefix: "skill-",
     list: ["skill list", "skills"],
     render: "skill prompt",
-    title: (name) => `Skill: ${name}`,
+    title: (name) => `Skill: ${showInvisible(name)}`,
     note: "a skill for people to pick; models neither list nor load it",
   },
 ];
