@@ -55,6 +55,16 @@ describe("the CLI face: exit codes and --json", () => {
       message: "`cairn note` needs a command: add, list, show, trust",
       next: "see `cairn note --help`",
     });
+    // Options alone, to cairn itself (the cli tool's ["--"] and []): what is missing is a command.
+    for (const args of [["--json"], ["--json", "--"]]) {
+      const none = cairn(ws.dir, args);
+      expect(none.code, args.join(" ")).toBe(2);
+      expect((none.json as { error: unknown }).error).toEqual({
+        kind: "usage",
+        message: "name a command: `cairn --help` lists them",
+        next: "see `cairn --help`",
+      });
+    }
     // After `--`, "--json" is a value, not the option: no JSON is asked for.
     const literal = cairn(ws.dir, ["task", "show", "T-1", "--", "--json", "extra"]);
     expect(literal.code).toBe(2);

@@ -260,11 +260,17 @@ function parserError(error: CommanderError, program: Commander, argv: readonly s
     current = sub;
   }
   const help = `see \`cairn ${[...path, "--help"].join(" ")}\``;
-  // A group given options alone (`cairn note --json`, the cli tool's `["note"]`): the complaint
-  // would be about the option, where what is missing is the command.
+  // A group given options alone (`cairn note --json`, the cli tool's `["note"]`), or cairn itself
+  // (the cli tool's `["--"]`): the complaint would be about the option, where what is missing is
+  // the command.
   const rest = argv.slice(path.length);
   const names = current.commands.map((command) => command.name()).filter((name) => name !== "help");
-  if (path.length > 0 && names.length > 0 && rest.every((word) => word.startsWith("-")))
-    return usageError(`\`cairn ${path.join(" ")}\` needs a command: ${names.join(", ")}`, help);
+  if (names.length > 0 && rest.every((word) => word.startsWith("-")))
+    return usageError(
+      path.length > 0
+        ? `\`cairn ${path.join(" ")}\` needs a command: ${names.join(", ")}`
+        : "name a command: `cairn --help` lists them",
+      help,
+    );
   return usageError(error.message.replace(/^error: /, ""), help);
 }
