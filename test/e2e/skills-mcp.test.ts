@@ -266,6 +266,33 @@ describe("skills through cairn mcp", () => {
     );
   });
 
+  it("publishes each skill file under a URI that reads that very file: its digest matches what is served", async () => {
+    // `a%20b.md` published as-is would read back as `a b.md`, another file with another digest.
+    writeTree(join(ws.dir, ".claude/skills/odd-names"), {
+      "SKILL.md": skillMd({ name: "odd-names", description: "Odd file names" }, "body\n"),
+      "references/a b.md": "the one with a space\n",
+      "references/a%20b.md": "the one with a percent sign\n",
+      "references/q#1?.md": "hash and question mark\n",
+    });
+    const raw = mcp.client as unknown as {
+      request(req: { method: string; params?: unknown }, schema: unknown): Promise<Record<string, unknown>>;
+    };
+    const got = await raw.request(
+      { method: "skills/get", params: { uri: "skill://odd-names/SKILL.md" } },
+      z.looseObject({}),
+    );
+    const resources = (got.skill as { resources: { uri: string; digest: string; size: number }[] }).resources;
+    expect(resources).toHaveLength(4);
+    for (const resource of resources) {
+      expect(() => new URL(resource.uri), resource.uri).not.toThrow();
+      const read = await mcp.client.readResource({ uri: resource.uri });
+      const bytes = Buffer.from((read.contents[0] as { text: string }).text, "utf8");
+      expect(`sha256:${createHash("sha256").update(bytes).digest("hex")}`, resource.uri).toBe(
+        resource.digest,
+      );
+    }
+  });
+
   it("caps the per-skill tools at [skills] max_tools; the rest stay reachable through skill_get", async () => {
     const changed = nextListChange(mcp);
     writeFileSync(

@@ -21,7 +21,14 @@ export interface SkillEntry {
   resources: { uri: string; digest: string; size: number }[];
 }
 
-export const skillUri = (name: string, path = "SKILL.md") => `skill://${name}/${path}`;
+/**
+ * Each segment percent-encoded, as `parseSkillUri` decodes it: a file named `a%20b.md` must not
+ * be published under the URI that reads `a b.md` (its digest would name another file's bytes),
+ * and a name with a space or `#` must still make one valid URI.
+ */
+const encodePath = (path: string) => path.split("/").map(encodeURIComponent).join("/");
+export const skillUri = (name: string, path = "SKILL.md") =>
+  `skill://${encodeURIComponent(name)}/${encodePath(path)}`;
 
 export function publishable(skill: Skill): boolean {
   return skill.label === skill.name;
