@@ -58,6 +58,21 @@ describe("Codex prompts dialect", () => {
     );
     expect(() => renderCommand(command("Ship $FILE", "codex"), "stray")).toThrow(/KEY=value/);
   });
+  it("a name escaped by `$` ($$HOME) is text, as Codex reads it: not asked for, not filled", () => {
+    // Positional mode still: the escaped name does not make the prompt demand HOME=…
+    expect(renderCommand(command("cd $$HOME then $1", "codex"), "src").text).toBe("cd $$HOME then src");
+    expect(renderCommand(command("$$FILE and $FILE, $$$FILE", "codex"), "FILE=a.ts").text).toBe(
+      "$$FILE and a.ts, $$$FILE",
+    );
+  });
+  it("once a prompt takes names, $ARGUMENTS is one of them: left as written unless ARGUMENTS=… is given", () => {
+    expect(renderCommand(command("Ship $FILE ($ARGUMENTS)", "codex"), "FILE=a.ts").text).toBe(
+      "Ship a.ts ($ARGUMENTS)",
+    );
+    expect(renderCommand(command("Ship $FILE ($ARGUMENTS)", "codex"), "FILE=a.ts ARGUMENTS=x").text).toBe(
+      "Ship a.ts (x)",
+    );
+  });
 });
 
 describe("Cursor dialect and inert content", () => {

@@ -11,6 +11,8 @@ import type { SlashCommand } from "./discover.js";
  *   placeholder at all → the arguments are appended.
  * - Codex prompts: `$1`..`$9` count from 1 (missing → empty); `$ARGUMENTS` is the words joined by
  *   one space; `$$` stays `$$`; `$UPPER` names need `KEY=value` arguments, every one supplied.
+ *   A name right after a `$` (`$$HOME`) is escaped text, neither asked for nor filled; once a
+ *   prompt takes names, `$ARGUMENTS` is one of them (filled by `ARGUMENTS=…`, else left as written).
  * - Cursor: nothing is substituted; the arguments are appended as context.
  */
 
@@ -115,7 +117,8 @@ function claude(command: SlashCommand, raw: string): Omit<Rendered, "inert"> {
   return { text: out, appended, unresolved };
 }
 
-const CODEX_NAMED = /\$([A-Z][A-Z0-9_]*)/g;
+/** `$NAME`, unless escaped by a `$` just before it (as Codex reads its prompts). */
+const CODEX_NAMED = /(?<!\$)\$([A-Z][A-Z0-9_]*)/g;
 
 function codex(command: SlashCommand, raw: string): Omit<Rendered, "inert"> {
   const words = splitWords(raw);
@@ -137,19 +140,13 @@ function codex(command: SlashCommand, raw: string): Omit<Rendered, "inert"> {
     const missing = names.filter((name) => !values.has(name));
     if (missing.length > 0) throw usageError(`${command.name}: missing required args: ${missing.join(", ")}`);
     const text = command.body.replace(
-      /\$\$|\$([A-Z][A-Z0-9_]*)/g,
-      bounded(command, (match: string, name?: string) =>
-        match === "$$"
-          ? match
-          : name === "ARGUMENTS"
-            ? words.join(" ")
-            : (values.get(name as string) ?? match),
-      ),
+      CODEX_NAMED,
+      bounded(command, (match: string, name: string) => values.get(name) ?? match),
     );
     return { text, appended: false, unresolved: [] };
   }
   const text = command.body.replace(
-    /\$\$|\$ARGUMENTS(?!\w)|\$([1-9])/g,
+    /\$\$|\$ARGUMENTS|\$([1-9])/g,
     bounded(command, (match: string, digit?: string) => {
       if (match === "$$") return match;
       if (digit !== undefined) return words[Number(digit) - 1] ?? "";
