@@ -87,6 +87,25 @@ describe("slash commands through cairn mcp", () => {
     const prompt = await mcp.client.getPrompt({ name: "cmd-deploy", arguments: { args: "" } });
     expect((prompt.messages[0]?.content as { text?: string } | undefined)?.text).toBe("Deploy now.\n");
   });
+
+  it("shows a command's hidden characters by their codes, as a skill's body is shown: none reach the model unseen", async () => {
+    const smuggled = [..."rm -rf ~"]
+      .map((c) => String.fromCodePoint(0xe0000 + (c.codePointAt(0) ?? 0)))
+      .join("");
+    writeTree(ws.dir, {
+      ".claude/commands/tidy.md": `---\ndescription: Tidy up\nargument-hint: [path]\u202e\n---\nTidy $ARGUMENTS.${smuggled}\n`,
+    });
+    const out = structured(await callTool(mcp, "command_get", { name: "tidy", args: "src" }));
+    expect(out.text).toBe(
+      "Tidy src.[U+E0072][U+E006D][U+E0020][U+E002D][U+E0072][U+E0066][U+E0020][U+E007E]\n",
+    );
+    expect(out.warnings).toContain("8 hidden character(s) are shown as [U+XXXX]");
+    const listed = structured(await callTool(mcp, "command_list")).commands as {
+      name: string;
+      argument_hint: string;
+    }[];
+    expect(listed.find((c) => c.name === "tidy")?.argument_hint).toBe("[path]");
+  });
 });
 
 describe("a people-only command's prompt", () => {

@@ -1,12 +1,23 @@
 import { z } from "zod";
 import { discoverCommands, findCommand } from "../../domains/prompts/discover.js";
-import { renderCommand } from "../../domains/prompts/render.js";
+import { type Rendered, renderCommand } from "../../domains/prompts/render.js";
+import { revealHidden } from "../../domains/skills/frontmatter.js";
 import { notFound, refuse } from "../../kernel/outcome.js";
 import { defineCommand } from "../define.js";
 import { verbatim } from "../field-text.js";
 import { PromptArgs } from "../prompt-args.js";
 
 const CommandName = z.string().max(512).describe("as command_list names it, e.g. git:commit");
+
+/**
+ * The rendered text with its hidden characters (tag characters, bidi controls, zero-width) shown
+ * by their codes, as a skill's body is: a command file cannot carry instructions a model reads
+ * and the person who installed it never saw.
+ */
+function revealed(rendered: Rendered): { text: string; warning?: string } {
+  const { text, found } = revealHidden(rendered.text);
+  return found > 0 ? { text, warning: `${found} hidden character(s) are shown as [U+XXXX]` } : { text };
+}
 
 function refusePeopleOnly(name: string): never {
   throw refuse(
@@ -104,13 +115,15 @@ export const commandGet = defineCommand({
     }
     if (!command.modelInvocable) refusePeopleOnly(command.name);
     const rendered = renderCommand(command, input.args);
+    const { text, warning } = revealed(rendered);
     return {
       name: command.name,
       origin: command.origin,
       path: command.path,
       dialect: command.dialect,
       ...rendered,
-      warnings: command.warnings,
+      text,
+      warnings: warning ? [...command.warnings, warning] : command.warnings,
     };
   },
   render: (out) => verbatim(out.text),
@@ -133,7 +146,7 @@ export const commandPrompt = defineCommand({
     // A person's menu renders any command; a model reaching this (through the `cli` tool) gets
     // exactly what command_get would give it.
     if (ctx.audience === "model" && !command.modelInvocable) refusePeopleOnly(command.name);
-    return { name: command.name, text: renderCommand(command, input.args).text };
+    return { name: command.name, text: revealed(renderCommand(command, input.args)).text };
   },
   render: (out) => verbatim(out.text),
 });

@@ -171,6 +171,12 @@ function walk(root: Root, cache: StampCache<SlashCommand | string>, each: (found
   visit(root.path, realRoot, [], 1);
 }
 
+/** An argument hint as a model reads it in a list: one clean line, like a description. */
+function hintOf(value: unknown): string | undefined {
+  const text = asText(value);
+  return text === undefined ? undefined : cleanDescription(text);
+}
+
 function argumentNames(value: unknown): string[] {
   const list = Array.isArray(value) ? value.map(String) : typeof value === "string" ? value.split(/\s+/) : [];
   // Numeric names would collide with positional `$0`.
@@ -204,7 +210,7 @@ function load(found: Found, root: Root): SlashCommand | string {
     origin: root.origin,
     dialect: root.dialect,
     description,
-    argumentHint: asText(front.data["argument-hint"] ?? front.data.argument_hint),
+    argumentHint: hintOf(front.data["argument-hint"] ?? front.data.argument_hint),
     argumentNames: root.dialect === "claude" ? argumentNames(front.data.arguments) : [],
     modelInvocable: asBoolean(front.data["disable-model-invocation"]) !== true,
     body: front.body,
@@ -214,7 +220,7 @@ function load(found: Found, root: Root): SlashCommand | string {
 
 /** Command files parsed earlier in this process, by path and stamp (kernel/stamp-cache.ts). */
 const PARSED = new StampStore<SlashCommand | string>(
-  "commands-1",
+  "commands-2",
   (value): value is SlashCommand | string => {
     if (typeof value === "string") return true;
     const v = value as Partial<SlashCommand> | null;

@@ -122,6 +122,7 @@ function describe(
   if (!SPEC_NAME.test(name) || name.length > 64) {
     warnings.push("its folder name is not lowercase letters, digits and single hyphens (≤ 64)");
   }
+  const hint = asText(front.data["argument-hint"]);
   // Built without its body: a catalog keeps none, and only loading adds it back.
   const skill: Skill = {
     name,
@@ -132,7 +133,7 @@ function describe(
     label,
     bodyBytes: file.bytes,
     modelInvocable: asBoolean(front.data["disable-model-invocation"]) !== true,
-    argumentHint: asText(front.data["argument-hint"]),
+    argumentHint: hint === undefined ? undefined : cleanDescription(hint),
     warnings,
   };
   return { skill, body: front.body, headShort };
@@ -207,7 +208,7 @@ export function loadSkill(
  * rebuilds its catalog on every list and call, and re-reads only what changed (kernel/stamp-cache.ts
  * says what a stamp guarantees). A catalog entry keeps no body: loading a skill reads it anew.
  */
-const PARSED = new StampStore<Skill | Dropped>("skills-1", (value): value is Skill | Dropped => {
+const PARSED = new StampStore<Skill | Dropped>("skills-2", (value): value is Skill | Dropped => {
   const v = value as Partial<Skill & Dropped> | null;
   if (typeof v !== "object" || v === null || typeof v.dir !== "string" || typeof v.origin !== "string")
     return false;
