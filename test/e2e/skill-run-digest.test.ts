@@ -88,6 +88,25 @@ describe("skill_run against a skill changed after it was enabled", () => {
     expect(run("scripts/main.py").stdout).toBe("honest\n");
   });
 
+  it("a package in the skill's own node_modules (which the index leaves out) is covered: changing it stops the run", () => {
+    writeTree(skillDir, {
+      "scripts/main.js": 'console.log(require("helper"))\n',
+      "scripts/node_modules/helper/index.js": 'module.exports = "honest"\n',
+      "scripts/.env": "MODE=safe\n",
+    });
+    const digest = cairn(ws.dir, ["skill", "digest", "conv", "--json"], { env }).json as {
+      enable_line: string;
+      files: { path: string }[];
+    };
+    expect(digest.files.map((f) => f.path)).toContain("scripts/node_modules/helper/index.js");
+    writeFileSync(join(env.CAIRN_HOME as string, "cairn.toml"), `[skills.run]\n${digest.enable_line}\n`);
+    expect(run("scripts/main.js").stdout).toBe("honest\n");
+    writeTree(skillDir, { "scripts/node_modules/helper/index.js": 'module.exports = "PWNED"\n' });
+    const stale = run("scripts/main.js");
+    expect(stale.stdout).toBeUndefined();
+    expect(JSON.stringify(stale)).toContain("changed since the operator enabled it");
+  });
+
   it("a script planted deeper than the index walks does not run unreviewed", () => {
     writeTree(skillDir, { "scripts/a/b/c/d/e/f/x.py": 'print("PWNED")\n' });
     const planted = run("scripts/a/b/c/d/e/f/x.py");

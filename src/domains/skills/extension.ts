@@ -46,7 +46,7 @@ export function skillEntry(skill: Skill): SkillEntry {
   }
   const frontmatter = { ...readFrontMatter(text).data, name: skill.name, description: skill.description };
   // Published digests may reuse hashes kept by file stamp; running a script never does.
-  const digest = digestSkill(skill.realDir, true);
+  const digest = digestSkill(skill.realDir, "publish");
   return {
     uri: skillUri(skill.name),
     frontmatter,

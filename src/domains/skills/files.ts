@@ -34,6 +34,16 @@ const NOISE = new Set(["node_modules", "__pycache__", ".git", ".DS_Store", ".ven
 const isNoise = (name: string) =>
   NOISE.has(name) || name.startsWith(".") || name.endsWith("~") || name.endsWith(".swp");
 
+/**
+ * What the digest that enables running leaves out: only what no interpreter loads on a script's
+ * behalf. A skill's own `node_modules` (Node resolves `require` there first), `.venv`, `target` and
+ * dotfiles hold code and settings a script loads without naming their content, so they are
+ * covered: changing them changes the digest. `__pycache__` is never read by a run (each run
+ * compiles into a fresh prefix); `.git` and editor backups are not loaded by interpreters.
+ */
+const RUN_NOISE = new Set([".git", "__pycache__", ".DS_Store"]);
+const isRunNoise = (name: string) => RUN_NOISE.has(name) || name.endsWith("~") || name.endsWith(".swp");
+
 /** Interpreters by extension, for scripts without a shebang (most real ones). */
 export const INTERPRETERS: Readonly<Record<string, readonly string[]>> = {
   ".py": ["python3"],
@@ -86,6 +96,8 @@ export function indexFiles(
   describe = true,
   /** Each symlink whose content the index does not hold: one out of the skill, or to a folder. */
   onLink?: (path: string, target: string) => void,
+  /** Names passed over: the index a model reads skips dependency folders and dotfiles. */
+  skip: (name: string) => boolean = isNoise,
 ): { files: SkillFile[]; truncated: boolean } {
   const files: SkillFile[] = [];
   let truncated = false;
@@ -97,7 +109,7 @@ export function indexFiles(
       return;
     }
     for (const name of names) {
-      if (isNoise(name)) continue;
+      if (skip(name)) continue;
       if (files.length >= limit) {
         truncated = true;
         return;
@@ -196,19 +208,26 @@ export interface Digest {
 const HASHED = new StampCache<string>();
 
 /**
- * The skill's content digest: SKILL.md and every indexed file (symlinks out excluded). Every
- * file is hashed from its bytes unless `reuse` allows hashes kept by file stamp (publishing
- * only: `skill_run`'s check against the operator's enabling always hashes afresh).
+ * The skill's content digest: SKILL.md and every file (symlinks out excluded): for a run, every
+ * file a script may load (`isRunNoise`); for publishing, the files the index lists. Every file is
+ * hashed from its bytes unless publishing, which may reuse hashes kept by file stamp
+ * (`skill_run`'s check against the operator's enabling always hashes afresh).
  *
  * The whole digest also names every link whose content no file entry holds (one pointing out of
  * the skill, one to a folder), with its target: a script's interpreter follows them (a planted
  * `scripts/json.py -> /tmp/x.py` shadows Python's json module), so adding one must change what
  * the operator enabled. A skill without such links keeps the digest it had.
  */
-export function digestSkill(realDir: string, reuse = false): Digest {
+export function digestSkill(realDir: string, purpose: "run" | "publish" = "run"): Digest {
+  const reuse = purpose === "publish";
   const links: { path: string; target: string }[] = [];
-  const { files, truncated } = indexFiles(realDir, DIGEST_FILE_LIMIT - 1, false, (path, target) =>
-    links.push({ path, target }),
+  // Publishing lists the files the index shows; enabling a run covers whatever a script may load.
+  const { files, truncated } = indexFiles(
+    realDir,
+    DIGEST_FILE_LIMIT - 1,
+    false,
+    (path, target) => links.push({ path, target }),
+    reuse ? isNoise : isRunNoise,
   );
   const entries = [{ path: "SKILL.md" }, ...files.filter((file) => !file.external)];
   const out: Digest["files"] = [];
