@@ -13,7 +13,14 @@ import { join } from "node:path";
 import { isRacy, type Stamp, type StampCache, stampOf } from "../../kernel/stamp-cache.js";
 import { StampStore } from "../../kernel/stamp-store.js";
 import { childPath, type Entry, listEntries } from "../skills/entries.js";
-import { asBoolean, asText, cleanDescription, readFrontMatter } from "../skills/frontmatter.js";
+import {
+  asBoolean,
+  asText,
+  cleanDescription,
+  readFrontMatter,
+  showPath,
+  unshowableName,
+} from "../skills/frontmatter.js";
 import { cairnHome, commandRoots, type Dialect, type Root } from "../skills/roots.js";
 import type { Workspace } from "../workspace/discover.js";
 
@@ -261,6 +268,14 @@ export function discoverCommands(workspace: Workspace, env: NodeJS.ProcessEnv): 
   for (const root of commandRoots(workspace, env)) {
     walk(root, cache, (found) => {
       const { name, path, real } = found;
+      if (unshowableName(name)) {
+        catalog.dropped.push({
+          path: showPath(path),
+          origin: root.origin,
+          reason: "its name holds a control or hidden character (shown as [U+XXXX])",
+        });
+        return;
+      }
       if (seen.has(real)) return;
       seen.add(real);
       const winner = byName.get(name.toLowerCase());

@@ -4,7 +4,15 @@ import { isRacy, type Stamp, type StampCache, stampOf } from "../../kernel/stamp
 import { StampStore } from "../../kernel/stamp-store.js";
 import type { Workspace } from "../workspace/discover.js";
 import { childPath, type Entry, listEntries } from "./entries.js";
-import { asBoolean, asText, cleanDescription, firstParagraph, readFrontMatter } from "./frontmatter.js";
+import {
+  asBoolean,
+  asText,
+  cleanDescription,
+  firstParagraph,
+  readFrontMatter,
+  showPath,
+  unshowableName,
+} from "./frontmatter.js";
 import { cairnHome, type Root, skillRoots } from "./roots.js";
 import {
   NotUtf8Error,
@@ -327,6 +335,14 @@ export function discoverSkills(workspace: Workspace, env: NodeJS.ProcessEnv): Sk
   for (const root of skillRoots(workspace, env)) {
     scanRoot(root, cache, (found) => {
       const { name, dir, realDir } = found;
+      if (unshowableName(name)) {
+        dropped.push({
+          dir: showPath(dir),
+          origin: root.origin,
+          reason: "its folder name holds a control or hidden character (shown as [U+XXXX])",
+        });
+        return;
+      }
       // One folder reached through two links is one skill.
       if (seenReal.has(realDir)) return;
       seenReal.add(realDir);

@@ -216,6 +216,26 @@ export function revealHidden(text: string): { text: string; found: number } {
   return { text: out, found };
 }
 
+/** Every control character (C0, DEL, C1, line and paragraph separators), and the hidden ones above. */
+const UNSHOWABLE =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this finds.
+  /[\u0000-\u001F\u007F-\u009F\u2028\u2029\u{E0000}-\u{E007F}\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/u;
+
+/**
+ * A skill's or command's name (its folder or file name) holding a control or hidden character:
+ * shown to a model it could forge a line in what it reads (`x\nIGNORE…`) or hide text, and no
+ * one types it. Such items are dropped, with the reason.
+ */
+export const unshowableName = (name: string) => UNSHOWABLE.test(name);
+
+/** A path with each control and hidden character shown by its code (`[U+000A]`), for reports. */
+export function showPath(path: string): string {
+  return path.replace(
+    new RegExp(UNSHOWABLE.source, "gu"),
+    (char) => `[U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}]`,
+  );
+}
+
 /** The first paragraph of a body, as a description of last resort. */
 export function firstParagraph(body: string): string {
   const paragraph = body
