@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -166,6 +166,28 @@ describe("skills through cairn mcp", () => {
     const leak = structured(await callTool(mcp, "skill_read", { skill: "pdf", path: "references/leak" }));
     expect(leak.refused).toMatchObject({ policy: "skill_path" });
   });
+
+  it("skill_read of a file of many gigabytes answers at once: the whole file is not hashed for one page", async () => {
+    // Sparse: 64 GiB that cost nothing to make, and would take the server minutes to read whole.
+    const huge = join(ws.dir, ".claude/skills/pdf/references/huge.log");
+    writeFileSync(huge, "");
+    truncateSync(huge, 64 * 1024 ** 3);
+    try {
+      const started = Date.now();
+      const page = structured(
+        await callTool(mcp, "skill_read", { skill: "pdf", path: "references/huge.log" }),
+      );
+      expect(Date.now() - started).toBeLessThan(3_000);
+      expect(page).toMatchObject({ size: 64 * 1024 ** 3, sha256: "" });
+      expect(page.note).toContain("not hashed");
+      // A file within the bound still carries its whole file's digest, as the extension lists it.
+      const ref = structured(await callTool(mcp, "skill_read", { skill: "pdf", path: "references/REF.md" }));
+      const bytes = readFileSync(join(ws.dir, ".claude/skills/pdf/references/REF.md"));
+      expect(ref.sha256).toBe(createHash("sha256").update(bytes).digest("hex"));
+    } finally {
+      rmSync(huge);
+    }
+  }, 10_000);
 
   it("skill_run appears once the machine enables a skill at its digest, runs it, and stops when it changes", async () => {
     const refused = structured(await callTool(mcp, "skill_get", { name: "pdf" }));

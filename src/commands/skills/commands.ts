@@ -2,7 +2,7 @@ import { z } from "zod";
 import { audit } from "../../domains/audit/record.js";
 import { enabledRuns, skillsConfigOf } from "../../domains/skills/config.js";
 import { discoverSkills, findSkill, type LoadedSkill, type Skill } from "../../domains/skills/discover.js";
-import { digestSkill, readPage } from "../../domains/skills/files.js";
+import { DIGEST_BYTES_LIMIT, digestSkill, readPage } from "../../domains/skills/files.js";
 import {
   checkArgs,
   checkEnabled,
@@ -184,11 +184,15 @@ export const skillRead = defineCommand({
   async handler(input, ctx) {
     const skill = mustFind(ctx, input.skill);
     const page = readPage(skill.realDir, input.path, input.offset ?? 0);
-    const note = page.binary
-      ? `binary file of ${page.size} bytes: not shown as text`
-      : page.next_offset !== null
-        ? `page ends at byte ${page.next_offset} of ${page.size}: call again with offset ${page.next_offset}`
-        : null;
+    const notes = [
+      page.binary
+        ? `binary file of ${page.size} bytes: not shown as text`
+        : page.next_offset !== null
+          ? `page ends at byte ${page.next_offset} of ${page.size}: call again with offset ${page.next_offset}`
+          : null,
+      page.sha256 === "" ? `over ${DIGEST_BYTES_LIMIT / 1024 / 1024} MiB: not hashed (sha256 empty)` : null,
+    ].filter((note) => note !== null);
+    const note = notes.length > 0 ? notes.join("; ") : null;
     return { skill: skill.name, path: input.path, ...page, note };
   },
   render: (out) => verbatim(out.text ?? "") + (out.note ? `\n[${out.note}]` : ""),

@@ -203,7 +203,7 @@ export interface Digest {
 
 /**
  * Files hashed earlier in this process, by real path and stamp, for what only publishes digests
- * (the Skills extension's lists). What enables a script to run never reads from it.
+ * (the Skills extension's lists, skill_read's pages). What enables a script to run never reads from it.
  */
 const HASHED = new StampCache<string>();
 
@@ -290,6 +290,7 @@ export interface Page {
   /** The page's text (null for a binary file). */
   text: string | null;
   next_offset: number | null;
+  /** The whole file's SHA-256; empty for a file over `DIGEST_BYTES_LIMIT`, which is never hashed. */
   sha256: string;
 }
 
@@ -300,7 +301,10 @@ export function readPage(realDir: string, path: string, offset: number, pageByte
   const opened = openInside(realDir, path);
   try {
     const { binary } = sniff(opened.fd, opened.size);
-    const sha256 = hashFd(opened.fd);
+    // Hashing is bounded as the extension's digests are: a page of a file of many gigabytes (a
+    // sparse one costs nothing to make) must not read all of it, on every page, in the server's
+    // one thread. A hash kept by stamp spares paging through a large file the same cost again.
+    const sha256 = opened.size <= DIGEST_BYTES_LIMIT ? hashReusing(opened.fd, opened.real) : "";
     if (binary) return { size: opened.size, offset: 0, binary, text: null, next_offset: null, sha256 };
     const start = Math.min(offset, opened.size);
     const length = Math.min(pageBytes, opened.size - start);
