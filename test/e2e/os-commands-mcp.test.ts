@@ -106,6 +106,34 @@ describe("slash commands through cairn mcp", () => {
     }[];
     expect(listed.find((c) => c.name === "tidy")?.argument_hint).toBe("[path]");
   });
+
+  it("gives each people-only command its own prompt when names meet once sanitised, and re-describes an edited one", async () => {
+    const people = (body: string) =>
+      `---\ndescription: ${body}\ndisable-model-invocation: true\n---\n${body}.\n`;
+    const promptsNow = async () => (await mcp.client.listPrompts()).prompts;
+    writeTree(ws.dir, {
+      ".claude/commands/git-ship.md": people("Ship with a hyphen"),
+      ".claude/commands/git/ship.md": people("Ship from a folder"),
+      ".claude/commands/deploy.md": people("Deploy to staging"),
+    });
+    const texts = async () => {
+      const prompts = (await promptsNow()).filter((p) => p.name.startsWith("cmd-git-ship"));
+      return Promise.all(
+        prompts.map(async (p) => {
+          const got = await mcp.client.getPrompt({ name: p.name, arguments: { args: "" } });
+          return (got.messages[0]?.content as { text: string }).text;
+        }),
+      );
+    };
+    await expect
+      .poll(async () => (await texts()).sort(), { timeout: 10_000 })
+      .toEqual(["Ship from a folder.\n", "Ship with a hyphen.\n"]);
+    await expect
+      .poll(async () => (await promptsNow()).find((p) => p.name === "cmd-deploy")?.description, {
+        timeout: 10_000,
+      })
+      .toMatch(/^Deploy to staging/);
+  });
 });
 
 describe("a people-only command's prompt", () => {

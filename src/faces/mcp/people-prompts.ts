@@ -6,6 +6,7 @@ import { COMMANDS_BY_NAME } from "../../commands/registry.js";
 import { refusedPrompt } from "../../commands/resources.js";
 import { showInvisible } from "../../kernel/visible-text.js";
 import { runner } from "./run-command.js";
+import { uniqueNames } from "../../domains/skills/names.js";
 
 async function run(
   session: Session,
@@ -75,7 +76,7 @@ export function servePeoplePrompts(
   server: McpServer,
   session: Session,
 ): { refresh(listed?: ListedOutputs): Promise<void> } {
-  const registered = new Map<string, RegisteredPrompt>();
+  const registered = new Map<string, { item: Listed; prompt: RegisteredPrompt }>();
   const refresh = async (given?: ListedOutputs) => {
     const wanted = new Map<string, { source: PeopleSource; item: Listed }>();
     for (const source of SOURCES) {
@@ -84,23 +85,30 @@ export function servePeoplePrompts(
         given?.[command] ??
         // Refreshed when files change, not at the caller's call: it renews none of its leases.
         (await run(session, command, {}, BACKGROUND).catch(() => ({ [key]: [] as Listed[] })));
-      for (const item of (listed[key] ?? []) as Listed[]) {
-        if (item.model_invocable) continue;
-        const name = promptName(source.prefix, item.name);
-        if (!wanted.has(name)) wanted.set(name, { source, item });
-      }
+      const people = ((listed[key] ?? []) as Listed[]).filter((item) => !item.model_invocable);
+      // `git:commit` and `git-commit` read alike once sanitised: the later one gets a hash of its
+      // own name rather than losing its prompt to the first.
+      const named = uniqueNames(
+        people,
+        (item) => promptName(source.prefix, item.name),
+        (item) => item.name,
+        64,
+      );
+      for (const { item, name } of named) wanted.set(name, { source, item });
     }
-    for (const [name, prompt] of registered) {
-      if (!wanted.has(name)) {
-        prompt.remove();
+    for (const [name, held] of registered) {
+      const now = wanted.get(name);
+      // Gone, or another item (or the same one re-described) under this name: registered anew.
+      if (!now || now.item.name !== held.item.name || now.item.description !== held.item.description) {
+        held.prompt.remove();
         registered.delete(name);
       }
     }
     for (const [name, { source, item }] of wanted) {
       if (registered.has(name)) continue;
-      registered.set(
-        name,
-        server.registerPrompt(
+      registered.set(name, {
+        item,
+        prompt: server.registerPrompt(
           name,
           {
             title: source.title(item.name),
@@ -120,7 +128,7 @@ export function servePeoplePrompts(
             return { messages: [{ role: "user" as const, content: { type: "text" as const, text } }] };
           },
         ),
-      );
+      });
     }
   };
   return { refresh };
