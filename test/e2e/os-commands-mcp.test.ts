@@ -1,9 +1,9 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callTool, connectMcp, type McpHandle } from "../helpers/mcp.js";
 import { writeTree } from "../helpers/skills.js";
-import { addAgent, cairn, initWorkspace } from "../helpers/workspace.js";
+import { addAgent, cairn, initWorkspace, scratchDir } from "../helpers/workspace.js";
 
 let ws: { dir: string; cleanup: () => void };
 let env: Record<string, string>;
@@ -105,6 +105,32 @@ describe("slash commands through cairn mcp", () => {
       argument_hint: string;
     }[];
     expect(listed.find((c) => c.name === "tidy")?.argument_hint).toBe("[path]");
+  });
+
+  it("does not follow a repository's command link out of the project; a link inside it still works", async () => {
+    writeTree(ws.dir, { "docs/howto.md": "How to.\n" });
+    symlinkSync("../../docs/howto.md", join(ws.dir, ".claude/commands/howto.md"));
+    // A file of this user's outside the project (a key, private notes), linked from the repository.
+    const outside = scratchDir();
+    try {
+      writeTree(outside.dir, { "notes.md": "private notes\n" });
+      symlinkSync(join(outside.dir, "notes.md"), join(ws.dir, ".claude/commands/notes.md"));
+      const get = async (name: string) => structured(await callTool(mcp, "command_get", { name, args: "" }));
+      const notes = await callTool(mcp, "command_get", { name: "notes", args: "" });
+      expect(notes.isError).toBe(true);
+      expect(JSON.stringify(notes)).not.toContain("private notes");
+      expect((await get("howto")).text).toBe("How to.\n");
+      const listed = structured(await callTool(mcp, "command_list")) as {
+        dropped: { path: string; reason: string }[];
+      };
+      expect(listed.dropped).toContainEqual({
+        path: join(ws.dir, ".claude/commands/notes.md"),
+        origin: ".claude/commands",
+        reason: "a link out of the project: a repository's command files are read only from inside it",
+      });
+    } finally {
+      outside.cleanup();
+    }
   });
 
   it("gives each people-only command its own prompt when names meet once sanitised, and re-describes an edited one", async () => {

@@ -21,6 +21,7 @@ import {
   showPath,
   unshowableName,
 } from "../skills/frontmatter.js";
+import { isInside } from "../skills/paths.js";
 import { cairnHome, commandRoots, type Dialect, type Root } from "../skills/roots.js";
 import type { Workspace } from "../workspace/discover.js";
 
@@ -137,7 +138,14 @@ function stampByPath(real: string): Pick<Found, "stamp" | "racy" | "size"> | nul
  * The command files under one root, sorted, noise skipped. Real paths are known from the
  * root's for everything reached through real folders; only links are resolved one by one.
  */
-function walk(root: Root, cache: StampCache<SlashCommand | string>, each: (found: Found) => void): void {
+function walk(
+  root: Root,
+  cache: StampCache<SlashCommand | string>,
+  each: (found: Found) => void,
+  /** A link (or the root itself) resolving out of the project folder the root belongs to. */
+  out: (path: string) => void,
+): void {
+  let realWithin: string | undefined;
   const visit = (dir: string, realDir: string, prefix: string[], depth: number) => {
     let entries: Entry[];
     try {
@@ -152,8 +160,13 @@ function walk(root: Root, cache: StampCache<SlashCommand | string>, each: (found
       const path = childPath(dir, entry);
       let real = childPath(realDir, entry);
       try {
-        if (kind === "link") real = realpathSync.native(path);
-        else if (kind === "other") continue;
+        if (kind === "link") {
+          real = realpathSync.native(path);
+          if (realWithin !== undefined && !isInside(realWithin, real)) {
+            out(path);
+            continue;
+          }
+        } else if (kind === "other") continue;
         if (kind === "dir" || (kind === "link" && statSync(real).isDirectory())) {
           if (root.recursive && depth < MAX_DEPTH) visit(path, real, [...prefix, entry], depth + 1);
           continue;
@@ -172,7 +185,12 @@ function walk(root: Root, cache: StampCache<SlashCommand | string>, each: (found
   let realRoot: string;
   try {
     realRoot = realpathSync.native(root.path);
+    if (root.within !== undefined) realWithin = realpathSync.native(root.within);
   } catch {
+    return;
+  }
+  if (realWithin !== undefined && !isInside(realWithin, realRoot)) {
+    out(root.path);
     return;
   }
   visit(root.path, realRoot, [], 1);
@@ -266,31 +284,41 @@ export function discoverCommands(workspace: Workspace, env: NodeJS.ProcessEnv): 
   const file = cacheFile(env);
   const cache = PARSED.cache(file);
   for (const root of commandRoots(workspace, env)) {
-    walk(root, cache, (found) => {
-      const { name, path, real } = found;
-      if (unshowableName(name)) {
+    walk(
+      root,
+      cache,
+      (found) => {
+        const { name, path, real } = found;
+        if (unshowableName(name)) {
+          catalog.dropped.push({
+            path: showPath(path),
+            origin: root.origin,
+            reason: "its name holds a control or hidden character (shown as [U+XXXX])",
+          });
+          return;
+        }
+        if (seen.has(real)) return;
+        seen.add(real);
+        const winner = byName.get(name.toLowerCase());
+        if (winner) {
+          catalog.shadowed.push({ name, path, origin: root.origin, by: winner.path });
+          return;
+        }
+        const loaded = loadCached(cache, found, root);
+        if (typeof loaded === "string") {
+          catalog.dropped.push({ path, origin: root.origin, reason: loaded });
+          return;
+        }
+        byName.set(name.toLowerCase(), loaded);
+        catalog.commands.push(loaded);
+      },
+      (path) =>
         catalog.dropped.push({
           path: showPath(path),
           origin: root.origin,
-          reason: "its name holds a control or hidden character (shown as [U+XXXX])",
-        });
-        return;
-      }
-      if (seen.has(real)) return;
-      seen.add(real);
-      const winner = byName.get(name.toLowerCase());
-      if (winner) {
-        catalog.shadowed.push({ name, path, origin: root.origin, by: winner.path });
-        return;
-      }
-      const loaded = loadCached(cache, found, root);
-      if (typeof loaded === "string") {
-        catalog.dropped.push({ path, origin: root.origin, reason: loaded });
-        return;
-      }
-      byName.set(name.toLowerCase(), loaded);
-      catalog.commands.push(loaded);
-    });
+          reason: "a link out of the project: a repository's command files are read only from inside it",
+        }),
+    );
   }
   PARSED.save(file);
   return catalog;

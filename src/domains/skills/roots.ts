@@ -20,6 +20,11 @@ export interface Root {
   dialect: Dialect;
   /** Commands only: walk sub-folders (names joined with `:`), or the top level only (Codex). */
   recursive: boolean;
+  /**
+   * A project's own folder (the repository's files): what is read from it must resolve inside
+   * this folder. A link a repository ships (`setup.md -> ../../.ssh/id_rsa`) is not followed out.
+   */
+  within?: string;
 }
 
 const home = (env: NodeJS.ProcessEnv) => env.HOME || homedir();
@@ -31,12 +36,19 @@ const dotagentHome = (env: NodeJS.ProcessEnv) =>
 function projectRoots(workspace: Workspace, kind: "skills" | "commands"): Root[] {
   if (workspace.kind !== "project") return [];
   return [
-    { origin: `.cairn/${kind}`, path: join(workspace.stateDir, kind), dialect: "claude", recursive: true },
+    {
+      origin: `.cairn/${kind}`,
+      path: join(workspace.stateDir, kind),
+      dialect: "claude",
+      recursive: true,
+      within: workspace.root,
+    },
     {
       origin: `.claude/${kind}`,
       path: join(workspace.root, ".claude", kind),
       dialect: "claude",
       recursive: true,
+      within: workspace.root,
     },
   ];
 }
@@ -90,6 +102,7 @@ export function commandRoots(workspace: Workspace, env: NodeJS.ProcessEnv): Root
       path: join(workspace.root, ".cursor", "commands"),
       dialect: "cursor",
       recursive: true,
+      within: workspace.root,
     });
   }
   return dedupe(roots);
