@@ -288,13 +288,15 @@ describe("skills through cairn mcp", () => {
     );
   });
 
-  it("publishes each skill file under a URI that reads that very file: its digest matches what is served", async () => {
+  it("serves each published skill file as the very bytes its digest names (odd names, invalid UTF-8 late in a file)", async () => {
     // `a%20b.md` published as-is would read back as `a b.md`, another file with another digest.
     writeTree(join(ws.dir, ".claude/skills/odd-names"), {
       "SKILL.md": skillMd({ name: "odd-names", description: "Odd file names" }, "body\n"),
       "references/a b.md": "the one with a space\n",
       "references/a%20b.md": "the one with a percent sign\n",
       "references/q#1?.md": "hash and question mark\n",
+      // Text for its first 8 KB (all an index sniffs), then a byte that is not UTF-8.
+      "references/mixed.md": Buffer.concat([Buffer.from("a".repeat(9_000)), Buffer.from([0xff, 0x0a])]),
     });
     const raw = mcp.client as unknown as {
       request(req: { method: string; params?: unknown }, schema: unknown): Promise<Record<string, unknown>>;
@@ -304,11 +306,15 @@ describe("skills through cairn mcp", () => {
       z.looseObject({}),
     );
     const resources = (got.skill as { resources: { uri: string; digest: string; size: number }[] }).resources;
-    expect(resources).toHaveLength(4);
+    expect(resources).toHaveLength(5);
     for (const resource of resources) {
       expect(() => new URL(resource.uri), resource.uri).not.toThrow();
       const read = await mcp.client.readResource({ uri: resource.uri });
-      const bytes = Buffer.from((read.contents[0] as { text: string }).text, "utf8");
+      const content = read.contents[0] as { text?: string; blob?: string };
+      const bytes =
+        content.blob !== undefined
+          ? Buffer.from(content.blob, "base64")
+          : Buffer.from(content.text ?? "", "utf8");
       expect(`sha256:${createHash("sha256").update(bytes).digest("hex")}`, resource.uri).toBe(
         resource.digest,
       );

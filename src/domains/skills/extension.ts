@@ -1,9 +1,10 @@
+import { isUtf8 } from "node:buffer";
 import { closeSync, readSync, realpathSync } from "node:fs";
 import { extname, join } from "node:path";
 import { notFound, usageError } from "../../kernel/outcome.js";
 import { quoteValue } from "../../kernel/text.js";
 import type { Skill, SkillCatalog } from "./discover.js";
-import { DIGEST_BYTES_LIMIT, digestSkill, sniff } from "./files.js";
+import { DIGEST_BYTES_LIMIT, digestSkill } from "./files.js";
 import { readFrontMatter } from "./frontmatter.js";
 import { checkRelativePath, isInside, openInside } from "./paths.js";
 
@@ -111,7 +112,9 @@ export function readSkillResource(
     if (opened.size > DIGEST_BYTES_LIMIT) throw notFound(`${path} is larger than the extension's 16 MiB`);
     const buffer = Buffer.alloc(opened.size);
     readSync(opened.fd, buffer, 0, opened.size, 0);
-    const { binary } = sniff(opened.fd, opened.size);
+    // Judged on every byte, not the first few KB as an index sniffs: text with an invalid byte
+    // past them would be served with U+FFFD in its place, no longer the bytes its digest names.
+    const binary = buffer.includes(0) || !isUtf8(buffer);
     const mimeType =
       MIME[extname(path).toLowerCase()] ?? (binary ? "application/octet-stream" : "text/plain");
     return binary
