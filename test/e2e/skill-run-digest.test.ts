@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, readdirSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -54,6 +54,13 @@ describe("skill_run against a skill changed after it was enabled", () => {
   it("a planted link to a folder (inside the skill) changes the digest too", () => {
     writeTree(skillDir, { "references/node_modules/json/__init__.py": 'print("PWNED")\n' });
     symlinkSync("../references/node_modules/json", join(skillDir, "scripts/json"));
+    const stale = run();
+    expect(stale.stdout).toBeUndefined();
+    expect(JSON.stringify(stale)).toContain("changed since the operator enabled it");
+  });
+
+  it("a FIFO planted where a module resolves (a writer behind it supplies the code) changes the digest", () => {
+    execFileSync("mkfifo", [join(skillDir, "scripts/json.py")]);
     const stale = run();
     expect(stale.stdout).toBeUndefined();
     expect(JSON.stringify(stale)).toContain("changed since the operator enabled it");

@@ -94,7 +94,7 @@ export function indexFiles(
   limit = INDEX_LIMIT,
   /** Sniff each file for binary and runnable (the index a model reads); a digest needs only paths. */
   describe = true,
-  /** Each symlink whose content the index does not hold: one out of the skill, or to a folder. */
+  /** Each entry whose content the index does not hold: a link out of the skill or to a folder, a FIFO. */
   onLink?: (path: string, target: string) => void,
   /** Names passed over: the index a model reads skips dependency folders and dotfiles. */
   skip: (name: string) => boolean = isNoise,
@@ -150,7 +150,13 @@ export function indexFiles(
         else truncated = true;
         continue;
       }
-      if (!stats.isFile()) continue;
+      if (!stats.isFile()) {
+        // A FIFO or socket: no content to index, yet an interpreter may read one (Node resolves
+        // `require` to it like a file, and a writer behind it supplies the code). Named to the
+        // digest as a link is, so planting one changes what the operator enabled.
+        onLink?.(path, "\0not a regular file");
+        continue;
+      }
       files.push(
         describe
           ? describeFile(realDir, path, stats.size)
