@@ -1,7 +1,7 @@
 import type { SlashCommand } from "../prompts/discover.js";
 import { renderCommand } from "../prompts/render.js";
 import type { LoadedSkill } from "./discover.js";
-import { renderSkillView, skillView } from "./view.js";
+import { BODY_CAP_BYTES, renderSkillView, skillView, withSkillVariables } from "./view.js";
 
 /**
  * A skill as a person's prompt (the way people-only skills are served): its view, with the
@@ -18,9 +18,11 @@ export function skillPromptText(skill: LoadedSkill, projectDir: string, args: st
     argumentHint: skill.argumentHint,
     argumentNames: [],
     modelInvocable: skill.modelInvocable,
-    body: skill.body,
+    // The skill's own variables are filled before the arguments go in, in one pass each: text a
+    // person typed (`$\{CLAUDE_PROJECT_DIR}`, `$1`) stays as typed.
+    body: withSkillVariables(skill.body, skill, projectDir),
     warnings: skill.warnings,
   };
   const body = renderCommand(asCommand, args).text;
-  return renderSkillView(skillView({ ...skill, body }, projectDir));
+  return renderSkillView(skillView({ ...skill, body }, projectDir, BODY_CAP_BYTES, true));
 }

@@ -24,11 +24,21 @@ export const BODY_CAP_BYTES = 32 * 1024;
 const SHELL_LINE = /(^|\s)!`[^`]*`|^```!/m;
 const AT_FILE = /(^|\s)@[\w./-]+\.\w+/m;
 
-export function skillView(skill: LoadedSkill, projectDir: string, cap = BODY_CAP_BYTES): SkillView {
-  // Claude Code's variables for a skill's own folder and the project, which cairn knows too.
-  const substituted = skill.body
+/** Claude Code's variables for a skill's own folder and the project, which cairn knows too. */
+export function withSkillVariables(body: string, skill: Pick<LoadedSkill, "realDir">, projectDir: string) {
+  return body
     .replaceAll(`$\{CLAUDE_SKILL_DIR}`, skill.realDir)
     .replaceAll(`$\{CLAUDE_PROJECT_DIR}`, projectDir);
+}
+
+export function skillView(
+  skill: LoadedSkill,
+  projectDir: string,
+  cap = BODY_CAP_BYTES,
+  /** The body had its variables filled already (before arguments went in, which are never filled). */
+  filled = false,
+): SkillView {
+  const substituted = filled ? skill.body : withSkillVariables(skill.body, skill, projectDir);
   const { text, found } = revealHidden(substituted);
   const warnings = [...skill.warnings];
   if (found > 0) warnings.push(`${found} hidden character(s) in the body are shown as [U+XXXX]`);
