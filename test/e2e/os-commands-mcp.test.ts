@@ -147,7 +147,7 @@ describe("slash commands through cairn mcp", () => {
       return Promise.all(
         prompts.map(async (p) => {
           const got = await mcp.client.getPrompt({ name: p.name, arguments: { args: "" } });
-          return (got.messages[0]?.content as { text: string }).text;
+          return (got.messages[0]?.content as { text?: string } | undefined)?.text;
         }),
       );
     };

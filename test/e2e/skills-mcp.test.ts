@@ -116,12 +116,10 @@ describe("skills through cairn mcp", () => {
     expect(text).toContain('Skill "hidden" from .claude/skills');
     expect(text).toContain("Deploy steps\n\nARGUMENTS: prod eu");
     // What a person types is filled in once: a skill variable in it stays as typed.
-    const typed = await mcp.client.getPrompt({
-      name: "skill-hidden",
-      arguments: { args: "${CLAUDE_PROJECT_DIR} ${CLAUDE_SKILL_DIR}" },
-    });
-    expect((typed.messages[0]?.content as { text: string }).text).toContain(
-      "ARGUMENTS: ${CLAUDE_PROJECT_DIR} ${CLAUDE_SKILL_DIR}",
+    const variables = ["PROJECT", "SKILL"].map((kind) => `$\{CLAUDE_${kind}_DIR}`).join(" ");
+    const typed = await mcp.client.getPrompt({ name: "skill-hidden", arguments: { args: variables } });
+    expect((typed.messages[0]?.content as { text?: string } | undefined)?.text).toContain(
+      `ARGUMENTS: ${variables}`,
     );
     // People still see it listed, marked, on the command line.
     const listed = cairn(ws.dir, ["skill", "list", "--json"], { env }).json as {
