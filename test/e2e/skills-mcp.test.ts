@@ -358,6 +358,31 @@ describe("skills through cairn mcp", () => {
     );
   });
 
+  it("sends no lone surrogate (a YAML escape, a name cut mid-character): strict JSON clients read every list", async () => {
+    const lone = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+    // "Skill: " and 72 letters put the emoji's two halves either side of the title's 80th unit.
+    const name = `${"a".repeat(72)}\u{1F600}`;
+    const changed = nextListChange(mcp);
+    writeTree(join(ws.dir, ".claude/skills", name), {
+      "SKILL.md": `---\nname: ${name}\ndescription: "Half an emoji \\uD83D here"\nnote: "\\uDE00"\n---\nbody\n`,
+    });
+    await changed;
+    const { tools } = await mcp.client.listTools();
+    const tool = tools.find((t) => t.title?.startsWith("Skill: aaaa"));
+    expect(tool?.description).toContain("Half an emoji \uFFFD here");
+    for (const t of tools) expect(lone.test(`${t.title}${t.description}`), t.name).toBe(false);
+    const raw = mcp.client as unknown as {
+      request(req: { method: string; params?: unknown }, schema: unknown): Promise<Record<string, unknown>>;
+    };
+    const listed = await raw.request({ method: "skills/list", params: {} }, z.looseObject({}));
+    const entry = (listed.skills as { uri: string; frontmatter: Record<string, string> }[]).find((s) =>
+      s.uri.startsWith("skill://aaaa"),
+    );
+    expect(entry?.frontmatter.note).toBe("\uFFFD");
+    // JSON.stringify escapes only lone halves: none in what the server sent.
+    expect(JSON.stringify(listed)).not.toMatch(/\\ud[89a-f][0-9a-f]{2}/i);
+  });
+
   it("caps the per-skill tools at [skills] max_tools; the rest stay reachable through skill_get", async () => {
     const changed = nextListChange(mcp);
     writeFileSync(

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { osConfigOf } from "../../domains/os/config.js";
 import { MAX_TOOL_NAME, toolName, uniqueNames } from "../../domains/skills/names.js";
 import { machineConfig } from "../../domains/workspace/machine.js";
+import { cutText } from "../../kernel/text.js";
 import type { CatalogSource, CatalogTool } from "../catalog.js";
 import { osList, osRun } from "./commands.js";
 
@@ -40,7 +41,7 @@ export const osCatalog: CatalogSource = {
     ).map(
       ({ item: tool, name }): CatalogTool => ({
         name,
-        title: `Run ${[tool.bin, ...tool.args].join(" ")}`.slice(0, 80),
+        title: cutText(`Run ${[tool.bin, ...tool.args].join(" ")}`, 80),
         description: tool.description,
         input: z.object({
           args: z

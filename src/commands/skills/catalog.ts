@@ -5,6 +5,7 @@ import { skillRoots } from "../../domains/skills/roots.js";
 import { renderSkillView, type SkillView } from "../../domains/skills/view.js";
 import { loadConfig } from "../../domains/workspace/config.js";
 import { machineConfig } from "../../domains/workspace/machine.js";
+import { cutText } from "../../kernel/text.js";
 import type { CatalogSource, CatalogTool } from "../catalog.js";
 import { skillGet, skillRead, skillRun, skillsOf } from "./commands.js";
 
@@ -52,8 +53,8 @@ export const skillsCatalog: CatalogSource = {
     );
     const perSkill: CatalogTool[] = named.map(({ item: skill, name }) => ({
       name,
-      title: `Skill: ${skill.name}`.slice(0, 80),
-      description: `${skill.description.slice(0, 1_024)} ${SKILL_TOOL_NOTE}`,
+      title: cutText(`Skill: ${skill.name}`, 80),
+      description: `${cutText(skill.description, 1_024)} ${SKILL_TOOL_NOTE}`,
       input: NO_INPUT,
       command: "skill get",
       commandInput: () => ({ name: skill.name }),

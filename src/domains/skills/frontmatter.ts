@@ -1,4 +1,5 @@
 import { parse as parseYaml } from "yaml";
+import { wellFormed } from "../../kernel/text.js";
 
 /**
  * Front matter of a markdown file (SKILL.md, a slash command), read the lenient way: a real
@@ -95,9 +96,19 @@ function safeCopy(value: Record<string, unknown>): Record<string, unknown> {
   const keys = Object.keys(value);
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i] as string;
-    if (!DANGEROUS_KEYS.has(key)) out[key] = value[key];
+    if (!DANGEROUS_KEYS.has(key)) out[wellFormed(key)] = wellFormedValue(value[key]);
   }
   return out;
+}
+
+/** A parsed value with every string in it well formed (YAML escapes can make lone surrogates). */
+function wellFormedValue(value: unknown): unknown {
+  if (typeof value === "string") return wellFormed(value);
+  if (Array.isArray(value)) return value.map(wellFormedValue);
+  if (typeof value === "object" && value !== null && !(value instanceof Date)) {
+    return safeCopy(value as Record<string, unknown>);
+  }
+  return value;
 }
 
 export function readFrontMatter(raw: string): FrontMatter {
@@ -197,7 +208,7 @@ export function cleanDescription(text: string): string {
 
 /** Every step of `cleanDescription`, applied whatever the text (exported for its equality test). */
 export function cleanFully(text: string): string {
-  return text
+  return wellFormed(text)
     .replace(HIDDEN, "")
     .replace(CONTROLS, "")
     .replace(/\s+/g, " ")
