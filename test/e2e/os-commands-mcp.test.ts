@@ -133,6 +133,18 @@ describe("slash commands through cairn mcp", () => {
     }
   });
 
+  it("hears a people-only command change in the deepest folder a command is read from", async () => {
+    const people = (body: string) =>
+      `---\ndescription: ${body}\ndisable-model-invocation: true\n---\n${body}.\n`;
+    writeTree(ws.dir, { ".claude/commands/team/ops/rollout.md": people("Roll out slowly") });
+    const described = async () =>
+      (await mcp.client.listPrompts()).prompts.find((p) => p.name === "cmd-team-ops-rollout")?.description;
+    await expect.poll(described, { timeout: 10_000 }).toMatch(/^Roll out slowly/);
+    // The folders exist now: only team/ops itself sees this edit.
+    writeTree(ws.dir, { ".claude/commands/team/ops/rollout.md": people("Roll out at once") });
+    await expect.poll(described, { timeout: 5_000 }).toMatch(/^Roll out at once/);
+  });
+
   it("gives each people-only command its own prompt when names meet once sanitised, and re-describes an edited one", async () => {
     const people = (body: string) =>
       `---\ndescription: ${body}\ndisable-model-invocation: true\n---\n${body}.\n`;

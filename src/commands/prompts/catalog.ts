@@ -1,8 +1,21 @@
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
 import { z } from "zod";
 import { discoverCommands } from "../../domains/prompts/discover.js";
 import { commandRoots } from "../../domains/skills/roots.js";
 import type { CatalogSource, CatalogTool } from "../catalog.js";
 import { commandGet } from "./commands.js";
+
+/** A folder's subfolders (links to folders included), none when it cannot be read. */
+function subfoldersOf(dir: string): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((entry) => !entry.name.startsWith(".") && (entry.isDirectory() || entry.isSymbolicLink()))
+      .map((entry) => join(dir, entry.name));
+  } catch {
+    return [];
+  }
+}
 
 const NO_INPUT = z.object({});
 
@@ -49,6 +62,11 @@ export const commandsCatalog: CatalogSource = {
     return { tools, warnings };
   },
   watched(ctx) {
-    return commandRoots(ctx.workspace, ctx.env).map((root) => root.path);
+    // A watched folder brings its direct subfolders; command files are read three folders deep
+    // (`a/b/x.md`), so a recursive root's own subfolders are named too.
+    return commandRoots(ctx.workspace, ctx.env).flatMap((root) => [
+      root.path,
+      ...(root.recursive ? subfoldersOf(root.path) : []),
+    ]);
   },
 };
