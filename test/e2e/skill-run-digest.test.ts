@@ -66,6 +66,22 @@ describe("skill_run against a skill changed after it was enabled", () => {
     expect(JSON.stringify(stale)).toContain("changed since the operator enabled it");
   });
 
+  it("a skill named like what every object inherits (constructor, toString) is not enabled by it", () => {
+    for (const name of ["constructor", "toString"]) {
+      writeTree(join(ws.dir, ".claude/skills", name), {
+        "SKILL.md": skillMd({ description: "Inherited name" }, "body\n"),
+        "scripts/go.py": 'print("ran")\n',
+      });
+      const ran = cairn(ws.dir, ["skill", "run", name, "scripts/go.py", "--json"], { env });
+      expect(ran.code, name).toBe(3);
+      expect(JSON.stringify(ran.json), name).toContain(`does not enable skill ${name}`);
+    }
+    const listed = cairn(ws.dir, ["skill", "list", "--json"], { env }).json as {
+      skills: { name: string; run_enabled: boolean }[];
+    };
+    expect(listed.skills.filter((s) => s.run_enabled).map((s) => s.name)).toEqual(["conv"]);
+  });
+
   it("a compiled copy forged into __pycache__ (which the digest leaves out) is not what runs", () => {
     writeTree(skillDir, {
       "scripts/main.py": "import helper\nhelper.go()\n",

@@ -29,5 +29,11 @@ export function skillsConfigOf(config: WorkspaceConfig, source = "cairn.toml"): 
 /** The skills the machine's operator enabled for running, name → digest. */
 export function enabledRuns(env: NodeJS.ProcessEnv): Record<string, string> {
   const machine = machineConfig(env);
-  return skillsConfigOf(machine.config, machine.path).run;
+  // Without a prototype: a skill folder named `constructor` or `toString` is not enabled by
+  // what every object inherits (`enabled[name]` would be a function, `name in enabled` true).
+  const enabled = Object.create(null) as Record<string, string>;
+  for (const [name, digest] of Object.entries(skillsConfigOf(machine.config, machine.path).run)) {
+    enabled[name] = digest;
+  }
+  return enabled;
 }
