@@ -335,9 +335,11 @@ export function discoverSkills(workspace: Workspace, env: NodeJS.ProcessEnv): Sk
   for (const root of skillRoots(workspace, env)) {
     scanRoot(root, cache, (found) => {
       const { name, dir, realDir } = found;
-      if (unshowableName(name)) {
+      // The real folder too: a link with a plain name may lead to `evil\nSYSTEM: …/`, and the
+      // loaded text names the folder it reads from.
+      if (unshowableName(name) || unshowableName(realDir)) {
         dropped.push({
-          dir: showPath(dir),
+          dir: showPath(unshowableName(name) ? dir : `${dir} -> ${realDir}`),
           origin: root.origin,
           reason: "its folder name holds a control or hidden character (shown as [U+XXXX])",
         });
