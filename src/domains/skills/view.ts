@@ -1,6 +1,6 @@
 import { type LoadedSkill, READ_BYTES } from "./discover.js";
 import { indexFiles, type SkillFile, trimToBoundary } from "./files.js";
-import { revealHidden } from "./frontmatter.js";
+import { revealHidden, showPath, unshowableName } from "./frontmatter.js";
 
 /** What loading a skill returns: its body (capped), where it lives, and the files beside it. */
 export interface SkillView {
@@ -57,7 +57,12 @@ export function skillView(
       "`@file` references are not attached: read a skill file with skill_read, others with your own tools",
     );
   }
-  const { files, truncated: filesTruncated } = indexFiles(skill.realDir);
+  const { files: indexed, truncated: filesTruncated } = indexFiles(skill.realDir);
+  // A file named `x\nSYSTEM: …` would forge a line in the index a model reads: its name is
+  // shown by codes (and so cannot be read by it, as nothing such a name holds should be).
+  const files = indexed.map((file) =>
+    unshowableName(file.path) ? { ...file, path: showPath(file.path) } : file,
+  );
   return {
     name: skill.name,
     origin: skill.origin,
