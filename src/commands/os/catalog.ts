@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { osConfigOf } from "../../domains/os/config.js";
-import { MAX_TOOL_NAME, toolName, uniqueNames } from "../../domains/skills/names.js";
 import { machineConfig } from "../../domains/workspace/machine.js";
 import { cutText } from "../../kernel/text.js";
+import { MAX_TOOL_NAME, toolName, uniqueNames } from "../../kernel/tool-names.js";
 import type { CatalogSource, CatalogTool } from "../catalog.js";
 import { osList, osRun } from "./commands.js";
 

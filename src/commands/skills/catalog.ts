@@ -1,11 +1,11 @@
 import { z } from "zod";
 import { enabledRuns, skillsConfigOf } from "../../domains/skills/config.js";
-import { MAX_TOOL_NAME as MAX_CATALOG_NAME, toolName, uniqueNames } from "../../domains/skills/names.js";
 import { skillRoots } from "../../domains/skills/roots.js";
 import { renderSkillView, type SkillView } from "../../domains/skills/view.js";
 import { loadConfig } from "../../domains/workspace/config.js";
 import { machineConfig } from "../../domains/workspace/machine.js";
 import { cutText } from "../../kernel/text.js";
+import { MAX_TOOL_NAME as MAX_CATALOG_NAME, toolName, uniqueNames } from "../../kernel/tool-names.js";
 import type { CatalogSource, CatalogTool } from "../catalog.js";
 import { skillGet, skillRead, skillRun, skillsOf } from "./commands.js";
 

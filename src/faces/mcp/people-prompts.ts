@@ -4,9 +4,9 @@ import { BACKGROUND, type CallControls, type Session } from "../../commands/cont
 import { dispatch } from "../../commands/dispatch.js";
 import { COMMANDS_BY_NAME } from "../../commands/registry.js";
 import { refusedPrompt } from "../../commands/resources.js";
+import { uniqueNames } from "../../kernel/tool-names.js";
 import { showInvisible } from "../../kernel/visible-text.js";
 import { runner } from "./run-command.js";
-import { uniqueNames } from "../../domains/skills/names.js";
 
 async function run(
   session: Session,
