@@ -86,6 +86,40 @@ describe("the package runner's configuration", () => {
   });
 });
 
+describe("the environment an evaluation is run with", () => {
+  it("never passes `npm test` through a variable of the builder's (NODE_OPTIONS, npm_config_script_shell)", () => {
+    const goal = contractWith(ws.dir, [{ name: "check", threshold: 1 }]);
+    writePack(
+      ws.dir,
+      "fixture",
+      evaluatorToml({ name: "fixture-check", proof: "check", argv: ["npm", "test", "--silent"] }),
+    );
+    const run = freezeRun(ws.dir, goal);
+    // Outside the checkout: no frozen input, no changed path names it.
+    const outside = scratchDir("cairn-cheat-");
+    const cheat = join(outside.dir, "cheat.cjs");
+    writeFileSync(cheat, "const exit=process.exit;process.exit=()=>exit(0);\n");
+    try {
+      for (const variables of [
+        { NODE_OPTIONS: `--require ${cheat}` },
+        { npm_config_script_shell: "/bin/true" },
+      ]) {
+        const attempt = openAttempt(ws.dir, run, builder);
+        writeFileSync(join(ws.dir, "lib.txt"), "broken\n");
+        const evaluated = cairnJson<{ samples: { value: number }[] }>(ws.dir, ["attempt", "eval", attempt], {
+          ...builder,
+          ...variables,
+        });
+        expect(evaluated.samples[0]?.value).toBe(0);
+        expect(cairnJson<Decision>(ws.dir, ["attempt", "decide", attempt], builder).verdict).toBe("revert");
+        cairnJson(ws.dir, ["attempt", "revert", attempt, "--confirm"], builder);
+      }
+    } finally {
+      outside.cleanup();
+    }
+  });
+});
+
 describe("the configuration a shipped pack's tool reads", () => {
   it("freezes the test runner's and the type checker's config files with the node pack", () => {
     writeFileSync(join(ws.dir, "tsconfig.json"), '{"compilerOptions":{"strict":true}}\n');

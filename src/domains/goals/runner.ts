@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { runInNewContext } from "node:vm";
-import { runChild } from "../../kernel/child.js";
+import { childEnv, runChild } from "../../kernel/child.js";
 import { quoteValue } from "../../kernel/text.js";
 import type { EvaluatorDefinition } from "./evaluators/definition.js";
 
@@ -28,9 +28,37 @@ interface Execution {
 }
 
 /**
+ * Variables that put code of the caller's choosing into what an evaluator runs, whatever its argv
+ * and frozen inputs say: `NODE_OPTIONS=--require ./pass.cjs` or `npm_config_script_shell=/bin/true`
+ * on `cairn attempt eval` did what a frozen `.npmrc` no longer can. The builder runs the
+ * evaluation, so none of them reaches an evaluator; one that needs such a setting names it in its
+ * argv (`env NODE_OPTIONS=… npm test`), which is frozen with it.
+ */
+const INJECTING = [
+  /^NODE_(OPTIONS|PATH)$/,
+  /^(npm|yarn|pnpm|bun)_config_/i,
+  /^YARN_/,
+  /^PYTHON(PATH|HOME|STARTUP|USERBASE|INSPECT)$/,
+  /^PYTEST_(ADDOPTS|PLUGINS)$/,
+  /^LD_(PRELOAD|LIBRARY_PATH|AUDIT)$/,
+  /^DYLD_/,
+  /^(BASH_ENV|ENV)$/,
+  /^PERL5?(OPT|LIB)$/,
+  /^RUBY(OPT|LIB)$/,
+  /^(JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|JDK_JAVA_OPTIONS)$/,
+];
+
+/** The environment an evaluator runs in: the child's, minus every variable in `INJECTING`. */
+export function evaluatorEnv(base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const env = childEnv(base);
+  for (const name of Object.keys(env)) if (INJECTING.some((rule) => rule.test(name))) delete env[name];
+  return env;
+}
+
+/**
  * Run argv through the supervised child runner: never a shell, its own process group (killed at
  * exit too, so a command that forks and exits leaves nothing behind, and at a timeout or
- * cancel), and an environment without `CAIRN_AGENT`.
+ * cancel), and an environment without `CAIRN_AGENT` or a variable that injects code (`evaluatorEnv`).
  */
 export async function execute(
   argv: readonly string[],
@@ -44,6 +72,7 @@ export async function execute(
   const result = await runChild({
     argv,
     cwd,
+    env: evaluatorEnv(),
     timeoutMs,
     signal,
     killEscaped: true,
