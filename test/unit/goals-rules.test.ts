@@ -135,6 +135,27 @@ describe("evaluator definitions", () => {
     });
   });
 
+  it("reads no number from an empty, blank or non-decimal match, nor from a JSON string like that", () => {
+    // Number("") is 0: a benchmark printing `p95:  ms` (or {"p95": ""}) read as a perfect latency.
+    const loose = regexEvaluator("r", "p95:([^m]*)ms");
+    for (const printed of ["p95:ms", "p95:   ms", "p95:0x1Fms", "p95:Infinityms", "p95:1e309ms"])
+      expect(readValue(loose, { exitCode: 0, stdout: "", combined: printed }).value).toBeNull();
+    expect(readValue(loose, { exitCode: 0, stdout: "", combined: "p95: -1.5e2 ms" }).value).toBe(-150);
+    const json = EvaluatorDefinition.parse({
+      name: "j",
+      proof: "p",
+      argv: ["a"],
+      read: "json",
+      json_path: "p95",
+    });
+    for (const stdout of ['{"p95":""}', '{"p95":" "}', '{"p95":"0b1"}', '{"p95":true}'])
+      expect(readValue(json, { exitCode: 0, stdout, combined: "" })).toEqual({
+        value: null,
+        error: "no number at p95 in stdout's JSON",
+      });
+    expect(readValue(json, { exitCode: 0, stdout: '{"p95":"12.5"}', combined: "" }).value).toBe(12.5);
+  });
+
   it("gives up on a pattern that backtracks on the output, within its budget, instead of hanging cairn", () => {
     // The shipped latency pattern is quadratic on a run of digits with no "ms": code under test
     // printing a million of them held cairn (and any server) for many minutes, past every timeout.

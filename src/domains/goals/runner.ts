@@ -135,6 +135,18 @@ function lastMatch(source: string, text: string, budgetMs: number): string | nul
   }
 }
 
+/**
+ * A decimal number as printed (`12`, `-3.5`, `.5`, `1e3`), or NaN. `Number()` alone reads an empty
+ * or blank match, or a JSON `""`, as 0 (a perfect latency) and `0x1F` as hex: printed by the code
+ * under test, none of those is a measurement.
+ */
+function decimal(text: string): number {
+  const trimmed = text.trim();
+  return /^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/.test(trimmed)
+    ? Number(trimmed)
+    : Number.NaN;
+}
+
 /** Turn what the command printed into the evaluator's number, or say why there is none. */
 export function readValue(
   definition: EvaluatorDefinition,
@@ -161,7 +173,7 @@ export function readValue(
         value: null,
         error: `no number: the pattern /${definition.pattern}/ did not match the output`,
       };
-    const value = Number(last);
+    const value = decimal(last);
     if (!Number.isFinite(value))
       // Quoted short: a match may be megabytes of output, and the error is stored with the sample.
       return {
@@ -177,7 +189,7 @@ export function readValue(
     return { value: null, error: "no number: stdout is not JSON" };
   }
   const found = readJsonPath(document, definition.json_path as string);
-  const value = typeof found === "number" ? found : typeof found === "string" ? Number(found) : Number.NaN;
+  const value = typeof found === "number" ? found : typeof found === "string" ? decimal(found) : Number.NaN;
   if (!Number.isFinite(value))
     return { value: null, error: `no number at ${definition.json_path} in stdout's JSON` };
   return { value, error: null };
