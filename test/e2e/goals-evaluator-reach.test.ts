@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -116,6 +116,54 @@ describe("the environment an evaluation is run with", () => {
       }
     } finally {
       outside.cleanup();
+    }
+  });
+});
+
+describe("an input folder git shows as one entry, or names whole", () => {
+  it("never keeps an attempt that adds a plugin in a nested repository, or edits a file of a folder input", () => {
+    // run.js loads every plugin below checks/, as a test runner loads every file its glob finds.
+    writeFileSync(
+      join(ws.dir, "run.js"),
+      [
+        "const fs = require('fs'), path = require('path');",
+        "const state = { ok: fs.readFileSync('lib.txt', 'utf8').trim() === 'good' };",
+        "const walk = (d) => fs.readdirSync(d, { withFileTypes: true }).flatMap((e) =>",
+        "  e.name === '.git' ? [] : e.isDirectory() ? walk(path.join(d, e.name)) : [path.join(d, e.name)]);",
+        "for (const file of walk('checks')) require(path.resolve(file))(state);",
+        "process.exit(state.ok ? 0 : 1);",
+      ].join("\n"),
+    );
+    mkdirSync(join(ws.dir, "checks"));
+    writeFileSync(join(ws.dir, "checks", "base.js"), "module.exports = () => {};\n");
+    commit("plugins");
+    const goal = contractWith(ws.dir, [{ name: "check", threshold: 1 }]);
+    const pass = "module.exports = (state) => { state.ok = true; };\n";
+    for (const inputs of [["checks/**/*.js"], ["checks"]]) {
+      writePack(
+        ws.dir,
+        "fixture",
+        evaluatorToml({ name: "fixture-check", proof: "check", argv: [process.execPath, "run.js"], inputs }),
+      );
+      const attempt = openAttempt(ws.dir, freezeRun(ws.dir, goal), builder);
+      writeFileSync(join(ws.dir, "lib.txt"), "broken\n");
+      if (inputs[0] === "checks") writeFileSync(join(ws.dir, "checks", "base.js"), pass);
+      else {
+        mkdirSync(join(ws.dir, "checks", "zz"));
+        runSync("git", ["init", "-q"], join(ws.dir, "checks", "zz"));
+        writeFileSync(join(ws.dir, "checks", "zz", "pass.js"), pass);
+      }
+      const evaluated = cairnJson<{ input_drift: string[]; samples: { value: number }[] }>(
+        ws.dir,
+        ["attempt", "eval", attempt],
+        builder,
+      );
+      expect(evaluated.samples[0]?.value).toBe(1);
+      expect(evaluated.input_drift).toEqual([inputs[0] === "checks" ? "checks" : "checks/zz/pass.js"]);
+      expect(cairnJson<Decision>(ws.dir, ["attempt", "decide", attempt], builder).verdict).toBe("revert");
+      // The nested repository was the attempt's own: revert takes it whole.
+      cairnJson(ws.dir, ["attempt", "revert", attempt, "--confirm"], builder);
+      expect(existsSync(join(ws.dir, "checks", "zz"))).toBe(false);
     }
   });
 });

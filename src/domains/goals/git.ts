@@ -1,5 +1,14 @@
-import { createHash } from "node:crypto";
-import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from "node:fs";
+import { createHash, type Hash } from "node:crypto";
+import {
+  type Dirent,
+  existsSync,
+  lstatSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+} from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { git, gitHead } from "../../kernel/git.js";
 import { operational } from "../../kernel/outcome.js";
@@ -93,7 +102,36 @@ export async function ignoredFilesUnder(top: string, folders: readonly string[])
   return listed.stdout.split("\0").filter((path) => path !== "");
 }
 
-/** Content hash of a repository-relative path in a checkout; a symlink hashes its target text. */
+/**
+ * The files below a real folder, relative to it, sorted, `.git` left out: what git shows as one
+ * entry (a nested repository, a submodule) and what a folder named as an input holds.
+ */
+export function filesBelow(folder: string): string[] {
+  const found: string[] = [];
+  const walk = (dir: string, prefix: string) => {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      if (entry.name === ".git") continue;
+      const rel = prefix ? `${prefix}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) walk(join(dir, entry.name), rel);
+      else if (entry.isFile() || entry.isSymbolicLink()) found.push(rel);
+    }
+  };
+  walk(folder, "");
+  return found.sort();
+}
+
+/**
+ * Content hash of a repository-relative path in a checkout; a symlink hashes its target text. A
+ * real folder (a nested repository or submodule git shows as one path, a folder named as an input)
+ * hashes every file below it, its executable bit too: as one entry its content would read
+ * `absent` whatever was edited inside.
+ */
 export function hashWorkFile(top: string, path: string): string {
   const full = join(top, path);
   try {
@@ -101,6 +139,7 @@ export function hashWorkFile(top: string, path: string): string {
     const hash = createHash("sha256");
     if (stat.isSymbolicLink()) hash.update(`symlink:${readlinkSync(full)}`);
     else if (stat.isFile()) hash.update(readFileSync(full));
+    else if (stat.isDirectory()) hashFolder(full, hash);
     else return "absent";
     return `sha256:${hash.digest("hex")}`;
   } catch {
@@ -108,16 +147,30 @@ export function hashWorkFile(top: string, path: string): string {
   }
 }
 
+function hashFolder(full: string, hash: Hash): void {
+  hash.update("folder:");
+  for (const rel of filesBelow(full)) {
+    const file = join(full, rel);
+    const stat = lstatSync(file);
+    const content = stat.isSymbolicLink() ? `symlink:${readlinkSync(file)}` : readFileSync(file);
+    const digest = createHash("sha256").update(content).digest("hex");
+    hash.update(`${rel}\0${digest}${(stat.mode & 0o111) !== 0 && stat.isFile() ? " x" : ""}\n`);
+  }
+}
+
 /**
- * The hash of an evaluator's input: like `hashWorkFile`, but a symlink also hashes the file it
- * points to, since the evaluator reads through it; editing the target is editing the input.
+ * The hash of an evaluator's input: like `hashWorkFile`, but a symlink also hashes what it points
+ * to (a file's content, a folder's files), since the evaluator reads through it; editing the
+ * target is editing the input.
  */
 export function hashInputFile(top: string, path: string): string {
   const full = join(top, path);
   try {
     if (!lstatSync(full).isSymbolicLink()) return hashWorkFile(top, path);
     const hash = createHash("sha256").update(`symlink:${readlinkSync(full)}\0`);
-    if (statSync(full).isFile()) hash.update(readFileSync(full));
+    const target = statSync(full);
+    if (target.isFile()) hash.update(readFileSync(full));
+    else if (target.isDirectory()) hashFolder(full, hash);
     return `sha256:${hash.digest("hex")}`;
   } catch {
     return hashWorkFile(top, path);
@@ -148,7 +201,10 @@ export async function restorePaths(dir: string, base: string, paths: readonly st
   if (remove.length > 0) {
     const specs = remove.map((path) => `:(top,literal)${path}`);
     await git(top, ["rm", "-q", "--cached", "--ignore-unmatch", "--", ...specs]);
-    for (const path of remove) rmSync(join(top, path), { force: true });
+    // A folder is a nested repository the attempt made (git shows it as one `path/`): its files
+    // are the attempt's too (one that was there at open is among its base changes, never here).
+    for (const path of remove)
+      rmSync(join(top, path), { force: true, recursive: lstatSafe(join(top, path))?.isDirectory() === true });
   }
   if (restore.length > 0) {
     // A folder the attempt made where a base file was, emptied by the removals above (the base
@@ -158,6 +214,14 @@ export async function restorePaths(dir: string, base: string, paths: readonly st
     const specs = restore.map((path) => `:(top,literal)${path}`);
     const run = await git(top, ["restore", `--source=${base}`, "--staged", "--worktree", "--", ...specs]);
     if (!run.ok) throw operational(`git restore failed: ${run.stderr.trim()}`);
+  }
+}
+
+function lstatSafe(path: string) {
+  try {
+    return lstatSync(path);
+  } catch {
+    return null;
   }
 }
 

@@ -1,10 +1,10 @@
-import { existsSync, statSync } from "node:fs";
+import { existsSync, lstatSync, statSync } from "node:fs";
 import { basename, isAbsolute, join, relative, resolve, sep } from "node:path";
 import picomatch from "picomatch";
 import { readRegularFile } from "../../kernel/regular-file.js";
 import type { FrozenEvaluatorRecord } from "../../store/store.js";
 import type { EvaluatorDefinition } from "./evaluators/definition.js";
-import { checkoutTop, hashInputFile, hashWorkFile, ignoredFilesUnder, workFiles } from "./git.js";
+import { checkoutTop, filesBelow, hashInputFile, hashWorkFile, ignoredFilesUnder, workFiles } from "./git.js";
 import { scriptImports } from "./script-imports.js";
 
 /**
@@ -29,6 +29,14 @@ const RUNNER_PROGRAMS = new Set([...PACKAGE_RUNNERS, "npx", "pnpx", "bunx", "cor
 const RUNNER_CONFIG = [".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs", "bunfig.toml"];
 /** Subcommands of a package runner that are not a script name. */
 const RUNNER_VERBS = new Set(["run", "run-script", "exec", "x", "dlx", "npx"]);
+
+const isFolder = (path: string) => {
+  try {
+    return lstatSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+};
 
 const isFile = (path: string) => {
   try {
@@ -138,7 +146,19 @@ async function candidates(top: string, patterns: readonly string[]): Promise<str
   const scanned = patterns.map((pattern) => picomatch.scan(pattern));
   const named = scanned.filter((scan) => !scan.isGlob).map((scan) => scan.input);
   const folders = scanned.filter((scan) => scan.isGlob && scan.base !== "").map((scan) => scan.base);
-  const found = new Set([...(await workFiles(top)), ...(await ignoredFilesUnder(top, folders))]);
+  // Only a folder a pattern can reach inside is listed: a vendored repository elsewhere is not read.
+  const bases = scanned.map((scan) => (scan.isGlob ? scan.base : scan.input));
+  const reachable = (folder: string) =>
+    bases.some((base) => base === "" || base.startsWith(`${folder}/`) || `${folder}/`.startsWith(`${base}/`));
+  const found = new Set<string>();
+  for (const path of [...(await workFiles(top)), ...(await ignoredFilesUnder(top, folders))]) {
+    // A nested repository (`tests/x/`) or a submodule is one entry to git, a folder of files to
+    // the evaluator: a glob such as `tests/**/*.js` must see each file inside.
+    const folder = path.replace(/\/$/, "");
+    if (isFolder(join(top, folder)) && reachable(folder))
+      for (const file of filesBelow(join(top, folder))) found.add(`${folder}/${file}`);
+    else found.add(path);
+  }
   for (const path of named) if (hashWorkFile(top, path) !== "absent") found.add(path);
   return [...found].sort();
 }
