@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -111,6 +111,29 @@ describe("revert never discards a commit", () => {
     expect(head()).toBe(moved);
     expect(existsSync(join(ws.dir, "unrelated.txt"))).toBe(true);
     expect(evalAndDecide(attempt.id).verdict).toBe("keep");
+  });
+});
+
+describe("revert takes only what the attempt made", () => {
+  it("leaves files git ignored at open, which the attempt un-ignored by editing .gitignore", () => {
+    writeFileSync(join(ws.dir, ".gitignore"), "data/\n");
+    runSync("git", ["add", ".gitignore"], ws.dir);
+    runSync("git", ["commit", "-qm", "ignore data"], ws.dir);
+    mkdirSync(join(ws.dir, "data"), { recursive: true });
+    writeFileSync(join(ws.dir, "data", "owner.db"), "the owner's data\n");
+    const attempt = open(ws.dir);
+    writeFileSync(join(ws.dir, ".gitignore"), "");
+    writeFileSync(join(ws.dir, "made.txt"), "the attempt's\n");
+    const reverted = cairnJson<{ discarded: string[] }>(ws.dir, [
+      "attempt",
+      "revert",
+      attempt.id,
+      "--confirm",
+    ]);
+    expect(reverted.discarded).toEqual([".gitignore", "made.txt"]);
+    expect(readFileSync(join(ws.dir, "data", "owner.db"), "utf8")).toBe("the owner's data\n");
+    expect(readFileSync(join(ws.dir, ".gitignore"), "utf8")).toBe("data/\n");
+    expect(existsSync(join(ws.dir, "made.txt"))).toBe(false);
   });
 });
 

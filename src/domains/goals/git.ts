@@ -9,7 +9,7 @@ import {
   rmSync,
   statSync,
 } from "node:fs";
-import { join, relative, resolve } from "node:path";
+import { basename, join, relative, resolve } from "node:path";
 import { git, gitHead } from "../../kernel/git.js";
 import { operational } from "../../kernel/outcome.js";
 import { STATE_DIR_NAME } from "../workspace/discover.js";
@@ -186,16 +186,42 @@ export async function commitsSince(dir: string, base: string): Promise<string[]>
 
 /**
  * Put exactly `paths` (repository-relative) back as they were at `base`: a path the base has is
- * restored in the index and work tree, a path it lacks is removed. Nothing else is touched.
+ * restored in the index and work tree, a path it lacks is removed. Nothing else is touched: a
+ * path the base's ignore rules hide is left where it is and returned (an attempt that emptied a
+ * `.gitignore` shows files that were there, ignored, before it opened, and are not its own).
  */
-export async function restorePaths(dir: string, base: string, paths: readonly string[]): Promise<void> {
-  if (paths.length === 0) return;
+export async function restorePaths(dir: string, base: string, paths: readonly string[]): Promise<string[]> {
+  if (paths.length === 0) return [];
   const top = (await checkoutTop(dir)) ?? dir;
   const inBase = await git(top, ["ls-tree", "-r", "-z", "--name-only", "--full-tree", base, "--", ...paths]);
   if (!inBase.ok) throw operational(`git ls-tree failed: ${inBase.stderr.trim()}`);
   const known = new Set(inBase.stdout.split("\0").filter((path) => path !== ""));
-  const restore = paths.filter((path) => known.has(path));
-  const remove = paths.filter((path) => !known.has(path));
+  // The base's ignore rules first, so what they hide can be told from what the attempt made.
+  const rules = paths.filter(
+    (path) => known.has(path) && basename(path) === ".gitignore" && isFileOrAbsent(join(top, path)),
+  );
+  if (rules.length > 0) {
+    const specs = rules.map((path) => `:(top,literal)${path}`);
+    const run = await git(top, ["restore", `--source=${base}`, "--staged", "--worktree", "--", ...specs]);
+    if (!run.ok) throw operational(`git restore failed: ${run.stderr.trim()}`);
+  }
+  const unknown = paths.filter((path) => !known.has(path));
+  const ignored = new Set<string>();
+  if (unknown.length > 0) {
+    // One path a line, unquoted (-z is for --stdin only): a name holding a newline is never
+    // matched back, so it is removed as before.
+    const checked = await git(top, [
+      "-c",
+      "core.quotePath=false",
+      "check-ignore",
+      "--no-index",
+      "--",
+      ...unknown,
+    ]);
+    for (const path of checked.stdout.split("\n")) if (unknown.includes(path)) ignored.add(path);
+  }
+  const restore = paths.filter((path) => known.has(path) && !rules.includes(path));
+  const remove = unknown.filter((path) => !ignored.has(path));
   // Removed first: a symlink the attempt put where a base folder was must go before the folder's
   // files come back (git replaces it, and removing the path afterwards would meet a folder).
   if (remove.length > 0) {
@@ -215,6 +241,12 @@ export async function restorePaths(dir: string, base: string, paths: readonly st
     const run = await git(top, ["restore", `--source=${base}`, "--staged", "--worktree", "--", ...specs]);
     if (!run.ok) throw operational(`git restore failed: ${run.stderr.trim()}`);
   }
+  return [...ignored];
+}
+
+function isFileOrAbsent(path: string): boolean {
+  const stat = lstatSafe(path);
+  return stat === null || stat.isFile();
 }
 
 function lstatSafe(path: string) {

@@ -54,7 +54,8 @@ export async function revertAttempt(
   );
   // git restores outside any transaction: a smudge filter (LFS) or a big tree may take minutes,
   // and the workspace's write lock held meanwhile failed every other writer past its busy timeout.
-  await restorePaths(dir, attempt.baseHead as string, own);
+  const hidden = await restorePaths(dir, attempt.baseHead as string, own);
+  const discarded = own.filter((path) => !hidden.includes(path));
   return store.write(async (tx) => {
     const current = await attemptOrThrow(tx, attemptId);
     if (current.revertedAt) throw refuse("attempt", `${attemptId} was already reverted`, "nothing to do");
@@ -64,14 +65,14 @@ export async function revertAttempt(
       actor,
       action: "attempt.revert",
       subject: attemptId,
-      data: { base: attempt.baseHead, checkout: dir, discarded: own, left_alone: leftAlone },
+      data: { base: attempt.baseHead, checkout: dir, discarded, left_alone: [...leftAlone, ...hidden] },
     });
     return {
       attempt: { ...current, revertedAt: at },
       base: attempt.baseHead as string,
       checkout: dir,
-      discarded: own,
-      leftAlone,
+      discarded,
+      leftAlone: [...leftAlone, ...hidden],
       commits: [] as string[],
     };
   });
