@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { appendFileSync, chmodSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { appendFileSync, chmodSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -12,8 +12,8 @@ import {
   openAttempt,
   writePack,
 } from "../helpers/goals.js";
-import { pidFrom } from "../helpers/processes.js";
-import { addAgent, CAIRN_BIN, cairn, cleanEnv, runSync } from "../helpers/workspace.js";
+import { pidFrom, waitFor } from "../helpers/processes.js";
+import { addAgent, CAIRN_BIN, cairn, cleanEnv, runSync, scratchDir } from "../helpers/workspace.js";
 
 /**
  * A builder with a read-write grant that wants a keep it has not earned: each test is one way
@@ -105,6 +105,44 @@ describe("the tree a keep commits is the tree cairn measured", () => {
     const decided = cairn(ws.dir, ["attempt", "decide", attempt, "--json"], { env: builder });
     expect(decided.stdout).toMatch(/changed since it was evaluated/);
     expect(runSync("git", ["log", "--format=%s"], ws.dir).trim().split("\n")).toHaveLength(1);
+  });
+
+  it("counts no sample the tree changed under: a passing tree swapped in for the evaluator, the broken one put back", async () => {
+    const signals = scratchDir("cairn-swap-");
+    try {
+      const goal = contractWith(ws.dir, [{ name: "check", threshold: 1 }]);
+      // The check waits for the builder's swap before it reads, so the race is won every time.
+      const wait = `touch ${signals.dir}/started; while [ ! -e ${signals.dir}/swapped ]; do sleep 0.05; done`;
+      writePack(
+        ws.dir,
+        "fixture",
+        evaluatorToml({
+          name: "fixture-check",
+          proof: "check",
+          argv: ["sh", "-c", `${wait}; grep -q good lib.txt`],
+        }),
+      );
+      const attempt = openAttempt(ws.dir, freezeRun(ws.dir, goal), builder);
+      writeFileSync(join(ws.dir, "lib.txt"), "broken\n");
+      const evaluation = spawn(process.execPath, [CAIRN_BIN, "attempt", "eval", attempt], {
+        cwd: ws.dir,
+        env: cleanEnv(builder),
+        stdio: "ignore",
+      });
+      const exited = new Promise<number>((resolve) => evaluation.on("close", resolve));
+      await waitFor(() => existsSync(join(signals.dir, "started")), 15_000, "the evaluator to start");
+      writeFileSync(join(ws.dir, "lib.txt"), "good\n");
+      writeFileSync(join(signals.dir, "swapped"), "");
+      expect(await exited).toBe(0);
+      writeFileSync(join(ws.dir, "lib.txt"), "broken\n");
+      // The passing sample stands for no tree: neither the good one it saw nor the broken one kept.
+      const decided = cairn(ws.dir, ["attempt", "decide", attempt, "--json"], { env: builder });
+      expect(decided.code).toBe(3);
+      expect(decided.stdout).toMatch(/changed since it was evaluated/);
+      expect(runSync("git", ["log", "--format=%s"], ws.dir).trim().split("\n")).toHaveLength(1);
+    } finally {
+      signals.cleanup();
+    }
   });
 
   it("refuses the owner's accept of a review whose checkout changed after the decision", () => {

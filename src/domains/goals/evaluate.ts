@@ -16,6 +16,9 @@ const valuesOf = (samples: readonly SampleRecord[], side: Side) =>
   samples.filter((s) => s.side === side && s.value !== null).map((s) => s.value as number);
 const spread = (values: readonly number[]) => new Set(values).size > 1;
 
+/** The tree of a sample taken while the checkout changed: no decision's tree is ever this. */
+const CHANGED_UNDER = "changed while measured";
+
 /**
  * Run every frozen evaluator of the attempt's run in the attempt's own checkout, storing each
  * sample as evidence as soon as it is taken (a cancelled evaluation keeps what it measured).
@@ -58,6 +61,10 @@ export async function evalAttempt(
     return sum + (definition.noisy ? 2 * Math.max(definition.repeats, ROUND_PAIRS) : definition.repeats + 1);
   }, 0);
   const cancelled = () => interaction?.signal.aborted === true;
+  // The tree is fingerprinted again after each sample of the attempt: a sample the tree changed
+  // under (a passing tree swapped in for the evaluators, the broken one put back before the
+  // decision; or a file the evaluator itself wrote) judged no one tree, and is recorded as such.
+  let current = tree;
   // One git call per side, not per sample: HEAD does not move under an evaluation.
   const heads = new Map<string, Promise<string | null>>();
   const headOf = (cwd: string) => {
@@ -79,7 +86,9 @@ export async function evalAttempt(
       total: Math.max(estimate, taken.length + 1),
       message: `${label} ${side === "base" ? "on the base" : ""} (#${index + 1})`.replace("  ", " "),
     });
+    const before = current;
     const outcome = await sampleEvaluator(definition, cwd, interaction?.signal);
+    if (side === "attempt") current = await treeFingerprint(dir);
     const sample: SampleRecord = {
       attemptId,
       evaluator: frozen.name,
@@ -89,7 +98,7 @@ export async function evalAttempt(
       gitHead: await headOf(cwd),
       at: now(),
       side,
-      tree,
+      tree: before === current ? current : CHANGED_UNDER,
     };
     taken.push(sample);
     return sample;
