@@ -477,6 +477,40 @@ describe("a self-report after the owner's judgment", () => {
 });
 
 describe("a module `python -m` finds in the workspace first", () => {
+  it("keeps a sound attempt measured by pytest: the bytecode python would cache in a frozen test folder is not written", () => {
+    const goal = contractWith(ws.dir, [{ name: "tests", threshold: 1 }]);
+    mkdirSync(join(ws.dir, "tests"));
+    writeFileSync(join(ws.dir, "app.py"), "def add(a, b):\n    return a + b\n");
+    writeFileSync(join(ws.dir, "tests", "helper.py"), "EXPECTED = 4\n");
+    writeFileSync(
+      join(ws.dir, "tests", "test_app.py"),
+      "import sys, os\nsys.path.insert(0, os.getcwd())\nfrom app import add\nfrom helper import EXPECTED\n\ndef test_add():\n    assert add(2, 2) == EXPECTED\n",
+    );
+    writeFileSync(join(ws.dir, ".gitignore"), "__pycache__/\n.pytest_cache/\n");
+    commit("python tests");
+    writePack(
+      ws.dir,
+      "fixture",
+      evaluatorToml({
+        name: "fixture-pytest",
+        proof: "tests",
+        argv: ["python3", "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
+        inputs: ["tests/**"],
+      }),
+    );
+    const attempt = openAttempt(ws.dir, freezeRun(ws.dir, goal), builder);
+    writeFileSync(join(ws.dir, "app.py"), "def add(a, b):\n    return b + a\n");
+    // Whatever the caller's environment says about bytecode.
+    const evaluated = cairnJson<{ input_drift: string[]; samples: { value: number }[] }>(
+      ws.dir,
+      ["attempt", "eval", attempt],
+      { ...builder, PYTHONDONTWRITEBYTECODE: undefined },
+    );
+    expect(evaluated.samples[0]?.value).toBe(1);
+    expect(evaluated.input_drift).toEqual([]);
+    expect(cairnJson<Decision>(ws.dir, ["attempt", "decide", attempt], builder).verdict).toBe("keep");
+  });
+
   it("never keeps an attempt that shadows the module an evaluator runs (a pytest.py of its own)", () => {
     const goal = contractWith(ws.dir, [{ name: "check", threshold: 1 }]);
     // compileall stands for pytest: a module that runs from the interpreter's library.

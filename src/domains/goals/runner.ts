@@ -48,10 +48,15 @@ const INJECTING = [
   /^(JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|JDK_JAVA_OPTIONS)$/,
 ];
 
-/** The environment an evaluator runs in: the child's, minus every variable in `INJECTING`. */
+/**
+ * The environment an evaluator runs in: the child's, minus every variable in `INJECTING`, and
+ * python told not to cache bytecode: pytest and every import would write `__pycache__` into a
+ * frozen test folder, a new file there that made a sound attempt's first evaluation drift.
+ */
 export function evaluatorEnv(base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
   const env = childEnv(base);
   for (const name of Object.keys(env)) if (INJECTING.some((rule) => rule.test(name))) delete env[name];
+  env.PYTHONDONTWRITEBYTECODE = "1";
   return env;
 }
 
