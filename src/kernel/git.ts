@@ -67,16 +67,34 @@ export interface GitOptions {
 }
 
 /**
+ * Variables that point git at another repository, work tree, index or object store than the one
+ * holding `dir`. cairn's git looks at the checkout it names: with `GIT_WORK_TREE` at a clean
+ * copy, a builder had the drift check and the measured tree read the copy while the
+ * evaluators ran in its edited checkout.
+ */
+const LOCATING = [
+  "GIT_DIR",
+  "GIT_WORK_TREE",
+  "GIT_INDEX_FILE",
+  "GIT_OBJECT_DIRECTORY",
+  "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+  "GIT_COMMON_DIR",
+  "GIT_NAMESPACE",
+];
+
+/**
  * Run git through the supervised child runner: argv, its own group, no cairn credential, no
- * fsmonitor, and the repository's hooks only when `hooks`.
+ * fsmonitor, the repository's hooks only when `hooks`, and the repository found from `dir`.
  */
 export async function git(dir: string, args: string[], options: GitOptions = {}): Promise<GitRun> {
   const out: Buffer[] = [];
   const err: Buffer[] = [];
+  const env = childEnv(process.env, { ...forcedGitEnv(process.env, [], options.hooks), ...options.env });
+  for (const name of LOCATING) delete env[name];
   const result = await runChild({
     argv: ["git", ...args],
     cwd: dir,
-    env: childEnv(process.env, { ...forcedGitEnv(process.env, [], options.hooks), ...options.env }),
+    env,
     timeoutMs: GIT_TIMEOUT_MS,
     signal: options.signal,
     onOutput: (chunk, stream) => (stream === "stdout" ? out : err).push(chunk),

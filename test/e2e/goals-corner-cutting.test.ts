@@ -145,6 +145,34 @@ describe("the tree a keep commits is the tree cairn measured", () => {
     }
   });
 
+  it("looks at the attempt's checkout whatever git variables the builder runs cairn with (GIT_WORK_TREE at a clean copy)", () => {
+    const goal = contractWith(ws.dir, [{ name: "check", threshold: 1 }]);
+    writeFileSync(
+      join(ws.dir, "check.js"),
+      "process.exit(require('fs').readFileSync('lib.txt','utf8').trim()==='good'?0:1)\n",
+    );
+    runSync("git", ["add", "check.js"], ws.dir);
+    runSync("git", ["commit", "-qm", "check"], ws.dir);
+    writePack(
+      ws.dir,
+      "fixture",
+      evaluatorToml({ name: "fixture-check", proof: "check", argv: [process.execPath, "check.js"] }),
+    );
+    const attempt = openAttempt(ws.dir, freezeRun(ws.dir, goal), builder);
+    const clean = scratchDir("cairn-clean-copy-");
+    try {
+      runSync("git", [`--work-tree=${clean.dir}`, "checkout", "HEAD", "--", "."], ws.dir);
+      writeFileSync(join(ws.dir, "lib.txt"), "broken\n");
+      writeFileSync(join(ws.dir, "check.js"), "process.exit(0)\n");
+      const elsewhere = { ...builder, GIT_WORK_TREE: clean.dir, GIT_DIR: join(ws.dir, ".git") };
+      const evaluated = cairnJson<{ input_drift: string[] }>(ws.dir, ["attempt", "eval", attempt], elsewhere);
+      expect(evaluated.input_drift).toEqual(["check.js"]);
+      expect(cairnJson<Decision>(ws.dir, ["attempt", "decide", attempt], elsewhere).verdict).toBe("revert");
+    } finally {
+      clean.cleanup();
+    }
+  });
+
   it("refuses the owner's accept of a review whose checkout changed after the decision", () => {
     const goal = contractWith(ws.dir, [
       { name: "check", threshold: 1 },
