@@ -74,9 +74,10 @@ export interface FrozenEvaluatorRecord {
   /**
    * What the evaluator depends on, content-hashed at freeze: the globs (declared and defaulted)
    * and every file they matched, repository-relative path → `sha256:…`. Absent in runs frozen
-   * before inputs were tracked.
+   * before inputs were tracked. `modes`: each executable file's hash ends in `+x` (runs frozen
+   * since the mode was frozen too; older ones compare content only).
    */
-  inputs?: { patterns: string[]; files: Record<string, string> };
+  inputs?: { patterns: string[]; files: Record<string, string>; modes?: boolean };
 }
 
 export interface RunRecord {

@@ -173,6 +173,41 @@ describe("the tree a keep commits is the tree cairn measured", () => {
     }
   });
 
+  it("never keeps an attempt that only flips a frozen check's executable bit, so a runner of executables skips it", () => {
+    // run.js runs every executable in checks/, as run-parts does.
+    writeFileSync(
+      join(ws.dir, "run.js"),
+      "const fs=require('fs'),cp=require('child_process');for(const f of fs.readdirSync('checks')){const p='checks/'+f;if(fs.statSync(p).mode&0o111&&cp.spawnSync(p).status!==0)process.exit(1)}\n",
+    );
+    mkdirSync(join(ws.dir, "checks"));
+    writeFileSync(join(ws.dir, "checks", "strict.sh"), "#!/bin/sh\ngrep -q good lib.txt\n");
+    chmodSync(join(ws.dir, "checks", "strict.sh"), 0o755);
+    runSync("git", ["add", "-A"], ws.dir);
+    runSync("git", ["commit", "-qm", "checks"], ws.dir);
+    const goal = contractWith(ws.dir, [{ name: "check", threshold: 1 }]);
+    writePack(
+      ws.dir,
+      "fixture",
+      evaluatorToml({
+        name: "fixture-check",
+        proof: "check",
+        argv: [process.execPath, "run.js"],
+        inputs: ["checks/**"],
+      }),
+    );
+    const attempt = openAttempt(ws.dir, freezeRun(ws.dir, goal), builder);
+    writeFileSync(join(ws.dir, "lib.txt"), "broken\n");
+    chmodSync(join(ws.dir, "checks", "strict.sh"), 0o644);
+    const evaluated = cairnJson<{ input_drift: string[]; samples: { value: number }[] }>(
+      ws.dir,
+      ["attempt", "eval", attempt],
+      builder,
+    );
+    expect(evaluated.samples[0]?.value).toBe(1);
+    expect(evaluated.input_drift).toEqual(["checks/strict.sh"]);
+    expect(cairnJson<Decision>(ws.dir, ["attempt", "decide", attempt], builder).verdict).toBe("revert");
+  });
+
   it("refuses the owner's accept of a review whose checkout changed after the decision", () => {
     const goal = contractWith(ws.dir, [
       { name: "check", threshold: 1 },

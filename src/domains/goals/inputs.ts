@@ -17,6 +17,23 @@ export interface FrozenInputs {
   patterns: string[];
   /** Repository-relative path → content hash (`absent` for a named file that did not exist). */
   files: Record<string, string>;
+  /** Hashes carry the executable bit (`+x`); absent in runs frozen before it was. */
+  modes?: boolean;
+}
+
+/**
+ * A frozen input's hash with its executable bit: `chmod -x checks/strict` alone makes `run-parts
+ * checks` (or any runner that runs only executables) skip a check, with no byte changed.
+ */
+function hashInputWithMode(top: string, path: string): string {
+  const hash = hashInputFile(top, path);
+  if (hash === "absent") return hash;
+  try {
+    const stat = statSync(join(top, path));
+    return stat.isFile() && (stat.mode & 0o111) !== 0 ? `${hash}+x` : hash;
+  } catch {
+    return hash;
+  }
 }
 
 const PACKAGE_RUNNERS = new Set(["npm", "pnpm", "yarn", "bun"]);
@@ -166,16 +183,16 @@ async function candidates(top: string, patterns: readonly string[]): Promise<str
 /** Hash what the patterns match in the checkout holding `root`. */
 export async function freezeInputs(definition: EvaluatorDefinition, root: string): Promise<FrozenInputs> {
   const where = await prefixOf(root);
-  if (!where) return { patterns: [], files: {} };
+  if (!where) return { patterns: [], files: {}, modes: true };
   const patterns = defaultInputs(definition, root).map((pattern) => globOf(where.prefix, pattern));
   const matches = picomatch(patterns, { dot: true });
   const files: Record<string, string> = {};
   for (const path of await candidates(where.top, patterns))
-    if (matches(path)) files[path] = hashInputFile(where.top, path);
+    if (matches(path)) files[path] = hashInputWithMode(where.top, path);
   // A named file that does not exist yet is an input too: creating it is a change.
   for (const pattern of patterns)
     if (!picomatch.scan(pattern).isGlob && !(pattern in files)) files[pattern] = "absent";
-  return { patterns, files };
+  return { patterns, files, modes: true };
 }
 
 /**
@@ -194,8 +211,9 @@ export async function inputDrift(manifest: readonly FrozenEvaluatorRecord[], dir
   const drifted = new Set<string>();
   for (const entry of frozen) {
     const inputs = entry.inputs as FrozenInputs;
+    const current = inputs.modes ? hashInputWithMode : hashInputFile;
     for (const [path, hash] of Object.entries(inputs.files))
-      if (hashInputFile(top, path) !== hash) drifted.add(path);
+      if (current(top, path) !== hash) drifted.add(path);
     const matches = picomatch(inputs.patterns, { dot: true });
     for (const path of present) if (matches(path) && !(path in inputs.files)) drifted.add(path);
   }
