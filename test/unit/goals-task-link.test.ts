@@ -81,7 +81,7 @@ describe("the seam between milestones and the task board", () => {
   it("creates one task per new milestone, links it, and keeps the link across a re-plan", async () => {
     const { goal } = await createGoal(store, "make it tested and documented", "owner", AT);
     const link = recordingLink();
-    const planned = await planMilestones(store, goal.id, undefined, "owner", AT, link);
+    const planned = await planMilestones(store, goal.id, undefined, "owner", AT, { link });
     expect(planned.milestones.map((m) => m.taskId)).toEqual(["T-1", "T-2"]);
     expect(link.dependencies).toEqual(
       new Map([
@@ -104,7 +104,7 @@ describe("the seam between milestones and the task board", () => {
       ],
       "owner",
       AT,
-      link,
+      { link },
     );
     expect(replanned.milestones.map((m) => m.taskId)).toEqual(["T-1", "T-2"]);
     await expect(
@@ -116,7 +116,9 @@ describe("the seam between milestones and the task board", () => {
   it("gates finishing a milestone's task on a kept attempt and offers the next ready milestone", async () => {
     const { goal } = await createGoal(store, "make it tested", "owner", AT);
     await updateGoal(store, goal.id, { outcome: "tests pass" }, "owner", AT, true);
-    const { milestones } = await planMilestones(store, goal.id, undefined, "owner", AT, recordingLink());
+    const { milestones } = await planMilestones(store, goal.id, undefined, "owner", AT, {
+      link: recordingLink(),
+    });
     const core = milestones[0];
     if (!core) throw new Error("no milestone");
     const closed = await milestoneGate(store, core.id);

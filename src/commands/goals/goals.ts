@@ -11,7 +11,6 @@ import {
 import { MilestoneInput, planMilestones } from "../../domains/goals/milestones.js";
 import { nextMilestone } from "../../domains/goals/next.js";
 import { requireGit } from "../../domains/goals/refusals.js";
-import { refuseReplanAfterFreeze } from "../../domains/goals/runs.js";
 import { milestoneGate } from "../../domains/goals/task-link.js";
 import type { GoalRecord } from "../../store/store.js";
 import { defineCommand } from "../define.js";
@@ -205,8 +204,9 @@ export const goalPlan = defineCommand({
   output: z.object({ goal_id: z.string(), drafted: z.boolean(), milestones: z.array(Milestone) }),
   async handler(input, ctx) {
     await requireGit(ctx.workspace.root, "plan a goal");
-    await refuseReplanAfterFreeze(ctx.store, input.id, canPlan(ctx.actor, ctx.config));
-    const planned = await planMilestones(ctx.store, input.id, input.milestones, ctx.actor.id, ctx.now());
+    const planned = await planMilestones(ctx.store, input.id, input.milestones, ctx.actor.id, ctx.now(), {
+      mayPlan: canPlan(ctx.actor, ctx.config),
+    });
     return {
       goal_id: planned.goal.id,
       drafted: planned.drafted,

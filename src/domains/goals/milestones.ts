@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { refuse, usageError } from "../../kernel/outcome.js";
-import type { GoalRecord, MilestoneFields, MilestoneRecord, Store } from "../../store/store.js";
+import type { GoalRecord, MilestoneFields, MilestoneRecord, Store, Tx } from "../../store/store.js";
 import { ACTIVE_TASK_LINK } from "./board-link.js";
 import { goalOrThrow, unknownProof } from "./contract.js";
 import { type MilestoneTaskLink, taskRequest } from "./task-link.js";
@@ -113,10 +113,13 @@ export async function planMilestones(
   inputs: MilestoneInput[] | undefined,
   actor: string,
   at: string,
-  link: MilestoneTaskLink = ACTIVE_TASK_LINK,
+  { link = ACTIVE_TASK_LINK, mayPlan = true }: { link?: MilestoneTaskLink; mayPlan?: boolean } = {},
 ): Promise<{ goal: GoalRecord; milestones: MilestoneRecord[]; drafted: boolean }> {
   return store.write(async (tx) => {
     const goal = await goalOrThrow(tx, goalId);
+    // In the plan's own transaction: a re-plan sent while the owner freezes cannot pass a check
+    // made before the freeze and land after it.
+    await refuseReplanAfterFreeze(tx, goalId, mayPlan);
     const plan: MilestoneFields[] = inputs
       ? inputs.map((input) => ({
           key: input.key,
@@ -181,4 +184,16 @@ export async function planMilestones(
     });
     return { goal, milestones, drafted: inputs === undefined };
   });
+}
+
+/** A plan decides which proofs gate each milestone: after a freeze, re-planning needs `mayPlan`. */
+async function refuseReplanAfterFreeze(tx: Tx, goalId: string, mayPlan: boolean): Promise<void> {
+  if (mayPlan) return;
+  const frozen = (await tx.goals.runs(goalId)).at(-1);
+  if (!frozen) return;
+  throw refuse(
+    "planning",
+    `${goalId} has a frozen run (${frozen.id}): re-planning moves proofs between milestones, which only the workspace owner or a role granted planning may do`,
+    "ask the owner to re-plan, or to set `planning = true` on your role in cairn.toml",
+  );
 }

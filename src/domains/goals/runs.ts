@@ -223,15 +223,3 @@ export async function driftOf(
   }
   return drifted;
 }
-
-/** A plan decides which proofs gate each milestone: after a freeze, re-planning needs `mayPlan`. */
-export async function refuseReplanAfterFreeze(store: Store, goalId: string, mayPlan: boolean): Promise<void> {
-  if (mayPlan) return;
-  const frozen = await store.read(async (tx) => (await tx.goals.runs(goalId)).at(-1));
-  if (!frozen) return;
-  throw refuse(
-    "planning",
-    `${goalId} has a frozen run (${frozen.id}): re-planning moves proofs between milestones, which only the workspace owner or a role granted planning may do`,
-    "ask the owner to re-plan, or to set `planning = true` on your role in cairn.toml",
-  );
-}
