@@ -58,6 +58,14 @@ const timeoutOverride = () => {
   return Number.isFinite(value) && value > 0 ? Math.floor(value) : undefined;
 };
 
+/**
+ * How long the client waits for any answer: a pipelined statement may wait out the lock timeout
+ * behind BEGIN and then run for the statement timeout; the margin lets the server's own timeout
+ * (a clear 57014 or 55P03) arrive first.
+ */
+export const readTimeoutMs = (statementMs: number, lockMs: number) =>
+  statementMs + lockMs + Math.min(5_000, statementMs);
+
 /** One connected client with cairn's session settings and the workspace schema first in its path. */
 export async function connect({
   location,
@@ -66,10 +74,20 @@ export async function connect({
   pipeline = false,
 }: Connect): Promise<pg.Client> {
   const pgModule = await loadDriver();
+  const statementMs =
+    statementTimeoutMs ?? ((timeoutOverride() ?? 0) * 2 || SESSION_DEFAULTS.statementTimeoutMs);
+  const lockMs = timeoutOverride() ?? SESSION_DEFAULTS.lockTimeoutMs;
   const client = new pgModule.Client({
     connectionString: connectionString(location),
     types: typesFor(pgModule, exact),
     connectionTimeoutMillis: SESSION_DEFAULTS.connectTimeoutMs,
+    // A server that stops answering without closing the connection (its host gone, packets
+    // dropped) fires no timeout of its own: a query unanswered well past the server's statement
+    // and lock timeouts fails here and the connection is dropped, so no call (nor close) waits
+    // forever. Keepalives find such a connection while it is idle.
+    query_timeout: readTimeoutMs(statementMs, lockMs),
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
     application_name: "cairn",
     ...(pipeline ? { pipeline: true } : {}),
   } as pg.ClientConfig);
@@ -79,8 +97,8 @@ export async function connect({
   await client.query(
     [
       `SET search_path TO ${ident(location.schema)}`,
-      `SET statement_timeout = ${statementTimeoutMs ?? ((timeoutOverride() ?? 0) * 2 || SESSION_DEFAULTS.statementTimeoutMs)}`,
-      `SET lock_timeout = ${timeoutOverride() ?? SESSION_DEFAULTS.lockTimeoutMs}`,
+      `SET statement_timeout = ${statementMs}`,
+      `SET lock_timeout = ${lockMs}`,
       `SET idle_in_transaction_session_timeout = ${SESSION_DEFAULTS.idleInTransactionMs}`,
       "SET TimeZone = 'UTC'",
       "SET client_min_messages = warning",

@@ -10,7 +10,7 @@ export function isConnectionError(error: unknown): boolean {
   const message = (error as Error)?.message ?? "";
   if (typeof code === "string" && /^(08|57P)/.test(code)) return true;
   if (typeof code === "string" && /^E[A-Z]+$/.test(code)) return true; // ECONNRESET, ECONNREFUSED, EPIPE …
-  return /Connection terminated|connection timeout|Client has encountered a connection error|not queryable/i.test(
+  return /Connection terminated|connection timeout|Query read timeout|Client has encountered a connection error|not queryable/i.test(
     message,
   );
 }
@@ -68,6 +68,12 @@ export function translatePgError(error: unknown, target: PgTarget): CairnError |
   }
   if (code === "23505" || code === "23P01" || code === "23503" || code === "23514" || code === "23502") {
     return conflict(`the change conflicts with stored data (${detail})`);
+  }
+  if (/Query read timeout/.test(detail)) {
+    return operational(
+      `PostgreSQL at ${target.host}:${target.port} stopped answering (no reply past the statement and lock timeouts); nothing unacknowledged was saved`,
+      "retry: the next call reconnects; if it persists, check the network path to the server",
+    );
   }
   if (isConnectionError(error)) {
     return operational(

@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { connect } from "./connection.js";
+import { isConnectionError } from "./errors.js";
 import type { PgLocation } from "./location.js";
 
 const RETRY_MS = 1_000;
@@ -89,8 +90,10 @@ export class ChangeFeed {
         const row = await client.query<{ head: number }>("SELECT coalesce(max(id), 0) AS head FROM events");
         this.advance(Number(row.rows[0]?.head ?? 0));
       } while (this.readAgain && this.client === client);
-    } catch {
+    } catch (error) {
       // A lost connection is reported by its own events and reconnects; a later bell reads again.
+      // One that stopped answering is ended here, so that it is reported and replaced too.
+      if (isConnectionError(error)) void client.end().catch(() => {});
     } finally {
       this.reading = false;
     }
