@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { StoreConfig } from "../../src/domains/workspace/config.js";
+import { parseConfig, StoreConfig } from "../../src/domains/workspace/config.js";
 import { storeLocationOf } from "../../src/domains/workspace/store-location.js";
 import { redactPasswords, translatePgError } from "../../src/store/postgres/errors.js";
 import { redactUrl, storableUrl } from "../../src/store/postgres/location.js";
@@ -71,6 +71,23 @@ describe("[store] url in cairn.toml never holds a password", () => {
     expect(accepts("postgresql://u@h/db?schema=s&PASSWORD=pw")).toBe(false);
     expect(accepts("postgres://u@h/db?sslpassword=pw")).toBe(false);
     expect(accepts("postgres://u@h/db?schema=s&password=pw#x")).toBe(false);
+  });
+  it("a file that does not parse quotes its lines with the password masked", () => {
+    const messageOf = (url: string) => {
+      try {
+        parseConfig(`[store]\nurl = "${url}\nschema = "a"\n`, "/tmp/ws/.cairn/cairn.toml");
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return "";
+    };
+    const message = messageOf("postgres://alice:hunter2-c1@db.example/x");
+    expect(message).toMatch(/not valid TOML/);
+    expect(message).toContain("postgres://alice:***@db.example/x");
+    expect(message).not.toContain("hunter2-c1");
+    const spaced = messageOf("postgres://alice:two c2 words@db.example/x");
+    expect(spaced).toMatch(/not valid TOML/);
+    expect(spaced).not.toMatch(/two|c2|words/);
   });
   it("a URL without one is accepted", () => {
     expect(accepts("postgres://u@h/db")).toBe(true);
