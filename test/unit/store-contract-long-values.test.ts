@@ -89,4 +89,39 @@ describe.each(contractStores("long"))("long values store contract: $name", ({ cr
       expect(recent.map((hit) => hit.fact.text)).toEqual([`topical fact ${i}`]);
     }
   });
+
+  it("a topic or label holding a lone surrogate leaves topics, topic filters and label filters working for every fact", async () => {
+    // An MCP client's JSON may carry "\ud800"; stored as JSON text it is that escape again, which
+    // PostgreSQL's jsonb refuses. A pair stays one character; a half after a literal backslash
+    // ("\\ud800" as text, then a lone low half) is a half too.
+    const topics = [
+      "half\ud800topic",
+      "\\ud800\udc00 after a backslash",
+      "pair \u{1F600}",
+      "whole surrogate",
+    ];
+    for (const [i, topic] of topics.entries()) {
+      const text = `surrogate fact ${i}`;
+      await write(async (tx) => tx.facts.insert({ text, norm: text, topics: [topic], author: "owner" }, AT));
+    }
+    for (const [title, labels] of [
+      ["half", ["half\udc00label", "urgent"]],
+      ["whole", ["urgent"]],
+    ] as const)
+      await write(async (tx) => tx.tasks.insert(newTask(`surrogate ${title}`, { labels: [...labels] }), AT));
+    const listed = (await store.read((tx) => tx.facts.topics())).map((entry) => entry.topic);
+    expect(listed).toContain("whole surrogate");
+    expect(listed).toContain("pair \u{1F600}");
+    for (const i of [2, 3]) {
+      const topic = topics[i] as string;
+      const hits = await store.read((tx) => tx.facts.search({ terms: ["surrogate"], topic, limit: 10 }));
+      expect(hits.map((hit) => hit.fact.text)).toEqual([`surrogate fact ${i}`]);
+      const recent = await store.read((tx) => tx.facts.search({ terms: [], topic, limit: 10 }));
+      expect(recent.map((hit) => hit.fact.text)).toEqual([`surrogate fact ${i}`]);
+    }
+    const labelled = await store.read((tx) => tx.tasks.list({ label: "urgent", limit: 10, offset: 0 }));
+    expect(
+      labelled.tasks.map((task) => task.title).filter((title) => title.startsWith("surrogate ")),
+    ).toEqual(["surrogate half", "surrogate whole"]);
+  });
 });

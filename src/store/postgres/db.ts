@@ -76,14 +76,31 @@ export function decodeText(value: string): string {
   return value.replace(/\uE000([01])/g, (_, code: string) => (code === "0" ? "\u0000" : ESC));
 }
 
+/** An escape that is one (an even run of backslashes before it, none before that), as SQL regex text. */
+const REAL_ESCAPE = String.raw`(?<!\\)((?:\\\\)*)\\u`;
+
+/**
+ * JSON text with each lone surrogate escape (JSON.stringify writes "\ud800" for a half
+ * character an MCP client sent) made \ufffd, as SQLite's JSON functions read it; jsonb refuses
+ * it (22P02). Pairs are set aside first under a marker the text store never holds (ESC then "2",
+ * see encodeText) and put back after.
+ */
+const withoutLoneSurrogates = (column: string): string => {
+  const pairs = String.raw`regexp_replace(${column}, '${REAL_ESCAPE}([dD][89abAB][0-9a-fA-F]{2})\\u([dD][c-fC-F][0-9a-fA-F]{2})', '\1' || chr(57344) || '2\2\3', 'g')`;
+  const lone = String.raw`regexp_replace(${pairs}, '${REAL_ESCAPE}[dD][89a-fA-F][0-9a-fA-F]{2}', '\1\\ufffd', 'g')`;
+  const back = String.raw`regexp_replace(${lone}, chr(57344) || '2([0-9a-fA-F]{4})([0-9a-fA-F]{4})', '\\u\1\\u\2', 'g')`;
+  return String.raw`CASE WHEN ${column} ~ '\\u[dD][89a-fA-F]' THEN ${back} ELSE ${column} END`;
+};
+
 /**
  * A text column holding JSON, as jsonb. PostgreSQL's jsonb refuses the escape \u0000 (JSON.stringify
  * writes a U+0000 that way), which failed a query over every row once one held it: each escaped
  * NUL (one not itself escaped: an even run of backslashes before it) becomes the text store's own
- * escape (see encodeText), which reads back as U+0000 and equals an encoded parameter.
+ * escape (see encodeText), which reads back as U+0000 and equals an encoded parameter. A lone
+ * surrogate escape, refused too, reads as U+FFFD (see withoutLoneSurrogates).
  */
 export const jsonbOfStored = (column: string): string =>
-  `regexp_replace(${column}, '(?<!\\\\)((?:\\\\\\\\)*)\\\\u0000', '\\1' || chr(57344) || '0', 'g')::jsonb`;
+  String.raw`regexp_replace(${withoutLoneSurrogates(column)}, '${REAL_ESCAPE}0000', '\1' || chr(57344) || '0', 'g')::jsonb`;
 
 export const encodeParam = (value: unknown): unknown => {
   if (typeof value === "string") return encodeText(value);
