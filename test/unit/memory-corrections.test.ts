@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { OWNER } from "../../src/domains/identity/actor.js";
-import { recall, remember, supersede } from "../../src/domains/knowledge/memory.js";
+import { MAX_TOPICS, recall, remember, supersede } from "../../src/domains/knowledge/memory.js";
 import { rememberAll } from "../../src/domains/knowledge/remember-all.js";
 import { RefusedError } from "../../src/kernel/outcome.js";
 import { contractStores, storeForSuite } from "../helpers/contract-stores.js";
@@ -37,6 +37,17 @@ describe.each(contractStores("corrections"))("memory corrections: $name", ({ cre
       remembered: 0,
       reinforced: 1,
     });
+  });
+
+  it("adds a restatement's topics only up to the limit a new fact is held to, alone and in bulk", async () => {
+    const topics = (from: number) => Array.from({ length: MAX_TOPICS }, (_, i) => `t${from + i}`);
+    const first = await remember(store, OWNER, { text: "Queues drain at night", topics: topics(0) }, AT);
+    const again = await remember(store, OWNER, { text: "queues drain at night", topics: topics(100) }, AT);
+    expect(again.reinforced).toBe(true);
+    expect(again.fact.topics).toEqual(first.fact.topics);
+    await rememberAll(store, OWNER, [{ text: "Queues drain at night!", topics: topics(200) }], AT);
+    const [hit] = await recall(store, { query: "queues drain night" }, AT);
+    expect(hit?.fact.topics).toEqual(topics(0));
   });
 
   it("stores a fact that differs from another by an operator as a fact of its own", async () => {

@@ -84,7 +84,11 @@ export async function remember(
   return store.write(async (tx) => {
     const existing = await tx.facts.liveByNorm(norm);
     if (existing) {
-      const fact = await tx.facts.reinforce(existing.id, mergeTopics(existing.topics, topics), now);
+      const fact = await tx.facts.reinforce(
+        existing.id,
+        mergeTopics(existing.topics, topics, MAX_TOPICS),
+        now,
+      );
       await tx.journal.append({
         at: now,
         actor: actor.id,
@@ -235,7 +239,7 @@ export async function supersede(
     const topicsOfNew = checked.topics.length > 0 ? checked.topics : old.topics;
     const existing = await tx.facts.liveByNorm(checked.norm);
     const fact = existing
-      ? await tx.facts.reinforce(existing.id, mergeTopics(existing.topics, topicsOfNew), now)
+      ? await tx.facts.reinforce(existing.id, mergeTopics(existing.topics, topicsOfNew, MAX_TOPICS), now)
       : await tx.facts.insert({ text, norm: checked.norm, topics: topicsOfNew, author: actor.id }, now);
     await tx.facts.supersede(old.id, fact.id, now);
     await tx.journal.append({

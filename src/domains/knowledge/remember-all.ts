@@ -1,7 +1,7 @@
 import type { FactRecord, NewFact } from "../../store/knowledge.js";
 import type { NewJournalEvent, Store } from "../../store/store.js";
 import type { Actor } from "../identity/actor.js";
-import { checkFact, refuseIfCorrected } from "./memory.js";
+import { checkFact, MAX_TOPICS, refuseIfCorrected } from "./memory.js";
 import { mergeTopics } from "./text.js";
 
 /**
@@ -47,7 +47,7 @@ export async function rememberAll(
     for (const step of plan) {
       let fact = live.get(step.norm) as FactRecord;
       if (step.reinforce) {
-        fact = await tx.facts.reinforce(fact.id, mergeTopics(fact.topics, step.topics), now);
+        fact = await tx.facts.reinforce(fact.id, mergeTopics(fact.topics, step.topics, MAX_TOPICS), now);
         live.set(step.norm, fact);
       }
       events.push({

@@ -175,8 +175,12 @@ export function normaliseTopics(topics: readonly string[] | undefined): string[]
   return [...new Set(cleaned)];
 }
 
-export function mergeTopics(a: readonly string[], b: readonly string[]): string[] {
-  return [...new Set([...a, ...b])];
+/**
+ * A reinforced fact's topics: the ones it had, then new ones while fewer than `max`. Restating a
+ * fact with other topics each time must not grow it past the limit a new fact is held to.
+ */
+export function mergeTopics(a: readonly string[], b: readonly string[], max: number): string[] {
+  return [...new Set([...a, ...b])].slice(0, Math.max(max, a.length));
 }
 
 export const WORKSPACE_SCOPE = "workspace";
