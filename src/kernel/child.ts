@@ -14,6 +14,26 @@ import { boardsStartedFor, STARTED_FOR_VARIABLE, servedBoard } from "./started-f
 /** Variables that carry a cairn credential. A child that must act on the board gets its own token. */
 const CREDENTIAL_VARIABLES = ["CAIRN_AGENT"] as const;
 
+/** A store URL without the password it may carry (accepted in memory, never stored or passed on). */
+function withoutPassword(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (!parsed.password) return url;
+    parsed.password = "";
+    return parsed.toString();
+  } catch {
+    // Not a URL the store could open either; still, nothing between `:` and `@` passes.
+    return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/@:]*):[^@]*@/i, "$1@");
+  }
+}
+
+/**
+ * What a child that acts on the board as itself (an agent run with a minted token) needs to reach
+ * a shared store named with its password: the URL `childEnv` gives every other child without it.
+ */
+export const storeAccess = (base: NodeJS.ProcessEnv): Record<string, string> =>
+  base.CAIRN_STORE_URL === undefined ? {} : { CAIRN_STORE_URL: base.CAIRN_STORE_URL };
+
 /**
  * The environment for a child: the base minus every cairn credential, plus `extra`, marked with
  * the boards it is started for (this process's own marks, whatever the base, and the board it
@@ -26,6 +46,10 @@ export function childEnv(
   const env: NodeJS.ProcessEnv = { ...base };
   for (const name of CREDENTIAL_VARIABLES) delete env[name];
   for (const name of Object.keys(env)) if (/^CAIRN_.*TOKEN/.test(name)) delete env[name];
+  // CAIRN_STORE_URL is cairn's own; a password in it (accepted in memory) is cairn's to hold. A
+  // child with no token of its own is refused the board anyway, so it needs no way in. (PGPASSWORD
+  // is libpq's, shared with whatever else the user runs, such as a test suite's database: it passes.)
+  if (env.CAIRN_STORE_URL) env.CAIRN_STORE_URL = withoutPassword(env.CAIRN_STORE_URL);
   // A relative CAIRN_DIR (or CAIRN_HOME) names a workspace from this process's directory; a
   // child started elsewhere (a shortcut or check at the workspace root) would read another one.
   for (const name of ["CAIRN_DIR", "CAIRN_HOME"]) {

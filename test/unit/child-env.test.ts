@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { childEnv } from "../../src/kernel/child.js";
+import { childEnv, storeAccess } from "../../src/kernel/child.js";
 import { boardsStartedFor, STARTED_FOR_VARIABLE, startChildrenFor } from "../../src/kernel/started-for.js";
 
 /** What every process cairn starts receives: no credential, and the mark of the boards it serves. */
@@ -18,6 +18,20 @@ describe("a child's environment", () => {
     expect(env.CAIRN_PG_TOKEN).toBeUndefined();
     expect(env.PATH).toBe("/bin");
     expect(boardsStartedFor(env)).toEqual(["/work/a/.cairn/cairn.db"]);
+  });
+
+  it("passes a shared store's URL without its password; a run acting as itself gets it whole", () => {
+    const url = "postgres://team:s3cret@db.example:5432/work?schema=web";
+    const env = childEnv({ CAIRN_STORE_URL: url, PGPASSWORD: "libpq's own" });
+    expect(env.CAIRN_STORE_URL).toBe("postgres://team@db.example:5432/work?schema=web");
+    expect(env.PGPASSWORD).toBe("libpq's own");
+    expect(childEnv({ CAIRN_STORE_URL: "postgres://u:p@[bad/x" }).CAIRN_STORE_URL).toBe(
+      "postgres://u@[bad/x",
+    );
+    expect(childEnv({ CAIRN_STORE_URL: "postgres://team@db/work" }).CAIRN_STORE_URL).toBe(
+      "postgres://team@db/work",
+    );
+    expect(storeAccess({ CAIRN_STORE_URL: url, PATH: "/bin" })).toEqual({ CAIRN_STORE_URL: url });
   });
 
   it("keeps the marks this process was started with, whatever base or extra variables say", () => {

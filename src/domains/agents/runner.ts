@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { setTimeout as pause } from "node:timers/promises";
-import { childEnv, onProcessStop, runChild } from "../../kernel/child.js";
+import { childEnv, onProcessStop, runChild, storeAccess } from "../../kernel/child.js";
 import { conflict, operational, usageError } from "../../kernel/outcome.js";
 import { type ProgressSink, runProgress } from "../../kernel/progress.js";
 import type { AgentRunRecord, RunStatus, RunTrigger, Store, Tx } from "../../store/store.js";
@@ -64,7 +64,8 @@ export function runEnvironment(
   if (!LOCALES.some((name) => env[name]))
     env.LC_CTYPE = process.platform === "darwin" ? "en_US.UTF-8" : "C.UTF-8";
   Object.assign(env, injected);
-  if (identity) env.CAIRN_AGENT = identity.token;
+  // A run acting on the board as itself reaches the store as the caller does, password and all.
+  if (identity) Object.assign(env, storeAccess(request.env), { CAIRN_AGENT: identity.token });
   return env;
 }
 
