@@ -56,12 +56,17 @@ afterEach(() => {
 
 describe("PostgreSQL store: a server that goes silent", () => {
   it("fails the call in flight within its timeouts, saves nothing, and the next call reconnects", async () => {
+    // The workspace is made first, under the usual timeouts: making one takes locks every
+    // workspace on the server shares, which other suites running at once may hold for a while.
+    const schema = `silent-${randomUUID()}`;
+    const made = openStore({ kind: "postgres", url: testPgUrl(), schema }, { create: true });
+    await made.read(async () => undefined);
+    await made.close();
     // Statement timeout 600 ms, lock timeout 300 ms: the call is given up on soon after.
     process.env.CAIRN_PG_TIMEOUT_MS = "300";
-    const schema = `silent-${randomUUID()}`;
     const viaProxy = new URL(testPgUrl());
     viaProxy.port = String(proxyPort);
-    const store: Store = openStore({ kind: "postgres", url: viaProxy.toString(), schema }, { create: true });
+    const store: Store = openStore({ kind: "postgres", url: viaProxy.toString(), schema });
     try {
       await store.write(async (tx) => {
         await tx.journal.append(event("before"));
