@@ -410,19 +410,24 @@ describe("hostile values in resource errors", () => {
     }
   });
 
-  it("titles a people-only command's prompt with its control characters shown by their codes", async () => {
+  it("gives a people-only command named with a control character no prompt: its name never reaches a menu", async () => {
     writeTree(join(ws.dir, ".claude", "commands"), {
       "ev\u001b[31mil.md": "---\ndescription: a trap\ndisable-model-invocation: true\n---\nhi\n",
+      "plain.md": "---\ndescription: a plain one\ndisable-model-invocation: true\n---\nhi\n",
     });
     const mcp = await connectMcp(ws.dir);
     try {
       // People-only prompts are registered once the server has looked at the command folders.
-      let prompt: { name: string; title?: string } | undefined;
-      for (const deadline = Date.now() + 10_000; !prompt && Date.now() < deadline; ) {
-        prompt = (await mcp.client.listPrompts()).prompts.find((p) => p.name.startsWith("cmd-ev"));
-        if (!prompt) await new Promise((resolve) => setTimeout(resolve, 50));
+      let prompts: { name: string; title?: string }[] = [];
+      for (const deadline = Date.now() + 10_000; Date.now() < deadline; ) {
+        prompts = (await mcp.client.listPrompts()).prompts;
+        if (prompts.some((p) => p.name === "cmd-plain")) break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
       }
-      expect(prompt?.title).toBe("/ev\\x1b[31mil");
+      expect(prompts.map((p) => p.name)).toContain("cmd-plain");
+      expect(prompts.filter((p) => p.name.startsWith("cmd-ev"))).toEqual([]);
+      // JSON writes the escape character as \u001b: neither form is anywhere in the list.
+      expect(JSON.stringify(prompts)).not.toContain("\\u001b");
     } finally {
       await mcp.close();
     }
