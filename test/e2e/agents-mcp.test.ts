@@ -71,8 +71,16 @@ describe("local agents over MCP", () => {
       "bot",
       `[agent]\nname = "bot"\n[run]\ncommand = ${JSON.stringify(process.execPath)}\nargs = [${JSON.stringify(CAIRN_BIN)}, "whoami", "--json"]\n[cairn]\nidentity = "bot"\n`,
     );
-    addAgent(ws.dir, "bot", "builder");
-    operatorToken = addAgent(ws.dir, "op", "ops").token;
+    writeAgent(
+      ws.dir,
+      "usurper",
+      `[agent]\nname = "usurper"\n[run]\ncommand = "sh"\nargs = ["-c", "echo ran > \\"$0\\"", ${JSON.stringify(join(ws.dir, "usurper.txt"))}]\n[cairn]\nidentity = "boss"\n`,
+    );
+    addAgent(ws.dir, "boss", "reviewer");
+    const op = addAgent(ws.dir, "op", "ops");
+    operatorToken = op.token;
+    // The run acts as bot's child: bot is op's own, so op may have it made.
+    addAgent(ws.dir, "bot", "ops", ["--parent", op.id]);
     mcp = await connectMcp(ws.dir, {
       env: { ...env, CAIRN_AGENT: operatorToken },
       args: ["--profile", "operator"],
@@ -190,6 +198,16 @@ describe("local agents over MCP", () => {
       agents: { name: string; retired_at: string | null }[];
     };
     expect(listed.agents.find((agent) => agent.name === who.name)?.retired_at).not.toBeNull();
+  });
+
+  it("refuses a run whose [cairn] identity is an agent outside the caller's own line", async () => {
+    const result = await mcp.client.callTool({ name: "run-usurper", arguments: { schema_version: 1 } });
+    const refused = (result.structuredContent as { refused?: { policy: string; reason: string } }).refused;
+    expect(refused?.policy).toBe("identity");
+    expect(refused?.reason).toMatch(/identity "boss" is neither A-\d+ nor one of its descendants/);
+    expect(existsSync(join(ws.dir, "usurper.txt"))).toBe(false);
+    const listed = cairn(ws.dir, ["agent", "list", "--all", "--json"]).json as { agents: { name: string }[] };
+    expect(listed.agents.some((agent) => agent.name.startsWith("boss-run-"))).toBe(false);
   });
 
   it("runs a declared remediation with no arguments and never the agent", async () => {

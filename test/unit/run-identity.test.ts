@@ -63,4 +63,33 @@ describe("run identities for children that must act on the board", () => {
     await expect(mintRunIdentityFor(store, "gone", "late", now())).rejects.toBeInstanceOf(RefusedError);
     await expect(mintRunIdentityFor(store, "nobody", "late", now())).rejects.toBeInstanceOf(RefusedError);
   });
+
+  it("mints only for an agent in its maker's own line: itself or a descendant, unless the owner makes the run", async () => {
+    const maker = await addAgent(store, config, OWNER, { name: "maker", role: "builder" }, now());
+    const child = await addAgent(
+      store,
+      config,
+      OWNER,
+      { name: "kid", role: "builder", parent: "maker" },
+      now(),
+    );
+    await addAgent(store, config, OWNER, { name: "other", role: "builder" }, now());
+    const makerId = maker.agent.id;
+    await expect(mintRunIdentityFor(store, "other", "ar-3", now(), undefined, makerId)).rejects.toThrow(
+      /neither .* nor one of its descendants/,
+    );
+    expect((await mintRunIdentityFor(store, "maker", "ar-4", now(), undefined, makerId)).agent.parentId).toBe(
+      makerId,
+    );
+    expect((await mintRunIdentityFor(store, "kid", "ar-5", now(), undefined, makerId)).agent.parentId).toBe(
+      child.agent.id,
+    );
+    // A child may not have a run act as its parent.
+    await expect(
+      mintRunIdentityFor(store, "maker", "ar-6", now(), undefined, child.agent.id),
+    ).rejects.toBeInstanceOf(RefusedError);
+    expect((await mintRunIdentityFor(store, "other", "ar-7", now(), undefined, OWNER.id)).agent.name).toMatch(
+      /^other-run-/,
+    );
+  });
 });

@@ -6,7 +6,12 @@ import { childEnv, onProcessStop, runChild, storeAccess } from "../../kernel/chi
 import { conflict, operational, usageError } from "../../kernel/outcome.js";
 import { type ProgressSink, runProgress } from "../../kernel/progress.js";
 import type { AgentRunRecord, RunStatus, RunTrigger, Store, Tx } from "../../store/store.js";
-import { mintRunIdentityFor, type RunIdentity, retireRunAgent } from "../identity/run-identity.js";
+import {
+  identityFor,
+  mintRunIdentityFor,
+  type RunIdentity,
+  retireRunAgent,
+} from "../identity/run-identity.js";
 import type { Workspace } from "../workspace/discover.js";
 import { RunLog, STDERR_TAIL_BYTES, STDOUT_TAIL_BYTES, Tail } from "./logs.js";
 import { type LoadedAgent, triggerSchedule } from "./manifest.js";
@@ -103,6 +108,10 @@ export async function runAgent(request: RunRequest): Promise<RunResult> {
   ];
   const cwd = resolve(agent.dir, agent.manifest.run.working_dir ?? ".");
   const started = await store.write(async (tx) => {
+    // A run made by hand is refused outright when its caller may not act as the identity the
+    // manifest names (a scheduled one records the refusal as its failed attempt, when minting).
+    const wanted = agent.manifest.cairn.identity;
+    if (wanted && request.trigger !== "schedule") await identityFor(tx, wanted, request.actorId);
     const refusal = await request.admit?.(tx);
     if (refusal !== undefined)
       throw conflict(`not started: ${refusal}`, "nothing to do: the window is served");
@@ -210,6 +219,7 @@ async function supervise(
           started.id.toLowerCase(),
           request.now(),
           (tx, minted) => tx.agentRuns.setIdentity(started.id, minted.id),
+          request.actorId,
         );
       // The latest output line, paced; a silent agent still shows it is alive.
       const progress = runProgress(request.progress);

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { refuse } from "../../kernel/outcome.js";
 import type { AgentRecord, Store, Tx } from "../../store/store.js";
+import { ancestorsOf, OWNER } from "./actor.js";
 import { hashToken, newToken } from "./tokens.js";
 
 /**
@@ -62,17 +63,11 @@ export async function mintRunIdentityFor(
   label: string,
   now: string,
   record?: (tx: Tx, agent: AgentRecord) => Promise<void>,
+  actingFor: string = OWNER.id,
 ): Promise<RunIdentity> {
   const token = newToken();
   const agent = await store.write(async (tx) => {
-    const parent = await tx.agents.byName(parentName);
-    if (!parent || parent.retiredAt) {
-      throw refuse(
-        "identity",
-        `the cairn identity ${JSON.stringify(parentName)} ${parent ? "is retired" : "does not exist"}`,
-        `add it with \`cairn agent add ${parentName} --role ROLE\`, or drop [cairn] identity from the manifest`,
-      );
-    }
+    const parent = await identityFor(tx, parentName, actingFor);
     // Unguessable: agent names are one namespace, and any writer may add children, so a name
     // known in advance (the next run's id) could be taken first and every such run refused.
     const name = `${parent.name.slice(0, 32)}-run-${label.slice(0, 16)}-${randomBytes(4).toString("hex")}`;
@@ -81,6 +76,32 @@ export async function mintRunIdentityFor(
     return created;
   });
   return { agent, token, retire: retirer(store, agent) };
+}
+
+/**
+ * The agent a manifest's `[cairn] identity` names, if whoever has the run made may act as it: the
+ * owner may name any agent; an agent only itself or one of its descendants. A writer able to put
+ * an agent.toml on disk could otherwise name an agent of wider rights (another role's scope, a
+ * reviewer of its own work) and have the run, whose command it wrote, act as that agent's child.
+ */
+export async function identityFor(tx: Tx, parentName: string, actingFor: string): Promise<AgentRecord> {
+  const parent = await tx.agents.byName(parentName);
+  if (!parent || parent.retiredAt) {
+    throw refuse(
+      "identity",
+      `the cairn identity ${JSON.stringify(parentName)} ${parent ? "is retired" : "does not exist"}`,
+      `add it with \`cairn agent add ${parentName} --role ROLE\`, or drop [cairn] identity from the manifest`,
+    );
+  }
+  if (actingFor === OWNER.id || parent.id === actingFor) return parent;
+  if (!(await ancestorsOf(tx, parent)).some((ancestor) => ancestor.id === actingFor)) {
+    throw refuse(
+      "identity",
+      `the cairn identity ${JSON.stringify(parentName)} is neither ${actingFor} nor one of its descendants, so a run ${actingFor} has made may not act as it`,
+      `name ${actingFor} or a child of it in [cairn] identity, or have the owner (or the daemon the owner runs) make the run`,
+    );
+  }
+  return parent;
 }
 
 /** The run is over: its token stops working at once. */
