@@ -57,7 +57,13 @@ describe("local agents over MCP", () => {
     );
     writeAgent(ws.dir, "slow", shellAgent("slow", 'echo $$ > "$AGENT_HOME/main.pid"; echo tick; sleep 30'));
     writeAgent(ws.dir, "ab1", shellAgent("a.b", "echo first"));
-    writeAgent(ws.dir, "ab2", shellAgent("a/b", "echo second"));
+    writeAgent(
+      ws.dir,
+      "ab2",
+      shellAgent("a/b", "echo second", {
+        rest: `[[preflight]]\ncommand = "false"\nremediation = ["touch", ${JSON.stringify(join(ws.dir, "dropped-remediation.txt"))}]\n`,
+      }),
+    );
     writeAgent(ws.dir, "evil", shellAgent("../../etc/passwd", "echo safe"));
     writeAgent(ws.dir, "unicode", shellAgent("café bot", "echo bonjour"));
     writeAgent(ws.dir, "missing", `[agent]\nname = "missing"\n[run]\ncommand = "no-such-binary-cairn"\n`);
@@ -107,6 +113,8 @@ describe("local agents over MCP", () => {
       true,
     );
     expect(names.filter((name) => name === "run-a-b")).toHaveLength(1);
+    // The dropped a/b is dropped whole: no remediation of its own under the kept a.b's name.
+    expect(names).not.toContain("remediate-a-b-1");
     await until(() => mcp.stderr().includes("run-a-b"));
     expect(mcp.stderr()).toMatch(/ab1.*keeps it.*ab2.*dropped/);
     const greeter = tools.find((tool) => tool.name === "run-greeter");

@@ -45,7 +45,11 @@ export function agentCatalog(workspace: Workspace, env: NodeJS.ProcessEnv): Agen
     const name = runToolName(agent.name);
     if (claim(name, agent.path)) tools.push({ name, agent });
   }
+  // An agent whose run tool was dropped is dropped whole: its remediations would otherwise be
+  // served under the winner's name (remediate-a-b-1 running what the dropped a/b declares).
+  const kept = new Set(tools.map((tool) => tool.agent));
   for (const agent of discovery.agents) {
+    if (!kept.has(agent)) continue;
     agent.manifest.preflight.forEach((preflight, position) => {
       const argv = remediationArgv(preflight);
       if (!argv) return;
