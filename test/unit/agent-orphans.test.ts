@@ -1,8 +1,9 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { DAEMON_META_KEY, Daemon } from "../../src/domains/agents/daemon-loop.js";
 import { reapOrphans, runMarks, runTempPrefix, thisSupervisor } from "../../src/domains/agents/orphans.js";
 import { projectWorkspace } from "../../src/domains/workspace/discover.js";
 import { processStart } from "../../src/kernel/processes.js";
@@ -182,5 +183,40 @@ describe("reaping the runs of a supervisor that died", () => {
     expect(await status(before.id)).toBe("interrupted");
     expect(await status(alive.id)).toBe("running");
     expect(await status(ours.id)).toBe("running");
+  });
+
+  it("a running daemon reaps, on its next pass, a run whose supervisor died after the daemon started", async () => {
+    mkdirSync(join(scratch.dir, ".cairn"), { recursive: true });
+    const workspace = projectWorkspace(scratch.dir);
+    const daemon = new Daemon({
+      store,
+      workspace,
+      env: { ...process.env, CAIRN_HOME: join(scratch.dir, "home"), DOTAGENT_HOME: join(scratch.dir, "no") },
+      actorId: "owner",
+      log: () => {},
+    });
+    const running = daemon.run();
+    try {
+      let beat: string | undefined;
+      for (let i = 0; i < 100 && !beat; i++) {
+        beat = await store.read((tx) => tx.meta.get(DAEMON_META_KEY));
+        if (!beat) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(beat).toBeTruthy();
+      // A cairn mcp killed outright mid-run, after the daemon's start: this pid, another start.
+      const own = thisSupervisor();
+      const boot = (own.supervisorStart as string).slice(0, (own.supervisorStart as string).lastIndexOf(":"));
+      const orphan = await startRun(own.supervisorPid, own.supervisorHost, `${boot}:2`);
+      daemon.wake();
+      let status: string | undefined;
+      for (let i = 0; i < 100 && status !== "interrupted"; i++) {
+        status = (await store.read((tx) => tx.agentRuns.byId(orphan.id)))?.status;
+        if (status !== "interrupted") await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(status).toBe("interrupted");
+    } finally {
+      daemon.stop();
+      await running;
+    }
   });
 });

@@ -181,15 +181,21 @@ export class Daemon {
   async run(): Promise<void> {
     const release = acquireLock(this.options.workspace);
     try {
-      const reaped = await reapOrphans(this.options.store, this.options.workspace, this.options.actorId, () =>
-        this.now().toISOString(),
-      );
-      if (reaped.length > 0)
-        this.options.log(`marked ${reaped.length} orphaned run(s) interrupted: ${reaped.join(", ")}`);
       this.watchManifests();
       while (!this.stopping.signal.aborted) {
         let report: TickReport;
         try {
+          // On every pass, not only at the start: a cairn mcp or agents run killed outright while
+          // this daemon runs would otherwise leave its run running, its processes and its minted
+          // token working, until the next daemon start or cairn sweep.
+          const reaped = await reapOrphans(
+            this.options.store,
+            this.options.workspace,
+            this.options.actorId,
+            () => this.now().toISOString(),
+          );
+          if (reaped.length > 0)
+            this.options.log(`marked ${reaped.length} orphaned run(s) interrupted: ${reaped.join(", ")}`);
           report = await this.tick(false);
           for (const problem of report.problems)
             this.options.log(`skipping ${problem.file}: ${problem.reason}`);
