@@ -1,6 +1,7 @@
-import { spawn } from "node:child_process";
+import { type ChildProcessByStdio, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { isAbsolute, resolve } from "node:path";
+import type { Readable } from "node:stream";
 import { CHILD_MARK_VARIABLE, killGroupsCarrying, processTable } from "./processes.js";
 import { boardsStartedFor, STARTED_FOR_VARIABLE, servedBoard } from "./started-for.js";
 
@@ -203,13 +204,28 @@ export function runChild(request: ChildRequest): Promise<ChildResult> {
     }
     const mark = request.killEscaped ? `${CHILD_MARK_VARIABLE}=${process.pid}.${randomUUID()}` : undefined;
     const env = request.env ?? childEnv();
-    const child = spawn(program, args, {
-      cwd: request.cwd,
-      env: mark ? { ...env, [CHILD_MARK_VARIABLE]: mark.slice(CHILD_MARK_VARIABLE.length + 1) } : env,
-      shell: false,
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    let child: ChildProcessByStdio<null, Readable, Readable>;
+    try {
+      child = spawn(program, args, {
+        cwd: request.cwd,
+        env: mark ? { ...env, [CHILD_MARK_VARIABLE]: mark.slice(CHILD_MARK_VARIABLE.length + 1) } : env,
+        shell: false,
+        detached: true,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+    } catch (error) {
+      // Refused before any process exists (a NUL byte in an argument, the environment or the
+      // directory): a result like any command that could not start, never a throw its
+      // supervisor must remember to catch (a remediation's row was left running by one).
+      finish({
+        exitCode: null,
+        signal: null,
+        timedOut: false,
+        cancelled: false,
+        error: `could not start ${program}: ${(error as Error).message}`,
+      });
+      return;
+    }
     if (mark) LIVE_MARKS.add(mark);
     if (child.pid !== undefined) {
       LIVE_GROUPS.add(child.pid);

@@ -109,6 +109,24 @@ describe("cairn agents from the CLI", () => {
     }
   });
 
+  it("ends a remediation whose command cannot start (a NUL byte in its argv), rather than leaving it running", () => {
+    mkdirSync(join(ws.dir, ".cairn", "agents", "nulled"), { recursive: true });
+    writeFileSync(
+      join(ws.dir, ".cairn", "agents", "nulled", "agent.toml"),
+      '[agent]\nname = "nulled"\n[run]\ncommand = "true"\n[[preflight]]\ncommand = "false"\nremediation = ["echo", "a\\u0000b"]\n',
+    );
+    const fixed = cairn(ws.dir, ["agents", "remediate", "nulled", "1"], { env });
+    expect(fixed.code).toBe(1);
+    expect(fixed.stderr).toMatch(/did not run \(AR-\d+\)[\s\S]*null bytes/);
+    const inspect = cairn(ws.dir, ["agents", "inspect", "nulled", "--json"], { env });
+    expect((inspect.json as { last_runs: { status: string; trigger: string }[] }).last_runs[0]).toMatchObject(
+      {
+        trigger: "remediation",
+        status: "failed",
+      },
+    );
+  });
+
   it("reports a schedule whose minutes no date can hold as a broken manifest; the daemon and status go on", () => {
     const folder = join(ws.dir, ".cairn", "agents", "forever");
     mkdirSync(folder);

@@ -104,7 +104,8 @@ export async function remediate(
       argv: tool.argv,
       exit_code: result.exitCode,
       timed_out: result.timedOut,
-      output: output.text(),
+      // A command that could not start printed nothing: why it did not is its output.
+      output: output.text() || (result.exitCode === null && result.error ? result.error : ""),
     };
   });
 }
