@@ -1,8 +1,10 @@
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { agentCatalog } from "../../src/domains/agents/catalog.js";
 import { DAEMON_META_KEY, Daemon } from "../../src/domains/agents/daemon-loop.js";
 import { isProblem, loadManifest } from "../../src/domains/agents/manifest.js";
+import { remediate } from "../../src/domains/agents/remediate.js";
 import { runAgent } from "../../src/domains/agents/runner.js";
 import { OWNER } from "../../src/domains/identity/actor.js";
 import { addAgent } from "../../src/domains/identity/agents.js";
@@ -97,6 +99,30 @@ describe("the end of a run that holds a minted token", () => {
     for (const token of minted) expect(token.retiredAt).not.toBeNull();
     const runs = await store.read((tx) => tx.agentRuns.recent({ agent: "nightly", limit: 10 }));
     expect(runs.map((run) => run.status).sort()).toEqual(["ok", "running"]);
+  });
+});
+
+describe("the end of a remediation", () => {
+  it("is written again after a failed write, never leaving the row running under a live supervisor", async () => {
+    const dir = join(scratch.dir, ".cairn", "agents", "fixable");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, "agent.toml"),
+      '[agent]\nname = "fixable"\n[run]\ncommand = "true"\n[[preflight]]\ncommand = "false"\nremediation = ["true"]\n',
+    );
+    const workspace = projectWorkspace(scratch.dir);
+    const env = {
+      ...process.env,
+      CAIRN_HOME: join(scratch.dir, "home"),
+      DOTAGENT_HOME: join(scratch.dir, "no"),
+    };
+    const tool = agentCatalog(workspace, env).remediations[0];
+    if (!tool) throw new Error("no remediation tool");
+    const finishFailsOnce = failing((tx) => tx.agentRuns.finish, "agentRuns", 1);
+    const result = await remediate(finishFailsOnce, tool, env, "owner", now);
+    expect(result.exit_code).toBe(0);
+    const run = await store.read((tx) => tx.agentRuns.byId(result.run_id));
+    expect(run?.status).toBe("ok");
   });
 });
 

@@ -3,7 +3,7 @@ import type { Store } from "../../store/store.js";
 import type { RemediationTool } from "./catalog.js";
 import { Tail } from "./logs.js";
 import { thisSupervisor } from "./orphans.js";
-import { STOPPING, untilStopped } from "./runner.js";
+import { STOPPING, untilStopped, writeEnd } from "./runner.js";
 
 export const REMEDIATION_DEADLINE_MS = 120_000;
 const OUTPUT_CAP = 16 * 1024;
@@ -75,7 +75,7 @@ export async function remediate(
         : result.exitCode === 0
           ? "ok"
           : "failed";
-    await store.write(async (tx) => {
+    await writeEnd(store, async (tx) => {
       await tx.agentRuns.finish(started.id, {
         status,
         exitCode: result.exitCode,

@@ -89,6 +89,23 @@ function statusOf(
   return result.exitCode === 0 && result.error === null ? "ok" : "failed";
 }
 
+/**
+ * Write a run's end, tried again after a failure (a lost connection, a lock held past the busy
+ * timeout): a row left running while its supervisor lives holds its schedule's window, and its
+ * audited start its missing end, until that supervisor ends.
+ */
+export async function writeEnd(store: Store, end: (tx: Tx) => Promise<void>): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await store.write(end);
+      return;
+    } catch (error) {
+      if (attempt >= END_RETRY_PAUSES_MS.length) throw error;
+      await pause(END_RETRY_PAUSES_MS[attempt]);
+    }
+  }
+}
+
 /** Run one agent once, supervised, recorded as a row whatever happens to it. */
 export async function runAgent(request: RunRequest): Promise<RunResult> {
   const { agent, store } = request;
@@ -293,22 +310,13 @@ async function supervise(
       data: { agent: agent.name, schedule: schedule.id, status, exit_code: exitCode, reason },
     });
   };
-  // Tried again after a failure (a lost connection, a lock held past the busy timeout): a row left
-  // running while its supervisor lives holds its schedule's window until that supervisor ends.
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await store.write(end);
-      break;
-    } catch (error) {
-      if (attempt < END_RETRY_PAUSES_MS.length) {
-        await pause(END_RETRY_PAUSES_MS[attempt]);
-        continue;
-      }
-      // The end could not be written: the row stays running (the reaper ends it, and retires the
-      // token, once this process is gone), but the token must not outlive the run until then.
-      await identity?.retire(finishedAt).catch(() => {});
-      throw error;
-    }
+  try {
+    await writeEnd(store, end);
+  } catch (error) {
+    // The end could not be written: the row stays running (the reaper ends it, and retires the
+    // token, once this process is gone), but the token must not outlive the run until then.
+    await identity?.retire(finishedAt).catch(() => {});
+    throw error;
   }
   const run = await store.read((tx) => tx.agentRuns.byId(started.id));
   if (!run) throw operational(`internal: run ${started.id} vanished`);
