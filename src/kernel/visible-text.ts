@@ -20,3 +20,6 @@ function visible(char: string): string {
 export function showInvisible(text: string): string {
   return text.replace(INVISIBLE, visible);
 }
+
+/** One line of a log: invisible characters and line breaks shown by their codes, so no value in it can forge the next line. */
+export const oneLine = (text: string): string => showInvisible(text).replace(/\n/g, "\\n");

@@ -127,6 +127,26 @@ describe("cairn agents from the CLI", () => {
     );
   });
 
+  it("keeps each line the daemon prints one visible line, whatever a manifest names its agent", () => {
+    const own = initWorkspace();
+    try {
+      mkdirSync(join(own.dir, ".cairn", "agents", "forger"), { recursive: true });
+      writeFileSync(
+        join(own.dir, ".cairn", "agents", "forger", "agent.toml"),
+        '[agent]\nname = "forger\\ncairn daemon: stopped\\u001b[2J"\n[run]\ncommand = "true"\n[[schedules]]\nid = "hourly"\ntype = "interval"\ninterval_minutes = 60\n',
+      );
+      const once = cairn(own.dir, ["daemon", "--once", "--dry-run"], { env });
+      expect(once.code, once.stderr).toBe(0);
+      expect(once.stdout).toContain(
+        "would dispatch forger\\ncairn daemon: stopped\\x1b[2J/hourly attempt 1/3\n",
+      );
+      expect(once.stdout).not.toMatch(/^cairn daemon: stopped/m);
+      expect(once.stdout).not.toContain("\u001b");
+    } finally {
+      own.cleanup();
+    }
+  });
+
   it("reports a schedule whose minutes no date can hold as a broken manifest; the daemon and status go on", () => {
     const folder = join(ws.dir, ".cairn", "agents", "forever");
     mkdirSync(folder);

@@ -4,6 +4,7 @@ import { guard } from "../../domains/identity/guard.js";
 import { sweep } from "../../domains/tasks/claims.js";
 import { killAllChildren } from "../../kernel/child.js";
 import { describeError, EXIT_CODES, exitCodeOf, outcomeFromThrown } from "../../kernel/outcome.js";
+import { oneLine } from "../../kernel/visible-text.js";
 import type { Session } from "../context.js";
 
 export const DAEMON_USAGE = "usage: cairn daemon [--once] [--dry-run] [--json]\n";
@@ -19,7 +20,8 @@ export async function startDaemon(session: Session, args: readonly string[]): Pr
     return flags.has("--help") || flags.has("-h") ? EXIT_CODES.ok : EXIT_CODES.usage;
   }
   const json = flags.has("--json");
-  const log = (line: string) => process.stderr.write(`cairn daemon: ${line}\n`);
+  // Lines name agents, files and reasons from manifests on disk: each stays one visible line.
+  const log = (line: string) => process.stderr.write(`cairn daemon: ${oneLine(line)}\n`);
   try {
     const ctx = await session.context();
     if (!flags.has("--dry-run")) guard(ctx.actor, { name: "daemon", effect: "write", confirmed: false });
@@ -47,7 +49,7 @@ export async function startDaemon(session: Session, args: readonly string[]): Pr
       else {
         for (const run of report.dispatched) {
           process.stdout.write(
-            `${flags.has("--dry-run") ? "would dispatch" : "dispatched"} ${run.agent}/${run.schedule} attempt ${run.attempt}/${run.of}\n`,
+            `${oneLine(`${flags.has("--dry-run") ? "would dispatch" : "dispatched"} ${run.agent}/${run.schedule} attempt ${run.attempt}/${run.of}`)}\n`,
           );
         }
         process.stdout.write(

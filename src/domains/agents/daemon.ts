@@ -1,3 +1,4 @@
+import { oneLine } from "../../kernel/visible-text.js";
 import type { AgentRunRecord, Store } from "../../store/store.js";
 import type { Workspace } from "../workspace/discover.js";
 import { agentCatalog } from "./catalog.js";
@@ -158,7 +159,9 @@ function dispatch(
   })
     .then((result) => options.auditRun?.(result.run))
     .catch((error: unknown) =>
-      process.stderr.write(`cairn daemon: ${agent.name}/${spec.id}: ${(error as Error).message}\n`),
+      process.stderr.write(
+        `cairn daemon: ${oneLine(`${agent.name}/${spec.id}: ${(error as Error).message}`)}\n`,
+      ),
     )
     .finally(() => {
       options.supervised.delete(key);
