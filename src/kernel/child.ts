@@ -1,5 +1,6 @@
 import { type ChildProcessByStdio, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import { statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import type { Readable } from "node:stream";
 import { CHILD_MARK_VARIABLE, killGroupsCarrying, processTable } from "./processes.js";
@@ -176,6 +177,14 @@ function deadline(ms: number, due: () => void): () => void {
   return () => clearTimeout(timer);
 }
 
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 /** Run argv in its own process group; the group is killed when the command exits, too. */
 export function runChild(request: ChildRequest): Promise<ChildResult> {
   const [program, ...args] = request.argv;
@@ -261,8 +270,11 @@ export function runChild(request: ChildRequest): Promise<ChildResult> {
       if (child.pid !== undefined) LIVE_GROUPS.delete(child.pid);
     };
     child.on("error", (error: NodeJS.ErrnoException) => {
-      spawnError =
-        error.code === "ENOENT"
+      // A missing working directory fails spawn with ENOENT too: named as such, never as a
+      // program that is not there.
+      spawnError = !isDirectory(request.cwd)
+        ? `its working directory ${request.cwd} is not a directory that exists`
+        : error.code === "ENOENT"
           ? `command not found: ${program}`
           : `could not start ${program}: ${error.message}`;
       if (child.pid === undefined) {

@@ -127,6 +127,18 @@ describe("cairn agents from the CLI", () => {
     );
   });
 
+  it("names a missing working directory as such, not as a command that is not found", () => {
+    mkdirSync(join(ws.dir, ".cairn", "agents", "nowhere"), { recursive: true });
+    writeFileSync(
+      join(ws.dir, ".cairn", "agents", "nowhere", "agent.toml"),
+      '[agent]\nname = "nowhere"\n[run]\ncommand = "sh"\nargs = ["-c", "pwd"]\nworking_dir = "gone"\n',
+    );
+    const run = cairn(ws.dir, ["agents", "run", "nowhere"], { env });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/working directory \S*gone is not a directory that exists/);
+    expect(run.stderr).not.toMatch(/command not found/);
+  });
+
   it("keeps each line the daemon prints one visible line, whatever a manifest names its agent", () => {
     const own = initWorkspace();
     try {
