@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { createServer, type Server, type Socket, connect as tcpConnect } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { openStore } from "../../src/store/open.js";
 import type { Store } from "../../src/store/store.js";
 import { journalEvent as event } from "../helpers/contract-stores.js";
+import { pgProxy } from "../helpers/pg-proxy.js";
 import { testPgUrl } from "../helpers/workspace.js";
 
 /**
@@ -13,39 +13,18 @@ import { testPgUrl } from "../helpers/workspace.js";
  * error, and the next call must connect again once the server answers.
  */
 
-let proxy: Server;
-let proxyPort = 0;
+let proxy: Awaited<ReturnType<typeof pgProxy>>;
 /** While set, nothing goes either way on the connections already open; new ones still work. */
 let silent = false;
-const sockets = new Set<Socket>();
 
 beforeAll(async () => {
-  const upstream = new URL(testPgUrl());
-  proxy = createServer((client) => {
-    const server = tcpConnect(Number(upstream.port || 5432), upstream.hostname);
+  proxy = await pgProxy(() => {
     const opened = silent;
-    for (const socket of [client, server]) {
-      sockets.add(socket);
-      socket.on("error", () => {});
-      socket.on("close", () => sockets.delete(socket));
-    }
-    const mute = () => silent && !opened;
-    client.on("data", (chunk) => {
-      if (!mute()) server.write(chunk);
-    });
-    server.on("data", (chunk) => {
-      if (!mute()) client.write(chunk);
-    });
-    client.on("close", () => server.destroy());
-    server.on("close", () => client.destroy());
+    const passes = () => !(silent && !opened);
+    return { toServer: passes, toClient: passes };
   });
-  await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
-  proxyPort = (proxy.address() as { port: number }).port;
 });
-afterAll(async () => {
-  for (const socket of sockets) socket.destroy();
-  await new Promise((resolve) => proxy.close(resolve));
-});
+afterAll(() => proxy.close());
 
 const before = process.env.CAIRN_PG_TIMEOUT_MS;
 afterEach(() => {
@@ -64,9 +43,7 @@ describe("PostgreSQL store: a server that goes silent", () => {
     await made.close();
     // Statement timeout 600 ms, lock timeout 300 ms: the call is given up on soon after.
     process.env.CAIRN_PG_TIMEOUT_MS = "300";
-    const viaProxy = new URL(testPgUrl());
-    viaProxy.port = String(proxyPort);
-    const store: Store = openStore({ kind: "postgres", url: viaProxy.toString(), schema });
+    const store: Store = openStore({ kind: "postgres", url: proxy.url, schema });
     try {
       await store.write(async (tx) => {
         await tx.journal.append(event("before"));
