@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   cairnJson,
+  checkRun,
   contractWith,
   evaluatorToml,
   freezeRun,
@@ -76,9 +77,7 @@ describe("a milestone's proofs against an older run", () => {
 
 describe("the tree a keep commits is the tree cairn measured", () => {
   it("refuses to decide on samples of another tree: evaluate a passing tree, then break it", () => {
-    const goal = contractWith(ws.dir, [{ name: "check", threshold: 1 }]);
-    writePack(ws.dir, "fixture", evaluatorToml({ name: "fixture-check", proof: "check", argv: CHECK }));
-    const run = freezeRun(ws.dir, goal);
+    const run = checkRun(ws.dir, { argv: CHECK });
     const attempt = openAttempt(ws.dir, run, builder);
     writeFileSync(join(ws.dir, "feature.txt"), "the measured feature\n");
     cairnJson(ws.dir, ["attempt", "eval", attempt], builder);
@@ -95,9 +94,7 @@ describe("the tree a keep commits is the tree cairn measured", () => {
   });
 
   it("refuses to decide after a measured file's executable bit was flipped: git commits the mode too", () => {
-    const goal = contractWith(ws.dir, [{ name: "check", threshold: 1 }]);
-    writePack(ws.dir, "fixture", evaluatorToml({ name: "fixture-check", proof: "check", argv: CHECK }));
-    const attempt = openAttempt(ws.dir, freezeRun(ws.dir, goal), builder);
+    const attempt = openAttempt(ws.dir, checkRun(ws.dir, { argv: CHECK }), builder);
     writeFileSync(join(ws.dir, "tool.sh"), "#!/bin/sh\necho measured as a runnable tool\n");
     chmodSync(join(ws.dir, "tool.sh"), 0o755);
     cairnJson(ws.dir, ["attempt", "eval", attempt], builder);
@@ -184,18 +181,14 @@ describe("the tree a keep commits is the tree cairn measured", () => {
     chmodSync(join(ws.dir, "checks", "strict.sh"), 0o755);
     runSync("git", ["add", "-A"], ws.dir);
     runSync("git", ["commit", "-qm", "checks"], ws.dir);
-    const goal = contractWith(ws.dir, [{ name: "check", threshold: 1 }]);
-    writePack(
+    const attempt = openAttempt(
       ws.dir,
-      "fixture",
-      evaluatorToml({
-        name: "fixture-check",
-        proof: "check",
+      checkRun(ws.dir, {
         argv: [process.execPath, "run.js"],
         inputs: ["checks/**"],
       }),
+      builder,
     );
-    const attempt = openAttempt(ws.dir, freezeRun(ws.dir, goal), builder);
     writeFileSync(join(ws.dir, "lib.txt"), "broken\n");
     chmodSync(join(ws.dir, "checks", "strict.sh"), 0o644);
     const evaluated = cairnJson<{ input_drift: string[]; samples: { value: number }[] }>(
@@ -246,18 +239,10 @@ describe("frozen inputs git ignores", () => {
     writeFileSync(join(ws.dir, "expected.txt"), "good\n");
     runSync("git", ["add", "-A"], ws.dir);
     runSync("git", ["commit", "-qm", "checks"], ws.dir);
-    const goal = contractWith(ws.dir, [{ name: "check", threshold: 1 }]);
-    writePack(
-      ws.dir,
-      "fixture",
-      evaluatorToml({
-        name: "fixture-check",
-        proof: "check",
-        argv: [process.execPath, "checks/run.js", "expected.txt"],
-        inputs: ["checks/**"],
-      }),
-    );
-    const run = freezeRun(ws.dir, goal);
+    const run = checkRun(ws.dir, {
+      argv: [process.execPath, "checks/run.js", "expected.txt"],
+      inputs: ["checks/**"],
+    });
     const frozen = cairnJson<{ run: { evaluators: { inputs: string[] }[] } }>(ws.dir, [
       "run",
       "status",
@@ -347,13 +332,7 @@ describe("frozen inputs behind a symlink", () => {
     symlinkSync(join("tools", "check.js"), join(ws.dir, "check.js"));
     runSync("git", ["add", "-A"], ws.dir);
     runSync("git", ["commit", "-qm", "a check behind a symlink"], ws.dir);
-    const goal = contractWith(ws.dir, [{ name: "check", threshold: 1 }]);
-    writePack(
-      ws.dir,
-      "fixture",
-      evaluatorToml({ name: "fixture-check", proof: "check", argv: [process.execPath, "check.js"] }),
-    );
-    const run = freezeRun(ws.dir, goal);
+    const run = checkRun(ws.dir, { argv: [process.execPath, "check.js"] });
     const attempt = openAttempt(ws.dir, run, builder);
     writeFileSync(join(ws.dir, "lib.txt"), "broken\n");
     writeFileSync(join(ws.dir, "tools", "check.js"), "process.exit(0)");

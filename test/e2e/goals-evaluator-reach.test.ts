@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   cairnJson,
+  checkRun,
   contractWith,
   evaluatorToml,
   freezeRun,
@@ -54,13 +55,7 @@ const commit = (message: string) => {
 
 describe("the package runner's configuration", () => {
   it("never keeps an attempt that passes `npm test` by writing an .npmrc (node-options, script-shell)", () => {
-    const goal = contractWith(ws.dir, [{ name: "check", threshold: 1 }]);
-    writePack(
-      ws.dir,
-      "fixture",
-      evaluatorToml({ name: "fixture-check", proof: "check", argv: ["npm", "test", "--silent"] }),
-    );
-    const run = freezeRun(ws.dir, goal);
+    const run = checkRun(ws.dir, { argv: ["npm", "test", "--silent"] });
     const inputs = cairnJson<{ run: { evaluators: { inputs: string[] }[] } }>(ws.dir, ["run", "status", run])
       .run.evaluators[0]?.inputs;
     expect(inputs).toEqual(expect.arrayContaining([".npmrc", "check.js", "package.json"]));
@@ -88,13 +83,7 @@ describe("the package runner's configuration", () => {
 
 describe("the environment an evaluation is run with", () => {
   it("never passes `npm test` through a variable of the builder's (NODE_OPTIONS, npm_config_script_shell)", () => {
-    const goal = contractWith(ws.dir, [{ name: "check", threshold: 1 }]);
-    writePack(
-      ws.dir,
-      "fixture",
-      evaluatorToml({ name: "fixture-check", proof: "check", argv: ["npm", "test", "--silent"] }),
-    );
-    const run = freezeRun(ws.dir, goal);
+    const run = checkRun(ws.dir, { argv: ["npm", "test", "--silent"] });
     // Outside the checkout: no frozen input, no changed path names it.
     const outside = scratchDir("cairn-cheat-");
     const cheat = join(outside.dir, "cheat.cjs");

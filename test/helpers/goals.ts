@@ -70,3 +70,16 @@ export const freezeRun = (dir: string, goal: string) =>
 /** Open an attempt on `run` as whoever `env` names; its id. */
 export const openAttempt = (dir: string, run: string, env?: Record<string, string | undefined>) =>
   cairnJson<{ attempt: { id: string } }>(dir, ["attempt", "open", run], env).attempt.id;
+
+/**
+ * A frozen run of a goal whose one proof, `check` (threshold 1), is measured by one evaluator,
+ * `fixture-check`, with these fields (its argv, inputs, repeats…); the run's id.
+ */
+export function checkRun(
+  dir: string,
+  evaluator: Record<string, string | number | boolean | string[]>,
+): string {
+  const goal = contractWith(dir, [{ name: "check", threshold: 1 }]);
+  writePack(dir, "fixture", evaluatorToml({ name: "fixture-check", proof: "check", ...evaluator }));
+  return freezeRun(dir, goal);
+}
