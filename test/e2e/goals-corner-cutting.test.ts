@@ -107,19 +107,10 @@ describe("the tree a keep commits is the tree cairn measured", () => {
   it("counts no sample the tree changed under: a passing tree swapped in for the evaluator, the broken one put back", async () => {
     const signals = scratchDir("cairn-swap-");
     try {
-      const goal = contractWith(ws.dir, [{ name: "check", threshold: 1 }]);
       // The check waits for the builder's swap before it reads, so the race is won every time.
       const wait = `touch ${signals.dir}/started; while [ ! -e ${signals.dir}/swapped ]; do sleep 0.05; done`;
-      writePack(
-        ws.dir,
-        "fixture",
-        evaluatorToml({
-          name: "fixture-check",
-          proof: "check",
-          argv: ["sh", "-c", `${wait}; grep -q good lib.txt`],
-        }),
-      );
-      const attempt = openAttempt(ws.dir, freezeRun(ws.dir, goal), builder);
+      const run = checkRun(ws.dir, { argv: ["sh", "-c", `${wait}; grep -q good lib.txt`] });
+      const attempt = openAttempt(ws.dir, run, builder);
       writeFileSync(join(ws.dir, "lib.txt"), "broken\n");
       const evaluation = spawn(process.execPath, [CAIRN_BIN, "attempt", "eval", attempt], {
         cwd: ws.dir,
@@ -283,25 +274,18 @@ describe("an evaluation killed part way", () => {
     writeFileSync(join(ws.dir, "expected.txt"), "fail\n");
     runSync("git", ["add", "-A"], ws.dir);
     runSync("git", ["commit", "-qm", "checks"], ws.dir);
-    const goal = contractWith(ws.dir, [{ name: "check", threshold: 1 }]);
     const pidFile = join(ws.dir, "second.pid");
-    writePack(
-      ws.dir,
-      "fixture",
-      evaluatorToml({
-        name: "fixture-check",
-        proof: "check",
-        // The second repeat holds until the test has killed cairn.
-        argv: [
-          "sh",
-          "-c",
-          `if [ -e ran-once ]; then echo $$ > "${pidFile}"; exec sleep 60; fi; touch ran-once; grep -q pass expected.txt`,
-        ],
-        inputs: ["expected.txt"],
-        repeats: 2,
-      }),
-    );
-    const attempt = openAttempt(ws.dir, freezeRun(ws.dir, goal), builder);
+    const run = checkRun(ws.dir, {
+      // The second repeat holds until the test has killed cairn.
+      argv: [
+        "sh",
+        "-c",
+        `if [ -e ran-once ]; then echo $$ > "${pidFile}"; exec sleep 60; fi; touch ran-once; grep -q pass expected.txt`,
+      ],
+      inputs: ["expected.txt"],
+      repeats: 2,
+    });
+    const attempt = openAttempt(ws.dir, run, builder);
     writeFileSync(join(ws.dir, "lib.txt"), "changed\n");
     writeFileSync(join(ws.dir, "expected.txt"), "pass\n");
     const evaluation = spawn(process.execPath, [CAIRN_BIN, "attempt", "eval", attempt], {
