@@ -70,6 +70,9 @@ export function cairn(
     input: options.input,
     encoding: "utf8",
     timeout: options.timeoutMs ?? 30_000,
+    // SIGTERM waits for cairn's event loop, which a runaway synchronous step never yields: the
+    // test would then hang the whole run instead of failing.
+    killSignal: "SIGKILL",
     maxBuffer: 256 * 1024 * 1024,
   });
   return toResult(run);

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { usageError } from "../../kernel/outcome.js";
 import { readRegularFile } from "../../kernel/regular-file.js";
 import { isRacy, StampCache, stampOf } from "../../kernel/stamp-cache.js";
-import { holdsPassword, redactUrl } from "../../store/postgres/location.js";
+import { holdsPassword, redactUrlToEnd } from "../../store/postgres/location.js";
 
 export const PROFILES = ["worker", "planner", "operator", "all"] as const;
 export type Profile = (typeof PROFILES)[number];
@@ -125,23 +125,18 @@ export type WorkspaceConfig = z.infer<typeof WorkspaceConfig>;
 const clip = (text: string, max: number) =>
   text.length <= max ? text : `${text.slice(0, max)}… (${text.length} characters)`;
 
-/**
- * A quoted line with the password of a URL on it masked: from the URL to the end of the line,
- * since a line that does not parse may hold a password with spaces or quotes, up to its last @.
- */
-const maskUrlPasswords = (line: string) => line.replace(/[A-Za-z][A-Za-z0-9+.-]*:\/\/?.*/, redactUrl);
-
 export function parseConfig(text: string, path: string): WorkspaceConfig {
   let raw: unknown;
   try {
     raw = parseToml(text);
   } catch (error) {
     // The parser's message quotes the offending lines (a code frame): each is cut, and a store
-    // URL's password on them masked first (a URL holding one is refused, but it is in the file).
+    // URL's password on them masked first (a URL holding one is refused, but it is in the file),
+    // from the URL to the end of the line: unparsed, its password may hold spaces or quotes.
     const message = (error as Error).message
       .split("\n")
       .slice(0, 8)
-      .map((line) => clip(maskUrlPasswords(line), 160))
+      .map((line) => clip(redactUrlToEnd(line), 160))
       .join("\n");
     throw usageError(`${path}: not valid TOML: ${message}`, "fix the file and retry");
   }

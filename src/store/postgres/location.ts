@@ -105,9 +105,55 @@ export function holdsPassword(url: string): boolean {
 /** Any URL as it may be shown: the password replaced, in the user part or as a parameter. */
 export const redactUrl = (url: string): string => redactOne(url);
 
+const isSchemeChar = (code: number) =>
+  (code >= 0x61 && code <= 0x7a) || // a-z
+  (code >= 0x41 && code <= 0x5a) || // A-Z
+  (code >= 0x30 && code <= 0x39) || // 0-9
+  code === 0x2b || // +
+  code === 0x2e || // .
+  code === 0x2d; // -
+const isLetter = (code: number) => (code >= 0x61 && code <= 0x7a) || (code >= 0x41 && code <= 0x5a);
+
+/**
+ * Where the first URL (`scheme:/`) at or after `from` starts, or -1: the match of
+ * /[A-Za-z][A-Za-z0-9+.-]*:\//, found in one pass. That regex backtracks over every run of
+ * scheme characters from every start, so a 5 MB word without a colon (a hostile cairn.toml line,
+ * a value a driver quotes) took hours; here each `:/` walks back over its own run only.
+ */
+export function urlStart(text: string, from = 0): number {
+  let searchFrom = from;
+  for (;;) {
+    const colon = text.indexOf(":/", searchFrom);
+    if (colon < 0) return -1;
+    let runStart = colon;
+    while (runStart > from && isSchemeChar(text.charCodeAt(runStart - 1))) runStart--;
+    // The scheme starts at the run's first letter (a leading digit, + . or - is not part of it).
+    while (runStart < colon && !isLetter(text.charCodeAt(runStart))) runStart++;
+    if (runStart < colon) return runStart;
+    searchFrom = colon + 1;
+  }
+}
+
+const WHITESPACE = /\s/g;
+
 /** Every URL quoted in a text (a driver's message) redacted as redactUrl does, up to whitespace. */
-export const redactUrlsIn = (text: string): string =>
-  text.replace(/[A-Za-z][A-Za-z0-9+.-]*:\/\/?\S*/g, (url) => redactOne(url));
+export function redactUrlsIn(text: string): string {
+  let shown = "";
+  let position = 0;
+  for (let start = urlStart(text); start >= 0; start = urlStart(text, position)) {
+    WHITESPACE.lastIndex = start;
+    const end = WHITESPACE.exec(text)?.index ?? text.length;
+    shown += text.slice(position, start) + redactOne(text.slice(start, end));
+    position = end;
+  }
+  return shown + text.slice(position);
+}
+
+/** A line with the first URL on it redacted to the line's end (its password may hold spaces). */
+export function redactUrlToEnd(line: string): string {
+  const start = urlStart(line);
+  return start < 0 ? line : line.slice(0, start) + redactOne(line.slice(start));
+}
 
 export const schemaInUrl = (url: string): string | undefined =>
   parse(url).searchParams.get("schema") ?? undefined;
