@@ -1,4 +1,5 @@
 import type { OsConfig } from "./config.js";
+import { sedScriptRunsShell } from "./sed-script.js";
 
 /**
  * Whether a model may run `bin args…`, decided before anything is spawned, in a fixed order:
@@ -310,8 +311,7 @@ function codeFlag(bin: string, args: readonly string[]): string | undefined {
       // vim's `+{command}` (`+5`, a line number, is only a place to start).
       if (flag === "+" && arg.startsWith("+") && !/^\+\d*$/.test(arg)) return "+";
       // sed's `e` command and `s///e` flag run a shell.
-      if (bin === "sed" && flag === "e" && /(^|[;\n}])\s*e(\s|$)|s(.).*\3.*\3[gpiIwmM0-9]*e/.test(arg))
-        return "e";
+      if (bin === "sed" && flag === "e" && sedScriptRunsShell(arg)) return "e";
     }
   }
   return undefined;
