@@ -22,11 +22,36 @@ export interface FrontMatter {
 /** A header this large is not metadata. */
 const MAX_HEADER_BYTES = 64 * 1024;
 const DANGEROUS_KEYS = new Set(["__proto__", "constructor", "prototype"]);
-/** A plain `key: value` line whose value YAML would misread or reject. */
-const SIMPLE_LINE = /^([A-Za-z0-9_-]+):[ \t]+(.+?)\s*$/;
 const NEEDS_QUOTES = /[{}[\]*&#!|>%@`]|: |:$/;
 
-const SIMPLE_KEY_LINE = /^([A-Za-z][A-Za-z0-9_-]*):[ \t]+(.*?)[ \t]*$/;
+const SIMPLE_KEY = /^[A-Za-z][A-Za-z0-9_-]*$/;
+const FALLBACK_KEY = /^[A-Za-z0-9_-]+$/;
+const LINE_BREAK = /[\n\r\u2028\u2029]/;
+
+/**
+ * `key:`, spaces or tabs, then the rest of the line: the key and that rest, when the key is one
+ * `keyShape` admits. By hand, since /^(key):[ \t]+(.*?)\s*$/ tries each end of the value against
+ * the blanks after it: a 64 KB line of spaces took 4.5 s, on every read of the skill.
+ */
+function keyAndRest(line: string, keyShape: RegExp): [key: string, rest: string] | undefined {
+  const colon = line.indexOf(":");
+  if (colon < 0 || !keyShape.test(line.slice(0, colon))) return undefined;
+  let start = colon + 1;
+  const first = line.charCodeAt(start);
+  if (first !== 0x20 && first !== 0x09) return undefined;
+  while (line.charCodeAt(start) === 0x20 || line.charCodeAt(start) === 0x09) start++;
+  return [line.slice(0, colon), line.slice(start)];
+}
+
+/** The value of a plain `key: value` line, as /^(key):[ \t]+(.*?)[ \t]*$/ reads it (exported for its test). */
+export function simpleKeyLine(line: string): [key: string, value: string] | undefined {
+  const found = keyAndRest(line, SIMPLE_KEY);
+  if (!found || LINE_BREAK.test(found[1])) return undefined;
+  const rest = found[1];
+  let end = rest.length;
+  while (end > 0 && (rest.charCodeAt(end - 1) === 0x20 || rest.charCodeAt(end - 1) === 0x09)) end--;
+  return [found[0], rest.slice(0, end)];
+}
 /**
  * A plain scalar YAML reads as the very same string: no indicator or space first, no tab, no
  * `: ` or ` #` inside. Tested with `includes` rather than one regex with a lookahead at every
@@ -55,10 +80,10 @@ export function simpleHeader(text: string): Record<string, string> | undefined {
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i] as string;
     if (line.trim() === "") continue;
-    const match = SIMPLE_KEY_LINE.exec(line);
+    const match = simpleKeyLine(line);
     if (!match) return undefined;
-    const key = match[1] as string;
-    const value = match[2] as string;
+    const key = match[0];
+    const value = match[1];
     // An argument hint is display text (`[pr-number] [priority]`), as Claude Code reads it, not a YAML list.
     if (HINT_KEYS.has(key) && !/^["'|>]/.test(value) && !(key in out)) {
       out[key] = value;
@@ -77,14 +102,24 @@ function parse(text: string): unknown {
   return simpleHeader(text) ?? parseYaml(text, { schema: "core", maxAliasCount: 100, prettyErrors: false });
 }
 
+/**
+ * A `key: value` line whose value might need quotes: /^(key):[ \t]+(.+?)\s*$/ as far as it
+ * matters, since a value of blanks alone never needs them (exported for its test).
+ */
+export function quotableLine(line: string): [key: string, value: string] | undefined {
+  const found = keyAndRest(line, FALLBACK_KEY);
+  const value = found?.[1].trimEnd();
+  return found && value && !LINE_BREAK.test(value) ? [found[0], value] : undefined;
+}
+
 /** Claude Code's own fallback: quote simple values that hold YAML-special characters, then retry. */
 function quoteSimpleValues(text: string): string {
   return text
     .split("\n")
     .map((line) => {
-      const match = SIMPLE_LINE.exec(line);
-      if (!match) return line;
-      const [, key, value] = match as unknown as [string, string, string];
+      const found = quotableLine(line);
+      if (!found) return line;
+      const [key, value] = found;
       if (/^["']/.test(value) || !NEEDS_QUOTES.test(value)) return line;
       return `${key}: ${JSON.stringify(value)}`;
     })
