@@ -9,6 +9,7 @@ import {
   simpleHeader,
   simpleKeyLine,
 } from "../../src/domains/skills/frontmatter.js";
+import { randomTexts } from "../helpers/random-texts.js";
 
 const header = (lines: string) => readFrontMatter(`---\n${lines}\n---\nbody\n`);
 
@@ -200,12 +201,8 @@ describe("key: value lines, read by hand", () => {
   const QUOTABLE_LINE = /^([A-Za-z0-9_-]+):[ \t]+(.+?)\s*$/;
 
   it("read as the patterns did, on 20,000 random lines", () => {
-    const random = rng(17);
     const alphabet = ["k", "9", "-", ":", " ", "\t", "\r", "\u00a0", "\u2028", "a", "#", "{"];
-    for (let round = 0; round < 20_000; round++) {
-      let line = "";
-      for (let i = Math.floor(random() * 14); i > 0; i--)
-        line += alphabet[Math.floor(random() * alphabet.length)];
+    for (const line of randomTexts(20_000, alphabet, 14, 17)) {
       const simple = SIMPLE_KEY_LINE.exec(line);
       expect(simpleKeyLine(line), JSON.stringify(line)).toEqual(simple ? [simple[1], simple[2]] : undefined);
       // A value of blanks alone was matched too, but never needed quotes: nothing was done with it.

@@ -11,6 +11,7 @@ import {
   shows,
 } from "../../src/domains/knowledge/text.js";
 import { ftsExpression } from "../../src/store/sqlite/facts.js";
+import { randomTexts } from "../helpers/random-texts.js";
 
 describe("fact normalisation", () => {
   it("treats case, punctuation, whitespace, accents and link spelling as the same fact", () => {
@@ -114,15 +115,7 @@ describe("links in a fact", () => {
 
   it("flattens as the patterns did, on 20,000 random texts", () => {
     const alphabet = ["[", "]", "(", ")", "](", "[a](", " ", "\n", "a", "/", "http://", "www.", ".", "B"];
-    let seed = 5;
-    const random = () => {
-      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
-      return seed / 2_147_483_648;
-    };
-    for (let round = 0; round < 20_000; round++) {
-      let text = "";
-      for (let i = Math.floor(random() * 16); i > 0; i--)
-        text += alphabet[Math.floor(random() * alphabet.length)];
+    for (const text of randomTexts(20_000, alphabet, 16, 5)) {
       expect(flattenLinks(text), JSON.stringify(text)).toBe(flattenBefore(text));
     }
   });

@@ -2,24 +2,11 @@ import { describe, expect, it } from "vitest";
 import { OsConfig } from "../../src/domains/os/config.js";
 import { decide } from "../../src/domains/os/policy.js";
 import { sedScriptRunsShell, substitutionRunsShell } from "../../src/domains/os/sed-script.js";
+import { randomTexts } from "../helpers/random-texts.js";
 
 /** The patterns this replaced: the second backtracked through every pair of delimiters from every `s`. */
 const EXEC_COMMAND_AT_START = /(^|[;\n}])\s*e(\s|$)/;
 const EXEC_FLAG = /s(.).*\1.*\1[gpiIwmM0-9]*e/;
-
-function randomScripts(count: number, alphabet: string[], seed: number): string[] {
-  let state = seed;
-  const random = () => {
-    state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
-    return state / 2_147_483_648;
-  };
-  return Array.from({ length: count }, () => {
-    let script = "";
-    for (let i = Math.floor(random() * 24); i > 0; i--)
-      script += alphabet[Math.floor(random() * alphabet.length)];
-    return script;
-  });
-}
 
 describe("a sed script that runs a shell", () => {
   const everything = OsConfig.parse({ enabled: true, allow: ["*"] });
@@ -49,7 +36,7 @@ describe("a sed script that runs a shell", () => {
 
   it("finds every script the old patterns found, and the same substitutions, on 20,000 random scripts", () => {
     const alphabet = ["s", "/", "|", "e", "g", "1", "$", "!", "x", " ", ";", "}", "\n", "\r", "\\", "é"];
-    for (const script of randomScripts(20_000, alphabet, 11)) {
+    for (const script of randomTexts(20_000, alphabet, 24, 11)) {
       expect(substitutionRunsShell(script), JSON.stringify(script)).toBe(EXEC_FLAG.test(script));
       if (EXEC_COMMAND_AT_START.test(script))
         expect(sedScriptRunsShell(script), JSON.stringify(script)).toBe(true);

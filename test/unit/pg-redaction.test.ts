@@ -9,6 +9,7 @@ import {
   storableUrl,
   urlStart,
 } from "../../src/store/postgres/location.js";
+import { randomTexts } from "../helpers/random-texts.js";
 
 const workspace = { root: "/tmp/ws", databasePath: "/tmp/ws/.cairn/cairn.db" } as never;
 
@@ -119,15 +120,7 @@ describe("finding URLs in hostile text", () => {
 
   it("finds the same URLs the scheme pattern does, on 20,000 random texts", () => {
     const alphabet = ["a", "Z", "p", "0", "9", "+", ".", "-", ":", "/", "@", " ", "\n", "?", "=", "é"];
-    let seed = 7;
-    const random = () => {
-      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
-      return seed / 2_147_483_648;
-    };
-    for (let round = 0; round < 20_000; round++) {
-      const length = Math.floor(random() * 40);
-      let text = "";
-      for (let i = 0; i < length; i++) text += alphabet[Math.floor(random() * alphabet.length)];
+    for (const text of randomTexts(20_000, alphabet, 40, 7)) {
       expect(urlStart(text), JSON.stringify(text)).toBe(URL_START.exec(text)?.index ?? -1);
       expect(redactUrlsIn(text), JSON.stringify(text)).toBe(regexRedaction(text));
     }
