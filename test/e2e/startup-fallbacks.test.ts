@@ -22,6 +22,8 @@ describe("start-up fallbacks", () => {
       cwd: workspace,
       env: cleanEnv(),
       encoding: "utf8",
+      timeout: 30_000,
+      killSignal: "SIGKILL",
     });
     return { code: result.status, stdout: result.stdout, stderr: result.stderr };
   };

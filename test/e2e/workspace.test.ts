@@ -105,6 +105,8 @@ describe("finding the workspace", () => {
         cwd: inner,
         env: cleanEnv(),
         encoding: "utf8",
+        timeout: 30_000,
+        killSignal: "SIGKILL",
         ...(asRoot ? { uid: 65534, gid: 65534 } : {}),
       });
       expect(run.status).toBe(1);
