@@ -1,7 +1,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { scriptImports } from "../../src/domains/goals/script-imports.js";
+import { PY_IMPORT, scriptImports } from "../../src/domains/goals/script-imports.js";
+import { elapsed, randomTexts } from "../helpers/random-text.js";
 import { scratchDir } from "../helpers/workspace.js";
 
 let root: { dir: string; cleanup: () => void };
@@ -70,5 +71,28 @@ describe("the local files a frozen script loads", () => {
     write("test/run.mjs", "import { add } from '../src/add.mjs';\n");
     write("src/add.mjs", "export const add = (a, b) => a + b;\n");
     expect(scriptImports(["test.mjs", "test/run.mjs"], root.dir)).toEqual([]);
+  });
+});
+
+describe("reading a script's imports takes one pass, whatever the script holds", () => {
+  const OLD_PY_IMPORT =
+    /^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+([\w \t,*()]+)|import[ \t]+([\w., \t]+))/gm;
+  const all = (pattern: RegExp, text: string) => [...text.matchAll(pattern)].map((m) => [m.index, ...m]);
+
+  it("finds the Python imports the former pattern found, on 20,000 random scripts", () => {
+    const pieces = ["from", "import", " ", "\t", ".", ".", "a", "_", "9", "\n", ",", "*", "(", ")", "-"];
+    for (const text of randomTexts(pieces, 20_000)) {
+      expect(all(PY_IMPORT, text), JSON.stringify(text)).toEqual(all(OLD_PY_IMPORT, text));
+    }
+  });
+
+  it("reads a 1 MB `from ....` line without ` import` at once", () => {
+    // The former pattern split the dots every way: 1.6 s at 30 KB, 19 s at 100 KB, about half an
+    // hour at the 1 MB a scanned script may hold.
+    write("checks/run.py", `from ${".".repeat(999_970)}\nimport helper\n`);
+    write("checks/helper.py", "");
+    let found: string[] = [];
+    expect(elapsed(() => (found = scriptImports(["checks/run.py"], root.dir)))).toBeLessThan(2_000);
+    expect(found).toEqual(["checks/helper.py"]);
   });
 });
