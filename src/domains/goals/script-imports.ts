@@ -24,7 +24,12 @@ const PYTHON = new Set([".py"]);
 
 const JS_SPECIFIER =
   /(?:\brequire\s*\(\s*|\bimport\s*\(\s*|\bfrom\s*|\bimport\s+)(["'`])(\.{1,2}\/[^"'`\n]*)\1/g;
-const SHELL_SOURCE = /(?:^|[;&|{(]|\bthen|\bdo|\belse)\s*(?:source|\.)\s+([^;&|\n#]+)/gm;
+/**
+ * After a line's start, only that line's blanks: a blank line is a line start of its own (`^\s*`
+ * rescanned every following blank line from every line start, minutes for a script of newlines).
+ */
+export const SHELL_SOURCE =
+  /(?:^[^\S\n\r\u2028\u2029]*|(?:[;&|{(]|\bthen|\bdo|\belse)\s*)(?:source|\.)\s+([^;&|\n#]+)/gm;
 /**
  * `from ..pkg.mod import x`: the leading dots, then the module, which starts with a word character
  * (`(\.*)([\w.]*)` split a run of dots every way, and a long `from ....` line without ` import`
