@@ -81,6 +81,14 @@ export function declaresSharedStore(configPath: string): boolean {
 }
 
 /**
+ * A line opening the `[store]` table, or one setting a `store` key. Only the line's own blanks
+ * lead: a blank line is a line start of its own, and `^\s*` ran over every following blank line
+ * from every line start (36 s for a cairn.toml of 100 000 blank lines, hours at megabytes).
+ */
+export const STORE_TABLE = /^[^\S\n\r\u2028\u2029]*\[\s*["']?store["']?\s*[\].]/m;
+export const STORE_KEY = /^[^\S\n\r\u2028\u2029]*["']?store["']?\s*[.=]/m;
+
+/**
  * Whether a cairn.toml's text sets `store`, in any form TOML allows: the `[store]` table, an
  * inline `store = {…}`, dotted `store.url = …` keys, a quoted key. The common forms are settled by
  * a look at the lines; only a file that might set it otherwise is parsed. A file that does not
@@ -88,8 +96,8 @@ export function declaresSharedStore(configPath: string): boolean {
  * rather than discovery walking past it to another workspace.
  */
 export function namesStore(text: string): boolean {
-  if (/^\s*\[\s*["']?store["']?\s*[\].]/m.test(text)) return true;
-  if (!/^\s*["']?store["']?\s*[.=]/m.test(text)) return false;
+  if (STORE_TABLE.test(text)) return true;
+  if (!STORE_KEY.test(text)) return false;
   try {
     return parseToml(text).store !== undefined;
   } catch {
