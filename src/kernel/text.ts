@@ -25,3 +25,14 @@ export function cutText(text: string, max: number): string {
   const last = text.charCodeAt(max - 1);
   return text.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
 }
+
+/**
+ * `text` without its trailing newlines. A loop, not `replace(/\n*$/, "")`: that pattern is tried
+ * from every newline and runs over all the newlines after each one (a long run of newlines before
+ * a last character took minutes).
+ */
+export function withoutTrailingNewlines(text: string): string {
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 10) end--;
+  return text.slice(0, end);
+}

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { SlashCommand } from "../../src/domains/prompts/discover.js";
 import { renderCommand, splitWords } from "../../src/domains/prompts/render.js";
+import { withoutTrailingNewlines } from "../../src/kernel/text.js";
+import { elapsed, randomTexts } from "../helpers/random-text.js";
 
 const command = (
   body: string,
@@ -139,5 +141,24 @@ describe("the brief prompt", () => {
     expect(text).not.toMatch(/Here is its brief|You are starting work/);
     expect(text).toMatch(/^cairn refused this for you/);
     expect(text).toContain('"policy": "budget"');
+  });
+});
+
+describe("appending arguments to a long body takes one pass", () => {
+  it("drops the trailing newlines the former pattern dropped, on 20,000 random texts", () => {
+    for (const text of randomTexts(["\n", "\n", "a", "\r", " "], 20_000)) {
+      expect(withoutTrailingNewlines(text), JSON.stringify(text)).toBe(text.replace(/\n*$/, ""));
+    }
+  });
+
+  it("renders a 256 KiB body of newlines before its last letter at once", () => {
+    // `replace(/\n*$/, "")` ran over the newlines from each of them: 4 s at 64 KiB, 76 s at the
+    // 256 KiB a command file may hold, with the MCP server answering no one meanwhile.
+    const body = `a${"\n".repeat(262_000)}b`;
+    for (const dialect of ["claude", "cursor"] as const) {
+      let text = "";
+      expect(elapsed(() => (text = renderCommand(command(body, dialect), "x").text))).toBeLessThan(2_000);
+      expect(text).toBe(`${body}\n\nARGUMENTS: x`);
+    }
   });
 });

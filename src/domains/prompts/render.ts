@@ -1,4 +1,5 @@
 import { usageError } from "../../kernel/outcome.js";
+import { withoutTrailingNewlines } from "../../kernel/text.js";
 import type { SlashCommand } from "./discover.js";
 
 /**
@@ -113,7 +114,7 @@ function claude(command: SlashCommand, raw: string): Omit<Rendered, "inert"> {
   );
   let out = text;
   const appended = placeholders === 0 && raw.trim() !== "";
-  if (appended) out = `${out.replace(/\n*$/, "")}\n\nARGUMENTS: ${raw}`;
+  if (appended) out = `${withoutTrailingNewlines(out)}\n\nARGUMENTS: ${raw}`;
   return { text: out, appended, unresolved };
 }
 
@@ -158,7 +159,7 @@ function codex(command: SlashCommand, raw: string): Omit<Rendered, "inert"> {
 
 function cursor(command: SlashCommand, raw: string): Omit<Rendered, "inert"> {
   const appended = raw.trim() !== "";
-  const text = appended ? `${command.body.replace(/\n*$/, "")}\n\nARGUMENTS: ${raw}` : command.body;
+  const text = appended ? `${withoutTrailingNewlines(command.body)}\n\nARGUMENTS: ${raw}` : command.body;
   return { text, appended, unresolved: [] };
 }
 
