@@ -19,3 +19,10 @@ export function randomTexts(
     return text;
   });
 }
+
+/** Milliseconds `run` takes. */
+export function elapsed(run: () => unknown): number {
+  const started = performance.now();
+  run();
+  return performance.now() - started;
+}
