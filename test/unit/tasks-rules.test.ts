@@ -74,6 +74,15 @@ describe("task rules", () => {
     expect(outOfScope({ traces: ["./src/a.ts", "src//b.ts", "src/x/../c.ts"] }, builder)).toEqual([]);
   });
 
+  it("keeps out a trace naming a file longer than any filesystem holds, without matching it", () => {
+    const builder = role({ scope: ["src/*a*a*b", "src/**"], out_of_scope: ["*a*a*a*c"] });
+    const long = `src/${"a".repeat(4_000)}`;
+    const started = performance.now();
+    // Matched, `*a*a*b` alone took 8 s on this trace.
+    expect(outOfScope({ traces: [long, `src/${"a".repeat(255)}`] }, builder)).toEqual([long]);
+    expect(performance.now() - started).toBeLessThan(2_000);
+  });
+
   it("routes a question by scope, then along escalate_to, else to a human", () => {
     const config = WorkspaceConfig.parse({
       roles: {
