@@ -27,12 +27,17 @@ export function cutText(text: string, max: number): string {
 }
 
 /**
- * `text` without its trailing newlines. A loop, not `replace(/\n*$/, "")`: that pattern is tried
- * from every newline and runs over all the newlines after each one (a long run of newlines before
- * a last character took minutes).
+ * `text` without the characters of `chars` at its end. A loop, not `replace(/[…]+$/, "")` or
+ * /(.*?)[…]*$/: those are tried from every such character and run over all the ones after it
+ * (a long run of them before a last character took minutes).
  */
-export function withoutTrailingNewlines(text: string): string {
+export function trimEndOf(text: string, chars: string): string {
   let end = text.length;
-  while (end > 0 && text.charCodeAt(end - 1) === 10) end--;
+  while (end > 0 && chars.includes(text[end - 1] as string)) end--;
   return text.slice(0, end);
 }
+
+export const withoutTrailingNewlines = (text: string) => trimEndOf(text, "\n");
+
+/** The characters `.` does not match in a pattern: what ends a line. */
+export const LINE_TERMINATOR = /[\n\r\u2028\u2029]/;

@@ -1,5 +1,6 @@
 /** Text rules shared by memory and briefs: normalising, tokenising, scopes. */
 import { notFound, usageError } from "../../kernel/outcome.js";
+import { trimEndOf } from "../../kernel/text.js";
 import type { Tx } from "../../store/store.js";
 import { taskId } from "../tasks/common.js";
 
@@ -7,10 +8,7 @@ const foldAccents = (text: string) => text.normalize("NFKD").replace(/\p{M}+/gu,
 
 const stripScheme = (url: string) => {
   const bare = url.replace(/^(?:https?|ftp):\/\/(?:www\.)?/i, "").replace(/^www\./i, "");
-  // Trailing slashes by hand: /\/+$/ rescans a run of them from each one (100 KB: minutes).
-  let end = bare.length;
-  while (end > 0 && bare.charCodeAt(end - 1) === 0x2f) end--;
-  return bare.slice(0, end);
+  return trimEndOf(bare, "/");
 };
 
 /**

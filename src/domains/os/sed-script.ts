@@ -1,3 +1,5 @@
+import { LINE_TERMINATOR } from "../../kernel/text.js";
+
 /**
  * Does a sed script run a shell: the `e` command (wherever a command may start, after its
  * address) or a substitution with the `e` flag (`s/x/y/e`, any delimiter, other flags before it)?
@@ -7,16 +9,15 @@
  * run_os accepts) about ten minutes, with the server's event loop blocked throughout. The same
  * question is answered here in one pass per line, plus a binary search per `s`.
  */
-/** What `.` does not match: a substitution stays on its line. */
-const LINE_BREAK = /[\n\r\u2028\u2029]/;
 const SUBSTITUTION_FLAGS = new Set("gpiIwmM0123456789");
 
 export function sedScriptRunsShell(script: string): boolean {
   return runsExecCommand(script) || substitutionRunsShell(script);
 }
 
-/** A substitution with the `e` flag, anywhere: exported for the test that holds it to the pattern. */
-export const substitutionRunsShell = (script: string) => script.split(LINE_BREAK).some(substitutesWithShell);
+/** A substitution with the `e` flag, on any line (`.` stops at its end): exported for the test that holds it to the pattern. */
+export const substitutionRunsShell = (script: string) =>
+  script.split(LINE_TERMINATOR).some(substitutesWithShell);
 
 /** Where a command may start: after these (and blanks), or at the start of the script. */
 const COMMAND_START = new Set([";", "\n", "{", "}"]);

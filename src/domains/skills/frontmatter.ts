@@ -1,5 +1,5 @@
 import { parse as parseYaml } from "yaml";
-import { wellFormed } from "../../kernel/text.js";
+import { LINE_TERMINATOR, trimEndOf, wellFormed } from "../../kernel/text.js";
 
 /**
  * Front matter of a markdown file (SKILL.md, a slash command), read the lenient way: a real
@@ -26,7 +26,6 @@ const NEEDS_QUOTES = /[{}[\]*&#!|>%@`]|: |:$/;
 
 const SIMPLE_KEY = /^[A-Za-z][A-Za-z0-9_-]*$/;
 const FALLBACK_KEY = /^[A-Za-z0-9_-]+$/;
-const LINE_BREAK = /[\n\r\u2028\u2029]/;
 
 /**
  * `key:`, spaces or tabs, then the rest of the line: the key and that rest, when the key is one
@@ -46,11 +45,8 @@ function keyAndRest(line: string, keyShape: RegExp): [key: string, rest: string]
 /** The value of a plain `key: value` line, as /^(key):[ \t]+(.*?)[ \t]*$/ reads it (exported for its test). */
 export function simpleKeyLine(line: string): [key: string, value: string] | undefined {
   const found = keyAndRest(line, SIMPLE_KEY);
-  if (!found || LINE_BREAK.test(found[1])) return undefined;
-  const rest = found[1];
-  let end = rest.length;
-  while (end > 0 && (rest.charCodeAt(end - 1) === 0x20 || rest.charCodeAt(end - 1) === 0x09)) end--;
-  return [found[0], rest.slice(0, end)];
+  if (!found || LINE_TERMINATOR.test(found[1])) return undefined;
+  return [found[0], trimEndOf(found[1], " \t")];
 }
 /**
  * A plain scalar YAML reads as the very same string: no indicator or space first, no tab, no
@@ -109,7 +105,7 @@ function parse(text: string): unknown {
 export function quotableLine(line: string): [key: string, value: string] | undefined {
   const found = keyAndRest(line, FALLBACK_KEY);
   const value = found?.[1].trimEnd();
-  return found && value && !LINE_BREAK.test(value) ? [found[0], value] : undefined;
+  return found && value && !LINE_TERMINATOR.test(value) ? [found[0], value] : undefined;
 }
 
 /** Claude Code's own fallback: quote simple values that hold YAML-special characters, then retry. */
