@@ -9,7 +9,7 @@ import {
   simpleHeader,
   simpleKeyLine,
 } from "../../src/domains/skills/frontmatter.js";
-import { randomTexts } from "../helpers/random-texts.js";
+import { elapsed, randomTexts } from "../helpers/random-texts.js";
 
 const header = (lines: string) => readFrontMatter(`---\n${lines}\n---\nbody\n`);
 
@@ -215,12 +215,13 @@ describe("key: value lines, read by hand", () => {
 
   it("reads a 64 KB header of blanks at once", () => {
     // Before: 4.5 s a read for a line of 64,000 spaces between a value and its last character.
-    const started = performance.now();
-    for (const line of [`k: a${" ".repeat(64_000)}b`, `k: a${" ".repeat(64_000)}\u0000`]) {
-      simpleKeyLine(line);
-      quotableLine(line);
-    }
-    readFrontMatter(`---\ndescription: a${" ".repeat(60_000)}b: c\n---\nbody\n`);
-    expect(performance.now() - started).toBeLessThan(2_000);
+    const took = elapsed(() => {
+      for (const line of [`k: a${" ".repeat(64_000)}b`, `k: a${" ".repeat(64_000)}\u0000`]) {
+        simpleKeyLine(line);
+        quotableLine(line);
+      }
+      readFrontMatter(`---\ndescription: a${" ".repeat(60_000)}b: c\n---\nbody\n`);
+    });
+    expect(took).toBeLessThan(2_000);
   });
 });

@@ -9,8 +9,6 @@ import { LINE_TERMINATOR } from "../../kernel/text.js";
  * run_os accepts) about ten minutes, with the server's event loop blocked throughout. The same
  * question is answered here in one pass per line, plus a binary search per `s`.
  */
-const SUBSTITUTION_FLAGS = new Set("gpiIwmM0123456789");
-
 export function sedScriptRunsShell(script: string): boolean {
   return runsExecCommand(script) || substitutionRunsShell(script);
 }
@@ -53,6 +51,8 @@ function afterRegexAddress(script: string, at: number): number {
   while (script[next] === "I" || script[next] === "M") next++;
   return next;
 }
+
+const SUBSTITUTION_FLAGS = new Set("gpiIwmM0123456789");
 
 /** Is there an `s`, a delimiter d after it, then two more d, the last followed by flags and `e`? */
 function substitutesWithShell(line: string): boolean {
