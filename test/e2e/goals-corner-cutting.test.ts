@@ -268,6 +268,33 @@ describe("frozen inputs git ignores", () => {
   });
 });
 
+describe("frozen inputs named by a glob of many stars", () => {
+  it("finds a new input among files whose names make a backtracking glob engine take seconds each, in bounded time", () => {
+    mkdirSync(join(ws.dir, "checks"));
+    writeFileSync(
+      join(ws.dir, "checks", "run.js"),
+      "process.exit(require('fs').readFileSync('lib.txt','utf8').trim()==='good'?0:1)",
+    );
+    writeFileSync(join(ws.dir, "checks", "a-b-c-d-e.js"), "");
+    runSync("git", ["add", "-A"], ws.dir);
+    runSync("git", ["commit", "-qm", "checks"], ws.dir);
+    const run = checkRun(ws.dir, {
+      argv: [process.execPath, "checks/run.js"],
+      inputs: ["checks/*-*-*-*-*.js"],
+    });
+    const attempt = openAttempt(ws.dir, run, builder);
+    // Matched by a backtracking engine, each of these names took about 3 s against the glob, and
+    // eval and decide match each three times: 26 s.
+    for (let n = 0; n < 3; n++) writeFileSync(join(ws.dir, "checks", `${"-".repeat(200 + n)}.j`), "");
+    writeFileSync(join(ws.dir, "checks", "f-g-h-i-j.js"), "");
+    const started = performance.now();
+    const evaluated = cairnJson<{ input_drift: string[] }>(ws.dir, ["attempt", "eval", attempt], builder);
+    expect(evaluated.input_drift).toEqual(["checks/f-g-h-i-j.js"]);
+    expect(cairnJson<Decision>(ws.dir, ["attempt", "decide", attempt], builder).verdict).toBe("revert");
+    expect(performance.now() - started).toBeLessThan(10_000);
+  });
+});
+
 describe("an evaluation killed part way", () => {
   it("records nothing: a builder cannot kill it after a lucky sample, put a frozen input back and have that sample kept", async () => {
     writeFileSync(join(ws.dir, ".gitignore"), "expected.txt\nran-once\n");

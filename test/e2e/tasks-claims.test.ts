@@ -98,6 +98,29 @@ describe("claims", () => {
     expect(taskOf("T-1").status).toBe("active");
   });
 
+  it("decides scope against a hostile trace in bounded time, a glob of many stars or not", () => {
+    // Each glob below backtracks in a regular-expression engine: against these traces, three
+    // names of 255 dashes, the first one alone took seconds per match.
+    writeFileSync(
+      join(ws.dir, ".cairn", "cairn.toml"),
+      '[roles.builder]\nscope = ["src/*-*/*-*/*-*.ts"]\nout_of_scope = ["**/*_*_*_*_old.ts"]\n',
+    );
+    const bob = addAgent(ws.dir, "bob", "builder");
+    const names = (last: string) => `src/${"-".repeat(255)}/${"-".repeat(255)}/${last}`;
+    cairn(ws.dir, ["task", "add", "hostile", "--traces", names(`${"-".repeat(252)}.t`)]);
+    cairn(ws.dir, ["task", "add", "fits", "--traces", names(`${"-".repeat(252)}.ts`)]);
+    cairn(ws.dir, ["task", "add", "kept out", "--traces", `src/a-b/c-d/${"_".repeat(250)}old.ts`]);
+    const started = performance.now();
+    const ready = cairn(ws.dir, ["task", "ready", "--limit", "10", "--json"], as(bob.token));
+    expect((ready.json as { tasks: { id: string }[] }).tasks.map((t) => t.id)).toEqual(["T-2"]);
+    for (const id of ["T-1", "T-3"])
+      expect(cairn(ws.dir, ["task", "claim", id, "--json"], as(bob.token)).json, id).toMatchObject({
+        refused: { policy: "scope" },
+      });
+    expect(cairn(ws.dir, ["task", "claim", "T-2"], as(bob.token)).code).toBe(0);
+    expect(performance.now() - started).toBeLessThan(10_000);
+  });
+
   it("settles concurrent finish and release on one task: exactly one happens", async () => {
     const bob = addAgent(ws.dir, "bob", "builder");
     for (let round = 1; round <= 4; round++) {

@@ -1,6 +1,7 @@
 import { existsSync, lstatSync, statSync } from "node:fs";
 import { basename, isAbsolute, join, relative, resolve, sep } from "node:path";
 import picomatch from "picomatch";
+import { globMatcher } from "../../kernel/glob.js";
 import { readRegularFile } from "../../kernel/regular-file.js";
 import type { FrozenEvaluatorRecord } from "../../store/store.js";
 import type { EvaluatorDefinition } from "./evaluators/definition.js";
@@ -185,7 +186,7 @@ export async function freezeInputs(definition: EvaluatorDefinition, root: string
   const where = await prefixOf(root);
   if (!where) return { patterns: [], files: {}, modes: true };
   const patterns = defaultInputs(definition, root).map((pattern) => globOf(where.prefix, pattern));
-  const matches = picomatch(patterns, { dot: true });
+  const matches = globMatcher(patterns);
   const files: Record<string, string> = {};
   for (const path of await candidates(where.top, patterns))
     if (matches(path)) files[path] = hashInputWithMode(where.top, path);
@@ -214,7 +215,7 @@ export async function inputDrift(manifest: readonly FrozenEvaluatorRecord[], dir
     const current = inputs.modes ? hashInputWithMode : hashInputFile;
     for (const [path, hash] of Object.entries(inputs.files))
       if (current(top, path) !== hash) drifted.add(path);
-    const matches = picomatch(inputs.patterns, { dot: true });
+    const matches = globMatcher(inputs.patterns);
     for (const path of present) if (matches(path) && !(path in inputs.files)) drifted.add(path);
   }
   return [...drifted].sort();
@@ -222,14 +223,13 @@ export async function inputDrift(manifest: readonly FrozenEvaluatorRecord[], dir
 
 /** Which frozen evaluators depend on each drifted path (for the verdict's wording). */
 export function dependents(manifest: readonly FrozenEvaluatorRecord[], paths: readonly string[]) {
+  const inputs = manifest.flatMap((entry) =>
+    entry.inputs
+      ? [{ name: entry.name, files: entry.inputs.files, matches: globMatcher(entry.inputs.patterns) }]
+      : [],
+  );
   return paths.map((path) => ({
     path,
-    evaluators: manifest
-      .filter(
-        (entry) =>
-          entry.inputs &&
-          (path in entry.inputs.files || picomatch(entry.inputs.patterns, { dot: true })(path)),
-      )
-      .map((entry) => entry.name),
+    evaluators: inputs.filter(({ files, matches }) => path in files || matches(path)).map(({ name }) => name),
   }));
 }
