@@ -12,8 +12,8 @@ export type PathMatcher = (path: string) => boolean;
  * of a checkout), so where that power passes NATIVE_STEPS, the expression is run instead by an
  * automaton whose time is the path's length times the expression's size
  * (src/kernel/linear-regex.ts), ten to thirty times slower on an everyday path, hence not always.
- * A glob whose expression the automaton cannot read (one escaping a digit, which picomatch passes
- * on as a back-reference) keeps the native engine.
+ * A glob whose expression the automaton cannot read (an escape such as `\1` or `\B`, which
+ * picomatch passes on as a back-reference or a word boundary) keeps the native engine.
  */
 export function globMatcher(globs: readonly string[], options: { nocase?: boolean } = {}): PathMatcher {
   const tests = globs.map((glob) => globTest(glob, options.nocase === true));
