@@ -23,23 +23,31 @@ export function linearTest(regex: RegExp): { test: (text: string) => boolean; de
   return { test: (text) => new Run(program, text).searches(), degree: degreeOf(tree) };
 }
 
-/** Lookaheads are left out: each is bounded in the expressions globs compile to, and atomic. */
+/**
+ * A lookahead costs what its body does, at each position it is asked: a negated glob (`!*a*a*b`)
+ * is the whole glob inside one, 2.4 s against 300 characters.
+ */
 function degreeOf(node: RegexNode): number {
   switch (node.kind) {
     case "sequence":
       return node.items.reduce((sum, item) => sum + degreeOf(item), 0);
     case "either":
       return node.options.reduce((sum, option) => sum + degreeOf(option), 0);
+    case "lookahead":
+      return degreeOf(node.body);
     case "repeat": {
       if (Number.isFinite(node.max)) return degreeOf(node.body) * Math.max(1, node.max);
-      return ambiguous(node.body) ? Number.POSITIVE_INFINITY : 1;
+      return ambiguous(node.body) ? Number.POSITIVE_INFINITY : 1 + degreeOf(node.body);
     }
     default:
       return 0;
   }
 }
 
-/** Whether a node holds an alternation or a quantifier outside its lookaheads. */
+/**
+ * Whether a node can match one stretch of text in more than one way: it holds an alternation or
+ * a quantifier. A lookahead's body is not searched: once it holds, it is never entered again.
+ */
 function ambiguous(node: RegexNode): boolean {
   switch (node.kind) {
     case "sequence":
