@@ -5,6 +5,7 @@
  */
 import { benchAgents } from "./agents.js";
 import { benchFeed } from "./feed.js";
+import { benchGlobs } from "./globs.js";
 import { benchGoals } from "./goals.js";
 import { benchKnowledge } from "./knowledge.js";
 import { benchPostgres } from "./postgres.js";
@@ -25,6 +26,7 @@ const SUITES: Record<string, () => Promise<void>> = {
   skills: benchSkills,
   pg: benchPostgres,
   feed: benchFeed,
+  globs: benchGlobs,
 };
 
 // Flags (`--tasks=20000`) belong to the suites that read them, not to the choice of suites.
