@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseMetric } from "../../src/domains/knowledge/notes.js";
+import { decisionKey, parseMetric } from "../../src/domains/knowledge/notes.js";
 import { riskRank } from "../../src/domains/knowledge/risks.js";
 import {
   anyTextNormalForm,
@@ -160,6 +160,29 @@ describe("query terms and the FTS expression", () => {
     expect(queryTerms("cluster 2")).toEqual(["cluster"]);
     expect(queryTerms("2 x")).toEqual(["2", "x"]);
     expect(queryTerms("é 库 v2")).toEqual(["é", "库", "v2"]);
+  });
+});
+
+describe("decision keys", () => {
+  it("are one for the same decision however spelled, and never taken from another decision's texts", () => {
+    const direct = (d: { chose: string; rejected: string; because: string }) =>
+      [d.chose, d.rejected, d.because].map(normaliseFact).join("\n");
+    const decisions = [
+      { chose: "WAL", rejected: "rollback journal", because: "readers never block" },
+      { chose: "wal.", rejected: "Rollback  journal", because: "Readers never block!" },
+      // The same letters end to end, cut elsewhere: another decision.
+      { chose: "WALrollback", rejected: " journal", because: "readers never block" },
+      { chose: "WA", rejected: "Lrollback journal", because: "readers never block" },
+    ];
+    // Twice over: the second round answers from what the first kept.
+    for (let round = 0; round < 2; round++)
+      for (const decision of decisions) expect(decisionKey(decision)).toBe(direct(decision));
+    expect(decisionKey(decisions[0] as (typeof decisions)[0])).toBe(
+      decisionKey(decisions[1] as (typeof decisions)[0]),
+    );
+    expect(decisionKey(decisions[2] as (typeof decisions)[0])).not.toBe(
+      decisionKey(decisions[3] as (typeof decisions)[0]),
+    );
   });
 });
 
