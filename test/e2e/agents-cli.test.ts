@@ -139,6 +139,41 @@ describe("cairn agents from the CLI", () => {
     expect(run.stderr).not.toMatch(/command not found/);
   });
 
+  it("drops an agent that loses a tool-name collision whole: no run by its exact name, no schedule", () => {
+    const own = initWorkspace();
+    try {
+      const schedule = '[[schedules]]\nid = "hourly"\ntype = "interval"\ninterval_minutes = 60\n';
+      // Both become run-a-b; discovery finds the folders in name order, so a.b is found first.
+      for (const [folder, name, marker] of [
+        ["ab1", "a.b", "kept"],
+        ["ab2", "a/b", "dropped"],
+      ] as const) {
+        mkdirSync(join(own.dir, ".cairn", "agents", folder), { recursive: true });
+        writeFileSync(
+          join(own.dir, ".cairn", "agents", folder, "agent.toml"),
+          `[agent]\nname = ${JSON.stringify(name)}\n[run]\ncommand = "sh"\nargs = ["-c", ${JSON.stringify(`touch ${join(own.dir, marker)}`)}]\n${schedule}`,
+        );
+      }
+      const byName = cairn(own.dir, ["agents", "run", "a/b", "--json"], { env });
+      expect(byName.code).toBe(4);
+      expect(byName.stderr).toMatch(/a\/b.*is dropped: its tool name run-a-b collides with .*ab1/);
+      expect(existsSync(join(own.dir, "dropped"))).toBe(false);
+      expect(cairn(own.dir, ["agents", "run", "a.b"], { env }).code).toBe(0);
+      expect(existsSync(join(own.dir, "kept"))).toBe(true);
+      const listed = cairn(own.dir, ["agents", "list", "--json"], { env }).json as {
+        agents: { name: string }[];
+      };
+      expect(listed.agents.map((agent) => agent.name)).toEqual(["a.b"]);
+      const once = cairn(own.dir, ["daemon", "--once", "--dry-run"], { env });
+      expect(once.stdout).toContain("would dispatch a.b/hourly");
+      expect(once.stdout).not.toContain("a/b");
+      const doctor = cairn(own.dir, ["agents", "doctor", "--json"], { env });
+      expect(doctor.stdout).toMatch(/run-a-b collides with .*ab1.*ab2/);
+    } finally {
+      own.cleanup();
+    }
+  });
+
   it("keeps each line the daemon prints one visible line, whatever a manifest names its agent", () => {
     const own = initWorkspace();
     try {

@@ -23,6 +23,8 @@ export interface AgentCatalog extends Discovery {
   remediations: RemediationTool[];
   /** Two agents whose tool names met after sanitizing: the first found kept it. */
   collisions: { tool: string; kept: string; dropped: string }[];
+  /** The agents that lost a collision: out of `agents`, so nothing runs them, by name or schedule. */
+  dropped: LoadedAgent[];
 }
 
 /** Rebuilt from disk on every call: a tool name is matched against this, never reversed. */
@@ -57,7 +59,11 @@ export function agentCatalog(workspace: Workspace, env: NodeJS.ProcessEnv): Agen
       if (claim(name, agent.path)) remediations.push({ name, agent, index: position + 1, argv });
     });
   }
-  return { ...discovery, tools, remediations, collisions };
+  // Dropped whole everywhere, not only from the tool list: `doctor` says the agent is dropped,
+  // and a daemon still running it on schedule, or a run by its exact name, would say otherwise.
+  const agents = discovery.agents.filter((agent) => kept.has(agent));
+  const dropped = discovery.agents.filter((agent) => !kept.has(agent));
+  return { ...discovery, agents, dropped, tools, remediations, collisions };
 }
 
 /** An agent by its manifest name (or its tool name), found through discovery, never as a path. */
@@ -65,13 +71,19 @@ export function findAgent(catalog: AgentCatalog, name: string): LoadedAgent {
   const agent =
     catalog.agents.find((candidate) => candidate.name === name) ??
     catalog.tools.find((tool) => tool.name === name)?.agent;
-  if (!agent) {
+  if (agent) return agent;
+  const loser = catalog.dropped.find((candidate) => candidate.name === name);
+  if (loser) {
+    const collision = catalog.collisions.find((entry) => entry.dropped === loser.path);
     throw notFound(
-      `no local agent named ${quoteValue(name)}`,
-      "see `cairn agents list` (or the agents_status tool)",
+      `the local agent ${quoteValue(name)} (${loser.path}) is dropped: its tool name ${runToolName(name)} collides with ${collision?.kept ?? "another agent's"}, found first`,
+      "rename one of the two agents; `cairn agents doctor` names both",
     );
   }
-  return agent;
+  throw notFound(
+    `no local agent named ${quoteValue(name)}`,
+    "see `cairn agents list` (or the agents_status tool)",
+  );
 }
 
 export function describeAgentTool(agent: LoadedAgent): string {
