@@ -2,6 +2,7 @@ import { z } from "zod";
 import { agentCatalog, findAgent } from "../../domains/agents/catalog.js";
 import { remediate } from "../../domains/agents/remediate.js";
 import { runAgent } from "../../domains/agents/runner.js";
+import { quote } from "../../domains/knowledge/brief/fence.js";
 import { notFound, operational } from "../../kernel/outcome.js";
 import { defineCommand } from "../define.js";
 import { verbatim } from "../field-text.js";
@@ -47,7 +48,9 @@ export const agentsRun = defineCommand({
       progress: ctx.progress,
     });
     const { run } = result;
-    const tail = result.stderrTail.trim().split("\n").slice(-20).join("\n");
+    const lastLines = result.stderrTail.trim().split("\n").slice(-20).join("\n");
+    // Quoted: a model reads this error, and what an agent printed is data, never instructions.
+    const tail = lastLines ? quote(`stderr of ${agent.name}, its last lines`, lastLines) : "";
     const hint = `the full log: cairn agents logs ${JSON.stringify(agent.name)} (run ${run.id})`;
     if (run.status === "skipped")
       throw operational(`${agent.name} was not run (${run.id}): ${run.reason}`, hint);
