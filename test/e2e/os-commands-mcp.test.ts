@@ -238,6 +238,10 @@ describe("OS tools through cairn mcp", () => {
     expect((await refusalOf("os_run", { bin: "python3", args: ["-Bc", "print(1)"] }))?.reason).toContain(
       "runs code",
     );
+    // The code given attached to its flag, one argument.
+    expect(
+      (await refusalOf("os_run", { bin: "python3", args: ["-cimport os; os.system('id')"] }))?.reason,
+    ).toContain("runs code");
     expect((await refusalOf("os_run", { bin: "rm", args: ["-rf", "x"] }))?.reason).toContain(
       "`rm` needs a person",
     );
@@ -255,6 +259,7 @@ describe("OS tools through cairn mcp", () => {
       "not_bare",
       "deny",
       "not_allowed",
+      "confirm",
       "confirm",
       "confirm",
       "not_installed",

@@ -66,6 +66,60 @@ describe("the confirm list, whatever name a program goes by", () => {
   });
 });
 
+describe("code flags given their value attached, and more programs that run a command", () => {
+  it("needs a person for a code flag whose value is attached to it", () => {
+    for (const [bin, args] of [
+      ["python3", ["-cimport os; os.system('id')"]],
+      ["python3", ["-Bcimport os"]],
+      ["perl", ["-esystem('id')"]],
+      ["perl", ["-wlesystem('id')"]],
+      ["node", ["-eprocess.exit()"]],
+      ["tar", ["-Ish -c id", "-xf", "a.tar"]],
+      ["rsync", ["-esh -c id", "a", "b"]],
+      ["vim", ["-c!id"]],
+      ["ssh", ["-oProxyCommand=sh -c id", "host"]],
+      ["scp", ["-oProxyCommand=sh -c id", "a", "host:b"]],
+    ] as const) {
+      expect(rule(bin, [...args]), `${bin} ${args.join(" ")}`).toBe("confirm");
+    }
+    // A flag that takes a value ends the letters: a module or a folder is no cluster of flags.
+    expect(rule("perl", ["-MTest::More", "t/basic.t"])).toBe("allow");
+    expect(rule("python3", ["-mcoverage", "run", "x.py"])).toBe("allow");
+    expect(rule("git", ["-Csrc", "status"])).toBe("allow");
+    expect(rule("tar", ["-xzf", "a.tgz"])).toBe("allow");
+    expect(rule("rsync", ["-av", "a/", "b/"])).toBe("allow");
+    expect(rule("python3", ["-Wdefault", "x.py"])).toBe("allow");
+  });
+
+  it("needs a person for a pager, a browser, a client's shell command or a program a connection is handed to", () => {
+    for (const [bin, args] of [
+      ["man", ["-P", "sh -c id", "ls"]],
+      ["man", ["-Psh -c id", "ls"]],
+      ["man", ["--pager=sh -c id", "ls"]],
+      ["man", ["-Hfirefox", "ls"]],
+      ["mysql", ["-e", "system id"]],
+      ["mysql", ["--execute=\\! id"]],
+      ["mariadb", ["-e", "pager sh -c id"]],
+      ["mysql", ["--pager=sh -c id"]],
+      ["socat", ["-", "EXEC:id"]],
+      ["socat", ["tcp-listen:9000,fork", "system:'sh -c id'"]],
+      ["nc", ["-l", "9000", "-e", "/bin/sh"]],
+      ["ncat", ["--sh-exec", "id", "host", "80"]],
+      ["perf", ["stat", "sh", "-c", "id"]],
+      ["xvfb-run", ["sh", "-c", "id"]],
+      ["emacs", ["--batch", "--eval", '(shell-command "id")']],
+      ["julia", ["-e", "run(`id`)"]],
+      ["erl", ["-noshell", "-eval", 'os:cmd("id")']],
+    ] as const) {
+      expect(rule(bin, [...args]), `${bin} ${args.join(" ")}`).toBe("confirm");
+    }
+    expect(rule("man", ["ls"])).toBe("allow");
+    expect(rule("mysql", ["-e", "select count(*) from t"])).toBe("allow");
+    expect(rule("socat", ["-", "TCP:example.org:80"])).toBe("allow");
+    expect(rule("nc", ["-z", "example.org", "80"])).toBe("allow");
+  });
+});
+
 describe("deny and confirm entries, with options put before their words", () => {
   const config = OsConfig.parse({
     enabled: true,

@@ -93,6 +93,10 @@ export const DEFAULT_CONFIRM: readonly string[] = [
   "cgexec",
   "capsh",
   "firejail",
+  // each runs the program its arguments name (`perf stat cmd`, `xvfb-run cmd`)
+  "perf",
+  "xvfb-run",
+  "catchsegv",
   "bwrap",
   "fakeroot",
   "pkexec",
@@ -155,6 +159,19 @@ const CODE_FLAGS: Readonly<Record<string, readonly string[]>> = {
   ssh: ["-o"],
   vim: ["-c", "--cmd", "-S", "+"],
   nvim: ["-c", "--cmd", "-S", "+"],
+  // The pager and the browser are command lines, run by a shell.
+  man: ["-P", "--pager", "-H", "--html"],
+  mysql: ["--pager"],
+  mariadb: ["--pager"],
+  // The program a connection is handed to.
+  nc: ["-e", "-c", "--exec", "--sh-exec", "--lua-exec"],
+  ncat: ["-e", "-c", "--exec", "--sh-exec", "--lua-exec"],
+  netcat: ["-e", "-c", "--exec", "--sh-exec", "--lua-exec"],
+  emacs: ["--eval", "-eval"],
+  julia: ["-e", "-E", "--eval", "--print"],
+  elixir: ["-e", "--eval"],
+  erl: ["-eval"],
+  guile: ["-c"],
 };
 
 const BARE = /^[A-Za-z0-9_][A-Za-z0-9._+-]{0,63}$/;
@@ -223,6 +240,15 @@ function codeInOtherFlags(bin: string, args: readonly string[]): string | undefi
   // psql's meta-commands (`\!`, `\g |cmd`, `\o |cmd`, `\copy … program`) run shells; they
   // come only with a backslash, wherever -c's text is put (`-c`, `--command=`, `-Xc\! id`).
   if (bin === "psql" && args.some((arg) => arg.includes("\\"))) return "\\ meta-command";
+  // The mysql client's own commands run a shell (`system`, `\!`), a pager (`pager`, `\P`) or an
+  // editor (`edit`, `\e`), wherever its SQL is given (`-e`, `--execute=`).
+  if (
+    (bin === "mysql" || bin === "mariadb") &&
+    args.some((arg) => /\\[!Pe]|\b(system|pager|edit)\b/i.test(arg))
+  )
+    return "client command";
+  // socat's EXEC: and SYSTEM: addresses start a program (`socat - EXEC:id`, `SYSTEM:'id'`).
+  if (bin === "socat" && args.some((arg) => /(^|[!,])\s*(exec|system)\s*:/i.test(arg))) return "EXEC:";
   return undefined;
 }
 
@@ -297,6 +323,26 @@ function gitCode(args: readonly string[]): string | undefined {
   }
 }
 
+/** Short flags whose value may follow attached, per program: past one, the letters are its value. */
+const VALUE_LETTERS: Readonly<Record<string, string>> = {
+  perl: "IMmxi",
+  python: "WXm",
+  pypy: "WXm",
+  git: "C",
+};
+
+/**
+ * The flag letters an argument opens with: `-Bc` → `Bc`, `-cprint(1)` → `cprint` (the flag, then
+ * its value), `-MTest::More` (perl) → `M` (a flag taking a value: the rest is a module name).
+ */
+function leadingLetters(bin: string, arg: string): string {
+  const letters = arg.startsWith("--") ? "" : (/^-([A-Za-z]+)/.exec(arg)?.[1] ?? "");
+  const takesValue = VALUE_LETTERS[familyOf(bin)] ?? "";
+  for (let at = 0; at < letters.length; at++)
+    if (takesValue.includes(letters[at] as string)) return letters.slice(0, at + 1);
+  return letters;
+}
+
 function codeFlag(bin: string, args: readonly string[]): string | undefined {
   const inOther = codeInOtherFlags(bin, args);
   if (inOther) return inOther;
@@ -305,9 +351,9 @@ function codeFlag(bin: string, args: readonly string[]): string | undefined {
   for (const arg of args) {
     for (const flag of flags) {
       if (arg === flag || (flag.startsWith("--") && arg.startsWith(`${flag}=`))) return flag;
-      // A cluster of short flags (`-Bc`, `-le`) holds the letter too.
-      if (/^-[A-Za-z]$/.test(flag) && /^-[A-Za-z]{2,}$/.test(arg) && arg.includes(flag[1] as string))
-        return flag;
+      // A cluster of short flags (`-Bc`, `-le`) holds the letter too, and a short flag takes its
+      // value attached (`-cimport os`, `-Psh -c id`): the letter anywhere in the leading letters.
+      if (/^-[A-Za-z]$/.test(flag) && leadingLetters(bin, arg).includes(flag[1] as string)) return flag;
       // vim's `+{command}` (`+5`, a line number, is only a place to start).
       if (flag === "+" && arg.startsWith("+") && !/^\+\d*$/.test(arg)) return "+";
       // sed's `e` command and `s///e` flag run a shell.
