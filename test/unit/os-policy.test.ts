@@ -110,10 +110,13 @@ describe("code flags given their value attached, and more programs that run a co
       ["emacs", ["--batch", "--eval", '(shell-command "id")']],
       ["julia", ["-e", "run(`id`)"]],
       ["erl", ["-noshell", "-eval", 'os:cmd("id")']],
+      ["dc", ["-e", "!id"]],
+      ["tcpdump", ["-w", "x.pcap", "-G", "1", "-z", "./evil"]],
     ] as const) {
       expect(rule(bin, [...args]), `${bin} ${args.join(" ")}`).toBe("confirm");
     }
     expect(rule("man", ["ls"])).toBe("allow");
+    expect(rule("dc", ["-e", "2 3 + p"])).toBe("allow");
     expect(rule("mysql", ["-e", "select count(*) from t"])).toBe("allow");
     expect(rule("socat", ["-", "TCP:example.org:80"])).toBe("allow");
     expect(rule("nc", ["-z", "example.org", "80"])).toBe("allow");

@@ -172,6 +172,8 @@ const CODE_FLAGS: Readonly<Record<string, readonly string[]>> = {
   elixir: ["-e", "--eval"],
   erl: ["-eval"],
   guile: ["-c"],
+  // The command run on each saved file, once rotated.
+  tcpdump: ["-z"],
 };
 
 const BARE = /^[A-Za-z0-9_][A-Za-z0-9._+-]{0,63}$/;
@@ -247,6 +249,8 @@ function codeInOtherFlags(bin: string, args: readonly string[]): string | undefi
     args.some((arg) => /\\[!Pe]|\b(system|pager|edit)\b/i.test(arg))
   )
     return "client command";
+  // dc's `!` runs the rest of its line in a shell, in an expression given on the command line.
+  if (bin === "dc" && args.some((arg) => arg.includes("!"))) return "!command";
   // socat's EXEC: and SYSTEM: addresses start a program (`socat - EXEC:id`, `SYSTEM:'id'`).
   if (bin === "socat" && args.some((arg) => /(^|[!,])\s*(exec|system)\s*:/i.test(arg))) return "EXEC:";
   return undefined;
