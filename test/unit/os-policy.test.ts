@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { OsConfig } from "../../src/domains/os/config.js";
-import { decide, familyOf } from "../../src/domains/os/policy.js";
+import { familyOf } from "../../src/domains/os/family.js";
+import { decide } from "../../src/domains/os/policy.js";
 
 const everything = OsConfig.parse({ enabled: true, allow: ["*"] });
 const rule = (bin: string, args: string[], realName?: string) => {

@@ -1,6 +1,6 @@
 import { runChild } from "../../kernel/child.js";
 import { forcedGitEnv } from "../../kernel/git.js";
-import { familyOf } from "./policy.js";
+import { familyOf } from "./family.js";
 
 /**
  * git runs programs its configuration names (core.fsmonitor on `git status`, hooks on `git

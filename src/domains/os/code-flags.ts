@@ -1,0 +1,206 @@
+import { familyOf } from "./family.js";
+import { sedScriptRunsShell } from "./sed-script.js";
+
+/**
+ * Interpreters given code on the command line, and other binaries with an argument that runs a
+ * program: the flag anywhere in argv (also inside a cluster like `-Bc`, or as `--eval=…`).
+ */
+const CODE_FLAGS: Readonly<Record<string, readonly string[]>> = {
+  python: ["-c"],
+  python2: ["-c"],
+  python3: ["-c"],
+  pypy: ["-c"],
+  pypy3: ["-c"],
+  // --import and the loaders take a `data:` URL: a module given whole on the command line.
+  node: ["-e", "--eval", "-p", "--print", "--import", "--loader", "--experimental-loader"],
+  nodejs: ["-e", "--eval", "-p", "--print", "--import", "--loader", "--experimental-loader"],
+  deno: ["eval"],
+  bun: ["-e", "--eval", "-p", "--print"],
+  perl: ["-e", "-E"],
+  ruby: ["-e"],
+  php: ["-r"],
+  lua: ["-e"],
+  R: ["-e"],
+  Rscript: ["-e"],
+  tclsh: ["-c"],
+  osascript: ["-e"],
+  make: ["--eval", "-E"],
+  gmake: ["--eval", "-E"],
+  find: ["-exec", "-execdir", "-ok", "-okdir", "-delete"],
+  git: ["-c", "--config-env", "--exec-path", "--upload-pack", "--receive-pack", "--exec"],
+  zip: ["-TT", "--unzip-command"],
+  // The askpass program, also named through a wgetrc command (`-e use_askpass=…`).
+  wget: ["--use-askpass", "-e", "--execute"],
+  scp: ["-S", "-o"],
+  sftp: ["-S", "-o"],
+  tar: ["--to-command", "--use-compress-program", "-I", "--checkpoint-action"],
+  sed: ["e"],
+  rsync: ["-e", "--rsh", "--rsync-path"],
+  ssh: ["-o"],
+  vim: ["-c", "--cmd", "-S", "+"],
+  nvim: ["-c", "--cmd", "-S", "+"],
+  // The pager and the browser are command lines, run by a shell.
+  man: ["-P", "--pager", "-H", "--html"],
+  mysql: ["--pager"],
+  mariadb: ["--pager"],
+  // The program a connection is handed to.
+  nc: ["-e", "-c", "--exec", "--sh-exec", "--lua-exec"],
+  ncat: ["-e", "-c", "--exec", "--sh-exec", "--lua-exec"],
+  netcat: ["-e", "-c", "--exec", "--sh-exec", "--lua-exec"],
+  emacs: ["--eval", "-eval"],
+  julia: ["-e", "-E", "--eval", "--print"],
+  elixir: ["-e", "--eval"],
+  erl: ["-eval"],
+  guile: ["-c"],
+  // The command run on each saved file, once rotated.
+  tcpdump: ["-z"],
+};
+
+/** Modules of Python's standard library whose arguments are code (`-m timeit 'stmt'`, `-m pdb -c`). */
+const PYTHON_CODE_MODULES = new Set(["timeit", "pdb", "profile", "cProfile", "trace", "code"]);
+
+/** Code an interpreter takes inside another flag: `python3 -m timeit`, `perl '-Mstrict;system…'`. */
+function codeInOtherFlags(bin: string, args: readonly string[]): string | undefined {
+  if (CODE_FLAGS[bin]?.includes("-c") && /^(python|pypy)/.test(bin)) {
+    for (let at = 0; at < args.length; at++) {
+      const arg = args[at] as string;
+      const module = arg === "-m" ? args[at + 1] : /^-m./.test(arg) ? arg.slice(2) : undefined;
+      if (module !== undefined && PYTHON_CODE_MODULES.has(module)) return `-m ${module}`;
+    }
+  }
+  // perl turns `-Mname=args` into `use name split(/,/, q{args});`: anything past a module name
+  // and plain words (`;`, a space, a bracket) is a statement of its own.
+  if (bin === "perl") {
+    for (const arg of args) if (/^-[Mm]/.test(arg) && /[^\w:=,.-]/.test(arg.slice(2))) return "-M";
+  }
+  if (bin === "git") return gitCode(args);
+  // ed reads a file named `!command` from what a shell running the command prints.
+  if (bin === "ed" && args.some((arg) => arg.startsWith("!"))) return "!command";
+  // psql's meta-commands (`\!`, `\g |cmd`, `\o |cmd`, `\copy … program`) run shells; they
+  // come only with a backslash, wherever -c's text is put (`-c`, `--command=`, `-Xc\! id`).
+  if (bin === "psql" && args.some((arg) => arg.includes("\\"))) return "\\ meta-command";
+  // The mysql client's own commands run a shell (`system`, `\!`), a pager (`pager`, `\P`) or an
+  // editor (`edit`, `\e`), wherever its SQL is given (`-e`, `--execute=`).
+  if (
+    (bin === "mysql" || bin === "mariadb") &&
+    args.some((arg) => /\\[!Pe]|\b(system|pager|edit)\b/i.test(arg))
+  )
+    return "client command";
+  // dc's `!` runs the rest of its line in a shell, in an expression given on the command line.
+  if (bin === "dc" && args.some((arg) => arg.includes("!"))) return "!command";
+  // socat's EXEC: and SYSTEM: addresses start a program (`socat - EXEC:id`, `SYSTEM:'id'`).
+  if (bin === "socat" && args.some((arg) => /(^|[!,])\s*(exec|system)\s*:/i.test(arg))) return "EXEC:";
+  return undefined;
+}
+
+/** git's global options that take a value as the next argument. */
+const GIT_VALUE_OPTIONS = new Set(["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env"]);
+const GIT_CONFIG_READS = new Set(["--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "-l"]);
+const GIT_CONFIG_WRITES = new Set([
+  "--add",
+  "--unset",
+  "--unset-all",
+  "--replace-all",
+  "--rename-section",
+  "--remove-section",
+  "--edit",
+  "-e",
+]);
+
+/**
+ * git subcommands and options that run a command given on the command line (`rebase -x`,
+ * `bisect run`, `submodule foreach`, `grep -O`, `difftool -x`, `filter-branch`), go into
+ * submodules, whose own configuration cairn does not read (see git.ts), or write the operator's
+ * configuration, which cairn trusts (`config --global`, `--system`, `--file`).
+ */
+function gitCode(args: readonly string[]): string | undefined {
+  let at = 0;
+  while (at < args.length && (args[at] as string).startsWith("-")) {
+    at += GIT_VALUE_OPTIONS.has(args[at] as string) ? 2 : 1;
+  }
+  const sub = args[at];
+  const rest = args.slice(at + 1);
+  const has = (...flags: string[]) =>
+    rest.find((arg) =>
+      flags.some((flag) => arg === flag || arg.startsWith(flag.startsWith("--") ? `${flag}=` : flag)),
+    );
+  const short = (letter: string) =>
+    rest.find((arg) => arg === `-${letter}` || (/^-[A-Za-z]{2,}$/.test(arg) && arg.includes(letter)));
+  for (const arg of args) {
+    if (
+      arg === "--recurse-submodules" ||
+      (arg.startsWith("--recurse-submodules=") && arg !== "--recurse-submodules=no")
+    )
+      return "--recurse-submodules";
+    if (arg.startsWith("--ignore-submodules=") && arg !== "--ignore-submodules=all")
+      return "--ignore-submodules";
+  }
+  switch (sub) {
+    case "submodule":
+    case "filter-branch":
+    case "instaweb":
+    case "send-email":
+      return sub;
+    case "bisect":
+      return rest.includes("run") ? "bisect run" : undefined;
+    case "rebase":
+      return short("x") ? "rebase -x" : undefined;
+    case "grep":
+      return has("-O", "--open-files-in-pager") ? "grep -O" : undefined;
+    case "difftool":
+      return has("--extcmd") || short("x") ? "difftool -x" : undefined;
+    case "clone":
+      return has("-u", "--config") ? "clone -u" : undefined;
+    case "config": {
+      const scoped = rest.some(
+        (arg) => ["--global", "--system", "-f"].includes(arg) || /^--file(=|$)/.test(arg),
+      );
+      const readOnly =
+        rest.some((arg) => GIT_CONFIG_READS.has(arg)) && !rest.some((arg) => GIT_CONFIG_WRITES.has(arg));
+      return scoped && !readOnly ? "config --global" : undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** Short flags whose value may follow attached, per program: past one, the letters are its value. */
+const VALUE_LETTERS: Readonly<Record<string, string>> = {
+  perl: "IMmxi",
+  python: "WXm",
+  pypy: "WXm",
+  git: "C",
+};
+
+/**
+ * The flag letters an argument opens with: `-Bc` → `Bc`, `-cprint(1)` → `cprint` (the flag, then
+ * its value), `-MTest::More` (perl) → `M` (a flag taking a value: the rest is a module name).
+ */
+function leadingLetters(bin: string, arg: string): string {
+  const letters = arg.startsWith("--") ? "" : (/^-([A-Za-z]+)/.exec(arg)?.[1] ?? "");
+  const takesValue = VALUE_LETTERS[familyOf(bin)] ?? "";
+  for (let at = 0; at < letters.length; at++)
+    if (takesValue.includes(letters[at] as string)) return letters.slice(0, at + 1);
+  return letters;
+}
+
+/** The flag (or the command) by which `bin args…` runs code given on the command line, if any. */
+export function codeFlag(bin: string, args: readonly string[]): string | undefined {
+  const inOther = codeInOtherFlags(bin, args);
+  if (inOther) return inOther;
+  const flags = CODE_FLAGS[bin];
+  if (!flags) return undefined;
+  for (const arg of args) {
+    for (const flag of flags) {
+      if (arg === flag || (flag.startsWith("--") && arg.startsWith(`${flag}=`))) return flag;
+      // A cluster of short flags (`-Bc`, `-le`) holds the letter too, and a short flag takes its
+      // value attached (`-cimport os`, `-Psh -c id`): the letter anywhere in the leading letters.
+      if (/^-[A-Za-z]$/.test(flag) && leadingLetters(bin, arg).includes(flag[1] as string)) return flag;
+      // vim's `+{command}` (`+5`, a line number, is only a place to start).
+      if (flag === "+" && arg.startsWith("+") && !/^\+\d*$/.test(arg)) return "+";
+      // sed's `e` command and `s///e` flag run a shell.
+      if (bin === "sed" && flag === "e" && sedScriptRunsShell(arg)) return "e";
+    }
+  }
+  return undefined;
+}
