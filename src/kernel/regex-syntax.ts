@@ -19,6 +19,9 @@ export class Unsupported extends Error {}
 /** The longest bounded repeat expanded (`{0,5}`); picomatch writes `{1,2}` and `{0,1}`. */
 const MAX_BOUNDED_REPEAT = 64;
 
+/** A case-blind class of at most this many units is kept as a set rather than a 64 KB table. */
+const SMALL_SET = 256;
+
 const LINE_TERMINATORS = new Set([0x0a, 0x0d, 0x2028, 0x2029]);
 const DIGIT = (unit: number) => unit >= 0x30 && unit <= 0x39;
 const WORD = (unit: number) =>
@@ -52,7 +55,16 @@ export function parseRegex(source: string, flags: string): RegexNode {
   const setOf = (ranges: Ranges, negated: boolean, extra: ((unit: number) => boolean)[] = []) => {
     const inRanges = (unit: number) => ranges.some(({ from, to }) => unit >= from && unit <= to);
     if (!nocase) return (unit: number) => (inRanges(unit) || extra.some((test) => test(unit))) !== negated;
-    // Marked by canonical unit: the members' own, then (only for \d, \w, \s) every unit's.
+    // By canonical unit: the members' own, in a set when they are few (a glob's `[^/]`, dozens
+    // of them in one expression), else in a table of every unit (and for \d, \w, \s, every
+    // unit's that passes).
+    const size = ranges.reduce((sum, { from, to }) => sum + to - from + 1, 0);
+    if (extra.length === 0 && size <= SMALL_SET) {
+      const members = new Set<number>();
+      for (const { from, to } of ranges)
+        for (let unit = from; unit <= to; unit++) members.add(canonical(unit));
+      return (unit: number) => members.has(canonical(unit)) !== negated;
+    }
     const table = new Uint8Array(0x10000);
     for (const { from, to } of ranges) for (let unit = from; unit <= to; unit++) table[canonical(unit)] = 1;
     if (extra.length > 0)
