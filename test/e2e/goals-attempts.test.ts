@@ -262,6 +262,22 @@ describe("evaluator faults", () => {
     expect(decision.verdict).toBe("revert");
   });
 
+  it("stops an evaluator's repeats at the first sample with no value: a pattern that backtracks holds cairn once", () => {
+    const started = Date.now();
+    // `(a+)+b` against thirty a's and no b backtracks past the pattern's 5 s budget.
+    const { samples, decision } = singleEvaluatorRun({
+      argv: nodeArgv("console.log('a'.repeat(30))"),
+      read: "regex",
+      pattern: "(a+)+b",
+      repeats: 4,
+    });
+    expect(samples).toHaveLength(1);
+    expect(samples[0]?.error).toMatch(/took longer than 5000 ms on the output \(it backtracks/);
+    expect(decision.verdict).toBe("revert");
+    // Four repeats of it held cairn for 20 s.
+    expect(Date.now() - started).toBeLessThan(15_000);
+  });
+
   it("never takes a number from a command that failed: exit 1 printing 289 ms is a failed sample", () => {
     const { samples, decision } = singleEvaluatorRun({
       argv: nodeArgv("console.log('289 ms'); process.exit(1)"),

@@ -160,8 +160,11 @@ export async function measure(frozen: FrozenEvaluatorRecord, take: Take, mine: (
   const failed = () => mine().some((sample) => sample.value === null);
   const count = (side: Side) => mine().filter((sample) => sample.side === side).length;
   if (!definition.noisy || definition.read === "exit_code") {
+    // A sample with no value fails the evaluator whatever the others say (decide.ts): the rest
+    // are not run. An output a `read = "regex"` pattern backtracks on holds cairn for the pattern's
+    // whole budget (5 s), and fifty repeats of it held it for four minutes.
     for (let repeat = 0; repeat < definition.repeats; repeat++)
-      if (!(await take(frozen, "attempt", repeat))) return;
+      if (!(await take(frozen, "attempt", repeat)) || failed()) return;
     if (definition.read === "exit_code" || failed()) return;
     if (!(await take(frozen, "base", 0)) || failed()) return;
     const attempt = valuesOf(mine(), "attempt");
