@@ -112,12 +112,19 @@ describe("code flags given their value attached, and more programs that run a co
       ["julia", ["-e", "run(`id`)"]],
       ["erl", ["-noshell", "-eval", 'os:cmd("id")']],
       ["dc", ["-e", "!id"]],
+      ["gcc", ["-wrapper", "/bin/sh,-s", "x.c"]],
+      ["gcc", ["-B./evil", "x.c"]],
+      ["clang", ["-fplugin=./evil.so", "x.c"]],
+      ["gcc-12", ["-B", "./evil", "x.c"]],
+      ["rpm", ["--eval", "%(id)"]],
       ["tcpdump", ["-w", "x.pcap", "-G", "1", "-z", "./evil"]],
     ] as const) {
       expect(rule(bin, [...args]), `${bin} ${args.join(" ")}`).toBe("confirm");
     }
     expect(rule("man", ["ls"])).toBe("allow");
     expect(rule("dc", ["-e", "2 3 + p"])).toBe("allow");
+    expect(rule("gcc", ["-DBUILD=1", "-O2", "-o", "x", "x.c"])).toBe("allow");
+    expect(rule("rpm", ["-qa"])).toBe("allow");
     expect(rule("mysql", ["-e", "select count(*) from t"])).toBe("allow");
     expect(rule("socat", ["-", "TCP:example.org:80"])).toBe("allow");
     expect(rule("nc", ["-z", "example.org", "80"])).toBe("allow");

@@ -90,8 +90,20 @@ function codeInOtherFlags(bin: string, args: readonly string[]): string | undefi
   if (bin === "dc" && args.some((arg) => arg.includes("!"))) return "!command";
   // socat's EXEC: and SYSTEM: addresses start a program (`socat - EXEC:id`, `SYSTEM:'id'`).
   if (bin === "socat" && args.some((arg) => /(^|[!,])\s*(exec|system)\s*:/i.test(arg))) return "EXEC:";
+  // A compiler runs its passes through `-wrapper`, finds them where `-B` says, and loads a
+  // `-fplugin` into itself: each a program of the caller's choosing. (Its short flags take
+  // values and never cluster, so only these spellings are read: `-DBUILD` is no `-B`.)
+  if (COMPILERS.has(bin)) {
+    const flag = args.find((arg) => arg === "-wrapper" || arg.startsWith("-B") || arg.startsWith("-fplugin"));
+    if (flag) return flag.startsWith("-B") ? "-B" : flag.startsWith("-fplugin") ? "-fplugin" : flag;
+  }
+  // rpm expands macros given on the command line, and `%(…)` runs a shell.
+  if (bin === "rpm" && args.some((arg) => arg === "-E" || arg === "--eval" || arg.startsWith("--eval=")))
+    return "--eval";
   return undefined;
 }
+
+const COMPILERS = new Set(["gcc", "g++", "cc", "c++", "clang", "clang++"]);
 
 /** git's global options that take a value as the next argument. */
 const GIT_VALUE_OPTIONS = new Set(["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env"]);
