@@ -19,8 +19,13 @@ export function linearTest(regex: RegExp): { test: (text: string) => boolean; de
     if (error instanceof Unsupported) return undefined;
     throw error;
   }
-  const program = compile(tree);
-  return { test: (text) => new Run(program, text).searches(), degree: degreeOf(tree) };
+  // Compiled at the first test: most globs are short enough for the native engine on every path.
+  let program: Program | undefined;
+  const test = (text: string) => {
+    if (!program) program = compile(tree);
+    return new Run(program, text).searches();
+  };
+  return { test, degree: degreeOf(tree) };
 }
 
 /**

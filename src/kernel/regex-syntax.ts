@@ -32,7 +32,7 @@ const SPACE = (unit: number) => /\s/.test(String.fromCharCode(unit));
  * The `i` flag without `u`: a unit upper-cased when that gives one unit, but never from beyond
  * ASCII into it (the Kelvin sign is no K).
  */
-export function canonical(unit: number): number {
+function canonical(unit: number): number {
   if (unit < 128) return unit >= 0x61 && unit <= 0x7a ? unit - 32 : unit;
   const upper = String.fromCharCode(unit).toUpperCase();
   if (upper.length !== 1) return unit;
