@@ -214,6 +214,41 @@ describe("goal tools over MCP", () => {
   });
 });
 
+describe("a pattern that backtracks on the text it reads", () => {
+  it("holds no request behind it: a ping is answered while the proposal's dry run searches", async () => {
+    const goal = contractWith(ws.dir, [{ name: "speed", threshold: 100 }]);
+    const mcp = await connectMcp(ws.dir, { args: ["--profile", "planner"] });
+    try {
+      const order: string[] = [];
+      const started = Date.now();
+      // `(a+)+b` over forty a's and no b backtracks until the search's 5 s budget ends it.
+      const proposing = callTool(mcp, "propose_evaluator", {
+        goal,
+        proof: "speed",
+        argv: nodeArgv("0"),
+        read: "regex",
+        pattern: "(a+)+b",
+        sample_output: "a".repeat(40),
+      }).then((result) => {
+        order.push("proposal");
+        return result;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const pingSent = Date.now();
+      await mcp.client.ping();
+      order.push("ping");
+      const pingMs = Date.now() - pingSent;
+      const proposed = structured(await proposing);
+      expect(order).toEqual(["ping", "proposal"]);
+      expect(pingMs).toBeLessThan(2_000);
+      expect(proposed.dry_run.error).toMatch(/took longer than 5000 ms on the output \(it backtracks/);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(5_000);
+    } finally {
+      await mcp.close();
+    }
+  });
+});
+
 describe("Ctrl-C in a terminal", () => {
   it("kills the evaluator's process group and keeps the evidence", async () => {
     const goal = contractWith(ws.dir, [{ name: "check", threshold: 1 }]);
@@ -237,5 +272,47 @@ describe("Ctrl-C in a terminal", () => {
     expect(await exited).toBe(130);
     expect(JSON.parse(stdout)).toMatchObject({ cancelled: true });
     await waitFor(() => gone(pid));
+  });
+
+  it("stops a pattern that backtracks on the output at once, and records the sample as cancelled", async () => {
+    const goal = contractWith(ws.dir, [{ name: "speed", threshold: 100 }]);
+    const printed = join(ws.dir, "printed");
+    writePack(
+      ws.dir,
+      "fixture",
+      evaluatorToml({
+        name: "speed",
+        proof: "speed",
+        argv: nodeArgv(
+          `require('fs').writeFileSync(${JSON.stringify(printed)}, ''); console.log('a'.repeat(40))`,
+        ),
+        read: "regex",
+        pattern: "(a+)+b",
+        direction: "lower",
+        threshold: 100,
+      }),
+    );
+    const run = cairnJson<{ run: { id: string } }>(ws.dir, ["run", "freeze", goal]).run.id;
+    const attempt = cairnJson<{ attempt: { id: string } }>(ws.dir, ["attempt", "open", run]).attempt.id;
+    const child = spawn(process.execPath, [CAIRN_BIN, "attempt", "eval", attempt, "--json"], {
+      cwd: ws.dir,
+      env: cleanEnv(),
+    });
+    let stdout = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+    await waitFor(() => existsSync(printed));
+    // The evaluator has printed and exited; cairn is searching its output.
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const interrupted = Date.now();
+    child.kill("SIGINT");
+    expect(await exited).toBe(130);
+    // The search's budget is 5 s: stopping within it shows the interrupt reached the search.
+    expect(Date.now() - interrupted).toBeLessThan(2_500);
+    const result = JSON.parse(stdout) as { cancelled: boolean; samples: { error: string | null }[] };
+    expect(result.cancelled).toBe(true);
+    expect(result.samples[0]?.error).toBe("cancelled while reading the output");
   });
 });

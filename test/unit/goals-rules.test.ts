@@ -116,9 +116,9 @@ describe("evaluator definitions", () => {
     ).toThrow(/g\.toml: .*not a valid regex/);
   });
 
-  it("reads the last regex match and a JSON path", () => {
+  it("reads the last regex match and a JSON path", async () => {
     const regex = regexEvaluator("r", "t=([0-9.]+)");
-    expect(readValue(regex, { exitCode: 0, stdout: "", combined: "t=1\nt=2.5\n" })).toEqual({
+    expect(await readValue(regex, { exitCode: 0, stdout: "", combined: "t=1\nt=2.5\n" })).toEqual({
       value: 2.5,
       error: null,
     });
@@ -129,18 +129,20 @@ describe("evaluator definitions", () => {
       read: "json",
       json_path: "$.a[1].b",
     });
-    expect(readValue(json, { exitCode: 0, stdout: '{"a":[{},{"b":7}]}', combined: "" })).toEqual({
+    expect(await readValue(json, { exitCode: 0, stdout: '{"a":[{},{"b":7}]}', combined: "" })).toEqual({
       value: 7,
       error: null,
     });
   });
 
-  it("reads no number from an empty, blank or non-decimal match, nor from a JSON string like that", () => {
+  it("reads no number from an empty, blank or non-decimal match, nor from a JSON string like that", async () => {
     // Number("") is 0: a benchmark printing `p95:  ms` (or {"p95": ""}) read as a perfect latency.
     const loose = regexEvaluator("r", "p95:([^m]*)ms");
     for (const printed of ["p95:ms", "p95:   ms", "p95:0x1Fms", "p95:Infinityms", "p95:1e309ms"])
-      expect(readValue(loose, { exitCode: 0, stdout: "", combined: printed }).value).toBeNull();
-    expect(readValue(loose, { exitCode: 0, stdout: "", combined: "p95: -1.5e2 ms" }).value).toBe(-150);
+      expect((await readValue(loose, { exitCode: 0, stdout: "", combined: printed })).value).toBeNull();
+    expect((await readValue(loose, { exitCode: 0, stdout: "", combined: "p95: -1.5e2 ms" })).value).toBe(
+      -150,
+    );
     const json = EvaluatorDefinition.parse({
       name: "j",
       proof: "p",
@@ -149,30 +151,67 @@ describe("evaluator definitions", () => {
       json_path: "p95",
     });
     for (const stdout of ['{"p95":""}', '{"p95":" "}', '{"p95":"0b1"}', '{"p95":true}'])
-      expect(readValue(json, { exitCode: 0, stdout, combined: "" })).toEqual({
+      expect(await readValue(json, { exitCode: 0, stdout, combined: "" })).toEqual({
         value: null,
         error: "no number at p95 in stdout's JSON",
       });
-    expect(readValue(json, { exitCode: 0, stdout: '{"p95":"12.5"}', combined: "" }).value).toBe(12.5);
+    expect((await readValue(json, { exitCode: 0, stdout: '{"p95":"12.5"}', combined: "" })).value).toBe(12.5);
   });
 
-  it("gives up on a pattern that backtracks on the output, within its budget, instead of hanging cairn", () => {
+  it("gives up on a pattern that backtracks on the output, within its budget, instead of hanging cairn", async () => {
     // The shipped latency pattern is quadratic on a run of digits with no "ms": code under test
     // printing a million of them held cairn (and any server) for many minutes, past every timeout.
     const latency = regexEvaluator("l", "([0-9]+(?:\\.[0-9]+)?)\\s*ms");
     const started = Date.now();
     const digits = { exitCode: 0, stdout: "", combined: "1".repeat(100_000) };
-    expect(readValue(latency, digits, 100)).toEqual({
+    expect(await readValue(latency, digits, { budgetMs: 100 })).toEqual({
       value: null,
       error: expect.stringMatching(/took longer than/),
     });
     expect(Date.now() - started).toBeLessThan(2_000);
   });
 
-  it("quotes a match that is not a number short, whatever its length", () => {
+  it("searches in a worker: cairn's own thread keeps running, and a cancel stops the search at once", async () => {
+    const nested = regexEvaluator("n", "(a+)+b");
+    const output = { exitCode: 0, stdout: "", combined: "a".repeat(40) };
+    const cancel = new AbortController();
+    const reading = readValue(nested, output, { signal: cancel.signal });
+    // Timers fire while the pattern backtracks: the search is not in this thread.
+    const ticks = await new Promise<number>((resolve) => {
+      let count = 0;
+      const timer = setInterval(() => {
+        if (++count === 10) {
+          clearInterval(timer);
+          resolve(count);
+        }
+      }, 20);
+    });
+    expect(ticks).toBe(10);
+    const cancelledAt = Date.now();
+    cancel.abort();
+    expect(await reading).toEqual({ value: null, error: "cancelled while reading the output" });
+    expect(Date.now() - cancelledAt).toBeLessThan(1_000);
+    // The next search gets a fresh worker and reads as before.
+    const regex = regexEvaluator("r", "t=([0-9.]+)");
+    expect(await readValue(regex, { exitCode: 0, stdout: "", combined: "t=3" })).toEqual({
+      value: 3,
+      error: null,
+    });
+  });
+
+  it("reports a pattern that fails to run instead of throwing", async () => {
+    // A pack with this pattern is refused when parsed; handed it anyway, the reader says so.
+    const broken = { ...regexEvaluator("b", "x"), pattern: "(" };
+    expect(await readValue(broken, { exitCode: 0, stdout: "", combined: "x" })).toEqual({
+      value: null,
+      error: expect.stringMatching(/^no number: the pattern \/\(\/ failed: .*Unterminated group/),
+    });
+  });
+
+  it("quotes a match that is not a number short, whatever its length", async () => {
     const greedy = regexEvaluator("g", "t=(.*)");
     const huge = `t=${"x".repeat(100_000)}`;
-    const { value, error } = readValue(greedy, { exitCode: 0, stdout: "", combined: huge });
+    const { value, error } = await readValue(greedy, { exitCode: 0, stdout: "", combined: huge });
     expect(value).toBeNull();
     expect(error).toMatch(/^no number: \/t=\(\.\*\)\/ matched "x{60}"… \(100000 characters\)$/);
   });

@@ -159,7 +159,7 @@ export const evalPropose = defineCommand({
   async handler(input, ctx) {
     const { goal, sample_output, ...rest } = input;
     const proposal = await proposeEvaluator(ctx.store, goal, rest, dirs(ctx), ctx.actor.id, ctx.now());
-    const dry = dryRunText(EvaluatorDefinition.parse(proposal.definition), sample_output);
+    const dry = await dryRunText(EvaluatorDefinition.parse(proposal.definition), sample_output);
     return { proposal: proposalView(proposal, ctx.actor.isOwner), dry_run: dryRunView(dry) };
   },
   render: (out) =>

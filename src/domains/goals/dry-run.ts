@@ -54,7 +54,7 @@ export async function dryRunCommand(
  * At proposal time the command is not run (it is not approved yet): the rule is tried on output
  * the proposer pastes, if any.
  */
-export function dryRunText(definition: EvaluatorDefinition, text: string | undefined): DryRun {
+export async function dryRunText(definition: EvaluatorDefinition, text: string | undefined): Promise<DryRun> {
   if (text === undefined)
     return {
       source: "none",
@@ -66,7 +66,7 @@ export function dryRunText(definition: EvaluatorDefinition, text: string | undef
       output_tail: null,
       note: "not run: an unapproved command never runs. Pass sample_output to try the rule now; approval runs it once and shows what it extracts",
     };
-  const read = readValue(definition, { exitCode: 0, stdout: text, combined: text });
+  const read = await readValue(definition, { exitCode: 0, stdout: text, combined: text });
   return {
     source: "sample_output",
     read: definition.read,

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import { runInNewContext } from "node:vm";
 import { childEnv, runChild } from "../../kernel/child.js";
+import { searchLastMatch } from "../../kernel/pattern-search.js";
 import { quoteValue } from "../../kernel/text.js";
 import type { EvaluatorDefinition } from "./evaluators/definition.js";
 
@@ -113,32 +113,11 @@ function readJsonPath(document: unknown, path: string): unknown {
 }
 
 /**
- * How long a pattern may search the output. The search runs in cairn's own thread, where no
- * evaluator timeout or cancel reaches it, and the output is the code under test's: a pattern that
- * backtracks (the shipped latency one is quadratic on a run of digits) would hold cairn for hours.
+ * How long a pattern may search the output. The output is the code under test's: a pattern that
+ * backtracks on it (the shipped latency one is quadratic on a run of digits) would search for
+ * hours. The search runs in a worker, so cairn answers meanwhile and a cancel stops it.
  */
 const MATCH_BUDGET_MS = 5_000;
-
-const MATCH_SCRIPT = `(() => {
-  const pattern = new RegExp(source, "g");
-  let last = null;
-  for (let match = pattern.exec(text); match; match = pattern.exec(text)) {
-    last = match[1] ?? match[0];
-    if (match[0] === "") pattern.lastIndex++;
-  }
-  return last;
-})()`;
-
-/** The first group (or whole match) of the pattern's last match; "timeout" past the budget. */
-function lastMatch(source: string, text: string, budgetMs: number): string | null | "timeout" {
-  try {
-    const found: unknown = runInNewContext(MATCH_SCRIPT, { source, text }, { timeout: budgetMs });
-    return typeof found === "string" ? found : null;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ERR_SCRIPT_EXECUTION_TIMEOUT") return "timeout";
-    throw error;
-  }
-}
 
 /**
  * A decimal number as printed (`12`, `-3.5`, `.5`, `1e3`), or NaN. `Number()` alone reads an empty
@@ -153,11 +132,11 @@ function decimal(text: string): number {
 }
 
 /** Turn what the command printed into the evaluator's number, or say why there is none. */
-export function readValue(
+export async function readValue(
   definition: EvaluatorDefinition,
   run: Pick<Execution, "exitCode" | "stdout" | "combined">,
-  budgetMs = MATCH_BUDGET_MS,
-): { value: number | null; error: string | null } {
+  options: { budgetMs?: number; signal?: AbortSignal } = {},
+): Promise<{ value: number | null; error: string | null }> {
   if (definition.read === "exit_code") return { value: run.exitCode === 0 ? 1 : 0, error: null };
   // A number printed by a command that failed is not a measurement: `289 ms` from a crashed
   // benchmark would otherwise pass a latency gate.
@@ -167,17 +146,28 @@ export function readValue(
       error: `exited with ${run.exitCode}: a failed command's output is not a measurement (set ignore_exit_code to read it anyway)`,
     };
   if (definition.read === "regex") {
-    const last = lastMatch(definition.pattern as string, run.combined, budgetMs);
-    if (last === "timeout")
+    const budgetMs = options.budgetMs ?? MATCH_BUDGET_MS;
+    const found = await searchLastMatch(definition.pattern as string, run.combined, {
+      budgetMs,
+      signal: options.signal,
+    });
+    if (found.kind === "timeout")
       return {
         value: null,
         error: `no number: the pattern /${definition.pattern}/ took longer than ${budgetMs} ms on the output (it backtracks; anchor it or make it simpler)`,
       };
-    if (last === null)
+    if (found.kind === "cancelled") return { value: null, error: "cancelled while reading the output" };
+    if (found.kind === "failed")
+      return {
+        value: null,
+        error: `no number: the pattern /${definition.pattern}/ failed: ${found.message}`,
+      };
+    if (found.kind === "no_match")
       return {
         value: null,
         error: `no number: the pattern /${definition.pattern}/ did not match the output`,
       };
+    const last = found.text;
     const value = decimal(last);
     if (!Number.isFinite(value))
       // Quoted short: a match may be megabytes of output, and the error is stored with the sample.
@@ -214,5 +204,5 @@ export async function sampleEvaluator(
     outputHash: run.hash,
   };
   if (run.failure) return { ...base, value: null, error: run.failure };
-  return { ...base, ...readValue(definition, run) };
+  return { ...base, ...(await readValue(definition, run, { signal })) };
 }

@@ -1,0 +1,106 @@
+import { Worker } from "node:worker_threads";
+
+/**
+ * The last match of a pattern over text, searched in a worker thread. The pattern and the text
+ * come from outside (an evaluator's rule, the output of the code under test, a proposer's sample):
+ * a pattern that backtracks on the text runs for as long as its budget allows, and in cairn's own
+ * thread that held every other request, a cancel and SIGTERM for the whole of it. In a worker,
+ * cairn keeps answering, and a cancel or the budget stops the search at once (terminating the
+ * worker interrupts the regular expression engine).
+ */
+export type PatternSearch =
+  | { kind: "match"; text: string }
+  | { kind: "no_match" }
+  | { kind: "timeout" }
+  | { kind: "cancelled" }
+  | { kind: "failed"; message: string };
+
+/** The first group (or whole match) of the last match; an empty match moves the search on by one. */
+const SEARCH_SCRIPT = `
+const { parentPort } = require("node:worker_threads");
+parentPort.on("message", ({ source, text }) => {
+  try {
+    const pattern = new RegExp(source, "g");
+    let last = null;
+    for (let match = pattern.exec(text); match; match = pattern.exec(text)) {
+      last = match[1] ?? match[0];
+      if (match[0] === "") pattern.lastIndex++;
+    }
+    parentPort.postMessage({ last });
+  } catch (error) {
+    parentPort.postMessage({ error: String(error && error.message) });
+  }
+});`;
+
+/** A started worker costs ~30 ms; one is kept between searches (an evaluation reads many samples). */
+const IDLE_MS = 10_000;
+let idle: { worker: Worker; timer: NodeJS.Timeout } | undefined;
+
+function takeWorker(): Worker {
+  if (idle) {
+    const { worker, timer } = idle;
+    idle = undefined;
+    clearTimeout(timer);
+    worker.ref();
+    return worker;
+  }
+  // Not a process: nothing is spawned. It still gets no environment, since it needs none.
+  return new Worker(SEARCH_SCRIPT, { eval: true, env: {}, stdout: false, stderr: false });
+}
+
+function keepIdle(worker: Worker): void {
+  if (idle) {
+    void worker.terminate();
+    return;
+  }
+  // Unreferenced: an idle worker never keeps a finished command's process alive.
+  worker.unref();
+  const timer = setTimeout(() => {
+    if (idle?.worker !== worker) return;
+    idle = undefined;
+    void worker.terminate();
+  }, IDLE_MS).unref();
+  idle = { worker, timer };
+}
+
+export function searchLastMatch(
+  source: string,
+  text: string,
+  options: { budgetMs: number; signal?: AbortSignal },
+): Promise<PatternSearch> {
+  if (options.signal?.aborted) return Promise.resolve({ kind: "cancelled" });
+  const worker = takeWorker();
+  return new Promise((resolve) => {
+    let settled = false;
+    const settle = (outcome: PatternSearch, reusable: boolean) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(budget);
+      options.signal?.removeEventListener("abort", onAbort);
+      worker.off("message", onMessage);
+      worker.off("error", onError);
+      worker.off("exit", onExit);
+      if (reusable) keepIdle(worker);
+      else void worker.terminate();
+      resolve(outcome);
+    };
+    const onMessage = (reply: { last?: string | null; error?: string }) =>
+      settle(
+        reply.error !== undefined
+          ? { kind: "failed", message: reply.error }
+          : typeof reply.last === "string"
+            ? { kind: "match", text: reply.last }
+            : { kind: "no_match" },
+        true,
+      );
+    const onError = (error: Error) => settle({ kind: "failed", message: error.message }, false);
+    const onExit = () => settle({ kind: "failed", message: "the search stopped" }, false);
+    const onAbort = () => settle({ kind: "cancelled" }, false);
+    const budget = setTimeout(() => settle({ kind: "timeout" }, false), options.budgetMs);
+    worker.on("message", onMessage);
+    worker.on("error", onError);
+    worker.on("exit", onExit);
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    worker.postMessage({ source, text });
+  });
+}
