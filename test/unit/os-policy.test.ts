@@ -131,6 +131,36 @@ describe("code flags given their value attached, and more programs that run a co
   });
 });
 
+describe("libraries and configuration files that carry a program", () => {
+  it("needs a person for ssh's configuration file, libraries loaded into ssh tools and openssl's engines", () => {
+    for (const [bin, args] of [
+      ["ssh", ["-F", "./agent_written_config", "host"]],
+      ["ssh", ["-F./agent_written_config", "host"]],
+      ["ssh", ["-vF", "./cfg", "host"]],
+      ["ssh", ["-I", "./evil.so", "host"]],
+      ["scp", ["-F", "./cfg", "a", "host:b"]],
+      ["scp", ["-D", "./server", "a", "host:b"]],
+      ["sftp", ["-b", "./batch", "host"]],
+      ["sftp", ["-D./server", "host"]],
+      ["ssh-keygen", ["-D", "./evil.so"]],
+      ["ssh-keygen", ["-t", "ed25519-sk", "-w", "./evil.so"]],
+      ["ssh-add", ["-s", "./evil.so"]],
+      ["openssl", ["req", "-engine", "./evil.so", "-new"]],
+      ["openssl", ["list", "-provider-path", ".", "-provider", "evil"]],
+      ["openssl", ["req", "-new", "-config", "./agent.cnf"]],
+    ] as const) {
+      expect(rule(bin, [...args]), `${bin} ${args.join(" ")}`).toBe("confirm");
+    }
+    // A flag that takes a value ends the letters: a login name holding an o is no -o.
+    expect(rule("ssh", ["-lroot", "host", "uptime"])).toBe("allow");
+    expect(rule("ssh", ["-p2222", "-i", "key", "host"])).toBe("allow");
+    expect(rule("scp", ["-P2222", "a", "host:b"])).toBe("allow");
+    expect(rule("ssh-keygen", ["-t", "ed25519", "-f", "key", "-N", ""])).toBe("allow");
+    expect(rule("ssh-keygen", ["-lf", "key.pub"])).toBe("allow");
+    expect(rule("openssl", ["x509", "-in", "cert.pem", "-noout", "-dates"])).toBe("allow");
+  });
+});
+
 describe("deny and confirm entries, with options put before their words", () => {
   const config = OsConfig.parse({
     enabled: true,

@@ -31,12 +31,20 @@ const CODE_FLAGS: Readonly<Record<string, readonly string[]>> = {
   zip: ["-TT", "--unzip-command"],
   // The askpass program, also named through a wgetrc command (`-e use_askpass=…`).
   wget: ["--use-askpass", "-e", "--execute"],
-  scp: ["-S", "-o"],
-  sftp: ["-S", "-o"],
+  // The ssh program, its options, a configuration file (ProxyCommand, LocalCommand, Match exec),
+  // and for sftp a local server program and a batch file (whose `!` lines run a shell).
+  scp: ["-S", "-o", "-F", "-D"],
+  sftp: ["-S", "-o", "-F", "-D", "-b"],
   tar: ["--to-command", "--use-compress-program", "-I", "--checkpoint-action"],
   sed: ["e"],
   rsync: ["-e", "--rsh", "--rsync-path"],
-  ssh: ["-o"],
+  // Options, a configuration file, and a PKCS#11 library loaded into ssh itself.
+  ssh: ["-o", "-F", "-I"],
+  // Libraries loaded into the program: PKCS#11 (-D, -s) and security key providers (-w, -S).
+  "ssh-keygen": ["-D", "-w"],
+  "ssh-add": ["-s", "-S"],
+  // An engine or provider is a shared library loaded into openssl, also named in its config file.
+  openssl: ["-engine", "-provider", "-provider-path", "-config"],
   vim: ["-c", "--cmd", "-S", "+"],
   nvim: ["-c", "--cmd", "-S", "+"],
   // The pager and the browser are command lines, run by a shell.
@@ -182,6 +190,11 @@ const VALUE_LETTERS: Readonly<Record<string, string>> = {
   python: "WXm",
   pypy: "WXm",
   git: "C",
+  ssh: "BbcDEeFIiJLlmOopQRSWw",
+  scp: "cDFiJloPSX",
+  sftp: "BbcDFiJloPRSsX",
+  "ssh-keygen": "abCDEFfGIJjMmNnOPRrSsTtVwYZz",
+  "ssh-add": "EeHhSst",
 };
 
 /**
@@ -204,7 +217,7 @@ export function codeFlag(bin: string, args: readonly string[]): string | undefin
   if (!flags) return undefined;
   for (const arg of args) {
     for (const flag of flags) {
-      if (arg === flag || (flag.startsWith("--") && arg.startsWith(`${flag}=`))) return flag;
+      if (arg === flag || (/^--?[A-Za-z]{2}/.test(flag) && arg.startsWith(`${flag}=`))) return flag;
       // A cluster of short flags (`-Bc`, `-le`) holds the letter too, and a short flag takes its
       // value attached (`-cimport os`, `-Psh -c id`): the letter anywhere in the leading letters.
       if (/^-[A-Za-z]$/.test(flag) && leadingLetters(bin, arg).includes(flag[1] as string)) return flag;
