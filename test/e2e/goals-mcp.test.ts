@@ -250,27 +250,33 @@ describe("a pattern that backtracks on the text it reads", () => {
 });
 
 describe("Ctrl-C in a terminal", () => {
-  it("kills the evaluator's process group and keeps the evidence", async () => {
-    const goal = contractWith(ws.dir, [{ name: "check", threshold: 1 }]);
-    writePack(ws.dir, "fixture", evaluatorToml({ name: "sleeper", proof: "check", argv: SLEEPER }));
+  /** `cairn attempt eval --json` on a new attempt of a run frozen now, as a terminal runs it. */
+  function evalInTerminal(goal: string) {
     const run = cairnJson<{ run: { id: string } }>(ws.dir, ["run", "freeze", goal]).run.id;
     const attempt = cairnJson<{ attempt: { id: string } }>(ws.dir, ["attempt", "open", run]).attempt.id;
     const child = spawn(process.execPath, [CAIRN_BIN, "attempt", "eval", attempt, "--json"], {
       cwd: ws.dir,
       env: cleanEnv(),
     });
-    let stdout = "";
+    let out = "";
     child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
+      out += chunk.toString();
     });
     const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+    return { child, exited, stdout: () => out };
+  }
+
+  it("kills the evaluator's process group and keeps the evidence", async () => {
+    const goal = contractWith(ws.dir, [{ name: "check", threshold: 1 }]);
+    writePack(ws.dir, "fixture", evaluatorToml({ name: "sleeper", proof: "check", argv: SLEEPER }));
+    const { child, exited, stdout } = evalInTerminal(goal);
     const pidFile = join(ws.dir, "grandchild.pid");
     await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "");
     const pid = Number(readFileSync(pidFile, "utf8"));
     child.kill("SIGINT");
     // Interrupted is interrupted: 130, as a shell reports it, with the cancelled result on stdout.
     expect(await exited).toBe(130);
-    expect(JSON.parse(stdout)).toMatchObject({ cancelled: true });
+    expect(JSON.parse(stdout())).toMatchObject({ cancelled: true });
     await waitFor(() => gone(pid));
   });
 
@@ -292,17 +298,7 @@ describe("Ctrl-C in a terminal", () => {
         threshold: 100,
       }),
     );
-    const run = cairnJson<{ run: { id: string } }>(ws.dir, ["run", "freeze", goal]).run.id;
-    const attempt = cairnJson<{ attempt: { id: string } }>(ws.dir, ["attempt", "open", run]).attempt.id;
-    const child = spawn(process.execPath, [CAIRN_BIN, "attempt", "eval", attempt, "--json"], {
-      cwd: ws.dir,
-      env: cleanEnv(),
-    });
-    let stdout = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+    const { child, exited, stdout } = evalInTerminal(goal);
     await waitFor(() => existsSync(printed));
     // The evaluator has printed and exited; cairn is searching its output.
     await new Promise((resolve) => setTimeout(resolve, 400));
@@ -311,7 +307,7 @@ describe("Ctrl-C in a terminal", () => {
     expect(await exited).toBe(130);
     // The search's budget is 5 s: stopping within it shows the interrupt reached the search.
     expect(Date.now() - interrupted).toBeLessThan(2_500);
-    const result = JSON.parse(stdout) as { cancelled: boolean; samples: { error: string | null }[] };
+    const result = JSON.parse(stdout()) as { cancelled: boolean; samples: { error: string | null }[] };
     expect(result.cancelled).toBe(true);
     expect(result.samples[0]?.error).toBe("cancelled while reading the output");
   });
