@@ -44,8 +44,18 @@ function takeWorker(): Worker {
     worker.ref();
     return worker;
   }
-  // Not a process: nothing is spawned. It still gets no environment, since it needs none.
-  return new Worker(SEARCH_SCRIPT, { eval: true, env: {}, stdout: false, stderr: false });
+  // Not a process: nothing is spawned. It still gets no environment, since it needs none, and
+  // its stdout is never piped into cairn's (the protocol, in `cairn mcp`).
+  const worker = new Worker(SEARCH_SCRIPT, { eval: true, env: {}, stdout: true });
+  // An idle worker that fails is dropped, never an unhandled error in cairn's own thread.
+  worker.on("error", () => {});
+  worker.on("exit", () => {
+    if (idle?.worker === worker) {
+      clearTimeout(idle.timer);
+      idle = undefined;
+    }
+  });
+  return worker;
 }
 
 function keepIdle(worker: Worker): void {
