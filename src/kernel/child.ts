@@ -1,7 +1,7 @@
 import { type ChildProcessByStdio, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { statSync } from "node:fs";
-import { isAbsolute, resolve } from "node:path";
+import { delimiter, isAbsolute, resolve } from "node:path";
 import type { Readable } from "node:stream";
 import { CHILD_MARK_VARIABLE, killGroupsCarrying, processTable } from "./processes.js";
 import { boardsStartedFor, STARTED_FOR_VARIABLE, servedBoard } from "./started-for.js";
@@ -37,9 +37,22 @@ export const storeAccess = (base: NodeJS.ProcessEnv): Record<string, string> =>
   base.CAIRN_STORE_URL === undefined ? {} : { CAIRN_STORE_URL: base.CAIRN_STORE_URL };
 
 /**
- * The environment for a child: the base minus every cairn credential, plus `extra`, marked with
- * the boards it is started for (this process's own marks, whatever the base, and the board it
- * serves; see started-for.ts).
+ * PATH with its absolute folders only. An empty entry (a trailing `:`, or `::` from
+ * `PATH=$PATH:$UNSET`) and a relative one (`.`, `bin`, an unexpanded `~/bin`) are looked up from
+ * the child's working folder, which is the workspace agents write: a bare `npm`, `git` or verify
+ * command would run a file planted there.
+ */
+export function absolutePath(path: string): string {
+  return path
+    .split(delimiter)
+    .filter((dir) => dir !== "" && isAbsolute(dir))
+    .join(delimiter);
+}
+
+/**
+ * The environment for a child: the base minus every cairn credential and PATH's relative folders
+ * (`absolutePath`), plus `extra`, marked with the boards it is started for (this process's own
+ * marks, whatever the base, and the board it serves; see started-for.ts).
  */
 export function childEnv(
   base: NodeJS.ProcessEnv = process.env,
@@ -48,6 +61,7 @@ export function childEnv(
   const env: NodeJS.ProcessEnv = { ...base };
   for (const name of CREDENTIAL_VARIABLES) delete env[name];
   for (const name of Object.keys(env)) if (/^CAIRN_.*TOKEN/.test(name)) delete env[name];
+  if (env.PATH !== undefined) env.PATH = absolutePath(env.PATH);
   // CAIRN_STORE_URL is cairn's own; a password in it (accepted in memory) is cairn's to hold. A
   // child with no token of its own is refused the board anyway, so it needs no way in. (PGPASSWORD
   // is libpq's, shared with whatever else the user runs, such as a test suite's database: it passes.)

@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { runEnvironment } from "../../src/domains/agents/runner.js";
 import { childEnv, storeAccess } from "../../src/kernel/child.js";
 import { boardsStartedFor, STARTED_FOR_VARIABLE, startChildrenFor } from "../../src/kernel/started-for.js";
 
@@ -18,6 +19,26 @@ describe("a child's environment", () => {
     expect(env.CAIRN_PG_TOKEN).toBeUndefined();
     expect(env.PATH).toBe("/bin");
     expect(boardsStartedFor(env)).toEqual(["/work/a/.cairn/cairn.db"]);
+  });
+
+  it("keeps PATH's absolute folders only: an empty or relative entry would look in the workspace", () => {
+    const env = childEnv({ PATH: ":/usr/bin::.:bin:~/tools:/bin:" });
+    expect(env.PATH).toBe("/usr/bin:/bin");
+    expect(childEnv({ PATH: "." }).PATH).toBe("");
+    expect(childEnv({}).PATH).toBeUndefined();
+  });
+
+  it("keeps a PATH an agent's manifest declares as written, read from the agent's own folder", () => {
+    const request = (extra: Record<string, string>) =>
+      ({
+        agent: { manifest: { env: { inherit: true, extra } } },
+        env: { PATH: ".:/usr/bin", CAIRN_AGENT: "cairn_secret" },
+      }) as unknown as Parameters<typeof runEnvironment>[0];
+    expect(runEnvironment(request({}), {}, undefined).PATH).toBe("/usr/bin");
+    expect(runEnvironment(request({ PATH: "./tools:/usr/bin" }), {}, undefined).PATH).toBe(
+      "./tools:/usr/bin",
+    );
+    expect(runEnvironment(request({ PATH: "./tools:/usr/bin" }), {}, undefined).CAIRN_AGENT).toBeUndefined();
   });
 
   it("passes a shared store's URL without its password; a run acting as itself gets it whole", () => {

@@ -66,6 +66,8 @@ export function runEnvironment(
   // One pass of the shared credential filter over inherited and extra alike: a manifest's
   // `[env] extra` cannot hand a child any cairn credential either.
   const env = childEnv({ ...(manifest.env.inherit ? request.env : {}), ...manifest.env.extra });
+  // A PATH the manifest declares is the operator's, read from the agent's own folder: as written.
+  if (manifest.env.extra.PATH !== undefined) env.PATH = manifest.env.extra.PATH;
   if (!LOCALES.some((name) => env[name]))
     env.LC_CTYPE = process.platform === "darwin" ? "en_US.UTF-8" : "C.UTF-8";
   Object.assign(env, injected);
