@@ -78,6 +78,11 @@ export interface FrozenEvaluatorRecord {
    * since the mode was frozen too; older ones compare content only).
    */
   inputs?: { patterns: string[]; files: Record<string, string>; modes?: boolean };
+  /**
+   * The folders its programs are looked up in first (PATH's absolute folders where the run was
+   * frozen). Absent in runs frozen before PATH was.
+   */
+  path?: string[];
 }
 
 export interface RunRecord {

@@ -85,6 +85,10 @@ export const FrozenEvaluator = z.object({
     .array(z.string())
     .nullable()
     .describe("files frozen with it (content-hashed); an attempt changing one is never kept"),
+  path: z
+    .array(z.string())
+    .nullable()
+    .describe("folders its programs are found in first, as PATH was at the freeze; null before runs kept it"),
 });
 
 export const Run = z.object({
@@ -120,6 +124,7 @@ export function runView(run: RunRecord, owner: boolean): z.infer<typeof Run> {
         timeout_seconds: definition.timeout_seconds,
         noisy: definition.noisy === true,
         inputs: hidden && !owner ? null : Object.keys(entry.inputs?.files ?? {}),
+        path: entry.path ?? null,
       };
     }),
     created_by: run.createdBy,

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { delimiter } from "node:path";
 import { childEnv, runChild } from "../../kernel/child.js";
 import { searchLastMatch } from "../../kernel/pattern-search.js";
 import { quoteValue } from "../../kernel/text.js";
@@ -49,14 +50,34 @@ const INJECTING = [
 ];
 
 /**
+ * The folders a run's evaluators find their programs in first: PATH's absolute folders (each
+ * once) where the run was frozen. A builder who puts a folder of its own first on PATH when it
+ * runs `attempt eval` (`PATH=/tmp/fake:$PATH`) would otherwise choose what `npm`, `pytest` or a
+ * bare evaluator program is, and what they run in turn.
+ */
+export function searchPathOf(env: NodeJS.ProcessEnv): string[] {
+  const path = childEnv({ PATH: env.PATH ?? "" }).PATH ?? "";
+  return [...new Set(path.split(delimiter).filter((dir) => dir !== ""))];
+}
+
+/**
  * The environment an evaluator runs in: the child's, minus every variable in `INJECTING`, and
  * python told not to cache bytecode: pytest and every import would write `__pycache__` into a
  * frozen test folder, a new file there that made a sound attempt's first evaluation drift.
+ * `frozenPath` (the run's `searchPathOf`) comes first on PATH; the caller's folders follow, for a
+ * program the frozen ones do not hold (a run frozen on another machine).
  */
-export function evaluatorEnv(base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+export function evaluatorEnv(
+  base: NodeJS.ProcessEnv = process.env,
+  frozenPath?: readonly string[],
+): NodeJS.ProcessEnv {
   const env = childEnv(base);
   for (const name of Object.keys(env)) if (INJECTING.some((rule) => rule.test(name))) delete env[name];
   env.PYTHONDONTWRITEBYTECODE = "1";
+  if (frozenPath && frozenPath.length > 0) {
+    const own = searchPathOf(env).filter((dir) => !frozenPath.includes(dir));
+    env.PATH = [...frozenPath, ...own].join(delimiter);
+  }
   return env;
 }
 
@@ -70,6 +91,7 @@ export async function execute(
   cwd: string,
   timeoutMs: number,
   signal?: AbortSignal,
+  frozenPath?: readonly string[],
 ): Promise<Execution> {
   const hash = createHash("sha256");
   let stdout = "";
@@ -77,7 +99,7 @@ export async function execute(
   const result = await runChild({
     argv,
     cwd,
-    env: evaluatorEnv(),
+    env: evaluatorEnv(process.env, frozenPath),
     timeoutMs,
     signal,
     killEscaped: true,
@@ -195,8 +217,9 @@ export async function sampleEvaluator(
   definition: EvaluatorDefinition,
   cwd: string,
   signal?: AbortSignal,
+  frozenPath?: readonly string[],
 ): Promise<SampleOutcome> {
-  const run = await execute(definition.argv, cwd, definition.timeout_seconds * 1000, signal);
+  const run = await execute(definition.argv, cwd, definition.timeout_seconds * 1000, signal, frozenPath);
   const base = {
     exitCode: run.exitCode,
     durationMs: run.durationMs,

@@ -1,4 +1,4 @@
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
 import { conflict, notFound, refuse } from "../../kernel/outcome.js";
 import { quoteValue } from "../../kernel/text.js";
 import type {
@@ -40,6 +40,7 @@ export function freezeEntry(
   entry: CatalogEntry,
   proof: ProofSpec,
   inputs?: FrozenEvaluatorRecord["inputs"],
+  path?: readonly string[],
 ): FrozenEvaluatorRecord {
   const definition = resolveDefinition(entry.definition, proof);
   return {
@@ -49,6 +50,7 @@ export function freezeEntry(
     hash: definitionHash(definition),
     definition: definition as unknown as Record<string, unknown>,
     ...(inputs ? { inputs } : {}),
+    ...(path ? { path: [...path] } : {}),
   };
 }
 
@@ -79,6 +81,8 @@ export async function freezeRun(
   actor: string,
   at: string,
   mayPlan: boolean,
+  /** The freezer's `searchPathOf`: where the evaluators' programs are found, whoever evaluates. */
+  path: readonly string[],
 ): Promise<RunRecord> {
   if (!(await isGitRepo(root))) throw notGit(root, "freeze a run");
   const plan = async (tx: Tx) => {
@@ -123,7 +127,7 @@ export async function freezeRun(
   const planned = await store.read(plan);
   const hashed: FrozenEvaluatorRecord[] = [];
   for (const { entry, proof, definition } of planned.entries)
-    hashed.push(freezeEntry(entry, proof, await freezeInputs(definition, root)));
+    hashed.push(freezeEntry(entry, proof, await freezeInputs(definition, root), path));
   return store.write(async (tx) => {
     const { goal, previous, key } = await plan(tx);
     if (key !== planned.key || previous?.id !== planned.previous?.id) {
@@ -142,8 +146,8 @@ export async function freezeRun(
         manifest.map(
           (entry) =>
             `${entry.name}=${entry.hash} ${Object.entries(entry.inputs?.files ?? {})
-              .map(([path, hash]) => `${path}:${hash}`)
-              .join(",")}`,
+              .map(([file, hash]) => `${file}:${hash}`)
+              .join(",")} path:${(entry.path ?? []).join(delimiter)}`,
         ),
       ),
       createdBy: actor,
