@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runEnvironment } from "../../src/domains/agents/runner.js";
+import { searchPathOf } from "../../src/domains/goals/runner.js";
 import { childEnv, storeAccess } from "../../src/kernel/child.js";
 import { boardsStartedFor, STARTED_FOR_VARIABLE, startChildrenFor } from "../../src/kernel/started-for.js";
 
@@ -26,6 +27,10 @@ describe("a child's environment", () => {
     expect(env.PATH).toBe("/usr/bin:/bin");
     expect(childEnv({ PATH: "." }).PATH).toBe("");
     expect(childEnv({}).PATH).toBeUndefined();
+    // What a run freezes of it: the absolute folders, each once, in order.
+    expect(searchPathOf({ PATH: "/a::/b:/a:.:bin" })).toEqual(["/a", "/b"]);
+    expect(searchPathOf({ PATH: ".:" })).toEqual([]);
+    expect(searchPathOf({})).toEqual([]);
   });
 
   it("keeps a PATH an agent's manifest declares as written, read from the agent's own folder", () => {

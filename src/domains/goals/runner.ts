@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { delimiter } from "node:path";
-import { childEnv, runChild } from "../../kernel/child.js";
+import { absolutePath, childEnv, runChild } from "../../kernel/child.js";
 import { searchLastMatch } from "../../kernel/pattern-search.js";
 import { quoteValue } from "../../kernel/text.js";
 import type { EvaluatorDefinition } from "./evaluators/definition.js";
@@ -56,8 +56,8 @@ const INJECTING = [
  * bare evaluator program is, and what they run in turn.
  */
 export function searchPathOf(env: NodeJS.ProcessEnv): string[] {
-  const path = childEnv({ PATH: env.PATH ?? "" }).PATH ?? "";
-  return [...new Set(path.split(delimiter).filter((dir) => dir !== ""))];
+  const folders = absolutePath(env.PATH ?? "");
+  return folders === "" ? [] : [...new Set(folders.split(delimiter))];
 }
 
 /**
