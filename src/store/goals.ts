@@ -83,6 +83,8 @@ export interface FrozenEvaluatorRecord {
    * frozen). Absent in runs frozen before PATH was.
    */
   path?: string[];
+  /** The home folder its tools read user configuration from, where the run was frozen. */
+  home?: string;
 }
 
 export interface RunRecord {

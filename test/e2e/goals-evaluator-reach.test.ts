@@ -82,16 +82,19 @@ describe("the package runner's configuration", () => {
 });
 
 describe("the environment an evaluation is run with", () => {
-  it("never passes `npm test` through a variable of the builder's (NODE_OPTIONS, npm_config_script_shell)", () => {
+  it("never passes `npm test` through a variable of the builder's (NODE_OPTIONS, npm_config_script_shell, HOME)", () => {
     const run = checkRun(ws.dir, { argv: ["npm", "test", "--silent"] });
     // Outside the checkout: no frozen input, no changed path names it.
     const outside = scratchDir("cairn-cheat-");
     const cheat = join(outside.dir, "cheat.cjs");
     writeFileSync(cheat, "const exit=process.exit;process.exit=()=>exit(0);\n");
+    // A home of the builder's own, whose user configuration npm reads (~/.npmrc).
+    writeFileSync(join(outside.dir, ".npmrc"), "script-shell=/bin/true\n");
     try {
       for (const variables of [
         { NODE_OPTIONS: `--require ${cheat}` },
         { npm_config_script_shell: "/bin/true" },
+        { HOME: outside.dir },
       ]) {
         const attempt = openAttempt(ws.dir, run, builder);
         writeFileSync(join(ws.dir, "lib.txt"), "broken\n");

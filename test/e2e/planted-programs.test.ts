@@ -86,12 +86,11 @@ describe.skipIf(process.platform === "win32")("a folder put first on PATH after 
   function frozenAttempt(builder: { CAIRN_AGENT: string }): { run: string; attempt: string } {
     const goal = contractWith(ws.dir, [{ name: "check", threshold: 1 }]);
     writePack(ws.dir, "fixture", evaluatorToml({ name: "fixture", proof: "check", argv: ["fixture-check"] }));
-    const run = cairnJson<{ run: { id: string; evaluators: { path: string[] | null }[] } }>(
-      ws.dir,
-      ["run", "freeze", goal],
-      { PATH: installedPath() },
-    ).run;
+    const run = cairnJson<{
+      run: { id: string; evaluators: { path: string[] | null; home: string | null }[] };
+    }>(ws.dir, ["run", "freeze", goal], { PATH: installedPath() }).run;
     expect(run.evaluators[0]?.path?.[0]).toBe(join(installed.dir, "bin"));
+    expect(run.evaluators[0]?.home).toBe(process.env.HOME ?? null);
     return { run: run.id, attempt: openAttempt(ws.dir, run.id, builder) };
   }
 

@@ -1,7 +1,8 @@
+import { tmpdir } from "node:os";
 import { resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runEnvironment } from "../../src/domains/agents/runner.js";
-import { searchPathOf } from "../../src/domains/goals/runner.js";
+import { evaluatorEnv, searchPathOf } from "../../src/domains/goals/runner.js";
 import { childEnv, storeAccess } from "../../src/kernel/child.js";
 import { boardsStartedFor, STARTED_FOR_VARIABLE, startChildrenFor } from "../../src/kernel/started-for.js";
 
@@ -31,6 +32,16 @@ describe("a child's environment", () => {
     expect(searchPathOf({ PATH: "/a::/b:/a:.:bin" })).toEqual(["/a", "/b"]);
     expect(searchPathOf({ PATH: ".:" })).toEqual([]);
     expect(searchPathOf({})).toEqual([]);
+  });
+
+  it("runs an evaluator with its run's frozen PATH first and its frozen home, where that home exists", () => {
+    const caller = { PATH: "/tmp/fake:/usr/bin", HOME: "/tmp/builder-home" };
+    const frozen = { path: ["/usr/bin", "/bin"], home: tmpdir() };
+    expect(evaluatorEnv(caller, frozen)).toMatchObject({ PATH: "/usr/bin:/bin:/tmp/fake", HOME: tmpdir() });
+    // Frozen on another machine: a home that is not here leaves the caller's.
+    expect(evaluatorEnv(caller, { home: "/nonexistent/alice" }).HOME).toBe("/tmp/builder-home");
+    // A run frozen before either was kept evaluates as before.
+    expect(evaluatorEnv(caller)).toMatchObject({ PATH: "/tmp/fake:/usr/bin", HOME: "/tmp/builder-home" });
   });
 
   it("keeps a PATH an agent's manifest declares as written, read from the agent's own folder", () => {

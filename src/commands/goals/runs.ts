@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { canPlan } from "../../domains/goals/authority.js";
 import { goalOrThrow } from "../../domains/goals/contract.js";
-import { searchPathOf } from "../../domains/goals/runner.js";
+import { frozenSettingOf } from "../../domains/goals/runner.js";
 import { catalogDirectories, driftOf, freezeRun, runOrThrow } from "../../domains/goals/runs.js";
 import { defineCommand } from "../define.js";
 import { shortId } from "../ids.js";
@@ -24,7 +24,7 @@ export const runFreeze = defineCommand({
       ctx.actor.id,
       ctx.now(),
       canPlan(ctx.actor, ctx.config),
-      searchPathOf(ctx.env),
+      frozenSettingOf(ctx.env),
     );
     return { run: runView(run, ctx.actor.isOwner) };
   },

@@ -89,6 +89,7 @@ export const FrozenEvaluator = z.object({
     .array(z.string())
     .nullable()
     .describe("folders its programs are found in first, as PATH was at the freeze; null before runs kept it"),
+  home: z.string().nullable().describe("the HOME its tools read user configuration from, as at the freeze"),
 });
 
 export const Run = z.object({
@@ -125,6 +126,7 @@ export function runView(run: RunRecord, owner: boolean): z.infer<typeof Run> {
         noisy: definition.noisy === true,
         inputs: hidden && !owner ? null : Object.keys(entry.inputs?.files ?? {}),
         path: entry.path ?? null,
+        home: entry.home ?? null,
       };
     }),
     created_by: run.createdBy,

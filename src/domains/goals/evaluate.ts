@@ -87,7 +87,7 @@ export async function evalAttempt(
       message: `${label} ${side === "base" ? "on the base" : ""} (#${index + 1})`.replace("  ", " "),
     });
     const before = current;
-    const outcome = await sampleEvaluator(definition, cwd, interaction?.signal, frozen.path);
+    const outcome = await sampleEvaluator(definition, cwd, interaction?.signal, frozen);
     if (side === "attempt") current = await treeFingerprint(dir);
     const sample: SampleRecord = {
       attemptId,

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { delimiter } from "node:path";
+import { statSync } from "node:fs";
+import { delimiter, isAbsolute } from "node:path";
 import { absolutePath, childEnv, runChild } from "../../kernel/child.js";
 import { searchLastMatch } from "../../kernel/pattern-search.js";
 import { quoteValue } from "../../kernel/text.js";
@@ -50,34 +51,61 @@ const INJECTING = [
 ];
 
 /**
- * The folders a run's evaluators find their programs in first: PATH's absolute folders (each
- * once) where the run was frozen. A builder who puts a folder of its own first on PATH when it
- * runs `attempt eval` (`PATH=/tmp/fake:$PATH`) would otherwise choose what `npm`, `pytest` or a
- * bare evaluator program is, and what they run in turn.
+ * What a run freezes of the freezer's environment, used by every evaluation of it whoever runs
+ * it: where programs are found (`path`, PATH's absolute folders, first) and the home folder whose
+ * user configuration tools read (`home`: ~/.npmrc, pip's and git's). A builder who runs
+ * `attempt eval` with a folder of its own first on PATH (`PATH=/tmp/fake:$PATH`), or a home of
+ * its own (`HOME=/tmp/h`, whose .npmrc sets `script-shell=/bin/true`), would otherwise choose
+ * what `npm test` is and how it runs.
  */
+export interface FrozenSetting {
+  path?: readonly string[];
+  home?: string;
+}
+
+/** PATH's absolute folders, each once, in order: what a run freezes as its `path`. */
 export function searchPathOf(env: NodeJS.ProcessEnv): string[] {
   const folders = absolutePath(env.PATH ?? "");
   return folders === "" ? [] : [...new Set(folders.split(delimiter))];
 }
 
+/** The setting a run freezes, from the freezer's environment. */
+export function frozenSettingOf(env: NodeJS.ProcessEnv): FrozenSetting {
+  return {
+    path: searchPathOf(env),
+    ...(env.HOME && isAbsolute(env.HOME) ? { home: env.HOME } : {}),
+  };
+}
+
+const isFolder = (path: string) => {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+};
+
 /**
  * The environment an evaluator runs in: the child's, minus every variable in `INJECTING`, and
  * python told not to cache bytecode: pytest and every import would write `__pycache__` into a
  * frozen test folder, a new file there that made a sound attempt's first evaluation drift.
- * `frozenPath` (the run's `searchPathOf`) comes first on PATH; the caller's folders follow, for a
- * program the frozen ones do not hold (a run frozen on another machine).
+ * The run's frozen folders come first on PATH, the caller's following for a program they do not
+ * hold; its frozen home is HOME where that folder exists. (A run evaluated on another machine of
+ * a team finds its programs and home there.)
  */
 export function evaluatorEnv(
   base: NodeJS.ProcessEnv = process.env,
-  frozenPath?: readonly string[],
+  frozen: FrozenSetting = {},
 ): NodeJS.ProcessEnv {
   const env = childEnv(base);
   for (const name of Object.keys(env)) if (INJECTING.some((rule) => rule.test(name))) delete env[name];
   env.PYTHONDONTWRITEBYTECODE = "1";
-  if (frozenPath && frozenPath.length > 0) {
+  const frozenPath = frozen.path ?? [];
+  if (frozenPath.length > 0) {
     const own = searchPathOf(env).filter((dir) => !frozenPath.includes(dir));
     env.PATH = [...frozenPath, ...own].join(delimiter);
   }
+  if (frozen.home && isFolder(frozen.home)) env.HOME = frozen.home;
   return env;
 }
 
@@ -91,7 +119,7 @@ export async function execute(
   cwd: string,
   timeoutMs: number,
   signal?: AbortSignal,
-  frozenPath?: readonly string[],
+  frozen?: FrozenSetting,
 ): Promise<Execution> {
   const hash = createHash("sha256");
   let stdout = "";
@@ -99,7 +127,7 @@ export async function execute(
   const result = await runChild({
     argv,
     cwd,
-    env: evaluatorEnv(process.env, frozenPath),
+    env: evaluatorEnv(process.env, frozen),
     timeoutMs,
     signal,
     killEscaped: true,
@@ -217,9 +245,9 @@ export async function sampleEvaluator(
   definition: EvaluatorDefinition,
   cwd: string,
   signal?: AbortSignal,
-  frozenPath?: readonly string[],
+  frozen?: FrozenSetting,
 ): Promise<SampleOutcome> {
-  const run = await execute(definition.argv, cwd, definition.timeout_seconds * 1000, signal, frozenPath);
+  const run = await execute(definition.argv, cwd, definition.timeout_seconds * 1000, signal, frozen);
   const base = {
     exitCode: run.exitCode,
     durationMs: run.durationMs,

@@ -17,6 +17,7 @@ import { approvedEvaluators, type Selection, selectEvaluators } from "./evaluato
 import { isGitRepo } from "./git.js";
 import { dependents, freezeInputs, inputDrift } from "./inputs.js";
 import { notGit } from "./refusals.js";
+import type { FrozenSetting } from "./runner.js";
 
 export function catalogDirectories(workspace: Workspace, env: NodeJS.ProcessEnv): CatalogDirectories {
   return {
@@ -40,7 +41,7 @@ export function freezeEntry(
   entry: CatalogEntry,
   proof: ProofSpec,
   inputs?: FrozenEvaluatorRecord["inputs"],
-  path?: readonly string[],
+  setting: FrozenSetting = {},
 ): FrozenEvaluatorRecord {
   const definition = resolveDefinition(entry.definition, proof);
   return {
@@ -50,7 +51,8 @@ export function freezeEntry(
     hash: definitionHash(definition),
     definition: definition as unknown as Record<string, unknown>,
     ...(inputs ? { inputs } : {}),
-    ...(path ? { path: [...path] } : {}),
+    ...(setting.path ? { path: [...setting.path] } : {}),
+    ...(setting.home ? { home: setting.home } : {}),
   };
 }
 
@@ -81,8 +83,8 @@ export async function freezeRun(
   actor: string,
   at: string,
   mayPlan: boolean,
-  /** The freezer's `searchPathOf`: where the evaluators' programs are found, whoever evaluates. */
-  path: readonly string[],
+  /** The freezer's `frozenSettingOf`: PATH and home every evaluation of the run uses. */
+  setting: FrozenSetting,
 ): Promise<RunRecord> {
   if (!(await isGitRepo(root))) throw notGit(root, "freeze a run");
   const plan = async (tx: Tx) => {
@@ -127,7 +129,7 @@ export async function freezeRun(
   const planned = await store.read(plan);
   const hashed: FrozenEvaluatorRecord[] = [];
   for (const { entry, proof, definition } of planned.entries)
-    hashed.push(freezeEntry(entry, proof, await freezeInputs(definition, root), path));
+    hashed.push(freezeEntry(entry, proof, await freezeInputs(definition, root), setting));
   return store.write(async (tx) => {
     const { goal, previous, key } = await plan(tx);
     if (key !== planned.key || previous?.id !== planned.previous?.id) {
@@ -147,7 +149,7 @@ export async function freezeRun(
           (entry) =>
             `${entry.name}=${entry.hash} ${Object.entries(entry.inputs?.files ?? {})
               .map(([file, hash]) => `${file}:${hash}`)
-              .join(",")} path:${(entry.path ?? []).join(delimiter)}`,
+              .join(",")} path:${(entry.path ?? []).join(delimiter)} home:${entry.home ?? ""}`,
         ),
       ),
       createdBy: actor,
