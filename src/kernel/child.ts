@@ -30,6 +30,27 @@ function withoutPassword(url: string): string {
 }
 
 /**
+ * Variables that put code of the caller's choosing into what a check runs, whatever its argv says:
+ * `NODE_OPTIONS=--require ./pass.cjs` or `npm_config_script_shell=/bin/true` on `cairn attempt
+ * eval` or `cairn task check` made a failing `npm test` pass. Whoever is checked runs the check,
+ * so none of them reaches one; a check that needs such a setting names it in its argv
+ * (`env NODE_OPTIONS=… npm test`), which is the check's own.
+ */
+const INJECTING = [
+  /^NODE_(OPTIONS|PATH)$/,
+  /^(npm|yarn|pnpm|bun)_config_/i,
+  /^YARN_/,
+  /^PYTHON(PATH|HOME|STARTUP|USERBASE|INSPECT)$/,
+  /^PYTEST_(ADDOPTS|PLUGINS)$/,
+  /^LD_(PRELOAD|LIBRARY_PATH|AUDIT)$/,
+  /^DYLD_/,
+  /^(BASH_ENV|ENV)$/,
+  /^PERL5?(OPT|LIB)$/,
+  /^RUBY(OPT|LIB)$/,
+  /^(JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|JDK_JAVA_OPTIONS)$/,
+];
+
+/**
  * What a child that acts on the board as itself (an agent run with a minted token) needs to reach
  * a shared store named with its password: the URL `childEnv` gives every other child without it.
  */
@@ -80,6 +101,19 @@ export function childEnv(
   if (boards.size > 0) marked[STARTED_FOR_VARIABLE] = JSON.stringify([...boards]);
   else delete marked[STARTED_FOR_VARIABLE];
   return marked;
+}
+
+/**
+ * The environment of a check (an evaluator, a verify command, the definition of done): a child's,
+ * minus every variable that injects code into what it runs (`INJECTING`).
+ */
+export function checkEnv(
+  base: NodeJS.ProcessEnv = process.env,
+  extra: Readonly<Record<string, string>> = {},
+): NodeJS.ProcessEnv {
+  const env = childEnv(base, extra);
+  for (const name of Object.keys(env)) if (INJECTING.some((rule) => rule.test(name))) delete env[name];
+  return env;
 }
 
 /** After a timeout or a cancel, the group gets this long to exit on SIGTERM before SIGKILL. */

@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { addAgent, cairn, initWorkspace } from "../helpers/workspace.js";
+import { addAgent, cairn, initWorkspace, scratchDir } from "../helpers/workspace.js";
 
 let ws: { dir: string; cleanup: () => void };
 beforeEach(() => {
@@ -207,5 +207,51 @@ describe("verify commands run by cairn", () => {
     const unclaimed = cairn(ws.dir, ["task", "check", "T-1", "--all", "--json"]);
     expect(unclaimed.code).toBe(3);
     expect(unclaimed.json).toMatchObject({ refused: { policy: "ownership" } });
+  });
+});
+
+describe("a check run by the agent it checks", () => {
+  it("never passes a failing npm test through the agent's variables (NODE_OPTIONS, npm_config_script_shell)", () => {
+    writeFileSync(
+      join(ws.dir, "package.json"),
+      `${JSON.stringify({ name: "fixture", version: "1.0.0", scripts: { test: "node check.js" } })}\n`,
+    );
+    writeFileSync(join(ws.dir, "check.js"), "process.exit(1)\n");
+    const outside = scratchDir("cairn-cheat-");
+    const cheat = join(outside.dir, "cheat.cjs");
+    writeFileSync(cheat, "const exit=process.exit;process.exit=()=>exit(0);\n");
+    const agent = { CAIRN_AGENT: addAgent(ws.dir, "bob", "builder").token };
+    const criterion = JSON.stringify({ text: "tests pass", verify: ["npm", "test", "--silent"] });
+    try {
+      for (const [n, variables] of [
+        { NODE_OPTIONS: `--require ${cheat}` },
+        { npm_config_script_shell: "/bin/true" },
+      ].entries()) {
+        const id = `T-${n + 1}`;
+        expect(cairn(ws.dir, ["task", "add", "t", "--criteria", criterion]).code).toBe(0);
+        expect(cairn(ws.dir, ["task", "claim", id], { env: agent }).code).toBe(0);
+        // NODE_OPTIONS reaches cairn's own process too, and its exit code: the record decides.
+        cairn(ws.dir, ["task", "check", id, "--all"], { env: { ...agent, ...variables } });
+        const shown = cairn(ws.dir, ["task", "show", id, "--json"]).json as {
+          criteria: { checked: boolean }[];
+        };
+        expect(shown.criteria[0]?.checked, JSON.stringify(variables)).toBe(false);
+      }
+      // The definition of done, run at finish, is a check too.
+      writeFileSync(
+        join(ws.dir, ".cairn", "cairn.toml"),
+        '[done]\nshortcuts = ["tests"]\n[shortcuts.tests]\nargv = ["npm", "test", "--silent"]\neffect = "read"\n',
+      );
+      expect(cairn(ws.dir, ["task", "add", "t", "--criteria", "one"]).code).toBe(0);
+      expect(cairn(ws.dir, ["task", "claim", "T-3"], { env: agent }).code).toBe(0);
+      expect(cairn(ws.dir, ["task", "check", "T-3", "--n", "1"], { env: agent }).code).toBe(0);
+      const finished = cairn(ws.dir, ["task", "finish", "T-3"], {
+        env: { ...agent, npm_config_script_shell: "/bin/true" },
+      });
+      expect(finished.code).toBe(3);
+      expect(finished.stderr).toContain("definition of done: shortcut tests failed");
+    } finally {
+      outside.cleanup();
+    }
   });
 });

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { statSync } from "node:fs";
 import { delimiter, isAbsolute } from "node:path";
-import { absolutePath, childEnv, runChild } from "../../kernel/child.js";
+import { absolutePath, checkEnv, runChild } from "../../kernel/child.js";
 import { searchLastMatch } from "../../kernel/pattern-search.js";
 import { quoteValue } from "../../kernel/text.js";
 import type { EvaluatorDefinition } from "./evaluators/definition.js";
@@ -28,27 +28,6 @@ interface Execution {
   failure: string | null;
   durationMs: number;
 }
-
-/**
- * Variables that put code of the caller's choosing into what an evaluator runs, whatever its argv
- * and frozen inputs say: `NODE_OPTIONS=--require ./pass.cjs` or `npm_config_script_shell=/bin/true`
- * on `cairn attempt eval` did what a frozen `.npmrc` no longer can. The builder runs the
- * evaluation, so none of them reaches an evaluator; one that needs such a setting names it in its
- * argv (`env NODE_OPTIONS=… npm test`), which is frozen with it.
- */
-const INJECTING = [
-  /^NODE_(OPTIONS|PATH)$/,
-  /^(npm|yarn|pnpm|bun)_config_/i,
-  /^YARN_/,
-  /^PYTHON(PATH|HOME|STARTUP|USERBASE|INSPECT)$/,
-  /^PYTEST_(ADDOPTS|PLUGINS)$/,
-  /^LD_(PRELOAD|LIBRARY_PATH|AUDIT)$/,
-  /^DYLD_/,
-  /^(BASH_ENV|ENV)$/,
-  /^PERL5?(OPT|LIB)$/,
-  /^RUBY(OPT|LIB)$/,
-  /^(JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|JDK_JAVA_OPTIONS)$/,
-];
 
 /**
  * What a run freezes of the freezer's environment, used by every evaluation of it whoever runs
@@ -86,7 +65,7 @@ const isFolder = (path: string) => {
 };
 
 /**
- * The environment an evaluator runs in: the child's, minus every variable in `INJECTING`, and
+ * The environment an evaluator runs in: a check's (`checkEnv`: no variable that injects code), and
  * python told not to cache bytecode: pytest and every import would write `__pycache__` into a
  * frozen test folder, a new file there that made a sound attempt's first evaluation drift.
  * The run's frozen folders come first on PATH, the caller's following for a program they do not
@@ -97,8 +76,7 @@ export function evaluatorEnv(
   base: NodeJS.ProcessEnv = process.env,
   frozen: FrozenSetting = {},
 ): NodeJS.ProcessEnv {
-  const env = childEnv(base);
-  for (const name of Object.keys(env)) if (INJECTING.some((rule) => rule.test(name))) delete env[name];
+  const env = checkEnv(base);
   env.PYTHONDONTWRITEBYTECODE = "1";
   const frozenPath = frozen.path ?? [];
   if (frozenPath.length > 0) {

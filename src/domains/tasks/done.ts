@@ -122,6 +122,7 @@ async function verify(
     now: verifier.now,
     signal: verifier.signal,
     onOutput: (latestLine) => progress.say(() => `${label}: ${latestLine()}`),
+    check: true,
   });
   return definition ? { ...evidence, shortcut: definition } : evidence;
 }

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { childEnv, runChild } from "../../kernel/child.js";
+import { checkEnv, childEnv, runChild } from "../../kernel/child.js";
 import { gitHead } from "../../kernel/git.js";
 import { lastLine } from "../../kernel/progress.js";
 import type { Evidence } from "../../store/tasks.js";
@@ -16,6 +16,11 @@ export interface RunRequest {
   signal?: AbortSignal;
   /** Extra variables for the child (a run identity's token); never the caller's credentials. */
   env?: Readonly<Record<string, string>>;
+  /**
+   * A check (a criterion's verify command, the definition of done): run without the caller's
+   * variables that inject code (`checkEnv`), since the caller is the one being checked.
+   */
+  check?: boolean;
   /** Told as output arrives, with a way to read its latest line (read only when shown). */
   onOutput?: (latestLine: () => string) => void;
 }
@@ -41,7 +46,7 @@ export async function runCommand(request: RunRequest): Promise<Evidence> {
   const result = await runChild({
     argv: request.argv,
     cwd: request.cwd,
-    env: childEnv(process.env, request.env),
+    env: (request.check ? checkEnv : childEnv)(process.env, request.env),
     timeoutMs: request.timeoutMs,
     signal: request.signal,
     onOutput: take,
