@@ -225,7 +225,8 @@ function deadline(ms: number, due: () => void): () => void {
   return () => clearTimeout(timer);
 }
 
-function isDirectory(path: string): boolean {
+/** Whether a folder exists at `path` (through a symlink too). */
+export function isDirectory(path: string): boolean {
   try {
     return statSync(path).isDirectory();
   } catch {

@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
-import { statSync } from "node:fs";
 import { delimiter, isAbsolute } from "node:path";
-import { absolutePath, checkEnv, runChild } from "../../kernel/child.js";
+import { absolutePath, checkEnv, isDirectory, runChild } from "../../kernel/child.js";
 import { searchLastMatch } from "../../kernel/pattern-search.js";
 import { quoteValue } from "../../kernel/text.js";
 import type { EvaluatorDefinition } from "./evaluators/definition.js";
@@ -56,14 +55,6 @@ export function frozenSettingOf(env: NodeJS.ProcessEnv): FrozenSetting {
   };
 }
 
-const isFolder = (path: string) => {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-};
-
 /**
  * The environment an evaluator runs in: a check's (`checkEnv`: no variable that injects code), and
  * python told not to cache bytecode: pytest and every import would write `__pycache__` into a
@@ -83,7 +74,7 @@ export function evaluatorEnv(
     const own = searchPathOf(env).filter((dir) => !frozenPath.includes(dir));
     env.PATH = [...frozenPath, ...own].join(delimiter);
   }
-  if (frozen.home && isFolder(frozen.home)) env.HOME = frozen.home;
+  if (frozen.home && isDirectory(frozen.home)) env.HOME = frozen.home;
   return env;
 }
 
