@@ -310,6 +310,7 @@ async function benchBrief(): Promise<void> {
           shortcut: null,
           params: {},
           timeoutSeconds: null,
+          setting: null,
         });
         if (previous) await tx.tasks.addDependency(child.id, previous);
         await tx.journal.append({

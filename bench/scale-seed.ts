@@ -197,6 +197,7 @@ async function seedBoard(store: Store, tasks: number, at: string): Promise<void>
             shortcut: null,
             params: {},
             timeoutSeconds: null,
+            setting: null,
           });
           if (i % 10 === 0) await tx.tasks.addDependency(task.id, previous);
           if (done) await tx.tasks.update(task.id, { status: "done" }, at);

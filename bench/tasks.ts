@@ -50,7 +50,7 @@ async function claimStorm(): Promise<void> {
   const dir = workspace();
   const store = openStore(join(dir, ".cairn", "cairn.db"));
   const now = new Date().toISOString();
-  for (let i = 0; i < CLAIM_TASKS; i++) await addTask(store, OWNER, { title: `task ${i + 1}` }, now);
+  for (let i = 0; i < CLAIM_TASKS; i++) await addTask(store, OWNER, { title: `task ${i + 1}` }, now, {});
   await store.close();
   const agents = await Promise.all(
     Array.from({ length: CLAIMERS }, (_, i) => agentClient(dir, `claimer${i}`)),
@@ -116,7 +116,7 @@ async function bigBoard(): Promise<void> {
   const seeded = performance.now();
   // 200 epics of 99 tasks each; every tenth task waits on its predecessor.
   for (let epic = 0; epic < BOARD_SIZE / 100; epic++) {
-    const parent = await addTask(store, OWNER, { title: `epic ${epic}`, priority: "should" }, now);
+    const parent = await addTask(store, OWNER, { title: `epic ${epic}`, priority: "should" }, now, {});
     let previous = parent.id;
     for (let i = 1; i < 100; i++) {
       const task = await addTask(
@@ -130,6 +130,7 @@ async function bigBoard(): Promise<void> {
           depends_on: i % 10 === 0 ? [previous] : [],
         },
         now,
+        {},
       );
       previous = task.id;
     }

@@ -95,7 +95,7 @@ async function seed(): Promise<string> {
   const store = openStore(join(dir, ".cairn", "cairn.db"));
   const now = new Date().toISOString();
   for (let epic = 0; epic < BOARD_SIZE / 100; epic++) {
-    const parent = await addTask(store, OWNER, { title: `epic ${epic}`, priority: "should" }, now);
+    const parent = await addTask(store, OWNER, { title: `epic ${epic}`, priority: "should" }, now, {});
     let previous = parent.id;
     for (let i = 1; i < 100; i++) {
       const task = await addTask(
@@ -109,6 +109,7 @@ async function seed(): Promise<string> {
           depends_on: i % 10 === 0 ? [previous] : [],
         },
         now,
+        {},
       );
       previous = task.id;
     }

@@ -3,6 +3,8 @@
  * shortcuts. SQL-free; the SQLite implementation lives in ./sqlite/tasks.ts and siblings.
  */
 
+import type { Setting } from "../kernel/setting.js";
+
 export const PRIORITIES = ["must", "should", "could", "wont"] as const;
 export type Priority = (typeof PRIORITIES)[number];
 export const TASK_STATUSES = ["open", "active", "blocked", "done", "dropped"] as const;
@@ -67,11 +69,16 @@ export interface CriterionRecord {
   checkedBy: string | null;
   checkedAt: string | null;
   evidence: Evidence | null;
+  /**
+   * Where its command finds programs and which home it reads: its author's, recorded when it was
+   * added (kernel/setting.ts). Null for a criterion without a command, or one added before.
+   */
+  setting: Setting | null;
 }
 
 export type NewCriterion = Pick<
   CriterionRecord,
-  "text" | "verify" | "shortcut" | "params" | "timeoutSeconds"
+  "text" | "verify" | "shortcut" | "params" | "timeoutSeconds" | "setting"
 >;
 
 export interface NewTask {

@@ -131,3 +131,59 @@ describe.skipIf(process.platform === "win32")("a folder put first on PATH after 
     }
   });
 });
+
+describe.skipIf(process.platform === "win32")(
+  "a folder put first on PATH after a task's check was set",
+  () => {
+    const installedPath = () => [join(installed.dir, "bin"), process.env.PATH].join(delimiter);
+
+    it("runs a criterion's verify command from the folders of whoever added it, not the checker's", () => {
+      const agent = { CAIRN_AGENT: addAgent(ws.dir, "bob", "builder").token };
+      const criterion = JSON.stringify({ text: "the check passes", verify: ["fixture-check"] });
+      const added = cairn(ws.dir, ["task", "add", "t", "--criteria", criterion], {
+        env: { PATH: installedPath() },
+      });
+      expect(added.code).toBe(0);
+      expect(cairn(ws.dir, ["task", "claim", "T-1"], { env: agent }).code).toBe(0);
+      const fake = scratchDir("cairn-fake-");
+      try {
+        plant(fake.dir);
+        const checked = cairn(ws.dir, ["task", "check", "T-1", "--all", "--json"], {
+          env: { ...agent, PATH: [fake.dir, installedPath()].join(delimiter) },
+        });
+        expect(checked.code).not.toBe(0);
+        expect(`${checked.stdout}${checked.stderr}`).toContain("real check: failing");
+        const shown = cairnJson<{ criteria: { checked: boolean }[] }>(ws.dir, ["task", "show", "T-1"]);
+        expect(shown.criteria[0]?.checked).toBe(false);
+      } finally {
+        fake.cleanup();
+      }
+    });
+
+    it("runs the definition of done from the folders of the owner who initialised the workspace", () => {
+      const owned = scratchDir("cairn-owned-");
+      const fake = scratchDir("cairn-fake-");
+      try {
+        expect(cairn(owned.dir, ["init"], { env: { PATH: installedPath() } }).code).toBe(0);
+        writeFileSync(
+          join(owned.dir, ".cairn", "cairn.toml"),
+          '[done]\nshortcuts = ["gate"]\n[shortcuts.gate]\nargv = ["fixture-check"]\neffect = "read"\n',
+        );
+        const agent = { CAIRN_AGENT: addAgent(owned.dir, "bob", "builder").token };
+        expect(cairn(owned.dir, ["task", "add", "t", "--criteria", "one"]).code).toBe(0);
+        expect(cairn(owned.dir, ["task", "claim", "T-1"], { env: agent }).code).toBe(0);
+        expect(cairn(owned.dir, ["task", "check", "T-1", "--n", "1"], { env: agent }).code).toBe(0);
+        plant(fake.dir);
+        const finished = cairn(owned.dir, ["task", "finish", "T-1"], {
+          env: { ...agent, PATH: [fake.dir, installedPath()].join(delimiter) },
+        });
+        expect(finished.code).toBe(3);
+        expect(finished.stderr).toContain("definition of done: shortcut gate failed");
+        expect(finished.stderr).toContain("real check: failing");
+      } finally {
+        owned.cleanup();
+        fake.cleanup();
+      }
+    });
+  },
+);

@@ -211,7 +211,7 @@ describe("verify commands run by cairn", () => {
 });
 
 describe("a check run by the agent it checks", () => {
-  it("never passes a failing npm test through the agent's variables (NODE_OPTIONS, npm_config_script_shell)", () => {
+  it("never passes a failing npm test through the agent's variables (NODE_OPTIONS, npm_config_script_shell, HOME)", () => {
     writeFileSync(
       join(ws.dir, "package.json"),
       `${JSON.stringify({ name: "fixture", version: "1.0.0", scripts: { test: "node check.js" } })}\n`,
@@ -220,13 +220,17 @@ describe("a check run by the agent it checks", () => {
     const outside = scratchDir("cairn-cheat-");
     const cheat = join(outside.dir, "cheat.cjs");
     writeFileSync(cheat, "const exit=process.exit;process.exit=()=>exit(0);\n");
+    // A home of the agent's own, whose user configuration npm reads (~/.npmrc).
+    writeFileSync(join(outside.dir, ".npmrc"), "script-shell=/bin/true\n");
     const agent = { CAIRN_AGENT: addAgent(ws.dir, "bob", "builder").token };
     const criterion = JSON.stringify({ text: "tests pass", verify: ["npm", "test", "--silent"] });
+    const cheats = [
+      { NODE_OPTIONS: `--require ${cheat}` },
+      { npm_config_script_shell: "/bin/true" },
+      { HOME: outside.dir },
+    ];
     try {
-      for (const [n, variables] of [
-        { NODE_OPTIONS: `--require ${cheat}` },
-        { npm_config_script_shell: "/bin/true" },
-      ].entries()) {
+      for (const [n, variables] of cheats.entries()) {
         const id = `T-${n + 1}`;
         expect(cairn(ws.dir, ["task", "add", "t", "--criteria", criterion]).code).toBe(0);
         expect(cairn(ws.dir, ["task", "claim", id], { env: agent }).code).toBe(0);
@@ -242,14 +246,15 @@ describe("a check run by the agent it checks", () => {
         join(ws.dir, ".cairn", "cairn.toml"),
         '[done]\nshortcuts = ["tests"]\n[shortcuts.tests]\nargv = ["npm", "test", "--silent"]\neffect = "read"\n',
       );
+      const id = `T-${cheats.length + 1}`;
       expect(cairn(ws.dir, ["task", "add", "t", "--criteria", "one"]).code).toBe(0);
-      expect(cairn(ws.dir, ["task", "claim", "T-3"], { env: agent }).code).toBe(0);
-      expect(cairn(ws.dir, ["task", "check", "T-3", "--n", "1"], { env: agent }).code).toBe(0);
-      const finished = cairn(ws.dir, ["task", "finish", "T-3"], {
-        env: { ...agent, npm_config_script_shell: "/bin/true" },
-      });
-      expect(finished.code).toBe(3);
-      expect(finished.stderr).toContain("definition of done: shortcut tests failed");
+      expect(cairn(ws.dir, ["task", "claim", id], { env: agent }).code).toBe(0);
+      expect(cairn(ws.dir, ["task", "check", id, "--n", "1"], { env: agent }).code).toBe(0);
+      for (const variables of [{ npm_config_script_shell: "/bin/true" }, { HOME: outside.dir }]) {
+        const finished = cairn(ws.dir, ["task", "finish", id], { env: { ...agent, ...variables } });
+        expect(finished.code, JSON.stringify(variables)).toBe(3);
+        expect(finished.stderr).toContain("definition of done: shortcut tests failed");
+      }
     } finally {
       outside.cleanup();
     }

@@ -60,6 +60,7 @@ beforeEach(async () => {
       OWNER,
       { title: `task ${n}`, parent: n === 7 || n === 8 ? "T-1" : undefined },
       now(),
+      {},
     );
 });
 afterEach(async () => {

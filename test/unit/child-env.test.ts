@@ -2,8 +2,9 @@ import { tmpdir } from "node:os";
 import { resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runEnvironment } from "../../src/domains/agents/runner.js";
-import { evaluatorEnv, searchPathOf } from "../../src/domains/goals/runner.js";
+import { evaluatorEnv } from "../../src/domains/goals/runner.js";
 import { childEnv, storeAccess } from "../../src/kernel/child.js";
+import { searchPathOf } from "../../src/kernel/setting.js";
 import { boardsStartedFor, STARTED_FOR_VARIABLE, startChildrenFor } from "../../src/kernel/started-for.js";
 
 /** What every process cairn starts receives: no credential, and the mark of the boards it serves. */

@@ -131,7 +131,7 @@ describe("the read-only store and the journal's pages", () => {
     writer = openStore(path);
     reader = openStore(path, { readonly: true });
     const now = "2026-01-01T00:00:00.000Z";
-    for (const title of ["beta", "Alpha", "gamma"]) await addTask(writer, OWNER, { title }, now);
+    for (const title of ["beta", "Alpha", "gamma"]) await addTask(writer, OWNER, { title }, now, {});
   });
   afterEach(async () => {
     await reader.close();
@@ -154,7 +154,7 @@ describe("the read-only store and the journal's pages", () => {
     await expect(slipped).rejects.toThrow(/cannot be written|readonly/i);
     const before = reader.changes.version();
     expect(reader.changes.version()).toBe(before);
-    await addTask(writer, OWNER, { title: "delta" }, "2026-01-01T00:00:01.000Z");
+    await addTask(writer, OWNER, { title: "delta" }, "2026-01-01T00:00:01.000Z", {});
     expect(reader.changes.version()).not.toBe(before);
     const total = await reader.read((tx) => tx.tasks.list({ limit: 10, offset: 0 }));
     expect(total.total).toBe(4);

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { canPlan } from "../../domains/goals/authority.js";
 import { goalOrThrow } from "../../domains/goals/contract.js";
-import { frozenSettingOf } from "../../domains/goals/runner.js";
 import { catalogDirectories, driftOf, freezeRun, runOrThrow } from "../../domains/goals/runs.js";
+import { settingOf } from "../../kernel/setting.js";
 import { defineCommand } from "../define.js";
 import { shortId } from "../ids.js";
 import { Run, runView } from "./views.js";
@@ -24,7 +24,7 @@ export const runFreeze = defineCommand({
       ctx.actor.id,
       ctx.now(),
       canPlan(ctx.actor, ctx.config),
-      frozenSettingOf(ctx.env),
+      settingOf(ctx.env),
     );
     return { run: runView(run, ctx.actor.isOwner) };
   },

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { addTask, listTasks, liveTaskIdsStartingWith, showTask } from "../../domains/tasks/board.js";
 import { claimTask, readyFor, releaseTask } from "../../domains/tasks/claims.js";
 import { addCriterion } from "../../domains/tasks/criteria.js";
+import { settingOf } from "../../kernel/setting.js";
 import { PRIORITIES, TASK_ORDERS, TASK_STATUSES } from "../../store/tasks.js";
 import { defineCommand } from "../define.js";
 import { textBlock } from "../field-text.js";
@@ -54,7 +55,7 @@ export const taskAdd = defineCommand({
   }),
   output: one,
   async handler(input, ctx) {
-    return { task: summaryView(await addTask(ctx.store, ctx.actor, input, ctx.now())) };
+    return { task: summaryView(await addTask(ctx.store, ctx.actor, input, ctx.now(), settingOf(ctx.env))) };
   },
   render: renderOne("Added"),
 });
@@ -75,7 +76,7 @@ export const taskCriterion = defineCommand({
   output: z.object({ task: z.string(), criterion: Criterion }),
   async handler(input, ctx) {
     const { task, ...criterion } = input;
-    const added = await addCriterion(ctx.store, ctx.actor, task, criterion, ctx.now());
+    const added = await addCriterion(ctx.store, ctx.actor, task, criterion, ctx.now(), settingOf(ctx.env));
     return { task: added.taskId, criterion: criterionView(added) };
   },
   render: (out) => `${out.task}: criterion ${out.criterion.n} added: ${out.criterion.text}`,

@@ -12,6 +12,7 @@ import { describeLocation, storeLocationOf } from "../../domains/workspace/store
 import { removeLeftoversOfDeadProcesses } from "../../kernel/leftovers.js";
 import { operational, refuse } from "../../kernel/outcome.js";
 import { requireNotProtocolStream } from "../../kernel/protocol-streams.js";
+import { settingOf } from "../../kernel/setting.js";
 import { quoteValue } from "../../kernel/text.js";
 import { type BareContext, requireOwnerLaunch } from "../context.js";
 import { defineBareCommand, defineCommand } from "../define.js";
@@ -127,7 +128,13 @@ export const init = defineBareCommand({
     requireOwnerLaunch(ctx, "create workspaces", location);
     const warnings = workspace.kind === "project" ? initWarnings(workspace.root, ctx.env) : [];
     const { initWorkspace } = await import("../../domains/workspace/init.js");
-    const { workspaceId, store, joined } = await initWorkspace(workspace, "owner", ctx.now(), location);
+    const { workspaceId, store, joined } = await initWorkspace(
+      workspace,
+      "owner",
+      ctx.now(),
+      settingOf(ctx.env),
+      location,
+    );
     await store.close();
     return {
       workspace: { root: workspace.root, state_dir: workspace.stateDir, kind: workspace.kind },

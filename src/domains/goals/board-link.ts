@@ -15,6 +15,7 @@ async function addMissingCriteria(tx: Tx, taskId: string, criteria: string[]): P
       shortcut: null,
       params: {},
       timeoutSeconds: null,
+      setting: null,
     });
   }
 }

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
-import { delimiter, isAbsolute } from "node:path";
-import { absolutePath, checkEnv, isDirectory, runChild } from "../../kernel/child.js";
+import { checkEnv, runChild } from "../../kernel/child.js";
 import { searchLastMatch } from "../../kernel/pattern-search.js";
+import { type Setting, withSetting } from "../../kernel/setting.js";
 import { quoteValue } from "../../kernel/text.js";
 import type { EvaluatorDefinition } from "./evaluators/definition.js";
 
@@ -29,53 +29,16 @@ interface Execution {
 }
 
 /**
- * What a run freezes of the freezer's environment, used by every evaluation of it whoever runs
- * it: where programs are found (`path`, PATH's absolute folders, first) and the home folder whose
- * user configuration tools read (`home`: ~/.npmrc, pip's and git's). A builder who runs
- * `attempt eval` with a folder of its own first on PATH (`PATH=/tmp/fake:$PATH`), or a home of
- * its own (`HOME=/tmp/h`, whose .npmrc sets `script-shell=/bin/true`), would otherwise choose
- * what `npm test` is and how it runs.
- */
-export interface FrozenSetting {
-  path?: readonly string[];
-  home?: string;
-}
-
-/** PATH's absolute folders, each once, in order: what a run freezes as its `path`. */
-export function searchPathOf(env: NodeJS.ProcessEnv): string[] {
-  const folders = absolutePath(env.PATH ?? "");
-  return folders === "" ? [] : [...new Set(folders.split(delimiter))];
-}
-
-/** The setting a run freezes, from the freezer's environment. */
-export function frozenSettingOf(env: NodeJS.ProcessEnv): FrozenSetting {
-  return {
-    path: searchPathOf(env),
-    ...(env.HOME && isAbsolute(env.HOME) ? { home: env.HOME } : {}),
-  };
-}
-
-/**
  * The environment an evaluator runs in: a check's (`checkEnv`: no variable that injects code), and
  * python told not to cache bytecode: pytest and every import would write `__pycache__` into a
  * frozen test folder, a new file there that made a sound attempt's first evaluation drift.
- * The run's frozen folders come first on PATH, the caller's following for a program they do not
- * hold; its frozen home is HOME where that folder exists. (A run evaluated on another machine of
- * a team finds its programs and home there.)
+ * The run's frozen setting (its freezer's PATH and home, kernel/setting.ts) applies, whoever
+ * evaluates.
  */
-export function evaluatorEnv(
-  base: NodeJS.ProcessEnv = process.env,
-  frozen: FrozenSetting = {},
-): NodeJS.ProcessEnv {
+export function evaluatorEnv(base: NodeJS.ProcessEnv = process.env, frozen: Setting = {}): NodeJS.ProcessEnv {
   const env = checkEnv(base);
   env.PYTHONDONTWRITEBYTECODE = "1";
-  const frozenPath = frozen.path ?? [];
-  if (frozenPath.length > 0) {
-    const own = searchPathOf(env).filter((dir) => !frozenPath.includes(dir));
-    env.PATH = [...frozenPath, ...own].join(delimiter);
-  }
-  if (frozen.home && isDirectory(frozen.home)) env.HOME = frozen.home;
-  return env;
+  return withSetting(env, frozen);
 }
 
 /**
@@ -88,7 +51,7 @@ export async function execute(
   cwd: string,
   timeoutMs: number,
   signal?: AbortSignal,
-  frozen?: FrozenSetting,
+  frozen?: Setting,
 ): Promise<Execution> {
   const hash = createHash("sha256");
   let stdout = "";
@@ -214,7 +177,7 @@ export async function sampleEvaluator(
   definition: EvaluatorDefinition,
   cwd: string,
   signal?: AbortSignal,
-  frozen?: FrozenSetting,
+  frozen?: Setting,
 ): Promise<SampleOutcome> {
   const run = await execute(definition.argv, cwd, definition.timeout_seconds * 1000, signal, frozen);
   const base = {

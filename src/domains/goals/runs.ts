@@ -1,5 +1,6 @@
 import { delimiter, join } from "node:path";
 import { conflict, notFound, refuse } from "../../kernel/outcome.js";
+import type { Setting } from "../../kernel/setting.js";
 import { quoteValue } from "../../kernel/text.js";
 import type {
   FrozenEvaluatorRecord,
@@ -17,7 +18,6 @@ import { approvedEvaluators, type Selection, selectEvaluators } from "./evaluato
 import { isGitRepo } from "./git.js";
 import { dependents, freezeInputs, inputDrift } from "./inputs.js";
 import { notGit } from "./refusals.js";
-import type { FrozenSetting } from "./runner.js";
 
 export function catalogDirectories(workspace: Workspace, env: NodeJS.ProcessEnv): CatalogDirectories {
   return {
@@ -41,7 +41,7 @@ export function freezeEntry(
   entry: CatalogEntry,
   proof: ProofSpec,
   inputs?: FrozenEvaluatorRecord["inputs"],
-  setting: FrozenSetting = {},
+  setting: Setting = {},
 ): FrozenEvaluatorRecord {
   const definition = resolveDefinition(entry.definition, proof);
   return {
@@ -83,8 +83,8 @@ export async function freezeRun(
   actor: string,
   at: string,
   mayPlan: boolean,
-  /** The freezer's `frozenSettingOf`: PATH and home every evaluation of the run uses. */
-  setting: FrozenSetting,
+  /** The freezer's `settingOf`: PATH and home every evaluation of the run uses. */
+  setting: Setting,
 ): Promise<RunRecord> {
   if (!(await isGitRepo(root))) throw notGit(root, "freeze a run");
   const plan = async (tx: Tx) => {

@@ -1,4 +1,5 @@
 import { conflict, notFound, refuse, usageError } from "../../kernel/outcome.js";
+import type { Setting } from "../../kernel/setting.js";
 import type { NoteRecord } from "../../store/knowledge.js";
 import type { Store, Tx } from "../../store/store.js";
 import type {
@@ -48,10 +49,17 @@ async function requireTasks(tx: Tx, ids: readonly string[]): Promise<string[]> {
   return wanted;
 }
 
-export async function addTask(store: Store, actor: Actor, request: AddTaskRequest, now: string) {
+/** `setting`: the adder's, kept with each criterion that names a command (see toCriterion). */
+export async function addTask(
+  store: Store,
+  actor: Actor,
+  request: AddTaskRequest,
+  now: string,
+  setting: Setting,
+) {
   if (request.title.trim() === "") throw usageError("a task needs a title");
   const estimate = parseEstimate(request.estimate);
-  const criteria = (request.criteria ?? []).map(toCriterion);
+  const criteria = (request.criteria ?? []).map((criterion) => toCriterion(criterion, setting));
   return store.write(async (tx) => {
     const parent = request.parent ? await loadTask(tx, request.parent) : undefined;
     const dependsOn = await requireTasks(tx, request.depends_on ?? []);

@@ -1,4 +1,5 @@
 import { refuse, usageError } from "../../kernel/outcome.js";
+import type { Setting } from "../../kernel/setting.js";
 import { quoteValue } from "../../kernel/text.js";
 import type { Store } from "../../store/store.js";
 import type { NewCriterion } from "../../store/tasks.js";
@@ -26,9 +27,10 @@ export function parseParams(pairs: readonly string[] | undefined): Record<string
 
 /**
  * A criterion is text, optionally with a verify argv or a shortcut. On the command line a
- * criterion that starts with `{` is read as the JSON object form.
+ * criterion that starts with `{` is read as the JSON object form. One with a command keeps
+ * `setting`, its author's (kernel/setting.ts): the command runs there whoever checks it.
  */
-export function toCriterion(input: string | CriterionInput): NewCriterion {
+export function toCriterion(input: string | CriterionInput, setting: Setting): NewCriterion {
   let value = input;
   if (typeof value === "string" && value.trim().startsWith("{")) {
     try {
@@ -53,6 +55,7 @@ export function toCriterion(input: string | CriterionInput): NewCriterion {
     shortcut: object.shortcut ?? null,
     params: parseParams(object.params),
     timeoutSeconds: object.timeout_seconds ?? null,
+    setting: object.verify || object.shortcut ? setting : null,
   };
 }
 
@@ -62,8 +65,9 @@ export async function addCriterion(
   raw: string,
   input: CriterionInput,
   now: string,
+  setting: Setting,
 ) {
-  const criterion = toCriterion(input);
+  const criterion = toCriterion(input, setting);
   return store.write(async (tx) => {
     const task = await loadTask(tx, raw);
     await requireHolder(tx, task, actor, "change");

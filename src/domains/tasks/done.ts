@@ -8,6 +8,7 @@ import { milestoneGateIn } from "../goals/task-link.js";
 import { type Actor, sameLine } from "../identity/actor.js";
 import { taskScope } from "../knowledge/text.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
+import { ownerSetting } from "../workspace/owner-setting.js";
 import { journal, loadTask, requireActiveAgent, who } from "./common.js";
 import { commandLine, passed, runCommand } from "./runner.js";
 import { allowShortcut, fillArgv, findShortcut } from "./shortcuts.js";
@@ -123,6 +124,7 @@ async function verify(
     signal: verifier.signal,
     onOutput: (latestLine) => progress.say(() => `${label}: ${latestLine()}`),
     check: true,
+    setting: criterion.setting,
   });
   return definition ? { ...evidence, shortcut: definition } : evidence;
 }
@@ -272,12 +274,13 @@ export async function finishTask(
   // The definition of done's shortcuts run before the write, like verify commands.
   const doneFailures: string[] = [];
   const progress = runProgress(verifier.progress);
+  const setting = config.done.shortcuts.length > 0 ? await store.read(ownerSetting) : null;
   try {
     for (const name of config.done.shortcuts) {
       try {
         const evidence = await verify(
           verifier,
-          { verify: null, shortcut: name, params: {}, timeoutSeconds: null } as CriterionRecord,
+          { verify: null, shortcut: name, params: {}, timeoutSeconds: null, setting } as CriterionRecord,
           store,
           progress,
           `definition of done: shortcut ${name}`,

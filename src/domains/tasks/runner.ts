@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { checkEnv, childEnv, runChild } from "../../kernel/child.js";
 import { gitHead } from "../../kernel/git.js";
 import { lastLine } from "../../kernel/progress.js";
+import { type Setting, withSetting } from "../../kernel/setting.js";
 import type { Evidence } from "../../store/tasks.js";
 
 /** What is kept of a command's output: its tail. The rest is only counted and hashed. */
@@ -21,6 +22,11 @@ export interface RunRequest {
    * variables that inject code (`checkEnv`), since the caller is the one being checked.
    */
   check?: boolean;
+  /**
+   * Where a check finds its programs and which home it reads, recorded from whoever set it (a
+   * criterion's author, the owner for the definition of done): see kernel/setting.ts.
+   */
+  setting?: Setting | null;
   /** Told as output arrives, with a way to read its latest line (read only when shown). */
   onOutput?: (latestLine: () => string) => void;
 }
@@ -46,7 +52,7 @@ export async function runCommand(request: RunRequest): Promise<Evidence> {
   const result = await runChild({
     argv: request.argv,
     cwd: request.cwd,
-    env: (request.check ? checkEnv : childEnv)(process.env, request.env),
+    env: withSetting((request.check ? checkEnv : childEnv)(process.env, request.env), request.setting),
     timeoutMs: request.timeoutMs,
     signal: request.signal,
     onOutput: take,

@@ -44,6 +44,7 @@ const JSON_COLUMNS: Readonly<Record<string, "whole" | "kept">> = {
   "task_criteria.verify": "whole",
   "task_criteria.params": "whole",
   "task_criteria.evidence": "kept",
+  "task_criteria.setting": "kept",
   "queues.steps": "whole",
   "shortcuts.argv": "whole",
   "shortcuts.roles": "whole",

@@ -2,11 +2,13 @@ import { randomUUID } from "node:crypto";
 import { existsSync, lstatSync, mkdirSync, readlinkSync, statSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { conflict, operational } from "../../kernel/outcome.js";
+import type { Setting } from "../../kernel/setting.js";
 import { openStore, type StoreLocation } from "../../store/open.js";
 import { storableUrl } from "../../store/postgres/location.js";
 import type { Store } from "../../store/store.js";
 import { CONFIG_TEMPLATE } from "./config.js";
 import { declaresSharedStore, type Workspace } from "./discover.js";
+import { recordOwnerSetting } from "./owner-setting.js";
 
 export interface InitResult {
   workspaceId: string;
@@ -103,11 +105,15 @@ export function writeGitignore(workspace: Workspace): void {
   if (!existsSync(ignore)) writeFileSync(ignore, STATE_GITIGNORE);
 }
 
-/** A new workspace with its identity and the journal's first event (or the shared one joined). */
+/**
+ * A new workspace with its identity and the journal's first event (or the shared one joined), and
+ * the initialising owner's setting (see owner-setting.ts): the latest owner to init or join it.
+ */
 export async function initWorkspace(
   workspace: Workspace,
   actorName: string,
   now: string,
+  setting: Setting,
   location?: StoreLocation,
 ): Promise<InitResult> {
   const store = await createWorkspace(workspace, location);
@@ -115,6 +121,7 @@ export async function initWorkspace(
   let joined = false;
   // Decided under the write lock: two checkouts initialising one shared schema agree on one id.
   await store.write(async (tx) => {
+    await recordOwnerSetting(tx, setting);
     const existing = await tx.meta.get("workspace_id");
     if (existing) {
       workspaceId = existing;

@@ -1,3 +1,4 @@
+import type { Setting } from "../../kernel/setting.js";
 import type { CriterionRecord, Estimate, Evidence, Priority, TaskRecord, TaskStatus } from "../tasks.js";
 
 /** Rows of the board's tables and their mapping to records. */
@@ -60,6 +61,7 @@ export interface CriterionRow {
   checked_by: string | null;
   checked_at: string | null;
   evidence: string | null;
+  setting: string | null;
 }
 
 export const COLUMNS =
@@ -107,5 +109,6 @@ export function toCriterion(row: CriterionRow): CriterionRecord {
     checkedBy: row.checked_by,
     checkedAt: row.checked_at,
     evidence: row.evidence ? (JSON.parse(row.evidence) as Evidence) : null,
+    setting: row.setting ? (JSON.parse(row.setting) as Setting) : null,
   };
 }

@@ -11,6 +11,7 @@ import { runHosts } from "../../sqlite/migrations/0011_run_hosts.js";
 import { runSupervisorStarts } from "../../sqlite/migrations/0012_run_supervisor_starts.js";
 import { sampleTrees } from "../../sqlite/migrations/0013_sample_trees.js";
 import { supersededNorms } from "../../sqlite/migrations/0014_superseded_norms.js";
+import { criterionSettings } from "../../sqlite/migrations/0015_criterion_settings.js";
 import { FACTS_SEARCH } from "./facts-search.js";
 import { PG_BULK_TERMS } from "./pg-bulk-terms.js";
 import { PG_LONG_KEYS } from "./pg-long-keys.js";
@@ -76,6 +77,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
     sql: () =>
       "CREATE INDEX facts_superseded_norm ON facts USING hash (norm) WHERE superseded_by IS NOT NULL;",
   },
+  { name: criterionSettings.name, sql: () => fromSqlite(criterionSettings.sql) },
 ];
 
 /** The migrations both stores share: their count is the schema version an export carries. */

@@ -11,6 +11,7 @@ import { runHosts } from "./0011_run_hosts.js";
 import { runSupervisorStarts } from "./0012_run_supervisor_starts.js";
 import { sampleTrees } from "./0013_sample_trees.js";
 import { supersededNorms } from "./0014_superseded_norms.js";
+import { criterionSettings } from "./0015_criterion_settings.js";
 import type { Migration } from "./migration.js";
 
 /**
@@ -32,6 +33,7 @@ export const MIGRATIONS: readonly Migration[] = [
   runSupervisorStarts,
   sampleTrees,
   supersededNorms,
+  criterionSettings,
 ];
 
 /**
