@@ -106,8 +106,8 @@ export function writeGitignore(workspace: Workspace): void {
 }
 
 /**
- * A new workspace with its identity and the journal's first event (or the shared one joined), and
- * the initialising owner's setting (see owner-setting.ts): the latest owner to init or join it.
+ * A new workspace with its identity, its creating owner's setting (see owner-setting.ts) and the
+ * journal's first event; or the shared one joined, as it is.
  */
 export async function initWorkspace(
   workspace: Workspace,
@@ -121,7 +121,6 @@ export async function initWorkspace(
   let joined = false;
   // Decided under the write lock: two checkouts initialising one shared schema agree on one id.
   await store.write(async (tx) => {
-    await recordOwnerSetting(tx, setting);
     const existing = await tx.meta.get("workspace_id");
     if (existing) {
       workspaceId = existing;
@@ -130,6 +129,7 @@ export async function initWorkspace(
     }
     await tx.meta.set("workspace_id", workspaceId);
     await tx.meta.set("created_at", now);
+    await recordOwnerSetting(tx, setting);
     await tx.journal.append({
       at: now,
       actor: actorName,

@@ -2,7 +2,8 @@ import type { Setting } from "../../kernel/setting.js";
 import type { Tx } from "../../store/store.js";
 
 /**
- * The owner's setting (kernel/setting.ts), recorded by `cairn init`: the definition of done is the
+ * The owner's setting (kernel/setting.ts), recorded by the `cairn init` that creates the workspace
+ * (a checkout joining a shared one records none): the definition of done is the
  * workspace's rule, so it runs where the owner finds programs and with the owner's home, not the
  * finishing agent's. A workspace created before this records none, and its definition of done
  * runs in the caller's, as it did.
