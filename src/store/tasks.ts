@@ -53,6 +53,13 @@ export interface Evidence {
   git_head: string | null;
   error: string | null;
   at: string;
+  /**
+   * The tree the command judged: HEAD and the content of every changed path of the checkout it
+   * ran in (goals' fingerprint), when that is a git checkout; `tree_after` when the command itself
+   * changed it. A finish on any other tree finds the tick stale. Absent on older evidence.
+   */
+  tree?: string;
+  tree_after?: string;
   /** For a criterion verified through a shortcut: the definition that ran. */
   shortcut?: { name: string; version: number; source: "config" | "store"; argv: string[] };
 }

@@ -1,6 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { gitWorkspace } from "../helpers/goals.js";
 import { addAgent, cairn, initWorkspace, scratchDir } from "../helpers/workspace.js";
 
 let ws: { dir: string; cleanup: () => void };
@@ -29,11 +30,13 @@ interface StoredEvidence {
   output_sha256: string;
   git_head: string | null;
   error: string | null;
+  tree?: string;
+  tree_after?: string;
 }
 
 /** The evidence kept on criterion 1, as `task show` reports it. */
-const evidenceOf = (id: string) =>
-  (cairn(ws.dir, ["task", "show", id, "--json"]).json as { criteria: { evidence: StoredEvidence | null }[] })
+const evidenceOf = (id: string, dir = ws.dir) =>
+  (cairn(dir, ["task", "show", id, "--json"]).json as { criteria: { evidence: StoredEvidence | null }[] })
     .criteria[0]?.evidence;
 
 /** A claimed task whose one criterion is verified by `verify`. */
@@ -258,5 +261,48 @@ describe("a check run by the agent it checks", () => {
     } finally {
       outside.cleanup();
     }
+  });
+});
+
+describe("a tick earned on one tree", () => {
+  let repo: { dir: string; cleanup: () => void };
+  beforeEach(() => {
+    repo = gitWorkspace({ "check.js": "process.exit(0)\n" });
+  });
+  afterEach(() => repo.cleanup());
+
+  /** T-1, claimed by bob, whose one criterion runs `argv` in the checkout. */
+  function claimedBy(argv: string[]): { CAIRN_AGENT: string } {
+    const agent = { CAIRN_AGENT: addAgent(repo.dir, "bob", "builder").token };
+    const criterion = JSON.stringify({ text: "the check passes", verify: argv });
+    expect(cairn(repo.dir, ["task", "add", "t", "--criteria", criterion]).code).toBe(0);
+    expect(cairn(repo.dir, ["task", "claim", "T-1"], { env: agent }).code).toBe(0);
+    return agent;
+  }
+
+  it("does not finish a task edited after its check, until the check runs again on the new tree", () => {
+    const agent = claimedBy(["node", "check.js"]);
+    expect(cairn(repo.dir, ["task", "check", "T-1", "--all"], { env: agent }).code).toBe(0);
+    // One more change after the tick, and it breaks the check.
+    writeFileSync(join(repo.dir, "check.js"), "process.exit(1)\n");
+    const finished = cairn(repo.dir, ["task", "finish", "T-1"], { env: agent });
+    expect(finished.code).toBe(3);
+    expect(finished.stderr).toContain("criterion 1 was checked on another tree");
+    // --all takes the stale tick again, and this time the command fails.
+    const again = cairn(repo.dir, ["task", "check", "T-1", "--all", "--json"], { env: agent });
+    expect(again.json).toMatchObject({ results: [{ n: 1, checked: false }], unchecked: [1] });
+    writeFileSync(join(repo.dir, "check.js"), "process.exit(0) // fixed\n");
+    expect(cairn(repo.dir, ["task", "check", "T-1", "--all"], { env: agent }).code).toBe(0);
+    expect(cairn(repo.dir, ["task", "finish", "T-1"], { env: agent }).code).toBe(0);
+  });
+
+  it("counts a tree the check itself changed (a build's output) as the one it judged", () => {
+    const agent = claimedBy(["node", "-e", "require('fs').writeFileSync('out.txt', String(Date.now()))"]);
+    expect(cairn(repo.dir, ["task", "check", "T-1", "--all"], { env: agent }).code).toBe(0);
+    const evidence = evidenceOf("T-1", repo.dir);
+    expect(evidence?.tree).toMatch(/^sha256:/);
+    expect(evidence?.tree_after).toMatch(/^sha256:/);
+    expect(evidence?.tree_after).not.toBe(evidence?.tree);
+    expect(cairn(repo.dir, ["task", "finish", "T-1"], { env: agent }).code).toBe(0);
   });
 });

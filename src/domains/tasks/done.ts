@@ -3,7 +3,8 @@ import { type ProgressSink, type RunProgress, runProgress } from "../../kernel/p
 import { quoteValue } from "../../kernel/text.js";
 import type { Store, Tx } from "../../store/store.js";
 import type { CriterionRecord, Evidence, TaskRecord } from "../../store/tasks.js";
-import { checkoutFor } from "../goals/git.js";
+import { checkoutFor, isGitRepo } from "../goals/git.js";
+import { treeFingerprint } from "../goals/measured-tree.js";
 import { milestoneGateIn } from "../goals/task-link.js";
 import { type Actor, sameLine } from "../identity/actor.js";
 import { taskScope } from "../knowledge/text.js";
@@ -105,6 +106,27 @@ function checkoutOf(verifier: Verifier): Promise<string> {
   return found;
 }
 
+/**
+ * How to name the tree a check judges, as goals fingerprint it (HEAD and the content of every
+ * changed path), or null outside a git checkout, where no tree can be named.
+ */
+async function treeNamer(verifier: Verifier): Promise<(() => Promise<string>) | null> {
+  const checkout = await checkoutOf(verifier);
+  return (await isGitRepo(checkout)) ? () => treeFingerprint(checkout) : null;
+}
+
+const hasCommand = (criterion: CriterionRecord) => Boolean(criterion.verify || criterion.shortcut);
+
+/**
+ * Whether a ticked criterion's command judged a tree other than `tree`: the work was edited,
+ * committed or switched since (a test passing before one more change says nothing of the change).
+ */
+function checkedOnAnotherTree(criterion: CriterionRecord, tree: string | null): boolean {
+  const judged = criterion.evidence?.tree;
+  if (!criterion.checked || tree === null || !judged) return false;
+  return tree !== judged && tree !== criterion.evidence?.tree_after;
+}
+
 /** Run what a criterion names; `label` (`criterion 2`) heads each line of its progress. */
 async function verify(
   verifier: Verifier,
@@ -167,35 +189,43 @@ export async function checkTask(
   if (which.n === undefined && !which.all)
     throw usageError("name a criterion (--n N) or check them all (--all)");
   const { actor } = verifier;
-  const { task, targets } = await store.read(async (tx) => {
+  const { task, criteria } = await store.read(async (tx) => {
     await requireActiveAgent(tx, actor);
     const found = await loadTask(tx, raw);
     await requireOwnerOf(tx, found, actor, "check its criteria");
-    const criteria = await tx.tasks.criteria(found.id);
-    if (criteria.length === 0) {
-      throw usageError(
-        `${found.id} has no acceptance criteria`,
-        `add one: cairn task criterion ${found.id} --text ...`,
-      );
-    }
-    if (which.n !== undefined) {
-      const one = criteria.find((c) => c.n === which.n);
-      if (!one) throw usageError(`${found.id} has criteria 1..${criteria.length}, not ${which.n}`);
-      return { task: found, targets: [one] };
-    }
-    return { task: found, targets: criteria.filter((c) => !c.checked) };
+    return { task: found, criteria: await tx.tasks.criteria(found.id) };
   });
+  if (criteria.length === 0) {
+    throw usageError(
+      `${task.id} has no acceptance criteria`,
+      `add one: cairn task criterion ${task.id} --text ...`,
+    );
+  }
+  const one = which.n === undefined ? undefined : criteria.find((c) => c.n === which.n);
+  if (which.n !== undefined && !one)
+    throw usageError(`${task.id} has criteria 1..${criteria.length}, not ${which.n}`);
+  // Git is asked only when a command will judge the tree (or may have judged another one).
+  const nameTree = criteria.some(hasCommand) ? await treeNamer(verifier) : null;
+  let tree = nameTree ? await nameTree() : null;
+  const targets = one ? [one] : criteria.filter((c) => !c.checked || checkedOnAnotherTree(c, tree));
   const results: CheckResult[] = [];
   const progress = runProgress(verifier.progress);
   // The caller's leases are kept while these run by the call around them (commands/hooks.ts).
   try {
     for (const criterion of targets) {
-      if (!criterion.verify && !criterion.shortcut) {
+      if (!hasCommand(criterion)) {
         results.push({ n: criterion.n, text: criterion.text, checked: true, why: null, evidence: null });
         continue;
       }
-      const evidence = await verify(verifier, criterion, store, progress, `criterion ${criterion.n}`);
+      const ran = await verify(verifier, criterion, store, progress, `criterion ${criterion.n}`);
       stopIfCancelled(verifier);
+      // What it judged, and what it left where it changed the tree itself (a build's output).
+      const after = nameTree ? await nameTree() : null;
+      const evidence: Evidence =
+        tree === null || after === null
+          ? ran
+          : { ...ran, tree, ...(after !== tree ? { tree_after: after } : {}) };
+      tree = after;
       const ok = passed(evidence);
       results.push({
         n: criterion.n,
@@ -271,6 +301,11 @@ export async function finishTask(
       return { kind: "proposed", task: current, to };
     });
   }
+  // The tree being finished, taken before the definition of done may write to it: each tick a
+  // command earned must be of this tree.
+  const judged = await store.read((tx) => tx.tasks.criteria(task.id));
+  const nameTree = judged.some((c) => c.checked && c.evidence?.tree) ? await treeNamer(verifier) : null;
+  const tree = nameTree ? await nameTree() : null;
   // The definition of done's shortcuts run before the write, like verify commands.
   const doneFailures: string[] = [];
   const progress = runProgress(verifier.progress);
@@ -313,10 +348,17 @@ export async function finishTask(
         throw refuse(gate.refusal.policy, `${task.id}: ${gate.refusal.reason}`, gate.refusal.next);
     }
     const criteria = await tx.tasks.criteria(task.id);
-    const unmet: string[] = criteria
-      .filter((c) => !c.checked)
+    const stale = criteria.filter((c) => checkedOnAnotherTree(c, tree));
+    const unmet: string[] = [
       // A criterion's text is its author's: quoted and cut, as any value in a refusal.
-      .map((c) => `criterion ${c.n} unchecked: ${quoteValue(c.text, 120)}`);
+      ...criteria
+        .filter((c) => !c.checked)
+        .map((c) => `criterion ${c.n} unchecked: ${quoteValue(c.text, 120)}`),
+      ...stale.map(
+        (c) =>
+          `criterion ${c.n} was checked on another tree (the checkout was edited, committed or switched since): ${quoteValue(c.text, 120)}`,
+      ),
+    ];
     if (criteria.length === 0 && !options.unverified) {
       unmet.push("it has no acceptance criteria (add some, or finish with --unverified, which is recorded)");
     }
@@ -332,7 +374,7 @@ export async function finishTask(
           .slice(0, UNMET_SHOWN)
           .map((u, i) => `(${i + 1}) ${u}`)
           .join("; ")}${unmet.length > UNMET_SHOWN ? `; and ${unmet.length - UNMET_SHOWN} more` : ""}`,
-        `tick what is met with check_task ${task.id}; fix the rest, then finish again`,
+        `tick what is met with check_task ${task.id}${stale.length > 0 ? " (all: true checks again what was checked on another tree)" : ""}; fix the rest, then finish again`,
       );
     }
     const unverified = criteria.length === 0;
