@@ -64,6 +64,8 @@ export interface GitOptions {
   env?: Record<string, string>;
   hooks?: boolean;
   signal?: AbortSignal;
+  /** An index file of cairn's own (GIT_INDEX_FILE), in place of the checkout's. */
+  index?: string;
 }
 
 /**
@@ -91,6 +93,7 @@ export async function git(dir: string, args: string[], options: GitOptions = {})
   const err: Buffer[] = [];
   const env = childEnv(process.env, { ...forcedGitEnv(process.env, [], options.hooks), ...options.env });
   for (const name of LOCATING) delete env[name];
+  if (options.index) env.GIT_INDEX_FILE = options.index;
   const result = await runChild({
     argv: ["git", ...args],
     cwd: dir,

@@ -54,9 +54,10 @@ export interface Evidence {
   error: string | null;
   at: string;
   /**
-   * The tree the command judged: HEAD and the content of every changed path of the checkout it
-   * ran in (goals' fingerprint), when that is a git checkout; `tree_after` when the command itself
-   * changed it. A finish on any other tree finds the tick stale. Absent on older evidence.
+   * The tree the command judged: the git tree id of the content of the checkout it ran in (its
+   * changes included, committed or not), when that is a git checkout; `tree_after` when the
+   * command itself changed it. A finish on any other tree finds the tick stale. Absent on older
+   * evidence.
    */
   tree?: string;
   tree_after?: string;

@@ -30,7 +30,7 @@ export const taskCheck = defineCommand({
   input: z.object({
     task: id,
     n: z.number().int().min(1).optional(),
-    all: z.boolean().optional().describe("all unchecked, and those checked on another tree"),
+    all: z.boolean().optional().describe("all unchecked, or checked on another tree"),
   }),
   output: z.object({
     task: z.string(),

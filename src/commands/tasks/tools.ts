@@ -80,11 +80,10 @@ export const BOARD_TOOLS: readonly ToolSpec[] = [
     name: "finish_task",
     title: "Finish a task",
     description:
-      "Finish your task once the work is done. cairn verifies first: every criterion must be checked, on " +
-      "the tree you finish (edited since a check: check again), and the workspace definition of done must " +
-      "run clean. A refusal names each unmet criterion: fix it and " +
-      "call again; if a criterion itself is wrong, ask (or add_note) rather than game the check. On another " +
-      "agent's task this leaves a proposal for its owner.",
+      "Finish your task once the work is done. cairn verifies first: every criterion checked on the tree " +
+      "you finish, and the workspace definition of done run clean. A refusal names each unmet criterion: " +
+      "fix it and call again; if a criterion itself is wrong, ask (or add_note) rather than game the " +
+      "check. On another agent's task this leaves a proposal for its owner.",
     wraps: { command: "task finish" },
     profiles: EVERY_PROFILE,
     idempotent: false,

@@ -29,10 +29,7 @@ export const Evidence = z.object({
   git_head: z.string().nullable(),
   error: z.string().nullable(),
   at: z.string(),
-  tree: z
-    .string()
-    .optional()
-    .describe("the checkout's tree the command judged: HEAD and its changes, hashed"),
+  tree: z.string().optional().describe("git tree id of the checkout's content the command judged"),
   tree_after: z.string().optional().describe("the tree after the command, where the command changed it"),
   shortcut: z
     .object({

@@ -1,14 +1,17 @@
 import { createHash, type Hash } from "node:crypto";
 import {
+  copyFileSync,
   type Dirent,
   existsSync,
   lstatSync,
+  mkdtempSync,
   readdirSync,
   readFileSync,
   readlinkSync,
   rmSync,
   statSync,
 } from "node:fs";
+import { tmpdir } from "node:os";
 import { basename, join, relative, resolve } from "node:path";
 import { git, gitHead } from "../../kernel/git.js";
 import { operational } from "../../kernel/outcome.js";
@@ -44,6 +47,40 @@ export async function checkoutFor(cwd: string, workspaceRoot: string): Promise<s
   ]);
   if (!here || !main || here === main || hereCommon !== mainCommon) return workspaceRoot;
   return join(here, relative(main, workspaceRoot));
+}
+
+/**
+ * The id of the tree the checkout holds now: what `git write-tree` would record were every change
+ * under `dir` added (untracked files too; ignored ones and cairn's state not). It is computed in a
+ * copy of the checkout's index, which stays untouched, and is content-addressed: the same files
+ * give the same id whether they were committed since or not. Like `git stash`, it writes the
+ * blobs of changed files into the object store, unreferenced (git's gc prunes them). Null
+ * where git cannot say.
+ */
+export async function workTreeId(dir: string): Promise<string | null> {
+  const located = await git(dir, ["rev-parse", "--git-path", "index"]);
+  if (!located.ok) return null;
+  const scratch = mkdtempSync(join(tmpdir(), "cairn-index-"));
+  try {
+    const index = join(scratch, "index");
+    const own = resolve(dir, located.stdout.trim());
+    // The checkout's index carries what git knows of each file's stat: only changed files are read.
+    if (existsSync(own)) copyFileSync(own, index);
+    const added = await git(dir, ["add", "-A", "--", ".", EXCLUDE_STATE], { index });
+    // cairn's state is no part of the work, committed (a shared cairn.toml) or not.
+    const unstated = await git(
+      dir,
+      ["rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", STATE_DIR_NAME],
+      {
+        index,
+      },
+    );
+    if (!added.ok || !unstated.ok) return null;
+    const written = await git(dir, ["write-tree"], { index });
+    return written.ok ? written.stdout.trim() : null;
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
 }
 
 /** Paths that differ from HEAD (modified, staged, untracked), repository-relative, state excluded. */

@@ -3,8 +3,7 @@ import { type ProgressSink, type RunProgress, runProgress } from "../../kernel/p
 import { quoteValue } from "../../kernel/text.js";
 import type { Store, Tx } from "../../store/store.js";
 import type { CriterionRecord, Evidence, TaskRecord } from "../../store/tasks.js";
-import { checkoutFor, isGitRepo } from "../goals/git.js";
-import { treeFingerprint } from "../goals/measured-tree.js";
+import { checkoutFor, isGitRepo, workTreeId } from "../goals/git.js";
 import { milestoneGateIn } from "../goals/task-link.js";
 import { type Actor, sameLine } from "../identity/actor.js";
 import { taskScope } from "../knowledge/text.js";
@@ -107,19 +106,20 @@ function checkoutOf(verifier: Verifier): Promise<string> {
 }
 
 /**
- * How to name the tree a check judges, as goals fingerprint it (HEAD and the content of every
- * changed path), or null outside a git checkout, where no tree can be named.
+ * How to name the tree a check judges (its content's git tree id, `workTreeId`), or null outside
+ * a git checkout, where no tree can be named.
  */
-async function treeNamer(verifier: Verifier): Promise<(() => Promise<string>) | null> {
+async function treeNamer(verifier: Verifier): Promise<(() => Promise<string | null>) | null> {
   const checkout = await checkoutOf(verifier);
-  return (await isGitRepo(checkout)) ? () => treeFingerprint(checkout) : null;
+  return (await isGitRepo(checkout)) ? () => workTreeId(checkout) : null;
 }
 
 const hasCommand = (criterion: CriterionRecord) => Boolean(criterion.verify || criterion.shortcut);
 
 /**
- * Whether a ticked criterion's command judged a tree other than `tree`: the work was edited,
- * committed or switched since (a test passing before one more change says nothing of the change).
+ * Whether a ticked criterion's command judged a tree other than `tree`: the work was edited or
+ * switched since (a test passing before one more change says nothing of the change). Committing
+ * it changes nothing: the id is of the content.
  */
 function checkedOnAnotherTree(criterion: CriterionRecord, tree: string | null): boolean {
   const judged = criterion.evidence?.tree;
@@ -356,7 +356,7 @@ export async function finishTask(
         .map((c) => `criterion ${c.n} unchecked: ${quoteValue(c.text, 120)}`),
       ...stale.map(
         (c) =>
-          `criterion ${c.n} was checked on another tree (the checkout was edited, committed or switched since): ${quoteValue(c.text, 120)}`,
+          `criterion ${c.n} was checked on another tree (the checkout was edited or switched since): ${quoteValue(c.text, 120)}`,
       ),
     ];
     if (criteria.length === 0 && !options.unverified) {
