@@ -83,11 +83,18 @@ export async function workTreeId(dir: string): Promise<string | null> {
   }
 }
 
-/** Paths that differ from HEAD (modified, staged, untracked), repository-relative, state excluded. */
-export async function changedPaths(dir: string): Promise<string[]> {
+/** Fields before the path in each kind of `git status --porcelain=v2` entry (`?`: untracked). */
+const FIELDS_BEFORE_PATH: Readonly<Record<string, number>> = { "1": 8, "2": 9, u: 10, "?": 1 };
+
+/**
+ * HEAD (null before a first commit) and the paths that differ from it (modified, staged,
+ * untracked), repository-relative, state excluded: one `git status`, which reports both.
+ */
+export async function checkoutStatus(dir: string): Promise<{ head: string | null; paths: string[] }> {
   const status = await git(dir, [
     "status",
-    "--porcelain=v1",
+    "--porcelain=v2",
+    "--branch",
     "-z",
     "--untracked-files=all",
     "--",
@@ -95,19 +102,34 @@ export async function changedPaths(dir: string): Promise<string[]> {
     EXCLUDE_STATE,
   ]);
   if (!status.ok) throw operational(`git status failed: ${status.stderr.trim()}`);
-  const entries = status.stdout.split("\0").filter((entry) => entry !== "");
+  const entries = status.stdout.split("\0");
+  let head: string | null = null;
   const paths: string[] = [];
   for (let index = 0; index < entries.length; index++) {
     const entry = entries[index] as string;
-    paths.push(entry.slice(3));
-    // A rename carries its source path as the next entry: both paths changed.
-    if (entry[0] === "R" || entry[0] === "C") {
+    if (entry.startsWith("# branch.oid ")) {
+      const oid = entry.slice("# branch.oid ".length);
+      head = oid === "(initial)" ? null : oid;
+      continue;
+    }
+    const fields = FIELDS_BEFORE_PATH[entry[0] ?? ""];
+    if (fields === undefined) continue;
+    let at = 0;
+    for (let field = 0; field < fields; field++) at = entry.indexOf(" ", at) + 1;
+    paths.push(entry.slice(at));
+    // A rename or copy carries its source path as the next entry: both paths changed.
+    if (entry[0] === "2") {
       index++;
       const source = entries[index];
       if (source) paths.push(source);
     }
   }
-  return [...new Set(paths)].sort();
+  return { head, paths: [...new Set(paths)].sort() };
+}
+
+/** Paths that differ from HEAD (modified, staged, untracked), repository-relative, state excluded. */
+export async function changedPaths(dir: string): Promise<string[]> {
+  return (await checkoutStatus(dir)).paths;
 }
 
 /** Files tracked at HEAD plus untracked, non-ignored ones: what an input glob can match. */

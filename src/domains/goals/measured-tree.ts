@@ -1,8 +1,7 @@
 import { createHash } from "node:crypto";
 import { lstatSync } from "node:fs";
 import { join } from "node:path";
-import { gitHead } from "../../kernel/git.js";
-import { changedPaths, checkoutTop, hashWorkFile } from "./git.js";
+import { checkoutStatus, checkoutTop, hashWorkFile } from "./git.js";
 
 /**
  * The tree an evaluation judges, as one fingerprint: HEAD and the content of every path under
@@ -11,9 +10,9 @@ import { changedPaths, checkoutTop, hashWorkFile } from "./git.js";
  * that was measured.
  */
 export async function treeFingerprint(dir: string): Promise<string> {
-  // Three gits at once: taken after every sample, one after another they were most of what cairn
-  // added to an evaluator's own time.
-  const [found, head, changed] = await Promise.all([checkoutTop(dir), gitHead(dir), changedPaths(dir)]);
+  // Two gits at once (HEAD comes with the status): taken after every sample, the three it took
+  // one after another were most of what cairn added to an evaluator's own time.
+  const [found, { head, paths: changed }] = await Promise.all([checkoutTop(dir), checkoutStatus(dir)]);
   const top = found ?? dir;
   const hash = createHash("sha256").update(`HEAD ${head ?? "(no commit)"}\n`);
   // The executable bit too: git commits it, and a tool measured runnable may be kept as not.

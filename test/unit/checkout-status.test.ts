@@ -1,0 +1,56 @@
+import { mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { changedPaths, checkoutStatus } from "../../src/domains/goals/git.js";
+import { treeFingerprint } from "../../src/domains/goals/measured-tree.js";
+import { gitHead } from "../../src/kernel/git.js";
+import { runSync, scratchDir } from "../helpers/workspace.js";
+
+/** One `git status` answers both HEAD and the changed paths the tree fingerprint is made of. */
+describe("a checkout's status", () => {
+  let repo: { dir: string; cleanup: () => void };
+  const git = (...args: string[]) => runSync("git", args, repo.dir);
+  beforeEach(() => {
+    repo = scratchDir("cairn-status-");
+    git("init", "-q");
+    git("config", "user.name", "cairn test");
+    git("config", "user.email", "test@cairn.invalid");
+    git("config", "commit.gpgsign", "false");
+  });
+  afterEach(() => repo.cleanup());
+
+  it("has no HEAD before a first commit, and lists what is untracked", async () => {
+    writeFileSync(join(repo.dir, "a file.txt"), "a\n");
+    expect(await checkoutStatus(repo.dir)).toEqual({ head: null, paths: ["a file.txt"] });
+    expect(await treeFingerprint(repo.dir)).toMatch(/^sha256:/);
+  });
+
+  it("names HEAD as git does and every kind of change: edited, renamed (both names), added, untracked", async () => {
+    mkdirSync(join(repo.dir, "src"));
+    writeFileSync(join(repo.dir, "src", "old name.ts"), "export {};\n");
+    writeFileSync(join(repo.dir, "kept.txt"), "kept\n");
+    writeFileSync(join(repo.dir, "edited.txt"), "before\n");
+    mkdirSync(join(repo.dir, ".cairn"));
+    writeFileSync(join(repo.dir, ".cairn", "cairn.toml"), "# cairn's own state\n");
+    git("add", "-A");
+    git("commit", "-qm", "base");
+    writeFileSync(join(repo.dir, "edited.txt"), "after\n");
+    renameSync(join(repo.dir, "src", "old name.ts"), join(repo.dir, "src", "new name.ts"));
+    git("add", "-A", "src");
+    writeFileSync(join(repo.dir, "staged.txt"), "staged\n");
+    git("add", "staged.txt");
+    mkdirSync(join(repo.dir, "deep", "er"), { recursive: true });
+    writeFileSync(join(repo.dir, "deep", "er", "untracked.txt"), "new\n");
+    writeFileSync(join(repo.dir, ".cairn", "cairn.toml"), "# edited state is no change\n");
+    const status = await checkoutStatus(repo.dir);
+    expect(status.head).toBe(await gitHead(repo.dir));
+    expect(status.paths).toEqual([
+      "deep/er/untracked.txt",
+      "edited.txt",
+      "src/new name.ts",
+      "src/old name.ts",
+      "staged.txt",
+    ]);
+    expect(await changedPaths(repo.dir)).toEqual(status.paths);
+  });
+});
