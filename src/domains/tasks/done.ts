@@ -356,7 +356,7 @@ export async function finishTask(
         .map((c) => `criterion ${c.n} unchecked: ${quoteValue(c.text, 120)}`),
       ...stale.map(
         (c) =>
-          `criterion ${c.n} was checked on another tree (the checkout was edited or switched since): ${quoteValue(c.text, 120)}`,
+          `criterion ${c.n} was checked on another tree (the checkout changed since: an edit, yours or another agent's, or a switch): ${quoteValue(c.text, 120)}`,
       ),
     ];
     if (criteria.length === 0 && !options.unverified) {
