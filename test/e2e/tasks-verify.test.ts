@@ -300,8 +300,12 @@ describe("a tick earned on one tree", () => {
     expect(cairn(repo.dir, ["task", "finish", "T-1"], { env: agent }).code).toBe(0);
   });
 
-  it("counts a tree the check itself changed (a build's output) as the one it judged", () => {
-    const agent = claimedBy(["node", "-e", "require('fs').writeFileSync('out.txt', String(Date.now()))"]);
+  it("counts a tree the checks themselves changed (a build's output, rewritten by each) as the one judged", () => {
+    const build = ["node", "-e", "require('fs').writeFileSync('out.txt', String(performance.now()))"];
+    const agent = claimedBy(build);
+    const second = ["task", "criterion", "T-1", "--text", "it builds again"];
+    for (const word of build) second.push("--verify", word);
+    expect(cairn(repo.dir, second, { env: agent }).code).toBe(0);
     expect(cairn(repo.dir, ["task", "check", "T-1", "--all"], { env: agent }).code).toBe(0);
     const evidence = evidenceOf("T-1", repo.dir);
     expect(evidence?.tree).toMatch(/^[0-9a-f]{40,64}$/);

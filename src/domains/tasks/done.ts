@@ -217,15 +217,12 @@ export async function checkTask(
         results.push({ n: criterion.n, text: criterion.text, checked: true, why: null, evidence: null });
         continue;
       }
+      const judged = tree;
       const ran = await verify(verifier, criterion, store, progress, `criterion ${criterion.n}`);
       stopIfCancelled(verifier);
-      // What it judged, and what it left where it changed the tree itself (a build's output).
-      const after = nameTree ? await nameTree() : null;
-      const evidence: Evidence =
-        tree === null || after === null
-          ? ran
-          : { ...ran, tree, ...(after !== tree ? { tree_after: after } : {}) };
-      tree = after;
+      // What it left: a command may change the tree itself (a build's output).
+      tree = nameTree ? await nameTree() : null;
+      const evidence: Evidence = judged === null ? ran : { ...ran, tree: judged };
       const ok = passed(evidence);
       results.push({
         n: criterion.n,
@@ -237,6 +234,13 @@ export async function checkTask(
     }
   } finally {
     progress.stop();
+  }
+  // Each tick holds for the tree it judged and for the tree this call's commands left, which
+  // may each rewrite an output an earlier one wrote (a build stamping the time).
+  for (const result of results) {
+    const judged = result.evidence?.tree;
+    if (result.evidence && judged && tree && tree !== judged)
+      result.evidence = { ...result.evidence, tree_after: tree };
   }
   return store.write(async (tx) => {
     const now = verifier.now();
