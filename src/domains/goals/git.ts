@@ -55,10 +55,10 @@ export async function checkoutFor(cwd: string, workspaceRoot: string): Promise<s
  * copy of the checkout's index, which stays untouched, and is content-addressed: the same files
  * give the same id whether they were committed since or not. Like `git stash`, it writes the
  * blobs of changed files into the object store, unreferenced (git's gc prunes them). Null
- * where git cannot say.
+ * where git cannot say, or when `signal` stopped it (a large untracked file takes a while to add).
  */
-export async function workTreeId(dir: string): Promise<string | null> {
-  const located = await git(dir, ["rev-parse", "--git-path", "index"]);
+export async function workTreeId(dir: string, signal?: AbortSignal): Promise<string | null> {
+  const located = await git(dir, ["rev-parse", "--git-path", "index"], { signal });
   if (!located.ok) return null;
   const scratch = mkdtempSync(join(tmpdir(), "cairn-index-"));
   try {
@@ -66,17 +66,15 @@ export async function workTreeId(dir: string): Promise<string | null> {
     const own = resolve(dir, located.stdout.trim());
     // The checkout's index carries what git knows of each file's stat: only changed files are read.
     if (existsSync(own)) copyFileSync(own, index);
-    const added = await git(dir, ["add", "-A", "--", ".", EXCLUDE_STATE], { index });
+    const added = await git(dir, ["add", "-A", "--", ".", EXCLUDE_STATE], { index, signal });
     // cairn's state is no part of the work, committed (a shared cairn.toml) or not.
     const unstated = await git(
       dir,
       ["rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", STATE_DIR_NAME],
-      {
-        index,
-      },
+      { index, signal },
     );
     if (!added.ok || !unstated.ok) return null;
-    const written = await git(dir, ["write-tree"], { index });
+    const written = await git(dir, ["write-tree"], { index, signal });
     return written.ok ? written.stdout.trim() : null;
   } finally {
     rmSync(scratch, { recursive: true, force: true });

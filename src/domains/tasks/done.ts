@@ -111,7 +111,7 @@ function checkoutOf(verifier: Verifier): Promise<string> {
  */
 async function treeNamer(verifier: Verifier): Promise<(() => Promise<string | null>) | null> {
   const checkout = await checkoutOf(verifier);
-  return (await isGitRepo(checkout)) ? () => workTreeId(checkout) : null;
+  return (await isGitRepo(checkout)) ? () => workTreeId(checkout, verifier.signal) : null;
 }
 
 const hasCommand = (criterion: CriterionRecord) => Boolean(criterion.verify || criterion.shortcut);
