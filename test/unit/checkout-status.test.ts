@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { changedPaths, checkoutStatus, workTreeId } from "../../src/domains/goals/git.js";
+import { changedPaths, checkoutStatus, workTreeNamer } from "../../src/domains/goals/git.js";
 import { treeFingerprint } from "../../src/domains/goals/measured-tree.js";
 import { gitHead } from "../../src/kernel/git.js";
 import { runSync, scratchDir } from "../helpers/workspace.js";
@@ -56,25 +56,27 @@ describe("a checkout's status", () => {
 
   it("names the content of the work tree: the same whether committed or not, the checkout's index untouched", async () => {
     writeFileSync(join(repo.dir, "a.txt"), "a\n");
-    const before = await workTreeId(repo.dir);
+    const workTreeId = (await workTreeNamer(repo.dir)) as () => Promise<string | null>;
+    expect(await workTreeNamer(join(repo.dir, ".git"))).toBeNull();
+    const before = await workTreeId();
     expect(before).toMatch(/^[0-9a-f]{40,64}$/);
     git("add", "-A");
     git("commit", "-qm", "base");
     writeFileSync(join(repo.dir, "a.txt"), "edited\n");
     writeFileSync(join(repo.dir, "b.txt"), "new\n");
     const index = readFileSync(join(repo.dir, ".git", "index"));
-    const edited = await workTreeId(repo.dir);
+    const edited = await workTreeId();
     expect(edited).not.toBe(before);
     expect(readFileSync(join(repo.dir, ".git", "index"))).toEqual(index);
     expect(await changedPaths(repo.dir)).toEqual(["a.txt", "b.txt"]);
     // cairn's state is not the work, tracked or not.
     mkdirSync(join(repo.dir, ".cairn"));
     writeFileSync(join(repo.dir, ".cairn", "cairn.toml"), "# state\n");
-    expect(await workTreeId(repo.dir)).toBe(edited);
+    expect(await workTreeId()).toBe(edited);
     git("add", "-A");
     git("commit", "-qm", "the work");
-    expect(await workTreeId(repo.dir)).toBe(edited);
+    expect(await workTreeId()).toBe(edited);
     writeFileSync(join(repo.dir, "b.txt"), "changed again\n");
-    expect(await workTreeId(repo.dir)).not.toBe(edited);
+    expect(await workTreeId()).not.toBe(edited);
   });
 });

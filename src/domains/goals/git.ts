@@ -50,20 +50,33 @@ export async function checkoutFor(cwd: string, workspaceRoot: string): Promise<s
 }
 
 /**
+ * How to name the tree the checkout at `dir` holds, as often as it is asked (before and after
+ * each command of a check), or null outside a git work tree. Where the checkout's index lives is
+ * asked once, with the same git that tells a work tree.
+ */
+export async function workTreeNamer(
+  dir: string,
+  signal?: AbortSignal,
+): Promise<(() => Promise<string | null>) | null> {
+  const located = await git(dir, ["rev-parse", "--is-inside-work-tree", "--git-path", "index"], { signal });
+  const [inside, indexPath] = located.stdout.trim().split("\n");
+  if (!located.ok || inside !== "true" || !indexPath) return null;
+  const own = resolve(dir, indexPath);
+  return () => workTreeId(dir, own, signal);
+}
+
+/**
  * The id of the tree the checkout holds now: what `git write-tree` would record were every change
  * under `dir` added (untracked files too; ignored ones and cairn's state not). It is computed in a
- * copy of the checkout's index, which stays untouched, and is content-addressed: the same files
- * give the same id whether they were committed since or not. Like `git stash`, it writes the
- * blobs of changed files into the object store, unreferenced (git's gc prunes them). Null
+ * copy of the checkout's index (`own`), which stays untouched, and is content-addressed: the same
+ * files give the same id whether they were committed since or not. Like `git stash`, it writes
+ * the blobs of changed files into the object store, unreferenced (git's gc prunes them). Null
  * where git cannot say, or when `signal` stopped it (a large untracked file takes a while to add).
  */
-export async function workTreeId(dir: string, signal?: AbortSignal): Promise<string | null> {
-  const located = await git(dir, ["rev-parse", "--git-path", "index"], { signal });
-  if (!located.ok) return null;
+async function workTreeId(dir: string, own: string, signal?: AbortSignal): Promise<string | null> {
   const scratch = mkdtempSync(join(tmpdir(), "cairn-index-"));
   try {
     const index = join(scratch, "index");
-    const own = resolve(dir, located.stdout.trim());
     // The checkout's index carries what git knows of each file's stat: only changed files are read.
     if (existsSync(own)) copyFileSync(own, index);
     const added = await git(dir, ["add", "-A", "--", ".", EXCLUDE_STATE], { index, signal });

@@ -3,7 +3,7 @@ import { type ProgressSink, type RunProgress, runProgress } from "../../kernel/p
 import { quoteValue } from "../../kernel/text.js";
 import type { Store, Tx } from "../../store/store.js";
 import type { CriterionRecord, Evidence, TaskRecord } from "../../store/tasks.js";
-import { checkoutFor, isGitRepo, workTreeId } from "../goals/git.js";
+import { checkoutFor, workTreeNamer } from "../goals/git.js";
 import { milestoneGateIn } from "../goals/task-link.js";
 import { type Actor, sameLine } from "../identity/actor.js";
 import { taskScope } from "../knowledge/text.js";
@@ -106,13 +106,10 @@ function checkoutOf(verifier: Verifier): Promise<string> {
 }
 
 /**
- * How to name the tree a check judges (its content's git tree id, `workTreeId`), or null outside
- * a git checkout, where no tree can be named.
+ * How to name the tree a check judges (its content's git tree id, `workTreeNamer`), or null
+ * outside a git checkout, where no tree can be named.
  */
-async function treeNamer(verifier: Verifier): Promise<(() => Promise<string | null>) | null> {
-  const checkout = await checkoutOf(verifier);
-  return (await isGitRepo(checkout)) ? () => workTreeId(checkout, verifier.signal) : null;
-}
+const treeNamer = async (verifier: Verifier) => workTreeNamer(await checkoutOf(verifier), verifier.signal);
 
 const hasCommand = (criterion: CriterionRecord) => Boolean(criterion.verify || criterion.shortcut);
 
@@ -204,8 +201,8 @@ export async function checkTask(
   const one = which.n === undefined ? undefined : criteria.find((c) => c.n === which.n);
   if (which.n !== undefined && !one)
     throw usageError(`${task.id} has criteria 1..${criteria.length}, not ${which.n}`);
-  // Git is asked only when a command will judge the tree (or may have judged another one).
-  const nameTree = criteria.some(hasCommand) ? await treeNamer(verifier) : null;
+  // Git is asked only when a command will judge the tree (or, for --all, may have judged another).
+  const nameTree = (one ? [one] : criteria).some(hasCommand) ? await treeNamer(verifier) : null;
   let tree = nameTree ? await nameTree() : null;
   const targets = one ? [one] : criteria.filter((c) => !c.checked || checkedOnAnotherTree(c, tree));
   const results: CheckResult[] = [];
