@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { gitWorkspace } from "../helpers/goals.js";
@@ -298,6 +298,42 @@ describe("a tick earned on one tree", () => {
     runSync("git", ["add", "-A"], repo.dir);
     runSync("git", ["commit", "-qm", "the work"], repo.dir);
     expect(cairn(repo.dir, ["task", "finish", "T-1"], { env: agent }).code).toBe(0);
+  });
+
+  it("sees an edit made while git was told to look away (assume-unchanged, skip-worktree)", () => {
+    const agent = claimedBy(["node", "check.js"]);
+    runSync("git", ["add", "-A"], repo.dir);
+    runSync("git", ["commit", "-qm", "base"], repo.dir);
+    expect(cairn(repo.dir, ["task", "check", "T-1", "--all"], { env: agent }).code).toBe(0);
+    for (const mark of ["--assume-unchanged", "--skip-worktree"]) {
+      runSync("git", ["update-index", mark, "check.js"], repo.dir);
+      writeFileSync(join(repo.dir, "check.js"), `process.exit(1) // ${mark}\n`);
+      expect(runSync("git", ["status", "--porcelain"], repo.dir)).toBe("");
+      const finished = cairn(repo.dir, ["task", "finish", "T-1"], { env: agent });
+      expect(finished.code).toBe(3);
+      expect(finished.stderr).toContain("criterion 1 was checked on another tree");
+      runSync("git", ["update-index", mark.replace("--", "--no-"), "check.js"], repo.dir);
+    }
+  });
+
+  it("holds the rule, not waives it, where git cannot name the tree: at the check and at the finish", () => {
+    const agent = claimedBy(["node", "check.js"]);
+    // An empty repository inside the checkout makes `git add -A` fail.
+    runSync("git", ["init", "-q", "empty"], repo.dir);
+    const check = cairn(repo.dir, ["task", "check", "T-1", "--all", "--json"], { env: agent });
+    expect(check.code).toBe(1);
+    expect(check.stderr).toContain("git could not name the checkout's tree");
+    expect(check.stderr).toContain("empty/");
+    rmSync(join(repo.dir, "empty"), { recursive: true, force: true });
+    expect(cairn(repo.dir, ["task", "check", "T-1", "--all"], { env: agent }).code).toBe(0);
+    writeFileSync(join(repo.dir, "check.js"), "process.exit(1)\n");
+    runSync("git", ["init", "-q", "empty"], repo.dir);
+    const finished = cairn(repo.dir, ["task", "finish", "T-1"], { env: agent });
+    expect(finished.code).toBe(3);
+    expect(finished.stderr).toContain("the ticks cannot be held to the tree being finished");
+    expect(cairn(repo.dir, ["task", "show", "T-1", "--json"]).json).toMatchObject({
+      task: { status: "active" },
+    });
   });
 
   it("counts a tree the checks themselves changed (a build's output, rewritten by each) as the one judged", () => {

@@ -79,4 +79,29 @@ describe("a checkout's status", () => {
     writeFileSync(join(repo.dir, "b.txt"), "changed again\n");
     expect(await workTreeId()).not.toBe(edited);
   });
+
+  it("sees an edit to a file marked assume-unchanged or skip-worktree, and leaves the marks in place", async () => {
+    for (const name of ["a.txt", "b.txt", "-c.txt"]) writeFileSync(join(repo.dir, name), `${name}\n`);
+    git("add", "-A");
+    git("commit", "-qm", "base");
+    const workTreeId = (await workTreeNamer(repo.dir)) as () => Promise<string | null>;
+    const checked = await workTreeId();
+    git("update-index", "--assume-unchanged", "a.txt");
+    git("update-index", "--skip-worktree", "b.txt");
+    // Marked, a file's edit is one git itself no longer reports.
+    writeFileSync(join(repo.dir, "a.txt"), "edited while marked\n");
+    expect(await changedPaths(repo.dir)).toEqual([]);
+    const afterA = await workTreeId();
+    expect(afterA).not.toBe(checked);
+    writeFileSync(join(repo.dir, "b.txt"), "edited while marked\n");
+    expect(await workTreeId()).not.toBe(afterA);
+    // The copy is cleared, not the checkout's own index: the owner's marks stay where they were.
+    expect(runSync("git", ["ls-files", "-v"], repo.dir)).toContain("h a.txt");
+    expect(runSync("git", ["ls-files", "-v"], repo.dir)).toContain("S b.txt");
+    // A name that reads as an option is a path all the same.
+    git("update-index", "--assume-unchanged", "--", "-c.txt");
+    const beforeC = await workTreeId();
+    writeFileSync(join(repo.dir, "-c.txt"), "edited while marked\n");
+    expect(await workTreeId()).not.toBe(beforeC);
+  });
 });

@@ -109,7 +109,19 @@ function checkoutOf(verifier: Verifier): Promise<string> {
  * How to name the tree a check judges (its content's git tree id, `workTreeNamer`), or null
  * outside a git checkout, where no tree can be named.
  */
-const treeNamer = async (verifier: Verifier) => workTreeNamer(await checkoutOf(verifier), verifier.signal);
+async function treeNamer(verifier: Verifier): Promise<(() => Promise<string>) | null> {
+  const name = await workTreeNamer(await checkoutOf(verifier), verifier.signal);
+  if (!name) return null;
+  return async () => {
+    try {
+      return await name();
+    } catch (error) {
+      // Stopped on purpose, it is a cancel, not git's failure.
+      stopIfCancelled(verifier);
+      throw error;
+    }
+  };
+}
 
 const hasCommand = (criterion: CriterionRecord) => Boolean(criterion.verify || criterion.shortcut);
 
@@ -306,7 +318,15 @@ export async function finishTask(
   // command earned must be of this tree.
   const judged = await store.read((tx) => tx.tasks.criteria(task.id));
   const nameTree = judged.some((c) => c.checked && c.evidence?.tree) ? await treeNamer(verifier) : null;
-  const tree = nameTree ? await nameTree() : null;
+  let tree: string | null = null;
+  // A tree git cannot name is no tree a tick holds for: refused below, with what git said.
+  let unnamed: string | null = null;
+  try {
+    tree = nameTree ? await nameTree() : null;
+  } catch (error) {
+    stopIfCancelled(verifier);
+    unnamed = (error as Error).message;
+  }
   // The definition of done's shortcuts run before the write, like verify commands.
   const doneFailures: string[] = [];
   const progress = runProgress(verifier.progress);
@@ -360,6 +380,7 @@ export async function finishTask(
           `criterion ${c.n} was checked on another tree (the checkout changed since: an edit, yours or another agent's, or a switch): ${quoteValue(c.text, 120)}`,
       ),
     ];
+    if (unnamed) unmet.push(`the ticks cannot be held to the tree being finished: ${unnamed}`);
     if (criteria.length === 0 && !options.unverified) {
       unmet.push("it has no acceptance criteria (add some, or finish with --unverified, which is recorded)");
     }
