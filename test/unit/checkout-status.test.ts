@@ -1,8 +1,9 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { changedPaths, checkoutStatus, workTreeNamer } from "../../src/domains/goals/git.js";
+import { changedPaths, checkoutStatus } from "../../src/domains/goals/git.js";
 import { treeFingerprint } from "../../src/domains/goals/measured-tree.js";
+import { workTreeNamer } from "../../src/domains/goals/work-tree-id.js";
 import { gitHead } from "../../src/kernel/git.js";
 import { runSync, scratchDir } from "../helpers/workspace.js";
 

@@ -1,25 +1,21 @@
 import { createHash, type Hash } from "node:crypto";
 import {
-  copyFileSync,
   type Dirent,
   existsSync,
   lstatSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
   readlinkSync,
   rmSync,
   statSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
 import { basename, join, relative, resolve } from "node:path";
 import { git, gitHead } from "../../kernel/git.js";
 import { operational } from "../../kernel/outcome.js";
-import { quoteValue } from "../../kernel/text.js";
 import { STATE_DIR_NAME } from "../workspace/discover.js";
 
 /** Paths git must never touch or report: cairn's own state lives in the work tree. */
-const EXCLUDE_STATE = `:(exclude)${STATE_DIR_NAME}`;
+export const EXCLUDE_STATE = `:(exclude)${STATE_DIR_NAME}`;
 
 export async function isGitRepo(dir: string): Promise<boolean> {
   if (!existsSync(dir)) return false;
@@ -48,91 +44,6 @@ export async function checkoutFor(cwd: string, workspaceRoot: string): Promise<s
   ]);
   if (!here || !main || here === main || hereCommon !== mainCommon) return workspaceRoot;
   return join(here, relative(main, workspaceRoot));
-}
-
-/**
- * How to name the tree the checkout at `dir` holds, as often as it is asked (before and after
- * each command of a check), or null outside a git work tree. Where the checkout's index lives is
- * asked once, with the same git that tells a work tree.
- */
-export async function workTreeNamer(
-  dir: string,
-  signal?: AbortSignal,
-): Promise<(() => Promise<string>) | null> {
-  const located = await git(dir, ["rev-parse", "--is-inside-work-tree", "--git-path", "index"], { signal });
-  const [inside, indexPath] = located.stdout.trim().split("\n");
-  if (!located.ok || inside !== "true" || !indexPath) return null;
-  const own = resolve(dir, indexPath);
-  return () => workTreeId(dir, own, signal);
-}
-
-/**
- * The id of the tree the checkout holds now: what `git write-tree` would record were every change
- * under `dir` added (untracked files too; ignored ones and cairn's state not). It is computed in a
- * copy of the checkout's index (`own`), which stays untouched, and is content-addressed: the same
- * files give the same id whether they were committed since or not. Like `git stash`, it writes
- * the blobs of changed files into the object store, unreferenced (git's gc prunes them).
- *
- * Throws, with what git said, where git cannot name it (or `signal` stopped it: a large untracked
- * file takes a while to add). A tree left unnamed is never taken as "no rule": anyone who can
- * write the checkout can make git fail on purpose (an empty repository inside it will do).
- */
-async function workTreeId(dir: string, own: string, signal?: AbortSignal): Promise<string> {
-  const scratch = mkdtempSync(join(tmpdir(), "cairn-index-"));
-  try {
-    const index = join(scratch, "index");
-    // The checkout's index carries what git knows of each file's stat: only changed files are read.
-    if (existsSync(own)) copyFileSync(own, index);
-    await unmark(dir, index, signal);
-    await indexGit(dir, ["add", "-A", "--", ".", EXCLUDE_STATE], index, signal);
-    // cairn's state is no part of the work, committed (a shared cairn.toml) or not.
-    await indexGit(
-      dir,
-      ["rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", STATE_DIR_NAME],
-      index,
-      signal,
-    );
-    return (await indexGit(dir, ["write-tree"], index, signal)).trim();
-  } finally {
-    rmSync(scratch, { recursive: true, force: true });
-  }
-}
-
-/** One git on cairn's index copy: its output, or an error quoting what git said. */
-async function indexGit(dir: string, args: string[], index: string, signal?: AbortSignal): Promise<string> {
-  const run = await git(dir, args, { index, signal });
-  if (run.ok) return run.stdout;
-  const said = run.stderr.trim().split("\n").slice(0, 2).join(" ");
-  throw operational(
-    `git could not name the checkout's tree (git ${args[0]}: ${quoteValue(said || "no message", 200)})`,
-    "make the checkout one git can add (remove or ignore what git names), then try again",
-  );
-}
-
-/** Paths an `update-index` call names at most: far below any system's limit on arguments. */
-const PATHS_PER_CALL = 1_000;
-
-/**
- * Clear, in the index copy, the marks that make git skip a tracked file's content:
- * `--assume-unchanged` and `--skip-worktree`. Anyone who can run git in the checkout can set
- * them, and an edit to a marked file is invisible to `add -A`: marked, edited after its check,
- * then unmarked and committed, a change would have been finished unchecked. A sparse checkout's
- * files outside its cone are marked too; cleared, they count as absent, at every check alike.
- */
-async function unmark(dir: string, index: string, signal?: AbortSignal): Promise<void> {
-  const listed = await indexGit(dir, ["ls-files", "-v", "-z"], index, signal);
-  // `-v` tags each entry: a lower-case tag is assume-unchanged, `S` (or `s`) skip-worktree.
-  const entries = listed.split("\0").filter((entry) => entry.length > 2);
-  const marks = [
-    ["--no-assume-unchanged", entries.filter((entry) => /^[a-z] /.test(entry))],
-    ["--no-skip-worktree", entries.filter((entry) => /^[sS] /.test(entry))],
-  ] as const;
-  // One mark per call: given both, update-index applies only one of them.
-  for (const [flag, marked] of marks)
-    for (let at = 0; at < marked.length; at += PATHS_PER_CALL) {
-      const paths = marked.slice(at, at + PATHS_PER_CALL).map((entry) => entry.slice(2));
-      await indexGit(dir, ["update-index", flag, "--", ...paths], index, signal);
-    }
 }
 
 /** Fields before the path in each kind of `git status --porcelain=v2` entry (`?`: untracked). */

@@ -1,40 +1,23 @@
-import { operational, refuse, usageError } from "../../kernel/outcome.js";
-import { type ProgressSink, type RunProgress, runProgress } from "../../kernel/progress.js";
+import { refuse, usageError } from "../../kernel/outcome.js";
+import { type RunProgress, runProgress } from "../../kernel/progress.js";
 import { quoteValue } from "../../kernel/text.js";
 import type { Store, Tx } from "../../store/store.js";
 import type { CriterionRecord, Evidence, TaskRecord } from "../../store/tasks.js";
-import { checkoutFor, workTreeNamer } from "../goals/git.js";
 import { milestoneGateIn } from "../goals/task-link.js";
 import { type Actor, sameLine } from "../identity/actor.js";
 import { taskScope } from "../knowledge/text.js";
-import type { WorkspaceConfig } from "../workspace/config.js";
 import { ownerSetting } from "../workspace/owner-setting.js";
 import { journal, loadTask, requireActiveAgent, who } from "./common.js";
 import { commandLine, passed, runCommand } from "./runner.js";
 import { allowShortcut, fillArgv, findShortcut } from "./shortcuts.js";
-
-export interface Verifier {
-  config: WorkspaceConfig;
-  actor: Actor;
-  /** The workspace root. */
-  root: string;
-  /**
-   * Where the caller works. A linked worktree of the workspace's repository is its own checkout:
-   * commands run there, on the work being checked, not on the main checkout's tree.
-   */
-  cwd?: string;
-  now: () => string;
-  /** The caller's cancel: the running command is killed and nothing is recorded. */
-  signal?: AbortSignal;
-  /** Where a running command's progress goes: what runs, its output, a heartbeat while silent. */
-  progress?: ProgressSink;
-}
-
-/** A cancelled check records nothing: half a run is not evidence. */
-function stopIfCancelled(verifier: Verifier): void {
-  if (verifier.signal?.aborted)
-    throw operational("cancelled: the command was stopped and nothing was recorded");
-}
+import {
+  checkedOnAnotherTree,
+  checkoutOf,
+  hasCommand,
+  stopIfCancelled,
+  treeNamer,
+  type Verifier,
+} from "./verifier.js";
 
 async function requireOwnerOf(tx: Tx, task: TaskRecord, actor: Actor, what: string): Promise<void> {
   if (task.owner === actor.id && (task.status === "active" || task.status === "blocked")) return;
@@ -92,48 +75,6 @@ async function commandFor(
       argv: [...shortcut.argv],
     },
   };
-}
-
-/** Where a verifier's commands run: the caller's checkout of the workspace (see `Verifier.cwd`). */
-const checkouts = new WeakMap<Verifier, Promise<string>>();
-function checkoutOf(verifier: Verifier): Promise<string> {
-  let found = checkouts.get(verifier);
-  if (!found) {
-    found = verifier.cwd ? checkoutFor(verifier.cwd, verifier.root) : Promise.resolve(verifier.root);
-    checkouts.set(verifier, found);
-  }
-  return found;
-}
-
-/**
- * How to name the tree a check judges (its content's git tree id, `workTreeNamer`), or null
- * outside a git checkout, where no tree can be named.
- */
-async function treeNamer(verifier: Verifier): Promise<(() => Promise<string>) | null> {
-  const name = await workTreeNamer(await checkoutOf(verifier), verifier.signal);
-  if (!name) return null;
-  return async () => {
-    try {
-      return await name();
-    } catch (error) {
-      // Stopped on purpose, it is a cancel, not git's failure.
-      stopIfCancelled(verifier);
-      throw error;
-    }
-  };
-}
-
-const hasCommand = (criterion: CriterionRecord) => Boolean(criterion.verify || criterion.shortcut);
-
-/**
- * Whether a ticked criterion's command judged a tree other than `tree`: the work was edited or
- * switched since (a test passing before one more change says nothing of the change). Committing
- * it changes nothing: the id is of the content.
- */
-function checkedOnAnotherTree(criterion: CriterionRecord, tree: string | null): boolean {
-  const judged = criterion.evidence?.tree;
-  if (!criterion.checked || tree === null || !judged) return false;
-  return tree !== judged && tree !== criterion.evidence?.tree_after;
 }
 
 /** Run what a criterion names; `label` (`criterion 2`) heads each line of its progress. */
