@@ -300,6 +300,19 @@ describe("a tick earned on one tree", () => {
     expect(cairn(repo.dir, ["task", "finish", "T-1"], { env: agent }).code).toBe(0);
   });
 
+  it("holds a tick to its tree in a checkout whose .gitignore names cairn's folder, as many do", () => {
+    writeFileSync(join(repo.dir, ".gitignore"), ".cairn/\n");
+    runSync("git", ["add", "-A"], repo.dir);
+    runSync("git", ["commit", "-qm", "ignore cairn's state"], repo.dir);
+    const agent = claimedBy(["node", "check.js"]);
+    expect(cairn(repo.dir, ["task", "check", "T-1", "--all"], { env: agent }).code).toBe(0);
+    expect(evidenceOf("T-1", repo.dir)?.tree).toMatch(/^[0-9a-f]{40,64}$/);
+    writeFileSync(join(repo.dir, "check.js"), "process.exit(1)\n");
+    const finished = cairn(repo.dir, ["task", "finish", "T-1"], { env: agent });
+    expect(finished.code).toBe(3);
+    expect(finished.stderr).toContain("criterion 1 was checked on another tree");
+  });
+
   it("sees an edit made while git was told to look away (assume-unchanged, skip-worktree)", () => {
     const agent = claimedBy(["node", "check.js"]);
     runSync("git", ["add", "-A"], repo.dir);

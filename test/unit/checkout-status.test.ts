@@ -105,4 +105,18 @@ describe("a checkout's status", () => {
     writeFileSync(join(repo.dir, "-c.txt"), "edited while marked\n");
     expect(await workTreeId()).not.toBe(beforeC);
   });
+
+  it("names the tree where .gitignore names cairn's folder, which git refuses in a pathspec", async () => {
+    writeFileSync(join(repo.dir, ".gitignore"), ".cairn/\n");
+    writeFileSync(join(repo.dir, "a.txt"), "a\n");
+    mkdirSync(join(repo.dir, ".cairn"));
+    writeFileSync(join(repo.dir, ".cairn", "cairn.db"), "state\n");
+    const workTreeId = (await workTreeNamer(repo.dir)) as () => Promise<string | null>;
+    const before = await workTreeId();
+    expect(before).toMatch(/^[0-9a-f]{40,64}$/);
+    writeFileSync(join(repo.dir, ".cairn", "cairn.db"), "state changed\n");
+    expect(await workTreeId()).toBe(before);
+    writeFileSync(join(repo.dir, "a.txt"), "edited\n");
+    expect(await workTreeId()).not.toBe(before);
+  });
 });

@@ -20,11 +20,18 @@ export async function workTreeNamer(
   dir: string,
   signal?: AbortSignal,
 ): Promise<(() => Promise<string>) | null> {
-  const located = await git(dir, ["rev-parse", "--is-inside-work-tree", "--git-path", "index"], { signal });
+  const [located, stateIgnored] = await Promise.all([
+    git(dir, ["rev-parse", "--is-inside-work-tree", "--git-path", "index"], { signal }),
+    git(dir, ["check-ignore", "-q", "--", STATE_DIR_NAME], { signal }),
+  ]);
   const [inside, indexPath] = located.stdout.trim().split("\n");
   if (!located.ok || inside !== "true" || !indexPath) return null;
   const own = resolve(dir, indexPath);
-  return () => workTreeId(dir, own, signal);
+  // Where the checkout ignores cairn's folder (`.cairn/` in its .gitignore, as many do), git
+  // refuses a pathspec that names it, even one that leaves it out, and `add -A` leaves it out
+  // anyway. Elsewhere the pathspec keeps git from reading the database on every check.
+  const add = stateIgnored.ok ? ["add", "-A", "--", "."] : ["add", "-A", "--", ".", EXCLUDE_STATE];
+  return () => workTreeId(dir, own, add, signal);
 }
 
 /**
@@ -38,14 +45,14 @@ export async function workTreeNamer(
  * file takes a while to add). A tree left unnamed is never taken as "no rule": anyone who can
  * write the checkout can make git fail on purpose (an empty repository inside it will do).
  */
-async function workTreeId(dir: string, own: string, signal?: AbortSignal): Promise<string> {
+async function workTreeId(dir: string, own: string, add: string[], signal?: AbortSignal): Promise<string> {
   const scratch = mkdtempSync(join(tmpdir(), "cairn-index-"));
   try {
     const index = join(scratch, "index");
     // The checkout's index carries what git knows of each file's stat: only changed files are read.
     if (existsSync(own)) copyFileSync(own, index);
     await unmark(dir, index, signal);
-    await indexGit(dir, ["add", "-A", "--", ".", EXCLUDE_STATE], index, signal);
+    await indexGit(dir, add, index, signal);
     // cairn's state is no part of the work, committed (a shared cairn.toml) or not.
     await indexGit(
       dir,
