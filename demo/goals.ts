@@ -1,12 +1,6 @@
-import { spawnSync } from "node:child_process";
 import { appendFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { DemoWorld } from "./world.js";
-
-function git(dir: string, args: string[]): void {
-  const run = spawnSync("git", args, { cwd: dir, encoding: "utf8" });
-  if (run.status !== 0) throw new Error(`git ${args.join(" ")} failed: ${run.stderr}`);
-}
+import { type DemoWorld, git } from "./world.js";
 
 const LIB_GOOD = "export const add = (a, b) => a + b;\n";
 const LIB_BROKEN = "export const add = (a, b) => a - b;\n";
@@ -24,11 +18,8 @@ export async function chapterGoals(world: DemoWorld): Promise<void> {
   );
   writeFileSync(join(dir, "lib.mjs"), LIB_GOOD);
   writeFileSync(join(dir, "test.mjs"), TEST);
-  git(dir, ["init", "-q"]);
-  git(dir, ["config", "user.name", "demo"]);
-  git(dir, ["config", "user.email", "demo@cairn.invalid"]);
-  // Earlier chapters left files here: commit them too, so the repo starts clean.
-  writeFileSync(join(dir, ".gitignore"), ".cairn/\n");
+  // The workspace has been a git checkout since chapter 2; what earlier chapters left is
+  // committed too, so the repo starts clean.
   git(dir, ["add", "-A"]);
   git(dir, ["commit", "-qm", "tiny repo"]);
   world.say(

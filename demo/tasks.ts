@@ -1,14 +1,20 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { DemoWorld } from "./world.js";
+import { type DemoWorld, git } from "./world.js";
 
 /**
  * Chapter 2: the task board. Two workers race for one task through their own MCP servers; the
  * loser is refused (a normal result that says what to take instead) and takes that. Then a
- * criterion's verify command fails, passes once the work is there, and only then may it finish.
+ * criterion's verify command fails, passes once the work is there, and only then may it finish;
+ * an edit after the check needs the check again.
  */
 export async function chapterTasks(world: DemoWorld): Promise<void> {
   world.say("\n== 2. The task board: claims that never collide, done that cairn verifies");
+  // A git checkout, as most workspaces are: a tick then holds for the tree its check judged.
+  git(world.dir, ["init", "-q"]);
+  git(world.dir, ["config", "user.name", "demo"]);
+  git(world.dir, ["config", "user.email", "demo@cairn.invalid"]);
+  writeFileSync(join(world.dir, ".gitignore"), ".cairn/\n");
   const flag = "parser.done";
   world.cli([
     "task",
@@ -44,6 +50,12 @@ export async function chapterTasks(world: DemoWorld): Promise<void> {
   await winner.call("finish_task", { task: "T-1" });
   world.say(`  … the work lands (${flag} is written), and the same check now passes:`);
   writeFileSync(join(world.dir, flag), "ok\n");
+  await winner.call("check_task", { task: "T-1", all: true });
+  world.say(
+    `  one more edit after the check: the tick was earned on another tree, so finish asks for the check again`,
+  );
+  writeFileSync(join(world.dir, "parser.js"), "export const parse = (text) => text.split('\\n');\n");
+  await winner.call("finish_task", { task: "T-1" });
   await winner.call("check_task", { task: "T-1", all: true });
   await winner.call("finish_task", { task: "T-1" });
   await loser.call("check_task", { task: "T-2", n: 1 });

@@ -8,6 +8,12 @@ import { tempDir } from "../src/kernel/temp-dir.js";
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const CAIRN = join(ROOT, "bin", "cairn.mjs");
 
+/** git in the scratch workspace; a failure stops the demo. */
+export function git(dir: string, args: string[]): void {
+  const run = spawnSync("git", args, { cwd: dir, encoding: "utf8" });
+  if (run.status !== 0) throw new Error(`git ${args.join(" ")} failed: ${run.stderr}`);
+}
+
 export interface Agent {
   name: string;
   id: string;
