@@ -1,4 +1,4 @@
-import { rmSync, writeFileSync } from "node:fs";
+import { renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { gitWorkspace } from "../helpers/goals.js";
@@ -347,6 +347,38 @@ describe("a tick earned on one tree", () => {
     expect(cairn(repo.dir, ["task", "show", "T-1", "--json"]).json).toMatchObject({
       task: { status: "active" },
     });
+  });
+
+  it("lets no tick off for a tree left unnamed by moving .git aside, at the check or at the finish", () => {
+    const agent = claimedBy(["node", "check.js"]);
+    // Inside the scratch folder, so its cleanup takes it whatever happens.
+    const aside = join(repo.dir, "git-aside");
+    const moveGit = (from: string, to: string) => renameSync(from, to);
+    // Checked while the checkout was no git work tree: no tree named, and none to hold it to.
+    moveGit(join(repo.dir, ".git"), aside);
+    expect(cairn(repo.dir, ["task", "check", "T-1", "--all"], { env: agent }).code).toBe(0);
+    moveGit(aside, join(repo.dir, ".git"));
+    expect(evidenceOf("T-1", repo.dir)?.tree).toBeUndefined();
+    writeFileSync(join(repo.dir, "check.js"), "process.exit(1)\n");
+    let finished = cairn(repo.dir, ["task", "finish", "T-1"], { env: agent });
+    expect(finished.code).toBe(3);
+    expect(finished.stderr).toContain("criterion 1 was checked where no tree was named");
+    const again = cairn(repo.dir, ["task", "check", "T-1", "--all", "--json"], { env: agent });
+    expect(again.json).toMatchObject({ results: [{ n: 1, checked: false }] });
+    // Checked in the checkout, then finished with .git moved aside after one more edit.
+    writeFileSync(join(repo.dir, "check.js"), "process.exit(0)\n");
+    expect(cairn(repo.dir, ["task", "check", "T-1", "--all"], { env: agent }).code).toBe(0);
+    writeFileSync(join(repo.dir, "check.js"), "process.exit(1)\n");
+    moveGit(join(repo.dir, ".git"), aside);
+    try {
+      finished = cairn(repo.dir, ["task", "finish", "T-1"], { env: agent });
+    } finally {
+      moveGit(aside, join(repo.dir, ".git"));
+    }
+    expect(finished.code).toBe(3);
+    expect(finished.stderr).toContain(
+      "criterion 1 was checked in a git checkout, and the checkout is not one now",
+    );
   });
 
   it("counts a tree the checks themselves changed (a build's output, rewritten by each) as the one judged", () => {

@@ -10,14 +10,7 @@ import { ownerSetting } from "../workspace/owner-setting.js";
 import { journal, loadTask, requireActiveAgent, who } from "./common.js";
 import { commandLine, passed, runCommand } from "./runner.js";
 import { allowShortcut, fillArgv, findShortcut } from "./shortcuts.js";
-import {
-  checkedOnAnotherTree,
-  checkoutOf,
-  hasCommand,
-  stopIfCancelled,
-  treeNamer,
-  type Verifier,
-} from "./verifier.js";
+import { checkoutOf, hasCommand, staleTick, stopIfCancelled, treeNamer, type Verifier } from "./verifier.js";
 
 async function requireOwnerOf(tx: Tx, task: TaskRecord, actor: Actor, what: string): Promise<void> {
   if (task.owner === actor.id && (task.status === "active" || task.status === "blocked")) return;
@@ -157,7 +150,7 @@ export async function checkTask(
   // Git is asked only when a command will judge the tree (or, for --all, may have judged another).
   const nameTree = (one ? [one] : criteria).some(hasCommand) ? await treeNamer(verifier) : null;
   let tree = nameTree ? await nameTree() : null;
-  const targets = one ? [one] : criteria.filter((c) => !c.checked || checkedOnAnotherTree(c, tree));
+  const targets = one ? [one] : criteria.filter((c) => !c.checked || staleTick(c, tree) !== null);
   const results: CheckResult[] = [];
   const progress = runProgress(verifier.progress);
   // The caller's leases are kept while these run by the call around them (commands/hooks.ts).
@@ -258,7 +251,7 @@ export async function finishTask(
   // The tree being finished, taken before the definition of done may write to it: each tick a
   // command earned must be of this tree.
   const judged = await store.read((tx) => tx.tasks.criteria(task.id));
-  const nameTree = judged.some((c) => c.checked && c.evidence?.tree) ? await treeNamer(verifier) : null;
+  const nameTree = judged.some((c) => c.checked && hasCommand(c)) ? await treeNamer(verifier) : null;
   let tree: string | null = null;
   // A tree git cannot name is no tree a tick holds for: refused below, with what git said.
   let unnamed: string | null = null;
@@ -310,16 +303,16 @@ export async function finishTask(
         throw refuse(gate.refusal.policy, `${task.id}: ${gate.refusal.reason}`, gate.refusal.next);
     }
     const criteria = await tx.tasks.criteria(task.id);
-    const stale = criteria.filter((c) => checkedOnAnotherTree(c, tree));
+    const stale = criteria.flatMap((c) => {
+      const why = unnamed ? null : staleTick(c, tree);
+      return why ? [{ n: c.n, text: c.text, why }] : [];
+    });
     const unmet: string[] = [
       // A criterion's text is its author's: quoted and cut, as any value in a refusal.
       ...criteria
         .filter((c) => !c.checked)
         .map((c) => `criterion ${c.n} unchecked: ${quoteValue(c.text, 120)}`),
-      ...stale.map(
-        (c) =>
-          `criterion ${c.n} was checked on another tree (the checkout changed since: an edit, yours or another agent's, or a switch): ${quoteValue(c.text, 120)}`,
-      ),
+      ...stale.map((c) => `criterion ${c.n} ${c.why}: ${quoteValue(c.text, 120)}`),
     ];
     if (unnamed) unmet.push(`the ticks cannot be held to the tree being finished: ${unnamed}`);
     if (criteria.length === 0 && !options.unverified) {
@@ -337,7 +330,7 @@ export async function finishTask(
           .slice(0, UNMET_SHOWN)
           .map((u, i) => `(${i + 1}) ${u}`)
           .join("; ")}${unmet.length > UNMET_SHOWN ? `; and ${unmet.length - UNMET_SHOWN} more` : ""}`,
-        `tick what is met with check_task ${task.id}${stale.length > 0 ? " (all: true checks again what was checked on another tree)" : ""}; fix the rest, then finish again`,
+        `tick what is met with check_task ${task.id}${stale.length > 0 ? " (all: true checks again each tick that does not hold for this tree)" : ""}; fix the rest, then finish again`,
       );
     }
     const unverified = criteria.length === 0;

@@ -65,12 +65,17 @@ export async function treeNamer(verifier: Verifier): Promise<(() => Promise<stri
 export const hasCommand = (criterion: CriterionRecord) => Boolean(criterion.verify || criterion.shortcut);
 
 /**
- * Whether a ticked criterion's command judged a tree other than `tree`: the work was edited or
- * switched since (a test passing before one more change says nothing of the change). Committing
- * it changes nothing: the id is of the content.
+ * Why a ticked criterion's command does not hold for `tree`, the tree the checkout holds now (null
+ * outside a git work tree), or null when it does. A test passing before one more change says
+ * nothing of the change; committing the work changes nothing, the id being of the content. A
+ * tick is not let off for a tree that was not named: moving `.git` aside while checking, or while
+ * finishing, would otherwise switch the rule off.
  */
-export function checkedOnAnotherTree(criterion: CriterionRecord, tree: string | null): boolean {
+export function staleTick(criterion: CriterionRecord, tree: string | null): string | null {
+  if (!criterion.checked || !hasCommand(criterion)) return null;
   const judged = criterion.evidence?.tree;
-  if (!criterion.checked || tree === null || !judged) return false;
-  return tree !== judged && tree !== criterion.evidence?.tree_after;
+  if (tree === null) return judged ? "was checked in a git checkout, and the checkout is not one now" : null;
+  if (!judged) return "was checked where no tree was named (outside git, or by an older cairn)";
+  if (tree === judged || tree === criterion.evidence?.tree_after) return null;
+  return "was checked on another tree (the checkout changed since: an edit, yours or another agent's, or a switch)";
 }
