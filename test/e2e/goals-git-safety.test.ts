@@ -114,6 +114,40 @@ describe("revert never discards a commit", () => {
   });
 });
 
+describe("edits git is told to skip", () => {
+  it("are neither measured nor decided on: a keep would not commit them (assume-unchanged, skip-worktree)", () => {
+    for (const mark of ["--assume-unchanged", "--skip-worktree"]) {
+      const attempt = open(ws.dir);
+      runSync("git", ["update-index", mark, "lib.txt"], ws.dir);
+      try {
+        writeFileSync(join(ws.dir, "lib.txt"), "edited while marked\n");
+        expect(runSync("git", ["status", "--porcelain"], ws.dir)).not.toContain("lib.txt");
+        const evaluated = cairn(ws.dir, ["attempt", "eval", attempt.id, "--json"]);
+        expect(evaluated.code).toBe(3);
+        expect((evaluated.json as { refused: { reason: string } }).refused.reason).toMatch(
+          /edits git is told to skip .*"lib\.txt"/,
+        );
+        // Put back, measured; then edited behind git's back before the decision.
+        writeFileSync(join(ws.dir, "lib.txt"), "good\n");
+        cairnJson(ws.dir, ["attempt", "eval", attempt.id]);
+        writeFileSync(join(ws.dir, "lib.txt"), "edited after the evaluation\n");
+        const decided = cairn(ws.dir, ["attempt", "decide", attempt.id, "--json"]);
+        expect(decided.code).toBe(3);
+        expect((decided.json as { refused: { reason: string } }).refused.reason).toContain(
+          "git is told to skip",
+        );
+        writeFileSync(join(ws.dir, "lib.txt"), "good\n");
+        expect(cairnJson<{ verdict: string }>(ws.dir, ["attempt", "decide", attempt.id]).verdict).toBe(
+          "keep",
+        );
+      } finally {
+        writeFileSync(join(ws.dir, "lib.txt"), "good\n");
+        runSync("git", ["update-index", mark.replace("--", "--no-"), "lib.txt"], ws.dir);
+      }
+    }
+  });
+});
+
 describe("revert takes only what the attempt made", () => {
   it("leaves files git ignored at open, which the attempt un-ignored by editing .gitignore", () => {
     writeFileSync(join(ws.dir, ".gitignore"), "data/\n");

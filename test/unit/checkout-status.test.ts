@@ -1,7 +1,7 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { changedPaths, checkoutStatus } from "../../src/domains/goals/git.js";
+import { changedPaths, checkoutStatus, hiddenEdits } from "../../src/domains/goals/git.js";
 import { treeFingerprint } from "../../src/domains/goals/measured-tree.js";
 import { workTreeNamer } from "../../src/domains/goals/work-tree-id.js";
 import { gitHead } from "../../src/kernel/git.js";
@@ -118,5 +118,24 @@ describe("a checkout's status", () => {
     expect(await workTreeId()).toBe(before);
     writeFileSync(join(repo.dir, "a.txt"), "edited\n");
     expect(await workTreeId()).not.toBe(before);
+  });
+
+  it("names the edits git is told to skip, and only those: not a marked file left alone, nor one absent", async () => {
+    for (const name of ["edited.txt", "same.txt", "gone.txt", "a name.txt", "-dash.txt"])
+      writeFileSync(join(repo.dir, name), `${name}\n`);
+    git("add", "-A");
+    git("commit", "-qm", "base");
+    expect(await hiddenEdits(repo.dir)).toEqual([]);
+    git("update-index", "--assume-unchanged", "--", "edited.txt", "same.txt", "a name.txt");
+    git("update-index", "--skip-worktree", "--", "gone.txt", "-dash.txt");
+    writeFileSync(join(repo.dir, "edited.txt"), "edited\n");
+    writeFileSync(join(repo.dir, "a name.txt"), "edited\n");
+    writeFileSync(join(repo.dir, "-dash.txt"), "edited\n");
+    // Rewritten with the same content: a new stat, no edit.
+    writeFileSync(join(repo.dir, "same.txt"), "same.txt\n");
+    // Absent, as a sparse checkout leaves the files outside its cone.
+    rmSync(join(repo.dir, "gone.txt"));
+    expect((await hiddenEdits(repo.dir)).sort()).toEqual(["-dash.txt", "a name.txt", "edited.txt"]);
+    expect(await changedPaths(repo.dir)).toEqual([]);
   });
 });

@@ -5,7 +5,7 @@ import { baseTree } from "./base-tree.js";
 import type { EvaluatorDefinition } from "./evaluators/definition.js";
 
 import { inputDrift } from "./inputs.js";
-import { treeFingerprint } from "./measured-tree.js";
+import { refuseHiddenEdits, treeFingerprint } from "./measured-tree.js";
 import { sampleEvaluator } from "./runner.js";
 import { runOrThrow } from "./runs.js";
 import { compareToBase, nextRound, ROUND_PAIRS } from "./stats.js";
@@ -50,6 +50,7 @@ export async function evalAttempt(
   });
   refuseIfSettled(attempt);
   const dir = attempt.checkout ?? fallbackRoot;
+  await refuseHiddenEdits(dir, attemptId, "an evaluation");
   const driftBefore = await inputDrift(run.manifest, dir);
   // Every sample, base ones too, names the tree it judges: a decision counts only the tree it keeps.
   const tree = await treeFingerprint(dir);

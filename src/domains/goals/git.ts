@@ -95,6 +95,57 @@ export async function changedPaths(dir: string): Promise<string[]> {
   return (await checkoutStatus(dir)).paths;
 }
 
+/**
+ * The tracked files `git ls-files -v -z` shows as marked so that git skips their content: a
+ * lower-case tag is `--assume-unchanged`, `S` (or `s`, both) `--skip-worktree`.
+ */
+export function marksIn(listing: string): { assumeUnchanged: string[]; skipWorktree: string[] } {
+  const entries = listing.split("\0").filter((entry) => entry.length > 2);
+  const paths = (tag: RegExp) => entries.filter((entry) => tag.test(entry)).map((entry) => entry.slice(2));
+  return { assumeUnchanged: paths(/^[a-z] /), skipWorktree: paths(/^[sS] /) };
+}
+
+/** Paths a git call names at most: far below any system's limit on arguments. */
+export const PATHS_PER_CALL = 1_000;
+
+/**
+ * Files under `dir` that git is told to skip (see `marksIn`) and whose content in the work tree
+ * is not what the index holds: edits `git status` does not report and a keep would not commit.
+ * A sparse checkout's files outside its cone are absent, not edited, and not named; nor are
+ * marked symlinks.
+ */
+export async function hiddenEdits(dir: string, signal?: AbortSignal): Promise<string[]> {
+  const listed = await git(dir, ["ls-files", "-v", "-z"], { signal });
+  if (!listed.ok) throw operational(`git ls-files failed: ${listed.stderr.trim()}`);
+  const { assumeUnchanged, skipWorktree } = marksIn(listed.stdout);
+  // Regular files only: hash-object reads through a symlink, where the index holds its target.
+  const present = [...new Set([...assumeUnchanged, ...skipWorktree])].filter(
+    (path) => lstatSafe(join(dir, path))?.isFile() === true,
+  );
+  const hidden: string[] = [];
+  for (let at = 0; at < present.length; at += PATHS_PER_CALL) {
+    const paths = present.slice(at, at + PATHS_PER_CALL);
+    const [staged, work] = await Promise.all([
+      git(dir, ["--literal-pathspecs", "ls-files", "-s", "-z", "--", ...paths], { signal }),
+      git(dir, ["hash-object", "--", ...paths], { signal }),
+    ]);
+    if (!staged.ok || !work.ok)
+      throw operational(`git could not compare the files it skips: ${(staged.stderr || work.stderr).trim()}`);
+    // `ls-files -s`: "<mode> <blob> <stage>\t<path>".
+    const blobOf = new Map(
+      staged.stdout
+        .split("\0")
+        .filter(Boolean)
+        .map((entry) => [entry.slice(entry.indexOf("\t") + 1), entry.split(" ")[1]]),
+    );
+    const blobs = work.stdout.trim().split("\n");
+    paths.forEach((path, index) => {
+      if (blobOf.get(path) !== blobs[index]) hidden.push(path);
+    });
+  }
+  return hidden;
+}
+
 /** Files tracked at HEAD plus untracked, non-ignored ones: what an input glob can match. */
 export async function workFiles(dir: string): Promise<string[]> {
   const top = await checkoutTop(dir);

@@ -1,7 +1,9 @@
 import { createHash } from "node:crypto";
 import { lstatSync } from "node:fs";
 import { join } from "node:path";
-import { checkoutStatus, checkoutTop, hashWorkFile } from "./git.js";
+import { refuse } from "../../kernel/outcome.js";
+import { quoteValue } from "../../kernel/text.js";
+import { checkoutStatus, checkoutTop, hashWorkFile, hiddenEdits } from "./git.js";
 
 /**
  * The tree an evaluation judges, as one fingerprint: HEAD and the content of every path under
@@ -28,4 +30,20 @@ function executable(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Refuse to measure, or keep, a checkout with edits git is told to skip: they would count in
+ * the evaluators' run and be left out of the commit, so the tree kept would not be the tree
+ * measured (and, unmarked later, they would land unmeasured).
+ */
+export async function refuseHiddenEdits(dir: string, attemptId: string, doing: string): Promise<void> {
+  const hidden = await hiddenEdits(dir);
+  if (hidden.length === 0) return;
+  const named = hidden.slice(0, 5).map((path) => quoteValue(path, 120));
+  throw refuse(
+    "evidence",
+    `${attemptId}'s checkout has edits git is told to skip (assume-unchanged or skip-worktree): ${named.join(", ")}${hidden.length > 5 ? ` and ${hidden.length - 5} more` : ""}; ${doing} would judge them, and a keep would not commit them`,
+    "clear each mark (git update-index --no-assume-unchanged PATH, or --no-skip-worktree PATH) or put the file back, then try again",
+  );
 }

@@ -7,7 +7,7 @@ import { requireOwner } from "./authority.js";
 import { type Decision, decide } from "./decide.js";
 import { changedPaths, checkoutTop, commitPaths, hashWorkFile } from "./git.js";
 import { dependents, inputDrift } from "./inputs.js";
-import { treeFingerprint } from "./measured-tree.js";
+import { refuseHiddenEdits, treeFingerprint } from "./measured-tree.js";
 import { runOrThrow } from "./runs.js";
 
 export interface KeepOptions {
@@ -65,6 +65,7 @@ export async function decideAttempt(
   refuseIfSettled(first);
   const dir = first.checkout ?? fallbackRoot;
   const run = await store.read((tx) => runOrThrow(tx, first.runId));
+  await refuseHiddenEdits(dir, attemptId, "a decision");
   const driftNow = await inputDrift(run.manifest, dir);
   const tree = await treeFingerprint(dir);
   const judge = async (tx: Tx) => {
@@ -181,6 +182,7 @@ export async function settleReview(
   refuseUnlessInReview(before);
   const dir = before.checkout ?? fallbackRoot;
   const decided = (before.decision as { tree?: string } | null)?.tree;
+  if (outcome === "accepted") await refuseHiddenEdits(dir, attemptId, "accepting it");
   if (outcome === "accepted" && decided && (await treeFingerprint(dir)) !== decided)
     throw refuse(
       "evidence",

@@ -9,7 +9,7 @@ import { git } from "../../kernel/git.js";
 import { operational } from "../../kernel/outcome.js";
 import { quoteValue } from "../../kernel/text.js";
 import { STATE_DIR_NAME } from "../workspace/discover.js";
-import { EXCLUDE_STATE } from "./git.js";
+import { EXCLUDE_STATE, marksIn, PATHS_PER_CALL } from "./git.js";
 
 /**
  * How to name the tree the checkout at `dir` holds, as often as it is asked (before and after
@@ -77,9 +77,6 @@ async function indexGit(dir: string, args: string[], index: string, signal?: Abo
   );
 }
 
-/** Paths an `update-index` call names at most: far below any system's limit on arguments. */
-const PATHS_PER_CALL = 1_000;
-
 /**
  * Clear, in the index copy, the marks that make git skip a tracked file's content:
  * `--assume-unchanged` and `--skip-worktree`. Anyone who can run git in the checkout can set
@@ -89,16 +86,19 @@ const PATHS_PER_CALL = 1_000;
  */
 async function unmark(dir: string, index: string, signal?: AbortSignal): Promise<void> {
   const listed = await indexGit(dir, ["ls-files", "-v", "-z"], index, signal);
-  // `-v` tags each entry: a lower-case tag is assume-unchanged, `S` (or `s`) skip-worktree.
-  const entries = listed.split("\0").filter((entry) => entry.length > 2);
+  const { assumeUnchanged, skipWorktree } = marksIn(listed);
   const marks = [
-    ["--no-assume-unchanged", entries.filter((entry) => /^[a-z] /.test(entry))],
-    ["--no-skip-worktree", entries.filter((entry) => /^[sS] /.test(entry))],
+    ["--no-assume-unchanged", assumeUnchanged],
+    ["--no-skip-worktree", skipWorktree],
   ] as const;
   // One mark per call: given both, update-index applies only one of them.
   for (const [flag, marked] of marks)
     for (let at = 0; at < marked.length; at += PATHS_PER_CALL) {
-      const paths = marked.slice(at, at + PATHS_PER_CALL).map((entry) => entry.slice(2));
-      await indexGit(dir, ["update-index", flag, "--", ...paths], index, signal);
+      await indexGit(
+        dir,
+        ["update-index", flag, "--", ...marked.slice(at, at + PATHS_PER_CALL)],
+        index,
+        signal,
+      );
     }
 }
