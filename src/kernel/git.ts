@@ -66,6 +66,8 @@ export interface GitOptions {
   signal?: AbortSignal;
   /** An index file of cairn's own (GIT_INDEX_FILE), in place of the checkout's. */
   index?: string;
+  /** Configuration that outranks every file's and the caller's (see `forcedGitEnv`). */
+  settings?: readonly (readonly [string, string])[];
 }
 
 /**
@@ -91,7 +93,10 @@ const LOCATING = [
 export async function git(dir: string, args: string[], options: GitOptions = {}): Promise<GitRun> {
   const out: Buffer[] = [];
   const err: Buffer[] = [];
-  const env = childEnv(process.env, { ...forcedGitEnv(process.env, [], options.hooks), ...options.env });
+  const env = childEnv(process.env, {
+    ...forcedGitEnv(process.env, options.settings, options.hooks),
+    ...options.env,
+  });
   for (const name of LOCATING) delete env[name];
   if (options.index) env.GIT_INDEX_FILE = options.index;
   const result = await runChild({

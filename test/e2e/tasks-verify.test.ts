@@ -1,4 +1,4 @@
-import { renameSync, rmSync, writeFileSync } from "node:fs";
+import { renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { gitWorkspace } from "../helpers/goals.js";
@@ -327,6 +327,33 @@ describe("a tick earned on one tree", () => {
       expect(finished.stderr).toContain("criterion 1 was checked on another tree");
       runSync("git", ["update-index", mark.replace("--", "--no-"), "check.js"], repo.dir);
     }
+  });
+
+  it("sees an edit hidden by configuration outside the tree: a clean filter, stat checks turned down", () => {
+    const agent = claimedBy(["node", "check.js"]);
+    runSync("git", ["add", "-A"], repo.dir);
+    runSync("git", ["commit", "-qm", "base"], repo.dir);
+    expect(cairn(repo.dir, ["task", "check", "T-1", "--all"], { env: agent }).code).toBe(0);
+    // A filter that records HEAD's version of every file, whatever the file now says.
+    writeFileSync(join(repo.dir, ".git", "info", "attributes"), "* filter=hide\n");
+    runSync("git", ["config", "filter.hide.clean", "git show HEAD:%f"], repo.dir);
+    writeFileSync(join(repo.dir, "check.js"), "process.exit(1)\n");
+    let finished = cairn(repo.dir, ["task", "finish", "T-1"], { env: agent });
+    expect(finished.code).toBe(3);
+    expect(finished.stderr).toContain("criterion 1 was checked on another tree");
+    rmSync(join(repo.dir, ".git", "info", "attributes"));
+    writeFileSync(join(repo.dir, "check.js"), "process.exit(0)\n");
+    // Stat checks turned down: an edit of the same size with its time put back passes for none.
+    runSync("git", ["config", "core.trustctime", "false"], repo.dir);
+    runSync("git", ["config", "core.checkStat", "minimal"], repo.dir);
+    expect(cairn(repo.dir, ["task", "check", "T-1", "--all"], { env: agent }).code).toBe(0);
+    const file = join(repo.dir, "check.js");
+    const { atime, mtime } = statSync(file);
+    writeFileSync(file, "process.exit(1)\n");
+    utimesSync(file, atime, mtime);
+    finished = cairn(repo.dir, ["task", "finish", "T-1"], { env: agent });
+    expect(finished.code).toBe(3);
+    expect(finished.stderr).toContain("criterion 1 was checked on another tree");
   });
 
   it("holds the rule, not waives it, where git cannot name the tree: at the check and at the finish", () => {

@@ -51,30 +51,63 @@ async function workTreeId(dir: string, own: string, add: string[], signal?: Abor
     const index = join(scratch, "index");
     // The checkout's index carries what git knows of each file's stat: only changed files are read.
     if (existsSync(own)) copyFileSync(own, index);
-    await unmark(dir, index, signal);
-    await indexGit(dir, add, index, signal);
+    const [settings] = await Promise.all([contentSettings(dir, signal), unmark(dir, index, signal)]);
+    const run = (args: string[]) => indexGit(dir, args, index, signal, settings);
+    await run(add);
     // cairn's state is no part of the work, committed (a shared cairn.toml) or not.
-    await indexGit(
-      dir,
-      ["rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", STATE_DIR_NAME],
-      index,
-      signal,
-    );
-    return (await indexGit(dir, ["write-tree"], index, signal)).trim();
+    await run(["rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", STATE_DIR_NAME]);
+    return (await run(["write-tree"])).trim();
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
 }
 
 /** One git on cairn's index copy: its output, or an error quoting what git said. */
-async function indexGit(dir: string, args: string[], index: string, signal?: AbortSignal): Promise<string> {
-  const run = await git(dir, args, { index, signal });
+async function indexGit(
+  dir: string,
+  args: string[],
+  index: string,
+  signal?: AbortSignal,
+  settings?: readonly (readonly [string, string])[],
+): Promise<string> {
+  const run = await git(dir, args, { index, signal, settings });
   if (run.ok) return run.stdout;
   const said = run.stderr.trim().split("\n").slice(0, 2).join(" ");
   throw operational(
     `git could not name the checkout's tree (git ${args[0]}: ${quoteValue(said || "no message", 200)})`,
     "make the checkout one git can add (remove or ignore what git names), then try again",
   );
+}
+
+/**
+ * What git reads a file's content by, kept to the file itself. Configuration is a file anyone who
+ * can write the checkout writes (.git/config, with `.git/info/attributes`, neither in the tree):
+ * - a clean filter (`filter.<driver>.clean`, or `.process`) decides the blob `add` records, and
+ *   one that prints HEAD's version hid every edit; each configured driver is turned off here, so
+ *   the content itself is hashed (a Git LFS file edited since its last commit too: checked, then
+ *   committed, it is named by its pointer, and needs the check again);
+ * - `core.trustctime=false` or `core.checkStat=minimal` let an edit of the same size, its time put
+ *   back, pass for unchanged; git's own defaults are forced, under which any write changes ctime.
+ */
+async function contentSettings(dir: string, signal?: AbortSignal): Promise<[string, string][]> {
+  const listed = await git(dir, ["config", "--name-only", "--get-regexp", "^filter\\."], { signal });
+  // `filter.<driver>.<key>`: the driver's name may itself hold dots.
+  const drivers = new Set(
+    listed.stdout
+      .split("\n")
+      .filter((key) => key.startsWith("filter."))
+      .map((key) => key.slice("filter.".length, key.lastIndexOf("."))),
+  );
+  return [
+    ["core.checkStat", "default"],
+    ["core.trustctime", "true"],
+    ["core.ignoreStat", "false"],
+    ...[...drivers].flatMap((driver): [string, string][] => [
+      [`filter.${driver}.clean`, ""],
+      [`filter.${driver}.process`, ""],
+      [`filter.${driver}.required`, "false"],
+    ]),
+  ];
 }
 
 /**
