@@ -44,10 +44,27 @@ const INJECTING = [
   /^PYTEST_(ADDOPTS|PLUGINS)$/,
   /^LD_(PRELOAD|LIBRARY_PATH|AUDIT)$/,
   /^DYLD_/,
-  /^(BASH_ENV|ENV)$/,
+  /^GCONV_PATH$/,
+  // Shells: startup files and options, a function exported under a command's name (bash runs
+  // `BASH_FUNC_node%%` for every `node` a script calls), and a trace prompt that runs code.
+  /^(BASH_ENV|ENV|ZDOTDIR|SHELLOPTS|BASHOPTS|PS4)$/,
+  /^BASH_FUNC_/,
+  // git: programs it runs, configuration given in variables, and the repository it looks at.
+  /^GIT_(EXEC_PATH|EXTERNAL_DIFF|ASKPASS|SSH|SSH_COMMAND|PROXY_COMMAND|TEMPLATE_DIR)$/,
+  /^GIT_CONFIG(_PARAMETERS|_COUNT|_KEY_\d+|_VALUE_\d+|_SYSTEM|_NOSYSTEM)?$/,
+  /^GIT_(DIR|WORK_TREE|INDEX_FILE|OBJECT_DIRECTORY|ALTERNATE_OBJECT_DIRECTORIES|COMMON_DIR|NAMESPACE)$/,
+  // make reads MAKEFILES before the project's Makefile, and MAKEFLAGS may set its SHELL.
+  /^(MAKEFILES|MAKEFLAGS|MFLAGS)$/,
+  // Build tools that run a program of the variable's choosing: a compiler wrapper, a test
+  // runner (`go test -exec`, cargo's target runner), a linker in flags, JVM agents, .NET hooks.
+  /^(RUSTC|RUSTC_WRAPPER|RUSTC_WORKSPACE_WRAPPER|RUSTDOC|RUSTFLAGS|RUSTDOCFLAGS)$/,
+  /^CARGO_(ENCODED_RUSTFLAGS|BUILD_RUSTC.*|BUILD_RUSTDOC.*|TARGET_.+_(RUNNER|LINKER|RUSTFLAGS))$/,
+  /^GOFLAGS$/,
   /^PERL5?(OPT|LIB)$/,
   /^RUBY(OPT|LIB)$/,
-  /^(JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|JDK_JAVA_OPTIONS)$/,
+  /^(JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|JDK_JAVA_OPTIONS|MAVEN_OPTS|MAVEN_ARGS|GRADLE_OPTS|SBT_OPTS|ANT_OPTS)$/,
+  /^(DOTNET_STARTUP_HOOKS|CORECLR_ENABLE_PROFILING|COR_ENABLE_PROFILING)$/,
+  /^(PHPRC|PHP_INI_SCAN_DIR|LUA_INIT(_5_\d)?)$/,
 ];
 
 /**

@@ -13,7 +13,25 @@ export interface Setting {
   path?: readonly string[];
   /** The home folder whose user configuration tools read (~/.npmrc, pip's and git's). */
   home?: string;
+  /**
+   * Where tools that let a variable move their configuration (or toolchain) away from the home
+   * read it, by variable: `XDG_CONFIG_HOME=/tmp/x` with a git config there, or a `CARGO_HOME`
+   * whose config.toml names a test runner, would otherwise be the caller's choice. Absent in
+   * settings recorded before these were.
+   */
+  locations?: Readonly<Record<string, string>>;
 }
+
+/** The variables a setting's `locations` records: each moves where a tool reads its setup from. */
+export const CONFIG_LOCATIONS = [
+  "XDG_CONFIG_HOME",
+  "GIT_CONFIG_GLOBAL",
+  "PIP_CONFIG_FILE",
+  "CARGO_HOME",
+  "RUSTUP_HOME",
+  "GOENV",
+  "GRADLE_USER_HOME",
+] as const;
 
 /** PATH's absolute folders, each once, in order: what a setting records as its `path`. */
 export function searchPathOf(env: NodeJS.ProcessEnv): string[] {
@@ -23,17 +41,24 @@ export function searchPathOf(env: NodeJS.ProcessEnv): string[] {
 
 /** The setting recorded from an environment (the one who sets the check). */
 export function settingOf(env: NodeJS.ProcessEnv): Setting {
+  const locations: Record<string, string> = {};
+  for (const name of CONFIG_LOCATIONS) {
+    const value = env[name];
+    if (value && isAbsolute(value)) locations[name] = value;
+  }
   return {
     path: searchPathOf(env),
     ...(env.HOME && isAbsolute(env.HOME) ? { home: env.HOME } : {}),
+    locations,
   };
 }
 
 /**
  * A check's environment with its recorded setting applied: the recorded folders first on PATH,
  * the caller's following only for a program they do not hold; the recorded home where that folder
- * exists. (On another machine of a team the recorded folders or home may be missing: the caller's
- * then serve.) No setting (one recorded before settings were) leaves the environment as it is.
+ * exists; the recorded configuration locations in place of the caller's. (On another machine of a
+ * team the recorded folders or home may be missing: the caller's then serve.) No setting (one
+ * recorded before settings were) leaves the environment as it is.
  */
 export function withSetting(env: NodeJS.ProcessEnv, setting: Setting | null | undefined): NodeJS.ProcessEnv {
   const recorded = setting?.path ?? [];
@@ -42,5 +67,12 @@ export function withSetting(env: NodeJS.ProcessEnv, setting: Setting | null | un
     env.PATH = [...recorded, ...own].join(delimiter);
   }
   if (setting?.home && isDirectory(setting.home)) env.HOME = setting.home;
+  // Each location as recorded, and none the one who set the check had not set.
+  if (setting?.locations)
+    for (const name of CONFIG_LOCATIONS) {
+      const recorded = setting.locations[name];
+      if (recorded) env[name] = recorded;
+      else delete env[name];
+    }
   return env;
 }

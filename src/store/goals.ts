@@ -85,6 +85,8 @@ export interface FrozenEvaluatorRecord {
   path?: string[];
   /** The home folder its tools read user configuration from, where the run was frozen. */
   home?: string;
+  /** Where its tools read configuration moved by a variable (kernel/setting.ts), at the freeze. */
+  locations?: Record<string, string>;
 }
 
 export interface RunRecord {

@@ -112,6 +112,36 @@ describe("the environment an evaluation is run with", () => {
   });
 });
 
+describe("the environment an evaluation is run with, beyond npm", () => {
+  it("never passes an evaluator through a shell function, git's configuration or make's variables of the builder's", () => {
+    writeFileSync(join(ws.dir, "Makefile"), "test:\n\tnode check.js\n");
+    commit("make");
+    const outside = scratchDir("cairn-cheat-");
+    mkdirSync(join(outside.dir, "git"));
+    writeFileSync(join(outside.dir, "git", "config"), "[cheat]\n\tok = yes\n");
+    const cheats: [string[], Record<string, string>][] = [
+      [["bash", "-c", "node check.js"], { "BASH_FUNC_node%%": "() { exit 0; }" }],
+      [["git", "config", "--get", "cheat.ok"], { XDG_CONFIG_HOME: outside.dir }],
+      [["make", "-s", "test"], { MAKEFLAGS: "SHELL=/bin/true" }],
+    ];
+    try {
+      for (const [argv, variables] of cheats) {
+        const attempt = openAttempt(ws.dir, checkRun(ws.dir, { argv }), builder);
+        writeFileSync(join(ws.dir, "lib.txt"), "broken\n");
+        const evaluated = cairnJson<{ samples: { value: number }[] }>(ws.dir, ["attempt", "eval", attempt], {
+          ...builder,
+          ...variables,
+        });
+        expect(evaluated.samples[0]?.value, JSON.stringify(variables)).toBe(0);
+        expect(cairnJson<Decision>(ws.dir, ["attempt", "decide", attempt], builder).verdict).toBe("revert");
+        cairnJson(ws.dir, ["attempt", "revert", attempt, "--confirm"], builder);
+      }
+    } finally {
+      outside.cleanup();
+    }
+  });
+});
+
 describe("an input folder git shows as one entry, or names whole", () => {
   it("never keeps an attempt that adds a plugin in a nested repository, or edits a file of a folder input", () => {
     // run.js loads every plugin below checks/, as a test runner loads every file its glob finds.

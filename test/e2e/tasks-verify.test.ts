@@ -1,4 +1,4 @@
-import { renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { gitWorkspace } from "../helpers/goals.js";
@@ -257,6 +257,46 @@ describe("a check run by the agent it checks", () => {
         const finished = cairn(ws.dir, ["task", "finish", id], { env: { ...agent, ...variables } });
         expect(finished.code, JSON.stringify(variables)).toBe(3);
         expect(finished.stderr).toContain("definition of done: shortcut tests failed");
+      }
+    } finally {
+      outside.cleanup();
+    }
+  });
+});
+
+describe("a check run by the agent it checks, beyond npm", () => {
+  it("never passes a failing check through a shell function, git's configuration or make's variables", () => {
+    writeFileSync(join(ws.dir, "check.js"), "process.exit(1)\n");
+    writeFileSync(join(ws.dir, "Makefile"), "test:\n\tnode check.js\n");
+    const outside = scratchDir("cairn-cheat-");
+    mkdirSync(join(outside.dir, "git"));
+    writeFileSync(join(outside.dir, "git", "config"), "[cheat]\n\tok = yes\n");
+    writeFileSync(join(outside.dir, "evil.mk"), "SHELL := /bin/true\n");
+    const agent = { CAIRN_AGENT: addAgent(ws.dir, "bob", "builder").token };
+    // Each check fails as set; each variable, were it to reach the check, would make it pass.
+    const cheats: [string[], Record<string, string>][] = [
+      [["bash", "-c", "node check.js"], { "BASH_FUNC_node%%": "() { exit 0; }" }],
+      [
+        ["git", "config", "--get", "cheat.ok"],
+        { GIT_CONFIG_COUNT: "1", GIT_CONFIG_KEY_0: "cheat.ok", GIT_CONFIG_VALUE_0: "yes" },
+      ],
+      [["git", "config", "--get", "cheat.ok"], { GIT_CONFIG_PARAMETERS: "'cheat.ok'='yes'" }],
+      [["git", "config", "--get", "cheat.ok"], { XDG_CONFIG_HOME: outside.dir }],
+      [["git", "config", "--get", "cheat.ok"], { GIT_CONFIG_GLOBAL: join(outside.dir, "git", "config") }],
+      [["make", "-s", "test"], { MAKEFILES: join(outside.dir, "evil.mk") }],
+      [["make", "-s", "test"], { MAKEFLAGS: "SHELL=/bin/true" }],
+    ];
+    try {
+      for (const [n, [verify, variables]] of cheats.entries()) {
+        const id = `T-${n + 1}`;
+        const criterion = JSON.stringify({ text: "the check passes", verify });
+        expect(cairn(ws.dir, ["task", "add", "t", "--criteria", criterion]).code).toBe(0);
+        expect(cairn(ws.dir, ["task", "claim", id], { env: agent }).code).toBe(0);
+        // The same check, run as set, fails: what follows is the variable's doing alone.
+        const cheated = cairn(ws.dir, ["task", "check", id, "--all", "--json"], {
+          env: { ...agent, ...variables },
+        });
+        expect(cheated.json, JSON.stringify(variables)).toMatchObject({ unchecked: [1] });
       }
     } finally {
       outside.cleanup();

@@ -53,6 +53,7 @@ export function freezeEntry(
     ...(inputs ? { inputs } : {}),
     ...(setting.path ? { path: [...setting.path] } : {}),
     ...(setting.home ? { home: setting.home } : {}),
+    ...(setting.locations ? { locations: { ...setting.locations } } : {}),
   };
 }
 
@@ -149,7 +150,9 @@ export async function freezeRun(
           (entry) =>
             `${entry.name}=${entry.hash} ${Object.entries(entry.inputs?.files ?? {})
               .map(([file, hash]) => `${file}:${hash}`)
-              .join(",")} path:${(entry.path ?? []).join(delimiter)} home:${entry.home ?? ""}`,
+              .join(
+                ",",
+              )} path:${(entry.path ?? []).join(delimiter)} home:${entry.home ?? ""}${entry.locations ? ` locations:${JSON.stringify(entry.locations)}` : ""}`,
         ),
       ),
       createdBy: actor,
