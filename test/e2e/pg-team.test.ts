@@ -110,6 +110,32 @@ describe("PostgreSQL: one board across machines", () => {
   });
 });
 
+describe("PostgreSQL: a board named after its directory", () => {
+  it("is not joined by another project's directory of the same name unless its schema is named", () => {
+    const name = `app-${Date.now().toString(36)}`;
+    const mine = join(root.dir, "alice", name);
+    const theirs = join(root.dir, "bob", name);
+    mkdirSync(mine, { recursive: true });
+    mkdirSync(theirs, { recursive: true });
+    const first = cairn(mine, ["init", "--store", testPgUrl(), "--json"], { env: sharedEnv });
+    expect(first.code).toBe(0);
+    expect(first.json).toMatchObject({ store: expect.stringContaining(`(schema ${name})`) });
+    const second = cairn(theirs, ["init", "--store", testPgUrl(), "--json"], { env: sharedEnv });
+    expect(second.code).toBe(5);
+    expect(second.stderr).toContain("named after this directory, already holds a workspace");
+    expect(second.stderr).toContain(`schema=${name}`);
+    // Refused before anything was written: no half-made workspace is left behind.
+    expect(existsSync(join(theirs, ".cairn"))).toBe(false);
+    const joined = cairn(theirs, ["init", "--store", `${testPgUrl()}?schema=${name}`, "--json"], {
+      env: sharedEnv,
+    });
+    expect(joined.json).toMatchObject({
+      joined: true,
+      workspace_id: (first.json as { workspace_id: string }).workspace_id,
+    });
+  });
+});
+
 describe("PostgreSQL: credentials and faults", () => {
   it("a wrong password or an unreachable host: exit 1, the host named, the password never shown, nothing written", async () => {
     const server = await startPostgres({ password: "right-horse-battery" });

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { existsSync, lstatSync, mkdirSync, readlinkSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readlinkSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { conflict, operational } from "../../kernel/outcome.js";
 import type { Setting } from "../../kernel/setting.js";
@@ -33,6 +33,20 @@ export function refuseExisting(workspace: Workspace): void {
 }
 
 /**
+ * A schema named after the directory that already holds a workspace: most likely another
+ * project's of the same name on the team's server, whose board this one would silently share. A
+ * checkout joins a shared board where the schema is named (`?schema=`, or a committed cairn.toml).
+ */
+function unnamedJoin(location: { url: string; schema: string }, createdAt: string | undefined) {
+  const named = new URL(storableUrl(location.url));
+  named.searchParams.set("schema", location.schema);
+  return conflict(
+    `the schema ${JSON.stringify(location.schema)}, named after this directory, already holds a workspace${createdAt ? ` (created ${createdAt})` : ""}: joining it unasked would put two projects on one board; nothing was done`,
+    `to join that board, name its schema: cairn init --store '${named}'; for a board of this project's own, name another: ?schema=NAME`,
+  );
+}
+
+/**
  * Lay out `.cairn/` with a migrated store and a commented `cairn.toml`. The configuration is
  * written only once the store opened, so a failed connection leaves no half-made workspace.
  */
@@ -41,13 +55,19 @@ export async function createWorkspace(
   location: StoreLocation = { kind: "sqlite", path: workspace.databasePath },
 ): Promise<Store> {
   refuseExisting(workspace);
+  const madeStateDir = !existsSync(workspace.stateDir);
   makeStateDir(workspace);
   const store = openStore(location, { create: true });
   if (location.kind === "postgres") {
     try {
-      await store.read(async () => undefined);
+      const held = await store.read(async (tx) => ({
+        id: await tx.meta.get("workspace_id"),
+        at: await tx.meta.get("created_at"),
+      }));
+      if (held.id && location.unnamed) throw unnamedJoin(location, held.at);
     } catch (error) {
       await store.close();
+      if (madeStateDir) rmSync(workspace.stateDir, { recursive: true, force: true });
       throw error;
     }
   }

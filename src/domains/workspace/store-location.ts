@@ -42,8 +42,13 @@ export function storeLocationOf(
       "use postgres://user@host:port/database",
     );
   }
-  const schema = schemaInUrl(url) ?? config?.store?.schema ?? defaultSchema(workspace);
-  return { kind: "postgres", url, schema: checkSchemaName(schema) };
+  const named = schemaInUrl(url) ?? config?.store?.schema;
+  return {
+    kind: "postgres",
+    url,
+    schema: checkSchemaName(named ?? defaultSchema(workspace)),
+    ...(named === undefined ? { unnamed: true } : {}),
+  };
 }
 
 /** The store as it may be shown: a path, or a URL without its password plus the schema. */

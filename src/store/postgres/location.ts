@@ -13,6 +13,8 @@ export interface PgTarget {
 export interface PgLocation {
   url: string;
   schema: string;
+  /** The schema was named by no one: it comes from the workspace directory's name. */
+  unnamed?: boolean;
 }
 
 export const isPostgresUrl = (value: string) => /^postgres(ql)?:\/\//i.test(value);
