@@ -22,6 +22,12 @@ export interface LiveEvent {
 const REPLAY_LIMIT = 500;
 const MAX_CLIENTS = 16;
 const PING_MS = 15_000;
+/**
+ * Bytes a stream may hold unsent before it is dropped. A reader that stopped reading (a suspended
+ * laptop's tab, a stalled tunnel) would otherwise grow the server's memory by every change; its
+ * browser reconnects with Last-Event-ID and is sent what it missed, or told to reload.
+ */
+const MAX_UNSENT_BYTES = 1024 * 1024;
 
 async function run<T>(
   session: Session,
@@ -53,7 +59,15 @@ export class LiveHub {
   constructor(
     private readonly session: Session,
     private readonly pollMs: number,
+    private readonly maxUnsentBytes = MAX_UNSENT_BYTES,
   ) {}
+
+  /** Write to a listed stream, dropping it once it holds more than it may unsent. */
+  private send(client: ServerResponse, text: string): void {
+    if (client.destroyed) return;
+    client.write(text);
+    if (client.writableLength > this.maxUnsentBytes) client.destroy();
+  }
 
   get size(): number {
     return this.clients.size;
@@ -114,7 +128,7 @@ export class LiveHub {
     if (this.timer) return;
     this.timer = setInterval(() => void this.poll(), this.pollMs);
     this.ping = setInterval(() => {
-      for (const client of this.clients) client.write(": ping\n\n");
+      for (const client of this.clients) this.send(client, ": ping\n\n");
     }, PING_MS);
   }
 
@@ -140,7 +154,7 @@ export class LiveHub {
         limit: REPLAY_LIMIT,
       });
       for (const event of found?.events ?? []) {
-        for (const client of this.clients) client.write(frame(event));
+        for (const client of this.clients) this.send(client, frame(event));
         this.lastEvent = event.id;
       }
     } finally {

@@ -1,0 +1,71 @@
+import { EventEmitter } from "node:events";
+import type { ServerResponse } from "node:http";
+import { describe, expect, it } from "vitest";
+import { Session } from "../../src/commands/context.js";
+import type { AnyCommand } from "../../src/commands/define.js";
+import { dispatch } from "../../src/commands/dispatch.js";
+import { COMMANDS_BY_NAME } from "../../src/commands/registry.js";
+import { LiveHub } from "../../src/faces/ui/live.js";
+import { cleanEnv, initWorkspace } from "../helpers/workspace.js";
+
+/** A stream whose reader reads everything (`reading`) or stopped reading: what it holds unsent. */
+class Stream extends EventEmitter {
+  writableLength = 0;
+  destroyed = false;
+  received = "";
+  constructor(private readonly reading: boolean) {
+    super();
+  }
+  writeHead() {
+    return this;
+  }
+  write(text: string) {
+    this.received += text;
+    if (!this.reading) this.writableLength += Buffer.byteLength(text);
+    return this.reading;
+  }
+  destroy() {
+    this.destroyed = true;
+    this.emit("close");
+    return this;
+  }
+  end() {
+    this.emit("close");
+  }
+}
+
+const until = async (done: () => boolean, ms = 10_000) => {
+  const deadline = Date.now() + ms;
+  while (!done() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+};
+
+describe("the dashboard's live streams", () => {
+  it("drop a reader that stopped reading once it holds more than it may unsent, and keep the others", async () => {
+    const ws = initWorkspace();
+    const viewer = new Session({ cwd: ws.dir, env: cleanEnv(), readOnly: true });
+    const owner = new Session({ cwd: ws.dir, env: cleanEnv() });
+    const hub = new LiveHub(viewer, 20, 2_000);
+    try {
+      const stalled = new Stream(false);
+      const reading = new Stream(true);
+      await hub.open(stalled as unknown as ServerResponse, undefined);
+      await hub.open(reading as unknown as ServerResponse, undefined);
+      expect(hub.size).toBe(2);
+      // Each change is a frame of some 150 bytes: 40 of them are well past 2,000 unsent.
+      const add = COMMANDS_BY_NAME.get("task add") as AnyCommand;
+      for (let i = 0; i < 40; i++)
+        expect((await dispatch(add, { title: `change ${i}` }, owner)).kind).toBe("ok");
+      await until(() => stalled.destroyed && (reading.received.match(/event: change/g) ?? []).length >= 40);
+      expect(stalled.destroyed).toBe(true);
+      expect(stalled.writableLength).toBeLessThan(2_000 + 1_000);
+      expect(reading.destroyed).toBe(false);
+      expect((reading.received.match(/event: change/g) ?? []).length).toBe(40);
+      expect(hub.size).toBe(1);
+    } finally {
+      hub.close();
+      await viewer.close();
+      await owner.close();
+      ws.cleanup();
+    }
+  });
+});
