@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { changedPaths, checkoutStatus, hiddenEdits } from "../../src/domains/goals/git.js";
@@ -137,5 +137,27 @@ describe("a checkout's status", () => {
     rmSync(join(repo.dir, "gone.txt"));
     expect((await hiddenEdits(repo.dir)).sort()).toEqual(["-dash.txt", "a name.txt", "edited.txt"]);
     expect(await changedPaths(repo.dir)).toEqual([]);
+  });
+
+  it("sees a same-size edit made in the second the index was written, as git itself does", async () => {
+    const workTreeId = async () => ((await workTreeNamer(repo.dir)) as () => Promise<string>)();
+    const seconds = (path: string) => Math.floor(statSync(path).mtimeMs / 1000);
+    const file = join(repo.dir, "a.txt");
+    const index = join(repo.dir, ".git", "index");
+    let before = "";
+    // Written, committed and edited within one second (git stamps times to the second here);
+    // once in a while the second turns in between, and it is done again.
+    for (let attempt = 0; attempt < 5; attempt++) {
+      writeFileSync(file, `first ${attempt}\n`);
+      git("add", "-A");
+      git("commit", "-qm", `base ${attempt}`);
+      before = await workTreeId();
+      writeFileSync(file, `again ${attempt}\n`);
+      if (seconds(file) === seconds(index)) break;
+    }
+    expect(seconds(file)).toBe(seconds(index));
+    // Named a second later, the copy of the index is a second newer than the edit.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    expect(await workTreeId()).not.toBe(before);
   });
 });

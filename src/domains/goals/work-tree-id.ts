@@ -2,7 +2,7 @@
  * The tree a task's check judges, named as git would record it: every change in the checkout
  * added, in a copy of its index. A tick holds for that tree alone (tasks/done.ts).
  */
-import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, rmSync, statSync, utimesSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { git } from "../../kernel/git.js";
@@ -50,7 +50,15 @@ async function workTreeId(dir: string, own: string, add: string[], signal?: Abor
   try {
     const index = join(scratch, "index");
     // The checkout's index carries what git knows of each file's stat: only changed files are read.
-    if (existsSync(own)) copyFileSync(own, index);
+    if (existsSync(own)) {
+      copyFileSync(own, index);
+      // git trusts an entry whose stat matches only if the file changed before the index was
+      // written: one edited in that same second (of the same size) is read again, as racily
+      // clean. A copy made now would pass for a later index and lose that. Its time is put back,
+      // to the second, so git re-reads what the checkout's own index would have it re-read.
+      const { atimeMs, mtimeMs } = statSync(own);
+      utimesSync(index, atimeMs / 1000, Math.floor(mtimeMs / 1000));
+    }
     const [settings] = await Promise.all([contentSettings(dir, signal), unmark(dir, index, signal)]);
     const run = (args: string[]) => indexGit(dir, args, index, signal, settings);
     await run(add);
