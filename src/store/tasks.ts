@@ -82,12 +82,18 @@ export interface CriterionRecord {
    * added (kernel/setting.ts). Null for a criterion without a command, or one added before.
    */
   setting: Setting | null;
+  /**
+   * The shortcut it names, as defined when it was set: what its check runs, whatever cairn.toml
+   * (a file the checked agent can edit) says by then. Null without a shortcut, or set before.
+   */
+  shortcutDefinition: ShortcutRecord | null;
 }
 
 export type NewCriterion = Pick<
   CriterionRecord,
   "text" | "verify" | "shortcut" | "params" | "timeoutSeconds" | "setting"
->;
+> &
+  Partial<Pick<CriterionRecord, "shortcutDefinition">>;
 
 export interface NewTask {
   title: string;

@@ -32,6 +32,7 @@ interface StoredEvidence {
   error: string | null;
   tree?: string;
   tree_after?: string;
+  shortcut?: { name: string; argv: string[] };
 }
 
 /** The evidence kept on criterion 1, as `task show` reports it. */
@@ -162,7 +163,13 @@ describe("verify commands run by cairn", () => {
     writeFileSync(join(ws.dir, ".cairn", "cairn.toml"), '[done]\nshortcuts = ["gate"]\n');
     const bob = addAgent(ws.dir, "bob", "builder");
     const as = { env: { CAIRN_AGENT: bob.token } };
-    cairn(ws.dir, [
+    // Bob defines both names to succeed, before anyone names them (a name no one has defined yet
+    // is refused in a criterion: see "a criterion that names a shortcut").
+    expect(cairn(ws.dir, ["shortcut", "add", "gate", "--argv", "true", "--effect", "read"], as).code).toBe(0);
+    expect(cairn(ws.dir, ["shortcut", "add", "tests", "--argv", "true", "--effect", "read"], as).code).toBe(
+      0,
+    );
+    const added = cairn(ws.dir, [
       "task",
       "add",
       "t",
@@ -171,12 +178,8 @@ describe("verify commands run by cairn", () => {
       "--criteria",
       '{"text":"tests pass","shortcut":"tests"}',
     ]);
+    expect(added.code).toBe(0);
     cairn(ws.dir, ["task", "claim", "T-1"], as);
-    // Neither named shortcut exists yet: bob defines both to succeed.
-    expect(cairn(ws.dir, ["shortcut", "add", "gate", "--argv", "true", "--effect", "read"], as).code).toBe(0);
-    expect(cairn(ws.dir, ["shortcut", "add", "tests", "--argv", "true", "--effect", "read"], as).code).toBe(
-      0,
-    );
     const check = cairn(ws.dir, ["task", "check", "T-1", "--n", "2", "--json"], as);
     expect(check.code).toBe(3);
     expect(check.json).toMatchObject({ refused: { policy: "shortcut" } });
@@ -304,6 +307,53 @@ describe("a check run by the agent it checks, beyond npm", () => {
   });
 });
 
+describe("a criterion that names a shortcut", () => {
+  it("runs the shortcut as it was defined when the criterion was set, whatever cairn.toml says by then", () => {
+    writeFileSync(join(ws.dir, "check.js"), "process.exit(1)\n");
+    const config = join(ws.dir, ".cairn", "cairn.toml");
+    writeFileSync(config, '[shortcuts.tests]\nargv = ["node", "check.js"]\neffect = "read"\n');
+    const agent = { CAIRN_AGENT: addAgent(ws.dir, "bob", "builder").token };
+    // A shortcut no one has defined yet is no criterion: whoever defined it first would decide it.
+    const early = cairn(ws.dir, [
+      "task",
+      "add",
+      "t",
+      "--criteria",
+      JSON.stringify({ text: "gate", shortcut: "gate" }),
+    ]);
+    expect(early.code).toBe(4);
+    expect(early.stderr).toContain('no shortcut "gate"');
+    const criterion = JSON.stringify({ text: "tests pass", shortcut: "tests" });
+    expect(cairn(ws.dir, ["task", "add", "t", "--criteria", criterion]).code).toBe(0);
+    expect(cairn(ws.dir, ["task", "claim", "T-1"], { env: agent }).code).toBe(0);
+    // cairn.toml is a file the agent being checked can write.
+    writeFileSync(config, '[shortcuts.tests]\nargv = ["true"]\neffect = "read"\n');
+    const checked = cairn(ws.dir, ["task", "check", "T-1", "--all", "--json"], { env: agent });
+    expect(checked.json).toMatchObject({ unchecked: [1] });
+    expect(evidenceOf("T-1", ws.dir)?.shortcut).toMatchObject({ name: "tests", argv: ["node", "check.js"] });
+  });
+
+  it("runs a shortcut from the store as the store holds it, not a cairn.toml entry of its name written since", () => {
+    writeFileSync(join(ws.dir, "check.js"), "process.exit(1)\n");
+    expect(
+      cairn(ws.dir, ["shortcut", "add", "tests", "--argv", "node", "--argv", "check.js", "--effect", "read"])
+        .code,
+    ).toBe(0);
+    const agent = { CAIRN_AGENT: addAgent(ws.dir, "bob", "builder").token };
+    const criterion = JSON.stringify({ text: "tests pass", shortcut: "tests" });
+    expect(cairn(ws.dir, ["task", "add", "t", "--criteria", criterion]).code).toBe(0);
+    expect(cairn(ws.dir, ["task", "claim", "T-1"], { env: agent }).code).toBe(0);
+    // A cairn.toml entry wins over the store's for a name no criterion has set.
+    writeFileSync(
+      join(ws.dir, ".cairn", "cairn.toml"),
+      '[shortcuts.tests]\nargv = ["true"]\neffect = "read"\n',
+    );
+    const checked = cairn(ws.dir, ["task", "check", "T-1", "--all", "--json"], { env: agent });
+    expect(checked.json).toMatchObject({ unchecked: [1] });
+    expect(evidenceOf("T-1", ws.dir)?.shortcut).toMatchObject({ name: "tests", argv: ["node", "check.js"] });
+  });
+});
+
 describe("a tick earned on one tree", () => {
   let repo: { dir: string; cleanup: () => void };
   beforeEach(() => {
@@ -369,7 +419,7 @@ describe("a tick earned on one tree", () => {
     }
   });
 
-  it("sees an edit hidden by configuration outside the tree: a clean filter, stat checks turned down", () => {
+  it("sees an edit a clean filter configured outside the tree would hide", () => {
     const agent = claimedBy(["node", "check.js"]);
     runSync("git", ["add", "-A"], repo.dir);
     runSync("git", ["commit", "-qm", "base"], repo.dir);
@@ -378,20 +428,26 @@ describe("a tick earned on one tree", () => {
     writeFileSync(join(repo.dir, ".git", "info", "attributes"), "* filter=hide\n");
     runSync("git", ["config", "filter.hide.clean", "git show HEAD:%f"], repo.dir);
     writeFileSync(join(repo.dir, "check.js"), "process.exit(1)\n");
-    let finished = cairn(repo.dir, ["task", "finish", "T-1"], { env: agent });
+    const finished = cairn(repo.dir, ["task", "finish", "T-1"], { env: agent });
     expect(finished.code).toBe(3);
     expect(finished.stderr).toContain("criterion 1 was checked on another tree");
-    rmSync(join(repo.dir, ".git", "info", "attributes"));
-    writeFileSync(join(repo.dir, "check.js"), "process.exit(0)\n");
-    // Stat checks turned down: an edit of the same size with its time put back passes for none.
+  });
+
+  it("sees a same-size edit with its time put back, where the repository turned stat checks down", () => {
+    const agent = claimedBy(["node", "check.js"]);
+    runSync("git", ["add", "-A"], repo.dir);
+    runSync("git", ["commit", "-qm", "base"], repo.dir);
     runSync("git", ["config", "core.trustctime", "false"], repo.dir);
     runSync("git", ["config", "core.checkStat", "minimal"], repo.dir);
     expect(cairn(repo.dir, ["task", "check", "T-1", "--all"], { env: agent }).code).toBe(0);
     const file = join(repo.dir, "check.js");
     const { atime, mtime } = statSync(file);
+    // The index knows the file as it is now; a second later it is edited, its time put back.
+    runSync("git", ["update-index", "--refresh"], repo.dir);
+    runSync("sleep", ["1.1"], repo.dir);
     writeFileSync(file, "process.exit(1)\n");
     utimesSync(file, atime, mtime);
-    finished = cairn(repo.dir, ["task", "finish", "T-1"], { env: agent });
+    const finished = cairn(repo.dir, ["task", "finish", "T-1"], { env: agent });
     expect(finished.code).toBe(3);
     expect(finished.stderr).toContain("criterion 1 was checked on another tree");
   });

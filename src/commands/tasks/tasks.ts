@@ -55,7 +55,11 @@ export const taskAdd = defineCommand({
   }),
   output: one,
   async handler(input, ctx) {
-    return { task: summaryView(await addTask(ctx.store, ctx.actor, input, ctx.now(), settingOf(ctx.env))) };
+    return {
+      task: summaryView(
+        await addTask(ctx.store, ctx.actor, input, ctx.now(), settingOf(ctx.env), ctx.config),
+      ),
+    };
   },
   render: renderOne("Added"),
 });
@@ -76,7 +80,15 @@ export const taskCriterion = defineCommand({
   output: z.object({ task: z.string(), criterion: Criterion }),
   async handler(input, ctx) {
     const { task, ...criterion } = input;
-    const added = await addCriterion(ctx.store, ctx.actor, task, criterion, ctx.now(), settingOf(ctx.env));
+    const added = await addCriterion(
+      ctx.store,
+      ctx.actor,
+      task,
+      criterion,
+      ctx.now(),
+      settingOf(ctx.env),
+      ctx.config,
+    );
     return { task: added.taskId, criterion: criterionView(added) };
   },
   render: (out) => `${out.task}: criterion ${out.criterion.n} added: ${out.criterion.text}`,

@@ -14,7 +14,7 @@ import type {
 } from "../../store/tasks.js";
 import type { Actor } from "../identity/actor.js";
 import { taskScope } from "../knowledge/text.js";
-import type { WorkspaceConfig } from "../workspace/config.js";
+import { WorkspaceConfig } from "../workspace/config.js";
 import { ASKS_SHOWN } from "./asks.js";
 import { requireWipRoom } from "./claims.js";
 import {
@@ -26,7 +26,7 @@ import {
   taskId,
   who,
 } from "./common.js";
-import { type CriterionInput, toCriterion } from "./criteria.js";
+import { type CriterionInput, toCriterion, withShortcutDefinitions } from "./criteria.js";
 
 export interface AddTaskRequest {
   title: string;
@@ -56,6 +56,8 @@ export async function addTask(
   request: AddTaskRequest,
   now: string,
   setting: Setting,
+  /** For the shortcuts criteria name; without it, only those in the store (none from cairn.toml). */
+  config: WorkspaceConfig = WorkspaceConfig.parse({}),
 ) {
   if (request.title.trim() === "") throw usageError("a task needs a title");
   const estimate = parseEstimate(request.estimate);
@@ -77,7 +79,8 @@ export async function addTask(
       },
       now,
     );
-    for (const criterion of criteria) await tx.tasks.addCriterion(task.id, criterion);
+    for (const criterion of await withShortcutDefinitions(tx, config, criteria))
+      await tx.tasks.addCriterion(task.id, criterion);
     for (const dependency of dependsOn) await tx.tasks.addDependency(task.id, dependency);
     await journal(tx, actor, now, "task.add", task.id, { title: task.title, parent: task.parentId });
     return task;

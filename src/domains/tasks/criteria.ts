@@ -1,10 +1,12 @@
 import { refuse, usageError } from "../../kernel/outcome.js";
 import type { Setting } from "../../kernel/setting.js";
 import { quoteValue } from "../../kernel/text.js";
-import type { Store } from "../../store/store.js";
+import type { Store, Tx } from "../../store/store.js";
 import type { NewCriterion } from "../../store/tasks.js";
 import type { Actor } from "../identity/actor.js";
+import type { WorkspaceConfig } from "../workspace/config.js";
 import { journal, loadTask, requireHolder } from "./common.js";
+import { findShortcut } from "./shortcuts.js";
 
 export interface CriterionInput {
   text: string;
@@ -59,6 +61,26 @@ export function toCriterion(input: string | CriterionInput, setting: Setting): N
   };
 }
 
+/**
+ * Each criterion that names a shortcut, with the shortcut as it is defined now: its check runs
+ * that definition, not whatever cairn.toml, a file the checked agent can edit, says by then. A
+ * shortcut that is not defined yet is refused here, before anyone can define it to pass.
+ */
+export async function withShortcutDefinitions(
+  tx: Tx,
+  config: WorkspaceConfig,
+  criteria: readonly NewCriterion[],
+): Promise<NewCriterion[]> {
+  const defined: NewCriterion[] = [];
+  for (const criterion of criteria)
+    defined.push(
+      criterion.shortcut
+        ? { ...criterion, shortcutDefinition: await findShortcut(tx, config, criterion.shortcut) }
+        : criterion,
+    );
+  return defined;
+}
+
 export async function addCriterion(
   store: Store,
   actor: Actor,
@@ -66,6 +88,7 @@ export async function addCriterion(
   input: CriterionInput,
   now: string,
   setting: Setting,
+  config: WorkspaceConfig,
 ) {
   const criterion = toCriterion(input, setting);
   return store.write(async (tx) => {
@@ -78,7 +101,8 @@ export async function addCriterion(
         `reopen it first (\`cairn task reopen ${task.id}\`)`,
       );
     }
-    const added = await tx.tasks.addCriterion(task.id, criterion);
+    const [defined] = await withShortcutDefinitions(tx, config, [criterion]);
+    const added = await tx.tasks.addCriterion(task.id, defined as NewCriterion);
     await journal(tx, actor, now, "task.criterion", task.id, { n: added.n, text: added.text });
     return added;
   });

@@ -9,7 +9,7 @@ import { taskScope } from "../knowledge/text.js";
 import { ownerSetting } from "../workspace/owner-setting.js";
 import { journal, loadTask, requireActiveAgent, who } from "./common.js";
 import { commandLine, passed, runCommand } from "./runner.js";
-import { allowShortcut, fillArgv, findShortcut } from "./shortcuts.js";
+import { allowShortcut, fillArgv, shortcutOf } from "./shortcuts.js";
 import { checkoutOf, hasCommand, staleTick, stopIfCancelled, treeNamer, type Verifier } from "./verifier.js";
 
 async function requireOwnerOf(tx: Tx, task: TaskRecord, actor: Actor, what: string): Promise<void> {
@@ -31,13 +31,14 @@ async function requireOwnerOf(tx: Tx, task: TaskRecord, actor: Actor, what: stri
 /** The command a criterion names, resolved and allowed, or the reason it cannot run. */
 async function commandFor(
   verifier: Verifier,
-  criterion: Pick<CriterionRecord, "verify" | "shortcut" | "params">,
+  criterion: Pick<CriterionRecord, "verify" | "shortcut" | "params"> &
+    Partial<Pick<CriterionRecord, "shortcutDefinition">>,
   store: Store,
 ): Promise<{ argv: string[]; definition?: Evidence["shortcut"] }> {
   if (criterion.verify) return { argv: criterion.verify };
   const { actor } = verifier;
   const { shortcut, ownLine } = await store.read(async (tx) => {
-    const found = await findShortcut(tx, verifier.config, criterion.shortcut as string);
+    const found = await shortcutOf(tx, verifier.config, criterion);
     const own = found.source === "store" && !actor.isOwner && (await sameLine(tx, actor, found.addedBy));
     return { shortcut: found, ownLine: own ? await who(tx, found.addedBy) : undefined };
   });
@@ -263,6 +264,7 @@ export async function finishTask(
   }
   // The definition of done's shortcuts run before the write, like verify commands.
   const doneFailures: string[] = [];
+  const doneRan: Evidence["shortcut"][] = [];
   const progress = runProgress(verifier.progress);
   const setting = config.done.shortcuts.length > 0 ? await store.read(ownerSetting) : null;
   try {
@@ -275,6 +277,7 @@ export async function finishTask(
           progress,
           `definition of done: shortcut ${name}`,
         );
+        doneRan.push(evidence.shortcut);
         if (!passed(evidence))
           doneFailures.push(`definition of done: shortcut ${name} failed (${whyFailed(evidence)})`);
       } catch (error) {
@@ -339,8 +342,9 @@ export async function finishTask(
       unverified,
       note: options.note ?? null,
       // cairn.toml is a file any agent in the checkout can write: what this finish was held to is
-      // recorded with it, so a definition of done weakened before finishing shows in the journal.
-      done: { shortcuts: config.done.shortcuts, note_kinds: config.done.note_kinds },
+      // recorded with it, each shortcut as it ran, so a definition of done weakened before
+      // finishing (a shortcut's argv made `true`) shows in the journal.
+      done: { shortcuts: config.done.shortcuts, note_kinds: config.done.note_kinds, ran: doneRan },
     });
     return {
       kind: "done",

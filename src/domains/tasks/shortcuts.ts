@@ -2,7 +2,7 @@ import { conflict, notFound, operational, refuse, usageError } from "../../kerne
 import { type ProgressSink, runProgress } from "../../kernel/progress.js";
 import { quoteValue } from "../../kernel/text.js";
 import type { Store, Tx } from "../../store/store.js";
-import type { Evidence, ShortcutEffect, ShortcutRecord } from "../../store/tasks.js";
+import type { CriterionRecord, Evidence, ShortcutEffect, ShortcutRecord } from "../../store/tasks.js";
 import { checkoutFor } from "../goals/git.js";
 import { type Actor, lineageOf } from "../identity/actor.js";
 import { guard } from "../identity/guard.js";
@@ -24,6 +24,28 @@ export async function findShortcut(tx: Tx, config: WorkspaceConfig, name: string
   const found = fromConfig(config, name) ?? (await tx.shortcuts.byName(name));
   if (!found) throw notFound(`no shortcut ${quoteValue(name)}`, "see `cairn shortcut list`");
   return found;
+}
+
+/**
+ * The shortcut a criterion's check runs. One from cairn.toml, a file the checked agent can edit,
+ * as it was when the criterion was set; one from the store, as the store holds it now (only
+ * whoever defined it, or the owner, can redefine it there), never a cairn.toml entry of the same
+ * name written since. Criteria set before definitions were kept, and the definition of done,
+ * read it as it is now.
+ */
+export async function shortcutOf(
+  tx: Tx,
+  config: WorkspaceConfig,
+  criterion: Pick<CriterionRecord, "shortcut"> & Partial<Pick<CriterionRecord, "shortcutDefinition">>,
+): Promise<ShortcutRecord> {
+  const set = criterion.shortcutDefinition;
+  if (set?.source === "config") return set;
+  const name = criterion.shortcut as string;
+  if (!set) return findShortcut(tx, config, name);
+  const stored = await tx.shortcuts.byName(name);
+  if (!stored)
+    throw notFound(`no shortcut ${quoteValue(name)} in the store any more`, "see `cairn shortcut list`");
+  return stored;
 }
 
 export async function listShortcuts(store: Store, config: WorkspaceConfig) {

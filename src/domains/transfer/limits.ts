@@ -45,6 +45,7 @@ const JSON_COLUMNS: Readonly<Record<string, "whole" | "kept">> = {
   "task_criteria.params": "whole",
   "task_criteria.evidence": "kept",
   "task_criteria.setting": "kept",
+  "task_criteria.shortcut_definition": "kept",
   "queues.steps": "whole",
   "shortcuts.argv": "whole",
   "shortcuts.roles": "whole",

@@ -26,7 +26,7 @@ export function pgTaskRelations(db: PgDb): TaskRelations {
     "SELECT COALESCE(MAX(n), 0) + 1 AS next FROM task_criteria WHERE task_id = ?",
   );
   const insertCriterion = db.prepare(
-    "INSERT INTO task_criteria (task_id, n, text, verify, shortcut, params, timeout_seconds, setting) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    "INSERT INTO task_criteria (task_id, n, text, verify, shortcut, params, timeout_seconds, setting, shortcut_definition) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
   );
   const oneCriterion = db.prepare<[string, number], CriterionRow>(
     "SELECT * FROM task_criteria WHERE task_id = ? AND n = ?",
@@ -73,6 +73,7 @@ export function pgTaskRelations(db: PgDb): TaskRelations {
         JSON.stringify(criterion.params),
         criterion.timeoutSeconds,
         criterion.setting ? JSON.stringify(criterion.setting) : null,
+        criterion.shortcutDefinition ? JSON.stringify(criterion.shortcutDefinition) : null,
       );
       return toCriterion((await oneCriterion.get(taskId, n)) as CriterionRow);
     },

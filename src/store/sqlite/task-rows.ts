@@ -1,5 +1,13 @@
 import type { Setting } from "../../kernel/setting.js";
-import type { CriterionRecord, Estimate, Evidence, Priority, TaskRecord, TaskStatus } from "../tasks.js";
+import type {
+  CriterionRecord,
+  Estimate,
+  Evidence,
+  Priority,
+  ShortcutRecord,
+  TaskRecord,
+  TaskStatus,
+} from "../tasks.js";
 
 /** Rows of the board's tables and their mapping to records. */
 export interface TaskRow {
@@ -62,6 +70,7 @@ export interface CriterionRow {
   checked_at: string | null;
   evidence: string | null;
   setting: string | null;
+  shortcut_definition: string | null;
 }
 
 export const COLUMNS =
@@ -110,5 +119,8 @@ export function toCriterion(row: CriterionRow): CriterionRecord {
     checkedAt: row.checked_at,
     evidence: row.evidence ? (JSON.parse(row.evidence) as Evidence) : null,
     setting: row.setting ? (JSON.parse(row.setting) as Setting) : null,
+    shortcutDefinition: row.shortcut_definition
+      ? (JSON.parse(row.shortcut_definition) as ShortcutRecord)
+      : null,
   };
 }

@@ -12,6 +12,7 @@ import { runSupervisorStarts } from "../../sqlite/migrations/0012_run_supervisor
 import { sampleTrees } from "../../sqlite/migrations/0013_sample_trees.js";
 import { supersededNorms } from "../../sqlite/migrations/0014_superseded_norms.js";
 import { criterionSettings } from "../../sqlite/migrations/0015_criterion_settings.js";
+import { criterionShortcuts } from "../../sqlite/migrations/0016_criterion_shortcuts.js";
 import { FACTS_SEARCH } from "./facts-search.js";
 import { PG_BULK_TERMS } from "./pg-bulk-terms.js";
 import { PG_LONG_KEYS } from "./pg-long-keys.js";
@@ -78,6 +79,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       "CREATE INDEX facts_superseded_norm ON facts USING hash (norm) WHERE superseded_by IS NOT NULL;",
   },
   { name: criterionSettings.name, sql: () => fromSqlite(criterionSettings.sql) },
+  { name: criterionShortcuts.name, sql: () => fromSqlite(criterionShortcuts.sql) },
 ];
 
 /** The migrations both stores share: their count is the schema version an export carries. */

@@ -12,6 +12,7 @@ import { runSupervisorStarts } from "./0012_run_supervisor_starts.js";
 import { sampleTrees } from "./0013_sample_trees.js";
 import { supersededNorms } from "./0014_superseded_norms.js";
 import { criterionSettings } from "./0015_criterion_settings.js";
+import { criterionShortcuts } from "./0016_criterion_shortcuts.js";
 import type { Migration } from "./migration.js";
 
 /**
@@ -34,6 +35,7 @@ export const MIGRATIONS: readonly Migration[] = [
   sampleTrees,
   supersededNorms,
   criterionSettings,
+  criterionShortcuts,
 ];
 
 /**
