@@ -361,6 +361,18 @@ describe("a tick earned on one tree", () => {
   });
   afterEach(() => repo.cleanup());
 
+  const commitAll = (message: string) => {
+    runSync("git", ["add", "-A"], repo.dir);
+    runSync("git", ["commit", "-qm", message], repo.dir);
+  };
+
+  /** `finish` refuses T-1: its one tick was earned on a tree the checkout no longer holds. */
+  function expectRefusedAsStale(agent: { CAIRN_AGENT: string }): void {
+    const finished = cairn(repo.dir, ["task", "finish", "T-1"], { env: agent });
+    expect(finished.code).toBe(3);
+    expect(finished.stderr).toContain("criterion 1 was checked on another tree");
+  }
+
   /** T-1, claimed by bob, whose one criterion runs `argv` in the checkout. */
   function claimedBy(argv: string[]): { CAIRN_AGENT: string } {
     const agent = { CAIRN_AGENT: addAgent(repo.dir, "bob", "builder").token };
@@ -375,9 +387,7 @@ describe("a tick earned on one tree", () => {
     expect(cairn(repo.dir, ["task", "check", "T-1", "--all"], { env: agent }).code).toBe(0);
     // One more change after the tick, and it breaks the check.
     writeFileSync(join(repo.dir, "check.js"), "process.exit(1)\n");
-    const finished = cairn(repo.dir, ["task", "finish", "T-1"], { env: agent });
-    expect(finished.code).toBe(3);
-    expect(finished.stderr).toContain("criterion 1 was checked on another tree");
+    expectRefusedAsStale(agent);
     // --all takes the stale tick again, and this time the command fails.
     const again = cairn(repo.dir, ["task", "check", "T-1", "--all", "--json"], { env: agent });
     expect(again.json).toMatchObject({ results: [{ n: 1, checked: false }], unchecked: [1] });
@@ -398,45 +408,36 @@ describe("a tick earned on one tree", () => {
     expect(cairn(repo.dir, ["task", "check", "T-1", "--all"], { env: agent }).code).toBe(0);
     expect(evidenceOf("T-1", repo.dir)?.tree).toMatch(/^[0-9a-f]{40,64}$/);
     writeFileSync(join(repo.dir, "check.js"), "process.exit(1)\n");
-    const finished = cairn(repo.dir, ["task", "finish", "T-1"], { env: agent });
-    expect(finished.code).toBe(3);
-    expect(finished.stderr).toContain("criterion 1 was checked on another tree");
+    expectRefusedAsStale(agent);
   });
 
   it("sees an edit made while git was told to look away (assume-unchanged, skip-worktree)", () => {
     const agent = claimedBy(["node", "check.js"]);
-    runSync("git", ["add", "-A"], repo.dir);
-    runSync("git", ["commit", "-qm", "base"], repo.dir);
+    commitAll("base");
     expect(cairn(repo.dir, ["task", "check", "T-1", "--all"], { env: agent }).code).toBe(0);
     for (const mark of ["--assume-unchanged", "--skip-worktree"]) {
       runSync("git", ["update-index", mark, "check.js"], repo.dir);
       writeFileSync(join(repo.dir, "check.js"), `process.exit(1) // ${mark}\n`);
       expect(runSync("git", ["status", "--porcelain"], repo.dir)).toBe("");
-      const finished = cairn(repo.dir, ["task", "finish", "T-1"], { env: agent });
-      expect(finished.code).toBe(3);
-      expect(finished.stderr).toContain("criterion 1 was checked on another tree");
+      expectRefusedAsStale(agent);
       runSync("git", ["update-index", mark.replace("--", "--no-"), "check.js"], repo.dir);
     }
   });
 
   it("sees an edit a clean filter configured outside the tree would hide", () => {
     const agent = claimedBy(["node", "check.js"]);
-    runSync("git", ["add", "-A"], repo.dir);
-    runSync("git", ["commit", "-qm", "base"], repo.dir);
+    commitAll("base");
     expect(cairn(repo.dir, ["task", "check", "T-1", "--all"], { env: agent }).code).toBe(0);
     // A filter that records HEAD's version of every file, whatever the file now says.
     writeFileSync(join(repo.dir, ".git", "info", "attributes"), "* filter=hide\n");
     runSync("git", ["config", "filter.hide.clean", "git show HEAD:%f"], repo.dir);
     writeFileSync(join(repo.dir, "check.js"), "process.exit(1)\n");
-    const finished = cairn(repo.dir, ["task", "finish", "T-1"], { env: agent });
-    expect(finished.code).toBe(3);
-    expect(finished.stderr).toContain("criterion 1 was checked on another tree");
+    expectRefusedAsStale(agent);
   });
 
   it("sees a same-size edit with its time put back, where the repository turned stat checks down", () => {
     const agent = claimedBy(["node", "check.js"]);
-    runSync("git", ["add", "-A"], repo.dir);
-    runSync("git", ["commit", "-qm", "base"], repo.dir);
+    commitAll("base");
     runSync("git", ["config", "core.trustctime", "false"], repo.dir);
     runSync("git", ["config", "core.checkStat", "minimal"], repo.dir);
     expect(cairn(repo.dir, ["task", "check", "T-1", "--all"], { env: agent }).code).toBe(0);
@@ -447,9 +448,7 @@ describe("a tick earned on one tree", () => {
     runSync("sleep", ["1.1"], repo.dir);
     writeFileSync(file, "process.exit(1)\n");
     utimesSync(file, atime, mtime);
-    const finished = cairn(repo.dir, ["task", "finish", "T-1"], { env: agent });
-    expect(finished.code).toBe(3);
-    expect(finished.stderr).toContain("criterion 1 was checked on another tree");
+    expectRefusedAsStale(agent);
   });
 
   it("holds the rule, not waives it, where git cannot name the tree: at the check and at the finish", () => {
