@@ -4,7 +4,15 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callTool, connectMcp, type McpHandle } from "../helpers/mcp.js";
 import { startPostgres } from "../helpers/pg-server.js";
-import { addAgent, CAIRN_BIN, cairn, cleanEnv, scratchDir, testPgUrl } from "../helpers/workspace.js";
+import {
+  addAgent,
+  CAIRN_BIN,
+  cairn,
+  cairnAsync,
+  cleanEnv,
+  scratchDir,
+  testPgUrl,
+} from "../helpers/workspace.js";
 
 /**
  * One board for a team: two checkouts ("machines") in different directories share one schema on
@@ -133,6 +141,20 @@ describe("PostgreSQL: a board named after its directory", () => {
       joined: true,
       workspace_id: (first.json as { workspace_id: string }).workspace_id,
     });
+  });
+
+  it("refuses one of two projects of one name that initialise at the same moment, whichever comes second", async () => {
+    for (let round = 0; round < 4; round++) {
+      const name = `race-${round}-${Date.now().toString(36)}`;
+      const dirs = ["carol", "dave"].map((who) => join(root.dir, who, name));
+      for (const dir of dirs) mkdirSync(dir, { recursive: true });
+      const runs = await Promise.all(
+        dirs.map((dir) => cairnAsync(dir, ["init", "--store", testPgUrl(), "--json"], { env: sharedEnv })),
+      );
+      expect(runs.map((run) => run.code).sort(), runs.map((run) => run.stderr).join("\n")).toEqual([0, 5]);
+      const loser = dirs[runs.findIndex((run) => run.code === 5)] as string;
+      expect(existsSync(join(loser, ".cairn"))).toBe(false);
+    }
   });
 });
 

@@ -47,34 +47,22 @@ function unnamedJoin(location: { url: string; schema: string }, createdAt: strin
 }
 
 /**
- * Lay out `.cairn/` with a migrated store and a commented `cairn.toml`. The configuration is
- * written only once the store opened, so a failed connection leaves no half-made workspace.
+ * Make `.cairn/` and open its migrated store; `initWorkspace` writes the configuration once the
+ * workspace's identity is settled, so a failed connection or a refused join leaves nothing behind.
  */
-export async function createWorkspace(
+async function openNewWorkspace(
   workspace: Workspace,
-  location: StoreLocation = { kind: "sqlite", path: workspace.databasePath },
-): Promise<Store> {
+  location: StoreLocation,
+): Promise<{ store: Store; abandon: () => Promise<void> }> {
   refuseExisting(workspace);
   const madeStateDir = !existsSync(workspace.stateDir);
   makeStateDir(workspace);
   const store = openStore(location, { create: true });
-  if (location.kind === "postgres") {
-    try {
-      const held = await store.read(async (tx) => ({
-        id: await tx.meta.get("workspace_id"),
-        at: await tx.meta.get("created_at"),
-      }));
-      if (held.id && location.unnamed) throw unnamedJoin(location, held.at);
-    } catch (error) {
-      await store.close();
-      if (madeStateDir) rmSync(workspace.stateDir, { recursive: true, force: true });
-      throw error;
-    }
-  }
-  if (!existsSync(workspace.configPath))
-    writeFileSync(workspace.configPath, configTemplate(workspace) + storeSection(location));
-  writeGitignore(workspace);
-  return store;
+  const abandon = async () => {
+    await store.close();
+    if (madeStateDir) rmSync(workspace.stateDir, { recursive: true, force: true });
+  };
+  return { store, abandon };
 }
 
 /**
@@ -134,29 +122,40 @@ export async function initWorkspace(
   actorName: string,
   now: string,
   setting: Setting,
-  location?: StoreLocation,
+  location: StoreLocation = { kind: "sqlite", path: workspace.databasePath },
 ): Promise<InitResult> {
-  const store = await createWorkspace(workspace, location);
+  const { store, abandon } = await openNewWorkspace(workspace, location);
   let workspaceId: string = randomUUID();
   let joined = false;
-  // Decided under the write lock: two checkouts initialising one shared schema agree on one id.
-  await store.write(async (tx) => {
-    const existing = await tx.meta.get("workspace_id");
-    if (existing) {
-      workspaceId = existing;
-      joined = true;
-      return;
-    }
-    await tx.meta.set("workspace_id", workspaceId);
-    await tx.meta.set("created_at", now);
-    await recordOwnerSetting(tx, setting);
-    await tx.journal.append({
-      at: now,
-      actor: actorName,
-      action: "workspace.init",
-      subject: workspace.root,
-      data: { kind: workspace.kind },
+  // Decided under the write lock: two checkouts initialising one shared schema agree on one id,
+  // and of two initialising one schema only their directory's name chose, the second is refused.
+  try {
+    await store.write(async (tx) => {
+      const existing = await tx.meta.get("workspace_id");
+      if (existing) {
+        if (location.kind === "postgres" && location.unnamed)
+          throw unnamedJoin(location, await tx.meta.get("created_at"));
+        workspaceId = existing;
+        joined = true;
+        return;
+      }
+      await tx.meta.set("workspace_id", workspaceId);
+      await tx.meta.set("created_at", now);
+      await recordOwnerSetting(tx, setting);
+      await tx.journal.append({
+        at: now,
+        actor: actorName,
+        action: "workspace.init",
+        subject: workspace.root,
+        data: { kind: workspace.kind },
+      });
     });
-  });
+  } catch (error) {
+    await abandon();
+    throw error;
+  }
+  if (!existsSync(workspace.configPath))
+    writeFileSync(workspace.configPath, configTemplate(workspace) + storeSection(location));
+  writeGitignore(workspace);
   return { workspaceId, store, joined };
 }
