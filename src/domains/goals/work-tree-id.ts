@@ -13,16 +13,18 @@ import { EXCLUDE_STATE, marksIn, PATHS_PER_CALL } from "./git.js";
 
 /**
  * How to name the tree the checkout at `dir` holds, as often as it is asked (before and after
- * each command of a check), or null outside a git work tree. Where the checkout's index lives is
- * asked once, with the same git that tells a work tree.
+ * each command of a check), or null outside a git work tree. What does not change within a check
+ * is asked once, by three gits at once: where the checkout's index lives (with whether it is a
+ * work tree), whether cairn's folder is ignored, and which filter drivers are configured.
  */
 export async function workTreeNamer(
   dir: string,
   signal?: AbortSignal,
 ): Promise<(() => Promise<string>) | null> {
-  const [located, stateIgnored] = await Promise.all([
+  const [located, stateIgnored, settings] = await Promise.all([
     git(dir, ["rev-parse", "--is-inside-work-tree", "--git-path", "index"], { signal }),
     git(dir, ["check-ignore", "-q", "--", STATE_DIR_NAME], { signal }),
+    contentSettings(dir, signal),
   ]);
   const [inside, indexPath] = located.stdout.trim().split("\n");
   if (!located.ok || inside !== "true" || !indexPath) return null;
@@ -31,7 +33,7 @@ export async function workTreeNamer(
   // refuses a pathspec that names it, even one that leaves it out, and `add -A` leaves it out
   // anyway. Elsewhere the pathspec keeps git from reading the database on every check.
   const add = stateIgnored.ok ? ["add", "-A", "--", "."] : ["add", "-A", "--", ".", EXCLUDE_STATE];
-  return () => workTreeId(dir, own, add, signal);
+  return () => workTreeId(dir, own, add, settings, signal);
 }
 
 /**
@@ -45,7 +47,13 @@ export async function workTreeNamer(
  * file takes a while to add). A tree left unnamed is never taken as "no rule": anyone who can
  * write the checkout can make git fail on purpose (an empty repository inside it will do).
  */
-async function workTreeId(dir: string, own: string, add: string[], signal?: AbortSignal): Promise<string> {
+async function workTreeId(
+  dir: string,
+  own: string,
+  add: string[],
+  settings: readonly (readonly [string, string])[],
+  signal?: AbortSignal,
+): Promise<string> {
   const scratch = mkdtempSync(join(tmpdir(), "cairn-index-"));
   try {
     const index = join(scratch, "index");
@@ -59,7 +67,7 @@ async function workTreeId(dir: string, own: string, add: string[], signal?: Abor
       const { atimeMs, mtimeMs } = statSync(own);
       utimesSync(index, atimeMs / 1000, Math.floor(mtimeMs / 1000));
     }
-    const [settings] = await Promise.all([contentSettings(dir, signal), unmark(dir, index, signal)]);
+    await unmark(dir, index, signal);
     const run = (args: string[]) => indexGit(dir, args, index, signal, settings);
     await run(add);
     // cairn's state is no part of the work, committed (a shared cairn.toml) or not.
