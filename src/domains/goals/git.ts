@@ -105,8 +105,10 @@ export function marksIn(listing: string): { assumeUnchanged: string[]; skipWorkt
   return { assumeUnchanged: paths(/^[a-z] /), skipWorktree: paths(/^[sS] /) };
 }
 
-/** Paths a git call names at most: far below any system's limit on arguments. */
-export const PATHS_PER_CALL = 1_000;
+/** `paths` in runs short enough for one git call's arguments: far below any system's limit. */
+export function* perCall(paths: readonly string[]): Generator<string[]> {
+  for (let at = 0; at < paths.length; at += 1_000) yield paths.slice(at, at + 1_000);
+}
 
 /**
  * Files under `dir` that git is told to skip (see `marksIn`) and whose content in the work tree
@@ -123,8 +125,7 @@ export async function hiddenEdits(dir: string, signal?: AbortSignal): Promise<st
     (path) => lstatSafe(join(dir, path))?.isFile() === true,
   );
   const hidden: string[] = [];
-  for (let at = 0; at < present.length; at += PATHS_PER_CALL) {
-    const paths = present.slice(at, at + PATHS_PER_CALL);
+  for (const paths of perCall(present)) {
     const [staged, work] = await Promise.all([
       git(dir, ["--literal-pathspecs", "ls-files", "-s", "-z", "--", ...paths], { signal }),
       git(dir, ["hash-object", "--", ...paths], { signal }),

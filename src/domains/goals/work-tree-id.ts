@@ -9,7 +9,7 @@ import { git } from "../../kernel/git.js";
 import { operational } from "../../kernel/outcome.js";
 import { quoteValue } from "../../kernel/text.js";
 import { STATE_DIR_NAME } from "../workspace/discover.js";
-import { EXCLUDE_STATE, marksIn, PATHS_PER_CALL } from "./git.js";
+import { EXCLUDE_STATE, marksIn, perCall } from "./git.js";
 
 /**
  * How to name the tree the checkout at `dir` holds, as often as it is asked (before and after
@@ -142,12 +142,6 @@ async function unmark(dir: string, index: string, signal?: AbortSignal): Promise
   ] as const;
   // One mark per call: given both, update-index applies only one of them.
   for (const [flag, marked] of marks)
-    for (let at = 0; at < marked.length; at += PATHS_PER_CALL) {
-      await indexGit(
-        dir,
-        ["update-index", flag, "--", ...marked.slice(at, at + PATHS_PER_CALL)],
-        index,
-        signal,
-      );
-    }
+    for (const paths of perCall(marked))
+      await indexGit(dir, ["update-index", flag, "--", ...paths], index, signal);
 }
