@@ -82,11 +82,15 @@ export function watchCatalog(
   const settle = async () => {
     timer = undefined;
     if (closed) return;
+    // Arm before reading: re-arming closes watches, and a change still queued on a closed watch
+    // is never told. Read first, and a change landing between the read and the re-arming went
+    // unannounced for good; armed first, it is either in this read or wakes the next settle.
+    await arm();
+    if (closed) return;
     const now = await fingerprint();
     if (last !== undefined && now !== last) notify();
     if (last !== undefined) settled?.();
     last = now;
-    await arm();
   };
 
   function changed() {
