@@ -1,4 +1,13 @@
-import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { changedPaths, checkoutStatus, hiddenEdits } from "../../src/domains/goals/git.js";
@@ -137,6 +146,59 @@ describe("a checkout's status", () => {
     rmSync(join(repo.dir, "gone.txt"));
     expect((await hiddenEdits(repo.dir)).sort()).toEqual(["-dash.txt", "a name.txt", "edited.txt"]);
     expect(await changedPaths(repo.dir)).toEqual([]);
+  });
+
+  it("keeps an index of its own beside git's: what the checkout force-adds is tracked, scratch and pruned blobs cost nothing", async () => {
+    writeFileSync(join(repo.dir, ".gitignore"), "*.log\n");
+    writeFileSync(join(repo.dir, "a.txt"), "a\n");
+    git("add", "-A");
+    git("commit", "-qm", "base");
+    const gitDir = join(repo.dir, ".git");
+    const scratch = () => readdirSync(gitDir).filter((name) => name.startsWith("cairn-index."));
+    const workTreeId = (await workTreeNamer(repo.dir)) as () => Promise<string>;
+    const base = await workTreeId();
+    expect(statSync(join(gitDir, "cairn-index")).isFile()).toBe(true);
+    expect(scratch()).toEqual([]);
+    // Ignored, a file is no part of the tree; added in spite of the rule, it is, and so are its edits.
+    writeFileSync(join(repo.dir, "x.log"), "ignored\n");
+    expect(await workTreeId()).toBe(base);
+    git("add", "-f", "x.log");
+    const forced = await workTreeId();
+    expect(forced).not.toBe(base);
+    writeFileSync(join(repo.dir, "x.log"), "edited\n");
+    expect(await workTreeId()).not.toBe(forced);
+    // A blob cairn wrote, pruned since by git: the id is of the content, which is still there.
+    writeFileSync(join(repo.dir, "u.txt"), "untracked\n");
+    const untracked = await workTreeId();
+    const blob = runSync("git", ["hash-object", "u.txt"], repo.dir).trim();
+    rmSync(join(gitDir, "objects", blob.slice(0, 2), blob.slice(2)));
+    expect(await workTreeId()).toBe(untracked);
+    // What a killed check left beside the index goes once it is an hour old, not before.
+    const hourAgo = new Date(Date.now() - 3_700_000);
+    writeFileSync(join(gitDir, "cairn-index.1.dead"), "");
+    utimesSync(join(gitDir, "cairn-index.1.dead"), hourAgo, hourAgo);
+    writeFileSync(join(gitDir, "cairn-index.2.live"), "");
+    await workTreeNamer(repo.dir);
+    expect(scratch()).toEqual(["cairn-index.2.live"]);
+  });
+
+  it("names a file under a clean filter (as Git LFS sets one) by its content, before its commit and after", async () => {
+    git("config", "filter.upper.clean", "tr a-z A-Z");
+    writeFileSync(join(repo.dir, ".gitattributes"), "*.bin filter=upper\n");
+    writeFileSync(join(repo.dir, "a.bin"), "base\n");
+    git("add", "-A");
+    git("commit", "-qm", "base");
+    writeFileSync(join(repo.dir, "a.bin"), "edited\n");
+    // Edited well before the commit, as work is: git takes the file's entry on its stat after.
+    const past = new Date(Date.now() - 60_000);
+    utimesSync(join(repo.dir, "a.bin"), past, past);
+    const workTreeId = (await workTreeNamer(repo.dir)) as () => Promise<string>;
+    const checked = await workTreeId();
+    // Committed through the filter, the checkout's index holds what the filter printed.
+    git("add", "-A");
+    git("commit", "-qm", "the work");
+    expect(runSync("git", ["show", "HEAD:a.bin"], repo.dir)).toBe("EDITED\n");
+    expect(await workTreeId()).toBe(checked);
   });
 
   it("sees a same-size edit made in the second the index was written, as git itself does", async () => {

@@ -1,15 +1,37 @@
 /**
  * The tree a task's check judges, named as git would record it: every change in the checkout
- * added, in a copy of its index. A tick holds for that tree alone (tasks/done.ts).
+ * added, in an index of cairn's own. A tick holds for that tree alone (tasks/done.ts).
  */
-import { copyFileSync, existsSync, mkdtempSync, rmSync, statSync, utimesSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { randomBytes } from "node:crypto";
+import {
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+} from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
 import { git } from "../../kernel/git.js";
 import { operational } from "../../kernel/outcome.js";
 import { quoteValue } from "../../kernel/text.js";
 import { STATE_DIR_NAME } from "../workspace/discover.js";
 import { EXCLUDE_STATE, marksIn, perCall } from "./git.js";
+
+/**
+ * cairn's own index of a checkout, beside the checkout's (`git rev-parse --git-path`: one per
+ * linked worktree, gone with it). git trusts an index entry whose recorded stat matches the file,
+ * without reading the file, and the checkout's index is a file anyone who runs git there writes:
+ * one `git add` through a clean filter set for that once records any content against the stat of
+ * a file that holds another. cairn's index is written by cairn's own git alone, so what it
+ * trusts, cairn read.
+ */
+const KEPT_INDEX = "cairn-index";
+
+/** A scratch index older than this was left by a process that died (a check takes seconds). */
+const ABANDONED_MS = 3_600_000;
 
 /**
  * How to name the tree the checkout at `dir` holds, as often as it is asked (before and after
@@ -22,59 +44,137 @@ export async function workTreeNamer(
   signal?: AbortSignal,
 ): Promise<(() => Promise<string>) | null> {
   const [located, stateIgnored, settings] = await Promise.all([
-    git(dir, ["rev-parse", "--is-inside-work-tree", "--git-path", "index"], { signal }),
+    git(dir, ["rev-parse", "--is-inside-work-tree", "--git-path", "index", "--git-path", KEPT_INDEX], {
+      signal,
+    }),
     git(dir, ["check-ignore", "-q", "--", STATE_DIR_NAME], { signal }),
     contentSettings(dir, signal),
   ]);
-  const [inside, indexPath] = located.stdout.trim().split("\n");
-  if (!located.ok || inside !== "true" || !indexPath) return null;
+  const [inside, indexPath, keptPath] = located.stdout.trim().split("\n");
+  if (!located.ok || inside !== "true" || !indexPath || !keptPath) return null;
   const own = resolve(dir, indexPath);
+  const kept = resolve(dir, keptPath);
+  removeAbandoned(kept);
   // Where the checkout ignores cairn's folder (`.cairn/` in its .gitignore, as many do), git
   // refuses a pathspec that names it, even one that leaves it out, and `add -A` leaves it out
   // anyway. Elsewhere the pathspec keeps git from reading the database on every check.
   const add = stateIgnored.ok ? ["add", "-A", "--", "."] : ["add", "-A", "--", ".", EXCLUDE_STATE];
-  return () => workTreeId(dir, own, add, settings, signal);
+  return () => workTreeId({ dir, own, kept, add, settings, signal });
+}
+
+interface Naming {
+  dir: string;
+  /** The checkout's index: which files it tracks. */
+  own: string;
+  /** cairn's index of the checkout (`KEPT_INDEX`): what cairn read of each file, and when. */
+  kept: string;
+  /** The `git add` that takes in every change. */
+  add: string[];
+  settings: readonly (readonly [string, string])[];
+  signal?: AbortSignal;
 }
 
 /**
  * The id of the tree the checkout holds now: what `git write-tree` would record were every change
- * under `dir` added (untracked files too; ignored ones and cairn's state not). It is computed in a
- * copy of the checkout's index (`own`), which stays untouched, and is content-addressed: the same
- * files give the same id whether they were committed since or not. Like `git stash`, it writes
- * the blobs of changed files into the object store, unreferenced (git's gc prunes them).
+ * under `dir` added (untracked files too; ignored ones and cairn's state not). It is computed in
+ * cairn's own index of the checkout, which only files changed since cairn last read them cost a
+ * read, and is content-addressed: the same files give the same id whether they were committed
+ * since or not. Like `git stash`, it writes the blobs of changed files into the object store,
+ * unreferenced (git's gc prunes them; the id is of their content, so it needs them no more).
+ *
+ * The first time, cairn's index starts as a copy of the checkout's, dated so that git reads every
+ * file again rather than trust a stat the checkout's index records. After that, the files the
+ * checkout's index tracks are tracked in cairn's too (a file added with `git add -f` in spite of an
+ * ignore rule is part of the tree), and nothing else is taken from it.
  *
  * Throws, with what git said, where git cannot name it (or `signal` stopped it: a large untracked
  * file takes a while to add). A tree left unnamed is never taken as "no rule": anyone who can
  * write the checkout can make git fail on purpose (an empty repository inside it will do).
  */
-async function workTreeId(
-  dir: string,
-  own: string,
-  add: string[],
-  settings: readonly (readonly [string, string])[],
-  signal?: AbortSignal,
-): Promise<string> {
-  const scratch = mkdtempSync(join(tmpdir(), "cairn-index-"));
+async function workTreeId({ dir, own, kept, add, settings, signal }: Naming): Promise<string> {
+  // Beside cairn's index, so that the finished one replaces it in one rename.
+  const index = `${kept}.${process.pid}.${randomBytes(4).toString("hex")}`;
   try {
-    const index = join(scratch, "index");
-    // The checkout's index carries what git knows of each file's stat: only changed files are read.
-    if (existsSync(own)) {
+    const fromKept = copyIndex(kept, index);
+    if (!fromKept && existsSync(own)) {
       copyFileSync(own, index);
-      // git trusts an entry whose stat matches only if the file changed before the index was
-      // written: one edited in that same second (of the same size) is read again, as racily
-      // clean. A copy made now would pass for a later index and lose that. Its time is put back,
-      // to the second, so git re-reads what the checkout's own index would have it re-read.
-      const { atimeMs, mtimeMs } = statSync(own);
-      utimesSync(index, atimeMs / 1000, Math.floor(mtimeMs / 1000));
+      // git re-reads an entry whose file changed no earlier than the index was written (racily
+      // clean): dated at the epoch's first second, every entry is read, none taken on trust.
+      utimesSync(index, 1, 1);
     }
-    await unmark(dir, index, signal);
     const run = (args: string[]) => indexGit(dir, args, index, signal, settings);
+    const listed = await run(["ls-files", "-v", "-z"]);
+    await unmark(listed, run);
+    if (fromKept) await trackAsTheCheckoutDoes(dir, own, listed, run, signal);
     await run(add);
     // cairn's state is no part of the work, committed (a shared cairn.toml) or not.
     await run(["rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", STATE_DIR_NAME]);
-    return (await run(["write-tree"])).trim();
+    // Read through, the index is written now whether or not anything changed, so that it is no
+    // longer dated at the epoch: what was just read is trusted next time, unless it changes.
+    if (!fromKept) await run(["update-index", "--force-write-index"]);
+    const tree = (await run(["write-tree", "--missing-ok"])).trim();
+    renameSync(index, kept);
+    return tree;
   } finally {
-    rmSync(scratch, { recursive: true, force: true });
+    rmSync(index, { force: true });
+    rmSync(`${index}.lock`, { force: true });
+  }
+}
+
+/**
+ * Copy cairn's index of the checkout to `to`, if it has one, keeping its time: git trusts an
+ * entry whose stat matches only if the file changed before the index was written, and re-reads
+ * one edited in that same second (of the same size), as racily clean. A copy dated now would pass
+ * for a later index and lose that. The time is put back to the second, as this git compares.
+ */
+function copyIndex(from: string, to: string): boolean {
+  const stat = statSync(from, { throwIfNoEntry: false });
+  if (!stat?.isFile()) return false;
+  copyFileSync(from, to);
+  utimesSync(to, stat.atimeMs / 1000, Math.floor(stat.mtimeMs / 1000));
+  return true;
+}
+
+/**
+ * Track in cairn's index each file the checkout's index tracks and cairn's does not (`listed`):
+ * one added with `git add -f` in spite of an ignore rule, or tracked again since. Its content is
+ * read by cairn's git; only the list of paths comes from the checkout's index.
+ */
+async function trackAsTheCheckoutDoes(
+  dir: string,
+  own: string,
+  listed: string,
+  run: (args: string[]) => Promise<string>,
+  signal?: AbortSignal,
+): Promise<void> {
+  const tracked = await indexGit(dir, ["ls-files", "-z"], own, signal);
+  const known = new Set(listed.split("\0").map((entry) => entry.slice(2)));
+  const missing = [...new Set(tracked.split("\0"))].filter(
+    (path) =>
+      path !== "" &&
+      !known.has(path) &&
+      path !== STATE_DIR_NAME &&
+      !path.startsWith(`${STATE_DIR_NAME}/`) &&
+      // Gone from the work tree: a deletion, which `add -A` records as such.
+      lstatSync(join(dir, path), { throwIfNoEntry: false }) !== undefined,
+  );
+  for (const paths of perCall(missing)) await run(["--literal-pathspecs", "add", "-f", "--", ...paths]);
+}
+
+/** Scratch indexes a killed process left beside cairn's index (a lock file of git's among them). */
+function removeAbandoned(kept: string): void {
+  const prefix = `${basename(kept)}.`;
+  const folder = dirname(kept);
+  let names: string[];
+  try {
+    names = readdirSync(folder).filter((name) => name.startsWith(prefix));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const path = join(folder, name);
+    const stat = statSync(path, { throwIfNoEntry: false });
+    if (stat && Date.now() - stat.mtimeMs > ABANDONED_MS) rmSync(path, { force: true });
   }
 }
 
@@ -118,6 +218,12 @@ async function contentSettings(dir: string, signal?: AbortSignal): Promise<[stri
     ["core.checkStat", "default"],
     ["core.trustctime", "true"],
     ["core.ignoreStat", "false"],
+    // cairn's index stands alone and trusts nothing it did not write itself: no shared index it
+    // points into (which git may expire), no cache of untracked folders (which would let an
+    // index written by someone else hide a new file), no folder entries in place of files.
+    ["core.splitIndex", "false"],
+    ["core.untrackedCache", "false"],
+    ["index.sparse", "false"],
     ...[...drivers].flatMap((driver): [string, string][] => [
       [`filter.${driver}.clean`, ""],
       [`filter.${driver}.process`, ""],
@@ -127,14 +233,14 @@ async function contentSettings(dir: string, signal?: AbortSignal): Promise<[stri
 }
 
 /**
- * Clear, in the index copy, the marks that make git skip a tracked file's content:
- * `--assume-unchanged` and `--skip-worktree`. Anyone who can run git in the checkout can set
- * them, and an edit to a marked file is invisible to `add -A`: marked, edited after its check,
- * then unmarked and committed, a change would have been finished unchecked. A sparse checkout's
- * files outside its cone are marked too; cleared, they count as absent, at every check alike.
+ * Clear, in cairn's index, the marks that make git skip a tracked file's content:
+ * `--assume-unchanged` and `--skip-worktree`, as `listed` (`ls-files -v -z`) shows them. Anyone who
+ * can run git in the checkout can set them, and an edit to a marked file is invisible to `add -A`:
+ * marked, edited after its check, then unmarked and committed, a change would have been finished
+ * unchecked. A sparse checkout's files outside its cone are marked too; cleared, they count as
+ * absent, at every check alike. Only a copy of the checkout's index brings marks with it.
  */
-async function unmark(dir: string, index: string, signal?: AbortSignal): Promise<void> {
-  const listed = await indexGit(dir, ["ls-files", "-v", "-z"], index, signal);
+async function unmark(listed: string, run: (args: string[]) => Promise<string>): Promise<void> {
   const { assumeUnchanged, skipWorktree } = marksIn(listed);
   const marks = [
     ["--no-assume-unchanged", assumeUnchanged],
@@ -142,6 +248,5 @@ async function unmark(dir: string, index: string, signal?: AbortSignal): Promise
   ] as const;
   // One mark per call: given both, update-index applies only one of them.
   for (const [flag, marked] of marks)
-    for (const paths of perCall(marked))
-      await indexGit(dir, ["update-index", flag, "--", ...paths], index, signal);
+    for (const paths of perCall(marked)) await run(["update-index", flag, "--", ...paths]);
 }
