@@ -6,6 +6,7 @@ import {
   cairnJson,
   contractWith,
   evaluatorToml,
+  forgeIndexEntry,
   gitWorkspace,
   nodeArgv,
   writePack,
@@ -114,7 +115,7 @@ describe("revert never discards a commit", () => {
   });
 });
 
-describe("edits git is told to skip", () => {
+describe("edits git does not see", () => {
   it("are neither measured nor decided on: a keep would not commit them (assume-unchanged, skip-worktree)", () => {
     for (const mark of ["--assume-unchanged", "--skip-worktree"]) {
       const attempt = open(ws.dir);
@@ -125,7 +126,7 @@ describe("edits git is told to skip", () => {
         const evaluated = cairn(ws.dir, ["attempt", "eval", attempt.id, "--json"]);
         expect(evaluated.code).toBe(3);
         expect((evaluated.json as { refused: { reason: string } }).refused.reason).toMatch(
-          /edits git is told to skip .*"lib\.txt"/,
+          /edits git does not see .*"lib\.txt"/,
         );
         // Put back, measured; then edited behind git's back before the decision.
         writeFileSync(join(ws.dir, "lib.txt"), "good\n");
@@ -134,7 +135,7 @@ describe("edits git is told to skip", () => {
         const decided = cairn(ws.dir, ["attempt", "decide", attempt.id, "--json"]);
         expect(decided.code).toBe(3);
         expect((decided.json as { refused: { reason: string } }).refused.reason).toContain(
-          "git is told to skip",
+          "edits git does not see",
         );
         writeFileSync(join(ws.dir, "lib.txt"), "good\n");
         expect(cairnJson<{ verdict: string }>(ws.dir, ["attempt", "decide", attempt.id]).verdict).toBe(
@@ -144,6 +145,33 @@ describe("edits git is told to skip", () => {
         writeFileSync(join(ws.dir, "lib.txt"), "good\n");
         runSync("git", ["update-index", mark.replace("--", "--no-"), "lib.txt"], ws.dir);
       }
+    }
+  });
+});
+
+describe("an index entry that records other content than its file holds", () => {
+  it("is neither measured nor decided on: the keep would commit what the entry claims, unmeasured", () => {
+    const attempt = open(ws.dir);
+    try {
+      // The file holds what passes; the index claims a failing version, which a keep would commit.
+      forgeIndexEntry(ws.dir, "lib.txt", "bad\n");
+      const evaluated = cairn(ws.dir, ["attempt", "eval", attempt.id, "--json"]);
+      expect(evaluated.code).toBe(3);
+      expect((evaluated.json as { refused: { reason: string } }).refused.reason).toMatch(
+        /edits git does not see .*"lib\.txt"/,
+      );
+      runSync("git", ["reset", "-q", "--", "lib.txt"], ws.dir);
+      cairnJson(ws.dir, ["attempt", "eval", attempt.id]);
+      // Measured honestly; the entry forged before the decision.
+      forgeIndexEntry(ws.dir, "lib.txt", "bad\n");
+      const decided = cairn(ws.dir, ["attempt", "decide", attempt.id, "--json"]);
+      expect(decided.code).toBe(3);
+      expect((decided.json as { refused: { reason: string } }).refused.reason).toContain("lib.txt");
+      runSync("git", ["reset", "-q", "--", "lib.txt"], ws.dir);
+      expect(cairnJson<{ verdict: string }>(ws.dir, ["attempt", "decide", attempt.id]).verdict).toBe("keep");
+      expect(runSync("git", ["show", "HEAD:lib.txt"], ws.dir)).toBe("good\n");
+    } finally {
+      runSync("git", ["reset", "-q", "--", "lib.txt"], ws.dir);
     }
   });
 });

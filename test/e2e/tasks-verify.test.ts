@@ -1,7 +1,7 @@
 import { mkdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { gitWorkspace } from "../helpers/goals.js";
+import { forgeIndexEntry, gitWorkspace } from "../helpers/goals.js";
 import { addAgent, cairn, initWorkspace, runSync, scratchDir } from "../helpers/workspace.js";
 
 let ws: { dir: string; cleanup: () => void };
@@ -435,31 +435,12 @@ describe("a tick earned on one tree", () => {
     expectRefusedAsStale(agent);
   });
 
-  /**
-   * Makes the checkout's index say `file` holds what `claimed` holds, with the stat of the file as
-   * it is: git then takes the file for that content without reading it. Plain git does it: a clean
-   * filter for one `add`, gone afterwards. The file's time is put back first, so that git does not
-   * re-read it as racily clean.
-   */
-  function forgeIndexEntry(file: string, claimed: string): void {
-    const past = new Date(Date.now() - 3_600_000);
-    utimesSync(join(repo.dir, file), past, past);
-    const source = join(repo.dir, ".git", "claimed");
-    writeFileSync(source, claimed);
-    const attributes = join(repo.dir, ".git", "info", "attributes");
-    writeFileSync(attributes, `${file} filter=forge\n`);
-    runSync("git", ["-c", `filter.forge.clean=cat ${source}`, "add", file], repo.dir);
-    rmSync(attributes);
-    // git sees the work tree as the index says it is.
-    expect(runSync("git", ["diff", "--name-only"], repo.dir)).toBe("");
-  }
-
   it("sees an edit the checkout's index was rewritten to hide, made after the check", () => {
     const agent = claimedBy(["node", "check.js"]);
     commitAll("base");
     expect(cairn(repo.dir, ["task", "check", "T-1", "--all"], { env: agent }).code).toBe(0);
     writeFileSync(join(repo.dir, "check.js"), "process.exit(1)\n");
-    forgeIndexEntry("check.js", "process.exit(0)\n");
+    forgeIndexEntry(repo.dir, "check.js", "process.exit(0)\n");
     expectRefusedAsStale(agent);
   });
 
@@ -467,7 +448,7 @@ describe("a tick earned on one tree", () => {
     const agent = claimedBy(["node", "check.js"]);
     commitAll("base");
     // The index claims the failing version; the file the check runs is the passing one.
-    forgeIndexEntry("check.js", "process.exit(1)\n");
+    forgeIndexEntry(repo.dir, "check.js", "process.exit(1)\n");
     expect(cairn(repo.dir, ["task", "check", "T-1", "--all"], { env: agent }).code).toBe(0);
     // The failing version, written and added as git would: the tree the index claimed all along.
     writeFileSync(join(repo.dir, "check.js"), "process.exit(1)\n");

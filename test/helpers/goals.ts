@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cairn, runSync, scratchDir } from "./workspace.js";
 
@@ -17,6 +17,26 @@ export function gitWorkspace(files: Record<string, string> = {}): { dir: string;
   const init = cairn(dir, ["init"]);
   if (init.code !== 0) throw new Error(`cairn init failed: ${init.stderr}`);
   return scratch;
+}
+
+/**
+ * Makes the checkout's index say `file` holds what `claimed` holds, with the stat of the file as
+ * it is: git then takes the file for that content without reading it. Plain git does it: a clean
+ * filter for one `add`, gone afterwards. The file's time is put back first, so that git does not
+ * re-read it as racily clean.
+ */
+export function forgeIndexEntry(dir: string, file: string, claimed: string): void {
+  const past = new Date(Date.now() - 3_600_000);
+  utimesSync(join(dir, file), past, past);
+  const source = join(dir, ".git", "claimed");
+  writeFileSync(source, claimed);
+  const attributes = join(dir, ".git", "info", "attributes");
+  writeFileSync(attributes, `${file} filter=forge\n`);
+  runSync("git", ["-c", `filter.forge.clean=cat ${source}`, "add", file], dir);
+  rmSync(attributes);
+  // git sees the file as the index says it is.
+  if (runSync("git", ["diff", "--name-only", "--", file], dir) !== "")
+    throw new Error(`the index entry of ${file} was not forged`);
 }
 
 /** Write a workspace evaluator pack (.cairn/evaluators/NAME.toml). */

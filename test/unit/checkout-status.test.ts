@@ -10,10 +10,12 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { changedPaths, checkoutStatus, hiddenEdits } from "../../src/domains/goals/git.js";
+import { changedPaths, checkoutStatus } from "../../src/domains/goals/git.js";
+import { hiddenEdits } from "../../src/domains/goals/hidden-edits.js";
 import { treeFingerprint } from "../../src/domains/goals/measured-tree.js";
 import { workTreeNamer } from "../../src/domains/goals/work-tree-id.js";
 import { gitHead } from "../../src/kernel/git.js";
+import { forgeIndexEntry } from "../helpers/goals.js";
 import { runSync, scratchDir } from "../helpers/workspace.js";
 
 /** One `git status` answers both HEAD and the changed paths the tree fingerprint is made of. */
@@ -199,6 +201,37 @@ describe("a checkout's status", () => {
     git("commit", "-qm", "the work");
     expect(runSync("git", ["show", "HEAD:a.bin"], repo.dir)).toBe("EDITED\n");
     expect(await workTreeId()).toBe(checked);
+  });
+
+  it("names a file whose index entry records other content than the file holds, and only such a file", async () => {
+    for (const name of ["a.txt", "b.txt"]) writeFileSync(join(repo.dir, name), `${name}\n`);
+    git("add", "-A");
+    git("commit", "-qm", "base");
+    // An edit git sees is no hidden edit.
+    writeFileSync(join(repo.dir, "b.txt"), "edited in the open\n");
+    expect(await hiddenEdits(repo.dir)).toEqual([]);
+    forgeIndexEntry(repo.dir, "a.txt", "claimed\n");
+    expect(await changedPaths(repo.dir)).toEqual(["a.txt", "b.txt"]);
+    expect(await hiddenEdits(repo.dir)).toEqual(["a.txt"]);
+    git("reset", "-q", "--", "a.txt");
+    expect(await hiddenEdits(repo.dir)).toEqual([]);
+  });
+
+  it("sees an edit past the first thousand marked files, which take more than one git call", async () => {
+    const names = Array.from({ length: 1_205 }, (_, i) => `f${String(i).padStart(4, "0")}.txt`);
+    for (const name of names) writeFileSync(join(repo.dir, name), `${name}\n`);
+    git("add", "-A");
+    git("commit", "-qm", "base");
+    const workTreeId = (await workTreeNamer(repo.dir)) as () => Promise<string>;
+    const checked = await workTreeId();
+    runSync("sh", ["-c", "git ls-files -z | xargs -0 git update-index --assume-unchanged"], repo.dir);
+    const last = names.at(-1) as string;
+    writeFileSync(join(repo.dir, last), "edited while marked\n");
+    expect(await changedPaths(repo.dir)).toEqual([]);
+    expect(await hiddenEdits(repo.dir)).toEqual([last]);
+    // cairn's index was written before the marks: a copy of the checkout's carries them.
+    rmSync(join(repo.dir, ".git", "cairn-index"));
+    expect(await workTreeId()).not.toBe(checked);
   });
 
   it("sees a same-size edit made in the second the index was written, as git itself does", async () => {

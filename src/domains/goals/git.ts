@@ -110,43 +110,6 @@ export function* perCall(paths: readonly string[]): Generator<string[]> {
   for (let at = 0; at < paths.length; at += 1_000) yield paths.slice(at, at + 1_000);
 }
 
-/**
- * Files under `dir` that git is told to skip (see `marksIn`) and whose content in the work tree
- * is not what the index holds: edits `git status` does not report and a keep would not commit.
- * A sparse checkout's files outside its cone are absent, not edited, and not named; nor are
- * marked symlinks.
- */
-export async function hiddenEdits(dir: string, signal?: AbortSignal): Promise<string[]> {
-  const listed = await git(dir, ["ls-files", "-v", "-z"], { signal });
-  if (!listed.ok) throw operational(`git ls-files failed: ${listed.stderr.trim()}`);
-  const { assumeUnchanged, skipWorktree } = marksIn(listed.stdout);
-  // Regular files only: hash-object reads through a symlink, where the index holds its target.
-  const present = [...new Set([...assumeUnchanged, ...skipWorktree])].filter(
-    (path) => lstatSafe(join(dir, path))?.isFile() === true,
-  );
-  const hidden: string[] = [];
-  for (const paths of perCall(present)) {
-    const [staged, work] = await Promise.all([
-      git(dir, ["--literal-pathspecs", "ls-files", "-s", "-z", "--", ...paths], { signal }),
-      git(dir, ["hash-object", "--", ...paths], { signal }),
-    ]);
-    if (!staged.ok || !work.ok)
-      throw operational(`git could not compare the files it skips: ${(staged.stderr || work.stderr).trim()}`);
-    // `ls-files -s`: "<mode> <blob> <stage>\t<path>".
-    const blobOf = new Map(
-      staged.stdout
-        .split("\0")
-        .filter(Boolean)
-        .map((entry) => [entry.slice(entry.indexOf("\t") + 1), entry.split(" ")[1]]),
-    );
-    const blobs = work.stdout.trim().split("\n");
-    paths.forEach((path, index) => {
-      if (blobOf.get(path) !== blobs[index]) hidden.push(path);
-    });
-  }
-  return hidden;
-}
-
 /** Files tracked at HEAD plus untracked, non-ignored ones: what an input glob can match. */
 export async function workFiles(dir: string): Promise<string[]> {
   const top = await checkoutTop(dir);

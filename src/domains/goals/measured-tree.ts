@@ -3,7 +3,8 @@ import { lstatSync } from "node:fs";
 import { join } from "node:path";
 import { refuse } from "../../kernel/outcome.js";
 import { quoteValue } from "../../kernel/text.js";
-import { checkoutStatus, checkoutTop, hashWorkFile, hiddenEdits } from "./git.js";
+import { checkoutStatus, checkoutTop, hashWorkFile } from "./git.js";
+import { hiddenEdits } from "./hidden-edits.js";
 
 /**
  * The tree an evaluation judges, as one fingerprint: HEAD and the content of every path under
@@ -33,9 +34,9 @@ function executable(path: string): boolean {
 }
 
 /**
- * Refuse to measure, or keep, a checkout with edits git is told to skip: they would count in
- * the evaluators' run and be left out of the commit, so the tree kept would not be the tree
- * measured (and, unmarked later, they would land unmeasured).
+ * Refuse to measure, or keep, a checkout with edits git does not see (`hiddenEdits`): they would
+ * count in the evaluators' run and be left out of the commit, so the tree kept would not be the
+ * tree measured (and, brought to git's eyes later, they would land unmeasured).
  */
 export async function refuseHiddenEdits(dir: string, attemptId: string, doing: string): Promise<void> {
   const hidden = await hiddenEdits(dir);
@@ -43,7 +44,7 @@ export async function refuseHiddenEdits(dir: string, attemptId: string, doing: s
   const named = hidden.slice(0, 5).map((path) => quoteValue(path, 120));
   throw refuse(
     "evidence",
-    `${attemptId}'s checkout has edits git is told to skip (assume-unchanged or skip-worktree): ${named.join(", ")}${hidden.length > 5 ? ` and ${hidden.length - 5} more` : ""}; ${doing} would judge them, and a keep would not commit them`,
-    "clear each mark (git update-index --no-assume-unchanged PATH, or --no-skip-worktree PATH) or put the file back, then try again",
+    `${attemptId}'s checkout has edits git does not see (a file marked assume-unchanged or skip-worktree, or an index entry that records other content than its file holds): ${named.join(", ")}${hidden.length > 5 ? ` and ${hidden.length - 5} more` : ""}; ${doing} would judge them, and a keep would not commit them`,
+    "clear each mark (git update-index --no-assume-unchanged PATH, or --no-skip-worktree PATH), or touch each file so that git reads it again, or put the file back; then try again",
   );
 }

@@ -1,0 +1,87 @@
+/**
+ * Edits git does not see in a checkout: a keep (`git add -A`, then commit) would leave them out,
+ * so the tree kept would not be the tree measured. Two ways to make one, both with plain git:
+ * marking a file to be skipped, and an index entry that records the file's stat beside content
+ * the file does not hold (`git add` through a clean filter set for that once), which git trusts.
+ */
+import { copyFileSync, existsSync, lstatSync, mkdtempSync, rmSync, utimesSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { git } from "../../kernel/git.js";
+import { operational } from "../../kernel/outcome.js";
+import { marksIn, perCall } from "./git.js";
+
+/** Both kinds of hidden edit under `dir` (see below), the files named once each. */
+export async function hiddenEdits(dir: string, signal?: AbortSignal): Promise<string[]> {
+  const [marked, misrecorded] = await Promise.all([markedEdits(dir, signal), misrecordedEdits(dir, signal)]);
+  return [...new Set([...marked, ...misrecorded])];
+}
+
+/**
+ * Files under `dir` that git is told to skip (see `marksIn`) and whose content in the work tree
+ * is not what the index holds: edits `git status` does not report and a keep would not commit.
+ * A sparse checkout's files outside its cone are absent, not edited, and not named; nor are
+ * marked symlinks.
+ */
+export async function markedEdits(dir: string, signal?: AbortSignal): Promise<string[]> {
+  const listed = await git(dir, ["ls-files", "-v", "-z"], { signal });
+  if (!listed.ok) throw operational(`git ls-files failed: ${listed.stderr.trim()}`);
+  const { assumeUnchanged, skipWorktree } = marksIn(listed.stdout);
+  // Regular files only: hash-object reads through a symlink, where the index holds its target.
+  const present = [...new Set([...assumeUnchanged, ...skipWorktree])].filter(
+    (path) => lstatSync(join(dir, path), { throwIfNoEntry: false })?.isFile() === true,
+  );
+  const hidden: string[] = [];
+  for (const paths of perCall(present)) {
+    const [staged, work] = await Promise.all([
+      git(dir, ["--literal-pathspecs", "ls-files", "-s", "-z", "--", ...paths], { signal }),
+      git(dir, ["hash-object", "--", ...paths], { signal }),
+    ]);
+    if (!staged.ok || !work.ok)
+      throw operational(`git could not compare the files it skips: ${(staged.stderr || work.stderr).trim()}`);
+    // `ls-files -s`: "<mode> <blob> <stage>\t<path>".
+    const blobOf = new Map(
+      staged.stdout
+        .split("\0")
+        .filter(Boolean)
+        .map((entry) => [entry.slice(entry.indexOf("\t") + 1), entry.split(" ")[1]]),
+    );
+    const blobs = work.stdout.trim().split("\n");
+    paths.forEach((path, index) => {
+      if (blobOf.get(path) !== blobs[index]) hidden.push(path);
+    });
+  }
+  return hidden;
+}
+
+/**
+ * Files under `dir` whose index entry git takes on its stat and whose content is not what the
+ * entry records: `git diff-files` on a copy of the index dated at the epoch's first second, where
+ * git reads every file (each entry racily clean), against `git diff-files` on the index as it is.
+ * A path only the first names is one git would not read. Content is compared as git adds it,
+ * through the checkout's own filters (Git LFS's among them). Reads every tracked file.
+ */
+export async function misrecordedEdits(dir: string, signal?: AbortSignal): Promise<string[]> {
+  const located = await git(dir, ["rev-parse", "--git-path", "index"], { signal });
+  const own = resolve(dir, located.stdout.trim());
+  if (!located.ok || !existsSync(own)) return [];
+  const scratch = mkdtempSync(join(tmpdir(), "cairn-index-"));
+  try {
+    const index = join(scratch, "index");
+    copyFileSync(own, index);
+    utimesSync(index, 1, 1);
+    const listed = ["diff-files", "--name-only", "-z"];
+    const [read, trusted] = await Promise.all([
+      git(dir, listed, { index, signal }),
+      git(dir, listed, { signal }),
+    ]);
+    if (!read.ok || !trusted.ok)
+      throw operational(
+        `git could not compare the checkout with its index: ${(read.stderr || trusted.stderr).trim()}`,
+      );
+    const seen = new Set(trusted.stdout.split("\0"));
+    return [...new Set(read.stdout.split("\0"))].filter((path) => path !== "" && !seen.has(path));
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
