@@ -23,20 +23,24 @@ export function gitWorkspace(files: Record<string, string> = {}): { dir: string;
  * Makes the checkout's index say `file` holds what `claimed` holds, with the stat of the file as
  * it is: git then takes the file for that content without reading it. Plain git does it: a clean
  * filter for one `add`, gone afterwards. The file's time is put back first, so that git does not
- * re-read it as racily clean.
+ * re-read it as racily clean; its entry is made afresh, since git, comparing times to the second
+ * here, could take a file touched within the second of its last entry as unchanged, and not add it.
  */
 export function forgeIndexEntry(dir: string, file: string, claimed: string): void {
   const past = new Date(Date.now() - 3_600_000);
   utimesSync(join(dir, file), past, past);
   const source = join(dir, ".git", "claimed");
   writeFileSync(source, claimed);
+  const blob = runSync("git", ["hash-object", "--no-filters", "--", source], dir).trim();
   const attributes = join(dir, ".git", "info", "attributes");
   writeFileSync(attributes, `${file} filter=forge\n`);
-  runSync("git", ["-c", `filter.forge.clean=cat ${source}`, "add", file], dir);
+  runSync("git", ["rm", "--cached", "-q", "--", file], dir);
+  runSync("git", ["-c", `filter.forge.clean=cat ${source}`, "add", "--", file], dir);
   rmSync(attributes);
-  // git sees the file as the index says it is.
-  if (runSync("git", ["diff", "--name-only", "--", file], dir) !== "")
-    throw new Error(`the index entry of ${file} was not forged`);
+  // The index holds the claimed content, and git sees the file as the index says it is.
+  const entry = runSync("git", ["ls-files", "-s", "--", file], dir);
+  if (!entry.includes(` ${blob} `) || runSync("git", ["diff", "--name-only", "--", file], dir) !== "")
+    throw new Error(`the index entry of ${file} was not forged: ${entry}`);
 }
 
 /** Write a workspace evaluator pack (.cairn/evaluators/NAME.toml). */

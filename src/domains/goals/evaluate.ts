@@ -50,10 +50,12 @@ export async function evalAttempt(
   });
   refuseIfSettled(attempt);
   const dir = attempt.checkout ?? fallbackRoot;
-  await refuseHiddenEdits(dir, attemptId, "an evaluation");
-  const driftBefore = await inputDrift(run.manifest, dir);
   // Every sample, base ones too, names the tree it judges: a decision counts only the tree it keeps.
-  const tree = await treeFingerprint(dir);
+  const [, driftBefore, tree] = await Promise.all([
+    refuseHiddenEdits(dir, attemptId, "an evaluation"),
+    inputDrift(run.manifest, dir),
+    treeFingerprint(dir),
+  ]);
   const base = baseTree(dir, attempt.baseHead);
   const taken: SampleRecord[] = [];
   const estimate = run.manifest.reduce((sum, frozen) => {

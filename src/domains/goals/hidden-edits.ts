@@ -4,7 +4,7 @@
  * marking a file to be skipped, and an index entry that records the file's stat beside content
  * the file does not hold (`git add` through a clean filter set for that once), which git trusts.
  */
-import { copyFileSync, existsSync, lstatSync, mkdtempSync, rmSync, utimesSync } from "node:fs";
+import { copyFileSync, existsSync, lstatSync, mkdtempSync, readFileSync, rmSync, utimesSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { git } from "../../kernel/git.js";
@@ -62,9 +62,8 @@ export async function markedEdits(dir: string, signal?: AbortSignal): Promise<st
  * through the checkout's own filters (Git LFS's among them). Reads every tracked file.
  */
 export async function misrecordedEdits(dir: string, signal?: AbortSignal): Promise<string[]> {
-  const located = await git(dir, ["rev-parse", "--git-path", "index"], { signal });
-  const own = resolve(dir, located.stdout.trim());
-  if (!located.ok || !existsSync(own)) return [];
+  const own = await indexOf(dir, signal);
+  if (!own || !existsSync(own)) return [];
   const scratch = mkdtempSync(join(tmpdir(), "cairn-index-"));
   try {
     const index = join(scratch, "index");
@@ -84,4 +83,20 @@ export async function misrecordedEdits(dir: string, signal?: AbortSignal): Promi
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+/**
+ * The checkout's index: read from `.git` at the top of a checkout (a folder, or in a linked
+ * worktree a file naming its git folder), which spares a decision one git call; else asked of git.
+ */
+async function indexOf(dir: string, signal?: AbortSignal): Promise<string | null> {
+  const dotGit = join(dir, ".git");
+  const stat = lstatSync(dotGit, { throwIfNoEntry: false });
+  if (stat?.isDirectory()) return join(dotGit, "index");
+  if (stat?.isFile()) {
+    const named = /^gitdir: (.+)$/m.exec(readFileSync(dotGit, "utf8"))?.[1]?.trim();
+    if (named) return join(resolve(dir, named), "index");
+  }
+  const located = await git(dir, ["rev-parse", "--git-path", "index"], { signal });
+  return located.ok ? resolve(dir, located.stdout.trim()) : null;
 }

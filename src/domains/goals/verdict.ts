@@ -65,9 +65,12 @@ export async function decideAttempt(
   refuseIfSettled(first);
   const dir = first.checkout ?? fallbackRoot;
   const run = await store.read((tx) => runOrThrow(tx, first.runId));
-  await refuseHiddenEdits(dir, attemptId, "a decision");
-  const driftNow = await inputDrift(run.manifest, dir);
-  const tree = await treeFingerprint(dir);
+  // Three reads of the checkout, none waiting on another.
+  const [, driftNow, tree] = await Promise.all([
+    refuseHiddenEdits(dir, attemptId, "a decision"),
+    inputDrift(run.manifest, dir),
+    treeFingerprint(dir),
+  ]);
   const judge = async (tx: Tx) => {
     const attempt = await attemptOrThrow(tx, attemptId);
     refuseIfSettled(attempt);
