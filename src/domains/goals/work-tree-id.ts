@@ -103,9 +103,13 @@ async function workTreeId({ dir, own, kept, add, settings, signal }: Naming): Pr
       utimesSync(index, 1, 1);
     }
     const run = (args: string[]) => indexGit(dir, args, index, signal, settings);
-    const listed = await run(["ls-files", "-v", "-z"]);
+    // What cairn's index tracks, and what the checkout's does, asked at once.
+    const [listed, tracked] = await Promise.all([
+      run(["ls-files", "-v", "-z"]),
+      fromKept ? indexGit(dir, ["ls-files", "-z"], own, signal) : null,
+    ]);
     await unmark(listed, run);
-    if (fromKept) await trackAsTheCheckoutDoes(dir, own, listed, run, signal);
+    if (tracked !== null) await trackAsTheCheckoutDoes(dir, tracked, listed, run);
     await run(add);
     // cairn's state is no part of the work, committed (a shared cairn.toml) or not.
     await run(["rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", STATE_DIR_NAME]);
@@ -136,18 +140,17 @@ function copyIndex(from: string, to: string): boolean {
 }
 
 /**
- * Track in cairn's index each file the checkout's index tracks and cairn's does not (`listed`):
- * one added with `git add -f` in spite of an ignore rule, or tracked again since. Its content is
- * read by cairn's git; only the list of paths comes from the checkout's index.
+ * Track in cairn's index each file the checkout's index tracks (`tracked`, from `ls-files -z`) and
+ * cairn's does not (`listed`, from `ls-files -v -z`): one added with `git add -f` in spite of an
+ * ignore rule, or tracked again since. Its content is read by cairn's git; only the list of paths
+ * comes from the checkout's index.
  */
 async function trackAsTheCheckoutDoes(
   dir: string,
-  own: string,
+  tracked: string,
   listed: string,
   run: (args: string[]) => Promise<string>,
-  signal?: AbortSignal,
 ): Promise<void> {
-  const tracked = await indexGit(dir, ["ls-files", "-z"], own, signal);
   const known = new Set(listed.split("\0").map((entry) => entry.slice(2)));
   const missing = [...new Set(tracked.split("\0"))].filter(
     (path) =>
