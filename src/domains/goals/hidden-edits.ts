@@ -4,7 +4,18 @@
  * marking a file to be skipped, and an index entry that records the file's stat beside content
  * the file does not hold (`git add` through a clean filter set for that once), which git trusts.
  */
-import { copyFileSync, existsSync, lstatSync, mkdtempSync, readFileSync, rmSync, utimesSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  lstatSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { git } from "../../kernel/git.js";
@@ -57,22 +68,28 @@ export async function markedEdits(dir: string, signal?: AbortSignal): Promise<st
 /**
  * Files under `dir` whose index entry git takes on its stat and whose content is not what the
  * entry records: `git diff-files` on a copy of the index dated at the epoch's first second, where
- * git reads every file (each entry racily clean), against `git diff-files` on the index as it is.
- * A path only the first names is one git would not read. Content is compared as git adds it,
- * through the checkout's own filters (Git LFS's among them). Reads every tracked file.
+ * git reads every file (each entry racily clean), against `git diff-files` on a copy keeping the
+ * index's own time, where git reads what it would. A path only the first names is one git would
+ * not read. Both copies are of one reading of the index: a `git status` rewriting it meanwhile
+ * (refreshing a file touched but unchanged) must not make the two disagree. Content is compared
+ * as git adds it, through the checkout's own filters (Git LFS's among them). Reads every tracked
+ * file.
  */
 export async function misrecordedEdits(dir: string, signal?: AbortSignal): Promise<string[]> {
   const own = await indexOf(dir, signal);
   if (!own || !existsSync(own)) return [];
   const scratch = mkdtempSync(join(tmpdir(), "cairn-index-"));
   try {
-    const index = join(scratch, "index");
-    copyFileSync(own, index);
-    utimesSync(index, 1, 1);
+    const { content, mtime } = readOnce(own);
+    const [asIs, reread] = [join(scratch, "as-is"), join(scratch, "reread")];
+    writeFileSync(asIs, content);
+    utimesSync(asIs, mtime, mtime);
+    writeFileSync(reread, content);
+    utimesSync(reread, 1, 1);
     const listed = ["diff-files", "--name-only", "-z"];
     const [read, trusted] = await Promise.all([
-      git(dir, listed, { index, signal }),
-      git(dir, listed, { signal }),
+      git(dir, listed, { index: reread, signal }),
+      git(dir, listed, { index: asIs, signal }),
     ]);
     if (!read.ok || !trusted.ok)
       throw operational(
@@ -82,6 +99,16 @@ export async function misrecordedEdits(dir: string, signal?: AbortSignal): Promi
     return [...new Set(read.stdout.split("\0"))].filter((path) => path !== "" && !seen.has(path));
   } finally {
     rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** A file's content and the time of that very file, read through one descriptor. */
+function readOnce(path: string): { content: Buffer; mtime: Date } {
+  const fd = openSync(path, "r");
+  try {
+    return { content: readFileSync(fd), mtime: fstatSync(fd).mtime };
+  } finally {
+    closeSync(fd);
   }
 }
 
