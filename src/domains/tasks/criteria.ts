@@ -62,22 +62,27 @@ export function toCriterion(input: string | CriterionInput, setting: Setting): N
 }
 
 /**
- * Each criterion that names a shortcut, with the shortcut as it is defined now: its check runs
- * that definition, not whatever cairn.toml, a file the checked agent can edit, says by then. A
+ * A criterion that names a shortcut, with the shortcut as it is defined now: its check runs that
+ * definition, not whatever cairn.toml, a file the checked agent can edit, says by then. A
  * shortcut that is not defined yet is refused here, before anyone can define it to pass.
  */
+export async function withShortcutDefinition(
+  tx: Tx,
+  config: WorkspaceConfig,
+  criterion: NewCriterion,
+): Promise<NewCriterion> {
+  if (!criterion.shortcut) return criterion;
+  return { ...criterion, shortcutDefinition: await findShortcut(tx, config, criterion.shortcut) };
+}
+
+/** `withShortcutDefinition` for each criterion, in order. */
 export async function withShortcutDefinitions(
   tx: Tx,
   config: WorkspaceConfig,
   criteria: readonly NewCriterion[],
 ): Promise<NewCriterion[]> {
   const defined: NewCriterion[] = [];
-  for (const criterion of criteria)
-    defined.push(
-      criterion.shortcut
-        ? { ...criterion, shortcutDefinition: await findShortcut(tx, config, criterion.shortcut) }
-        : criterion,
-    );
+  for (const criterion of criteria) defined.push(await withShortcutDefinition(tx, config, criterion));
   return defined;
 }
 
@@ -101,8 +106,7 @@ export async function addCriterion(
         `reopen it first (\`cairn task reopen ${task.id}\`)`,
       );
     }
-    const [defined] = await withShortcutDefinitions(tx, config, [criterion]);
-    const added = await tx.tasks.addCriterion(task.id, defined as NewCriterion);
+    const added = await tx.tasks.addCriterion(task.id, await withShortcutDefinition(tx, config, criterion));
     await journal(tx, actor, now, "task.criterion", task.id, { n: added.n, text: added.text });
     return added;
   });
