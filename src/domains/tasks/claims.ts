@@ -189,8 +189,21 @@ export async function keepingLeases<T>(
   now: () => string,
   work: () => Promise<T>,
 ): Promise<T> {
+  // One renewal at a time: on a slow store a renewal can outlast the interval, and renewals
+  // started on top of it would queue for the write lock (and a pool's connections) ahead of the
+  // call's own write when it ends.
+  let renewing = false;
+  const renew = () => {
+    if (renewing) return;
+    renewing = true;
+    void renewClaims(store, config, actor, now())
+      .catch(() => {})
+      .finally(() => {
+        renewing = false;
+      });
+  };
   const timer = setInterval(
-    () => void renewClaims(store, config, actor, now()).catch(() => {}),
+    renew,
     // At most once a second, at most one timer's reach (a lease may be a hundred years).
     Math.min(Math.max(renewEvery(config.claims.lease_minutes) * 60_000, 1_000), 2 ** 31 - 1),
   );
