@@ -4,23 +4,13 @@
  * marking a file to be skipped, and an index entry that records the file's stat beside content
  * the file does not hold (`git add` through a clean filter set for that once), which git trusts.
  */
-import {
-  closeSync,
-  existsSync,
-  fstatSync,
-  lstatSync,
-  mkdtempSync,
-  openSync,
-  readFileSync,
-  rmSync,
-  utimesSync,
-  writeFileSync,
-} from "node:fs";
+import { lstatSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { git } from "../../kernel/git.js";
 import { operational } from "../../kernel/outcome.js";
 import { marksIn, perCall } from "./git.js";
+import { readIndex, writeIndexCopy } from "./index-copy.js";
 
 /** Both kinds of hidden edit under `dir` (see below), the files named once each. */
 export async function hiddenEdits(dir: string, signal?: AbortSignal): Promise<string[]> {
@@ -77,15 +67,13 @@ export async function markedEdits(dir: string, signal?: AbortSignal): Promise<st
  */
 export async function misrecordedEdits(dir: string, signal?: AbortSignal): Promise<string[]> {
   const own = await indexOf(dir, signal);
-  if (!own || !existsSync(own)) return [];
+  const reading = own ? readIndex(own) : null;
+  if (!reading) return [];
   const scratch = mkdtempSync(join(tmpdir(), "cairn-index-"));
   try {
-    const { content, mtime } = readOnce(own);
     const [asIs, reread] = [join(scratch, "as-is"), join(scratch, "reread")];
-    writeFileSync(asIs, content);
-    utimesSync(asIs, mtime, mtime);
-    writeFileSync(reread, content);
-    utimesSync(reread, 1, 1);
+    writeIndexCopy(asIs, reading, "as-read");
+    writeIndexCopy(reread, reading, "epoch");
     const listed = ["diff-files", "--name-only", "-z"];
     const [read, trusted] = await Promise.all([
       git(dir, listed, { index: reread, signal }),
@@ -99,16 +87,6 @@ export async function misrecordedEdits(dir: string, signal?: AbortSignal): Promi
     return [...new Set(read.stdout.split("\0"))].filter((path) => path !== "" && !seen.has(path));
   } finally {
     rmSync(scratch, { recursive: true, force: true });
-  }
-}
-
-/** A file's content and the time of that very file, read through one descriptor. */
-function readOnce(path: string): { content: Buffer; mtime: Date } {
-  const fd = openSync(path, "r");
-  try {
-    return { content: readFileSync(fd), mtime: fstatSync(fd).mtime };
-  } finally {
-    closeSync(fd);
   }
 }
 

@@ -3,22 +3,14 @@
  * added, in an index of cairn's own. A tick holds for that tree alone (tasks/done.ts).
  */
 import { randomBytes } from "node:crypto";
-import {
-  copyFileSync,
-  existsSync,
-  lstatSync,
-  readdirSync,
-  renameSync,
-  rmSync,
-  statSync,
-  utimesSync,
-} from "node:fs";
+import { lstatSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { git } from "../../kernel/git.js";
 import { operational } from "../../kernel/outcome.js";
 import { quoteValue } from "../../kernel/text.js";
 import { STATE_DIR_NAME } from "../workspace/discover.js";
 import { EXCLUDE_STATE, marksIn, perCall } from "./git.js";
+import { readIndex, writeIndexCopy } from "./index-copy.js";
 
 /**
  * cairn's own index of a checkout, beside the checkout's (`git rev-parse --git-path`: one per
@@ -95,13 +87,12 @@ async function workTreeId({ dir, own, kept, add, settings, signal }: Naming): Pr
   // Beside cairn's index, so that the finished one replaces it in one rename.
   const index = `${kept}.${process.pid}.${randomBytes(4).toString("hex")}`;
   try {
-    const fromKept = copyIndex(kept, index);
-    if (!fromKept && existsSync(own)) {
-      copyFileSync(own, index);
-      // git re-reads an entry whose file changed no earlier than the index was written (racily
-      // clean): dated at the epoch's first second, every entry is read, none taken on trust.
-      utimesSync(index, 1, 1);
-    }
+    // cairn's index, trusting what it trusted; else the first time, the checkout's, trusting
+    // nothing: every entry is read.
+    const keptReading = readIndex(kept);
+    const fromKept = keptReading !== null;
+    const seed = keptReading ?? readIndex(own);
+    if (seed) writeIndexCopy(index, seed, fromKept ? "as-read" : "epoch");
     const run = (args: string[]) => indexGit(dir, args, index, signal, settings);
     // What cairn's index tracks, and what the checkout's does, asked at once.
     const [listed, tracked] = await Promise.all([
@@ -123,20 +114,6 @@ async function workTreeId({ dir, own, kept, add, settings, signal }: Naming): Pr
     rmSync(index, { force: true });
     rmSync(`${index}.lock`, { force: true });
   }
-}
-
-/**
- * Copy cairn's index of the checkout to `to`, if it has one, keeping its time: git trusts an
- * entry whose stat matches only if the file changed before the index was written, and re-reads
- * one edited in that same second (of the same size), as racily clean. A copy dated now would pass
- * for a later index and lose that. The time is put back to the second, as this git compares.
- */
-function copyIndex(from: string, to: string): boolean {
-  const stat = statSync(from, { throwIfNoEntry: false });
-  if (!stat?.isFile()) return false;
-  copyFileSync(from, to);
-  utimesSync(to, stat.atimeMs / 1000, Math.floor(stat.mtimeMs / 1000));
-  return true;
 }
 
 /**

@@ -1,0 +1,48 @@
+/**
+ * Copies of a git index file, for a git of cairn's own to read in place of the original. git
+ * trusts an entry whose recorded stat matches its file only if the file changed before the index
+ * was written; an entry whose file changed no earlier is racily clean, and git reads the file. So
+ * what a copy makes git read depends on the time the copy carries, and every copy here sets it.
+ */
+import { closeSync, fstatSync, openSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+
+/** One reading of an index: its bytes, and the time of that very file. */
+export interface IndexReading {
+  content: Buffer;
+  mtime: Date;
+}
+
+/**
+ * Read an index once, through one descriptor: git replaces an index by renaming a new file into
+ * place, so the bytes and the time read are always of the same file. Null where there is none.
+ */
+export function readIndex(path: string): IndexReading | null {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw error;
+  }
+  try {
+    const stat = fstatSync(fd);
+    return stat.isFile() ? { content: readFileSync(fd), mtime: stat.mtime } : null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Write `reading` to `to`, dated:
+ * - `"as-read"`: the index's own time, so git trusts what it would have trusted in the original.
+ *   A copy dated now would pass for a later index and trust a file edited in the second the index
+ *   was written. The time is the original's to the millisecond, never later (a Date drops the
+ *   nanoseconds), so a copy never trusts more than the original did.
+ * - `"epoch"`: the epoch's first second, so every entry is racily clean and git reads every file,
+ *   taking no stat on trust.
+ */
+export function writeIndexCopy(to: string, reading: IndexReading, dated: "as-read" | "epoch"): void {
+  writeFileSync(to, reading.content);
+  const time = dated === "epoch" ? 1 : reading.mtime;
+  utimesSync(to, time, time);
+}
