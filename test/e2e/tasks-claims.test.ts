@@ -341,7 +341,8 @@ describe("claims", () => {
     cairn(ws.dir, ["task", "add", "bob's"]);
     cairn(ws.dir, ["task", "claim", "T-1"], as(bob.token));
     const flag = join(ws.dir, "go");
-    const running = cairnAsync(ws.dir, longCall(flag), as(bob.token));
+    // Well inside the test's own timeout, so that a hang (seen once, in CI) says what it waits on.
+    const running = cairnAsync(ws.dir, longCall(flag), { ...as(bob.token), overstayMs: 40_000 });
     try {
       await new Promise((resolve) => setTimeout(resolve, 3_500));
       const status = cairn(ws.dir, ["status", "--json"]).json as { board: { stale_claims: unknown[] } };

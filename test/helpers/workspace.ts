@@ -3,6 +3,7 @@ import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { inject } from "vitest";
+import { hangReporting } from "./hang-report.js";
 
 export const REPO_ROOT = resolve(import.meta.dirname, "../..");
 export const CAIRN_BIN = join(REPO_ROOT, "bin", "cairn.mjs");
@@ -82,12 +83,35 @@ export function cairn(
 export function cairnAsync(
   cwd: string,
   args: string[],
-  options: { env?: Record<string, string | undefined> } = {},
+  options: {
+    env?: Record<string, string | undefined>;
+    /**
+     * A process still running this long after it started is taken to hang: it is asked what it
+     * waits on (test/helpers/hang-report.ts), then killed, and the promise rejects with that.
+     */
+    overstayMs?: number;
+  } = {},
 ): Promise<CliResult> {
+  const reporting =
+    options.overstayMs === undefined
+      ? null
+      : hangReporting(STORE_UNDER_TEST === "postgres" ? testPgUrl() : null);
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [CAIRN_BIN, ...args], { cwd, env: cleanEnv(options.env) });
+    const child = spawn(process.execPath, [...(reporting?.nodeFlags ?? []), CAIRN_BIN, ...args], {
+      cwd,
+      env: cleanEnv(options.env),
+    });
     let stdout = "";
     let stderr = "";
+    let overstayed = false;
+    const watch =
+      reporting &&
+      setTimeout(() => {
+        overstayed = true;
+        void reporting.describeAndKill(child.pid as number).then((described) => {
+          reject(new Error(`cairn ${args.join(" ")} hung.\n\n${described}\n\nits stderr:\n${stderr}`));
+        });
+      }, options.overstayMs);
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
       stdout += chunk;
     });
@@ -96,6 +120,8 @@ export function cairnAsync(
     });
     child.on("error", reject);
     child.on("close", (code) => {
+      if (watch) clearTimeout(watch);
+      if (overstayed) return;
       let json: unknown;
       try {
         json = JSON.parse(stdout);
