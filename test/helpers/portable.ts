@@ -32,5 +32,5 @@ export function portableCairn(): { bin: string; cleanup: () => void } {
     });
   }
   openUp(dir);
-  return { bin: join(dir, "bin", "cairn.mjs"), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  return { bin: join(dir, "bin", "cairn.cjs"), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }

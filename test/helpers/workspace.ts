@@ -6,7 +6,9 @@ import { inject } from "vitest";
 import { hangReporting } from "./hang-report.js";
 
 export const REPO_ROOT = resolve(import.meta.dirname, "../..");
-export const CAIRN_BIN = join(REPO_ROOT, "bin", "cairn.mjs");
+// The package's `cairn` (package.json `bin`), as an installed command starts; bin/cairn.mjs, which
+// only loads it, is covered in startup-fallbacks.
+export const CAIRN_BIN = join(REPO_ROOT, "bin", "cairn.cjs");
 
 /** A scratch directory, removed by `cleanup()`. Paths are real so they compare equal to cairn's. */
 export function scratchDir(prefix = "cairn-test-"): { dir: string; cleanup: () => void } {
