@@ -5,7 +5,7 @@ import { baseTree } from "./base-tree.js";
 import type { EvaluatorDefinition } from "./evaluators/definition.js";
 
 import { inputDrift } from "./inputs.js";
-import { refuseHiddenEdits, treeFingerprint } from "./measured-tree.js";
+import { fingerprintsOf, refuseHiddenEdits } from "./measured-tree.js";
 import { sampleEvaluator } from "./runner.js";
 import { runOrThrow } from "./runs.js";
 import { compareToBase, nextRound, ROUND_PAIRS } from "./stats.js";
@@ -51,10 +51,11 @@ export async function evalAttempt(
   refuseIfSettled(attempt);
   const dir = attempt.checkout ?? fallbackRoot;
   // Every sample, base ones too, names the tree it judges: a decision counts only the tree it keeps.
+  const fingerprint = fingerprintsOf(dir);
   const [, driftBefore, tree] = await Promise.all([
     refuseHiddenEdits(dir, attemptId, "an evaluation"),
     inputDrift(run.manifest, dir),
-    treeFingerprint(dir),
+    fingerprint(),
   ]);
   const base = baseTree(dir, attempt.baseHead);
   const taken: SampleRecord[] = [];
@@ -91,7 +92,7 @@ export async function evalAttempt(
     });
     const before = current;
     const outcome = await sampleEvaluator(definition, cwd, interaction?.signal, frozen);
-    if (side === "attempt") current = await treeFingerprint(dir);
+    if (side === "attempt") current = await fingerprint();
     const sample: SampleRecord = {
       attemptId,
       evaluator: frozen.name,

@@ -12,16 +12,28 @@ import { hiddenEdits } from "./hidden-edits.js";
  * edit after an evaluation changes it, so a decision can tell the tree it keeps from the tree
  * that was measured.
  */
-export async function treeFingerprint(dir: string): Promise<string> {
+export async function treeFingerprint(dir: string, topOfCheckout = checkoutTop(dir)): Promise<string> {
   // Two gits at once (HEAD comes with the status): taken after every sample, the three it took
-  // one after another were most of what cairn added to an evaluator's own time.
-  const [found, { head, paths: changed }] = await Promise.all([checkoutTop(dir), checkoutStatus(dir)]);
+  // one after another were most of what cairn added to an evaluator's own time. An evaluation
+  // passes the top it found once (see fingerprintsOf).
+  const [found, { head, paths: changed }] = await Promise.all([topOfCheckout, checkoutStatus(dir)]);
   const top = found ?? dir;
   const hash = createHash("sha256").update(`HEAD ${head ?? "(no commit)"}\n`);
   // The executable bit too: git commits it, and a tool measured runnable may be kept as not.
   for (const path of changed)
     hash.update(`${path}\0${hashWorkFile(top, path)}${executable(join(top, path)) ? " x" : ""}\n`);
   return `sha256:${hash.digest("hex")}`;
+}
+
+/**
+ * `treeFingerprint` of `dir` again and again (after every sample of an evaluation), the top of its
+ * checkout found once: a git process fewer per sample, on a machine where starting one costs
+ * several milliseconds. Moving `.git` aside meanwhile makes `git status` fail, and a repository
+ * made anew above `dir` names other paths, so neither passes for the tree measured.
+ */
+export function fingerprintsOf(dir: string): () => Promise<string> {
+  const top = checkoutTop(dir);
+  return () => treeFingerprint(dir, top);
 }
 
 function executable(path: string): boolean {
