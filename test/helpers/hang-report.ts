@@ -6,7 +6,8 @@
  * descendants and, on PostgreSQL, what the server's sessions are doing.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -21,11 +22,13 @@ export interface HangReporting {
 }
 
 export function hangReporting(pgUrl: string | null): HangReporting {
-  const dir = mkdtempSync(join(tmpdir(), "cairn-hang-"));
+  // Named now, made only when a report is asked for: a process that ends in time leaves nothing.
+  const dir = join(tmpdir(), `cairn-hang-${process.pid}-${randomBytes(6).toString("hex")}`);
   return {
     nodeFlags: ["--report-on-signal", `--report-signal=${REPORT_SIGNAL}`, `--report-directory=${dir}`],
     async describeAndKill(pid) {
       const family = familyOf(pid);
+      mkdirSync(dir, { recursive: true });
       try {
         const parts = [`process ${pid} overstayed`, family.shown];
         parts.push(await reportOf(pid, dir));
