@@ -1,9 +1,9 @@
-import { type ChildProcessByStdio, spawn } from "node:child_process";
+import type * as ChildProcesses from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { statSync } from "node:fs";
-import { delimiter, isAbsolute, resolve } from "node:path";
+import { isAbsolute, resolve } from "node:path";
 import type { Readable } from "node:stream";
 import { CHILD_MARK_VARIABLE, killGroupsCarrying, processTable } from "./processes.js";
+import { absolutePath, isDirectory } from "./search-path.js";
 import { boardsStartedFor, STARTED_FOR_VARIABLE, servedBoard } from "./started-for.js";
 
 /**
@@ -73,19 +73,6 @@ const INJECTING = [
  */
 export const storeAccess = (base: NodeJS.ProcessEnv): Record<string, string> =>
   base.CAIRN_STORE_URL === undefined ? {} : { CAIRN_STORE_URL: base.CAIRN_STORE_URL };
-
-/**
- * PATH with its absolute folders only. An empty entry (a trailing `:`, or `::` from
- * `PATH=$PATH:$UNSET`) and a relative one (`.`, `bin`, an unexpanded `~/bin`) are looked up from
- * the child's working folder, which is the workspace agents write: a bare `npm`, `git` or verify
- * command would run a file planted there.
- */
-export function absolutePath(path: string): string {
-  return path
-    .split(delimiter)
-    .filter((dir) => dir !== "" && isAbsolute(dir))
-    .join(delimiter);
-}
 
 /**
  * The environment for a child: the base minus every cairn credential and PATH's relative folders
@@ -242,14 +229,12 @@ function deadline(ms: number, due: () => void): () => void {
   return () => clearTimeout(timer);
 }
 
-/** Whether a folder exists at `path` (through a symlink too). */
-export function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-}
+/**
+ * node:child_process, loaded by the first run rather than with this module: it brings in the
+ * network and stream modules, and every domain that can run something imports this module, so a
+ * CLI call that runs nothing (`cairn list`, `cairn show`) paid for them at every start.
+ */
+const childProcesses = (): typeof ChildProcesses => process.getBuiltinModule("node:child_process");
 
 /** Run argv in its own process group; the group is killed when the command exits, too. */
 export function runChild(request: ChildRequest): Promise<ChildResult> {
@@ -279,9 +264,9 @@ export function runChild(request: ChildRequest): Promise<ChildResult> {
     }
     const mark = request.killEscaped ? `${CHILD_MARK_VARIABLE}=${process.pid}.${randomUUID()}` : undefined;
     const env = request.env ?? childEnv();
-    let child: ChildProcessByStdio<null, Readable, Readable>;
+    let child: ChildProcesses.ChildProcessByStdio<null, Readable, Readable>;
     try {
-      child = spawn(program, args, {
+      child = childProcesses().spawn(program, args, {
         cwd: request.cwd,
         env: mark ? { ...env, [CHILD_MARK_VARIABLE]: mark.slice(CHILD_MARK_VARIABLE.length + 1) } : env,
         shell: false,

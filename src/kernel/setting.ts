@@ -1,5 +1,5 @@
 import { delimiter, isAbsolute } from "node:path";
-import { absolutePath, isDirectory } from "./child.js";
+import { absolutePath, isDirectory } from "./search-path.js";
 
 /**
  * Where a check finds its programs and which home it reads, recorded from whoever set the check

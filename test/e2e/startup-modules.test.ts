@@ -1,0 +1,57 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cairn, initWorkspace } from "../helpers/workspace.js";
+
+/**
+ * A CLI call pays for every Node module it loads. node:child_process brings in the network and
+ * stream modules with it (~2.5 ms, and the garbage they leave): a call that starts no process
+ * must not load it. It slipped in once through a pure helper that lived beside runChild, and
+ * `cairn status` went 10 ms over its budget. The probe is Node's own list of loaded modules,
+ * written by a preload when cairn exits.
+ */
+describe("what a CLI call loads", () => {
+  let ws: { dir: string; cleanup: () => void };
+  let probe: string;
+
+  const modulesLoadedBy = (args: string[]) => {
+    const out = join(ws.dir, "modules.json");
+    writeFileSync(out, "[]");
+    const run = cairn(ws.dir, args, {
+      env: { NODE_OPTIONS: `--require ${probe}`, MODULES_OUT: out },
+    });
+    expect(run.code, run.stderr).toBe(0);
+    return JSON.parse(readFileSync(out, "utf8")) as string[];
+  };
+
+  beforeAll(() => {
+    ws = initWorkspace();
+    probe = join(ws.dir, "probe.cjs");
+    // Only cairn's own process writes the list: a child that is node too would overwrite it.
+    writeFileSync(
+      probe,
+      `if (process.argv[1] && process.argv[1].endsWith("cairn.cjs")) process.on("exit", () =>
+         require("node:fs").writeFileSync(process.env.MODULES_OUT, JSON.stringify(process.moduleLoadList)));`,
+    );
+    const criterion = JSON.stringify({ text: "it runs", verify: ["true"] });
+    expect(cairn(ws.dir, ["task", "add", "a task", "--criteria", criterion]).code).toBe(0);
+    expect(cairn(ws.dir, ["remember", "a fact about starting", "--topics", "start"]).code).toBe(0);
+  });
+  afterAll(() => ws.cleanup());
+
+  it.each(["status", "whoami", "task list", "task show T-1", "task ready", "context T-1", "recall starting"])(
+    "cairn %s loads no process machinery",
+    (line) => {
+      const loaded = modulesLoadedBy(line.split(" "));
+      expect(loaded).toContain("NativeModule fs");
+      expect(loaded).not.toContain("NativeModule child_process");
+      expect(loaded).not.toContain("NativeModule net");
+    },
+  );
+
+  it("loads it for a call that runs a command: the probe sees it when it is there", () => {
+    expect(cairn(ws.dir, ["task", "claim", "T-1"]).code).toBe(0);
+    const loaded = modulesLoadedBy(["task", "check", "T-1", "--all"]);
+    expect(loaded).toContain("NativeModule child_process");
+  });
+});
