@@ -1,0 +1,294 @@
+import { mkdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { evidenceOf } from "../helpers/evidence.js";
+import { forgeIndexEntry, gitWorkspace } from "../helpers/goals.js";
+import { addAgent, cairn, initWorkspace, runSync, scratchDir } from "../helpers/workspace.js";
+
+// What an agent whose work a check judges can reach to make the check pass anyway: the check's
+// environment, and the tree the tick is earned on. The store only keeps the tick's record, so
+// these run on SQLite alone; tasks-verify.test.ts, which runs on both stores, keeps the rest.
+
+describe("checks run by the agent they check", () => {
+  let ws: { dir: string; cleanup: () => void };
+  beforeEach(() => {
+    ws = initWorkspace();
+  });
+  afterEach(() => ws.cleanup());
+
+  describe("a check run by the agent it checks", () => {
+    it("never passes a failing npm test through the agent's variables (NODE_OPTIONS, npm_config_script_shell, HOME)", () => {
+      writeFileSync(
+        join(ws.dir, "package.json"),
+        `${JSON.stringify({ name: "fixture", version: "1.0.0", scripts: { test: "node check.js" } })}\n`,
+      );
+      writeFileSync(join(ws.dir, "check.js"), "process.exit(1)\n");
+      const outside = scratchDir("cairn-cheat-");
+      const cheat = join(outside.dir, "cheat.cjs");
+      writeFileSync(cheat, "const exit=process.exit;process.exit=()=>exit(0);\n");
+      // A home of the agent's own, whose user configuration npm reads (~/.npmrc).
+      writeFileSync(join(outside.dir, ".npmrc"), "script-shell=/bin/true\n");
+      const agent = { CAIRN_AGENT: addAgent(ws.dir, "bob", "builder").token };
+      const criterion = JSON.stringify({ text: "tests pass", verify: ["npm", "test", "--silent"] });
+      const cheats = [
+        { NODE_OPTIONS: `--require ${cheat}` },
+        { npm_config_script_shell: "/bin/true" },
+        { HOME: outside.dir },
+      ];
+      try {
+        for (const [n, variables] of cheats.entries()) {
+          const id = `T-${n + 1}`;
+          expect(cairn(ws.dir, ["task", "add", "t", "--criteria", criterion]).code).toBe(0);
+          expect(cairn(ws.dir, ["task", "claim", id], { env: agent }).code).toBe(0);
+          // NODE_OPTIONS reaches cairn's own process too, and its exit code: the record decides.
+          cairn(ws.dir, ["task", "check", id, "--all"], { env: { ...agent, ...variables } });
+          const shown = cairn(ws.dir, ["task", "show", id, "--json"]).json as {
+            criteria: { checked: boolean }[];
+          };
+          expect(shown.criteria[0]?.checked, JSON.stringify(variables)).toBe(false);
+        }
+        // The definition of done, run at finish, is a check too.
+        writeFileSync(
+          join(ws.dir, ".cairn", "cairn.toml"),
+          '[done]\nshortcuts = ["tests"]\n[shortcuts.tests]\nargv = ["npm", "test", "--silent"]\neffect = "read"\n',
+        );
+        const id = `T-${cheats.length + 1}`;
+        expect(cairn(ws.dir, ["task", "add", "t", "--criteria", "one"]).code).toBe(0);
+        expect(cairn(ws.dir, ["task", "claim", id], { env: agent }).code).toBe(0);
+        expect(cairn(ws.dir, ["task", "check", id, "--n", "1"], { env: agent }).code).toBe(0);
+        for (const variables of [{ npm_config_script_shell: "/bin/true" }, { HOME: outside.dir }]) {
+          const finished = cairn(ws.dir, ["task", "finish", id], { env: { ...agent, ...variables } });
+          expect(finished.code, JSON.stringify(variables)).toBe(3);
+          expect(finished.stderr).toContain("definition of done: shortcut tests failed");
+        }
+      } finally {
+        outside.cleanup();
+      }
+    });
+  });
+
+  describe("a check run by the agent it checks, beyond npm", () => {
+    it("never passes a failing check through a shell function, git's configuration or make's variables", () => {
+      writeFileSync(join(ws.dir, "check.js"), "process.exit(1)\n");
+      writeFileSync(join(ws.dir, "Makefile"), "test:\n\tnode check.js\n");
+      const outside = scratchDir("cairn-cheat-");
+      mkdirSync(join(outside.dir, "git"));
+      writeFileSync(join(outside.dir, "git", "config"), "[cheat]\n\tok = yes\n");
+      writeFileSync(join(outside.dir, "evil.mk"), "SHELL := /bin/true\n");
+      const agent = { CAIRN_AGENT: addAgent(ws.dir, "bob", "builder").token };
+      // Each check fails as set; each variable, were it to reach the check, would make it pass.
+      const cheats: [string[], Record<string, string>][] = [
+        [["bash", "-c", "node check.js"], { "BASH_FUNC_node%%": "() { exit 0; }" }],
+        [
+          ["git", "config", "--get", "cheat.ok"],
+          { GIT_CONFIG_COUNT: "1", GIT_CONFIG_KEY_0: "cheat.ok", GIT_CONFIG_VALUE_0: "yes" },
+        ],
+        [["git", "config", "--get", "cheat.ok"], { GIT_CONFIG_PARAMETERS: "'cheat.ok'='yes'" }],
+        [["git", "config", "--get", "cheat.ok"], { XDG_CONFIG_HOME: outside.dir }],
+        [["git", "config", "--get", "cheat.ok"], { GIT_CONFIG_GLOBAL: join(outside.dir, "git", "config") }],
+        [["make", "-s", "test"], { MAKEFILES: join(outside.dir, "evil.mk") }],
+        [["make", "-s", "test"], { MAKEFLAGS: "SHELL=/bin/true" }],
+      ];
+      try {
+        for (const [n, [verify, variables]] of cheats.entries()) {
+          const id = `T-${n + 1}`;
+          const criterion = JSON.stringify({ text: "the check passes", verify });
+          expect(cairn(ws.dir, ["task", "add", "t", "--criteria", criterion]).code).toBe(0);
+          expect(cairn(ws.dir, ["task", "claim", id], { env: agent }).code).toBe(0);
+          // The same check, run as set, fails: what follows is the variable's doing alone.
+          const cheated = cairn(ws.dir, ["task", "check", id, "--all", "--json"], {
+            env: { ...agent, ...variables },
+          });
+          expect(cheated.json, JSON.stringify(variables)).toMatchObject({ unchecked: [1] });
+        }
+      } finally {
+        outside.cleanup();
+      }
+    });
+  });
+});
+
+describe("a tick earned on one tree", () => {
+  let repo: { dir: string; cleanup: () => void };
+  beforeEach(() => {
+    repo = gitWorkspace({ "check.js": "process.exit(0)\n" });
+  });
+  afterEach(() => repo.cleanup());
+
+  const commitAll = (message: string) => {
+    runSync("git", ["add", "-A"], repo.dir);
+    runSync("git", ["commit", "-qm", message], repo.dir);
+  };
+
+  /** `finish` refuses T-1: its one tick was earned on a tree the checkout no longer holds. */
+  function expectRefusedAsStale(agent: { CAIRN_AGENT: string }): void {
+    const finished = cairn(repo.dir, ["task", "finish", "T-1"], { env: agent });
+    expect(finished.code).toBe(3);
+    expect(finished.stderr).toContain("criterion 1 was checked on another tree");
+  }
+
+  /** T-1, claimed by bob, whose one criterion runs `argv` in the checkout. */
+  function claimedBy(argv: string[]): { CAIRN_AGENT: string } {
+    const agent = { CAIRN_AGENT: addAgent(repo.dir, "bob", "builder").token };
+    const criterion = JSON.stringify({ text: "the check passes", verify: argv });
+    expect(cairn(repo.dir, ["task", "add", "t", "--criteria", criterion]).code).toBe(0);
+    expect(cairn(repo.dir, ["task", "claim", "T-1"], { env: agent }).code).toBe(0);
+    return agent;
+  }
+
+  it("does not finish a task edited after its check until the check runs again; a commit is no edit", () => {
+    const agent = claimedBy(["node", "check.js"]);
+    expect(cairn(repo.dir, ["task", "check", "T-1", "--all"], { env: agent }).code).toBe(0);
+    // One more change after the tick, and it breaks the check.
+    writeFileSync(join(repo.dir, "check.js"), "process.exit(1)\n");
+    expectRefusedAsStale(agent);
+    // --all takes the stale tick again, and this time the command fails.
+    const again = cairn(repo.dir, ["task", "check", "T-1", "--all", "--json"], { env: agent });
+    expect(again.json).toMatchObject({ results: [{ n: 1, checked: false }], unchecked: [1] });
+    writeFileSync(join(repo.dir, "check.js"), "process.exit(0) // fixed\n");
+    writeFileSync(join(repo.dir, "notes.txt"), "a new file is part of the tree\n");
+    expect(cairn(repo.dir, ["task", "check", "T-1", "--all"], { env: agent }).code).toBe(0);
+    // Committing the work checked is no change to it.
+    runSync("git", ["add", "-A"], repo.dir);
+    runSync("git", ["commit", "-qm", "the work"], repo.dir);
+    expect(cairn(repo.dir, ["task", "finish", "T-1"], { env: agent }).code).toBe(0);
+  });
+
+  it("holds a tick to its tree in a checkout whose .gitignore names cairn's folder, as many do", () => {
+    writeFileSync(join(repo.dir, ".gitignore"), ".cairn/\n");
+    runSync("git", ["add", "-A"], repo.dir);
+    runSync("git", ["commit", "-qm", "ignore cairn's state"], repo.dir);
+    const agent = claimedBy(["node", "check.js"]);
+    expect(cairn(repo.dir, ["task", "check", "T-1", "--all"], { env: agent }).code).toBe(0);
+    expect(evidenceOf("T-1", repo.dir)?.tree).toMatch(/^[0-9a-f]{40,64}$/);
+    writeFileSync(join(repo.dir, "check.js"), "process.exit(1)\n");
+    expectRefusedAsStale(agent);
+  });
+
+  it("sees an edit made while git was told to look away (assume-unchanged, skip-worktree)", () => {
+    const agent = claimedBy(["node", "check.js"]);
+    commitAll("base");
+    expect(cairn(repo.dir, ["task", "check", "T-1", "--all"], { env: agent }).code).toBe(0);
+    for (const mark of ["--assume-unchanged", "--skip-worktree"]) {
+      runSync("git", ["update-index", mark, "check.js"], repo.dir);
+      writeFileSync(join(repo.dir, "check.js"), `process.exit(1) // ${mark}\n`);
+      expect(runSync("git", ["status", "--porcelain"], repo.dir)).toBe("");
+      expectRefusedAsStale(agent);
+      runSync("git", ["update-index", mark.replace("--", "--no-"), "check.js"], repo.dir);
+    }
+  });
+
+  it("sees an edit a clean filter configured outside the tree would hide", () => {
+    const agent = claimedBy(["node", "check.js"]);
+    commitAll("base");
+    expect(cairn(repo.dir, ["task", "check", "T-1", "--all"], { env: agent }).code).toBe(0);
+    // A filter that records HEAD's version of every file, whatever the file now says.
+    writeFileSync(join(repo.dir, ".git", "info", "attributes"), "* filter=hide\n");
+    runSync("git", ["config", "filter.hide.clean", "git show HEAD:%f"], repo.dir);
+    writeFileSync(join(repo.dir, "check.js"), "process.exit(1)\n");
+    expectRefusedAsStale(agent);
+  });
+
+  it("sees an edit the checkout's index was rewritten to hide, made after the check", () => {
+    const agent = claimedBy(["node", "check.js"]);
+    commitAll("base");
+    expect(cairn(repo.dir, ["task", "check", "T-1", "--all"], { env: agent }).code).toBe(0);
+    writeFileSync(join(repo.dir, "check.js"), "process.exit(1)\n");
+    forgeIndexEntry(repo.dir, "check.js", "process.exit(0)\n");
+    expectRefusedAsStale(agent);
+  });
+
+  it("names the tree a check ran on, not the tree the checkout's index claims it ran on", () => {
+    const agent = claimedBy(["node", "check.js"]);
+    commitAll("base");
+    // The index claims the failing version; the file the check runs is the passing one.
+    forgeIndexEntry(repo.dir, "check.js", "process.exit(1)\n");
+    expect(cairn(repo.dir, ["task", "check", "T-1", "--all"], { env: agent }).code).toBe(0);
+    // The failing version, written and added as git would: the tree the index claimed all along.
+    writeFileSync(join(repo.dir, "check.js"), "process.exit(1)\n");
+    runSync("git", ["add", "-A"], repo.dir);
+    expectRefusedAsStale(agent);
+  });
+
+  it("sees a same-size edit with its time put back, where the repository turned stat checks down", () => {
+    const agent = claimedBy(["node", "check.js"]);
+    commitAll("base");
+    runSync("git", ["config", "core.trustctime", "false"], repo.dir);
+    runSync("git", ["config", "core.checkStat", "minimal"], repo.dir);
+    expect(cairn(repo.dir, ["task", "check", "T-1", "--all"], { env: agent }).code).toBe(0);
+    const file = join(repo.dir, "check.js");
+    const { atime, mtime } = statSync(file);
+    // The index knows the file as it is now; a second later it is edited, its time put back.
+    runSync("git", ["update-index", "--refresh"], repo.dir);
+    runSync("sleep", ["1.1"], repo.dir);
+    writeFileSync(file, "process.exit(1)\n");
+    utimesSync(file, atime, mtime);
+    expectRefusedAsStale(agent);
+  });
+
+  it("holds the rule, not waives it, where git cannot name the tree: at the check and at the finish", () => {
+    const agent = claimedBy(["node", "check.js"]);
+    // An empty repository inside the checkout makes `git add -A` fail.
+    runSync("git", ["init", "-q", "empty"], repo.dir);
+    const check = cairn(repo.dir, ["task", "check", "T-1", "--all", "--json"], { env: agent });
+    expect(check.code).toBe(1);
+    expect(check.stderr).toContain("git could not name the checkout's tree");
+    expect(check.stderr).toContain("empty/");
+    rmSync(join(repo.dir, "empty"), { recursive: true, force: true });
+    expect(cairn(repo.dir, ["task", "check", "T-1", "--all"], { env: agent }).code).toBe(0);
+    writeFileSync(join(repo.dir, "check.js"), "process.exit(1)\n");
+    runSync("git", ["init", "-q", "empty"], repo.dir);
+    const finished = cairn(repo.dir, ["task", "finish", "T-1"], { env: agent });
+    expect(finished.code).toBe(3);
+    expect(finished.stderr).toContain("the ticks cannot be held to the tree being finished");
+    expect(cairn(repo.dir, ["task", "show", "T-1", "--json"]).json).toMatchObject({
+      task: { status: "active" },
+    });
+  });
+
+  it("lets no tick off for a tree left unnamed by moving .git aside, at the check or at the finish", () => {
+    const agent = claimedBy(["node", "check.js"]);
+    // Inside the scratch folder, so its cleanup takes it whatever happens.
+    const aside = join(repo.dir, "git-aside");
+    const moveGit = (from: string, to: string) => renameSync(from, to);
+    // Checked while the checkout was no git work tree: no tree named, and none to hold it to.
+    moveGit(join(repo.dir, ".git"), aside);
+    expect(cairn(repo.dir, ["task", "check", "T-1", "--all"], { env: agent }).code).toBe(0);
+    moveGit(aside, join(repo.dir, ".git"));
+    expect(evidenceOf("T-1", repo.dir)?.tree).toBeUndefined();
+    writeFileSync(join(repo.dir, "check.js"), "process.exit(1)\n");
+    let finished = cairn(repo.dir, ["task", "finish", "T-1"], { env: agent });
+    expect(finished.code).toBe(3);
+    expect(finished.stderr).toContain("criterion 1 was checked where no tree was named");
+    const again = cairn(repo.dir, ["task", "check", "T-1", "--all", "--json"], { env: agent });
+    expect(again.json).toMatchObject({ results: [{ n: 1, checked: false }] });
+    // Checked in the checkout, then finished with .git moved aside after one more edit.
+    writeFileSync(join(repo.dir, "check.js"), "process.exit(0)\n");
+    expect(cairn(repo.dir, ["task", "check", "T-1", "--all"], { env: agent }).code).toBe(0);
+    writeFileSync(join(repo.dir, "check.js"), "process.exit(1)\n");
+    moveGit(join(repo.dir, ".git"), aside);
+    try {
+      finished = cairn(repo.dir, ["task", "finish", "T-1"], { env: agent });
+    } finally {
+      moveGit(aside, join(repo.dir, ".git"));
+    }
+    expect(finished.code).toBe(3);
+    expect(finished.stderr).toContain(
+      "criterion 1 was checked in a git checkout, and the checkout is not one now",
+    );
+  });
+
+  it("counts a tree the checks themselves changed (a build's output, rewritten by each) as the one judged", () => {
+    const build = ["node", "-e", "require('fs').writeFileSync('out.txt', String(performance.now()))"];
+    const agent = claimedBy(build);
+    const second = ["task", "criterion", "T-1", "--text", "it builds again"];
+    for (const word of build) second.push("--verify", word);
+    expect(cairn(repo.dir, second, { env: agent }).code).toBe(0);
+    expect(cairn(repo.dir, ["task", "check", "T-1", "--all"], { env: agent }).code).toBe(0);
+    const evidence = evidenceOf("T-1", repo.dir);
+    expect(evidence?.tree).toMatch(/^[0-9a-f]{40,64}$/);
+    expect(evidence?.tree_after).toMatch(/^[0-9a-f]{40,64}$/);
+    expect(evidence?.tree_after).not.toBe(evidence?.tree);
+    expect(cairn(repo.dir, ["task", "finish", "T-1"], { env: agent }).code).toBe(0);
+  });
+});
