@@ -1,21 +1,7 @@
+import type { Evidence } from "../../src/store/tasks.js";
 import { cairn } from "./workspace.js";
 
-/** A criterion's evidence as `task show --json` reports it. */
-export interface StoredEvidence {
-  exit_code: number | null;
-  timed_out: boolean;
-  duration_ms: number;
-  output_bytes: number;
-  output_tail: string;
-  output_sha256: string;
-  git_head: string | null;
-  error: string | null;
-  tree?: string;
-  tree_after?: string;
-  shortcut?: { name: string; argv: string[] };
-}
-
-/** The evidence kept on criterion 1 of task `id` in the workspace at `dir`. */
+/** The evidence kept on criterion 1 of task `id` in the workspace at `dir`, as `task show` reports it. */
 export const evidenceOf = (id: string, dir: string) =>
-  (cairn(dir, ["task", "show", id, "--json"]).json as { criteria: { evidence: StoredEvidence | null }[] })
+  (cairn(dir, ["task", "show", id, "--json"]).json as { criteria: { evidence: Evidence | null }[] })
     .criteria[0]?.evidence;
