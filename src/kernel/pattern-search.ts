@@ -1,4 +1,12 @@
-import { Worker } from "node:worker_threads";
+import type * as WorkerThreads from "node:worker_threads";
+
+type Worker = WorkerThreads.Worker;
+
+/**
+ * node:worker_threads, loaded by the first search rather than with this module (~3 ms): the goals
+ * domain imports it, so every `cairn mcp` start and every goal command paid for it.
+ */
+const workerThreads = (): typeof WorkerThreads => process.getBuiltinModule("node:worker_threads");
 
 /**
  * The last match of a pattern over text, searched in a worker thread. The pattern and the text
@@ -46,7 +54,7 @@ function takeWorker(): Worker {
   }
   // Not a process: nothing is spawned. It still gets no environment, since it needs none, and
   // its stdout is never piped into cairn's (the protocol, in `cairn mcp`).
-  const worker = new Worker(SEARCH_SCRIPT, { eval: true, env: {}, stdout: true });
+  const worker = new (workerThreads().Worker)(SEARCH_SCRIPT, { eval: true, env: {}, stdout: true });
   // An idle worker that fails is dropped, never an unhandled error in cairn's own thread.
   worker.on("error", () => {});
   worker.on("exit", () => {

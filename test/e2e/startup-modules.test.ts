@@ -1,16 +1,19 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { callTool, connectMcp } from "../helpers/mcp.js";
+import { waitFor } from "../helpers/processes.js";
 import { cairn, initWorkspace } from "../helpers/workspace.js";
 
 /**
- * A CLI call pays for every Node module it loads. node:child_process brings in the network and
+ * A start pays for every Node module it loads. node:child_process brings in the network and
  * stream modules with it (~2.5 ms, and the garbage they leave): a call that starts no process
  * must not load it. It slipped in once through a pure helper that lived beside runChild, and
- * `cairn status` went 10 ms over its budget. The probe is Node's own list of loaded modules,
- * written by a preload when cairn exits.
+ * `cairn status` went 10 ms over its budget. node:worker_threads (~3 ms) is held to the same rule
+ * at a server's start: only an evaluator's pattern search needs it. The probe is Node's own list
+ * of loaded modules, written by a preload when cairn exits.
  */
-describe("what a CLI call loads", () => {
+describe("what a start loads", () => {
   let ws: { dir: string; cleanup: () => void };
   let probe: string;
 
@@ -48,6 +51,23 @@ describe("what a CLI call loads", () => {
       expect(loaded).not.toContain("NativeModule net");
     },
   );
+
+  it("cairn mcp answers initialize, tools/list and a call without process or worker machinery", async () => {
+    const out = join(ws.dir, "modules.json");
+    writeFileSync(out, "[]");
+    const server = await connectMcp(ws.dir, {
+      env: { NODE_OPTIONS: `--require ${probe}`, MODULES_OUT: out },
+    });
+    expect((await server.client.listTools()).tools.length).toBeGreaterThan(0);
+    expect((await callTool(server, "whoami")).isError).toBeFalsy();
+    await server.close();
+    // The list is written as the server exits, which closing its input sets off.
+    await waitFor(() => readFileSync(out, "utf8") !== "[]", 10_000, "the server to exit");
+    const loaded = JSON.parse(readFileSync(out, "utf8")) as string[];
+    expect(loaded).toContain("NativeModule fs");
+    expect(loaded).not.toContain("NativeModule child_process");
+    expect(loaded).not.toContain("NativeModule worker_threads");
+  });
 
   it("loads it for a call that runs a command: the probe sees it when it is there", () => {
     expect(cairn(ws.dir, ["task", "claim", "T-1"]).code).toBe(0);
