@@ -9,6 +9,7 @@ import { defineConfig } from "vitest/config";
 const PG_SUITES = [
   "test/e2e/tasks-claims.test.ts",
   "test/e2e/tasks-verify.test.ts",
+  "test/e2e/startup-modules.test.ts",
   "test/e2e/knowledge-mcp.test.ts",
   "test/e2e/goals-mcp.test.ts",
   "test/e2e/cli.test.ts",

@@ -61,3 +61,24 @@ export const zodWithoutNamespace = {
     });
   },
 };
+
+/**
+ * pg picks its socket at load by asking whether it runs in a Cloudflare Worker: on Node 20, which
+ * has no `navigator`, it builds a `new Response(...)` to find out, and reading the global
+ * `Response` loads Node's fetch implementation (undici, ~12 ms and its garbage) into every
+ * CLI call and server start on a shared store. cairn runs on Node only: Node's sockets are chosen
+ * without asking.
+ */
+export const pgNodeSockets = {
+  name: "pg-node-sockets",
+  setup(build) {
+    const filter = /[\\/]node_modules[\\/]pg[\\/]lib[\\/]stream\.js$/;
+    build.onLoad(
+      { filter },
+      patchFile(
+        "const { getStream, getSecureStream } = getStreamFuncs()",
+        "const { getStream, getSecureStream } = getNodejsStreamFuncs()",
+      ),
+    );
+  },
+};

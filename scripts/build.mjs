@@ -5,7 +5,7 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
 import { build } from "esbuild";
-import { commanderLazyChildProcess, zodWithoutNamespace } from "./build-plugins.mjs";
+import { commanderLazyChildProcess, pgNodeSockets, zodWithoutNamespace } from "./build-plugins.mjs";
 import { buildUi } from "./build-ui.mjs";
 import { recordCodeCaches } from "./code-cache.mjs";
 
@@ -66,7 +66,7 @@ await build({
   // (src/kernel/sqlite-addon.ts), so `bindings`, which would guess the package from the bundle's
   // path, never runs; it stays outside should that ever change.
   external: ["bindings"],
-  plugins: [zodWithoutNamespace, zodEnglishOnly, sdkWithoutAjv, commanderLazyChildProcess],
+  plugins: [zodWithoutNamespace, zodEnglishOnly, sdkWithoutAjv, commanderLazyChildProcess, pgNodeSockets],
   minify: process.env.CAIRN_BUILD_READABLE !== "1",
   sourcemap: "linked",
   legalComments: "none",
