@@ -111,6 +111,29 @@ describe("PostgreSQL store", () => {
     await again.close();
   });
 
+  it("finds again a workspace whose schema name needs quoting: capitals, a quote, a dot, a space", async () => {
+    const schema = `Team "A".b ${randomUUID().slice(0, 8)}`;
+    const store = open(schema);
+    await store.write(async (tx) => {
+      await tx.meta.set("x", "kept");
+      await tx.journal.append({
+        at: "2026-01-01T00:00:00Z",
+        actor: "owner",
+        action: "test.set",
+        subject: "x",
+        data: {},
+      });
+    });
+    await store.close();
+    const again = open(schema, false);
+    expect(await again.read((tx) => tx.meta.get("x"))).toBe("kept");
+    await again.close();
+    // Its lower-case twin is another schema, which holds no workspace.
+    const twin = open(schema.toLowerCase(), false);
+    await expect(twin.read((tx) => tx.meta.get("x"))).rejects.toThrow(/no cairn workspace/);
+    await twin.close();
+  });
+
   it("survives a connection killed mid-transaction: the call fails, nothing of it is kept, the next call reconnects", async () => {
     const schema = `drop-${randomUUID()}`;
     const store = open(schema);
