@@ -1,7 +1,7 @@
 import type * as ChildProcesses from "node:child_process";
-import { randomUUID } from "node:crypto";
 import { isAbsolute, resolve } from "node:path";
 import type { Readable } from "node:stream";
+import { childProcesses, crypto } from "./builtins.js";
 import { CHILD_MARK_VARIABLE, killGroupsCarrying, processTable } from "./processes.js";
 import { absolutePath, isDirectory } from "./search-path.js";
 import { boardsStartedFor, STARTED_FOR_VARIABLE, servedBoard } from "./started-for.js";
@@ -229,13 +229,6 @@ function deadline(ms: number, due: () => void): () => void {
   return () => clearTimeout(timer);
 }
 
-/**
- * node:child_process, loaded by the first run rather than with this module: it brings in the
- * network and stream modules, and every domain that can run something imports this module, so a
- * CLI call that runs nothing (`cairn list`, `cairn show`) paid for them at every start.
- */
-const childProcesses = (): typeof ChildProcesses => process.getBuiltinModule("node:child_process");
-
 /** Run argv in its own process group; the group is killed when the command exits, too. */
 export function runChild(request: ChildRequest): Promise<ChildResult> {
   const [program, ...args] = request.argv;
@@ -262,7 +255,9 @@ export function runChild(request: ChildRequest): Promise<ChildResult> {
       });
       return;
     }
-    const mark = request.killEscaped ? `${CHILD_MARK_VARIABLE}=${process.pid}.${randomUUID()}` : undefined;
+    const mark = request.killEscaped
+      ? `${CHILD_MARK_VARIABLE}=${process.pid}.${crypto().randomUUID()}`
+      : undefined;
     const env = request.env ?? childEnv();
     let child: ChildProcesses.ChildProcessByStdio<null, Readable, Readable>;
     try {

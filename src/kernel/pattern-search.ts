@@ -1,12 +1,7 @@
 import type * as WorkerThreads from "node:worker_threads";
+import { workerThreads } from "./builtins.js";
 
 type Worker = WorkerThreads.Worker;
-
-/**
- * node:worker_threads, loaded by the first search rather than with this module (~3 ms): the goals
- * domain imports it, so every `cairn mcp` start and every goal command paid for it.
- */
-const workerThreads = (): typeof WorkerThreads => process.getBuiltinModule("node:worker_threads");
 
 /**
  * The last match of a pattern over text, searched in a worker thread. The pattern and the text

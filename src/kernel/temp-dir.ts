@@ -1,6 +1,6 @@
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { os } from "./builtins.js";
 
 const made = new Set<string>();
 let hooked = false;
@@ -10,7 +10,7 @@ let hooked = false;
  * suites must not leave workspaces behind in the system's temp directory).
  */
 export function tempDir(prefix: string): string {
-  const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  const dir = realpathSync(mkdtempSync(join(os().tmpdir(), prefix)));
   made.add(dir);
   if (!hooked) {
     hooked = true;
@@ -34,7 +34,7 @@ let workHooked = false;
  * exits from main.ts without unwinding the work's `finally`.
  */
 export function workFolder(prefix: string): { path: string; remove: () => void } {
-  const path = mkdtempSync(join(tmpdir(), prefix));
+  const path = mkdtempSync(join(os().tmpdir(), prefix));
   working.add(path);
   if (!workHooked) {
     workHooked = true;

@@ -1,7 +1,7 @@
-import { randomBytes } from "node:crypto";
 import { existsSync, linkSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import Database from "better-sqlite3";
+import { crypto } from "../kernel/builtins.js";
 import { removeLeftoversOfDeadProcesses } from "../kernel/leftovers.js";
 import { conflict, operational } from "../kernel/outcome.js";
 import { sqliteBinding } from "../kernel/sqlite-addon.js";
@@ -256,7 +256,7 @@ export async function copyStore(
     removeLeftoversOfDeadProcesses(dirname(target.path), `${basename(target.path)}.copy-`, /^-/);
   const staging =
     target.kind === "sqlite"
-      ? `${target.path}.copy-${process.pid}-${randomBytes(4).toString("hex")}`
+      ? `${target.path}.copy-${process.pid}-${crypto().randomBytes(4).toString("hex")}`
       : undefined;
   const building: StoreLocation = staging ? { kind: "sqlite", path: staging } : target;
   const removeStaging = () => {

@@ -16,6 +16,15 @@ import { cairn, initWorkspace, STORE_UNDER_TEST } from "../helpers/workspace.js"
  * whether it runs in a Cloudflare Worker; this file runs on both stores.
  */
 const FETCH = "NativeModule internal/deps/undici/undici";
+/**
+ * What src/kernel/builtins.ts hands out on first use: a read that hashes nothing never loads them.
+ * The PostgreSQL driver loads node:crypto itself, for its password exchange.
+ */
+const LOADED_ON_USE = [
+  ...(STORE_UNDER_TEST === "sqlite" ? ["NativeModule crypto"] : []),
+  "NativeModule os",
+  "NativeModule fs/promises",
+];
 
 describe("what a start loads", () => {
   let ws: { dir: string; cleanup: () => void };
@@ -55,6 +64,7 @@ describe("what a start loads", () => {
       // A shared store is reached over a socket; node:child_process brings net in on its own.
       if (STORE_UNDER_TEST === "sqlite") expect(loaded).not.toContain("NativeModule net");
       expect(loaded).not.toContain(FETCH);
+      for (const lazy of LOADED_ON_USE) expect(loaded).not.toContain(lazy);
     },
   );
 
@@ -74,6 +84,7 @@ describe("what a start loads", () => {
     expect(loaded).not.toContain("NativeModule child_process");
     expect(loaded).not.toContain("NativeModule worker_threads");
     expect(loaded).not.toContain(FETCH);
+    for (const lazy of LOADED_ON_USE) expect(loaded).not.toContain(lazy);
   });
 
   it("loads it for a call that runs a command: the probe sees it when it is there", () => {

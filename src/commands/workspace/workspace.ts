@@ -1,5 +1,4 @@
 import { lstatSync, readlinkSync, realpathSync, rmSync } from "node:fs";
-import type * as FsPromises from "node:fs/promises";
 import { basename, dirname, join, resolve, sep } from "node:path";
 import { z } from "zod";
 import {
@@ -9,6 +8,7 @@ import {
   type Workspace,
 } from "../../domains/workspace/discover.js";
 import { describeLocation, storeLocationOf } from "../../domains/workspace/store-location.js";
+import { fsPromises } from "../../kernel/builtins.js";
 import { removeLeftoversOfDeadProcesses } from "../../kernel/leftovers.js";
 import { operational, refuse } from "../../kernel/outcome.js";
 import { requireNotProtocolStream } from "../../kernel/protocol-streams.js";
@@ -17,10 +17,6 @@ import { quoteValue } from "../../kernel/text.js";
 import { type BareContext, requireOwnerLaunch } from "../context.js";
 import { defineBareCommand, defineCommand } from "../define.js";
 import { verbatim } from "../field-text.js";
-
-// node:fs/promises brings in eight internal modules (readline among them); only export and
-// import use it, so every other call in this domain (`cairn status`) starts without it.
-const fsPromises = (): typeof FsPromises => process.getBuiltinModule("node:fs/promises");
 
 /** `--home` targets the machine-level workspace; otherwise CAIRN_DIR, else the working directory. */
 function targetWorkspace(ctx: BareContext, home: boolean | undefined): Workspace {

@@ -1,16 +1,10 @@
-import type * as Crypto from "node:crypto";
 import { existsSync, lstatSync, readdirSync, statSync } from "node:fs";
-import type * as Os from "node:os";
 import { join, resolve } from "node:path";
 import { parse as parseToml } from "smol-toml";
+import { crypto, os } from "../../kernel/builtins.js";
 import { readRegularFile } from "../../kernel/regular-file.js";
 import { homeWorkspace, type Workspace } from "../workspace/discover.js";
 import { type Manifest, manifestSchemas, type Schedule, unknownKeys } from "./manifest-schema.js";
-
-// Loaded on first hash: `cairn status` reads the catalog, and node:crypto costs every start.
-const crypto = (): typeof Crypto => process.getBuiltinModule("node:crypto");
-// Only without HOME: the catalog's reader starts without node:os.
-const os = (): typeof Os => process.getBuiltinModule("node:os");
 
 export const MANIFEST_FILE = "agent.toml";
 

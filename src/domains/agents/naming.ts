@@ -1,7 +1,4 @@
-import type * as Crypto from "node:crypto";
-
-// Loaded on first hash: `cairn status` reads the catalog, and node:crypto costs every start.
-const crypto = (): typeof Crypto => process.getBuiltinModule("node:crypto");
+import { crypto } from "../../kernel/builtins.js";
 
 /** Room for `run-` and a client's `mcp__cairn__` prefix inside 64 characters. */
 export const MAX_TOOL_NAME = 52;

@@ -1,7 +1,6 @@
-import { createHash } from "node:crypto";
 import { readdirSync, realpathSync, rmSync } from "node:fs";
-import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
+import { crypto, os } from "../../kernel/builtins.js";
 import {
   killChildrenOfDeadSupervisors,
   killGroupsCarrying,
@@ -23,7 +22,7 @@ export function thisSupervisor(): {
   supervisorHost: string;
   supervisorStart: string | null;
 } {
-  return { supervisorPid: process.pid, supervisorHost: hostname(), supervisorStart: ownProcessStart() };
+  return { supervisorPid: process.pid, supervisorHost: os().hostname(), supervisorStart: ownProcessStart() };
 }
 
 /**
@@ -55,7 +54,7 @@ export function runMarks(workspace: Workspace, runId: string): Record<string, st
  */
 export function runTempPrefix(workspace: Workspace, runId: string): string {
   const marks = JSON.stringify(runMarks(workspace, runId));
-  return `cairn-agent-${createHash("sha256").update(marks).digest("hex").slice(0, 16)}-`;
+  return `cairn-agent-${crypto().createHash("sha256").update(marks).digest("hex").slice(0, 16)}-`;
 }
 
 /** Remove the temporary folders an orphaned run left (its supervisor died before its cleanup). */
@@ -63,12 +62,12 @@ function removeRunTemps(workspace: Workspace, runId: string): void {
   const prefix = runTempPrefix(workspace, runId);
   let names: string[];
   try {
-    names = readdirSync(tmpdir());
+    names = readdirSync(os().tmpdir());
   } catch {
     return;
   }
   for (const name of names)
-    if (name.startsWith(prefix)) rmSync(join(tmpdir(), name), { recursive: true, force: true });
+    if (name.startsWith(prefix)) rmSync(join(os().tmpdir(), name), { recursive: true, force: true });
 }
 
 /**
@@ -111,7 +110,7 @@ export async function reapOrphans(
   const board = servedBoard();
   if (board !== undefined) killChildrenOfDeadSupervisors(board);
   const running = await store.read((tx) => tx.agentRuns.running());
-  const here = hostname();
+  const here = os().hostname();
   // Another machine's run (a shared store) is for its own daemon to judge: its pid is not ours.
   const orphans = running.filter(
     (run) =>

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { setTimeout as pause } from "node:timers/promises";
+import { os } from "../../kernel/builtins.js";
 import { childEnv, onProcessStop, runChild, storeAccess } from "../../kernel/child.js";
 import { conflict, operational, usageError } from "../../kernel/outcome.js";
 import { type ProgressSink, runProgress } from "../../kernel/progress.js";
@@ -211,7 +211,7 @@ async function supervise(
   let durationMs: number | null = null;
   try {
     // Inside the try: whatever fails from here on ends the run's row, never leaves it running.
-    temp = mkdtempSync(join(tmpdir(), runTempPrefix(workspace, started.id)));
+    temp = mkdtempSync(join(os().tmpdir(), runTempPrefix(workspace, started.id)));
     const injected: Record<string, string> = {
       AGENT_NAME: agent.name,
       AGENT_HOME: agent.dir,

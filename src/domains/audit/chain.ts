@@ -1,4 +1,4 @@
-import type * as Crypto from "node:crypto";
+import { crypto } from "../../kernel/builtins.js";
 
 /**
  * One line of the audit log, and how lines chain. Each line is a JSON object whose fields come
@@ -34,11 +34,7 @@ export interface AuditEntry extends AuditEvent {
 }
 
 // node:crypto is loaded on the first entry written: a read call that audits nothing never needs it.
-const sha256 = (text: string) =>
-  (process.getBuiltinModule("node:crypto") as typeof Crypto)
-    .createHash("sha256")
-    .update(text, "utf8")
-    .digest("hex");
+const sha256 = (text: string) => crypto().createHash("sha256").update(text, "utf8").digest("hex");
 
 /** The line for an event, linked after `prev` at position `seq`. No trailing newline. */
 export function formatLine(event: AuditEvent, seq: number, ts: string, prev: string): string {

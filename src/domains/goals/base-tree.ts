@@ -1,6 +1,6 @@
 import { existsSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
+import { os } from "../../kernel/builtins.js";
 import { addWorktree, checkoutTop, removeWorktree } from "./git.js";
 
 /**
@@ -25,7 +25,7 @@ export function baseTree(dir: string, baseHead: string | null): BaseTree {
       if (!baseHead) return null;
       if (made) return made.cwd;
       const top = (await checkoutTop(dir)) ?? dir;
-      const path = mkdtempSync(join(tmpdir(), "cairn-base-"));
+      const path = mkdtempSync(join(os().tmpdir(), "cairn-base-"));
       // Stopped mid-evaluation (SIGTERM, SIGHUP), the process exits without disposing: the copy
       // goes anyway, and git forgets the worktree at its next prune.
       const removeOnExit = () => rmSync(path, { recursive: true, force: true });

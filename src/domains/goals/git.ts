@@ -1,4 +1,4 @@
-import { createHash, type Hash } from "node:crypto";
+import type { Hash } from "node:crypto";
 import {
   type Dirent,
   existsSync,
@@ -10,6 +10,7 @@ import {
   statSync,
 } from "node:fs";
 import { basename, join, relative, resolve } from "node:path";
+import { crypto } from "../../kernel/builtins.js";
 import { git, gitHead } from "../../kernel/git.js";
 import { operational } from "../../kernel/outcome.js";
 import { STATE_DIR_NAME } from "../workspace/discover.js";
@@ -173,7 +174,7 @@ export function hashWorkFile(top: string, path: string): string {
   const full = join(top, path);
   try {
     const stat = lstatSync(full);
-    const hash = createHash("sha256");
+    const hash = crypto().createHash("sha256");
     if (stat.isSymbolicLink()) hash.update(`symlink:${readlinkSync(full)}`);
     else if (stat.isFile()) hash.update(readFileSync(full));
     else if (stat.isDirectory()) hashFolder(full, hash);
@@ -190,7 +191,7 @@ function hashFolder(full: string, hash: Hash): void {
     const file = join(full, rel);
     const stat = lstatSync(file);
     const content = stat.isSymbolicLink() ? `symlink:${readlinkSync(file)}` : readFileSync(file);
-    const digest = createHash("sha256").update(content).digest("hex");
+    const digest = crypto().createHash("sha256").update(content).digest("hex");
     hash.update(`${rel}\0${digest}${(stat.mode & 0o111) !== 0 && stat.isFile() ? " x" : ""}\n`);
   }
 }
@@ -204,7 +205,9 @@ export function hashInputFile(top: string, path: string): string {
   const full = join(top, path);
   try {
     if (!lstatSync(full).isSymbolicLink()) return hashWorkFile(top, path);
-    const hash = createHash("sha256").update(`symlink:${readlinkSync(full)}\0`);
+    const hash = crypto()
+      .createHash("sha256")
+      .update(`symlink:${readlinkSync(full)}\0`);
     const target = statSync(full);
     if (target.isFile()) hash.update(readFileSync(full));
     else if (target.isDirectory()) hashFolder(full, hash);

@@ -5,8 +5,8 @@
  * the file does not hold (`git add` through a clean filter set for that once), which git trusts.
  */
 import { lstatSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { os } from "../../kernel/builtins.js";
 import { git } from "../../kernel/git.js";
 import { operational } from "../../kernel/outcome.js";
 import { marksIn, perCall } from "./git.js";
@@ -69,7 +69,7 @@ export async function misrecordedEdits(dir: string, signal?: AbortSignal): Promi
   const own = await indexOf(dir, signal);
   const reading = own ? readIndex(own) : null;
   if (!reading) return [];
-  const scratch = mkdtempSync(join(tmpdir(), "cairn-index-"));
+  const scratch = mkdtempSync(join(os().tmpdir(), "cairn-index-"));
   try {
     const [asIs, reread] = [join(scratch, "as-is"), join(scratch, "reread")];
     writeIndexCopy(asIs, reading, "as-read");

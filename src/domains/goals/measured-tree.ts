@@ -1,6 +1,6 @@
-import { createHash } from "node:crypto";
 import { lstatSync } from "node:fs";
 import { join } from "node:path";
+import { crypto } from "../../kernel/builtins.js";
 import { refuse } from "../../kernel/outcome.js";
 import { quoteValue } from "../../kernel/text.js";
 import { checkoutStatus, checkoutTop, hashWorkFile } from "./git.js";
@@ -18,7 +18,9 @@ export async function treeFingerprint(dir: string, topOfCheckout = checkoutTop(d
   // passes the top it found once (see fingerprintsOf).
   const [found, { head, paths: changed }] = await Promise.all([topOfCheckout, checkoutStatus(dir)]);
   const top = found ?? dir;
-  const hash = createHash("sha256").update(`HEAD ${head ?? "(no commit)"}\n`);
+  const hash = crypto()
+    .createHash("sha256")
+    .update(`HEAD ${head ?? "(no commit)"}\n`);
   // The executable bit too: git commits it, and a tool measured runnable may be kept as not.
   for (const path of changed)
     hash.update(`${path}\0${hashWorkFile(top, path)}${executable(join(top, path)) ? " x" : ""}\n`);

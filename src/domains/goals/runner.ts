@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { crypto } from "../../kernel/builtins.js";
 import { checkEnv, runChild } from "../../kernel/child.js";
 import { searchLastMatch } from "../../kernel/pattern-search.js";
 import { type Setting, withSetting } from "../../kernel/setting.js";
@@ -53,7 +53,7 @@ export async function execute(
   signal?: AbortSignal,
   frozen?: Setting,
 ): Promise<Execution> {
-  const hash = createHash("sha256");
+  const hash = crypto().createHash("sha256");
   let stdout = "";
   let combined = "";
   const result = await runChild({

@@ -2,9 +2,9 @@
  * The tree a task's check judges, named as git would record it: every change in the checkout
  * added, in an index of cairn's own. A tick holds for that tree alone (tasks/done.ts).
  */
-import { randomBytes } from "node:crypto";
 import { lstatSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
+import { crypto } from "../../kernel/builtins.js";
 import { git } from "../../kernel/git.js";
 import { operational } from "../../kernel/outcome.js";
 import { quoteValue } from "../../kernel/text.js";
@@ -85,7 +85,7 @@ interface Naming {
  */
 async function workTreeId({ dir, own, kept, add, settings, signal }: Naming): Promise<string> {
   // Beside cairn's index, so that the finished one replaces it in one rename.
-  const index = `${kept}.${process.pid}.${randomBytes(4).toString("hex")}`;
+  const index = `${kept}.${process.pid}.${crypto().randomBytes(4).toString("hex")}`;
   try {
     // cairn's index, trusting what it trusted; else the first time, the checkout's, trusting
     // nothing: every entry is read.

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { crypto } from "../../kernel/builtins.js";
 import { refuse } from "../../kernel/outcome.js";
 import type { AgentRecord, Store, Tx } from "../../store/store.js";
 import { ancestorsOf, OWNER } from "./actor.js";
@@ -70,7 +70,7 @@ export async function mintRunIdentityFor(
     const parent = await identityFor(tx, parentName, actingFor);
     // Unguessable: agent names are one namespace, and any writer may add children, so a name
     // known in advance (the next run's id) could be taken first and every such run refused.
-    const name = `${parent.name.slice(0, 32)}-run-${label.slice(0, 16)}-${randomBytes(4).toString("hex")}`;
+    const name = `${parent.name.slice(0, 32)}-run-${label.slice(0, 16)}-${crypto().randomBytes(4).toString("hex")}`;
     const created = await insertRunAgent(tx, parent, name, label, token, now);
     await record?.(tx, created);
     return created;

@@ -1,8 +1,4 @@
-import type * as Crypto from "node:crypto";
-
-// node:crypto brings in about twenty internal modules; the owner's CLI calls never mint or hash a
-// token, so it is loaded on first use rather than with every start.
-const crypto = (): typeof Crypto => process.getBuiltinModule("node:crypto");
+import { crypto } from "../../kernel/builtins.js";
 
 const TOKEN_PREFIX = "cairn_";
 

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import {
   closeSync,
   fstatSync,
@@ -10,6 +9,7 @@ import {
   statSync,
 } from "node:fs";
 import { extname, join } from "node:path";
+import { crypto } from "../../kernel/builtins.js";
 import { isRacy, StampCache, stampOf } from "../../kernel/stamp-cache.js";
 import { isInside, openInside } from "./paths.js";
 
@@ -260,7 +260,7 @@ export function digestSkill(realDir: string, purpose: "run" | "publish" = "run")
     bytes += size;
     out.push({ path, sha256: hash, size });
   }
-  const whole = createHash("sha256");
+  const whole = crypto().createHash("sha256");
   for (const file of out) whole.update(`${file.path}\0${file.sha256}\n`);
   for (const link of links) whole.update(`${link.path}\0link\0${link.target}\n`);
   return { digest: `sha256:${whole.digest("hex")}`, files: out, truncated: cut };
@@ -278,7 +278,7 @@ function hashReusing(fd: number, real: string): string {
 }
 
 function hashFd(fd: number): string {
-  const hash = createHash("sha256");
+  const hash = crypto().createHash("sha256");
   const buffer = Buffer.alloc(64 * 1024);
   for (let position = 0; ; ) {
     const read = readSync(fd, buffer, 0, buffer.length, position);

@@ -1,5 +1,5 @@
-import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { os } from "../../kernel/builtins.js";
 import type { Workspace } from "../workspace/discover.js";
 
 /**
@@ -27,7 +27,7 @@ export interface Root {
   within?: string;
 }
 
-const home = (env: NodeJS.ProcessEnv) => env.HOME || homedir();
+const home = (env: NodeJS.ProcessEnv) => env.HOME || os().homedir();
 export const cairnHome = (env: NodeJS.ProcessEnv) =>
   resolve(env.CAIRN_HOME || join(home(env), ".config", "cairn"));
 const dotagentHome = (env: NodeJS.ProcessEnv) =>

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { crypto } from "../../kernel/builtins.js";
 import { checkEnv, childEnv, runChild } from "../../kernel/child.js";
 import { gitHead } from "../../kernel/git.js";
 import { lastLine } from "../../kernel/progress.js";
@@ -38,7 +38,7 @@ export interface RunRequest {
  */
 export async function runCommand(request: RunRequest): Promise<Evidence> {
   const at = request.now();
-  const hash = createHash("sha256");
+  const hash = crypto().createHash("sha256");
   let tail = Buffer.alloc(0);
   let bytes = 0;
   const take = (chunk: Buffer) => {

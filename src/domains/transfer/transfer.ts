@@ -1,8 +1,8 @@
-import { randomBytes } from "node:crypto";
 import { existsSync, linkSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { z } from "zod";
+import { crypto } from "../../kernel/builtins.js";
 import { removeLeftoversOfDeadProcesses } from "../../kernel/leftovers.js";
 import { conflict, operational, refuse, usageError } from "../../kernel/outcome.js";
 import { readRegularFile } from "../../kernel/regular-file.js";
@@ -249,7 +249,7 @@ export async function importIntoNewWorkspace(
   // What an import killed outright (kill -9, a crash) left half built goes once its pid has.
   removeLeftoversOfDeadProcesses(workspace.stateDir, `${basename(workspace.databasePath)}-import-`, /^-/);
   // `cairn.db-…`: a name the workspace's .gitignore leaves out, and no command takes for a workspace.
-  const staging = `${workspace.databasePath}-import-${process.pid}-${randomBytes(4).toString("hex")}`;
+  const staging = `${workspace.databasePath}-import-${process.pid}-${crypto().randomBytes(4).toString("hex")}`;
   const removeStaging = () => {
     for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(staging + suffix, { force: true });
   };

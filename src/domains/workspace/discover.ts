@@ -1,12 +1,9 @@
 import { existsSync, statSync } from "node:fs";
-import type * as Os from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { parse as parseToml } from "smol-toml";
+import { os } from "../../kernel/builtins.js";
 import { operational } from "../../kernel/outcome.js";
 import { readRegularFile } from "../../kernel/regular-file.js";
-
-// os.homedir() is HOME when HOME is set; only without it is node:os loaded.
-const os = (): typeof Os => process.getBuiltinModule("node:os");
 
 /** Where a workspace lives: its root (the project) and the state directory holding the database. */
 export interface Workspace {

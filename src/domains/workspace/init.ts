@@ -1,6 +1,6 @@
-import { randomUUID } from "node:crypto";
 import { existsSync, lstatSync, mkdirSync, readlinkSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
+import { crypto } from "../../kernel/builtins.js";
 import { conflict, operational } from "../../kernel/outcome.js";
 import type { Setting } from "../../kernel/setting.js";
 import { openStore, type StoreLocation } from "../../store/open.js";
@@ -125,7 +125,7 @@ export async function initWorkspace(
   location: StoreLocation = { kind: "sqlite", path: workspace.databasePath },
 ): Promise<InitResult> {
   const { store, abandon } = await openNewWorkspace(workspace, location);
-  let workspaceId: string = randomUUID();
+  let workspaceId: string = crypto().randomUUID();
   let joined = false;
   // Decided under the write lock: two checkouts initialising one shared schema agree on one id,
   // and of two initialising one schema only their directory's name chose, the second is refused.

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import {
   type McpServer,
   ProtocolError,
@@ -18,6 +17,7 @@ import {
   watchWorkspace,
 } from "../../commands/resource-changes.js";
 import { RESOURCES } from "../../commands/resources.js";
+import { crypto } from "../../kernel/builtins.js";
 import { quoteValue } from "../../kernel/text.js";
 import { readResourceAs, runner } from "./run-command.js";
 import { wrapHandler } from "./wrap-handler.js";
@@ -70,7 +70,7 @@ interface Seen {
 
 function seen(value: unknown): Seen {
   const text = typeof value === "string" ? value : JSON.stringify(value);
-  return { digest: createHash("sha256").update(text).digest("base64url"), shown: idsShown(text) };
+  return { digest: crypto().createHash("sha256").update(text).digest("base64url"), shown: idsShown(text) };
 }
 
 interface Activity {

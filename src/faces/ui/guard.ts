@@ -1,5 +1,5 @@
-import { timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
+import { crypto } from "../../kernel/builtins.js";
 
 /**
  * The dashboard's request rules, checked before any route runs. Binding 127.0.0.1 is not
@@ -35,7 +35,7 @@ export function sameToken(given: string | undefined, token: string): boolean {
   if (!given) return false;
   const a = Buffer.from(given);
   const b = Buffer.from(token);
-  return a.length === b.length && timingSafeEqual(a, b);
+  return a.length === b.length && crypto().timingSafeEqual(a, b);
 }
 
 function cookieValue(request: IncomingMessage, name: string): string | undefined {

@@ -1,6 +1,6 @@
-import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Session } from "../../commands/context.js";
+import { crypto } from "../../kernel/builtins.js";
 import { callView } from "./api.js";
 import { type Assets, loadAssets } from "./assets.js";
 import { authorized, checkRequest, cookieName, SECURITY_HEADERS, sameToken } from "./guard.js";
@@ -112,7 +112,7 @@ async function route(
 
 export async function startUiServer(session: Session, options: UiOptions): Promise<UiServer> {
   const assets = loadAssets();
-  const token = randomBytes(32).toString("base64url");
+  const token = crypto().randomBytes(32).toString("base64url");
   const hub = new LiveHub(session, options.pollMs ?? 100);
   let port = options.port;
   const server: Server = createServer((request, response) => {

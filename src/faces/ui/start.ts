@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Session } from "../../commands/context.js";
+import { os } from "../../kernel/builtins.js";
 import { childEnv, runChild } from "../../kernel/child.js";
 import { EXIT_CODES, exitCodeOf, outcomeFromThrown } from "../../kernel/outcome.js";
 import { startUiServer } from "./server.js";
@@ -40,7 +40,7 @@ function parse(args: string[]): { port: number; open: boolean } | "usage" | "hel
  * too, could read it.
  */
 function launchPage(url: string): { href: string; remove: () => void } {
-  const dir = mkdtempSync(join(tmpdir(), "cairn-ui-"));
+  const dir = mkdtempSync(join(os().tmpdir(), "cairn-ui-"));
   const path = join(dir, "open.html");
   writeFileSync(
     path,

@@ -1,5 +1,5 @@
-import { createHash } from "node:crypto";
 import type pg from "pg";
+import { crypto } from "../../kernel/builtins.js";
 import { CairnError, operational } from "../../kernel/outcome.js";
 import { Mutex } from "../sqlite/mutex.js";
 import type { ChangeSignal, Store, Tx } from "../store.js";
@@ -42,7 +42,7 @@ export interface PgOpenOptions {
 
 /** The NOTIFY channel of a workspace: a fixed-length name, whatever the schema is called. */
 export const channelOf = (schema: string) =>
-  `cairn_${createHash("sha256").update(schema).digest("hex").slice(0, 24)}`;
+  `cairn_${crypto().createHash("sha256").update(schema).digest("hex").slice(0, 24)}`;
 
 const RESTART_GRACE_MS = 5_000;
 
