@@ -2,12 +2,24 @@
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 
-/** Replace one exact piece of a dependency's source, failing the build if it is not there. */
-function patchFile(eager, lazy) {
-  return async (args) => {
-    const source = await readFile(args.path, "utf8");
-    if (!source.includes(eager)) throw new Error(`dependency changed: ${eager} not found in ${args.path}`);
-    return { contents: source.replace(eager, lazy), loader: "js" };
+/**
+ * A plugin replacing one exact piece of one file of a package (`file` is its path inside the
+ * package), failing the build if that piece is not there: a dependency that changes is looked at
+ * again rather than patched blindly.
+ */
+function patchPackageFile(name, pkg, file, eager, lazy) {
+  const path = [pkg, ...file.split("/")].map((part) => part.replaceAll(".", "\\.")).join("[\\\\/]");
+  const filter = new RegExp(`[\\\\/]node_modules[\\\\/]${path}$`);
+  return {
+    name,
+    setup(build) {
+      build.onLoad({ filter }, async (args) => {
+        const source = await readFile(args.path, "utf8");
+        if (!source.includes(eager))
+          throw new Error(`dependency changed: ${eager} not found in ${args.path}`);
+        return { contents: source.replace(eager, lazy), loader: "js" };
+      });
+    },
   };
 }
 
@@ -15,19 +27,13 @@ function patchFile(eager, lazy) {
  * commander requires node:child_process at load (it brings in net and dgram) only to spawn
  * executable subcommands, which cairn never declares. The module is required on first use.
  */
-export const commanderLazyChildProcess = {
-  name: "commander-lazy-child-process",
-  setup(build) {
-    const filter = /[\\/]node_modules[\\/]commander[\\/]lib[\\/]command\.js$/;
-    build.onLoad(
-      { filter },
-      patchFile(
-        "const childProcess = require('node:child_process');",
-        "const childProcess = { spawn: (...args) => require('node:child_process').spawn(...args) };",
-      ),
-    );
-  },
-};
+export const commanderLazyChildProcess = patchPackageFile(
+  "commander-lazy-child-process",
+  "commander",
+  "lib/command.js",
+  "const childProcess = require('node:child_process');",
+  "const childProcess = { spawn: (...args) => require('node:child_process').spawn(...args) };",
+);
 
 /**
  * cairn's sources write `import { z } from "zod"`, and `z` there is zod's namespace object:
@@ -69,16 +75,10 @@ export const zodWithoutNamespace = {
  * CLI call and server start on a shared store. cairn runs on Node only: Node's sockets are chosen
  * without asking.
  */
-export const pgNodeSockets = {
-  name: "pg-node-sockets",
-  setup(build) {
-    const filter = /[\\/]node_modules[\\/]pg[\\/]lib[\\/]stream\.js$/;
-    build.onLoad(
-      { filter },
-      patchFile(
-        "const { getStream, getSecureStream } = getStreamFuncs()",
-        "const { getStream, getSecureStream } = getNodejsStreamFuncs()",
-      ),
-    );
-  },
-};
+export const pgNodeSockets = patchPackageFile(
+  "pg-node-sockets",
+  "pg",
+  "lib/stream.js",
+  "const { getStream, getSecureStream } = getStreamFuncs()",
+  "const { getStream, getSecureStream } = getNodejsStreamFuncs()",
+);
