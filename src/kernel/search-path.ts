@@ -1,9 +1,9 @@
 import { statSync } from "node:fs";
 import { delimiter, isAbsolute } from "node:path";
 
-// Kept apart from child.ts, which loads node:child_process and node:crypto (and with them the
-// network and stream modules): recording a setting at `cairn init` or reading one on a CLI call
-// starts no process and should not pay for loading what starts one.
+// PATH and folder questions that both a check's recorded setting (setting.ts) and the process
+// runner (child.ts) ask. They lived in child.ts once, and when it still loaded node:child_process
+// at import, every `cairn status` paid for it through setting.ts; neither module needs the other.
 
 /**
  * PATH with its absolute folders only. An empty entry (a trailing `:`, or `::` from
