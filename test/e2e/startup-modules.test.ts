@@ -30,15 +30,28 @@ describe("what a start loads", () => {
   let ws: { dir: string; cleanup: () => void };
   let probe: string;
 
-  const modulesLoadedBy = (args: string[]) => {
-    const out = join(ws.dir, "modules.json");
-    writeFileSync(out, "[]");
-    const run = cairn(ws.dir, args, {
-      env: { NODE_OPTIONS: `--require ${probe}`, MODULES_OUT: out },
-    });
-    expect(run.code, run.stderr).toBe(0);
-    return JSON.parse(readFileSync(out, "utf8")) as string[];
+  const listFile = () => join(ws.dir, "modules.json");
+  /** The environment that makes cairn write its list of loaded modules, emptied beforehand. */
+  const probing = () => {
+    writeFileSync(listFile(), "[]");
+    return { NODE_OPTIONS: `--require ${probe}`, MODULES_OUT: listFile() };
   };
+  const loadedList = () => JSON.parse(readFileSync(listFile(), "utf8")) as string[];
+
+  const modulesLoadedBy = (args: string[]) => {
+    const run = cairn(ws.dir, args, { env: probing() });
+    expect(run.code, run.stderr).toBe(0);
+    return loadedList();
+  };
+
+  /** What neither a read nor a server's start may load. */
+  function expectNothingLoadedOnUse(loaded: string[]): void {
+    expect(loaded).toContain("NativeModule fs");
+    expect(loaded).not.toContain("NativeModule child_process");
+    expect(loaded).not.toContain("NativeModule worker_threads");
+    expect(loaded).not.toContain(FETCH);
+    for (const lazy of LOADED_ON_USE) expect(loaded).not.toContain(lazy);
+  }
 
   beforeAll(() => {
     ws = initWorkspace();
@@ -59,32 +72,20 @@ describe("what a start loads", () => {
     "cairn %s loads no process machinery",
     (line) => {
       const loaded = modulesLoadedBy(line.split(" "));
-      expect(loaded).toContain("NativeModule fs");
-      expect(loaded).not.toContain("NativeModule child_process");
+      expectNothingLoadedOnUse(loaded);
       // A shared store is reached over a socket; node:child_process brings net in on its own.
       if (STORE_UNDER_TEST === "sqlite") expect(loaded).not.toContain("NativeModule net");
-      expect(loaded).not.toContain(FETCH);
-      for (const lazy of LOADED_ON_USE) expect(loaded).not.toContain(lazy);
     },
   );
 
   it("cairn mcp answers initialize, tools/list and a call without process or worker machinery", async () => {
-    const out = join(ws.dir, "modules.json");
-    writeFileSync(out, "[]");
-    const server = await connectMcp(ws.dir, {
-      env: { NODE_OPTIONS: `--require ${probe}`, MODULES_OUT: out },
-    });
+    const server = await connectMcp(ws.dir, { env: probing() });
     expect((await server.client.listTools()).tools.length).toBeGreaterThan(0);
     expect((await callTool(server, "whoami")).isError).toBeFalsy();
     await server.close();
     // The list is written as the server exits, which closing its input sets off.
-    await waitFor(() => readFileSync(out, "utf8") !== "[]", 10_000, "the server to exit");
-    const loaded = JSON.parse(readFileSync(out, "utf8")) as string[];
-    expect(loaded).toContain("NativeModule fs");
-    expect(loaded).not.toContain("NativeModule child_process");
-    expect(loaded).not.toContain("NativeModule worker_threads");
-    expect(loaded).not.toContain(FETCH);
-    for (const lazy of LOADED_ON_USE) expect(loaded).not.toContain(lazy);
+    await waitFor(() => loadedList().length > 0, 10_000, "the server to exit");
+    expectNothingLoadedOnUse(loadedList());
   });
 
   it("loads it for a call that runs a command: the probe sees it when it is there", () => {
