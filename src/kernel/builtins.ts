@@ -18,3 +18,7 @@ export const os = (): typeof Os => process.getBuiltinModule("node:os");
 export const fsPromises = (): typeof FsPromises => process.getBuiltinModule("node:fs/promises");
 export const childProcesses = (): typeof ChildProcesses => process.getBuiltinModule("node:child_process");
 export const workerThreads = (): typeof WorkerThreads => process.getBuiltinModule("node:worker_threads");
+
+/** The SHA-256 of a text (as UTF-8) or of bytes, in hex: every fingerprint, token hash and short name. */
+export const sha256Hex = (data: string | Uint8Array): string =>
+  crypto().createHash("sha256").update(data).digest("hex");

@@ -1,4 +1,4 @@
-import { crypto } from "./builtins.js";
+import { sha256Hex } from "./builtins.js";
 
 /** 64 characters in all, once a client has added its `mcp__cairn__` prefix. */
 export const MAX_TOOL_NAME = 64 - "mcp__cairn__".length;
@@ -16,7 +16,7 @@ export function toolName(prefix: string, raw: string, max: number): string {
     .replace(/^-|-$/g, "");
   const plain = `${prefix}${clean}`;
   if (clean === raw && plain.length <= max && clean !== "") return plain;
-  const hash = crypto().createHash("sha256").update(raw).digest("hex").slice(0, 6);
+  const hash = sha256Hex(raw).slice(0, 6);
   const room = max - prefix.length - hash.length - 1;
   return `${prefix}${clean.slice(0, Math.max(room, 0)).replace(/-$/, "")}${clean ? "-" : ""}${hash}`;
 }
@@ -32,7 +32,7 @@ export function uniqueNames<T>(
   return items.map((item) => {
     let name = nameOf(item);
     if (taken.has(name.toLowerCase())) {
-      const hash = crypto().createHash("sha256").update(keyOf(item)).digest("hex").slice(0, 6);
+      const hash = sha256Hex(keyOf(item)).slice(0, 6);
       name = `${name.slice(0, max - 7)}-${hash}`;
     }
     taken.add(name.toLowerCase());

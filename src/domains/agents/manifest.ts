@@ -1,7 +1,7 @@
 import { existsSync, lstatSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parse as parseToml } from "smol-toml";
-import { crypto, os } from "../../kernel/builtins.js";
+import { os, sha256Hex } from "../../kernel/builtins.js";
 import { readRegularFile } from "../../kernel/regular-file.js";
 import { homeWorkspace, type Workspace } from "../workspace/discover.js";
 import { type Manifest, manifestSchemas, type Schedule, unknownKeys } from "./manifest-schema.js";
@@ -125,7 +125,7 @@ export function parseManifest(text: string, path: string): LoadedAgent | Manifes
     name: manifest.agent.name,
     dir,
     path,
-    hash: crypto().createHash("sha256").update(text).digest("hex"),
+    hash: sha256Hex(text),
     manifest,
     schedules: resolveSchedules(manifest),
     unknownKeys: keys.unknown,

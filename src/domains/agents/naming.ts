@@ -1,9 +1,9 @@
-import { crypto } from "../../kernel/builtins.js";
+import { sha256Hex } from "../../kernel/builtins.js";
 
 /** Room for `run-` and a client's `mcp__cairn__` prefix inside 64 characters. */
 export const MAX_TOOL_NAME = 52;
 
-const shortHash = (text: string) => crypto().createHash("sha256").update(text).digest("hex").slice(0, 6);
+const shortHash = (text: string) => sha256Hex(text).slice(0, 6);
 
 /**
  * An agent name in the MCP alphabet `[A-Za-z0-9_-]`: other characters become `-` (runs of them

@@ -1,6 +1,6 @@
 import { readdirSync, realpathSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { crypto, os } from "../../kernel/builtins.js";
+import { os, sha256Hex } from "../../kernel/builtins.js";
 import {
   killChildrenOfDeadSupervisors,
   killGroupsCarrying,
@@ -54,7 +54,7 @@ export function runMarks(workspace: Workspace, runId: string): Record<string, st
  */
 export function runTempPrefix(workspace: Workspace, runId: string): string {
   const marks = JSON.stringify(runMarks(workspace, runId));
-  return `cairn-agent-${crypto().createHash("sha256").update(marks).digest("hex").slice(0, 16)}-`;
+  return `cairn-agent-${sha256Hex(marks).slice(0, 16)}-`;
 }
 
 /** Remove the temporary folders an orphaned run left (its supervisor died before its cleanup). */

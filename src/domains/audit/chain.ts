@@ -1,4 +1,4 @@
-import { crypto } from "../../kernel/builtins.js";
+import { sha256Hex } from "../../kernel/builtins.js";
 
 /**
  * One line of the audit log, and how lines chain. Each line is a JSON object whose fields come
@@ -33,9 +33,6 @@ export interface AuditEntry extends AuditEvent {
   hash: string;
 }
 
-// node:crypto is loaded on the first entry written: a read call that audits nothing never needs it.
-const sha256 = (text: string) => crypto().createHash("sha256").update(text, "utf8").digest("hex");
-
 /** The line for an event, linked after `prev` at position `seq`. No trailing newline. */
 export function formatLine(event: AuditEvent, seq: number, ts: string, prev: string): string {
   const body = JSON.stringify({
@@ -47,7 +44,7 @@ export function formatLine(event: AuditEvent, seq: number, ts: string, prev: str
     data: event.data,
     prev,
   });
-  const hash = sha256(body);
+  const hash = sha256Hex(body);
   return `${body.slice(0, -1)},"hash":"${hash}"}`;
 }
 
@@ -60,7 +57,7 @@ export function parseLine(line: string): ParsedLine {
   const tail = HASH_TAIL.exec(line);
   if (!tail) return { ok: false, reason: "the line does not end with its own hash" };
   const body = `${line.slice(0, tail.index)}}`;
-  if (sha256(body) !== tail[1]) return { ok: false, reason: "the line's content does not match its hash" };
+  if (sha256Hex(body) !== tail[1]) return { ok: false, reason: "the line's content does not match its hash" };
   let value: unknown;
   try {
     value = JSON.parse(line);
@@ -104,7 +101,7 @@ export function boundData(data: Record<string, unknown>, maxString = 1_024): Rec
   };
   const bounded = trim(data, 0) as Record<string, unknown>;
   if (JSON.stringify(bounded).length > MAX_LINE_BYTES / 2) {
-    return { truncated: true, sha256: sha256(JSON.stringify(data)) };
+    return { truncated: true, sha256: sha256Hex(JSON.stringify(data)) };
   }
   return bounded;
 }

@@ -10,7 +10,7 @@ import {
   statSync,
 } from "node:fs";
 import { basename, join, relative, resolve } from "node:path";
-import { crypto } from "../../kernel/builtins.js";
+import { crypto, sha256Hex } from "../../kernel/builtins.js";
 import { git, gitHead } from "../../kernel/git.js";
 import { operational } from "../../kernel/outcome.js";
 import { STATE_DIR_NAME } from "../workspace/discover.js";
@@ -191,7 +191,7 @@ function hashFolder(full: string, hash: Hash): void {
     const file = join(full, rel);
     const stat = lstatSync(file);
     const content = stat.isSymbolicLink() ? `symlink:${readlinkSync(file)}` : readFileSync(file);
-    const digest = crypto().createHash("sha256").update(content).digest("hex");
+    const digest = sha256Hex(content);
     hash.update(`${rel}\0${digest}${(stat.mode & 0o111) !== 0 && stat.isFile() ? " x" : ""}\n`);
   }
 }

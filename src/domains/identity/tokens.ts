@@ -1,4 +1,4 @@
-import { crypto } from "../../kernel/builtins.js";
+import { crypto, sha256Hex } from "../../kernel/builtins.js";
 
 const TOKEN_PREFIX = "cairn_";
 
@@ -8,5 +8,5 @@ export function newToken(): string {
 }
 
 export function hashToken(token: string): string {
-  return crypto().createHash("sha256").update(token).digest("hex");
+  return sha256Hex(token);
 }

@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { crypto } from "../../kernel/builtins.js";
+import { sha256Hex } from "../../kernel/builtins.js";
 import { CairnError, operational } from "../../kernel/outcome.js";
 import { Mutex } from "../sqlite/mutex.js";
 import type { ChangeSignal, Store, Tx } from "../store.js";
@@ -41,8 +41,7 @@ export interface PgOpenOptions {
 }
 
 /** The NOTIFY channel of a workspace: a fixed-length name, whatever the schema is called. */
-export const channelOf = (schema: string) =>
-  `cairn_${crypto().createHash("sha256").update(schema).digest("hex").slice(0, 24)}`;
+export const channelOf = (schema: string) => `cairn_${sha256Hex(schema).slice(0, 24)}`;
 
 const RESTART_GRACE_MS = 5_000;
 

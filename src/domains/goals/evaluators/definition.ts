@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { crypto } from "../../../kernel/builtins.js";
+import { sha256Hex } from "../../../kernel/builtins.js";
 import { PROOF_NAME } from "../contract.js";
 
 const EVALUATOR_NAME = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
@@ -86,9 +86,9 @@ function canonical(value: unknown): string {
 
 /** Content hash of a definition: key order and formatting of the source file do not matter. */
 export function definitionHash(definition: EvaluatorDefinition): string {
-  return `sha256:${crypto().createHash("sha256").update(canonical(definition)).digest("hex")}`;
+  return `sha256:${sha256Hex(canonical(definition))}`;
 }
 
 export function manifestHash(hashes: readonly string[]): string {
-  return `sha256:${crypto().createHash("sha256").update(hashes.join("\n")).digest("hex")}`;
+  return `sha256:${sha256Hex(hashes.join("\n"))}`;
 }

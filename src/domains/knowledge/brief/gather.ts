@@ -1,4 +1,4 @@
-import { crypto } from "../../../kernel/builtins.js";
+import { sha256Hex } from "../../../kernel/builtins.js";
 import { notFound } from "../../../kernel/outcome.js";
 import type { NoteRecord } from "../../../store/knowledge.js";
 import type { Store } from "../../../store/store.js";
@@ -175,8 +175,7 @@ export async function buildBrief(
   return assembleBrief(inputs, options.budget ?? DEFAULT_BRIEF_BUDGET);
 }
 
-export const briefHash = (text: string) =>
-  `sha256:${crypto().createHash("sha256").update(text).digest("hex")}`;
+export const briefHash = (text: string) => `sha256:${sha256Hex(text)}`;
 
 /** Freeze what an agent was told, so a later reader can check it against the hash. */
 export async function recordBrief(
