@@ -19,6 +19,9 @@ export const fsPromises = (): typeof FsPromises => process.getBuiltinModule("nod
 export const childProcesses = (): typeof ChildProcesses => process.getBuiltinModule("node:child_process");
 export const workerThreads = (): typeof WorkerThreads => process.getBuiltinModule("node:worker_threads");
 
-/** The SHA-256 of a text (as UTF-8) or of bytes, in hex: every fingerprint, token hash and short name. */
+/**
+ * The SHA-256 of a whole text (as UTF-8) or buffer at once, in hex. A digest built up in pieces (a
+ * tree's fingerprint, a command's streamed output) keeps a Hash of its own.
+ */
 export const sha256Hex = (data: string | Uint8Array): string =>
   crypto().createHash("sha256").update(data).digest("hex");
