@@ -10,11 +10,22 @@ import { os } from "../../kernel/builtins.js";
 import { git } from "../../kernel/git.js";
 import { operational } from "../../kernel/outcome.js";
 import { marksIn, perCall } from "./git.js";
-import { readIndex, writeIndexCopy } from "./index-copy.js";
+import { type IndexReading, readIndex, writeIndexCopy } from "./index-copy.js";
+import { indexMarks } from "./index-marks.js";
 
-/** Both kinds of hidden edit under `dir` (see below), the files named once each. */
+/**
+ * Both kinds of hidden edit under `dir` (see below), the files named once each, from one reading
+ * of the checkout's index. Where that reading shows no file marked (nearly always), git is not
+ * asked which are.
+ */
 export async function hiddenEdits(dir: string, signal?: AbortSignal): Promise<string[]> {
-  const [marked, misrecorded] = await Promise.all([markedEdits(dir, signal), misrecordedEdits(dir, signal)]);
+  const own = await indexOf(dir, signal);
+  const reading = own ? readIndex(own) : null;
+  const noneMarked = reading !== null && indexMarks(reading.content) === "none";
+  const [marked, misrecorded] = await Promise.all([
+    noneMarked ? [] : markedEdits(dir, signal),
+    misrecordedEdits(dir, reading, signal),
+  ]);
   return [...new Set([...marked, ...misrecorded])];
 }
 
@@ -63,11 +74,13 @@ export async function markedEdits(dir: string, signal?: AbortSignal): Promise<st
  * not read. Both copies are of one reading of the index: a `git status` rewriting it meanwhile
  * (refreshing a file touched but unchanged) must not make the two disagree. Content is compared
  * as git adds it, through the checkout's own filters (Git LFS's among them). Reads every tracked
- * file.
+ * file. `reading` is the checkout's index (null where it has none).
  */
-export async function misrecordedEdits(dir: string, signal?: AbortSignal): Promise<string[]> {
-  const own = await indexOf(dir, signal);
-  const reading = own ? readIndex(own) : null;
+export async function misrecordedEdits(
+  dir: string,
+  reading: IndexReading | null,
+  signal?: AbortSignal,
+): Promise<string[]> {
   if (!reading) return [];
   const scratch = mkdtempSync(join(os().tmpdir(), "cairn-index-"));
   try {
