@@ -1,11 +1,12 @@
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { marksIn } from "../../src/domains/goals/git.js";
 import { hiddenEdits } from "../../src/domains/goals/hidden-edits.js";
 import { indexMarks } from "../../src/domains/goals/index-marks.js";
+import { forgeIndexEntry } from "../helpers/goals.js";
 import { runSync, scratchDir } from "../helpers/workspace.js";
 
 /**
@@ -146,6 +147,15 @@ describe("the marks an index file holds", () => {
     expect(indexMarks(withChecksum(Buffer.concat([plain.subarray(0, -20), optional])))).toBe("none");
   });
 
+  it("leaves to git an index with a table of where its entries start, which git may read from", () => {
+    populate();
+    git("-c", "index.threads=2", "-c", "index.recordOffsetTable=true", "update-index", "--force-write-index");
+    expect(index().includes("IEOT")).toBe(true);
+    expect(bothSay()).toEqual({ cairn: "ask-git", git: [] });
+    git("update-index", "--force-write-index");
+    expect(bothSay()).toEqual({ cairn: "none", git: [] });
+  });
+
   it("leaves to git a sparse index, whose folder entries stand for the files under them", () => {
     populate();
     git("sparse-checkout", "set", "--cone", "src");
@@ -209,6 +219,34 @@ describe("the marks an index file holds", () => {
     runSync("git", ["update-index", "--no-assume-unchanged", "--", "sub/a.txt"], tree);
     expect(await hiddenEdits(tree)).toEqual([]);
     expect(await hiddenEdits(repo.dir)).toEqual([]);
+  });
+
+  it("reads the index git reads, where `.git` is a file naming a folder whose name ends in a space", async () => {
+    writeFileSync(join(repo.dir, "a.txt"), "a\n");
+    git("add", "-A");
+    git("commit", "-qm", "base");
+    // git takes the whole line after "gitdir: " (only line breaks stripped): the folder with the
+    // space, whose index marks a.txt, not the one beside it, whose index marks nothing.
+    renameSync(join(repo.dir, ".git"), join(repo.dir, ".real"));
+    cpSync(join(repo.dir, ".real"), join(repo.dir, ".real "), { recursive: true });
+    writeFileSync(join(repo.dir, ".git"), "gitdir: .real \n");
+    git("update-index", "--assume-unchanged", "--", "a.txt");
+    writeFileSync(join(repo.dir, "a.txt"), "edited\n");
+    expect(indexMarks(readFileSync(join(repo.dir, ".real", "index")))).toBe("none");
+    expect(await hiddenEdits(repo.dir)).toEqual(["a.txt"]);
+  });
+
+  it("compares the entries of the index git reads, where `.git` names it otherwise than plainly", async () => {
+    writeFileSync(join(repo.dir, "a.txt"), "a\n");
+    git("add", "-A");
+    git("commit", "-qm", "base");
+    const honest = index();
+    forgeIndexEntry(repo.dir, "a.txt", "claimed\n");
+    renameSync(join(repo.dir, ".git"), join(repo.dir, ".real"));
+    cpSync(join(repo.dir, ".real"), join(repo.dir, ".real "), { recursive: true });
+    writeFileSync(join(repo.dir, ".real", "index"), honest);
+    writeFileSync(join(repo.dir, ".git"), "gitdir: .real \n");
+    expect(await hiddenEdits(repo.dir)).toEqual(["a.txt"]);
   });
 });
 

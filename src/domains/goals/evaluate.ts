@@ -3,7 +3,7 @@ import type { FrozenEvaluatorRecord, SampleRecord, Store } from "../../store/sto
 import { attemptOrThrow, type Interaction, refuseIfSettled } from "./attempts.js";
 import { baseTree } from "./base-tree.js";
 import type { EvaluatorDefinition } from "./evaluators/definition.js";
-
+import { checkoutPlaces, topOf } from "./git.js";
 import { inputDrift } from "./inputs.js";
 import { fingerprintsOf, refuseHiddenEdits } from "./measured-tree.js";
 import { sampleEvaluator } from "./runner.js";
@@ -51,10 +51,12 @@ export async function evalAttempt(
   refuseIfSettled(attempt);
   const dir = attempt.checkout ?? fallbackRoot;
   // Every sample, base ones too, names the tree it judges: a decision counts only the tree it keeps.
-  const fingerprint = fingerprintsOf(dir);
+  // Where git finds the checkout, asked once for every check below.
+  const places = checkoutPlaces(dir);
+  const fingerprint = fingerprintsOf(dir, topOf(places));
   const [, driftBefore, tree] = await Promise.all([
-    refuseHiddenEdits(dir, attemptId, "an evaluation"),
-    inputDrift(run.manifest, dir),
+    refuseHiddenEdits(dir, attemptId, "an evaluation", places),
+    inputDrift(run.manifest, dir, topOf(places)),
     fingerprint(),
   ]);
   const base = baseTree(dir, attempt.baseHead);

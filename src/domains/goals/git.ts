@@ -23,13 +23,39 @@ export async function isGitRepo(dir: string): Promise<boolean> {
   return (await git(dir, ["rev-parse", "--is-inside-work-tree"])).ok;
 }
 
-async function revParse(dir: string, flag: string): Promise<string | null> {
-  const run = await git(dir, ["rev-parse", flag]);
-  return run.ok ? resolve(dir, run.stdout.trim()) : null;
+/** A path git prints, one to a line: only the line break is cut (a folder's name may end in a space). */
+async function revParse(dir: string, ...flags: string[]): Promise<string | null> {
+  const run = await git(dir, ["rev-parse", ...flags]);
+  return run.ok ? resolve(dir, run.stdout.replace(/\n$/, "")) : null;
 }
 
 /** The top of the checkout holding `dir` (a linked worktree is its own checkout). */
 export const checkoutTop = (dir: string) => revParse(dir, "--show-toplevel");
+
+/** Where git finds the checkout holding `dir`: its top, and its index file. */
+export interface CheckoutPlaces {
+  top: string;
+  index: string;
+}
+
+/**
+ * `dir`'s checkout as git finds it (null outside a work tree), both places from one git where it
+ * can: a check of the checkout reads the index git reads, never one cairn located itself (a
+ * `.git` file names its folder in a way easy to read otherwise than git does).
+ */
+export async function checkoutPlaces(dir: string, signal?: AbortSignal): Promise<CheckoutPlaces | null> {
+  const asked = await git(dir, ["rev-parse", "--show-toplevel", "--git-path", "index"], { signal });
+  if (!asked.ok) return null;
+  const lines = asked.stdout.split("\n");
+  if (lines.length === 3 && lines[2] === "")
+    return { top: resolve(dir, lines[0] as string), index: resolve(dir, lines[1] as string) };
+  // A path with a line break in it: asked one at a time, each answer whole.
+  const [top, index] = await Promise.all([checkoutTop(dir), revParse(dir, "--git-path", "index")]);
+  return top && index ? { top, index } : null;
+}
+
+/** The top of `places`' checkout, for what needs only that. */
+export const topOf = async (places: Promise<CheckoutPlaces | null>) => (await places)?.top ?? null;
 
 /**
  * The directory an attempt opened from `cwd` works in: the workspace root as seen from the

@@ -4,23 +4,27 @@
  * marking a file to be skipped, and an index entry that records the file's stat beside content
  * the file does not hold (`git add` through a clean filter set for that once), which git trusts.
  */
-import { lstatSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { lstatSync, mkdtempSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { os } from "../../kernel/builtins.js";
 import { git } from "../../kernel/git.js";
 import { operational } from "../../kernel/outcome.js";
-import { marksIn, perCall } from "./git.js";
+import { type CheckoutPlaces, checkoutPlaces, marksIn, perCall } from "./git.js";
 import { type IndexReading, readIndex, writeIndexCopy } from "./index-copy.js";
 import { indexMarks } from "./index-marks.js";
 
 /**
  * Both kinds of hidden edit under `dir` (see below), the files named once each, from one reading
- * of the checkout's index. Where that reading shows no file marked (nearly always), git is not
- * asked which are.
+ * of the index git reads there (`places`, when the caller has asked already). Where that reading
+ * shows no file marked (nearly always), git is not asked which are.
  */
-export async function hiddenEdits(dir: string, signal?: AbortSignal): Promise<string[]> {
-  const own = await indexOf(dir, signal);
-  const reading = own ? readIndex(own) : null;
+export async function hiddenEdits(
+  dir: string,
+  signal?: AbortSignal,
+  places: Promise<CheckoutPlaces | null> = checkoutPlaces(dir, signal),
+): Promise<string[]> {
+  const found = await places;
+  const reading = found ? readIndex(found.index) : null;
   const noneMarked = reading !== null && indexMarks(reading.content) === "none";
   const [marked, misrecorded] = await Promise.all([
     noneMarked ? [] : markedEdits(dir, signal),
@@ -101,20 +105,4 @@ export async function misrecordedEdits(
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
-}
-
-/**
- * The checkout's index: read from `.git` at the top of a checkout (a folder, or in a linked
- * worktree a file naming its git folder), which spares a decision one git call; else asked of git.
- */
-async function indexOf(dir: string, signal?: AbortSignal): Promise<string | null> {
-  const dotGit = join(dir, ".git");
-  const stat = lstatSync(dotGit, { throwIfNoEntry: false });
-  if (stat?.isDirectory()) return join(dotGit, "index");
-  if (stat?.isFile()) {
-    const named = /^gitdir: (.+)$/m.exec(readFileSync(dotGit, "utf8"))?.[1]?.trim();
-    if (named) return join(resolve(dir, named), "index");
-  }
-  const located = await git(dir, ["rev-parse", "--git-path", "index"], { signal });
-  return located.ok ? resolve(dir, located.stdout.trim()) : null;
 }

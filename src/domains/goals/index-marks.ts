@@ -95,10 +95,13 @@ function readEntries(content: Buffer): boolean {
   // Extensions: a four-byte signature and a length. One whose signature starts with a capital is
   // optional (a cache git may ignore); any other is required to read the index right (`link`, a
   // split index whose entries live in another file; `sdir`, a sparse index of folder entries).
+  // One optional table matters too: `IEOT` names where blocks of entries start, and a git reading
+  // them in threads reads from there, not in turn as here.
   while (at < end) {
     need(at + 8 <= end);
     const first = content[at] as number;
     need(first >= 0x41 && first <= 0x5a);
+    need(content.toString("latin1", at, at + 4) !== "IEOT");
     at += 8 + content.readUInt32BE(at + 4);
   }
   need(at === end);

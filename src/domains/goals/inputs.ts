@@ -200,10 +200,14 @@ export async function freezeInputs(definition: EvaluatorDefinition, root: string
  * Frozen inputs that differ in the checkout at `dir`: changed, deleted, or new files matching a
  * frozen pattern. Each path is repository-relative.
  */
-export async function inputDrift(manifest: readonly FrozenEvaluatorRecord[], dir: string): Promise<string[]> {
+export async function inputDrift(
+  manifest: readonly FrozenEvaluatorRecord[],
+  dir: string,
+  topOfCheckout?: Promise<string | null>,
+): Promise<string[]> {
   const frozen = manifest.filter((entry) => entry.inputs && entry.inputs.patterns.length > 0);
   if (frozen.length === 0) return [];
-  const top = await checkoutTop(dir);
+  const top = await (topOfCheckout ?? checkoutTop(dir));
   if (!top) return [];
   const present = await candidates(
     top,

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { crypto } from "../../kernel/builtins.js";
 import { refuse } from "../../kernel/outcome.js";
 import { quoteValue } from "../../kernel/text.js";
-import { checkoutStatus, checkoutTop, hashWorkFile } from "./git.js";
+import { type CheckoutPlaces, checkoutStatus, checkoutTop, hashWorkFile } from "./git.js";
 import { hiddenEdits } from "./hidden-edits.js";
 
 /**
@@ -33,8 +33,7 @@ export async function treeFingerprint(dir: string, topOfCheckout = checkoutTop(d
  * several milliseconds. Moving `.git` aside meanwhile makes `git status` fail, and a repository
  * made anew above `dir` names other paths, so neither passes for the tree measured.
  */
-export function fingerprintsOf(dir: string): () => Promise<string> {
-  const top = checkoutTop(dir);
+export function fingerprintsOf(dir: string, top = checkoutTop(dir)): () => Promise<string> {
   return () => treeFingerprint(dir, top);
 }
 
@@ -52,8 +51,13 @@ function executable(path: string): boolean {
  * count in the evaluators' run and be left out of the commit, so the tree kept would not be the
  * tree measured (and, brought to git's eyes later, they would land unmeasured).
  */
-export async function refuseHiddenEdits(dir: string, attemptId: string, doing: string): Promise<void> {
-  const hidden = await hiddenEdits(dir);
+export async function refuseHiddenEdits(
+  dir: string,
+  attemptId: string,
+  doing: string,
+  places?: Promise<CheckoutPlaces | null>,
+): Promise<void> {
+  const hidden = await hiddenEdits(dir, undefined, places);
   if (hidden.length === 0) return;
   const named = hidden.slice(0, 5).map((path) => quoteValue(path, 120));
   throw refuse(

@@ -5,7 +5,7 @@ import type { Actor } from "../identity/actor.js";
 import { attemptOrThrow, refuseIfSettled, requiredProofs } from "./attempts.js";
 import { requireOwner } from "./authority.js";
 import { type Decision, decide } from "./decide.js";
-import { changedPaths, checkoutTop, commitPaths, hashWorkFile } from "./git.js";
+import { changedPaths, checkoutPlaces, checkoutTop, commitPaths, hashWorkFile, topOf } from "./git.js";
 import { dependents, inputDrift } from "./inputs.js";
 import { refuseHiddenEdits, treeFingerprint } from "./measured-tree.js";
 import { runOrThrow } from "./runs.js";
@@ -65,11 +65,12 @@ export async function decideAttempt(
   refuseIfSettled(first);
   const dir = first.checkout ?? fallbackRoot;
   const run = await store.read((tx) => runOrThrow(tx, first.runId));
-  // Three reads of the checkout, none waiting on another.
+  // Three reads of the checkout, none waiting on another, all of it where git finds it (asked once).
+  const places = checkoutPlaces(dir);
   const [, driftNow, tree] = await Promise.all([
-    refuseHiddenEdits(dir, attemptId, "a decision"),
-    inputDrift(run.manifest, dir),
-    treeFingerprint(dir),
+    refuseHiddenEdits(dir, attemptId, "a decision", places),
+    inputDrift(run.manifest, dir, topOf(places)),
+    treeFingerprint(dir, topOf(places)),
   ]);
   const judge = async (tx: Tx) => {
     const attempt = await attemptOrThrow(tx, attemptId);
@@ -185,8 +186,9 @@ export async function settleReview(
   refuseUnlessInReview(before);
   const dir = before.checkout ?? fallbackRoot;
   const decided = (before.decision as { tree?: string } | null)?.tree;
-  if (outcome === "accepted") await refuseHiddenEdits(dir, attemptId, "accepting it");
-  if (outcome === "accepted" && decided && (await treeFingerprint(dir)) !== decided)
+  const places = outcome === "accepted" ? checkoutPlaces(dir) : null;
+  if (places) await refuseHiddenEdits(dir, attemptId, "accepting it", places);
+  if (places && decided && (await treeFingerprint(dir, topOf(places))) !== decided)
     throw refuse(
       "evidence",
       `${attemptId}'s checkout changed since it was decided: accepting it would commit a tree nobody reviewed`,
