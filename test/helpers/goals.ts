@@ -2,14 +2,20 @@ import { mkdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cairn, runSync, scratchDir } from "./workspace.js";
 
+/** An empty git repository in a scratch folder, ready to commit to (a committer named, no signing). */
+export function gitRepo(prefix: string, ...initArgs: string[]): { dir: string; cleanup: () => void } {
+  const scratch = scratchDir(prefix);
+  runSync("git", ["init", "-q", ...initArgs], scratch.dir);
+  runSync("git", ["config", "user.name", "cairn test"], scratch.dir);
+  runSync("git", ["config", "user.email", "test@cairn.invalid"], scratch.dir);
+  runSync("git", ["config", "commit.gpgsign", "false"], scratch.dir);
+  return scratch;
+}
+
 /** A tiny git repository with a cairn workspace at its root: the ground attempts stand on. */
 export function gitWorkspace(files: Record<string, string> = {}): { dir: string; cleanup: () => void } {
-  const scratch = scratchDir("cairn-goals-");
+  const scratch = gitRepo("cairn-goals-");
   const { dir } = scratch;
-  runSync("git", ["init", "-q"], dir);
-  runSync("git", ["config", "user.name", "cairn test"], dir);
-  runSync("git", ["config", "user.email", "test@cairn.invalid"], dir);
-  runSync("git", ["config", "commit.gpgsign", "false"], dir);
   for (const [path, text] of Object.entries({ "README.md": "fixture\n", ...files }))
     writeFileSync(join(dir, path), text);
   runSync("git", ["add", "-A"], dir);

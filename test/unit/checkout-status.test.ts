@@ -15,19 +15,15 @@ import { hiddenEdits } from "../../src/domains/goals/hidden-edits.js";
 import { treeFingerprint } from "../../src/domains/goals/measured-tree.js";
 import { workTreeNamer } from "../../src/domains/goals/work-tree-id.js";
 import { gitHead } from "../../src/kernel/git.js";
-import { forgeIndexEntry } from "../helpers/goals.js";
-import { runSync, scratchDir } from "../helpers/workspace.js";
+import { forgeIndexEntry, gitRepo } from "../helpers/goals.js";
+import { runSync } from "../helpers/workspace.js";
 
 /** One `git status` answers both HEAD and the changed paths the tree fingerprint is made of. */
 describe("a checkout's status", () => {
   let repo: { dir: string; cleanup: () => void };
   const git = (...args: string[]) => runSync("git", args, repo.dir);
   beforeEach(() => {
-    repo = scratchDir("cairn-status-");
-    git("init", "-q");
-    git("config", "user.name", "cairn test");
-    git("config", "user.email", "test@cairn.invalid");
-    git("config", "commit.gpgsign", "false");
+    repo = gitRepo("cairn-status-");
   });
   afterEach(() => repo.cleanup());
 

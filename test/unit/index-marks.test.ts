@@ -6,8 +6,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { marksIn } from "../../src/domains/goals/git.js";
 import { hiddenEdits } from "../../src/domains/goals/hidden-edits.js";
 import { indexMarks } from "../../src/domains/goals/index-marks.js";
-import { forgeIndexEntry } from "../helpers/goals.js";
-import { runSync, scratchDir } from "../helpers/workspace.js";
+import { forgeIndexEntry, gitRepo } from "../helpers/goals.js";
+import { runSync } from "../helpers/workspace.js";
 
 /**
  * cairn reads an index's marks itself only to answer "nothing is marked", and must never give that
@@ -37,11 +37,7 @@ describe("the marks an index file holds", () => {
   };
 
   beforeEach(() => {
-    repo = scratchDir("cairn-index-marks-");
-    git("init", "-q");
-    git("config", "user.name", "cairn test");
-    git("config", "user.email", "test@cairn.invalid");
-    git("config", "commit.gpgsign", "false");
+    repo = gitRepo("cairn-index-marks-");
   });
   afterEach(() => repo.cleanup());
 
@@ -167,8 +163,7 @@ describe("the marks an index file holds", () => {
 
   it("leaves to git the index of a repository on SHA-256", () => {
     repo.cleanup();
-    repo = scratchDir("cairn-index-marks-");
-    git("init", "-q", "--object-format=sha256");
+    repo = gitRepo("cairn-index-marks-", "--object-format=sha256");
     writeFileSync(join(repo.dir, "a.txt"), "a\n");
     git("add", "-A");
     expect(gitMarks(indexFile())).toEqual([]);
