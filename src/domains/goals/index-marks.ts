@@ -16,7 +16,10 @@ import { crypto } from "../../kernel/builtins.js";
 export type IndexMarks = "none" | "ask-git";
 
 const SIGNATURE = "DIRC";
-/** The trailing checksum: SHA-1. A repository on SHA-256, or with `index.skipHash`, goes to git. */
+/**
+ * SHA-1's length: of the trailing checksum and of each entry's object id. A repository on SHA-256,
+ * or an index written with `index.skipHash` (a checksum of zeros), fails the check and goes to git.
+ */
 const CHECKSUM_BYTES = 20;
 /** ctime, mtime (8 bytes each), dev, ino, mode, uid, gid, size (4 each), object id, flags. */
 const FIXED_ENTRY_BYTES = 40 + CHECKSUM_BYTES + 2;
@@ -25,7 +28,7 @@ const EXTENDED = 0x4000;
 const NAME_LENGTH = 0x0fff;
 const SKIP_WORKTREE = 0x4000;
 const INTENT_TO_ADD = 0x2000;
-/** The file types an entry may have: regular, symlink, gitlink (a folder only in a sparse index). */
+/** The file types an entry may have: regular, symlink, gitlink. A folder's belongs to a sparse index. */
 const ENTRY_TYPES = new Set([0o10, 0o12, 0o16]);
 
 /** Read `content`, one whole index file (see `readIndex`). */
