@@ -1,10 +1,11 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { marksIn } from "../../src/domains/goals/git.js";
 import { hiddenEdits } from "../../src/domains/goals/hidden-edits.js";
+import { readIndex } from "../../src/domains/goals/index-copy.js";
 import { indexMarks } from "../../src/domains/goals/index-marks.js";
 import { forgeIndexEntry, gitRepo } from "../helpers/goals.js";
 import { runSync } from "../helpers/workspace.js";
@@ -242,6 +243,28 @@ describe("the marks an index file holds", () => {
     writeFileSync(join(repo.dir, ".real", "index"), honest);
     writeFileSync(join(repo.dir, ".git"), "gitdir: .real \n");
     expect(await hiddenEdits(repo.dir)).toEqual(["a.txt"]);
+  });
+
+  it("does not wait on a FIFO put in the index's place: that is no index, and git is asked (and can be stopped)", async () => {
+    writeFileSync(join(repo.dir, "a.txt"), "a\n");
+    git("add", "-A");
+    git("commit", "-qm", "base");
+    rmSync(indexFile());
+    runSync("mkfifo", [indexFile()], repo.dir);
+    // A writer that opens the FIFO two seconds from now: a reading that waited on it would take that long.
+    const writer = spawn("sh", ["-c", 'sleep 2; exec 3> "$1"', "sh", indexFile()], { stdio: "ignore" });
+    try {
+      const started = performance.now();
+      expect(readIndex(indexFile())).toBeNull();
+      expect(performance.now() - started).toBeLessThan(1_000);
+      // git, asked which files are marked, waits on the FIFO in turn; a cancel ends the check.
+      const cancel = new AbortController();
+      setTimeout(() => cancel.abort(), 300);
+      await expect(hiddenEdits(repo.dir, cancel.signal)).rejects.toThrow();
+      expect(performance.now() - started).toBeLessThan(5_000);
+    } finally {
+      writer.kill("SIGKILL");
+    }
   });
 });
 

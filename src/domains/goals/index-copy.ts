@@ -4,7 +4,8 @@
  * was written; an entry whose file changed no earlier is racily clean, and git reads the file. So
  * what a copy makes git read depends on the time the copy carries, and every copy here sets it.
  */
-import { closeSync, fstatSync, openSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { closeSync, fstatSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { openRegularFile } from "../../kernel/regular-file.js";
 
 /** One reading of an index: its bytes, and the time of that very file. */
 export interface IndexReading {
@@ -14,19 +15,22 @@ export interface IndexReading {
 
 /**
  * Read an index once, through one descriptor: git replaces an index by renaming a new file into
- * place, so the bytes and the time read are always of the same file. Null where there is none.
+ * place, so the bytes and the time read are always of the same file. Null where there is none, or
+ * where something other than a file stands in its place (a FIFO would have held the whole process
+ * in its open until someone wrote to it; see `openRegularFile`).
  */
 export function readIndex(path: string): IndexReading | null {
   let fd: number;
   try {
-    fd = openSync(path, "r");
+    fd = openRegularFile(path);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTREG") return null;
     throw error;
   }
   try {
-    const stat = fstatSync(fd);
-    return stat.isFile() ? { content: readFileSync(fd), mtime: stat.mtime } : null;
+    const mtime = fstatSync(fd).mtime;
+    return { content: readFileSync(fd), mtime };
   } finally {
     closeSync(fd);
   }
