@@ -20,6 +20,20 @@ export function openRegularFile(path: string, flags: number = constants.O_RDONLY
   }
 }
 
+/**
+ * A file's whole bytes, read only if it is a regular file (see `openRegularFile`), and never
+ * through a symlink unless `follow`: what a check found to be a file when it looked may be
+ * swapped for a FIFO or a link before it is read, and the descriptor is what is judged.
+ */
+export function readRegularBytes(path: string, { follow = false } = {}): Buffer {
+  const fd = openRegularFile(path, constants.O_RDONLY | (follow ? 0 : constants.O_NOFOLLOW));
+  try {
+    return readFileSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** A catalog file's whole text, read only if it is a regular file (see `openRegularFile`). */
 export function readRegularFile(path: string): string {
   const fd = openRegularFile(path);

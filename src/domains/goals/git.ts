@@ -1,18 +1,10 @@
 import type { Hash } from "node:crypto";
-import {
-  type Dirent,
-  existsSync,
-  lstatSync,
-  readdirSync,
-  readFileSync,
-  readlinkSync,
-  rmSync,
-  statSync,
-} from "node:fs";
+import { type Dirent, existsSync, lstatSync, readdirSync, readlinkSync, rmSync, statSync } from "node:fs";
 import { basename, join, relative, resolve } from "node:path";
 import { crypto, sha256Hex } from "../../kernel/builtins.js";
 import { git, gitHead } from "../../kernel/git.js";
 import { operational } from "../../kernel/outcome.js";
+import { readRegularBytes } from "../../kernel/regular-file.js";
 import { STATE_DIR_NAME } from "../workspace/discover.js";
 
 /** Paths git must never touch or report: cairn's own state lives in the work tree. */
@@ -202,7 +194,7 @@ export function hashWorkFile(top: string, path: string): string {
     const stat = lstatSync(full);
     const hash = crypto().createHash("sha256");
     if (stat.isSymbolicLink()) hash.update(`symlink:${readlinkSync(full)}`);
-    else if (stat.isFile()) hash.update(readFileSync(full));
+    else if (stat.isFile()) hash.update(readRegularBytes(full));
     else if (stat.isDirectory()) hashFolder(full, hash);
     else return "absent";
     return `sha256:${hash.digest("hex")}`;
@@ -216,7 +208,7 @@ function hashFolder(full: string, hash: Hash): void {
   for (const rel of filesBelow(full)) {
     const file = join(full, rel);
     const stat = lstatSync(file);
-    const content = stat.isSymbolicLink() ? `symlink:${readlinkSync(file)}` : readFileSync(file);
+    const content = stat.isSymbolicLink() ? `symlink:${readlinkSync(file)}` : readRegularBytes(file);
     const digest = sha256Hex(content);
     hash.update(`${rel}\0${digest}${(stat.mode & 0o111) !== 0 && stat.isFile() ? " x" : ""}\n`);
   }
@@ -235,7 +227,7 @@ export function hashInputFile(top: string, path: string): string {
       .createHash("sha256")
       .update(`symlink:${readlinkSync(full)}\0`);
     const target = statSync(full);
-    if (target.isFile()) hash.update(readFileSync(full));
+    if (target.isFile()) hash.update(readRegularBytes(full, { follow: true }));
     else if (target.isDirectory()) hashFolder(full, hash);
     return `sha256:${hash.digest("hex")}`;
   } catch {
