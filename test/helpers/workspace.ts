@@ -161,3 +161,13 @@ export function runSync(command: string, args: string[], cwd: string): string {
   if (run.status !== 0) throw new Error(`${command} ${args.join(" ")} failed: ${run.stderr}`);
   return run.stdout;
 }
+
+/**
+ * A FIFO at `path` whose one writer opens it two seconds from now: a reading that waits on it
+ * takes that long, one that does not returns at once. Call the result to end the writer.
+ */
+export function fifoOpenedLate(path: string): () => void {
+  runSync("mkfifo", [path], tmpdir());
+  const writer = spawn("sh", ["-c", 'sleep 2; exec 3> "$1"', "sh", path], { stdio: "ignore" });
+  return () => writer.kill("SIGKILL");
+}

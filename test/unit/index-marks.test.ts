@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { cpSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -8,7 +8,7 @@ import { hiddenEdits } from "../../src/domains/goals/hidden-edits.js";
 import { readIndex } from "../../src/domains/goals/index-copy.js";
 import { indexMarks } from "../../src/domains/goals/index-marks.js";
 import { forgeIndexEntry, gitRepo } from "../helpers/goals.js";
-import { runSync } from "../helpers/workspace.js";
+import { fifoOpenedLate, runSync } from "../helpers/workspace.js";
 
 /**
  * cairn reads an index's marks itself only to answer "nothing is marked", and must never give that
@@ -250,9 +250,7 @@ describe("the marks an index file holds", () => {
     git("add", "-A");
     git("commit", "-qm", "base");
     rmSync(indexFile());
-    runSync("mkfifo", [indexFile()], repo.dir);
-    // A writer that opens the FIFO two seconds from now: a reading that waited on it would take that long.
-    const writer = spawn("sh", ["-c", 'sleep 2; exec 3> "$1"', "sh", indexFile()], { stdio: "ignore" });
+    const endWriter = fifoOpenedLate(indexFile());
     try {
       const started = performance.now();
       expect(readIndex(indexFile())).toBeNull();
@@ -263,7 +261,7 @@ describe("the marks an index file holds", () => {
       await expect(hiddenEdits(repo.dir, cancel.signal)).rejects.toThrow();
       expect(performance.now() - started).toBeLessThan(5_000);
     } finally {
-      writer.kill("SIGKILL");
+      endWriter();
     }
   });
 });

@@ -1,10 +1,9 @@
-import { spawn } from "node:child_process";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { hashInputFile, hashWorkFile } from "../../src/domains/goals/git.js";
 import { readRegularBytes } from "../../src/kernel/regular-file.js";
-import { runSync, scratchDir } from "../helpers/workspace.js";
+import { fifoOpenedLate, scratchDir } from "../helpers/workspace.js";
 
 /**
  * What a check reads of a checkout is judged by the descriptor it reads through: a FIFO in a file's
@@ -22,9 +21,7 @@ describe("reading a file only if it is one", () => {
   it("reads a file, refuses a FIFO at once, and follows a link only when told to", () => {
     writeFileSync(at("file"), "content\n");
     symlinkSync("file", at("link"));
-    runSync("mkfifo", [at("fifo")], scratch.dir);
-    // A writer that opens the FIFO two seconds from now: a reading that waited on it would take that long.
-    const writer = spawn("sh", ["-c", 'sleep 2; exec 3> "$1"', "sh", at("fifo")], { stdio: "ignore" });
+    const endWriter = fifoOpenedLate(at("fifo"));
     try {
       const started = performance.now();
       expect(() => readRegularBytes(at("fifo"))).toThrow(expect.objectContaining({ code: "ENOTREG" }));
@@ -33,7 +30,7 @@ describe("reading a file only if it is one", () => {
       );
       expect(performance.now() - started).toBeLessThan(1_000);
     } finally {
-      writer.kill("SIGKILL");
+      endWriter();
     }
     expect(readRegularBytes(at("file")).toString()).toBe("content\n");
     expect(() => readRegularBytes(at("link"))).toThrow(expect.objectContaining({ code: "ELOOP" }));
@@ -43,11 +40,8 @@ describe("reading a file only if it is one", () => {
   it("hashes a FIFO, or a folder holding one, without waiting on it", () => {
     mkdirSync(at("folder"));
     writeFileSync(at("folder/a.txt"), "a\n");
-    runSync("mkfifo", [at("fifo"), at("folder/fifo")], scratch.dir);
+    const endWriters = [fifoOpenedLate(at("fifo")), fifoOpenedLate(at("folder/fifo"))];
     symlinkSync("fifo", at("to-fifo"));
-    const writer = spawn("sh", ["-c", 'sleep 2; exec 3> "$1" 4> "$2"', "sh", at("fifo"), at("folder/fifo")], {
-      stdio: "ignore",
-    });
     try {
       const started = performance.now();
       expect(hashWorkFile(scratch.dir, "fifo")).toBe("absent");
@@ -55,7 +49,7 @@ describe("reading a file only if it is one", () => {
       expect(hashWorkFile(scratch.dir, "folder")).toMatch(/^sha256:/);
       expect(performance.now() - started).toBeLessThan(1_000);
     } finally {
-      writer.kill("SIGKILL");
+      for (const end of endWriters) end();
     }
   });
 });
