@@ -1,5 +1,6 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
+import { readRegularFile } from "./regular-file.js";
 import { type Stamp, StampCache } from "./stamp-cache.js";
 import { CAIRN_VERSION } from "./version.js";
 
@@ -9,7 +10,8 @@ import { CAIRN_VERSION } from "./version.js";
  * An entry on disk is trusted exactly as one in memory: only at the very stamp it was filled at,
  * and only for a file that had settled (stamp-cache.ts). The file lives in the machine's
  * CAIRN_HOME, which only the person at this machine writes; a repository cannot bring one along.
- * A copy from another cairn version or format is ignored, an unreadable one is simply rebuilt,
+ * A copy from another cairn version or format is ignored, an unreadable one (a FIFO in its place
+ * included: it is not waited on) is simply rebuilt,
  * and concurrent writers each replace it whole (by rename): the worst case is a cache miss.
  */
 
@@ -100,7 +102,7 @@ export class StampStore<T> {
   private read(file: string): [string, Stamp, T][] {
     let parsed: OnDisk;
     try {
-      parsed = JSON.parse(readFileSync(file, "utf8")) as OnDisk;
+      parsed = JSON.parse(readRegularFile(file)) as OnDisk;
     } catch {
       return [];
     }

@@ -6,7 +6,7 @@ import { projectWorkspace } from "../../src/domains/workspace/discover.js";
 import { isRacy, RACY_MS, StampCache, stampOf } from "../../src/kernel/stamp-cache.js";
 import { StampStore } from "../../src/kernel/stamp-store.js";
 import { skillMd } from "../helpers/skills.js";
-import { scratchDir } from "../helpers/workspace.js";
+import { fifoOpenedLate, scratchDir } from "../helpers/workspace.js";
 
 const scratch = scratchDir("cairn-stamp-");
 afterAll(() => scratch.cleanup());
@@ -67,6 +67,18 @@ describe("the stamp cache's copy on disk", () => {
     writer.save(file);
     writer.flush();
     expect(new StampStore<string>("test-1", isText).cache(file).get("a", "stamp-1")).toBeUndefined();
+  });
+
+  it("does not wait on a FIFO put in the copy's place: it starts empty at once", () => {
+    const fifo = join(scratch.dir, "stamps-fifo.json");
+    const endWriter = fifoOpenedLate(fifo);
+    try {
+      const started = performance.now();
+      expect(new StampStore<string>("test-1", isText).cache(fifo).get("a", "stamp-1")).toBeUndefined();
+      expect(performance.now() - started).toBeLessThan(1_000);
+    } finally {
+      endWriter();
+    }
   });
 });
 
