@@ -36,10 +36,5 @@ export function readRegularBytes(path: string, { follow = false } = {}): Buffer 
 
 /** A catalog file's whole text, read only if it is a regular file (see `openRegularFile`). */
 export function readRegularFile(path: string): string {
-  const fd = openRegularFile(path);
-  try {
-    return readFileSync(fd, "utf8");
-  } finally {
-    closeSync(fd);
-  }
+  return readRegularBytes(path, { follow: true }).toString("utf8");
 }

@@ -11,8 +11,8 @@ import { CAIRN_VERSION } from "./version.js";
  * and only for a file that had settled (stamp-cache.ts). The file lives in the machine's
  * CAIRN_HOME, which only the person at this machine writes; a repository cannot bring one along.
  * A copy from another cairn version or format is ignored, an unreadable one (a FIFO in its place
- * included: it is not waited on) is simply rebuilt,
- * and concurrent writers each replace it whole (by rename): the worst case is a cache miss.
+ * too: it is not waited on) is simply rebuilt, and concurrent writers each replace it whole (by
+ * rename): the worst case is a cache miss.
  */
 
 interface OnDisk {

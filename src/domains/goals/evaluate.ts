@@ -53,10 +53,11 @@ export async function evalAttempt(
   // Every sample, base ones too, names the tree it judges: a decision counts only the tree it keeps.
   // Where git finds the checkout, asked once for every check below.
   const places = checkoutPlaces(dir);
-  const fingerprint = fingerprintsOf(dir, topOf(places));
+  const top = topOf(places);
+  const fingerprint = fingerprintsOf(dir, top);
   const [, driftBefore, tree] = await Promise.all([
     refuseHiddenEdits(dir, attemptId, "an evaluation", places),
-    inputDrift(run.manifest, dir, topOf(places)),
+    inputDrift(run.manifest, dir, top),
     fingerprint(),
   ]);
   const base = baseTree(dir, attempt.baseHead);

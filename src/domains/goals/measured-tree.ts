@@ -33,7 +33,7 @@ export async function treeFingerprint(dir: string, topOfCheckout = checkoutTop(d
  * several milliseconds. Moving `.git` aside meanwhile makes `git status` fail, and a repository
  * made anew above `dir` names other paths, so neither passes for the tree measured.
  */
-export function fingerprintsOf(dir: string, top = checkoutTop(dir)): () => Promise<string> {
+export function fingerprintsOf(dir: string, top: Promise<string | null>): () => Promise<string> {
   return () => treeFingerprint(dir, top);
 }
 
@@ -55,7 +55,7 @@ export async function refuseHiddenEdits(
   dir: string,
   attemptId: string,
   doing: string,
-  places?: Promise<CheckoutPlaces | null>,
+  places: Promise<CheckoutPlaces | null>,
 ): Promise<void> {
   const hidden = await hiddenEdits(dir, undefined, places);
   if (hidden.length === 0) return;

@@ -67,10 +67,11 @@ export async function decideAttempt(
   const run = await store.read((tx) => runOrThrow(tx, first.runId));
   // Three reads of the checkout, none waiting on another, all of it where git finds it (asked once).
   const places = checkoutPlaces(dir);
+  const top = topOf(places);
   const [, driftNow, tree] = await Promise.all([
     refuseHiddenEdits(dir, attemptId, "a decision", places),
-    inputDrift(run.manifest, dir, topOf(places)),
-    treeFingerprint(dir, topOf(places)),
+    inputDrift(run.manifest, dir, top),
+    treeFingerprint(dir, top),
   ]);
   const judge = async (tx: Tx) => {
     const attempt = await attemptOrThrow(tx, attemptId);
