@@ -1,5 +1,14 @@
 import { spawn } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -145,6 +154,36 @@ describe("edits git does not see", () => {
         writeFileSync(join(ws.dir, "lib.txt"), "good\n");
         runSync("git", ["update-index", mark.replace("--", "--no-"), "lib.txt"], ws.dir);
       }
+    }
+  });
+
+  it("are found in the index git reads, where `.git` is a file naming its folder with a trailing space", () => {
+    // A checkout of its own: its `.git` is moved. git takes the whole line after "gitdir: ", so it
+    // reads the index in ".real " (which marks lib.txt); the one in ".real" beside it marks nothing.
+    const own = gitWorkspace({ "lib.txt": "good\n" });
+    try {
+      const goal = contractWith(own.dir, [{ name: "check", threshold: 1 }]);
+      writePack(own.dir, "fixture", evaluatorToml({ name: "fixture-check", proof: "check", argv: CHECK }));
+      const frozen = cairnJson<{ run: { id: string } }>(own.dir, ["run", "freeze", goal]).run.id;
+      const attempt = cairnJson<{ attempt: { id: string } }>(own.dir, ["attempt", "open", frozen]).attempt;
+      cairnJson(own.dir, ["attempt", "eval", attempt.id]);
+      const honest = readFileSync(join(own.dir, ".git", "index"));
+      runSync("git", ["update-index", "--assume-unchanged", "lib.txt"], own.dir);
+      renameSync(join(own.dir, ".git"), join(own.dir, ".real"));
+      cpSync(join(own.dir, ".real"), join(own.dir, ".real "), { recursive: true });
+      writeFileSync(join(own.dir, ".real", "index"), honest);
+      writeFileSync(join(own.dir, ".git"), "gitdir: .real \n");
+      // Both folders out of git's sight (a trailing space escaped), so the tree looks as it was measured.
+      appendFileSync(join(own.dir, ".real ", "info", "exclude"), "/.real\n/.real\\ \n");
+      writeFileSync(join(own.dir, "lib.txt"), "edited after the evaluation\n");
+      expect(runSync("git", ["status", "--porcelain"], own.dir)).toBe("?? .cairn/\n");
+      const decided = cairn(own.dir, ["attempt", "decide", attempt.id, "--json"]);
+      expect(decided.code).toBe(3);
+      expect((decided.json as { refused: { reason: string } }).refused.reason).toMatch(
+        /edits git does not see .*"lib\.txt"/,
+      );
+    } finally {
+      own.cleanup();
     }
   });
 });
