@@ -4,6 +4,7 @@
  * both pass the same contract tests (test/unit/store.test.ts) and end-to-end suites.
  */
 
+import { operational } from "../kernel/outcome.js";
 import type { AgentRunsRepo, AgentWindowsRepo } from "./agent-runs.js";
 import type { GoalRepo } from "./goals.js";
 
@@ -161,5 +162,14 @@ export interface Store {
    * every write is journaled, by construction.
    */
   write<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * Waits for the transactions already queued, then lets go of the database. A read or write
+   * asked for afterwards is refused (`closedStore`) and opens nothing: a connection reopened by
+   * work that outlived its call would hold the process open with nobody left to close it.
+   */
   close(): Promise<void>;
 }
+
+/** What a read or write on a closed store rejects with, whichever store it is. */
+export const closedStore = () =>
+  operational("internal: the workspace store was used after it was closed; nothing was read or saved");

@@ -2,7 +2,7 @@ import type pg from "pg";
 import { sha256Hex } from "../../kernel/builtins.js";
 import { CairnError, operational } from "../../kernel/outcome.js";
 import { Mutex } from "../sqlite/mutex.js";
-import type { ChangeSignal, Store, Tx } from "../store.js";
+import { type ChangeSignal, closedStore, type Store, type Tx } from "../store.js";
 import { pgAgentRuns, pgAgentWindows } from "./agent-runs.js";
 import { pgAgents } from "./agents.js";
 import { connect } from "./connection.js";
@@ -66,6 +66,10 @@ class PostgresStore implements Store {
   private client: pg.Client | undefined;
   /** The client of the transaction in flight: it stays its client even if the link drops. */
   private active: pg.Client | undefined;
+  /** Set when close is called: no change feed starts listening after that. */
+  private closing = false;
+  /** Set by close in its turn on the mutex: transactions queued before it still run. */
+  private closed = false;
   private migrated = false;
   private connectedOnce = false;
   private changed = false;
@@ -144,10 +148,11 @@ class PostgresStore implements Store {
    */
   readonly changes: ChangeSignal = {
     version: () => {
-      this.watching ??= this.feedOf().subscribe(() => {});
-      return Math.max(this.feedOf().latest, this.committedHead);
+      if (!this.closing) this.watching ??= this.feedOf().subscribe(() => {});
+      return Math.max(this.feed?.latest ?? 0, this.committedHead);
     },
-    subscribe: (listener) => this.feedOf().subscribe(listener),
+    // Once closing, nothing starts listening again (its connection would outlive the store).
+    subscribe: (listener) => (this.closing ? () => {} : this.feedOf().subscribe(listener)),
   };
 
   private feedOf(): ChangeFeed {
@@ -218,6 +223,7 @@ class PostgresStore implements Store {
    */
   private transaction<T>(begin: string, work: (tx: Tx) => Promise<T>, writing: boolean): Promise<T> {
     return this.mutex.run(async () => {
+      if (this.closed) throw closedStore();
       let client: pg.Client;
       try {
         client = await this.connection();
@@ -288,9 +294,11 @@ class PostgresStore implements Store {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     this.watching?.();
     await this.feed?.close();
     await this.mutex.run(async () => {
+      this.closed = true;
       const client = this.client;
       this.client = undefined;
       await client?.end().catch(() => {});

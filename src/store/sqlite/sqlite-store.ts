@@ -1,7 +1,7 @@
 import Database from "better-sqlite3";
 import { CairnError, operational } from "../../kernel/outcome.js";
 import { sqliteBinding } from "../../kernel/sqlite-addon.js";
-import type { ChangeSignal, Store, Tx } from "../store.js";
+import { type ChangeSignal, closedStore, type Store, type Tx } from "../store.js";
 import { sqliteAgentRuns, sqliteAgentWindows } from "./agent-runs.js";
 import { sqliteAgents } from "./agents.js";
 import { dataVersionSignal } from "./data-version.js";
@@ -129,6 +129,7 @@ class SqliteStore implements Store {
 
   private transaction<T>(begin: string, work: (tx: Tx) => Promise<T>, writing = false): Promise<T> {
     return this.mutex.run(async () => {
+      if (!this.db.open) throw closedStore();
       try {
         this.db.exec(begin);
       } catch (error) {
