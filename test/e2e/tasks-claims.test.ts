@@ -341,7 +341,9 @@ describe("claims", () => {
     cairn(ws.dir, ["task", "add", "bob's"]);
     cairn(ws.dir, ["task", "claim", "T-1"], as(bob.token));
     const flag = join(ws.dir, "go");
-    // Well inside the test's own timeout, so that a hang (seen once, in CI) says what it waits on.
+    // Well inside the test's own timeout, so that a hang says what it waits on. One was seen in CI
+    // on PostgreSQL: a renewal still running when the call returned reconnected after the CLI had
+    // closed its store, and that connection held the process open (test/unit/lease-renewal.test.ts).
     const running = cairnAsync(ws.dir, longCall(flag), { ...as(bob.token), overstayMs: 40_000 });
     try {
       await new Promise((resolve) => setTimeout(resolve, 3_500));

@@ -192,14 +192,13 @@ export async function keepingLeases<T>(
   // One renewal at a time: on a slow store a renewal can outlast the interval, and renewals
   // started on top of it would queue for the write lock (and a pool's connections) ahead of the
   // call's own write when it ends.
-  let renewing = false;
+  let renewing: Promise<unknown> | undefined;
   const renew = () => {
     if (renewing) return;
-    renewing = true;
-    void renewClaims(store, config, actor, now())
+    renewing = renewClaims(store, config, actor, now())
       .catch(() => {})
       .finally(() => {
-        renewing = false;
+        renewing = undefined;
       });
   };
   const timer = setInterval(
@@ -212,6 +211,9 @@ export async function keepingLeases<T>(
     return await work();
   } finally {
     clearInterval(timer);
+    // The call is over only when its renewal is: one still running would go on using the store
+    // after the caller closed it (a renewal is a read, then a write, each queued on its own).
+    await renewing;
   }
 }
 

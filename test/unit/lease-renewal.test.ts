@@ -1,0 +1,73 @@
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { actorOf, OWNER } from "../../src/domains/identity/actor.js";
+import { addAgent } from "../../src/domains/identity/agents.js";
+import { addTask } from "../../src/domains/tasks/board.js";
+import { claimTask, keepingLeases } from "../../src/domains/tasks/claims.js";
+import { WorkspaceConfig } from "../../src/domains/workspace/config.js";
+import { openStore } from "../../src/store/open.js";
+import type { Store } from "../../src/store/store.js";
+import { scratchDir } from "../helpers/workspace.js";
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A store whose writes wait `writeMs` before they start, and which remembers every read or write
+ * that reached it after `close` was called: a caller (the CLI) closes the store as soon as its call returns.
+ */
+function slowWrites(store: Store, writeMs: number) {
+  let closedAt = 0;
+  const afterClose: string[] = [];
+  const slow: Store = {
+    schemaVersion: store.schemaVersion,
+    changes: store.changes,
+    read: (work) => {
+      if (closedAt) afterClose.push("read");
+      return store.read(work);
+    },
+    write: async (work) => {
+      await sleep(writeMs);
+      if (closedAt) afterClose.push("write");
+      return store.write(work);
+    },
+    close: () => {
+      closedAt = Date.now();
+      return store.close();
+    },
+  };
+  return { slow, afterClose };
+}
+
+describe("leases kept during a long call", () => {
+  it("the call ends only after a renewal it started, so nothing uses the store once its caller closes it", async () => {
+    const scratch = scratchDir();
+    const store = openStore(join(scratch.dir, "cairn.db"), { create: true });
+    try {
+      // A lease of 3 s: renewed at most once a second while the call runs.
+      const config = WorkspaceConfig.parse({ claims: { lease_minutes: 0.05 } });
+      const now = () => new Date().toISOString();
+      const bob = actorOf(
+        (await addAgent(store, config, OWNER, { name: "bob", role: "builder" }, now())).agent,
+      );
+      const task = await addTask(store, bob, { title: "held" }, now(), {});
+      await claimTask(store, config, bob, task.id, now());
+      const { slow, afterClose } = slowWrites(store, 400);
+      // The lease is older than the renewal step by the time the first renewal starts (1 s in);
+      // the call's own work ends 100 ms later, while that renewal's write is still waiting.
+      await keepingLeases(slow, config, bob, now, () => sleep(1_100));
+      await slow.close();
+      await sleep(800);
+      expect(afterClose).toEqual([]);
+      const reopened = openStore(join(scratch.dir, "cairn.db"));
+      try {
+        const events = await reopened.read((tx) => tx.journal.list({ limit: 50 }));
+        expect(events.map((event) => event.action)).toContain("task.lease_renew");
+      } finally {
+        await reopened.close();
+      }
+    } finally {
+      await store.close();
+      scratch.cleanup();
+    }
+  });
+});
