@@ -119,7 +119,9 @@ export async function evalAttempt(
   } finally {
     await base.dispose();
   }
-  const drift = [...new Set([...driftBefore, ...(await inputDrift(run.manifest, dir))])].sort();
+  // Against the top found before the samples: asking git again costs a process, and a top the
+  // evaluated code moved (a `.git` it made in a subfolder) would only misplace the frozen paths.
+  const drift = [...new Set([...driftBefore, ...(await inputDrift(run.manifest, dir, top))])].sort();
   // The evaluation is recorded whole, with the input drift seen around it, or not at all: a
   // process killed part way must not leave samples whose drift check never ran (a builder could
   // put a frozen input back afterwards), nor some repeats standing for all of them.
