@@ -192,6 +192,29 @@ describe("the tree a keep commits is the tree cairn measured", () => {
     expect(cairnJson<Decision>(ws.dir, ["attempt", "decide", attempt], builder).verdict).toBe("revert");
   });
 
+  it("reports a frozen input that the measured code itself changes while it is measured, and decides nothing on it", () => {
+    // The evaluated code rewrites the data its check reads: nothing drifted before the samples.
+    writeFileSync(
+      join(ws.dir, "run.js"),
+      "const fs=require('fs');fs.appendFileSync('checks/data.txt','x\\n');process.exit(0)\n",
+    );
+    mkdirSync(join(ws.dir, "checks"));
+    writeFileSync(join(ws.dir, "checks", "data.txt"), "frozen\n");
+    runSync("git", ["add", "-A"], ws.dir);
+    runSync("git", ["commit", "-qm", "checks"], ws.dir);
+    const attempt = openAttempt(
+      ws.dir,
+      checkRun(ws.dir, { argv: [process.execPath, "run.js"], inputs: ["checks/**"] }),
+      builder,
+    );
+    const evaluated = cairnJson<{ input_drift: string[] }>(ws.dir, ["attempt", "eval", attempt], builder);
+    expect(evaluated.input_drift).toEqual(["checks/data.txt"]);
+    // The tree the samples left is not the one they measured: no decision is made on it at all.
+    const decided = cairn(ws.dir, ["attempt", "decide", attempt, "--json"], { env: builder });
+    expect(decided.code).toBe(3);
+    expect(decided.json).toMatchObject({ refused: { policy: "evidence" } });
+  });
+
   it("refuses the owner's accept of a review whose checkout changed after the decision", () => {
     const goal = contractWith(ws.dir, [
       { name: "check", threshold: 1 },
