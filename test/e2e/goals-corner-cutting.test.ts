@@ -30,6 +30,26 @@ afterEach(() => ws.cleanup());
 
 const CHECK = nodeArgv("process.exit(require('fs').readFileSync('lib.txt','utf8').trim()==='good'?0:1)");
 
+/**
+ * An attempt on a run whose evaluator is `node run.js` over frozen inputs `checks/**`: run.js and
+ * the checks (`.sh` ones executable) committed first.
+ */
+function attemptOverChecks(runJs: string, checks: Record<string, string>): string {
+  writeFileSync(join(ws.dir, "run.js"), runJs);
+  mkdirSync(join(ws.dir, "checks"));
+  for (const [name, text] of Object.entries(checks)) {
+    writeFileSync(join(ws.dir, "checks", name), text);
+    if (name.endsWith(".sh")) chmodSync(join(ws.dir, "checks", name), 0o755);
+  }
+  runSync("git", ["add", "-A"], ws.dir);
+  runSync("git", ["commit", "-qm", "checks"], ws.dir);
+  return openAttempt(
+    ws.dir,
+    checkRun(ws.dir, { argv: [process.execPath, "run.js"], inputs: ["checks/**"] }),
+    builder,
+  );
+}
+
 interface Decision {
   verdict: "keep" | "revert" | "review";
   reasons: string[];
@@ -163,22 +183,9 @@ describe("the tree a keep commits is the tree cairn measured", () => {
 
   it("never keeps an attempt that only flips a frozen check's executable bit, so a runner of executables skips it", () => {
     // run.js runs every executable in checks/, as run-parts does.
-    writeFileSync(
-      join(ws.dir, "run.js"),
+    const attempt = attemptOverChecks(
       "const fs=require('fs'),cp=require('child_process');for(const f of fs.readdirSync('checks')){const p='checks/'+f;if(fs.statSync(p).mode&0o111&&cp.spawnSync(p).status!==0)process.exit(1)}\n",
-    );
-    mkdirSync(join(ws.dir, "checks"));
-    writeFileSync(join(ws.dir, "checks", "strict.sh"), "#!/bin/sh\ngrep -q good lib.txt\n");
-    chmodSync(join(ws.dir, "checks", "strict.sh"), 0o755);
-    runSync("git", ["add", "-A"], ws.dir);
-    runSync("git", ["commit", "-qm", "checks"], ws.dir);
-    const attempt = openAttempt(
-      ws.dir,
-      checkRun(ws.dir, {
-        argv: [process.execPath, "run.js"],
-        inputs: ["checks/**"],
-      }),
-      builder,
+      { "strict.sh": "#!/bin/sh\ngrep -q good lib.txt\n" },
     );
     writeFileSync(join(ws.dir, "lib.txt"), "broken\n");
     chmodSync(join(ws.dir, "checks", "strict.sh"), 0o644);
@@ -194,18 +201,9 @@ describe("the tree a keep commits is the tree cairn measured", () => {
 
   it("reports a frozen input that the measured code itself changes while it is measured, and decides nothing on it", () => {
     // The evaluated code rewrites the data its check reads: nothing drifted before the samples.
-    writeFileSync(
-      join(ws.dir, "run.js"),
+    const attempt = attemptOverChecks(
       "const fs=require('fs');fs.appendFileSync('checks/data.txt','x\\n');process.exit(0)\n",
-    );
-    mkdirSync(join(ws.dir, "checks"));
-    writeFileSync(join(ws.dir, "checks", "data.txt"), "frozen\n");
-    runSync("git", ["add", "-A"], ws.dir);
-    runSync("git", ["commit", "-qm", "checks"], ws.dir);
-    const attempt = openAttempt(
-      ws.dir,
-      checkRun(ws.dir, { argv: [process.execPath, "run.js"], inputs: ["checks/**"] }),
-      builder,
+      { "data.txt": "frozen\n" },
     );
     const evaluated = cairnJson<{ input_drift: string[] }>(ws.dir, ["attempt", "eval", attempt], builder);
     expect(evaluated.input_drift).toEqual(["checks/data.txt"]);
