@@ -23,3 +23,19 @@ export async function pidFrom(file: string): Promise<number> {
   await waitFor(() => existsSync(file) && /^\d+\n/.test(readFileSync(file, "utf8")), 15_000, file);
   return Number(readFileSync(file, "utf8").trim());
 }
+
+/** Network sockets this process holds (a PostgreSQL connection is one). */
+export const sockets = () =>
+  process.getActiveResourcesInfo().filter((kind) => kind === "TCPSocketWrap").length;
+
+/**
+ * The sockets held once whatever was started has had time to connect (half a second), and those
+ * being ended have had time to close (waiting up to two seconds more for `count`).
+ */
+export async function socketsSettleAt(count: number): Promise<number> {
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  for (let waited = 0; sockets() !== count && waited < 2_000; waited += 50) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return sockets();
+}

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { CairnError } from "../../src/kernel/outcome.js";
 import type { Store } from "../../src/store/store.js";
 import { contractStores, journalEvent } from "../helpers/contract-stores.js";
+import { sockets, socketsSettleAt } from "../helpers/processes.js";
 import { scratchDir } from "../helpers/workspace.js";
 
 /**
@@ -11,21 +12,6 @@ import { scratchDir } from "../helpers/workspace.js";
  * would ever close.
  */
 const IMPLEMENTATIONS = contractStores("closed");
-
-/** Network sockets this process holds (a PostgreSQL connection is one). */
-const sockets = () => process.getActiveResourcesInfo().filter((kind) => kind === "TCPSocketWrap").length;
-
-/**
- * The sockets held once whatever was started has had time to connect (half a second), and those
- * being ended have had time to close (waiting up to two seconds more for `count`).
- */
-async function socketsSettleAt(count: number): Promise<number> {
-  await new Promise((resolve) => setTimeout(resolve, 500));
-  for (let waited = 0; sockets() > count && waited < 2_000; waited += 50) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return sockets();
-}
 
 const eventCount = (store: Store) => store.read(async (tx) => (await tx.journal.recent(100)).length);
 

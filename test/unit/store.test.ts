@@ -8,6 +8,7 @@ import { copyStore } from "../../src/store/copy.js";
 import { openStore } from "../../src/store/open.js";
 import type { Store } from "../../src/store/store.js";
 import { contractStores, journalEvent as event } from "../helpers/contract-stores.js";
+import { sockets, socketsSettleAt, waitFor } from "../helpers/processes.js";
 import { scratchDir } from "../helpers/workspace.js";
 
 /**
@@ -39,7 +40,7 @@ const newAgent = (name: string) => ({
   tokenHash: `h-${name}`,
 });
 
-describe.each(IMPLEMENTATIONS)("store contract: $name", ({ create }) => {
+describe.each(IMPLEMENTATIONS)("store contract: $name", ({ name, create }) => {
   beforeEach(async () => {
     await store.close();
     store = create(scratch.dir);
@@ -238,6 +239,31 @@ describe.each(IMPLEMENTATIONS)("store contract: $name", ({ create }) => {
       });
       await advanced;
       expect(seen.at(-1)).toBe(2);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("a subscription ended while it starts and a new one at once: the new one hears, and ending it leaves no connection", async () => {
+    const other = create(scratch.dir);
+    try {
+      await other.write((tx) => tx.journal.append(event("warm")));
+      await store.read((tx) => tx.journal.recent(1));
+      const before = sockets();
+      const heardByEnded: number[] = [];
+      const heard: number[] = [];
+      // Ended before PostgreSQL's listening connection is up; the next one subscribes at once.
+      store.changes.subscribe((head) => heardByEnded.push(head))();
+      const stop = store.changes.subscribe((head) => heard.push(head));
+      // One listening connection on PostgreSQL (not two, one of them never ended); none on SQLite.
+      expect(await socketsSettleAt(before + (name === "postgres" ? 1 : 0))).toBe(
+        before + (name === "postgres" ? 1 : 0),
+      );
+      await other.write((tx) => tx.journal.append(event("poke")));
+      await waitFor(() => heard.includes(2), 5_000, "the write announced");
+      stop();
+      expect(await socketsSettleAt(before)).toBe(before);
+      expect(heardByEnded.filter((head) => head >= 2)).toEqual([]);
     } finally {
       await other.close();
     }

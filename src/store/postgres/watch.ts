@@ -14,6 +14,8 @@ const RETRY_MS = 1_000;
 export class ChangeFeed {
   private readonly listeners = new Set<(head: number) => void>();
   private client: pg.Client | undefined;
+  /** The one connection attempt under way: two at once would leave one client nobody ends. */
+  private starting: Promise<void> | undefined;
   private retry: NodeJS.Timeout | undefined;
   private closed = false;
   private head = 0;
@@ -32,6 +34,7 @@ export class ChangeFeed {
     this.listeners.add(listener);
     if (this.listeners.size === 1) {
       this.closed = false;
+      // Resubscribed while an earlier subscription's attempt still connects: that one serves.
       void this.start();
     }
     return () => {
@@ -46,9 +49,18 @@ export class ChangeFeed {
     for (const listener of this.listeners) listener(head);
   }
 
-  private async start(): Promise<void> {
+  private start(): Promise<void> {
+    this.starting ??= this.connectAndListen().finally(() => {
+      this.starting = undefined;
+    });
+    return this.starting;
+  }
+
+  private async connectAndListen(): Promise<void> {
     try {
       const client = await connect({ location: this.location });
+      // Closed while connecting (and perhaps subscribed again since: then `closed` is false again,
+      // and this connection is the one that listens).
       if (this.closed) {
         await client.end();
         return;
@@ -115,5 +127,8 @@ export class ChangeFeed {
     const client = this.client;
     this.client = undefined;
     await client?.end().catch(() => {});
+    // An attempt still connecting ends its own connection once it sees `closed`: wait for that
+    // (at most the connect timeout), so that nothing of this feed outlives its close.
+    await this.starting;
   }
 }
