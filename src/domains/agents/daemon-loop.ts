@@ -89,6 +89,12 @@ export class Daemon {
   private readonly supervised = new Map<string, Promise<unknown>>();
   private readonly stopping = new AbortController();
   private wakeUp: (() => void) | undefined;
+  /**
+   * A wake-up asked for since the current pass began. A pass on a shared store waits on the
+   * network, so a signal, a manifest change or a run's end can come in the middle of one, after
+   * the pass has read what it changes: the sleep that follows is then skipped, never slept out.
+   */
+  private woken = false;
   private watchers: FSWatcher[] = [];
   private settle: NodeJS.Timeout | undefined;
   private readonly now: () => Date;
@@ -101,6 +107,7 @@ export class Daemon {
 
   /** SIGHUP, a manifest change, a run's end: look again now. */
   wake = (): void => {
+    this.woken = true;
     this.wakeUp?.();
   };
 
@@ -184,6 +191,7 @@ export class Daemon {
       this.watchManifests();
       while (!this.stopping.signal.aborted) {
         let report: TickReport;
+        this.woken = false;
         try {
           // On every pass, not only at the start: a cairn mcp or agents run killed outright while
           // this daemon runs would otherwise leave its run running, its processes and its minted
@@ -225,6 +233,8 @@ export class Daemon {
   }
 
   private sleep(nextEventAt: string | null): Promise<void> {
+    // Stopped, or woken, while the pass ran: look again (or stop) now.
+    if (this.woken || this.stopping.signal.aborted) return Promise.resolve();
     const until = nextEventAt ? Date.parse(nextEventAt) - this.now().getTime() : MAX_SLEEP_MS;
     const ms = Math.max(0, Math.min(MAX_SLEEP_MS, until));
     return new Promise((resolve) => {

@@ -1,0 +1,105 @@
+import { spawn } from "node:child_process";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { until } from "../helpers/agents.js";
+import { CAIRN_BIN, cairn, cleanEnv, scratchDir, testPgUrl } from "../helpers/workspace.js";
+
+/**
+ * `cairn daemon` on a shared store, where every read and write of a pass waits on the network:
+ * a signal can arrive while a pass runs, not only while the daemon sleeps. Here each pass is
+ * held at its heartbeat by another session holding the workspace lock.
+ */
+let root: { dir: string; cleanup: () => void };
+let dir: string;
+let holder: pg.Client;
+const schema = `daemon-${Date.now().toString(36)}`;
+const env = { CAIRN_STORE_URL: undefined };
+
+beforeAll(async () => {
+  root = scratchDir();
+  dir = join(root.dir, "repo");
+  mkdirSync(dir, { recursive: true });
+  expect(cairn(dir, ["init", "--store", `${testPgUrl()}?schema=${schema}`], { env }).code).toBe(0);
+  holder = new pg.Client({ connectionString: testPgUrl() });
+  await holder.connect();
+});
+afterAll(async () => {
+  await holder.end();
+  root.cleanup();
+});
+
+const beats = async () =>
+  Number(
+    (
+      await holder.query(
+        `SELECT count(*) AS n FROM ${pg.escapeIdentifier(schema)}.events WHERE action = 'agent.daemon.beat'`,
+      )
+    ).rows[0]?.n,
+  );
+
+/** Hold the workspace lock, as a writer in another process would: the daemon's writes queue behind it. */
+async function holdingTheWorkspace<T>(work: () => Promise<T>): Promise<T> {
+  await holder.query("BEGIN");
+  await holder.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [`cairn:ws:${schema}`]);
+  try {
+    return await work();
+  } finally {
+    await holder.query("COMMIT");
+  }
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe("PostgreSQL: the daemon signalled in the middle of a pass", () => {
+  it("a SIGHUP during a pass brings one more pass; a SIGTERM during one stops the daemon at once", async () => {
+    const child = spawn(process.execPath, [CAIRN_BIN, "daemon"], { cwd: dir, env: cleanEnv(env) });
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
+    const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+    try {
+      // The first pass beats; with no agent there is no next event, so the daemon sleeps long.
+      await until(() => stderr.includes("started"));
+      await waitForBeats(1);
+      const first = await beats();
+
+      // A SIGHUP wakes it; the pass it starts waits at its heartbeat; a second SIGHUP comes then.
+      await holdingTheWorkspace(async () => {
+        child.kill("SIGHUP");
+        await until(() => stderr.split("SIGHUP: reloading").length === 2);
+        await pause(500);
+        child.kill("SIGHUP");
+        await until(() => stderr.split("SIGHUP: reloading").length === 3);
+        await pause(200);
+      });
+      // The pass that was waiting beats, and the SIGHUP it missed brings one more.
+      await waitForBeats(first + 2);
+
+      // A SIGTERM while a pass waits: once the pass ends, the daemon stops rather than sleep.
+      await holdingTheWorkspace(async () => {
+        child.kill("SIGHUP");
+        await until(() => stderr.split("SIGHUP: reloading").length === 4);
+        await pause(500);
+        child.kill("SIGTERM");
+        await until(() => stderr.includes("stopping"));
+        await pause(200);
+      });
+      const stopped = await Promise.race([exited, pause(8_000).then(() => "still running")]);
+      expect(stopped, stderr).toBe(0);
+    } finally {
+      child.kill("SIGKILL");
+      await exited;
+    }
+  });
+});
+
+async function waitForBeats(count: number): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (let seen = await beats(); seen < count; seen = await beats()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${count} beats (saw ${seen})`);
+    await pause(50);
+  }
+}
