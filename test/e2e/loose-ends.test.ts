@@ -99,6 +99,38 @@ describe("the workspace", () => {
     }
   });
 
+  it("an import with CAIRN_STORE_URL set is refused before it writes: the SQLite store it makes would be out of reach", () => {
+    const source = initWorkspace();
+    const target = scratchDir();
+    try {
+      const file = join(target.dir, "backup.jsonl");
+      expect(cairn(source.dir, ["remember", "kept through the backup"]).code).toBe(0);
+      expect(cairn(source.dir, ["export", "--out", file]).code).toBe(0);
+      // The password in the variable is never repeated back.
+      const env = { CAIRN_STORE_URL: "postgres://team:s3cret-pw@127.0.0.1:9/board" };
+      const refused = cairn(target.dir, ["import", file, "--json"], { env });
+      expect(refused.code).toBe(2);
+      expect(refused.json).toMatchObject({
+        error: {
+          kind: "usage",
+          message: expect.stringContaining("CAIRN_STORE_URL is set"),
+          next: expect.stringContaining("cairn store copy"),
+        },
+      });
+      expect(refused.stdout + refused.stderr).not.toContain("s3cret-pw");
+      expect(existsSync(join(target.dir, ".cairn"))).toBe(false);
+      // Unset, the same import works, and what it made is the workspace later commands open.
+      expect(cairn(target.dir, ["import", file], { env: { CAIRN_STORE_URL: undefined } }).code).toBe(0);
+      const recalled = cairn(target.dir, ["recall", "backup", "--json"], {
+        env: { CAIRN_STORE_URL: undefined },
+      }).json as { facts: { text: string }[] };
+      expect(recalled.facts.map((fact) => fact.text)).toEqual(["kept through the backup"]);
+    } finally {
+      source.cleanup();
+      target.cleanup();
+    }
+  });
+
   it("task show lists the notes scoped to the task; risks no longer share R-n with goal runs", () => {
     cairn(ws.dir, [
       "note",

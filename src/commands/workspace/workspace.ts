@@ -10,7 +10,7 @@ import {
 import { describeLocation, storeLocationOf } from "../../domains/workspace/store-location.js";
 import { fsPromises } from "../../kernel/builtins.js";
 import { removeLeftoversOfDeadProcesses } from "../../kernel/leftovers.js";
-import { operational, refuse } from "../../kernel/outcome.js";
+import { operational, refuse, usageError } from "../../kernel/outcome.js";
 import { requireNotProtocolStream } from "../../kernel/protocol-streams.js";
 import { settingOf } from "../../kernel/setting.js";
 import { quoteValue } from "../../kernel/text.js";
@@ -189,7 +189,14 @@ export const importCommand = defineBareCommand({
     }),
   async handler(input, ctx) {
     const workspace = targetWorkspace(ctx, input.home);
-    // An import always creates an embedded store.
+    // An import always creates an embedded store, which CAIRN_STORE_URL would hide: every later
+    // command here would open that PostgreSQL store and find no workspace there.
+    if (ctx.env.CAIRN_STORE_URL) {
+      throw usageError(
+        "CAIRN_STORE_URL is set: an import creates a SQLite store, and with that variable set every later command here would look for the workspace in PostgreSQL instead; nothing was imported",
+        "import with it unset (`env -u CAIRN_STORE_URL cairn import FILE`), then move the workspace to PostgreSQL with `cairn store copy --to URL` if it belongs there",
+      );
+    }
     requireOwnerLaunch(ctx, "create workspaces", { kind: "sqlite", path: workspace.databasePath });
     const file = resolve(ctx.cwd, input.file);
     requireNotProtocolStream(file, input.file);
