@@ -189,15 +189,17 @@ export const importCommand = defineBareCommand({
     }),
   async handler(input, ctx) {
     const workspace = targetWorkspace(ctx, input.home);
-    // An import always creates an embedded store, which CAIRN_STORE_URL would hide: every later
-    // command here would open that PostgreSQL store and find no workspace there.
-    if (ctx.env.CAIRN_STORE_URL) {
+    // An import always creates an embedded store (the imported cairn.toml loses its [store]), so
+    // it asks where later commands here will look, as each of them does: only CAIRN_STORE_URL can
+    // send them elsewhere, to a PostgreSQL store holding no workspace.
+    const location = storeLocationOf(workspace, undefined, ctx.env);
+    if (location.kind !== "sqlite") {
       throw usageError(
         "CAIRN_STORE_URL is set: an import creates a SQLite store, and with that variable set every later command here would look for the workspace in PostgreSQL instead; nothing was imported",
         "import with it unset (`env -u CAIRN_STORE_URL cairn import FILE`), then move the workspace to PostgreSQL with `cairn store copy --to URL` if it belongs there",
       );
     }
-    requireOwnerLaunch(ctx, "create workspaces", { kind: "sqlite", path: workspace.databasePath });
+    requireOwnerLaunch(ctx, "create workspaces", location);
     const file = resolve(ctx.cwd, input.file);
     requireNotProtocolStream(file, input.file);
     const jsonl = await fsPromises().readFile(file, "utf8");
