@@ -256,9 +256,8 @@ describe.each(IMPLEMENTATIONS)("store contract: $name", ({ name, create }) => {
       store.changes.subscribe((head) => heardByEnded.push(head))();
       const stop = store.changes.subscribe((head) => heard.push(head));
       // One listening connection on PostgreSQL (not two, one of them never ended); none on SQLite.
-      expect(await socketsSettleAt(before + (name === "postgres" ? 1 : 0))).toBe(
-        before + (name === "postgres" ? 1 : 0),
-      );
+      const listening = before + (name === "postgres" ? 1 : 0);
+      expect(await socketsSettleAt(listening)).toBe(listening);
       await other.write((tx) => tx.journal.append(event("poke")));
       await waitFor(() => heard.includes(2), 5_000, "the write announced");
       stop();
