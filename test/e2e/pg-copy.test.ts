@@ -1,4 +1,4 @@
-import { readFileSync, renameSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
@@ -226,5 +226,18 @@ describe("a copy while the source is written", () => {
     } finally {
       await holder.end();
     }
+  });
+});
+
+describe("a checkout whose committed cairn.toml names no store", () => {
+  it("init --store records the store there, so the checkout's later commands find the board", () => {
+    const dir = join(scratch.dir, "committed-config");
+    mkdirSync(join(dir, ".cairn"), { recursive: true });
+    writeFileSync(join(dir, ".cairn", "cairn.toml"), '[roles.builder]\nsummary = "builds"\n');
+    const made = cairn(dir, ["init", "--store", urlFor(`committed-${stamp}`)], { env: sqliteOnly });
+    expect(made.code, made.stderr).toBe(0);
+    const status = cairn(dir, ["status", "--json"], { env: sqliteOnly });
+    expect(status.code, status.stderr).toBe(0);
+    expect(readFileSync(join(dir, ".cairn", "cairn.toml"), "utf8")).toMatch(/^\[roles\.builder\]/);
   });
 });

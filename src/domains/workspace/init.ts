@@ -1,4 +1,14 @@
-import { existsSync, lstatSync, mkdirSync, readlinkSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { basename, join } from "node:path";
 import { crypto } from "../../kernel/builtins.js";
 import { conflict, operational } from "../../kernel/outcome.js";
@@ -32,14 +42,20 @@ export function refuseExisting(workspace: Workspace): void {
   }
 }
 
+/** The URL that joins this schema's board from any directory: no password, the schema named. */
+export function namedStoreUrl(location: { url: string; schema: string }): string {
+  const named = new URL(storableUrl(location.url));
+  named.searchParams.set("schema", location.schema);
+  return named.toString();
+}
+
 /**
  * A schema named after the directory that already holds a workspace: most likely another
  * project's of the same name on the team's server, whose board this one would silently share. A
  * checkout joins a shared board where the schema is named (`?schema=`, or a committed cairn.toml).
  */
 function unnamedJoin(location: { url: string; schema: string }, createdAt: string | undefined) {
-  const named = new URL(storableUrl(location.url));
-  named.searchParams.set("schema", location.schema);
+  const named = namedStoreUrl(location);
   return conflict(
     `the schema ${JSON.stringify(location.schema)}, named after this directory, already holds a workspace${createdAt ? ` (created ${createdAt})` : ""}: joining it unasked would put two projects on one board; nothing was done`,
     `to join that board, name its schema: cairn init --store '${named}'; for a board of this project's own, name another: ?schema=NAME`,
@@ -108,6 +124,27 @@ daemon.pid
 logs/
 `;
 
+/**
+ * cairn.toml for a workspace just made or joined: the given text (an import's), else the one
+ * already there (a committed file), else a new one; followed by the section naming a shared
+ * store, without which the checkout's later commands would look for a SQLite file. A file already
+ * there names no store (`refuseExisting` let it through), so the section is added, not replaced.
+ */
+export function writeWorkspaceConfig(workspace: Workspace, location: StoreLocation, text?: string): void {
+  const { configPath } = workspace;
+  const store = storeSection(location);
+  if (text !== undefined) {
+    const temporary = `${configPath}.${process.pid}.tmp`;
+    writeFileSync(temporary, text + store);
+    renameSync(temporary, configPath);
+  } else if (!existsSync(configPath)) {
+    writeFileSync(configPath, configTemplate(workspace) + store);
+  } else if (store !== "") {
+    appendFileSync(configPath, store);
+  }
+  writeGitignore(workspace);
+}
+
 export function writeGitignore(workspace: Workspace): void {
   const ignore = join(workspace.stateDir, ".gitignore");
   if (!existsSync(ignore)) writeFileSync(ignore, STATE_GITIGNORE);
@@ -154,8 +191,6 @@ export async function initWorkspace(
     await abandon();
     throw error;
   }
-  if (!existsSync(workspace.configPath))
-    writeFileSync(workspace.configPath, configTemplate(workspace) + storeSection(location));
-  writeGitignore(workspace);
+  writeWorkspaceConfig(workspace, location);
   return { workspaceId, store, joined };
 }
