@@ -1,10 +1,19 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callTool, connectMcp } from "../helpers/mcp.js";
-import { addAgent, cairn, cairnAsync, scratchDir, testPgUrl } from "../helpers/workspace.js";
+import {
+  addAgent,
+  CAIRN_BIN,
+  cairn,
+  cairnAsync,
+  cleanEnv,
+  scratchDir,
+  testPgUrl,
+} from "../helpers/workspace.js";
 
 /** Moving a workspace between SQLite and PostgreSQL, and the two stores agreeing row for row. */
 const sqliteOnly = { CAIRN_STORE_URL: undefined };
@@ -226,6 +235,155 @@ describe("a copy while the source is written", () => {
     } finally {
       await holder.end();
     }
+  });
+});
+
+describe("importing an export into a shared store", () => {
+  /** A SQLite workspace with a board, notes, memory, an agent and a role, exported to a file. */
+  async function exported(name: string): Promise<{ dir: string; file: string }> {
+    const dir = join(scratch.dir, name);
+    cairn(scratch.dir, ["init"], { env: { ...sqliteOnly, CAIRN_DIR: dir } });
+    await exercise(dir, sqliteOnly);
+    const file = join(scratch.dir, `${name}.jsonl`);
+    expect(cairn(dir, ["export", "--out", file], { env: sqliteOnly }).code).toBe(0);
+    return { dir, file };
+  }
+
+  it("restores into a new schema as SQLite restores it: the same rows, ids go on, the password is never written, and another checkout joins", async () => {
+    const { file } = await exported("import-source");
+    const secret = "import-staple-7";
+    const schema = `imported-${stamp}`;
+    const target = join(scratch.dir, "import-target");
+    mkdirSync(target);
+    const made = cairn(
+      target,
+      ["import", file, "--store", `${testPgUrl()}?password=${secret}&schema=${schema}`, "--json"],
+      { env: sqliteOnly },
+    );
+    expect(made.code, made.stderr).toBe(0);
+    expect(made.json).toMatchObject({ store: expect.stringContaining(`(schema ${schema})`) });
+    expect(made.stdout + made.stderr).not.toContain(secret);
+    const config = readFileSync(join(target, ".cairn", "cairn.toml"), "utf8");
+    expect(config).not.toContain(secret);
+    expect(config).toContain(`schema = "${schema}"`);
+    // The exported roles came along: bob acts as a builder on the restored board.
+    expect(config).toMatch(/\[roles\.builder\]/);
+
+    // The same file restored into SQLite gives the same export, row for row.
+    const lite = join(scratch.dir, "import-target-lite");
+    mkdirSync(lite);
+    expect(cairn(lite, ["import", file], { env: sqliteOnly }).code).toBe(0);
+    const rows = (dir: string) =>
+      normalise(exportOf(dir, sqliteOnly)).replace(/import-target(-lite)?/g, "<t>");
+    expect(rows(target).split("\n").length).toBeGreaterThan(20);
+    expect(rows(target)).toBe(rows(lite));
+
+    // Later commands in the checkout find the board on PostgreSQL; ids go on from the export's.
+    const task = cairn(target, ["task", "add", "after the restore", "--json"], { env: sqliteOnly });
+    expect(task.code, task.stderr).toBe(0);
+    expect(task.json).toMatchObject({ task: { id: "T-4" } });
+    expect(cairn(target, ["remember", "restored facts go on"], { env: sqliteOnly }).stdout).toContain("F-4");
+
+    const joiner = join(scratch.dir, "import-joiner");
+    const joined = cairn(scratch.dir, ["init", "--store", urlFor(schema), "--json"], {
+      env: { ...sqliteOnly, CAIRN_DIR: joiner },
+    });
+    expect(joined.code, joined.stderr).toBe(0);
+    expect(joined.json).toMatchObject({ joined: true });
+    const listed = cairn(joiner, ["task", "list", "--json"], { env: sqliteOnly });
+    expect((listed.json as { tasks: { title: string }[] }).tasks.map((t) => t.title)).toContain(
+      "after the restore",
+    );
+  });
+
+  it("with CAIRN_STORE_URL set, lands where every later command in that environment looks", async () => {
+    const { file } = await exported("import-env-source");
+    const onPg = { CAIRN_STORE_URL: urlFor(`import-env-${stamp}`) };
+    const target = join(scratch.dir, "import-env-target");
+    mkdirSync(target);
+    const made = cairn(target, ["import", file], { env: onPg });
+    expect(made.code, made.stderr).toBe(0);
+    const recalled = cairn(target, ["recall", "reused", "--json"], { env: onPg });
+    expect(recalled.code, recalled.stderr).toBe(0);
+    expect((recalled.json as { facts: { text: string }[] }).facts.map((fact) => fact.text)).toContain(
+      "ids are never reused",
+    );
+  });
+
+  it("refuses a schema that already holds a workspace, changing nothing there and leaving nothing here", async () => {
+    const { file } = await exported("import-taken-source");
+    const schema = `import-taken-${stamp}`;
+    const owner = join(scratch.dir, "import-taken-owner");
+    cairn(scratch.dir, ["init", "--store", urlFor(schema)], { env: { ...sqliteOnly, CAIRN_DIR: owner } });
+    expect(cairn(owner, ["task", "add", "theirs"], { env: sqliteOnly }).code).toBe(0);
+    const before = exportOf(owner, sqliteOnly);
+
+    const target = join(scratch.dir, "import-taken-target");
+    mkdirSync(target);
+    const refused = cairn(target, ["import", file, "--store", urlFor(schema), "--json"], { env: sqliteOnly });
+    expect(refused.code, refused.stderr).toBe(5);
+    expect(refused.json).toMatchObject({
+      error: {
+        kind: "conflict",
+        message: expect.stringContaining(`"${schema}"`),
+        next: expect.stringContaining(`cairn init --store`),
+      },
+    });
+    expect(existsSync(join(target, ".cairn"))).toBe(false);
+    expect(exportOf(owner, sqliteOnly)).toBe(before);
+  });
+
+  it("a damaged export writes nothing: the schema takes the whole file afterwards", async () => {
+    const { file } = await exported("import-cut-source");
+    const lines = readFileSync(file, "utf8").split("\n");
+    const cut = join(scratch.dir, "import-cut.jsonl");
+    writeFileSync(cut, `${lines.slice(0, -3).join("\n")}\n`);
+    const schema = `import-cut-${stamp}`;
+    const target = join(scratch.dir, "import-cut-target");
+    mkdirSync(target);
+    const refused = cairn(target, ["import", cut, "--store", urlFor(schema)], { env: sqliteOnly });
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(refused.stderr).toMatch(/truncated/);
+    expect(existsSync(join(target, ".cairn"))).toBe(false);
+    const whole = cairn(target, ["import", file, "--store", urlFor(schema), "--json"], { env: sqliteOnly });
+    expect(whole.code, whole.stderr).toBe(0);
+    expect((whole.json as { rows: number }).rows).toBe(lines.filter((line) => line !== "").length - 1);
+  });
+
+  it("stopped (SIGTERM) while it waits for the schema, exits at once and leaves neither a workspace nor a folder", async () => {
+    const { file } = await exported("import-stop-source");
+    const schema = `import-stop-${stamp}`;
+    const target = join(scratch.dir, "import-stop-target");
+    mkdirSync(target);
+    const holder = new pg.Client({ connectionString: testPgUrl() });
+    await holder.connect();
+    try {
+      await holder.query("BEGIN");
+      await holder.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [`cairn:ws:${schema}`]);
+      const child = spawn(process.execPath, [CAIRN_BIN, "import", file, "--store", urlFor(schema)], {
+        cwd: target,
+        env: cleanEnv(sqliteOnly),
+        stdio: "ignore",
+      });
+      const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+      const waiting = async () =>
+        (
+          await holder.query(
+            "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted",
+          )
+        ).rows[0].n > 0;
+      while (!(await waiting())) await new Promise((resolve) => setTimeout(resolve, 20));
+      const stoppedAt = Date.now();
+      child.kill("SIGTERM");
+      expect(await exited).toBe(143);
+      expect(Date.now() - stoppedAt).toBeLessThan(5_000);
+      expect(existsSync(join(target, ".cairn"))).toBe(false);
+    } finally {
+      await holder.query("ROLLBACK").catch(() => {});
+      await holder.end();
+    }
+    const again = cairn(target, ["import", file, "--store", urlFor(schema)], { env: sqliteOnly });
+    expect(again.code, again.stderr).toBe(0);
   });
 });
 

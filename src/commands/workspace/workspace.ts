@@ -10,7 +10,7 @@ import {
 import { describeLocation, storeLocationOf } from "../../domains/workspace/store-location.js";
 import { fsPromises } from "../../kernel/builtins.js";
 import { removeLeftoversOfDeadProcesses } from "../../kernel/leftovers.js";
-import { operational, refuse, usageError } from "../../kernel/outcome.js";
+import { operational, refuse } from "../../kernel/outcome.js";
 import { requireNotProtocolStream } from "../../kernel/protocol-streams.js";
 import { settingOf } from "../../kernel/setting.js";
 import { quoteValue } from "../../kernel/text.js";
@@ -173,43 +173,49 @@ export const exportCommand = defineCommand({
 
 export const importCommand = defineBareCommand({
   name: "import",
-  summary: "Create a workspace here and restore a `cairn export` file into it",
+  summary: "Create a workspace here and restore a `cairn export` file into it, on SQLite or a shared store",
   effect: "write",
   positional: ["file"],
   input: () =>
     z.object({
       file: z.string().describe("a JSONL file written by `cairn export`"),
       home: z.boolean().optional().describe("restore into the machine-level workspace"),
+      store: z
+        .string()
+        .optional()
+        .describe(
+          "restore into a new schema of a shared PostgreSQL store, postgres://user@host:port/db[?schema=NAME]; password from PGPASSWORD",
+        ),
     }),
   output: () =>
     z.object({
       workspace: workspaceRef(),
       rows: z.number().int(),
       tables: z.record(z.string(), z.number().int()),
+      store: z.string().optional(),
     }),
   async handler(input, ctx) {
     const workspace = targetWorkspace(ctx, input.home);
-    // An import always creates an embedded store (the imported cairn.toml loses its [store]), so
-    // it asks where later commands here will look, as each of them does: only CAIRN_STORE_URL can
-    // send them elsewhere, to a PostgreSQL store holding no workspace.
-    const location = storeLocationOf(workspace, undefined, ctx.env);
-    if (location.kind !== "sqlite") {
-      throw usageError(
-        "CAIRN_STORE_URL is set: an import creates a SQLite store, and with that variable set every later command here would look for the workspace in PostgreSQL instead; nothing was imported",
-        "import with it unset (`env -u CAIRN_STORE_URL cairn import FILE`), then move the workspace to PostgreSQL with `cairn store copy --to URL` if it belongs there",
-      );
-    }
+    // Where later commands here will look, as `init` decides it: --store, else CAIRN_STORE_URL.
+    const location = storeLocationOf(workspace, undefined, ctx.env, input.store);
     requireOwnerLaunch(ctx, "create workspaces", location);
     const file = resolve(ctx.cwd, input.file);
     requireNotProtocolStream(file, input.file);
     const jsonl = await fsPromises().readFile(file, "utf8");
-    const { importIntoNewWorkspace } = await import("../../domains/transfer/transfer.js");
-    const { rows, tables } = await importIntoNewWorkspace(workspace, jsonl, ctx.now(), ctx.signal);
+    const { importIntoNewWorkspace, importIntoSharedStore } = await import(
+      "../../domains/transfer/transfer.js"
+    );
+    const { rows, tables } =
+      location.kind === "postgres"
+        ? await importIntoSharedStore(workspace, location, jsonl, ctx.now(), ctx.signal)
+        : await importIntoNewWorkspace(workspace, jsonl, ctx.now(), ctx.signal);
     return {
       workspace: { root: workspace.root, state_dir: workspace.stateDir, kind: workspace.kind },
       rows,
       tables,
+      store: describeLocation(location),
     };
   },
-  render: (out) => `Imported ${out.rows} rows into ${out.workspace.state_dir}`,
+  render: (out) =>
+    `Imported ${out.rows} rows into ${out.workspace.state_dir}${out.store?.startsWith("postgres") ? ` on ${out.store}` : ""}`,
 });

@@ -1,4 +1,4 @@
-import { existsSync, linkSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, renameSync, rmdirSync, rmSync, statSync } from "node:fs";
 import { basename } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { z } from "zod";
@@ -8,12 +8,13 @@ import { conflict, operational, refuse, usageError } from "../../kernel/outcome.
 import { readRegularFile } from "../../kernel/regular-file.js";
 import { quoteValue } from "../../kernel/text.js";
 import { CAIRN_VERSION } from "../../kernel/version.js";
-import { openStore } from "../../store/open.js";
+import { openStore, type StoreLocation } from "../../store/open.js";
+import { storableUrl } from "../../store/postgres/location.js";
 import type { DumpRecord, Store } from "../../store/store.js";
 import type { Actor } from "../identity/actor.js";
 import type { Workspace } from "../workspace/discover.js";
 import { namesStore } from "../workspace/discover.js";
-import { configTemplate, makeStateDir, refuseExisting, writeGitignore } from "../workspace/init.js";
+import { makeStateDir, namedStoreUrl, refuseExisting, writeWorkspaceConfig } from "../workspace/init.js";
 import { checkRecordLimits } from "./limits.js";
 
 const FORMAT = "cairn-export";
@@ -74,7 +75,7 @@ export async function exportWorkspace(
 export interface ImportSummary {
   rows: number;
   tables: Record<string, number>;
-  /** The exported cairn.toml, when the export carried one. */
+  /** The exported cairn.toml without its store setting, when the export carried one. */
   config?: string;
 }
 
@@ -84,8 +85,13 @@ export async function importWorkspace(
   actor: Pick<Actor, "id">,
   jsonl: string,
   now: string,
-  signal?: AbortSignal,
+  options: {
+    signal?: AbortSignal;
+    /** What a store already holding rows says; by default, that the workspace holds them. */
+    occupied?: (rows: number) => Error;
+  } = {},
 ): Promise<ImportSummary> {
+  const { signal } = options;
   // A large import takes a minute: every few thousand rows it lets the process see a Ctrl-C, a
   // cancel or a stop signal, which it would otherwise handle only once the import had finished.
   const pause = async () => {
@@ -97,6 +103,9 @@ export async function importWorkspace(
     throw usageError("import: the input is empty", "pass a file written by `cairn export`");
   const header = Header.safeParse(parseLine(lines[0] as string, 1));
   if (!header.success) throw usageError("import: the first line is not a cairn export header");
+  // The new workspace names its own store: the exported one (the source's server) is cut out
+  // before anything is written, and a form that cannot be cut out refuses the import.
+  const config = header.data.config !== undefined ? withoutStoreTable(header.data.config) : undefined;
   if (header.data.schema !== store.schemaVersion) {
     throw usageError(
       `import: the export has schema ${header.data.schema}, this workspace has ${store.schemaVersion}`,
@@ -123,9 +132,12 @@ export async function importWorkspace(
   return store.write(async (tx) => {
     const existing = await tx.transfer.contentCount();
     if (existing > 0) {
-      throw conflict(
-        `import: this workspace already holds ${existing} rows`,
-        "import into a fresh `cairn init` workspace",
+      throw (
+        options.occupied?.(existing) ??
+        conflict(
+          `import: this workspace already holds ${existing} rows`,
+          "import into a fresh `cairn init` workspace",
+        )
       );
     }
     await tx.transfer.restore(records, pause);
@@ -146,7 +158,7 @@ export async function importWorkspace(
     });
     const tables: Record<string, number> = {};
     for (const record of records) tables[record.table] = (tables[record.table] ?? 0) + 1;
-    return { rows: records.length, tables, config: header.data.config };
+    return { rows: records.length, tables, config };
   });
 }
 
@@ -266,16 +278,13 @@ export async function importIntoNewWorkspace(
   };
   process.once("exit", abandon);
   let summary: ImportSummary;
-  let config: string | undefined;
   try {
     const store = openStore({ kind: "sqlite", path: staging }, { create: true });
     try {
-      summary = await importWorkspace(store, { id: "owner" }, jsonl, now, signal);
+      summary = await importWorkspace(store, { id: "owner" }, jsonl, now, { signal });
     } finally {
       await store.close();
     }
-    // Before the database is placed: a store setting that cannot be cut out refuses the import.
-    config = summary.config !== undefined ? withoutStoreTable(summary.config) : undefined;
     // Closing the last connection folds the write-ahead log into the file; only the file is linked.
     if ((statSync(`${staging}-wal`, { throwIfNoEntry: false })?.size ?? 0) > 0) {
       throw operational(
@@ -291,15 +300,65 @@ export async function importIntoNewWorkspace(
   }
   process.removeListener("exit", abandon);
   removeStaging();
-  if (config !== undefined) {
-    const temporary = `${workspace.configPath}.${process.pid}.tmp`;
-    writeFileSync(temporary, config);
-    renameSync(temporary, workspace.configPath);
-  } else if (!existsSync(workspace.configPath)) {
-    writeFileSync(workspace.configPath, configTemplate(workspace));
-  }
-  writeGitignore(workspace);
+  writeWorkspaceConfig(workspace, { kind: "sqlite", path: workspace.databasePath }, summary.config);
   return summary;
+}
+
+/**
+ * `cairn import` into a schema of a shared PostgreSQL store (`--store URL`, or CAIRN_STORE_URL):
+ * the rows go in one transaction under the workspace lock, so a schema that already holds a
+ * workspace refuses the import, and a failed, stopped or killed import leaves the schema without
+ * one (its connection's end rolls the transaction back). Only then is this checkout's
+ * cairn.toml written, naming the store (never its password), as `cairn init --store` writes it.
+ */
+export async function importIntoSharedStore(
+  workspace: Workspace,
+  location: Extract<StoreLocation, { kind: "postgres" }>,
+  jsonl: string,
+  now: string,
+  signal?: AbortSignal,
+): Promise<ImportSummary> {
+  refuseExisting(workspace);
+  const madeStateDir = !existsSync(workspace.stateDir);
+  makeStateDir(workspace);
+  // Only a directory this import made, and only while it is still empty.
+  const abandon = () => {
+    if (!madeStateDir) return;
+    try {
+      rmdirSync(workspace.stateDir);
+    } catch {
+      // Not empty (another process put something there): it stays.
+    }
+  };
+  process.once("exit", abandon);
+  let summary: ImportSummary;
+  try {
+    const store = openStore(location, { create: true });
+    try {
+      summary = await importWorkspace(store, { id: "owner" }, jsonl, now, {
+        signal,
+        occupied: () => occupied(location),
+      });
+    } finally {
+      await store.close();
+    }
+  } catch (error) {
+    process.removeListener("exit", abandon);
+    abandon();
+    throw error;
+  }
+  process.removeListener("exit", abandon);
+  writeWorkspaceConfig(workspace, location, summary.config);
+  return summary;
+}
+
+/** The schema already holds a workspace: another board, or this one imported before. */
+function occupied(location: Extract<StoreLocation, { kind: "postgres" }>) {
+  const named = namedStoreUrl(location);
+  return conflict(
+    `the schema ${JSON.stringify(location.schema)} on ${storableUrl(location.url)} already holds a workspace; nothing was imported`,
+    `import into a schema of its own (?schema=NAME), or join that board as it is: cairn init --store '${named}'`,
+  );
 }
 
 /**
