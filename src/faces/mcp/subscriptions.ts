@@ -32,6 +32,12 @@ const MIN_GAP_MS = 100;
 /** Journal events read per page, and pages per look: more missed than that counts as "everything". */
 const PAGE = 500;
 const MAX_PAGES = 20;
+/**
+ * A journal read that failed (the store busy past its timeout, the server restarting) is tried
+ * again after this, doubling up to the longest wait while it keeps failing.
+ */
+const RETRY_FIRST_MS = 200;
+const RETRY_LONGEST_MS = 30_000;
 /** Subscriptions one session may hold: each costs a re-read when the journal touches it. */
 const MAX_SUBSCRIPTIONS = 1_000;
 
@@ -105,6 +111,8 @@ export class ResourceFeed {
   private journalDirty = false;
   private skillsDirty = false;
   private lastLook = 0;
+  /** How long after a failed journal read the next look waits; 0 while reads succeed. */
+  private retryWait = 0;
   private closed = false;
   private retired = false;
 
@@ -224,7 +232,7 @@ export class ResourceFeed {
   /** One look at a time: what arrives during a look is looked at after it, MIN_GAP_MS on. */
   private schedule(): void {
     if (this.timer || this.running || this.closed || this.retired) return;
-    const wait = Math.max(SETTLE_MS, this.lastLook + MIN_GAP_MS - Date.now());
+    const wait = Math.max(SETTLE_MS, this.lastLook + Math.max(MIN_GAP_MS, this.retryWait) - Date.now());
     this.timer = setTimeout(() => void this.look(), wait);
     this.timer.unref();
   }
@@ -262,7 +270,11 @@ export class ResourceFeed {
     }
   }
 
-  /** What the journal says changed since the last look, read through `activity` as the caller. */
+  /**
+   * What the journal says changed since the last look, read through `activity` as the caller. A
+   * read that fails is looked at again later, from the last event read: the change that rang
+   * must not wait for the next write to be announced (or, pages in, be skipped for good).
+   */
   private async readJournal(): Promise<JournalTouch | undefined> {
     const events: Activity["events"] = [];
     for (let page = 0; page < MAX_PAGES; page++) {
@@ -273,7 +285,12 @@ export class ResourceFeed {
         this.loseIdentity();
         return undefined;
       }
-      if (outcome.kind !== "ok") return undefined;
+      if (outcome.kind !== "ok") {
+        this.retryWait = Math.min(RETRY_LONGEST_MS, Math.max(RETRY_FIRST_MS, this.retryWait * 2));
+        this.journalDirty = true;
+        return events.length > 0 ? touchOf(events) : undefined;
+      }
+      this.retryWait = 0;
       const found = (outcome.value as Activity).events;
       events.push(...found);
       const last = found.at(-1);
