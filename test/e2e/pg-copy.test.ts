@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -397,5 +397,19 @@ describe("a checkout whose committed cairn.toml names no store", () => {
     const status = cairn(dir, ["status", "--json"], { env: sqliteOnly });
     expect(status.code, status.stderr).toBe(0);
     expect(readFileSync(join(dir, ".cairn", "cairn.toml"), "utf8")).toMatch(/^\[roles\.builder\]/);
+  });
+
+  it("a FIFO in cairn.toml's place: init --store says what to write there instead of waiting for a reader", () => {
+    const dir = join(scratch.dir, "committed-fifo");
+    mkdirSync(join(dir, ".cairn"), { recursive: true });
+    expect(spawnSync("mkfifo", [join(dir, ".cairn", "cairn.toml")]).status).toBe(0);
+    const made = cairn(dir, ["init", "--store", urlFor(`committed-fifo-${stamp}`), "--json"], {
+      env: sqliteOnly,
+      timeoutMs: 10_000,
+    });
+    expect(made.code, made.stderr).toBe(1);
+    expect(made.json).toMatchObject({
+      error: { kind: "operational", next: expect.stringContaining(`schema = "committed-fifo-${stamp}"`) },
+    });
   });
 });

@@ -1,5 +1,6 @@
 import {
-  appendFileSync,
+  closeSync,
+  constants,
   existsSync,
   lstatSync,
   mkdirSync,
@@ -8,10 +9,12 @@ import {
   rmSync,
   statSync,
   writeFileSync,
+  writeSync,
 } from "node:fs";
 import { basename, join } from "node:path";
 import { crypto } from "../../kernel/builtins.js";
 import { conflict, operational } from "../../kernel/outcome.js";
+import { openRegularFile } from "../../kernel/regular-file.js";
 import type { Setting } from "../../kernel/setting.js";
 import { openStore, type StoreLocation } from "../../store/open.js";
 import { storableUrl } from "../../store/postgres/location.js";
@@ -140,9 +143,27 @@ export function writeWorkspaceConfig(workspace: Workspace, location: StoreLocati
   } else if (!existsSync(configPath)) {
     writeFileSync(configPath, configTemplate(workspace) + store);
   } else if (store !== "") {
-    appendFileSync(configPath, store);
+    appendStoreSection(configPath, store);
   }
   writeGitignore(workspace);
+}
+
+/** Through the descriptor of a regular file only: a FIFO there would hold the write forever. */
+function appendStoreSection(configPath: string, store: string): void {
+  let fd: number;
+  try {
+    fd = openRegularFile(configPath, constants.O_WRONLY | constants.O_APPEND);
+  } catch (error) {
+    throw operational(
+      `the workspace is on the shared store, but ${configPath} could not take its [store] section (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+      `make ${configPath} a regular file and add this to it:${store}`,
+    );
+  }
+  try {
+    writeSync(fd, store);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export function writeGitignore(workspace: Workspace): void {
@@ -191,6 +212,12 @@ export async function initWorkspace(
     await abandon();
     throw error;
   }
-  writeWorkspaceConfig(workspace, location);
+  try {
+    writeWorkspaceConfig(workspace, location);
+  } catch (error) {
+    // The workspace stays (made or joined); its connection must not hold the process open.
+    await store.close();
+    throw error;
+  }
   return { workspaceId, store, joined };
 }
