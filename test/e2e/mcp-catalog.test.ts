@@ -1,13 +1,10 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/client";
-import { InMemoryTransport } from "@modelcontextprotocol/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { CatalogError, type CatalogSource } from "../../src/commands/catalog.js";
-import { Session } from "../../src/commands/context.js";
-import { createServer } from "../../src/faces/mcp/server.js";
-import { addAgent, cleanEnv, initWorkspace } from "../helpers/workspace.js";
+import { connectInProcess } from "../helpers/in-process-mcp.js";
+import { addAgent, initWorkspace } from "../helpers/workspace.js";
 
 /**
  * The catalog plumbing with a stand-in source: each `<name>.tool` file in a folder is a tool
@@ -40,24 +37,12 @@ function fakeSource(folder: string): CatalogSource {
   };
 }
 
-async function connect(
+function connect(
   dir: string,
   env: Record<string, string | undefined> = {},
   source: CatalogSource = fakeSource(join(dir, "tools")),
 ) {
-  const session = new Session({ cwd: dir, env: cleanEnv(env) });
-  const server = createServer(session, (await session.context()).profile, [source]);
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  const client = new Client({ name: "catalog-test", version: "1" });
-  await client.connect(clientSide);
-  return {
-    client,
-    close: async () => {
-      await client.close();
-      await session.close();
-    },
-  };
+  return connectInProcess(dir, { env, catalogs: [source] });
 }
 
 describe("file-backed tools in the MCP face", () => {

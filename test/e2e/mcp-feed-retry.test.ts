@@ -1,12 +1,9 @@
-import { Client } from "@modelcontextprotocol/client";
-import { InMemoryTransport } from "@modelcontextprotocol/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Session } from "../../src/commands/context.js";
 import type { AnyCommand } from "../../src/commands/define.js";
 import { COMMANDS_BY_NAME } from "../../src/commands/registry.js";
-import { createServer } from "../../src/faces/mcp/server.js";
 import { operational } from "../../src/kernel/outcome.js";
-import { cairn, cleanEnv, initWorkspace } from "../helpers/workspace.js";
+import { connectInProcess } from "../helpers/in-process-mcp.js";
+import { cairn, initWorkspace } from "../helpers/workspace.js";
 
 /**
  * The change feed reads the journal when the store says something changed. A read that fails
@@ -16,8 +13,7 @@ import { cairn, cleanEnv, initWorkspace } from "../helpers/workspace.js";
  */
 describe("the change feed after a failed journal read", () => {
   let ws: ReturnType<typeof initWorkspace>;
-  let session: Session;
-  let client: Client;
+  let mcp: Awaited<ReturnType<typeof connectInProcess>>;
   const activity = COMMANDS_BY_NAME.get("activity") as AnyCommand;
   const original = activity.handler;
   const updated: string[] = [];
@@ -25,25 +21,19 @@ describe("the change feed after a failed journal read", () => {
   beforeAll(async () => {
     ws = initWorkspace();
     expect(cairn(ws.dir, ["task", "add", "watched"]).code).toBe(0);
-    session = new Session({ cwd: ws.dir, env: cleanEnv() });
-    const server = createServer(session, "all");
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverSide);
-    client = new Client({ name: "feed-retry-test", version: "1" });
-    client.setNotificationHandler("notifications/resources/updated", (notification) => {
+    mcp = await connectInProcess(ws.dir, { profile: "all" });
+    mcp.client.setNotificationHandler("notifications/resources/updated", (notification) => {
       updated.push(notification.params.uri);
     });
-    await client.connect(clientSide);
   });
   afterAll(async () => {
     activity.handler = original;
-    await client.close();
-    await session.close();
+    await mcp.close();
     ws.cleanup();
   });
 
   it("announces the change once a later read succeeds, without another write", async () => {
-    await client.subscribeResource({ uri: "cairn://task/T-1" });
+    await mcp.client.subscribeResource({ uri: "cairn://task/T-1" });
     let failed = 0;
     activity.handler = async () => {
       failed++;

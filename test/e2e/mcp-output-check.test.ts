@@ -1,11 +1,8 @@
-import { Client } from "@modelcontextprotocol/client";
-import { InMemoryTransport } from "@modelcontextprotocol/server";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { Session } from "../../src/commands/context.js";
 import type { AnyCommand } from "../../src/commands/define.js";
 import { COMMANDS_BY_NAME } from "../../src/commands/registry.js";
-import { createServer } from "../../src/faces/mcp/server.js";
-import { cleanEnv, initWorkspace } from "../helpers/workspace.js";
+import { connectInProcess } from "../helpers/in-process-mcp.js";
+import { initWorkspace } from "../helpers/workspace.js";
 
 /**
  * A command's output is checked once, by dispatch, and the MCP face hands the SDK a schema that
@@ -15,30 +12,23 @@ import { cleanEnv, initWorkspace } from "../helpers/workspace.js";
  */
 describe("a tool's output through the MCP face", () => {
   let ws: ReturnType<typeof initWorkspace>;
-  let session: Session;
-  let client: Client;
+  let mcp: Awaited<ReturnType<typeof connectInProcess>>;
   const whoami = COMMANDS_BY_NAME.get("whoami") as AnyCommand;
   const original = whoami.handler;
 
   beforeAll(async () => {
     ws = initWorkspace();
-    session = new Session({ cwd: ws.dir, env: cleanEnv() });
-    const server = createServer(session, (await session.context()).profile);
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverSide);
-    client = new Client({ name: "output-check-test", version: "1" });
-    await client.connect(clientSide);
+    mcp = await connectInProcess(ws.dir);
   });
   afterEach(() => {
     whoami.handler = original;
   });
   afterAll(async () => {
-    await client.close();
-    await session.close();
+    await mcp.close();
     ws.cleanup();
   });
 
-  const call = () => client.callTool({ name: "whoami", arguments: { schema_version: 1 } });
+  const call = () => mcp.client.callTool({ name: "whoami", arguments: { schema_version: 1 } });
 
   it("reports a handler's malformed output as an error naming the broken field", async () => {
     const good = await call();

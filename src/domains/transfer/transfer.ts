@@ -255,50 +255,34 @@ export async function importIntoNewWorkspace(
   now: string,
   signal?: AbortSignal,
 ): Promise<ImportSummary> {
-  refuseExisting(workspace);
-  const madeStateDir = !existsSync(workspace.stateDir);
-  makeStateDir(workspace);
-  // What an import killed outright (kill -9, a crash) left half built goes once its pid has.
-  removeLeftoversOfDeadProcesses(workspace.stateDir, `${basename(workspace.databasePath)}-import-`, /^-/);
   // `cairn.db-…`: a name the workspace's .gitignore leaves out, and no command takes for a workspace.
   const staging = `${workspace.databasePath}-import-${process.pid}-${crypto().randomBytes(4).toString("hex")}`;
   const removeStaging = () => {
     for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(staging + suffix, { force: true });
   };
-  // A stop signal exits without unwinding this function: what it half built goes at exit too.
-  const abandon = () => {
-    removeStaging();
-    if (madeStateDir) {
+  const summary = await inNewStateDir(
+    workspace,
+    async () => {
+      // What an import killed outright (kill -9, a crash) left half built goes once its pid has.
+      removeLeftoversOfDeadProcesses(workspace.stateDir, `${basename(workspace.databasePath)}-import-`, /^-/);
+      const store = openStore({ kind: "sqlite", path: staging }, { create: true });
+      let imported: ImportSummary;
       try {
-        rmdirSync(workspace.stateDir);
-      } catch {
-        // Not empty (another process put something there): it stays.
+        imported = await importWorkspace(store, { id: "owner" }, jsonl, now, { signal });
+      } finally {
+        await store.close();
       }
-    }
-  };
-  process.once("exit", abandon);
-  let summary: ImportSummary;
-  try {
-    const store = openStore({ kind: "sqlite", path: staging }, { create: true });
-    try {
-      summary = await importWorkspace(store, { id: "owner" }, jsonl, now, { signal });
-    } finally {
-      await store.close();
-    }
-    // Closing the last connection folds the write-ahead log into the file; only the file is linked.
-    if ((statSync(`${staging}-wal`, { throwIfNoEntry: false })?.size ?? 0) > 0) {
-      throw operational(
-        `the imported database ${staging} was not written through to its file; nothing was imported`,
-      );
-    }
-    placeDatabase(staging, workspace);
-  } catch (error) {
-    process.removeListener("exit", abandon);
-    // Only a directory this import made, and only while it is still empty.
-    abandon();
-    throw error;
-  }
-  process.removeListener("exit", abandon);
+      // Closing the last connection folds the write-ahead log into the file; only the file is linked.
+      if ((statSync(`${staging}-wal`, { throwIfNoEntry: false })?.size ?? 0) > 0) {
+        throw operational(
+          `the imported database ${staging} was not written through to its file; nothing was imported`,
+        );
+      }
+      placeDatabase(staging, workspace);
+      return imported;
+    },
+    removeStaging,
+  );
   removeStaging();
   writeWorkspaceConfig(workspace, { kind: "sqlite", path: workspace.databasePath }, summary.config);
   return summary;
@@ -318,38 +302,52 @@ export async function importIntoSharedStore(
   now: string,
   signal?: AbortSignal,
 ): Promise<ImportSummary> {
-  refuseExisting(workspace);
-  const madeStateDir = !existsSync(workspace.stateDir);
-  makeStateDir(workspace);
-  // Only a directory this import made, and only while it is still empty.
-  const abandon = () => {
-    if (!madeStateDir) return;
-    try {
-      rmdirSync(workspace.stateDir);
-    } catch {
-      // Not empty (another process put something there): it stays.
-    }
-  };
-  process.once("exit", abandon);
-  let summary: ImportSummary;
-  try {
+  const summary = await inNewStateDir(workspace, async () => {
     const store = openStore(location, { create: true });
     try {
-      summary = await importWorkspace(store, { id: "owner" }, jsonl, now, {
+      return await importWorkspace(store, { id: "owner" }, jsonl, now, {
         signal,
         occupied: () => occupied(location),
       });
     } finally {
       await store.close();
     }
-  } catch (error) {
-    process.removeListener("exit", abandon);
-    abandon();
-    throw error;
-  }
-  process.removeListener("exit", abandon);
+  });
   writeWorkspaceConfig(workspace, location, summary.config);
   return summary;
+}
+
+/**
+ * `build` run with `.cairn/` made for it (a workspace already there is refused). Should it fail,
+ * or a stop signal exit the process without unwinding it, `leftovers` go, and so does the folder
+ * if this made it and it is still empty (another process may have put something there).
+ */
+async function inNewStateDir<T>(
+  workspace: Workspace,
+  build: () => Promise<T>,
+  leftovers: () => void = () => {},
+): Promise<T> {
+  refuseExisting(workspace);
+  const madeStateDir = !existsSync(workspace.stateDir);
+  makeStateDir(workspace);
+  const abandon = () => {
+    leftovers();
+    if (!madeStateDir) return;
+    try {
+      rmdirSync(workspace.stateDir);
+    } catch {
+      // Not empty: it stays.
+    }
+  };
+  process.once("exit", abandon);
+  try {
+    return await build();
+  } catch (error) {
+    abandon();
+    throw error;
+  } finally {
+    process.removeListener("exit", abandon);
+  }
 }
 
 /** The schema already holds a workspace: another board, or this one imported before. */
