@@ -296,6 +296,28 @@ describe("importing an export into a shared store", () => {
     );
   });
 
+  it("a shared workspace exported and imported again, twice, names its new store once, with one comment", () => {
+    let from = join(scratch.dir, "again-0");
+    cairn(scratch.dir, ["init", "--store", urlFor(`again-0-${stamp}`)], {
+      env: { ...sqliteOnly, CAIRN_DIR: from },
+    });
+    for (const round of [1, 2]) {
+      const file = join(scratch.dir, `again-${round}.jsonl`);
+      expect(cairn(from, ["export", "--out", file], { env: sqliteOnly }).code).toBe(0);
+      const to = join(scratch.dir, `again-${round}`);
+      mkdirSync(to);
+      const made = cairn(to, ["import", file, "--store", urlFor(`again-${round}-${stamp}`)], {
+        env: sqliteOnly,
+      });
+      expect(made.code, made.stderr).toBe(0);
+      const config = readFileSync(join(to, ".cairn", "cairn.toml"), "utf8");
+      expect(config.match(/^\[store\]$/gm)).toHaveLength(1);
+      expect(config.match(/Never put a password here/g)).toHaveLength(1);
+      expect(config).toContain(`schema = "again-${round}-${stamp}"`);
+      from = to;
+    }
+  });
+
   it("with CAIRN_STORE_URL set, lands where every later command in that environment looks", async () => {
     const { file } = await exported("import-env-source");
     const onPg = { CAIRN_STORE_URL: urlFor(`import-env-${stamp}`) };

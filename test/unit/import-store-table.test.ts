@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { withoutStoreTable, withoutStoreTables } from "../../src/domains/transfer/transfer.js";
+import { STORE_COMMENT } from "../../src/domains/workspace/init.js";
 import { elapsed, randomTexts } from "../helpers/random-texts.js";
 
 describe("importing the cairn.toml of a shared-store workspace", () => {
-  it("drops the [store] table (the import is a local SQLite store) and keeps every other table", () => {
+  it("drops the [store] table (the import names its own store) and keeps every other table", () => {
     const config =
       '[workspace]\nname = "x"\n# [store] in a comment stays\n\n[store]\nurl = "postgres://u@h:5432/db"\nschema = "s"\n\n[roles.b]\nsummary = "y"\n';
     const kept = withoutStoreTable(config);
@@ -13,6 +14,15 @@ describe("importing the cairn.toml of a shared-store workspace", () => {
       '[workspace]\nname = "x"\n# [store] in a comment stays\n\n\n[roles.b]\nsummary = "y"\n',
     );
     expect(withoutStoreTable('[workspace]\nname = "x"\n')).toBe('[workspace]\nname = "x"\n');
+  });
+
+  it("takes the section's own comment with it, also where an earlier version wrote it above the table", () => {
+    const url = 'url = "postgres://u@h:5432/db"\nschema = "s"\n';
+    const now = `[workspace]\nname = "x"\n\n[store]\n${STORE_COMMENT}${url}`;
+    const before = `[workspace]\nname = "x"\n\n${STORE_COMMENT}[store]\n${url}`;
+    for (const config of [now, before]) {
+      expect(withoutStoreTable(config)).toBe('[workspace]\nname = "x"\n\n');
+    }
   });
 
   it("drops an inline or dotted top-level store too; refuses one it cannot cut out", () => {

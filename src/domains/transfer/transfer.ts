@@ -14,7 +14,13 @@ import type { DumpRecord, Store } from "../../store/store.js";
 import type { Actor } from "../identity/actor.js";
 import type { Workspace } from "../workspace/discover.js";
 import { namesStore } from "../workspace/discover.js";
-import { makeStateDir, namedStoreUrl, refuseExisting, writeWorkspaceConfig } from "../workspace/init.js";
+import {
+  makeStateDir,
+  namedStoreUrl,
+  refuseExisting,
+  STORE_COMMENT,
+  writeWorkspaceConfig,
+} from "../workspace/init.js";
 import { checkRecordLimits } from "./limits.js";
 
 const FORMAT = "cairn-export";
@@ -229,9 +235,11 @@ export function withoutStoreTable(config: string): string {
   const withoutTables = withoutStoreTables(config);
   // `store = …` is the top level's only before the first table header; below one it is that table's.
   const header = /^[ \t]*\[/m.exec(withoutTables)?.index ?? withoutTables.length;
-  const cut =
+  let cut =
     withoutTables.slice(0, header).replace(/^[ \t]*["']?store["']?[ \t]*[.=][^\n]*\n?/gm, "") +
     withoutTables.slice(header);
+  // The comment an earlier version wrote above its [store] table stays behind when the table goes.
+  cut = cut.replaceAll(STORE_COMMENT, "");
   if (namesStore(cut) || (parses(config) && !parses(cut))) {
     throw usageError(
       "import: the export's cairn.toml names a shared store in a form that cannot be cut out",

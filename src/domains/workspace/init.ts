@@ -30,10 +30,17 @@ export interface InitResult {
   joined: boolean;
 }
 
-/** The `[store]` section for a shared store: the URL without password or schema, and the schema. */
+/** What the `[store]` section says of itself; earlier versions wrote it above the table. */
+export const STORE_COMMENT =
+  "# The shared store: a schema on a PostgreSQL server. Never put a password here:\n# cairn takes it from PGPASSWORD or ~/.pgpass.\n";
+
+/**
+ * The `[store]` section for a shared store: the URL without password or schema, and the schema.
+ * Its comment is inside the table, so an import that cuts the table out takes the comment too.
+ */
 function storeSection(location: StoreLocation): string {
   if (location.kind === "sqlite") return "";
-  return `\n# The shared store: a schema on a PostgreSQL server. Never put a password here:\n# cairn takes it from PGPASSWORD or ~/.pgpass.\n[store]\nurl = ${JSON.stringify(storableUrl(location.url))}\nschema = ${JSON.stringify(location.schema)}\n`;
+  return `\n[store]\n${STORE_COMMENT}url = ${JSON.stringify(storableUrl(location.url))}\nschema = ${JSON.stringify(location.schema)}\n`;
 }
 
 export function refuseExisting(workspace: Workspace): void {
