@@ -8,6 +8,7 @@ import { sqliteBinding } from "../kernel/sqlite-addon.js";
 import { openStore, type StoreLocation } from "./open.js";
 import { connect, exactTypes } from "./postgres/connection.js";
 import { encodeText, ident, pgDb } from "./postgres/db.js";
+import { InsertWindow } from "./postgres/insert-window.js";
 import { pgTransfer } from "./postgres/transfer.js";
 import { CONTENT_TABLES } from "./sqlite/migrations/index.js";
 import { sqliteTransfer } from "./sqlite/transfer.js";
@@ -146,7 +147,7 @@ async function writePostgres(
   location: Extract<StoreLocation, { kind: "postgres" }>,
   snapshot: Snapshot,
 ): Promise<void> {
-  const client = await connect({ location, exact: true, statementTimeoutMs: 600_000 });
+  const client = await connect({ location, exact: true, statementTimeoutMs: 600_000, pipeline: true });
   try {
     await client.query(
       `BEGIN; SELECT pg_advisory_xact_lock(hashtextextended('cairn:ws:' || current_schema(), 0))`,
@@ -160,20 +161,22 @@ async function writePostgres(
         "copy into a new schema",
       );
     await client.query("DELETE FROM meta");
+    const window = new InsertWindow();
     for (const table of snapshot.tables) {
+      const insert = `INSERT INTO ${ident(table.name)} (${table.columns.map(ident).join(", ")}) VALUES (${table.columns.map((_, i) => `$${i + 1}`).join(", ")})`;
       for (const row of table.rows) {
-        await client.query(
-          `INSERT INTO ${ident(table.name)} (${table.columns.map(ident).join(", ")}) VALUES (${table.columns.map((_, i) => `$${i + 1}`).join(", ")})`,
-          row.map((value) =>
-            typeof value === "bigint"
-              ? value.toString()
-              : typeof value === "string"
-                ? encodeText(value)
-                : value,
-          ),
+        if (window.full) await window.answered();
+        const values = row.map((value) =>
+          typeof value === "bigint"
+            ? value.toString()
+            : typeof value === "string"
+              ? encodeText(value)
+              : value,
         );
+        window.send(client.query(insert, values), values);
       }
     }
+    await window.answered();
     for (const [name, last] of snapshot.counters) {
       await client.query("SELECT cairn_next($1, $2)", [name, last.toString()]);
     }

@@ -372,6 +372,31 @@ describe("importing an export into a shared store", () => {
     expect((whole.json as { rows: number }).rows).toBe(lines.filter((line) => line !== "").length - 1);
   });
 
+  it("a row the store refuses mid-file is the error named, not the inserts sent after it; nothing is written", async () => {
+    const { file } = await exported("import-dup-source");
+    const [header, ...rows] = readFileSync(file, "utf8").trimEnd().split("\n");
+    // A journal event twice, with many rows still to come: the inserts after it travel in the
+    // same window and fail only because the transaction already has.
+    const at = rows.findIndex((row) => JSON.parse(row).table === "events");
+    expect(rows.length - at).toBeGreaterThan(10);
+    rows.splice(at + 1, 0, rows[at] as string);
+    const counted = { ...JSON.parse(header as string), rows: rows.length };
+    const dup = join(scratch.dir, "import-dup.jsonl");
+    writeFileSync(dup, `${[JSON.stringify(counted), ...rows].join("\n")}\n`);
+    const schema = `import-dup-${stamp}`;
+    const target = join(scratch.dir, "import-dup-target");
+    mkdirSync(target);
+    const refused = cairn(target, ["import", dup, "--store", urlFor(schema), "--json"], { env: sqliteOnly });
+    expect(refused.code, refused.stderr).toBe(5);
+    expect(refused.json).toMatchObject({
+      error: { kind: "conflict", message: expect.stringMatching(/events_pkey/) },
+    });
+    expect(refused.stdout).not.toMatch(/aborted/);
+    expect(existsSync(join(target, ".cairn"))).toBe(false);
+    const whole = cairn(target, ["import", file, "--store", urlFor(schema)], { env: sqliteOnly });
+    expect(whole.code, whole.stderr).toBe(0);
+  });
+
   it("stopped (SIGTERM) while it waits for the schema, exits at once and leaves neither a workspace nor a folder", async () => {
     const { file } = await exported("import-stop-source");
     const schema = `import-stop-${stamp}`;

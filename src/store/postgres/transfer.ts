@@ -3,6 +3,7 @@ import { quoteValue } from "../../kernel/text.js";
 import { CONTENT_TABLES } from "../sqlite/migrations/index.js";
 import type { CountsRepo, DumpRecord, TransferRepo } from "../store.js";
 import { ident, type PgDb } from "./db.js";
+import { InsertWindow } from "./insert-window.js";
 
 export interface TableShape {
   /** Exported columns in SQLite's order; `_`-columns are this store's own and stay home. */
@@ -52,17 +53,30 @@ export function pgTransfer(db: PgDb): TransferRepo {
       const known = await shapesOf();
       // Metadata is replaced wholesale: the imported workspace keeps its own identity.
       await db.prepare("DELETE FROM meta").run();
-      let count = 0;
+      // The store's connection pipelines: a window of inserts costs one round trip.
+      const window = new InsertWindow();
       for (const { table, row } of records) {
-        if (pause && ++count % 2_000 === 0) await pause();
+        if (window.full) {
+          await window.answered();
+          await pause?.();
+        }
         const shape = known.get(table);
-        if (!shape) throw usageError(`import: unknown table ${quoteValue(table)}`);
         const names = Object.keys(row);
-        const stray = names.find((name) => !shape.columns.includes(name));
-        if (stray) throw usageError(`import: table ${table} has no column ${quoteValue(stray)}`);
+        const stray = shape && names.find((name) => !shape.columns.includes(name));
+        if (!shape || stray) {
+          // An insert sent before this record that failed is the first fault: it is named first.
+          await window.answered();
+          throw usageError(
+            shape
+              ? `import: table ${table} has no column ${quoteValue(stray as string)}`
+              : `import: unknown table ${quoteValue(table)}`,
+          );
+        }
         const sql = `INSERT INTO ${ident(table)} (${names.map(ident).join(", ")}) VALUES (${names.map(() => "?").join(", ")})`;
-        await db.prepare(sql).run(...names.map((name) => row[name]));
+        const values = names.map((name) => row[name]);
+        window.send(db.prepare(sql).run(...values), values);
       }
+      await window.answered();
     },
   };
 }
