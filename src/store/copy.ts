@@ -143,9 +143,14 @@ async function readPostgres(location: Extract<StoreLocation, { kind: "postgres" 
   }
 }
 
+/**
+ * The whole copy in one transaction on the target. A cancel is looked at between windows and
+ * last just before COMMIT: once committed, the copy is there, and nothing may call it unwritten.
+ */
 async function writePostgres(
   location: Extract<StoreLocation, { kind: "postgres" }>,
   snapshot: Snapshot,
+  pause: () => Promise<void>,
 ): Promise<void> {
   const client = await connect({ location, exact: true, statementTimeoutMs: 600_000, pipeline: true });
   try {
@@ -165,7 +170,10 @@ async function writePostgres(
     for (const table of snapshot.tables) {
       const insert = `INSERT INTO ${ident(table.name)} (${table.columns.map(ident).join(", ")}) VALUES (${table.columns.map((_, i) => `$${i + 1}`).join(", ")})`;
       for (const row of table.rows) {
-        if (window.full) await window.answered();
+        if (window.full) {
+          await window.answered();
+          await pause();
+        }
         const values = row.map((value) =>
           typeof value === "bigint"
             ? value.toString()
@@ -180,6 +188,7 @@ async function writePostgres(
     for (const [name, last] of snapshot.counters) {
       await client.query("SELECT cairn_next($1, $2)", [name, last.toString()]);
     }
+    await pause();
     await client.query("COMMIT");
   } catch (error) {
     await client.query("ROLLBACK").catch(() => {});
@@ -281,9 +290,12 @@ export async function copyStore(
         ? await readSqlite(source.path, target.kind === "postgres")
         : await readPostgres(source);
     await pause();
-    if (building.kind === "postgres") await writePostgres(building, snapshot);
-    else await writeSqlite(building.path, snapshot, pause);
-    await pause();
+    if (building.kind === "postgres") await writePostgres(building, snapshot, pause);
+    else {
+      await writeSqlite(building.path, snapshot, pause);
+      // Still unplaced, so still nothing written: a SQLite copy may be stopped here too.
+      await pause();
+    }
     const to = openStore(building);
     try {
       const copied = await to.read((tx) => tx.transfer.dump());

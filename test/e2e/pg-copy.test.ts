@@ -238,6 +238,50 @@ describe("a copy while the source is written", () => {
   });
 });
 
+describe("a copy to PostgreSQL cancelled (Ctrl-C) while it waits for the target", () => {
+  it("rolls back: the target holds no workspace, as the message says, and the copy runs again", async () => {
+    const dir = join(scratch.dir, "copy-cancelled");
+    cairn(scratch.dir, ["init"], { env: { ...sqliteOnly, CAIRN_DIR: dir } });
+    expect(cairn(dir, ["task", "add", "copied once"], { env: sqliteOnly }).code).toBe(0);
+    const schema = `copy-cancelled-${stamp}`;
+    const holder = new pg.Client({ connectionString: testPgUrl() });
+    await holder.connect();
+    let exit: { code: number | null; stderr: string };
+    try {
+      await holder.query("BEGIN");
+      await holder.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [`cairn:ws:${schema}`]);
+      const child = spawn(process.execPath, [CAIRN_BIN, "store", "copy", "--to", urlFor(schema)], {
+        cwd: dir,
+        env: cleanEnv(sqliteOnly),
+      });
+      let stderr = "";
+      child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+        stderr += chunk;
+      });
+      const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+      while (
+        (
+          await holder.query(
+            "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted",
+          )
+        ).rows[0].n === 0
+      )
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      // Ctrl-C while the copy waits; then the target is free and the copy goes on to write.
+      child.kill("SIGINT");
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await holder.query("COMMIT");
+      exit = { code: await exited, stderr };
+    } finally {
+      await holder.end();
+    }
+    expect(exit.code, exit.stderr).toBe(130);
+    expect(exit.stderr).toMatch(/cancelled: the copy was stopped and nothing was written/);
+    const again = cairn(dir, ["store", "copy", "--to", urlFor(schema), "--json"], { env: sqliteOnly });
+    expect(again.code, again.stderr).toBe(0);
+  });
+});
+
 describe("importing an export into a shared store", () => {
   /** A SQLite workspace with a board, notes, memory, an agent and a role, exported to a file. */
   async function exported(name: string): Promise<{ dir: string; file: string }> {
