@@ -5,6 +5,7 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callTool, connectMcp } from "../helpers/mcp.js";
+import { holdWorkspaceLock } from "../helpers/pg-lock.js";
 import {
   addAgent,
   CAIRN_BIN,
@@ -209,23 +210,14 @@ describe("a copy while the source is written", () => {
     expect(cairn(dir, ["task", "add", "before the copy"], { env: sqliteOnly }).code).toBe(0);
     const schema = `meanwhile-${stamp}`;
     // Hold the target's workspace lock: the copy has read its source and waits to write.
-    const holder = new pg.Client({ connectionString: testPgUrl() });
-    await holder.connect();
+    const lock = await holdWorkspaceLock(schema);
     try {
-      await holder.query("BEGIN");
-      await holder.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [`cairn:ws:${schema}`]);
       const copying = cairnAsync(dir, ["store", "copy", "--to", urlFor(schema), "--json"], {
         env: sqliteOnly,
       });
-      const waiting = async () =>
-        (
-          await holder.query(
-            "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted",
-          )
-        ).rows[0].n > 0;
-      while (!(await waiting())) await new Promise((resolve) => setTimeout(resolve, 20));
+      await lock.someoneWaits();
       expect(cairn(dir, ["task", "add", "during the copy"], { env: sqliteOnly }).code).toBe(0);
-      await holder.query("COMMIT");
+      await lock.release();
       const copied = await copying;
       expect(copied.code, copied.stderr).toBe(0);
       const there = cairn(dir, ["task", "list", "--json"], { env: { CAIRN_STORE_URL: urlFor(schema) } });
@@ -233,7 +225,7 @@ describe("a copy while the source is written", () => {
         "before the copy",
       ]);
     } finally {
-      await holder.end();
+      await lock.end();
     }
   });
 });
@@ -244,12 +236,9 @@ describe("a copy to PostgreSQL cancelled (Ctrl-C) while it waits for the target"
     cairn(scratch.dir, ["init"], { env: { ...sqliteOnly, CAIRN_DIR: dir } });
     expect(cairn(dir, ["task", "add", "copied once"], { env: sqliteOnly }).code).toBe(0);
     const schema = `copy-cancelled-${stamp}`;
-    const holder = new pg.Client({ connectionString: testPgUrl() });
-    await holder.connect();
+    const lock = await holdWorkspaceLock(schema);
     let exit: { code: number | null; stderr: string };
     try {
-      await holder.query("BEGIN");
-      await holder.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [`cairn:ws:${schema}`]);
       const child = spawn(process.execPath, [CAIRN_BIN, "store", "copy", "--to", urlFor(schema)], {
         cwd: dir,
         env: cleanEnv(sqliteOnly),
@@ -259,21 +248,14 @@ describe("a copy to PostgreSQL cancelled (Ctrl-C) while it waits for the target"
         stderr += chunk;
       });
       const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-      while (
-        (
-          await holder.query(
-            "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted",
-          )
-        ).rows[0].n === 0
-      )
-        await new Promise((resolve) => setTimeout(resolve, 20));
+      await lock.someoneWaits();
       // Ctrl-C while the copy waits; then the target is free and the copy goes on to write.
       child.kill("SIGINT");
       await new Promise((resolve) => setTimeout(resolve, 200));
-      await holder.query("COMMIT");
+      await lock.release();
       exit = { code: await exited, stderr };
     } finally {
-      await holder.end();
+      await lock.end();
     }
     expect(exit.code, exit.stderr).toBe(130);
     expect(exit.stderr).toMatch(/cancelled: the copy was stopped and nothing was written/);
@@ -446,32 +428,22 @@ describe("importing an export into a shared store", () => {
     const schema = `import-stop-${stamp}`;
     const target = join(scratch.dir, "import-stop-target");
     mkdirSync(target);
-    const holder = new pg.Client({ connectionString: testPgUrl() });
-    await holder.connect();
+    const lock = await holdWorkspaceLock(schema);
     try {
-      await holder.query("BEGIN");
-      await holder.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [`cairn:ws:${schema}`]);
       const child = spawn(process.execPath, [CAIRN_BIN, "import", file, "--store", urlFor(schema)], {
         cwd: target,
         env: cleanEnv(sqliteOnly),
         stdio: "ignore",
       });
       const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-      const waiting = async () =>
-        (
-          await holder.query(
-            "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted",
-          )
-        ).rows[0].n > 0;
-      while (!(await waiting())) await new Promise((resolve) => setTimeout(resolve, 20));
+      await lock.someoneWaits();
       const stoppedAt = Date.now();
       child.kill("SIGTERM");
       expect(await exited).toBe(143);
       expect(Date.now() - stoppedAt).toBeLessThan(5_000);
       expect(existsSync(join(target, ".cairn"))).toBe(false);
     } finally {
-      await holder.query("ROLLBACK").catch(() => {});
-      await holder.end();
+      await lock.end();
     }
     const again = cairn(target, ["import", file, "--store", urlFor(schema)], { env: sqliteOnly });
     expect(again.code, again.stderr).toBe(0);
