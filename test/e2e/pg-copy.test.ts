@@ -423,6 +423,38 @@ describe("importing an export into a shared store", () => {
     expect(whole.code, whole.stderr).toBe(0);
   });
 
+  it("cancelled (Ctrl-C) while it waits for the schema, rolls back: nothing imported, as it says, and the retry succeeds", async () => {
+    const { file } = await exported("import-cancel-source");
+    const schema = `import-cancel-${stamp}`;
+    const target = join(scratch.dir, "import-cancel-target");
+    mkdirSync(target);
+    const lock = await holdWorkspaceLock(schema);
+    let exit: { code: number | null; stderr: string };
+    try {
+      const child = spawn(process.execPath, [CAIRN_BIN, "import", file, "--store", urlFor(schema)], {
+        cwd: target,
+        env: cleanEnv(sqliteOnly),
+      });
+      let stderr = "";
+      child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+        stderr += chunk;
+      });
+      const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+      await lock.someoneWaits();
+      child.kill("SIGINT");
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await lock.release();
+      exit = { code: await exited, stderr };
+    } finally {
+      await lock.end();
+    }
+    expect(exit.code, exit.stderr).toBe(130);
+    expect(exit.stderr).toMatch(/cancelled: the import was stopped and nothing was imported/);
+    expect(existsSync(join(target, ".cairn"))).toBe(false);
+    const again = cairn(target, ["import", file, "--store", urlFor(schema)], { env: sqliteOnly });
+    expect(again.code, again.stderr).toBe(0);
+  });
+
   it("stopped (SIGTERM) while it waits for the schema, exits at once and leaves neither a workspace nor a folder", async () => {
     const { file } = await exported("import-stop-source");
     const schema = `import-stop-${stamp}`;

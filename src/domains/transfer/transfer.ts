@@ -164,6 +164,9 @@ export async function importWorkspace(
     });
     const tables: Record<string, number> = {};
     for (const record of records) tables[record.table] = (tables[record.table] ?? 0) + 1;
+    // Last look before the commit: a stop asked for while the import waited (for the workspace
+    // lock, a small file's only wait) rolls it back instead of going unheard.
+    await pause();
     return { rows: records.length, tables, config };
   });
 }
