@@ -11,11 +11,17 @@ export async function holdWorkspaceLock(schema: string) {
   await holder.query("BEGIN");
   await holder.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [`cairn:ws:${schema}`]);
   return {
-    /** Resolves once some session waits for an advisory lock: the cairn process now blocked. */
+    /**
+     * Resolves once some session waits for this very lock: the cairn process now blocked. Other
+     * tests on the same server hold and wait on advisory locks of their own at the same time.
+     */
     async someoneWaits(): Promise<void> {
       for (;;) {
         const waiting = await holder.query<{ n: number }>(
-          "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted",
+          `SELECT count(*)::int AS n FROM pg_locks waiter JOIN pg_locks held
+             ON held.locktype = 'advisory' AND held.granted AND held.pid = pg_backend_pid()
+            AND waiter.classid = held.classid AND waiter.objid = held.objid AND waiter.objsubid = held.objsubid
+           WHERE waiter.locktype = 'advisory' AND NOT waiter.granted`,
         );
         if ((waiting.rows[0]?.n ?? 0) > 0) return;
         await new Promise((resolve) => setTimeout(resolve, 20));
