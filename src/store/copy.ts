@@ -170,10 +170,7 @@ async function writePostgres(
     for (const table of snapshot.tables) {
       const insert = `INSERT INTO ${ident(table.name)} (${table.columns.map(ident).join(", ")}) VALUES (${table.columns.map((_, i) => `$${i + 1}`).join(", ")})`;
       for (const row of table.rows) {
-        if (window.full) {
-          await window.answered();
-          await pause();
-        }
+        await window.makeRoom(pause);
         const values = row.map((value) =>
           typeof value === "bigint"
             ? value.toString()

@@ -13,9 +13,14 @@ export class InsertWindow {
   private sent: Promise<unknown>[] = [];
   private characters = 0;
 
-  /** Wait for the answers before sending more (and, for a long job, look at a stop signal). */
-  get full(): boolean {
-    return this.sent.length >= WINDOW_STATEMENTS || this.characters >= WINDOW_CHARACTERS;
+  /**
+   * Before the next insert: once the window is full, its answers, then a look at a stop signal
+   * (`pause` throws when the job was stopped).
+   */
+  async makeRoom(pause?: () => Promise<void>): Promise<void> {
+    if (this.sent.length < WINDOW_STATEMENTS && this.characters < WINDOW_CHARACTERS) return;
+    await this.answered();
+    await pause?.();
   }
 
   send(insert: Promise<unknown>, values: readonly unknown[]): void {

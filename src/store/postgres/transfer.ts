@@ -56,10 +56,7 @@ export function pgTransfer(db: PgDb): TransferRepo {
       // The store's connection pipelines: a window of inserts costs one round trip.
       const window = new InsertWindow();
       for (const { table, row } of records) {
-        if (window.full) {
-          await window.answered();
-          await pause?.();
-        }
+        await window.makeRoom(pause);
         const shape = known.get(table);
         const names = Object.keys(row);
         const stray = shape && names.find((name) => !shape.columns.includes(name));
