@@ -22,6 +22,31 @@ let scratch: { dir: string; cleanup: () => void };
 const stamp = Date.now().toString(36);
 const urlFor = (schema: string) => `${testPgUrl()}?schema=${schema}`;
 
+/**
+ * `cairn ARGS` started while another session holds `schema`'s workspace lock, once it waits on
+ * that lock: the caller signals it and releases the lock in the order its test needs, then ends
+ * the lock. `exited` gives the exit code, the whole stderr, and when the process ended.
+ */
+async function waitingOnTheLock(cwd: string, args: string[], schema: string) {
+  const lock = await holdWorkspaceLock(schema);
+  const child = spawn(process.execPath, [CAIRN_BIN, ...args], { cwd, env: cleanEnv(sqliteOnly) });
+  let stderr = "";
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+    stderr += chunk;
+  });
+  const exited = new Promise<{ code: number | null; stderr: string; at: number }>((resolve) =>
+    child.on("close", (code) => resolve({ code, stderr, at: Date.now() })),
+  );
+  try {
+    await lock.someoneWaits();
+  } catch (error) {
+    child.kill("SIGKILL");
+    await lock.end();
+    throw error;
+  }
+  return { lock, exited, signal: (signal: NodeJS.Signals) => child.kill(signal) };
+}
+
 beforeAll(() => {
   scratch = scratchDir();
 });
@@ -236,26 +261,16 @@ describe("a copy to PostgreSQL cancelled (Ctrl-C) while it waits for the target"
     cairn(scratch.dir, ["init"], { env: { ...sqliteOnly, CAIRN_DIR: dir } });
     expect(cairn(dir, ["task", "add", "copied once"], { env: sqliteOnly }).code).toBe(0);
     const schema = `copy-cancelled-${stamp}`;
-    const lock = await holdWorkspaceLock(schema);
+    const copy = await waitingOnTheLock(dir, ["store", "copy", "--to", urlFor(schema)], schema);
     let exit: { code: number | null; stderr: string };
     try {
-      const child = spawn(process.execPath, [CAIRN_BIN, "store", "copy", "--to", urlFor(schema)], {
-        cwd: dir,
-        env: cleanEnv(sqliteOnly),
-      });
-      let stderr = "";
-      child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-        stderr += chunk;
-      });
-      const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-      await lock.someoneWaits();
       // Ctrl-C while the copy waits; then the target is free and the copy goes on to write.
-      child.kill("SIGINT");
+      copy.signal("SIGINT");
       await new Promise((resolve) => setTimeout(resolve, 200));
-      await lock.release();
-      exit = { code: await exited, stderr };
+      await copy.lock.release();
+      exit = await copy.exited;
     } finally {
-      await lock.end();
+      await copy.lock.end();
     }
     expect(exit.code, exit.stderr).toBe(130);
     expect(exit.stderr).toMatch(/cancelled: the copy was stopped and nothing was written/);
@@ -428,25 +443,15 @@ describe("importing an export into a shared store", () => {
     const schema = `import-cancel-${stamp}`;
     const target = join(scratch.dir, "import-cancel-target");
     mkdirSync(target);
-    const lock = await holdWorkspaceLock(schema);
+    const restore = await waitingOnTheLock(target, ["import", file, "--store", urlFor(schema)], schema);
     let exit: { code: number | null; stderr: string };
     try {
-      const child = spawn(process.execPath, [CAIRN_BIN, "import", file, "--store", urlFor(schema)], {
-        cwd: target,
-        env: cleanEnv(sqliteOnly),
-      });
-      let stderr = "";
-      child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-        stderr += chunk;
-      });
-      const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-      await lock.someoneWaits();
-      child.kill("SIGINT");
+      restore.signal("SIGINT");
       await new Promise((resolve) => setTimeout(resolve, 200));
-      await lock.release();
-      exit = { code: await exited, stderr };
+      await restore.lock.release();
+      exit = await restore.exited;
     } finally {
-      await lock.end();
+      await restore.lock.end();
     }
     expect(exit.code, exit.stderr).toBe(130);
     expect(exit.stderr).toMatch(/cancelled: the import was stopped and nothing was imported/);
@@ -460,22 +465,17 @@ describe("importing an export into a shared store", () => {
     const schema = `import-stop-${stamp}`;
     const target = join(scratch.dir, "import-stop-target");
     mkdirSync(target);
-    const lock = await holdWorkspaceLock(schema);
+    const restore = await waitingOnTheLock(target, ["import", file, "--store", urlFor(schema)], schema);
     try {
-      const child = spawn(process.execPath, [CAIRN_BIN, "import", file, "--store", urlFor(schema)], {
-        cwd: target,
-        env: cleanEnv(sqliteOnly),
-        stdio: "ignore",
-      });
-      const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-      await lock.someoneWaits();
+      // The lock stays held: the import must exit on the signal itself, not once it could go on.
       const stoppedAt = Date.now();
-      child.kill("SIGTERM");
-      expect(await exited).toBe(143);
-      expect(Date.now() - stoppedAt).toBeLessThan(5_000);
+      restore.signal("SIGTERM");
+      const exit = await restore.exited;
+      expect(exit.code).toBe(143);
+      expect(exit.at - stoppedAt).toBeLessThan(5_000);
       expect(existsSync(join(target, ".cairn"))).toBe(false);
     } finally {
-      await lock.end();
+      await restore.lock.end();
     }
     const again = cairn(target, ["import", file, "--store", urlFor(schema)], { env: sqliteOnly });
     expect(again.code, again.stderr).toBe(0);

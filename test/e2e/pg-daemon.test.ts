@@ -4,6 +4,7 @@ import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { until } from "../helpers/agents.js";
+import { holdWorkspaceLock } from "../helpers/pg-lock.js";
 import { CAIRN_BIN, cairn, cleanEnv, scratchDir, testPgUrl } from "../helpers/workspace.js";
 
 /**
@@ -13,7 +14,7 @@ import { CAIRN_BIN, cairn, cleanEnv, scratchDir, testPgUrl } from "../helpers/wo
  */
 let root: { dir: string; cleanup: () => void };
 let dir: string;
-let holder: pg.Client;
+let reader: pg.Client;
 const schema = `daemon-${Date.now().toString(36)}`;
 const env = { CAIRN_STORE_URL: undefined };
 
@@ -22,18 +23,18 @@ beforeAll(async () => {
   dir = join(root.dir, "repo");
   mkdirSync(dir, { recursive: true });
   expect(cairn(dir, ["init", "--store", `${testPgUrl()}?schema=${schema}`], { env }).code).toBe(0);
-  holder = new pg.Client({ connectionString: testPgUrl() });
-  await holder.connect();
+  reader = new pg.Client({ connectionString: testPgUrl() });
+  await reader.connect();
 });
 afterAll(async () => {
-  await holder.end();
+  await reader.end();
   root.cleanup();
 });
 
 const beats = async () =>
   Number(
     (
-      await holder.query(
+      await reader.query(
         `SELECT count(*) AS n FROM ${pg.escapeIdentifier(schema)}.events WHERE action = 'agent.daemon.beat'`,
       )
     ).rows[0]?.n,
@@ -41,12 +42,11 @@ const beats = async () =>
 
 /** Hold the workspace lock, as a writer in another process would: the daemon's writes queue behind it. */
 async function holdingTheWorkspace<T>(work: () => Promise<T>): Promise<T> {
-  await holder.query("BEGIN");
-  await holder.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [`cairn:ws:${schema}`]);
+  const lock = await holdWorkspaceLock(schema);
   try {
     return await work();
   } finally {
-    await holder.query("COMMIT");
+    await lock.end();
   }
 }
 
