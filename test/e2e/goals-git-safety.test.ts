@@ -353,6 +353,46 @@ describe("a keep's commit hooks stop when the keep is stopped", () => {
       writeFileSync(hook, "#!/bin/sh\n");
     }
   });
+
+  it("Ctrl-C once git has made the commit (in its post-commit hook) records the keep with that commit", async () => {
+    const hook = join(ws.dir, ".git", "hooks", "post-commit");
+    const pidFile = join(ws.dir, ".git", "post-hook.pid");
+    writeFileSync(hook, `#!/bin/sh\necho $$ > "${pidFile}"\nexec sleep 60\n`);
+    chmodSync(hook, 0o755);
+    try {
+      const attempt = open(ws.dir);
+      writeFileSync(join(ws.dir, "feature.txt"), "five\n");
+      cairnJson(ws.dir, ["attempt", "eval", attempt.id]);
+      const before = head();
+      const child = spawn(
+        process.execPath,
+        [CAIRN_BIN, "attempt", "decide", attempt.id, "--run-hooks", "--json"],
+        { cwd: ws.dir, env: cleanEnv(), stdio: ["ignore", "pipe", "ignore"] },
+      );
+      let stdout = "";
+      child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+        stdout += chunk;
+      });
+      const exited = new Promise((resolve) => child.on("close", resolve));
+      const pid = await pidFrom(pidFile);
+      child.kill("SIGINT");
+      await waitFor(() => processGone(pid), 5_000, "the hook to be killed");
+      expect(await exited).toBe(130);
+      // The commit was made before the stop: it is the keep's, not a commit nobody accounts for.
+      const made = head();
+      expect(made).not.toBe(before);
+      expect(runSync("git", ["log", "-1", "--format=%P %s"], ws.dir).trim()).toBe(
+        `${before} cairn: keep ${attempt.id}`,
+      );
+      expect(JSON.parse(stdout)).toMatchObject({ verdict: "keep", kept_commit: made });
+      expect(
+        cairnJson<{ attempt: { verdict: string | null } }>(ws.dir, ["attempt", "show", attempt.id]).attempt
+          .verdict,
+      ).toBe("keep");
+    } finally {
+      writeFileSync(hook, "#!/bin/sh\n");
+    }
+  });
 });
 
 describe("evaluator processes are bounded", () => {

@@ -363,18 +363,33 @@ export async function commitPaths(
   const add = await git(dir, ["add", "-A", "--", ...specs]);
   if (!add.ok) throw operational(`git add failed: ${add.stderr.trim()}`);
   const named = (await git(dir, ["config", "user.email"])).ok;
+  const before = await gitHead(dir);
   const commit = await git(
     dir,
     ["commit", "-q", ...(runHooks ? [] : ["--no-verify"]), "-m", message, "--", ...specs],
     // A hook may run for minutes: the caller's cancel (Ctrl-C, MCP cancel) stops it, and the keep.
     { env: named ? {} : FALLBACK_IDENTITY, hooks: runHooks, signal },
   );
-  if (signal?.aborted)
+  if (signal?.aborted) {
+    // The stop may land after git wrote the commit (in its post-commit hook, or as it exited):
+    // that commit stands, and the keep records it rather than leave a commit no attempt owns.
+    const made = await commitMadeSince(dir, before, message);
+    if (made) return made;
     throw operational("cancelled: the commit (and its hooks) was stopped; nothing was committed or kept");
+  }
   if (!commit.ok)
     throw operational(
       `git commit failed${runHooks ? " (a commit hook may have refused it)" : ""}: ${commit.stderr.trim() || commit.stdout.trim()}`,
       runHooks ? "fix what the hook reports, evaluate again and decide" : undefined,
     );
   return (await gitHead(dir)) as string;
+}
+
+/** The commit `message` made on top of `before`, if HEAD is now exactly that; else null. */
+async function commitMadeSince(dir: string, before: string | null, message: string): Promise<string | null> {
+  const head = await git(dir, ["log", "-1", "--format=%H%x00%P%x00%B"]);
+  if (!head.ok) return null;
+  const [sha = "", parents = "", body = ""] = head.stdout.split("\0");
+  const onBefore = before === null ? parents === "" : parents === before;
+  return sha !== before && onBefore && body.trim() === message ? sha : null;
 }
