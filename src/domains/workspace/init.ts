@@ -145,7 +145,10 @@ export function writeWorkspaceConfig(workspace: Workspace, location: StoreLocati
   const store = storeSection(location);
   if (text !== undefined) {
     const temporary = `${configPath}.${process.pid}.tmp`;
-    writeFileSync(temporary, text + store);
+    // An import's text ends where it lost its old section, blank line included: the new section
+    // brings its own, or each export and import would add one more.
+    const body = store === "" ? text : `${text.replace(/(\r?\n)+$/, "")}\n`;
+    writeFileSync(temporary, body + store);
     renameSync(temporary, configPath);
   } else if (!existsSync(configPath)) {
     writeFileSync(configPath, configTemplate(workspace) + store);
