@@ -1,5 +1,5 @@
 import { availableParallelism } from "node:os";
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
 /**
  * End-to-end suites that also run against PostgreSQL (the `pg` project): claims, criteria,
@@ -22,6 +22,23 @@ const PG_SUITES = [
 const base = { testTimeout: 60_000, hookTimeout: 60_000, pool: "forks" } as const;
 
 /**
+ * `npm run test:postgres`: every end-to-end and browser suite against PostgreSQL, the whole of
+ * what `pg` samples (about 15 minutes on two cores, so not part of `npm test`). The pg-* suites set
+ * up their own stores and stay out. A test that only SQLite can take (a damaged database file,
+ * file modes, bytes that are not UTF-8) says so with `runIf`; any other failure here is a finding.
+ */
+const ALL_ON_POSTGRES = process.env.CAIRN_TEST_ALL_ON_POSTGRES === "1";
+const allOnPostgres = {
+  test: {
+    ...base,
+    name: "pg-all",
+    include: ["test/e2e/**/*.test.ts", "test/browser/**/*.test.ts"],
+    exclude: [...configDefaults.exclude, "test/e2e/pg-*.test.ts"],
+    env: { CAIRN_TEST_STORE: "postgres" },
+  },
+};
+
+/**
  * Vitest's default of one worker fewer than the cores leaves a two-core machine one worker, while
  * most suites spend their time waiting on the processes they spawn: two workers there ran the
  * whole suite in 297 s, where one took 451 s without even the browser suites (three workers:
@@ -34,9 +51,11 @@ export default defineConfig({
     maxWorkers,
     // One PostgreSQL for the whole run (or CAIRN_TEST_PG_URL): pg suites and store contract tests.
     globalSetup: ["test/helpers/pg-global.ts"],
-    projects: [
-      { test: { ...base, name: "sqlite", include: ["test/**/*.test.ts"] } },
-      { test: { ...base, name: "pg", include: PG_SUITES, env: { CAIRN_TEST_STORE: "postgres" } } },
-    ],
+    projects: ALL_ON_POSTGRES
+      ? [allOnPostgres]
+      : [
+          { test: { ...base, name: "sqlite", include: ["test/**/*.test.ts"] } },
+          { test: { ...base, name: "pg", include: PG_SUITES, env: { CAIRN_TEST_STORE: "postgres" } } },
+        ],
   },
 });

@@ -1,7 +1,8 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callTool, connectMcp, type McpHandle } from "../helpers/mcp.js";
+import { storedText } from "../helpers/raw-store.js";
 import { addAgent, cairn, initWorkspace, runSync } from "../helpers/workspace.js";
 
 /**
@@ -441,7 +442,7 @@ describe("a corpus of hostile inputs", () => {
     c.also?.(got.text);
   });
 
-  it("leaves no new identity, no file outside the workspace, no token stored, and escapes shown", () => {
+  it("leaves no new identity, no file outside the workspace, no token stored, and escapes shown", async () => {
     // Nothing in the corpus minted an identity or wrote outside the workspace.
     const agentsAfter = (cairn(ws.dir, ["agent", "list", "--all", "--json"]).json as { agents: unknown[] })
       .agents.length;
@@ -449,7 +450,7 @@ describe("a corpus of hostile inputs", () => {
     expect(existsSync("/tmp/stolen.jsonl")).toBe(false);
     expect(existsSync(join(ws.dir, "..", "cairn-corpus-never"))).toBe(false);
     const exported = cairn(ws.dir, ["export"]).stdout;
-    const database = readFileSync(join(ws.dir, ".cairn", "cairn.db")).toString("latin1");
+    const database = await storedText(ws.dir);
     for (const token of tokens) {
       expect(exported).not.toContain(token);
       expect(database).not.toContain(token);

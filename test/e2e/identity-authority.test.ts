@@ -1,8 +1,9 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callTool, connectMcp } from "../helpers/mcp.js";
+import { storedText } from "../helpers/raw-store.js";
 import { addAgent, CAIRN_BIN, cairn, initWorkspace, runSync } from "../helpers/workspace.js";
 
 /**
@@ -58,7 +59,7 @@ effect = "read"
 afterAll(() => ws.cleanup());
 
 describe("commands cairn runs never carry the caller's credentials", () => {
-  it("a verify command cannot read the checker's token: not in evidence, export or database bytes", () => {
+  it("a verify command cannot read the checker's token: not in evidence, export or database bytes", async () => {
     const holder = agent("holder", "lead");
     const reader = agent("reader", "reviewer", ["--grant", "ro"]);
     const id = newTask("steal the token");
@@ -87,11 +88,7 @@ describe("commands cairn runs never carry the caller's credentials", () => {
       ?.evidence;
     expect(evidence?.output_tail.trim()).toBe("0");
     const exported = cairn(ws.dir, ["export"]).stdout;
-    const database = ["cairn.db", "cairn.db-wal"]
-      .map((file) => join(ws.dir, ".cairn", file))
-      .filter(existsSync)
-      .map((file) => readFileSync(file).toString("latin1"))
-      .join("");
+    const database = await storedText(ws.dir);
     for (const token of [holder.token, reader.token]) {
       expect(shown.stdout).not.toContain(token);
       expect(exported).not.toContain(token);

@@ -2,7 +2,15 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callTool, connectMcp, INITIALIZE, rawServer } from "../helpers/mcp.js";
-import { addAgent, cairn, initWorkspace, runSync, scratchDir } from "../helpers/workspace.js";
+import {
+  addAgent,
+  cairn,
+  initWorkspace,
+  runSync,
+  STORE_UNDER_TEST,
+  scratchDir,
+  uniqueName,
+} from "../helpers/workspace.js";
 
 /** The small promises of issue 9, each through the face a user or agent would meet it in. */
 let ws: { dir: string; cleanup: () => void };
@@ -57,7 +65,7 @@ describe("the CLI's exit codes and messages", () => {
 
 describe("the workspace", () => {
   it("init warns inside another workspace and below a git root, naming the root", () => {
-    const inner = join(ws.dir, "packages", "inner");
+    const inner = join(ws.dir, "packages", uniqueName("inner"));
     mkdirSync(inner, { recursive: true });
     const nested = cairn(inner, ["init"]);
     expect(nested.code).toBe(0);
@@ -82,14 +90,17 @@ describe("the workspace", () => {
       writeFileSync(join(source.dir, ".cairn", "cairn.toml"), toml);
       const file = join(target.dir, "backup.jsonl");
       expect(cairn(source.dir, ["export", "--out", file]).code).toBe(0);
-      const restored = join(target.dir, "restored");
+      const restored = join(target.dir, uniqueName("restored"));
       mkdirSync(restored);
       expect(cairn(restored, ["import", file]).code).toBe(0);
-      expect(readFileSync(join(restored, ".cairn", "cairn.toml"), "utf8")).toBe(toml);
+      // On PostgreSQL the restored checkout's file goes on to name the schema it was restored into.
+      const restoredToml = readFileSync(join(restored, ".cairn", "cairn.toml"), "utf8");
+      if (STORE_UNDER_TEST === "sqlite") expect(restoredToml).toBe(toml);
+      else expect(restoredToml.slice(0, toml.length + 9)).toBe(`${toml}\n[store]\n`);
 
       const broken = join(target.dir, "broken.jsonl");
       writeFileSync(broken, `${readFileSync(file, "utf8")}not json\n`);
-      const failed = join(target.dir, "failed");
+      const failed = join(target.dir, uniqueName("failed"));
       mkdirSync(failed);
       expect(cairn(failed, ["import", broken]).code).toBe(2);
       expect(existsSync(join(failed, ".cairn"))).toBe(false);

@@ -13,8 +13,17 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { callTool, connectMcp, INITIALIZE, type RawServer, rawServer } from "../helpers/mcp.js";
 import { portableCairn } from "../helpers/portable.js";
 import { waitFor } from "../helpers/processes.js";
+import { rawExec } from "../helpers/raw-store.js";
 import { skillMd, writeTree } from "../helpers/skills.js";
-import { addAgent, CAIRN_BIN, cairn, cleanEnv, initWorkspace, runSync } from "../helpers/workspace.js";
+import {
+  addAgent,
+  CAIRN_BIN,
+  cairn,
+  cleanEnv,
+  initWorkspace,
+  runSync,
+  STORE_UNDER_TEST,
+} from "../helpers/workspace.js";
 
 let ws: { dir: string; cleanup: () => void };
 beforeEach(() => {
@@ -470,40 +479,42 @@ describe("launch-time identity and a damaged workspace", () => {
     }
   });
 
-  it("keeps serving on a damaged database, says so on every call, and recovers once it is restored", async () => {
-    addAgent(ws.dir, "survivor", "builder");
-    const db = join(ws.dir, ".cairn", "cairn.db");
-    const backup = join(ws.dir, "backup.db");
-    new Database(db).close();
-    copyFileSync(db, backup);
-    writeFileSync(db, "garbage ".repeat(4096));
-    const mcp = await connectMcp(ws.dir);
-    try {
-      expect(mcp.stderr()).toContain("cannot be opened");
-      const { tools } = await mcp.client.listTools();
-      expect(tools.length).toBeGreaterThan(0);
-      for (let attempt = 0; attempt < 2; attempt++) {
-        const result = await callTool(mcp, "status");
-        expect(result.isError).toBe(true);
-        expect(textOf(result)).toContain("damaged");
+  // The SQLite file itself damaged, then put back; on PostgreSQL, pg-team's server restart.
+  it.runIf(STORE_UNDER_TEST === "sqlite")(
+    "keeps serving on a damaged database, says so on every call, and recovers once it is restored",
+    async () => {
+      addAgent(ws.dir, "survivor", "builder");
+      const db = join(ws.dir, ".cairn", "cairn.db");
+      const backup = join(ws.dir, "backup.db");
+      new Database(db).close();
+      copyFileSync(db, backup);
+      writeFileSync(db, "garbage ".repeat(4096));
+      const mcp = await connectMcp(ws.dir);
+      try {
+        expect(mcp.stderr()).toContain("cannot be opened");
+        const { tools } = await mcp.client.listTools();
+        expect(tools.length).toBeGreaterThan(0);
+        for (let attempt = 0; attempt < 2; attempt++) {
+          const result = await callTool(mcp, "status");
+          expect(result.isError).toBe(true);
+          expect(textOf(result)).toContain("damaged");
+        }
+        copyFileSync(backup, db);
+        const recovered = await callTool(mcp, "status");
+        expect(recovered.isError).toBeFalsy();
+        expect(recovered.structuredContent).toMatchObject({ counts: { agents: 1 } });
+      } finally {
+        await mcp.close();
       }
-      copyFileSync(backup, db);
-      const recovered = await callTool(mcp, "status");
-      expect(recovered.isError).toBeFalsy();
-      expect(recovered.structuredContent).toMatchObject({ counts: { agents: 1 } });
-    } finally {
-      await mcp.close();
-    }
-  });
+    },
+  );
 
   it("reports a workspace written by a newer cairn and does not touch it", async () => {
-    const db = join(ws.dir, ".cairn", "cairn.db");
-    const raw = new Database(db);
-    raw.prepare("INSERT INTO schema_migrations (name, applied_at) VALUES ('9999_future', 'x')").run();
-    raw.close();
+    await rawExec(ws.dir, "INSERT INTO schema_migrations (name, applied_at) VALUES ('9999_future', 'x')");
     const mcp = await connectMcp(ws.dir);
     try {
-      const result = await callTool(mcp, "whoami");
+      // A call that reads the board (the owner's whoami needs none on PostgreSQL, which opens lazily).
+      const result = await callTool(mcp, "status");
       expect(result.isError).toBe(true);
       expect(textOf(result)).toContain("newer cairn");
     } finally {
@@ -514,37 +525,41 @@ describe("launch-time identity and a damaged workspace", () => {
     expect(cli.stderr).toContain("upgrade cairn");
   });
 
-  it("reports a read-only database clearly, keeps serving, and loses nothing", async () => {
-    addAgent(ws.dir, "kept", "builder");
-    const stateDir = join(ws.dir, ".cairn");
-    // Root ignores file modes, so as root the server runs as an unprivileged user, from a
-    // world-readable copy: that user may not be able to enter the clone (a 0700 directory).
-    const as = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : undefined;
-    const portable = as ? portableCairn() : undefined;
-    chmodSync(ws.dir, 0o755);
-    for (const file of readdirSync(stateDir)) chmodSync(join(stateDir, file), 0o444);
-    chmodSync(stateDir, 0o555);
-    // Named by CAIRN_DIR: a workspace another user owns is served only when named deliberately.
-    const raw = rawServer(ws.dir, { CAIRN_DIR: ws.dir }, as, portable?.bin);
-    try {
-      await initialized(raw);
-      const reply = await raw.request({
-        jsonrpc: "2.0",
-        id: 5,
-        method: "tools/call",
-        params: { name: "status", arguments: { schema_version: 1 } },
-      });
-      const result = reply.result as { isError?: boolean; content: { text: string }[] };
-      expect(result.isError).toBe(true);
-      expect(result.content[0]?.text).toMatch(/cannot be written|permissions/);
-      const again = await raw.request({ jsonrpc: "2.0", id: 6, method: "tools/list", params: {} });
-      expect(again.result).toBeDefined();
-    } finally {
-      await raw.close();
-      portable?.cleanup();
-      chmodSync(stateDir, 0o755);
-      for (const file of readdirSync(stateDir)) chmodSync(join(stateDir, file), 0o644);
-    }
-    expect(cairn(ws.dir, ["agent", "list", "--json"]).json).toMatchObject({ agents: [{ name: "kept" }] });
-  });
+  // File modes on the SQLite file and its folder; a PostgreSQL role's grants are the server's.
+  it.runIf(STORE_UNDER_TEST === "sqlite")(
+    "reports a read-only database clearly, keeps serving, and loses nothing",
+    async () => {
+      addAgent(ws.dir, "kept", "builder");
+      const stateDir = join(ws.dir, ".cairn");
+      // Root ignores file modes, so as root the server runs as an unprivileged user, from a
+      // world-readable copy: that user may not be able to enter the clone (a 0700 directory).
+      const as = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : undefined;
+      const portable = as ? portableCairn() : undefined;
+      chmodSync(ws.dir, 0o755);
+      for (const file of readdirSync(stateDir)) chmodSync(join(stateDir, file), 0o444);
+      chmodSync(stateDir, 0o555);
+      // Named by CAIRN_DIR: a workspace another user owns is served only when named deliberately.
+      const raw = rawServer(ws.dir, { CAIRN_DIR: ws.dir }, as, portable?.bin);
+      try {
+        await initialized(raw);
+        const reply = await raw.request({
+          jsonrpc: "2.0",
+          id: 5,
+          method: "tools/call",
+          params: { name: "status", arguments: { schema_version: 1 } },
+        });
+        const result = reply.result as { isError?: boolean; content: { text: string }[] };
+        expect(result.isError).toBe(true);
+        expect(result.content[0]?.text).toMatch(/cannot be written|permissions/);
+        const again = await raw.request({ jsonrpc: "2.0", id: 6, method: "tools/list", params: {} });
+        expect(again.result).toBeDefined();
+      } finally {
+        await raw.close();
+        portable?.cleanup();
+        chmodSync(stateDir, 0o755);
+        for (const file of readdirSync(stateDir)) chmodSync(join(stateDir, file), 0o644);
+      }
+      expect(cairn(ws.dir, ["agent", "list", "--json"]).json).toMatchObject({ agents: [{ name: "kept" }] });
+    },
+  );
 });

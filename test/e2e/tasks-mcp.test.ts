@@ -1,8 +1,8 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { callTool, connectMcp } from "../helpers/mcp.js";
+import { rawExec } from "../helpers/raw-store.js";
 import { addAgent, cairn, initWorkspace } from "../helpers/workspace.js";
 
 let ws: { dir: string; cleanup: () => void };
@@ -122,9 +122,7 @@ describe("the board's MCP tools", () => {
       );
       await mcp.client.subscribeResource({ uri: "cairn://board" });
       // Bob's last call was long ago; then the owner works, and bob's server looks at the board.
-      const db = new Database(join(ws.dir, ".cairn", "cairn.db"));
-      db.prepare("UPDATE tasks SET lease_at = '2000-01-01T00:00:00.000Z' WHERE id = 'T-1'").run();
-      db.close();
+      await rawExec(ws.dir, "UPDATE tasks SET lease_at = '2000-01-01T00:00:00.000Z' WHERE id = 'T-1'");
       expect(cairn(ws.dir, ["task", "add", "the owner works on"]).code).toBe(0);
       await heard;
       const swept = cairn(ws.dir, ["sweep", "--json"]).json as { released: { task: string }[] };

@@ -12,7 +12,15 @@ import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callTool, connectMcp } from "../helpers/mcp.js";
-import { addAgent, CAIRN_BIN, cairn, cleanEnv, initWorkspace, scratchDir } from "../helpers/workspace.js";
+import {
+  addAgent,
+  CAIRN_BIN,
+  cairn,
+  cleanEnv,
+  initWorkspace,
+  scratchDir,
+  uniqueName,
+} from "../helpers/workspace.js";
 
 /**
  * What a hostile agent can do to the dashboard's pages and the summaries every agent reads: the
@@ -91,7 +99,7 @@ describe("importing a damaged export", () => {
       expect(criterion).toBeGreaterThan(0);
       const cut = join(scratch.dir, "cut.jsonl");
       writeFileSync(cut, `${lines.slice(0, criterion).join("\n")}\n`);
-      const target = join(scratch.dir, "restored");
+      const target = join(scratch.dir, uniqueName("restored"));
       mkdirSync(target);
       const imported = cairn(target, ["import", cut]);
       expect(imported.code, imported.stdout).toBe(2);

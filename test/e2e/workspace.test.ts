@@ -23,7 +23,9 @@ import {
   cleanEnv,
   initWorkspace,
   runSync,
+  STORE_UNDER_TEST,
   scratchDir,
+  uniqueName,
 } from "../helpers/workspace.js";
 
 let scratch: { dir: string; cleanup: () => void };
@@ -90,7 +92,7 @@ describe("finding the workspace", () => {
   it("names a workspace this user cannot read, rather than serving the one above it", () => {
     expect(cairn(scratch.dir, ["init"]).code).toBe(0);
     expect(cairn(scratch.dir, ["task", "add", "the outer board's task"]).code).toBe(0);
-    const inner = join(scratch.dir, "inner");
+    const inner = join(scratch.dir, uniqueName("inner"));
     mkdirSync(inner);
     expect(cairn(inner, ["init"]).code).toBe(0);
     // Root ignores file modes, so as root the command runs as an unprivileged user, from a
@@ -307,12 +309,18 @@ describe("export and import", () => {
       cairn(source.dir, ["agent", "retire", "worker-1"]);
       const exported = cairn(source.dir, ["export", "--out", join(scratch.dir, "backup.jsonl")]);
       expect(exported.code).toBe(0);
-      const target = join(scratch.dir, "restored");
+      const target = join(scratch.dir, uniqueName("restored"));
       mkdirSync(target);
       const imported = cairn(target, ["import", join(scratch.dir, "backup.jsonl"), "--json"]);
       expect(imported.code).toBe(0);
-      const original = readFileSync(join(scratch.dir, "backup.jsonl"), "utf8").trim().split("\n");
-      const again = cairn(target, ["export"]).stdout.trim().split("\n");
+      // On PostgreSQL the restored board has a schema of its own, the one thing its cairn.toml
+      // says differently; everything else must be the same, byte for byte.
+      const unschemed = (line: string) => line.replace(/schema = \\"[^"\\]*\\"/, 'schema = \\"…\\"');
+      const original = readFileSync(join(scratch.dir, "backup.jsonl"), "utf8")
+        .trim()
+        .split("\n")
+        .map(unschemed);
+      const again = cairn(target, ["export"]).stdout.trim().split("\n").map(unschemed);
       // Identical, plus the journal's record of the import itself (which the header counts too).
       const [header, ...rows] = original;
       const counted = JSON.parse(header as string) as { rows: number };
@@ -341,9 +349,10 @@ describe("export and import", () => {
     const ws = initWorkspace();
     try {
       cairn(ws.dir, ["task", "add", "kept"]);
-      // Laid in advance by anyone with a shell there: a routine backup then wrote over the database.
+      // Laid in advance by anyone with a shell there: a routine backup then wrote over the database
+      // (on PostgreSQL, over the cairn.toml that says where the board is).
       const backup = join(ws.dir, "backup.jsonl");
-      linkSync(join(ws.dir, ".cairn", "cairn.db"), backup);
+      linkSync(join(ws.dir, ".cairn", STORE_UNDER_TEST === "sqlite" ? "cairn.db" : "cairn.toml"), backup);
       const exported = cairn(ws.dir, ["export", "--out", backup]);
       expect(exported.code, exported.stderr).toBe(0);
       expect(readFileSync(backup, "utf8").split("\n")[0]).toContain('"cairn-export"');
@@ -368,33 +377,37 @@ describe("export and import", () => {
     }
   });
 
-  it("store copy refused part way leaves no target file behind, so the fixed copy can run", () => {
-    const ws = initWorkspace();
-    try {
-      cairn(ws.dir, ["task", "add", "kept"]);
-      const file = join(ws.dir, ".cairn", "cairn.db");
-      const raw = new Database(file);
-      raw.prepare("UPDATE tasks SET title = CAST(X'FF41' AS TEXT) WHERE id = 'T-1'").run();
-      raw.close();
-      const out = join(scratch.dir, "copy.db");
-      const refused = cairn(ws.dir, ["store", "copy", "--to", out]);
-      expect(refused.code).toBe(1);
-      expect(refused.stderr).toContain("not UTF-8");
-      expect(existsSync(out)).toBe(false);
-      expect(readdirSync(scratch.dir).filter((name) => name.startsWith("copy.db"))).toEqual([]);
-      const fix = new Database(file);
-      fix.prepare("UPDATE tasks SET title = 'kept' WHERE id = 'T-1'").run();
-      fix.close();
-      const copied = cairn(ws.dir, ["store", "copy", "--to", out]);
-      expect(copied.code, copied.stderr).toBe(0);
-      expect(cairn(ws.dir, ["task", "show", "T-1", "--json"], { env: { CAIRN_DIR: undefined } }).code).toBe(
-        0,
-      );
-      expect(readdirSync(scratch.dir).filter((name) => name.startsWith("copy.db"))).toEqual(["copy.db"]);
-    } finally {
-      ws.cleanup();
-    }
-  });
+  // Bytes that are not UTF-8 can sit in a SQLite text column only; PostgreSQL refuses them on write.
+  it.runIf(STORE_UNDER_TEST === "sqlite")(
+    "store copy refused part way leaves no target file behind, so the fixed copy can run",
+    () => {
+      const ws = initWorkspace();
+      try {
+        cairn(ws.dir, ["task", "add", "kept"]);
+        const file = join(ws.dir, ".cairn", "cairn.db");
+        const raw = new Database(file);
+        raw.prepare("UPDATE tasks SET title = CAST(X'FF41' AS TEXT) WHERE id = 'T-1'").run();
+        raw.close();
+        const out = join(scratch.dir, "copy.db");
+        const refused = cairn(ws.dir, ["store", "copy", "--to", out]);
+        expect(refused.code).toBe(1);
+        expect(refused.stderr).toContain("not UTF-8");
+        expect(existsSync(out)).toBe(false);
+        expect(readdirSync(scratch.dir).filter((name) => name.startsWith("copy.db"))).toEqual([]);
+        const fix = new Database(file);
+        fix.prepare("UPDATE tasks SET title = 'kept' WHERE id = 'T-1'").run();
+        fix.close();
+        const copied = cairn(ws.dir, ["store", "copy", "--to", out]);
+        expect(copied.code, copied.stderr).toBe(0);
+        expect(cairn(ws.dir, ["task", "show", "T-1", "--json"], { env: { CAIRN_DIR: undefined } }).code).toBe(
+          0,
+        );
+        expect(readdirSync(scratch.dir).filter((name) => name.startsWith("copy.db"))).toEqual(["copy.db"]);
+      } finally {
+        ws.cleanup();
+      }
+    },
+  );
 
   it("refuses to import over an existing workspace and leaves it intact", () => {
     const ws = initWorkspace();
@@ -416,7 +429,7 @@ describe("export and import", () => {
     source.cleanup();
     const bad = join(scratch.dir, "bad.jsonl");
     writeFileSync(bad, `${header}\n{"table":"agents","row":{"nope":1}}\n`);
-    const target = join(scratch.dir, "t");
+    const target = join(scratch.dir, uniqueName("t"));
     mkdirSync(target);
     const imported = cairn(target, ["import", bad]);
     expect(imported.code).toBe(2);
@@ -479,7 +492,7 @@ describe("export and import", () => {
     const attempt = mkdtempSync(join(scratch.dir, "edited-"));
     const file = join(attempt, "edited.jsonl");
     writeFileSync(file, `${edited.join("\n")}\n`);
-    const target = join(attempt, "target");
+    const target = join(attempt, uniqueName("target"));
     mkdirSync(target);
     return { line: index + 1, target, imported: cairn(target, ["import", file, "--json"]) };
   }
@@ -549,17 +562,28 @@ describe("export and import", () => {
     }
   }
 
+  /**
+   * Until `cairn import` into `target` has begun writing: its database file (SQLite), or the
+   * `.cairn/` it makes before it opens the transaction that fills the schema (PostgreSQL).
+   */
+  async function untilWriting(target: string) {
+    const state = join(target, ".cairn");
+    const begun = () =>
+      existsSync(state) &&
+      (STORE_UNDER_TEST === "postgres" || readdirSync(state).some((name) => name.startsWith("cairn.db")));
+    for (let waited = 0; waited < 20_000 && !begun(); waited += 20) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return state;
+  }
+
   /** `cairn import FILE` into a new folder, once it has begun writing its database. */
   async function importUnderWay(file: string) {
-    const target = join(scratch.dir, "target");
+    const target = join(scratch.dir, uniqueName("target"));
     mkdirSync(target);
     const child = spawn(process.execPath, [CAIRN_BIN, "import", file], { cwd: target, env: cleanEnv() });
     const closed = new Promise((resolve) => child.on("close", resolve));
-    const state = join(target, ".cairn");
-    for (let waited = 0; waited < 20_000; waited += 20) {
-      if (existsSync(state) && readdirSync(state).some((name) => name.startsWith("cairn.db"))) break;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    const state = await untilWriting(target);
     return { target, child, closed, state };
   }
 
@@ -597,15 +621,12 @@ describe("export and import", () => {
   }, 60_000);
 
   it("serves no command from a workspace still being imported, so nothing acknowledged is lost", async () => {
-    const file = largeExport(200_000);
-    const target = join(scratch.dir, "target");
+    // Long enough to be under way when the other command runs; PostgreSQL takes ten times as long a row.
+    const file = largeExport(STORE_UNDER_TEST === "sqlite" ? 200_000 : 20_000);
+    const target = join(scratch.dir, uniqueName("target"));
     mkdirSync(target);
     const importing = cairnAsync(target, ["import", file]);
-    const state = join(target, ".cairn");
-    for (let waited = 0; waited < 20_000; waited += 20) {
-      if (existsSync(state) && readdirSync(state).some((name) => name.startsWith("cairn.db"))) break;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await untilWriting(target);
     const meanwhile = cairn(target, ["task", "add", "written during the import"]);
     const imported = await importing;
     if (meanwhile.code === 0) {

@@ -1,4 +1,5 @@
 import { type SpawnSyncReturns, spawn, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -22,6 +23,13 @@ export function scratchDir(prefix = "cairn-test-"): { dir: string; cleanup: () =
  */
 export const STORE_UNDER_TEST: "sqlite" | "postgres" =
   process.env.CAIRN_TEST_STORE === "postgres" ? "postgres" : "sqlite";
+
+/**
+ * A directory name no other test uses. On PostgreSQL a workspace's schema is named after its
+ * directory and one server serves the whole run, so two tests importing into a `target` of their
+ * own would meet on one schema, and the second be refused (rightly: two projects, one board).
+ */
+export const uniqueName = (prefix: string) => `${prefix}-${randomBytes(4).toString("hex")}`;
 
 /** The run's PostgreSQL server (test/helpers/pg-global.ts), with no password in the URL. */
 export function testPgUrl(): string {
