@@ -323,45 +323,21 @@ exec /usr/bin/git "$@"
 });
 
 describe("a keep's commit hooks stop when the keep is stopped", () => {
-  it("Ctrl-C during the hook kills it, and neither a commit nor a keep is recorded", async () => {
-    const hook = join(ws.dir, ".git", "hooks", "pre-commit");
-    const pidFile = join(ws.dir, ".git", "hook.pid");
-    writeFileSync(hook, `#!/bin/sh\necho $$ > "${pidFile}"\nexec sleep 60\n`);
-    chmodSync(hook, 0o755);
-    try {
-      const attempt = open(ws.dir);
-      writeFileSync(join(ws.dir, "feature.txt"), "four\n");
-      cairnJson(ws.dir, ["attempt", "eval", attempt.id]);
-      const before = head();
-      const child = spawn(process.execPath, [CAIRN_BIN, "attempt", "decide", attempt.id, "--run-hooks"], {
-        cwd: ws.dir,
-        env: cleanEnv(),
-        stdio: "ignore",
-      });
-      const exited = new Promise((resolve) => child.on("close", resolve));
-      const pid = await pidFrom(pidFile);
-      child.kill("SIGINT");
-      await waitFor(() => processGone(pid), 5_000, "the hook to be killed");
-      expect(await exited).toBe(130);
-      expect(head()).toBe(before);
-      expect(
-        cairnJson<{ attempt: { verdict: string | null } }>(ws.dir, ["attempt", "show", attempt.id]).attempt
-          .verdict,
-      ).toBeNull();
-      expect(cairnJson<{ verdict: string }>(ws.dir, ["attempt", "decide", attempt.id]).verdict).toBe("keep");
-    } finally {
-      writeFileSync(hook, "#!/bin/sh\n");
-    }
-  });
+  const verdictOf = (id: string) =>
+    cairnJson<{ attempt: { verdict: string | null } }>(ws.dir, ["attempt", "show", id]).attempt.verdict;
 
-  it("Ctrl-C once git has made the commit (in its post-commit hook) records the keep with that commit", async () => {
-    const hook = join(ws.dir, ".git", "hooks", "post-commit");
-    const pidFile = join(ws.dir, ".git", "post-hook.pid");
+  /**
+   * An attempt that passes, decided with --run-hooks while the repository's `hook` (pre-commit:
+   * before git writes the commit; post-commit: after) hangs, and Ctrl-C sent while it runs.
+   */
+  async function decideStoppedIn(hookName: "pre-commit" | "post-commit", edit: string) {
+    const hook = join(ws.dir, ".git", "hooks", hookName);
+    const pidFile = join(ws.dir, ".git", `${hookName}.pid`);
     writeFileSync(hook, `#!/bin/sh\necho $$ > "${pidFile}"\nexec sleep 60\n`);
     chmodSync(hook, 0o755);
     try {
       const attempt = open(ws.dir);
-      writeFileSync(join(ws.dir, "feature.txt"), "five\n");
+      writeFileSync(join(ws.dir, "feature.txt"), edit);
       cairnJson(ws.dir, ["attempt", "eval", attempt.id]);
       const before = head();
       const child = spawn(
@@ -377,21 +353,31 @@ describe("a keep's commit hooks stop when the keep is stopped", () => {
       const pid = await pidFrom(pidFile);
       child.kill("SIGINT");
       await waitFor(() => processGone(pid), 5_000, "the hook to be killed");
-      expect(await exited).toBe(130);
-      // The commit was made before the stop: it is the keep's, not a commit nobody accounts for.
-      const made = head();
-      expect(made).not.toBe(before);
-      expect(runSync("git", ["log", "-1", "--format=%P %s"], ws.dir).trim()).toBe(
-        `${before} cairn: keep ${attempt.id}`,
-      );
-      expect(JSON.parse(stdout)).toMatchObject({ verdict: "keep", kept_commit: made });
-      expect(
-        cairnJson<{ attempt: { verdict: string | null } }>(ws.dir, ["attempt", "show", attempt.id]).attempt
-          .verdict,
-      ).toBe("keep");
+      return { attempt, before, code: await exited, stdout };
     } finally {
       writeFileSync(hook, "#!/bin/sh\n");
     }
+  }
+
+  it("Ctrl-C during the hook kills it, and neither a commit nor a keep is recorded", async () => {
+    const { attempt, before, code } = await decideStoppedIn("pre-commit", "four\n");
+    expect(code).toBe(130);
+    expect(head()).toBe(before);
+    expect(verdictOf(attempt.id)).toBeNull();
+    expect(cairnJson<{ verdict: string }>(ws.dir, ["attempt", "decide", attempt.id]).verdict).toBe("keep");
+  });
+
+  it("Ctrl-C once git has made the commit (in its post-commit hook) records the keep with that commit", async () => {
+    const { attempt, before, code, stdout } = await decideStoppedIn("post-commit", "five\n");
+    expect(code).toBe(130);
+    // The commit was made before the stop: it is the keep's, not a commit nobody accounts for.
+    const made = head();
+    expect(made).not.toBe(before);
+    expect(runSync("git", ["log", "-1", "--format=%P %s"], ws.dir).trim()).toBe(
+      `${before} cairn: keep ${attempt.id}`,
+    );
+    expect(JSON.parse(stdout)).toMatchObject({ verdict: "keep", kept_commit: made });
+    expect(verdictOf(attempt.id)).toBe("keep");
   });
 });
 
