@@ -2,7 +2,8 @@
  * `npm run bench -- pg`: the PostgreSQL store beside the SQLite one, in the same run, on the same
  * data: claims/s at 1, 8 and 32 writers and round trips per write (beside the same store sending
  * each journal append on its own), ready and list on 20,000 tasks, remember/s, recall and hit@5
- * on 100,000 facts loaded by `rememberAll`, and the cold start of `cairn mcp` on each store
+ * on 100,000 facts loaded by `rememberAll`, the 20,000-task board restored from its export into
+ * each, and the cold start of `cairn mcp` on each store
  * beside the minimal SDK server. PostgreSQL is an embedded 18 server on loopback with its
  * durable defaults (fsync on).
  */
@@ -14,6 +15,7 @@ import pg from "pg";
 import { OWNER } from "../src/domains/identity/actor.js";
 import { buildBrief } from "../src/domains/knowledge/brief/gather.js";
 import { boardBriefSource } from "../src/domains/tasks/brief-source.js";
+import { exportWorkspace, importWorkspace } from "../src/domains/transfer/transfer.js";
 import { WorkspaceConfig } from "../src/domains/workspace/config.js";
 import { openStore, type StoreLocation } from "../src/store/open.js";
 import { newTask } from "../test/helpers/new-task.js";
@@ -92,6 +94,31 @@ async function benchBoard(boardAt: StoreLocation, url: string | undefined, name:
   await board.close();
 }
 
+/**
+ * The board exported and restored (`cairn import`'s work, in process) into a new SQLite file and
+ * a new PostgreSQL schema: one transaction of every row on each.
+ */
+async function benchRestore(from: StoreLocation, toSqlite: StoreLocation, toPostgres: StoreLocation) {
+  const source = openStore(from);
+  const jsonl = await exportWorkspace(source, OWNER).finally(() => source.close());
+  const seconds: number[] = [];
+  for (const location of [toSqlite, toPostgres]) {
+    const store = openStore(location, { create: true });
+    try {
+      const started = performance.now();
+      await importWorkspace(store, OWNER, jsonl, new Date().toISOString());
+      seconds.push((performance.now() - started) / 1000);
+    } finally {
+      await store.close();
+    }
+  }
+  report({
+    name: `restore an export of ${(jsonl.split("\n").length - 2).toLocaleString("en")} rows, postgres`,
+    figure: `${seconds[1]?.toFixed(1)} s`,
+    baseline: `sqlite ${seconds[0]?.toFixed(1)} s`,
+  });
+}
+
 const uptime = () => execFileSync("uptime", { encoding: "utf8" }).trim();
 
 export async function benchPostgres(): Promise<void> {
@@ -110,6 +137,7 @@ export async function benchPostgres(): Promise<void> {
     await benchWrites((mode, label) => (mode === "sqlite" ? sqliteAt(label) : pgAt(`${mode}-${label}`)));
     await benchBoard(sqliteAt("board"), undefined, "sqlite");
     await benchBoard(pgAt("board"), server.url, "postgres");
+    await benchRestore(sqliteAt("board"), sqliteAt("restored"), pgAt("restored"));
     const figures: RecallFigures[] = [];
     for (const location of [sqliteAt("memory"), pgAt("memory")]) {
       const store = openStore(location, { create: true });

@@ -8,7 +8,7 @@ import { sqliteBinding } from "../kernel/sqlite-addon.js";
 import { openStore, type StoreLocation } from "./open.js";
 import { connect, exactTypes } from "./postgres/connection.js";
 import { encodeText, ident, pgDb } from "./postgres/db.js";
-import { InsertWindow } from "./postgres/insert-window.js";
+import { InsertWindow, insertGroups, insertSql, nextRowids } from "./postgres/insert-window.js";
 import { pgTransfer } from "./postgres/transfer.js";
 import { CONTENT_TABLES } from "./sqlite/migrations/index.js";
 import { sqliteTransfer } from "./sqlite/transfer.js";
@@ -167,18 +167,26 @@ async function writePostgres(
       );
     await client.query("DELETE FROM meta");
     const window = new InsertWindow();
+    const dollar = (index: number) => `$${index + 1}`;
+    // The hidden `_rowid` is the store's own and not copied: rows take theirs here, in order.
+    const rowids = await nextRowids(client);
     for (const table of snapshot.tables) {
-      const insert = `INSERT INTO ${ident(table.name)} (${table.columns.map(ident).join(", ")}) VALUES (${table.columns.map((_, i) => `$${i + 1}`).join(", ")})`;
-      for (const row of table.rows) {
+      const first = rowids.get(table.name);
+      const columns = first === undefined ? table.columns : [...table.columns, "_rowid"];
+      const rows =
+        first === undefined ? table.rows : table.rows.map((row, index) => [...row, BigInt(first + index)]);
+      for (const group of insertGroups(rows)) {
         await window.makeRoom(pause);
-        const values = row.map((value) =>
-          typeof value === "bigint"
-            ? value.toString()
-            : typeof value === "string"
-              ? encodeText(value)
-              : value,
-        );
-        window.send(client.query(insert, values), values);
+        const values = group
+          .flat()
+          .map((value) =>
+            typeof value === "bigint"
+              ? value.toString()
+              : typeof value === "string"
+                ? encodeText(value)
+                : value,
+          );
+        window.send(client.query(insertSql(table.name, columns, group.length, dollar), values), values);
       }
     }
     await window.answered();

@@ -111,6 +111,72 @@ describe("PostgreSQL store", () => {
     await again.close();
   });
 
+  it("raises a counter once a statement for keys given, and brings a schema made before that up to it", async () => {
+    const schema = `counters-${randomUUID()}`;
+    const store = open(schema);
+    await store.write(async (tx) => {
+      await tx.journal.append(event("first"));
+    });
+    await store.close();
+    const inSchema = (sql: string) => raw.query(`SET search_path TO "${schema}"; ${sql}`);
+    const triggers = async (suffix: string) =>
+      Number(
+        (
+          (await inSchema(
+            `SELECT count(*) AS n FROM pg_trigger g JOIN pg_class c ON c.oid = g.tgrelid
+             WHERE c.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema())
+               AND g.tgname = c.relname || '${suffix}'`,
+          )) as unknown as pg.QueryResult[]
+        )[1]?.rows[0]?.n,
+      );
+    const counted = await triggers("_counter");
+    expect(counted).toBeGreaterThan(20);
+    expect(await triggers("_counter_raise")).toBe(counted);
+
+    // As a schema made before pg_0103 has it: the counter raised by every row, no statement half.
+    const oldFill = (column: string, name: string) =>
+      `CREATE OR REPLACE FUNCTION cairn_fill_${name}() RETURNS trigger LANGUAGE plpgsql AS $$
+       BEGIN NEW.${column} := cairn_next(TG_TABLE_NAME, NEW.${column}); RETURN NEW; END $$;`;
+    const drops = (
+      (await inSchema(
+        `SELECT string_agg(format('DROP TRIGGER %I ON %I', g.tgname, c.relname), '; ') AS sql
+         FROM pg_trigger g JOIN pg_class c ON c.oid = g.tgrelid
+         WHERE c.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema())
+           AND g.tgname LIKE '%\\_counter\\_raise'`,
+      )) as unknown as pg.QueryResult[]
+    )[1]?.rows[0]?.sql as string;
+    await inSchema(
+      `${drops}; ${oldFill("seq", "seq")} ${oldFill("id", "id")} ${oldFill("_rowid", "rowid")}
+       DELETE FROM schema_migrations WHERE name = 'pg_0103_counter_statements'`,
+    );
+    expect(await triggers("_counter_raise")).toBe(0);
+
+    // Opened again, the migration puts every table's statement half in place.
+    const again = open(schema, false);
+    await again.write(async (tx) => {
+      await tx.journal.append(event("after the upgrade"));
+    });
+    expect(await triggers("_counter_raise")).toBe(counted);
+    // A key given raises the counter as its statement ends; the next key taken comes after it.
+    await inSchema(
+      "INSERT INTO events (id, at, actor, action, subject) VALUES (500, 'x', 'owner', 'given', 's'), (400, 'x', 'owner', 'given', 's')",
+    );
+    await again.write(async (tx) => {
+      await tx.journal.append(event("taken"));
+    });
+    const ids = (
+      (await inSchema("SELECT id, action FROM events ORDER BY id")) as unknown as pg.QueryResult[]
+    )[1]?.rows;
+    expect(ids?.map((row) => [Number(row.id), row.action])).toEqual([
+      [1, "first"],
+      [2, "after the upgrade"],
+      [400, "given"],
+      [500, "given"],
+      [501, "taken"],
+    ]);
+    await again.close();
+  });
+
   it("finds again a workspace whose schema name needs quoting: capitals, a quote, a dot, a space", async () => {
     const schema = `Team "A".b ${randomUUID().slice(0, 8)}`;
     const store = open(schema);

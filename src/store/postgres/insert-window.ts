@@ -1,3 +1,5 @@
+import { ident } from "./db.js";
+
 /** Statements sent before their answers are waited for, and the text they may carry between two waits. */
 const WINDOW_STATEMENTS = 1_000;
 const WINDOW_CHARACTERS = 8 * 1024 * 1024;
@@ -38,4 +40,53 @@ export class InsertWindow {
     const failed = answers.find((answer) => answer.status === "rejected");
     if (failed) throw failed.reason;
   }
+}
+
+/**
+ * Rows per INSERT when many go in at once (a restore, a store copy): each statement costs the
+ * server a parse, a bind and an execute, which the rows of one statement share.
+ */
+export const ROWS_PER_INSERT = 50;
+
+/**
+ * `rows` as the groups each INSERT takes: full groups of ROWS_PER_INSERT, then the rest one row
+ * each, so a table's inserts have two texts (prepared once each), not one for every rest length.
+ */
+export function insertGroups<T>(rows: readonly T[]): T[][] {
+  const whole = rows.length - (rows.length % ROWS_PER_INSERT);
+  const groups: T[][] = [];
+  for (let at = 0; at < whole; at += ROWS_PER_INSERT) groups.push(rows.slice(at, at + ROWS_PER_INSERT));
+  for (let at = whole; at < rows.length; at++) groups.push([rows[at] as T]);
+  return groups;
+}
+
+/** `INSERT INTO t (a, b) VALUES (?, ?), (?, ?)…` for `rows` rows; `placeholder(n)` writes the n-th value's mark. */
+export function insertSql(
+  table: string,
+  columns: readonly string[],
+  rows: number,
+  placeholder: (index: number) => string = () => "?",
+): string {
+  const tuples = Array.from(
+    { length: rows },
+    (_, row) => `(${columns.map((_, column) => placeholder(row * columns.length + column)).join(", ")})`,
+  );
+  return `INSERT INTO ${ident(table)} (${columns.map(ident).join(", ")}) VALUES ${tuples.join(", ")}`;
+}
+
+/**
+ * For each table that keeps its rows' order in a hidden `_rowid` (a table without an integer
+ * key), the value the next restored or copied row takes: after whatever its counter has handed
+ * out. Rows given their `_rowid` raise the counter once a statement; rows left to the counter
+ * updated it once each (see counterFunctions), which a transaction of many rows pays dearly.
+ */
+export async function nextRowids(db: {
+  query(sql: string): Promise<{ rows: Record<string, unknown>[] }>;
+}): Promise<Map<string, number>> {
+  const found = await db.query(
+    `SELECT c.table_name AS name, COALESCE(k.last, 0) AS last FROM information_schema.columns c
+     LEFT JOIN cairn_counters k ON k.name = c.table_name
+     WHERE c.table_schema = current_schema() AND c.column_name = '_rowid'`,
+  );
+  return new Map(found.rows.map((row) => [String(row.name), Number(row.last) + 1]));
 }

@@ -3,7 +3,7 @@ import { quoteValue } from "../../kernel/text.js";
 import { CONTENT_TABLES } from "../sqlite/migrations/index.js";
 import type { CountsRepo, DumpRecord, TransferRepo } from "../store.js";
 import { ident, type PgDb } from "./db.js";
-import { InsertWindow } from "./insert-window.js";
+import { InsertWindow, insertGroups, insertSql, nextRowids, ROWS_PER_INSERT } from "./insert-window.js";
 
 export interface TableShape {
   /** Exported columns in SQLite's order; `_`-columns are this store's own and stay home. */
@@ -53,15 +53,29 @@ export function pgTransfer(db: PgDb): TransferRepo {
       const known = await shapesOf();
       // Metadata is replaced wholesale: the imported workspace keeps its own identity.
       await db.prepare("DELETE FROM meta").run();
-      // The store's connection pipelines: a window of inserts costs one round trip.
+      // Exports leave the hidden `_rowid` out: rows take theirs here, in the order they come.
+      const rowids = await nextRowids(db);
+      // The store's connection pipelines: a window of inserts costs one round trip. Consecutive
+      // rows of one table with one column list go in together, up to ROWS_PER_INSERT a statement.
       const window = new InsertWindow();
+      let batch: Batch | null = null;
+      const send = async () => {
+        if (!batch) return;
+        const { table, names, rows } = batch;
+        batch = null;
+        for (const group of insertGroups(rows)) {
+          await window.makeRoom(pause);
+          const values = group.flat();
+          window.send(db.prepare(insertSql(table, names, group.length)).run(...values), values);
+        }
+      };
       for (const { table, row } of records) {
-        await window.makeRoom(pause);
         const shape = known.get(table);
         const names = Object.keys(row);
         const stray = shape && names.find((name) => !shape.columns.includes(name));
         if (!shape || stray) {
           // An insert sent before this record that failed is the first fault: it is named first.
+          await send();
           await window.answered();
           throw usageError(
             shape
@@ -69,13 +83,31 @@ export function pgTransfer(db: PgDb): TransferRepo {
               : `import: unknown table ${quoteValue(table)}`,
           );
         }
-        const sql = `INSERT INTO ${ident(table)} (${names.map(ident).join(", ")}) VALUES (${names.map(() => "?").join(", ")})`;
         const values = names.map((name) => row[name]);
-        window.send(db.prepare(sql).run(...values), values);
+        const rowid = rowids.get(table);
+        if (rowid !== undefined) {
+          names.push("_rowid");
+          values.push(rowid);
+          rowids.set(table, rowid + 1);
+        }
+        const key = `${table}\0${names.join("\0")}`;
+        if (batch && batch.key !== key) await send();
+        batch ??= { key, table, names, rows: [] };
+        batch.rows.push(values);
+        if (batch.rows.length === ROWS_PER_INSERT) await send();
       }
+      await send();
       await window.answered();
     },
   };
+}
+
+/** Consecutive rows of one table with one column list, waiting to be sent together. */
+interface Batch {
+  key: string;
+  table: string;
+  names: string[];
+  rows: unknown[][];
 }
 
 /** Rows per content table (workspace metadata is not content), in one round trip. */

@@ -15,6 +15,7 @@ import { criterionSettings } from "../../sqlite/migrations/0015_criterion_settin
 import { criterionShortcuts } from "../../sqlite/migrations/0016_criterion_shortcuts.js";
 import { FACTS_SEARCH } from "./facts-search.js";
 import { PG_BULK_TERMS } from "./pg-bulk-terms.js";
+import { PG_COUNTER_STATEMENTS } from "./pg-counter-statements.js";
 import { PG_LONG_KEYS } from "./pg-long-keys.js";
 import { PG_NUL_WORDS } from "./pg-nul-words.js";
 import { JOURNAL_GUARDS, PLUMBING } from "./plumbing.js";
@@ -80,6 +81,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   },
   { name: criterionSettings.name, sql: () => fromSqlite(criterionSettings.sql) },
   { name: criterionShortcuts.name, sql: () => fromSqlite(criterionShortcuts.sql) },
+  { name: "pg_0103_counter_statements", sql: () => PG_COUNTER_STATEMENTS, pgOnly: true },
 ];
 
 /** The migrations both stores share: their count is the schema version an export carries. */

@@ -1,3 +1,5 @@
+import { COUNTED_KEYS, raiseFunction } from "./plumbing.js";
+
 /**
  * SQLite DDL → PostgreSQL DDL for the plain parts of a migration (tables, indexes), so a new
  * SQLite migration usually ports as `fromSqlite(migration.sql)`. What has no direct equivalent
@@ -71,11 +73,18 @@ function translateStatement(statement: string): string {
   return [out, ...extras].join(";\n");
 }
 
-/** Trigger functions exist per key column name (see PLUMBING in ./index.ts). */
+/**
+ * The two triggers that fill a table's key from its counter (see counterFunctions in
+ * ./plumbing.ts): per row for rows without one, per statement for rows given theirs. The
+ * statement half's function is written here too: a schema made before it existed, migrating past
+ * a table made after, has not got it yet (pg_0103 then replaces the per-row half).
+ */
 export function counterTrigger(table: string, column: string): string {
-  const fn = (
-    { seq: "cairn_fill_seq", id: "cairn_fill_id", _rowid: "cairn_fill_rowid" } as Record<string, string>
-  )[column];
-  if (!fn) throw new Error(`fromSqlite: no counter trigger for key column ${table}.${column}`);
-  return `CREATE TRIGGER ${table}_counter BEFORE INSERT ON ${table} FOR EACH ROW EXECUTE FUNCTION ${fn}()`;
+  const name = (COUNTED_KEYS as Record<string, string>)[column];
+  if (!name) throw new Error(`fromSqlite: no counter trigger for key column ${table}.${column}`);
+  return [
+    `CREATE TRIGGER ${table}_counter BEFORE INSERT ON ${table} FOR EACH ROW EXECUTE FUNCTION cairn_fill_${name}()`,
+    raiseFunction(column, name).replace(/;$/, ""),
+    `CREATE TRIGGER ${table}_counter_raise AFTER INSERT ON ${table} REFERENCING NEW TABLE AS cairn_inserted FOR EACH STATEMENT EXECUTE FUNCTION cairn_raise_${name}()`,
+  ].join(";\n");
 }
