@@ -49,10 +49,10 @@ const Line = z.object({
     .refine((row) => Object.keys(row).length > 0, "a row has at least one column"),
 });
 
-/** The workspace as JSONL: a header line, then one line per stored row, deterministic order. */
 /**
- * The workspace as JSONL. Only the owner may take it: it holds every hidden evaluator's command
- * and output, and holdouts stop being holdouts once a building agent can read them.
+ * The workspace as JSONL: a header line, then one line per stored row, in a deterministic order.
+ * Only the owner may take it: it holds every hidden evaluator's command and output, and holdouts
+ * stop being holdouts once a building agent can read them.
  */
 export async function exportWorkspace(
   store: Store,
