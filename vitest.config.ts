@@ -19,7 +19,18 @@ const PG_SUITES = [
   "test/e2e/mcp-subscriptions.test.ts",
 ];
 
-const base = { testTimeout: 60_000, hookTimeout: 60_000, pool: "forks" } as const;
+/**
+ * `expect.poll` waits for what a separate process shows (a browser page drawn from the
+ * dashboard's reads, a server's listeners): its default of 1 s failed the attempts chart once,
+ * on PostgreSQL with both cores busy (it passed on the rerun). A poll that succeeds returns
+ * as soon as it does.
+ */
+const base = {
+  testTimeout: 60_000,
+  hookTimeout: 60_000,
+  pool: "forks",
+  expect: { poll: { timeout: 10_000 } },
+} as const;
 
 /**
  * `npm run test:postgres`: every end-to-end and browser suite against PostgreSQL, the whole of
