@@ -4,9 +4,12 @@ import { configDefaults, defineConfig } from "vitest/config";
 /**
  * End-to-end suites that also run against PostgreSQL (the `pg` project): claims, criteria,
  * memory recall, goals, gates, agent runs, the read-only dashboard and export, the parts whose
- * correctness depends on the store.
+ * correctness depends on the store; and the commands that make and move workspaces (init,
+ * export, import), where the bugs the full run (`npm run test:postgres`) found have sat.
  */
 const PG_SUITES = [
+  "test/e2e/workspace.test.ts",
+  "test/e2e/loose-ends.test.ts",
   "test/e2e/tasks-claims.test.ts",
   "test/e2e/tasks-verify.test.ts",
   "test/e2e/startup-modules.test.ts",
