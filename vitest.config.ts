@@ -37,7 +37,7 @@ const base = {
 
 /**
  * `npm run test:postgres`: every end-to-end and browser suite against PostgreSQL, the whole of
- * what `pg` samples (about 15 minutes on two cores, so not part of `npm test`). The pg-* suites set
+ * what `pg` samples (689 to 754 s on two cores, so not part of `npm test`). The pg-* suites set
  * up their own stores and stay out. A test that only SQLite can take (a damaged database file,
  * file modes, bytes that are not UTF-8) says so with `runIf`; any other failure here is a finding.
  */

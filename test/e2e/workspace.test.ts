@@ -450,7 +450,7 @@ describe("export and import", () => {
     ]) {
       const file = join(mkdtempSync(join(scratch.dir, "hostile-")), "hostile.jsonl");
       writeFileSync(file, `${header}\n${JSON.stringify(record)}\n`);
-      const target = join(scratch.dir, `t-${Math.random().toString(36).slice(2)}`);
+      const target = join(scratch.dir, uniqueName("t"));
       mkdirSync(target);
       const imported = cairn(target, ["import", file]);
       expect(imported.code).toBe(2);

@@ -2,9 +2,9 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
-import { parse as parseToml } from "smol-toml";
+import { loadConfig } from "../../src/domains/workspace/config.js";
 import { projectWorkspace } from "../../src/domains/workspace/discover.js";
-import { defaultSchema } from "../../src/domains/workspace/store-location.js";
+import { storeLocationOf } from "../../src/domains/workspace/store-location.js";
 import { ident } from "../../src/store/postgres/db.js";
 import { STORE_UNDER_TEST, testPgUrl } from "./workspace.js";
 
@@ -15,11 +15,13 @@ import { STORE_UNDER_TEST, testPgUrl } from "./workspace.js";
  * both stores, and a scan for what must never be stored reads the same rows on both.
  */
 export function schemaOf(dir: string): string {
-  const config = parseToml(readFileSync(join(dir, ".cairn", "cairn.toml"), "utf8")) as {
-    store?: { schema?: string };
-  };
-  // As cairn finds it with CAIRN_STORE_URL set: the file's [store] schema, else the folder's name.
-  return config.store?.schema ?? defaultSchema(projectWorkspace(dir));
+  // Where cairn itself finds it, with the run's server as CAIRN_STORE_URL.
+  const workspace = projectWorkspace(dir);
+  const location = storeLocationOf(workspace, loadConfig(workspace.configPath), {
+    CAIRN_STORE_URL: testPgUrl(),
+  });
+  if (location.kind !== "postgres") throw new Error(`${dir} is not on PostgreSQL`);
+  return location.schema;
 }
 
 async function onSchema<T>(dir: string, use: (client: pg.Client) => Promise<T>): Promise<T> {

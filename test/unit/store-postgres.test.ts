@@ -118,16 +118,22 @@ describe("PostgreSQL store", () => {
       await tx.journal.append(event("first"));
     });
     await store.close();
-    const inSchema = (sql: string) => raw.query(`SET search_path TO "${schema}"; ${sql}`);
+    /** The rows the last of `sql`'s statements gave, run in the schema. */
+    const inSchema = async (sql: string) => {
+      const results = (await raw.query(
+        `SET search_path TO "${schema}"; ${sql}`,
+      )) as unknown as pg.QueryResult[];
+      return results.at(-1)?.rows ?? [];
+    };
     const triggers = async (suffix: string) =>
       Number(
         (
-          (await inSchema(
+          await inSchema(
             `SELECT count(*) AS n FROM pg_trigger g JOIN pg_class c ON c.oid = g.tgrelid
              WHERE c.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema())
                AND g.tgname = c.relname || '${suffix}'`,
-          )) as unknown as pg.QueryResult[]
-        )[1]?.rows[0]?.n,
+          )
+        )[0]?.n,
       );
     const counted = await triggers("_counter");
     expect(counted).toBeGreaterThan(20);
@@ -138,13 +144,13 @@ describe("PostgreSQL store", () => {
       `CREATE OR REPLACE FUNCTION cairn_fill_${name}() RETURNS trigger LANGUAGE plpgsql AS $$
        BEGIN NEW.${column} := cairn_next(TG_TABLE_NAME, NEW.${column}); RETURN NEW; END $$;`;
     const drops = (
-      (await inSchema(
+      await inSchema(
         `SELECT string_agg(format('DROP TRIGGER %I ON %I', g.tgname, c.relname), '; ') AS sql
          FROM pg_trigger g JOIN pg_class c ON c.oid = g.tgrelid
          WHERE c.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema())
            AND g.tgname LIKE '%\\_counter\\_raise'`,
-      )) as unknown as pg.QueryResult[]
-    )[1]?.rows[0]?.sql as string;
+      )
+    )[0]?.sql as string;
     await inSchema(
       `${drops}; ${oldFill("seq", "seq")} ${oldFill("id", "id")} ${oldFill("_rowid", "rowid")}
        DELETE FROM schema_migrations WHERE name = 'pg_0103_counter_statements'`,
@@ -164,10 +170,8 @@ describe("PostgreSQL store", () => {
     await again.write(async (tx) => {
       await tx.journal.append(event("taken"));
     });
-    const ids = (
-      (await inSchema("SELECT id, action FROM events ORDER BY id")) as unknown as pg.QueryResult[]
-    )[1]?.rows;
-    expect(ids?.map((row) => [Number(row.id), row.action])).toEqual([
+    const ids = await inSchema("SELECT id, action FROM events ORDER BY id");
+    expect(ids.map((row) => [Number(row.id), row.action])).toEqual([
       [1, "first"],
       [2, "after the upgrade"],
       [400, "given"],
