@@ -16,13 +16,13 @@ export async function isGitRepo(dir: string): Promise<boolean> {
 }
 
 /** A path git prints, one to a line: only the line break is cut (a folder's name may end in a space). */
-async function revParse(dir: string, ...flags: string[]): Promise<string | null> {
-  const run = await git(dir, ["rev-parse", ...flags]);
+async function revParse(dir: string, flags: string[], signal?: AbortSignal): Promise<string | null> {
+  const run = await git(dir, ["rev-parse", ...flags], { signal });
   return run.ok ? resolve(dir, run.stdout.replace(/\n$/, "")) : null;
 }
 
 /** The top of the checkout holding `dir` (a linked worktree is its own checkout). */
-export const checkoutTop = (dir: string) => revParse(dir, "--show-toplevel");
+export const checkoutTop = (dir: string, signal?: AbortSignal) => revParse(dir, ["--show-toplevel"], signal);
 
 /** Where git finds the checkout holding `dir`: its top, and its index file. */
 export interface CheckoutPlaces {
@@ -42,7 +42,10 @@ export async function checkoutPlaces(dir: string, signal?: AbortSignal): Promise
   if (lines.length === 3 && lines[2] === "")
     return { top: resolve(dir, lines[0] as string), index: resolve(dir, lines[1] as string) };
   // A path with a line break in it: asked one at a time, each answer whole.
-  const [top, index] = await Promise.all([checkoutTop(dir), revParse(dir, "--git-path", "index")]);
+  const [top, index] = await Promise.all([
+    checkoutTop(dir, signal),
+    revParse(dir, ["--git-path", "index"], signal),
+  ]);
   return top && index ? { top, index } : null;
 }
 
@@ -58,8 +61,8 @@ export async function checkoutFor(cwd: string, workspaceRoot: string): Promise<s
   const [here, main, hereCommon, mainCommon] = await Promise.all([
     checkoutTop(cwd),
     checkoutTop(workspaceRoot),
-    revParse(cwd, "--git-common-dir"),
-    revParse(workspaceRoot, "--git-common-dir"),
+    revParse(cwd, ["--git-common-dir"]),
+    revParse(workspaceRoot, ["--git-common-dir"]),
   ]);
   if (!here || !main || here === main || hereCommon !== mainCommon) return workspaceRoot;
   return join(here, relative(main, workspaceRoot));
