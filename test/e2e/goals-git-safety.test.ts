@@ -236,6 +236,38 @@ describe("revert takes only what the attempt made", () => {
     expect(readFileSync(join(ws.dir, ".gitignore"), "utf8")).toBe("data/\n");
     expect(existsSync(join(ws.dir, "made.txt"))).toBe(false);
   });
+
+  it("leaves a nested repository, with its commits, that a rule outside the tree hid at open", () => {
+    const nested = join(ws.dir, "scratch", "lib");
+    mkdirSync(nested, { recursive: true });
+    runSync("git", ["init", "-q"], nested);
+    writeFileSync(join(nested, "p.txt"), "precious\n");
+    runSync("git", ["add", "p.txt"], nested);
+    runSync(
+      "git",
+      ["-c", "user.name=o", "-c", "user.email=o@o", "commit", "-qm", "the owner's commit"],
+      nested,
+    );
+    const exclude = join(ws.dir, ".git", "info", "exclude");
+    const rules = existsSync(exclude) ? readFileSync(exclude, "utf8") : "";
+    writeFileSync(exclude, `${rules}scratch/\n`);
+    const attempt = open(ws.dir);
+    // The attempt shows the folder again, so it looks like one the attempt made.
+    writeFileSync(exclude, rules);
+    writeFileSync(join(ws.dir, "junk.txt"), "the attempt's\n");
+    const reverted = cairn(ws.dir, ["attempt", "revert", attempt.id, "--confirm", "--json"]);
+    expect(reverted.code, reverted.stderr).toBe(0);
+    expect(reverted.json).toMatchObject({
+      discarded: ["junk.txt"],
+      repositories: ["scratch/lib/"],
+      commits: [],
+    });
+    expect(runSync("git", ["log", "--format=%s"], nested).trim()).toBe("the owner's commit");
+    expect(readFileSync(join(nested, "p.txt"), "utf8")).toBe("precious\n");
+    expect(existsSync(join(ws.dir, "junk.txt"))).toBe(false);
+    const text = cairn(ws.dir, ["attempt", "revert", attempt.id, "--confirm"]);
+    expect(text.stderr).toMatch(/already reverted/);
+  });
 });
 
 describe("keep and commit hooks", () => {

@@ -198,6 +198,11 @@ export const attemptRevert = defineCommand({
     checkout: z.string(),
     discarded: z.array(z.string()).describe("every file restored to the base or removed"),
     left_alone: z.array(z.string()).describe("changes that predate the attempt, untouched"),
+    repositories: z
+      .array(z.string())
+      .describe(
+        "folders holding a git repository of their own, left in place: their commits are never discarded",
+      ),
     commits: z.array(z.string()).describe("commits touched: always none"),
   }),
   async handler(input, ctx) {
@@ -214,6 +219,7 @@ export const attemptRevert = defineCommand({
       checkout: reverted.checkout,
       discarded: reverted.discarded,
       left_alone: reverted.leftAlone,
+      repositories: reverted.repositories,
       commits: reverted.commits,
     };
   },
@@ -222,5 +228,10 @@ export const attemptRevert = defineCommand({
       `Reverted ${out.attempt_id} in ${out.checkout} to ${out.base.slice(0, 12)}; no commit touched`,
       `discarded: ${out.discarded.join(", ") || "(nothing)"}`,
       ...(out.left_alone.length > 0 ? [`left alone (they predate it): ${out.left_alone.join(", ")}`] : []),
+      ...(out.repositories.length > 0
+        ? [
+            `left in place, each a git repository of its own whose commits revert never discards (remove one yourself if the attempt made it): ${out.repositories.join(", ")}`,
+          ]
+        : []),
     ].join("\n"),
 });

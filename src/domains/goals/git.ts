@@ -245,14 +245,29 @@ export async function commitsSince(dir: string, base: string): Promise<string[]>
   return listed.stdout.split("\n").filter((line) => line !== "");
 }
 
+/** What a restore left where it was, and why. */
+export interface LeftInPlace {
+  /** Paths the base's ignore rules hide: there, ignored, before the attempt un-ignored them. */
+  ignored: string[];
+  /** Folders holding a git repository of their own: their commits are never the attempt's to discard. */
+  repositories: string[];
+}
+
 /**
  * Put exactly `paths` (repository-relative) back as they were at `base`: a path the base has is
  * restored in the index and work tree, a path it lacks is removed. Nothing else is touched: a
- * path the base's ignore rules hide is left where it is and returned (an attempt that emptied a
- * `.gitignore` shows files that were there, ignored, before it opened, and are not its own).
+ * path the base's ignore rules hide is left where it is (an attempt that emptied a `.gitignore`
+ * shows files that were there, ignored, before it opened, and are not its own), and so is a
+ * repository nested in the checkout, whichever made it: hidden at open by a rule outside the
+ * tree (`.git/info/exclude`) and shown since, it looks like the attempt's own, and removing it
+ * would discard its commits.
  */
-export async function restorePaths(dir: string, base: string, paths: readonly string[]): Promise<string[]> {
-  if (paths.length === 0) return [];
+export async function restorePaths(
+  dir: string,
+  base: string,
+  paths: readonly string[],
+): Promise<LeftInPlace> {
+  if (paths.length === 0) return { ignored: [], repositories: [] };
   const top = (await checkoutTop(dir)) ?? dir;
   const inBase = await git(top, ["ls-tree", "-r", "-z", "--name-only", "--full-tree", base, "--", ...paths]);
   if (!inBase.ok) throw operational(`git ls-tree failed: ${inBase.stderr.trim()}`);
@@ -283,15 +298,15 @@ export async function restorePaths(dir: string, base: string, paths: readonly st
   }
   const restore = paths.filter((path) => known.has(path) && !rules.includes(path));
   const remove = unknown.filter((path) => !ignored.has(path));
+  // git lists untracked files one by one (`--untracked-files=all`): a folder it lists whole is a
+  // repository of its own.
+  const repositories = remove.filter((path) => lstatSafe(join(top, path))?.isDirectory() === true);
   // Removed first: a symlink the attempt put where a base folder was must go before the folder's
   // files come back (git replaces it, and removing the path afterwards would meet a folder).
   if (remove.length > 0) {
     const specs = remove.map((path) => `:(top,literal)${path}`);
     await git(top, ["rm", "-q", "--cached", "--ignore-unmatch", "--", ...specs]);
-    // A folder is a nested repository the attempt made (git shows it as one `path/`): its files
-    // are the attempt's too (one that was there at open is among its base changes, never here).
-    for (const path of remove)
-      rmSync(join(top, path), { force: true, recursive: lstatSafe(join(top, path))?.isDirectory() === true });
+    for (const path of remove) if (!repositories.includes(path)) rmSync(join(top, path), { force: true });
   }
   if (restore.length > 0) {
     // A folder the attempt made where a base file was, emptied by the removals above (the base
@@ -302,7 +317,7 @@ export async function restorePaths(dir: string, base: string, paths: readonly st
     const run = await git(top, ["restore", `--source=${base}`, "--staged", "--worktree", "--", ...specs]);
     if (!run.ok) throw operational(`git restore failed: ${run.stderr.trim()}`);
   }
-  return [...ignored];
+  return { ignored: [...ignored], repositories };
 }
 
 function isFileOrAbsent(path: string): boolean {

@@ -54,8 +54,9 @@ export async function revertAttempt(
   );
   // git restores outside any transaction: a smudge filter (LFS) or a big tree may take minutes,
   // and the workspace's write lock held meanwhile failed every other writer past its busy timeout.
-  const hidden = await restorePaths(dir, attempt.baseHead as string, own);
-  const discarded = own.filter((path) => !hidden.includes(path));
+  const kept = await restorePaths(dir, attempt.baseHead as string, own);
+  const hidden = kept.ignored;
+  const discarded = own.filter((path) => !hidden.includes(path) && !kept.repositories.includes(path));
   return store.write(async (tx) => {
     const current = await attemptOrThrow(tx, attemptId);
     if (current.revertedAt) throw refuse("attempt", `${attemptId} was already reverted`, "nothing to do");
@@ -65,7 +66,13 @@ export async function revertAttempt(
       actor,
       action: "attempt.revert",
       subject: attemptId,
-      data: { base: attempt.baseHead, checkout: dir, discarded, left_alone: [...leftAlone, ...hidden] },
+      data: {
+        base: attempt.baseHead,
+        checkout: dir,
+        discarded,
+        left_alone: [...leftAlone, ...hidden],
+        repositories: kept.repositories,
+      },
     });
     return {
       attempt: { ...current, revertedAt: at },
@@ -73,6 +80,7 @@ export async function revertAttempt(
       checkout: dir,
       discarded,
       leftAlone: [...leftAlone, ...hidden],
+      repositories: kept.repositories,
       commits: [] as string[],
     };
   });
