@@ -183,7 +183,7 @@ describe("an input folder git shows as one entry, or names whole", () => {
       expect(evaluated.samples[0]?.value).toBe(1);
       expect(evaluated.input_drift).toEqual([inputs[0] === "checks" ? "checks" : "checks/zz/pass.js"]);
       expect(cairnJson<Decision>(ws.dir, ["attempt", "decide", attempt], builder).verdict).toBe("revert");
-      // The nested repository was the attempt's own: revert takes it whole.
+      // The nested repository was the attempt's own and holds no commit: revert takes it whole.
       cairnJson(ws.dir, ["attempt", "revert", attempt, "--confirm"], builder);
       expect(existsSync(join(ws.dir, "checks", "zz"))).toBe(false);
     }

@@ -6,6 +6,7 @@ import { git, gitHead } from "../../kernel/git.js";
 import { operational } from "../../kernel/outcome.js";
 import { readRegularBytes } from "../../kernel/regular-file.js";
 import { STATE_DIR_NAME } from "../workspace/discover.js";
+import { holdsCommits } from "./nested-repository.js";
 
 /** Paths git must never touch or report: cairn's own state lives in the work tree. */
 export const EXCLUDE_STATE = `:(exclude)${STATE_DIR_NAME}`;
@@ -249,7 +250,7 @@ export async function commitsSince(dir: string, base: string): Promise<string[]>
 export interface LeftInPlace {
   /** Paths the base's ignore rules hide: there, ignored, before the attempt un-ignored them. */
   ignored: string[];
-  /** Folders holding a git repository of their own: their commits are never the attempt's to discard. */
+  /** Folders holding a git repository with commits: never the attempt's to discard. */
   repositories: string[];
 }
 
@@ -260,7 +261,7 @@ export interface LeftInPlace {
  * shows files that were there, ignored, before it opened, and are not its own), and so is a
  * repository nested in the checkout, whichever made it: hidden at open by a rule outside the
  * tree (`.git/info/exclude`) and shown since, it looks like the attempt's own, and removing it
- * would discard its commits.
+ * would discard its commits. A nested repository with no commit yet is removed like a folder.
  */
 export async function restorePaths(
   dir: string,
@@ -299,14 +300,18 @@ export async function restorePaths(
   const restore = paths.filter((path) => known.has(path) && !rules.includes(path));
   const remove = unknown.filter((path) => !ignored.has(path));
   // git lists untracked files one by one (`--untracked-files=all`): a folder it lists whole is a
-  // repository of its own.
-  const repositories = remove.filter((path) => lstatSafe(join(top, path))?.isDirectory() === true);
+  // repository of its own. One with no commit yet (the attempt's `git init`) goes with the rest.
+  const repositories = remove.filter(
+    (path) => lstatSafe(join(top, path))?.isDirectory() === true && holdsCommits(join(top, path)),
+  );
   // Removed first: a symlink the attempt put where a base folder was must go before the folder's
   // files come back (git replaces it, and removing the path afterwards would meet a folder).
   if (remove.length > 0) {
     const specs = remove.map((path) => `:(top,literal)${path}`);
     await git(top, ["rm", "-q", "--cached", "--ignore-unmatch", "--", ...specs]);
-    for (const path of remove) if (!repositories.includes(path)) rmSync(join(top, path), { force: true });
+    for (const path of remove)
+      if (!repositories.includes(path))
+        rmSync(join(top, path), { force: true, recursive: lstatSafe(join(top, path))?.isDirectory() === true });
   }
   if (restore.length > 0) {
     // A folder the attempt made where a base file was, emptied by the removals above (the base
