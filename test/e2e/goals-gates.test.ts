@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cairnJson, gitWorkspace } from "../helpers/goals.js";
@@ -239,6 +239,47 @@ describe("only the owner changes what success means", () => {
       goal,
     ]);
     expect(unchanged.goal.proofs.find((p) => p.name === "latency")?.threshold).toBe(90);
+  });
+
+  it("refuses a builder's first freeze and its re-plan before any freeze; the owner's freeze names where each evaluator came from", () => {
+    const fresh = cairnJson<{ goal: { id: string } }>(ws.dir, ["goal", "create", "keep add correct"]).goal.id;
+    cairnJson(ws.dir, ["goal", "update", fresh, "--outcome", "add adds"]);
+    cairnJson(ws.dir, ["goal", "plan", fresh]);
+    const replan = cairn(
+      ws.dir,
+      ["goal", "plan", fresh, "--milestones", '{"key":"later","title":"Someday","proofs":[]}', "--json"],
+      { env: { CAIRN_AGENT: builder } },
+    );
+    expect(replan.code, replan.stderr).toBe(3);
+    expect((replan.json as { refused: { policy: string; reason: string } }).refused).toMatchObject({
+      policy: "planning",
+      reason: expect.stringMatching(/already has a plan/),
+    });
+    // A pack beside the workspace, by the shipped tests evaluator's name, that passes anything.
+    const planted = join(ws.dir, ".cairn", "evaluators", "local.toml");
+    mkdirSync(join(ws.dir, ".cairn", "evaluators"), { recursive: true });
+    writeFileSync(
+      planted,
+      `[[evaluator]]\nname = "node-tests"\nproof = "tests"\nargv = ${JSON.stringify([process.execPath, "-e", "0"])}\n`,
+    );
+    try {
+      const frozenByBuilder = cairn(ws.dir, ["run", "freeze", fresh, "--json"], {
+        env: { CAIRN_AGENT: builder },
+      });
+      expect(frozenByBuilder.code, frozenByBuilder.stderr).toBe(3);
+      expect((frozenByBuilder.json as { refused: { policy: string; reason: string } }).refused).toMatchObject(
+        {
+          policy: "planning",
+          reason: expect.stringMatching(/first run fixes the evaluators/),
+        },
+      );
+      expect(cairnJson<{ runs: unknown[] }>(ws.dir, ["run", "list", "--goal", fresh]).runs).toEqual([]);
+      const byOwner = cairn(ws.dir, ["run", "freeze", fresh]);
+      expect(byOwner.code, byOwner.stderr).toBe(0);
+      expect(byOwner.stdout).toContain(`node-tests (workspace:${planted})`);
+    } finally {
+      rmSync(planted);
+    }
   });
 
   it("refuses an approval whose regex reads nothing from a command that fails, though it prints 289 ms", () => {

@@ -102,7 +102,11 @@ describe("goal tools over MCP", () => {
       args: ["--profile", "planner"],
     });
     try {
-      const run = structured(await callTool(mcp, "freeze_run", { goal })).run;
+      // Freezing picks the judges: a building agent's freeze is a refusal, a normal result.
+      const byBuilder = await callTool(mcp, "freeze_run", { goal });
+      expect(byBuilder.isError).toBeFalsy();
+      expect(structured(byBuilder).refused).toMatchObject({ policy: "planning" });
+      const run = cairnJson<{ run: { id: string } }>(ws.dir, ["run", "freeze", goal]).run;
       const status = structured(await callTool(mcp, "run_status", { run: run.id }));
       const holdout = status.run.evaluators.find((e: { hidden: boolean }) => e.hidden);
       expect(holdout.argv).toBeNull();

@@ -28,8 +28,10 @@ export const runFreeze = defineCommand({
     );
     return { run: runView(run, ctx.actor.isOwner) };
   },
+  // Each evaluator with where it came from: a pack file beside the workspace that replaced a
+  // shipped evaluator of the same name shows its path, not cairn's pack.
   render: (out) =>
-    `Froze ${out.run.id} for ${out.run.goal_id} (${out.run.manifest_hash.slice(0, 19)}…): ${out.run.evaluators.map((e) => e.name).join(", ")}`,
+    `Froze ${out.run.id} for ${out.run.goal_id} (${out.run.manifest_hash.slice(0, 19)}…): ${out.run.evaluators.map((e) => `${e.name} (${e.source})`).join(", ")}`,
 });
 
 export const runList = defineCommand({

@@ -186,14 +186,27 @@ export async function planMilestones(
   });
 }
 
-/** A plan decides which proofs gate each milestone: after a freeze, re-planning needs `mayPlan`. */
+/**
+ * A plan decides which proofs gate each milestone, so replacing one needs `mayPlan`: after a
+ * freeze, and before it too. A builder holding a milestone's task re-planned the goal before
+ * the freeze, its milestone left the plan, and its task, no longer linked, finished with no
+ * kept attempt. A goal's first plan is anyone's draft.
+ */
 async function refuseReplanAfterFreeze(tx: Tx, goalId: string, mayPlan: boolean): Promise<void> {
   if (mayPlan) return;
   const frozen = (await tx.goals.runs(goalId)).at(-1);
-  if (!frozen) return;
-  throw refuse(
-    "planning",
-    `${goalId} has a frozen run (${frozen.id}): re-planning moves proofs between milestones, which only the workspace owner or a role granted planning may do`,
-    "ask the owner to re-plan, or to set `planning = true` on your role in cairn.toml",
-  );
+  if (frozen) {
+    throw refuse(
+      "planning",
+      `${goalId} has a frozen run (${frozen.id}): re-planning moves proofs between milestones, which only the workspace owner or a role granted planning may do`,
+      "ask the owner to re-plan, or to set `planning = true` on your role in cairn.toml",
+    );
+  }
+  if ((await tx.goals.milestones(goalId)).length > 0) {
+    throw refuse(
+      "planning",
+      `${goalId} already has a plan: re-planning moves proofs between milestones and unlinks their tasks, which only the workspace owner or a role granted planning may do`,
+      "work the milestones as planned, or ask the owner to re-plan",
+    );
+  }
 }

@@ -73,8 +73,7 @@ export async function selectionFor(
  * Freeze a run: the contract, its milestones and every selected evaluator's definition are
  * copied into the run with their content hashes, and so is every input each evaluator depends
  * on (see inputs.ts). Later edits to pack files change nothing here; later edits to inputs stop
- * attempts from being kept. A goal's first freeze is a planner's step; freezing it again changes
- * what success means and needs `mayPlan`.
+ * attempts from being kept. Every freeze, the first included, needs `mayPlan`.
  */
 export async function freezeRun(
   store: Store,
@@ -91,11 +90,18 @@ export async function freezeRun(
   const plan = async (tx: Tx) => {
     const goal = await goalOrThrow(tx, goalId);
     const previous = (await tx.goals.runs(goalId)).at(-1);
-    if (previous && !mayPlan) {
+    // Every freeze needs planning: a later one changes what success means, and the first chooses
+    // the evaluators that will judge the work, pack files on disk among them (a builder that wrote
+    // one, then froze, was judged by its own).
+    if (!mayPlan) {
       throw refuse(
         "planning",
-        `${goalId} already has a frozen run (${previous.id}): freezing again changes what success means, which only the workspace owner or a role granted planning may do`,
-        `keep working against ${previous.id}, or ask the owner to freeze a new run`,
+        previous
+          ? `${goalId} already has a frozen run (${previous.id}): freezing again changes what success means, which only the workspace owner or a role granted planning may do`
+          : `freezing ${goalId}'s first run fixes the evaluators that will judge the work, which only the workspace owner or a role granted planning may do`,
+        previous
+          ? `keep working against ${previous.id}, or ask the owner to freeze a new run`
+          : "ask the owner to freeze the run; until then the contract can still be drafted with `cairn goal update`",
       );
     }
     const { blocking } = openQuestions(goal);
