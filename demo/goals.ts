@@ -23,11 +23,11 @@ export async function chapterGoals(world: DemoWorld): Promise<void> {
   git(dir, ["add", "-A"]);
   git(dir, ["commit", "-qm", "tiny repo"]);
   world.say(
-    "  a tiny repo: lib.mjs, test.mjs and `npm test`, committed; the planner role serves the planner tools",
+    "  a tiny repo: lib.mjs, test.mjs and `npm test`, committed; the planner role serves the planner tools and may plan (freeze runs)",
   );
   appendFileSync(
     join(dir, ".cairn", "cairn.toml"),
-    '\n[roles.planner]\nsummary = "Plans goals"\nprofile = "planner"\n',
+    '\n[roles.planner]\nsummary = "Plans goals"\nprofile = "planner"\nplanning = true\n',
   );
 
   const planner = await world.agent("planner", "planner");
