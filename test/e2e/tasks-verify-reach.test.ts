@@ -1,9 +1,9 @@
-import { mkdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { evidenceOf } from "../helpers/evidence.js";
 import { forgeIndexEntry, gitWorkspace } from "../helpers/goals.js";
-import { addAgent, cairn, initWorkspace, runSync, scratchDir } from "../helpers/workspace.js";
+import { addAgent, cairn, cairnAsync, initWorkspace, runSync, scratchDir } from "../helpers/workspace.js";
 
 // What an agent whose work a check judges can reach to make the check pass anyway: the check's
 // environment, and the tree the tick is earned on. The store only keeps the tick's record, so
@@ -290,5 +290,42 @@ describe("a tick earned on one tree", () => {
     expect(evidence?.tree_after).toMatch(/^[0-9a-f]{40,64}$/);
     expect(evidence?.tree_after).not.toBe(evidence?.tree);
     expect(cairn(repo.dir, ["task", "finish", "T-1"], { env: agent }).code).toBe(0);
+  });
+
+  it("does not count a tree where a check changed a file that was there before it ran", () => {
+    const agent = claimedBy(["node", "check.js"]);
+    // The holder's own second criterion puts the broken code back once the first has passed.
+    const breaks = ["node", "-e", "require('fs').writeFileSync('check.js', 'process.exit(1)\\n')"];
+    const second = ["task", "criterion", "T-1", "--text", "tidy up"];
+    for (const word of breaks) second.push("--verify", word);
+    expect(cairn(repo.dir, second, { env: agent }).code).toBe(0);
+    expect(cairn(repo.dir, ["task", "check", "T-1", "--all"], { env: agent }).code).toBe(0);
+    expect(evidenceOf("T-1", repo.dir)?.tree_after).toBeUndefined();
+    expectRefusedAsStale(agent);
+  });
+
+  it("does not count a tree the agent edited while its check ran", async () => {
+    const signals = scratchDir("cairn-race-");
+    const started = join(signals.dir, "started");
+    const go = join(signals.dir, "go");
+    // Reads the code, says so, then waits before it exits: the agent edits the checkout meanwhile.
+    const script = [
+      "const fs = require('fs');",
+      "const ok = fs.readFileSync('check.js', 'utf8').includes('exit(0)');",
+      `fs.writeFileSync(${JSON.stringify(started)}, '');`,
+      `const wait = () => fs.existsSync(${JSON.stringify(go)}) ? process.exit(ok ? 0 : 1) : setTimeout(wait, 20);`,
+      "wait();",
+    ].join("\n");
+    try {
+      const agent = claimedBy(["node", "-e", script]);
+      const check = cairnAsync(repo.dir, ["task", "check", "T-1", "--all"], { env: agent });
+      await expect.poll(() => existsSync(started), { timeout: 30_000 }).toBe(true);
+      writeFileSync(join(repo.dir, "check.js"), "process.exit(1)\n");
+      writeFileSync(go, "");
+      expect((await check).code).toBe(0);
+      expectRefusedAsStale(agent);
+    } finally {
+      signals.cleanup();
+    }
   });
 });

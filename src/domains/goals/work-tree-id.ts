@@ -54,6 +54,36 @@ export async function workTreeNamer(
   return () => workTreeId({ dir, own, kept, add, settings, signal });
 }
 
+/**
+ * Did the checkout at `dir` only gain paths between two trees `workTreeNamer` named (every path
+ * of `from` still there, unchanged, in `to`)? False where git cannot tell.
+ */
+export async function treeOnlyGrew(
+  dir: string,
+  from: string,
+  to: string,
+  signal?: AbortSignal,
+): Promise<boolean> {
+  if (from === to) return true;
+  const changed = await git(
+    dir,
+    [
+      "diff-tree",
+      "-r",
+      "--no-renames",
+      "--no-ext-diff",
+      "--no-textconv",
+      "--diff-filter=MDT",
+      "--name-only",
+      "-z",
+      from,
+      to,
+    ],
+    { signal },
+  );
+  return changed.ok && changed.stdout === "";
+}
+
 interface Naming {
   dir: string;
   /** The checkout's index: which files it tracks. */

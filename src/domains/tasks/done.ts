@@ -10,7 +10,15 @@ import { ownerSetting } from "../workspace/owner-setting.js";
 import { journal, loadTask, requireActiveAgent, who } from "./common.js";
 import { commandLine, passed, runCommand } from "./runner.js";
 import { allowShortcut, fillArgv, shortcutOf } from "./shortcuts.js";
-import { checkoutOf, hasCommand, staleTick, stopIfCancelled, treeNamer, type Verifier } from "./verifier.js";
+import {
+  checkOnlyAdded,
+  checkoutOf,
+  hasCommand,
+  staleTick,
+  stopIfCancelled,
+  treeNamer,
+  type Verifier,
+} from "./verifier.js";
 
 async function requireOwnerOf(tx: Tx, task: TaskRecord, actor: Actor, what: string): Promise<void> {
   if (task.owner === actor.id && (task.status === "active" || task.status === "blocked")) return;
@@ -151,6 +159,7 @@ export async function checkTask(
   // Git is asked only when a command will judge the tree (or, for --all, may have judged another).
   const nameTree = (one ? [one] : criteria).some(hasCommand) ? await treeNamer(verifier) : null;
   let tree = nameTree ? await nameTree() : null;
+  const before = tree;
   const targets = one ? [one] : criteria.filter((c) => !c.checked || staleTick(c, tree) !== null);
   const results: CheckResult[] = [];
   const progress = runProgress(verifier.progress);
@@ -179,12 +188,17 @@ export async function checkTask(
   } finally {
     progress.stop();
   }
-  // Each tick holds for the tree it judged and for the tree this call's commands left, which
-  // may each rewrite an output an earlier one wrote (a build stamping the time).
+  // Each tick holds for the tree it judged, and for the tree this call's commands left when all
+  // they did to the checkout was add files (a build's output, which each may rewrite: a stamp of
+  // the time). A file there before they ran that changed or went meanwhile may be an edit made
+  // while they ran: an agent that put its broken code back as a passing check ran, and finished
+  // on a tree no command had passed. Then a tick holds for the tree it judged alone.
+  const left = tree;
+  const onlyAdded = before && left && left !== before ? await checkOnlyAdded(verifier, before, left) : true;
   for (const result of results) {
     const judged = result.evidence?.tree;
-    if (result.evidence && judged && tree && tree !== judged)
-      result.evidence = { ...result.evidence, tree_after: tree };
+    if (result.evidence && judged && left && left !== judged && onlyAdded)
+      result.evidence = { ...result.evidence, tree_after: left };
   }
   return store.write(async (tx) => {
     const now = verifier.now();

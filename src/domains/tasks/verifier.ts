@@ -6,7 +6,7 @@ import { operational } from "../../kernel/outcome.js";
 import type { ProgressSink } from "../../kernel/progress.js";
 import type { CriterionRecord } from "../../store/tasks.js";
 import { checkoutFor } from "../goals/git.js";
-import { workTreeNamer } from "../goals/work-tree-id.js";
+import { treeOnlyGrew, workTreeNamer } from "../goals/work-tree-id.js";
 import type { Actor } from "../identity/actor.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
 
@@ -78,4 +78,13 @@ export function staleTick(criterion: CriterionRecord, tree: string | null): stri
   if (!judged) return "was checked where no tree was named (outside git, or by an older cairn)";
   if (tree === judged || tree === criterion.evidence?.tree_after) return null;
   return "was checked on another tree (the checkout changed since: an edit, yours or another agent's, or a switch)";
+}
+
+/**
+ * Did a check's commands only add files to the checkout (a build's output), between the tree
+ * before they ran and the one they left? A file that was there before them and changed or went
+ * while they ran may be an edit made meanwhile, by the agent being checked among others.
+ */
+export async function checkOnlyAdded(verifier: Verifier, before: string, after: string): Promise<boolean> {
+  return treeOnlyGrew(await checkoutOf(verifier), before, after, verifier.signal);
 }
