@@ -34,13 +34,19 @@ function withoutPassword(url: string): string {
  * `NODE_OPTIONS=--require ./pass.cjs` or `npm_config_script_shell=/bin/true` on `cairn attempt
  * eval` or `cairn task check` made a failing `npm test` pass. Whoever is checked runs the check,
  * so none of them reaches one; a check that needs such a setting names it in its argv
- * (`env NODE_OPTIONS=… npm test`), which is the check's own.
+ * (`env NODE_OPTIONS=… npm test`), which is the check's own. Those that name a toolchain's folder
+ * (JAVA_HOME, GOROOT…) are a setting's locations too: whoever set the check chose them
+ * (kernel/setting.ts).
  */
 const INJECTING = [
   /^NODE_(OPTIONS|PATH)$/,
   /^(npm|yarn|pnpm|bun)_config_/i,
   /^YARN_/,
-  /^PYTHON(PATH|HOME|STARTUP|USERBASE|INSPECT)$/,
+  // Python: where modules and their compiled bytecode come from (a cache folder of forged .pyc
+  // files passes a failing test whose source is untouched), the module a warning filter names
+  // (imported to read it), the hook `breakpoint()` calls, and the interpreter a pyenv shim picks.
+  /^PYTHON(PATH|HOME|STARTUP|USERBASE|INSPECT|PYCACHEPREFIX|WARNINGS|BREAKPOINT|PLATLIBDIR)$/,
+  /^PYENV_(VERSION|ROOT)$/,
   /^PYTEST_(ADDOPTS|PLUGINS)$/,
   /^LD_(PRELOAD|LIBRARY_PATH|AUDIT)$/,
   /^DYLD_/,
@@ -58,12 +64,26 @@ const INJECTING = [
   // Build tools that run a program of the variable's choosing: a compiler wrapper, a test
   // runner (`go test -exec`, cargo's target runner), a linker in flags, JVM agents, .NET hooks.
   /^(RUSTC|RUSTC_WRAPPER|RUSTC_WORKSPACE_WRAPPER|RUSTDOC|RUSTFLAGS|RUSTDOCFLAGS)$/,
+  // The toolchain rustup runs for `cargo` (a folder of the caller's holding a `cargo` that exits 0).
+  /^RUSTUP_TOOLCHAIN$/,
   /^CARGO_(ENCODED_RUSTFLAGS|BUILD_RUSTC.*|BUILD_RUSTDOC.*|TARGET_.+_(RUNNER|LINKER|RUSTFLAGS))$/,
-  /^GOFLAGS$/,
+  // go: its flags, the toolchain it switches to, and where modules are fetched from unchecked.
+  /^(GOFLAGS|GOROOT|GOTOOLCHAIN|GOPROXY|GONOPROXY|GOSUMDB|GONOSUMDB|GONOSUMCHECK|GOPRIVATE|GOINSECURE)$/,
+  // A C toolchain chosen by variable (cgo, make's implicit rules, node-gyp), and flags that load
+  // compiler plugins or link other objects.
+  /^(CC|CXX|CPP|LD|AR|AS|FC|CGO_[A-Z]+|CFLAGS|CXXFLAGS|CPPFLAGS|LDFLAGS|LDLIBS)$/,
   /^PERL5?(OPT|LIB)$/,
   /^RUBY(OPT|LIB)$/,
-  /^(JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|JDK_JAVA_OPTIONS|MAVEN_OPTS|MAVEN_ARGS|GRADLE_OPTS|SBT_OPTS|ANT_OPTS)$/,
+  // Ruby: the Gemfile bundler loads and where gems are found.
+  /^(BUNDLE_GEMFILE|GEM_HOME|GEM_PATH)$/,
+  // The JVM a build's wrapper script starts (gradlew and mvnw run $JAVA_HOME/bin/java), its
+  // options (an agent), and classes found first.
+  /^(JAVA_HOME|JAVA_OPTS|CLASSPATH|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|JDK_JAVA_OPTIONS)$/,
+  /^(MAVEN_OPTS|MAVEN_ARGS|MAVEN_HOME|M2_HOME|GRADLE_OPTS|SBT_OPTS|ANT_OPTS)$/,
   /^(DOTNET_STARTUP_HOOKS|CORECLR_ENABLE_PROFILING|COR_ENABLE_PROFILING)$/,
+  /^(DOTNET_ROOT|DOTNET_ADDITIONAL_DEPS|DOTNET_SHARED_STORE)$/,
+  // The package managers corepack downloads and runs, and from where.
+  /^COREPACK_/,
   /^(PHPRC|PHP_INI_SCAN_DIR|LUA_INIT(_5_\d)?)$/,
 ];
 

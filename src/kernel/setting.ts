@@ -31,6 +31,15 @@ export const CONFIG_LOCATIONS = [
   "RUSTUP_HOME",
   "GOENV",
   "GRADLE_USER_HOME",
+  // Toolchains chosen by a folder: the JVM, go's and .NET's roots, where gems and corepack's
+  // package managers live, pyenv's interpreters. A check's runner's own are dropped (child.ts).
+  "JAVA_HOME",
+  "GOROOT",
+  "DOTNET_ROOT",
+  "GEM_HOME",
+  "GEM_PATH",
+  "COREPACK_HOME",
+  "PYENV_ROOT",
 ] as const;
 
 /** PATH's absolute folders, each once, in order: what a setting records as its `path`. */

@@ -118,6 +118,25 @@ describe("a check's environment", () => {
       DOTNET_STARTUP_HOOKS: "/tmp/hook.dll",
       PHPRC: "/tmp/php.ini",
       GCONV_PATH: "/tmp/gconv",
+      PYTHONPYCACHEPREFIX: "/tmp/pyc",
+      PYTHONWARNINGS: "ignore::evil.Category",
+      PYTHONBREAKPOINT: "evil.hook",
+      PYENV_VERSION: "fake",
+      RUSTUP_TOOLCHAIN: "/tmp/tc",
+      GOROOT: "/tmp/go",
+      GOTOOLCHAIN: "go1.99",
+      GOPROXY: "http://127.0.0.1:1/",
+      GONOSUMDB: "*",
+      CC: "/tmp/fake-cc",
+      CGO_LDFLAGS: "-fplugin=/tmp/p.so",
+      CFLAGS: "-fplugin=/tmp/p.so",
+      BUNDLE_GEMFILE: "/tmp/Gemfile",
+      GEM_PATH: "/tmp/gems",
+      JAVA_HOME: "/tmp/fake-jdk",
+      JAVA_OPTS: "-javaagent:/tmp/a.jar",
+      CLASSPATH: "/tmp/classes",
+      DOTNET_ADDITIONAL_DEPS: "/tmp/deps.json",
+      COREPACK_HOME: "/tmp/corepack",
     });
     const kept = Object.keys(env).filter((name) => name !== STARTED_FOR_VARIABLE);
     expect(kept.sort()).toEqual(["CARGO_TARGET_DIR", "DATABASE_URL", "LANG", "PATH"]);
@@ -128,16 +147,25 @@ describe("a check's environment", () => {
       PATH: "/usr/bin",
       HOME: "/",
       XDG_CONFIG_HOME: "/owner/config",
+      JAVA_HOME: "/usr/lib/jvm/owner",
       CARGO_HOME: "rel",
     });
     // Only absolute locations are recorded: a relative one would be read from the check's folder.
-    expect(recorded.locations).toEqual({ XDG_CONFIG_HOME: "/owner/config" });
+    expect(recorded.locations).toEqual({ XDG_CONFIG_HOME: "/owner/config", JAVA_HOME: "/usr/lib/jvm/owner" });
     const env = withSetting(
-      { PATH: "/usr/bin", XDG_CONFIG_HOME: "/tmp/agent", GIT_CONFIG_GLOBAL: "/tmp/agent/gitconfig" },
+      checkEnv({
+        PATH: "/usr/bin",
+        XDG_CONFIG_HOME: "/tmp/agent",
+        GIT_CONFIG_GLOBAL: "/tmp/agent/gitconfig",
+        JAVA_HOME: "/tmp/fake-jdk",
+        GOROOT: "/tmp/fake-go",
+      }),
       recorded,
     );
     expect(env.XDG_CONFIG_HOME).toBe("/owner/config");
+    expect(env.JAVA_HOME).toBe("/usr/lib/jvm/owner");
     expect(env.GIT_CONFIG_GLOBAL).toBeUndefined();
+    expect(env.GOROOT).toBeUndefined();
     // A setting recorded before locations were leaves them as the caller has them.
     const legacy = withSetting({ XDG_CONFIG_HOME: "/tmp/agent" }, { path: ["/usr/bin"] });
     expect(legacy.XDG_CONFIG_HOME).toBe("/tmp/agent");
