@@ -190,3 +190,46 @@ describe("deny and confirm entries, with options put before their words", () => 
     expect(decide(narrow, "git", ["status", "--short"]).verdict).toBe("allow");
   });
 });
+
+describe("long options given as GNU getopt_long and argp take them: any unambiguous prefix", () => {
+  it("needs a person for an abbreviation of a listed long flag, joined by = or with its value next", () => {
+    for (const [bin, args] of [
+      ["tar", ["-cf", "/dev/null", "--checkpoint=1", "--checkpoint-act=exec=touch /tmp/P1", "."]],
+      ["tar", ["-cf", "/dev/null", "--checkpoint-a", "exec=touch /tmp/P1", "."]],
+      ["tar", ["-xf", "a.tar", "--to-comm=sh -c id"]],
+      ["tar", ["-xf", "a.tar", "--to", "sh -c id"]],
+      ["tar", ["-cf", "a.tar", "--use-compress-prog=sh -c id", "."]],
+      ["tar", ["-cf", "a.tar", "--use-c", "sh -c id", "."]],
+      ["make", ["-f", "/dev/null", "--ev=$(shell touch /tmp/P4)"]],
+      ["make", ["-f", "/dev/null", "--eva", "$(shell id)"]],
+      ["gmake", ["--ev=$(shell id)"]],
+      ["wget", ["--execu=use_askpass=./x", "https://example.org"]],
+      ["wget", ["--use-ask=./x", "https://example.org"]],
+      ["git", ["ls-remote", "--upload-p=sh -c id", "origin"]],
+      ["git", ["push", "--receive-p", "sh -c id", "origin"]],
+      ["man", ["--pag=sh -c id", "ls"]],
+      ["man", ["--ht=firefox", "ls"]],
+      ["mysql", ["--pag=sh -c id"]],
+      ["ncat", ["--sh-ex", "id", "host", "80"]],
+      ["rsync", ["--rsync-p=sh -c id", "a", "host:b"]],
+      ["zip", ["z.zip", "f", "-T", "--unzip-com=sh -c id"]],
+      ["emacs", ["--batch", "--ev", '(shell-command "id")']],
+      ["julia", ["--pr", "run(`id`)"]],
+      ["node", ["--imp=data:text/javascript,1"]],
+    ] as const) {
+      expect(rule(bin, [...args]), `${bin} ${args.join(" ")}`).toBe("confirm");
+    }
+  });
+
+  it("keeps tar's --checkpoint written in full, and leaves single-dash long options to exact names", () => {
+    expect(rule("tar", ["-cf", "a.tar", "--checkpoint=1000", "."])).toBe("allow");
+    expect(rule("tar", ["-cf", "a.tar", "--checkpoint", "."])).toBe("allow");
+    expect(rule("tar", ["-xzf", "a.tgz", "--totals", "--to-stdout"])).toBe("allow");
+    expect(rule("make", ["-f", "Makefile", "--environment-overrides", "--", "all"])).toBe("allow");
+    expect(rule("wget", ["--tries=3", "--user-agent=x", "https://example.org"])).toBe("allow");
+    expect(rule("git", ["log", "--reverse", "--oneline"])).toBe("allow");
+    // find and openssl take their single-dash options by their exact names only.
+    expect(rule("find", [".", "-executable", "-type", "f"])).toBe("allow");
+    expect(rule("find", [".", "-exec", "id", ";"])).toBe("confirm");
+  });
+});

@@ -209,6 +209,45 @@ function leadingLetters(bin: string, arg: string): string {
   return letters;
 }
 
+/**
+ * Long options written in full that GNU getopt_long (and argp) takes as themselves although they
+ * are a prefix of a listed one: harmless, and an exact name outranks every abbreviation.
+ */
+const KEPT_EXACT: Readonly<Record<string, readonly string[]>> = {
+  // Only counts records; `--checkpoint-action` is what runs a command at each checkpoint.
+  tar: ["--checkpoint"],
+};
+
+/**
+ * Where `arg` names `flag`: the value given attached (`--to-command=x`, `-Ix`), `null` when the
+ * value, if the flag takes one, is the next argument, `undefined` when `arg` is not the flag.
+ *
+ * GNU getopt_long and argp take any unambiguous prefix of a long option for it (`--checkpoint-act`
+ * is `--checkpoint-action`, `--ev` is make's `--eval`), so a `--` argument whose name is a prefix
+ * of a listed `--` flag is that flag, for every program: an ambiguous one is refused here and by
+ * the program alike, and a program that takes only exact names refuses the abbreviation itself.
+ * Single-dash long options (find's `-exec`, openssl's `-engine`, erl's `-eval`) are matched
+ * exactly: find, openssl and erl take no abbreviation of them.
+ */
+function named(bin: string, flag: string, arg: string): string | null | undefined {
+  if (flag.startsWith("--")) {
+    if (!arg.startsWith("--")) return undefined;
+    const equals = arg.indexOf("=");
+    const name = equals < 0 ? arg : arg.slice(0, equals);
+    if (name.length <= 2 || !flag.startsWith(name) || KEPT_EXACT[bin]?.includes(name)) return undefined;
+    return equals < 0 ? null : arg.slice(equals + 1);
+  }
+  if (arg === flag) return null;
+  if (/^-[A-Za-z]{2}/.test(flag)) return arg.startsWith(`${flag}=`) ? arg.slice(flag.length + 1) : undefined;
+  // A cluster of short flags (`-Bc`, `-le`) holds the letter too, and a short flag takes its
+  // value attached (`-cimport os`, `-Psh -c id`): the letter anywhere in the leading letters.
+  if (/^-[A-Za-z]$/.test(flag)) {
+    const at = leadingLetters(bin, arg).indexOf(flag[1] as string);
+    if (at >= 0) return arg.length > at + 2 ? arg.slice(at + 2) : null;
+  }
+  return undefined;
+}
+
 /** The flag (or the command) by which `bin args…` runs code given on the command line, if any. */
 export function codeFlag(bin: string, args: readonly string[]): string | undefined {
   const inOther = codeInOtherFlags(bin, args);
@@ -217,10 +256,7 @@ export function codeFlag(bin: string, args: readonly string[]): string | undefin
   if (!flags) return undefined;
   for (const arg of args) {
     for (const flag of flags) {
-      if (arg === flag || (/^--?[A-Za-z]{2}/.test(flag) && arg.startsWith(`${flag}=`))) return flag;
-      // A cluster of short flags (`-Bc`, `-le`) holds the letter too, and a short flag takes its
-      // value attached (`-cimport os`, `-Psh -c id`): the letter anywhere in the leading letters.
-      if (/^-[A-Za-z]$/.test(flag) && leadingLetters(bin, arg).includes(flag[1] as string)) return flag;
+      if (named(bin, flag, arg) !== undefined) return flag;
       // vim's `+{command}` (`+5`, a line number, is only a place to start).
       if (flag === "+" && arg.startsWith("+") && !/^\+\d*$/.test(arg)) return "+";
       // sed's `e` command and `s///e` flag run a shell.

@@ -1,0 +1,90 @@
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { callTool, connectMcp, type McpHandle } from "../helpers/mcp.js";
+import { cairn, initWorkspace } from "../helpers/workspace.js";
+
+/**
+ * An allowed program's options that run a command or write a file it names, in the forms the
+ * program itself takes: a long option's abbreviation (`--checkpoint-act` for tar's
+ * `--checkpoint-action`, `--ev` for make's `--eval`), joined by `=` or with its value next.
+ */
+
+let ws: { dir: string; cleanup: () => void };
+let env: Record<string, string>;
+let config: string;
+let mcp: McpHandle;
+const planted = (name: string) => join(ws.dir, name);
+
+beforeAll(async () => {
+  ws = initWorkspace();
+  env = { HOME: join(ws.dir, "home"), CAIRN_HOME: join(ws.dir, "cairn-home") };
+  mkdirSync(env.CAIRN_HOME as string, { recursive: true });
+  config = join(env.CAIRN_HOME as string, "cairn.toml");
+  writeFileSync(
+    config,
+    '[os]\nenabled = true\nallow = ["tar", "make", "sort", "find", "sed", "git log", "wget"]\n',
+  );
+  writeFileSync(join(ws.dir, "words.txt"), "pear\napple\n");
+  mcp = await connectMcp(ws.dir, { env });
+});
+afterAll(async () => {
+  await mcp.close();
+  ws.cleanup();
+});
+
+const osRun = (bin: string, ...args: string[]) =>
+  cairn(ws.dir, ["os", "run", bin, "--json", "--", ...args], { env });
+const refusalOverMcp = async (bin: string, args: string[]) =>
+  (
+    (await callTool(mcp, "os_run", { bin, args })).structuredContent as {
+      refused?: { policy: string; reason: string };
+    }
+  ).refused;
+
+describe("os run reads an abbreviated long option as the option it stands for", () => {
+  it("refuses tar --checkpoint-act and make --ev, naming the machine's configuration; nothing runs", () => {
+    for (const [bin, ...args] of [
+      [
+        "tar",
+        "-cf",
+        "/dev/null",
+        "--checkpoint=1",
+        `--checkpoint-act=exec=touch ${planted("P1")}`,
+        "words.txt",
+      ],
+      ["make", "-f", "/dev/null", `--ev=$(shell touch ${planted("P4")})`],
+    ] as string[][]) {
+      const refused = osRun(bin as string, ...args);
+      expect(refused.code, [bin, ...args].join(" ")).toBe(3);
+      expect(refused.stderr).toContain("needs a person's confirmation");
+      expect(refused.stderr).toContain(config);
+    }
+    expect(existsSync(planted("P1"))).toBe(false);
+    expect(existsSync(planted("P4"))).toBe(false);
+  });
+
+  it("still runs the harmless forms: tar's own --checkpoint written in full, sort", () => {
+    const tar = osRun("tar", "-cf", "/dev/null", "--checkpoint=1", "words.txt");
+    expect(tar.code, tar.stderr).toBe(0);
+    const sort = osRun("sort", "words.txt");
+    expect(sort.code, sort.stderr).toBe(0);
+    expect((sort.json as { stdout: string }).stdout).toBe("apple\npear\n");
+  });
+
+  it("refuses the same over MCP as a refusal naming the configuration, and runs the harmless one", async () => {
+    const refused = await refusalOverMcp("tar", [
+      "-cf",
+      "/dev/null",
+      "--checkpoint=1",
+      `--checkpoint-act=exec=touch ${planted("P1m")}`,
+      "words.txt",
+    ]);
+    expect(refused?.policy).toBe("os");
+    expect(refused?.reason).toContain("`tar --checkpoint-action`");
+    expect(refused?.reason).toContain(config);
+    expect(existsSync(planted("P1m"))).toBe(false);
+    const sort = await callTool(mcp, "os_run", { bin: "sort", args: ["words.txt"] });
+    expect((sort.structuredContent as { stdout: string }).stdout).toBe("apple\npear\n");
+  });
+});
