@@ -43,7 +43,7 @@ const refusalOverMcp = async (bin: string, args: string[]) =>
   ).refused;
 
 describe("os run reads an abbreviated long option as the option it stands for", () => {
-  it("refuses tar --checkpoint-act and make --ev, naming the machine's configuration; nothing runs", () => {
+  it("refuses tar --checkpoint-act, make --ev, a make variable running a shell, find -fprintf and git --output, naming the machine's configuration; nothing runs", () => {
     for (const [bin, ...args] of [
       [
         "tar",
@@ -54,14 +54,19 @@ describe("os run reads an abbreviated long option as the option it stands for", 
         "words.txt",
       ],
       ["make", "-f", "/dev/null", `--ev=$(shell touch ${planted("P4")})`],
+      ["make", "-f", "/dev/null", `X:=$(shell touch ${planted("P3")})`],
+      ["tar", "cIf", `sh -c 'touch ${planted("P2")}; cat'`, "a.tar", "words.txt"],
+      ["find", "words.txt", "-fprintf", planted("P5"), "touch x\\n"],
+      ["sort", "-S", "4k", "--compress-prog=sh", "words.txt"],
+      ["git", "log", "-1", `--output=${planted("P6")}`],
     ] as string[][]) {
       const refused = osRun(bin as string, ...args);
       expect(refused.code, [bin, ...args].join(" ")).toBe(3);
       expect(refused.stderr).toContain("needs a person's confirmation");
       expect(refused.stderr).toContain(config);
     }
-    expect(existsSync(planted("P1"))).toBe(false);
-    expect(existsSync(planted("P4"))).toBe(false);
+    for (const name of ["P1", "P2", "P3", "P4", "P5", "P6"])
+      expect(existsSync(planted(name)), name).toBe(false);
   });
 
   it("still runs the harmless forms: tar's own --checkpoint written in full, sort", () => {

@@ -233,3 +233,121 @@ describe("long options given as GNU getopt_long and argp take them: any unambigu
     expect(rule("find", [".", "-exec", "id", ";"])).toBe("confirm");
   });
 });
+
+describe("options that run a program or write a file the caller names", () => {
+  const reason = (bin: string, args: string[]) => {
+    const verdict = decide(everything, bin, args);
+    return verdict.verdict === "refuse" ? verdict.reason : "allow";
+  };
+
+  it("needs a person for tar's volume script, remote shell, and every spelling of its program options", () => {
+    for (const args of [
+      ["-cM", "-L", "10", "-F", "touch /tmp/P2", "-f", "a.tar", "-f", "b.tar", "somefile"],
+      ["-cMFtouch /tmp/P2", "-L", "10", "-f", "a.tar", "x"],
+      ["-cML10", "-Ftouch", "-fa.tar", "x"],
+      ["-cM", "--info-script=touch /tmp/P2", "-f", "a.tar", "x"],
+      ["-cM", "--info-s", "touch /tmp/P2", "-f", "a.tar", "x"],
+      ["-cM", "--new-volume-scr=touch /tmp/P2", "-f", "a.tar", "x"],
+      ["-cf", "host:a.tar", "--rsh-command=/tmp/evil", "x"],
+      ["-cf", "host:a.tar", "--rsh-c", "/tmp/evil", "x"],
+      ["-cf", "host:a.tar", "--rmt-comm=/tmp/evil", "x"],
+      ["-xf", "a.tar", "--to-command", "sh -c id"],
+      ["-cvzIsh -c id", "-f", "a.tar", "x"],
+      ["--use-compress-program", "sh -c id", "-cf", "a.tar", "x"],
+      ["-cvf", "/dev/null", "--index-f=/home/u/.bashrc", "x"],
+      // The old style: a first argument without a dash is all flags, values following in turn.
+      ["cIf", "sh -c id", "a.tar", "x"],
+      ["cMF", "touch /tmp/P2", "a.tar", "x"],
+    ])
+      expect(rule("tar", args), `tar ${args.join(" ")}`).toBe("confirm");
+    // A value attached to a flag that takes one is no cluster: the archive is named Foo.tar.
+    for (const args of [
+      ["-cfFoo.tar", "x"],
+      ["-cf", "Index.tar", "x"],
+      ["cvf", "a.tar", "x"],
+      ["-tvf", "a.tar"],
+    ])
+      expect(rule("tar", args), `tar ${args.join(" ")}`).toBe("allow");
+  });
+
+  it("needs a person for sort's compress program and its output file", () => {
+    for (const args of [
+      ["-S", "4k", "-T", "/tmp", "--compress-program=sh", "/tmp/cmds"],
+      ["--compress-prog", "sh", "x"],
+      ["--compress-p=sh", "x"],
+      ["-o", "/home/u/.bashrc", "lines"],
+      ["-ro/home/u/.bashrc", "lines"],
+      ["--out=/home/u/.bashrc", "lines"],
+    ])
+      expect(rule("sort", args), `sort ${args.join(" ")}`).toBe("confirm");
+    expect(reason("sort", ["-o", "/home/u/.bashrc", "x"])).toContain(
+      "writes a file named on the command line",
+    );
+    // -t's value is a separator, -k's a key: no o there.
+    for (const args of [
+      ["-t", "o", "-k2", "x"],
+      ["-to", "x"],
+      ["-rn", "-k", "2", "x"],
+      ["-S", "4k", "x"],
+    ])
+      expect(rule("sort", args), `sort ${args.join(" ")}`).toBe("allow");
+  });
+
+  it("needs a person for a make variable whose name or value make expands into a shell", () => {
+    for (const args of [
+      ["-f", "/dev/null", "X:=$(shell touch /tmp/P3)"],
+      ["-f", "/dev/null", "X=$\u007Bshell id}"],
+      ["-f", "/dev/null", "X!=touch /tmp/P3"],
+      ["-f", "/dev/null", "$(shell id)=1"],
+      ["all", "CFLAGS+=$(shell id)"],
+    ])
+      expect(rule("make", args), `make ${args.join(" ")}`).toBe("confirm");
+    expect(rule("gmake", ["X:=$(shell id)"])).toBe("confirm");
+    for (const args of [
+      ["CC=gcc", "CFLAGS=-O2 -g", "all"],
+      ["-j4", "PREFIX=/usr/local", "install"],
+      ["-C", "src"],
+    ])
+      expect(rule("make", args), `make ${args.join(" ")}`).toBe("allow");
+  });
+
+  it("needs a person for find's -fprint, -fprint0, -fprintf and -fls", () => {
+    for (const args of [
+      ["/usr/share/doc", "-fprintf", "/tmp/cmds", "touch /tmp/P5\\n"],
+      [".", "-fprint", "/home/u/.bashrc"],
+      [".", "-fprint0", "/tmp/x"],
+      [".", "-name", "x", "-fls", "/tmp/x"],
+    ])
+      expect(rule("find", args), `find ${args.join(" ")}`).toBe("confirm");
+    for (const args of [
+      [".", "-printf", "%p\\n"],
+      [".", "-print0"],
+      [".", "-ls"],
+      [".", "-name", "*.ts"],
+    ])
+      expect(rule("find", args), `find ${args.join(" ")}`).toBe("allow");
+  });
+
+  it("needs a person for git's --output, in every subcommand and abbreviation, and git archive -o", () => {
+    for (const args of [
+      ["log", "-1", "--format=[os]%nenabled = true", "--output=/tmp/P6"],
+      ["log", "-1", "--output", "/tmp/P6"],
+      ["log", "-1", "--outp=/tmp/P6"],
+      ["show", "--output=/tmp/x", "HEAD"],
+      ["diff", "HEAD~1", "--out=/tmp/x"],
+      ["format-patch", "-1", "--output=/tmp/x"],
+      ["archive", "--output=/home/u/.bashrc", "HEAD"],
+      ["archive", "-o", "/home/u/.bashrc", "HEAD"],
+      ["archive", "-o/home/u/.bashrc", "HEAD"],
+      ["-C", ".", "archive", "-v", "-o", "x.tar", "HEAD"],
+    ])
+      expect(rule("git", args), `git ${args.join(" ")}`).toBe("confirm");
+    for (const args of [
+      ["log", "--output-indicator-new=>", "-p"],
+      ["archive", "--format=tar", "HEAD"],
+      ["log", "--oneline", "-o"],
+      ["commit", "-o", "file", "-m", "x"],
+    ])
+      expect(rule("git", args), `git ${args.join(" ")}`).toBe("allow");
+  });
+});

@@ -35,7 +35,21 @@ const CODE_FLAGS: Readonly<Record<string, readonly string[]>> = {
   // and for sftp a local server program and a batch file (whose `!` lines run a shell).
   scp: ["-S", "-o", "-F", "-D"],
   sftp: ["-S", "-o", "-F", "-D", "-b"],
-  tar: ["--to-command", "--use-compress-program", "-I", "--checkpoint-action"],
+  tar: [
+    "--to-command",
+    "--use-compress-program",
+    "-I",
+    "--checkpoint-action",
+    // A script run at the end of each volume of a multi-volume archive (`-M`), by a shell.
+    "-F",
+    "--info-script",
+    "--new-volume-script",
+    // The program that opens a remote archive (`host:file`), and the one it starts on the host.
+    "--rsh-command",
+    "--rmt-command",
+  ],
+  // The program that compresses and decompresses its temporary files.
+  sort: ["--compress-program"],
   sed: ["e"],
   rsync: ["-e", "--rsh", "--rsync-path"],
   // Options, a configuration file, and a PKCS#11 library loaded into ssh itself.
@@ -64,6 +78,21 @@ const CODE_FLAGS: Readonly<Record<string, readonly string[]>> = {
   tcpdump: ["-z"],
 };
 
+/**
+ * Options that write a file the caller names, with content the caller chooses: a shell's startup
+ * file or a git hook written so runs later, so they need a person as the options above do.
+ */
+const WRITE_FLAGS: Readonly<Record<string, readonly string[]>> = {
+  // The verbose listing (the members' names) to a file instead of standard output.
+  tar: ["--index-file"],
+  // The sorted lines to a file instead of standard output.
+  sort: ["-o", "--output"],
+  // What -print, -print0, -printf and -ls would print, to a file.
+  find: ["-fprint", "-fprint0", "-fprintf", "-fls"],
+  // A diff or log (in any --format, so any text) to a file instead of standard output.
+  git: ["--output"],
+};
+
 /** Modules of Python's standard library whose arguments are code (`-m timeit 'stmt'`, `-m pdb -c`). */
 const PYTHON_CODE_MODULES = new Set(["timeit", "pdb", "profile", "cProfile", "trace", "code"]);
 
@@ -82,6 +111,15 @@ function codeInOtherFlags(bin: string, args: readonly string[]): string | undefi
     for (const arg of args) if (/^-[Mm]/.test(arg) && /[^\w:=,.-]/.test(arg.slice(2))) return "-M";
   }
   if (bin === "git") return gitCode(args);
+  // A variable given on the command line is read as a makefile line: `$(shell …)` in its name or
+  // value runs a shell as it is expanded, and `X != cmd` runs cmd.
+  if (bin === "make" || bin === "gmake") {
+    for (const arg of args) {
+      if (arg.startsWith("-") || !arg.includes("=")) continue;
+      if (/^[^=]*!=/.test(arg)) return "VAR != command";
+      if (/\$[({]/.test(arg)) return "VAR=$(…)";
+    }
+  }
   // ed reads a file named `!command` from what a shell running the command prints.
   if (bin === "ed" && args.some((arg) => arg.startsWith("!"))) return "!command";
   // psql's meta-commands (`\!`, `\g |cmd`, `\o |cmd`, `\copy … program`) run shells; they
@@ -134,12 +172,7 @@ const GIT_CONFIG_WRITES = new Set([
  * configuration, which cairn trusts (`config --global`, `--system`, `--file`).
  */
 function gitCode(args: readonly string[]): string | undefined {
-  let at = 0;
-  while (at < args.length && (args[at] as string).startsWith("-")) {
-    at += GIT_VALUE_OPTIONS.has(args[at] as string) ? 2 : 1;
-  }
-  const sub = args[at];
-  const rest = args.slice(at + 1);
+  const { sub, rest } = gitSubcommand(args);
   const has = (...flags: string[]) =>
     rest.find((arg) =>
       flags.some((flag) => arg === flag || arg.startsWith(flag.startsWith("--") ? `${flag}=` : flag)),
@@ -184,6 +217,21 @@ function gitCode(args: readonly string[]): string | undefined {
   }
 }
 
+/** The subcommand past git's global options, and the arguments after it. */
+function gitSubcommand(args: readonly string[]): { sub: string | undefined; rest: readonly string[] } {
+  let at = 0;
+  while (at < args.length && (args[at] as string).startsWith("-")) {
+    at += GIT_VALUE_OPTIONS.has(args[at] as string) ? 2 : 1;
+  }
+  return { sub: args[at], rest: args.slice(at + 1) };
+}
+
+/** A file written where the caller says, beyond WRITE_FLAGS: `git archive -o FILE` (`-oFILE`). */
+function gitWrites(args: readonly string[]): string | undefined {
+  const { sub, rest } = gitSubcommand(args);
+  return sub === "archive" && rest.some((arg) => arg.startsWith("-o")) ? "archive -o" : undefined;
+}
+
 /** Short flags whose value may follow attached, per program: past one, the letters are its value. */
 const VALUE_LETTERS: Readonly<Record<string, string>> = {
   perl: "IMmxi",
@@ -195,6 +243,8 @@ const VALUE_LETTERS: Readonly<Record<string, string>> = {
   sftp: "BbcDFiJloPRSsX",
   "ssh-keygen": "abCDEFfGIJjMmNnOPRrSsTtVwYZz",
   "ssh-add": "EeHhSst",
+  tar: "bCfFgHIKLNTVX",
+  sort: "koStT",
 };
 
 /**
@@ -248,19 +298,39 @@ function named(bin: string, flag: string, arg: string): string | null | undefine
   return undefined;
 }
 
+/** An option by which a program runs code given on the command line, or writes where it says. */
+export interface CodeFlag {
+  flag: string;
+  /** It writes a file the caller names (rather than running a program itself). */
+  writes: boolean;
+}
+
 /** The flag (or the command) by which `bin args…` runs code given on the command line, if any. */
-export function codeFlag(bin: string, args: readonly string[]): string | undefined {
+export function codeFlag(bin: string, args: readonly string[]): CodeFlag | undefined {
   const inOther = codeInOtherFlags(bin, args);
-  if (inOther) return inOther;
-  const flags = CODE_FLAGS[bin];
-  if (!flags) return undefined;
+  if (inOther) return { flag: inOther, writes: false };
+  const writesInOther = bin === "git" ? gitWrites(args) : undefined;
+  if (writesInOther) return { flag: writesInOther, writes: true };
+  const tables = [
+    { flags: CODE_FLAGS[bin] ?? [], writes: false },
+    { flags: WRITE_FLAGS[bin] ?? [], writes: true },
+  ];
+  // tar reads a first argument without a dash as short flags, their values from the arguments
+  // after it in turn (`tar cIf PROGRAM a.tar …`): every letter of it is a flag.
+  const oldStyle = bin === "tar" && args[0] !== undefined && !args[0].startsWith("-") ? args[0] : "";
+  for (const { flags, writes } of tables) {
+    for (const flag of flags)
+      if (/^-[A-Za-z]$/.test(flag) && oldStyle.includes(flag[1] as string)) return { flag, writes };
+  }
   for (const arg of args) {
-    for (const flag of flags) {
-      if (named(bin, flag, arg) !== undefined) return flag;
-      // vim's `+{command}` (`+5`, a line number, is only a place to start).
-      if (flag === "+" && arg.startsWith("+") && !/^\+\d*$/.test(arg)) return "+";
-      // sed's `e` command and `s///e` flag run a shell.
-      if (bin === "sed" && flag === "e" && sedScriptRunsShell(arg)) return "e";
+    for (const { flags, writes } of tables) {
+      for (const flag of flags) {
+        if (named(bin, flag, arg) !== undefined) return { flag, writes };
+        // vim's `+{command}` (`+5`, a line number, is only a place to start).
+        if (flag === "+" && arg.startsWith("+") && !/^\+\d*$/.test(arg)) return { flag: "+", writes };
+        // sed's `e` command and `s///e` flag run a shell.
+        if (bin === "sed" && flag === "e" && sedScriptRunsShell(arg)) return { flag: "e", writes };
+      }
     }
   }
   return undefined;

@@ -198,12 +198,14 @@ export function decide(
         reason: `\`${confirm}\`${name === bin ? "" : ` (as which \`${bin}\` runs)`} needs a person's confirmation (a shell, a destructive binary, or one that runs another program)`,
       };
     }
-    const flag = codeFlag(name, args);
-    if (flag) {
+    const code = codeFlag(name, args);
+    if (code) {
       return {
         verdict: "refuse",
         rule: "confirm",
-        reason: `\`${bin} ${flag}\` runs code given on the command line and needs a person's confirmation`,
+        reason: code.writes
+          ? `\`${bin} ${code.flag}\` writes a file named on the command line (what it writes may run later, from a shell's startup file or a hook) and needs a person's confirmation`
+          : `\`${bin} ${code.flag}\` runs code given on the command line and needs a person's confirmation`,
       };
     }
   }
