@@ -43,7 +43,7 @@ const refusalOverMcp = async (bin: string, args: string[]) =>
   ).refused;
 
 describe("os run reads an abbreviated long option as the option it stands for", () => {
-  it("refuses tar --checkpoint-act, make --ev, a make variable running a shell, find -fprintf and git --output, naming the machine's configuration; nothing runs", () => {
+  it("refuses tar --checkpoint-act, make --ev, a make variable running a shell, find -fprintf, git --output and sed's w, naming the machine's configuration; nothing runs", () => {
     for (const [bin, ...args] of [
       [
         "tar",
@@ -59,22 +59,27 @@ describe("os run reads an abbreviated long option as the option it stands for", 
       ["find", "words.txt", "-fprintf", planted("P5"), "touch x\\n"],
       ["sort", "-S", "4k", "--compress-prog=sh", "words.txt"],
       ["git", "log", "-1", `--output=${planted("P6")}`],
+      ["sed", "-n", `1w ${planted("P7")}`, "words.txt"],
+      ["sed", `--expression=1e touch ${planted("P8")}`, "words.txt"],
     ] as string[][]) {
       const refused = osRun(bin as string, ...args);
       expect(refused.code, [bin, ...args].join(" ")).toBe(3);
       expect(refused.stderr).toContain("needs a person's confirmation");
       expect(refused.stderr).toContain(config);
     }
-    for (const name of ["P1", "P2", "P3", "P4", "P5", "P6"])
+    for (const name of ["P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8"])
       expect(existsSync(planted(name)), name).toBe(false);
   });
 
-  it("still runs the harmless forms: tar's own --checkpoint written in full, sort", () => {
+  it("still runs the harmless forms: tar's own --checkpoint written in full, sort, sed writing to its own output", () => {
     const tar = osRun("tar", "-cf", "/dev/null", "--checkpoint=1", "words.txt");
     expect(tar.code, tar.stderr).toBe(0);
     const sort = osRun("sort", "words.txt");
     expect(sort.code, sort.stderr).toBe(0);
     expect((sort.json as { stdout: string }).stdout).toBe("apple\npear\n");
+    const sed = osRun("sed", "-n", "s/pear/plum/w /dev/stdout", "words.txt");
+    expect(sed.code, sed.stderr).toBe(0);
+    expect((sed.json as { stdout: string }).stdout).toBe("plum\n");
   });
 
   it("refuses the same over MCP as a refusal naming the configuration, and runs the harmless one", async () => {

@@ -1,5 +1,5 @@
 import { familyOf } from "./family.js";
-import { sedScriptRunsShell } from "./sed-script.js";
+import { sedScriptRunsShell, sedScripts, sedScriptWritesFile } from "./sed-script.js";
 
 /**
  * Interpreters given code on the command line, and other binaries with an argument that runs a
@@ -50,7 +50,8 @@ const CODE_FLAGS: Readonly<Record<string, readonly string[]>> = {
   ],
   // The program that compresses and decompresses its temporary files.
   sort: ["--compress-program"],
-  sed: ["e"],
+  // A script file, which may hold the `e` command (scripts given as arguments are read: see codeFlag).
+  sed: ["-f", "--file"],
   rsync: ["-e", "--rsh", "--rsync-path"],
   // Options, a configuration file, and a PKCS#11 library loaded into ssh itself.
   ssh: ["-o", "-F", "-I"],
@@ -91,6 +92,8 @@ const WRITE_FLAGS: Readonly<Record<string, readonly string[]>> = {
   find: ["-fprint", "-fprint0", "-fprintf", "-fls"],
   // A diff or log (in any --format, so any text) to a file instead of standard output.
   git: ["--output"],
+  // In-place editing, which rewrites any file it names (BSD and macOS sed spell it -I too).
+  sed: ["-i", "--in-place", "-I"],
 };
 
 /** Modules of Python's standard library whose arguments are code (`-m timeit 'stmt'`, `-m pdb -c`). */
@@ -245,6 +248,7 @@ const VALUE_LETTERS: Readonly<Record<string, string>> = {
   "ssh-add": "EeHhSst",
   tar: "bCfFgHIKLNTVX",
   sort: "koStT",
+  sed: "efil",
 };
 
 /**
@@ -311,6 +315,13 @@ export function codeFlag(bin: string, args: readonly string[]): CodeFlag | undef
   if (inOther) return { flag: inOther, writes: false };
   const writesInOther = bin === "git" ? gitWrites(args) : undefined;
   if (writesInOther) return { flag: writesInOther, writes: true };
+  // sed's `e` command and `s///e` flag run a shell; its `w` and `W` commands and `s///w` flag
+  // write a file.
+  if (bin === "sed") {
+    const scripts = sedScripts(args);
+    if (scripts.some(sedScriptRunsShell)) return { flag: "e", writes: false };
+    if (scripts.some(sedScriptWritesFile)) return { flag: "w", writes: true };
+  }
   const tables = [
     { flags: CODE_FLAGS[bin] ?? [], writes: false },
     { flags: WRITE_FLAGS[bin] ?? [], writes: true },
@@ -328,8 +339,6 @@ export function codeFlag(bin: string, args: readonly string[]): CodeFlag | undef
         if (named(bin, flag, arg) !== undefined) return { flag, writes };
         // vim's `+{command}` (`+5`, a line number, is only a place to start).
         if (flag === "+" && arg.startsWith("+") && !/^\+\d*$/.test(arg)) return { flag: "+", writes };
-        // sed's `e` command and `s///e` flag run a shell.
-        if (bin === "sed" && flag === "e" && sedScriptRunsShell(arg)) return { flag: "e", writes };
       }
     }
   }

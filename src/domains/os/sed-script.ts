@@ -10,12 +10,78 @@ import { LINE_TERMINATOR } from "../../kernel/text.js";
  * question is answered here in one pass per line, plus a binary search per `s`.
  */
 export function sedScriptRunsShell(script: string): boolean {
-  return runsExecCommand(script) || substitutionRunsShell(script);
+  return commandAtStart(script, "e") || substitutionRunsShell(script);
+}
+
+/**
+ * The scripts of a sed command line: each `-e` / `--expression` value (`-e S`, `-eS`, `-neS`,
+ * `--expression=S`, `--ex S`), and the first operand unless an `-e` or `-f` comes before it (GNU
+ * sed reads it as the script when there is none, or where POSIXLY_CORRECT stops its options at
+ * the first operand). The other operands are files: a file named `errors.log` or `words.txt` is
+ * no `e` or `w` command.
+ */
+export function sedScripts(args: readonly string[]): string[] {
+  const scripts: string[] = [];
+  let given = false;
+  let operand: string | undefined;
+  for (let at = 0; at < args.length; at++) {
+    const arg = args[at] as string;
+    if (arg === "--") {
+      if (!given && operand === undefined) operand = args[at + 1];
+      break;
+    }
+    if (arg.startsWith("--")) {
+      const equals = arg.indexOf("=");
+      const name = equals < 0 ? arg : arg.slice(0, equals);
+      const prefixOf = (option: string) => name.length > 2 && option.startsWith(name);
+      if (prefixOf("--expression") || prefixOf("--file") || prefixOf("--line-length")) {
+        const value = equals < 0 ? args[++at] : arg.slice(equals + 1);
+        if (!prefixOf("--line-length")) given = true;
+        if (prefixOf("--expression") && value !== undefined) scripts.push(value);
+      }
+      continue;
+    }
+    if (arg.startsWith("-") && arg.length > 1) {
+      // A cluster of flags; -e, -f and -l take the rest or the next argument, -i a suffix joined to it.
+      for (let letter = 1; letter < arg.length; letter++) {
+        const flag = arg[letter] as string;
+        if (flag === "i") break;
+        if (flag === "e" || flag === "f" || flag === "l") {
+          const value = letter + 1 < arg.length ? arg.slice(letter + 1) : args[++at];
+          if (flag !== "l") given = true;
+          if (flag === "e" && value !== undefined) scripts.push(value);
+          break;
+        }
+      }
+      continue;
+    }
+    if (!given && operand === undefined) operand = arg;
+  }
+  return operand === undefined ? scripts : [...scripts, operand];
 }
 
 /** A substitution with the `e` flag, on any line (`.` stops at its end): exported for the test that holds it to the pattern. */
 export const substitutionRunsShell = (script: string) =>
-  script.split(LINE_TERMINATOR).some(substitutesWithShell);
+  script.split(LINE_TERMINATOR).some((line) => substitutesWith(line, "e", FLAGS_BEFORE_EXEC));
+
+/**
+ * Does a sed script write a file: the `w` or `W` command (after any address, as for `e`) or a
+ * substitution with the `w` flag (`s/x/y/w FILE`)? The file's name runs to the end of its line;
+ * `/dev/stdout` and `/dev/stderr`, GNU sed's names for its own output, write no file.
+ */
+export function sedScriptWritesFile(script: string): boolean {
+  const kept = script
+    .split("\n")
+    .map((line) => line.replace(TO_OWN_OUTPUT, ""))
+    .join("\n");
+  return commandAtStart(kept, "wW") || substitutionWritesFile(kept);
+}
+
+/** A substitution with the `w` flag, on any line: exported for the test that holds it to the pattern. */
+export const substitutionWritesFile = (script: string) =>
+  script.split(LINE_TERMINATOR).some((line) => substitutesWith(line, "w", FLAGS_BEFORE_WRITE));
+
+const TO_OWN_OUTPUT = /[wW][ \t]*\/dev\/std(out|err)$/;
 
 /** Where a command may start: after these (and blanks), or at the start of the script. */
 const COMMAND_START = new Set([";", "\n", "{", "}"]);
@@ -24,10 +90,10 @@ const BLANK = new Set([" ", "\t", "\r", "\f", "\v"]);
 const ADDRESS = new Set("0123456789$~,+! \t");
 
 /**
- * The `e` command at any command start, its address skipped: `e id`, `1e id`, `$!e id`,
+ * One of the `commands` at any command start, its address skipped: `e id`, `1e id`, `$!e id`,
  * `/x/,/y/e id`, `\%x%Ie id`. An `e` elsewhere (in a regex or replacement) is not a command.
  */
-function runsExecCommand(script: string): boolean {
+function commandAtStart(script: string, commands: string): boolean {
   for (let at = 0; at < script.length; at++) {
     if (at > 0 && !COMMAND_START.has(script[at - 1] as string)) continue;
     let next = at;
@@ -37,7 +103,7 @@ function runsExecCommand(script: string): boolean {
       else if (char === "/" || char === "\\") next = afterRegexAddress(script, next);
       else break;
     }
-    if (script[next] === "e") return true;
+    if (next < script.length && commands.includes(script[next] as string)) return true;
   }
   return false;
 }
@@ -52,17 +118,19 @@ function afterRegexAddress(script: string, at: number): number {
   return next;
 }
 
-const SUBSTITUTION_FLAGS = new Set("gpiIwmM0123456789");
+/** The other flags a substitution's `e` may follow, and those its `w` may follow. */
+const FLAGS_BEFORE_EXEC = new Set("gpiIwmM0123456789");
+const FLAGS_BEFORE_WRITE = new Set("gpiIemM0123456789");
 
-/** Is there an `s`, a delimiter d after it, then two more d, the last followed by flags and `e`? */
-function substitutesWithShell(line: string): boolean {
-  // The last position of each character that flags and an `e` follow.
+/** Is there an `s`, a delimiter d after it, then two more d, the last followed by `flags` and `flag`? */
+function substitutesWith(line: string, flag: string, flags: ReadonlySet<string>): boolean {
+  // The last position of each character that flags and the flag follow.
   const lastBeforeExec = new Map<string, number>();
   let execAhead = false;
   for (let at = line.length - 1; at >= 0; at--) {
     const char = line[at] as string;
     if (execAhead && !lastBeforeExec.has(char)) lastBeforeExec.set(char, at);
-    if (!SUBSTITUTION_FLAGS.has(char)) execAhead = char === "e";
+    if (!flags.has(char)) execAhead = char === flag;
   }
   if (lastBeforeExec.size === 0) return false;
   const positions = new Map<string, number[]>();
