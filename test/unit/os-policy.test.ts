@@ -351,3 +351,73 @@ describe("options that run a program or write a file the caller names", () => {
       expect(rule("git", args), `git ${args.join(" ")}`).toBe("allow");
   });
 });
+
+describe("downloaders, clients and tools that write where they are told or read a file of options", () => {
+  it("needs a person for wget and curl writing a file the caller names, or reading an option file", () => {
+    for (const [bin, args] of [
+      ["wget", ["-O", "/home/u/.bashrc", "https://example.org/x"]],
+      ["wget", ["-qO/home/u/.bashrc", "https://example.org/x"]],
+      ["wget", ["--output-d=/home/u/.bashrc", "https://example.org/x"]],
+      ["wget", ["-o", "/home/u/.bashrc", "https://example.org/;id"]],
+      ["wget", ["--append-out", "/home/u/.bashrc", "https://example.org/"]],
+      ["wget", ["-P", "/home/u/.config/autostart", "https://example.org/x.desktop"]],
+      ["wget", ["--directory-p=/home/u", "https://example.org/.bashrc"]],
+      ["wget", ["--conf=./wgetrc", "https://example.org"]],
+      ["curl", ["-o", "/home/u/.bashrc", "https://example.org/x"]],
+      ["curl", ["-so/home/u/.bashrc", "https://example.org/x"]],
+      ["curl", ["--outp", "/home/u/.bashrc", "https://example.org/x"]],
+      ["curl", ["-O", "--output-dir", "/home/u", "https://example.org/.bashrc"]],
+      ["curl", ["-D", "/home/u/.bashrc", "https://example.org"]],
+      ["curl", ["--cookie-j=/home/u/.bashrc", "https://example.org"]],
+      ["curl", ["--trace-a", "/tmp/x", "https://example.org"]],
+      ["curl", ["-K", "./curlrc"]],
+      ["curl", ["-sK./curlrc"]],
+      ["curl", ["--conf", "./curlrc"]],
+      ["curl", ["--engine", "./evil.so", "https://example.org"]],
+      ["curl", ["-w", "%output{/home/u/.bashrc}id", "https://example.org"]],
+    ] as const)
+      expect(rule(bin, [...args]), `${bin} ${args.join(" ")}`).toBe("confirm");
+    for (const [bin, args] of [
+      ["wget", ["-qO-", "https://example.org"]],
+      ["wget", ["-O", "-", "https://example.org"]],
+      ["wget", ["--output-document=-", "https://example.org"]],
+      ["wget", ["-nv", "--tries=2", "https://example.org/x.tar.gz"]],
+      ["curl", ["-fsSL", "https://example.org"]],
+      ["curl", ["-o", "-", "-D", "-", "https://example.org"]],
+      ["curl", ["-O", "https://example.org/x.tar.gz"]],
+      ["curl", ["--cookie", "a=b", "-H", "Cookie: c", "https://example.org"]],
+      ["curl", ["-HContent-Type: text/plain", "-d", "@body.json", "https://example.org"]],
+      ["curl", ["-w", "%{http_code}", "-so", "-", "https://example.org"]],
+    ] as const)
+      expect(rule(bin, [...args]), `${bin} ${args.join(" ")}`).toBe("allow");
+  });
+
+  it("needs a person for man's and mysql's configuration files, mysql's tee and source, ncat's and openssl's output files, emacs --execute", () => {
+    for (const [bin, args] of [
+      ["man", ["-C", "./man.conf", "ls"]],
+      ["man", ["--config-f=./man.conf", "ls"]],
+      ["mysql", ["--defaults-file=./my.cnf"]],
+      ["mysql", ["--defaults-extra=./my.cnf"]],
+      ["mariadb", ["--plugin-dir=./plugins", "--default-auth=evil"]],
+      ["mysql", ["-e", "tee /home/u/.bashrc; select 'id'"]],
+      ["mysql", ["-e", "\\T /home/u/.bashrc"]],
+      ["mysql", ["-e", "source ./cmds.sql"]],
+      ["mysql", ["-e", "\\. ./cmds.sql"]],
+      ["ncat", ["-o", "/home/u/.bashrc", "example.org", "80"]],
+      ["ncat", ["--outp=/home/u/.bashrc", "example.org", "80"]],
+      ["openssl", ["base64", "-d", "-in", "payload.b64", "-out", "/home/u/.bashrc"]],
+      ["emacs", ["--batch", "--execute", '(shell-command "id")']],
+      ["emacs", ["--batch", "-execute", '(shell-command "id")']],
+      ["emacs", ["--batch", "--exec", '(shell-command "id")']],
+    ] as const)
+      expect(rule(bin, [...args]), `${bin} ${args.join(" ")}`).toBe("confirm");
+    for (const [bin, args] of [
+      ["man", ["-k", "printf"]],
+      ["mysql", ["-e", "select 1"]],
+      ["ncat", ["-z", "example.org", "80"]],
+      ["openssl", ["base64", "-d", "-in", "payload.b64"]],
+      ["openssl", ["x509", "-in", "cert.pem", "-outform", "DER"]],
+    ] as const)
+      expect(rule(bin, [...args]), `${bin} ${args.join(" ")}`).toBe("allow");
+  });
+});

@@ -30,7 +30,16 @@ const CODE_FLAGS: Readonly<Record<string, readonly string[]>> = {
   git: ["-c", "--config-env", "--exec-path", "--upload-pack", "--receive-pack", "--exec"],
   zip: ["-TT", "--unzip-command"],
   // The askpass program, also named through a wgetrc command (`-e use_askpass=…`).
-  wget: ["--use-askpass", "-e", "--execute"],
+  wget: [
+    "--use-askpass",
+    "-e",
+    "--execute",
+    // A wgetrc file of the caller's: its use_askpass runs a program, its output_document writes.
+    "--config",
+  ],
+  // A file of curl's options (those in WRITE_FLAGS among them), and an OpenSSL engine: a library
+  // loaded into curl.
+  curl: ["-K", "--config", "--engine"],
   // The ssh program, its options, a configuration file (ProxyCommand, LocalCommand, Match exec),
   // and for sftp a local server program and a batch file (whose `!` lines run a shell).
   scp: ["-S", "-o", "-F", "-D"],
@@ -63,14 +72,25 @@ const CODE_FLAGS: Readonly<Record<string, readonly string[]>> = {
   vim: ["-c", "--cmd", "-S", "+"],
   nvim: ["-c", "--cmd", "-S", "+"],
   // The pager and the browser are command lines, run by a shell.
-  man: ["-P", "--pager", "-H", "--html"],
-  mysql: ["--pager"],
-  mariadb: ["--pager"],
+  man: [
+    "-P",
+    "--pager",
+    "-H",
+    "--html",
+    // man-db's configuration file DEFINEs the pager, browser and formatters it runs.
+    "-C",
+    "--config-file",
+  ],
+  // An option file (its pager= runs a shell) and the folder client plugins, libraries loaded
+  // into the client, come from.
+  mysql: ["--pager", "--defaults-file", "--defaults-extra-file", "--plugin-dir"],
+  mariadb: ["--pager", "--defaults-file", "--defaults-extra-file", "--plugin-dir"],
   // The program a connection is handed to.
   nc: ["-e", "-c", "--exec", "--sh-exec", "--lua-exec"],
   ncat: ["-e", "-c", "--exec", "--sh-exec", "--lua-exec"],
   netcat: ["-e", "-c", "--exec", "--sh-exec", "--lua-exec"],
-  emacs: ["--eval", "-eval"],
+  // --execute is another name of --eval.
+  emacs: ["--eval", "-eval", "--execute", "-execute"],
   julia: ["-e", "-E", "--eval", "--print"],
   elixir: ["-e", "--eval"],
   erl: ["-eval"],
@@ -94,6 +114,54 @@ const WRITE_FLAGS: Readonly<Record<string, readonly string[]>> = {
   git: ["--output"],
   // In-place editing, which rewrites any file it names (BSD and macOS sed spell it -I too).
   sed: ["-i", "--in-place", "-I"],
+  // The download (but to `-`, standard output), the log (which holds the URLs given), and the
+  // folder downloads go to instead of the working one.
+  wget: [
+    "-O",
+    "--output-document",
+    "-o",
+    "--output-file",
+    "-a",
+    "--append-output",
+    "-P",
+    "--directory-prefix",
+  ],
+  // The body (but to `-`), the folder bodies go to, the headers, the cookies the server sets, a
+  // trace of the transfer, curl's own errors, and C source or ETags written from the request.
+  curl: [
+    "-o",
+    "--output",
+    "--output-dir",
+    "-D",
+    "--dump-header",
+    "-c",
+    "--cookie-jar",
+    "--trace",
+    "--trace-ascii",
+    "--stderr",
+    "--libcurl",
+    "--etag-save",
+  ],
+  // What openssl would print (enc -d, base64 -d: any bytes) to a file instead.
+  openssl: ["-out"],
+  // What the connection receives, to a file.
+  ncat: ["-o", "--output"],
+};
+
+/** Writing flags whose value `-` is standard output: what they write comes back to the caller. */
+const TO_STANDARD_OUTPUT: Readonly<Record<string, readonly string[]>> = {
+  wget: ["-O", "--output-document"],
+  curl: [
+    "-o",
+    "--output",
+    "-D",
+    "--dump-header",
+    "-c",
+    "--cookie-jar",
+    "--trace",
+    "--trace-ascii",
+    "--stderr",
+  ],
 };
 
 /** Modules of Python's standard library whose arguments are code (`-m timeit 'stmt'`, `-m pdb -c`). */
@@ -129,10 +197,11 @@ function codeInOtherFlags(bin: string, args: readonly string[]): string | undefi
   // come only with a backslash, wherever -c's text is put (`-c`, `--command=`, `-Xc\! id`).
   if (bin === "psql" && args.some((arg) => arg.includes("\\"))) return "\\ meta-command";
   // The mysql client's own commands run a shell (`system`, `\!`), a pager (`pager`, `\P`) or an
-  // editor (`edit`, `\e`), wherever its SQL is given (`-e`, `--execute=`).
+  // editor (`edit`, `\e`), write what follows to a file (`tee`, `\T`) or read more of them from
+  // one (`source`, `\.`), wherever its SQL is given (`-e`, `--execute=`).
   if (
     (bin === "mysql" || bin === "mariadb") &&
-    args.some((arg) => /\\[!Pe]|\b(system|pager|edit)\b/i.test(arg))
+    args.some((arg) => /\\[!PeT.]|\b(system|pager|edit|tee|source)\b/i.test(arg))
   )
     return "client command";
   // dc's `!` runs the rest of its line in a shell, in an expression given on the command line.
@@ -242,6 +311,8 @@ const VALUE_LETTERS: Readonly<Record<string, string>> = {
   pypy: "WXm",
   git: "C",
   ssh: "BbcDEeFIiJLlmOopQRSWw",
+  wget: "aABDeiIloOPQRtTUwX",
+  curl: "AbcCdDeEFHKmoPQrtTuUwxXyYz",
   scp: "cDFiJloPSX",
   sftp: "BbcDFiJloPRSsX",
   "ssh-keygen": "abCDEFfGIJjMmNnOPRrSsTtVwYZz",
@@ -270,6 +341,8 @@ function leadingLetters(bin: string, arg: string): string {
 const KEPT_EXACT: Readonly<Record<string, readonly string[]>> = {
   // Only counts records; `--checkpoint-action` is what runs a command at each checkpoint.
   tar: ["--checkpoint"],
+  // Sends cookies; `--cookie-jar` is what writes them to a file.
+  curl: ["--cookie"],
 };
 
 /**
@@ -333,12 +406,19 @@ export function codeFlag(bin: string, args: readonly string[]): CodeFlag | undef
     for (const flag of flags)
       if (/^-[A-Za-z]$/.test(flag) && oldStyle.includes(flag[1] as string)) return { flag, writes };
   }
-  for (const arg of args) {
+  // curl's --write-out writes to the file a `%output{FILE}` in it names.
+  if (bin === "curl" && args.some((arg) => arg.includes("%output{")))
+    return { flag: "%output{}", writes: true };
+  for (let at = 0; at < args.length; at++) {
+    const arg = args[at] as string;
     for (const { flags, writes } of tables) {
       for (const flag of flags) {
-        if (named(bin, flag, arg) !== undefined) return { flag, writes };
         // vim's `+{command}` (`+5`, a line number, is only a place to start).
         if (flag === "+" && arg.startsWith("+") && !/^\+\d*$/.test(arg)) return { flag: "+", writes };
+        const value = named(bin, flag, arg);
+        if (value === undefined) continue;
+        if (writes && (value ?? args[at + 1]) === "-" && TO_STANDARD_OUTPUT[bin]?.includes(flag)) continue;
+        return { flag, writes };
       }
     }
   }
