@@ -35,7 +35,7 @@ function startSse(dir: string, env: Record<string, string>): Promise<Sse> {
     child.on("exit", (code) => reject(new Error(`cairn ui exited ${code}`)));
     child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
       out += chunk;
-      const match = /127\.0\.0\.1:(\d+)\/\?k=([A-Za-z0-9_-]+)/.exec(out);
+      const match = /127\.0\.0\.1:(\d+)(\/[A-Za-z0-9_-]+)\/\?k=([A-Za-z0-9_-]+)/.exec(out);
       if (!match || started) return;
       started = true;
       const port = Number(match[1]);
@@ -46,8 +46,8 @@ function startSse(dir: string, env: Record<string, string>): Promise<Sse> {
         {
           host: "127.0.0.1",
           port,
-          path: "/events",
-          headers: { Host: `127.0.0.1:${port}`, Authorization: `Bearer ${match[2]}` },
+          path: `${match[2]}/events`,
+          headers: { Host: `127.0.0.1:${port}`, Authorization: `Bearer ${match[3]}` },
         },
         (res) => {
           res.setEncoding("utf8").on("data", (text: string) => {

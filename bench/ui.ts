@@ -26,6 +26,8 @@ const CHROMIUM = process.env.CAIRN_CHROMIUM ?? "/usr/bin/chromium";
 interface Ui {
   child: ChildProcess;
   port: number;
+  /** The launch's path prefix: every URL of the dashboard lives under it. */
+  prefix: string;
   token: string;
 }
 
@@ -39,8 +41,9 @@ function startUi(dir: string, args: string[] = []): Promise<Ui> {
     child.on("exit", (code) => reject(new Error(`cairn ui exited ${code}`)));
     child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
       out += chunk;
-      const match = /127\.0\.0\.1:(\d+)\/\?k=([A-Za-z0-9_-]+)/.exec(out);
-      if (match) resolve({ child, port: Number(match[1]), token: match[2] as string });
+      const match = /127\.0\.0\.1:(\d+)(\/[A-Za-z0-9_-]+)\/\?k=([A-Za-z0-9_-]+)/.exec(out);
+      if (match)
+        resolve({ child, port: Number(match[1]), prefix: match[2] as string, token: match[3] as string });
     });
   });
 }
@@ -52,7 +55,7 @@ function get(ui: Ui, path: string): Promise<number> {
       {
         host: "127.0.0.1",
         port: ui.port,
-        path,
+        path: `${ui.prefix}${path}`,
         headers: { Host: `127.0.0.1:${ui.port}`, Authorization: `Bearer ${ui.token}` },
       },
       (res) => {
@@ -163,7 +166,7 @@ async function browserLatency(dir: string, ui: Ui): Promise<void> {
     const page = await browser.newPage();
     const origin = `http://127.0.0.1:${ui.port}`;
     const opened = performance.now();
-    await page.goto(`${origin}/?k=${ui.token}`);
+    await page.goto(`${origin}${ui.prefix}/?k=${ui.token}`);
     await page.locator("h2", { hasText: "Needs a human" }).waitFor();
     const firstPaint = performance.now() - opened;
     await page.locator(".badge[data-state=live]").waitFor();

@@ -1,6 +1,7 @@
 // The dashboard's front end (ui/): Preact + htm and plain CSS, bundled for the browser into
 // dist/ui/assets with content-hashed names, and an index.html that names them. No CDN, nothing
-// inline (the page's CSP allows scripts and styles from its own origin only).
+// inline (the page's CSP allows scripts and styles from its own origin only). index.html names
+// its assets under {{base}}, which the server fills in with the launch's path prefix.
 import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { basename } from "node:path";
 import { build } from "esbuild";
@@ -33,9 +34,9 @@ export async function buildUi() {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>cairn</title>
-<link rel="icon" href="/assets/favicon.svg" type="image/svg+xml">
-<link rel="stylesheet" href="/assets/${style}">
-<script type="module" src="/assets/${script}"></script>
+<link rel="icon" href="{{base}}/assets/favicon.svg" type="image/svg+xml">
+<link rel="stylesheet" href="{{base}}/assets/${style}">
+<script type="module" src="{{base}}/assets/${script}"></script>
 </head>
 <body>
 <div id="app"><p>Loading the dashboard…</p></div>

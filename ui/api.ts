@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from "preact/hooks";
+import { withBase } from "./base.js";
 import { useLiveRevision } from "./live.js";
 
 /** What `/api/…` answers: a command's JSON, a refusal, or a typed error. */
@@ -19,7 +20,7 @@ export function apiPath(command: string, query: Query = {}): string {
     else params.set(key, String(value));
   }
   const search = params.toString();
-  return `/api/${command.split(" ").join("/")}${search ? `?${search}` : ""}`;
+  return withBase(`/api/${command.split(" ").join("/")}${search ? `?${search}` : ""}`);
 }
 
 export async function fetchView<T>(command: string, query: Query = {}): Promise<T> {

@@ -1,13 +1,14 @@
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
 import { showInvisible } from "../src/kernel/visible-text.js";
+import { withBase } from "./base.js";
 import { html } from "./html.js";
 
 /** Where an id in any text leads: tasks, goals, runs, attempts. */
 const ID_PATTERN = /\b(AT|T|G|R)-\d+\b/g;
 const ROUTES: Record<string, string> = { T: "/tasks/", G: "/goals/", R: "/runs/", AT: "/attempts/" };
 
-export const hrefOf = (id: string) => `${ROUTES[id.split("-")[0] as string] ?? "/"}${id}`;
+export const hrefOf = (id: string) => withBase(`${ROUTES[id.split("-")[0] as string] ?? "/"}${id}`);
 
 export function IdLink({ id }: { id: string }) {
   return html`<a href=${hrefOf(id)} class="id">${id}</a>`;

@@ -1,5 +1,6 @@
 import { createContext } from "preact";
 import { useContext } from "preact/hooks";
+import { withBase } from "./base.js";
 
 /**
  * The live connection: an EventSource on /events whose message ids are journal event ids. The
@@ -61,7 +62,7 @@ export function connectLive(onChange: (live: Live) => void): () => void {
   };
   const open = () => {
     // The browser resends the last id itself on reconnects; a new stream names it in the query.
-    source = new EventSource(live.lastEvent ? `/events?after=${live.lastEvent}` : "/events");
+    source = new EventSource(withBase(live.lastEvent ? `/events?after=${live.lastEvent}` : "/events"));
     source.addEventListener("open", () => {
       failures = 0;
       publish({ state: "live", since: new Date(), revision: live.revision + 1 });

@@ -1,5 +1,6 @@
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
+import { withBase } from "./base.js";
 import { html } from "./html.js";
 import { GO_KEYS, installKeys } from "./keys.js";
 import { connectLive, type Live, LiveContext } from "./live.js";
@@ -43,7 +44,7 @@ function page(path: string) {
   };
   return (
     views[first]?.() ??
-    html`<h1>Not found</h1><p>No view at <code>${path}</code>. <a href="/">Go to Now</a></p>`
+    html`<h1>Not found</h1><p>No view at <code>${path}</code>. <a href=${withBase("/")}>Go to Now</a></p>`
   );
 }
 
@@ -96,9 +97,9 @@ function App() {
   return html`<${LiveContext.Provider} value=${live}>
     <a class="skip" href="#main">Skip to content</a>
     <header class="top">
-      <a class="brand" href="/">cairn</a>
+      <a class="brand" href=${withBase("/")}>cairn</a>
       <nav aria-label="Views">
-        ${NAV.map((item) => html`<a href=${item.path} aria-current=${current(item.path) ? "page" : undefined}>${item.label}</a>`)}
+        ${NAV.map((item) => html`<a href=${withBase(item.path)} aria-current=${current(item.path) ? "page" : undefined}>${item.label}</a>`)}
       </nav>
       <${Badge} live=${live} />
       <button type="button" class="theme" onClick=${toggleTheme} aria-label=${`Switch to ${theme === "dark" ? "light" : "dark"} theme`}>

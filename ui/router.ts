@@ -1,18 +1,22 @@
 import { useEffect, useState } from "preact/hooks";
+import { withBase, withoutBase } from "./base.js";
 
-/** Every view and filter lives in the URL: path routes, filters in the query string. */
+/** Every view and filter lives in the URL: path routes, filters in the query string. Paths here are the app's, without the launch's prefix. */
 export interface Route {
   path: string;
   query: URLSearchParams;
 }
 
-const current = (): Route => ({ path: location.pathname, query: new URLSearchParams(location.search) });
+const current = (): Route => ({
+  path: withoutBase(location.pathname) ?? location.pathname,
+  query: new URLSearchParams(location.search),
+});
 
 const listeners = new Set<() => void>();
 
 export function navigate(to: string, replace = false): void {
-  if (replace) history.replaceState(null, "", to);
-  else history.pushState(null, "", to);
+  if (replace) history.replaceState(null, "", withBase(to));
+  else history.pushState(null, "", withBase(to));
   for (const listener of listeners) listener();
   if (!replace) window.scrollTo(0, 0);
 }
@@ -58,7 +62,9 @@ export function interceptLinks(): void {
     const anchor = (event.target as Element).closest("a");
     if (!anchor || anchor.target || anchor.origin !== location.origin || anchor.hasAttribute("download"))
       return;
+    const path = withoutBase(anchor.pathname);
+    if (path === undefined) return;
     event.preventDefault();
-    navigate(anchor.pathname + anchor.search);
+    navigate(path + anchor.search);
   });
 }

@@ -33,7 +33,7 @@ run("invisible characters in the dashboard", () => {
   it("shows bidi overrides and zero-width characters by their code, as the CLI does", async () => {
     const page = await browser.newPage();
     await page.goto(ui.url);
-    await page.goto(`${ui.origin}/tasks/T-1`);
+    await page.goto(`${ui.base}/tasks/T-1`);
     const title = page.locator("h1 .text");
     await expect.poll(() => title.count()).toBe(1);
     const shown = await title.textContent();

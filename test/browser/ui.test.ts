@@ -38,7 +38,7 @@ async function openPage(path: string, watch = true): Promise<Page> {
     });
     page.on("pageerror", (error) => problems.push(`${path}: ${error.message}`));
   }
-  await page.goto(`${ui.origin}${path}`);
+  await page.goto(`${ui.base}${path}`);
   return page;
 }
 
@@ -51,7 +51,7 @@ async function go(page: Page, path: string): Promise<void> {
   await page.evaluate((to) => {
     history.pushState(null, "", to);
     dispatchEvent(new PopStateEvent("popstate"));
-  }, path);
+  }, `${ui.prefix}${path}`);
   // Let the app render the new route before anyone looks at it.
   await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
 }
@@ -102,7 +102,7 @@ run("cairn ui in headless Chromium", () => {
     // The printed URL's token is exchanged for the cookie, and the address bar loses the token.
     const page = await context.newPage();
     await page.goto(ui.url);
-    expect(page.url()).toBe(`${ui.origin}/`);
+    expect(page.url()).toBe(`${ui.base}/`);
     await page.close();
   }, 120_000);
 
@@ -159,8 +159,8 @@ run("cairn ui in headless Chromium", () => {
     await expect.poll(() => textOf(page.locator("h1"))).toContain('<img src=x onerror="window.__pwned=1">');
     expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
     expect(await page.locator("main img, main b").count()).toBe(0);
-    expect(await page.locator("h1 a[href='/tasks/T-1']").count()).toBe(1);
-    expect(await page.locator(".context a[href='/goals/G-1']").count()).toBe(1);
+    expect(await page.locator(`h1 a[href='${ui.prefix}/tasks/T-1']`).count()).toBe(1);
+    expect(await page.locator(`.context a[href='${ui.prefix}/goals/G-1']`).count()).toBe(1);
     expect(HOSTILE_TITLE).toContain("<img");
     await page.close();
   });
@@ -222,16 +222,16 @@ run("cairn ui in headless Chromium", () => {
     expect(await page.locator("tbody tr").allInnerTexts()).not.toEqual(firstPage);
     await page.keyboard.press("g");
     await page.keyboard.press("b");
-    await expect.poll(() => page.url()).toBe(`${ui.origin}/board`);
+    await expect.poll(() => page.url()).toBe(`${ui.base}/board`);
     await expect.poll(() => page.locator("li.card").count()).toBeGreaterThan(3);
     await page.keyboard.press("j");
     expect(await page.evaluate(() => document.activeElement?.getAttribute("href"))).toMatch(
-      /^\/tasks\/T-\d+$/,
+      new RegExp(`^${ui.prefix}/tasks/T-\\d+$`),
     );
     await page.keyboard.press("Enter");
     await expect.poll(() => page.url()).toMatch(/\/tasks\/T-\d+$/);
     await page.goBack();
-    await expect.poll(() => page.url()).toBe(`${ui.origin}/board`);
+    await expect.poll(() => page.url()).toBe(`${ui.base}/board`);
     await page.close();
   });
 
@@ -250,15 +250,15 @@ run("cairn ui in headless Chromium", () => {
     const link = await flakyLink(ui.port);
     const page = await context.newPage();
     try {
-      await page.goto(`${link.origin}/?k=${ui.token}`);
-      await page.goto(`${link.origin}/system`);
+      await page.goto(`${link.origin}${ui.prefix}/?k=${ui.token}`);
+      await page.goto(`${link.origin}${ui.prefix}/system`);
       await expect.poll(() => page.locator(".badge").getAttribute("data-state")).toBe("live");
       link.cut();
       await expect.poll(() => page.locator(".badge").getAttribute("data-state")).toBe("reconnecting");
       const added = await cairnAsync(seeded.dir, ["task", "add", "Written while the page was away"]);
       expect(added.code).toBe(0);
       const recent = await rawRequest(ui.port, {
-        path: "/api/activity?limit=1",
+        path: `${ui.prefix}/api/activity?limit=1`,
         headers: { Host: `127.0.0.1:${ui.port}`, Authorization: `Bearer ${ui.token}` },
       });
       const lastId = (JSON.parse(recent.body) as { events: { id: number }[] }).events[0]?.id;
@@ -302,9 +302,40 @@ run("cairn ui in headless Chromium", () => {
 
   it("answers a rebound DNS name with 421, in the browser", async () => {
     const page = await context.newPage();
-    const response = await page.goto(`http://evil.test:${ui.port}/api/now`);
+    const response = await page.goto(`http://evil.test:${ui.port}${ui.prefix}/api/now`);
     expect(response?.status()).toBe(421);
     await page.close();
+  });
+
+  it("sends the dashboard's credential to no other server on 127.0.0.1, whatever port it listens on", async () => {
+    // Cookies ignore ports: any listener on loopback (another user's, a dev server) is the same
+    // site, and whatever the browser keeps for the dashboard must not reach it.
+    const seen: { url: string; headers: string }[] = [];
+    const other: Server = createServer((request, response) => {
+      seen.push({ url: request.url ?? "", headers: JSON.stringify(request.headers) });
+      response.writeHead(200, { "Content-Type": "text/html" });
+      response.end("<!doctype html><title>another listener</title>");
+    });
+    await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve));
+    const otherOrigin = `http://127.0.0.1:${(other.address() as { port: number }).port}`;
+    const page = await context.newPage();
+    try {
+      await page.goto(ui.url);
+      await page.locator("main h1").waitFor();
+      await expect.poll(() => page.locator(".badge").getAttribute("data-state")).toBe("live");
+      for (const path of ["/", "/tasks/T-1", "/api/now", "/events", "/assets/favicon.svg"]) {
+        await page.goto(`${otherOrigin}${path}`);
+      }
+      expect(seen.map((request) => request.url)).toContain("/api/now");
+      for (const request of seen) {
+        expect(request.headers, request.url).not.toContain(ui.token);
+        expect(request.headers, request.url).not.toContain("cairn_ui");
+      }
+      expect(await context.cookies(`${otherOrigin}/`)).toEqual([]);
+    } finally {
+      await page.close();
+      await new Promise((resolve) => other.close(resolve));
+    }
   });
 
   it("refuses a cross-site page: no CORS, no cookie, and a 403 for the attempt", async () => {
@@ -323,7 +354,7 @@ run("cairn ui in headless Chromium", () => {
       } catch (error) {
         return `failed: ${(error as Error).message}`;
       }
-    }, `${ui.origin}/api/now`);
+    }, `${ui.base}/api/now`);
     expect(outcome).toMatch(/^failed/);
     // Even an opaque read is blocked: every answer says Cross-Origin-Resource-Policy: same-origin.
     const opaque = await page.evaluate(async (target) => {
@@ -332,12 +363,12 @@ run("cairn ui in headless Chromium", () => {
       } catch (error) {
         return `failed: ${(error as Error).message}`;
       }
-    }, `${ui.origin}/api/now`);
+    }, `${ui.base}/api/now`);
     expect(opaque).toMatch(/^failed/);
     await page.close();
     foreign.close();
     const forged = await rawRequest(ui.port, {
-      path: "/api/now",
+      path: `${ui.prefix}/api/now`,
       headers: {
         Host: `127.0.0.1:${ui.port}`,
         Authorization: `Bearer ${ui.token}`,

@@ -25,6 +25,8 @@ afterAll(async () => {
 describe("cairn ui over HTTP", () => {
   const host = () => ({ Host: `127.0.0.1:${ui.port}` });
   const auth = () => ({ ...host(), Authorization: `Bearer ${ui.token}` });
+  /** A path of the dashboard: everything lives under the launch's prefix. */
+  const at = (path: string) => `${ui.prefix}${path}`;
 
   it("answers only loopback Host names with its own port (DNS rebinding gets 421)", async () => {
     for (const Host of [
@@ -34,7 +36,7 @@ describe("cairn ui over HTTP", () => {
       `127.1:${ui.port}`,
       `localhost:${ui.port + 1}`,
     ]) {
-      const response = await rawRequest(ui.port, { path: "/api/now", headers: { ...auth(), Host } });
+      const response = await rawRequest(ui.port, { path: at("/api/now"), headers: { ...auth(), Host } });
       expect(response.status, Host).toBe(421);
     }
     // An absolute-form target names the host the request is for (RFC 9112 §3.2.2): the same rule.
@@ -46,10 +48,13 @@ describe("cairn ui over HTTP", () => {
       const response = await rawRequest(ui.port, { path, headers: auth() });
       expect(response.status, path).toBe(421);
     }
-    const own = await rawRequest(ui.port, { path: `http://localhost:${ui.port}/api/now`, headers: auth() });
+    const own = await rawRequest(ui.port, {
+      path: `http://localhost:${ui.port}${ui.prefix}/api/now`,
+      headers: auth(),
+    });
     expect(own.status).toBe(200);
     // No Host at all: node itself answers 400 before any route runs.
-    const none = await rawRequest(ui.port, { path: "/api/now", headers: { ...auth(), Host: "" } });
+    const none = await rawRequest(ui.port, { path: at("/api/now"), headers: { ...auth(), Host: "" } });
     expect([400, 421]).toContain(none.status);
     for (const Host of [
       `localhost:${ui.port}`,
@@ -57,14 +62,14 @@ describe("cairn ui over HTTP", () => {
       `[::1]:${ui.port}`,
       `127.0.0.1:${ui.port}`,
     ]) {
-      const response = await rawRequest(ui.port, { path: "/api/now", headers: { ...auth(), Host } });
+      const response = await rawRequest(ui.port, { path: at("/api/now"), headers: { ...auth(), Host } });
       expect(response.status, Host).toBe(200);
     }
   });
 
   it("gives every non-GET method 405, and never reads a body", async () => {
     for (const method of ["POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE"]) {
-      for (const path of ["/", "/api/now", "/api/task/add", "/events"]) {
+      for (const path of ["/", "/api/now", "/api/task/add", "/events"].map(at)) {
         const response = await rawRequest(ui.port, {
           method,
           path,
@@ -75,12 +80,12 @@ describe("cairn ui over HTTP", () => {
         expect(response.headers.allow).toBe("GET, HEAD");
       }
     }
-    expect((await rawRequest(ui.port, { method: "HEAD", path: "/api/now", headers: auth() })).status).toBe(
-      200,
-    );
+    expect(
+      (await rawRequest(ui.port, { method: "HEAD", path: at("/api/now"), headers: auth() })).status,
+    ).toBe(200);
     // HEAD of the live stream answers its headers and ends: it held one of the 16 places, silent.
     const head = await Promise.race([
-      rawRequest(ui.port, { method: "HEAD", path: "/events", headers: auth() }),
+      rawRequest(ui.port, { method: "HEAD", path: at("/events"), headers: auth() }),
       new Promise<undefined>((resolve) => setTimeout(resolve, 3_000)),
     ]);
     expect(head?.status).toBe(200);
@@ -89,16 +94,16 @@ describe("cairn ui over HTTP", () => {
 
   it("refuses cross-site requests and sends no CORS header anywhere", async () => {
     const cross = await rawRequest(ui.port, {
-      path: "/api/now",
+      path: at("/api/now"),
       headers: { ...auth(), "Sec-Fetch-Site": "cross-site" },
     });
     expect(cross.status).toBe(403);
     const origin = await rawRequest(ui.port, {
-      path: "/api/now",
+      path: at("/api/now"),
       headers: { ...auth(), Origin: `http://evil.test:${ui.port}` },
     });
     expect(origin.status).toBe(403);
-    for (const path of ["/", "/api/now", "/api/system", "/nope", "/assets/favicon.svg"]) {
+    for (const path of ["/", "/api/now", "/api/system", "/nope", "/assets/favicon.svg"].map(at)) {
       const response = await rawRequest(ui.port, { path, headers: { ...auth(), Origin: ui.origin } });
       expect(
         Object.keys(response.headers).filter((name) => name.startsWith("access-control-")),
@@ -108,40 +113,56 @@ describe("cairn ui over HTTP", () => {
     }
   });
 
-  it("needs this launch's token, exchanged once for an HttpOnly SameSite=Strict cookie", async () => {
-    expect((await rawRequest(ui.port, { path: "/api/now", headers: host() })).status).toBe(401);
-    expect((await rawRequest(ui.port, { path: "/?k=wrong", headers: host() })).status).toBe(401);
+  it("needs this launch's token, exchanged once for an HttpOnly SameSite=Strict cookie scoped to the launch's prefix", async () => {
+    expect((await rawRequest(ui.port, { path: at("/api/now"), headers: host() })).status).toBe(401);
+    expect((await rawRequest(ui.port, { path: at("/?k=wrong"), headers: host() })).status).toBe(401);
     const exchanged = await rawRequest(ui.port, {
-      path: `/tasks?k=${ui.token}&status=open`,
+      path: at(`/tasks?k=${ui.token}&status=open`),
       headers: host(),
     });
     expect(exchanged.status).toBe(302);
-    expect(exchanged.headers.location).toBe("/tasks?status=open");
+    expect(exchanged.headers.location).toBe(`${ui.prefix}/tasks?status=open`);
     // The link's path leads back to this dashboard however it is spelt, never to another site.
-    for (const path of [`/.//evil.test/?k=${ui.token}`, `//x/..//evil.test/a?k=${ui.token}`]) {
+    for (const path of [`/.//evil.test/?k=${ui.token}`, `//x/..//evil.test/a?k=${ui.token}`].map(at)) {
       const away = await rawRequest(ui.port, { path, headers: host() });
-      expect(away.headers.location, path).toMatch(/^\/(?![/\\])/);
+      const location = String(away.headers.location);
+      expect(location.startsWith(`${ui.prefix}/`), path).toBe(true);
+      expect(location.slice(ui.prefix.length), path).toMatch(/^\/(?![/\\])/);
     }
     const cookie = String(exchanged.headers["set-cookie"]);
     expect(cookie).toMatch(/HttpOnly/);
     expect(cookie).toMatch(/SameSite=Strict/);
+    // Cookies ignore ports: scoped to `/`, this one would reach every listener on 127.0.0.1.
+    expect(cookie).toMatch(new RegExp(`; Path=${ui.prefix}(;|$)`));
+    expect(ui.prefix).toMatch(/^\/[A-Za-z0-9_-]{22,}$/);
+    expect(ui.prefix).not.toContain(ui.token);
+    // Outside the prefix there is nothing, token or not, and no answer names the prefix.
+    for (const path of ["/", "/api/now", "/events", "/assets/favicon.svg", `/?k=${ui.token}`, "/x/.."]) {
+      for (const headers of [host(), auth()]) {
+        const outside = await rawRequest(ui.port, { path, headers });
+        expect(outside.status, path).toBe(404);
+        expect(JSON.stringify(outside), path).not.toContain(ui.prefix.slice(1));
+      }
+    }
     const withCookie = await rawRequest(ui.port, {
-      path: "/api/now",
+      path: at("/api/now"),
       headers: { ...host(), Cookie: cookie.split(";")[0] as string },
     });
     expect(withCookie.status).toBe(200);
   });
 
   it("serves only read views, never a write command, and index.html is never cached", async () => {
-    for (const path of ["/api/task/add?title=x", "/api/export", "/api/task/claim?task=T-1", "/api/sweep"]) {
+    for (const path of ["/api/task/add?title=x", "/api/export", "/api/task/claim?task=T-1", "/api/sweep"].map(
+      at,
+    )) {
       expect((await rawRequest(ui.port, { path, headers: auth() })).status, path).toBe(404);
     }
-    const index = await rawRequest(ui.port, { path: "/goals/G-1", headers: auth() });
+    const index = await rawRequest(ui.port, { path: at("/goals/G-1"), headers: auth() });
     expect(index.headers["cache-control"]).toBe("no-store");
-    const asset = /src="\/assets\/([^"]+)"/.exec(index.body)?.[1] as string;
-    const script = await rawRequest(ui.port, { path: `/assets/${asset}`, headers: auth() });
+    const asset = new RegExp(`src="${ui.prefix}/assets/([^"]+)"`).exec(index.body)?.[1] as string;
+    const script = await rawRequest(ui.port, { path: at(`/assets/${asset}`), headers: auth() });
     expect(script.headers["cache-control"]).toContain("immutable");
-    const shown = await rawRequest(ui.port, { path: "/api/task/show?task=T-2", headers: auth() });
+    const shown = await rawRequest(ui.port, { path: at("/api/task/show?task=T-2"), headers: auth() });
     const cli = await seeded.cli(["task", "show", "T-2"]);
     expect(JSON.parse(shown.body)).toEqual(cli);
   });
@@ -154,7 +175,7 @@ describe("cairn ui over HTTP", () => {
       "/api/board?__proto__=1",
       "/api/task/list?toString=x",
       "/api/now?hasOwnProperty=1",
-    ]) {
+    ].map(at)) {
       const response = await rawRequest(ui.port, { path, headers: auth() });
       expect(response.status, `${path}: ${response.body}`).toBe(400);
       expect(JSON.parse(response.body)).toMatchObject({ error: { kind: "usage" } });
@@ -165,7 +186,7 @@ describe("cairn ui over HTTP", () => {
     // On PostgreSQL each stream waits on the server before it is counted: all of them got in.
     const streams = await Promise.all(
       Array.from({ length: 40 }, () =>
-        rawRequest(ui.port, { path: "/events", headers: auth(), readMs: 1_500 }),
+        rawRequest(ui.port, { path: at("/events"), headers: auth(), readMs: 1_500 }),
       ),
     );
     const statuses = streams.map((stream) => stream.status);
@@ -173,15 +194,17 @@ describe("cairn ui over HTTP", () => {
     expect(statuses.filter((status) => status === 503).length).toBeGreaterThanOrEqual(24);
     // Closed streams give their places back.
     await new Promise((resolve) => setTimeout(resolve, 200));
-    expect((await rawRequest(ui.port, { path: "/events", headers: auth(), readMs: 300 })).status).toBe(200);
+    expect((await rawRequest(ui.port, { path: at("/events"), headers: auth(), readMs: 300 })).status).toBe(
+      200,
+    );
   });
 
   it("replays the events after Last-Event-ID on a new stream", async () => {
-    const recent = await rawRequest(ui.port, { path: "/api/activity?limit=3", headers: auth() });
+    const recent = await rawRequest(ui.port, { path: at("/api/activity?limit=3"), headers: auth() });
     const ids = (JSON.parse(recent.body) as { events: { id: number }[] }).events.map((e) => e.id);
     const oldest = Math.min(...ids);
     const stream = await rawRequest(ui.port, {
-      path: "/events",
+      path: at("/events"),
       headers: { ...auth(), "Last-Event-ID": String(oldest - 1) },
       readMs: 400,
     });
@@ -191,7 +214,9 @@ describe("cairn ui over HTTP", () => {
   });
 
   it("System reports where the database is and its size, on either store", async () => {
-    const system = JSON.parse((await rawRequest(ui.port, { path: "/api/system", headers: auth() })).body) as {
+    const system = JSON.parse(
+      (await rawRequest(ui.port, { path: at("/api/system"), headers: auth() })).body,
+    ) as {
       database: string;
       database_bytes: number;
     };

@@ -45,6 +45,10 @@ export interface UiProcess {
   port: number;
   token: string;
   origin: string;
+  /** The launch's path prefix (`/…`), under which every URL of the dashboard lives. */
+  prefix: string;
+  /** The dashboard's root: origin and prefix, no trailing slash. */
+  base: string;
   child: ChildProcess;
   stop(): Promise<void>;
 }
@@ -64,14 +68,17 @@ export function startUi(dir: string, args: string[] = []): Promise<UiProcess> {
     child.on("exit", (code) => reject(new Error(`cairn ui exited (${code}): ${err}`)));
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
       out += chunk;
-      const match = /(http:\/\/127\.0\.0\.1:(\d+)\/\?k=([A-Za-z0-9_-]+))/.exec(out);
+      const match = /(http:\/\/127\.0\.0\.1:(\d+)(\/[A-Za-z0-9_-]+)?\/\?k=([A-Za-z0-9_-]+))/.exec(out);
       if (!match) return;
       const port = Number(match[2]);
+      const prefix = match[3] ?? "";
       resolve({
         url: match[1] as string,
         port,
-        token: match[3] as string,
+        token: match[4] as string,
         origin: `http://127.0.0.1:${port}`,
+        prefix,
+        base: `http://127.0.0.1:${port}${prefix}`,
         child,
         stop: () =>
           new Promise((done) => {

@@ -1,4 +1,5 @@
 import { useView } from "../api.js";
+import { withBase } from "../base.js";
 import { Empty, IdLink, Loaded, Text, Time } from "../components.js";
 import { html } from "../html.js";
 import { useRoute, withQuery } from "../router.js";
@@ -9,7 +10,7 @@ const SUBJECT = /^(AT|T|G|R)-\d+$/;
 
 export function EventRow({ event }: { event: JournalEvent }) {
   return html`<li data-row>
-    <a class="muted eid" href=${`/activity?before=${event.id + 1}`} aria-label=${`event ${event.id}`}>#${event.id}</a>
+    <a class="muted eid" href=${withBase(`/activity?before=${event.id + 1}`)} aria-label=${`event ${event.id}`}>#${event.id}</a>
     <${Time} at=${event.at} /> <span class="actor">${event.actor}</span> <code>${event.action}</code>
     ${SUBJECT.test(event.subject) ? html`<${IdLink} id=${event.subject} />` : html`<${Text} text=${event.subject} />`}
   </li>`;
@@ -38,8 +39,8 @@ export function Activity() {
         ${view.events.length === 0 ? html`<${Empty}>No events match.<//>` : null}
         <ol class="events">${view.events.map((e) => html`<${EventRow} event=${e} />`)}</ol>
         <nav class="pager" aria-label="Pages">
-          ${filter.before ? html`<a href=${withQuery(path, query, { before: null })}>Newest</a>` : null}
-          ${view.next_before ? html`<a href=${withQuery(path, query, { before: String(view.next_before) })}>Older</a>` : null}
+          ${filter.before ? html`<a href=${withBase(withQuery(path, query, { before: null }))}>Newest</a>` : null}
+          ${view.next_before ? html`<a href=${withBase(withQuery(path, query, { before: String(view.next_before) }))}>Older</a>` : null}
         </nav>
       `}
     <//>`;

@@ -1,4 +1,5 @@
 import { useView } from "../api.js";
+import { withBase } from "../base.js";
 import { Copy, Empty, Loaded, Section, Text, Time } from "../components.js";
 import { html } from "../html.js";
 import type { AgentsStatusView } from "../types.js";
@@ -59,6 +60,6 @@ export function AgentsInboxLine() {
       bad.length === 0
         ? `Local agents: ${s.counts.ok} ok, ${s.counts.never_ran} never ran, none failing or stale.`
         : html`<span class="pill warn">agents</span> ${bad.map((r) => `${r.agent}/${r.schedule} ${r.state}`).join(", ")}`
-    }${" "}<a href="/agents">Schedules and health</a>
+    }${" "}<a href=${withBase("/agents")}>Schedules and health</a>
   </p>`;
 }

@@ -1,4 +1,5 @@
 import { useView } from "../api.js";
+import { withBase } from "../base.js";
 import { ago, Empty, IdLink, Loaded, Text } from "../components.js";
 import { html } from "../html.js";
 import { useRoute, withQuery } from "../router.js";
@@ -10,7 +11,7 @@ function Dots({ deps }: { deps: Card["depends_on"] }) {
     after ${deps.map(
       (
         d,
-      ) => html`<a href=${`/tasks/${d.id}`} class=${`dot status-${d.status}`} title=${`${d.id} is ${d.status}`}
+      ) => html`<a href=${withBase(`/tasks/${d.id}`)} class=${`dot status-${d.status}`} title=${`${d.id} is ${d.status}`}
       ><span aria-hidden="true">●</span><span class="sr">${d.id} ${d.status}</span></a
     >`,
     )}
@@ -41,7 +42,7 @@ export function Board() {
   const dropped = query.get("dropped") === "1";
   const state = useView<BoardView>("board", { dropped: dropped || undefined });
   return html`<h1>Board</h1>
-    <p><a href=${withQuery(path, query, { dropped: dropped ? null : "1" })}>${dropped ? "Hide" : "Show"} dropped</a></p>
+    <p><a href=${withBase(withQuery(path, query, { dropped: dropped ? null : "1" }))}>${dropped ? "Hide" : "Show"} dropped</a></p>
     <${Loaded} state=${state}>
       ${(board: BoardView) => html`<div class="board">
         ${board.columns.map(
@@ -51,7 +52,7 @@ export function Board() {
             <ul class="cards">${column.cards.map((card) => html`<${CardView} card=${card} />`)}</ul>
             ${
               column.total > column.cards.length
-                ? html`<a href=${`/tasks?status=${column.status}`}>Showing ${column.cards.length} of ${column.total.toLocaleString("en")}: see all</a>`
+                ? html`<a href=${withBase(`/tasks?status=${column.status}`)}>Showing ${column.cards.length} of ${column.total.toLocaleString("en")}: see all</a>`
                 : null
             }
           </section>`,

@@ -1,4 +1,5 @@
 import { useView } from "../api.js";
+import { withBase } from "../base.js";
 import { AttemptsChart } from "../chart.js";
 import { Copy, Empty, IdLink, Loaded, Section, Text, Time, Verdict } from "../components.js";
 import { html } from "../html.js";
@@ -59,7 +60,7 @@ function ProgressView({
     </p>
     ${
       progress.runs.length > 1
-        ? html`<p>Runs: ${progress.runs.map((r) => html`<a href=${withQuery(path, query, { run: r })} aria-current=${r === progress.run?.id ? "true" : undefined}>${r}</a> `)}</p>`
+        ? html`<p>Runs: ${progress.runs.map((r) => html`<a href=${withBase(withQuery(path, query, { run: r }))} aria-current=${r === progress.run?.id ? "true" : undefined}>${r}</a> `)}</p>`
         : null
     }
     ${progress.series.map(

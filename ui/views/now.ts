@@ -1,4 +1,5 @@
 import { useView } from "../api.js";
+import { withBase } from "../base.js";
 import {
   ago,
   Copy,
@@ -73,7 +74,7 @@ function Counts({ counts }: { counts: Record<string, number> }) {
   return html`<ul class="counts" aria-label="Tasks by status">
     ${STATUSES.map(
       (s) =>
-        html`<li><a href=${`/tasks?status=${s}`}><span class="n">${(counts[s] ?? 0).toLocaleString("en")}</span> ${s}</a></li>`,
+        html`<li><a href=${withBase(`/tasks?status=${s}`)}><span class="n">${(counts[s] ?? 0).toLocaleString("en")}</span> ${s}</a></li>`,
     )}
   </ul>`;
 }
@@ -124,7 +125,7 @@ function NowPage({ now }: { now: NowView }) {
       <ol class="events">
         ${now.activity.map((e) => html`<${EventRow} event=${e} />`)}
       </ol>
-      <a href="/activity">All activity</a>
+      <a href=${withBase("/activity")}>All activity</a>
     <//>
   `;
 }

@@ -1,4 +1,5 @@
 import { useView } from "../api.js";
+import { withBase } from "../base.js";
 import { Empty, IdLink, Loaded, Status, Text } from "../components.js";
 import { html } from "../html.js";
 import { useRoute, withQuery } from "../router.js";
@@ -60,8 +61,8 @@ export function Tasks() {
               : null
           }
           <nav class="pager" aria-label="Pages">
-            ${page > 1 ? html`<a href=${withQuery(path, query, { page: page > 2 ? String(page - 1) : null })} rel="prev">Previous</a>` : null}
-            ${list.next_offset !== null ? html`<a href=${withQuery(path, query, { page: String(page + 1) })} rel="next">Next</a>` : null}
+            ${page > 1 ? html`<a href=${withBase(withQuery(path, query, { page: page > 2 ? String(page - 1) : null }))} rel="prev">Previous</a>` : null}
+            ${list.next_offset !== null ? html`<a href=${withBase(withQuery(path, query, { page: String(page + 1) }))} rel="next">Next</a>` : null}
           </nav>`;
       }}
     <//>`;

@@ -7,6 +7,9 @@ import { fileURLToPath } from "node:url";
  * and assets whose names carry their content hash, cached for good.
  */
 
+/** Where index.html names the launch's path prefix (scripts/build-ui.mjs writes it). */
+const BASE_MARK = "{{base}}";
+
 export interface Asset {
   body: Buffer;
   type: string;
@@ -37,7 +40,8 @@ export interface Assets {
   get(name: string): Asset | undefined;
 }
 
-export function loadAssets(): Assets {
+/** The front end, its index.html pointing at assets under `base` (this launch's prefix). */
+export function loadAssets(base: string): Assets {
   const dir = findUiDir();
   if (!dir) throw new Error("the dashboard's front end is not built: run `npm run build`");
   const files = new Map<string, Asset>();
@@ -48,5 +52,6 @@ export function loadAssets(): Assets {
       immutable: /\.[0-9A-Z]{8}\.(js|css)$/i.test(name),
     });
   }
-  return { index: readFileSync(join(dir, "index.html")), get: (name) => files.get(name) };
+  const index = Buffer.from(readFileSync(join(dir, "index.html"), "utf8").replaceAll(BASE_MARK, base));
+  return { index, get: (name) => files.get(name) };
 }

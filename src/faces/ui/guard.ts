@@ -6,6 +6,11 @@ import { crypto } from "../../kernel/builtins.js";
  * enough on its own: a page on any site can point a rebound DNS name at loopback, so the Host
  * must name loopback itself, cross-site requests are refused, and every read needs the
  * per-launch token (as a cookie once exchanged, or a bearer header for scripts).
+ *
+ * Cookies ignore ports, and every port of 127.0.0.1 is the same site: a cookie scoped to `/`
+ * would go to any other listener on loopback the browser visits (another user's, a dev server).
+ * So every URL of the dashboard lives under a per-launch path prefix, as unguessable as the
+ * token and never sent anywhere but here, and the cookie is scoped to it.
  */
 
 export type Verdict =
@@ -38,12 +43,14 @@ export function sameToken(given: string | undefined, token: string): boolean {
   return a.length === b.length && crypto().timingSafeEqual(a, b);
 }
 
-function cookieValue(request: IncomingMessage, name: string): string | undefined {
+/** Every value sent under `name`: a page on another port may set one of the same name on `/`. */
+function cookieValues(request: IncomingMessage, name: string): string[] {
+  const values: string[] = [];
   for (const part of (request.headers.cookie ?? "").split(";")) {
     const [key, ...rest] = part.trim().split("=");
-    if (key === name) return rest.join("=");
+    if (key === name) values.push(rest.join("="));
   }
-  return undefined;
+  return values;
 }
 
 /**
@@ -93,7 +100,15 @@ export function checkRequest(request: IncomingMessage, port: number): Verdict {
 /** The token, from the exchanged cookie or an `Authorization: Bearer` header. */
 export function authorized(request: IncomingMessage, port: number, token: string): boolean {
   const bearer = /^Bearer (.+)$/.exec(request.headers.authorization ?? "")?.[1];
-  return sameToken(cookieValue(request, cookieName(port)), token) || sameToken(bearer, token);
+  return (
+    cookieValues(request, cookieName(port)).some((value) => sameToken(value, token)) ||
+    sameToken(bearer, token)
+  );
+}
+
+/** The exchanged cookie: for this launch's prefix only, never readable by a script, never sent cross-site. */
+export function sessionCookie(port: number, token: string, prefix: string): string {
+  return `${cookieName(port)}=${token}; HttpOnly; SameSite=Strict; Path=${prefix}`;
 }
 
 /** Headers every response carries: nothing inline, nothing framed, nothing shared cross-origin. */

@@ -3,13 +3,14 @@ import type { Session } from "../../commands/context.js";
 import { crypto } from "../../kernel/builtins.js";
 import { callView } from "./api.js";
 import { type Assets, loadAssets } from "./assets.js";
-import { authorized, checkRequest, cookieName, SECURITY_HEADERS, sameToken } from "./guard.js";
+import { authorized, checkRequest, SECURITY_HEADERS, sameToken, sessionCookie } from "./guard.js";
 import { LiveHub } from "./live.js";
 
 /**
  * `cairn ui`'s listener: node's own HTTP server on 127.0.0.1 (there is no option to bind
  * anything else), serving the built front end, read views of the command table under /api/,
- * and live changes on /events. No route writes; no request body is ever read.
+ * and live changes on /events, all under this launch's path prefix (guard.ts says why). No
+ * route writes; no request body is ever read.
  */
 
 export interface UiServer {
@@ -54,7 +55,7 @@ const JSON_TYPE = "application/json; charset=utf-8";
 async function route(
   request: IncomingMessage,
   response: ServerResponse,
-  context: { session: Session; assets: Assets; hub: LiveHub; port: number; token: string },
+  context: { session: Session; assets: Assets; hub: LiveHub; port: number; token: string; prefix: string },
 ): Promise<void> {
   const send = sender(request, response);
   const verdict = checkRequest(request, context.port);
@@ -65,20 +66,25 @@ async function route(
   }
   // A fixed base: the Host header is checked, but URLs are never built from it.
   const url = new URL(request.url ?? "/", "http://127.0.0.1");
+  const { prefix } = context;
+  // Nothing lives outside the prefix, and nothing there names it.
+  if (url.pathname !== prefix && !url.pathname.startsWith(`${prefix}/`)) {
+    return send(404, TEXT, "nothing here: open the URL printed by `cairn ui`\n");
+  }
+  const path = url.pathname.slice(prefix.length) || "/";
   const offered = url.searchParams.get("k");
   if (offered !== null) {
     if (!sameToken(offered, context.token))
       return send(401, TEXT, "this link's token is not this launch's\n");
     url.searchParams.delete("k");
-    const cookie = `${cookieName(context.port)}=${context.token}; HttpOnly; SameSite=Strict; Path=/`;
-    // One leading slash: `//host/…` (a path spelt `/.//host/`) would send the browser to that host.
-    const path = `/${url.pathname.replace(/^\/+/, "")}`;
-    return send(302, TEXT, "", { Location: `${path}${url.search}`, "Set-Cookie": cookie });
+    // The prefix, then one slash: the browser stays on this dashboard however the path is spelt.
+    const location = `${prefix}/${path.replace(/^\/+/, "")}${url.search}`;
+    const cookie = sessionCookie(context.port, context.token, prefix);
+    return send(302, TEXT, "", { Location: location, "Set-Cookie": cookie });
   }
   if (!authorized(request, context.port, context.token)) {
     return send(401, TEXT, "open the URL printed by `cairn ui` (it carries this launch's token)\n");
   }
-  const path = url.pathname;
   if (path === "/events") {
     // HEAD gets the stream's headers and nothing else: an open stream that can send nothing
     // would hold one of the live places until its client went away.
@@ -111,12 +117,15 @@ async function route(
 }
 
 export async function startUiServer(session: Session, options: UiOptions): Promise<UiServer> {
-  const assets = loadAssets();
   const token = crypto().randomBytes(32).toString("base64url");
+  // Apart from the token: the prefix stays in the address bar and the history, where it must not
+  // be enough to read the workspace.
+  const prefix = `/${crypto().randomBytes(16).toString("base64url")}`;
+  const assets = loadAssets(prefix);
   const hub = new LiveHub(session, options.pollMs ?? 100);
   let port = options.port;
   const server: Server = createServer((request, response) => {
-    route(request, response, { session, assets, hub, port, token }).catch((error: unknown) => {
+    route(request, response, { session, assets, hub, port, token, prefix }).catch((error: unknown) => {
       if (!response.headersSent) {
         response.writeHead(500, { ...SECURITY_HEADERS, "Content-Type": TEXT });
         response.end(`internal error: ${(error as Error).message}\n`);
@@ -130,7 +139,7 @@ export async function startUiServer(session: Session, options: UiOptions): Promi
   });
   port = (server.address() as { port: number }).port;
   return {
-    url: `http://127.0.0.1:${port}/?k=${token}`,
+    url: `http://127.0.0.1:${port}${prefix}/?k=${token}`,
     port,
     token,
     async close() {
