@@ -1,3 +1,4 @@
+import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rawRequest, startUi, type UiProcess } from "../helpers/browser.js";
 import { type Seeded, seedWorkspace } from "../helpers/ui-seed.js";
@@ -10,6 +11,39 @@ import { cairnAsync, STORE_UNDER_TEST, scratchDir } from "../helpers/workspace.j
 
 let seeded: Seeded;
 let ui: UiProcess;
+
+/** Bytes written to a new connection as they are, and what came back before the server closed it. */
+function rawExchange(
+  port: number,
+  bytes: string,
+): Promise<{ status: number; headers: Record<string, string>; closed: boolean }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1");
+    let answer = "";
+    const done = (closed: boolean) => {
+      clearTimeout(timer);
+      socket.destroy();
+      const [head = ""] = answer.split("\r\n\r\n");
+      const [statusLine = "", ...lines] = head.split("\r\n");
+      const headers: Record<string, string> = {};
+      for (const line of lines) {
+        const colon = line.indexOf(":");
+        headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+      }
+      resolve({ status: Number(statusLine.split(" ")[1]), headers, closed });
+    };
+    // A connection the server leaves open is a finding too: answer with what arrived.
+    const timer = setTimeout(() => done(false), 5_000);
+    socket.setEncoding("utf8").on("data", (chunk: string) => {
+      answer += chunk;
+    });
+    socket.on("close", () => done(true));
+    socket.on("error", (error: NodeJS.ErrnoException) =>
+      error.code === "ECONNRESET" ? undefined : reject(error),
+    );
+    socket.write(bytes);
+  });
+}
 
 beforeAll(async () => {
   seeded = await seedWorkspace({ goals: false });
@@ -53,9 +87,9 @@ describe("cairn ui over HTTP", () => {
       headers: auth(),
     });
     expect(own.status).toBe(200);
-    // No Host at all: node itself answers 400 before any route runs.
+    // No Host at all: misdirected like any other Host outside the list.
     const none = await rawRequest(ui.port, { path: at("/api/now"), headers: { ...auth(), Host: "" } });
-    expect([400, 421]).toContain(none.status);
+    expect(none.status).toBe(421);
     for (const Host of [
       `localhost:${ui.port}`,
       `LOCALHOST:${ui.port}`,
@@ -149,6 +183,34 @@ describe("cairn ui over HTTP", () => {
       headers: { ...host(), Cookie: cookie.split(";")[0] as string },
     });
     expect(withCookie.status).toBe(200);
+  });
+
+  it("answers what node refuses before any route runs with the same security headers, and hangs up", async () => {
+    const reference = await rawRequest(ui.port, { path: at("/api/now"), headers: host() });
+    const security = [
+      "content-security-policy",
+      "x-content-type-options",
+      "x-frame-options",
+      "referrer-policy",
+      "cross-origin-opener-policy",
+      "cross-origin-resource-policy",
+    ];
+    for (const name of security) expect(reference.headers[name], name).toBeTruthy();
+    const line = (path: string) => `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${ui.port}\r\n`;
+    const cases: [string, string, number][] = [
+      ["a 20 KB header", `${line(at("/api/now"))}X-Big: ${"a".repeat(20_000)}\r\n\r\n`, 431],
+      ["a malformed request line", "NOT AN HTTP REQUEST\r\n\r\n", 400],
+      ["a header name with a space", `${line(at("/api/now"))}Bad Name: x\r\n\r\n`, 400],
+      ["no Host", `GET ${at("/api/now")} HTTP/1.1\r\n\r\n`, 421],
+      ["an Expect it cannot meet", `${line(at("/api/now"))}Expect: tea\r\n\r\n`, 417],
+    ];
+    for (const [what, bytes, status] of cases) {
+      const answer = await rawExchange(ui.port, bytes);
+      expect(answer.status, what).toBe(status);
+      for (const name of security)
+        expect(answer.headers[name], `${what}: ${name}`).toBe(reference.headers[name]);
+      expect(answer.closed, `${what}: connection closed`).toBe(true);
+    }
   });
 
   it("serves only read views, never a write command, and index.html is never cached", async () => {

@@ -1,4 +1,11 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import {
+  createServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+  STATUS_CODES,
+} from "node:http";
+import type { Socket } from "node:net";
 import type { Session } from "../../commands/context.js";
 import { crypto } from "../../kernel/builtins.js";
 import { callView } from "./api.js";
@@ -116,6 +123,39 @@ async function route(
   return send(200, "text/html; charset=utf-8", context.assets.index);
 }
 
+/** What node refuses before any route runs, by its error code; anything else is a bad request. */
+const CLIENT_ERROR_STATUS: Record<string, number> = {
+  HPE_HEADER_OVERFLOW: 431,
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: 413,
+  ERR_HTTP_REQUEST_TIMEOUT: 408,
+};
+
+/**
+ * A request node could not take (a header block past its limit, a request line it cannot parse,
+ * one slower than requestTimeout) never reaches a route: node would answer it bare. It gets the
+ * headers every answer carries, written to the socket by hand, and the connection is closed.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Socket, inFlight?: ServerResponse): void {
+  // Nothing to say to a client that went away, or after an answer begun (node's own rule): bytes
+  // following a request that said `Connection: close` arrive while its answer is still going out.
+  if (error.code === "ECONNRESET" || !socket.writable || inFlight?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const status = CLIENT_ERROR_STATUS[error.code ?? ""] ?? 400;
+  const reason = STATUS_CODES[status] ?? "Bad Request";
+  const body = `${reason.toLowerCase()}\n`;
+  const headers = {
+    ...SECURITY_HEADERS,
+    "Content-Type": TEXT,
+    "Cache-Control": "no-store",
+    "Content-Length": String(Buffer.byteLength(body)),
+    Connection: "close",
+  };
+  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\n${head.join("")}\r\n${body}`);
+}
+
 export async function startUiServer(session: Session, options: UiOptions): Promise<UiServer> {
   const token = crypto().randomBytes(32).toString("base64url");
   // Apart from the token: the prefix stays in the address bar and the history, where it must not
@@ -124,7 +164,14 @@ export async function startUiServer(session: Session, options: UiOptions): Promi
   const assets = loadAssets(prefix);
   const hub = new LiveHub(session, options.pollMs ?? 100);
   let port = options.port;
-  const server: Server = createServer((request, response) => {
+  // The answer each connection is giving until it is sent, which a client error must not follow.
+  const answering = new WeakMap<Socket, ServerResponse>();
+  // No Host is a misdirected request like any other (421, from checkRequest), not node's bare 400.
+  const server: Server = createServer({ requireHostHeader: false }, (request, response) => {
+    answering.set(request.socket, response);
+    response.once("finish", () => {
+      if (answering.get(request.socket) === response) answering.delete(request.socket);
+    });
     route(request, response, { session, assets, hub, port, token, prefix }).catch((error: unknown) => {
       if (!response.headersSent) {
         response.writeHead(500, { ...SECURITY_HEADERS, "Content-Type": TEXT });
@@ -133,6 +180,16 @@ export async function startUiServer(session: Session, options: UiOptions): Promi
     });
   });
   server.requestTimeout = 30_000;
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: Socket) =>
+    answerClientError(error, socket, answering.get(socket)),
+  );
+  // An Expect other than 100-continue: node's own 417 would be bare.
+  server.on("checkExpectation", (request: IncomingMessage, response: ServerResponse) => {
+    request.resume();
+    sender(request, response)(417, TEXT, "expectation failed: the dashboard answers GET and HEAD only\n", {
+      Connection: "close",
+    });
+  });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, "127.0.0.1", () => resolve());
