@@ -62,6 +62,21 @@ describe("protocol faults get JSON-RPC errors and the server keeps serving", () 
     }
   });
 
+  it("answers a last request that ends the input without a line break, and does what it asks", async () => {
+    const raw = rawServer(ws.dir);
+    await initialized(raw);
+    const call = { name: "remember", arguments: { schema_version: 1, text: "the last words count" } };
+    const ended = await raw.endWith(
+      JSON.stringify({ jsonrpc: "2.0", id: "last", method: "tools/call", params: call }),
+    );
+    expect(ended.code).toBe(0);
+    const replies = ended.lines.map((line) => JSON.parse(line) as { id?: unknown; result?: unknown });
+    expect(replies.find((reply) => reply.id === "last")?.result).toMatchObject({
+      structuredContent: { id: "F-1", reinforced: false },
+    });
+    expect(cairn(ws.dir, ["recall", "last words"]).stdout).toContain("the last words count");
+  });
+
   it("answers malformed params on every method with -32602 naming the field, not an internal error", async () => {
     const raw = rawServer(ws.dir);
     try {

@@ -44,6 +44,11 @@ export interface RawServer {
   /** Send a JSON-RPC request object and wait for the response with its id. */
   request(message: Record<string, unknown>): Promise<Record<string, unknown>>;
   close(): Promise<number | null>;
+  /**
+   * Send `text` as the very last bytes of input, no line break after it, and end the input;
+   * resolves once the server has exited, with its exit code and every line it printed since.
+   */
+  endWith(text: string): Promise<{ code: number | null; lines: string[] }>;
   /** Send the server a signal; resolves with its exit code once it has exited. */
   kill(signal: NodeJS.Signals): Promise<number | null>;
   stderr: () => string;
@@ -118,6 +123,14 @@ export function rawServer(
         if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode);
         child.on("close", (code) => resolve(code));
         child.stdin.end();
+      });
+    },
+    endWith(text) {
+      return new Promise((resolve) => {
+        child.on("close", (code) =>
+          resolve({ code, lines: [...lines.splice(0), ...(buffer ? [buffer] : [])] }),
+        );
+        child.stdin.end(text);
       });
     },
     kill(signal) {

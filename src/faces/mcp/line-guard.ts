@@ -45,8 +45,15 @@ export class LineGuard extends Transform {
   }
 
   override _flush(done: TransformCallback): void {
-    if (this.pendingBytes > 0 || this.discarding) this.finishLine();
-    done();
+    if (this.pendingBytes === 0 && !this.discarding) {
+      done();
+      return;
+    }
+    this.finishLine();
+    // A last message with no line break, then the end of input: handed on and ended in the same
+    // turn, the transport closed before the server had read it, and the request went unanswered
+    // and undone. Ended a turn later, it goes as one ended by a line break does.
+    setImmediate(done);
   }
 
   private hold(part: Buffer): void {
