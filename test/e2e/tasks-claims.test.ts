@@ -13,6 +13,17 @@ beforeEach(() => {
 afterEach(() => ws.cleanup());
 
 const as = (token: string) => ({ env: { CAIRN_AGENT: token } });
+/** A child agent minted by its parent, with the parent's own token. */
+const childOf = (parent: { id: string; token: string }, name: string, role: string) => {
+  const added = cairn(
+    ws.dir,
+    ["agent", "add", name, "--role", role, "--parent", parent.id, "--json"],
+    as(parent.token),
+  );
+  expect(added.code, added.stderr).toBe(0);
+  const out = added.json as { agent: { id: string }; token: string };
+  return { id: out.agent.id, token: out.token };
+};
 const taskOf = (id: string) =>
   (cairn(ws.dir, ["task", "show", id, "--json"]).json as { task: { status: string; owner: string | null } })
     .task;
@@ -196,6 +207,82 @@ describe("claims", () => {
     expect(cairn(ws.dir, ["task", "release", "T-2"], as(bob.token)).code).toBe(0);
     expect(cairn(ws.dir, ["task", "reopen", "T-1"], as(bob.token)).code).toBe(0);
     expect(taskOf("T-1")).toMatchObject({ status: "active", owner: bob.id });
+  });
+
+  it("a WIP cap bounds the whole line: children an agent mints claim nothing past it, on the CLI or MCP", async () => {
+    writeFileSync(join(ws.dir, ".cairn", "cairn.toml"), "[roles.dev]\nwip_cap = 1\n");
+    const dev1 = addAgent(ws.dir, "dev1", "dev");
+    const ann = addAgent(ws.dir, "ann", "dev");
+    for (let i = 1; i <= 5; i++) cairn(ws.dir, ["task", "add", `t${i}`]);
+    expect(cairn(ws.dir, ["task", "claim", "T-3"], as(dev1.token)).code).toBe(0);
+    const dev1c = childOf(dev1, "dev1c", "dev");
+    const dev1d = childOf(dev1, "dev1d", "dev");
+    const viaCli = cairn(ws.dir, ["task", "claim", "T-1", "--json"], as(dev1c.token));
+    expect(viaCli.code, viaCli.stdout).toBe(3);
+    expect(viaCli.json).toMatchObject({ refused: { policy: "wip" } });
+    const refused = (viaCli.json as { refused: { reason: string; next: string } }).refused;
+    expect(refused.reason).toContain(`dev1 (${dev1.id}, above dev1c)`);
+    expect(refused.reason).toContain("dev1's line holds T-3 (dev1)");
+    expect(refused.next).toContain("T-3 (dev1)");
+    const mcp = await connectMcp(ws.dir, as(dev1d.token));
+    try {
+      const viaMcp = await callTool(mcp, "claim_task", { task: "T-2" });
+      expect(viaMcp.isError).toBeFalsy();
+      expect(viaMcp.structuredContent).toMatchObject({
+        refused: { policy: "wip", reason: expect.stringContaining("T-3 (dev1)") },
+      });
+    } finally {
+      await mcp.close();
+    }
+    const active = cairn(ws.dir, ["task", "list", "--status", "active", "--json"]).json as {
+      tasks: { id: string; owner: string }[];
+    };
+    expect(active.tasks.map((t) => [t.id, t.owner])).toEqual([["T-3", dev1.id]]);
+    // Another agent of the role, with no line of its own, keeps its own cap of one.
+    expect(cairn(ws.dir, ["task", "claim", "T-4"], as(ann.token)).code).toBe(0);
+  });
+
+  it("a parent's WIP room is its line's: a child's task fills it, and reopening past it is refused", () => {
+    writeFileSync(join(ws.dir, ".cairn", "cairn.toml"), "[roles.dev]\nwip_cap = 1\n");
+    const dev1 = addAgent(ws.dir, "dev1", "dev");
+    for (let i = 1; i <= 3; i++) cairn(ws.dir, ["task", "add", `t${i}`]);
+    const dev1c = childOf(dev1, "dev1c", "dev");
+    const dev1d = childOf(dev1, "dev1d", "dev");
+    expect(cairn(ws.dir, ["task", "claim", "T-1"], as(dev1c.token)).code).toBe(0);
+    const parent = cairn(ws.dir, ["task", "claim", "T-3", "--json"], as(dev1.token));
+    expect(parent.json).toMatchObject({
+      refused: { policy: "wip", reason: expect.stringContaining("dev1's line holds T-1 (dev1c)") },
+    });
+    // Block one, the line claims another, reopen the first: refused, as a claim is.
+    expect(cairn(ws.dir, ["task", "block", "T-1", "--reason", "parked"], as(dev1c.token)).code).toBe(0);
+    expect(cairn(ws.dir, ["task", "claim", "T-2"], as(dev1d.token)).code).toBe(0);
+    const reopen = cairn(ws.dir, ["task", "reopen", "T-1", "--json"], as(dev1c.token));
+    expect(reopen.code, reopen.stdout).toBe(3);
+    expect(reopen.json).toMatchObject({
+      refused: { policy: "wip", reason: expect.stringContaining("T-2 (dev1d)") },
+    });
+    expect(taskOf("T-1")).toMatchObject({ status: "blocked", owner: dev1c.id });
+  });
+
+  it("children of one capped parent racing over parallel processes for tasks of their own: one wins", async () => {
+    writeFileSync(join(ws.dir, ".cairn", "cairn.toml"), "[roles.dev]\nwip_cap = 1\n");
+    const dev1 = addAgent(ws.dir, "dev1", "dev");
+    const children = Array.from({ length: 4 }, (_, i) => childOf(dev1, `kid${i}`, "dev"));
+    for (const [i] of children.entries()) cairn(ws.dir, ["task", "add", `t${i + 1}`]);
+    const runs = await Promise.all(
+      children.map((child, i) =>
+        cairnAsync(ws.dir, ["task", "claim", `T-${i + 1}`, "--json"], as(child.token)),
+      ),
+    );
+    expect(runs.filter((r) => r.code === 0)).toHaveLength(1);
+    for (const lost of runs.filter((r) => r.code !== 0)) {
+      expect(lost.code, lost.stderr).toBe(3);
+      expect(lost.json).toMatchObject({ refused: { policy: "wip" } });
+    }
+    const active = cairn(ws.dir, ["task", "list", "--status", "active", "--json"]).json as {
+      tasks: unknown[];
+    };
+    expect(active.tasks).toHaveLength(1);
   });
 
   it("an answer does not push the holder past its WIP cap: the task stays blocked, saying why, until reopened", () => {

@@ -4,7 +4,7 @@ import type { Store, Tx } from "../../store/store.js";
 import type { AskRecord, TaskRecord } from "../../store/tasks.js";
 import { type Actor, actorOf, ancestorsOf, lineageOf, sameLine } from "../identity/actor.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
-import { wipFull } from "./claims.js";
+import { wipFull, wipHeldText } from "./claims.js";
 import { journal, loadTask, who } from "./common.js";
 import { covers } from "./scope.js";
 
@@ -128,7 +128,7 @@ async function holderAtCap(tx: Tx, config: WorkspaceConfig, task: TaskRecord): P
   if (!agent) return null;
   const full = await wipFull(tx, config, actorOf(agent, await ancestorsOf(tx, agent)));
   if (!full) return null;
-  return `answered; ${agent.name} holds ${full.held.map((t) => t.id).join(", ")}, role ${full.role}'s WIP cap of ${full.cap}: reopen it when one is finished, blocked or released`;
+  return `answered; ${wipHeldText(full, agent.id)}, role ${full.role}'s WIP cap of ${full.cap}: reopen it when one is finished, blocked or released`;
 }
 
 /**

@@ -5,7 +5,7 @@ import type { TaskRecord } from "../../store/tasks.js";
 import { type Actor, lineageOf } from "../identity/actor.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
 import { journal, loadTask, requireActiveAgent, requireHolder, who } from "./common.js";
-import { outOfLineScope, wipCapOf } from "./scope.js";
+import { outOfLineScope, wipCapsOf } from "./scope.js";
 
 /** Ready tasks this caller may take, best first. */
 export function readyFor(tx: Tx, config: WorkspaceConfig, actor: Actor, limit: number, excluding?: string) {
@@ -102,29 +102,117 @@ export async function claimTask(
   });
 }
 
-/** The agent's lowest WIP cap and the active tasks it holds, when it holds as many as that cap allows. */
-export async function wipFull(
-  tx: Tx,
-  config: WorkspaceConfig,
-  actor: Actor,
-): Promise<{ cap: number; role: string; held: TaskRecord[] } | undefined> {
-  const wip = wipCapOf(config, actor);
-  if (wip === undefined) return undefined;
-  const held = await tx.tasks.activeBy(actor.id);
-  return held.length >= wip.cap ? { ...wip, held } : undefined;
+/**
+ * A full WIP cap: the member of the caller's line whose role sets it (the caller itself or an
+ * ancestor), and the active tasks counted against it, with who holds each.
+ */
+export interface WipFull {
+  cap: number;
+  role: string;
+  member: { id: string; name: string };
+  held: { task: TaskRecord; holder: { id: string; name: string } }[];
 }
 
-/** Refused when the caller already holds as many active tasks as its lowest WIP cap allows. */
+/** Tasks listed at most in a WIP refusal; a cap lowered in cairn.toml may leave more held. */
+const HELD_SHOWN = 10;
+
+/** `T-3 (dev1), T-4 (dev1d)`: the tasks counted against a cap, with their holders. */
+const heldList = (held: WipFull["held"], withHolders: boolean) => {
+  const shown = held
+    .slice(0, HELD_SHOWN)
+    .map(({ task, holder }) => (withHolders ? `${task.id} (${holder.name})` : task.id))
+    .join(", ");
+  return held.length > HELD_SHOWN ? `${shown} (and ${held.length - HELD_SHOWN} more)` : shown;
+};
+
+/** Whether a cap full for `holderId` is another's (an ancestor's) or counts others' tasks. */
+const countsLine = (full: WipFull, holderId: string) =>
+  full.member.id !== holderId || full.held.some(({ holder }) => holder.id !== holderId);
+
+/** `bob holds T-2`, or, counting a line, `dev1's line holds T-3 (dev1), T-4 (dev1d)`. */
+export const wipHeldText = (full: WipFull, holderId: string) =>
+  countsLine(full, holderId)
+    ? `${full.member.name}'s line holds ${heldList(full.held, true)}`
+    : `${full.member.name} holds ${heldList(full.held, false)}`;
+
+/**
+ * The first full WIP cap in the caller's line, nearest first, or undefined when every cap has
+ * room. A member's cap counts the active tasks of the member and of every agent under it
+ * (retired ones too, until a sweep releases their tasks): a child never exceeds its parent, so
+ * an agent does not widen its cap by minting children to claim for it. Agents are few: one read
+ * of them gives the line's descendants, and one indexed read per member counts its tasks.
+ */
+export async function wipFull(tx: Tx, config: WorkspaceConfig, actor: Actor): Promise<WipFull | undefined> {
+  const caps = wipCapsOf(config, actor);
+  if (caps.length === 0) return undefined;
+  const agents = await tx.agents.list({ includeRetired: true });
+  const nameOf = new Map(agents.map((agent) => [agent.id, agent.name]));
+  nameOf.set(actor.id, actor.name);
+  const childrenOf = new Map<string, string[]>();
+  for (const agent of agents) {
+    if (!agent.parentId) continue;
+    const siblings = childrenOf.get(agent.parentId);
+    if (siblings) siblings.push(agent.id);
+    else childrenOf.set(agent.parentId, [agent.id]);
+  }
+  const activeOf = new Map<string, TaskRecord[]>();
+  const activeBy = async (id: string) => {
+    let held = activeOf.get(id);
+    if (!held) {
+      held = await tx.tasks.activeBy(id);
+      activeOf.set(id, held);
+    }
+    return held;
+  };
+  for (const { id, role, cap } of caps) {
+    const held: WipFull["held"] = [];
+    // A loop in stored rows (never written by cairn) is walked once.
+    const seen = new Set<string>();
+    for (const queue = [id]; queue.length > 0; ) {
+      const next = queue.shift() as string;
+      if (seen.has(next)) continue;
+      seen.add(next);
+      for (const task of await activeBy(next))
+        held.push({ task, holder: { id: next, name: nameOf.get(next) ?? next } });
+      queue.push(...(childrenOf.get(next) ?? []));
+    }
+    if (held.length >= cap) return { cap, role, member: { id, name: nameOf.get(id) ?? id }, held };
+  }
+  return undefined;
+}
+
+/**
+ * Refused when a claim would take past a WIP cap in the caller's line: its own role's, counting
+ * its own tasks and those of the agents under it, or an ancestor's, counting that ancestor's line.
+ */
 export async function requireWipRoom(tx: Tx, config: WorkspaceConfig, actor: Actor): Promise<void> {
   const full = await wipFull(tx, config, actor);
-  if (full) {
-    const held = full.held.map((t) => t.id).join(", ");
+  if (!full) return;
+  const { cap, role, member } = full;
+  const own = full.held.filter(({ holder }) => holder.id === actor.id);
+  const others = full.held.filter(({ holder }) => holder.id !== actor.id);
+  if (!countsLine(full, actor.id)) {
+    const held = heldList(full.held, false);
     throw refuse(
       "wip",
-      `role ${full.role} may hold ${full.cap} active task(s); ${actor.name} holds ${held}`,
+      `role ${role} may hold ${cap} active task(s); ${actor.name} holds ${held}`,
       `finish, block or release one of ${held} first`,
     );
   }
+  const whose =
+    member.id === actor.id
+      ? `${actor.name} and the agents under it`
+      : `${member.name} (${member.id}, above ${actor.name}) and every agent under it`;
+  const mine = own.length > 0 ? `finish, block or release one of ${heldList(own, false)} first` : "";
+  const wait =
+    others.length > 0
+      ? `wait until ${others.length > 1 ? "one of " : ""}${heldList(others, true)} is finished, blocked or released by its holder`
+      : "";
+  throw refuse(
+    "wip",
+    `role ${role} lets ${whose} hold ${cap} active task(s) in all; ${wipHeldText(full, actor.id)}`,
+    mine && wait ? `${mine}, or ${wait}` : mine || wait,
+  );
 }
 
 /** Give a task back to the board. Only its holder (or the workspace owner) may. */

@@ -59,14 +59,22 @@ export function outOfLineScope(
   return [...outside];
 }
 
-/** The lowest WIP cap among the caller's roles, with the role that sets it. */
-export function wipCapOf(config: WorkspaceConfig, actor: Actor): { cap: number; role: string } | undefined {
-  let lowest: { cap: number; role: string } | undefined;
-  for (const { name, role } of rolesOf(config, actor)) {
-    if (role.wip_cap !== undefined && (!lowest || role.wip_cap < lowest.cap))
-      lowest = { cap: role.wip_cap, role: name };
+/**
+ * The members of the caller's line (itself, then each ancestor, nearest first) whose role sets a
+ * WIP cap. A member's cap bounds the active tasks of its whole line below it: a child never
+ * exceeds its parent, so minting children must not widen what the parent may hold.
+ */
+export function wipCapsOf(
+  config: WorkspaceConfig,
+  actor: Actor,
+): { id: string; role: string; cap: number }[] {
+  if (actor.isOwner) return [];
+  const found: { id: string; role: string; cap: number }[] = [];
+  for (const member of lineageOf(actor)) {
+    const cap = config.roles[member.role]?.wip_cap;
+    if (cap !== undefined) found.push({ id: member.id, role: member.role, cap });
   }
-  return lowest;
+  return found;
 }
 
 /**
