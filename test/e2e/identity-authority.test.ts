@@ -341,6 +341,71 @@ describe("shortcuts belong to their authors", () => {
     ]);
   });
 
+  it("a read-only agent runs no shortcut another agent labelled read, on the CLI, run_shortcut or the cli tool", async () => {
+    const author = agent("labeller", "lead");
+    const ro = agent("ro-runner", "lead", ["--grant", "ro"]);
+    const marker = join(ws.dir, "touched-by-read-only");
+    const shell = ["--argv", "sh", "--argv", "-c", "--argv", "{{cmd}}", "--effect", "read"];
+    expect(cairn(ws.dir, ["shortcut", "add", "peek", ...shell], as(author.token)).code).toBe(0);
+    const touch = ["--params", `cmd=touch ${marker}`];
+
+    const viaCli = cairn(ws.dir, ["shortcut", "run", "peek", ...touch, "--json"], as(ro.token));
+    expect(viaCli.code, viaCli.stdout).toBe(3);
+    expect(viaCli.json).toMatchObject({ refused: { policy: "grant" } });
+    const refused = (viaCli.json as { refused: { reason: string; next: string } }).refused;
+    expect(refused.reason).toContain(`declared read by agent ${author.id}, not by the workspace owner`);
+    expect(refused.next).toContain("ask the owner to add it to cairn.toml");
+    const mcp = await connectMcp(ws.dir, { env: { CAIRN_AGENT: ro.token }, args: ["--profile", "all"] });
+    try {
+      const tool = await callTool(mcp, "run_shortcut", { name: "peek", params: [`cmd=touch ${marker}`] });
+      expect(tool.isError).toBeFalsy();
+      expect(tool.structuredContent).toMatchObject({ refused: { policy: "grant" } });
+      const viaCliTool = await callTool(mcp, "cli", { argv: ["shortcut", "run", "peek", ...touch] });
+      expect(viaCliTool.structuredContent).toMatchObject({ exit_code: 3 });
+    } finally {
+      await mcp.close();
+    }
+    expect(existsSync(marker)).toBe(false);
+    // Nor does a brief offer it to the read-only agent, as it does the owner's read shortcuts.
+    const brief = cairn(ws.dir, ["context", newTask("briefed"), "--json"], as(ro.token));
+    expect(brief.code, brief.stderr).toBe(0);
+    expect(brief.stdout).toContain("run_shortcut envdump");
+    expect(brief.stdout).not.toContain("run_shortcut peek");
+
+    // Its author, with a write grant, still runs it; read shortcuts the owner defined still run
+    // for the read-only agent, and the owner redefining the agent's one vouches for it.
+    expect(cairn(ws.dir, ["shortcut", "run", "peek", "--params", "cmd=true"], as(author.token)).code).toBe(0);
+    expect(cairn(ws.dir, ["shortcut", "run", "envdump"], as(ro.token)).code).toBe(0);
+    expect(cairn(ws.dir, ["shortcut", "add", "ownpeek", "--argv", "true", "--effect", "read"]).code).toBe(0);
+    expect(cairn(ws.dir, ["shortcut", "run", "ownpeek"], as(ro.token)).code).toBe(0);
+    expect(
+      cairn(ws.dir, ["shortcut", "add", "peek", "--argv", "echo", "--argv", "{{cmd}}", "--effect", "read"])
+        .code,
+    ).toBe(0);
+    expect(cairn(ws.dir, ["shortcut", "run", "peek", "--params", "cmd=hi"], as(ro.token)).code).toBe(0);
+
+    // Nor can an agent swap the command behind an owner's read shortcut, stored or in cairn.toml.
+    const swapStored = cairn(ws.dir, ["shortcut", "add", "ownpeek", ...shell, "--json"], as(author.token));
+    expect(swapStored.code).toBe(3);
+    expect(swapStored.json).toMatchObject({ refused: { policy: "ownership" } });
+    expect(cairn(ws.dir, ["shortcut", "add", "envdump", ...shell], as(author.token)).code).toBe(5);
+    const listed = json<{ shortcuts: { name: string; argv: string[]; added_by: string }[] }>([
+      "shortcut",
+      "list",
+    ]);
+    expect(listed.shortcuts.find((s) => s.name === "ownpeek")).toMatchObject({
+      argv: ["true"],
+      added_by: "owner",
+    });
+    expect(listed.shortcuts.find((s) => s.name === "envdump")?.argv).toEqual([
+      "sh",
+      "-c",
+      "env | grep ^CAIRN_ || true",
+    ]);
+    expect(cairn(ws.dir, ["shortcut", "run", "ownpeek", ...touch], as(ro.token)).code).toBe(2);
+    expect(existsSync(marker)).toBe(false);
+  });
+
   it("a parameter cannot become an option: git diff {{ref}} with ref=--output=FILE writes nothing", () => {
     const ro = agent("peeker", "reviewer", ["--grant", "ro"]);
     const target = join(ws.dir, "written-by-option.txt");

@@ -260,7 +260,9 @@ export const shortcutAdd = defineCommand({
   input: z.object({
     name: z.string(),
     argv: z.array(z.string()).describe("the command, one --argv per word"),
-    effect: z.enum(SHORTCUT_EFFECTS).describe("none never runs"),
+    effect: z
+      .enum(SHORTCUT_EFFECTS)
+      .describe("none never runs; read added by an agent runs as write: read-only agents may not run it"),
     role: z.array(z.string()).optional().describe("roles allowed to run it (default all)"),
     summary: z.string().optional(),
   }),

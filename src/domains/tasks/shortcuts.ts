@@ -4,8 +4,8 @@ import { quoteValue } from "../../kernel/text.js";
 import type { Store, Tx } from "../../store/store.js";
 import type { CriterionRecord, Evidence, ShortcutEffect, ShortcutRecord } from "../../store/tasks.js";
 import { checkoutFor } from "../goals/git.js";
-import { type Actor, lineageOf } from "../identity/actor.js";
-import { guard } from "../identity/guard.js";
+import { type Actor, lineageOf, OWNER } from "../identity/actor.js";
+import { type Effect, guard } from "../identity/guard.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
 import { journal, loadTask, who } from "./common.js";
 import { commandLine, runCommand } from "./runner.js";
@@ -148,7 +148,18 @@ export function fillArgv(shortcut: ShortcutRecord, params: Record<string, string
   });
 }
 
-/** The shortcut's own policy, then the guard with its declared effect. */
+/**
+ * The effect the guard takes a shortcut to have. Its declared effect when the workspace owner
+ * defined it (in cairn.toml, or with `shortcut add` as the owner, which also vouches for an
+ * agent's); at least `write` when an agent did: an agent's `read` label is its own say-so, and
+ * would let every read-only agent run whatever command it wrote (`sh -c {{cmd}}`).
+ */
+function guardedEffect(declared: Effect, shortcut: Pick<ShortcutRecord, "source" | "addedBy">): Effect {
+  const fromOwner = shortcut.source === "config" || shortcut.addedBy === OWNER.id;
+  return fromOwner || declared !== "read" ? declared : "write";
+}
+
+/** The shortcut's own policy, then the guard with the effect it trusts (`guardedEffect`). */
 export function allowShortcut(
   config: WorkspaceConfig,
   actor: Actor,
@@ -182,7 +193,16 @@ export function allowShortcut(
       );
     }
   }
-  guard(actor, { name: `shortcut ${shortcut.name}`, effect: shortcut.effect, confirmed });
+  const declared = shortcut.effect;
+  const effect = guardedEffect(declared, shortcut);
+  if (actor.grant === "ro" && effect !== declared) {
+    throw refuse(
+      "grant",
+      `${actor.name} has a read-only grant; shortcut ${shortcut.name} is declared read by agent ${shortcut.addedBy}, not by the workspace owner, so it runs as a write: a read-only agent runs only read shortcuts the owner defined`,
+      `ask the owner to add it to cairn.toml (or to redefine it with \`cairn shortcut add ${shortcut.name}\`, which vouches for it), or ask an agent with a write grant to run it`,
+    );
+  }
+  guard(actor, { name: `shortcut ${shortcut.name}`, effect, confirmed });
 }
 
 export interface ShortcutRun {
