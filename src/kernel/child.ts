@@ -5,6 +5,7 @@ import { childProcesses, crypto } from "./builtins.js";
 import { CHILD_MARK_VARIABLE, killGroupsCarrying, processTable } from "./processes.js";
 import { absolutePath, isDirectory } from "./search-path.js";
 import { boardsStartedFor, STARTED_FOR_VARIABLE, servedBoard } from "./started-for.js";
+import { urlWithoutPassword } from "./url-password.js";
 
 /**
  * Every process cairn starts (verify commands, shortcuts, evaluators, agents, skill scripts, OS
@@ -15,19 +16,6 @@ import { boardsStartedFor, STARTED_FOR_VARIABLE, servedBoard } from "./started-f
 
 /** Variables that carry a cairn credential. A child that must act on the board gets its own token. */
 const CREDENTIAL_VARIABLES = ["CAIRN_AGENT"] as const;
-
-/** A store URL without the password it may carry (accepted in memory, never stored or passed on). */
-function withoutPassword(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (!parsed.password) return url;
-    parsed.password = "";
-    return parsed.toString();
-  } catch {
-    // Not a URL the store could open either; still, nothing between `:` and `@` passes.
-    return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/@:]*):[^@]*@/i, "$1@");
-  }
-}
 
 /**
  * Variables that put code of the caller's choosing into what a check runs, whatever its argv says:
@@ -110,7 +98,7 @@ export function childEnv(
   // CAIRN_STORE_URL is cairn's own; a password in it (accepted in memory) is cairn's to hold. A
   // child with no token of its own is refused the board anyway, so it needs no way in. (PGPASSWORD
   // is libpq's, shared with whatever else the user runs, such as a test suite's database: it passes.)
-  if (env.CAIRN_STORE_URL) env.CAIRN_STORE_URL = withoutPassword(env.CAIRN_STORE_URL);
+  if (env.CAIRN_STORE_URL) env.CAIRN_STORE_URL = urlWithoutPassword(env.CAIRN_STORE_URL);
   // A relative CAIRN_DIR (or CAIRN_HOME) names a workspace from this process's directory; a
   // child started elsewhere (a shortcut or check at the workspace root) would read another one.
   for (const name of ["CAIRN_DIR", "CAIRN_HOME"]) {

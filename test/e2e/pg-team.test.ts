@@ -195,6 +195,27 @@ describe("PostgreSQL: credentials and faults", () => {
     }
   });
 
+  it("a password parameter in CAIRN_STORE_URL, however spelt, reaches no verify command: not its evidence, not the export", () => {
+    const dir = join(root.dir, "query-password");
+    mkdirSync(dir, { recursive: true });
+    const url = `${testPgUrl()}?schema=qp-${Date.now().toString(36)}`;
+    const env = {
+      CAIRN_STORE_URL: `${url}&password=QuerySecret1&pass%77ord=QuerySecret2&sslpassword=QuerySecret3`,
+    };
+    expect(cairn(dir, ["init", "--json"], { env }).code).toBe(0);
+    expect(cairn(dir, ["task", "add", "print the store URL"], { env }).code).toBe(0);
+    const criterion = ["task", "criterion", "T-1", "--text", "url", "--verify", "printenv", "--verify"];
+    expect(cairn(dir, [...criterion, "CAIRN_STORE_URL"], { env }).code).toBe(0);
+    expect(cairn(dir, ["task", "claim", "T-1"], { env }).code).toBe(0);
+    const checked = cairn(dir, ["task", "check", "T-1", "--n", "1", "--json"], { env });
+    expect(checked.code).toBe(0);
+    const shown = cairn(dir, ["task", "show", "T-1", "--json"], { env }).stdout;
+    // The child saw the URL (its output is the evidence), without any of the passwords.
+    expect(shown).toContain(url.replace(/^.*\?/, ""));
+    const exported = cairn(dir, ["export"], { env }).stdout;
+    for (const text of [checked.stdout, shown, exported]) expect(text).not.toMatch(/QuerySecret/);
+  });
+
   it("the server restarting under load: acknowledged writes survive, later calls reconnect", async () => {
     const server = await startPostgres();
     const scratch = scratchDir();

@@ -72,6 +72,21 @@ describe("a child's environment", () => {
     expect(storeAccess({ CAIRN_STORE_URL: url, PATH: "/bin" })).toEqual({ CAIRN_STORE_URL: url });
   });
 
+  it("passes a shared store's URL without a password parameter, however it is spelt", () => {
+    const passed = (url: string) => childEnv({ CAIRN_STORE_URL: url }).CAIRN_STORE_URL;
+    const base = "postgres://team@db.example:5432/work";
+    expect(passed(`${base}?schema=web&password=s3cret`)).toBe(`${base}?schema=web`);
+    expect(passed(`${base}?password=s3cret&schema=web`)).toBe(`${base}?schema=web`);
+    expect(passed(`${base}?sslpassword=s3cret&schema=web`)).toBe(`${base}?schema=web`);
+    // The driver decodes parameter names: `pass%77ord` is `password` to it.
+    expect(passed(`${base}?pass%77ord=s3cret&schema=web`)).toBe(`${base}?schema=web`);
+    expect(passed(`${base}?PASSWORD=s3cret&schema=web`)).toBe(`${base}?schema=web`);
+    expect(passed(`postgres://team:userinfo@db.example:5432/work?password=s3cret`)).toBe(base);
+    // A URL that does not parse loses its password parameters too.
+    expect(passed("postgres://u:p@[bad/x?schema=a&pass%77ord=s3cret")).toBe("postgres://u@[bad/x?schema=a");
+    expect(passed(`${base}?schema=web&passwords=kept`)).toBe(`${base}?schema=web&passwords=kept`);
+  });
+
   it("keeps the marks this process was started with, whatever base or extra variables say", () => {
     process.env[STARTED_FOR_VARIABLE] = JSON.stringify(["/work/b/.cairn/cairn.db"]);
     startChildrenFor("/work/a/.cairn/cairn.db");

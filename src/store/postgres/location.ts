@@ -1,4 +1,5 @@
 import { usageError } from "../../kernel/outcome.js";
+import { dropSecretParameters, queryHoldsPassword } from "../../kernel/url-password.js";
 
 /** Where a store lives, as it may be shown: never with a password. */
 export interface PgTarget {
@@ -57,17 +58,14 @@ function parse(url: string): URL {
 }
 
 /**
- * Query parameters the driver reads as secrets: `?password=` connects exactly as a password in
- * the URL's user part does, so it is kept out of cairn.toml and output the same way.
+ * The URL with neither password (see kernel/url-password.ts) nor `schema` parameter: what
+ * cairn.toml may hold and output show.
  */
-const SECRET_PARAMETERS = ["password", "sslpassword"];
-
-/** The URL with neither password nor `schema` parameter: what cairn.toml may hold and output show. */
 export function storableUrl(url: string): string {
   const parsed = parse(url);
   parsed.password = "";
   parsed.searchParams.delete("schema");
-  for (const name of SECRET_PARAMETERS) parsed.searchParams.delete(name);
+  dropSecretParameters(parsed.searchParams);
   return parsed.toString();
 }
 
@@ -90,7 +88,7 @@ function redactOne(url: string): string {
 }
 
 /**
- * Does this URL carry a password (in the user part, or as `password`/`sslpassword` in any case)?
+ * Does this URL carry a password (in the user part, or as a password parameter, however spelt)?
  * cairn.toml must not: a URL that does not parse counts as carrying one if redaction changes it.
  */
 export function holdsPassword(url: string): boolean {
@@ -101,7 +99,7 @@ export function holdsPassword(url: string): boolean {
     return redactOne(url) !== url;
   }
   if (parsed.password !== "") return true;
-  return [...parsed.searchParams.keys()].some((key) => SECRET_PARAMETERS.includes(key.toLowerCase()));
+  return queryHoldsPassword(parsed.searchParams);
 }
 
 /** Any URL as it may be shown: the password replaced, in the user part or as a parameter. */
