@@ -9,7 +9,7 @@ import {
 } from "../domains/identity/actor.js";
 import { loadConfig, type Profile, type WorkspaceConfig } from "../domains/workspace/config.js";
 import { discoverWorkspace, type Workspace } from "../domains/workspace/discover.js";
-import { boardKey, storeLocationOf } from "../domains/workspace/store-location.js";
+import { boardKey, storeCredentialsOf, storeLocationOf } from "../domains/workspace/store-location.js";
 import { notFound, operational, refuse } from "../kernel/outcome.js";
 import { stampOf } from "../kernel/stamp-cache.js";
 import { boardsStartedFor, startChildrenFor } from "../kernel/started-for.js";
@@ -208,7 +208,7 @@ export class Session {
     const location = storeLocationOf(workspace, config, this.env);
     const board = boardKey(location);
     const startedByCairn = boardsStartedFor(this.env).includes(board);
-    startChildrenFor(board);
+    startChildrenFor(board, storeCredentialsOf(location));
     const store = await openStoreLazily(location, { readonly: this.readOnly });
     try {
       this.launchActor = await resolveActor(store, this.agentToken, startedByCairn);

@@ -4,7 +4,12 @@ import type { Readable } from "node:stream";
 import { childProcesses, crypto } from "./builtins.js";
 import { CHILD_MARK_VARIABLE, killGroupsCarrying, processTable } from "./processes.js";
 import { absolutePath, isDirectory } from "./search-path.js";
-import { boardsStartedFor, STARTED_FOR_VARIABLE, servedBoard } from "./started-for.js";
+import {
+  boardsStartedFor,
+  STARTED_FOR_VARIABLE,
+  servedBoard,
+  storeCredentialVariables,
+} from "./started-for.js";
 import { urlWithoutPassword } from "./url-password.js";
 
 /**
@@ -77,10 +82,17 @@ const INJECTING = [
 
 /**
  * What a child that acts on the board as itself (an agent run with a minted token) needs to reach
- * a shared store named with its password: the URL `childEnv` gives every other child without it.
+ * a shared store named with its password: the URL and the store's credential variables
+ * (PGPASSWORD), which `childEnv` gives every other child without.
  */
-export const storeAccess = (base: NodeJS.ProcessEnv): Record<string, string> =>
-  base.CAIRN_STORE_URL === undefined ? {} : { CAIRN_STORE_URL: base.CAIRN_STORE_URL };
+export function storeAccess(base: NodeJS.ProcessEnv): Record<string, string> {
+  const access: Record<string, string> = {};
+  for (const name of ["CAIRN_STORE_URL", ...storeCredentialVariables()]) {
+    const value = base[name];
+    if (value !== undefined) access[name] = value;
+  }
+  return access;
+}
 
 /**
  * The environment for a child: the base minus every cairn credential and PATH's relative folders
@@ -96,9 +108,11 @@ export function childEnv(
   for (const name of Object.keys(env)) if (/^CAIRN_.*TOKEN/.test(name)) delete env[name];
   if (env.PATH !== undefined) env.PATH = absolutePath(env.PATH);
   // CAIRN_STORE_URL is cairn's own; a password in it (accepted in memory) is cairn's to hold. A
-  // child with no token of its own is refused the board anyway, so it needs no way in. (PGPASSWORD
-  // is libpq's, shared with whatever else the user runs, such as a test suite's database: it passes.)
+  // child with no token of its own is refused the board anyway, so it needs no way in. So is
+  // PGPASSWORD while this process serves a board on PostgreSQL: it is then the store's password.
+  // On a SQLite board it is nobody's but the user's (a test suite's database) and passes.
   if (env.CAIRN_STORE_URL) env.CAIRN_STORE_URL = urlWithoutPassword(env.CAIRN_STORE_URL);
+  for (const name of storeCredentialVariables()) delete env[name];
   // A relative CAIRN_DIR (or CAIRN_HOME) names a workspace from this process's directory; a
   // child started elsewhere (a shortcut or check at the workspace root) would read another one.
   for (const name of ["CAIRN_DIR", "CAIRN_HOME"]) {

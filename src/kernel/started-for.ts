@@ -11,13 +11,23 @@
 export const STARTED_FOR_VARIABLE = "CAIRN_STARTED_FOR";
 
 let startedFor: string | undefined;
+let credentials: readonly string[] = [];
 
-/** The board this process serves; every child it starts from now on is marked as started for it. */
-export function startChildrenFor(board: string): void {
+/**
+ * The board this process serves; every child it starts from now on is marked as started for it.
+ * `storeCredentials` names the variables that hold the board's store credential in this process
+ * (PGPASSWORD for a shared store): none of them reaches a child that does not act on the board
+ * as itself (see childEnv and storeAccess).
+ */
+export function startChildrenFor(board: string, storeCredentials: readonly string[] = []): void {
   startedFor = board;
+  credentials = storeCredentials;
 }
 
 export const servedBoard = (): string | undefined => startedFor;
+
+/** The variables holding the served board's store credential (none for a SQLite board). */
+export const storeCredentialVariables = (): readonly string[] => credentials;
 
 /** The boards an environment says its process was started for (none when unset or unreadable). */
 export function boardsStartedFor(env: NodeJS.ProcessEnv): string[] {

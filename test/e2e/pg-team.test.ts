@@ -216,6 +216,32 @@ describe("PostgreSQL: credentials and faults", () => {
     for (const text of [checked.stdout, shown, exported]) expect(text).not.toMatch(/QuerySecret/);
   });
 
+  it("PGPASSWORD is the shared store's: no verify command gets it, while on a SQLite board it passes", () => {
+    const check = (dir: string, env: Record<string, string | undefined>) => {
+      expect(cairn(dir, ["init", "--json"], { env }).code).toBe(0);
+      expect(cairn(dir, ["task", "add", "print PGPASSWORD"], { env }).code).toBe(0);
+      const criterion = ["task", "criterion", "T-1", "--text", "pw", "--verify", "printenv", "--verify"];
+      expect(cairn(dir, [...criterion, "PGPASSWORD"], { env }).code).toBe(0);
+      expect(cairn(dir, ["task", "claim", "T-1"], { env }).code).toBe(0);
+      cairn(dir, ["task", "check", "T-1", "--n", "1"], { env });
+      return cairn(dir, ["task", "show", "T-1", "--json"], { env }).stdout;
+    };
+    const shared = join(root.dir, "pgpassword-shared");
+    const local = join(root.dir, "pgpassword-local");
+    mkdirSync(shared, { recursive: true });
+    mkdirSync(local, { recursive: true });
+    const sharedEnv = {
+      CAIRN_STORE_URL: `${testPgUrl()}?schema=pgpw-${Date.now().toString(36)}`,
+      PGPASSWORD: "StoreSecret77",
+    };
+    expect(check(shared, sharedEnv)).not.toContain("StoreSecret77");
+    const exported = cairn(shared, ["export"], { env: sharedEnv });
+    expect(exported.code).toBe(0);
+    expect(exported.stdout).not.toContain("StoreSecret77");
+    // A SQLite board's PGPASSWORD is the user's own (a test suite's database): its checks see it.
+    expect(check(local, { CAIRN_STORE_URL: undefined, PGPASSWORD: "UsersOwn77" })).toContain("UsersOwn77");
+  });
+
   it("the server restarting under load: acknowledged writes survive, later calls reconnect", async () => {
     const server = await startPostgres();
     const scratch = scratchDir();

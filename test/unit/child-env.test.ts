@@ -87,6 +87,33 @@ describe("a child's environment", () => {
     expect(passed(`${base}?schema=web&passwords=kept`)).toBe(`${base}?schema=web&passwords=kept`);
   });
 
+  it("keeps PGPASSWORD from every child while the board served is on PostgreSQL, but not from a run acting as itself; on SQLite it passes", () => {
+    const base = { PATH: "/bin", PGPASSWORD: "store-secret", CAIRN_STORE_URL: "postgres://team@db/work" };
+    startChildrenFor('postgres:"work"#web', ["PGPASSWORD"]);
+    try {
+      expect(childEnv(base).PGPASSWORD).toBeUndefined();
+      expect(checkEnv(base).PGPASSWORD).toBeUndefined();
+      expect(storeAccess(base)).toEqual({
+        CAIRN_STORE_URL: base.CAIRN_STORE_URL,
+        PGPASSWORD: "store-secret",
+      });
+      const request = {
+        agent: { manifest: { env: { inherit: true, extra: {} } } },
+        env: base,
+      } as unknown as Parameters<typeof runEnvironment>[0];
+      expect(runEnvironment(request, {}, undefined).PGPASSWORD).toBeUndefined();
+      const identity = { token: "cairn_minted" } as Parameters<typeof runEnvironment>[2];
+      expect(runEnvironment(request, {}, identity)).toMatchObject({
+        PGPASSWORD: "store-secret",
+        CAIRN_AGENT: "cairn_minted",
+      });
+    } finally {
+      startChildrenFor("/work/a/.cairn/cairn.db");
+    }
+    expect(childEnv(base).PGPASSWORD).toBe("store-secret");
+    expect(storeAccess(base)).toEqual({ CAIRN_STORE_URL: base.CAIRN_STORE_URL });
+  });
+
   it("keeps the marks this process was started with, whatever base or extra variables say", () => {
     process.env[STARTED_FOR_VARIABLE] = JSON.stringify(["/work/b/.cairn/cairn.db"]);
     startChildrenFor("/work/a/.cairn/cairn.db");

@@ -4,6 +4,7 @@ import { usageError } from "../../kernel/outcome.js";
 import type { StoreLocation } from "../../store/open.js";
 // From location.js, not open.js: reading where the store is must not load the PostgreSQL store.
 import {
+  CREDENTIAL_VARIABLES,
   checkSchemaName,
   isPostgresUrl,
   isReservedSchema,
@@ -56,6 +57,13 @@ export function describeLocation(location: StoreLocation): string {
   if (location.kind === "sqlite") return location.path;
   return `${storableUrl(location.url)} (schema ${location.schema})`;
 }
+
+/**
+ * The variables holding a store's credential: PGPASSWORD is a shared store's password, kept from
+ * every process cairn starts that does not act on the board as itself. A SQLite store has none.
+ */
+export const storeCredentialsOf = (location: StoreLocation): readonly string[] =>
+  location.kind === "postgres" ? CREDENTIAL_VARIABLES : [];
 
 /**
  * One name per board, however it is reached: the SQLite file's real path (through any symlink),

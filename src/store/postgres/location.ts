@@ -20,6 +20,13 @@ export interface PgLocation {
 
 export const isPostgresUrl = (value: string) => /^postgres(ql)?:\/\//i.test(value);
 
+/**
+ * Variables the driver reads the store's password from. PGPASSFILE is not one: it names a file
+ * (~/.pgpass by default) that any process of the user can read whatever its environment says,
+ * and a path shown in output gives nothing away.
+ */
+export const CREDENTIAL_VARIABLES = ["PGPASSWORD"] as const;
+
 const SCHEMA = /^[A-Za-z_][A-Za-z0-9_-]{0,62}$/;
 
 /**
