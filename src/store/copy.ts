@@ -9,8 +9,11 @@ import { openStore, type StoreLocation } from "./open.js";
 import { connect, exactTypes } from "./postgres/connection.js";
 import { encodeText, ident, pgDb } from "./postgres/db.js";
 import { InsertWindow, insertGroups, insertSql, nextRowids } from "./postgres/insert-window.js";
+import { targetOf } from "./postgres/location.js";
+import { requireKnownSchema } from "./postgres/migrate.js";
 import { pgTransfer } from "./postgres/transfer.js";
 import { CONTENT_TABLES } from "./sqlite/migrations/index.js";
+import { checkSchema } from "./sqlite/sqlite-store.js";
 import { sqliteTransfer } from "./sqlite/transfer.js";
 import type { DumpRecord, Store } from "./store.js";
 
@@ -38,8 +41,10 @@ const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 async function readSqlite(path: string, toPostgres: boolean): Promise<Snapshot> {
   const db = new Database(path, { readonly: true, fileMustExist: true, nativeBinding: sqliteBinding() });
   try {
-    db.defaultSafeIntegers(true);
     db.exec("BEGIN");
+    // Read raw, so refused here as the store refuses it: a newer cairn's tables would be left out.
+    checkSchema(db);
+    db.defaultSafeIntegers(true);
     const read = (() => {
       const tables = CONTENT_TABLES.map((name) => {
         const info = db.prepare(`PRAGMA table_info(${ident(name)})`).all() as {
@@ -105,6 +110,8 @@ async function readPostgres(location: Extract<StoreLocation, { kind: "postgres" 
   const types = await exactTypes();
   try {
     await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+    // Read raw, so refused here as the store refuses it: a newer cairn's tables would be left out.
+    await requireKnownSchema(client, targetOf(location));
     const shape = await client.query<{ table_name: string; column_name: string; data_type: string }>(
       `SELECT table_name, column_name, data_type FROM information_schema.columns
        WHERE table_schema = current_schema() ORDER BY table_name, ordinal_position`,
@@ -283,6 +290,15 @@ export async function copyStore(
   // A stop signal exits without unwinding this function: what it half built goes at exit too.
   process.once("exit", removeStaging);
   try {
+    // The source opened first, as every command opens it: an older schema is brought up to this
+    // build's, one a newer cairn migrated is refused before anything is made (the raw read
+    // below checks it again, in its own snapshot).
+    const opened = openStore(source);
+    try {
+      await opened.read(async () => undefined);
+    } finally {
+      await opened.close();
+    }
     const prepared: Store = openStore(building, { create: true });
     try {
       await prepared.read(async () => undefined);

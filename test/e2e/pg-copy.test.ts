@@ -281,6 +281,57 @@ describe("ids forgotten before a copy", () => {
   });
 });
 
+describe("a source a newer cairn migrated", () => {
+  const future = "9999_future_reviews";
+
+  it("PostgreSQL → SQLite: refused as every other command refuses it, not copied without the newer tables", async () => {
+    const schema = `newer-${stamp}`;
+    const dir = join(scratch.dir, "newer-pg");
+    const onPg = { CAIRN_STORE_URL: urlFor(schema) };
+    cairn(scratch.dir, ["init", "--store", onPg.CAIRN_STORE_URL], { env: { ...sqliteOnly, CAIRN_DIR: dir } });
+    expect(cairn(dir, ["task", "add", "x"], { env: onPg }).code).toBe(0);
+    const admin = new pg.Client({ connectionString: testPgUrl() });
+    await admin.connect();
+    try {
+      await admin.query(`INSERT INTO "${schema}".schema_migrations VALUES ($1, 'x')`, [future]);
+      await admin.query(`CREATE TABLE "${schema}".reviews (id text PRIMARY KEY, body text)`);
+      await admin.query(`INSERT INTO "${schema}".reviews VALUES ('R-1', 'a newer cairn wrote this')`);
+    } finally {
+      await admin.end();
+    }
+    expect(cairn(dir, ["status"], { env: onPg }).code).toBe(1);
+    const target = join(scratch.dir, "newer-pg.db");
+    const copied = cairn(dir, ["store", "copy", "--to", target, "--json"], { env: onPg });
+    expect(copied.code, copied.stdout).toBe(1);
+    expect(copied.stderr).toContain("newer cairn");
+    expect(existsSync(target)).toBe(false);
+  });
+
+  it("SQLite → PostgreSQL: refused before the target schema is made", async () => {
+    const dir = join(scratch.dir, "newer-lite");
+    cairn(scratch.dir, ["init"], { env: { ...sqliteOnly, CAIRN_DIR: dir } });
+    expect(cairn(dir, ["task", "add", "x"], { env: sqliteOnly }).code).toBe(0);
+    const db = new Database(join(dir, ".cairn", "cairn.db"));
+    try {
+      db.prepare("INSERT INTO schema_migrations (name, applied_at) VALUES (?, 'x')").run(future);
+    } finally {
+      db.close();
+    }
+    const schema = `newer-target-${stamp}`;
+    const copied = cairn(dir, ["store", "copy", "--to", urlFor(schema), "--json"], { env: sqliteOnly });
+    expect(copied.code, copied.stdout).toBe(1);
+    expect(copied.stderr).toContain("newer cairn");
+    const admin = new pg.Client({ connectionString: testPgUrl() });
+    await admin.connect();
+    try {
+      const made = await admin.query("SELECT 1 FROM pg_namespace WHERE nspname = $1", [schema]);
+      expect(made.rowCount).toBe(0);
+    } finally {
+      await admin.end();
+    }
+  });
+});
+
 describe("a copy while the source is written", () => {
   it("is checked against the source as it read it: a write meanwhile is not reported as a bug", async () => {
     const dir = join(scratch.dir, "written-meanwhile");

@@ -60,6 +60,28 @@ export async function schemaExists(client: pg.ClientBase, schema: string): Promi
   return found.rows[0]?.found === true;
 }
 
+/**
+ * For a reader that goes around the store (store copy), in its own snapshot: the schema must be
+ * exactly this build's. One a newer cairn migrated is refused as migratePg refuses it; its
+ * tables this build does not know would otherwise be left behind without a word.
+ */
+export async function requireKnownSchema(client: pg.ClientBase, target: PgTarget): Promise<void> {
+  if (!(await schemaExists(client, target.schema))) {
+    throw operational(
+      `no cairn workspace on ${describeTarget(target)}`,
+      "fix [store] url / CAIRN_STORE_URL, or run `cairn init --store URL` to create it",
+    );
+  }
+  const applied = await appliedNames(client);
+  refuseNewer(applied);
+  if (!PG_MIGRATIONS.every((migration) => applied.has(migration.name))) {
+    throw operational(
+      `the workspace on ${describeTarget(target)} needs migrating`,
+      "run any cairn command (e.g. `cairn status`) once, then retry",
+    );
+  }
+}
+
 /** Apply what is missing in the workspace's schema; refuse one that a newer cairn migrated further. */
 export async function migratePg(
   client: pg.ClientBase,

@@ -164,8 +164,11 @@ class SqliteStore implements Store {
   }
 }
 
-/** A read-only connection migrates nothing: it serves only a schema this build knows exactly. */
-function checkSchema(db: Database.Database): number {
+/**
+ * A read-only connection migrates nothing: it serves only a schema this build knows exactly. So
+ * does a reader that goes around the store (store copy).
+ */
+export function checkSchema(db: Database.Database): number {
   const hasLedger = db
     .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")
     .get();
