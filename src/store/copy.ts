@@ -6,7 +6,7 @@ import { removeLeftoversOfDeadProcesses } from "../kernel/leftovers.js";
 import { conflict, operational } from "../kernel/outcome.js";
 import { sqliteBinding } from "../kernel/sqlite-addon.js";
 import { openStore, type StoreLocation } from "./open.js";
-import { connect, exactTypes } from "./postgres/connection.js";
+import { BEGIN_WRITE, connect, exactTypes } from "./postgres/connection.js";
 import { encodeText, ident, pgDb } from "./postgres/db.js";
 import { InsertWindow, insertGroups, insertSql, nextRowids } from "./postgres/insert-window.js";
 import { targetOf } from "./postgres/location.js";
@@ -162,7 +162,7 @@ async function writePostgres(
   const client = await connect({ location, exact: true, statementTimeoutMs: 600_000, pipeline: true });
   try {
     await client.query(
-      `BEGIN; SELECT pg_advisory_xact_lock(hashtextextended('cairn:ws:' || current_schema(), 0))`,
+      `${BEGIN_WRITE}; SELECT pg_advisory_xact_lock(hashtextextended('cairn:ws:' || current_schema(), 0))`,
     );
     const held = await client.query(
       "SELECT (SELECT count(*) FROM events) + (SELECT count(*) FROM agents) AS n",

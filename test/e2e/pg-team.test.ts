@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callTool, connectMcp, type McpHandle } from "../helpers/mcp.js";
 import { startPostgres } from "../helpers/pg-server.js";
@@ -116,6 +117,45 @@ describe("PostgreSQL: one board across machines", () => {
     const status = cairn(runner, ["status", "--json"], { env: sharedEnv });
     expect(status.code).toBe(0);
   });
+});
+
+describe("PostgreSQL: a database whose default isolation is REPEATABLE READ", () => {
+  it("writers still queue: parallel adds all succeed with ids in order, and a WIP cap of 1 lets one claim of six win", async () => {
+    const database = `rr_${Date.now().toString(36)}`;
+    const admin = new pg.Client({ connectionString: testPgUrl() });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE DATABASE ${database}`);
+      await admin.query(`ALTER DATABASE ${database} SET default_transaction_isolation = 'repeatable read'`);
+    } finally {
+      await admin.end();
+    }
+    const url = new URL(testPgUrl());
+    url.pathname = `/${database}`;
+    url.searchParams.set("schema", "board");
+    const dir = join(root.dir, "repeatable-read");
+    mkdirSync(dir, { recursive: true });
+    expect(cairn(dir, ["init", "--store", url.toString(), "--json"], { env: sharedEnv }).code).toBe(0);
+    const adds = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        cairnAsync(dir, ["task", "add", `t${i}`, "--json"], { env: sharedEnv }),
+      ),
+    );
+    for (const add of adds) expect(add.code, add.stderr).toBe(0);
+    const ids = adds.map((add) => Number((add.json as { task: { id: string } }).task.id.slice(2)));
+    expect(ids.sort((a, b) => a - b)).toEqual(Array.from({ length: 10 }, (_, i) => i + 1));
+    expect(cairn(dir, ["role", "add", "solo", "--wip-cap", "1"], { env: sharedEnv }).code).toBe(0);
+    const solo = addAgent(dir, "soloist", "solo");
+    const claims = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        cairnAsync(dir, ["task", "claim", `T-${i + 1}`, "--json"], {
+          env: { ...sharedEnv, CAIRN_AGENT: solo.token },
+        }),
+      ),
+    );
+    // One wins; the others are refused by the cap (exit 3), none fails.
+    expect(claims.map((claim) => claim.code).sort()).toEqual([0, 3, 3, 3, 3, 3]);
+  }, 120_000);
 });
 
 describe("PostgreSQL: a board named after its directory", () => {

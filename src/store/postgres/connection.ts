@@ -11,6 +11,14 @@ export const SESSION_DEFAULTS = {
   connectTimeoutMs: 5_000,
 };
 
+/**
+ * How every writing transaction begins: at READ COMMITTED, stated, never left to the server's
+ * default. A database or role set to `default_transaction_isolation = 'repeatable read'` gave a
+ * bare BEGIN a snapshot taken before the workspace lock was granted, and writers queued behind
+ * it failed (40001, or a duplicate key on the journal) instead of going on one after another.
+ */
+export const BEGIN_WRITE = "BEGIN ISOLATION LEVEL READ COMMITTED";
+
 let driver: Promise<typeof pg> | undefined;
 /** `pg` loads on first use, so a SQLite workspace never pays for parsing it. */
 export const loadDriver = () => {

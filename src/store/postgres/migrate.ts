@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { operational } from "../../kernel/outcome.js";
+import { BEGIN_WRITE } from "./connection.js";
 import { ident } from "./db.js";
 import { describeTarget } from "./errors.js";
 import type { PgTarget } from "./location.js";
@@ -108,7 +109,8 @@ export async function migratePg(
       );
     }
   }
-  await client.query(`BEGIN; ${MIGRATE_LOCK}`);
+  // What is applied is read after the lock, so at READ COMMITTED (BEGIN_WRITE).
+  await client.query(`${BEGIN_WRITE}; ${MIGRATE_LOCK}`);
   try {
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${ident(target.schema)}`);
     await client.query(

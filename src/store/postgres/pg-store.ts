@@ -5,7 +5,7 @@ import { Mutex } from "../sqlite/mutex.js";
 import { type ChangeSignal, closedStore, type Store, type Tx } from "../store.js";
 import { pgAgentRuns, pgAgentWindows } from "./agent-runs.js";
 import { pgAgents } from "./agents.js";
-import { connect } from "./connection.js";
+import { BEGIN_WRITE, connect } from "./connection.js";
 import { pgDb, send } from "./db.js";
 import { isConnectionError, translatePgError } from "./errors.js";
 import { pgFacts } from "./facts.js";
@@ -53,7 +53,8 @@ export function openPostgresStore(location: PgLocation, options: PgOpenOptions =
 
 /**
  * One connection per process, transactions queued on it (like the SQLite store). A write takes
- * the workspace's transaction-scoped advisory lock first, at READ COMMITTED: writers to one
+ * the workspace's transaction-scoped advisory lock first, at READ COMMITTED (stated, whatever
+ * the server's default): writers to one
  * workspace run one at a time exactly as under SQLite's BEGIN IMMEDIATE, so every repository's
  * read-check-write stays correct across processes and machines. Reads take no lock and see one
  * snapshot. A lost connection fails the call in flight (nothing unacknowledged is kept) and the
@@ -131,6 +132,7 @@ class PostgresStore implements Store {
     };
   }
 
+  /** One snapshot for the whole read, stated as the write's isolation is. */
   read<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     return this.transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", work, false);
   }
@@ -139,7 +141,11 @@ class PostgresStore implements Store {
     if (this.options.readonly) {
       return Promise.reject(operational("internal: a write was attempted on a read-only connection"));
     }
-    return this.transaction(`BEGIN; ${this.options.baselineWrites ? this.lockOnly : this.lock}`, work, true);
+    return this.transaction(
+      `${BEGIN_WRITE}; ${this.options.baselineWrites ? this.lockOnly : this.lock}`,
+      work,
+      true,
+    );
   }
 
   /**
