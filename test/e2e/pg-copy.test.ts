@@ -254,6 +254,27 @@ describe("a password in the store URL's query", () => {
   });
 });
 
+describe("a password parameter spelt percent-encoded, as the driver decodes it", () => {
+  it("is never shown in an error: not for a URL that is not PostgreSQL's, nor for a server out of reach", () => {
+    const dir = join(scratch.dir, "encoded-password");
+    cairn(scratch.dir, ["init"], { env: { ...sqliteOnly, CAIRN_DIR: dir } });
+    for (const url of [
+      "postgre://alice@db.example:5432/team?pass%77ord=Hunter2Secret",
+      "postgres://alice@127.0.0.1:1/team?schema=s&pass%77ord=Hunter2Secret",
+      "postgres://alice@127.0.0.1:99999/team?pass%77ord=Hunter2Secret",
+    ]) {
+      const status = cairn(dir, ["status", "--json"], { env: { CAIRN_STORE_URL: url } });
+      expect(status.code, url).not.toBe(0);
+      expect(status.stdout + status.stderr, url).not.toContain("Hunter2Secret");
+    }
+    // The URL is quoted, its password masked, where it is refused for its scheme.
+    const foreign = cairn(dir, ["status", "--json"], {
+      env: { CAIRN_STORE_URL: "postgre://alice@db.example:5432/team?pass%77ord=Hunter2Secret" },
+    });
+    expect(foreign.stderr).toContain("postgre://alice@db.example:5432/team?pass%77ord=***");
+  });
+});
+
 describe("ids forgotten before a copy", () => {
   it("PostgreSQL → SQLite: a table whose every row was deleted still never hands an old id out again", () => {
     const dir = join(scratch.dir, "all-forgotten");

@@ -34,6 +34,7 @@ describe("a store URL's password is never shown", () => {
     ["a slash in the password", "postgres://u:a/secret-a7@h/db"],
     ["a password parameter, unparsable URL", "postgres://u@h:99999/db?password=secret-a8"],
     ["a parameter after a semicolon", "mysql://h/db;password=secret-a9"],
+    ["a percent-encoded parameter name", "postgre://alice@db.example:5432/team?pass%77ord=secret-a0"],
   ];
   for (const [what, url] of cases) {
     it(`${what}: ${url.replace(/secret-a\d/, "…")}`, () => {
@@ -42,6 +43,21 @@ describe("a store URL's password is never shown", () => {
       expect(messageFor(url)).not.toContain(secret);
     });
   }
+
+  it("a parameter name spelt as the driver decodes it is a password too; other parameters stay", () => {
+    const base = "postgre://alice@db.example:5432/team";
+    expect(redactUrl(`${base}?pass%77ord=Hunter2Secret`)).toBe(`${base}?pass%77ord=***`);
+    expect(redactUrl(`${base}?schema=s&%70assword=x&sslpass%77ord=y`)).toBe(
+      `${base}?schema=s&%70assword=***&sslpass%77ord=***`,
+    );
+    expect(redactUrl(`${base}?PassWord=x;sslmode=require`)).toBe(`${base}?PassWord=***;sslmode=require`);
+    expect(redactUrl(`${base}?passfile=/home/alice/.pgpass&passwords=x`)).toBe(
+      `${base}?passfile=/home/alice/.pgpass&passwords=x`,
+    );
+    expect(redactUrlsIn(`could not parse ${base}?pass%77ord=Hunter2Secret here`)).toBe(
+      `could not parse ${base}?pass%77ord=*** here`,
+    );
+  });
 
   it("the user and host stay readable", () => {
     expect(redactUrl("postgres://cairn:hunter2@db.example:5432/x")).toBe(
@@ -78,6 +94,7 @@ describe("[store] url in cairn.toml never holds a password", () => {
     expect(accepts("postgresql://u@h/db?schema=s&PASSWORD=pw")).toBe(false);
     expect(accepts("postgres://u@h/db?sslpassword=pw")).toBe(false);
     expect(accepts("postgres://u@h/db?schema=s&password=pw#x")).toBe(false);
+    expect(accepts("postgres://u@h/db?schema=s&pass%77ord=pw")).toBe(false);
   });
   it("a file that does not parse quotes its lines with the password masked", () => {
     const messageOf = (url: string) => {

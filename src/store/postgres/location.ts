@@ -1,5 +1,9 @@
 import { usageError } from "../../kernel/outcome.js";
-import { dropSecretParameters, queryHoldsPassword } from "../../kernel/url-password.js";
+import {
+  dropSecretParameters,
+  queryHoldsPassword,
+  replaceSecretParameters,
+} from "../../kernel/url-password.js";
 
 /** Where a store lives, as it may be shown: never with a password. */
 export interface PgTarget {
@@ -78,7 +82,6 @@ export function storableUrl(url: string): string {
 
 /** `scheme:` and its slashes, any scheme (a misspelt or foreign one is shown too). */
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:\/*/;
-const PASSWORD_PARAMETER = /([?&;](?:ssl)?password=)[^&;#\s]*/gi;
 
 /**
  * One URL with its password replaced: in the user part (everything from the first `:` after the
@@ -91,7 +94,8 @@ function redactOne(url: string): string {
   const at = rest.lastIndexOf("@");
   const colon = rest.indexOf(":");
   if (at >= 0 && colon >= 0 && colon < at) rest = `${rest.slice(0, colon)}:***${rest.slice(at)}`;
-  return `${scheme}${rest}`.replace(PASSWORD_PARAMETER, "$1***");
+  // Parameter names as the driver decodes them: `?pass%77ord=` is a password too.
+  return replaceSecretParameters(`${scheme}${rest}`, "***");
 }
 
 /**
