@@ -120,6 +120,15 @@ export interface TransferRepo {
    * `pause` is awaited every few thousand rows: a long restore lets the process see a stop.
    */
   restore(records: DumpRecord[], pause?: () => Promise<void>): Promise<void>;
+  /**
+   * The counters that run ahead of the rows: for each content table whose keys are ids
+   * (AUTOINCREMENT, short ids), the highest key it handed out, where rows since deleted held it
+   * (a forgotten fact). What an export carries so that its import never hands one of those ids
+   * out again; the rows say the rest. The order counters of keyless tables stay home.
+   */
+  counters(): Promise<Record<string, number>>;
+  /** Raise counters (an import's) to at least these values; a table not named keeps its own. */
+  raiseCounters(counters: Record<string, number>): Promise<void>;
 }
 
 /** Counts of what the workspace holds, by table. */

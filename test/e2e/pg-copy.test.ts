@@ -415,6 +415,40 @@ describe("importing an export into a shared store", () => {
     return { dir, file };
   }
 
+  it("an id forgotten before the export is never handed out again, from either store into the other", () => {
+    const forgetting = ["one fact", "two fact", "three fact"];
+    const make = (name: string, env: Record<string, string | undefined>, store?: string) => {
+      const dir = join(scratch.dir, name);
+      const init = store ? ["init", "--store", store] : ["init"];
+      expect(cairn(scratch.dir, init, { env: { ...sqliteOnly, CAIRN_DIR: dir } }).code).toBe(0);
+      for (const text of forgetting) expect(cairn(dir, ["remember", text], { env }).code).toBe(0);
+      for (const args of [
+        ["forget", "F-3", "--confirm"],
+        ["remember", "four fact"],
+        ["forget", "F-4", "--confirm"],
+      ])
+        expect(cairn(dir, args, { env }).code).toBe(0);
+      const file = join(scratch.dir, `${name}.jsonl`);
+      expect(cairn(dir, ["export", "--out", file], { env }).code).toBe(0);
+      return file;
+    };
+    const fromLite = make("forgot-lite", sqliteOnly);
+    const fromPg = make("forgot-pg", sqliteOnly, urlFor(`forgot-src-${stamp}`));
+    const intoPg = join(scratch.dir, "forgot-into-pg");
+    mkdirSync(intoPg);
+    const imported = cairn(intoPg, ["import", fromLite, "--store", urlFor(`forgot-into-${stamp}`)], {
+      env: sqliteOnly,
+    });
+    expect(imported.code, imported.stderr).toBe(0);
+    const intoLite = join(scratch.dir, "forgot-into-lite");
+    mkdirSync(intoLite);
+    expect(cairn(intoLite, ["import", fromPg], { env: sqliteOnly }).code).toBe(0);
+    for (const dir of [intoPg, intoLite]) {
+      const next = cairn(dir, ["remember", "after the import", "--json"], { env: sqliteOnly });
+      expect((next.json as { id: string }).id, dir).toBe("F-5");
+    }
+  });
+
   it("restores into a new schema as SQLite restores it: the same rows, ids go on, the password is never written, and another checkout joins", async () => {
     const { file } = await exported("import-source");
     const secret = "import-staple-7";

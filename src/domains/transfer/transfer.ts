@@ -37,6 +37,12 @@ const Header = z.object({
    * Exports written before the count existed carry none and are taken as they are.
    */
   rows: z.number().int().min(0).optional(),
+  /**
+   * Counters ahead of the rows: the highest id a table ever handed out, where the rows holding it
+   * were deleted since (a forgotten fact). The import raises its counters to these, so no id is
+   * ever handed out twice. Exports written before it existed carry none: ids follow the rows.
+   */
+  counters: z.record(z.string(), z.number().int().min(0).max(Number.MAX_SAFE_INTEGER)).optional(),
 });
 /**
  * A stored row holds only what a column can: text, a number or null. Anything else (an object, a
@@ -66,7 +72,10 @@ export async function exportWorkspace(
       "ask the workspace owner for a backup",
     );
   }
-  const records = await store.read((tx) => tx.transfer.dump());
+  const { records, counters } = await store.read(async (tx) => ({
+    records: await tx.transfer.dump(),
+    counters: await tx.transfer.counters(),
+  }));
   const config = configPath && existsSync(configPath) ? readRegularFile(configPath) : undefined;
   const header = JSON.stringify({
     format: FORMAT,
@@ -74,6 +83,7 @@ export async function exportWorkspace(
     cairn: CAIRN_VERSION,
     config,
     rows: records.length,
+    counters: Object.keys(counters).length > 0 ? counters : undefined,
   });
   return `${[header, ...records.map((record) => JSON.stringify(record))].join("\n")}\n`;
 }
@@ -147,6 +157,7 @@ export async function importWorkspace(
       );
     }
     await tx.transfer.restore(records, pause);
+    if (header.data.counters) await tx.transfer.raiseCounters(header.data.counters);
     // Checked last, so a record that cannot be restored is named first; the throw rolls back.
     const expected = header.data.rows;
     if (expected !== undefined && expected !== records.length) {

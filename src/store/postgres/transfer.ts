@@ -35,7 +35,38 @@ export function pgTransfer(db: PgDb): TransferRepo {
     shapes ??= tableShapes(db);
     return shapes;
   };
+  /** Content tables whose key is an id handed out by their counter (not a hidden `_rowid`). */
+  const keyedTables = async () =>
+    [...(await shapesOf())].filter(([, shape]) => shape.order === "seq" || shape.order === "id");
   return {
+    async counters() {
+      const last = new Map<string, number>();
+      for (const row of (
+        await db.query<{ name: string; last: number }>("SELECT name, last FROM cairn_counters")
+      ).rows)
+        last.set(row.name, Number(row.last));
+      const counters: Record<string, number> = {};
+      for (const [table, shape] of (await keyedTables()).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+        const counter = last.get(table);
+        if (counter === undefined) continue;
+        const top = await db.query<{ top: number | null }>(
+          `SELECT max(${ident(shape.order)}) AS top FROM ${ident(table)}`,
+        );
+        // Only a counter ahead of the rows says something the rows do not (ids since forgotten).
+        if (counter > Number(top.rows[0]?.top ?? 0)) counters[table] = counter;
+      }
+      return counters;
+    },
+    async raiseCounters(counters) {
+      const keyed = new Set((await keyedTables()).map(([table]) => table));
+      const known = await shapesOf();
+      for (const [name, last] of Object.entries(counters)) {
+        if (!known.has(name)) throw usageError(`import: a counter for unknown table ${quoteValue(name)}`);
+        // A keyless table's hidden order counter is this store's own: rows restored take theirs.
+        if (!keyed.has(name)) continue;
+        await db.query("SELECT cairn_next($1, $2)", [name, last]);
+      }
+    },
     async dump() {
       const records: DumpRecord[] = [];
       for (const [table, shape] of await shapesOf()) {

@@ -35,9 +35,51 @@ function rowCounts(db: Database.Database): Record<string, number> {
   return counts;
 }
 
+/** Content tables whose INTEGER PRIMARY KEY is AUTOINCREMENT: their ids are never handed out twice. */
+function autoincrementTables(db: Database.Database): Set<string> {
+  const content = new Set(CONTENT_TABLES);
+  return new Set(
+    db
+      .prepare<[], { name: string }>(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE '%AUTOINCREMENT%'",
+      )
+      .all()
+      .map((row) => row.name)
+      .filter((name) => content.has(name)),
+  );
+}
+
 /** Export and import walk the content tables generically, so a new domain's rows travel too. */
 export function sqliteTransfer(db: Database.Database): TransferRepo {
   return {
+    async counters() {
+      const tables = autoincrementTables(db);
+      const counters: Record<string, number> = {};
+      if (tables.size === 0) return counters;
+      for (const { name, seq } of db
+        .prepare<[], { name: string; seq: number }>("SELECT name, seq FROM sqlite_sequence ORDER BY name")
+        .all()) {
+        if (!tables.has(name)) continue;
+        // Only a counter ahead of the rows says something the rows do not (ids since forgotten).
+        const top = db
+          .prepare<[], { top: number | null }>(`SELECT max(rowid) AS top FROM ${quote(name)}`)
+          .get();
+        if (seq > (top?.top ?? 0)) counters[name] = seq;
+      }
+      return counters;
+    },
+    async raiseCounters(counters) {
+      const tables = autoincrementTables(db);
+      const content = new Set(CONTENT_TABLES);
+      const raise = db.prepare("UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = ?");
+      const start = db.prepare("INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)");
+      for (const [name, last] of Object.entries(counters)) {
+        if (!content.has(name)) throw usageError(`import: a counter for unknown table ${quoteValue(name)}`);
+        // A table whose rowid is its key has no counter here: its ids follow its rows.
+        if (!tables.has(name)) continue;
+        if (raise.run(last, name).changes === 0) start.run(name, last);
+      }
+    },
     async dump() {
       const records: DumpRecord[] = [];
       for (const table of CONTENT_TABLES) {
