@@ -311,7 +311,10 @@ export async function restorePaths(
     await git(top, ["rm", "-q", "--cached", "--ignore-unmatch", "--", ...specs]);
     for (const path of remove)
       if (!repositories.includes(path))
-        rmSync(join(top, path), { force: true, recursive: lstatSafe(join(top, path))?.isDirectory() === true });
+        rmSync(join(top, path), {
+          force: true,
+          recursive: lstatSafe(join(top, path))?.isDirectory() === true,
+        });
   }
   if (restore.length > 0) {
     // A folder the attempt made where a base file was, emptied by the removals above (the base
