@@ -218,6 +218,32 @@ describe("a claim's gate cannot be lifted by the agent it stops", () => {
     expect(cairn(ws.dir, ["task", "drop", first]).code).toBe(0);
   });
 
+  it("a criterion goes on an unheld task only from its author or the owner (none is ever removed); a holder adds to its own", () => {
+    const meddler = agent("meddler", "lead");
+    const writer = agent("writer", "lead");
+    const owners = newTask("the owner's task", ["--criteria", "docs updated"]);
+    const planted = cairn(
+      ws.dir,
+      ["task", "criterion", owners, "--text", "x", "--verify", "false", "--json"],
+      as(meddler.token),
+    );
+    expect(planted.code).toBe(3);
+    expect(planted.json).toMatchObject({ refused: { policy: "ownership" } });
+    expect((planted.json as { refused: { reason: string } }).refused.reason).toContain("written by owner");
+    const shown = () => json<{ criteria: { text: string }[] }>(["task", "show", owners]).criteria;
+    expect(shown().map((c) => c.text)).toEqual(["docs updated"]);
+    // The owner may; the task's author may on its own; a holder may on the task it holds.
+    expect(cairn(ws.dir, ["task", "criterion", owners, "--text", "reviewed"]).code).toBe(0);
+    const authors = json<{ task: { id: string } }>(["task", "add", "the author's task"], writer.token).task
+      .id;
+    expect(cairn(ws.dir, ["task", "criterion", authors, "--text", "it works"], as(writer.token)).code).toBe(
+      0,
+    );
+    expect(cairn(ws.dir, ["task", "claim", owners], as(meddler.token)).code).toBe(0);
+    expect(cairn(ws.dir, ["task", "criterion", owners, "--text", "tested"], as(meddler.token)).code).toBe(0);
+    expect(shown().map((c) => c.text)).toEqual(["docs updated", "reviewed", "tested"]);
+  });
+
   it("claiming a dependency does not make it the claimer's to drop: claim T-1, drop it, claim T-2 is refused", () => {
     const sly = agent("sly", "lead");
     const first = newTask("the groundwork");

@@ -5,7 +5,7 @@ import type { Store, Tx } from "../../store/store.js";
 import type { NewCriterion } from "../../store/tasks.js";
 import type { Actor } from "../identity/actor.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
-import { journal, loadTask, requireHolder } from "./common.js";
+import { journal, loadTask, requirePlanAuthority } from "./common.js";
 import { findShortcut } from "./shortcuts.js";
 
 export interface CriterionInput {
@@ -98,7 +98,10 @@ export async function addCriterion(
   const criterion = toCriterion(input, setting);
   return store.write(async (tx) => {
     const task = await loadTask(tx, raw);
-    await requireHolder(tx, task, actor, "change");
+    // What done means for a task is its holder's while held, else its author's: another agent's
+    // criterion on an unheld task (no command removes one) could block its finish for good, or
+    // plant a command for the owner's next `task check --all` to run.
+    await requirePlanAuthority(tx, task, actor, "add a criterion to");
     if (task.status === "done" || task.status === "dropped") {
       throw refuse(
         "status",
