@@ -128,6 +128,34 @@ describe("long commands stop when asked", () => {
     }
   });
 
+  it("a second request with the id of one in flight is refused, so a cancel of that id still kills the first's command", async () => {
+    const first = sleeperTask();
+    const second = sleeperTask();
+    const server = await checkOverRawServer(first.id);
+    try {
+      const pid = await pidFrom(first.pidFile);
+      const reused = await server.request({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "check_task", arguments: { schema_version: 1, task: second.id, all: true } },
+      });
+      expect(reused).toMatchObject({
+        error: { code: -32600, message: expect.stringMatching(/already in use by a request in flight/) },
+      });
+      expect(existsSync(second.pidFile)).toBe(false);
+      server.notify(
+        JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } }),
+      );
+      await waitFor(() => processGone(pid), 5_000, "the first sleeper to die");
+      // Settled by the cancel, the id may be used again.
+      const again = await server.request({ jsonrpc: "2.0", id: 1, method: "ping" });
+      expect(again.result).toEqual({});
+    } finally {
+      await server.close();
+    }
+  });
+
   it.each([
     ["SIGINT", 130],
     ["SIGTERM", 143],

@@ -15,12 +15,17 @@ export type ProtocolFaultReply = (reply: {
  * Sits between stdin and the SDK's stdio transport. The transport silently drops a line that is
  * not JSON, and drops JSON that is not JSON-RPC: a client then waits forever. Here every such
  * line is answered (-32700 with a null id, or -32600), and only well-formed messages pass on.
- * An oversized line is answered and discarded instead of closing the connection.
+ * An oversized line is answered and discarded instead of closing the connection. A request
+ * whose id is already in use by one in flight is answered too: the SDK keeps one cancel per id,
+ * so the second took the first's, and cancelling left the first (and every process it started)
+ * running until the client went.
  */
 export class LineGuard extends Transform {
   private pending: Buffer[] = [];
   private pendingBytes = 0;
   private discarding = false;
+  /** Ids of the client's requests still in flight, typed (`1` and `"1"` are two ids). */
+  private readonly inFlight = new Set<string>();
 
   constructor(
     private readonly reply: ProtocolFaultReply,
@@ -94,10 +99,39 @@ export class LineGuard extends Transform {
       this.fault(usableId, INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message");
       return;
     }
+    if (!this.admit(value as { id?: unknown; method?: unknown; params?: unknown })) return;
     this.push(`${line}\n`);
+  }
+
+  /** Note a request as in flight, or answer one whose id is; a cancel ends the id's flight. */
+  private admit(message: { id?: unknown; method?: unknown; params?: unknown }): boolean {
+    if (typeof message.method !== "string") return true;
+    if (message.id === undefined) {
+      if (message.method === "notifications/cancelled")
+        this.settle((message.params as { requestId?: unknown } | undefined)?.requestId);
+      return true;
+    }
+    const key = idKey(message.id);
+    if (this.inFlight.has(key)) {
+      this.fault(
+        message.id as string | number,
+        INVALID_REQUEST,
+        `Invalid Request: id ${JSON.stringify(message.id)} is already in use by a request in flight`,
+      );
+      return false;
+    }
+    this.inFlight.add(key);
+    return true;
+  }
+
+  /** The request with this id was answered (or cancelled): its id may be used again. */
+  settle(id: unknown): void {
+    this.inFlight.delete(idKey(id));
   }
 
   private fault(id: string | number | null, code: number, message: string): void {
     this.reply({ jsonrpc: "2.0", id, error: { code, message } });
   }
 }
+
+const idKey = (id: unknown) => `${typeof id}:${String(id)}`;

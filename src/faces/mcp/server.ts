@@ -292,6 +292,12 @@ export async function serveStdio(session: Session, profile: Profile): Promise<vo
   }, MAX_MESSAGE_BYTES);
   process.stdin.pipe(guard);
   const transport = new StdioServerTransport(guard, process.stdout, { maxBufferSize: MAX_MESSAGE_BYTES * 2 });
+  // A response frees its request's id for the guard, which refuses an id already in flight.
+  const send = transport.send.bind(transport);
+  transport.send = (message) => {
+    if ("id" in message && ("result" in message || "error" in message)) guard.settle(message.id);
+    return send(message);
+  };
   transport.onerror = (error) => process.stderr.write(`cairn mcp: ${error.message}\n`);
   // Set before connect: the SDK chains its own close handling onto this one.
   const closed = new Promise<void>((resolve) => {
