@@ -2,7 +2,8 @@ import { gitHead } from "../../kernel/git.js";
 import { refuse } from "../../kernel/outcome.js";
 import type { Store } from "../../store/store.js";
 import { attemptOrThrow } from "./attempts.js";
-import { checkoutTop, commitsSince, hashWorkFile, restorePaths } from "./git.js";
+import { checkoutTop, commitsSince, hashWorkFile } from "./git.js";
+import { restorePaths } from "./restore-paths.js";
 import { ownChanges } from "./verdict.js";
 
 /**
