@@ -1,5 +1,6 @@
-import { type Dirent, lstatSync, readdirSync, readFileSync } from "node:fs";
+import { type Dirent, lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
+import { readRegularFile } from "../../kernel/regular-file.js";
 
 /**
  * Does the repository in `folder` (one nested in a checkout) hold a commit? Read from its files,
@@ -14,8 +15,20 @@ export function holdsCommits(folder: string): boolean {
   // A HEAD that names a commit rather than a branch: detached on one.
   if (head === null || !head.startsWith("ref: ")) return true;
   if (isDirectory(join(gitDir, "reftable")) || holdsAFile(join(gitDir, "refs"))) return true;
-  const packed = readText(join(gitDir, "packed-refs"));
-  return packed?.split("\n").some((line) => line !== "" && !line.startsWith("#")) === true;
+  const packedRefs = join(gitDir, "packed-refs");
+  const packed = readText(packedRefs);
+  // There but not read (a FIFO): a form not read plainly.
+  if (packed === null) return exists(packedRefs);
+  return packed.split("\n").some((line) => line !== "" && !line.startsWith("#"));
+}
+
+function exists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function isDirectory(path: string): boolean {
@@ -26,9 +39,10 @@ function isDirectory(path: string): boolean {
   }
 }
 
+/** A regular file's text, else null: a FIFO in the attempt's repository is never waited on. */
 function readText(path: string): string | null {
   try {
-    return readFileSync(path, "utf8");
+    return readRegularFile(path);
   } catch {
     return null;
   }
