@@ -1,5 +1,6 @@
 import { familyOf } from "./family.js";
 import { sedScriptRunsShell, sedScripts, sedScriptWritesFile } from "./sed-script.js";
+import { TO_STANDARD_OUTPUT, WRITE_FLAGS } from "./write-flags.js";
 
 /**
  * Interpreters given code on the command line, and other binaries with an argument that runs a
@@ -37,7 +38,7 @@ const CODE_FLAGS: Readonly<Record<string, readonly string[]>> = {
     // A wgetrc file of the caller's: its use_askpass runs a program, its output_document writes.
     "--config",
   ],
-  // A file of curl's options (those in WRITE_FLAGS among them), and an OpenSSL engine: a library
+  // A file of curl's options (those in write-flags.ts among them), and an OpenSSL engine: a library
   // loaded into curl.
   curl: ["-K", "--config", "--engine"],
   // The ssh program, its options, a configuration file (ProxyCommand, LocalCommand, Match exec),
@@ -97,71 +98,6 @@ const CODE_FLAGS: Readonly<Record<string, readonly string[]>> = {
   guile: ["-c"],
   // The command run on each saved file, once rotated.
   tcpdump: ["-z"],
-};
-
-/**
- * Options that write a file the caller names, with content the caller chooses: a shell's startup
- * file or a git hook written so runs later, so they need a person as the options above do.
- */
-const WRITE_FLAGS: Readonly<Record<string, readonly string[]>> = {
-  // The verbose listing (the members' names) to a file instead of standard output.
-  tar: ["--index-file"],
-  // The sorted lines to a file instead of standard output.
-  sort: ["-o", "--output"],
-  // What -print, -print0, -printf and -ls would print, to a file.
-  find: ["-fprint", "-fprint0", "-fprintf", "-fls"],
-  // A diff or log (in any --format, so any text) to a file instead of standard output.
-  git: ["--output"],
-  // In-place editing, which rewrites any file it names (BSD and macOS sed spell it -I too).
-  sed: ["-i", "--in-place", "-I"],
-  // The download (but to `-`, standard output), the log (which holds the URLs given), and the
-  // folder downloads go to instead of the working one.
-  wget: [
-    "-O",
-    "--output-document",
-    "-o",
-    "--output-file",
-    "-a",
-    "--append-output",
-    "-P",
-    "--directory-prefix",
-  ],
-  // The body (but to `-`), the folder bodies go to, the headers, the cookies the server sets, a
-  // trace of the transfer, curl's own errors, and C source or ETags written from the request.
-  curl: [
-    "-o",
-    "--output",
-    "--output-dir",
-    "-D",
-    "--dump-header",
-    "-c",
-    "--cookie-jar",
-    "--trace",
-    "--trace-ascii",
-    "--stderr",
-    "--libcurl",
-    "--etag-save",
-  ],
-  // What openssl would print (enc -d, base64 -d: any bytes) to a file instead.
-  openssl: ["-out"],
-  // What the connection receives, to a file.
-  ncat: ["-o", "--output"],
-};
-
-/** Writing flags whose value `-` is standard output: what they write comes back to the caller. */
-const TO_STANDARD_OUTPUT: Readonly<Record<string, readonly string[]>> = {
-  wget: ["-O", "--output-document"],
-  curl: [
-    "-o",
-    "--output",
-    "-D",
-    "--dump-header",
-    "-c",
-    "--cookie-jar",
-    "--trace",
-    "--trace-ascii",
-    "--stderr",
-  ],
 };
 
 /** Modules of Python's standard library whose arguments are code (`-m timeit 'stmt'`, `-m pdb -c`). */
@@ -298,7 +234,7 @@ function gitSubcommand(args: readonly string[]): { sub: string | undefined; rest
   return { sub: args[at], rest: args.slice(at + 1) };
 }
 
-/** A file written where the caller says, beyond WRITE_FLAGS: `git archive -o FILE` (`-oFILE`). */
+/** A file written where the caller says, beyond WRITE_FLAGS (write-flags.ts): `git archive -o FILE` (`-oFILE`). */
 function gitWrites(args: readonly string[]): string | undefined {
   const { sub, rest } = gitSubcommand(args);
   return sub === "archive" && rest.some((arg) => arg.startsWith("-o")) ? "archive -o" : undefined;

@@ -125,14 +125,14 @@ const FLAGS_BEFORE_WRITE = new Set("gpiIemM0123456789");
 /** Is there an `s`, a delimiter d after it, then two more d, the last followed by `flags` and `flag`? */
 function substitutesWith(line: string, flag: string, flags: ReadonlySet<string>): boolean {
   // The last position of each character that flags and the flag follow.
-  const lastBeforeExec = new Map<string, number>();
-  let execAhead = false;
+  const lastBeforeFlag = new Map<string, number>();
+  let flagAhead = false;
   for (let at = line.length - 1; at >= 0; at--) {
     const char = line[at] as string;
-    if (execAhead && !lastBeforeExec.has(char)) lastBeforeExec.set(char, at);
-    if (!flags.has(char)) execAhead = char === flag;
+    if (flagAhead && !lastBeforeFlag.has(char)) lastBeforeFlag.set(char, at);
+    if (!flags.has(char)) flagAhead = char === flag;
   }
-  if (lastBeforeExec.size === 0) return false;
+  if (lastBeforeFlag.size === 0) return false;
   const positions = new Map<string, number[]>();
   for (let at = 0; at < line.length; at++) {
     const char = line[at] as string;
@@ -142,7 +142,7 @@ function substitutesWith(line: string, flag: string, flags: ReadonlySet<string>)
   }
   for (let at = line.indexOf("s"); at >= 0 && at + 1 < line.length; at = line.indexOf("s", at + 1)) {
     const delimiter = line[at + 1] as string;
-    const last = lastBeforeExec.get(delimiter);
+    const last = lastBeforeFlag.get(delimiter);
     if (last === undefined) continue;
     // The delimiter's second occurrence after the one that opens: it must come no later than `last`.
     const list = positions.get(delimiter) as number[];
