@@ -24,14 +24,14 @@ function decodedName(name: string): string {
 }
 
 /** Is this query parameter a password, however it is spelt (any case, percent-encoded)? */
-export const isSecretParameter = (name: string): boolean =>
+const isSecretParameter = (name: string): boolean =>
   SECRET_PARAMETERS.includes(decodedName(name).toLowerCase());
 
 /**
  * Every `name=value` parameter of a text (a URL that may not parse): after `?`, `&` or `;`, up
  * to the next separator, `#` or whitespace. Group 1 is the separator, 2 the name, 3 the value.
  */
-export const PARAMETER = /([?&;])([^=&;#\s?]*)=([^&;#\s]*)/g;
+const PARAMETER = /([?&;])([^=&;#\s?]*)=([^&;#\s]*)/g;
 
 /** The text with every password parameter's value replaced by `shown`. */
 export function replaceSecretParameters(text: string, shown: string): string {

@@ -54,9 +54,9 @@ export function openPostgresStore(location: PgLocation, options: PgOpenOptions =
 /**
  * One connection per process, transactions queued on it (like the SQLite store). A write takes
  * the workspace's transaction-scoped advisory lock first, at READ COMMITTED (stated, whatever
- * the server's default): writers to one
- * workspace run one at a time exactly as under SQLite's BEGIN IMMEDIATE, so every repository's
- * read-check-write stays correct across processes and machines. Reads take no lock and see one
+ * the server's default): writers to one workspace run one at a time exactly as under SQLite's
+ * BEGIN IMMEDIATE, so every repository's read-check-write stays correct across processes and
+ * machines. Reads take no lock and see one
  * snapshot. A lost connection fails the call in flight (nothing unacknowledged is kept) and the
  * next call connects again.
  */
