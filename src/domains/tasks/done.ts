@@ -193,12 +193,11 @@ export async function checkTask(
   // the time). A file there before they ran that changed or went meanwhile may be an edit made
   // while they ran: an agent that put its broken code back as a passing check ran, and finished
   // on a tree no command had passed. Then a tick holds for the tree it judged alone.
-  const left = tree;
-  const onlyAdded = before && left && left !== before ? await checkOnlyAdded(verifier, before, left) : true;
+  const onlyAdded = before && tree && tree !== before ? await checkOnlyAdded(verifier, before, tree) : true;
   for (const result of results) {
     const judged = result.evidence?.tree;
-    if (result.evidence && judged && left && left !== judged && onlyAdded)
-      result.evidence = { ...result.evidence, tree_after: left };
+    if (result.evidence && judged && tree && tree !== judged && onlyAdded)
+      result.evidence = { ...result.evidence, tree_after: tree };
   }
   return store.write(async (tx) => {
     const now = verifier.now();
