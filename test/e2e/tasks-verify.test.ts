@@ -126,6 +126,21 @@ describe("verify commands run by cairn", () => {
     expect(status.board.unverified).toEqual(["T-1"]);
   });
 
+  it("records a finish that rests on text-only ticks as unverified, even when its holder wrote the box", () => {
+    cairn(ws.dir, ["task", "add", "bare"]);
+    const bob = { CAIRN_AGENT: addAgent(ws.dir, "bob", "builder").token };
+    expect(cairn(ws.dir, ["task", "claim", "T-1"], { env: bob }).code).toBe(0);
+    // The route around "no criteria needs --unverified": a box of one's own, ticked by one's self.
+    expect(cairn(ws.dir, ["task", "criterion", "T-1", "--text", "it is done"], { env: bob }).code).toBe(0);
+    expect(cairn(ws.dir, ["task", "check", "T-1", "--all", "--json"], { env: bob }).code).toBe(0);
+    expect(cairn(ws.dir, ["task", "finish", "T-1", "--json"], { env: bob }).json).toMatchObject({
+      result: "done",
+      unverified: true,
+    });
+    const status = cairn(ws.dir, ["status", "--json"]).json as { board: { unverified: string[] } };
+    expect(status.board.unverified).toEqual(["T-1"]);
+  });
+
   it("runs the workspace definition of done and lists every unmet item", () => {
     writeFileSync(
       join(ws.dir, ".cairn", "cairn.toml"),

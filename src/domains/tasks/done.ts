@@ -349,7 +349,11 @@ export async function finishTask(
         `tick what is met with check_task ${task.id}${stale.length > 0 ? " (all: true checks again each tick that does not hold for this tree)" : ""}; fix the rest, then finish again`,
       );
     }
-    const unverified = criteria.length === 0;
+    // Done is verified when something cairn ran says so: a criterion's command, a shortcut of the
+    // definition of done, or a kept attempt for a milestone. Ticks of text-only criteria are the
+    // holder's word, so a finish that rests on them alone is recorded unverified, as a finish
+    // with no criteria is: adding a text criterion and ticking it hides nothing.
+    const unverified = !criteria.some(hasCommand) && doneRan.length === 0 && !current.milestoneId;
     await tx.tasks.update(task.id, { status: "done", leaseAt: null, blockedReason: null, unverified }, now);
     await journal(tx, actor, now, "task.finish", task.id, {
       unverified,
