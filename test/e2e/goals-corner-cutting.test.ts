@@ -1,5 +1,13 @@
 import { spawn } from "node:child_process";
-import { appendFileSync, chmodSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -211,6 +219,31 @@ describe("the tree a keep commits is the tree cairn measured", () => {
     const decided = cairn(ws.dir, ["attempt", "decide", attempt, "--json"], { env: builder });
     expect(decided.code).toBe(3);
     expect(decided.json).toMatchObject({ refused: { policy: "evidence" } });
+  });
+
+  it("never keeps an attempt whose code rewrites a frozen file while it is measured and puts it back before it exits", () => {
+    // run.js loads the code under test and compares its answer with a frozen expectation.
+    const attempt = attemptOverChecks(
+      "const fs=require('fs');const app=require(require('path').resolve('app.js'));process.exit(app()===fs.readFileSync('checks/expected.txt','utf8')?0:1)\n",
+      { "expected.txt": "42\n" },
+    );
+    // The attempt's code gives the wrong answer, makes the expectation agree while the check reads
+    // it, and puts the file back as the check exits: the hashes before and after are equal.
+    writeFileSync(
+      join(ws.dir, "app.js"),
+      "const fs=require('fs');const kept=fs.readFileSync('checks/expected.txt');" +
+        "fs.writeFileSync('checks/expected.txt','41\\n');process.on('exit',()=>fs.writeFileSync('checks/expected.txt',kept));" +
+        "module.exports=()=>'41\\n';\n",
+    );
+    const evaluated = cairnJson<{ input_drift: string[]; samples: { value: number }[] }>(
+      ws.dir,
+      ["attempt", "eval", attempt],
+      builder,
+    );
+    expect(readFileSync(join(ws.dir, "checks", "expected.txt"), "utf8")).toBe("42\n");
+    expect(evaluated.samples[0]?.value).toBe(1);
+    expect(evaluated.input_drift).toEqual(["checks/expected.txt"]);
+    expect(cairnJson<Decision>(ws.dir, ["attempt", "decide", attempt], builder).verdict).toBe("revert");
   });
 
   it("refuses the owner's accept of a review whose checkout changed after the decision", () => {

@@ -4,6 +4,7 @@ import { attemptOrThrow, type Interaction, refuseIfSettled } from "./attempts.js
 import { baseTree } from "./base-tree.js";
 import type { EvaluatorDefinition } from "./evaluators/definition.js";
 import { checkoutPlaces, topOf } from "./git.js";
+import { watchFrozenInputs } from "./input-watch.js";
 import { inputDrift } from "./inputs.js";
 import { fingerprintsOf, refuseHiddenEdits } from "./measured-tree.js";
 import { sampleEvaluator } from "./runner.js";
@@ -27,8 +28,8 @@ const CHANGED_UNDER = "changed while measured";
  * is also measured on the attempt's base, in a worktree of the base commit, in the same session:
  * once when its numbers do not move; interleaved pair by pair (base, attempt, attempt, base…)
  * when it is declared noisy or its repeats disagree, round after round until the rank test is
- * settled (see stats.ts). Frozen inputs are hashed before and after, so an attempt that changes
- * what judges it is caught even if it puts the file back. Each sample records the tree it was
+ * settled (see stats.ts). Frozen inputs are hashed before and after, and watched in between (see
+ * input-watch.ts), so an attempt that changes what judges it is caught even if it puts the file back. Each sample records the tree it was
  * taken for (see measured-tree.ts), so edits made after the evaluation are never decided on it.
  *
  * Evaluators run in the live checkout, not in a copy holding the frozen inputs: an attempt that
@@ -61,6 +62,8 @@ export async function evalAttempt(
     fingerprint(),
   ]);
   const base = baseTree(dir, attempt.baseHead);
+  const watching = watchFrozenInputs(run.manifest, await top);
+  let writtenMeanwhile: string[] = [];
   const taken: SampleRecord[] = [];
   const estimate = run.manifest.reduce((sum, frozen) => {
     const definition = frozen.definition as unknown as EvaluatorDefinition;
@@ -118,10 +121,12 @@ export async function evalAttempt(
     }
   } finally {
     await base.dispose();
+    writtenMeanwhile = await watching.stop();
   }
   // Against the top found before the samples: asking git again costs a process, and a top the
   // evaluated code moved (a `.git` it made in a subfolder) would only misplace the frozen paths.
-  const drift = [...new Set([...driftBefore, ...(await inputDrift(run.manifest, dir, top))])].sort();
+  const driftAfter = await inputDrift(run.manifest, dir, top);
+  const drift = [...new Set([...driftBefore, ...writtenMeanwhile, ...driftAfter])].sort();
   // The evaluation is recorded whole, with the input drift seen around it, or not at all: a
   // process killed part way must not leave samples whose drift check never ran (a builder could
   // put a frozen input back afterwards), nor some repeats standing for all of them.
