@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { watchFrozenInputs } from "../../src/domains/goals/input-watch.js";
@@ -46,6 +46,15 @@ describe("watching frozen inputs while evaluators run", () => {
     rmSync(join(top.dir, "pytest.py"));
     mkdirSync(join(top.dir, "shadow"));
     expect(await watching.stop()).toEqual(["pytest.py", "shadow/__init__.py", "tests/b.test.js"]);
+  });
+
+  it("reports a file written and put back through a hard link made before the watch began", async () => {
+    linkSync(join(top.dir, "tests", "b.test.js"), join(top.dir, "elsewhere"));
+    const watching = watchFrozenInputs(frozen, top.dir);
+    writeFileSync(join(top.dir, "elsewhere"), "pass\n");
+    writeFileSync(join(top.dir, "elsewhere"), "b\n");
+    expect(readFileSync(join(top.dir, "tests", "b.test.js"), "utf8")).toBe("b\n");
+    expect(await watching.stop()).toEqual(["tests/b.test.js"]);
   });
 
   it("reports every input under a folder that was moved aside and back", async () => {

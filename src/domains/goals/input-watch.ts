@@ -4,8 +4,7 @@ import type { FrozenEvaluatorRecord } from "../../store/store.js";
 
 /**
  * More folders than this are not watched: each is a kernel watch, and a user's limit can be as
- * low as 8,192. Past it the hashes before and after still hold; only a write undone within one
- * sample could go unseen.
+ * low as 8,192. Past it, change times still show any file written and put back.
  */
 const MAX_FOLDERS = 4_000;
 
@@ -28,21 +27,36 @@ function stepsOf(top: string, path: string): { folder: string; entry: string }[]
   return steps;
 }
 
+/** When a file's inode last changed (nanoseconds; null when there is none): a write moves it. */
+function changedAt(path: string): bigint | null {
+  try {
+    return statSync(path, { bigint: true }).ctimeNs;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Watch every frozen input file of a run in the checkout at `top` while its evaluators run.
  * Hashing the inputs before and after an evaluation misses code under test that rewrites a frozen
- * test or data file while a sample runs and puts it back before it exits; the kernel reports the
- * write itself (inotify on Linux). A file written, created, deleted, renamed or touched while
- * watched counts as drifted whatever it holds afterwards, and so does every file under a folder
- * on its path that was moved or replaced. Reading a file reports nothing.
+ * test or data file while a sample runs and puts it back before it exits. Two records of the
+ * write itself outlast the undo:
+ * - a file's change time, which any write moves and no one can set back: through a hard link, or
+ *   a shared memory map, too (the kernel reports neither to a watch of the file's folder);
+ * - the folders on each file's path, watched (inotify on Linux), for what a change time cannot
+ *   show: a file created where an absent input was named and removed again, or a folder on the
+ *   way moved aside for another and put back.
+ * A frozen file written, touched, created, deleted or renamed meanwhile counts as drifted whatever
+ * it holds afterwards. Reading a file records nothing.
  */
 export function watchFrozenInputs(manifest: readonly FrozenEvaluatorRecord[], top: string | null) {
   const touched = new Set<string>();
   const watchers: FSWatcher[] = [];
+  const paths = new Set(manifest.flatMap((entry) => Object.keys(entry.inputs?.files ?? {})));
+  const before = new Map([...paths].map((path) => [path, top ? changedAt(join(top, path)) : null]));
   if (top) {
     // folder → entry in it → the frozen files reached through that entry
     const folders = new Map<string, Map<string, string[]>>();
-    const paths = new Set(manifest.flatMap((entry) => Object.keys(entry.inputs?.files ?? {})));
     for (const path of paths)
       for (const { folder, entry } of stepsOf(top, path)) {
         const entries = folders.get(folder) ?? new Map<string, string[]>();
@@ -74,6 +88,7 @@ export function watchFrozenInputs(manifest: readonly FrozenEvaluatorRecord[], to
       // the event loop's poll delivers it.
       await new Promise((settle) => setTimeout(settle, 10));
       for (const watcher of watchers) watcher.close();
+      if (top) for (const [path, at] of before) if (changedAt(join(top, path)) !== at) touched.add(path);
       return [...touched].sort();
     },
   };
