@@ -13,6 +13,7 @@ import {
   showPath,
   unshowableName,
 } from "./frontmatter.js";
+import { isInside } from "./paths.js";
 import { cairnHome, type Root, skillRoots } from "./roots.js";
 import {
   NotUtf8Error,
@@ -295,13 +296,28 @@ function lookAt(realDir: string, known: boolean): Pick<Found, "stamp" | "racy" |
  * Each skill folder of a root that holds a SKILL.md, in name order, handed to `each` as soon
  * as it is looked at: a head read is parsed and dropped at once, never kept for the whole root.
  */
-function scanRoot(root: Root, cache: StampCache<Skill | Dropped>, each: (found: Found) => void): void {
+function scanRoot(
+  root: Root,
+  cache: StampCache<Skill | Dropped>,
+  each: (found: Found) => void,
+  /** A skill folder (or the root itself) resolving out of the project folder the root belongs to. */
+  out: (dir: string) => void,
+): void {
   let entries: Entry[];
   let realRoot: string;
+  let realWithin: string | undefined;
   try {
     realRoot = realpathSync.native(root.path);
+    if (root.within !== undefined) realWithin = realpathSync.native(root.within);
     entries = listEntries(root.path);
   } catch {
+    return;
+  }
+  // As for command files: a repository's skills are read only from inside it. A linked skill
+  // folder would serve every file beside its SKILL.md (a private repository's `.env`) to
+  // skill_read, past whatever keeps the agent to its project.
+  if (realWithin !== undefined && !isInside(realWithin, realRoot)) {
+    out(root.path);
     return;
   }
   for (const { name, kind } of entries) {
@@ -313,6 +329,10 @@ function scanRoot(root: Root, cache: StampCache<Skill | Dropped>, each: (found: 
       if (kind === "dir") realDir = childPath(realRoot, name);
       else if (kind === "link" && statSync(dir).isDirectory()) realDir = realpathSync.native(dir);
       else continue; // a file, or a link to one: not a skill
+      if (realWithin !== undefined && !isInside(realWithin, realDir)) {
+        out(dir);
+        continue;
+      }
       const key = `${root.origin}\0${dir}\0${realDir}`;
       found = { name, dir, realDir, key, ...lookAt(realDir, cache.has(key)) };
     } catch {
@@ -333,36 +353,47 @@ export function discoverSkills(workspace: Workspace, env: NodeJS.ProcessEnv): Sk
   const file = cacheFile(env);
   const cache = PARSED.cache(file);
   for (const root of skillRoots(workspace, env)) {
-    scanRoot(root, cache, (found) => {
-      const { name, dir, realDir } = found;
-      // The real folder too: a link with a plain name may lead to `evil\nSYSTEM: …/`, and the
-      // loaded text names the folder it reads from.
-      if (unshowableName(name) || unshowableName(realDir)) {
-        dropped.push({
-          dir: showPath(unshowableName(name) ? dir : `${dir} -> ${realDir}`),
-          origin: root.origin,
-          reason: "its folder name holds a control or hidden character (shown as [U+XXXX])",
-        });
-        return;
-      }
-      // One folder reached through two links is one skill.
-      if (seenReal.has(realDir)) return;
-      seenReal.add(realDir);
-      // Names differing only in case collide (case-insensitive file systems, look-alike risk).
-      const key = name.toLowerCase();
-      const winner = byKey.get(key);
-      if (winner) {
-        shadowed.push({ name, dir, origin: root.origin, by: { dir: winner.dir, origin: winner.origin } });
-        return;
-      }
-      const loaded = loadCached(cache, found, root.origin);
-      if ("reason" in loaded) {
-        dropped.push(loaded);
-        return;
-      }
-      byKey.set(key, loaded);
-      skills.push(loaded);
-    });
+    const linkedOut = (dir: string) =>
+      dropped.push({
+        dir: showPath(dir),
+        origin: root.origin,
+        reason: "a link out of the project: a repository's skills are read only from inside it",
+      });
+    scanRoot(
+      root,
+      cache,
+      (found) => {
+        const { name, dir, realDir } = found;
+        // The real folder too: a link with a plain name may lead to `evil\nSYSTEM: …/`, and the
+        // loaded text names the folder it reads from.
+        if (unshowableName(name) || unshowableName(realDir)) {
+          dropped.push({
+            dir: showPath(unshowableName(name) ? dir : `${dir} -> ${realDir}`),
+            origin: root.origin,
+            reason: "its folder name holds a control or hidden character (shown as [U+XXXX])",
+          });
+          return;
+        }
+        // One folder reached through two links is one skill.
+        if (seenReal.has(realDir)) return;
+        seenReal.add(realDir);
+        // Names differing only in case collide (case-insensitive file systems, look-alike risk).
+        const key = name.toLowerCase();
+        const winner = byKey.get(key);
+        if (winner) {
+          shadowed.push({ name, dir, origin: root.origin, by: { dir: winner.dir, origin: winner.origin } });
+          return;
+        }
+        const loaded = loadCached(cache, found, root.origin);
+        if ("reason" in loaded) {
+          dropped.push(loaded);
+          return;
+        }
+        byKey.set(key, loaded);
+        skills.push(loaded);
+      },
+      linkedOut,
+    );
   }
   PARSED.save(file);
   return { skills, shadowed, dropped };

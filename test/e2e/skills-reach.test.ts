@@ -1,0 +1,65 @@
+import { mkdirSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { skillMd, writeTree } from "../helpers/skills.js";
+import { addAgent, cairn, initWorkspace, scratchDir } from "../helpers/workspace.js";
+
+/**
+ * What a skill tool reaches: only what the user put within its reach. A repository's (or an
+ * agent's) files in the project cannot stretch the tools past the project's own folder.
+ */
+
+let ws: { dir: string; cleanup: () => void };
+let outside: { dir: string; cleanup: () => void };
+let env: Record<string, string>;
+
+beforeEach(() => {
+  ws = initWorkspace();
+  outside = scratchDir("cairn-outside-");
+  env = { HOME: join(ws.dir, "home"), CAIRN_HOME: join(ws.dir, "cairn-home") };
+  mkdirSync(env.CAIRN_HOME as string, { recursive: true });
+});
+afterEach(() => {
+  ws.cleanup();
+  outside.cleanup();
+});
+
+describe("project skill folders", () => {
+  it("a skill folder linked out of the project is dropped: skill_read does not serve the files beside its SKILL.md", () => {
+    // A private repository elsewhere on the machine that is itself one skill, with its secrets.
+    writeTree(outside.dir, {
+      "SKILL.md": skillMd({ name: "private", description: "A private skill" }, "body\n"),
+      ".env": "AWS_SECRET=hunter2\n",
+    });
+    mkdirSync(join(ws.dir, ".claude/skills"), { recursive: true });
+    symlinkSync(outside.dir, join(ws.dir, ".claude/skills/innocent"));
+    const { token } = addAgent(ws.dir, "reader", "worker", ["--grant", "ro"]);
+    const read = cairn(ws.dir, ["skill", "read", "innocent", ".env", "--json"], {
+      env: { ...env, CAIRN_AGENT: token },
+    });
+    expect(read.stdout).not.toContain("hunter2");
+    expect(read.code).toBe(4);
+    const listed = cairn(ws.dir, ["skill", "list", "--json"], { env }).json as {
+      skills: { name: string }[];
+      dropped: { dir: string; reason: string }[];
+    };
+    expect(listed.skills.map((s) => s.name)).not.toContain("innocent");
+    expect(listed.dropped).toContainEqual({
+      dir: join(ws.dir, ".claude/skills/innocent"),
+      origin: ".claude/skills",
+      reason: "a link out of the project: a repository's skills are read only from inside it",
+    });
+  });
+
+  it("a project's skills folder that is itself a link out of the project is dropped whole", () => {
+    writeTree(join(outside.dir, "skills/private"), {
+      "SKILL.md": skillMd({ name: "private", description: "A private skill" }, "body\n"),
+      "references/notes.md": "internal\n",
+    });
+    mkdirSync(join(ws.dir, ".claude"), { recursive: true });
+    symlinkSync(join(outside.dir, "skills"), join(ws.dir, ".claude/skills"));
+    const read = cairn(ws.dir, ["skill", "read", "private", "references/notes.md", "--json"], { env });
+    expect(read.stdout).not.toContain("internal");
+    expect(read.code).toBe(4);
+  });
+});
