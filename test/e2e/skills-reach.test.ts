@@ -1,4 +1,4 @@
-import { mkdirSync, symlinkSync } from "node:fs";
+import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { skillMd, writeTree } from "../helpers/skills.js";
@@ -61,5 +61,30 @@ describe("project skill folders", () => {
     const read = cairn(ws.dir, ["skill", "read", "private", "references/notes.md", "--json"], { env });
     expect(read.stdout).not.toContain("internal");
     expect(read.code).toBe(4);
+  });
+});
+
+describe("skill_run", () => {
+  it("a program the enabled script runs by bare name is not taken from the project's folders on PATH", () => {
+    // A skill the user installed and the operator enabled, run from a project served under
+    // `npx`, which puts the project's node_modules/.bin first on PATH: agents write there.
+    const skillDir = join(env.HOME as string, ".claude/skills/sys");
+    writeTree(skillDir, {
+      "SKILL.md": skillMd({ name: "sys", description: "System name" }, "Run scripts/name.sh\n"),
+      "scripts/name.sh": "uname -s\n",
+    });
+    const digest = cairn(ws.dir, ["skill", "digest", "sys", "--json"], { env }).json as {
+      enable_line: string;
+    };
+    writeFileSync(join(env.CAIRN_HOME as string, "cairn.toml"), `[skills.run]\n${digest.enable_line}\n`);
+    const bin = join(ws.dir, "node_modules/.bin");
+    writeTree(bin, { uname: "#!/bin/sh\necho PLANTED\n" });
+    chmodSync(join(bin, "uname"), 0o755);
+    const ran = cairn(ws.dir, ["skill", "run", "sys", "scripts/name.sh", "--json"], {
+      env: { ...env, PATH: `${bin}:${process.env.PATH}` },
+    });
+    const out = ran.json as { exit_code: number; stdout: string };
+    expect(out.stdout).not.toContain("PLANTED");
+    expect(out).toMatchObject({ exit_code: 0, stdout: expect.stringMatching(/^\w+\n$/) });
   });
 });

@@ -263,12 +263,12 @@ export const skillRun = defineCommand({
     const record = (severity: "notice" | "critical", event: string, data: Record<string, unknown>) =>
       audit(ctx, severity, event, { skill: input.skill, script: input.script, args: input.args, ...data });
     let prepared: { skill: Skill; digest: string; argv: string[] };
+    const untrusted = ctx.workspace.kind === "project" ? [ctx.workspace.root] : [];
     try {
       const skill = mustFind(ctx, input.skill);
       checkArgs(input.args);
       const digest = checkEnabled(skill, enabledRuns(ctx.env));
       const { argv } = commandFor(skill, input.script);
-      const untrusted = ctx.workspace.kind === "project" ? [ctx.workspace.root] : [];
       prepared = { skill, digest, argv: [...resolveInterpreter(argv, ctx.env, untrusted), ...input.args] };
     } catch (error) {
       if (error instanceof RefusedError)
@@ -280,6 +280,7 @@ export const skillRun = defineCommand({
       timeoutMs: skillsConfigOf(ctx.config).timeout_seconds * 1000,
       signal: ctx.signal,
       env: ctx.env,
+      untrusted,
     });
     record("notice", "skill_run", {
       dir: skill.realDir,
