@@ -1,5 +1,14 @@
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, readdirSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  mkdirSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { waitFor } from "../helpers/processes.js";
@@ -134,7 +143,35 @@ describe("skill_run against a skill changed after it was enabled", () => {
     writeTree(skillDir, { "scripts/a/b/c/d/e/f/x.py": 'print("PWNED")\n' });
     const planted = run("scripts/a/b/c/d/e/f/x.py");
     expect(planted.stdout).toBeUndefined();
-    expect(JSON.stringify(planted)).toContain("too large for its digest to cover every file");
+    expect(JSON.stringify(planted)).toContain("files its digest does not cover");
+  });
+
+  it("a module reached through a link to a folder the digest passes over (lib~, .git) does not run unreviewed", () => {
+    for (const hidden of ["lib~", ".git/lib"]) {
+      writeTree(skillDir, {
+        [`${hidden}/util/__init__.py`]: "",
+        [`${hidden}/util/helper.py`]: 'def go():\n    return "reviewed"\n',
+        "scripts/use.py": "from util import helper\nprint(helper.go())\n",
+      });
+      symlinkSync(`../${hidden}/util`, join(skillDir, "scripts/util"));
+      const digest = cairn(ws.dir, ["skill", "digest", "conv", "--json"], { env }).json as {
+        truncated: boolean;
+        files: { path: string }[];
+        enable_line: string;
+      };
+      // Nothing of the helper is hashed: the digest cannot stand for it.
+      expect(
+        digest.files.map((f) => f.path),
+        hidden,
+      ).not.toContain(`${hidden}/util/helper.py`);
+      expect(digest.truncated, hidden).toBe(true);
+      writeFileSync(join(env.CAIRN_HOME as string, "cairn.toml"), `[skills.run]\n${digest.enable_line}\n`);
+      writeTree(skillDir, { [`${hidden}/util/helper.py`]: 'def go():\n    return "PWNED"\n' });
+      const ran = run("scripts/use.py");
+      expect(ran.stdout, hidden).toBeUndefined();
+      expect(JSON.stringify(ran), hidden).toContain("files its digest does not cover");
+      rmSync(join(skillDir, "scripts/util"));
+    }
   });
 
   it("a module too large for the digest's byte bound does not shadow one unreviewed", () => {
@@ -143,7 +180,7 @@ describe("skill_run against a skill changed after it was enabled", () => {
     });
     const stale = run();
     expect(stale.stdout).toBeUndefined();
-    expect(JSON.stringify(stale)).toContain("too large for its digest to cover every file");
+    expect(JSON.stringify(stale)).toContain("files its digest does not cover");
   });
 
   it("a skill past the digest's count bound does not run: what its digest leaves out could change", () => {
@@ -160,7 +197,7 @@ describe("skill_run against a skill changed after it was enabled", () => {
     writeTree(skillDir, { "scripts/conv.py": 'print("PWNED")\n' });
     const stale = run();
     expect(stale.stdout).toBeUndefined();
-    expect(JSON.stringify(stale)).toContain("too large for its digest to cover every file");
+    expect(JSON.stringify(stale)).toContain("files its digest does not cover");
   });
 
   it("an interpreter planted inside the workspace, first on PATH (npx's node_modules/.bin), is not what runs", () => {

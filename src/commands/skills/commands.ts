@@ -227,7 +227,7 @@ export const skillDigest = defineCommand({
       `${out.name}: ${out.digest} (${out.files.length} files)`,
       ...(out.truncated
         ? [
-            "The digest does not cover every file (the skill is over its bounds): its scripts do not run whatever cairn.toml says.",
+            "The digest does not cover every file (the skill is over its bounds, or links to a folder the digest passes over): its scripts do not run whatever cairn.toml says.",
           ]
         : [
             "To let its scripts run, add under [skills.run] in CAIRN_HOME/cairn.toml (the machine's configuration):",

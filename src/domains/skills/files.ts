@@ -8,7 +8,7 @@ import {
   realpathSync,
   statSync,
 } from "node:fs";
-import { extname, join } from "node:path";
+import { extname, join, relative, sep } from "node:path";
 import { crypto } from "../../kernel/builtins.js";
 import { isRacy, StampCache, stampOf } from "../../kernel/stamp-cache.js";
 import { isInside, openInside } from "./paths.js";
@@ -227,18 +227,25 @@ const HASHED = new StampCache<string>();
 export function digestSkill(realDir: string, purpose: "run" | "publish" = "run"): Digest {
   const reuse = purpose === "publish";
   const links: { path: string; target: string }[] = [];
+  let intoSkipped = false;
   // Publishing lists the files the index shows; enabling a run covers whatever a script may load.
   const { files, truncated } = indexFiles(
     realDir,
     DIGEST_FILE_LIMIT - 1,
     false,
-    (path, target) => links.push({ path, target }),
+    (path, target) => {
+      links.push({ path, target });
+      if (!reuse && leadsIntoSkipped(realDir, path)) intoSkipped = true;
+    },
     reuse ? isNoise : isRunNoise,
   );
   const entries = [{ path: "SKILL.md" }, ...files.filter((file) => !file.external)];
   const out: Digest["files"] = [];
   let bytes = 0;
-  let cut = truncated;
+  // A linked folder's files are hashed where the walk meets the folder itself; one it passes
+  // over (`lib~`, `.git/x`) is reached through the link (`scripts/util -> ../lib~/util`) with
+  // no file of it hashed: what it holds could change under the digest, as past its bounds.
+  let cut = truncated || intoSkipped;
   for (const { path } of entries) {
     let hash: string;
     let size: number;
@@ -264,6 +271,18 @@ export function digestSkill(realDir: string, purpose: "run" | "publish" = "run")
   for (const file of out) whole.update(`${file.path}\0${file.sha256}\n`);
   for (const link of links) whole.update(`${link.path}\0link\0${link.target}\n`);
   return { digest: `sha256:${whole.digest("hex")}`, files: out, truncated: cut };
+}
+
+/** A link in the skill to a folder inside it that the run digest passes over (or one below such). */
+function leadsIntoSkipped(realDir: string, path: string): boolean {
+  let real: string;
+  try {
+    real = realpathSync.native(join(realDir, path));
+  } catch {
+    return false;
+  }
+  if (!isInside(realDir, real)) return false;
+  return relative(realDir, real).split(sep).some(isRunNoise);
 }
 
 function hashReusing(fd: number, real: string): string {
