@@ -34,7 +34,8 @@ beforeAll(async () => {
     "pdf/scripts/ok.sh": 'printf "%s|" "$@"\n',
   });
   symlinkSync("/bin/sh", join(skills(), "pdf/scripts/shell-link"));
-  symlinkSync(join(skills(), "shadowed"), join(skills(), "pdf/scripts/dir-link"));
+  // Inside the skill: a link out of it into the project would keep the skill from running at all.
+  symlinkSync("../references", join(skills(), "pdf/scripts/dir-link"));
   writeFileSync(join(skills(), "pdf/references/swap"), "safe\n");
   writeTree(ws.dir, {
     ".claude/commands/status.md": "Status for $ARGUMENTS:\n!`git log $ARGUMENTS`\n",
@@ -139,7 +140,7 @@ const CORPUS: [string, string, Record<string, unknown>, Expect][] = [
     { skill: "pdf", script: "scripts/shell-link", args: ["-c", "id"] },
     "refused",
   ],
-  ["run symlinked folder", "skill_run", { skill: "pdf", script: "scripts/dir-link/SKILL.md" }, "refused"],
+  ["run symlinked folder", "skill_run", { skill: "pdf", script: "scripts/dir-link/REF.md" }, "refused"],
   ["run NUL in script", "skill_run", { skill: "pdf", script: "scripts/ok.sh\0" }, "refused"],
   ["run NUL in an arg", "skill_run", { skill: "pdf", script: "scripts/ok.sh", args: ["a\0b"] }, "refused"],
   [

@@ -57,7 +57,10 @@ describe("skill_run against a skill changed after it was enabled", () => {
     symlinkSync(evil, join(skillDir, "scripts/json.py"));
     const stale = run();
     expect(stale.stdout).toBeUndefined();
-    expect(JSON.stringify(stale)).toContain("changed since the operator enabled it");
+    // Refused as changed, or (the file being in the project) as a link to what no digest holds.
+    expect(JSON.stringify(stale)).toMatch(
+      /changed since the operator enabled it|files its digest does not cover/,
+    );
   });
 
   it("a planted link to a folder (inside the skill) changes the digest too", () => {
@@ -172,6 +175,26 @@ describe("skill_run against a skill changed after it was enabled", () => {
       expect(JSON.stringify(ran), hidden).toContain("files its digest does not cover");
       rmSync(join(skillDir, "scripts/util"));
     }
+  });
+
+  it("a module reached through a link out of the skill into the project does not run unreviewed", () => {
+    // The project is where agents write: what such a link reaches is hashed nowhere.
+    writeTree(ws.dir, {
+      "tools/util/__init__.py": "",
+      "tools/util/helper.py": 'def go():\n    return "reviewed"\n',
+    });
+    writeTree(skillDir, { "scripts/use.py": "from util import helper\nprint(helper.go())\n" });
+    symlinkSync(join(ws.dir, "tools/util"), join(skillDir, "scripts/util"));
+    const digest = cairn(ws.dir, ["skill", "digest", "conv", "--json"], { env }).json as {
+      truncated: boolean;
+      enable_line: string;
+    };
+    expect(digest.truncated).toBe(true);
+    writeFileSync(join(env.CAIRN_HOME as string, "cairn.toml"), `[skills.run]\n${digest.enable_line}\n`);
+    writeTree(ws.dir, { "tools/util/helper.py": 'def go():\n    return "PWNED"\n' });
+    const ran = run("scripts/use.py");
+    expect(ran.stdout).toBeUndefined();
+    expect(JSON.stringify(ran)).toContain("files its digest does not cover");
   });
 
   it("a module too large for the digest's byte bound does not shadow one unreviewed", () => {

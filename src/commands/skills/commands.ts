@@ -214,7 +214,8 @@ export const skillDigest = defineCommand({
   }),
   async handler(input, ctx) {
     const skill = mustFind(ctx, input.name);
-    const digest = digestSkill(skill.realDir);
+    const untrusted = ctx.workspace.kind === "project" ? [ctx.workspace.root] : [];
+    const digest = digestSkill(skill.realDir, "run", untrusted);
     return {
       name: skill.name,
       dir: skill.realDir,
@@ -227,7 +228,7 @@ export const skillDigest = defineCommand({
       `${out.name}: ${out.digest} (${out.files.length} files)`,
       ...(out.truncated
         ? [
-            "The digest does not cover every file (the skill is over its bounds, or links to a folder the digest passes over): its scripts do not run whatever cairn.toml says.",
+            "The digest does not cover every file (the skill is over its bounds, or links to a folder the digest passes over or into the project): its scripts do not run whatever cairn.toml says.",
           ]
         : [
             "To let its scripts run, add under [skills.run] in CAIRN_HOME/cairn.toml (the machine's configuration):",
@@ -267,7 +268,7 @@ export const skillRun = defineCommand({
     try {
       const skill = mustFind(ctx, input.skill);
       checkArgs(input.args);
-      const digest = checkEnabled(skill, enabledRuns(ctx.env));
+      const digest = checkEnabled(skill, enabledRuns(ctx.env), untrusted);
       const { argv } = commandFor(skill, input.script);
       prepared = { skill, digest, argv: [...resolveInterpreter(argv, ctx.env, untrusted), ...input.args] };
     } catch (error) {

@@ -224,10 +224,16 @@ const HASHED = new StampCache<string>();
  * `scripts/json.py -> /tmp/x.py` shadows Python's json module), so adding one must change what
  * the operator enabled. A skill without such links keeps the digest it had.
  */
-export function digestSkill(realDir: string, purpose: "run" | "publish" = "run"): Digest {
+export function digestSkill(
+  realDir: string,
+  purpose: "run" | "publish" = "run",
+  /** Folders agents write (the project workspace): a link from the skill into them is not covered. */
+  untrusted: readonly string[] = [],
+): Digest {
   const reuse = purpose === "publish";
   const links: { path: string; target: string }[] = [];
-  let intoSkipped = false;
+  const realUntrusted = reuse ? [] : untrusted.map(realOrSame);
+  let unhashed = false;
   // Publishing lists the files the index shows; enabling a run covers whatever a script may load.
   const { files, truncated } = indexFiles(
     realDir,
@@ -235,7 +241,7 @@ export function digestSkill(realDir: string, purpose: "run" | "publish" = "run")
     false,
     (path, target) => {
       links.push({ path, target });
-      if (!reuse && leadsIntoSkipped(realDir, path)) intoSkipped = true;
+      if (!reuse && reachesUnhashed(realDir, path, realUntrusted)) unhashed = true;
     },
     reuse ? isNoise : isRunNoise,
   );
@@ -243,9 +249,10 @@ export function digestSkill(realDir: string, purpose: "run" | "publish" = "run")
   const out: Digest["files"] = [];
   let bytes = 0;
   // A linked folder's files are hashed where the walk meets the folder itself; one it passes
-  // over (`lib~`, `.git/x`) is reached through the link (`scripts/util -> ../lib~/util`) with
-  // no file of it hashed: what it holds could change under the digest, as past its bounds.
-  let cut = truncated || intoSkipped;
+  // over (`lib~`, `.git/x`), or one out of the skill where agents write, is reached through the
+  // link (`scripts/util -> ../lib~/util`) with no file of it hashed: what it holds could change
+  // under the digest, as past its bounds.
+  let cut = truncated || unhashed;
   for (const { path } of entries) {
     let hash: string;
     let size: number;
@@ -273,16 +280,28 @@ export function digestSkill(realDir: string, purpose: "run" | "publish" = "run")
   return { digest: `sha256:${whole.digest("hex")}`, files: out, truncated: cut };
 }
 
-/** A link in the skill to a folder inside it that the run digest passes over (or one below such). */
-function leadsIntoSkipped(realDir: string, path: string): boolean {
+/**
+ * A link in the skill whose content the run digest holds nowhere and an agent may change: to a
+ * folder inside the skill that the digest passes over (or one below such), or to anything out of
+ * the skill inside `realUntrusted`. A link out to elsewhere is named by its target, as before.
+ */
+function reachesUnhashed(realDir: string, path: string, realUntrusted: readonly string[]): boolean {
   let real: string;
   try {
     real = realpathSync.native(join(realDir, path));
   } catch {
     return false;
   }
-  if (!isInside(realDir, real)) return false;
+  if (!isInside(realDir, real)) return realUntrusted.some((folder) => isInside(folder, real));
   return relative(realDir, real).split(sep).some(isRunNoise);
+}
+
+function realOrSame(path: string): string {
+  try {
+    return realpathSync.native(path);
+  } catch {
+    return path;
+  }
 }
 
 function hashReusing(fd: number, real: string): string {

@@ -37,9 +37,13 @@ export function checkArgs(args: readonly string[]): void {
 }
 
 /** The skill's enabling, checked against its digest now. */
-export function checkEnabled(skill: Skill, enabled: Record<string, string>): string {
+export function checkEnabled(
+  skill: Skill,
+  enabled: Record<string, string>,
+  untrusted: readonly string[],
+): string {
   const approved = enabled[skill.name];
-  const { digest, truncated } = digestSkill(skill.realDir);
+  const { digest, truncated } = digestSkill(skill.realDir, "run", untrusted);
   if (approved === undefined) {
     throw refuseRun(
       `this machine's configuration (CAIRN_HOME/cairn.toml) does not enable skill ${skill.name} for running scripts`,
@@ -50,7 +54,7 @@ export function checkEnabled(skill: Skill, enabled: Record<string, string>): str
     // What the digest left out (a file past its count or byte bound, a folder past its depth)
     // can be added or changed without changing it: such a skill is never enabled by it.
     throw refuseRun(
-      `skill ${skill.name} holds files its digest does not cover (over ${DIGEST_FILE_LIMIT} files, ${DIGEST_BYTES_LIMIT / 1024 / 1024} MiB, folders nested deeper than the index walks, or a link to a folder the digest passes over: .git, __pycache__, a backup~): its scripts do not run`,
+      `skill ${skill.name} holds files its digest does not cover (over ${DIGEST_FILE_LIMIT} files, ${DIGEST_BYTES_LIMIT / 1024 / 1024} MiB, folders nested deeper than the index walks, a link to a folder the digest passes over (.git, __pycache__, a backup~), or a link out of the skill into the project): its scripts do not run`,
       "the skill's author trims the skill folder (data the scripts read can live outside it); then the operator enables it again",
     );
   }
