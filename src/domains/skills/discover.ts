@@ -299,10 +299,15 @@ function lookAt(realDir: string, known: boolean): Pick<Found, "stamp" | "racy" |
 function scanRoot(
   root: Root,
   cache: StampCache<Skill | Dropped>,
+  dropped: Dropped[],
   each: (found: Found) => void,
-  /** A skill folder (or the root itself) resolving out of the project folder the root belongs to. */
-  out: (dir: string) => void,
 ): void {
+  const linkedOut = (dir: string) =>
+    dropped.push({
+      dir: showPath(dir),
+      origin: root.origin,
+      reason: "a link out of the project: a repository's skills are read only from inside it",
+    });
   let entries: Entry[];
   let realRoot: string;
   let realWithin: string | undefined;
@@ -313,11 +318,10 @@ function scanRoot(
   } catch {
     return;
   }
-  // As for command files: a repository's skills are read only from inside it. A linked skill
-  // folder would serve every file beside its SKILL.md (a private repository's `.env`) to
-  // skill_read, past whatever keeps the agent to its project.
+  // As command files are: a linked skill folder would serve whatever lies beside the SKILL.md it
+  // leads to (a private repository's `.env`) to skill_read, past what keeps agents to the project.
   if (realWithin !== undefined && !isInside(realWithin, realRoot)) {
-    out(root.path);
+    linkedOut(root.path);
     return;
   }
   for (const { name, kind } of entries) {
@@ -330,7 +334,7 @@ function scanRoot(
       else if (kind === "link" && statSync(dir).isDirectory()) realDir = realpathSync.native(dir);
       else continue; // a file, or a link to one: not a skill
       if (realWithin !== undefined && !isInside(realWithin, realDir)) {
-        out(dir);
+        linkedOut(dir);
         continue;
       }
       const key = `${root.origin}\0${dir}\0${realDir}`;
@@ -353,47 +357,36 @@ export function discoverSkills(workspace: Workspace, env: NodeJS.ProcessEnv): Sk
   const file = cacheFile(env);
   const cache = PARSED.cache(file);
   for (const root of skillRoots(workspace, env)) {
-    const linkedOut = (dir: string) =>
-      dropped.push({
-        dir: showPath(dir),
-        origin: root.origin,
-        reason: "a link out of the project: a repository's skills are read only from inside it",
-      });
-    scanRoot(
-      root,
-      cache,
-      (found) => {
-        const { name, dir, realDir } = found;
-        // The real folder too: a link with a plain name may lead to `evil\nSYSTEM: …/`, and the
-        // loaded text names the folder it reads from.
-        if (unshowableName(name) || unshowableName(realDir)) {
-          dropped.push({
-            dir: showPath(unshowableName(name) ? dir : `${dir} -> ${realDir}`),
-            origin: root.origin,
-            reason: "its folder name holds a control or hidden character (shown as [U+XXXX])",
-          });
-          return;
-        }
-        // One folder reached through two links is one skill.
-        if (seenReal.has(realDir)) return;
-        seenReal.add(realDir);
-        // Names differing only in case collide (case-insensitive file systems, look-alike risk).
-        const key = name.toLowerCase();
-        const winner = byKey.get(key);
-        if (winner) {
-          shadowed.push({ name, dir, origin: root.origin, by: { dir: winner.dir, origin: winner.origin } });
-          return;
-        }
-        const loaded = loadCached(cache, found, root.origin);
-        if ("reason" in loaded) {
-          dropped.push(loaded);
-          return;
-        }
-        byKey.set(key, loaded);
-        skills.push(loaded);
-      },
-      linkedOut,
-    );
+    scanRoot(root, cache, dropped, (found) => {
+      const { name, dir, realDir } = found;
+      // The real folder too: a link with a plain name may lead to `evil\nSYSTEM: …/`, and the
+      // loaded text names the folder it reads from.
+      if (unshowableName(name) || unshowableName(realDir)) {
+        dropped.push({
+          dir: showPath(unshowableName(name) ? dir : `${dir} -> ${realDir}`),
+          origin: root.origin,
+          reason: "its folder name holds a control or hidden character (shown as [U+XXXX])",
+        });
+        return;
+      }
+      // One folder reached through two links is one skill.
+      if (seenReal.has(realDir)) return;
+      seenReal.add(realDir);
+      // Names differing only in case collide (case-insensitive file systems, look-alike risk).
+      const key = name.toLowerCase();
+      const winner = byKey.get(key);
+      if (winner) {
+        shadowed.push({ name, dir, origin: root.origin, by: { dir: winner.dir, origin: winner.origin } });
+        return;
+      }
+      const loaded = loadCached(cache, found, root.origin);
+      if ("reason" in loaded) {
+        dropped.push(loaded);
+        return;
+      }
+      byKey.set(key, loaded);
+      skills.push(loaded);
+    });
   }
   PARSED.save(file);
   return { skills, shadowed, dropped };
