@@ -281,6 +281,20 @@ describe("skills through cairn mcp", () => {
     ).rejects.toThrow();
     const read = await mcp.client.readResource({ uri: "skill://pdf/references/REF.md" });
     expect((read.contents[0] as { text: string }).text).toBe(bytes.toString("utf8"));
+    // A skill's dotfiles hold its scripts' settings and secrets: never listed, never served.
+    writeFileSync(join(ws.dir, ".claude/skills/pdf/.env"), "API_KEY=hunter2\n");
+    mkdirSync(join(ws.dir, ".claude/skills/pdf/references/.private"), { recursive: true });
+    writeFileSync(join(ws.dir, ".claude/skills/pdf/references/.private/key"), "hunter2\n");
+    for (const uri of ["skill://pdf/.env", "skill://pdf/references/.private/key"])
+      await expect(mcp.client.readResource({ uri }), uri).rejects.toThrow(/hidden file/);
+    const dotRead = await mcp.client.callTool({
+      name: "skill_read",
+      arguments: { schema_version: 1, skill: "pdf", path: ".env" },
+    });
+    expect(JSON.stringify(dotRead)).not.toContain("hunter2");
+    expect(dotRead.structuredContent).toMatchObject({ refused: { policy: "skill_path" } });
+    rmSync(join(ws.dir, ".claude/skills/pdf/.env"));
+    rmSync(join(ws.dir, ".claude/skills/pdf/references/.private"), { recursive: true });
     await expect(mcp.client.readResource({ uri: "skill://pdf/references/leak" })).rejects.toThrow();
     await expect(
       mcp.client.readResource({ uri: "skill://pdf/..%2F..%2F..%2Fetc%2Fpasswd" }),

@@ -6,7 +6,7 @@ import { quoteValue } from "../../kernel/text.js";
 import type { Skill, SkillCatalog } from "./discover.js";
 import { DIGEST_BYTES_LIMIT, digestSkill } from "./files.js";
 import { readFrontMatter } from "./frontmatter.js";
-import { checkRelativePath, isInside, openInside } from "./paths.js";
+import { checkRelativePath, checkServedPath, isInside, openInside } from "./paths.js";
 
 /**
  * The official MCP Skills extension (`io.modelcontextprotocol/skills`): each file of a skill is a
@@ -107,6 +107,7 @@ export function readSkillResource(
   skill: Skill,
   path: string,
 ): { mimeType: string; text?: string; blob?: string } {
+  checkServedPath(path);
   const opened = openInside(skill.realDir, path);
   try {
     if (opened.size > DIGEST_BYTES_LIMIT) throw notFound(`${path} is larger than the extension's 16 MiB`);

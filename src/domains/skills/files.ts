@@ -11,7 +11,7 @@ import {
 import { extname, join, relative, sep } from "node:path";
 import { crypto } from "../../kernel/builtins.js";
 import { isRacy, StampCache, stampOf } from "../../kernel/stamp-cache.js";
-import { isInside, openInside } from "./paths.js";
+import { checkServedPath, isInside, openInside } from "./paths.js";
 
 /** What a skill folder holds, as its index shows it: bounded in depth and count, noise skipped. */
 export interface SkillFile {
@@ -342,6 +342,7 @@ export const PAGE_BYTES = 64 * 1024;
 
 /** One page of a file in the skill (paths judged by `openInside`), cut on a character boundary. */
 export function readPage(realDir: string, path: string, offset: number, pageBytes = PAGE_BYTES): Page {
+  checkServedPath(path);
   const opened = openInside(realDir, path);
   try {
     const { binary } = sniff(opened.fd, opened.size);

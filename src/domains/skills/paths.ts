@@ -35,6 +35,22 @@ export function checkRelativePath(path: string): string[] {
   return segments;
 }
 
+/**
+ * A path to serve as a skill's text (skill_read, the extension's resources), judged as text: a
+ * dotfile or a dot-folder (`.env`, `.git/config`) is never served. The index leaves them out, and
+ * they hold settings and secrets a skill's own scripts may read but no agent needs to.
+ */
+export function checkServedPath(path: string): string[] {
+  const segments = checkRelativePath(path);
+  if (segments.some((segment) => segment.startsWith(".")))
+    throw refuse(
+      "skill_path",
+      `${JSON.stringify(path.slice(0, 80))} is a hidden file (a name starting with a dot): a skill's dotfiles are not served`,
+      "read one of the files the skill's index lists",
+    );
+  return segments;
+}
+
 /** `inner` is `outer` or below it, by real path, with a separator boundary. */
 export function isInside(outer: string, inner: string): boolean {
   const rel = relative(outer, inner);
