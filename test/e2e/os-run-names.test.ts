@@ -105,4 +105,16 @@ describe("os run judges every name a program goes by", () => {
     expect(run.code).toBe(0);
     expect((run.json as { argv: string[] }).argv[0]).not.toContain(ws.dir);
   });
+
+  it("nor is a program an allowed one runs by bare name in turn: git's own git-<verb> helper, planted on that PATH", () => {
+    const planted = join(ws.dir, "node_modules", ".bin");
+    mkdirSync(planted, { recursive: true });
+    writeFileSync(join(planted, "git-pwn"), `#!/bin/sh\necho PLANTED\n`);
+    chmodSync(join(planted, "git-pwn"), 0o755);
+    const run = cairn(ws.dir, ["os", "run", "git", "pwn", "--json"], {
+      env: { ...env, PATH: `${planted}:${env.PATH}` },
+    });
+    expect(run.stdout).not.toContain("PLANTED");
+    expect(run.json).toMatchObject({ exit_code: 1, stderr: expect.stringMatching(/not a git command/) });
+  });
 });

@@ -2,8 +2,8 @@ import { accessSync, constants, realpathSync, statSync } from "node:fs";
 import { basename, delimiter, isAbsolute, join } from "node:path";
 import { Capture } from "../../kernel/capture.js";
 import { childEnv, runChild } from "../../kernel/child.js";
+import { isInside, withPathOutside } from "../../kernel/inside.js";
 import { refuse } from "../../kernel/outcome.js";
-import { isInside } from "../skills/paths.js";
 import { bareNameProblem } from "./policy.js";
 
 /** What a model gets of an OS run's output: 8 000 bytes per stream, with a note past that. */
@@ -125,7 +125,7 @@ export async function runOs(
   const result = await runChild({
     argv,
     cwd: options.cwd,
-    env: childEnv(options.env, options.extraEnv),
+    env: childEnv(withPathOutside(options.env, options.untrusted ?? []), options.extraEnv),
     timeoutMs: options.timeoutMs,
     killEscaped: true,
     signal: options.signal,

@@ -10,6 +10,7 @@ import {
   statSync,
 } from "node:fs";
 import { join } from "node:path";
+import { isInside } from "../../kernel/inside.js";
 import { isRacy, type Stamp, type StampCache, stampOf } from "../../kernel/stamp-cache.js";
 import { StampStore } from "../../kernel/stamp-store.js";
 import { childPath, type Entry, listEntries } from "../skills/entries.js";
@@ -21,7 +22,6 @@ import {
   showPath,
   unshowableName,
 } from "../skills/frontmatter.js";
-import { isInside } from "../skills/paths.js";
 import { cairnHome, commandRoots, type Dialect, type Root } from "../skills/roots.js";
 import type { Workspace } from "../workspace/discover.js";
 

@@ -1,5 +1,6 @@
 import { lstatSync, realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { isInside } from "../../kernel/inside.js";
 import { isRacy, type Stamp, type StampCache, stampOf } from "../../kernel/stamp-cache.js";
 import { StampStore } from "../../kernel/stamp-store.js";
 import type { Workspace } from "../workspace/discover.js";
@@ -13,7 +14,6 @@ import {
   showPath,
   unshowableName,
 } from "./frontmatter.js";
-import { isInside } from "./paths.js";
 import { cairnHome, type Root, skillRoots } from "./roots.js";
 import {
   NotUtf8Error,

@@ -10,8 +10,9 @@ import {
 } from "node:fs";
 import { extname, join, relative, sep } from "node:path";
 import { crypto } from "../../kernel/builtins.js";
+import { isInside } from "../../kernel/inside.js";
 import { isRacy, StampCache, stampOf } from "../../kernel/stamp-cache.js";
-import { checkServedPath, isInside, openInside } from "./paths.js";
+import { checkServedPath, openInside } from "./paths.js";
 
 /** What a skill folder holds, as its index shows it: bounded in depth and count, noise skipped. */
 export interface SkillFile {

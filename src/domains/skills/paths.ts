@@ -1,5 +1,6 @@
 import { closeSync, constants, fstatSync, openSync, realpathSync, statSync } from "node:fs";
-import { isAbsolute, join, relative, sep } from "node:path";
+import { isAbsolute, join } from "node:path";
+import { isInside } from "../../kernel/inside.js";
 import { notFound, refuse } from "../../kernel/outcome.js";
 
 /**
@@ -49,12 +50,6 @@ export function checkServedPath(path: string): string[] {
       "read one of the files the skill's index lists",
     );
   return segments;
-}
-
-/** `inner` is `outer` or below it, by real path, with a separator boundary. */
-export function isInside(outer: string, inner: string): boolean {
-  const rel = relative(outer, inner);
-  return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel));
 }
 
 export interface OpenedFile {

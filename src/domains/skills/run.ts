@@ -1,13 +1,14 @@
 import { realpathSync } from "node:fs";
-import { basename, delimiter, extname, join, resolve } from "node:path";
+import { basename, extname, join } from "node:path";
 import { Capture } from "../../kernel/capture.js";
 import { type ChildResult, childEnv, runChild } from "../../kernel/child.js";
+import { isInside, withPathOutside } from "../../kernel/inside.js";
 import { notFound, refuse } from "../../kernel/outcome.js";
 import { workFolder } from "../../kernel/temp-dir.js";
 import { resolveBinary } from "../os/run.js";
 import type { Skill } from "./discover.js";
 import { DIGEST_BYTES_LIMIT, DIGEST_FILE_LIMIT, digestSkill, firstLine, INTERPRETERS } from "./files.js";
-import { checkRelativePath, isInside } from "./paths.js";
+import { checkRelativePath } from "./paths.js";
 
 /**
  * Running a skill's script: only files under its `scripts/` folder (by real path), only for a
@@ -135,32 +136,6 @@ export function resolveInterpreter(
   return [path, ...rest];
 }
 
-/**
- * PATH without the folders inside `untrusted` (the project workspace), by their path as written
- * and by their real path: the interpreter is found outside them (`resolveInterpreter`), and so
- * must every program the reviewed script itself runs by bare name (`jq`, `env`, `python3`), or a
- * file an agent planted in node_modules/.bin (first on PATH under `npx`) runs in its stead.
- */
-export function pathOutside(path: string, untrusted: readonly string[]): string {
-  if (untrusted.length === 0) return path;
-  const real = (dir: string) => {
-    try {
-      return realpathSync.native(dir);
-    } catch {
-      return resolve(dir);
-    }
-  };
-  const folders = [...untrusted.map((dir) => resolve(dir)), ...untrusted.map(real)];
-  return path
-    .split(delimiter)
-    .filter((dir) => !folders.some((folder) => isInside(folder, resolve(dir)) || isInside(folder, real(dir))))
-    .join(delimiter);
-}
-
-function withPath(env: NodeJS.ProcessEnv, untrusted: readonly string[]): NodeJS.ProcessEnv {
-  return env.PATH === undefined ? env : { ...env, PATH: pathOutside(env.PATH, untrusted) };
-}
-
 export interface ScriptRun {
   argv: string[];
   exit_code: number | null;
@@ -196,7 +171,7 @@ export async function runScript(
     result = await runChild({
       argv,
       cwd: skill.realDir,
-      env: childEnv(withPath(options.env, options.untrusted), {
+      env: childEnv(withPathOutside(options.env, options.untrusted), {
         SKILL_NAME: skill.name,
         SKILL_DIR: skill.realDir,
         PYTHONPYCACHEPREFIX: pycache.path,
