@@ -29,14 +29,15 @@ beforeAll(async () => {
   };
   mkdirSync(env.CAIRN_HOME as string, { recursive: true });
   writeTree(ws.dir, {
-    ".claude/commands/review.md":
+    "home/.claude/commands/review.md":
       "---\ndescription: Review a pull request\nargument-hint: [pr] [priority]\n---\nReview PR $0 at priority $1 ($ARGUMENTS).\n!`gh pr diff $0`\n",
     ".claude/commands/git/commit.md": "Write a commit message for the staged changes.\n",
     ".claude/commands/deploy.md":
       "---\ndescription: Deploy to production\ndisable-model-invocation: true\n---\nDeploy now.\n",
     ".cursor/commands/explain.md": "Explain $ARGUMENTS simply.\n",
     "codex/prompts/fix.md": "---\ndescription: Fix an issue\n---\nFix issue $1 in $2.\n",
-    "home/.claude/commands/review.md": "A shadowed user copy\n",
+    // A project copy of the user's command: the user's own keeps the name.
+    ".claude/commands/review.md": "A shadowed project copy\n",
   });
   mcp = await connectMcp(ws.dir, { env });
 });
@@ -61,7 +62,7 @@ describe("slash commands through cairn mcp", () => {
     expect(commands.find((c) => c.name === "fix")?.dialect).toBe("codex");
     expect(commands.find((c) => c.name === "explain")?.dialect).toBe("cursor");
     expect(commands.every((c) => c.model_invocable)).toBe(true);
-    expect(out.shadowed).toEqual([expect.objectContaining({ name: "review", origin: "~/.claude/commands" })]);
+    expect(out.shadowed).toEqual([expect.objectContaining({ name: "review", origin: ".claude/commands" })]);
   });
 
   it("command_get fills arguments in each origin's dialect and says `!` stayed inert", async () => {
@@ -275,7 +276,7 @@ describe("OS tools through cairn mcp", () => {
       findings: { kind: string; file: string; message: string }[];
     };
     expect(doctor.findings).toContainEqual(
-      expect.objectContaining({ kind: "shadowed", file: join(ws.dir, "home/.claude/commands/review.md") }),
+      expect.objectContaining({ kind: "shadowed", file: join(ws.dir, ".claude/commands/review.md") }),
     );
   });
 });

@@ -181,15 +181,20 @@ describe("caches of a running cairn mcp see every change", () => {
     );
   });
 
-  it("a skill added under a name the user's folder already serves shadows it, reported", async () => {
+  it("a project skill added under a name the user's folder already serves is shadowed by it, reported", async () => {
     expect((await toolsByName()).get("skill-dup")).toContain("Home copy of dup");
     writeTree(skills(), {
       "dup/SKILL.md": skillMd({ name: "dup", description: "Project copy of dup" }, "p\n"),
     });
-    expect((await toolsByName()).get("skill-dup")).toContain("Project copy of dup");
+    // The project's files are anyone's to write: the user's own skill keeps its name.
+    expect((await toolsByName()).get("skill-dup")).toContain("Home copy of dup");
     const listed = structured(await callTool(mcp, "skill_list"));
     expect(listed.shadowed).toEqual([
-      expect.objectContaining({ name: "dup", dir: join(homeSkills(), "dup"), origin: "~/.claude/skills" }),
+      expect.objectContaining({
+        name: "dup",
+        dir: join(skills(), "dup"),
+        by: expect.objectContaining({ dir: join(homeSkills(), "dup"), origin: "~/.claude/skills" }),
+      }),
     ]);
   });
 

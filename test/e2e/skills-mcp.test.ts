@@ -89,12 +89,13 @@ describe("skills through cairn mcp", () => {
   it("skill_list reports the shadowed and dropped skills, lenient warnings included", async () => {
     const out = structured(await callTool(mcp, "skill_list"));
     const skills = out.skills as { name: string; origin: string; description: string; warnings: string[] }[];
-    expect(skills.find((s) => s.name === "shadowed")?.origin).toBe(".claude/skills");
+    // The user's copy wins: a project's (an agent's, a cloned repository's) never replaces it.
+    expect(skills.find((s) => s.name === "shadowed")?.origin).toBe("~/.claude/skills");
     expect(out.shadowed).toEqual([
       expect.objectContaining({
         name: "shadowed",
-        origin: "~/.claude/skills",
-        by: expect.objectContaining({ origin: ".claude/skills" }),
+        origin: ".claude/skills",
+        by: expect.objectContaining({ origin: "~/.claude/skills" }),
       }),
     ]);
     expect(out.dropped).toEqual([expect.objectContaining({ dir: expect.stringContaining("secret-link") })]);

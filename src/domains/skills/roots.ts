@@ -3,12 +3,15 @@ import { os } from "../../kernel/builtins.js";
 import type { Workspace } from "../workspace/discover.js";
 
 /**
- * Where skills and slash commands are looked for, most specific first. Precedence: the
- * workspace's own folders beat the project's Claude folders, which beat the machine's cairn home,
- * which beats the user's Claude folders and then dotagent's. A name found twice is served from
- * the first root; the others are shadowed, and `skill list` / `command list` (and doctor) name
- * them — never silently. Running a skill's script needs the operator's digest-bound enabling
- * anyway, so a repository cannot win a name and run code with it.
+ * Where skills and slash commands are looked for, the user's own first. Precedence: the machine's
+ * cairn home beats the user's Claude (and Codex) folders, then dotagent's, and all of them beat
+ * the project's folders (`.cairn/`, then `.claude/`, then `.cursor/`). A project's files are
+ * anyone's to write, an agent's or a cloned repository's, so a project copy of a name must never
+ * replace the skill or command the user installed and reviewed: a body served as instructions to
+ * follow, which the client's permissions for that tool name then cover (as Claude Code orders
+ * them: personal over project). A name found twice is served from the first root; the others
+ * are shadowed, and `skill list` / `command list` (and doctor) name them — never silently.
+ * Running a skill's script needs the operator's digest-bound enabling anyway.
  */
 
 export type Dialect = "claude" | "codex" | "cursor";
@@ -55,7 +58,6 @@ function projectRoots(workspace: Workspace, kind: "skills" | "commands"): Root[]
 
 export function skillRoots(workspace: Workspace, env: NodeJS.ProcessEnv): Root[] {
   const roots: Root[] = [
-    ...projectRoots(workspace, "skills"),
     {
       origin: "CAIRN_HOME/skills",
       path: join(cairnHome(env), "skills"),
@@ -74,6 +76,7 @@ export function skillRoots(workspace: Workspace, env: NodeJS.ProcessEnv): Root[]
       dialect: "claude",
       recursive: false,
     },
+    ...projectRoots(workspace, "skills"),
   ];
   return dedupe(roots);
 }
@@ -81,7 +84,6 @@ export function skillRoots(workspace: Workspace, env: NodeJS.ProcessEnv): Root[]
 export function commandRoots(workspace: Workspace, env: NodeJS.ProcessEnv): Root[] {
   const codexHome = resolve(env.CODEX_HOME || join(home(env), ".codex"));
   const roots: Root[] = [
-    ...projectRoots(workspace, "commands"),
     {
       origin: "CAIRN_HOME/commands",
       path: join(cairnHome(env), "commands"),
@@ -95,6 +97,7 @@ export function commandRoots(workspace: Workspace, env: NodeJS.ProcessEnv): Root
       recursive: true,
     },
     { origin: "~/.codex/prompts", path: join(codexHome, "prompts"), dialect: "codex", recursive: false },
+    ...projectRoots(workspace, "commands"),
   ];
   if (workspace.kind === "project") {
     roots.push({
