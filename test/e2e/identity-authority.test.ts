@@ -501,6 +501,39 @@ describe("a child never exceeds its parent", () => {
     expect(viaChild.json).toMatchObject({ refused: { policy: "note" } });
     expect(cairn(ws.dir, ["note", "trust", finding.id, "confirmed"], as(stranger.token)).code).toBe(0);
   });
+
+  it("an agent cannot vouch for itself through two children it minted: a sibling neither confirms nor verifies", () => {
+    const root = agent("twinroot", "lead");
+    const mint = (name: string) => {
+      const out = json<{ agent: { id: string }; token: string }>(
+        ["agent", "add", name, "--role", "lead", "--parent", root.id],
+        root.token,
+      );
+      tokens.push(out.token);
+      return { id: out.agent.id, token: out.token };
+    };
+    const writer = mint("twinwriter");
+    const vouch = mint("twinvouch");
+    const finding = json<{ id: string }>(
+      ["note", "add", "finding", "--text", "the migration is safe", "--severity", "major"],
+      writer.token,
+    );
+    const confirmed = cairn(ws.dir, ["note", "trust", finding.id, "confirmed", "--json"], as(vouch.token));
+    expect(confirmed.json).toMatchObject({ refused: { policy: "note" } });
+    expect(json<{ note: { trust: string } }>(["note", "show", finding.id]).note.trust).toBe("unverified");
+
+    // A shortcut a sibling defined as `true` does not verify a criterion the owner set on it.
+    expect(
+      cairn(ws.dir, ["shortcut", "add", "twingate", "--argv", "true", "--effect", "read"], as(vouch.token))
+        .code,
+    ).toBe(0);
+    const id = newTask("the twins' work");
+    expect(cairn(ws.dir, ["task", "criterion", id, "--text", "gate", "--shortcut", "twingate"]).code).toBe(0);
+    expect(cairn(ws.dir, ["task", "claim", id], as(writer.token)).code).toBe(0);
+    const checked = cairn(ws.dir, ["task", "check", id, "--all", "--json"], as(writer.token));
+    expect(JSON.stringify(checked.json)).toMatch(/own line/);
+    expect(cairn(ws.dir, ["task", "finish", id, "--json"], as(writer.token)).code).toBe(3);
+  });
 });
 
 describe("retirement is immediate and complete", () => {

@@ -85,6 +85,24 @@ export async function sameLine(
   return (await ancestorsOf(tx, other)).some((ancestor) => ancestor.id === actor.id);
 }
 
+/**
+ * One author, for vouching (confirming a finding, a shortcut verifying work): `sameLine`, or two
+ * agents under one root. The root minted every agent of its tree, directly or through a child
+ * whose token it was handed, so it holds all their tokens: a sibling confirming a sibling's
+ * finding is the root confirming its own.
+ */
+export async function sameTree(
+  tx: Tx,
+  actor: Pick<Actor, "id" | "role" | "lineage">,
+  otherId: string,
+): Promise<boolean> {
+  if (await sameLine(tx, actor, otherId)) return true;
+  const other = await tx.agents.byId(otherId);
+  if (!other) return false;
+  const otherRoot = (await ancestorsOf(tx, other)).at(-1)?.id ?? other.id;
+  return lineageOf(actor).at(-1)?.id === otherRoot;
+}
+
 const retiredRefusal = (agent: AgentRecord, self: boolean) =>
   refuse(
     "identity",

@@ -2,7 +2,7 @@ import { notFound, refuse } from "../../kernel/outcome.js";
 import { quoteValue } from "../../kernel/text.js";
 import type { NoteBody, NoteKind, NoteRecord, Severity, Trust } from "../../store/knowledge.js";
 import type { Store } from "../../store/store.js";
-import { type Actor, sameLine } from "../identity/actor.js";
+import { type Actor, sameTree } from "../identity/actor.js";
 import { normaliseFact, parseScope, requireScope, shows } from "./text.js";
 
 export const NOTE_KINDS = ["decision", "finding", "metric", "ref"] as const satisfies readonly NoteKind[];
@@ -204,7 +204,7 @@ export async function listNotes(
   });
 }
 
-/** Confirm or refute a finding. Its author cannot vouch for it: trust comes from someone else. */
+/** Confirm or refute a finding. Its author's tree cannot vouch for it: trust comes from someone else. */
 export async function setFindingTrust(
   store: Store,
   actor: Actor,
@@ -219,12 +219,12 @@ export async function setFindingTrust(
     if (note.body.kind !== "finding") {
       throw refuse("note", `${id} is a ${note.body.kind}, not a finding`, "only findings carry trust");
     }
-    if (!actor.isOwner && (await sameLine(tx, actor, note.author))) {
+    if (!actor.isOwner && (await sameTree(tx, actor, note.author))) {
       throw refuse(
         "note",
         note.author === actor.id
           ? `${id} is your own finding`
-          : `${id} was written by ${note.author}, of your own line (parent or child)`,
+          : `${id} was written by ${note.author}, of your own line (an ancestor, a descendant or another agent under the same root)`,
         "another agent or the owner confirms or refutes it",
       );
     }

@@ -4,7 +4,7 @@ import { quoteValue } from "../../kernel/text.js";
 import type { Store, Tx } from "../../store/store.js";
 import type { CriterionRecord, Evidence, TaskRecord } from "../../store/tasks.js";
 import { milestoneGateIn } from "../goals/task-link.js";
-import { type Actor, sameLine } from "../identity/actor.js";
+import { type Actor, sameTree } from "../identity/actor.js";
 import { taskScope } from "../knowledge/text.js";
 import { ownerSetting } from "../workspace/owner-setting.js";
 import { journal, loadTask, requireActiveAgent, who } from "./common.js";
@@ -47,7 +47,7 @@ async function commandFor(
   const { actor } = verifier;
   const { shortcut, ownLine } = await store.read(async (tx) => {
     const found = await shortcutOf(tx, verifier.config, criterion);
-    const own = found.source === "store" && !actor.isOwner && (await sameLine(tx, actor, found.addedBy));
+    const own = found.source === "store" && !actor.isOwner && (await sameTree(tx, actor, found.addedBy));
     return { shortcut: found, ownLine: own ? await who(tx, found.addedBy) : undefined };
   });
   // A name a criterion or the definition of done trusts is not the checker's to fill: bob
