@@ -579,6 +579,34 @@ describe("export and import", () => {
     expect(note.imported.stderr).toContain("body.text holds at most 262144 characters");
   });
 
+  it("refuses a note no command could have written (a decision with nothing rejected), writing nothing", () => {
+    const lines = exportedBoard();
+    const edits: [(row: Record<string, unknown>) => void, RegExp][] = [
+      [
+        (row) => {
+          row.kind = "decision";
+          row.severity = null;
+          row.trust = null;
+          row.body = JSON.stringify({ kind: "decision", chose: "skip the tests", because: "faster" });
+        },
+        /body is not a note's \(rejected: /,
+      ],
+      [(row) => (row.body = "not json"), /body is not a note's/],
+      [(row) => (row.kind = "ref"), /its kind is ref, its body a finding's/],
+      [(row) => (row.severity = "major"), /severity column differs/],
+    ];
+    for (const [edit, reason] of edits) {
+      const edited = importEdited(lines, "notes", "N-1", edit);
+      expect(edited.imported.code, edited.imported.stderr).toBe(2);
+      expect(edited.imported.stderr).toContain(`line ${edited.line} (notes "N-1")`);
+      expect(edited.imported.stderr).toMatch(reason);
+      expect(existsSync(join(edited.target, ".cairn"))).toBe(false);
+    }
+    // The file as exported still imports.
+    const untouched = importEdited(lines, "notes", "N-1", () => {});
+    expect(untouched.imported.code, untouched.imported.stderr).toBe(0);
+  });
+
   /** A valid export holding `events` journal rows past a fresh workspace's own: slow to import. */
   function largeExport(events: number): string {
     const source = initWorkspace();

@@ -22,6 +22,7 @@ import {
   writeWorkspaceConfig,
 } from "../workspace/init.js";
 import { checkRecordLimits } from "./limits.js";
+import { checkRecordShape } from "./shapes.js";
 
 const FORMAT = "cairn-export";
 
@@ -143,6 +144,7 @@ export async function importWorkspace(
       );
     }
     checkRecordLimits(parsed.data, index + 2);
+    checkRecordShape(parsed.data, index + 2);
     records.push(parsed.data);
   }
   return store.write(async (tx) => {

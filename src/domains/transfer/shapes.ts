@@ -1,0 +1,62 @@
+import { z } from "zod";
+import { usageError } from "../../kernel/outcome.js";
+import { quoteValue } from "../../kernel/text.js";
+import type { DumpRecord } from "../../store/store.js";
+import { SEVERITIES, TRUSTS } from "../knowledge/notes.js";
+import { shows } from "../knowledge/text.js";
+
+/**
+ * What a row's JSON must hold, where no column constraint can say it: the store reads these
+ * bodies back as they are, so a hand-edited export holding a decision with nothing rejected
+ * stored what `note add` refuses, and every brief of its scope then failed on it.
+ */
+const said = z.string().refine(shows, "is blank");
+
+const NoteBody = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("decision"), chose: said, rejected: said, because: said }),
+  z.object({ kind: z.literal("finding"), text: said, severity: z.enum(SEVERITIES), trust: z.enum(TRUSTS) }),
+  z.object({ kind: z.literal("metric"), goal: said, question: said, metric: said }),
+  z.object({ kind: z.literal("ref"), target: said, summary: said }),
+]);
+
+function decoded(text: unknown): unknown {
+  if (typeof text !== "string") return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Why a note row is not one `note add` could have written, or undefined when it is. */
+function noteProblem(row: DumpRecord["row"]): string | undefined {
+  const body = NoteBody.safeParse(decoded(row.body));
+  if (!body.success) {
+    const issue = body.error.issues[0];
+    const where = issue?.path.map(String).join(".");
+    return `its body is not a note's (${where ? `${where}: ` : ""}${issue?.message ?? "not JSON"})`;
+  }
+
+  const note = body.data;
+  if (note.kind !== row.kind) return `its kind is ${row.kind}, its body a ${note.kind}'s`;
+  const finding = note.kind === "finding";
+  if ((row.severity ?? null) !== (note.kind === "finding" ? note.severity : null)) {
+    return "its severity column differs from its body";
+  }
+  if (finding !== (row.trust !== null && row.trust !== undefined)) {
+    return finding ? "a finding without trust" : "trust on a note that is not a finding";
+  }
+  return undefined;
+}
+
+/** Refuse a record whose JSON a command could never have written (see above). */
+export function checkRecordShape(record: DumpRecord, line: number): void {
+  if (record.table !== "notes") return;
+  const problem = noteProblem(record.row);
+  if (problem) {
+    throw usageError(
+      `import: line ${line} (notes ${quoteValue(String(record.row.id ?? ""))}): ${problem}`,
+      "nothing was imported: import the file as `cairn export` wrote it",
+    );
+  }
+}
