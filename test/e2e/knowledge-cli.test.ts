@@ -212,6 +212,30 @@ describe("memory through the CLI", () => {
     expect(json<{ facts: unknown[] }>(["recall"]).facts).toHaveLength(1);
   });
 
+  it("lets only a fact's author's line or the owner forget it; another agent is refused and the fact stays", () => {
+    const dave = addAgent(ws.dir, "dave", "builder");
+    const kid = addAgent(ws.dir, "davekid", "builder", ["--parent", dave.id]);
+    const as = (token: string) => ({ env: { CAIRN_AGENT: token } });
+    const owners = json<{ id: string }>(["remember", "Deploys need the owner's sign-off"]);
+    const refused = cairn(ws.dir, ["forget", owners.id, "--confirm", "--json"], as(dave.token));
+    expect(refused.code).toBe(3);
+    expect(refused.json).toMatchObject({ refused: { policy: "ownership" } });
+    expect(refused.stderr).toMatch(/supersede/);
+    expect(json<{ fact: { id: string } }>(["fact", "show", owners.id]).fact.id).toBe(owners.id);
+    expect(json<{ facts: { id: string }[] }>(["recall", "sign-off"]).facts.map((f) => f.id)).toEqual([
+      owners.id,
+    ]);
+    // Its author, the author's child and the owner may.
+    const daves = json<{ id: string }>(["remember", "The staging box reboots at noon"], {
+      CAIRN_AGENT: dave.token,
+    });
+    expect(cairn(ws.dir, ["forget", daves.id, "--confirm"], as(kid.token)).code).toBe(0);
+    const again = json<{ id: string }>(["remember", "The staging box reboots at one"], {
+      CAIRN_AGENT: dave.token,
+    });
+    expect(cairn(ws.dir, ["forget", again.id, "--confirm"]).code).toBe(0);
+  });
+
   it("keeps a superseded fact readable but out of recall; superseding a forgotten fact is not found", () => {
     const old = json<{ id: string }>(["remember", "The API rate limit is 100 requests per minute"]);
     const replaced = json<{ fact: { id: string } }>([

@@ -2,7 +2,7 @@ import { conflict, notFound, refuse, usageError } from "../../kernel/outcome.js"
 import { quoteValue } from "../../kernel/text.js";
 import type { FactRecord } from "../../store/knowledge.js";
 import type { Store, Tx } from "../../store/store.js";
-import type { Actor } from "../identity/actor.js";
+import { type Actor, sameLine } from "../identity/actor.js";
 import { mergeTopics, normaliseFact, normaliseTopics, queryTerms } from "./text.js";
 
 /** A fact is a sentence or a short paragraph; documents belong in files, referenced by a `ref` note. */
@@ -253,11 +253,21 @@ export async function supersede(
   });
 }
 
-/** Delete a fact for good (the journal keeps only that it was forgotten, not its text). */
+/**
+ * Delete a fact for good (the journal keeps only that it was forgotten, not its text). Only its
+ * author's line or the owner may: a deletion leaves nothing to read back, unlike a supersede.
+ */
 export async function forget(store: Store, actor: Actor, id: string, now: string): Promise<FactRecord> {
   return store.write(async (tx) => {
     const fact = await tx.facts.byId(id);
     if (!fact) throw notFound(`no fact ${quoteValue(id)}`, "find facts with `cairn recall`");
+    if (!actor.isOwner && !(await sameLine(tx, actor, fact.author))) {
+      throw refuse(
+        "ownership",
+        `${fact.id} was remembered by ${fact.author}; only its author (or its parent or child) or the owner may forget it`,
+        `if it is wrong, supersede ${fact.id} with the correction: the old text stays readable`,
+      );
+    }
     await tx.facts.delete(id);
     await tx.journal.append({ at: now, actor: actor.id, action: "fact.forget", subject: id, data: {} });
     return fact;
