@@ -212,6 +212,39 @@ describe("memory through the CLI", () => {
     expect(json<{ facts: unknown[] }>(["recall"]).facts).toHaveLength(1);
   });
 
+  it("an agent does not overturn the owner's verdict on a finding; the owner may change it again", () => {
+    const bob = addAgent(ws.dir, "bob", "builder");
+    const carol = addAgent(ws.dir, "carol", "builder");
+    const finding = json<{ id: string }>(
+      ["note", "add", "finding", "--text", "the old cache leaks", "--severity", "major"],
+      { CAIRN_AGENT: bob.token },
+    );
+    expect(json<{ note: { trust: string } }>(["note", "trust", finding.id, "refuted"]).note.trust).toBe(
+      "refuted",
+    );
+    const overturned = cairn(ws.dir, ["note", "trust", finding.id, "confirmed", "--json"], {
+      env: { CAIRN_AGENT: carol.token },
+    });
+    expect(overturned.code).toBe(3);
+    expect(overturned.json).toMatchObject({ refused: { policy: "note" } });
+    expect(json<{ note: { trust: string } }>(["note", "show", finding.id]).note.trust).toBe("refuted");
+    expect(json<{ note: { trust: string } }>(["note", "trust", finding.id, "confirmed"]).note.trust).toBe(
+      "confirmed",
+    );
+    // An agent's verdict, unlike the owner's, another agent may still change.
+    const second = json<{ id: string }>(
+      ["note", "add", "finding", "--text", "the retry has no cap", "--severity", "minor"],
+      { CAIRN_AGENT: bob.token },
+    );
+    expect(
+      cairn(ws.dir, ["note", "trust", second.id, "refuted"], { env: { CAIRN_AGENT: carol.token } }).code,
+    ).toBe(0);
+    const dave = addAgent(ws.dir, "dave", "builder");
+    expect(
+      cairn(ws.dir, ["note", "trust", second.id, "confirmed"], { env: { CAIRN_AGENT: dave.token } }).code,
+    ).toBe(0);
+  });
+
   it("lets only a fact's author's line or the owner forget it; another agent is refused and the fact stays", () => {
     const dave = addAgent(ws.dir, "dave", "builder");
     const kid = addAgent(ws.dir, "davekid", "builder", ["--parent", dave.id]);

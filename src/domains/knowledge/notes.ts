@@ -1,8 +1,8 @@
 import { notFound, refuse } from "../../kernel/outcome.js";
 import { quoteValue } from "../../kernel/text.js";
 import type { NoteBody, NoteKind, NoteRecord, Severity, Trust } from "../../store/knowledge.js";
-import type { Store } from "../../store/store.js";
-import { type Actor, sameTree } from "../identity/actor.js";
+import type { Store, Tx } from "../../store/store.js";
+import { type Actor, OWNER, sameTree } from "../identity/actor.js";
 import { normaliseFact, parseScope, requireScope, shows } from "./text.js";
 
 export const NOTE_KINDS = ["decision", "finding", "metric", "ref"] as const satisfies readonly NoteKind[];
@@ -204,6 +204,13 @@ export async function listNotes(
   });
 }
 
+/** Who last confirmed or refuted a note, from the journal (which no one rewrites); undefined: no one. */
+async function trustSetBy(tx: Tx, id: string): Promise<string | undefined> {
+  // A note's events are its note.add and its trust changes, newest first.
+  const events = await tx.journal.about(id, 20);
+  return events.find((event) => event.action === "note.trust")?.actor;
+}
+
 /** Confirm or refute a finding. Its author's tree cannot vouch for it: trust comes from someone else. */
 export async function setFindingTrust(
   store: Store,
@@ -226,6 +233,13 @@ export async function setFindingTrust(
           ? `${id} is your own finding`
           : `${id} was written by ${note.author}, of your own line (an ancestor, a descendant or another agent under the same root)`,
         "another agent or the owner confirms or refutes it",
+      );
+    }
+    if (!actor.isOwner && (await trustSetBy(tx, id)) === OWNER.id) {
+      throw refuse(
+        "note",
+        `the owner set ${id}'s trust (${note.body.trust}); an agent does not overturn the owner's verdict`,
+        "record what you found as a finding of your own, or ask the owner to look again",
       );
     }
     await tx.notes.setTrust(id, trust, now);
