@@ -265,7 +265,7 @@ export async function forget(store: Store, actor: Actor, id: string, now: string
       throw refuse(
         "ownership",
         `${fact.id} was remembered by ${fact.author}; only its author (or its parent or child) or the owner may forget it`,
-        `if it is wrong, supersede ${fact.id} with the correction: the old text stays readable`,
+        `if it is wrong, supersede ${fact.id} with the correction (the old text stays readable); if it must go (a leaked secret), ask the owner to forget it`,
       );
     }
     await tx.facts.delete(id);
