@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -86,6 +87,66 @@ describe("audit log through the faces", () => {
     expect(broken.stderr).toContain(`audit.jsonl line ${target}`);
     writeFileSync(auditPath(), original);
     expect(cairn(ws.dir, ["audit", "verify"]).code).toBe(0);
+  });
+
+  it("`audit verify --anchor` catches what the chain alone cannot: a cut tail, and a log rewritten whole", () => {
+    const builder = addAgent(ws.dir, "tailcutter", "builder");
+    for (const title of ["one", "two", "three"]) expect(cairn(ws.dir, ["task", "add", title]).code).toBe(0);
+    const head = (cairn(ws.dir, ["audit", "verify", "--json"]).json as { head: string }).head;
+    expect(head).toMatch(/^\d+:[0-9a-f]{64}$/);
+    const original = readFileSync(auditPath(), "utf8");
+    const anchored = (args: string[] = []) => cairn(ws.dir, ["audit", "verify", "--anchor", head, ...args]);
+    expect(cairn(ws.dir, ["task", "add", "more work"], { env: { CAIRN_AGENT: builder.token } }).code).toBe(0);
+    expect(anchored().code).toBe(0);
+
+    // A shortcut (a child of cairn, as any verify command) cuts the last lines: the chain still holds.
+    // Three lines before the anchored one are kept: the run's own line follows them.
+    const keep = original.trimEnd().split("\n").length - 3;
+    const cut = `head -n ${keep} .cairn/audit.jsonl > .cairn/cut.tmp && mv .cairn/cut.tmp .cairn/audit.jsonl`;
+    const asBuilder = { env: { CAIRN_AGENT: builder.token } };
+    expect(
+      cairn(
+        ws.dir,
+        ["shortcut", "add", "tidy", "--argv", "sh", "--argv", "-c", "--argv", cut, "--effect", "read"],
+        asBuilder,
+      ).code,
+    ).toBe(0);
+    const tidy = cairn(ws.dir, ["shortcut", "run", "tidy", "--json"], asBuilder);
+    expect(tidy.json, tidy.stderr).toMatchObject({ exit_code: 0 });
+    expect(cairn(ws.dir, ["audit", "verify"]).code).toBe(0);
+    const cutRun = anchored();
+    expect(cutRun.code).toBe(5);
+    expect(cutRun.stderr).toMatch(/anchored entry \d+ is not in the log/);
+
+    // The whole log rewritten and re-hashed, as long as before, its last line now another command.
+    const entries = original
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    (entries.at(-1) as { data: { command: string } }).data.command = "task finish";
+    let prev = "0".repeat(64);
+    const forged = entries.map((entry, index) => {
+      const body = JSON.stringify({
+        seq: index + 1,
+        ts: entry.ts,
+        severity: entry.severity,
+        event: entry.event,
+        actor: entry.actor,
+        data: entry.data,
+        prev,
+      });
+      prev = createHash("sha256").update(body).digest("hex");
+      return `${body.slice(0, -1)},"hash":"${prev}"}`;
+    });
+    writeFileSync(auditPath(), `${forged.join("\n")}\n`);
+    expect(cairn(ws.dir, ["audit", "verify"]).code).toBe(0);
+    const rewritten = anchored();
+    expect(rewritten.code).toBe(5);
+    expect(rewritten.stderr).toMatch(/is not the anchored one.*rewritten/);
+
+    writeFileSync(auditPath(), original);
+    expect(anchored().code).toBe(0);
+    expect(cairn(ws.dir, ["audit", "verify", "--anchor", "12:beef"]).code).toBe(2);
   });
 
   it("a write whose audit line cannot be written is not done: a folder or a link to /dev/null in the log's place", () => {

@@ -5,6 +5,9 @@ import { verifyAudit } from "../../domains/audit/verify.js";
 import { conflict } from "../../kernel/outcome.js";
 import { defineCommand } from "../define.js";
 
+/** `SEQ:HASH`: an entry's sequence number and its SHA-256. */
+const ANCHOR = /^[1-9]\d{0,15}:[0-9a-f]{64}$/;
+
 const Entry = z.object({
   seq: z.number(),
   ts: z.string(),
@@ -18,17 +21,32 @@ const Entry = z.object({
 
 export const auditVerify = defineCommand({
   name: "audit verify",
-  summary: "Check the audit log's hash chain end to end; fails naming the first line that breaks it",
+  summary:
+    "Check the audit log's hash chain end to end; fails naming the first line that breaks it (with --anchor, also a cut or rewritten log)",
   effect: "read",
-  input: z.object({}),
+  input: z.object({
+    anchor: z
+      .string()
+      .regex(ANCHOR, "an anchor is SEQ:HASH, as `audit verify` printed it")
+      .optional()
+      .describe(
+        "SEQ:HASH printed by an earlier verify and kept out of agents' reach: the log must still hold that entry",
+      ),
+  }),
   output: z.object({
     ok: z.literal(true),
     entries: z.number(),
     files: z.array(z.string()),
     from: z.enum(["genesis", "rotation", "empty"]),
+    head: z
+      .string()
+      .nullable()
+      .describe("SEQ:HASH of the last entry: keep it elsewhere, pass it as --anchor later"),
   }),
-  async handler(_input, ctx) {
-    const verdict = verifyAudit(ctx.workspace.stateDir);
+  async handler(input, ctx) {
+    const [seq, hash] = input.anchor?.split(":") ?? [];
+    const anchor = input.anchor ? { seq: Number(seq), hash: hash as string } : undefined;
+    const verdict = verifyAudit(ctx.workspace.stateDir, anchor);
     if (!verdict.ok && verdict.broken) {
       const { file, line, reason } = verdict.broken;
       throw conflict(
@@ -36,10 +54,14 @@ export const auditVerify = defineCommand({
         "the log was edited or damaged there; keep the file as evidence and compare it with a backup",
       );
     }
-    return { ok: true as const, entries: verdict.entries, files: verdict.files, from: verdict.from };
+    const head = verdict.head ? `${verdict.head.seq}:${verdict.head.hash}` : null;
+    return { ok: true as const, entries: verdict.entries, files: verdict.files, from: verdict.from, head };
   },
   render: (out) =>
-    `Audit chain intact: ${out.entries} entries in ${out.files.length} file(s), from the ${out.from === "genesis" ? "genesis" : out.from === "rotation" ? "oldest kept rotation" : "start (empty log)"}.`,
+    `Audit chain intact: ${out.entries} entries in ${out.files.length} file(s), from the ${out.from === "genesis" ? "genesis" : out.from === "rotation" ? "oldest kept rotation" : "start (empty log)"}.` +
+    (out.head
+      ? `\nHead: ${out.head} (kept where agents cannot write, \`audit verify --anchor\` with it later shows a log cut or rewritten since)`
+      : ""),
 });
 
 export const auditTail = defineCommand({

@@ -19,7 +19,15 @@ export interface Verdict {
   files: string[];
   /** Where the walk began: the genesis, or a seam whose sealed segment is gone. */
   from: "genesis" | "rotation" | "empty";
+  /** The last entry: what to keep elsewhere and pass back as an anchor. */
+  head?: { seq: number; hash: string };
   broken?: Break;
+}
+
+/** An entry recorded earlier, kept where the log's writers cannot reach, that the log must still hold. */
+export interface Anchor {
+  seq: number;
+  hash: string;
 }
 
 interface FileWalk {
@@ -72,10 +80,36 @@ function walkFile(path: string, name: string): FileWalk {
 /**
  * Walk the chain from the live file back through the seams of its rotations, then forward:
  * the first line that breaks it is named with its file and line number. What the chain proves:
- * no line was edited, inserted or removed in the middle. It cannot tell a complete rewrite by
- * someone who can write the file, nor a cut of whole lines at the very end.
+ * no line was edited, inserted or removed in the middle. Alone it cannot tell a complete rewrite
+ * by someone who can write the file, nor a cut of whole lines at the very end: the chain is only
+ * hashed, and anyone can hash. An `anchor` (a head this returned before, kept off the machine or
+ * out of agents' reach) closes both: the log must still hold that very entry, and the chain
+ * proves everything before it unchanged.
  */
-export function verifyAudit(stateDir: string): Verdict {
+export function verifyAudit(stateDir: string, anchor?: Anchor): Verdict {
+  const verdict = walkChain(stateDir);
+  if (!verdict.ok || !anchor) return verdict;
+  const { kept = [], ...rest } = verdict;
+  const found = kept.find((at) => at.entry.seq === anchor.seq);
+  if (found?.entry.hash === anchor.hash) return rest;
+  const last = kept.at(-1);
+  const broken: Break = found
+    ? {
+        ...found,
+        reason: `entry ${anchor.seq} is not the anchored one (its hash differs): the log was rewritten`,
+      }
+    : {
+        file: last?.file ?? AUDIT_FILE,
+        line: last?.line ?? 1,
+        reason: `the anchored entry ${anchor.seq} is not in the log (it ends at ${last?.entry.seq ?? 0}): lines were cut, or the log was replaced`,
+      };
+  return { ...rest, ok: false, broken };
+}
+
+/** Every entry of the chain with the file and line it sits on, oldest first. */
+type Kept = { file: string; line: number; entry: AuditEntry }[];
+
+function walkChain(stateDir: string): Verdict & { kept?: Kept } {
   const files: string[] = [];
   let total = 0;
   let from: Verdict["from"] = "empty";
@@ -154,5 +188,9 @@ export function verifyAudit(stateDir: string): Verdict {
       };
     }
   }
-  return { ok: true, entries: total, files, from };
+  const kept = walks.flatMap(({ name, walk }) =>
+    walk.entries.map((entry, index) => ({ file: name, line: index + 1, entry })),
+  );
+  const last = kept.at(-1)?.entry;
+  return { ok: true, entries: total, files, from, head: last && { seq: last.seq, hash: last.hash }, kept };
 }
