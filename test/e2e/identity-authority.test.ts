@@ -521,6 +521,9 @@ describe("a child never exceeds its parent", () => {
     const confirmed = cairn(ws.dir, ["note", "trust", finding.id, "confirmed", "--json"], as(vouch.token));
     expect(confirmed.json).toMatchObject({ refused: { policy: "note" } });
     expect(json<{ note: { trust: string } }>(["note", "show", finding.id]).note.trust).toBe("unverified");
+    // Children the owner minted under that root went to the owner, not to the root: they vouch.
+    const ownerMinted = agent("twinreviewer", "lead", ["--parent", root.id]);
+    expect(cairn(ws.dir, ["note", "trust", finding.id, "confirmed"], as(ownerMinted.token)).code).toBe(0);
 
     // A shortcut a sibling defined as `true` does not verify a criterion the owner set on it.
     expect(

@@ -86,10 +86,30 @@ export async function sameLine(
 }
 
 /**
+ * Whose hands an agent's token was put in: an agent minted by its parent (`agent add --parent`
+ * called by the parent itself, or a run identity) answers to that parent, and so on up. The
+ * walk stops at an agent the owner minted: its token went to the owner, whoever its parent is.
+ */
+async function principalOf(tx: Tx, agentId: string): Promise<string> {
+  let id = agentId;
+  const seen = new Set([id]);
+  for (;;) {
+    const agent = await tx.agents.byId(id);
+    const parentId = agent?.parentId;
+    if (!parentId || seen.has(parentId)) return id;
+    const minting = (await tx.journal.about(id, 20)).find(
+      (event) => event.action === "agent.add" || event.action === "agent.run_identity",
+    );
+    if (minting?.actor !== parentId) return id;
+    seen.add(parentId);
+    id = parentId;
+  }
+}
+
+/**
  * One author, for vouching (confirming a finding, a shortcut verifying work): `sameLine`, or two
- * agents under one root. The root minted every agent of its tree, directly or through a child
- * whose token it was handed, so it holds all their tokens: a sibling confirming a sibling's
- * finding is the root confirming its own.
+ * agents whose tokens went to one principal. An agent that minted two children holds both
+ * tokens: one child confirming the other's finding is that agent confirming its own.
  */
 export async function sameTree(
   tx: Tx,
@@ -97,10 +117,8 @@ export async function sameTree(
   otherId: string,
 ): Promise<boolean> {
   if (await sameLine(tx, actor, otherId)) return true;
-  const other = await tx.agents.byId(otherId);
-  if (!other) return false;
-  const otherRoot = (await ancestorsOf(tx, other)).at(-1)?.id ?? other.id;
-  return lineageOf(actor).at(-1)?.id === otherRoot;
+  if (otherId === OWNER.id || actor.id === OWNER.id) return false;
+  return (await principalOf(tx, actor.id)) === (await principalOf(tx, otherId));
 }
 
 const retiredRefusal = (agent: AgentRecord, self: boolean) =>
