@@ -212,6 +212,37 @@ describe("memory through the CLI", () => {
     expect(json<{ facts: unknown[] }>(["recall"]).facts).toHaveLength(1);
   });
 
+  it("refuses a decision whose rejected is only marks that draw nothing (a grapheme joiner, a variation selector, a lone accent)", () => {
+    for (const blank of ["\u034F", "\uFE0F", "\u0301", "\u17B4", "\u{E0100}", " \u034F\u200B "]) {
+      const run = cairn(ws.dir, [
+        "note",
+        "add",
+        "decision",
+        "--chose",
+        "skip review",
+        "--rejected",
+        blank,
+        "--because",
+        "faster",
+        "--json",
+      ]);
+      expect(run.code, JSON.stringify(blank)).toBe(3);
+      expect(run.json).toMatchObject({ refused: { policy: "note" } });
+    }
+    const accented = cairn(ws.dir, [
+      "note",
+      "add",
+      "decision",
+      "--chose",
+      "e\u0301te\u0301",
+      "--rejected",
+      "hiver",
+      "--because",
+      "chaud",
+    ]);
+    expect(accented.code).toBe(0);
+  });
+
   it("an agent does not overturn the owner's verdict on a finding; the owner may change it again", () => {
     const bob = addAgent(ws.dir, "bob", "builder");
     const carol = addAgent(ws.dir, "carol", "builder");

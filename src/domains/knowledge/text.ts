@@ -72,12 +72,14 @@ function replaceMarkdownLinks(text: string, replace: (words: string, url: string
 const INVISIBLE_FORMAT = /\p{Cf}+/gu;
 
 /**
- * Whether a text shows anything: a character besides spaces, control characters, invisible
- * format characters and the letters that draw as blank (the Hangul fillers, the blank braille
- * pattern). A required field that does not is as good as empty (a brief shows it so).
+ * Whether a text shows anything: a letter, digit, punctuation mark or symbol that draws. Spaces,
+ * control and format characters, a combining mark with nothing to sit on, variation selectors and
+ * the other characters Unicode says to draw as nothing (the Hangul fillers, the grapheme joiner),
+ * and the blank braille pattern do not. A required field that does not is as good as empty (a
+ * brief shows it so).
  */
 export const shows = (text: string): boolean =>
-  /[^\s\p{Z}\p{Cc}\p{Cf}\u115F\u1160\u2800\u3164\uFFA0]/u.test(text);
+  /(?![\p{Default_Ignorable_Code_Point}\u2800])[\p{L}\p{N}\p{P}\p{S}]/u.test(text);
 
 /** Symbols that change what a text says: `x < 5` is not `x > 5`, nor `C++` C, nor `50%` 50. */
 const MEANING = /[%&^]|\p{Sm}/u;
