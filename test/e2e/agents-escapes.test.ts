@@ -213,6 +213,42 @@ describe("local agent runs that try to outlive themselves", () => {
     }
   });
 
+  it("stops the token minted for a run whose supervisor was killed outright at once, before any reaper runs", async () => {
+    const tokenFile = join(ws.dir, "orphaned.token");
+    const pidFile = join(ws.dir, "orphaned.pid");
+    addAgent(ws.dir, "orphaned", "builder");
+    writeAgent(
+      ws.dir,
+      "orphaned",
+      shellAgent(
+        "orphaned",
+        `printf %s "$CAIRN_AGENT" > "${tokenFile}.part"; mv "${tokenFile}.part" "${tokenFile}"; echo $$ > "${pidFile}"; exec sleep 60`,
+        { rest: '[cairn]\nidentity = "orphaned"\n' },
+      ),
+    );
+    const supervisor = spawn(process.execPath, [CAIRN_BIN, "agents", "run", "orphaned"], {
+      cwd: ws.dir,
+      env: cleanEnv(env),
+      stdio: "ignore",
+    });
+    const exited = new Promise((resolve) => supervisor.on("exit", resolve));
+    await waitFor(() => existsSync(tokenFile), 15_000, tokenFile);
+    const pid = await pidFrom(pidFile);
+    leftovers.push(pid);
+    const token = readFileSync(tokenFile, "utf8");
+    expect(cairn(ws.dir, ["whoami"], { env: { ...env, CAIRN_AGENT: token } }).code).toBe(0);
+    supervisor.kill("SIGKILL");
+    await exited;
+    // The agent runs on, unsupervised; no sweep or daemon has run. Its token no longer acts.
+    expect(alive(pid)).toBe(true);
+    const after = cairn(ws.dir, ["task", "add", "written by an orphaned run"], {
+      env: { ...env, CAIRN_AGENT: token },
+    });
+    expect(after.code).toBe(3);
+    expect(after.stderr).toMatch(/supervising cairn process \(pid \d+\) is gone/);
+    expect(cairn(ws.dir, ["sweep"], { env }).code).toBe(0);
+  });
+
   it.each([
     ["the next daemon start", "keeper", ["daemon", "--once"]],
     ["cairn sweep", "sweeper", ["sweep"]],

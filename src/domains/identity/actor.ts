@@ -1,6 +1,7 @@
 import { refuse } from "../../kernel/outcome.js";
 import type { AgentRecord, Grant, Store, Tx } from "../../store/store.js";
 import { PROFILES, type Profile, type WorkspaceConfig } from "../workspace/config.js";
+import { requireLiveSupervisor } from "./run-supervision.js";
 import { hashToken } from "./tokens.js";
 
 /** Who is calling. The owner is whoever runs cairn with no `CAIRN_AGENT` set. */
@@ -176,17 +177,20 @@ export async function resolveActor(
     const ancestors = await ancestorsOf(tx, agent);
     const retired = ancestors.find((a) => a.retiredAt);
     if (retired) throw retiredRefusal(retired, false);
+    await requireLiveSupervisor(tx, [agent, ...ancestors]);
     return actorOf(agent, ancestors);
   });
 }
 
 /**
  * Every call checks that its caller (and each ancestor) is still active: retiring an agent
- * takes effect on its running servers at their next call. One indexed read per ancestor.
+ * takes effect on its running servers at their next call. One indexed read per ancestor, and a
+ * look at the running runs when the line holds a run's minted identity (its supervisor must live).
  */
 export async function requireStillActive(store: Store, actor: Actor): Promise<void> {
   if (actor.isOwner) return;
   await store.read(async (tx) => {
+    const line: AgentRecord[] = [];
     for (const [index, member] of lineageOf(actor).entries()) {
       const agent = await tx.agents.byId(member.id);
       if (!agent) {
@@ -197,7 +201,9 @@ export async function requireStillActive(store: Store, actor: Actor): Promise<vo
         );
       }
       if (agent.retiredAt) throw retiredRefusal(agent, index === 0);
+      line.push(agent);
     }
+    await requireLiveSupervisor(tx, line);
   });
 }
 
