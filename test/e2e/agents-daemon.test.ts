@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { processStart } from "../../src/kernel/processes.js";
 import { alive, shellAgent, until, writeAgent } from "../helpers/agents.js";
-import { CAIRN_BIN, cairn, cleanEnv, initWorkspace } from "../helpers/workspace.js";
+import { addAgent, CAIRN_BIN, cairn, cleanEnv, initWorkspace } from "../helpers/workspace.js";
 
 interface Row {
   agent: string;
@@ -199,6 +199,41 @@ describe("the daemon", () => {
     } finally {
       stranger.kill("SIGKILL");
       quiet.cleanup();
+    }
+  });
+});
+
+describe("a daemon an agent runs", () => {
+  it("leaves alone the windows of an agent acting as an identity outside its line, rather than failing them until given up", () => {
+    const ws = initWorkspace();
+    try {
+      const env = { DOTAGENT_HOME: join(ws.dir, "no-dotagent") };
+      addAgent(ws.dir, "lead", "builder");
+      const worker = addAgent(ws.dir, "worker", "builder").token;
+      writeAgent(
+        ws.dir,
+        "report",
+        shellAgent("report", "echo reported", {
+          rest: '[[schedules]]\nid = "daily"\ntype = "interval"\ninterval_minutes = 1440\n[defaults]\nretry_backoff_minutes = [0]\n[cairn]\nidentity = "lead"\n',
+        }),
+      );
+      // The worker's daemon, started again and again, may not act as lead.
+      for (let n = 0; n < 4; n++) {
+        const once = cairn(ws.dir, ["daemon", "--once", "--json"], { env: { ...env, CAIRN_AGENT: worker } });
+        expect(once.code, once.stderr).toBe(0);
+        expect(once.json).toMatchObject({
+          dispatched: [],
+          problems: [{ reason: expect.stringMatching(/outside the line of A-2/) }],
+        });
+      }
+      const before = cairn(ws.dir, ["agents", "status", "--json"], { env }).json as { schedules: Row[] };
+      expect(before.schedules[0]).toMatchObject({ agent: "report", state: "never_ran" });
+      // The owner's daemon then runs the window as it should.
+      expect(cairn(ws.dir, ["daemon", "--once"], { env }).code).toBe(0);
+      const after = cairn(ws.dir, ["agents", "status", "--json"], { env }).json as { schedules: Row[] };
+      expect(after.schedules[0]).toMatchObject({ agent: "report", state: "ok" });
+    } finally {
+      ws.cleanup();
     }
   });
 });

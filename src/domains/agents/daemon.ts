@@ -1,5 +1,6 @@
 import { oneLine } from "../../kernel/visible-text.js";
 import type { AgentRunRecord, Store } from "../../store/store.js";
+import { outsideLine } from "../identity/run-identity.js";
 import type { Workspace } from "../workspace/discover.js";
 import { agentCatalog } from "./catalog.js";
 import type { LoadedAgent, ManifestProblem, ScheduleSpec } from "./manifest.js";
@@ -60,6 +61,22 @@ export async function tick(options: TickOptions): Promise<TickReport> {
   let next: number | undefined;
   for (const agent of catalog.agents) {
     if (!agent.manifest.agent.monitor) continue;
+    // A daemon an agent runs serves only the runs it may make: one acting as an identity outside
+    // its line would be refused at every attempt, each recorded as a failure, until the window was
+    // given up, and the owner's daemon would find it so and never run it. Left alone, untouched.
+    // (A dry run, `agents next` included, says what the workspace's daemon would do: all of it.)
+    const identity = agent.manifest.cairn.identity;
+    if (
+      !options.dryRun &&
+      identity &&
+      (await store.read((tx) => outsideLine(tx, identity, options.actorId)))
+    ) {
+      report.problems.push({
+        file: agent.path,
+        reason: `its [cairn] identity ${JSON.stringify(identity)} is outside the line of ${options.actorId}, who runs this daemon: its windows are left to a daemon the owner runs`,
+      });
+      continue;
+    }
     report.scanned++;
     for (const spec of agent.schedules) {
       const state = await store.read((tx) => readScheduleState(tx, agent.name, spec, now));

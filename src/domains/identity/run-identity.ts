@@ -104,6 +104,21 @@ export async function identityFor(tx: Tx, parentName: string, actingFor: string)
   return parent;
 }
 
+/**
+ * Whether a manifest's `[cairn] identity` names an agent, active, that `actingFor` may not act
+ * as. (An identity missing or retired is no such case: that is the run's own failure to record.)
+ */
+export async function outsideLine(tx: Tx, parentName: string, actingFor: string): Promise<boolean> {
+  const parent = await tx.agents.byName(parentName);
+  if (!parent || parent.retiredAt) return false;
+  try {
+    await identityFor(tx, parentName, actingFor);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
 /** The run is over: its token stops working at once. */
 export async function retireRunIdentity(store: Store, agentId: string, now: string): Promise<void> {
   await store.write((tx) => retireRunAgent(tx, agentId, now));
