@@ -174,6 +174,38 @@ describe("cairn agents from the CLI", () => {
     }
   });
 
+  it("says in status that a manifest whose agent name was taken first never runs, rather than only that the name is ok", () => {
+    const own = initWorkspace();
+    try {
+      const manifest = (script: string) =>
+        `[agent]\nname = "nightly"\n[run]\ncommand = "sh"\nargs = ["-c", ${JSON.stringify(script)}]\n[[schedules]]\nid = "hourly"\ntype = "interval"\ninterval_minutes = 60\n`;
+      // The operator's nightly fails; a folder sorted before it names itself nightly and succeeds.
+      for (const [folder, script] of [
+        ["nightly", "exit 1"],
+        ["aaa", "echo fine"],
+      ] as const) {
+        mkdirSync(join(own.dir, ".cairn", "agents", folder), { recursive: true });
+        writeFileSync(join(own.dir, ".cairn", "agents", folder, "agent.toml"), manifest(script));
+      }
+      expect(cairn(own.dir, ["daemon", "--once"], { env }).code).toBe(0);
+      const status = cairn(own.dir, ["agents", "status", "--json"], { env }).json as {
+        schedules: { agent: string; state: string }[];
+        problems: { file: string; reason: string }[];
+      };
+      expect(status.schedules).toEqual([expect.objectContaining({ agent: "nightly", state: "ok" })]);
+      expect(status.problems).toEqual([
+        {
+          file: join(own.dir, ".cairn", "agents", "nightly", "agent.toml"),
+          reason: expect.stringMatching(/ignored: agent name "nightly" is taken by .*aaa\/agent\.toml/),
+        },
+      ]);
+      const summary = cairn(own.dir, ["status"], { env });
+      expect(summary.stdout).toMatch(/broken manifest .*nightly\/agent\.toml: ignored/);
+    } finally {
+      own.cleanup();
+    }
+  });
+
   it("keeps each line the daemon prints one visible line, whatever a manifest names its agent", () => {
     const own = initWorkspace();
     try {

@@ -1,7 +1,13 @@
 import { notFound } from "../../kernel/outcome.js";
 import { quoteValue } from "../../kernel/text.js";
 import type { Workspace } from "../workspace/discover.js";
-import { type Discovery, discoverAgents, type LoadedAgent, manifestRoots } from "./manifest.js";
+import {
+  type Discovery,
+  discoverAgents,
+  type LoadedAgent,
+  type ManifestProblem,
+  manifestRoots,
+} from "./manifest.js";
 import { remediationToolName, runToolName } from "./naming.js";
 import { remediationArgv } from "./preflight.js";
 
@@ -64,6 +70,23 @@ export function agentCatalog(workspace: Workspace, env: NodeJS.ProcessEnv): Agen
   const agents = discovery.agents.filter((agent) => kept.has(agent));
   const dropped = discovery.agents.filter((agent) => !kept.has(agent));
   return { ...discovery, agents, dropped, tools, remediations, collisions };
+}
+
+/**
+ * Manifests read but never run: a name another manifest took first, a tool name another kept.
+ * Health shown without them would say "ok" of a schedule the operator's own file never ran.
+ */
+export function ignoredManifests(catalog: AgentCatalog): ManifestProblem[] {
+  return [
+    ...catalog.duplicates.map((d) => ({
+      file: d.dropped,
+      reason: `ignored: agent name ${quoteValue(d.name)} is taken by ${d.kept}, found first`,
+    })),
+    ...catalog.collisions.map((c) => ({
+      file: c.dropped,
+      reason: `ignored: its tool name ${c.tool} is taken by ${c.kept}, found first`,
+    })),
+  ];
 }
 
 /** An agent by its manifest name (or its tool name), found through discovery, never as a path. */

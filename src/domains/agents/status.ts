@@ -1,6 +1,6 @@
 import type { AgentRunRecord, Store } from "../../store/store.js";
 import type { Workspace } from "../workspace/discover.js";
-import type { AgentCatalog } from "./catalog.js";
+import { type AgentCatalog, ignoredManifests } from "./catalog.js";
 import { DAEMON_META_KEY, type DaemonBeat, daemonPid } from "./daemon-lock.js";
 import { type HealthState, health } from "./health.js";
 import { lastScheduledRun, readScheduleState } from "./state.js";
@@ -119,6 +119,6 @@ export async function agentsStatus(
     counts,
     schedules: rows,
     triggered,
-    problems: catalog.problems,
+    problems: [...catalog.problems, ...ignoredManifests(catalog)],
   };
 }
