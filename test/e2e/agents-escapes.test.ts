@@ -249,6 +249,39 @@ describe("local agent runs that try to outlive themselves", () => {
     expect(cairn(ws.dir, ["sweep"], { env }).code).toBe(0);
   });
 
+  it("is not called ok in status while its supervisor, killed outright, is gone and no reaper has run", async () => {
+    const pidFile = join(ws.dir, "unswept.pid");
+    writeAgent(ws.dir, "unswept", shellAgent("unswept", `echo $$ > "${pidFile}"; exec sleep 60`));
+    const supervisor = spawn(process.execPath, [CAIRN_BIN, "agents", "run", "unswept"], {
+      cwd: ws.dir,
+      env: cleanEnv(env),
+      stdio: "ignore",
+    });
+    const exited = new Promise((resolve) => supervisor.on("exit", resolve));
+    const pid = await pidFrom(pidFile);
+    leftovers.push(pid);
+    supervisor.kill("SIGKILL");
+    await exited;
+    process.kill(pid, "SIGKILL");
+    await until(() => !alive(pid), 5_000);
+    const status = cairn(ws.dir, ["agents", "status", "--json"], { env }).json as {
+      schedules: { agent: string; state: string; reason: string }[];
+      triggered: { agent: string; status: string }[];
+    };
+    expect(status.schedules.find((row) => row.agent === "unswept")).toMatchObject({
+      state: "failing",
+      reason: expect.stringMatching(/interrupted/),
+    });
+    expect(status.triggered.find((run) => run.agent === "unswept")?.status).toBe("interrupted");
+    const inspect = cairn(ws.dir, ["agents", "inspect", "unswept", "--json"], { env }).json as {
+      last_runs: { status: string; reason: string }[];
+    };
+    expect(inspect.last_runs[0]).toMatchObject({
+      status: "interrupted",
+      reason: expect.stringMatching(/its supervisor \(pid \d+\) died/),
+    });
+  });
+
   it.each([
     ["the next daemon start", "keeper", ["daemon", "--once"]],
     ["cairn sweep", "sweeper", ["sweep"]],

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { asItStands } from "../../domains/agents/supervisor.js";
 import type { AgentRunRecord } from "../../store/store.js";
 
 export const RunView = z.object({
@@ -18,21 +19,24 @@ export const RunView = z.object({
   supervisor_host: z.string().nullable(),
 });
 
-export const runView = (run: AgentRunRecord): z.infer<typeof RunView> => ({
-  id: run.id,
-  agent: run.agent,
-  schedule: run.schedule,
-  trigger: run.trigger,
-  window_at: run.windowAt,
-  status: run.status,
-  exit_code: run.exitCode,
-  started_at: run.startedAt,
-  finished_at: run.finishedAt,
-  duration_ms: run.durationMs,
-  reason: run.reason,
-  log_path: run.logPath,
-  supervisor_host: run.supervisorHost,
-});
+export function runView(recorded: AgentRunRecord): z.infer<typeof RunView> {
+  const run = asItStands(recorded);
+  return {
+    id: run.id,
+    agent: run.agent,
+    schedule: run.schedule,
+    trigger: run.trigger,
+    window_at: run.windowAt,
+    status: run.status,
+    exit_code: run.exitCode,
+    started_at: run.startedAt,
+    finished_at: run.finishedAt,
+    duration_ms: run.durationMs,
+    reason: run.reason,
+    log_path: run.logPath,
+    supervisor_host: run.supervisorHost,
+  };
+}
 
 // The health states are the domain's: `cairn status` reads them without building the views above.
 export { HEALTH_STATES } from "../../domains/agents/health.js";

@@ -6,12 +6,12 @@ import {
   killGroupsCarrying,
   ownProcessStart,
   processTable,
-  sameProcessAlive,
 } from "../../kernel/processes.js";
 import { servedBoard } from "../../kernel/started-for.js";
 import type { Store } from "../../store/store.js";
 import { retireRunAgent } from "../identity/run-identity.js";
 import type { Workspace } from "../workspace/discover.js";
+import { supervisorGone } from "./supervisor.js";
 
 /**
  * What a run records of the cairn process that supervises it: its pid, its machine (only there
@@ -110,14 +110,9 @@ export async function reapOrphans(
   const board = servedBoard();
   if (board !== undefined) killChildrenOfDeadSupervisors(board);
   const running = await store.read((tx) => tx.agentRuns.running());
-  const here = os().hostname();
-  // Another machine's run (a shared store) is for its own daemon to judge: its pid is not ours.
-  const orphans = running.filter(
-    (run) =>
-      (run.supervisorHost === null || run.supervisorHost === here) &&
-      // Gone: its pid is free, or held by a process that started at another moment.
-      !sameProcessAlive(run.supervisorPid, run.supervisorStart),
-  );
+  // Gone: its pid is free, or held by a process that started at another moment. Another
+  // machine's run (a shared store) is for its own daemon to judge: its pid is not ours.
+  const orphans = running.filter(supervisorGone);
   if (orphans.length === 0) return [];
   // One look at the process table for them all: it is read only at a start, and only for orphans.
   const table = processTable();

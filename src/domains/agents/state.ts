@@ -1,5 +1,6 @@
 import type { AgentRunRecord, Tx } from "../../store/store.js";
 import type { ScheduleSpec } from "./manifest.js";
+import { asItStands } from "./supervisor.js";
 import type { ScheduledAttempt, ScheduleState } from "./windows.js";
 
 /**
@@ -13,7 +14,8 @@ const horizonOf = (spec: ScheduleSpec) => Math.max(HORIZON_MS, (spec.staleAfterM
 
 const attemptOf = (run: AgentRunRecord): ScheduledAttempt => ({
   windowAt: Date.parse(run.windowAt as string),
-  status: run.status,
+  // A running attempt whose supervisor is gone holds its window no longer: it is interrupted.
+  status: asItStands(run).status,
   finishedAt: run.finishedAt ? Date.parse(run.finishedAt) : null,
   exitCode: run.exitCode,
 });

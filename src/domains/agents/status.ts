@@ -4,6 +4,7 @@ import { type AgentCatalog, ignoredManifests } from "./catalog.js";
 import { DAEMON_META_KEY, type DaemonBeat, daemonPid } from "./daemon-lock.js";
 import { type HealthState, health } from "./health.js";
 import { lastScheduledRun, readScheduleState } from "./state.js";
+import { asItStands } from "./supervisor.js";
 
 export interface RunSummary {
   id: string;
@@ -37,7 +38,7 @@ export interface AgentsStatus {
 export const summarize = (run: AgentRunRecord): RunSummary => ({
   id: run.id,
   trigger: run.trigger,
-  status: run.status,
+  status: asItStands(run).status,
   exit_code: run.exitCode,
   started_at: run.startedAt,
   finished_at: run.finishedAt,
@@ -58,7 +59,8 @@ export async function agentsStatus(
   const triggered: AgentsStatus["triggered"] = [];
   await store.read(async (tx) => {
     for (const agent of catalog.agents) {
-      const last = await tx.agentRuns.lastTriggered(agent.name);
+      const found = await tx.agentRuns.lastTriggered(agent.name);
+      const last = found && asItStands(found);
       if (last) triggered.push({ agent: agent.name, schedule: last.schedule, ...summarize(last) });
       if (!agent.manifest.agent.monitor) continue;
       if (agent.schedules.length === 0) {

@@ -1,7 +1,6 @@
-import { os } from "../../kernel/builtins.js";
 import { refuse } from "../../kernel/outcome.js";
-import { sameProcessAlive } from "../../kernel/processes.js";
 import type { AgentRecord, Tx } from "../../store/store.js";
+import { supervisorGone } from "../agents/supervisor.js";
 
 /**
  * A token minted for a local agent's run (run-identity.ts) is retired by the cairn process that
@@ -22,11 +21,8 @@ const MINTED_NAME = /-run-.*-[0-9a-f]{8}$/;
 export async function requireLiveSupervisor(tx: Tx, line: readonly AgentRecord[]): Promise<void> {
   const minted = new Set(line.filter((agent) => MINTED_NAME.test(agent.name)).map((agent) => agent.id));
   if (minted.size === 0) return;
-  const here = os().hostname();
   for (const run of await tx.agentRuns.running()) {
-    if (run.identity === null || !minted.has(run.identity)) continue;
-    if (run.supervisorHost !== null && run.supervisorHost !== here) continue;
-    if (sameProcessAlive(run.supervisorPid, run.supervisorStart)) continue;
+    if (run.identity === null || !minted.has(run.identity) || !supervisorGone(run)) continue;
     throw refuse(
       "identity",
       `this token was minted for run ${run.id} of ${run.agent}, whose supervising cairn process (pid ${run.supervisorPid}) is gone: the run is over, and its token acts no more`,
