@@ -2,8 +2,10 @@ import {
   closeSync,
   existsSync,
   type FSWatcher,
+  linkSync,
   openSync,
   readFileSync,
+  rmSync,
   unlinkSync,
   writeSync,
 } from "node:fs";
@@ -32,6 +34,36 @@ const SETTLE_MS = 200;
 /** After a pass that failed (the store busy past its timeout), the loop tries again this soon. */
 const FAILED_PASS_RETRY_MS = 5_000;
 /**
+ * Create the lock file exclusively, already holding its content. Created empty and written after,
+ * a second daemon starting in between read no live holder in it, removed it as stale and took
+ * the lock too: two daemons ran at once. A hard link of a finished draft appears whole, or not.
+ */
+/** What link(2) answers where a filesystem has no hard links. */
+const NO_LINKS = ["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"];
+let drafts = 0;
+function placeLock(path: string): void {
+  const draft = `${path}.${process.pid}-${++drafts}.draft`;
+  rmSync(draft, { force: true });
+  const fd = openSync(draft, "wx", 0o600);
+  try {
+    writeSync(fd, lockContent());
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    linkSync(draft, path);
+  } catch (error) {
+    // A filesystem without hard links: created exclusively, then written, as before.
+    if (!NO_LINKS.includes((error as NodeJS.ErrnoException).code ?? "")) throw error;
+    const lock = openSync(path, "wx", 0o600);
+    writeSync(lock, lockContent());
+    closeSync(lock);
+  } finally {
+    rmSync(draft, { force: true });
+  }
+}
+
+/**
  * One daemon per workspace: a pid file created exclusively. A file left by a dead process (or
  * one whose pid another process now holds) is taken over, so the lock dies with its holder; a
  * live holder is named in the refusal.
@@ -40,9 +72,7 @@ function acquireLock(workspace: Workspace): () => void {
   const path = lockPath(workspace);
   for (let tries = 0; tries < 2; tries++) {
     try {
-      const fd = openSync(path, "wx", 0o600);
-      writeSync(fd, lockContent());
-      closeSync(fd);
+      placeLock(path);
       return () => {
         try {
           if (lockHolder(readFileSync(path, "utf8")).pid === process.pid) unlinkSync(path);
