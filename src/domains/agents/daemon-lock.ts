@@ -34,10 +34,13 @@ export function lockHolder(content: string): { pid: number; start: string | null
  * The pid holding the workspace's daemon lock, if that process is alive: the very process that
  * took it, when the file names its start.
  */
-export function daemonPid(workspace: Workspace): number | undefined {
+export const daemonPid = (workspace: Workspace): number | undefined => livePidIn(lockPath(workspace));
+
+/** The live process a lock file names, if any. */
+export function livePidIn(path: string): number | undefined {
   try {
     // Only a regular file: a FIFO here would hold `status` (and every server asking) in its read.
-    const { pid, start } = lockHolder(readRegularFile(lockPath(workspace)));
+    const { pid, start } = lockHolder(readRegularFile(path));
     return Number.isInteger(pid) && pid > 0 && sameProcessAlive(pid, start) ? pid : undefined;
   } catch {
     return undefined;

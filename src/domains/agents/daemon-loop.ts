@@ -5,6 +5,7 @@ import {
   linkSync,
   openSync,
   readFileSync,
+  renameSync,
   rmSync,
   unlinkSync,
   writeSync,
@@ -18,6 +19,7 @@ import {
   DAEMON_META_KEY,
   type DaemonBeat,
   daemonPid,
+  livePidIn,
   lockContent,
   lockHolder,
   lockPath,
@@ -90,12 +92,25 @@ function acquireLock(workspace: Workspace): () => void {
         );
       }
       // Whatever is there goes, a dangling link too (which existsSync would call absent, leaving
-      // every start refused for a lock nobody holds).
+      // every start refused for a lock nobody holds). Moved aside and looked at, not removed
+      // unseen: another daemon that found the same stale lock may have replaced it a moment ago,
+      // and removing that would leave two daemons running. A live lock moved aside goes back.
+      const aside = `${path}.${process.pid}-${++drafts}.stale`;
       try {
-        unlinkSync(path);
+        renameSync(path, aside);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+        continue;
       }
+      const taken = livePidIn(aside);
+      if (taken !== undefined) {
+        renameSync(aside, path);
+        throw conflict(
+          `a daemon already runs for this workspace (pid ${taken})`,
+          `stop it first: kill ${taken}`,
+        );
+      }
+      rmSync(aside, { force: true });
     }
   }
   throw conflict("could not take the daemon lock", "retry");
