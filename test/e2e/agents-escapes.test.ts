@@ -184,6 +184,30 @@ describe("local agent runs that try to outlive themselves", () => {
     expect(runs[0]?.finished_at).not.toBeNull();
   });
 
+  it.skipIf(process.platform !== "linux")(
+    "on SIGKILL to cairn mid-remediation, the reaper that records it interrupted ends its command too",
+    async () => {
+      const pidFile = join(ws.dir, "remedy-killed.pid");
+      writeAgent(
+        ws.dir,
+        "remedied-killed",
+        `[agent]\nname = "remedied-killed"\n[run]\ncommand = "true"\n[[preflight]]\ncommand = "false"\nremediation = ["sh", "-c", "echo $$ > '${pidFile}'; exec sleep 60"]\n`,
+      );
+      const supervisor = spawn(process.execPath, [CAIRN_BIN, "agents", "remediate", "remedied-killed", "1"], {
+        cwd: ws.dir,
+        env: cleanEnv(env),
+        stdio: "ignore",
+      });
+      const exited = new Promise((resolve) => supervisor.on("exit", resolve));
+      const pid = await pidFrom(pidFile);
+      leftovers.push(pid);
+      supervisor.kill("SIGKILL");
+      await exited;
+      expect(cairn(ws.dir, ["sweep"], { env }).stdout).toMatch(/its processes and token ended/);
+      await until(() => !alive(pid), 5_000);
+    },
+  );
+
   it("cannot be stopped by another agent taking the names its run identities will get", () => {
     addAgent(ws.dir, "runner-id", "builder");
     const mallory = addAgent(ws.dir, "mallory", "builder").token;

@@ -119,7 +119,7 @@ describe("the end of a remediation", () => {
     const tool = agentCatalog(workspace, env).remediations[0];
     if (!tool) throw new Error("no remediation tool");
     const finishFailsOnce = failing((tx) => tx.agentRuns.finish, "agentRuns", 1);
-    const result = await remediate(finishFailsOnce, tool, env, "owner", now);
+    const result = await remediate(finishFailsOnce, workspace, tool, env, "owner", now);
     expect(result.exit_code).toBe(0);
     const run = await store.read((tx) => tx.agentRuns.byId(result.run_id));
     expect(run?.status).toBe("ok");

@@ -103,7 +103,15 @@ export const agentsRemediate = defineCommand({
         `${agent.name} declares no remediation for preflight ${input.index}`,
         `cairn agents inspect ${JSON.stringify(agent.name)}`,
       );
-    const result = await remediate(ctx.store, tool, ctx.env, ctx.actor.id, ctx.now, ctx.signal);
+    const result = await remediate(
+      ctx.store,
+      ctx.workspace,
+      tool,
+      ctx.env,
+      ctx.actor.id,
+      ctx.now,
+      ctx.signal,
+    );
     const shown = `\`${tool.argv.join(" ")}\``;
     if (result.timed_out)
       throw operational(`${shown} was still running after 120s and was killed (${result.run_id})`);

@@ -1,8 +1,9 @@
 import { childEnv, runChild } from "../../kernel/child.js";
 import type { Store } from "../../store/store.js";
+import type { Workspace } from "../workspace/discover.js";
 import type { RemediationTool } from "./catalog.js";
 import { Tail } from "./logs.js";
-import { thisSupervisor } from "./orphans.js";
+import { runMarks, thisSupervisor } from "./orphans.js";
 import { STOPPING, untilStopped, writeEnd } from "./runner.js";
 
 export const REMEDIATION_DEADLINE_MS = 120_000;
@@ -23,6 +24,7 @@ export interface RemediationResult {
  */
 export async function remediate(
   store: Store,
+  workspace: Workspace,
   tool: RemediationTool,
   env: NodeJS.ProcessEnv,
   actorId: string,
@@ -60,7 +62,9 @@ export async function remediate(
     const result = await runChild({
       argv: tool.argv,
       cwd: tool.agent.dir,
-      env: childEnv(env),
+      // Marked as its run, as an agent's run is: a supervisor killed outright leaves the command
+      // running past its deadline, and the reaper, which said it ended it, finds it by these.
+      env: childEnv(env, runMarks(workspace, started.id)),
       timeoutMs: REMEDIATION_DEADLINE_MS,
       signal: stopping,
       onOutput: (chunk) => output.push(chunk),
