@@ -237,6 +237,37 @@ describe("local agent runs that try to outlive themselves", () => {
     }
   });
 
+  it("gives back every task its run identity claimed when the run ends: none stays held by a token that acts no more", () => {
+    addAgent(ws.dir, "claimer", "builder");
+    const added = cairn(ws.dir, ["task", "add", "claimed by a run", "--json"]).json as {
+      task: { id: string };
+    };
+    const task = added.task.id;
+    writeAgent(
+      ws.dir,
+      "claiming",
+      [
+        "[agent]",
+        'name = "claiming"',
+        "[run]",
+        `command = ${JSON.stringify(process.execPath)}`,
+        `args = [${JSON.stringify(CAIRN_BIN)}, "task", "claim", ${JSON.stringify(task)}]`,
+        "[cairn]",
+        'identity = "claimer"',
+        "",
+      ].join("\n"),
+    );
+    const run = cairn(ws.dir, ["agents", "run", "claiming", "--json"], { env });
+    expect(run.code, run.stderr).toBe(0);
+    expect((run.json as { stdout: string }).stdout).toMatch(/claimed|Claimed/);
+    const shown = cairn(ws.dir, ["task", "show", task, "--json"]).json as {
+      task: { status: string; owner: string | null };
+    };
+    expect(shown.task).toMatchObject({ status: "open", owner: null });
+    const swept = cairn(ws.dir, ["activity", "--json"]).stdout;
+    expect(swept).toMatch(/run AR-\d+ of claiming ended/);
+  });
+
   it("stops the token minted for a run whose supervisor was killed outright at once, before any reaper runs", async () => {
     const tokenFile = join(ws.dir, "orphaned.token");
     const pidFile = join(ws.dir, "orphaned.pid");

@@ -10,6 +10,7 @@ import {
 import { servedBoard } from "../../kernel/started-for.js";
 import type { Store } from "../../store/store.js";
 import { retireRunAgent } from "../identity/run-identity.js";
+import { releaseClaimsOf } from "../tasks/claims.js";
 import type { Workspace } from "../workspace/discover.js";
 import { supervisorGone } from "./supervisor.js";
 
@@ -131,7 +132,16 @@ export async function reapOrphans(
         reason: `its supervisor (pid ${run.supervisorPid}) died${killed ? "; its leftover processes were killed" : ""}`,
       });
       // The supervisor died before it could retire the token it minted for the run.
-      if (run.identity) await retireRunAgent(tx, run.identity, at);
+      if (run.identity) {
+        await retireRunAgent(tx, run.identity, at);
+        await releaseClaimsOf(
+          tx,
+          run.identity,
+          actorId,
+          at,
+          `run ${run.id} of ${run.agent} ended: its supervisor died`,
+        );
+      }
       await tx.journal.append({
         at,
         actor: actorId,

@@ -12,6 +12,7 @@ import {
   type RunIdentity,
   retireRunAgent,
 } from "../identity/run-identity.js";
+import { releaseClaimsOf } from "../tasks/claims.js";
 import type { Workspace } from "../workspace/discover.js";
 import { RunLog, STDERR_TAIL_BYTES, STDOUT_TAIL_BYTES, Tail } from "./logs.js";
 import { type LoadedAgent, triggerSchedule } from "./manifest.js";
@@ -294,7 +295,16 @@ async function supervise(
   // The run's row ends and its minted token is retired in one transaction: a run recorded as
   // over never leaves a live credential behind.
   const end = async (tx: Tx) => {
-    if (identity) await retireRunAgent(tx, identity.agent.id, finishedAt);
+    if (identity) {
+      await retireRunAgent(tx, identity.agent.id, finishedAt);
+      await releaseClaimsOf(
+        tx,
+        identity.agent.id,
+        request.actorId,
+        finishedAt,
+        `run ${started.id} of ${started.agent} ended, and the token it held with it`,
+      );
+    }
     await tx.agentRuns.finish(started.id, {
       status,
       exitCode,

@@ -336,6 +336,46 @@ async function retiredClaims(tx: Tx): Promise<{ task: TaskRecord; why: string }[
 }
 
 /**
+ * Release every claim (active or blocked) an agent held, in the caller's transaction: for a run's
+ * minted identity as the run ends. Its token acts no more, so its tasks would stay held under a
+ * retired agent, counted against its parent's WIP cap and closed to everyone, until a sweep.
+ */
+export async function releaseClaimsOf(
+  tx: Tx,
+  agentId: string,
+  actorId: string,
+  now: string,
+  why: string,
+): Promise<string[]> {
+  const released: string[] = [];
+  for (;;) {
+    const { tasks } = await tx.tasks.list({
+      status: ["active", "blocked"],
+      owner: agentId,
+      order: "created",
+      limit: 500,
+      offset: 0,
+    });
+    for (const task of tasks) {
+      await tx.tasks.update(
+        task.id,
+        { status: "open", owner: null, claimedAt: null, leaseAt: null, blockedReason: null },
+        now,
+      );
+      await tx.journal.append({
+        at: now,
+        actor: actorId,
+        action: "task.swept",
+        subject: task.id,
+        data: { owner: agentId, lease_at: task.leaseAt, why },
+      });
+      released.push(task.id);
+    }
+    if (tasks.length < 500) return released;
+  }
+}
+
+/**
  * Release the claims of agents silent past `[claims] lease_minutes`, and at once every claim
  * (active or blocked) of a retired agent, each with why.
  */
