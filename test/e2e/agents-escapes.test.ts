@@ -268,6 +268,25 @@ describe("local agent runs that try to outlive themselves", () => {
     expect(swept).toMatch(/run AR-\d+ of claiming ended/);
   });
 
+  it("never writes its token into its log or result, though it prints its environment", () => {
+    addAgent(ws.dir, "printer", "builder");
+    writeAgent(
+      ws.dir,
+      "printing",
+      shellAgent("printing", 'echo "$CAIRN_AGENT"; env', {
+        rest: '[cairn]\nidentity = "printer"\n',
+      }),
+    );
+    const run = cairn(ws.dir, ["agents", "run", "printing", "--json"], { env });
+    expect(run.code, run.stderr).toBe(0);
+    const out = run.json as { run: { id: string }; stdout: string };
+    expect(out.stdout).toMatch(/^\[redacted\]\n/);
+    expect(out.stdout).toContain("CAIRN_AGENT=[redacted]");
+    const logs = cairn(ws.dir, ["agents", "logs", "printing", "--lines", "400", "--json"], { env }).stdout;
+    expect(logs).toContain("CAIRN_AGENT=[redacted]");
+    for (const text of [run.stdout, logs]) expect(text).not.toMatch(/cairn_[A-Za-z0-9_-]{43}/);
+  });
+
   it("stops the token minted for a run whose supervisor was killed outright at once, before any reaper runs", async () => {
     const tokenFile = join(ws.dir, "orphaned.token");
     const pidFile = join(ws.dir, "orphaned.pid");

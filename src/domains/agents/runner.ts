@@ -5,6 +5,8 @@ import { os } from "../../kernel/builtins.js";
 import { childEnv, onProcessStop, runChild, storeAccess } from "../../kernel/child.js";
 import { conflict, operational, usageError } from "../../kernel/outcome.js";
 import { type ProgressSink, runProgress } from "../../kernel/progress.js";
+import { SecretMask } from "../../kernel/secret-mask.js";
+import { urlWithoutPassword } from "../../kernel/url-password.js";
 import type { AgentRunRecord, RunStatus, RunTrigger, Store, Tx } from "../../store/store.js";
 import {
   identityFor,
@@ -75,6 +77,12 @@ export function runEnvironment(
   // A run acting on the board as itself reaches the store as the caller does, password and all.
   if (identity) Object.assign(env, storeAccess(request.env), { CAIRN_AGENT: identity.token });
   return env;
+}
+
+/** The store URL a run acting on the board is given, when it carries a password: masked whole. */
+function storeUrlSecret(env: NodeJS.ProcessEnv): string[] {
+  const url = env.CAIRN_STORE_URL;
+  return url && urlWithoutPassword(url) !== url ? [url] : [];
 }
 
 /** Pauses before the end of a run is written again, after a write that failed. */
@@ -241,6 +249,17 @@ async function supervise(
           (tx, minted) => tx.agentRuns.setIdentity(started.id, minted.id),
           request.actorId,
         );
+      // A run that prints its environment must not write its token (or the store URL's password)
+      // into its log and result: a token is never logged.
+      const secrets = identity ? [identity.token, ...storeUrlSecret(request.env)] : [];
+      const masks = { stdout: new SecretMask(secrets), stderr: new SecretMask(secrets) };
+      const keep = (chunk: Buffer, stream: "stdout" | "stderr") => {
+        if (chunk.length === 0) return;
+        log.write(chunk);
+        const tail = stream === "stdout" ? stdout : stderr;
+        tail.push(chunk);
+        progress.say(() => tail.lastLine());
+      };
       // The latest output line, paced; a silent agent still shows it is alive.
       const progress = runProgress(request.progress);
       const result = await runChild({
@@ -262,13 +281,11 @@ async function supervise(
               });
             })
             .catch(() => {}),
-        onOutput: (chunk, stream) => {
-          log.write(chunk);
-          const tail = stream === "stdout" ? stdout : stderr;
-          tail.push(chunk);
-          progress.say(() => tail.lastLine());
-        },
-      }).finally(() => progress.stop());
+        onOutput: (chunk, stream) => keep(masks[stream].push(chunk), stream),
+      }).finally(() => {
+        for (const stream of ["stdout", "stderr"] as const) keep(masks[stream].flush(), stream);
+        progress.stop();
+      });
       status = statusOf(result, signal);
       exitCode = result.timedOut ? 124 : result.exitCode;
       durationMs = result.durationMs;

@@ -1,0 +1,35 @@
+import { describe, expect, it } from "vitest";
+import { SecretMask } from "../../src/kernel/secret-mask.js";
+
+const TOKEN = "cairn_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG";
+
+/** Feed `text` in chunks of `size` bytes, as a pipe may deliver it; what comes out, whole. */
+function through(mask: SecretMask, text: string, size: number): string {
+  const bytes = Buffer.from(text);
+  const out: Buffer[] = [];
+  for (let at = 0; at < bytes.length; at += size) out.push(mask.push(bytes.subarray(at, at + size)));
+  out.push(mask.flush());
+  return Buffer.concat(out).toString();
+}
+
+describe("masking a run's secrets in its output", () => {
+  const text = `HOME=/home/u\nCAIRN_AGENT=${TOKEN}\nagain:${TOKEN}${TOKEN}\nend`;
+  const masked = "HOME=/home/u\nCAIRN_AGENT=[redacted]\nagain:[redacted][redacted]\nend";
+
+  it("masks every occurrence however the output is split into chunks", () => {
+    for (const size of [1, 2, 3, 7, 13, 48, 49, 50, 64, 4096])
+      expect(through(new SecretMask([TOKEN]), text, size), `chunks of ${size}`).toBe(masked);
+  });
+
+  it("loses and reorders nothing: output without a secret comes out as it went in", () => {
+    const plain = "cairn_ is a prefix, not a token\n".repeat(50);
+    for (const size of [1, 5, 48, 1000]) expect(through(new SecretMask([TOKEN]), plain, size)).toBe(plain);
+  });
+
+  it("passes output through untouched when there is no secret to mask", () => {
+    const mask = new SecretMask([]);
+    const chunk = Buffer.from(`x${TOKEN}`);
+    expect(mask.push(chunk)).toBe(chunk);
+    expect(mask.flush().length).toBe(0);
+  });
+});
