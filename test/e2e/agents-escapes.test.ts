@@ -159,20 +159,29 @@ describe("local agent runs that try to outlive themselves", () => {
     expect(runs[0]?.status).toBe(face.startsWith("SIGTERM") ? "interrupted" : "cancelled");
   });
 
-  it("on SIGTERM to cairn mid-remediation, records the remediation interrupted, not running", async () => {
-    const pidFile = join(ws.dir, "remedy.pid");
+  /**
+   * A cairn process running an agent's remediation, a command that records its pid and sleeps:
+   * the supervisor, its exit code to come, and the command's pid once it runs.
+   */
+  async function startRemediation(name: string) {
+    const pidFile = join(ws.dir, `${name}.pid`);
     writeAgent(
       ws.dir,
-      "remedied",
-      `[agent]\nname = "remedied"\n[run]\ncommand = "true"\n[[preflight]]\ncommand = "false"\nremediation = ["sh", "-c", "echo $$ > '${pidFile}'; exec sleep 60"]\n`,
+      name,
+      `[agent]\nname = "${name}"\n[run]\ncommand = "true"\n[[preflight]]\ncommand = "false"\nremediation = ["sh", "-c", "echo $$ > '${pidFile}'; exec sleep 60"]\n`,
     );
-    const supervisor = spawn(process.execPath, [CAIRN_BIN, "agents", "remediate", "remedied", "1"], {
+    const supervisor = spawn(process.execPath, [CAIRN_BIN, "agents", "remediate", name, "1"], {
       cwd: ws.dir,
       env: cleanEnv(env),
       stdio: "ignore",
     });
-    const exited = new Promise((resolve) => supervisor.on("exit", (code) => resolve(code)));
-    leftovers.push(await pidFrom(pidFile));
+    const exited = new Promise<number | null>((resolve) => supervisor.on("exit", (code) => resolve(code)));
+    return { supervisor, exited, pid: await pidFrom(pidFile) };
+  }
+
+  it("on SIGTERM to cairn mid-remediation, records the remediation interrupted, not running", async () => {
+    const { supervisor, exited, pid } = await startRemediation("remedied");
+    leftovers.push(pid);
     supervisor.kill("SIGTERM");
     expect(await exited).toBe(143);
     const runs = (
@@ -187,19 +196,7 @@ describe("local agent runs that try to outlive themselves", () => {
   it.skipIf(process.platform !== "linux")(
     "on SIGKILL to cairn mid-remediation, the reaper that records it interrupted ends its command too",
     async () => {
-      const pidFile = join(ws.dir, "remedy-killed.pid");
-      writeAgent(
-        ws.dir,
-        "remedied-killed",
-        `[agent]\nname = "remedied-killed"\n[run]\ncommand = "true"\n[[preflight]]\ncommand = "false"\nremediation = ["sh", "-c", "echo $$ > '${pidFile}'; exec sleep 60"]\n`,
-      );
-      const supervisor = spawn(process.execPath, [CAIRN_BIN, "agents", "remediate", "remedied-killed", "1"], {
-        cwd: ws.dir,
-        env: cleanEnv(env),
-        stdio: "ignore",
-      });
-      const exited = new Promise((resolve) => supervisor.on("exit", resolve));
-      const pid = await pidFrom(pidFile);
+      const { supervisor, exited, pid } = await startRemediation("remedied-killed");
       leftovers.push(pid);
       supervisor.kill("SIGKILL");
       await exited;
