@@ -237,3 +237,29 @@ describe("a daemon an agent runs", () => {
     }
   });
 });
+
+describe("the daemon's own writes", () => {
+  it("audits the claims its sweep releases, as `cairn sweep` is audited", () => {
+    const ws = initWorkspace();
+    try {
+      const env = { DOTAGENT_HOME: join(ws.dir, "no-dotagent") };
+      const leaver = addAgent(ws.dir, "leaver", "builder").token;
+      expect(cairn(ws.dir, ["task", "add", "held, then left"]).code).toBe(0);
+      expect(cairn(ws.dir, ["task", "claim", "T-1"], { env: { ...env, CAIRN_AGENT: leaver } }).code).toBe(0);
+      expect(cairn(ws.dir, ["agent", "retire", "leaver"]).code).toBe(0);
+      const once = cairn(ws.dir, ["daemon", "--once", "--json"], { env });
+      expect(once.code, once.stderr).toBe(0);
+      const tail = cairn(ws.dir, ["audit", "tail", "--lines", "50", "--json"]).json as {
+        entries: { event: string; actor: string; data: { released?: { task: string }[] } }[];
+      };
+      const swept = tail.entries.find((entry) => entry.event === "claims.swept");
+      expect(swept).toMatchObject({
+        actor: "owner",
+        data: { released: [expect.objectContaining({ task: "T-1" })] },
+      });
+      expect(cairn(ws.dir, ["audit", "verify"]).code).toBe(0);
+    } finally {
+      ws.cleanup();
+    }
+  });
+});

@@ -31,8 +31,22 @@ export async function startDaemon(session: Session, args: readonly string[]): Pr
       env: ctx.env,
       actorId: ctx.actor.id,
       log,
-      sweepClaims: async () =>
-        (await sweep(ctx.store, ctx.config, ctx.actor, ctx.now())).map(({ task, why }) => ({ task, why })),
+      sweepClaims: async () => {
+        const released = (await sweep(ctx.store, ctx.config, ctx.actor, ctx.now())).map(
+          ({ task, owner, why }) => ({
+            task,
+            owner,
+            why,
+          }),
+        );
+        // A write the daemon makes on its own, through no command: audited as `cairn sweep` is.
+        try {
+          if (released.length > 0) audit(ctx, "notice", "claims.swept", { released });
+        } catch (error) {
+          log(`the sweep was not audited: ${(error as Error).message}`);
+        }
+        return released;
+      },
       auditRun: (run) =>
         audit(ctx, run.status === "ok" ? "info" : "notice", "agent.run", {
           run: run.id,
