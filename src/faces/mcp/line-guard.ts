@@ -30,11 +30,22 @@ export class LineGuard extends Transform {
   constructor(
     private readonly reply: ProtocolFaultReply,
     private readonly maxLineBytes: number,
+    /**
+     * A wait while the client is not reading what was already sent (undefined when it is). Input
+     * is held meanwhile, so stdin backs up to the client: a client that writes requests and never
+     * reads their answers would otherwise have the server read, run and hold every answer.
+     */
+    private readonly outputBackedUp: () => Promise<void> | undefined = () => undefined,
   ) {
     super();
   }
 
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
+  override _transform(chunk: Buffer, encoding: BufferEncoding, done: TransformCallback): void {
+    const backedUp = this.outputBackedUp();
+    if (backedUp) {
+      void backedUp.then(() => this._transform(chunk, encoding, done));
+      return;
+    }
     let start = 0;
     for (;;) {
       const newline = chunk.indexOf(10, start);

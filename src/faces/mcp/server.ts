@@ -287,9 +287,13 @@ export function createServer(
 export async function serveStdio(session: Session, profile: Profile): Promise<void> {
   const server = createServer(session, profile);
   reserveProtocolStreams();
-  const guard = new LineGuard((reply) => {
-    process.stdout.write(`${JSON.stringify(reply)}\n`);
-  }, MAX_MESSAGE_BYTES);
+  const guard = new LineGuard(
+    (reply) => {
+      process.stdout.write(`${JSON.stringify(reply)}\n`);
+    },
+    MAX_MESSAGE_BYTES,
+    outputBackedUp,
+  );
   process.stdin.pipe(guard);
   const transport = new StdioServerTransport(guard, process.stdout, { maxBufferSize: MAX_MESSAGE_BYTES * 2 });
   // A response frees its request's id for the guard, which refuses an id already in flight.
@@ -311,6 +315,22 @@ export async function serveStdio(session: Session, profile: Profile): Promise<vo
   const { stopEverything } = await import("../../kernel/child.js");
   await stopEverything(STOP_GRACE_MS);
   await session.close();
+}
+
+/**
+ * While stdout holds more than its buffer (the client is not reading), a promise that settles
+ * once it drains, or once it can no longer (closed, failed): the end of input closes the server then.
+ */
+function outputBackedUp(): Promise<void> | undefined {
+  const stdout = process.stdout;
+  if (!stdout.writableNeedDrain) return undefined;
+  return new Promise((resolve) => {
+    const settle = () => {
+      for (const event of ["drain", "close", "error"]) stdout.off(event, settle);
+      resolve();
+    };
+    for (const event of ["drain", "close", "error"]) stdout.once(event, settle);
+  });
 }
 
 /** How long a server whose client left waits for what it supervised to record its end. */
