@@ -198,6 +198,11 @@ describe("resources and prompts", () => {
     expect((brief.messages[0]?.content as { text: string } | undefined)?.text).toMatch(
       /# Brief for task T-2/,
     );
+    // The prompt names the task by the id the brief resolved, not by the argument as written.
+    const padded = await client.getPrompt({ name: "brief", arguments: { task: "\n\n\n\n t-2" } });
+    expect((padded.messages[0]?.content as { text: string } | undefined)?.text).toMatch(
+      /^You are starting work on T-2\. /,
+    );
     // A task that does not exist is the caller's mistake (invalid params), not the server's fault.
     await expect(client.getPrompt({ name: "brief", arguments: { task: "T-99" } })).rejects.toMatchObject({
       code: -32602,
