@@ -58,6 +58,9 @@ export async function chapterTasks(world: DemoWorld): Promise<void> {
   await winner.call("finish_task", { task: "T-1" });
   await winner.call("check_task", { task: "T-1", all: true });
   await winner.call("finish_task", { task: "T-1" });
+  world.say(
+    `  ${loser.name}'s docs task has a text-only criterion: its tick is ${loser.name}'s word, so the finish is recorded unverified`,
+  );
   await loser.call("check_task", { task: "T-2", n: 1 });
   await loser.call("finish_task", { task: "T-2" });
   const status = world.cli(["status"]) as { board: { counts: Record<string, number> } };
