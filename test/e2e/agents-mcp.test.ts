@@ -295,6 +295,32 @@ describe("local agents over MCP", () => {
     }
   });
 
+  it("does not let a worker's `cli` tool run an agent or a remediation its profile is not served", async () => {
+    appendFileSync(join(ws.dir, ".cairn", "cairn.toml"), '\n[roles.hatcher]\nagents = ["greeter"]\n');
+    const { token } = addAgent(ws.dir, "worker-2", "hatcher");
+    const worker = await connectMcp(ws.dir, { env: { ...env, CAIRN_AGENT: token } });
+    const fixed = join(ws.dir, "fixed.txt");
+    rmSync(fixed, { force: true });
+    try {
+      const cli = async (argv: string[]) =>
+        (await callTool(worker, "cli", { argv })).structuredContent as {
+          exit_code: number;
+          output: { refused?: { policy: string; next: string } };
+        };
+      const run = await cli(["agents", "run", "failer"]);
+      expect(run.exit_code).toBe(3);
+      expect(run.output.refused).toMatchObject({ policy: "profile", next: expect.stringMatching(/agents/) });
+      const remedy = await cli(["agents", "remediate", "fixable", "1"]);
+      expect(remedy.exit_code).toBe(3);
+      expect(remedy.output.refused?.policy).toBe("profile");
+      expect(existsSync(fixed)).toBe(false);
+      // What its role lists runs through the hatch as through its own tool.
+      expect((await cli(["agents", "run", "greeter", "x"])).exit_code).toBe(0);
+    } finally {
+      await worker.close();
+    }
+  });
+
   it("answers a broken manifest with a JSON-RPC error naming the file, never a partial list", async () => {
     const changed = new Promise<void>((resolve) =>
       mcp.client.setNotificationHandler("notifications/tools/list_changed", () => resolve()),

@@ -6,6 +6,7 @@ import { runToolName } from "../../domains/agents/naming.js";
 import type { Profile } from "../../domains/workspace/config.js";
 import { CatalogError, type CatalogSource, type CatalogTool } from "../catalog.js";
 import type { SessionContext } from "../context.js";
+import { FULL_PROFILES, servesRunTool } from "./served.js";
 
 /**
  * One input shape for every `run-<agent>` tool: its schema is derived and published once. Bare
@@ -14,8 +15,6 @@ import type { SessionContext } from "../context.js";
  */
 const RUN_INPUT = z.object({ schedule: z.string().optional(), args: z.array(z.string()).optional() });
 const NO_INPUT = z.object({});
-
-const FULL: readonly Profile[] = ["operator", "all"];
 
 /**
  * Every local agent as a tool `run-<name>`, and every declared remediation as
@@ -42,11 +41,10 @@ export const agentsCatalog: CatalogSource = {
         (d) => `agent ${d.name}: ${shown(d.kept)} keeps the name, ${shown(d.dropped)} is ignored`,
       ),
     ];
-    const full = FULL.includes(profile);
-    const listed = new Set(ctx.config.roles[ctx.actor.role]?.agents ?? []);
+    const full = FULL_PROFILES.includes(profile);
     const tools: CatalogTool[] = [];
     for (const { name, agent } of catalog.tools) {
-      if (!full && !listed.has(agent.name)) continue;
+      if (!servesRunTool(ctx, profile, agent.name)) continue;
       tools.push({
         name,
         title: `Run ${agent.name}`,

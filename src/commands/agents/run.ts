@@ -6,6 +6,7 @@ import { quote } from "../../domains/knowledge/brief/fence.js";
 import { notFound, operational } from "../../kernel/outcome.js";
 import { defineCommand } from "../define.js";
 import { verbatim } from "../field-text.js";
+import { requireServedToModel } from "./served.js";
 import { RunView, runView } from "./shapes.js";
 
 const RESULT_LINES = 500;
@@ -34,6 +35,7 @@ export const agentsRun = defineCommand({
   }),
   async handler(input, ctx) {
     const agent = findAgent(agentCatalog(ctx.workspace, ctx.env), input.agent);
+    requireServedToModel(ctx, agent.name, "run");
     const result = await runAgent({
       agent,
       schedule: input.schedule,
@@ -97,6 +99,7 @@ export const agentsRemediate = defineCommand({
   async handler(input, ctx) {
     const catalog = agentCatalog(ctx.workspace, ctx.env);
     const agent = findAgent(catalog, input.agent);
+    requireServedToModel(ctx, agent.name, "remediation");
     const tool = catalog.remediations.find((r) => r.agent.name === agent.name && r.index === input.index);
     if (!tool)
       throw notFound(
