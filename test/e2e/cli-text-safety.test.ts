@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { callTool, connectMcp } from "../helpers/mcp.js";
 import { cairn, initWorkspace } from "../helpers/workspace.js";
 
 /**
@@ -96,5 +97,35 @@ describe("human output cannot be forged by the text it shows", () => {
 
     const json = cairn(ws.dir, ["task", "show", id, "--json"]);
     expect((json.json as { task: { title: string } }).task.title).toBe(title);
+  });
+});
+
+describe("the parser's complaints quote a hostile word cut, as every error does", () => {
+  const big = "B".repeat(100_000);
+  it.each([
+    ["an unknown option", ["task", "list", `--${big}`, "--json"]],
+    ["an unknown command", ["task", big, "--json"]],
+    ["a value outside the choices", ["task", "add", "x", "--priority", big, "--json"]],
+  ])("%s of 100 000 characters is named in a few hundred bytes (exit 2)", (_what, argv) => {
+    const run = cairn(ws.dir, argv);
+    expect(run.code).toBe(2);
+    expect(run.stdout.length).toBeLessThan(1_000);
+    expect(run.stderr.length).toBeLessThan(5_000);
+    expect((run.json as { error: { message: string } }).error.message).toMatch(/… \(10000[02] characters\)/);
+  });
+
+  it("a 5 MB word through the `cli` tool is a usage error naming it, not an answer too large to send", async () => {
+    const mcp = await connectMcp(ws.dir);
+    try {
+      const result = await callTool(mcp, "cli", {
+        argv: ["task", "add", "x", "--priority", "A".repeat(5_000_000)],
+      });
+      expect(result.structuredContent).toMatchObject({
+        exit_code: 2,
+        output: { error: { kind: "usage", message: expect.stringContaining("(5000000 characters)") } },
+      });
+    } finally {
+      await mcp.close();
+    }
   });
 });

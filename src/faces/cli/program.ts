@@ -4,6 +4,7 @@ import type { CallControls, Session } from "../../commands/context.js";
 import type { AnyCommand } from "../../commands/define.js";
 import { dispatch } from "../../commands/dispatch.js";
 import { type CairnError, EXIT_CODES, exitCodeOf, usageError } from "../../kernel/outcome.js";
+import { cutText } from "../../kernel/text.js";
 import { CAIRN_VERSION } from "../../kernel/version.js";
 import { stderrIsTerminal } from "./fd-output.js";
 import { fieldShape, flagOf } from "./options.js";
@@ -183,6 +184,7 @@ export function buildProgram(
   out: Output,
   exit: (code: number) => void,
   lent?: CallControls,
+  argv: readonly string[] = [],
 ): Commander {
   const root = new Commander("cairn")
     .description("A local-first control plane for AI coding agents")
@@ -196,7 +198,10 @@ export function buildProgram(
   const configure = (c: Commander) => {
     c.exitOverride();
     // The parser's complaints quote what was typed, which may be pasted text: shown escaped too.
-    c.configureOutput({ writeOut: out.stdout, writeErr: (text) => out.stderr(escapeControls(text)) });
+    c.configureOutput({
+      writeOut: out.stdout,
+      writeErr: (text) => out.stderr(escapeControls(clipArgvWords(text, argv))),
+    });
     for (const sub of c.commands) configure(sub);
   };
   configure(root);
@@ -222,6 +227,7 @@ export async function runCli(
       code = exitCode;
     },
     lent,
+    argv,
   );
   if (argv.length === 0) {
     // No command is a usage error: the help goes to stderr, stdout stays empty for pipes.
@@ -272,5 +278,22 @@ function parserError(error: CommanderError, program: Commander, argv: readonly s
         : "name a command: `cairn --help` lists them",
       help,
     );
-  return usageError(error.message.replace(/^error: /, ""), help);
+  return usageError(clipArgvWords(error.message.replace(/^error: /, ""), argv), help);
+}
+
+/** How much of one argv word the parser's complaint may quote. */
+const QUOTED_WORD_CHARS = 60;
+
+/**
+ * The parser's complaints quote the word they reject (`unknown option '--…'`, an argument not
+ * among the choices): a hostile word, megabytes through the `cli` tool, is cut as every value
+ * cairn echoes is, rather than turning one usage error into megabytes on stdout and stderr.
+ */
+function clipArgvWords(text: string, argv: readonly string[]): string {
+  let clipped = text;
+  for (const word of new Set(argv)) {
+    if (word.length <= QUOTED_WORD_CHARS || !clipped.includes(word)) continue;
+    clipped = clipped.replaceAll(word, `${cutText(word, QUOTED_WORD_CHARS)}… (${word.length} characters)`);
+  }
+  return clipped;
 }
