@@ -198,6 +198,22 @@ describe("tool-level faults are isError results that name the field", () => {
     }
   });
 
+  it("cli answers an option missing its value with the usage error the command line gives, writing nothing", async () => {
+    const mcp = await connectMcp(ws.dir);
+    try {
+      expect(cairn(ws.dir, ["task", "add", "a title", "--so-that"]).code).toBe(2);
+      const result = await callTool(mcp, "cli", { argv: ["task", "add", "a title", "--so-that"] });
+      expect(result.structuredContent).toMatchObject({
+        exit_code: 2,
+        output: { error: { kind: "usage", message: expect.stringMatching(/--so-that.*argument missing/) } },
+      });
+      const listed = cairn(ws.dir, ["task", "list", "--json"]).json as { tasks: unknown[] };
+      expect(listed.tasks).toEqual([]);
+    } finally {
+      await mcp.close();
+    }
+  });
+
   it("handles a 5 MB argument string: a clear usage error, nothing stored, still serving", async () => {
     const mcp = await connectMcp(ws.dir);
     try {

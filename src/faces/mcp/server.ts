@@ -57,11 +57,17 @@ const INSTRUCTIONS =
 async function runCliTool(argv: readonly string[], session: Session, controls: CallControls) {
   let stdout = "";
   let stderr = "";
-  // `--json` must land before a `--`, or it would be taken as a positional value. It is added
+  // `--json` goes right after the leading words (the command and its first arguments): no option
+  // precedes it there, so it can never become an option's value. Appended at the end, an argv that
+  // ended in an option missing its value (`task add x --so-that`) wrote "--json" as that value
+  // where the command line refuses it; after a `--` it would be a positional value. It is added
   // even when the argv holds one: that one may be an option's value (`--text --json`), and a
   // repeated flag is harmless.
+  // An argv that starts with an option is cairn's own (`--help`, `-V`), where none takes a value.
+  const lead = argv.findIndex((word) => word.startsWith("-"));
   const end = argv.indexOf("--");
-  const words = end === -1 ? [...argv, "--json"] : [...argv.slice(0, end), "--json", ...argv.slice(end)];
+  const at = lead === -1 ? argv.length : lead > 0 ? lead : end === -1 ? argv.length : end;
+  const words = [...argv.slice(0, at), "--json", ...argv.slice(at)];
   // The CLI parser loads on the first `cli` call, not at every server start.
   const { runCli } = await import("../cli/program.js");
   const exitCode = await runCli(
