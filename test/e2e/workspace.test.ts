@@ -73,6 +73,22 @@ describe("finding the workspace", () => {
     expect((status.json as { workspace: { root: string } }).workspace.root).toBe(main);
   });
 
+  it("follows a `.git` file to another workspace only when that repository records this worktree", () => {
+    const other = join(scratch.dir, "other");
+    mkdirSync(other);
+    expect(cairn(other, ["init"]).code).toBe(0);
+    // Laid by hand (an unpacked archive, an agent's scratch folder): a worktree's files, pointing at
+    // a folder that is not even a repository, with no record there of this worktree.
+    const planted = join(scratch.dir, "planted");
+    mkdirSync(join(planted, "fake"), { recursive: true });
+    writeFileSync(join(planted, ".git"), "gitdir: ./fake\n");
+    writeFileSync(join(planted, "fake", "commondir"), `${join(other, ".git")}\n`);
+    writeFileSync(join(planted, "fake", "gitdir"), `${join(other, "elsewhere", ".git")}\n`);
+    const status = cairn(planted, ["status", "--json"]);
+    expect(status.code).toBe(4);
+    expect(status.stdout).not.toContain(other);
+  });
+
   it("falls back to the home workspace, and says to run init when there is none", () => {
     const home = join(scratch.dir, "home");
     const project = join(scratch.dir, "project");

@@ -1,4 +1,4 @@
-import { existsSync, statSync } from "node:fs";
+import { existsSync, realpathSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { os } from "../../kernel/builtins.js";
@@ -127,10 +127,22 @@ export function mainCheckoutOf(directory: string): string | undefined {
     if (!existsSync(commonDirFile)) return undefined;
     const commonDir = readRegularFile(commonDirFile).trim();
     const mainGitDir = isAbsolute(commonDir) ? commonDir : resolve(gitDir, commonDir);
-    return dirname(mainGitDir);
+    return linksBack(gitDir, directory) ? dirname(mainGitDir) : undefined;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Whether the repository's record of a worktree (`worktrees/NAME/gitdir`, which git writes) names
+ * this directory's `.git`. The `.git` file and the `commondir` it leads to are files anyone can
+ * lay in a folder (an unpacked archive, an agent's scratch directory): trusted alone, they sent
+ * cairn to any other workspace of this user, a folder that is not even a repository included.
+ */
+function linksBack(gitDir: string, directory: string): boolean {
+  const recorded = readRegularFile(join(gitDir, "gitdir")).trim();
+  const dotGit = isAbsolute(recorded) ? recorded : resolve(gitDir, recorded);
+  return realpathSync(dotGit) === realpathSync(join(directory, ".git"));
 }
 
 /** The git directory a `.git` file points to, when that directory no longer exists. */
