@@ -32,20 +32,17 @@ export async function startDaemon(session: Session, args: readonly string[]): Pr
       actorId: ctx.actor.id,
       log,
       sweepClaims: async () => {
-        const released = (await sweep(ctx.store, ctx.config, ctx.actor, ctx.now())).map(
-          ({ task, owner, why }) => ({
-            task,
-            owner,
-            why,
-          }),
-        );
+        const released = await sweep(ctx.store, ctx.config, ctx.actor, ctx.now());
         // A write the daemon makes on its own, through no command: audited as `cairn sweep` is.
         try {
-          if (released.length > 0) audit(ctx, "notice", "claims.swept", { released });
+          if (released.length > 0)
+            audit(ctx, "notice", "claims.swept", {
+              released: released.map(({ task, owner, why }) => ({ task, owner, why })),
+            });
         } catch (error) {
           log(`the sweep was not audited: ${(error as Error).message}`);
         }
-        return released;
+        return released.map(({ task, why }) => ({ task, why }));
       },
       auditRun: (run) =>
         audit(ctx, run.status === "ok" ? "info" : "notice", "agent.run", {
