@@ -1,7 +1,7 @@
 import { Daemon } from "../../domains/agents/daemon-loop.js";
 import { audit } from "../../domains/audit/record.js";
 import { guard } from "../../domains/identity/guard.js";
-import { sweep } from "../../domains/tasks/claims.js";
+import { sweep } from "../../domains/tasks/sweep.js";
 import { killAllChildren } from "../../kernel/child.js";
 import { describeError, EXIT_CODES, exitCodeOf, outcomeFromThrown } from "../../kernel/outcome.js";
 import { oneLine } from "../../kernel/visible-text.js";

@@ -10,7 +10,7 @@ import {
 import { servedBoard } from "../../kernel/started-for.js";
 import type { Store } from "../../store/store.js";
 import { retireRunAgent } from "../identity/run-identity.js";
-import { releaseClaimsOf } from "../tasks/claims.js";
+import { releaseClaimsOf } from "../tasks/sweep.js";
 import type { Workspace } from "../workspace/discover.js";
 import { supervisorGone } from "./supervisor.js";
 

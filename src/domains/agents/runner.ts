@@ -14,7 +14,7 @@ import {
   type RunIdentity,
   retireRunAgent,
 } from "../identity/run-identity.js";
-import { releaseClaimsOf } from "../tasks/claims.js";
+import { releaseClaimsOf } from "../tasks/sweep.js";
 import type { Workspace } from "../workspace/discover.js";
 import { RunLog, STDERR_TAIL_BYTES, STDOUT_TAIL_BYTES, Tail } from "./logs.js";
 import { type LoadedAgent, triggerSchedule } from "./manifest.js";

@@ -1,0 +1,116 @@
+import type { Store, Tx } from "../../store/store.js";
+import type { TaskRecord } from "../../store/tasks.js";
+import type { Actor } from "../identity/actor.js";
+import type { WorkspaceConfig } from "../workspace/config.js";
+import { minutesBefore } from "./claims.js";
+import { journal, who } from "./common.js";
+
+/**
+ * Claims given back without their holder: a lease gone silent, an agent retired, a run's minted
+ * identity at the run's end. Each release is journaled with why.
+ */
+
+export interface Swept {
+  task: string;
+  owner: string;
+  leaseAt: string | null;
+  why: string;
+}
+
+/** Tasks held (active or blocked) by agents that were retired: they will never call again. */
+async function retiredClaims(tx: Tx): Promise<{ task: TaskRecord; why: string }[]> {
+  const found: { task: TaskRecord; why: string }[] = [];
+  const retiredAt = new Map<string, string | null>();
+  const page = 500;
+  for (let offset = 0; ; offset += page) {
+    const { tasks } = await tx.tasks.list({
+      status: ["active", "blocked"],
+      order: "created",
+      limit: page,
+      offset,
+    });
+    for (const task of tasks) {
+      if (!task.owner) continue;
+      if (!retiredAt.has(task.owner))
+        retiredAt.set(task.owner, (await tx.agents.byId(task.owner))?.retiredAt ?? null);
+      const at = retiredAt.get(task.owner);
+      if (at) found.push({ task, why: `${await who(tx, task.owner)} was retired at ${at}` });
+    }
+    if (tasks.length < page) return found;
+  }
+}
+
+/**
+ * Release every claim (active or blocked) an agent held, in the caller's transaction: for a run's
+ * minted identity as the run ends. Its token acts no more, so its tasks would stay held under a
+ * retired agent, counted against its parent's WIP cap and closed to everyone, until a sweep.
+ */
+export async function releaseClaimsOf(
+  tx: Tx,
+  agentId: string,
+  actorId: string,
+  now: string,
+  why: string,
+): Promise<string[]> {
+  const released: string[] = [];
+  for (;;) {
+    const { tasks } = await tx.tasks.list({
+      status: ["active", "blocked"],
+      owner: agentId,
+      order: "created",
+      limit: 500,
+      offset: 0,
+    });
+    for (const task of tasks) {
+      await tx.tasks.update(
+        task.id,
+        { status: "open", owner: null, claimedAt: null, leaseAt: null, blockedReason: null },
+        now,
+      );
+      await tx.journal.append({
+        at: now,
+        actor: actorId,
+        action: "task.swept",
+        subject: task.id,
+        data: { owner: agentId, lease_at: task.leaseAt, why },
+      });
+      released.push(task.id);
+    }
+    if (tasks.length < 500) return released;
+  }
+}
+
+/**
+ * Release the claims of agents silent past `[claims] lease_minutes`, and at once every claim
+ * (active or blocked) of a retired agent, each with why.
+ */
+export async function sweep(
+  store: Store,
+  config: WorkspaceConfig,
+  actor: Actor,
+  now: string,
+): Promise<Swept[]> {
+  const minutes = config.claims.lease_minutes;
+  return store.write(async (tx) => {
+    const released: Swept[] = [];
+    const release = async (task: TaskRecord, why: string) => {
+      const owner = task.owner as string;
+      await tx.tasks.update(
+        task.id,
+        { status: "open", owner: null, claimedAt: null, leaseAt: null, blockedReason: null },
+        now,
+      );
+      await journal(tx, actor, now, "task.swept", task.id, { owner, lease_at: task.leaseAt, why });
+      released.push({ task: task.id, owner, leaseAt: task.leaseAt, why });
+    };
+    for (const { task, why } of await retiredClaims(tx)) await release(task, why);
+    for (const task of await tx.tasks.staleClaims(minutesBefore(now, minutes))) {
+      if (released.some((r) => r.task === task.id)) continue;
+      await release(
+        task,
+        `${await who(tx, task.owner)} made no call since ${task.leaseAt} (lease ${minutes} min)`,
+      );
+    }
+    return released;
+  });
+}
