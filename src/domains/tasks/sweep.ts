@@ -3,12 +3,15 @@ import type { TaskRecord } from "../../store/tasks.js";
 import type { Actor } from "../identity/actor.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
 import { minutesBefore } from "./claims.js";
-import { journal, who } from "./common.js";
+import { who } from "./common.js";
 
 /**
  * Claims given back without their holder: a lease gone silent, an agent retired, a run's minted
  * identity at the run's end. Each release is journaled with why.
  */
+
+/** Held tasks read per page. */
+const PAGE = 500;
 
 export interface Swept {
   task: string;
@@ -21,12 +24,11 @@ export interface Swept {
 async function retiredClaims(tx: Tx): Promise<{ task: TaskRecord; why: string }[]> {
   const found: { task: TaskRecord; why: string }[] = [];
   const retiredAt = new Map<string, string | null>();
-  const page = 500;
-  for (let offset = 0; ; offset += page) {
+  for (let offset = 0; ; offset += PAGE) {
     const { tasks } = await tx.tasks.list({
       status: ["active", "blocked"],
       order: "created",
-      limit: page,
+      limit: PAGE,
       offset,
     });
     for (const task of tasks) {
@@ -36,8 +38,26 @@ async function retiredClaims(tx: Tx): Promise<{ task: TaskRecord; why: string }[
       const at = retiredAt.get(task.owner);
       if (at) found.push({ task, why: `${await who(tx, task.owner)} was retired at ${at}` });
     }
-    if (tasks.length < page) return found;
+    if (tasks.length < PAGE) return found;
   }
+}
+
+/** Give a held task back to the board without its holder, journaled with why. */
+async function giveBack(tx: Tx, task: TaskRecord, actorId: string, now: string, why: string): Promise<Swept> {
+  const owner = task.owner as string;
+  await tx.tasks.update(
+    task.id,
+    { status: "open", owner: null, claimedAt: null, leaseAt: null, blockedReason: null },
+    now,
+  );
+  await tx.journal.append({
+    at: now,
+    actor: actorId,
+    action: "task.swept",
+    subject: task.id,
+    data: { owner, lease_at: task.leaseAt, why },
+  });
+  return { task: task.id, owner, leaseAt: task.leaseAt, why };
 }
 
 /**
@@ -51,32 +71,19 @@ export async function releaseClaimsOf(
   actorId: string,
   now: string,
   why: string,
-): Promise<string[]> {
-  const released: string[] = [];
+): Promise<Swept[]> {
+  const released: Swept[] = [];
   for (;;) {
+    // Always the first page: the tasks just released no longer match.
     const { tasks } = await tx.tasks.list({
       status: ["active", "blocked"],
       owner: agentId,
       order: "created",
-      limit: 500,
+      limit: PAGE,
       offset: 0,
     });
-    for (const task of tasks) {
-      await tx.tasks.update(
-        task.id,
-        { status: "open", owner: null, claimedAt: null, leaseAt: null, blockedReason: null },
-        now,
-      );
-      await tx.journal.append({
-        at: now,
-        actor: actorId,
-        action: "task.swept",
-        subject: task.id,
-        data: { owner: agentId, lease_at: task.leaseAt, why },
-      });
-      released.push(task.id);
-    }
-    if (tasks.length < 500) return released;
+    for (const task of tasks) released.push(await giveBack(tx, task, actorId, now, why));
+    if (tasks.length < PAGE) return released;
   }
 }
 
@@ -93,16 +100,8 @@ export async function sweep(
   const minutes = config.claims.lease_minutes;
   return store.write(async (tx) => {
     const released: Swept[] = [];
-    const release = async (task: TaskRecord, why: string) => {
-      const owner = task.owner as string;
-      await tx.tasks.update(
-        task.id,
-        { status: "open", owner: null, claimedAt: null, leaseAt: null, blockedReason: null },
-        now,
-      );
-      await journal(tx, actor, now, "task.swept", task.id, { owner, lease_at: task.leaseAt, why });
-      released.push({ task: task.id, owner, leaseAt: task.leaseAt, why });
-    };
+    const release = async (task: TaskRecord, why: string) =>
+      released.push(await giveBack(tx, task, actor.id, now, why));
     for (const { task, why } of await retiredClaims(tx)) await release(task, why);
     for (const task of await tx.tasks.staleClaims(minutesBefore(now, minutes))) {
       if (released.some((r) => r.task === task.id)) continue;
