@@ -7,6 +7,15 @@ export function isInside(outer: string, inner: string): boolean {
   return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel));
 }
 
+/** A path's real path (links resolved), or the path made absolute when it does not exist. */
+export function realPathOf(path: string): string {
+  try {
+    return realpathSync.native(path);
+  } catch {
+    return resolve(path);
+  }
+}
+
 /**
  * PATH without the folders inside `untrusted` (the project workspace, which agents write), by
  * their path as written and by their real path. A program cairn runs (a reviewed skill script, an
@@ -16,17 +25,12 @@ export function isInside(outer: string, inner: string): boolean {
  */
 export function pathOutside(path: string, untrusted: readonly string[]): string {
   if (untrusted.length === 0) return path;
-  const real = (dir: string) => {
-    try {
-      return realpathSync.native(dir);
-    } catch {
-      return resolve(dir);
-    }
-  };
-  const folders = [...untrusted.map((dir) => resolve(dir)), ...untrusted.map(real)];
+  const folders = [...untrusted.map((dir) => resolve(dir)), ...untrusted.map(realPathOf)];
   return path
     .split(delimiter)
-    .filter((dir) => !folders.some((folder) => isInside(folder, resolve(dir)) || isInside(folder, real(dir))))
+    .filter(
+      (dir) => !folders.some((folder) => isInside(folder, resolve(dir)) || isInside(folder, realPathOf(dir))),
+    )
     .join(delimiter);
 }
 

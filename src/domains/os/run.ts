@@ -2,7 +2,7 @@ import { accessSync, constants, realpathSync, statSync } from "node:fs";
 import { basename, delimiter, isAbsolute, join } from "node:path";
 import { Capture } from "../../kernel/capture.js";
 import { childEnv, runChild } from "../../kernel/child.js";
-import { isInside, withPathOutside } from "../../kernel/inside.js";
+import { isInside, realPathOf, withPathOutside } from "../../kernel/inside.js";
 import { refuse } from "../../kernel/outcome.js";
 import { bareNameProblem } from "./policy.js";
 
@@ -37,13 +37,7 @@ export function resolveBinary(
   env: NodeJS.ProcessEnv,
   untrusted: readonly string[] = [],
 ): string | undefined {
-  const realUntrusted = untrusted.map((dir) => {
-    try {
-      return realpathSync.native(dir);
-    } catch {
-      return dir;
-    }
-  });
+  const realUntrusted = untrusted.map(realPathOf);
   for (const dir of (env.PATH ?? "").split(delimiter)) {
     if (!dir || !isAbsolute(dir)) continue;
     const candidate = join(dir, bin);

@@ -10,7 +10,7 @@ import {
 } from "node:fs";
 import { extname, join, relative, sep } from "node:path";
 import { crypto } from "../../kernel/builtins.js";
-import { isInside } from "../../kernel/inside.js";
+import { isInside, realPathOf } from "../../kernel/inside.js";
 import { isRacy, StampCache, stampOf } from "../../kernel/stamp-cache.js";
 import { checkServedPath, openInside } from "./paths.js";
 
@@ -233,7 +233,7 @@ export function digestSkill(
 ): Digest {
   const reuse = purpose === "publish";
   const links: { path: string; target: string }[] = [];
-  const realUntrusted = reuse ? [] : untrusted.map(realOrSame);
+  const realUntrusted = reuse ? [] : untrusted.map(realPathOf);
   let unhashed = false;
   // Publishing lists the files the index shows; enabling a run covers whatever a script may load.
   const { files, truncated } = indexFiles(
@@ -295,14 +295,6 @@ function reachesUnhashed(realDir: string, path: string, realUntrusted: readonly 
   }
   if (!isInside(realDir, real)) return realUntrusted.some((folder) => isInside(folder, real));
   return relative(realDir, real).split(sep).some(isRunNoise);
-}
-
-function realOrSame(path: string): string {
-  try {
-    return realpathSync.native(path);
-  } catch {
-    return path;
-  }
 }
 
 function hashReusing(fd: number, real: string): string {
