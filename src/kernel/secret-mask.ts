@@ -24,14 +24,19 @@ export class SecretMask {
     let cut = Math.max(0, data.length - this.holdBack);
     // A secret that starts before the cut and ends after it goes out whole, masked (spans come
     // sorted by start, so one the extended cut now straddles extends it again).
-    for (const { start, end } of this.found(data)) if (start < cut && end > cut) cut = end;
+    const spans = this.found(data);
+    for (const { start, end } of spans) if (start < cut && end > cut) cut = end;
     this.carry = Buffer.from(data.subarray(cut));
-    return this.masked(data.subarray(0, cut));
+    return masked(
+      data.subarray(0, cut),
+      spans.filter(({ end }) => end <= cut),
+      this.mark,
+    );
   }
 
   /** What is still held back, masked: the output's end. */
   flush(): Buffer {
-    const rest = this.masked(this.carry);
+    const rest = masked(this.carry, this.found(this.carry), this.mark);
     this.carry = Buffer.alloc(0);
     return rest;
   }
@@ -43,18 +48,18 @@ export class SecretMask {
         spans.push({ start: at, end: at + secret.length });
     return spans.sort((a, b) => a.start - b.start);
   }
+}
 
-  private masked(data: Buffer): Buffer {
-    const spans = this.found(data);
-    if (spans.length === 0) return data;
-    const parts: Buffer[] = [];
-    let from = 0;
-    for (const { start, end } of spans) {
-      if (start < from) continue; // overlapping another secret already masked
-      parts.push(data.subarray(from, start), this.mark);
-      from = end;
-    }
-    parts.push(data.subarray(from));
-    return Buffer.concat(parts);
+/** `data` with each span (sorted by start) replaced by `mark`. */
+function masked(data: Buffer, spans: readonly { start: number; end: number }[], mark: Buffer): Buffer {
+  if (spans.length === 0) return data;
+  const parts: Buffer[] = [];
+  let from = 0;
+  for (const { start, end } of spans) {
+    if (start < from) continue; // overlapping another secret already masked
+    parts.push(data.subarray(from, start), mark);
+    from = end;
   }
+  parts.push(data.subarray(from));
+  return Buffer.concat(parts);
 }
