@@ -35,14 +35,16 @@ const MAX_SLEEP_MS = 15 * 60_000;
 const SETTLE_MS = 200;
 /** After a pass that failed (the store busy past its timeout), the loop tries again this soon. */
 const FAILED_PASS_RETRY_MS = 5_000;
+/** What link(2) answers where a filesystem has no hard links. */
+const NO_LINKS = ["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"];
+/** Numbers this process's draft and set-aside lock files apart. */
+let drafts = 0;
+
 /**
  * Create the lock file exclusively, already holding its content. Created empty and written after,
  * a second daemon starting in between read no live holder in it, removed it as stale and took
  * the lock too: two daemons ran at once. A hard link of a finished draft appears whole, or not.
  */
-/** What link(2) answers where a filesystem has no hard links. */
-const NO_LINKS = ["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"];
-let drafts = 0;
 function placeLock(path: string): void {
   const draft = `${path}.${process.pid}-${++drafts}.draft`;
   rmSync(draft, { force: true });
