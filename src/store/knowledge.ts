@@ -112,7 +112,11 @@ export interface FactsRepo {
    * normalised text: a restatement of a corrected fact is found by it.
    */
   supersededByNorms(norms: readonly string[]): Promise<Map<string, FactRecord>>;
-  reinforce(id: string, topics: string[], at: string): Promise<FactRecord>;
+  /**
+   * A restatement: seen again now, with these topics. `counted` adds it to the fact's seen count
+   * (its corroboration), which only a restatement from another author does.
+   */
+  reinforce(id: string, topics: string[], at: string, counted: boolean): Promise<FactRecord>;
   supersede(id: string, by: string, at: string): Promise<void>;
   delete(id: string): Promise<void>;
   /** Live facts only. With terms: best full-text matches first; without: most recently seen first. */

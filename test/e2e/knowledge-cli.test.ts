@@ -148,12 +148,12 @@ describe("memory through the CLI", () => {
       "--topics",
       "docs",
     ]);
-    const again = json<{ id: string; reinforced: boolean; seen: number }>([
-      "remember",
-      "docs LIVE at  [example.com/docs](http://www.example.com/docs)!",
-      "--topics",
-      "Web",
-    ]);
+    // Restated by another author (its own author restating it adds no weight: one voice).
+    const { token } = addAgent(ws.dir, "reader", "builder");
+    const again = json<{ id: string; reinforced: boolean; seen: number }>(
+      ["remember", "docs LIVE at  [example.com/docs](http://www.example.com/docs)!", "--topics", "Web"],
+      { CAIRN_AGENT: token },
+    );
     expect(again).toEqual({ id: first.id, reinforced: true, seen: 2 });
     const shown = json<{ fact: { topics: string[]; seen: number } }>(["fact", "show", first.id]);
     expect(shown.fact).toMatchObject({ topics: ["docs", "web"], seen: 2 });
@@ -377,10 +377,14 @@ describe("memory through the CLI", () => {
     expect(run.stderr).toMatch(/at most 4000 characters/);
   });
 
-  it("queues parallel restatements of one fact into one reinforced fact", async () => {
+  it("queues parallel restatements of one fact into one reinforced fact, each author counted once", async () => {
+    // Six authors, two processes each: one fact, seen by six.
+    const tokens = Array.from({ length: 6 }, (_, i) => addAgent(ws.dir, `a${i}`, "builder").token);
     const runs = await Promise.all(
-      Array.from({ length: 6 }, (_, i) =>
-        cairnAsync(ws.dir, ["remember", `Builds take ${i % 2 ? "" : " "}four minutes.`, "--json"]),
+      [...tokens, ...tokens].map((token, i) =>
+        cairnAsync(ws.dir, ["remember", `Builds take ${i % 2 ? "" : " "}four minutes.`, "--json"], {
+          env: { CAIRN_AGENT: token },
+        }),
       ),
     );
     for (const run of runs) expect(run.code, run.stderr).toBe(0);

@@ -70,6 +70,50 @@ describe("knowledge tools over MCP", () => {
     });
   });
 
+  it("counts each author once: an agent restating a fact, itself or through a child, is one voice", async () => {
+    const seenOf = (result: { structuredContent?: unknown }) =>
+      (result.structuredContent as { seen: number }).seen;
+    const owners = cairn(ws.dir, ["remember", "Staging deploys need the VPN", "--json"]);
+    expect(owners.code, owners.stderr).toBe(0);
+    const { token: malloryToken, id: malloryId } = addAgent(ws.dir, "mallory", "builder");
+    const mallory = { handle: await connectMcp(ws.dir, { env: { CAIRN_AGENT: malloryToken } }) };
+    open.push(mallory.handle);
+    const restate = { text: "staging deploys need the VPN." };
+    expect(seenOf(await callTool(mallory.handle, "remember", restate))).toBe(2);
+    for (let i = 0; i < 20; i++) await callTool(mallory.handle, "remember", restate);
+    // A child she mints holds a token she holds too: still her voice.
+    const asMallory = { env: { CAIRN_AGENT: malloryToken } };
+    const kid = cairn(
+      ws.dir,
+      ["agent", "add", "kid", "--role", "builder", "--parent", malloryId, "--json"],
+      asMallory,
+    );
+    expect(kid.code, kid.stderr).toBe(0);
+    const kidHandle = await connectMcp(ws.dir, {
+      env: { CAIRN_AGENT: (kid.json as { token: string }).token },
+    });
+    open.push(kidHandle);
+    expect(seenOf(await callTool(kidHandle, "remember", restate))).toBe(2);
+    // Her own fact restated, directly or as a supersede's replacement, never counts.
+    const own = await callTool(mallory.handle, "remember", { text: "Deploys are blue-green" });
+    for (let i = 0; i < 5; i++)
+      expect(seenOf(await callTool(mallory.handle, "remember", { text: "deploys are blue-green" }))).toBe(1);
+    const other = await callTool(mallory.handle, "remember", { text: "Deploys are red-black" });
+    const otherId = (other.structuredContent as { id: string }).id;
+    const corrected = cairn(ws.dir, ["supersede", otherId, "Deploys are blue-green", "--json"], asMallory);
+    expect(corrected.json).toMatchObject({ reinforced: true });
+    expect(seenOf(await callTool(mallory.handle, "remember", { text: "Deploys are blue-green" }))).toBe(1);
+    // Another author does count, once.
+    const bob = await agent("bob");
+    expect(seenOf(await callTool(bob.handle, "remember", restate))).toBe(3);
+    expect(seenOf(await callTool(bob.handle, "remember", restate))).toBe(3);
+    expect(seenOf(await callTool(bob.handle, "remember", { text: "Deploys are blue-green" }))).toBe(2);
+    expect((own.structuredContent as { id: string }).id).toMatch(/^F-/);
+    // Every restatement is still journaled: the uncounted ones as fact.restate.
+    const restated = cairn(ws.dir, ["activity", "--action", "fact.restate", "--limit", "100", "--json"]);
+    expect((restated.json as { events: unknown[] }).events.length).toBeGreaterThanOrEqual(28);
+  });
+
   it("refuses bad notes as normal results and rejects an unknown kind", async () => {
     const { handle } = await agent("alice");
     const noRejected = await callTool(handle, "add_note", { kind: "decision", chose: "a", because: "b" });

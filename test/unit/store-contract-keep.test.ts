@@ -39,7 +39,7 @@ describe.each(IMPLEMENTATIONS)("fact search keep store contract: $name", ({ crea
           at,
         );
         for (let seen = 0; seen < i % 4; seen++)
-          await tx.facts.reinforce(fact.id, fact.topics, `2026-05-2${seen}T00:00:00.000Z`);
+          await tx.facts.reinforce(fact.id, fact.topics, `2026-05-2${seen}T00:00:00.000Z`, true);
         if (i % 11 === 0) await tx.facts.supersede(fact.id, "F-none", NOW);
       }
     });

@@ -45,7 +45,7 @@ const Recalled = z.object({
 });
 
 const factLine = (fact: z.infer<typeof Fact>) =>
-  `${fact.id} ${fact.text}${fact.topics.length > 0 ? ` [${fact.topics.join(", ")}]` : ""}${fact.seen > 1 ? ` (seen ${fact.seen}×)` : ""}`;
+  `${fact.id} ${fact.text}${fact.topics.length > 0 ? ` [${fact.topics.join(", ")}]` : ""}${fact.seen > 1 ? ` (stated by ${fact.seen} authors)` : ""}`;
 
 const Topics = z.array(z.string()).optional().describe('e.g. ["db","auth"]');
 const FactText = z
@@ -69,7 +69,11 @@ export const rememberCommand = defineCommand({
     const { fact, reinforced } = await remember(ctx.store, ctx.actor, input, ctx.now());
     return { id: fact.id, reinforced, seen: fact.seenCount };
   },
-  render: (out) => (out.reinforced ? `Reinforced ${out.id} (seen ${out.seen}×)` : `Remembered ${out.id}`),
+  // `seen` counts authors, each once (see `corroborates`): a restatement by its own author adds none.
+  render: (out) =>
+    out.reinforced
+      ? `Already known as ${out.id} (stated by ${out.seen} ${out.seen === 1 ? "author" : "authors"}; each counts once)`
+      : `Remembered ${out.id}`,
 });
 
 export const recallCommand = defineCommand({

@@ -7,7 +7,7 @@ export const KNOWLEDGE_TOOLS: readonly ToolSpec[] = [
     title: "Remember a fact",
     description:
       "Store one durable fact about the project that later agents need (a command that works, a quirk, a convention), " +
-      "with topics to find it by. Restating a known fact reinforces it instead of duplicating it. " +
+      "with topics to find it by. A restated fact is reinforced (once per author), not duplicated. " +
       "Task-specific learning belongs in add_note; a wrong fact is fixed with supersede. " +
       "Refused when it restates a fact that was corrected: the refusal names the correction.",
     wraps: { command: "remember" },

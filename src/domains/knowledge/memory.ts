@@ -2,7 +2,7 @@ import { conflict, notFound, refuse, usageError } from "../../kernel/outcome.js"
 import { quoteValue } from "../../kernel/text.js";
 import type { FactRecord } from "../../store/knowledge.js";
 import type { Store, Tx } from "../../store/store.js";
-import { type Actor, sameLine } from "../identity/actor.js";
+import { type Actor, sameLine, sameTree } from "../identity/actor.js";
 import { mergeTopics, normaliseFact, normaliseTopics, queryTerms } from "./text.js";
 
 /** A fact is a sentence or a short paragraph; documents belong in files, referenced by a `ref` note. */
@@ -73,6 +73,26 @@ export async function refuseIfCorrected(tx: Tx, norms: readonly string[]): Promi
   }
 }
 
+/** How many earlier corroborations a restatement is compared with (recall's weight is near 1 long before). */
+const MAX_VOICES = 500;
+
+/**
+ * Whether restating `fact` corroborates it, so its seen count (recall's reinforcement) grows.
+ * Each author counts once: the fact's author restating it, or one of a tree that already
+ * corroborated it (`sameTree`: itself, its parent or children, children minted by one agent),
+ * adds nothing. One agent saying a thing sixty times is one voice, not a crowd, and recall must
+ * not rank that over the owner's word. A restatement is still seen (recency moves, topics merge);
+ * counted ones are journaled as `fact.reinforce`, the others as `fact.restate`.
+ */
+export async function corroborates(tx: Tx, actor: Actor, fact: FactRecord): Promise<boolean> {
+  if (await sameTree(tx, actor, fact.author)) return false;
+  const voices = await tx.journal.list({ subject: fact.id, action: "fact.reinforce", limit: MAX_VOICES });
+  for (const voice of voices) if (await sameTree(tx, actor, voice.actor)) return false;
+  return true;
+}
+
+export const restatementAction = (counted: boolean) => (counted ? "fact.reinforce" : "fact.restate");
+
 export async function remember(
   store: Store,
   actor: Actor,
@@ -84,15 +104,17 @@ export async function remember(
   return store.write(async (tx) => {
     const existing = await tx.facts.liveByNorm(norm);
     if (existing) {
+      const counted = await corroborates(tx, actor, existing);
       const fact = await tx.facts.reinforce(
         existing.id,
         mergeTopics(existing.topics, topics, MAX_TOPICS),
         now,
+        counted,
       );
       await tx.journal.append({
         at: now,
         actor: actor.id,
-        action: "fact.reinforce",
+        action: restatementAction(counted),
         subject: fact.id,
         data: {},
       });
@@ -238,9 +260,28 @@ export async function supersede(
     await tx.facts.supersede(old.id, "", now);
     const topicsOfNew = checked.topics.length > 0 ? checked.topics : old.topics;
     const existing = await tx.facts.liveByNorm(checked.norm);
-    const fact = existing
-      ? await tx.facts.reinforce(existing.id, mergeTopics(existing.topics, topicsOfNew, MAX_TOPICS), now)
-      : await tx.facts.insert({ text, norm: checked.norm, topics: topicsOfNew, author: actor.id }, now);
+    let fact: FactRecord;
+    if (existing) {
+      // The correction is a fact already known: restating it, which corroborates it as `remember`
+      // would (and is journaled as one, so the same author is not counted twice).
+      const counted = await corroborates(tx, actor, existing);
+      fact = await tx.facts.reinforce(
+        existing.id,
+        mergeTopics(existing.topics, topicsOfNew, MAX_TOPICS),
+        now,
+        counted,
+      );
+      if (counted)
+        await tx.journal.append({
+          at: now,
+          actor: actor.id,
+          action: "fact.reinforce",
+          subject: fact.id,
+          data: {},
+        });
+    } else {
+      fact = await tx.facts.insert({ text, norm: checked.norm, topics: topicsOfNew, author: actor.id }, now);
+    }
     await tx.facts.supersede(old.id, fact.id, now);
     await tx.journal.append({
       at: now,

@@ -1,7 +1,7 @@
 import type { FactRecord, NewFact } from "../../store/knowledge.js";
 import type { NewJournalEvent, Store } from "../../store/store.js";
 import type { Actor } from "../identity/actor.js";
-import { checkFact, MAX_TOPICS, refuseIfCorrected } from "./memory.js";
+import { checkFact, corroborates, MAX_TOPICS, refuseIfCorrected, restatementAction } from "./memory.js";
 import { mergeTopics } from "./text.js";
 
 /**
@@ -44,16 +44,26 @@ export async function rememberAll(
     const made = await tx.facts.insertMany(fresh, now);
     for (const [i, fact] of made.entries()) live.set((fresh[i] as NewFact).norm, fact);
     const events: NewJournalEvent[] = [];
+    // One caller counts once per fact, here as across calls: the journal holds the calls before.
+    const corroborated = new Set<string>();
     for (const step of plan) {
       let fact = live.get(step.norm) as FactRecord;
+      let counted = false;
       if (step.reinforce) {
-        fact = await tx.facts.reinforce(fact.id, mergeTopics(fact.topics, step.topics, MAX_TOPICS), now);
+        counted = !corroborated.has(fact.id) && (await corroborates(tx, actor, fact));
+        if (counted) corroborated.add(fact.id);
+        fact = await tx.facts.reinforce(
+          fact.id,
+          mergeTopics(fact.topics, step.topics, MAX_TOPICS),
+          now,
+          counted,
+        );
         live.set(step.norm, fact);
       }
       events.push({
         at: now,
         actor: actor.id,
-        action: step.reinforce ? "fact.reinforce" : "fact.remember",
+        action: step.reinforce ? restatementAction(counted) : "fact.remember",
         subject: fact.id,
         data: step.reinforce ? {} : { topics: step.topics },
       });

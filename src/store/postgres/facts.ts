@@ -45,7 +45,7 @@ export function pgFacts(db: PgDb): FactsRepo {
     `SELECT ${COLUMNS} FROM facts WHERE norm = ? AND superseded_by IS NULL`,
   );
   const reinforce = db.prepare(
-    "UPDATE facts SET seen_count = seen_count + 1, last_seen_at = ?, topics = ? WHERE id = ?",
+    "UPDATE facts SET seen_count = seen_count + ?, last_seen_at = ?, topics = ? WHERE id = ?",
   );
   const supersede = db.prepare("UPDATE facts SET superseded_by = ?, superseded_at = ? WHERE id = ?");
   const remove = db.prepare("DELETE FROM facts WHERE id = ?");
@@ -178,8 +178,8 @@ export function pgFacts(db: PgDb): FactsRepo {
       const row = await liveByNorm.get(norm);
       return row ? toRecord(row) : undefined;
     },
-    async reinforce(id, topicList, at) {
-      await reinforce.run(at, JSON.stringify(topicList), id);
+    async reinforce(id, topicList, at, counted) {
+      await reinforce.run(counted ? 1 : 0, at, JSON.stringify(topicList), id);
       return toRecord((await byId.get(id)) as FactRow);
     },
     async supersede(id, by, at) {

@@ -75,7 +75,7 @@ export function sqliteFacts(db: Database.Database): FactsRepo {
        AND superseded_by IS NOT NULL ORDER BY superseded_at, seq`,
   );
   const reinforce = db.prepare(
-    "UPDATE facts SET seen_count = seen_count + 1, last_seen_at = ?, topics = ? WHERE id = ?",
+    "UPDATE facts SET seen_count = seen_count + ?, last_seen_at = ?, topics = ? WHERE id = ?",
   );
   const supersede = db.prepare("UPDATE facts SET superseded_by = ?, superseded_at = ? WHERE id = ?");
   const remove = db.prepare("DELETE FROM facts WHERE id = ?");
@@ -303,9 +303,9 @@ export function sqliteFacts(db: Database.Database): FactsRepo {
     async supersededByNorms(norms) {
       return new Map(supersededByNorms.all(JSON.stringify(norms)).map((row) => [row.norm, toRecord(row)]));
     },
-    async reinforce(id, topicList, at) {
+    async reinforce(id, topicList, at, counted) {
       termCounts.wrote();
-      reinforce.run(at, JSON.stringify(topicList), id);
+      reinforce.run(counted ? 1 : 0, at, JSON.stringify(topicList), id);
       return toRecord(byId.get(id) as FactRow);
     },
     async supersede(id, by, at) {
