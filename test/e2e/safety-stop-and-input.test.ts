@@ -1,5 +1,5 @@
-import { spawn } from "node:child_process";
-import { existsSync, rmSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdirSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callTool, connectMcp, INITIALIZE, rawServer, startToolCall } from "../helpers/mcp.js";
@@ -245,6 +245,33 @@ describe("the workspace cannot be destroyed by accident", () => {
       doomed.cleanup();
     }
   });
+
+  it.runIf(STORE_UNDER_TEST === "sqlite")(
+    "names what stands where the database should be: a FIFO, a folder or a link to nothing",
+    () => {
+      const odd = initWorkspace();
+      try {
+        const database = join(odd.dir, ".cairn", "cairn.db");
+        const standIns: [string, () => void][] = [
+          ["a named pipe (FIFO)", () => execFileSync("mkfifo", [database])],
+          ["a folder", () => mkdirSync(database)],
+          ["a link to nothing", () => symlinkSync(join(odd.dir, "gone", "cairn.db"), database)],
+        ];
+        for (const [what, place] of standIns) {
+          rmSync(database, { recursive: true, force: true });
+          for (const side of ["-wal", "-shm"]) rmSync(database + side, { force: true });
+          place();
+          const run = cairn(odd.dir, ["status"], { timeoutMs: 10_000 });
+          expect(run.code, run.stderr).toBe(1);
+          expect(run.stderr).toContain(`${database} is ${what}, not a database file`);
+          expect(run.stderr).toMatch(/next: move it aside/);
+          expect(run.stderr).not.toMatch(/free disk space|no cairn workspace/);
+        }
+      } finally {
+        odd.cleanup();
+      }
+    },
+  );
 });
 
 describe("the cli tool passes arguments exactly", () => {

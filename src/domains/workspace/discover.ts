@@ -1,4 +1,4 @@
-import { existsSync, realpathSync, statSync } from "node:fs";
+import { existsSync, lstatSync, realpathSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { os } from "../../kernel/builtins.js";
@@ -56,7 +56,9 @@ function workspaceFileExists(path: string): boolean {
         `run cairn as the user who owns ${dirname(path)}, or give this user access to it`,
       );
     }
-    return false;
+    // A link to nothing is a workspace whose database went missing, not the absence of one:
+    // serving the next workspace up the tree instead would be silent. Opening it says what it is.
+    return code === "ENOENT" && lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() === true;
   }
 }
 

@@ -1,4 +1,23 @@
+import { lstatSync, statSync } from "node:fs";
 import { type CairnError, conflict, operational } from "../../kernel/outcome.js";
+
+/**
+ * What stands at the database's path when it is not a file (a FIFO, a folder, a device, a link to
+ * nothing): SQLite says only "disk I/O error" or "unable to open", which sends the user to free
+ * disk space or check permissions. A link is followed, as SQLite follows it.
+ */
+function notAFile(databasePath: string): string | undefined {
+  const stat = statSync(databasePath, { throwIfNoEntry: false });
+  if (!stat)
+    return lstatSync(databasePath, { throwIfNoEntry: false })?.isSymbolicLink()
+      ? "a link to nothing"
+      : undefined;
+  if (stat.isFile()) return undefined;
+  if (stat.isDirectory()) return "a folder";
+  if (stat.isFIFO()) return "a named pipe (FIFO)";
+  if (stat.isSocket()) return "a socket";
+  return "not a regular file";
+}
 
 /** Turn a driver error into a typed one that tells the user what happened and what to do. */
 export function translateSqliteError(error: unknown, databasePath: string): CairnError | undefined {
@@ -9,6 +28,16 @@ export function translateSqliteError(error: unknown, databasePath: string): Cair
     return operational(
       `the workspace database ${databasePath} is damaged or is not a cairn database (${detail})`,
       "restore it from a `cairn export` backup into a new workspace, or move it aside and run `cairn init`",
+    );
+  }
+  const standing =
+    code.startsWith("SQLITE_CANTOPEN") || code.startsWith("SQLITE_IOERR")
+      ? notAFile(databasePath)
+      : undefined;
+  if (standing) {
+    return operational(
+      `the workspace database ${databasePath} is ${standing}, not a database file (${detail})`,
+      "move it aside, then restore the workspace from a `cairn export` backup (`cairn import`) or run `cairn init`",
     );
   }
   if (code.startsWith("SQLITE_READONLY") || code.startsWith("SQLITE_CANTOPEN") || code === "SQLITE_PERM") {
