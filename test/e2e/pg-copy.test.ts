@@ -160,7 +160,10 @@ describe("store copy and export parity", () => {
       text: 'NUL \u0000 inside, café, and {"b":1,"a":2}'.replace("\u0000", "\uE0000"),
     });
 
-    const back = join(scratch.dir, "back.db");
+    // A path past an id's 200 characters: `--to` here is a path, not a role as in `ask --to`.
+    const deep = join(scratch.dir, "d".repeat(120), "e".repeat(120));
+    mkdirSync(deep, { recursive: true });
+    const back = join(deep, "back.db");
     const home = cairn(dir, ["store", "copy", "--to", back, "--json"], { env: onPg });
     expect(home.code, home.stderr).toBe(0);
     const copied = new Database(back, { readonly: true });

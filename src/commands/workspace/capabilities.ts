@@ -48,6 +48,9 @@ export const capabilities = defineBareCommand({
         default_items: z.number().int(),
         fields: z.record(z.string(), z.number().int()),
         items: z.record(z.string(), z.number().int()),
+        commands: z
+          .record(z.string(), z.record(z.string(), z.number().int()))
+          .describe("per command, fields whose limit differs from `fields`"),
       }),
     }),
   async handler(_input, ctx) {

@@ -94,6 +94,14 @@ export const FIELD_CHARS: Readonly<Record<string, number>> = Object.fromEntries(
   Object.entries(classes).flatMap(([limit, fields]) => fields.map((field) => [field, Number(limit)])),
 );
 
+/**
+ * A field whose name means something else in one command, with that command's limit: `to` is a
+ * role in `ask` but a store URL or database path in `store copy`.
+ */
+export const COMMAND_FIELD_CHARS: Readonly<Record<string, Readonly<Record<string, number>>>> = {
+  "store copy": { to: PATH_CHARS },
+};
+
 /** Field name → the most items its list may hold, where it differs from DEFAULT_ITEMS. */
 export const FIELD_ITEMS: Readonly<Record<string, number>> = { argv: ARGV_WORDS, verify: ARGV_WORDS };
 
@@ -114,6 +122,7 @@ export function limitsTable() {
     default_items: DEFAULT_ITEMS,
     fields: FIELD_CHARS,
     items: FIELD_ITEMS,
+    commands: COMMAND_FIELD_CHARS,
   };
 }
 
@@ -130,6 +139,8 @@ export interface LimitOptions {
   items?: boolean;
   /** A stricter character limit a domain keeps for every string of this value. */
   maxChars?: number;
+  /** Limits by field name that take the place of FIELD_CHARS's (one command's own). */
+  fields?: Readonly<Record<string, number>>;
 }
 
 /**
@@ -143,7 +154,8 @@ export function findOverrun(
   options: LimitOptions = {},
 ): Overrun | undefined {
   if (typeof value === "string") {
-    const max = Math.min(FIELD_CHARS[field] ?? DEFAULT_CHARS, options.maxChars ?? Number.POSITIVE_INFINITY);
+    const limit = options.fields?.[field] ?? FIELD_CHARS[field] ?? DEFAULT_CHARS;
+    const max = Math.min(limit, options.maxChars ?? Number.POSITIVE_INFINITY);
     return value.length > max ? { path, max, size: value.length, unit: "characters" } : undefined;
   }
   if (Array.isArray(value)) {
@@ -171,7 +183,7 @@ export const describeOverrun = (overrun: Overrun): string =>
 
 /** Refuse any string or list past its limit, naming the field, the limit and the size. */
 export function checkLimits(command: string, input: unknown): void {
-  const overrun = findOverrun(input, "", "");
+  const overrun = findOverrun(input, "", "", { fields: COMMAND_FIELD_CHARS[command] });
   if (!overrun) return;
   throw usageError(
     `${command}: ${describeOverrun(overrun)}`,
