@@ -594,3 +594,34 @@ describe("questions go where they were routed", () => {
     expect(cairn(ws.dir, ["ask", id, "x", "--to", "nobody"]).code).toBe(2);
   });
 });
+
+describe("a question is for someone else", () => {
+  it("an agent that minted two children cannot answer one's question through the other", () => {
+    const root = agent("askroot", "lead");
+    const mint = (name: string) => {
+      const out = json<{ agent: { id: string }; token: string }>(
+        ["agent", "add", name, "--role", "lead", "--parent", root.id],
+        root.token,
+      );
+      tokens.push(out.token);
+      return { id: out.agent.id, token: out.token };
+    };
+    const asker = mint("askertwin");
+    const answerer = mint("answertwin");
+    const id = newTask("the twins' question");
+    expect(cairn(ws.dir, ["task", "claim", id], as(asker.token)).code).toBe(0);
+    const asked = json<{ ask: string; status: string }>(
+      ["ask", id, "may I skip the tests?", "--to", "lead"],
+      asker.token,
+    );
+    expect(asked.status).toBe("blocked");
+    const sibling = cairn(ws.dir, ["answer", asked.ask, "yes, skip them", "--json"], as(answerer.token));
+    expect(sibling.json).toMatchObject({ refused: { policy: "ask" } });
+    expect(json<{ task: { status: string } }>(["task", "show", id]).task.status).toBe("blocked");
+    // Another lead, whose token went to the owner, answers it.
+    const stranger = agent("asklead", "lead");
+    expect(cairn(ws.dir, ["answer", asked.ask, "no", "--json"], as(stranger.token)).json).toMatchObject({
+      unblocked: true,
+    });
+  });
+});

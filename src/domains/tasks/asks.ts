@@ -2,7 +2,7 @@ import { conflict, notFound, refuse, usageError } from "../../kernel/outcome.js"
 import { quoteValue } from "../../kernel/text.js";
 import type { Store, Tx } from "../../store/store.js";
 import type { AskRecord, TaskRecord } from "../../store/tasks.js";
-import { type Actor, actorOf, ancestorsOf, lineageOf, sameLine } from "../identity/actor.js";
+import { type Actor, actorOf, ancestorsOf, lineageOf, sameTree } from "../identity/actor.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
 import { wipFull, wipHeldText } from "./claims.js";
 import { journal, loadTask, who } from "./common.js";
@@ -91,16 +91,18 @@ export async function askQuestion(
 
 /**
  * Who may answer: an agent of the role the question was routed to, or the owner (the human a
- * question routed to `human` reaches). Never an agent that asked it, nor its parent or child: a
- * question is for someone else.
+ * question routed to `human` reaches). Never the asker itself, nor one author with it (`sameTree`:
+ * its parent or child, or a sibling whose token went to the same parent): a question is for
+ * someone else, and an agent that minted two children would otherwise answer one's question
+ * through the other, lifting the block and leaving its own words as the answer.
  */
 async function requireAnswerer(tx: Tx, actor: Actor, ask: AskRecord): Promise<void> {
   // The owner is the human every route ends at: it may answer any question, its own included.
   if (actor.isOwner) return;
-  if (ask.askedBy === actor.id || (await sameLine(tx, actor, ask.askedBy))) {
+  if (ask.askedBy === actor.id || (await sameTree(tx, actor, ask.askedBy))) {
     throw refuse(
       "ask",
-      `${ask.id} was asked by ${await who(tx, ask.askedBy)}${ask.askedBy === actor.id ? " (you)" : ", of your own line"}; the asker cannot answer it`,
+      `${ask.id} was asked by ${await who(tx, ask.askedBy)}${ask.askedBy === actor.id ? " (you)" : ", of your own line (an ancestor, a descendant or another agent under the same root)"}; the asker cannot answer it`,
       `wait for ${ask.toRole} (or the owner) to answer; see \`cairn asks\``,
     );
   }
