@@ -293,6 +293,25 @@ describe("a claim's gate cannot be lifted by the agent it stops", () => {
   });
 });
 
+describe("where a task sits is its author's plan", () => {
+  it("another agent cannot move an unheld task out of its parent and under one whose why it wrote", () => {
+    const mover = agent("mover", "lead");
+    const epic = newTask("Epic: payments", ["--so-that", "customers can pay"]);
+    const child = newTask("card form", ["--parent", epic]);
+    const decoy = json<{ task: { id: string } }>(
+      ["task", "add", "my scratch", "--so-that", "the owner decided card forms skip validation"],
+      mover.token,
+    ).task.id;
+    const move = cairn(ws.dir, ["task", "move", child, "--parent", decoy, "--json"], as(mover.token));
+    expect(move.code).toBe(3);
+    expect(move.json).toMatchObject({ refused: { policy: "ownership" } });
+    expect(json<{ task: { parent: string | null } }>(["task", "show", child]).task.parent).toBe(epic);
+    // Its own task it moves; the owner moves any.
+    expect(cairn(ws.dir, ["task", "move", decoy, "--parent", epic], as(mover.token)).code).toBe(0);
+    expect(cairn(ws.dir, ["task", "move", child]).code).toBe(0);
+  });
+});
+
 describe("shortcuts belong to their authors", () => {
   it("refuses redefining another's shortcut, versions each definition, and evidence names the one that ran", () => {
     const rw = agent("hijacker", "builder");

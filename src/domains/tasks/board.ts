@@ -164,7 +164,11 @@ function taskIdPrefix(typed: string): string | undefined {
   return /^T-\d*$/.test(text) ? text : undefined;
 }
 
-/** Re-parent a task; under itself or one of its own descendants would make the tree a loop. */
+/**
+ * Re-parent a task; under itself or one of its own descendants would make the tree a loop. Where
+ * a task sits is its author's plan, as its dependencies are: its parents' why leads every brief
+ * of it, so another agent moving an unheld task under one of its own rewrote that why.
+ */
 export async function moveTask(
   store: Store,
   actor: Actor,
@@ -174,7 +178,7 @@ export async function moveTask(
 ) {
   return store.write(async (tx) => {
     const task = await loadTask(tx, raw);
-    await requireHolder(tx, task, actor, "move");
+    await requirePlanAuthority(tx, task, actor, "move");
     const parent = rawParent ? await loadTask(tx, rawParent) : undefined;
     if (parent && (parent.id === task.id || parent.sortPath.startsWith(`${task.sortPath}/`))) {
       throw refuse(
