@@ -1,7 +1,9 @@
+import { spawn } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { addAgent, cairn, initWorkspace } from "../helpers/workspace.js";
+import { pidFrom, processGone, waitFor } from "../helpers/processes.js";
+import { addAgent, CAIRN_BIN, cairn, cleanEnv, initWorkspace } from "../helpers/workspace.js";
 
 let ws: { dir: string; cleanup: () => void };
 beforeEach(() => {
@@ -169,5 +171,43 @@ describe("shortcuts", () => {
       refused: { policy: "grant" },
     });
     expect(cairn(ws.dir, ["shortcut", "add", "wipe", "--argv", "x", "--effect", "read"]).code).toBe(5);
+  });
+
+  it.each([
+    ["interrupted (Ctrl-C)", "SIGINT"],
+    ["killed outright", "SIGKILL"],
+  ] as const)("records a run whose caller was %s while its command ran", async (_how, signal) => {
+    const pidFile = join(ws.dir, "started.pid");
+    config(
+      `[shortcuts.slow]\nargv = ["sh", "-c", "echo $$ > ${pidFile}; exec sleep 30"]\neffect = "write"\n`,
+    );
+    const bob = addAgent(ws.dir, "bob", "builder");
+    const child = spawn(process.execPath, [CAIRN_BIN, "shortcut", "run", "slow"], {
+      cwd: ws.dir,
+      env: cleanEnv({ CAIRN_AGENT: bob.token }),
+      stdio: "ignore",
+    });
+    const exited = new Promise((resolve) => child.on("close", resolve));
+    const pid = await pidFrom(pidFile);
+    child.kill(signal);
+    await exited;
+    if (signal === "SIGKILL") process.kill(pid, "SIGKILL");
+    await waitFor(() => processGone(pid), 5_000, "the command to end");
+    const events = (
+      cairn(ws.dir, ["activity", "--action", "shortcut.", "--json"]).json as {
+        events: { action: string; actor: string; subject: string; data: Record<string, unknown> }[];
+      }
+    ).events;
+    const started = events.find((e) => e.action === "shortcut.start");
+    expect(started).toMatchObject({
+      actor: bob.id,
+      subject: "slow",
+      data: { argv: ["sh", "-c", expect.any(String)] },
+    });
+    if (signal === "SIGINT") {
+      expect(events.find((e) => e.action === "shortcut.run")).toMatchObject({ data: { cancelled: true } });
+      const list = cairn(ws.dir, ["shortcut", "list", "--json"]).json as { shortcuts: { uses: number }[] };
+      expect(list.shortcuts[0]?.uses).toBe(1);
+    }
   });
 });

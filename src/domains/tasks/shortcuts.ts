@@ -211,7 +211,11 @@ export interface ShortcutRun {
   uses: number;
 }
 
-/** Run a shortcut through its policy and the guard, as argv, and record the run in the journal. */
+/**
+ * Run a shortcut through its policy and the guard, as argv, and record the run in the journal:
+ * its start before the command runs, so a caller killed outright (kill -9 leaves the command
+ * running) still leaves a trace of what it ran, and its end (cancelled or not) after.
+ */
 export async function runShortcut(
   store: Store,
   config: WorkspaceConfig,
@@ -237,6 +241,8 @@ export async function runShortcut(
   allowShortcut(config, actor, shortcut, request.confirm);
   const argv = fillArgv(shortcut, request.params);
   const cwd = request.cwd ? await checkoutFor(request.cwd, root) : root;
+  const recorded = { argv, version: shortcut.version, source: shortcut.source, task };
+  await store.write((tx) => journal(tx, actor, now(), "shortcut.start", shortcut.name, recorded));
   const progress = runProgress(controls.progress);
   progress.say(`${shortcut.name}: running ${commandLine(argv)}`);
   const evidence = await runCommand({
@@ -247,19 +253,20 @@ export async function runShortcut(
     signal,
     onOutput: (latestLine) => progress.say(() => `${shortcut.name}: ${latestLine()}`),
   }).finally(() => progress.stop());
-  if (signal?.aborted) throw operational(`cancelled: shortcut ${shortcut.name} was stopped`);
-  return store.write(async (tx) => {
+  // A cancelled run ran too (what it did before it was stopped stays done): recorded, then refused.
+  const cancelled = signal?.aborted === true;
+  const run = await store.write(async (tx) => {
     await journal(tx, actor, now(), "shortcut.run", shortcut.name, {
-      argv,
-      version: shortcut.version,
-      source: shortcut.source,
+      ...recorded,
       exit_code: evidence.exit_code,
       timed_out: evidence.timed_out,
       duration_ms: evidence.duration_ms,
       output_sha256: evidence.output_sha256,
-      task,
+      ...(cancelled ? { cancelled } : {}),
     });
     const uses = (await tx.tasks.countEvents("shortcut.run"))[shortcut.name] ?? 0;
     return { name: shortcut.name, evidence, uses };
   });
+  if (cancelled) throw operational(`cancelled: shortcut ${shortcut.name} was stopped`);
+  return run;
 }
