@@ -135,4 +135,16 @@ describe("the task board through the CLI", () => {
       await mcp.close();
     }
   });
+
+  it("says a task was finished unverified in now's and board's text, as their --json does", () => {
+    const id = add("take my word for it");
+    cairn(ws.dir, ["task", "claim", id]);
+    expect(cairn(ws.dir, ["task", "finish", id, "--unverified"]).code).toBe(0);
+    const now = cairn(ws.dir, ["now"]).stdout;
+    expect(now).toContain("1 finished unverified");
+    expect(now).toContain(`finished unverified: ${id}`);
+    expect(cairn(ws.dir, ["board"]).stdout).toMatch(
+      new RegExp(`${id} take my word for it .*\\(finished unverified\\)`),
+    );
+  });
 });

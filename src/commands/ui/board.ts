@@ -71,7 +71,7 @@ export const boardCommand = defineCommand({
     out.columns
       .map(
         (c) =>
-          `${c.status} (${c.total})\n${c.cards.map((t) => `  ${t.id} ${t.title} ${t.criteria.verified}/${t.criteria.total} verified${t.owner ? ` [${t.owner}]` : ""}`).join("\n")}`,
+          `${c.status} (${c.total})\n${c.cards.map((t) => `  ${t.id} ${t.title} ${t.criteria.verified}/${t.criteria.total} verified${t.unverified ? " (finished unverified)" : ""}${t.owner ? ` [${t.owner}]` : ""}`).join("\n")}`,
       )
       .join("\n"),
 });

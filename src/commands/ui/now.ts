@@ -100,9 +100,13 @@ export const nowCommand = defineCommand({
   render: (out) =>
     [
       `as of ${out.as_of}`,
-      `needs a human: ${out.inbox.review.length} in review, ${out.inbox.blocked.length} blocked, ${out.inbox.stale_claims.length} stale claims, ${out.inbox.open_asks_total} open questions`,
+      `needs a human: ${out.inbox.review.length} in review, ${out.inbox.blocked.length} blocked, ${out.inbox.stale_claims.length} stale claims, ${out.inbox.open_asks_total} open questions, ${out.inbox.unverified.length} finished unverified`,
       ...out.inbox.review.map((r) => `  review ${r.attempt} (${r.goal}): ${r.reason}`),
       ...out.inbox.blocked.map((b) => `  blocked ${b.id} ${b.title}: ${b.why}`),
+      // A finish nothing cairn ran vouched for is the person's to look at, as --json already said.
+      ...(out.inbox.unverified.length > 0
+        ? [`  finished unverified: ${out.inbox.unverified.join(", ")}`]
+        : []),
       `ready: ${out.ready.map((t) => t.id).join(", ") || "(none)"}`,
       ...out.claims.map(
         (c) => `  ${c.id} held by ${c.owner} since ${c.lease_at}${c.stale ? " (stale)" : ""}`,
