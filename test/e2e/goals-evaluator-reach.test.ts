@@ -9,6 +9,7 @@ import {
   evaluatorToml,
   freezeRun,
   gitWorkspace,
+  nodeArgv,
   openAttempt,
   writePack,
 } from "../helpers/goals.js";
@@ -342,6 +343,53 @@ describe("a base that cannot be measured", () => {
     const decided = cairnJson<Decision>(ws.dir, ["attempt", "decide", attempt], builder);
     expect(decided.verdict).not.toBe("keep");
     expect(decided.reasons.join("\n")).toMatch(/base could not be measured/);
+    expect(runSync("git", ["log", "--format=%s"], ws.dir)).not.toMatch(/cairn: keep/);
+  });
+
+  it("does not keep a regression whose code under test rewrote the base's checkout to look worse", () => {
+    writeFileSync(join(ws.dir, "lib.js"), "console.log('score 90');\n");
+    commit("the library");
+    const goal = contractWith(ws.dir, [{ name: "quality", threshold: 50 }]);
+    writePack(
+      ws.dir,
+      "fixture",
+      evaluatorToml({
+        name: "fixture-quality",
+        proof: "quality",
+        argv: nodeArgv("require('./lib.js')"),
+        read: "regex",
+        pattern: "score (\\d+)",
+        direction: "higher",
+        threshold: 50,
+        noisy: true,
+      }),
+    );
+    const run = freezeRun(ws.dir, goal);
+
+    // Measured against its base, the drop from 90 to 60 is a regression.
+    const honest = openAttempt(ws.dir, run, builder);
+    writeFileSync(join(ws.dir, "lib.js"), "console.log('score 60');\n");
+    cairnJson(ws.dir, ["attempt", "eval", honest], builder);
+    expect(cairnJson<Decision>(ws.dir, ["attempt", "decide", honest], builder).verdict).toBe("revert");
+    cairnJson(ws.dir, ["attempt", "revert", honest, "--confirm"], builder);
+
+    // The same drop, from code that finds the base's worktree and rewrites it to score 40.
+    const attempt = openAttempt(ws.dir, run, builder);
+    writeFileSync(
+      join(ws.dir, "lib.js"),
+      [
+        "const listed = require('child_process').execFileSync('git', ['worktree', 'list', '--porcelain'], { encoding: 'utf8' });",
+        "for (const line of listed.split('\\n'))",
+        "  if (line.startsWith('worktree ') && line.includes('cairn-base-'))",
+        "    require('fs').writeFileSync(line.slice(9) + '/lib.js', \"console.log('score 40');\\n\");",
+        "console.log('score 60');",
+        "",
+      ].join("\n"),
+    );
+    cairnJson(ws.dir, ["attempt", "eval", attempt], builder);
+    const decided = cairnJson<Decision>(ws.dir, ["attempt", "decide", attempt], builder);
+    expect(decided.verdict).not.toBe("keep");
+    expect(decided.reasons.join("\n")).toMatch(/base's checkout was changed/);
     expect(runSync("git", ["log", "--format=%s"], ws.dir)).not.toMatch(/cairn: keep/);
   });
 });

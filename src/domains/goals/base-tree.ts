@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { join, relative } from "node:path";
 import { os } from "../../kernel/builtins.js";
 import { addWorktree, checkoutTop, removeWorktree } from "./git.js";
+import { treeFingerprint } from "./measured-tree.js";
 
 /**
  * The attempt's base, checked out beside it for the length of one evaluation, so noisy
@@ -11,6 +12,12 @@ import { addWorktree, checkoutTop, removeWorktree } from "./git.js";
 export interface BaseTree {
   /** The directory to run an evaluator in, as `dir` is in the attempt's checkout; null without a base. */
   cwd(): Promise<string | null>;
+  /**
+   * Whether the base's checkout still holds just its commit, as it was made. The attempt's code
+   * runs between the base's samples, as the same user, and can find the base (`git worktree
+   * list`) and rewrite it: a base made slower hides a regression.
+   */
+  intact(): Promise<boolean>;
   dispose(): Promise<void>;
 }
 
@@ -18,7 +25,8 @@ export interface BaseTree {
 const SHARED_FOLDERS = ["node_modules", ".venv", "venv"];
 
 export function baseTree(dir: string, baseHead: string | null): BaseTree {
-  let made: { path: string; cwd: string } | null = null;
+  let made: { path: string; cwd: string; pristine: string } | null = null;
+  const fingerprint = (path: string) => treeFingerprint(path, Promise.resolve(path));
   let forget = () => {};
   return {
     async cwd() {
@@ -36,8 +44,11 @@ export function baseTree(dir: string, baseHead: string | null): BaseTree {
         const source = join(top, folder);
         if (existsSync(source) && !existsSync(join(path, folder))) symlinkSync(source, join(path, folder));
       }
-      made = { path, cwd: join(path, relative(top, dir)) };
+      made = { path, cwd: join(path, relative(top, dir)), pristine: await fingerprint(path) };
       return made.cwd;
+    },
+    async intact() {
+      return made === null || (await fingerprint(made.path)) === made.pristine;
     },
     async dispose() {
       if (made) await removeWorktree(dir, made.path);

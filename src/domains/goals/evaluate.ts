@@ -19,6 +19,9 @@ const spread = (values: readonly number[]) => new Set(values).size > 1;
 
 /** The tree of a sample taken while the checkout changed: no decision's tree is ever this. */
 const CHANGED_UNDER = "changed while measured";
+/** A base sample's error when the base's checkout no longer held its commit around it. */
+const BASE_CHANGED =
+  "the base's checkout was changed around this sample (by the code under test, or another process): its number does not stand for the base";
 
 /**
  * Run every frozen evaluator of the attempt's run in the attempt's own checkout, storing each
@@ -97,8 +100,14 @@ export async function evalAttempt(
       message: `${label} ${side === "base" ? "on the base" : ""} (#${index + 1})`.replace("  ", " "),
     });
     const before = current;
-    const outcome = await sampleEvaluator(definition, cwd, interaction?.signal, frozen);
+    // The base is checked before and after its sample: the attempt's samples run in between.
+    const baseChangedBefore = side === "base" && !(await base.intact());
+    const measured = await sampleEvaluator(definition, cwd, interaction?.signal, frozen);
     if (side === "attempt") current = await fingerprint();
+    const outcome =
+      side === "base" && (baseChangedBefore || !(await base.intact()))
+        ? { ...measured, value: null, error: BASE_CHANGED }
+        : measured;
     const sample: SampleRecord = {
       attemptId,
       evaluator: frozen.name,
