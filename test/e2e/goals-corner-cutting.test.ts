@@ -86,10 +86,10 @@ describe("a milestone's proofs against an older run", () => {
     ]).milestones.find((m) => m.key === "sec")?.id as string;
     const current = freezeRun(ws.dir, goal);
 
-    // The old run knows nothing of `security`: it cannot judge the milestone that requires it.
+    // The old run knows nothing of `security`, and a later freeze replaced it: it judges nothing now.
     const opened = cairn(ws.dir, ["attempt", "open", old, "--milestone", secure, "--json"], { env: builder });
     expect(opened.code).toBe(3);
-    expect(opened.stdout).toMatch(/security/);
+    expect(opened.stdout).toMatch(/superseded/);
     expect(opened.stdout).toContain(current);
 
     // On the current run the security evaluator fails: revert, not keep.
@@ -100,6 +100,64 @@ describe("a milestone's proofs against an older run", () => {
     ).attempt.id;
     cairnJson(ws.dir, ["attempt", "eval", attempt], builder);
     expect(cairnJson<Decision>(ws.dir, ["attempt", "decide", attempt], builder).verdict).toBe("revert");
+  });
+});
+
+describe("a bar the owner raised by freezing again", () => {
+  it("judges no attempt, and finishes no milestone, by the run the owner's later freeze replaced", () => {
+    writeFileSync(join(ws.dir, "score.txt"), "60\n");
+    runSync("git", ["add", "-A"], ws.dir);
+    runSync("git", ["commit", "-qm", "a score"], ws.dir);
+    const goal = contractWith(ws.dir, [{ name: "quality", threshold: 50 }]);
+    const pack = (threshold: number) =>
+      writePack(
+        ws.dir,
+        "fixture",
+        evaluatorToml({
+          name: "fixture-quality",
+          proof: "quality",
+          argv: nodeArgv("console.log('score ' + require('fs').readFileSync('score.txt', 'utf8').trim())"),
+          read: "regex",
+          pattern: "score (\\d+)",
+          direction: "higher",
+          threshold,
+        }),
+      );
+    pack(50);
+    const milestone = cairnJson<{ milestones: { id: string; task_id: string }[] }>(ws.dir, [
+      "goal",
+      "plan",
+      goal,
+    ]).milestones[0] as { id: string; task_id: string };
+    const old = freezeRun(ws.dir, goal);
+    // An attempt opened under the old bar, still under way when the owner raises it to 90.
+    const underWay = cairnJson<{ attempt: { id: string } }>(
+      ws.dir,
+      ["attempt", "open", old, "--milestone", milestone.id],
+      builder,
+    ).attempt.id;
+    cairnJson(ws.dir, ["goal", "update", goal, "--proofs", '{"name":"quality","threshold":90}']);
+    pack(90);
+    const current = freezeRun(ws.dir, goal);
+
+    // 70 passes the old bar only: the owner decides, and the milestone is not finished meanwhile.
+    writeFileSync(join(ws.dir, "score.txt"), "70\n");
+    cairnJson(ws.dir, ["attempt", "eval", underWay], builder);
+    const decided = cairnJson<Decision>(ws.dir, ["attempt", "decide", underWay], builder);
+    expect(decided.verdict).toBe("review");
+    expect(decided.reasons.join("\n")).toContain(`superseded by ${current}`);
+    cairnJson(ws.dir, ["task", "claim", milestone.task_id], builder);
+    cairn(ws.dir, ["task", "check", milestone.task_id, "--all"], { env: builder });
+    expect(cairn(ws.dir, ["task", "finish", milestone.task_id, "--json"], { env: builder }).code).toBe(3);
+
+    // Nor is a new attempt opened on the old run.
+    cairnJson(ws.dir, ["attempt", "reject", underWay, "--reason", "below the bar"]);
+    cairnJson(ws.dir, ["attempt", "revert", underWay, "--confirm"], builder);
+    const opened = cairn(ws.dir, ["attempt", "open", old, "--milestone", milestone.id, "--json"], {
+      env: builder,
+    });
+    expect(opened.code).toBe(3);
+    expect(opened.stdout).toContain(current);
   });
 });
 

@@ -71,6 +71,7 @@ export async function openAttempt(
   const baseHashes = Object.fromEntries(baseChanges.map((path) => [path, hashWorkFile(top, path)]));
   return store.write(async (tx) => {
     const run = await runOrThrow(tx, runId);
+    await refuseSupersededRun(tx, run);
     if (milestoneId) {
       const milestone = await tx.goals.milestone(milestoneId);
       if (!milestone || milestone.goalId !== run.goalId) {
@@ -79,7 +80,7 @@ export async function openAttempt(
           `\`cairn goal show ${run.goalId}\` lists its milestones`,
         );
       }
-      await refuseUnmeasuredMilestone(tx, run, milestone);
+      refuseUnmeasuredMilestone(run, milestone);
     }
     const open = await tx.goals.openAttemptIn(checkout);
     if (open) {
@@ -122,20 +123,37 @@ export async function openAttempt(
 }
 
 /**
+ * A later freeze of the goal is what success means now (a raised threshold, a changed evaluator):
+ * an attempt on an earlier run would be judged, and could finish a milestone, by the bar the
+ * owner replaced.
+ */
+async function refuseSupersededRun(tx: Tx, run: RunRecord) {
+  const latest = await latestRunOf(tx, run);
+  if (latest === run.id) return;
+  throw refuse(
+    "superseded",
+    `${run.id} was superseded by ${latest}, frozen later for ${run.goalId}: attempts are judged by the goal's latest run`,
+    `open the attempt on the latest run: \`cairn attempt open ${latest}\``,
+  );
+}
+
+/** The id of the goal's latest frozen run (the run itself when it is the latest). */
+export async function latestRunOf(tx: Tx, run: RunRecord): Promise<string> {
+  return (await tx.goals.runs(run.goalId)).at(-1)?.id ?? run.id;
+}
+
+/**
  * A milestone planned after the run froze may require proofs the run's contract never had: the
  * run cannot measure them, so an attempt on it would pass the milestone with nothing measured.
  */
-async function refuseUnmeasuredMilestone(tx: Tx, run: RunRecord, milestone: MilestoneRecord) {
+function refuseUnmeasuredMilestone(run: RunRecord, milestone: MilestoneRecord) {
   const known = new Set(run.contract.proofs.map((proof) => proof.name));
   const unknown = milestone.proofs.filter((name) => !known.has(name));
   if (unknown.length === 0) return;
-  const latest = (await tx.goals.runs(run.goalId)).at(-1);
   throw refuse(
     "proof-gate",
     `${milestone.id} requires ${unknown.join(", ")}, which ${run.id} does not measure (it was frozen before ${unknown.length === 1 ? "that proof was" : "those proofs were"} added)`,
-    latest && latest.id !== run.id
-      ? `open the attempt on the latest run: \`cairn attempt open ${latest.id} --milestone ${milestone.id}\``
-      : `ask the owner to freeze a run that measures them (\`cairn run freeze ${run.goalId}\`)`,
+    `ask the owner to freeze a run that measures them (\`cairn run freeze ${run.goalId}\`)`,
   );
 }
 

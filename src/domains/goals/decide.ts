@@ -81,6 +81,8 @@ export interface DecisionInput {
   touchedInputs?: readonly { path: string; evaluators: string[] }[];
   /** The owner allowed this attempt to change frozen inputs: it may reach review, never keep. */
   inputsApproved?: boolean;
+  /** The attempt's run and its goal's latest run: a later freeze may have raised the bar. */
+  run?: { id: string; latest: string };
 }
 
 const clamp01 = (value: number) => Math.max(0, Math.min(1, value));
@@ -286,6 +288,12 @@ export function decide(input: DecisionInput): Decision {
   const known = new Set(input.proofs.map((proof) => proof.name));
   for (const name of [...input.required].filter((name) => !known.has(name)).sort())
     review.push(`${name}: required by the milestone, but this run's contract has no such proof to measure`);
+
+  // Frozen again while this attempt was under way: its own run's bar is no longer the owner's.
+  if (input.run && input.run.latest !== input.run.id)
+    review.push(
+      `${input.run.id} was superseded by ${input.run.latest} since this attempt opened: it is judged by a bar the owner replaced`,
+    );
 
   const touched = input.touchedInputs ?? [];
   if (touched.length > 0) {

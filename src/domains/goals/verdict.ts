@@ -2,7 +2,7 @@ import { gitHead } from "../../kernel/git.js";
 import { conflict, refuse, usageError } from "../../kernel/outcome.js";
 import type { AttemptRecord, AttemptResolution, Store, Tx } from "../../store/store.js";
 import type { Actor } from "../identity/actor.js";
-import { attemptOrThrow, refuseIfSettled, requiredProofs } from "./attempts.js";
+import { attemptOrThrow, latestRunOf, refuseIfSettled, requiredProofs } from "./attempts.js";
 import { requireOwner } from "./authority.js";
 import { type Decision, decide } from "./decide.js";
 import { changedPaths, checkoutPlaces, checkoutTop, commitPaths, hashWorkFile, topOf } from "./git.js";
@@ -98,6 +98,7 @@ export async function decideAttempt(
       reports,
       touchedInputs: dependents(run.manifest, touched),
       inputsApproved: attempt.inputsApprovedBy !== null,
+      run: { id: run.id, latest: await latestRunOf(tx, run) },
     });
     decision.tree = tree;
     return { attempt, decision };
