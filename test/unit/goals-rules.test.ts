@@ -6,6 +6,7 @@ import { parsePack } from "../../src/domains/goals/evaluators/catalog.js";
 import { definitionHash, EvaluatorDefinition } from "../../src/domains/goals/evaluators/definition.js";
 import { findCycle } from "../../src/domains/goals/milestones.js";
 import { readValue } from "../../src/domains/goals/runner.js";
+import { MAX_PAIRS } from "../../src/domains/goals/stats.js";
 import { actorOf } from "../../src/domains/identity/actor.js";
 import { WorkspaceConfig } from "../../src/domains/workspace/config.js";
 import type { AgentRecord, FrozenEvaluatorRecord, ProofSpec, SampleRecord } from "../../src/store/store.js";
@@ -342,6 +343,28 @@ describe("deciding an attempt", () => {
       samples: [...noisyBase, ...series(sample, [40, 41, 40, 42, 41, 40, 41, 39, 40, 41])],
     });
     expect(better.verdict).toBe("keep");
+  });
+
+  it("does not average away an attempt slow in some runs where its base never varied (bimodal)", () => {
+    const steadyBase = series(baseSample, Array(MAX_PAIRS).fill(10));
+    // Four runs in ten three times as slow: its better third looks exactly like the base.
+    const sometimesSlow = Array.from({ length: MAX_PAIRS }, (_, i) => (i % 10 < 4 ? 30 : 10));
+    const bimodal = decide({ ...base, samples: [...steadyBase, ...series(sample, sometimesSlow)] });
+    expect(bimodal.verdict).toBe("review");
+    expect(bimodal.reasons.join("\n")).toMatch(
+      /bench \(speed\): 20 of its runs were worse than its base by more than the minimum effect/,
+    );
+    expect(bimodal.evaluators[0]?.comparison?.test).toMatch(/every sample \(the base never varied\)/);
+    // Mostly slow: a regression, reverted.
+    const mostlySlow = Array.from({ length: MAX_PAIRS }, (_, i) => (i % 10 < 6 ? 30 : 10));
+    expect(decide({ ...base, samples: [...steadyBase, ...series(sample, mostlySlow)] }).verdict).toBe(
+      "revert",
+    );
+    // Varying, but never worse than the steady base: kept.
+    const neverWorse = Array.from({ length: 10 }, (_, i) => (i % 2 ? 9 : 10));
+    expect(
+      decide({ ...base, samples: [...steadyBase.slice(0, 10), ...series(sample, neverWorse)] }).verdict,
+    ).toBe("keep");
   });
 
   it("sends a regression on a proof the milestone does not require to review, and only warns when it fails", () => {

@@ -276,9 +276,19 @@ export function decide(input: DecisionInput): Decision {
           review,
         );
       }
-      if (!summary.comparison?.regression) continue;
+      const comparison = summary.comparison;
+      if (!comparison) continue;
       const label = summary.hidden ? "a hidden evaluator" : `${summary.name} (${summary.proof})`;
-      const detail = summary.hidden ? "" : `: ${summary.comparison.test}`;
+      if (!comparison.regression && comparison.worseRuns > 0) {
+        // Runs worse where the base never varied are not noise to average away: an attempt slow
+        // in some of its runs (bimodal) has a median, and ranks, just like its base's.
+        gate(
+          `${label}: ${comparison.worseRuns} of its runs ${comparison.worseRuns === 1 ? "was" : "were"} worse than its base by more than the minimum effect, where the base never varied`,
+          review,
+        );
+      }
+      if (!comparison.regression) continue;
+      const detail = summary.hidden ? "" : `: ${comparison.test}`;
       // Beyond noise on a proof the milestone does not require: a person looks, cairn does not revert.
       (required ? revert : review).push(`regression in ${label} against its base${detail}`);
     }

@@ -27,6 +27,12 @@ export interface Comparison {
   regression: boolean;
   /** Not a regression, and no reason to measure more. */
   settled: boolean;
+  /**
+   * Runs of the attempt worse than its base by more than the minimum effect, where the base never
+   * varied (0 where it did): the machine's noise would have shown on the base too (the sides are
+   * interleaved), so these are the attempt's own, however many runs are not.
+   */
+  worseRuns: number;
   test: string;
 }
 
@@ -85,9 +91,12 @@ export function compareToBase(
 ): Comparison {
   // Orient so that larger is worse, whichever way the evaluator points.
   const orient = (values: readonly number[]) => values.map((v) => (direction === "lower" ? v : -v));
-  const spread = new Set(attempt).size > 1 || new Set(base).size > 1;
-  const a = betterPart(orient(attempt), spread);
-  const b = betterPart(orient(base), spread);
+  const baseSpread = new Set(base).size > 1;
+  const spread = new Set(attempt).size > 1 || baseSpread;
+  // Trimmed only where the base varies too: a steady base shows the machine adds no noise to
+  // this number, and trimming would then hide an attempt slow in some of its runs (bimodal).
+  const a = betterPart(orient(attempt), baseSpread);
+  const b = betterPart(orient(base), baseSpread);
   const baseMedian = median(base);
   const effect = minEffect ?? Math.abs(baseMedian) * DEFAULT_RELATIVE_EFFECT;
   const shift = hodgesLehmann(a, b);
@@ -112,8 +121,12 @@ export function compareToBase(
         a.map((value) => value - effect),
       ) < SETTLE_NO_ALPHA ||
       (shift < effect / 2 && Math.max(range(a), range(b)) < effect),
+    worseRuns:
+      baseSpread || base.length === 0
+        ? 0
+        : orient(attempt).filter((v) => v - (b[0] as number) > effect).length,
     test: spread
-      ? `Mann-Whitney one-sided on the better third of each side (${a.length} vs ${b.length}) p=${pValue.toPrecision(2)} (α ${ALPHA}), Hodges-Lehmann shift ${round(shift)} vs minimum effect ${round(effect)}`
+      ? `Mann-Whitney one-sided on ${baseSpread ? "the better third of each side" : "every sample (the base never varied)"} (${a.length} vs ${b.length}) p=${pValue.toPrecision(2)} (α ${ALPHA}), Hodges-Lehmann shift ${round(shift)} vs minimum effect ${round(effect)}`
       : `exact: ${round(shift)} worse vs minimum effect ${round(effect)} (no spread on either side)`,
   };
 }
