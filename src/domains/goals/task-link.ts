@@ -1,5 +1,7 @@
 import type { Refusal } from "../../kernel/outcome.js";
+import { cutText } from "../../kernel/text.js";
 import type { GoalRecord, MilestoneRecord, Store, Tx } from "../../store/store.js";
+import { TITLE_CHARS } from "../limits/limits.js";
 
 /**
  * The seam between goals and the task board. Each milestone becomes a task on the board and the
@@ -73,6 +75,16 @@ export function milestoneProofs(goal: GoalRecord, milestone: MilestoneRecord) {
 export const proofCriterion = (proof: { name: string; direction: string; threshold: number | null }) =>
   `proof ${proof.name}: ${proof.threshold === null ? "passes" : `${proof.direction === "higher" ? "≥" : "≤"} ${proof.threshold}`} in a kept attempt`;
 
+/**
+ * The milestone's title behind its goal and key, cut to what a task title may hold: the prefix
+ * takes up to 40 characters, and a milestone titled to its own limit made a task title no
+ * command accepts, which every export carried and every import of it refused.
+ */
+function milestoneTaskTitle(goal: GoalRecord, milestone: MilestoneRecord): string {
+  const title = `${goal.id}/${milestone.key}: ${milestone.title}`;
+  return title.length <= TITLE_CHARS ? title : `${cutText(title, TITLE_CHARS - 1)}…`;
+}
+
 export function taskRequest(
   goal: GoalRecord,
   milestone: MilestoneRecord,
@@ -85,7 +97,7 @@ export function taskRequest(
   return {
     goal,
     milestone,
-    title: `${goal.id}/${milestone.key}: ${milestone.title}`,
+    title: milestoneTaskTitle(goal, milestone),
     soThat: goal.outcome ?? goal.goal,
     body: `Milestone ${milestone.id} of goal ${goal.id} (${goal.goal}).${description}\nProofs: ${names}.\nDone means a kept attempt: open_attempt {run, milestone: ${milestone.id}} → run_evals → decide_attempt (CLI: \`cairn attempt open RUN --milestone ${milestone.id}\`, \`attempt eval\`, \`attempt decide\`).`,
     criteria: proofs.map(proofCriterion),

@@ -1,0 +1,53 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { gitWorkspace } from "../helpers/goals.js";
+import { addAgent, cairn, scratchDir, uniqueName } from "../helpers/workspace.js";
+
+/**
+ * An export is a backup only if it imports: an agent with an ordinary write grant must not be able
+ * to store, through commands, a value the import holds past its limits, or the owner learns that
+ * every backup since is unrestorable on the day it is needed.
+ */
+
+let ws: { dir: string; cleanup: () => void };
+let scratch: { dir: string; cleanup: () => void };
+let asAgent: { env: Record<string, string> };
+beforeEach(() => {
+  // A git checkout: a goal is planned only where it can be measured and reverted.
+  ws = gitWorkspace();
+  scratch = scratchDir();
+  asAgent = { env: { CAIRN_AGENT: addAgent(ws.dir, "bob", "dev").token } };
+});
+afterEach(() => {
+  ws.cleanup();
+  scratch.cleanup();
+});
+
+/** Export as the owner and import into a new directory; the import's result. */
+function exportAndImport() {
+  const file = join(scratch.dir, "backup.jsonl");
+  expect(cairn(ws.dir, ["export", "--out", file]).code).toBe(0);
+  const target = join(scratch.dir, uniqueName("restored"));
+  mkdirSync(target);
+  return cairn(target, ["import", file, "--json"]);
+}
+
+const ok = (args: string[]) => {
+  const run = cairn(ws.dir, args, asAgent);
+  expect(run.code, run.stderr).toBe(0);
+  return run;
+};
+
+describe("an export of what agents wrote through commands imports", () => {
+  it("a milestone titled to its limit: its task's title is cut to a task title's", () => {
+    ok(["goal", "create", "make search fast"]);
+    const milestone = { key: "k".repeat(32), title: "t".repeat(500), proofs: ["tests"] };
+    ok(["goal", "plan", "G-1", "--milestones", JSON.stringify(milestone)]);
+    const task = cairn(ws.dir, ["task", "show", "T-1", "--json"]).json as { task: { title: string } };
+    expect(task.task.title.length).toBe(500);
+    expect(task.task.title.endsWith("…")).toBe(true);
+    const imported = exportAndImport();
+    expect(imported.code, imported.stderr).toBe(0);
+  });
+});
