@@ -50,4 +50,22 @@ describe("an export of what agents wrote through commands imports", () => {
     const imported = exportAndImport();
     expect(imported.code, imported.stderr).toBe(0);
   });
+
+  it("a shortcut param named like a short field (id) holding a long value", () => {
+    ok(["shortcut", "add", "echoid", "--argv", "echo", "--argv", "{{id}}", "--effect", "read"]);
+    ok(["task", "add", "mine"]);
+    ok([
+      "task",
+      "criterion",
+      "T-1",
+      "--text",
+      "echoes",
+      "--shortcut",
+      "echoid",
+      "--params",
+      `id=${"v".repeat(4_000)}`,
+    ]);
+    const imported = exportAndImport();
+    expect(imported.code, imported.stderr).toBe(0);
+  });
 });

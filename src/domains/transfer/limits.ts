@@ -15,9 +15,11 @@ import { describeOverrun, findOverrun, type LimitOptions, NEVER_OVER_CHARS } fro
  * under its own field. `whole`: a list a command takes whole, its items counted as the command
  * counts them. `kept`: lists that grow over many calls, or that cairn composes itself (the
  * journal's data, frozen snapshots, evidence, the paths it found changed): only their strings are
- * checked, since their length is that of what they record.
+ * checked, since their length is that of what they record. `pairs`: an object a command took as
+ * a list of NAME=VALUE words (shortcut params), checked as that list: its names are the caller's
+ * words, not fields (a param named `id` holds what any param holds).
  */
-const JSON_COLUMNS: Readonly<Record<string, "whole" | "kept">> = {
+const JSON_COLUMNS: Readonly<Record<string, "whole" | "kept" | "pairs">> = {
   "events.data": "kept",
   "goals.constraints": "whole",
   "goals.non_goals": "whole",
@@ -42,7 +44,7 @@ const JSON_COLUMNS: Readonly<Record<string, "whole" | "kept">> = {
   "tasks.traces": "whole",
   "tasks.labels": "whole",
   "task_criteria.verify": "whole",
-  "task_criteria.params": "whole",
+  "task_criteria.params": "pairs",
   "task_criteria.evidence": "kept",
   "task_criteria.setting": "kept",
   "task_criteria.shortcut_definition": "kept",
@@ -84,7 +86,7 @@ function recordName({ table, row }: DumpRecord): string {
 interface ColumnRule {
   field: string;
   options: LimitOptions;
-  json: "whole" | "kept" | undefined;
+  json: "whole" | "kept" | "pairs" | undefined;
   /** A value no longer than this cannot hold anything past a limit, so it is not looked into. */
   fits: number;
 }
@@ -124,11 +126,11 @@ export function checkRecordLimits(record: DumpRecord, line: number): void {
     if (typeof value !== "string") continue;
     const rule = ruleFor(record.table, column);
     if (!rule || value.length <= rule.fits) continue;
-    const decoded = rule.json ? parsedOrUndefined(value) : undefined;
+    const decoded = rule.json ? asTaken(parsedOrUndefined(value), rule.json) : undefined;
     const overrun =
       decoded === undefined
         ? findOverrun(value, rule.field, column, rule.options)
-        : findOverrun(decoded, rule.field, column, { ...rule.options, items: rule.json === "whole" });
+        : findOverrun(decoded, rule.field, column, { ...rule.options, items: rule.json !== "kept" });
     if (overrun) {
       throw usageError(
         `import: line ${line} (${recordName(record)}): ${describeOverrun(overrun)}`,
@@ -136,6 +138,13 @@ export function checkRecordLimits(record: DumpRecord, line: number): void {
       );
     }
   }
+}
+
+/** A decoded `pairs` object as the command took it, NAME=VALUE words; anything else as it is. */
+function asTaken(decoded: unknown, json: "whole" | "kept" | "pairs"): unknown {
+  if (json !== "pairs" || decoded === null || typeof decoded !== "object" || Array.isArray(decoded))
+    return decoded;
+  return Object.entries(decoded).map(([name, value]) => `${name}=${String(value)}`);
 }
 
 /** JSON text decoded, or undefined when it is not JSON (then it is checked as the text it is). */
