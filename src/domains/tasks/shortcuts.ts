@@ -6,6 +6,7 @@ import type { CriterionRecord, Evidence, ShortcutEffect, ShortcutRecord } from "
 import { checkoutFor } from "../goals/git.js";
 import { type Actor, lineageOf, OWNER } from "../identity/actor.js";
 import { type Effect, guard } from "../identity/guard.js";
+import { FIELD_CHARS } from "../limits/limits.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
 import { journal, loadTask, who } from "./common.js";
 import { commandLine, runCommand } from "./runner.js";
@@ -109,6 +110,13 @@ export async function addShortcut(
   });
 }
 
+/**
+ * The most characters a filled word may hold: an argv word's, as a verify command's words are
+ * held to. Placeholders side by side (`{{a}}{{b}}`, or one repeated) filled a word many times
+ * that, which a check's evidence kept, and every import of the workspace's export refused.
+ */
+const FILLED_WORD_CHARS = FIELD_CHARS.argv as number;
+
 /** Fill `{{param}}` placeholders word by word: a value stays one argument, whatever it holds. */
 export function fillArgv(shortcut: ShortcutRecord, params: Record<string, string>): string[] {
   const wanted = new Set<string>();
@@ -135,6 +143,12 @@ export function fillArgv(shortcut: ShortcutRecord, params: Record<string, string
   const endOfOptions = shortcut.argv.indexOf("--");
   return shortcut.argv.map((word, index) => {
     const filled = word.replace(PLACEHOLDER, (_, name: string) => params[name] as string);
+    if (filled.length > FILLED_WORD_CHARS) {
+      throw usageError(
+        `shortcut ${shortcut.name}: word ${index + 1} filled holds ${filled.length} characters; an argv word holds at most ${FILLED_WORD_CHARS}`,
+        "pass shorter values, or keep long text in a file and pass its path",
+      );
+    }
     // A value must not become an option (`git diff {{ref}}` with ref=--output=FILE writes a file),
     // unless the template marks where options end with a `--` before it.
     if (filled.startsWith("-") && !word.startsWith("-") && (endOfOptions === -1 || index < endOfOptions)) {
