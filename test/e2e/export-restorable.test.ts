@@ -105,4 +105,10 @@ describe("an export of what agents wrote through commands imports", () => {
     const imported = exportAndImport();
     expect(imported.code, imported.stderr).toBe(0);
   });
+
+  it("a fact at its limit whose folded form is 18 times as long (U+FDFA)", () => {
+    ok(["remember", "\uFDFA".repeat(4_000)]);
+    const imported = exportAndImport();
+    expect(imported.code, imported.stderr).toBe(0);
+  });
 });

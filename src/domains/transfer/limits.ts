@@ -71,6 +71,16 @@ const STRICTER_CHARS: Readonly<Record<string, number>> = {
   "facts.topics": MAX_TOPIC_CHARS,
 };
 
+/**
+ * Columns cairn derives from another instead of taking from a command: the most characters the
+ * derivation makes of its source at that source's limit. A fact's norm is its text folded (NFKD),
+ * where one character can become 18 (U+FDFA), past the default any field is held to: a fact a
+ * command took made an export that every import refused.
+ */
+const DERIVED_CHARS: Readonly<Record<string, number>> = {
+  "facts.norm": MAX_FACT_CHARS * 18,
+};
+
 /** Columns no command fills and no limit bounds: a recorded brief is as long as its budget allowed. */
 const UNBOUNDED = new Set(["briefs.text"]);
 
@@ -89,6 +99,8 @@ interface ColumnRule {
   json: "whole" | "kept" | "pairs" | undefined;
   /** A value no longer than this cannot hold anything past a limit, so it is not looked into. */
   fits: number;
+  /** `fits` is the limit itself: a derived column (DERIVED_CHARS), held to no field's. */
+  derived?: true;
 }
 
 const rules = new Map<string, Map<string, ColumnRule | null>>();
@@ -103,14 +115,17 @@ function ruleFor(table: string, column: string): ColumnRule | null {
   if (rule === undefined) {
     const key = `${table}.${column}`;
     const maxChars = STRICTER_CHARS[key];
+    const derived = DERIVED_CHARS[key];
     rule = UNBOUNDED.has(key)
       ? null
-      : {
-          field: FIELD_OF[key] ?? column,
-          options: { maxChars },
-          json: JSON_COLUMNS[key],
-          fits: Math.min(NEVER_OVER_CHARS, maxChars ?? NEVER_OVER_CHARS),
-        };
+      : derived !== undefined
+        ? { field: column, options: {}, json: undefined, fits: derived, derived: true }
+        : {
+            field: FIELD_OF[key] ?? column,
+            options: { maxChars },
+            json: JSON_COLUMNS[key],
+            fits: Math.min(NEVER_OVER_CHARS, maxChars ?? NEVER_OVER_CHARS),
+          };
     columns.set(column, rule);
   }
   return rule;
@@ -127,8 +142,9 @@ export function checkRecordLimits(record: DumpRecord, line: number): void {
     const rule = ruleFor(record.table, column);
     if (!rule || value.length <= rule.fits) continue;
     const decoded = rule.json ? asTaken(parsedOrUndefined(value), rule.json) : undefined;
-    const overrun =
-      decoded === undefined
+    const overrun = rule.derived
+      ? { path: column, max: rule.fits, size: value.length, unit: "characters" as const }
+      : decoded === undefined
         ? findOverrun(value, rule.field, column, rule.options)
         : findOverrun(decoded, rule.field, column, { ...rule.options, items: rule.json !== "kept" });
     if (overrun) {
