@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { gitWorkspace } from "../helpers/goals.js";
+import { callTool, connectMcp } from "../helpers/mcp.js";
 import { addAgent, cairn, scratchDir, uniqueName } from "../helpers/workspace.js";
 
 /**
@@ -108,6 +109,36 @@ describe("an export of what agents wrote through commands imports", () => {
 
   it("a fact at its limit whose folded form is 18 times as long (U+FDFA)", () => {
     ok(["remember", "\uFDFA".repeat(4_000)]);
+    const imported = exportAndImport();
+    expect(imported.code, imported.stderr).toBe(0);
+  });
+
+  it("a chain of nested tasks stops at 1000 levels, on add and on move (each level lengthens every path below it)", async () => {
+    const mcp = await connectMcp(ws.dir, asAgent);
+    try {
+      const cli = async (argv: string[]) =>
+        (await callTool(mcp, "cli", { argv })).structuredContent as {
+          exit_code: number;
+          output: { refused?: { policy: string; reason: string } };
+        };
+      expect((await cli(["task", "add", "level 1"])).exit_code).toBe(0);
+      for (let level = 2; level <= 1_000; level++) {
+        const added = await cli(["task", "add", `level ${level}`, "--parent", `T-${level - 1}`]);
+        expect(added.exit_code).toBe(0);
+      }
+      const deeper = await cli(["task", "add", "level 1001", "--parent", "T-1000"]);
+      expect(deeper.exit_code).toBe(3);
+      expect(deeper.output.refused).toMatchObject({ policy: "tree" });
+      expect(deeper.output.refused?.reason).toContain("T-1000 is 1000 levels deep");
+      // Two levels of their own: under level 998 they end at 1000, under 999 one past it.
+      expect((await cli(["task", "add", "top"])).exit_code).toBe(0);
+      expect((await cli(["task", "add", "below", "--parent", "T-1001"])).exit_code).toBe(0);
+      expect((await cli(["task", "claim", "T-1001"])).exit_code).toBe(0);
+      expect((await cli(["task", "move", "T-1001", "--parent", "T-999"])).exit_code).toBe(3);
+      expect((await cli(["task", "move", "T-1001", "--parent", "T-998"])).exit_code).toBe(0);
+    } finally {
+      await mcp.close();
+    }
     const imported = exportAndImport();
     expect(imported.code, imported.stderr).toBe(0);
   });

@@ -64,6 +64,7 @@ export async function addTask(
   const criteria = (request.criteria ?? []).map((criterion) => toCriterion(criterion, setting));
   return store.write(async (tx) => {
     const parent = request.parent ? await loadTask(tx, request.parent) : undefined;
+    if (parent) requireTreeRoom(parent, 1);
     const dependsOn = await requireTasks(tx, request.depends_on ?? []);
     const task = await tx.tasks.insert(
       {
@@ -165,6 +166,37 @@ function taskIdPrefix(typed: string): string | undefined {
 }
 
 /**
+ * How many levels the task tree holds. Every task keeps the path of its ancestors (its tree
+ * order, ten characters a level), so a chain of nested tasks costs storage by the square of its
+ * length (an agent adding 6,600 of them made a 900 MB database in 90 s), and past 6,553 levels
+ * the path outgrew what an import takes, so every export of the workspace was refused.
+ */
+export const MAX_TASK_DEPTH = 1_000;
+
+/** Refuse putting `levels` levels of tasks under `parent` when the tree would outgrow its depth. */
+function requireTreeRoom(parent: TaskRecord, levels: number): void {
+  const depth = parent.sortPath.split("/").length;
+  if (depth + levels > MAX_TASK_DEPTH) {
+    throw refuse(
+      "tree",
+      `${parent.id} is ${depth} levels deep; ${levels} more would pass the ${MAX_TASK_DEPTH} levels the task tree holds`,
+      "put the task under a parent nearer the top",
+    );
+  }
+}
+
+/** The levels of tasks from `task` down to its deepest descendant: 1 for a task with no children. */
+async function levelsFrom(tx: Tx, task: TaskRecord): Promise<number> {
+  let levels = 1;
+  for (let level = [task.id]; ; levels++) {
+    const next: string[] = [];
+    for (const id of level) for (const child of await tx.tasks.children(id)) next.push(child.id);
+    if (next.length === 0) return levels;
+    level = next;
+  }
+}
+
+/**
  * Re-parent a task; under itself or one of its own descendants would make the tree a loop. Where
  * a task sits is its author's plan, as its dependencies are: its parents' why leads every brief
  * of it, so another agent moving an unheld task under one of its own rewrote that why.
@@ -187,6 +219,7 @@ export async function moveTask(
         `choose a parent outside ${task.id}'s subtree, or move ${parent.id} out first`,
       );
     }
+    if (parent) requireTreeRoom(parent, await levelsFrom(tx, task));
     await tx.tasks.move(task.id, parent?.id ?? null, now);
     await journal(tx, actor, now, "task.move", task.id, { from: task.parentId, to: parent?.id ?? null });
     return (await tx.tasks.byId(task.id)) as TaskRecord;
