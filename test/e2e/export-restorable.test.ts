@@ -107,6 +107,12 @@ describe("an export of what agents wrote through commands imports", () => {
     expect(imported.code, imported.stderr).toBe(0);
   });
 
+  it("a metric note whose goal runs past 200 characters (the note took it as one text)", () => {
+    ok(["note", "add", "metric", "--text", `goal: ${"g".repeat(300)} question: is it fast metric: p95 ms`]);
+    const imported = exportAndImport();
+    expect(imported.code, imported.stderr).toBe(0);
+  });
+
   it("a fact at its limit whose folded form is 18 times as long (U+FDFA)", () => {
     ok(["remember", "\uFDFA".repeat(4_000)]);
     const imported = exportAndImport();

@@ -15,11 +15,9 @@ import { describeOverrun, findOverrun, type LimitOptions, NEVER_OVER_CHARS } fro
  * under its own field. `whole`: a list a command takes whole, its items counted as the command
  * counts them. `kept`: lists that grow over many calls, or that cairn composes itself (the
  * journal's data, frozen snapshots, evidence, the paths it found changed): only their strings are
- * checked, since their length is that of what they record. `pairs`: an object a command took as
- * a list of NAME=VALUE words (shortcut params), checked as that list: its names are the caller's
- * words, not fields (a param named `id` holds what any param holds).
+ * checked, since their length is that of what they record.
  */
-const JSON_COLUMNS: Readonly<Record<string, "whole" | "kept" | "pairs">> = {
+const JSON_COLUMNS: Readonly<Record<string, "whole" | "kept">> = {
   "events.data": "kept",
   "goals.constraints": "whole",
   "goals.non_goals": "whole",
@@ -44,7 +42,7 @@ const JSON_COLUMNS: Readonly<Record<string, "whole" | "kept" | "pairs">> = {
   "tasks.traces": "whole",
   "tasks.labels": "whole",
   "task_criteria.verify": "whole",
-  "task_criteria.params": "pairs",
+  "task_criteria.params": "whole",
   "task_criteria.evidence": "kept",
   "task_criteria.setting": "kept",
   "task_criteria.shortcut_definition": "kept",
@@ -96,7 +94,7 @@ function recordName({ table, row }: DumpRecord): string {
 interface ColumnRule {
   field: string;
   options: LimitOptions;
-  json: "whole" | "kept" | "pairs" | undefined;
+  json: "whole" | "kept" | undefined;
   /** A value no longer than this cannot hold anything past a limit, so it is not looked into. */
   fits: number;
   /** `fits` is the limit itself: a derived column (DERIVED_CHARS), held to no field's. */
@@ -141,12 +139,12 @@ export function checkRecordLimits(record: DumpRecord, line: number): void {
     if (typeof value !== "string") continue;
     const rule = ruleFor(record.table, column);
     if (!rule || value.length <= rule.fits) continue;
-    const decoded = rule.json ? asTaken(parsedOrUndefined(value), rule.json) : undefined;
+    const decoded = rule.json ? asTaken(`${record.table}.${column}`, parsedOrUndefined(value)) : undefined;
     const overrun = rule.derived
       ? { path: column, max: rule.fits, size: value.length, unit: "characters" as const }
       : decoded === undefined
         ? findOverrun(value, rule.field, column, rule.options)
-        : findOverrun(decoded, rule.field, column, { ...rule.options, items: rule.json !== "kept" });
+        : findOverrun(decoded, rule.field, column, { ...rule.options, items: rule.json === "whole" });
     if (overrun) {
       throw usageError(
         `import: line ${line} (${recordName(record)}): ${describeOverrun(overrun)}`,
@@ -156,11 +154,29 @@ export function checkRecordLimits(record: DumpRecord, line: number): void {
   }
 }
 
-/** A decoded `pairs` object as the command took it, NAME=VALUE words; anything else as it is. */
-function asTaken(decoded: unknown, json: "whole" | "kept" | "pairs"): unknown {
-  if (json !== "pairs" || decoded === null || typeof decoded !== "object" || Array.isArray(decoded))
-    return decoded;
-  return Object.entries(decoded).map(([name, value]) => `${name}=${String(value)}`);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === "object" && !Array.isArray(value);
+
+/**
+ * JSON a command built from fields other than its members' names, turned back into what the
+ * command took, so it is checked as that: shortcut params were NAME=VALUE words (a param named
+ * `id` holds what any param holds, not an id), and a metric note's goal, question and metric were
+ * one text. Checked by the names they are stored under, a metric whose goal ran past 200
+ * characters, or a param named like a short field, made every import of the export refuse.
+ */
+const AS_TAKEN: Readonly<Record<string, (decoded: Record<string, unknown>) => unknown>> = {
+  "task_criteria.params": (params) =>
+    Object.entries(params).map(([name, value]) => `${name}=${String(value)}`),
+  "notes.body": (body) =>
+    body.kind === "metric"
+      ? { kind: body.kind, text: `goal: ${body.goal} question: ${body.question} metric: ${body.metric}` }
+      : body,
+};
+
+/** Decoded JSON as the command took it (AS_TAKEN), else as it is. */
+function asTaken(column: string, decoded: unknown): unknown {
+  const taken = AS_TAKEN[column];
+  return taken && isRecord(decoded) ? taken(decoded) : decoded;
 }
 
 /** JSON text decoded, or undefined when it is not JSON (then it is checked as the text it is). */
