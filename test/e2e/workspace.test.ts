@@ -595,6 +595,23 @@ describe("export and import", () => {
     expect(note.imported.stderr).toContain("body.text holds at most 262144 characters");
   });
 
+  it("refuses text or a fraction where a column holds numbers, on SQLite as PostgreSQL does, writing nothing", () => {
+    const lines = exportedBoard();
+    const edits: [(row: Record<string, unknown>) => void, string][] = [
+      [(row) => (row.priority_rank = "high"), '(tasks.priority_rank) holds integers; it gives "high"'],
+      [(row) => (row.unverified = 0.5), '(tasks.unverified) holds integers; it gives "0.5"'],
+    ];
+    for (const [edit, message] of edits) {
+      const edited = importEdited(lines, "tasks", "T-2", edit);
+      expect(edited.imported.code).not.toBe(0);
+      expect(existsSync(join(edited.target, ".cairn"))).toBe(false);
+      if (STORE_UNDER_TEST === "sqlite") {
+        expect(edited.imported.code).toBe(2);
+        expect(edited.imported.stderr).toContain(`line ${edited.line} ${message}`);
+      }
+    }
+  });
+
   it("refuses a note no command could have written (a decision with nothing rejected), writing nothing", () => {
     const lines = exportedBoard();
     const edits: [(row: Record<string, unknown>) => void, RegExp][] = [

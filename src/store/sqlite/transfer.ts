@@ -8,11 +8,27 @@ import { builtStatement } from "./statement-cache.js";
 
 const quote = (identifier: string) => `"${identifier.replaceAll('"', '""')}"`;
 
-function columnsOf(db: Database.Database, table: string): string[] {
-  return db
-    .prepare<[], { name: string }>(`PRAGMA table_info(${quote(table)})`)
-    .all()
-    .map((column) => column.name);
+/** A table's columns by name, with the type each is declared with. */
+function columnsOf(db: Database.Database, table: string): Map<string, string> {
+  return new Map(
+    db
+      .prepare<[], { name: string; type: string }>(`PRAGMA table_info(${quote(table)})`)
+      .all()
+      .map((column) => [column.name, column.type]),
+  );
+}
+
+/**
+ * Why a value cannot go in a column of this type, or undefined when it can. SQLite keeps text in
+ * a column declared INTEGER or REAL, and a fraction in one declared INTEGER, where PostgreSQL
+ * refuses them: an edited export restored here a task ranked "high" that no ready list showed,
+ * and the same file failed on a shared store.
+ */
+function misfit(type: string, value: string | number | null): string | undefined {
+  if (value === null) return undefined;
+  if (/INT/i.test(type) && !Number.isSafeInteger(value)) return "holds integers";
+  if (/REAL/i.test(type) && typeof value !== "number") return "holds numbers";
+  return undefined;
 }
 
 /** Rows restored between two looks at whether the import was stopped. */
@@ -95,17 +111,26 @@ export function sqliteTransfer(db: Database.Database): TransferRepo {
       return Object.values(rowCounts(db)).reduce((total, n) => total + n, 0);
     },
     async restore(records, pause) {
-      const known = new Map(CONTENT_TABLES.map((table) => [table, new Set(columnsOf(db, table))]));
+      const known = new Map(CONTENT_TABLES.map((table) => [table, columnsOf(db, table)]));
       // Metadata is replaced wholesale: the imported workspace keeps its own identity.
       db.prepare("DELETE FROM meta").run();
       let count = 0;
       for (const { table, row } of records) {
-        if (pause && ++count % PAUSE_EVERY === 0) await pause();
+        count++;
+        if (pause && count % PAUSE_EVERY === 0) await pause();
         const columns = known.get(table);
         if (!columns) throw usageError(`import: unknown table ${quoteValue(table)}`);
         const names = Object.keys(row);
         const stray = names.find((name) => !columns.has(name));
         if (stray) throw usageError(`import: table ${table} has no column ${quoteValue(stray)}`);
+        for (const name of names) {
+          const why = misfit(columns.get(name) as string, row[name] as string | number | null);
+          if (why)
+            throw usageError(
+              // The header is line 1: the count-th record is on the line after.
+              `import: line ${count + 1} (${table}.${name}) ${why}; it gives ${quoteValue(String(row[name]))}`,
+            );
+        }
         const sql = `INSERT INTO ${quote(table)} (${names.map(quote).join(", ")}) VALUES (${names.map(() => "?").join(", ")})`;
         db.prepare(sql).run(...names.map((name) => row[name] as string | number | null));
       }
