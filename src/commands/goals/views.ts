@@ -77,7 +77,7 @@ export const FrozenEvaluator = z.object({
   pattern: z.string().nullable().describe("the regex a number is read with (read = regex)"),
   json_path: z.string().nullable().describe("the path a number is read from (read = json)"),
   direction: z.enum(["higher", "lower"]),
-  threshold: z.number().nullable(),
+  threshold: z.number().nullable().describe("null for a hidden evaluator unless you are the owner"),
   repeats: z.number(),
   timeout_seconds: z.number(),
   noisy: z.boolean(),
@@ -120,7 +120,8 @@ export function runView(run: RunRecord, owner: boolean): z.infer<typeof Run> {
         pattern: hidden && !owner ? null : (definition.pattern ?? null),
         json_path: hidden && !owner ? null : (definition.json_path ?? null),
         direction: definition.direction ?? "higher",
-        threshold: definition.threshold ?? null,
+        // The bar a holdout sets is part of it: a builder that knew it could aim at it.
+        threshold: hidden && !owner ? null : (definition.threshold ?? null),
         repeats: definition.repeats,
         timeout_seconds: definition.timeout_seconds,
         noisy: definition.noisy === true,
