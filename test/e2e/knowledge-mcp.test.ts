@@ -216,3 +216,26 @@ describe("the memory index's upkeep", () => {
     ).toBe(0);
   });
 });
+
+describe("a forgotten fact", () => {
+  it("leaves no trace of its text in the audit log a read-only agent tails, written or superseded", async () => {
+    const alice = await agent("alice", "rw", ["--profile", "planner"]);
+    const leaked = "the staging deploy key is DEPLOY-KEY-5f3a9c";
+    const corrected = "the staging deploy key is DEPLOY-KEY-77b1e0";
+    const first = await callTool(alice.handle, "remember", { text: leaked, topics: ["ops"] });
+    const id = (first.structuredContent as { id: string }).id;
+    const replaced = await callTool(alice.handle, "supersede", { id, text: corrected });
+    const newer = (replaced.structuredContent as { fact: { id: string } }).fact.id;
+    for (const fact of [id, newer]) {
+      const gone = await callTool(alice.handle, "forget", { id: fact, confirm: true });
+      expect(gone.isError).toBeFalsy();
+    }
+    const { token } = addAgent(ws.dir, "rita", "reviewer", ["--grant", "ro"]);
+    const tail = cairn(ws.dir, ["audit", "tail", "--json"], { env: { CAIRN_AGENT: token } });
+    expect(tail.code).toBe(0);
+    // Each write is still there, with who made it; only the words are not.
+    expect(tail.stdout).toContain('"remember"');
+    expect(tail.stdout).toContain('"supersede"');
+    expect(tail.stdout).not.toMatch(/DEPLOY-KEY/);
+  });
+});

@@ -47,6 +47,17 @@ const Recalled = z.object({
 const factLine = (fact: z.infer<typeof Fact>) =>
   `${fact.id} ${fact.text}${fact.topics.length > 0 ? ` [${fact.topics.join(", ")}]` : ""}${fact.seen > 1 ? ` (stated by ${fact.seen} authors)` : ""}`;
 
+/**
+ * What the audit log keeps of a call that writes a fact: everything but its text, and how long
+ * that was. The log is append-only and every agent may tail it, so a fact kept there word for
+ * word would outlive `forget`, which is how a leaked secret goes (the journal keeps no text
+ * either). A digest is no better: a short secret in a known sentence is guessed from it.
+ */
+function withoutFactText<T extends { text: string }>(input: T): Record<string, unknown> {
+  const { text, ...rest } = input;
+  return { ...rest, text_chars: text.length };
+}
+
 const Topics = z.array(z.string()).optional().describe('e.g. ["db","auth"]');
 const FactText = z
   .string()
@@ -63,6 +74,7 @@ export const rememberCommand = defineCommand({
   effect: "write",
   positional: ["text"],
   input: z.object({ text: FactText, topics: Topics }),
+  auditInput: withoutFactText,
   // Lean on purpose: this schema is in every worker's context.
   output: z.object({ id: z.string(), reinforced: z.boolean(), seen: z.number() }),
   async handler(input, ctx) {
@@ -133,6 +145,7 @@ export const supersedeCommand = defineCommand({
     topics: Topics,
   }),
   output: z.object({ old: Fact, fact: Fact, reinforced: z.boolean() }),
+  auditInput: withoutFactText,
   async handler(input, ctx) {
     const result = await supersede(ctx.store, ctx.actor, input, ctx.now());
     return { old: factView(result.old), fact: factView(result.fact), reinforced: result.reinforced };
