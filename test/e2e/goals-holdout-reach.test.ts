@@ -8,6 +8,7 @@ import {
   nodeArgv,
   writePack,
 } from "../helpers/goals.js";
+import { callTool, connectMcp } from "../helpers/mcp.js";
 import { addAgent, cairn } from "../helpers/workspace.js";
 
 /**
@@ -22,24 +23,31 @@ beforeEach(() => {
 });
 afterEach(() => ws.cleanup());
 
-/** A goal whose `quality` proof a holdout measures with a bar of its own (6.25); the run's id. */
-function holdoutRun(): string {
-  const goal = contractWith(ws.dir, [{ name: "quality", threshold: 5 }]);
+/** A goal whose `quality` proof a holdout measures with a bar of its own (6.25); the goal's id. */
+function holdoutGoal(): string {
+  // speed is measured in the open; a new evaluator for it is a proposal's to add.
+  const goal = contractWith(ws.dir, [
+    { name: "quality", threshold: 5 },
+    { name: "speed", threshold: 1 },
+  ]);
   writePack(
     ws.dir,
     "fixture",
-    evaluatorToml({
-      name: "quality-holdout",
-      proof: "quality",
-      hidden: true,
-      argv: nodeArgv("console.log('score 7')"),
-      read: "regex",
-      pattern: "score (\\d+)",
-      threshold: 6.25,
-    }),
+    evaluatorToml({ name: "speed-check", proof: "speed", argv: nodeArgv("0") }) +
+      evaluatorToml({
+        name: "quality-holdout",
+        proof: "quality",
+        hidden: true,
+        argv: nodeArgv("console.log('score 7')"),
+        read: "regex",
+        pattern: "holdout-score (\\d+)",
+        threshold: 6.25,
+      }),
   );
-  return freezeRun(ws.dir, goal);
+  return goal;
 }
+
+const holdoutRun = () => freezeRun(ws.dir, holdoutGoal());
 
 type RunShown = { run: { evaluators: { hidden: boolean; threshold: number | null }[] } };
 
@@ -49,9 +57,55 @@ describe("a hidden holdout's bar", () => {
     const seen = cairn(ws.dir, ["run", "status", run, "--json"], { env: builder });
     expect(seen.code).toBe(0);
     expect(seen.stdout).not.toContain("6.25");
-    expect((seen.json as RunShown).run.evaluators[0]).toMatchObject({ hidden: true, threshold: null });
+    expect((seen.json as RunShown).run.evaluators.find((e) => e.hidden)).toMatchObject({
+      hidden: true,
+      threshold: null,
+    });
     // The owner, who set it, still reads it.
     const owner = cairnJson<RunShown>(ws.dir, ["run", "status", run]);
-    expect(owner.run.evaluators[0]?.threshold).toBe(6.25);
+    expect(owner.run.evaluators.find((e) => e.hidden)?.threshold).toBe(6.25);
+  });
+});
+
+describe("a hidden holdout as a proposal's template", () => {
+  it("is refused to a building agent, so its command and rule are never copied where the builder reads them", async () => {
+    const goal = holdoutGoal();
+    const byCli = cairn(
+      ws.dir,
+      ["eval", "propose", goal, "--proof", "speed", "--template", "quality-holdout", "--json"],
+      { env: builder },
+    );
+    expect(byCli.code).toBe(3);
+    expect(byCli.stdout + byCli.stderr).not.toContain("holdout-score");
+    // Over MCP a proposal could also say it is not hidden, which would journal the copy for all.
+    const mcp = await connectMcp(ws.dir, { env: builder, args: ["--profile", "planner"] });
+    try {
+      const unhidden = await callTool(mcp, "propose_evaluator", {
+        goal,
+        proof: "speed",
+        template: "quality-holdout",
+        hidden: false,
+      });
+      expect(unhidden.isError).toBeFalsy();
+      expect(JSON.stringify(unhidden)).not.toMatch(/holdout-score|console\.log/);
+      expect((unhidden.structuredContent as { refused?: { policy: string } }).refused?.policy).toBe("hidden");
+    } finally {
+      await mcp.close();
+    }
+    const seen = cairn(ws.dir, ["activity", "--json"], { env: builder });
+    expect(seen.stdout).not.toMatch(/holdout-score|console\.log/);
+    // The owner may still start from it; the copy stays hidden.
+    const owners = cairnJson<{ proposal: { argv: string[] | null } }>(ws.dir, [
+      "eval",
+      "propose",
+      goal,
+      "--proof",
+      "speed",
+      "--template",
+      "quality-holdout",
+    ]);
+    expect(owners.proposal.argv).not.toBeNull();
+    const listed = cairn(ws.dir, ["eval", "proposals", goal, "--json"], { env: builder });
+    expect(listed.stdout).not.toMatch(/holdout-score|console\.log/);
   });
 });

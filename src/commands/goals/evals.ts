@@ -158,7 +158,7 @@ export const evalPropose = defineCommand({
     input.hidden ? { goal: input.goal, proof: input.proof, name: input.name, hidden: true } : input,
   async handler(input, ctx) {
     const { goal, sample_output, ...rest } = input;
-    const proposal = await proposeEvaluator(ctx.store, goal, rest, dirs(ctx), ctx.actor.id, ctx.now());
+    const proposal = await proposeEvaluator(ctx.store, goal, rest, dirs(ctx), ctx.actor, ctx.now());
     const dry = await dryRunText(EvaluatorDefinition.parse(proposal.definition), sample_output);
     return { proposal: proposalView(proposal, ctx.actor.isOwner), dry_run: dryRunView(dry) };
   },

@@ -38,7 +38,7 @@ export async function proposeEvaluator(
   goalId: string,
   input: ProposalInput,
   directories: CatalogDirectories,
-  actor: string,
+  actor: Actor,
   at: string,
 ): Promise<ProposalRecord> {
   return store.write(async (tx) => {
@@ -60,6 +60,14 @@ export async function proposeEvaluator(
           `no evaluator template ${input.template}`,
           "built-in templates: exit-code, benchmark-number",
         );
+      // A holdout is the owner's to read: copied into a proposal, its command and rule would be
+      // shown back to whoever proposed it, and journaled for everyone once marked not hidden.
+      if (template.definition.hidden && !actor.isOwner)
+        throw refuse(
+          "hidden",
+          `${quoteValue(input.template, 80)} is a hidden holdout: only the workspace owner reads it or starts a proposal from it`,
+          "start from a template that is not hidden (exit-code, benchmark-number), or give the argv yourself",
+        );
       const { template: _flag, applies_when: _applies, ...fields } = template.definition;
       base = fields;
     }
@@ -78,12 +86,12 @@ export async function proposeEvaluator(
       goalId,
       proof.name,
       parsed.data as unknown as Record<string, unknown>,
-      actor,
+      actor.id,
       at,
     );
     await tx.journal.append({
       at,
-      actor,
+      actor: actor.id,
       action: "evaluator.propose",
       subject: proposal.id,
       // The journal is every agent's to read: a hidden holdout's command stays out of it.
