@@ -109,3 +109,34 @@ describe("a hidden holdout as a proposal's template", () => {
     expect(listed.stdout).not.toMatch(/holdout-score|console\.log/);
   });
 });
+
+describe("a hidden proposal the owner's approval refuses", () => {
+  it("keeps its rule out of the refusal the audit log records for agents to tail", () => {
+    const goal = holdoutGoal();
+    const proposal = cairnJson<{ proposal: { id: string } }>(ws.dir, [
+      "eval",
+      "propose",
+      goal,
+      "--proof",
+      "speed",
+      "--hidden",
+      "--argv",
+      process.execPath,
+      "--argv",
+      "-e",
+      "--argv",
+      "console.log('no number here')",
+      "--read",
+      "regex",
+      "--pattern",
+      "private-latency (\\d+)",
+    ]).proposal.id;
+    const refused = cairn(ws.dir, ["eval", "approve", proposal, "--json"]);
+    expect(refused.code).toBe(3);
+    const { token } = addAgent(ws.dir, "rita", "reviewer", ["--grant", "ro"]);
+    const tail = cairn(ws.dir, ["audit", "tail", "--json"], { env: { CAIRN_AGENT: token } });
+    expect(tail.code).toBe(0);
+    expect(tail.stdout).toContain("eval approve");
+    expect(tail.stdout).not.toContain("private-latency");
+  });
+});

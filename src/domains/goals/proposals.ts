@@ -133,6 +133,14 @@ export async function decideProposal(
     const definition = EvaluatorDefinition.parse(found.definition);
     dryRun = await dryRunCommand(definition, options.root, options.signal);
     if (dryRun.value === null && definition.read !== "exit_code" && !options.force) {
+      // A refusal's reason goes into the audit log, which every agent may tail: a holdout's
+      // rule (which the reading error quotes too) stays out of it.
+      if (definition.hidden)
+        throw refuse(
+          "dry-run",
+          `${id} (hidden) extracts nothing from one run of its command; its rule and what it read are left out here, since the audit log keeps this message where agents read it`,
+          `see its rule with \`cairn eval proposals ${found.goalId} --json\` and try it on the command's output with \`cairn eval propose ... --sample-output\`; propose a corrected evaluator, or approve with --force if the command cannot run here yet`,
+        );
       throw refuse(
         "dry-run",
         `${id}'s ${dryRun.rule} extracts nothing from its command: ${dryRun.error ?? "no value"}${dryRun.output_tail ? `; output ends: ${JSON.stringify(dryRun.output_tail.slice(-200))}` : ""}`,
