@@ -140,3 +140,29 @@ describe("a hidden proposal the owner's approval refuses", () => {
     expect(tail.stdout).not.toContain("private-latency");
   });
 });
+
+describe("a hidden evaluator whose pattern does not compile", () => {
+  it("is reported by its place, not its text, to an agent listing evaluators and in the audited freeze", () => {
+    const goal = contractWith(ws.dir, [{ name: "quality", threshold: 5 }]);
+    writePack(
+      ws.dir,
+      "fixture",
+      evaluatorToml({
+        name: "quality-holdout",
+        proof: "quality",
+        hidden: true,
+        argv: nodeArgv("0"),
+        read: "regex",
+        pattern: "(secret-ratio (\\d+)",
+      }),
+    );
+    const listed = cairn(ws.dir, ["eval", "list", "--json"], { env: builder });
+    expect(listed.code).toBe(2);
+    expect(listed.stderr).toMatch(/evaluator\.0\.pattern: not a valid regex/);
+    expect(listed.stderr).not.toContain("secret-ratio");
+    expect(cairn(ws.dir, ["run", "freeze", goal]).code).toBe(2);
+    const tail = cairn(ws.dir, ["audit", "tail", "--json"], { env: builder });
+    expect(tail.stdout).toContain("run freeze");
+    expect(tail.stdout).not.toContain("secret-ratio");
+  });
+});

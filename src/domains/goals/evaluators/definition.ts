@@ -52,11 +52,13 @@ export const EvaluatorDefinition = z
       try {
         new RegExp(definition.pattern);
       } catch (error) {
-        issues.addIssue({
-          code: "custom",
-          path: ["pattern"],
-          message: `not a valid regex: ${(error as Error).message}`,
-        });
+        const message = (error as Error).message;
+        // The engine's message quotes the pattern; a holdout's is named by its place only, since
+        // a broken pack is reported to whichever agent lists or selects evaluators (and audited).
+        const why = definition.hidden
+          ? `the hidden evaluator's pattern (not quoted): ${/: ([^:/]+)$/.exec(message)?.[1] ?? "rejected by the regex engine"}`
+          : message;
+        issues.addIssue({ code: "custom", path: ["pattern"], message: `not a valid regex: ${why}` });
       }
     }
     if (definition.read === "json" && !definition.json_path) {
