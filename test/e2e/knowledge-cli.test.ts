@@ -346,7 +346,9 @@ describe("memory through the CLI", () => {
     expect(stale.code, stale.stderr).toBe(3);
     const refusal = (stale.json as { refused: { policy: string; reason: string; next: string } }).refused;
     expect(refusal.reason).toContain(`${old.id} said this and was corrected by ${second.fact.id}`);
-    expect(refusal.reason).toContain("db-west-3");
+    // The correction's words are the caller's to read, in next; the audited reason names it only.
+    expect(refusal.next).toContain("db-west-3");
+    expect(refusal.reason).not.toContain("db-west-3");
     expect(refusal.next).toMatch(new RegExp(`supersede\\W* ${second.fact.id} with this text`));
     const recalled = json<{ facts: { id: string }[] }>(["recall", "staging database"]);
     expect(recalled.facts.map((f) => f.id)).toEqual([second.fact.id]);

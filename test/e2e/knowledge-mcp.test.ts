@@ -238,4 +238,20 @@ describe("a forgotten fact", () => {
     expect(tail.stdout).toContain('"supersede"');
     expect(tail.stdout).not.toMatch(/DEPLOY-KEY/);
   });
+
+  it("leaves no trace of a forgotten correction in the audited refusal of a restated old fact", async () => {
+    const alice = await agent("alice", "rw", ["--profile", "planner"]);
+    const first = await callTool(alice.handle, "remember", { text: "the vault pin is 1111" });
+    const id = (first.structuredContent as { id: string }).id;
+    const fixed = await callTool(alice.handle, "supersede", { id, text: "the vault pin is 4821" });
+    const newer = (fixed.structuredContent as { fact: { id: string } }).fact.id;
+    const stale = await callTool(alice.handle, "remember", { text: "the vault pin is 1111" });
+    // The caller is still told what the correction says.
+    expect(JSON.stringify(stale.structuredContent)).toContain("4821");
+    expect((await callTool(alice.handle, "forget", { id: newer, confirm: true })).isError).toBeFalsy();
+    const { token } = addAgent(ws.dir, "rita", "reviewer", ["--grant", "ro"]);
+    const tail = cairn(ws.dir, ["audit", "tail", "--json"], { env: { CAIRN_AGENT: token } });
+    expect(tail.stdout).toContain("was corrected by");
+    expect(tail.stdout).not.toContain("4821");
+  });
 });

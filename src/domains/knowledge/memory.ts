@@ -65,10 +65,12 @@ export async function refuseIfCorrected(tx: Tx, norms: readonly string[]): Promi
   for (const old of (await tx.facts.supersededByNorms(norms)).values()) {
     const current = await correctionOf(tx, old);
     if (!current) continue;
+    // The correction's words go in `next`, which the caller reads and the audit log does not
+    // keep: a reason is audited, and would outlive a forget of the correction.
     throw refuse(
       "memory",
-      `${old.id} said this and was corrected by ${current.id}: ${quoteValue(current.text, 200)}`,
-      `what you knew is out of date; if ${current.id} is what is wrong, supersede ${current.id} with this text`,
+      `${old.id} said this and was corrected by ${current.id}`,
+      `what you knew is out of date: ${current.id} says ${quoteValue(current.text, 200)}; if ${current.id} is what is wrong, supersede ${current.id} with this text`,
     );
   }
 }
