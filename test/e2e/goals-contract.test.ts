@@ -209,7 +209,7 @@ describe("evaluator packs and proposals", () => {
     expect(bad.stderr).toMatch(/its proofs are: check/);
   });
 
-  it("reads packs from CAIRN_HOME, and a workspace pack overrides an evaluator of the same name", () => {
+  it("reads packs from CAIRN_HOME, which a workspace pack of the same name (any agent can write one) does not replace", () => {
     const home = join(ws.dir, "home");
     mkdirSync(join(home, "evaluators"), { recursive: true });
     writeFileSync(
@@ -229,8 +229,15 @@ describe("evaluator packs and proposals", () => {
     );
     const goal = contractWith(ws.dir, [{ name: "check", threshold: 1 }]);
     const selected = cairn(ws.dir, ["eval", "select", goal, "--json"], { env });
-    expect(JSON.stringify(selected.json)).toContain("from-workspace");
-    expect(JSON.stringify(selected.json)).not.toContain("from-home");
+    expect(JSON.stringify(selected.json)).toContain("from-home");
+    expect(JSON.stringify(selected.json)).not.toContain("from-workspace");
+    // A shipped evaluator is still the project's to tune.
+    writePack(ws.dir, "tuned", evaluatorToml({ name: "node-tests", proof: "tests", argv: ["tuned-here"] }));
+    const all = cairn(ws.dir, ["eval", "list", "--json"], { env });
+    const tuned = (all.json as { evaluators: { name: string; source: string }[] }).evaluators.find(
+      (e) => e.name === "node-tests",
+    );
+    expect(tuned?.source).toMatch(/^workspace:.*tuned\.toml$/);
   });
 
   it("selects workspace pack evaluators by proof", () => {

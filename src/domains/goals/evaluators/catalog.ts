@@ -68,9 +68,11 @@ function packFiles(directory: string): string[] {
 }
 
 /**
- * Every evaluator cairn can see, by name: built-in packs, then `$CAIRN_HOME/evaluators`, then the
- * workspace's `.cairn/evaluators`; a later layer's evaluator replaces an earlier one of the same
- * name, so a project can tune a shipped evaluator.
+ * Every evaluator cairn can see, by name: built-in packs, then the workspace's
+ * `.cairn/evaluators`, then `$CAIRN_HOME/evaluators`; a later layer's evaluator replaces an
+ * earlier one of the same name. So a project can tune a shipped evaluator, but not replace the
+ * user's own: any agent working in the checkout can write a project pack, and one named like a
+ * holdout the user keeps at home would otherwise be what the owner's freeze picks up.
  */
 export function loadCatalog(directories: CatalogDirectories): Map<string, CatalogEntry> {
   const catalog = new Map<string, CatalogEntry>();
@@ -79,8 +81,9 @@ export function loadCatalog(directories: CatalogDirectories): Map<string, Catalo
       catalog.set(definition.name, { definition, source: `builtin:${pack}` });
     }
   }
-  const layers: [string, string][] = [["home", directories.home]];
+  const layers: [string, string][] = [];
   if (directories.workspace !== directories.home) layers.push(["workspace", directories.workspace]);
+  layers.push(["home", directories.home]);
   for (const [layer, directory] of layers) {
     for (const file of packFiles(directory)) {
       for (const definition of parsePack(packText(file), file)) {
