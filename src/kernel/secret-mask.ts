@@ -63,3 +63,17 @@ function masked(data: Buffer, spans: readonly { start: number; end: number }[], 
   parts.push(data.subarray(from));
   return Buffer.concat(parts);
 }
+
+/**
+ * What an agent token looks like: `cairn_` then 43 base64url characters (32 random bytes). From 20
+ * on, so a token cut where a kept part of some output ends is caught too.
+ */
+const TOKEN_SHAPE = /cairn_[A-Za-z0-9_-]{20,43}/g;
+
+/**
+ * `text` with anything shaped like an agent token masked. Output cairn keeps and shows to other
+ * agents (a check's evidence, an evaluator's tail, an OS tool's or a skill script's output) must
+ * not carry one, whoever's it is and however the program came by it: any process of the user can
+ * read another's environment under /proc, where a running `cairn mcp` holds its agent's token.
+ */
+export const maskTokenShapes = (text: string): string => text.replace(TOKEN_SHAPE, "cairn_[redacted]");

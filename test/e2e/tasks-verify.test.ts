@@ -2,6 +2,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { evidenceOf } from "../helpers/evidence.js";
+import { connectMcp } from "../helpers/mcp.js";
 import { addAgent, cairn, initWorkspace } from "../helpers/workspace.js";
 
 let ws: { dir: string; cleanup: () => void };
@@ -64,6 +65,34 @@ describe("verify commands run by cairn", () => {
       result: "done",
       unverified: false,
     });
+  });
+
+  it("keeps no agent token in its evidence, though the command read one from another process's environment", async () => {
+    const { token } = addAgent(ws.dir, "planner", "planner");
+    const server = await connectMcp(ws.dir, { env: { CAIRN_AGENT: token } });
+    try {
+      // Any process of the user can read a running `cairn mcp`'s environment under /proc.
+      const id = taskVerifiedBy([
+        "node",
+        "-e",
+        `const fs = require("fs");
+         for (const pid of fs.readdirSync("/proc").filter((p) => /^\\d+$/.test(p))) {
+           try {
+             for (const kv of fs.readFileSync("/proc/" + pid + "/environ", "utf8").split("\\0"))
+               if (kv.startsWith("CAIRN_AGENT=")) console.log(kv);
+           } catch {}
+         }`,
+      ]);
+      expect((check(id).json as CheckOut).results[0]?.checked).toBe(true);
+      const evidence = evidenceOf(id, ws.dir);
+      expect(evidence?.output_tail).toContain("CAIRN_AGENT=cairn_[redacted]");
+      expect(evidence?.output_tail).not.toContain(token);
+      const shown = cairn(ws.dir, ["task", "show", id, "--json"]);
+      expect(shown.stdout).toContain("cairn_[redacted]");
+      expect(shown.stdout).not.toContain(token);
+    } finally {
+      await server.close();
+    }
   });
 
   it("kills a verify command that hangs (its whole process group) and records the timeout", () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { SecretMask } from "../../src/kernel/secret-mask.js";
+import { Capture } from "../../src/kernel/capture.js";
+import { maskTokenShapes, SecretMask } from "../../src/kernel/secret-mask.js";
 
 const TOKEN = "cairn_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG";
 
@@ -31,5 +32,26 @@ describe("masking a run's secrets in its output", () => {
     const chunk = Buffer.from(`x${TOKEN}`);
     expect(mask.push(chunk)).toBe(chunk);
     expect(mask.flush().length).toBe(0);
+  });
+});
+
+describe("masking anything shaped like an agent token in output cairn keeps", () => {
+  const token = `cairn_${"Ab9_-".repeat(8)}xyz`;
+
+  it("masks a whole token, and one cut after 20 characters where kept output ends", () => {
+    expect(token).toHaveLength(49);
+    expect(maskTokenShapes(`CAIRN_AGENT=${token}\nnext`)).toBe("CAIRN_AGENT=cairn_[redacted]\nnext");
+    expect(maskTokenShapes(`x ${token.slice(0, 26)}`)).toBe("x cairn_[redacted]");
+    // Names that only start alike are left alone.
+    expect(maskTokenShapes("cairn_mcp cairn_test-123")).toBe("cairn_mcp cairn_test-123");
+  });
+
+  it("applies to what an OS tool or skill script printed, cut at the cap or not", () => {
+    const whole = new Capture(1_000);
+    whole.add(Buffer.from(`env: CAIRN_AGENT=${token}\n`));
+    expect(whole.text()).toBe("env: CAIRN_AGENT=cairn_[redacted]\n");
+    const cut = new Capture(50);
+    cut.add(Buffer.from(`env: CAIRN_AGENT=${token}\n`));
+    expect(cut.text()).toMatch(/^env: CAIRN_AGENT=cairn_\[redacted\]\n… truncated/);
   });
 });
