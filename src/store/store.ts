@@ -177,6 +177,13 @@ export interface Store {
    * work that outlived its call would hold the process open with nobody left to close it.
    */
   close(): Promise<void>;
+  /**
+   * After rows were deleted for good (a forgotten fact, often a leaked secret): let go of the
+   * copies of their bytes the store still keeps where it can. SQLite checkpoints its write-ahead
+   * log into the (securely deleted) pages and truncates it; PostgreSQL has none to offer (its dead
+   * rows go at the next vacuum), so it leaves this out.
+   */
+  reclaimDeleted?(): Promise<void>;
 }
 
 /** What a read or write on a closed store rejects with, whichever store it is. */

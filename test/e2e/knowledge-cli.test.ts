@@ -1,6 +1,15 @@
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { addAgent, cairn, cairnAsync, initWorkspace, scratchDir } from "../helpers/workspace.js";
+import { callTool, connectMcp } from "../helpers/mcp.js";
+import {
+  addAgent,
+  cairn,
+  cairnAsync,
+  initWorkspace,
+  STORE_UNDER_TEST,
+  scratchDir,
+} from "../helpers/workspace.js";
 
 let ws: { dir: string; cleanup: () => void };
 beforeEach(() => {
@@ -275,6 +284,35 @@ describe("memory through the CLI", () => {
       cairn(ws.dir, ["note", "trust", second.id, "confirmed"], { env: { CAIRN_AGENT: dave.token } }).code,
     ).toBe(0);
   });
+
+  it.runIf(STORE_UNDER_TEST === "sqlite")(
+    "forgets a fact's words from the database files too: no page, index segment or log frame keeps them",
+    async () => {
+      // Forget is how a leaked secret goes: unlinking its row would leave its bytes on disk.
+      // A server stays connected throughout, as agents' servers do, and forgets the second one.
+      const server = await connectMcp(ws.dir, { args: ["--profile", "planner"] });
+      try {
+        const secrets = ["Zq7SecretDeployKeyXy9", "Wv3OtherLeakedTokenQp2"];
+        const ids = secrets.map(
+          (secret) =>
+            json<{ id: string }>(["remember", `the deploy key is ${secret}`, "--topics", "deploy"]).id,
+        );
+        json(["remember", "unrelated fact that stays"]);
+        json(["forget", ids[0] as string, "--confirm"]);
+        const byServer = await callTool(server, "forget", { id: ids[1] as string, confirm: true });
+        expect(byServer.isError, JSON.stringify(byServer.content)).toBeFalsy();
+        const files = [".cairn/cairn.db", ".cairn/cairn.db-wal"].map((file) => join(ws.dir, file));
+        for (const file of files.filter((path) => existsSync(path))) {
+          const bytes = readFileSync(file).toString("latin1").toLowerCase();
+          for (const secret of secrets)
+            expect(bytes.includes(secret.toLowerCase()), `${file}: ${secret}`).toBe(false);
+        }
+        expect(json<{ facts: { text: string }[] }>(["recall", "fact that stays"]).facts).toHaveLength(1);
+      } finally {
+        await server.close();
+      }
+    },
+  );
 
   it("lets only a fact's author's line or the owner forget it; another agent is refused and the fact stays", () => {
     const dave = addAgent(ws.dir, "dave", "builder");

@@ -301,7 +301,7 @@ export async function supersede(
  * author's line or the owner may: a deletion leaves nothing to read back, unlike a supersede.
  */
 export async function forget(store: Store, actor: Actor, id: string, now: string): Promise<FactRecord> {
-  return store.write(async (tx) => {
+  const forgotten = await store.write(async (tx) => {
     const fact = await tx.facts.byId(id);
     if (!fact) throw notFound(`no fact ${quoteValue(id)}`, "find facts with `cairn recall`");
     if (!actor.isOwner && !(await sameLine(tx, actor, fact.author))) {
@@ -315,6 +315,8 @@ export async function forget(store: Store, actor: Actor, id: string, now: string
     await tx.journal.append({ at: now, actor: actor.id, action: "fact.forget", subject: id, data: {} });
     return fact;
   });
+  await store.reclaimDeleted?.();
+  return forgotten;
 }
 
 export async function showFact(store: Store, id: string): Promise<FactRecord> {

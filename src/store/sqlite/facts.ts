@@ -79,6 +79,10 @@ export function sqliteFacts(db: Database.Database): FactsRepo {
   );
   const supersede = db.prepare("UPDATE facts SET superseded_by = ?, superseded_at = ? WHERE id = ?");
   const remove = db.prepare("DELETE FROM facts WHERE id = ?");
+  // FTS5 takes a setting's value only as a literal, never a bound parameter.
+  const ftsSecureDelete = [0, 1].map((on) =>
+    db.prepare(`INSERT INTO facts_fts (facts_fts, rank) VALUES ('secure-delete', ${on})`),
+  );
   // Whether a term is common is asked of its (COMMON_DOCS + 1)th fact alone, which costs half of
   // counting up to it; only a rare term is counted. Every term of a query is asked in one
   // statement: a brief's query holds a dozen words, most in no fact at all, and a statement per
@@ -314,7 +318,17 @@ export function sqliteFacts(db: Database.Database): FactsRepo {
     },
     async delete(id) {
       termCounts.wrote();
-      remove.run(id);
+      // A fact is deleted for good when it must not stay (a leaked secret): its bytes are
+      // overwritten, not just unlinked, in the table's pages and in the full-text index, whose
+      // segments otherwise keep its words until they are merged.
+      db.pragma("secure_delete = ON");
+      ftsSecureDelete[1]?.run();
+      try {
+        remove.run(id);
+      } finally {
+        ftsSecureDelete[0]?.run();
+        db.pragma("secure_delete = OFF");
+      }
     },
     async search({ terms, topic, limit, keep }): Promise<FactHit[]> {
       if (terms.length > 0) return matching(terms, topic, limit, keep);
