@@ -119,6 +119,11 @@ export interface FactsRepo {
   reinforce(id: string, topics: string[], at: string, counted: boolean): Promise<FactRecord>;
   supersede(id: string, by: string, at: string): Promise<void>;
   delete(id: string): Promise<void>;
+  /**
+   * The facts `id` replaced, live again (back in recall), as a forget of `id` leaves them; one
+   * whose text is live in another fact by now stays as it is. Their ids.
+   */
+  restoreReplacedBy(id: string): Promise<string[]>;
   /** Live facts only. With terms: best full-text matches first; without: most recently seen first. */
   search(search: FactSearch): Promise<FactHit[]>;
   /** Topics of live facts with how many facts carry each, most used first. */

@@ -338,6 +338,34 @@ describe("memory through the CLI", () => {
     expect(cairn(ws.dir, ["forget", again.id, "--confirm"]).code).toBe(0);
   });
 
+  it("brings a fact back into recall when the one that replaced it is forgotten", () => {
+    const mallory = addAgent(ws.dir, "mallory", "builder");
+    const as = { CAIRN_AGENT: mallory.token };
+    const owners = json<{ id: string }>(["remember", "Releases ship from the main branch only"]);
+    // A writer replaces the owner's fact, then forgets its own replacement.
+    const junk = json<{ fact: { id: string } }>(["supersede", owners.id, "Releases ship from anywhere"], as);
+    expect(json<{ facts: { id: string }[] }>(["recall", "releases ship"]).facts.map((f) => f.id)).toEqual([
+      junk.fact.id,
+    ]);
+    const forgot = json<{ restored: string[] }>(["forget", junk.fact.id, "--confirm"], as);
+    expect(forgot.restored).toEqual([owners.id]);
+    expect(json<{ facts: { id: string }[] }>(["recall", "releases ship"]).facts.map((f) => f.id)).toEqual([
+      owners.id,
+    ]);
+    expect(
+      json<{ fact: { superseded_by: string | null } }>(["fact", "show", owners.id]).fact.superseded_by,
+    ).toBe(null);
+    // The owner's fact can be corrected again as any live one.
+    const fixed = json<{ fact: { id: string } }>([
+      "supersede",
+      owners.id,
+      "Releases ship from release branches",
+    ]);
+    expect(json<{ facts: { id: string }[] }>(["recall", "releases ship"]).facts.map((f) => f.id)).toEqual([
+      fixed.fact.id,
+    ]);
+  });
+
   it("keeps a superseded fact readable but out of recall; superseding a forgotten fact is not found", () => {
     const old = json<{ id: string }>(["remember", "The API rate limit is 100 requests per minute"]);
     const replaced = json<{ fact: { id: string } }>([
@@ -358,8 +386,10 @@ describe("memory through the CLI", () => {
     const ghost = cairn(ws.dir, ["supersede", replaced.fact.id, "The limit is 900", "--json"]);
     expect(ghost.code).toBe(4);
     expect(ghost.stderr).toMatch(/forgotten/);
-    expect(json<{ facts: unknown[] }>(["recall", "rate limit"]).facts).toEqual([]);
-    // Its replacement forgotten, the old fact is replaceable again: not sent to a fact that is gone.
+    // Its replacement forgotten, the old fact is live again: back in recall, and replaceable.
+    expect(json<{ facts: { id: string }[] }>(["recall", "rate limit"]).facts.map((f) => f.id)).toEqual([
+      old.id,
+    ]);
     const again = json<{ old: { superseded_by: string }; fact: { id: string } }>([
       "supersede",
       old.id,
@@ -404,11 +434,22 @@ describe("memory through the CLI", () => {
       json<{ id: string; reinforced: boolean }>(["remember", "The staging database is db-east-1"]),
     ).toEqual(expect.objectContaining({ id: back.fact.id, reinforced: true }));
     expect(cairn(ws.dir, ["remember", "The staging database is db-west-2", "--json"]).code).toBe(3);
-    // A correction that was forgotten stands for nothing: the old text may be remembered again.
-    expect(cairn(ws.dir, ["forget", back.fact.id, "--confirm"]).code).toBe(0);
-    expect(json<{ reinforced: boolean }>(["remember", "The staging database is db-west-2"]).reinforced).toBe(
-      false,
-    );
+    // A correction forgotten is undone: the fact it replaced (db-west-3) is live again, so the
+    // text that one corrected is still refused.
+    expect(json<{ restored: string[] }>(["forget", back.fact.id, "--confirm"]).restored).toEqual([
+      second.fact.id,
+    ]);
+    expect(json<{ facts: { id: string }[] }>(["recall", "staging database"]).facts.map((f) => f.id)).toEqual([
+      second.fact.id,
+    ]);
+    expect(cairn(ws.dir, ["remember", "The staging database is db-west-2", "--json"]).code).toBe(3);
+    // Forgotten in turn, db-west-2 (which it had replaced) is back, and restating it reinforces it.
+    expect(json<{ restored: string[] }>(["forget", second.fact.id, "--confirm"]).restored).toEqual([
+      first.fact.id,
+    ]);
+    expect(
+      json<{ id: string; reinforced: boolean }>(["remember", "The staging database is db-west-2"]),
+    ).toEqual(expect.objectContaining({ id: first.fact.id, reinforced: true }));
   });
 
   it("refuses an oversized fact with the limit and what to do instead", () => {

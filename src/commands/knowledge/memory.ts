@@ -162,11 +162,16 @@ export const forgetCommand = defineCommand({
     id: shortId("F").describe("fact id"),
     confirm: z.boolean().optional().describe("required"),
   }),
-  output: z.object({ forgotten: Fact }),
+  output: z.object({
+    forgotten: Fact,
+    restored: z.array(z.string()).describe("facts it had replaced, back in recall"),
+  }),
   async handler(input, ctx) {
-    return { forgotten: factView(await forget(ctx.store, ctx.actor, input.id, ctx.now())) };
+    const { fact, restored } = await forget(ctx.store, ctx.actor, input.id, ctx.now());
+    return { forgotten: factView(fact), restored };
   },
-  render: (out) => `Forgot ${out.forgotten.id}`,
+  render: (out) =>
+    `Forgot ${out.forgotten.id}${out.restored.length > 0 ? `; ${out.restored.join(", ")}, which it had replaced, is back in recall` : ""}`,
 });
 
 export const factShow = defineCommand({

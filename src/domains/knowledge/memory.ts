@@ -300,7 +300,12 @@ export async function supersede(
  * Delete a fact for good (the journal keeps only that it was forgotten, not its text). Only its
  * author's line or the owner may: a deletion leaves nothing to read back, unlike a supersede.
  */
-export async function forget(store: Store, actor: Actor, id: string, now: string): Promise<FactRecord> {
+export async function forget(
+  store: Store,
+  actor: Actor,
+  id: string,
+  now: string,
+): Promise<{ fact: FactRecord; restored: string[] }> {
   const forgotten = await store.write(async (tx) => {
     const fact = await tx.facts.byId(id);
     if (!fact) throw notFound(`no fact ${quoteValue(id)}`, "find facts with `cairn recall`");
@@ -312,8 +317,18 @@ export async function forget(store: Store, actor: Actor, id: string, now: string
       );
     }
     await tx.facts.delete(id);
-    await tx.journal.append({ at: now, actor: actor.id, action: "fact.forget", subject: id, data: {} });
-    return fact;
+    // What it had replaced comes back: forgetting a correction must not leave the fact it
+    // corrected out of recall for good (a writer superseding the owner's fact, then forgetting
+    // its own replacement, would otherwise have made the owner's fact vanish).
+    const restored = await tx.facts.restoreReplacedBy(id);
+    await tx.journal.append({
+      at: now,
+      actor: actor.id,
+      action: "fact.forget",
+      subject: id,
+      data: restored.length > 0 ? { restored } : {},
+    });
+    return { fact, restored };
   });
   await store.reclaimDeleted?.();
   return forgotten;

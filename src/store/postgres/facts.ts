@@ -49,6 +49,12 @@ export function pgFacts(db: PgDb): FactsRepo {
   );
   const supersede = db.prepare("UPDATE facts SET superseded_by = ?, superseded_at = ? WHERE id = ?");
   const remove = db.prepare("DELETE FROM facts WHERE id = ?");
+  // `_tsv` is generated from superseded_by: a fact made live again is searchable again by itself.
+  const restoreReplaced = db.prepare<[string], { id: string }>(
+    `UPDATE facts SET superseded_by = NULL, superseded_at = NULL
+     WHERE superseded_by = ? AND norm NOT IN (SELECT norm FROM facts WHERE superseded_by IS NULL)
+     RETURNING id`,
+  );
 
   /**
    * Per term: its lexemes, the live facts holding it (idf, from the kept term counts) and how
@@ -187,6 +193,9 @@ export function pgFacts(db: PgDb): FactsRepo {
     },
     async delete(id) {
       await remove.run(id);
+    },
+    async restoreReplacedBy(id) {
+      return (await restoreReplaced.all(id)).map((fact) => fact.id);
     },
     async search({ terms, topic, limit, keep }): Promise<FactHit[]> {
       if (terms.length > 0) {

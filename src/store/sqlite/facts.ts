@@ -79,6 +79,13 @@ export function sqliteFacts(db: Database.Database): FactsRepo {
   );
   const supersede = db.prepare("UPDATE facts SET superseded_by = ?, superseded_at = ? WHERE id = ?");
   const remove = db.prepare("DELETE FROM facts WHERE id = ?");
+  const restoreReplaced = db.prepare<[string], { seq: number; id: string; text: string; topics: string }>(
+    `UPDATE facts SET superseded_by = NULL, superseded_at = NULL
+       WHERE superseded_by = ? AND norm NOT IN (SELECT norm FROM facts WHERE superseded_by IS NULL)
+       RETURNING seq, id, text, topics`,
+  );
+  // The index's triggers take a fact out when it is superseded; one made live again goes back in here.
+  const reindex = db.prepare("INSERT INTO facts_fts (rowid, text, topics) VALUES (?, ?, ?)");
   // FTS5 takes a setting's value only as a literal, never a bound parameter.
   const ftsSecureDelete = [0, 1].map((on) =>
     db.prepare(`INSERT INTO facts_fts (facts_fts, rank) VALUES ('secure-delete', ${on})`),
@@ -329,6 +336,12 @@ export function sqliteFacts(db: Database.Database): FactsRepo {
         ftsSecureDelete[0]?.run();
         db.pragma("secure_delete = OFF");
       }
+    },
+    async restoreReplacedBy(id) {
+      termCounts.wrote();
+      const restored = restoreReplaced.all(id);
+      for (const fact of restored) reindex.run(fact.seq, fact.text, fact.topics);
+      return restored.map((fact) => fact.id);
     },
     async search({ terms, topic, limit, keep }): Promise<FactHit[]> {
       if (terms.length > 0) return matching(terms, topic, limit, keep);
