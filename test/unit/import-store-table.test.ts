@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { withoutStoreTable, withoutStoreTables } from "../../src/domains/transfer/transfer.js";
+import { withoutStoreTable, withoutStoreTables } from "../../src/domains/transfer/store-table.js";
 import { STORE_COMMENT } from "../../src/domains/workspace/init.js";
 import { elapsed, randomTexts } from "../helpers/random-texts.js";
 
