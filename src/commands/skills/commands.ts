@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { audit } from "../../domains/audit/record.js";
 import { enabledRuns, skillsConfigOf } from "../../domains/skills/config.js";
-import { discoverSkills, findSkill, type LoadedSkill, type Skill } from "../../domains/skills/discover.js";
+import { discoverSkills, findSkill } from "../../domains/skills/discover.js";
 import { DIGEST_BYTES_LIMIT, digestSkill, readPage } from "../../domains/skills/files.js";
 import {
   checkArgs,
@@ -10,6 +10,7 @@ import {
   resolveInterpreter,
   runScript,
 } from "../../domains/skills/run.js";
+import type { LoadedSkill, Skill } from "../../domains/skills/skill.js";
 import { renderSkillView, skillView } from "../../domains/skills/view.js";
 import { loadConfig } from "../../domains/workspace/config.js";
 import { notFound, RefusedError, refuse } from "../../kernel/outcome.js";

@@ -15,6 +15,7 @@ import {
   unshowableName,
 } from "./frontmatter.js";
 import { cairnHome, type Root, skillRoots } from "./roots.js";
+import type { Dropped, LoadedSkill, Shadowed, Skill, SkillCatalog } from "./skill.js";
 import {
   NotUtf8Error,
   probeSkillFile,
@@ -30,47 +31,6 @@ import {
  * broken header) are warnings and the skill is served; a skill is dropped only when its
  * SKILL.md cannot be read or nothing describes it.
  */
-
-export interface Skill {
-  name: string;
-  /** The folder as found, and its real path (every file check is made against the real one). */
-  dir: string;
-  realDir: string;
-  origin: string;
-  description: string;
-  /** The front matter's `name`, when it has one (a display label). */
-  label?: string;
-  /** SKILL.md's size in bytes. */
-  bodyBytes: number;
-  /** `disable-model-invocation: true`: served to people (prompts), never as a model's tool. */
-  modelInvocable: boolean;
-  argumentHint?: string;
-  warnings: string[];
-}
-
-/** A skill with its body read (up to `READ_BYTES`), as loading it returns. */
-export interface LoadedSkill extends Skill {
-  body: string;
-}
-
-export interface Shadowed {
-  name: string;
-  dir: string;
-  origin: string;
-  by: { dir: string; origin: string };
-}
-
-export interface Dropped {
-  dir: string;
-  origin: string;
-  reason: string;
-}
-
-export interface SkillCatalog {
-  skills: Skill[];
-  shadowed: Shadowed[];
-  dropped: Dropped[];
-}
 
 /** Enough of SKILL.md to serve its opening; the rest is paged by skill_read. */
 export const READ_BYTES = 1024 * 1024;

@@ -4,10 +4,10 @@ import { extname, join } from "node:path";
 import { isInside } from "../../kernel/inside.js";
 import { notFound, usageError } from "../../kernel/outcome.js";
 import { quoteValue } from "../../kernel/text.js";
-import type { Skill, SkillCatalog } from "./discover.js";
 import { DIGEST_BYTES_LIMIT, digestSkill } from "./files.js";
 import { readFrontMatter } from "./frontmatter.js";
 import { checkRelativePath, checkServedPath, openInside } from "./paths.js";
+import type { Skill, SkillCatalog } from "./skill.js";
 
 /**
  * The official MCP Skills extension (`io.modelcontextprotocol/skills`): each file of a skill is a

@@ -1,6 +1,6 @@
 import type { SlashCommand } from "../prompts/discover.js";
 import { renderCommand } from "../prompts/render.js";
-import type { LoadedSkill } from "./discover.js";
+import type { LoadedSkill } from "./skill.js";
 import { BODY_CAP_BYTES, renderSkillView, skillView, withSkillVariables } from "./view.js";
 
 /**

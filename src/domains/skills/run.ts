@@ -6,9 +6,9 @@ import { isInside, withPathOutside } from "../../kernel/inside.js";
 import { notFound, refuse } from "../../kernel/outcome.js";
 import { workFolder } from "../../kernel/temp-dir.js";
 import { resolveBinary } from "../os/run.js";
-import type { Skill } from "./discover.js";
 import { DIGEST_BYTES_LIMIT, DIGEST_FILE_LIMIT, digestSkill, firstLine, INTERPRETERS } from "./files.js";
 import { checkRelativePath } from "./paths.js";
+import type { Skill } from "./skill.js";
 
 /**
  * Running a skill's script: only files under its `scripts/` folder (by real path), only for a

@@ -1,6 +1,7 @@
-import { type LoadedSkill, READ_BYTES } from "./discover.js";
+import { READ_BYTES } from "./discover.js";
 import { indexFiles, type SkillFile, trimToBoundary } from "./files.js";
 import { revealHidden, showPath, unshowableName } from "./frontmatter.js";
+import type { LoadedSkill } from "./skill.js";
 
 /** What loading a skill returns: its body (capped), where it lives, and the files beside it. */
 export interface SkillView {
