@@ -226,23 +226,36 @@ export async function moveTask(
   });
 }
 
-/** The dependency path from `from` to `to`, if one exists (breadth-first, shortest). */
-async function dependencyPath(tx: Tx, from: string, to: string): Promise<string[] | null> {
+/**
+ * The dependency path from `from` to `to`, if one exists (breadth-first, shortest). `cleared`
+ * holds tasks an earlier search toward the same `to` walked without finding it: nothing below them
+ * leads there, so they are not walked again, and this search's tasks join them when it finds no
+ * path. Without it, one call naming a thousand dependencies atop a long chain walked the chain a
+ * thousand times, holding the write lock for most of a minute.
+ */
+async function dependencyPath(
+  tx: Tx,
+  from: string,
+  to: string,
+  cleared: Set<string> = new Set(),
+): Promise<string[] | null> {
+  if (cleared.has(from)) return null;
   const previous = new Map<string, string | null>([[from, null]]);
   const queue = [from];
-  while (queue.length > 0) {
-    const current = queue.shift() as string;
+  for (let head = 0; head < queue.length; head++) {
+    const current = queue[head] as string;
     if (current === to) {
       const path: string[] = [];
       for (let step: string | null = current; step; step = previous.get(step) ?? null) path.unshift(step);
       return path;
     }
     for (const next of await tx.tasks.dependencies(current)) {
-      if (previous.has(next.id)) continue;
+      if (previous.has(next.id) || cleared.has(next.id)) continue;
       previous.set(next.id, current);
       queue.push(next.id);
     }
   }
+  for (const walked of queue) cleared.add(walked);
   return null;
 }
 
@@ -263,10 +276,11 @@ export async function dependTask(
     if (removed.length > 0) await requirePlanAuthority(tx, task, actor, "remove dependencies of");
     else await requireHolder(tx, task, actor, "change");
     const added = await requireTasks(tx, change.on ?? []);
+    const cleared = new Set<string>();
     for (const dependency of added) {
       if (dependency === task.id)
         throw refuse("dependencies", `${task.id} cannot depend on itself`, "name another task");
-      const loop = await dependencyPath(tx, dependency, task.id);
+      const loop = await dependencyPath(tx, dependency, task.id, cleared);
       if (loop) {
         throw refuse(
           "dependencies",

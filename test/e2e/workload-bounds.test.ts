@@ -1,0 +1,75 @@
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { addAgent, cairn, initWorkspace, scratchDir, uniqueName } from "../helpers/workspace.js";
+
+/**
+ * One agent with an ordinary grant must not, in a call or two, make the workspace slow or stuck
+ * for everyone else: a write holds the workspace's one write lock, so its cost is every other
+ * writer's wait.
+ */
+
+let ws: { dir: string; cleanup: () => void };
+let scratch: { dir: string; cleanup: () => void };
+beforeEach(() => {
+  ws = initWorkspace();
+  scratch = scratchDir();
+});
+afterEach(() => {
+  ws.cleanup();
+  scratch.cleanup();
+});
+
+/**
+ * A workspace, restored from an edited export, holding `length` tasks T-2 → T-1 … each depending
+ * on the one before, written by `bob`; bob's token still works there. Far faster than adding them.
+ */
+function chainWorkspace(length: number): { dir: string; env: Record<string, string> } {
+  const bob = addAgent(ws.dir, "bob", "dev");
+  expect(cairn(ws.dir, ["task", "add", "link 1"], { env: { CAIRN_AGENT: bob.token } }).code).toBe(0);
+  const file = join(scratch.dir, "chain.jsonl");
+  expect(cairn(ws.dir, ["export", "--out", file]).code).toBe(0);
+  const lines = readFileSync(file, "utf8").trimEnd().split("\n");
+  const header = JSON.parse(lines[0] as string);
+  const first = JSON.parse(lines.find((line) => line.includes('"table":"tasks"')) as string);
+  const added: string[] = [];
+  for (let n = 2; n <= length; n++) {
+    const row = {
+      ...first.row,
+      seq: n,
+      id: `T-${n}`,
+      title: `link ${n}`,
+      sort_path: String(n).padStart(9, "0"),
+    };
+    added.push(JSON.stringify({ table: "tasks", row }));
+    added.push(
+      JSON.stringify({ table: "task_dependencies", row: { task_id: `T-${n}`, depends_on: `T-${n - 1}` } }),
+    );
+  }
+  header.rows += added.length;
+  writeFileSync(file, `${[JSON.stringify(header), ...lines.slice(1), ...added].join("\n")}\n`);
+  const dir = join(scratch.dir, uniqueName("chain"));
+  mkdirSync(dir);
+  const imported = cairn(dir, ["import", file]);
+  expect(imported.code, imported.stderr).toBe(0);
+  return { dir, env: { CAIRN_AGENT: bob.token } };
+}
+
+describe("a write's cost is bounded by what it touches, not by what it names many times", () => {
+  it("task depend naming a thousand tasks atop a long chain walks the chain once", () => {
+    const { dir, env } = chainWorkspace(3000);
+    expect(cairn(dir, ["task", "add", "on top"], { env }).code).toBe(0);
+    const on = Array.from({ length: 1000 }, (_, i) => ["--on", `T-${3000 - i}`]).flat();
+    const started = Date.now();
+    // Walking the chain once per named task took about a minute (holding the write lock, so every
+    // other writer failed with "database is locked"); once for all of them takes well under a second.
+    const depend = cairn(dir, ["task", "depend", "T-3001", ...on, "--json"], { env, timeoutMs: 20_000 });
+    expect(depend.code, depend.stderr).toBe(0);
+    expect(Date.now() - started).toBeLessThan(8_000);
+    expect((depend.json as { depends_on: unknown[] }).depends_on).toHaveLength(1000);
+    // A cycle through the chain is still found, and named.
+    const loop = cairn(dir, ["task", "depend", "T-1", "--on", "T-3001", "--json"], { env });
+    expect(loop.code).toBe(3);
+    expect(loop.json).toMatchObject({ refused: { policy: "dependencies" } });
+  });
+});
