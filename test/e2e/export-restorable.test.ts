@@ -148,4 +148,18 @@ describe("an export of what agents wrote through commands imports", () => {
     const imported = exportAndImport();
     expect(imported.code, imported.stderr).toBe(0);
   });
+  it("a question at its limit answered in a word: the answer's note on the task holds both", async () => {
+    ok(["task", "add", "mine"]);
+    // An argv word holds 128 KiB at most, so the question goes over MCP, as an agent sends it.
+    const mcp = await connectMcp(ws.dir, asAgent);
+    try {
+      const asked = await callTool(mcp, "cli", { argv: ["ask", "T-1", "q".repeat(256 * 1024)] });
+      expect((asked.structuredContent as { exit_code: number }).exit_code).toBe(0);
+    } finally {
+      await mcp.close();
+    }
+    expect(cairn(ws.dir, ["answer", "Q-1", "yes"]).code).toBe(0);
+    const imported = exportAndImport();
+    expect(imported.code, imported.stderr).toBe(0);
+  });
 });

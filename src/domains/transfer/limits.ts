@@ -2,7 +2,14 @@ import { usageError } from "../../kernel/outcome.js";
 import { quoteValue } from "../../kernel/text.js";
 import type { DumpRecord } from "../../store/store.js";
 import { MAX_FACT_CHARS, MAX_TOPIC_CHARS } from "../knowledge/memory.js";
-import { describeOverrun, findOverrun, type LimitOptions, NEVER_OVER_CHARS } from "../limits/limits.js";
+import {
+  BODY_CHARS,
+  describeOverrun,
+  findOverrun,
+  ID_CHARS,
+  type LimitOptions,
+  NEVER_OVER_CHARS,
+} from "../limits/limits.js";
 
 /**
  * An export's rows may hold no more than the commands that wrote them take: an import is checked
@@ -77,6 +84,9 @@ const STRICTER_CHARS: Readonly<Record<string, number>> = {
  */
 const DERIVED_CHARS: Readonly<Record<string, number>> = {
   "facts.norm": MAX_FACT_CHARS * 18,
+  // An answer's note on its task is `Q-1: question\n→ answer` (tasks/asks.ts): two texts at their
+  // limit and a question id, so a long question answered in a word passed a text's limit.
+  "task_notes.text": ID_CHARS + ": ".length + BODY_CHARS + "\n→ ".length + BODY_CHARS,
 };
 
 /** Columns no command fills and no limit bounds: a recorded brief is as long as its budget allowed. */
