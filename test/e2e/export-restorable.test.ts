@@ -162,4 +162,40 @@ describe("an export of what agents wrote through commands imports", () => {
     const imported = exportAndImport();
     expect(imported.code, imported.stderr).toBe(0);
   });
+  it("a goal's proofs stop at 1000 over many updates (a milestone's task names every proof it gates)", async () => {
+    ok(["goal", "create", "make search fast"]);
+    const mcp = await connectMcp(ws.dir, asAgent);
+    try {
+      const cli = async (argv: string[]) =>
+        (await callTool(mcp, "cli", { argv })).structuredContent as {
+          exit_code: number;
+          output: { refused?: { policy: string; reason: string }; goal?: { proofs: unknown[] } };
+        };
+      const codes: number[] = [];
+      for (let batch = 0; batch < 12; batch++) {
+        const argv = ["goal", "update", "G-1"];
+        for (let i = 0; i < 500; i++) {
+          argv.push("--proofs", JSON.stringify({ name: `p${batch}x${i}`.padEnd(48, "z"), manual: true }));
+        }
+        const updated = await cli(argv);
+        codes.push(updated.exit_code);
+        if (updated.exit_code === 3) {
+          expect(updated.output.refused).toMatchObject({ policy: "proofs" });
+          expect(updated.output.refused?.reason).toContain("at most 1000 proofs");
+        }
+      }
+      expect(codes.slice(0, 1)).toEqual([0]);
+      expect(codes.slice(2)).toEqual(Array(10).fill(3));
+      const goal = await cli(["goal", "show", "G-1"]);
+      expect(goal.output.goal?.proofs.length).toBeLessThanOrEqual(1000);
+      const milestone = { key: "k", title: "t", description: "d".repeat(64 * 1024), proofs: [] };
+      expect((await cli(["goal", "plan", "G-1", "--milestones", JSON.stringify(milestone)])).exit_code).toBe(
+        0,
+      );
+    } finally {
+      await mcp.close();
+    }
+    const imported = exportAndImport();
+    expect(imported.code, imported.stderr).toBe(0);
+  });
 });

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { notFound, refuse, usageError } from "../../kernel/outcome.js";
 import { quoteValue } from "../../kernel/text.js";
 import type { GoalFields, GoalRecord, IdPage, ProofSpec, Store, Tx } from "../../store/store.js";
+import { DEFAULT_ITEMS } from "../limits/limits.js";
 
 export const PROOF_NAME = /^[a-z][a-z0-9_-]{0,47}$/;
 
@@ -168,6 +169,13 @@ export interface GoalChanges {
   remove_proofs?: string[];
 }
 
+/**
+ * The most proofs one goal holds. Proofs are upserted over many calls, so no one call's list limit
+ * bounds them; a milestone's task names every proof it gates, and past a few thousand that task's
+ * context outgrew what a task's context holds, so every import of the workspace's export refused.
+ */
+export const MAX_PROOFS = DEFAULT_ITEMS;
+
 /** Apply a refinement: proofs are upserted by name; removals name existing proofs. */
 export function applyChanges(current: GoalFields, changes: GoalChanges): GoalFields {
   const proofs = current.proofs.map((proof) => ({ ...proof }));
@@ -192,6 +200,15 @@ export function applyChanges(current: GoalFields, changes: GoalChanges): GoalFie
         description: input.description ?? "",
       });
     }
+  }
+  // Only what grew past the cap is refused: a contract already over it (an older workspace) may
+  // still change or shed proofs.
+  if (proofs.length > MAX_PROOFS && proofs.length > current.proofs.length) {
+    throw refuse(
+      "proofs",
+      `a goal holds at most ${MAX_PROOFS} proofs; this change would leave it ${proofs.length}`,
+      "remove proofs (--remove-proofs) first, or split the work into another goal",
+    );
   }
   const goal = changes.goal?.trim() ?? current.goal;
   if (goal === "") throw usageError("goal: must not be empty");
