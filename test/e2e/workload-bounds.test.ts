@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { callTool, connectMcp } from "../helpers/mcp.js";
 import { addAgent, cairn, initWorkspace, scratchDir, uniqueName } from "../helpers/workspace.js";
 
 /**
@@ -71,5 +72,33 @@ describe("a write's cost is bounded by what it touches, not by what it names man
     const loop = cairn(dir, ["task", "depend", "T-1", "--on", "T-3001", "--json"], { env });
     expect(loop.code).toBe(3);
     expect(loop.json).toMatchObject({ refused: { policy: "dependencies" } });
+  });
+});
+
+describe("what every agent reads stays small whatever one agent wrote", () => {
+  it("a goal update's journal line names what changed: activity and now do not carry its texts", async () => {
+    const env = { CAIRN_AGENT: addAgent(ws.dir, "bob", "dev").token };
+    expect(cairn(ws.dir, ["goal", "create", "make search fast"], { env }).code).toBe(0);
+    const argv = ["goal", "update", "G-1"];
+    for (let i = 0; i < 50; i++) {
+      argv.push("--proofs", JSON.stringify({ name: `p${i}`, description: "d".repeat(64 * 1024) }));
+    }
+    const mcp = await connectMcp(ws.dir, { env });
+    try {
+      const updated = await callTool(mcp, "cli", { argv });
+      expect((updated.structuredContent as { exit_code: number }).exit_code).toBe(0);
+    } finally {
+      await mcp.close();
+    }
+    // 50 descriptions of 64 KiB: the journal line carried all 3.2 MB of them to every reader.
+    for (const view of ["activity", "now"]) {
+      const read = cairn(ws.dir, [view, "--json"]);
+      expect(read.code, read.stderr).toBe(0);
+      expect(read.stdout.length).toBeLessThan(100_000);
+    }
+    const line = (
+      cairn(ws.dir, ["activity", "--json"]).json as { events: { action: string; data: unknown }[] }
+    ).events.find((event) => event.action === "goal.update");
+    expect(line?.data).toMatchObject({ fields: ["proofs"], proofs: expect.arrayContaining(["p0", "p49"]) });
   });
 });

@@ -325,7 +325,14 @@ export async function updateGoal(
       actor,
       action: "goal.update",
       subject: id,
-      data: { changes: { ...changes }, fields },
+      // Names, not texts: the contract's history keeps what changed, and `activity` and `now` hand
+      // the journal's recent lines to every agent. The whole input here let one update of a few
+      // hundred long proof descriptions make each of those answers over 100 MB.
+      data: {
+        fields,
+        proofs: (changes.proofs ?? []).map((proof) => proof.name),
+        remove_proofs: changes.remove_proofs ?? [],
+      },
     });
     return goal;
   });
