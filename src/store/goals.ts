@@ -136,14 +136,15 @@ export interface AttemptResolution {
   keptCommit: string | null;
 }
 
-/** One change to a goal contract: who, when, which fields, and the contract before and after. */
+/** One change to a goal contract: who, when, which fields, and what they held before and after. */
 export interface ContractChangeRecord {
   goalId: string;
   changedBy: string;
   at: string;
   fields: string[];
-  before: GoalFields;
-  after: GoalFields;
+  /** Only what the change touched: its fields, and of the proofs those it added, changed or removed. */
+  before: Partial<GoalFields>;
+  after: Partial<GoalFields>;
 }
 
 export interface BaselineRecord {

@@ -101,4 +101,38 @@ describe("what every agent reads stays small whatever one agent wrote", () => {
     ).events.find((event) => event.action === "goal.update");
     expect(line?.data).toMatchObject({ fields: ["proofs"], proofs: expect.arrayContaining(["p0", "p49"]) });
   });
+
+  it("a contract's history keeps what each change touched, not the whole contract twice", async () => {
+    const env = { CAIRN_AGENT: addAgent(ws.dir, "bob", "dev").token };
+    expect(cairn(ws.dir, ["goal", "create", "make search fast"], { env }).code).toBe(0);
+    const argv = ["goal", "update", "G-1"];
+    for (let i = 0; i < 50; i++) {
+      argv.push("--proofs", JSON.stringify({ name: `p${i}`, description: "d".repeat(64 * 1024) }));
+    }
+    const mcp = await connectMcp(ws.dir, { env });
+    try {
+      expect(
+        ((await callTool(mcp, "cli", { argv })).structuredContent as { exit_code: number }).exit_code,
+      ).toBe(0);
+    } finally {
+      await mcp.close();
+    }
+    // Each tweak of one threshold stored the 3.2 MB contract twice, and goal show lists them all.
+    for (let threshold = 1; threshold <= 5; threshold++) {
+      const tweak = JSON.stringify({ name: "p0", threshold });
+      expect(cairn(ws.dir, ["goal", "update", "G-1", "--proofs", tweak], { env }).code).toBe(0);
+    }
+    const shown = cairn(ws.dir, ["goal", "show", "G-1", "--json"]);
+    expect(shown.code, shown.stderr).toBe(0);
+    const history = (shown.json as { history: { fields: string[]; before: unknown; after: unknown }[] })
+      .history;
+    expect(history).toHaveLength(6);
+    for (const change of history.slice(1)) {
+      expect(change.fields).toEqual(["proofs"]);
+      expect(JSON.stringify(change).length).toBeLessThan(300_000);
+      expect(change.after).toMatchObject({ proofs: [{ name: "p0" }] });
+    }
+    expect(history[5]?.before).toMatchObject({ proofs: [{ name: "p0", threshold: 4 }] });
+    expect(history[5]?.after).toMatchObject({ proofs: [{ name: "p0", threshold: 5 }] });
+  });
 });

@@ -268,6 +268,34 @@ export function changedFields(before: GoalFields, after: GoalFields): string[] {
 }
 
 /**
+ * What a change did to a contract: each field it changed, before and after, and of the proofs only
+ * those it added, changed or removed (a proof only before was removed, only after was added). The
+ * whole contract twice per change made a one-threshold tweak of a contract holding long proof
+ * descriptions store 26 MB, and `goal show`, which lists the history, grew past what it can answer.
+ */
+export function contractDelta(
+  before: GoalFields,
+  after: GoalFields,
+): { before: Partial<GoalFields>; after: Partial<GoalFields> } {
+  const delta = { before: {} as Record<string, unknown>, after: {} as Record<string, unknown> };
+  for (const field of changedFields(before, after) as (keyof GoalFields)[]) {
+    if (field === "proofs") continue;
+    delta.before[field] = before[field];
+    delta.after[field] = after[field];
+  }
+  const byName = (proofs: readonly ProofSpec[]) =>
+    new Map(proofs.map((proof) => [proof.name, JSON.stringify(proof)]));
+  const [was, is] = [byName(before.proofs), byName(after.proofs)];
+  const proofsBefore = before.proofs.filter((proof) => is.get(proof.name) !== was.get(proof.name));
+  const proofsAfter = after.proofs.filter((proof) => was.get(proof.name) !== is.get(proof.name));
+  if (proofsBefore.length + proofsAfter.length > 0) {
+    delta.before.proofs = proofsBefore;
+    delta.after.proofs = proofsAfter;
+  }
+  return delta as { before: Partial<GoalFields>; after: Partial<GoalFields> };
+}
+
+/**
  * Refine a contract. Once the goal has a frozen run, changing its proofs (thresholds,
  * directions, manual flags, adding or removing one) needs `mayPlan` (the owner, or a role granted
  * planning): a builder must not lower the bar it is judged by. Every change is kept as history.
@@ -304,20 +332,12 @@ export async function updateGoal(
     }
     const goal = await tx.goals.updateGoal(id, next, at);
     if (fields.length > 0) {
-      const strip = ({ goal, outcome, constraints, nonGoals, proofs }: GoalFields): GoalFields => ({
-        goal,
-        outcome,
-        constraints,
-        nonGoals,
-        proofs,
-      });
       await tx.goals.insertContractChange({
         goalId: id,
         changedBy: actor,
         at,
         fields,
-        before: strip(current),
-        after: strip(next),
+        ...contractDelta(current, next),
       });
     }
     await tx.journal.append({
