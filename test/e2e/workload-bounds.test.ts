@@ -80,7 +80,7 @@ describe("what every agent reads stays small whatever one agent wrote", () => {
     const env = { CAIRN_AGENT: addAgent(ws.dir, "bob", "dev").token };
     expect(cairn(ws.dir, ["goal", "create", "make search fast"], { env }).code).toBe(0);
     const argv = ["goal", "update", "G-1"];
-    for (let i = 0; i < 50; i++) {
+    for (let i = 0; i < 12; i++) {
       argv.push("--proofs", JSON.stringify({ name: `p${i}`, description: "d".repeat(64 * 1024) }));
     }
     const mcp = await connectMcp(ws.dir, { env });
@@ -90,7 +90,7 @@ describe("what every agent reads stays small whatever one agent wrote", () => {
     } finally {
       await mcp.close();
     }
-    // 50 descriptions of 64 KiB: the journal line carried all 3.2 MB of them to every reader.
+    // 12 descriptions of 64 KiB: the journal line carried all 786 KB of them to every reader.
     for (const view of ["activity", "now"]) {
       const read = cairn(ws.dir, [view, "--json"]);
       expect(read.code, read.stderr).toBe(0);
@@ -99,14 +99,14 @@ describe("what every agent reads stays small whatever one agent wrote", () => {
     const line = (
       cairn(ws.dir, ["activity", "--json"]).json as { events: { action: string; data: unknown }[] }
     ).events.find((event) => event.action === "goal.update");
-    expect(line?.data).toMatchObject({ fields: ["proofs"], proofs: expect.arrayContaining(["p0", "p49"]) });
+    expect(line?.data).toMatchObject({ fields: ["proofs"], proofs: expect.arrayContaining(["p0", "p11"]) });
   });
 
   it("a contract's history keeps what each change touched, not the whole contract twice", async () => {
     const env = { CAIRN_AGENT: addAgent(ws.dir, "bob", "dev").token };
     expect(cairn(ws.dir, ["goal", "create", "make search fast"], { env }).code).toBe(0);
     const argv = ["goal", "update", "G-1"];
-    for (let i = 0; i < 50; i++) {
+    for (let i = 0; i < 12; i++) {
       argv.push("--proofs", JSON.stringify({ name: `p${i}`, description: "d".repeat(64 * 1024) }));
     }
     const mcp = await connectMcp(ws.dir, { env });
@@ -117,7 +117,7 @@ describe("what every agent reads stays small whatever one agent wrote", () => {
     } finally {
       await mcp.close();
     }
-    // Each tweak of one threshold stored the 3.2 MB contract twice, and goal show lists them all.
+    // Each tweak of one threshold stored the 786 KB contract twice, and goal show lists them all.
     for (let threshold = 1; threshold <= 5; threshold++) {
       const tweak = JSON.stringify({ name: "p0", threshold });
       expect(cairn(ws.dir, ["goal", "update", "G-1", "--proofs", tweak], { env }).code).toBe(0);
@@ -134,5 +134,33 @@ describe("what every agent reads stays small whatever one agent wrote", () => {
     }
     expect(history[5]?.before).toMatchObject({ proofs: [{ name: "p0", threshold: 4 }] });
     expect(history[5]?.after).toMatchObject({ proofs: [{ name: "p0", threshold: 5 }] });
+  });
+
+  it("a goal contract holds at most 1 MiB as JSON, whatever each field's own limit allows", async () => {
+    const env = { CAIRN_AGENT: addAgent(ws.dir, "bob", "dev").token };
+    expect(cairn(ws.dir, ["goal", "create", "make search fast"], { env }).code).toBe(0);
+    const mcp = await connectMcp(ws.dir, { env });
+    const cli = async (argv: string[]) =>
+      (await callTool(mcp, "cli", { argv })).structuredContent as {
+        exit_code: number;
+        output: { refused?: { policy: string; reason: string } };
+      };
+    try {
+      const proofs = Array.from({ length: 20 }, (_, i) => [
+        "--proofs",
+        JSON.stringify({ name: `p${i}`, description: "d".repeat(64 * 1024) }),
+      ]).flat();
+      const tooMany = await cli(["goal", "update", "G-1", ...proofs]);
+      expect(tooMany.exit_code).toBe(3);
+      expect(tooMany.output.refused).toMatchObject({ policy: "contract" });
+      expect(tooMany.output.refused?.reason).toContain("at most 1048576 characters");
+      const constraints = Array.from({ length: 5 }, () => ["--constraints", "c".repeat(256 * 1024)]).flat();
+      expect((await cli(["goal", "update", "G-1", ...constraints])).exit_code).toBe(3);
+      // An outcome at its limit and two constraints at theirs fit.
+      const fits = ["--outcome", "o".repeat(256 * 1024), ...constraints.slice(0, 4)];
+      expect((await cli(["goal", "update", "G-1", ...fits])).exit_code).toBe(0);
+    } finally {
+      await mcp.close();
+    }
   });
 });

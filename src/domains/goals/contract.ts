@@ -2,7 +2,7 @@ import { z } from "zod";
 import { notFound, refuse, usageError } from "../../kernel/outcome.js";
 import { quoteValue } from "../../kernel/text.js";
 import type { GoalFields, GoalRecord, IdPage, ProofSpec, Store, Tx } from "../../store/store.js";
-import { DEFAULT_ITEMS } from "../limits/limits.js";
+import { BODY_CHARS, DEFAULT_ITEMS } from "../limits/limits.js";
 
 export const PROOF_NAME = /^[a-z][a-z0-9_-]{0,47}$/;
 
@@ -212,14 +212,34 @@ export function applyChanges(current: GoalFields, changes: GoalChanges): GoalFie
   }
   const goal = changes.goal?.trim() ?? current.goal;
   if (goal === "") throw usageError("goal: must not be empty");
-  return {
+  const next: GoalFields = {
     goal,
     outcome: changes.outcome !== undefined ? changes.outcome || null : current.outcome,
     constraints: changes.constraints ?? current.constraints,
     nonGoals: changes.non_goals ?? current.nonGoals,
     proofs,
   };
+  const size = contractChars(next);
+  if (size > MAX_CONTRACT_CHARS && size > contractChars(current)) {
+    throw refuse(
+      "contract",
+      `a goal contract holds at most ${MAX_CONTRACT_CHARS} characters (as JSON); this change would make it ${size}`,
+      "shorten the outcome, constraints, non-goals or proof descriptions; keep long material in a note (`cairn note add ref`)",
+    );
+  }
+  return next;
 }
+
+/**
+ * The most characters a contract holds, as JSON. Each field has its own limit, but a list of a
+ * thousand texts of 256 KiB does too: every `now` and `goal list` reads each goal's contract, and
+ * a few updates carrying long proof descriptions made those answers take seconds and hundreds of
+ * megabytes for everyone. Three texts at their limit fit, with room for the rest.
+ */
+export const MAX_CONTRACT_CHARS = 4 * BODY_CHARS;
+
+const contractChars = ({ goal, outcome, constraints, nonGoals, proofs }: GoalFields) =>
+  JSON.stringify({ goal, outcome, constraints, nonGoals, proofs }).length;
 
 export function unknownProof(name: string, proofs: readonly ProofSpec[]) {
   const valid = proofs.map((proof) => proof.name).join(", ") || "(none)";
