@@ -163,4 +163,26 @@ describe("what every agent reads stays small whatever one agent wrote", () => {
       await mcp.close();
     }
   });
+
+  it("a task holds at most 1000 criteria, added at once or one at a time", async () => {
+    const env = { CAIRN_AGENT: addAgent(ws.dir, "bob", "dev").token };
+    const mcp = await connectMcp(ws.dir, { env });
+    const cli = async (argv: string[]) =>
+      (await callTool(mcp, "cli", { argv })).structuredContent as {
+        exit_code: number;
+        output: { refused?: { policy: string; reason: string } };
+      };
+    try {
+      const criteria = Array.from({ length: 1000 }, (_, i) => ["--criteria", `criterion ${i}`]).flat();
+      expect((await cli(["task", "add", "mine", ...criteria])).exit_code).toBe(0);
+      const more = await cli(["task", "criterion", "T-1", "--text", "one more", "--verify", "true"]);
+      expect(more.exit_code).toBe(3);
+      expect(more.output.refused).toMatchObject({ policy: "criteria" });
+      expect(more.output.refused?.reason).toContain("already has 1000 criteria");
+      expect((await cli(["task", "add", "other"])).exit_code).toBe(0);
+      expect((await cli(["task", "criterion", "T-2", "--text", "fine"])).exit_code).toBe(0);
+    } finally {
+      await mcp.close();
+    }
+  });
 });

@@ -4,6 +4,7 @@ import { quoteValue } from "../../kernel/text.js";
 import type { Store, Tx } from "../../store/store.js";
 import type { NewCriterion } from "../../store/tasks.js";
 import type { Actor } from "../identity/actor.js";
+import { DEFAULT_ITEMS } from "../limits/limits.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
 import { journal, loadTask, requirePlanAuthority } from "./common.js";
 import { findShortcut } from "./shortcuts.js";
@@ -86,6 +87,13 @@ export async function withShortcutDefinitions(
   return defined;
 }
 
+/**
+ * The most criteria one task holds: as many as `task add --criteria` takes at once (a list's
+ * limit). Added one at a time they had no bound, and each of them, with its verify command and
+ * evidence, is in every `task show`, brief and dashboard view of the task.
+ */
+export const MAX_CRITERIA = DEFAULT_ITEMS;
+
 export async function addCriterion(
   store: Store,
   actor: Actor,
@@ -107,6 +115,14 @@ export async function addCriterion(
         "status",
         `${task.id} is ${task.status}`,
         `reopen it first (\`cairn task reopen ${task.id}\`)`,
+      );
+    }
+    const held = (await tx.tasks.criteria(task.id)).length;
+    if (held >= MAX_CRITERIA) {
+      throw refuse(
+        "criteria",
+        `${task.id} already has ${held} criteria, the most a task holds`,
+        "fold criteria into fewer, or split the work into subtasks (`cairn task add --parent`)",
       );
     }
     const added = await tx.tasks.addCriterion(task.id, await withShortcutDefinition(tx, config, criterion));
