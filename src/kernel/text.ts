@@ -41,3 +41,15 @@ export const withoutTrailingNewlines = (text: string) => trimEndOf(text, "\n");
 
 /** The characters `.` does not match in a pattern: what ends a line. */
 export const LINE_TERMINATOR = /[\n\r\u2028\u2029]/;
+
+/**
+ * A text as a list shows it: whole up to `max`, else cut there and marked with how much was left
+ * out. For views that list many agents' texts at once (status, now, board): each could hold
+ * 256 KiB, and a hundred of them made an answer no MCP client reads. The whole text stays where
+ * the one item is shown (task show, asks).
+ */
+export function previewText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const kept = cutText(text, max);
+  return `${kept}… [${text.length - kept.length} more characters]`;
+}

@@ -185,4 +185,45 @@ describe("what every agent reads stays small whatever one agent wrote", () => {
       await mcp.close();
     }
   });
+
+  it("status, now and board show long questions and block reasons as previews, whole in task show", async () => {
+    expect(cairn(ws.dir, ["task", "add", "the owner's"]).code).toBe(0);
+    const reader = { CAIRN_AGENT: addAgent(ws.dir, "rev", "reviewer", ["--grant", "ro"]).token };
+    const writer = { CAIRN_AGENT: addAgent(ws.dir, "bob", "dev").token };
+    const long = (n: number) => `${"q".repeat(256 * 1024 - 4)}${String(n).padStart(4, "0")}`;
+    // 45 questions a read-only agent may ask, and 45 blocks: each view passed 10 MB, what an MCP
+    // client reads in one message, so status and now failed for every agent.
+    const asker = await connectMcp(ws.dir, { env: reader });
+    const blocker = await connectMcp(ws.dir, { env: writer });
+    try {
+      for (let n = 0; n < 45; n++) {
+        const asked = await callTool(asker, "cli", { argv: ["ask", "T-1", long(n)] });
+        expect((asked.structuredContent as { exit_code: number }).exit_code).toBe(0);
+        const added = await callTool(blocker, "cli", { argv: ["task", "add", `blocked ${n}`] });
+        const id = (added.structuredContent as { output: { task: { id: string } } }).output.task.id;
+        await callTool(blocker, "cli", { argv: ["task", "claim", id] });
+        const blocked = await callTool(blocker, "cli", { argv: ["task", "block", id, "--reason", long(n)] });
+        expect((blocked.structuredContent as { exit_code: number }).exit_code).toBe(0);
+      }
+      for (const view of ["status", "now", "board"]) {
+        const read = await callTool(asker, "cli", { argv: [view] });
+        expect(read.isError, JSON.stringify(read.content).slice(0, 300)).toBe(false);
+        expect(JSON.stringify(read.structuredContent).length).toBeLessThan(1_000_000);
+      }
+    } finally {
+      await asker.close();
+      await blocker.close();
+    }
+    const status = cairn(ws.dir, ["status", "--json"]).json as {
+      board: { blocked: { why: string }[]; open_asks: { question: string }[] };
+    };
+    expect(status.board.blocked.find((b) => b.why.startsWith("q"))?.why).toMatch(
+      /^q{500}… \[261644 more characters\]$/,
+    );
+    expect(status.board.open_asks[0]?.question).toMatch(/more characters\]$/);
+    const shown = cairn(ws.dir, ["task", "show", "T-2", "--json"]).json as {
+      task: { blocked_reason: string };
+    };
+    expect(shown.task.blocked_reason).toBe(long(0));
+  });
 });

@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { TITLE_CHARS } from "../../domains/limits/limits.js";
+import { previewText } from "../../kernel/text.js";
 import type { Tx } from "../../store/store.js";
 import { TASK_STATUSES, type TaskRecord, type TaskStatus } from "../../store/tasks.js";
 import { defineCommand } from "../define.js";
@@ -29,7 +31,8 @@ async function card(tx: Tx, task: TaskRecord): Promise<z.infer<typeof Card>> {
   return {
     ...summaryView(task),
     lease_at: task.leaseAt,
-    blocked_reason: task.blockedReason,
+    // A preview, as in status: a column of cards each holding 256 KiB made a board no client reads.
+    blocked_reason: task.blockedReason === null ? null : previewText(task.blockedReason, TITLE_CHARS),
     unverified: task.unverified,
     criteria: { total: criteria.length, verified, claimed: checked.length - verified },
     depends_on: (await tx.tasks.dependencies(task.id)).map((d) => ({ id: d.id, status: d.status })),

@@ -4,7 +4,7 @@ import { readyFor } from "../../domains/tasks/claims.js";
 import type { Tx } from "../../store/store.js";
 import { defineCommand } from "../define.js";
 import { summaryView, TaskSummary } from "../tasks/views.js";
-import { EventView, eventView } from "./activity.js";
+import { EventView, eventPreview } from "./activity.js";
 import { reviewAttempts } from "./review.js";
 
 const GoalStrip = z.object({
@@ -94,7 +94,7 @@ export const nowCommand = defineCommand({
         stale: staleIds.has(task.id),
       })),
       goals: await goalStrip(tx),
-      activity: (await tx.journal.list({ limit: 15 })).map((event) => eventView(event, ctx.actor.isOwner)),
+      activity: (await tx.journal.list({ limit: 15 })).map((event) => eventPreview(event, ctx.actor.isOwner)),
     }));
   },
   render: (out) =>

@@ -1,8 +1,14 @@
+import { previewText } from "../../kernel/text.js";
 import type { Store } from "../../store/store.js";
+import { TITLE_CHARS } from "../limits/limits.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
 import { ASKS_SHOWN } from "./asks.js";
 
-/** The board's section of `cairn status`. */
+/**
+ * The board's section of `cairn status` (and of `now`): reasons and questions as previews, each
+ * whole in `task show` and `asks`, so that a hundred 256 KiB questions a read-only agent asked do
+ * not make the answer too large for any client to read.
+ */
 export async function boardStatus(store: Store, config: WorkspaceConfig, now: string) {
   const cutoff = new Date(Date.parse(now) - config.claims.lease_minutes * 60_000).toISOString();
   return store.read(async (tx) => {
@@ -20,14 +26,14 @@ export async function boardStatus(store: Store, config: WorkspaceConfig, now: st
       blocked: blocked.map((t) => ({
         id: t.id,
         title: t.title,
-        why: t.blockedReason ?? "",
+        why: previewText(t.blockedReason ?? "", TITLE_CHARS),
       })),
       open_asks_total: await tx.asks.countOpen(),
       open_asks: (await tx.asks.open({ limit: ASKS_SHOWN })).map((a) => ({
         id: a.id,
         task: a.taskId,
         to: a.toRole,
-        question: a.question,
+        question: previewText(a.question, TITLE_CHARS),
       })),
       stale_claims: (await tx.tasks.staleClaims(cutoff)).map((t) => ({
         id: t.id,
