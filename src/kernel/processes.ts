@@ -53,13 +53,18 @@ export function ownProcessStart(): string | null {
   return ownStart;
 }
 
+/**
+ * Whether `pid` still runs. A zombie does not: it has exited and only waits for its parent to
+ * collect it (a cairn killed outright under a parent that has not yet waited for it), yet signal
+ * 0 still reaches it.
+ */
 export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "EPERM";
   }
+  return statFields(pid)?.[0] !== "Z";
 }
 
 /**

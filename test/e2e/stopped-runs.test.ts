@@ -1,0 +1,64 @@
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { pidFrom, processGone, waitFor } from "../helpers/processes.js";
+import { CAIRN_BIN, cairn, cleanEnv, initWorkspace } from "../helpers/workspace.js";
+
+/**
+ * A cairn stopped mid-run (kill -9, SIGTERM, its client gone) leaves no process behind, at once
+ * or at the next sweep, and leaves a record of the run that never reads as a success.
+ */
+let ws: { dir: string; cleanup: () => void };
+let seq = 0;
+const leftovers: number[] = [];
+beforeAll(() => {
+  ws = initWorkspace();
+});
+afterAll(() => {
+  for (const pid of leftovers) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // Already gone, as it should be.
+    }
+  }
+  ws.cleanup();
+});
+
+/** A shortcut whose command writes its pid to a file and sleeps; its name and the file. */
+function sleeperShortcut(): { name: string; pidFile: string } {
+  seq += 1;
+  const name = `sleeper-${seq}`;
+  const pidFile = join(ws.dir, `${name}.pid`);
+  const args = ["shortcut", "add", name, "--effect", "write"];
+  for (const word of ["sh", "-c", `echo $$ > ${pidFile}; exec sleep 120`]) args.push("--argv", word);
+  expect(cairn(ws.dir, args).code).toBe(0);
+  return { name, pidFile };
+}
+
+describe.skipIf(process.platform !== "linux")("a cairn killed outright", () => {
+  it("is dead to the sweep while it waits, a zombie, for a parent that has not collected it", async () => {
+    const { name, pidFile } = sleeperShortcut();
+    const cairnPidFile = join(ws.dir, `${name}.cairn.pid`);
+    // The parent starts cairn, then becomes a sleep that never waits for its children.
+    const parent = spawn(
+      "sh",
+      [
+        "-c",
+        `"$0" "$1" shortcut run ${name} & echo $! > ${cairnPidFile}; exec sleep 60`,
+        process.execPath,
+        CAIRN_BIN,
+      ],
+      { cwd: ws.dir, env: cleanEnv(), stdio: "ignore" },
+    );
+    leftovers.push(parent.pid as number);
+    const commandPid = await pidFrom(pidFile);
+    leftovers.push(commandPid);
+    const cairnPid = await pidFrom(cairnPidFile);
+    process.kill(cairnPid, "SIGKILL");
+    await waitFor(() => processGone(cairnPid), 5_000, "cairn to die");
+    expect(processGone(commandPid)).toBe(false);
+    expect(cairn(ws.dir, ["sweep"]).code).toBe(0);
+    await waitFor(() => processGone(commandPid), 5_000, "the shortcut's command to be killed");
+  });
+});
