@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rawServer, startToolCall } from "../helpers/mcp.js";
 import { pidFrom, processGone, waitFor } from "../helpers/processes.js";
 import { CAIRN_BIN, cairn, cleanEnv, initWorkspace } from "../helpers/workspace.js";
 
@@ -60,5 +61,63 @@ describe.skipIf(process.platform !== "linux")("a cairn killed outright", () => {
     expect(processGone(commandPid)).toBe(false);
     expect(cairn(ws.dir, ["sweep"]).code).toBe(0);
     await waitFor(() => processGone(commandPid), 5_000, "the shortcut's command to be killed");
+  });
+});
+
+interface Event {
+  action: string;
+  subject: string;
+  data: Record<string, unknown>;
+}
+
+/** The journal's shortcut events of `name`, oldest first, and the audit's lines for `shortcut run`. */
+function recordsOf(name: string): { events: Event[]; audited: Record<string, unknown>[] } {
+  const activity = cairn(ws.dir, ["activity", "--limit", "200", "--json"]).json as { events: Event[] };
+  const audit = cairn(ws.dir, ["audit", "tail", "--json"]).json as {
+    entries: { data: Record<string, unknown> }[];
+  };
+  return {
+    events: activity.events
+      .filter((event) => event.subject === name && event.action !== "shortcut.add")
+      .reverse(),
+    audited: audit.entries
+      .map((entry) => entry.data)
+      .filter((data) => data.command === "shortcut run" && (data.input as { name?: string }).name === name),
+  };
+}
+
+/** A run's end that says it was stopped: recorded, cancelled, never a success. */
+function expectStoppedRecord(name: string): void {
+  const { events, audited } = recordsOf(name);
+  expect(events.map((event) => event.action)).toEqual(["shortcut.start", "shortcut.run"]);
+  expect(events[1]?.data).toMatchObject({ exit_code: null, cancelled: true });
+  expect(audited).toEqual([expect.objectContaining({ outcome: "operational" })]);
+}
+
+describe.skipIf(process.platform !== "linux")("a cairn stopped mid-run records the run's end", () => {
+  it("SIGTERM of cairn shortcut run: the command is killed, and its run ends cancelled in the journal and the audit", async () => {
+    const { name, pidFile } = sleeperShortcut();
+    const child = spawn(process.execPath, [CAIRN_BIN, "shortcut", "run", name], {
+      cwd: ws.dir,
+      env: cleanEnv(),
+    });
+    const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+    const pid = await pidFrom(pidFile);
+    leftovers.push(pid);
+    child.kill("SIGTERM");
+    expect(await exited).toBe(143);
+    await waitFor(() => processGone(pid), 5_000, "the shortcut's command to die");
+    expectStoppedRecord(name);
+  });
+
+  it("a client that disconnects mid run_shortcut: the command is killed, and its run ends cancelled", async () => {
+    const { name, pidFile } = sleeperShortcut();
+    const server = rawServer(ws.dir);
+    await startToolCall(server, "run_shortcut", { name });
+    const pid = await pidFrom(pidFile);
+    leftovers.push(pid);
+    await server.close();
+    await waitFor(() => processGone(pid), 5_000, "the shortcut's command to die");
+    expectStoppedRecord(name);
   });
 });

@@ -11,6 +11,7 @@ import {
   writeSync,
 } from "node:fs";
 import { conflict } from "../../kernel/outcome.js";
+import { STOPPING } from "../../kernel/until-stopped.js";
 import { watchShallow } from "../../kernel/watch.js";
 import type { AgentRunRecord, Store } from "../../store/store.js";
 import type { Workspace } from "../workspace/discover.js";
@@ -26,7 +27,6 @@ import {
 } from "./daemon-lock.js";
 import { manifestRoots } from "./manifest.js";
 import { reapOrphans } from "./orphans.js";
-import { STOPPING } from "./runner.js";
 
 export { DAEMON_META_KEY, type DaemonBeat, daemonPid, lockPath } from "./daemon-lock.js";
 

@@ -1,10 +1,11 @@
 import { childEnv, runChild } from "../../kernel/child.js";
+import { STOPPING, untilStopped } from "../../kernel/until-stopped.js";
 import type { Store } from "../../store/store.js";
 import type { Workspace } from "../workspace/discover.js";
 import type { RemediationTool } from "./catalog.js";
 import { Tail } from "./logs.js";
 import { runMarks, thisSupervisor } from "./orphans.js";
-import { STOPPING, untilStopped, writeEnd } from "./runner.js";
+import { writeEnd } from "./runner.js";
 
 export const REMEDIATION_DEADLINE_MS = 120_000;
 const OUTPUT_CAP = 16 * 1024;

@@ -2,10 +2,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { setTimeout as pause } from "node:timers/promises";
 import { os } from "../../kernel/builtins.js";
-import { childEnv, onProcessStop, runChild, storeAccess } from "../../kernel/child.js";
+import { childEnv, runChild, storeAccess } from "../../kernel/child.js";
 import { conflict, operational, usageError } from "../../kernel/outcome.js";
 import { type ProgressSink, runProgress } from "../../kernel/progress.js";
 import { SecretMask } from "../../kernel/secret-mask.js";
+import { STOPPING, untilStopped } from "../../kernel/until-stopped.js";
 import { urlWithoutPassword } from "../../kernel/url-password.js";
 import type { AgentRunRecord, RunStatus, RunTrigger, Store, Tx } from "../../store/store.js";
 import {
@@ -88,9 +89,6 @@ function storeUrlSecret(env: NodeJS.ProcessEnv): string[] {
 /** Pauses before the end of a run is written again, after a write that failed. */
 const END_RETRY_PAUSES_MS = [100, 500];
 
-/** The abort reason a supervisor gives when it stops: its runs end interrupted, not cancelled. */
-export const STOPPING = "the supervisor is stopping";
-
 function statusOf(
   result: Awaited<ReturnType<typeof runChild>>,
   signal?: AbortSignal,
@@ -168,36 +166,6 @@ export async function runAgent(request: RunRequest): Promise<RunResult> {
   });
   request.onStart?.(started);
   return untilStopped(request.signal, (signal) => supervise(request, schedule, argv, cwd, started, signal));
-}
-
-/**
- * Supervised work's own stop: the caller's cancel, or this process stopped by a signal (a
- * server's SIGTERM), which aborts `work`'s signal with STOPPING so the work ends as interrupted
- * and records it (its token retired) before the process exits.
- */
-export async function untilStopped<T>(
-  cancel: AbortSignal | undefined,
-  work: (signal: AbortSignal) => Promise<T>,
-): Promise<T> {
-  const stopping = new AbortController();
-  const forward = () => stopping.abort(cancel?.reason);
-  if (cancel?.aborted) forward();
-  else cancel?.addEventListener("abort", forward, { once: true });
-  let ended = () => {};
-  const over = new Promise<void>((resolve) => {
-    ended = resolve;
-  });
-  const unhook = onProcessStop(() => {
-    stopping.abort(STOPPING);
-    return over;
-  });
-  try {
-    return await work(stopping.signal);
-  } finally {
-    unhook();
-    cancel?.removeEventListener("abort", forward);
-    ended();
-  }
 }
 
 async function supervise(

@@ -1,0 +1,35 @@
+import { onProcessStop } from "./child.js";
+
+/** The abort reason work gets when its process is stopping: an agent run then ends interrupted, not cancelled. */
+export const STOPPING = "the supervisor is stopping";
+
+/**
+ * Work's own stop: the caller's cancel, or this process stopped by a signal (SIGTERM, a server
+ * whose client left), which aborts `work`'s signal with STOPPING. The process waits (a grace) for
+ * the work to end that way, so what it ran is killed by its own cancel path and its end recorded
+ * (a shortcut's run, an agent run interrupted, the call's audit line) before the process exits.
+ */
+export async function untilStopped<T>(
+  cancel: AbortSignal | undefined,
+  work: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const stopping = new AbortController();
+  const forward = () => stopping.abort(cancel?.reason);
+  if (cancel?.aborted) forward();
+  else cancel?.addEventListener("abort", forward, { once: true });
+  let ended = () => {};
+  const over = new Promise<void>((resolve) => {
+    ended = resolve;
+  });
+  const unhook = onProcessStop(() => {
+    stopping.abort(STOPPING);
+    return over;
+  });
+  try {
+    return await work(stopping.signal);
+  } finally {
+    unhook();
+    cancel?.removeEventListener("abort", forward);
+    ended();
+  }
+}
