@@ -6,21 +6,29 @@ import { processAlive } from "./processes.js";
  * What work killed outright (kill -9, a crash) left in `dir`: files it named `<prefix><pid><tail>`
  * while it ran (a temporary export, a staging database). Each goes once its pid runs no more; a
  * live pid may be the same work under way in another process, and this process's own are its own.
- * `tail` must match what follows the pid, so a name that merely starts alike is left alone.
+ * `tail` must match what follows the pid, so a name that merely starts alike is left alone. A
+ * folder goes whole (a link goes, never what it points to). Returns how many went.
  */
-export function removeLeftoversOfDeadProcesses(dir: string, prefix: string, tail: RegExp): void {
+export function removeLeftoversOfDeadProcesses(dir: string, prefix: string, tail: RegExp): number {
   let names: string[];
   try {
     names = readdirSync(dir);
   } catch {
-    return;
+    return 0;
   }
+  let removed = 0;
   for (const name of names) {
     if (!name.startsWith(prefix)) continue;
     const named = /^(\d+)(.*)$/s.exec(name.slice(prefix.length));
     if (!named || !tail.test(named[2] ?? "")) continue;
     const pid = Number(named[1]);
     if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid || processAlive(pid)) continue;
-    rmSync(join(dir, name), { force: true });
+    try {
+      rmSync(join(dir, name), { force: true, recursive: true });
+      removed++;
+    } catch {
+      // Another user's, or gone since we looked: left as it is.
+    }
   }
+  return removed;
 }

@@ -1,9 +1,19 @@
 import { spawn } from "node:child_process";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  cairnJson,
+  contractWith,
+  evaluatorToml,
+  freezeRun,
+  gitWorkspace,
+  openAttempt,
+  writePack,
+} from "../helpers/goals.js";
 import { rawServer, startToolCall } from "../helpers/mcp.js";
 import { pidFrom, processGone, waitFor } from "../helpers/processes.js";
-import { CAIRN_BIN, cairn, cleanEnv, initWorkspace } from "../helpers/workspace.js";
+import { CAIRN_BIN, cairn, cleanEnv, initWorkspace, runSync, scratchDir } from "../helpers/workspace.js";
 
 /**
  * A cairn stopped mid-run (kill -9, SIGTERM, its client gone) leaves no process behind, at once
@@ -119,5 +129,62 @@ describe.skipIf(process.platform !== "linux")("a cairn stopped mid-run records t
     await server.close();
     await waitFor(() => processGone(pid), 5_000, "the shortcut's command to die");
     expectStoppedRecord(name);
+  });
+});
+
+describe.skipIf(process.platform !== "linux")("an evaluation killed outright", () => {
+  it("leaves its base's checkout only until the next evaluation, which removes it and has git forget it", async () => {
+    const repo = gitWorkspace({ "score.txt": "90\n" });
+    const outside = scratchDir("cairn-hold-");
+    try {
+      const hold = join(outside.dir, "hold");
+      const cwds = join(outside.dir, "cwds");
+      const goal = contractWith(repo.dir, [{ name: "quality", threshold: 50, direction: "higher" }]);
+      // A noisy evaluator is measured on the base too; it holds while `hold` exists.
+      const script = `pwd >> ${cwds}; if [ -e ${hold} ]; then sleep 120; fi; echo score $(cat score.txt)`;
+      writePack(
+        repo.dir,
+        "fixture",
+        evaluatorToml({
+          name: "quality",
+          proof: "quality",
+          argv: ["sh", "-c", script],
+          read: "regex",
+          pattern: "score (\\d+)",
+          direction: "higher",
+          threshold: 50,
+          noisy: true,
+        }),
+      );
+      const attempt = openAttempt(repo.dir, freezeRun(repo.dir, goal));
+      writeFileSync(hold, "");
+      const evaluation = spawn(process.execPath, [CAIRN_BIN, "attempt", "eval", attempt], {
+        cwd: repo.dir,
+        env: cleanEnv(),
+        stdio: "ignore",
+      });
+      const exited = new Promise((resolve) => evaluation.on("close", resolve));
+      const inBase = () =>
+        existsSync(cwds)
+          ? readFileSync(cwds, "utf8")
+              .split("\n")
+              .find((line) => line.includes("cairn-base-"))
+          : undefined;
+      await waitFor(() => inBase() !== undefined, 15_000, "a sample in the base's checkout");
+      const base = (inBase() as string).trim();
+      evaluation.kill("SIGKILL");
+      await exited;
+      expect(cairn(repo.dir, ["sweep"]).code).toBe(0);
+      expect(existsSync(base)).toBe(true);
+      expect(runSync("git", ["worktree", "list"], repo.dir)).toContain(base);
+
+      rmSync(hold);
+      cairnJson(repo.dir, ["attempt", "eval", attempt]);
+      expect(existsSync(base)).toBe(false);
+      expect(runSync("git", ["worktree", "list"], repo.dir)).not.toContain("cairn-base-");
+    } finally {
+      outside.cleanup();
+      repo.cleanup();
+    }
   });
 });

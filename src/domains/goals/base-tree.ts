@@ -1,7 +1,8 @@
 import { existsSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { join, relative } from "node:path";
 import { os } from "../../kernel/builtins.js";
-import { addWorktree, checkoutTop, removeWorktree } from "./git.js";
+import { removeLeftoversOfDeadProcesses } from "../../kernel/leftovers.js";
+import { addWorktree, checkoutTop, pruneWorktrees, removeWorktree } from "./git.js";
 import { treeFingerprint } from "./measured-tree.js";
 
 /**
@@ -21,6 +22,9 @@ export interface BaseTree {
   dispose(): Promise<void>;
 }
 
+/** The start of a base checkout's folder name in the temporary folder; its creator's pid follows. */
+const BASE_PREFIX = "cairn-base-";
+
 /** Dependency folders git ignores but evaluators need: shared read-only with the base tree. */
 const SHARED_FOLDERS = ["node_modules", ".venv", "venv"];
 
@@ -33,7 +37,11 @@ export function baseTree(dir: string, baseHead: string | null): BaseTree {
       if (!baseHead) return null;
       if (made) return made.cwd;
       const top = (await checkoutTop(dir)) ?? dir;
-      const path = mkdtempSync(join(os().tmpdir(), "cairn-base-"));
+      // Named with this process's pid: an evaluation killed outright (kill -9) cannot dispose
+      // of its base, a whole checkout, so the next one removes every base whose process is
+      // gone, and git forgets those worktrees.
+      if (removeLeftoversOfDeadProcesses(os().tmpdir(), BASE_PREFIX, /^-/) > 0) await pruneWorktrees(dir);
+      const path = mkdtempSync(join(os().tmpdir(), `${BASE_PREFIX}${process.pid}-`));
       // Stopped mid-evaluation (SIGTERM, SIGHUP), the process exits without disposing: the copy
       // goes anyway, and git forgets the worktree at its next prune.
       const removeOnExit = () => rmSync(path, { recursive: true, force: true });

@@ -254,6 +254,11 @@ export async function addWorktree(dir: string, path: string, commit: string): Pr
 export async function removeWorktree(dir: string, path: string): Promise<void> {
   await git(dir, ["worktree", "remove", "--force", path]);
   rmSync(path, { recursive: true, force: true });
+  await pruneWorktrees(dir);
+}
+
+/** Have git forget the worktrees whose folders are gone. */
+export async function pruneWorktrees(dir: string): Promise<void> {
   await git(dir, ["worktree", "prune"]);
 }
 
