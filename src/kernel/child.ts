@@ -165,6 +165,12 @@ export interface ChildRequest {
    * leave something running.
    */
   killEscaped?: boolean;
+  /**
+   * Carry this cairn's mark without the search for escapees at the end that `killEscaped` makes:
+   * a sweep then ends the command if this cairn dies before it does (kill -9). For git, run
+   * often and briefly, whose commit hooks run the repository's code for as long as they like.
+   */
+  marked?: boolean;
 }
 
 export interface ChildResult {
@@ -277,9 +283,11 @@ export function runChild(request: ChildRequest): Promise<ChildResult> {
       });
       return;
     }
-    const mark = request.killEscaped
-      ? `${CHILD_MARK_VARIABLE}=${process.pid}.${crypto().randomUUID()}`
-      : undefined;
+    const mark =
+      request.killEscaped || request.marked
+        ? `${CHILD_MARK_VARIABLE}=${process.pid}.${crypto().randomUUID()}`
+        : undefined;
+    const escapees = request.killEscaped ? mark : undefined;
     const env = request.env ?? childEnv();
     let child: ChildProcesses.ChildProcessByStdio<null, Readable, Readable>;
     try {
@@ -303,7 +311,7 @@ export function runChild(request: ChildRequest): Promise<ChildResult> {
       });
       return;
     }
-    if (mark) LIVE_MARKS.add(mark);
+    if (escapees) LIVE_MARKS.add(escapees);
     if (child.pid !== undefined) {
       LIVE_GROUPS.add(child.pid);
       request.onSpawn?.(child.pid);
@@ -331,9 +339,9 @@ export function runChild(request: ChildRequest): Promise<ChildResult> {
       request.signal?.removeEventListener("abort", onAbort);
       // Whatever the command left running in its group goes with it, and what left the group.
       killGroup(child.pid, "SIGKILL");
-      if (mark) {
-        killGroupsCarrying([mark]);
-        LIVE_MARKS.delete(mark);
+      if (escapees) {
+        killGroupsCarrying([escapees]);
+        LIVE_MARKS.delete(escapees);
       }
       if (child.pid !== undefined) LIVE_GROUPS.delete(child.pid);
     };

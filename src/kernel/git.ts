@@ -106,6 +106,9 @@ export async function git(dir: string, args: string[], options: GitOptions = {})
     timeoutMs: GIT_TIMEOUT_MS,
     signal: options.signal,
     onOutput: (chunk, stream) => (stream === "stdout" ? out : err).push(chunk),
+    // A keep's commit hooks run for as long as they like: a cairn killed mid-commit must not
+    // leave git to commit later, for an attempt that records no keep, so the sweep can find it.
+    marked: true,
   });
   if (result.error?.startsWith("command not found"))
     throw operational("git could not run: it is not installed", "install git");

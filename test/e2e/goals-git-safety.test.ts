@@ -362,7 +362,11 @@ describe("a keep's commit hooks stop when the keep is stopped", () => {
    * An attempt that passes, decided with --run-hooks while the repository's `hook` (pre-commit:
    * before git writes the commit; post-commit: after) hangs, and Ctrl-C sent while it runs.
    */
-  async function decideStoppedIn(hookName: "pre-commit" | "post-commit", edit: string) {
+  async function decideStoppedIn(
+    hookName: "pre-commit" | "post-commit",
+    edit: string,
+    signal: "SIGINT" | "SIGKILL" = "SIGINT",
+  ) {
     const hook = join(ws.dir, ".git", "hooks", hookName);
     const pidFile = join(ws.dir, ".git", `${hookName}.pid`);
     writeFileSync(hook, `#!/bin/sh\necho $$ > "${pidFile}"\nexec sleep 60\n`);
@@ -383,7 +387,12 @@ describe("a keep's commit hooks stop when the keep is stopped", () => {
       });
       const exited = new Promise((resolve) => child.on("close", resolve));
       const pid = await pidFrom(pidFile);
-      child.kill("SIGINT");
+      child.kill(signal);
+      // Killed outright, cairn stops nothing itself: the next sweep does.
+      if (signal === "SIGKILL") {
+        await exited;
+        expect(cairn(ws.dir, ["sweep"]).code).toBe(0);
+      }
       await waitFor(() => processGone(pid), 5_000, "the hook to be killed");
       return { attempt, before, code: await exited, stdout };
     } finally {
@@ -394,6 +403,14 @@ describe("a keep's commit hooks stop when the keep is stopped", () => {
   it("Ctrl-C during the hook kills it, and neither a commit nor a keep is recorded", async () => {
     const { attempt, before, code } = await decideStoppedIn("pre-commit", "four\n");
     expect(code).toBe(130);
+    expect(head()).toBe(before);
+    expect(verdictOf(attempt.id)).toBeNull();
+    expect(cairnJson<{ verdict: string }>(ws.dir, ["attempt", "decide", attempt.id]).verdict).toBe("keep");
+  });
+
+  it("kill -9 of cairn during the hook: the next sweep kills git and its hook, so no commit lands later for a keep nobody recorded", async () => {
+    const { attempt, before } = await decideStoppedIn("pre-commit", "six\n", "SIGKILL");
+    await new Promise((resolve) => setTimeout(resolve, 300));
     expect(head()).toBe(before);
     expect(verdictOf(attempt.id)).toBeNull();
     expect(cairnJson<{ verdict: string }>(ws.dir, ["attempt", "decide", attempt.id]).verdict).toBe("keep");
