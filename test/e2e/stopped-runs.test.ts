@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -188,3 +188,73 @@ describe.skipIf(process.platform !== "linux")("an evaluation killed outright", (
     }
   });
 });
+
+describe.skipIf(process.platform !== "linux")(
+  "a skill script or an OS tool whose cairn is killed outright",
+  () => {
+    it("leaves its start in the audit log, and the next sweep kills it", async () => {
+      const home = join(ws.dir, "machine");
+      const skill = join(ws.dir, ".cairn", "skills", "sleepy");
+      mkdirSync(join(skill, "scripts"), { recursive: true });
+      mkdirSync(home, { recursive: true });
+      writeFileSync(join(skill, "SKILL.md"), "---\nname: sleepy\ndescription: sleeps\n---\nSleeps.\n");
+      const scriptPid = join(ws.dir, "script.pid");
+      writeFileSync(
+        join(skill, "scripts", "sleep.sh"),
+        `#!/bin/sh\necho $$ > ${scriptPid}\nexec sleep 120\n`,
+      );
+      chmodSync(join(skill, "scripts", "sleep.sh"), 0o755);
+      const env = { CAIRN_HOME: home };
+      const digest = cairn(ws.dir, ["skill", "digest", "sleepy", "--json"], { env }).json as {
+        enable_line: string;
+      };
+      // A shell needs a person's confirmation as an OS tool: the sleep is found by its argv.
+      const seconds = String(100 + Math.floor(Math.random() * 900));
+      const osPid = join(ws.dir, "os.pid");
+      const findSleep = () => {
+        for (const entry of readdirSync("/proc")) {
+          if (!/^\d+$/.test(entry)) continue;
+          try {
+            const [program, ...rest] = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0");
+            // The sleep itself, not the cairn whose arguments end the same way.
+            if (program?.endsWith("sleep") && rest[0] === seconds) {
+              writeFileSync(osPid, `${entry}\n`);
+              return;
+            }
+          } catch {
+            // Gone while we looked.
+          }
+        }
+      };
+      writeFileSync(
+        join(home, "cairn.toml"),
+        `[skills.run]\n${digest.enable_line}\n\n[os]\nenabled = true\nallow = ["sleep"]\n`,
+      );
+      const runs: [string[], string, string][] = [
+        [["skill", "run", "sleepy", "scripts/sleep.sh"], scriptPid, "skill_run_start"],
+        [["os", "run", "sleep", seconds], osPid, "os_run_start"],
+      ];
+      for (const [args, pidFile, started] of runs) {
+        const child = spawn(process.execPath, [CAIRN_BIN, ...args], {
+          cwd: ws.dir,
+          env: cleanEnv(env),
+          stdio: "ignore",
+        });
+        const exited = new Promise((resolve) => child.on("close", resolve));
+        if (args[0] === "os")
+          await waitFor(() => (findSleep(), existsSync(osPid)), 15_000, "the OS tool to start");
+        const pid = await pidFrom(pidFile);
+        leftovers.push(pid);
+        child.kill("SIGKILL");
+        await exited;
+        const audit = cairn(ws.dir, ["audit", "tail", "--json"], { env }).json as {
+          entries: { event: string }[];
+        };
+        expect(audit.entries.map((entry) => entry.event)).toContain(started);
+        expect(processGone(pid)).toBe(false);
+        expect(cairn(ws.dir, ["sweep"], { env }).code).toBe(0);
+        await waitFor(() => processGone(pid), 5_000, `${args[0]} run's process to be killed`);
+      }
+    });
+  },
+);

@@ -123,6 +123,8 @@ export const osRun = defineCommand({
       signal: ctx.signal,
       untrusted,
       extraEnv,
+      // Audited before it runs: a cairn killed outright mid-run (kill -9) records no end.
+      onStart: (argv) => audit(ctx, "critical", "os_run_start", { argv }),
       check: git
         ? async (gitPath) => {
             const problem = await gitConfigProblem(gitPath, input.args, {
@@ -144,6 +146,7 @@ export const osRun = defineCommand({
       argv: run.argv,
       exit_code: run.exit_code,
       timed_out: run.timed_out,
+      error: run.error,
       duration_ms: run.duration_ms,
       stdout_bytes: run.stdout_bytes,
       stderr_bytes: run.stderr_bytes,

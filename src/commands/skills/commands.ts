@@ -278,6 +278,8 @@ export const skillRun = defineCommand({
       throw error;
     }
     const { skill, digest, argv } = prepared;
+    // Audited before it runs: a cairn killed outright mid-run (kill -9) records no end.
+    record("notice", "skill_run_start", { dir: skill.realDir, digest, argv });
     const run = await runScript(skill, argv, {
       timeoutMs: skillsConfigOf(ctx.config).timeout_seconds * 1000,
       signal: ctx.signal,
@@ -290,6 +292,7 @@ export const skillRun = defineCommand({
       argv,
       exit_code: run.exit_code,
       timed_out: run.timed_out,
+      error: run.error,
       duration_ms: run.duration_ms,
       stdout_bytes: run.stdout_bytes,
       stderr_bytes: run.stderr_bytes,

@@ -101,6 +101,8 @@ export async function runOs(
     untrusted?: readonly string[];
     /** Refuses (throws) before the spawn, given the resolved path: git's configuration look. */
     check?: (path: string) => Promise<void>;
+    /** Told the argv just before it is spawned, past every refusal: where the run's start is audited. */
+    onStart?: (argv: readonly string[]) => void;
   },
 ): Promise<OsRun> {
   const path = resolveBinary(bin, options.env, options.untrusted);
@@ -116,6 +118,7 @@ export async function runOs(
   const out = new Capture(OS_OUTPUT_CAP);
   const err = new Capture(OS_OUTPUT_CAP);
   const argv = [path, ...args];
+  options.onStart?.(argv);
   const result = await runChild({
     argv,
     cwd: options.cwd,
