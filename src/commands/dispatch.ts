@@ -5,7 +5,6 @@ import { guard } from "../domains/identity/guard.js";
 import { checkLimits } from "../domains/limits/limits.js";
 import { logWarn } from "../kernel/log.js";
 import { type Outcome, operational, outcomeFromThrown, refuse, usageError } from "../kernel/outcome.js";
-import { untilStopped } from "../kernel/until-stopped.js";
 import type { CallControls, CommandContext, Session } from "./context.js";
 import type { AnyCommand, WorkspaceCommand } from "./define.js";
 import { AFTER_CALL_HOOKS, CALL_HOOKS, whileCalling } from "./hooks.js";
@@ -21,25 +20,11 @@ export function describeIssues(error: z.ZodError): string {
  * The single path every call takes, from either face: validate input, bind the caller, apply
  * the guard, run the handler, check the output against its declared schema.
  */
-export function dispatch(
+export async function dispatch(
   command: AnyCommand,
   rawInput: unknown,
   session: Session,
   controls: CallControls = {},
-): Promise<Outcome<unknown>> {
-  // This process stopped mid-call (SIGTERM, a server whose client left) cancels the call as its
-  // caller would, and waits for it: what it ran is killed and its end recorded (a shortcut's
-  // run, the call's audit line), where an exit at once left a start with no end.
-  return untilStopped(controls.signal, (signal) =>
-    dispatchCall(command, rawInput, session, { ...controls, signal }),
-  );
-}
-
-async function dispatchCall(
-  command: AnyCommand,
-  rawInput: unknown,
-  session: Session,
-  controls: CallControls & { signal: AbortSignal },
 ): Promise<Outcome<unknown>> {
   try {
     const parsed = command.input.safeParse(rawInput ?? {});
@@ -64,7 +49,7 @@ async function dispatchCall(
     } else {
       const ctx: CommandContext = {
         ...(await session.context()),
-        signal: controls.signal,
+        signal: controls.signal ?? new AbortController().signal,
         progress: controls.progress ?? (() => {}),
         audience: controls.audience ?? "person",
       };
