@@ -95,6 +95,19 @@ export async function corroborates(tx: Tx, actor: Actor, fact: FactRecord): Prom
 
 export const restatementAction = (counted: boolean) => (counted ? "fact.reinforce" : "fact.restate");
 
+/** A live fact stated again: seen now, its topics merged, counted when it corroborates. */
+async function restate(
+  tx: Tx,
+  actor: Actor,
+  existing: FactRecord,
+  topics: readonly string[],
+  now: string,
+): Promise<{ fact: FactRecord; counted: boolean }> {
+  const counted = await corroborates(tx, actor, existing);
+  const merged = mergeTopics(existing.topics, [...topics], MAX_TOPICS);
+  return { fact: await tx.facts.reinforce(existing.id, merged, now, counted), counted };
+}
+
 export async function remember(
   store: Store,
   actor: Actor,
@@ -106,13 +119,7 @@ export async function remember(
   return store.write(async (tx) => {
     const existing = await tx.facts.liveByNorm(norm);
     if (existing) {
-      const counted = await corroborates(tx, actor, existing);
-      const fact = await tx.facts.reinforce(
-        existing.id,
-        mergeTopics(existing.topics, topics, MAX_TOPICS),
-        now,
-        counted,
-      );
+      const { fact, counted } = await restate(tx, actor, existing, topics, now);
       await tx.journal.append({
         at: now,
         actor: actor.id,
@@ -266,18 +273,13 @@ export async function supersede(
     if (existing) {
       // The correction is a fact already known: restating it, which corroborates it as `remember`
       // would (and is journaled as one, so the same author is not counted twice).
-      const counted = await corroborates(tx, actor, existing);
-      fact = await tx.facts.reinforce(
-        existing.id,
-        mergeTopics(existing.topics, topicsOfNew, MAX_TOPICS),
-        now,
-        counted,
-      );
-      if (counted)
+      const restated = await restate(tx, actor, existing, topicsOfNew, now);
+      fact = restated.fact;
+      if (restated.counted)
         await tx.journal.append({
           at: now,
           actor: actor.id,
-          action: "fact.reinforce",
+          action: restatementAction(true),
           subject: fact.id,
           data: {},
         });
