@@ -40,6 +40,11 @@ export interface WorkspaceCommand<I extends z.ZodObject = z.ZodObject, O extends
   workspace: "required";
   /** Writes a read-only agent may still make (ask, findings, proposals). */
   allowReadOnly?: boolean;
+  /**
+   * Runs processes it supervises (a shortcut, verify commands, evaluators, an OS tool): a stop of
+   * this process cancels the call, and waits for it to record its end (see `dispatch`).
+   */
+  supervises?: true;
   handler(input: z.infer<I>, ctx: CommandContext): Promise<z.input<O>>;
 }
 

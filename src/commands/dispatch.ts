@@ -5,6 +5,7 @@ import { guard } from "../domains/identity/guard.js";
 import { checkLimits } from "../domains/limits/limits.js";
 import { logWarn } from "../kernel/log.js";
 import { type Outcome, operational, outcomeFromThrown, refuse, usageError } from "../kernel/outcome.js";
+import { untilStopped } from "../kernel/until-stopped.js";
 import type { CallControls, CommandContext, Session } from "./context.js";
 import type { AnyCommand, WorkspaceCommand } from "./define.js";
 import { AFTER_CALL_HOOKS, CALL_HOOKS, whileCalling } from "./hooks.js";
@@ -47,33 +48,15 @@ export async function dispatch(
     if (command.workspace === "none") {
       output = await command.handler(input, { ...session.bare(), signal: controls.signal });
     } else {
-      const ctx: CommandContext = {
-        ...(await session.context()),
-        signal: controls.signal ?? new AbortController().signal,
-        progress: controls.progress ?? (() => {}),
-        audience: controls.audience ?? "person",
-      };
-      output = await afterCall(ctx, command, input, async () => {
-        // Retirement takes effect at a running server's next call, reads included.
-        await requireStillActive(ctx.store, ctx.actor);
-        guard(ctx.actor, {
-          name: command.name,
-          effect: command.effect,
-          allowReadOnly: command.allowReadOnly,
-          confirmed: input.confirm === true,
-        });
-        // Every write is recorded: one whose audit line could not be appended is not done.
-        if (command.effect !== "read") assertAuditable(ctx);
-        // A read-only session (the dashboard) only looks, and a server's own look (its change
-        // feed) is not a call by the caller: neither renews anyone's lease.
-        if (session.readOnly || controls.background) return command.handler(input, ctx);
-        for (const hook of CALL_HOOKS) {
-          // A hook's failure (a busy database) must not fail the call it rides on.
-          await hook(ctx, command).catch((error: unknown) =>
-            logWarn(`${command.name}: ${(error as Error).message}`),
-          );
-        }
-        return whileCalling(ctx, () => command.handler(input, ctx));
+      const opened = await session.context();
+      output = await whileSupervising(command, controls.signal, (signal) => {
+        const ctx: CommandContext = {
+          ...opened,
+          signal,
+          progress: controls.progress ?? (() => {}),
+          audience: controls.audience ?? "person",
+        };
+        return callWithin(ctx, command, input, session, controls);
       });
     }
     const checked = command.output.safeParse(output);
@@ -86,6 +69,54 @@ export async function dispatch(
   } catch (thrown) {
     return outcomeFromThrown(thrown);
   }
+}
+
+/**
+ * A command that runs processes it supervises (a shortcut, verify commands, evaluators, an OS
+ * tool) is cancelled as its caller would cancel it when this process is stopped (SIGTERM, a
+ * server whose client left), and the process waits (its stop grace) for the call to record its
+ * end: what it ran killed, its journal and audit lines written. Other calls are not waited for:
+ * a wait that does not listen to the stop (a lock on a shared store) would only hold the exit.
+ */
+function whileSupervising<T>(
+  command: WorkspaceCommand,
+  cancel: AbortSignal | undefined,
+  call: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  if (command.supervises === true) return untilStopped(cancel, call);
+  return call(cancel ?? new AbortController().signal);
+}
+
+/** Check the caller may make this call, then run it with the call's hooks and audit. */
+function callWithin(
+  ctx: CommandContext,
+  command: WorkspaceCommand,
+  input: Record<string, unknown>,
+  session: Session,
+  controls: CallControls,
+): Promise<unknown> {
+  return afterCall(ctx, command, input, async () => {
+    // Retirement takes effect at a running server's next call, reads included.
+    await requireStillActive(ctx.store, ctx.actor);
+    guard(ctx.actor, {
+      name: command.name,
+      effect: command.effect,
+      allowReadOnly: command.allowReadOnly,
+      confirmed: input.confirm === true,
+    });
+    // Every write is recorded: one whose audit line could not be appended is not done.
+    if (command.effect !== "read") assertAuditable(ctx);
+    // A read-only session (the dashboard) only looks, and a server's own look (its change
+    // feed) is not a call by the caller: neither renews anyone's lease.
+    if (session.readOnly || controls.background) return command.handler(input, ctx);
+    for (const hook of CALL_HOOKS) {
+      // A hook's failure (a busy database) must not fail the call it rides on.
+      await hook(ctx, command).catch((error: unknown) =>
+        logWarn(`${command.name}: ${(error as Error).message}`),
+      );
+    }
+    return whileCalling(ctx, () => command.handler(input, ctx));
+  });
 }
 
 /** Run a call, then every after-call hook with its outcome (a refusal or failure included). */

@@ -104,6 +104,34 @@ function expectStoppedRecord(name: string): void {
   expect(audited).toEqual([expect.objectContaining({ outcome: "operational" })]);
 }
 
+describe.skipIf(process.platform !== "linux")("a cairn stopped mid-run records the run's end", () => {
+  it("SIGTERM of cairn shortcut run: the command is killed, and its run ends cancelled in the journal and the audit", async () => {
+    const { name, pidFile } = sleeperShortcut();
+    const child = spawn(process.execPath, [CAIRN_BIN, "shortcut", "run", name], {
+      cwd: ws.dir,
+      env: cleanEnv(),
+    });
+    const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+    const pid = await pidFrom(pidFile);
+    leftovers.push(pid);
+    child.kill("SIGTERM");
+    expect(await exited).toBe(143);
+    await waitFor(() => processGone(pid), 5_000, "the shortcut's command to die");
+    expectStoppedRecord(name);
+  });
+
+  it("a client that disconnects mid run_shortcut: the command is killed, and its run ends cancelled", async () => {
+    const { name, pidFile } = sleeperShortcut();
+    const server = rawServer(ws.dir);
+    await startToolCall(server, "run_shortcut", { name });
+    const pid = await pidFrom(pidFile);
+    leftovers.push(pid);
+    await server.close();
+    await waitFor(() => processGone(pid), 5_000, "the shortcut's command to die");
+    expectStoppedRecord(name);
+  });
+});
+
 describe.skipIf(process.platform !== "linux")("an evaluation killed outright", () => {
   it("leaves its base's checkout only until the next evaluation, which removes it and has git forget it", async () => {
     const repo = gitWorkspace({ "score.txt": "90\n" });

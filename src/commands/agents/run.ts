@@ -15,6 +15,7 @@ export const RunArgs = z.array(z.string().max(4096)).max(64);
 
 export const agentsRun = defineCommand({
   name: "agents run",
+  supervises: true,
   summary:
     "Run a local agent now (argv, never a shell); a failure is an error carrying its exit code and stderr",
   effect: "write",
@@ -80,6 +81,7 @@ export const agentsRun = defineCommand({
 
 export const agentsRemediate = defineCommand({
   name: "agents remediate",
+  supervises: true,
   summary:
     "Run an agent's declared preflight remediation (the operator's command, 120 s deadline); never re-runs the agent",
   effect: "write",

@@ -50,6 +50,7 @@ export const attemptOpen = defineCommand({
 
 export const attemptEval = defineCommand({
   name: "attempt eval",
+  supervises: true,
   summary:
     "Run every frozen evaluator in the attempt's checkout (numbers also on its base, in the same session) and store each sample",
   effect: "write",
@@ -112,6 +113,7 @@ function keptText(out: z.infer<typeof DecisionView>): string {
 
 export const attemptDecide = defineCommand({
   name: "attempt decide",
+  supervises: true,
   summary:
     "Score each proof from cairn's evidence: keep | revert | review. Keep commits the attempt's own changes, skipping commit hooks unless --run-hooks",
   effect: "write",

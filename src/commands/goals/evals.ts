@@ -168,6 +168,7 @@ export const evalPropose = defineCommand({
 
 export const evalApprove = defineCommand({
   name: "eval approve",
+  supervises: true,
   summary:
     "Approve an evaluator proposal (owner or a planning role): runs it once and refuses a rule that extracts nothing",
   effect: "write",

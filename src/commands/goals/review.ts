@@ -24,6 +24,7 @@ const renderSettled = (out: z.infer<typeof Settled>) => {
 
 export const attemptAccept = defineCommand({
   name: "attempt accept",
+  supervises: true,
   summary:
     "Workspace owner only: settle a review by keeping the attempt (commits its own changes; the owner's judgment)",
   effect: "write",

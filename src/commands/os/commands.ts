@@ -54,6 +54,7 @@ export const osList = defineCommand({
 
 export const osRun = defineCommand({
   name: "os run",
+  supervises: true,
   summary: "Run an allowlisted binary with arguments (argv, never a shell); refusals are audited too",
   effect: "write",
   audit: "self",

@@ -240,6 +240,7 @@ export const skillDigest = defineCommand({
 
 export const skillRun = defineCommand({
   name: "skill run",
+  supervises: true,
   summary:
     "Run a script from a skill's scripts/ folder (argv, never a shell); only skills the operator enabled",
   effect: "write",

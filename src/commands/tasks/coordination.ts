@@ -309,6 +309,7 @@ export const shortcutList = defineCommand({
 
 export const shortcutRun = defineCommand({
   name: "shortcut run",
+  supervises: true,
   summary: "Run a shortcut through the guard (destructive needs --confirm); the run is recorded",
   effect: "write",
   // The shortcut's own declared effect decides, through the guard, inside the handler.

@@ -24,6 +24,7 @@ const renderOne = (verb: string) => (out: z.infer<typeof one>) =>
 
 export const taskCheck = defineCommand({
   name: "task check",
+  supervises: true,
   summary: "Tick acceptance criteria (owner only); verify commands are run by cairn and must exit 0",
   effect: "write",
   positional: ["task"],
@@ -84,6 +85,7 @@ export const taskCheck = defineCommand({
 
 export const taskFinish = defineCommand({
   name: "task finish",
+  supervises: true,
   summary:
     "Finish a task you own: refused, listing what is unmet, until every criterion and the definition of done pass",
   effect: "write",
