@@ -176,6 +176,8 @@ export interface TaskRepo {
   activeBy(owner: string): Promise<TaskRecord[]>;
   byStatus(status: TaskStatus, limit: number): Promise<TaskRecord[]>;
   unverifiedDone(limit: number): Promise<TaskRecord[]>;
+  /** How many tasks were finished unverified, beyond the page `unverifiedDone` lists. */
+  countUnverifiedDone(): Promise<number>;
   /** Active claims whose lease is older than `cutoff`. */
   staleClaims(cutoff: string): Promise<TaskRecord[]>;
   /** Renew every lease `owner` holds that is older than `olderThan`; returns how many. */

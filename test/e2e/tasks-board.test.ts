@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { callTool, connectMcp } from "../helpers/mcp.js";
+import { rawExec } from "../helpers/raw-store.js";
 import { cairn, initWorkspace } from "../helpers/workspace.js";
 
 let ws: { dir: string; cleanup: () => void };
@@ -146,5 +147,31 @@ describe("the task board through the CLI", () => {
     expect(cairn(ws.dir, ["board"]).stdout).toMatch(
       new RegExp(`${id} take my word for it .*\\(finished unverified\\)`),
     );
+  });
+
+  it("counts every unverified finish where status and review list only the newest", async () => {
+    const mcp = await connectMcp(ws.dir);
+    const finished = 105;
+    try {
+      for (let i = 0; i < finished; i++) {
+        const result = await callTool(mcp, "add_task", { title: `said done ${i}` });
+        expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+      }
+    } finally {
+      await mcp.close();
+    }
+    // Finished unverified behind cairn's back: 105 finishes through the CLI would take a minute.
+    await rawExec(ws.dir, "UPDATE tasks SET status = 'done', unverified = 1");
+    const status = cairn(ws.dir, ["status", "--json"]).json as {
+      board: { unverified: string[]; unverified_total: number };
+    };
+    expect(status.board.unverified).toHaveLength(100);
+    expect(status.board.unverified_total).toBe(finished);
+    expect(cairn(ws.dir, ["status"]).stdout).toContain(`… and ${finished - 100} more: cairn review`);
+    const review = cairn(ws.dir, ["review", "--json"]).json as {
+      unverified: unknown[];
+      unverified_total: number;
+    };
+    expect(review.unverified_total).toBe(finished);
   });
 });

@@ -38,6 +38,8 @@ export const reviewCommand = defineCommand({
       }),
     ),
     unverified: z.array(z.object({ id: z.string(), title: z.string(), owner: z.string().nullable() })),
+    /** All tasks finished unverified; `unverified` lists the newest 200. */
+    unverified_total: z.number().int(),
   }),
   async handler(_input, ctx) {
     return ctx.store.read(async (tx) => ({
@@ -47,11 +49,17 @@ export const reviewCommand = defineCommand({
         title: t.title,
         owner: t.owner,
       })),
+      unverified_total: await tx.tasks.countUnverifiedDone(),
     }));
   },
   render: (out) =>
     [
       ...out.attempts.map((a) => `${a.attempt} (${a.goal}, ${a.run}): ${a.reason}`),
       ...out.unverified.map((t) => `${t.id} finished unverified: ${t.title}`),
+      ...(out.unverified_total > out.unverified.length
+        ? [
+            `… and ${out.unverified_total - out.unverified.length} more finished unverified (the newest are listed)`,
+          ]
+        : []),
     ].join("\n") || "Nothing waits for review.",
 });

@@ -12,7 +12,9 @@ const BoardStatus = z.object({
   open_asks: z.array(z.object({ id: z.string(), task: z.string(), to: z.string(), question: z.string() })),
   open_asks_total: z.number().int(),
   stale_claims: z.array(z.object({ id: z.string(), owner: z.string(), lease_at: z.string() })),
+  /** The newest finishes recorded unverified; `unverified_total` counts them all (`cairn review`). */
   unverified: z.array(z.string()),
+  unverified_total: z.number().int(),
   swept: z.array(z.object({ task: z.string(), at: z.string(), why: z.string() })),
 });
 
@@ -66,7 +68,11 @@ function renderStatus(out: StatusView): string {
   if (unlisted > 0) lines.push(`  … ${unlisted} more open questions: cairn asks`);
   for (const claim of board.stale_claims)
     lines.push(`  stale claim ${claim.id} by ${claim.owner} since ${claim.lease_at}`);
-  if (board.unverified.length > 0) lines.push(`  finished unverified: ${board.unverified.join(", ")}`);
+  if (board.unverified.length > 0) {
+    const more = board.unverified_total - board.unverified.length;
+    const rest = more > 0 ? ` … and ${more} more: cairn review` : "";
+    lines.push(`  finished unverified: ${board.unverified.join(", ")}${rest}`);
+  }
   for (const swept of board.swept) lines.push(`  swept ${swept.task} at ${swept.at}: ${swept.why}`);
   lines.push(...renderLocalAgents(out.local_agents));
   if (out.last_event)

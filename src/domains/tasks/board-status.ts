@@ -4,6 +4,9 @@ import { TITLE_CHARS } from "../limits/limits.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
 import { ASKS_SHOWN } from "./asks.js";
 
+/** The newest unverified finishes `status` names; the rest are counted, and `cairn review` lists them. */
+const UNVERIFIED_SHOWN = 100;
+
 /**
  * The board's section of `cairn status` (and of `now`): reasons and questions as previews, each
  * whole in `task show` and `asks`, so that a hundred 256 KiB questions a read-only agent asked do
@@ -40,7 +43,8 @@ export async function boardStatus(store: Store, config: WorkspaceConfig, now: st
         owner: t.owner as string,
         lease_at: t.leaseAt ?? "",
       })),
-      unverified: (await tx.tasks.unverifiedDone(100)).map((t) => t.id),
+      unverified: (await tx.tasks.unverifiedDone(UNVERIFIED_SHOWN)).map((t) => t.id),
+      unverified_total: await tx.tasks.countUnverifiedDone(),
       swept: (await tx.tasks.eventsOf("task.swept", 10)).map((e) => ({
         task: e.subject,
         at: e.at,

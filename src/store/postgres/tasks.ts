@@ -43,6 +43,9 @@ export function pgTasks(db: PgDb): TaskRepo {
   const countByStatus = db.prepare<[], { status: string; n: number }>(
     "SELECT status, COUNT(*) AS n FROM tasks GROUP BY status",
   );
+  const countUnverifiedDone = db.prepare<[], { n: number }>(
+    "SELECT COUNT(*) AS n FROM tasks WHERE status = 'done' AND unverified = 1",
+  );
   const activeBy = db.prepare<[string], TaskRow>(
     `SELECT ${COLUMNS} FROM tasks WHERE owner = ? AND status = 'active' ORDER BY seq`,
   );
@@ -194,6 +197,9 @@ export function pgTasks(db: PgDb): TaskRepo {
       const counts: Record<string, number> = {};
       for (const row of await countByStatus.all()) counts[row.status] = row.n;
       return counts;
+    },
+    async countUnverifiedDone() {
+      return Number((await countUnverifiedDone.get())?.n ?? 0);
     },
     async activeBy(owner) {
       return (await activeBy.all(owner)).map(toTask);

@@ -47,6 +47,9 @@ export function sqliteTasks(db: Database.Database): TaskRepo {
   const countByStatus = db.prepare<[], { status: string; n: number }>(
     "SELECT status, COUNT(*) AS n FROM tasks GROUP BY status",
   );
+  const countUnverifiedDone = db.prepare<[], { n: number }>(
+    "SELECT COUNT(*) AS n FROM tasks WHERE status = 'done' AND unverified = 1",
+  );
   const activeBy = taskRows(
     db.prepare<[string], unknown[]>(
       `SELECT ${COLUMNS} FROM tasks WHERE owner = ? AND status = 'active' ORDER BY seq`,
@@ -189,6 +192,9 @@ export function sqliteTasks(db: Database.Database): TaskRepo {
       const counts: Record<string, number> = {};
       for (const row of countByStatus.all()) counts[row.status] = row.n;
       return counts;
+    },
+    async countUnverifiedDone() {
+      return Number(countUnverifiedDone.get()?.n ?? 0);
     },
     async activeBy(owner) {
       return activeBy.all(owner).map(toTask);
