@@ -612,6 +612,26 @@ describe("export and import", () => {
     }
   });
 
+  it("refuses a key or counter near 2^53, where ids stop being unique, writing nothing", () => {
+    const lines = exportedBoard();
+    const edited = importEdited(lines, "tasks", "T-2", (row) => (row.seq = Number.MAX_SAFE_INTEGER));
+    expect(edited.imported.code, edited.imported.stderr).toBe(2);
+    expect(edited.imported.stderr).toContain(`line ${edited.line} (tasks "T-2"): seq is past ${2 ** 48}`);
+    expect(existsSync(join(edited.target, ".cairn"))).toBe(false);
+    // The header's counters too: one at 2^53 - 1 handed out one task id, then that id again.
+    const header = JSON.parse(lines[0] as string) as { counters?: Record<string, number> };
+    header.counters = { ...header.counters, tasks: Number.MAX_SAFE_INTEGER };
+    const attempt = mkdtempSync(join(scratch.dir, "counter-"));
+    const file = join(attempt, "edited.jsonl");
+    writeFileSync(file, `${[JSON.stringify(header), ...lines.slice(1)].join("\n")}\n`);
+    const target = join(attempt, "target");
+    mkdirSync(target);
+    const imported = cairn(target, ["import", file]);
+    expect(imported.code, imported.stderr).toBe(2);
+    expect(imported.stderr).toMatch(/not a cairn export header \("counters\.tasks": .*281474976710656/);
+    expect(existsSync(join(target, ".cairn"))).toBe(false);
+  });
+
   it("refuses a note no command could have written (a decision with nothing rejected), writing nothing", () => {
     const lines = exportedBoard();
     const edits: [(row: Record<string, unknown>) => void, RegExp][] = [

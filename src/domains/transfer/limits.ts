@@ -140,12 +140,36 @@ function ruleFor(table: string, column: string): ColumnRule | null {
 }
 
 /**
+ * The highest key or counter an import takes: far past what any workspace hands out in its life,
+ * and far below 2^53, past which a JavaScript number stops counting by one. A crafted counter at
+ * 2^53 - 1 handed out one task id, then the same one again: every later `task add` failed.
+ */
+export const COUNT_CEILING = 2 ** 48;
+/** Columns that count (keys, criterion and step numbers, versions): the next one is the last plus one. */
+const COUNTING_COLUMNS = new Set([
+  "seq",
+  "id",
+  "n",
+  "position",
+  "cursor",
+  "version",
+  "seen_count",
+  "repeat_index",
+]);
+
+/**
  * Refuse the first record holding a value past its limit: a usage error naming the line, the
  * record and the field, with the limit and the size but never the value.
  */
 export function checkRecordLimits(record: DumpRecord, line: number): void {
   for (const column in record.row) {
     const value = record.row[column];
+    if (typeof value === "number" && COUNTING_COLUMNS.has(column) && Math.abs(value) > COUNT_CEILING) {
+      throw usageError(
+        `import: line ${line} (${recordName(record)}): ${column} is past ${COUNT_CEILING}, where ids stop being unique`,
+        "nothing was imported: import the file as `cairn export` wrote it",
+      );
+    }
     if (typeof value !== "string") continue;
     const rule = ruleFor(record.table, column);
     if (!rule || value.length <= rule.fits) continue;

@@ -13,7 +13,7 @@ import type { DumpRecord, Store } from "../../store/store.js";
 import type { Actor } from "../identity/actor.js";
 import type { Workspace } from "../workspace/discover.js";
 import { makeStateDir, namedStoreUrl, refuseExisting, writeWorkspaceConfig } from "../workspace/init.js";
-import { checkRecordLimits } from "./limits.js";
+import { COUNT_CEILING, checkRecordLimits } from "./limits.js";
 import { checkRecordShape } from "./shapes.js";
 import { withoutStoreTable } from "./store-table.js";
 
@@ -36,7 +36,7 @@ const Header = z.object({
    * were deleted since (a forgotten fact). The import raises its counters to these, so no id is
    * ever handed out twice. Exports written before it existed carry none: ids follow the rows.
    */
-  counters: z.record(z.string(), z.number().int().min(0).max(Number.MAX_SAFE_INTEGER)).optional(),
+  counters: z.record(z.string(), z.number().int().min(0).max(COUNT_CEILING)).optional(),
 });
 /**
  * A stored row holds only what a column can: text, a number or null. Anything else (an object, a
@@ -112,7 +112,13 @@ export async function importWorkspace(
   if (lines.length === 0)
     throw usageError("import: the input is empty", "pass a file written by `cairn export`");
   const header = Header.safeParse(parseLine(lines[0] as string, 1));
-  if (!header.success) throw usageError("import: the first line is not a cairn export header");
+  if (!header.success) {
+    const issue = header.error.issues[0];
+    const where = issue?.path.map(String).join(".");
+    throw usageError(
+      `import: the first line is not a cairn export header${where ? ` (${quoteValue(where)}: ${issue?.message})` : ""}`,
+    );
+  }
   // The new workspace names its own store: the exported one (the source's server) is cut out
   // before anything is written, and a form that cannot be cut out refuses the import.
   const config = header.data.config !== undefined ? withoutStoreTable(header.data.config) : undefined;
