@@ -31,6 +31,7 @@ export interface NowView {
     open_asks: { id: string; task: string; to: string; question: string }[];
     open_asks_total: number;
     unverified: string[];
+    unverified_total: number;
   };
   ready: TaskSummary[];
   claims: (TaskSummary & { claimed_at: string | null; lease_at: string | null; stale: boolean })[];
@@ -43,6 +44,7 @@ export interface NowView {
     in_review: number;
     latest: { attempt: string; verdict: string | null } | null;
   }[];
+  goals_total: number;
   activity: JournalEvent[];
 }
 

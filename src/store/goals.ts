@@ -190,6 +190,8 @@ export interface GoalRepo {
   updateGoal(id: string, fields: GoalFields, at: string): Promise<GoalRecord>;
   goal(id: string): Promise<GoalRecord | undefined>;
   goals(): Promise<GoalRecord[]>;
+  /** The goals changed last (then the newest), at most `limit`, and how many there are in all. */
+  recentGoals(limit: number): Promise<{ goals: GoalRecord[]; total: number }>;
   /** Goal ids that start with `prefix` (byte for byte), lowest number first, at most `limit`. */
   idsStartingWith(prefix: string, limit: number): Promise<IdPage>;
 

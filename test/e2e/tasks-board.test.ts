@@ -173,5 +173,29 @@ describe("the task board through the CLI", () => {
       unverified_total: number;
     };
     expect(review.unverified_total).toBe(finished);
+    const now = cairn(ws.dir, ["now", "--json"]).json as { inbox: { unverified_total: number } };
+    expect(now.inbox.unverified_total).toBe(finished);
+    expect(cairn(ws.dir, ["now"]).stdout).toContain(`${finished} finished unverified`);
+  });
+
+  it("now shows the goals changed last, and counts them all, where it read every goal", async () => {
+    const mcp = await connectMcp(ws.dir);
+    const made = 23;
+    try {
+      for (let i = 0; i < made; i++) {
+        const result = await callTool(mcp, "cli", { argv: ["goal", "create", `goal number ${i}`] });
+        expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+      }
+      const changed = await callTool(mcp, "cli", {
+        argv: ["goal", "update", "G-1", "--outcome", "first, changed last"],
+      });
+      expect(changed.isError, JSON.stringify(changed.content)).toBeFalsy();
+    } finally {
+      await mcp.close();
+    }
+    const now = cairn(ws.dir, ["now", "--json"]).json as { goals: { id: string }[]; goals_total: number };
+    expect(now.goals_total).toBe(made);
+    expect(now.goals).toHaveLength(20);
+    expect(now.goals[0]?.id).toBe("G-1");
   });
 });

@@ -21,8 +21,11 @@ import { AgentsInboxLine } from "./agents.js";
 const STATUSES = ["open", "active", "blocked", "done", "dropped"];
 
 function Inbox({ now }: { now: NowView }) {
-  const { review, blocked, stale_claims, open_asks, open_asks_total, unverified } = now.inbox;
-  const total = review.length + blocked.length + stale_claims.length + open_asks_total + unverified.length;
+  const { review, blocked, stale_claims, open_asks, open_asks_total, unverified, unverified_total } =
+    now.inbox;
+  // The lists hold the newest; the count says how many wait in all.
+  const total =
+    review.length + (now.counts.blocked ?? 0) + stale_claims.length + open_asks_total + unverified_total;
   return html`<${Section} title="Needs a human" count=${total}>
     ${total === 0 ? html`<${Empty}>Nothing is waiting for a person.<//>` : null}
     <ul class="inbox">
@@ -65,6 +68,14 @@ function Inbox({ now }: { now: NowView }) {
         (id) =>
           html`<li data-row><span class="pill warn">finished unverified</span> <${IdLink} id=${id} /></li>`,
       )}
+      ${
+        unverified_total > unverified.length
+          ? html`<li data-row>
+              <span class="pill warn">finished unverified</span> ${(unverified_total - unverified.length).toLocaleString("en")}
+              more <a href=${withBase("/review")}>in review</a>
+            </li>`
+          : null
+      }
     </ul>
     <${AgentsInboxLine} />
   <//>`;
@@ -108,7 +119,7 @@ function NowPage({ now }: { now: NowView }) {
           )}
         </ul>
       <//>
-      <${Section} title="Goals" count=${now.goals.length}>
+      <${Section} title="Goals" count=${now.goals_total}>
         ${now.goals.length === 0 ? html`<${Empty}>No goals yet.<//>` : null}
         <ul class="rows">
           ${now.goals.map(
@@ -119,6 +130,7 @@ function NowPage({ now }: { now: NowView }) {
             </li>`,
           )}
         </ul>
+        ${now.goals_total > now.goals.length ? html`<a href=${withBase("/goals")}>All ${now.goals_total.toLocaleString("en")} goals</a>` : null}
       <//>
     </div>
     <${Section} title="Activity">

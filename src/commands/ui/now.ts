@@ -30,6 +30,7 @@ const NowView = z.object({
     open_asks: z.array(z.object({ id: z.string(), task: z.string(), to: z.string(), question: z.string() })),
     open_asks_total: z.number().int(),
     unverified: z.array(z.string()),
+    unverified_total: z.number().int(),
   }),
   ready: z.array(TaskSummary),
   claims: z.array(
@@ -39,13 +40,19 @@ const NowView = z.object({
       stale: z.boolean(),
     }),
   ),
+  /** The goals changed last; `goals_total` counts them all (`cairn goal list`). */
   goals: z.array(GoalStrip),
+  goals_total: z.number().int(),
   activity: z.array(EventView),
 });
 
-async function goalStrip(tx: Tx): Promise<z.infer<typeof GoalStrip>[]> {
+/** How many goals the strip shows: a board of thousands made every look at `now` read them all. */
+const GOALS_SHOWN = 20;
+
+async function goalStrip(tx: Tx): Promise<{ strip: z.infer<typeof GoalStrip>[]; total: number }> {
   const strip: z.infer<typeof GoalStrip>[] = [];
-  for (const goal of await tx.goals.goals()) {
+  const { goals, total } = await tx.goals.recentGoals(GOALS_SHOWN);
+  for (const goal of goals) {
     const runs = await tx.goals.runs(goal.id);
     const attempts = (await Promise.all(runs.map((run) => tx.goals.attempts(run.id)))).flat();
     attempts.sort((a, b) => a.openedAt.localeCompare(b.openedAt));
@@ -60,7 +67,7 @@ async function goalStrip(tx: Tx): Promise<z.infer<typeof GoalStrip>[]> {
       latest: latest ? { attempt: latest.id, verdict: latest.verdict } : null,
     });
   }
-  return strip;
+  return { strip, total };
 }
 
 export const nowCommand = defineCommand({
@@ -74,33 +81,40 @@ export const nowCommand = defineCommand({
     const now = ctx.now();
     const board = await boardStatus(ctx.store, ctx.config, now);
     const staleIds = new Set(board.stale_claims.map((claim) => claim.id));
-    return ctx.store.read(async (tx) => ({
-      as_of: now,
-      lease_minutes: ctx.config.claims.lease_minutes,
-      counts: board.counts,
-      inbox: {
-        review: await reviewAttempts(tx),
-        blocked: board.blocked,
-        stale_claims: board.stale_claims,
-        open_asks: board.open_asks,
-        open_asks_total: board.open_asks_total,
-        unverified: board.unverified,
-      },
-      ready: (await readyFor(tx, ctx.config, ctx.actor, input.ready ?? 10)).map(summaryView),
-      claims: (await tx.tasks.byStatus("active", 200)).map((task) => ({
-        ...summaryView(task),
-        claimed_at: task.claimedAt,
-        lease_at: task.leaseAt,
-        stale: staleIds.has(task.id),
-      })),
-      goals: await goalStrip(tx),
-      activity: (await tx.journal.list({ limit: 15 })).map((event) => eventPreview(event, ctx.actor.isOwner)),
-    }));
+    return ctx.store.read(async (tx) => {
+      const goals = await goalStrip(tx);
+      return {
+        as_of: now,
+        lease_minutes: ctx.config.claims.lease_minutes,
+        counts: board.counts,
+        inbox: {
+          review: await reviewAttempts(tx),
+          blocked: board.blocked,
+          stale_claims: board.stale_claims,
+          open_asks: board.open_asks,
+          open_asks_total: board.open_asks_total,
+          unverified: board.unverified,
+          unverified_total: board.unverified_total,
+        },
+        ready: (await readyFor(tx, ctx.config, ctx.actor, input.ready ?? 10)).map(summaryView),
+        claims: (await tx.tasks.byStatus("active", 200)).map((task) => ({
+          ...summaryView(task),
+          claimed_at: task.claimedAt,
+          lease_at: task.leaseAt,
+          stale: staleIds.has(task.id),
+        })),
+        goals: goals.strip,
+        goals_total: goals.total,
+        activity: (await tx.journal.list({ limit: 15 })).map((event) =>
+          eventPreview(event, ctx.actor.isOwner),
+        ),
+      };
+    });
   },
   render: (out) =>
     [
       `as of ${out.as_of}`,
-      `needs a human: ${out.inbox.review.length} in review, ${out.inbox.blocked.length} blocked, ${out.inbox.stale_claims.length} stale claims, ${out.inbox.open_asks_total} open questions, ${out.inbox.unverified.length} finished unverified`,
+      `needs a human: ${out.inbox.review.length} in review, ${out.counts.blocked ?? 0} blocked, ${out.inbox.stale_claims.length} stale claims, ${out.inbox.open_asks_total} open questions, ${out.inbox.unverified_total} finished unverified`,
       ...out.inbox.review.map((r) => `  review ${r.attempt} (${r.goal}): ${r.reason}`),
       ...out.inbox.blocked.map((b) => `  blocked ${b.id} ${b.title}: ${b.why}`),
       // A finish nothing cairn ran vouched for is the person's to look at, as --json already said.

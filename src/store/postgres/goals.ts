@@ -35,6 +35,8 @@ export function pgGoals(db: PgDb): GoalRepo {
       "UPDATE goals SET goal = ?, outcome = ?, constraints = ?, non_goals = ?, proofs = ?, updated_at = ? WHERE id = ?",
     ),
     goals: one("SELECT * FROM goals ORDER BY seq"),
+    recentGoals: one("SELECT * FROM goals ORDER BY updated_at DESC, seq DESC LIMIT ?"),
+    countGoals: one("SELECT COUNT(*) AS n FROM goals"),
     milestones: one("SELECT * FROM goal_milestones WHERE goal_id = ? ORDER BY position, seq"),
     milestoneByTask: one("SELECT * FROM goal_milestones WHERE task_id = ?"),
     insertMilestone: db.prepare(
@@ -134,6 +136,11 @@ export function pgGoals(db: PgDb): GoalRepo {
     },
     async goals() {
       return (await stmts.goals.all()).map(goalOf);
+    },
+    async recentGoals(limit) {
+      const goals = (await stmts.recentGoals.all(limit)).map(goalOf);
+      const counted = (await stmts.countGoals.get()) as { n: number | string } | undefined;
+      return { goals, total: Number(counted?.n ?? 0) };
     },
     async idsStartingWith(prefix, limit) {
       return pgIdPage(db, "goals", idsStartingWith(prefix), limit);

@@ -27,6 +27,8 @@ export function sqliteGoals(db: Database.Database): GoalRepo {
       "UPDATE goals SET goal = ?, outcome = ?, constraints = ?, non_goals = ?, proofs = ?, updated_at = ? WHERE id = ?",
     ),
     goals: one("SELECT * FROM goals ORDER BY seq"),
+    recentGoals: one("SELECT * FROM goals ORDER BY updated_at DESC, seq DESC LIMIT ?"),
+    countGoals: one("SELECT COUNT(*) AS n FROM goals"),
     milestones: one("SELECT * FROM goal_milestones WHERE goal_id = ? ORDER BY position, seq"),
     milestoneByTask: one("SELECT * FROM goal_milestones WHERE task_id = ?"),
     insertMilestone: db.prepare(
@@ -126,6 +128,11 @@ export function sqliteGoals(db: Database.Database): GoalRepo {
     },
     async goals() {
       return stmts.goals.all().map(goalOf);
+    },
+    async recentGoals(limit) {
+      const goals = stmts.recentGoals.all(limit).map(goalOf);
+      const counted = stmts.countGoals.get() as { n: number | string } | undefined;
+      return { goals, total: Number(counted?.n ?? 0) };
     },
     async idsStartingWith(prefix, limit) {
       return sqliteIdPage(db, "goals", idsStartingWith(prefix), limit);
