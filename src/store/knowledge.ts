@@ -188,4 +188,6 @@ export interface BriefRecord {
 export interface BriefsRepo {
   insert(brief: Omit<BriefRecord, "id" | "createdAt">, at: string): Promise<BriefRecord>;
   byId(id: string): Promise<BriefRecord | undefined>;
+  /** The newest brief `actor` recorded for `task`, without its text. */
+  latest(task: string, actor: string): Promise<Omit<BriefRecord, "text"> | undefined>;
 }

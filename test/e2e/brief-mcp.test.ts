@@ -286,4 +286,38 @@ describe("the brief and note scopes through the CLI", () => {
       recorded: { hash: expect.stringMatching(/^sha256:/) },
     });
   });
+
+  it("records the same brief by the same caller once: a second record of it names the first", () => {
+    const recordedId = () => {
+      const run = cairn(ws.dir, ["brief", "record", "T-1", "--json"]);
+      expect(run.code, run.stderr).toBe(0);
+      return (run.json as { recorded: { id: string } }).recorded.id;
+    };
+    cairn(ws.dir, ["task", "add", "Retry webhooks"]);
+    const first = recordedId();
+    expect(recordedId()).toBe(first);
+    cairn(ws.dir, [
+      "note",
+      "add",
+      "finding",
+      "--scope",
+      "T-1",
+      "--text",
+      "the cache is cold",
+      "--severity",
+      "minor",
+    ]);
+    const changed = recordedId();
+    expect(changed).not.toBe(first);
+    const records = (
+      cairn(ws.dir, ["activity", "--json", "--limit", "10"]).json as {
+        events: { action: string; subject: string; data: { again?: boolean } }[];
+      }
+    ).events.filter((event) => event.action === "brief.record");
+    expect(records.map((event) => [event.subject, event.data.again === true])).toEqual([
+      [changed, false],
+      [first, true],
+      [first, false],
+    ]);
+  });
 });

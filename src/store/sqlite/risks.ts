@@ -107,6 +107,9 @@ export function sqliteBriefs(db: Database.Database): BriefsRepo {
     "INSERT INTO briefs (seq, id, task, actor, budget, hash, text, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
   );
   const byId = db.prepare<[string], BriefRow>("SELECT * FROM briefs WHERE id = ?");
+  const latest = db.prepare<[string, string], Omit<BriefRow, "text">>(
+    "SELECT id, task, actor, budget, hash, created_at FROM briefs WHERE task = ? AND actor = ? ORDER BY seq DESC LIMIT 1",
+  );
   const toBrief = (row: BriefRow): BriefRecord => ({
     id: row.id,
     task: row.task,
@@ -125,6 +128,12 @@ export function sqliteBriefs(db: Database.Database): BriefsRepo {
     async byId(id) {
       const row = byId.get(id);
       return row ? toBrief(row) : undefined;
+    },
+    async latest(task, actor) {
+      const row = latest.get(task, actor);
+      if (!row) return undefined;
+      const { created_at: createdAt, ...rest } = row;
+      return { ...rest, createdAt };
     },
   };
 }
