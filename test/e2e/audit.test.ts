@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callTool, connectMcp } from "../helpers/mcp.js";
-import { addAgent, cairn, initWorkspace } from "../helpers/workspace.js";
+import { addAgent, cairn, initWorkspace, scratchDir } from "../helpers/workspace.js";
 
 let ws: { dir: string; cleanup: () => void };
 beforeAll(() => {
@@ -38,14 +38,41 @@ describe("audit log through the faces", () => {
     const verify = cairn(ws.dir, ["audit", "verify", "--json"]);
     expect(verify.code, verify.stderr).toBe(0);
     const counted = (verify.json as { entries: number }).entries;
-    // Five `agent add` calls plus every tool call, none lost.
-    expect(counted).toBe(5 + servers.length * PER_SERVER);
+    // The workspace's init, five `agent add` calls and every tool call, none lost.
+    expect(counted).toBe(1 + 5 + servers.length * PER_SERVER);
     const outcomes = lines()
       .map((line) => JSON.parse(line) as { event: string; data: { command?: string; outcome?: string } })
       .filter((e) => e.data.command === "task add");
     expect(outcomes.filter((e) => e.data.outcome === "refused")).toHaveLength(4 * PER_SERVER);
     expect(outcomes.filter((e) => e.data.outcome === "ok")).toHaveLength(4 * PER_SERVER);
   }, 60_000);
+
+  it("a workspace's log starts with what made it: its init, or the import that restored it and its rows", () => {
+    const first = (dir: string) =>
+      JSON.parse(readFileSync(join(dir, ".cairn", "audit.jsonl"), "utf8").split("\n")[0] as string) as {
+        seq: number;
+        actor: string;
+        data: Record<string, unknown>;
+      };
+    expect(first(ws.dir)).toMatchObject({ seq: 1, actor: "owner", data: { command: "init", outcome: "ok" } });
+    const scratch = scratchDir();
+    try {
+      const file = join(scratch.dir, "backup.jsonl");
+      expect(cairn(ws.dir, ["export", "--out", file]).code).toBe(0);
+      const target = join(scratch.dir, "restored");
+      mkdirSync(target);
+      const imported = cairn(target, ["import", file, "--json"]);
+      expect(imported.code, imported.stderr).toBe(0);
+      const rows = (imported.json as { rows: number }).rows;
+      expect(first(target)).toMatchObject({
+        seq: 1,
+        data: { command: "import", input: { file }, rows, outcome: "ok" },
+      });
+      expect(cairn(target, ["audit", "verify"]).code).toBe(0);
+    } finally {
+      scratch.cleanup();
+    }
+  });
 
   it("shortcut runs are audited with their exit code; reads are not audited", () => {
     const count = lines().length;

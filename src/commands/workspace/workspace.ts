@@ -1,6 +1,7 @@
 import { lstatSync, readlinkSync, realpathSync, rmSync } from "node:fs";
 import { basename, dirname, join, resolve, sep } from "node:path";
 import { z } from "zod";
+import { auditWorkspaceMade } from "../../domains/audit/record.js";
 import {
   homeWorkspace,
   initWarnings,
@@ -132,6 +133,7 @@ export const init = defineBareCommand({
       location,
     );
     await store.close();
+    if (!joined) auditWorkspaceMade(workspace, "init", { workspace_id: workspaceId });
     return {
       workspace: { root: workspace.root, state_dir: workspace.stateDir, kind: workspace.kind },
       workspace_id: workspaceId,
@@ -209,6 +211,7 @@ export const importCommand = defineBareCommand({
       location.kind === "postgres"
         ? await importIntoSharedStore(workspace, location, jsonl, ctx.now(), ctx.signal)
         : await importIntoNewWorkspace(workspace, jsonl, ctx.now(), ctx.signal);
+    auditWorkspaceMade(workspace, "import", { input: { file }, rows });
     return {
       workspace: { root: workspace.root, state_dir: workspace.stateDir, kind: workspace.kind },
       rows,

@@ -1,6 +1,7 @@
 import { z } from "zod";
-import type { Actor } from "../identity/actor.js";
-import type { WorkspaceConfig } from "../workspace/config.js";
+import { logWarn } from "../../kernel/log.js";
+import { type Actor, OWNER } from "../identity/actor.js";
+import { loadConfig, type WorkspaceConfig } from "../workspace/config.js";
 import type { Workspace } from "../workspace/discover.js";
 import type { AuditEntry, Severity } from "./chain.js";
 import { AuditLog, DEFAULT_MAX_BYTES } from "./log.js";
@@ -59,4 +60,24 @@ export function audit(
 /** Before a write: refuse unless its audit line can be appended (see AuditLog.assertWritable). */
 export function assertAuditable(scope: Pick<AuditScope, "workspace" | "config">): void {
   auditLogOf(scope.workspace, scope.config).assertWritable();
+}
+
+/**
+ * The first line of a workspace's log: the workspace was made by `init` or `import` (the owner's
+ * commands that run before any workspace exists, so no call's audit covers them). An import's
+ * line says how many rows it restored: the log of a restored workspace starts there, not at its
+ * first later write as though it had begun empty.
+ */
+export function auditWorkspaceMade(
+  workspace: Workspace,
+  command: "init" | "import",
+  data: Record<string, unknown>,
+): void {
+  try {
+    const scope = { workspace, config: loadConfig(workspace.configPath), actor: OWNER };
+    audit(scope, "notice", "command", { command, effect: "write", ...data, outcome: "ok" });
+  } catch (error) {
+    // The workspace is made: a log that cannot take the line is said, not made a failed command.
+    logWarn(`${command}: the audit log did not take its line: ${(error as Error).message}`);
+  }
 }
