@@ -220,10 +220,17 @@ export function asBoolean(value: unknown): boolean | undefined {
   return undefined;
 }
 
-/** Characters that hide or reorder text (tag characters, bidi controls, zero-width) and controls. */
-const HIDDEN = /[\u{E0000}-\u{E007F}\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/gu;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this strips.
-const CONTROLS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g;
+/**
+ * Characters that hide or reorder text: every format character (bidi marks, embeddings,
+ * overrides and isolates, the Arabic letter mark, zero-width ones, the BOM, the soft hyphen,
+ * interlinear annotation marks, tag characters that spell ASCII unseen). A class, not a list of
+ * ranges: a list left U+061C, U+00AD and U+FFF9-FFFB through to the model.
+ */
+const HIDDEN = /\p{Cf}/gu;
+/** Control characters, C0 and C1 (CSI U+009B acts as ESC [), but the whitespace folded below. */
+const CONTROLS = /(?![\t\n\v\f\r\u0085])\p{Cc}/gu;
+/** Whitespace, NEL (U+0085, a line break to many readers) with it: folded into one space. */
+const WHITESPACE = /[\s\u0085]+/g;
 
 /**
  * Text every step below leaves as it is: printable ASCII (nothing hidden, no control, no
@@ -242,7 +249,7 @@ export function cleanFully(text: string): string {
   return wellFormed(text)
     .replace(HIDDEN, "")
     .replace(CONTROLS, "")
-    .replace(/\s+/g, " ")
+    .replace(WHITESPACE, " ")
     .trim()
     .replace(/</g, "‹")
     .replace(/>/g, "›");
@@ -258,10 +265,8 @@ export function revealHidden(text: string): { text: string; found: number } {
   return { text: out, found };
 }
 
-/** Every control character (C0, DEL, C1, line and paragraph separators), and the hidden ones above. */
-const UNSHOWABLE =
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this finds.
-  /[\u0000-\u001F\u007F-\u009F\u2028\u2029\u{E0000}-\u{E007F}\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/u;
+/** Every control and format character, and the line and paragraph separators. */
+const UNSHOWABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
 
 /**
  * A skill's or command's name (its folder or file name) holding a control or hidden character:
