@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { CairnError } from "../kernel/outcome.js";
-import { showInvisible } from "../kernel/visible-text.js";
+import { oneLine, showInvisible } from "../kernel/visible-text.js";
 import { MAX_ID_PREFIX, MAX_IDS } from "./ids.js";
 
 /**
@@ -30,7 +30,11 @@ export const briefUri = (id: string) => `cairn://task/${id}/brief`;
 export interface ListedResource {
   uri: string;
   name: string;
-  /** Shown to a person in a client's resource picker: stored text in it shows its control characters by their codes. */
+  /**
+   * Shown to a person in a client's resource picker, and to a model that lists resources: stored
+   * text in it is one line, its control characters and line breaks shown by their codes, so a title
+   * cannot add a line that reads as another resource (`T-99 [done] …`).
+   */
   title: string;
 }
 
@@ -155,7 +159,7 @@ export const RESOURCES: readonly ResourceSpec[] = [
         resources: tasks.map((t) => ({
           uri: taskUri(t.id),
           name: t.id,
-          title: `${t.id} [${t.status}] ${showInvisible(t.title)}`,
+          title: `${t.id} [${t.status}] ${oneLine(t.title)}`,
         })),
         next,
       };
@@ -197,7 +201,7 @@ export const RESOURCES: readonly ResourceSpec[] = [
         resources: goals.slice(page.offset, end).map((goal) => ({
           uri: `cairn://goal/${goal.id}`,
           name: goal.id,
-          title: `${goal.id} ${showInvisible(goal.goal)}`,
+          title: `${goal.id} ${oneLine(goal.goal)}`,
         })),
         next: end < goals.length ? end : null,
       };
