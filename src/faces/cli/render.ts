@@ -1,6 +1,6 @@
 import { FIELD_LINE_BREAK } from "../../commands/field-text.js";
 import { type CairnError, describeError, type Outcome } from "../../kernel/outcome.js";
-import { showInvisible } from "../../kernel/visible-text.js";
+import { oneLine, showInvisible } from "../../kernel/visible-text.js";
 
 export interface Output {
   stdout(text: string): void;
@@ -85,7 +85,9 @@ function renderSafely(
   if (outcome.kind === "refused") {
     const { policy, reason, next } = outcome.refusal;
     if (json) out.stdout(`${JSON.stringify({ refused: outcome.refusal }, null, 2)}\n`);
-    out.stderr(`cairn: refused (${policy}): ${reason}\nnext: ${next}\n`);
+    // Two lines, whatever the reason quotes (a file's name, a commit's subject): a line break in
+    // it must not start a `next:` of its own.
+    out.stderr(`cairn: refused (${policy}): ${oneLine(reason)}\nnext: ${oneLine(next)}\n`);
     return;
   }
   if (json) out.stdout(errorJson(outcome.error));
