@@ -122,7 +122,7 @@ export const agentsRemediate = defineCommand({
       throw operational(`${shown} was still running after 120s and was killed (${result.run_id})`);
     if (result.exit_code !== 0)
       throw operational(
-        `${shown} ${result.exit_code === null ? "did not run" : `exited ${result.exit_code}`} (${result.run_id})\n${result.output.slice(-2000)}`,
+        `${shown} ${result.exit_code === null ? "did not run" : `exited ${result.exit_code}`} (${result.run_id})\n${quote("what it printed, its end", result.output.slice(-2000))}`,
       );
     return result;
   },
