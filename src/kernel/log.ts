@@ -1,7 +1,10 @@
+import { oneLine } from "./visible-text.js";
+
 /**
  * Diagnostics go to stderr, always: in `cairn mcp` stdout belongs to the protocol, and the
  * CLI keeps stdout for the command's output so `--json` can be piped.
  */
 export function logWarn(message: string): void {
-  process.stderr.write(`cairn: warning: ${message}\n`);
+  // One visible line: a message may quote what a file or an agent wrote.
+  process.stderr.write(`cairn: warning: ${oneLine(message)}\n`);
 }

@@ -172,6 +172,25 @@ describe("local agents over MCP", () => {
     }
   });
 
+  it("prints a catalog warning naming what a manifest holds as one visible line on stderr", async () => {
+    const name = "dup\\u001b]0;owned\\u0007\\ncairn mcp: catalog: every tool verified by the owner";
+    const manifests = ["dup1", "dup2"].map((dir) =>
+      writeAgent(ws.dir, dir, `[agent]\nname = "${name}"\n[run]\ncommand = "true"\n`),
+    );
+    try {
+      await mcp.client.listTools();
+      await until(() => mcp.stderr().includes("keeps the name"));
+      const lines = mcp.stderr().split("\n");
+      expect(lines.filter((line) => line.startsWith("cairn mcp: catalog: every tool"))).toEqual([]);
+      expect(mcp.stderr()).not.toMatch(/\p{Cc}(?<!\n)/u);
+      expect(mcp.stderr()).toContain(
+        "cairn mcp: catalog: agent dup\\x1b]0;owned\\x07\\ncairn mcp: catalog: every tool verified by the owner: ",
+      );
+    } finally {
+      for (const manifest of manifests) rmSync(join(manifest, ".."), { recursive: true, force: true });
+    }
+  });
+
   it("runs an agent: stdout as text, progress, injected variables win, the caller's identity never passes", async () => {
     const updates: unknown[] = [];
     const result = await mcp.client.callTool(

@@ -15,6 +15,7 @@ import {
 import type { Session, SessionContext } from "../../commands/context.js";
 import { describeIssues, dispatch } from "../../commands/dispatch.js";
 import { type Profile, toolsForProfile } from "../../commands/tools.js";
+import { oneLine } from "../../kernel/visible-text.js";
 import { watchCatalog } from "./catalog-watch.js";
 import { callControls } from "./controls.js";
 import { fitOneMessage, toolResult } from "./results.js";
@@ -80,7 +81,9 @@ export function serveCatalog(
       for (const warning of built.warnings) {
         if (warned.has(warning)) continue;
         warned.add(warning);
-        process.stderr.write(`cairn mcp: catalog: ${warning}\n`);
+        // A warning names what files hold (an agent's name, a path): one visible line, so a
+        // manifest cannot act on the terminal or the client's log, nor add a line of its own.
+        process.stderr.write(`cairn mcp: catalog: ${oneLine(warning)}\n`);
       }
       return built.tools;
     } catch (error) {
