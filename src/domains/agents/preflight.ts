@@ -1,3 +1,4 @@
+import { quoteValue } from "../../kernel/text.js";
 import type { LoadedAgent } from "./manifest.js";
 import type { Preflight } from "./manifest-schema.js";
 
@@ -64,7 +65,10 @@ export async function runPreflights(
     if (result.exitCode !== 0) {
       const why = result.error ?? `exited ${result.exitCode}`;
       const fix = remediationArgv(preflight) ? `; remediation: remediate tool #${index + 1}` : "";
-      return `${label} (${preflight.command}) failed: ${why}${stderr.trim() ? `: ${stderr.trim().slice(-300)}` : ""}${fix}`;
+      // Its stderr quoted on one line: this reason is what a model reads of the skipped run (the
+      // run tool's error, agents_status), and a check printing "cairn: …" must not speak as cairn.
+      const said = stderr.trim() ? `: ${quoteValue(stderr.trim().slice(-300), 300)}` : "";
+      return `${label} (${preflight.command}) failed: ${why}${said}${fix}`;
     }
   }
   return undefined;
