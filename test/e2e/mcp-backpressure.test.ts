@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { INITIALIZE } from "../helpers/mcp.js";
+import { callTool, connectMcp, INITIALIZE } from "../helpers/mcp.js";
 import { CAIRN_BIN, cleanEnv, initWorkspace } from "../helpers/workspace.js";
 
 let ws: { dir: string; cleanup: () => void };
@@ -56,5 +56,72 @@ it("stops reading requests while the client does not read the answers, and answe
     expect(answered.size).toBe(count);
   } finally {
     child.kill("SIGKILL");
+  }
+}, 90_000);
+
+it("puts off the change feed while the client does not read, then tells each changed resource once", async () => {
+  const child = spawn(process.execPath, [CAIRN_BIN, "mcp"], { cwd: ws.dir, env: cleanEnv() });
+  const writer = await connectMcp(ws.dir);
+  try {
+    const lines: string[] = [];
+    let buffer = "";
+    let reading = true;
+    const waiting = new Map<number, () => void>();
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      buffer += chunk;
+      for (let newline = buffer.indexOf("\n"); newline !== -1; newline = buffer.indexOf("\n")) {
+        const line = buffer.slice(0, newline);
+        buffer = buffer.slice(newline + 1);
+        lines.push(line);
+        const { id } = JSON.parse(line) as { id?: number };
+        if (typeof id === "number") waiting.get(id)?.();
+      }
+    });
+    let next = 0;
+    const request = (method: string, params: Record<string, unknown>) => {
+      const id = ++next;
+      child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
+      return reading ? new Promise<void>((resolve) => waiting.set(id, resolve)) : Promise.resolve();
+    };
+    child.stdin.write(`${JSON.stringify(INITIALIZE)}\n`);
+    child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
+    const call = (name: string, args: Record<string, unknown>) =>
+      request("tools/call", { name, arguments: { schema_version: 1, ...args } });
+    await call("add_task", { title: "padding", context: "x".repeat(60_000) });
+    const briefs: string[] = [];
+    for (let n = 2; n <= 61; n++) {
+      await call("add_task", { title: `task ${n}` });
+      briefs.push(`cairn://task/T-${n}/brief`);
+    }
+    for (const uri of briefs) await request("resources/subscribe", { uri });
+
+    // The client stops reading, with a megabyte of answers it has not read yet.
+    child.stdout.pause();
+    reading = false;
+    for (let read = 0; read < 16; read++) await request("resources/read", { uri: "cairn://task/T-1" });
+    await sleep(500);
+    const before = lines.length;
+    // Meanwhile another agent writes: a finding is quoted in every brief, so each changes each time.
+    for (let finding = 0; finding < 40; finding++) {
+      await callTool(writer, "add_note", { kind: "finding", severity: "minor", text: `finding ${finding}` });
+      await sleep(100);
+    }
+    child.stdout.resume();
+    await sleep(4_000);
+
+    const told = new Map<string, number>();
+    for (const line of lines.slice(before)) {
+      const message = JSON.parse(line) as { method?: string; params?: { uri?: string } };
+      if (message.method !== "notifications/resources/updated") continue;
+      const uri = message.params?.uri as string;
+      told.set(uri, (told.get(uri) ?? 0) + 1);
+    }
+    // Nothing missed, nothing piled up: each brief is told of once or twice (a look under way
+    // when the stall began), not once for every look the feed would have made meanwhile.
+    expect([...told.keys()].sort()).toEqual([...briefs].sort());
+    expect(Math.max(...told.values())).toBeLessThanOrEqual(2);
+  } finally {
+    child.kill("SIGKILL");
+    await writer.close();
   }
 }, 90_000);

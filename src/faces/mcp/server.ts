@@ -257,6 +257,8 @@ export function createServer(
   session: Session,
   profile: Profile,
   catalogs?: readonly CatalogSource[],
+  /** While the client is not reading what it was sent, a wait until it does (see outputBackedUp). */
+  backedUp?: () => Promise<void> | undefined,
 ): McpServer {
   const server = new McpServer(
     { name: "cairn", version: CAIRN_VERSION },
@@ -285,7 +287,7 @@ export function createServer(
   );
   quoteUrisReadsMiss(server);
   // Last: it wraps the list and call handlers registered above.
-  feed = new ResourceFeed(server, session, () => skills.rearm());
+  feed = new ResourceFeed(server, session, () => skills.rearm(), backedUp);
   // Around every handler above, wrapped ones included.
   malformedParamsAreInvalid(server);
   server.server.onclose = () => feed.close();
@@ -294,7 +296,7 @@ export function createServer(
 
 /** Serve MCP on stdin/stdout. stdout carries protocol only; everything else goes to stderr. */
 export async function serveStdio(session: Session, profile: Profile): Promise<void> {
-  const server = createServer(session, profile);
+  const server = createServer(session, profile, undefined, outputBackedUp);
   reserveProtocolStreams();
   const guard = new LineGuard(
     (reply) => {

@@ -115,12 +115,20 @@ export class ResourceFeed {
   private retryWait = 0;
   private closed = false;
   private retired = false;
+  /** A look was put off until the client reads what it was already sent. */
+  private waitingForReader = false;
 
   constructor(
     private readonly server: McpServer,
     private readonly session: Session,
     /** The set of subscribed `skill://` files changed: the skill watcher re-reads what to watch. */
     private readonly skillSubscriptionsChanged: () => Promise<void> = async () => {},
+    /**
+     * A wait while the client is not reading what it was sent (undefined when it is). Looks are
+     * put off meanwhile: other agents' writes would otherwise queue notifications in this
+     * process's memory for as long as the client stalls, a look's worth at a time.
+     */
+    private readonly outputBackedUp: () => Promise<void> | undefined = () => undefined,
   ) {
     server.server.registerCapabilities({ resources: { subscribe: true, listChanged: true } });
     server.server.setRequestHandler("resources/subscribe", async (request) => {
@@ -231,7 +239,7 @@ export class ResourceFeed {
 
   /** One look at a time: what arrives during a look is looked at after it, MIN_GAP_MS on. */
   private schedule(): void {
-    if (this.timer || this.running || this.closed || this.retired) return;
+    if (this.timer || this.running || this.waitingForReader || this.closed || this.retired) return;
     const wait = Math.max(SETTLE_MS, this.lastLook + Math.max(MIN_GAP_MS, this.retryWait) - Date.now());
     this.timer = setTimeout(() => void this.look(), wait);
     this.timer.unref();
@@ -239,6 +247,17 @@ export class ResourceFeed {
 
   private async look(): Promise<void> {
     this.timer = undefined;
+    // Changes stay marked, and the look after the client reads again compares each subscribed
+    // resource with what the client last heard of it: one notification for all it missed.
+    const backedUp = this.outputBackedUp();
+    if (backedUp) {
+      this.waitingForReader = true;
+      void backedUp.then(() => {
+        this.waitingForReader = false;
+        this.schedule();
+      });
+      return;
+    }
     this.running = true;
     const journal = this.journalDirty;
     const skills = this.skillsDirty;
