@@ -158,3 +158,36 @@ describe("file-backed tools in the MCP face", () => {
     expect((await mcp.client.listTools()).tools.map((tool) => tool.name)).toContain("note-fact");
   });
 });
+
+describe("a watched folder that never settles", () => {
+  it("still announces a change to the catalog while a file beside it is rewritten every 50 ms", async () => {
+    const ws = initWorkspace();
+    const tools = join(ws.dir, "tools");
+    mkdirSync(tools);
+    writeFileSync(join(tools, "a.tool"), "note-fact\nRemember a fact.");
+    const mcp = await connect(ws.dir);
+    // A scratch file some program keeps rewriting in the watched folder: no tool, no change to the list.
+    let writing = true;
+    const scribbler = (async () => {
+      for (let n = 0; writing; n++) {
+        writeFileSync(join(tools, "scratch.txt"), String(n));
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    })();
+    try {
+      await mcp.client.listTools();
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const changed = new Promise<string>((resolve) =>
+        mcp.client.setNotificationHandler("notifications/tools/list_changed", () => resolve("announced")),
+      );
+      writeFileSync(join(tools, "d.tool"), "another-fact\nRemember another fact.");
+      const timeout = new Promise<string>((resolve) => setTimeout(() => resolve("never announced"), 5_000));
+      expect(await Promise.race([changed, timeout])).toBe("announced");
+    } finally {
+      writing = false;
+      await scribbler;
+      await mcp.close();
+      ws.cleanup();
+    }
+  });
+});

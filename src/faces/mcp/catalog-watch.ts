@@ -4,6 +4,12 @@ import { subscribe, unsubscribe } from "./shared-watch.js";
 
 /** Editors write a file in several steps; one change is announced once they settle. */
 const SETTLE_MS = 150;
+/**
+ * Changes that never settle (a file rewritten every 50 ms in a watched folder: an agent's
+ * scratch file, a build's cache) are looked at this long after the first of them, and again
+ * as long as they go on: waiting for a quiet moment, every other change went unannounced.
+ */
+const LONGEST_SETTLE_MS = 1_000;
 
 /** The path itself when it exists, else its nearest existing ancestor (to see it appear). */
 function watchable(path: string): { target: string; own: boolean } | undefined {
@@ -47,6 +53,8 @@ export function watchCatalog(
   /** The paths this watcher holds in the shared registry. */
   let watching = new Set<string>();
   let timer: NodeJS.Timeout | undefined;
+  /** When the first change not yet looked at was seen. */
+  let unsettledSince: number | undefined;
   let last: string | undefined;
   let closed = false;
 
@@ -81,6 +89,7 @@ export function watchCatalog(
 
   const settle = async () => {
     timer = undefined;
+    unsettledSince = undefined;
     if (closed) return;
     // Arm before reading: re-arming closes watches, and a change still queued on a closed watch
     // is never told. Read first, and a change landing between the read and the re-arming went
@@ -96,8 +105,10 @@ export function watchCatalog(
   function changed() {
     if (closed) return;
     touched?.();
+    unsettledSince ??= Date.now();
     if (timer) clearTimeout(timer);
-    timer = setTimeout(() => void settle().catch(() => {}), SETTLE_MS);
+    const wait = Math.min(SETTLE_MS, unsettledSince + LONGEST_SETTLE_MS - Date.now());
+    timer = setTimeout(() => void settle().catch(() => {}), Math.max(0, wait));
     timer.unref();
   }
 
