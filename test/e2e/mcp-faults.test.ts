@@ -10,6 +10,7 @@ import {
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { callTool, connectMcp, INITIALIZE, type RawServer, rawServer } from "../helpers/mcp.js";
 import { portableCairn } from "../helpers/portable.js";
 import { waitFor } from "../helpers/processes.js";
@@ -402,6 +403,36 @@ describe("a skill path that climbs out of its folder", () => {
       await mcp.close();
     }
   });
+});
+
+describe("an answer larger than a client reads in one message", () => {
+  it("is an error with the request's id, and the connection stays (skills/list of 200 skills with 60 KB front matter)", async () => {
+    const pad = "p".repeat(60_000);
+    const skills: Record<string, string> = {};
+    for (let n = 0; n < 200; n++) {
+      skills[`s${n}/SKILL.md`] =
+        `---\nname: s${n}\ndescription: Use when testing\nmetadata:\n  pad: ${pad}\n---\nbody\n`;
+    }
+    writeTree(join(ws.dir, ".claude", "skills"), skills);
+    const mcp = await connectMcp(ws.dir);
+    try {
+      const raw = mcp.client as unknown as {
+        request(
+          req: { method: string; params?: unknown },
+          schema: unknown,
+          options?: unknown,
+        ): Promise<unknown>;
+      };
+      await expect(
+        raw.request({ method: "skills/list", params: {} }, z.looseObject({}), { timeout: 60_000 }),
+      ).rejects.toThrow(/the answer is 1\d\.\d MB, more than an MCP client reads in one message/);
+      // Still connected: the next call is answered.
+      const who = await callTool(mcp, "whoami");
+      expect(who.isError).toBeFalsy();
+    } finally {
+      await mcp.close();
+    }
+  }, 90_000);
 });
 
 describe("hostile values in resource errors", () => {

@@ -1,5 +1,6 @@
 import {
   type CallToolResult,
+  type JSONRPCMessage,
   ProtocolError,
   ProtocolErrorCode,
   type ResourceLink,
@@ -69,4 +70,26 @@ export function readFits<T extends { contents: { text?: string; blob?: string }[
   );
   if (why) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, why);
   return read;
+}
+
+/**
+ * An answer as the client can read it: one larger than a message it reads is replaced by an error
+ * saying so, with the request's id. Tools and resource reads say how to narrow themselves (above);
+ * this holds for every other answer, whose size files on disk decide (skills/list quotes every
+ * skill's front matter, which anyone who can write the project's .claude/skills sets), and which
+ * made the official SDK's stdio client drop the whole connection.
+ */
+export function answerThatFits(answer: JSONRPCMessage): JSONRPCMessage {
+  if (!("result" in answer)) return answer;
+  const bytes = Buffer.byteLength(JSON.stringify(answer), "utf8");
+  if (bytes <= MAX_RESULT_BYTES) return answer;
+  const mb = (bytes / (1024 * 1024)).toFixed(1);
+  return {
+    jsonrpc: "2.0",
+    id: answer.id,
+    error: {
+      code: ProtocolErrorCode.InternalError,
+      message: `the answer is ${mb} MB, more than an MCP client reads in one message (10 MB): ask for less (a page, one item at a time), or remove what makes it so large`,
+    },
+  };
 }

@@ -41,7 +41,7 @@ import { NoElicitationValidator } from "./no-elicitation.js";
 import { malformedParamsAreInvalid } from "./params-check.js";
 import { publishedSchemas } from "./published-schemas.js";
 import { pageResourceList } from "./resource-pages.js";
-import { fitOneMessage, readFits, toolResult } from "./results.js";
+import { answerThatFits, fitOneMessage, readFits, toolResult } from "./results.js";
 import { readResourceAs, runner } from "./run-command.js";
 import { listSkillResources, serveSkillsExtension } from "./skills-extension.js";
 import { ResourceFeed } from "./subscriptions.js";
@@ -307,11 +307,13 @@ export async function serveStdio(session: Session, profile: Profile): Promise<vo
   );
   process.stdin.pipe(guard);
   const transport = new StdioServerTransport(guard, process.stdout, { maxBufferSize: MAX_MESSAGE_BYTES * 2 });
-  // A response frees its request's id for the guard, which refuses an id already in flight.
+  // A response frees its request's id for the guard, which refuses an id already in flight; and
+  // one too large for a client to read goes as an error instead of ending the connection.
   const send = transport.send.bind(transport);
   transport.send = (message) => {
-    if ("id" in message && ("result" in message || "error" in message)) guard.settle(message.id);
-    return send(message);
+    if (!("id" in message && ("result" in message || "error" in message))) return send(message);
+    guard.settle(message.id);
+    return send(answerThatFits(message));
   };
   transport.onerror = (error) => process.stderr.write(`cairn mcp: ${error.message}\n`);
   // Set before connect: the SDK chains its own close handling onto this one.
