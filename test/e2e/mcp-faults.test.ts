@@ -184,6 +184,21 @@ describe("tool-level faults are isError results that name the field", () => {
     }
   });
 
+  it("quotes an unknown tool's or prompt's 5 MB name truncated, not whole", async () => {
+    const mcp = await connectMcp(ws.dir);
+    try {
+      const name = "n".repeat(5_000_000);
+      for (const request of [mcp.client.callTool({ name, arguments: {} }), mcp.client.getPrompt({ name })]) {
+        const error = (await request.catch((caught: Error) => caught)) as Error & { code?: number };
+        expect(error.code).toBe(-32602);
+        expect(error.message).toContain("(5000000 characters) not found");
+        expect(error.message.length).toBeLessThan(300);
+      }
+    } finally {
+      await mcp.close();
+    }
+  });
+
   it("cli returns what --json prints even when the argv holds --json as an option's value", async () => {
     const mcp = await connectMcp(ws.dir);
     try {

@@ -235,6 +235,25 @@ function quoteUrisReadsMiss(server: McpServer): void {
   });
 }
 
+/**
+ * The SDK answers a tool or prompt it does not know by naming it whole ("Tool NAME not found"); a
+ * hostile name (5 MB, or past what a client reads in one message) is quoted truncated instead.
+ */
+function quoteNamesCallsMiss(server: McpServer): void {
+  for (const method of ["tools/call", "prompts/get"]) {
+    wrapHandler(server, method, (original) => async (request, ctx) => {
+      try {
+        return await original(request, ctx);
+      } catch (error) {
+        const name = request.params?.name;
+        if (!(error instanceof ProtocolError) || typeof name !== "string" || name.length <= 60) throw error;
+        if (!error.message.includes(name)) throw error;
+        throw new ProtocolError(error.code, error.message.replace(name, quoteValue(name)));
+      }
+    });
+  }
+}
+
 function registerPrompt(server: McpServer, spec: PromptSpec, session: Session): void {
   server.registerPrompt(
     spec.name,
@@ -286,6 +305,7 @@ export function createServer(
     () => feed?.subscribedUris() ?? [],
   );
   quoteUrisReadsMiss(server);
+  quoteNamesCallsMiss(server);
   // Last: it wraps the list and call handlers registered above.
   feed = new ResourceFeed(server, session, () => skills.rearm(), backedUp);
   // Around every handler above, wrapped ones included.
