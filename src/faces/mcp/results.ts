@@ -81,6 +81,8 @@ export function readFits<T extends { contents: { text?: string; blob?: string }[
  */
 export function answerThatFits(answer: JSONRPCMessage): JSONRPCMessage {
   if (!("result" in answer)) return answer;
+  // A tool's result and a resource read were fitted where they were made, at less cost.
+  if ("content" in answer.result || "contents" in answer.result) return answer;
   const bytes = Buffer.byteLength(JSON.stringify(answer), "utf8");
   if (bytes <= MAX_RESULT_BYTES) return answer;
   const mb = (bytes / (1024 * 1024)).toFixed(1);

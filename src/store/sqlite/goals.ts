@@ -27,7 +27,7 @@ export function sqliteGoals(db: Database.Database): GoalRepo {
       "UPDATE goals SET goal = ?, outcome = ?, constraints = ?, non_goals = ?, proofs = ?, updated_at = ? WHERE id = ?",
     ),
     goals: one("SELECT * FROM goals ORDER BY seq"),
-    recentGoals: one("SELECT * FROM goals ORDER BY updated_at DESC, seq DESC LIMIT ?"),
+    recentGoals: one("SELECT * FROM goals ORDER BY updated_at DESC, seq DESC LIMIT +?"),
     countGoals: one("SELECT COUNT(*) AS n FROM goals"),
     milestones: one("SELECT * FROM goal_milestones WHERE goal_id = ? ORDER BY position, seq"),
     milestoneByTask: one("SELECT * FROM goal_milestones WHERE task_id = ?"),
