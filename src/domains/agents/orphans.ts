@@ -133,14 +133,16 @@ export async function reapOrphans(
       });
       // The supervisor died before it could retire the token it minted for the run.
       if (run.identity) {
-        await retireRunAgent(tx, run.identity, at);
-        await releaseClaimsOf(
-          tx,
-          run.identity,
-          actorId,
-          at,
-          `run ${run.id} of ${run.agent} ended: its supervisor died`,
-        );
+        const retired = await retireRunAgent(tx, run.identity, at);
+        for (const id of new Set([run.identity, ...retired])) {
+          await releaseClaimsOf(
+            tx,
+            id,
+            actorId,
+            at,
+            `run ${run.id} of ${run.agent} ended: its supervisor died`,
+          );
+        }
       }
       await tx.journal.append({
         at,

@@ -281,14 +281,16 @@ async function supervise(
   // over never leaves a live credential behind.
   const end = async (tx: Tx) => {
     if (identity) {
-      await retireRunAgent(tx, identity.agent.id, finishedAt);
-      await releaseClaimsOf(
-        tx,
-        identity.agent.id,
-        request.actorId,
-        finishedAt,
-        `run ${started.id} of ${started.agent} ended, and the token it held with it`,
-      );
+      const retired = await retireRunAgent(tx, identity.agent.id, finishedAt);
+      for (const id of new Set([identity.agent.id, ...retired])) {
+        await releaseClaimsOf(
+          tx,
+          id,
+          request.actorId,
+          finishedAt,
+          `run ${started.id} of ${started.agent} ended, and the token it held with it`,
+        );
+      }
     }
     await tx.agentRuns.finish(started.id, {
       status,

@@ -72,6 +72,42 @@ export async function ancestorsOf(tx: Tx, agent: AgentRecord): Promise<AgentReco
 }
 
 /**
+ * The agents not yet retired that descend from `rootId`, however deep, in the order added. The
+ * walk goes up from each active agent, so it passes through retired ones: a run's minted identity
+ * is retired when the run ends, and a child it minted must not stay active below it, holding its
+ * claims for good and out of reach of a later retirement of the line.
+ */
+export async function activeDescendantsOf(tx: Tx, rootId: string): Promise<AgentRecord[]> {
+  const active = await tx.agents.list({ includeRetired: false });
+  const known = new Map(active.map((agent) => [agent.id, agent]));
+  const below = new Map<string, boolean>([[rootId, true]]);
+  const descends = async (agent: AgentRecord): Promise<boolean> => {
+    const chain: string[] = [];
+    let answer = false;
+    for (let id = agent.parentId; id; ) {
+      const settled = below.get(id);
+      if (settled !== undefined) {
+        answer = settled;
+        break;
+      }
+      if (chain.includes(id)) break; // a loop in stored rows (never written by cairn)
+      chain.push(id);
+      const parent = known.get(id) ?? (await tx.agents.byId(id));
+      if (!parent) break;
+      known.set(id, parent);
+      id = parent.parentId;
+    }
+    for (const id of chain) below.set(id, answer);
+    return answer;
+  };
+  const found: AgentRecord[] = [];
+  for (const agent of active) {
+    if (agent.id !== rootId && (await descends(agent))) found.push(agent);
+  }
+  return found;
+}
+
+/**
  * One author, for trust: the same agent, or either descends from the other. An author cannot
  * vouch for its own work through a child it minted (nor a child for its parent's).
  */

@@ -2,7 +2,7 @@ import { conflict, notFound, refuse, usageError } from "../../kernel/outcome.js"
 import { quoteValue } from "../../kernel/text.js";
 import type { AgentRecord, Grant, Store } from "../../store/store.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
-import { type Actor, ancestorsOf } from "./actor.js";
+import { type Actor, activeDescendantsOf, ancestorsOf } from "./actor.js";
 import { hashToken, newToken } from "./tokens.js";
 
 /** Starts with a letter or digit, so no name or role can pass for an option (`--role`). */
@@ -168,16 +168,7 @@ export async function retireAgent(
         "ask the owner",
       );
     }
-    const active = await tx.agents.list({ includeRetired: false });
-    const descendants: AgentRecord[] = [];
-    const frontier = [agent.id];
-    while (frontier.length > 0) {
-      const id = frontier.shift() as string;
-      for (const child of active.filter((a) => a.parentId === id)) {
-        descendants.push(child);
-        frontier.push(child.id);
-      }
-    }
+    const descendants = await activeDescendantsOf(tx, agent.id);
     const toRetire = [...(agent.retiredAt ? [] : [agent]), ...descendants];
     if (toRetire.length === 0) return { agent, descendants: [] };
     for (const one of toRetire) await tx.agents.retire(one.id, now);

@@ -1,7 +1,7 @@
 import { crypto } from "../../kernel/builtins.js";
 import { refuse } from "../../kernel/outcome.js";
 import type { AgentRecord, Store, Tx } from "../../store/store.js";
-import { ancestorsOf, OWNER } from "./actor.js";
+import { activeDescendantsOf, ancestorsOf, OWNER } from "./actor.js";
 import { hashToken, newToken } from "./tokens.js";
 
 /**
@@ -124,16 +124,24 @@ export async function retireRunIdentity(store: Store, agentId: string, now: stri
   await store.write((tx) => retireRunAgent(tx, agentId, now));
 }
 
-/** Retire a run's agent within a transaction (a reaper finishing an orphaned run's row, say). */
-export async function retireRunAgent(tx: Tx, agentId: string, now: string): Promise<void> {
+/**
+ * Retire a run's agent within a transaction (a reaper finishing an orphaned run's row, say), with
+ * every agent it minted below it: they act for the run and end with it. Returns the ids retired
+ * now, whose claims the caller gives back.
+ */
+export async function retireRunAgent(tx: Tx, agentId: string, now: string): Promise<string[]> {
   const agent = await tx.agents.byId(agentId);
-  if (!agent || agent.retiredAt) return;
-  await tx.agents.retire(agentId, now);
+  if (!agent) return [];
+  const descendants = await activeDescendantsOf(tx, agentId);
+  const toRetire = [...(agent.retiredAt ? [] : [agent]), ...descendants];
+  if (toRetire.length === 0) return [];
+  for (const one of toRetire) await tx.agents.retire(one.id, now);
   await tx.journal.append({
     at: now,
     actor: agent.parentId ?? agentId,
     action: "agent.retire",
     subject: agentId,
-    data: { run_ended: true, descendants: [] },
+    data: { run_ended: true, descendants: descendants.map((d) => d.id) },
   });
+  return toRetire.map((one) => one.id);
 }

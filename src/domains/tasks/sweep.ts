@@ -1,6 +1,6 @@
-import type { Store, Tx } from "../../store/store.js";
+import type { AgentRecord, Store, Tx } from "../../store/store.js";
 import type { TaskRecord } from "../../store/tasks.js";
-import type { Actor } from "../identity/actor.js";
+import { type Actor, ancestorsOf } from "../identity/actor.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
 import { minutesBefore } from "./claims.js";
 import { who } from "./common.js";
@@ -20,10 +20,20 @@ export interface Swept {
   why: string;
 }
 
+/**
+ * The retired agent that ends this holder's authority, if any: itself, or an ancestor (a child a
+ * run's identity minted, left active below it by an older cairn, acts no more either).
+ */
+async function retiredIn(tx: Tx, holderId: string): Promise<AgentRecord | undefined> {
+  const holder = await tx.agents.byId(holderId);
+  if (!holder) return undefined;
+  return [holder, ...(await ancestorsOf(tx, holder))].find((agent) => agent.retiredAt);
+}
+
 /** Tasks held (active or blocked) by agents that were retired: they will never call again. */
 async function retiredClaims(tx: Tx): Promise<{ task: TaskRecord; why: string }[]> {
   const found: { task: TaskRecord; why: string }[] = [];
-  const retiredAt = new Map<string, string | null>();
+  const retiredAt = new Map<string, AgentRecord | undefined>();
   for (let offset = 0; ; offset += PAGE) {
     const { tasks } = await tx.tasks.list({
       status: ["active", "blocked"],
@@ -33,10 +43,11 @@ async function retiredClaims(tx: Tx): Promise<{ task: TaskRecord; why: string }[
     });
     for (const task of tasks) {
       if (!task.owner) continue;
-      if (!retiredAt.has(task.owner))
-        retiredAt.set(task.owner, (await tx.agents.byId(task.owner))?.retiredAt ?? null);
-      const at = retiredAt.get(task.owner);
-      if (at) found.push({ task, why: `${await who(tx, task.owner)} was retired at ${at}` });
+      if (!retiredAt.has(task.owner)) retiredAt.set(task.owner, await retiredIn(tx, task.owner));
+      const retired = retiredAt.get(task.owner);
+      if (!retired) continue;
+      const whose = retired.id === task.owner ? "" : `'s ancestor ${retired.name} (${retired.id})`;
+      found.push({ task, why: `${await who(tx, task.owner)}${whose} was retired at ${retired.retiredAt}` });
     }
     if (tasks.length < PAGE) return found;
   }
