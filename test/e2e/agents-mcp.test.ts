@@ -431,6 +431,40 @@ describe("local agents over MCP", () => {
     }
   });
 
+  it("serves a child no agent its parent is not served: a lead's builder child runs none the lead's role does not list", async () => {
+    appendFileSync(
+      join(ws.dir, ".cairn", "cairn.toml"),
+      '\n[roles.runlead]\nchild_roles = ["runbuilder"]\n\n[roles.runbuilder]\nagents = ["greeter"]\n',
+    );
+    const lead = addAgent(ws.dir, "runlead-1", "runlead");
+    const minted = cairn(
+      ws.dir,
+      ["agent", "add", "runkid-1", "--role", "runbuilder", "--parent", lead.id, "--json"],
+      {
+        env: { ...env, CAIRN_AGENT: lead.token },
+      },
+    );
+    expect(minted.code, minted.stderr).toBe(0);
+    const kid = await connectMcp(ws.dir, {
+      env: { ...env, CAIRN_AGENT: (minted.json as { token: string }).token },
+    });
+    try {
+      const names = (await kid.client.listTools()).tools.map((tool) => tool.name);
+      expect(names.filter((name) => name.startsWith("run-"))).toEqual([]);
+      const run = (await callTool(kid, "cli", { argv: ["agents", "run", "greeter"] })).structuredContent as {
+        exit_code: number;
+        output: { refused?: { policy: string; next: string } };
+      };
+      expect(run.exit_code).toBe(3);
+      expect(run.output.refused).toMatchObject({
+        policy: "profile",
+        next: expect.stringContaining("[roles.runlead]"),
+      });
+    } finally {
+      await kid.close();
+    }
+  });
+
   it("answers a broken manifest with a JSON-RPC error naming the file, never a partial list", async () => {
     const changed = new Promise<void>((resolve) =>
       mcp.client.setNotificationHandler("notifications/tools/list_changed", () => resolve()),

@@ -1,3 +1,4 @@
+import { lineageOf } from "../../domains/identity/actor.js";
 import type { Profile } from "../../domains/workspace/config.js";
 import { refuse } from "../../kernel/outcome.js";
 import type { CommandContext, SessionContext } from "../context.js";
@@ -7,10 +8,26 @@ export const FULL_PROFILES: readonly Profile[] = ["operator", "all"];
 
 type Caller = Pick<SessionContext, "config" | "actor">;
 
-/** Whether `profile` serves the caller `run-<agent>`: operators all, workers and planners their role's list. */
+/**
+ * The role in the caller's line that keeps `profile` from serving it `run-<agent>`, if any.
+ * Operators are served every agent, workers and planners those their role lists. A child never
+ * exceeds its parent: each ancestor must be served the tool too, as its role declares (its
+ * profile, else worker, and its list); a lead whose role lists no agent otherwise ran any that
+ * its builder child's role lists (child_roles), through a child it minted.
+ */
+function unservedRole(ctx: Caller, profile: Profile, agent: string): string | undefined {
+  if (FULL_PROFILES.includes(profile)) return undefined;
+  const line = lineageOf(ctx.actor);
+  return line.find((member, index) => {
+    const role = ctx.config.roles[member.role];
+    const servedAll = index > 0 && role?.profile !== undefined && FULL_PROFILES.includes(role.profile);
+    return !servedAll && !(role?.agents ?? []).includes(agent);
+  })?.role;
+}
+
+/** Whether `profile` serves the caller `run-<agent>` (see unservedRole). */
 export function servesRunTool(ctx: Caller, profile: Profile, agent: string): boolean {
-  if (FULL_PROFILES.includes(profile)) return true;
-  return (ctx.config.roles[ctx.actor.role]?.agents ?? []).includes(agent);
+  return unservedRole(ctx, profile, agent) === undefined;
 }
 
 /**
@@ -20,16 +37,20 @@ export function servesRunTool(ctx: Caller, profile: Profile, agent: string): boo
  */
 export function requireServedToModel(ctx: CommandContext, agent: string, what: "run" | "remediation"): void {
   if (ctx.audience !== "model" || ctx.actor.isOwner) return;
-  const served =
-    what === "run" ? servesRunTool(ctx, ctx.profile, agent) : FULL_PROFILES.includes(ctx.profile);
-  if (served) return;
+  if (what === "run") {
+    const role = unservedRole(ctx, ctx.profile, agent);
+    if (role === undefined) return;
+    const why = role === ctx.actor.role ? "" : `: the role of an ancestor, ${role}, does not list it`;
+    throw refuse(
+      "profile",
+      `the ${ctx.profile} profile of ${ctx.actor.name} (role ${ctx.actor.role}) is not served ${agent}'s run tool${why}`,
+      `ask the owner to list ${JSON.stringify(agent)} in [roles.${role}] agents in cairn.toml, or to run it`,
+    );
+  }
+  if (FULL_PROFILES.includes(ctx.profile)) return;
   throw refuse(
     "profile",
-    what === "run"
-      ? `the ${ctx.profile} profile of ${ctx.actor.name} (role ${ctx.actor.role}) is not served ${agent}'s run tool`
-      : `remediations are served to the operator and all profiles; ${ctx.actor.name} is served ${ctx.profile}`,
-    what === "run"
-      ? `ask the owner to list ${JSON.stringify(agent)} in [roles.${ctx.actor.role}] agents in cairn.toml, or to run it`
-      : "ask the owner or an operator to run the remediation",
+    `remediations are served to the operator and all profiles; ${ctx.actor.name} is served ${ctx.profile}`,
+    "ask the owner or an operator to run the remediation",
   );
 }
