@@ -123,6 +123,19 @@ export async function sameLine(
 }
 
 /**
+ * Who minted an agent: the actor of its one `agent.add` or `agent.run_identity` event, looked up
+ * by action. Not among the latest events about its id: subjects are one namespace, and anyone may
+ * name a shortcut or queue `A-7` and run it twenty times, which pushed the minting out of sight.
+ */
+async function minterOf(tx: Tx, agentId: string): Promise<string | undefined> {
+  for (const action of ["agent.add", "agent.run_identity"]) {
+    const [event] = await tx.journal.list({ subject: agentId, action, limit: 1 });
+    if (event) return event.actor;
+  }
+  return undefined;
+}
+
+/**
  * Whose hands an agent's token was put in: an agent minted by its parent (`agent add --parent`
  * called by the parent itself, or a run identity) answers to that parent, and so on up. The
  * walk stops at an agent the owner minted: its token went to the owner, whoever its parent is.
@@ -134,10 +147,7 @@ async function principalOf(tx: Tx, agentId: string): Promise<string> {
     const agent = await tx.agents.byId(id);
     const parentId = agent?.parentId;
     if (!parentId || seen.has(parentId)) return id;
-    const minting = (await tx.journal.about(id, 20)).find(
-      (event) => event.action === "agent.add" || event.action === "agent.run_identity",
-    );
-    if (minting?.actor !== parentId) return id;
+    if ((await minterOf(tx, id)) !== parentId) return id;
     seen.add(parentId);
     id = parentId;
   }

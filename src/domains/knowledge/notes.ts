@@ -204,11 +204,14 @@ export async function listNotes(
   });
 }
 
-/** Who last confirmed or refuted a note, from the journal (which no one rewrites); undefined: no one. */
+/**
+ * Who last confirmed or refuted a note, from the journal (which no one rewrites); undefined: no
+ * one. Looked up by action: an agent could otherwise hide the owner's verdict behind twenty runs
+ * of a shortcut it named after the note (`N-4`), since subjects are one namespace.
+ */
 async function trustSetBy(tx: Tx, id: string): Promise<string | undefined> {
-  // A note's events are its note.add and its trust changes, newest first.
-  const events = await tx.journal.about(id, 20);
-  return events.find((event) => event.action === "note.trust")?.actor;
+  const [latest] = await tx.journal.list({ subject: id, action: "note.trust", limit: 1 });
+  return latest?.actor;
 }
 
 /** Confirm or refute a finding. Its author's tree cannot vouch for it: trust comes from someone else. */
