@@ -58,4 +58,15 @@ describe("rules read from the journal hold however many events share a subject",
     expect(overturned.json).toMatchObject({ refused: { policy: "note" } });
     expect(json<{ note: { trust: string } }>(["note", "show", finding.id]).note.trust).toBe("refuted");
   });
+
+  it("a task's brief shows its own activity, not the runs of a shortcut named after it", () => {
+    const holder = addAgent(ws.dir, "briefholder", "lead");
+    const id = json<{ task: { id: string } }>(["task", "add", "work with a history"]).task.id;
+    expect(cairn(ws.dir, ["task", "claim", id], as(holder.token)).code).toBe(0);
+    flood(id, holder.token);
+    const brief = cairn(ws.dir, ["context", id]).stdout;
+    const activity = brief.slice(brief.indexOf("## Recent activity"));
+    expect(activity).toContain("claim");
+    expect(activity).not.toContain("shortcut.");
+  });
 });

@@ -49,7 +49,10 @@ async function goalOf(tx: Tx, task: TaskRecord): Promise<GoalOf | null> {
  */
 async function activityOf(tx: Tx, task: TaskRecord) {
   const entries: (BriefTask["recentActivity"][number] & { seq: number })[] = [];
-  for (const event of await tx.journal.about(task.id, LIMITS.activity * 2)) {
+  // The task's own events only: subjects are one namespace, and a shortcut or queue an agent
+  // named after the task (`T-4`) filled its brief's activity with runs, pushing out the claims.
+  const events = await tx.journal.list({ subject: task.id, action: "task.", limit: LIMITS.activity * 2 });
+  for (const event of events) {
     if (SHOWN_AS_NOTES.has(event.action)) continue;
     let text: string | null = null;
     if (event.action === "task.ask" && typeof event.data.ask === "string") {
