@@ -187,6 +187,7 @@ async function decideAtScale(store: Store, spawnTrue: number): Promise<void> {
         baseChanges: [],
         baseHashes: {},
         checkout: null,
+        checkoutHost: null,
         inputsApprovedBy: null,
         openedBy: "owner",
         openedAt: AT,

@@ -118,6 +118,11 @@ export interface AttemptRecord {
   revertedAt: string | null;
   /** The directory the attempt evaluates, keeps and reverts in (its checkout's workspace root). */
   checkout: string | null;
+  /**
+   * The machine the checkout is on (its host name), on a shared store: a path names a folder on
+   * one machine only. Null on a file store and before cairn kept it: taken as this machine's.
+   */
+  checkoutHost: string | null;
   /** Content hash of each path in `baseChanges` at open: revert tells them from its own edits. */
   baseHashes: Record<string, string>;
   /** The owner (or a planner) allowed this attempt to change frozen inputs: at best review. */
@@ -229,8 +234,11 @@ export interface GoalRepo {
       "id" | "verdict" | "decision" | "decidedAt" | "revertedAt" | "inputDrift" | "resolution"
     >,
   ): Promise<AttemptRecord>;
-  /** The attempt still open in this checkout (not kept, not reverted), if any. */
-  openAttemptIn(checkout: string): Promise<AttemptRecord | undefined>;
+  /**
+   * The attempt still open in this checkout (not kept, not reverted), if any: the folder `checkout`
+   * on the machine `host` (an attempt recorded with no host counts as on any).
+   */
+  openAttemptIn(checkout: string, host: string): Promise<AttemptRecord | undefined>;
   /** Add frozen inputs seen changed during an evaluation (kept as a set). */
   recordInputDrift(id: string, paths: string[]): Promise<void>;
   /** The owner's settlement of a review: the verdict it leads to and who decided, why. */

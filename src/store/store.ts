@@ -161,6 +161,11 @@ export interface Tx {
 export interface Store {
   /** The schema generation of the opened workspace. */
   readonly schemaVersion: number;
+  /**
+   * Held by a server that several machines reach (PostgreSQL), rather than by a file beside the
+   * checkout: what one machine records about its own folders means nothing on another.
+   */
+  readonly shared: boolean;
   /** Hints that another connection committed (see ChangeSignal). */
   readonly changes: ChangeSignal;
   /** A consistent read; concurrent writers are not blocked. */

@@ -20,6 +20,7 @@ function slowWrites(store: Store, writeMs: number) {
   const afterClose: string[] = [];
   const slow: Store = {
     schemaVersion: store.schemaVersion,
+    shared: store.shared,
     changes: store.changes,
     read: (work) => {
       if (closedAt) afterClose.push("read");

@@ -27,6 +27,7 @@ const attempt = (id: string, verdict: AttemptRecord["verdict"], reverted = false
   decidedAt: null,
   revertedAt: reverted ? "2026-01-02T00:00:00.000Z" : null,
   checkout: null,
+  checkoutHost: null,
   baseHashes: {},
   inputsApprovedBy: null,
   inputDrift: [],

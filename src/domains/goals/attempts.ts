@@ -5,6 +5,7 @@ import type { AttemptRecord, MilestoneRecord, RunRecord, Store, Tx } from "../..
 import type { Actor } from "../identity/actor.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
 import { requirePlanning } from "./authority.js";
+import { thisMachine } from "./checkout-host.js";
 import { unknownProof } from "./contract.js";
 import { changedPaths, checkoutFor, checkoutTop, hashWorkFile, isGitRepo } from "./git.js";
 import { notGit } from "./refusals.js";
@@ -82,7 +83,7 @@ export async function openAttempt(
       }
       refuseUnmeasuredMilestone(run, milestone);
     }
-    const open = await tx.goals.openAttemptIn(checkout);
+    const open = await tx.goals.openAttemptIn(checkout, thisMachine());
     if (open) {
       throw refuse(
         "one-attempt",
@@ -100,6 +101,9 @@ export async function openAttempt(
       baseChanges,
       baseHashes,
       checkout,
+      // Only a shared store holds other machines' attempts: a file store's checkout is its own,
+      // whatever name a container gives its machine from one start to the next.
+      checkoutHost: store.shared ? thisMachine() : null,
       inputsApprovedBy: options.allowInputChanges ? actor.id : null,
       openedBy: actor.id,
       openedAt: at,

@@ -2,6 +2,7 @@ import { gitHead } from "../../kernel/git.js";
 import type { FrozenEvaluatorRecord, SampleRecord, Store } from "../../store/store.js";
 import { attemptOrThrow, type Interaction, refuseIfSettled } from "./attempts.js";
 import { baseTree } from "./base-tree.js";
+import { attemptCheckout } from "./checkout-host.js";
 import type { EvaluatorDefinition } from "./evaluators/definition.js";
 import { checkoutPlaces, topOf } from "./git.js";
 import { watchFrozenInputs } from "./input-watch.js";
@@ -53,7 +54,7 @@ export async function evalAttempt(
     return { attempt, run: await runOrThrow(tx, attempt.runId) };
   });
   refuseIfSettled(attempt);
-  const dir = attempt.checkout ?? fallbackRoot;
+  const dir = attemptCheckout(attempt, fallbackRoot, "evaluate it");
   // Every sample, base ones too, names the tree it judges: a decision counts only the tree it keeps.
   // Where git finds the checkout, asked once for every check below.
   const places = checkoutPlaces(dir);

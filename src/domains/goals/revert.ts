@@ -3,6 +3,7 @@ import { refuse } from "../../kernel/outcome.js";
 import { quoteValue } from "../../kernel/text.js";
 import type { Store } from "../../store/store.js";
 import { attemptOrThrow } from "./attempts.js";
+import { attemptCheckout } from "./checkout-host.js";
 import { checkoutTop, commitsSince, hashWorkFile } from "./git.js";
 import { restorePaths } from "./restore-paths.js";
 import { ownChanges } from "./verdict.js";
@@ -41,7 +42,7 @@ export async function revertAttempt(
       `${attemptId} was kept`,
       "a kept attempt is the new baseline; open a new attempt to change it",
     );
-  const dir = attempt.checkout ?? fallbackRoot;
+  const dir = attemptCheckout(attempt, fallbackRoot, "revert it");
   const head = await gitHead(dir);
   if (head !== attempt.baseHead) {
     const commits = await commitsSince(dir, attempt.baseHead);

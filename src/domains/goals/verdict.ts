@@ -4,6 +4,7 @@ import type { AttemptRecord, AttemptResolution, Store, Tx } from "../../store/st
 import type { Actor } from "../identity/actor.js";
 import { attemptOrThrow, latestRunOf, refuseIfSettled, requiredProofs } from "./attempts.js";
 import { requireOwner } from "./authority.js";
+import { attemptCheckout } from "./checkout-host.js";
 import { type Decision, decide } from "./decide.js";
 import { changedPaths, checkoutPlaces, checkoutTop, commitPaths, hashWorkFile, topOf } from "./git.js";
 import { dependents, inputDrift } from "./inputs.js";
@@ -63,7 +64,7 @@ export async function decideAttempt(
 ): Promise<{ attempt: AttemptRecord; decision: Decision }> {
   const first = await store.read((tx) => attemptOrThrow(tx, attemptId));
   refuseIfSettled(first);
-  const dir = first.checkout ?? fallbackRoot;
+  const dir = attemptCheckout(first, fallbackRoot, "decide it");
   const run = await store.read((tx) => runOrThrow(tx, first.runId));
   // Three reads of the checkout, none waiting on another, all of it where git finds it (asked once).
   const places = checkoutPlaces(dir);
@@ -186,7 +187,7 @@ export async function settleReview(
   // minutes, and no other writer of the workspace waits on them.
   const before = await store.read((tx) => attemptOrThrow(tx, attemptId));
   refuseUnlessInReview(before);
-  const dir = before.checkout ?? fallbackRoot;
+  const dir = attemptCheckout(before, fallbackRoot, `${outcome === "accepted" ? "accept" : "reject"} it`);
   const decided = (before.decision as { tree?: string } | null)?.tree;
   const places = outcome === "accepted" ? checkoutPlaces(dir) : null;
   if (places) await refuseHiddenEdits(dir, attemptId, "accepting it", places);

@@ -60,10 +60,10 @@ export function pgGoals(db: PgDb): GoalRepo {
     runsAll: one("SELECT * FROM goal_runs ORDER BY seq"),
     runsOfGoal: one("SELECT * FROM goal_runs WHERE goal_id = ? ORDER BY seq"),
     insertAttempt: db.prepare(
-      "INSERT INTO goal_attempts (seq, id, run_id, milestone_id, base_head, base_dirty, base_changes, opened_by, opened_at, checkout, base_hashes, inputs_approved_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      "INSERT INTO goal_attempts (seq, id, run_id, milestone_id, base_head, base_dirty, base_changes, opened_by, opened_at, checkout, checkout_host, base_hashes, inputs_approved_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     ),
     openIn: one(
-      "SELECT * FROM goal_attempts WHERE checkout = ? AND reverted_at IS NULL AND (verdict IS NULL OR verdict <> 'keep') ORDER BY seq LIMIT 1",
+      "SELECT * FROM goal_attempts WHERE checkout = ? AND (checkout_host IS NULL OR checkout_host = ?) AND reverted_at IS NULL AND (verdict IS NULL OR verdict <> 'keep') ORDER BY seq LIMIT 1",
     ),
     inputDrift: db.prepare("UPDATE goal_attempts SET input_drift = ? WHERE id = ?"),
     resolve: db.prepare("UPDATE goal_attempts SET verdict = ?, resolution = ? WHERE id = ?"),
@@ -239,6 +239,7 @@ export function pgGoals(db: PgDb): GoalRepo {
         attempt.openedBy,
         attempt.openedAt,
         attempt.checkout,
+        attempt.checkoutHost,
         JSON.stringify(attempt.baseHashes),
         attempt.inputsApprovedBy,
       );
@@ -248,8 +249,8 @@ export function pgGoals(db: PgDb): GoalRepo {
       const row = await attemptById.get(id);
       return row ? attemptOf(row) : undefined;
     },
-    async openAttemptIn(checkout) {
-      const row = await stmts.openIn.get(checkout);
+    async openAttemptIn(checkout, host) {
+      const row = await stmts.openIn.get(checkout, host);
       return row ? attemptOf(row) : undefined;
     },
     async recordInputDrift(id, paths) {

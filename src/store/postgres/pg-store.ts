@@ -62,6 +62,7 @@ export function openPostgresStore(location: PgLocation, options: PgOpenOptions =
  */
 class PostgresStore implements Store {
   readonly schemaVersion = SHARED_PG_MIGRATIONS.length;
+  readonly shared = true;
   private readonly target: PgTarget;
   private readonly mutex = new Mutex();
   private client: pg.Client | undefined;

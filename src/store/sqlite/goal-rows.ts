@@ -84,6 +84,7 @@ export function attemptOf(row: Row): AttemptRecord {
     decidedAt: text(row.decided_at),
     revertedAt: text(row.reverted_at),
     checkout: text(row.checkout),
+    checkoutHost: text(row.checkout_host),
     baseHashes: json(row.base_hashes ?? "{}"),
     inputsApprovedBy: text(row.inputs_approved_by),
     inputDrift: json(row.input_drift ?? "[]"),

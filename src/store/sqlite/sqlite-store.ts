@@ -55,6 +55,7 @@ export function openSqliteStore(path: string, options: OpenOptions = {}): Store 
 
 class SqliteStore implements Store {
   readonly schemaVersion: number;
+  readonly shared = false;
   readonly changes: ChangeSignal;
   private readonly readonly: boolean;
   private readonly db: Database.Database;

@@ -13,6 +13,7 @@ import { sampleTrees } from "../../sqlite/migrations/0013_sample_trees.js";
 import { supersededNorms } from "../../sqlite/migrations/0014_superseded_norms.js";
 import { criterionSettings } from "../../sqlite/migrations/0015_criterion_settings.js";
 import { criterionShortcuts } from "../../sqlite/migrations/0016_criterion_shortcuts.js";
+import { attemptHosts } from "../../sqlite/migrations/0017_attempt_hosts.js";
 import { FACTS_SEARCH } from "./facts-search.js";
 import { PG_BULK_TERMS } from "./pg-bulk-terms.js";
 import { PG_COUNTER_STATEMENTS } from "./pg-counter-statements.js";
@@ -82,6 +83,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   { name: criterionSettings.name, sql: () => fromSqlite(criterionSettings.sql) },
   { name: criterionShortcuts.name, sql: () => fromSqlite(criterionShortcuts.sql) },
   { name: "pg_0103_counter_statements", sql: () => PG_COUNTER_STATEMENTS, pgOnly: true },
+  { name: attemptHosts.name, sql: () => fromSqlite(attemptHosts.sql) },
 ];
 
 /** The migrations both stores share: their count is the schema version an export carries. */

@@ -13,6 +13,7 @@ import { sampleTrees } from "./0013_sample_trees.js";
 import { supersededNorms } from "./0014_superseded_norms.js";
 import { criterionSettings } from "./0015_criterion_settings.js";
 import { criterionShortcuts } from "./0016_criterion_shortcuts.js";
+import { attemptHosts } from "./0017_attempt_hosts.js";
 import type { Migration } from "./migration.js";
 
 /**
@@ -36,6 +37,7 @@ export const MIGRATIONS: readonly Migration[] = [
   supersededNorms,
   criterionSettings,
   criterionShortcuts,
+  attemptHosts,
 ];
 
 /**
