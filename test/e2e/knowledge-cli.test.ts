@@ -191,6 +191,17 @@ describe("memory through the CLI", () => {
     expect(byTopic.facts.map((f) => f.text)).toEqual(["The staging database listens on port 6543"]);
   });
 
+  it("recalls a fact by a query whose accents are combining marks, as the stored text is read", () => {
+    json(["remember", "Müller wrote the billing adapter"]);
+    json(["remember", "İzmir cluster runs the queue"]);
+    const found = (query: string) =>
+      json<{ facts: { text: string }[] }>(["recall", query]).facts.map((fact) => fact.text);
+    // Decomposed (u + U+0308), as macOS types and names it.
+    expect(found("mu\u0308ller")).toEqual(["Müller wrote the billing adapter"]);
+    // Lowercased by JavaScript, İ is i + U+0307.
+    expect(found("İZMİR")).toEqual(["İzmir cluster runs the queue"]);
+  });
+
   it("never leaks an SQL or FTS error, whatever syntax the query holds", () => {
     json(["remember", "NEAR the bridge AND under it: the cache lives"]);
     for (const query of [

@@ -23,9 +23,12 @@ const toRecord = toFactRecord;
  * A term as tsquery text built only from its own runs of letters and digits, each quoted: user
  * text can never inject tsquery syntax (`&`, `!`, `:*`, `<->`) or reach SQL. A term of several
  * words is a phrase, as FTS5 reads a quoted string. Null when the term holds no word at all.
+ * Combining marks stay inside their word, as in `words` and as the stored text reaches the
+ * parser (unaccent folds them): split there, a decomposed `müller` (u + U+0308, as macOS types
+ * it) or the `i̇` JavaScript lowercases `İ` to became a phrase of pieces that no fact holds.
  */
 export function tsqueryOf(term: string): string | null {
-  const words = term.match(/[\p{L}\p{N}]+/gu);
+  const words = term.match(/[\p{L}\p{N}][\p{L}\p{N}\p{M}]*/gu);
   return words ? words.map((word) => `'${word}'`).join(" <-> ") : null;
 }
 
