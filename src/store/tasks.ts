@@ -152,6 +152,12 @@ export interface TaskNote {
   text: string;
 }
 
+/** Lease stamps (ISO times) from `from` to `to`: the ones a sweep or a renewal leaves alone. */
+export interface LeaseWindow {
+  from: string;
+  to: string;
+}
+
 export interface TaskRepo {
   insert(task: NewTask, at: string): Promise<TaskRecord>;
   byId(id: string): Promise<TaskRecord | undefined>;
@@ -178,11 +184,11 @@ export interface TaskRepo {
   unverifiedDone(limit: number): Promise<TaskRecord[]>;
   /** How many tasks were finished unverified, beyond the page `unverifiedDone` lists. */
   countUnverifiedDone(): Promise<number>;
-  /** Active claims whose lease is older than `cutoff`. */
-  staleClaims(cutoff: string): Promise<TaskRecord[]>;
-  /** Renew every lease `owner` holds that is older than `olderThan`; returns how many. */
-  renewLeases(owner: string, olderThan: string, at: string): Promise<number>;
-  hasStaleLease(owner: string, olderThan: string): Promise<boolean>;
+  /** Active claims whose lease lies outside `live` (stamped before its start or after its end). */
+  staleClaims(live: LeaseWindow): Promise<TaskRecord[]>;
+  /** Renew every lease `owner` holds that lies outside `fresh`; returns how many. */
+  renewLeases(owner: string, fresh: LeaseWindow, at: string): Promise<number>;
+  hasStaleLease(owner: string, fresh: LeaseWindow): Promise<boolean>;
 
   criteria(taskId: string): Promise<CriterionRecord[]>;
   addCriterion(taskId: string, criterion: NewCriterion): Promise<CriterionRecord>;

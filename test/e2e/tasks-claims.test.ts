@@ -468,4 +468,33 @@ describe("claims", () => {
     };
     expect(after.board.swept[0]).toMatchObject({ task: "T-1", why: expect.stringMatching(/lease/) });
   });
+
+  it("a claim stamped by a clock far ahead is no sign of life: the next sweep releases it, and a call on a true clock renews it", () => {
+    // The agent's own cairn, its clock a year ahead (another machine's, or a process given a false one).
+    const ahead = join(ws.dir, "clock-ahead.cjs");
+    writeFileSync(
+      ahead,
+      `const Real = Date; const skew = 365 * 86400000;
+       globalThis.Date = class extends Real {
+         constructor(...a) { if (a.length === 0) super(Real.now() + skew); else super(...a); }
+         static now() { return Real.now() + skew; }
+       };`,
+    );
+    const bob = addAgent(ws.dir, "bob", "builder");
+    const ann = addAgent(ws.dir, "ann", "builder");
+    cairn(ws.dir, ["task", "add", "bob's"]);
+    cairn(ws.dir, ["task", "add", "ann's"]);
+    const skewed = (token: string) => ({ env: { CAIRN_AGENT: token, NODE_OPTIONS: `--require ${ahead}` } });
+    expect(cairn(ws.dir, ["task", "claim", "T-1"], skewed(bob.token)).code).toBe(0);
+    expect(cairn(ws.dir, ["task", "claim", "T-2"], skewed(ann.token)).code).toBe(0);
+    // Ann's clock is put right and she keeps working; bob's claim keeps its year-ahead stamp.
+    expect(cairn(ws.dir, ["whoami"], as(ann.token)).code).toBe(0);
+    const status = cairn(ws.dir, ["status", "--json"]).json as { board: { stale_claims: { id: string }[] } };
+    expect(status.board.stale_claims.map((c) => c.id)).toEqual(["T-1"]);
+    const swept = cairn(ws.dir, ["sweep", "--json"]).json as { released: { task: string; why: string }[] };
+    expect(swept.released.map((r) => r.task)).toEqual(["T-1"]);
+    expect(swept.released[0]?.why).toMatch(/bob.*ahead of this clock/);
+    expect(taskOf("T-1")).toMatchObject({ status: "open", owner: null });
+    expect(taskOf("T-2")).toMatchObject({ status: "active", owner: ann.id });
+  });
 });

@@ -3,6 +3,7 @@ import type { Store } from "../../store/store.js";
 import { TITLE_CHARS } from "../limits/limits.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
 import { ASKS_SHOWN } from "./asks.js";
+import { liveLeases } from "./claims.js";
 
 /** The newest unverified finishes `status` names; the rest are counted, and `cairn review` lists them. */
 const UNVERIFIED_SHOWN = 100;
@@ -13,7 +14,6 @@ const UNVERIFIED_SHOWN = 100;
  * not make the answer too large for any client to read.
  */
 export async function boardStatus(store: Store, config: WorkspaceConfig, now: string) {
-  const cutoff = new Date(Date.parse(now) - config.claims.lease_minutes * 60_000).toISOString();
   return store.read(async (tx) => {
     const blocked = await tx.tasks.byStatus("blocked", 100);
     // Who holds what: a blocked task its holder still holds is held too (it may reopen it, and
@@ -38,7 +38,7 @@ export async function boardStatus(store: Store, config: WorkspaceConfig, now: st
         to: a.toRole,
         question: previewText(a.question, TITLE_CHARS),
       })),
-      stale_claims: (await tx.tasks.staleClaims(cutoff)).map((t) => ({
+      stale_claims: (await tx.tasks.staleClaims(liveLeases(now, config.claims.lease_minutes))).map((t) => ({
         id: t.id,
         owner: t.owner as string,
         lease_at: t.leaseAt ?? "",

@@ -1,7 +1,7 @@
 import { conflict, refuse } from "../../kernel/outcome.js";
 import { quoteValue } from "../../kernel/text.js";
 import type { Store, Tx } from "../../store/store.js";
-import type { TaskRecord } from "../../store/tasks.js";
+import type { LeaseWindow, TaskRecord } from "../../store/tasks.js";
 import { type Actor, lineageOf } from "../identity/actor.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
 import { journal, loadTask, requireActiveAgent, requireHolder, who } from "./common.js";
@@ -243,6 +243,27 @@ export async function releaseTask(
 export const minutesBefore = (now: string, minutes: number) =>
   new Date(Date.parse(now) - minutes * 60_000).toISOString();
 
+/**
+ * How far ahead of the reading clock a lease may be stamped and still count: machines sharing a
+ * store disagree a little, and one whose clock is slow must not take everyone's fresh leases for
+ * forged ones. Never less than the lease itself.
+ */
+const CLOCK_AHEAD_MINUTES = 60;
+
+/** The most a lease of `leaseMinutes` may be stamped ahead of the clock that reads it. */
+export const aheadTolerated = (leaseMinutes: number) => Math.max(leaseMinutes, CLOCK_AHEAD_MINUTES);
+
+/**
+ * Lease stamps that still say their holder is alive at `now`: made within `minutes` before it,
+ * and no further ahead of it than `aheadTolerated`. A stamp further ahead is no sign of life but
+ * of a clock that ran ahead (another machine's, on a shared store, or a process given a false
+ * one): taken at its word, a claim stamped a year ahead stayed held past every sweep.
+ */
+export const liveLeases = (now: string, minutes: number, leaseMinutes = minutes): LeaseWindow => ({
+  from: minutesBefore(now, minutes),
+  to: minutesBefore(now, -aheadTolerated(leaseMinutes)),
+});
+
 /** A lease is renewed at most this often, so renewing on every call does not flood the journal. */
 export const renewEvery = (leaseMinutes: number) => Math.min(1, leaseMinutes / 10);
 
@@ -256,10 +277,10 @@ export async function renewClaims(
   actor: Actor,
   now: string,
 ): Promise<number> {
-  const olderThan = minutesBefore(now, renewEvery(config.claims.lease_minutes));
-  if (!(await store.read((tx) => tx.tasks.hasStaleLease(actor.id, olderThan)))) return 0;
+  const fresh = liveLeases(now, renewEvery(config.claims.lease_minutes), config.claims.lease_minutes);
+  if (!(await store.read((tx) => tx.tasks.hasStaleLease(actor.id, fresh)))) return 0;
   return store.write(async (tx) => {
-    const renewed = await tx.tasks.renewLeases(actor.id, olderThan, now);
+    const renewed = await tx.tasks.renewLeases(actor.id, fresh, now);
     if (renewed > 0) await journal(tx, actor, now, "task.lease_renew", actor.id, { renewed });
     return renewed;
   });

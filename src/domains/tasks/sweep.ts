@@ -2,7 +2,7 @@ import type { AgentRecord, Store, Tx } from "../../store/store.js";
 import type { TaskRecord } from "../../store/tasks.js";
 import { type Actor, ancestorsOf } from "../identity/actor.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
-import { minutesBefore } from "./claims.js";
+import { aheadTolerated, liveLeases } from "./claims.js";
 import { who } from "./common.js";
 
 /**
@@ -114,11 +114,15 @@ export async function sweep(
     const release = async (task: TaskRecord, why: string) =>
       released.push(await giveBack(tx, task, actor.id, now, why));
     for (const { task, why } of await retiredClaims(tx)) await release(task, why);
-    for (const task of await tx.tasks.staleClaims(minutesBefore(now, minutes))) {
+    const live = liveLeases(now, minutes);
+    for (const task of await tx.tasks.staleClaims(live)) {
       if (released.some((r) => r.task === task.id)) continue;
+      const holder = await who(tx, task.owner);
       await release(
         task,
-        `${await who(tx, task.owner)} made no call since ${task.leaseAt} (lease ${minutes} min)`,
+        (task.leaseAt ?? "") > live.to
+          ? `${holder} holds a lease stamped ${task.leaseAt}, ahead of this clock (${now}) by more than ${aheadTolerated(minutes)} min`
+          : `${holder} made no call since ${task.leaseAt} (lease ${minutes} min)`,
       );
     }
     return released;

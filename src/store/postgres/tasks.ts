@@ -55,14 +55,14 @@ export function pgTasks(db: PgDb): TaskRepo {
   const unverifiedDone = db.prepare<[number], TaskRow>(
     `SELECT ${COLUMNS} FROM tasks WHERE status = 'done' AND unverified = 1 ORDER BY seq DESC LIMIT ?`,
   );
-  const staleClaims = db.prepare<[string], TaskRow>(
-    `SELECT ${COLUMNS} FROM tasks WHERE status = 'active' AND lease_at < ? ORDER BY seq`,
+  const staleClaims = db.prepare<[string, string], TaskRow>(
+    `SELECT ${COLUMNS} FROM tasks WHERE status = 'active' AND (lease_at < ? OR lease_at > ?) ORDER BY seq`,
   );
   const renew = db.prepare(
-    "UPDATE tasks SET lease_at = ? WHERE owner = ? AND status = 'active' AND lease_at < ?",
+    "UPDATE tasks SET lease_at = ? WHERE owner = ? AND status = 'active' AND (lease_at < ? OR lease_at > ?)",
   );
-  const hasStale = db.prepare<[string, string], { one: number }>(
-    "SELECT 1 AS one FROM tasks WHERE owner = ? AND status = 'active' AND lease_at < ? LIMIT 1",
+  const hasStale = db.prepare<[string, string, string], { one: number }>(
+    "SELECT 1 AS one FROM tasks WHERE owner = ? AND status = 'active' AND (lease_at < ? OR lease_at > ?) LIMIT 1",
   );
   const get = async (id: string) => {
     const row = await byId.get(id);
@@ -210,14 +210,14 @@ export function pgTasks(db: PgDb): TaskRepo {
     async unverifiedDone(limit) {
       return (await unverifiedDone.all(limit)).map(toTask);
     },
-    async staleClaims(cutoff) {
-      return (await staleClaims.all(cutoff)).map(toTask);
+    async staleClaims(live) {
+      return (await staleClaims.all(live.from, live.to)).map(toTask);
     },
-    async renewLeases(owner, olderThan, at) {
-      return (await renew.run(at, owner, olderThan)).changes;
+    async renewLeases(owner, fresh, at) {
+      return (await renew.run(at, owner, fresh.from, fresh.to)).changes;
     },
-    async hasStaleLease(owner, olderThan) {
-      return (await hasStale.get(owner, olderThan)) !== undefined;
+    async hasStaleLease(owner, fresh) {
+      return (await hasStale.get(owner, fresh.from, fresh.to)) !== undefined;
     },
   };
 }

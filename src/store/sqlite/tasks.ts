@@ -66,15 +66,15 @@ export function sqliteTasks(db: Database.Database): TaskRepo {
     ),
   );
   const staleClaims = taskRows(
-    db.prepare<[string], unknown[]>(
-      `SELECT ${COLUMNS} FROM tasks WHERE status = 'active' AND lease_at < ? ORDER BY seq`,
+    db.prepare<[string, string], unknown[]>(
+      `SELECT ${COLUMNS} FROM tasks WHERE status = 'active' AND (lease_at < ? OR lease_at > ?) ORDER BY seq`,
     ),
   );
   const renew = db.prepare(
-    "UPDATE tasks SET lease_at = ? WHERE owner = ? AND status = 'active' AND lease_at < ?",
+    "UPDATE tasks SET lease_at = ? WHERE owner = ? AND status = 'active' AND (lease_at < ? OR lease_at > ?)",
   );
-  const hasStale = db.prepare<[string, string], { one: number }>(
-    "SELECT 1 AS one FROM tasks WHERE owner = ? AND status = 'active' AND lease_at < ? LIMIT 1",
+  const hasStale = db.prepare<[string, string, string], { one: number }>(
+    "SELECT 1 AS one FROM tasks WHERE owner = ? AND status = 'active' AND (lease_at < ? OR lease_at > ?) LIMIT 1",
   );
   // One prepared UPDATE per set of changed columns (a handful in practice), not one per call.
   const update = statementCache(db);
@@ -205,14 +205,14 @@ export function sqliteTasks(db: Database.Database): TaskRepo {
     async unverifiedDone(limit) {
       return unverifiedDone.all(limit).map(toTask);
     },
-    async staleClaims(cutoff) {
-      return staleClaims.all(cutoff).map(toTask);
+    async staleClaims(live) {
+      return staleClaims.all(live.from, live.to).map(toTask);
     },
-    async renewLeases(owner, olderThan, at) {
-      return renew.run(at, owner, olderThan).changes;
+    async renewLeases(owner, fresh, at) {
+      return renew.run(at, owner, fresh.from, fresh.to).changes;
     },
-    async hasStaleLease(owner, olderThan) {
-      return hasStale.get(owner, olderThan) !== undefined;
+    async hasStaleLease(owner, fresh) {
+      return hasStale.get(owner, fresh.from, fresh.to) !== undefined;
     },
   };
 }
