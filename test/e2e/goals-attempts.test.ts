@@ -182,7 +182,7 @@ describe("attempts measured by cairn", () => {
     writeFileSync(join(ws.dir, "README.md"), "the attempt edits an already-dirty file\n");
     const mixed = cairn(ws.dir, ["attempt", "revert", second.id, "--confirm"]);
     expect(mixed.code).toBe(3);
-    expect(mixed.stderr).toMatch(/already had changes before it opened.*: README\.md/);
+    expect(mixed.stderr).toMatch(/already had changes before it opened.*: "README\.md"/);
     expect(readFileSync(join(ws.dir, "README.md"), "utf8")).toBe("the attempt edits an already-dirty file\n");
   });
 
