@@ -188,8 +188,14 @@ describe("tool-level faults are isError results that name the field", () => {
     const mcp = await connectMcp(ws.dir);
     try {
       const name = "n".repeat(5_000_000);
-      for (const request of [mcp.client.callTool({ name, arguments: {} }), mcp.client.getPrompt({ name })]) {
-        const error = (await request.catch((caught: Error) => caught)) as Error & { code?: number };
+      // One request at a time: a second one sent up front could be refused before anything
+      // listened for it, an unhandled rejection.
+      const requests = [
+        () => mcp.client.callTool({ name, arguments: {} }),
+        () => mcp.client.getPrompt({ name }),
+      ];
+      for (const request of requests) {
+        const error = (await request().catch((caught: Error) => caught)) as Error & { code?: number };
         expect(error.code).toBe(-32602);
         expect(error.message).toContain("(5000000 characters) not found");
         expect(error.message.length).toBeLessThan(300);
