@@ -83,15 +83,12 @@ export function answerThatFits(answer: JSONRPCMessage): JSONRPCMessage {
   if (!("result" in answer)) return answer;
   // A tool's result and a resource read were fitted where they were made, at less cost.
   if ("content" in answer.result || "contents" in answer.result) return answer;
-  const bytes = Buffer.byteLength(JSON.stringify(answer), "utf8");
-  if (bytes <= MAX_RESULT_BYTES) return answer;
-  const mb = (bytes / (1024 * 1024)).toFixed(1);
-  return {
-    jsonrpc: "2.0",
-    id: answer.id,
-    error: {
-      code: ProtocolErrorCode.InternalError,
-      message: `the answer is ${mb} MB, more than an MCP client reads in one message (10 MB): ask for less (a page, one item at a time), or remove what makes it so large`,
-    },
-  };
+  // Its size is unknown without measuring it: taken as past what surely fits.
+  const why = tooLarge(
+    answer,
+    Number.POSITIVE_INFINITY,
+    "ask for less (a page, one item at a time), or remove what makes it so large",
+  );
+  if (!why) return answer;
+  return { jsonrpc: "2.0", id: answer.id, error: { code: ProtocolErrorCode.InternalError, message: why } };
 }
