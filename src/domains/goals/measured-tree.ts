@@ -2,9 +2,9 @@ import { lstatSync } from "node:fs";
 import { join } from "node:path";
 import { crypto } from "../../kernel/builtins.js";
 import { refuse } from "../../kernel/outcome.js";
-import { quoteValue } from "../../kernel/text.js";
 import { type CheckoutPlaces, checkoutStatus, checkoutTop, hashWorkFile } from "./git.js";
 import { hiddenEdits } from "./hidden-edits.js";
+import { quotedFew } from "./refusals.js";
 
 /**
  * The tree an evaluation judges, as one fingerprint: HEAD and the content of every path under
@@ -59,10 +59,9 @@ export async function refuseHiddenEdits(
 ): Promise<void> {
   const hidden = await hiddenEdits(dir, undefined, places);
   if (hidden.length === 0) return;
-  const named = hidden.slice(0, 5).map((path) => quoteValue(path, 120));
   throw refuse(
     "evidence",
-    `${attemptId}'s checkout has edits git does not see (a file marked assume-unchanged or skip-worktree, or an index entry that records other content than its file holds): ${named.join(", ")}${hidden.length > 5 ? ` and ${hidden.length - 5} more` : ""}; ${doing} would judge them, and a keep would not commit them`,
+    `${attemptId}'s checkout has edits git does not see (a file marked assume-unchanged or skip-worktree, or an index entry that records other content than its file holds): ${quotedFew(hidden)}; ${doing} would judge them, and a keep would not commit them`,
     "clear each mark (git update-index --no-assume-unchanged PATH, or --no-skip-worktree PATH), or touch each file so that git reads it again, or put the file back; then try again",
   );
 }

@@ -1,22 +1,12 @@
 import { gitHead } from "../../kernel/git.js";
 import { refuse } from "../../kernel/outcome.js";
-import { quoteValue } from "../../kernel/text.js";
 import type { Store } from "../../store/store.js";
 import { attemptOrThrow } from "./attempts.js";
 import { attemptCheckout } from "./checkout-host.js";
 import { checkoutTop, commitsSince, hashWorkFile } from "./git.js";
+import { quotedFew } from "./refusals.js";
 import { restorePaths } from "./restore-paths.js";
 import { ownChanges } from "./verdict.js";
-
-/**
- * The first few of a list of commits or paths, each quoted and cut: a commit's subject and a
- * file's name are whatever whoever made them wrote (a line break, a sentence passing for cairn's
- * `next`), and a refusal is read as cairn's own words. The rest are counted.
- */
-function named(items: string[]): string {
-  const shown = items.slice(0, 5).map((item) => quoteValue(item, 120));
-  return `${shown.join(", ")}${items.length > 5 ? ` and ${items.length - 5} more` : ""}`;
-}
 
 /**
  * Undo the attempt's own changes in its own checkout, and nothing else. Revert never discards a
@@ -48,7 +38,7 @@ export async function revertAttempt(
     const commits = await commitsSince(dir, attempt.baseHead);
     throw refuse(
       "commits",
-      `HEAD moved since ${attemptId} opened at ${attempt.baseHead.slice(0, 12)}: ${named(commits) || `now at ${head?.slice(0, 12) ?? "no commit"}`}. Revert never discards a commit`,
+      `HEAD moved since ${attemptId} opened at ${attempt.baseHead.slice(0, 12)}: ${quotedFew(commits) || `now at ${head?.slice(0, 12) ?? "no commit"}`}. Revert never discards a commit`,
       "undo those commits yourself if they are the attempt's (`git revert`), or leave them and open a new attempt; cairn will not rewrite history",
     );
   }
@@ -58,7 +48,7 @@ export async function revertAttempt(
   if (mixed.length > 0) {
     throw refuse(
       "foreign-changes",
-      `${attemptId} edited paths that already had changes before it opened (they are not only its own): ${named(mixed)}`,
+      `${attemptId} edited paths that already had changes before it opened (they are not only its own): ${quotedFew(mixed)}`,
       "sort those files out by hand (their earlier edits are not in git), then revert again",
     );
   }
