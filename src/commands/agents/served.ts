@@ -1,6 +1,7 @@
 import { lineageOf } from "../../domains/identity/actor.js";
 import type { Profile } from "../../domains/workspace/config.js";
 import { refuse } from "../../kernel/outcome.js";
+import { quoteValue } from "../../kernel/text.js";
 import type { CommandContext, SessionContext } from "../context.js";
 
 /** Profiles served every local agent's run tool and every remediation tool. */
@@ -41,10 +42,12 @@ export function requireServedToModel(ctx: CommandContext, agent: string, what: "
     const role = unservedRole(ctx, ctx.profile, agent);
     if (role === undefined) return;
     const why = role === ctx.actor.role ? "" : `: the role of an ancestor, ${role}, does not list it`;
+    // A manifest's name is whatever its file says (line breaks, a forged `next:`): quoted, cut.
+    const named = quoteValue(agent);
     throw refuse(
       "profile",
-      `the ${ctx.profile} profile of ${ctx.actor.name} (role ${ctx.actor.role}) is not served ${agent}'s run tool${why}`,
-      `ask the owner to list ${JSON.stringify(agent)} in [roles.${role}] agents in cairn.toml, or to run it`,
+      `the ${ctx.profile} profile of ${ctx.actor.name} (role ${ctx.actor.role}) is not served the run tool of agent ${named}${why}`,
+      `ask the owner to list ${named} in [roles.${role}] agents in cairn.toml, or to run it`,
     );
   }
   if (FULL_PROFILES.includes(ctx.profile)) return;
