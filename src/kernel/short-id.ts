@@ -9,3 +9,34 @@ export function canonicalShortId(raw: string, prefix: string): string {
   const match = /^([a-z]+)-(\d+)$/i.exec(text);
   return match && match[1]?.toUpperCase() === prefix ? `${prefix}-${match[2]}` : raw;
 }
+
+/**
+ * Every short id's prefix (`T-4` a task, `AT-2` an attempt, ...): the stores hand ids out only
+ * with one of these, so a new kind of record is named here and its ids are refused as names.
+ */
+export const SHORT_ID_PREFIXES = [
+  "A",
+  "AR",
+  "AT",
+  "B",
+  "EP",
+  "F",
+  "G",
+  "M",
+  "N",
+  "Q",
+  "R",
+  "RK",
+  "T",
+] as const;
+export type ShortIdPrefix = (typeof SHORT_ID_PREFIXES)[number];
+const ID_SHAPED = new RegExp(`^(\\d+|(${SHORT_ID_PREFIXES.join("|")})-\\d+)$`, "i");
+
+/**
+ * Whether a name a caller picks (an agent's, a shortcut's, a queue's) reads as a short id: `T-4`,
+ * `a-2`, `at-12`, or digits alone, which the lookups above take for one. Journal events, briefs
+ * and refusals name records by id and by name side by side, so a shortcut named `A-2` wrote
+ * events that read as being about agent A-2, and an agent named `7` was the one `agent retire 7`
+ * found.
+ */
+export const readsAsShortId = (name: string): boolean => ID_SHAPED.test(name.trim());

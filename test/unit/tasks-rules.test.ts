@@ -9,6 +9,7 @@ import { boardStatus } from "../../src/domains/tasks/board-status.js";
 import { claimTask } from "../../src/domains/tasks/claims.js";
 import { expected, parseEstimate, taskId } from "../../src/domains/tasks/common.js";
 import { finishTask, whyFailed } from "../../src/domains/tasks/done.js";
+import { addQueue } from "../../src/domains/tasks/queues.js";
 import { outOfScope } from "../../src/domains/tasks/scope.js";
 import { addShortcut, fillArgv, listShortcuts, runShortcut } from "../../src/domains/tasks/shortcuts.js";
 import { loadConfig, RoleConfig, WorkspaceConfig } from "../../src/domains/workspace/config.js";
@@ -327,17 +328,56 @@ describe("why a command failed", () => {
   });
 });
 
-describe("agent names", () => {
-  it("refuses a name that reads as the owner or as another agent's id", async () => {
+describe("names that read as ids", () => {
+  const ID_SHAPED = ["A-1", "a-12", "T-4", "n-1", "AT-3", "7", "042"];
+
+  it("refuses an agent name that reads as the owner or as an id (`agent retire 7` found the agent named 7)", async () => {
     const scratch = scratchDir();
     const store = openStore(join(scratch.dir, "cairn.db"), { create: true });
     try {
       const config = WorkspaceConfig.parse({});
       const now = "2026-01-01T00:00:00.000Z";
       const add = (name: string) => addAgent(store, config, OWNER, { name, role: "builder" }, now);
-      for (const name of ["owner", "Owner", "A-1", "a-12"])
+      for (const name of ["owner", "Owner", ...ID_SHAPED])
         await expect(add(name), name).rejects.toMatchObject({ errorKind: "usage" });
       await expect(add("owner-bot")).resolves.toMatchObject({ agent: { name: "owner-bot" } });
+      await expect(add("r2-d2")).resolves.toMatchObject({ agent: { name: "r2-d2" } });
+    } finally {
+      await store.close();
+      scratch.cleanup();
+    }
+  });
+
+  it("refuses a shortcut or queue named like an id, stored or in cairn.toml: its events would read as that record's", async () => {
+    const scratch = scratchDir();
+    const store = openStore(join(scratch.dir, "cairn.db"), { create: true });
+    try {
+      const config = WorkspaceConfig.parse({});
+      const now = "2026-01-01T00:00:00.000Z";
+      const shortcut = { argv: ["true"], effect: "read" as const, roles: [], summary: "" };
+      for (const name of ID_SHAPED) {
+        await expect(
+          addShortcut(store, config, OWNER, { ...shortcut, name }, now),
+          name,
+        ).rejects.toMatchObject({
+          errorKind: "usage",
+          message: expect.stringContaining("reads as an id"),
+        });
+        await expect(addQueue(store, OWNER, name, ["step"], now), name).rejects.toMatchObject({
+          errorKind: "usage",
+          message: expect.stringContaining("reads as an id"),
+        });
+        expect(() => WorkspaceConfig.parse({ shortcuts: { [name]: { argv: ["true"] } } }), name).toThrow(
+          /must not read as an id/,
+        );
+      }
+      await expect(
+        addShortcut(store, config, OWNER, { ...shortcut, name: "test-2" }, now),
+      ).resolves.toBeDefined();
+      await expect(addQueue(store, OWNER, "release-2", ["step"], now)).resolves.toBeDefined();
+      expect(
+        WorkspaceConfig.parse({ shortcuts: { "lint-1": { argv: ["true"] } } }).shortcuts["lint-1"],
+      ).toBeDefined();
     } finally {
       await store.close();
       scratch.cleanup();

@@ -1,4 +1,5 @@
 import { conflict, notFound, refuse, usageError } from "../../kernel/outcome.js";
+import { readsAsShortId } from "../../kernel/short-id.js";
 import { quoteValue } from "../../kernel/text.js";
 import type { AgentRecord, Grant, Store } from "../../store/store.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
@@ -65,11 +66,11 @@ export async function addAgent(
     );
   }
   // Names are shown beside ids ("held by A-7 (bob)") and looked up after them: a child named
-  // "owner" or "A-1" would read as the workspace owner or another agent wherever it is named.
-  if (/^(owner|a-\d+)$/i.test(request.name)) {
+  // "owner", "A-1" or "7" would read as the workspace owner or another record wherever it is named.
+  if (/^owner$/i.test(request.name) || readsAsShortId(request.name)) {
     throw usageError(
-      `agent name ${quoteValue(request.name)} reads as ${/^owner$/i.test(request.name) ? "the workspace owner" : "an agent id"}`,
-      "choose a name that is neither an id (A-12) nor owner",
+      `agent name ${quoteValue(request.name)} reads as ${/^owner$/i.test(request.name) ? "the workspace owner" : "an id"}`,
+      "choose a name that is neither an id (A-12, 7) nor owner",
     );
   }
   if (!AGENT_NAME.test(request.role)) {

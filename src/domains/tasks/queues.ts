@@ -1,4 +1,5 @@
 import { conflict, notFound, refuse, usageError } from "../../kernel/outcome.js";
+import { readsAsShortId } from "../../kernel/short-id.js";
 import { quoteValue } from "../../kernel/text.js";
 import type { Store, Tx } from "../../store/store.js";
 import type { QueueRecord } from "../../store/tasks.js";
@@ -31,6 +32,12 @@ async function load(tx: Tx, name: string): Promise<QueueRecord> {
 
 export async function addQueue(store: Store, actor: Actor, name: string, steps: string[], now: string) {
   if (!NAME.test(name)) throw usageError(`queue name ${quoteValue(name)} must be letters, digits, ., - or _`);
+  // Its events are journaled under its name: one named `T-4` wrote events about task T-4.
+  if (readsAsShortId(name))
+    throw usageError(
+      `queue name ${quoteValue(name)} reads as an id`,
+      "choose a name that is not an id (T-4, 7)",
+    );
   if (steps.length === 0) throw usageError("a queue needs steps (--step, once per step, in order)");
   return store.write(async (tx) => {
     if (await tx.queues.byName(name)) throw conflict(`a queue named ${name} already exists`);

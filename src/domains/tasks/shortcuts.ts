@@ -1,5 +1,6 @@
 import { conflict, notFound, operational, refuse, usageError } from "../../kernel/outcome.js";
 import { type ProgressSink, runProgress } from "../../kernel/progress.js";
+import { readsAsShortId } from "../../kernel/short-id.js";
 import { quoteValue } from "../../kernel/text.js";
 import type { Store, Tx } from "../../store/store.js";
 import type { CriterionRecord, Evidence, ShortcutEffect, ShortcutRecord } from "../../store/tasks.js";
@@ -78,6 +79,12 @@ export async function addShortcut(
 ) {
   if (!NAME.test(shortcut.name))
     throw usageError(`shortcut name ${quoteValue(shortcut.name)} must be letters, digits, - or _`);
+  // A run is journaled under the shortcut's name: one named `A-2` wrote events about agent A-2.
+  if (readsAsShortId(shortcut.name))
+    throw usageError(
+      `shortcut name ${quoteValue(shortcut.name)} reads as an id`,
+      "choose a name that is not an id (T-4, 7)",
+    );
   if (shortcut.argv.length === 0) throw usageError("a shortcut needs a command (--argv, once per word)");
   if (config.shortcuts[shortcut.name]) {
     throw conflict(

@@ -3,6 +3,7 @@ import { parse as parseToml } from "smol-toml";
 import { z } from "zod";
 import { usageError } from "../../kernel/outcome.js";
 import { readRegularFile } from "../../kernel/regular-file.js";
+import { readsAsShortId } from "../../kernel/short-id.js";
 import { isRacy, StampCache, stampOf } from "../../kernel/stamp-cache.js";
 import { holdsPassword, redactUrlToEnd } from "../../store/postgres/location.js";
 
@@ -113,7 +114,13 @@ export const WorkspaceConfig = z
       .strict()
       .default({ timeout_seconds: 600 }),
     shortcuts: z
-      .record(z.string().regex(NAME, "shortcut names use letters, digits, - and _"), ShortcutConfig)
+      .record(
+        z
+          .string()
+          .regex(NAME, "shortcut names use letters, digits, - and _")
+          .refine((name) => !readsAsShortId(name), "a shortcut name must not read as an id (T-4, 7)"),
+        ShortcutConfig,
+      )
       .default({})
       .transform(ownNames),
     store: StoreConfig.optional(),

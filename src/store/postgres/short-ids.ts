@@ -1,3 +1,4 @@
+import type { ShortIdPrefix } from "../../kernel/short-id.js";
 import type { PgDb } from "./db.js";
 
 /**
@@ -7,7 +8,7 @@ import type { PgDb } from "./db.js";
 export function shortIds(
   db: PgDb,
   table: string,
-  prefix: string,
+  prefix: ShortIdPrefix,
 ): () => Promise<{ seq: number; id: string }> {
   const next = db.prepare<[string], { seq: number }>("SELECT cairn_next(?, NULL) AS seq");
   return async () => {

@@ -1,4 +1,5 @@
 import type Database from "better-sqlite3";
+import type { ShortIdPrefix } from "../../kernel/short-id.js";
 
 /**
  * Short ids with a prefix (A-3, T-12, F-7), allocated inside the caller's write transaction.
@@ -9,7 +10,7 @@ import type Database from "better-sqlite3";
 export function shortIds(
   db: Database.Database,
   table: string,
-  prefix: string,
+  prefix: ShortIdPrefix,
 ): () => { seq: number; id: string } {
   const next = db.prepare<[string], { next: number }>(
     `SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = ?), 0), COALESCE((SELECT MAX(seq) FROM "${table}"), 0)) + 1 AS next`,
