@@ -175,9 +175,20 @@ describe(`MCP resource subscriptions (${STORE_UNDER_TEST})`, () => {
   it("a task subscribed by another spelling of its id is updated, under the URI subscribed", async () => {
     const added = cairn(ws.dir, ["task", "add", "spelled task", "--json"]).json as { task: { id: string } };
     const n = added.task.id.slice(2);
-    const spellings = [`cairn://task/t-${n}`, `cairn://task/${n}`, `cairn://task/${n}/brief`];
+    // Ids spelled as a person types them, and URIs spelled as `resources/read` parses them (a URL:
+    // scheme in capitals, spaces around it, a dot-segment), each read as the same task.
+    const spellings = [
+      `cairn://task/t-${n}`,
+      `cairn://task/${n}`,
+      `cairn://task/${n}/brief`,
+      `CAIRN://task/T-${n}`,
+      ` cairn://task/T-${n}/brief `,
+      `cairn://task/T-999/../T-${n}`,
+    ];
     const reader = await connectMcp(ws.dir);
     try {
+      for (const uri of spellings)
+        await expect(reader.client.readResource({ uri }), uri).resolves.toBeDefined();
       const own = listen(reader);
       for (const uri of spellings) await reader.client.subscribeResource({ uri });
       expect(cairn(ws.dir, ["task", "block", added.task.id, "--reason", "waiting on a spelling"]).code).toBe(

@@ -68,6 +68,14 @@ async function readAs(session: Session, uri: string): Promise<unknown> {
   throw new ResourceNotFoundError(uri, `no resource ${quoteValue(uri)}`);
 }
 
+/**
+ * The URI `resources/read` would read: the SDK parses a URI as a URL before matching it, so
+ * `CAIRN://board`, ` cairn://board` and `cairn://task/T-9/../T-1` read cairn://board and T-1. A
+ * subscription is read, and matched against the journal, the same way; the client still hears
+ * of it by the URI it sent.
+ */
+const asRead = (uri: string) => (URL.canParse(uri) ? new URL(uri).href : uri);
+
 /** What the feed keeps of a read: its digest, and the ids it showed (an event about one may change it). */
 interface Seen {
   digest: string;
@@ -139,7 +147,8 @@ export class ResourceFeed {
       const { uri } = request.params;
       // A subscription still reading its baseline is withdrawn too: the later request wins.
       if (this.arriving.has(uri)) this.withdrawn.set(uri, ++this.requests);
-      if (this.subscribed.delete(uri) && uri.startsWith("skill://")) void this.skillSubscriptionsChanged();
+      if (this.subscribed.delete(uri) && asRead(uri).startsWith("skill://"))
+        void this.skillSubscriptionsChanged();
       return {};
     });
     // Listing means the client will want to hear that the list changed; a call may have written.
@@ -162,18 +171,18 @@ export class ResourceFeed {
     });
   }
 
-  /** The URIs this session is subscribed to. */
+  /** The URIs this session is subscribed to, as they read (the skill watcher parses them). */
   subscribedUris(): string[] {
-    return [...this.subscribed.keys()];
+    return [...this.subscribed.keys()].map(asRead);
   }
 
   /** Skill (or command) files changed on disk: subscribed `skill://` resources are compared. */
   skillFilesChanged(): void {
-    if ([...this.subscribed.keys()].some((uri) => uri.startsWith("skill://"))) this.kick("skills");
+    if ([...this.subscribed.keys()].some((uri) => asRead(uri).startsWith("skill://"))) this.kick("skills");
   }
 
   private async subscribe(uri: string): Promise<void> {
-    if (!/^(cairn|skill):\/\//.test(uri)) {
+    if (!/^(cairn|skill):\/\//.test(asRead(uri))) {
       throw new ProtocolError(
         ProtocolErrorCode.InvalidParams,
         `cannot subscribe to ${quoteValue(uri)}: not a cairn resource`,
@@ -193,12 +202,12 @@ export class ResourceFeed {
       // Watch first, then read the baseline: a write after the cursor is looked at, never lost.
       await this.start();
       // The baseline is what the caller reads now; an unknown resource fails the subscription.
-      const baseline = seen(await readAs(this.session, uri));
+      const baseline = seen(await readAs(this.session, asRead(uri)));
       // Unsubscribed after this request came, while its baseline was read: it stays unsubscribed.
       if ((this.withdrawn.get(uri) ?? 0) > order) return;
       const fresh = !this.subscribed.has(uri);
       this.subscribed.set(uri, baseline);
-      if (fresh && uri.startsWith("skill://")) {
+      if (fresh && asRead(uri).startsWith("skill://")) {
         // A file below its skill's folder is watched from now on; an edit made while the watch was
         // being set up is caught by comparing once it is.
         await this.skillSubscriptionsChanged();
@@ -268,11 +277,12 @@ export class ResourceFeed {
       if (touch?.listChanged) void this.server.server.sendResourceListChanged().catch(() => {});
       for (const [uri, before] of [...this.subscribed]) {
         if (this.closed || this.retired) return;
-        const candidate = uri.startsWith("skill://")
+        const target = asRead(uri);
+        const candidate = target.startsWith("skill://")
           ? skills
-          : touch !== undefined && mayHaveChanged(uri, touch, before.shown);
+          : touch !== undefined && mayHaveChanged(target, touch, before.shown);
         if (!candidate) continue;
-        const now = await readAs(this.session, uri)
+        const now = await readAs(this.session, target)
           .then(seen)
           .catch((error: Error) => seen({ error: error.message }));
         // Unchanged, or unsubscribed (or subscribed afresh) while it was read: say nothing.
