@@ -54,6 +54,16 @@ describe("protocol faults get JSON-RPC errors and the server keeps serving", () 
       expect(await raw.send("[1,2,3]")).toMatchObject({ id: null, error: { code: -32600 } });
       const init = await raw.request(INITIALIZE);
       expect(init.result).toMatchObject({ protocolVersion: "2025-11-25", serverInfo: { name: "cairn" } });
+      // Initialized once: a second initialize renegotiates nothing (not a downgrade to 2024-11-05).
+      const again = await raw.request({
+        ...INITIALIZE,
+        id: 1,
+        params: { ...INITIALIZE.params, protocolVersion: "2024-11-05" },
+      });
+      expect(again.error).toMatchObject({
+        code: -32600,
+        message: expect.stringContaining("already initialized"),
+      });
       const unknown = await raw.request({ jsonrpc: "2.0", id: 2, method: "tools/frobnicate", params: {} });
       expect(unknown.error).toMatchObject({ code: -32601 });
       const listed = await raw.request({ jsonrpc: "2.0", id: 3, method: "tools/list", params: {} });

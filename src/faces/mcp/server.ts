@@ -254,6 +254,25 @@ function quoteNamesCallsMiss(server: McpServer): void {
   }
 }
 
+/**
+ * A client initializes once, first. A second `initialize` renegotiated the session mid-way: the
+ * protocol version (down to 2024-11-05) and the capabilities the server answers by.
+ */
+function initializeOnce(server: McpServer): void {
+  let initialized = false;
+  wrapHandler(server, "initialize", (original) => async (request, ctx) => {
+    if (initialized) {
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidRequest,
+        "this session is already initialized: a client sends initialize once, first",
+      );
+    }
+    // Marked before the answer is made: a second one sent right behind the first finds it taken.
+    initialized = true;
+    return original(request, ctx);
+  });
+}
+
 function registerPrompt(server: McpServer, spec: PromptSpec, session: Session): void {
   server.registerPrompt(
     spec.name,
@@ -306,6 +325,7 @@ export function createServer(
   );
   quoteUrisReadsMiss(server);
   quoteNamesCallsMiss(server);
+  initializeOnce(server);
   // Last: it wraps the list and call handlers registered above.
   feed = new ResourceFeed(server, session, () => skills.rearm(), backedUp);
   // Around every handler above, wrapped ones included.
