@@ -54,7 +54,12 @@ const MATCHERS = RESOURCES.map((spec) => ({
 async function readAs(session: Session, uri: string): Promise<unknown> {
   const run = runner(session, uri, BACKGROUND);
   if (uri.startsWith("skill://")) {
-    const out = await run("skill resource", { uri });
+    // As resources/read answers it: a skill file that is not there is invalid params too.
+    const out = await run("skill resource", { uri }).catch((error: unknown) => {
+      throw error instanceof ResourceNotFoundError
+        ? new ProtocolError(ProtocolErrorCode.InvalidParams, error.message)
+        : error;
+    });
     // As resources/read answers it: a path the skill refuses (one climbing out of its folder) is
     // no resource, so there is nothing to subscribe to.
     const refused = out.refused as { reason: string } | undefined;
