@@ -5,6 +5,7 @@ import { guard } from "../domains/identity/guard.js";
 import { checkLimits } from "../domains/limits/limits.js";
 import { logWarn } from "../kernel/log.js";
 import { type Outcome, operational, outcomeFromThrown, refuse, usageError } from "../kernel/outcome.js";
+import { Slots } from "../kernel/slots.js";
 import { untilStopped } from "../kernel/until-stopped.js";
 import type { CallControls, CommandContext, Session } from "./context.js";
 import type { AnyCommand, WorkspaceCommand } from "./define.js";
@@ -72,18 +73,28 @@ export async function dispatch(
 }
 
 /**
+ * Calls that start processes, at most this many at once in one cairn process (a server and all
+ * its sessions): a client sending 300 `run_shortcut` calls together started 300 processes. The
+ * rest wait their turn, and a cancel ends a wait.
+ */
+const SUPERVISED_AT_ONCE = 8;
+const supervisedSlots = new Slots(SUPERVISED_AT_ONCE);
+
+/**
  * A command that runs processes it supervises (a shortcut, verify commands, evaluators, an OS
- * tool) is cancelled as its caller would cancel it when this process is stopped (SIGTERM, a
- * server whose client left), and the process waits (its stop grace) for the call to record its
- * end: what it ran killed, its journal and audit lines written. Other calls are not waited for:
- * a wait that does not listen to the stop (a lock on a shared store) would only hold the exit.
+ * tool) waits for one of the process's slots, and is cancelled as its caller would cancel it when
+ * this process is stopped (SIGTERM, a server whose client left); the process waits (its stop
+ * grace) for the call to record its end: what it ran killed, its journal and audit lines written.
+ * Other calls are not waited for: a wait that does not listen to the stop (a lock on a shared
+ * store) would only hold the exit.
  */
 function whileSupervising<T>(
   command: WorkspaceCommand,
   cancel: AbortSignal | undefined,
   call: (signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
-  if (command.supervises === true) return untilStopped(cancel, call);
+  if (command.supervises === true)
+    return untilStopped(cancel, (signal) => supervisedSlots.run(signal, () => call(signal)));
   return call(cancel ?? new AbortController().signal);
 }
 

@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { callTool, connectMcp } from "../helpers/mcp.js";
@@ -236,6 +236,38 @@ describe("the board's MCP tools", () => {
         message: expect.stringMatching(/^build: running node -e /),
       });
       expect(updates.map((update) => update.message)).toContain("build: linking");
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it("runs at most eight shortcuts of one server at once: sixteen sent together all finish, in turns", async () => {
+    // Each run marks itself live, writes how many are live, and leaves a moment later.
+    const live = join(ws.dir, "live");
+    const script = `mkdir -p ${live}; touch ${live}/$$; ls ${live} | wc -l >> ${ws.dir}/seen; sleep 1; rm ${live}/$$`;
+    const added = [
+      "shortcut",
+      "add",
+      "crowd",
+      "--argv",
+      "sh",
+      "--argv",
+      "-c",
+      "--argv",
+      script,
+      "--effect",
+      "read",
+    ];
+    expect(cairn(ws.dir, added).code).toBe(0);
+    const mcp = await connectMcp(ws.dir);
+    try {
+      const runs = await Promise.all(
+        Array.from({ length: 16 }, () => callTool(mcp, "run_shortcut", { name: "crowd" })),
+      );
+      for (const run of runs) expect(run.structuredContent).toMatchObject({ exit_code: 0 });
+      const seen = readFileSync(join(ws.dir, "seen"), "utf8").trim().split("\n").map(Number);
+      expect(seen).toHaveLength(16);
+      expect(Math.max(...seen)).toBeLessThanOrEqual(8);
     } finally {
       await mcp.close();
     }
