@@ -1,7 +1,7 @@
 import { conflict, notFound, refuse, usageError } from "../../kernel/outcome.js";
 import { readsAsShortId } from "../../kernel/short-id.js";
 import { quoteValue } from "../../kernel/text.js";
-import type { AgentRecord, Grant, Store } from "../../store/store.js";
+import type { AgentRecord, Grant, Store, Tx } from "../../store/store.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
 import { type Actor, activeDescendantsOf, ancestorsOf } from "./actor.js";
 import { hashToken, newToken } from "./tokens.js";
@@ -82,18 +82,8 @@ export async function addAgent(
   if (request.parent) {
     parent = await findAgent(store, request.parent);
     if (!parent) throw notFound(`no agent ${quoteValue(request.parent)}`, "see `cairn agent list`");
-    if (parent.retiredAt)
-      throw refuse("identity", `parent agent ${parent.name} is retired`, "choose an active parent");
-    const retiredAncestor = (await store.read((tx) => ancestorsOf(tx, parent as AgentRecord))).find(
-      (a) => a.retiredAt,
-    );
-    if (retiredAncestor) {
-      throw refuse(
-        "identity",
-        `parent agent ${parent.name} descends from retired ${retiredAncestor.name}`,
-        "choose an active parent",
-      );
-    }
+    const chosen = parent;
+    await store.read((tx) => requireActiveLine(tx, chosen));
   }
   if (parent) await requireRoleForChild(config, parent, request.role);
   if (!actor.isOwner) {
@@ -115,6 +105,9 @@ export async function addAgent(
   }
   const token = newToken();
   const agent = await store.write(async (tx) => {
+    // Again where the child is written: a parent (or an ancestor) retired since the look above
+    // retired its line, and a child added after that must not be its one live member.
+    if (parent) await requireActiveLine(tx, parent);
     if (await tx.agents.byName(request.name)) {
       throw conflict(
         `an agent named ${request.name} already exists`,
@@ -141,6 +134,21 @@ export async function addAgent(
     return created;
   });
   return { agent, token };
+}
+
+/** Refused unless the parent and every ancestor of it are active, as the transaction reads them. */
+async function requireActiveLine(tx: Tx, parent: AgentRecord): Promise<void> {
+  const current = await tx.agents.byId(parent.id);
+  if (!current || current.retiredAt)
+    throw refuse("identity", `parent agent ${parent.name} is retired`, "choose an active parent");
+  const retiredAncestor = (await ancestorsOf(tx, current)).find((a) => a.retiredAt);
+  if (retiredAncestor) {
+    throw refuse(
+      "identity",
+      `parent agent ${parent.name} descends from retired ${retiredAncestor.name}`,
+      "choose an active parent",
+    );
+  }
 }
 
 export async function listAgents(store: Store, includeRetired: boolean): Promise<AgentRecord[]> {
