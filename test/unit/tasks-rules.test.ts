@@ -361,6 +361,34 @@ describe("a child's parent", () => {
   });
 });
 
+describe("reserved roles", () => {
+  it("no agent is of role human (it answered every question routed to a person) or owner, and no table declares them", async () => {
+    const scratch = scratchDir();
+    const store = openStore(join(scratch.dir, "cairn.db"), { create: true });
+    try {
+      const config = WorkspaceConfig.parse({});
+      const now = "2026-01-01T00:00:00.000Z";
+      for (const role of ["human", "Human", "owner", "OWNER"]) {
+        await expect(
+          addAgent(store, config, OWNER, { name: `as-${role}`, role }, now),
+          role,
+        ).rejects.toMatchObject({
+          errorKind: "usage",
+          message: expect.stringContaining("reserved"),
+        });
+        expect(() => WorkspaceConfig.parse({ roles: { [role]: {} } }), role).toThrow(/reserved role names/);
+      }
+      expect(await listAgents(store, true)).toEqual([]);
+      await expect(
+        addAgent(store, config, OWNER, { name: "humane", role: "humanist" }, now),
+      ).resolves.toBeDefined();
+    } finally {
+      await store.close();
+      scratch.cleanup();
+    }
+  });
+});
+
 describe("names that read as ids", () => {
   const ID_SHAPED = ["A-1", "a-12", "T-4", "n-1", "AT-3", "7", "042"];
 

@@ -2,7 +2,7 @@ import { conflict, notFound, refuse, usageError } from "../../kernel/outcome.js"
 import { readsAsShortId } from "../../kernel/short-id.js";
 import { quoteValue } from "../../kernel/text.js";
 import type { AgentRecord, Grant, Store, Tx } from "../../store/store.js";
-import type { WorkspaceConfig } from "../workspace/config.js";
+import { isReservedRole, RESERVED_ROLES, type WorkspaceConfig } from "../workspace/config.js";
 import { type Actor, activeDescendantsOf, ancestorsOf } from "./actor.js";
 import { hashToken, newToken } from "./tokens.js";
 
@@ -76,6 +76,12 @@ export async function addAgent(
   if (!AGENT_NAME.test(request.role)) {
     throw usageError(
       `role ${quoteValue(request.role)} must be 1-64 letters, digits, - or _, starting with a letter or digit`,
+    );
+  }
+  if (isReservedRole(request.role)) {
+    throw usageError(
+      `role ${quoteValue(request.role)} is reserved: ${RESERVED_ROLES.join(" and ")} name the workspace owner and the person questions go to`,
+      "choose another role",
     );
   }
   let parent: AgentRecord | undefined;

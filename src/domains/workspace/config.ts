@@ -13,6 +13,14 @@ export type Profile = (typeof PROFILES)[number];
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /**
+ * Roles no agent or table may take: `owner` is the workspace owner's own, and `human` is where a
+ * question no role covers is routed. An agent of role human answered every question meant for a
+ * person, and a `[roles.human]` table took that route over.
+ */
+export const RESERVED_ROLES: readonly string[] = ["owner", "human"];
+export const isReservedRole = (role: string) => RESERVED_ROLES.includes(role.toLowerCase());
+
+/**
  * The longest claim lease: a hundred years. Every sweep and status dates a cutoff that many
  * minutes back, and a date past JavaScript's range (8.64e15 ms from 1970) cannot be written.
  */
@@ -92,7 +100,13 @@ export const WorkspaceConfig = z
   .object({
     workspace: z.object({ name: z.string().optional() }).default({}),
     roles: z
-      .record(z.string().regex(NAME, "role names use letters, digits, - and _"), RoleConfig)
+      .record(
+        z
+          .string()
+          .regex(NAME, "role names use letters, digits, - and _")
+          .refine((name) => !isReservedRole(name), `${RESERVED_ROLES.join(" and ")} are reserved role names`),
+        RoleConfig,
+      )
       .default({})
       .transform(ownNames),
     claims: z
