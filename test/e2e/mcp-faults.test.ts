@@ -440,12 +440,15 @@ describe("a skill path that climbs out of its folder", () => {
 });
 
 describe("an answer larger than a client reads in one message", () => {
-  it("is an error with the request's id, and the connection stays (skills/list of 200 skills with 60 KB front matter)", async () => {
+  it("is an error with the request's id, and the connection stays (a skills/list page: 100 skills, 60 KB front matter, 60 long-named files each)", async () => {
     const pad = "p".repeat(60_000);
+    // Three folders and a file of about 250 characters each: a kilobyte of URI per file's entry.
+    const deep = ["d", "e", "f"].map((letter) => letter.repeat(250)).join("/");
     const skills: Record<string, string> = {};
-    for (let n = 0; n < 200; n++) {
+    for (let n = 0; n < 100; n++) {
       skills[`s${n}/SKILL.md`] =
         `---\nname: s${n}\ndescription: Use when testing\nmetadata:\n  pad: ${pad}\n---\nbody\n`;
+      for (let file = 0; file < 60; file++) skills[`s${n}/${deep}/${String(file).padStart(240, "g")}`] = "";
     }
     writeTree(join(ws.dir, ".claude", "skills"), skills);
     const mcp = await connectMcp(ws.dir);

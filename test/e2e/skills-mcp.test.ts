@@ -489,3 +489,52 @@ describe("skills through cairn mcp", () => {
     expect((read.contents[0] as { text: string }).text).toContain("disable-model-invocation");
   });
 });
+
+describe("thousands of skills", () => {
+  it("are listed a page at a time: resources/list 500 skill files a page before the tasks, skills/list 100 entries", async () => {
+    const many = initWorkspace();
+    const skills: Record<string, string> = {};
+    for (let n = 0; n < 1_150; n++)
+      skills[`s${n}/SKILL.md`] = skillMd({ name: `s${n}`, description: "Use when paging" }, "b\n");
+    writeTree(join(many.dir, ".claude", "skills"), skills);
+    cairn(many.dir, ["task", "add", "a listed task"]);
+    const server = await connectMcp(many.dir, { env: { HOME: join(many.dir, "home") } });
+    try {
+      const raw = server.client as unknown as {
+        request(req: { method: string; params?: unknown }, schema: unknown): Promise<Record<string, unknown>>;
+      };
+      const any = z.looseObject({});
+      const pages: { uris: string[]; cursor?: string }[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await raw.request({ method: "resources/list", params: cursor ? { cursor } : {} }, any);
+        cursor = page.nextCursor as string | undefined;
+        pages.push({ uris: (page.resources as { uri: string }[]).map((r) => r.uri), cursor });
+      } while (cursor);
+      const skillFiles = (uris: string[]) => uris.filter((uri) => uri.startsWith("skill://")).length;
+      expect(pages.map((page) => skillFiles(page.uris))).toEqual([500, 500, 150]);
+      expect(pages[0]?.uris).toContain("cairn://board");
+      expect(pages[2]?.uris).toContain("cairn://task/T-1");
+      expect(new Set(pages.flatMap((page) => page.uris)).size).toBe(
+        pages.flatMap((page) => page.uris).length,
+      );
+      // A forged cursor is refused, naming the method; the listing does not start over silently.
+      await expect(
+        raw.request({ method: "resources/list", params: { cursor: "bm9wZQ" } }, any),
+      ).rejects.toThrow(/resources\/list: the cursor is not one this server gave out/);
+
+      const entries: number[] = [];
+      cursor = undefined;
+      do {
+        const page = await raw.request({ method: "skills/list", params: cursor ? { cursor } : {} }, any);
+        cursor = page.nextCursor as string | undefined;
+        entries.push((page.skills as unknown[]).length);
+      } while (cursor);
+      expect(entries).toHaveLength(12);
+      expect(entries.reduce((sum, n) => sum + n, 0)).toBe(1_150);
+    } finally {
+      await server.close();
+      many.cleanup();
+    }
+  }, 60_000);
+});

@@ -6,8 +6,9 @@ import {
   publishedSkill,
   readSkillResource,
   skillEntry,
+  skillUri,
 } from "../../domains/skills/extension.js";
-import type { SessionContext } from "../context.js";
+import type { CommandContext, SessionContext } from "../context.js";
 import { defineCommand } from "../define.js";
 import { refuseForModel, skillsOf } from "./commands.js";
 
@@ -25,26 +26,67 @@ const Entry = z.object({
   resources: z.array(z.object({ uri: z.string(), digest: z.string(), size: z.number() })),
 });
 
-/** The MCP Skills extension's entries: front matter verbatim, every file with its digest. */
+/** The skills a caller is shown as resources: a model (through the `cli` tool too) no people-only one. */
+function shownSkills(ctx: CommandContext) {
+  const forModel = ctx.audience === "model";
+  return skillsOf(ctx).skills.filter((skill) => publishable(skill) && (!forModel || skill.modelInvocable));
+}
+
+/** Where a page of `count` listed things ends, and the offset of the next page while more remain. */
+const Page = {
+  offset: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0).describe("skills to skip"),
+  limit: z.number().int().min(1).max(10_000).optional().describe("at most this many; default all"),
+};
+const pageOf = <T>(items: readonly T[], offset: number, limit = items.length) => {
+  const end = offset + limit;
+  return { items: items.slice(offset, end), next: end < items.length ? end : null };
+};
+
+/**
+ * The MCP Skills extension's entries: front matter verbatim, every file with its digest. Every
+ * file of every skill listed is hashed (by stamp, once): a client pages through thousands.
+ */
 export const skillEntries = defineCommand({
   name: "skill entries",
   summary: "Skills as the MCP Skills extension lists them: skill:// URIs, front matter, per-file digests",
   effect: "read",
-  input: z.object({ uri: z.string().max(4_096).optional().describe("one skill's SKILL.md URI") }),
-  output: z.object({ skills: z.array(Entry) }),
+  input: z.object({ uri: z.string().max(4_096).optional().describe("one skill's SKILL.md URI"), ...Page }),
+  output: z.object({ skills: z.array(Entry), next: z.number().nullable().optional() }),
   async handler(input, ctx) {
-    const catalog = skillsOf(ctx);
-    // A model (through the `cli` tool) is never shown a people-only skill, here as everywhere.
-    const forModel = ctx.audience === "model";
     if (input.uri) {
-      const skill = publishedSkill(catalog, parseSkillUri(input.uri).name);
-      if (forModel && !skill.modelInvocable) refuseForModel(skill);
+      const skill = publishedSkill(skillsOf(ctx), parseSkillUri(input.uri).name);
+      // A model (through the `cli` tool) is never shown a people-only skill, here as everywhere.
+      if (ctx.audience === "model" && !skill.modelInvocable) refuseForModel(skill);
       return { skills: [skillEntry(skill)] };
     }
+    const page = pageOf(shownSkills(ctx), input.offset, input.limit);
+    return { skills: page.items.map(skillEntry), next: page.next };
+  },
+});
+
+/**
+ * Each skill's SKILL.md as `resources/list` lists it, a page at a time: from the catalog alone,
+ * no file read or hashed. Listing 12,000 skills by their entries hashed every file of each, for
+ * seconds in which the server answered nothing else.
+ */
+export const skillListing = defineCommand({
+  name: "skill listing",
+  summary: "Skills' SKILL.md files as resources: skill:// URI, name, description, a page at a time",
+  effect: "read",
+  input: z.object(Page),
+  output: z.object({
+    resources: z.array(z.object({ uri: z.string(), name: z.string(), description: z.string() })),
+    next: z.number().nullable(),
+  }),
+  async handler(input, ctx) {
+    const page = pageOf(shownSkills(ctx), input.offset, input.limit);
     return {
-      skills: catalog.skills
-        .filter((skill) => publishable(skill) && (!forModel || skill.modelInvocable))
-        .map(skillEntry),
+      resources: page.items.map((skill) => ({
+        uri: skillUri(skill.name),
+        name: skill.name,
+        description: skill.description,
+      })),
+      next: page.next,
     };
   },
 });

@@ -1,58 +1,86 @@
 import { type McpServer, ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
 import { LISTED, RESOURCES, type RunCommand } from "../../commands/resources.js";
 
-/** A cursor is the offset of the next page, opaque to the client. */
-const encodeCursor = (offset: number) => Buffer.from(JSON.stringify({ offset })).toString("base64url");
+/**
+ * Where the next page starts, opaque to the client: `skills` while skill files remain to list (the
+ * offset into them), then `offset` into the tasks and goals the templates list.
+ */
+interface Cursor {
+  skills?: number;
+  offset: number;
+}
 
-function decodeCursor(cursor: string | undefined): number {
-  if (cursor === undefined) return 0;
+export const encodeCursor = (cursor: Cursor) => Buffer.from(JSON.stringify(cursor)).toString("base64url");
+
+/** A safe integer, as every offset this server gives out: a larger one is forged. */
+const isOffset = (value: unknown): value is number =>
+  typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
+
+export function decodeCursor(cursor: string | undefined, method = "resources/list"): Cursor {
+  if (cursor === undefined) return { skills: 0, offset: 0 };
   try {
-    const { offset } = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as { offset: unknown };
-    // A safe integer, as every offset this server gives out: a larger one is forged, and the
-    // command it would reach would answer with its own flags' names.
-    if (typeof offset === "number" && Number.isSafeInteger(offset) && offset >= 0) return offset;
+    const { skills, offset } = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as Cursor;
+    // The command it would reach would otherwise answer with its own flags' names.
+    if (isOffset(offset) && (skills === undefined || isOffset(skills))) return { skills, offset };
   } catch {
     // Fall through to the protocol error below.
   }
   throw new ProtocolError(
     ProtocolErrorCode.InvalidParams,
-    "resources/list: the cursor is not one this server gave out; list again without a cursor",
+    `${method}: the cursor is not one this server gave out; list again without a cursor`,
   );
 }
 
+/** Skill files listed on one page: thousands of skills come a page at a time, as tasks do. */
+const SKILLS_LISTED = 500;
+
+/** A page of the resources other faces serve (skill files), and the offset of the next. */
+export type ExtraPage = (
+  offset: number,
+  limit: number,
+) => Promise<{ resources: { uri: string; name: string; mimeType?: string }[]; next: number | null }>;
+
 /**
- * `resources/list`, paged: the fixed resources on the first page, then each template's resources
- * for one page of tasks, with `nextCursor` while more remain. Replaces the SDK's unpaged handler.
+ * `resources/list`, paged: the fixed resources on the first page, then the skill files a page at
+ * a time, then each template's resources for one page of tasks, with `nextCursor` while more
+ * remain. Replaces the SDK's unpaged handler.
  */
 export function pageResourceList(
   server: McpServer,
   run: () => RunCommand,
-  /** Resources other faces serve (skill files), listed whole on the first page. */
-  extra: () => Promise<{ uri: string; name: string; mimeType?: string }[]> = async () => [],
+  extra: ExtraPage = async () => ({ resources: [], next: null }),
 ): void {
   server.server.setRequestHandler("resources/list", async (request) => {
-    const offset = decodeCursor(request.params?.cursor);
-    const fixed =
-      offset === 0
-        ? [
-            ...RESOURCES.filter((spec) => !spec.uri.includes("{")).map((spec) => ({
-              uri: spec.uri,
-              name: spec.name,
-              title: spec.title,
-              description: spec.description,
-              mimeType: spec.mimeType,
-            })),
-            ...(await extra()),
-          ]
-        : [];
+    const cursor = decodeCursor(request.params?.cursor);
+    const first = cursor.skills === 0 && cursor.offset === 0;
+    const fixed = first
+      ? RESOURCES.filter((spec) => !spec.uri.includes("{")).map((spec) => ({
+          uri: spec.uri,
+          name: spec.name,
+          title: spec.title,
+          description: spec.description,
+          mimeType: spec.mimeType,
+        }))
+      : [];
+    const skills = cursor.skills === undefined ? undefined : await extra(cursor.skills, SKILLS_LISTED);
+    // Skill files remain: the tasks come on the pages after theirs.
+    if (skills && skills.next !== null) {
+      return {
+        resources: [...fixed, ...skills.resources],
+        nextCursor: encodeCursor({ skills: skills.next, offset: 0 }),
+      };
+    }
     let next: number | null = null;
     const listed = [];
     for (const spec of RESOURCES) {
       if (!spec.list) continue;
-      const page = await spec.list(run(), { offset, limit: LISTED });
+      const page = await spec.list(run(), { offset: cursor.offset, limit: LISTED });
       next = page.next ?? next;
       listed.push(...page.resources.map((r) => ({ ...r, mimeType: spec.mimeType })));
     }
-    return { resources: [...fixed, ...listed], ...(next !== null ? { nextCursor: encodeCursor(next) } : {}) };
+    return {
+      resources: [...fixed, ...(skills?.resources ?? []), ...listed],
+      ...(next !== null ? { nextCursor: encodeCursor({ offset: next }) } : {}),
+    };
   });
 }

@@ -311,7 +311,7 @@ export function createServer(
   pageResourceList(
     server,
     () => runner(session),
-    () => listSkillResources(session),
+    (offset, limit) => listSkillResources(session, offset, limit),
   );
   for (const prompt of PROMPTS) registerPrompt(server, prompt, session);
   serveCompletions(server, () => runner(session));

@@ -13,6 +13,7 @@ import { skillsCatalog } from "../../commands/skills/catalog.js";
 import { subscribedSkillFolders } from "../../commands/skills/extension.js";
 import { watchCatalog } from "./catalog-watch.js";
 import { type ListedOutputs, servePeoplePrompts } from "./people-prompts.js";
+import { decodeCursor, encodeCursor } from "./resource-pages.js";
 
 /** The MCP Skills extension's identifier, as declared under the server's `extensions` capability. */
 export const SKILLS_EXTENSION = "io.modelcontextprotocol/skills";
@@ -34,21 +35,28 @@ async function run(
 }
 
 const Entry = z.looseObject({});
+/** Skills' entries on one page of `skills/list`. */
+const ENTRIES_LISTED = 100;
 
 /**
  * Skills served natively to hosts that speak the extension: every skill file a resource
  * (`skill://<name>/<path>`), `skills/list` and `skills/get` answering entries with per-file
  * digests. The rules live in the `skill entries` and `skill resource` commands.
  */
-/** Every skill's `SKILL.md` as a listed resource (its other files are read by URI). */
-export async function listSkillResources(session: Session) {
-  const out = await run(session, "skill entries", {}).catch(() => ({ skills: [] }));
-  return (out.skills as { uri: string; frontmatter: { name: string; description: string } }[]).map((s) => ({
-    uri: s.uri,
-    name: s.frontmatter.name,
-    description: s.frontmatter.description,
-    mimeType: "text/markdown",
+/**
+ * A page of the skills' `SKILL.md` files as listed resources (their other files are read by URI),
+ * from the catalog alone: nothing is read or hashed to list them.
+ */
+export async function listSkillResources(session: Session, offset: number, limit: number) {
+  const out = await run(session, "skill listing", { offset, limit }).catch(() => ({
+    resources: [],
+    next: null,
   }));
+  const resources = out.resources as { uri: string; name: string; description: string }[];
+  return {
+    resources: resources.map((s) => ({ ...s, mimeType: "text/markdown" })),
+    next: out.next as number | null,
+  };
 }
 
 export function serveSkillsExtension(
@@ -60,9 +68,8 @@ export function serveSkillsExtension(
   subscribed: () => readonly string[] = () => [],
 ): { close(): void; rearm(): Promise<void> } {
   server.server.registerCapabilities({ extensions: { [SKILLS_EXTENSION]: {} } } as never);
-  const template = new ResourceTemplate("skill://{name}/{+path}", {
-    list: async () => ({ resources: await listSkillResources(session) }),
-  });
+  // Listed by the paged resources/list (resource-pages.ts), which replaces the SDK's.
+  const template = new ResourceTemplate("skill://{name}/{+path}", { list: undefined });
   server.registerResource(
     "skill",
     template,
@@ -79,9 +86,17 @@ export function serveSkillsExtension(
   server.server.setRequestHandler(
     "skills/list",
     { params: z.looseObject({ cursor: z.string().optional() }).optional(), result: Entry },
-    async () => {
-      const out = await run(session, "skill entries", {});
-      return { resultType: "complete", skills: out.skills, ...CACHE };
+    async (params) => {
+      // A page of entries at a time: each hashes every file of its skill.
+      const { offset } = decodeCursor((params as { cursor?: string } | undefined)?.cursor, "skills/list");
+      const out = await run(session, "skill entries", { offset, limit: ENTRIES_LISTED });
+      const next = out.next as number | null;
+      return {
+        resultType: "complete",
+        skills: out.skills,
+        ...(next !== null ? { nextCursor: encodeCursor({ offset: next }) } : {}),
+        ...CACHE,
+      };
     },
   );
   server.server.setRequestHandler(
