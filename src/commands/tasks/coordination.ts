@@ -170,12 +170,13 @@ const Position = z.object({
   cursor: z.number(),
   total: z.number(),
   step: z.string().nullable(),
+  added_by: z.string().describe("who wrote the steps: the step is their text"),
   finished: z.boolean(),
 });
 const renderPosition = (q: z.infer<typeof Position>) =>
   q.finished
     ? `${q.name}: finished (${q.total} steps)`
-    : `${q.name} step ${q.cursor + 1}/${q.total}: ${q.step}`;
+    : `${q.name} step ${q.cursor + 1}/${q.total}, written by ${q.added_by}: ${q.step}`;
 
 export const queueAdd = defineCommand({
   name: "queue add",

@@ -135,9 +135,9 @@ export const BOARD_TOOLS: readonly ToolSpec[] = [
     name: "queue_next",
     title: "Queue step",
     description:
-      "The current step of a named queue of ordered steps (a release checklist, a migration sequence): the " +
-      "step text, cursor and total. Do the step, then queue_advance with a key for it. finished: nothing is " +
-      "left.",
+      "The current step of a named queue of ordered steps (a release checklist): the step text and " +
+      "added_by, whose words it is; cursor and total. Do the step, then queue_advance with a key for it. " +
+      "finished: nothing is left.",
     wraps: { command: "queue next" },
     profiles: EVERY_PROFILE,
     idempotent: true,

@@ -4,7 +4,7 @@ import { quoteValue } from "../../kernel/text.js";
 import type { Store, Tx } from "../../store/store.js";
 import type { QueueRecord } from "../../store/tasks.js";
 import type { Actor } from "../identity/actor.js";
-import { journal } from "./common.js";
+import { journal, who } from "./common.js";
 
 const NAME = /^[a-zA-Z0-9_.-]{1,64}$/;
 
@@ -13,14 +13,26 @@ export interface QueuePosition {
   cursor: number;
   total: number;
   step: string | null;
+  /** Who wrote the steps: a step is its author's text, not cairn's instruction. */
+  added_by: string;
   finished: boolean;
 }
 
-const position = (queue: QueueRecord): QueuePosition => ({
+/**
+ * Who added the queue, from its `queue.add` event (looked up by action: other events may share
+ * the subject). A queue whose event is gone (an import that dropped the journal) says so.
+ */
+async function authorOf(tx: Tx, name: string): Promise<string> {
+  const [added] = await tx.journal.list({ subject: name, action: "queue.add", limit: 1 });
+  return added ? who(tx, added.actor) : "unknown: the journal holds no queue.add for it";
+}
+
+const position = async (tx: Tx, queue: QueueRecord): Promise<QueuePosition> => ({
   name: queue.name,
   cursor: queue.cursor,
   total: queue.steps.length,
   step: queue.steps[queue.cursor] ?? null,
+  added_by: await authorOf(tx, queue.name),
   finished: queue.cursor >= queue.steps.length,
 });
 
@@ -43,16 +55,20 @@ export async function addQueue(store: Store, actor: Actor, name: string, steps: 
     if (await tx.queues.byName(name)) throw conflict(`a queue named ${name} already exists`);
     await tx.queues.insert(name, steps, now);
     await journal(tx, actor, now, "queue.add", name, { steps: steps.length });
-    return position(await load(tx, name));
+    return position(tx, await load(tx, name));
   });
 }
 
 export async function queueNext(store: Store, name: string) {
-  return store.read(async (tx) => position(await load(tx, name)));
+  return store.read(async (tx) => position(tx, await load(tx, name)));
 }
 
 export async function listQueues(store: Store) {
-  return store.read(async (tx) => (await tx.queues.list()).map(position));
+  return store.read(async (tx) => {
+    const positions: QueuePosition[] = [];
+    for (const queue of await tx.queues.list()) positions.push(await position(tx, queue));
+    return positions;
+  });
 }
 
 /**
@@ -63,7 +79,7 @@ export async function queueAdvance(store: Store, actor: Actor, name: string, key
   if (key.trim() === "") throw usageError("advance needs a key (--key), so a retry cannot advance twice");
   return store.write(async (tx) => {
     const queue = await load(tx, name);
-    if (!(await tx.queues.claimKey(name, key, now))) return { ...position(queue), replayed: true };
+    if (!(await tx.queues.claimKey(name, key, now))) return { ...(await position(tx, queue)), replayed: true };
     if (queue.cursor >= queue.steps.length) {
       throw refuse(
         "queue",
@@ -73,6 +89,6 @@ export async function queueAdvance(store: Store, actor: Actor, name: string, key
     }
     await tx.queues.setCursor(name, queue.cursor + 1);
     await journal(tx, actor, now, "queue.advance", name, { key, from: queue.cursor, to: queue.cursor + 1 });
-    return { ...position(await load(tx, name)), replayed: false };
+    return { ...(await position(tx, await load(tx, name))), replayed: false };
   });
 }
