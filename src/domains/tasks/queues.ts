@@ -79,7 +79,8 @@ export async function queueAdvance(store: Store, actor: Actor, name: string, key
   if (key.trim() === "") throw usageError("advance needs a key (--key), so a retry cannot advance twice");
   return store.write(async (tx) => {
     const queue = await load(tx, name);
-    if (!(await tx.queues.claimKey(name, key, now))) return { ...(await position(tx, queue)), replayed: true };
+    if (!(await tx.queues.claimKey(name, key, now)))
+      return { ...(await position(tx, queue)), replayed: true };
     if (queue.cursor >= queue.steps.length) {
       throw refuse(
         "queue",
