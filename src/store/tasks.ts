@@ -191,6 +191,12 @@ export interface TaskRepo {
   hasStaleLease(owner: string, fresh: LeaseWindow): Promise<boolean>;
 
   criteria(taskId: string): Promise<CriterionRecord[]>;
+  /**
+   * A task's criteria counted, none read: all of them, those checked, and those checked by a
+   * command cairn ran that exited 0. A board card shows these, and a task may hold a thousand
+   * criteria of 64 KiB each.
+   */
+  criteriaCounts(taskId: string): Promise<CriteriaCounts>;
   addCriterion(taskId: string, criterion: NewCriterion): Promise<CriterionRecord>;
   setCriterion(
     taskId: string,
@@ -234,6 +240,12 @@ export interface AskRepo {
   /** How many questions are open: all of them, those routed to one role, or those on one task. */
   countOpen(filter?: { toRole?: string; taskId?: string }): Promise<number>;
   all(limit: number): Promise<AskRecord[]>;
+}
+
+export interface CriteriaCounts {
+  total: number;
+  checked: number;
+  verified: number;
 }
 
 export interface QueueRecord {

@@ -25,16 +25,15 @@ const Column = z.object({
 });
 
 async function card(tx: Tx, task: TaskRecord): Promise<z.infer<typeof Card>> {
-  const criteria = await tx.tasks.criteria(task.id);
-  const checked = criteria.filter((c) => c.checked);
-  const verified = checked.filter((c) => c.evidence !== null && c.evidence.exit_code === 0).length;
+  // Counted in the store: a card shows no criterion's text or evidence.
+  const { total, checked, verified } = await tx.tasks.criteriaCounts(task.id);
   return {
     ...summaryView(task),
     lease_at: task.leaseAt,
     // A preview, as in status: a column of cards each holding 256 KiB made a board no client reads.
     blocked_reason: task.blockedReason === null ? null : previewText(task.blockedReason, TITLE_CHARS),
     unverified: task.unverified,
-    criteria: { total: criteria.length, verified, claimed: checked.length - verified },
+    criteria: { total, verified, claimed: checked - verified },
     depends_on: (await tx.tasks.dependencies(task.id)).map((d) => ({ id: d.id, status: d.status })),
   };
 }

@@ -117,7 +117,7 @@ export async function addCriterion(
         `reopen it first (\`cairn task reopen ${task.id}\`)`,
       );
     }
-    const held = (await tx.tasks.criteria(task.id)).length;
+    const held = (await tx.tasks.criteriaCounts(task.id)).total;
     if (held >= MAX_CRITERIA) {
       throw refuse(
         "criteria",

@@ -1,10 +1,11 @@
 import type Database from "better-sqlite3";
-import type { TaskRepo } from "../tasks.js";
+import type { CriteriaCounts, TaskRepo } from "../tasks.js";
 import { COLUMNS, type CriterionRow, type TaskRow, toCriterion, toTask } from "./task-rows.js";
 
 type TaskRelations = Pick<
   TaskRepo,
   | "criteria"
+  | "criteriaCounts"
   | "addCriterion"
   | "setCriterion"
   | "dependencies"
@@ -21,6 +22,11 @@ type TaskRelations = Pick<
 export function sqliteTaskRelations(db: Database.Database): TaskRelations {
   const criteria = db.prepare<[string], CriterionRow>(
     "SELECT * FROM task_criteria WHERE task_id = ? ORDER BY n",
+  );
+  const criteriaCounts = db.prepare<[string], CriteriaCounts>(
+    `SELECT COUNT(*) AS total, COALESCE(SUM(checked), 0) AS checked,
+       COALESCE(SUM(CASE WHEN checked = 1 AND json_extract(evidence, '$.exit_code') = 0 THEN 1 ELSE 0 END), 0) AS verified
+     FROM task_criteria WHERE task_id = ?`,
   );
   const nextCriterion = db.prepare<[string], { next: number }>(
     "SELECT COALESCE(MAX(n), 0) + 1 AS next FROM task_criteria WHERE task_id = ?",
@@ -61,6 +67,9 @@ export function sqliteTaskRelations(db: Database.Database): TaskRelations {
   return {
     async criteria(taskId) {
       return criteria.all(taskId).map(toCriterion);
+    },
+    async criteriaCounts(taskId) {
+      return criteriaCounts.get(taskId) as CriteriaCounts;
     },
     async addCriterion(taskId, criterion) {
       const n = nextCriterion.get(taskId)?.next ?? 1;
