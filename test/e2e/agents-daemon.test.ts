@@ -168,6 +168,29 @@ describe("the daemon", () => {
     expect(runs.every((run) => run.status !== "running")).toBe(true);
   });
 
+  it("--once stopped by SIGTERM mid-run stops its run and records it interrupted", async () => {
+    const pidFile = join(ws.dir, "slow.pid");
+    writeFileSync(pidFile, "");
+    const child = spawn(process.execPath, [CAIRN_BIN, "daemon", "--once"], {
+      cwd: ws.dir,
+      env: cleanEnv(env),
+    });
+    const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+    await until(() => readFileSync(pidFile, "utf8").trim() !== "");
+    const pid = Number(readFileSync(pidFile, "utf8"));
+    child.kill("SIGTERM");
+    expect(await exited).toBe(0);
+    // Not left behind for some later reaper: gone, and its row ended by the --once that ran it.
+    expect(alive(pid)).toBe(false);
+    const runs = (
+      cairn(ws.dir, ["agents", "inspect", "slow", "--json"], { env }).json as {
+        last_runs: { status: string; reason: string | null; finished_at: string | null }[];
+      }
+    ).last_runs;
+    expect(runs[0]).toMatchObject({ status: "interrupted", finished_at: expect.any(String) });
+    expect(runs[0]?.reason ?? "").not.toMatch(/supervisor/);
+  });
+
   it("takes over a lock file whose pid another process now holds, and never names that process", async () => {
     // A daemon killed outright leaves its lock behind; its pid may since be any process's.
     const stranger = spawn("sleep", ["30"], { stdio: "ignore" });

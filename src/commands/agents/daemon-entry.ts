@@ -55,7 +55,23 @@ export async function startDaemon(session: Session, args: readonly string[]): Pr
         }),
     });
     if (flags.has("--once") || flags.has("--dry-run")) {
-      const report = await daemon.once(flags.has("--dry-run"));
+      // The runs a tick dispatches are in process groups of their own: a stopped `--once` that
+      // exited at once left them running, their rows running, until some later reaper. Stopped,
+      // it stops them as the loop does (recorded interrupted), then exits; a hang-up too, since
+      // there is no loop to reload.
+      const stopOnce = () => {
+        log("stopping: its runs are stopped and marked interrupted");
+        daemon.stop();
+      };
+      const stopSignals = ["SIGTERM", "SIGINT", "SIGHUP"] as const;
+      for (const signal of stopSignals) process.on(signal, stopOnce);
+      let report: Awaited<ReturnType<typeof daemon.once>>;
+      try {
+        report = await daemon.once(flags.has("--dry-run"));
+      } finally {
+        for (const signal of stopSignals) process.removeListener(signal, stopOnce);
+        killAllChildren();
+      }
       if (json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
       else {
         for (const run of report.dispatched) {
