@@ -7,11 +7,17 @@ import { join } from "node:path";
  * CPU and a server its start; inotify on each folder costs neither. Call again after a change
  * to pick up new subfolders.
  */
-export function watchShallow(dir: string, onChange: () => void): FSWatcher[] {
+export function watchShallow(
+  dir: string,
+  onChange: (change: { folder: string; file: string | null }) => void,
+): FSWatcher[] {
   const watchers: FSWatcher[] = [];
   const add = (path: string) => {
     try {
-      const watcher = watch(path, { persistent: false }, onChange);
+      // Which folder and which file changed (the file's name, when the platform gives it).
+      const watcher = watch(path, { persistent: false }, (_event, file) =>
+        onChange({ folder: path, file: file === null ? null : String(file) }),
+      );
       watcher.on("error", () => watcher.close());
       watchers.push(watcher);
     } catch {

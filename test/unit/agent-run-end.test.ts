@@ -166,3 +166,38 @@ describe("the daemon lock", () => {
     expect((await daemon.once(false)).scanned).toBe(0);
   });
 });
+
+describe("the daemon's manifest watch", () => {
+  it("wakes for an agent's manifest, never for the files an agent writes in its own folder", async () => {
+    const folder = join(scratch.dir, ".cairn", "agents", "writer");
+    mkdirSync(folder, { recursive: true });
+    const manifest = '[agent]\nname = "writer"\n[run]\ncommand = "true"\n';
+    writeFileSync(join(folder, "agent.toml"), manifest);
+    const daemon = new Daemon({
+      store,
+      workspace: projectWorkspace(scratch.dir),
+      env: { ...process.env, CAIRN_HOME: join(scratch.dir, "home"), DOTAGENT_HOME: join(scratch.dir, "no") },
+      actorId: "owner",
+      log: () => {},
+    });
+    // Every pass beats once: the beats count the passes.
+    const beats = () =>
+      store.read(async (tx) => (await tx.journal.list({ action: "agent.daemon.beat", limit: 100 })).length);
+    const until = async (count: number) => {
+      for (let i = 0; i < 500 && (await beats()) < count; i++)
+        await new Promise((resolve) => setTimeout(resolve, 10));
+    };
+    const running = daemon.run();
+    await until(1);
+    expect(await beats()).toBe(1);
+    for (let i = 0; i < 3; i++) writeFileSync(join(folder, "progress.txt"), `${i}\n`);
+    // Past the watch's settling time (200 ms): a wake-up would have made its pass by now.
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(await beats()).toBe(1);
+    writeFileSync(join(folder, "agent.toml"), `${manifest}# edited\n`);
+    await until(2);
+    expect(await beats()).toBe(2);
+    daemon.stop();
+    await running;
+  });
+});

@@ -25,7 +25,7 @@ import {
   lockHolder,
   lockPath,
 } from "./daemon-lock.js";
-import { manifestRoots } from "./manifest.js";
+import { MANIFEST_FILE, manifestRoots } from "./manifest.js";
 import { reapOrphans } from "./orphans.js";
 
 export { DAEMON_META_KEY, type DaemonBeat, daemonPid, lockPath } from "./daemon-lock.js";
@@ -301,7 +301,11 @@ export class Daemon {
     for (const root of manifestRoots(this.options.workspace, this.options.env)) {
       if (!existsSync(root)) continue;
       this.watchers.push(
-        ...watchShallow(root, () => {
+        ...watchShallow(root, ({ folder, file }) => {
+          // In an agent's folder only its manifest matters: an agent writing its own files there
+          // (its state, a progress file) woke the loop for a pass and a heartbeat, a journal
+          // event, at every write, all run long. The root's changes are folders coming and going.
+          if (folder !== root && file !== null && file !== MANIFEST_FILE) return;
           if (this.settle) clearTimeout(this.settle);
           this.settle = setTimeout(() => {
             // A new agent folder needs its own watch.
