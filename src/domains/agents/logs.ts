@@ -141,7 +141,30 @@ function rotate(dir: string): void {
   }
 }
 
-/** The last `lines` lines of a log file (read from its end, never the whole file). */
+/** What one log line shows at most: a line of megabytes (one never ended) is cut, and says so. */
+export const LOG_LINE_CHARS = 1000;
+/** The most of a log file read from its end: all a run writes to one, its closing note included. */
+const TAIL_READ_CAP = RUN_LOG_CAP + 64 * 1024;
+
+const lineBreaks = (buffer: Buffer) => {
+  let count = 0;
+  for (let at = buffer.indexOf(10); at !== -1 && at < buffer.length - 1; at = buffer.indexOf(10, at + 1))
+    count++;
+  return count;
+};
+
+function cutLine(line: string): string {
+  if (line.length <= LOG_LINE_CHARS) return line;
+  return `${line.slice(0, LOG_LINE_CHARS)} [cairn: ${line.length - LOG_LINE_CHARS} more characters on this line]`;
+}
+
+/**
+ * The last `lines` lines of a log file, read from its end (never more than a run writes to one).
+ * The window read widens until it holds the lines asked for: a fixed one returned fewer whenever
+ * lines were long (207 of 400 asked, for lines of 1 KB), the first of them a piece of a line, and
+ * a line that never ended came back as one piece of 200 KB. A piece of a line whose start was
+ * not read is left out, and each line is cut at LOG_LINE_CHARS.
+ */
 export function tailFile(path: string, lines: number): string[] {
   if (!existsSync(path)) return [];
   // Never a FIFO's blocking open, never through a link: a run's log is a file cairn created.
@@ -157,13 +180,21 @@ export function tailFile(path: string, lines: number): string[] {
     const stat = fstatSync(fd);
     if (!stat.isFile()) throw operational(`the log ${path} is not a regular file`);
     const size = stat.size;
-    const want = Math.min(size, lines * 512 + 4096);
-    const buffer = Buffer.alloc(want);
-    readSync(fd, buffer, 0, want, size - want);
-    const text = buffer.toString("utf8");
-    const all = text.split("\n");
+    const limit = Math.min(size, TAIL_READ_CAP);
+    let want = Math.min(limit, lines * 512 + 4096);
+    let buffer: Buffer;
+    for (;;) {
+      buffer = Buffer.alloc(want);
+      readSync(fd, buffer, 0, want, size - want);
+      if (want >= limit || lineBreaks(buffer) >= lines) break;
+      want = Math.min(limit, want * 4);
+    }
+    const all = buffer.toString("utf8").split("\n");
     if (all.at(-1) === "") all.pop();
-    return all.slice(-lines);
+    // Read from inside the file: the first piece is the end of a line whose start was not read
+    // (kept only when it is all there is, a line longer than all that was read).
+    if (want < size && all.length > 1) all.shift();
+    return all.slice(-lines).map(cutLine);
   } finally {
     closeSync(fd);
   }
