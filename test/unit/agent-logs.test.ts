@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { LOG_LINE_CHARS, tailFile } from "../../src/domains/agents/logs.js";
+import { LOG_LINE_CHARS, Tail, tailFile } from "../../src/domains/agents/logs.js";
 import { scratchDir } from "../helpers/workspace.js";
 
 const scratch = scratchDir();
@@ -26,5 +26,23 @@ describe("agents logs' tail of a run's log", () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]?.length).toBeLessThan(LOG_LINE_CHARS + 100);
     expect(lines[0]).toMatch(/more characters on this line\]$/);
+  });
+});
+
+describe("what a run's output shows other agents", () => {
+  // Another agent's token, as a run that read it from a file or from /proc would print it.
+  const token = `cairn_${"A1b2-C3d4_".repeat(4)}xyz`;
+
+  it("masks anything shaped like an agent token in a log's lines", () => {
+    const path = join(scratch.dir, "leaky.log");
+    writeFileSync(path, `found: ${token}\n`);
+    expect(tailFile(path, 40)).toEqual(["found: cairn_[redacted]"]);
+  });
+
+  it("masks it in the tails kept for a run's result, its row and its progress", () => {
+    const tail = new Tail(64);
+    tail.push(Buffer.from(`err: ${token}\n`));
+    expect(tail.text()).toBe("err: cairn_[redacted]\n");
+    expect(tail.lastLine()).not.toContain(token);
   });
 });
