@@ -189,6 +189,12 @@ export interface TaskRepo {
   /** Renew every lease `owner` holds that lies outside `fresh`; returns how many. */
   renewLeases(owner: string, fresh: LeaseWindow, at: string): Promise<number>;
   hasStaleLease(owner: string, fresh: LeaseWindow): Promise<boolean>;
+  /**
+   * The time leases are stamped and judged by: `local` (the caller's clock) on a store one
+   * machine holds; the server's own on a shared one. Machines sharing a store disagree on the
+   * time, and a sweeper whose clock ran 40 minutes fast released every live claim it read.
+   */
+  leaseClock(local: string): Promise<string>;
 
   criteria(taskId: string): Promise<CriterionRecord[]>;
   /**

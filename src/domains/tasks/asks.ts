@@ -183,7 +183,11 @@ export async function answerQuestion(
       } else {
         await tx.tasks.update(
           task.id,
-          { status: task.owner ? "active" : "open", blockedReason: null, leaseAt: task.owner ? now : null },
+          {
+            status: task.owner ? "active" : "open",
+            blockedReason: null,
+            leaseAt: task.owner ? await tx.tasks.leaseClock(now) : null,
+          },
           now,
         );
         unblocked = true;

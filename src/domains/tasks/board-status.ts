@@ -38,7 +38,9 @@ export async function boardStatus(store: Store, config: WorkspaceConfig, now: st
         to: a.toRole,
         question: previewText(a.question, TITLE_CHARS),
       })),
-      stale_claims: (await tx.tasks.staleClaims(liveLeases(now, config.claims.lease_minutes))).map((t) => ({
+      stale_claims: (
+        await tx.tasks.staleClaims(liveLeases(await tx.tasks.leaseClock(now), config.claims.lease_minutes))
+      ).map((t) => ({
         id: t.id,
         owner: t.owner as string,
         lease_at: t.leaseAt ?? "",

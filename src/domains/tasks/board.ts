@@ -339,7 +339,8 @@ export async function reopenTask(
     if (task.status === "blocked" && task.owner) {
       // Back to work counts as a claim: block one, claim another, reopen the first got past the cap.
       if (task.owner === actor.id) await requireWipRoom(tx, config, actor);
-      await tx.tasks.update(task.id, { status: "active", blockedReason: null, leaseAt: now }, now);
+      const leaseAt = await tx.tasks.leaseClock(now);
+      await tx.tasks.update(task.id, { status: "active", blockedReason: null, leaseAt }, now);
     } else {
       await tx.tasks.update(
         task.id,

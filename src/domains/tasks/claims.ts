@@ -47,7 +47,7 @@ export async function claimTask(
       );
     }
     if (task.status === "active" && task.owner === actor.id) {
-      await tx.tasks.update(task.id, { leaseAt: now }, now);
+      await tx.tasks.update(task.id, { leaseAt: await tx.tasks.leaseClock(now) }, now);
       await journal(tx, actor, now, "task.renew", task.id);
       return { task, already: true };
     }
@@ -96,7 +96,8 @@ export async function claimTask(
       );
     }
     await requireWipRoom(tx, config, actor);
-    await tx.tasks.update(task.id, { status: "active", owner: actor.id, claimedAt: now, leaseAt: now }, now);
+    const leaseAt = await tx.tasks.leaseClock(now);
+    await tx.tasks.update(task.id, { status: "active", owner: actor.id, claimedAt: now, leaseAt }, now);
     await journal(tx, actor, now, "task.claim", task.id);
     return { task: (await tx.tasks.byId(task.id)) as TaskRecord, already: false };
   });
@@ -277,10 +278,16 @@ export async function renewClaims(
   actor: Actor,
   now: string,
 ): Promise<number> {
-  const fresh = liveLeases(now, renewEvery(config.claims.lease_minutes), config.claims.lease_minutes);
-  if (!(await store.read((tx) => tx.tasks.hasStaleLease(actor.id, fresh)))) return 0;
+  // Judged and stamped by the lease clock: the server's on a shared store (see leaseClock).
+  const freshAt = (clock: string) =>
+    liveLeases(clock, renewEvery(config.claims.lease_minutes), config.claims.lease_minutes);
+  const stale = await store.read(async (tx) =>
+    tx.tasks.hasStaleLease(actor.id, freshAt(await tx.tasks.leaseClock(now))),
+  );
+  if (!stale) return 0;
   return store.write(async (tx) => {
-    const renewed = await tx.tasks.renewLeases(actor.id, fresh, now);
+    const clock = await tx.tasks.leaseClock(now);
+    const renewed = await tx.tasks.renewLeases(actor.id, freshAt(clock), clock);
     if (renewed > 0) await journal(tx, actor, now, "task.lease_renew", actor.id, { renewed });
     return renewed;
   });

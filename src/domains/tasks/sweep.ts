@@ -114,14 +114,16 @@ export async function sweep(
     const release = async (task: TaskRecord, why: string) =>
       released.push(await giveBack(tx, task, actor.id, now, why));
     for (const { task, why } of await retiredClaims(tx)) await release(task, why);
-    const live = liveLeases(now, minutes);
+    // The lease clock: a sweeper whose own clock runs fast must not take live claims for silent ones.
+    const clock = await tx.tasks.leaseClock(now);
+    const live = liveLeases(clock, minutes);
     for (const task of await tx.tasks.staleClaims(live)) {
       if (released.some((r) => r.task === task.id)) continue;
       const holder = await who(tx, task.owner);
       await release(
         task,
         (task.leaseAt ?? "") > live.to
-          ? `${holder} holds a lease stamped ${task.leaseAt}, ahead of this clock (${now}) by more than ${aheadTolerated(minutes)} min`
+          ? `${holder} holds a lease stamped ${task.leaseAt}, ahead of the lease clock (${clock}) by more than ${aheadTolerated(minutes)} min`
           : `${holder} made no call since ${task.leaseAt} (lease ${minutes} min)`,
       );
     }

@@ -70,6 +70,10 @@ export function pgTasks(db: PgDb): TaskRepo {
   };
   const byIds = db.prepare<[string[]], TaskRow>(`SELECT ${COLUMNS} FROM tasks WHERE id = ANY(?)`);
 
+  // The transaction's time, spelt as the stamps are (toISOString: milliseconds, UTC, a Z).
+  const serverClock = db.prepare<[], { now: string }>(
+    `SELECT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS now`,
+  );
   return {
     ...pgTaskRelations(db),
     async insert(task, at) {
@@ -218,6 +222,9 @@ export function pgTasks(db: PgDb): TaskRepo {
     },
     async hasStaleLease(owner, fresh) {
       return (await hasStale.get(owner, fresh.from, fresh.to)) !== undefined;
+    },
+    async leaseClock() {
+      return ((await serverClock.get()) as { now: string }).now;
     },
   };
 }

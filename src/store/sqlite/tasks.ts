@@ -214,5 +214,8 @@ export function sqliteTasks(db: Database.Database): TaskRepo {
     async hasStaleLease(owner, fresh) {
       return hasStale.get(owner, fresh.from, fresh.to) !== undefined;
     },
+    async leaseClock(local) {
+      return local;
+    },
   };
 }
