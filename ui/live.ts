@@ -88,7 +88,12 @@ export function connectLive(onChange: (live: Live) => void): () => void {
       const { id } = JSON.parse((message as MessageEvent<string>).data) as { id: number };
       if (id > live.lastEvent) publish({ lastEvent: id });
     });
-    source.addEventListener("resync", () => bump());
+    // Too much was missed to send one by one: every view refetches, and the page is at the newest.
+    source.addEventListener("resync", (message) => {
+      const { id } = JSON.parse((message as MessageEvent<string>).data) as { id: number };
+      if (id > live.lastEvent) live = { ...live, lastEvent: id };
+      bump();
+    });
   };
   open();
   return () => {

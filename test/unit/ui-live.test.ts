@@ -6,6 +6,7 @@ import type { AnyCommand } from "../../src/commands/define.js";
 import { dispatch } from "../../src/commands/dispatch.js";
 import { COMMANDS_BY_NAME } from "../../src/commands/registry.js";
 import { LiveHub } from "../../src/faces/ui/live.js";
+import { rawExec } from "../helpers/raw-store.js";
 import { cleanEnv, initWorkspace } from "../helpers/workspace.js";
 
 /** A stream whose reader reads everything (`reading`) or stopped reading: what it holds unsent. */
@@ -65,6 +66,33 @@ describe("the dashboard's live streams", () => {
       hub.close();
       await viewer.close();
       await owner.close();
+      ws.cleanup();
+    }
+  });
+
+  it("tell every page to reload when more changed between two looks than one look reads", async () => {
+    const ws = initWorkspace();
+    const viewer = new Session({ cwd: ws.dir, env: cleanEnv(), readOnly: true });
+    const hub = new LiveHub(viewer, 20);
+    try {
+      const reading = new Stream(true);
+      await hub.open(reading as unknown as ServerResponse, undefined);
+      // 600 events in one commit (an import does as much), past the 500 one look reads.
+      await rawExec(
+        ws.dir,
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 600) INSERT INTO events (at, actor, action, subject) SELECT '2026-01-01T00:00:00.000Z', 'owner', 'task.note', 'T-1' FROM n",
+      );
+      const pulse = COMMANDS_BY_NAME.get("pulse") as AnyCommand;
+      const outcome = await dispatch(pulse, {}, viewer);
+      const newest = outcome.kind === "ok" ? (outcome.value as { last_event: number }).last_event : 0;
+      const lastId = () => Number([...reading.received.matchAll(/^id: (\d+)$/gm)].at(-1)?.[1]);
+      await until(() => lastId() >= newest);
+      // The page is at the newest event: none of the 600 waits for a change still to come.
+      expect(lastId()).toBe(newest);
+      expect(reading.received).toContain("event: resync");
+    } finally {
+      hub.close();
+      await viewer.close();
       ws.cleanup();
     }
   });

@@ -153,7 +153,18 @@ export class LiveHub {
         after: this.lastEvent,
         limit: REPLAY_LIMIT,
       });
-      for (const event of found?.events ?? []) {
+      const events = found?.events ?? [];
+      if (events.length >= REPLAY_LIMIT) {
+        // More changed than one look reads (an import, a store out of reach a while): the rest
+        // would wait for the next change, the pages showing the past meanwhile. As on a
+        // reconnect that missed as much, every page is told to reload, from the newest event.
+        const latest = Math.max(pulse.last_event, (events.at(-1) as LiveEvent).id);
+        for (const client of this.clients)
+          this.send(client, `id: ${latest}\nevent: resync\ndata: {"id":${latest}}\n\n`);
+        this.lastEvent = latest;
+        return;
+      }
+      for (const event of events) {
         for (const client of this.clients) this.send(client, frame(event));
         this.lastEvent = event.id;
       }
