@@ -58,6 +58,12 @@ export interface CommandContext {
   readonly env: NodeJS.ProcessEnv;
   readonly workspace: Workspace;
   readonly store: Store;
+  /**
+   * Where `store` is: cairn.toml and the environment as they were when it was opened. A server
+   * follows later edits of cairn.toml (roles, grants) but keeps its store, so what it reports
+   * about its store comes from here, not from the file as it is now.
+   */
+  readonly storeLocation: StoreLocation;
   readonly config: WorkspaceConfig;
   readonly actor: Actor;
   /** The MCP tool profile this caller is served (launch flag, else role, else worker). */
@@ -214,7 +220,17 @@ export class Session {
       this.launchActor = await resolveActor(store, this.agentToken, startedByCairn);
       const actor = withRoleGrants(this.launchActor, config);
       const profile = profileFor(actor, config, this.requestedProfile);
-      const ctx = { cwd: this.cwd, env: this.env, workspace, store, config, actor, profile, now: this.now };
+      const ctx = {
+        cwd: this.cwd,
+        env: this.env,
+        workspace,
+        store,
+        storeLocation: location,
+        config,
+        actor,
+        profile,
+        now: this.now,
+      };
       // Stamped as it was before it was read: an edit made meanwhile is read at the next call.
       this.current = { stamp: configStats ? stampOf(configStats) : "absent", ctx };
       return ctx;

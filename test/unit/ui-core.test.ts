@@ -1,3 +1,4 @@
+import { appendFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Session } from "../../src/commands/context.js";
@@ -11,7 +12,7 @@ import { addTask } from "../../src/domains/tasks/board.js";
 import { hostAllowed } from "../../src/faces/ui/guard.js";
 import { openStore } from "../../src/store/open.js";
 import type { AttemptRecord, SampleRecord, Store } from "../../src/store/store.js";
-import { addAgent, cleanEnv, initWorkspace } from "../helpers/workspace.js";
+import { addAgent, cleanEnv, initWorkspace, STORE_UNDER_TEST } from "../helpers/workspace.js";
 
 const attempt = (id: string, verdict: AttemptRecord["verdict"], reverted = false): AttemptRecord => ({
   id,
@@ -202,6 +203,36 @@ describe("a viewer's session", () => {
       ws.cleanup();
     }
   });
+});
+
+describe("the system view", () => {
+  // A workspace on PostgreSQL names its store through the run's CAIRN_STORE_URL, which outranks the file.
+  it.runIf(STORE_UNDER_TEST === "sqlite")(
+    "names the store the session reads, not one cairn.toml was edited to name since",
+    async () => {
+      const ws = initWorkspace();
+      const session = new Session({ cwd: ws.dir, env: cleanEnv(), readOnly: true });
+      const system = COMMANDS_BY_NAME.get("system") as AnyCommand;
+      const database = async () => {
+        const outcome = await dispatch(system, {}, session);
+        if (outcome.kind !== "ok") throw new Error(outcome.kind);
+        return (outcome.value as { database: string }).database;
+      };
+      try {
+        const opened = await database();
+        expect(opened).toBe(join(ws.dir, ".cairn", "cairn.db"));
+        // Any agent can write the file; the dashboard still reads the SQLite file it opened.
+        appendFileSync(
+          join(ws.dir, ".cairn", "cairn.toml"),
+          '\n[store]\nurl = "postgres://cairn@db.example:5432/elsewhere"\n',
+        );
+        expect(await database()).toBe(opened);
+      } finally {
+        await session.close();
+        ws.cleanup();
+      }
+    },
+  );
 });
 
 describe("the activity view", () => {

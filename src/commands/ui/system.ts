@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { describeLocation, storeLocationOf } from "../../domains/workspace/store-location.js";
+import { describeLocation } from "../../domains/workspace/store-location.js";
 import { CAIRN_VERSION, MCP_PROTOCOL_VERSION } from "../../kernel/version.js";
 import { defineCommand } from "../define.js";
 
@@ -33,7 +33,8 @@ export const systemCommand = defineCommand({
       node: process.version,
       schema: ctx.store.schemaVersion,
       workspace: ctx.workspace.root,
-      database: describeLocation(storeLocationOf(ctx.workspace, ctx.config, ctx.env)),
+      // The store this process reads, wherever cairn.toml points now (a server keeps its store).
+      database: describeLocation(ctx.storeLocation),
       database_bytes: bytes,
       data_version: ctx.store.changes.version(),
       last_event: last ? { id: last.id, at: last.at, action: last.action } : null,
