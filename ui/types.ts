@@ -113,6 +113,8 @@ export interface TaskDetail {
 
 export interface GoalList {
   goals: { id: string; goal: string; proofs: string[]; open: number; updated_at: string }[];
+  total: number;
+  next_offset: number | null;
 }
 
 export interface GoalShow {

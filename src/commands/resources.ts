@@ -195,15 +195,15 @@ export const RESOURCES: readonly ResourceSpec[] = [
     description: "One goal contract: outcome, constraints, proofs, its milestone plan and its frozen runs.",
     mimeType: "application/json",
     list: async (run, page) => {
-      const goals = ((await run("goal list", {})).goals ?? []) as { id: string; goal: string }[];
-      const end = page.offset + page.limit;
+      const out = await run("goal list", { limit: page.limit, offset: page.offset });
+      const goals = (out.goals ?? []) as { id: string; goal: string }[];
       return {
-        resources: goals.slice(page.offset, end).map((goal) => ({
+        resources: goals.map((goal) => ({
           uri: `cairn://goal/${goal.id}`,
           name: goal.id,
           title: `${goal.id} ${oneLine(goal.goal)}`,
         })),
-        next: end < goals.length ? end : null,
+        next: (out.next_offset ?? null) as number | null,
       };
     },
     read: async (variables, run) => json(await run("goal show", { id: idOf(variables, "cairn://goal/G-1") })),

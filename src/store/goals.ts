@@ -194,7 +194,11 @@ export interface GoalRepo {
   insertGoal(fields: GoalFields, createdBy: string, at: string): Promise<GoalRecord>;
   updateGoal(id: string, fields: GoalFields, at: string): Promise<GoalRecord>;
   goal(id: string): Promise<GoalRecord | undefined>;
-  goals(): Promise<GoalRecord[]>;
+  /**
+   * A page of the goals, first made first, and how many there are in all. Each goal holds a
+   * contract of up to 1 MiB and any writer may make goals: reading them all at once has no bound.
+   */
+  goals(page: { limit: number; offset: number }): Promise<{ goals: GoalRecord[]; total: number }>;
   /** The goals changed last (then the newest), at most `limit`, and how many there are in all. */
   recentGoals(limit: number): Promise<{ goals: GoalRecord[]; total: number }>;
   /** Goal ids that start with `prefix` (byte for byte), lowest number first, at most `limit`. */

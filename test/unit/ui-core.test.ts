@@ -9,6 +9,7 @@ import { UI_VIEWS } from "../../src/commands/ui/index.js";
 import { evaluatorProgress } from "../../src/domains/goals/progress.js";
 import { OWNER } from "../../src/domains/identity/actor.js";
 import { addTask } from "../../src/domains/tasks/board.js";
+import { callView } from "../../src/faces/ui/api.js";
 import { hostAllowed } from "../../src/faces/ui/guard.js";
 import { openStore } from "../../src/store/open.js";
 import type { AttemptRecord, SampleRecord, Store } from "../../src/store/store.js";
@@ -200,6 +201,30 @@ describe("a viewer's session", () => {
       for (const name of UI_VIEWS) expect(COMMANDS_BY_NAME.get(name)?.effect, name).toBe("read");
     } finally {
       await session.close();
+      ws.cleanup();
+    }
+  });
+});
+
+describe("the goals view", () => {
+  it("reads a page of goals, never all of them (each holds a contract of up to 1 MiB), and counts them all", async () => {
+    const ws = initWorkspace();
+    const owner = new Session({ cwd: ws.dir, env: cleanEnv() });
+    const viewer = new Session({ cwd: ws.dir, env: cleanEnv(), readOnly: true });
+    try {
+      const create = COMMANDS_BY_NAME.get("goal create") as AnyCommand;
+      for (const goal of ["one", "two", "three"])
+        expect((await dispatch(create, { goal }, owner)).kind).toBe("ok");
+      const first = await callView(viewer, "goal list", new URLSearchParams("limit=2"));
+      expect(first.body).toMatchObject({ total: 3, next_offset: 2 });
+      expect((first.body as { goals: { goal: string }[] }).goals.map((g) => g.goal)).toEqual(["one", "two"]);
+      const rest = await callView(viewer, "goal list", new URLSearchParams("limit=2&offset=2"));
+      expect(rest.body).toMatchObject({ goals: [{ goal: "three" }], total: 3, next_offset: null });
+      // A page holds at most 200: the dashboard cannot be asked for every goal at once.
+      expect((await callView(viewer, "goal list", new URLSearchParams("limit=100000"))).status).toBe(400);
+    } finally {
+      await viewer.close();
+      await owner.close();
       ws.cleanup();
     }
   });

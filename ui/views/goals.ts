@@ -6,19 +6,38 @@ import { html } from "../html.js";
 import { useRoute, withQuery } from "../router.js";
 import type { GoalList, GoalShow, Progress, Series } from "../types.js";
 
+/** Goals per page: the server reads each goal's contract whole, so a page is kept short. */
+const GOALS_PAGE = 50;
+
 export function Goals() {
-  const state = useView<GoalList>("goal list");
+  const { path, query } = useRoute();
+  const page = Math.max(1, Number(query.get("page") ?? "1") || 1);
+  const state = useView<GoalList>("goal list", { limit: GOALS_PAGE, offset: (page - 1) * GOALS_PAGE });
   return html`<h1>Goals</h1>
     <${Loaded} state=${state}>
       ${(list: GoalList) =>
-        list.goals.length === 0
+        list.total === 0
           ? html`<${Empty}>No goals yet. <${Copy} command='cairn goal create "…"' /><//>`
-          : html`<ul class="rows">
+          : html`${
+              list.total > GOALS_PAGE
+                ? html`<p class="summary">Showing ${((page - 1) * GOALS_PAGE + 1).toLocaleString("en")}–${((page - 1) * GOALS_PAGE + list.goals.length).toLocaleString("en")} of ${list.total.toLocaleString("en")}</p>`
+                : null
+            }
+            ${list.goals.length === 0 ? html`<${Empty}>This page is past the end.<//>` : null}
+            <ul class="rows">
               ${list.goals.map(
                 (g) => html`<li data-row><${IdLink} id=${g.id} /> <${Text} text=${g.goal} />
                   <span class="muted">proofs: ${g.proofs.join(", ") || "none"}${g.open ? ` · ${g.open} to fill in` : ""} · updated <${Time} at=${g.updated_at} /></span></li>`,
               )}
-            </ul>`}
+            </ul>
+            ${
+              page > 1 || list.next_offset !== null
+                ? html`<nav class="pager" aria-label="Pages">
+                    ${page > 1 ? html`<a href=${withBase(withQuery(path, query, { page: page > 2 ? String(page - 1) : null }))} rel="prev">Previous</a>` : null}
+                    ${list.next_offset !== null ? html`<a href=${withBase(withQuery(path, query, { page: String(page + 1) }))} rel="next">Next</a>` : null}
+                  </nav>`
+                : null
+            }`}
     <//>`;
 }
 

@@ -139,11 +139,18 @@ export const goalShow = defineCommand({
     `${renderGoal(out)}\nmilestones:\n${out.milestones.map((m) => `  ${m.id} ${m.key}: ${m.title} [${m.proofs.join(", ")}]${m.depends_on.length ? ` after ${m.depends_on.join(", ")}` : ""}${m.task_id ? ` → ${m.task_id}` : ""}`).join("\n") || "  (none: goal plan)"}\nruns: ${out.runs.map((r) => r.id).join(", ") || "(none: run freeze)"}\nhistory:\n${out.history.map((h) => `  ${h.at} ${h.changed_by}: ${h.fields.join(", ")}`).join("\n") || "  (no changes)"}`,
 });
 
+/** Goals per page of `goal list`, and the most one page holds (each reads a contract of up to 1 MiB). */
+const GOALS_PAGE = 50;
+const GOALS_PAGE_MAX = 200;
+
 export const goalList = defineCommand({
   name: "goal list",
-  summary: "Every goal with its proof count and what is still to fill in",
+  summary: "The goals, first made first, with their proofs and what is still to fill in; paged",
   effect: "read",
-  input: z.object({}),
+  input: z.object({
+    limit: z.number().int().min(1).max(GOALS_PAGE_MAX).optional().describe(`default ${GOALS_PAGE}`),
+    offset: z.number().int().min(0).optional(),
+  }),
   output: z.object({
     goals: z.array(
       z.object({
@@ -154,9 +161,16 @@ export const goalList = defineCommand({
         updated_at: z.string(),
       }),
     ),
+    total: z.number(),
+    next_offset: z.number().nullable(),
   }),
-  async handler(_input, ctx) {
-    const goals = await ctx.store.read((tx) => tx.goals.goals());
+  async handler(input, ctx) {
+    const offset = input.offset ?? 0;
+    // A page at a time: every goal read whole (a contract of up to 1 MiB each, and any writer
+    // makes goals) took seconds and hundreds of MB per look once there were a few hundred.
+    const { goals, total } = await ctx.store.read((tx) =>
+      tx.goals.goals({ limit: input.limit ?? GOALS_PAGE, offset }),
+    );
     return {
       goals: goals.map((goal) => ({
         id: goal.id,
@@ -165,17 +179,24 @@ export const goalList = defineCommand({
         open: openQuestions(goal).blocking.length,
         updated_at: goal.updatedAt,
       })),
+      total,
+      next_offset: offset + goals.length < total ? offset + goals.length : null,
     };
   },
   render: (out) =>
-    out.goals.length === 0
+    out.total === 0
       ? 'No goals yet: `cairn goal create "..."`.'
-      : out.goals
-          .map(
+      : [
+          ...out.goals.map(
             (g) =>
               `${g.id.padEnd(6)} ${g.goal}  [${g.proofs.join(", ")}]${g.open ? ` (${g.open} to fill in)` : ""}`,
-          )
-          .join("\n"),
+          ),
+          ...(out.next_offset !== null || out.goals.length < out.total
+            ? [
+                `(${out.goals.length} of ${out.total}${out.next_offset !== null ? `; next: --offset ${out.next_offset}` : ""})`,
+              ]
+            : []),
+        ].join("\n"),
 });
 
 export const goalIds = defineCommand({

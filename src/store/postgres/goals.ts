@@ -34,7 +34,7 @@ export function pgGoals(db: PgDb): GoalRepo {
     updateGoal: db.prepare(
       "UPDATE goals SET goal = ?, outcome = ?, constraints = ?, non_goals = ?, proofs = ?, updated_at = ? WHERE id = ?",
     ),
-    goals: one("SELECT * FROM goals ORDER BY seq"),
+    goals: one("SELECT * FROM goals ORDER BY seq LIMIT ? OFFSET ?"),
     recentGoals: one("SELECT * FROM goals ORDER BY updated_at DESC, seq DESC LIMIT ?"),
     countGoals: one("SELECT COUNT(*) AS n FROM goals"),
     milestones: one("SELECT * FROM goal_milestones WHERE goal_id = ? ORDER BY position, seq"),
@@ -134,8 +134,10 @@ export function pgGoals(db: PgDb): GoalRepo {
       const row = await goalById.get(id);
       return row ? goalOf(row) : undefined;
     },
-    async goals() {
-      return (await stmts.goals.all()).map(goalOf);
+    async goals(page) {
+      const goals = (await stmts.goals.all(page.limit, page.offset)).map(goalOf);
+      const counted = (await stmts.countGoals.get()) as { n: number | string } | undefined;
+      return { goals, total: Number(counted?.n ?? 0) };
     },
     async recentGoals(limit) {
       const goals = (await stmts.recentGoals.all(limit)).map(goalOf);

@@ -26,7 +26,7 @@ export function sqliteGoals(db: Database.Database): GoalRepo {
     updateGoal: db.prepare(
       "UPDATE goals SET goal = ?, outcome = ?, constraints = ?, non_goals = ?, proofs = ?, updated_at = ? WHERE id = ?",
     ),
-    goals: one("SELECT * FROM goals ORDER BY seq"),
+    goals: one("SELECT * FROM goals ORDER BY seq LIMIT +? OFFSET +?"),
     recentGoals: one("SELECT * FROM goals ORDER BY updated_at DESC, seq DESC LIMIT +?"),
     countGoals: one("SELECT COUNT(*) AS n FROM goals"),
     milestones: one("SELECT * FROM goal_milestones WHERE goal_id = ? ORDER BY position, seq"),
@@ -126,8 +126,10 @@ export function sqliteGoals(db: Database.Database): GoalRepo {
       const row = goalById.get(id);
       return row ? goalOf(row) : undefined;
     },
-    async goals() {
-      return stmts.goals.all().map(goalOf);
+    async goals(page) {
+      const goals = stmts.goals.all(page.limit, page.offset).map(goalOf);
+      const counted = stmts.countGoals.get() as { n: number | string } | undefined;
+      return { goals, total: Number(counted?.n ?? 0) };
     },
     async recentGoals(limit) {
       const goals = stmts.recentGoals.all(limit).map(goalOf);
