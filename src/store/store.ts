@@ -83,6 +83,11 @@ export interface JournalFilter {
   action?: string;
   subject?: string;
   limit: number;
+  /**
+   * Each event with empty data: for a look at who did what to what (a live feed, a list of
+   * lines), which must not read a page of events carrying a 256 KiB reason each.
+   */
+  withoutData?: boolean;
 }
 
 /**

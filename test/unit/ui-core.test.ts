@@ -292,4 +292,28 @@ describe("the activity view", () => {
       ws.cleanup();
     }
   });
+
+  it("leaves the events' data out when asked (the Activity page and the live feed show none of it)", async () => {
+    const ws = initWorkspace();
+    const owner = new Session({ cwd: ws.dir, env: cleanEnv() });
+    const viewer = new Session({ cwd: ws.dir, env: cleanEnv(), readOnly: true });
+    try {
+      const run = async (name: string, input: Record<string, unknown>) =>
+        expect((await dispatch(COMMANDS_BY_NAME.get(name) as AnyCommand, input, owner)).kind).toBe("ok");
+      await run("task add", { title: "x" });
+      await run("task claim", { task: "T-1" });
+      // A reason of 256 KiB: a page of 100 such blocks was 26 MB, fetched again at every change.
+      await run("task block", { task: "T-1", reason: "r".repeat(256 * 1024 - 1) });
+      const lines = await callView(viewer, "activity", new URLSearchParams("limit=100&data=false"));
+      expect(lines.status).toBe(200);
+      const events = (lines.body as { events: { action: string; data: object }[] }).events;
+      expect(events.map((e) => e.action)).toContain("task.block");
+      expect(events.every((e) => Object.keys(e.data).length === 0)).toBe(true);
+      expect(JSON.stringify(lines.body).length).toBeLessThan(10_000);
+    } finally {
+      await viewer.close();
+      await owner.close();
+      ws.cleanup();
+    }
+  });
 });

@@ -53,6 +53,7 @@ export const activityCommand = defineCommand({
     after: z.number().int().min(0).optional().describe("only events after this id, oldest first"),
     before: z.number().int().min(1).optional().describe("the page before this id"),
     limit: z.number().int().min(1).max(500).optional(),
+    data: z.boolean().optional().describe("false: each event's data left out (who did what to what only)"),
   }),
   output: z.object({ events: z.array(EventView), next_before: z.number().nullable() }),
   async handler(input, ctx) {
@@ -65,6 +66,7 @@ export const activityCommand = defineCommand({
         afterId: input.after,
         beforeId: input.before,
         limit,
+        withoutData: input.data === false,
       }),
     );
     const last = events.at(-1);

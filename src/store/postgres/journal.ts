@@ -51,9 +51,10 @@ export function pgJournal(
     async list(filter) {
       const { clause, values } = journalWhere(filter, "starts_with(action, @action)");
       const order = filter.afterId !== undefined ? "ASC" : "DESC";
+      const data = filter.withoutData ? "'{}' AS data" : "data";
       const rows = await db
         .prepare<[Record<string, unknown>], EventRow>(
-          `SELECT id, at, actor, action, subject, data FROM events ${clause} ORDER BY id ${order} LIMIT @limit`,
+          `SELECT id, at, actor, action, subject, ${data} FROM events ${clause} ORDER BY id ${order} LIMIT @limit`,
         )
         .all({ ...values, limit: filter.limit });
       return rows.map(toEvent);

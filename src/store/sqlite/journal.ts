@@ -26,7 +26,8 @@ export function sqliteJournal(db: Database.Database, onAppend: () => void): Jour
     async list(filter) {
       const { clause, values } = journalWhere(filter, "substr(action, 1, length(@action)) = @action");
       const order = filter.afterId !== undefined ? "ASC" : "DESC";
-      const sql = `SELECT id, at, actor, action, subject, data FROM events ${clause} ORDER BY id ${order} LIMIT +@limit`;
+      const data = filter.withoutData ? "'{}' AS data" : "data";
+      const sql = `SELECT id, at, actor, action, subject, ${data} FROM events ${clause} ORDER BY id ${order} LIMIT +@limit`;
       return (builtStatement(db, sql).all({ ...values, limit: filter.limit }) as EventRow[]).map(toEvent);
     },
   };
