@@ -82,6 +82,12 @@ describe("the dashboard's live streams", () => {
         ws.dir,
         "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 600) INSERT INTO events (at, actor, action, subject) SELECT '2026-01-01T00:00:00.000Z', 'owner', 'task.note', 'T-1' FROM n",
       );
+      // One change through cairn: PostgreSQL's change signal is its own writes' notice.
+      const owner = new Session({ cwd: ws.dir, env: cleanEnv() });
+      expect(
+        (await dispatch(COMMANDS_BY_NAME.get("task add") as AnyCommand, { title: "x" }, owner)).kind,
+      ).toBe("ok");
+      await owner.close();
       const pulse = COMMANDS_BY_NAME.get("pulse") as AnyCommand;
       const outcome = await dispatch(pulse, {}, viewer);
       const newest = outcome.kind === "ok" ? (outcome.value as { last_event: number }).last_event : 0;
