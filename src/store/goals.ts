@@ -102,6 +102,13 @@ export interface RunRecord {
 
 export type Verdict = "keep" | "revert" | "review";
 
+export interface AttemptTally {
+  attempts: number;
+  kept: number;
+  inReview: number;
+  latest: { id: string; verdict: Verdict | null; openedAt: string } | null;
+}
+
 export interface AttemptRecord {
   id: string;
   runId: string;
@@ -249,6 +256,14 @@ export interface GoalRepo {
   resolveAttempt(id: string, verdict: Verdict, resolution: AttemptResolution): Promise<void>;
   attempt(id: string): Promise<AttemptRecord | undefined>;
   attempts(runId: string): Promise<AttemptRecord[]>;
+  /** A run's attempts waiting for a person (verdict review, not reverted), first opened first. */
+  attemptsInReview(runId: string): Promise<AttemptRecord[]>;
+  /**
+   * A run's attempts counted by the store, none read whole: all of them, those kept and those in
+   * review (neither reverted), and the one opened last. A summary (`now`) looks at every run of a
+   * goal at each change, and a run of an agent's loop holds thousands.
+   */
+  attemptTally(runId: string): Promise<AttemptTally>;
   /** The best kept measurement per evaluator of a run: what later attempts must not regress from. */
   baselines(runId: string): Promise<BaselineRecord[]>;
   /** Record a kept measurement; it replaces the stored one only when it is better. */

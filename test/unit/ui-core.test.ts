@@ -1,18 +1,21 @@
 import { appendFileSync } from "node:fs";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Session } from "../../src/commands/context.js";
 import type { AnyCommand } from "../../src/commands/define.js";
 import { dispatch } from "../../src/commands/dispatch.js";
 import { COMMANDS_BY_NAME } from "../../src/commands/registry.js";
 import { UI_VIEWS } from "../../src/commands/ui/index.js";
+import { nowCommand } from "../../src/commands/ui/now.js";
+import { reviewCommand } from "../../src/commands/ui/review.js";
 import { evaluatorProgress } from "../../src/domains/goals/progress.js";
 import { OWNER } from "../../src/domains/identity/actor.js";
 import { addTask } from "../../src/domains/tasks/board.js";
 import { callView } from "../../src/faces/ui/api.js";
 import { hostAllowed } from "../../src/faces/ui/guard.js";
 import { openStore } from "../../src/store/open.js";
-import type { AttemptRecord, SampleRecord, Store } from "../../src/store/store.js";
+import type { AttemptRecord, SampleRecord, Store, Tx } from "../../src/store/store.js";
 import { addAgent, cleanEnv, initWorkspace, STORE_UNDER_TEST } from "../helpers/workspace.js";
 
 const attempt = (id: string, verdict: AttemptRecord["verdict"], reverted = false): AttemptRecord => ({
@@ -228,6 +231,81 @@ describe("the goals view", () => {
       ws.cleanup();
     }
   });
+});
+
+/** The store, but any read of a run's attempts whole fails: what a summary must not do. */
+function withoutWholeAttempts(store: Store): Store {
+  const bound = <T extends object>(target: T, key: string | symbol) => {
+    const value = Reflect.get(target, key);
+    return typeof value === "function" ? value.bind(target) : value;
+  };
+  const goalsOf = (tx: Tx) =>
+    new Proxy(tx.goals, {
+      get: (goals, key) => {
+        if (key === "attempts") throw new Error("read every attempt of a run whole");
+        return bound(goals, key);
+      },
+    });
+  return new Proxy(store, {
+    get: (target, key) =>
+      key === "read"
+        ? <T>(work: (tx: Tx) => Promise<T>) =>
+            target.read((tx) =>
+              work(new Proxy(tx, { get: (t, k) => (k === "goals" ? goalsOf(t) : bound(t, k)) })),
+            )
+        : bound(target, key),
+  });
+}
+
+describe("the Now and Review views", () => {
+  it.runIf(STORE_UNDER_TEST === "sqlite")(
+    "count a run's attempts in the store and read only those in review, never every attempt whole",
+    async () => {
+      const ws = initWorkspace();
+      const at = "2026-01-01T00:00:00.000Z";
+      // A run of three attempts: one kept, one in review, one in review then reverted.
+      const raw = new Database(join(ws.dir, ".cairn", "cairn.db"));
+      raw.exec(`INSERT INTO goals (seq, id, goal, outcome, constraints, non_goals, proofs, created_by, created_at, updated_at)
+        VALUES (1, 'G-1', 'fast', NULL, '[]', '[]', '[]', 'owner', '${at}', '${at}');
+        INSERT INTO goal_runs (seq, id, goal_id, contract, milestones, manifest, manifest_hash, created_by, created_at)
+        VALUES (1, 'R-1', 'G-1', '{}', '[]', '[]', 'sha256:x', 'owner', '${at}');
+        INSERT INTO goal_attempts (seq, id, run_id, base_dirty, opened_by, opened_at, verdict, decision, reverted_at) VALUES
+        (1, 'AT-1', 'R-1', 0, 'owner', '2026-01-01T00:00:01.000Z', 'keep', '{}', NULL),
+        (2, 'AT-2', 'R-1', 0, 'owner', '2026-01-01T00:00:03.000Z', 'review', '{"reasons":["within noise"]}', NULL),
+        (3, 'AT-3', 'R-1', 0, 'owner', '2026-01-01T00:00:02.000Z', 'review', '{}', '${at}');`);
+      raw.close();
+      const session = new Session({ cwd: ws.dir, env: cleanEnv(), readOnly: true });
+      try {
+        const opened = await session.context();
+        const ctx = {
+          ...opened,
+          store: withoutWholeAttempts(opened.store),
+          signal: new AbortController().signal,
+          progress: () => {},
+          audience: "person" as const,
+        };
+        const now = await nowCommand.handler({}, ctx);
+        expect(now.goals).toEqual([
+          {
+            id: "G-1",
+            goal: "fast",
+            runs: 1,
+            attempts: 3,
+            kept: 1,
+            in_review: 1,
+            latest: { attempt: "AT-2", verdict: "review" },
+          },
+        ]);
+        expect(now.inbox.review).toMatchObject([
+          { attempt: "AT-2", run: "R-1", goal: "G-1", reason: "within noise" },
+        ]);
+        expect((await reviewCommand.handler({}, ctx)).attempts.map((a) => a.attempt)).toEqual(["AT-2"]);
+      } finally {
+        await session.close();
+        ws.cleanup();
+      }
+    },
+  );
 });
 
 describe("the system view", () => {

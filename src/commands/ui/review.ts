@@ -7,8 +7,8 @@ export async function reviewAttempts(tx: Tx) {
   const found: { attempt: string; run: string; goal: string; reason: string; decided_at: string | null }[] =
     [];
   for (const run of await tx.goals.runs()) {
-    for (const attempt of await tx.goals.attempts(run.id)) {
-      if (attempt.verdict !== "review" || attempt.revertedAt !== null) continue;
+    // Only those in review are read: every look at now reads this, and runs hold thousands.
+    for (const attempt of await tx.goals.attemptsInReview(run.id)) {
       const reasons = (attempt.decision?.reasons as string[] | undefined) ?? [];
       found.push({
         attempt: attempt.id,

@@ -8,6 +8,7 @@ import {
   type Row,
   runOf,
   sampleOf,
+  tallyOf,
 } from "../sqlite/goal-rows.js";
 import type { PgDb } from "./db.js";
 import { pgIdPage } from "./id-page.js";
@@ -72,6 +73,15 @@ export function pgGoals(db: PgDb): GoalRepo {
     ),
     changes: one("SELECT * FROM goal_contract_changes WHERE goal_id = ? ORDER BY seq"),
     attempts: one("SELECT * FROM goal_attempts WHERE run_id = ? ORDER BY seq"),
+    attemptsInReview: one(
+      "SELECT * FROM goal_attempts WHERE run_id = ? AND verdict = 'review' AND reverted_at IS NULL ORDER BY seq",
+    ),
+    attemptCounts: one(
+      "SELECT COUNT(*) AS n, COALESCE(SUM(CASE WHEN verdict = 'keep' AND reverted_at IS NULL THEN 1 ELSE 0 END), 0) AS kept, COALESCE(SUM(CASE WHEN verdict = 'review' AND reverted_at IS NULL THEN 1 ELSE 0 END), 0) AS in_review FROM goal_attempts WHERE run_id = ?",
+    ),
+    latestAttempt: one(
+      "SELECT id, verdict, opened_at FROM goal_attempts WHERE run_id = ? ORDER BY opened_at DESC, seq DESC LIMIT 1",
+    ),
     baselines: one(
       "SELECT evaluator, attempt_id, mean, noise, direction FROM goal_baselines WHERE run_id = ?",
     ),
@@ -284,6 +294,12 @@ export function pgGoals(db: PgDb): GoalRepo {
     },
     async attempts(runId) {
       return (await stmts.attempts.all(runId)).map(attemptOf);
+    },
+    async attemptsInReview(runId) {
+      return (await stmts.attemptsInReview.all(runId)).map(attemptOf);
+    },
+    async attemptTally(runId) {
+      return tallyOf(await stmts.attemptCounts.get(runId), await stmts.latestAttempt.get(runId));
     },
     async baselines(runId) {
       return (await stmts.baselines.all(runId)).map((row) => ({

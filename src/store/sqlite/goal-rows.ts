@@ -1,5 +1,6 @@
 import type {
   AttemptRecord,
+  AttemptTally,
   GoalRecord,
   MilestoneRecord,
   ProposalRecord,
@@ -108,5 +109,21 @@ export function sampleOf(row: Row): SampleRecord {
     at: String(row.at),
     side: row.side === "base" ? "base" : "attempt",
     tree: text(row.tree),
+  };
+}
+
+/** A run's attempt counts (PostgreSQL counts in bigint, read as text) and its latest attempt. */
+export function tallyOf(counts: Row | undefined, latest: Row | undefined): AttemptTally {
+  return {
+    attempts: Number(counts?.n ?? 0),
+    kept: Number(counts?.kept ?? 0),
+    inReview: Number(counts?.in_review ?? 0),
+    latest: latest
+      ? {
+          id: String(latest.id),
+          verdict: (latest.verdict as Verdict | null) ?? null,
+          openedAt: String(latest.opened_at),
+        }
+      : null,
   };
 }

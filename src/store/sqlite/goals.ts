@@ -1,7 +1,16 @@
 import type Database from "better-sqlite3";
 import type { GoalRepo, SampleRecord, ScoreReportRecord } from "../goals.js";
 import { idsStartingWith } from "../id-prefix.js";
-import { attemptOf, goalOf, milestoneOf, proposalOf, type Row, runOf, sampleOf } from "./goal-rows.js";
+import {
+  attemptOf,
+  goalOf,
+  milestoneOf,
+  proposalOf,
+  type Row,
+  runOf,
+  sampleOf,
+  tallyOf,
+} from "./goal-rows.js";
 import { sqliteIdPage } from "./id-page.js";
 import { shortIds } from "./short-ids.js";
 
@@ -64,6 +73,15 @@ export function sqliteGoals(db: Database.Database): GoalRepo {
     ),
     changes: one("SELECT * FROM goal_contract_changes WHERE goal_id = ? ORDER BY seq"),
     attempts: one("SELECT * FROM goal_attempts WHERE run_id = ? ORDER BY seq"),
+    attemptsInReview: one(
+      "SELECT * FROM goal_attempts WHERE run_id = ? AND verdict = 'review' AND reverted_at IS NULL ORDER BY seq",
+    ),
+    attemptCounts: one(
+      "SELECT COUNT(*) AS n, COALESCE(SUM(CASE WHEN verdict = 'keep' AND reverted_at IS NULL THEN 1 ELSE 0 END), 0) AS kept, COALESCE(SUM(CASE WHEN verdict = 'review' AND reverted_at IS NULL THEN 1 ELSE 0 END), 0) AS in_review FROM goal_attempts WHERE run_id = ?",
+    ),
+    latestAttempt: one(
+      "SELECT id, verdict, opened_at FROM goal_attempts WHERE run_id = ? ORDER BY opened_at DESC, seq DESC LIMIT 1",
+    ),
     baselines: one(
       "SELECT evaluator, attempt_id, mean, noise, direction FROM goal_baselines WHERE run_id = ?",
     ),
@@ -276,6 +294,12 @@ export function sqliteGoals(db: Database.Database): GoalRepo {
     },
     async attempts(runId) {
       return stmts.attempts.all(runId).map(attemptOf);
+    },
+    async attemptsInReview(runId) {
+      return stmts.attemptsInReview.all(runId).map(attemptOf);
+    },
+    async attemptTally(runId) {
+      return tallyOf(stmts.attemptCounts.get(runId), stmts.latestAttempt.get(runId));
     },
     async baselines(runId) {
       return stmts.baselines.all(runId).map((row) => ({
