@@ -350,6 +350,36 @@ describe("options that run a program or write a file the caller names", () => {
     ])
       expect(rule("git", args), `git ${args.join(" ")}`).toBe("allow");
   });
+
+  it("needs a person for git putting the repository's content at a path of the caller's", () => {
+    for (const args of [
+      // A bundle's ref names are lines a shell runs: `refs/heads/x;curl${IFS}…|sh;#`.
+      ["bundle", "create", "/home/u/.bashrc", "--all"],
+      ["--work-tree=/home/u", "checkout", "HEAD", "--", ".bashrc"],
+      ["--work-tree", "/home/u", "reset", "--hard"],
+      ["checkout-index", "--prefix=/home/u/.", "bashrc"],
+      ["worktree", "add", "/home/u/.config/autostart"],
+      ["clone", ".", "/home/u/.oh-my-zsh/custom"],
+      ["clone", "--depth", "1", "https://example.org/r", "/home/u/x"],
+      ["clone", "--separate-git-dir=/home/u/g", "https://example.org/r"],
+      ["init", "/home/u"],
+      ["format-patch", "-1", "-o", "/home/u/.bashrc.d"],
+      ["format-patch", "-1", "--output-directory=/home/u/.bashrc.d"],
+    ])
+      expect(rule("git", args), `git ${args.join(" ")}`).toBe("confirm");
+    for (const args of [
+      ["bundle", "create", "-", "--all"],
+      ["bundle", "verify", "x.bundle"],
+      ["clone", "--depth", "1", "https://example.org/r"],
+      ["clone", "-b", "main", "https://example.org/r"],
+      ["init"],
+      ["init", "-b", "main"],
+      ["worktree", "list"],
+      ["format-patch", "-1", "--stdout"],
+      ["checkout", "HEAD", "--", "README.md"],
+    ])
+      expect(rule("git", args), `git ${args.join(" ")}`).toBe("allow");
+  });
 });
 
 describe("downloaders, clients and tools that write where they are told or read a file of options", () => {

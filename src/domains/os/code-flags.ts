@@ -234,10 +234,77 @@ function gitSubcommand(args: readonly string[]): { sub: string | undefined; rest
   return { sub: args[at], rest: args.slice(at + 1) };
 }
 
-/** A file written where the caller says, beyond WRITE_FLAGS (write-flags.ts): `git archive -o FILE` (`-oFILE`). */
+/** Options of `git clone` and `git init` that take their value as the next argument. */
+const GIT_CLONE_VALUES = new Set(["-o", "-b", "-u", "-c", "-j"]);
+const GIT_CLONE_LONG_VALUES = new Set([
+  "--origin",
+  "--branch",
+  "--upload-pack",
+  "--config",
+  "--jobs",
+  "--reference",
+  "--reference-if-able",
+  "--separate-git-dir",
+  "--depth",
+  "--shallow-since",
+  "--shallow-exclude",
+  "--server-option",
+  "--filter",
+  "--bundle-uri",
+  "--template",
+  "--ref-format",
+  "--initial-branch",
+  "--object-format",
+]);
+
+/** The operands of a `clone` or `init` command line (an option's own value is none). */
+function gitOperands(rest: readonly string[]): string[] {
+  const operands: string[] = [];
+  for (let at = 0; at < rest.length; at++) {
+    const arg = rest[at] as string;
+    if (arg === "--") return [...operands, ...rest.slice(at + 1)];
+    if (!arg.startsWith("-") || arg === "-") operands.push(arg);
+    else if (GIT_CLONE_VALUES.has(arg) || GIT_CLONE_LONG_VALUES.has(arg)) at++;
+  }
+  return operands;
+}
+
+/**
+ * A file or folder written where the caller says, beyond WRITE_FLAGS (write-flags.ts): `git
+ * archive -o FILE` (`-oFILE`), and git's other ways of putting what a repository holds (an
+ * agent's commits, its branch names) at a path of the caller's: a bundle (whose ref names a shell
+ * runs, as ~/.bashrc), patches, the work tree's files (`--work-tree`, `checkout-index --prefix`,
+ * `worktree add`), a clone or a new repository elsewhere. An agent's commits are its own to put
+ * in the workspace; what lands outside it (a startup file, a folder a shell sources) runs later.
+ */
 function gitWrites(args: readonly string[]): string | undefined {
   const { sub, rest } = gitSubcommand(args);
-  return sub === "archive" && rest.some((arg) => arg.startsWith("-o")) ? "archive -o" : undefined;
+  const global = args.slice(0, args.length - rest.length - (sub === undefined ? 0 : 1));
+  if (global.some((arg) => arg === "--work-tree" || arg.startsWith("--work-tree="))) return "--work-tree";
+  const has = (...names: string[]) =>
+    rest.some((arg) => names.some((name) => arg === name || arg.startsWith(`${name}=`)));
+  switch (sub) {
+    case "archive":
+      return rest.some((arg) => arg.startsWith("-o")) ? "archive -o" : undefined;
+    case "bundle":
+      // `create -` writes to standard output.
+      return rest[0] === "create" && gitOperands(rest.slice(1))[0] !== "-" ? "bundle create" : undefined;
+    case "format-patch":
+      return rest.some((arg) => arg.startsWith("-o")) || rest.some((arg) => /^--output-d/.test(arg))
+        ? "format-patch -o"
+        : undefined;
+    case "checkout-index":
+      return has("--prefix") ? "checkout-index --prefix" : undefined;
+    case "worktree":
+      return rest[0] === "add" || rest[0] === "move" ? `worktree ${rest[0]}` : undefined;
+    case "clone":
+    case "init":
+      for (const option of ["--separate-git-dir", "--template"]) if (has(option)) return `${sub} ${option}`;
+      // A clone into a folder of the caller's (its second operand), a repository made at one.
+      return gitOperands(rest).length > (sub === "clone" ? 1 : 0) ? `${sub} DIRECTORY` : undefined;
+    default:
+      return undefined;
+  }
 }
 
 /** Short flags whose value may follow attached, per program: past one, the letters are its value. */
@@ -322,8 +389,6 @@ export interface CodeFlag {
 export function codeFlag(bin: string, args: readonly string[]): CodeFlag | undefined {
   const inOther = codeInOtherFlags(bin, args);
   if (inOther) return { flag: inOther, writes: false };
-  const writesInOther = bin === "git" ? gitWrites(args) : undefined;
-  if (writesInOther) return { flag: writesInOther, writes: true };
   // sed's `e` command and `s///e` flag run a shell; its `w` and `W` commands and `s///w` flag
   // write a file.
   if (bin === "sed") {
@@ -358,5 +423,7 @@ export function codeFlag(bin: string, args: readonly string[]): CodeFlag | undef
       }
     }
   }
-  return undefined;
+  // Judged after the flags that run code, which a refusal names first (`clone --upload-pack=… DIR`).
+  const gitWritten = bin === "git" ? gitWrites(args) : undefined;
+  return gitWritten ? { flag: gitWritten, writes: true } : undefined;
 }
