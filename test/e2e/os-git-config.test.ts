@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { gitWorkspace } from "../helpers/goals.js";
@@ -34,7 +34,14 @@ beforeAll(() => {
 afterAll(() => ws.cleanup());
 beforeEach(() => {
   rmSync(pwned(), { force: true });
-  for (const key of ["core.fsmonitor", "core.sshCommand", "alias.x", "alias.p", "diff.evil.textconv"])
+  for (const key of [
+    "core.fsmonitor",
+    "core.sshCommand",
+    "alias.x",
+    "alias.p",
+    "diff.evil.textconv",
+    "core.worktree",
+  ])
     spawnSync("git", ["config", "--unset-all", key], { cwd: ws.dir });
 });
 
@@ -59,6 +66,16 @@ describe("git through os run ignores what the workspace's git configuration woul
     } finally {
       rmSync(hook);
     }
+  });
+
+  it("a core.worktree set to a folder out of the workspace is refused: checkout would write there", () => {
+    const elsewhere = join(ws.dir, "home", "worktree");
+    mkdirSync(elsewhere, { recursive: true });
+    runSync("git", ["config", "core.worktree", elsewhere], ws.dir);
+    const checkout = osRun("checkout", "HEAD", "--", ".");
+    expect(checkout.code).toBe(3);
+    expect(checkout.stderr).toContain("core.worktree");
+    expect(readdirSync(elsewhere)).toEqual([]);
   });
 
   it("a `!` alias, an alias to a denied command and a textconv driver are refused, naming the key", () => {

@@ -105,6 +105,11 @@ export async function gitConfigProblem(
     const newline = entry.indexOf("\n");
     const key = newline < 0 ? entry : entry.slice(0, newline);
     const value = newline < 0 ? "" : entry.slice(newline + 1);
+    // The work tree git checks files out into, resets and stashes: set to a folder out of the
+    // workspace (`git config core.worktree ~`, then `git checkout`), it puts the repository's
+    // files there (a ~/.bashrc), as `--work-tree` on the command line would.
+    if (key.toLowerCase() === "core.worktree")
+      return "its configuration sets `core.worktree`, which puts the work tree's files in another folder";
     const found = programKey(key, value, args);
     if (found)
       return `its configuration sets \`${found.slice(0, 120)}\`, which names a program git would run`;
