@@ -351,6 +351,28 @@ describe("options that run a program or write a file the caller names", () => {
       expect(rule("git", args), `git ${args.join(" ")}`).toBe("allow");
   });
 
+  it("needs a person for search tools that run a program on what they find: rg --pre, fd -x", () => {
+    for (const [bin, args] of [
+      ["rg", ["--pre", "sh", "x", "notes.txt"]],
+      ["rg", ["--pre=sh", "x"]],
+      ["rg", ["--hostname-bin=./h", "x"]],
+      ["fd", ["notes", "-x", "sh"]],
+      ["fd", ["-Hx", "sh"]],
+      ["fd", ["--exec-batch", "sh"]],
+      ["fdfind", ["notes", "--exec", "sh"]],
+      ["fdfind", ["-X", "sh"]],
+    ] as const)
+      expect(rule(bin, [...args]), `${bin} ${args.join(" ")}`).toBe("confirm");
+    for (const [bin, args] of [
+      ["rg", ["--pre-glob", "*.gz", "x"]],
+      ["rg", ["-n", "x", "src"]],
+      ["fd", ["-e", "x", "src"]],
+      ["fd", ["-ex", "src"]],
+      ["fdfind", ["-H", "-t", "f", "notes"]],
+    ] as const)
+      expect(rule(bin, [...args]), `${bin} ${args.join(" ")}`).toBe("allow");
+  });
+
   it("needs a person for git putting the repository's content at a path of the caller's", () => {
     for (const args of [
       // A bundle's ref names are lines a shell runs: `refs/heads/x;curl${IFS}…|sh;#`.

@@ -98,6 +98,12 @@ const CODE_FLAGS: Readonly<Record<string, readonly string[]>> = {
   guile: ["-c"],
   // The command run on each saved file, once rotated.
   tcpdump: ["-z"],
+  // Search tools: ripgrep runs a preprocessor on each file it searches (`--pre sh`: every file
+  // an agent wrote is then a shell script), and (14+) a program for the hostname in its links;
+  // fd runs a command on each file it finds, or on all of them (Debian names it fdfind).
+  rg: ["--pre", "--hostname-bin"],
+  fd: ["-x", "--exec", "-X", "--exec-batch"],
+  fdfind: ["-x", "--exec", "-X", "--exec-batch"],
 };
 
 /** Modules of Python's standard library whose arguments are code (`-m timeit 'stmt'`, `-m pdb -c`). */
@@ -323,6 +329,8 @@ const VALUE_LETTERS: Readonly<Record<string, string>> = {
   tar: "bCfFgHIKLNTVX",
   sort: "koStT",
   sed: "efil",
+  fd: "dteEcjSoxX",
+  fdfind: "dteEcjSoxX",
 };
 
 /**
