@@ -351,6 +351,33 @@ describe("options that run a program or write a file the caller names", () => {
       expect(rule("git", args), `git ${args.join(" ")}`).toBe("allow");
   });
 
+  it("needs a person for text filters writing where an operand or option says: uniq IN OUT, xxd -r IN OUT, split, csplit -f, iconv -o", () => {
+    for (const [bin, args] of [
+      ["uniq", ["notes.txt", "/home/u/.bashrc"]],
+      ["uniq", ["-c", "-f", "1", "notes.txt", "/home/u/.bashrc"]],
+      ["uniq", ["--", "notes.txt", "/home/u/.bashrc"]],
+      ["xxd", ["-r", "-p", "hex.txt", "/home/u/.profile"]],
+      ["xxd", ["-c", "16", "notes.txt", "out"]],
+      ["split", ["notes.txt", "/home/u/.bashrc.d/x"]],
+      ["split", ["--filter=sh", "notes.txt"]],
+      ["csplit", ["-f", "/home/u/.bashrc.d/x", "notes.txt", "2"]],
+      ["iconv", ["-f", "utf-8", "-t", "utf-8", "-o", "/home/u/.zshrc", "notes.txt"]],
+      ["iconv", ["--output=/home/u/.zshrc", "notes.txt"]],
+    ] as const)
+      expect(rule(bin, [...args]), `${bin} ${args.join(" ")}`).toBe("confirm");
+    for (const [bin, args] of [
+      ["uniq", ["notes.txt"]],
+      ["uniq", ["-c", "-f", "1", "notes.txt"]],
+      ["uniq", ["notes.txt", "-"]],
+      ["xxd", ["-c", "16", "notes.txt"]],
+      ["xxd", ["-l", "64", "-s", "8", "notes.txt", "-"]],
+      ["split", ["-l", "1", "notes.txt"]],
+      ["csplit", ["notes.txt", "2"]],
+      ["iconv", ["-f", "latin1", "-t", "utf-8", "notes.txt"]],
+    ] as const)
+      expect(rule(bin, [...args]), `${bin} ${args.join(" ")}`).toBe("allow");
+  });
+
   it("needs a person for search tools that run a program on what they find: rg --pre, fd -x", () => {
     for (const [bin, args] of [
       ["rg", ["--pre", "sh", "x", "notes.txt"]],

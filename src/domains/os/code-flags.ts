@@ -1,6 +1,6 @@
 import { familyOf } from "./family.js";
 import { sedScriptRunsShell, sedScripts, sedScriptWritesFile } from "./sed-script.js";
-import { TO_STANDARD_OUTPUT, WRITE_FLAGS } from "./write-flags.js";
+import { TO_STANDARD_OUTPUT, WRITE_FLAGS, writtenOperand } from "./write-flags.js";
 
 /**
  * Interpreters given code on the command line, and other binaries with an argument that runs a
@@ -104,6 +104,8 @@ const CODE_FLAGS: Readonly<Record<string, readonly string[]>> = {
   rg: ["--pre", "--hostname-bin"],
   fd: ["-x", "--exec", "-X", "--exec-batch"],
   fdfind: ["-x", "--exec", "-X", "--exec-batch"],
+  // Each piece is piped to a shell command instead of written.
+  split: ["--filter"],
 };
 
 /** Modules of Python's standard library whose arguments are code (`-m timeit 'stmt'`, `-m pdb -c`). */
@@ -432,6 +434,6 @@ export function codeFlag(bin: string, args: readonly string[]): CodeFlag | undef
     }
   }
   // Judged after the flags that run code, which a refusal names first (`clone --upload-pack=… DIR`).
-  const gitWritten = bin === "git" ? gitWrites(args) : undefined;
-  return gitWritten ? { flag: gitWritten, writes: true } : undefined;
+  const written = bin === "git" ? gitWrites(args) : writtenOperand(bin, args);
+  return written ? { flag: written, writes: true } : undefined;
 }

@@ -46,7 +46,62 @@ export const WRITE_FLAGS: Readonly<Record<string, readonly string[]>> = {
   openssl: ["-out"],
   // What the connection receives, to a file.
   ncat: ["-o", "--output"],
+  // The converted text to a file instead of standard output.
+  iconv: ["-o", "--output"],
+  // The pieces' names start with the prefix given (`-f /home/u/.bashrc.d/x` writes x00, x01…).
+  csplit: ["-f", "--prefix"],
 };
+
+/**
+ * Programs whose second operand names the file they write (`uniq IN OUT`, `xxd -r IN OUT`), or
+ * the prefix of the files they write (`split IN PREFIX`): what filters of text are allowed for
+ * wrote the caller's text to ~/.bashrc. With the options whose value is the next argument.
+ */
+const OUTPUT_OPERAND: Readonly<Record<string, { short: string; long: readonly string[] }>> = {
+  uniq: { short: "fsw", long: ["--skip-fields", "--skip-chars", "--check-chars"] },
+  // xxd also spells its options as single-dash words (-cols, -len, -seek), each taking a value.
+  xxd: { short: "cglosn", long: ["-cols", "-groupsize", "-len", "-offset", "-seek", "-name"] },
+  split: {
+    short: "abClnt",
+    long: [
+      "--suffix-length",
+      "--additional-suffix",
+      "--bytes",
+      "--line-bytes",
+      "--lines",
+      "--number",
+      "--separator",
+    ],
+  },
+};
+
+/** The operand by which `bin args…` writes a file the caller names (see OUTPUT_OPERAND), if any. */
+export function writtenOperand(bin: string, args: readonly string[]): string | undefined {
+  const options = OUTPUT_OPERAND[bin];
+  if (!options) return undefined;
+  const operands: string[] = [];
+  for (let at = 0; at < args.length; at++) {
+    const arg = args[at] as string;
+    if (arg === "--") {
+      operands.push(...args.slice(at + 1));
+      break;
+    }
+    if (arg === "-" || !arg.startsWith("-")) operands.push(arg);
+    else if (options.long.includes(arg)) at++;
+    else if (!arg.startsWith("--") && !options.long.includes(arg.split("=")[0] as string)) {
+      // A cluster of short flags: the first that takes a value takes the rest, or the next argument.
+      for (let letter = 1; letter < arg.length; letter++) {
+        if (!options.short.includes(arg[letter] as string)) continue;
+        if (letter === arg.length - 1) at++;
+        break;
+      }
+    }
+  }
+  const written = operands[1];
+  // `-` as uniq's or xxd's output is standard output.
+  if (written === undefined || (written === "-" && bin !== "split")) return undefined;
+  return bin === "split" ? "PREFIX" : "OUTPUT";
+}
 
 /** Writing flags whose value `-` is standard output: what they write comes back to the caller. */
 export const TO_STANDARD_OUTPUT: Readonly<Record<string, readonly string[]>> = {
