@@ -224,4 +224,28 @@ describe("key: value lines, read by hand", () => {
     });
     expect(took).toBeLessThan(2_000);
   });
+
+  it("ignores a header nested deeper than any real one at once, where YAML took seconds", () => {
+    // Before: 0.5 to 1.5 s a read for each, every one of them a planted command or skill file.
+    const headers = [
+      `x: ${"[".repeat(30_000)}${"]".repeat(30_000)}`,
+      `x: ${"{a: ".repeat(8_000)}1${"}".repeat(8_000)}`,
+      `x:\n  ${"- ".repeat(20_000)}y`,
+      `${"? ".repeat(20_000)}y`,
+    ];
+    const took = elapsed(() => {
+      for (const header of headers) {
+        const read = readFrontMatter(`---\n${header}\ndescription: d\n---\nbody\n`);
+        expect(read.warnings.join(" ")).toContain("nests more than 64 levels deep");
+        expect(read.present).toBe(false);
+      }
+    });
+    expect(took).toBeLessThan(500);
+    // Real nesting, and brackets that close, are read as before.
+    const real = readFrontMatter(
+      `---\ndescription: "[[a]] {b}"\nallowed-tools: [Read, Grep]\nmetadata:\n  tags:\n    - - a\n      - b\n---\nbody\n`,
+    );
+    expect(real.warnings).toEqual([]);
+    expect(real.data.description).toBe("[[a]] {b}");
+  });
 });

@@ -94,6 +94,44 @@ export function simpleHeader(text: string): Record<string, string> | undefined {
   return count > 0 ? out : undefined;
 }
 
+/** Deeper than any real header nests; the parser is far from its own bounds here. */
+const MAX_NESTING = 64;
+
+/**
+ * Whether a header nests deeper than `limit`: in flow collections (`[[[…`, `{a: {a: …`) or in
+ * block indicators opened on one line (`- - - …`, `? ? …`). The YAML parser walks each level
+ * until its stack runs out, which for a 64 KB header of them took one to two seconds on every
+ * read of the file (a catalog build of a hundred planted ones, minutes in the server's one
+ * thread); a nesting held by indentation alone costs a 64 KB header no more than 360 levels.
+ * Brackets inside quotes count too: a real header never holds 64 unclosed ones.
+ */
+export function nestsDeeperThan(text: string, limit = MAX_NESTING): boolean {
+  let flow = 0;
+  let block = 0;
+  let lineStart = true;
+  for (let i = 0; i < text.length; i++) {
+    const char = text.charCodeAt(i);
+    if (char === 0x0a) {
+      lineStart = true;
+      block = 0;
+    } else if (char === 0x5b || char === 0x7b) {
+      lineStart = false;
+      if (++flow > limit) return true;
+    } else if (char === 0x5d || char === 0x7d) {
+      lineStart = false;
+      if (flow > 0) flow--;
+    } else if (lineStart && (char === 0x2d || char === 0x3f || char === 0x3a)) {
+      // `- `, `? ` or `: ` opening the line (after blanks or other such indicators).
+      const next = text.charCodeAt(i + 1);
+      if (next === 0x20 || next === 0x09) {
+        if (++block > limit) return true;
+        i++;
+      } else lineStart = false;
+    } else if (char !== 0x20 && char !== 0x09) lineStart = false;
+  }
+  return false;
+}
+
 function parse(text: string): unknown {
   return simpleHeader(text) ?? parseYaml(text, { schema: "core", maxAliasCount: 100, prettyErrors: false });
 }
@@ -174,6 +212,10 @@ export function readFrontMatter(raw: string): FrontMatter {
   const body = after.startsWith("\n") ? after.slice(1) : after;
   if (Buffer.byteLength(header) > MAX_HEADER_BYTES) {
     warnings.push(`the front matter is over ${MAX_HEADER_BYTES} bytes: ignored`);
+    return { ...empty, body };
+  }
+  if (nestsDeeperThan(header)) {
+    warnings.push(`the front matter nests more than ${MAX_NESTING} levels deep: ignored`);
     return { ...empty, body };
   }
   let value: unknown;
