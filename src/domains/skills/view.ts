@@ -25,11 +25,16 @@ export const BODY_CAP_BYTES = 32 * 1024;
 const SHELL_LINE = /(^|\s)!`[^`]*`|^```!/m;
 const AT_FILE = /(^|\s)@[\w./-]+\.\w+/m;
 
-/** Claude Code's variables for a skill's own folder and the project, which cairn knows too. */
+/**
+ * Claude Code's variables for a skill's own folder and the project, which cairn knows too. The
+ * folders are given by a function: as a replacement string, a folder named `a$\`b` or `a$'b`
+ * spliced the body's text before or after each variable into its place, so the body served was
+ * not the file's, and a megabyte of variables grew past what one string holds.
+ */
 export function withSkillVariables(body: string, skill: Pick<LoadedSkill, "realDir">, projectDir: string) {
   return body
-    .replaceAll(`$\{CLAUDE_SKILL_DIR}`, skill.realDir)
-    .replaceAll(`$\{CLAUDE_PROJECT_DIR}`, projectDir);
+    .replaceAll(`$\{CLAUDE_SKILL_DIR}`, () => skill.realDir)
+    .replaceAll(`$\{CLAUDE_PROJECT_DIR}`, () => projectDir);
 }
 
 export function skillView(
