@@ -351,7 +351,7 @@ describe("options that run a program or write a file the caller names", () => {
       expect(rule("git", args), `git ${args.join(" ")}`).toBe("allow");
   });
 
-  it("needs a person for text filters writing where an operand or option says: uniq IN OUT, xxd -r IN OUT, split, csplit -f, iconv -o", () => {
+  it("needs a person for text filters writing where an operand or option says: uniq IN OUT, xxd -r IN OUT, split, csplit -f, iconv -o, shuf -o, tree -o", () => {
     for (const [bin, args] of [
       ["uniq", ["notes.txt", "/home/u/.bashrc"]],
       ["uniq", ["-c", "-f", "1", "notes.txt", "/home/u/.bashrc"]],
@@ -363,6 +363,9 @@ describe("options that run a program or write a file the caller names", () => {
       ["csplit", ["-f", "/home/u/.bashrc.d/x", "notes.txt", "2"]],
       ["iconv", ["-f", "utf-8", "-t", "utf-8", "-o", "/home/u/.zshrc", "notes.txt"]],
       ["iconv", ["--output=/home/u/.zshrc", "notes.txt"]],
+      ["shuf", ["-o", "/home/u/.profile", "one.txt"]],
+      ["shuf", ["--output=/home/u/.profile", "one.txt"]],
+      ["tree", ["-o", "/home/u/.bashrc", "src"]],
     ] as const)
       expect(rule(bin, [...args]), `${bin} ${args.join(" ")}`).toBe("confirm");
     for (const [bin, args] of [
@@ -374,6 +377,8 @@ describe("options that run a program or write a file the caller names", () => {
       ["split", ["-l", "1", "notes.txt"]],
       ["csplit", ["notes.txt", "2"]],
       ["iconv", ["-f", "latin1", "-t", "utf-8", "notes.txt"]],
+      ["shuf", ["-n", "1", "one.txt"]],
+      ["tree", ["-L", "2", "src"]],
     ] as const)
       expect(rule(bin, [...args]), `${bin} ${args.join(" ")}`).toBe("allow");
   });

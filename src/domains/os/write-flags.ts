@@ -50,6 +50,9 @@ export const WRITE_FLAGS: Readonly<Record<string, readonly string[]>> = {
   iconv: ["-o", "--output"],
   // The pieces' names start with the prefix given (`-f /home/u/.bashrc.d/x` writes x00, x01…).
   csplit: ["-f", "--prefix"],
+  // The shuffled lines, and the listing (whose file names a shell runs: `;cmd;#`), to a file.
+  shuf: ["-o", "--output"],
+  tree: ["-o"],
 };
 
 /**
