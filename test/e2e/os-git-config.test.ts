@@ -68,6 +68,22 @@ describe("git through os run ignores what the workspace's git configuration woul
     }
   });
 
+  it("an alias of the operator's own configuration is judged as what it expands to: `git p` for a denied push", () => {
+    const gitconfig = join(env.HOME as string, ".gitconfig");
+    mkdirSync(env.HOME as string, { recursive: true });
+    writeFileSync(gitconfig, "[alias]\n\tp = push\n\tpp = p --force\n\tst = status\n");
+    try {
+      for (const alias of ["p", "pp"]) {
+        const push = osRun(alias, "origin", "HEAD");
+        expect(push.code, alias).toBe(3);
+        expect(push.stderr).toContain("`git push` is on the deny list");
+      }
+      expect(osRun("st", "--short").code).toBe(0);
+    } finally {
+      rmSync(gitconfig);
+    }
+  });
+
   it("a core.worktree set to a folder out of the workspace is refused: checkout would write there", () => {
     const elsewhere = join(ws.dir, "home", "worktree");
     mkdirSync(elsewhere, { recursive: true });

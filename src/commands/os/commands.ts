@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { audit } from "../../domains/audit/record.js";
 import { osConfigOf } from "../../domains/os/config.js";
-import { gitConfigProblem, gitEnv, isGit } from "../../domains/os/git.js";
+import { aliasExpansions, gitConfigProblem, gitEnv, isGit } from "../../domains/os/git.js";
 import { DEFAULT_CONFIRM, decide } from "../../domains/os/policy.js";
 import { checkOsArgs, OS_OUTPUT_CAP, realNameOf, resolveBinary, runOs } from "../../domains/os/run.js";
 import { childEnv } from "../../kernel/child.js";
@@ -128,10 +128,12 @@ export const osRun = defineCommand({
       onStart: (argv) => audit(ctx, "critical", "os_run_start", { argv }),
       check: git
         ? async (gitPath) => {
+            const aliases = new Map<string, string>();
             const problem = await gitConfigProblem(gitPath, input.args, {
               cwd: ctx.workspace.root,
               env: childEnv(ctx.env, extraEnv),
               signal: ctx.signal,
+              aliases,
             });
             if (problem) {
               throw refused(
@@ -139,6 +141,17 @@ export const osRun = defineCommand({
                 `\`git\` needs a person's confirmation here: the repository ${problem}`,
                 "a model can never confirm: tell the user which setting in the repository's git configuration to review; do not retry",
               );
+            }
+            // An alias (the operator's own `alias.p = push`) is another name for what it expands to.
+            for (const expanded of aliasExpansions(input.args, aliases)) {
+              const through = decide(os, input.bin, expanded, realName);
+              if (through.verdict === "refuse") {
+                throw refused(
+                  through.rule,
+                  `${through.reason} (as \`git ${expanded.slice(0, 6).join(" ").slice(0, 120)}\`, which git's aliases make of this command)`,
+                  "os_list shows what this machine allows; do not retry this command",
+                );
+              }
             }
           }
         : undefined,

@@ -234,7 +234,7 @@ function gitCode(args: readonly string[]): string | undefined {
 }
 
 /** The subcommand past git's global options, and the arguments after it. */
-function gitSubcommand(args: readonly string[]): { sub: string | undefined; rest: readonly string[] } {
+export function gitSubcommand(args: readonly string[]): { sub: string | undefined; rest: readonly string[] } {
   let at = 0;
   while (at < args.length && (args[at] as string).startsWith("-")) {
     at += GIT_VALUE_OPTIONS.has(args[at] as string) ? 2 : 1;

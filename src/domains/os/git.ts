@@ -1,5 +1,6 @@
 import { runChild } from "../../kernel/child.js";
 import { forcedGitEnv } from "../../kernel/git.js";
+import { gitSubcommand } from "./code-flags.js";
 import { familyOf } from "./family.js";
 
 /**
@@ -78,7 +79,13 @@ function repositoryOptions(args: readonly string[]): string[] {
 export async function gitConfigProblem(
   gitPath: string,
   args: readonly string[],
-  options: { cwd: string; env: NodeJS.ProcessEnv; signal?: AbortSignal },
+  options: {
+    cwd: string;
+    env: NodeJS.ProcessEnv;
+    signal?: AbortSignal;
+    /** Filled with every alias git would expand, from every scope (the later scope wins, as in git). */
+    aliases?: Map<string, string>;
+  },
 ): Promise<string | undefined> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -101,10 +108,11 @@ export async function gitConfigProblem(
   for (let at = 0; at + 1 < fields.length; at += 2) {
     const scope = fields[at] as string;
     const entry = fields[at + 1] as string;
-    if (scope !== "local" && scope !== "worktree") continue;
     const newline = entry.indexOf("\n");
     const key = newline < 0 ? entry : entry.slice(0, newline);
     const value = newline < 0 ? "" : entry.slice(newline + 1);
+    if (key.toLowerCase().startsWith("alias.")) options.aliases?.set(key.slice("alias.".length), value);
+    if (scope !== "local" && scope !== "worktree") continue;
     // The work tree git checks files out into, resets and stashes: set to a folder out of the
     // workspace (`git config core.worktree ~`, then `git checkout`), it puts the repository's
     // files there (a ~/.bashrc), as `--work-tree` on the command line would.
@@ -115,4 +123,26 @@ export async function gitConfigProblem(
       return `its configuration sets \`${found.slice(0, 120)}\`, which names a program git would run`;
   }
   return undefined;
+}
+
+/**
+ * The command lines git runs in place of `args` by expanding aliases (`git p` with `alias.p =
+ * push` runs `git push`), each expansion in turn; a `!` alias, which runs the operator's own shell
+ * line, ends them. What the machine denies or needs a person for is judged on each, since the
+ * lists name commands and an alias of the operator's global configuration is another name for one.
+ */
+export function aliasExpansions(args: readonly string[], aliases: ReadonlyMap<string, string>): string[][] {
+  const out: string[][] = [];
+  const seen = new Set<string>();
+  let current = [...args];
+  for (;;) {
+    const { sub, rest } = gitSubcommand(current);
+    const value = sub === undefined ? undefined : aliases.get(sub);
+    if (sub === undefined || value === undefined || value.trimStart().startsWith("!") || seen.has(sub)) break;
+    seen.add(sub);
+    const global = current.slice(0, current.length - rest.length - 1);
+    current = [...global, ...value.trim().split(/\s+/).filter(Boolean), ...rest];
+    out.push(current);
+  }
+  return out;
 }
