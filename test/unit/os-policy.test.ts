@@ -405,6 +405,17 @@ describe("options that run a program or write a file the caller names", () => {
       expect(rule(bin, [...args]), `${bin} ${args.join(" ")}`).toBe("allow");
   });
 
+  it("needs a person for git grep's pager however its long name is abbreviated", () => {
+    for (const args of [
+      ["grep", "--open-files=./pg.sh", "-e", "x"],
+      ["grep", "--open=./pg.sh", "-e", "x"],
+      ["grep", "--open-files-in-pager", "./pg.sh", "-e", "x"],
+      ["difftool", "--extc=./pg.sh", "HEAD~1"],
+    ])
+      expect(rule("git", args), `git ${args.join(" ")}`).toBe("confirm");
+    expect(rule("git", ["log", "--ext-diff", "-1"])).toBe("allow");
+  });
+
   it("needs a person for git putting the repository's content at a path of the caller's", () => {
     for (const args of [
       // A bundle's ref names are lines a shell runs: `refs/heads/x;curl${IFS}…|sh;#`.

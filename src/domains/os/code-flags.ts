@@ -28,7 +28,18 @@ const CODE_FLAGS: Readonly<Record<string, readonly string[]>> = {
   make: ["--eval", "-E"],
   gmake: ["--eval", "-E"],
   find: ["-exec", "-execdir", "-ok", "-okdir", "-delete"],
-  git: ["-c", "--config-env", "--exec-path", "--upload-pack", "--receive-pack", "--exec"],
+  // Also grep's pager and difftool's command by their long names, which git takes abbreviated
+  // (`grep --open=./x.sh`), as it does every long option: see gitCode for their short forms.
+  git: [
+    "-c",
+    "--config-env",
+    "--exec-path",
+    "--upload-pack",
+    "--receive-pack",
+    "--exec",
+    "--open-files-in-pager",
+    "--extcmd",
+  ],
   zip: ["-TT", "--unzip-command"],
   // The askpass program, also named through a wgetrc command (`-e use_askpass=…`).
   wget: [
