@@ -416,6 +416,22 @@ describe("options that run a program or write a file the caller names", () => {
     expect(rule("git", ["log", "--ext-diff", "-1"])).toBe("allow");
   });
 
+  it("needs a person for git config writing the operator's files, however the scope is abbreviated", () => {
+    for (const args of [
+      ["config", "--glob", "alias.zz", "!echo ran"],
+      ["config", "--globa", "core.pager", "sh"],
+      ["config", "--sys", "alias.zz", "!echo ran"],
+      ["config", "--fil=/home/u/.gitconfig", "alias.zz", "!echo ran"],
+      ["config", "set", "--glob", "alias.zz", "!echo ran"],
+    ])
+      expect(rule("git", args), `git ${args.join(" ")}`).toBe("confirm");
+    for (const args of [
+      ["config", "--glob", "--get", "user.name"],
+      ["config", "alias.zz", "status"],
+    ])
+      expect(rule("git", args), `git ${args.join(" ")}`).toBe("allow");
+  });
+
   it("needs a person for git putting the repository's content at a path of the caller's", () => {
     for (const args of [
       // A bundle's ref names are lines a shell runs: `refs/heads/x;curl${IFS}…|sh;#`.

@@ -232,8 +232,13 @@ function gitCode(args: readonly string[]): string | undefined {
     case "clone":
       return has("-u", "--config") ? "clone -u" : undefined;
     case "config": {
+      // git takes a long option by any unambiguous prefix: `--glob` is `--global`.
+      const abbreviates = (arg: string, full: string) => {
+        const name = arg.split("=")[0] as string;
+        return name.length > 3 && full.startsWith(name);
+      };
       const scoped = rest.some(
-        (arg) => ["--global", "--system", "-f"].includes(arg) || /^--file(=|$)/.test(arg),
+        (arg) => arg === "-f" || ["--global", "--system", "--file"].some((full) => abbreviates(arg, full)),
       );
       const readOnly =
         rest.some((arg) => GIT_CONFIG_READS.has(arg)) && !rest.some((arg) => GIT_CONFIG_WRITES.has(arg));
