@@ -1,5 +1,15 @@
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { gitWorkspace } from "../helpers/goals.js";
@@ -85,13 +95,16 @@ describe("git through os run ignores what the workspace's git configuration woul
   });
 
   it("a core.worktree set to a folder out of the workspace is refused: checkout would write there", () => {
-    const elsewhere = join(ws.dir, "home", "worktree");
-    mkdirSync(elsewhere, { recursive: true });
+    const elsewhere = mkdtempSync(join(tmpdir(), "cairn-worktree-"));
     runSync("git", ["config", "core.worktree", elsewhere], ws.dir);
     const checkout = osRun("checkout", "HEAD", "--", ".");
     expect(checkout.code).toBe(3);
     expect(checkout.stderr).toContain("core.worktree");
     expect(readdirSync(elsewhere)).toEqual([]);
+    rmSync(elsewhere, { recursive: true });
+    // One inside the workspace (as a submodule's repository sets it) is no reason to refuse.
+    runSync("git", ["config", "core.worktree", ws.dir], ws.dir);
+    expect(osRun("status", "--short").code).toBe(0);
   });
 
   it("a `!` alias, an alias to a denied command and a textconv driver are refused, naming the key", () => {

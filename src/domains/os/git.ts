@@ -1,5 +1,6 @@
 import { runChild } from "../../kernel/child.js";
 import { forcedGitEnv } from "../../kernel/git.js";
+import { isInside, realPathOf } from "../../kernel/inside.js";
 import { gitSubcommand } from "./code-flags.js";
 import { familyOf } from "./family.js";
 
@@ -105,6 +106,7 @@ export async function gitConfigProblem(
   if (run.exitCode !== 0) return "its configuration could not be read";
   if (size > 4 * 1024 * 1024) return "its configuration is over 4 MiB";
   const fields = Buffer.concat(chunks).toString("utf8").split("\0");
+  let worktreeSet = false;
   for (let at = 0; at + 1 < fields.length; at += 2) {
     const scope = fields[at] as string;
     const entry = fields[at + 1] as string;
@@ -113,16 +115,41 @@ export async function gitConfigProblem(
     const value = newline < 0 ? "" : entry.slice(newline + 1);
     if (key.toLowerCase().startsWith("alias.")) options.aliases?.set(key.slice("alias.".length), value);
     if (scope !== "local" && scope !== "worktree") continue;
-    // The work tree git checks files out into, resets and stashes: set to a folder out of the
-    // workspace (`git config core.worktree ~`, then `git checkout`), it puts the repository's
-    // files there (a ~/.bashrc), as `--work-tree` on the command line would.
-    if (key.toLowerCase() === "core.worktree")
-      return "its configuration sets `core.worktree`, which puts the work tree's files in another folder";
+    if (key.toLowerCase() === "core.worktree") worktreeSet = true;
     const found = programKey(key, value, args);
     if (found)
       return `its configuration sets \`${found.slice(0, 120)}\`, which names a program git would run`;
   }
-  return undefined;
+  return worktreeSet ? workTreeProblem(gitPath, args, options) : undefined;
+}
+
+/**
+ * The work tree git checks files out into, resets and stashes, when the configuration sets it
+ * (`core.worktree`): one out of the workspace (`git config core.worktree ~`, then `git checkout`)
+ * puts the repository's files there (a ~/.bashrc), as `--work-tree` on the command line would.
+ * A submodule's own repository sets it to the submodule's folder, inside the workspace.
+ */
+async function workTreeProblem(
+  gitPath: string,
+  args: readonly string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; signal?: AbortSignal },
+): Promise<string | undefined> {
+  const out: Buffer[] = [];
+  const run = await runChild({
+    argv: [gitPath, ...repositoryOptions(args), "rev-parse", "--show-toplevel"],
+    cwd: options.cwd,
+    env: options.env,
+    timeoutMs: 10_000,
+    killEscaped: true,
+    signal: options.signal,
+    onOutput: (chunk, stream) => {
+      if (stream === "stdout") out.push(chunk);
+    },
+  });
+  const top = Buffer.concat(out).toString("utf8").replace(/\n$/, "");
+  if (run.exitCode === 0 && top !== "" && isInside(realPathOf(options.cwd), realPathOf(top)))
+    return undefined;
+  return "its configuration sets `core.worktree` to a folder out of the workspace, where git would write the work tree's files";
 }
 
 /**
