@@ -416,6 +416,23 @@ describe("options that run a program or write a file the caller names", () => {
     expect(rule("git", ["log", "--ext-diff", "-1"])).toBe("allow");
   });
 
+  it("needs a person for git going into submodules, however the option is abbreviated", () => {
+    for (const args of [
+      ["grep", "--recurse-sub", "-e", "x"],
+      ["grep", "--recurse-submodules", "-e", "x"],
+      ["fetch", "--recurse-sub=yes"],
+      ["status", "--ignore-sub=none"],
+      ["status", "--ignore-submodules=dirty"],
+    ])
+      expect(rule("git", args), `git ${args.join(" ")}`).toBe("confirm");
+    for (const args of [
+      ["fetch", "--recurse-sub=no"],
+      ["status", "--ignore-sub=all"],
+      ["grep", "--recursive", "-e", "x"],
+    ])
+      expect(rule("git", args), `git ${args.join(" ")}`).toBe("allow");
+  });
+
   it("needs a person for git config writing the operator's files, however the scope is abbreviated", () => {
     for (const args of [
       ["config", "--glob", "alias.zz", "!echo ran"],

@@ -207,13 +207,13 @@ function gitCode(args: readonly string[]): string | undefined {
   const short = (letter: string) =>
     rest.find((arg) => arg === `-${letter}` || (/^-[A-Za-z]{2,}$/.test(arg) && arg.includes(letter)));
   for (const arg of args) {
-    if (
-      arg === "--recurse-submodules" ||
-      (arg.startsWith("--recurse-submodules=") && arg !== "--recurse-submodules=no")
-    )
-      return "--recurse-submodules";
-    if (arg.startsWith("--ignore-submodules=") && arg !== "--ignore-submodules=all")
-      return "--ignore-submodules";
+    // By any prefix git takes for the option (`grep --recurse-sub`), as for every long option.
+    const equals = arg.indexOf("=");
+    const name = equals < 0 ? arg : arg.slice(0, equals);
+    const value = equals < 0 ? undefined : arg.slice(equals + 1);
+    const names = (option: string) => name.length > 5 && option.startsWith(name);
+    if (names("--recurse-submodules") && value !== "no") return "--recurse-submodules";
+    if (names("--ignore-submodules") && value !== undefined && value !== "all") return "--ignore-submodules";
   }
   switch (sub) {
     case "submodule":
