@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Session } from "../../src/commands/context.js";
 import type { AnyCommand } from "../../src/commands/define.js";
 import { dispatch } from "../../src/commands/dispatch.js";
+import { runList } from "../../src/commands/goals/runs.js";
 import { COMMANDS_BY_NAME } from "../../src/commands/registry.js";
 import { UI_VIEWS } from "../../src/commands/ui/index.js";
 import { nowCommand } from "../../src/commands/ui/now.js";
@@ -259,7 +260,7 @@ function withoutWholeAttempts(store: Store): Store {
 
 describe("the Now and Review views", () => {
   it.runIf(STORE_UNDER_TEST === "sqlite")(
-    "count a run's attempts in the store and read only those in review, never every attempt whole",
+    "count a run's attempts in the store and read only those in review, never every attempt whole (run list too)",
     async () => {
       const ws = initWorkspace();
       const at = "2026-01-01T00:00:00.000Z";
@@ -300,6 +301,8 @@ describe("the Now and Review views", () => {
           { attempt: "AT-2", run: "R-1", goal: "G-1", reason: "within noise" },
         ]);
         expect((await reviewCommand.handler({}, ctx)).attempts.map((a) => a.attempt)).toEqual(["AT-2"]);
+        // `run list` counts them the same way.
+        expect((await runList.handler({}, ctx)).runs).toMatchObject([{ id: "R-1", attempts: 3, kept: 1 }]);
       } finally {
         await session.close();
         ws.cleanup();

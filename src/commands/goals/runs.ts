@@ -58,14 +58,16 @@ export const runList = defineCommand({
       const runs = await tx.goals.runs(input.goal);
       const rows = [];
       for (const run of runs) {
-        const attempts = await tx.goals.attempts(run.id);
+        // Counted by the store, none read whole: an agent's loop leaves thousands of attempts a
+        // run. A kept attempt is never reverted, so the tally's kept is every keep.
+        const tally = await tx.goals.attemptTally(run.id);
         rows.push({
           id: run.id,
           goal_id: run.goalId,
           goal: run.contract.goal,
           evaluators: run.manifest.length,
-          attempts: attempts.length,
-          kept: attempts.filter((attempt) => attempt.verdict === "keep").length,
+          attempts: tally.attempts,
+          kept: tally.kept,
           created_at: run.createdAt,
         });
       }
