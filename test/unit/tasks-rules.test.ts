@@ -14,7 +14,7 @@ import { outOfScope } from "../../src/domains/tasks/scope.js";
 import { addShortcut, fillArgv, listShortcuts, runShortcut } from "../../src/domains/tasks/shortcuts.js";
 import { loadConfig, RoleConfig, WorkspaceConfig } from "../../src/domains/workspace/config.js";
 import { openStore } from "../../src/store/open.js";
-import type { AgentRecord } from "../../src/store/store.js";
+import type { AgentRecord, Store } from "../../src/store/store.js";
 import type { Estimate, ShortcutRecord } from "../../src/store/tasks.js";
 import { elapsed } from "../helpers/random-texts.js";
 import { scratchDir } from "../helpers/workspace.js";
@@ -328,13 +328,21 @@ describe("why a command failed", () => {
   });
 });
 
+/** A fresh store in a scratch folder, with an empty configuration and a fixed clock; removed after. */
+async function withStore(use: (store: Store, config: WorkspaceConfig, now: string) => Promise<void>) {
+  const scratch = scratchDir();
+  const store = openStore(join(scratch.dir, "cairn.db"), { create: true });
+  try {
+    await use(store, WorkspaceConfig.parse({}), "2026-01-01T00:00:00.000Z");
+  } finally {
+    await store.close();
+    scratch.cleanup();
+  }
+}
+
 describe("a child's parent", () => {
   it("retired between the look at it and the write of the child: the child is refused, not left the line's one live member", async () => {
-    const scratch = scratchDir();
-    const store = openStore(join(scratch.dir, "cairn.db"), { create: true });
-    try {
-      const config = WorkspaceConfig.parse({});
-      const now = "2026-01-01T00:00:00.000Z";
+    await withStore(async (store, config, now) => {
       const { agent: lead } = await addAgent(store, config, OWNER, { name: "racelead", role: "lead" }, now);
       // Another process retires the lead just as this one writes its child.
       const racing = new Proxy(store, {
@@ -354,20 +362,13 @@ describe("a child's parent", () => {
         refusal: { policy: "identity", reason: expect.stringContaining("retired") },
       });
       expect((await listAgents(store, true)).map((agent) => agent.name)).toEqual(["racelead"]);
-    } finally {
-      await store.close();
-      scratch.cleanup();
-    }
+    });
   });
 });
 
 describe("reserved roles", () => {
   it("no agent is of role human (it answered every question routed to a person) or owner, and no table declares them", async () => {
-    const scratch = scratchDir();
-    const store = openStore(join(scratch.dir, "cairn.db"), { create: true });
-    try {
-      const config = WorkspaceConfig.parse({});
-      const now = "2026-01-01T00:00:00.000Z";
+    await withStore(async (store, config, now) => {
       for (const role of ["human", "Human", "owner", "OWNER"]) {
         await expect(
           addAgent(store, config, OWNER, { name: `as-${role}`, role }, now),
@@ -382,10 +383,7 @@ describe("reserved roles", () => {
       await expect(
         addAgent(store, config, OWNER, { name: "humane", role: "humanist" }, now),
       ).resolves.toBeDefined();
-    } finally {
-      await store.close();
-      scratch.cleanup();
-    }
+    });
   });
 });
 
@@ -393,28 +391,17 @@ describe("names that read as ids", () => {
   const ID_SHAPED = ["A-1", "a-12", "T-4", "n-1", "AT-3", "7", "042"];
 
   it("refuses an agent name that reads as the owner or as an id (`agent retire 7` found the agent named 7)", async () => {
-    const scratch = scratchDir();
-    const store = openStore(join(scratch.dir, "cairn.db"), { create: true });
-    try {
-      const config = WorkspaceConfig.parse({});
-      const now = "2026-01-01T00:00:00.000Z";
+    await withStore(async (store, config, now) => {
       const add = (name: string) => addAgent(store, config, OWNER, { name, role: "builder" }, now);
       for (const name of ["owner", "Owner", ...ID_SHAPED])
         await expect(add(name), name).rejects.toMatchObject({ errorKind: "usage" });
       await expect(add("owner-bot")).resolves.toMatchObject({ agent: { name: "owner-bot" } });
       await expect(add("r2-d2")).resolves.toMatchObject({ agent: { name: "r2-d2" } });
-    } finally {
-      await store.close();
-      scratch.cleanup();
-    }
+    });
   });
 
   it("refuses a shortcut or queue named like an id, stored or in cairn.toml: its events would read as that record's", async () => {
-    const scratch = scratchDir();
-    const store = openStore(join(scratch.dir, "cairn.db"), { create: true });
-    try {
-      const config = WorkspaceConfig.parse({});
-      const now = "2026-01-01T00:00:00.000Z";
+    await withStore(async (store, config, now) => {
       const shortcut = { argv: ["true"], effect: "read" as const, roles: [], summary: "" };
       for (const name of ID_SHAPED) {
         await expect(
@@ -439,10 +426,7 @@ describe("names that read as ids", () => {
       expect(
         WorkspaceConfig.parse({ shortcuts: { "lint-1": { argv: ["true"] } } }).shortcuts["lint-1"],
       ).toBeDefined();
-    } finally {
-      await store.close();
-      scratch.cleanup();
-    }
+    });
   });
 });
 
