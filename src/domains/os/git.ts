@@ -73,6 +73,37 @@ function repositoryOptions(args: readonly string[]): string[] {
   return out;
 }
 
+/** Most of a git command's output read: a configuration past it is refused, not parsed. */
+const OUTPUT_CAP = 4 * 1024 * 1024;
+
+/**
+ * What git prints for `command` in the repository the caller's `args` name (their repository
+ * options first), read up to OUTPUT_CAP; `over` when it printed more.
+ */
+async function gitOutput(
+  gitPath: string,
+  args: readonly string[],
+  command: readonly string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; signal?: AbortSignal },
+): Promise<{ exitCode: number | null; stdout: string; over: boolean }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const run = await runChild({
+    argv: [gitPath, ...repositoryOptions(args), ...command],
+    cwd: options.cwd,
+    env: options.env,
+    timeoutMs: 10_000,
+    killEscaped: true,
+    signal: options.signal,
+    onOutput: (chunk, stream) => {
+      if (stream !== "stdout" || size > OUTPUT_CAP) return;
+      chunks.push(chunk);
+      size += chunk.length;
+    },
+  });
+  return { exitCode: run.exitCode, stdout: Buffer.concat(chunks).toString("utf8"), over: size > OUTPUT_CAP };
+}
+
 /**
  * The first key of the repository's own configuration that names a program, or a reason the
  * configuration could not be read; nothing when it names none.
@@ -88,24 +119,15 @@ export async function gitConfigProblem(
     aliases?: Map<string, string>;
   },
 ): Promise<string | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  const run = await runChild({
-    argv: [gitPath, ...repositoryOptions(args), "config", "--list", "--show-scope", "--includes", "-z"],
-    cwd: options.cwd,
-    env: options.env,
-    timeoutMs: 10_000,
-    killEscaped: true,
-    signal: options.signal,
-    onOutput: (chunk, stream) => {
-      if (stream !== "stdout" || size > 4 * 1024 * 1024) return;
-      chunks.push(chunk);
-      size += chunk.length;
-    },
-  });
+  const run = await gitOutput(
+    gitPath,
+    args,
+    ["config", "--list", "--show-scope", "--includes", "-z"],
+    options,
+  );
   if (run.exitCode !== 0) return "its configuration could not be read";
-  if (size > 4 * 1024 * 1024) return "its configuration is over 4 MiB";
-  const fields = Buffer.concat(chunks).toString("utf8").split("\0");
+  if (run.over) return "its configuration is over 4 MiB";
+  const fields = run.stdout.split("\0");
   let worktreeSet = false;
   for (let at = 0; at + 1 < fields.length; at += 2) {
     const scope = fields[at] as string;
@@ -134,19 +156,8 @@ async function workTreeProblem(
   args: readonly string[],
   options: { cwd: string; env: NodeJS.ProcessEnv; signal?: AbortSignal },
 ): Promise<string | undefined> {
-  const out: Buffer[] = [];
-  const run = await runChild({
-    argv: [gitPath, ...repositoryOptions(args), "rev-parse", "--show-toplevel"],
-    cwd: options.cwd,
-    env: options.env,
-    timeoutMs: 10_000,
-    killEscaped: true,
-    signal: options.signal,
-    onOutput: (chunk, stream) => {
-      if (stream === "stdout") out.push(chunk);
-    },
-  });
-  const top = Buffer.concat(out).toString("utf8").replace(/\n$/, "");
+  const run = await gitOutput(gitPath, args, ["rev-parse", "--show-toplevel"], options);
+  const top = run.stdout.replace(/\n$/, "");
   if (run.exitCode === 0 && top !== "" && isInside(realPathOf(options.cwd), realPathOf(top)))
     return undefined;
   return "its configuration sets `core.worktree` to a folder out of the workspace, where git would write the work tree's files";
