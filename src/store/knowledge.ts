@@ -124,6 +124,8 @@ export interface FactsRepo {
    * whose text is live in another fact by now stays as it is. Their ids.
    */
   restoreReplacedBy(id: string): Promise<string[]>;
+  /** The facts `id` replaced, now replaced by `by` instead (they stay out of recall). */
+  handOverReplaced(id: string, by: string): Promise<void>;
   /** Live facts only. With terms: best full-text matches first; without: most recently seen first. */
   search(search: FactSearch): Promise<FactHit[]>;
   /** Topics of live facts with how many facts carry each, most used first. */

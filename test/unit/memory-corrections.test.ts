@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { OWNER } from "../../src/domains/identity/actor.js";
-import { MAX_TOPICS, recall, remember, supersede } from "../../src/domains/knowledge/memory.js";
+import { forget, MAX_TOPICS, recall, remember, supersede } from "../../src/domains/knowledge/memory.js";
 import { rememberAll } from "../../src/domains/knowledge/remember-all.js";
 import { RefusedError } from "../../src/kernel/outcome.js";
 import { contractStores, storeForSuite } from "../helpers/contract-stores.js";
@@ -37,6 +37,28 @@ describe.each(contractStores("corrections"))("memory corrections: $name", ({ cre
       remembered: 0,
       reinforced: 1,
     });
+  });
+
+  it("keeps a fact corrected twice out of recall when the correction between is forgotten", async () => {
+    const alice = { ...OWNER, id: "A-1", name: "alice", isOwner: false };
+    const first = await remember(store, OWNER, { text: "Builds run on the old runner" }, AT);
+    const second = await supersede(store, alice, { id: first.fact.id, text: "Builds run on runner two" }, AT);
+    const third = await supersede(
+      store,
+      OWNER,
+      { id: second.fact.id, text: "Builds run on runner three" },
+      AT,
+    );
+
+    const { restored } = await forget(store, OWNER, second.fact.id, AT);
+    expect(restored).toEqual([]);
+    const hits = await recall(store, { query: "builds run runner" }, AT);
+    expect(hits.map((hit) => hit.fact.id)).toEqual([third.fact.id]);
+    // The first fact now counts as corrected by the third: forgetting that brings it back.
+    await forget(store, OWNER, third.fact.id, AT);
+    expect((await recall(store, { query: "builds run runner" }, AT)).map((hit) => hit.fact.id)).toEqual([
+      first.fact.id,
+    ]);
   });
 
   it("adds a restatement's topics only up to the limit a new fact is held to, alone and in bulk", async () => {

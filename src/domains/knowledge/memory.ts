@@ -318,11 +318,17 @@ export async function forget(
         `if it is wrong, supersede ${fact.id} with the correction (the old text stays readable); if it must go (a leaked secret), ask the owner to forget it`,
       );
     }
+    // A link in the middle of a chain of corrections: what it replaced was corrected again since,
+    // so it counts as replaced by the live correction. Brought back instead, a fact corrected
+    // twice stood in recall beside the correction of its correction.
+    const correction = fact.supersededBy ? await correctionOf(tx, fact) : undefined;
     await tx.facts.delete(id);
+    let restored: string[] = [];
+    if (correction) await tx.facts.handOverReplaced(id, correction.id);
     // What it had replaced comes back: forgetting a correction must not leave the fact it
     // corrected out of recall for good (a writer superseding the owner's fact, then forgetting
     // its own replacement, would otherwise have made the owner's fact vanish).
-    const restored = await tx.facts.restoreReplacedBy(id);
+    else restored = await tx.facts.restoreReplacedBy(id);
     await tx.journal.append({
       at: now,
       actor: actor.id,

@@ -58,6 +58,7 @@ export function pgFacts(db: PgDb): FactsRepo {
      WHERE superseded_by = ? AND norm NOT IN (SELECT norm FROM facts WHERE superseded_by IS NULL)
      RETURNING id`,
   );
+  const handOver = db.prepare("UPDATE facts SET superseded_by = ? WHERE superseded_by = ?");
 
   /**
    * Per term: its lexemes, the live facts holding it (idf, from the kept term counts) and how
@@ -199,6 +200,9 @@ export function pgFacts(db: PgDb): FactsRepo {
     },
     async restoreReplacedBy(id) {
       return (await restoreReplaced.all(id)).map((fact) => fact.id);
+    },
+    async handOverReplaced(id, by) {
+      await handOver.run(by, id);
     },
     async search({ terms, topic, limit, keep }): Promise<FactHit[]> {
       if (terms.length > 0) {

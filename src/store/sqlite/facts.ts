@@ -84,6 +84,7 @@ export function sqliteFacts(db: Database.Database): FactsRepo {
        WHERE superseded_by = ? AND norm NOT IN (SELECT norm FROM facts WHERE superseded_by IS NULL)
        RETURNING seq, id, text, topics`,
   );
+  const handOver = db.prepare("UPDATE facts SET superseded_by = ? WHERE superseded_by = ?");
   // The index's triggers take a fact out when it is superseded; one made live again goes back in here.
   const reindex = db.prepare("INSERT INTO facts_fts (rowid, text, topics) VALUES (?, ?, ?)");
   // FTS5 takes a setting's value only as a literal, never a bound parameter.
@@ -342,6 +343,9 @@ export function sqliteFacts(db: Database.Database): FactsRepo {
       const restored = restoreReplaced.all(id);
       for (const fact of restored) reindex.run(fact.seq, fact.text, fact.topics);
       return restored.map((fact) => fact.id);
+    },
+    async handOverReplaced(id, by) {
+      handOver.run(by, id);
     },
     async search({ terms, topic, limit, keep }): Promise<FactHit[]> {
       if (terms.length > 0) return matching(terms, topic, limit, keep);
