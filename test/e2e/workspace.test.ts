@@ -632,7 +632,7 @@ describe("export and import", () => {
     expect(existsSync(join(target, ".cairn"))).toBe(false);
   });
 
-  it("refuses a note no command could have written (a decision with nothing rejected), writing nothing", () => {
+  it("refuses a note or a fact no command could have written (a decision with nothing rejected, a fact seen 0 times), writing nothing", () => {
     const lines = exportedBoard();
     const edits: [(row: Record<string, unknown>) => void, RegExp][] = [
       [
@@ -652,6 +652,19 @@ describe("export and import", () => {
       const edited = importEdited(lines, "notes", "N-1", edit);
       expect(edited.imported.code, edited.imported.stderr).toBe(2);
       expect(edited.imported.stderr).toContain(`line ${edited.line} (notes "N-1")`);
+      expect(edited.imported.stderr).toMatch(reason);
+      expect(existsSync(join(edited.target, ".cairn"))).toBe(false);
+    }
+    // A fact's count and times are what recall ranks by: a count of 0 or a time that is no date
+    // made every recall matching the fact fail.
+    const factEdits: [(row: Record<string, unknown>) => void, RegExp][] = [
+      [(row) => (row.seen_count = 0), /seen_count is not a count of at least 1/],
+      [(row) => (row.last_seen_at = "yesterday"), /last_seen_at is not a time as cairn writes one/],
+    ];
+    for (const [edit, reason] of factEdits) {
+      const edited = importEdited(lines, "facts", "F-1", edit);
+      expect(edited.imported.code, edited.imported.stderr).toBe(2);
+      expect(edited.imported.stderr).toContain(`line ${edited.line} (facts "F-1")`);
       expect(edited.imported.stderr).toMatch(reason);
       expect(existsSync(join(edited.target, ".cairn"))).toBe(false);
     }

@@ -49,13 +49,39 @@ function noteProblem(row: DumpRecord["row"]): string | undefined {
   return undefined;
 }
 
-/** Refuse a record whose JSON a command could never have written (see above). */
+/**
+ * A time as cairn stamps one (`toISOString`, or an offset where another clock wrote it). Recall
+ * ranks a fact by its age, and a last-seen time that is no date ("yesterday") made every recall
+ * matching it fail on a score that is not a number.
+ */
+const STAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+const isStamp = (value: string) => STAMP.test(value) && Number.isFinite(Date.parse(value));
+const holdsTime = (column: string) => column === "at" || column.endsWith("_at");
+
+/** Why a row's times or a fact's count are not what a command writes, or undefined when they are. */
+function rowProblem(record: DumpRecord): string | undefined {
+  for (const column in record.row) {
+    const value = record.row[column];
+    if (holdsTime(column) && typeof value === "string" && !isStamp(value)) {
+      return `${column} is not a time as cairn writes one (${quoteValue(value, 40)})`;
+    }
+  }
+  // A fact is seen by at least its author: recall divides by the count, so 0 scored -Infinity
+  // (every recall matching it failed) and a negative count lifted the fact over every other.
+  const seen = record.row.seen_count;
+  const counts = seen === undefined || (typeof seen === "number" && Number.isInteger(seen) && seen >= 1);
+  if (record.table === "facts" && !counts) {
+    return "its seen_count is not a count of at least 1";
+  }
+  return record.table === "notes" ? noteProblem(record.row) : undefined;
+}
+
+/** Refuse a record whose JSON, times or counts a command could never have written (see above). */
 export function checkRecordShape(record: DumpRecord, line: number): void {
-  if (record.table !== "notes") return;
-  const problem = noteProblem(record.row);
+  const problem = rowProblem(record);
   if (problem) {
     throw usageError(
-      `import: line ${line} (notes ${quoteValue(String(record.row.id ?? ""))}): ${problem}`,
+      `import: line ${line} (${record.table} ${quoteValue(String(record.row.id ?? ""))}): ${problem}`,
       "nothing was imported: import the file as `cairn export` wrote it",
     );
   }
