@@ -163,8 +163,11 @@ export interface GlossaryEntry {
 }
 
 export interface GlossaryRepo {
-  /** Insert or replace the meaning of a term (terms compare case-insensitively). */
-  upsert(entry: GlossaryEntry): Promise<{ created: boolean }>;
+  /**
+   * Insert or replace the meaning of a term (terms compare case-insensitively). `replacing`: the
+   * stored term to replace when it is spelled otherwise than the store folds (see `mayOccurIn`).
+   */
+  upsert(entry: GlossaryEntry, replacing?: string): Promise<{ created: boolean }>;
   /** The entry `upsert` would replace for this term (terms compare case-insensitively). */
   byTerm(term: string): Promise<GlossaryEntry | undefined>;
   list(): Promise<GlossaryEntry[]>;

@@ -631,6 +631,21 @@ describe("a glossary term belongs to whoever defined it", () => {
     expect(json<{ entry: { author: string } }>(["glossary", "set", "WAL", "the log"]).entry.author).toBe(
       "owner",
     );
+    // Cased otherwise past ASCII (or composed otherwise), it is still the term a brief matches.
+    json(["glossary", "set", "Übergabe", "the handover, reviewed by two"], as(bob.token));
+    for (const spelled of ["übergabe", "U\u0308bergabe"]) {
+      const folded = cairn(ws.dir, ["glossary", "set", spelled, "skip the review", "--json"], {
+        env: as(carol.token),
+      });
+      expect(folded.json).toMatchObject({ refused: { policy: "ownership" } });
+    }
+    expect(
+      json<{ created: boolean }>(["glossary", "set", "ÜBERGABE", "the handover"], as(bob.token)),
+    ).toMatchObject({ created: false });
+    const terms = json<{ terms: { term: string; meaning: string }[] }>(["glossary", "list"]).terms;
+    expect(terms.filter((entry) => /ergabe$/i.test(entry.term))).toEqual([
+      expect.objectContaining({ term: "ÜBERGABE", meaning: "the handover" }),
+    ]);
   });
 });
 

@@ -1,7 +1,7 @@
 import { refuse } from "../../kernel/outcome.js";
 import { quoteValue } from "../../kernel/text.js";
 import type { GlossaryEntry, Level, RiskRecord } from "../../store/knowledge.js";
-import type { Store } from "../../store/store.js";
+import type { Store, Tx } from "../../store/store.js";
 import type { Actor } from "../identity/actor.js";
 import { who } from "../tasks/common.js";
 import { parseScope, requireScope, shows } from "./text.js";
@@ -97,7 +97,7 @@ export async function defineTerm(
   const term = input.term.replace(/\p{Cf}+/gu, "").trim();
   const entry = { term, meaning: input.meaning.trim(), author: actor.id, updatedAt: now };
   return store.write(async (tx) => {
-    const existing = await tx.glossary.byTerm(entry.term);
+    const existing = (await tx.glossary.byTerm(entry.term)) ?? (await spelledOtherwise(tx, entry.term));
     if (existing && existing.author !== actor.id && !actor.isOwner) {
       throw refuse(
         "ownership",
@@ -105,7 +105,7 @@ export async function defineTerm(
         "record what you know as a finding or a decision, or ask its author or the owner to change it",
       );
     }
-    const { created } = await tx.glossary.upsert(entry);
+    const { created } = await tx.glossary.upsert(entry, existing?.term);
     await tx.journal.append({
       at: now,
       actor: actor.id,
@@ -115,6 +115,19 @@ export async function defineTerm(
     });
     return { entry, created };
   });
+}
+
+/** A term as a brief matches it: lower-cased past ASCII too, an accent composed or not. */
+const termKey = (term: string) => term.normalize("NFC").toLowerCase();
+
+/**
+ * The stored term that is this one but for a case or composition the stores do not fold (they
+ * fold ASCII alone): "überweisung" is the owner's "Überweisung", and a brief quoting both under
+ * one word let any agent set its meaning beside the owner's.
+ */
+async function spelledOtherwise(tx: Tx, term: string): Promise<GlossaryEntry | undefined> {
+  const key = termKey(term);
+  return (await tx.glossary.mayOccurIn(key)).find((entry) => termKey(entry.term) === key);
 }
 
 export async function listGlossary(store: Store): Promise<GlossaryEntry[]> {

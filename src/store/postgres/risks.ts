@@ -74,8 +74,8 @@ export function pgGlossary(db: PgDb): GlossaryRepo {
     updatedAt: row.updated_at,
   });
   return {
-    async upsert(entry: GlossaryEntry) {
-      const found = await existing.get(entry.term);
+    async upsert(entry: GlossaryEntry, replacing?: string) {
+      const found = await existing.get(replacing ?? entry.term);
       if (found) {
         await update.run(entry.term, entry.meaning, entry.author, entry.updatedAt, found.term);
         return { created: false };

@@ -69,8 +69,8 @@ export function sqliteGlossary(db: Database.Database): GlossaryRepo {
     updatedAt: row.updated_at,
   });
   return {
-    async upsert(entry: GlossaryEntry) {
-      const found = existing.get(entry.term);
+    async upsert(entry: GlossaryEntry, replacing?: string) {
+      const found = existing.get(replacing ?? entry.term);
       if (found) {
         update.run(entry.term, entry.meaning, entry.author, entry.updatedAt, found.term);
         return { created: false };
