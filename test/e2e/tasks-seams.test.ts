@@ -2,6 +2,7 @@ import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { gitWorkspace } from "../helpers/goals.js";
+import { rawExec } from "../helpers/raw-store.js";
 import { cairn, initWorkspace, runSync, scratchDir } from "../helpers/workspace.js";
 
 let ws: { dir: string; cleanup: () => void };
@@ -34,6 +35,19 @@ describe("the board's seams", () => {
     ]);
     expect(note.code, note.stderr).toBe(0);
     expect(cairn(ws.dir, ["task", "finish", "T-1"]).code).toBe(0);
+  });
+
+  it("exits with an error, not a hang, when the definition of done cannot read the owner's setting", async () => {
+    writeFileSync(
+      join(ws.dir, ".cairn", "cairn.toml"),
+      '[done]\nshortcuts = ["gate"]\n[shortcuts.gate]\nargv = ["true"]\neffect = "read"\n',
+    );
+    await rawExec(ws.dir, "UPDATE meta SET value = 'not json' WHERE key = 'owner_setting'");
+    cairn(ws.dir, ["task", "add", "b"]);
+    cairn(ws.dir, ["task", "claim", "T-1"]);
+    // Killed at the timeout (code null) when something the call started kept the process alive.
+    const finished = cairn(ws.dir, ["task", "finish", "T-1", "--unverified"], { timeoutMs: 15_000 });
+    expect(finished.code, finished.stderr).toBe(1);
   });
 
   it("runs verify commands and shortcuts in the linked worktree the caller works in, not in the main checkout", () => {

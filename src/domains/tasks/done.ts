@@ -278,8 +278,10 @@ export async function finishTask(
   // The definition of done's shortcuts run before the write, like verify commands.
   const doneFailures: string[] = [];
   const doneRan: Evidence["shortcut"][] = [];
-  const progress = runProgress(verifier.progress);
+  // Read before the progress starts: a read that throws between them left its timer re-arming
+  // for good, and the CLI process never exited.
   const setting = config.done.shortcuts.length > 0 ? await store.read(ownerSetting) : null;
+  const progress = runProgress(verifier.progress);
   try {
     for (const name of config.done.shortcuts) {
       try {
