@@ -541,8 +541,8 @@ describe("export and import", () => {
     edit: (row: Record<string, unknown>) => void,
   ) {
     const index = lines.findIndex((line) => {
-      const record = JSON.parse(line) as { table?: string; row?: { id?: string } };
-      return record.table === table && record.row?.id === id;
+      const record = JSON.parse(line) as { table?: string; row?: { id?: string; key?: string } };
+      return record.table === table && (record.row?.id ?? record.row?.key) === id;
     });
     expect(index).toBeGreaterThan(0);
     const record = JSON.parse(lines[index] as string) as { row: Record<string, unknown> };
@@ -668,6 +668,10 @@ describe("export and import", () => {
       expect(edited.imported.stderr).toMatch(reason);
       expect(existsSync(join(edited.target, ".cairn"))).toBe(false);
     }
+    // The owner's setting the definition of done runs with: one that is not JSON failed every finish.
+    const setting = importEdited(lines, "meta", "owner_setting", (row) => (row.value = "not json"));
+    expect(setting.imported.code, setting.imported.stderr).toBe(2);
+    expect(setting.imported.stderr).toContain("the owner's setting is not");
     // The file as exported still imports.
     const untouched = importEdited(lines, "notes", "N-1", () => {});
     expect(untouched.imported.code, untouched.imported.stderr).toBe(0);

@@ -58,6 +58,18 @@ const STAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\
 const isStamp = (value: string) => STAMP.test(value) && Number.isFinite(Date.parse(value));
 const holdsTime = (column: string) => column === "at" || column.endsWith("_at");
 
+/**
+ * The owner's setting `cairn init` records (domains/workspace/owner-setting.ts): the definition of
+ * done runs with it, and one that is not this shape failed every finish of the workspace.
+ */
+const OwnerSetting = z
+  .object({
+    path: z.array(z.string()).optional(),
+    home: z.string().optional(),
+    locations: z.record(z.string(), z.string()).optional(),
+  })
+  .strict();
+
 /** Why a row's times or a fact's count are not what a command writes, or undefined when they are. */
 function rowProblem(record: DumpRecord): string | undefined {
   for (const column in record.row) {
@@ -73,6 +85,13 @@ function rowProblem(record: DumpRecord): string | undefined {
   if (record.table === "facts" && !counts) {
     return "its seen_count is not a count of at least 1";
   }
+  if (
+    record.table === "meta" &&
+    record.row.key === "owner_setting" &&
+    !OwnerSetting.safeParse(decoded(record.row.value)).success
+  ) {
+    return "the owner's setting is not the folders and home `cairn init` records";
+  }
   return record.table === "notes" ? noteProblem(record.row) : undefined;
 }
 
@@ -81,7 +100,7 @@ export function checkRecordShape(record: DumpRecord, line: number): void {
   const problem = rowProblem(record);
   if (problem) {
     throw usageError(
-      `import: line ${line} (${record.table} ${quoteValue(String(record.row.id ?? ""))}): ${problem}`,
+      `import: line ${line} (${record.table} ${quoteValue(String(record.row.id ?? record.row.key ?? ""))}): ${problem}`,
       "nothing was imported: import the file as `cairn export` wrote it",
     );
   }
