@@ -228,12 +228,15 @@ async function supervise(
         tail.push(chunk);
         progress.say(() => tail.lastLine());
       };
+      // Made before the progress starts: a throw between the two left its timer re-arming for good
+      // (as the definition of done's did), and the process never exited.
+      const env = runEnvironment(request, injected, identity);
       // The latest output line, paced; a silent agent still shows it is alive.
       const progress = runProgress(request.progress);
       const result = await runChild({
         argv,
         cwd,
-        env: runEnvironment(request, injected, identity),
+        env,
         timeoutMs: agent.manifest.agent.timeout_seconds * 1000,
         signal,
         onSpawn: (pid) =>
