@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { gitWorkspace } from "../helpers/goals.js";
@@ -29,6 +29,8 @@ afterEach(() => {
 function exportAndImport() {
   const file = join(scratch.dir, "backup.jsonl");
   expect(cairn(ws.dir, ["export", "--out", file]).code).toBe(0);
+  // A new export is its owner's alone: every note, the journal and agents' token hashes are in it.
+  expect(statSync(file).mode & 0o777).toBe(0o600);
   const target = join(scratch.dir, uniqueName("restored"));
   mkdirSync(target);
   return cairn(target, ["import", file, "--json"]);

@@ -76,7 +76,8 @@ async function writeReplacing(path: string, text: string): Promise<void> {
   const abandon = () => rmSync(temporary, { force: true });
   process.once("exit", abandon);
   try {
-    await fs.writeFile(temporary, text, { flag: "wx", mode: existing ? existing.mode & 0o777 : 0o666 });
+    // A new export is its owner's alone: it holds every note, the journal and agents' token hashes.
+    await fs.writeFile(temporary, text, { flag: "wx", mode: existing ? existing.mode & 0o777 : 0o600 });
     await fs.rename(temporary, target);
   } catch (error) {
     await fs.rm(temporary, { force: true });
