@@ -20,6 +20,17 @@ export function statFields(pid: number | "self"): string[] | null {
   }
 }
 
+/** A process's command line, word by word (/proc/PID/cmdline); null where /proc is not there or it is gone. */
+export function commandLineOf(pid: number): string[] | null {
+  try {
+    const words = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+    if (words.at(-1) === "") words.pop();
+    return words;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * When a process started: the boot, and the clock ticks since it (field 22 of /proc/PID/stat).
  * With the pid, it names one process for good. Null where /proc is not there (or the process is

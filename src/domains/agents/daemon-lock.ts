@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { ownProcessStart, sameProcessAlive } from "../../kernel/processes.js";
+import { commandLineOf, ownProcessStart, processStart, sameProcessAlive } from "../../kernel/processes.js";
 import { readRegularFile } from "../../kernel/regular-file.js";
 import type { Workspace } from "../workspace/discover.js";
 
@@ -41,8 +41,21 @@ export function livePidIn(path: string): number | undefined {
   try {
     // Only a regular file: a FIFO here would hold `status` (and every server asking) in its read.
     const { pid, start } = lockHolder(readRegularFile(path));
-    return Number.isInteger(pid) && pid > 0 && sameProcessAlive(pid, start) ? pid : undefined;
+    if (!Number.isInteger(pid) || pid <= 0 || !sameProcessAlive(pid, start)) return undefined;
+    return start !== null || runsCairnDaemon(pid) ? pid : undefined;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Whether a process named by a lock without a start (a file from before starts were kept) is a
+ * cairn daemon, by its command line. Any live pid passed for the holder: `1` written into the
+ * file kept every daemon from starting, and `status` said one ran. Where command lines cannot be
+ * read, the pid is trusted as before.
+ */
+function runsCairnDaemon(pid: number): boolean {
+  const words = commandLineOf(pid);
+  if (words === null) return processStart(pid) === null;
+  return words.includes("daemon") && words.some((word) => word.includes("cairn"));
 }
