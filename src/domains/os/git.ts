@@ -1,8 +1,8 @@
 import { runChild } from "../../kernel/child.js";
 import { forcedGitEnv } from "../../kernel/git.js";
 import { isInside, realPathOf } from "../../kernel/inside.js";
-import { gitSubcommand } from "./code-flags.js";
 import { familyOf } from "./family.js";
+import { gitSubcommand } from "./git-args.js";
 
 /**
  * git runs programs its configuration names (core.fsmonitor on `git status`, hooks on `git

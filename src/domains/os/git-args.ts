@@ -1,0 +1,159 @@
+/**
+ * git's command line as the OS-command policy reads it: its global options, the subcommand past
+ * them, and the subcommands and options by which git runs a program given on the command line or
+ * writes what a repository holds at a path of the caller's (code-flags.ts judges them with the
+ * other programs').
+ */
+
+/** git's global options that take a value as the next argument. */
+const GIT_VALUE_OPTIONS = new Set(["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env"]);
+const GIT_CONFIG_READS = new Set(["--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "-l"]);
+const GIT_CONFIG_WRITES = new Set([
+  "--add",
+  "--unset",
+  "--unset-all",
+  "--replace-all",
+  "--rename-section",
+  "--remove-section",
+  "--edit",
+  "-e",
+]);
+
+/**
+ * git subcommands and options that run a command given on the command line (`rebase -x`,
+ * `bisect run`, `submodule foreach`, `grep -O`, `difftool -x`, `filter-branch`), go into
+ * submodules, whose own configuration cairn does not read (see git.ts), or write the operator's
+ * configuration, which cairn trusts (`config --global`, `--system`, `--file`).
+ */
+export function gitCode(args: readonly string[]): string | undefined {
+  const { sub, rest } = gitSubcommand(args);
+  const has = (...flags: string[]) =>
+    rest.find((arg) =>
+      flags.some((flag) => arg === flag || arg.startsWith(flag.startsWith("--") ? `${flag}=` : flag)),
+    );
+  const short = (letter: string) =>
+    rest.find((arg) => arg === `-${letter}` || (/^-[A-Za-z]{2,}$/.test(arg) && arg.includes(letter)));
+  for (const arg of args) {
+    // By any prefix git takes for the option (`grep --recurse-sub`), as for every long option.
+    const equals = arg.indexOf("=");
+    const name = equals < 0 ? arg : arg.slice(0, equals);
+    const value = equals < 0 ? undefined : arg.slice(equals + 1);
+    const names = (option: string) => name.length > 5 && option.startsWith(name);
+    if (names("--recurse-submodules") && value !== "no") return "--recurse-submodules";
+    if (names("--ignore-submodules") && value !== undefined && value !== "all") return "--ignore-submodules";
+  }
+  switch (sub) {
+    case "submodule":
+    case "filter-branch":
+    case "instaweb":
+    case "send-email":
+      return sub;
+    case "bisect":
+      return rest.includes("run") ? "bisect run" : undefined;
+    case "rebase":
+      return short("x") ? "rebase -x" : undefined;
+    case "grep":
+      return has("-O", "--open-files-in-pager") ? "grep -O" : undefined;
+    case "difftool":
+      return has("--extcmd") || short("x") ? "difftool -x" : undefined;
+    case "clone":
+      return has("-u", "--config") ? "clone -u" : undefined;
+    case "config": {
+      // git takes a long option by any unambiguous prefix: `--glob` is `--global`.
+      const abbreviates = (arg: string, full: string) => {
+        const name = arg.split("=")[0] as string;
+        return name.length > 3 && full.startsWith(name);
+      };
+      const scoped = rest.some(
+        (arg) => arg === "-f" || ["--global", "--system", "--file"].some((full) => abbreviates(arg, full)),
+      );
+      const readOnly =
+        rest.some((arg) => GIT_CONFIG_READS.has(arg)) && !rest.some((arg) => GIT_CONFIG_WRITES.has(arg));
+      return scoped && !readOnly ? "config --global" : undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** The subcommand past git's global options, and the arguments after it. */
+export function gitSubcommand(args: readonly string[]): { sub: string | undefined; rest: readonly string[] } {
+  let at = 0;
+  while (at < args.length && (args[at] as string).startsWith("-")) {
+    at += GIT_VALUE_OPTIONS.has(args[at] as string) ? 2 : 1;
+  }
+  return { sub: args[at], rest: args.slice(at + 1) };
+}
+
+/** Options of `git clone` and `git init` that take their value as the next argument. */
+const GIT_CLONE_VALUES = new Set(["-o", "-b", "-u", "-c", "-j"]);
+const GIT_CLONE_LONG_VALUES = new Set([
+  "--origin",
+  "--branch",
+  "--upload-pack",
+  "--config",
+  "--jobs",
+  "--reference",
+  "--reference-if-able",
+  "--separate-git-dir",
+  "--depth",
+  "--shallow-since",
+  "--shallow-exclude",
+  "--server-option",
+  "--filter",
+  "--bundle-uri",
+  "--template",
+  "--ref-format",
+  "--initial-branch",
+  "--object-format",
+]);
+
+/** The operands of a `clone` or `init` command line (an option's own value is none). */
+function gitOperands(rest: readonly string[]): string[] {
+  const operands: string[] = [];
+  for (let at = 0; at < rest.length; at++) {
+    const arg = rest[at] as string;
+    if (arg === "--") return [...operands, ...rest.slice(at + 1)];
+    if (!arg.startsWith("-") || arg === "-") operands.push(arg);
+    else if (GIT_CLONE_VALUES.has(arg) || GIT_CLONE_LONG_VALUES.has(arg)) at++;
+  }
+  return operands;
+}
+
+/**
+ * A file or folder written where the caller says, beyond WRITE_FLAGS (write-flags.ts): `git
+ * archive -o FILE` (`-oFILE`), and git's other ways of putting what a repository holds (an
+ * agent's commits, its branch names) at a path of the caller's: a bundle (whose ref names a shell
+ * runs, as ~/.bashrc), patches, the work tree's files (`--work-tree`, `checkout-index --prefix`,
+ * `worktree add`), a clone or a new repository elsewhere. An agent's commits are its own to put
+ * in the workspace; what lands outside it (a startup file, a folder a shell sources) runs later.
+ */
+export function gitWrites(args: readonly string[]): string | undefined {
+  const { sub, rest } = gitSubcommand(args);
+  const global = args.slice(0, args.length - rest.length - (sub === undefined ? 0 : 1));
+  if (global.some((arg) => arg === "--work-tree" || arg.startsWith("--work-tree="))) return "--work-tree";
+  const has = (...names: string[]) =>
+    rest.some((arg) => names.some((name) => arg === name || arg.startsWith(`${name}=`)));
+  switch (sub) {
+    case "archive":
+      return rest.some((arg) => arg.startsWith("-o")) ? "archive -o" : undefined;
+    case "bundle":
+      // `create -` writes to standard output.
+      return rest[0] === "create" && gitOperands(rest.slice(1))[0] !== "-" ? "bundle create" : undefined;
+    case "format-patch":
+      return rest.some((arg) => arg.startsWith("-o")) || rest.some((arg) => /^--output-d/.test(arg))
+        ? "format-patch -o"
+        : undefined;
+    case "checkout-index":
+      return has("--prefix") ? "checkout-index --prefix" : undefined;
+    case "worktree":
+      return rest[0] === "add" || rest[0] === "move" ? `worktree ${rest[0]}` : undefined;
+    case "clone":
+    case "init":
+      for (const option of ["--separate-git-dir", "--template"]) if (has(option)) return `${sub} ${option}`;
+      // A clone into a folder of the caller's (its second operand), a repository made at one.
+      return gitOperands(rest).length > (sub === "clone" ? 1 : 0) ? `${sub} DIRECTORY` : undefined;
+    default:
+      return undefined;
+  }
+}
