@@ -18,6 +18,16 @@ let scratch: { dir: string; cleanup: () => void };
 let store: Store;
 const now = () => new Date().toISOString();
 
+/** A daemon of the scratch workspace on `over`, with no agents of the home folders. */
+const daemonOf = (over: Store, log: (line: string) => void = () => {}) =>
+  new Daemon({
+    store: over,
+    workspace: projectWorkspace(scratch.dir),
+    env: { ...process.env, CAIRN_HOME: join(scratch.dir, "home"), DOTAGENT_HOME: join(scratch.dir, "no") },
+    actorId: "owner",
+    log,
+  });
+
 beforeEach(() => {
   scratch = scratchDir();
   mkdirSync(join(scratch.dir, ".cairn"));
@@ -129,13 +139,10 @@ describe("the end of a remediation", () => {
 describe("the daemon with a store that fails a write", () => {
   it("logs the failed pass and goes on beating, never stopping the scheduler", async () => {
     const logs: string[] = [];
-    const daemon = new Daemon({
-      store: failing((tx) => tx.meta.set, "meta", 1),
-      workspace: projectWorkspace(scratch.dir),
-      env: { ...process.env, CAIRN_HOME: join(scratch.dir, "home"), DOTAGENT_HOME: join(scratch.dir, "no") },
-      actorId: "owner",
-      log: (line) => logs.push(line),
-    });
+    const daemon = daemonOf(
+      failing((tx) => tx.meta.set, "meta", 1),
+      (line) => logs.push(line),
+    );
     const running = daemon.run();
     const beat = () => store.read((tx) => tx.meta.get(DAEMON_META_KEY));
     let stopped: unknown;
@@ -156,13 +163,7 @@ describe("the daemon with a store that fails a write", () => {
 describe("the daemon lock", () => {
   it("is taken over from a dangling link left in its place", async () => {
     symlinkSync(join(scratch.dir, "nowhere", "daemon.pid"), join(scratch.dir, ".cairn", "daemon.pid"));
-    const daemon = new Daemon({
-      store,
-      workspace: projectWorkspace(scratch.dir),
-      env: { ...process.env, CAIRN_HOME: join(scratch.dir, "home"), DOTAGENT_HOME: join(scratch.dir, "no") },
-      actorId: "owner",
-      log: () => {},
-    });
+    const daemon = daemonOf(store);
     expect((await daemon.once(false)).scanned).toBe(0);
   });
 });
@@ -173,13 +174,7 @@ describe("the daemon's manifest watch", () => {
     mkdirSync(folder, { recursive: true });
     const manifest = '[agent]\nname = "writer"\n[run]\ncommand = "true"\n';
     writeFileSync(join(folder, "agent.toml"), manifest);
-    const daemon = new Daemon({
-      store,
-      workspace: projectWorkspace(scratch.dir),
-      env: { ...process.env, CAIRN_HOME: join(scratch.dir, "home"), DOTAGENT_HOME: join(scratch.dir, "no") },
-      actorId: "owner",
-      log: () => {},
-    });
+    const daemon = daemonOf(store);
     // Every pass beats once: the beats count the passes.
     const beats = () =>
       store.read(async (tx) => (await tx.journal.list({ action: "agent.daemon.beat", limit: 100 })).length);
