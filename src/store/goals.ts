@@ -109,6 +109,16 @@ export interface AttemptTally {
   latest: { id: string; verdict: Verdict | null; openedAt: string } | null;
 }
 
+/** What a run's ledger shows of an attempt: none of its decision, changes or hashes. */
+export interface AttemptSummary {
+  id: string;
+  milestoneId: string | null;
+  openedBy: string;
+  openedAt: string;
+  verdict: Verdict | null;
+  revertedAt: string | null;
+}
+
 export interface AttemptRecord {
   id: string;
   runId: string;
@@ -256,6 +266,11 @@ export interface GoalRepo {
   resolveAttempt(id: string, verdict: Verdict, resolution: AttemptResolution): Promise<void>;
   attempt(id: string): Promise<AttemptRecord | undefined>;
   attempts(runId: string): Promise<AttemptRecord[]>;
+  /**
+   * A page of a run's ledger, first opened first, each attempt summarised: an agent's loop leaves
+   * thousands of attempts a run, each holding its decision and hashes.
+   */
+  attemptPage(runId: string, page: { limit: number; offset: number }): Promise<AttemptSummary[]>;
   /** A run's attempts waiting for a person (verdict review, not reverted), first opened first. */
   attemptsInReview(runId: string): Promise<AttemptRecord[]>;
   /**

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { Session } from "../../src/commands/context.js";
 import {
   cairnJson,
   contractWith,
@@ -9,7 +10,7 @@ import {
   nodeArgv,
   writePack,
 } from "../helpers/goals.js";
-import { addAgent, cairn, cairnAsync, STORE_UNDER_TEST } from "../helpers/workspace.js";
+import { addAgent, cairn, cairnAsync, cleanEnv, STORE_UNDER_TEST } from "../helpers/workspace.js";
 
 let ws: { dir: string; cleanup: () => void };
 beforeEach(() => {
@@ -209,6 +210,55 @@ describe("attempts measured by cairn", () => {
     const attempt = openAttempt(run);
     cairnJson(ws.dir, ["attempt", "eval", attempt.id]);
     expect(cairnJson<Decision>(ws.dir, ["attempt", "decide", attempt.id]).verdict).toBe("keep");
+  });
+  it("shows a long ledger's newest page with its counts, and pages back from the first attempt", async () => {
+    const { run } = frozenRun();
+    const kept = openAttempt(run);
+    cairnJson(ws.dir, ["attempt", "eval", kept.id]);
+    expect(cairnJson<Decision>(ws.dir, ["attempt", "decide", kept.id]).verdict).toBe("keep");
+    // An agent's loop: 129 more attempts, written straight to the store (opening each through the
+    // CLI would take minutes).
+    const session = new Session({ cwd: ws.dir, env: cleanEnv() });
+    const { store } = await session.context();
+    await store.write(async (tx) => {
+      for (let n = 0; n < 129; n++) {
+        const attempt = await tx.goals.insertAttempt({
+          runId: run,
+          milestoneId: null,
+          baseHead: null,
+          baseDirty: false,
+          baseChanges: [],
+          baseHashes: {},
+          checkout: null,
+          checkoutHost: null,
+          inputsApprovedBy: null,
+          openedBy: "owner",
+          openedAt: new Date().toISOString(),
+        });
+        await tx.goals.recordDecision(attempt.id, "revert", {}, new Date().toISOString());
+      }
+      await tx.journal.append({
+        at: new Date().toISOString(),
+        actor: "owner",
+        action: "test.loop",
+        subject: run,
+        data: {},
+      });
+    });
+    await session.close();
+
+    type Ledger = { attempts: { id: string }[]; attempts_total: number; kept: number; offset: number };
+    const newest = cairnJson<Ledger>(ws.dir, ["run", "status", run]);
+    expect(newest).toMatchObject({ attempts_total: 130, kept: 1, offset: 30 });
+    expect(newest.attempts).toHaveLength(100);
+    expect(newest.attempts.map((a) => a.id)).not.toContain(kept.id);
+    const first = cairnJson<Ledger>(ws.dir, ["run", "status", run, "--offset", "0"]);
+    expect(first.offset).toBe(0);
+    expect(first.attempts[0]?.id).toBe(kept.id);
+    expect(first.attempts.at(-1)?.id).toBe(newest.attempts[69]?.id);
+    expect(cairn(ws.dir, ["run", "status", run]).stdout).toContain(
+      "130 attempts, 1 kept, 0 in review (31–130 shown; earlier: --offset 0):",
+    );
   });
 });
 

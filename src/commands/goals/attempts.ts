@@ -120,10 +120,7 @@ export const attemptDecide = defineCommand({
   positional: ["attempt"],
   input: z.object({
     attempt: shortId("AT").describe("attempt id"),
-    run_hooks: z
-      .boolean()
-      .optional()
-      .describe("on keep, run the repository's commit hooks (default: skipped with --no-verify)"),
+    run_hooks: z.boolean().optional().describe("on keep, run the commit hooks (default: --no-verify)"),
   }),
   output: DecisionView,
   async handler(input, ctx) {

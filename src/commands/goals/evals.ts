@@ -123,7 +123,7 @@ export const evalPropose = defineCommand({
   input: z.object({
     goal: shortId("G").describe("goal id"),
     proof: z.string().describe("the contract proof it measures"),
-    argv: z.array(z.string()).optional().describe("program and arguments; never run through a shell"),
+    argv: z.array(z.string()).optional().describe("program and arguments (no shell)"),
     template: z.string().optional().describe("start from a pack evaluator, e.g. benchmark-number"),
     name: z.string().optional(),
     read: z
@@ -137,10 +137,7 @@ export const evalPropose = defineCommand({
     repeats: z.number().int().optional(),
     timeout_seconds: z.number().optional(),
     hidden: z.boolean().optional().describe("a holdout builders cannot read"),
-    inputs: z
-      .array(z.string())
-      .optional()
-      .describe("paths or globs it depends on, frozen and hashed with it"),
+    inputs: z.array(z.string()).optional().describe("paths or globs it reads, hashed at freeze"),
     noisy: z.boolean().optional().describe("timing-like: measured interleaved with the base"),
     min_effect: z.number().optional().describe("smallest regression worth calling, in its units"),
     ignore_exit_code: z.boolean().optional().describe("read the number even when the command fails"),
@@ -148,9 +145,7 @@ export const evalPropose = defineCommand({
       .string()
       .max(100_000)
       .optional()
-      .describe(
-        "output to try the pattern or JSON path on now (the command itself is not run before approval)",
-      ),
+      .describe("output to dry-run the rule on; the command runs only once approved"),
   }),
   output: z.object({ proposal: Proposal, dry_run: DryRunView }),
   // Agents may tail the audit log: a holdout's command, rule and inputs stay out of it.

@@ -85,13 +85,21 @@ export const runList = defineCommand({
           .join("\n"),
 });
 
+/** Attempts a `run status` shows at once: a run of an agent's loop holds thousands. */
+const LEDGER_PAGE = 100;
+
 export const runStatus = defineCommand({
   name: "run status",
   summary:
     "A run's frozen evaluators (rules and inputs), its attempt ledger, and drift since freezing for every evaluator kind",
   effect: "read",
   positional: ["run"],
-  input: z.object({ run: shortId("R").describe("run id, e.g. R-1") }),
+  input: z.object({
+    run: shortId("R").describe("run id, e.g. R-1"),
+    // Described in the tool's description, where a model reads it once: every token of an input
+    // schema is paid in every session.
+    offset: z.number().int().min(0).optional(),
+  }),
   output: z.object({
     run: Run,
     drift: z
@@ -114,13 +122,23 @@ export const runStatus = defineCommand({
         reverted: z.boolean(),
       }),
     ),
+    attempts_total: z.number(),
+    kept: z.number(),
+    in_review: z.number(),
+    offset: z.number().describe("the first attempt shown, counted from 0"),
   }),
   async handler(input, ctx) {
-    const { run, attempts, proposals } = await ctx.store.read(async (tx) => {
+    const limit = LEDGER_PAGE;
+    const { run, tally, offset, attempts, proposals } = await ctx.store.read(async (tx) => {
       const run = await runOrThrow(tx, input.run);
+      const tally = await tx.goals.attemptTally(run.id);
+      // The ledger's newest end unless asked: what an agent's loop did last is what it needs.
+      const offset = input.offset ?? Math.max(0, tally.attempts - limit);
       return {
         run,
-        attempts: await tx.goals.attempts(run.id),
+        tally,
+        offset,
+        attempts: await tx.goals.attemptPage(run.id, { limit, offset }),
         proposals: await tx.goals.proposals(run.goalId),
       };
     });
@@ -146,6 +164,10 @@ export const runStatus = defineCommand({
         verdict: attempt.verdict,
         reverted: attempt.revertedAt !== null,
       })),
+      attempts_total: tally.attempts,
+      kept: tally.kept,
+      in_review: tally.inReview,
+      offset,
     };
   },
   render: (out) =>
@@ -159,9 +181,31 @@ export const runStatus = defineCommand({
         (d) =>
           `drift: ${d.evaluator} ${d.kind}${d.files.length ? ` (${d.files.join(", ")})` : ""}; the run keeps its frozen copy`,
       ),
+      ledgerLine(out),
       ...out.attempts.map(
         (a) =>
           `  ${a.id.padEnd(7)} ${(a.verdict ?? "open").padEnd(7)}${a.reverted ? " reverted" : ""}${a.milestone_id ? ` ${a.milestone_id}` : ""}`,
       ),
     ].join("\n"),
 });
+
+/** The ledger's heading: its counts, and where the rest of it is when one page does not hold it. */
+function ledgerLine(out: {
+  attempts: unknown[];
+  attempts_total: number;
+  kept: number;
+  in_review: number;
+  offset: number;
+}): string {
+  const counts = `${out.attempts_total} attempts, ${out.kept} kept, ${out.in_review} in review`;
+  if (out.attempts.length === out.attempts_total) return `${counts}:`;
+  const shown =
+    out.attempts.length === 0 ? "none shown" : `${out.offset + 1}–${out.offset + out.attempts.length} shown`;
+  const earlier =
+    out.offset > 0 ? `; earlier: --offset ${Math.max(0, out.offset - out.attempts.length)}` : "";
+  const later =
+    out.offset + out.attempts.length < out.attempts_total
+      ? `; later: --offset ${out.offset + out.attempts.length}`
+      : "";
+  return `${counts} (${shown}${earlier}${later}):`;
+}

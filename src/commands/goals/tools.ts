@@ -74,7 +74,7 @@ export const GOAL_TOOLS: readonly ToolSpec[] = [
     name: "run_status",
     title: "Run status",
     description:
-      "A run's frozen evaluators (patterns, JSON paths, inputs), attempts with verdicts, and drift since freezing (packs, proposals, inputs).",
+      "A run's frozen evaluators (patterns, JSON paths, inputs), drift since freezing (packs, proposals, inputs), its ledger's counts and newest 100 attempts (offset: from the first).",
     wraps: { command: "run status" },
     profiles: PLANNER,
     idempotent: true,

@@ -2,6 +2,7 @@ import type { GoalRepo, SampleRecord, ScoreReportRecord } from "../goals.js";
 import { idsStartingWith } from "../id-prefix.js";
 import {
   attemptOf,
+  attemptSummaryOf,
   goalOf,
   milestoneOf,
   proposalOf,
@@ -73,6 +74,9 @@ export function pgGoals(db: PgDb): GoalRepo {
     ),
     changes: one("SELECT * FROM goal_contract_changes WHERE goal_id = ? ORDER BY seq"),
     attempts: one("SELECT * FROM goal_attempts WHERE run_id = ? ORDER BY seq"),
+    attemptPage: one(
+      "SELECT id, milestone_id, opened_by, opened_at, verdict, reverted_at FROM goal_attempts WHERE run_id = ? ORDER BY seq LIMIT ? OFFSET ?",
+    ),
     attemptsInReview: one(
       "SELECT * FROM goal_attempts WHERE run_id = ? AND verdict = 'review' AND reverted_at IS NULL ORDER BY seq",
     ),
@@ -294,6 +298,9 @@ export function pgGoals(db: PgDb): GoalRepo {
     },
     async attempts(runId) {
       return (await stmts.attempts.all(runId)).map(attemptOf);
+    },
+    async attemptPage(runId, page) {
+      return (await stmts.attemptPage.all(runId, page.limit, page.offset)).map(attemptSummaryOf);
     },
     async attemptsInReview(runId) {
       return (await stmts.attemptsInReview.all(runId)).map(attemptOf);

@@ -1,5 +1,6 @@
 import type {
   AttemptRecord,
+  AttemptSummary,
   AttemptTally,
   GoalRecord,
   MilestoneRecord,
@@ -90,6 +91,17 @@ export function attemptOf(row: Row): AttemptRecord {
     inputsApprovedBy: text(row.inputs_approved_by),
     inputDrift: json(row.input_drift ?? "[]"),
     resolution: row.resolution === null || row.resolution === undefined ? null : json(row.resolution),
+  };
+}
+
+export function attemptSummaryOf(row: Row): AttemptSummary {
+  return {
+    id: String(row.id),
+    milestoneId: text(row.milestone_id),
+    openedBy: String(row.opened_by),
+    openedAt: String(row.opened_at),
+    verdict: (row.verdict as Verdict | null) ?? null,
+    revertedAt: text(row.reverted_at),
   };
 }
 

@@ -3,6 +3,7 @@ import type { GoalRepo, SampleRecord, ScoreReportRecord } from "../goals.js";
 import { idsStartingWith } from "../id-prefix.js";
 import {
   attemptOf,
+  attemptSummaryOf,
   goalOf,
   milestoneOf,
   proposalOf,
@@ -73,6 +74,9 @@ export function sqliteGoals(db: Database.Database): GoalRepo {
     ),
     changes: one("SELECT * FROM goal_contract_changes WHERE goal_id = ? ORDER BY seq"),
     attempts: one("SELECT * FROM goal_attempts WHERE run_id = ? ORDER BY seq"),
+    attemptPage: one(
+      "SELECT id, milestone_id, opened_by, opened_at, verdict, reverted_at FROM goal_attempts WHERE run_id = ? ORDER BY seq LIMIT +? OFFSET +?",
+    ),
     attemptsInReview: one(
       "SELECT * FROM goal_attempts WHERE run_id = ? AND verdict = 'review' AND reverted_at IS NULL ORDER BY seq",
     ),
@@ -294,6 +298,9 @@ export function sqliteGoals(db: Database.Database): GoalRepo {
     },
     async attempts(runId) {
       return stmts.attempts.all(runId).map(attemptOf);
+    },
+    async attemptPage(runId, page) {
+      return stmts.attemptPage.all(runId, page.limit, page.offset).map(attemptSummaryOf);
     },
     async attemptsInReview(runId) {
       return stmts.attemptsInReview.all(runId).map(attemptOf);
