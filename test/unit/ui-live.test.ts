@@ -1,5 +1,7 @@
 import { EventEmitter } from "node:events";
+import { renameSync } from "node:fs";
 import type { ServerResponse } from "node:http";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { Session } from "../../src/commands/context.js";
 import type { AnyCommand } from "../../src/commands/define.js";
@@ -96,6 +98,41 @@ describe("the dashboard's live streams", () => {
       // The page is at the newest event: none of the 600 waits for a change still to come.
       expect(lastId()).toBe(newest);
       expect(reading.received).toContain("event: resync");
+    } finally {
+      hub.close();
+      await viewer.close();
+      ws.cleanup();
+    }
+  });
+
+  it("end a stream opened while the store is out of reach, rather than start it from the first event", async () => {
+    const ws = initWorkspace();
+    const owner = new Session({ cwd: ws.dir, env: cleanEnv() });
+    expect((await dispatch(COMMANDS_BY_NAME.get("task add") as AnyCommand, { title: "x" }, owner)).kind).toBe(
+      "ok",
+    );
+    await owner.close();
+    const database = join(ws.dir, ".cairn", "cairn.db");
+    renameSync(database, `${database}.away`);
+    const viewer = new Session({ cwd: ws.dir, env: cleanEnv(), readOnly: true });
+    const hub = new LiveHub(viewer, 20);
+    try {
+      const early = new Stream(true);
+      let ended = false;
+      early.on("close", () => {
+        ended = true;
+      });
+      await hub.open(early as unknown as ServerResponse, undefined);
+      // No point named: the browser reconnects after `retry` with the one it had.
+      expect(early.received).toBe("retry: 2000\n\n");
+      expect(ended).toBe(true);
+      expect(hub.size).toBe(0);
+
+      renameSync(`${database}.away`, database);
+      const later = new Stream(true);
+      await hub.open(later as unknown as ServerResponse, undefined);
+      expect(later.received).toMatch(/^id: [1-9]\d*\nevent: hello/m);
+      expect(hub.size).toBe(1);
     } finally {
       hub.close();
       await viewer.close();

@@ -103,7 +103,14 @@ export class LiveHub {
       if (this.clients.size === 0) this.stop();
     });
     const pulse = await run<{ last_event: number }>(this.session, "pulse", {});
-    const latest = pulse?.last_event ?? 0;
+    if (!pulse) {
+      // The store is out of reach: no point to start from. A stream named 0 would have the
+      // browser ask for every event since the first when it came back; ended, the browser
+      // reconnects after `retry` with the point it already had.
+      response.end();
+      return;
+    }
+    const latest = pulse.last_event ?? 0;
     if (after !== undefined && after < latest) {
       // A frame names who did what to what, never the events' data: 500 missed blocks, each
       // reason 256 KiB, made every reconnecting stream read 128 MB it never sent.
