@@ -176,6 +176,8 @@ export interface Progress {
   runs: string[];
   attempts: number;
   kept: number;
+  /** The newest attempts charted, when fewer than all. */
+  charted: number;
   series: Series[];
 }
 
@@ -203,6 +205,9 @@ export interface RunStatus {
     verdict: string | null;
     reverted: boolean;
   }[];
+  /** The ledger's length: `attempts` holds its newest page. */
+  attempts_total: number;
+  offset: number;
 }
 
 export interface AttemptShow {

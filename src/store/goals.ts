@@ -265,7 +265,10 @@ export interface GoalRepo {
   /** The owner's settlement of a review: the verdict it leads to and who decided, why. */
   resolveAttempt(id: string, verdict: Verdict, resolution: AttemptResolution): Promise<void>;
   attempt(id: string): Promise<AttemptRecord | undefined>;
-  attempts(runId: string): Promise<AttemptRecord[]>;
+  /** A run's attempts, first opened first: all of them, or one page. */
+  attempts(runId: string, page?: { limit: number; offset: number }): Promise<AttemptRecord[]>;
+  /** A run's kept attempts (not reverted), first opened first: the ground its chart stands on. */
+  keptAttempts(runId: string): Promise<AttemptRecord[]>;
   /**
    * A page of a run's ledger, first opened first, each attempt summarised: an agent's loop leaves
    * thousands of attempts a run, each holding its decision and hashes.
@@ -290,6 +293,8 @@ export interface GoalRepo {
 
   insertSample(sample: SampleRecord): Promise<void>;
   samples(attemptId: string): Promise<SampleRecord[]>;
+  /** The samples of these attempts, each attempt's in the order recorded. */
+  samplesOfAttempts(attemptIds: readonly string[]): Promise<SampleRecord[]>;
   insertScoreReport(report: ScoreReportRecord): Promise<void>;
   insertContractChange(change: ContractChangeRecord): Promise<void>;
   contractChanges(goalId: string): Promise<ContractChangeRecord[]>;

@@ -1,7 +1,11 @@
 import { describe, expect, it } from "vitest";
+import type { SampleRecord } from "../../src/store/store.js";
 import { contractStores, journaledWrite, storeForSuite } from "../helpers/contract-stores.js";
 
 const AT = "2026-06-01T00:00:00.000Z";
+
+const byAttemptThenRepeat = (a: SampleRecord, b: SampleRecord) =>
+  a.attemptId.localeCompare(b.attemptId) || a.repeatIndex - b.repeatIndex;
 
 /**
  * A run's ledger is read a page at a time, each attempt summarised (an agent's loop leaves
@@ -50,6 +54,23 @@ describe.each(contractStores("attempt-page"))("a run's ledger paged in the store
             AT,
           );
         if (n === 1) await tx.goals.markReverted(attempt.id, AT);
+        for (const repeatIndex of [0, 1])
+          await tx.goals.insertSample({
+            attemptId: attempt.id,
+            evaluator: "speed",
+            proof: "speed",
+            repeatIndex,
+            exitCode: 0,
+            value: n * 10 + repeatIndex,
+            error: null,
+            durationMs: 1,
+            outputTail: "",
+            outputHash: "",
+            gitHead: null,
+            at: AT,
+            side: "attempt",
+            tree: null,
+          });
       }
       return run.id;
     });
@@ -69,5 +90,23 @@ describe.each(contractStores("attempt-page"))("a run's ledger paged in the store
     expect(await page(3, 3)).toEqual(whole.slice(3, 6));
     expect(await page(3, 6)).toEqual(whole.slice(6));
     expect(await page(3, 7)).toEqual([]);
+
+    // Whole attempts a page at a time, the kept ones (not reverted), and their samples in one call.
+    const records = await store.read((tx) => tx.goals.attempts(runId));
+    expect(await store.read((tx) => tx.goals.attempts(runId, { limit: 2, offset: 5 }))).toEqual(
+      records.slice(5),
+    );
+    const kept = await store.read((tx) => tx.goals.keptAttempts(runId));
+    expect(kept.map((a) => a.id)).toEqual([records[0]?.id, records[3]?.id]);
+    const ids = records.map((a) => a.id);
+    const one = await store.read(async (tx) =>
+      (await Promise.all(ids.map((id) => tx.goals.samples(id)))).flat(),
+    );
+    expect(one).toHaveLength(14);
+    const together = await store.read((tx) => tx.goals.samplesOfAttempts(ids));
+    expect([...together].sort(byAttemptThenRepeat)).toEqual([...one].sort(byAttemptThenRepeat));
+    for (const id of ids)
+      expect(together.filter((s) => s.attemptId === id)).toEqual(one.filter((s) => s.attemptId === id));
+    expect(await store.read((tx) => tx.goals.samplesOfAttempts([]))).toEqual([]);
   });
 });

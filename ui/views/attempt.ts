@@ -55,7 +55,8 @@ export function Run({ id }: { id: string }) {
       <${Section} title="Frozen evaluators" count=${r.run.evaluators.length}>
         <ul class="rows">${r.run.evaluators.map((e) => html`<li><code>${e.name}</code> (${e.proof}) ${e.argv ? html`<code>${e.argv.join(" ")}</code>` : "hidden"} × ${e.repeats} <span class="muted">${e.hash.slice(0, 19)}…</span></li>`)}</ul>
       <//>
-      <${Section} title="Attempts" count=${r.attempts.length}>
+      <${Section} title="Attempts" count=${r.attempts_total}>
+        ${r.attempts.length < r.attempts_total ? html`<p class="muted">The newest ${r.attempts.length}; earlier ones: <${Copy} command=${`cairn run status ${r.run.id} --offset 0`} /></p>` : null}
         <ul class="rows">${r.attempts.map((a) => html`<li data-row><${IdLink} id=${a.id} /> <${Verdict} verdict=${a.verdict} reverted=${a.reverted} /> by ${a.opened_by} <${Time} at=${a.opened_at} /></li>`)}</ul>
       <//>
     `}

@@ -75,7 +75,7 @@ function ProgressView({
     <p>
       Run <${IdLink} id=${progress.run.id} />, frozen <${Time} at=${progress.run.created_at} />; evaluators frozen at${" "}
       <code class="hash" title=${progress.run.manifest_hash}>${progress.run.manifest_hash.slice(0, 23)}…</code>.${" "}
-      ${progress.kept} kept of ${progress.attempts} attempts${progress.attempts ? ` (keep rate ${Math.round((100 * progress.kept) / progress.attempts)}%)` : ""}.
+      ${progress.kept} kept of ${progress.attempts} attempts${progress.attempts ? ` (keep rate ${Math.round((100 * progress.kept) / progress.attempts)}%)` : ""}${progress.charted < progress.attempts ? `; the newest ${progress.charted} charted` : ""}.
     </p>
     ${
       progress.runs.length > 1

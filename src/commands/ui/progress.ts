@@ -32,6 +32,13 @@ const Series = z.object({
   points: z.array(Point),
 });
 
+/**
+ * Attempts a chart shows, the newest: a run of an agent's loop holds thousands, and 20,000 made
+ * every look at a goal read 14 MB and seconds of work, for a chart no one could read.
+ */
+const CHART_ATTEMPTS = 200;
+const CHART_ATTEMPTS_MAX = 5_000;
+
 export const goalProgress = defineCommand({
   name: "goal progress",
   summary:
@@ -41,6 +48,13 @@ export const goalProgress = defineCommand({
   input: z.object({
     id: shortId("G").describe("goal id"),
     run: shortId("R").optional().describe("run id; default the goal's latest run"),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(CHART_ATTEMPTS_MAX)
+      .optional()
+      .describe(`the newest attempts to chart; default ${CHART_ATTEMPTS}`),
   }),
   output: z.object({
     goal_id: z.string(),
@@ -48,6 +62,7 @@ export const goalProgress = defineCommand({
     runs: z.array(z.string()),
     attempts: z.number(),
     kept: z.number(),
+    charted: z.number().describe("attempts charted: the newest ones"),
     series: z.array(Series),
   }),
   async handler(input, ctx) {
@@ -58,10 +73,23 @@ export const goalProgress = defineCommand({
       if (input.run && !run)
         throw notFound(`no run ${input.run} of ${goal.id}`, `cairn run list --goal ${goal.id}`);
       const base = { goal_id: goal.id, runs: runs.map((r) => r.id) };
-      if (!run) return { ...base, run: null, attempts: 0, kept: 0, series: [] };
-      const attempts = (await tx.goals.attempts(run.id)).sort((a, b) => a.openedAt.localeCompare(b.openedAt));
+      if (!run) return { ...base, run: null, attempts: 0, kept: 0, charted: 0, series: [] };
+      const tally = await tx.goals.attemptTally(run.id);
+      const limit = input.limit ?? CHART_ATTEMPTS;
+      const offset = Math.max(0, tally.attempts - limit);
+      const charted = await tx.goals.attempts(run.id, { limit, offset });
+      const shown = new Set(charted.map((attempt) => attempt.id));
+      // The baseline and the running best stand on every kept attempt before the newest: those
+      // are read too (kept ones only), then left off the chart.
+      const before =
+        offset === 0 ? [] : (await tx.goals.keptAttempts(run.id)).filter((a) => !shown.has(a.id));
+      const attempts = [...before, ...charted].sort((a, b) => a.openedAt.localeCompare(b.openedAt));
       const samples = new Map<string, SampleRecord[]>();
-      for (const attempt of attempts) samples.set(attempt.id, await tx.goals.samples(attempt.id));
+      for (const sample of await tx.goals.samplesOfAttempts(attempts.map((attempt) => attempt.id))) {
+        const list = samples.get(sample.attemptId);
+        if (list) list.push(sample);
+        else samples.set(sample.attemptId, [sample]);
+      }
       const series = run.manifest.map((entry) => {
         const definition = entry.definition as unknown as EvaluatorDefinition;
         const hidden = definition.hidden === true;
@@ -86,34 +114,37 @@ export const goalProgress = defineCommand({
           baseline: withhold ? null : progress.baseline,
           points: withhold
             ? []
-            : progress.points.map((p) => ({
-                attempt: p.attempt,
-                opened_at: p.openedAt,
-                verdict: p.verdict,
-                reverted: p.reverted,
-                value: p.value,
-                noise: p.noise,
-                repeats: p.repeats,
-                failed_repeats: p.failedRepeats,
-                best: p.best,
-                gain: p.gain,
-                gain_in_noise: p.gainInNoise,
-                reason: p.reason,
-              })),
+            : progress.points
+                .filter((p) => shown.has(p.attempt))
+                .map((p) => ({
+                  attempt: p.attempt,
+                  opened_at: p.openedAt,
+                  verdict: p.verdict,
+                  reverted: p.reverted,
+                  value: p.value,
+                  noise: p.noise,
+                  repeats: p.repeats,
+                  failed_repeats: p.failedRepeats,
+                  best: p.best,
+                  gain: p.gain,
+                  gain_in_noise: p.gainInNoise,
+                  reason: p.reason,
+                })),
         };
       });
       return {
         ...base,
         run: { id: run.id, manifest_hash: run.manifestHash, created_at: run.createdAt },
-        attempts: attempts.length,
-        kept: attempts.filter((a) => a.verdict === "keep" && a.revertedAt === null).length,
+        attempts: tally.attempts,
+        kept: tally.kept,
+        charted: charted.length,
         series,
       };
     });
   },
   render: (out) =>
     [
-      `${out.goal_id} ${out.run ? `${out.run.id} (${out.run.manifest_hash.slice(0, 19)}…)` : "(no run yet)"}: ${out.kept} kept of ${out.attempts}`,
+      `${out.goal_id} ${out.run ? `${out.run.id} (${out.run.manifest_hash.slice(0, 19)}…)` : "(no run yet)"}: ${out.kept} kept of ${out.attempts}${out.charted < out.attempts ? ` (the newest ${out.charted} charted)` : ""}`,
       ...out.series.flatMap((s) => [
         `  ${s.evaluator} (${s.direction} is better)${s.baseline ? ` baseline ${s.baseline.mean} ± ${s.baseline.noise}` : ""}`,
         ...s.points.map(

@@ -74,6 +74,11 @@ export function pgGoals(db: PgDb): GoalRepo {
     ),
     changes: one("SELECT * FROM goal_contract_changes WHERE goal_id = ? ORDER BY seq"),
     attempts: one("SELECT * FROM goal_attempts WHERE run_id = ? ORDER BY seq"),
+    attemptsPaged: one("SELECT * FROM goal_attempts WHERE run_id = ? ORDER BY seq LIMIT ? OFFSET ?"),
+    keptAttempts: one(
+      "SELECT * FROM goal_attempts WHERE run_id = ? AND verdict = 'keep' AND reverted_at IS NULL ORDER BY seq",
+    ),
+    samplesOfAttempts: one("SELECT * FROM goal_samples WHERE attempt_id = ANY(?) ORDER BY seq"),
     attemptPage: one(
       "SELECT id, milestone_id, opened_by, opened_at, verdict, reverted_at FROM goal_attempts WHERE run_id = ? ORDER BY seq LIMIT ? OFFSET ?",
     ),
@@ -296,8 +301,14 @@ export function pgGoals(db: PgDb): GoalRepo {
         after: JSON.parse(String(row.after)),
       }));
     },
-    async attempts(runId) {
-      return (await stmts.attempts.all(runId)).map(attemptOf);
+    async attempts(runId, page) {
+      const rows = page
+        ? await stmts.attemptsPaged.all(runId, page.limit, page.offset)
+        : await stmts.attempts.all(runId);
+      return rows.map(attemptOf);
+    },
+    async keptAttempts(runId) {
+      return (await stmts.keptAttempts.all(runId)).map(attemptOf);
     },
     async attemptPage(runId, page) {
       return (await stmts.attemptPage.all(runId, page.limit, page.offset)).map(attemptSummaryOf);
@@ -360,6 +371,10 @@ export function pgGoals(db: PgDb): GoalRepo {
     },
     async samples(attemptId) {
       return (await stmts.samples.all(attemptId)).map(sampleOf);
+    },
+    async samplesOfAttempts(attemptIds) {
+      // One round trip for them all; ordered by seq, each attempt's samples keep their order.
+      return (await stmts.samplesOfAttempts.all([...attemptIds])).map(sampleOf);
     },
     async insertScoreReport(report: ScoreReportRecord) {
       await stmts.insertReport.run(

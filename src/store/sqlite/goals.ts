@@ -74,6 +74,10 @@ export function sqliteGoals(db: Database.Database): GoalRepo {
     ),
     changes: one("SELECT * FROM goal_contract_changes WHERE goal_id = ? ORDER BY seq"),
     attempts: one("SELECT * FROM goal_attempts WHERE run_id = ? ORDER BY seq"),
+    attemptsPaged: one("SELECT * FROM goal_attempts WHERE run_id = ? ORDER BY seq LIMIT +? OFFSET +?"),
+    keptAttempts: one(
+      "SELECT * FROM goal_attempts WHERE run_id = ? AND verdict = 'keep' AND reverted_at IS NULL ORDER BY seq",
+    ),
     attemptPage: one(
       "SELECT id, milestone_id, opened_by, opened_at, verdict, reverted_at FROM goal_attempts WHERE run_id = ? ORDER BY seq LIMIT +? OFFSET +?",
     ),
@@ -296,8 +300,12 @@ export function sqliteGoals(db: Database.Database): GoalRepo {
         after: JSON.parse(String(row.after)),
       }));
     },
-    async attempts(runId) {
-      return stmts.attempts.all(runId).map(attemptOf);
+    async attempts(runId, page) {
+      const rows = page ? stmts.attemptsPaged.all(runId, page.limit, page.offset) : stmts.attempts.all(runId);
+      return rows.map(attemptOf);
+    },
+    async keptAttempts(runId) {
+      return stmts.keptAttempts.all(runId).map(attemptOf);
     },
     async attemptPage(runId, page) {
       return stmts.attemptPage.all(runId, page.limit, page.offset).map(attemptSummaryOf);
@@ -360,6 +368,9 @@ export function sqliteGoals(db: Database.Database): GoalRepo {
     },
     async samples(attemptId) {
       return stmts.samples.all(attemptId).map(sampleOf);
+    },
+    async samplesOfAttempts(attemptIds) {
+      return attemptIds.flatMap((id) => stmts.samples.all(id).map(sampleOf));
     },
     async insertScoreReport(report: ScoreReportRecord) {
       stmts.insertReport.run(report.attemptId, report.proof, report.score, report.reportedBy, report.at);
