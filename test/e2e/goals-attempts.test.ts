@@ -10,6 +10,7 @@ import {
   nodeArgv,
   writePack,
 } from "../helpers/goals.js";
+import { newAttempt } from "../helpers/new-attempt.js";
 import { addAgent, cairn, cairnAsync, cleanEnv, STORE_UNDER_TEST } from "../helpers/workspace.js";
 
 let ws: { dir: string; cleanup: () => void };
@@ -222,19 +223,7 @@ describe("attempts measured by cairn", () => {
     const { store } = await session.context();
     await store.write(async (tx) => {
       for (let n = 0; n < 129; n++) {
-        const attempt = await tx.goals.insertAttempt({
-          runId: run,
-          milestoneId: null,
-          baseHead: null,
-          baseDirty: false,
-          baseChanges: [],
-          baseHashes: {},
-          checkout: null,
-          checkoutHost: null,
-          inputsApprovedBy: null,
-          openedBy: "owner",
-          openedAt: new Date().toISOString(),
-        });
+        const attempt = await tx.goals.insertAttempt(newAttempt(run, new Date().toISOString()));
         await tx.goals.recordDecision(attempt.id, "revert", {}, new Date().toISOString());
       }
       await tx.journal.append({

@@ -3,6 +3,7 @@ import { Session } from "../../src/commands/context.js";
 import type { AnyCommand } from "../../src/commands/define.js";
 import { dispatch } from "../../src/commands/dispatch.js";
 import { COMMANDS_BY_NAME } from "../../src/commands/registry.js";
+import { goalFields, newAttempt, newRun, newSample } from "../helpers/new-attempt.js";
 import { cleanEnv, initWorkspace } from "../helpers/workspace.js";
 
 const AT = Date.parse("2026-06-01T00:00:00.000Z");
@@ -20,53 +21,17 @@ describe("a goal's attempts chart", () => {
       const { store } = await session.context();
       const goalId = await store.write(async (tx) => {
         const at = (n: number) => new Date(AT + n * 1000).toISOString();
-        const goal = await tx.goals.insertGoal(
-          { goal: "fast", outcome: null, constraints: [], nonGoals: [], proofs: [] },
-          "owner",
-          at(0),
-        );
-        const run = await tx.goals.insertRun({
-          goalId: goal.id,
-          contract: goal,
-          milestones: [],
-          manifest: [{ name: "speed", proof: "speed", definition: { direction: "lower" } }] as never,
-          manifestHash: "h",
-          createdBy: "owner",
-          createdAt: at(0),
-        });
+        const goal = await tx.goals.insertGoal(goalFields("fast"), "owner", at(0));
+        const manifest = [{ name: "speed", proof: "speed", definition: { direction: "lower" } }] as never;
+        const run = await tx.goals.insertRun(newRun(goal, at(0), manifest));
         // 40 attempts; the early ones kept (the baseline and the best so far stand on them), a
         // later one reverted after its keep, and values that fall then climb.
         for (let n = 0; n < 40; n++) {
-          const attempt = await tx.goals.insertAttempt({
-            runId: run.id,
-            milestoneId: null,
-            baseHead: null,
-            baseDirty: false,
-            baseChanges: [],
-            baseHashes: {},
-            checkout: null,
-            checkoutHost: null,
-            inputsApprovedBy: null,
-            openedBy: "owner",
-            openedAt: at(n),
-          });
+          const attempt = await tx.goals.insertAttempt(newAttempt(run.id, at(n)));
           for (const [repeat, value] of [50 - n + (n % 3), 51 - n].entries())
-            await tx.goals.insertSample({
-              attemptId: attempt.id,
-              evaluator: "speed",
-              proof: "speed",
-              repeatIndex: repeat,
-              exitCode: 0,
-              value: n > 30 ? value + 2 * (n - 30) : value,
-              error: null,
-              durationMs: 1,
-              outputTail: "",
-              outputHash: "",
-              gitHead: null,
-              at: at(n),
-              side: "attempt",
-              tree: null,
-            });
+            await tx.goals.insertSample(
+              newSample(attempt.id, "speed", repeat, n > 30 ? value + 2 * (n - 30) : value, at(n)),
+            );
           const verdict = n < 12 && n % 4 === 1 ? "keep" : n === 33 ? "keep" : "revert";
           await tx.goals.recordDecision(attempt.id, verdict, { reasons: [`reason ${n}`] }, at(n));
           if (n === 5) await tx.goals.markReverted(attempt.id, at(n));

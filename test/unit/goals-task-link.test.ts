@@ -8,6 +8,7 @@ import { nextMilestone } from "../../src/domains/goals/next.js";
 import { milestoneGate, recordingLink } from "../../src/domains/goals/task-link.js";
 import { openSqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import type { Store } from "../../src/store/store.js";
+import { newAttempt } from "../helpers/new-attempt.js";
 
 let dir: string;
 let store: Store;
@@ -38,19 +39,7 @@ describe("run baselines", () => {
             createdBy: "owner",
             createdAt: AT,
           }));
-        const attempt = await tx.goals.insertAttempt({
-          runId: run.id,
-          milestoneId: null,
-          baseHead: null,
-          baseDirty: false,
-          baseChanges: [],
-          baseHashes: {},
-          checkout: null,
-          checkoutHost: null,
-          inputsApprovedBy: null,
-          openedBy: "owner",
-          openedAt: AT,
-        });
+        const attempt = await tx.goals.insertAttempt(newAttempt(run.id, AT));
         await tx.goals.raiseBaseline({
           runId: run.id,
           evaluator: "bench",
@@ -136,19 +125,7 @@ describe("the seam between milestones and the task board", () => {
         createdBy: "owner",
         createdAt: AT,
       });
-      const attempt = await tx.goals.insertAttempt({
-        runId: run.id,
-        milestoneId: core.id,
-        baseHead: null,
-        baseDirty: false,
-        baseChanges: [],
-        baseHashes: {},
-        checkout: null,
-        checkoutHost: null,
-        inputsApprovedBy: null,
-        openedBy: "owner",
-        openedAt: AT,
-      });
+      const attempt = await tx.goals.insertAttempt(newAttempt(run.id, AT, { milestoneId: core.id }));
       await tx.goals.recordDecision(attempt.id, "keep", { verdict: "keep", evaluators: [] }, AT);
       await tx.journal.append({ at: AT, actor: "owner", action: "test.keep", subject: attempt.id, data: {} });
       return attempt.id;

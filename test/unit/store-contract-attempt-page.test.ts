@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { SampleRecord } from "../../src/store/store.js";
 import { contractStores, journaledWrite, storeForSuite } from "../helpers/contract-stores.js";
+import { goalFields, newAttempt, newRun, newSample } from "../helpers/new-attempt.js";
 
 const AT = "2026-06-01T00:00:00.000Z";
 
@@ -18,34 +19,12 @@ describe.each(contractStores("attempt-page"))("a run's ledger paged in the store
 
   it("pages in ledger order with each attempt's verdict and reversal, as the whole read has them", async () => {
     const runId = await write(async (tx) => {
-      const goal = await tx.goals.insertGoal(
-        { goal: "make it fast", outcome: null, constraints: [], nonGoals: [], proofs: [] },
-        "owner",
-        AT,
-      );
-      const run = await tx.goals.insertRun({
-        goalId: goal.id,
-        contract: goal,
-        milestones: [],
-        manifest: [],
-        manifestHash: "h",
-        createdBy: "owner",
-        createdAt: AT,
-      });
+      const goal = await tx.goals.insertGoal(goalFields("make it fast"), "owner", AT);
+      const run = await tx.goals.insertRun(newRun(goal, AT));
       for (let n = 0; n < 7; n++) {
-        const attempt = await tx.goals.insertAttempt({
-          runId: run.id,
-          milestoneId: null,
-          baseHead: null,
-          baseDirty: false,
-          baseChanges: [],
-          baseHashes: {},
-          checkout: null,
-          checkoutHost: null,
-          inputsApprovedBy: null,
-          openedBy: n % 2 ? "A-1" : "owner",
-          openedAt: `2026-06-01T00:00:0${n}.000Z`,
-        });
+        const attempt = await tx.goals.insertAttempt(
+          newAttempt(run.id, `2026-06-01T00:00:0${n}.000Z`, { openedBy: n % 2 ? "A-1" : "owner" }),
+        );
         if (n < 5)
           await tx.goals.recordDecision(
             attempt.id,
@@ -55,22 +34,7 @@ describe.each(contractStores("attempt-page"))("a run's ledger paged in the store
           );
         if (n === 1) await tx.goals.markReverted(attempt.id, AT);
         for (const repeatIndex of [0, 1])
-          await tx.goals.insertSample({
-            attemptId: attempt.id,
-            evaluator: "speed",
-            proof: "speed",
-            repeatIndex,
-            exitCode: 0,
-            value: n * 10 + repeatIndex,
-            error: null,
-            durationMs: 1,
-            outputTail: "",
-            outputHash: "",
-            gitHead: null,
-            at: AT,
-            side: "attempt",
-            tree: null,
-          });
+          await tx.goals.insertSample(newSample(attempt.id, "speed", repeatIndex, n * 10 + repeatIndex, AT));
       }
       return run.id;
     });
