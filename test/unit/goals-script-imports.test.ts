@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { PY_IMPORT, SHELL_SOURCE, scriptImports } from "../../src/domains/goals/script-imports.js";
@@ -65,6 +65,34 @@ describe("the local files a frozen script loads", () => {
     ]);
   });
 
+  it("follows the scripts a script runs inside its folder, not only the ones it loads", () => {
+    write(
+      "checks/run.sh",
+      'set -e\nbash checks/verify.sh\n"$(dirname "$0")/lib/more.sh" --strict\n./checks/tool\nsh ../src/build.sh\ncat checks/expected.txt\ncat lib.txt/a/b.sh\n',
+    );
+    write("checks/verify.sh", "exit 1\n");
+    write("checks/lib/more.sh", "node checks/node/spawn.js\n");
+    write("checks/tool", "#!/bin/sh\nexit 1\n");
+    chmodSync(join(root.dir, "checks/tool"), 0o755);
+    write("checks/expected.txt", "data, not a script\n");
+    write("lib.txt", "a file a path goes through\n");
+    write("src/build.sh", "");
+    write(
+      "checks/node/spawn.js",
+      "const { spawnSync } = require('node:child_process');\nspawnSync('python3', [require('node:path').join(__dirname, 'judge.py')]);\n",
+    );
+    write("checks/node/judge.py", "import subprocess\nsubprocess.run(['sh', 'checks/last.sh'])\n");
+    write("checks/last.sh", "");
+    expect(scriptImports(["checks/run.sh"], root.dir)).toEqual([
+      "checks/last.sh",
+      "checks/lib/more.sh",
+      "checks/node/judge.py",
+      "checks/node/spawn.js",
+      "checks/tool",
+      "checks/verify.sh",
+    ]);
+  });
+
   it("never follows the code under test: nothing from a script at the root, nothing outside its folder", () => {
     write("test.mjs", "import { add } from './lib.mjs';\n");
     write("lib.mjs", "export const add = (a, b) => a + b;\n");
@@ -126,6 +154,17 @@ describe("reading a script's imports takes one pass, whatever the script holds",
     for (const text of randomTexts(20_000, pieces, 40)) {
       expect(sources(SHELL_SOURCE, text), JSON.stringify(text)).toEqual(sources(OLD_SHELL_SOURCE, text));
     }
+  });
+
+  it("reads a script of 10,000 distinct paths, quoted or not, in one look per folder and path", () => {
+    const paths = Array.from({ length: 10_000 }, (_, i) => `x/${i}.sh`).join(" ");
+    write("checks/run.sh", `${paths}\n./verify.sh\n`);
+    write("checks/run.js", `'${paths.replaceAll(" ", "' '")}'\n'./verify.sh'\n`);
+    write("checks/verify.sh", "");
+    let found: string[] = [];
+    const took = elapsed(() => (found = scriptImports(["checks/run.sh", "checks/run.js"], root.dir)));
+    expect(took).toBeLessThan(2_000);
+    expect(found).toEqual(["checks/verify.sh"]);
   });
 
   it("reads a 1 MB shell script of blank lines at once", () => {

@@ -40,7 +40,8 @@ export const PY_IMPORT =
 
 const isFile = (path: string) => {
   try {
-    return statSync(path).isFile();
+    // No error built for a path that is not there: a script may name many.
+    return statSync(path, { throwIfNoEntry: false })?.isFile() === true;
   } catch {
     return false;
   }
@@ -150,6 +151,72 @@ function loads(file: string, root: string): string[] {
   } catch {
     return [];
   }
-  if (JS.has(ext)) return jsTargets(text, file);
-  return SHELL.has(ext) ? shellTargets(text, file, root) : pythonTargets(text, file);
+  const runs = namedScripts(text, file, root, SHELL.has(ext));
+  if (JS.has(ext)) return [...jsTargets(text, file), ...runs];
+  return [...runs, ...(SHELL.has(ext) ? shellTargets(text, file, root) : pythonTargets(text, file))];
+}
+
+/** `$(dirname "$0")`, `${0%/*}`, `${BASH_SOURCE%/*}`: the script's own folder, in shell. */
+const SHELL_HERE =
+  /\$\(dirname\s+(?:--\s+)?\$\{?(?:0|BASH_SOURCE(?:\[0\])?)\}?\)|\$\{(?:0|BASH_SOURCE)%\/\*\}/g;
+/** A quoted string on one line (each scan stops at the next quote: one pass over the text). */
+const QUOTED = /(["'`])([^"'`\n]{1,4096})\1/g;
+const isScriptName = (path: string) => {
+  const ext = extname(path).toLowerCase();
+  return JS.has(ext) || SHELL.has(ext) || PYTHON.has(ext);
+};
+const isScript = (path: string) => {
+  if (isScriptName(path)) return true;
+  try {
+    const stat = statSync(path);
+    return stat.isFile() && (stat.mode & 0o111) !== 0;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * Scripts a script runs rather than loads: `bash checks/verify.sh` or `./verify` in a shell
+ * script, `spawnSync("node", ["checks/verify.js"])` or `subprocess.run(["sh", "verify.sh"])`.
+ * The script it runs judges the attempt as much as the one the argv names, so a builder who
+ * rewrites it to `exit 0` must not go unseen. Taken as any word of a shell script, or any quoted
+ * string of another, that names an existing script (by extension, or executable) from the
+ * working directory (the workspace root) or from the script's folder; `scriptImports` keeps only
+ * those inside the starting script's folder.
+ */
+function namedScripts(text: string, from: string, cwd: string, shell: boolean): string[] {
+  const here = dirname(from);
+  const words = shell
+    ? text
+        .replace(/["']/g, "")
+        .replace(SHELL_HERE, "\0here")
+        .split(/[\s;&|(){}<>`=]+/)
+    : [...text.matchAll(QUOTED)].map((match) => match[2] as string);
+  const found: string[] = [];
+  // Only a word that looks like a path is looked up: a script of many words costs no more stats.
+  const pathLike = (word: string) => word.includes("/") || isScriptName(word);
+  for (const word of new Set(words.filter(pathLike))) {
+    if (word.startsWith("\0here/")) {
+      found.push(resolve(here, word.slice("\0here/".length)));
+      continue;
+    }
+    if (word === "" || word.includes("$") || word.includes("\0") || word.startsWith("-")) continue;
+    found.push(isAbsolute(word) ? word : resolve(cwd, word), resolve(here, word));
+  }
+  // A folder that is not there holds none of its words: one look for all the paths under it.
+  const folders = new Map<string, boolean>();
+  const inFolder = (path: string) => {
+    const folder = dirname(path);
+    let there = folders.get(folder);
+    if (there === undefined) {
+      try {
+        there = statSync(folder, { throwIfNoEntry: false })?.isDirectory() === true;
+      } catch {
+        there = false; // a path through a file, or one too long
+      }
+      folders.set(folder, there);
+    }
+    return there;
+  };
+  return found.filter((path) => path !== from && inFolder(path) && isFile(path) && isScript(path));
 }
