@@ -1,9 +1,12 @@
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { EvaluatorDefinition } from "../../src/domains/goals/evaluators/definition.js";
+import { freezeInputs, inputDrift } from "../../src/domains/goals/inputs.js";
 import { PY_IMPORT, SHELL_SOURCE, scriptImports } from "../../src/domains/goals/script-imports.js";
+import type { FrozenEvaluatorRecord } from "../../src/store/store.js";
 import { elapsed, randomTexts } from "../helpers/random-texts.js";
-import { scratchDir } from "../helpers/workspace.js";
+import { runSync, scratchDir } from "../helpers/workspace.js";
 
 let root: { dir: string; cleanup: () => void };
 beforeEach(() => {
@@ -29,6 +32,10 @@ describe("the local files a frozen script loads", () => {
     write("checks/pkg/deep.py", "");
     write("checks/rel.py", "");
     expect(scriptImports(["checks/run.py"], root.dir)).toEqual([
+      "checks/*.py",
+      "checks/*.pyc",
+      "checks/*.so",
+      "checks/*/__init__.*",
       "checks/helper.py",
       "checks/pkg/__init__.py",
       "checks/pkg/deep.py",
@@ -102,6 +109,35 @@ describe("the local files a frozen script loads", () => {
   });
 });
 
+describe("the modules a frozen script finds by its folder", () => {
+  const git = (...args: string[]) => runSync("git", args, root.dir);
+  const frozenCheck = async (argv: string[]) => {
+    git("init", "-q");
+    const definition = EvaluatorDefinition.parse({ name: "check", proof: "tests", argv });
+    return [
+      {
+        name: "check",
+        proof: "tests",
+        source: "test",
+        hash: "sha256:0",
+        definition,
+        inputs: await freezeInputs(definition, root.dir),
+      },
+    ] as unknown as FrozenEvaluatorRecord[];
+  };
+
+  it("are inputs beside a Python script, present or not: a json.py there replaces the standard library's", async () => {
+    write("checks/check.py", "import json\nprint(json.dumps(open('lib.txt').read()))\n");
+    write("lib.txt", "good\n");
+    const manifest = await frozenCheck(["python3", "checks/check.py"]);
+    write("lib.txt", "bad\n");
+    expect(await inputDrift(manifest, root.dir)).toEqual([]);
+    write("checks/json.py", "def dumps(x): return 'good'\n");
+    write("checks/unittest/__init__.py", "");
+    expect(await inputDrift(manifest, root.dir)).toEqual(["checks/json.py", "checks/unittest/__init__.py"]);
+  });
+});
+
 describe("reading a script's imports takes one pass, whatever the script holds", () => {
   const OLD_PY_IMPORT =
     /^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+([\w \t,*()]+)|import[ \t]+([\w., \t]+))/gm;
@@ -121,7 +157,7 @@ describe("reading a script's imports takes one pass, whatever the script holds",
     write("checks/helper.py", "");
     let found: string[] = [];
     expect(elapsed(() => (found = scriptImports(["checks/run.py"], root.dir)))).toBeLessThan(2_000);
-    expect(found).toEqual(["checks/helper.py"]);
+    expect(found).toContain("checks/helper.py");
   });
 
   const OLD_SHELL_SOURCE = /(?:^|[;&|{(]|\bthen|\bdo|\belse)\s*(?:source|\.)\s+([^;&|\n#]+)/gm;

@@ -137,7 +137,31 @@ export function scriptImports(start: readonly string[], root: string): string[] 
     }
   }
   for (const first of start) found.delete(first);
+  for (const first of start) for (const pattern of pythonPathModules(first, root)) found.add(pattern);
   return [...found].sort();
+}
+
+/** Glob characters, escaped where a folder's own name is put in a pattern. */
+const escapeGlob = (path: string) => path.replace(/[*?[\]{}()!+@\\]/g, "\\$&");
+
+/** The starting script's folder, workspace-relative, as a glob; null for a script at the root. */
+function homeGlob(first: string, root: string): string | null {
+  const home = relative(root, dirname(resolve(root, first)));
+  if (home === "" || home.startsWith("..") || isAbsolute(home)) return null;
+  return escapeGlob(home.split(sep).join("/"));
+}
+
+/**
+ * Python puts a script's folder first on `sys.path` (pytest too, for a test folder with no
+ * `__init__.py`), ahead of the standard library and installed packages: a `json.py`, a compiled
+ * `json.so` or a `json/__init__.py` the builder adds beside `checks/check.py` replaces the module
+ * for the script and for every module it loads. So the top-level modules of that folder, present
+ * or not, are inputs: globs, under which a new file is a change. Never for a script at the root,
+ * whose folder is the code under test.
+ */
+function pythonPathModules(first: string, root: string): string[] {
+  const folder = PYTHON.has(extname(first).toLowerCase()) ? homeGlob(first, root) : null;
+  return folder ? ["*.py", "*.pyc", "*.so", "*/__init__.*"].map((module) => `${folder}/${module}`) : [];
 }
 
 /** The local files one script loads, absolute; none for a file that is not a script cairn reads. */
