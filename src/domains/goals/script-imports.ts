@@ -137,7 +137,9 @@ export function scriptImports(start: readonly string[], root: string): string[] 
     }
   }
   for (const first of start) found.delete(first);
-  for (const first of start) for (const pattern of pythonPathModules(first, root)) found.add(pattern);
+  for (const first of start)
+    for (const pattern of [...pythonPathModules(first, root), ...nodeModulesBeside(first, root)])
+      found.add(pattern);
   return [...found].sort();
 }
 
@@ -162,6 +164,18 @@ function homeGlob(first: string, root: string): string | null {
 function pythonPathModules(first: string, root: string): string[] {
   const folder = PYTHON.has(extname(first).toLowerCase()) ? homeGlob(first, root) : null;
   return folder ? ["*.py", "*.pyc", "*.so", "*/__init__.*"].map((module) => `${folder}/${module}`) : [];
+}
+
+/**
+ * Node resolves a package name (`require("chai")`) in the `node_modules` of the script's folder
+ * and of each folder above it before the workspace's own: a `checks/node_modules/chai/index.js`
+ * the builder adds (which git ignores, so no diff shows it) replaces the assertion library the
+ * harness judges by. So every file under a `node_modules` inside the script's folder, present or
+ * not, is an input. The workspace's own `node_modules` is the installed dependencies, not frozen.
+ */
+function nodeModulesBeside(first: string, root: string): string[] {
+  const folder = JS.has(extname(first).toLowerCase()) ? homeGlob(first, root) : null;
+  return folder ? [`${folder}/node_modules/**`, `${folder}/**/node_modules/**`] : [];
 }
 
 /** The local files one script loads, absolute; none for a file that is not a script cairn reads. */
