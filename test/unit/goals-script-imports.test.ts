@@ -102,6 +102,23 @@ describe("the local files a frozen script loads", () => {
     ]);
   });
 
+  it("reads a script with no extension by its #! line", () => {
+    write("checks/run", "#!/bin/sh\n. checks/lib.sh\ncheck\n");
+    write("checks/lib.sh", "check() { grep -qx good lib.txt; }\n");
+    write("checks/judge", "#!/usr/bin/env -S python3 -u\nimport helper\n");
+    write("checks/helper.py", "");
+    write("checks/data", ". checks/not-read.sh\n");
+    write("checks/not-read.sh", "");
+    expect(scriptImports(["checks/run", "checks/judge", "checks/data"], root.dir)).toEqual([
+      "checks/*.py",
+      "checks/*.pyc",
+      "checks/*.so",
+      "checks/*/__init__.*",
+      "checks/helper.py",
+      "checks/lib.sh",
+    ]);
+  });
+
   it("never follows the code under test: nothing from a script at the root, nothing outside its folder", () => {
     write("test.mjs", "import { add } from './lib.mjs';\n");
     write("lib.mjs", "export const add = (a, b) => a + b;\n");

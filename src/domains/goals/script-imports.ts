@@ -1,5 +1,5 @@
 import { statSync } from "node:fs";
-import { dirname, extname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { readRegularFile } from "../../kernel/regular-file.js";
 
 /**
@@ -162,8 +162,10 @@ function homeGlob(first: string, root: string): string | null {
  * whose folder is the code under test.
  */
 function pythonPathModules(first: string, root: string): string[] {
-  const folder = PYTHON.has(extname(first).toLowerCase()) ? homeGlob(first, root) : null;
-  return folder ? ["*.py", "*.pyc", "*.so", "*/__init__.*"].map((module) => `${folder}/${module}`) : [];
+  const folder = homeGlob(first, root);
+  return folder && PYTHON.has(kindOf(resolve(root, first)) ?? "")
+    ? ["*.py", "*.pyc", "*.so", "*/__init__.*"].map((module) => `${folder}/${module}`)
+    : [];
 }
 
 /**
@@ -174,21 +176,51 @@ function pythonPathModules(first: string, root: string): string[] {
  * not, is an input. The workspace's own `node_modules` is the installed dependencies, not frozen.
  */
 function nodeModulesBeside(first: string, root: string): string[] {
-  const folder = JS.has(extname(first).toLowerCase()) ? homeGlob(first, root) : null;
-  return folder ? [`${folder}/node_modules/**`, `${folder}/**/node_modules/**`] : [];
+  const folder = homeGlob(first, root);
+  return folder && JS.has(kindOf(resolve(root, first)) ?? "")
+    ? [`${folder}/node_modules/**`, `${folder}/**/node_modules/**`]
+    : [];
+}
+
+/**
+ * The kind of script an extensionless file is, by its `#!` line (`#!/bin/sh`, `#!/usr/bin/env
+ * -S node --flag`): a harness run as `checks/run` loads and runs files as much as `run.sh` does.
+ */
+const SHEBANG = /^#![ \t]*(\S+)(?:[ \t]+(?:-\S*[ \t]+)*(\S+))?/;
+function shebangKind(text: string): ".sh" | ".js" | ".py" | null {
+  const line = SHEBANG.exec(text.slice(0, 256));
+  if (!line) return null;
+  const program = basename(line[1] as string) === "env" ? (line[2] ?? "") : (line[1] as string);
+  const name = basename(program);
+  if (/^(?:ba|da|z|k|mk)?sh$/.test(name)) return ".sh";
+  if (/^(?:node|nodejs|bun|deno|tsx|ts-node)$/.test(name)) return ".js";
+  return /^python[0-9.]*$/.test(name) ? ".py" : null;
+}
+
+/** A script's text, or null for one too large to scan, or not a regular file. */
+function scriptText(file: string): string | null {
+  try {
+    return statSync(file).size > MAX_SCAN_BYTES ? null : readRegularFile(file);
+  } catch {
+    return null;
+  }
+}
+
+/** The kind of script a file is, as an extension: by its name, or with none by its `#!` line. */
+function kindOf(file: string, text = () => scriptText(file)): string | null {
+  const named = extname(file).toLowerCase();
+  if (JS.has(named) || SHELL.has(named) || PYTHON.has(named)) return named;
+  const read = named === "" ? text() : null;
+  return read === null ? null : shebangKind(read);
 }
 
 /** The local files one script loads, absolute; none for a file that is not a script cairn reads. */
 function loads(file: string, root: string): string[] {
-  const ext = extname(file).toLowerCase();
-  if (!JS.has(ext) && !SHELL.has(ext) && !PYTHON.has(ext)) return [];
-  let text: string;
-  try {
-    if (statSync(file).size > MAX_SCAN_BYTES) return [];
-    text = readRegularFile(file);
-  } catch {
-    return [];
-  }
+  // A file with no extension may be a script by its `#!` line; one with another is not read.
+  if (extname(file) !== "" && kindOf(file) === null) return [];
+  const text = scriptText(file);
+  const ext = text === null ? null : kindOf(file, () => text);
+  if (text === null || ext === null) return [];
   const runs = namedScripts(text, file, root, SHELL.has(ext));
   if (JS.has(ext)) return [...jsTargets(text, file), ...runs];
   return [...runs, ...(SHELL.has(ext) ? shellTargets(text, file, root) : pythonTargets(text, file))];
