@@ -1,4 +1,4 @@
-import { quote } from "./fence.js";
+import { cleanText, quote } from "./fence.js";
 import type { BriefInputs, TaskRef } from "./inputs.js";
 
 /** One part of the brief, rendered; `how` says where to get it in full when it is cut. */
@@ -68,11 +68,19 @@ function taskSection(inputs: BriefInputs): Section {
   return { name: "task", title: "Task", body: parts.join("\n"), items: 1, droppable: false, how: "" };
 }
 
+/**
+ * cairn.toml's words (the role, its out of scope, shortcut names) are shown as cairn's own, not
+ * quoted, but they come from a file on disk: what a person reviewing it cannot see (tag characters
+ * spelling an instruction, bidi overrides, escapes) is dropped here as it is from a quote.
+ */
+const plain = cleanText;
+
 function roleSection(inputs: BriefInputs): Section | null {
   const { role } = inputs;
   if (!role || (role.summary === "" && role.instructions === "")) return null;
-  const lines = [`You act as ${role.name}${role.summary ? `: ${role.summary}` : ""}.`];
-  if (role.instructions) lines.push(role.instructions);
+  const summary = plain(role.summary);
+  const lines = [`You act as ${plain(role.name)}${summary ? `: ${summary}` : ""}.`];
+  if (role.instructions) lines.push(plain(role.instructions));
   return {
     name: "role",
     title: "Your role (from cairn.toml)",
@@ -116,7 +124,7 @@ function outOfScopeSection(inputs: BriefInputs): Section | null {
   const fromTask = inputs.task.outOfScope;
   if (fromRole.length + fromTask.length === 0) return null;
   const parts: string[] = [];
-  if (fromRole.length > 0) parts.push(fromRole.map((line) => `- ${line}`).join("\n"));
+  if (fromRole.length > 0) parts.push(fromRole.map((line) => `- ${plain(line)}`).join("\n"));
   if (fromTask.length > 0)
     parts.push(quote(`task, by ${inputs.task.author}`, fromTask.map((l) => `- ${l}`).join("\n")));
   return {
@@ -207,7 +215,7 @@ function activitySection(inputs: BriefInputs): Section | null {
 function shortcutsSection(inputs: BriefInputs): Section | null {
   if (inputs.shortcuts.length === 0) return null;
   const body = inputs.shortcuts
-    .map((s) => `- ${s.text}${s.uses === null ? "" : ` (used ${plural(s.uses, "time")})`}`)
+    .map((s) => `- ${plain(s.text)}${s.uses === null ? "" : ` (used ${plural(s.uses, "time")})`}`)
     .join("\n");
   return {
     name: "shortcuts",
