@@ -39,6 +39,23 @@ describe.each(contractStores("corrections"))("memory corrections: $name", ({ cre
     });
   });
 
+  it("refuses superseding another fact with a corrected text; superseding the correction brings it back", async () => {
+    const old = await remember(store, OWNER, { text: "The cache is Redis" }, AT);
+    const fixed = await supersede(store, OWNER, { id: old.fact.id, text: "The cache is Memcached" }, AT);
+    const other = await remember(store, OWNER, { text: "Releases are tagged by hand" }, AT);
+
+    const sideways = supersede(store, OWNER, { id: other.fact.id, text: "the cache is redis" }, AT);
+    await expect(sideways).rejects.toThrow(`${old.fact.id} said this and was corrected by ${fixed.fact.id}`);
+    // Nothing of it was written: the other fact is still live, the correction alone answers.
+    const hits = await recall(store, { query: "cache redis memcached releases tagged" }, AT);
+    expect(hits.map((hit) => hit.fact.id).sort()).toEqual([fixed.fact.id, other.fact.id].sort());
+
+    const back = await supersede(store, OWNER, { id: fixed.fact.id, text: "The cache is Redis" }, AT);
+    expect((await recall(store, { query: "cache redis memcached" }, AT)).map((hit) => hit.fact.id)).toEqual([
+      back.fact.id,
+    ]);
+  });
+
   it("keeps a fact corrected twice out of recall when the correction between is forgotten", async () => {
     const alice = { ...OWNER, id: "A-1", name: "alice", isOwner: false };
     const first = await remember(store, OWNER, { text: "Builds run on the old runner" }, AT);

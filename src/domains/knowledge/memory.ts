@@ -60,11 +60,16 @@ async function correctionOf(tx: Tx, superseded: FactRecord): Promise<FactRecord 
  * the correction without a word (an agent briefed before it, or one that never saw it). That is
  * refused, naming the correction; the path to say the old text holds again is `supersede`.
  */
-export async function refuseIfCorrected(tx: Tx, norms: readonly string[]): Promise<void> {
+export async function refuseIfCorrected(
+  tx: Tx,
+  norms: readonly string[],
+  /** The fact a supersede is replacing: the old text coming back in place of its own correction. */
+  replacing?: string,
+): Promise<void> {
   if (norms.length === 0) return;
   for (const old of (await tx.facts.supersededByNorms(norms)).values()) {
     const current = await correctionOf(tx, old);
-    if (!current) continue;
+    if (!current || current.id === replacing) continue;
     // The correction's words go in `next`, which the caller reads and the audit log does not
     // keep: a reason is audited, and would outlive a forget of the correction.
     throw refuse(
@@ -284,6 +289,10 @@ export async function supersede(
           data: {},
         });
     } else {
+      // A corrected text comes back by superseding its correction (or the chain's live end, which
+      // `old` then is). Put in place of any other fact, it stood in recall beside its correction,
+      // the undoing `remember` refuses.
+      await refuseIfCorrected(tx, [checked.norm], old.id);
       fact = await tx.facts.insert({ text, norm: checked.norm, topics: topicsOfNew, author: actor.id }, now);
     }
     await tx.facts.supersede(old.id, fact.id, now);
