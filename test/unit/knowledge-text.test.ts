@@ -41,12 +41,18 @@ describe("fact normalisation", () => {
       ["Coverage must stay at 50%", "Coverage must stay at 50"],
       ["Compare with a != b", "Compare with a b"],
       ["Prefer x ≤ 3", "Prefer x ≥ 3"],
+      // Compatibility folding made a superscript a plain digit: 10³ read as 103.
+      ["The rate limit is 10³ requests", "The rate limit is 103 requests"],
+      ["Retry at most 2⁸ times", "Retry at most 28 times"],
     ];
     for (const [one, other] of different)
       expect(normaliseFact(one as string), `${one} / ${other}`).not.toBe(normaliseFact(other as string));
     // The same fact, however its operators are spaced or bracketed.
     expect(normaliseFact("Retries stay (x<5).")).toBe(normaliseFact("retries stay x < 5"));
     expect(normaliseFact("Use C++17")).toBe(normaliseFact("use c ++ 17"));
+    expect(normaliseFact("The rate limit is 10³ requests")).toBe(
+      normaliseFact("the rate limit is 10^3 requests"),
+    );
     // Text without such symbols keeps the normal form facts were stored under before.
     const old = (text: string) =>
       text

@@ -123,9 +123,19 @@ export function normaliseFact(text: string): string {
   return anyTextNormalForm(text);
 }
 
+/**
+ * A run of superscript digits (and their signs) is an exponent: `10³` is a thousand, not 103.
+ * Compatibility folding makes them plain digits, so it is written as `10^3` first, as a fact
+ * typed in ASCII would say it. Subscripts stay folded: H₂O is H2O.
+ */
+const SUPERSCRIPTS = /[\u00B2\u00B3\u00B9\u2070\u2074-\u207C]+/gu;
+const exponents = (text: string) => text.replace(SUPERSCRIPTS, "^$&");
+
 /** normaliseFact for any text, Unicode and all. */
-export const anyTextNormalForm = (text: string) =>
-  factTokens(foldAccents(flattenLinks(text.replace(INVISIBLE_FORMAT, ""))).toLowerCase()).join(" ");
+export const anyTextNormalForm = (text: string) => {
+  const folded = foldAccents(flattenLinks(exponents(text.replace(INVISIBLE_FORMAT, ""))));
+  return factTokens(folded.toLowerCase()).join(" ");
+};
 
 /**
  * Most texts are plain ASCII: no accents to fold, no invisible characters, and nothing of a link
