@@ -184,7 +184,26 @@ describe("gathering a brief from the store through the task seam", () => {
     const brief = assembleBrief(inputs, 4_000);
     if (brief.kind !== "ok") throw new Error("expected a brief");
     expect(brief.text.match(/chose: SQLite\nrejected: PostgreSQL\nbecause: zero ops/g)).toHaveLength(1);
-    expect(brief.text).toContain(`also recorded as ${workspace.id} (workspace), ${first.id} (task:T-1)`);
+    expect(brief.text).toContain(
+      `also recorded as ${workspace.id} (workspace, by owner), ${first.id} (task:T-1, by owner)`,
+    );
+  });
+
+  it("names the author of every note of a decision: an agent restating the owner's does not take it over", async () => {
+    const decision = {
+      kind: "decision" as const,
+      chose: "SQLite",
+      rejected: "PostgreSQL",
+      because: "zero ops",
+    };
+    const owners = await addNote(store, OWNER, { ...decision, scope: "workspace" }, now());
+    // The newest note of a decision is the one shown, so the agent's words and name lead.
+    const bob = { ...reviewer, id: "A-9", name: "bob", grant: "rw" as const };
+    const bobs = await addNote(store, bob, { ...decision, scope: "T-7", chose: "sqlite!" }, now());
+    const brief = assembleBrief(await gatherAsBuilder("T-7"), 4_000);
+    if (brief.kind !== "ok") throw new Error("expected a brief");
+    expect(brief.text).toContain(`quote ${bobs.id} decision by A-9`);
+    expect(brief.text).toContain(`also recorded as ${owners.id} (workspace, by owner)`);
   });
 
   it("says when older decisions or lower findings than it shows exist, however large the budget", async () => {

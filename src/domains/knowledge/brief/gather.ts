@@ -100,7 +100,7 @@ export async function gatherBriefInputs(
     const occurs = termMatcher(lower);
     const glossary = (await tx.glossary.mayOccurIn(lower)).filter((entry) => occurs(entry.term));
     const label = await authorLabels(tx, [
-      ...decisions.map((d) => d.note.author),
+      ...decisions.flatMap((d) => [d.note, ...d.also].map((note) => note.author)),
       ...findings.map((n) => n.author),
       ...risks.map((r) => r.author),
       ...glossary.map((g) => g.author),
@@ -132,7 +132,9 @@ export async function gatherBriefInputs(
                 scope: note.scope,
                 author: label(note.author),
                 ...note.body,
-                ...(also.length > 0 ? { also: also.map((n) => ({ id: n.id, scope: n.scope })) } : {}),
+                ...(also.length > 0
+                  ? { also: also.map((n) => ({ id: n.id, scope: n.scope, author: label(n.author) })) }
+                  : {}),
               },
             ]
           : [],

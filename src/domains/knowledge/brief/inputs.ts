@@ -73,8 +73,12 @@ export interface BriefDecision extends Authored {
   chose: string;
   rejected: string;
   because: string;
-  /** Older notes that record the same decision (in other scopes), newest first. */
-  also?: { id: string; scope: string }[];
+  /**
+   * Older notes that record the same decision (in other scopes), newest first, each with its
+   * author: the note shown is the newest, and an agent restating the owner's decision in its own
+   * task's scope would otherwise have left the owner's name out of the brief.
+   */
+  also?: { id: string; scope: string; author: string }[];
 }
 
 export interface BriefRisk extends Authored {

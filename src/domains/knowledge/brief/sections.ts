@@ -142,7 +142,9 @@ function decisionsSection(inputs: BriefInputs): Section | null {
   const parts = inputs.decisions.map((d) =>
     quote(
       `${d.id} decision by ${d.author}, ${d.at.slice(0, 10)}, ${d.scope}${
-        d.also ? `, also recorded as ${d.also.map((a) => `${a.id} (${a.scope})`).join(", ")}` : ""
+        d.also
+          ? `, also recorded as ${d.also.map((a) => `${a.id} (${a.scope}, by ${a.author})`).join(", ")}`
+          : ""
       }`,
       `chose: ${d.chose}\nrejected: ${d.rejected}\nbecause: ${d.because}`,
     ),
