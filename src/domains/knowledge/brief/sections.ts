@@ -45,6 +45,29 @@ const refQuote = (ref: TaskRef, soThat?: string | null) =>
   quote(`${ref.id} by ${ref.author}, ${ref.status}`, `${ref.title}${soThat ? `\nso that: ${soThat}` : ""}`);
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
+/**
+ * Dependencies quoted in full, at most this many. The task section is never cut, and any writer
+ * may make a task depend on its own tasks (`task depend`), each with a title of up to 500
+ * characters: forty of them left the task no brief within the default budget, two thousand none
+ * within any. The unfinished come first, since they hold the task up; the rest are counted.
+ */
+export const MAX_DEPENDENCIES_SHOWN = 10;
+/** A dropped dependency no longer holds its dependents, as a done one does not. */
+const finished = (ref: TaskRef) => ref.status === "done" || ref.status === "dropped";
+
+function dependenciesPart(task: BriefInputs["task"]): string {
+  const ordered = [...task.dependencies.filter((d) => !finished(d)), ...task.dependencies.filter(finished)];
+  const lines = ordered.slice(0, MAX_DEPENDENCIES_SHOWN).map((dep) => refQuote(dep));
+  const rest = ordered.slice(MAX_DEPENDENCIES_SHOWN);
+  if (rest.length > 0) {
+    const unfinished = rest.filter((dep) => !finished(dep)).length;
+    lines.push(
+      `[${rest.length} more ${rest.length === 1 ? "dependency" : "dependencies"} (${unfinished} unfinished) not shown here. Get: \`cairn task show ${task.id}\`]`,
+    );
+  }
+  return `Depends on:\n${lines.join("\n")}`;
+}
+
 function taskSection(inputs: BriefInputs): Section {
   const { task } = inputs;
   const written = [`title: ${task.title}`];
@@ -62,9 +85,7 @@ function taskSection(inputs: BriefInputs): Section {
       ),
     );
   });
-  if (task.dependencies.length > 0) {
-    parts.push(`Depends on:\n${task.dependencies.map((dep) => refQuote(dep)).join("\n")}`);
-  }
+  if (task.dependencies.length > 0) parts.push(dependenciesPart(task));
   return { name: "task", title: "Task", body: parts.join("\n"), items: 1, droppable: false, how: "" };
 }
 
