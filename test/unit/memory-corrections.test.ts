@@ -46,6 +46,12 @@ describe.each(contractStores("corrections"))("memory corrections: $name", ({ cre
 
     const sideways = supersede(store, OWNER, { id: other.fact.id, text: "the cache is redis" }, AT);
     await expect(sideways).rejects.toThrow(`${old.fact.id} said this and was corrected by ${fixed.fact.id}`);
+    // The correction's words, shown in `next`, come with who wrote them.
+    await expect(sideways).rejects.toMatchObject({
+      refusal: {
+        next: expect.stringContaining(`${fixed.fact.id}, written by owner, says "The cache is Memcached"`),
+      },
+    });
     // Nothing of it was written: the other fact is still live, the correction alone answers.
     const hits = await recall(store, { query: "cache redis memcached releases tagged" }, AT);
     expect(hits.map((hit) => hit.fact.id).sort()).toEqual([fixed.fact.id, other.fact.id].sort());

@@ -3,6 +3,7 @@ import { quoteValue } from "../../kernel/text.js";
 import type { FactRecord } from "../../store/knowledge.js";
 import type { Store, Tx } from "../../store/store.js";
 import { type Actor, sameLine, sameTree } from "../identity/actor.js";
+import { authorLabels } from "../identity/labels.js";
 import { mergeTopics, normaliseFact, normaliseTopics, queryTerms } from "./text.js";
 
 /** A fact is a sentence or a short paragraph; documents belong in files, referenced by a `ref` note. */
@@ -71,11 +72,13 @@ export async function refuseIfCorrected(
     const current = await correctionOf(tx, old);
     if (!current || current.id === replacing) continue;
     // The correction's words go in `next`, which the caller reads and the audit log does not
-    // keep: a reason is audited, and would outlive a forget of the correction.
+    // keep: a reason is audited, and would outlive a forget of the correction. They are another
+    // author's, shown in cairn's instructions: quoted, and named with who wrote them.
+    const author = (await authorLabels(tx, [current.author]))(current.author);
     throw refuse(
       "memory",
       `${old.id} said this and was corrected by ${current.id}`,
-      `what you knew is out of date: ${current.id} says ${quoteValue(current.text, 200)}; if ${current.id} is what is wrong, supersede ${current.id} with this text`,
+      `what you knew is out of date: ${current.id}, written by ${author}, says ${quoteValue(current.text, 200)}; if ${current.id} is what is wrong, supersede ${current.id} with this text`,
     );
   }
 }
