@@ -76,7 +76,7 @@ async function oneDecide(store: Store, dir: string, runId: string, slowdown: num
   const evaluated = await evalAttempt(store, dir, attempt.id, "owner", () => AT);
   const wallMs = performance.now() - started;
   const { decision } = await decideAttempt(store, dir, attempt.id, "owner", AT);
-  if (decision.verdict !== "keep") await revertAttempt(store, dir, attempt.id, "owner", AT);
+  if (decision.verdict !== "keep") await revertAttempt(store, dir, attempt.id, OWNER, AT);
   // A missed slowdown was committed by keep: undo it, so every round starts from the same base.
   else if (decision.keptCommit) spawnSync("git", ["reset", "-q", "--hard", "HEAD~1"], { cwd: dir });
   if (process.env.CAIRN_BENCH_VERBOSE)

@@ -99,6 +99,16 @@ describe("attempts measured by cairn", () => {
 
     const unconfirmed = cairn(ws.dir, ["attempt", "revert", first.id]);
     expect(unconfirmed.code).toBe(3);
+    // Another agent discards none of it: the work is the opener's, in its checkout.
+    const bob = addAgent(ws.dir, "bob", "builder");
+    const foreign = cairn(ws.dir, ["attempt", "revert", first.id, "--confirm"], {
+      env: { CAIRN_AGENT: bob.token },
+    });
+    expect(foreign.code).toBe(3);
+    expect(foreign.stderr).toMatch(
+      /opened by owner; only it \(or its parent or child\) or the owner may revert it/,
+    );
+    expect(readFileSync(join(ws.dir, "lib.txt"), "utf8")).toBe("broken\n");
     const reverted = cairnJson<{ discarded: string[] }>(ws.dir, ["attempt", "revert", first.id, "--confirm"]);
     expect(reverted.discarded).toEqual(["lib.txt", "new-file.txt"]);
     expect(readFileSync(join(ws.dir, "lib.txt"), "utf8")).toBe("good\n");

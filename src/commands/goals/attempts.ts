@@ -205,13 +205,7 @@ export const attemptRevert = defineCommand({
     commits: z.array(z.string()).describe("commits touched: always none"),
   }),
   async handler(input, ctx) {
-    const reverted = await revertAttempt(
-      ctx.store,
-      ctx.workspace.root,
-      input.attempt,
-      ctx.actor.id,
-      ctx.now(),
-    );
+    const reverted = await revertAttempt(ctx.store, ctx.workspace.root, input.attempt, ctx.actor, ctx.now());
     return {
       attempt_id: input.attempt,
       base: reverted.base,

@@ -1,6 +1,7 @@
 import { gitHead } from "../../kernel/git.js";
 import { refuse } from "../../kernel/outcome.js";
 import type { Store } from "../../store/store.js";
+import { type Actor, sameLine } from "../identity/actor.js";
 import { attemptOrThrow } from "./attempts.js";
 import { attemptCheckout } from "./checkout-host.js";
 import { checkoutTop, commitsSince, hashWorkFile } from "./git.js";
@@ -12,16 +13,27 @@ import { ownChanges } from "./verdict.js";
  * Undo the attempt's own changes in its own checkout, and nothing else. Revert never discards a
  * commit: if HEAD moved since the attempt opened it is refused, naming the commits. Paths that
  * were already dirty when it opened are left alone; if the attempt edited one of them, cairn
- * cannot tell its edit from the earlier one and refuses, naming it.
+ * cannot tell its edit from the earlier one and refuses, naming it. Only the agent that opened
+ * the attempt (its parent or child) or the owner may: the work discarded is that agent's, in the
+ * checkout it works in.
  */
 export async function revertAttempt(
   store: Store,
   fallbackRoot: string,
   attemptId: string,
-  actor: string,
+  actor: Actor,
   at: string,
 ) {
-  const attempt = await store.read((tx) => attemptOrThrow(tx, attemptId));
+  const attempt = await store.read(async (tx) => {
+    const attempt = await attemptOrThrow(tx, attemptId);
+    if (!actor.isOwner && !(await sameLine(tx, actor, attempt.openedBy)))
+      throw refuse(
+        "ownership",
+        `${attemptId} was opened by ${attempt.openedBy}; only it (or its parent or child) or the owner may revert it`,
+        `if the attempt is wrong for the goal, ask ${attempt.openedBy} or the owner to revert it`,
+      );
+    return attempt;
+  });
   if (attempt.revertedAt)
     throw refuse("attempt", `${attemptId} was already reverted at ${attempt.revertedAt}`, "nothing to do");
   if (!attempt.baseHead)
@@ -66,7 +78,7 @@ export async function revertAttempt(
     await tx.goals.markReverted(attemptId, at);
     await tx.journal.append({
       at,
-      actor,
+      actor: actor.id,
       action: "attempt.revert",
       subject: attemptId,
       data: {
