@@ -90,10 +90,15 @@ function describeFlag(name: string, field: ReturnType<typeof fieldShape>): strin
   return `${base}${repeat}${field.required ? " (required)" : ""}`;
 }
 
+/** A number as JSON writes it: what a tool call carries for the same field. */
+const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
 function toNumber(value: string): number | string {
-  const number = Number(value);
+  // Number() also reads 0x10, 0o7, 0b1, "+5" and padded text: a typo or a paste read as some
+  // other number. Only JSON's notation is a number, so both faces take the same values.
+  const number = JSON_NUMBER.test(value) ? Number(value) : Number.NaN;
   // Leave a non-number as text: the command's schema then names the field in its error.
-  return value.trim() !== "" && Number.isFinite(number) ? number : value;
+  return Number.isFinite(number) ? number : value;
 }
 
 /** Attach one table command under its `group verb` path, with args and flags read from its schema. */
