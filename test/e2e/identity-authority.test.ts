@@ -1,10 +1,13 @@
+import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { shellAgent, writeAgent } from "../helpers/agents.js";
 import { callTool, connectMcp } from "../helpers/mcp.js";
+import { waitFor } from "../helpers/processes.js";
 import { storedText } from "../helpers/raw-store.js";
-import { addAgent, CAIRN_BIN, cairn, initWorkspace, runSync } from "../helpers/workspace.js";
+import { addAgent, CAIRN_BIN, cairn, cleanEnv, initWorkspace, runSync } from "../helpers/workspace.js";
 
 /**
  * Identities that cannot be borrowed and authority that cannot be minted, attacked the way the
@@ -583,6 +586,42 @@ describe("retirement is immediate and complete", () => {
       expect(cairn(ws.dir, ["whoami"], as(kid.token)).code).toBe(3);
     } finally {
       await mcp.close();
+    }
+  });
+
+  it("a daemon an agent started stops at its next pass once the agent is retired, dispatching nothing more", async () => {
+    const ops = agent("daemon-ops", "lead");
+    const env = cleanEnv({ CAIRN_AGENT: ops.token, DOTAGENT_HOME: join(ws.dir, "no-dotagent") });
+    const daemon = spawn(process.execPath, [CAIRN_BIN, "daemon"], { cwd: ws.dir, env });
+    let stderr = "";
+    daemon.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
+    const exited = new Promise<number | null>((resolve) => daemon.on("close", resolve));
+    try {
+      await waitFor(() => stderr.includes("started"), 15_000, "the daemon to start");
+      expect(cairn(ws.dir, ["agent", "retire", "daemon-ops"]).code).toBe(0);
+      // Due at once: a daemon still acting for the retired agent would run it at its next pass.
+      const ran = join(ws.dir, "ran-after-retirement");
+      writeAgent(
+        ws.dir,
+        "late",
+        shellAgent("late", `touch '${ran}'`, {
+          rest: '[[schedules]]\nid = "hourly"\ntype = "interval"\ninterval_minutes = 60\n',
+        }),
+      );
+      daemon.kill("SIGHUP");
+      const code = await Promise.race([
+        exited,
+        new Promise((resolve) => setTimeout(resolve, 10_000, "running")),
+      ]);
+      expect(code, stderr).toBe(3);
+      expect(stderr).toMatch(/refused: agent daemon-ops \(A-\d+\) was retired/);
+      expect(existsSync(ran)).toBe(false);
+    } finally {
+      if (daemon.exitCode === null) daemon.kill("SIGKILL");
+      await exited;
+      rmSync(join(ws.dir, ".cairn", "agents"), { recursive: true, force: true });
     }
   });
 });

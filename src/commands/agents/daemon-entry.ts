@@ -1,5 +1,6 @@
 import { Daemon } from "../../domains/agents/daemon-loop.js";
 import { audit } from "../../domains/audit/record.js";
+import { requireStillActive } from "../../domains/identity/actor.js";
 import { guard } from "../../domains/identity/guard.js";
 import { sweep } from "../../domains/tasks/sweep.js";
 import { killAllChildren } from "../../kernel/child.js";
@@ -25,11 +26,19 @@ export async function startDaemon(session: Session, args: readonly string[]): Pr
   try {
     const ctx = await session.context();
     if (!flags.has("--dry-run")) guard(ctx.actor, { name: "daemon", effect: "write", confirmed: false });
+    // Checked again at every pass: its starter retired, or its role made read-only in cairn.toml
+    // since, the daemon stops (exit 3) instead of dispatching on for it.
+    const requireAuthority = async () => {
+      const current = await session.context();
+      await requireStillActive(current.store, current.actor);
+      guard(current.actor, { name: "daemon", effect: "write", confirmed: false });
+    };
     const daemon = new Daemon({
       store: ctx.store,
       workspace: ctx.workspace,
       env: ctx.env,
       actorId: ctx.actor.id,
+      requireAuthority,
       log,
       sweepClaims: async () => {
         const released = await sweep(ctx.store, ctx.config, ctx.actor, ctx.now());

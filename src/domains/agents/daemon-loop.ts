@@ -10,7 +10,7 @@ import {
   unlinkSync,
   writeSync,
 } from "node:fs";
-import { conflict } from "../../kernel/outcome.js";
+import { conflict, RefusedError } from "../../kernel/outcome.js";
 import { STOPPING } from "../../kernel/until-stopped.js";
 import { watchShallow } from "../../kernel/watch.js";
 import type { AgentRunRecord, Store } from "../../store/store.js";
@@ -118,6 +118,13 @@ function acquireLock(workspace: Workspace): () => void {
   throw conflict("could not take the daemon lock", "retry");
 }
 
+/** The daemon's starter was refused at a pass (see Daemon.authorised); other refusals are not this. */
+class NoAuthority extends Error {
+  constructor(readonly refused: RefusedError) {
+    super(refused.message);
+  }
+}
+
 export interface DaemonOptions {
   store: Store;
   workspace: Workspace;
@@ -129,6 +136,11 @@ export interface DaemonOptions {
   auditRun?: (run: AgentRunRecord) => void;
   /** Release stale claims (`cairn sweep`'s rule); called on every pass of the loop. */
   sweepClaims?: () => Promise<{ task: string; why: string }[]>;
+  /**
+   * Throws a refusal once whoever started the daemon may no longer have it dispatch (its agent
+   * retired, its role made read-only); called at the start of every pass of the loop.
+   */
+  requireAuthority?: () => Promise<void>;
 }
 
 /** The scheduler's loop: tick, sleep until the next event or a wake-up, until stopped. */
@@ -234,12 +246,14 @@ export class Daemon {
 
   async run(): Promise<void> {
     const release = acquireLock(this.options.workspace);
+    let refused: RefusedError | undefined;
     try {
       this.watchManifests();
       while (!this.stopping.signal.aborted) {
         let report: TickReport;
         this.woken = false;
         try {
+          await this.authorised();
           // On every pass, not only at the start: a cairn mcp or agents run killed outright while
           // this daemon runs would otherwise leave its run running, its processes and its minted
           // token working, until the next daemon start or cairn sweep.
@@ -261,6 +275,12 @@ export class Daemon {
           for (const swept of await this.sweep()) this.options.log(`released ${swept.task}: ${swept.why}`);
           await this.beat(report);
         } catch (error) {
+          if (error instanceof NoAuthority) {
+            // Refused, not failed: the runs it supervises stop (marked interrupted) as at SIGTERM.
+            refused = error.refused;
+            this.stop();
+            break;
+          }
           // A store busy past its timeout, or a write that failed: this pass is lost, never the
           // scheduler (nor the runs it supervises). The next pass decides everything again.
           this.options.log(
@@ -276,6 +296,20 @@ export class Daemon {
       for (const watcher of this.watchers) watcher.close();
       if (this.settle) clearTimeout(this.settle);
       release();
+    }
+    if (refused) throw refused;
+  }
+
+  /**
+   * A daemon is a running server of whoever started it: retiring that agent (or making its role
+   * read-only) takes effect at its next pass, as at a server's next call, not when someone
+   * happens to stop it. It went on dispatching runs for a retired agent for good.
+   */
+  private async authorised(): Promise<void> {
+    try {
+      await this.options.requireAuthority?.();
+    } catch (error) {
+      throw error instanceof RefusedError ? new NoAuthority(error) : error;
     }
   }
 
