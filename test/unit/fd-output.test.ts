@@ -1,4 +1,7 @@
+import { spawnSync } from "node:child_process";
+import { closeSync, existsSync, openSync } from "node:fs";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { CAIRN_BIN, cleanEnv } from "../helpers/workspace.js";
 
 // The plain write(2) path, scripted: each call takes at most `perCall` bytes of the `accept` left,
 // then, with none left, fails with `fail`.
@@ -49,4 +52,25 @@ describe("the CLI's direct output", () => {
     );
     expect(script.calls).toBe(2);
   });
+
+  // Linux's /dev/full fails every write with ENOSPC, as a full disk under `cairn export > file` does.
+  it.skipIf(!existsSync("/dev/full"))(
+    "a full disk under stdout is one line on stderr and exit 1, not a crash printing cairn's source",
+    () => {
+      const full = openSync("/dev/full", "w");
+      try {
+        const run = spawnSync(process.execPath, [CAIRN_BIN, "capabilities", "--json"], {
+          env: cleanEnv(),
+          stdio: ["ignore", full, "pipe"],
+          encoding: "utf8",
+        });
+        expect(run.status).toBe(1);
+        expect(run.stderr).toBe(
+          "cairn: could not write the output: ENOSPC: no space left on device, write\n",
+        );
+      } finally {
+        closeSync(full);
+      }
+    },
+  );
 });

@@ -1,4 +1,5 @@
 import { fstatSync, writeSync } from "node:fs";
+import { EXIT_CODES } from "../../kernel/outcome.js";
 import type { Output } from "./render.js";
 
 /**
@@ -34,11 +35,20 @@ function writer(fd: 1 | 2): (text: string) => void {
   };
 }
 
-/** `cairn task list | head` closes the pipe early: that is the reader's choice, not a failure. */
+/**
+ * `cairn task list | head` closes the pipe early: that is the reader's choice, not a failure.
+ * Any other failure to write (a full disk under `cairn export > file`, an I/O error) is one: said
+ * in one line, exit 1. Rethrown, it crashed the process, printing a line of the bundle's source.
+ */
 function onBrokenPipe(): void {
   process.stdout.on("error", (error: NodeJS.ErrnoException) => {
-    if (error.code !== "EPIPE") throw error;
-    process.exit(process.exitCode ?? 0);
+    if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
+    try {
+      writeSync(2, `cairn: could not write the output: ${error.message}\n`);
+    } catch {
+      // stderr is gone too: the exit code is all that is left to say it.
+    }
+    process.exit(EXIT_CODES.operational);
   });
 }
 
