@@ -1,5 +1,14 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { shellAgent, writeAgent } from "../helpers/agents.js";
@@ -122,6 +131,20 @@ describe.skipIf(process.platform === "win32")("a FIFO in the place of a file cai
     const linked = cairnWithin(join(dir, "linked"), ["status", "--json"]);
     expect(linked.ms).toBeLessThan(DEADLINE_MS);
     expect(linked.code, linked.stderr).toBe(0);
+  });
+
+  it("the file `cairn import` restores: refused at once, as a file that is missing is not found", () => {
+    const dir = mkdtempSync(join(tmpdir(), "cairn-import-fifo-"));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    mkfifo(join(dir, "backup.jsonl"));
+    // Blocked opening it, the process could not even exit on SIGTERM: its exit waits for the open.
+    const fifo = cairnWithin(dir, ["import", "backup.jsonl", "--json"]);
+    expect(fifo.ms).toBeLessThan(DEADLINE_MS);
+    expect(fifo.code, fifo.stderr).toBe(2);
+    expect(fifo.stderr).toMatch(/not a regular file/);
+    const missing = cairnWithin(dir, ["import", "missing.jsonl", "--json"]);
+    expect(missing.code, missing.stderr).toBe(4);
+    expect(existsSync(join(dir, ".cairn"))).toBe(false);
   });
 
   it("cairn.toml itself: commands read defaults, role add and export refuse to go on", () => {

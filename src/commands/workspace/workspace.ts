@@ -204,10 +204,10 @@ export const importCommand = defineBareCommand({
     requireOwnerLaunch(ctx, "create workspaces", location);
     const file = resolve(ctx.cwd, input.file);
     requireNotProtocolStream(file, input.file);
-    const jsonl = await fsPromises().readFile(file, "utf8");
-    const { importIntoNewWorkspace, importIntoSharedStore } = await import(
+    const { importIntoNewWorkspace, importIntoSharedStore, readExportFile } = await import(
       "../../domains/transfer/transfer.js"
     );
+    const jsonl = await readExportFile(file, input.file);
     const { rows, tables } =
       location.kind === "postgres"
         ? await importIntoSharedStore(workspace, location, jsonl, ctx.now(), ctx.signal)

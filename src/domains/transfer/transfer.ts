@@ -1,10 +1,10 @@
-import { existsSync, linkSync, renameSync, rmdirSync, rmSync, statSync } from "node:fs";
+import { closeSync, existsSync, linkSync, readFile, renameSync, rmdirSync, rmSync, statSync } from "node:fs";
 import { basename } from "node:path";
 import { z } from "zod";
 import { crypto } from "../../kernel/builtins.js";
 import { removeLeftoversOfDeadProcesses } from "../../kernel/leftovers.js";
-import { conflict, operational, refuse, usageError } from "../../kernel/outcome.js";
-import { readRegularFile } from "../../kernel/regular-file.js";
+import { conflict, notFound, operational, refuse, usageError } from "../../kernel/outcome.js";
+import { openRegularFile, readRegularFile } from "../../kernel/regular-file.js";
 import { quoteValue } from "../../kernel/text.js";
 import { CAIRN_VERSION } from "../../kernel/version.js";
 import { openStore, type StoreLocation } from "../../store/open.js";
@@ -80,6 +80,32 @@ export async function exportWorkspace(
     counters: Object.keys(counters).length > 0 ? counters : undefined,
   });
   return `${[header, ...records.map((record) => JSON.stringify(record))].join("\n")}\n`;
+}
+
+/**
+ * The text of the export file `cairn import` restores (`named` as the caller wrote it), opened
+ * only if it is a regular file. A FIFO in its place held the open, and the process with it past
+ * SIGTERM (its exit waits for the open), until someone wrote to the FIFO. A file that is not
+ * there is not found, not an operational failure.
+ */
+export async function readExportFile(path: string, named: string): Promise<string> {
+  let fd: number;
+  try {
+    fd = openRegularFile(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const next = "name a file written by `cairn export`";
+    if (code === "ENOENT") throw notFound(`no file ${quoteValue(named)}`, next);
+    if (code === "ENOTREG") throw usageError(`${quoteValue(named)} is not a regular file`, next);
+    throw error;
+  }
+  try {
+    return await new Promise<string>((resolve, reject) =>
+      readFile(fd, "utf8", (error, text) => (error ? reject(error) : resolve(text))),
+    );
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export interface ImportSummary {
