@@ -31,25 +31,28 @@ export async function addRole(
       "ask the owner to run `cairn role add`, or to edit cairn.toml",
     );
   }
-  let text = "";
-  try {
-    text = readRegularFile(configPath);
-  } catch (error) {
-    // No cairn.toml yet: the role starts it. Anything else in its place (a FIFO) is not replaced.
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") {
-      throw operational(`cannot read ${configPath}: ${(error as Error).message}`);
-    }
-  }
-  const before = parseConfig(text, configPath);
-  if (before.roles[name]) {
-    throw conflict(`role ${quoteValue(name)} is already declared in ${configPath}`, "edit it there");
-  }
   const declared = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
   const table = stringify({ roles: { [name]: declared } });
-  const updated = `${text}${text === "" || text.endsWith("\n") ? "" : "\n"}\n${table}\n`;
-  const role = parseConfig(updated, configPath).roles[name];
-  if (!role) throw usageError(`role ${quoteValue(name)} could not be declared`);
+  // The file is read, checked and replaced under the store's write lock, which every other
+  // `role add` takes too: read before it, two at once each appended to the same old text and the
+  // last rename dropped the other's role, though both answered ok and journalled it.
   return store.write(async (tx) => {
+    let text = "";
+    try {
+      text = readRegularFile(configPath);
+    } catch (error) {
+      // No cairn.toml yet: the role starts it. Anything else in its place (a FIFO) is not replaced.
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") {
+        throw operational(`cannot read ${configPath}: ${(error as Error).message}`);
+      }
+    }
+    const before = parseConfig(text, configPath);
+    if (before.roles[name]) {
+      throw conflict(`role ${quoteValue(name)} is already declared in ${configPath}`, "edit it there");
+    }
+    const updated = `${text}${text === "" || text.endsWith("\n") ? "" : "\n"}\n${table}\n`;
+    const role = parseConfig(updated, configPath).roles[name];
+    if (!role) throw usageError(`role ${quoteValue(name)} could not be declared`);
     await tx.journal.append({ at: now, actor: actor.id, action: "role.add", subject: name, data: declared });
     // Written inside the transaction: a file that cannot be written records nothing.
     const temporary = `${configPath}.${process.pid}.tmp`;
