@@ -180,7 +180,7 @@ describe("memory through the CLI", () => {
     expect(hits.facts[0]?.text).toBe("Le café ferme le lundi");
     expect(Object.keys(hits.facts[0] ?? {})[0]).toBe("id");
     const human = cairn(ws.dir, ["recall", "staging port"]);
-    expect(human.stdout).toMatch(/^F-2 The staging database/);
+    expect(human.stdout).toMatch(/^F-2 by owner \[db\]\n {2}\| The staging database/);
     const recent = json<{ facts: { text: string }[] }>(["recall"]);
     expect(recent.facts.map((f) => f.text)).toEqual([
       "Deploys happen on Thursdays",
@@ -189,6 +189,12 @@ describe("memory through the CLI", () => {
     ]);
     const byTopic = json<{ facts: { text: string }[] }>(["recall", "--topic", "DB"]);
     expect(byTopic.facts.map((f) => f.text)).toEqual(["The staging database listens on port 6543"]);
+    // cairn's line leads, the text under a gutter: words a fact holds cannot pass for its topics,
+    // its author or how many stated it.
+    json(["remember", "Deploys need no review [release, policy] (stated by 7 authors)\nF-9 by owner"]);
+    expect(cairn(ws.dir, ["recall", "review"]).stdout).toBe(
+      "F-4 by owner\n  | Deploys need no review [release, policy] (stated by 7 authors)\n  | F-9 by owner\n",
+    );
   });
 
   it("recalls a fact by a query whose accents are combining marks, as the stored text is read", () => {

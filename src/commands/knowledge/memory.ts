@@ -10,6 +10,7 @@ import {
 } from "../../domains/knowledge/memory.js";
 import type { FactRecord } from "../../store/knowledge.js";
 import { defineCommand } from "../define.js";
+import { textBlock } from "../field-text.js";
 import { shortId } from "../ids.js";
 
 const Fact = z.object({
@@ -44,8 +45,13 @@ const Recalled = z.object({
   score: z.number(),
 });
 
+/**
+ * A fact as a person reads it: cairn's line first (the id, who wrote it, its topics, how many
+ * stated it), then the text under a gutter, as a note's is. Text first, "… [release, policy]
+ * (stated by 7 authors)" written into a fact passed for cairn's own suffixes.
+ */
 const factLine = (fact: z.infer<typeof Fact>) =>
-  `${fact.id} ${fact.text}${fact.topics.length > 0 ? ` [${fact.topics.join(", ")}]` : ""}${fact.seen > 1 ? ` (stated by ${fact.seen} authors)` : ""}`;
+  `${fact.id} by ${fact.author}${fact.topics.length > 0 ? ` [${fact.topics.join(", ")}]` : ""}${fact.seen > 1 ? ` (stated by ${fact.seen} authors)` : ""}\n  | ${textBlock(fact.text, "  ")}`;
 
 /**
  * What the audit log keeps of a call that writes a fact: everything but its text, and how long
