@@ -1,6 +1,8 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import type { AnyCommand } from "../../src/commands/define.js";
+import { COMMANDS_BY_NAME } from "../../src/commands/registry.js";
 import { actorOf, OWNER, profileFor } from "../../src/domains/identity/actor.js";
 import { addAgent, listAgents, retireAgent } from "../../src/domains/identity/agents.js";
 import { answerQuestion, askQuestion, routeAsk } from "../../src/domains/tasks/asks.js";
@@ -378,6 +380,9 @@ describe("reserved roles", () => {
           message: expect.stringContaining("reserved"),
         });
         expect(() => WorkspaceConfig.parse({ roles: { [role]: {} } }), role).toThrow(/reserved role names/);
+        // `role add` says why, naming the field, rather than cairn.toml's "Invalid key in record".
+        const declared = (COMMANDS_BY_NAME.get("role add") as AnyCommand).input.safeParse({ name: role });
+        expect(declared.error?.issues[0]?.message, role).toBe("owner and human are reserved role names");
       }
       expect(await listAgents(store, true)).toEqual([]);
       await expect(

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { PROFILES, type RoleConfig } from "../../domains/workspace/config.js";
+import { PROFILES, type RoleConfig, RoleName } from "../../domains/workspace/config.js";
 import { addRole } from "../../domains/workspace/roles.js";
 import { defineCommand } from "../define.js";
 
@@ -42,7 +42,7 @@ export const roleAdd = defineCommand({
   positional: ["name"],
   input: () =>
     z.object({
-      name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "role names use 1-64 letters, digits, - and _"),
+      name: RoleName,
       summary: z.string().optional(),
       instructions: z.string().optional().describe("standing instructions every brief of the role carries"),
       scope: z.array(z.string()).optional().describe("path globs the role works in"),

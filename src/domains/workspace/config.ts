@@ -96,19 +96,16 @@ function ownNames<T>(table: Record<string, T>): Record<string, T> {
   return Object.assign(Object.create(null) as Record<string, T>, table);
 }
 
+/** A role's name, in cairn.toml and in `role add`: one rule, so both faces say the same. */
+export const RoleName = z
+  .string()
+  .regex(NAME, "role names use 1-64 letters, digits, - and _")
+  .refine((name) => !isReservedRole(name), `${RESERVED_ROLES.join(" and ")} are reserved role names`);
+
 export const WorkspaceConfig = z
   .object({
     workspace: z.object({ name: z.string().optional() }).default({}),
-    roles: z
-      .record(
-        z
-          .string()
-          .regex(NAME, "role names use letters, digits, - and _")
-          .refine((name) => !isReservedRole(name), `${RESERVED_ROLES.join(" and ")} are reserved role names`),
-        RoleConfig,
-      )
-      .default({})
-      .transform(ownNames),
+    roles: z.record(RoleName, RoleConfig).default({}).transform(ownNames),
     claims: z
       .object({
         lease_minutes: z
