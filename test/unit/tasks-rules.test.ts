@@ -260,6 +260,29 @@ describe("refused claims quote the task's text", () => {
   });
 });
 
+describe("a task's traces", () => {
+  it("hold at most 64 KiB in all: every scoped agent's next reads and matches each open task's", async () => {
+    const scratch = scratchDir();
+    const store = openStore(join(scratch.dir, "cairn.db"), { create: true });
+    try {
+      const now = "2026-01-01T00:00:00.000Z";
+      // A thousand paths of 4 KB each (every one within its own limit) made 4 MB a task: a hundred
+      // such tasks kept a scoped agent's `task ready` busy for seconds.
+      const traces = (chars: number) =>
+        Array.from({ length: 1_000 }, (_, i) => `src/${i}/${"x".repeat(chars)}`.slice(0, chars));
+      await expect(addTask(store, OWNER, { title: "wide", traces: traces(4_000) }, now, {})).rejects.toThrow(
+        /traces hold at most 65536 characters in all \(these have 4000000\)/,
+      );
+      expect(
+        (await addTask(store, OWNER, { title: "many files", traces: traces(64) }, now, {})).traces,
+      ).toHaveLength(1_000);
+    } finally {
+      await store.close();
+      scratch.cleanup();
+    }
+  });
+});
+
 describe("a finish refusal", () => {
   it("quotes and cuts each unmet criterion's text, and lists twenty of thousands", async () => {
     const scratch = scratchDir();

@@ -49,6 +49,24 @@ async function requireTasks(tx: Tx, ids: readonly string[]): Promise<string[]> {
   return wanted;
 }
 
+/**
+ * The most characters a task's traces hold in all (a thousand paths of 64). Each path alone may
+ * hold 4 KiB and a list a thousand items, so a task could carry 4 MB of them; and every scoped
+ * agent's `task ready` (next_task) reads and matches the traces of each open task it passes over:
+ * a hundred such tasks, which any agent with a write grant can add, kept it busy for seconds.
+ */
+export const MAX_TRACE_CHARS = 64 * 1024;
+
+function requireTraceRoom(traces: readonly string[]): void {
+  const chars = traces.reduce((sum, trace) => sum + trace.length, 0);
+  if (chars > MAX_TRACE_CHARS) {
+    throw usageError(
+      `traces hold at most ${MAX_TRACE_CHARS} characters in all (these have ${chars})`,
+      "name the folders the work touches rather than each file, or split the task (`cairn task add --parent`)",
+    );
+  }
+}
+
 /** `setting`: the adder's, kept with each criterion that names a command (see toCriterion). */
 export async function addTask(
   store: Store,
@@ -61,6 +79,7 @@ export async function addTask(
 ) {
   if (request.title.trim() === "") throw usageError("a task needs a title");
   const estimate = parseEstimate(request.estimate);
+  requireTraceRoom(request.traces ?? []);
   const criteria = (request.criteria ?? []).map((criterion) => toCriterion(criterion, setting));
   return store.write(async (tx) => {
     const parent = request.parent ? await loadTask(tx, request.parent) : undefined;
