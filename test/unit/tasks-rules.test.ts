@@ -260,12 +260,9 @@ describe("refused claims quote the task's text", () => {
   });
 });
 
-describe("a task's traces", () => {
-  it("hold at most 64 KiB in all: every scoped agent's next reads and matches each open task's", async () => {
-    const scratch = scratchDir();
-    const store = openStore(join(scratch.dir, "cairn.db"), { create: true });
-    try {
-      const now = "2026-01-01T00:00:00.000Z";
+describe("what one record holds in all", () => {
+  it("a task's traces: 64 KiB, since every scoped agent's next reads and matches each open task's", async () => {
+    await withStore(async (store, _config, now) => {
       // A thousand paths of 4 KB each (every one within its own limit) made 4 MB a task: a hundred
       // such tasks kept a scoped agent's `task ready` busy for seconds.
       const traces = (chars: number) =>
@@ -276,10 +273,22 @@ describe("a task's traces", () => {
       expect(
         (await addTask(store, OWNER, { title: "many files", traces: traces(64) }, now, {})).traces,
       ).toHaveLength(1_000);
-    } finally {
-      await store.close();
-      scratch.cleanup();
-    }
+    });
+  });
+
+  it("a queue's steps: 256 KiB, since every queue list reads each queue's", async () => {
+    await withStore(async (store, _config, now) => {
+      // A thousand steps of 4 KB, each within its own limit: a hundred such queues made every
+      // `queue list` read 400 MB.
+      const steps = (chars: number) =>
+        Array.from({ length: 1_000 }, (_, i) => `${i} ${"x".repeat(chars)}`.slice(0, chars));
+      await expect(addQueue(store, OWNER, "wide", steps(4_000), now)).rejects.toThrow(
+        /steps hold at most 262144 characters in all \(these have 4000000\)/,
+      );
+      await expect(addQueue(store, OWNER, "checklist", steps(256), now)).resolves.toMatchObject({
+        total: 1_000,
+      });
+    });
   });
 });
 

@@ -42,6 +42,13 @@ async function load(tx: Tx, name: string): Promise<QueueRecord> {
   return queue;
 }
 
+/**
+ * The most characters a queue's steps hold in all. Each step alone may hold 4 KiB and a queue a
+ * thousand of them: a hundred such queues, which any writer may add, made every `queue list`
+ * read 400 MB for 4.5 s. A checklist of fifty steps of a paragraph each is 20 KiB.
+ */
+export const MAX_QUEUE_CHARS = 256 * 1024;
+
 export async function addQueue(store: Store, actor: Actor, name: string, steps: string[], now: string) {
   if (!NAME.test(name)) throw usageError(`queue name ${quoteValue(name)} must be letters, digits, ., - or _`);
   // Its events are journaled under its name: one named `T-4` wrote events about task T-4.
@@ -51,6 +58,12 @@ export async function addQueue(store: Store, actor: Actor, name: string, steps: 
       "choose a name that is not an id (T-4, 7)",
     );
   if (steps.length === 0) throw usageError("a queue needs steps (--step, once per step, in order)");
+  const chars = steps.reduce((sum, step) => sum + step.length, 0);
+  if (chars > MAX_QUEUE_CHARS)
+    throw usageError(
+      `a queue's steps hold at most ${MAX_QUEUE_CHARS} characters in all (these have ${chars})`,
+      "say each step in a line or two and keep the details in a file a step names",
+    );
   return store.write(async (tx) => {
     if (await tx.queues.byName(name)) throw conflict(`a queue named ${name} already exists`);
     await tx.queues.insert(name, steps, now);
