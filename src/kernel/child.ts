@@ -10,7 +10,7 @@ import {
   servedBoard,
   storeCredentialVariables,
 } from "./started-for.js";
-import { urlWithoutPassword } from "./url-password.js";
+import { passwordsIn, urlWithoutPassword } from "./url-password.js";
 
 /**
  * Every process cairn starts (verify commands, shortcuts, evaluators, agents, skill scripts, OS
@@ -92,6 +92,22 @@ export function storeAccess(base: NodeJS.ProcessEnv): Record<string, string> {
     if (value !== undefined) access[name] = value;
   }
   return access;
+}
+
+/**
+ * The secrets `storeAccess` hands a child, to be masked in whatever it prints: the URL whole when
+ * it carries a password, each of its passwords alone, and the credential variables' values
+ * (PGPASSWORD). Masking the URL alone let a run print the password it was given another way.
+ */
+export function storeSecrets(base: NodeJS.ProcessEnv): string[] {
+  const access = storeAccess(base);
+  const url = access.CAIRN_STORE_URL;
+  const secrets = url && urlWithoutPassword(url) !== url ? [url, ...passwordsIn(url)] : [];
+  for (const name of storeCredentialVariables()) {
+    const value = access[name];
+    if (value) secrets.push(value);
+  }
+  return secrets;
 }
 
 /**

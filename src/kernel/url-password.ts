@@ -50,6 +50,24 @@ export function dropSecretParameters(params: URLSearchParams): void {
 }
 
 /**
+ * The passwords a store URL carries, each as written and as the driver decodes it: what a
+ * program handed the URL could print on its own once it picked the URL apart. None for a URL
+ * that does not parse (the store could not open it either).
+ */
+export function passwordsIn(url: string): string[] {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return [];
+  }
+  const found = [parsed.password, decodedName(parsed.password)];
+  for (const [name, value] of parsed.searchParams)
+    if (isSecretParameter(name)) found.push(value, encodeURIComponent(value));
+  return [...new Set(found)].filter((password) => password.length > 0);
+}
+
+/**
  * A store URL without any password it carries (in the user part or as a parameter): what a
  * process cairn starts may see of it. A URL with none is returned as it was.
  */

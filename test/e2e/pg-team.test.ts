@@ -3,6 +3,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { shellAgent, writeAgent } from "../helpers/agents.js";
 import { callTool, connectMcp, type McpHandle } from "../helpers/mcp.js";
 import { startPostgres } from "../helpers/pg-server.js";
 import {
@@ -280,6 +281,27 @@ describe("PostgreSQL: credentials and faults", () => {
     expect(exported.stdout).not.toContain("StoreSecret77");
     // A SQLite board's PGPASSWORD is the user's own (a test suite's database): its checks see it.
     expect(check(local, { CAIRN_STORE_URL: undefined, PGPASSWORD: "UsersOwn77" })).toContain("UsersOwn77");
+  });
+
+  it("an agent run given the store's password to act on the board never writes it in its log or result", () => {
+    const dir = join(root.dir, "run-password");
+    mkdirSync(dir, { recursive: true });
+    const url = `${testPgUrl().replace("postgres@", "postgres:User%40Part9@")}?schema=rp-${Date.now().toString(36)}`;
+    const env = { CAIRN_STORE_URL: `${url}&password=QueryPart9`, PGPASSWORD: "EnvPart9" };
+    expect(cairn(dir, ["init", "--json"], { env }).code).toBe(0);
+    expect(cairn(dir, ["agent", "add", "printer-bot", "--role", "builder"], { env }).code).toBe(0);
+    // Each password alone, as a program that picks the URL apart or prints its environment would.
+    const script = [
+      'echo "$PGPASSWORD"',
+      `node -e 'const u = new URL(process.env.CAIRN_STORE_URL); console.log(u.password, decodeURIComponent(u.password), u.searchParams.get("password"))'`,
+    ].join("; ");
+    writeAgent(dir, "printer", shellAgent("printer", script, { rest: '[cairn]\nidentity = "printer-bot"' }));
+    const run = cairn(dir, ["agents", "run", "printer", "--json"], { env });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("[redacted]");
+    const logs = cairn(dir, ["agents", "logs", "printer", "--json"], { env });
+    expect(logs.code).toBe(0);
+    for (const text of [run.stdout, run.stderr, logs.stdout]) expect(text).not.toMatch(/Part9/);
   });
 
   it("the server restarting under load: acknowledged writes survive, later calls reconnect", async () => {

@@ -2,12 +2,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { setTimeout as pause } from "node:timers/promises";
 import { os } from "../../kernel/builtins.js";
-import { childEnv, runChild, storeAccess } from "../../kernel/child.js";
+import { childEnv, runChild, storeAccess, storeSecrets } from "../../kernel/child.js";
 import { conflict, operational, usageError } from "../../kernel/outcome.js";
 import { type ProgressSink, runProgress } from "../../kernel/progress.js";
 import { SecretMask } from "../../kernel/secret-mask.js";
 import { STOPPING, untilStopped } from "../../kernel/until-stopped.js";
-import { urlWithoutPassword } from "../../kernel/url-password.js";
 import type { AgentRunRecord, RunStatus, RunTrigger, Store, Tx } from "../../store/store.js";
 import {
   identityFor,
@@ -78,12 +77,6 @@ export function runEnvironment(
   // A run acting on the board as itself reaches the store as the caller does, password and all.
   if (identity) Object.assign(env, storeAccess(request.env), { CAIRN_AGENT: identity.token });
   return env;
-}
-
-/** The store URL a run acting on the board is given, when it carries a password: masked whole. */
-function storeUrlSecret(env: NodeJS.ProcessEnv): string[] {
-  const url = env.CAIRN_STORE_URL;
-  return url && urlWithoutPassword(url) !== url ? [url] : [];
 }
 
 /** Pauses before the end of a run is written again, after a write that failed. */
@@ -217,9 +210,9 @@ async function supervise(
           (tx, minted) => tx.agentRuns.setIdentity(started.id, minted.id),
           request.actorId,
         );
-      // A run that prints its environment must not write its token (or the store URL's password)
-      // into its log and result: a token is never logged.
-      const secrets = identity ? [identity.token, ...storeUrlSecret(request.env)] : [];
+      // A run that prints its environment must not write its token, nor the store's password it
+      // was given with it (in the URL or PGPASSWORD), into its log and result.
+      const secrets = identity ? [identity.token, ...storeSecrets(request.env)] : [];
       const masks = { stdout: new SecretMask(secrets), stderr: new SecretMask(secrets) };
       const keep = (chunk: Buffer, stream: "stdout" | "stderr") => {
         if (chunk.length === 0) return;
