@@ -3,11 +3,12 @@ import { basename, dirname } from "node:path";
 import Database from "better-sqlite3";
 import { crypto } from "../kernel/builtins.js";
 import { removeLeftoversOfDeadProcesses } from "../kernel/leftovers.js";
-import { conflict, operational } from "../kernel/outcome.js";
+import { CairnError, conflict, operational } from "../kernel/outcome.js";
 import { sqliteBinding } from "../kernel/sqlite-addon.js";
 import { openStore, type StoreLocation } from "./open.js";
 import { BEGIN_WRITE, connect, exactTypes } from "./postgres/connection.js";
 import { encodeText, ident, pgDb } from "./postgres/db.js";
+import { translatePgError } from "./postgres/errors.js";
 import { InsertWindow, insertGroups, insertSql, nextRowids } from "./postgres/insert-window.js";
 import { targetOf } from "./postgres/location.js";
 import { requireKnownSchema } from "./postgres/migrate.js";
@@ -147,6 +148,20 @@ async function readPostgres(location: Extract<StoreLocation, { kind: "postgres" 
     return { tables, counters, dump };
   } finally {
     await client.end();
+  }
+}
+
+/**
+ * A failure of the copy's own connection (it reads and writes around the store), as the store
+ * reports its own: typed, naming the server. A raw driver message ("Connection terminated
+ * unexpectedly") said neither where nor that the copy failed.
+ */
+async function onServer<T>(location: Extract<StoreLocation, { kind: "postgres" }>, work: () => Promise<T>) {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof CairnError) throw error;
+    throw translatePgError(error, targetOf(location)) ?? error;
   }
 }
 
@@ -309,9 +324,10 @@ export async function copyStore(
     const snapshot =
       source.kind === "sqlite"
         ? await readSqlite(source.path, target.kind === "postgres")
-        : await readPostgres(source);
+        : await onServer(source, () => readPostgres(source));
     await pause();
-    if (building.kind === "postgres") await writePostgres(building, snapshot, pause);
+    if (building.kind === "postgres")
+      await onServer(building, () => writePostgres(building, snapshot, pause));
     else {
       await writeSqlite(building.path, snapshot, pause);
       // Still unplaced, so still nothing written: a SQLite copy may be stopped here too.

@@ -1,5 +1,9 @@
 import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { copyStore } from "../../src/store/copy.js";
 import { openStore } from "../../src/store/open.js";
 import type { Store } from "../../src/store/store.js";
 import { journalEvent as event } from "../helpers/contract-stores.js";
@@ -15,6 +19,8 @@ import { testPgUrl } from "../helpers/workspace.js";
 
 let proxy: Awaited<ReturnType<typeof pgProxy>>;
 let cutAtCommit = false;
+/** Cut the connection that sends a `store copy`'s first row (its answer never comes). */
+let cutAtCopy = false;
 
 beforeAll(async () => {
   proxy = await pgProxy(({ client, server }) => {
@@ -22,6 +28,13 @@ beforeAll(async () => {
     return {
       toServer(chunk) {
         // COMMIT itself, not a BEGIN that states READ COMMITTED.
+        if (cutAtCopy && !cut && /INSERT INTO "events"/.test(chunk.toString("latin1"))) {
+          cut = true;
+          cutAtCopy = false;
+          client.destroy();
+          server.destroy();
+          return false;
+        }
         if (cutAtCommit && !cut && /\bCOMMIT\b/.test(chunk.toString("latin1"))) {
           cut = true;
           cutAtCommit = false;
@@ -70,6 +83,35 @@ describe("PostgreSQL store: the connection lost at COMMIT", () => {
     } finally {
       await store.close();
       await direct.close();
+    }
+  });
+});
+
+describe("store copy: the connection to the target lost mid-copy", () => {
+  it("names the server in a typed error, writes nothing, and the copy runs again", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cairn-copy-cut-"));
+    const source = { kind: "sqlite" as const, path: join(dir, "cairn.db") };
+    const schema = `copy-cut-${randomUUID()}`;
+    const seeded = openStore(source, { create: true });
+    try {
+      await seeded.write(async (tx) => {
+        await tx.journal.append(event("to copy"));
+      });
+    } finally {
+      await seeded.close();
+    }
+    try {
+      cutAtCopy = true;
+      const failure = await copyStore(source, { kind: "postgres", url: proxy.url, schema }).then(
+        () => undefined,
+        (error: unknown) => error as Error & { errorKind?: string },
+      );
+      expect(failure?.errorKind).toBe("operational");
+      expect(failure?.message).toContain(`PostgreSQL at ${new URL(proxy.url).host}`);
+      await copyStore(source, { kind: "postgres", url: testPgUrl(), schema });
+    } finally {
+      cutAtCopy = false;
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
