@@ -1,6 +1,7 @@
 import { z } from "zod";
-import { blockTask, dependTask, dropTask, moveTask, reopenTask } from "../../domains/tasks/board.js";
+import { blockTask, dropTask, reopenTask } from "../../domains/tasks/board.js";
 import { checkTask, finishTask } from "../../domains/tasks/done.js";
+import { dependTask, moveTask } from "../../domains/tasks/tree.js";
 import { EXIT_CODES } from "../../kernel/outcome.js";
 import type { CommandContext } from "../context.js";
 import { defineCommand } from "../define.js";

@@ -1,7 +1,7 @@
-import { conflict, notFound, refuse, usageError } from "../../kernel/outcome.js";
+import { conflict, refuse, usageError } from "../../kernel/outcome.js";
 import type { Setting } from "../../kernel/setting.js";
 import type { NoteRecord } from "../../store/knowledge.js";
-import type { Store, Tx } from "../../store/store.js";
+import type { Store } from "../../store/store.js";
 import type {
   AskRecord,
   CriterionRecord,
@@ -17,16 +17,9 @@ import { taskScope } from "../knowledge/text.js";
 import { WorkspaceConfig } from "../workspace/config.js";
 import { ASKS_SHOWN } from "./asks.js";
 import { requireWipRoom } from "./claims.js";
-import {
-  journal,
-  loadTask,
-  parseEstimate,
-  requireHolder,
-  requirePlanAuthority,
-  taskId,
-  who,
-} from "./common.js";
+import { journal, loadTask, parseEstimate, requirePlanAuthority, who } from "./common.js";
 import { type CriterionInput, toCriterion, withShortcutDefinitions } from "./criteria.js";
+import { requireTasks, requireTreeRoom } from "./tree.js";
 
 export interface AddTaskRequest {
   title: string;
@@ -39,14 +32,6 @@ export interface AddTaskRequest {
   estimate?: string;
   traces?: string[];
   labels?: string[];
-}
-
-async function requireTasks(tx: Tx, ids: readonly string[]): Promise<string[]> {
-  const wanted = [...new Set(ids.map(taskId))];
-  const found = new Set((await tx.tasks.byIds(wanted)).map((task) => task.id));
-  const missing = wanted.filter((id) => !found.has(id));
-  if (missing.length > 0) throw notFound(`no task ${missing.join(", ")}`, "see `cairn task list`");
-  return wanted;
 }
 
 /**
@@ -182,137 +167,6 @@ function taskIdPrefix(typed: string): string | undefined {
   if (/^\d*$/.test(text)) return `T-${text}`;
   if (text === "T") return "T-";
   return /^T-\d*$/.test(text) ? text : undefined;
-}
-
-/**
- * How many levels the task tree holds. Every task keeps the path of its ancestors (its tree
- * order, ten characters a level), so a chain of nested tasks costs storage by the square of its
- * length (an agent adding 6,600 of them made a 900 MB database in 90 s), and past 6,553 levels
- * the path outgrew what an import takes, so every export of the workspace was refused.
- */
-export const MAX_TASK_DEPTH = 1_000;
-
-/** Refuse putting `levels` levels of tasks under `parent` when the tree would outgrow its depth. */
-function requireTreeRoom(parent: TaskRecord, levels: number): void {
-  const depth = parent.sortPath.split("/").length;
-  if (depth + levels > MAX_TASK_DEPTH) {
-    throw refuse(
-      "tree",
-      `${parent.id} is ${depth} levels deep; ${levels} more would pass the ${MAX_TASK_DEPTH} levels the task tree holds`,
-      "put the task under a parent nearer the top",
-    );
-  }
-}
-
-/** The levels of tasks from `task` down to its deepest descendant: 1 for a task with no children. */
-async function levelsFrom(tx: Tx, task: TaskRecord): Promise<number> {
-  let levels = 1;
-  for (let level = [task.id]; ; levels++) {
-    const next: string[] = [];
-    for (const id of level) for (const child of await tx.tasks.children(id)) next.push(child.id);
-    if (next.length === 0) return levels;
-    level = next;
-  }
-}
-
-/**
- * Re-parent a task; under itself or one of its own descendants would make the tree a loop. Where
- * a task sits is its author's plan, as its dependencies are: its parents' why leads every brief
- * of it, so another agent moving an unheld task under one of its own rewrote that why.
- */
-export async function moveTask(
-  store: Store,
-  actor: Actor,
-  raw: string,
-  rawParent: string | undefined,
-  now: string,
-) {
-  return store.write(async (tx) => {
-    const task = await loadTask(tx, raw);
-    await requirePlanAuthority(tx, task, actor, "move");
-    const parent = rawParent ? await loadTask(tx, rawParent) : undefined;
-    if (parent && (parent.id === task.id || parent.sortPath.startsWith(`${task.sortPath}/`))) {
-      throw refuse(
-        "tree",
-        `moving ${task.id} under ${parent.id} would make a loop: ${parent.id === task.id ? "a task cannot be its own parent" : `${parent.id} is inside ${task.id}`}`,
-        `choose a parent outside ${task.id}'s subtree, or move ${parent.id} out first`,
-      );
-    }
-    if (parent) requireTreeRoom(parent, await levelsFrom(tx, task));
-    await tx.tasks.move(task.id, parent?.id ?? null, now);
-    await journal(tx, actor, now, "task.move", task.id, { from: task.parentId, to: parent?.id ?? null });
-    return (await tx.tasks.byId(task.id)) as TaskRecord;
-  });
-}
-
-/**
- * The dependency path from `from` to `to`, if one exists (breadth-first, shortest). `cleared`
- * holds tasks an earlier search toward the same `to` walked without finding it: nothing below them
- * leads there, so they are not walked again, and this search's tasks join them when it finds no
- * path. Without it, one call naming a thousand dependencies atop a long chain walked the chain a
- * thousand times, holding the write lock for most of a minute.
- */
-async function dependencyPath(
-  tx: Tx,
-  from: string,
-  to: string,
-  cleared: Set<string> = new Set(),
-): Promise<string[] | null> {
-  if (cleared.has(from)) return null;
-  const previous = new Map<string, string | null>([[from, null]]);
-  const queue = [from];
-  for (let head = 0; head < queue.length; head++) {
-    const current = queue[head] as string;
-    if (current === to) {
-      const path: string[] = [];
-      for (let step: string | null = current; step; step = previous.get(step) ?? null) path.unshift(step);
-      return path;
-    }
-    for (const next of await tx.tasks.dependencies(current)) {
-      if (previous.has(next.id) || cleared.has(next.id)) continue;
-      previous.set(next.id, current);
-      queue.push(next.id);
-    }
-  }
-  for (const walked of queue) cleared.add(walked);
-  return null;
-}
-
-export async function dependTask(
-  store: Store,
-  actor: Actor,
-  raw: string,
-  change: { on?: string[]; remove?: string[] },
-  now: string,
-) {
-  if ((change.on ?? []).length === 0 && (change.remove ?? []).length === 0) {
-    throw usageError("name dependencies to add (--on T-1) or remove (--remove T-1)");
-  }
-  return store.write(async (tx) => {
-    const task = await loadTask(tx, raw);
-    const removed = await requireTasks(tx, change.remove ?? []);
-    // Adding a dependency only asks for more; removing one lifts a gate.
-    if (removed.length > 0) await requirePlanAuthority(tx, task, actor, "remove dependencies of");
-    else await requireHolder(tx, task, actor, "change");
-    const added = await requireTasks(tx, change.on ?? []);
-    const cleared = new Set<string>();
-    for (const dependency of added) {
-      if (dependency === task.id)
-        throw refuse("dependencies", `${task.id} cannot depend on itself`, "name another task");
-      const loop = await dependencyPath(tx, dependency, task.id, cleared);
-      if (loop) {
-        throw refuse(
-          "dependencies",
-          `${task.id} → ${dependency} would close a cycle: ${[task.id, ...loop].join(" → ")}`,
-          `remove one of those dependencies first (\`cairn task depend ${loop.at(-2) ?? dependency} --remove ${task.id}\`)`,
-        );
-      }
-      await tx.tasks.addDependency(task.id, dependency);
-    }
-    for (const dependency of removed) await tx.tasks.removeDependency(task.id, dependency);
-    await journal(tx, actor, now, "task.depend", task.id, { added, removed });
-    return { task, dependsOn: await tx.tasks.dependencies(task.id) };
-  });
 }
 
 const FINAL: readonly TaskStatus[] = ["done", "dropped"];
