@@ -192,3 +192,14 @@ export function checkLimits(command: string, input: unknown): void {
       : "split the change into smaller calls",
   );
 }
+
+/**
+ * A list whose items are each within their limit may still hold too much in all, where every
+ * reader of the record pays for the whole of it (a task's traces, a queue's steps): refused past
+ * `limit` characters summed, naming `what` and how much it held.
+ */
+export function requireTotalChars(what: string, items: readonly string[], limit: number, next: string): void {
+  const chars = items.reduce((sum, item) => sum + item.length, 0);
+  if (chars > limit)
+    throw usageError(`${what} hold at most ${limit} characters in all (these have ${chars})`, next);
+}

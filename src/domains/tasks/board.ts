@@ -14,6 +14,7 @@ import type {
 } from "../../store/tasks.js";
 import type { Actor } from "../identity/actor.js";
 import { taskScope } from "../knowledge/text.js";
+import { requireTotalChars } from "../limits/limits.js";
 import { WorkspaceConfig } from "../workspace/config.js";
 import { ASKS_SHOWN } from "./asks.js";
 import { requireWipRoom } from "./claims.js";
@@ -42,16 +43,6 @@ export interface AddTaskRequest {
  */
 export const MAX_TRACE_CHARS = 64 * 1024;
 
-function requireTraceRoom(traces: readonly string[]): void {
-  const chars = traces.reduce((sum, trace) => sum + trace.length, 0);
-  if (chars > MAX_TRACE_CHARS) {
-    throw usageError(
-      `traces hold at most ${MAX_TRACE_CHARS} characters in all (these have ${chars})`,
-      "name the folders the work touches rather than each file, or split the task (`cairn task add --parent`)",
-    );
-  }
-}
-
 /** `setting`: the adder's, kept with each criterion that names a command (see toCriterion). */
 export async function addTask(
   store: Store,
@@ -64,7 +55,12 @@ export async function addTask(
 ) {
   if (request.title.trim() === "") throw usageError("a task needs a title");
   const estimate = parseEstimate(request.estimate);
-  requireTraceRoom(request.traces ?? []);
+  requireTotalChars(
+    "traces",
+    request.traces ?? [],
+    MAX_TRACE_CHARS,
+    "name the folders the work touches rather than each file, or split the task (`cairn task add --parent`)",
+  );
   const criteria = (request.criteria ?? []).map((criterion) => toCriterion(criterion, setting));
   return store.write(async (tx) => {
     const parent = request.parent ? await loadTask(tx, request.parent) : undefined;

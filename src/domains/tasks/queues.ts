@@ -4,6 +4,7 @@ import { quoteValue } from "../../kernel/text.js";
 import type { Store, Tx } from "../../store/store.js";
 import type { QueueRecord } from "../../store/tasks.js";
 import type { Actor } from "../identity/actor.js";
+import { requireTotalChars } from "../limits/limits.js";
 import { journal, who } from "./common.js";
 
 const NAME = /^[a-zA-Z0-9_.-]{1,64}$/;
@@ -58,12 +59,12 @@ export async function addQueue(store: Store, actor: Actor, name: string, steps: 
       "choose a name that is not an id (T-4, 7)",
     );
   if (steps.length === 0) throw usageError("a queue needs steps (--step, once per step, in order)");
-  const chars = steps.reduce((sum, step) => sum + step.length, 0);
-  if (chars > MAX_QUEUE_CHARS)
-    throw usageError(
-      `a queue's steps hold at most ${MAX_QUEUE_CHARS} characters in all (these have ${chars})`,
-      "say each step in a line or two and keep the details in a file a step names",
-    );
+  requireTotalChars(
+    "a queue's steps",
+    steps,
+    MAX_QUEUE_CHARS,
+    "say each step in a line or two and keep the details in a file a step names",
+  );
   return store.write(async (tx) => {
     if (await tx.queues.byName(name)) throw conflict(`a queue named ${name} already exists`);
     await tx.queues.insert(name, steps, now);
