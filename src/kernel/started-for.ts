@@ -17,7 +17,7 @@ let credentials: readonly string[] = [];
  * The board this process serves; every child it starts from now on is marked as started for it.
  * `storeCredentials` names the variables that hold the board's store credential in this process
  * (PGPASSWORD for a shared store): none of them reaches a child that does not act on the board
- * as itself (see childEnv and storeAccess).
+ * as itself (see childEnv, and storeAccess in store-access.ts).
  */
 export function startChildrenFor(board: string, storeCredentials: readonly string[] = []): void {
   startedFor = board;

@@ -2,10 +2,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { setTimeout as pause } from "node:timers/promises";
 import { os } from "../../kernel/builtins.js";
-import { childEnv, runChild, storeAccess, storeSecrets } from "../../kernel/child.js";
+import { childEnv, runChild } from "../../kernel/child.js";
 import { conflict, operational, usageError } from "../../kernel/outcome.js";
 import { type ProgressSink, runProgress } from "../../kernel/progress.js";
 import { SecretMask } from "../../kernel/secret-mask.js";
+import { storeAccess, storeSecrets } from "../../kernel/store-access.js";
 import { STOPPING, untilStopped } from "../../kernel/until-stopped.js";
 import type { AgentRunRecord, RunStatus, RunTrigger, Store, Tx } from "../../store/store.js";
 import {
