@@ -46,12 +46,12 @@ export function newAttempt(runId: string, openedAt: string, fields: Partial<NewA
   };
 }
 
-/** One repeat of an evaluator on the attempt's side, exiting 0 with this value. */
+/** One repeat of an evaluator on the attempt's side: exiting 0 with this value, or 1 with none. */
 export function newSample(
   attemptId: string,
   evaluator: string,
   repeatIndex: number,
-  value: number,
+  value: number | null,
   at: string,
 ): SampleRecord {
   return {
@@ -59,7 +59,7 @@ export function newSample(
     evaluator,
     proof: evaluator,
     repeatIndex,
-    exitCode: 0,
+    exitCode: value === null ? 1 : 0,
     value,
     error: null,
     durationMs: 1,

@@ -17,6 +17,7 @@ import { callView } from "../../src/faces/ui/api.js";
 import { hostAllowed } from "../../src/faces/ui/guard.js";
 import { openStore } from "../../src/store/open.js";
 import type { AttemptRecord, SampleRecord, Store, Tx } from "../../src/store/store.js";
+import { newSample } from "../helpers/new-attempt.js";
 import { addAgent, cleanEnv, initWorkspace, STORE_UNDER_TEST } from "../helpers/workspace.js";
 
 const attempt = (id: string, verdict: AttemptRecord["verdict"], reverted = false): AttemptRecord => ({
@@ -41,21 +42,7 @@ const attempt = (id: string, verdict: AttemptRecord["verdict"], reverted = false
 });
 
 const samples = (id: string, values: (number | null)[]): SampleRecord[] =>
-  values.map((value, repeatIndex) => ({
-    attemptId: id,
-    evaluator: "speed",
-    proof: "speed",
-    repeatIndex,
-    exitCode: value === null ? 1 : 0,
-    value,
-    error: null,
-    durationMs: 1,
-    outputTail: "",
-    outputHash: "",
-    gitHead: null,
-    at: "2026-01-01T00:00:00.000Z",
-    side: "attempt",
-  }));
+  values.map((value, repeatIndex) => newSample(id, "speed", repeatIndex, value, "2026-01-01T00:00:00.000Z"));
 
 describe("the attempts chart's numbers", () => {
   const attempts = [
