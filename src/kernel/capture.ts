@@ -1,9 +1,9 @@
-import { maskTokenShapes } from "./secret-mask.js";
+import { maskSecretsIn } from "./secret-mask.js";
 
 /**
  * A bounded buffer for a child's output: the first `limit` bytes are kept, the rest only
  * counted, so a process printing gigabytes costs no memory. The text is cut on a character
- * boundary and says how much was left out, with agent tokens masked (see maskTokenShapes).
+ * boundary and says how much was left out, with agent tokens and credentials masked (see maskSecretsIn).
  */
 export class Capture {
   private readonly chunks: Buffer[] = [];
@@ -34,9 +34,9 @@ export class Capture {
       if (end > 0 && (buffer[end - 1] as number) >= 0xc0) end--;
       else end = buffer.length;
       buffer = buffer.subarray(0, end);
-      return `${maskTokenShapes(buffer.toString("utf8"))}${note(this.total, buffer.length)}`;
+      return `${maskSecretsIn(buffer.toString("utf8"))}${note(this.total, buffer.length)}`;
     }
-    return maskTokenShapes(buffer.toString("utf8"));
+    return maskSecretsIn(buffer.toString("utf8"));
   }
 }
 

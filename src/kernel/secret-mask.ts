@@ -1,3 +1,5 @@
+import { passwordsIn } from "./url-password.js";
+
 /**
  * Masks a few known secrets (a token minted for a run) in a stream of output, including one split
  * across two chunks: a program that prints its environment must not write its credential into a
@@ -77,3 +79,63 @@ const TOKEN_SHAPE = /cairn_[A-Za-z0-9_-]{20,43}/g;
  * read another's environment under /proc, where a running `cairn mcp` holds its agent's token.
  */
 export const maskTokenShapes = (text: string): string => text.replace(TOKEN_SHAPE, "cairn_[redacted]");
+
+/**
+ * Names of variables that hold a credential by every convention in use: `GITHUB_TOKEN`,
+ * `AWS_SECRET_ACCESS_KEY`, `NPM_TOKEN`, `OPENAI_API_KEY`, `PGPASSWORD`, `DEPLOY_PASSPHRASE`...
+ */
+const CREDENTIAL_NAME = /TOKEN|SECRET|PASSW|PASSPHRASE|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL/i;
+
+/** Shorter values (`1`, `true`, `none`) are settings, not secrets, and would mask common words. */
+const SHORTEST_CREDENTIAL = 8;
+
+/**
+ * The credentials in an environment: the values of variables named as one, and the passwords in
+ * any URL it holds (`DATABASE_URL=postgres://u:pw@host`), longest first.
+ */
+export function credentialValues(env: NodeJS.ProcessEnv = process.env): string[] {
+  const values = new Set<string>();
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined) continue;
+    if (CREDENTIAL_NAME.test(name) && value.length >= SHORTEST_CREDENTIAL) values.add(value);
+    if (value.includes("://"))
+      for (const password of passwordsIn(value))
+        if (password.length >= SHORTEST_CREDENTIAL) values.add(password);
+  }
+  return [...values].sort((a, b) => b.length - a.length);
+}
+
+/** A kept tail may begin inside a credential, or a capture end inside one: that much is masked too. */
+const SHORTEST_PIECE = 6;
+
+function maskValues(text: string, values: readonly string[]): string {
+  let out = text;
+  for (const value of values) {
+    out = out.split(value).join("[redacted]");
+    for (let length = Math.min(value.length, out.length) - 1; length >= SHORTEST_PIECE; length--) {
+      if (out.startsWith(value.slice(-length))) {
+        out = `[redacted]${out.slice(length)}`;
+        break;
+      }
+    }
+    for (let length = Math.min(value.length, out.length) - 1; length >= SHORTEST_PIECE; length--) {
+      if (out.endsWith(value.slice(0, length))) {
+        out = `${out.slice(0, -length)}[redacted]`;
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Output cairn keeps and shows to others (a check's evidence, an evaluator's tail, an agent run's
+ * log, an OS tool's or a skill script's output): agent tokens masked, whoever's, and the
+ * credentials of the environment the command was started from. A command an agent wrote runs
+ * with its runner's environment (a test suite may need its variables), and a command that
+ * printed `env` must not hand the runner's `GITHUB_TOKEN` to every agent that reads the evidence.
+ * This keeps credentials out of what cairn records; it cannot stop a command from sending them
+ * elsewhere, or encoding them first.
+ */
+export const maskSecretsIn = (text: string, env: NodeJS.ProcessEnv = process.env): string =>
+  maskTokenShapes(maskValues(text, credentialValues(env)));

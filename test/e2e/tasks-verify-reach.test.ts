@@ -106,6 +106,24 @@ describe("checks run by the agent they check", () => {
       }
     });
   });
+  it("keeps the credentials of whoever runs a check out of its evidence, which every agent reads", () => {
+    // A writer plants a check that prints its environment; the owner runs it with its own secrets.
+    const writer = { CAIRN_AGENT: addAgent(ws.dir, "mallory", "builder").token };
+    const criterion = JSON.stringify({ text: "env", verify: ["sh", "-c", "env; echo end"] });
+    expect(cairn(ws.dir, ["task", "add", "t", "--criteria", criterion], { env: writer }).code).toBe(0);
+    const secrets = {
+      GITHUB_TOKEN: "ghp_0123456789abcdefghij",
+      AWS_SECRET_ACCESS_KEY: "wJalrXUtnFEMI/K7MDENG/bPxRfiCY",
+      DATABASE_URL: "postgres://app:hunter2hunter2@db.internal/app",
+    };
+    expect(cairn(ws.dir, ["task", "claim", "T-1"]).code).toBe(0);
+    cairn(ws.dir, ["task", "check", "T-1", "--all"], { env: { ...secrets, GREETING: "hello-there-friend" } });
+    const tail = evidenceOf("T-1", ws.dir)?.output_tail ?? "";
+    // The output is kept (a variable that is no credential shows), the credentials are not.
+    expect(tail).toContain("GREETING=hello-there-friend");
+    expect(tail).toContain("GITHUB_TOKEN=[redacted]");
+    for (const secret of [...Object.values(secrets), "hunter2hunter2"]) expect(tail).not.toContain(secret);
+  });
 });
 
 describe("a tick earned on one tree", () => {

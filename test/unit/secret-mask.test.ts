@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { Capture } from "../../src/kernel/capture.js";
-import { maskTokenShapes, SecretMask } from "../../src/kernel/secret-mask.js";
+import {
+  credentialValues,
+  maskSecretsIn,
+  maskTokenShapes,
+  SecretMask,
+} from "../../src/kernel/secret-mask.js";
 
 const TOKEN = "cairn_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG";
 
@@ -53,5 +58,35 @@ describe("masking anything shaped like an agent token in output cairn keeps", ()
     const cut = new Capture(50);
     cut.add(Buffer.from(`env: CAIRN_AGENT=${token}\n`));
     expect(cut.text()).toMatch(/^env: CAIRN_AGENT=cairn_\[redacted\]\n… truncated/);
+  });
+});
+
+describe("masking the runner's credentials in output cairn keeps", () => {
+  const env = {
+    GITHUB_TOKEN: "ghp_0123456789abcdefghij",
+    PGPASSWORD: "correct-horse-battery",
+    DATABASE_URL: "postgres://app:hunter2hunter2@db/app",
+    DEBUG_TOKEN: "1",
+    HOME: "/home/someone-long",
+  };
+
+  it("masks values of variables named as credentials, and passwords in URLs; not settings", () => {
+    expect(credentialValues(env).sort()).toEqual(
+      ["correct-horse-battery", "ghp_0123456789abcdefghij", "hunter2hunter2"].sort(),
+    );
+    const printed = Object.entries(env)
+      .map(([name, value]) => `${name}=${value}`)
+      .join("\n");
+    const masked = maskSecretsIn(printed, env);
+    expect(masked).toContain("GITHUB_TOKEN=[redacted]\nPGPASSWORD=[redacted]");
+    expect(masked).toContain("postgres://app:[redacted]@db/app");
+    expect(masked).toContain("DEBUG_TOKEN=1\nHOME=/home/someone-long");
+  });
+
+  it("masks a credential cut at either end of a kept tail or a capture", () => {
+    expect(maskSecretsIn("0123456789abcdefghij\nnext", env)).toBe("[redacted]\nnext");
+    expect(maskSecretsIn("last line: ghp_0123456", env)).toBe("last line: [redacted]");
+    // A few characters alike are not taken for a credential.
+    expect(maskSecretsIn("ghij then", env)).toBe("ghij then");
   });
 });

@@ -14,7 +14,7 @@ import {
 import { join } from "node:path";
 import { operational } from "../../kernel/outcome.js";
 import { lastLine } from "../../kernel/progress.js";
-import { maskTokenShapes } from "../../kernel/secret-mask.js";
+import { maskSecretsIn } from "../../kernel/secret-mask.js";
 import type { Workspace } from "../workspace/discover.js";
 import { agentDirName } from "./naming.js";
 
@@ -44,14 +44,14 @@ export class Tail {
     }
   }
   /**
-   * The tail, anything shaped like an agent token masked: it is a run's result, its row's stderr
-   * and its progress, which other agents read (see maskTokenShapes); the run's own minted token is
+   * The tail, agent tokens and the runner's credentials masked: it is a run's result, its row's stderr
+   * and its progress, which other agents read (see maskSecretsIn); the run's own minted token is
    * masked before this, by SecretMask.
    */
   text(): string {
     const all = Buffer.concat(this.chunks);
     const cut = all.length > this.max ? all.subarray(all.length - this.max) : all;
-    return maskTokenShapes(cut.toString("utf8"));
+    return maskSecretsIn(cut.toString("utf8"));
   }
   lastLine(): string {
     return lastLine(this.text());
@@ -200,8 +200,8 @@ export function tailFile(path: string, lines: number): string[] {
     // Read from inside the file: the first piece is the end of a line whose start was not read
     // (kept only when it is all there is, a line longer than all that was read).
     if (want < size && all.length > 1) all.shift();
-    // Any agent, read-only ones too, reads a log: no agent token in it, whoever's.
-    return all.slice(-lines).map((line) => cutLine(maskTokenShapes(line)));
+    // Any agent, read-only ones too, reads a log: no agent token in it, whoever's, nor a credential.
+    return all.slice(-lines).map((line) => cutLine(maskSecretsIn(line)));
   } finally {
     closeSync(fd);
   }

@@ -5,7 +5,7 @@ import { os } from "../../kernel/builtins.js";
 import { childEnv, runChild } from "../../kernel/child.js";
 import { conflict, operational, usageError } from "../../kernel/outcome.js";
 import { type ProgressSink, runProgress } from "../../kernel/progress.js";
-import { SecretMask } from "../../kernel/secret-mask.js";
+import { credentialValues, SecretMask } from "../../kernel/secret-mask.js";
 import { storeAccess, storeSecrets } from "../../kernel/store-access.js";
 import { STOPPING, untilStopped } from "../../kernel/until-stopped.js";
 import type { AgentRunRecord, RunStatus, RunTrigger, Store, Tx } from "../../store/store.js";
@@ -212,8 +212,12 @@ async function supervise(
           request.actorId,
         );
       // A run that prints its environment must not write its token, nor the store's password it
-      // was given with it (in the URL or PGPASSWORD), into its log and result.
-      const secrets = identity ? [identity.token, ...storeSecrets(request.env)] : [];
+      // was given with it (in the URL or PGPASSWORD), nor the credentials it inherited, into its
+      // log and result, which other agents read.
+      const secrets = [
+        ...(identity ? [identity.token, ...storeSecrets(request.env)] : []),
+        ...credentialValues(request.env),
+      ];
       const masks = { stdout: new SecretMask(secrets), stderr: new SecretMask(secrets) };
       const keep = (chunk: Buffer, stream: "stdout" | "stderr") => {
         if (chunk.length === 0) return;

@@ -1,7 +1,7 @@
 import { crypto } from "../../kernel/builtins.js";
 import { checkEnv, runChild } from "../../kernel/child.js";
 import { searchLastMatch } from "../../kernel/pattern-search.js";
-import { maskTokenShapes } from "../../kernel/secret-mask.js";
+import { maskSecretsIn } from "../../kernel/secret-mask.js";
 import { type Setting, withSetting } from "../../kernel/setting.js";
 import { quoteValue } from "../../kernel/text.js";
 import type { EvaluatorDefinition } from "./evaluators/definition.js";
@@ -184,7 +184,7 @@ export async function sampleEvaluator(
   const base = {
     exitCode: run.exitCode,
     durationMs: run.durationMs,
-    outputTail: maskTokenShapes(run.combined.slice(-TAIL_CHARS)),
+    outputTail: maskSecretsIn(run.combined.slice(-TAIL_CHARS)),
     outputHash: run.hash,
   };
   if (run.failure) return { ...base, value: null, error: run.failure };

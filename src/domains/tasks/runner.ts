@@ -2,7 +2,7 @@ import { crypto } from "../../kernel/builtins.js";
 import { checkEnv, childEnv, runChild } from "../../kernel/child.js";
 import { gitHead } from "../../kernel/git.js";
 import { lastLine } from "../../kernel/progress.js";
-import { maskTokenShapes } from "../../kernel/secret-mask.js";
+import { maskSecretsIn } from "../../kernel/secret-mask.js";
 import { type Setting, withSetting } from "../../kernel/setting.js";
 import type { Evidence } from "../../store/tasks.js";
 
@@ -48,7 +48,7 @@ export async function runCommand(request: RunRequest): Promise<Evidence> {
     tail = Buffer.concat([tail, chunk]);
     // Copy, so the kept tail does not pin the large chunk it was cut from.
     if (tail.length > OUTPUT_TAIL_BYTES * 2) tail = Buffer.from(tail.subarray(-OUTPUT_TAIL_BYTES));
-    request.onOutput?.(() => lastLine(maskTokenShapes(tail.subarray(-OUTPUT_TAIL_BYTES).toString("utf8"))));
+    request.onOutput?.(() => lastLine(maskSecretsIn(tail.subarray(-OUTPUT_TAIL_BYTES).toString("utf8"))));
   };
   const result = await runChild({
     argv: request.argv,
@@ -66,8 +66,8 @@ export async function runCommand(request: RunRequest): Promise<Evidence> {
     timed_out: result.timedOut,
     duration_ms: result.durationMs,
     output_bytes: bytes,
-    // Kept as evidence every agent reads: no agent token in it, whoever's (see maskTokenShapes).
-    output_tail: maskTokenShapes(tail.subarray(-OUTPUT_TAIL_BYTES).toString("utf8")),
+    // Kept as evidence every agent reads: no agent token in it, whoever's, nor the runner's credentials (see maskSecretsIn).
+    output_tail: maskSecretsIn(tail.subarray(-OUTPUT_TAIL_BYTES).toString("utf8")),
     output_sha256: hash.digest("hex"),
     git_head: result.cancelled ? null : await gitHead(request.cwd),
     error: result.error,
