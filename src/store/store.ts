@@ -47,6 +47,8 @@ export interface AgentRepo {
    */
   names(ids: readonly string[]): Promise<Map<string, string>>;
   byName(name: string): Promise<AgentRecord | undefined>;
+  /** An agent, retired ones too, whose name is this one in any case (names are ASCII). */
+  byNameAnyCase(name: string): Promise<AgentRecord | undefined>;
   byTokenHash(tokenHash: string): Promise<AgentRecord | undefined>;
   list(options: { includeRetired: boolean }): Promise<AgentRecord[]>;
   retire(id: string, at: string): Promise<void>;

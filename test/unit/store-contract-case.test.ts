@@ -43,6 +43,16 @@ describe.each(contractStores("case"))("case folding store contract: $name", ({ c
     expect(await count("Réparer")).toBe(1);
     expect(await count("école")).toBe(0);
   });
+
+  it("an agent's name is found in any case, for the rule that two names may not differ in case alone", async () => {
+    await write(async (tx) =>
+      tx.agents.insert({ name: "Bob", role: "builder", grant: "rw", parentId: null, tokenHash: "h-bob" }, AT),
+    );
+    const found = (name: string) => store.read(async (tx) => (await tx.agents.byNameAnyCase(name))?.name);
+    expect(await found("bOB")).toBe("Bob");
+    expect(await found("Bob")).toBe("Bob");
+    expect(await found("Bo")).toBeUndefined();
+  });
 });
 
 /**

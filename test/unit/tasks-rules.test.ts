@@ -422,6 +422,25 @@ describe("reserved roles", () => {
       ).resolves.toBeDefined();
     });
   });
+
+  it("a role that reads as an option is declared nowhere; names differing only in case are one name", async () => {
+    await withStore(async (store, config, now) => {
+      // `role add -- -x` declared a role that `--role -x` could never name.
+      const declared = (COMMANDS_BY_NAME.get("role add") as AnyCommand).input.safeParse({ name: "-x" });
+      expect(declared.error?.issues[0]?.message).toMatch(/starting with a letter or digit/);
+      expect(() => WorkspaceConfig.parse({ roles: { "-x": {} } })).toThrow(/starting with a letter or digit/);
+      await addAgent(store, config, OWNER, { name: "Bob", role: "builder" }, now);
+      for (const name of ["bob", "BOB"])
+        await expect(
+          addAgent(store, config, OWNER, { name, role: "builder" }, now),
+          name,
+        ).rejects.toMatchObject({
+          errorKind: "conflict",
+          message: expect.stringContaining("an agent named Bob already exists"),
+        });
+      expect((await listAgents(store, true)).map((agent) => agent.name)).toEqual(["Bob"]);
+    });
+  });
 });
 
 describe("names that read as ids", () => {

@@ -114,9 +114,14 @@ export async function addAgent(
     // Again where the child is written: a parent (or an ancestor) retired since the look above
     // retired its line, and a child added after that must not be its one live member.
     if (parent) await requireActiveLine(tx, parent);
-    if (await tx.agents.byName(request.name)) {
+    // Names differing only in case would read as one agent wherever they are shown ("held by
+    // bob"), and one could pass for the other in a brief's author labels.
+    const taken = await tx.agents.byNameAnyCase(request.name);
+    if (taken) {
       throw conflict(
-        `an agent named ${request.name} already exists`,
+        taken.name === request.name
+          ? `an agent named ${request.name} already exists`
+          : `an agent named ${taken.name} already exists: names differing only in case would read as one agent`,
         "choose another name, or retire the old one",
       );
     }

@@ -99,7 +99,12 @@ function ownNames<T>(table: Record<string, T>): Record<string, T> {
 /** A role's name, in cairn.toml and in `role add`: one rule, so both faces say the same. */
 export const RoleName = z
   .string()
-  .regex(NAME, "role names use 1-64 letters, digits, - and _")
+  // Starts with a letter or digit, as an agent's role must (identity/agents.ts): a role named
+  // "-x" could be declared here and never be named to `--role`, where it reads as an option.
+  .regex(
+    /^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$/,
+    "role names use 1-64 letters, digits, - and _, starting with a letter or digit",
+  )
   .refine((name) => !isReservedRole(name), `${RESERVED_ROLES.join(" and ")} are reserved role names`);
 
 export const WorkspaceConfig = z

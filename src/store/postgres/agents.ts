@@ -13,6 +13,9 @@ export function pgAgents(db: PgDb): AgentRepo {
     "SELECT id, name FROM agents WHERE id = ANY(?)",
   );
   const byName = db.prepare<[string], AgentRow>(`SELECT ${COLUMNS} FROM agents WHERE name = ?`);
+  const byNameAnyCase = db.prepare<[string], AgentRow>(
+    `SELECT ${COLUMNS} FROM agents WHERE lower(name) = lower(?) ORDER BY seq LIMIT 1`,
+  );
   const byTokenHash = db.prepare<[string], AgentRow>(`SELECT ${COLUMNS} FROM agents WHERE token_hash = ?`);
   const listAll = db.prepare<[], AgentRow>(`SELECT ${COLUMNS} FROM agents ORDER BY seq`);
   const listActive = db.prepare<[], AgentRow>(
@@ -35,6 +38,9 @@ export function pgAgents(db: PgDb): AgentRepo {
     },
     async byName(name) {
       return toRecord(await byName.get(name));
+    },
+    async byNameAnyCase(name) {
+      return toRecord(await byNameAnyCase.get(name));
     },
     async byTokenHash(tokenHash) {
       return toRecord(await byTokenHash.get(tokenHash));

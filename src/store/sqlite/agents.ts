@@ -15,6 +15,9 @@ export function sqliteAgents(db: Database.Database): AgentRepo {
     )
     .raw(true);
   const byName = db.prepare<[string], AgentRow>(`SELECT ${COLUMNS} FROM agents WHERE name = ?`);
+  const byNameAnyCase = db.prepare<[string], AgentRow>(
+    `SELECT ${COLUMNS} FROM agents WHERE lower(name) = lower(?) ORDER BY seq LIMIT 1`,
+  );
   const byTokenHash = db.prepare<[string], AgentRow>(`SELECT ${COLUMNS} FROM agents WHERE token_hash = ?`);
   const listAll = db.prepare<[], AgentRow>(`SELECT ${COLUMNS} FROM agents ORDER BY seq`);
   const listActive = db.prepare<[], AgentRow>(
@@ -36,6 +39,9 @@ export function sqliteAgents(db: Database.Database): AgentRepo {
     },
     async byName(name) {
       return toRecord(byName.get(name));
+    },
+    async byNameAnyCase(name) {
+      return toRecord(byNameAnyCase.get(name));
     },
     async byTokenHash(tokenHash) {
       return toRecord(byTokenHash.get(tokenHash));
