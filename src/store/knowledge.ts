@@ -195,4 +195,9 @@ export interface BriefsRepo {
   byId(id: string): Promise<BriefRecord | undefined>;
   /** The newest brief `actor` recorded for `task`, without its text. */
   latest(task: string, actor: string): Promise<Omit<BriefRecord, "text"> | undefined>;
+  /**
+   * In every recorded brief holding `marker`, each `needle` replaced by `replacement`, the old
+   * bytes overwritten where the store can (a forgotten fact's text); the ids of those changed.
+   */
+  redact(marker: string, needle: string, replacement: string): Promise<string[]>;
 }

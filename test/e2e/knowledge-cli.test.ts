@@ -315,6 +315,10 @@ describe("memory through the CLI", () => {
             json<{ id: string }>(["remember", `the deploy key is ${secret}`, "--topics", "deploy"]).id,
         );
         json(["remember", "unrelated fact that stays"]);
+        // A brief recorded for a task froze the first secret with it: forgetting takes it out there too.
+        json(["task", "add", "rotate the deploy key"]);
+        const recorded = json<{ brief: string }>(["brief", "record", "T-1"]);
+        expect(recorded.brief).toContain(secrets[0]);
         json(["forget", ids[0] as string, "--confirm"]);
         const byServer = await callTool(server, "forget", { id: ids[1] as string, confirm: true });
         expect(byServer.isError, JSON.stringify(byServer.content)).toBeFalsy();

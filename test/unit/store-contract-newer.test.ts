@@ -176,6 +176,32 @@ describe.each(IMPLEMENTATIONS)("newer store contract: $name", ({ create }) => {
     ]);
   });
 
+  it("redacts a text in the recorded briefs holding a marker, and only there", async () => {
+    const text = (marker: string) => `\`\`\`quote ${marker} fact by bob\nthe key is k-123\n\`\`\``;
+    const ids = await store.write(async (tx) => {
+      const briefs = [];
+      for (const marker of ["F-1", "F-12", "F-1"])
+        briefs.push(
+          await tx.briefs.insert(
+            { task: "T-1", actor: "owner", budget: 9, hash: "h", text: text(marker) },
+            AT,
+          ),
+        );
+      const redacted = await tx.briefs.redact("quote F-1 fact by ", "\nthe key is k-123\n", "\n[gone]\n");
+      await tx.journal.append(event("test.redact"));
+      return { briefs: briefs.map((brief) => brief.id), redacted };
+    });
+    expect(ids.redacted.sort()).toEqual([ids.briefs[0], ids.briefs[2]].sort());
+    const texts = await store.read(async (tx) =>
+      Promise.all(ids.briefs.map(async (id) => (await tx.briefs.byId(id))?.text)),
+    );
+    expect(texts).toEqual([
+      "```quote F-1 fact by bob\n[gone]\n```",
+      text("F-12"),
+      "```quote F-1 fact by bob\n[gone]\n```",
+    ]);
+  });
+
   it("signals another handle's commit, and a read-only handle reads but never writes", async () => {
     const reader = create(scratch.dir, true);
     try {

@@ -4,6 +4,8 @@ import type { FactRecord } from "../../store/knowledge.js";
 import type { Store, Tx } from "../../store/store.js";
 import { type Actor, sameLine, sameTree } from "../identity/actor.js";
 import { authorLabels } from "../identity/labels.js";
+import { cleanText } from "./brief/fence.js";
+import { factQuoteStart } from "./brief/sections.js";
 import { mergeTopics, normaliseFact, normaliseTopics, queryTerms } from "./text.js";
 
 /** A fact is a sentence or a short paragraph; documents belong in files, referenced by a `ref` note. */
@@ -341,12 +343,20 @@ export async function forget(
     // corrected out of recall for good (a writer superseding the owner's fact, then forgetting
     // its own replacement, would otherwise have made the owner's fact vanish).
     else restored = await tx.facts.restoreReplacedBy(id);
+    // A recorded brief froze what an agent was told, this fact's text with it (each fact is quoted
+    // whole under its id: brief/sections.ts). A fact forgotten because it must not stay (a leaked
+    // secret) leaves those too. Each keeps its hash, of what was said; the journal names them.
+    const briefs = await tx.briefs.redact(
+      factQuoteStart(fact.id),
+      `\n${cleanText(fact.text)}\n`,
+      `\n[forgotten: the text of ${fact.id} was removed when it was forgotten]\n`,
+    );
     await tx.journal.append({
       at: now,
       actor: actor.id,
       action: "fact.forget",
       subject: id,
-      data: restored.length > 0 ? { restored } : {},
+      data: { ...(restored.length > 0 ? { restored } : {}), ...(briefs.length > 0 ? { briefs } : {}) },
     });
     return { fact, restored };
   });

@@ -115,6 +115,9 @@ export function pgBriefs(db: PgDb): BriefsRepo {
   const latest = db.prepare<[string, string], Omit<BriefRow, "text">>(
     "SELECT id, task, actor, budget, hash, created_at FROM briefs WHERE task = ? AND actor = ? ORDER BY seq DESC LIMIT 1",
   );
+  const redact = db.prepare<[string, string, string, string], { id: string }>(
+    "UPDATE briefs SET text = replace(text, ?, ?) WHERE strpos(text, ?) > 0 AND strpos(text, ?) > 0 RETURNING id",
+  );
   const toBrief = (row: BriefRow): BriefRecord => ({
     id: row.id,
     task: row.task,
@@ -133,6 +136,9 @@ export function pgBriefs(db: PgDb): BriefsRepo {
     async byId(id) {
       const row = await byId.get(id);
       return row ? toBrief(row) : undefined;
+    },
+    async redact(marker, needle, replacement) {
+      return (await redact.all(needle, replacement, marker, needle)).map((row) => row.id);
     },
     async latest(task, actor) {
       const row = await latest.get(task, actor);

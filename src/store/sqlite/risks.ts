@@ -110,6 +110,9 @@ export function sqliteBriefs(db: Database.Database): BriefsRepo {
   const latest = db.prepare<[string, string], Omit<BriefRow, "text">>(
     "SELECT id, task, actor, budget, hash, created_at FROM briefs WHERE task = ? AND actor = ? ORDER BY seq DESC LIMIT 1",
   );
+  const redact = db.prepare<[string, string, string, string], { id: string }>(
+    "UPDATE briefs SET text = replace(text, ?, ?) WHERE instr(text, ?) > 0 AND instr(text, ?) > 0 RETURNING id",
+  );
   const toBrief = (row: BriefRow): BriefRecord => ({
     id: row.id,
     task: row.task,
@@ -128,6 +131,15 @@ export function sqliteBriefs(db: Database.Database): BriefsRepo {
     async byId(id) {
       const row = byId.get(id);
       return row ? toBrief(row) : undefined;
+    },
+    async redact(marker, needle, replacement) {
+      // As a forgotten fact's row is deleted (facts.ts): its bytes overwritten, not just unlinked.
+      db.pragma("secure_delete = ON");
+      try {
+        return redact.all(needle, replacement, marker, needle).map((row) => row.id);
+      } finally {
+        db.pragma("secure_delete = OFF");
+      }
     },
     async latest(task, actor) {
       const row = latest.get(task, actor);

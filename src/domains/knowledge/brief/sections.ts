@@ -210,6 +210,12 @@ function findingsSection(inputs: BriefInputs): Section | null {
   );
 }
 
+/**
+ * How a recalled fact is quoted in a brief: `quote(label, text)` under a label that starts so.
+ * `forget` finds a fact's text in recorded briefs by it.
+ */
+export const factQuoteStart = (id: string) => `quote ${id} fact by `;
+
 function memorySection(inputs: BriefInputs): Section | null {
   if (inputs.facts.length === 0) return null;
   const parts = inputs.facts.map((f) => quote(`${f.id} fact by ${f.author}`, f.text));
