@@ -429,6 +429,16 @@ describe("reserved roles", () => {
       const declared = (COMMANDS_BY_NAME.get("role add") as AnyCommand).input.safeParse({ name: "-x" });
       expect(declared.error?.issues[0]?.message).toMatch(/starting with a letter or digit/);
       expect(() => WorkspaceConfig.parse({ roles: { "-x": {} } })).toThrow(/starting with a letter or digit/);
+      // A file that declares one says which rule the name broke, not zod's "Invalid key in record".
+      const scratch = scratchDir();
+      try {
+        writeFileSync(join(scratch.dir, "cairn.toml"), '[roles."-x"]\nsummary = "x"\n');
+        expect(() => loadConfig(join(scratch.dir, "cairn.toml"))).toThrow(
+          /roles\.-x: role names use 1-64 letters, digits, - and _, starting with a letter or digit$/,
+        );
+      } finally {
+        scratch.cleanup();
+      }
       await addAgent(store, config, OWNER, { name: "Bob", role: "builder" }, now);
       for (const name of ["bob", "BOB"])
         await expect(

@@ -165,11 +165,15 @@ export function parseConfig(text: string, path: string): WorkspaceConfig {
   }
   const parsed = WorkspaceConfig.safeParse(raw);
   if (!parsed.success) {
+    // A table named against the rules (a role "-x") is reported by zod as "Invalid key in
+    // record"; the rule it broke is in the issue's own issues.
+    const keyIssueMessage = (issue: z.core.$ZodIssue): string =>
+      issue.code === "invalid_key" && issue.issues[0] ? issue.issues[0].message : issue.message;
     const issues = parsed.error.issues
       .slice(0, 5)
       .map(
         (issue) =>
-          `${issue.path.map((part) => clip(String(part), 64)).join(".")}: ${clip(issue.message, 200)}`,
+          `${issue.path.map((part) => clip(String(part), 64)).join(".")}: ${clip(keyIssueMessage(issue), 200)}`,
       )
       .join("; ");
     const more = parsed.error.issues.length > 5 ? ` (and ${parsed.error.issues.length - 5} more)` : "";
