@@ -215,7 +215,7 @@ export class Session {
     const board = boardKey(location);
     const startedByCairn = boardsStartedFor(this.env).includes(board);
     startChildrenFor(board, storeCredentialsOf(location));
-    const store = await openStoreLazily(location, { readonly: this.readOnly });
+    const store = await openStoreLazily(location, { readonly: this.readOnly, requireIdentity: true });
     try {
       this.launchActor = await resolveActor(store, this.agentToken, startedByCairn);
       const actor = withRoleGrants(this.launchActor, config);

@@ -173,6 +173,7 @@ async function writePostgres(
   location: Extract<StoreLocation, { kind: "postgres" }>,
   snapshot: Snapshot,
   pause: () => Promise<void>,
+  reached: (stage: CopyStage) => void,
 ): Promise<void> {
   const client = await connect({ location, exact: true, statementTimeoutMs: 600_000, pipeline: true });
   try {
@@ -216,7 +217,9 @@ async function writePostgres(
       await client.query("SELECT cairn_next($1, $2)", [name, last.toString()]);
     }
     await pause();
+    reached("committing");
     await client.query("COMMIT");
+    reached("written");
   } catch (error) {
     await client.query("ROLLBACK").catch(() => {});
     throw error;
@@ -224,6 +227,12 @@ async function writePostgres(
     await client.end();
   }
 }
+
+/**
+ * How far a copy to PostgreSQL got, for what a stop signal (which exits without unwinding the
+ * copy) says: before COMMIT the server rolls back all it wrote when the connection ends.
+ */
+export type CopyStage = "committing" | "written";
 
 /** How many rows a copy writes between looks at a cancel or a stop signal. */
 const ROWS_PER_PAUSE = 2_000;
@@ -281,6 +290,7 @@ export async function copyStore(
   source: StoreLocation,
   target: StoreLocation,
   signal?: AbortSignal,
+  reached: (stage: CopyStage) => void = () => {},
 ): Promise<{ rows: number; tables: number }> {
   // A large copy takes a while: every few thousand rows it lets the process see a Ctrl-C, a
   // cancel or a stop signal, which it would otherwise handle only once the copy was done.
@@ -308,7 +318,7 @@ export async function copyStore(
     // The source opened first, as every command opens it: an older schema is brought up to this
     // build's, one a newer cairn migrated is refused before anything is made (the raw read
     // below checks it again, in its own snapshot).
-    const opened = openStore(source);
+    const opened = openStore(source, { requireIdentity: true });
     try {
       await opened.read(async () => undefined);
     } finally {
@@ -327,7 +337,7 @@ export async function copyStore(
         : await onServer(source, () => readPostgres(source));
     await pause();
     if (building.kind === "postgres")
-      await onServer(building, () => writePostgres(building, snapshot, pause));
+      await onServer(building, () => writePostgres(building, snapshot, pause, reached));
     else {
       await writeSqlite(building.path, snapshot, pause);
       // Still unplaced, so still nothing written: a SQLite copy may be stopped here too.

@@ -407,6 +407,35 @@ describe("a copy to PostgreSQL cancelled (Ctrl-C) while it waits for the target"
   });
 });
 
+describe("a copy to PostgreSQL stopped (SIGTERM) while it waits for the target", () => {
+  it("says so; the schema it made is refused by commands, which write nothing there, and the copy runs again", async () => {
+    const dir = join(scratch.dir, "copy-stopped");
+    cairn(scratch.dir, ["init"], { env: { ...sqliteOnly, CAIRN_DIR: dir } });
+    const schema = `copy-stopped-${stamp}`;
+    const copy = await waitingOnTheLock(dir, ["store", "copy", "--to", urlFor(schema)], schema);
+    let exit: { code: number | null; stderr: string };
+    try {
+      // The target schema is made (migrated) before the copy waits: the stop leaves it, empty.
+      copy.signal("SIGTERM");
+      exit = await copy.exited;
+    } finally {
+      await copy.lock.end();
+    }
+    expect(exit.code).toBe(143);
+    expect(exit.stderr).toMatch(/stopped: the copy to .* was stopped and nothing was written/);
+    // A command on that schema was accepted and wrote into a board with no workspace id; the
+    // copy run again was then refused, the schema no longer empty.
+    const added = cairn(dir, ["task", "add", "into a half-made schema", "--json"], {
+      env: { CAIRN_STORE_URL: urlFor(schema) },
+    });
+    expect(added.code).toBe(1);
+    expect(added.stderr).toMatch(/no finished cairn workspace .* was stopped before it finished/);
+    expect(added.stderr).toMatch(/next: run that command again .* or drop the schema/);
+    const again = cairn(dir, ["store", "copy", "--to", urlFor(schema), "--json"], { env: sqliteOnly });
+    expect(again.code, again.stderr).toBe(0);
+  });
+});
+
 describe("importing an export into a shared store", () => {
   /** A SQLite workspace with a board, notes, memory, an agent and a role, exported to a file. */
   async function exported(name: string): Promise<{ dir: string; file: string }> {

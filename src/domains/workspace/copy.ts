@@ -1,7 +1,9 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
+import { onProcessStop } from "../../kernel/child.js";
+import { logStopped } from "../../kernel/log.js";
 import { conflict, refuse } from "../../kernel/outcome.js";
-import { copyStore } from "../../store/copy.js";
+import { type CopyStage, copyStore } from "../../store/copy.js";
 import { isPostgresUrl, type StoreLocation } from "../../store/open.js";
 import type { Actor } from "../identity/actor.js";
 import type { WorkspaceConfig } from "./config.js";
@@ -43,6 +45,25 @@ export async function copyWorkspace(
   if (target.kind === "sqlite" && existsSync(target.path)) {
     throw conflict(`${target.path} already exists`, "copy into a path that does not exist yet");
   }
-  const copied = await copyStore(source, target, signal);
-  return { from: describeLocation(source), to: describeLocation(target), ...copied };
+  const where = describeLocation(target);
+  let stage: CopyStage | "copying" = "copying";
+  // A stop signal exits without unwinding the copy: it says how far it got, as Ctrl-C does.
+  const unhook = onProcessStop(async () => logStopped(stoppedAt(stage, where)));
+  try {
+    const copied = await copyStore(source, target, signal, (reached) => {
+      stage = reached;
+    });
+    return { from: describeLocation(source), to: where, ...copied };
+  } finally {
+    unhook();
+  }
+}
+
+/** What a copy stopped by a signal leaves at `to`. */
+function stoppedAt(stage: CopyStage | "copying", to: string): string {
+  if (stage === "copying")
+    return `the copy to ${to} was stopped and nothing was written; run \`cairn store copy\` again`;
+  if (stage === "committing")
+    return `the copy to ${to} was stopped as it committed: it is there whole (cairn status on that store shows it) or not at all (then run \`cairn store copy\` again)`;
+  return `the copy to ${to} was stopped after it was written, before it was checked against its source: compare \`cairn export\` of both`;
 }

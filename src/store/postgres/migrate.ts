@@ -83,6 +83,35 @@ export async function requireKnownSchema(client: pg.ClientBase, target: PgTarget
   }
 }
 
+/**
+ * The workspace id, asked for before the migration check and answered with it (the connection
+ * pipelines: no round trip of its own). The answer is read by calling what this resolves to:
+ * null when there is no id (or no meta table: a schema made in an init that had not reached it),
+ * else the query's failure is thrown then, once the migration check has had its say.
+ */
+export function workspaceIdOf(client: pg.ClientBase): Promise<() => string | null> {
+  return client.query<{ value: string }>("SELECT value FROM meta WHERE key = 'workspace_id'").then(
+    (result) => () => result.rows[0]?.value ?? null,
+    (error: unknown) => () => {
+      if ((error as { code?: unknown }).code === "42P01") return null;
+      throw error;
+    },
+  );
+}
+
+/**
+ * A schema migrated but with no workspace id is what a `cairn init --store`, `cairn import` or
+ * `cairn store copy` stopped part way leaves (the schema is made before the workspace is written
+ * into it). It is no workspace: commands accepted it and wrote into a board with no identity,
+ * and the copy run again was then refused because the schema was no longer empty.
+ */
+export function unfinishedWorkspace(target: PgTarget) {
+  return operational(
+    `no finished cairn workspace on ${describeTarget(target)}: the schema has no workspace id, so a \`cairn init --store\`, \`cairn import\` or \`cairn store copy\` into it was stopped before it finished; nothing was done`,
+    `run that command again (it fills this schema), or drop the schema (DROP SCHEMA ${ident(target.schema)} CASCADE)`,
+  );
+}
+
 /** Apply what is missing in the workspace's schema; refuse one that a newer cairn migrated further. */
 export async function migratePg(
   client: pg.ClientBase,

@@ -15,7 +15,7 @@ import { JournalBuffer } from "./journal-buffer.js";
 import type { PgTarget } from "./location.js";
 import { type PgLocation, targetOf } from "./location.js";
 import { pgMeta } from "./meta.js";
-import { migratePg } from "./migrate.js";
+import { migratePg, unfinishedWorkspace, workspaceIdOf } from "./migrate.js";
 import { SHARED_PG_MIGRATIONS } from "./migrations/index.js";
 import { pgNotes } from "./notes.js";
 import { pgBriefs, pgGlossary, pgRisks } from "./risks.js";
@@ -27,6 +27,11 @@ import { ChangeFeed } from "./watch.js";
 export interface PgOpenOptions {
   /** Create the schema and apply every migration (only `cairn init` and copies do this). */
   create?: boolean;
+  /**
+   * Refuse a schema with no workspace id (what an init, import or copy stopped part way leaves):
+   * every command's session asks for this; init, imports and copies write the id themselves.
+   */
+  requireIdentity?: boolean;
   /**
    * A session that cannot write (`cairn ui`): `default_transaction_read_only` is set on the
    * connection, `write()` is refused and no migration is applied.
@@ -178,7 +183,9 @@ class PostgresStore implements Store {
     try {
       if (this.options.readonly) await client.query("SET default_transaction_read_only = on");
       if (!this.migrated) {
+        const identity = this.options.requireIdentity ? workspaceIdOf(client) : undefined;
         await migratePg(client, this.target, this.options.create === true, this.options.readonly === true);
+        if (identity && (await identity)() === null) throw unfinishedWorkspace(this.target);
         this.migrated = true;
       }
     } catch (error) {

@@ -35,6 +35,11 @@ export interface OpenOptions {
    * the indexes being built, so a million rows do not each re-read and re-write index pages.
    */
   bulk?: boolean;
+  /**
+   * Opened as a finished workspace (a command's session, a copy's source): a PostgreSQL schema
+   * with no workspace id yet is refused (see unfinishedWorkspace). SQLite does not look.
+   */
+  requireIdentity?: boolean;
 }
 
 /**
