@@ -126,7 +126,7 @@ function callWithin(
         logWarn(`${command.name}: ${(error as Error).message}`),
       );
     }
-    return whileCalling(ctx, () => command.handler(input, ctx));
+    return whileCalling(ctx, (signal) => command.handler(input, { ...ctx, signal }));
   });
 }
 

@@ -20,10 +20,11 @@ export const CALL_HOOKS: readonly CallHook[] = [
 /**
  * Wrapped around the whole of a caller's call, however long it runs: a holder waiting on cairn (a
  * verify command, a shortcut, a local agent, an evaluator, an OS command) is not silent, so its
- * leases are renewed meanwhile and a sweep takes nothing from it.
+ * leases are renewed meanwhile and a sweep takes nothing from it. The call runs on the signal it
+ * is given: it is also cancelled when its caller is retired meanwhile.
  */
-export const whileCalling = <T>(ctx: CommandContext, work: () => Promise<T>): Promise<T> =>
-  keepingLeases(ctx.store, ctx.config, ctx.actor, () => ctx.now(), work);
+export const whileCalling = <T>(ctx: CommandContext, work: (signal: AbortSignal) => Promise<T>): Promise<T> =>
+  keepingLeases(ctx.store, ctx.config, ctx.actor, () => ctx.now(), work, ctx.signal);
 
 /** Work done once a call has its outcome (ok, refused or failed); it cannot change that outcome. */
 export type AfterCallHook = (

@@ -4,6 +4,17 @@ import { onProcessStop } from "./child.js";
 export const STOPPING = "the supervisor is stopping";
 
 /**
+ * The abort reason of a cancel cairn made itself for a cause the run's record keeps (its caller
+ * was retired while it ran). A person's Ctrl-C or a client's MCP cancel carries none: a client's
+ * reason is its own text, never written into a record as cairn's.
+ */
+export class StopCause extends Error {}
+
+/** Why `signal` was aborted, when cairn aborted it with a cause to record. */
+export const stopCauseOf = (signal: AbortSignal | undefined): string | undefined =>
+  signal?.aborted && signal.reason instanceof StopCause ? signal.reason.message : undefined;
+
+/**
  * Work's own stop: the caller's cancel, or this process stopped by a signal (SIGTERM, a server
  * whose client left), which aborts `work`'s signal with STOPPING. The process waits (a grace) for
  * the work to end that way, so what it ran is killed by its own cancel path and its end recorded

@@ -1,8 +1,8 @@
 import { spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { shellAgent, writeAgent } from "../helpers/agents.js";
+import { shellAgent, until, writeAgent } from "../helpers/agents.js";
 import { callTool, connectMcp } from "../helpers/mcp.js";
 import {
   addAgent,
@@ -333,6 +333,30 @@ describe("claims", () => {
       criteria: { checked: boolean }[];
     };
     expect(shown.criteria[0]?.checked).toBe(false);
+  });
+
+  it("an agent retired while its local agent run goes on: the run is cancelled at the next lease renewal, says why, and the call is refused", async () => {
+    // Renewed, and the caller looked at, once a second.
+    writeFileSync(join(ws.dir, ".cairn", "cairn.toml"), "[claims]\nlease_minutes = 0.05\n");
+    const started = join(ws.dir, "started");
+    writeAgent(ws.dir, "slow", shellAgent("slow", `touch ${JSON.stringify(started)}; sleep 60`));
+    const bob = addAgent(ws.dir, "bob", "builder");
+    const running = cairnAsync(ws.dir, ["agents", "run", "slow", "--json"], {
+      ...as(bob.token),
+      overstayMs: 30_000,
+    });
+    await until(() => existsSync(started));
+    expect(cairn(ws.dir, ["agent", "retire", "bob"]).code).toBe(0);
+    const ran = await running;
+    expect(ran.code, ran.stderr).toBe(3);
+    expect(ran.json).toMatchObject({ refused: { policy: "identity" } });
+    const inspected = cairn(ws.dir, ["agents", "inspect", "slow", "--json"]).json as {
+      last_runs: { status: string; reason: string | null }[];
+    };
+    expect(inspected.last_runs[0]).toMatchObject({
+      status: "cancelled",
+      reason: expect.stringMatching(/its caller may no longer act: agent bob \(A-1\) was retired at /),
+    });
   });
 
   it("a role made read-only in cairn.toml makes its agents (and their children) read-only, however they were added", () => {

@@ -1,10 +1,12 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { actorOf, OWNER } from "../../src/domains/identity/actor.js";
-import { addAgent } from "../../src/domains/identity/agents.js";
+import { addAgent, retireAgent } from "../../src/domains/identity/agents.js";
 import { addTask } from "../../src/domains/tasks/board.js";
 import { claimTask, keepingLeases } from "../../src/domains/tasks/claims.js";
 import { WorkspaceConfig } from "../../src/domains/workspace/config.js";
+import { RefusedError } from "../../src/kernel/outcome.js";
+import { stopCauseOf } from "../../src/kernel/until-stopped.js";
 import { openStore } from "../../src/store/open.js";
 import type { Store } from "../../src/store/store.js";
 import { scratchDir } from "../helpers/workspace.js";
@@ -66,6 +68,37 @@ describe("leases kept during a long call", () => {
       } finally {
         await reopened.close();
       }
+    } finally {
+      await store.close();
+      scratch.cleanup();
+    }
+  });
+
+  it("a caller retired while its call runs has the call cancelled at the next renewal, and refused", async () => {
+    const scratch = scratchDir();
+    const store = openStore(join(scratch.dir, "cairn.db"), { create: true });
+    try {
+      // Renewed (and the caller looked at) once a second.
+      const config = WorkspaceConfig.parse({ claims: { lease_minutes: 0.05 } });
+      const now = () => new Date().toISOString();
+      const bob = actorOf(
+        (await addAgent(store, config, OWNER, { name: "bob", role: "builder" }, now())).agent,
+      );
+      let why: string | undefined;
+      // A call that runs until it is cancelled, as a long shortcut or agent run does.
+      const call = keepingLeases(store, config, bob, now, async (signal) => {
+        await retireAgent(store, OWNER, "bob", now());
+        await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+        why = stopCauseOf(signal);
+        throw new Error("cancelled");
+      });
+      const refused = await call.then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
+      expect(refused).toBeInstanceOf(RefusedError);
+      expect((refused as RefusedError).refusal).toMatchObject({ policy: "identity" });
+      expect(why).toMatch(/^its caller may no longer act: agent bob \(A-1\) was retired at /);
     } finally {
       await store.close();
       scratch.cleanup();

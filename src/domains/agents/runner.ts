@@ -7,7 +7,7 @@ import { conflict, operational, usageError } from "../../kernel/outcome.js";
 import { type ProgressSink, runProgress } from "../../kernel/progress.js";
 import { credentialValues, SecretMask } from "../../kernel/secret-mask.js";
 import { storeAccess, storeSecrets } from "../../kernel/store-access.js";
-import { STOPPING, untilStopped } from "../../kernel/until-stopped.js";
+import { STOPPING, stopCauseOf, untilStopped } from "../../kernel/until-stopped.js";
 import type { AgentRunRecord, RunStatus, RunTrigger, Store, Tx } from "../../store/store.js";
 import {
   identityFor,
@@ -258,7 +258,9 @@ async function supervise(
       status = statusOf(result, signal);
       exitCode = result.timedOut ? 124 : result.exitCode;
       durationMs = result.durationMs;
-      reason = result.error;
+      // A run cairn cancelled itself (its caller was retired meanwhile) records why.
+      const cause = stopCauseOf(signal);
+      reason = cause && result.cancelled ? `${result.error} (${cause})` : result.error;
     }
   } catch (error) {
     reason = (error as Error).message;

@@ -1,8 +1,9 @@
-import { conflict, refuse } from "../../kernel/outcome.js";
+import { conflict, RefusedError, refuse } from "../../kernel/outcome.js";
 import { quoteValue } from "../../kernel/text.js";
+import { StopCause } from "../../kernel/until-stopped.js";
 import type { Store, Tx } from "../../store/store.js";
 import type { LeaseWindow, TaskRecord } from "../../store/tasks.js";
-import { type Actor, lineageOf } from "../identity/actor.js";
+import { type Actor, lineageOf, requireStillActive } from "../identity/actor.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
 import { journal, loadTask, requireActiveAgent, requireHolder, who } from "./common.js";
 import { outOfLineScope, wipCapsOf } from "./scope.js";
@@ -296,22 +297,43 @@ export async function renewClaims(
 /**
  * Run `work` (a call that may outlast a lease: verify commands, a shortcut, a local agent, an
  * evaluator) with the caller's claims renewed meanwhile: an agent whose call cairn is still
- * working on is not silent, and a sweep must not take its task from it.
+ * working on is not silent, and a sweep must not take its task from it. Each renewal first looks
+ * whether the caller may still act: one retired meanwhile (or whose line was) has its call
+ * cancelled as a cancel would (what it started is stopped, its run records why), and the call
+ * ends refused, as the call itself would be had it started now.
  */
 export async function keepingLeases<T>(
   store: Store,
   config: WorkspaceConfig,
   actor: Actor,
   now: () => string,
-  work: () => Promise<T>,
+  work: (signal: AbortSignal) => Promise<T>,
+  cancel?: AbortSignal,
 ): Promise<T> {
+  const stop = new AbortController();
+  const forward = () => stop.abort(cancel?.reason);
+  if (cancel?.aborted) forward();
+  else cancel?.addEventListener("abort", forward, { once: true });
+  let retired: RefusedError | undefined;
+  const tick = async () => {
+    try {
+      // One read on the renewal's period, not per call: the start of the call made the same check.
+      await requireStillActive(store, actor);
+    } catch (thrown) {
+      if (!(thrown instanceof RefusedError)) throw thrown; // a busy store: look again next period
+      retired = thrown;
+      stop.abort(new StopCause(`its caller may no longer act: ${thrown.refusal.reason}`));
+      return; // a retired caller's leases are not its to keep: the sweep releases them
+    }
+    await renewClaims(store, config, actor, now());
+  };
   // One renewal at a time: on a slow store a renewal can outlast the interval, and renewals
   // started on top of it would queue for the write lock (and a pool's connections) ahead of the
   // call's own write when it ends.
   let renewing: Promise<unknown> | undefined;
   const renew = () => {
-    if (renewing) return;
-    renewing = renewClaims(store, config, actor, now())
+    if (renewing || retired) return;
+    renewing = tick()
       .catch(() => {})
       .finally(() => {
         renewing = undefined;
@@ -324,9 +346,13 @@ export async function keepingLeases<T>(
   );
   timer.unref();
   try {
-    return await work();
+    return await work(stop.signal);
+  } catch (thrown) {
+    // Cancelled (or refused at its end) because its caller was retired: say that, not "cancelled".
+    throw retired ?? thrown;
   } finally {
     clearInterval(timer);
+    cancel?.removeEventListener("abort", forward);
     // The call is over only when its renewal is: one still running would go on using the store
     // after the caller closed it (a renewal is a read, then a write, each queued on its own).
     await renewing;

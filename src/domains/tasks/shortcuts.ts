@@ -2,6 +2,7 @@ import { conflict, notFound, operational, refuse, usageError } from "../../kerne
 import { type ProgressSink, runProgress } from "../../kernel/progress.js";
 import { readsAsShortId } from "../../kernel/short-id.js";
 import { quoteValue } from "../../kernel/text.js";
+import { stopCauseOf } from "../../kernel/until-stopped.js";
 import type { Store, Tx } from "../../store/store.js";
 import type { CriterionRecord, Evidence, ShortcutEffect, ShortcutRecord } from "../../store/tasks.js";
 import { checkoutFor } from "../goals/git.js";
@@ -284,6 +285,8 @@ export async function runShortcut(
       duration_ms: evidence.duration_ms,
       output_sha256: evidence.output_sha256,
       ...(cancelled ? { cancelled } : {}),
+      // Why, when cairn cancelled it itself (its caller was retired while it ran).
+      ...(cancelled && stopCauseOf(signal) ? { reason: stopCauseOf(signal) } : {}),
     });
     const uses = (await tx.tasks.countEvents("shortcut.run"))[shortcut.name] ?? 0;
     return { name: shortcut.name, evidence, uses };
