@@ -73,7 +73,7 @@ async function oneDecide(store: Store, dir: string, runId: string, slowdown: num
   const attempt = await openAttempt(store, dir, dir, runId, undefined, OWNER, config, {}, AT);
   if (slowdown !== 1) writeFileSync(join(dir, "work.txt"), String(WORK * slowdown));
   const started = performance.now();
-  const evaluated = await evalAttempt(store, dir, attempt.id, "owner", () => AT);
+  const evaluated = await evalAttempt(store, dir, attempt.id, OWNER, () => AT);
   const wallMs = performance.now() - started;
   const { decision } = await decideAttempt(store, dir, attempt.id, "owner", AT);
   if (decision.verdict !== "keep") await revertAttempt(store, dir, attempt.id, OWNER, AT);

@@ -106,7 +106,7 @@ async function sampleOverhead(store: Store, dir: string): Promise<number> {
     AT,
   );
   const marks: number[] = [];
-  const result = await evalAttempt(store, dir, attempt.id, "owner", () => new Date().toISOString(), {
+  const result = await evalAttempt(store, dir, attempt.id, OWNER, () => new Date().toISOString(), {
     signal: new AbortController().signal,
     progress: () => marks.push(performance.now()),
   });

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Session } from "../../src/commands/context.js";
+import { until } from "../helpers/agents.js";
 import {
   cairnJson,
   contractWith,
@@ -11,7 +12,7 @@ import {
   writePack,
 } from "../helpers/goals.js";
 import { newAttempt } from "../helpers/new-attempt.js";
-import { addAgent, cairn, cairnAsync, cleanEnv, STORE_UNDER_TEST } from "../helpers/workspace.js";
+import { addAgent, cairn, cairnAsync, cleanEnv, STORE_UNDER_TEST, scratchDir } from "../helpers/workspace.js";
 
 let ws: { dir: string; cleanup: () => void };
 beforeEach(() => {
@@ -271,6 +272,35 @@ describe("evaluator faults", () => {
     const decision = cairnJson<Decision>(ws.dir, ["attempt", "decide", attempt.id]);
     return { samples, decision };
   }
+
+  it("records none of the samples of an agent retired while its evaluators ran: the eval is refused", async () => {
+    // Flags outside the checkout, so the evaluator changes nothing it is measuring.
+    const flags = scratchDir();
+    try {
+      const started = join(flags.dir, "started");
+      const go = join(flags.dir, "go");
+      const waits = `const fs=require('fs');fs.writeFileSync(${JSON.stringify(started)},'');setInterval(()=>fs.existsSync(${JSON.stringify(go)})&&process.exit(0),50)`;
+      const goal = contractWith(ws.dir, [{ name: "check", threshold: 1 }]);
+      writePack(ws.dir, "slow", evaluatorToml({ name: "slow", proof: "check", argv: nodeArgv(waits) }));
+      const run = cairnJson<{ run: { id: string } }>(ws.dir, ["run", "freeze", goal]).run.id;
+      const bob = addAgent(ws.dir, "bob", "builder");
+      const attempt = openAttempt(run, []);
+      // The default lease: no renewal (and no look at the caller) comes while the evaluator runs,
+      // so only the write that records its end can refuse it.
+      const evaluating = cairnAsync(ws.dir, ["attempt", "eval", attempt.id, "--json"], {
+        env: { CAIRN_AGENT: bob.token },
+      });
+      await until(() => existsSync(started));
+      expect(cairn(ws.dir, ["agent", "retire", "bob"]).code).toBe(0);
+      writeFileSync(go, "");
+      const evaluated = await evaluating;
+      expect(evaluated.code, evaluated.stderr).toBe(3);
+      expect(evaluated.json).toMatchObject({ refused: { policy: "identity" } });
+      expect(cairnJson<Samples>(ws.dir, ["attempt", "show", attempt.id]).samples).toEqual([]);
+    } finally {
+      flags.cleanup();
+    }
+  });
 
   it("records a command that does not exist and sends the attempt to review, not revert", () => {
     const { samples, decision } = singleEvaluatorRun({ argv: ["cairn-no-such-program-xyz", "--flag"] });

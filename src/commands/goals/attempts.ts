@@ -63,7 +63,7 @@ export const attemptEval = defineCommand({
     input_drift: z.array(z.string()).describe("frozen inputs found changed: the attempt cannot be kept"),
   }),
   async handler(input, ctx) {
-    const result = await evalAttempt(ctx.store, ctx.workspace.root, input.attempt, ctx.actor.id, ctx.now, {
+    const result = await evalAttempt(ctx.store, ctx.workspace.root, input.attempt, ctx.actor, ctx.now, {
       signal: ctx.signal,
       progress: ctx.progress,
     });

@@ -1,5 +1,6 @@
 import { gitHead } from "../../kernel/git.js";
 import type { FrozenEvaluatorRecord, SampleRecord, Store } from "../../store/store.js";
+import { type Actor, requireActiveIn } from "../identity/actor.js";
 import { attemptOrThrow, type Interaction, refuseIfSettled } from "./attempts.js";
 import { baseTree } from "./base-tree.js";
 import { attemptCheckout } from "./checkout-host.js";
@@ -45,7 +46,7 @@ export async function evalAttempt(
   store: Store,
   fallbackRoot: string,
   attemptId: string,
-  actor: string,
+  actor: Actor,
   now: () => string,
   interaction?: Interaction,
 ) {
@@ -142,13 +143,16 @@ export async function evalAttempt(
   // put a frozen input back afterwards), nor some repeats standing for all of them.
   if (taken.length > 0 || drift.length > 0) {
     await store.write(async (tx) => {
+      // A caller retired while its evaluators ran records none of their evidence (the call is
+      // refused, as a check's ticks are).
+      await requireActiveIn(tx, actor);
       // Decided or reverted meanwhile (another process): evidence must not change under a decision.
       refuseIfSettled(await attemptOrThrow(tx, attemptId));
       for (const sample of taken) {
         await tx.goals.insertSample(sample);
         await tx.journal.append({
           at: sample.at,
-          actor,
+          actor: actor.id,
           action: "attempt.sample",
           subject: attemptId,
           data: { evaluator: sample.evaluator, side: sample.side, value: sample.value, error: sample.error },
@@ -158,7 +162,7 @@ export async function evalAttempt(
         await tx.goals.recordInputDrift(attemptId, drift);
         await tx.journal.append({
           at: now(),
-          actor,
+          actor: actor.id,
           action: "attempt.input_drift",
           subject: attemptId,
           data: { paths: drift },

@@ -235,22 +235,26 @@ export async function resolveActor(
  */
 export async function requireStillActive(store: Store, actor: Actor): Promise<void> {
   if (actor.isOwner) return;
-  await store.read(async (tx) => {
-    const line: AgentRecord[] = [];
-    for (const [index, member] of lineageOf(actor).entries()) {
-      const agent = await tx.agents.byId(member.id);
-      if (!agent) {
-        throw refuse(
-          "identity",
-          `agent ${member.id} no longer exists`,
-          "ask the owner for a new agent token",
-        );
-      }
-      if (agent.retiredAt) throw retiredRefusal(agent, index === 0);
-      line.push(agent);
+  await store.read((tx) => requireActiveIn(tx, actor));
+}
+
+/**
+ * The same check inside a transaction: the write that records the end of a long call (an
+ * evaluation's samples, a check's ticks) makes it, so a caller retired while the call ran records
+ * nothing, however soon after the last look beside the call the retirement came.
+ */
+export async function requireActiveIn(tx: Tx, actor: Actor): Promise<void> {
+  if (actor.isOwner) return;
+  const line: AgentRecord[] = [];
+  for (const [index, member] of lineageOf(actor).entries()) {
+    const agent = await tx.agents.byId(member.id);
+    if (!agent) {
+      throw refuse("identity", `agent ${member.id} no longer exists`, "ask the owner for a new agent token");
     }
-    await requireLiveSupervisor(tx, line);
-  });
+    if (agent.retiredAt) throw retiredRefusal(agent, index === 0);
+    line.push(agent);
+  }
+  await requireLiveSupervisor(tx, line);
 }
 
 const rank = (profile: Profile) => PROFILES.indexOf(profile);
