@@ -41,6 +41,13 @@ export interface TaskRecord {
   updatedAt: string;
 }
 
+/**
+ * What a list shows of a task: enough to name and pick it, none of its long text. A task holds up
+ * to 256 KiB of context and 64 KiB of traces; a page of them read whole to print five fields took
+ * most of a list's time.
+ */
+export type TaskSummaryRecord = Pick<TaskRecord, "id" | "title" | "status" | "priority" | "owner">;
+
 export interface Evidence {
   argv: string[];
   exit_code: number | null;
@@ -167,6 +174,8 @@ export interface TaskRepo {
   move(id: string, parentId: string | null, at: string): Promise<void>;
   /** `total` may stop counting past the page: then `capped` is true and the true count is higher. */
   list(filter: TaskFilter): Promise<{ tasks: TaskRecord[]; total: number; capped?: boolean }>;
+  /** The same page as `list`, reading only each task's summary. */
+  listSummaries(filter: TaskFilter): Promise<{ tasks: TaskSummaryRecord[]; total: number; capped?: boolean }>;
   children(id: string): Promise<TaskRecord[]>;
   /**
    * Ids of the tasks in these statuses that start with `prefix` (byte for byte), lowest number

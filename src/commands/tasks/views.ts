@@ -1,7 +1,13 @@
 import { z } from "zod";
 import type { TaskDetail } from "../../domains/tasks/board.js";
 import { expected } from "../../domains/tasks/common.js";
-import { type CriterionRecord, PRIORITIES, TASK_STATUSES, type TaskRecord } from "../../store/tasks.js";
+import {
+  type CriterionRecord,
+  PRIORITIES,
+  TASK_STATUSES,
+  type TaskRecord,
+  type TaskSummaryRecord,
+} from "../../store/tasks.js";
 import { textBlock } from "../field-text.js";
 
 /**
@@ -81,7 +87,7 @@ export const TaskDetailView = z.object({
   notes: z.array(z.object({ at: z.string(), author: z.string(), kind: z.string(), text: z.string() })),
 });
 
-export const summaryView = (task: TaskRecord): z.infer<typeof TaskSummary> => ({
+export const summaryView = (task: TaskSummaryRecord): z.infer<typeof TaskSummary> => ({
   id: task.id,
   title: task.title,
   status: task.status,

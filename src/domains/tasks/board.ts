@@ -136,10 +136,11 @@ export async function showTask(store: Store, raw: string): Promise<TaskDetail> {
   });
 }
 
+/** A page of the board, each task as its summary: a list shows none of a task's long text. */
 export async function listTasks(store: Store, filter: TaskFilter) {
   return store.read(async (tx) => {
     const parent = filter.parent !== undefined ? (await loadTask(tx, filter.parent)).id : undefined;
-    return tx.tasks.list({ ...filter, parent });
+    return tx.tasks.listSummaries({ ...filter, parent });
   });
 }
 

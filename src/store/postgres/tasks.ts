@@ -1,7 +1,16 @@
 import { idsStartingWith } from "../id-prefix.js";
 import { COUNTED_BEYOND_PAGE, TASK_ORDER_BY } from "../sqlite/task-pages.js";
-import { COLUMNS, pad, RANK, type TaskRow, toTask } from "../sqlite/task-rows.js";
-import type { TaskRecord, TaskRepo } from "../tasks.js";
+import {
+  COLUMNS,
+  pad,
+  RANK,
+  SUMMARY_COLUMNS,
+  type SummaryRow,
+  type TaskRow,
+  toSummary,
+  toTask,
+} from "../sqlite/task-rows.js";
+import type { TaskFilter, TaskRecord, TaskRepo } from "../tasks.js";
 import { jsonbOfStored, type PgDb } from "./db.js";
 import { pgIdPage } from "./id-page.js";
 import { shortIds } from "./short-ids.js";
@@ -74,6 +83,58 @@ export function pgTasks(db: PgDb): TaskRepo {
   const serverClock = db.prepare<[], { now: string }>(
     `SELECT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS now`,
   );
+
+  /**
+   * One page of the tasks `filter` matches, each row read as `columns`, and how many match (counted
+   * up to a cap past the page, as in SQLite: see COUNTED_BEYOND_PAGE).
+   */
+  async function page<R>(filter: TaskFilter, columns: string) {
+    const where: string[] = [];
+    const values: Record<string, unknown> = {};
+    if (filter.status && filter.status.length > 0) {
+      where.push(`status IN (${filter.status.map((_, i) => `@s${i}`).join(", ")})`);
+      filter.status.forEach((status, i) => {
+        values[`s${i}`] = status;
+      });
+    }
+    if (filter.owner !== undefined) {
+      where.push("owner = @owner");
+      values.owner = filter.owner;
+    }
+    if (filter.parent !== undefined) {
+      where.push("parent_id = @parent");
+      values.parent = filter.parent;
+    }
+    if (filter.label !== undefined) {
+      // Labels are stored as a JSON array. The substring test is cheap but not exact (the label
+      // `x","urgent` holds `"urgent"`): the rows it passes are checked element by element.
+      where.push(
+        `(strpos(labels, @label) > 0 AND ${jsonbOfStored("labels")} @> jsonb_build_array(@exactLabel::text))`,
+      );
+      values.label = JSON.stringify(filter.label);
+      values.exactLabel = filter.label;
+    }
+    if (filter.text !== undefined) {
+      // ASCII folding on both sides, as SQLite's lower() (see the glossary in risks.ts).
+      where.push(
+        `(strpos(lower(title), lower(@text COLLATE "C")) > 0 OR strpos(lower(context), lower(@text COLLATE "C")) > 0)`,
+      );
+      values.text = filter.text;
+    }
+    const clause = where.length > 0 ? `WHERE ${where.join(" AND ")}` : "";
+    const cap = filter.offset + filter.limit + COUNTED_BEYOND_PAGE;
+    const total = (
+      (await db
+        .prepare(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM tasks ${clause} LIMIT @cap) AS matches`)
+        .get({ ...values, cap })) as { n: number }
+    ).n;
+    const orderBy = TASK_ORDER_BY[filter.order ?? "tree"];
+    const rows = (await db
+      .prepare(`SELECT ${columns} FROM tasks ${clause} ORDER BY ${orderBy} LIMIT @limit OFFSET @offset`)
+      .all({ ...values, limit: filter.limit, offset: filter.offset })) as R[];
+    return { rows, total, ...(total >= cap ? { capped: true } : {}) };
+  }
+
   return {
     ...pgTaskRelations(db),
     async insert(task, at) {
@@ -129,51 +190,12 @@ export function pgTasks(db: PgDb): TaskRepo {
         .run(newPath, task.sort_path.length + 1, task.sort_path, task.sort_path);
     },
     async list(filter) {
-      const where: string[] = [];
-      const values: Record<string, unknown> = {};
-      if (filter.status && filter.status.length > 0) {
-        where.push(`status IN (${filter.status.map((_, i) => `@s${i}`).join(", ")})`);
-        filter.status.forEach((status, i) => {
-          values[`s${i}`] = status;
-        });
-      }
-      if (filter.owner !== undefined) {
-        where.push("owner = @owner");
-        values.owner = filter.owner;
-      }
-      if (filter.parent !== undefined) {
-        where.push("parent_id = @parent");
-        values.parent = filter.parent;
-      }
-      if (filter.label !== undefined) {
-        // Labels are stored as a JSON array. The substring test is cheap but not exact (the label
-        // `x","urgent` holds `"urgent"`): the rows it passes are checked element by element.
-        where.push(
-          `(strpos(labels, @label) > 0 AND ${jsonbOfStored("labels")} @> jsonb_build_array(@exactLabel::text))`,
-        );
-        values.label = JSON.stringify(filter.label);
-        values.exactLabel = filter.label;
-      }
-      if (filter.text !== undefined) {
-        // ASCII folding on both sides, as SQLite's lower() (see the glossary in risks.ts).
-        where.push(
-          `(strpos(lower(title), lower(@text COLLATE "C")) > 0 OR strpos(lower(context), lower(@text COLLATE "C")) > 0)`,
-        );
-        values.text = filter.text;
-      }
-      const clause = where.length > 0 ? `WHERE ${where.join(" AND ")}` : "";
-      // Counted up to a cap past the page, as in SQLite (see COUNTED_BEYOND_PAGE).
-      const cap = filter.offset + filter.limit + COUNTED_BEYOND_PAGE;
-      const total = (
-        (await db
-          .prepare(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM tasks ${clause} LIMIT @cap) AS matches`)
-          .get({ ...values, cap })) as { n: number }
-      ).n;
-      const orderBy = TASK_ORDER_BY[filter.order ?? "tree"];
-      const rows = (await db
-        .prepare(`SELECT ${COLUMNS} FROM tasks ${clause} ORDER BY ${orderBy} LIMIT @limit OFFSET @offset`)
-        .all({ ...values, limit: filter.limit, offset: filter.offset })) as TaskRow[];
-      return { tasks: rows.map(toTask), total, ...(total >= cap ? { capped: true } : {}) };
+      const { rows, ...counted } = await page<TaskRow>(filter, COLUMNS);
+      return { tasks: rows.map(toTask), ...counted };
+    },
+    async listSummaries(filter) {
+      const { rows, ...counted } = await page<SummaryRow>(filter, SUMMARY_COLUMNS);
+      return { tasks: rows.map(toSummary), ...counted };
     },
     async children(id) {
       return (await children.all(id)).map(toTask);

@@ -1,8 +1,14 @@
 import type Database from "better-sqlite3";
 import type { TaskOrder } from "../tasks.js";
 import { builtStatement } from "./statement-cache.js";
-import { COLUMNS, type TaskRow } from "./task-rows.js";
-import { taskRows } from "./task-statements.js";
+import {
+  COLUMNS,
+  SUMMARY_COLUMNS,
+  type SummaryRow,
+  summaryRowOf,
+  type TaskRow,
+  taskRowOf,
+} from "./task-rows.js";
 
 /**
  * `total` is counted up to this many matches past the requested page. Counting every match of a
@@ -62,16 +68,32 @@ export function countPage(db: Database.Database, query: PageQuery): { total: num
   return { total, capped: total >= cap };
 }
 
-/** A built statement of task rows, read as values from the connection's raw cache. */
-const pageRows = (db: Database.Database, sql: string) =>
-  taskRows(builtStatement(db, sql, true) as Database.Statement<unknown[], unknown[]>);
+/** Which columns a page reads, and how a row of them, read as values, becomes a row. */
+export interface RowShape<R extends { sort_path: string }> {
+  columns: string;
+  of: (values: readonly unknown[]) => R;
+}
+export const WHOLE_ROWS: RowShape<TaskRow> = { columns: COLUMNS, of: (values) => taskRowOf(values) };
+export const SUMMARY_ROWS: RowShape<SummaryRow> = { columns: SUMMARY_COLUMNS, of: summaryRowOf };
+
+/** A built statement's rows, read as values from the connection's raw cache. */
+const pageRows = <R extends { sort_path: string }>(
+  db: Database.Database,
+  shape: RowShape<R>,
+  sql: string,
+  params: Record<string, unknown>,
+): R[] => (builtStatement(db, sql, true).all(params) as unknown[][]).map(shape.of);
 
 /**
  * One page. In tree order, each status is read in order from the (status, sort_path) index and
  * the runs are merged, so a page costs its own size per status, never a sort of every match.
  * Other orders (the dashboard's sort menu) sort the matches.
  */
-export function readPage(db: Database.Database, query: PageQuery): TaskRow[] {
+export function readPage<R extends { sort_path: string }>(
+  db: Database.Database,
+  query: PageQuery,
+  shape: RowShape<R>,
+): R[] {
   const window = { limit: query.limit, offset: query.offset };
   const treeOrder = query.orderBy === "sort_path";
   if (!treeOrder || query.selective || query.statuses.length === 0) {
@@ -79,15 +101,19 @@ export function readPage(db: Database.Database, query: PageQuery): TaskRow[] {
     const from = query.selective || !treeOrder ? "tasks" : "tasks INDEXED BY tasks_tree";
     return pageRows(
       db,
-      `SELECT ${COLUMNS} FROM ${from} ${clause(where)} ORDER BY ${query.orderBy} LIMIT +@limit OFFSET +@offset`,
-    ).all({ ...values, ...window });
+      shape,
+      `SELECT ${shape.columns} FROM ${from} ${clause(where)} ORDER BY ${query.orderBy} LIMIT +@limit OFFSET +@offset`,
+      { ...values, ...window },
+    );
   }
   const runs = [...new Set(query.statuses)].flatMap((status) =>
     pageRows(
       db,
-      `SELECT ${COLUMNS} FROM tasks INDEXED BY tasks_status_tree ${clause(["status = @status", ...query.where])}
+      shape,
+      `SELECT ${shape.columns} FROM tasks INDEXED BY tasks_status_tree ${clause(["status = @status", ...query.where])}
          ORDER BY sort_path LIMIT +@upTo`,
-    ).all({ ...query.values, status, upTo: query.offset + query.limit }),
+      { ...query.values, status, upTo: query.offset + query.limit },
+    ),
   );
   runs.sort((a, b) => (a.sort_path < b.sort_path ? -1 : a.sort_path > b.sort_path ? 1 : 0));
   return runs.slice(query.offset, query.offset + query.limit);

@@ -7,6 +7,7 @@ import type {
   ShortcutRecord,
   TaskRecord,
   TaskStatus,
+  TaskSummaryRecord,
 } from "../tasks.js";
 
 /** Rows of the board's tables and their mapping to records. */
@@ -55,6 +56,34 @@ export const taskRowOf = (v: readonly unknown[], at = 0): TaskRow => ({
   created_by: v[at + 17] as string,
   created_at: v[at + 18] as string,
   updated_at: v[at + 19] as string,
+});
+
+/**
+ * What a list shows of a task, and its tree position (a page merged from runs is ordered by it):
+ * none of the long columns (context, traces) a task row may hold hundreds of KiB of. SQLite still
+ * steps through a long context's overflow pages to reach the columns stored after it (status,
+ * priority, owner), but copies and parses none of it; PostgreSQL never fetches what is not named.
+ */
+export const SUMMARY_COLUMNS = "id, title, status, priority, owner, sort_path";
+export type SummaryRow = TaskSummaryRecord & { sort_path: string };
+
+/** A summary row read as values, SUMMARY_COLUMNS in their order. */
+export const summaryRowOf = (v: readonly unknown[]): SummaryRow => ({
+  id: v[0] as string,
+  title: v[1] as string,
+  status: v[2] as TaskStatus,
+  priority: v[3] as Priority,
+  owner: v[4] as string | null,
+  sort_path: v[5] as string,
+});
+
+/** The summary a list returns (without the position it was ordered by). */
+export const toSummary = (row: SummaryRow): TaskSummaryRecord => ({
+  id: row.id,
+  title: row.title,
+  status: row.status,
+  priority: row.priority,
+  owner: row.owner,
 });
 
 export interface CriterionRow {

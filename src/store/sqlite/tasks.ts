@@ -1,12 +1,19 @@
 import type Database from "better-sqlite3";
 import { idsStartingWith } from "../id-prefix.js";
-import type { TaskRecord, TaskRepo } from "../tasks.js";
+import type { TaskFilter, TaskRecord, TaskRepo } from "../tasks.js";
 import { sqliteIdPage } from "./id-page.js";
 import { shortIds } from "./short-ids.js";
 import { statementCache } from "./statement-cache.js";
-import { countPage, type PageQuery, readPage, TASK_ORDER_BY } from "./task-pages.js";
+import {
+  countPage,
+  type PageQuery,
+  readPage,
+  SUMMARY_ROWS,
+  TASK_ORDER_BY,
+  WHOLE_ROWS,
+} from "./task-pages.js";
 import { sqliteTaskRelations } from "./task-relations.js";
-import { COLUMNS, pad, RANK, toTask } from "./task-rows.js";
+import { COLUMNS, pad, RANK, toSummary, toTask } from "./task-rows.js";
 import { taskRows } from "./task-statements.js";
 
 const CHANGE_COLUMNS: Record<string, string> = {
@@ -25,6 +32,43 @@ const CHANGE_COLUMNS: Record<string, string> = {
 /** Dependencies still to finish: anything not done or dropped. */
 const UNFINISHED_DEPENDENCY = `EXISTS (SELECT 1 FROM task_dependencies d JOIN tasks t2 ON t2.id = d.depends_on
   WHERE d.task_id = tasks.id AND t2.status NOT IN ('done', 'dropped'))`;
+
+/** The page a list filter asks for: its WHERE terms, bound values and order. */
+function pageQuery(filter: TaskFilter): PageQuery {
+  const where: string[] = [];
+  const values: Record<string, unknown> = {};
+  if (filter.owner !== undefined) {
+    where.push("owner = @owner");
+    values.owner = filter.owner;
+  }
+  if (filter.parent !== undefined) {
+    where.push("parent_id = @parent");
+    values.parent = filter.parent;
+  }
+  if (filter.label !== undefined) {
+    // Labels are stored as a JSON array. The substring test is many times cheaper than
+    // expanding every row with json_each, but not exact (the label `x","urgent` holds
+    // `"urgent"`): the rows it passes are checked element by element.
+    where.push(
+      "(instr(labels, @label) > 0 AND EXISTS (SELECT 1 FROM json_each(labels) WHERE json_each.value = @exactLabel))",
+    );
+    values.label = JSON.stringify(filter.label);
+    values.exactLabel = filter.label;
+  }
+  if (filter.text !== undefined) {
+    where.push("(instr(lower(title), lower(@text)) > 0 OR instr(lower(context), lower(@text)) > 0)");
+    values.text = filter.text;
+  }
+  return {
+    where,
+    values,
+    statuses: filter.status ?? [],
+    selective: filter.owner !== undefined || filter.parent !== undefined,
+    limit: filter.limit,
+    offset: filter.offset,
+    orderBy: TASK_ORDER_BY[filter.order ?? "tree"],
+  };
+}
 
 export function sqliteTasks(db: Database.Database): TaskRepo {
   const byId = taskRows(db.prepare<[string], unknown[]>(`SELECT ${COLUMNS} FROM tasks WHERE id = ?`));
@@ -136,41 +180,18 @@ export function sqliteTasks(db: Database.Database): TaskRepo {
       ).run(newPath, task.sort_path.length + 1, task.sort_path, task.sort_path);
     },
     async list(filter) {
-      const where: string[] = [];
-      const values: Record<string, unknown> = {};
-      if (filter.owner !== undefined) {
-        where.push("owner = @owner");
-        values.owner = filter.owner;
-      }
-      if (filter.parent !== undefined) {
-        where.push("parent_id = @parent");
-        values.parent = filter.parent;
-      }
-      if (filter.label !== undefined) {
-        // Labels are stored as a JSON array. The substring test is many times cheaper than
-        // expanding every row with json_each, but not exact (the label `x","urgent` holds
-        // `"urgent"`): the rows it passes are checked element by element.
-        where.push(
-          "(instr(labels, @label) > 0 AND EXISTS (SELECT 1 FROM json_each(labels) WHERE json_each.value = @exactLabel))",
-        );
-        values.label = JSON.stringify(filter.label);
-        values.exactLabel = filter.label;
-      }
-      if (filter.text !== undefined) {
-        where.push("(instr(lower(title), lower(@text)) > 0 OR instr(lower(context), lower(@text)) > 0)");
-        values.text = filter.text;
-      }
-      const query: PageQuery = {
-        where,
-        values,
-        statuses: filter.status ?? [],
-        selective: filter.owner !== undefined || filter.parent !== undefined,
-        limit: filter.limit,
-        offset: filter.offset,
-        orderBy: TASK_ORDER_BY[filter.order ?? "tree"],
-      };
+      const query = pageQuery(filter);
       const { total, capped } = countPage(db, query);
-      return { tasks: readPage(db, query).map(toTask), total, ...(capped ? { capped } : {}) };
+      return { tasks: readPage(db, query, WHOLE_ROWS).map(toTask), total, ...(capped ? { capped } : {}) };
+    },
+    async listSummaries(filter) {
+      const query = pageQuery(filter);
+      const { total, capped } = countPage(db, query);
+      return {
+        tasks: readPage(db, query, SUMMARY_ROWS).map(toSummary),
+        total,
+        ...(capped ? { capped } : {}),
+      };
     },
     async children(id) {
       return children.all(id).map(toTask);
