@@ -48,6 +48,9 @@ export interface TaskRecord {
  */
 export type TaskSummaryRecord = Pick<TaskRecord, "id" | "title" | "status" | "priority" | "owner">;
 
+/** A ready task as offered: its summary, and the traces a caller's scope is judged by. */
+export type ReadyTaskRecord = TaskSummaryRecord & Pick<TaskRecord, "traces">;
+
 export interface Evidence {
   argv: string[];
   exit_code: number | null;
@@ -184,9 +187,14 @@ export interface TaskRepo {
   idsStartingWith(prefix: string, statuses: readonly TaskStatus[], limit: number): Promise<IdPage>;
   /**
    * Open tasks none of whose dependencies is still unfinished, best first (priority, then
-   * depth-first order, then age). `accept` filters lazily so only what is needed is read.
+   * depth-first order, then age), each read as its summary and traces. `accept` filters lazily so
+   * only what is needed is read.
    */
-  ready(accept: (task: TaskRecord) => boolean, limit: number, excluding?: string): Promise<TaskRecord[]>;
+  ready(
+    accept: (task: ReadyTaskRecord) => boolean,
+    limit: number,
+    excluding?: string,
+  ): Promise<ReadyTaskRecord[]>;
   countByStatus(): Promise<Record<string, number>>;
   activeBy(owner: string): Promise<TaskRecord[]>;
   byStatus(status: TaskStatus, limit: number): Promise<TaskRecord[]>;

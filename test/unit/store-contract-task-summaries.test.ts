@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { TASK_ORDERS, type TaskFilter, type TaskRecord, type TaskStatus } from "../../src/store/tasks.js";
 import { contractStores, journaledWrite, storeForSuite } from "../helpers/contract-stores.js";
 import { newTask } from "../helpers/new-task.js";
@@ -22,8 +22,8 @@ describe.each(contractStores("summaries"))("task summaries store contract: $name
   const store = storeForSuite(create);
   const write = journaledWrite(store, AT);
 
-  it("a page of summaries is the page of whole tasks, field for field, in every order and filter", async () => {
-    const statuses: TaskStatus[] = ["open", "active", "blocked", "done", "dropped"];
+  const statuses: TaskStatus[] = ["open", "active", "blocked", "done", "dropped"];
+  beforeAll(async () => {
     await write(async (tx) => {
       const roots: string[] = [];
       for (let i = 0; i < 24; i++) {
@@ -47,7 +47,12 @@ describe.each(contractStores("summaries"))("task summaries store contract: $name
           `2026-06-02T00:00:${String(23 - i).padStart(2, "0")}.000Z`,
         );
       }
+      // T-1 (open) waits on T-2 (active): not ready.
+      await tx.tasks.addDependency("T-1", "T-2");
     });
+  });
+
+  it("a page of summaries is the page of whole tasks, field for field, in every order and filter", async () => {
     const page = { limit: 5, offset: 3 };
     const filters: Omit<TaskFilter, "limit" | "offset">[] = [
       {},
@@ -72,5 +77,22 @@ describe.each(contractStores("summaries"))("task summaries store contract: $name
     const all = await store.read((tx) => tx.tasks.listSummaries({ limit: 50, offset: 0 }));
     expect(all.total).toBe(24);
     expect(new Set(all.tasks.map((task) => task.status))).toEqual(new Set(statuses));
+  });
+
+  it("ready tasks are read as their summary and traces, as the whole tasks hold them", async () => {
+    const whole = await store.read((tx) =>
+      tx.tasks.list({ status: ["open"], order: "priority", limit: 50, offset: 0 }),
+    );
+    const expected = whole.tasks
+      .filter((task) => task.id !== "T-1" && task.priority !== "wont")
+      .map((task) => ({ ...summary(task), traces: task.traces }));
+    expect(expected.map((task) => task.id)).toEqual(["T-21", "T-6", "T-11"]);
+    expect(await store.read((tx) => tx.tasks.ready(() => true, 10))).toEqual(expected);
+    // `accept` judges by the traces; `excluding` leaves one out; `limit` stops the read.
+    const even = await store.read((tx) =>
+      tx.tasks.ready((task) => task.traces[0] !== "src/5.ts", 10, "T-21"),
+    );
+    expect(even.map((task) => task.id)).toEqual(["T-11"]);
+    expect(await store.read((tx) => tx.tasks.ready(() => true, 1))).toEqual(expected.slice(0, 1));
   });
 });

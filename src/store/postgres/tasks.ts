@@ -4,13 +4,15 @@ import {
   COLUMNS,
   pad,
   RANK,
+  READY_COLUMNS,
   SUMMARY_COLUMNS,
   type SummaryRow,
   type TaskRow,
+  toReadyTask,
   toSummary,
   toTask,
 } from "../sqlite/task-rows.js";
-import type { TaskFilter, TaskRecord, TaskRepo } from "../tasks.js";
+import type { ReadyTaskRecord, TaskFilter, TaskRecord, TaskRepo } from "../tasks.js";
 import { jsonbOfStored, type PgDb } from "./db.js";
 import { pgIdPage } from "./id-page.js";
 import { shortIds } from "./short-ids.js";
@@ -45,8 +47,8 @@ export function pgTasks(db: PgDb): TaskRepo {
   const children = db.prepare<[string], TaskRow>(
     `SELECT ${COLUMNS} FROM tasks WHERE parent_id = ? ORDER BY seq`,
   );
-  const ready = db.prepare<[string, number, number], TaskRow>(
-    `SELECT ${COLUMNS} FROM tasks WHERE status = 'open' AND priority_rank < 3 AND id != ?
+  const ready = db.prepare<[string, number, number], SummaryRow & { traces: string }>(
+    `SELECT ${READY_COLUMNS} FROM tasks WHERE status = 'open' AND priority_rank < 3 AND id != ?
      AND NOT ${UNFINISHED_DEPENDENCY} ORDER BY priority_rank, sort_path LIMIT ? OFFSET ?`,
   );
   const countByStatus = db.prepare<[], { status: string; n: number }>(
@@ -204,14 +206,14 @@ export function pgTasks(db: PgDb): TaskRepo {
       return pgIdPage(db, "tasks", idsStartingWith(prefix, statuses), limit);
     },
     async ready(accept, limit, excluding = "") {
-      const found: TaskRecord[] = [];
+      const found: ReadyTaskRecord[] = [];
       // Read in growing pages: most calls are satisfied by the first few rows, as SQLite's lazy
       // iteration is, without shipping the whole open board over the wire.
       let page = Math.max(limit * 4, 16);
       for (let offset = 0; ; offset += page, page *= 4) {
         const rows = await ready.all(excluding, page, offset);
         for (const row of rows) {
-          const task = toTask(row);
+          const task = toReadyTask(row);
           if (!accept(task)) continue;
           found.push(task);
           if (found.length >= limit) return found;

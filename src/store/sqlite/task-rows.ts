@@ -4,6 +4,7 @@ import type {
   Estimate,
   Evidence,
   Priority,
+  ReadyTaskRecord,
   ShortcutRecord,
   TaskRecord,
   TaskStatus,
@@ -85,6 +86,17 @@ export const toSummary = (row: SummaryRow): TaskSummaryRecord => ({
   priority: row.priority,
   owner: row.owner,
 });
+
+/** A ready task's columns: its summary's, then the traces its scope is judged by. */
+export const READY_COLUMNS = `${SUMMARY_COLUMNS}, traces`;
+
+/** A ready task from its row: keyed (PostgreSQL) or read as values in READY_COLUMNS order (SQLite). */
+export const toReadyTask = (row: SummaryRow & { traces: string }): ReadyTaskRecord => ({
+  ...toSummary(row),
+  traces: JSON.parse(row.traces) as string[],
+});
+export const readyTaskOf = (v: readonly unknown[]): ReadyTaskRecord =>
+  toReadyTask({ ...summaryRowOf(v), traces: v[6] as string });
 
 export interface CriterionRow {
   task_id: string;

@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
 import { idsStartingWith } from "../id-prefix.js";
-import type { TaskFilter, TaskRecord, TaskRepo } from "../tasks.js";
+import type { ReadyTaskRecord, TaskFilter, TaskRecord, TaskRepo } from "../tasks.js";
 import { sqliteIdPage } from "./id-page.js";
 import { shortIds } from "./short-ids.js";
 import { statementCache } from "./statement-cache.js";
@@ -13,7 +13,7 @@ import {
   WHOLE_ROWS,
 } from "./task-pages.js";
 import { sqliteTaskRelations } from "./task-relations.js";
-import { COLUMNS, pad, RANK, toSummary, toTask } from "./task-rows.js";
+import { COLUMNS, pad, RANK, READY_COLUMNS, readyTaskOf, toSummary, toTask } from "./task-rows.js";
 import { taskRows } from "./task-statements.js";
 
 const CHANGE_COLUMNS: Record<string, string> = {
@@ -82,12 +82,12 @@ export function sqliteTasks(db: Database.Database): TaskRepo {
   const children = taskRows(
     db.prepare<[string], unknown[]>(`SELECT ${COLUMNS} FROM tasks WHERE parent_id = ? ORDER BY seq`),
   );
-  const ready = taskRows(
-    db.prepare<[string], unknown[]>(
-      `SELECT ${COLUMNS} FROM tasks WHERE status = 'open' AND priority_rank < 3 AND id != ?
+  const ready = db
+    .prepare<[string], unknown[]>(
+      `SELECT ${READY_COLUMNS} FROM tasks WHERE status = 'open' AND priority_rank < 3 AND id != ?
      AND NOT ${UNFINISHED_DEPENDENCY} ORDER BY priority_rank, sort_path`,
-    ),
-  );
+    )
+    .raw(true);
   const countByStatus = db.prepare<[], { status: string; n: number }>(
     "SELECT status, COUNT(*) AS n FROM tasks GROUP BY status",
   );
@@ -200,9 +200,9 @@ export function sqliteTasks(db: Database.Database): TaskRepo {
       return sqliteIdPage(db, "tasks", idsStartingWith(prefix, statuses), limit);
     },
     async ready(accept, limit, excluding = "") {
-      const found: TaskRecord[] = [];
-      for (const row of ready.iterate(excluding)) {
-        const task = toTask(row);
+      const found: ReadyTaskRecord[] = [];
+      for (const values of ready.iterate(excluding)) {
+        const task = readyTaskOf(values);
         if (!accept(task)) continue;
         found.push(task);
         if (found.length >= limit) break;
