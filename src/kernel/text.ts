@@ -49,7 +49,15 @@ export const LINE_TERMINATOR = /[\n\r\u2028\u2029]/;
  * the one item is shown (task show, asks).
  */
 export function previewText(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const kept = cutText(text, max);
-  return `${kept}… [${text.length - kept.length} more characters]`;
+  return previewOfHead({ head: text, length: text.length }, max);
+}
+
+/**
+ * previewText of a text known by its head (at least its first `max` UTF-16 units, all of it if
+ * shorter) and its whole length: the same preview, from a store that read only that much.
+ */
+export function previewOfHead({ head, length }: { head: string; length: number }, max: number): string {
+  if (length <= max) return head;
+  const kept = cutText(head, max);
+  return `${kept}… [${length - kept.length} more characters]`;
 }

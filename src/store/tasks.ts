@@ -51,6 +51,27 @@ export type TaskSummaryRecord = Pick<TaskRecord, "id" | "title" | "status" | "pr
 /** A ready task as offered: its summary, and the traces a caller's scope is judged by. */
 export type ReadyTaskRecord = TaskSummaryRecord & Pick<TaskRecord, "traces">;
 
+/**
+ * The start of a long text and its whole length, both in UTF-16 units as JavaScript counts them:
+ * what a preview of it needs (kernel/text.ts, previewOfHead), read without the rest of the text.
+ * `head` holds at least the text's first REASON_HEAD_CHARS units (all of it when it is shorter).
+ */
+export interface TextHead {
+  head: string;
+  length: number;
+}
+
+/** How much of a blocked reason a held task carries: no less than any preview of it shows. */
+export const REASON_HEAD_CHARS = 500;
+
+/**
+ * A task as the board's status, `now` and `review` show it: its summary, its claim's times and
+ * the head of why it is blocked. Those read up to a thousand tasks at every agent's first call;
+ * read whole (context, traces, and a reason of up to 256 KiB each) they took most of its time.
+ */
+export type HeldTaskRecord = TaskSummaryRecord &
+  Pick<TaskRecord, "claimedAt" | "leaseAt"> & { blockedReason: TextHead | null };
+
 export interface Evidence {
   argv: string[];
   exit_code: number | null;
@@ -197,12 +218,17 @@ export interface TaskRepo {
   ): Promise<ReadyTaskRecord[]>;
   countByStatus(): Promise<Record<string, number>>;
   activeBy(owner: string): Promise<TaskRecord[]>;
-  byStatus(status: TaskStatus, limit: number): Promise<TaskRecord[]>;
-  unverifiedDone(limit: number): Promise<TaskRecord[]>;
+  /** The first `limit` tasks in `status`, oldest first, each as a held task (not whole). */
+  byStatus(status: TaskStatus, limit: number): Promise<HeldTaskRecord[]>;
+  /** The newest `limit` tasks finished unverified, each as a held task (not whole). */
+  unverifiedDone(limit: number): Promise<HeldTaskRecord[]>;
   /** How many tasks were finished unverified, beyond the page `unverifiedDone` lists. */
   countUnverifiedDone(): Promise<number>;
-  /** Active claims whose lease lies outside `live` (stamped before its start or after its end). */
-  staleClaims(live: LeaseWindow): Promise<TaskRecord[]>;
+  /**
+   * Active claims whose lease lies outside `live` (stamped before its start or after its end),
+   * each as a held task (not whole).
+   */
+  staleClaims(live: LeaseWindow): Promise<HeldTaskRecord[]>;
   /** Renew every lease `owner` holds that lies outside `fresh`; returns how many. */
   renewLeases(owner: string, fresh: LeaseWindow, at: string): Promise<number>;
   hasStaleLease(owner: string, fresh: LeaseWindow): Promise<boolean>;

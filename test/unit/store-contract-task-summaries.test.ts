@@ -1,5 +1,15 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { TASK_ORDERS, type TaskFilter, type TaskRecord, type TaskStatus } from "../../src/store/tasks.js";
+import { TITLE_CHARS } from "../../src/domains/limits/limits.js";
+import { previewOfHead, previewText } from "../../src/kernel/text.js";
+import type { Tx } from "../../src/store/store.js";
+import {
+  type HeldTaskRecord,
+  REASON_HEAD_CHARS,
+  TASK_ORDERS,
+  type TaskFilter,
+  type TaskRecord,
+  type TaskStatus,
+} from "../../src/store/tasks.js";
 import { contractStores, journaledWrite, storeForSuite } from "../helpers/contract-stores.js";
 import { newTask } from "../helpers/new-task.js";
 
@@ -12,6 +22,44 @@ const summary = ({ id, title, status, priority, owner }: TaskRecord) => ({
   priority,
   owner,
 });
+
+/**
+ * Blocked reasons as status previews them: short and long, ASCII (measured in SQL) and not (read
+ * whole): cut in the middle of a character pair, and the ones SQL does not count as JavaScript does
+ * (U+0000, PostgreSQL's text escape U+E000, a lone surrogate, characters past U+FFFF).
+ */
+const REASONS: (string | null)[] = [
+  null,
+  "",
+  "short",
+  "a".repeat(TITLE_CHARS),
+  "b".repeat(TITLE_CHARS + 1),
+  `long ${"c".repeat(40_000)}`,
+  "é中— ".repeat(2_000),
+  `${"x".repeat(TITLE_CHARS - 1)}😀${"tail".repeat(500)}`,
+  "😀".repeat(1_000),
+  `before\u0000after ${"d".repeat(3_000)}`,
+  `\uE000 private ${"e".repeat(3_000)}`,
+  `\uD800 lone ${"f".repeat(3_000)}`,
+  "한국어 ".repeat(1_000),
+];
+
+/** What status, now and review show of a task, from the whole task... */
+const shownOfWhole = (tasks: TaskRecord[]) =>
+  tasks.map((task) => ({
+    ...summary(task),
+    claimedAt: task.claimedAt,
+    leaseAt: task.leaseAt,
+    why: previewText(task.blockedReason ?? "", TITLE_CHARS),
+    reasonLength: task.blockedReason?.length ?? null,
+  }));
+/** ...and from the held task. */
+const shownOfHeld = (tasks: HeldTaskRecord[]) =>
+  tasks.map(({ blockedReason, ...task }) => ({
+    ...task,
+    why: blockedReason ? previewOfHead(blockedReason, TITLE_CHARS) : "",
+    reasonLength: blockedReason?.length ?? null,
+  }));
 
 /**
  * `task list` reads each task's summary, not its whole row (a task holds up to 256 KiB of context
@@ -41,9 +89,19 @@ describe.each(contractStores("summaries"))("task summaries store contract: $name
         if (parentId === null) roots.push(task.id);
         const status = statuses[i % statuses.length] as TaskStatus;
         const held = status === "active" || status === "blocked";
+        // For the held reads: claim times on the held tasks, a blocked reason on most tasks
+        // whatever their status (the store reads it from any), every other done task unverified.
         await tx.tasks.update(
           task.id,
-          { status, owner: held ? `A-${i % 2}` : null },
+          {
+            status,
+            owner: held ? `A-${i % 2}` : null,
+            blockedReason: REASONS[i % REASONS.length] ?? null,
+            ...(held
+              ? { claimedAt: AT, leaseAt: `2026-06-03T00:00:${String(i).padStart(2, "0")}.000Z` }
+              : {}),
+            ...(status === "done" ? { unverified: i % 2 === 1 } : {}),
+          },
           `2026-06-02T00:00:${String(23 - i).padStart(2, "0")}.000Z`,
         );
       }
@@ -94,5 +152,42 @@ describe.each(contractStores("summaries"))("task summaries store contract: $name
     );
     expect(even.map((task) => task.id)).toEqual(["T-11"]);
     expect(await store.read((tx) => tx.tasks.ready(() => true, 1))).toEqual(expected.slice(0, 1));
+  });
+
+  it("held tasks are read as their summary, claim and reason's head, showing what the whole tasks do", async () => {
+    const newestFirst = (await store.read((tx) => tx.tasks.list({ order: "created", limit: 50, offset: 0 })))
+      .tasks;
+    const oldestFirst = [...newestFirst].reverse();
+    const read = (work: (tx: Tx) => Promise<HeldTaskRecord[]>) => store.read(work);
+    for (const status of statuses) {
+      const held = await read((tx) => tx.tasks.byStatus(status, 50));
+      expect(shownOfHeld(held)).toEqual(shownOfWhole(oldestFirst.filter((task) => task.status === status)));
+    }
+    expect((await read((tx) => tx.tasks.byStatus("open", 2))).map((task) => task.id)).toEqual(["T-1", "T-6"]);
+    // The long ASCII reasons are read as their head only (the others are read whole).
+    const open = await read((tx) => tx.tasks.byStatus("open", 50));
+    expect(open.find((task) => task.id === "T-6")?.blockedReason).toEqual({
+      head: `long ${"c".repeat(REASON_HEAD_CHARS - 5)}`,
+      length: 40_005,
+    });
+    const dropped = await read((tx) => tx.tasks.byStatus("dropped", 50));
+    expect(dropped.find((task) => task.id === "T-5")?.blockedReason?.head).toHaveLength(REASON_HEAD_CHARS);
+
+    const unverified = newestFirst.filter((task) => task.status === "done" && task.unverified);
+    expect(unverified.map((task) => task.id)).toEqual(["T-24", "T-14", "T-4"]);
+    expect(shownOfHeld(await read((tx) => tx.tasks.unverifiedDone(50)))).toEqual(shownOfWhole(unverified));
+    expect(shownOfHeld(await read((tx) => tx.tasks.unverifiedDone(1)))).toEqual(
+      shownOfWhole(unverified.slice(0, 1)),
+    );
+
+    // Leases stamped before 00:05 or after 00:15 lie outside the window.
+    const live = { from: "2026-06-03T00:00:05.000Z", to: "2026-06-03T00:00:15.000Z" };
+    const stale = oldestFirst.filter(
+      (task) =>
+        task.status === "active" &&
+        ((task.leaseAt as string) < live.from || (task.leaseAt as string) > live.to),
+    );
+    expect(stale.map((task) => task.id)).toEqual(["T-2", "T-17", "T-22"]);
+    expect(shownOfHeld(await read((tx) => tx.tasks.staleClaims(live)))).toEqual(shownOfWhole(stale));
   });
 });

@@ -1,4 +1,4 @@
-import { previewText } from "../../kernel/text.js";
+import { previewOfHead, previewText } from "../../kernel/text.js";
 import type { Store } from "../../store/store.js";
 import { TITLE_CHARS } from "../limits/limits.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
@@ -29,7 +29,9 @@ export async function boardStatus(store: Store, config: WorkspaceConfig, now: st
       blocked: blocked.map((t) => ({
         id: t.id,
         title: t.title,
-        why: previewText(t.blockedReason ?? "", TITLE_CHARS),
+        // The store reads the reason's head (REASON_HEAD_CHARS, no shorter than TITLE_CHARS: the
+        // store contract test holds these previews to the whole reason's) and its length.
+        why: t.blockedReason ? previewOfHead(t.blockedReason, TITLE_CHARS) : "",
       })),
       open_asks_total: await tx.asks.countOpen(),
       open_asks: (await tx.asks.open({ limit: ASKS_SHOWN })).map((a) => ({

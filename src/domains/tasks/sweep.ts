@@ -53,8 +53,17 @@ async function retiredClaims(tx: Tx): Promise<{ task: TaskRecord; why: string }[
   }
 }
 
-/** Give a held task back to the board without its holder, journaled with why. */
-async function giveBack(tx: Tx, task: TaskRecord, actorId: string, now: string, why: string): Promise<Swept> {
+/**
+ * Give a held task back to the board without its holder, journaled with why: all it needs of the
+ * task is its id, holder and lease (stale claims are read as held tasks, not whole).
+ */
+async function giveBack(
+  tx: Tx,
+  task: Pick<TaskRecord, "id" | "owner" | "leaseAt">,
+  actorId: string,
+  now: string,
+  why: string,
+): Promise<Swept> {
   const owner = task.owner as string;
   await tx.tasks.update(
     task.id,
@@ -111,7 +120,7 @@ export async function sweep(
   const minutes = config.claims.lease_minutes;
   return store.write(async (tx) => {
     const released: Swept[] = [];
-    const release = async (task: TaskRecord, why: string) =>
+    const release = async (task: Pick<TaskRecord, "id" | "owner" | "leaseAt">, why: string) =>
       released.push(await giveBack(tx, task, actor.id, now, why));
     for (const { task, why } of await retiredClaims(tx)) await release(task, why);
     // The lease clock: a sweeper whose own clock runs fast must not take live claims for silent ones.

@@ -2,12 +2,15 @@ import { idsStartingWith } from "../id-prefix.js";
 import { COUNTED_BEYOND_PAGE, TASK_ORDER_BY } from "../sqlite/task-pages.js";
 import {
   COLUMNS,
+  HELD_COLUMNS,
+  type HeldRow,
   pad,
   RANK,
   READY_COLUMNS,
   SUMMARY_COLUMNS,
   type SummaryRow,
   type TaskRow,
+  toHeld,
   toReadyTask,
   toSummary,
   toTask,
@@ -60,14 +63,15 @@ export function pgTasks(db: PgDb): TaskRepo {
   const activeBy = db.prepare<[string], TaskRow>(
     `SELECT ${COLUMNS} FROM tasks WHERE owner = ? AND status = 'active' ORDER BY seq`,
   );
-  const byStatus = db.prepare<[string, number], TaskRow>(
-    `SELECT ${COLUMNS} FROM tasks WHERE status = ? ORDER BY seq LIMIT ?`,
+  // Held tasks: none of a task's long columns (see HELD_COLUMNS).
+  const byStatus = db.prepare<[string, number], HeldRow>(
+    `SELECT ${HELD_COLUMNS} FROM tasks WHERE status = ? ORDER BY seq LIMIT ?`,
   );
-  const unverifiedDone = db.prepare<[number], TaskRow>(
-    `SELECT ${COLUMNS} FROM tasks WHERE status = 'done' AND unverified = 1 ORDER BY seq DESC LIMIT ?`,
+  const unverifiedDone = db.prepare<[number], HeldRow>(
+    `SELECT ${HELD_COLUMNS} FROM tasks WHERE status = 'done' AND unverified = 1 ORDER BY seq DESC LIMIT ?`,
   );
-  const staleClaims = db.prepare<[string, string], TaskRow>(
-    `SELECT ${COLUMNS} FROM tasks WHERE status = 'active' AND (lease_at < ? OR lease_at > ?) ORDER BY seq`,
+  const staleClaims = db.prepare<[string, string], HeldRow>(
+    `SELECT ${HELD_COLUMNS} FROM tasks WHERE status = 'active' AND (lease_at < ? OR lease_at > ?) ORDER BY seq`,
   );
   const renew = db.prepare(
     "UPDATE tasks SET lease_at = ? WHERE owner = ? AND status = 'active' AND (lease_at < ? OR lease_at > ?)",
@@ -233,13 +237,13 @@ export function pgTasks(db: PgDb): TaskRepo {
       return (await activeBy.all(owner)).map(toTask);
     },
     async byStatus(status, limit) {
-      return (await byStatus.all(status, limit)).map(toTask);
+      return (await byStatus.all(status, limit)).map(toHeld);
     },
     async unverifiedDone(limit) {
-      return (await unverifiedDone.all(limit)).map(toTask);
+      return (await unverifiedDone.all(limit)).map(toHeld);
     },
     async staleClaims(live) {
-      return (await staleClaims.all(live.from, live.to)).map(toTask);
+      return (await staleClaims.all(live.from, live.to)).map(toHeld);
     },
     async renewLeases(owner, fresh, at) {
       return (await renew.run(at, owner, fresh.from, fresh.to)).changes;

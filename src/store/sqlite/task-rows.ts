@@ -1,14 +1,16 @@
 import type { Setting } from "../../kernel/setting.js";
-import type {
-  CriterionRecord,
-  Estimate,
-  Evidence,
-  Priority,
-  ReadyTaskRecord,
-  ShortcutRecord,
-  TaskRecord,
-  TaskStatus,
-  TaskSummaryRecord,
+import {
+  type CriterionRecord,
+  type Estimate,
+  type Evidence,
+  type HeldTaskRecord,
+  type Priority,
+  REASON_HEAD_CHARS,
+  type ReadyTaskRecord,
+  type ShortcutRecord,
+  type TaskRecord,
+  type TaskStatus,
+  type TaskSummaryRecord,
 } from "../tasks.js";
 
 /** Rows of the board's tables and their mapping to records. */
@@ -97,6 +99,62 @@ export const toReadyTask = (row: SummaryRow & { traces: string }): ReadyTaskReco
 });
 export const readyTaskOf = (v: readonly unknown[]): ReadyTaskRecord =>
   toReadyTask({ ...summaryRowOf(v), traces: v[6] as string });
+
+/** A reason both stores count as JavaScript does: ASCII (one byte a character), and no U+0000. */
+const ASCII_REASON = "octet_length(blocked_reason) = length(blocked_reason)";
+
+/**
+ * A held task's columns: its summary's and its claim's, then its blocked reason's head and length,
+ * taken in SQL when the reason is ASCII. Elsewhere SQL's counts are not JavaScript's: SQLite's
+ * length() and substr() stop at U+0000, a character past U+FFFF is two UTF-16 units, SQLite keeps
+ * a lone surrogate as three bytes it counts as one character and reads back as three U+FFFD, and
+ * PostgreSQL stores U+0000 and U+E000 as two characters (encodeText). Such a reason is read whole
+ * and measured in JavaScript: still none of the task's context or traces. (An ASCII reason's
+ * length is its octet_length, which neither store reads the text for.)
+ */
+export const HELD_COLUMNS = `id, title, status, priority, owner, claimed_at, lease_at,
+  CASE WHEN ${ASCII_REASON} THEN substr(blocked_reason, 1, ${REASON_HEAD_CHARS}) ELSE blocked_reason END AS reason_head,
+  CASE WHEN ${ASCII_REASON} THEN octet_length(blocked_reason) END AS reason_length`;
+
+export interface HeldRow {
+  id: string;
+  title: string;
+  status: TaskStatus;
+  priority: Priority;
+  owner: string | null;
+  claimed_at: string | null;
+  lease_at: string | null;
+  reason_head: string | null;
+  /** Null where the reason was read whole. */
+  reason_length: number | null;
+}
+
+/** A held task from its row: keyed (PostgreSQL) or read as values in HELD_COLUMNS order (SQLite). */
+export const toHeld = (row: HeldRow): HeldTaskRecord => ({
+  id: row.id,
+  title: row.title,
+  status: row.status,
+  priority: row.priority,
+  owner: row.owner,
+  claimedAt: row.claimed_at,
+  leaseAt: row.lease_at,
+  blockedReason:
+    row.reason_head === null
+      ? null
+      : { head: row.reason_head, length: row.reason_length ?? row.reason_head.length },
+});
+export const heldOf = (v: readonly unknown[]): HeldTaskRecord =>
+  toHeld({
+    id: v[0] as string,
+    title: v[1] as string,
+    status: v[2] as TaskStatus,
+    priority: v[3] as Priority,
+    owner: v[4] as string | null,
+    claimed_at: v[5] as string | null,
+    lease_at: v[6] as string | null,
+    reason_head: v[7] as string | null,
+    reason_length: v[8] as number | null,
+  });
 
 export interface CriterionRow {
   task_id: string;

@@ -13,7 +13,17 @@ import {
   WHOLE_ROWS,
 } from "./task-pages.js";
 import { sqliteTaskRelations } from "./task-relations.js";
-import { COLUMNS, pad, RANK, READY_COLUMNS, readyTaskOf, toSummary, toTask } from "./task-rows.js";
+import {
+  COLUMNS,
+  HELD_COLUMNS,
+  heldOf,
+  pad,
+  RANK,
+  READY_COLUMNS,
+  readyTaskOf,
+  toSummary,
+  toTask,
+} from "./task-rows.js";
 import { taskRows } from "./task-statements.js";
 
 const CHANGE_COLUMNS: Record<string, string> = {
@@ -99,21 +109,22 @@ export function sqliteTasks(db: Database.Database): TaskRepo {
       `SELECT ${COLUMNS} FROM tasks WHERE owner = ? AND status = 'active' ORDER BY seq`,
     ),
   );
-  const byStatus = taskRows(
-    db.prepare<[string, number], unknown[]>(
-      `SELECT ${COLUMNS} FROM tasks WHERE status = ? ORDER BY seq LIMIT +?`,
-    ),
-  );
-  const unverifiedDone = taskRows(
-    db.prepare<[number], unknown[]>(
-      `SELECT ${COLUMNS} FROM tasks WHERE status = 'done' AND unverified = 1 ORDER BY seq DESC LIMIT +?`,
-    ),
-  );
-  const staleClaims = taskRows(
-    db.prepare<[string, string], unknown[]>(
-      `SELECT ${COLUMNS} FROM tasks WHERE status = 'active' AND (lease_at < ? OR lease_at > ?) ORDER BY seq`,
-    ),
-  );
+  // Held tasks, read as values: none of a task's long columns (see HELD_COLUMNS).
+  const byStatus = db
+    .prepare<[string, number], unknown[]>(
+      `SELECT ${HELD_COLUMNS} FROM tasks WHERE status = ? ORDER BY seq LIMIT +?`,
+    )
+    .raw(true);
+  const unverifiedDone = db
+    .prepare<[number], unknown[]>(
+      `SELECT ${HELD_COLUMNS} FROM tasks WHERE status = 'done' AND unverified = 1 ORDER BY seq DESC LIMIT +?`,
+    )
+    .raw(true);
+  const staleClaims = db
+    .prepare<[string, string], unknown[]>(
+      `SELECT ${HELD_COLUMNS} FROM tasks WHERE status = 'active' AND (lease_at < ? OR lease_at > ?) ORDER BY seq`,
+    )
+    .raw(true);
   const renew = db.prepare(
     "UPDATE tasks SET lease_at = ? WHERE owner = ? AND status = 'active' AND (lease_at < ? OR lease_at > ?)",
   );
@@ -221,13 +232,13 @@ export function sqliteTasks(db: Database.Database): TaskRepo {
       return activeBy.all(owner).map(toTask);
     },
     async byStatus(status, limit) {
-      return byStatus.all(status, limit).map(toTask);
+      return byStatus.all(status, limit).map(heldOf);
     },
     async unverifiedDone(limit) {
-      return unverifiedDone.all(limit).map(toTask);
+      return unverifiedDone.all(limit).map(heldOf);
     },
     async staleClaims(live) {
-      return staleClaims.all(live.from, live.to).map(toTask);
+      return staleClaims.all(live.from, live.to).map(heldOf);
     },
     async renewLeases(owner, fresh, at) {
       return renew.run(at, owner, fresh.from, fresh.to).changes;
