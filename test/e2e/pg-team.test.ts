@@ -258,11 +258,18 @@ describe("PostgreSQL: credentials and faults", () => {
   });
 
   it("PGPASSWORD is the shared store's: no verify command gets it, while on a SQLite board it passes", () => {
+    // The check prints how long the PGPASSWORD it was given is: a credential's value itself is
+    // masked in the evidence cairn keeps, whoever's it is.
     const check = (dir: string, env: Record<string, string | undefined>) => {
       expect(cairn(dir, ["init", "--json"], { env }).code).toBe(0);
-      expect(cairn(dir, ["task", "add", "print PGPASSWORD"], { env }).code).toBe(0);
-      const criterion = ["task", "criterion", "T-1", "--text", "pw", "--verify", "printenv", "--verify"];
-      expect(cairn(dir, [...criterion, "PGPASSWORD"], { env }).code).toBe(0);
+      const criterion = {
+        text: "pw",
+        verify: ["sh", "-c", 'echo "given:$(printf %s "$PGPASSWORD" | wc -c)"; echo "$PGPASSWORD"'],
+      };
+      const added = cairn(dir, ["task", "add", "print PGPASSWORD", "--criteria", JSON.stringify(criterion)], {
+        env,
+      });
+      expect(added.code).toBe(0);
       expect(cairn(dir, ["task", "claim", "T-1"], { env }).code).toBe(0);
       cairn(dir, ["task", "check", "T-1", "--n", "1"], { env });
       return cairn(dir, ["task", "show", "T-1", "--json"], { env }).stdout;
@@ -275,12 +282,18 @@ describe("PostgreSQL: credentials and faults", () => {
       CAIRN_STORE_URL: `${testPgUrl()}?schema=pgpw-${Date.now().toString(36)}`,
       PGPASSWORD: "StoreSecret77",
     };
-    expect(check(shared, sharedEnv)).not.toContain("StoreSecret77");
+    const sharedShown = check(shared, sharedEnv);
+    expect(sharedShown).toContain("given:0");
+    expect(sharedShown).not.toContain("StoreSecret77");
     const exported = cairn(shared, ["export"], { env: sharedEnv });
     expect(exported.code).toBe(0);
     expect(exported.stdout).not.toContain("StoreSecret77");
-    // A SQLite board's PGPASSWORD is the user's own (a test suite's database): its checks see it.
-    expect(check(local, { CAIRN_STORE_URL: undefined, PGPASSWORD: "UsersOwn77" })).toContain("UsersOwn77");
+    // A SQLite board's PGPASSWORD is the user's own (a test suite's database): its checks get it,
+    // and the evidence others read shows it masked.
+    const localShown = check(local, { CAIRN_STORE_URL: undefined, PGPASSWORD: "UsersOwn77" });
+    expect(localShown).toContain("given:10");
+    expect(localShown).toContain("[redacted]");
+    expect(localShown).not.toContain("UsersOwn77");
   });
 
   it("an agent run given the store's password to act on the board never writes it in its log or result", () => {
