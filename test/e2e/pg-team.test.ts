@@ -251,8 +251,10 @@ describe("PostgreSQL: credentials and faults", () => {
     const checked = cairn(dir, ["task", "check", "T-1", "--n", "1", "--json"], { env });
     expect(checked.code).toBe(0);
     const shown = cairn(dir, ["task", "show", "T-1", "--json"], { env }).stdout;
-    // The child saw the URL (its output is the evidence), without any of the passwords.
+    // The child saw the URL (its output is the evidence), without any of the passwords: not even
+    // their parameters, which masking the evidence would have left in place ("password=[redacted]").
     expect(shown).toContain(url.replace(/^.*\?/, ""));
+    expect(shown).not.toMatch(/pass(word|%77ord)=/i);
     const exported = cairn(dir, ["export"], { env }).stdout;
     for (const text of [checked.stdout, shown, exported]) expect(text).not.toMatch(/QuerySecret/);
   });
