@@ -41,17 +41,37 @@ function slowWrites(store: Store, writeMs: number) {
   return { slow, afterClose };
 }
 
+/**
+ * A scratch store with a lease of 3 s (renewed, and the caller looked at, at most once a second
+ * while a call runs) and an agent bob, for `work`; closed and removed after.
+ */
+async function withBob(
+  work: (setup: {
+    scratch: { dir: string };
+    store: Store;
+    config: WorkspaceConfig;
+    now: () => string;
+    bob: ReturnType<typeof actorOf>;
+  }) => Promise<void>,
+): Promise<void> {
+  const scratch = scratchDir();
+  const store = openStore(join(scratch.dir, "cairn.db"), { create: true });
+  try {
+    const config = WorkspaceConfig.parse({ claims: { lease_minutes: 0.05 } });
+    const now = () => new Date().toISOString();
+    const bob = actorOf(
+      (await addAgent(store, config, OWNER, { name: "bob", role: "builder" }, now())).agent,
+    );
+    await work({ scratch, store, config, now, bob });
+  } finally {
+    await store.close();
+    scratch.cleanup();
+  }
+}
+
 describe("leases kept during a long call", () => {
   it("the call ends only after a renewal it started, so nothing uses the store once its caller closes it", async () => {
-    const scratch = scratchDir();
-    const store = openStore(join(scratch.dir, "cairn.db"), { create: true });
-    try {
-      // A lease of 3 s: renewed at most once a second while the call runs.
-      const config = WorkspaceConfig.parse({ claims: { lease_minutes: 0.05 } });
-      const now = () => new Date().toISOString();
-      const bob = actorOf(
-        (await addAgent(store, config, OWNER, { name: "bob", role: "builder" }, now())).agent,
-      );
+    await withBob(async ({ scratch, store, config, now, bob }) => {
       const task = await addTask(store, bob, { title: "held" }, now(), {});
       await claimTask(store, config, bob, task.id, now());
       const { slow, afterClose } = slowWrites(store, 400);
@@ -68,22 +88,11 @@ describe("leases kept during a long call", () => {
       } finally {
         await reopened.close();
       }
-    } finally {
-      await store.close();
-      scratch.cleanup();
-    }
+    });
   });
 
   it("a caller retired while its call runs has the call cancelled at the next renewal, and refused", async () => {
-    const scratch = scratchDir();
-    const store = openStore(join(scratch.dir, "cairn.db"), { create: true });
-    try {
-      // Renewed (and the caller looked at) once a second.
-      const config = WorkspaceConfig.parse({ claims: { lease_minutes: 0.05 } });
-      const now = () => new Date().toISOString();
-      const bob = actorOf(
-        (await addAgent(store, config, OWNER, { name: "bob", role: "builder" }, now())).agent,
-      );
+    await withBob(async ({ store, config, now, bob }) => {
       let why: string | undefined;
       // A call that runs until it is cancelled, as a long shortcut or agent run does.
       const call = keepingLeases(store, config, bob, now, async (signal) => {
@@ -99,9 +108,6 @@ describe("leases kept during a long call", () => {
       expect(refused).toBeInstanceOf(RefusedError);
       expect((refused as RefusedError).refusal).toMatchObject({ policy: "identity" });
       expect(why).toMatch(/^its caller may no longer act: agent bob \(A-1\) was retired at /);
-    } finally {
-      await store.close();
-      scratch.cleanup();
-    }
+    });
   });
 });
