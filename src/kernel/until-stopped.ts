@@ -15,6 +15,22 @@ export const stopCauseOf = (signal: AbortSignal | undefined): string | undefined
   signal?.aborted && signal.reason instanceof StopCause ? signal.reason.message : undefined;
 
 /**
+ * A cancel of one's own that also follows the caller's `cancel` (aborted with its reason, at once
+ * if it already is): work can then be stopped by either. `release` stops following once the work
+ * is over, so a long-lived caller's signal does not keep a listener per call.
+ */
+export function followingCancel(cancel: AbortSignal | undefined): {
+  own: AbortController;
+  release: () => void;
+} {
+  const own = new AbortController();
+  const forward = () => own.abort(cancel?.reason);
+  if (cancel?.aborted) forward();
+  else cancel?.addEventListener("abort", forward, { once: true });
+  return { own, release: () => cancel?.removeEventListener("abort", forward) };
+}
+
+/**
  * Work's own stop: the caller's cancel, or this process stopped by a signal (SIGTERM, a server
  * whose client left), which aborts `work`'s signal with STOPPING. The process waits (a grace) for
  * the work to end that way, so what it ran is killed by its own cancel path and its end recorded
@@ -24,10 +40,7 @@ export async function untilStopped<T>(
   cancel: AbortSignal | undefined,
   work: (signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
-  const stopping = new AbortController();
-  const forward = () => stopping.abort(cancel?.reason);
-  if (cancel?.aborted) forward();
-  else cancel?.addEventListener("abort", forward, { once: true });
+  const { own: stopping, release } = followingCancel(cancel);
   let ended = () => {};
   const over = new Promise<void>((resolve) => {
     ended = resolve;
@@ -40,7 +53,7 @@ export async function untilStopped<T>(
     return await work(stopping.signal);
   } finally {
     unhook();
-    cancel?.removeEventListener("abort", forward);
+    release();
     ended();
   }
 }

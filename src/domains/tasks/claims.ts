@@ -1,6 +1,6 @@
 import { conflict, RefusedError, refuse } from "../../kernel/outcome.js";
 import { quoteValue } from "../../kernel/text.js";
-import { StopCause } from "../../kernel/until-stopped.js";
+import { followingCancel, StopCause } from "../../kernel/until-stopped.js";
 import type { Store, Tx } from "../../store/store.js";
 import type { LeaseWindow, TaskRecord } from "../../store/tasks.js";
 import { type Actor, lineageOf, requireStillActive } from "../identity/actor.js";
@@ -310,10 +310,7 @@ export async function keepingLeases<T>(
   work: (signal: AbortSignal) => Promise<T>,
   cancel?: AbortSignal,
 ): Promise<T> {
-  const stop = new AbortController();
-  const forward = () => stop.abort(cancel?.reason);
-  if (cancel?.aborted) forward();
-  else cancel?.addEventListener("abort", forward, { once: true });
+  const { own: stop, release } = followingCancel(cancel);
   let retired: RefusedError | undefined;
   const tick = async () => {
     try {
@@ -352,7 +349,7 @@ export async function keepingLeases<T>(
     throw retired ?? thrown;
   } finally {
     clearInterval(timer);
-    cancel?.removeEventListener("abort", forward);
+    release();
     // The call is over only when its renewal is: one still running would go on using the store
     // after the caller closed it (a renewal is a read, then a write, each queued on its own).
     await renewing;
