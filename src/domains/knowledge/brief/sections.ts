@@ -210,15 +210,15 @@ function findingsSection(inputs: BriefInputs): Section | null {
   );
 }
 
-/**
- * How a recalled fact is quoted in a brief: `quote(label, text)` under a label that starts so.
- * `forget` finds a fact's text in recorded briefs by it.
- */
-export const factQuoteStart = (id: string) => `quote ${id} fact by `;
+/** The label a recalled fact is quoted under in a brief. */
+const factLabel = (id: string, author: string) => `${id} fact by ${author}`;
+
+/** How a fact's quote opens (fence.ts): `forget` finds the fact's text in recorded briefs by it. */
+export const factQuoteStart = (id: string) => `quote ${factLabel(id, "")}`;
 
 function memorySection(inputs: BriefInputs): Section | null {
   if (inputs.facts.length === 0) return null;
-  const parts = inputs.facts.map((f) => quote(`${f.id} fact by ${f.author}`, f.text));
+  const parts = inputs.facts.map((f) => quote(factLabel(f.id, f.author), f.text));
   return listSection("memory", "Memory (recalled for this task)", parts, "`recall` with your own words");
 }
 
