@@ -73,8 +73,9 @@ const MODULE_MOCKING_SUITES = ["test/unit/fd-output.test.ts", "test/unit/daemon-
 export default defineConfig({
   test: {
     maxWorkers,
-    // One PostgreSQL for the whole run (or CAIRN_TEST_PG_URL): pg suites and store contract tests.
-    globalSetup: ["test/helpers/pg-global.ts"],
+    // One PostgreSQL for the whole run (or CAIRN_TEST_PG_URL): pg suites and store contract tests;
+    // and the thread suites set themselves up in (test/helpers/arrange.ts).
+    globalSetup: ["test/helpers/pg-global.ts", "test/helpers/arrange-global.ts"],
     projects: ALL_ON_POSTGRES
       ? [allOnPostgres]
       : [

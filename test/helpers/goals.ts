@@ -1,6 +1,6 @@
 import { mkdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cairn, runSync, scratchDir } from "./workspace.js";
+import { arrange, cairn, runSync, scratchDir } from "./workspace.js";
 
 /** An empty git repository in a scratch folder, ready to commit to (a committer named, no signing). */
 export function gitRepo(prefix: string, ...initArgs: string[]): { dir: string; cleanup: () => void } {
@@ -20,7 +20,7 @@ export function gitWorkspace(files: Record<string, string> = {}): { dir: string;
     writeFileSync(join(dir, path), text);
   runSync("git", ["add", "-A"], dir);
   runSync("git", ["commit", "-qm", "base"], dir);
-  const init = cairn(dir, ["init"]);
+  const init = arrange(dir, ["init"]);
   if (init.code !== 0) throw new Error(`cairn init failed: ${init.stderr}`);
   return scratch;
 }

@@ -1,9 +1,10 @@
-import { type SpawnSyncReturns, spawn, spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { inject } from "vitest";
+import { cairnInThread } from "./arrange.js";
 import { hangReporting } from "./hang-report.js";
 
 export const REPO_ROOT = resolve(import.meta.dirname, "../..");
@@ -59,14 +60,14 @@ export interface CliResult {
   json: unknown;
 }
 
-function toResult(run: SpawnSyncReturns<string>): CliResult {
+function toResult(code: number, stdout: string, stderr: string): CliResult {
   let json: unknown;
   try {
-    json = JSON.parse(run.stdout);
+    json = JSON.parse(stdout);
   } catch {
     json = undefined;
   }
-  return { code: run.status ?? -1, stdout: run.stdout, stderr: run.stderr, json };
+  return { code, stdout, stderr, json };
 }
 
 /** Run the built `cairn` as a subprocess, exactly as a user or a shell-using agent would. */
@@ -86,7 +87,20 @@ export function cairn(
     killSignal: "SIGKILL",
     maxBuffer: 256 * 1024 * 1024,
   });
-  return toResult(run);
+  return toResult(run.status ?? -1, run.stdout, run.stderr);
+}
+
+/**
+ * `cairn` for setting a test up: the same command run in a thread of this process
+ * (helpers/arrange.ts) rather than a process of its own. Never for what the test checks.
+ */
+export function arrange(
+  cwd: string,
+  args: string[],
+  options: { env?: Record<string, string | undefined> } = {},
+): CliResult {
+  const reply = cairnInThread(cwd, args, cleanEnv(options.env), cleanEnv());
+  return toResult(reply.code, reply.stdout, reply.stderr);
 }
 
 /** Same as `cairn`, but without blocking the test's event loop: for parallel processes. */
@@ -132,13 +146,7 @@ export function cairnAsync(
     child.on("close", (code) => {
       if (watch) clearTimeout(watch);
       if (overstayed) return;
-      let json: unknown;
-      try {
-        json = JSON.parse(stdout);
-      } catch {
-        json = undefined;
-      }
-      resolvePromise({ code: code ?? -1, stdout, stderr, json });
+      resolvePromise(toResult(code ?? -1, stdout, stderr));
     });
   });
 }
@@ -146,7 +154,7 @@ export function cairnAsync(
 /** A fresh workspace with `cairn init` run in it. */
 export function initWorkspace(): { dir: string; cleanup: () => void } {
   const scratch = scratchDir();
-  const init = cairn(scratch.dir, ["init"]);
+  const init = arrange(scratch.dir, ["init"]);
   if (init.code !== 0) throw new Error(`cairn init failed: ${init.stderr}`);
   return scratch;
 }
@@ -158,7 +166,7 @@ export function addAgent(
   role: string,
   extra: string[] = [],
 ): { id: string; token: string } {
-  const added = cairn(dir, ["agent", "add", name, "--role", role, ...extra, "--json"]);
+  const added = arrange(dir, ["agent", "add", name, "--role", role, ...extra, "--json"]);
   if (added.code !== 0) throw new Error(`agent add failed (${added.code}): ${added.stderr}`);
   const out = added.json as { agent: { id: string }; token: string };
   return { id: out.agent.id, token: out.token };

@@ -1,0 +1,81 @@
+import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
+import { inject } from "vitest";
+
+/**
+ * Setting a test up through `cairn` without a process per command. A command here runs in a
+ * thread of the test's own process, through the same parse and dispatch as the `cairn` binary
+ * (the CLI face's runCli over a Session built from the same environment), and the test waits for
+ * it as it waits for spawnSync. Spawning `cairn` costs ~0.25 s of CPU, most of it starting Node;
+ * a suite's workspaces and agents were a third of the spawns of the whole run.
+ *
+ * Only for what a test arranges before it acts: what a test checks still goes through the binary
+ * (helpers/workspace.ts `cairn`) or a spawned `cairn mcp`. Nothing it runs may start a process of
+ * its own, which would inherit this process's environment rather than the one given.
+ */
+export interface ArrangeRequest {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  args: string[];
+}
+
+export interface ArrangeReply {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+interface Arranger {
+  worker: Worker;
+  signal: Int32Array;
+  replies: MessagePort;
+}
+
+let arranger: Arranger | undefined;
+/** Why the thread stopped, should it stop: said by every later call rather than a bare timeout. */
+let failure: Error | undefined;
+
+function started(processEnv: NodeJS.ProcessEnv): Arranger {
+  if (arranger) return arranger;
+  const signal = new Int32Array(new SharedArrayBuffer(4));
+  const { port1, port2 } = new MessageChannel();
+  const worker = new Worker(inject("arrangeWorker"), {
+    workerData: { signal, replies: port2 },
+    transferList: [port2],
+    // What the thread's own code reads from process.env, as a spawned cairn's would.
+    env: processEnv,
+  });
+  worker.on("error", (error) => {
+    failure = error;
+  });
+  // The thread lives as long as the test process, and never keeps it from exiting.
+  worker.unref();
+  port1.unref();
+  const made = { worker, signal, replies: port1 };
+  arranger = made;
+  return made;
+}
+
+/** How long one command may take before the test fails rather than waits on. */
+const ANSWER_MS = 60_000;
+
+/**
+ * Run `cairn args` in `cwd` with `env`, the environment a spawned `cairn` would get; `processEnv`
+ * is the one the thread starts with (the same, less what one call adds, such as its identity).
+ */
+export function cairnInThread(
+  cwd: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  processEnv: NodeJS.ProcessEnv,
+): ArrangeReply {
+  if (failure) throw failure;
+  const { worker, signal, replies } = started(processEnv);
+  Atomics.store(signal, 0, 0);
+  worker.postMessage({ cwd, env, args } satisfies ArrangeRequest);
+  if (Atomics.wait(signal, 0, 0, ANSWER_MS) === "timed-out") {
+    throw failure ?? new Error(`cairn ${args.join(" ")} did not finish within ${ANSWER_MS / 1000} s`);
+  }
+  const reply = receiveMessageOnPort(replies)?.message as ArrangeReply | undefined;
+  if (!reply) throw new Error(`cairn ${args.join(" ")}: its thread answered nothing`);
+  return reply;
+}
