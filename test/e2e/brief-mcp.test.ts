@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { modelVisibleTokens } from "../../src/commands/catalog-cost.js";
 import { callTool, connectMcp, type McpHandle } from "../helpers/mcp.js";
-import { addAgent, cairn, initWorkspace } from "../helpers/workspace.js";
+import { addAgent, arrange, cairn, initWorkspace } from "../helpers/workspace.js";
 
 let ws: { dir: string; cleanup: () => void };
 const open: McpHandle[] = [];
@@ -40,7 +40,7 @@ interface BriefOut {
 
 /** T-1 "webhooks" with children T-2 (the task) and T-3 (its sibling). */
 function board(): void {
-  cairn(ws.dir, ["task", "add", "Webhooks that give up", "--so-that", "dead endpoints cost nothing"]);
+  arrange(ws.dir, ["task", "add", "Webhooks that give up", "--so-that", "dead endpoints cost nothing"]);
   cairn(ws.dir, [
     "task",
     "add",
@@ -52,7 +52,7 @@ function board(): void {
     "--context",
     "the retry queue lives in Postgres",
   ]);
-  cairn(ws.dir, ["task", "add", "Log dead endpoints", "--parent", "T-1"]);
+  arrange(ws.dir, ["task", "add", "Log dead endpoints", "--parent", "T-1"]);
 }
 
 const INJECTION =
@@ -156,7 +156,7 @@ describe("get_context over MCP, on the real board", () => {
 describe("resources and prompts", () => {
   it("lists live tasks and their briefs, reads a task, its brief and the board; unknown is an error", async () => {
     board();
-    cairn(ws.dir, ["task", "add", "Already gone"]);
+    arrange(ws.dir, ["task", "add", "Already gone"]);
     cairn(ws.dir, ["task", "drop", "T-4"]);
     const kim = await agent("kim");
     const { client } = kim.handle;
@@ -293,7 +293,7 @@ describe("the brief and note scopes through the CLI", () => {
       expect(run.code, run.stderr).toBe(0);
       return (run.json as { recorded: { id: string } }).recorded.id;
     };
-    cairn(ws.dir, ["task", "add", "Retry webhooks"]);
+    arrange(ws.dir, ["task", "add", "Retry webhooks"]);
     const first = recordedId();
     expect(recordedId()).toBe(first);
     cairn(ws.dir, [

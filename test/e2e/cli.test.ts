@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { callTool, connectMcp } from "../helpers/mcp.js";
-import { addAgent, cairn, cairnAsync, initWorkspace } from "../helpers/workspace.js";
+import { addAgent, arrange, cairn, cairnAsync, initWorkspace } from "../helpers/workspace.js";
 
 let ws: { dir: string; cleanup: () => void };
 beforeEach(() => {
@@ -166,7 +166,7 @@ describe("a refusal's next step is a command that runs", () => {
     const holder = addAgent(ws.dir, "holder", "builder");
     const other = addAgent(ws.dir, "other", "builder");
     const asOther = { env: { CAIRN_AGENT: other.token } };
-    cairn(ws.dir, ["task", "add", "held"]);
+    arrange(ws.dir, ["task", "add", "held"]);
     expect(cairn(ws.dir, ["task", "claim", "T-1"], { env: { CAIRN_AGENT: holder.token } }).code).toBe(0);
 
     const ask = '`cairn ask T-1 "your question"`';

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callTool, connectMcp, type McpHandle } from "../helpers/mcp.js";
 import { storedText } from "../helpers/raw-store.js";
-import { addAgent, cairn, initWorkspace, runSync } from "../helpers/workspace.js";
+import { addAgent, arrange, cairn, initWorkspace, runSync } from "../helpers/workspace.js";
 
 /**
  * A corpus of hostile inputs, thrown at both faces (MCP tools, and the CLI parser through the
@@ -57,7 +57,7 @@ effect = "read"
   const rw = addAgent(ws.dir, "worker", "builder");
   const ro = addAgent(ws.dir, "reader", "reviewer", ["--grant", "ro"]);
   tokens.push(rw.token, ro.token);
-  cairn(ws.dir, ["task", "add", "target task", "--traces", "src/a.ts"]);
+  arrange(ws.dir, ["task", "add", "target task", "--traces", "src/a.ts"]);
   cairn(ws.dir, ["task", "claim", "T-1"], { env: { CAIRN_AGENT: rw.token } });
   servers.owner = await connectMcp(ws.dir);
   servers.rw = await connectMcp(ws.dir, { env: { CAIRN_AGENT: rw.token } });

@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { callTool, connectMcp } from "../helpers/mcp.js";
 import {
   addAgent,
+  arrange,
   cairn,
   cairnAsync,
   initWorkspace,
@@ -56,7 +57,7 @@ describe("notes through the CLI", () => {
       "x",
     ]);
     expect(blank.code).toBe(3);
-    cairn(ws.dir, ["task", "add", "choose a store"]);
+    arrange(ws.dir, ["task", "add", "choose a store"]);
     const added = json<{ id: string; kind: string; scope: string }>([
       "note",
       "add",

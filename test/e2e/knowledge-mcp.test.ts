@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { modelVisibleTokens } from "../../src/commands/catalog-cost.js";
 import { callTool, connectMcp, type McpHandle } from "../helpers/mcp.js";
-import { addAgent, cairn, initWorkspace, STORE_UNDER_TEST } from "../helpers/workspace.js";
+import { addAgent, arrange, cairn, initWorkspace, STORE_UNDER_TEST } from "../helpers/workspace.js";
 
 let ws: { dir: string; cleanup: () => void };
 const open: McpHandle[] = [];
@@ -159,9 +159,9 @@ describe("knowledge tools over MCP", () => {
   });
 
   it("a read-only agent may add a finding; a prompt injection in it stays fenced in a brief", async () => {
-    cairn(ws.dir, ["task", "add", "recall"]);
-    cairn(ws.dir, ["task", "add", "index facts", "--parent", "T-1"]);
-    cairn(ws.dir, ["task", "add", "rank facts", "--parent", "T-1"]);
+    arrange(ws.dir, ["task", "add", "recall"]);
+    arrange(ws.dir, ["task", "add", "index facts", "--parent", "T-1"]);
+    arrange(ws.dir, ["task", "add", "rank facts", "--parent", "T-1"]);
     const mallory = await agent("mallory", "ro");
     const decision = await callTool(mallory.handle, "add_note", {
       kind: "decision",

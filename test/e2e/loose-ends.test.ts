@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callTool, connectMcp, INITIALIZE, rawServer } from "../helpers/mcp.js";
 import {
   addAgent,
+  arrange,
   cairn,
   initWorkspace,
   runSync,
@@ -21,7 +22,7 @@ afterAll(() => ws.cleanup());
 
 describe("the CLI's exit codes and messages", () => {
   it("task check fails when a criterion does, showing its text and output tail", () => {
-    cairn(ws.dir, ["task", "add", "failing"]);
+    arrange(ws.dir, ["task", "add", "failing"]);
     const args = ["task", "criterion", "T-1", "--text", "tests pass"];
     for (const word of ["sh", "-c", "echo 'assertion failed: 1 != 2'; exit 1"]) args.push("--verify", word);
     cairn(ws.dir, args);
@@ -41,7 +42,7 @@ describe("the CLI's exit codes and messages", () => {
   });
 
   it("hints name the command to type on the CLI and the tool to call over MCP", async () => {
-    cairn(ws.dir, ["task", "add", "unclaimed"]);
+    arrange(ws.dir, ["task", "add", "unclaimed"]);
     const cli = cairn(ws.dir, ["task", "finish", "T-2", "--json"]);
     expect((cli.json as { refused: { next: string } }).refused.next).toContain("`cairn task claim T-2`");
     const mcp = await connectMcp(ws.dir);

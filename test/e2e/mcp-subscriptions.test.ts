@@ -9,6 +9,7 @@ import { callTool, connectMcp, type McpHandle } from "../helpers/mcp.js";
 import { skillMd, writeTree } from "../helpers/skills.js";
 import {
   addAgent,
+  arrange,
   CAIRN_BIN,
   cairn,
   cairnAsync,
@@ -111,7 +112,7 @@ let ears: ReturnType<typeof listen>;
 
 beforeAll(async () => {
   ws = initWorkspace();
-  for (const title of ["subscribed task", "unsubscribed task"]) cairn(ws.dir, ["task", "add", title]);
+  for (const title of ["subscribed task", "unsubscribed task"]) arrange(ws.dir, ["task", "add", title]);
   writeTree(join(ws.dir, ".claude", "skills"), {
     "demo/SKILL.md": skillMd({ name: "demo", description: "Use when: a demo is needed" }, "first body\n"),
     "demo/references/deep/guide.md": "first guide\n",

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { callTool, connectMcp, type McpHandle } from "../helpers/mcp.js";
 import { skillMd, writeSkillFixture, writeTree } from "../helpers/skills.js";
-import { cairn, initWorkspace } from "../helpers/workspace.js";
+import { arrange, cairn, initWorkspace } from "../helpers/workspace.js";
 
 let ws: { dir: string; cleanup: () => void };
 let env: Record<string, string>;
@@ -497,7 +497,7 @@ describe("thousands of skills", () => {
     for (let n = 0; n < 1_020; n++)
       skills[`s${n}/SKILL.md`] = skillMd({ name: `s${n}`, description: "Use when paging" }, "b\n");
     writeTree(join(many.dir, ".claude", "skills"), skills);
-    cairn(many.dir, ["task", "add", "a listed task"]);
+    arrange(many.dir, ["task", "add", "a listed task"]);
     const server = await connectMcp(many.dir, { env: { HOME: join(many.dir, "home") } });
     try {
       const raw = server.client as unknown as {

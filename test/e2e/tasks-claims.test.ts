@@ -6,6 +6,7 @@ import { shellAgent, until, writeAgent } from "../helpers/agents.js";
 import { callTool, connectMcp } from "../helpers/mcp.js";
 import {
   addAgent,
+  arrange,
   CAIRN_BIN,
   cairn,
   cairnAsync,
@@ -23,7 +24,7 @@ afterEach(() => ws.cleanup());
 const as = (token: string) => ({ env: { CAIRN_AGENT: token } });
 /** A child agent minted by its parent, with the parent's own token. */
 const childOf = (parent: { id: string; token: string }, name: string, role: string) => {
-  const added = cairn(
+  const added = arrange(
     ws.dir,
     ["agent", "add", name, "--role", role, "--parent", parent.id, "--json"],
     as(parent.token),
@@ -38,8 +39,8 @@ const taskOf = (id: string) =>
 
 describe("claims", () => {
   it("of N processes racing for one task, exactly one wins; the rest are refused naming the owner", async () => {
-    cairn(ws.dir, ["task", "add", "contested"]);
-    cairn(ws.dir, ["task", "add", "spare"]);
+    arrange(ws.dir, ["task", "add", "contested"]);
+    arrange(ws.dir, ["task", "add", "spare"]);
     const agents = Array.from({ length: 8 }, (_, i) => addAgent(ws.dir, `racer${i}`, "builder"));
     const runs = await Promise.all(
       agents.map((a) => cairnAsync(ws.dir, ["task", "claim", "T-1", "--json"], as(a.token))),
@@ -60,7 +61,7 @@ describe("claims", () => {
   });
 
   it("refuses a claim by a retired agent, on the CLI and on a server started before the retirement", async () => {
-    cairn(ws.dir, ["task", "add", "t"]);
+    arrange(ws.dir, ["task", "add", "t"]);
     const bob = addAgent(ws.dir, "bob", "builder");
     const mcp = await connectMcp(ws.dir, as(bob.token));
     try {
@@ -84,11 +85,11 @@ describe("claims", () => {
     );
     const bob = addAgent(ws.dir, "bob", "builder");
     const ro = addAgent(ws.dir, "rita", "reviewer", ["--grant", "ro"]);
-    cairn(ws.dir, ["task", "add", "first", "--traces", "src/a.ts"]);
-    cairn(ws.dir, ["task", "add", "second", "--depends-on", "T-1"]);
-    cairn(ws.dir, ["task", "add", "vendored", "--traces", "src/vendor/x.ts"]);
-    cairn(ws.dir, ["task", "add", "docs", "--traces", "docs/readme.md"]);
-    cairn(ws.dir, ["task", "add", "free"]);
+    arrange(ws.dir, ["task", "add", "first", "--traces", "src/a.ts"]);
+    arrange(ws.dir, ["task", "add", "second", "--depends-on", "T-1"]);
+    arrange(ws.dir, ["task", "add", "vendored", "--traces", "src/vendor/x.ts"]);
+    arrange(ws.dir, ["task", "add", "docs", "--traces", "docs/readme.md"]);
+    arrange(ws.dir, ["task", "add", "free"]);
     const deps = cairn(ws.dir, ["task", "claim", "T-2", "--json"], as(bob.token));
     expect(deps.json).toMatchObject({ refused: { policy: "dependencies" } });
     expect((deps.json as { refused: { reason: string; next: string } }).refused.reason).toContain(
@@ -126,9 +127,9 @@ describe("claims", () => {
     );
     const bob = addAgent(ws.dir, "bob", "builder");
     const names = (last: string) => `src/${"-".repeat(255)}/${"-".repeat(255)}/${last}`;
-    cairn(ws.dir, ["task", "add", "hostile", "--traces", names(`${"-".repeat(252)}.t`)]);
-    cairn(ws.dir, ["task", "add", "fits", "--traces", names(`${"-".repeat(252)}.ts`)]);
-    cairn(ws.dir, ["task", "add", "kept out", "--traces", `src/a-b/c-d/${"_".repeat(250)}old.ts`]);
+    arrange(ws.dir, ["task", "add", "hostile", "--traces", names(`${"-".repeat(252)}.t`)]);
+    arrange(ws.dir, ["task", "add", "fits", "--traces", names(`${"-".repeat(252)}.ts`)]);
+    arrange(ws.dir, ["task", "add", "kept out", "--traces", `src/a-b/c-d/${"_".repeat(250)}old.ts`]);
     const started = performance.now();
     const ready = cairn(ws.dir, ["task", "ready", "--limit", "10", "--json"], as(bob.token));
     expect((ready.json as { tasks: { id: string }[] }).tasks.map((t) => t.id)).toEqual(["T-2"]);
@@ -144,7 +145,7 @@ describe("claims", () => {
     const bob = addAgent(ws.dir, "bob", "builder");
     for (let round = 1; round <= 4; round++) {
       const id = `T-${round}`;
-      cairn(ws.dir, ["task", "add", `t${round}`, "--criteria", "done"]);
+      arrange(ws.dir, ["task", "add", `t${round}`, "--criteria", "done"]);
       cairn(ws.dir, ["task", "claim", id], as(bob.token));
       cairn(ws.dir, ["task", "check", id, "--all"], as(bob.token));
       const [finish, release] = await Promise.all([
@@ -166,7 +167,7 @@ describe("claims", () => {
   it("a claimer killed mid-claim leaves the claim either made or not, never half", async () => {
     const bob = addAgent(ws.dir, "bob", "builder");
     const rounds = 16;
-    for (let i = 1; i <= rounds; i++) cairn(ws.dir, ["task", "add", `t${i}`]);
+    for (let i = 1; i <= rounds; i++) arrange(ws.dir, ["task", "add", `t${i}`]);
     for (let i = 1; i <= rounds; i++) {
       const child = spawn(process.execPath, [CAIRN_BIN, "task", "claim", `T-${i}`], {
         cwd: ws.dir,
@@ -201,8 +202,8 @@ describe("claims", () => {
   it("a blocked task taken back up counts against the WIP cap: block, claim another, reopen is refused", () => {
     writeFileSync(join(ws.dir, ".cairn", "cairn.toml"), "[roles.builder]\nwip_cap = 1\n");
     const bob = addAgent(ws.dir, "bob", "builder");
-    cairn(ws.dir, ["task", "add", "first"]);
-    cairn(ws.dir, ["task", "add", "second"]);
+    arrange(ws.dir, ["task", "add", "first"]);
+    arrange(ws.dir, ["task", "add", "second"]);
     expect(cairn(ws.dir, ["task", "claim", "T-1"], as(bob.token)).code).toBe(0);
     expect(cairn(ws.dir, ["task", "block", "T-1", "--reason", "parked"], as(bob.token)).code).toBe(0);
     expect(cairn(ws.dir, ["task", "claim", "T-2"], as(bob.token)).code).toBe(0);
@@ -221,7 +222,7 @@ describe("claims", () => {
     writeFileSync(join(ws.dir, ".cairn", "cairn.toml"), "[roles.dev]\nwip_cap = 1\n");
     const dev1 = addAgent(ws.dir, "dev1", "dev");
     const ann = addAgent(ws.dir, "ann", "dev");
-    for (let i = 1; i <= 5; i++) cairn(ws.dir, ["task", "add", `t${i}`]);
+    for (let i = 1; i <= 5; i++) arrange(ws.dir, ["task", "add", `t${i}`]);
     expect(cairn(ws.dir, ["task", "claim", "T-3"], as(dev1.token)).code).toBe(0);
     const dev1c = childOf(dev1, "dev1c", "dev");
     const dev1d = childOf(dev1, "dev1d", "dev");
@@ -253,7 +254,7 @@ describe("claims", () => {
   it("a parent's WIP room is its line's: a child's task fills it, and reopening past it is refused", () => {
     writeFileSync(join(ws.dir, ".cairn", "cairn.toml"), "[roles.dev]\nwip_cap = 1\n");
     const dev1 = addAgent(ws.dir, "dev1", "dev");
-    for (let i = 1; i <= 3; i++) cairn(ws.dir, ["task", "add", `t${i}`]);
+    for (let i = 1; i <= 3; i++) arrange(ws.dir, ["task", "add", `t${i}`]);
     const dev1c = childOf(dev1, "dev1c", "dev");
     const dev1d = childOf(dev1, "dev1d", "dev");
     expect(cairn(ws.dir, ["task", "claim", "T-1"], as(dev1c.token)).code).toBe(0);
@@ -276,7 +277,7 @@ describe("claims", () => {
     writeFileSync(join(ws.dir, ".cairn", "cairn.toml"), "[roles.dev]\nwip_cap = 1\n");
     const dev1 = addAgent(ws.dir, "dev1", "dev");
     const children = Array.from({ length: 4 }, (_, i) => childOf(dev1, `kid${i}`, "dev"));
-    for (const [i] of children.entries()) cairn(ws.dir, ["task", "add", `t${i + 1}`]);
+    for (const [i] of children.entries()) arrange(ws.dir, ["task", "add", `t${i + 1}`]);
     const runs = await Promise.all(
       children.map((child, i) =>
         cairnAsync(ws.dir, ["task", "claim", `T-${i + 1}`, "--json"], as(child.token)),
@@ -296,8 +297,8 @@ describe("claims", () => {
   it("an answer does not push the holder past its WIP cap: the task stays blocked, saying why, until reopened", () => {
     writeFileSync(join(ws.dir, ".cairn", "cairn.toml"), "[roles.builder]\nwip_cap = 1\n");
     const bob = addAgent(ws.dir, "bob", "builder");
-    cairn(ws.dir, ["task", "add", "first"]);
-    cairn(ws.dir, ["task", "add", "second"]);
+    arrange(ws.dir, ["task", "add", "first"]);
+    arrange(ws.dir, ["task", "add", "second"]);
     expect(cairn(ws.dir, ["task", "claim", "T-1"], as(bob.token)).code).toBe(0);
     const asked = cairn(ws.dir, ["ask", "T-1", "which parser?", "--json"], as(bob.token));
     expect(asked.json).toMatchObject({ ask: "Q-1", status: "blocked" });
@@ -362,7 +363,7 @@ describe("claims", () => {
   it("a role made read-only in cairn.toml makes its agents (and their children) read-only, however they were added", () => {
     const bob = addAgent(ws.dir, "bob", "builder");
     const kid = addAgent(ws.dir, "kid", "builder", ["--parent", bob.id]);
-    cairn(ws.dir, ["task", "add", "t"]);
+    arrange(ws.dir, ["task", "add", "t"]);
     writeFileSync(join(ws.dir, ".cairn", "cairn.toml"), '[roles.builder]\ngrant = "ro"\n');
     for (const token of [bob.token, kid.token]) {
       expect(cairn(ws.dir, ["whoami"], as(token)).stdout).toContain("grant=ro");
@@ -379,7 +380,7 @@ describe("claims", () => {
   it("a non-owner's finish becomes a proposal event for the owner", () => {
     const bob = addAgent(ws.dir, "bob", "builder");
     const eve = addAgent(ws.dir, "eve", "builder");
-    cairn(ws.dir, ["task", "add", "t", "--criteria", "c"]);
+    arrange(ws.dir, ["task", "add", "t", "--criteria", "c"]);
     cairn(ws.dir, ["task", "claim", "T-1"], as(bob.token));
     const out = cairn(ws.dir, ["task", "finish", "T-1", "--note", "looks done", "--json"], as(eve.token));
     expect(out.code).toBe(0);
@@ -391,9 +392,9 @@ describe("claims", () => {
   it("sweeps the claims of a retired agent at once, blocked ones too: it will never call again", () => {
     const bob = addAgent(ws.dir, "bob", "builder");
     const ann = addAgent(ws.dir, "ann", "builder");
-    cairn(ws.dir, ["task", "add", "bob's active"]);
-    cairn(ws.dir, ["task", "add", "bob's blocked"]);
-    cairn(ws.dir, ["task", "add", "ann's"]);
+    arrange(ws.dir, ["task", "add", "bob's active"]);
+    arrange(ws.dir, ["task", "add", "bob's blocked"]);
+    arrange(ws.dir, ["task", "add", "ann's"]);
     cairn(ws.dir, ["task", "claim", "T-1"], as(bob.token));
     cairn(ws.dir, ["task", "claim", "T-2"], as(bob.token));
     cairn(ws.dir, ["task", "block", "T-2", "--reason", "parked"], as(bob.token));
@@ -411,7 +412,7 @@ describe("claims", () => {
   it("the daemon releases stale claims too, as cairn sweep does, and records why", async () => {
     writeFileSync(join(ws.dir, ".cairn", "cairn.toml"), "[claims]\nlease_minutes = 0.02\n");
     const bob = addAgent(ws.dir, "bob", "builder");
-    cairn(ws.dir, ["task", "add", "bob's"]);
+    arrange(ws.dir, ["task", "add", "bob's"]);
     cairn(ws.dir, ["task", "claim", "T-1"], as(bob.token));
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     const once = cairn(ws.dir, ["daemon", "--once", "--json"]);
@@ -457,7 +458,7 @@ describe("claims", () => {
   ])("keeps a holder's lease while a long call of its runs: %s", async (_, longCall) => {
     writeFileSync(join(ws.dir, ".cairn", "cairn.toml"), "[claims]\nlease_minutes = 0.05\n");
     const bob = addAgent(ws.dir, "bob", "builder");
-    cairn(ws.dir, ["task", "add", "bob's"]);
+    arrange(ws.dir, ["task", "add", "bob's"]);
     cairn(ws.dir, ["task", "claim", "T-1"], as(bob.token));
     const flag = join(ws.dir, "go");
     // Well inside the test's own timeout, so that a hang says what it waits on. One was seen in CI
@@ -481,8 +482,8 @@ describe("claims", () => {
     writeFileSync(join(ws.dir, ".cairn", "cairn.toml"), "[claims]\nlease_minutes = 0.05\n");
     const bob = addAgent(ws.dir, "bob", "builder");
     const ann = addAgent(ws.dir, "ann", "builder");
-    cairn(ws.dir, ["task", "add", "bob's"]);
-    cairn(ws.dir, ["task", "add", "ann's"]);
+    arrange(ws.dir, ["task", "add", "bob's"]);
+    arrange(ws.dir, ["task", "add", "ann's"]);
     cairn(ws.dir, ["task", "claim", "T-1"], as(bob.token));
     cairn(ws.dir, ["task", "claim", "T-2"], as(ann.token));
     await new Promise((resolve) => setTimeout(resolve, 3_200));
@@ -514,8 +515,8 @@ describe("claims", () => {
     );
     const bob = addAgent(ws.dir, "bob", "builder");
     const ann = addAgent(ws.dir, "ann", "builder");
-    cairn(ws.dir, ["task", "add", "bob's"]);
-    cairn(ws.dir, ["task", "add", "ann's"]);
+    arrange(ws.dir, ["task", "add", "bob's"]);
+    arrange(ws.dir, ["task", "add", "ann's"]);
     const skewed = (token: string) => ({ env: { CAIRN_AGENT: token, NODE_OPTIONS: `--require ${ahead}` } });
     expect(cairn(ws.dir, ["task", "claim", "T-1"], skewed(bob.token)).code).toBe(0);
     expect(cairn(ws.dir, ["task", "claim", "T-2"], skewed(ann.token)).code).toBe(0);

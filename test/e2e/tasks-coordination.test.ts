@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { callTool, connectMcp } from "../helpers/mcp.js";
 import { pidFrom, processGone, waitFor } from "../helpers/processes.js";
-import { addAgent, CAIRN_BIN, cairn, cleanEnv, initWorkspace } from "../helpers/workspace.js";
+import { addAgent, arrange, CAIRN_BIN, cairn, cleanEnv, initWorkspace } from "../helpers/workspace.js";
 
 let ws: { dir: string; cleanup: () => void };
 beforeEach(() => {
@@ -21,8 +21,8 @@ describe("ask and answer", () => {
       '[roles.builder]\nescalate_to = "lead"\n[roles.lead]\nsummary = "x"\n[roles.docs]\nscope = ["docs/**"]\n',
     );
     const bob = addAgent(ws.dir, "bob", "builder");
-    cairn(ws.dir, ["task", "add", "code"]);
-    cairn(ws.dir, ["task", "add", "docs", "--traces", "docs/a.md"]);
+    arrange(ws.dir, ["task", "add", "code"]);
+    arrange(ws.dir, ["task", "add", "docs", "--traces", "docs/a.md"]);
     cairn(ws.dir, ["task", "claim", "T-1"], as(bob.token));
     const asked = cairn(ws.dir, ["ask", "T-1", "which parser?", "--json"], as(bob.token));
     expect(asked.json).toMatchObject({ ask: "Q-1", to: "lead", status: "blocked" });
@@ -60,9 +60,9 @@ describe("ask and answer", () => {
           task: { status: string; blocked_reason: string | null };
         }
       ).task;
-    cairn(ws.dir, ["task", "add", "held"]);
-    cairn(ws.dir, ["task", "add", "unheld"]);
-    cairn(ws.dir, ["task", "add", "asked then blocked"]);
+    arrange(ws.dir, ["task", "add", "held"]);
+    arrange(ws.dir, ["task", "add", "unheld"]);
+    arrange(ws.dir, ["task", "add", "asked then blocked"]);
     // Held by bob, blocked by bob for its own reason; zed's question must not lift that block.
     cairn(ws.dir, ["task", "claim", "T-1"], as(bob.token));
     cairn(ws.dir, ["task", "block", "T-1", "--reason", "vendor outage"], as(bob.token));
@@ -89,7 +89,7 @@ describe("ask and answer", () => {
 
   it("routes to a human when no role fits, and lets a read-only agent ask", () => {
     const ro = addAgent(ws.dir, "rita", "reviewer", ["--grant", "ro"]);
-    cairn(ws.dir, ["task", "add", "t"]);
+    arrange(ws.dir, ["task", "add", "t"]);
     expect(cairn(ws.dir, ["ask", "T-1", "why?", "--json"], as(ro.token)).json).toMatchObject({
       to: "human",
     });

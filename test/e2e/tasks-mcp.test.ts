@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { callTool, connectMcp } from "../helpers/mcp.js";
 import { rawExec } from "../helpers/raw-store.js";
-import { addAgent, cairn, initWorkspace } from "../helpers/workspace.js";
+import { addAgent, arrange, cairn, initWorkspace } from "../helpers/workspace.js";
 
 let ws: { dir: string; cleanup: () => void };
 beforeEach(() => {
@@ -49,8 +49,8 @@ describe("the board's MCP tools", () => {
   });
 
   it("two agents race for one task: one wins, the other is refused (a normal result) and takes the next", async () => {
-    cairn(ws.dir, ["task", "add", "contested", "--priority", "must"]);
-    cairn(ws.dir, ["task", "add", "next best"]);
+    arrange(ws.dir, ["task", "add", "contested", "--priority", "must"]);
+    arrange(ws.dir, ["task", "add", "next best"]);
     const ann = addAgent(ws.dir, "ann", "builder");
     const bob = addAgent(ws.dir, "bob", "builder");
     const a = await connectMcp(ws.dir, { env: { CAIRN_AGENT: ann.token } });
@@ -112,7 +112,7 @@ describe("the board's MCP tools", () => {
   });
 
   it("a server's change feed renews no lease: an agent silent while others write is still swept", async () => {
-    cairn(ws.dir, ["task", "add", "held by a silent agent"]);
+    arrange(ws.dir, ["task", "add", "held by a silent agent"]);
     const bob = addAgent(ws.dir, "bob", "builder");
     const mcp = await connectMcp(ws.dir, { env: { CAIRN_AGENT: bob.token } });
     try {

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { gitWorkspace } from "../helpers/goals.js";
 import { rawExec } from "../helpers/raw-store.js";
-import { cairn, initWorkspace, runSync, scratchDir } from "../helpers/workspace.js";
+import { arrange, cairn, initWorkspace, runSync, scratchDir } from "../helpers/workspace.js";
 
 let ws: { dir: string; cleanup: () => void };
 beforeEach(() => {
@@ -14,7 +14,7 @@ afterEach(() => ws.cleanup());
 describe("the board's seams", () => {
   it("enforces [done] note_kinds: finish is refused until the task carries a note of each kind", () => {
     writeFileSync(join(ws.dir, ".cairn", "cairn.toml"), '[done]\nnote_kinds = ["decision"]\n');
-    cairn(ws.dir, ["task", "add", "b", "--criteria", "c"]);
+    arrange(ws.dir, ["task", "add", "b", "--criteria", "c"]);
     cairn(ws.dir, ["task", "claim", "T-1"]);
     cairn(ws.dir, ["task", "check", "T-1", "--all"]);
     const refused = cairn(ws.dir, ["task", "finish", "T-1", "--json"]);
@@ -43,7 +43,7 @@ describe("the board's seams", () => {
       '[done]\nshortcuts = ["gate"]\n[shortcuts.gate]\nargv = ["true"]\neffect = "read"\n',
     );
     await rawExec(ws.dir, "UPDATE meta SET value = 'not json' WHERE key = 'owner_setting'");
-    cairn(ws.dir, ["task", "add", "b"]);
+    arrange(ws.dir, ["task", "add", "b"]);
     cairn(ws.dir, ["task", "claim", "T-1"]);
     // Killed at the timeout (code null) when something the call started kept the process alive.
     const finished = cairn(ws.dir, ["task", "finish", "T-1", "--unverified"], { timeoutMs: 15_000 });
@@ -56,7 +56,7 @@ describe("the board's seams", () => {
     try {
       runSync("git", ["worktree", "add", "-q", tree], repo.dir);
       const built = '{"text":"built","verify":["test","-f","built.txt"]}';
-      cairn(repo.dir, ["task", "add", "t", "--criteria", built]);
+      arrange(repo.dir, ["task", "add", "t", "--criteria", built]);
       // The work is in the worktree; the main checkout has none of it.
       writeFileSync(join(tree, "built.txt"), "");
       expect(cairn(tree, ["task", "claim", "T-1"]).code).toBe(0);
@@ -76,8 +76,8 @@ describe("the board's seams", () => {
   });
 
   it("exports and imports the whole board: tasks, criteria, dependencies, asks, queues, shortcuts", () => {
-    cairn(ws.dir, ["task", "add", "a", "--criteria", "c"]);
-    cairn(ws.dir, ["task", "add", "b", "--depends-on", "T-1", "--parent", "T-1"]);
+    arrange(ws.dir, ["task", "add", "a", "--criteria", "c"]);
+    arrange(ws.dir, ["task", "add", "b", "--depends-on", "T-1", "--parent", "T-1"]);
     cairn(ws.dir, ["ask", "T-2", "why?"]);
     cairn(ws.dir, ["queue", "add", "q", "--step", "one"]);
     cairn(ws.dir, ["shortcut", "add", "s", "--argv", "true", "--effect", "read"]);

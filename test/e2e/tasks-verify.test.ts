@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { evidenceOf } from "../helpers/evidence.js";
 import { connectMcp } from "../helpers/mcp.js";
-import { addAgent, cairn, initWorkspace } from "../helpers/workspace.js";
+import { addAgent, arrange, cairn, initWorkspace } from "../helpers/workspace.js";
 
 let ws: { dir: string; cleanup: () => void };
 beforeEach(() => {
@@ -24,7 +24,7 @@ interface CheckOut {
 
 /** A claimed task whose one criterion is verified by `verify`. */
 function taskVerifiedBy(verify: string[], timeoutSeconds?: number): string {
-  cairn(ws.dir, ["task", "add", "verified work"]);
+  arrange(ws.dir, ["task", "add", "verified work"]);
   const args = ["task", "criterion", "T-1", "--text", "it proves itself"];
   for (const word of verify) args.push("--verify", word);
   if (timeoutSeconds) args.push("--timeout-seconds", String(timeoutSeconds));
@@ -142,7 +142,7 @@ describe("verify commands run by cairn", () => {
   });
 
   it("refuses to finish a task without criteria unless --unverified, which status then shows", () => {
-    cairn(ws.dir, ["task", "add", "bare"]);
+    arrange(ws.dir, ["task", "add", "bare"]);
     cairn(ws.dir, ["task", "claim", "T-1"]);
     const refused = cairn(ws.dir, ["task", "finish", "T-1", "--json"]);
     expect(refused.code).toBe(3);
@@ -156,7 +156,7 @@ describe("verify commands run by cairn", () => {
   });
 
   it("records a finish that rests on text-only ticks as unverified, even when its holder wrote the box", () => {
-    cairn(ws.dir, ["task", "add", "bare"]);
+    arrange(ws.dir, ["task", "add", "bare"]);
     const bob = { CAIRN_AGENT: addAgent(ws.dir, "bob", "builder").token };
     expect(cairn(ws.dir, ["task", "claim", "T-1"], { env: bob }).code).toBe(0);
     // The route around "no criteria needs --unverified": a box of one's own, ticked by one's self.
@@ -175,7 +175,7 @@ describe("verify commands run by cairn", () => {
       join(ws.dir, ".cairn", "cairn.toml"),
       '[done]\nshortcuts = ["lint"]\n[shortcuts.lint]\nargv = ["node", "-e", "process.exit(require(\\"fs\\").existsSync(\\"lint.ok\\") ? 0 : 3)"]\neffect = "read"\n',
     );
-    cairn(ws.dir, ["task", "add", "t", "--criteria", "one", "--criteria", "two"]);
+    arrange(ws.dir, ["task", "add", "t", "--criteria", "one", "--criteria", "two"]);
     cairn(ws.dir, ["task", "claim", "T-1"]);
     cairn(ws.dir, ["task", "check", "T-1", "--n", "1"]);
     const refused = cairn(ws.dir, ["task", "finish", "T-1", "--json"]);
@@ -237,7 +237,7 @@ describe("verify commands run by cairn", () => {
   });
 
   it("lets only the owner tick criteria", () => {
-    cairn(ws.dir, ["task", "add", "t", "--criteria", "one"]);
+    arrange(ws.dir, ["task", "add", "t", "--criteria", "one"]);
     const unclaimed = cairn(ws.dir, ["task", "check", "T-1", "--all", "--json"]);
     expect(unclaimed.code).toBe(3);
     expect(unclaimed.json).toMatchObject({ refused: { policy: "ownership" } });

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callTool, connectMcp } from "../helpers/mcp.js";
 import {
   addAgent,
+  arrange,
   CAIRN_BIN,
   cairn,
   cleanEnv,
@@ -90,7 +91,7 @@ describe("importing a damaged export", () => {
     const source = initWorkspace();
     const scratch = scratchDir();
     try {
-      cairn(source.dir, ["task", "add", "ship it"]);
+      arrange(source.dir, ["task", "add", "ship it"]);
       cairn(source.dir, ["task", "criterion", "T-1", "--text", "tests pass", "--verify", "npm test"]);
       const file = join(scratch.dir, "backup.jsonl");
       expect(cairn(source.dir, ["export", "--out", file]).code).toBe(0);
@@ -118,7 +119,7 @@ describe("importing a damaged export", () => {
     const source = initWorkspace();
     const scratch = scratchDir();
     try {
-      cairn(source.dir, ["task", "add", "ship it"]);
+      arrange(source.dir, ["task", "add", "ship it"]);
       const lines = cairn(source.dir, ["export"]).stdout.trimEnd().split("\n");
       const task = lines.findIndex((line) => line.startsWith('{"table":"tasks"'));
       const original = lines[task] as string;

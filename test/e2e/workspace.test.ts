@@ -17,6 +17,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { portableCairn } from "../helpers/portable.js";
 import {
   addAgent,
+  arrange,
   CAIRN_BIN,
   cairn,
   cairnAsync,
@@ -167,7 +168,7 @@ describe("finding the workspace", () => {
   it("the state .gitignore leaves out every local file, so `git add -A` commits only what is meant to be shared", () => {
     expect(spawnSync("git", ["init", "-q"], { cwd: scratch.dir }).status).toBe(0);
     cairn(scratch.dir, ["init"]);
-    cairn(scratch.dir, ["task", "add", "audited"]);
+    arrange(scratch.dir, ["task", "add", "audited"]);
     const state = join(scratch.dir, ".cairn");
     // What the daemon, agent runs and audit rotation leave there.
     mkdirSync(join(state, "logs", "agents", "nightly"), { recursive: true });
@@ -239,7 +240,7 @@ describe("finding the workspace", () => {
 
   it("refuses a lease too long for a date, naming the key, rather than failing every status and sweep", () => {
     cairn(scratch.dir, ["init"]);
-    cairn(scratch.dir, ["task", "add", "held"]);
+    arrange(scratch.dir, ["task", "add", "held"]);
     writeFileSync(join(scratch.dir, ".cairn", "cairn.toml"), "[claims]\nlease_minutes = 1e300\n");
     for (const args of [["status"], ["sweep"]]) {
       const run = cairn(scratch.dir, args);
@@ -408,7 +409,7 @@ describe("export and import", () => {
   it("export --out replaces the file named, never writing into what it is hard-linked to", () => {
     const ws = initWorkspace();
     try {
-      cairn(ws.dir, ["task", "add", "kept"]);
+      arrange(ws.dir, ["task", "add", "kept"]);
       // Laid in advance by anyone with a shell there: a routine backup then wrote over the database
       // (on PostgreSQL, over the cairn.toml that says where the board is).
       const backup = join(ws.dir, "backup.jsonl");
@@ -443,7 +444,7 @@ describe("export and import", () => {
     () => {
       const ws = initWorkspace();
       try {
-        cairn(ws.dir, ["task", "add", "kept"]);
+        arrange(ws.dir, ["task", "add", "kept"]);
         const file = join(ws.dir, ".cairn", "cairn.db");
         const raw = new Database(file);
         raw.prepare("UPDATE tasks SET title = CAST(X'FF41' AS TEXT) WHERE id = 'T-1'").run();
@@ -523,8 +524,8 @@ describe("export and import", () => {
   function exportedBoard(): string[] {
     const source = initWorkspace();
     try {
-      cairn(source.dir, ["task", "add", "small", "--labels", "ok"]);
-      cairn(source.dir, ["task", "add", "to be edited", "--traces", "src/a.ts"]);
+      arrange(source.dir, ["task", "add", "small", "--labels", "ok"]);
+      arrange(source.dir, ["task", "add", "to be edited", "--traces", "src/a.ts"]);
       cairn(source.dir, ["remember", "The build takes two minutes"]);
       cairn(source.dir, ["note", "add", "finding", "--text", "a finding", "--severity", "minor"]);
       return cairn(source.dir, ["export"]).stdout.trimEnd().split("\n");
@@ -739,7 +740,7 @@ describe("export and import", () => {
     expect(cairn(target, ["status"]).code).toBe(4);
     const source = initWorkspace();
     try {
-      cairn(source.dir, ["task", "add", "kept"]);
+      arrange(source.dir, ["task", "add", "kept"]);
       const small = join(scratch.dir, "small.jsonl");
       cairn(source.dir, ["export", "--out", small]);
       const retry = cairn(target, ["import", small]);

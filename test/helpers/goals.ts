@@ -69,7 +69,7 @@ export const nodeArgv = (script: string) => [process.execPath, "-e", script];
 
 /** Create a goal whose contract holds exactly these proofs, ready to freeze. */
 export function contractWith(dir: string, proofs: Record<string, unknown>[]): string {
-  const created = cairn(dir, ["goal", "create", "keep the fixture correct", "--json"]);
+  const created = arrange(dir, ["goal", "create", "keep the fixture correct", "--json"]);
   if (created.code !== 0) throw new Error(`goal create failed: ${created.stderr}`);
   const id = (created.json as { goal: { id: string } }).goal.id;
   const args = [
@@ -82,7 +82,7 @@ export function contractWith(dir: string, proofs: Record<string, unknown>[]): st
     "tests",
   ];
   for (const proof of proofs) args.push("--proofs", JSON.stringify(proof));
-  const updated = cairn(dir, [...args, "--json"]);
+  const updated = arrange(dir, [...args, "--json"]);
   if (updated.code !== 0) throw new Error(`goal update failed: ${updated.stderr}`);
   return id;
 }
