@@ -8,6 +8,7 @@ import { callTool, connectMcp } from "../helpers/mcp.js";
 import { holdWorkspaceLock } from "../helpers/pg-lock.js";
 import {
   addAgent,
+  arrange,
   CAIRN_BIN,
   cairn,
   cairnAsync,
@@ -111,7 +112,7 @@ describe("store copy and export parity", () => {
     const lite = join(scratch.dir, "sqlite");
     const shared = join(scratch.dir, "pg");
     for (const dir of [lite, shared])
-      cairn(scratch.dir, ["init"], { env: { ...sqliteOnly, CAIRN_DIR: dir } });
+      arrange(scratch.dir, ["init"], { env: { ...sqliteOnly, CAIRN_DIR: dir } });
     cairn(scratch.dir, ["init", "--store", urlFor(`parity-${stamp}`)], {
       env: { ...sqliteOnly, CAIRN_DIR: `${shared}-2` },
     });
@@ -126,7 +127,7 @@ describe("store copy and export parity", () => {
 
   it("copies SQLite → PostgreSQL → SQLite losslessly: exports equal, 2^53+1, NUL and key order exact; bad bytes refused", async () => {
     const dir = join(scratch.dir, "move");
-    cairn(scratch.dir, ["init"], { env: { ...sqliteOnly, CAIRN_DIR: dir } });
+    arrange(scratch.dir, ["init"], { env: { ...sqliteOnly, CAIRN_DIR: dir } });
     await exercise(dir, sqliteOnly);
     const file = join(dir, ".cairn", "cairn.db");
     const raw = new Database(file);
@@ -186,7 +187,7 @@ describe("many rows at a statement", () => {
    */
   async function bulkExport(name: string): Promise<string> {
     const dir = join(scratch.dir, name);
-    cairn(scratch.dir, ["init"], { env: { ...sqliteOnly, CAIRN_DIR: dir } });
+    arrange(scratch.dir, ["init"], { env: { ...sqliteOnly, CAIRN_DIR: dir } });
     await exercise(dir, sqliteOnly);
     const [header, ...rows] = exportOf(dir, sqliteOnly).trimEnd().split("\n");
     const event = JSON.parse(rows.find((line) => line.startsWith('{"table":"events"')) as string) as {
@@ -248,7 +249,7 @@ describe("a password in the store URL's query", () => {
     expect(status.stdout + status.stderr).not.toContain(secret);
 
     const lite = join(scratch.dir, "query-password-lite");
-    cairn(scratch.dir, ["init"], { env: { ...sqliteOnly, CAIRN_DIR: lite } });
+    arrange(scratch.dir, ["init"], { env: { ...sqliteOnly, CAIRN_DIR: lite } });
     const copied = cairn(lite, ["store", "copy", "--to", withSecret(`qp-copy-${stamp}`), "--json"], {
       env: sqliteOnly,
     });
@@ -260,7 +261,7 @@ describe("a password in the store URL's query", () => {
 describe("a password parameter spelt percent-encoded, as the driver decodes it", () => {
   it("is never shown in an error: not for a URL that is not PostgreSQL's, nor for a server out of reach", () => {
     const dir = join(scratch.dir, "encoded-password");
-    cairn(scratch.dir, ["init"], { env: { ...sqliteOnly, CAIRN_DIR: dir } });
+    arrange(scratch.dir, ["init"], { env: { ...sqliteOnly, CAIRN_DIR: dir } });
     for (const url of [
       "postgre://alice@db.example:5432/team?pass%77ord=Hunter2Secret",
       "postgres://alice@127.0.0.1:1/team?schema=s&pass%77ord=Hunter2Secret",
@@ -282,7 +283,9 @@ describe("ids forgotten before a copy", () => {
   it("PostgreSQL → SQLite: a table whose every row was deleted still never hands an old id out again", () => {
     const dir = join(scratch.dir, "all-forgotten");
     const onPg = { CAIRN_STORE_URL: urlFor(`forgotten-${stamp}`) };
-    cairn(scratch.dir, ["init", "--store", onPg.CAIRN_STORE_URL], { env: { ...sqliteOnly, CAIRN_DIR: dir } });
+    arrange(scratch.dir, ["init", "--store", onPg.CAIRN_STORE_URL], {
+      env: { ...sqliteOnly, CAIRN_DIR: dir },
+    });
     for (const args of [
       ["remember", "alpha is the first fact"],
       ["remember", "beta is the second fact"],
@@ -294,7 +297,7 @@ describe("ids forgotten before a copy", () => {
     }
     // The copy becomes a SQLite workspace's database, as `store copy` tells the owner to do.
     const lite = join(scratch.dir, "all-forgotten-lite");
-    cairn(scratch.dir, ["init"], { env: { ...sqliteOnly, CAIRN_DIR: lite } });
+    arrange(scratch.dir, ["init"], { env: { ...sqliteOnly, CAIRN_DIR: lite } });
     const back = join(scratch.dir, "all-forgotten.db");
     const copied = cairn(dir, ["store", "copy", "--to", back, "--json"], { env: onPg });
     expect(copied.code, copied.stderr).toBe(0);
@@ -312,7 +315,9 @@ describe("a source a newer cairn migrated", () => {
     const schema = `newer-${stamp}`;
     const dir = join(scratch.dir, "newer-pg");
     const onPg = { CAIRN_STORE_URL: urlFor(schema) };
-    cairn(scratch.dir, ["init", "--store", onPg.CAIRN_STORE_URL], { env: { ...sqliteOnly, CAIRN_DIR: dir } });
+    arrange(scratch.dir, ["init", "--store", onPg.CAIRN_STORE_URL], {
+      env: { ...sqliteOnly, CAIRN_DIR: dir },
+    });
     expect(cairn(dir, ["task", "add", "x"], { env: onPg }).code).toBe(0);
     const admin = new pg.Client({ connectionString: testPgUrl() });
     await admin.connect();
@@ -333,7 +338,7 @@ describe("a source a newer cairn migrated", () => {
 
   it("SQLite → PostgreSQL: refused before the target schema is made", async () => {
     const dir = join(scratch.dir, "newer-lite");
-    cairn(scratch.dir, ["init"], { env: { ...sqliteOnly, CAIRN_DIR: dir } });
+    arrange(scratch.dir, ["init"], { env: { ...sqliteOnly, CAIRN_DIR: dir } });
     expect(cairn(dir, ["task", "add", "x"], { env: sqliteOnly }).code).toBe(0);
     const db = new Database(join(dir, ".cairn", "cairn.db"));
     try {
@@ -359,7 +364,7 @@ describe("a source a newer cairn migrated", () => {
 describe("a copy while the source is written", () => {
   it("is checked against the source as it read it: a write meanwhile is not reported as a bug", async () => {
     const dir = join(scratch.dir, "written-meanwhile");
-    cairn(scratch.dir, ["init"], { env: { ...sqliteOnly, CAIRN_DIR: dir } });
+    arrange(scratch.dir, ["init"], { env: { ...sqliteOnly, CAIRN_DIR: dir } });
     expect(cairn(dir, ["task", "add", "before the copy"], { env: sqliteOnly }).code).toBe(0);
     const schema = `meanwhile-${stamp}`;
     // Hold the target's workspace lock: the copy has read its source and waits to write.
@@ -386,7 +391,7 @@ describe("a copy while the source is written", () => {
 describe("a copy to PostgreSQL cancelled (Ctrl-C) while it waits for the target", () => {
   it("rolls back: the target holds no workspace, as the message says, and the copy runs again", async () => {
     const dir = join(scratch.dir, "copy-cancelled");
-    cairn(scratch.dir, ["init"], { env: { ...sqliteOnly, CAIRN_DIR: dir } });
+    arrange(scratch.dir, ["init"], { env: { ...sqliteOnly, CAIRN_DIR: dir } });
     expect(cairn(dir, ["task", "add", "copied once"], { env: sqliteOnly }).code).toBe(0);
     const schema = `copy-cancelled-${stamp}`;
     const copy = await waitingOnTheLock(dir, ["store", "copy", "--to", urlFor(schema)], schema);
@@ -410,7 +415,7 @@ describe("a copy to PostgreSQL cancelled (Ctrl-C) while it waits for the target"
 describe("a copy to PostgreSQL stopped (SIGTERM) while it waits for the target", () => {
   it("says so; the schema it made is refused by commands, which write nothing there, and the copy runs again", async () => {
     const dir = join(scratch.dir, "copy-stopped");
-    cairn(scratch.dir, ["init"], { env: { ...sqliteOnly, CAIRN_DIR: dir } });
+    arrange(scratch.dir, ["init"], { env: { ...sqliteOnly, CAIRN_DIR: dir } });
     const schema = `copy-stopped-${stamp}`;
     const copy = await waitingOnTheLock(dir, ["store", "copy", "--to", urlFor(schema)], schema);
     let exit: { code: number | null; stderr: string };
@@ -440,7 +445,7 @@ describe("importing an export into a shared store", () => {
   /** A SQLite workspace with a board, notes, memory, an agent and a role, exported to a file. */
   async function exported(name: string): Promise<{ dir: string; file: string }> {
     const dir = join(scratch.dir, name);
-    cairn(scratch.dir, ["init"], { env: { ...sqliteOnly, CAIRN_DIR: dir } });
+    arrange(scratch.dir, ["init"], { env: { ...sqliteOnly, CAIRN_DIR: dir } });
     await exercise(dir, sqliteOnly);
     const file = join(scratch.dir, `${name}.jsonl`);
     expect(cairn(dir, ["export", "--out", file], { env: sqliteOnly }).code).toBe(0);
@@ -575,7 +580,7 @@ describe("importing an export into a shared store", () => {
     const { file } = await exported("import-taken-source");
     const schema = `import-taken-${stamp}`;
     const owner = join(scratch.dir, "import-taken-owner");
-    cairn(scratch.dir, ["init", "--store", urlFor(schema)], { env: { ...sqliteOnly, CAIRN_DIR: owner } });
+    arrange(scratch.dir, ["init", "--store", urlFor(schema)], { env: { ...sqliteOnly, CAIRN_DIR: owner } });
     expect(cairn(owner, ["task", "add", "theirs"], { env: sqliteOnly }).code).toBe(0);
     const before = exportOf(owner, sqliteOnly);
 

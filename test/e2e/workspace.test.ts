@@ -526,8 +526,8 @@ describe("export and import", () => {
     try {
       arrange(source.dir, ["task", "add", "small", "--labels", "ok"]);
       arrange(source.dir, ["task", "add", "to be edited", "--traces", "src/a.ts"]);
-      cairn(source.dir, ["remember", "The build takes two minutes"]);
-      cairn(source.dir, ["note", "add", "finding", "--text", "a finding", "--severity", "minor"]);
+      arrange(source.dir, ["remember", "The build takes two minutes"]);
+      arrange(source.dir, ["note", "add", "finding", "--text", "a finding", "--severity", "minor"]);
       return cairn(source.dir, ["export"]).stdout.trimEnd().split("\n");
     } finally {
       source.cleanup();
