@@ -31,6 +31,8 @@ const base = {
   testTimeout: 60_000,
   hookTimeout: 60_000,
   pool: "forks",
+  // Suites share their worker, but for those MODULE_MOCKING_SUITES names.
+  isolate: false,
   expect: { poll: { timeout: 10_000 } },
 } as const;
 
@@ -48,7 +50,6 @@ const allOnPostgres = {
     include: ["test/e2e/**/*.test.ts", "test/browser/**/*.test.ts"],
     exclude: [...configDefaults.exclude, "test/e2e/pg-*.test.ts"],
     env: { CAIRN_TEST_STORE: "postgres" },
-    isolate: false,
   },
 };
 
@@ -64,7 +65,7 @@ const maxWorkers = Math.max(2, availableParallelism() - 1);
  * Suites that replace a module of Node's (`vi.mock("node:fs")`) need a process of their own, which
  * vitest's isolation gives each file. Every other suite shares its worker with the files before
  * it: a fresh process per file cost 0.75 s of CPU for an end-to-end suite and 0.8 s for a unit
- * suite (starting a worker and loading the modules again), about an eighth of the whole run on a
+ * suite (starting a worker and loading the modules again), ~120 s of the run's 1,925 s of CPU on a
  * two-core machine. No other suite changes what the process holds for the next: none sets
  * `process.env` without putting it back, and what a suite starts it stops.
  */
@@ -85,19 +86,10 @@ export default defineConfig({
               name: "sqlite",
               include: ["test/**/*.test.ts"],
               exclude: [...configDefaults.exclude, ...MODULE_MOCKING_SUITES],
-              isolate: false,
             },
           },
-          { test: { ...base, name: "mocking", include: MODULE_MOCKING_SUITES } },
-          {
-            test: {
-              ...base,
-              name: "pg",
-              include: PG_SUITES,
-              env: { CAIRN_TEST_STORE: "postgres" },
-              isolate: false,
-            },
-          },
+          { test: { ...base, name: "mocking", include: MODULE_MOCKING_SUITES, isolate: true } },
+          { test: { ...base, name: "pg", include: PG_SUITES, env: { CAIRN_TEST_STORE: "postgres" } } },
         ],
   },
 });
