@@ -3,12 +3,11 @@ import { configDefaults, defineConfig } from "vitest/config";
 
 /**
  * End-to-end suites that also run against PostgreSQL (the `pg` project): claims, criteria,
- * goals' gates, the read-only dashboard, the change feed, and the commands that make and move
+ * goals' gates, the read-only dashboard, the change feed, the commands that make and move
  * workspaces (init, export, import), where the bugs the full run (`npm run test:postgres`) found
- * have sat. Memory recall, agent runs and the stores' other reads are checked on both stores by
- * the store contract tests and the pg-* suites; the CLI's and the MCP tools' own suites (cli,
- * knowledge-mcp, goals-mcp, agents-cli) left this sample when `npm test` neared CI's 20 minutes
- * on a slow machine (1,216 s): the full run still takes them on PostgreSQL.
+ * have sat, and the CLI's and the MCP tools' own suites (cli, knowledge-mcp, goals-mcp,
+ * agents-cli: ~73 s of CPU together on PostgreSQL). Memory recall, agent runs and the stores'
+ * other reads are checked on both stores by the store contract tests and the pg-* suites.
  */
 const PG_SUITES = [
   "test/e2e/workspace.test.ts",
@@ -19,6 +18,10 @@ const PG_SUITES = [
   "test/e2e/goals-gates.test.ts",
   "test/e2e/ui-http.test.ts",
   "test/e2e/mcp-subscriptions.test.ts",
+  "test/e2e/cli.test.ts",
+  "test/e2e/knowledge-mcp.test.ts",
+  "test/e2e/goals-mcp.test.ts",
+  "test/e2e/agents-cli.test.ts",
 ];
 
 /**
