@@ -70,7 +70,10 @@ export const REASON_HEAD_CHARS = 500;
  * read whole (context, traces, and a reason of up to 256 KiB each) they took most of its time.
  */
 export type HeldTaskRecord = TaskSummaryRecord &
-  Pick<TaskRecord, "claimedAt" | "leaseAt"> & { blockedReason: TextHead | null };
+  Pick<TaskRecord, "claimedAt" | "leaseAt" | "unverified"> & { blockedReason: TextHead | null };
+
+/** What a dependency shows of the task it waits on: its summary, and who wrote it (a brief says). */
+export type DependencyRecord = TaskSummaryRecord & Pick<TaskRecord, "createdBy">;
 
 export interface Evidence {
   argv: string[];
@@ -192,7 +195,8 @@ export interface LeaseWindow {
 export interface TaskRepo {
   insert(task: NewTask, at: string): Promise<TaskRecord>;
   byId(id: string): Promise<TaskRecord | undefined>;
-  byIds(ids: readonly string[]): Promise<TaskRecord[]>;
+  /** The tasks named that exist, in the order named, as summaries. */
+  byIds(ids: readonly string[]): Promise<TaskSummaryRecord[]>;
   update(id: string, change: TaskChange, at: string): Promise<void>;
   /** Re-parent a task and its whole subtree (depth-first positions follow). */
   move(id: string, parentId: string | null, at: string): Promise<void>;
@@ -200,7 +204,10 @@ export interface TaskRepo {
   list(filter: TaskFilter): Promise<{ tasks: TaskRecord[]; total: number; capped?: boolean }>;
   /** The same page as `list`, reading only each task's summary. */
   listSummaries(filter: TaskFilter): Promise<{ tasks: TaskSummaryRecord[]; total: number; capped?: boolean }>;
-  children(id: string): Promise<TaskRecord[]>;
+  /** The same page as `list`, each task read as a held task (a board card, a sweep): not whole. */
+  listHeld(filter: TaskFilter): Promise<{ tasks: HeldTaskRecord[]; total: number; capped?: boolean }>;
+  /** A task's children, oldest first, as summaries (a task shows every one of them). */
+  children(id: string): Promise<TaskSummaryRecord[]>;
   /**
    * Ids of the tasks in these statuses that start with `prefix` (byte for byte), lowest number
    * first, at most `limit`; `total` counts every match. Completion asks it at each keystroke.
@@ -217,7 +224,8 @@ export interface TaskRepo {
     excluding?: string,
   ): Promise<ReadyTaskRecord[]>;
   countByStatus(): Promise<Record<string, number>>;
-  activeBy(owner: string): Promise<TaskRecord[]>;
+  /** The tasks `owner` holds active, oldest first, as summaries (a WIP cap counts them). */
+  activeBy(owner: string): Promise<TaskSummaryRecord[]>;
   /** The first `limit` tasks in `status`, oldest first, each as a held task (not whole). */
   byStatus(status: TaskStatus, limit: number): Promise<HeldTaskRecord[]>;
   /** The newest `limit` tasks finished unverified, each as a held task (not whole). */
@@ -253,7 +261,7 @@ export interface TaskRepo {
     result: { checked: boolean; by: string; at: string; evidence: Evidence | null },
   ): Promise<void>;
 
-  dependencies(taskId: string): Promise<TaskRecord[]>;
+  dependencies(taskId: string): Promise<DependencyRecord[]>;
   dependents(taskId: string): Promise<string[]>;
   addDependency(taskId: string, dependsOn: string): Promise<void>;
   removeDependency(taskId: string, dependsOn: string): Promise<void>;

@@ -50,6 +50,7 @@ const shownOfWhole = (tasks: TaskRecord[]) =>
     ...summary(task),
     claimedAt: task.claimedAt,
     leaseAt: task.leaseAt,
+    unverified: task.unverified,
     why: previewText(task.blockedReason ?? "", TITLE_CHARS),
     reasonLength: task.blockedReason?.length ?? null,
   }));
@@ -60,6 +61,25 @@ const shownOfHeld = (tasks: HeldTaskRecord[]) =>
     why: blockedReason ? previewOfHead(blockedReason, TITLE_CHARS) : "",
     reasonLength: blockedReason?.length ?? null,
   }));
+
+/** The list filters both pages are held to, each at three windows. */
+const FILTERS: Omit<TaskFilter, "limit" | "offset">[] = [
+  {},
+  { status: ["open", "active", "blocked"] },
+  { status: ["done"] },
+  { owner: "A-1" },
+  { label: "even" },
+  { parent: "T-3" },
+  { text: "needle" },
+  { text: "alpha", status: ["open", "dropped"] },
+  ...TASK_ORDERS.map((order) => ({ order })),
+  ...TASK_ORDERS.map((order) => ({ order, status: ["open", "active"] as TaskStatus[] })),
+];
+const WINDOWS = [
+  { limit: 5, offset: 3 },
+  { limit: 50, offset: 0 },
+  { limit: 1, offset: 1 },
+];
 
 /**
  * `task list` reads each task's summary, not its whole row (a task holds up to 256 KiB of context
@@ -111,21 +131,8 @@ describe.each(contractStores("summaries"))("task summaries store contract: $name
   });
 
   it("a page of summaries is the page of whole tasks, field for field, in every order and filter", async () => {
-    const page = { limit: 5, offset: 3 };
-    const filters: Omit<TaskFilter, "limit" | "offset">[] = [
-      {},
-      { status: ["open", "active", "blocked"] },
-      { status: ["done"] },
-      { owner: "A-1" },
-      { label: "even" },
-      { parent: "T-3" },
-      { text: "needle" },
-      { text: "alpha", status: ["open", "dropped"] },
-      ...TASK_ORDERS.map((order) => ({ order })),
-      ...TASK_ORDERS.map((order) => ({ order, status: ["open", "active"] as TaskStatus[] })),
-    ];
-    for (const filter of filters)
-      for (const window of [page, { limit: 50, offset: 0 }, { limit: 1, offset: 1 }]) {
+    for (const filter of FILTERS)
+      for (const window of WINDOWS) {
         const asked = { ...filter, ...window };
         const whole = await store.read((tx) => tx.tasks.list(asked));
         const summaries = await store.read((tx) => tx.tasks.listSummaries(asked));
@@ -135,6 +142,55 @@ describe.each(contractStores("summaries"))("task summaries store contract: $name
     const all = await store.read((tx) => tx.tasks.listSummaries({ limit: 50, offset: 0 }));
     expect(all.total).toBe(24);
     expect(new Set(all.tasks.map((task) => task.status))).toEqual(new Set(statuses));
+  });
+
+  it("a page of held tasks (board cards, a sweep) shows what the page of whole tasks does", async () => {
+    for (const filter of FILTERS)
+      for (const window of WINDOWS) {
+        const asked = { ...filter, ...window };
+        const { tasks, ...counted } = await store.read((tx) => tx.tasks.list(asked));
+        const held = await store.read((tx) => tx.tasks.listHeld(asked));
+        expect({ ...held, tasks: shownOfHeld(held.tasks), asked }).toEqual({
+          ...counted,
+          tasks: shownOfWhole(tasks),
+          asked,
+        });
+      }
+    // The page reached unverified work and long reasons read as their head alone.
+    const all = await store.read((tx) => tx.tasks.listHeld({ limit: 50, offset: 0 }));
+    expect(all.tasks.filter((task) => task.unverified).map((task) => task.id)).toEqual([
+      "T-4",
+      "T-14",
+      "T-24",
+    ]);
+    expect(all.tasks.find((task) => task.id === "T-6")?.blockedReason).toEqual({
+      head: `long ${"c".repeat(REASON_HEAD_CHARS - 5)}`,
+      length: 40_005,
+    });
+  });
+
+  it("a task's children, dependencies and dependents, and an owner's active tasks, are read as summaries", async () => {
+    const whole = (await store.read((tx) => tx.tasks.list({ order: "created", limit: 50, offset: 0 }))).tasks;
+    const oldestFirst = [...whole].reverse();
+    const byId = new Map(whole.map((task) => [task.id, task]));
+    const children = oldestFirst.filter((task) => task.parentId === "T-3");
+    expect(children.map((task) => task.id)).toEqual(["T-4"]);
+    expect(await store.read((tx) => tx.tasks.children("T-3"))).toEqual(children.map(summary));
+    expect(await store.read((tx) => tx.tasks.children("T-4"))).toEqual([]);
+    const dependency = byId.get("T-2") as TaskRecord;
+    expect(await store.read((tx) => tx.tasks.dependencies("T-1"))).toEqual([
+      { ...summary(dependency), createdBy: dependency.createdBy },
+    ]);
+    expect(await store.read((tx) => tx.tasks.dependencies("T-2"))).toEqual([]);
+    // In the order named, the missing left out.
+    expect(await store.read((tx) => tx.tasks.byIds(["T-9", "T-404", "T-1"]))).toEqual(
+      ["T-9", "T-1"].map((id) => summary(byId.get(id) as TaskRecord)),
+    );
+    for (const owner of ["A-0", "A-1"]) {
+      const active = oldestFirst.filter((task) => task.owner === owner && task.status === "active");
+      expect(active.length).toBeGreaterThan(0);
+      expect(await store.read((tx) => tx.tasks.activeBy(owner))).toEqual(active.map(summary));
+    }
   });
 
   it("ready tasks are read as their summary and traces, as the whole tasks hold them", async () => {

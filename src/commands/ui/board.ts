@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { TITLE_CHARS } from "../../domains/limits/limits.js";
-import { previewText } from "../../kernel/text.js";
+import { previewOfHead } from "../../kernel/text.js";
 import type { Tx } from "../../store/store.js";
-import { TASK_STATUSES, type TaskRecord, type TaskStatus } from "../../store/tasks.js";
+import { type HeldTaskRecord, TASK_STATUSES, type TaskStatus } from "../../store/tasks.js";
 import { defineCommand } from "../define.js";
 import { summaryView, TaskSummary } from "../tasks/views.js";
 
@@ -24,14 +24,14 @@ const Column = z.object({
   cards: z.array(Card),
 });
 
-async function card(tx: Tx, task: TaskRecord): Promise<z.infer<typeof Card>> {
+async function card(tx: Tx, task: HeldTaskRecord): Promise<z.infer<typeof Card>> {
   // Counted in the store: a card shows no criterion's text or evidence.
   const { total, checked, verified } = await tx.tasks.criteriaCounts(task.id);
   return {
     ...summaryView(task),
     lease_at: task.leaseAt,
     // A preview, as in status: a column of cards each holding 256 KiB made a board no client reads.
-    blocked_reason: task.blockedReason === null ? null : previewText(task.blockedReason, TITLE_CHARS),
+    blocked_reason: task.blockedReason === null ? null : previewOfHead(task.blockedReason, TITLE_CHARS),
     unverified: task.unverified,
     criteria: { total, verified, claimed: checked - verified },
     depends_on: (await tx.tasks.dependencies(task.id)).map((d) => ({ id: d.id, status: d.status })),
@@ -61,7 +61,7 @@ export const boardCommand = defineCommand({
       for (const status of statuses) {
         // Finished work reads best newest first; work to do reads best by priority.
         const order = status === "done" || status === "dropped" ? "updated" : "priority";
-        const { tasks, total } = await tx.tasks.list({ status: [status], order, limit, offset: 0 });
+        const { tasks, total } = await tx.tasks.listHeld({ status: [status], order, limit, offset: 0 });
         const cards = [];
         for (const task of tasks) cards.push(await card(tx, task));
         columns.push({ status, total, cards });

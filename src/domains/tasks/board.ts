@@ -5,12 +5,14 @@ import type { Store } from "../../store/store.js";
 import type {
   AskRecord,
   CriterionRecord,
+  DependencyRecord,
   IdPage,
   Priority,
   TaskFilter,
   TaskNote,
   TaskRecord,
   TaskStatus,
+  TaskSummaryRecord,
 } from "../../store/tasks.js";
 import type { Actor } from "../identity/actor.js";
 import { taskScope } from "../knowledge/text.js";
@@ -91,9 +93,9 @@ export async function addTask(
 export interface TaskDetail {
   task: TaskRecord;
   criteria: CriterionRecord[];
-  dependsOn: TaskRecord[];
-  dependents: TaskRecord[];
-  children: TaskRecord[];
+  dependsOn: DependencyRecord[];
+  dependents: TaskSummaryRecord[];
+  children: TaskSummaryRecord[];
   /** Its oldest open questions, at most ASKS_SHOWN; `openAsks` counts them all. */
   asks: AskRecord[];
   openAsks: number;

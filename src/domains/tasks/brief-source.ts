@@ -1,5 +1,5 @@
 import type { Tx } from "../../store/store.js";
-import type { ShortcutRecord, TaskRecord } from "../../store/tasks.js";
+import type { DependencyRecord, ShortcutRecord, TaskRecord } from "../../store/tasks.js";
 import type { Actor } from "../identity/actor.js";
 import { authorLabels } from "../identity/labels.js";
 import type { BriefShortcut, BriefTask, TaskBriefSource, TaskRef } from "../knowledge/brief/inputs.js";
@@ -15,7 +15,7 @@ const SHOWN_AS_NOTES = new Set(["task.answer"]);
 /** Another task as the brief names it, with its author's display label. */
 const refOf =
   (label: (id: string) => string) =>
-  (task: TaskRecord): TaskRef => ({
+  (task: DependencyRecord): TaskRef => ({
     id: task.id,
     title: task.title,
     status: task.status,

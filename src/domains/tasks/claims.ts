@@ -2,7 +2,7 @@ import { conflict, RefusedError, refuse } from "../../kernel/outcome.js";
 import { quoteValue } from "../../kernel/text.js";
 import { followingCancel, StopCause } from "../../kernel/until-stopped.js";
 import type { Store, Tx } from "../../store/store.js";
-import type { LeaseWindow, TaskRecord } from "../../store/tasks.js";
+import type { LeaseWindow, TaskRecord, TaskSummaryRecord } from "../../store/tasks.js";
 import { type Actor, lineageOf, requireStillActive } from "../identity/actor.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
 import { journal, loadTask, requireActiveAgent, requireHolder, who } from "./common.js";
@@ -112,7 +112,7 @@ export interface WipFull {
   cap: number;
   role: string;
   member: { id: string; name: string };
-  held: { task: TaskRecord; holder: { id: string; name: string } }[];
+  held: { task: TaskSummaryRecord; holder: { id: string; name: string } }[];
 }
 
 /** Tasks listed at most in a WIP refusal; a cap lowered in cairn.toml may leave more held. */
@@ -157,7 +157,7 @@ export async function wipFull(tx: Tx, config: WorkspaceConfig, actor: Actor): Pr
     if (siblings) siblings.push(agent.id);
     else childrenOf.set(agent.parentId, [agent.id]);
   }
-  const activeOf = new Map<string, TaskRecord[]>();
+  const activeOf = new Map<string, TaskSummaryRecord[]>();
   const activeBy = async (id: string) => {
     let held = activeOf.get(id);
     if (!held) {

@@ -1,5 +1,5 @@
 import type { AgentRecord, Store, Tx } from "../../store/store.js";
-import type { TaskRecord } from "../../store/tasks.js";
+import type { HeldTaskRecord, TaskRecord } from "../../store/tasks.js";
 import { type Actor, ancestorsOf } from "../identity/actor.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
 import { aheadTolerated, liveLeases } from "./claims.js";
@@ -31,11 +31,11 @@ async function retiredIn(tx: Tx, holderId: string): Promise<AgentRecord | undefi
 }
 
 /** Tasks held (active or blocked) by agents that were retired: they will never call again. */
-async function retiredClaims(tx: Tx): Promise<{ task: TaskRecord; why: string }[]> {
-  const found: { task: TaskRecord; why: string }[] = [];
+async function retiredClaims(tx: Tx): Promise<{ task: HeldTaskRecord; why: string }[]> {
+  const found: { task: HeldTaskRecord; why: string }[] = [];
   const retiredAt = new Map<string, AgentRecord | undefined>();
   for (let offset = 0; ; offset += PAGE) {
-    const { tasks } = await tx.tasks.list({
+    const { tasks } = await tx.tasks.listHeld({
       status: ["active", "blocked"],
       order: "created",
       limit: PAGE,
@@ -95,7 +95,7 @@ export async function releaseClaimsOf(
   const released: Swept[] = [];
   for (;;) {
     // Always the first page: the tasks just released no longer match.
-    const { tasks } = await tx.tasks.list({
+    const { tasks } = await tx.tasks.listHeld({
       status: ["active", "blocked"],
       owner: agentId,
       order: "created",

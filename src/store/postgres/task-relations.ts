@@ -1,4 +1,10 @@
-import { COLUMNS, type CriterionRow, type TaskRow, toCriterion, toTask } from "../sqlite/task-rows.js";
+import {
+  type CriterionRow,
+  DEPENDENCY_COLUMNS,
+  type DependencyRow,
+  toCriterion,
+  toDependency,
+} from "../sqlite/task-rows.js";
 import type { CriteriaCounts, TaskRepo } from "../tasks.js";
 import type { PgDb } from "./db.js";
 
@@ -40,8 +46,8 @@ export function pgTaskRelations(db: PgDb): TaskRelations {
   const setCriterion = db.prepare(
     "UPDATE task_criteria SET checked = ?, checked_by = ?, checked_at = ?, evidence = COALESCE(?, evidence) WHERE task_id = ? AND n = ?",
   );
-  const dependencies = db.prepare<[string], TaskRow>(
-    `SELECT ${COLUMNS} FROM tasks WHERE id IN (SELECT depends_on FROM task_dependencies WHERE task_id = ?) ORDER BY seq`,
+  const dependencies = db.prepare<[string], DependencyRow>(
+    `SELECT ${DEPENDENCY_COLUMNS} FROM tasks WHERE id IN (SELECT depends_on FROM task_dependencies WHERE task_id = ?) ORDER BY seq`,
   );
   const dependents = db.prepare<[string], { task_id: string }>(
     "SELECT task_id FROM task_dependencies WHERE depends_on = ?",
@@ -97,7 +103,7 @@ export function pgTaskRelations(db: PgDb): TaskRelations {
       );
     },
     async dependencies(taskId) {
-      return (await dependencies.all(taskId)).map(toTask);
+      return (await dependencies.all(taskId)).map(toDependency);
     },
     async dependents(taskId) {
       return (await dependents.all(taskId)).map((row) => row.task_id);

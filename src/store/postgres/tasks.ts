@@ -47,8 +47,8 @@ export function pgTasks(db: PgDb): TaskRepo {
      VALUES (@seq, @id, @title, @so_that, @context, @parent_id, @sort_path, @priority, @rank, 'open',
       @estimate, @traces, @labels, @created_by, @at, @at)`,
   );
-  const children = db.prepare<[string], TaskRow>(
-    `SELECT ${COLUMNS} FROM tasks WHERE parent_id = ? ORDER BY seq`,
+  const children = db.prepare<[string], SummaryRow>(
+    `SELECT ${SUMMARY_COLUMNS} FROM tasks WHERE parent_id = ? ORDER BY seq`,
   );
   const ready = db.prepare<[string, number, number], SummaryRow & { traces: string }>(
     `SELECT ${READY_COLUMNS} FROM tasks WHERE status = 'open' AND priority_rank < 3 AND id != ?
@@ -60,8 +60,8 @@ export function pgTasks(db: PgDb): TaskRepo {
   const countUnverifiedDone = db.prepare<[], { n: number }>(
     "SELECT COUNT(*) AS n FROM tasks WHERE status = 'done' AND unverified = 1",
   );
-  const activeBy = db.prepare<[string], TaskRow>(
-    `SELECT ${COLUMNS} FROM tasks WHERE owner = ? AND status = 'active' ORDER BY seq`,
+  const activeBy = db.prepare<[string], SummaryRow>(
+    `SELECT ${SUMMARY_COLUMNS} FROM tasks WHERE owner = ? AND status = 'active' ORDER BY seq`,
   );
   // Held tasks: none of a task's long columns (see HELD_COLUMNS).
   const byStatus = db.prepare<[string, number], HeldRow>(
@@ -83,7 +83,7 @@ export function pgTasks(db: PgDb): TaskRepo {
     const row = await byId.get(id);
     return row ? toTask(row) : undefined;
   };
-  const byIds = db.prepare<[string[]], TaskRow>(`SELECT ${COLUMNS} FROM tasks WHERE id = ANY(?)`);
+  const byIds = db.prepare<[string[]], SummaryRow>(`SELECT ${SUMMARY_COLUMNS} FROM tasks WHERE id = ANY(?)`);
 
   // The transaction's time, spelt as the stamps are (toISOString: milliseconds, UTC, a Z).
   const serverClock = db.prepare<[], { now: string }>(
@@ -168,7 +168,7 @@ export function pgTasks(db: PgDb): TaskRepo {
       return get(id);
     },
     async byIds(ids) {
-      const found = new Map((await byIds.all([...ids])).map((row) => [row.id, toTask(row)]));
+      const found = new Map((await byIds.all([...ids])).map((row) => [row.id, toSummary(row)]));
       return ids.flatMap((id) => found.get(id) ?? []);
     },
     async update(id, change, at) {
@@ -203,8 +203,12 @@ export function pgTasks(db: PgDb): TaskRepo {
       const { rows, ...counted } = await page<SummaryRow>(filter, SUMMARY_COLUMNS);
       return { tasks: rows.map(toSummary), ...counted };
     },
+    async listHeld(filter) {
+      const { rows, ...counted } = await page<HeldRow>(filter, HELD_COLUMNS);
+      return { tasks: rows.map(toHeld), ...counted };
+    },
     async children(id) {
-      return (await children.all(id)).map(toTask);
+      return (await children.all(id)).map(toSummary);
     },
     async idsStartingWith(prefix, statuses, limit) {
       return pgIdPage(db, "tasks", idsStartingWith(prefix, statuses), limit);
@@ -234,7 +238,7 @@ export function pgTasks(db: PgDb): TaskRepo {
       return Number((await countUnverifiedDone.get())?.n ?? 0);
     },
     async activeBy(owner) {
-      return (await activeBy.all(owner)).map(toTask);
+      return (await activeBy.all(owner)).map(toSummary);
     },
     async byStatus(status, limit) {
       return (await byStatus.all(status, limit)).map(toHeld);

@@ -3,6 +3,9 @@ import type { TaskOrder } from "../tasks.js";
 import { builtStatement } from "./statement-cache.js";
 import {
   COLUMNS,
+  HELD_COLUMNS,
+  type HeldRow,
+  heldRowOf,
   SUMMARY_COLUMNS,
   type SummaryRow,
   summaryRowOf,
@@ -75,6 +78,10 @@ export interface RowShape<R extends { sort_path: string }> {
 }
 export const WHOLE_ROWS: RowShape<TaskRow> = { columns: COLUMNS, of: (values) => taskRowOf(values) };
 export const SUMMARY_ROWS: RowShape<SummaryRow> = { columns: SUMMARY_COLUMNS, of: summaryRowOf };
+export const HELD_ROWS: RowShape<HeldRow & { sort_path: string }> = {
+  columns: `${HELD_COLUMNS}, sort_path`,
+  of: (values) => ({ ...heldRowOf(values), sort_path: values[10] as string }),
+};
 
 /** A built statement's rows, read as values from the connection's raw cache. */
 const pageRows = <R extends { sort_path: string }>(

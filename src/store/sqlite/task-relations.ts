@@ -1,6 +1,12 @@
 import type Database from "better-sqlite3";
 import type { CriteriaCounts, TaskRepo } from "../tasks.js";
-import { COLUMNS, type CriterionRow, type TaskRow, toCriterion, toTask } from "./task-rows.js";
+import {
+  type CriterionRow,
+  DEPENDENCY_COLUMNS,
+  type DependencyRow,
+  toCriterion,
+  toDependency,
+} from "./task-rows.js";
 
 type TaskRelations = Pick<
   TaskRepo,
@@ -40,8 +46,8 @@ export function sqliteTaskRelations(db: Database.Database): TaskRelations {
   const setCriterion = db.prepare(
     "UPDATE task_criteria SET checked = ?, checked_by = ?, checked_at = ?, evidence = COALESCE(?, evidence) WHERE task_id = ? AND n = ?",
   );
-  const dependencies = db.prepare<[string], TaskRow>(
-    `SELECT ${COLUMNS} FROM tasks WHERE id IN (SELECT depends_on FROM task_dependencies WHERE task_id = ?) ORDER BY seq`,
+  const dependencies = db.prepare<[string], DependencyRow>(
+    `SELECT ${DEPENDENCY_COLUMNS} FROM tasks WHERE id IN (SELECT depends_on FROM task_dependencies WHERE task_id = ?) ORDER BY seq`,
   );
   const dependents = db.prepare<[string], { task_id: string }>(
     "SELECT task_id FROM task_dependencies WHERE depends_on = ?",
@@ -97,7 +103,7 @@ export function sqliteTaskRelations(db: Database.Database): TaskRelations {
       );
     },
     async dependencies(taskId) {
-      return dependencies.all(taskId).map(toTask);
+      return dependencies.all(taskId).map(toDependency);
     },
     async dependents(taskId) {
       return dependents.all(taskId).map((row) => row.task_id);

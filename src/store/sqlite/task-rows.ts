@@ -1,6 +1,7 @@
 import type { Setting } from "../../kernel/setting.js";
 import {
   type CriterionRecord,
+  type DependencyRecord,
   type Estimate,
   type Evidence,
   type HeldTaskRecord,
@@ -114,7 +115,7 @@ const ASCII_REASON = "octet_length(blocked_reason) = length(blocked_reason)";
  */
 export const HELD_COLUMNS = `id, title, status, priority, owner, claimed_at, lease_at,
   CASE WHEN ${ASCII_REASON} THEN substr(blocked_reason, 1, ${REASON_HEAD_CHARS}) ELSE blocked_reason END AS reason_head,
-  CASE WHEN ${ASCII_REASON} THEN octet_length(blocked_reason) END AS reason_length`;
+  CASE WHEN ${ASCII_REASON} THEN octet_length(blocked_reason) END AS reason_length, unverified`;
 
 export interface HeldRow {
   id: string;
@@ -127,6 +128,7 @@ export interface HeldRow {
   reason_head: string | null;
   /** Null where the reason was read whole. */
   reason_length: number | null;
+  unverified: number;
 }
 
 /** A held task from its row: keyed (PostgreSQL) or read as values in HELD_COLUMNS order (SQLite). */
@@ -138,23 +140,38 @@ export const toHeld = (row: HeldRow): HeldTaskRecord => ({
   owner: row.owner,
   claimedAt: row.claimed_at,
   leaseAt: row.lease_at,
+  unverified: row.unverified === 1,
   blockedReason:
     row.reason_head === null
       ? null
       : { head: row.reason_head, length: row.reason_length ?? row.reason_head.length },
 });
-export const heldOf = (v: readonly unknown[]): HeldTaskRecord =>
-  toHeld({
-    id: v[0] as string,
-    title: v[1] as string,
-    status: v[2] as TaskStatus,
-    priority: v[3] as Priority,
-    owner: v[4] as string | null,
-    claimed_at: v[5] as string | null,
-    lease_at: v[6] as string | null,
-    reason_head: v[7] as string | null,
-    reason_length: v[8] as number | null,
-  });
+/** A held row read as values, HELD_COLUMNS in their order. */
+export const heldRowOf = (v: readonly unknown[]): HeldRow => ({
+  id: v[0] as string,
+  title: v[1] as string,
+  status: v[2] as TaskStatus,
+  priority: v[3] as Priority,
+  owner: v[4] as string | null,
+  claimed_at: v[5] as string | null,
+  lease_at: v[6] as string | null,
+  reason_head: v[7] as string | null,
+  reason_length: v[8] as number | null,
+  unverified: v[9] as number,
+});
+export const heldOf = (v: readonly unknown[]): HeldTaskRecord => toHeld(heldRowOf(v));
+
+/** A dependency's columns: its summary's, and its author's. */
+export const DEPENDENCY_COLUMNS = "id, title, status, priority, owner, created_by";
+export type DependencyRow = TaskSummaryRecord & { created_by: string };
+export const toDependency = (row: DependencyRow): DependencyRecord => ({
+  id: row.id,
+  title: row.title,
+  status: row.status,
+  priority: row.priority,
+  owner: row.owner,
+  createdBy: row.created_by,
+});
 
 export interface CriterionRow {
   task_id: string;

@@ -6,6 +6,7 @@ import { shortIds } from "./short-ids.js";
 import { statementCache } from "./statement-cache.js";
 import {
   countPage,
+  HELD_ROWS,
   type PageQuery,
   readPage,
   SUMMARY_ROWS,
@@ -21,6 +22,9 @@ import {
   RANK,
   READY_COLUMNS,
   readyTaskOf,
+  SUMMARY_COLUMNS,
+  summaryRowOf,
+  toHeld,
   toSummary,
   toTask,
 } from "./task-rows.js";
@@ -89,9 +93,12 @@ export function sqliteTasks(db: Database.Database): TaskRepo {
      VALUES (@seq, @id, @title, @so_that, @context, @parent_id, @sort_path, @priority, @rank, 'open',
       @estimate, @traces, @labels, @created_by, @at, @at)`,
   );
-  const children = taskRows(
-    db.prepare<[string], unknown[]>(`SELECT ${COLUMNS} FROM tasks WHERE parent_id = ? ORDER BY seq`),
-  );
+  const children = db
+    .prepare<[string], unknown[]>(`SELECT ${SUMMARY_COLUMNS} FROM tasks WHERE parent_id = ? ORDER BY seq`)
+    .raw(true);
+  const summaryById = db
+    .prepare<[string], unknown[]>(`SELECT ${SUMMARY_COLUMNS} FROM tasks WHERE id = ?`)
+    .raw(true);
   const ready = db
     .prepare<[string], unknown[]>(
       `SELECT ${READY_COLUMNS} FROM tasks WHERE status = 'open' AND priority_rank < 3 AND id != ?
@@ -104,11 +111,11 @@ export function sqliteTasks(db: Database.Database): TaskRepo {
   const countUnverifiedDone = db.prepare<[], { n: number }>(
     "SELECT COUNT(*) AS n FROM tasks WHERE status = 'done' AND unverified = 1",
   );
-  const activeBy = taskRows(
-    db.prepare<[string], unknown[]>(
-      `SELECT ${COLUMNS} FROM tasks WHERE owner = ? AND status = 'active' ORDER BY seq`,
-    ),
-  );
+  const activeBy = db
+    .prepare<[string], unknown[]>(
+      `SELECT ${SUMMARY_COLUMNS} FROM tasks WHERE owner = ? AND status = 'active' ORDER BY seq`,
+    )
+    .raw(true);
   // Held tasks, read as values: none of a task's long columns (see HELD_COLUMNS).
   const byStatus = db
     .prepare<[string, number], unknown[]>(
@@ -165,7 +172,10 @@ export function sqliteTasks(db: Database.Database): TaskRepo {
       return get(id);
     },
     async byIds(ids) {
-      return ids.map(get).filter((task): task is TaskRecord => task !== undefined);
+      return ids.flatMap((id) => {
+        const values = summaryById.get(id);
+        return values ? [toSummary(summaryRowOf(values))] : [];
+      });
     },
     async update(id, change, at) {
       const sets: string[] = ["updated_at = @at"];
@@ -204,8 +214,13 @@ export function sqliteTasks(db: Database.Database): TaskRepo {
         ...(capped ? { capped } : {}),
       };
     },
+    async listHeld(filter) {
+      const query = pageQuery(filter);
+      const { total, capped } = countPage(db, query);
+      return { tasks: readPage(db, query, HELD_ROWS).map(toHeld), total, ...(capped ? { capped } : {}) };
+    },
     async children(id) {
-      return children.all(id).map(toTask);
+      return children.all(id).map((values) => toSummary(summaryRowOf(values)));
     },
     async idsStartingWith(prefix, statuses, limit) {
       return sqliteIdPage(db, "tasks", idsStartingWith(prefix, statuses), limit);
@@ -229,7 +244,7 @@ export function sqliteTasks(db: Database.Database): TaskRepo {
       return Number(countUnverifiedDone.get()?.n ?? 0);
     },
     async activeBy(owner) {
-      return activeBy.all(owner).map(toTask);
+      return activeBy.all(owner).map((values) => toSummary(summaryRowOf(values)));
     },
     async byStatus(status, limit) {
       return byStatus.all(status, limit).map(heldOf);
