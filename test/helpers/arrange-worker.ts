@@ -32,6 +32,7 @@ parentPort?.on("message", async (request: ArrangeRequest) => {
     await session.close().catch(() => undefined);
   }
   replies.postMessage({ code, stdout, stderr } satisfies ArrangeReply);
+  // The ANSWERED slot of arrange.ts.
   Atomics.store(signal, 0, 1);
   Atomics.notify(signal, 0);
 });

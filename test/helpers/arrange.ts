@@ -1,3 +1,4 @@
+import { pathToFileURL } from "node:url";
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
 import { inject } from "vitest";
 
@@ -36,12 +37,31 @@ let arranger: Arranger | undefined;
 /** Why the thread stopped, should it stop: said by every later call rather than a bare timeout. */
 let failure: Error | undefined;
 
+/** The signal's slots: set when a reply is posted, and set for good when the thread cannot load. */
+const ANSWERED = 0;
+const UNLOADED = 1;
+
+/**
+ * The thread's first code: it loads the bundle, and should that fail, says why on the reply port
+ * at once. The test process waits in Atomics.wait, where no "error" event of the worker can reach
+ * it; without this, a broken bundle was only noticed when the first call's wait ran out.
+ */
+const LOADER = `
+const { workerData } = require("node:worker_threads");
+import(workerData.entry).catch((error) => {
+  workerData.replies.postMessage({ code: -1, stdout: "", stderr: String(error?.stack ?? error) });
+  Atomics.store(workerData.signal, ${UNLOADED}, 1);
+  Atomics.store(workerData.signal, ${ANSWERED}, 1);
+  Atomics.notify(workerData.signal, ${ANSWERED});
+});`;
+
 function started(processEnv: NodeJS.ProcessEnv): Arranger {
   if (arranger) return arranger;
-  const signal = new Int32Array(new SharedArrayBuffer(4));
+  const signal = new Int32Array(new SharedArrayBuffer(8));
   const { port1, port2 } = new MessageChannel();
-  const worker = new Worker(inject("arrangeWorker"), {
-    workerData: { signal, replies: port2 },
+  const worker = new Worker(LOADER, {
+    eval: true,
+    workerData: { entry: pathToFileURL(inject("arrangeWorker")).href, signal, replies: port2 },
     transferList: [port2],
     // What the thread's own code reads from process.env, as a spawned cairn's would.
     env: processEnv,
@@ -72,9 +92,16 @@ export function cairnInThread(
 ): ArrangeReply {
   if (failure) throw failure;
   const { worker, signal, replies } = started(processEnv);
-  Atomics.store(signal, 0, 0);
+  Atomics.store(signal, ANSWERED, 0);
   worker.postMessage({ cwd, env, args } satisfies ArrangeRequest);
-  if (Atomics.wait(signal, 0, 0, ANSWER_MS) === "timed-out") {
+  const waited =
+    Atomics.load(signal, UNLOADED) === 1 ? "unloaded" : Atomics.wait(signal, ANSWERED, 0, ANSWER_MS);
+  if (Atomics.load(signal, UNLOADED) === 1) {
+    const why = receiveMessageOnPort(replies)?.message as ArrangeReply | undefined;
+    failure = new Error(`the arrange thread could not load its code: ${why?.stderr ?? "no reason given"}`);
+    throw failure;
+  }
+  if (waited === "timed-out") {
     throw failure ?? new Error(`cairn ${args.join(" ")} did not finish within ${ANSWER_MS / 1000} s`);
   }
   const reply = receiveMessageOnPort(replies)?.message as ArrangeReply | undefined;
