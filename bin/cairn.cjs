@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 "use strict";
-// Start cairn from dist/cairn.cjs with a V8 code cache: the bytecode compiled by an earlier run
+// Start cairn from its bundle with a V8 code cache: the bytecode compiled by an earlier run
 // (recorded at build time, one per face), so a start deserializes instead of compiling. A cache
 // that is missing or no longer matches (another Node, a rebuilt bundle) is simply recompiled
 // and, where dist/ is writable, recorded anew at exit. See scripts/code-cache.mjs.
@@ -13,7 +13,8 @@ const { Script } = require("node:vm");
 
 const face = process.argv[2] === "mcp" ? "mcp" : "cli";
 const dist = join(__dirname, "..", "dist");
-const bundle = join(dist, "cairn.cjs");
+// The MCP server's bundle holds the SDK; the CLI's leaves it out (scripts/build.mjs).
+const bundle = join(dist, face === "mcp" ? "cairn.cjs" : "cairn-cli.cjs");
 const cacheFile = join(dist, `cairn.${face}.cache`);
 
 // V8 tuning for a server's start-up, which runs one-off code (building schemas, opening the

@@ -1,7 +1,8 @@
-// Bundle the program into one CommonJS file, dist/cairn.cjs, that bin/cairn.mjs starts from a V8
-// code cache (Node 20 caches bytecode only for scripts, not ES modules). Each face's modules stay
-// wrapped and run only when that face is imported, so `cairn mcp` never runs the CLI parser and a
-// CLI call never runs the MCP SDK. Only better-sqlite3's native addon stays outside the bundle.
+// Bundle the program into CommonJS files that bin/cairn.cjs starts from a V8 code cache (Node 20
+// caches bytecode only for scripts, not ES modules): dist/cairn.cjs for `cairn mcp`, and
+// dist/cairn-cli.cjs, the same less the MCP face, for every other command. Each face's modules
+// stay wrapped and run only when that face is imported, so `cairn mcp` never runs the CLI parser.
+// Only better-sqlite3's native addon stays outside the bundles.
 import { execFileSync } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
 import { build } from "esbuild";
@@ -53,8 +54,29 @@ const sdkWithoutAjv = {
   },
 };
 
-await build({
-  entryPoints: { cairn: "src/main.ts" },
+/**
+ * The CLI's bundle leaves the MCP face out: `cairn mcp` starts from dist/cairn.cjs, and the SDK
+ * and the server (~200 KB of a 1.3 MB bundle) were read, copied into a string and had their
+ * bytecode deserialized at every CLI call that never served a request.
+ */
+const withoutMcpFace = {
+  name: "without-mcp-face",
+  setup(build) {
+    build.onResolve({ filter: /^\.\/faces\/mcp\/server\.js$/ }, (args) =>
+      args.importer.endsWith("/src/main.ts")
+        ? { path: "mcp-face", namespace: "without-mcp-face" }
+        : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: "without-mcp-face" }, () => ({
+      contents:
+        'export async function serveStdio() { throw new Error("internal: cairn mcp starts from dist/cairn.cjs; this is the CLI\'s bundle"); }',
+      loader: "js",
+    }));
+  },
+};
+
+/** The bundles' settings: dist/cairn.cjs starts `cairn mcp`, dist/cairn-cli.cjs every other command. */
+const bundleOptions = {
   outdir: "dist",
   bundle: true,
   format: "cjs",
@@ -66,7 +88,6 @@ await build({
   // (src/kernel/sqlite-addon.ts), so `bindings`, which would guess the package from the bundle's
   // path, never runs; it stays outside should that ever change.
   external: ["bindings"],
-  plugins: [zodWithoutNamespace, zodEnglishOnly, sdkWithoutAjv, commanderLazyChildProcess, pgNodeSockets],
   minify: process.env.CAIRN_BUILD_READABLE !== "1",
   sourcemap: "linked",
   legalComments: "none",
@@ -84,14 +105,29 @@ await build({
     js: '(function (exports, require, module, __filename, __dirname) {const __cairnModule = { get url() { return require("node:url").pathToFileURL(__filename).href; } };',
   },
   footer: { js: "})" },
+};
+const plugins = [
+  zodWithoutNamespace,
+  zodEnglishOnly,
+  sdkWithoutAjv,
+  commanderLazyChildProcess,
+  pgNodeSockets,
+];
+await build({ ...bundleOptions, entryPoints: { cairn: "src/main.ts" }, plugins });
+await build({
+  ...bundleOptions,
+  entryPoints: { "cairn-cli": "src/main.ts" },
+  plugins: [...plugins, withoutMcpFace],
 });
 
 // bin/cairn.cjs reads the bundle as latin1, which is exact only for ASCII: esbuild escapes every
 // other character in code by default, and this keeps a setting or plugin from changing that
 // unnoticed. A readable build keeps comments, whose characters latin1 only garbles in place.
 const readable = process.env.CAIRN_BUILD_READABLE === "1";
-if (!readable && readFileSync("dist/cairn.cjs").some((byte) => byte > 0x7f)) {
-  throw new Error("dist/cairn.cjs is not ASCII: bin/cairn.cjs reads it as latin1");
+for (const bundle of ["dist/cairn.cjs", "dist/cairn-cli.cjs"]) {
+  if (!readable && readFileSync(bundle).some((byte) => byte > 0x7f)) {
+    throw new Error(`${bundle} is not ASCII: bin/cairn.cjs reads it as latin1`);
+  }
 }
 
 // Demo, bench and schema tools: bundled from TypeScript, dependencies loaded from node_modules.

@@ -34,7 +34,7 @@ describe("start-up fallbacks", () => {
     for (const file of ["cairn.mjs", "cairn.cjs"])
       cpSync(join(REPO_ROOT, "bin", file), join(install, "bin", file));
     mkdirSync(dist);
-    for (const file of ["cairn.cjs", "tool-schemas.json", "cli-words.json"]) {
+    for (const file of ["cairn.cjs", "cairn-cli.cjs", "tool-schemas.json", "cli-words.json"]) {
       cpSync(join(REPO_ROOT, "dist", file), join(dist, file));
     }
     symlinkSync(join(REPO_ROOT, "node_modules"), join(install, "node_modules"));

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callTool, connectMcp } from "../helpers/mcp.js";
 import { waitFor } from "../helpers/processes.js";
-import { cairn, initWorkspace, STORE_UNDER_TEST } from "../helpers/workspace.js";
+import { cairn, initWorkspace, REPO_ROOT, STORE_UNDER_TEST } from "../helpers/workspace.js";
 
 /**
  * A start pays for every Node module it loads. node:child_process brings in the network and
@@ -29,6 +29,8 @@ const LOADED_ON_USE = [
 describe("what a start loads", () => {
   let ws: { dir: string; cleanup: () => void };
   let probe: string;
+  /** A preload writing the files the launcher compiled as scripts (the bundle, by its path). */
+  let bundleProbe: string;
 
   const listFile = () => join(ws.dir, "modules.json");
   /** The environment that makes cairn write its list of loaded modules, emptied beforehand. */
@@ -62,6 +64,13 @@ describe("what a start loads", () => {
       `if (process.argv[1] && process.argv[1].endsWith("cairn.cjs")) process.on("exit", () =>
          require("node:fs").writeFileSync(process.env.MODULES_OUT, JSON.stringify(process.moduleLoadList)));`,
     );
+    bundleProbe = join(ws.dir, "bundle-probe.cjs");
+    writeFileSync(
+      bundleProbe,
+      `const vm = require("node:vm"); const seen = [];
+       vm.Script = class extends vm.Script { constructor(source, options) { super(source, options); seen.push(options.filename); } };
+       process.on("exit", () => require("node:fs").writeFileSync(process.env.MODULES_OUT, JSON.stringify(seen)));`,
+    );
     const criterion = JSON.stringify({ text: "it runs", verify: ["true"] });
     expect(cairn(ws.dir, ["task", "add", "a task", "--criteria", criterion]).code).toBe(0);
     expect(cairn(ws.dir, ["remember", "a fact about starting", "--topics", "start"]).code).toBe(0);
@@ -86,6 +95,21 @@ describe("what a start loads", () => {
     // The list is written as the server exits, which closing its input sets off.
     await waitFor(() => loadedList().length > 0, 10_000, "the server to exit");
     expectNothingLoadedOnUse(loadedList());
+  });
+
+  it("starts a CLI call from a bundle without the MCP SDK, and a server from one with it", () => {
+    // A message only the SDK's server sends, when a tool's result breaks its output schema.
+    const sdkOnly = "has an output schema but no structured content";
+    const bundle = (name: string) => readFileSync(join(REPO_ROOT, "dist", name), "latin1");
+    expect(bundle("cairn.cjs")).toContain(sdkOnly);
+    expect(bundle("cairn-cli.cjs")).not.toContain(sdkOnly);
+    // And the launcher picks them by face: a CLI call's list of scripts run names the CLI's.
+    writeFileSync(listFile(), "[]");
+    const run = cairn(ws.dir, ["status"], {
+      env: { NODE_OPTIONS: `--require ${bundleProbe}`, MODULES_OUT: listFile() },
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(loadedList()).toEqual([join(REPO_ROOT, "dist", "cairn-cli.cjs")]);
   });
 
   it("loads it for a call that runs a command: the probe sees it when it is there", () => {
