@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { callTool, connectMcp } from "../helpers/mcp.js";
 import { rawExec } from "../helpers/raw-store.js";
-import { cairn, initWorkspace } from "../helpers/workspace.js";
+import { arrange, cairn, initWorkspace } from "../helpers/workspace.js";
 
 let ws: { dir: string; cleanup: () => void };
 beforeEach(() => {
@@ -103,6 +103,38 @@ describe("the task board through the CLI", () => {
       tasks: { id: string }[];
     };
     expect(ready.tasks.map((t) => t.id)).toEqual(["T-2", "T-3", "T-4", "T-1"]);
+  });
+
+  it("shows a task's first 100 children and dependents with their totals, and a claim none of them", () => {
+    add("the epic");
+    // 102 tasks under T-1 that also wait on it: what any writer may pile onto another's task.
+    for (let i = 0; i < 102; i++) {
+      const added = arrange(ws.dir, ["task", "add", `piece ${i}`, "--parent", "T-1", "--depends-on", "T-1"]);
+      expect(added.code, added.stderr).toBe(0);
+    }
+    const shown = cairn(ws.dir, ["task", "show", "T-1", "--json"]).json as {
+      children: { id: string }[];
+      children_total: number;
+      dependents: { id: string }[];
+      dependents_total: number;
+    };
+    const first100 = Array.from({ length: 100 }, (_, i) => `T-${i + 2}`);
+    expect(shown.children.map((t) => t.id)).toEqual(first100);
+    expect(shown.children_total).toBe(102);
+    // In the order they were made, not as text sorts them (T-10 before T-2).
+    expect(shown.dependents.map((t) => t.id)).toEqual(first100);
+    expect(shown.dependents_total).toBe(102);
+    const text = cairn(ws.dir, ["task", "show", "T-1"]).stdout;
+    expect(text).toContain("T-101 … and 2 more (`cairn task list --parent T-1`)");
+    expect(text).toContain("waited on by: T-2, T-3");
+    // The rest are a list away.
+    const rest = cairn(ws.dir, ["task", "list", "--parent", "T-1", "--offset", "100", "--json"]).json as {
+      tasks: { id: string }[];
+    };
+    expect(rest.tasks.map((t) => t.id)).toEqual(["T-102", "T-103"]);
+    const claimed = cairn(ws.dir, ["task", "claim", "T-1", "--json"]).json as Record<string, unknown>;
+    expect(Object.keys(claimed).sort()).toEqual(["already", "criteria", "task"]);
+    expect(claimed.task).toMatchObject({ id: "T-1", status: "active", title: "the epic" });
   });
 
   it("lists with filters and pages", () => {

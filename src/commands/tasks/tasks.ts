@@ -187,7 +187,9 @@ export const taskClaim = defineCommand({
   output: WorkContext,
   async handler(input, ctx) {
     const claimed = await claimTask(ctx.store, ctx.config, ctx.actor, input.task, ctx.now());
-    return workContextView(await showTask(ctx.store, claimed.task.id), claimed.already);
+    // The task as claimed and its criteria: a claim shows none of its children, notes or asks.
+    const criteria = await ctx.store.read((tx) => tx.tasks.criteria(claimed.task.id));
+    return workContextView({ task: claimed.task, criteria }, claimed.already);
   },
   render: (out) =>
     [

@@ -79,8 +79,10 @@ export const TaskDetailView = z.object({
   task: Task,
   criteria: z.array(Criterion),
   depends_on: z.array(TaskSummary),
-  dependents: z.array(TaskSummary).describe("tasks waiting on this one"),
-  children: z.array(TaskSummary),
+  dependents: z.array(TaskSummary).describe("tasks waiting on this one, the first 100"),
+  dependents_total: z.number().int(),
+  children: z.array(TaskSummary).describe("the first 100 in tree order; `task list --parent` pages them all"),
+  children_total: z.number().int(),
   open_asks: z.array(z.object({ id: z.string(), question: z.string(), to: z.string() })),
   /** Open questions on the task in all; open_asks holds the oldest 100. */
   open_asks_total: z.number().int(),
@@ -127,7 +129,9 @@ export const detailView = (detail: TaskDetail): z.infer<typeof TaskDetailView> =
   criteria: detail.criteria.map(criterionView),
   depends_on: detail.dependsOn.map(summaryView),
   dependents: detail.dependents.map(summaryView),
+  dependents_total: detail.dependentsTotal,
   children: detail.children.map(summaryView),
+  children_total: detail.childrenTotal,
   open_asks: detail.asks.map((a) => ({ id: a.id, question: a.question, to: a.toRole })),
   open_asks_total: detail.openAsks,
   notes: detail.notes.map((n) => ({ at: n.at, author: n.author, kind: n.kind, text: n.text })),
@@ -161,7 +165,17 @@ export function renderDetail(d: z.infer<typeof TaskDetailView>): string {
   }
   if (d.depends_on.length)
     lines.push(`  depends on: ${d.depends_on.map((x) => `${x.id} (${x.status})`).join(", ")}`);
-  if (d.children.length) lines.push(`  children: ${d.children.map((x) => x.id).join(", ")}`);
+  if (d.children.length) {
+    const more = d.children_total - d.children.length;
+    const rest = more > 0 ? ` … and ${more} more (\`cairn task list --parent ${t.id}\`)` : "";
+    lines.push(`  children: ${d.children.map((x) => x.id).join(", ")}${rest}`);
+  }
+  if (d.dependents.length) {
+    const more = d.dependents_total - d.dependents.length;
+    lines.push(
+      `  waited on by: ${d.dependents.map((x) => x.id).join(", ")}${more > 0 ? ` … and ${more} more` : ""}`,
+    );
+  }
   for (const a of d.open_asks) lines.push(`  ? ${a.id} to ${a.to}: ${a.question}`);
   if (d.open_asks_total > d.open_asks.length)
     lines.push(`  ? … ${d.open_asks_total - d.open_asks.length} more open questions (\`cairn asks\`)`);
@@ -176,7 +190,10 @@ export const WorkContext = z.object({
   already: z.boolean(),
 });
 
-export const workContextView = (detail: TaskDetail, already: boolean): z.infer<typeof WorkContext> => ({
+export const workContextView = (
+  detail: Pick<TaskDetail, "task" | "criteria">,
+  already: boolean,
+): z.infer<typeof WorkContext> => ({
   task: {
     ...summaryView(detail.task),
     so_that: detail.task.soThat,

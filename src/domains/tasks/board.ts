@@ -94,8 +94,12 @@ export interface TaskDetail {
   task: TaskRecord;
   criteria: CriterionRecord[];
   dependsOn: DependencyRecord[];
+  /** The first RELATED_SHOWN tasks waiting on it; `dependentsTotal` counts them all. */
   dependents: TaskSummaryRecord[];
+  dependentsTotal: number;
+  /** Its first RELATED_SHOWN children in tree order; `childrenTotal` counts them all. */
   children: TaskSummaryRecord[];
+  childrenTotal: number;
   /** Its oldest open questions, at most ASKS_SHOWN; `openAsks` counts them all. */
   asks: AskRecord[];
   openAsks: number;
@@ -116,10 +120,22 @@ function noteLine(note: NoteRecord, taskId: string): TaskNote {
   return { taskId, at: note.createdAt, author: note.author, kind: `${body.kind} ${note.id}`, text };
 }
 
+/**
+ * Children and dependents shown at most on one task. Any writer can put tasks under a task or
+ * make them wait on it: ten thousand of them made every show of it (and a model's context) a
+ * megabyte. The rest are a `task list --parent` away.
+ */
+export const RELATED_SHOWN = 100;
+
+/** Task ids (`T-12`) in the order the tasks were made. */
+const byNumber = (a: string, b: string) => Number(a.slice(2)) - Number(b.slice(2));
+
 /** Everything on one task: its own notes (answers, proposals) and the knowledge notes scoped to it. */
 export async function showTask(store: Store, raw: string): Promise<TaskDetail> {
   return store.read(async (tx) => {
     const task = await loadTask(tx, raw);
+    const dependents = (await tx.tasks.dependents(task.id)).sort(byNumber);
+    const children = await tx.tasks.children(task.id);
     const scoped = await tx.notes.list({ scopes: [taskScope(task.id)], limit: 200 });
     const notes = [...(await tx.tasks.notes(task.id)), ...scoped.map((note) => noteLine(note, task.id))].sort(
       (a, b) => a.at.localeCompare(b.at),
@@ -128,8 +144,10 @@ export async function showTask(store: Store, raw: string): Promise<TaskDetail> {
       task,
       criteria: await tx.tasks.criteria(task.id),
       dependsOn: await tx.tasks.dependencies(task.id),
-      dependents: await tx.tasks.byIds(await tx.tasks.dependents(task.id)),
-      children: await tx.tasks.children(task.id),
+      dependents: await tx.tasks.byIds(dependents.slice(0, RELATED_SHOWN)),
+      dependentsTotal: dependents.length,
+      children: children.slice(0, RELATED_SHOWN),
+      childrenTotal: children.length,
       // Anyone may ask, a read-only agent too: a flood of questions must not make every show huge.
       asks: await tx.asks.open({ taskId: task.id, limit: ASKS_SHOWN }),
       openAsks: await tx.asks.countOpen({ taskId: task.id }),
