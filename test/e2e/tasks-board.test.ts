@@ -121,7 +121,7 @@ describe("the task board through the CLI", () => {
     const first100 = Array.from({ length: 100 }, (_, i) => `T-${i + 2}`);
     expect(shown.children.map((t) => t.id)).toEqual(first100);
     expect(shown.children_total).toBe(102);
-    // In the order they were made, not as text sorts them (T-10 before T-2).
+    // In the order they were made, on both stores: a query without ORDER BY promises none.
     expect(shown.dependents.map((t) => t.id)).toEqual(first100);
     expect(shown.dependents_total).toBe(102);
     const text = cairn(ws.dir, ["task", "show", "T-1"]).stdout;

@@ -122,8 +122,8 @@ function noteLine(note: NoteRecord, taskId: string): TaskNote {
 
 /**
  * Children and dependents shown at most on one task. Any writer can put tasks under a task or
- * make them wait on it: ten thousand of them made every show of it (and a model's context) a
- * megabyte. The rest are a `task list --parent` away.
+ * make them wait on it: ten thousand of them would make every show of it (and a model's context)
+ * about a megabyte. The rest are a `task list --parent` away.
  */
 export const RELATED_SHOWN = 100;
 
