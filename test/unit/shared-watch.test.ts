@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { subscribe, unsubscribe, watchedCount } from "../../src/faces/mcp/shared-watch.js";
+import { listenersOf, subscribe, unsubscribe } from "../../src/faces/mcp/shared-watch.js";
 
 const root = mkdtempSync(join(tmpdir(), "cairn-shared-watch-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -19,17 +19,17 @@ describe("watches shared by every catalog watcher of a server", () => {
     const waiting = new Map<string, () => void>();
     const a = () => waiting.get("a")?.();
     const b = () => waiting.get("b")?.();
-    const before = watchedCount();
     subscribe(dir, a);
     subscribe(dir, b);
-    expect(watchedCount()).toBe(before + 1);
+    // One watch, both listeners on it.
+    expect(listenersOf(dir)).toBe(2);
     const both = Promise.all([next(waiting, "a"), next(waiting, "b")]);
     writeFileSync(join(dir, "file"), "x");
     await both;
     unsubscribe(dir, a);
-    expect(watchedCount()).toBe(before + 1);
+    expect(listenersOf(dir)).toBe(1);
     unsubscribe(dir, b);
-    expect(watchedCount()).toBe(before);
+    expect(listenersOf(dir)).toBeUndefined();
   });
 
   it("re-arming after a change watches a folder made again at the same path", async () => {

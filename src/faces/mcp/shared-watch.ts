@@ -59,7 +59,10 @@ export function unsubscribe(path: string, listener: () => void): void {
   held.delete(path);
 }
 
-/** How many paths are watched (for tests). */
-export function watchedCount(): number {
-  return held.size;
+/**
+ * How many listeners share the watch of `path`, or undefined when it is not watched (for tests:
+ * a count of every watched path would also count those of other servers in the same process).
+ */
+export function listenersOf(path: string): number | undefined {
+  return held.get(path)?.listeners.size;
 }
