@@ -34,7 +34,7 @@ const base = {
   testTimeout: 60_000,
   hookTimeout: 60_000,
   pool: "forks",
-  // Suites share their worker, but for those MODULE_MOCKING_SUITES names.
+  // Suites share their worker, but for those ISOLATED_SUITES names.
   isolate: false,
   expect: { poll: { timeout: 10_000 } },
 } as const;
@@ -65,14 +65,21 @@ const allOnPostgres = {
 const maxWorkers = Math.max(2, availableParallelism() - 1);
 
 /**
- * Suites that replace a module of Node's (`vi.mock("node:fs")`) need a process of their own, which
- * vitest's isolation gives each file. Every other suite shares its worker with the files before
- * it: a fresh process per file cost 0.75 s of CPU for an end-to-end suite and 0.8 s for a unit
- * suite (starting a worker and loading the modules again), ~120 s of the run's 1,925 s of CPU on a
- * two-core machine. No other suite changes what the process holds for the next: none sets
- * `process.env` without putting it back, and what a suite starts it stops.
+ * Suites that need a process of their own, which vitest's isolation gives each file: those that
+ * replace a module of Node's (`vi.mock("node:fs")`), and those that count what the whole process
+ * holds (its open sockets), which a suite before them in a shared worker may still be closing.
+ * Every other suite shares its worker with the files before it: a fresh process per file cost
+ * 0.75 s of CPU for an end-to-end suite and 0.8 s for a unit suite (starting a worker and loading
+ * the modules again), ~120 s of the run's 1,925 s of CPU on a two-core machine. None sets
+ * `process.env` without putting it back, and what a suite starts it stops, though not always
+ * before the next one begins: a test reads only what it made, never a count of the process's.
  */
-const MODULE_MOCKING_SUITES = ["test/unit/fd-output.test.ts", "test/unit/daemon-lock-race.test.ts"];
+const ISOLATED_SUITES = [
+  "test/unit/fd-output.test.ts",
+  "test/unit/daemon-lock-race.test.ts",
+  "test/unit/store.test.ts",
+  "test/unit/store-contract-closed.test.ts",
+];
 
 export default defineConfig({
   test: {
@@ -88,10 +95,10 @@ export default defineConfig({
               ...base,
               name: "sqlite",
               include: ["test/**/*.test.ts"],
-              exclude: [...configDefaults.exclude, ...MODULE_MOCKING_SUITES],
+              exclude: [...configDefaults.exclude, ...ISOLATED_SUITES],
             },
           },
-          { test: { ...base, name: "mocking", include: MODULE_MOCKING_SUITES, isolate: true } },
+          { test: { ...base, name: "isolated", include: ISOLATED_SUITES, isolate: true } },
           { test: { ...base, name: "pg", include: PG_SUITES, env: { CAIRN_TEST_STORE: "postgres" } } },
         ],
   },
