@@ -81,14 +81,19 @@ export const summaryRowOf = (v: readonly unknown[]): SummaryRow => ({
   sort_path: v[5] as string,
 });
 
-/** The summary a list returns (without the position it was ordered by). */
-export const toSummary = (row: SummaryRow): TaskSummaryRecord => ({
+/**
+ * The summary of any row that holds one (a list's, without the position it was ordered by; a held
+ * task's; a dependency's): every record that starts with a summary starts with this.
+ */
+export const toSummary = (row: TaskSummaryRecord): TaskSummaryRecord => ({
   id: row.id,
   title: row.title,
   status: row.status,
   priority: row.priority,
   owner: row.owner,
 });
+/** A summary read as values, SUMMARY_COLUMNS in their order. */
+export const summaryOf = (v: readonly unknown[]): TaskSummaryRecord => toSummary(summaryRowOf(v));
 
 /** A ready task's columns: its summary's, then the traces its scope is judged by. */
 export const READY_COLUMNS = `${SUMMARY_COLUMNS}, traces`;
@@ -133,11 +138,7 @@ export interface HeldRow {
 
 /** A held task from its row: keyed (PostgreSQL) or read as values in HELD_COLUMNS order (SQLite). */
 export const toHeld = (row: HeldRow): HeldTaskRecord => ({
-  id: row.id,
-  title: row.title,
-  status: row.status,
-  priority: row.priority,
-  owner: row.owner,
+  ...toSummary(row),
   claimedAt: row.claimed_at,
   leaseAt: row.lease_at,
   unverified: row.unverified === 1,
@@ -165,11 +166,7 @@ export const heldOf = (v: readonly unknown[]): HeldTaskRecord => toHeld(heldRowO
 export const DEPENDENCY_COLUMNS = "id, title, status, priority, owner, created_by";
 export type DependencyRow = TaskSummaryRecord & { created_by: string };
 export const toDependency = (row: DependencyRow): DependencyRecord => ({
-  id: row.id,
-  title: row.title,
-  status: row.status,
-  priority: row.priority,
-  owner: row.owner,
+  ...toSummary(row),
   createdBy: row.created_by,
 });
 

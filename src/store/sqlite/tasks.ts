@@ -23,7 +23,7 @@ import {
   READY_COLUMNS,
   readyTaskOf,
   SUMMARY_COLUMNS,
-  summaryRowOf,
+  summaryOf,
   toHeld,
   toSummary,
   toTask,
@@ -174,7 +174,7 @@ export function sqliteTasks(db: Database.Database): TaskRepo {
     async byIds(ids) {
       return ids.flatMap((id) => {
         const values = summaryById.get(id);
-        return values ? [toSummary(summaryRowOf(values))] : [];
+        return values ? [summaryOf(values)] : [];
       });
     },
     async update(id, change, at) {
@@ -220,7 +220,7 @@ export function sqliteTasks(db: Database.Database): TaskRepo {
       return { tasks: readPage(db, query, HELD_ROWS).map(toHeld), total, ...(capped ? { capped } : {}) };
     },
     async children(id) {
-      return children.all(id).map((values) => toSummary(summaryRowOf(values)));
+      return children.all(id).map(summaryOf);
     },
     async idsStartingWith(prefix, statuses, limit) {
       return sqliteIdPage(db, "tasks", idsStartingWith(prefix, statuses), limit);
@@ -244,7 +244,7 @@ export function sqliteTasks(db: Database.Database): TaskRepo {
       return Number(countUnverifiedDone.get()?.n ?? 0);
     },
     async activeBy(owner) {
-      return activeBy.all(owner).map((values) => toSummary(summaryRowOf(values)));
+      return activeBy.all(owner).map(summaryOf);
     },
     async byStatus(status, limit) {
       return byStatus.all(status, limit).map(heldOf);
