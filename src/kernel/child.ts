@@ -16,7 +16,8 @@ import { urlWithoutPassword } from "./url-password.js";
  * Every process cairn starts (verify commands, shortcuts, evaluators, agents, skill scripts, OS
  * tools, git) goes through here: argv only, never a shell; its own process group, so a timeout,
  * a cancel or cairn's own exit takes everything it started; and an environment without cairn's
- * credentials.
+ * credentials. The one process meant to outlive cairn, the browser `cairn ui --open` starts for
+ * the user, goes through `launchDetached`: no credential either, and never killed.
  */
 
 /** Variables that carry a cairn credential. A child that must act on the board gets its own token. */
@@ -372,5 +373,43 @@ export function runChild(request: ChildRequest): Promise<ChildResult> {
               : null),
       });
     });
+  });
+}
+
+/**
+ * Start a program whose job is to leave something running for the user, such as the browser
+ * `cairn ui --open` asks for. Unlike `runChild`, it has no deadline and is never killed: not at
+ * its exit (an opener may leave the browser in its group), not when cairn stops. It runs in a
+ * session of its own, so a Ctrl-C at cairn's terminal does not reach it either, and it gets no
+ * credential (`childEnv`). Resolves with why it failed once it ends, or null if it ended well.
+ */
+export function launchDetached(request: { argv: readonly string[]; cwd: string }): Promise<string | null> {
+  const [program, ...args] = request.argv;
+  if (!program) return Promise.resolve("empty command");
+  return new Promise((resolve) => {
+    let child: ChildProcesses.ChildProcess;
+    try {
+      child = childProcesses().spawn(program, args, {
+        cwd: request.cwd,
+        env: childEnv(),
+        shell: false,
+        detached: true,
+        stdio: "ignore",
+      });
+    } catch (error) {
+      resolve(`could not start ${program}: ${(error as Error).message}`);
+      return;
+    }
+    child.unref();
+    child.once("error", (error: NodeJS.ErrnoException) =>
+      resolve(
+        error.code === "ENOENT"
+          ? `command not found: ${program}`
+          : `could not start ${program}: ${error.message}`,
+      ),
+    );
+    child.once("exit", (code, signal) =>
+      resolve(code === 0 ? null : `${program} ended with ${signal ?? `exit code ${code}`}`),
+    );
   });
 }

@@ -11,6 +11,7 @@ import {
 import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { alive } from "../helpers/agents.js";
 import { callTool, connectMcp } from "../helpers/mcp.js";
 import {
   addAgent,
@@ -186,6 +187,84 @@ describe("cairn ui --open", () => {
         if (child.exitCode === null) child.kill("SIGTERM");
       }
     } finally {
+      scratch.cleanup();
+    }
+  });
+});
+
+/** `cairn ui --open` with `xdg-open` replaced by `script`, until the URL is printed. */
+async function openWith(script: string, scratch: string, env: NodeJS.ProcessEnv = {}) {
+  const bin = join(scratch, "bin");
+  mkdirSync(bin);
+  writeFileSync(join(bin, "xdg-open"), `#!/bin/sh\n${script}`);
+  chmodSync(join(bin, "xdg-open"), 0o755);
+  const child = spawn(process.execPath, [CAIRN_BIN, "ui", "--port", "0", "--open"], {
+    cwd: workspace.dir,
+    env: cleanEnv({ ...env, PATH: `${bin}${delimiter}${process.env.PATH}` }),
+  });
+  let err = "";
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+    err += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+  return { child, exited, stderr: () => err };
+}
+
+describe("cairn ui --open and the browser it starts", () => {
+  it("leaves the user's browser running: not killed with its opener's group, nor when the server stops", async () => {
+    const scratch = scratchDir();
+    const pidFile = join(scratch.dir, "browser-pid");
+    // An opener that starts the browser in its own process group and exits at once. (Another
+    // kind, xdg-open with no desktop, runs the browser itself and waits for it: it was killed
+    // by a 10 s deadline, which is gone with the same change.)
+    const envFile = join(scratch.dir, "opener-env");
+    const watcher = addAgent(workspace.dir, uniqueName("watcher"), "viewer", ["--grant", "ro"]);
+    const ui = await openWith(
+      `env > "${envFile}"\nsleep 60 &\necho $! > "${pidFile}"\nexit 0\n`,
+      scratch.dir,
+      {
+        CAIRN_AGENT: watcher.token,
+      },
+    );
+    let browser = 0;
+    try {
+      await expect
+        .poll(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "", { timeout: 10_000 })
+        .toBe(true);
+      browser = Number(readFileSync(pidFile, "utf8").trim());
+      // Started for the agent that launched the dashboard, it still gets no credential.
+      expect(readFileSync(envFile, "utf8")).not.toContain(watcher.token);
+      expect(readFileSync(envFile, "utf8")).not.toMatch(/^CAIRN_AGENT=/m);
+      // In a session other than the server's: a Ctrl-C at the server's terminal does not reach it.
+      const sessionOf = (pid: number) =>
+        readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ")[3];
+      expect(sessionOf(browser)).not.toBe(sessionOf(ui.child.pid as number));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(alive(browser)).toBe(true);
+      ui.child.kill("SIGTERM");
+      await ui.exited;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(alive(browser)).toBe(true);
+      expect(ui.stderr()).not.toContain("opener failed");
+    } finally {
+      if (ui.child.exitCode === null) ui.child.kill("SIGTERM");
+      if (browser > 0 && alive(browser)) process.kill(browser, "SIGKILL");
+      scratch.cleanup();
+    }
+  });
+
+  it("says so when the opener fails, and keeps serving", async () => {
+    const scratch = scratchDir();
+    const ui = await openWith("exit 3\n", scratch.dir);
+    try {
+      await expect
+        .poll(ui.stderr, { timeout: 10_000 })
+        .toContain("the browser's opener failed (xdg-open ended with exit code 3)");
+      expect(ui.child.exitCode).toBeNull();
+      ui.child.kill("SIGTERM");
+      await ui.exited;
+    } finally {
+      if (ui.child.exitCode === null) ui.child.kill("SIGTERM");
       scratch.cleanup();
     }
   });

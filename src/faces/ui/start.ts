@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Session } from "../../commands/context.js";
 import { os } from "../../kernel/builtins.js";
-import { childEnv, runChild } from "../../kernel/child.js";
+import { launchDetached } from "../../kernel/child.js";
 import { EXIT_CODES, exitCodeOf, outcomeFromThrown } from "../../kernel/outcome.js";
 import { startUiServer } from "./server.js";
 
@@ -88,14 +88,13 @@ export async function startUi(args: string[]): Promise<number> {
   if (parsed.open) {
     const opener = process.platform === "darwin" ? "open" : "xdg-open";
     page = launchPage(server.url);
-    void runChild({
-      argv: [opener, page.href],
-      cwd: process.cwd(),
-      env: childEnv(),
-      timeoutMs: 10_000,
-    }).then((result) => {
-      if (result.error || result.exitCode !== 0)
-        process.stderr.write("cairn ui: could not open a browser; open the URL above\n");
+    // The browser is the user's: it outlives this server, and a foreground one (xdg-open with no
+    // desktop runs the browser itself and waits for it) is neither timed out nor killed.
+    void launchDetached({ argv: [opener, page.href], cwd: process.cwd() }).then((failure) => {
+      if (failure !== null)
+        process.stderr.write(
+          `cairn ui: the browser's opener failed (${failure}); if no page opened, open the URL above\n`,
+        );
     });
   }
   await new Promise<void>((resolve) => {
