@@ -150,9 +150,16 @@ export interface RiskRecord {
   createdAt: string;
 }
 
+/** What ranks a risk, without its texts (up to 256 KiB each). */
+export type RiskLevels = Pick<RiskRecord, "id" | "impact" | "likelihood">;
+
 export interface RisksRepo {
   insert(risk: Omit<RiskRecord, "id" | "createdAt">, at: string): Promise<RiskRecord>;
   list(scopes?: readonly string[]): Promise<RiskRecord[]>;
+  /** The levels of every risk in these scopes, oldest first: enough to rank them. */
+  levels(scopes: readonly string[]): Promise<RiskLevels[]>;
+  /** These risks whole, oldest first; ids that name none are left out. */
+  byIds(ids: readonly string[]): Promise<RiskRecord[]>;
 }
 
 export interface GlossaryEntry {

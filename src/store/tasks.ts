@@ -337,8 +337,19 @@ export interface ShortcutRecord {
   version: number;
 }
 
+/** What decides who may run a shortcut, without its command or summary. */
+export type ShortcutHead = Pick<ShortcutRecord, "name" | "effect" | "roles" | "source" | "addedBy">;
+
 export interface ShortcutRepo {
   upsert(shortcut: Omit<ShortcutRecord, "source">, at: string): Promise<void>;
   byName(name: string): Promise<ShortcutRecord | undefined>;
   list(): Promise<ShortcutRecord[]>;
+  /** Every stored shortcut's head, by name. */
+  heads(): Promise<ShortcutHead[]>;
+  /** A page of the stored shortcuts by name, leaving out the names in `excluding`, and how many there are. */
+  page(window: {
+    limit: number;
+    offset: number;
+    excluding: readonly string[];
+  }): Promise<{ shortcuts: ShortcutRecord[]; total: number }>;
 }

@@ -9,9 +9,10 @@ import { addNote, setFindingTrust } from "../../src/domains/knowledge/notes.js";
 import { addRisk, defineTerm } from "../../src/domains/knowledge/risks.js";
 import { addTask } from "../../src/domains/tasks/board.js";
 import { boardBriefSource } from "../../src/domains/tasks/brief-source.js";
+import { addShortcut } from "../../src/domains/tasks/shortcuts.js";
 import { WorkspaceConfig } from "../../src/domains/workspace/config.js";
 import { openStore } from "../../src/store/open.js";
-import type { Store } from "../../src/store/store.js";
+import type { Store, Tx } from "../../src/store/store.js";
 import { scratchDir } from "../helpers/workspace.js";
 
 const TASK: BriefTask = {
@@ -295,6 +296,73 @@ describe("gathering a brief from the store through the task seam", () => {
     expect(await shortcutsOf(agent("A-3", "builder", "rw", { id: "A-2", role: "lead" }))).toEqual(["test"]);
     // A read-only reviewer runs no write shortcut.
     expect((await shortcutsOf(agent("A-4", "reviewer", "ro"))).sort()).toEqual(["lint", "test"]);
+  });
+
+  it("ranks risks and picks shortcuts from their heads: no shortcut's command is read, and only the risks shown", async () => {
+    for (let n = 0; n < 14; n++)
+      await addRisk(
+        store,
+        OWNER,
+        {
+          risk: `risk ${n}`,
+          impact: "high",
+          likelihood: n % 2 === 0 ? "high" : "medium",
+          indicators: "i",
+          action: "a",
+        },
+        now(),
+      );
+    for (const [name, effect] of [
+      ["alpha", "read"],
+      ["omega", "write"],
+    ] as const)
+      await addShortcut(
+        store,
+        config,
+        OWNER,
+        { name, argv: ["echo", name], effect, roles: [], summary: "" },
+        now(),
+      );
+    // The whole-row reads a brief used to make, refused: what it shows must come from the light ones.
+    const forbidden = new Set(["shortcuts.list", "shortcuts.byName", "shortcuts.page", "risks.list"]);
+    const guarded = {
+      ...store,
+      read: <T>(work: (tx: Tx) => Promise<T>) =>
+        store.read((tx) =>
+          work(
+            new Proxy(tx, {
+              get: (target, repo: string) =>
+                new Proxy(target[repo as keyof Tx] as object, {
+                  get: (inner, method: string) => {
+                    if (forbidden.has(`${repo}.${method}`)) throw new Error(`a brief read ${repo}.${method}`);
+                    const value = (inner as Record<string, unknown>)[method];
+                    return typeof value === "function" ? value.bind(inner) : value;
+                  },
+                }),
+            }),
+          ),
+        ),
+    } as Store;
+    const inputs = await gatherBriefInputs(guarded, boardBriefSource(config), {
+      actor: builder,
+      config,
+      taskId: "T-7",
+      now: now(),
+    });
+    expect(inputs.shortcuts.map((s) => s.text.split(" ")[0])).toEqual(["alpha", "omega"]);
+    // The ten oldest of the worst rank first, then the next rank's oldest: none added later pushes them out.
+    expect(inputs.risks.map((r) => r.risk)).toEqual([
+      "risk 0",
+      "risk 2",
+      "risk 4",
+      "risk 6",
+      "risk 8",
+      "risk 10",
+      "risk 12",
+      "risk 1",
+      "risk 3",
+      "risk 5",
+    ]);
   });
 
   it("refuses an unknown task with not found", async () => {

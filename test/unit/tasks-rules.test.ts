@@ -524,7 +524,7 @@ describe("shortcuts named like what every object has", () => {
       const shortcut = { argv: ["true"], effect: "read" as const, roles: [], summary: "" };
       for (const name of ["constructor", "toString"])
         await addShortcut(store, config, OWNER, { ...shortcut, name }, now);
-      const listed = await listShortcuts(store, config);
+      const listed = (await listShortcuts(store, config, { limit: 50, offset: 0 })).shortcuts;
       expect(listed.map((s) => [s.name, s.uses])).toEqual([
         ["constructor", 0],
         ["toString", 0],

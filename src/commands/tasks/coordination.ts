@@ -287,25 +287,49 @@ export const shortcutAdd = defineCommand({
   render: (out) => `Shortcut ${out.name} v${out.version} (${out.effect}): ${out.argv.join(" ")}`,
 });
 
+/** Shortcuts a `shortcut list` shows by default, and at most. */
+const SHORTCUTS_PAGE = 50;
+const SHORTCUTS_PAGE_MAX = 200;
+
 export const shortcutList = defineCommand({
   name: "shortcut list",
-  summary: "Shortcuts from cairn.toml and `shortcut add`, with use counts from the journal",
+  summary: "Shortcuts from cairn.toml and `shortcut add`, with use counts from the journal, a page at a time",
   effect: "read",
-  input: z.object({}),
-  output: z.object({ shortcuts: z.array(Shortcut.extend({ uses: z.number() })) }),
-  async handler(_input, ctx) {
-    const shortcuts = await listShortcuts(ctx.store, ctx.config);
-    return { shortcuts: shortcuts.map((s) => ({ ...shortcutView(s), uses: s.uses })) };
+  input: z.object({
+    limit: z.number().int().min(1).max(SHORTCUTS_PAGE_MAX).optional().describe(`default ${SHORTCUTS_PAGE}`),
+    offset: z.number().int().min(0).optional(),
+  }),
+  output: z.object({
+    shortcuts: z.array(Shortcut.extend({ uses: z.number() })),
+    total: z.number(),
+    next_offset: z.number().nullable(),
+  }),
+  async handler(input, ctx) {
+    const offset = input.offset ?? 0;
+    const { shortcuts, total } = await listShortcuts(ctx.store, ctx.config, {
+      limit: input.limit ?? SHORTCUTS_PAGE,
+      offset,
+    });
+    return {
+      shortcuts: shortcuts.map((s) => ({ ...shortcutView(s), uses: s.uses })),
+      total,
+      next_offset: offset + shortcuts.length < total ? offset + shortcuts.length : null,
+    };
   },
   render: (out) =>
-    out.shortcuts.length === 0
+    out.total === 0
       ? "No shortcuts."
-      : out.shortcuts
-          .map(
+      : [
+          ...out.shortcuts.map(
             (s) =>
               `${s.name.padEnd(16)} ${s.effect.padEnd(11)} ${String(s.uses).padStart(4)} uses  ${s.argv.join(" ")}`,
-          )
-          .join("\n"),
+          ),
+          ...(out.next_offset !== null || out.shortcuts.length < out.total
+            ? [
+                `(${out.shortcuts.length} of ${out.total}${out.next_offset !== null ? `; next: --offset ${out.next_offset}` : ""})`,
+              ]
+            : []),
+        ].join("\n"),
 });
 
 export const shortcutRun = defineCommand({

@@ -1,11 +1,11 @@
 import type { Tx } from "../../store/store.js";
-import type { DependencyRecord, ShortcutRecord, TaskRecord } from "../../store/tasks.js";
+import type { DependencyRecord, ShortcutHead, TaskRecord } from "../../store/tasks.js";
 import type { Actor } from "../identity/actor.js";
 import { authorLabels } from "../identity/labels.js";
 import type { BriefShortcut, BriefTask, TaskBriefSource, TaskRef } from "../knowledge/brief/inputs.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
 import { taskId } from "./common.js";
-import { allowShortcut, shortcutsIn } from "./shortcuts.js";
+import { allowShortcut, shortcutHeadsIn } from "./shortcuts.js";
 
 const LIMITS = { activity: 10, shortcuts: 5, parents: 20 };
 
@@ -131,7 +131,7 @@ async function briefTaskOf(tx: Tx, task: TaskRecord): Promise<BriefTask> {
   };
 }
 
-function mayRun(config: WorkspaceConfig, actor: Actor, shortcut: ShortcutRecord): boolean {
+function mayRun(config: WorkspaceConfig, actor: Actor, shortcut: ShortcutHead): boolean {
   try {
     allowShortcut(config, actor, shortcut, true);
     return true;
@@ -152,7 +152,8 @@ export function boardBriefSource(config: WorkspaceConfig): TaskBriefSource {
     },
     async shortcuts(tx, actor): Promise<BriefShortcut[]> {
       return (
-        (await shortcutsIn(tx, config))
+        // Heads only: which the caller may run and how often each ran, never their commands.
+        (await shortcutHeadsIn(tx, config))
           // What `run_shortcut` would let this caller run: every role of its line, and its grant.
           .filter((s) => mayRun(config, actor, s))
           .sort((a, b) => b.uses - a.uses || a.name.localeCompare(b.name))

@@ -4,7 +4,13 @@ import { readsAsShortId } from "../../kernel/short-id.js";
 import { quoteValue } from "../../kernel/text.js";
 import { stopCauseOf } from "../../kernel/until-stopped.js";
 import type { Store, Tx } from "../../store/store.js";
-import type { CriterionRecord, Evidence, ShortcutEffect, ShortcutRecord } from "../../store/tasks.js";
+import type {
+  CriterionRecord,
+  Evidence,
+  ShortcutEffect,
+  ShortcutHead,
+  ShortcutRecord,
+} from "../../store/tasks.js";
 import { checkoutFor } from "../goals/git.js";
 import { type Actor, lineageOf, OWNER } from "../identity/actor.js";
 import { type Effect, guard } from "../identity/guard.js";
@@ -51,19 +57,62 @@ export async function shortcutOf(
   return stored;
 }
 
-export async function listShortcuts(store: Store, config: WorkspaceConfig) {
-  return store.read((tx) => shortcutsIn(tx, config));
+/** A page of `shortcut list`: cairn.toml's first, in the file's order, then the store's by name. */
+export interface ShortcutPage {
+  shortcuts: (ShortcutRecord & { uses: number })[];
+  total: number;
 }
 
-/** `listShortcuts` within a transaction the caller holds. */
-export async function shortcutsIn(tx: Tx, config: WorkspaceConfig) {
+/**
+ * Shortcuts a page at a time: any writer can add them, each with a command of up to
+ * SHORTCUT_ARGV_CHARS, so the whole list was as large as writers made it (160 MB, read in full
+ * by every brief too).
+ */
+export async function listShortcuts(
+  store: Store,
+  config: WorkspaceConfig,
+  window: { limit: number; offset: number },
+): Promise<ShortcutPage> {
+  return store.read(async (tx) => {
+    const configured = Object.keys(config.shortcuts);
+    const fromFile = configured
+      .slice(window.offset, window.offset + window.limit)
+      .map((name) => fromConfig(config, name) as ShortcutRecord);
+    const stored = await tx.shortcuts.page({
+      limit: window.limit - fromFile.length,
+      offset: Math.max(0, window.offset - configured.length),
+      excluding: configured,
+    });
+    const uses = await tx.tasks.countEvents("shortcut.run");
+    return {
+      shortcuts: [...fromFile, ...stored.shortcuts].map((shortcut) => ({
+        ...shortcut,
+        uses: uses[shortcut.name] ?? 0,
+      })),
+      total: configured.length + stored.total,
+    };
+  });
+}
+
+/**
+ * Every shortcut's head (name, effect, roles) with its use count, cairn.toml's first: what
+ * decides which of them a caller may run, without reading any command or summary.
+ */
+export async function shortcutHeadsIn(tx: Tx, config: WorkspaceConfig) {
   const uses = await tx.tasks.countEvents("shortcut.run");
-  const stored = (await tx.shortcuts.list()).filter((s) => !config.shortcuts[s.name]);
-  const all = [
-    ...Object.keys(config.shortcuts).map((name) => fromConfig(config, name) as ShortcutRecord),
-    ...stored,
+  const configured = Object.keys(config.shortcuts);
+  const heads: ShortcutHead[] = [
+    ...configured.map((name) => fromConfig(config, name) as ShortcutRecord),
+    ...(await tx.shortcuts.heads()).filter((head) => !config.shortcuts[head.name]),
   ];
-  return all.map((shortcut) => ({ ...shortcut, uses: uses[shortcut.name] ?? 0 }));
+  return heads.map(({ name, effect, roles, source, addedBy }) => ({
+    name,
+    effect,
+    roles,
+    source,
+    addedBy,
+    uses: uses[name] ?? 0,
+  }));
 }
 
 /**
@@ -185,7 +234,7 @@ function guardedEffect(declared: Effect, shortcut: Pick<ShortcutRecord, "source"
 export function allowShortcut(
   config: WorkspaceConfig,
   actor: Actor,
-  shortcut: ShortcutRecord,
+  shortcut: ShortcutHead,
   confirmed: boolean,
 ): void {
   if (shortcut.effect === "none") {

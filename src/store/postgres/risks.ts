@@ -1,4 +1,11 @@
-import type { BriefRecord, BriefsRepo, GlossaryEntry, GlossaryRepo, RisksRepo } from "../knowledge.js";
+import type {
+  BriefRecord,
+  BriefsRepo,
+  GlossaryEntry,
+  GlossaryRepo,
+  RiskLevels,
+  RisksRepo,
+} from "../knowledge.js";
 import { placeholders } from "../sqlite/note-rows.js";
 import { type RiskRow, toRisk } from "../sqlite/risk-rows.js";
 import type { PgDb } from "./db.js";
@@ -12,6 +19,10 @@ export function pgRisks(db: PgDb): RisksRepo {
   );
   const byId = db.prepare<[string], RiskRow>("SELECT * FROM risks WHERE id = ?");
   const all = db.prepare<[], RiskRow>("SELECT * FROM risks ORDER BY seq");
+  const levels = db.prepare<[string[]], RiskLevels>(
+    "SELECT id, impact, likelihood FROM risks WHERE scope = ANY(?) ORDER BY seq",
+  );
+  const byIds = db.prepare<[string[]], RiskRow>("SELECT * FROM risks WHERE id = ANY(?) ORDER BY seq");
   return {
     async insert(risk, at) {
       const { seq, id } = await nextId();
@@ -39,6 +50,12 @@ export function pgRisks(db: PgDb): RisksRepo {
         )
         .all(...scopes);
       return rows.map(toRisk);
+    },
+    async levels(scopes) {
+      return levels.all([...new Set(scopes)]);
+    },
+    async byIds(ids) {
+      return (await byIds.all([...new Set(ids)])).map(toRisk);
     },
   };
 }

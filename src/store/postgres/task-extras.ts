@@ -110,6 +110,15 @@ export function pgShortcuts(db: PgDb): ShortcutRepo {
   );
   const byName = db.prepare<[string], ShortcutRow>("SELECT * FROM shortcuts WHERE name = ?");
   const list = db.prepare<[], ShortcutRow>("SELECT * FROM shortcuts ORDER BY name");
+  const heads = db.prepare<[], Pick<ShortcutRow, "name" | "effect" | "roles" | "added_by">>(
+    "SELECT name, effect, roles, added_by FROM shortcuts ORDER BY name",
+  );
+  const page = db.prepare<[string[], number, number], ShortcutRow>(
+    "SELECT * FROM shortcuts WHERE name <> ALL(?) ORDER BY name LIMIT ? OFFSET ?",
+  );
+  const count = db.prepare<[string[]], { n: string | number }>(
+    "SELECT count(*) AS n FROM shortcuts WHERE name <> ALL(?)",
+  );
   const toShortcut = (row: ShortcutRow) => ({
     name: row.name,
     argv: JSON.parse(row.argv) as string[],
@@ -139,6 +148,19 @@ export function pgShortcuts(db: PgDb): ShortcutRepo {
     },
     async list() {
       return (await list.all()).map(toShortcut);
+    },
+    async heads() {
+      return (await heads.all()).map((row) => ({
+        name: row.name,
+        effect: row.effect,
+        roles: JSON.parse(row.roles) as string[],
+        source: "store" as const,
+        addedBy: row.added_by,
+      }));
+    },
+    async page({ limit, offset, excluding }) {
+      const shortcuts = limit > 0 ? (await page.all([...excluding], limit, offset)).map(toShortcut) : [];
+      return { shortcuts, total: Number((await count.get([...excluding]))?.n ?? 0) };
     },
   };
 }

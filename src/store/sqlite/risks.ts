@@ -1,5 +1,12 @@
 import type Database from "better-sqlite3";
-import type { BriefRecord, BriefsRepo, GlossaryEntry, GlossaryRepo, RisksRepo } from "../knowledge.js";
+import type {
+  BriefRecord,
+  BriefsRepo,
+  GlossaryEntry,
+  GlossaryRepo,
+  RiskLevels,
+  RisksRepo,
+} from "../knowledge.js";
 import { type RiskRow, toRisk } from "./risk-rows.js";
 import { shortIds } from "./short-ids.js";
 
@@ -15,6 +22,12 @@ export function sqliteRisks(db: Database.Database): RisksRepo {
   // CROSS JOIN keeps the scopes outside, so only their risks are read and then sorted.
   const inScopes = db.prepare<[string], RiskRow>(
     "SELECT r.* FROM json_each(?) j CROSS JOIN risks r ON r.scope = j.value ORDER BY r.seq",
+  );
+  const levels = db.prepare<[string], RiskLevels>(
+    "SELECT r.id, r.impact, r.likelihood FROM json_each(?) j CROSS JOIN risks r ON r.scope = j.value ORDER BY r.seq",
+  );
+  const byIds = db.prepare<[string], RiskRow>(
+    "SELECT r.* FROM json_each(?) j CROSS JOIN risks r ON r.id = j.value ORDER BY r.seq",
   );
   return {
     async insert(risk, at) {
@@ -36,6 +49,12 @@ export function sqliteRisks(db: Database.Database): RisksRepo {
     async list(scopes) {
       const rows = scopes ? inScopes.all(JSON.stringify([...new Set(scopes)])) : all.all();
       return rows.map(toRisk);
+    },
+    async levels(scopes) {
+      return levels.all(JSON.stringify([...new Set(scopes)]));
+    },
+    async byIds(ids) {
+      return byIds.all(JSON.stringify([...new Set(ids)])).map(toRisk);
     },
   };
 }

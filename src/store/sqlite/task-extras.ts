@@ -108,6 +108,15 @@ export function sqliteShortcuts(db: Database.Database): ShortcutRepo {
   );
   const byName = db.prepare<[string], ShortcutRow>("SELECT * FROM shortcuts WHERE name = ?");
   const list = db.prepare<[], ShortcutRow>("SELECT * FROM shortcuts ORDER BY name");
+  const heads = db.prepare<[], Pick<ShortcutRow, "name" | "effect" | "roles" | "added_by">>(
+    "SELECT name, effect, roles, added_by FROM shortcuts ORDER BY name",
+  );
+  const page = db.prepare<[string, number, number], ShortcutRow>(
+    "SELECT * FROM shortcuts WHERE name NOT IN (SELECT value FROM json_each(?)) ORDER BY name LIMIT ? OFFSET ?",
+  );
+  const count = db.prepare<[string], { n: number }>(
+    "SELECT count(*) AS n FROM shortcuts WHERE name NOT IN (SELECT value FROM json_each(?))",
+  );
   const toShortcut = (row: ShortcutRow) => ({
     name: row.name,
     argv: JSON.parse(row.argv) as string[],
@@ -137,6 +146,19 @@ export function sqliteShortcuts(db: Database.Database): ShortcutRepo {
     },
     async list() {
       return list.all().map(toShortcut);
+    },
+    async heads() {
+      return heads.all().map((row) => ({
+        name: row.name,
+        effect: row.effect,
+        roles: JSON.parse(row.roles) as string[],
+        source: "store" as const,
+        addedBy: row.added_by,
+      }));
+    },
+    async page({ limit, offset, excluding }) {
+      const shortcuts = limit > 0 ? page.all(JSON.stringify(excluding), limit, offset).map(toShortcut) : [];
+      return { shortcuts, total: Number(count.get(JSON.stringify(excluding))?.n ?? 0) };
     },
   };
 }

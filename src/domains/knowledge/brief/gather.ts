@@ -13,7 +13,7 @@ import { taskScope, WORKSPACE_SCOPE } from "../text.js";
 import { assembleBrief, type BriefResult, DEFAULT_BRIEF_BUDGET } from "./engine.js";
 import type { BriefInputs, BriefTask, TaskBriefSource } from "./inputs.js";
 
-const LIMITS = { decisions: 20, findings: 20, facts: 8 };
+const LIMITS = { decisions: 20, findings: 20, facts: 8, risks: 10 };
 const TOP_RISK_RANK = 2;
 
 /**
@@ -95,7 +95,14 @@ export async function gatherBriefInputs(
     const moreDecisions = distinct.length > LIMITS.decisions || pool.length === LIMITS.decisions * 2;
     const firstFindings = await tx.notes.findings(own, LIMITS.findings + 1, parentId);
     const findings = firstFindings.slice(0, LIMITS.findings);
-    const risks = byRank(await tx.risks.list(own)).filter((risk) => riskRank(risk) <= TOP_RISK_RANK);
+    // Ranked from their levels alone, then the few shown read whole: any writer adds risks, of up
+    // to 256 KiB a text, and reading every one in scope made each brief slower with every risk.
+    // The oldest of a rank come first, so risks added later never push out those already there.
+    const topIds = byRank(await tx.risks.levels(own))
+      .filter((risk) => riskRank(risk) <= TOP_RISK_RANK)
+      .slice(0, LIMITS.risks)
+      .map((risk) => risk.id);
+    const risks = byRank(await tx.risks.byIds(topIds));
     const lower = text.toLowerCase();
     const occurs = termMatcher(lower);
     const glossary = (await tx.glossary.mayOccurIn(lower)).filter((entry) => occurs(entry.term));

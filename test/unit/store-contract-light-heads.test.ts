@@ -1,0 +1,94 @@
+import { describe, expect, it } from "vitest";
+import type { Level } from "../../src/store/knowledge.js";
+import { contractStores, journaledWrite, storeForSuite } from "../helpers/contract-stores.js";
+
+const AT = "2026-06-01T00:00:00.000Z";
+
+/**
+ * Reads that rank or page what any writer can add many of, each of up to hundreds of KiB, without
+ * loading it all: a shortcut's head (who may run it) and a page of shortcuts; a risk's levels and
+ * the few risks then shown. Both stores answer as reading everything whole would.
+ */
+describe.each(contractStores("light-heads"))("heads and pages read in the store: $name", ({ create }) => {
+  const store = storeForSuite(create);
+  const write = journaledWrite(store, AT);
+
+  it("shortcut heads and pages agree with the whole list, leaving out the names asked", async () => {
+    const names = ["zeta", "alpha", "mid", "beta", "omega"];
+    await write(async (tx) => {
+      for (const [n, name] of names.entries())
+        await tx.shortcuts.upsert(
+          {
+            name,
+            argv: ["echo", `${name} ${"x".repeat(1000)}`],
+            effect: n % 2 === 0 ? "read" : "destructive",
+            roles: n === 1 ? ["builder", "lead"] : [],
+            summary: `the ${name} one`,
+            addedBy: n === 3 ? "owner" : `A-${n}`,
+            version: n + 1,
+          },
+          AT,
+        );
+    });
+    const all = await store.read((tx) => tx.shortcuts.list());
+    const heads = await store.read((tx) => tx.shortcuts.heads());
+    expect(heads).toEqual(
+      all.map(({ name, effect, roles, source, addedBy }) => ({ name, effect, roles, source, addedBy })),
+    );
+    expect(heads.map((h) => h.name)).toEqual(["alpha", "beta", "mid", "omega", "zeta"]);
+
+    const excluding = ["beta", "not-stored"];
+    const kept = all.filter((s) => !excluding.includes(s.name));
+    for (const [limit, offset] of [
+      [2, 0],
+      [2, 2],
+      [2, 4],
+      [10, 0],
+      [0, 0],
+      [3, 10],
+    ] as const) {
+      const page = await store.read((tx) => tx.shortcuts.page({ limit, offset, excluding }));
+      expect(page).toEqual({ shortcuts: kept.slice(offset, offset + limit), total: kept.length });
+    }
+  });
+
+  it("risk levels rank as the whole risks do, and byIds reads just those, oldest first", async () => {
+    const levels: [string, Level, Level][] = [
+      ["workspace", "low", "low"],
+      ["task:T-1", "high", "high"],
+      ["workspace", "high", "medium"],
+      ["task:T-2", "high", "high"],
+      ["workspace", "medium", "high"],
+      ["task:T-1", "medium", "medium"],
+    ];
+    const ids: string[] = [];
+    await write(async (tx) => {
+      for (const [n, [scope, impact, likelihood]] of levels.entries()) {
+        const risk = await tx.risks.insert(
+          {
+            scope,
+            risk: `risk ${n}`,
+            impact,
+            likelihood,
+            indicators: "i".repeat(2000),
+            action: "a",
+            author: "owner",
+          },
+          AT,
+        );
+        ids.push(risk.id);
+      }
+    });
+    const scopes = ["task:T-1", "workspace", "task:T-1"];
+    const whole = await store.read((tx) => tx.risks.list(scopes));
+    expect(await store.read((tx) => tx.risks.levels(scopes))).toEqual(
+      whole.map(({ id, impact, likelihood }) => ({ id, impact, likelihood })),
+    );
+    expect(whole.map((r) => r.scope)).not.toContain("task:T-2");
+    const picked = [ids[4], ids[1], "RK-999", ids[1]] as string[];
+    expect(await store.read((tx) => tx.risks.byIds(picked))).toEqual(
+      (await store.read((tx) => tx.risks.list())).filter((r) => picked.includes(r.id)),
+    );
+    expect(await store.read((tx) => tx.risks.byIds([]))).toEqual([]);
+  });
+});
