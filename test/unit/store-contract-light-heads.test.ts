@@ -1,6 +1,10 @@
+import { join } from "node:path";
+import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import type { Level } from "../../src/store/knowledge.js";
+import { SHORTCUT_HEADS_SQL } from "../../src/store/sqlite/task-extras.js";
 import { contractStores, journaledWrite, storeForSuite } from "../helpers/contract-stores.js";
+import { scratchDir } from "../helpers/workspace.js";
 
 const AT = "2026-06-01T00:00:00.000Z";
 
@@ -90,5 +94,27 @@ describe.each(contractStores("light-heads"))("heads and pages read in the store:
       (await store.read((tx) => tx.risks.list())).filter((r) => picked.includes(r.id)),
     );
     expect(await store.read((tx) => tx.risks.byIds([]))).toEqual([]);
+  });
+});
+
+describe("shortcut heads on SQLite", () => {
+  it("are read from their index alone, never from rows that hold each command", async () => {
+    const scratch = scratchDir();
+    try {
+      const [sqlite] = contractStores("light-heads-plan");
+      await sqlite?.create(scratch.dir).close();
+      const db = new Database(join(scratch.dir, "cairn.db"), { readonly: true });
+      try {
+        const plan = db
+          .prepare(`EXPLAIN QUERY PLAN ${SHORTCUT_HEADS_SQL}`)
+          .all()
+          .map((row) => (row as { detail: string }).detail);
+        expect(plan).toEqual(["SCAN shortcuts USING COVERING INDEX shortcuts_heads"]);
+      } finally {
+        db.close();
+      }
+    } finally {
+      scratch.cleanup();
+    }
   });
 });

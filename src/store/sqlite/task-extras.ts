@@ -99,6 +99,9 @@ interface ShortcutRow {
   version: number;
 }
 
+/** Read from the shortcuts_heads index alone (migration 0018): never the rows, which hold each command. */
+export const SHORTCUT_HEADS_SQL = "SELECT name, effect, roles, added_by FROM shortcuts ORDER BY name";
+
 export function sqliteShortcuts(db: Database.Database): ShortcutRepo {
   const upsert = db.prepare(
     `INSERT INTO shortcuts (name, argv, effect, roles, summary, updated_at, added_by, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
@@ -109,7 +112,7 @@ export function sqliteShortcuts(db: Database.Database): ShortcutRepo {
   const byName = db.prepare<[string], ShortcutRow>("SELECT * FROM shortcuts WHERE name = ?");
   const list = db.prepare<[], ShortcutRow>("SELECT * FROM shortcuts ORDER BY name");
   const heads = db.prepare<[], Pick<ShortcutRow, "name" | "effect" | "roles" | "added_by">>(
-    "SELECT name, effect, roles, added_by FROM shortcuts ORDER BY name",
+    SHORTCUT_HEADS_SQL,
   );
   const page = db.prepare<[string, number, number], ShortcutRow>(
     "SELECT * FROM shortcuts WHERE name NOT IN (SELECT value FROM json_each(?)) ORDER BY name LIMIT ? OFFSET ?",

@@ -14,6 +14,7 @@ import { supersededNorms } from "./0014_superseded_norms.js";
 import { criterionSettings } from "./0015_criterion_settings.js";
 import { criterionShortcuts } from "./0016_criterion_shortcuts.js";
 import { attemptHosts } from "./0017_attempt_hosts.js";
+import { shortcutHeads } from "./0018_shortcut_heads.js";
 import type { Migration } from "./migration.js";
 
 /**
@@ -38,6 +39,7 @@ export const MIGRATIONS: readonly Migration[] = [
   criterionSettings,
   criterionShortcuts,
   attemptHosts,
+  shortcutHeads,
 ];
 
 /**
