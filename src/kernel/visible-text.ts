@@ -23,3 +23,19 @@ export function showInvisible(text: string): string {
 
 /** One line of a log: invisible characters and line breaks shown by their codes, so no value in it can forge the next line. */
 export const oneLine = (text: string): string => showInvisible(text).replace(/\n/g, "\\n");
+
+/** A character as JSON writes an escape: `\u001b`, `\u202e`, an astral one as its two halves. */
+function jsonEscape(char: string): string {
+  let escaped = "";
+  for (let i = 0; i < char.length; i++) escaped += `\\u${char.charCodeAt(i).toString(16).padStart(4, "0")}`;
+  return escaped;
+}
+
+/**
+ * showInvisible, with each character written as a JSON escape (`\u001b`, not `\x1b`): what it
+ * returns stays valid inside a JSON string, so it may run over JSON text too (a `cli` result's).
+ */
+export function escapeInvisible(text: string): string {
+  INVISIBLE.lastIndex = 0;
+  return INVISIBLE.test(text) ? text.replace(INVISIBLE, jsonEscape) : text;
+}

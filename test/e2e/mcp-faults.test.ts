@@ -215,6 +215,27 @@ describe("tool-level faults are isError results that name the field", () => {
     }
   });
 
+  it("answers an 11 MB unknown key, or 100,000 of them, with a small error, and keeps the connection", async () => {
+    const mcp = await connectMcp(ws.dir);
+    try {
+      const many: Record<string, number> = {};
+      for (let key = 0; key < 100_000; key++) many[`k${key}`] = 1;
+      // The SDK checks a tool's arguments before cairn's handler runs, and named every key whole:
+      // 11 MB is past what its client reads in one message, which dropped the connection.
+      for (const args of [{ ["x".repeat(11_000_000)]: 1 }, many]) {
+        const result = await callTool(mcp, "whoami", args);
+        expect(result.isError).toBe(true);
+        expect(textOf(result)).toMatch(
+          /^Input validation error: .*Unrecognized key.*… \[\d+ more characters\]$/s,
+        );
+        expect(JSON.stringify(result).length).toBeLessThan(64 * 1024);
+      }
+      expect((await callTool(mcp, "whoami")).isError).toBeFalsy();
+    } finally {
+      await mcp.close();
+    }
+  });
+
   it("cli returns what --json prints even when the argv holds --json as an option's value", async () => {
     const mcp = await connectMcp(ws.dir);
     try {
@@ -498,6 +519,26 @@ describe("hostile values in resource errors", () => {
         expect(message.length, message.slice(0, 200)).toBeLessThan(500);
         expect(message).not.toContain("x".repeat(100));
       }
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it("answers a URI it cannot parse (11 MB) or read (1 MB) with a small error, data included, and keeps the connection", async () => {
+    const mcp = await connectMcp(ws.dir);
+    try {
+      for (const uri of [`not a uri ${"x".repeat(11_000_000)}`, `cairn://${"x".repeat(999_000)}`]) {
+        const error = (await mcp.client.readResource({ uri }).catch((caught: Error) => caught)) as Error & {
+          code?: number;
+          data?: { uri?: string };
+        };
+        expect(error.code, error.message.slice(0, 200)).toBe(-32602);
+        expect(error.message.length).toBeLessThan(500);
+        // The SDK's error names the URI in its data too, where it was whole.
+        expect(error.data?.uri).toMatch(/^(not a uri |cairn:\/\/)x+… \[\d+ more characters\]$/);
+        expect(JSON.stringify(error.data).length).toBeLessThan(64 * 1024);
+      }
+      expect((await callTool(mcp, "whoami")).isError).toBeFalsy();
     } finally {
       await mcp.close();
     }

@@ -1,4 +1,5 @@
 import {
+  type JSONRPCMessage,
   McpServer,
   ProtocolError,
   ProtocolErrorCode,
@@ -340,7 +341,7 @@ export async function serveStdio(session: Session, profile: Profile): Promise<vo
   reserveProtocolStreams();
   const guard = new LineGuard(
     (reply) => {
-      process.stdout.write(`${JSON.stringify(reply)}\n`);
+      process.stdout.write(`${JSON.stringify(answerThatFits(reply as JSONRPCMessage))}\n`);
     },
     MAX_MESSAGE_BYTES,
     outputBackedUp,
