@@ -215,6 +215,28 @@ describe("tool-level faults are isError results that name the field", () => {
     }
   });
 
+  it("quotes a tool's or prompt's name and an unknown key with control characters escaped", async () => {
+    const mcp = await connectMcp(ws.dir);
+    try {
+      const name = "\u001b[2J\u202eevil\n";
+      for (const [kind, request] of [
+        ["Tool", () => mcp.client.callTool({ name, arguments: {} })],
+        ["Prompt", () => mcp.client.getPrompt({ name })],
+      ] as const) {
+        const error = (await request().catch((caught: Error) => caught)) as Error & { code?: number };
+        expect(error.code).toBe(-32602);
+        expect(error.message).toContain(`${kind} "\\u001b[2J\\u202eevil\\n" not found`);
+        for (const raw of ["\u001b", "\u202e", "\n"]) expect(error.message).not.toContain(raw);
+      }
+      const unknownKey = await callTool(mcp, "whoami", { "\u001b[2J\u202e": 1 });
+      expect(unknownKey.isError).toBe(true);
+      expect(textOf(unknownKey)).toContain('"\\u001b[2J\\u202e"');
+      for (const raw of ["\u001b", "\u202e"]) expect(textOf(unknownKey)).not.toContain(raw);
+    } finally {
+      await mcp.close();
+    }
+  });
+
   it("answers an 11 MB unknown key, or 100,000 of them, with a small error, and keeps the connection", async () => {
     const mcp = await connectMcp(ws.dir);
     try {

@@ -237,19 +237,29 @@ function quoteUrisReadsMiss(server: McpServer): void {
 }
 
 /**
- * The SDK answers a tool or prompt it does not know by naming it whole ("Tool NAME not found"); a
- * hostile name (5 MB, or past what a client reads in one message) is quoted truncated instead.
+ * The SDK answers a tool or prompt it does not know by naming it whole and raw ("Tool NAME not
+ * found"); the name is quoted instead, like every value cairn echoes in an error: truncated (a
+ * 5 MB one is past what a client reads in one message) and escaped (a control character in it
+ * would act on the terminal that shows the error).
  */
 function quoteNamesCallsMiss(server: McpServer): void {
-  for (const method of ["tools/call", "prompts/get"]) {
+  for (const [method, kind] of [
+    ["tools/call", "Tool"],
+    ["prompts/get", "Prompt"],
+  ] as const) {
     wrapHandler(server, method, (original) => async (request, ctx) => {
       try {
         return await original(request, ctx);
       } catch (error) {
         const name = request.params?.name;
-        if (!(error instanceof ProtocolError) || typeof name !== "string" || name.length <= 60) throw error;
-        if (!error.message.includes(name)) throw error;
-        throw new ProtocolError(error.code, error.message.replace(name, quoteValue(name)));
+        if (!(error instanceof ProtocolError) || typeof name !== "string") throw error;
+        const named = `${kind} ${name} `;
+        if (!error.message.startsWith(named)) throw error;
+        throw new ProtocolError(
+          error.code,
+          `${kind} ${quoteValue(name)} ${error.message.slice(named.length)}`,
+          error.data,
+        );
       }
     });
   }
