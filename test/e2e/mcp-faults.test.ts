@@ -566,6 +566,23 @@ describe("hostile values in resource errors", () => {
     }
   });
 
+  it("answers a URI past the 1,000,000 characters the SDK matches with invalid params, not an internal error", async () => {
+    const mcp = await connectMcp(ws.dir);
+    try {
+      const uri = `cairn://task/${"x".repeat(1_000_001)}`;
+      for (const request of [
+        () => mcp.client.readResource({ uri }),
+        () => mcp.client.subscribeResource({ uri }),
+      ]) {
+        const error = (await request().catch((caught: Error) => caught)) as Error & { code?: number };
+        expect(error.code, error.message.slice(0, 200)).toBe(-32602);
+        expect(error.message).toMatch(/"cairn:\/\/task\/x+"… \(1000014 characters\) is longer than/);
+      }
+    } finally {
+      await mcp.close();
+    }
+  });
+
   it("lists stored titles with their control and format characters shown by their codes", async () => {
     expect(cairn(ws.dir, ["task", "add", "evil\u001b[2J\u202egnp.exe"]).code).toBe(0);
     expect(cairn(ws.dir, ["goal", "create", "goal\u001b]52;c;aGk=\u0007 done"]).code).toBe(0);

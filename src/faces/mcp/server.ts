@@ -265,6 +265,31 @@ function quoteNamesCallsMiss(server: McpServer): void {
   }
 }
 
+/** The longest URI the SDK matches against a resource template (its UriTemplate's limit). */
+const MAX_URI_CHARS = 1_000_000;
+
+/**
+ * A URI longer than the SDK matches is the caller's mistake, invalid params: the SDK's template
+ * match threw a plain error for it, which went out as an internal error (-32603). It is measured
+ * as the SDK matches it, parsed (a parsed URL escapes what a raw one holds, so it can grow); one
+ * that does not parse is answered as invalid where it is read.
+ */
+function longUrisAreInvalid(server: McpServer): void {
+  for (const method of ["resources/read", "resources/subscribe"]) {
+    wrapHandler(server, method, (original) => async (request, ctx) => {
+      const uri = request.params?.uri;
+      if (typeof uri === "string" && URL.canParse(uri) && new URL(uri).href.length > MAX_URI_CHARS) {
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          `resource URI ${quoteValue(uri)} is longer than the ${MAX_URI_CHARS} characters a URI may hold`,
+          { reason: "uri_too_long" },
+        );
+      }
+      return original(request, ctx);
+    });
+  }
+}
+
 /**
  * A client initializes once, first. A second `initialize` renegotiated the session mid-way: the
  * protocol version (down to 2024-11-05) and the capabilities the server answers by.
@@ -339,6 +364,7 @@ export function createServer(
   initializeOnce(server);
   // Last: it wraps the list and call handlers registered above.
   feed = new ResourceFeed(server, session, () => skills.rearm(), backedUp);
+  longUrisAreInvalid(server);
   // Around every handler above, wrapped ones included.
   malformedParamsAreInvalid(server);
   server.server.onclose = () => feed.close();
