@@ -9,6 +9,12 @@ interface CommandBase<I extends z.ZodObject, O extends z.ZodType> {
   name: string;
   summary: string;
   effect: Effect;
+  /**
+   * The most a call may do, where more than `effect` (which the guard checks on entry) and the
+   * handler's own guard decides per call: `shortcut run` runs shortcuts declared destructive. The
+   * MCP annotations tell this one.
+   */
+  effectAtMost?: Effect;
   input: I;
   output: O;
   /** Input fields taken as positional CLI arguments, in order. */

@@ -93,9 +93,13 @@ export function commandOf(tool: ToolSpec, commands: ReadonlyMap<string, AnyComma
   return command;
 }
 
-/** Annotations derived from the wrapped command's declared effect, so they cannot drift from it. */
+/**
+ * Annotations derived from the wrapped command's declared effect, so they cannot drift from it:
+ * the most it may do (a shortcut run may be destructive, though its guard checks per shortcut).
+ */
 export function toolAnnotations(tool: ToolSpec, commands: ReadonlyMap<string, AnyCommand>) {
-  const effect = "cli" in tool.wraps ? "destructive" : commandOf(tool, commands).effect;
+  const command = "cli" in tool.wraps ? undefined : commandOf(tool, commands);
+  const effect = command ? (command.effectAtMost ?? command.effect) : "destructive";
   return {
     readOnlyHint: effect === "read",
     destructiveHint: effect === "destructive",

@@ -39,6 +39,12 @@ describe("the board's MCP tools", () => {
         readOnlyHint: false,
         destructiveHint: false,
       });
+      // It runs shortcuts declared destructive (the guard asks those for confirm): it may destroy.
+      expect(byName.get("run_shortcut")?.annotations).toMatchObject({
+        readOnlyHint: false,
+        destructiveHint: true,
+        idempotentHint: false,
+      });
       const boardOnly = listed.tools.filter((t) => BOARD_TOOLS.includes(t.name));
       // A regression guard on the board's share of the catalog (chars / 4), measured at 4,424 tokens:
       // about 190 tokens of every tool are the shared envelope (refusal branch, $schema, schema_version).

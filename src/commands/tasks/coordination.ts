@@ -338,6 +338,7 @@ export const shortcutRun = defineCommand({
   summary: "Run a shortcut through the guard (destructive needs --confirm); the run is recorded",
   effect: "write",
   // The shortcut's own declared effect decides, through the guard, inside the handler.
+  effectAtMost: "destructive",
   allowReadOnly: true,
   positional: ["name"],
   input: z.object({
