@@ -18,6 +18,7 @@ import { rawExec } from "../helpers/raw-store.js";
 import { skillMd, writeTree } from "../helpers/skills.js";
 import {
   addAgent,
+  arrange,
   CAIRN_BIN,
   cairn,
   cleanEnv,
@@ -253,6 +254,33 @@ describe("tool-level faults are isError results that name the field", () => {
         expect(JSON.stringify(result).length).toBeLessThan(64 * 1024);
       }
       expect((await callTool(mcp, "whoami")).isError).toBeFalsy();
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it("keeps a failed command's whole --json output in the cli tool's text: only errors of text alone are cut", async () => {
+    // Ten failing checks, each quoting its output: a failed command whose --json passes 8 KB.
+    const noisy = JSON.stringify({
+      text: "noisy",
+      verify: ["sh", "-c", "printf 'z%.0s' $(seq 1 3000); exit 1"],
+    });
+    const added = arrange(ws.dir, [
+      "task",
+      "add",
+      "checks",
+      ...Array(10).fill(["--criteria", noisy]).flat(),
+      "--json",
+    ]);
+    const task = (added.json as { task: { id: string } }).task.id;
+    expect(arrange(ws.dir, ["task", "claim", task]).code).toBe(0);
+    const mcp = await connectMcp(ws.dir);
+    try {
+      const result = await callTool(mcp, "cli", { argv: ["task", "check", task, "--all"] });
+      expect(result.isError).toBe(true);
+      expect(textOf(result).length).toBeGreaterThan(10_000);
+      // The text is the command's --json output whole, so it parses, as its structured copy does.
+      expect(JSON.parse(textOf(result))).toEqual((result.structuredContent as { output: unknown }).output);
     } finally {
       await mcp.close();
     }

@@ -135,15 +135,19 @@ function fitErrorResult<R extends { content?: unknown }>(result: R): R {
  * skill's front matter, which anyone who can write the project's .claude/skills sets), and which
  * made the official SDK's stdio client drop the whole connection.
  *
- * Errors, JSON-RPC ones and `isError` results alike, are fitted here, where every answer leaves:
- * each text cut and escaped (errorText). Many name what the caller sent, and the SDK's own (a
+ * Errors, JSON-RPC ones and `isError` results of text alone, are fitted here, where every answer
+ * leaves: each text cut and escaped (errorText). Many name what the caller sent, and the SDK's own (a
  * tool's arguments checked before cairn's handler runs, a URI it cannot parse) name it whole:
  * an 11 MB unknown key came back as an 11 MB error, which the client dropped with the connection.
  */
 export function answerThatFits(answer: JSONRPCMessage): JSONRPCMessage {
   if ("error" in answer) return { ...answer, error: fitError(answer.error as Failure) };
   if (!("result" in answer)) return answer;
-  if (answer.result.isError === true) {
+  // An error phrased as text alone (cairn's own, or the SDK's check of a tool's arguments) is cut
+  // like an error's message. One with structured content (a failed `cli` command's whole --json
+  // output, an agent run's) is a command's result, fitted where it was made: cut, its JSON would
+  // no longer parse.
+  if (answer.result.isError === true && !("structuredContent" in answer.result)) {
     return { ...answer, result: fitErrorResult(answer.result as { content?: unknown }) } as JSONRPCMessage;
   }
   // A tool's result and a resource read were fitted where they were made, at less cost.
