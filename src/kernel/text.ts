@@ -45,19 +45,25 @@ export const LINE_TERMINATOR = /[\n\r\u2028\u2029]/;
 /**
  * A text as a list shows it: whole up to `max`, else cut there and marked with how much was left
  * out. For views that list many agents' texts at once (status, now, board): each could hold
- * 256 KiB, and a hundred of them made an answer no MCP client reads. The whole text stays where
- * the one item is shown (task show, asks).
+ * 256 KiB, and a hundred of them made an answer no MCP client reads. A task's detail previews its
+ * questions and notes too (a hundred of them made it 25 MB); the whole text stays where the one
+ * item is shown (`asks --id`, `note show`), which `whole` names.
  */
-export function previewText(text: string, max: number): string {
-  return previewOfHead({ head: text, length: text.length }, max);
+export function previewText(text: string, max: number, whole?: string): string {
+  return previewOfHead({ head: text, length: text.length }, max, whole);
 }
 
 /**
  * previewText of a text known by its head (at least its first `max` UTF-16 units, all of it if
  * shorter) and its whole length: the same preview, from a store that read only that much.
  */
-export function previewOfHead({ head, length }: { head: string; length: number }, max: number): string {
+export function previewOfHead(
+  { head, length }: { head: string; length: number },
+  max: number,
+  /** Where the whole text is read (a command), said in the mark when the text is cut. */
+  whole?: string,
+): string {
   if (length <= max) return head;
   const kept = cutText(head, max);
-  return `${kept}… [${length - kept.length} more characters]`;
+  return `${kept}… [${length - kept.length} more characters${whole ? `; whole: ${whole}` : ""}]`;
 }

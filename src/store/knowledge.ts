@@ -45,6 +45,8 @@ export interface NotesRepo {
   setTrust(id: string, trust: Trust, at: string): Promise<void>;
   /** The distinct kinds of notes in one scope (the board's `[done] note_kinds` check). */
   kindsInScope(scope: string): Promise<NoteKind[]>;
+  /** How many notes one scope holds, of every kind (a task shows a page of its own and the count). */
+  countInScope(scope: string): Promise<number>;
 }
 
 export interface FactRecord {

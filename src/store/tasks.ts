@@ -267,7 +267,13 @@ export interface TaskRepo {
   removeDependency(taskId: string, dependsOn: string): Promise<void>;
 
   addNote(note: TaskNote): Promise<void>;
-  notes(taskId: string): Promise<TaskNote[]>;
+  /**
+   * A task's newest `limit` notes, oldest first. Any agent that answers a question adds one, so
+   * their number has no bound: a show or a brief reads a page of them and counts the rest.
+   */
+  notes(taskId: string, limit: number): Promise<TaskNote[]>;
+  /** How many notes a task has in all. */
+  countNotes(taskId: string): Promise<number>;
   /** Journal events of one action, newest first (sweeps, shortcut runs, proposals). */
   eventsOf(
     action: string,

@@ -11,6 +11,7 @@ import {
 import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BODY_CHARS } from "../../src/domains/limits/limits.js";
 import { alive } from "../helpers/agents.js";
 import { callTool, connectMcp } from "../helpers/mcp.js";
 import {
@@ -23,6 +24,8 @@ import {
   scratchDir,
   uniqueName,
 } from "../helpers/workspace.js";
+
+type Json = { task: { id: string } };
 
 /**
  * What a hostile agent can do to the dashboard's pages and the summaries every agent reads: the
@@ -84,6 +87,120 @@ describe("a flood of questions from a read-only agent", () => {
     expect(cairn(workspace.dir, ["task", "show", "T-1"]).stdout).toContain(
       `… ${asked - 100} more open questions`,
     );
+  });
+});
+
+describe("long questions, findings and answers on one task", () => {
+  // Each text may hold 256 KiB and anyone may write them, a read-only agent too: 120 questions of
+  // 250 KB made a task's detail and `asks` 25 MB, 210 findings of 120 KB made it 24 MB.
+  const long = (tag: string, length: number) => `${tag} ${"x".repeat(length - tag.length - 1)}`;
+
+  it("previews each open question on the task and in asks, the whole one `asks --id` away", () => {
+    const task = (arrange(workspace.dir, ["task", "add", "asked at length", "--json"]).json as Json).task.id;
+    const reader = addAgent(workspace.dir, "long-asker", "reader", ["--grant", "ro"]);
+    const asked = [1, 2, 3].map((i) => {
+      const run = arrange(workspace.dir, ["ask", task, long(`question ${i}`, 20_000), "--json"], {
+        env: { CAIRN_AGENT: reader.token },
+      });
+      expect(run.code, run.stderr).toBe(0);
+      return (run.json as { ask: string }).ask;
+    });
+    const shown = cairn(workspace.dir, ["task", "show", task, "--json"]).json as {
+      open_asks: { id: string; question: string }[];
+    };
+    expect(shown.open_asks.map((a) => a.id)).toEqual(asked);
+    const listed = cairn(workspace.dir, ["asks", "--limit", "1000", "--json"]).json as {
+      asks: { id: string; question: string }[];
+    };
+    for (const [n, id] of asked.entries()) {
+      for (const question of [shown.open_asks[n]?.question, listed.asks.find((a) => a.id === id)?.question]) {
+        expect(question?.length).toBeLessThan(600);
+        expect(question).toMatch(
+          new RegExp(
+            `^question ${n + 1} x+… \\[19\\d{3} more characters; whole: \`cairn asks --id ${id}\`\\]$`,
+          ),
+        );
+      }
+    }
+    const whole = cairn(workspace.dir, ["asks", "--id", asked[1] as string, "--json"]).json as {
+      asks: { id: string; question: string }[];
+    };
+    expect(whole.asks).toEqual([
+      expect.objectContaining({ id: asked[1], question: long("question 2", 20_000) }),
+    ]);
+  });
+
+  it("shows the newest 20 findings scoped to a task, each previewed, with their total", () => {
+    const task = (arrange(workspace.dir, ["task", "add", "found at length", "--json"]).json as Json).task.id;
+    const reader = addAgent(workspace.dir, "long-finder", "reader", ["--grant", "ro"]);
+    for (let i = 0; i < 23; i++) {
+      const args = [
+        "note",
+        "add",
+        "finding",
+        "--scope",
+        task,
+        "--severity",
+        "minor",
+        "--text",
+        long(`finding ${i}`, 5_000),
+      ];
+      const run = arrange(workspace.dir, args, { env: { CAIRN_AGENT: reader.token } });
+      expect(run.code, run.stderr).toBe(0);
+    }
+    const shown = cairn(workspace.dir, ["task", "show", task, "--json"]).json as {
+      notes: { kind: string; text: string }[];
+      notes_total: number;
+    };
+    expect(shown.notes).toHaveLength(20);
+    expect(shown.notes_total).toBe(23);
+    expect(shown.notes[0]?.text).toMatch(
+      /^\[minor, unverified\] finding 3 x+… \[\d+ more characters; whole: `cairn note show N-\d+`\]$/,
+    );
+    for (const note of shown.notes) expect(note.text.length).toBeLessThan(1_100);
+    expect(cairn(workspace.dir, ["task", "show", task]).stdout).toContain(
+      `note … 3 more notes (\`cairn note list --scope ${task}\`; answers: \`cairn asks --all\`)`,
+    );
+  });
+
+  it("keeps an answer's note within the body limit, and shows the newest 20 answers with their total", () => {
+    const task = (arrange(workspace.dir, ["task", "add", "answered at length", "--json"]).json as Json).task
+      .id;
+    const reader = addAgent(workspace.dir, "long-answered", "reader", ["--grant", "ro"]);
+    const answer = long("the answer", BODY_CHARS);
+    const asked: string[] = [];
+    for (let i = 0; i < 22; i++) {
+      // The first question and its answer at their limits; the rest short.
+      const question = i === 0 ? long("question 0", BODY_CHARS) : `question ${i}`;
+      const run = arrange(workspace.dir, ["ask", task, question, "--json"], {
+        env: { CAIRN_AGENT: reader.token },
+      });
+      expect(run.code, run.stderr).toBe(0);
+      const id = (run.json as { ask: string }).ask;
+      asked.push(id);
+      const answered = arrange(workspace.dir, ["answer", id, i === 0 ? answer : `answer ${i}`]);
+      expect(answered.code, answered.stderr).toBe(0);
+    }
+    // What the store keeps: the note of the long pair within BODY_CHARS, the ask whole.
+    const exported = cairn(workspace.dir, ["export"])
+      .stdout.trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    const first = exported.find(
+      (row) => row.table === "task_notes" && row.row.text.startsWith(`${asked[0]}: `),
+    );
+    expect(first.row.text.length).toBeLessThanOrEqual(BODY_CHARS);
+    expect(first.row.text).toContain(`whole: \`cairn asks --id ${asked[0]}\``);
+    const whole = cairn(workspace.dir, ["asks", "--id", asked[0] as string, "--json"]).json as {
+      asks: { question: string; answer: string }[];
+    };
+    expect(whole.asks[0]).toMatchObject({ question: long("question 0", BODY_CHARS), answer });
+    const shown = cairn(workspace.dir, ["task", "show", task, "--json"]).json as {
+      notes: { kind: string; text: string }[];
+      notes_total: number;
+    };
+    expect(shown.notes.map((n) => n.text.split(":")[0])).toEqual(asked.slice(2));
+    expect(shown.notes_total).toBe(22);
   });
 });
 

@@ -9,6 +9,7 @@ import { sweep } from "../../domains/tasks/sweep.js";
 import { SHORTCUT_EFFECTS, type ShortcutRecord, TASK_STATUSES } from "../../store/tasks.js";
 import { defineCommand } from "../define.js";
 import { verbatim } from "../field-text.js";
+import { shortId } from "../ids.js";
 
 const Ask = z.object({
   id: z.string(),
@@ -136,16 +137,18 @@ export const answerCommand = defineCommand({
 
 export const asksCommand = defineCommand({
   name: "asks",
-  summary: "Open questions (all, or those routed to one role); --all includes answered ones",
+  summary:
+    "Open questions (all, or those routed to one role), each previewed; --all includes answered ones; --id Q-3 shows one whole",
   effect: "read",
   input: z.object({
+    id: shortId("Q").optional().describe("one question, e.g. Q-3, with its whole text and answer"),
     role: z.string().optional(),
     all: z.boolean().optional(),
     limit: z.number().int().min(1).max(1000).optional().describe(`default ${ASKS_SHOWN}`),
   }),
   output: z.object({
     asks: z.array(Ask),
-    /** Open questions in all (of that role), past the limit too; null with --all. */
+    /** Open questions in all (of that role), past the limit too; null with --all or --id. */
     total: z.number().int().nullable(),
   }),
   async handler(input, ctx) {

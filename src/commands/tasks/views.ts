@@ -83,10 +83,16 @@ export const TaskDetailView = z.object({
   dependents_total: z.number().int(),
   children: z.array(TaskSummary).describe("the first 100 in tree order; `task list --parent` pages them all"),
   children_total: z.number().int(),
-  open_asks: z.array(z.object({ id: z.string(), question: z.string(), to: z.string() })),
+  open_asks: z
+    .array(z.object({ id: z.string(), question: z.string(), to: z.string() }))
+    .describe("each question previewed; `asks --id` shows one whole"),
   /** Open questions on the task in all; open_asks holds the oldest 100. */
   open_asks_total: z.number().int(),
-  notes: z.array(z.object({ at: z.string(), author: z.string(), kind: z.string(), text: z.string() })),
+  notes: z
+    .array(z.object({ at: z.string(), author: z.string(), kind: z.string(), text: z.string() }))
+    .describe("the newest 20 answers and 20 notes scoped to the task, each previewed"),
+  /** Notes on the task in all, answers and scoped notes. */
+  notes_total: z.number().int(),
 });
 
 export const summaryView = (task: TaskSummaryRecord): z.infer<typeof TaskSummary> => ({
@@ -135,6 +141,7 @@ export const detailView = (detail: TaskDetail): z.infer<typeof TaskDetailView> =
   open_asks: detail.asks.map((a) => ({ id: a.id, question: a.question, to: a.toRole })),
   open_asks_total: detail.openAsks,
   notes: detail.notes.map((n) => ({ at: n.at, author: n.author, kind: n.kind, text: n.text })),
+  notes_total: detail.notesTotal,
 });
 
 export const summaryLine = (t: z.infer<typeof TaskSummary>) =>
@@ -180,6 +187,10 @@ export function renderDetail(d: z.infer<typeof TaskDetailView>): string {
   if (d.open_asks_total > d.open_asks.length)
     lines.push(`  ? … ${d.open_asks_total - d.open_asks.length} more open questions (\`cairn asks\`)`);
   for (const n of d.notes) lines.push(`  note (${n.kind}, ${n.author}): ${textBlock(n.text, "    ")}`);
+  if (d.notes_total > d.notes.length)
+    lines.push(
+      `  note … ${d.notes_total - d.notes.length} more notes (\`cairn note list --scope ${t.id}\`; answers: \`cairn asks --all\`)`,
+    );
   return lines.join("\n");
 }
 

@@ -1,8 +1,9 @@
 import { conflict, notFound, refuse, usageError } from "../../kernel/outcome.js";
-import { quoteValue } from "../../kernel/text.js";
+import { previewText, quoteValue } from "../../kernel/text.js";
 import type { Store, Tx } from "../../store/store.js";
-import type { AskRecord, TaskRecord } from "../../store/tasks.js";
+import type { AskRecord, TaskNote, TaskRecord } from "../../store/tasks.js";
 import { type Actor, actorOf, ancestorsOf, lineageOf, sameTree } from "../identity/actor.js";
+import { BODY_CHARS, TITLE_CHARS } from "../limits/limits.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
 import { wipFull, wipHeldText } from "./claims.js";
 import { journal, loadTask, who } from "./common.js";
@@ -159,7 +160,7 @@ export async function answerQuestion(
       at: now,
       author: actor.id,
       kind: "answer",
-      text: `${id}: ${ask.question}\n→ ${answer.trim()}`,
+      text: answerNote(ask, answer.trim()),
     });
     const task = (await tx.tasks.byId(ask.taskId)) as TaskRecord;
     // The questions that hold it blocked: its holder's own, or, unheld, anyone's. Another agent's
@@ -206,6 +207,47 @@ export async function answerQuestion(
   });
 }
 
+/** Where one question is read whole: every list of questions previews them. */
+export const wholeAsk = (id: string) => `\`cairn asks --id ${id}\``;
+
+/**
+ * A question as a list shows it: its question and answer each previewed to TITLE_CHARS (as
+ * `status` does), the preview saying where the whole is read. A read-only agent may ask, each
+ * question up to 256 KiB: 120 of them made `asks` and a task's detail 25 MB.
+ */
+export const askPreview = (ask: AskRecord): AskRecord => ({
+  ...ask,
+  question: previewText(ask.question, TITLE_CHARS, wholeAsk(ask.id)),
+  answer: ask.answer === null ? null : previewText(ask.answer, TITLE_CHARS, wholeAsk(ask.id)),
+});
+
+/**
+ * How much of each task note a view shows (a task's detail, a brief's activity): an answer's note
+ * holds its question's preview (TITLE_CHARS) before the answer, so twice that. `asks --id` (or
+ * `note show` for a knowledge note) shows it whole.
+ */
+export const NOTE_PREVIEW_CHARS = 2 * TITLE_CHARS;
+
+/** A task's own note (an answer: `Q-3: question\n→ answer`) as a view shows it: previewed. */
+export function taskNotePreview(note: TaskNote): TaskNote {
+  const ask = note.kind === "answer" ? /^Q-\d+(?=: )/.exec(note.text)?.[0] : undefined;
+  return { ...note, text: previewText(note.text, NOTE_PREVIEW_CHARS, ask ? wholeAsk(ask) : undefined) };
+}
+
+/** Room the mark of a cut answer takes in its note, with some to spare (see previewOfHead). */
+const MARK_ROOM = 200;
+
+/**
+ * The note an answer leaves on its task: the question previewed (the question keeps its whole
+ * text) and the answer, cut where the note would pass the BODY_CHARS every note keeps within. A
+ * question and an answer of 256 KiB each made a note of 524,018 characters, and a task's notes
+ * are read by every show of it.
+ */
+export function answerNote(ask: Pick<AskRecord, "id" | "question">, answer: string): string {
+  const head = `${ask.id}: ${previewText(ask.question, TITLE_CHARS, wholeAsk(ask.id))}\n→ `;
+  return `${head}${previewText(answer, BODY_CHARS - head.length - MARK_ROOM, wholeAsk(ask.id))}`;
+}
+
 /**
  * Open questions listed at most, oldest first, wherever they are listed (`asks`, `status`, a
  * task's detail, the dashboard's inbox), with the total beside them: anyone may ask, a read-only
@@ -215,16 +257,27 @@ export const ASKS_SHOWN = 100;
 
 /**
  * Open questions, oldest first (all or one role's), or every question newest first with `all`;
- * at most `limit`, with how many there are in all.
+ * at most `limit`, with how many there are in all; each previewed (askPreview). With `id`, that
+ * one question, whole.
  */
-export async function listAsks(store: Store, filter: { role?: string; all?: boolean; limit?: number }) {
+export async function listAsks(
+  store: Store,
+  filter: { id?: string; role?: string; all?: boolean; limit?: number },
+) {
   const limit = filter.limit ?? ASKS_SHOWN;
-  return store.read(async (tx) =>
-    filter.all
-      ? { asks: await tx.asks.all(limit), total: null }
+  return store.read(async (tx) => {
+    if (filter.id !== undefined) {
+      // One question, whole: the one place its full text and answer are read.
+      const id = filter.id.trim().toUpperCase();
+      const ask = await tx.asks.byId(id);
+      if (!ask) throw notFound(`no question ${quoteValue(id)}`, "see `cairn asks --all`");
+      return { asks: [ask], total: null };
+    }
+    return filter.all
+      ? { asks: (await tx.asks.all(limit)).map(askPreview), total: null }
       : {
-          asks: await tx.asks.open({ toRole: filter.role, limit }),
+          asks: (await tx.asks.open({ toRole: filter.role, limit })).map(askPreview),
           total: await tx.asks.countOpen({ toRole: filter.role }),
-        },
-  );
+        };
+  });
 }

@@ -1,5 +1,6 @@
 import { conflict, refuse, usageError } from "../../kernel/outcome.js";
 import type { Setting } from "../../kernel/setting.js";
+import { previewText } from "../../kernel/text.js";
 import type { NoteRecord } from "../../store/knowledge.js";
 import type { Store } from "../../store/store.js";
 import type {
@@ -18,7 +19,7 @@ import type { Actor } from "../identity/actor.js";
 import { taskScope } from "../knowledge/text.js";
 import { requireTotalChars } from "../limits/limits.js";
 import { WorkspaceConfig } from "../workspace/config.js";
-import { ASKS_SHOWN } from "./asks.js";
+import { ASKS_SHOWN, askPreview, NOTE_PREVIEW_CHARS, taskNotePreview } from "./asks.js";
 import { requireWipRoom } from "./claims.js";
 import { journal, loadTask, parseEstimate, requirePlanAuthority, who } from "./common.js";
 import { type CriterionInput, toCriterion, withShortcutDefinitions } from "./criteria.js";
@@ -100,10 +101,15 @@ export interface TaskDetail {
   /** Its first RELATED_SHOWN children in tree order; `childrenTotal` counts them all. */
   children: TaskSummaryRecord[];
   childrenTotal: number;
-  /** Its oldest open questions, at most ASKS_SHOWN; `openAsks` counts them all. */
+  /** Its oldest open questions, at most ASKS_SHOWN, each previewed; `openAsks` counts them all. */
   asks: AskRecord[];
   openAsks: number;
+  /**
+   * Its newest notes of each kind (its own, the answers; the knowledge notes scoped to it), at most
+   * NOTES_SHOWN of each, each previewed, oldest first; `notesTotal` counts them all.
+   */
   notes: TaskNote[];
+  notesTotal: number;
 }
 
 /** A knowledge note (decision, finding, metric, ref) as one line of a task's notes. */
@@ -117,8 +123,22 @@ function noteLine(note: NoteRecord, taskId: string): TaskNote {
         : body.kind === "metric"
           ? `goal: ${body.goal} question: ${body.question} metric: ${body.metric}`
           : `${body.target}${body.summary ? ` — ${body.summary}` : ""}`;
-  return { taskId, at: note.createdAt, author: note.author, kind: `${body.kind} ${note.id}`, text };
+  return {
+    taskId,
+    at: note.createdAt,
+    author: note.author,
+    kind: `${body.kind} ${note.id}`,
+    text: previewText(text, NOTE_PREVIEW_CHARS, `\`cairn note show ${note.id}\``),
+  };
 }
+
+/**
+ * Notes a task's detail shows at most of each kind: its own (answers) and the knowledge notes
+ * scoped to it. Anyone may answer or record a finding on any task, a read-only agent too: 210
+ * findings of 120 KB made every show of a task 24 MB. The rest are a `note list --scope` (and
+ * `asks --all`) away.
+ */
+export const NOTES_SHOWN = 20;
 
 /**
  * Children and dependents shown at most on one task. Any writer can put tasks under a task or
@@ -136,8 +156,11 @@ export async function showTask(store: Store, raw: string): Promise<TaskDetail> {
     const task = await loadTask(tx, raw);
     const dependents = (await tx.tasks.dependents(task.id)).sort(byNumber);
     const children = await tx.tasks.children(task.id);
-    const scoped = await tx.notes.list({ scopes: [taskScope(task.id)], limit: 200 });
-    const notes = [...(await tx.tasks.notes(task.id)), ...scoped.map((note) => noteLine(note, task.id))].sort(
+    const scope = taskScope(task.id);
+    // Newest first from the store; oldest first here, as the task's own, before they are merged.
+    const scoped = (await tx.notes.list({ scopes: [scope], limit: NOTES_SHOWN })).reverse();
+    const own = await tx.tasks.notes(task.id, NOTES_SHOWN);
+    const notes = [...own.map(taskNotePreview), ...scoped.map((note) => noteLine(note, task.id))].sort(
       (a, b) => a.at.localeCompare(b.at),
     );
     return {
@@ -149,9 +172,10 @@ export async function showTask(store: Store, raw: string): Promise<TaskDetail> {
       children: children.slice(0, RELATED_SHOWN),
       childrenTotal: children.length,
       // Anyone may ask, a read-only agent too: a flood of questions must not make every show huge.
-      asks: await tx.asks.open({ taskId: task.id, limit: ASKS_SHOWN }),
+      asks: (await tx.asks.open({ taskId: task.id, limit: ASKS_SHOWN })).map(askPreview),
       openAsks: await tx.asks.countOpen({ taskId: task.id }),
       notes,
+      notesTotal: (await tx.tasks.countNotes(task.id)) + (await tx.notes.countInScope(scope)),
     };
   });
 }

@@ -4,6 +4,7 @@ import type { Actor } from "../identity/actor.js";
 import { authorLabels } from "../identity/labels.js";
 import type { BriefShortcut, BriefTask, TaskBriefSource, TaskRef } from "../knowledge/brief/inputs.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
+import { askPreview, taskNotePreview } from "./asks.js";
 import { taskId } from "./common.js";
 import { allowShortcut, shortcutHeadsIn } from "./shortcuts.js";
 
@@ -57,7 +58,7 @@ async function activityOf(tx: Tx, task: TaskRecord) {
     let text: string | null = null;
     if (event.action === "task.ask" && typeof event.data.ask === "string") {
       const ask = await tx.asks.byId(event.data.ask);
-      text = ask ? `${ask.id} to ${ask.toRole}: ${ask.question}` : null;
+      text = ask ? `${ask.id} to ${ask.toRole}: ${askPreview(ask).question}` : null;
     }
     entries.push({
       at: event.at,
@@ -67,12 +68,14 @@ async function activityOf(tx: Tx, task: TaskRecord) {
       seq: event.id,
     });
   }
-  for (const note of await tx.tasks.notes(task.id)) {
+  // The newest only: at most LIMITS.activity entries are kept, and any agent answering a
+  // question adds a note, so reading them all had no bound.
+  for (const note of await tx.tasks.notes(task.id, LIMITS.activity)) {
     entries.push({
       at: note.at,
       actor: note.author,
       action: note.kind,
-      text: note.text,
+      text: taskNotePreview(note).text,
       // A note and the event that wrote it share a time: the note sorts just after it.
       seq: Number.MAX_SAFE_INTEGER,
     });

@@ -13,6 +13,9 @@ export function pgNotes(db: PgDb): NotesRepo {
   const kindsInScope = db.prepare<[string], { kind: NoteKind }>(
     "SELECT DISTINCT kind FROM notes WHERE scope = ? ORDER BY kind",
   );
+  const countInScope = db.prepare<[string], { n: number }>(
+    "SELECT COUNT(*)::int AS n FROM notes WHERE scope = ?",
+  );
 
   return {
     async insert(note, at) {
@@ -70,6 +73,9 @@ export function pgNotes(db: PgDb): NotesRepo {
     },
     async setTrust(id, trust, at) {
       await setTrust.run(trust, at, id);
+    },
+    async countInScope(scope) {
+      return (await countInScope.get(scope))?.n ?? 0;
     },
     async kindsInScope(scope) {
       return (await kindsInScope.all(scope)).map((row) => row.kind);

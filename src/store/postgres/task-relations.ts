@@ -20,6 +20,7 @@ type TaskRelations = Pick<
   | "removeDependency"
   | "addNote"
   | "notes"
+  | "countNotes"
   | "eventsOf"
   | "countEvents"
 >;
@@ -60,9 +61,14 @@ export function pgTaskRelations(db: PgDb): TaskRelations {
     "INSERT INTO task_notes (task_id, at, author, kind, text) VALUES (?, ?, ?, ?, ?)",
   );
   const notes = db.prepare<
-    [string],
+    [string, number],
     { task_id: string; at: string; author: string; kind: string; text: string }
-  >("SELECT task_id, at, author, kind, text FROM task_notes WHERE task_id = ? ORDER BY seq");
+  >(
+    "SELECT task_id, at, author, kind, text FROM (SELECT seq, task_id, at, author, kind, text FROM task_notes WHERE task_id = ? ORDER BY seq DESC LIMIT ?) AS newest ORDER BY seq",
+  );
+  const countNotes = db.prepare<[string], { n: number }>(
+    "SELECT COUNT(*)::int AS n FROM task_notes WHERE task_id = ?",
+  );
   const eventsOf = db.prepare<[string, number], { at: string; actor: string; subject: string; data: string }>(
     "SELECT at, actor, subject, data FROM events WHERE action = ? ORDER BY id DESC LIMIT ?",
   );
@@ -117,14 +123,17 @@ export function pgTaskRelations(db: PgDb): TaskRelations {
     async addNote(note) {
       await addNote.run(note.taskId, note.at, note.author, note.kind, note.text);
     },
-    async notes(taskId) {
-      return (await notes.all(taskId)).map((row) => ({
+    async notes(taskId, limit) {
+      return (await notes.all(taskId, limit)).map((row) => ({
         taskId: row.task_id,
         at: row.at,
         author: row.author,
         kind: row.kind,
         text: row.text,
       }));
+    },
+    async countNotes(taskId) {
+      return (await countNotes.get(taskId))?.n ?? 0;
     },
     async eventsOf(action, limit) {
       return (await eventsOf.all(action, limit)).map((row) => ({

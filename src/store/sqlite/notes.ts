@@ -47,6 +47,7 @@ export function sqliteNotes(db: Database.Database): NotesRepo {
   const kindsInScope = db.prepare<[string], { kind: NoteKind }>(
     "SELECT DISTINCT kind FROM notes WHERE scope = ? ORDER BY kind",
   );
+  const countInScope = db.prepare<[string], { n: number }>("SELECT COUNT(*) AS n FROM notes WHERE scope = ?");
 
   return {
     async insert(note, at) {
@@ -102,6 +103,9 @@ export function sqliteNotes(db: Database.Database): NotesRepo {
     },
     async setTrust(id, trust, at) {
       setTrust.run(trust, at, id);
+    },
+    async countInScope(scope) {
+      return countInScope.get(scope)?.n ?? 0;
     },
     async kindsInScope(scope) {
       return kindsInScope.all(scope).map((row) => row.kind);
