@@ -105,7 +105,7 @@ describe("the task board through the CLI", () => {
     expect(ready.tasks.map((t) => t.id)).toEqual(["T-2", "T-3", "T-4", "T-1"]);
   });
 
-  it("shows a task's first 100 children and dependents with their totals, and a claim none of them", () => {
+  it("shows a task's first 100 children, dependents and dependencies with their totals, and a claim none of them", () => {
     add("the epic");
     // 102 tasks under T-1 that also wait on it: what any writer may pile onto another's task.
     for (let i = 0; i < 102; i++) {
@@ -135,6 +135,31 @@ describe("the task board through the CLI", () => {
     const claimed = cairn(ws.dir, ["task", "claim", "T-1", "--json"]).json as Record<string, unknown>;
     expect(Object.keys(claimed).sort()).toEqual(["already", "criteria", "task"]);
     expect(claimed.task).toMatchObject({ id: "T-1", status: "active", title: "the epic" });
+    // A task waiting on those 102 (any writer may make another's task wait on as many): its
+    // detail and its board card list the first 100, and a claim's refusal names the first 10.
+    const on = Array.from({ length: 102 }, (_, i) => ["--on", `T-${i + 2}`]).flat();
+    expect(arrange(ws.dir, ["task", "add", "the target"]).code).toBe(0);
+    const depended = arrange(ws.dir, ["task", "depend", "T-104", ...on]);
+    expect(depended.code, depended.stderr).toBe(0);
+    const target = cairn(ws.dir, ["task", "show", "T-104", "--json"]).json as {
+      depends_on: { id: string }[];
+      depends_on_total: number;
+    };
+    expect(target.depends_on.map((t) => t.id)).toEqual(first100);
+    expect(target.depends_on_total).toBe(102);
+    expect(cairn(ws.dir, ["task", "show", "T-104"]).stdout).toContain("T-101 (open) … and 2 more");
+    const board = cairn(ws.dir, ["board", "--limit", "200", "--json"]).json as {
+      columns: { cards: { id: string; depends_on: { id: string }[]; depends_on_total: number }[] }[];
+    };
+    const card = board.columns.flatMap((column) => column.cards).find((c) => c.id === "T-104");
+    expect(card?.depends_on.map((d) => d.id)).toEqual(first100);
+    expect(card?.depends_on_total).toBe(102);
+    const refused = cairn(ws.dir, ["task", "claim", "T-104", "--json"]);
+    expect(refused.code).toBe(3);
+    const { reason } = (refused.json as { refused: { reason: string } }).refused;
+    expect(reason).toContain("unfinished dependencies: T-2 (open), T-3 (open)");
+    expect(reason).toContain("T-11 (open) and 92 more (102 in all; `cairn task show T-104`)");
+    expect(reason).not.toContain("T-12 (open)");
   });
 
   it("lists with filters and pages", () => {

@@ -78,7 +78,8 @@ export const Task = TaskSummary.extend({
 export const TaskDetailView = z.object({
   task: Task,
   criteria: z.array(Criterion),
-  depends_on: z.array(TaskSummary),
+  depends_on: z.array(TaskSummary).describe("the tasks this one waits on, the first 100"),
+  depends_on_total: z.number().int(),
   dependents: z.array(TaskSummary).describe("tasks waiting on this one, the first 100"),
   dependents_total: z.number().int(),
   children: z.array(TaskSummary).describe("the first 100 in tree order; `task list --parent` pages them all"),
@@ -134,6 +135,7 @@ export const detailView = (detail: TaskDetail): z.infer<typeof TaskDetailView> =
   task: taskView(detail.task),
   criteria: detail.criteria.map(criterionView),
   depends_on: detail.dependsOn.map(summaryView),
+  depends_on_total: detail.dependsOnTotal,
   dependents: detail.dependents.map(summaryView),
   dependents_total: detail.dependentsTotal,
   children: detail.children.map(summaryView),
@@ -170,8 +172,12 @@ export function renderDetail(d: z.infer<typeof TaskDetailView>): string {
         : "";
     lines.push(`  [${c.checked ? "x" : " "}] ${c.n}. ${c.text}${how}`);
   }
-  if (d.depends_on.length)
-    lines.push(`  depends on: ${d.depends_on.map((x) => `${x.id} (${x.status})`).join(", ")}`);
+  if (d.depends_on.length) {
+    const more = d.depends_on_total - d.depends_on.length;
+    lines.push(
+      `  depends on: ${d.depends_on.map((x) => `${x.id} (${x.status})`).join(", ")}${more > 0 ? ` … and ${more} more` : ""}`,
+    );
+  }
   if (d.children.length) {
     const more = d.children_total - d.children.length;
     const rest = more > 0 ? ` … and ${more} more (\`cairn task list --parent ${t.id}\`)` : "";

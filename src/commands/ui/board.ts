@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { TITLE_CHARS } from "../../domains/limits/limits.js";
+import { RELATED_SHOWN } from "../../domains/tasks/board.js";
 import { previewOfHead } from "../../kernel/text.js";
 import type { Tx } from "../../store/store.js";
 import { type HeldTaskRecord, TASK_STATUSES, type TaskStatus } from "../../store/tasks.js";
@@ -15,7 +16,10 @@ const Card = TaskSummary.extend({
     verified: z.number().describe("checked by cairn running the criterion's command"),
     claimed: z.number().describe("ticked by the owner with no command cairn could run"),
   }),
-  depends_on: z.array(z.object({ id: z.string(), status: z.enum(TASK_STATUSES) })),
+  depends_on: z
+    .array(z.object({ id: z.string(), status: z.enum(TASK_STATUSES) }))
+    .describe("the first 100 tasks it waits on"),
+  depends_on_total: z.number(),
 });
 
 const Column = z.object({
@@ -27,6 +31,7 @@ const Column = z.object({
 async function card(tx: Tx, task: HeldTaskRecord): Promise<z.infer<typeof Card>> {
   // Counted in the store: a card shows no criterion's text or evidence.
   const { total, checked, verified } = await tx.tasks.criteriaCounts(task.id);
+  const dependsOn = await tx.tasks.dependencies(task.id);
   return {
     ...summaryView(task),
     lease_at: task.leaseAt,
@@ -34,7 +39,10 @@ async function card(tx: Tx, task: HeldTaskRecord): Promise<z.infer<typeof Card>>
     blocked_reason: task.blockedReason === null ? null : previewOfHead(task.blockedReason, TITLE_CHARS),
     unverified: task.unverified,
     criteria: { total, verified, claimed: checked - verified },
-    depends_on: (await tx.tasks.dependencies(task.id)).map((d) => ({ id: d.id, status: d.status })),
+    // The first RELATED_SHOWN, as a task's detail: any writer may make a task wait on a thousand
+    // others, and each card listed them all (35 KB a card).
+    depends_on: dependsOn.slice(0, RELATED_SHOWN).map((d) => ({ id: d.id, status: d.status })),
+    depends_on_total: dependsOn.length,
   };
 }
 

@@ -94,7 +94,9 @@ export async function addTask(
 export interface TaskDetail {
   task: TaskRecord;
   criteria: CriterionRecord[];
+  /** The first RELATED_SHOWN tasks it waits on; `dependsOnTotal` counts them all. */
   dependsOn: DependencyRecord[];
+  dependsOnTotal: number;
   /** The first RELATED_SHOWN tasks waiting on it; `dependentsTotal` counts them all. */
   dependents: TaskSummaryRecord[];
   dependentsTotal: number;
@@ -141,9 +143,10 @@ function noteLine(note: NoteRecord, taskId: string): TaskNote {
 export const NOTES_SHOWN = 20;
 
 /**
- * Children and dependents shown at most on one task. Any writer can put tasks under a task or
- * make them wait on it: ten thousand of them would make every show of it (and a model's context)
- * about a megabyte. The rest are a `task list --parent` away.
+ * Children, dependents and dependencies shown at most on one task (and its board card). Any writer
+ * can put tasks under a task or make them wait on it, or make it wait on a thousand: ten thousand
+ * of them would make every show of it (and a model's context) about a megabyte. Children are a
+ * `task list --parent` away.
  */
 export const RELATED_SHOWN = 100;
 
@@ -163,10 +166,13 @@ export async function showTask(store: Store, raw: string): Promise<TaskDetail> {
     const notes = [...own.map(taskNotePreview), ...scoped.map((note) => noteLine(note, task.id))].sort(
       (a, b) => a.at.localeCompare(b.at),
     );
+    // Any writer may make another's task wait on a thousand others.
+    const dependsOn = await tx.tasks.dependencies(task.id);
     return {
       task,
       criteria: await tx.tasks.criteria(task.id),
-      dependsOn: await tx.tasks.dependencies(task.id),
+      dependsOn: dependsOn.slice(0, RELATED_SHOWN),
+      dependsOnTotal: dependsOn.length,
       dependents: await tx.tasks.byIds(dependents.slice(0, RELATED_SHOWN)),
       dependentsTotal: dependents.length,
       children: children.slice(0, RELATED_SHOWN),

@@ -8,6 +8,24 @@ import type { WorkspaceConfig } from "../workspace/config.js";
 import { journal, loadTask, requireActiveAgent, requireHolder, who } from "./common.js";
 import { outOfLineScope, wipCapsOf } from "./scope.js";
 
+/**
+ * Unfinished dependencies a claim's refusal names at most. Any writer may make a task wait on a
+ * thousand others, and naming them all made the refusal 17 KB; the rest are on `task show`.
+ */
+const DEPENDENCIES_NAMED = 10;
+
+/** `T-2 (open), T-3 (active, dev1) and 998 more (1000 in all; …)`. */
+function unfinishedList(unfinished: TaskSummaryRecord[], taskId: string): string {
+  const named = unfinished
+    .slice(0, DEPENDENCIES_NAMED)
+    .map((d) => `${d.id} (${d.status}${d.owner ? `, ${d.owner}` : ""})`)
+    .join(", ");
+  const more = unfinished.length - DEPENDENCIES_NAMED;
+  return more > 0
+    ? `${named} and ${more} more (${unfinished.length} in all; \`cairn task show ${taskId}\`)`
+    : named;
+}
+
 /** Ready tasks this caller may take, best first. */
 export function readyFor(tx: Tx, config: WorkspaceConfig, actor: Actor, limit: number, excluding?: string) {
   return tx.tasks.ready((task) => outOfLineScope(task, config, actor).length === 0, limit, excluding);
@@ -72,7 +90,7 @@ export async function claimTask(
       (dependency) => dependency.status !== "done" && dependency.status !== "dropped",
     );
     if (unfinished.length > 0) {
-      const names = unfinished.map((d) => `${d.id} (${d.status}${d.owner ? `, ${d.owner}` : ""})`).join(", ");
+      const names = unfinishedList(unfinished, task.id);
       const readyDependency = (await readyFor(tx, config, actor, 1_000)).find((ready) =>
         unfinished.some((d) => d.id === ready.id),
       );
