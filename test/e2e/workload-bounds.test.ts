@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { callTool, connectMcp } from "../helpers/mcp.js";
-import { addAgent, cairn, initWorkspace, scratchDir, uniqueName } from "../helpers/workspace.js";
+import { addAgent, arrange, cairn, initWorkspace, scratchDir, uniqueName } from "../helpers/workspace.js";
 
 /**
  * One agent with an ordinary grant must not, in a call or two, make the workspace slow or stuck
@@ -225,5 +225,33 @@ describe("what every agent reads stays small whatever one agent wrote", () => {
       task: { blocked_reason: string };
     };
     expect(shown.task.blocked_reason).toBe(long(0));
+  });
+});
+
+/** `--flag value` once per value, as the CLI takes a list. */
+const each = (flag: string, values: readonly string[]) => values.flatMap((value) => [flag, value]);
+
+describe("lists any writer can grow are paged or capped, and read a page from the store", () => {
+  it("a shortcut's command holds at most 16 KiB in all: refused naming the limit, the value quoted cut", () => {
+    const env = { CAIRN_AGENT: addAgent(ws.dir, "bob", "dev").token };
+    // 256 words of 4 KiB each passed every word's limit: 1 MiB a shortcut, which every shortcut
+    // list and every brief read whole (160 of them made a list 160 MB).
+    const words = Array.from({ length: 256 }, (_, i) => `${i}${"a".repeat(4096 - String(i).length)}`);
+    const refused = arrange(
+      ws.dir,
+      ["shortcut", "add", "huge", "--effect", "none", ...each("--argv", words)],
+      { env },
+    );
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("argv holds at most 16384 characters in all (this one has 1048576");
+    expect(refused.stderr).toContain("(1048831 characters)");
+    expect(refused.stderr.length).toBeLessThan(2_000);
+    expect(cairn(ws.dir, ["shortcut", "list", "--json"]).stdout).not.toContain('"huge"');
+    const fits = arrange(
+      ws.dir,
+      ["shortcut", "add", "fits", "--effect", "none", ...each("--argv", words.slice(0, 4))],
+      { env },
+    );
+    expect(fits.code, fits.stderr).toBe(0);
   });
 });

@@ -14,7 +14,7 @@ import type {
 import { checkoutFor } from "../goals/git.js";
 import { type Actor, lineageOf, OWNER } from "../identity/actor.js";
 import { type Effect, guard } from "../identity/guard.js";
-import { FIELD_CHARS } from "../limits/limits.js";
+import { ARGV_TOTAL_CHARS, FIELD_CHARS } from "../limits/limits.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
 import { journal, loadTask, who } from "./common.js";
 import { commandLine, runCommand } from "./runner.js";
@@ -136,6 +136,12 @@ export async function addShortcut(
       "choose a name that is not an id (T-4, 7)",
     );
   if (shortcut.argv.length === 0) throw usageError("a shortcut needs a command (--argv, once per word)");
+  const chars = shortcut.argv.reduce((sum, word) => sum + word.length, 0);
+  if (chars > ARGV_TOTAL_CHARS)
+    throw usageError(
+      `shortcut ${shortcut.name}: argv holds at most ${ARGV_TOTAL_CHARS} characters in all (this one has ${chars} in ${shortcut.argv.length} words): ${quoteValue(shortcut.argv.join(" "))}`,
+      "keep long arguments in a file the command reads, or make them {{params}} given at each run",
+    );
   if (config.shortcuts[shortcut.name]) {
     throw conflict(
       `shortcut ${shortcut.name} is defined in cairn.toml`,
