@@ -162,6 +162,15 @@ export interface RisksRepo {
   levels(scopes: readonly string[]): Promise<RiskLevels[]>;
   /** These risks whole, oldest first; ids that name none are left out. */
   byIds(ids: readonly string[]): Promise<RiskRecord[]>;
+  /**
+   * One page of the risks (of `scope` alone, when given), worst rank first and oldest first among
+   * equals (the order `byRank` gives `list`), and how many there are: only the page's rows are read.
+   */
+  page(query: {
+    scope?: string;
+    limit: number;
+    offset: number;
+  }): Promise<{ risks: RiskRecord[]; total: number }>;
 }
 
 export interface GlossaryEntry {
@@ -180,6 +189,8 @@ export interface GlossaryRepo {
   /** The entry `upsert` would replace for this term (terms compare case-insensitively). */
   byTerm(term: string): Promise<GlossaryEntry | undefined>;
   list(): Promise<GlossaryEntry[]>;
+  /** One page of the entries, in `list` order, and how many there are. */
+  page(query: { limit: number; offset: number }): Promise<{ entries: GlossaryEntry[]; total: number }>;
   /**
    * The entries whose term may occur in `lowerText` (text already lower-cased), in `list` order:
    * each term that, lower-cased, is part of the text, and every term holding anything but ASCII

@@ -232,6 +232,52 @@ describe("what every agent reads stays small whatever one agent wrote", () => {
 const each = (flag: string, values: readonly string[]) => values.flatMap((value) => [flag, value]);
 
 describe("lists any writer can grow are paged or capped, and read a page from the store", () => {
+  it("risk list and glossary list come a page at a time, worst risk first, with total and next_offset", () => {
+    const env = { CAIRN_AGENT: addAgent(ws.dir, "bob", "dev").token };
+    const big = "i".repeat(16 * 1024);
+    for (let n = 0; n < 30; n++) {
+      const [impact, likelihood] = n % 3 === 0 ? ["high", "high"] : ["low", "medium"];
+      const risk = ["risk", "add", `risk ${n}`, "--impact", `${impact}`, "--likelihood", `${likelihood}`];
+      expect(arrange(ws.dir, [...risk, "--indicators", big, "--action", big], { env }).code).toBe(0);
+      expect(
+        arrange(ws.dir, ["glossary", "set", `term${String(n).padStart(2, "0")}`, big], { env }).code,
+      ).toBe(0);
+    }
+    // Every risk and term was sent whole: 30 risks of 32 KiB made 1 MB; 100 of 200 KB made 20 MB,
+    // past what an MCP client reads in one message, and no parameter narrowed it.
+    const risks = cairn(ws.dir, ["risk", "list", "--json"]);
+    expect(risks.code, risks.stderr).toBe(0);
+    expect(risks.stdout.length).toBeLessThan(400_000);
+    type Risks = { risks: { id: string; rank: number }[]; total: number; next_offset: number | null };
+    const first = risks.json as Risks;
+    expect(first.total).toBe(30);
+    expect(first.next_offset).toBe(10);
+    // The worst ten, oldest first among equals: ranked in the store, not after reading every risk.
+    expect(first.risks.map((risk) => risk.id)).toEqual(
+      Array.from({ length: 10 }, (_, i) => `RK-${3 * i + 1}`),
+    );
+    expect(first.risks.every((risk) => risk.rank === 1)).toBe(true);
+    const rest = arrange(ws.dir, ["risk", "list", "--offset", "25", "--limit", "100", "--json"])
+      .json as Risks;
+    expect(rest.risks.map((risk) => risk.id)).toEqual(["RK-24", "RK-26", "RK-27", "RK-29", "RK-30"]);
+    expect(rest.next_offset).toBeNull();
+    expect(arrange(ws.dir, ["risk", "list", "--limit", "1000"]).code).toBe(2);
+    expect(arrange(ws.dir, ["risk", "list"]).stdout).toContain("(10 of 30; next: --offset 10)");
+
+    const terms = cairn(ws.dir, ["glossary", "list", "--json"]);
+    expect(terms.code, terms.stderr).toBe(0);
+    type Terms = { terms: { term: string }[]; total: number; next_offset: number | null };
+    expect(terms.json).toMatchObject({ total: 30, next_offset: 25 });
+    expect((terms.json as Terms).terms.map((entry) => entry.term).slice(0, 3)).toEqual([
+      "term00",
+      "term01",
+      "term02",
+    ]);
+    const last = arrange(ws.dir, ["glossary", "list", "--offset", "25", "--json"]).json as Terms;
+    expect(last.terms.map((entry) => entry.term)).toEqual(["term25", "term26", "term27", "term28", "term29"]);
+    expect(last.next_offset).toBeNull();
+  });
+
   it("a shortcut's command holds at most 16 KiB in all: refused naming the limit, the value quoted cut", () => {
     const env = { CAIRN_AGENT: addAgent(ws.dir, "bob", "dev").token };
     // 256 words of 4 KiB each passed every word's limit: 1 MiB a shortcut, which every shortcut

@@ -9,6 +9,7 @@ import {
 } from "../../domains/knowledge/risks.js";
 import type { RiskRecord } from "../../store/knowledge.js";
 import { defineCommand } from "../define.js";
+import { nextOffset, pageFooter, pageInput, pageOutput } from "../paging.js";
 
 const Risk = z.object({
   id: z.string(),
@@ -59,16 +60,35 @@ export const riskAdd = defineCommand({
   render: (out) => `Recorded ${riskLine(out.risk)}`,
 });
 
+/**
+ * Risks per page of `risk list`, and the most one page holds: a risk's indicators and action hold
+ * up to 256 KiB each, so a default page stays within 5 MiB, half of what an MCP client reads.
+ */
+const RISKS_PAGE = 10;
+const RISKS_PAGE_MAX = 100;
+
 export const riskList = defineCommand({
   name: "risk list",
-  summary: "Risks, worst rank first (rank from impact × likelihood)",
+  summary: "Risks, worst rank first (rank from impact × likelihood); paged",
   effect: "read",
-  input: z.object({ scope: z.string().optional().describe("only this scope") }),
-  output: z.object({ risks: z.array(Risk) }),
+  input: z.object({
+    scope: z.string().optional().describe("only this scope"),
+    ...pageInput(RISKS_PAGE, RISKS_PAGE_MAX),
+  }),
+  output: z.object({ risks: z.array(Risk), ...pageOutput }),
   async handler(input, ctx) {
-    return { risks: (await listRisks(ctx.store, input.scope)).map(riskView) };
+    const offset = input.offset ?? 0;
+    const { risks, total } = await listRisks(ctx.store, {
+      scope: input.scope,
+      limit: input.limit ?? RISKS_PAGE,
+      offset,
+    });
+    return { risks: risks.map(riskView), total, next_offset: nextOffset(offset, risks.length, total) };
   },
-  render: (out) => (out.risks.length === 0 ? "No risks recorded." : out.risks.map(riskLine).join("\n")),
+  render: (out) =>
+    out.total === 0
+      ? "No risks recorded."
+      : [...out.risks.map(riskLine), ...pageFooter(out, out.risks.length)].join("\n"),
 });
 
 const Term = z.object({ term: z.string(), meaning: z.string(), author: z.string(), updated_at: z.string() });
@@ -93,14 +113,19 @@ export const glossarySet = defineCommand({
   render: (out) => `${out.created ? "Defined" : "Redefined"} ${out.entry.term}: ${out.entry.meaning}`,
 });
 
+/** Terms per page of `glossary list`, and the most one page holds (a meaning holds up to 256 KiB). */
+const GLOSSARY_PAGE = 25;
+const GLOSSARY_PAGE_MAX = 200;
+
 export const glossaryList = defineCommand({
   name: "glossary list",
-  summary: "Every term and its meaning",
+  summary: "The terms and their meanings, by term; paged",
   effect: "read",
-  input: z.object({}),
-  output: z.object({ terms: z.array(Term) }),
-  async handler(_input, ctx) {
-    const entries = await listGlossary(ctx.store);
+  input: z.object(pageInput(GLOSSARY_PAGE, GLOSSARY_PAGE_MAX)),
+  output: z.object({ terms: z.array(Term), ...pageOutput }),
+  async handler(input, ctx) {
+    const offset = input.offset ?? 0;
+    const { entries, total } = await listGlossary(ctx.store, { limit: input.limit ?? GLOSSARY_PAGE, offset });
     return {
       terms: entries.map((e) => ({
         term: e.term,
@@ -108,8 +133,12 @@ export const glossaryList = defineCommand({
         author: e.author,
         updated_at: e.updatedAt,
       })),
+      total,
+      next_offset: nextOffset(offset, entries.length, total),
     };
   },
   render: (out) =>
-    out.terms.length === 0 ? "No terms yet." : out.terms.map((t) => `${t.term}: ${t.meaning}`).join("\n"),
+    out.total === 0
+      ? "No terms yet."
+      : [...out.terms.map((t) => `${t.term}: ${t.meaning}`), ...pageFooter(out, out.terms.length)].join("\n"),
 });

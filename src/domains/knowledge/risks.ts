@@ -75,9 +75,16 @@ export async function addRisk(
   });
 }
 
-export async function listRisks(store: Store, scope?: string): Promise<RiskRecord[]> {
-  const scopes = scope === undefined ? undefined : [parseScope(scope)];
-  return byRank(await store.read((tx) => tx.risks.list(scopes)));
+/**
+ * A page of the risks, worst rank first. A page, not all: any writer adds risks, each of up to
+ * 512 KiB, and 100 of 200 KB made every `risk list` 20 MB, past what an MCP client reads.
+ */
+export async function listRisks(
+  store: Store,
+  query: { scope?: string; limit: number; offset: number },
+): Promise<{ risks: RiskRecord[]; total: number }> {
+  const scope = query.scope === undefined ? undefined : parseScope(query.scope);
+  return store.read((tx) => tx.risks.page({ scope, limit: query.limit, offset: query.offset }));
 }
 
 /**
@@ -130,6 +137,10 @@ async function spelledOtherwise(tx: Tx, term: string): Promise<GlossaryEntry | u
   return (await tx.glossary.mayOccurIn(key)).find((entry) => termKey(entry.term) === key);
 }
 
-export async function listGlossary(store: Store): Promise<GlossaryEntry[]> {
-  return store.read((tx) => tx.glossary.list());
+/** A page of the glossary, by term: any writer defines terms, each meaning up to 256 KiB. */
+export async function listGlossary(
+  store: Store,
+  query: { limit: number; offset: number },
+): Promise<{ entries: GlossaryEntry[]; total: number }> {
+  return store.read((tx) => tx.glossary.page(query));
 }

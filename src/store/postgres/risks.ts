@@ -7,7 +7,7 @@ import type {
   RisksRepo,
 } from "../knowledge.js";
 import { placeholders } from "../sqlite/note-rows.js";
-import { type RiskRow, toRisk } from "../sqlite/risk-rows.js";
+import { type RiskRow, riskPageSql, toRisk } from "../sqlite/risk-rows.js";
 import type { PgDb } from "./db.js";
 import { shortIds } from "./short-ids.js";
 
@@ -23,6 +23,10 @@ export function pgRisks(db: PgDb): RisksRepo {
     "SELECT id, impact, likelihood FROM risks WHERE scope = ANY(?) ORDER BY seq",
   );
   const byIds = db.prepare<[string[]], RiskRow>("SELECT * FROM risks WHERE id = ANY(?) ORDER BY seq");
+  const page = db.prepare<[number, number], RiskRow>(riskPageSql("", "?", "?"));
+  const pageInScope = db.prepare<[string, number, number], RiskRow>(riskPageSql("WHERE scope = ?", "?", "?"));
+  const count = db.prepare<[], { n: number }>("SELECT COUNT(*) AS n FROM risks");
+  const countInScope = db.prepare<[string], { n: number }>("SELECT COUNT(*) AS n FROM risks WHERE scope = ?");
   return {
     async insert(risk, at) {
       const { seq, id } = await nextId();
@@ -57,6 +61,13 @@ export function pgRisks(db: PgDb): RisksRepo {
     async byIds(ids) {
       return (await byIds.all([...new Set(ids)])).map(toRisk);
     },
+    async page({ scope, limit, offset }) {
+      const rows = await (scope === undefined
+        ? page.all(limit, offset)
+        : pageInScope.all(scope, limit, offset));
+      const counted = await (scope === undefined ? count.get() : countInScope.get(scope));
+      return { risks: rows.map(toRisk), total: Number(counted?.n ?? 0) };
+    },
   };
 }
 
@@ -84,6 +95,10 @@ export function pgGlossary(db: PgDb): GlossaryRepo {
     `SELECT term, meaning, author, updated_at FROM glossary
      WHERE strpos(?, lower(term)) > 0 OR octet_length(term) <> char_length(term) ORDER BY lower(term)`,
   );
+  const page = db.prepare<[number, number], GlossaryRow>(
+    "SELECT term, meaning, author, updated_at FROM glossary ORDER BY lower(term) LIMIT ? OFFSET ?",
+  );
+  const count = db.prepare<[], { n: number }>("SELECT COUNT(*) AS n FROM glossary");
   const entry = (row: GlossaryRow): GlossaryEntry => ({
     term: row.term,
     meaning: row.meaning,
@@ -106,6 +121,10 @@ export function pgGlossary(db: PgDb): GlossaryRepo {
     },
     async list() {
       return (await all.all()).map(entry);
+    },
+    async page({ limit, offset }) {
+      const rows = await page.all(limit, offset);
+      return { entries: rows.map(entry), total: Number((await count.get())?.n ?? 0) };
     },
     async mayOccurIn(lowerText) {
       return (await mayOccur.all(lowerText)).map(entry);

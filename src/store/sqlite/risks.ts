@@ -7,7 +7,7 @@ import type {
   RiskLevels,
   RisksRepo,
 } from "../knowledge.js";
-import { type RiskRow, toRisk } from "./risk-rows.js";
+import { type RiskRow, riskPageSql, toRisk } from "./risk-rows.js";
 import { shortIds } from "./short-ids.js";
 
 export function sqliteRisks(db: Database.Database): RisksRepo {
@@ -29,6 +29,12 @@ export function sqliteRisks(db: Database.Database): RisksRepo {
   const byIds = db.prepare<[string], RiskRow>(
     "SELECT r.* FROM json_each(?) j CROSS JOIN risks r ON r.id = j.value ORDER BY r.seq",
   );
+  const page = db.prepare<[number, number], RiskRow>(riskPageSql("", "+?", "+?"));
+  const pageInScope = db.prepare<[string, number, number], RiskRow>(
+    riskPageSql("WHERE scope = ?", "+?", "+?"),
+  );
+  const count = db.prepare<[], { n: number }>("SELECT COUNT(*) AS n FROM risks");
+  const countInScope = db.prepare<[string], { n: number }>("SELECT COUNT(*) AS n FROM risks WHERE scope = ?");
   return {
     async insert(risk, at) {
       const { seq, id } = nextId();
@@ -56,6 +62,11 @@ export function sqliteRisks(db: Database.Database): RisksRepo {
     async byIds(ids) {
       return byIds.all(JSON.stringify([...new Set(ids)])).map(toRisk);
     },
+    async page({ scope, limit, offset }) {
+      const rows = scope === undefined ? page.all(limit, offset) : pageInScope.all(scope, limit, offset);
+      const total = (scope === undefined ? count.get() : countInScope.get(scope))?.n ?? 0;
+      return { risks: rows.map(toRisk), total };
+    },
   };
 }
 
@@ -81,6 +92,10 @@ export function sqliteGlossary(db: Database.Database): GlossaryRepo {
     `SELECT term, meaning, author, updated_at FROM glossary
      WHERE instr(?, lower(term)) > 0 OR length(CAST(term AS BLOB)) <> length(term) ORDER BY term`,
   );
+  const page = db.prepare<[number, number], GlossaryRow>(
+    "SELECT term, meaning, author, updated_at FROM glossary ORDER BY term LIMIT +? OFFSET +?",
+  );
+  const count = db.prepare<[], { n: number }>("SELECT COUNT(*) AS n FROM glossary");
   const entry = (row: GlossaryRow): GlossaryEntry => ({
     term: row.term,
     meaning: row.meaning,
@@ -103,6 +118,9 @@ export function sqliteGlossary(db: Database.Database): GlossaryRepo {
     },
     async list() {
       return all.all().map(entry);
+    },
+    async page({ limit, offset }) {
+      return { entries: page.all(limit, offset).map(entry), total: count.get()?.n ?? 0 };
     },
     async mayOccurIn(lowerText) {
       return mayOccur.all(lowerText).map(entry);

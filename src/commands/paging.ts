@@ -1,0 +1,29 @@
+import { z } from "zod";
+
+/**
+ * The paging every list a writer can grow takes (as `task list` and `goal list` do): `limit`
+ * (a default, and a most one page may hold) and `offset`; the output says `total` and the
+ * `next_offset` to pass back, null on the last page.
+ */
+export const pageInput = (defaultLimit: number, maxLimit: number) => ({
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(maxLimit)
+    .optional()
+    .describe(`default ${defaultLimit}, at most ${maxLimit}`),
+  offset: z.number().int().min(0).optional().describe("skip this many (a page's next_offset)"),
+});
+
+export const pageOutput = { total: z.number().int(), next_offset: z.number().int().nullable() };
+
+/** Where the next page starts, or null when this one reached the end. */
+export const nextOffset = (offset: number, shown: number, total: number): number | null =>
+  offset + shown < total ? offset + shown : null;
+
+/** The line a text rendering ends with when the page is not all there is. */
+export const pageFooter = (out: { total: number; next_offset: number | null }, shown: number): string[] =>
+  shown < out.total
+    ? [`(${shown} of ${out.total}${out.next_offset !== null ? `; next: --offset ${out.next_offset}` : ""})`]
+    : [];

@@ -1,0 +1,67 @@
+import { describe, expect, it } from "vitest";
+import { byRank } from "../../src/domains/knowledge/risks.js";
+import type { Level } from "../../src/store/knowledge.js";
+import { contractStores, journaledWrite, storeForSuite } from "../helpers/contract-stores.js";
+
+/**
+ * Lists any writer can grow are read a page at a time: the page each store returns is the one the
+ * whole list, ordered as it is shown, would hold there, with how many there are in all.
+ */
+const AT = "2026-06-01T00:00:00.000Z";
+const LEVELS: Level[] = ["high", "medium", "low"];
+
+describe.each(contractStores("pages"))("paged lists store contract: $name", ({ create }) => {
+  const store = storeForSuite(create);
+  const write = journaledWrite(store, AT);
+
+  it("pages the risks worst rank first, oldest first among equals, in a scope or all", async () => {
+    await write(async (tx) => {
+      for (let n = 0; n < 23; n++) {
+        await tx.risks.insert(
+          {
+            scope: n % 4 === 0 ? "task:T-1" : "workspace",
+            risk: `risk ${n}`,
+            impact: LEVELS[n % 3] as Level,
+            likelihood: LEVELS[(n * 7) % 3] as Level,
+            indicators: "i".repeat(1000),
+            action: "a",
+            author: "owner",
+          },
+          AT,
+        );
+      }
+    });
+    const all = await store.read((tx) => tx.risks.list());
+    for (const scope of [undefined, "task:T-1", "workspace", "task:T-9"]) {
+      const ranked = byRank(scope === undefined ? all : all.filter((risk) => risk.scope === scope));
+      for (const [limit, offset] of [
+        [5, 0],
+        [5, 5],
+        [7, 20],
+        [100, 0],
+        [3, 30],
+      ] as const) {
+        const page = await store.read((tx) => tx.risks.page({ scope, limit, offset }));
+        expect(page.total, `${scope}`).toBe(ranked.length);
+        expect(page.risks, `${scope} ${limit} ${offset}`).toEqual(ranked.slice(offset, offset + limit));
+      }
+    }
+  });
+
+  it("pages the glossary in list order", async () => {
+    await write(async (tx) => {
+      for (const term of ["beta", "Alpha", "gamma", "Ärger", "delta", "epsilon", "zeta"])
+        await tx.glossary.upsert({ term, meaning: `${term} means`, author: "owner", updatedAt: AT });
+    });
+    const all = await store.read((tx) => tx.glossary.list());
+    for (const [limit, offset] of [
+      [3, 0],
+      [3, 3],
+      [3, 6],
+      [10, 9],
+    ] as const) {
+      const page = await store.read((tx) => tx.glossary.page({ limit, offset }));
+      expect(page).toEqual({ entries: all.slice(offset, offset + limit), total: 7 });
+    }
+  });
+});
