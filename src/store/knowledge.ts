@@ -133,6 +133,11 @@ export interface FactsRepo {
   /** Topics of live facts with how many facts carry each, most used first. */
   topics(): Promise<{ topic: string; count: number }[]>;
   /**
+   * The `limit` most used topics of live facts (most used first, as `topics` orders them), and
+   * how many topics there are in all.
+   */
+  topTopics(limit: number): Promise<{ topics: { topic: string; count: number }[]; total: number }>;
+  /**
    * Maintenance: when the full-text index over facts has grown into more than `maxSegments`
    * pieces, merge it back into one, so a search reads each word's facts in one place. Returns how
    * many pieces were merged (0: compact enough, nothing was written).

@@ -278,6 +278,29 @@ describe("lists any writer can grow are paged or capped, and read a page from th
     expect(last.next_offset).toBeNull();
   });
 
+  it("topics lists the most used first, at most a limit of them, with how many there are", () => {
+    const env = { CAIRN_AGENT: addAgent(ws.dir, "bob", "dev").token };
+    const topic = (n: number, t: number) => `topic-${n}-${t}-${"t".repeat(48)}`;
+    for (let n = 0; n < 100; n++) {
+      const topics = ["shared", ...Array.from({ length: 15 }, (_, t) => topic(n, t))];
+      const remembered = arrange(ws.dir, ["remember", `fact number ${n}`, ...each("--topics", topics)], {
+        env,
+      });
+      expect(remembered.code, remembered.stderr).toBe(0);
+    }
+    // 1,501 topics were listed whole (160 KB), growing with every fact any agent remembers.
+    const read = cairn(ws.dir, ["topics", "--json"]);
+    expect(read.code, read.stderr).toBe(0);
+    expect(read.stdout.length).toBeLessThan(20_000);
+    const listed = read.json as { topics: { topic: string; count: number }[]; total: number };
+    expect(listed.total).toBe(1501);
+    expect(listed.topics).toHaveLength(100);
+    expect(listed.topics[0]).toEqual({ topic: "shared", count: 100 });
+    const two = arrange(ws.dir, ["topics", "--limit", "2", "--json"]).json as typeof listed;
+    expect(two.topics.map((entry) => entry.count)).toEqual([100, 1]);
+    expect(arrange(ws.dir, ["topics", "--limit", "100000"]).code).toBe(2);
+  });
+
   it("a shortcut's command holds at most 16 KiB in all: refused naming the limit, the value quoted cut", () => {
     const env = { CAIRN_AGENT: addAgent(ws.dir, "bob", "dev").token };
     // 256 words of 4 KiB each passed every word's limit: 1 MiB a shortcut, which every shortcut

@@ -64,4 +64,22 @@ describe.each(contractStores("pages"))("paged lists store contract: $name", ({ c
       expect(page).toEqual({ entries: all.slice(offset, offset + limit), total: 7 });
     }
   });
+
+  it("lists the most used topics of live facts, at most a limit of them, and how many there are", async () => {
+    await write(async (tx) => {
+      for (let n = 0; n < 12; n++) {
+        const topics = ["shared", `own-${String(n).padStart(2, "0")}`, ...(n % 3 === 0 ? ["third"] : [])];
+        await tx.facts.insert({ text: `fact ${n}`, norm: `fact ${n}`, topics, author: "owner" }, AT);
+      }
+    });
+    const all = await store.read((tx) => tx.facts.topics());
+    expect(all.slice(0, 2)).toEqual([
+      { topic: "shared", count: 12 },
+      { topic: "third", count: 4 },
+    ]);
+    for (const limit of [1, 3, 14, 100]) {
+      const top = await store.read((tx) => tx.facts.topTopics(limit));
+      expect(top).toEqual({ topics: all.slice(0, limit), total: 14 });
+    }
+  });
 });

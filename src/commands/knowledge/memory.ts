@@ -127,17 +127,36 @@ export const recallCommand = defineCommand({
           .join("\n"),
 });
 
+/**
+ * Topics `topics` lists by default, and the most it lists: a topic holds at most 64 characters,
+ * so the longest list is about 100 KB.
+ */
+const TOPICS_DEFAULT = 100;
+const TOPICS_MAX = 1_000;
+
 export const topicsCommand = defineCommand({
   name: "topics",
-  summary: "Subjects of remembered facts, with how many facts each",
+  summary: "Subjects of remembered facts, most used first, with how many facts each",
   effect: "read",
-  input: z.object({}),
-  output: z.object({ topics: z.array(z.object({ topic: z.string(), count: z.number().int() })) }),
-  async handler(_input, ctx) {
-    return { topics: await topics(ctx.store) };
+  input: z.object({
+    limit: z.number().int().min(1).max(TOPICS_MAX).optional(),
+  }),
+  output: z.object({
+    topics: z.array(z.object({ topic: z.string(), count: z.number().int() })),
+    total: z.number().int().describe("how many topics there are in all"),
+  }),
+  async handler(input, ctx) {
+    return topics(ctx.store, input.limit ?? TOPICS_DEFAULT);
   },
   render: (out) =>
-    out.topics.length === 0 ? "No topics yet." : out.topics.map((t) => `${t.topic} (${t.count})`).join("\n"),
+    out.total === 0
+      ? "No topics yet."
+      : [
+          ...out.topics.map((t) => `${t.topic} (${t.count})`),
+          ...(out.topics.length < out.total
+            ? [`(the ${out.topics.length} most used of ${out.total}; more with --limit)`]
+            : []),
+        ].join("\n"),
 });
 
 export const supersedeCommand = defineCommand({

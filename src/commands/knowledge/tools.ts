@@ -42,8 +42,7 @@ export const KNOWLEDGE_TOOLS: readonly ToolSpec[] = [
     name: "topics",
     title: "Memory topics",
     description:
-      "The subjects remembered facts are filed under, with counts: a map of what the workspace knows. " +
-      "Pick one and call recall with that topic to read its facts.",
+      "Subjects of remembered facts, most used first, with counts; recall a topic to read its facts.",
     wraps: { command: "topics" },
     profiles: BEYOND_WORKER,
     idempotent: true,

@@ -172,6 +172,11 @@ export function pgFacts(db: PgDb): FactsRepo {
     `SELECT t.topic, COUNT(*) AS count FROM facts f, jsonb_array_elements_text(${TOPICS_JSONB}) AS t(topic)
      WHERE f.superseded_by IS NULL GROUP BY t.topic ORDER BY count DESC, t.topic COLLATE "C"`,
   );
+  // The window counts the groups, so one statement gives the page and how many topics there are.
+  const topTopics = db.prepare<[number], { topic: string; count: number; total: number }>(
+    `SELECT t.topic, COUNT(*) AS count, COUNT(*) OVER () AS total FROM facts f, jsonb_array_elements_text(${TOPICS_JSONB}) AS t(topic)
+     WHERE f.superseded_by IS NULL GROUP BY t.topic ORDER BY count DESC, t.topic COLLATE "C" LIMIT ?`,
+  );
 
   return {
     ...factBatches(db, COLUMNS),
@@ -222,6 +227,13 @@ export function pgFacts(db: PgDb): FactsRepo {
     },
     async topics() {
       return topics.all();
+    },
+    async topTopics(limit) {
+      const rows = await topTopics.all(limit);
+      return {
+        topics: rows.map(({ topic, count }) => ({ topic, count: Number(count) })),
+        total: Number(rows[0]?.total ?? 0),
+      };
     },
     async compactIndex() {
       // A GIN index has no pieces to merge by hand: PostgreSQL folds its pending entries in as

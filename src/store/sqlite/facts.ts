@@ -270,6 +270,11 @@ export function sqliteFacts(db: Database.Database): FactsRepo {
     `SELECT json_each.value AS topic, COUNT(*) AS count FROM facts, json_each(facts.topics)
      WHERE facts.superseded_by IS NULL GROUP BY json_each.value ORDER BY count DESC, topic`,
   );
+  // The window counts the groups, so one statement gives the page and how many topics there are.
+  const topTopics = db.prepare<[number], { topic: string; count: number; total: number }>(
+    `SELECT json_each.value AS topic, COUNT(*) AS count, COUNT(*) OVER () AS total FROM facts, json_each(facts.topics)
+     WHERE facts.superseded_by IS NULL GROUP BY json_each.value ORDER BY count DESC, topic LIMIT +?`,
+  );
 
   // FTS5 keeps one row in its `_idx` table per leaf page of each segment: counting distinct
   // segments reads a few thousand small rows (well under a millisecond at a million facts).
@@ -354,6 +359,10 @@ export function sqliteFacts(db: Database.Database): FactsRepo {
     },
     async topics() {
       return topics.all();
+    },
+    async topTopics(limit) {
+      const rows = topTopics.all(limit);
+      return { topics: rows.map(({ topic, count }) => ({ topic, count })), total: rows[0]?.total ?? 0 };
     },
     async compactIndex(maxSegments) {
       const pieces = segments.get()?.n ?? 0;
