@@ -318,10 +318,25 @@ export interface QueueRecord {
   createdAt: string;
 }
 
+/** What a list shows of a queue: where its cursor is and the step there, not every step. */
+export interface QueueHead {
+  name: string;
+  cursor: number;
+  /** How many steps it has. */
+  steps: number;
+  /** The step at the cursor; null once the cursor is past the last. */
+  step: string | null;
+  createdAt: string;
+}
+
 export interface QueueRepo {
   insert(name: string, steps: string[], at: string): Promise<void>;
   byName(name: string): Promise<QueueRecord | undefined>;
-  list(): Promise<QueueRecord[]>;
+  /**
+   * One page of the queues, first added first, each as its head (the other steps are not read
+   * into the page: a queue may hold 256 KiB of them), and how many queues there are.
+   */
+  page(query: { limit: number; offset: number }): Promise<{ queues: QueueHead[]; total: number }>;
   /** Record a key once; false when it was already recorded (a replay). */
   claimKey(name: string, key: string, at: string): Promise<boolean>;
   setCursor(name: string, cursor: number): Promise<void>;

@@ -301,6 +301,35 @@ describe("lists any writer can grow are paged or capped, and read a page from th
     expect(arrange(ws.dir, ["topics", "--limit", "100000"]).code).toBe(2);
   });
 
+  it("queue list is paged and shows each queue's current step without reading every step", () => {
+    const env = { CAIRN_AGENT: addAgent(ws.dir, "bob", "dev").token };
+    for (let n = 0; n < 60; n++) {
+      const steps = Array.from({ length: 60 }, (_, i) => `${n}/${i} ${"s".repeat(4000)}`);
+      const added = arrange(ws.dir, ["queue", "add", `q${n}`, ...each("--step", steps)], { env });
+      expect(added.code, added.stderr).toBe(0);
+    }
+    expect(arrange(ws.dir, ["queue", "advance", "q1", "--key", "k1"], { env }).code).toBe(0);
+    expect(arrange(ws.dir, ["queue", "advance", "q1", "--key", "k2"], { env }).code).toBe(0);
+    const read = cairn(ws.dir, ["queue", "list", "--json"]);
+    expect(read.code, read.stderr).toBe(0);
+    type Queues = {
+      queues: { name: string; cursor: number; total: number; step: string | null; added_by: string }[];
+      total: number;
+      next_offset: number | null;
+    };
+    const page = read.json as Queues;
+    expect(page.total).toBe(60);
+    expect(page.next_offset).toBe(50);
+    expect(page.queues).toHaveLength(50);
+    expect(page.queues[1]).toMatchObject({ name: "q1", cursor: 2, total: 60, added_by: "A-1 (bob)" });
+    expect(page.queues[1]?.step?.startsWith("1/2 s")).toBe(true);
+    const rest = arrange(ws.dir, ["queue", "list", "--offset", "50", "--json"]).json as Queues;
+    expect(rest.queues.map((queue) => queue.name)).toEqual(
+      Array.from({ length: 10 }, (_, i) => `q${50 + i}`),
+    );
+    expect(rest.next_offset).toBeNull();
+  });
+
   it("a shortcut's command holds at most 16 KiB in all: refused naming the limit, the value quoted cut", () => {
     const env = { CAIRN_AGENT: addAgent(ws.dir, "bob", "dev").token };
     // 256 words of 4 KiB each passed every word's limit: 1 MiB a shortcut, which every shortcut

@@ -82,4 +82,32 @@ describe.each(contractStores("pages"))("paged lists store contract: $name", ({ c
       expect(top).toEqual({ topics: all.slice(0, limit), total: 14 });
     }
   });
+
+  it("pages the queues first added first, each with its step count and only the step at its cursor", async () => {
+    const steps = (n: number) => [
+      `first of q${n}`,
+      '{"json": "as text"} \u0000 nul',
+      'ünïcödé 🚀 \\ "quoted"',
+      "last",
+    ];
+    await write(async (tx) => {
+      for (let n = 0; n < 7; n++) await tx.queues.insert(`q${n}`, steps(n), AT);
+      await tx.queues.setCursor("q1", 1);
+      await tx.queues.setCursor("q2", 2);
+      await tx.queues.setCursor("q3", 4);
+    });
+    const heads = [0, 1, 2, 3, 4, 5, 6].map((n) => {
+      const cursor = [0, 1, 2, 4][n] ?? 0;
+      return { name: `q${n}`, cursor, steps: 4, step: steps(n)[cursor] ?? null, createdAt: AT };
+    });
+    for (const [limit, offset] of [
+      [3, 0],
+      [3, 3],
+      [3, 6],
+      [5, 9],
+    ] as const) {
+      const page = await store.read((tx) => tx.queues.page({ limit, offset }));
+      expect(page).toEqual({ queues: heads.slice(offset, offset + limit), total: 7 });
+    }
+  });
 });

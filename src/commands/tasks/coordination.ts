@@ -10,6 +10,7 @@ import { SHORTCUT_EFFECTS, type ShortcutRecord, TASK_STATUSES } from "../../stor
 import { defineCommand } from "../define.js";
 import { verbatim } from "../field-text.js";
 import { shortId } from "../ids.js";
+import { nextOffset, pageFooter, pageInput, pageOutput } from "../paging.js";
 
 const Ask = z.object({
   id: z.string(),
@@ -223,16 +224,25 @@ export const queueAdvanceCommand = defineCommand({
   render: (out) => `${out.replayed ? "(replayed, unchanged) " : ""}${renderPosition(out)}`,
 });
 
+/** Queues per page of `queue list`, and the most one page holds (each shows a step of up to 4 KiB). */
+const QUEUES_PAGE = 50;
+const QUEUES_PAGE_MAX = 200;
+
 export const queueList = defineCommand({
   name: "queue list",
-  summary: "Every queue and where its cursor is",
+  summary: "The queues, first added first, and where each cursor is; paged",
   effect: "read",
-  input: z.object({}),
-  output: z.object({ queues: z.array(Position) }),
-  async handler(_input, ctx) {
-    return { queues: await listQueues(ctx.store) };
+  input: z.object(pageInput(QUEUES_PAGE, QUEUES_PAGE_MAX)),
+  output: z.object({ queues: z.array(Position), ...pageOutput }),
+  async handler(input, ctx) {
+    const offset = input.offset ?? 0;
+    const { queues, total } = await listQueues(ctx.store, { limit: input.limit ?? QUEUES_PAGE, offset });
+    return { queues, total, next_offset: nextOffset(offset, queues.length, total) };
   },
-  render: (out) => (out.queues.length === 0 ? "No queues." : out.queues.map(renderPosition).join("\n")),
+  render: (out) =>
+    out.total === 0
+      ? "No queues."
+      : [...out.queues.map(renderPosition), ...pageFooter(out, out.queues.length)].join("\n"),
 });
 
 const Shortcut = z.object({

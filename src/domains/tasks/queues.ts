@@ -2,7 +2,7 @@ import { conflict, notFound, refuse, usageError } from "../../kernel/outcome.js"
 import { readsAsShortId } from "../../kernel/short-id.js";
 import { quoteValue } from "../../kernel/text.js";
 import type { Store, Tx } from "../../store/store.js";
-import type { QueueRecord } from "../../store/tasks.js";
+import type { QueueHead, QueueRecord } from "../../store/tasks.js";
 import type { Actor } from "../identity/actor.js";
 import { requireTotalChars } from "../limits/limits.js";
 import { journal, who } from "./common.js";
@@ -28,14 +28,25 @@ async function authorOf(tx: Tx, name: string): Promise<string> {
   return added ? who(tx, added.actor) : "unknown: the journal holds no queue.add for it";
 }
 
-const position = async (tx: Tx, queue: QueueRecord): Promise<QueuePosition> => ({
+/** A queue as a list shows it: its cursor and the step there. */
+const headOf = (queue: QueueRecord): QueueHead => ({
   name: queue.name,
   cursor: queue.cursor,
-  total: queue.steps.length,
+  steps: queue.steps.length,
   step: queue.steps[queue.cursor] ?? null,
-  added_by: await authorOf(tx, queue.name),
-  finished: queue.cursor >= queue.steps.length,
+  createdAt: queue.createdAt,
 });
+
+const positionOf = async (tx: Tx, head: QueueHead): Promise<QueuePosition> => ({
+  name: head.name,
+  cursor: head.cursor,
+  total: head.steps,
+  step: head.step,
+  added_by: await authorOf(tx, head.name),
+  finished: head.cursor >= head.steps,
+});
+
+const position = (tx: Tx, queue: QueueRecord): Promise<QueuePosition> => positionOf(tx, headOf(queue));
 
 async function load(tx: Tx, name: string): Promise<QueueRecord> {
   const queue = await tx.queues.byName(name);
@@ -77,11 +88,19 @@ export async function queueNext(store: Store, name: string) {
   return store.read(async (tx) => position(tx, await load(tx, name)));
 }
 
-export async function listQueues(store: Store) {
+/**
+ * A page of the queues, each where its cursor is. Any writer adds queues: every one was read
+ * whole to show its current step (100 queues of 60 steps of 4 KB: 0.71 s and 125 MB a list).
+ */
+export async function listQueues(
+  store: Store,
+  query: { limit: number; offset: number },
+): Promise<{ queues: QueuePosition[]; total: number }> {
   return store.read(async (tx) => {
+    const { queues, total } = await tx.queues.page(query);
     const positions: QueuePosition[] = [];
-    for (const queue of await tx.queues.list()) positions.push(await position(tx, queue));
-    return positions;
+    for (const head of queues) positions.push(await positionOf(tx, head));
+    return { queues: positions, total };
   });
 }
 

@@ -1,6 +1,6 @@
 import { type AskRow, openWhere, toAsk } from "../sqlite/ask-rows.js";
 import type { AskRepo, QueueRecord, QueueRepo, ShortcutEffect, ShortcutRepo } from "../tasks.js";
-import type { PgDb } from "./db.js";
+import { jsonbOfStored, type PgDb } from "./db.js";
 import { shortIds } from "./short-ids.js";
 
 export function pgAsks(db: PgDb): AskRepo {
@@ -66,7 +66,17 @@ export function pgQueues(db: PgDb): QueueRepo {
   const byName = db.prepare<[string], QueueRow>(
     "SELECT name, steps, cursor, created_at FROM queues WHERE name = ?",
   );
-  const list = db.prepare<[], QueueRow>("SELECT name, steps, cursor, created_at FROM queues ORDER BY seq");
+  // The step at the cursor and the count, taken out of the steps in SQL (each page's steps made
+  // jsonb once), so a page does not carry every queue's 256 KiB of steps to the client.
+  const page = db.prepare<
+    [number, number],
+    { name: string; cursor: number; steps: number; step: string | null; created_at: string }
+  >(
+    `SELECT q.name, q.cursor, q.created_at, jsonb_array_length(s.j) AS steps, s.j ->> q.cursor::int AS step
+     FROM (SELECT * FROM queues ORDER BY seq LIMIT ? OFFSET ?) q
+     CROSS JOIN LATERAL (SELECT ${jsonbOfStored("q.steps")} AS j) s ORDER BY q.seq`,
+  );
+  const count = db.prepare<[], { n: number }>("SELECT COUNT(*) AS n FROM queues");
   const claimKey = db.prepare(
     "INSERT INTO queue_keys (queue, key, at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
   );
@@ -79,8 +89,15 @@ export function pgQueues(db: PgDb): QueueRepo {
       const row = await byName.get(name);
       return row ? toQueue(row) : undefined;
     },
-    async list() {
-      return (await list.all()).map(toQueue);
+    async page({ limit, offset }) {
+      const rows = await page.all(limit, offset);
+      const queues = rows.map(({ created_at: createdAt, steps, cursor, ...head }) => ({
+        ...head,
+        cursor: Number(cursor),
+        steps: Number(steps),
+        createdAt,
+      }));
+      return { queues, total: Number((await count.get())?.n ?? 0) };
     },
     async claimKey(name, key, at) {
       return (await claimKey.run(name, key, at)).changes === 1;

@@ -66,7 +66,17 @@ export function sqliteQueues(db: Database.Database): QueueRepo {
   const byName = db.prepare<[string], QueueRow>(
     "SELECT name, steps, cursor, created_at FROM queues WHERE name = ?",
   );
-  const list = db.prepare<[], QueueRow>("SELECT name, steps, cursor, created_at FROM queues ORDER BY seq");
+  // The step at the cursor and the count, taken out of the steps in SQL: a page of a hundred
+  // queues of 240 KiB each read 24 MB into JavaScript (125 MB parsed) for a hundred steps.
+  const page = db.prepare<
+    [number, number],
+    { name: string; cursor: number; steps: number; step: string | null; created_at: string }
+  >(
+    `SELECT name, cursor, created_at, json_array_length(steps) AS steps,
+       json_extract(steps, '$[' || cursor || ']') AS step
+     FROM queues ORDER BY seq LIMIT +? OFFSET +?`,
+  );
+  const count = db.prepare<[], { n: number }>("SELECT COUNT(*) AS n FROM queues");
   const claimKey = db.prepare("INSERT OR IGNORE INTO queue_keys (queue, key, at) VALUES (?, ?, ?)");
   const setCursor = db.prepare("UPDATE queues SET cursor = ? WHERE name = ?");
   return {
@@ -77,8 +87,11 @@ export function sqliteQueues(db: Database.Database): QueueRepo {
       const row = byName.get(name);
       return row ? toQueue(row) : undefined;
     },
-    async list() {
-      return list.all().map(toQueue);
+    async page({ limit, offset }) {
+      const queues = page
+        .all(limit, offset)
+        .map(({ created_at: createdAt, ...head }) => ({ ...head, createdAt }));
+      return { queues, total: count.get()?.n ?? 0 };
     },
     async claimKey(name, key, at) {
       return claimKey.run(name, key, at).changes === 1;
