@@ -278,6 +278,36 @@ describe("lists any writer can grow are paged or capped, and read a page from th
     expect(last.next_offset).toBeNull();
   });
 
+  it("activity and now show an event's data as a preview: long lists cut with a count, each event bounded", () => {
+    const env = { CAIRN_AGENT: addAgent(ws.dir, "bob", "dev").token };
+    // A shortcut.add event keeps the command, its roles and the command it replaced: 1000 roles
+    // of 200 characters and two commands of 15 KB are 230 KB an event, all of it shown.
+    const roles = Array.from({ length: 1000 }, (_, i) => `role-${i}-${"r".repeat(180)}`);
+    const argv = Array.from({ length: 200 }, (_, i) => `word${i}-${"w".repeat(70)}`);
+    for (let n = 0; n < 8; n++) {
+      const added = arrange(
+        ws.dir,
+        ["shortcut", "add", "big", "--effect", "none", ...each("--argv", argv), ...each("--role", roles)],
+        { env },
+      );
+      expect(added.code, added.stderr).toBe(0);
+    }
+    for (const view of ["activity", "now"]) {
+      const read = cairn(ws.dir, [view, "--json"]);
+      expect(read.code, read.stderr).toBe(0);
+      expect(read.stdout.length).toBeLessThan(150_000);
+    }
+    type Events = { events: { action: string; data: Record<string, unknown> }[] };
+    const event = (arrange(ws.dir, ["activity", "--json"]).json as Events).events.find(
+      (found) => found.action === "shortcut.add",
+    );
+    expect(JSON.stringify(event?.data).length).toBeLessThan(10_000);
+    const shown = event?.data.roles as string[];
+    expect(shown.slice(0, 2)).toEqual(roles.slice(0, 2));
+    expect(shown.at(-1)).toMatch(/^… \[\d+ more items\]$/);
+    expect(event?.data).toMatchObject({ version: 8, effect: "none" });
+  });
+
   it("topics lists the most used first, at most a limit of them, with how many there are", () => {
     const env = { CAIRN_AGENT: addAgent(ws.dir, "bob", "dev").token };
     const topic = (n: number, t: number) => `topic-${n}-${t}-${"t".repeat(48)}`;

@@ -22,29 +22,74 @@ export const eventView = (event: JournalEvent, owner: boolean): z.infer<typeof E
   data: owner || !event.action.startsWith("attempt.") ? event.data : {},
 });
 
-/** A value with each string in it as a preview (`previewText`), for views that summarise. */
-function previewStrings(value: unknown, max: number): unknown {
-  if (typeof value === "string") return previewText(value, max);
-  if (Array.isArray(value)) return value.map((item) => previewStrings(item, max));
-  if (value !== null && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, previewStrings(item, max)]));
+/** Items of a list an event's preview shows; the rest are counted in a last item. */
+export const PREVIEW_ITEMS = 20;
+/**
+ * About the most characters of JSON an event's data takes as a preview: past them, the rest of
+ * its lists and fields are counted, not shown. A page of `activity` (500 events at most) stays
+ * within 4 MiB, under what an MCP client reads in one message.
+ */
+export const PREVIEW_DATA_CHARS = 8 * 1024;
+
+/**
+ * A value as a preview, spending `budget.left` characters of JSON: each string as `previewText`
+ * (at most `max` characters), each list its first PREVIEW_ITEMS items, and once the budget is
+ * spent, the lists' items and objects' fields left are counted ("… [n more items]"). JSON's
+ * escapes are counted as written: a string of control characters takes six each.
+ */
+function previewValue(value: unknown, max: number, budget: { left: number }): unknown {
+  if (typeof value === "string") {
+    const shown = previewText(value, Math.max(0, Math.min(max, budget.left)));
+    budget.left -= JSON.stringify(shown).length + 1;
+    return shown;
   }
+  if (Array.isArray(value)) {
+    const shown: unknown[] = [];
+    for (const item of value) {
+      if (shown.length >= PREVIEW_ITEMS || budget.left <= 0) break;
+      shown.push(previewValue(item, max, budget));
+    }
+    if (shown.length < value.length) shown.push(`… [${value.length - shown.length} more items]`);
+    return shown;
+  }
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value);
+    const shown: [string, unknown][] = [];
+    for (const [key, item] of entries) {
+      if (budget.left <= 0) break;
+      const name = previewText(key, max);
+      budget.left -= JSON.stringify(name).length + 1;
+      shown.push([name, previewValue(item, max, budget)]);
+    }
+    if (shown.length < entries.length) shown.push(["…", `[${entries.length - shown.length} more fields]`]);
+    return Object.fromEntries(shown);
+  }
+  budget.left -= String(value).length + 1;
   return value;
 }
 
 /**
- * An event as a summary shows it (`now`): its texts as previews. A block's reason is kept whole in
- * the journal, which `activity` pages through; fifteen of 256 KiB made `now` carry 4 MB.
+ * An event's data as every view shows it, bounded. Events keep what a change carried (a shortcut's
+ * command and the one it replaced, a block's whole reason): 250 words of 4 KB made one event 2 MB,
+ * `activity` 41 MB and `now` 4.1 MB. Each string is cut to `max` characters, each list to its
+ * first items, and the whole to about PREVIEW_DATA_CHARS; what was left out is counted.
+ */
+export const previewData = (data: Record<string, unknown>, max = TITLE_CHARS): Record<string, unknown> =>
+  previewValue(data, max, { left: PREVIEW_DATA_CHARS }) as Record<string, unknown>;
+
+/**
+ * An event as a summary shows it (`now`, `activity`): its data as a preview. A block's reason is
+ * kept whole on its task (`task show`); fifteen of 256 KiB made `now` carry 4 MB.
  */
 export const eventPreview = (event: JournalEvent, owner: boolean): z.infer<typeof EventView> => {
   const view = eventView(event, owner);
-  return { ...view, data: previewStrings(view.data, TITLE_CHARS) as Record<string, unknown> };
+  return { ...view, data: previewData(view.data) };
 };
 
 export const activityCommand = defineCommand({
   name: "activity",
   summary:
-    "The event journal, newest first, filtered by actor, action (or `task.` prefix) and subject; paged",
+    "The event journal, newest first, filtered by actor, action (or `task.` prefix) and subject; each event's data as a bounded preview; paged",
   effect: "read",
   input: z.object({
     actor: z.string().optional().describe("agent id, or owner"),
@@ -71,7 +116,7 @@ export const activityCommand = defineCommand({
     );
     const last = events.at(-1);
     return {
-      events: events.map((event) => eventView(event, ctx.actor.isOwner)),
+      events: events.map((event) => eventPreview(event, ctx.actor.isOwner)),
       next_before: input.after === undefined && events.length === limit && last ? last.id : null,
     };
   },
