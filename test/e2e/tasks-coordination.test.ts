@@ -87,6 +87,47 @@ describe("ask and answer", () => {
     }
   });
 
+  it("a question blocks a task only when its asker could block it: a passer-by's question leaves an unheld task open", () => {
+    config('[roles.builder]\nsummary = "x"\n');
+    const ro = addAgent(ws.dir, "rita", "builder", ["--grant", "ro"]);
+    const amy = addAgent(ws.dir, "amy", "builder");
+    const bob = addAgent(ws.dir, "bob", "builder");
+    arrange(ws.dir, ["task", "add", "free task"]);
+    arrange(ws.dir, ["task", "add", "amy's task"], as(amy.token));
+    const ask = (id: string, token?: string) =>
+      cairn(ws.dir, ["ask", id, "stall?", "--to", "human", "--json"], token ? as(token) : {});
+
+    // A read-only agent may not block T-1 with `task block`, so its question does not block it.
+    expect(arrange(ws.dir, ["task", "block", "T-1", "--reason", "stall"], as(ro.token)).code).toBe(3);
+    const passerBy = ask("T-1", ro.token);
+    expect(passerBy.code, passerBy.stderr).toBe(0);
+    expect(passerBy.json).toMatchObject({ ask: "Q-1", status: "open" });
+    const ready = cairn(ws.dir, ["task", "ready", "--json"], as(bob.token)).json as {
+      tasks: { id: string }[];
+    };
+    expect(ready.tasks.map((t) => t.id)).toContain("T-1");
+    // Nor does bob's on amy's task; amy's own question does, and so does the owner's on T-1.
+    expect(ask("T-2", bob.token).json).toMatchObject({ ask: "Q-2", status: "open" });
+    expect(ask("T-2", amy.token).json).toMatchObject({ ask: "Q-3", status: "blocked" });
+    expect(ask("T-1").json).toMatchObject({ ask: "Q-4", status: "blocked" });
+
+    // Answering a question that never blocked lifts nothing: T-1 still waits on the owner's.
+    expect(cairn(ws.dir, ["answer", "Q-1", "no", "--json"]).json).toMatchObject({
+      unblocked: false,
+      status: "blocked",
+    });
+    expect(cairn(ws.dir, ["answer", "Q-4", "go", "--json"]).json).toMatchObject({
+      unblocked: true,
+      status: "open",
+    });
+    // Nor does one left open keep a task blocked: bob's Q-2 is open when amy's Q-3 is answered.
+    expect(cairn(ws.dir, ["answer", "Q-3", "go", "--json"]).json).toMatchObject({
+      unblocked: true,
+      status: "open",
+    });
+    expect(cairn(ws.dir, ["task", "claim", "T-1"], as(bob.token)).code).toBe(0);
+  });
+
   it("routes to a human when no role fits, and lets a read-only agent ask", () => {
     const ro = addAgent(ws.dir, "rita", "reviewer", ["--grant", "ro"]);
     arrange(ws.dir, ["task", "add", "t"]);

@@ -115,7 +115,8 @@ export async function seedWorkspace(options: { goals?: boolean } = {}): Promise<
   await cli(["task", "check", "T-2", "--n", "2"], "ada");
   await cli(["task", "claim", "T-6"], "bo");
   await cli(["task", "block", "T-5", "--reason", "waiting for the 1.0 changelog"]);
-  await cli(["ask", "T-3", "Which tokenizer should rank use?"], "bo");
+  // Asked by T-3's author (the owner): only its author's (or, held, its holder's) question blocks it.
+  await cli(["ask", "T-3", "Which tokenizer should rank use?"]);
 
   const seeded = {
     dir,

@@ -80,7 +80,7 @@ export const sweepCommand = defineCommand({
 export const askCommand = defineCommand({
   name: "ask",
   summary:
-    "Ask a question on a task, routed to a role (or a human); blocks the task unless another agent holds it",
+    "Ask a question on a task, routed to a role (or a human); blocks the task if you hold it (or, unheld, wrote it)",
   effect: "write",
   allowReadOnly: true,
   positional: ["task", "question"],
@@ -114,12 +114,13 @@ export const askCommand = defineCommand({
     };
   },
   render: (out) =>
-    `Asked ${out.ask} on ${out.task} (${out.status === "blocked" ? "now blocked" : `left ${out.status} with its holder`}); routed to ${out.to}`,
+    `Asked ${out.ask} on ${out.task} (${out.status === "blocked" ? "blocked" : `left ${out.status}: a question blocks a task only if its asker may block it`}); routed to ${out.to}`,
 });
 
 export const answerCommand = defineCommand({
   name: "answer",
-  summary: "Answer a question: recorded as a note on its task, which is unblocked when none remain",
+  summary:
+    "Answer a question: recorded as a note on its task, unblocked when no question blocking it remains",
   effect: "write",
   positional: ["ask", "answer"],
   input: z.object({ ask: z.string().describe("e.g. Q-3"), answer: z.string() }),

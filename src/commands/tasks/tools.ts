@@ -103,7 +103,7 @@ export const BOARD_TOOLS: readonly ToolSpec[] = [
     name: "ask",
     title: "Ask a question",
     description:
-      "Ask a question on a task when you need a decision you may not make. The task blocks until it is " +
+      "Ask a question on a task when you need a decision you may not make. Your task blocks until it is " +
       "answered; it goes to the role owning the task's paths, or to the role or human you name in `to`. Carry on with " +
       "other work (next_task) meanwhile.",
     wraps: { command: "ask" },
@@ -114,8 +114,8 @@ export const BOARD_TOOLS: readonly ToolSpec[] = [
     name: "answer",
     title: "Answer a question",
     description:
-      "Answer an open question by id (Q-n): the answer is recorded as a note on its task, which resumes " +
-      'once no question is open. Open questions: cli ["asks"] or status.',
+      "Answer an open question (Q-n): it becomes a note on its task, which resumes " +
+      'once the questions blocking it are answered. Open questions: cli ["asks"] or status.',
     wraps: { command: "answer" },
     profiles: EVERY_PROFILE,
     idempotent: false,

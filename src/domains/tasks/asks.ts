@@ -2,11 +2,11 @@ import { conflict, notFound, refuse, usageError } from "../../kernel/outcome.js"
 import { previewText, quoteValue } from "../../kernel/text.js";
 import type { Store, Tx } from "../../store/store.js";
 import type { AskRecord, TaskNote, TaskRecord } from "../../store/tasks.js";
-import { type Actor, actorOf, ancestorsOf, lineageOf, sameTree } from "../identity/actor.js";
+import { type Actor, actorOf, ancestorsOf, lineageOf, OWNER, sameTree } from "../identity/actor.js";
 import { BODY_CHARS, TITLE_CHARS } from "../limits/limits.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
 import { wipFull, wipHeldText } from "./claims.js";
-import { journal, loadTask, who } from "./common.js";
+import { decidesPlan, journal, loadTask, who } from "./common.js";
 import { covers } from "./scope.js";
 
 export const HUMAN = "human";
@@ -36,6 +36,8 @@ export function routeAsk(
   return HUMAN;
 }
 
+const askNumber = (id: string) => Number(id.slice(2));
+
 const askBlockReason = (ask: Pick<AskRecord, "id" | "toRole">) => `waiting on ${ask.id} (to ${ask.toRole})`;
 
 /** Whether a task's block is one a question made (and an answer may lift). */
@@ -43,10 +45,20 @@ const isAskBlock = (reason: string | null) =>
   reason !== null && /^waiting on Q-\d+ \(to [^()]*\)$/.test(reason);
 
 /**
+ * The askers whose questions block `task` (and keep it blocked): those who could block it
+ * themselves as its plan (decidesPlan): its holder, or, while no one holds it, its author and the
+ * workspace owner.
+ */
+function blockingAskers(task: Pick<TaskRecord, "owner" | "createdBy">): string[] {
+  return task.owner ? [task.owner] : [...new Set([task.createdBy, OWNER.id])];
+}
+
+/**
  * A question routed to a role (by scope or escalation, or the route the asker names) or to a
- * human. It blocks the task when the asker holds it, or when nobody does. A question from anyone
- * else on a task another agent holds leaves the task with its holder, active: it is queued to its
- * route and shown on the task, so a read-only agent cannot stall someone else's work by asking.
+ * human. It blocks the task only when the asker could block it with `task block` as its own plan
+ * (decidesPlan): the asker holds it, or nobody does and the asker wrote it or is the owner. Anyone
+ * else's question is queued to its route and shown on the task, which stays as it was (with its
+ * holder, or on the board for others to claim): a read-only agent cannot stall work by asking.
  */
 export async function askQuestion(
   store: Store,
@@ -79,9 +91,7 @@ export async function askQuestion(
       now,
     );
     // A task already blocked for another reason keeps that reason: the answer must not lift it.
-    const blocks =
-      (!task.owner || task.owner === actor.id) &&
-      (task.status !== "blocked" || isAskBlock(task.blockedReason));
+    const blocks = decidesPlan(task, actor) && (task.status !== "blocked" || isAskBlock(task.blockedReason));
     if (blocks) {
       await tx.tasks.update(task.id, { status: "blocked", blockedReason: askBlockReason(ask) }, now);
     }
@@ -163,14 +173,15 @@ export async function answerQuestion(
       text: answerNote(ask, answer.trim()),
     });
     const task = (await tx.tasks.byId(ask.taskId)) as TaskRecord;
-    // The questions that hold it blocked: its holder's own, or, unheld, anyone's. Another agent's
-    // question never blocked a held task, so it must not keep it blocked either (a read-only
-    // agent asking on and on while the holder waits would stall the holder's work).
-    const [waitingOn] = await tx.asks.open({
-      taskId: task.id,
-      ...(task.owner ? { askedBy: task.owner } : {}),
-      limit: 1,
-    });
+    // The questions that hold it blocked: those of askers whose questions block it (its holder's
+    // own, or, unheld, its author's and the owner's), the oldest open first. Anyone else's question
+    // never blocked it, so it must not keep it blocked either (a read-only agent asking on and on
+    // would stall the work).
+    let waitingOn: AskRecord | undefined;
+    for (const askedBy of blockingAskers(task)) {
+      const [oldest] = await tx.asks.open({ taskId: task.id, askedBy, limit: 1 });
+      if (oldest && (!waitingOn || askNumber(oldest.id) < askNumber(waitingOn.id))) waitingOn = oldest;
+    }
     let unblocked = false;
     let atCap: string | null = null;
     // Only a block a question made is lifted: one set with `block` (or before asking) stays.

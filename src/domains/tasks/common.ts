@@ -52,6 +52,19 @@ export async function requireHolder(tx: Tx, task: TaskRecord, actor: Actor, what
 }
 
 /**
+ * Whether what `task` waits for is `actor`'s to decide as the task's own plan: its holder's, or,
+ * while no one holds it, its author's or the workspace owner's. `task block` and `reopen` also
+ * let the owner act on a task an agent holds (requireHolder), as an override of its holder; a
+ * question (`ask`) blocks a task only when its asker decides this.
+ */
+export function decidesPlan(
+  task: Pick<TaskRecord, "owner" | "createdBy">,
+  actor: Pick<Actor, "id" | "isOwner">,
+): boolean {
+  return task.owner ? task.owner === actor.id : actor.isOwner || task.createdBy === actor.id;
+}
+
+/**
  * What a task waits for, and whether it is wanted at all, are its author's plan. A held task is
  * its holder's (requireHolder); an unheld one may be cleared of a dependency or dropped only by
  * its author or the workspace owner: anyone else doing it would be lifting the very gate a
@@ -63,8 +76,9 @@ export async function requirePlanAuthority(
   actor: Actor,
   what: string,
 ): Promise<void> {
+  if (decidesPlan(task, actor)) return;
+  // The workspace owner may still act on a task an agent holds: an override, refused to the rest.
   if (task.owner) return requireHolder(tx, task, actor, what);
-  if (actor.isOwner || task.createdBy === actor.id) return;
   const author = await who(tx, task.createdBy);
   throw refuse(
     "ownership",
