@@ -214,6 +214,41 @@ describe("shortcuts", () => {
     );
   });
 
+  it("a command that fails (exits non-zero, not found) fails the call with exit 1 and the same JSON; over MCP as a failed check does", async () => {
+    config(
+      '[shortcuts.fails]\nargv = ["false"]\neffect = "read"\n[shortcuts.missing]\nargv = ["cairn-no-such-program"]\neffect = "read"\n',
+    );
+    const failed = cairn(ws.dir, ["shortcut", "run", "fails", "--json"]);
+    expect(failed.code, failed.stderr).toBe(1);
+    expect(failed.json).toMatchObject({ name: "fails", exit_code: 1, error: null, uses: 1 });
+    const missing = cairn(ws.dir, ["shortcut", "run", "missing"]);
+    expect(missing.code).toBe(1);
+    expect(missing.stdout).toMatch(/^missing: exit null \(command not found/);
+    // Each face as `task check` does with a failed check: the tool's result reports the failure
+    // in its content, and the `cli` tool, which returns what the CLI did, is an error (exit 1).
+    arrange(ws.dir, ["task", "add", "t"]);
+    arrange(ws.dir, ["task", "criterion", "T-1", "--text", "fails", "--verify", "false"]);
+    arrange(ws.dir, ["task", "claim", "T-1"]);
+    const mcp = await connectMcp(ws.dir);
+    try {
+      const check = await callTool(mcp, "check_task", { task: "T-1", n: 1 });
+      const run = await callTool(mcp, "run_shortcut", { name: "fails" });
+      expect(check.structuredContent).toMatchObject({ results: [{ checked: false, exit_code: 1 }] });
+      expect(run.structuredContent).toMatchObject({ name: "fails", exit_code: 1 });
+      expect(run.isError ?? false).toBe(check.isError ?? false);
+      const checkCli = await callTool(mcp, "cli", { argv: ["task", "check", "T-1", "--n", "1"] });
+      const runCli = await callTool(mcp, "cli", { argv: ["shortcut", "run", "fails"] });
+      expect(checkCli.isError).toBe(true);
+      expect(runCli.isError).toBe(true);
+      expect(runCli.structuredContent).toMatchObject({
+        exit_code: 1,
+        output: { name: "fails", exit_code: 1 },
+      });
+    } finally {
+      await mcp.close();
+    }
+  });
+
   it("will not run a shortcut without an effect, keeps roles out, and needs --confirm when destructive", () => {
     config(
       '[shortcuts.vague]\nargv = ["true"]\n[shortcuts.wipe]\nargv = ["node", "-e", "0"]\neffect = "destructive"\n[shortcuts.deploy]\nargv = ["true"]\neffect = "write"\nroles = ["ops"]\n',

@@ -6,6 +6,7 @@ import { parseParams } from "../../domains/tasks/criteria.js";
 import { addQueue, listQueues, queueAdvance, queueNext } from "../../domains/tasks/queues.js";
 import { addShortcut, listShortcuts, runShortcut } from "../../domains/tasks/shortcuts.js";
 import { sweep } from "../../domains/tasks/sweep.js";
+import { EXIT_CODES } from "../../kernel/outcome.js";
 import { SHORTCUT_EFFECTS, type ShortcutRecord, TASK_STATUSES } from "../../store/tasks.js";
 import { defineCommand } from "../define.js";
 import { verbatim } from "../field-text.js";
@@ -395,6 +396,9 @@ export const shortcutRun = defineCommand({
       uses: run.uses,
     };
   },
+  // A command that failed (exited non-zero, could not start, timed out) fails the call, as a
+  // failed check does: its run is still recorded, and --json prints the same object.
+  exitCode: (out) => (out.exit_code === 0 && out.error === null ? EXIT_CODES.ok : EXIT_CODES.operational),
   render: (out) =>
     `${out.name}: exit ${out.exit_code}${out.error ? ` (${out.error})` : ""} in ${out.duration_ms} ms\n${verbatim(out.output_tail)}`,
 });
