@@ -25,6 +25,27 @@ describe("the CLI face: exit codes and --json", () => {
     }
   });
 
+  it("exits 2 on a group without its command and on help of an unknown word; help asked for exits 0", () => {
+    for (const args of [["queue"], ["task"], ["agent"], ["shortcut"], ["help", "bogus"]]) {
+      const run = cairn(ws.dir, args);
+      expect(run.code, args.join(" ")).toBe(2);
+      expect(run.stdout, args.join(" ")).toBe("");
+      expect(run.stderr, args.join(" ")).toMatch(/^Usage: cairn/);
+    }
+    for (const args of [["queue", "--help"], ["help", "queue"], ["help"]]) {
+      const run = cairn(ws.dir, args);
+      expect(run.code, args.join(" ")).toBe(0);
+      expect(run.stdout, args.join(" ")).toMatch(/^Usage: cairn/);
+    }
+    const unknown = cairn(ws.dir, ["help", "bogus", "--json"]);
+    expect(unknown.code).toBe(2);
+    expect((unknown.json as { error: unknown }).error).toEqual({
+      kind: "usage",
+      message: 'cairn has no command "bogus"',
+      next: "see `cairn --help`",
+    });
+  });
+
   it("prints a parser's complaint as the JSON error object under --json, still exiting 2", () => {
     const cases = [
       { args: ["task", "show", "--json"], message: "missing required argument 'task'", help: "task show" },

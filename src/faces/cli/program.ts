@@ -4,7 +4,7 @@ import type { CallControls, Session } from "../../commands/context.js";
 import type { AnyCommand } from "../../commands/define.js";
 import { dispatch } from "../../commands/dispatch.js";
 import { type CairnError, EXIT_CODES, exitCodeOf, usageError } from "../../kernel/outcome.js";
-import { cutText } from "../../kernel/text.js";
+import { cutText, quoteValue } from "../../kernel/text.js";
 import { CAIRN_VERSION } from "../../kernel/version.js";
 import { stderrIsTerminal } from "./fd-output.js";
 import { fieldShape, flagOf } from "./options.js";
@@ -243,8 +243,13 @@ export async function runCli(
     await program.parseAsync([...argv], { from: "user" });
   } catch (error) {
     if (!(error instanceof CommanderError)) throw error;
-    // Help and version are successes; every other parser complaint is a usage error.
-    const benign = ["commander.helpDisplayed", "commander.version", "commander.help"].includes(error.code);
+    // Help asked for (`--help`, `help queue`) and the version are successes. Help the parser shows
+    // because nothing it can run was named (a group without its command, `help` of an unknown
+    // word: its exit code is 1) is a usage error, as every other parser complaint is.
+    const benign =
+      error.code === "commander.helpDisplayed" ||
+      error.code === "commander.version" ||
+      (error.code === "commander.help" && error.exitCode === 0);
     if (benign) return EXIT_CODES.ok;
     // The parser has told a person on stderr; a script that asked for JSON reads stdout, so it
     // gets the same error object a command's own usage error prints.
@@ -283,6 +288,12 @@ function parserError(error: CommanderError, program: Commander, argv: readonly s
         : "name a command: `cairn --help` lists them",
       help,
     );
+  // `help WORD` of a word that names no command: the parser's own message is a placeholder.
+  if (error.code === "commander.help" && rest[0] === "help") {
+    const word = rest.slice(1).find((w) => !w.startsWith("-")) ?? "";
+    const where = path.length > 0 ? `\`cairn ${path.join(" ")}\` has` : "cairn has";
+    return usageError(`${where} no command ${quoteValue(word)}`, help);
+  }
   return usageError(clipArgvWords(error.message.replace(/^error: /, ""), argv), help);
 }
 
