@@ -1,3 +1,5 @@
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { callTool, connectMcp } from "../helpers/mcp.js";
 import { rawExec } from "../helpers/raw-store.js";
@@ -192,6 +194,30 @@ describe("the task board through the CLI", () => {
     } finally {
       await mcp.close();
     }
+  });
+
+  it("refuses to finish its holder's blocked task before running the definition of done, naming reopen", () => {
+    const marker = join(ws.dir, "gate-ran");
+    writeFileSync(
+      join(ws.dir, ".cairn", "cairn.toml"),
+      `[done]\nshortcuts = ["gate"]\n[shortcuts.gate]\nargv = ["touch", ${JSON.stringify(marker)}]\neffect = "read"\n`,
+    );
+    arrange(ws.dir, ["task", "add", "mine"]);
+    arrange(ws.dir, ["task", "claim", "T-1"]);
+    arrange(ws.dir, ["task", "block", "T-1", "--reason", "vendor outage"]);
+    const refused = cairn(ws.dir, ["task", "finish", "T-1", "--unverified", "--json"]);
+    expect(refused.code, refused.stderr).toBe(3);
+    const refusal = (refused.json as { refused: { policy: string; reason: string; next: string } }).refused;
+    expect(refusal.policy).toBe("status");
+    expect(refusal.reason).toBe('T-1 is blocked ("vendor outage"); a blocked task is not finished');
+    expect(refusal.next).toContain("`cairn task reopen T-1`");
+    expect(refusal.next).not.toContain("claim");
+    expect(existsSync(marker)).toBe(false);
+    // Reopened, it finishes, the definition of done run.
+    arrange(ws.dir, ["task", "reopen", "T-1"]);
+    const finished = cairn(ws.dir, ["task", "finish", "T-1", "--unverified", "--json"]);
+    expect(finished.code, finished.stderr).toBe(0);
+    expect(existsSync(marker)).toBe(true);
   });
 
   it("says a task was finished unverified in now's and board's text, as their --json does", () => {

@@ -226,6 +226,27 @@ export async function checkTask(
   });
 }
 
+/**
+ * Only an active task its caller holds is finished. Asked before anything runs (a blocked task
+ * must not run its definition of done only to be refused), and again in the final write: the
+ * task may have been blocked, released or taken meanwhile.
+ */
+async function requireFinishable(tx: Tx, task: TaskRecord, actor: Actor): Promise<void> {
+  if (task.owner === actor.id && task.status === "active") return;
+  if (task.owner === actor.id && task.status === "blocked") {
+    throw refuse(
+      "status",
+      `${task.id} is blocked${task.blockedReason ? ` (${quoteValue(task.blockedReason, 120)})` : ""}; a blocked task is not finished`,
+      `once what blocks it is resolved, reopen it (\`cairn task reopen ${task.id}\`), then finish it`,
+    );
+  }
+  throw refuse(
+    "ownership",
+    `${task.id} is no longer yours to finish: it is ${task.status}${task.owner ? `, held by ${await who(tx, task.owner)}` : ""}`,
+    `claim it again (claim_task ${task.id}) or take another task (next_task)`,
+  );
+}
+
 /** Unmet conditions a finish refusal lists: a task may carry thousands of criteria. */
 const UNMET_SHOWN = 20;
 
@@ -264,7 +285,10 @@ export async function finishTask(
   }
   // The tree being finished, taken before the definition of done may write to it: each tick a
   // command earned must be of this tree.
-  const judged = await store.read((tx) => tx.tasks.criteria(task.id));
+  const judged = await store.read(async (tx) => {
+    await requireFinishable(tx, await loadTask(tx, task.id), actor);
+    return tx.tasks.criteria(task.id);
+  });
   const nameTree = judged.some((c) => c.checked && hasCommand(c)) ? await treeNamer(verifier) : null;
   let tree: string | null = null;
   // A tree git cannot name is no tree a tick holds for: refused below, with what git said.
@@ -307,13 +331,7 @@ export async function finishTask(
     const now = verifier.now();
     await requireActiveAgent(tx, actor);
     const current = await loadTask(tx, task.id);
-    if (current.owner !== actor.id || current.status !== "active") {
-      throw refuse(
-        "ownership",
-        `${task.id} is no longer yours to finish: it is ${current.status}${current.owner ? `, held by ${await who(tx, current.owner)}` : ""}`,
-        `claim it again (claim_task ${task.id}) or take another task (next_task)`,
-      );
-    }
+    await requireFinishable(tx, current, actor);
     // A milestone's task is done when cairn kept an attempt for it, whatever its boxes say.
     if (current.milestoneId) {
       const gate = await milestoneGateIn(tx, current.milestoneId);
