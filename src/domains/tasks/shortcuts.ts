@@ -65,8 +65,8 @@ export interface ShortcutPage {
 
 /**
  * Shortcuts a page at a time: any writer can add them, each with a command of up to
- * SHORTCUT_ARGV_CHARS, so the whole list was as large as writers made it (160 MB, read in full
- * by every brief too).
+ * ARGV_TOTAL_CHARS (1 MiB before that limit), so the whole list was as large as writers made it
+ * (160 MB, read in full by every brief too).
  */
 export async function listShortcuts(
   store: Store,
