@@ -1,5 +1,6 @@
 import { taskId } from "../domains/tasks/common.js";
 import type { Session } from "./context.js";
+import { PREVIEW_LEFT_OUT } from "./ui/activity.js";
 
 /**
  * What a stretch of the journal may have changed, as MCP resources see it. The journal says
@@ -67,6 +68,9 @@ export function idsShown(content: string): ReadonlySet<string> {
 }
 
 export function touchOf(events: readonly TouchingEvent[]): JournalTouch {
+  // An event read as a preview with items of its lists left out (a plan of more milestones than
+  // a preview lists, a sweep of many claims) names ids this cannot see: anything may have changed.
+  if (events.some((event) => PREVIEW_LEFT_OUT.test(JSON.stringify(event.data)))) return TOUCH_ALL;
   const touch: JournalTouch = {
     ids: new Set(),
     board: false,

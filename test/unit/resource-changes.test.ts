@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { idsShown, mayHaveChanged, TOUCH_ALL, touchOf } from "../../src/commands/resource-changes.js";
+import { previewData } from "../../src/commands/ui/activity.js";
 
 const at = (action: string, subject: string, data: Record<string, unknown> = {}) => ({
   action,
@@ -18,6 +19,17 @@ describe("what a stretch of the journal touched", () => {
     expect(mayHaveChanged("cairn://task/T-10", touch)).toBe(false);
     expect(mayHaveChanged("cairn://board", touch)).toBe(true);
     expect(touch.listChanged).toBe(false);
+  });
+
+  it("touches everything when an event's data was read as a preview with items left out", () => {
+    const released = Array.from({ length: 30 }, (_, n) => ({ task: `T-${n + 1}`, why: "silent" }));
+    const previewed = touchOf([at("claims.swept", "sweep", previewData({ released }))]);
+    expect(previewed).toBe(TOUCH_ALL);
+    expect(mayHaveChanged("cairn://task/T-30", previewed)).toBe(true);
+    // Whole, the same event names each task, and only those.
+    const whole = touchOf([at("claims.swept", "sweep", { released })]);
+    expect(mayHaveChanged("cairn://task/T-30", whole)).toBe(true);
+    expect(mayHaveChanged("cairn://task/T-31", whole)).toBe(false);
   });
 
   it("hears a task by any spelling of its id the resource reads: t-1, 1, percent-encoded", () => {
