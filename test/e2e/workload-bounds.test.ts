@@ -381,5 +381,20 @@ describe("lists any writer can grow are paged or capped, and read a page from th
       { env },
     );
     expect(fits.code, fits.stderr).toBe(0);
+    // A criterion's verify command holds as much, and no more: it is in every show of its task.
+    const verify = (argv: string[]) =>
+      arrange(
+        ws.dir,
+        ["task", "add", "checked", "--criteria", JSON.stringify({ text: "runs", verify: argv }), "--json"],
+        {
+          env,
+        },
+      );
+    const tooLong = verify(words.slice(0, 5));
+    expect(tooLong.code).toBe(2);
+    expect(tooLong.stderr).toContain(
+      "verify's words hold at most 16384 characters in all (these have 20480)",
+    );
+    expect(verify(words.slice(0, 4)).code).toBe(0);
   });
 });

@@ -26,7 +26,7 @@ export const eventView = (event: JournalEvent, owner: boolean): z.infer<typeof E
  * What a preview writes where it left items of a list or fields of an object out: a reader of the
  * journal that looks for the ids an event names (resource subscriptions) cannot see them all.
  */
-export const PREVIEW_LEFT_OUT = /… \[\d+ more (items|fields)\]/;
+export const PREVIEW_LEFT_OUT = /\u2026 \[\d+ more (items|fields)\]/;
 
 /** Items of a list an event's preview shows; the rest are counted in a last item. */
 export const PREVIEW_ITEMS = 20;

@@ -24,7 +24,7 @@ export const DEFAULT_ITEMS = 1_000;
 /** Words in a command (`argv`, `verify`). */
 export const ARGV_WORDS = 256;
 /**
- * Characters a shortcut's command holds in all, its words summed. Each word may hold PATH_CHARS
+ * Characters a shortcut's command (or a criterion's verify command) holds in all, its words summed. Each word may hold PATH_CHARS
  * and a command ARGV_WORDS words, 1 MiB: every `shortcut list` and every brief naming the
  * shortcuts read each one whole (160 made a list 160 MB), and each redefinition journaled it
  * twice. 16 KiB is a command line naming a hundred long paths; more belongs in a file it reads.

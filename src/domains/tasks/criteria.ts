@@ -4,7 +4,7 @@ import { quoteValue } from "../../kernel/text.js";
 import type { Store, Tx } from "../../store/store.js";
 import type { NewCriterion } from "../../store/tasks.js";
 import type { Actor } from "../identity/actor.js";
-import { DEFAULT_ITEMS } from "../limits/limits.js";
+import { ARGV_TOTAL_CHARS, DEFAULT_ITEMS, requireTotalChars } from "../limits/limits.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
 import { journal, loadTask, requirePlanAuthority } from "./common.js";
 import { findShortcut } from "./shortcuts.js";
@@ -52,6 +52,14 @@ export function toCriterion(input: string | CriterionInput, setting: Setting): N
   if (object.verify && object.verify.length === 0) {
     throw usageError(`criterion ${quoteValue(object.text)}: verify is an empty command`);
   }
+  // As a shortcut's: each criterion's command is in every show of its task and every check's evidence.
+  if (object.verify)
+    requireTotalChars(
+      `criterion ${quoteValue(object.text)}: verify's words`,
+      object.verify,
+      ARGV_TOTAL_CHARS,
+      "run a script that holds the rest",
+    );
   return {
     text: object.text.trim(),
     verify: object.verify ?? null,
