@@ -128,7 +128,7 @@ export function sqliteShortcuts(db: Database.Database): ShortcutRepo {
     SHORTCUT_HEADS_SQL,
   );
   const page = db.prepare<[string, number, number], ShortcutRow>(
-    "SELECT * FROM shortcuts WHERE name NOT IN (SELECT value FROM json_each(?)) ORDER BY name LIMIT ? OFFSET ?",
+    "SELECT * FROM shortcuts WHERE name NOT IN (SELECT value FROM json_each(?)) ORDER BY name LIMIT +? OFFSET +?",
   );
   const count = db.prepare<[string], { n: number }>(
     "SELECT count(*) AS n FROM shortcuts WHERE name NOT IN (SELECT value FROM json_each(?))",
