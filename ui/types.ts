@@ -28,7 +28,7 @@ export interface NowView {
     review: { attempt: string; run: string; goal: string; reason: string }[];
     blocked: { id: string; title: string; why: string }[];
     stale_claims: { id: string; owner: string; lease_at: string }[];
-    open_asks: { id: string; task: string; to: string; question: string }[];
+    open_asks: { id: string; task: string; asked_by: string; to: string; question: string }[];
     open_asks_total: number;
     unverified: string[];
     unverified_total: number;
@@ -107,7 +107,7 @@ export interface TaskDetail {
   depends_on: TaskSummary[];
   dependents: TaskSummary[];
   children: TaskSummary[];
-  open_asks: { id: string; question: string; to: string }[];
+  open_asks: { id: string; question: string; asked_by: string; to: string }[];
   notes: { at: string; author: string; kind: string; text: string }[];
 }
 

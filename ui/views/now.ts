@@ -51,7 +51,7 @@ function Inbox({ now }: { now: NowView }) {
       )}
       ${open_asks.map(
         (a) => html`<li data-row>
-          <span class="pill warn">question</span> ${a.id} on <${IdLink} id=${a.task} /> to ${a.to}:
+          <span class="pill warn">question</span> ${a.id} on <${IdLink} id=${a.task} /> by ${a.asked_by} to ${a.to}:
           <${Text} text=${a.question} />
           <${Copy} command=${`cairn answer ${a.id} "…"`} />
         </li>`,

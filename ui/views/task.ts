@@ -87,7 +87,7 @@ export function Task({ id }: { id: string }) {
         ${
           d.open_asks.length
             ? html`<${Section} title="Open questions">
-              <ul class="rows">${d.open_asks.map((a) => html`<li>${a.id} to ${a.to}: <${Text} text=${a.question} /> <${Copy} command=${`cairn answer ${a.id} "…"`} /></li>`)}</ul>
+              <ul class="rows">${d.open_asks.map((a) => html`<li>${a.id} by ${a.asked_by} to ${a.to}: <${Text} text=${a.question} /> <${Copy} command=${`cairn answer ${a.id} "…"`} /></li>`)}</ul>
             <//>`
             : null
         }

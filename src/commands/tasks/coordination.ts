@@ -163,7 +163,8 @@ export const asksCommand = defineCommand({
       ? "No open questions."
       : [
           ...out.asks.map(
-            (a) => `${a.id} on ${a.task} to ${a.to}: ${a.question}${a.answer ? ` → ${a.answer}` : ""}`,
+            (a) =>
+              `${a.id} on ${a.task} by ${a.asked_by} to ${a.to}: ${a.question}${a.answer ? ` → ${a.answer}` : ""}`,
           ),
           ...(out.total !== null && out.total > out.asks.length
             ? [`(${out.asks.length} of ${out.total} open; --limit shows more)`]

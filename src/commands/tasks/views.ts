@@ -85,7 +85,7 @@ export const TaskDetailView = z.object({
   children: z.array(TaskSummary).describe("the first 100 in tree order; `task list --parent` pages them all"),
   children_total: z.number().int(),
   open_asks: z
-    .array(z.object({ id: z.string(), question: z.string(), to: z.string() }))
+    .array(z.object({ id: z.string(), question: z.string(), asked_by: z.string(), to: z.string() }))
     .describe("each question previewed; `asks --id` shows one whole"),
   /** Open questions on the task in all; open_asks holds the oldest 100. */
   open_asks_total: z.number().int(),
@@ -140,7 +140,7 @@ export const detailView = (detail: TaskDetail): z.infer<typeof TaskDetailView> =
   dependents_total: detail.dependentsTotal,
   children: detail.children.map(summaryView),
   children_total: detail.childrenTotal,
-  open_asks: detail.asks.map((a) => ({ id: a.id, question: a.question, to: a.toRole })),
+  open_asks: detail.asks.map((a) => ({ id: a.id, question: a.question, asked_by: a.askedBy, to: a.toRole })),
   open_asks_total: detail.openAsks,
   notes: detail.notes.map((n) => ({ at: n.at, author: n.author, kind: n.kind, text: n.text })),
   notes_total: detail.notesTotal,
@@ -189,7 +189,8 @@ export function renderDetail(d: z.infer<typeof TaskDetailView>): string {
       `  waited on by: ${d.dependents.map((x) => x.id).join(", ")}${more > 0 ? ` … and ${more} more` : ""}`,
     );
   }
-  for (const a of d.open_asks) lines.push(`  ? ${a.id} to ${a.to}: ${a.question}`);
+  // Whose words each question is: anyone may ask, a read-only agent too (content is attributed).
+  for (const a of d.open_asks) lines.push(`  ? ${a.id} by ${a.asked_by} to ${a.to}: ${a.question}`);
   if (d.open_asks_total > d.open_asks.length)
     lines.push(`  ? … ${d.open_asks_total - d.open_asks.length} more open questions (\`cairn asks\`)`);
   for (const n of d.notes) lines.push(`  note (${n.kind}, ${n.author}): ${textBlock(n.text, "    ")}`);

@@ -27,7 +27,15 @@ const NowView = z.object({
     review: z.array(z.object({ attempt: z.string(), run: z.string(), goal: z.string(), reason: z.string() })),
     blocked: z.array(z.object({ id: z.string(), title: z.string(), why: z.string() })),
     stale_claims: z.array(z.object({ id: z.string(), owner: z.string(), lease_at: z.string() })),
-    open_asks: z.array(z.object({ id: z.string(), task: z.string(), to: z.string(), question: z.string() })),
+    open_asks: z.array(
+      z.object({
+        id: z.string(),
+        task: z.string(),
+        asked_by: z.string(),
+        to: z.string(),
+        question: z.string(),
+      }),
+    ),
     open_asks_total: z.number().int(),
     unverified: z.array(z.string()),
     unverified_total: z.number().int(),

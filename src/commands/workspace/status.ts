@@ -9,7 +9,15 @@ const BoardStatus = z.object({
   counts: z.record(z.string(), z.number()),
   holders: z.array(z.object({ owner: z.string(), tasks: z.array(z.string()) })),
   blocked: z.array(z.object({ id: z.string(), title: z.string(), why: z.string() })),
-  open_asks: z.array(z.object({ id: z.string(), task: z.string(), to: z.string(), question: z.string() })),
+  open_asks: z.array(
+    z.object({
+      id: z.string(),
+      task: z.string(),
+      asked_by: z.string(),
+      to: z.string(),
+      question: z.string(),
+    }),
+  ),
   open_asks_total: z.number().int(),
   stale_claims: z.array(z.object({ id: z.string(), owner: z.string(), lease_at: z.string() })),
   /** The newest finishes recorded unverified; `unverified_total` counts them all (`cairn review`). */
@@ -63,7 +71,7 @@ function renderStatus(out: StatusView): string {
   for (const holder of board.holders) lines.push(`  ${holder.owner} holds ${holder.tasks.join(", ")}`);
   for (const task of board.blocked) lines.push(`  blocked ${task.id} ${task.title}: ${task.why}`);
   for (const ask of board.open_asks)
-    lines.push(`  ask ${ask.id} on ${ask.task} → ${ask.to}: ${ask.question}`);
+    lines.push(`  ask ${ask.id} on ${ask.task} by ${ask.asked_by} → ${ask.to}: ${ask.question}`);
   const unlisted = board.open_asks_total - board.open_asks.length;
   if (unlisted > 0) lines.push(`  … ${unlisted} more open questions: cairn asks`);
   for (const claim of board.stale_claims)

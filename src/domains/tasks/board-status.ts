@@ -37,6 +37,7 @@ export async function boardStatus(store: Store, config: WorkspaceConfig, now: st
       open_asks: (await tx.asks.open({ limit: ASKS_SHOWN })).map((a) => ({
         id: a.id,
         task: a.taskId,
+        asked_by: a.askedBy,
         to: a.toRole,
         question: previewText(a.question, TITLE_CHARS),
       })),
