@@ -157,22 +157,16 @@ export interface RiskRecord {
   createdAt: string;
 }
 
-/** What ranks a risk, without its texts (up to 256 KiB each). */
-export type RiskLevels = Pick<RiskRecord, "id" | "impact" | "likelihood">;
-
 export interface RisksRepo {
   insert(risk: Omit<RiskRecord, "id" | "createdAt">, at: string): Promise<RiskRecord>;
   list(scopes?: readonly string[]): Promise<RiskRecord[]>;
-  /** The levels of every risk in these scopes, oldest first: enough to rank them. */
-  levels(scopes: readonly string[]): Promise<RiskLevels[]>;
-  /** These risks whole, oldest first; ids that name none are left out. */
-  byIds(ids: readonly string[]): Promise<RiskRecord[]>;
   /**
-   * One page of the risks (of `scope` alone, when given), worst rank first and oldest first among
-   * equals (the order `byRank` gives `list`), and how many there are: only the page's rows are read.
+   * One page of the risks (of these scopes alone, when given), worst rank first and oldest first
+   * among equals (the order `byRank` gives `list`), and how many there are: only the page's rows
+   * are read whole. A brief's top risks are the first page of its scopes.
    */
   page(query: {
-    scope?: string;
+    scopes?: readonly string[];
     limit: number;
     offset: number;
   }): Promise<{ risks: RiskRecord[]; total: number }>;

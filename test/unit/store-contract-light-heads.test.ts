@@ -1,7 +1,6 @@
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import type { Level } from "../../src/store/knowledge.js";
 import { SHORTCUT_HEADS_SQL } from "../../src/store/sqlite/task-extras.js";
 import { contractStores, journaledWrite, storeForSuite } from "../helpers/contract-stores.js";
 import { scratchDir } from "../helpers/workspace.js";
@@ -9,9 +8,9 @@ import { scratchDir } from "../helpers/workspace.js";
 const AT = "2026-06-01T00:00:00.000Z";
 
 /**
- * Reads that rank or page what any writer can add many of, each of up to hundreds of KiB, without
- * loading it all: a shortcut's head (who may run it) and a page of shortcuts; a risk's levels and
- * the few risks then shown. Both stores answer as reading everything whole would.
+ * Reads of shortcuts, which any writer can add many of, each with a command of its own, that do
+ * not load them all: a shortcut's head (who may run it) and a page of shortcuts. Both stores
+ * answer as reading everything whole would.
  */
 describe.each(contractStores("light-heads"))("heads and pages read in the store: $name", ({ create }) => {
   const store = storeForSuite(create);
@@ -54,46 +53,6 @@ describe.each(contractStores("light-heads"))("heads and pages read in the store:
       const page = await store.read((tx) => tx.shortcuts.page({ limit, offset, excluding }));
       expect(page).toEqual({ shortcuts: kept.slice(offset, offset + limit), total: kept.length });
     }
-  });
-
-  it("risk levels rank as the whole risks do, and byIds reads just those, oldest first", async () => {
-    const levels: [string, Level, Level][] = [
-      ["workspace", "low", "low"],
-      ["task:T-1", "high", "high"],
-      ["workspace", "high", "medium"],
-      ["task:T-2", "high", "high"],
-      ["workspace", "medium", "high"],
-      ["task:T-1", "medium", "medium"],
-    ];
-    const ids: string[] = [];
-    await write(async (tx) => {
-      for (const [n, [scope, impact, likelihood]] of levels.entries()) {
-        const risk = await tx.risks.insert(
-          {
-            scope,
-            risk: `risk ${n}`,
-            impact,
-            likelihood,
-            indicators: "i".repeat(2000),
-            action: "a",
-            author: "owner",
-          },
-          AT,
-        );
-        ids.push(risk.id);
-      }
-    });
-    const scopes = ["task:T-1", "workspace", "task:T-1"];
-    const whole = await store.read((tx) => tx.risks.list(scopes));
-    expect(await store.read((tx) => tx.risks.levels(scopes))).toEqual(
-      whole.map(({ id, impact, likelihood }) => ({ id, impact, likelihood })),
-    );
-    expect(whole.map((r) => r.scope)).not.toContain("task:T-2");
-    const picked = [ids[4], ids[1], "RK-999", ids[1]] as string[];
-    expect(await store.read((tx) => tx.risks.byIds(picked))).toEqual(
-      (await store.read((tx) => tx.risks.list())).filter((r) => picked.includes(r.id)),
-    );
-    expect(await store.read((tx) => tx.risks.byIds([]))).toEqual([]);
   });
 });
 

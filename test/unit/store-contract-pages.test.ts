@@ -14,7 +14,7 @@ describe.each(contractStores("pages"))("paged lists store contract: $name", ({ c
   const store = storeForSuite(create);
   const write = journaledWrite(store, AT);
 
-  it("pages the risks worst rank first, oldest first among equals, in a scope or all", async () => {
+  it("pages the risks worst rank first, oldest first among equals, in scopes or all", async () => {
     await write(async (tx) => {
       for (let n = 0; n < 23; n++) {
         await tx.risks.insert(
@@ -32,8 +32,15 @@ describe.each(contractStores("pages"))("paged lists store contract: $name", ({ c
       }
     });
     const all = await store.read((tx) => tx.risks.list());
-    for (const scope of [undefined, "task:T-1", "workspace", "task:T-9"]) {
-      const ranked = byRank(scope === undefined ? all : all.filter((risk) => risk.scope === scope));
+    // A brief asks for several scopes at once (its task, parents, the workspace), one twice.
+    for (const scopes of [
+      undefined,
+      ["task:T-1"],
+      ["workspace"],
+      ["task:T-9"],
+      ["task:T-1", "workspace", "task:T-1"],
+    ]) {
+      const ranked = byRank(scopes === undefined ? all : all.filter((risk) => scopes.includes(risk.scope)));
       for (const [limit, offset] of [
         [5, 0],
         [5, 5],
@@ -41,9 +48,9 @@ describe.each(contractStores("pages"))("paged lists store contract: $name", ({ c
         [100, 0],
         [3, 30],
       ] as const) {
-        const page = await store.read((tx) => tx.risks.page({ scope, limit, offset }));
-        expect(page.total, `${scope}`).toBe(ranked.length);
-        expect(page.risks, `${scope} ${limit} ${offset}`).toEqual(ranked.slice(offset, offset + limit));
+        const page = await store.read((tx) => tx.risks.page({ scopes, limit, offset }));
+        expect(page.total, `${scopes}`).toBe(ranked.length);
+        expect(page.risks, `${scopes} ${limit} ${offset}`).toEqual(ranked.slice(offset, offset + limit));
       }
     }
   });

@@ -83,8 +83,8 @@ export async function listRisks(
   store: Store,
   query: { scope?: string; limit: number; offset: number },
 ): Promise<{ risks: RiskRecord[]; total: number }> {
-  const scope = query.scope === undefined ? undefined : parseScope(query.scope);
-  return store.read((tx) => tx.risks.page({ scope, limit: query.limit, offset: query.offset }));
+  const scopes = query.scope === undefined ? undefined : [parseScope(query.scope)];
+  return store.read((tx) => tx.risks.page({ scopes, limit: query.limit, offset: query.offset }));
 }
 
 /**

@@ -1,11 +1,4 @@
-import type {
-  BriefRecord,
-  BriefsRepo,
-  GlossaryEntry,
-  GlossaryRepo,
-  RiskLevels,
-  RisksRepo,
-} from "../knowledge.js";
+import type { BriefRecord, BriefsRepo, GlossaryEntry, GlossaryRepo, RisksRepo } from "../knowledge.js";
 import { placeholders } from "../sqlite/note-rows.js";
 import { type RiskRow, riskPageSql, toRisk } from "../sqlite/risk-rows.js";
 import type { PgDb } from "./db.js";
@@ -19,14 +12,14 @@ export function pgRisks(db: PgDb): RisksRepo {
   );
   const byId = db.prepare<[string], RiskRow>("SELECT * FROM risks WHERE id = ?");
   const all = db.prepare<[], RiskRow>("SELECT * FROM risks ORDER BY seq");
-  const levels = db.prepare<[string[]], RiskLevels>(
-    "SELECT id, impact, likelihood FROM risks WHERE scope = ANY(?) ORDER BY seq",
-  );
-  const byIds = db.prepare<[string[]], RiskRow>("SELECT * FROM risks WHERE id = ANY(?) ORDER BY seq");
   const page = db.prepare<[number, number], RiskRow>(riskPageSql("", "?", "?"));
-  const pageInScope = db.prepare<[string, number, number], RiskRow>(riskPageSql("WHERE scope = ?", "?", "?"));
+  const pageInScopes = db.prepare<[string[], number, number], RiskRow>(
+    riskPageSql("WHERE scope = ANY(?)", "?", "?"),
+  );
   const count = db.prepare<[], { n: number }>("SELECT COUNT(*) AS n FROM risks");
-  const countInScope = db.prepare<[string], { n: number }>("SELECT COUNT(*) AS n FROM risks WHERE scope = ?");
+  const countInScopes = db.prepare<[string[]], { n: number }>(
+    "SELECT COUNT(*) AS n FROM risks WHERE scope = ANY(?)",
+  );
   return {
     async insert(risk, at) {
       const { seq, id } = await nextId();
@@ -55,17 +48,12 @@ export function pgRisks(db: PgDb): RisksRepo {
         .all(...scopes);
       return rows.map(toRisk);
     },
-    async levels(scopes) {
-      return levels.all([...new Set(scopes)]);
-    },
-    async byIds(ids) {
-      return (await byIds.all([...new Set(ids)])).map(toRisk);
-    },
-    async page({ scope, limit, offset }) {
-      const rows = await (scope === undefined
+    async page({ scopes, limit, offset }) {
+      const listed = scopes === undefined ? undefined : [...new Set(scopes)];
+      const rows = await (listed === undefined
         ? page.all(limit, offset)
-        : pageInScope.all(scope, limit, offset));
-      const counted = await (scope === undefined ? count.get() : countInScope.get(scope));
+        : pageInScopes.all(listed, limit, offset));
+      const counted = await (listed === undefined ? count.get() : countInScopes.get(listed));
       return { risks: rows.map(toRisk), total: Number(counted?.n ?? 0) };
     },
   };

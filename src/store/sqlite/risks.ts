@@ -1,12 +1,5 @@
 import type Database from "better-sqlite3";
-import type {
-  BriefRecord,
-  BriefsRepo,
-  GlossaryEntry,
-  GlossaryRepo,
-  RiskLevels,
-  RisksRepo,
-} from "../knowledge.js";
+import type { BriefRecord, BriefsRepo, GlossaryEntry, GlossaryRepo, RisksRepo } from "../knowledge.js";
 import { type RiskRow, riskPageSql, toRisk } from "./risk-rows.js";
 import { shortIds } from "./short-ids.js";
 
@@ -23,18 +16,11 @@ export function sqliteRisks(db: Database.Database): RisksRepo {
   const inScopes = db.prepare<[string], RiskRow>(
     "SELECT r.* FROM json_each(?) j CROSS JOIN risks r ON r.scope = j.value ORDER BY r.seq",
   );
-  const levels = db.prepare<[string], RiskLevels>(
-    "SELECT r.id, r.impact, r.likelihood FROM json_each(?) j CROSS JOIN risks r ON r.scope = j.value ORDER BY r.seq",
-  );
-  const byIds = db.prepare<[string], RiskRow>(
-    "SELECT r.* FROM json_each(?) j CROSS JOIN risks r ON r.id = j.value ORDER BY r.seq",
-  );
+  const IN_SCOPES = "WHERE scope IN (SELECT value FROM json_each(?))";
   const page = db.prepare<[number, number], RiskRow>(riskPageSql("", "+?", "+?"));
-  const pageInScope = db.prepare<[string, number, number], RiskRow>(
-    riskPageSql("WHERE scope = ?", "+?", "+?"),
-  );
+  const pageInScopes = db.prepare<[string, number, number], RiskRow>(riskPageSql(IN_SCOPES, "+?", "+?"));
   const count = db.prepare<[], { n: number }>("SELECT COUNT(*) AS n FROM risks");
-  const countInScope = db.prepare<[string], { n: number }>("SELECT COUNT(*) AS n FROM risks WHERE scope = ?");
+  const countInScopes = db.prepare<[string], { n: number }>(`SELECT COUNT(*) AS n FROM risks ${IN_SCOPES}`);
   return {
     async insert(risk, at) {
       const { seq, id } = nextId();
@@ -56,15 +42,10 @@ export function sqliteRisks(db: Database.Database): RisksRepo {
       const rows = scopes ? inScopes.all(JSON.stringify([...new Set(scopes)])) : all.all();
       return rows.map(toRisk);
     },
-    async levels(scopes) {
-      return levels.all(JSON.stringify([...new Set(scopes)]));
-    },
-    async byIds(ids) {
-      return byIds.all(JSON.stringify([...new Set(ids)])).map(toRisk);
-    },
-    async page({ scope, limit, offset }) {
-      const rows = scope === undefined ? page.all(limit, offset) : pageInScope.all(scope, limit, offset);
-      const total = (scope === undefined ? count.get() : countInScope.get(scope))?.n ?? 0;
+    async page({ scopes, limit, offset }) {
+      const listed = scopes === undefined ? undefined : JSON.stringify([...new Set(scopes)]);
+      const rows = listed === undefined ? page.all(limit, offset) : pageInScopes.all(listed, limit, offset);
+      const total = (listed === undefined ? count.get() : countInScopes.get(listed))?.n ?? 0;
       return { risks: rows.map(toRisk), total };
     },
   };

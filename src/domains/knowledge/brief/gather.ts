@@ -8,7 +8,7 @@ import { rolesOf } from "../../tasks/scope.js";
 import type { WorkspaceConfig } from "../../workspace/config.js";
 import { recallIn } from "../memory.js";
 import { decisionKey } from "../notes.js";
-import { byRank, riskRank } from "../risks.js";
+import { riskRank } from "../risks.js";
 import { taskScope, WORKSPACE_SCOPE } from "../text.js";
 import { assembleBrief, type BriefResult, DEFAULT_BRIEF_BUDGET } from "./engine.js";
 import type { BriefInputs, BriefTask, TaskBriefSource } from "./inputs.js";
@@ -95,14 +95,11 @@ export async function gatherBriefInputs(
     const moreDecisions = distinct.length > LIMITS.decisions || pool.length === LIMITS.decisions * 2;
     const firstFindings = await tx.notes.findings(own, LIMITS.findings + 1, parentId);
     const findings = firstFindings.slice(0, LIMITS.findings);
-    // Ranked from their levels alone, then the few shown read whole: any writer adds risks, of up
-    // to 256 KiB a text, and reading every one in scope made each brief slower with every risk.
-    // The oldest of a rank come first, so risks added later never push out those already there.
-    const topIds = byRank(await tx.risks.levels(own))
-      .filter((risk) => riskRank(risk) <= TOP_RISK_RANK)
-      .slice(0, LIMITS.risks)
-      .map((risk) => risk.id);
-    const risks = byRank(await tx.risks.byIds(topIds));
+    // The first page by rank, as `risk list` pages them: any writer adds risks, of up to 256 KiB
+    // a text, and reading every one in scope made each brief slower with every risk. The oldest
+    // of a rank come first, so risks added later never push out those already there.
+    const { risks: worst } = await tx.risks.page({ scopes: own, limit: LIMITS.risks, offset: 0 });
+    const risks = worst.filter((risk) => riskRank(risk) <= TOP_RISK_RANK);
     const lower = text.toLowerCase();
     const occurs = termMatcher(lower);
     const glossary = (await tx.glossary.mayOccurIn(lower)).filter((entry) => occurs(entry.term));
