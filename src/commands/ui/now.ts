@@ -4,6 +4,7 @@ import { readyFor } from "../../domains/tasks/claims.js";
 import type { Tx } from "../../store/store.js";
 import { defineCommand } from "../define.js";
 import { summaryView, TaskSummary } from "../tasks/views.js";
+import { BoardStatus } from "../workspace/status.js";
 import { EventView, eventPreview } from "./activity.js";
 import { reviewAttempts } from "./review.js";
 
@@ -25,20 +26,13 @@ const NowView = z.object({
   counts: z.record(z.string(), z.number()),
   inbox: z.object({
     review: z.array(z.object({ attempt: z.string(), run: z.string(), goal: z.string(), reason: z.string() })),
-    blocked: z.array(z.object({ id: z.string(), title: z.string(), why: z.string() })),
-    stale_claims: z.array(z.object({ id: z.string(), owner: z.string(), lease_at: z.string() })),
-    open_asks: z.array(
-      z.object({
-        id: z.string(),
-        task: z.string(),
-        asked_by: z.string(),
-        to: z.string(),
-        question: z.string(),
-      }),
-    ),
-    open_asks_total: z.number().int(),
-    unverified: z.array(z.string()),
-    unverified_total: z.number().int(),
+    // As `status` shows them: the handler passes the board's status through.
+    blocked: BoardStatus.shape.blocked,
+    stale_claims: BoardStatus.shape.stale_claims,
+    open_asks: BoardStatus.shape.open_asks,
+    open_asks_total: BoardStatus.shape.open_asks_total,
+    unverified: BoardStatus.shape.unverified,
+    unverified_total: BoardStatus.shape.unverified_total,
   }),
   ready: z.array(TaskSummary),
   claims: z.array(

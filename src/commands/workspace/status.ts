@@ -5,7 +5,8 @@ import { LocalAgentsSummary, localAgentsSummary, renderLocalAgents } from "../ag
 import { defineCommand } from "../define.js";
 import { workspaceRef } from "./workspace.js";
 
-const BoardStatus = z.object({
+/** The board's side of `status`; `now`'s inbox shows the same parts of it. */
+export const BoardStatus = z.object({
   counts: z.record(z.string(), z.number()),
   holders: z.array(z.object({ owner: z.string(), tasks: z.array(z.string()) })),
   blocked: z.array(z.object({ id: z.string(), title: z.string(), why: z.string() })),
