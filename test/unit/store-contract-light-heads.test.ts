@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { SHORTCUT_HEADS_SQL } from "../../src/store/sqlite/task-extras.js";
+import { SHORTCUT_HEADS_SQL } from "../../src/store/sqlite/shortcut-rows.js";
 import { contractStores, journaledWrite, storeForSuite } from "../helpers/contract-stores.js";
 import { scratchDir } from "../helpers/workspace.js";
 

@@ -1,5 +1,13 @@
 import { type AskRow, openWhere, toAsk } from "../sqlite/ask-rows.js";
-import type { AskRepo, QueueRecord, QueueRepo, ShortcutEffect, ShortcutRepo } from "../tasks.js";
+import {
+  SHORTCUT_HEADS_SQL,
+  type ShortcutHeadRow,
+  type ShortcutRow,
+  toShortcut,
+  toShortcutHead,
+  UPSERT_SHORTCUT_SQL,
+} from "../sqlite/shortcut-rows.js";
+import type { AskRepo, QueueRecord, QueueRepo, ShortcutRepo } from "../tasks.js";
 import { jsonbOfStored, type PgDb } from "./db.js";
 import { shortIds } from "./short-ids.js";
 
@@ -108,44 +116,17 @@ export function pgQueues(db: PgDb): QueueRepo {
   };
 }
 
-interface ShortcutRow {
-  name: string;
-  argv: string;
-  effect: ShortcutEffect;
-  roles: string;
-  summary: string;
-  added_by: string;
-  version: number;
-}
-
 export function pgShortcuts(db: PgDb): ShortcutRepo {
-  const upsert = db.prepare(
-    `INSERT INTO shortcuts (name, argv, effect, roles, summary, updated_at, added_by, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-     ON CONFLICT(name) DO UPDATE SET argv = excluded.argv, effect = excluded.effect, roles = excluded.roles,
-       summary = excluded.summary, updated_at = excluded.updated_at, added_by = excluded.added_by,
-       version = excluded.version`,
-  );
+  const upsert = db.prepare(UPSERT_SHORTCUT_SQL);
   const byName = db.prepare<[string], ShortcutRow>("SELECT * FROM shortcuts WHERE name = ?");
   const list = db.prepare<[], ShortcutRow>("SELECT * FROM shortcuts ORDER BY name");
-  const heads = db.prepare<[], Pick<ShortcutRow, "name" | "effect" | "roles" | "added_by">>(
-    "SELECT name, effect, roles, added_by FROM shortcuts ORDER BY name",
-  );
+  const heads = db.prepare<[], ShortcutHeadRow>(SHORTCUT_HEADS_SQL);
   const page = db.prepare<[string[], number, number], ShortcutRow>(
     "SELECT * FROM shortcuts WHERE name <> ALL(?) ORDER BY name LIMIT ? OFFSET ?",
   );
   const count = db.prepare<[string[]], { n: string | number }>(
     "SELECT count(*) AS n FROM shortcuts WHERE name <> ALL(?)",
   );
-  const toShortcut = (row: ShortcutRow) => ({
-    name: row.name,
-    argv: JSON.parse(row.argv) as string[],
-    effect: row.effect,
-    roles: JSON.parse(row.roles) as string[],
-    summary: row.summary,
-    source: "store" as const,
-    addedBy: row.added_by,
-    version: row.version,
-  });
   return {
     async upsert(shortcut, at) {
       await upsert.run(
@@ -167,13 +148,7 @@ export function pgShortcuts(db: PgDb): ShortcutRepo {
       return (await list.all()).map(toShortcut);
     },
     async heads() {
-      return (await heads.all()).map((row) => ({
-        name: row.name,
-        effect: row.effect,
-        roles: JSON.parse(row.roles) as string[],
-        source: "store" as const,
-        addedBy: row.added_by,
-      }));
+      return (await heads.all()).map(toShortcutHead);
     },
     async page({ limit, offset, excluding }) {
       const shortcuts = limit > 0 ? (await page.all([...excluding], limit, offset)).map(toShortcut) : [];

@@ -1,7 +1,15 @@
 import type Database from "better-sqlite3";
-import type { AskRepo, QueueRecord, QueueRepo, ShortcutEffect, ShortcutRepo } from "../tasks.js";
+import type { AskRepo, QueueRecord, QueueRepo, ShortcutRepo } from "../tasks.js";
 import { type AskRow, openWhere, toAsk } from "./ask-rows.js";
 import { shortIds } from "./short-ids.js";
+import {
+  SHORTCUT_HEADS_SQL,
+  type ShortcutHeadRow,
+  type ShortcutRow,
+  toShortcut,
+  toShortcutHead,
+  UPSERT_SHORTCUT_SQL,
+} from "./shortcut-rows.js";
 import { builtStatement } from "./statement-cache.js";
 
 export function sqliteAsks(db: Database.Database): AskRepo {
@@ -102,47 +110,17 @@ export function sqliteQueues(db: Database.Database): QueueRepo {
   };
 }
 
-interface ShortcutRow {
-  name: string;
-  argv: string;
-  effect: ShortcutEffect;
-  roles: string;
-  summary: string;
-  added_by: string;
-  version: number;
-}
-
-/** Read from the shortcuts_heads index alone (migration 0018): never the rows, which hold each command. */
-export const SHORTCUT_HEADS_SQL = "SELECT name, effect, roles, added_by FROM shortcuts ORDER BY name";
-
 export function sqliteShortcuts(db: Database.Database): ShortcutRepo {
-  const upsert = db.prepare(
-    `INSERT INTO shortcuts (name, argv, effect, roles, summary, updated_at, added_by, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-     ON CONFLICT(name) DO UPDATE SET argv = excluded.argv, effect = excluded.effect, roles = excluded.roles,
-       summary = excluded.summary, updated_at = excluded.updated_at, added_by = excluded.added_by,
-       version = excluded.version`,
-  );
+  const upsert = db.prepare(UPSERT_SHORTCUT_SQL);
   const byName = db.prepare<[string], ShortcutRow>("SELECT * FROM shortcuts WHERE name = ?");
   const list = db.prepare<[], ShortcutRow>("SELECT * FROM shortcuts ORDER BY name");
-  const heads = db.prepare<[], Pick<ShortcutRow, "name" | "effect" | "roles" | "added_by">>(
-    SHORTCUT_HEADS_SQL,
-  );
+  const heads = db.prepare<[], ShortcutHeadRow>(SHORTCUT_HEADS_SQL);
   const page = db.prepare<[string, number, number], ShortcutRow>(
     "SELECT * FROM shortcuts WHERE name NOT IN (SELECT value FROM json_each(?)) ORDER BY name LIMIT +? OFFSET +?",
   );
   const count = db.prepare<[string], { n: number }>(
     "SELECT count(*) AS n FROM shortcuts WHERE name NOT IN (SELECT value FROM json_each(?))",
   );
-  const toShortcut = (row: ShortcutRow) => ({
-    name: row.name,
-    argv: JSON.parse(row.argv) as string[],
-    effect: row.effect,
-    roles: JSON.parse(row.roles) as string[],
-    summary: row.summary,
-    source: "store" as const,
-    addedBy: row.added_by,
-    version: row.version,
-  });
   return {
     async upsert(shortcut, at) {
       upsert.run(
@@ -164,13 +142,7 @@ export function sqliteShortcuts(db: Database.Database): ShortcutRepo {
       return list.all().map(toShortcut);
     },
     async heads() {
-      return heads.all().map((row) => ({
-        name: row.name,
-        effect: row.effect,
-        roles: JSON.parse(row.roles) as string[],
-        source: "store" as const,
-        addedBy: row.added_by,
-      }));
+      return heads.all().map(toShortcutHead);
     },
     async page({ limit, offset, excluding }) {
       const shortcuts = limit > 0 ? page.all(JSON.stringify(excluding), limit, offset).map(toShortcut) : [];
