@@ -245,6 +245,17 @@ function deadline(ms: number, due: () => void): () => void {
 }
 
 /** Run argv in its own process group; the group is killed when the command exits, too. */
+/**
+ * Why a program did not start, from the error spawn reported. A missing working directory fails
+ * spawn with ENOENT too: named as such, never as a program that is not there.
+ */
+function startFailure(program: string, cwd: string, error: NodeJS.ErrnoException): string {
+  if (!isDirectory(cwd)) return `its working directory ${cwd} is not a directory that exists`;
+  return error.code === "ENOENT"
+    ? `command not found: ${program}`
+    : `could not start ${program}: ${error.message}`;
+}
+
 export function runChild(request: ChildRequest): Promise<ChildResult> {
   const [program, ...args] = request.argv;
   const started = performance.now();
@@ -333,13 +344,7 @@ export function runChild(request: ChildRequest): Promise<ChildResult> {
       if (child.pid !== undefined) LIVE_GROUPS.delete(child.pid);
     };
     child.on("error", (error: NodeJS.ErrnoException) => {
-      // A missing working directory fails spawn with ENOENT too: named as such, never as a
-      // program that is not there.
-      spawnError = !isDirectory(request.cwd)
-        ? `its working directory ${request.cwd} is not a directory that exists`
-        : error.code === "ENOENT"
-          ? `command not found: ${program}`
-          : `could not start ${program}: ${error.message}`;
+      spawnError = startFailure(program, request.cwd, error);
       if (child.pid === undefined) {
         cleanUp();
         finish({ exitCode: null, signal: null, timedOut: false, cancelled: false, error: spawnError });
@@ -401,13 +406,7 @@ export function launchDetached(request: { argv: readonly string[]; cwd: string }
       return;
     }
     child.unref();
-    child.once("error", (error: NodeJS.ErrnoException) =>
-      resolve(
-        error.code === "ENOENT"
-          ? `command not found: ${program}`
-          : `could not start ${program}: ${error.message}`,
-      ),
-    );
+    child.once("error", (error: NodeJS.ErrnoException) => resolve(startFailure(program, request.cwd, error)));
     child.once("exit", (code, signal) =>
       resolve(code === 0 ? null : `${program} ended with ${signal ?? `exit code ${code}`}`),
     );
