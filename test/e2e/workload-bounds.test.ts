@@ -226,6 +226,38 @@ describe("what every agent reads stays small whatever one agent wrote", () => {
     };
     expect(shown.task.blocked_reason).toBe(long(0));
   });
+
+  it("note list previews each note's long fields, whole in note show, after a read-only agent's flood", async () => {
+    expect(cairn(ws.dir, ["task", "add", "the owner's"]).code).toBe(0);
+    const reader = { CAIRN_AGENT: addAgent(ws.dir, "rev", "reviewer", ["--grant", "ro"]).token };
+    const long = (n: number) => `${"f".repeat(256 * 1024 - 4)}${String(n).padStart(4, "0")}`;
+    // 45 findings of 256 KiB made the default page (50 notes) an answer of 22.5 MB over MCP, text
+    // and structured copy: refused as too large to send, so no agent could list the notes at all.
+    const agent = await connectMcp(ws.dir, { env: reader });
+    try {
+      for (let n = 0; n < 45; n++) {
+        const added = await callTool(agent, "cli", {
+          argv: ["note", "add", "finding", "--scope", "T-1", "--severity", "minor", "--text", long(n)],
+        });
+        expect((added.structuredContent as { exit_code: number }).exit_code).toBe(0);
+      }
+      const listed = await callTool(agent, "cli", { argv: ["note", "list", "--scope", "T-1"] });
+      expect(listed.isError, JSON.stringify(listed.content).slice(0, 300)).toBe(false);
+      const notes = (listed.structuredContent as { output: { notes: { id: string; text: string }[] } }).output
+        .notes;
+      expect(notes).toHaveLength(45);
+      expect(JSON.stringify(notes).length).toBeLessThan(100_000);
+      expect(notes[0]?.text).toBe(
+        `${"f".repeat(1_000)}… [261144 more characters; whole: \`cairn note show ${notes[0]?.id}\`]`,
+      );
+      const shown = await callTool(agent, "cli", { argv: ["note", "show", notes[0]?.id as string] });
+      expect((shown.structuredContent as { output: { note: { text: string } } }).output.note.text).toBe(
+        long(44),
+      );
+    } finally {
+      await agent.close();
+    }
+  });
 });
 
 /** `--flag value` once per value, as the CLI takes a list. */

@@ -1,5 +1,5 @@
 import { notFound, refuse } from "../../kernel/outcome.js";
-import { quoteValue } from "../../kernel/text.js";
+import { previewText, quoteValue } from "../../kernel/text.js";
 import type { NoteBody, NoteKind, NoteRecord, Severity, Trust } from "../../store/knowledge.js";
 import type { Store, Tx } from "../../store/store.js";
 import { type Actor, OWNER, sameTree } from "../identity/actor.js";
@@ -189,12 +189,43 @@ export async function showNote(store: Store, id: string): Promise<NoteRecord> {
   return note;
 }
 
+/**
+ * How much of each text field a list shows of a note: `note show` shows it whole. Anyone may add
+ * a finding, a read-only agent too, each field up to 256 KiB: 45 of them made `note list` an
+ * answer of 22.5 MB over MCP, more than a client reads in one message, so no one could list notes.
+ */
+export const NOTE_FIELD_PREVIEW_CHARS = 1_000;
+
+/** A note as a list shows it: each text field previewed, the mark naming where it is whole. */
+export function notePreview(note: NoteRecord): NoteRecord {
+  const whole = `\`cairn note show ${note.id}\``;
+  const cut = (text: string) => previewText(text, NOTE_FIELD_PREVIEW_CHARS, whole);
+  const body = note.body;
+  switch (body.kind) {
+    case "decision":
+      return {
+        ...note,
+        body: { ...body, chose: cut(body.chose), rejected: cut(body.rejected), because: cut(body.because) },
+      };
+    case "finding":
+      return { ...note, body: { ...body, text: cut(body.text) } };
+    case "metric":
+      return {
+        ...note,
+        body: { ...body, goal: cut(body.goal), question: cut(body.question), metric: cut(body.metric) },
+      };
+    case "ref":
+      return { ...note, body: { ...body, target: cut(body.target), summary: cut(body.summary) } };
+  }
+}
+
+/** A page of notes, newest first, each previewed (notePreview). */
 export async function listNotes(
   store: Store,
   filter: { kind?: NoteKind; scope?: string; limit?: number },
 ): Promise<NoteRecord[]> {
   const scope = filter.scope === undefined ? undefined : parseScope(filter.scope);
-  return store.read(async (tx) => {
+  const notes = await store.read(async (tx) => {
     if (scope) await requireScope(tx, scope);
     return tx.notes.list({
       kinds: filter.kind ? [filter.kind] : undefined,
@@ -202,6 +233,7 @@ export async function listNotes(
       limit: filter.limit ?? 50,
     });
   });
+  return notes.map(notePreview);
 }
 
 /**
