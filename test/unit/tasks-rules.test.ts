@@ -451,6 +451,22 @@ describe("reserved roles", () => {
       expect((await listAgents(store, true)).map((agent) => agent.name)).toEqual(["Bob"]);
     });
   });
+
+  it("a queue or a cairn.toml shortcut that reads as an option is refused, naming the rule", async () => {
+    await withStore(async (store, _config, now) => {
+      // `queue add --step s -- -x` made a queue that `queue next -x` read as an unknown option.
+      for (const name of ["-x", "--json", ".hidden"])
+        await expect(addQueue(store, OWNER, name, ["one"], now), name).rejects.toMatchObject({
+          errorKind: "usage",
+          message: expect.stringContaining("starting with a letter or digit"),
+        });
+      await expect(addQueue(store, OWNER, "release.v2-1_a", ["one"], now)).resolves.toBeDefined();
+      expect(() => WorkspaceConfig.parse({ shortcuts: { "-x": { argv: ["true"] } } })).toThrow(
+        /shortcut names use 1-64 letters, digits, - and _, starting with a letter or digit/,
+      );
+      expect(WorkspaceConfig.parse({ shortcuts: { ok_1: { argv: ["true"] } } }).shortcuts.ok_1).toBeDefined();
+    });
+  });
 });
 
 describe("names that read as ids", () => {

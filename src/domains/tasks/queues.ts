@@ -7,7 +7,8 @@ import type { Actor } from "../identity/actor.js";
 import { requireTotalChars } from "../limits/limits.js";
 import { journal, who } from "./common.js";
 
-const NAME = /^[a-zA-Z0-9_.-]{1,64}$/;
+/** Starting with a letter or digit: a queue named "-x" reads as an option to `queue next` and the rest. */
+const NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,63}$/;
 
 export interface QueuePosition {
   name: string;
@@ -62,7 +63,10 @@ async function load(tx: Tx, name: string): Promise<QueueRecord> {
 export const MAX_QUEUE_CHARS = 256 * 1024;
 
 export async function addQueue(store: Store, actor: Actor, name: string, steps: string[], now: string) {
-  if (!NAME.test(name)) throw usageError(`queue name ${quoteValue(name)} must be letters, digits, ., - or _`);
+  if (!NAME.test(name))
+    throw usageError(
+      `queue name ${quoteValue(name)} must be 1-64 letters, digits, ., - or _, starting with a letter or digit`,
+    );
   // Its events are journaled under its name: one named `T-4` wrote events about task T-4.
   if (readsAsShortId(name))
     throw usageError(

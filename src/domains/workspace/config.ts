@@ -10,7 +10,11 @@ import { holdsPassword, redactUrlToEnd } from "../../store/postgres/location.js"
 export const PROFILES = ["worker", "planner", "operator", "all"] as const;
 export type Profile = (typeof PROFILES)[number];
 
-const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+/**
+ * A shortcut's name here, as `shortcut add` takes one (tasks/shortcuts.ts): starting with a letter
+ * or digit, since one named "-x" reads as an option to `shortcut run` and every other verb.
+ */
+const NAME = /^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$/;
 
 /**
  * Roles no agent or table may take: `owner` is the workspace owner's own, and `human` is where a
@@ -133,7 +137,7 @@ export const WorkspaceConfig = z
       .record(
         z
           .string()
-          .regex(NAME, "shortcut names use letters, digits, - and _")
+          .regex(NAME, "shortcut names use 1-64 letters, digits, - and _, starting with a letter or digit")
           .refine((name) => !readsAsShortId(name), "a shortcut name must not read as an id (T-4, 7)"),
         ShortcutConfig,
       )
