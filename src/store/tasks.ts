@@ -294,15 +294,34 @@ export interface AskRecord {
   answeredAt: string | null;
 }
 
+/** How much of a question and of its answer a listed one carries: no less than any preview shows. */
+export const ASK_HEAD_CHARS = 500;
+
+/**
+ * A question as lists read it (`asks`, `status`, `now`, a task's detail): its question and answer
+ * each as a head of ASK_HEAD_CHARS and a length. Anyone may ask, a read-only agent too, each
+ * question up to 256 KiB: a hundred of them, read whole to show 500 characters each, made every
+ * agent's `status` read 25 MB.
+ */
+export interface AskHeadRecord extends Omit<AskRecord, "question" | "answer"> {
+  question: TextHead;
+  answer: TextHead | null;
+}
+
 export interface AskRepo {
   insert(ask: Pick<AskRecord, "taskId" | "question" | "askedBy" | "toRole">, at: string): Promise<AskRecord>;
   byId(id: string): Promise<AskRecord | undefined>;
+  /** One question as lists read it: its heads (AskHeadRecord). */
+  headById(id: string): Promise<AskHeadRecord | undefined>;
   answer(id: string, answer: string, by: string, at: string): Promise<void>;
-  /** Open questions, oldest first; `limit` bounds how many are read. */
+  /** Open questions, oldest first, whole; `limit` bounds how many are read. */
   open(filter: { toRole?: string; taskId?: string; askedBy?: string; limit?: number }): Promise<AskRecord[]>;
+  /** The same questions as `open`, in the same order, each read as its heads (AskHeadRecord). */
+  openHeads(filter: { toRole?: string; taskId?: string; limit: number }): Promise<AskHeadRecord[]>;
   /** How many questions are open: all of them, those routed to one role, or those on one task. */
   countOpen(filter?: { toRole?: string; taskId?: string }): Promise<number>;
-  all(limit: number): Promise<AskRecord[]>;
+  /** The newest `limit` questions, open or answered, each read as its heads. */
+  recentHeads(limit: number): Promise<AskHeadRecord[]>;
 }
 
 export interface CriteriaCounts {

@@ -7,6 +7,7 @@ import type { BriefTask, TaskBriefSource } from "../../src/domains/knowledge/bri
 import { remember, supersede } from "../../src/domains/knowledge/memory.js";
 import { addNote, setFindingTrust } from "../../src/domains/knowledge/notes.js";
 import { addRisk, defineTerm } from "../../src/domains/knowledge/risks.js";
+import { askQuestion } from "../../src/domains/tasks/asks.js";
 import { addTask } from "../../src/domains/tasks/board.js";
 import { boardBriefSource } from "../../src/domains/tasks/brief-source.js";
 import { addShortcut } from "../../src/domains/tasks/shortcuts.js";
@@ -299,6 +300,8 @@ describe("gathering a brief from the store through the task seam", () => {
   });
 
   it("ranks risks and picks shortcuts from their heads: no shortcut's command is read, and only the risks shown", async () => {
+    // A long question on the task: its activity shows the question's preview, read as its head.
+    await askQuestion(store, config, OWNER, "T-7", `why ${"w".repeat(200_000)}`, now(), "human");
     for (let n = 0; n < 14; n++)
       await addRisk(
         store,
@@ -324,7 +327,13 @@ describe("gathering a brief from the store through the task seam", () => {
         now(),
       );
     // The whole-row reads a brief used to make, refused: what it shows must come from the light ones.
-    const forbidden = new Set(["shortcuts.list", "shortcuts.byName", "shortcuts.page", "risks.list"]);
+    const forbidden = new Set([
+      "shortcuts.list",
+      "shortcuts.byName",
+      "shortcuts.page",
+      "risks.list",
+      "asks.byId",
+    ]);
     const guarded = {
       ...store,
       read: <T>(work: (tx: Tx) => Promise<T>) =>
@@ -350,6 +359,9 @@ describe("gathering a brief from the store through the task seam", () => {
       now: now(),
     });
     expect(inputs.shortcuts.map((s) => s.text.split(" ")[0])).toEqual(["alpha", "omega"]);
+    expect(inputs.task.recentActivity.find((entry) => entry.action === "ask")?.text).toMatch(
+      /^Q-1 to human: why w{496}… \[199504 more characters; whole: `cairn asks --id Q-1`\]$/,
+    );
     // The ten oldest of the worst rank first, then the next rank's oldest: none added later pushes them out.
     expect(inputs.risks.map((r) => r.risk)).toEqual([
       "risk 0",

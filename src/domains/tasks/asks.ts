@@ -1,7 +1,7 @@
 import { conflict, notFound, refuse, usageError } from "../../kernel/outcome.js";
-import { previewText, quoteValue } from "../../kernel/text.js";
+import { previewOfHead, previewText, quoteValue } from "../../kernel/text.js";
 import type { Store, Tx } from "../../store/store.js";
-import type { AskRecord, TaskNote, TaskRecord } from "../../store/tasks.js";
+import type { AskHeadRecord, AskRecord, TaskNote, TaskRecord } from "../../store/tasks.js";
 import { type Actor, actorOf, ancestorsOf, lineageOf, OWNER, sameTree } from "../identity/actor.js";
 import { BODY_CHARS, TITLE_CHARS } from "../limits/limits.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
@@ -226,10 +226,10 @@ export const wholeAsk = (id: string) => `\`cairn asks --id ${id}\``;
  * `status` does), the preview saying where the whole is read. A read-only agent may ask, each
  * question up to 256 KiB: 120 of them made `asks` and a task's detail 25 MB.
  */
-export const askPreview = (ask: AskRecord): AskRecord => ({
+export const askPreview = (ask: AskHeadRecord): AskRecord => ({
   ...ask,
-  question: previewText(ask.question, TITLE_CHARS, wholeAsk(ask.id)),
-  answer: ask.answer === null ? null : previewText(ask.answer, TITLE_CHARS, wholeAsk(ask.id)),
+  question: previewOfHead(ask.question, TITLE_CHARS, wholeAsk(ask.id)),
+  answer: ask.answer === null ? null : previewOfHead(ask.answer, TITLE_CHARS, wholeAsk(ask.id)),
 });
 
 /**
@@ -285,9 +285,9 @@ export async function listAsks(
       return { asks: [ask], total: null };
     }
     return filter.all
-      ? { asks: (await tx.asks.all(limit)).map(askPreview), total: null }
+      ? { asks: (await tx.asks.recentHeads(limit)).map(askPreview), total: null }
       : {
-          asks: (await tx.asks.open({ toRole: filter.role, limit })).map(askPreview),
+          asks: (await tx.asks.openHeads({ toRole: filter.role, limit })).map(askPreview),
           total: await tx.asks.countOpen({ toRole: filter.role }),
         };
   });

@@ -1,4 +1,4 @@
-import { previewOfHead, previewText } from "../../kernel/text.js";
+import { previewOfHead } from "../../kernel/text.js";
 import type { Store } from "../../store/store.js";
 import { TITLE_CHARS } from "../limits/limits.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
@@ -34,12 +34,13 @@ export async function boardStatus(store: Store, config: WorkspaceConfig, now: st
         why: t.blockedReason ? previewOfHead(t.blockedReason, TITLE_CHARS) : "",
       })),
       open_asks_total: await tx.asks.countOpen(),
-      open_asks: (await tx.asks.open({ limit: ASKS_SHOWN })).map((a) => ({
+      // Heads of questions, as of blocked reasons: ASK_HEAD_CHARS, no shorter than TITLE_CHARS.
+      open_asks: (await tx.asks.openHeads({ limit: ASKS_SHOWN })).map((a) => ({
         id: a.id,
         task: a.taskId,
         asked_by: a.askedBy,
         to: a.toRole,
-        question: previewText(a.question, TITLE_CHARS),
+        question: previewOfHead(a.question, TITLE_CHARS),
       })),
       stale_claims: (
         await tx.tasks.staleClaims(liveLeases(await tx.tasks.leaseClock(now), config.claims.lease_minutes))

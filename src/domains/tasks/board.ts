@@ -178,7 +178,7 @@ export async function showTask(store: Store, raw: string): Promise<TaskDetail> {
       children: children.slice(0, RELATED_SHOWN),
       childrenTotal: children.length,
       // Anyone may ask, a read-only agent too: a flood of questions must not make every show huge.
-      asks: (await tx.asks.open({ taskId: task.id, limit: ASKS_SHOWN })).map(askPreview),
+      asks: (await tx.asks.openHeads({ taskId: task.id, limit: ASKS_SHOWN })).map(askPreview),
       openAsks: await tx.asks.countOpen({ taskId: task.id }),
       notes,
       notesTotal: (await tx.tasks.countNotes(task.id)) + (await tx.notes.countInScope(scope)),

@@ -57,7 +57,7 @@ async function activityOf(tx: Tx, task: TaskRecord) {
     if (SHOWN_AS_NOTES.has(event.action)) continue;
     let text: string | null = null;
     if (event.action === "task.ask" && typeof event.data.ask === "string") {
-      const ask = await tx.asks.byId(event.data.ask);
+      const ask = await tx.asks.headById(event.data.ask);
       text = ask ? `${ask.id} to ${ask.toRole}: ${askPreview(ask).question}` : null;
     }
     entries.push({

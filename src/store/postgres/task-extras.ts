@@ -1,4 +1,11 @@
-import { type AskRow, openWhere, toAsk } from "../sqlite/ask-rows.js";
+import {
+  ASK_HEAD_COLUMNS,
+  type AskHeadRow,
+  type AskRow,
+  openWhere,
+  toAsk,
+  toAskHead,
+} from "../sqlite/ask-rows.js";
 import {
   SHORTCUT_HEADS_SQL,
   type ShortcutHeadRow,
@@ -17,10 +24,13 @@ export function pgAsks(db: PgDb): AskRepo {
     "INSERT INTO task_asks (seq, id, task_id, question, asked_by, to_role, asked_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
   );
   const byId = db.prepare<[string], AskRow>("SELECT * FROM task_asks WHERE id = ?");
+  const headById = db.prepare<[string], AskHeadRow>(`SELECT ${ASK_HEAD_COLUMNS} FROM task_asks WHERE id = ?`);
   const answer = db.prepare(
     "UPDATE task_asks SET answer = ?, answered_by = ?, answered_at = ? WHERE id = ? AND answered_at IS NULL",
   );
-  const all = db.prepare<[number], AskRow>("SELECT * FROM task_asks ORDER BY seq DESC LIMIT ?");
+  const recentHeads = db.prepare<[number], AskHeadRow>(
+    `SELECT ${ASK_HEAD_COLUMNS} FROM task_asks ORDER BY seq DESC LIMIT ?`,
+  );
   return {
     async insert(ask, at) {
       const { seq, id } = await nextId();
@@ -30,6 +40,10 @@ export function pgAsks(db: PgDb): AskRepo {
     async byId(id) {
       const row = await byId.get(id);
       return row ? toAsk(row) : undefined;
+    },
+    async headById(id) {
+      const row = await headById.get(id);
+      return row ? toAskHead(row) : undefined;
     },
     async answer(id, text, by, at) {
       await answer.run(text, by, at, id);
@@ -44,13 +58,20 @@ export function pgAsks(db: PgDb): AskRepo {
         .all(...values);
       return (rows as AskRow[]).map(toAsk);
     },
+    async openHeads(filter) {
+      const { where, values } = openWhere(filter);
+      const rows = await db
+        .prepare(`SELECT ${ASK_HEAD_COLUMNS} FROM task_asks WHERE ${where} ORDER BY seq LIMIT ?`)
+        .all(...values, filter.limit);
+      return (rows as AskHeadRow[]).map(toAskHead);
+    },
     async countOpen(filter = {}) {
       const { where, values } = openWhere(filter);
       const row = await db.prepare(`SELECT COUNT(*) AS n FROM task_asks WHERE ${where}`).get(...values);
       return Number((row as { n: number } | undefined)?.n ?? 0);
     },
-    async all(limit) {
-      return (await all.all(limit)).map(toAsk);
+    async recentHeads(limit) {
+      return (await recentHeads.all(limit)).map(toAskHead);
     },
   };
 }

@@ -1,4 +1,5 @@
-import type { AskRecord } from "../tasks.js";
+import { ASK_HEAD_CHARS, type AskHeadRecord, type AskRecord } from "../tasks.js";
+import { headColumns, textHeadOf } from "./text-heads.js";
 
 /** Rows of the task-extras tables as both stores read them, and their records (shared, not copied). */
 export interface AskRow {
@@ -21,6 +22,29 @@ export const toAsk = (row: AskRow): AskRecord => ({
   toRole: row.to_role,
   askedAt: row.asked_at,
   answer: row.answer,
+  answeredBy: row.answered_by,
+  answeredAt: row.answered_at,
+});
+
+/** A listed question's columns: all but its question and answer, and those as heads (headColumns). */
+export const ASK_HEAD_COLUMNS = `id, task_id, asked_by, to_role, asked_at, answered_by, answered_at,
+  ${headColumns("question", ASK_HEAD_CHARS, "question")}, ${headColumns("answer", ASK_HEAD_CHARS, "answer")}`;
+
+export interface AskHeadRow extends Omit<AskRow, "question" | "answer"> {
+  question_head: string;
+  question_length: number | null;
+  answer_head: string | null;
+  answer_length: number | null;
+}
+
+export const toAskHead = (row: AskHeadRow): AskHeadRecord => ({
+  id: row.id,
+  taskId: row.task_id,
+  question: textHeadOf(row.question_head, row.question_length) ?? { head: "", length: 0 },
+  askedBy: row.asked_by,
+  toRole: row.to_role,
+  askedAt: row.asked_at,
+  answer: textHeadOf(row.answer_head, row.answer_length),
   answeredBy: row.answered_by,
   answeredAt: row.answered_at,
 });

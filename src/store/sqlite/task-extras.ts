@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
 import type { AskRepo, QueueRecord, QueueRepo, ShortcutRepo } from "../tasks.js";
-import { type AskRow, openWhere, toAsk } from "./ask-rows.js";
+import { ASK_HEAD_COLUMNS, type AskHeadRow, type AskRow, openWhere, toAsk, toAskHead } from "./ask-rows.js";
 import { shortIds } from "./short-ids.js";
 import {
   SHORTCUT_HEADS_SQL,
@@ -18,10 +18,13 @@ export function sqliteAsks(db: Database.Database): AskRepo {
     "INSERT INTO task_asks (seq, id, task_id, question, asked_by, to_role, asked_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
   );
   const byId = db.prepare<[string], AskRow>("SELECT * FROM task_asks WHERE id = ?");
+  const headById = db.prepare<[string], AskHeadRow>(`SELECT ${ASK_HEAD_COLUMNS} FROM task_asks WHERE id = ?`);
   const answer = db.prepare(
     "UPDATE task_asks SET answer = ?, answered_by = ?, answered_at = ? WHERE id = ? AND answered_at IS NULL",
   );
-  const all = db.prepare<[number], AskRow>("SELECT * FROM task_asks ORDER BY seq DESC LIMIT +?");
+  const recentHeads = db.prepare<[number], AskHeadRow>(
+    `SELECT ${ASK_HEAD_COLUMNS} FROM task_asks ORDER BY seq DESC LIMIT +?`,
+  );
   return {
     async insert(ask, at) {
       const { seq, id } = nextId();
@@ -31,6 +34,10 @@ export function sqliteAsks(db: Database.Database): AskRepo {
     async byId(id) {
       const row = byId.get(id);
       return row ? toAsk(row) : undefined;
+    },
+    async headById(id) {
+      const row = headById.get(id);
+      return row ? toAskHead(row) : undefined;
     },
     async answer(id, text, by, at) {
       answer.run(text, by, at, id);
@@ -44,13 +51,21 @@ export function sqliteAsks(db: Database.Database): AskRepo {
       ).all(...values);
       return (rows as AskRow[]).map(toAsk);
     },
+    async openHeads(filter) {
+      const { where, values } = openWhere(filter);
+      const rows = builtStatement(
+        db,
+        `SELECT ${ASK_HEAD_COLUMNS} FROM task_asks WHERE ${where} ORDER BY seq LIMIT +?`,
+      ).all(...values, filter.limit);
+      return (rows as AskHeadRow[]).map(toAskHead);
+    },
     async countOpen(filter = {}) {
       const { where, values } = openWhere(filter);
       const row = builtStatement(db, `SELECT COUNT(*) AS n FROM task_asks WHERE ${where}`).get(...values);
       return (row as { n: number } | undefined)?.n ?? 0;
     },
-    async all(limit) {
-      return all.all(limit).map(toAsk);
+    async recentHeads(limit) {
+      return recentHeads.all(limit).map(toAskHead);
     },
   };
 }

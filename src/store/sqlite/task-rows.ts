@@ -13,6 +13,7 @@ import {
   type TaskStatus,
   type TaskSummaryRecord,
 } from "../tasks.js";
+import { headColumns, textHeadOf } from "./text-heads.js";
 
 /** Rows of the board's tables and their mapping to records. */
 export interface TaskRow {
@@ -106,21 +107,13 @@ export const toReadyTask = (row: SummaryRow & { traces: string }): ReadyTaskReco
 export const readyTaskOf = (v: readonly unknown[]): ReadyTaskRecord =>
   toReadyTask({ ...summaryRowOf(v), traces: v[6] as string });
 
-/** A reason both stores count as JavaScript does: ASCII (one byte a character), and no U+0000. */
-const ASCII_REASON = "octet_length(blocked_reason) = length(blocked_reason)";
-
 /**
- * A held task's columns: its summary's and its claim's, then its blocked reason's head and length,
- * taken in SQL when the reason is ASCII. Elsewhere SQL's counts are not JavaScript's: SQLite's
- * length() and substr() stop at U+0000, a character past U+FFFF is two UTF-16 units, SQLite keeps
- * a lone surrogate as three bytes it counts as one character and reads back as three U+FFFD, and
- * PostgreSQL stores U+0000 and U+E000 as two characters (encodeText). Such a reason is read whole
- * and measured in JavaScript: still none of the task's context or traces. (An ASCII reason's
- * length is its octet_length, which neither store reads the text for.)
+ * A held task's columns: its summary's and its claim's, then its blocked reason's head and length
+ * (headColumns: read whole where SQL does not count as JavaScript does): still none of the task's
+ * context or traces.
  */
 export const HELD_COLUMNS = `id, title, status, priority, owner, claimed_at, lease_at,
-  CASE WHEN ${ASCII_REASON} THEN substr(blocked_reason, 1, ${REASON_HEAD_CHARS}) ELSE blocked_reason END AS reason_head,
-  CASE WHEN ${ASCII_REASON} THEN octet_length(blocked_reason) END AS reason_length, unverified`;
+  ${headColumns("blocked_reason", REASON_HEAD_CHARS, "reason")}, unverified`;
 
 export interface HeldRow {
   id: string;
@@ -142,10 +135,7 @@ export const toHeld = (row: HeldRow): HeldTaskRecord => ({
   claimedAt: row.claimed_at,
   leaseAt: row.lease_at,
   unverified: row.unverified === 1,
-  blockedReason:
-    row.reason_head === null
-      ? null
-      : { head: row.reason_head, length: row.reason_length ?? row.reason_head.length },
+  blockedReason: textHeadOf(row.reason_head, row.reason_length),
 });
 /** A held row read as values, HELD_COLUMNS in their order. */
 export const heldRowOf = (v: readonly unknown[]): HeldRow => ({
