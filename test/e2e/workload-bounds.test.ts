@@ -428,5 +428,18 @@ describe("lists any writer can grow are paged or capped, and read a page from th
       "verify's words hold at most 16384 characters in all (these have 20480)",
     );
     expect(verify(words.slice(0, 4)).code).toBe(0);
+    // A caller can learn these totals before it meets them: capabilities lists them beside the fields'.
+    const { limits } = cairn(ws.dir, ["capabilities", "--json"]).json as {
+      limits: { totals: { chars: Record<string, number>; items: Record<string, number> } };
+    };
+    expect(limits.totals).toEqual({
+      chars: {
+        "shortcut command": 16_384,
+        "criterion verify command": 16_384,
+        "queue steps": 262_144,
+        "goal contract, as JSON": 1_048_576,
+      },
+      items: { "criteria of a task": 1_000 },
+    });
   });
 });

@@ -51,6 +51,12 @@ export const capabilities = defineBareCommand({
         commands: z
           .record(z.string(), z.record(z.string(), z.number().int()))
           .describe("per command, fields whose limit differs from `fields`"),
+        totals: z
+          .object({
+            chars: z.record(z.string(), z.number().int()),
+            items: z.record(z.string(), z.number().int()),
+          })
+          .describe("what many values hold together: a command's words, a queue's steps, a contract"),
       }),
     }),
   async handler(_input, ctx) {

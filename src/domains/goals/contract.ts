@@ -2,7 +2,7 @@ import { z } from "zod";
 import { notFound, refuse, usageError } from "../../kernel/outcome.js";
 import { quoteValue } from "../../kernel/text.js";
 import type { GoalFields, GoalRecord, IdPage, ProofSpec, Store, Tx } from "../../store/store.js";
-import { BODY_CHARS, DEFAULT_ITEMS } from "../limits/limits.js";
+import { DEFAULT_ITEMS, TOTALS } from "../limits/limits.js";
 
 export const PROOF_NAME = /^[a-z][a-z0-9_-]{0,47}$/;
 
@@ -236,7 +236,7 @@ export function applyChanges(current: GoalFields, changes: GoalChanges): GoalFie
  * a few updates carrying long proof descriptions made those answers take seconds and hundreds of
  * megabytes for everyone. Three texts at their limit fit, with room for the rest.
  */
-export const MAX_CONTRACT_CHARS = 4 * BODY_CHARS;
+export const MAX_CONTRACT_CHARS = TOTALS.chars["goal contract, as JSON"];
 
 const contractChars = ({ goal, outcome, constraints, nonGoals, proofs }: GoalFields) =>
   JSON.stringify({ goal, outcome, constraints, nonGoals, proofs }).length;

@@ -31,6 +31,21 @@ export const ARGV_WORDS = 256;
  */
 export const ARGV_TOTAL_CHARS = 16 * 1024;
 
+/**
+ * What many values hold together, each within its own limit: one command's words, one queue's
+ * steps, one goal's contract, one task's criteria. The domains that keep them take them from here
+ * (tasks/shortcuts and tasks/criteria, tasks/queues, goals/contract), and `capabilities` lists them.
+ */
+export const TOTALS = {
+  chars: {
+    "shortcut command": ARGV_TOTAL_CHARS,
+    "criterion verify command": ARGV_TOTAL_CHARS,
+    "queue steps": 256 * 1024,
+    "goal contract, as JSON": 4 * BODY_CHARS,
+  },
+  items: { "criteria of a task": DEFAULT_ITEMS },
+} as const;
+
 const classes: Record<string, readonly string[]> = {
   [ID_CHARS]: [
     "name",
@@ -130,6 +145,7 @@ export function limitsTable() {
     fields: FIELD_CHARS,
     items: FIELD_ITEMS,
     commands: COMMAND_FIELD_CHARS,
+    totals: TOTALS,
   };
 }
 

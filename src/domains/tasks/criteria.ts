@@ -4,7 +4,7 @@ import { quoteValue } from "../../kernel/text.js";
 import type { Store, Tx } from "../../store/store.js";
 import type { NewCriterion } from "../../store/tasks.js";
 import type { Actor } from "../identity/actor.js";
-import { ARGV_TOTAL_CHARS, DEFAULT_ITEMS, requireTotalChars } from "../limits/limits.js";
+import { ARGV_TOTAL_CHARS, requireTotalChars, TOTALS } from "../limits/limits.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
 import { journal, loadTask, requirePlanAuthority } from "./common.js";
 import { findShortcut } from "./shortcuts.js";
@@ -100,7 +100,7 @@ export async function withShortcutDefinitions(
  * limit). Added one at a time they had no bound, and each of them, with its verify command and
  * evidence, is in every `task show`, brief and dashboard view of the task.
  */
-export const MAX_CRITERIA = DEFAULT_ITEMS;
+export const MAX_CRITERIA = TOTALS.items["criteria of a task"];
 
 export async function addCriterion(
   store: Store,

@@ -4,7 +4,7 @@ import { quoteValue } from "../../kernel/text.js";
 import type { Store, Tx } from "../../store/store.js";
 import type { QueueHead, QueueRecord } from "../../store/tasks.js";
 import type { Actor } from "../identity/actor.js";
-import { requireTotalChars } from "../limits/limits.js";
+import { requireTotalChars, TOTALS } from "../limits/limits.js";
 import { journal, who } from "./common.js";
 
 /** Starting with a letter or digit: a queue named "-x" reads as an option to `queue next` and the rest. */
@@ -60,7 +60,7 @@ async function load(tx: Tx, name: string): Promise<QueueRecord> {
  * thousand of them: a hundred such queues, which any writer may add, made every `queue list`
  * read 400 MB for 4.5 s. A checklist of fifty steps of a paragraph each is 20 KiB.
  */
-export const MAX_QUEUE_CHARS = 256 * 1024;
+export const MAX_QUEUE_CHARS = TOTALS.chars["queue steps"];
 
 export async function addQueue(store: Store, actor: Actor, name: string, steps: string[], now: string) {
   if (!NAME.test(name))
