@@ -1,4 +1,5 @@
-import { childEnv, runChild } from "./child.js";
+import { runChild } from "./child.js";
+import { childEnv } from "./child-env.js";
 import { operational } from "./outcome.js";
 
 /**

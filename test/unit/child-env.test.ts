@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runEnvironment } from "../../src/domains/agents/runner.js";
 import { evaluatorEnv } from "../../src/domains/goals/runner.js";
-import { checkEnv, childEnv } from "../../src/kernel/child.js";
+import { checkEnv, childEnv } from "../../src/kernel/child-env.js";
 import { searchPathOf, settingOf, withSetting } from "../../src/kernel/setting.js";
 import { boardsStartedFor, STARTED_FOR_VARIABLE, startChildrenFor } from "../../src/kernel/started-for.js";
 import { storeAccess } from "../../src/kernel/store-access.js";

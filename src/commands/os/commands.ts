@@ -4,7 +4,7 @@ import { osConfigOf } from "../../domains/os/config.js";
 import { aliasExpansions, gitConfigProblem, gitEnv, isGit } from "../../domains/os/git.js";
 import { DEFAULT_CONFIRM, decide } from "../../domains/os/policy.js";
 import { checkOsArgs, OS_OUTPUT_CAP, realNameOf, resolveBinary, runOs } from "../../domains/os/run.js";
-import { childEnv } from "../../kernel/child.js";
+import { childEnv } from "../../kernel/child-env.js";
 import { refuse } from "../../kernel/outcome.js";
 import { defineCommand } from "../define.js";
 import { verbatim } from "../field-text.js";

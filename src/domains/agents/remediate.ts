@@ -1,4 +1,5 @@
-import { childEnv, runChild } from "../../kernel/child.js";
+import { runChild } from "../../kernel/child.js";
+import { childEnv } from "../../kernel/child-env.js";
 import { STOPPING, untilStopped } from "../../kernel/until-stopped.js";
 import type { Store } from "../../store/store.js";
 import type { Workspace } from "../workspace/discover.js";

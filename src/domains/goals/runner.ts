@@ -1,5 +1,6 @@
 import { crypto } from "../../kernel/builtins.js";
-import { checkEnv, runChild } from "../../kernel/child.js";
+import { runChild } from "../../kernel/child.js";
+import { checkEnv } from "../../kernel/child-env.js";
 import { searchLastMatch } from "../../kernel/pattern-search.js";
 import { maskSecretsIn } from "../../kernel/secret-mask.js";
 import { type Setting, withSetting } from "../../kernel/setting.js";

@@ -1,7 +1,8 @@
 import { accessSync, constants, realpathSync, statSync } from "node:fs";
 import { basename, delimiter, isAbsolute, join } from "node:path";
 import { Capture } from "../../kernel/capture.js";
-import { childEnv, runChild } from "../../kernel/child.js";
+import { runChild } from "../../kernel/child.js";
+import { childEnv } from "../../kernel/child-env.js";
 import { isInside, realPathOf, withPathOutside } from "../../kernel/inside.js";
 import { refuse } from "../../kernel/outcome.js";
 import { bareNameProblem } from "./policy.js";

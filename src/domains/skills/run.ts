@@ -1,7 +1,8 @@
 import { realpathSync } from "node:fs";
 import { basename, extname, join } from "node:path";
 import { Capture } from "../../kernel/capture.js";
-import { type ChildResult, childEnv, runChild } from "../../kernel/child.js";
+import { type ChildResult, runChild } from "../../kernel/child.js";
+import { childEnv } from "../../kernel/child-env.js";
 import { isInside, withPathOutside } from "../../kernel/inside.js";
 import { notFound, refuse } from "../../kernel/outcome.js";
 import { workFolder } from "../../kernel/temp-dir.js";

@@ -1,5 +1,6 @@
 import { crypto } from "../../kernel/builtins.js";
-import { checkEnv, childEnv, runChild } from "../../kernel/child.js";
+import { runChild } from "../../kernel/child.js";
+import { checkEnv, childEnv } from "../../kernel/child-env.js";
 import { gitHead } from "../../kernel/git.js";
 import { lastLine } from "../../kernel/progress.js";
 import { maskSecretsIn } from "../../kernel/secret-mask.js";

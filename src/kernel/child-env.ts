@@ -1,0 +1,123 @@
+import { isAbsolute, resolve } from "node:path";
+import { absolutePath } from "./search-path.js";
+import {
+  boardsStartedFor,
+  STARTED_FOR_VARIABLE,
+  servedBoard,
+  storeCredentialVariables,
+} from "./started-for.js";
+import { urlWithoutPassword } from "./url-password.js";
+
+/**
+ * What a process cairn starts finds in its environment (child.ts starts it): none of cairn's
+ * credentials, and, for a check, none of the variables that put the caller's code into it.
+ */
+
+/** Variables that carry a cairn credential. A child that must act on the board gets its own token. */
+const CREDENTIAL_VARIABLES = ["CAIRN_AGENT"] as const;
+
+/**
+ * Variables that put code of the caller's choosing into what a check runs, whatever its argv says:
+ * `NODE_OPTIONS=--require ./pass.cjs` or `npm_config_script_shell=/bin/true` on `cairn attempt
+ * eval` or `cairn task check` made a failing `npm test` pass. Whoever is checked runs the check,
+ * so none of them reaches one; a check that needs such a setting names it in its argv
+ * (`env NODE_OPTIONS=… npm test`), which is the check's own. Those that name a toolchain's folder
+ * (JAVA_HOME, GOROOT…) are a setting's locations too: whoever set the check chose them
+ * (kernel/setting.ts).
+ */
+const INJECTING = [
+  /^NODE_(OPTIONS|PATH)$/,
+  /^(npm|yarn|pnpm|bun)_config_/i,
+  /^YARN_/,
+  // Python: where modules and their compiled bytecode come from (a cache folder of forged .pyc
+  // files passes a failing test whose source is untouched), the module a warning filter names
+  // (imported to read it), the hook `breakpoint()` calls, and the interpreter a pyenv shim picks.
+  /^PYTHON(PATH|HOME|STARTUP|USERBASE|INSPECT|PYCACHEPREFIX|WARNINGS|BREAKPOINT|PLATLIBDIR)$/,
+  /^PYENV_(VERSION|ROOT)$/,
+  /^PYTEST_(ADDOPTS|PLUGINS)$/,
+  /^LD_(PRELOAD|LIBRARY_PATH|AUDIT)$/,
+  /^DYLD_/,
+  /^GCONV_PATH$/,
+  // Shells: startup files and options, a function exported under a command's name (bash runs
+  // `BASH_FUNC_node%%` for every `node` a script calls), and a trace prompt that runs code.
+  /^(BASH_ENV|ENV|ZDOTDIR|SHELLOPTS|BASHOPTS|PS4)$/,
+  /^BASH_FUNC_/,
+  // git: programs it runs, configuration given in variables, and the repository it looks at.
+  /^GIT_(EXEC_PATH|EXTERNAL_DIFF|ASKPASS|SSH|SSH_COMMAND|PROXY_COMMAND|TEMPLATE_DIR)$/,
+  /^GIT_CONFIG(_PARAMETERS|_COUNT|_KEY_\d+|_VALUE_\d+|_SYSTEM|_NOSYSTEM)?$/,
+  /^GIT_(DIR|WORK_TREE|INDEX_FILE|OBJECT_DIRECTORY|ALTERNATE_OBJECT_DIRECTORIES|COMMON_DIR|NAMESPACE)$/,
+  // make reads MAKEFILES before the project's Makefile, and MAKEFLAGS may set its SHELL.
+  /^(MAKEFILES|MAKEFLAGS|MFLAGS)$/,
+  // Build tools that run a program of the variable's choosing: a compiler wrapper, a test
+  // runner (`go test -exec`, cargo's target runner), a linker in flags, JVM agents, .NET hooks.
+  /^(RUSTC|RUSTC_WRAPPER|RUSTC_WORKSPACE_WRAPPER|RUSTDOC|RUSTFLAGS|RUSTDOCFLAGS)$/,
+  // The toolchain rustup runs for `cargo` (a folder of the caller's holding a `cargo` that exits 0).
+  /^RUSTUP_TOOLCHAIN$/,
+  /^CARGO_(ENCODED_RUSTFLAGS|BUILD_RUSTC.*|BUILD_RUSTDOC.*|TARGET_.+_(RUNNER|LINKER|RUSTFLAGS))$/,
+  // go: its flags, the toolchain it switches to, and where modules are fetched from unchecked.
+  /^(GOFLAGS|GOROOT|GOTOOLCHAIN|GOPROXY|GONOPROXY|GOSUMDB|GONOSUMDB|GONOSUMCHECK|GOPRIVATE|GOINSECURE)$/,
+  // A C toolchain chosen by variable (cgo, make's implicit rules, node-gyp), and flags that load
+  // compiler plugins or link other objects.
+  /^(CC|CXX|CPP|LD|AR|AS|FC|CGO_[A-Z]+|CFLAGS|CXXFLAGS|CPPFLAGS|LDFLAGS|LDLIBS)$/,
+  /^PERL5?(OPT|LIB)$/,
+  /^RUBY(OPT|LIB)$/,
+  // Ruby: the Gemfile bundler loads and where gems are found.
+  /^(BUNDLE_GEMFILE|GEM_HOME|GEM_PATH)$/,
+  // The JVM a build's wrapper script starts (gradlew and mvnw run $JAVA_HOME/bin/java), its
+  // options (an agent), and classes found first.
+  /^(JAVA_HOME|JAVA_OPTS|CLASSPATH|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|JDK_JAVA_OPTIONS)$/,
+  /^(MAVEN_OPTS|MAVEN_ARGS|MAVEN_HOME|M2_HOME|GRADLE_OPTS|SBT_OPTS|ANT_OPTS)$/,
+  /^(DOTNET_STARTUP_HOOKS|CORECLR_ENABLE_PROFILING|COR_ENABLE_PROFILING)$/,
+  /^(DOTNET_ROOT|DOTNET_ADDITIONAL_DEPS|DOTNET_SHARED_STORE)$/,
+  // The package managers corepack downloads and runs, and from where.
+  /^COREPACK_/,
+  /^(PHPRC|PHP_INI_SCAN_DIR|LUA_INIT(_5_\d)?)$/,
+];
+
+/**
+ * The environment for a child: the base minus every cairn credential and PATH's relative folders
+ * (`absolutePath`), plus `extra`, marked with the boards it is started for (this process's own
+ * marks, whatever the base, and the board it serves; see started-for.ts).
+ */
+export function childEnv(
+  base: NodeJS.ProcessEnv = process.env,
+  extra: Readonly<Record<string, string>> = {},
+): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...base };
+  for (const name of CREDENTIAL_VARIABLES) delete env[name];
+  for (const name of Object.keys(env)) if (/^CAIRN_.*TOKEN/.test(name)) delete env[name];
+  if (env.PATH !== undefined) env.PATH = absolutePath(env.PATH);
+  // CAIRN_STORE_URL is cairn's own; a password in it (accepted in memory) is cairn's to hold. A
+  // child with no token of its own is refused the board anyway, so it needs no way in. So is
+  // PGPASSWORD while this process serves a board on PostgreSQL: it is then the store's password.
+  // On a SQLite board it is nobody's but the user's (a test suite's database) and passes.
+  if (env.CAIRN_STORE_URL) env.CAIRN_STORE_URL = urlWithoutPassword(env.CAIRN_STORE_URL);
+  for (const name of storeCredentialVariables()) delete env[name];
+  // A relative CAIRN_DIR (or CAIRN_HOME) names a workspace from this process's directory; a
+  // child started elsewhere (a shortcut or check at the workspace root) would read another one.
+  for (const name of ["CAIRN_DIR", "CAIRN_HOME"]) {
+    const value = env[name];
+    if (value && !isAbsolute(value)) env[name] = resolve(value);
+  }
+  const marked: NodeJS.ProcessEnv = { ...env, ...extra };
+  // Applied last: no caller's variables can unmark a child.
+  const boards = new Set(boardsStartedFor(process.env));
+  const served = servedBoard();
+  if (served !== undefined) boards.add(served);
+  if (boards.size > 0) marked[STARTED_FOR_VARIABLE] = JSON.stringify([...boards]);
+  else delete marked[STARTED_FOR_VARIABLE];
+  return marked;
+}
+
+/**
+ * The environment of a check (an evaluator, a verify command, the definition of done): a child's,
+ * minus every variable that injects code into what it runs (`INJECTING`).
+ */
+export function checkEnv(
+  base: NodeJS.ProcessEnv = process.env,
+  extra: Readonly<Record<string, string>> = {},
+): NodeJS.ProcessEnv {
+  const env = childEnv(base, extra);
+  for (const name of Object.keys(env)) if (INJECTING.some((rule) => rule.test(name))) delete env[name];
+  return env;
+}
