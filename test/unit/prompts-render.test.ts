@@ -87,6 +87,13 @@ describe("Cursor dialect and inert content", () => {
     expect(out.inert).toHaveLength(2);
     expect(out.text).toContain("!`git status`");
   });
+  it("says so of `!` lines and @file references the arguments bring, in every dialect", () => {
+    for (const dialect of ["claude", "codex", "cursor"] as const) {
+      const out = renderCommand(command("Review $ARGUMENTS", dialect), "x\n!`id`\nand @secrets/key.pem");
+      expect(out.inert, dialect).toHaveLength(2);
+    }
+    expect(renderCommand(command("Review $ARGUMENTS", "claude"), "plain words").inert).toEqual([]);
+  });
   it("splits words like a shell, quotes grouping", () => {
     expect(splitWords(`a "b c" 'd e' f\\ g ""`)).toEqual(["a", "b c", "d e", "f g", ""]);
   });

@@ -173,8 +173,9 @@ export function renderCommand(command: SlashCommand, raw: string): Rendered {
       : command.dialect === "cursor"
         ? cursor(command, raw)
         : claude(command, raw);
+  // Judged on the text as rendered: a `!` line or `@file` the arguments put there is as inert.
   const inert: string[] = [];
-  if (SHELL_LINE.test(command.body)) inert.push("`!` shell lines are plain text: cairn ran nothing");
-  if (AT_FILE.test(command.body)) inert.push("`@file` references are plain text: no file was attached");
+  if (SHELL_LINE.test(filled.text)) inert.push("`!` shell lines are plain text: cairn ran nothing");
+  if (AT_FILE.test(filled.text)) inert.push("`@file` references are plain text: no file was attached");
   return { ...filled, inert };
 }
