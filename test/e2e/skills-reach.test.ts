@@ -1,6 +1,8 @@
-import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, linkSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { callTool, connectMcp } from "../helpers/mcp.js";
 import { skillMd, writeTree } from "../helpers/skills.js";
 import { addAgent, cairn, initWorkspace, scratchDir } from "../helpers/workspace.js";
 
@@ -86,5 +88,74 @@ describe("skill_run", () => {
     const out = ran.json as { exit_code: number; stdout: string };
     expect(out.stdout).not.toContain("PLANTED");
     expect(out).toMatchObject({ exit_code: 0, stdout: expect.stringMatching(/^\w+\n$/) });
+  });
+});
+
+describe("hard links", () => {
+  // A hard link resolves inside the skill folder, yet is the very file some other name holds:
+  // `ln ~/secret.txt .claude/skills/demo/hard.txt` reads as one of the skill's files.
+  const plant = () => {
+    writeTree(outside.dir, {
+      "secret.txt": "TOP-SECRET-CONTENT\n",
+      "script.sh": "echo RAN-OUTSIDE-SCRIPT\n",
+      "SKILL.md": skillMd({ name: "linked", description: "A skill file kept elsewhere" }, "SECRET-BODY\n"),
+    });
+    const demo = join(ws.dir, ".claude/skills/demo");
+    writeTree(demo, {
+      "SKILL.md": skillMd({ name: "demo", description: "A demo skill" }, "Read notes.md\n"),
+      "notes.md": "plain notes\n",
+    });
+    mkdirSync(join(demo, "scripts"), { recursive: true });
+    linkSync(join(outside.dir, "secret.txt"), join(demo, "hard.txt"));
+    linkSync(join(outside.dir, "script.sh"), join(demo, "scripts/run.sh"));
+    mkdirSync(join(ws.dir, ".claude/skills/linked"), { recursive: true });
+    linkSync(join(outside.dir, "SKILL.md"), join(ws.dir, ".claude/skills/linked/SKILL.md"));
+  };
+
+  it("skill_read, the cli and the Skills extension's resources refuse a file with a second name, saying why", async () => {
+    plant();
+    const read = cairn(ws.dir, ["skill", "read", "demo", "hard.txt", "--json"], { env });
+    expect(read.stdout).not.toContain("TOP-SECRET");
+    expect(read.code).toBe(3);
+    expect(read.stdout).toMatch(/hard link may name a file outside the skill/);
+    const mcp = await connectMcp(ws.dir, { env });
+    try {
+      const tool = await callTool(mcp, "skill_read", { skill: "demo", path: "hard.txt" });
+      expect(JSON.stringify(tool)).not.toContain("TOP-SECRET");
+      expect(tool.structuredContent).toMatchObject({
+        refused: { policy: "skill_path", reason: expect.stringContaining("hard link") },
+      });
+      // The skill's other files are still served.
+      const notes = await callTool(mcp, "skill_read", { skill: "demo", path: "notes.md" });
+      expect(JSON.stringify(notes)).toContain("plain notes");
+      await expect(mcp.client.readResource({ uri: "skill://demo/hard.txt" })).rejects.toThrow(/hard link/);
+      const raw = mcp.client as unknown as {
+        request(req: { method: string; params?: unknown }, schema: unknown): Promise<Record<string, unknown>>;
+      };
+      const listed = await raw.request({ method: "skills/list", params: {} }, z.looseObject({}));
+      const demo = (listed.skills as { uri: string; resources: { uri: string }[] }[]).find(
+        (skill) => skill.uri === "skill://demo/SKILL.md",
+      );
+      expect(demo?.resources.map((r) => r.uri)).toContain("skill://demo/notes.md");
+      expect(demo?.resources.map((r) => r.uri)).not.toContain("skill://demo/hard.txt");
+      expect(JSON.stringify(listed)).not.toContain("skill://linked/");
+      // A SKILL.md that is a hard link is not served as a skill either.
+      expect(JSON.stringify(await callTool(mcp, "skill_list"))).not.toContain("SECRET-BODY");
+      const linked = await callTool(mcp, "skill_get", { name: "linked" });
+      expect(JSON.stringify(linked)).not.toContain("SECRET-BODY");
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it("skill_run does not run a script that is a hard link, even in a skill the operator enabled", () => {
+    plant();
+    const digest = cairn(ws.dir, ["skill", "digest", "demo", "--json"], { env }).json as {
+      enable_line: string;
+    };
+    writeFileSync(join(env.CAIRN_HOME as string, "cairn.toml"), `[skills.run]\n${digest.enable_line}\n`);
+    const ran = cairn(ws.dir, ["skill", "run", "demo", "scripts/run.sh", "--json"], { env });
+    expect(ran.stdout).not.toContain("RAN-OUTSIDE-SCRIPT");
+    expect(ran.stdout).toMatch(/hard link may name a file outside the skill/);
   });
 });

@@ -9,7 +9,8 @@ import { notFound, refuse } from "../../kernel/outcome.js";
  * its real path, which must stay inside the skill's real folder with a separator boundary
  * (`/skills/pdf-evil` is not inside `/skills/pdf`), so a symlink pointing out is caught. The
  * file is opened without following a last-moment symlink and re-checked by inode, so a swap
- * between check and open is caught too.
+ * between check and open is caught too. A regular file with more than one hard link is refused:
+ * its other name may be anywhere on the same filesystem, outside the skill.
  *
  * Real paths come from `realpathSync.native` (one realpath(3) call) throughout the skills and
  * commands code: the JavaScript `realpathSync` lstats every component of every path, which was
@@ -106,6 +107,15 @@ export function openInside(realDir: string, path: string, within: string = realD
       "skill_path",
       `${JSON.stringify(path.slice(0, 80))} is not a regular file`,
       "read one of the files the index lists",
+    );
+  }
+  // A hard link is the same file under a second name, and nothing in the skill's folder says
+  // where the other name is: `ln ~/.ssh/id_ed25519 skills/demo/notes.txt` resolves inside. A
+  // file with more than one name is refused, as a symlink out is.
+  if (opened.nlink > 1) {
+    closeSync(fd);
+    throw refusePath(
+      `${JSON.stringify(path.slice(0, 80))} has ${opened.nlink} hard links: a hard link may name a file outside the skill folder`,
     );
   }
   let again: string | undefined;

@@ -9,7 +9,8 @@ import { openInside } from "./paths.js";
  * common case, a regular SKILL.md in a folder whose real path is known, is opened directly with
  * O_NOFOLLOW (a link in its place fails to open) and O_NONBLOCK (a FIFO in its place cannot
  * stall the build), and judged by the descriptor's own stat. Anything else — a SKILL.md that is
- * a link, a swap between listing and open — goes through `openInside`, which judges links.
+ * a link, a file with more than one hard link, a swap between listing and open — goes through
+ * `openInside`, which judges links.
  */
 
 export interface SkillText {
@@ -32,7 +33,7 @@ function openSkillFile(
     try {
       fd = openSync(join(realDir, "SKILL.md"), DIRECT);
       const stats = fstatSync(fd);
-      if (stats.isFile() && stats.ino === expected.ino && stats.dev === expected.dev) {
+      if (stats.isFile() && stats.nlink === 1 && stats.ino === expected.ino && stats.dev === expected.dev) {
         return { fd, size: stats.size };
       }
     } catch {
@@ -130,7 +131,8 @@ export interface SkillProbe {
  * read, four system calls. The text is the header alone when `headerEnd` finds one: a
  * skill it does not describe (no description, a header YAML rejects) reads as cut short, and
  * is read again longer, as any head that fell short is. Undefined when it is not a regular file opened that way (missing,
- * a link, a folder, a FIFO, unreadable): the caller takes the general path, which judges each.
+ * a link, a folder, a FIFO, unreadable, a file with more than one hard link): the caller takes the
+ * general path, which judges each.
  */
 export function probeSkillFile(realDir: string, limit: number): SkillProbe | undefined {
   let fd: number;
@@ -141,7 +143,7 @@ export function probeSkillFile(realDir: string, limit: number): SkillProbe | und
   }
   try {
     const stats = fstatSync(fd);
-    if (!stats.isFile()) return undefined;
+    if (!stats.isFile() || stats.nlink > 1) return undefined;
     let head: SkillProbe["head"];
     try {
       head = readHead(fd, stats.size, limit, true);
