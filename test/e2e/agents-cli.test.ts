@@ -56,6 +56,21 @@ describe("cairn agents from the CLI", () => {
     expect(cairn(ws.dir, ["daemon", "--bogus"], { env }).code).toBe(2);
   });
 
+  it("refuses a description an agent.toml cannot hold (exit 2, the value quoted), and writes no file", () => {
+    const made = cairn(ws.dir, ["agents", "new", "dos", "--description", "hello\u007fworld"], { env });
+    expect(made.code).toBe(2);
+    expect(made.stderr).toContain('the description "hello\\x7fworld" holds a control character (U+007F)');
+    expect(existsSync(join(ws.dir, ".cairn", "agents", "dos", "agent.toml"))).toBe(false);
+    const long = cairn(ws.dir, ["agents", "new", "dos", "--description", `${"y".repeat(400)}\u001b[2J`], {
+      env,
+    });
+    expect(long.code).toBe(2);
+    expect(long.stderr).toContain("(404 characters) holds a control character (U+001B)");
+    expect(long.stderr).not.toContain("y".repeat(100));
+    // Every manifest still loads: the catalog has no broken file in it.
+    expect(cairn(ws.dir, ["agents", "doctor", "--json"], { env }).json).toMatchObject({ ok: true });
+  });
+
   it("scaffolds no file through a link planted where its run.sh goes", () => {
     mkdirSync(join(ws.dir, ".cairn", "agents", "planted"), { recursive: true });
     const target = join(ws.dir, "outside-run.sh");

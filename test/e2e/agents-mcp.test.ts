@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
-import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { parse as parseToml } from "smol-toml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { alive, shellAgent, until, writeAgent } from "../helpers/agents.js";
 import { callTool, connectMcp, type McpHandle } from "../helpers/mcp.js";
@@ -484,6 +485,59 @@ describe("local agents over MCP", () => {
       });
     } finally {
       await kid.close();
+    }
+  });
+
+  it("scaffolds through the cli tool only a manifest every session can read: control characters and lone surrogates are refused", async () => {
+    const maker = await connectMcp(ws.dir, {
+      env: { ...env, CAIRN_AGENT: addAgent(ws.dir, "maker", "builder", ["--grant", "rw"]).token },
+    });
+    const reader = await connectMcp(ws.dir, {
+      env: { ...env, CAIRN_AGENT: addAgent(ws.dir, "peeker", "builder", ["--grant", "ro"]).token },
+    });
+    try {
+      const cli = async (argv: string[]) =>
+        (await callTool(maker, "cli", { argv })).structuredContent as {
+          exit_code: number;
+          output: unknown;
+        };
+      for (const [name, description, what] of [
+        ["dos1", "hello\u007fworld", "control character (U+007F)"],
+        ["dos2", "bell\u0007", "control character (U+0007)"],
+        ["dos3", "c1\u0085", "control character (U+0085)"],
+        ["dos4", "half \uD83D of a smile", "lone UTF-16 surrogate (U+D83D)"],
+        ["dos5", `${"x".repeat(300)}\u007f`, "control character (U+007F)"],
+      ] as const) {
+        const made = await cli(["agents", "new", name, "--description", description]);
+        expect(made.exit_code, name).toBe(2);
+        const said = JSON.stringify(made.output);
+        expect(said).toContain(what);
+        // The value is quoted cut short, never echoed whole.
+        if (name === "dos5") expect(said).toContain("(301 characters)");
+        expect(existsSync(join(ws.dir, ".cairn", "agents", name, "agent.toml")), name).toBe(false);
+      }
+      // Every session's catalog still answers, a read-only agent's as the operator's.
+      expect((await reader.client.listTools()).tools.length).toBeGreaterThan(0);
+      expect((await mcp.client.listTools()).tools.map((tool) => tool.name)).toContain("run-greeter");
+
+      // Quotes, backslashes, a newline and text beyond ASCII survive into the manifest exactly.
+      const description = 'Say "hi" \\ C:\\temp\\n \'single\' \\"\nsecond line: café, 日本語, 😀';
+      const made = await cli(["agents", "new", "quoter", "--description", description]);
+      expect(made.exit_code).toBe(0);
+      const manifest = join(ws.dir, ".cairn", "agents", "quoter", "agent.toml");
+      const written = readFileSync(manifest, "utf8");
+      expect(written).toMatch(/^# A local agent: cairn runs it as the MCP tool run-quoter/);
+      expect(written).toContain("# timeout_seconds = 1800");
+      expect((parseToml(written) as { agent: { description: string } }).agent.description).toBe(description);
+      expect(readdirSync(join(manifest, ".."))).toEqual(["agent.toml", "run.sh"]);
+      const { tools } = await reader.client.listTools();
+      expect(tools.length).toBeGreaterThan(0);
+      const run = (await mcp.client.listTools()).tools.find((tool) => tool.name === "run-quoter");
+      expect(run?.description).toContain(description.replace("\n", " "));
+    } finally {
+      await maker.close();
+      await reader.close();
+      rmSync(join(ws.dir, ".cairn", "agents", "quoter"), { recursive: true, force: true });
     }
   });
 

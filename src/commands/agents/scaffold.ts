@@ -1,10 +1,45 @@
-import { closeSync, existsSync, fchmodSync, mkdirSync, openSync, writeFileSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  fchmodSync,
+  fsyncSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from "node:fs";
 import { join } from "node:path";
+import { stringify as stringifyToml } from "smol-toml";
 import { z } from "zod";
-import { MANIFEST_FILE } from "../../domains/agents/manifest.js";
+import { isProblem, MANIFEST_FILE, parseManifest } from "../../domains/agents/manifest.js";
 import { runToolName } from "../../domains/agents/naming.js";
-import { conflict } from "../../kernel/outcome.js";
+import { conflict, operational, usageError } from "../../kernel/outcome.js";
+import { quoteValue } from "../../kernel/text.js";
 import { defineCommand } from "../define.js";
+
+/**
+ * Control characters but tab and newline (C0, DEL, C1), and a UTF-16 half without its other
+ * half: TOML cannot hold the one raw nor the other at all, and a manifest that does not parse
+ * breaks every session's tools/list until someone deletes it.
+ */
+const UNWRITABLE = /(?![\t\n])\p{Cc}|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/u;
+
+function checkWritable(field: string, value: string): void {
+  const found = UNWRITABLE.exec(value);
+  if (!found) return;
+  const code = (found[0].codePointAt(0) as number).toString(16).toUpperCase().padStart(4, "0");
+  const what = /[\uD800-\uDFFF]/.test(found[0]) ? "a lone UTF-16 surrogate" : "a control character";
+  throw usageError(
+    `the ${field} ${quoteValue(value)} holds ${what} (U+${code}), which an agent.toml cannot hold`,
+    "give text without control characters (tab and newline are kept)",
+  );
+}
+
+/** The `[agent]` table, written by a TOML serializer: every quote, backslash and newline escaped. */
+const agentTable = (name: string, description: string) =>
+  stringifyToml({ agent: { name, description } }).trimEnd();
 
 const manifestText = (
   name: string,
@@ -12,9 +47,7 @@ const manifestText = (
 ) => `# A local agent: cairn runs it as the MCP tool ${runToolName(name)} and on its schedules
 # under \`cairn daemon\`. The format is dotagent's agent.toml.
 
-[agent]
-name = ${JSON.stringify(name)}
-description = ${JSON.stringify(description)}
+${agentTable(name, description)}
 # monitor = true          # false: never dispatched by the daemon, not in status
 # timeout_seconds = 1800  # then TERM, a grace, KILL of the whole process group
 
@@ -58,6 +91,40 @@ interval_minutes = 60
 # identity = "nightly-bot"        # each run gets a token minted as this agent's child
 `;
 
+/** What link(2) answers where a filesystem has no hard links. */
+const NO_LINKS = ["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"];
+
+/**
+ * The manifest appears whole or not at all: written and flushed under a temporary name, then
+ * linked into place, which fails if a manifest appeared meanwhile (never overwritten). A crash
+ * mid-write leaves only the temporary file, which no session reads. Where the filesystem has no
+ * hard links, it is renamed into place instead.
+ */
+function placeManifest(manifest: string, text: string): void {
+  const temp = `${manifest}.${process.pid}-${Date.now()}.tmp`;
+  try {
+    const fd = openSync(temp, "wx", 0o644);
+    try {
+      writeSync(fd, text);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    try {
+      linkSync(temp, manifest);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? "";
+      if (code === "EEXIST") throw conflict(`${manifest} already exists`, "edit it, or choose another name");
+      if (!NO_LINKS.includes(code)) throw error;
+      if (existsSync(manifest))
+        throw conflict(`${manifest} already exists`, "edit it, or choose another name");
+      renameSync(temp, manifest);
+    }
+  } finally {
+    rmSync(temp, { force: true });
+  }
+}
+
 const SCRIPT = `#!/bin/sh
 # $AGENT_NAME, $AGENT_HOME, $AGENT_TMPDIR, $AGENT_SCHEDULE_ID and $AGENT_TRIGGER_SOURCE are set.
 echo "hello from $AGENT_NAME ($AGENT_TRIGGER_SOURCE)"
@@ -83,10 +150,18 @@ export const agentsNew = defineCommand({
     const dir = join(ctx.workspace.stateDir, "agents", input.name);
     const manifest = join(dir, MANIFEST_FILE);
     if (existsSync(manifest)) throw conflict(`${manifest} already exists`, "edit it, or choose another name");
+    const description = input.description ?? `Say hello (edit ${manifest}).`;
+    checkWritable("name", input.name);
+    checkWritable("description", description);
+    const text = manifestText(input.name, description);
+    // Read back by the very reader every session uses: what it cannot load is never written.
+    const loaded = parseManifest(text, manifest);
+    if (isProblem(loaded)) throw operational(`the scaffolded manifest would not load: ${loaded.reason}`);
+    if (loaded.manifest.agent.name !== input.name || loaded.manifest.agent.description !== description) {
+      throw operational("the scaffolded manifest would not read back the name and description given");
+    }
     mkdirSync(dir, { recursive: true });
-    writeFileSync(manifest, manifestText(input.name, input.description ?? `Say hello (edit ${manifest}).`), {
-      flag: "wx",
-    });
+    placeManifest(manifest, text);
     const script = join(dir, "run.sh");
     // Created, never written through what is there: a link planted in its place (dangling, so
     // it looks absent) would have the script, made executable, put wherever the link points.
