@@ -247,6 +247,50 @@ describe("the tree a keep commits is the tree cairn measured", () => {
     }
   });
 
+  it("refuses to evaluate, decide or revert a checkout whose git configuration moves its work tree (core.worktree at a clean copy)", () => {
+    const goal = contractWith(ws.dir, [{ name: "check", threshold: 1 }]);
+    writeFileSync(
+      join(ws.dir, "check.js"),
+      "process.exit(require('fs').readFileSync('lib.txt','utf8').trim()==='good'?0:1)\n",
+    );
+    runSync("git", ["add", "check.js"], ws.dir);
+    runSync("git", ["commit", "-qm", "check"], ws.dir);
+    writePack(
+      ws.dir,
+      "fixture",
+      evaluatorToml({ name: "fixture-check", proof: "check", argv: [process.execPath, "check.js"] }),
+    );
+    const attempt = openAttempt(ws.dir, freezeRun(ws.dir, goal), builder);
+    const clean = scratchDir("cairn-clean-copy-");
+    try {
+      runSync("git", [`--work-tree=${clean.dir}`, "checkout", "HEAD", "--", "."], ws.dir);
+      writeFileSync(join(clean.dir, "unrelated.txt"), "not the attempt's\n");
+      writeFileSync(join(ws.dir, "lib.txt"), "broken\n");
+      writeFileSync(join(ws.dir, "check.js"), "process.exit(0)\n");
+      runSync("git", ["config", "core.worktree", clean.dir], ws.dir);
+      const refusedGit = { refused: { policy: "git" } };
+      const evaluated = cairn(ws.dir, ["attempt", "eval", attempt, "--json"], { env: builder });
+      expect(evaluated.code).toBe(3);
+      expect(evaluated.json).toMatchObject(refusedGit);
+      const decided = cairn(ws.dir, ["attempt", "decide", attempt, "--json"], { env: builder });
+      expect(decided.code).toBe(3);
+      expect(decided.json).toMatchObject(refusedGit);
+      // Not even the owner's revert acts on the folder git was pointed at.
+      const reverted = cairn(ws.dir, ["attempt", "revert", attempt, "--confirm", "--json"]);
+      expect(reverted.code).toBe(3);
+      expect(reverted.json).toMatchObject(refusedGit);
+      expect(readFileSync(join(clean.dir, "unrelated.txt"), "utf8")).toBe("not the attempt's\n");
+      expect(runSync("git", ["log", "--format=%s"], ws.dir).trim().split("\n")).toHaveLength(2);
+      // The setting gone, the checkout the evaluator ran in is what is measured.
+      runSync("git", ["config", "--unset", "core.worktree"], ws.dir);
+      const again = cairnJson<{ input_drift: string[] }>(ws.dir, ["attempt", "eval", attempt], builder);
+      expect(again.input_drift).toEqual(["check.js"]);
+      expect(cairnJson<Decision>(ws.dir, ["attempt", "decide", attempt], builder).verdict).toBe("revert");
+    } finally {
+      clean.cleanup();
+    }
+  });
+
   it("never keeps an attempt that only flips a frozen check's executable bit, so a runner of executables skips it", () => {
     // run.js runs every executable in checks/, as run-parts does.
     const attempt = attemptOverChecks(

@@ -1,9 +1,18 @@
 import type { Hash } from "node:crypto";
-import { type Dirent, existsSync, lstatSync, readdirSync, readlinkSync, rmSync, statSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
+import {
+  type Dirent,
+  existsSync,
+  lstatSync,
+  readdirSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  statSync,
+} from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
 import { crypto, sha256Hex } from "../../kernel/builtins.js";
 import { git, gitHead } from "../../kernel/git.js";
-import { operational } from "../../kernel/outcome.js";
+import { operational, refuse } from "../../kernel/outcome.js";
 import { readRegularBytes } from "../../kernel/regular-file.js";
 import { quote } from "../knowledge/brief/fence.js";
 import { STATE_DIR_NAME } from "../workspace/discover.js";
@@ -22,8 +31,67 @@ async function revParse(dir: string, flags: string[], signal?: AbortSignal): Pro
   return run.ok ? resolve(dir, run.stdout.replace(/\n$/, "")) : null;
 }
 
-/** The top of the checkout holding `dir` (a linked worktree is its own checkout). */
-export const checkoutTop = (dir: string, signal?: AbortSignal) => revParse(dir, ["--show-toplevel"], signal);
+/**
+ * The nearest folder at or above `dir` (its real path) holding a `.git`, folder or file: the
+ * checkout `dir` is in, as git's own search from `dir` finds it. Null when there is none.
+ */
+function checkoutRootAbove(dir: string): string | null {
+  let at: string;
+  try {
+    at = realpathSync(dir);
+  } catch {
+    return null;
+  }
+  for (;;) {
+    if (lstatSafe(join(at, ".git")) !== null) return at;
+    const up = dirname(at);
+    if (up === at) return null;
+    at = up;
+  }
+}
+
+function lstatSafe(path: string) {
+  try {
+    return lstatSync(path);
+  } catch {
+    return null;
+  }
+}
+
+function realOrSame(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/**
+ * `top`, the work tree git reports for `dir`, when it is the checkout `dir` is in; refused
+ * otherwise. A repository's configuration is a file whoever can edit the checkout writes, and
+ * `core.worktree` there (or in a worktree's `config.worktree`, or a bare folder's config) moves
+ * git's work tree elsewhere, which no variable cairn starts git with undoes: with it at a clean
+ * copy, the drift check, the measured tree and the keep's commit read the copy while the
+ * evaluators ran in the edited checkout, and a revert removed files in the copy.
+ */
+function ownTop(dir: string, top: string): string {
+  const root = checkoutRootAbove(dir);
+  if (root !== null && realOrSame(top) === root) return top;
+  throw refuse(
+    "git",
+    `git's work tree for ${dir} is ${top}, not the checkout it is in (${root ?? "none found"}): the repository's configuration moves it (core.worktree), and cairn measures, commits and reverts only the checkout its evaluators run in`,
+    `remove the setting (\`git config --unset core.worktree\`, or \`git config --worktree --unset core.worktree\` in a linked worktree), then try again`,
+  );
+}
+
+/**
+ * The top of the checkout holding `dir` (a linked worktree is its own checkout), refused when git
+ * reports a work tree elsewhere (see `ownTop`).
+ */
+export async function checkoutTop(dir: string, signal?: AbortSignal): Promise<string | null> {
+  const top = await revParse(dir, ["--show-toplevel"], signal);
+  return top === null ? null : ownTop(dir, top);
+}
 
 /** Where git finds the checkout holding `dir`: its top, and its index file. */
 export interface CheckoutPlaces {
@@ -41,7 +109,7 @@ export async function checkoutPlaces(dir: string, signal?: AbortSignal): Promise
   if (!asked.ok) return null;
   const lines = asked.stdout.split("\n");
   if (lines.length === 3 && lines[2] === "")
-    return { top: resolve(dir, lines[0] as string), index: resolve(dir, lines[1] as string) };
+    return { top: ownTop(dir, resolve(dir, lines[0] as string)), index: resolve(dir, lines[1] as string) };
   // A path with a line break in it: asked one at a time, each answer whole.
   const [top, index] = await Promise.all([
     checkoutTop(dir, signal),
@@ -284,6 +352,8 @@ export async function commitPaths(
   runHooks = false,
   signal?: AbortSignal,
 ): Promise<string> {
+  // Checked again just before: the configuration may have moved git's work tree since the decision.
+  await checkoutTop(dir);
   // Status paths are relative to the repository's top, which may be above the workspace root.
   const specs = paths.map((path) => `:(top,literal)${path}`);
   const add = await git(dir, ["add", "-A", "--", ...specs]);
