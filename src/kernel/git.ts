@@ -26,8 +26,18 @@ const PROGRAMS_OFF: readonly (readonly [string, string])[] = [
 const HOOKS_OFF = ["core.hooksPath", "/dev/null"] as const;
 
 /**
+ * What git reads a commit as: its own objects. A replace ref (`git replace BASE FORGED`, a ref
+ * whoever can edit the workspace makes) or a graft (`.git/info/grafts`) has git show another
+ * commit's tree, or other parents, in place of the one named: the base cairn measured and
+ * reverted to was the forged one, and a keep's commit took its frozen files from it. The graft
+ * file is named where none can be (a file below `/dev/null`), so git reads no graft and, unlike
+ * with an empty file, prints no deprecation hint.
+ */
+const OWN_OBJECTS = { GIT_NO_REPLACE_OBJECTS: "1", GIT_GRAFT_FILE: "/dev/null/grafts" } as const;
+
+/**
  * The variables git is started with: the programs turned off (hooks too, unless `hooks`), then
- * `settings`, after any settings the environment already holds.
+ * `settings`, after any settings the environment already holds; replace refs and grafts ignored.
  */
 export function forcedGitEnv(
   env: NodeJS.ProcessEnv,
@@ -43,6 +53,7 @@ export function forcedGitEnv(
     GIT_EDITOR: "true",
     GIT_SEQUENCE_EDITOR: "true",
     GIT_TERMINAL_PROMPT: "0",
+    ...OWN_OBJECTS,
   };
   forced.forEach(([key, value], index) => {
     out[`GIT_CONFIG_KEY_${start + index}`] = key;

@@ -291,6 +291,34 @@ describe("the tree a keep commits is the tree cairn measured", () => {
     }
   });
 
+  it("commits a keep on the base's own tree, whatever commit a replace ref puts in its place", () => {
+    const strict = "process.exit(require('fs').readFileSync('lib.txt','utf8').trim()==='good'?0:1)\n";
+    writeFileSync(join(ws.dir, "check.js"), strict);
+    runSync("git", ["add", "check.js"], ws.dir);
+    runSync("git", ["commit", "-qm", "check"], ws.dir);
+    const run = checkRun(ws.dir, { argv: [process.execPath, "check.js"], inputs: ["check.js"] });
+    // The builder puts a forged commit in HEAD's place: its tree's check.js passes anything.
+    const forge = [
+      "set -e",
+      "blob=$(printf 'process.exit(0)\\n' | git hash-object -w --stdin)",
+      "export GIT_INDEX_FILE=.git/forged-index",
+      "git read-tree HEAD",
+      'git update-index --cacheinfo "100644,$blob,check.js"',
+      "tree=$(git write-tree)",
+      "rm .git/forged-index",
+      'git replace HEAD "$(git commit-tree "$tree" -p HEAD^ -m check)"',
+    ];
+    runSync("sh", ["-c", forge.join("\n")], ws.dir);
+    const attempt = openAttempt(ws.dir, run, builder);
+    writeFileSync(join(ws.dir, "feature.txt"), "the measured feature\n");
+    cairnJson(ws.dir, ["attempt", "eval", attempt], builder);
+    expect(cairnJson<Decision>(ws.dir, ["attempt", "decide", attempt], builder).verdict).toBe("keep");
+    // The kept commit holds the frozen check the evaluator ran, and the feature it measured.
+    expect(runSync("git", ["show", "HEAD:check.js"], ws.dir)).toBe(strict);
+    const changed = ["--no-replace-objects", "show", "--name-only", "--format=", "HEAD"];
+    expect(runSync("git", changed, ws.dir)).toBe("feature.txt\n");
+  });
+
   it("never keeps an attempt that only flips a frozen check's executable bit, so a runner of executables skips it", () => {
     // run.js runs every executable in checks/, as run-parts does.
     const attempt = attemptOverChecks(
