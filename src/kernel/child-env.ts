@@ -17,24 +17,34 @@ import { urlWithoutPassword } from "./url-password.js";
 const CREDENTIAL_VARIABLES = ["CAIRN_AGENT"] as const;
 
 /**
- * Variables that put code of the caller's choosing into what a check runs, whatever its argv says:
- * `NODE_OPTIONS=--require ./pass.cjs` or `npm_config_script_shell=/bin/true` on `cairn attempt
- * eval` or `cairn task check` made a failing `npm test` pass. Whoever is checked runs the check,
- * so none of them reaches one; a check that needs such a setting names it in its argv
- * (`env NODE_OPTIONS=… npm test`), which is the check's own. Those that name a toolchain's folder
+ * Variables that put code of the caller's choosing into what a check runs, or have its runner
+ * skip or pass what fails, whatever its argv says: `NODE_OPTIONS=--require ./pass.cjs` or
+ * `npm_config_script_shell=/bin/true` on `cairn attempt eval` or `cairn task check` made a failing
+ * `npm test` pass, and `NODE_TEST_CONTEXT=child` a failing `node --test`. Whoever is checked
+ * runs the check, so none of them reaches one; a check that needs such a setting names it in its
+ * argv (`env NODE_OPTIONS=… npm test`), which is the check's own. Those that name a toolchain's folder
  * (JAVA_HOME, GOROOT…) are a setting's locations too: whoever set the check chose them
  * (kernel/setting.ts).
  */
 const INJECTING = [
   /^NODE_(OPTIONS|PATH)$/,
+  // node: `NODE_TEST_CONTEXT=child` has `node --test` report to a parent runner that is not
+  // there and exit 0 with its tests failing; preserved symlinks change which copy of a module
+  // `require` loads (a linked package's dependencies are looked up beside the link).
+  /^NODE_(TEST_CONTEXT|PRESERVE_SYMLINKS)$/,
   /^(npm|yarn|pnpm|bun)_config_/i,
   /^YARN_/,
   // Python: where modules and their compiled bytecode come from (a cache folder of forged .pyc
   // files passes a failing test whose source is untouched), the module a warning filter names
   // (imported to read it), the hook `breakpoint()` calls, and the interpreter a pyenv shim picks.
   /^PYTHON(PATH|HOME|STARTUP|USERBASE|INSPECT|PYCACHEPREFIX|WARNINGS|BREAKPOINT|PLATLIBDIR)$/,
+  // Optimisation drops every `assert` statement: a script or unittest suite that checks with
+  // them passes whatever it finds.
+  /^PYTHONOPTIMIZE$/,
   /^PYENV_(VERSION|ROOT)$/,
-  /^PYTEST_(ADDOPTS|PLUGINS)$/,
+  // pytest: options (`-k` deselecting the failing test), plugins loaded, and plugins not loaded
+  // (before pytest 8.4 an async test whose plugin is off is skipped, and the run passes).
+  /^PYTEST_(ADDOPTS|PLUGINS|DISABLE_PLUGIN_AUTOLOAD)$/,
   /^LD_(PRELOAD|LIBRARY_PATH|AUDIT)$/,
   /^DYLD_/,
   /^GCONV_PATH$/,
@@ -46,6 +56,8 @@ const INJECTING = [
   /^GIT_(EXEC_PATH|EXTERNAL_DIFF|ASKPASS|SSH|SSH_COMMAND|PROXY_COMMAND|TEMPLATE_DIR)$/,
   /^GIT_CONFIG(_PARAMETERS|_COUNT|_KEY_\d+|_VALUE_\d+|_SYSTEM|_NOSYSTEM)?$/,
   /^GIT_(DIR|WORK_TREE|INDEX_FILE|OBJECT_DIRECTORY|ALTERNATE_OBJECT_DIRECTORIES|COMMON_DIR|NAMESPACE)$/,
+  // git's grafts, replace refs and shallow boundary: other commits read in place of those named.
+  /^GIT_(GRAFT_FILE|REPLACE_REF_BASE|SHALLOW_FILE)$/,
   // make reads MAKEFILES before the project's Makefile, and MAKEFLAGS may set its SHELL.
   /^(MAKEFILES|MAKEFLAGS|MFLAGS)$/,
   // Build tools that run a program of the variable's choosing: a compiler wrapper, a test
@@ -60,9 +72,17 @@ const INJECTING = [
   // compiler plugins or link other objects.
   /^(CC|CXX|CPP|LD|AR|AS|FC|CGO_[A-Z]+|CFLAGS|CXXFLAGS|CPPFLAGS|LDFLAGS|LDLIBS)$/,
   /^PERL5?(OPT|LIB)$/,
+  // Test::Harness and prove: the perl each test file runs under, and switches added to it
+  // (`-MPass` loading a module that prints a passing plan and exits).
+  /^HARNESS_PERL(_SWITCHES)?$/,
   /^RUBY(OPT|LIB)$/,
-  // Ruby: the Gemfile bundler loads and where gems are found.
-  /^(BUNDLE_GEMFILE|GEM_HOME|GEM_PATH)$/,
+  // Ruby: bundler's settings (the Gemfile it loads, where gems come from) and where gems are found.
+  /^BUNDLE_/,
+  /^(GEM_HOME|GEM_PATH)$/,
+  // Which tests run: rake's test task reads the files from TEST and the runner's options from
+  // TESTOPTS (`--name=/passing/`), rspec its options from SPEC_OPTS (`--example passing`) and
+  // its rake task the files from SPEC.
+  /^(TEST|TESTOPTS|SPEC|SPEC_OPTS)$/,
   // The JVM a build's wrapper script starts (gradlew and mvnw run $JAVA_HOME/bin/java), its
   // options (an agent), and classes found first.
   /^(JAVA_HOME|JAVA_OPTS|CLASSPATH|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|JDK_JAVA_OPTIONS)$/,

@@ -1,4 +1,13 @@
-import { existsSync, mkdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { evidenceOf } from "../helpers/evidence.js";
@@ -106,6 +115,52 @@ describe("checks run by the agent they check", () => {
       }
     });
   });
+  describe("a test runner's own variables", () => {
+    it("never passes failing node, python or perl tests through variables that make their runner skip or pass them", () => {
+      writeFileSync(
+        join(ws.dir, "fails.test.js"),
+        "require('node:test')('fails',()=>require('node:assert').strictEqual(1,2));\n",
+      );
+      writeFileSync(join(ws.dir, "fails.py"), "assert 1 == 2\n");
+      mkdirSync(join(ws.dir, "t"));
+      writeFileSync(join(ws.dir, "t", "fails.t"), 'print "1..1\\nnot ok 1\\n";\n');
+      const outside = scratchDir("cairn-cheat-");
+      writeFileSync(
+        join(outside.dir, "Pass.pm"),
+        'package Pass; BEGIN { print "1..1\\nok 1\\n"; exit 0 } 1;\n',
+      );
+      writeFileSync(join(outside.dir, "perl"), '#!/bin/sh\nprintf "1..1\\nok 1\\n"\n');
+      chmodSync(join(outside.dir, "perl"), 0o755);
+      const agent = { CAIRN_AGENT: addAgent(ws.dir, "bob", "builder").token };
+      // Each check fails as set; its variable, were it to reach the check, would make it pass.
+      const checks = [
+        ["node", "--test", "fails.test.js"],
+        ["python3", "fails.py"],
+        ["prove", "t/fails.t"],
+      ];
+      const variables = {
+        NODE_TEST_CONTEXT: "child",
+        PYTHONOPTIMIZE: "1",
+        HARNESS_PERL_SWITCHES: `-I${outside.dir} -MPass`,
+        HARNESS_PERL: join(outside.dir, "perl"),
+      };
+      try {
+        const criteria = checks.flatMap((verify) => [
+          "--criteria",
+          JSON.stringify({ text: "fails", verify }),
+        ]);
+        expect(cairn(ws.dir, ["task", "add", "t", ...criteria]).code).toBe(0);
+        expect(cairn(ws.dir, ["task", "claim", "T-1"], { env: agent }).code).toBe(0);
+        const cheated = cairn(ws.dir, ["task", "check", "T-1", "--all", "--json"], {
+          env: { ...agent, ...variables },
+        });
+        expect(cheated.json).toMatchObject({ unchecked: [1, 2, 3] });
+      } finally {
+        outside.cleanup();
+      }
+    });
+  });
+
   it("keeps the credentials of whoever runs a check out of its evidence, which every agent reads", () => {
     // A writer plants a check that prints its environment; the owner runs it with its own secrets.
     const writer = { CAIRN_AGENT: addAgent(ws.dir, "mallory", "builder").token };

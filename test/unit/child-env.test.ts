@@ -180,9 +180,21 @@ describe("a check's environment", () => {
       CLASSPATH: "/tmp/classes",
       DOTNET_ADDITIONAL_DEPS: "/tmp/deps.json",
       COREPACK_HOME: "/tmp/corepack",
+      NODE_TEST_CONTEXT: "child",
+      NODE_PRESERVE_SYMLINKS: "1",
+      PYTHONOPTIMIZE: "1",
+      PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1",
+      GIT_GRAFT_FILE: "/tmp/grafts",
+      GIT_REPLACE_REF_BASE: "refs/forged/",
+      HARNESS_PERL: "/tmp/fake-perl",
+      HARNESS_PERL_SWITCHES: "-MPass",
+      BUNDLE_PATH: "/tmp/gems",
+      TESTOPTS: "--name=/passing/",
+      SPEC_OPTS: "--example passing",
+      NODE_ENV: "test",
     });
     const kept = Object.keys(env).filter((name) => name !== STARTED_FOR_VARIABLE);
-    expect(kept.sort()).toEqual(["CARGO_TARGET_DIR", "DATABASE_URL", "LANG", "PATH"]);
+    expect(kept.sort()).toEqual(["CARGO_TARGET_DIR", "DATABASE_URL", "LANG", "NODE_ENV", "PATH"]);
   });
 
   it("reads tools' moved configuration where whoever set the check had it, and nowhere the caller chose", () => {
