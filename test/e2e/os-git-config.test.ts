@@ -190,7 +190,7 @@ describe("git through os run ignores what the workspace's git configuration woul
     }
   });
 
-  it("git commands that run a command given on the command line, or write the operator's git configuration, need a person", () => {
+  it("git commands that run a command given on the command line, or write git's configuration (the operator's or the repository's), need a person", () => {
     for (const args of [
       ["rebase", "-x", `touch ${pwned()}`, "HEAD"],
       ["bisect", "run", "sh", "-c", `touch ${pwned()}`],
@@ -199,13 +199,16 @@ describe("git through os run ignores what the workspace's git configuration woul
       ["config", "--global", "core.pager", join(ws.dir, "evil.sh")],
       ["config", "--file", join(env.HOME as string, ".gitconfig"), "core.pager", join(ws.dir, "evil.sh")],
       ["filter-branch", "--tree-filter", `touch ${pwned()}`, "HEAD"],
+      ["config", "core.fsmonitor", join(ws.dir, "evil.sh")],
+      ["config", "alias.x", `!${join(ws.dir, "evil.sh")}`],
     ]) {
       const refused = osRun(...args);
       expect(refused.code, args.join(" ")).toBe(3);
       expect(refused.stderr).toContain("needs a person");
       expect(existsSync(pwned())).toBe(false);
     }
-    // Reading the configuration, or writing the repository's own, is not refused for that.
+    // Nothing was written to the repository's configuration, and reading it is not refused.
+    expect(spawnSync("git", ["config", "--get", "core.fsmonitor"], { cwd: ws.dir }).status).toBe(1);
     expect(osRun("config", "--get", "user.name").code).toBe(0);
   });
 

@@ -440,12 +440,10 @@ describe("options that run a program or write a file the caller names", () => {
       ["config", "--sys", "alias.zz", "!echo ran"],
       ["config", "--fil=/home/u/.gitconfig", "alias.zz", "!echo ran"],
       ["config", "set", "--glob", "alias.zz", "!echo ran"],
-    ])
-      expect(rule("git", args), `git ${args.join(" ")}`).toBe("confirm");
-    for (const args of [
-      ["config", "--glob", "--get", "user.name"],
       ["config", "alias.zz", "status"],
     ])
+      expect(rule("git", args), `git ${args.join(" ")}`).toBe("confirm");
+    for (const args of [["config", "--glob", "--get", "user.name"]])
       expect(rule("git", args), `git ${args.join(" ")}`).toBe("allow");
   });
 
@@ -547,5 +545,65 @@ describe("downloaders, clients and tools that write where they are told or read 
       ["openssl", ["x509", "-in", "cert.pem", "-outform", "DER"]],
     ] as const)
       expect(rule(bin, [...args]), `${bin} ${args.join(" ")}`).toBe("allow");
+  });
+});
+
+describe("code reached through forms the flag table missed", () => {
+  const confirmed: readonly (readonly [string, readonly string[]])[] = [
+    // Any git config write, of the repository's own configuration too.
+    ["git", ["config", "core.fsmonitor", "sh -c id"]],
+    ["git", ["config", "alias.x", "!id"]],
+    ["git", ["config", "--local", "alias.x", "!id"]],
+    ["git", ["config", "--add", "core.fsmonitor", "id"]],
+    ["git", ["config", "--replace-all", "alias.x", "!id"]],
+    ["git", ["config", "--unset", "user.name"]],
+    ["git", ["config", "--uns", "user.name"]],
+    ["git", ["config", "--unset-all", "user.name"]],
+    ["git", ["config", "--rename-section", "a", "b"]],
+    ["git", ["config", "--remove-section", "a"]],
+    ["git", ["config", "--edit"]],
+    ["git", ["config", "-e"]],
+    ["git", ["config", "--type", "bool", "core.bare", "true"]],
+    ["git", ["config", "-ft", "core.fsmonitor", "id"]],
+    ["git", ["config", "set", "core.fsmonitor", "id"]],
+    ["git", ["config", "set", "--append", "alias.x", "!id"]],
+    ["git", ["config", "unset", "user.name"]],
+    ["git", ["config", "rename-section", "a", "b"]],
+    ["git", ["config", "remove-section", "a"]],
+    ["git", ["config", "edit"]],
+    ["git", ["-C", ".", "config", "core.fsmonitor", "id"]],
+  ];
+  const allowed: readonly (readonly [string, readonly string[]])[] = [
+    ["git", ["config", "--get", "user.name"]],
+    ["git", ["config", "user.name"]],
+    ["git", ["config", "--get-all", "remote.origin.fetch"]],
+    ["git", ["config", "--get-regexp", "^alias\\."]],
+    ["git", ["config", "--list"]],
+    ["git", ["config", "-l"]],
+    ["git", ["config", "-lz", "--show-origin"]],
+    ["git", ["config", "--list", "--show-scope"]],
+    ["git", ["config", "--show-origin", "--get", "user.name"]],
+    ["git", ["config", "--type", "bool", "core.bare"]],
+    ["git", ["config", "--type=bool", "--default", "false", "core.bare"]],
+    ["git", ["config", "--global", "--list"]],
+    ["git", ["config", "get", "user.name"]],
+    ["git", ["config", "get", "--all", "--show-names", "remote.origin.fetch"]],
+    ["git", ["config", "list", "--local"]],
+  ];
+
+  it.each(confirmed)("needs a person for %s %j", (bin, args) => {
+    expect(rule(bin, [...args])).toBe("confirm");
+  });
+
+  it.each(allowed)("still allows %s %j", (bin, args) => {
+    expect(rule(bin, [...args])).toBe("allow");
+  });
+
+  it("names what it refuses: a git config write, a make variable, perl's -d:", () => {
+    const reason = (bin: string, args: string[]) => {
+      const verdict = decide(everything, bin, args);
+      return verdict.verdict === "refuse" ? verdict.reason : "allow";
+    };
+    expect(reason("git", ["config", "core.fsmonitor", "id"])).toContain("`git config (a write)`");
   });
 });

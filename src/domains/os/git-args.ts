@@ -7,8 +7,43 @@
 
 /** git's global options that take a value as the next argument. */
 const GIT_VALUE_OPTIONS = new Set(["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env"]);
-const GIT_CONFIG_READS = new Set(["--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "-l"]);
-const GIT_CONFIG_WRITES = new Set([
+/** `git config`'s options that read: the action, or how what is read is shown. */
+const GIT_CONFIG_READS = [
+  "--get",
+  "--get-all",
+  "--get-regexp",
+  "--get-urlmatch",
+  "--get-color",
+  "--get-colorbool",
+  "--list",
+  "--local",
+  "--worktree",
+  "--global",
+  "--system",
+  "--file",
+  "--blob",
+  "--type",
+  "--bool",
+  "--int",
+  "--bool-or-int",
+  "--path",
+  "--expiry-date",
+  "--null",
+  "--name-only",
+  "--show-names",
+  "--show-origin",
+  "--show-scope",
+  "--includes",
+  "--no-includes",
+  "--default",
+  "--fixed-value",
+  "--all",
+  "--regexp",
+  "--value",
+  "--url",
+];
+/** `git config`'s options that write (or edit) a file, or choose what a write puts there. */
+const GIT_CONFIG_WRITES = [
   "--add",
   "--unset",
   "--unset-all",
@@ -16,14 +51,71 @@ const GIT_CONFIG_WRITES = new Set([
   "--rename-section",
   "--remove-section",
   "--edit",
-  "-e",
-]);
+  "--comment",
+  "--append",
+];
+/** Short options of `git config` that read (`-f` and `-t` take a value). */
+const GIT_CONFIG_SHORT_READS = new Set(["-l", "-z", "-f", "-t"]);
+/** `git config`'s options whose value may be the next argument. */
+const GIT_CONFIG_VALUES = ["--file", "--blob", "--type", "--default", "--value", "--url", "--comment"];
+/** The subcommands of `git config` (2.46 and later) that only read. */
+const GIT_CONFIG_READ_SUBCOMMANDS = new Set(["get", "list"]);
+const GIT_CONFIG_WRITE_SUBCOMMANDS = new Set(["set", "unset", "rename-section", "remove-section", "edit"]);
+
+/**
+ * Whether `git config …` only reads. Anything else writes a configuration file: the repository's
+ * own (`core.fsmonitor`, `alias.x=!…`, run later by the user's git, and refused by cairn's next
+ * look at it), or the operator's (`--global`, `--system`, `--file`). git takes a long option by
+ * any unambiguous prefix (`--glob` for `--global`, `--uns` for `--unset`): one that may stand for
+ * an option that writes, or for none known here, is read as a write.
+ */
+export function gitConfigReads(rest: readonly string[]): boolean {
+  const prefixOf = (name: string, options: readonly string[]) =>
+    options.some((option) => name.length > 3 && option.startsWith(name));
+  const operands: string[] = [];
+  let action = false;
+  for (let at = 0; at < rest.length; at++) {
+    const arg = rest[at] as string;
+    if (arg === "--") {
+      operands.push(...rest.slice(at + 1));
+      break;
+    }
+    if (!arg.startsWith("-") || arg === "-") {
+      operands.push(arg);
+      continue;
+    }
+    if (arg.startsWith("--")) {
+      const equals = arg.indexOf("=");
+      const name = equals < 0 ? arg : arg.slice(0, equals);
+      if (prefixOf(name, GIT_CONFIG_WRITES) || !prefixOf(name, GIT_CONFIG_READS)) return false;
+      if (/^--(get|list)/.test(name)) action = true;
+      if (equals < 0 && GIT_CONFIG_VALUES.some((option) => option === name)) at++;
+      continue;
+    }
+    // A cluster of short flags (`-lz`): `-f` and `-t` take the rest of it, or the next argument.
+    for (let letter = 1; letter < arg.length; letter++) {
+      const flag = `-${arg[letter]}`;
+      if (!GIT_CONFIG_SHORT_READS.has(flag)) return false;
+      if (flag === "-l") action = true;
+      if (flag === "-f" || flag === "-t") {
+        if (letter === arg.length - 1) at++;
+        break;
+      }
+    }
+  }
+  // The subcommand forms (`git config get user.name`), or the old forms: an action that reads, or
+  // a name alone (`git config user.name`), a value after it being a write.
+  const first = operands[0] as string;
+  if (GIT_CONFIG_READ_SUBCOMMANDS.has(first)) return true;
+  if (GIT_CONFIG_WRITE_SUBCOMMANDS.has(first)) return false;
+  return action || operands.length <= 1;
+}
 
 /**
  * git subcommands and options that run a command given on the command line (`rebase -x`,
  * `bisect run`, `submodule foreach`, `grep -O`, `difftool -x`, `filter-branch`), go into
- * submodules, whose own configuration cairn does not read (see git.ts), or write the operator's
- * configuration, which cairn trusts (`config --global`, `--system`, `--file`).
+ * submodules, whose own configuration cairn does not read (see git.ts), or write git's
+ * configuration: the operator's, which cairn trusts, or the repository's (`config core.fsmonitor …`).
  */
 export function gitCode(args: readonly string[]): string | undefined {
   const { sub, rest } = gitSubcommand(args);
@@ -58,19 +150,10 @@ export function gitCode(args: readonly string[]): string | undefined {
       return has("--extcmd") || short("x") ? "difftool -x" : undefined;
     case "clone":
       return has("-u", "--config") ? "clone -u" : undefined;
-    case "config": {
-      // git takes a long option by any unambiguous prefix: `--glob` is `--global`.
-      const abbreviates = (arg: string, full: string) => {
-        const name = arg.split("=")[0] as string;
-        return name.length > 3 && full.startsWith(name);
-      };
-      const scoped = rest.some(
-        (arg) => arg === "-f" || ["--global", "--system", "--file"].some((full) => abbreviates(arg, full)),
-      );
-      const readOnly =
-        rest.some((arg) => GIT_CONFIG_READS.has(arg)) && !rest.some((arg) => GIT_CONFIG_WRITES.has(arg));
-      return scoped && !readOnly ? "config --global" : undefined;
-    }
+    case "config":
+      // Writing the repository's own configuration plants a program the user's git runs later;
+      // writing the operator's changes what cairn trusts.
+      return gitConfigReads(rest) ? undefined : "config (a write)";
     default:
       return undefined;
   }
