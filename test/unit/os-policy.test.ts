@@ -304,9 +304,10 @@ describe("options that run a program or write a file the caller names", () => {
       expect(rule("make", args), `make ${args.join(" ")}`).toBe("confirm");
     expect(rule("gmake", ["X:=$(shell id)"])).toBe("confirm");
     for (const args of [
-      ["CC=gcc", "CFLAGS=-O2 -g", "all"],
-      ["-j4", "PREFIX=/usr/local", "install"],
       ["-C", "src"],
+      ["-j4", "install"],
+      ["-C", "src", "main"],
+      ["-f", "Makefile", "--", "all"],
     ])
       expect(rule("make", args), `make ${args.join(" ")}`).toBe("allow");
   });
@@ -550,6 +551,19 @@ describe("downloaders, clients and tools that write where they are told or read 
 
 describe("code reached through forms the flag table missed", () => {
   const confirmed: readonly (readonly [string, readonly string[]])[] = [
+    // Every variable given to make on the command line is code: the built-in rules run $(CC) by a
+    // shell, SHELL and .SHELLFLAGS choose it, MAKEFLAGS adds options.
+    ["make", ["-C", "src", 'CC=sh -c "id > /tmp/x" #', "main"]],
+    ["make", ["CC=gcc", "CFLAGS=-O2 -g", "all"]],
+    ["make", ["-j4", "PREFIX=/usr/local", "install"]],
+    ["make", ["SHELL=/tmp/evil", "all"]],
+    ["make", [".SHELLFLAGS=-c id;", "all"]],
+    ["make", ["MAKEFLAGS=--eval=SHELL=/tmp/evil", "all"]],
+    ["make", ["X:=1"]],
+    ["make", ["X+=1"]],
+    ["make", ["X?=1"]],
+    ["make", ["--", "CC=sh -c id #", "all"]],
+    ["gmake", ["CC=sh -c id #", "main"]],
     // Any git config write, of the repository's own configuration too.
     ["git", ["config", "core.fsmonitor", "sh -c id"]],
     ["git", ["config", "alias.x", "!id"]],
@@ -574,6 +588,8 @@ describe("code reached through forms the flag table missed", () => {
     ["git", ["-C", ".", "config", "core.fsmonitor", "id"]],
   ];
   const allowed: readonly (readonly [string, readonly string[]])[] = [
+    ["make", ["-C", "src", "main"]],
+    ["make", ["-s", "-k", "test"]],
     ["git", ["config", "--get", "user.name"]],
     ["git", ["config", "user.name"]],
     ["git", ["config", "--get-all", "remote.origin.fetch"]],
@@ -605,5 +621,6 @@ describe("code reached through forms the flag table missed", () => {
       return verdict.verdict === "refuse" ? verdict.reason : "allow";
     };
     expect(reason("git", ["config", "core.fsmonitor", "id"])).toContain("`git config (a write)`");
+    expect(reason("make", ["CC=sh", "main"])).toContain("`make VAR=value`");
   });
 });

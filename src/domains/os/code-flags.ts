@@ -139,13 +139,15 @@ function codeInOtherFlags(bin: string, args: readonly string[]): string | undefi
     for (const arg of args) if (/^-[Mm]/.test(arg) && /[^\w:=,.-]/.test(arg.slice(2))) return "-M";
   }
   if (bin === "git") return gitCode(args);
-  // A variable given on the command line is read as a makefile line: `$(shell …)` in its name or
-  // value runs a shell as it is expanded, and `X != cmd` runs cmd.
+  // A variable given on the command line is read as a makefile line, and each is code: its value
+  // runs as a shell command wherever a rule names it (`CC=sh -c "…" #` through the built-in
+  // rules' `$(CC)`), `SHELL`, `.SHELLFLAGS` and `MAKEFLAGS` choose the shell and make's options,
+  // `$(shell …)` in a name or value runs a shell as it is expanded, and `X != cmd` runs cmd.
+  // make takes every argument holding `=` for one, even past `--`.
   if (bin === "make" || bin === "gmake") {
     for (const arg of args) {
-      if (arg.startsWith("-") || !arg.includes("=")) continue;
-      if (/^[^=]*!=/.test(arg)) return "VAR != command";
-      if (/\$[({]/.test(arg)) return "VAR=$(…)";
+      // (A file named by an option's next argument holding `=`, `-f a=b`, is refused with them.)
+      if (!arg.startsWith("-") && arg.includes("=")) return "VAR=value";
     }
   }
   // ed reads a file named `!command` from what a shell running the command prints.
