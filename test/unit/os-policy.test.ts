@@ -564,6 +564,19 @@ describe("code reached through forms the flag table missed", () => {
     ["make", ["X?=1"]],
     ["make", ["--", "CC=sh -c id #", "all"]],
     ["gmake", ["CC=sh -c id #", "main"]],
+    // `-m` closing a cluster of python's flags (`-Ic`, `-Bcimport os` were refused already).
+    ["python3", ["-Im", "timeit", "-n1", "-r1", '__import__("os").system("id")']],
+    ["python3", ["-Bm", "timeit", "x"]],
+    ["python3", ["-um", "cProfile", "-m", "x"]],
+    ["python3", ["-Imtimeit", "x"]],
+    ["python3.11", ["-sIm", "profile", "x.py"]],
+    // perl's -d:MOD and -dt:MOD become a `use` statement as -M does; -M closing a cluster too.
+    ["perl", ['-d:Peek;system("id");#', "/dev/null"]],
+    ["perl", ['-dt:Peek;system("id");#', "/dev/null"]],
+    ["perl", ['-wd:Peek;system("id");#', "/dev/null"]],
+    ["perl", ['-wMstrict;system("id");#', "/dev/null"]],
+    ["perl", ['-l0Mstrict;system("id");#', "/dev/null"]],
+    ["perl", ['-wm(strict);system("id");#', "/dev/null"]],
     // Any git config write, of the repository's own configuration too.
     ["git", ["config", "core.fsmonitor", "sh -c id"]],
     ["git", ["config", "alias.x", "!id"]],
@@ -590,6 +603,15 @@ describe("code reached through forms the flag table missed", () => {
   const allowed: readonly (readonly [string, readonly string[]])[] = [
     ["make", ["-C", "src", "main"]],
     ["make", ["-s", "-k", "test"]],
+    ["python3", ["-m", "pytest", "-q"]],
+    ["python3", ["-Im", "pytest", "-q"]],
+    ["python3", ["-Bmcoverage", "run", "x.py"]],
+    ["python3", ["-I", "x.py", "--mode=fast"]],
+    ["perl", ["-d", "x.pl"]],
+    ["perl", ["-d:NYTProf", "x.pl"]],
+    ["perl", ["-dt:Trace=1,2", "x.pl"]],
+    ["perl", ["-wMstrict", "-MTest::More", "t/basic.t"]],
+    ["perl", ["-IMyLib", "x.pl"]],
     ["git", ["config", "--get", "user.name"]],
     ["git", ["config", "user.name"]],
     ["git", ["config", "--get-all", "remote.origin.fetch"]],
@@ -622,5 +644,6 @@ describe("code reached through forms the flag table missed", () => {
     };
     expect(reason("git", ["config", "core.fsmonitor", "id"])).toContain("`git config (a write)`");
     expect(reason("make", ["CC=sh", "main"])).toContain("`make VAR=value`");
+    expect(reason("perl", ["-d:Peek;system(1)"])).toContain("`perl -d:`");
   });
 });

@@ -129,14 +129,26 @@ function codeInOtherFlags(bin: string, args: readonly string[]): string | undefi
   if (CODE_FLAGS[bin]?.includes("-c") && /^(python|pypy)/.test(bin)) {
     for (let at = 0; at < args.length; at++) {
       const arg = args[at] as string;
-      const module = arg === "-m" ? args[at + 1] : /^-m./.test(arg) ? arg.slice(2) : undefined;
+      if (arg === "--") break;
+      // `-m` ends a cluster of flags (`-Im timeit`, `-Bmtimeit`): the rest, or the next argument,
+      // is the module.
+      const letters = leadingLetters(bin, arg);
+      if (!letters.endsWith("m")) continue;
+      const module = arg.length > letters.length + 1 ? arg.slice(letters.length + 1) : args[at + 1];
       if (module !== undefined && PYTHON_CODE_MODULES.has(module)) return `-m ${module}`;
+      // Past the module, the arguments are its own.
+      break;
     }
   }
-  // perl turns `-Mname=args` into `use name split(/,/, q{args});`: anything past a module name
-  // and plain words (`;`, a space, a bracket) is a statement of its own.
+  // perl turns `-Mname=args` into `use name split(/,/, q{args});`, and `-d:name=args` (`-dt:`)
+  // into `use Devel::name split(…);`: anything past a module name and plain words (`;`, a space,
+  // a bracket) is a statement of its own. Either may close a cluster of flags (`-wMstrict;…`).
   if (bin === "perl") {
-    for (const arg of args) if (/^-[Mm]/.test(arg) && /[^\w:=,.-]/.test(arg.slice(2))) return "-M";
+    for (const arg of args) {
+      if (arg === "--") break;
+      const module = perlModule(arg);
+      if (module) return module.flag;
+    }
   }
   if (bin === "git") return gitCode(args);
   // A variable given on the command line is read as a makefile line, and each is code: its value
@@ -181,6 +193,31 @@ function codeInOtherFlags(bin: string, args: readonly string[]): string | undefi
 }
 
 const COMPILERS = new Set(["gcc", "g++", "cc", "c++", "clang", "clang++"]);
+
+/**
+ * A perl switch loading a module given on the command line, and its text: `-Mname=args`,
+ * `-mname`, `-d:name=args`, `-dt:name`, also closing a cluster (`-wMstrict`, `-wd:Peek`, `-l0M…`,
+ * `-CSDM…`). Every `M`, `m` and `d:` among the letters and digits an argument opens with is read
+ * as one: a value of another flag holding such a letter (`-IMyLib`) is then read too, which
+ * refuses only where that value holds more than plain words.
+ */
+function perlModule(arg: string): { flag: string; value: string } | undefined {
+  if (arg.startsWith("--")) return undefined;
+  const head = /^-[A-Za-z0-9]*/.exec(arg)?.[0] ?? "";
+  for (let at = 1; at < head.length; at++) {
+    const letter = head[at];
+    if (letter === "M" || letter === "m") {
+      const value = arg.slice(at + 1);
+      if (/[^\w:=,.-]/.test(value)) return { flag: "-M", value };
+    }
+    const debugger_ = /^dt?:/.exec(arg.slice(at))?.[0];
+    if (letter === "d" && debugger_) {
+      const value = arg.slice(at + debugger_.length);
+      if (/[^\w:=,.-]/.test(value)) return { flag: "-d:", value };
+    }
+  }
+  return undefined;
+}
 
 /** Short flags whose value may follow attached, per program: past one, the letters are its value. */
 const VALUE_LETTERS: Readonly<Record<string, string>> = {
