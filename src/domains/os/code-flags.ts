@@ -13,7 +13,8 @@ const CODE_FLAGS: Readonly<Record<string, readonly string[]>> = {
   python3: ["-c"],
   pypy: ["-c"],
   pypy3: ["-c"],
-  // --import and the loaders take a `data:` URL: a module given whole on the command line.
+  // --import and the loaders take a `data:` URL: a module given whole on the command line (as
+  // --test-reporter does, and any option given one: see codeInOtherFlags).
   node: ["-e", "--eval", "-p", "--print", "--import", "--loader", "--experimental-loader"],
   nodejs: ["-e", "--eval", "-p", "--print", "--import", "--loader", "--experimental-loader"],
   deno: ["eval"],
@@ -150,6 +151,17 @@ function codeInOtherFlags(bin: string, args: readonly string[]): string | undefi
       if (module) return module.flag;
     }
   }
+  // A JavaScript runtime imports a `data:` URL as a module: code given whole, whichever option
+  // names it (`--import=`, `--test-reporter`, `--preload`), or as the program (`deno run data:…`).
+  if (JS_RUNTIMES.has(bin) && args.some((arg) => /^(-[^=]*=)?data:/i.test(arg))) return "data: URL";
+  // node's test runner loads its reporter as a module: one of its own by name, or any other.
+  if (bin === "node" || bin === "nodejs") {
+    for (let at = 0; at < args.length; at++) {
+      const arg = args[at] as string;
+      const reporter = arg === "--test-reporter" ? args[at + 1] : /^--test-reporter=(.*)$/s.exec(arg)?.[1];
+      if (reporter !== undefined && !NODE_TEST_REPORTERS.has(reporter)) return "--test-reporter";
+    }
+  }
   if (bin === "git") return gitCode(args);
   // A variable given on the command line is read as a makefile line, and each is code: its value
   // runs as a shell command wherever a rule names it (`CC=sh -c "…" #` through the built-in
@@ -191,6 +203,9 @@ function codeInOtherFlags(bin: string, args: readonly string[]): string | undefi
     return "--eval";
   return undefined;
 }
+
+const JS_RUNTIMES = new Set(["node", "nodejs", "deno", "bun"]);
+const NODE_TEST_REPORTERS = new Set(["spec", "tap", "dot", "junit", "lcov"]);
 
 const COMPILERS = new Set(["gcc", "g++", "cc", "c++", "clang", "clang++"]);
 
