@@ -300,8 +300,8 @@ export const ASK_HEAD_CHARS = 500;
 /**
  * A question as lists read it (`asks`, `status`, `now`, a task's detail): its question and answer
  * each as a head of ASK_HEAD_CHARS and a length. Anyone may ask, a read-only agent too, each
- * question up to 256 KiB: a hundred of them, read whole to show 500 characters each, made every
- * agent's `status` read 25 MB.
+ * question up to 256 KiB: a hundred of them, read whole to show 500 characters each, brought
+ * 25 MB into every agent's `status` (see headColumns for what the store still reads).
  */
 export interface AskHeadRecord extends Omit<AskRecord, "question" | "answer"> {
   question: TextHead;

@@ -7,7 +7,9 @@ import type { TextHead } from "../tasks.js";
  * UTF-16 units, SQLite keeps a lone surrogate as three bytes it counts as one character and reads
  * back as three U+FFFD, and PostgreSQL stores U+0000 and U+E000 as two characters (encodeText).
  * Such a text is read whole, with a null length, and measured in JavaScript (textHeadOf). An ASCII
- * text's length is its octet_length, which neither store reads the text for. Both stores' SQL.
+ * text's length is its octet_length. Both stores' SQL. What this saves is the text's trip into
+ * JavaScript (a string, and its UTF-8 decoding, per row): SQLite still loads the whole value to
+ * test it (length) and cut it (substr), so a hundred texts of 120 KB still cost ~24 ms of SQL.
  */
 export function headColumns(column: string, chars: number, as: string): string {
   const ascii = `octet_length(${column}) = length(${column})`;
