@@ -528,6 +528,17 @@ describe("export and import", () => {
       arrange(source.dir, ["task", "add", "to be edited", "--traces", "src/a.ts"]);
       arrange(source.dir, ["remember", "The build takes two minutes"]);
       arrange(source.dir, ["note", "add", "finding", "--text", "a finding", "--severity", "minor"]);
+      arrange(source.dir, [
+        "shortcut",
+        "add",
+        "lint",
+        "--argv",
+        "npx",
+        "--argv",
+        "biome",
+        "--effect",
+        "read",
+      ]);
       return cairn(source.dir, ["export"]).stdout.trimEnd().split("\n");
     } finally {
       source.cleanup();
@@ -542,8 +553,11 @@ describe("export and import", () => {
     edit: (row: Record<string, unknown>) => void,
   ) {
     const index = lines.findIndex((line) => {
-      const record = JSON.parse(line) as { table?: string; row?: { id?: string; key?: string } };
-      return record.table === table && (record.row?.id ?? record.row?.key) === id;
+      const record = JSON.parse(line) as {
+        table?: string;
+        row?: { id?: string; key?: string; name?: string };
+      };
+      return record.table === table && (record.row?.id ?? record.row?.key ?? record.row?.name) === id;
     });
     expect(index).toBeGreaterThan(0);
     const record = JSON.parse(lines[index] as string) as { row: Record<string, unknown> };
@@ -594,6 +608,17 @@ describe("export and import", () => {
     });
     expect(note.imported.code).toBe(2);
     expect(note.imported.stderr).toContain("body.text holds at most 262144 characters");
+
+    // A list is held to the total its command holds it to, each item within its own limit: a
+    // shortcut's command of five words of 4,000 characters, which `shortcut add` refuses.
+    const shortcut = importEdited(lines, "shortcuts", "lint", (row) => {
+      row.argv = JSON.stringify(Array.from({ length: 5 }, (_, i) => `${i}`.padEnd(4_000, "w")));
+    });
+    expect(shortcut.imported.code).toBe(2);
+    expect(shortcut.imported.stderr).toContain(
+      `line ${shortcut.line} (shortcuts "lint"): argv: a shortcut's command holds at most 16384 characters in all (this one has 20000)`,
+    );
+    expect(existsSync(join(shortcut.target, ".cairn"))).toBe(false);
   });
 
   it("refuses text or a fraction where a column holds numbers, on SQLite as PostgreSQL does, writing nothing", () => {

@@ -9,6 +9,7 @@ import {
   ID_CHARS,
   type LimitOptions,
   NEVER_OVER_CHARS,
+  TOTALS,
 } from "../limits/limits.js";
 
 /**
@@ -158,8 +159,29 @@ const COUNTING_COLUMNS = new Set([
 ]);
 
 /**
- * Refuse the first record holding a value past its limit: a usage error naming the line, the
- * record and the field, with the limit and the size but never the value.
+ * Lists whose items the commands hold to a total (`TOTALS`), beside each item's own limit: a
+ * shortcut's command, a criterion's verify command, a queue's steps. Each item within its limit,
+ * 256 words of 4 KiB made a shortcut of 1 MiB that every `shortcut list` and brief read whole.
+ */
+const TOTAL_COLUMNS: Readonly<Record<string, { total: number; what: string }>> = {
+  "shortcuts.argv": { total: TOTALS.chars["shortcut command"], what: "a shortcut's command holds" },
+  "task_criteria.verify": { total: TOTALS.chars["criterion verify command"], what: "a verify command holds" },
+  "queues.steps": { total: TOTALS.chars["queue steps"], what: "a queue's steps hold" },
+};
+
+/** The characters a JSON list of texts holds in all, or 0 when it is not one. */
+function totalChars(text: string): number {
+  const decoded = parsedOrUndefined(text);
+  if (!Array.isArray(decoded)) return 0;
+  return decoded.reduce(
+    (sum: number, item: unknown) => sum + (typeof item === "string" ? item.length : 0),
+    0,
+  );
+}
+
+/**
+ * Refuse the first record holding a value past its limit, or a list past its total: a usage error
+ * naming the line, the record and the field, with the limit and the size but never the value.
  */
 export function checkRecordLimits(record: DumpRecord, line: number): void {
   for (const column in record.row) {
@@ -182,6 +204,14 @@ export function checkRecordLimits(record: DumpRecord, line: number): void {
     if (overrun) {
       throw usageError(
         `import: line ${line} (${recordName(record)}): ${describeOverrun(overrun)}`,
+        "nothing was imported: import the file as `cairn export` wrote it, or bring that value within the limit",
+      );
+    }
+    const totalRule = TOTAL_COLUMNS[`${record.table}.${column}`];
+    const total = totalRule && value.length > totalRule.total ? totalChars(value) : 0;
+    if (totalRule && total > totalRule.total) {
+      throw usageError(
+        `import: line ${line} (${recordName(record)}): ${column}: ${totalRule.what} at most ${totalRule.total} characters in all (this one has ${total})`,
         "nothing was imported: import the file as `cairn export` wrote it, or bring that value within the limit",
       );
     }

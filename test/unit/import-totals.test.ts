@@ -1,0 +1,45 @@
+import { describe, expect, it } from "vitest";
+import { ARGV_TOTAL_CHARS } from "../../src/domains/limits/limits.js";
+import { MAX_QUEUE_CHARS } from "../../src/domains/tasks/queues.js";
+import { checkRecordLimits } from "../../src/domains/transfer/limits.js";
+
+/** Words each within their own limit (4 KiB), `count` of them. */
+const words = (count: number, size = 4_000) =>
+  Array.from({ length: count }, (_, i) => `${i}`.padEnd(size, "w"));
+
+/**
+ * An import holds a list to the total the commands hold it to, not only each item to its own: a
+ * hand-edited export could otherwise store the 1 MiB shortcut `shortcut add` refuses, which every
+ * `shortcut list` and brief then read whole.
+ */
+describe("an import holds lists to the commands' totals", () => {
+  const cases = [
+    {
+      table: "shortcuts",
+      row: (argv: string[]) => ({ name: "huge", argv: JSON.stringify(argv) }),
+      over: words(5),
+      within: words(4),
+      message: `shortcuts "huge"): argv: a shortcut's command holds at most ${ARGV_TOTAL_CHARS} characters in all (this one has 20000)`,
+    },
+    {
+      table: "task_criteria",
+      row: (argv: string[]) => ({ task_id: "T-1", n: 1, text: "runs", verify: JSON.stringify(argv) }),
+      over: words(5),
+      within: words(4),
+      message: `task_criteria "T-1"): verify: a verify command holds at most ${ARGV_TOTAL_CHARS} characters in all (this one has 20000)`,
+    },
+    {
+      table: "queues",
+      row: (steps: string[]) => ({ name: "long", steps: JSON.stringify(steps), cursor: 0 }),
+      over: words(66),
+      within: words(65),
+      message: `queues "long"): steps: a queue's steps hold at most ${MAX_QUEUE_CHARS} characters in all (this one has 264000)`,
+    },
+  ];
+  it.each(cases)("$table: refused past the total, naming line, record and total; taken within it", (c) => {
+    expect(() => checkRecordLimits({ table: c.table, row: c.row(c.over) }, 7)).toThrow(
+      expect.objectContaining({ errorKind: "usage", message: `import: line 7 (${c.message}` }),
+    );
+    expect(() => checkRecordLimits({ table: c.table, row: c.row(c.within) }, 7)).not.toThrow();
+  });
+});
