@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ARGV_TOTAL_CHARS } from "../../src/domains/limits/limits.js";
 import { MAX_QUEUE_CHARS } from "../../src/domains/tasks/queues.js";
-import { checkRecordLimits } from "../../src/domains/transfer/limits.js";
+import { checkRecordLimits, recordCounts } from "../../src/domains/transfer/limits.js";
 
 /** Words each within their own limit (4 KiB), `count` of them. */
 const words = (count: number, size = 4_000) =>
@@ -41,5 +41,26 @@ describe("an import holds lists to the commands' totals", () => {
       expect.objectContaining({ errorKind: "usage", message: `import: line 7 (${c.message}` }),
     );
     expect(() => checkRecordLimits({ table: c.table, row: c.row(c.within) }, 7)).not.toThrow();
+  });
+});
+
+describe("an import holds a task to the criteria the commands let it hold", () => {
+  it("refuses a task's 1,001st criterion row, naming the line and the task; others count apart", () => {
+    const count = recordCounts();
+    const criterion = (task: string, n: number) => ({
+      table: "task_criteria",
+      row: { task_id: task, n, text: "t" },
+    });
+    for (let n = 1; n <= 1_000; n++) count(criterion("T-1", n), n + 1);
+    // Another task's criteria, and other tables, are counted apart.
+    count(criterion("T-2", 1), 1_002);
+    count({ table: "tasks", row: { id: "T-1" } }, 1_003);
+    expect(() => count(criterion("T-1", 1_001), 1_004)).toThrow(
+      expect.objectContaining({
+        errorKind: "usage",
+        message:
+          'import: line 1004 (task_criteria "T-1"): a task holds at most 1000 criteria (this file gives it 1001 so far)',
+      }),
+    );
   });
 });

@@ -218,6 +218,28 @@ export function checkRecordLimits(record: DumpRecord, line: number): void {
   }
 }
 
+/**
+ * A check of what the rows of a file add up to, as the commands count it: a task holds at most
+ * `TOTALS.items["criteria of a task"]` criteria, however many rows an edited export gives it. One
+ * per import, fed every record in order.
+ */
+export function recordCounts(): (record: DumpRecord, line: number) => void {
+  const criteria = new Map<string, number>();
+  const max = TOTALS.items["criteria of a task"];
+  return (record, line) => {
+    if (record.table !== "task_criteria") return;
+    const task = String(record.row.task_id);
+    const held = (criteria.get(task) ?? 0) + 1;
+    criteria.set(task, held);
+    if (held > max) {
+      throw usageError(
+        `import: line ${line} (task_criteria ${quoteValue(task)}): a task holds at most ${max} criteria (this file gives it ${held} so far)`,
+        "nothing was imported: import the file as `cairn export` wrote it",
+      );
+    }
+  };
+}
+
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === "object" && !Array.isArray(value);
 

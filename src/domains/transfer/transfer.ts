@@ -13,7 +13,7 @@ import type { DumpRecord, Store } from "../../store/store.js";
 import type { Actor } from "../identity/actor.js";
 import type { Workspace } from "../workspace/discover.js";
 import { makeStateDir, namedStoreUrl, refuseExisting, writeWorkspaceConfig } from "../workspace/init.js";
-import { COUNT_CEILING, checkRecordLimits } from "./limits.js";
+import { COUNT_CEILING, checkRecordLimits, recordCounts } from "./limits.js";
 import { checkRecordShape } from "./shapes.js";
 import { withoutStoreTable } from "./store-table.js";
 
@@ -156,6 +156,7 @@ export async function importWorkspace(
   }
   // Every record is checked before anything is written: one bad line refuses the whole file.
   const records: DumpRecord[] = [];
+  const countRecord = recordCounts();
   for (let index = 0; index < lines.length - 1; index++) {
     if (index % 2_000 === 1_999) await pause();
     const line = lines[index + 1] as string;
@@ -169,6 +170,7 @@ export async function importWorkspace(
       );
     }
     checkRecordLimits(parsed.data, index + 2);
+    countRecord(parsed.data, index + 2);
     checkRecordShape(parsed.data, index + 2);
     records.push(parsed.data);
   }
