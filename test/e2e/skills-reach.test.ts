@@ -139,6 +139,11 @@ describe("hard links", () => {
       expect(demo?.resources.map((r) => r.uri)).toContain("skill://demo/notes.md");
       expect(demo?.resources.map((r) => r.uri)).not.toContain("skill://demo/hard.txt");
       expect(JSON.stringify(listed)).not.toContain("skill://linked/");
+      // The skill's index lists the file, saying it is not readable and why it may not be.
+      const shown = JSON.stringify(await callTool(mcp, "skill_get", { name: "demo" }));
+      expect(shown).toMatch(
+        /hard\.txt \(\d+ B, not readable: a link out of the skill, or a file with another name\)/,
+      );
       // A SKILL.md that is a hard link is not served as a skill either.
       expect(JSON.stringify(await callTool(mcp, "skill_list"))).not.toContain("SECRET-BODY");
       const linked = await callTool(mcp, "skill_get", { name: "linked" });

@@ -21,7 +21,10 @@ export interface SkillFile {
   binary: boolean;
   /** Under scripts/ with an interpreter cairn can tell (shebang or extension): `skill_run` runs it. */
   runnable: boolean;
-  /** A symlink resolving outside the skill: listed so nothing is hidden, never read. */
+  /**
+   * A file cairn will not read: a symlink resolving outside the skill, or one `openInside` refuses
+   * (a file with more than one hard link). Listed so nothing is hidden, never read.
+   */
   external?: boolean;
 }
 

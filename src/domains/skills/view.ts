@@ -106,7 +106,7 @@ export function renderSkillView(view: SkillView): string {
         size(file.size),
         file.binary ? "binary" : "",
         file.runnable ? "runnable" : "",
-        file.external ? "link outside the skill: not readable" : "",
+        file.external ? "not readable: a link out of the skill, or a file with another name" : "",
       ]
         .filter(Boolean)
         .join(", ");
