@@ -1,21 +1,11 @@
-import {
-  closeSync,
-  existsSync,
-  fchmodSync,
-  fsyncSync,
-  linkSync,
-  mkdirSync,
-  openSync,
-  renameSync,
-  rmSync,
-  writeSync,
-} from "node:fs";
+import { closeSync, existsSync, fchmodSync, mkdirSync, openSync, renameSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { stringify as stringifyToml } from "smol-toml";
 import { z } from "zod";
 import { isProblem, MANIFEST_FILE, parseManifest } from "../../domains/agents/manifest.js";
 import { runToolName } from "../../domains/agents/naming.js";
 import { conflict, operational, usageError } from "../../kernel/outcome.js";
+import { placeWhole } from "../../kernel/place-whole.js";
 import { quoteValue } from "../../kernel/text.js";
 import { defineCommand } from "../define.js";
 
@@ -91,37 +81,24 @@ interval_minutes = 60
 # identity = "nightly-bot"        # each run gets a token minted as this agent's child
 `;
 
-/** What link(2) answers where a filesystem has no hard links. */
-const NO_LINKS = ["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"];
-
 /**
- * The manifest appears whole or not at all: written and flushed under a temporary name, then
- * linked into place, which fails if a manifest appeared meanwhile (never overwritten). A crash
- * mid-write leaves only the temporary file, which no session reads. Where the filesystem has no
- * hard links, it is renamed into place instead.
+ * The manifest appears whole or not at all (placeWhole), and never over one that appeared
+ * meanwhile. Where the filesystem has no hard links, the draft is renamed into place instead.
  */
 function placeManifest(manifest: string, text: string): void {
-  const temp = `${manifest}.${process.pid}-${Date.now()}.tmp`;
+  const exists = () => conflict(`${manifest} already exists`, "edit it, or choose another name");
   try {
-    const fd = openSync(temp, "wx", 0o644);
-    try {
-      writeSync(fd, text);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    try {
-      linkSync(temp, manifest);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code ?? "";
-      if (code === "EEXIST") throw conflict(`${manifest} already exists`, "edit it, or choose another name");
-      if (!NO_LINKS.includes(code)) throw error;
-      if (existsSync(manifest))
-        throw conflict(`${manifest} already exists`, "edit it, or choose another name");
-      renameSync(temp, manifest);
-    }
-  } finally {
-    rmSync(temp, { force: true });
+    placeWhole(manifest, text, {
+      mode: 0o644,
+      sync: true,
+      withoutLinks: (draft) => {
+        if (existsSync(manifest)) throw exists();
+        renameSync(draft, manifest);
+      },
+    });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") throw exists();
+    throw error;
   }
 }
 

@@ -2,7 +2,6 @@ import {
   closeSync,
   existsSync,
   type FSWatcher,
-  linkSync,
   openSync,
   readFileSync,
   renameSync,
@@ -11,6 +10,7 @@ import {
   writeSync,
 } from "node:fs";
 import { conflict, RefusedError } from "../../kernel/outcome.js";
+import { placeWhole } from "../../kernel/place-whole.js";
 import { STOPPING } from "../../kernel/until-stopped.js";
 import { watchShallow } from "../../kernel/watch.js";
 import type { AgentRunRecord, Store } from "../../store/store.js";
@@ -35,36 +35,24 @@ const MAX_SLEEP_MS = 15 * 60_000;
 const SETTLE_MS = 200;
 /** After a pass that failed (the store busy past its timeout), the loop tries again this soon. */
 const FAILED_PASS_RETRY_MS = 5_000;
-/** What link(2) answers where a filesystem has no hard links. */
-const NO_LINKS = ["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"];
-/** Numbers this process's draft and set-aside lock files apart. */
-let drafts = 0;
+/** Numbers this process's set-aside lock files apart. */
+let asides = 0;
 
 /**
  * Create the lock file exclusively, already holding its content. Created empty and written after,
  * a second daemon starting in between read no live holder in it, removed it as stale and took
- * the lock too: two daemons ran at once. A hard link of a finished draft appears whole, or not.
+ * the lock too: two daemons ran at once. Placed whole (placeWhole), it appears whole, or not.
  */
 function placeLock(path: string): void {
-  const draft = `${path}.${process.pid}-${++drafts}.draft`;
-  rmSync(draft, { force: true });
-  const fd = openSync(draft, "wx", 0o600);
-  try {
-    writeSync(fd, lockContent());
-  } finally {
-    closeSync(fd);
-  }
-  try {
-    linkSync(draft, path);
-  } catch (error) {
+  placeWhole(path, lockContent(), {
+    mode: 0o600,
     // A filesystem without hard links: created exclusively, then written, as before.
-    if (!NO_LINKS.includes((error as NodeJS.ErrnoException).code ?? "")) throw error;
-    const lock = openSync(path, "wx", 0o600);
-    writeSync(lock, lockContent());
-    closeSync(lock);
-  } finally {
-    rmSync(draft, { force: true });
-  }
+    withoutLinks: () => {
+      const lock = openSync(path, "wx", 0o600);
+      writeSync(lock, lockContent());
+      closeSync(lock);
+    },
+  });
 }
 
 /**
@@ -97,7 +85,7 @@ function acquireLock(workspace: Workspace): () => void {
       // every start refused for a lock nobody holds). Moved aside and looked at, not removed
       // unseen: another daemon that found the same stale lock may have replaced it a moment ago,
       // and removing that would leave two daemons running. A live lock moved aside goes back.
-      const aside = `${path}.${process.pid}-${++drafts}.stale`;
+      const aside = `${path}.${process.pid}-${++asides}.stale`;
       try {
         renameSync(path, aside);
       } catch (error) {
