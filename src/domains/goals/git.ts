@@ -50,7 +50,8 @@ function checkoutRootAbove(dir: string): string | null {
   }
 }
 
-function lstatSafe(path: string) {
+/** What lstat finds at `path`, or null when it finds nothing it can read. */
+export function lstatSafe(path: string) {
   try {
     return lstatSync(path);
   } catch {

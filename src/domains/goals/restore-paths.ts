@@ -6,7 +6,7 @@ import { lstatSync, readdirSync, rmSync } from "node:fs";
 import { basename, join } from "node:path";
 import { git } from "../../kernel/git.js";
 import { operational } from "../../kernel/outcome.js";
-import { checkoutTop } from "./git.js";
+import { checkoutTop, lstatSafe } from "./git.js";
 import { holdsCommits } from "./nested-repository.js";
 
 /** What a restore left where it was, and why. */
@@ -90,14 +90,6 @@ export async function restorePaths(
 function isFileOrAbsent(path: string): boolean {
   const stat = lstatSafe(path);
   return stat === null || stat.isFile();
-}
-
-function lstatSafe(path: string) {
-  try {
-    return lstatSync(path);
-  } catch {
-    return null;
-  }
 }
 
 /** A real folder (not a symlink) with no file anywhere below it, only folders, or nothing. */
