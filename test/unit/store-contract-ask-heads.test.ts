@@ -4,26 +4,12 @@ import { previewOfHead, previewText } from "../../src/kernel/text.js";
 import { ASK_HEAD_CHARS, type AskHeadRecord, type AskRecord } from "../../src/store/tasks.js";
 import { contractStores, journaledWrite, storeForSuite } from "../helpers/contract-stores.js";
 import { newTask } from "../helpers/new-task.js";
+import { previewTexts } from "../helpers/preview-texts.js";
 
 const AT = "2026-06-01T00:00:00.000Z";
 
-/**
- * Questions and answers as lists preview them: short and long, ASCII (cut in SQL) and not (read
- * whole): cut in the middle of a character pair, and the ones SQL does not count as JavaScript does
- * (U+0000, PostgreSQL's text escape U+E000, a lone surrogate, characters past U+FFFF).
- */
-const TEXTS: string[] = [
-  "short",
-  "a".repeat(TITLE_CHARS),
-  "b".repeat(TITLE_CHARS + 1),
-  `long ${"c".repeat(200_000)}`,
-  "é中— ".repeat(2_000),
-  `${"x".repeat(TITLE_CHARS - 1)}😀${"tail".repeat(500)}`,
-  "😀".repeat(1_000),
-  `before\u0000after ${"d".repeat(3_000)}`,
-  `\uE000 private ${"e".repeat(3_000)}`,
-  `\uD800 lone ${"f".repeat(3_000)}`,
-];
+/** Questions and answers as lists preview them (previewTexts). */
+const TEXTS = previewTexts(200_000);
 
 /** What a list shows of a question, from the whole one... */
 const shownOfWhole = ({ question, answer, ...rest }: AskRecord) => ({

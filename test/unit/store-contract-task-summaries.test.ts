@@ -12,6 +12,7 @@ import {
 } from "../../src/store/tasks.js";
 import { contractStores, journaledWrite, storeForSuite } from "../helpers/contract-stores.js";
 import { newTask } from "../helpers/new-task.js";
+import { previewTexts } from "../helpers/preview-texts.js";
 
 const AT = "2026-06-01T00:00:00.000Z";
 
@@ -23,26 +24,8 @@ const summary = ({ id, title, status, priority, owner }: TaskRecord) => ({
   owner,
 });
 
-/**
- * Blocked reasons as status previews them: short and long, ASCII (measured in SQL) and not (read
- * whole): cut in the middle of a character pair, and the ones SQL does not count as JavaScript does
- * (U+0000, PostgreSQL's text escape U+E000, a lone surrogate, characters past U+FFFF).
- */
-const REASONS: (string | null)[] = [
-  null,
-  "",
-  "short",
-  "a".repeat(TITLE_CHARS),
-  "b".repeat(TITLE_CHARS + 1),
-  `long ${"c".repeat(40_000)}`,
-  "é中— ".repeat(2_000),
-  `${"x".repeat(TITLE_CHARS - 1)}😀${"tail".repeat(500)}`,
-  "😀".repeat(1_000),
-  `before\u0000after ${"d".repeat(3_000)}`,
-  `\uE000 private ${"e".repeat(3_000)}`,
-  `\uD800 lone ${"f".repeat(3_000)}`,
-  "한국어 ".repeat(1_000),
-];
+/** Blocked reasons as status previews them (previewTexts), and none at all. */
+const REASONS: (string | null)[] = [null, "", ...previewTexts(40_000)];
 
 /** What status, now and review show of a task, from the whole task... */
 const shownOfWhole = (tasks: TaskRecord[]) =>
