@@ -219,7 +219,8 @@ describe("the tree a keep commits is the tree cairn measured", () => {
     }
   });
 
-  it("looks at the attempt's checkout whatever git variables the builder runs cairn with (GIT_WORK_TREE at a clean copy)", () => {
+  /** The builder's attempt on a frozen run whose committed check.js passes when lib.txt says good. */
+  function attemptOverCommittedCheck(): string {
     const goal = contractWith(ws.dir, [{ name: "check", threshold: 1 }]);
     writeFileSync(
       join(ws.dir, "check.js"),
@@ -232,7 +233,11 @@ describe("the tree a keep commits is the tree cairn measured", () => {
       "fixture",
       evaluatorToml({ name: "fixture-check", proof: "check", argv: [process.execPath, "check.js"] }),
     );
-    const attempt = openAttempt(ws.dir, freezeRun(ws.dir, goal), builder);
+    return openAttempt(ws.dir, freezeRun(ws.dir, goal), builder);
+  }
+
+  it("looks at the attempt's checkout whatever git variables the builder runs cairn with (GIT_WORK_TREE at a clean copy)", () => {
+    const attempt = attemptOverCommittedCheck();
     const clean = scratchDir("cairn-clean-copy-");
     try {
       runSync("git", [`--work-tree=${clean.dir}`, "checkout", "HEAD", "--", "."], ws.dir);
@@ -248,19 +253,7 @@ describe("the tree a keep commits is the tree cairn measured", () => {
   });
 
   it("refuses to evaluate, decide or revert a checkout whose git configuration moves its work tree (core.worktree at a clean copy)", () => {
-    const goal = contractWith(ws.dir, [{ name: "check", threshold: 1 }]);
-    writeFileSync(
-      join(ws.dir, "check.js"),
-      "process.exit(require('fs').readFileSync('lib.txt','utf8').trim()==='good'?0:1)\n",
-    );
-    runSync("git", ["add", "check.js"], ws.dir);
-    runSync("git", ["commit", "-qm", "check"], ws.dir);
-    writePack(
-      ws.dir,
-      "fixture",
-      evaluatorToml({ name: "fixture-check", proof: "check", argv: [process.execPath, "check.js"] }),
-    );
-    const attempt = openAttempt(ws.dir, freezeRun(ws.dir, goal), builder);
+    const attempt = attemptOverCommittedCheck();
     const clean = scratchDir("cairn-clean-copy-");
     try {
       runSync("git", [`--work-tree=${clean.dir}`, "checkout", "HEAD", "--", "."], ws.dir);
