@@ -1,8 +1,8 @@
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callTool, connectMcp, type McpHandle } from "../helpers/mcp.js";
-import { cairn, initWorkspace } from "../helpers/workspace.js";
+import { cairn, initWorkspace, machineHome } from "../helpers/workspace.js";
 
 /**
  * An allowed program's options that run a command or write a file it names, in the forms the
@@ -18,13 +18,10 @@ const planted = (name: string) => join(ws.dir, name);
 
 beforeAll(async () => {
   ws = initWorkspace();
-  env = { HOME: join(ws.dir, "home"), CAIRN_HOME: join(ws.dir, "cairn-home") };
-  mkdirSync(env.CAIRN_HOME as string, { recursive: true });
-  config = join(env.CAIRN_HOME as string, "cairn.toml");
-  writeFileSync(
-    config,
+  ({ env, config } = machineHome(
+    ws.dir,
     '[os]\nenabled = true\nallow = ["tar", "make", "sort", "find", "sed", "git log", "wget"]\n',
-  );
+  ));
   writeFileSync(join(ws.dir, "words.txt"), "pear\napple\n");
   mcp = await connectMcp(ws.dir, { env });
 });

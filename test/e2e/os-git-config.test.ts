@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { gitWorkspace } from "../helpers/goals.js";
-import { cairn, runSync } from "../helpers/workspace.js";
+import { cairn, machineHome, runSync } from "../helpers/workspace.js";
 
 /**
  * An agent that can edit files in the workspace but has no shell can write `.git/config` and
@@ -27,12 +27,7 @@ const pwned = () => join(ws.dir, "PWNED");
 
 beforeAll(() => {
   ws = gitWorkspace();
-  env = { HOME: join(ws.dir, "home"), CAIRN_HOME: join(ws.dir, "cairn-home") };
-  mkdirSync(env.CAIRN_HOME as string, { recursive: true });
-  writeFileSync(
-    join(env.CAIRN_HOME as string, "cairn.toml"),
-    '[os]\nenabled = true\nallow = ["git"]\ndeny = ["git push"]\n',
-  );
+  ({ env } = machineHome(ws.dir, '[os]\nenabled = true\nallow = ["git"]\ndeny = ["git push"]\n'));
   const evil = join(ws.dir, "evil.sh");
   writeFileSync(evil, `#!/bin/sh\ntouch ${pwned()}\n`);
   chmodSync(evil, 0o755);

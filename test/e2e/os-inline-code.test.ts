@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { gitWorkspace } from "../helpers/goals.js";
 import { callTool, connectMcp, type McpHandle } from "../helpers/mcp.js";
-import { runSync } from "../helpers/workspace.js";
+import { machineHome, runSync } from "../helpers/workspace.js";
 
 /**
  * A model allowed make, python3, node, perl and git runs none of them with code given on the
@@ -22,10 +22,10 @@ const planted = (name: string) => join(ws.dir, name);
 
 beforeAll(async () => {
   ws = gitWorkspace();
-  env = { HOME: join(ws.dir, "home"), CAIRN_HOME: join(ws.dir, "cairn-home") };
-  mkdirSync(env.CAIRN_HOME as string, { recursive: true });
-  config = join(env.CAIRN_HOME as string, "cairn.toml");
-  writeFileSync(config, '[os]\nenabled = true\nallow = ["make", "python3", "node", "perl", "git"]\n');
+  ({ env, config } = machineHome(
+    ws.dir,
+    '[os]\nenabled = true\nallow = ["make", "python3", "node", "perl", "git"]\n',
+  ));
   mkdirSync(join(ws.dir, "src"));
   writeFileSync(join(ws.dir, "src", "Makefile"), "main: main.c\n");
   writeFileSync(join(ws.dir, "src", "main.c"), "int main(void) { return 0; }\n");

@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { inject } from "vitest";
@@ -157,6 +157,18 @@ export function initWorkspace(): { dir: string; cleanup: () => void } {
   const init = arrange(scratch.dir, ["init"]);
   if (init.code !== 0) throw new Error(`cairn init failed: ${init.stderr}`);
   return scratch;
+}
+
+/**
+ * The machine a server under test runs on, inside `dir`: a HOME, and a CAIRN_HOME whose cairn.toml
+ * holds `toml` (an `[os]` section, say). The environment to start cairn with, and that file.
+ */
+export function machineHome(dir: string, toml: string): { env: Record<string, string>; config: string } {
+  const env = { HOME: join(dir, "home"), CAIRN_HOME: join(dir, "cairn-home") };
+  mkdirSync(env.CAIRN_HOME, { recursive: true });
+  const config = join(env.CAIRN_HOME, "cairn.toml");
+  writeFileSync(config, toml);
+  return { env, config };
 }
 
 /** Add an agent through the CLI and return its token. */
