@@ -169,9 +169,8 @@ const TOTAL_COLUMNS: Readonly<Record<string, { total: number; what: string }>> =
   "queues.steps": { total: TOTALS.chars["queue steps"], what: "a queue's steps hold" },
 };
 
-/** The characters a JSON list of texts holds in all, or 0 when it is not one. */
-function totalChars(text: string): number {
-  const decoded = parsedOrUndefined(text);
+/** The characters a decoded list of texts holds in all, or 0 when it is not one. */
+function totalChars(decoded: unknown): number {
   if (!Array.isArray(decoded)) return 0;
   return decoded.reduce(
     (sum: number, item: unknown) => sum + (typeof item === "string" ? item.length : 0),
@@ -208,7 +207,8 @@ export function checkRecordLimits(record: DumpRecord, line: number): void {
       );
     }
     const totalRule = TOTAL_COLUMNS[`${record.table}.${column}`];
-    const total = totalRule && value.length > totalRule.total ? totalChars(value) : 0;
+    // The list as decoded for its items' check above (each total's column holds JSON).
+    const total = totalRule && value.length > totalRule.total ? totalChars(decoded) : 0;
     if (totalRule && total > totalRule.total) {
       throw usageError(
         `import: line ${line} (${recordName(record)}): ${column}: ${totalRule.what} at most ${totalRule.total} characters in all (this one has ${total})`,
