@@ -7,8 +7,8 @@ export function quoteValue(value: string, max = 60): string {
   return `${JSON.stringify(cutText(value, max))}… (${value.length} characters)`;
 }
 
-/** A UTF-16 half of a character without its other half. */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+/** A UTF-16 half of a character without its other half (global: take its `source` to match once). */
+export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /**
  * Text with each lone surrogate replaced by U+FFFD. YAML's `"\uD83D"` escape makes one; sent to a

@@ -6,7 +6,7 @@ import { isProblem, MANIFEST_FILE, parseManifest } from "../../domains/agents/ma
 import { runToolName } from "../../domains/agents/naming.js";
 import { conflict, operational, usageError } from "../../kernel/outcome.js";
 import { placeWhole } from "../../kernel/place-whole.js";
-import { quoteValue } from "../../kernel/text.js";
+import { LONE_SURROGATE, quoteValue } from "../../kernel/text.js";
 import { defineCommand } from "../define.js";
 
 /**
@@ -14,7 +14,7 @@ import { defineCommand } from "../define.js";
  * half: TOML cannot hold the one raw nor the other at all, and a manifest that does not parse
  * breaks every session's tools/list until someone deletes it.
  */
-const UNWRITABLE = /(?![\t\n])\p{Cc}|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/u;
+const UNWRITABLE = new RegExp(`(?![\\t\\n])\\p{Cc}|${LONE_SURROGATE.source}`, "u");
 
 function checkWritable(field: string, value: string): void {
   const found = UNWRITABLE.exec(value);
