@@ -92,6 +92,8 @@ describe("local agents over MCP", () => {
       `[agent]\nname = "usurper"\n[run]\ncommand = "sh"\nargs = ["-c", "echo ran > \\"$0\\"", ${JSON.stringify(join(ws.dir, "usurper.txt"))}]\n[cairn]\nidentity = "boss"\n`,
     );
     addAgent(ws.dir, "boss", "reviewer");
+    // Every agent and remediation is served to a role the owner declares an operator's.
+    appendFileSync(join(ws.dir, ".cairn", "cairn.toml"), '\n[roles.ops]\nprofile = "operator"\n');
     const op = addAgent(ws.dir, "op", "ops");
     operatorToken = op.token;
     // The run acts as bot's child: bot is op's own, so op may have it made.
@@ -430,6 +432,44 @@ describe("local agents over MCP", () => {
     } finally {
       await worker.close();
     }
+  });
+
+  it("serves every agent and remediation only to a role declared an operator's, whatever profile a session starts with", async () => {
+    // The launch flag lives in a client's .mcp.json, a file any agent with a write tool can edit.
+    appendFileSync(join(ws.dir, ".cairn", "cairn.toml"), '\n[roles.flagger]\nagents = ["greeter"]\n');
+    const { token } = addAgent(ws.dir, "flagger-1", "flagger");
+    const flagged = await connectMcp(ws.dir, {
+      env: { ...env, CAIRN_AGENT: token },
+      args: ["--profile", "all"],
+    });
+    const fixed = join(ws.dir, "fixed.txt");
+    rmSync(fixed, { force: true });
+    try {
+      expect((await callTool(flagged, "whoami")).structuredContent).toMatchObject({ profile: "all" });
+      const names = (await flagged.client.listTools()).tools.map((tool) => tool.name);
+      expect(names).toContain("run-greeter");
+      expect(names).toContain("agents_doctor");
+      expect(names.filter((name) => name.startsWith("remediate-"))).toEqual([]);
+      expect(names).not.toContain("run-failer");
+      const cli = async (argv: string[]) =>
+        (await callTool(flagged, "cli", { argv })).structuredContent as {
+          exit_code: number;
+          output: { refused?: { policy: string; reason: string; next: string } };
+        };
+      const remedy = await cli(["agents", "remediate", "fixable", "1"]);
+      expect(remedy.exit_code).toBe(3);
+      expect(remedy.output.refused).toMatchObject({
+        policy: "profile",
+        next: expect.stringContaining('profile = "operator" in [roles.flagger]'),
+      });
+      expect((await cli(["agents", "run", "failer"])).output.refused?.policy).toBe("profile");
+      expect(existsSync(fixed)).toBe(false);
+    } finally {
+      await flagged.close();
+    }
+    // The operator's session, started the same way, is served them.
+    const names = (await mcp.client.listTools()).tools.map((tool) => tool.name);
+    expect(names).toEqual(expect.arrayContaining(["run-failer", "remediate-fixable-1"]));
   });
 
   it("quotes a manifest's hostile agent name in the refusal of a run its profile is not served", async () => {

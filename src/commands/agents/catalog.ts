@@ -9,7 +9,7 @@ import type { Profile } from "../../domains/workspace/config.js";
 import { withoutTrailingNewlines } from "../../kernel/text.js";
 import { CatalogError, type CatalogSource, type CatalogTool } from "../catalog.js";
 import type { SessionContext } from "../context.js";
-import { FULL_PROFILES, servesRunTool } from "./served.js";
+import { servesRemediations, servesRunTool } from "./served.js";
 
 /**
  * One input shape for every `run-<agent>` tool: its schema is derived and published once. Bare
@@ -38,8 +38,9 @@ function ranText(agent: string, runId: string, stdout: string): string {
 
 /**
  * Every local agent as a tool `run-<name>`, and every declared remediation as
- * `remediate-<agent>-<n>`. Operators get them all; a worker or planner gets the run tools of
- * the agents its role lists (`[roles.X] agents = [...]`).
+ * `remediate-<agent>-<n>`. Operators (a role declaring profile operator or all, in a session
+ * started with one) get them all; anyone else gets the run tools of the agents its role lists
+ * (`[roles.X] agents = [...]`).
  */
 export const agentsCatalog: CatalogSource = {
   async build(ctx: SessionContext, profile: Profile) {
@@ -61,7 +62,7 @@ export const agentsCatalog: CatalogSource = {
         (d) => `agent ${d.name}: ${shown(d.kept)} keeps the name, ${shown(d.dropped)} is ignored`,
       ),
     ];
-    const full = FULL_PROFILES.includes(profile);
+    const full = servesRemediations(ctx, profile);
     const tools: CatalogTool[] = [];
     // A manifest's name, description and remediation argv are whatever anyone who can write a
     // file under an agents folder chose, and a model reads a tool's title and description as

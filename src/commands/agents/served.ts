@@ -9,22 +9,42 @@ export const FULL_PROFILES: readonly Profile[] = ["operator", "all"];
 
 type Caller = Pick<SessionContext, "config" | "actor">;
 
+/** Whether a role declares a profile that is served every agent and remediation. */
+const declaresFull = (ctx: Caller, role: string) => {
+  const declared = ctx.config.roles[role]?.profile;
+  return declared !== undefined && FULL_PROFILES.includes(declared);
+};
+
+/**
+ * Whether the caller is served every local agent and every remediation: its session's profile is
+ * operator or all, and so is the profile its role and each ancestor's role declares in cairn.toml.
+ * The launch flag only narrows: `--profile all` chooses how many tools a session lists, and the
+ * project's `.mcp.json` that passes it is a file any agent with a write tool can edit, so it
+ * never grants what the owner's role table does not.
+ */
+function servedFull(ctx: Caller, profile: Profile): boolean {
+  if (!FULL_PROFILES.includes(profile)) return false;
+  return ctx.actor.isOwner || lineageOf(ctx.actor).every((member) => declaresFull(ctx, member.role));
+}
+
 /**
  * The role in the caller's line that keeps `profile` from serving it `run-<agent>`, if any.
- * Operators are served every agent, workers and planners those their role lists. A child never
- * exceeds its parent: each ancestor must be served the tool too, as its role declares (its
- * profile, else worker, and its list); a lead whose role lists no agent otherwise ran any that
- * its builder child's role lists (child_roles), through a child it minted.
+ * Operators are served every agent (servedFull), workers and planners those their role lists. A
+ * child never exceeds its parent: each ancestor must be served the tool too, as its role
+ * declares (its profile, else worker, and its list); a lead whose role lists no agent otherwise
+ * ran any that its builder child's role lists (child_roles), through a child it minted.
  */
 function unservedRole(ctx: Caller, profile: Profile, agent: string): string | undefined {
-  if (FULL_PROFILES.includes(profile)) return undefined;
+  if (servedFull(ctx, profile)) return undefined;
   const line = lineageOf(ctx.actor);
   return line.find((member, index) => {
-    const role = ctx.config.roles[member.role];
-    const servedAll = index > 0 && role?.profile !== undefined && FULL_PROFILES.includes(role.profile);
-    return !servedAll && !(role?.agents ?? []).includes(agent);
+    const servedAll = index > 0 && declaresFull(ctx, member.role);
+    return !servedAll && !(ctx.config.roles[member.role]?.agents ?? []).includes(agent);
   })?.role;
 }
+
+/** Whether the caller is served `remediate-<agent>-<n>` tools (see servedFull). */
+export const servesRemediations = servedFull;
 
 /** Whether `profile` serves the caller `run-<agent>` (see unservedRole). */
 export function servesRunTool(ctx: Caller, profile: Profile, agent: string): boolean {
@@ -50,10 +70,11 @@ export function requireServedToModel(ctx: CommandContext, agent: string, what: "
       `ask the owner to list ${named} in [roles.${role}] agents in cairn.toml, or to run it`,
     );
   }
-  if (FULL_PROFILES.includes(ctx.profile)) return;
+  if (servedFull(ctx, ctx.profile)) return;
+  const role = ctx.actor.role;
   throw refuse(
     "profile",
-    `remediations are served to the operator and all profiles; ${ctx.actor.name} is served ${ctx.profile}`,
-    "ask the owner or an operator to run the remediation",
+    `remediations are served to roles whose profile is operator or all, in sessions started with one; ${ctx.actor.name} (role ${role}) is served ${ctx.profile}`,
+    `ask the owner or an operator to run the remediation, or the owner to set profile = "operator" in [roles.${role}]`,
   );
 }
