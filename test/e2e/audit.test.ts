@@ -14,6 +14,30 @@ afterAll(() => ws.cleanup());
 const auditPath = () => join(ws.dir, ".cairn", "audit.jsonl");
 const lines = () => readFileSync(auditPath(), "utf8").trimEnd().split("\n");
 
+/** `log` re-hashed from its genesis, as long as before, its last line now another command. */
+function forgedLog(log: string): string {
+  const entries = log
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+  (entries.at(-1) as { data: { command: string } }).data.command = "task finish";
+  let prev = "0".repeat(64);
+  const forged = entries.map((entry, index) => {
+    const body = JSON.stringify({
+      seq: index + 1,
+      ts: entry.ts,
+      severity: entry.severity,
+      event: entry.event,
+      actor: entry.actor,
+      data: entry.data,
+      prev,
+    });
+    prev = createHash("sha256").update(body).digest("hex");
+    return `${body.slice(0, -1)},"hash":"${prev}"}`;
+  });
+  return `${forged.join("\n")}\n`;
+}
+
 describe("audit log through the faces", () => {
   it("8 servers appending at once leave one valid chain with every line", async () => {
     const reader = addAgent(ws.dir, "reader", "reviewer", ["--grant", "ro"]);
@@ -117,12 +141,20 @@ describe("audit log through the faces", () => {
   });
 
   it("`audit verify --anchor` catches what the chain alone cannot: a cut tail, and a log rewritten whole", () => {
+    // Each check from a machine that never verified this log: only the chain and the anchor given
+    // judge it (the next test covers the witness a machine keeps).
+    const machines: { cleanup: () => void }[] = [];
+    const onNewMachine = () => {
+      const home = scratchDir("cairn-other-machine-");
+      machines.push(home);
+      return { env: { CAIRN_HOME: home.dir } };
+    };
     const builder = addAgent(ws.dir, "tailcutter", "builder");
     for (const title of ["one", "two", "three"]) expect(cairn(ws.dir, ["task", "add", title]).code).toBe(0);
-    const head = (cairn(ws.dir, ["audit", "verify", "--json"]).json as { head: string }).head;
+    const head = (cairn(ws.dir, ["audit", "verify", "--json"], onNewMachine()).json as { head: string }).head;
     expect(head).toMatch(/^\d+:[0-9a-f]{64}$/);
     const original = readFileSync(auditPath(), "utf8");
-    const anchored = (args: string[] = []) => cairn(ws.dir, ["audit", "verify", "--anchor", head, ...args]);
+    const anchored = () => cairn(ws.dir, ["audit", "verify", "--anchor", head], onNewMachine());
     expect(cairn(ws.dir, ["task", "add", "more work"], { env: { CAIRN_AGENT: builder.token } }).code).toBe(0);
     expect(anchored().code).toBe(0);
 
@@ -140,33 +172,14 @@ describe("audit log through the faces", () => {
     ).toBe(0);
     const tidy = cairn(ws.dir, ["shortcut", "run", "tidy", "--json"], asBuilder);
     expect(tidy.json, tidy.stderr).toMatchObject({ exit_code: 0 });
-    expect(cairn(ws.dir, ["audit", "verify"]).code).toBe(0);
+    expect(cairn(ws.dir, ["audit", "verify"], onNewMachine()).code).toBe(0);
     const cutRun = anchored();
     expect(cutRun.code).toBe(5);
     expect(cutRun.stderr).toMatch(/anchored entry \d+ is not in the log/);
 
     // The whole log rewritten and re-hashed, as long as before, its last line now another command.
-    const entries = original
-      .trimEnd()
-      .split("\n")
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
-    (entries.at(-1) as { data: { command: string } }).data.command = "task finish";
-    let prev = "0".repeat(64);
-    const forged = entries.map((entry, index) => {
-      const body = JSON.stringify({
-        seq: index + 1,
-        ts: entry.ts,
-        severity: entry.severity,
-        event: entry.event,
-        actor: entry.actor,
-        data: entry.data,
-        prev,
-      });
-      prev = createHash("sha256").update(body).digest("hex");
-      return `${body.slice(0, -1)},"hash":"${prev}"}`;
-    });
-    writeFileSync(auditPath(), `${forged.join("\n")}\n`);
-    expect(cairn(ws.dir, ["audit", "verify"]).code).toBe(0);
+    writeFileSync(auditPath(), forgedLog(original));
+    expect(cairn(ws.dir, ["audit", "verify"], onNewMachine()).code).toBe(0);
     const rewritten = anchored();
     expect(rewritten.code).toBe(5);
     expect(rewritten.stderr).toMatch(/is not the anchored one.*rewritten/);
@@ -174,6 +187,75 @@ describe("audit log through the faces", () => {
     writeFileSync(auditPath(), original);
     expect(anchored().code).toBe(0);
     expect(cairn(ws.dir, ["audit", "verify", "--anchor", "12:beef"]).code).toBe(2);
+    for (const machine of machines) machine.cleanup();
+  });
+
+  it("a plain `audit verify` checks the head the last one on this machine saw: a cut tail or a rewrite fails with no anchor given", () => {
+    const home = scratchDir("cairn-witness-home-");
+    const machine = { env: { CAIRN_HOME: home.dir } };
+    const builder = addAgent(ws.dir, "witnessed", "builder");
+    const verify = () => cairn(ws.dir, ["audit", "verify", "--json"], machine);
+    const first = verify();
+    expect(first.code, first.stderr).toBe(0);
+    const witness = (first.json as { head: string; witness: { file: string; checked: null; holds: string } })
+      .witness;
+    expect(witness).toMatchObject({ checked: null, holds: (first.json as { head: string }).head });
+    // Kept on the machine, never in the workspace an agent's shell writes.
+    expect(witness.file.startsWith(home.dir)).toBe(true);
+    const original = readFileSync(auditPath(), "utf8");
+    expect(
+      cairn(ws.dir, ["task", "add", "witnessed work"], { env: { CAIRN_AGENT: builder.token } }).code,
+    ).toBe(0);
+    const second = verify();
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.json).toMatchObject({ witness: { checked: witness.holds } });
+    const withNewWork = readFileSync(auditPath(), "utf8");
+
+    // The builder's line cut off again: the chain alone holds, the witness does not.
+    writeFileSync(auditPath(), original);
+    const cut = verify();
+    expect(cut.code).toBe(5);
+    expect(cut.stderr).toMatch(/witnessed entry \d+ is not in the log.*lines were cut/);
+    expect(cut.stderr).toContain(witness.file);
+    // Nor did the failed verify move the witness back to the shorter log.
+    expect(verify().code).toBe(5);
+
+    writeFileSync(auditPath(), forgedLog(withNewWork));
+    const rewritten = verify();
+    expect(rewritten.code).toBe(5);
+    expect(rewritten.stderr).toMatch(/is not the witnessed one.*rewritten/);
+
+    // A witness someone edited is no witness: named, never skipped.
+    writeFileSync(auditPath(), withNewWork);
+    expect(verify().code).toBe(0);
+    writeFileSync(witness.file, '{"format":"cairn-audit-witness/1","seq":1}\n');
+    const damaged = verify();
+    expect(damaged.code).toBe(5);
+    expect(damaged.stderr).toContain(`the audit witness ${witness.file} is damaged`);
+    // A person removing it starts a new one.
+    rmSync(witness.file);
+    expect(verify().json).toMatchObject({ witness: { checked: null } });
+    home.cleanup();
+  });
+
+  it("a workspace made anew at the same path starts a new witness: init does not inherit the old log's", () => {
+    const home = scratchDir("cairn-witness-reinit-");
+    const dir = scratchDir("cairn-witness-ws-");
+    const machine = { env: { CAIRN_HOME: home.dir } };
+    try {
+      expect(cairn(dir.dir, ["init"], machine).code).toBe(0);
+      for (const title of ["a", "b", "c"])
+        expect(cairn(dir.dir, ["task", "add", title], machine).code).toBe(0);
+      expect(cairn(dir.dir, ["audit", "verify"], machine).code).toBe(0);
+      rmSync(join(dir.dir, ".cairn"), { recursive: true, force: true });
+      expect(cairn(dir.dir, ["init"], machine).code).toBe(0);
+      const fresh = cairn(dir.dir, ["audit", "verify", "--json"], machine);
+      expect(fresh.code, fresh.stderr).toBe(0);
+      expect(fresh.json).toMatchObject({ entries: 1, witness: { checked: null } });
+    } finally {
+      dir.cleanup();
+      home.cleanup();
+    }
   });
 
   it("a write whose audit line cannot be written is not done: a folder or a link to /dev/null in the log's place", () => {

@@ -1,7 +1,9 @@
 import { z } from "zod";
 import { SEVERITIES } from "../../domains/audit/chain.js";
 import { auditLogOf } from "../../domains/audit/record.js";
-import { verifyAudit } from "../../domains/audit/verify.js";
+import { type Anchor, verifyAudit } from "../../domains/audit/verify.js";
+import { readWitness, recordWitness, type Witness, WitnessError } from "../../domains/audit/witness.js";
+import { homeWorkspace } from "../../domains/workspace/discover.js";
 import { conflict } from "../../kernel/outcome.js";
 import { defineCommand } from "../define.js";
 
@@ -19,10 +21,25 @@ const Entry = z.object({
   hash: z.string(),
 });
 
+const headOf = (anchor: Anchor | undefined) => (anchor ? `${anchor.seq}:${anchor.hash}` : null);
+
+/** The machine's witness of this workspace's log; a damaged one is a conflict naming its file. */
+function witnessOf(machineStateDir: string, workspaceStateDir: string): Witness {
+  try {
+    return readWitness(machineStateDir, workspaceStateDir);
+  } catch (error) {
+    if (!(error instanceof WitnessError)) throw error;
+    throw conflict(
+      error.message,
+      `whoever damaged it may have cut the log too: compare the log with a backup, then have a person remove ${error.file} to witness anew from the next verify`,
+    );
+  }
+}
+
 export const auditVerify = defineCommand({
   name: "audit verify",
   summary:
-    "Check the audit log's hash chain end to end; fails naming the first line that breaks it (with --anchor, also a cut or rewritten log)",
+    "Check the audit log's hash chain end to end, and that it still holds the head this machine's last verify saw; fails naming the first line that breaks it",
   effect: "read",
   input: z.object({
     anchor: z
@@ -30,7 +47,7 @@ export const auditVerify = defineCommand({
       .regex(ANCHOR, "an anchor is SEQ:HASH, as `audit verify` printed it")
       .optional()
       .describe(
-        "SEQ:HASH printed by an earlier verify and kept out of agents' reach: the log must still hold that entry",
+        "SEQ:HASH printed by an earlier verify and kept off this machine: the log must still hold that entry",
       ),
   }),
   output: z.object({
@@ -42,25 +59,56 @@ export const auditVerify = defineCommand({
       .string()
       .nullable()
       .describe("SEQ:HASH of the last entry: keep it elsewhere, pass it as --anchor later"),
+    witness: z
+      .object({
+        file: z.string().describe("where this machine keeps it, in CAIRN_HOME"),
+        checked: z
+          .string()
+          .nullable()
+          .describe("SEQ:HASH an earlier verify witnessed, which the log still holds (null: none before)"),
+        holds: z.string().nullable().describe("SEQ:HASH it holds now, for the next verify"),
+      })
+      .describe("the head the last intact verify on this machine saw, kept outside the workspace"),
   }),
   async handler(input, ctx) {
     const [seq, hash] = input.anchor?.split(":") ?? [];
-    const anchor = input.anchor ? { seq: Number(seq), hash: hash as string } : undefined;
-    const verdict = verifyAudit(ctx.workspace.stateDir, anchor);
+    const given: Anchor[] = input.anchor ? [{ seq: Number(seq), hash: hash as string, by: "anchored" }] : [];
+    const witness = witnessOf(homeWorkspace(ctx.env).stateDir, ctx.workspace.stateDir);
+    const witnessed: Anchor[] = witness.held ? [{ ...witness.held, by: "witnessed" }] : [];
+    const verdict = verifyAudit(ctx.workspace.stateDir, [...given, ...witnessed]);
     if (!verdict.ok && verdict.broken) {
-      const { file, line, reason } = verdict.broken;
+      const { file, line, reason, by } = verdict.broken;
       throw conflict(
         `audit chain broken at ${file} line ${line}: ${reason} (${verdict.entries} entries before it verified)`,
-        "the log was edited or damaged there; keep the file as evidence and compare it with a backup",
+        by === "witnessed"
+          ? `the log lost or changed entries since a verify on this machine saw entry ${witness.held?.seq}; keep the files as evidence. If a person removed old segments on purpose, remove ${witness.file} to witness anew`
+          : "the log was edited or damaged there; keep the file as evidence and compare it with a backup",
       );
     }
-    const head = verdict.head ? `${verdict.head.seq}:${verdict.head.hash}` : null;
-    return { ok: true as const, entries: verdict.entries, files: verdict.files, from: verdict.from, head };
+    let holds = witness.held;
+    if (verdict.head) {
+      try {
+        holds = recordWitness(witness, verdict.head);
+      } catch {
+        // A read-only CAIRN_HOME: the log verified all the same; the witness stays where it was.
+      }
+    }
+    return {
+      ok: true as const,
+      entries: verdict.entries,
+      files: verdict.files,
+      from: verdict.from,
+      head: headOf(verdict.head),
+      witness: { file: witness.file, checked: headOf(witness.held), holds: headOf(holds) },
+    };
   },
   render: (out) =>
     `Audit chain intact: ${out.entries} entries in ${out.files.length} file(s), from the ${out.from === "genesis" ? "genesis" : out.from === "rotation" ? "oldest kept rotation" : "start (empty log)"}.` +
+    (out.witness.checked
+      ? `\nStill holds entry ${out.witness.checked.split(":")[0]}, the head an earlier verify on this machine saw.`
+      : "") +
     (out.head
-      ? `\nHead: ${out.head} (kept where agents cannot write, \`audit verify --anchor\` with it later shows a log cut or rewritten since)`
+      ? `\nHead: ${out.head} (kept where agents cannot write, \`audit verify --anchor\` with it later shows a log cut or rewritten since; this machine keeps it too, in ${out.witness.file})`
       : ""),
 });
 

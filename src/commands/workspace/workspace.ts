@@ -2,6 +2,7 @@ import { lstatSync, readlinkSync, realpathSync, rmSync } from "node:fs";
 import { basename, dirname, join, resolve, sep } from "node:path";
 import { z } from "zod";
 import { auditWorkspaceMade } from "../../domains/audit/record.js";
+import { forgetWitness } from "../../domains/audit/witness.js";
 import {
   homeWorkspace,
   initWarnings,
@@ -134,6 +135,7 @@ export const init = defineBareCommand({
       location,
     );
     await store.close();
+    forgetWitness(homeWorkspace(ctx.env).stateDir, workspace.stateDir);
     if (!joined) auditWorkspaceMade(workspace, "init", { workspace_id: workspaceId });
     return {
       workspace: { root: workspace.root, state_dir: workspace.stateDir, kind: workspace.kind },
@@ -212,6 +214,7 @@ export const importCommand = defineBareCommand({
       location.kind === "postgres"
         ? await importIntoSharedStore(workspace, location, jsonl, ctx.now(), ctx.signal)
         : await importIntoNewWorkspace(workspace, jsonl, ctx.now(), ctx.signal);
+    forgetWitness(homeWorkspace(ctx.env).stateDir, workspace.stateDir);
     auditWorkspaceMade(workspace, "import", { input: { file }, rows });
     return {
       workspace: { root: workspace.root, state_dir: workspace.stateDir, kind: workspace.kind },

@@ -9,6 +9,8 @@ export interface Break {
   /** 1-based line number inside `file`. */
   line: number;
   reason: string;
+  /** Set when the chain is intact but does not hold an anchor: how that anchor was given. */
+  by?: string;
 }
 
 export interface Verdict {
@@ -28,6 +30,8 @@ export interface Verdict {
 export interface Anchor {
   seq: number;
   hash: string;
+  /** How a break names it: "anchored" (given by a person), "witnessed" (the machine's witness). */
+  by?: string;
 }
 
 interface FileWalk {
@@ -82,28 +86,49 @@ function walkFile(path: string, name: string): FileWalk {
  * the first line that breaks it is named with its file and line number. What the chain proves:
  * no line was edited, inserted or removed in the middle. Alone it cannot tell a complete rewrite
  * by someone who can write the file, nor a cut of whole lines at the very end: the chain is only
- * hashed, and anyone can hash. An `anchor` (a head this returned before, kept off the machine or
- * out of agents' reach) closes both: the log must still hold that very entry, and the chain
- * proves everything before it unchanged.
+ * hashed, and anyone can hash. Anchors (heads this returned before, kept off the machine or out
+ * of agents' reach) close both: the log must still hold each of those very entries, and the
+ * chain proves everything before them unchanged.
  */
-export function verifyAudit(stateDir: string, anchor?: Anchor): Verdict {
+export function verifyAudit(stateDir: string, anchors: readonly Anchor[] = []): Verdict {
   const verdict = walkChain(stateDir);
-  if (!verdict.ok || !anchor) return verdict;
   const { kept = [], ...rest } = verdict;
+  if (!verdict.ok) return rest;
+  for (const anchor of anchors) {
+    const broken = anchorBreak(kept, anchor);
+    if (broken) return { ...rest, ok: false, broken };
+  }
+  return rest;
+}
+
+/** Why the log does not hold `anchor`, if it does not. */
+function anchorBreak(kept: Kept, anchor: Anchor): Break | undefined {
+  const by = anchor.by ?? "anchored";
   const found = kept.find((at) => at.entry.seq === anchor.seq);
-  if (found?.entry.hash === anchor.hash) return rest;
+  if (found?.entry.hash === anchor.hash) return undefined;
+  if (found) {
+    return {
+      ...found,
+      by,
+      reason: `entry ${anchor.seq} is not the ${by} one (its hash differs): the log was rewritten`,
+    };
+  }
+  const first = kept[0];
+  if (first && anchor.seq < first.entry.seq) {
+    return {
+      file: first.file,
+      line: first.line,
+      by,
+      reason: `the ${by} entry ${anchor.seq} is older than the oldest kept (${first.entry.seq}): the segment holding it was removed, or the log was replaced`,
+    };
+  }
   const last = kept.at(-1);
-  const broken: Break = found
-    ? {
-        ...found,
-        reason: `entry ${anchor.seq} is not the anchored one (its hash differs): the log was rewritten`,
-      }
-    : {
-        file: last?.file ?? AUDIT_FILE,
-        line: last?.line ?? 1,
-        reason: `the anchored entry ${anchor.seq} is not in the log (it ends at ${last?.entry.seq ?? 0}): lines were cut, or the log was replaced`,
-      };
-  return { ...rest, ok: false, broken };
+  return {
+    file: last?.file ?? AUDIT_FILE,
+    line: last?.line ?? 1,
+    by,
+    reason: `the ${by} entry ${anchor.seq} is not in the log (it ends at ${last?.entry.seq ?? 0}): lines were cut, or the log was replaced`,
+  };
 }
 
 /** Every entry of the chain with the file and line it sits on, oldest first. */
