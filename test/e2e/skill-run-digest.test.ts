@@ -248,7 +248,15 @@ describe("skill_run against a skill changed after it was enabled", () => {
       stdio: "ignore",
     });
     const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
-    await waitFor(() => readdirSync(tmp).length > 0, 10_000, "the run to start");
+    // Both the skill's private copy and the run's compiled-code prefix: the script is running.
+    await waitFor(
+      () =>
+        ["cairn-skill-run-", "cairn-pycache-"].every((prefix) =>
+          readdirSync(tmp).some((name) => name.startsWith(prefix)),
+        ),
+      10_000,
+      "the run to start",
+    );
     child.kill("SIGTERM");
     expect(await exited).toBe(143);
     expect(readdirSync(tmp)).toEqual([]);

@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { chmodSync, linkSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -163,4 +164,70 @@ describe("hard links", () => {
     expect(ran.stdout).not.toContain("RAN-OUTSIDE-SCRIPT");
     expect(ran.stdout).toMatch(/hard link may name a file outside the skill/);
   });
+});
+
+describe("a skill's folder changing under a run", () => {
+  it("runs from a copy that keeps the skill's shape: sibling files, a link to a folder inside it, a link out by name", () => {
+    const skill = join(ws.dir, ".claude/skills/shaped");
+    writeTree(skill, {
+      "SKILL.md": skillMd({ name: "shaped", description: "A skill with links" }, "body\n"),
+      "scripts/run.sh":
+        '. "$(dirname "$0")/../lib/helper.sh"; echo "$HELPER"; cat "$(dirname "$0")/../notes"; pwd\n',
+      "shared/helper.sh": "HELPER=from-shared\n",
+    });
+    symlinkSync("shared", join(skill, "lib"));
+    writeFileSync(join(outside.dir, "notes.txt"), "outside-notes\n");
+    symlinkSync(join(outside.dir, "notes.txt"), join(skill, "notes"));
+    const digest = cairn(ws.dir, ["skill", "digest", "shaped", "--json"], { env }).json as {
+      enable_line: string;
+    };
+    writeFileSync(join(env.CAIRN_HOME as string, "cairn.toml"), `[skills.run]\n${digest.enable_line}\n`);
+    const ran = cairn(ws.dir, ["skill", "run", "shaped", "scripts/run.sh", "--json"], { env });
+    expect(ran.code, ran.stdout).toBe(0);
+    expect((ran.json as { stderr: string }).stderr).toBe("");
+    const [helper, notes, cwd] = ((ran.json as { stdout: string }).stdout ?? "").trimEnd().split("\n");
+    expect([helper, notes]).toEqual(["from-shared", "outside-notes"]);
+    expect(cwd).toMatch(/cairn-skill-run-/);
+  });
+
+  it("runs only what the operator enabled while another process swaps the script by rename in a loop", async () => {
+    const skill = join(ws.dir, ".claude/skills/swapped");
+    writeTree(skill, {
+      "SKILL.md": skillMd({ name: "swapped", description: "A skill whose script is swapped" }, "body\n"),
+      "scripts/run.sh": "echo REVIEWED\n",
+    });
+    const digest = cairn(ws.dir, ["skill", "digest", "swapped", "--json"], { env }).json as {
+      enable_line: string;
+    };
+    writeFileSync(join(env.CAIRN_HOME as string, "cairn.toml"), `[skills.run]\n${digest.enable_line}\n`);
+    // Whoever can write the folder (an agent's shell) puts its own script in place and back,
+    // each time whole, by rename: at any moment the file is one of the two.
+    writeFileSync(join(outside.dir, "good.sh"), "echo REVIEWED\n");
+    writeFileSync(join(outside.dir, "evil.sh"), "echo UNREVIEWED\n");
+    const swapper = spawn(
+      "sh",
+      [
+        "-c",
+        'while :; do cp "$1/evil.sh" "$2/n" && mv "$2/n" "$2/run.sh"; cp "$1/good.sh" "$2/n" && mv "$2/n" "$2/run.sh"; done',
+        "swap",
+        outside.dir,
+        join(skill, "scripts"),
+      ],
+      { stdio: "ignore", detached: true },
+    );
+    const outputs: string[] = [];
+    const mcp = await connectMcp(ws.dir, { env });
+    try {
+      for (let attempt = 0; attempt < 40; attempt++) {
+        const result = await callTool(mcp, "skill_run", { skill: "swapped", script: "scripts/run.sh" });
+        outputs.push(JSON.stringify(result.structuredContent));
+      }
+    } finally {
+      await mcp.close();
+      process.kill(-(swapper.pid as number), "SIGKILL");
+    }
+    expect(outputs.filter((output) => output.includes("UNREVIEWED"))).toEqual([]);
+    // The swap is not in the way of every run: some found the enabled bytes and ran them.
+    expect(outputs.some((output) => output.includes("REVIEWED"))).toBe(true);
+  }, 60_000);
 });

@@ -99,7 +99,7 @@ export const skillsCatalog: CatalogSource = {
         name: "skill_run",
         title: "Run a skill script",
         description:
-          "Run a file under a skill's scripts/ folder with arguments (argv, no shell; working folder: the skill). Only skills this machine's operator enabled may run; a refusal says so — do not retry it, tell the user.",
+          "Run a file under a skill's scripts/ folder with arguments (argv, no shell; working folder: a copy of the skill, discarded after). Only skills this machine's operator enabled may run; a refusal says so — do not retry it, tell the user.",
         input: shapeOf(skillRun),
         command: "skill run",
         commandInput: identity,

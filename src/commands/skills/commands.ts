@@ -11,6 +11,7 @@ import {
   runScript,
 } from "../../domains/skills/run.js";
 import type { LoadedSkill, Skill } from "../../domains/skills/skill.js";
+import { startSkillCopy } from "../../domains/skills/skill-copy.js";
 import { renderSkillView, skillView } from "../../domains/skills/view.js";
 import { loadConfig } from "../../domains/workspace/config.js";
 import { notFound, RefusedError, refuse } from "../../kernel/outcome.js";
@@ -265,50 +266,66 @@ export const skillRun = defineCommand({
   async handler(input, ctx) {
     const record = (severity: "notice" | "critical", event: string, data: Record<string, unknown>) =>
       audit(ctx, severity, event, { skill: input.skill, script: input.script, args: input.args, ...data });
-    let prepared: { skill: Skill; digest: string; argv: string[] };
     const untrusted = ctx.workspace.kind === "project" ? [ctx.workspace.root] : [];
-    try {
+    const refusalRecorded = <T>(step: () => T): T => {
+      try {
+        return step();
+      } catch (error) {
+        if (error instanceof RefusedError)
+          record("notice", "skill_run_refused", { reason: error.refusal.reason });
+        throw error;
+      }
+    };
+    const found = refusalRecorded(() => {
       const skill = mustFind(ctx, input.skill);
       checkArgs(input.args);
-      const digest = checkEnabled(skill, enabledRuns(ctx.env), untrusted);
-      const { argv } = commandFor(skill, input.script);
-      prepared = { skill, digest, argv: [...resolveInterpreter(argv, ctx.env, untrusted), ...input.args] };
-    } catch (error) {
-      if (error instanceof RefusedError)
-        record("notice", "skill_run_refused", { reason: error.refusal.reason });
-      throw error;
+      return skill;
+    });
+    // The run starts from a copy of what the digest was checked over, never from the folder.
+    const copy = startSkillCopy(found.realDir);
+    try {
+      const { skill, digest, argv } = refusalRecorded(() => {
+        const digest = checkEnabled(found, enabledRuns(ctx.env), untrusted, copy);
+        // Judged on the folder first, for its refusals (a hard link is named as such there, and
+        // simply absent from the copy); then taken from the copy, which is what runs.
+        commandFor(found, input.script);
+        const skill: Skill = { ...found, realDir: copy.dir };
+        const { argv } = commandFor(skill, input.script);
+        return { skill, digest, argv: [...resolveInterpreter(argv, ctx.env, untrusted), ...input.args] };
+      });
+      // Audited before it runs: a cairn killed outright mid-run (kill -9) records no end.
+      record("notice", "skill_run_start", { dir: found.realDir, copy: copy.dir, digest, argv });
+      const run = await runScript(skill, argv, {
+        timeoutMs: skillsConfigOf(ctx.config).timeout_seconds * 1000,
+        signal: ctx.signal,
+        env: ctx.env,
+        untrusted,
+      });
+      record("notice", "skill_run", {
+        dir: found.realDir,
+        digest,
+        argv,
+        exit_code: run.exit_code,
+        timed_out: run.timed_out,
+        error: run.error,
+        duration_ms: run.duration_ms,
+        stdout_bytes: run.stdout_bytes,
+        stderr_bytes: run.stderr_bytes,
+      });
+      return {
+        skill: skill.name,
+        script: input.script,
+        argv,
+        exit_code: run.exit_code,
+        timed_out: run.timed_out,
+        error: run.error,
+        duration_ms: run.duration_ms,
+        stdout: run.stdout,
+        stderr: run.stderr,
+      };
+    } finally {
+      copy.remove();
     }
-    const { skill, digest, argv } = prepared;
-    // Audited before it runs: a cairn killed outright mid-run (kill -9) records no end.
-    record("notice", "skill_run_start", { dir: skill.realDir, digest, argv });
-    const run = await runScript(skill, argv, {
-      timeoutMs: skillsConfigOf(ctx.config).timeout_seconds * 1000,
-      signal: ctx.signal,
-      env: ctx.env,
-      untrusted,
-    });
-    record("notice", "skill_run", {
-      dir: skill.realDir,
-      digest,
-      argv,
-      exit_code: run.exit_code,
-      timed_out: run.timed_out,
-      error: run.error,
-      duration_ms: run.duration_ms,
-      stdout_bytes: run.stdout_bytes,
-      stderr_bytes: run.stderr_bytes,
-    });
-    return {
-      skill: skill.name,
-      script: input.script,
-      argv,
-      exit_code: run.exit_code,
-      timed_out: run.timed_out,
-      error: run.error,
-      duration_ms: run.duration_ms,
-      stdout: run.stdout,
-      stderr: run.stderr,
-    };
   },
   render: (out) =>
     `${out.skill} ${out.script}: exit ${out.exit_code}${out.error ? ` (${out.error})` : ""} in ${out.duration_ms} ms\n${verbatim(out.stdout)}${out.stderr ? `\n[stderr]\n${verbatim(out.stderr)}` : ""}`,

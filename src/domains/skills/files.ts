@@ -3,6 +3,7 @@ import {
   fstatSync,
   lstatSync,
   readdirSync,
+  readFileSync,
   readlinkSync,
   readSync,
   realpathSync,
@@ -13,6 +14,7 @@ import { crypto } from "../../kernel/builtins.js";
 import { isInside, realPathOf } from "../../kernel/inside.js";
 import { isRacy, StampCache, stampOf } from "../../kernel/stamp-cache.js";
 import { checkServedPath, openInside } from "./paths.js";
+import type { SkillCopy } from "./skill-copy.js";
 
 /** What a skill folder holds, as its index shows it: bounded in depth and count, noise skipped. */
 export interface SkillFile {
@@ -233,6 +235,8 @@ export function digestSkill(
   purpose: "run" | "publish" = "run",
   /** Folders agents write (the project workspace): a link from the skill into them is not covered. */
   untrusted: readonly string[] = [],
+  /** Where to write what was hashed, byte for byte: the copy a run starts from (skill-copy.ts). */
+  copy?: SkillCopy,
 ): Digest {
   const reuse = purpose === "publish";
   const links: { path: string; target: string }[] = [];
@@ -268,7 +272,17 @@ export function digestSkill(
           cut = true;
           continue;
         }
-        hash = reuse ? hashReusing(opened.fd, opened.real) : hashFd(opened.fd);
+        if (copy) {
+          // The bytes hashed are the bytes copied: one read, so nothing can change in between.
+          const content = readFileSync(opened.fd);
+          size = content.length;
+          if (bytes + size > DIGEST_BYTES_LIMIT) {
+            cut = true;
+            continue;
+          }
+          hash = crypto().createHash("sha256").update(content).digest("hex");
+          copy.file(path, content, fstatSync(opened.fd).mode);
+        } else hash = reuse ? hashReusing(opened.fd, opened.real) : hashFd(opened.fd);
       } finally {
         closeSync(opened.fd);
       }
@@ -281,6 +295,7 @@ export function digestSkill(
   const whole = crypto().createHash("sha256");
   for (const file of out) whole.update(`${file.path}\0${file.sha256}\n`);
   for (const link of links) whole.update(`${link.path}\0link\0${link.target}\n`);
+  if (copy) for (const link of links) copy.link(link.path, link.target);
   return { digest: `sha256:${whole.digest("hex")}`, files: out, truncated: cut };
 }
 

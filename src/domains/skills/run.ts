@@ -10,6 +10,7 @@ import { resolveBinary } from "../os/run.js";
 import { DIGEST_BYTES_LIMIT, DIGEST_FILE_LIMIT, digestSkill, firstLine, INTERPRETERS } from "./files.js";
 import { checkRelativePath } from "./paths.js";
 import type { Skill } from "./skill.js";
+import type { SkillCopy } from "./skill-copy.js";
 
 /**
  * Running a skill's script: only files under its `scripts/` folder (by real path), only for a
@@ -38,14 +39,18 @@ export function checkArgs(args: readonly string[]): void {
   }
 }
 
-/** The skill's enabling, checked against its digest now. */
+/**
+ * The skill's enabling, checked against its digest now; with a copy, the bytes hashed are
+ * written there, and the run starts from them (skill-copy.ts).
+ */
 export function checkEnabled(
   skill: Skill,
   enabled: Record<string, string>,
   untrusted: readonly string[],
+  copy?: SkillCopy,
 ): string {
   const approved = enabled[skill.name];
-  const { digest, truncated } = digestSkill(skill.realDir, "run", untrusted);
+  const { digest, truncated } = digestSkill(skill.realDir, "run", untrusted, copy);
   if (approved === undefined) {
     throw refuseRun(
       `this machine's configuration (CAIRN_HOME/cairn.toml) does not enable skill ${skill.name} for running scripts`,

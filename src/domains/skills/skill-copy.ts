@@ -1,0 +1,52 @@
+import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { isInside } from "../../kernel/inside.js";
+import { workFolder } from "../../kernel/temp-dir.js";
+
+/**
+ * A private copy of a skill that a script run starts from, written from the very bytes the
+ * operator's digest was checked over (digestSkill with a copy). Checking the folder and then
+ * running it by path left a window between the two: whoever can write the skill folder, swapping
+ * a script by rename in a loop, had a script the operator never enabled run within a few tries.
+ * In the copy, what runs is what was hashed, its sibling files and modules included.
+ *
+ * Links are made again as the digest names them: one to a folder inside the skill points at that
+ * folder in the copy, one out of the skill at the same target (the operator enabled that target
+ * by name). A FIFO or socket has nothing to copy. The copy is the run's: removed when it ends.
+ */
+export interface SkillCopy {
+  /** The copy's real path: the skill folder a run sees (its cwd and SKILL_DIR). */
+  readonly dir: string;
+  file(path: string, content: Buffer, mode: number): void;
+  link(path: string, target: string): void;
+  remove(): void;
+}
+
+export function startSkillCopy(realDir: string): SkillCopy {
+  const folder = workFolder("cairn-skill-run-");
+  const dir = realpathSync.native(folder.path);
+  const placeOf = (path: string) => {
+    const place = join(dir, ...path.split("/"));
+    mkdirSync(dirname(place), { recursive: true, mode: 0o700 });
+    return place;
+  };
+  return {
+    dir,
+    file(path, content, mode) {
+      // Executable bits are kept (a script may run a sibling); nothing is writable by others.
+      writeFileSync(placeOf(path), content, { mode: mode & 0o755, flag: "wx" });
+    },
+    link(path, target) {
+      if (target.startsWith("\0")) return;
+      const named = resolve(dirname(join(realDir, path)), target);
+      let real: string;
+      try {
+        real = realpathSync.native(named);
+      } catch {
+        return; // dangling now: dangling in the copy too
+      }
+      symlinkSync(isInside(realDir, real) ? join(dir, relative(realDir, real)) : named, placeOf(path));
+    },
+    remove: folder.remove,
+  };
+}
