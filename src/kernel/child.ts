@@ -2,7 +2,7 @@ import type * as ChildProcesses from "node:child_process";
 import type { Readable } from "node:stream";
 import { childProcesses, crypto } from "./builtins.js";
 import { childEnv } from "./child-env.js";
-import { CHILD_MARK_VARIABLE, killGroupsCarrying, processTable } from "./processes.js";
+import { CHILD_MARK_VARIABLE, KILL_GRACE_MS, killGroupsCarrying, processTable } from "./processes.js";
 import { isDirectory } from "./search-path.js";
 
 /**
@@ -12,9 +12,6 @@ import { isDirectory } from "./search-path.js";
  * credentials. The one process meant to outlive cairn, the browser `cairn ui --open` starts for
  * the user, goes through `launchDetached`: no credential either, and never killed.
  */
-
-/** After a timeout or a cancel, the group gets this long to exit on SIGTERM before SIGKILL. */
-export const KILL_GRACE_MS = 1_000;
 
 export interface ChildRequest {
   argv: readonly string[];

@@ -9,6 +9,9 @@ import { boardsStartedFor, STARTED_FOR_VARIABLE } from "./started-for.js";
 
 const BOOT_ID = "/proc/sys/kernel/random/boot_id";
 
+/** After a timeout or a cancel, a process group gets this long to exit on SIGTERM before SIGKILL. */
+export const KILL_GRACE_MS = 1_000;
+
 /** A process's /proc/PID/stat fields after its command name (state, ppid, pgrp, ...); Linux only. */
 export function statFields(pid: number | "self"): string[] | null {
   try {
@@ -93,6 +96,8 @@ export function sameProcessAlive(pid: number, start: string | null): boolean {
 interface ProcessEntry {
   pid: number;
   pgrp: number;
+  /** Exited, not yet reaped by its parent: it holds no lock and runs nothing. */
+  zombie?: boolean;
 }
 
 /** Every process in /proc with its process group (Linux); empty where /proc is not there. */
@@ -108,7 +113,7 @@ export function processTable(): ProcessEntry[] {
     if (!/^\d+$/.test(entry)) continue;
     const fields = statFields(Number(entry));
     // Null: gone while we looked.
-    if (fields) table.push({ pid: Number(entry), pgrp: Number(fields[2]) });
+    if (fields) table.push({ pid: Number(entry), pgrp: Number(fields[2]), zombie: fields[0] === "Z" });
   }
   return table;
 }
@@ -157,12 +162,13 @@ export const CHILD_MARK_VARIABLE = "CAIRN_CHILD_MARK";
  * tools it supervised live on in process groups of their own, marked with its pid. A group is
  * killed only when the pid its mark names runs no more (a reused pid spares it: a missed kill,
  * never a wrong one), and only when it was started for this board. Never this process's own
- * group. Linux only. Returns how many groups it killed.
+ * group. Linux only. Returns how many groups it stopped (see stopGroups).
  */
-export function killChildrenOfDeadSupervisors(
+export async function killChildrenOfDeadSupervisors(
   board: string,
   table: readonly ProcessEntry[] = processTable(),
-): number {
+  graceMs = KILL_GRACE_MS,
+): Promise<number> {
   const own = table.find((entry) => entry.pid === process.pid)?.pgrp;
   const groups = new Set<number>();
   const prefix = `${CHILD_MARK_VARIABLE}=`;
@@ -184,14 +190,33 @@ export function killChildrenOfDeadSupervisors(
     });
     if (boards.includes(board)) groups.add(entry.pgrp);
   }
-  let killed = 0;
-  for (const group of groups) {
-    try {
-      process.kill(-group, "SIGKILL");
-      killed++;
-    } catch {
-      // Gone since we looked.
-    }
+  return stopGroups(groups, graceMs);
+}
+
+const signalGroup = (group: number, signal: NodeJS.Signals) => {
+  try {
+    process.kill(-group, signal);
+    return true;
+  } catch {
+    return false; // gone since we looked
   }
-  return killed;
+};
+
+/**
+ * SIGTERM to each group, then SIGKILL to what is left of them after `graceMs`. Asked first, git
+ * removes its lock files as it exits: killed outright in a keep's commit hook, it left
+ * `.git/index.lock`, and every later git in that checkout failed on it until a person removed it.
+ * Returns how many groups were stopped.
+ */
+async function stopGroups(groups: Iterable<number>, graceMs: number): Promise<number> {
+  const stopped = [...groups].filter((group) => signalGroup(group, "SIGTERM"));
+  const deadline = Date.now() + graceMs;
+  let left = stopped;
+  while (left.length > 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 25));
+    const running = new Set(processTable().flatMap((entry) => (entry.zombie ? [] : [entry.pgrp])));
+    left = left.filter((group) => running.has(group));
+  }
+  for (const group of left) signalGroup(group, "SIGKILL");
+  return stopped.length;
 }

@@ -421,6 +421,8 @@ describe("a keep's commit hooks stop when the keep is stopped", () => {
   ) {
     const hook = join(ws.dir, ".git", "hooks", hookName);
     const pidFile = join(ws.dir, ".git", `${hookName}.pid`);
+    // An earlier stop's pid would be read at once, and cairn stopped before its hook ran.
+    rmSync(pidFile, { force: true });
     writeFileSync(hook, `#!/bin/sh\necho $$ > "${pidFile}"\nexec sleep 60\n`);
     chmodSync(hook, 0o755);
     try {

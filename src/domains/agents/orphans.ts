@@ -109,7 +109,7 @@ export async function reapOrphans(
   // What a cairn killed outright left running for this board (a verify command, an evaluator,
   // a skill script, an OS tool) has no row to find it by, only its mark: it goes too.
   const board = servedBoard();
-  if (board !== undefined) killChildrenOfDeadSupervisors(board);
+  if (board !== undefined) await killChildrenOfDeadSupervisors(board);
   const running = await store.read((tx) => tx.agentRuns.running());
   // Gone: its pid is free, or held by a process that started at another moment. Another
   // machine's run (a shared store) is for its own daemon to judge: its pid is not ours.
