@@ -482,6 +482,22 @@ describe("a keep's commit hooks stop when the keep is stopped", () => {
     expect(JSON.parse(stdout)).toMatchObject({ verdict: "keep", kept_commit: made });
     expect(verdictOf(attempt.id)).toBe("keep");
   });
+  it("kill -9 once git has made the commit: the keep decided after records that commit, not as though nothing was committed", async () => {
+    const { attempt, before } = await decideStoppedIn("post-commit", "seven\n", "SIGKILL");
+    const made = head();
+    expect(runSync("git", ["log", "-1", "--format=%P %s"], ws.dir).trim()).toBe(
+      `${before} cairn: keep ${attempt.id}`,
+    );
+    expect(verdictOf(attempt.id)).toBeNull();
+    // HEAD moved: the samples measured the tree on the old HEAD, so the attempt is measured again.
+    const stale = cairn(ws.dir, ["attempt", "decide", attempt.id, "--json"]);
+    expect(stale.json).toMatchObject({ refused: { policy: "evidence" } });
+    cairnJson(ws.dir, ["attempt", "eval", attempt.id]);
+    const again = cairn(ws.dir, ["attempt", "decide", attempt.id, "--json"]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.json).toMatchObject({ verdict: "keep", kept_commit: made, hooks: null });
+    expect(head()).toBe(made);
+  });
 });
 
 describe("evaluator processes are bounded", () => {

@@ -8,7 +8,7 @@ import { runOrThrow } from "../../domains/goals/runs.js";
 import { decideAttempt } from "../../domains/goals/verdict.js";
 import { defineCommand } from "../define.js";
 import { shortId } from "../ids.js";
-import { Attempt, attemptView, DecisionView, decisionView, Sample, sampleView } from "./views.js";
+import { Attempt, attemptView, DecisionView, decisionView, hooksSaid, Sample, sampleView } from "./views.js";
 
 const hiddenNames = (manifest: { name: string; definition: Record<string, unknown> }[]) =>
   new Set(manifest.filter((e) => (e.definition as unknown as EvaluatorDefinition).hidden).map((e) => e.name));
@@ -106,9 +106,7 @@ export const renderDecision = (out: z.infer<typeof DecisionView>) =>
 function keptText(out: z.infer<typeof DecisionView>): string {
   if (out.verdict !== "keep") return "";
   if (!out.kept_commit) return " (nothing to commit: the tree already holds what was measured)";
-  const hooks =
-    out.hooks === "skipped" ? "; commit hooks skipped — pass --run-hooks to run them" : "; commit hooks ran";
-  return ` (kept as commit ${out.kept_commit.slice(0, 12)}${hooks})`;
+  return ` (kept as commit ${out.kept_commit.slice(0, 12)}${hooksSaid(out.hooks)})`;
 }
 
 export const attemptDecide = defineCommand({

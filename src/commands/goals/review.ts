@@ -2,7 +2,7 @@ import { z } from "zod";
 import { settleReview } from "../../domains/goals/verdict.js";
 import { defineCommand } from "../define.js";
 import { shortId } from "../ids.js";
-import { Attempt, attemptView } from "./views.js";
+import { Attempt, attemptView, hooksSaid } from "./views.js";
 
 const Settled = z.object({
   attempt: Attempt,
@@ -15,7 +15,7 @@ const renderSettled = (out: z.infer<typeof Settled>) => {
   const r = out.attempt.resolution;
   const head = `${out.attempt.id}: ${r?.outcome ?? "settled"} by ${r?.by ?? "?"}${r?.reason ? ` (${r.reason})` : ""}`;
   const kept = out.kept_commit
-    ? ` — kept as commit ${out.kept_commit.slice(0, 12)}${out.hooks === "skipped" ? "; commit hooks skipped — pass --run-hooks to run them" : "; commit hooks ran"}`
+    ? ` — kept as commit ${out.kept_commit.slice(0, 12)}${hooksSaid(out.hooks)}`
     : out.attempt.verdict === "keep"
       ? " — nothing to commit"
       : "";

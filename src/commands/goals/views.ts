@@ -326,3 +326,10 @@ export function decisionView(
     hooks: decision.hooks ?? null,
   };
 }
+
+/** What a keep's commit says of its hooks; none recorded: an earlier decide made the commit. */
+export function hooksSaid(hooks: string | null | undefined): string {
+  if (hooks === "skipped") return "; commit hooks skipped — pass --run-hooks to run them";
+  if (hooks === "ran") return "; commit hooks ran";
+  return "; committed by an earlier decide that ended before recording it";
+}

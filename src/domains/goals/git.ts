@@ -387,7 +387,11 @@ export async function commitPaths(
 }
 
 /** The commit `message` made on top of `before`, if HEAD is now exactly that; else null. */
-async function commitMadeSince(dir: string, before: string | null, message: string): Promise<string | null> {
+export async function commitMadeSince(
+  dir: string,
+  before: string | null,
+  message: string,
+): Promise<string | null> {
   const head = await git(dir, ["log", "-1", "--format=%H%x00%P%x00%B"]);
   if (!head.ok) return null;
   const [sha = "", parents = "", body = ""] = head.stdout.split("\0");

@@ -6,7 +6,15 @@ import { attemptOrThrow, latestRunOf, refuseIfSettled, requiredProofs } from "./
 import { requireOwner } from "./authority.js";
 import { attemptCheckout } from "./checkout-host.js";
 import { type Decision, decide } from "./decide.js";
-import { changedPaths, checkoutPlaces, checkoutTop, commitPaths, hashWorkFile, topOf } from "./git.js";
+import {
+  changedPaths,
+  checkoutPlaces,
+  checkoutTop,
+  commitMadeSince,
+  commitPaths,
+  hashWorkFile,
+  topOf,
+} from "./git.js";
 import { dependents, inputDrift } from "./inputs.js";
 import { refuseHiddenEdits, treeFingerprint } from "./measured-tree.js";
 import { runOrThrow } from "./runs.js";
@@ -36,16 +44,16 @@ export async function ownChanges(dir: string, attempt: AttemptRecord): Promise<s
  */
 async function commitKept(dir: string, attempt: AttemptRecord, options: KeepOptions) {
   if (!attempt.baseHead) return { keptCommit: null, hooks: null };
+  const message = `cairn: keep ${attempt.id}${attempt.milestoneId ? ` (${attempt.milestoneId})` : ""}`;
   const own = (await changedPaths(dir)).filter((path) => !attempt.baseChanges.includes(path));
-  if (own.length === 0) return { keptCommit: null, hooks: null };
-  const milestone = attempt.milestoneId ? ` (${attempt.milestoneId})` : "";
-  const sha = await commitPaths(
-    dir,
-    own,
-    `cairn: keep ${attempt.id}${milestone}`,
-    options.runHooks === true,
-    options.signal,
-  );
+  if (own.length === 0) {
+    // A decide of this attempt that committed and then ended before recording its keep (killed,
+    // or its evidence changed meanwhile) left that commit on the base: it is this keep's, not a
+    // commit no attempt accounts for. Whether its hooks ran is not known.
+    const earlier = await commitMadeSince(dir, attempt.baseHead, message);
+    return { keptCommit: earlier, hooks: null };
+  }
+  const sha = await commitPaths(dir, own, message, options.runHooks === true, options.signal);
   return { keptCommit: sha, hooks: options.runHooks ? ("ran" as const) : ("skipped" as const) };
 }
 
