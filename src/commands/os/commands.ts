@@ -4,6 +4,7 @@ import { osConfigOf } from "../../domains/os/config.js";
 import { aliasExpansions, gitConfigProblem, gitEnv, isGit } from "../../domains/os/git.js";
 import { DEFAULT_CONFIRM, decide } from "../../domains/os/policy.js";
 import { checkOsArgs, OS_OUTPUT_CAP, realNameOf, resolveBinary, runOs } from "../../domains/os/run.js";
+import { runOutcome, runReply } from "../../kernel/capped-run.js";
 import { childEnv } from "../../kernel/child-env.js";
 import { refuse } from "../../kernel/outcome.js";
 import { defineCommand } from "../define.js";
@@ -156,24 +157,8 @@ export const osRun = defineCommand({
           }
         : undefined,
     });
-    audit(ctx, "critical", "os_run", {
-      argv: run.argv,
-      exit_code: run.exit_code,
-      timed_out: run.timed_out,
-      error: run.error,
-      duration_ms: run.duration_ms,
-      stdout_bytes: run.stdout_bytes,
-      stderr_bytes: run.stderr_bytes,
-    });
-    return {
-      argv: run.argv,
-      exit_code: run.exit_code,
-      timed_out: run.timed_out,
-      error: run.error,
-      duration_ms: run.duration_ms,
-      stdout: run.stdout,
-      stderr: run.stderr,
-    };
+    audit(ctx, "critical", "os_run", { argv: run.argv, ...runOutcome(run) });
+    return { argv: run.argv, ...runReply(run) };
   },
   render: (out) =>
     `${verbatim(out.stdout)}${out.stderr ? `${out.stdout ? "\n" : ""}${verbatim(out.stderr)}` : ""}${out.exit_code !== 0 ? `\n[${out.argv[0]} exited ${out.exit_code}${out.error ? `: ${out.error}` : ""}]` : ""}`,

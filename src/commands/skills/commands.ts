@@ -14,6 +14,7 @@ import type { LoadedSkill, Skill } from "../../domains/skills/skill.js";
 import { startSkillCopy } from "../../domains/skills/skill-copy.js";
 import { renderSkillView, skillView } from "../../domains/skills/view.js";
 import { loadConfig } from "../../domains/workspace/config.js";
+import { runOutcome, runReply } from "../../kernel/capped-run.js";
 import { notFound, RefusedError, refuse } from "../../kernel/outcome.js";
 import type { CommandContext } from "../context.js";
 import { defineCommand } from "../define.js";
@@ -301,28 +302,8 @@ export const skillRun = defineCommand({
         env: ctx.env,
         untrusted,
       });
-      record("notice", "skill_run", {
-        dir: found.realDir,
-        digest,
-        argv,
-        exit_code: run.exit_code,
-        timed_out: run.timed_out,
-        error: run.error,
-        duration_ms: run.duration_ms,
-        stdout_bytes: run.stdout_bytes,
-        stderr_bytes: run.stderr_bytes,
-      });
-      return {
-        skill: skill.name,
-        script: input.script,
-        argv,
-        exit_code: run.exit_code,
-        timed_out: run.timed_out,
-        error: run.error,
-        duration_ms: run.duration_ms,
-        stdout: run.stdout,
-        stderr: run.stderr,
-      };
+      record("notice", "skill_run", { dir: found.realDir, digest, argv, ...runOutcome(run) });
+      return { skill: skill.name, script: input.script, argv, ...runReply(run) };
     } finally {
       copy.remove();
     }

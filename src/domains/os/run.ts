@@ -1,5 +1,6 @@
 import { accessSync, constants, realpathSync, statSync } from "node:fs";
 import { basename, delimiter, isAbsolute, join } from "node:path";
+import { type CappedRun, cappedRun } from "../../kernel/capped-run.js";
 import { Capture } from "../../kernel/capture.js";
 import { runChild } from "../../kernel/child.js";
 import { childEnv } from "../../kernel/child-env.js";
@@ -76,17 +77,7 @@ export function realNameOf(
   }
 }
 
-export interface OsRun {
-  argv: string[];
-  exit_code: number | null;
-  timed_out: boolean;
-  error: string | null;
-  duration_ms: number;
-  stdout: string;
-  stderr: string;
-  stdout_bytes: number;
-  stderr_bytes: number;
-}
+export type OsRun = CappedRun;
 
 export async function runOs(
   bin: string,
@@ -115,7 +106,6 @@ export async function runOs(
     );
   }
   await options.check?.(path);
-  const note = (total: number, kept: number) => `\n… truncated at ${kept} bytes (of ${total}).`;
   const out = new Capture(OS_OUTPUT_CAP);
   const err = new Capture(OS_OUTPUT_CAP);
   const argv = [path, ...args];
@@ -129,15 +119,5 @@ export async function runOs(
     signal: options.signal,
     onOutput: (chunk, stream) => (stream === "stdout" ? out : err).add(chunk),
   });
-  return {
-    argv,
-    exit_code: result.exitCode,
-    timed_out: result.timedOut,
-    error: result.error,
-    duration_ms: result.durationMs,
-    stdout: out.text(note),
-    stderr: err.text(note),
-    stdout_bytes: out.total,
-    stderr_bytes: err.total,
-  };
+  return cappedRun(argv, result, out, err);
 }

@@ -1,5 +1,6 @@
 import { realpathSync } from "node:fs";
 import { basename, extname, join } from "node:path";
+import { type CappedRun, cappedRun } from "../../kernel/capped-run.js";
 import { Capture } from "../../kernel/capture.js";
 import { type ChildResult, runChild } from "../../kernel/child.js";
 import { childEnv } from "../../kernel/child-env.js";
@@ -142,17 +143,7 @@ export function resolveInterpreter(
   return [path, ...rest];
 }
 
-export interface ScriptRun {
-  argv: string[];
-  exit_code: number | null;
-  timed_out: boolean;
-  error: string | null;
-  duration_ms: number;
-  stdout: string;
-  stderr: string;
-  stdout_bytes: number;
-  stderr_bytes: number;
-}
+export type ScriptRun = CappedRun;
 
 export async function runScript(
   skill: Skill,
@@ -190,15 +181,5 @@ export async function runScript(
   } finally {
     pycache.remove();
   }
-  return {
-    argv: [...argv],
-    exit_code: result.exitCode,
-    timed_out: result.timedOut,
-    error: result.error,
-    duration_ms: result.durationMs,
-    stdout: out.text(),
-    stderr: err.text(),
-    stdout_bytes: out.total,
-    stderr_bytes: err.total,
-  };
+  return cappedRun(argv, result, out, err);
 }
