@@ -1,6 +1,6 @@
-import { createHash } from "node:crypto";
 import { mkdirSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { crypto } from "../../kernel/builtins.js";
 import { readRegularFile } from "../../kernel/regular-file.js";
 import type { Anchor } from "./verify.js";
 
@@ -30,7 +30,7 @@ function witnessFile(machineStateDir: string, workspaceStateDir: string): string
   } catch {
     // A state folder that cannot be resolved is named as given.
   }
-  const name = createHash("sha256").update(real).digest("hex").slice(0, 32);
+  const name = crypto().createHash("sha256").update(real).digest("hex").slice(0, 32);
   return join(machineStateDir, "audit-witness", `${name}.json`);
 }
 
