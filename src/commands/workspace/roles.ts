@@ -50,7 +50,10 @@ export const roleAdd = defineCommand({
       grant: z.enum(["rw", "ro"]).optional(),
       wip_cap: z.number().int().positive().optional().describe("tasks an agent may hold at once"),
       escalate_to: z.string().optional().describe("the role questions go to"),
-      profile: z.enum(PROFILES).optional().describe("MCP tool profile"),
+      profile: z
+        .enum(PROFILES)
+        .optional()
+        .describe("MCP tool profile; operator or all also runs every local agent and remediation"),
       shortcut: z.array(z.string()).optional().describe("shortcuts the role may run"),
       child_role: z.array(z.string()).optional().describe("roles its agents may give their children"),
       planning: z.boolean().optional().describe("may change frozen goals and approve evaluators"),
