@@ -238,6 +238,29 @@ describe("audit log through the faces", () => {
     home.cleanup();
   });
 
+  it("the witness follows where the workspace is found: .cairn moved and linked back in its place still fails a cut log", () => {
+    const home = scratchDir("cairn-witness-moved-");
+    const dir = scratchDir("cairn-witness-ws-");
+    const machine = { env: { CAIRN_HOME: home.dir } };
+    try {
+      expect(cairn(dir.dir, ["init"], machine).code).toBe(0);
+      for (const title of ["a", "b"]) expect(cairn(dir.dir, ["task", "add", title], machine).code).toBe(0);
+      expect(cairn(dir.dir, ["audit", "verify"], machine).code).toBe(0);
+      // What an agent's shell can do inside the project: cut the log, and move the folder
+      // behind a link so that its real path, and so the witness's name, change.
+      const log = join(dir.dir, ".cairn", "audit.jsonl");
+      writeFileSync(log, `${readFileSync(log, "utf8").split("\n")[0]}\n`);
+      renameSync(join(dir.dir, ".cairn"), join(dir.dir, ".cairn-moved"));
+      symlinkSync(".cairn-moved", join(dir.dir, ".cairn"));
+      const moved = cairn(dir.dir, ["audit", "verify"], machine);
+      expect(moved.code, moved.stdout).toBe(5);
+      expect(moved.stderr).toMatch(/witnessed entry 3 is not in the log/);
+    } finally {
+      dir.cleanup();
+      home.cleanup();
+    }
+  });
+
   it("a workspace made anew at the same path starts a new witness: init does not inherit the old log's", () => {
     const home = scratchDir("cairn-witness-reinit-");
     const dir = scratchDir("cairn-witness-ws-");

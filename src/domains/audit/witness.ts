@@ -1,5 +1,5 @@
 import { mkdirSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { crypto } from "../../kernel/builtins.js";
 import { readRegularFile } from "../../kernel/regular-file.js";
 import type { Anchor } from "./verify.js";
@@ -22,13 +22,18 @@ export interface Witness {
 const FORMAT = "cairn-audit-witness/1";
 const HEAD = /^[0-9a-f]{64}$/;
 
-/** A file per workspace, named by the real path of its state folder. */
+/**
+ * A file per workspace, named by where the workspace is found: the real path of the folder that
+ * holds its state folder, and that folder's own name, not followed. Named by the state folder's
+ * own real path, a `.cairn` moved aside and linked back in its place (which a shell in the
+ * project can do) was a workspace never witnessed, and a log cut before the move passed.
+ */
 function witnessFile(machineStateDir: string, workspaceStateDir: string): string {
   let real = workspaceStateDir;
   try {
-    real = realpathSync(workspaceStateDir);
+    real = join(realpathSync(dirname(workspaceStateDir)), basename(workspaceStateDir));
   } catch {
-    // A state folder that cannot be resolved is named as given.
+    // A folder that cannot be resolved is named as given.
   }
   const name = crypto().createHash("sha256").update(real).digest("hex").slice(0, 32);
   return join(machineStateDir, "audit-witness", `${name}.json`);
