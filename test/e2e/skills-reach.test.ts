@@ -230,4 +230,54 @@ describe("a skill's folder changing under a run", () => {
     // The swap is not in the way of every run: some found the enabled bytes and ran them.
     expect(outputs.some((output) => output.includes("REVIEWED"))).toBe(true);
   }, 60_000);
+  it("runs only what the operator enabled while a folder a link inside the skill names is swapped for a link out", async () => {
+    const skill = join(ws.dir, ".claude/skills/relinked");
+    writeTree(skill, {
+      "SKILL.md": skillMd(
+        { name: "relinked", description: "A skill with a link to a folder in it" },
+        "body\n",
+      ),
+      "scripts/run.sh": '. "$(dirname "$0")/../lib/helper.sh"; echo "$HELPER"\n',
+      "shared/helper.sh": "HELPER=REVIEWED\n",
+      // Hashed and copied after shared/: the time between the walk and the copy's links.
+      "zz/big.txt": "x".repeat(12 * 1024 * 1024),
+    });
+    symlinkSync("shared", join(skill, "lib"));
+    const digest = cairn(ws.dir, ["skill", "digest", "relinked", "--json"], { env }).json as {
+      enable_line: string;
+    };
+    writeFileSync(join(env.CAIRN_HOME as string, "cairn.toml"), `[skills.run]\n${digest.enable_line}\n`);
+    mkdirSync(join(outside.dir, "evil"));
+    writeFileSync(join(outside.dir, "evil/helper.sh"), "HELPER=UNREVIEWED\n");
+    // The folder moved aside and a link out put in its place, then back, in a loop: held as a
+    // folder while a run walks and hashes it, as a link once it has copied and starts the script.
+    const swap = `const fs = require("node:fs");
+      const [skill, evil] = process.argv.slice(1);
+      const pause = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+      for (;;) {
+        fs.renameSync(skill + "/shared", skill + "/held");
+        fs.symlinkSync(evil, skill + "/shared");
+        pause(100);
+        fs.unlinkSync(skill + "/shared");
+        fs.renameSync(skill + "/held", skill + "/shared");
+        pause(50);
+      }`;
+    const swapper = spawn(process.execPath, ["-e", swap, skill, join(outside.dir, "evil")], {
+      stdio: "ignore",
+      detached: true,
+    });
+    const outputs: string[] = [];
+    const mcp = await connectMcp(ws.dir, { env });
+    try {
+      for (let attempt = 0; attempt < 40; attempt++) {
+        const result = await callTool(mcp, "skill_run", { skill: "relinked", script: "scripts/run.sh" });
+        outputs.push(JSON.stringify(result.structuredContent));
+      }
+    } finally {
+      await mcp.close();
+      process.kill(-(swapper.pid as number), "SIGKILL");
+    }
+    expect(outputs.filter((output) => output.includes("UNREVIEWED"))).toEqual([]);
+    expect(outputs.some((output) => output.includes("REVIEWED"))).toBe(true);
+  }, 90_000);
 });

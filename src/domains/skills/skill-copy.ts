@@ -10,9 +10,9 @@ import { workFolder } from "../../kernel/temp-dir.js";
  * a script by rename in a loop, had a script the operator never enabled run within a few tries.
  * In the copy, what runs is what was hashed, its sibling files and modules included.
  *
- * Links are made again as the digest names them: one to a folder inside the skill points at that
- * folder in the copy, one out of the skill at the same target (the operator enabled that target
- * by name). A FIFO or socket has nothing to copy. The copy is the run's: removed when it ends.
+ * Links are made again as the digest names them: one naming a place inside the skill points at
+ * that place in the copy, one out of the skill at the same target (the operator enabled that
+ * target by name). A FIFO or socket has nothing to copy. The copy is the run's: removed when it ends.
  */
 export interface SkillCopy {
   /** The copy's real path: the skill folder a run sees (its cwd and SKILL_DIR). */
@@ -39,6 +39,13 @@ export function startSkillCopy(realDir: string): SkillCopy {
     link(path, target) {
       if (target.startsWith("\0")) return;
       const named = resolve(dirname(join(realDir, path)), target);
+      // A target named inside the skill is the copy's, whatever that place is in the folder by
+      // now: resolved there, a folder the walk hashed, swapped for a link out of the skill before
+      // this, had the copy point at the folder, and the run load what the link led to.
+      if (isInside(realDir, named)) {
+        symlinkSync(join(dir, relative(realDir, named)), placeOf(path));
+        return;
+      }
       let real: string;
       try {
         real = realpathSync.native(named);
