@@ -498,6 +498,21 @@ describe("a keep's commit hooks stop when the keep is stopped", () => {
     expect(again.json).toMatchObject({ verdict: "keep", kept_commit: made, hooks: null });
     expect(head()).toBe(made);
   });
+  it("a commit the builder made itself under a keep's message is not taken for one an earlier decide made", () => {
+    const attempt = open(ws.dir);
+    writeFileSync(join(ws.dir, "feature.txt"), "forged\n");
+    const before = head();
+    // Whoever works in the checkout can commit with any message, hooks skipped.
+    runSync("git", ["add", "feature.txt"], ws.dir);
+    runSync("git", ["commit", "-q", "--no-verify", "-m", `cairn: keep ${attempt.id}`], ws.dir);
+    const forged = head();
+    expect(forged).not.toBe(before);
+    const kept = evalAndDecide(attempt.id, ["--run-hooks"]);
+    expect(kept.verdict).toBe("keep");
+    // No decide of this attempt ever committed: nothing is claimed as its commit.
+    expect(kept).toMatchObject({ kept_commit: null, hooks: null });
+    expect(head()).toBe(forged);
+  });
 });
 
 describe("evaluator processes are bounded", () => {

@@ -37,22 +37,46 @@ export async function ownChanges(dir: string, attempt: AttemptRecord): Promise<s
   );
 }
 
+/** The journal event a keep appends just before it has git commit: what a later keep recovers by. */
+const KEEP_COMMITTING = "attempt.keep_committing";
+
 /**
  * A kept attempt's changes become a commit, so the next attempt opens on a clean base it can be
  * reverted to. Only the attempt's own paths that were clean at open are committed: edits that
  * predate it stay as they were. Nothing changed: no commit, and none is claimed.
  */
-async function commitKept(dir: string, attempt: AttemptRecord, options: KeepOptions) {
+async function commitKept(
+  store: Store,
+  dir: string,
+  attempt: AttemptRecord,
+  by: { actor: string; at: string },
+  options: KeepOptions,
+) {
   if (!attempt.baseHead) return { keptCommit: null, hooks: null };
   const message = `cairn: keep ${attempt.id}${attempt.milestoneId ? ` (${attempt.milestoneId})` : ""}`;
   const own = (await changedPaths(dir)).filter((path) => !attempt.baseChanges.includes(path));
   if (own.length === 0) {
     // A decide of this attempt that committed and then ended before recording its keep (killed,
     // or its evidence changed meanwhile) left that commit on the base: it is this keep's, not a
-    // commit no attempt accounts for. Whether its hooks ran is not known.
+    // commit no attempt accounts for. Whether its hooks ran is not known. Only a commit a keep
+    // said it was making: the message alone is anyone's to write (`git commit -m "cairn: keep
+    // AT-3"` in the checkout), and a builder's own commit would have passed for cairn's keep.
+    const said = await store.read((tx) =>
+      tx.journal.list({ action: KEEP_COMMITTING, subject: attempt.id, limit: 100 }),
+    );
+    if (!said.some((event) => event.data.base === attempt.baseHead)) return { keptCommit: null, hooks: null };
     const earlier = await commitMadeSince(dir, attempt.baseHead, message);
     return { keptCommit: earlier, hooks: null };
   }
+  await store.write((tx) =>
+    tx.journal.append({
+      at: by.at,
+      actor: by.actor,
+      action: KEEP_COMMITTING,
+      subject: attempt.id,
+      data: { base: attempt.baseHead, paths: own.length },
+    }),
+  );
   const sha = await commitPaths(dir, own, message, options.runHooks === true, options.signal);
   return { keptCommit: sha, hooks: options.runHooks ? ("ran" as const) : ("skipped" as const) };
 }
@@ -115,7 +139,10 @@ export async function decideAttempt(
   // git commits outside any transaction: a commit (its hooks above all) may take minutes, and
   // the workspace's write lock held meanwhile failed every other writer past its busy timeout.
   const planned = await store.read(judge);
-  const kept = planned.decision.verdict === "keep" ? await commitKept(dir, planned.attempt, options) : null;
+  const kept =
+    planned.decision.verdict === "keep"
+      ? await commitKept(store, dir, planned.attempt, { actor, at }, options)
+      : null;
   return store.write(async (tx) => {
     const { attempt, decision } = await judge(tx);
     if (decision.verdict !== planned.decision.verdict) {
@@ -206,7 +233,9 @@ export async function settleReview(
       `put the checkout back as it was decided, or reject ${attemptId} and have a new attempt evaluated`,
     );
   const kept =
-    outcome === "accepted" ? await commitKept(dir, before, options) : { keptCommit: null, hooks: null };
+    outcome === "accepted"
+      ? await commitKept(store, dir, before, { actor: actor.id, at }, options)
+      : { keptCommit: null, hooks: null };
   const head = await gitHead(dir);
   return store.write(async (tx) => {
     const attempt = await attemptOrThrow(tx, attemptId);
