@@ -163,12 +163,23 @@ export const CHILD_MARK_VARIABLE = "CAIRN_CHILD_MARK";
  * killed only when the pid its mark names runs no more (a reused pid spares it: a missed kill,
  * never a wrong one), and only when it was started for this board. Never this process's own
  * group. Linux only. Returns how many groups it stopped (see stopGroups).
+ *
+ * Asked to stop first, a leftover may answer by starting a process in a group of its own
+ * (setsid) that acts once the sweep is over: after the grace, what still carries a dead
+ * supervisor's mark for this board is killed outright, in whatever group it is now.
  */
 export async function killChildrenOfDeadSupervisors(
   board: string,
   table: readonly ProcessEntry[] = processTable(),
   graceMs = KILL_GRACE_MS,
 ): Promise<number> {
+  const stopped = await stopGroups(orphanedGroups(board, table), graceMs);
+  if (stopped > 0) for (const group of orphanedGroups(board, processTable())) signalGroup(group, "SIGKILL");
+  return stopped;
+}
+
+/** The groups holding a process started for `board` by a cairn that runs no more. */
+function orphanedGroups(board: string, table: readonly ProcessEntry[]): Set<number> {
   const own = table.find((entry) => entry.pid === process.pid)?.pgrp;
   const groups = new Set<number>();
   const prefix = `${CHILD_MARK_VARIABLE}=`;
@@ -190,7 +201,7 @@ export async function killChildrenOfDeadSupervisors(
     });
     if (boards.includes(board)) groups.add(entry.pgrp);
   }
-  return stopGroups(groups, graceMs);
+  return groups;
 }
 
 const signalGroup = (group: number, signal: NodeJS.Signals) => {

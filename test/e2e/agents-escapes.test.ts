@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { alive, shellAgent, until, writeAgent } from "../helpers/agents.js";
@@ -405,5 +405,53 @@ describe("local agent runs that try to outlive themselves", () => {
         task: { status: "open", owner: null },
       });
     },
+  );
+});
+
+describe("what a cairn killed outright left running", () => {
+  it.skipIf(process.platform !== "linux")(
+    "a leftover that leaves its group when the sweep asks it to stop (SIGTERM) is stopped all the same",
+    async () => {
+      const ws = initWorkspace();
+      const pidFile = join(ws.dir, "leftover.pid");
+      const escapedPid = join(ws.dir, "escaped.pid");
+      const ranAfter = join(ws.dir, "ran-after-the-sweep");
+      // On SIGTERM it starts a child in a session of its own (setsid), which acts later.
+      const escapee = `require("fs").writeFileSync(${JSON.stringify(escapedPid)}, process.pid + "\\n"); setTimeout(() => require("fs").writeFileSync(${JSON.stringify(ranAfter)}, "ran"), 3000);`;
+      const leftover = `const { spawn } = require("node:child_process");
+        require("fs").writeFileSync(${JSON.stringify(pidFile)}, process.pid + "\\n");
+        process.on("SIGTERM", () => {
+          spawn(process.execPath, ["-e", ${JSON.stringify(escapee)}], { detached: true, stdio: "ignore" }).unref();
+          setTimeout(() => process.exit(0), 100);
+        });
+        setInterval(() => {}, 1000);`;
+      writeFileSync(
+        join(ws.dir, ".cairn", "cairn.toml"),
+        `\n[shortcuts.lingers]\neffect = "read"\nargv = ${JSON.stringify([process.execPath, "-e", leftover])}\n`,
+        { flag: "a" },
+      );
+      const supervisor = spawn(process.execPath, [CAIRN_BIN, "shortcut", "run", "lingers"], {
+        cwd: ws.dir,
+        env: cleanEnv(),
+        stdio: "ignore",
+      });
+      const exited = new Promise((resolve) => supervisor.on("exit", resolve));
+      let escaped: number | undefined;
+      try {
+        const pid = await pidFrom(pidFile);
+        supervisor.kill("SIGKILL");
+        await exited;
+        expect(alive(pid)).toBe(true);
+        expect(cairn(ws.dir, ["sweep"]).code).toBe(0);
+        await waitFor(() => !alive(pid), 5_000, "the leftover to be stopped");
+        if (existsSync(escapedPid)) escaped = Number(readFileSync(escapedPid, "utf8"));
+        await new Promise((resolve) => setTimeout(resolve, 3_500));
+        expect(existsSync(ranAfter)).toBe(false);
+      } finally {
+        if (escaped !== undefined && alive(escaped)) process.kill(escaped, "SIGKILL");
+        ws.cleanup();
+      }
+    },
+    30_000,
   );
 });
