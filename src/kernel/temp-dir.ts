@@ -1,4 +1,4 @@
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { os } from "./builtins.js";
 
@@ -29,12 +29,14 @@ const working = new Set<string>();
 let workHooked = false;
 
 /**
- * A folder one piece of work needs while it runs (a skill run's compiled copies), removed by
+ * A folder one piece of work needs while it runs (a skill run's compiled copies), in `parent`
+ * or else the system's temp directory, removed by
  * `remove()` when the work ends, or at the process's exit if it never gets there: a stop signal
  * exits from main.ts without unwinding the work's `finally`.
  */
-export function workFolder(prefix: string): { path: string; remove: () => void } {
-  const path = mkdtempSync(join(os().tmpdir(), prefix));
+export function workFolder(prefix: string, parent?: string): { path: string; remove: () => void } {
+  if (parent !== undefined) mkdirSync(parent, { recursive: true, mode: 0o700 });
+  const path = mkdtempSync(join(parent ?? os().tmpdir(), prefix));
   working.add(path);
   if (!workHooked) {
     workHooked = true;

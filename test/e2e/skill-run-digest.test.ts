@@ -248,17 +248,24 @@ describe("skill_run against a skill changed after it was enabled", () => {
       stdio: "ignore",
     });
     const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
-    // Both the skill's private copy and the run's compiled-code prefix: the script is running.
+    // Both the skill's private copy (in CAIRN_HOME) and the run's compiled-code prefix (in the
+    // temp directory): the script is running.
+    const copies = join(env.CAIRN_HOME as string, "skill-runs");
+    const holds = (dir: string, prefix: string) => {
+      try {
+        return readdirSync(dir).some((name) => name.startsWith(prefix));
+      } catch {
+        return false;
+      }
+    };
     await waitFor(
-      () =>
-        ["cairn-skill-run-", "cairn-pycache-"].every((prefix) =>
-          readdirSync(tmp).some((name) => name.startsWith(prefix)),
-        ),
+      () => holds(copies, "cairn-skill-run-") && holds(tmp, "cairn-pycache-"),
       10_000,
       "the run to start",
     );
     child.kill("SIGTERM");
     expect(await exited).toBe(143);
     expect(readdirSync(tmp)).toEqual([]);
+    expect(readdirSync(copies)).toEqual([]);
   });
 });

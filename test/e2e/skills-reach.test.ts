@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { chmodSync, linkSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, linkSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -188,6 +188,32 @@ describe("a skill's folder changing under a run", () => {
     const [helper, notes, cwd] = ((ran.json as { stdout: string }).stdout ?? "").trimEnd().split("\n");
     expect([helper, notes]).toEqual(["from-shared", "outside-notes"]);
     expect(cwd).toMatch(/cairn-skill-run-/);
+  });
+
+  it("runs from a copy no shared folder sits above: a node_modules planted in the temp directory is not what a script's require loads", () => {
+    const skill = join(ws.dir, ".claude/skills/noder");
+    writeTree(skill, {
+      "SKILL.md": skillMd({ name: "noder", description: "A skill with a node script" }, "body\n"),
+      "scripts/probe.js": 'try { require("cairn-planted-probe"); } catch { console.log("not found"); }\n',
+    });
+    // Anyone may write the temp directory: what a script resolves must not reach it.
+    const tmp = join(outside.dir, "tmp");
+    writeTree(join(tmp, "node_modules/cairn-planted-probe"), {
+      "index.js": 'console.log("PLANTED");\n',
+    });
+    const digest = cairn(ws.dir, ["skill", "digest", "noder", "--json"], { env }).json as {
+      enable_line: string;
+    };
+    writeFileSync(join(env.CAIRN_HOME as string, "cairn.toml"), `[skills.run]\n${digest.enable_line}\n`);
+    // A copy a cairn killed outright left behind (its pid runs no more) goes at the next run.
+    const leftover = join(env.CAIRN_HOME as string, "skill-runs", "cairn-skill-run-4194304-Ab12Cd");
+    writeTree(leftover, { "SKILL.md": "left\n" });
+    const ran = cairn(ws.dir, ["skill", "run", "noder", "scripts/probe.js", "--json"], {
+      env: { ...env, TMPDIR: tmp },
+    });
+    expect(ran.code, ran.stdout).toBe(0);
+    expect((ran.json as { stdout: string }).stdout).toBe("not found\n");
+    expect(existsSync(leftover)).toBe(false);
   });
 
   it("runs only what the operator enabled while another process swaps the script by rename in a loop", async () => {

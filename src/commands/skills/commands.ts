@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { z } from "zod";
 import { audit } from "../../domains/audit/record.js";
 import { enabledRuns, skillsConfigOf } from "../../domains/skills/config.js";
@@ -14,8 +15,9 @@ import type { LoadedSkill, Skill } from "../../domains/skills/skill.js";
 import { startSkillCopy } from "../../domains/skills/skill-copy.js";
 import { renderSkillView, skillView } from "../../domains/skills/view.js";
 import { loadConfig } from "../../domains/workspace/config.js";
+import { homeWorkspace } from "../../domains/workspace/discover.js";
 import { runOutcome, runReply } from "../../kernel/capped-run.js";
-import { notFound, RefusedError, refuse } from "../../kernel/outcome.js";
+import { notFound, operational, RefusedError, refuse } from "../../kernel/outcome.js";
 import type { CommandContext } from "../context.js";
 import { defineCommand } from "../define.js";
 import { verbatim } from "../field-text.js";
@@ -283,7 +285,13 @@ export const skillRun = defineCommand({
       return skill;
     });
     // The run starts from a copy of what the digest was checked over, never from the folder.
-    const copy = startSkillCopy(found.realDir);
+    const copies = join(homeWorkspace(ctx.env).stateDir, "skill-runs");
+    let copy: ReturnType<typeof startSkillCopy>;
+    try {
+      copy = startSkillCopy(found.realDir, copies);
+    } catch (error) {
+      throw operational(`cannot make the run's copy of the skill in ${copies}: ${(error as Error).message}`);
+    }
     try {
       const { skill, digest, argv } = refusalRecorded(() => {
         const digest = checkEnabled(found, enabledRuns(ctx.env), untrusted, copy);

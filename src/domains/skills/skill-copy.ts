@@ -1,6 +1,7 @@
 import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { isInside } from "../../kernel/inside.js";
+import { removeLeftoversOfDeadProcesses } from "../../kernel/leftovers.js";
 import { workFolder } from "../../kernel/temp-dir.js";
 
 /**
@@ -14,6 +15,8 @@ import { workFolder } from "../../kernel/temp-dir.js";
  * that place in the copy, one out of the skill at the same target (the operator enabled that
  * target by name). A FIFO or socket has nothing to copy. The copy is the run's: removed when it ends.
  */
+const COPY_PREFIX = "cairn-skill-run-";
+
 export interface SkillCopy {
   /** The copy's real path: the skill folder a run sees (its cwd and SKILL_DIR). */
   readonly dir: string;
@@ -22,8 +25,15 @@ export interface SkillCopy {
   remove(): void;
 }
 
-export function startSkillCopy(realDir: string): SkillCopy {
-  const folder = workFolder("cairn-skill-run-");
+/**
+ * `parent` is the machine's own folder for copies (CAIRN_HOME), never the shared temp directory:
+ * Node resolves a script's bare `require` in every folder above it, and a `/tmp/node_modules`
+ * that anyone may plant would have been loaded by an enabled skill's script.
+ */
+export function startSkillCopy(realDir: string, parent: string): SkillCopy {
+  // What a cairn killed outright (kill -9) left here goes once its pid runs no more.
+  removeLeftoversOfDeadProcesses(parent, COPY_PREFIX, /^-.+$/);
+  const folder = workFolder(`${COPY_PREFIX}${process.pid}-`, parent);
   const dir = realpathSync.native(folder.path);
   const placeOf = (path: string) => {
     const place = join(dir, ...path.split("/"));
