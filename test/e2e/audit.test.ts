@@ -38,6 +38,29 @@ function forgedLog(log: string): string {
   return `${forged.join("\n")}\n`;
 }
 
+/**
+ * A workspace of its own on a machine of its own (CAIRN_HOME): made, given `tasks` tasks, and
+ * verified once, so its witness holds the last of them; then `check` runs, and both are removed.
+ */
+function onItsOwnMachine(
+  tasks: number,
+  check: (dir: string, machine: { env: Record<string, string> }) => void,
+) {
+  const home = scratchDir("cairn-witness-home-");
+  const dir = scratchDir("cairn-witness-ws-");
+  const machine = { env: { CAIRN_HOME: home.dir } };
+  try {
+    expect(cairn(dir.dir, ["init"], machine).code).toBe(0);
+    for (let n = 1; n <= tasks; n++)
+      expect(cairn(dir.dir, ["task", "add", `task ${n}`], machine).code).toBe(0);
+    expect(cairn(dir.dir, ["audit", "verify"], machine).code).toBe(0);
+    check(dir.dir, machine);
+  } finally {
+    dir.cleanup();
+    home.cleanup();
+  }
+}
+
 describe("audit log through the faces", () => {
   it("8 servers appending at once leave one valid chain with every line", async () => {
     const reader = addAgent(ws.dir, "reader", "reviewer", ["--grant", "ro"]);
@@ -239,46 +262,27 @@ describe("audit log through the faces", () => {
   });
 
   it("the witness follows where the workspace is found: .cairn moved and linked back in its place still fails a cut log", () => {
-    const home = scratchDir("cairn-witness-moved-");
-    const dir = scratchDir("cairn-witness-ws-");
-    const machine = { env: { CAIRN_HOME: home.dir } };
-    try {
-      expect(cairn(dir.dir, ["init"], machine).code).toBe(0);
-      for (const title of ["a", "b"]) expect(cairn(dir.dir, ["task", "add", title], machine).code).toBe(0);
-      expect(cairn(dir.dir, ["audit", "verify"], machine).code).toBe(0);
+    onItsOwnMachine(2, (dir, machine) => {
       // What an agent's shell can do inside the project: cut the log, and move the folder
       // behind a link so that its real path, and so the witness's name, change.
-      const log = join(dir.dir, ".cairn", "audit.jsonl");
+      const log = join(dir, ".cairn", "audit.jsonl");
       writeFileSync(log, `${readFileSync(log, "utf8").split("\n")[0]}\n`);
-      renameSync(join(dir.dir, ".cairn"), join(dir.dir, ".cairn-moved"));
-      symlinkSync(".cairn-moved", join(dir.dir, ".cairn"));
-      const moved = cairn(dir.dir, ["audit", "verify"], machine);
+      renameSync(join(dir, ".cairn"), join(dir, ".cairn-moved"));
+      symlinkSync(".cairn-moved", join(dir, ".cairn"));
+      const moved = cairn(dir, ["audit", "verify"], machine);
       expect(moved.code, moved.stdout).toBe(5);
       expect(moved.stderr).toMatch(/witnessed entry 3 is not in the log/);
-    } finally {
-      dir.cleanup();
-      home.cleanup();
-    }
+    });
   });
 
   it("a workspace made anew at the same path starts a new witness: init does not inherit the old log's", () => {
-    const home = scratchDir("cairn-witness-reinit-");
-    const dir = scratchDir("cairn-witness-ws-");
-    const machine = { env: { CAIRN_HOME: home.dir } };
-    try {
-      expect(cairn(dir.dir, ["init"], machine).code).toBe(0);
-      for (const title of ["a", "b", "c"])
-        expect(cairn(dir.dir, ["task", "add", title], machine).code).toBe(0);
-      expect(cairn(dir.dir, ["audit", "verify"], machine).code).toBe(0);
-      rmSync(join(dir.dir, ".cairn"), { recursive: true, force: true });
-      expect(cairn(dir.dir, ["init"], machine).code).toBe(0);
-      const fresh = cairn(dir.dir, ["audit", "verify", "--json"], machine);
+    onItsOwnMachine(3, (dir, machine) => {
+      rmSync(join(dir, ".cairn"), { recursive: true, force: true });
+      expect(cairn(dir, ["init"], machine).code).toBe(0);
+      const fresh = cairn(dir, ["audit", "verify", "--json"], machine);
       expect(fresh.code, fresh.stderr).toBe(0);
       expect(fresh.json).toMatchObject({ entries: 1, witness: { checked: null } });
-    } finally {
-      dir.cleanup();
-      home.cleanup();
-    }
+    });
   });
 
   it("a write whose audit line cannot be written is not done: a folder or a link to /dev/null in the log's place", () => {

@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { chmodSync, existsSync, linkSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -15,6 +15,12 @@ import { addAgent, cairn, initWorkspace, scratchDir } from "../helpers/workspace
 let ws: { dir: string; cleanup: () => void };
 let outside: { dir: string; cleanup: () => void };
 let env: Record<string, string>;
+
+/** The machine's operator enables `skill` to run at the digest it has now. */
+function enableRuns(skill: string): void {
+  const digest = cairn(ws.dir, ["skill", "digest", skill, "--json"], { env }).json as { enable_line: string };
+  writeFileSync(join(env.CAIRN_HOME as string, "cairn.toml"), `[skills.run]\n${digest.enable_line}\n`);
+}
 
 beforeEach(() => {
   ws = initWorkspace();
@@ -76,10 +82,7 @@ describe("skill_run", () => {
       "SKILL.md": skillMd({ name: "sys", description: "System name" }, "Run scripts/name.sh\n"),
       "scripts/name.sh": "uname -s\n",
     });
-    const digest = cairn(ws.dir, ["skill", "digest", "sys", "--json"], { env }).json as {
-      enable_line: string;
-    };
-    writeFileSync(join(env.CAIRN_HOME as string, "cairn.toml"), `[skills.run]\n${digest.enable_line}\n`);
+    enableRuns("sys");
     const bin = join(ws.dir, "node_modules/.bin");
     writeTree(bin, { uname: "#!/bin/sh\necho PLANTED\n" });
     chmodSync(join(bin, "uname"), 0o755);
@@ -156,15 +159,31 @@ describe("hard links", () => {
 
   it("skill_run does not run a script that is a hard link, even in a skill the operator enabled", () => {
     plant();
-    const digest = cairn(ws.dir, ["skill", "digest", "demo", "--json"], { env }).json as {
-      enable_line: string;
-    };
-    writeFileSync(join(env.CAIRN_HOME as string, "cairn.toml"), `[skills.run]\n${digest.enable_line}\n`);
+    enableRuns("demo");
     const ran = cairn(ws.dir, ["skill", "run", "demo", "scripts/run.sh", "--json"], { env });
     expect(ran.stdout).not.toContain("RAN-OUTSIDE-SCRIPT");
     expect(ran.stdout).toMatch(/hard link may name a file outside the skill/);
   });
 });
+
+/**
+ * What 40 `skill_run` calls of `skill`'s scripts/run.sh answered, one MCP session, while
+ * `swapper` (a detached process group) changes the skill's folder; the swapper is killed after.
+ */
+async function runsWhileSwapped(skill: string, swapper: ChildProcess): Promise<string[]> {
+  const outputs: string[] = [];
+  const mcp = await connectMcp(ws.dir, { env });
+  try {
+    for (let attempt = 0; attempt < 40; attempt++) {
+      const result = await callTool(mcp, "skill_run", { skill, script: "scripts/run.sh" });
+      outputs.push(JSON.stringify(result.structuredContent));
+    }
+  } finally {
+    await mcp.close();
+    process.kill(-(swapper.pid as number), "SIGKILL");
+  }
+  return outputs;
+}
 
 describe("a skill's folder changing under a run", () => {
   it("runs from a copy that keeps the skill's shape: sibling files, a link to a folder inside it, a link out by name", () => {
@@ -178,10 +197,7 @@ describe("a skill's folder changing under a run", () => {
     symlinkSync("shared", join(skill, "lib"));
     writeFileSync(join(outside.dir, "notes.txt"), "outside-notes\n");
     symlinkSync(join(outside.dir, "notes.txt"), join(skill, "notes"));
-    const digest = cairn(ws.dir, ["skill", "digest", "shaped", "--json"], { env }).json as {
-      enable_line: string;
-    };
-    writeFileSync(join(env.CAIRN_HOME as string, "cairn.toml"), `[skills.run]\n${digest.enable_line}\n`);
+    enableRuns("shaped");
     const ran = cairn(ws.dir, ["skill", "run", "shaped", "scripts/run.sh", "--json"], { env });
     expect(ran.code, ran.stdout).toBe(0);
     expect((ran.json as { stderr: string }).stderr).toBe("");
@@ -201,10 +217,7 @@ describe("a skill's folder changing under a run", () => {
     writeTree(join(tmp, "node_modules/cairn-planted-probe"), {
       "index.js": 'console.log("PLANTED");\n',
     });
-    const digest = cairn(ws.dir, ["skill", "digest", "noder", "--json"], { env }).json as {
-      enable_line: string;
-    };
-    writeFileSync(join(env.CAIRN_HOME as string, "cairn.toml"), `[skills.run]\n${digest.enable_line}\n`);
+    enableRuns("noder");
     // A copy a cairn killed outright left behind (its pid runs no more) goes at the next run.
     const leftover = join(env.CAIRN_HOME as string, "skill-runs", "cairn-skill-run-4194304-Ab12Cd");
     writeTree(leftover, { "SKILL.md": "left\n" });
@@ -222,10 +235,7 @@ describe("a skill's folder changing under a run", () => {
       "SKILL.md": skillMd({ name: "swapped", description: "A skill whose script is swapped" }, "body\n"),
       "scripts/run.sh": "echo REVIEWED\n",
     });
-    const digest = cairn(ws.dir, ["skill", "digest", "swapped", "--json"], { env }).json as {
-      enable_line: string;
-    };
-    writeFileSync(join(env.CAIRN_HOME as string, "cairn.toml"), `[skills.run]\n${digest.enable_line}\n`);
+    enableRuns("swapped");
     // Whoever can write the folder (an agent's shell) puts its own script in place and back,
     // each time whole, by rename: at any moment the file is one of the two.
     writeFileSync(join(outside.dir, "good.sh"), "echo REVIEWED\n");
@@ -241,21 +251,12 @@ describe("a skill's folder changing under a run", () => {
       ],
       { stdio: "ignore", detached: true },
     );
-    const outputs: string[] = [];
-    const mcp = await connectMcp(ws.dir, { env });
-    try {
-      for (let attempt = 0; attempt < 40; attempt++) {
-        const result = await callTool(mcp, "skill_run", { skill: "swapped", script: "scripts/run.sh" });
-        outputs.push(JSON.stringify(result.structuredContent));
-      }
-    } finally {
-      await mcp.close();
-      process.kill(-(swapper.pid as number), "SIGKILL");
-    }
+    const outputs = await runsWhileSwapped("swapped", swapper);
     expect(outputs.filter((output) => output.includes("UNREVIEWED"))).toEqual([]);
     // The swap is not in the way of every run: some found the enabled bytes and ran them.
     expect(outputs.some((output) => output.includes("REVIEWED"))).toBe(true);
   }, 60_000);
+
   it("runs only what the operator enabled while a folder a link inside the skill names is swapped for a link out", async () => {
     const skill = join(ws.dir, ".claude/skills/relinked");
     writeTree(skill, {
@@ -269,10 +270,7 @@ describe("a skill's folder changing under a run", () => {
       "zz/big.txt": "x".repeat(12 * 1024 * 1024),
     });
     symlinkSync("shared", join(skill, "lib"));
-    const digest = cairn(ws.dir, ["skill", "digest", "relinked", "--json"], { env }).json as {
-      enable_line: string;
-    };
-    writeFileSync(join(env.CAIRN_HOME as string, "cairn.toml"), `[skills.run]\n${digest.enable_line}\n`);
+    enableRuns("relinked");
     mkdirSync(join(outside.dir, "evil"));
     writeFileSync(join(outside.dir, "evil/helper.sh"), "HELPER=UNREVIEWED\n");
     // The folder moved aside and a link out put in its place, then back, in a loop: held as a
@@ -292,17 +290,7 @@ describe("a skill's folder changing under a run", () => {
       stdio: "ignore",
       detached: true,
     });
-    const outputs: string[] = [];
-    const mcp = await connectMcp(ws.dir, { env });
-    try {
-      for (let attempt = 0; attempt < 40; attempt++) {
-        const result = await callTool(mcp, "skill_run", { skill: "relinked", script: "scripts/run.sh" });
-        outputs.push(JSON.stringify(result.structuredContent));
-      }
-    } finally {
-      await mcp.close();
-      process.kill(-(swapper.pid as number), "SIGKILL");
-    }
+    const outputs = await runsWhileSwapped("relinked", swapper);
     expect(outputs.filter((output) => output.includes("UNREVIEWED"))).toEqual([]);
     expect(outputs.some((output) => output.includes("REVIEWED"))).toBe(true);
   }, 90_000);
