@@ -102,6 +102,34 @@ describe("git through os run ignores what the workspace's git configuration woul
     expect(osRun("status", "--short").code).toBe(0);
   });
 
+  it("-C or --git-dir pointing git out of the workspace needs a person: an agent's file is not checked out into the user's home", () => {
+    const home = mkdtempSync(join(tmpdir(), "cairn-git-away-"));
+    try {
+      // The audit's route: a repository made in the home, then a fetch and a checkout into it.
+      for (const args of [
+        ["-C", home, "init", "-q"],
+        [`-C${home}`, "status"],
+        ["-C", "..", "status"],
+        ["-C", ws.dir, "-C", "..", "log"],
+        [`--git-dir=${join(home, ".git")}`, "status"],
+        ["--git-dir", join(home, ".git"), "status"],
+      ]) {
+        const away = osRun(...args);
+        expect(away.code, args.join(" ")).toBe(3);
+        expect(away.stderr).toMatch(/points git at a folder out of the workspace/);
+      }
+      expect(readdirSync(home)).toEqual([]);
+      // Within the workspace, -C and --git-dir run as before.
+      mkdirSync(join(ws.dir, "inner"));
+      expect(osRun("-C", "inner", "status", "--short").code).toBe(0);
+      expect(osRun("-C", join(ws.dir, "inner"), "-C", "..", "log", "--oneline").code).toBe(0);
+      expect(osRun(`--git-dir=${join(ws.dir, ".git")}`, "log", "--oneline").code).toBe(0);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+      rmSync(join(ws.dir, "inner"), { recursive: true, force: true });
+    }
+  });
+
   it("a `!` alias, an alias to a denied command and a textconv driver are refused, naming the key", () => {
     runSync("git", ["config", "alias.x", `!${join(ws.dir, "evil.sh")}`], ws.dir);
     const shell = osRun("x");

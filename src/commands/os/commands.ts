@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { audit } from "../../domains/audit/record.js";
 import { osConfigOf } from "../../domains/os/config.js";
-import { aliasExpansions, gitConfigProblem, gitEnv, isGit } from "../../domains/os/git.js";
+import { aliasExpansions, gitConfigProblem, gitEnv, isGit, repositoryOutside } from "../../domains/os/git.js";
 import { DEFAULT_CONFIRM, decide } from "../../domains/os/policy.js";
 import { checkOsArgs, OS_OUTPUT_CAP, realNameOf, resolveBinary, runOs } from "../../domains/os/run.js";
 import { runOutcome, runReply } from "../../kernel/capped-run.js";
@@ -129,6 +129,14 @@ export const osRun = defineCommand({
       onStart: (argv) => audit(ctx, "critical", "os_run_start", { argv }),
       check: git
         ? async (gitPath) => {
+            const away = repositoryOutside(input.args, ctx.workspace.root);
+            if (away) {
+              throw refused(
+                "git_outside",
+                `\`git ${away.slice(0, 120)}\` needs a person's confirmation: it points git at a folder out of the workspace, where it would read and write`,
+                "a model can never confirm: work in the workspace's own repository, or tell the user the exact command; do not retry",
+              );
+            }
             const aliases = new Map<string, string>();
             const problem = await gitConfigProblem(gitPath, input.args, {
               cwd: ctx.workspace.root,

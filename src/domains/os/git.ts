@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { runChild } from "../../kernel/child.js";
 import { forcedGitEnv } from "../../kernel/git.js";
 import { isInside, realPathOf } from "../../kernel/inside.js";
@@ -71,6 +72,32 @@ function repositoryOptions(args: readonly string[]): string[] {
     else if (arg.startsWith("-C") && arg.length > 2) out.push("-C", arg.slice(2));
   }
   return out;
+}
+
+/**
+ * The leading option that points git at a repository or folder out of the workspace (`-C ~`,
+ * `--git-dir=../other/.git`), if any. git then reads and writes there: `git -C ~ init`, a fetch
+ * and `git -C ~ checkout FETCH_HEAD -- .profile` put an agent's file in the user's home, and a
+ * repository elsewhere takes its objects and refs. `-C` options compose, as in git; `--git-dir`
+ * is taken from the folder they reach.
+ */
+export function repositoryOutside(args: readonly string[], workspace: string): string | undefined {
+  const root = realPathOf(workspace);
+  const options = repositoryOptions(args);
+  let dir = workspace;
+  for (let at = 0; at < options.length; at++) {
+    const option = options[at] as string;
+    const value = option.startsWith("--git-dir=") ? option.slice("--git-dir=".length) : options[at + 1];
+    if (option === "-C") {
+      dir = resolve(dir, value as string);
+      at++;
+      if (!isInside(root, realPathOf(dir))) return `-C ${value}`;
+    } else if (option === "--git-dir" || option.startsWith("--git-dir=")) {
+      if (option === "--git-dir") at++;
+      if (!isInside(root, realPathOf(resolve(dir, value as string)))) return `--git-dir ${value}`;
+    } else if (option === "--work-tree" || option === "--namespace") at++;
+  }
+  return undefined;
 }
 
 /** Most of a git command's output read: a configuration past it is refused, not parsed. */
