@@ -236,31 +236,37 @@ describe("the tree a keep commits is the tree cairn measured", () => {
     return openAttempt(ws.dir, freezeRun(ws.dir, goal), builder);
   }
 
-  it("looks at the attempt's checkout whatever git variables the builder runs cairn with (GIT_WORK_TREE at a clean copy)", () => {
+  /**
+   * attemptOverCommittedCheck, a clean copy of HEAD's tree in a scratch folder (what the builder
+   * would have git look at), and the builder's edits in the checkout: lib.txt broken, check.js
+   * made to pass whatever it reads. `check` runs with both; the copy goes after.
+   */
+  function withCleanCopyAndEdits(check: (attempt: string, clean: string) => void): void {
     const attempt = attemptOverCommittedCheck();
     const clean = scratchDir("cairn-clean-copy-");
     try {
       runSync("git", [`--work-tree=${clean.dir}`, "checkout", "HEAD", "--", "."], ws.dir);
       writeFileSync(join(ws.dir, "lib.txt"), "broken\n");
       writeFileSync(join(ws.dir, "check.js"), "process.exit(0)\n");
-      const elsewhere = { ...builder, GIT_WORK_TREE: clean.dir, GIT_DIR: join(ws.dir, ".git") };
-      const evaluated = cairnJson<{ input_drift: string[] }>(ws.dir, ["attempt", "eval", attempt], elsewhere);
-      expect(evaluated.input_drift).toEqual(["check.js"]);
-      expect(cairnJson<Decision>(ws.dir, ["attempt", "decide", attempt], elsewhere).verdict).toBe("revert");
+      check(attempt, clean.dir);
     } finally {
       clean.cleanup();
     }
+  }
+
+  it("looks at the attempt's checkout whatever git variables the builder runs cairn with (GIT_WORK_TREE at a clean copy)", () => {
+    withCleanCopyAndEdits((attempt, clean) => {
+      const elsewhere = { ...builder, GIT_WORK_TREE: clean, GIT_DIR: join(ws.dir, ".git") };
+      const evaluated = cairnJson<{ input_drift: string[] }>(ws.dir, ["attempt", "eval", attempt], elsewhere);
+      expect(evaluated.input_drift).toEqual(["check.js"]);
+      expect(cairnJson<Decision>(ws.dir, ["attempt", "decide", attempt], elsewhere).verdict).toBe("revert");
+    });
   });
 
   it("refuses to evaluate, decide or revert a checkout whose git configuration moves its work tree (core.worktree at a clean copy)", () => {
-    const attempt = attemptOverCommittedCheck();
-    const clean = scratchDir("cairn-clean-copy-");
-    try {
-      runSync("git", [`--work-tree=${clean.dir}`, "checkout", "HEAD", "--", "."], ws.dir);
-      writeFileSync(join(clean.dir, "unrelated.txt"), "not the attempt's\n");
-      writeFileSync(join(ws.dir, "lib.txt"), "broken\n");
-      writeFileSync(join(ws.dir, "check.js"), "process.exit(0)\n");
-      runSync("git", ["config", "core.worktree", clean.dir], ws.dir);
+    withCleanCopyAndEdits((attempt, clean) => {
+      writeFileSync(join(clean, "unrelated.txt"), "not the attempt's\n");
+      runSync("git", ["config", "core.worktree", clean], ws.dir);
       const refusedGit = { refused: { policy: "git" } };
       const evaluated = cairn(ws.dir, ["attempt", "eval", attempt, "--json"], { env: builder });
       expect(evaluated.code).toBe(3);
@@ -272,16 +278,14 @@ describe("the tree a keep commits is the tree cairn measured", () => {
       const reverted = cairn(ws.dir, ["attempt", "revert", attempt, "--confirm", "--json"]);
       expect(reverted.code).toBe(3);
       expect(reverted.json).toMatchObject(refusedGit);
-      expect(readFileSync(join(clean.dir, "unrelated.txt"), "utf8")).toBe("not the attempt's\n");
+      expect(readFileSync(join(clean, "unrelated.txt"), "utf8")).toBe("not the attempt's\n");
       expect(runSync("git", ["log", "--format=%s"], ws.dir).trim().split("\n")).toHaveLength(2);
       // The setting gone, the checkout the evaluator ran in is what is measured.
       runSync("git", ["config", "--unset", "core.worktree"], ws.dir);
       const again = cairnJson<{ input_drift: string[] }>(ws.dir, ["attempt", "eval", attempt], builder);
       expect(again.input_drift).toEqual(["check.js"]);
       expect(cairnJson<Decision>(ws.dir, ["attempt", "decide", attempt], builder).verdict).toBe("revert");
-    } finally {
-      clean.cleanup();
-    }
+    });
   });
 
   it("commits a keep on the base's own tree, whatever commit a replace ref puts in its place", () => {
