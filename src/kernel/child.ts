@@ -2,7 +2,13 @@ import type * as ChildProcesses from "node:child_process";
 import type { Readable } from "node:stream";
 import { childProcesses, crypto } from "./builtins.js";
 import { childEnv } from "./child-env.js";
-import { CHILD_MARK_VARIABLE, KILL_GRACE_MS, killGroupsCarrying, processTable } from "./processes.js";
+import {
+  CHILD_MARK_VARIABLE,
+  KILL_GRACE_MS,
+  killGroupsCarrying,
+  processTable,
+  signalGroup,
+} from "./processes.js";
 import { isDirectory } from "./search-path.js";
 
 /**
@@ -57,12 +63,7 @@ const LIVE_GROUPS = new Set<number>();
 const LIVE_MARKS = new Set<string>();
 
 function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // The group is already gone.
-  }
+  if (pid !== undefined) signalGroup(pid, signal);
 }
 
 /** Stop every process group cairn started and is still supervising (on SIGTERM, SIGHUP, Ctrl-C). */

@@ -127,6 +127,16 @@ const carriesAll = (pid: number, marks: readonly string[]) => {
   }
 };
 
+/** Send `signal` to process group `group`; false when the group is already gone. */
+export function signalGroup(group: number, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(-group, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Kill every process group holding a process whose environment carries all of `marks`
  * (`NAME=value` strings a supervisor gave what it started): what escaped a process group with
@@ -142,14 +152,7 @@ export function killGroupsCarrying(
   for (const entry of table)
     if (entry.pgrp > 1 && entry.pgrp !== own && carriesAll(entry.pid, marks)) groups.add(entry.pgrp);
   let killed = false;
-  for (const group of groups) {
-    try {
-      process.kill(-group, "SIGKILL");
-      killed = true;
-    } catch {
-      // Gone since we looked.
-    }
-  }
+  for (const group of groups) if (signalGroup(group, "SIGKILL")) killed = true;
   return killed;
 }
 
@@ -203,15 +206,6 @@ function orphanedGroups(board: string, table: readonly ProcessEntry[]): Set<numb
   }
   return groups;
 }
-
-const signalGroup = (group: number, signal: NodeJS.Signals) => {
-  try {
-    process.kill(-group, signal);
-    return true;
-  } catch {
-    return false; // gone since we looked
-  }
-};
 
 /**
  * SIGTERM to each group, then SIGKILL to what is left of them after `graceMs`. Asked first, git

@@ -12,6 +12,7 @@ import {
 import { dirname, join, relative, resolve } from "node:path";
 import { crypto, sha256Hex } from "../../kernel/builtins.js";
 import { git, gitHead } from "../../kernel/git.js";
+import { realPathOf } from "../../kernel/inside.js";
 import { operational, refuse } from "../../kernel/outcome.js";
 import { readRegularBytes } from "../../kernel/regular-file.js";
 import { quote } from "../knowledge/brief/fence.js";
@@ -59,14 +60,6 @@ export function lstatSafe(path: string) {
   }
 }
 
-function realOrSame(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
-}
-
 /**
  * `top`, the work tree git reports for `dir`, when it is the checkout `dir` is in; refused
  * otherwise. A repository's configuration is a file whoever can edit the checkout writes, and
@@ -77,7 +70,7 @@ function realOrSame(path: string): string {
  */
 function ownTop(dir: string, top: string): string {
   const root = checkoutRootAbove(dir);
-  if (root !== null && realOrSame(top) === root) return top;
+  if (root !== null && realPathOf(top) === root) return top;
   throw refuse(
     "git",
     `git's work tree for ${dir} is ${top}, not the checkout it is in (${root ?? "none found"}): the repository's configuration moves it (core.worktree), and cairn measures, commits and reverts only the checkout its evaluators run in`,
