@@ -147,8 +147,8 @@ function codeInOtherFlags(bin: string, args: readonly string[]): string | undefi
   if (bin === "perl") {
     for (const arg of args) {
       if (arg === "--") break;
-      const module = perlModule(arg);
-      if (module) return module.flag;
+      const flag = perlModuleFlag(arg);
+      if (flag) return flag;
     }
   }
   // A JavaScript runtime imports a `data:` URL as a module: code given whole, whichever option
@@ -210,26 +210,21 @@ const NODE_TEST_REPORTERS = new Set(["spec", "tap", "dot", "junit", "lcov"]);
 const COMPILERS = new Set(["gcc", "g++", "cc", "c++", "clang", "clang++"]);
 
 /**
- * A perl switch loading a module given on the command line, and its text: `-Mname=args`,
- * `-mname`, `-d:name=args`, `-dt:name`, also closing a cluster (`-wMstrict`, `-wd:Peek`, `-l0M…`,
- * `-CSDM…`). Every `M`, `m` and `d:` among the letters and digits an argument opens with is read
- * as one: a value of another flag holding such a letter (`-IMyLib`) is then read too, which
- * refuses only where that value holds more than plain words.
+ * The perl switch, if any, loading a module given on the command line with more than plain words
+ * after its name: `-Mname=args`, `-mname`, `-d:name=args`, `-dt:name`, also closing a cluster
+ * (`-wMstrict`, `-wd:Peek`, `-l0M…`, `-CSDM…`). Every `M`, `m` and `d:` among the letters and
+ * digits an argument opens with is read as one: a value of another flag holding such a letter
+ * (`-IMyLib`) is then read too, which refuses only where that value holds more than plain words.
  */
-function perlModule(arg: string): { flag: string; value: string } | undefined {
+function perlModuleFlag(arg: string): "-M" | "-d:" | undefined {
   if (arg.startsWith("--")) return undefined;
   const head = /^-[A-Za-z0-9]*/.exec(arg)?.[0] ?? "";
+  const beyondPlainWords = (value: string) => /[^\w:=,.-]/.test(value);
   for (let at = 1; at < head.length; at++) {
     const letter = head[at];
-    if (letter === "M" || letter === "m") {
-      const value = arg.slice(at + 1);
-      if (/[^\w:=,.-]/.test(value)) return { flag: "-M", value };
-    }
+    if ((letter === "M" || letter === "m") && beyondPlainWords(arg.slice(at + 1))) return "-M";
     const debugger_ = /^dt?:/.exec(arg.slice(at))?.[0];
-    if (letter === "d" && debugger_) {
-      const value = arg.slice(at + debugger_.length);
-      if (/[^\w:=,.-]/.test(value)) return { flag: "-d:", value };
-    }
+    if (letter === "d" && debugger_ && beyondPlainWords(arg.slice(at + debugger_.length))) return "-d:";
   }
   return undefined;
 }
