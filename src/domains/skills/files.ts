@@ -281,7 +281,7 @@ export function digestSkill(
             continue;
           }
           hash = crypto().createHash("sha256").update(content).digest("hex");
-          copy.file(path, content, fstatSync(opened.fd).mode);
+          copy.file(path, content, opened.mode);
         } else hash = reuse ? hashReusing(opened.fd, opened.real) : hashFd(opened.fd);
       } finally {
         closeSync(opened.fd);

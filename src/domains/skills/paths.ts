@@ -57,6 +57,8 @@ export interface OpenedFile {
   fd: number;
   real: string;
   size: number;
+  /** Its mode as opened (permission bits included): a copy keeps what may run. */
+  mode: number;
 }
 
 /** Open a file of the skill for reading, or refuse. The caller closes `fd`. */
@@ -134,5 +136,5 @@ export function openInside(realDir: string, path: string, within: string = realD
     closeSync(fd);
     throw refusePath(`${JSON.stringify(path.slice(0, 80))} changed while it was opened (a swapped symlink)`);
   }
-  return { fd, real, size: opened.size };
+  return { fd, real, size: opened.size, mode: opened.mode };
 }
