@@ -4,7 +4,7 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { processStart } from "../../src/kernel/processes.js";
-import { alive, shellAgent, until, writeAgent } from "../helpers/agents.js";
+import { alive, enableIdentities, shellAgent, until, writeAgent } from "../helpers/agents.js";
 import { addAgent, CAIRN_BIN, cairn, cleanEnv, initWorkspace } from "../helpers/workspace.js";
 
 interface Row {
@@ -251,7 +251,9 @@ describe("a daemon an agent runs", () => {
       }
       const before = cairn(ws.dir, ["agents", "status", "--json"], { env }).json as { schedules: Row[] };
       expect(before.schedules[0]).toMatchObject({ agent: "report", state: "never_ran" });
-      // The owner's daemon then runs the window as it should.
+      // The owner's daemon then runs the window as it should, on a machine whose operator
+      // enabled the manifest's identity.
+      Object.assign(env, enableIdentities(ws.dir, ["report"], env));
       expect(cairn(ws.dir, ["daemon", "--once"], { env }).code).toBe(0);
       const after = cairn(ws.dir, ["agents", "status", "--json"], { env }).json as { schedules: Row[] };
       expect(after.schedules[0]).toMatchObject({ agent: "report", state: "ok" });

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { alive, shellAgent, until, writeAgent } from "../helpers/agents.js";
+import { alive, enableIdentities, shellAgent, until, writeAgent } from "../helpers/agents.js";
 import { rawServer, startToolCall } from "../helpers/mcp.js";
 import { pidFrom, waitFor } from "../helpers/processes.js";
 import { addAgent, CAIRN_BIN, cairn, cleanEnv, initWorkspace } from "../helpers/workspace.js";
@@ -119,6 +119,7 @@ describe("local agent runs that try to outlive themselves", () => {
         { rest: `[cairn]\nidentity = "${name}"\n` },
       ),
     );
+    Object.assign(env, enableIdentities(ws.dir, [name], env));
     let stop: () => Promise<unknown>;
     if (face.includes("cairn mcp")) {
       const server = rawServer(ws.dir, env);
@@ -215,6 +216,7 @@ describe("local agent runs that try to outlive themselves", () => {
         rest: '[cairn]\nidentity = "runner-id"\n',
       }),
     );
+    Object.assign(env, enableIdentities(ws.dir, ["guarded"], env));
     const first = cairn(ws.dir, ["agents", "run", "guarded", "--json"], { env });
     expect(first.code, first.stderr).toBe(0);
     const next = Number((first.json as { run: { id: string } }).run.id.replace(/^AR-/, "")) + 1;
@@ -254,6 +256,7 @@ describe("local agent runs that try to outlive themselves", () => {
         "",
       ].join("\n"),
     );
+    Object.assign(env, enableIdentities(ws.dir, ["claiming"], env));
     const run = cairn(ws.dir, ["agents", "run", "claiming", "--json"], { env });
     expect(run.code, run.stderr).toBe(0);
     expect((run.json as { stdout: string }).stdout).toMatch(/claimed|Claimed/);
@@ -274,6 +277,7 @@ describe("local agent runs that try to outlive themselves", () => {
         rest: '[cairn]\nidentity = "printer"\n',
       }),
     );
+    Object.assign(env, enableIdentities(ws.dir, ["printing"], env));
     const run = cairn(ws.dir, ["agents", "run", "printing", "--json"], { env });
     expect(run.code, run.stderr).toBe(0);
     const out = run.json as { run: { id: string }; stdout: string };
@@ -297,6 +301,7 @@ describe("local agent runs that try to outlive themselves", () => {
         { rest: '[cairn]\nidentity = "orphaned"\n' },
       ),
     );
+    Object.assign(env, enableIdentities(ws.dir, ["orphaned"], env));
     const supervisor = spawn(process.execPath, [CAIRN_BIN, "agents", "run", "orphaned"], {
       cwd: ws.dir,
       env: cleanEnv(env),
@@ -372,6 +377,7 @@ describe("local agent runs that try to outlive themselves", () => {
           },
         ),
       );
+      Object.assign(env, enableIdentities(ws.dir, [name], env));
       const supervisor = spawn(process.execPath, [CAIRN_BIN, "agents", "run", name], {
         cwd: ws.dir,
         env: cleanEnv(env),

@@ -3,7 +3,7 @@ import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSyn
 import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { alive, shellAgent, until, writeAgent } from "../helpers/agents.js";
+import { alive, enableIdentities, shellAgent, until, writeAgent } from "../helpers/agents.js";
 import { callTool, connectMcp, type McpHandle } from "../helpers/mcp.js";
 import { addAgent, CAIRN_BIN, cairn, initWorkspace } from "../helpers/workspace.js";
 
@@ -92,6 +92,9 @@ describe("local agents over MCP", () => {
       `[agent]\nname = "usurper"\n[run]\ncommand = "sh"\nargs = ["-c", "echo ran > \\"$0\\"", ${JSON.stringify(join(ws.dir, "usurper.txt"))}]\n[cairn]\nidentity = "boss"\n`,
     );
     addAgent(ws.dir, "boss", "reviewer");
+    // The machine's operator enabled both project manifests' identities: what stops the usurper
+    // is its caller's line, not the enabling.
+    Object.assign(env, enableIdentities(ws.dir, ["bot", "usurper"], env));
     // Every agent and remediation is served to a role the owner declares an operator's.
     appendFileSync(join(ws.dir, ".cairn", "cairn.toml"), '\n[roles.ops]\nprofile = "operator"\n');
     const op = addAgent(ws.dir, "op", "ops");

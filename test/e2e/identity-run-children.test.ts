@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeAgent } from "../helpers/agents.js";
+import { enableIdentities, writeAgent } from "../helpers/agents.js";
 import { rawExec } from "../helpers/raw-store.js";
 import { addAgent, CAIRN_BIN, cairn, initWorkspace } from "../helpers/workspace.js";
 
@@ -57,7 +57,9 @@ console.log("minted and claimed");
         "",
       ].join("\n"),
     );
-    const run = cairn(ws.dir, ["agents", "run", "minting", "--json"], { env });
+    const run = cairn(ws.dir, ["agents", "run", "minting", "--json"], {
+      env: { ...env, ...enableIdentities(ws.dir, ["minting"], env) },
+    });
     expect(run.code, run.stderr).toBe(0);
     expect((run.json as { stdout: string }).stdout).toContain("minted and claimed");
 

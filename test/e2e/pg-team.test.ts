@@ -3,7 +3,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { shellAgent, writeAgent } from "../helpers/agents.js";
+import { enableIdentities, shellAgent, writeAgent } from "../helpers/agents.js";
 import { callTool, connectMcp, type McpHandle } from "../helpers/mcp.js";
 import { startPostgres } from "../helpers/pg-server.js";
 import {
@@ -311,8 +311,9 @@ describe("PostgreSQL: credentials and faults", () => {
       `node -e 'const u = new URL(process.env.CAIRN_STORE_URL); console.log(u.password, decodeURIComponent(u.password), u.searchParams.get("password"))'`,
     ].join("; ");
     writeAgent(dir, "printer", shellAgent("printer", script, { rest: '[cairn]\nidentity = "printer-bot"' }));
+    Object.assign(env, enableIdentities(dir, ["printer"], env));
     const run = cairn(dir, ["agents", "run", "printer", "--json"], { env });
-    expect(run.code).toBe(0);
+    expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain("[redacted]");
     const logs = cairn(dir, ["agents", "logs", "printer", "--json"], { env });
     expect(logs.code).toBe(0);

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { agentCatalog } from "../../src/domains/agents/catalog.js";
 import { DAEMON_META_KEY, Daemon } from "../../src/domains/agents/daemon-loop.js";
+import { agentDigest, enableLine } from "../../src/domains/agents/identity-enabling.js";
 import { isProblem, loadManifest } from "../../src/domains/agents/manifest.js";
 import { remediate } from "../../src/domains/agents/remediate.js";
 import { runAgent } from "../../src/domains/agents/runner.js";
@@ -80,7 +81,12 @@ async function agentWithIdentity() {
   );
   const agent = loadManifest(join(dir, "agent.toml"));
   if (isProblem(agent)) throw new Error(agent.reason);
-  return agent;
+  // The machine's operator enabled it to act as nightly-bot, at its folder's digest now.
+  const home = join(scratch.dir, "home");
+  mkdirSync(home, { recursive: true });
+  const { digest } = agentDigest(agent, projectWorkspace(scratch.dir));
+  writeFileSync(join(home, "cairn.toml"), `[agents.identities]\n${enableLine("nightly", digest)}\n`);
+  return { agent, env: { ...process.env, CAIRN_HOME: home } };
 }
 
 const runTokens = (s: Store) =>
@@ -92,9 +98,9 @@ const runTokens = (s: Store) =>
 
 describe("the end of a run that holds a minted token", () => {
   it("never records the run as over while its token still works, whichever part of the end fails", async () => {
-    const agent = await agentWithIdentity();
+    const { agent, env } = await agentWithIdentity();
     const workspace = projectWorkspace(scratch.dir);
-    const request = { agent, trigger: "cli" as const, workspace, env: process.env, actorId: "owner", now };
+    const request = { agent, trigger: "cli" as const, workspace, env, actorId: "owner", now };
 
     // Retiring the token fails once: the end is written again, token and row together.
     const retireFailsOnce = failing((tx) => tx.agents.retire, "agents", 1);

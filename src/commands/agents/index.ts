@@ -1,5 +1,6 @@
 import type { CommandDomain } from "../domain.js";
 import { agentsCatalog } from "./catalog.js";
+import { agentsDigest } from "./digest.js";
 import { agentsRemediate, agentsRun } from "./run.js";
 import { agentsNew } from "./scaffold.js";
 import { AGENTS_TOOLS } from "./tools.js";
@@ -22,6 +23,7 @@ export const agentsDomain: CommandDomain = {
     agentsStatusCommand,
     agentsLogs,
     agentsInspect,
+    agentsDigest,
     agentsDoctor,
     agentsNext,
     agentsRemediate,

@@ -244,7 +244,7 @@ export const agentsDoctor = defineCommand({
     ),
   }),
   async handler(_input, ctx) {
-    const findings = await doctor(agentCatalog(ctx.workspace, ctx.env), ctx.store, ctx.env);
+    const findings = await doctor(agentCatalog(ctx.workspace, ctx.env), ctx.store, ctx.env, ctx.workspace);
     return { ok: !findings.some((f) => f.level === "error"), findings };
   },
   render: (out) =>

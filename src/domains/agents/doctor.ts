@@ -1,7 +1,10 @@
 import { accessSync, constants, statSync } from "node:fs";
 import { delimiter, isAbsolute, join, resolve } from "node:path";
+import { CairnError, RefusedError } from "../../kernel/outcome.js";
 import type { Store } from "../../store/store.js";
+import type { Workspace } from "../workspace/discover.js";
 import type { AgentCatalog } from "./catalog.js";
+import { checkIdentityEnabled } from "./identity-enabling.js";
 import type { LoadedAgent } from "./manifest.js";
 import { remediationArgv } from "./preflight.js";
 
@@ -85,6 +88,7 @@ export async function doctor(
   catalog: AgentCatalog,
   store: Store,
   env: NodeJS.ProcessEnv,
+  workspace: Workspace,
 ): Promise<Finding[]> {
   const findings: Finding[] = catalog.problems.map((problem) => ({
     level: "error",
@@ -110,6 +114,24 @@ export async function doctor(
   }
   for (const agent of catalog.agents) findings.push(...agentFindings(agent, env));
   const identities = catalog.agents.filter((agent) => agent.manifest.cairn.identity);
+  for (const agent of identities) {
+    try {
+      checkIdentityEnabled(agent, workspace, env);
+    } catch (error) {
+      // A broken [agents] section in the machine's file is reported too, not thrown: doctor
+      // says what is wrong with every manifest it can.
+      if (!(error instanceof RefusedError || error instanceof CairnError)) throw error;
+      findings.push({
+        level: "error",
+        file: agent.path,
+        agent: agent.name,
+        message:
+          error instanceof RefusedError
+            ? `${error.refusal.reason}: its runs are refused (${error.refusal.next})`
+            : `${error.message}: its runs are refused`,
+      });
+    }
+  }
   await store.read(async (tx) => {
     for (const agent of identities) {
       const name = agent.manifest.cairn.identity as string;

@@ -18,6 +18,7 @@ import {
 } from "../identity/run-identity.js";
 import { releaseClaimsOf } from "../tasks/sweep.js";
 import type { Workspace } from "../workspace/discover.js";
+import { checkIdentityEnabled, needsEnabling } from "./identity-enabling.js";
 import { RunLog, STDERR_TAIL_BYTES, STDOUT_TAIL_BYTES, Tail } from "./logs.js";
 import { type LoadedAgent, triggerSchedule } from "./manifest.js";
 import { killRunLeftovers, runMarks, runTempPrefix, thisSupervisor } from "./orphans.js";
@@ -112,7 +113,7 @@ export async function writeEnd(store: Store, end: (tx: Tx) => Promise<void>): Pr
 
 /** Run one agent once, supervised, recorded as a row whatever happens to it. */
 export async function runAgent(request: RunRequest): Promise<RunResult> {
-  const { agent, store } = request;
+  const { agent, store, workspace } = request;
   const schedule = triggerSchedule(agent, request.schedule);
   if (!schedule) {
     const known = agent.schedules.map((s) => s.id).join(", ") || "none";
@@ -128,6 +129,9 @@ export async function runAgent(request: RunRequest): Promise<RunResult> {
     ...(request.args ?? []),
   ];
   const cwd = resolve(agent.dir, agent.manifest.run.working_dir ?? ".");
+  // A project's manifest acts as its identity only as the machine's operator enabled it: a run
+  // made by hand is refused outright (a scheduled one records it as its failed attempt, below).
+  if (request.trigger !== "schedule") checkIdentityEnabled(agent, workspace, request.env);
   const started = await store.write(async (tx) => {
     // A run made by hand is refused outright when its caller may not act as the identity the
     // manifest names (a scheduled one records the refusal as its failed attempt, when minting).
@@ -194,6 +198,9 @@ async function supervise(
       AGENT_DRY_RUN: "false",
       AGENT_START_EPOCH: String(Math.floor(Date.parse(started.startedAt) / 1000)),
       AGENT_ARGV: JSON.stringify(schedule.args),
+      // The enabling's digest leaves __pycache__ out, and Python runs a compiled copy whose header
+      // names its source's mtime and size, which the folder's writer can forge: compile afresh.
+      ...(needsEnabling(agent, workspace, request.env) ? { PYTHONPYCACHEPREFIX: join(temp, "pycache") } : {}),
       ...runMarks(workspace, started.id),
     };
     const preflightEnv = runEnvironment(request, injected, undefined);
@@ -203,7 +210,10 @@ async function supervise(
       reason = blocked;
     } else {
       const wanted = agent.manifest.cairn.identity;
-      if (wanted)
+      // Checked again here, after the preflights, just before the token is minted: the folder
+      // is hashed as it is when the command starts, not as it was when the window came due.
+      if (wanted) {
+        checkIdentityEnabled(agent, workspace, request.env);
         identity = await mintRunIdentityFor(
           store,
           wanted,
@@ -212,6 +222,7 @@ async function supervise(
           (tx, minted) => tx.agentRuns.setIdentity(started.id, minted.id),
           request.actorId,
         );
+      }
       // A run that prints its environment must not write its token, nor the store's password it
       // was given with it (in the URL or PGPASSWORD), nor the credentials it inherited, into its
       // log and result, which other agents read.

@@ -1,0 +1,117 @@
+import { realpathSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { z } from "zod";
+import { refuse, usageError } from "../../kernel/outcome.js";
+import { DIGEST_BYTES_LIMIT, DIGEST_FILE_LIMIT, type Digest, digestSkill } from "../skills/files.js";
+import { homeWorkspace, type Workspace } from "../workspace/discover.js";
+import { machineConfig } from "../workspace/machine.js";
+import { type LoadedAgent, MANIFEST_FILE } from "./manifest.js";
+
+/**
+ * A project's `.cairn/agents/` is a folder any agent with a write tool reaches. A manifest put
+ * there naming a `[cairn] identity` had the owner's daemon (or the owner's own `agents run`) mint
+ * that identity's child to run the command the manifest's writer chose: a worker could act on the
+ * board as an operator. So a project's manifest acts as the identity it names only once the
+ * machine's operator has enabled it, in `[agents.identities]` of CAIRN_HOME/cairn.toml (which no
+ * cairn tool writes and no repository ships), at the digest of the agent's folder they reviewed
+ * (`cairn agents digest NAME` prints the line). Any change to the folder needs enabling again.
+ * Manifests in CAIRN_HOME and dotagent's folder are the machine's own and keep their identity.
+ *
+ * The digest covers the agent's folder (the manifest, and whatever script beside it the command
+ * runs) as the skill digest does; what the command reads from elsewhere in the project is the
+ * project's, as it is when the run starts.
+ */
+const AgentsMachineConfig = z
+  .object({
+    identities: z.record(z.string(), z.union([z.string(), z.array(z.string()).max(64)])).default({}),
+  })
+  .strict();
+
+/** The project agents the machine's operator enabled to act as their identity, name → digests. */
+export function enabledIdentities(env: NodeJS.ProcessEnv): Record<string, string[]> {
+  const machine = machineConfig(env);
+  const parsed = AgentsMachineConfig.safeParse(machine.config.agents ?? {});
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `agents.${i.path.join(".")}: ${i.message}`).join("; ");
+    throw usageError(`${machine.path}: ${issues}`, "fix the [agents] section");
+  }
+  // Without a prototype: an agent named `constructor` is not enabled by what objects inherit.
+  const enabled = Object.create(null) as Record<string, string[]>;
+  for (const [name, digests] of Object.entries(parsed.data.identities)) {
+    enabled[name] = typeof digests === "string" ? [digests] : digests;
+  }
+  return enabled;
+}
+
+/** Whether this manifest's identity waits on the machine's enabling: a project's, naming one. */
+export function needsEnabling(agent: LoadedAgent, workspace: Workspace, env: NodeJS.ProcessEnv): boolean {
+  if (!agent.manifest.cairn.identity || workspace.kind !== "project") return false;
+  const projectRoot = resolve(join(workspace.stateDir, "agents"));
+  // A project whose agents folder is the machine's own by name (CAIRN_HOME inside it) is the machine's.
+  if (projectRoot === resolve(join(homeWorkspace(env).stateDir, "agents"))) return false;
+  return dirname(agent.dir) === projectRoot;
+}
+
+/**
+ * The agent folder's digest, the one the machine's enabling names. Links out of the folder into
+ * the project (which agents write) leave it uncovered, as they do a skill's.
+ */
+export function agentDigest(agent: LoadedAgent, workspace: Workspace): Digest & { dir: string } {
+  const dir = realpathSync.native(agent.dir);
+  return { dir, ...digestSkill(dir, "run", workspace.kind === "project" ? [workspace.root] : []) };
+}
+
+/** The line `[agents.identities]` takes for this agent at this digest. */
+export const enableLine = (name: string, digest: string) =>
+  `${JSON.stringify(name)} = ${JSON.stringify(digest)}`;
+
+const refuseIdentity = (reason: string, next: string) => refuse("identity", reason, next);
+
+/**
+ * Refuses unless the manifest may act as the identity it names: a project manifest only as the
+ * machine's operator enabled it, at the digest its folder has now. Returns whether it was checked
+ * (a run so enabled also compiles Python afresh: `__pycache__` is outside the digest).
+ */
+export function checkIdentityEnabled(
+  agent: LoadedAgent,
+  workspace: Workspace,
+  env: NodeJS.ProcessEnv,
+): boolean {
+  if (!needsEnabling(agent, workspace, env)) return false;
+  const identity = JSON.stringify(agent.manifest.cairn.identity);
+  const approved = enabledIdentities(env)[agent.name] ?? [];
+  const howToEnable = `the operator reviews ${agent.dir} and adds the line \`cairn agents digest ${agent.name}\` prints under [agents.identities] in the machine's cairn.toml (CAIRN_HOME)`;
+  if (approved.length === 0) {
+    throw refuseIdentity(
+      `this machine's configuration (CAIRN_HOME/cairn.toml) does not enable the project's agent ${agent.name} to act as ${identity}`,
+      howToEnable,
+    );
+  }
+  let digest: ReturnType<typeof agentDigest>;
+  try {
+    digest = agentDigest(agent, workspace);
+  } catch (error) {
+    throw refuseIdentity(`${agent.dir} cannot be read: ${(error as Error).message}`, howToEnable);
+  }
+  if (digest.truncated) {
+    throw refuseIdentity(
+      `${agent.dir} holds files its digest does not cover (over ${DIGEST_FILE_LIMIT} files, ${DIGEST_BYTES_LIMIT / 1024 / 1024} MiB, folders nested too deep, or a link into the project or to a folder the digest passes over): it does not act as ${identity}`,
+      "keep what the agent reads elsewhere, out of the project; then the operator enables it again",
+    );
+  }
+  // The manifest this run was parsed from must be the one hashed: a file rewritten in between
+  // (its stamp kept) would otherwise run one manifest under another's enabling.
+  if (digest.files.find((file) => file.path === MANIFEST_FILE)?.sha256 !== agent.hash) {
+    throw refuseIdentity(
+      `${agent.path} is not the file this run read (changed meanwhile, or a link)`,
+      "run it again; a manifest that is a link is never enabled",
+    );
+  }
+  if (!approved.includes(digest.digest)) {
+    throw refuseIdentity(
+      `the project's agent ${agent.name} changed since the operator enabled it to act as ${identity} (now ${digest.digest.slice(0, 19)}…)`,
+      `the operator reviews the change and updates [agents.identities] with \`cairn agents digest ${agent.name}\``,
+    );
+  }
+  return true;
+}

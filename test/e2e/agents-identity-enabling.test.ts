@@ -1,0 +1,186 @@
+import { appendFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { enableIdentities, writeAgent } from "../helpers/agents.js";
+import { addAgent, CAIRN_BIN, cairn, initWorkspace } from "../helpers/workspace.js";
+
+interface Run {
+  status: string;
+  reason: string | null;
+}
+interface Row {
+  agent: string;
+  state: string;
+}
+
+/**
+ * A project's `.cairn/agents/` is any writer's to fill. A manifest planted there naming an
+ * identity of wider rights must not have the owner's daemon (or the owner's `agents run`) mint
+ * that identity's child: the machine's operator enables each project manifest's identity at the
+ * digest of the folder they reviewed.
+ */
+describe("a project manifest's [cairn] identity", () => {
+  let ws: ReturnType<typeof initWorkspace>;
+  let env: Record<string, string>;
+  let worker: string;
+  const whoamiFile = () => join(ws.dir, "whoami.json");
+  // The manifest a worker plants: run on a schedule, as opsbot, printing who it acted as.
+  const planted = (extra = "") =>
+    [
+      "[agent]",
+      'name = "planted"',
+      "[run]",
+      `command = ${JSON.stringify(process.execPath)}`,
+      `args = ["-e", ${JSON.stringify(`const r = require("child_process").spawnSync(process.execPath, [${JSON.stringify(CAIRN_BIN)}, "whoami", "--json"], { encoding: "utf8" }); require("fs").writeFileSync(${JSON.stringify(whoamiFile())}, r.stdout); process.stdout.write(r.stdout); console.log("PYCACHE=" + (process.env.PYTHONPYCACHEPREFIX || ""))`)}]`,
+      "[[schedules]]",
+      'id = "hourly"',
+      'type = "interval"',
+      "interval_minutes = 60",
+      "[defaults]",
+      "max_retries = 1",
+      "[cairn]",
+      'identity = "opsbot"',
+      extra,
+      "",
+    ].join("\n");
+  const runs = (machine: Record<string, string> = {}) =>
+    (
+      cairn(ws.dir, ["agents", "inspect", "planted", "--json"], { env: { ...env, ...machine } }).json as {
+        last_runs: Run[];
+      }
+    ).last_runs;
+  const minted = () =>
+    (
+      cairn(ws.dir, ["agent", "list", "--all", "--json"], { env }).json as { agents: { name: string }[] }
+    ).agents
+      .map((agent) => agent.name)
+      .filter((name) => name.startsWith("opsbot-run-"));
+
+  beforeEach(() => {
+    ws = initWorkspace();
+    env = { DOTAGENT_HOME: join(ws.dir, "no-dotagent") };
+    appendFileSync(join(ws.dir, ".cairn", "cairn.toml"), '\n[roles.ops]\nprofile = "operator"\n');
+    addAgent(ws.dir, "opsbot", "ops");
+    worker = addAgent(ws.dir, "worker", "builder").token;
+  });
+  afterEach(() => ws.cleanup());
+
+  it("planted by a worker, is neither run by the owner's daemon nor by the owner's hand, and doctor says why", () => {
+    writeAgent(ws.dir, "planted", planted());
+    const once = cairn(ws.dir, ["daemon", "--once", "--json"], { env });
+    expect(once.code, once.stderr).toBe(0);
+    expect(once.json).toMatchObject({ dispatched: [{ agent: "planted" }] });
+    expect(runs()[0]).toMatchObject({
+      status: "skipped",
+      reason: expect.stringMatching(/does not enable the project's agent planted to act as "opsbot"/),
+    });
+    expect(minted()).toEqual([]);
+    expect(() => readFileSync(whoamiFile())).toThrow();
+    const status = cairn(ws.dir, ["agents", "status", "--json"], { env }).json as { schedules: Row[] };
+    expect(status.schedules.find((row) => row.agent === "planted")?.state).toBe("failing");
+
+    const byHand = cairn(ws.dir, ["agents", "run", "planted", "--json"], { env });
+    expect(byHand.code, byHand.stdout).toBe(3);
+    expect(byHand.json).toMatchObject({
+      refused: { policy: "identity", next: expect.stringContaining("cairn agents digest planted") },
+    });
+    // Asked by the worker itself, through the owner's cli as its own: refused the same (and its
+    // own line never held opsbot).
+    const asWorker = cairn(ws.dir, ["agents", "run", "planted", "--json"], {
+      env: { ...env, CAIRN_AGENT: worker },
+    });
+    expect(asWorker.code).toBe(3);
+    expect(minted()).toEqual([]);
+
+    const doctor = cairn(ws.dir, ["agents", "doctor", "--json"], { env });
+    expect(doctor.json).toMatchObject({
+      ok: false,
+      findings: expect.arrayContaining([
+        expect.objectContaining({
+          agent: "planted",
+          level: "error",
+          message: expect.stringMatching(/does not enable.*cairn agents digest planted/),
+        }),
+      ]),
+    });
+  });
+
+  it("enabled by the operator at its digest, acts as its identity; any change to its folder needs enabling again", () => {
+    const folder = join(ws.dir, ".cairn", "agents", "planted");
+    writeAgent(ws.dir, "planted", planted());
+    const digest = cairn(ws.dir, ["agents", "digest", "planted"], { env });
+    expect(digest.code).toBe(0);
+    expect(digest.stdout).toMatch(/add under \[agents\.identities\] in CAIRN_HOME\/cairn\.toml/);
+    const machine = enableIdentities(ws.dir, ["planted"], env);
+    expect(
+      cairn(ws.dir, ["agents", "digest", "planted", "--json"], { env: { ...env, ...machine } }).json,
+    ).toMatchObject({ needs_enabling: true, enabled: true, identity: "opsbot", truncated: false });
+
+    const run = cairn(ws.dir, ["agents", "run", "planted", "--json"], { env: { ...env, ...machine } });
+    expect(run.code, run.stderr).toBe(0);
+    const who = JSON.parse(readFileSync(whoamiFile(), "utf8")) as { name: string; role: string };
+    expect(who).toMatchObject({ name: expect.stringMatching(/^opsbot-run-/), role: "ops" });
+    // Python compiles afresh: the digest leaves __pycache__ out.
+    expect(run.stdout).toMatch(/PYCACHE=\/.+pycache/);
+    expect(cairn(ws.dir, ["daemon", "--once"], { env: { ...env, ...machine } }).code).toBe(0);
+    expect(runs(machine)[0]).toMatchObject({ status: "ok" });
+
+    // A file added beside the manifest (a module its command would load) ...
+    writeFileSync(join(folder, "sitecustomize.py"), "print('planted')\n");
+    const added = cairn(ws.dir, ["agents", "run", "planted", "--json"], { env: { ...env, ...machine } });
+    expect(added.code).toBe(3);
+    expect(added.json).toMatchObject({
+      refused: { policy: "identity", reason: expect.stringMatching(/changed since the operator enabled it/) },
+    });
+    // ... or the manifest's command changed: neither acts as opsbot, by hand or on schedule.
+    writeFileSync(join(folder, "sitecustomize.py"), "");
+    writeAgent(ws.dir, "planted", planted('# "echo" now'));
+    const edited = cairn(ws.dir, ["agents", "run", "planted", "--json"], { env: { ...env, ...machine } });
+    expect(edited.code).toBe(3);
+    // Two runs acted as opsbot: the one by hand and the daemon's, both before the changes.
+    expect(minted()).toHaveLength(2);
+  });
+
+  it("is never enabled through a link out of its folder into the project, nor by a line naming another agent", () => {
+    const folder = join(ws.dir, ".cairn", "agents", "planted");
+    writeAgent(ws.dir, "planted", planted());
+    mkdirSync(join(ws.dir, "lib"));
+    symlinkSync(join(ws.dir, "lib"), join(folder, "lib"));
+    const digest = cairn(ws.dir, ["agents", "digest", "planted", "--json"], { env });
+    expect(digest.json).toMatchObject({ truncated: true });
+    const machine = { CAIRN_HOME: join(ws.dir, "operator-machine") };
+    mkdirSync(machine.CAIRN_HOME);
+    writeFileSync(
+      join(machine.CAIRN_HOME, "cairn.toml"),
+      `[agents.identities]\n${(digest.json as { enable_line: string }).enable_line}\n`,
+    );
+    const linked = cairn(ws.dir, ["agents", "run", "planted", "--json"], { env: { ...env, ...machine } });
+    expect(linked.code).toBe(3);
+    expect(linked.json).toMatchObject({ refused: { reason: expect.stringMatching(/does not cover/) } });
+
+    // The digest of a folder enabled under another agent's name enables nothing here.
+    writeAgent(ws.dir, "plain", planted().replace('name = "planted"', 'name = "plain"'));
+    const other = cairn(ws.dir, ["agents", "digest", "plain", "--json"], { env }).json as { digest: string };
+    writeFileSync(
+      join(machine.CAIRN_HOME, "cairn.toml"),
+      `[agents.identities]\nplanted = ${JSON.stringify(other.digest)}\n`,
+    );
+    const borrowed = cairn(ws.dir, ["agents", "run", "plain", "--json"], { env: { ...env, ...machine } });
+    expect(borrowed.code).toBe(3);
+    expect(minted()).toEqual([]);
+  });
+
+  it("in the machine's own folder (CAIRN_HOME/agents), acts as its identity as it is", () => {
+    const machine = { CAIRN_HOME: join(ws.dir, "operator-machine") };
+    const home = join(machine.CAIRN_HOME, "agents", "planted");
+    mkdirSync(home, { recursive: true });
+    writeFileSync(join(home, "agent.toml"), planted());
+    const run = cairn(ws.dir, ["agents", "run", "planted", "--json"], { env: { ...env, ...machine } });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/PYCACHE=\\n/);
+    expect(minted()).toHaveLength(1);
+    expect(
+      cairn(ws.dir, ["agents", "digest", "planted", "--json"], { env: { ...env, ...machine } }).json,
+    ).toMatchObject({ needs_enabling: false });
+  });
+});
