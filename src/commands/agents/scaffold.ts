@@ -78,7 +78,9 @@ interval_minutes = 60
 # remediation = ["nmcli", "networking", "on"]   # published as remediate-<agent>-1
 
 # [cairn]
-# identity = "nightly-bot"        # each run gets a token minted as this agent's child
+# identity = "nightly-bot"        # each run gets a token minted as this agent's child; in a
+#                                 # project, once the machine's operator adds the line
+#                                 # \`cairn agents digest <agent>\` prints to CAIRN_HOME/cairn.toml
 `;
 
 /**
