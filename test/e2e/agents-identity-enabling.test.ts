@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { appendFileSync, linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { enableIdentities, writeAgent } from "../helpers/agents.js";
@@ -167,6 +167,26 @@ describe("a project manifest's [cairn] identity", () => {
     );
     const borrowed = cairn(ws.dir, ["agents", "run", "plain", "--json"], { env: { ...env, ...machine } });
     expect(borrowed.code).toBe(3);
+    expect(minted()).toEqual([]);
+  });
+
+  it("is not enabled while its folder holds a file with a second hard link, which the digest cannot read", () => {
+    const folder = join(ws.dir, ".cairn", "agents", "planted");
+    writeAgent(ws.dir, "planted", planted());
+    const machine = enableIdentities(ws.dir, ["planted"], env);
+    // A module the command's interpreter would load by its name (Python's script folder comes
+    // before the standard library), written elsewhere in the project and linked in: the digest
+    // opens no file with two names, and passing over it left the enabling in force.
+    writeFileSync(join(ws.dir, "evil.py"), "def dumps(value): return 'planted'\n");
+    linkSync(join(ws.dir, "evil.py"), join(folder, "json.py"));
+    expect(
+      cairn(ws.dir, ["agents", "digest", "planted", "--json"], { env: { ...env, ...machine } }).json,
+    ).toMatchObject({ truncated: true, enabled: false });
+    const run = cairn(ws.dir, ["agents", "run", "planted", "--json"], { env: { ...env, ...machine } });
+    expect(run.code, run.stdout).toBe(3);
+    expect(run.json).toMatchObject({
+      refused: { policy: "identity", reason: expect.stringMatching(/hard link/) },
+    });
     expect(minted()).toEqual([]);
   });
 

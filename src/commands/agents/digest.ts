@@ -58,7 +58,7 @@ export const agentsDigest = defineCommand({
           ]
         : out.truncated
           ? [
-              "The digest does not cover every file (over its bounds, or a link into the project or to a folder it passes over): it never acts as its identity, whatever cairn.toml says.",
+              "The digest does not cover every file (over its bounds, a file it cannot read or with a second hard link, or a link into the project or to a folder it passes over): it never acts as its identity, whatever cairn.toml says.",
             ]
           : out.enabled
             ? [`Enabled: it acts as ${out.identity} at this digest.`]

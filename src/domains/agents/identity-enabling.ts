@@ -58,7 +58,11 @@ export function needsEnabling(agent: LoadedAgent, workspace: Workspace, env: Nod
  */
 export function agentDigest(agent: LoadedAgent, workspace: Workspace): Digest & { dir: string } {
   const dir = realpathSync.native(agent.dir);
-  return { dir, ...digestSkill(dir, "run", workspace.kind === "project" ? [workspace.root] : []) };
+  const digest = digestSkill(dir, "run", workspace.kind === "project" ? [workspace.root] : []);
+  // The command runs in the folder itself, not from a copy of what was hashed (as a skill's
+  // script does): a file the digest could not read (`ln ../evil.py json.py`) is there for its
+  // interpreter to load, and must not leave the enabling in force.
+  return { dir, ...digest, truncated: digest.truncated || digest.unread.length > 0 };
 }
 
 /** The line `[agents.identities]` takes for this agent at this digest. */
@@ -95,7 +99,7 @@ export function checkIdentityEnabled(
   }
   if (digest.truncated) {
     throw refuseIdentity(
-      `${agent.dir} holds files its digest does not cover (over ${DIGEST_FILE_LIMIT} files, ${DIGEST_BYTES_LIMIT / 1024 / 1024} MiB, folders nested too deep, or a link into the project or to a folder the digest passes over): it does not act as ${identity}`,
+      `${agent.dir} holds files its digest does not cover (over ${DIGEST_FILE_LIMIT} files, ${DIGEST_BYTES_LIMIT / 1024 / 1024} MiB, folders nested too deep, a file it cannot read or with a second hard link${digest.unread.length > 0 ? `: ${JSON.stringify(digest.unread[0]?.slice(0, 80))}` : ""}, or a link into the project or to a folder the digest passes over): it does not act as ${identity}`,
       "keep what the agent reads elsewhere, out of the project; then the operator enables it again",
     );
   }

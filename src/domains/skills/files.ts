@@ -12,6 +12,7 @@ import {
 import { extname, join, relative, sep } from "node:path";
 import { crypto } from "../../kernel/builtins.js";
 import { isInside, realPathOf } from "../../kernel/inside.js";
+import { CairnError } from "../../kernel/outcome.js";
 import { isRacy, StampCache, stampOf } from "../../kernel/stamp-cache.js";
 import { checkServedPath, openInside } from "./paths.js";
 import type { SkillCopy } from "./skill-copy.js";
@@ -211,6 +212,11 @@ export interface Digest {
    * the digest covers what was read, so what it left out can change without changing it.
    */
   truncated: boolean;
+  /**
+   * Files the walk found but the digest could not read (one with a second hard link, one this
+   * user may not read): left out of it, so what they hold can change without changing it.
+   */
+  unread: string[];
 }
 
 /**
@@ -255,6 +261,7 @@ export function digestSkill(
   );
   const entries = [{ path: "SKILL.md" }, ...files.filter((file) => !file.external)];
   const out: Digest["files"] = [];
+  const unread: string[] = [];
   let bytes = 0;
   // A linked folder's files are hashed where the walk meets the folder itself; one it passes
   // over (`lib~`, `.git/x`), or one out of the skill where agents write, is reached through the
@@ -286,7 +293,9 @@ export function digestSkill(
       } finally {
         closeSync(opened.fd);
       }
-    } catch {
+    } catch (error) {
+      // Gone (SKILL.md, which an agent's folder has not) is absent; there but not read is not.
+      if (!(error instanceof CairnError && error.errorKind === "not_found")) unread.push(path);
       continue;
     }
     bytes += size;
@@ -296,7 +305,7 @@ export function digestSkill(
   for (const file of out) whole.update(`${file.path}\0${file.sha256}\n`);
   for (const link of links) whole.update(`${link.path}\0link\0${link.target}\n`);
   if (copy) for (const link of links) copy.link(link.path, link.target);
-  return { digest: `sha256:${whole.digest("hex")}`, files: out, truncated: cut };
+  return { digest: `sha256:${whole.digest("hex")}`, files: out, truncated: cut, unread };
 }
 
 /**
