@@ -1,5 +1,14 @@
-import { appendFileSync, linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import {
+  appendFileSync,
+  chmodSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { delimiter, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { enableIdentities, writeAgent } from "../helpers/agents.js";
 import { addAgent, CAIRN_BIN, cairn, initWorkspace } from "../helpers/workspace.js";
@@ -188,6 +197,30 @@ describe("a project manifest's [cairn] identity", () => {
       refused: { policy: "identity", reason: expect.stringMatching(/hard link/) },
     });
     expect(minted()).toEqual([]);
+  });
+
+  it("enabled, runs its command as found on PATH outside the project (npx puts node_modules/.bin first)", () => {
+    writeAgent(
+      ws.dir,
+      "planted",
+      planted().replace(`command = ${JSON.stringify(process.execPath)}`, 'command = "node"'),
+    );
+    const bin = join(ws.dir, "node_modules", ".bin");
+    const npx = { PATH: [bin, join(process.execPath, ".."), process.env.PATH].join(delimiter) };
+    const machine = enableIdentities(ws.dir, ["planted"], { ...env, ...npx });
+    // The worker plants `node` where the owner's PATH looks first: the enabled manifest's
+    // command would be its program, run as opsbot's child.
+    mkdirSync(bin, { recursive: true });
+    const marker = join(ws.dir, "planted-ran");
+    writeFileSync(join(bin, "node"), `#!/bin/sh\necho "$CAIRN_AGENT" > ${JSON.stringify(marker)}\n`);
+    chmodSync(join(bin, "node"), 0o755);
+    const run = cairn(ws.dir, ["agents", "run", "planted", "--json"], {
+      env: { ...env, ...npx, ...machine },
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(existsSync(marker)).toBe(false);
+    const who = JSON.parse(readFileSync(whoamiFile(), "utf8")) as { name: string };
+    expect(who.name).toMatch(/^opsbot-run-/);
   });
 
   it("in the machine's own folder (CAIRN_HOME/agents), acts as its identity as it is", () => {

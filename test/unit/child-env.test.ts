@@ -100,6 +100,7 @@ describe("a child's environment", () => {
       });
       const request = {
         agent: { manifest: { env: { inherit: true, extra: {} } } },
+        workspace: { kind: "project", root: "/work/a" },
         env: base,
       } as unknown as Parameters<typeof runEnvironment>[0];
       expect(runEnvironment(request, {}, undefined).PGPASSWORD).toBeUndefined();

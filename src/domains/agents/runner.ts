@@ -4,6 +4,7 @@ import { setTimeout as pause } from "node:timers/promises";
 import { os } from "../../kernel/builtins.js";
 import { runChild } from "../../kernel/child.js";
 import { childEnv } from "../../kernel/child-env.js";
+import { pathOutside } from "../../kernel/inside.js";
 import { conflict, operational, usageError } from "../../kernel/outcome.js";
 import { type ProgressSink, runProgress } from "../../kernel/progress.js";
 import { credentialValues, SecretMask } from "../../kernel/secret-mask.js";
@@ -74,6 +75,11 @@ export function runEnvironment(
   const env = childEnv({ ...(manifest.env.inherit ? request.env : {}), ...manifest.env.extra });
   // A PATH the manifest declares is the operator's, read from the agent's own folder: as written.
   if (manifest.env.extra.PATH !== undefined) env.PATH = manifest.env.extra.PATH;
+  // The PATH it inherits is kept outside the project for a run acting on the board as itself, as a
+  // skill script's is: `npx` puts node_modules/.bin first, where any writer of the project planted
+  // the program the manifest names (`sh`, `node`), which then ran with the minted token.
+  else if (identity && request.workspace.kind === "project" && env.PATH !== undefined)
+    env.PATH = pathOutside(env.PATH, [request.workspace.root]);
   if (!LOCALES.some((name) => env[name]))
     env.LC_CTYPE = process.platform === "darwin" ? "en_US.UTF-8" : "C.UTF-8";
   Object.assign(env, injected);
