@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import {
   appendFileSync,
   chmodSync,
@@ -11,7 +12,7 @@ import {
 import { delimiter, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { enableIdentities, writeAgent } from "../helpers/agents.js";
-import { addAgent, CAIRN_BIN, cairn, initWorkspace } from "../helpers/workspace.js";
+import { addAgent, CAIRN_BIN, cairn, cairnAsync, initWorkspace } from "../helpers/workspace.js";
 
 interface Run {
   status: string;
@@ -40,7 +41,7 @@ describe("a project manifest's [cairn] identity", () => {
       'name = "planted"',
       "[run]",
       `command = ${JSON.stringify(process.execPath)}`,
-      `args = ["-e", ${JSON.stringify(`const r = require("child_process").spawnSync(process.execPath, [${JSON.stringify(CAIRN_BIN)}, "whoami", "--json"], { encoding: "utf8" }); require("fs").writeFileSync(${JSON.stringify(whoamiFile())}, r.stdout); process.stdout.write(r.stdout); console.log("PYCACHE=" + (process.env.PYTHONPYCACHEPREFIX || ""))`)}]`,
+      `args = ["-e", ${JSON.stringify(`const r = require("child_process").spawnSync(process.execPath, [${JSON.stringify(CAIRN_BIN)}, "whoami", "--json"], { encoding: "utf8" }); require("fs").writeFileSync(${JSON.stringify(whoamiFile())}, r.stdout); process.stdout.write(r.stdout); console.log("CWD=" + process.cwd() + " HOME=" + process.env.AGENT_HOME)`)}]`,
       "[[schedules]]",
       'id = "hourly"',
       'type = "interval"',
@@ -129,8 +130,11 @@ describe("a project manifest's [cairn] identity", () => {
     expect(run.code, run.stderr).toBe(0);
     const who = JSON.parse(readFileSync(whoamiFile(), "utf8")) as { name: string; role: string };
     expect(who).toMatchObject({ name: expect.stringMatching(/^opsbot-run-/), role: "ops" });
-    // Python compiles afresh: the digest leaves __pycache__ out.
-    expect(run.stdout).toMatch(/PYCACHE=\/.+pycache/);
+    // It ran from the copy of what was checked, in the machine's folder, discarded after.
+    const where = /CWD=(\S+) HOME=(\S+)/.exec((run.json as { stdout: string }).stdout);
+    expect(where?.[1]).toMatch(/operator-machine\/agent-runs\/cairn-agent-run-\d+-/);
+    expect(where?.[2]).toBe(where?.[1]);
+    expect(existsSync(where?.[1] as string)).toBe(false);
     expect(cairn(ws.dir, ["daemon", "--once"], { env: { ...env, ...machine } }).code).toBe(0);
     expect(runs(machine)[0]).toMatchObject({ status: "ok" });
 
@@ -223,6 +227,47 @@ describe("a project manifest's [cairn] identity", () => {
     expect(who.name).toMatch(/^opsbot-run-/);
   });
 
+  it("enabled, runs only what was enabled while a worker swaps its script by rename in a loop", async () => {
+    const folder = join(ws.dir, ".cairn", "agents", "swapped");
+    writeAgent(
+      ws.dir,
+      "swapped",
+      '[agent]\nname = "swapped"\n[run]\ncommand = "sh"\nargs = ["run.sh"]\n[cairn]\nidentity = "opsbot"\n',
+    );
+    writeFileSync(join(folder, "run.sh"), "echo REVIEWED\n");
+    const machine = enableIdentities(ws.dir, ["swapped"], env);
+    const spare = join(ws.dir, "spare");
+    mkdirSync(spare);
+    writeFileSync(join(spare, "good.sh"), "echo REVIEWED\n");
+    writeFileSync(join(spare, "evil.sh"), "echo UNREVIEWED\n");
+    // At any moment the script is whole, one or the other: the enabled bytes or the worker's.
+    const swapper = spawn(
+      "sh",
+      [
+        "-c",
+        'while :; do cp "$1/evil.sh" "$2/n" && mv "$2/n" "$2/run.sh"; cp "$1/good.sh" "$2/n" && mv "$2/n" "$2/run.sh"; done',
+        "swap",
+        spare,
+        folder,
+      ],
+      { stdio: "ignore", detached: true },
+    );
+    const outputs: string[] = [];
+    try {
+      for (let n = 0; n < 40; n++) {
+        const run = await cairnAsync(ws.dir, ["agents", "run", "swapped", "--json"], {
+          env: { ...env, ...machine },
+        });
+        outputs.push(run.stdout + run.stderr);
+      }
+    } finally {
+      process.kill(-(swapper.pid as number), "SIGKILL");
+    }
+    expect(outputs.filter((output) => output.includes("UNREVIEWED"))).toEqual([]);
+    // The swap is not in the way of every run: some found the enabled bytes and ran them.
+    expect(outputs.some((output) => output.includes("REVIEWED"))).toBe(true);
+  }, 90_000);
+
   it("in the machine's own folder (CAIRN_HOME/agents), acts as its identity as it is", () => {
     const machine = { CAIRN_HOME: join(ws.dir, "operator-machine") };
     const home = join(machine.CAIRN_HOME, "agents", "planted");
@@ -230,7 +275,8 @@ describe("a project manifest's [cairn] identity", () => {
     writeFileSync(join(home, "agent.toml"), planted());
     const run = cairn(ws.dir, ["agents", "run", "planted", "--json"], { env: { ...env, ...machine } });
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toMatch(/PYCACHE=\\n/);
+    // The machine's own runs where it lies.
+    expect((run.json as { stdout: string }).stdout).toContain(`CWD=${home} HOME=${home}`);
     expect(minted()).toHaveLength(1);
     expect(
       cairn(ws.dir, ["agents", "digest", "planted", "--json"], { env: { ...env, ...machine } }).json,

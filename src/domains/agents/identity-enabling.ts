@@ -1,8 +1,9 @@
-import { realpathSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { mkdirSync, realpathSync } from "node:fs";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { z } from "zod";
-import { refuse, usageError } from "../../kernel/outcome.js";
+import { operational, refuse, usageError } from "../../kernel/outcome.js";
 import { DIGEST_BYTES_LIMIT, DIGEST_FILE_LIMIT, type Digest, digestSkill } from "../skills/files.js";
+import { type SkillCopy, startSkillCopy } from "../skills/skill-copy.js";
 import { homeWorkspace, type Workspace } from "../workspace/discover.js";
 import { machineConfig } from "../workspace/machine.js";
 import { type LoadedAgent, MANIFEST_FILE } from "./manifest.js";
@@ -56,12 +57,17 @@ export function needsEnabling(agent: LoadedAgent, workspace: Workspace, env: Nod
  * The agent folder's digest, the one the machine's enabling names. Links out of the folder into
  * the project (which agents write) leave it uncovered, as they do a skill's.
  */
-export function agentDigest(agent: LoadedAgent, workspace: Workspace): Digest & { dir: string } {
+export function agentDigest(
+  agent: LoadedAgent,
+  workspace: Workspace,
+  /** Where to write the bytes hashed: the copy an enabled run starts from (skill-copy.ts). */
+  copy?: SkillCopy,
+): Digest & { dir: string } {
   const dir = realpathSync.native(agent.dir);
-  const digest = digestSkill(dir, "run", workspace.kind === "project" ? [workspace.root] : []);
-  // The command runs in the folder itself, not from a copy of what was hashed (as a skill's
-  // script does): a file the digest could not read (`ln ../evil.py json.py`) is there for its
-  // interpreter to load, and must not leave the enabling in force.
+  const digest = digestSkill(dir, "run", workspace.kind === "project" ? [workspace.root] : [], copy);
+  // A file the digest could not read (`ln ../evil.py json.py`) is in the folder for an
+  // interpreter to load, though not in a run's copy: the folder is not what was reviewed, and
+  // `agents digest` says so as a run does.
   return { dir, ...digest, truncated: digest.truncated || digest.unread.length > 0 };
 }
 
@@ -73,13 +79,13 @@ const refuseIdentity = (reason: string, next: string) => refuse("identity", reas
 
 /**
  * Refuses unless the manifest may act as the identity it names: a project manifest only as the
- * machine's operator enabled it, at the digest its folder has now. Returns whether it was checked
- * (a run so enabled also compiles Python afresh: `__pycache__` is outside the digest).
+ * machine's operator enabled it, at the digest its folder has now. Returns whether it was checked.
  */
 export function checkIdentityEnabled(
   agent: LoadedAgent,
   workspace: Workspace,
   env: NodeJS.ProcessEnv,
+  copy?: SkillCopy,
 ): boolean {
   if (!needsEnabling(agent, workspace, env)) return false;
   const identity = JSON.stringify(agent.manifest.cairn.identity);
@@ -93,7 +99,7 @@ export function checkIdentityEnabled(
   }
   let digest: ReturnType<typeof agentDigest>;
   try {
-    digest = agentDigest(agent, workspace);
+    digest = agentDigest(agent, workspace, copy);
   } catch (error) {
     throw refuseIdentity(`${agent.dir} cannot be read: ${(error as Error).message}`, howToEnable);
   }
@@ -118,4 +124,65 @@ export function checkIdentityEnabled(
     );
   }
   return true;
+}
+
+/** Where an enabled run starts: a copy of the bytes its enabling was checked over. */
+export interface EnabledRun {
+  /** The copy's real path: the run's AGENT_HOME. */
+  dir: string;
+  cwd: string;
+  argv: string[];
+  remove(): void;
+}
+
+const COPY_PREFIX = "cairn-agent-run-";
+
+/**
+ * For a project's agent acting as its identity: check the enabling while copying what is hashed
+ * into a private folder in CAIRN_HOME (skill-copy.ts), and point the run there. Checking the
+ * folder and then running it by path left a window between the two, in which whoever can write
+ * the folder, renaming a script in a loop, had a script nobody enabled run as the identity (4 of
+ * 30 runs). The copy also holds no `__pycache__`, which the digest leaves out: a compiled module
+ * planted there is not loaded, not even by a `python3 -E` that ignores PYTHONPYCACHEPREFIX.
+ *
+ * The working folder and absolute arguments inside the agent's folder are pointed at the copy;
+ * what the command reads from elsewhere in the project is read where it is.
+ */
+export function startEnabledRun(
+  agent: LoadedAgent,
+  workspace: Workspace,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  argv: readonly string[],
+): EnabledRun | undefined {
+  if (!needsEnabling(agent, workspace, env)) return undefined;
+  const parent = join(homeWorkspace(env).stateDir, "agent-runs");
+  let realDir: string;
+  let copy: SkillCopy;
+  try {
+    realDir = realpathSync.native(agent.dir);
+    mkdirSync(parent, { recursive: true, mode: 0o700 });
+    copy = startSkillCopy(realDir, parent, COPY_PREFIX);
+  } catch (error) {
+    throw operational(`cannot make the run's copy of ${agent.dir} in ${parent}: ${(error as Error).message}`);
+  }
+  try {
+    checkIdentityEnabled(agent, workspace, env, copy);
+  } catch (error) {
+    copy.remove();
+    throw error;
+  }
+  const intoCopy = (path: string): string => {
+    for (const folder of [resolve(agent.dir), realDir]) {
+      const rest = relative(folder, path);
+      if (rest === "" || (!rest.startsWith("..") && !isAbsolute(rest))) return join(copy.dir, rest);
+    }
+    return path;
+  };
+  return {
+    dir: copy.dir,
+    cwd: intoCopy(cwd),
+    argv: argv.map((arg) => (isAbsolute(arg) ? intoCopy(arg) : arg)),
+    remove: copy.remove,
+  };
 }

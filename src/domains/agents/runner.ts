@@ -19,7 +19,7 @@ import {
 } from "../identity/run-identity.js";
 import { releaseClaimsOf } from "../tasks/sweep.js";
 import type { Workspace } from "../workspace/discover.js";
-import { checkIdentityEnabled, needsEnabling } from "./identity-enabling.js";
+import { checkIdentityEnabled, type EnabledRun, startEnabledRun } from "./identity-enabling.js";
 import { RunLog, STDERR_TAIL_BYTES, STDOUT_TAIL_BYTES, Tail } from "./logs.js";
 import { type LoadedAgent, triggerSchedule } from "./manifest.js";
 import { killRunLeftovers, runMarks, runTempPrefix, thisSupervisor } from "./orphans.js";
@@ -187,6 +187,7 @@ async function supervise(
   const stderr = new Tail(STDERR_TAIL_BYTES);
   let temp: string | undefined;
   let identity: RunIdentity | undefined;
+  let enabled: EnabledRun | undefined;
   let status: Exclude<RunStatus, "running"> = "failed";
   let exitCode: number | null = null;
   let reason: string | null = null;
@@ -204,9 +205,6 @@ async function supervise(
       AGENT_DRY_RUN: "false",
       AGENT_START_EPOCH: String(Math.floor(Date.parse(started.startedAt) / 1000)),
       AGENT_ARGV: JSON.stringify(schedule.args),
-      // The enabling's digest leaves __pycache__ out, and Python runs a compiled copy whose header
-      // names its source's mtime and size, which the folder's writer can forge: compile afresh.
-      ...(needsEnabling(agent, workspace, request.env) ? { PYTHONPYCACHEPREFIX: join(temp, "pycache") } : {}),
       ...runMarks(workspace, started.id),
     };
     const preflightEnv = runEnvironment(request, injected, undefined);
@@ -216,10 +214,10 @@ async function supervise(
       reason = blocked;
     } else {
       const wanted = agent.manifest.cairn.identity;
-      // Checked again here, after the preflights, just before the token is minted: the folder
-      // is hashed as it is when the command starts, not as it was when the window came due.
+      // Checked again here, after the preflights, just before the token is minted, while the
+      // bytes hashed are copied: a project's enabled agent runs from that copy, never the folder.
+      enabled = startEnabledRun(agent, workspace, request.env, cwd, argv);
       if (wanted) {
-        checkIdentityEnabled(agent, workspace, request.env);
         identity = await mintRunIdentityFor(
           store,
           wanted,
@@ -246,12 +244,16 @@ async function supervise(
       };
       // Made before the progress starts: a throw between the two left its timer re-arming for good
       // (as the definition of done's did), and the process never exited.
-      const env = runEnvironment(request, injected, identity);
+      const env = runEnvironment(
+        request,
+        enabled ? { ...injected, AGENT_HOME: enabled.dir } : injected,
+        identity,
+      );
       // The latest output line, paced; a silent agent still shows it is alive.
       const progress = runProgress(request.progress);
       const result = await runChild({
-        argv,
-        cwd,
+        argv: enabled?.argv ?? argv,
+        cwd: enabled?.cwd ?? cwd,
         env,
         timeoutMs: agent.manifest.agent.timeout_seconds * 1000,
         signal,
@@ -296,6 +298,7 @@ async function supervise(
     }
     log.close();
     if (temp) rmSync(temp, { recursive: true, force: true });
+    enabled?.remove();
   }
   const finishedAt = request.now();
   // The run's row ends and its minted token is retired in one transaction: a run recorded as

@@ -14,6 +14,7 @@ import { workFolder } from "../../kernel/temp-dir.js";
  * Links are made again as the digest names them: one naming a place inside the skill points at
  * that place in the copy, one out of the skill at the same target (the operator enabled that
  * target by name). A FIFO or socket has nothing to copy. The copy is the run's: removed when it ends.
+ * A local agent acting as the identity the operator enabled runs from such a copy of its folder too.
  */
 const COPY_PREFIX = "cairn-skill-run-";
 
@@ -30,10 +31,10 @@ export interface SkillCopy {
  * Node resolves a script's bare `require` in every folder above it, and a `/tmp/node_modules`
  * that anyone may plant would have been loaded by an enabled skill's script.
  */
-export function startSkillCopy(realDir: string, parent: string): SkillCopy {
+export function startSkillCopy(realDir: string, parent: string, prefix = COPY_PREFIX): SkillCopy {
   // What a cairn killed outright (kill -9) left here goes once its pid runs no more.
-  removeLeftoversOfDeadProcesses(parent, COPY_PREFIX, /^-.+$/);
-  const folder = workFolder(`${COPY_PREFIX}${process.pid}-`, parent);
+  removeLeftoversOfDeadProcesses(parent, prefix, /^-.+$/);
+  const folder = workFolder(`${prefix}${process.pid}-`, parent);
   const dir = realpathSync.native(folder.path);
   const placeOf = (path: string) => {
     const place = join(dir, ...path.split("/"));
