@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import {
   appendFileSync,
   chmodSync,
@@ -267,6 +267,37 @@ describe("a project manifest's [cairn] identity", () => {
     // The swap is not in the way of every run: some found the enabled bytes and ran them.
     expect(outputs.some((output) => output.includes("REVIEWED"))).toBe(true);
   }, 90_000);
+
+  it("enabled, never loads a compiled module planted in its folder's __pycache__, not even under python3 -E", () => {
+    const folder = join(ws.dir, ".cairn", "agents", "py");
+    writeAgent(
+      ws.dir,
+      "py",
+      '[agent]\nname = "py"\n[run]\ncommand = "python3"\nargs = ["-E", "main.py"]\n[cairn]\nidentity = "opsbot"\n',
+    );
+    writeFileSync(join(folder, "main.py"), "import helper\nhelper.go()\n");
+    writeFileSync(join(folder, "helper.py"), 'def go(): print("REVIEWED")\n');
+    const machine = enableIdentities(ws.dir, ["py"], env);
+    // The worker compiles its own helper into __pycache__, its header naming helper.py's mtime
+    // and size, which Python takes for the source's own compiled copy (-E ignores any prefix).
+    const forge = `import sys, os, importlib.util, marshal
+folder = sys.argv[1]
+st = os.stat(folder + "/helper.py")
+code = compile('def go(): print("FORGED")\\n', folder + "/helper.py", "exec")
+header = importlib.util.MAGIC_NUMBER + (0).to_bytes(4, "little") + (int(st.st_mtime) & 0xFFFFFFFF).to_bytes(4, "little") + (st.st_size & 0xFFFFFFFF).to_bytes(4, "little")
+os.makedirs(folder + "/__pycache__", exist_ok=True)
+open(folder + "/__pycache__/helper." + sys.implementation.cache_tag + ".pyc", "wb").write(header + marshal.dumps(code))
+`;
+    const forged = spawnSync("python3", ["-c", forge, folder], { encoding: "utf8" });
+    expect(forged.status, forged.stderr).toBe(0);
+    // The forgery works where the folder runs itself.
+    expect(spawnSync("python3", ["-E", "main.py"], { cwd: folder, encoding: "utf8" }).stdout).toBe(
+      "FORGED\n",
+    );
+    const run = cairn(ws.dir, ["agents", "run", "py", "--json"], { env: { ...env, ...machine } });
+    expect(run.code, run.stderr).toBe(0);
+    expect((run.json as { stdout: string }).stdout).toBe("REVIEWED\n");
+  });
 
   it("in the machine's own folder (CAIRN_HOME/agents), acts as its identity as it is", () => {
     const machine = { CAIRN_HOME: join(ws.dir, "operator-machine") };
