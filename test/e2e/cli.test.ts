@@ -98,6 +98,46 @@ describe("the CLI face: exit codes and --json", () => {
     expect(run.stderr).toContain("bad name!");
   });
 
+  it("exits 2 on a one-value flag given twice, where the last one used to win; a list flag gathers its repeats", async () => {
+    for (const args of [
+      ["task", "add", "twice", "--priority", "must", "--priority", "could"],
+      ["task", "add", "twice", "--context", "a", "--context=b"],
+      ["task", "list", "--limit", "2", "--limit", "3"],
+    ]) {
+      const run = cairn(ws.dir, args);
+      expect(run.code, args.join(" ")).toBe(2);
+      expect(run.stderr).toMatch(/--\w+ was given more than once/);
+    }
+    // Through the `cli` tool too: a usage error, and nothing added.
+    const mcp = await connectMcp(ws.dir);
+    try {
+      const result = await callTool(mcp, "cli", {
+        argv: ["task", "add", "t", "--priority", "must", "--priority", "wont"],
+      });
+      expect(result.isError).toBe(true);
+    } finally {
+      await mcp.close();
+    }
+    expect((cairn(ws.dir, ["task", "list", "--json"]).json as { tasks: unknown[] }).tasks).toEqual([]);
+    const labelled = cairn(ws.dir, [
+      "task",
+      "add",
+      "gathered",
+      "--labels",
+      "a",
+      "--labels",
+      "b",
+      "--priority",
+      "must",
+      "--json",
+    ]);
+    expect(labelled.code, labelled.stderr).toBe(0);
+    const shown = cairn(ws.dir, ["task", "show", "T-1", "--json"]).json as {
+      task: { labels: string[]; priority: string };
+    };
+    expect(shown.task).toMatchObject({ labels: ["a", "b"], priority: "must" });
+  });
+
   it("exits 3 on a refusal, with the reason and next on stderr and the envelope under --json", () => {
     const bob = addAgent(ws.dir, "bob", "reviewer", ["--grant", "ro"]);
     const run = cairn(ws.dir, ["agent", "add", "carol", "--role", "builder", "--json"], {

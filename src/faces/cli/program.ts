@@ -1,4 +1,4 @@
-import { Command as Commander, CommanderError, Option } from "commander";
+import { Command as Commander, CommanderError, InvalidArgumentError, Option } from "commander";
 import { type CliTable, cliTableFor } from "../../commands/cli-table.js";
 import type { CallControls, Session } from "../../commands/context.js";
 import type { AnyCommand } from "../../commands/define.js";
@@ -27,6 +27,20 @@ function gather<T>(value: T, previous: T[] | undefined): T[] {
 }
 
 const collect = (value: string, previous: string[] | undefined) => gather(value, previous);
+
+/**
+ * A flag that takes one value, given twice (`--priority must --priority could`), is a usage error
+ * rather than the last one silently winning: an argv put together from parts (a script, the
+ * `cli` tool) then says which it meant. `parse` is what the option parsed with before (choices, a
+ * number), still applied to the one value.
+ */
+const once =
+  (flag: string, parse: ((value: string, previous: unknown) => unknown) | undefined) =>
+  (value: string, previous: unknown): unknown => {
+    if (previous !== undefined)
+      throw new InvalidArgumentError(`${flag} was given more than once; give it once`);
+    return parse ? parse(value, undefined) : value;
+  };
 
 /** Structured fields (objects, maps) are given as JSON text; a value that is not JSON stays text for the schema to name. */
 function fromJson(value: string): unknown {
@@ -144,6 +158,7 @@ function attach(
       else option.argParser(collect);
     }
     if (field.kind === "other") option.argParser(fromJson);
+    if (field.kind !== "array" && field.kind !== "boolean") option.argParser(once(flag, option.parseArg));
     if (field.required) option.makeOptionMandatory();
     leaf.addOption(option);
   }
