@@ -21,8 +21,15 @@ export interface Completion {
   total: number;
 }
 
-/** Completes what a client has typed so far for one argument or URI variable. */
-export type Completer = (typed: string, run: RunCommand) => Promise<Completion>;
+/**
+ * Completes what a client has typed so far for one argument or URI variable; `resolved` holds the
+ * values the client already gave the others (a skill's name, when its file path is completed).
+ */
+export type Completer = (
+  typed: string,
+  run: RunCommand,
+  resolved?: Readonly<Record<string, string>>,
+) => Promise<Completion>;
 
 export const taskUri = (id: string) => `cairn://task/${id}`;
 export const briefUri = (id: string) => `cairn://task/${id}/brief`;

@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   cairnJson,
@@ -8,6 +9,7 @@ import {
   writePack,
 } from "../helpers/goals.js";
 import { callTool, connectMcp, type McpHandle } from "../helpers/mcp.js";
+import { skillMd, writeTree } from "../helpers/skills.js";
 import { cairn, initWorkspace } from "../helpers/workspace.js";
 
 /** Completions and logging, through the built `cairn mcp` and the SDK's own client. */
@@ -32,6 +34,18 @@ describe("MCP completions and logging", () => {
       "fixture",
       evaluatorToml({ name: "ok", proof: "check", argv: nodeArgv("0"), repeats: 2 }),
     );
+    writeTree(join(ws.dir, ".claude", "skills"), {
+      "release-notes/SKILL.md": skillMd(
+        { name: "release-notes", description: "Write release notes" },
+        "body\n",
+      ),
+      "release-notes/references/guide.md": "how\n",
+      "release-notes/scripts/run.sh": "echo hi\n",
+      "release-secret/SKILL.md": skillMd(
+        { name: "release-secret", description: "For people", "disable-model-invocation": "true" },
+        "body\n",
+      ),
+    });
     mcp = await connectMcp(ws.dir, { args: ["--profile", "planner"] });
   });
   afterAll(async () => {
@@ -59,6 +73,24 @@ describe("MCP completions and logging", () => {
     expect(goals.values).toEqual([goal]);
     const read = await mcp.client.readResource({ uri: `cairn://goal/${goal}` });
     expect(JSON.parse((read.contents[0] as { text: string }).text).goal.id).toBe(goal);
+  });
+
+  it("completes the Skills extension's template: skill names a model may use, then the named skill's files", async () => {
+    const template = { type: "ref/resource" as const, uri: "skill://{name}/{+path}" };
+    expect((await complete(template, "name", "release")).values).toEqual(["release-notes"]);
+    const files = async (name: string | undefined, value: string) =>
+      (
+        await mcp.client.complete({
+          ref: template,
+          argument: { name: "path", value },
+          ...(name ? { context: { arguments: { name } } } : {}),
+        })
+      ).completion.values;
+    expect(await files("release-notes", "")).toEqual(["SKILL.md", "references/guide.md", "scripts/run.sh"]);
+    expect(await files("release-notes", "ref")).toEqual(["references/guide.md"]);
+    // Without the skill named, for one a model may not load, or for none: nothing, and no error.
+    for (const name of [undefined, "release-secret", "no-such-skill", "../etc"])
+      expect(await files(name, "")).toEqual([]);
   });
 
   it("offers nothing, without an error, for what it cannot complete", async () => {

@@ -10,6 +10,7 @@ import { dispatch } from "../../commands/dispatch.js";
 import { commandsCatalog } from "../../commands/prompts/catalog.js";
 import { COMMANDS_BY_NAME } from "../../commands/registry.js";
 import { skillsCatalog } from "../../commands/skills/catalog.js";
+import { SKILL_FILE_TEMPLATE } from "../../commands/skills/completers.js";
 import { subscribedSkillFolders } from "../../commands/skills/extension.js";
 import { watchCatalog } from "./catalog-watch.js";
 import { type ListedOutputs, servePeoplePrompts } from "./people-prompts.js";
@@ -69,7 +70,7 @@ export function serveSkillsExtension(
 ): { close(): void; rearm(): Promise<void> } {
   server.server.registerCapabilities({ extensions: { [SKILLS_EXTENSION]: {} } } as never);
   // Listed by the paged resources/list (resource-pages.ts), which replaces the SDK's.
-  const template = new ResourceTemplate("skill://{name}/{+path}", { list: undefined });
+  const template = new ResourceTemplate(SKILL_FILE_TEMPLATE, { list: undefined });
   server.registerResource(
     "skill",
     template,
