@@ -12,6 +12,7 @@ import {
 import { delimiter, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { enableIdentities, writeAgent } from "../helpers/agents.js";
+import { callTool, connectMcp } from "../helpers/mcp.js";
 import { addAgent, CAIRN_BIN, cairn, cairnAsync, initWorkspace } from "../helpers/workspace.js";
 
 interface Run {
@@ -75,7 +76,7 @@ describe("a project manifest's [cairn] identity", () => {
   });
   afterEach(() => ws.cleanup());
 
-  it("planted by a worker, is neither run by the owner's daemon nor by the owner's hand, and doctor says why", () => {
+  it("planted by a worker, is neither run by the owner's daemon nor by the owner's hand, and doctor says why", async () => {
     writeAgent(ws.dir, "planted", planted());
     const once = cairn(ws.dir, ["daemon", "--once", "--json"], { env });
     expect(once.code, once.stderr).toBe(0);
@@ -100,6 +101,17 @@ describe("a project manifest's [cairn] identity", () => {
       env: { ...env, CAIRN_AGENT: worker },
     });
     expect(asWorker.code).toBe(3);
+    expect(minted()).toEqual([]);
+
+    // Over MCP, the owner's session asking through the `cli` tool: the same refusal, nothing minted.
+    const mcp = await connectMcp(ws.dir, { env, args: ["--profile", "all"] });
+    try {
+      const viaMcp = await callTool(mcp, "cli", { argv: ["agents", "run", "planted"] });
+      expect(viaMcp.isError).toBeFalsy();
+      expect(viaMcp.structuredContent).toMatchObject({ output: { refused: { policy: "identity" } } });
+    } finally {
+      await mcp.close();
+    }
     expect(minted()).toEqual([]);
 
     const doctor = cairn(ws.dir, ["agents", "doctor", "--json"], { env });
