@@ -281,7 +281,21 @@ describe("audit log through the faces", () => {
       expect(cairn(dir, ["init"], machine).code).toBe(0);
       const fresh = cairn(dir, ["audit", "verify", "--json"], machine);
       expect(fresh.code, fresh.stderr).toBe(0);
-      expect(fresh.json).toMatchObject({ entries: 1, witness: { checked: null } });
+      // The new log's own first line is what the machine witnessed, not the old log's third.
+      expect(fresh.json).toMatchObject({ entries: 1, witness: { checked: expect.stringMatching(/^1:/) } });
+    });
+  });
+
+  it("a tail cut of lines written since the last verify fails a plain verify: each write moves the witness", () => {
+    onItsOwnMachine(1, (dir, machine) => {
+      const log = join(dir, ".cairn", "audit.jsonl");
+      const verified = readFileSync(log, "utf8");
+      expect(cairn(dir, ["task", "add", "after the verify"], machine).code).toBe(0);
+      // An agent's shell puts back the log the last verify saw, dropping the line written since.
+      writeFileSync(log, verified);
+      const cut = cairn(dir, ["audit", "verify"], machine);
+      expect(cut.code, cut.stdout).toBe(5);
+      expect(cut.stderr).toMatch(/witnessed entry 3 is not in the log/);
     });
   });
 

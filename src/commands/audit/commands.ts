@@ -65,7 +65,9 @@ export const auditVerify = defineCommand({
         checked: z
           .string()
           .nullable()
-          .describe("SEQ:HASH an earlier verify witnessed, which the log still holds (null: none before)"),
+          .describe(
+            "SEQ:HASH witnessed before (by a write or a verify on this machine), which the log still holds (null: none)",
+          ),
         holds: z.string().nullable().describe("SEQ:HASH it holds now, for the next verify"),
       })
       .describe("the head the last intact verify on this machine saw, kept outside the workspace"),
@@ -81,7 +83,7 @@ export const auditVerify = defineCommand({
       throw conflict(
         `audit chain broken at ${file} line ${line}: ${reason} (${verdict.entries} entries before it verified)`,
         by === "witnessed"
-          ? `the log lost or changed entries since a verify on this machine saw entry ${witness.held?.seq}; keep the files as evidence. If a person removed old segments on purpose, remove ${witness.file} to witness anew`
+          ? `the log lost or changed entries since this machine witnessed entry ${witness.held?.seq} (at a write or a verify); keep the files as evidence. If a person removed old segments on purpose, remove ${witness.file} to witness anew`
           : "the log was edited or damaged there; keep the file as evidence and compare it with a backup",
       );
     }
@@ -105,7 +107,7 @@ export const auditVerify = defineCommand({
   render: (out) =>
     `Audit chain intact: ${out.entries} entries in ${out.files.length} file(s), from the ${out.from === "genesis" ? "genesis" : out.from === "rotation" ? "oldest kept rotation" : "start (empty log)"}.` +
     (out.witness.checked
-      ? `\nStill holds entry ${out.witness.checked.split(":")[0]}, the head an earlier verify on this machine saw.`
+      ? `\nStill holds entry ${out.witness.checked.split(":")[0]}, the head this machine witnessed last (at a write or a verify).`
       : "") +
     (out.head
       ? `\nHead: ${out.head} (kept where agents cannot write, \`audit verify --anchor\` with it later shows a log cut or rewritten since; this machine keeps it too, in ${out.witness.file})`

@@ -136,7 +136,7 @@ export const init = defineBareCommand({
     );
     await store.close();
     forgetWitness(homeWorkspace(ctx.env).stateDir, workspace.stateDir);
-    if (!joined) auditWorkspaceMade(workspace, "init", { workspace_id: workspaceId });
+    if (!joined) auditWorkspaceMade(workspace, "init", { workspace_id: workspaceId }, ctx.env);
     return {
       workspace: { root: workspace.root, state_dir: workspace.stateDir, kind: workspace.kind },
       workspace_id: workspaceId,
@@ -215,7 +215,7 @@ export const importCommand = defineBareCommand({
         ? await importIntoSharedStore(workspace, location, jsonl, ctx.now(), ctx.signal)
         : await importIntoNewWorkspace(workspace, jsonl, ctx.now(), ctx.signal);
     forgetWitness(homeWorkspace(ctx.env).stateDir, workspace.stateDir);
-    auditWorkspaceMade(workspace, "import", { input: { file }, rows });
+    auditWorkspaceMade(workspace, "import", { input: { file }, rows }, ctx.env);
     return {
       workspace: { root: workspace.root, state_dir: workspace.stateDir, kind: workspace.kind },
       rows,

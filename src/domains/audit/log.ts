@@ -100,8 +100,11 @@ export class AuditLog {
     this.now = options.now ?? (() => new Date().toISOString());
   }
 
-  /** Append one event; returns the entry as written. */
-  append(event: AuditEvent): AuditEntry {
+  /**
+   * Append one event; returns the entry as written. `written` is told the entry while the lock is
+   * still held, so what it keeps of the head (the machine's witness) follows the order of appends.
+   */
+  append(event: AuditEvent, written?: (entry: AuditEntry) => void): AuditEntry {
     return this.lock.hold(() => {
       const next = join(this.stateDir, NEXT_FILE);
       // A rotation without hard links cut short between its two renames: its seamed file goes live.
@@ -124,7 +127,9 @@ export class AuditLog {
         // A torn fragment left by a crash stays in the file (verify names it); ours starts clean.
         writeSync(fd, `${tail?.torn ? "\n" : ""}${line}\n`);
         fsyncSync(fd);
-        return { ...(parseLine(line) as { entry: AuditEntry }).entry };
+        const entry = { ...(parseLine(line) as { entry: AuditEntry }).entry };
+        written?.(entry);
+        return entry;
       } finally {
         if (fd >= 0) closeSync(fd);
       }

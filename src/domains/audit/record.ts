@@ -2,9 +2,10 @@ import { z } from "zod";
 import { logWarn } from "../../kernel/log.js";
 import { type Actor, OWNER } from "../identity/actor.js";
 import { loadConfig, type WorkspaceConfig } from "../workspace/config.js";
-import type { Workspace } from "../workspace/discover.js";
+import { homeWorkspace, type Workspace } from "../workspace/discover.js";
 import type { AuditEntry, Severity } from "./chain.js";
 import { AuditLog, DEFAULT_MAX_BYTES } from "./log.js";
+import { witnessAppend } from "./witness.js";
 
 /**
  * `[audit]` in cairn.toml, built when a log is first opened rather than when the module loads
@@ -38,6 +39,8 @@ export interface AuditScope {
   workspace: Workspace;
   config: WorkspaceConfig;
   actor: Actor;
+  /** Where the machine's witness is kept (CAIRN_HOME): each append moves it to the new head. */
+  env?: NodeJS.ProcessEnv;
 }
 
 export const actorLabel = (actor: Actor) => (actor.isOwner ? "owner" : `${actor.id}:${actor.name}`);
@@ -49,12 +52,11 @@ export function audit(
   event: string,
   data: Record<string, unknown>,
 ): AuditEntry {
-  return auditLogOf(scope.workspace, scope.config).append({
-    severity,
-    event,
-    actor: actorLabel(scope.actor),
-    data,
-  });
+  const { env, workspace } = scope;
+  return auditLogOf(workspace, scope.config).append(
+    { severity, event, actor: actorLabel(scope.actor), data },
+    env ? (entry) => witnessAppend(homeWorkspace(env).stateDir, workspace.stateDir, entry) : undefined,
+  );
 }
 
 /** Before a write: refuse unless its audit line can be appended (see AuditLog.assertWritable). */
@@ -72,9 +74,10 @@ export function auditWorkspaceMade(
   workspace: Workspace,
   command: "init" | "import",
   data: Record<string, unknown>,
+  env?: NodeJS.ProcessEnv,
 ): void {
   try {
-    const scope = { workspace, config: loadConfig(workspace.configPath), actor: OWNER };
+    const scope = { workspace, config: loadConfig(workspace.configPath), actor: OWNER, env };
     audit(scope, "notice", "command", { command, effect: "write", ...data, outcome: "ok" });
   } catch (error) {
     // The workspace is made: a log that cannot take the line is said, not made a failed command.
