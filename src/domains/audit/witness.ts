@@ -58,7 +58,12 @@ function witnessFile(machineStateDir: string, workspaceStateDir: string): string
  */
 export function readWitness(machineStateDir: string, workspaceStateDir: string): Witness {
   const file = witnessFile(machineStateDir, workspaceStateDir);
-  return { file, held: heldIn(file) };
+  try {
+    return { file, held: heldIn(file) };
+  } catch {
+    // Read while a write was rewriting the record in place: read once more before calling it damaged.
+    return { file, held: heldIn(file) };
+  }
 }
 
 function heldIn(file: string): Anchor | undefined {
