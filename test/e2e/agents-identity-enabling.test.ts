@@ -67,6 +67,18 @@ describe("a project manifest's [cairn] identity", () => {
       .map((agent) => agent.name)
       .filter((name) => name.startsWith("opsbot-run-"));
 
+  /** A project agent acting as opsbot, its folder holding `files`, enabled on a machine of the test's own. */
+  const enabledAgent = (name: string, command: string, args: string[], files: Record<string, string>) => {
+    const folder = join(ws.dir, ".cairn", "agents", name);
+    writeAgent(
+      ws.dir,
+      name,
+      `[agent]\nname = "${name}"\n[run]\ncommand = "${command}"\nargs = ${JSON.stringify(args)}\n[cairn]\nidentity = "opsbot"\n`,
+    );
+    for (const [file, text] of Object.entries(files)) writeFileSync(join(folder, file), text);
+    return { folder, machine: enableIdentities(ws.dir, [name], env) };
+  };
+
   beforeEach(() => {
     ws = initWorkspace();
     env = { DOTAGENT_HOME: join(ws.dir, "no-dotagent") };
@@ -240,14 +252,7 @@ describe("a project manifest's [cairn] identity", () => {
   });
 
   it("enabled, runs only what was enabled while a worker swaps its script by rename in a loop", async () => {
-    const folder = join(ws.dir, ".cairn", "agents", "swapped");
-    writeAgent(
-      ws.dir,
-      "swapped",
-      '[agent]\nname = "swapped"\n[run]\ncommand = "sh"\nargs = ["run.sh"]\n[cairn]\nidentity = "opsbot"\n',
-    );
-    writeFileSync(join(folder, "run.sh"), "echo REVIEWED\n");
-    const machine = enableIdentities(ws.dir, ["swapped"], env);
+    const { folder, machine } = enabledAgent("swapped", "sh", ["run.sh"], { "run.sh": "echo REVIEWED\n" });
     const spare = join(ws.dir, "spare");
     mkdirSync(spare);
     writeFileSync(join(spare, "good.sh"), "echo REVIEWED\n");
@@ -281,15 +286,10 @@ describe("a project manifest's [cairn] identity", () => {
   }, 90_000);
 
   it("enabled, never loads a compiled module planted in its folder's __pycache__, not even under python3 -E", () => {
-    const folder = join(ws.dir, ".cairn", "agents", "py");
-    writeAgent(
-      ws.dir,
-      "py",
-      '[agent]\nname = "py"\n[run]\ncommand = "python3"\nargs = ["-E", "main.py"]\n[cairn]\nidentity = "opsbot"\n',
-    );
-    writeFileSync(join(folder, "main.py"), "import helper\nhelper.go()\n");
-    writeFileSync(join(folder, "helper.py"), 'def go(): print("REVIEWED")\n');
-    const machine = enableIdentities(ws.dir, ["py"], env);
+    const { folder, machine } = enabledAgent("py", "python3", ["-E", "main.py"], {
+      "main.py": "import helper\nhelper.go()\n",
+      "helper.py": 'def go(): print("REVIEWED")\n',
+    });
     // The worker compiles its own helper into __pycache__, its header naming helper.py's mtime
     // and size, which Python takes for the source's own compiled copy (-E ignores any prefix).
     const forge = `import sys, os, importlib.util, marshal
