@@ -173,19 +173,22 @@ describe("audit log through the faces", () => {
       return { env: { CAIRN_HOME: home.dir } };
     };
     const builder = addAgent(ws.dir, "tailcutter", "builder");
-    for (const title of ["one", "two", "three"]) expect(cairn(ws.dir, ["task", "add", title]).code).toBe(0);
+    // The writes this test cuts away for good are witnessed on a machine of their own.
+    const writes = onNewMachine();
+    for (const title of ["one", "two", "three"])
+      expect(cairn(ws.dir, ["task", "add", title], writes).code).toBe(0);
     const head = (cairn(ws.dir, ["audit", "verify", "--json"], onNewMachine()).json as { head: string }).head;
     expect(head).toMatch(/^\d+:[0-9a-f]{64}$/);
     const original = readFileSync(auditPath(), "utf8");
     const anchored = () => cairn(ws.dir, ["audit", "verify", "--anchor", head], onNewMachine());
-    expect(cairn(ws.dir, ["task", "add", "more work"], { env: { CAIRN_AGENT: builder.token } }).code).toBe(0);
+    const asBuilder = { env: { ...writes.env, CAIRN_AGENT: builder.token } };
+    expect(cairn(ws.dir, ["task", "add", "more work"], asBuilder).code).toBe(0);
     expect(anchored().code).toBe(0);
 
     // A shortcut (a child of cairn, as any verify command) cuts the last lines: the chain still holds.
     // Three lines before the anchored one are kept: the run's own line follows them.
     const keep = original.trimEnd().split("\n").length - 3;
     const cut = `head -n ${keep} .cairn/audit.jsonl > .cairn/cut.tmp && mv .cairn/cut.tmp .cairn/audit.jsonl`;
-    const asBuilder = { env: { CAIRN_AGENT: builder.token } };
     expect(
       cairn(
         ws.dir,
@@ -299,6 +302,62 @@ describe("audit log through the faces", () => {
     });
   });
 
+  it("a log cut and grown back by later writes past the witnessed entry fails a plain verify: the witness moves only along the chain", () => {
+    onItsOwnMachine(2, (dir, machine) => {
+      const log = join(dir, ".cairn", "audit.jsonl");
+      const verified = readFileSync(log, "utf8");
+      expect(cairn(dir, ["task", "add", "c"], machine).code).toBe(0);
+      expect(cairn(dir, ["task", "add", "d"], machine).code).toBe(0);
+      // An agent's shell cuts the two lines, then makes two writes of its own: seq 4 and 5 again.
+      writeFileSync(log, verified);
+      expect(cairn(dir, ["task", "add", "e"], machine).code).toBe(0);
+      expect(cairn(dir, ["task", "add", "f"], machine).code).toBe(0);
+      const cut = cairn(dir, ["audit", "verify"], machine);
+      expect(cut.code, cut.stdout).toBe(5);
+      expect(cut.stderr).toMatch(/entry 5 is not the witnessed one/);
+    });
+  });
+
+  it("a write under another CAIRN_HOME does not stop this machine's witness following later writes", () => {
+    onItsOwnMachine(1, (dir, machine) => {
+      const log = join(dir, ".cairn", "audit.jsonl");
+      const verified = readFileSync(log, "utf8");
+      const elsewhere = scratchDir("cairn-witness-elsewhere-");
+      try {
+        expect(cairn(dir, ["task", "add", "elsewhere"], { env: { CAIRN_HOME: elsewhere.dir } }).code).toBe(0);
+      } finally {
+        elsewhere.cleanup();
+      }
+      expect(cairn(dir, ["task", "add", "here"], machine).code).toBe(0);
+      writeFileSync(log, verified);
+      const cut = cairn(dir, ["audit", "verify"], machine);
+      expect(cut.code, cut.stdout).toBe(5);
+      expect(cut.stderr).toMatch(/witnessed entry 4 is not in the log/);
+    });
+  });
+
+  it("the witness follows the chain through rotations: a cooperative log verifies, a cut after a rotation fails", () => {
+    onItsOwnMachine(0, (dir, machine) => {
+      writeFileSync(
+        join(dir, ".cairn", "cairn.toml"),
+        `${readFileSync(join(dir, ".cairn", "cairn.toml"), "utf8")}\n[audit]\nmax_bytes = 600\n`,
+      );
+      for (let n = 1; n <= 4; n++) expect(cairn(dir, ["task", "add", `task ${n}`], machine).code).toBe(0);
+      const intact = cairn(dir, ["audit", "verify", "--json"], machine);
+      expect(intact.code, intact.stderr).toBe(0);
+      expect((intact.json as { files: string[] }).files.length).toBeGreaterThan(2);
+      const log = join(dir, ".cairn", "audit.jsonl");
+      const before = readFileSync(log, "utf8");
+      expect(cairn(dir, ["task", "add", "after a rotation"], machine).code).toBe(0);
+      // The write rotated (the live file holds its seam and its line): the witness is its line.
+      expect(readFileSync(log, "utf8").startsWith(before)).toBe(false);
+      writeFileSync(log, `${readFileSync(log, "utf8").split("\n")[0]}\n`);
+      const cut = cairn(dir, ["audit", "verify"], machine);
+      expect(cut.code, cut.stdout).toBe(5);
+      expect(cut.stderr).toMatch(/is not in the log/);
+    });
+  });
+
   it("a write whose audit line cannot be written is not done: a folder or a link to /dev/null in the log's place", () => {
     expect(cairn(ws.dir, ["task", "add", "an audited write"]).code).toBe(0);
     const saved = `${auditPath()}.saved`;
@@ -319,6 +378,7 @@ describe("audit log through the faces", () => {
     }
     const listed = cairn(ws.dir, ["task", "list", "--json"]);
     expect(listed.stdout).not.toContain("unaudited write");
-    expect(cairn(ws.dir, ["audit", "verify"]).code).toBe(0);
+    const v = cairn(ws.dir, ["audit", "verify"]);
+    expect(v.code, v.stderr).toBe(0);
   });
 });

@@ -16,6 +16,7 @@ import { FileLock } from "../../kernel/file-lock.js";
 import { operational } from "../../kernel/outcome.js";
 import { openRegularFile } from "../../kernel/regular-file.js";
 import { type AuditEntry, type AuditEvent, boundData, formatLine, GENESIS, parseLine } from "./chain.js";
+import type { Anchor } from "./verify.js";
 
 /**
  * The audit log: `.cairn/audit.jsonl`, append-only, hash-chained (see chain.ts). Appends from
@@ -70,6 +71,25 @@ function tailOf(fd: number, size: number): { seq: number; hash: string; torn: bo
   return size > 0 ? { seq: 0, hash: GENESIS, torn } : undefined;
 }
 
+/**
+ * Whether the file's last lines hold `anchor` and run from it to the last line, each linked to
+ * the one before (the window's lines, so an anchor far behind the tail is not found).
+ */
+function runsFrom(fd: number, size: number, anchor: Anchor): boolean {
+  const { lines } = lastLines(fd, size);
+  let previous: AuditEntry | undefined;
+  for (const line of lines) {
+    const parsed = parseLine(line);
+    if (!previous) {
+      if (parsed.ok && parsed.entry.seq === anchor.seq && parsed.entry.hash === anchor.hash)
+        previous = parsed.entry;
+    } else if (!parsed.ok || parsed.entry.prev !== previous.hash || parsed.entry.seq !== previous.seq + 1) {
+      return false;
+    } else previous = parsed.entry;
+  }
+  return previous !== undefined;
+}
+
 function stamp(ts: string): string {
   return ts
     .replace(/[-:]/g, "")
@@ -102,9 +122,14 @@ export class AuditLog {
 
   /**
    * Append one event; returns the entry as written. `written` is told the entry while the lock is
-   * still held, so what it keeps of the head (the machine's witness) follows the order of appends.
+   * still held, so what it keeps of the head (the machine's witness) follows the order of appends,
+   * and `descends`, whether the new line's chain runs from an entry it kept: so it can tell a chain
+   * grown from that entry from one cut and grown back anew.
    */
-  append(event: AuditEvent, written?: (entry: AuditEntry) => void): AuditEntry {
+  append(
+    event: AuditEvent,
+    written?: (entry: AuditEntry, descends: (anchor: Anchor) => boolean) => void,
+  ): AuditEntry {
     return this.lock.hold(() => {
       const next = join(this.stateDir, NEXT_FILE);
       // A rotation without hard links cut short between its two renames: its seamed file goes live.
@@ -112,14 +137,20 @@ export class AuditLog {
       let fd = openRegularFile(this.path, APPEND, LOG_MODE);
       try {
         let size = fstatSync(fd).size;
+        let rotated: ReturnType<AuditLog["rotate"]> | undefined;
         if (size > this.maxBytes) {
           closeSync(fd);
           fd = -1;
-          this.rotate();
+          rotated = this.rotate();
           fd = openRegularFile(this.path, APPEND, LOG_MODE);
           size = fstatSync(fd).size;
         }
         const tail = tailOf(fd, size);
+        // Past a rotation the line extends the sealed file's last entry, through the seam just written.
+        const seamed = rotated && tail?.seq === rotated.seam.seq && tail.hash === rotated.seam.hash;
+        const from = seamed ? rotated?.sealed : tail;
+        const descends = (anchor: Anchor) =>
+          (from?.seq === anchor.seq && from.hash === anchor.hash) || (!rotated && runsFrom(fd, size, anchor));
         const ts = this.now();
         const data = boundData(event.data);
         const seq = (tail?.seq ?? 0) + 1;
@@ -128,7 +159,7 @@ export class AuditLog {
         writeSync(fd, `${tail?.torn ? "\n" : ""}${line}\n`);
         fsyncSync(fd);
         const entry = { ...(parseLine(line) as { entry: AuditEntry }).entry };
-        written?.(entry);
+        written?.(entry, descends);
         return entry;
       } finally {
         if (fd >= 0) closeSync(fd);
@@ -157,9 +188,10 @@ export class AuditLog {
    * live name never goes missing nor starts without its seam: the sealed name is linked to the
    * live file first, the seam written to a side file, and that file renamed over the live one.
    * Killed at any step, the live file is still the whole old log (rotated again at the next
-   * append, under the same sealed name) or the seamed new one.
+   * append, under the same sealed name) or the seamed new one. Answers the seam and the sealed
+   * file's last entry, which it links to.
    */
-  private rotate(): void {
+  private rotate(): { seam: Anchor; sealed?: Anchor } {
     const fd = openRegularFile(this.path);
     let tail: ReturnType<typeof tailOf>;
     let live: { dev: number; ino: number };
@@ -225,6 +257,11 @@ export class AuditLog {
     }
     if (!linked) renameSync(this.path, join(this.stateDir, name));
     renameSync(next, this.path);
+    const seamEntry = (parseLine(seam) as { entry: AuditEntry }).entry;
+    return {
+      seam: { seq: seamEntry.seq, hash: seamEntry.hash },
+      sealed: tail && tail.seq > 0 ? { seq: tail.seq, hash: tail.hash } : undefined,
+    };
   }
 
   /** The last `count` entries of the live file, oldest first (unparseable lines skipped). */

@@ -55,7 +55,9 @@ export function audit(
   const { env, workspace } = scope;
   return auditLogOf(workspace, scope.config).append(
     { severity, event, actor: actorLabel(scope.actor), data },
-    env ? (entry) => witnessAppend(homeWorkspace(env).stateDir, workspace.stateDir, entry) : undefined,
+    env
+      ? (entry, descends) => witnessAppend(homeWorkspace(env).stateDir, workspace.stateDir, entry, descends)
+      : undefined,
   );
 }
 

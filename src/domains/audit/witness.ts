@@ -152,12 +152,23 @@ function overwrite(file: string, record: string): boolean {
 /**
  * The entry cairn has just appended becomes the witness: a tail cut, or a log rewritten, after
  * this write (not only after the last verify) fails the next verify. Called under the log's lock,
- * in the order of appends. A witness that is damaged is left for verify to report, and one that
- * cannot be written (a read-only CAIRN_HOME) leaves the write as it is: the log took its line.
+ * in the order of appends. It moves only along the chain (`descends`: the log's last lines run
+ * from the witnessed entry to the new one), or when nothing is witnessed yet: a log cut and grown
+ * back past the witnessed seq by later writes is not witnessed anew, and verify reports the cut.
+ * A witness left far behind (by many writes under another CAIRN_HOME) waits for a verify. A
+ * witness that is damaged is left for verify to report, and one that cannot be written (a
+ * read-only CAIRN_HOME) leaves the write as it is: the log took its line.
  */
-export function witnessAppend(machineStateDir: string, workspaceStateDir: string, entry: Anchor): void {
+export function witnessAppend(
+  machineStateDir: string,
+  workspaceStateDir: string,
+  entry: Anchor,
+  descends: (anchor: Anchor) => boolean,
+): void {
   try {
-    recordWitness(readWitness(machineStateDir, workspaceStateDir), { seq: entry.seq, hash: entry.hash });
+    const witness = readWitness(machineStateDir, workspaceStateDir);
+    if (witness.held && !descends(witness.held)) return;
+    recordWitness(witness, { seq: entry.seq, hash: entry.hash });
   } catch {
     // Damaged or unwritable: `audit verify` says which, naming the file.
   }
