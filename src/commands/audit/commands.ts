@@ -83,7 +83,7 @@ export const auditVerify = defineCommand({
       throw conflict(
         `audit chain broken at ${file} line ${line}: ${reason} (${verdict.entries} entries before it verified)`,
         by === "witnessed"
-          ? `the log lost or changed entries since this machine witnessed entry ${witness.held?.seq} (at a write or a verify); keep the files as evidence. If a person removed old segments on purpose, remove ${witness.file} to witness anew`
+          ? `the log lost or changed entries since this machine witnessed entry ${witness.held?.seq} (at a write or a verify); keep the files as evidence. If a person removed old segments or restored .cairn from a backup on purpose, remove ${witness.file} to witness anew`
           : "the log was edited or damaged there; keep the file as evidence and compare it with a backup",
       );
     }
