@@ -31,13 +31,16 @@ const TIMING_SCRIPT =
 /**
  * Busy until its parent is gone: a bench killed part way (Ctrl-C, a closed pipe) left a bare
  * `for(;;){}` spinning for good, skewing every later measurement and test run on the machine.
+ * The parent's pid is given, not read at start: a bench gone before the child had started (its
+ * pipe closed by `| head`) left a child whose first `process.ppid` was already init's, spinning
+ * for good all the same (found after an hour of it under every figure on the machine).
  */
 const SPIN_WHILE_PARENT_LIVES =
-  "const p=process.ppid;for(let i=1;;i++)if(i%1e7===0&&process.ppid!==p)process.exit(0)";
+  "const p=Number(process.argv[1]);for(let i=1;;i++)if(i%1e7===0&&process.ppid!==p)process.exit(0)";
 
 /** Keep the other core busy, as a second agent's build would. */
 function busyCore(): ChildProcess {
-  return spawn(process.execPath, ["-e", SPIN_WHILE_PARENT_LIVES], { stdio: "ignore" });
+  return spawn(process.execPath, ["-e", SPIN_WHILE_PARENT_LIVES, String(process.pid)], { stdio: "ignore" });
 }
 
 async function timingRun(store: Store) {
