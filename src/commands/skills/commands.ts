@@ -12,11 +12,11 @@ import {
   runScript,
 } from "../../domains/skills/run.js";
 import type { LoadedSkill, Skill } from "../../domains/skills/skill.js";
-import { startSkillCopy } from "../../domains/skills/skill-copy.js";
 import { renderSkillView, skillView } from "../../domains/skills/view.js";
 import { loadConfig } from "../../domains/workspace/config.js";
 import { homeWorkspace } from "../../domains/workspace/discover.js";
 import { runOutcome, runReply } from "../../kernel/capped-run.js";
+import { startFolderCopy } from "../../kernel/folder-copy.js";
 import { notFound, operational, RefusedError, refuse } from "../../kernel/outcome.js";
 import type { CommandContext } from "../context.js";
 import { defineCommand } from "../define.js";
@@ -286,9 +286,9 @@ export const skillRun = defineCommand({
     });
     // The run starts from a copy of what the digest was checked over, never from the folder.
     const copies = join(homeWorkspace(ctx.env).stateDir, "skill-runs");
-    let copy: ReturnType<typeof startSkillCopy>;
+    let copy: ReturnType<typeof startFolderCopy>;
     try {
-      copy = startSkillCopy(found.realDir, copies);
+      copy = startFolderCopy(found.realDir, copies, "cairn-skill-run-");
     } catch (error) {
       throw operational(`cannot make the run's copy of the skill in ${copies}: ${(error as Error).message}`);
     }

@@ -1,9 +1,9 @@
 import { mkdirSync, realpathSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { z } from "zod";
+import { type FolderCopy, startFolderCopy } from "../../kernel/folder-copy.js";
 import { operational, refuse, usageError } from "../../kernel/outcome.js";
 import { DIGEST_BYTES_LIMIT, DIGEST_FILE_LIMIT, type Digest, digestSkill } from "../skills/files.js";
-import { type SkillCopy, startSkillCopy } from "../skills/skill-copy.js";
 import { homeWorkspace, type Workspace } from "../workspace/discover.js";
 import { machineConfig } from "../workspace/machine.js";
 import { type LoadedAgent, MANIFEST_FILE } from "./manifest.js";
@@ -60,8 +60,8 @@ export function needsEnabling(agent: LoadedAgent, workspace: Workspace, env: Nod
 export function agentDigest(
   agent: LoadedAgent,
   workspace: Workspace,
-  /** Where to write the bytes hashed: the copy an enabled run starts from (skill-copy.ts). */
-  copy?: SkillCopy,
+  /** Where to write the bytes hashed: the copy an enabled run starts from (kernel/folder-copy.ts). */
+  copy?: FolderCopy,
 ): Digest & { dir: string } {
   const dir = realpathSync.native(agent.dir);
   const digest = digestSkill(dir, "run", workspace.kind === "project" ? [workspace.root] : [], copy);
@@ -85,7 +85,7 @@ export function checkIdentityEnabled(
   agent: LoadedAgent,
   workspace: Workspace,
   env: NodeJS.ProcessEnv,
-  copy?: SkillCopy,
+  copy?: FolderCopy,
 ): boolean {
   if (!needsEnabling(agent, workspace, env)) return false;
   const identity = JSON.stringify(agent.manifest.cairn.identity);
@@ -139,7 +139,7 @@ const COPY_PREFIX = "cairn-agent-run-";
 
 /**
  * For a project's agent acting as its identity: check the enabling while copying what is hashed
- * into a private folder in CAIRN_HOME (skill-copy.ts), and point the run there. Checking the
+ * into a private folder in CAIRN_HOME (kernel/folder-copy.ts), and point the run there. Checking the
  * folder and then running it by path left a window between the two, in which whoever can write
  * the folder, renaming a script in a loop, had a script nobody enabled run as the identity (4 of
  * 30 runs). The copy also holds no `__pycache__`, which the digest leaves out: a compiled module
@@ -158,11 +158,11 @@ export function startEnabledRun(
   if (!needsEnabling(agent, workspace, env)) return undefined;
   const parent = join(homeWorkspace(env).stateDir, "agent-runs");
   let realDir: string;
-  let copy: SkillCopy;
+  let copy: FolderCopy;
   try {
     realDir = realpathSync.native(agent.dir);
     mkdirSync(parent, { recursive: true, mode: 0o700 });
-    copy = startSkillCopy(realDir, parent, COPY_PREFIX);
+    copy = startFolderCopy(realDir, parent, COPY_PREFIX);
   } catch (error) {
     throw operational(`cannot make the run's copy of ${agent.dir} in ${parent}: ${(error as Error).message}`);
   }

@@ -11,11 +11,11 @@ import {
 } from "node:fs";
 import { extname, join, relative, sep } from "node:path";
 import { crypto } from "../../kernel/builtins.js";
+import type { FolderCopy } from "../../kernel/folder-copy.js";
 import { isInside, realPathOf } from "../../kernel/inside.js";
 import { CairnError } from "../../kernel/outcome.js";
 import { isRacy, StampCache, stampOf } from "../../kernel/stamp-cache.js";
 import { checkServedPath, openInside } from "./paths.js";
-import type { SkillCopy } from "./skill-copy.js";
 
 /** What a skill folder holds, as its index shows it: bounded in depth and count, noise skipped. */
 export interface SkillFile {
@@ -241,8 +241,8 @@ export function digestSkill(
   purpose: "run" | "publish" = "run",
   /** Folders agents write (the project workspace): a link from the skill into them is not covered. */
   untrusted: readonly string[] = [],
-  /** Where to write what was hashed, byte for byte: the copy a run starts from (skill-copy.ts). */
-  copy?: SkillCopy,
+  /** Where to write what was hashed, byte for byte: the copy a run starts from (kernel/folder-copy.ts). */
+  copy?: FolderCopy,
 ): Digest {
   const reuse = purpose === "publish";
   const links: { path: string; target: string }[] = [];

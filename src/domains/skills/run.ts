@@ -4,6 +4,7 @@ import { type CappedRun, cappedRun } from "../../kernel/capped-run.js";
 import { Capture } from "../../kernel/capture.js";
 import { type ChildResult, runChild } from "../../kernel/child.js";
 import { childEnv } from "../../kernel/child-env.js";
+import type { FolderCopy } from "../../kernel/folder-copy.js";
 import { isInside, withPathOutside } from "../../kernel/inside.js";
 import { notFound, refuse } from "../../kernel/outcome.js";
 import { workFolder } from "../../kernel/temp-dir.js";
@@ -11,7 +12,6 @@ import { resolveBinary } from "../os/run.js";
 import { DIGEST_BYTES_LIMIT, DIGEST_FILE_LIMIT, digestSkill, firstLine, INTERPRETERS } from "./files.js";
 import { checkRelativePath } from "./paths.js";
 import type { Skill } from "./skill.js";
-import type { SkillCopy } from "./skill-copy.js";
 
 /**
  * Running a skill's script: only files under its `scripts/` folder (by real path), only for a
@@ -42,13 +42,13 @@ export function checkArgs(args: readonly string[]): void {
 
 /**
  * The skill's enabling, checked against its digest now; with a copy, the bytes hashed are
- * written there, and the run starts from them (skill-copy.ts).
+ * written there, and the run starts from them (kernel/folder-copy.ts).
  */
 export function checkEnabled(
   skill: Skill,
   enabled: Record<string, string>,
   untrusted: readonly string[],
-  copy?: SkillCopy,
+  copy?: FolderCopy,
 ): string {
   const approved = enabled[skill.name];
   const { digest, truncated } = digestSkill(skill.realDir, "run", untrusted, copy);
