@@ -1,7 +1,8 @@
 import { z } from "zod";
+import type { Anchor } from "../../domains/audit/chain.js";
 import { SEVERITIES } from "../../domains/audit/chain.js";
 import { auditLogOf } from "../../domains/audit/record.js";
-import { type Anchor, verifyAudit } from "../../domains/audit/verify.js";
+import { verifyAudit } from "../../domains/audit/verify.js";
 import { readWitness, recordWitness, type Witness, WitnessError } from "../../domains/audit/witness.js";
 import { homeWorkspace } from "../../domains/workspace/discover.js";
 import { conflict } from "../../kernel/outcome.js";

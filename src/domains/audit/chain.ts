@@ -105,3 +105,11 @@ export function boundData(data: Record<string, unknown>, maxString = 1_024): Rec
   }
   return bounded;
 }
+
+/** An entry recorded earlier, kept where the log's writers cannot reach, that the log must still hold. */
+export interface Anchor {
+  seq: number;
+  hash: string;
+  /** How a break names it: "anchored" (given by a person), "witnessed" (the machine's witness). */
+  by?: string;
+}

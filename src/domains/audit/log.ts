@@ -15,8 +15,15 @@ import { join } from "node:path";
 import { FileLock } from "../../kernel/file-lock.js";
 import { operational } from "../../kernel/outcome.js";
 import { openRegularFile } from "../../kernel/regular-file.js";
-import { type AuditEntry, type AuditEvent, boundData, formatLine, GENESIS, parseLine } from "./chain.js";
-import type { Anchor } from "./verify.js";
+import {
+  type Anchor,
+  type AuditEntry,
+  type AuditEvent,
+  boundData,
+  formatLine,
+  GENESIS,
+  parseLine,
+} from "./chain.js";
 
 /**
  * The audit log: `.cairn/audit.jsonl`, append-only, hash-chained (see chain.ts). Appends from

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { readRegularFile } from "../../kernel/regular-file.js";
-import { type AuditEntry, GENESIS, parseLine } from "./chain.js";
+import { type Anchor, type AuditEntry, GENESIS, parseLine } from "./chain.js";
 import { AUDIT_FILE, SEGMENT_PATTERN, segmentsIn } from "./log.js";
 
 export interface Break {
@@ -24,14 +24,6 @@ export interface Verdict {
   /** The last entry: what to keep elsewhere and pass back as an anchor. */
   head?: { seq: number; hash: string };
   broken?: Break;
-}
-
-/** An entry recorded earlier, kept where the log's writers cannot reach, that the log must still hold. */
-export interface Anchor {
-  seq: number;
-  hash: string;
-  /** How a break names it: "anchored" (given by a person), "witnessed" (the machine's witness). */
-  by?: string;
 }
 
 interface FileWalk {

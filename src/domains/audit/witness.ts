@@ -13,7 +13,7 @@ import {
 import { basename, dirname, join } from "node:path";
 import { crypto } from "../../kernel/builtins.js";
 import { readRegularFile } from "../../kernel/regular-file.js";
-import type { Anchor } from "./verify.js";
+import type { Anchor } from "./chain.js";
 
 /**
  * The machine's witness of a workspace's audit log: the last entry cairn appended to it, or the
