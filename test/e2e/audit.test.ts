@@ -289,51 +289,76 @@ describe("audit log through the faces", () => {
     });
   });
 
+  /**
+   * The log as the last verify left it, put back by `steps` (an agent's shell can write it)
+   * around writes of their own: the plain verify after them fails, saying `why`.
+   */
+  const failsCutBack = (
+    dir: string,
+    machine: { env: Record<string, string> },
+    steps: (putBack: () => void) => void,
+    why: RegExp,
+  ) => {
+    const log = join(dir, ".cairn", "audit.jsonl");
+    const verified = readFileSync(log, "utf8");
+    steps(() => writeFileSync(log, verified));
+    const cut = cairn(dir, ["audit", "verify"], machine);
+    expect(cut.code, cut.stdout).toBe(5);
+    expect(cut.stderr).toMatch(why);
+  };
+  const add = (dir: string, title: string, machine: { env: Record<string, string> }) =>
+    expect(cairn(dir, ["task", "add", title], machine).code).toBe(0);
+
   it("a tail cut of lines written since the last verify fails a plain verify: each write moves the witness", () => {
-    onItsOwnMachine(1, (dir, machine) => {
-      const log = join(dir, ".cairn", "audit.jsonl");
-      const verified = readFileSync(log, "utf8");
-      expect(cairn(dir, ["task", "add", "after the verify"], machine).code).toBe(0);
-      // An agent's shell puts back the log the last verify saw, dropping the line written since.
-      writeFileSync(log, verified);
-      const cut = cairn(dir, ["audit", "verify"], machine);
-      expect(cut.code, cut.stdout).toBe(5);
-      expect(cut.stderr).toMatch(/witnessed entry 3 is not in the log/);
-    });
+    onItsOwnMachine(1, (dir, machine) =>
+      failsCutBack(
+        dir,
+        machine,
+        (putBack) => {
+          add(dir, "after the verify", machine);
+          putBack();
+        },
+        /witnessed entry 3 is not in the log/,
+      ),
+    );
   });
 
   it("a log cut and grown back by later writes past the witnessed entry fails a plain verify: the witness moves only along the chain", () => {
-    onItsOwnMachine(2, (dir, machine) => {
-      const log = join(dir, ".cairn", "audit.jsonl");
-      const verified = readFileSync(log, "utf8");
-      expect(cairn(dir, ["task", "add", "c"], machine).code).toBe(0);
-      expect(cairn(dir, ["task", "add", "d"], machine).code).toBe(0);
-      // An agent's shell cuts the two lines, then makes two writes of its own: seq 4 and 5 again.
-      writeFileSync(log, verified);
-      expect(cairn(dir, ["task", "add", "e"], machine).code).toBe(0);
-      expect(cairn(dir, ["task", "add", "f"], machine).code).toBe(0);
-      const cut = cairn(dir, ["audit", "verify"], machine);
-      expect(cut.code, cut.stdout).toBe(5);
-      expect(cut.stderr).toMatch(/entry 5 is not the witnessed one/);
-    });
+    onItsOwnMachine(2, (dir, machine) =>
+      failsCutBack(
+        dir,
+        machine,
+        (putBack) => {
+          add(dir, "c", machine);
+          add(dir, "d", machine);
+          // The two lines cut, then two writes of the agent's own: seq 4 and 5 again.
+          putBack();
+          add(dir, "e", machine);
+          add(dir, "f", machine);
+        },
+        /entry 5 is not the witnessed one/,
+      ),
+    );
   });
 
   it("a write under another CAIRN_HOME does not stop this machine's witness following later writes", () => {
-    onItsOwnMachine(1, (dir, machine) => {
-      const log = join(dir, ".cairn", "audit.jsonl");
-      const verified = readFileSync(log, "utf8");
-      const elsewhere = scratchDir("cairn-witness-elsewhere-");
-      try {
-        expect(cairn(dir, ["task", "add", "elsewhere"], { env: { CAIRN_HOME: elsewhere.dir } }).code).toBe(0);
-      } finally {
-        elsewhere.cleanup();
-      }
-      expect(cairn(dir, ["task", "add", "here"], machine).code).toBe(0);
-      writeFileSync(log, verified);
-      const cut = cairn(dir, ["audit", "verify"], machine);
-      expect(cut.code, cut.stdout).toBe(5);
-      expect(cut.stderr).toMatch(/witnessed entry 4 is not in the log/);
-    });
+    onItsOwnMachine(1, (dir, machine) =>
+      failsCutBack(
+        dir,
+        machine,
+        (putBack) => {
+          const elsewhere = scratchDir("cairn-witness-elsewhere-");
+          try {
+            add(dir, "elsewhere", { env: { CAIRN_HOME: elsewhere.dir } });
+          } finally {
+            elsewhere.cleanup();
+          }
+          add(dir, "here", machine);
+          putBack();
+        },
+        /witnessed entry 4 is not in the log/,
+      ),
+    );
   });
 
   it("the witness follows the chain through rotations: a cooperative log verifies, a cut after a rotation fails", () => {
