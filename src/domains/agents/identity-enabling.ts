@@ -1,7 +1,8 @@
-import { mkdirSync, realpathSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { z } from "zod";
 import { type FolderCopy, startFolderCopy } from "../../kernel/folder-copy.js";
+import { isInside } from "../../kernel/inside.js";
 import { operational, refuse, usageError } from "../../kernel/outcome.js";
 import { DIGEST_BYTES_LIMIT, DIGEST_FILE_LIMIT, type Digest, digestSkill } from "../skills/files.js";
 import { homeWorkspace, type Workspace } from "../workspace/discover.js";
@@ -161,7 +162,6 @@ export function startEnabledRun(
   let copy: FolderCopy;
   try {
     realDir = realpathSync.native(agent.dir);
-    mkdirSync(parent, { recursive: true, mode: 0o700 });
     copy = startFolderCopy(realDir, parent, COPY_PREFIX);
   } catch (error) {
     throw operational(`cannot make the run's copy of ${agent.dir} in ${parent}: ${(error as Error).message}`);
@@ -173,11 +173,8 @@ export function startEnabledRun(
     throw error;
   }
   const intoCopy = (path: string): string => {
-    for (const folder of [resolve(agent.dir), realDir]) {
-      const rest = relative(folder, path);
-      if (rest === "" || (!rest.startsWith("..") && !isAbsolute(rest))) return join(copy.dir, rest);
-    }
-    return path;
+    const folder = [resolve(agent.dir), realDir].find((candidate) => isInside(candidate, path));
+    return folder === undefined ? path : join(copy.dir, relative(folder, path));
   };
   return {
     dir: copy.dir,
