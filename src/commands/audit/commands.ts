@@ -1,6 +1,5 @@
 import { z } from "zod";
-import type { Anchor } from "../../domains/audit/chain.js";
-import { SEVERITIES } from "../../domains/audit/chain.js";
+import { type Anchor, SEVERITIES } from "../../domains/audit/chain.js";
 import { auditLogOf } from "../../domains/audit/record.js";
 import { verifyAudit } from "../../domains/audit/verify.js";
 import { readWitness, recordWitness, type Witness, WitnessError } from "../../domains/audit/witness.js";

@@ -18,9 +18,9 @@ import type { Anchor } from "./chain.js";
 /**
  * The machine's witness of a workspace's audit log: the last entry cairn appended to it, or the
  * head the last intact `audit verify` saw if that is newer, kept in CAIRN_HOME rather than beside
- * the log. The chain alone cannot show lines cut from its
- * end, nor a log rewritten whole, by anything that can write `.cairn/` (an agent's shell, a verify
- * command it wrote): the next verify finds the witnessed entry missing or changed. It is as safe
+ * the log. The chain alone cannot show lines cut from its end, nor a log rewritten whole, by
+ * anything that can write `.cairn/` (an agent's shell, a verify command it wrote): the next verify
+ * finds the witnessed entry missing or changed. It is as safe
  * as CAIRN_HOME is from the agents (a client that confines their writes to the project keeps it
  * out of reach); `--anchor`, a head kept off the machine, remains the stronger check.
  */
