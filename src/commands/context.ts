@@ -7,6 +7,10 @@ import {
   startedByCairnRefusal,
   withRoleGrants,
 } from "../domains/identity/actor.js";
+import type { AskPerson } from "../domains/identity/guard.js";
+
+export type { AskPerson, PersonAnswer } from "../domains/identity/guard.js";
+
 import { loadConfig, type Profile, type WorkspaceConfig } from "../domains/workspace/config.js";
 import { discoverWorkspace, type Workspace } from "../domains/workspace/discover.js";
 import { boardKey, storeCredentialsOf, storeLocationOf } from "../domains/workspace/store-location.js";
@@ -41,6 +45,8 @@ export interface CallControls {
    * agent gone silent must not keep its claims because others work.
    */
   background?: boolean;
+  /** The person at the client, where the face can ask them (MCP elicitation): see CommandContext. */
+  askPerson?: AskPerson;
 }
 
 /** The controls of a server's own look (see CallControls.background). */
@@ -74,11 +80,17 @@ export interface CommandContext {
   progress(update: ProgressUpdate): void;
   /** Who reads this answer: people-only items are refused or left out for a model. */
   readonly audience: Audience;
+  /**
+   * Ask the person at the client, when the face can (an MCP client that declared elicitation):
+   * a destructive call then needs their yes beside the caller's own `confirm`, which a model can
+   * always set. Each answer is audited. Absent on the CLI and for clients that cannot ask.
+   */
+  readonly askPerson?: AskPerson;
   now(): string;
 }
 
 /** The per-process part of a context, before a call lends its controls. */
-export type SessionContext = Omit<CommandContext, "signal" | "progress" | "audience">;
+export type SessionContext = Omit<CommandContext, "signal" | "progress" | "audience" | "askPerson">;
 
 /** A handler's context before any workspace exists (`init`, `import`, `capabilities`). */
 export interface BareContext {

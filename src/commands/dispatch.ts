@@ -1,13 +1,14 @@
 import type { z } from "zod";
-import { assertAuditable } from "../domains/audit/record.js";
+import { assertAuditable, audit } from "../domains/audit/record.js";
 import { requireStillActive } from "../domains/identity/actor.js";
-import { guard } from "../domains/identity/guard.js";
+import { type AskPerson, agreedByPerson, guard } from "../domains/identity/guard.js";
 import { checkLimits } from "../domains/limits/limits.js";
 import { logWarn } from "../kernel/log.js";
 import { type Outcome, operational, outcomeFromThrown, refuse, usageError } from "../kernel/outcome.js";
 import { Slots } from "../kernel/slots.js";
+import { quoteValue } from "../kernel/text.js";
 import { untilStopped } from "../kernel/until-stopped.js";
-import type { CallControls, CommandContext, Session } from "./context.js";
+import type { CallControls, CommandContext, Session, SessionContext } from "./context.js";
 import type { AnyCommand, WorkspaceCommand } from "./define.js";
 import { AFTER_CALL_HOOKS, CALL_HOOKS, whileCalling } from "./hooks.js";
 
@@ -56,6 +57,7 @@ export async function dispatch(
           signal,
           progress: controls.progress ?? (() => {}),
           audience: controls.audience ?? "person",
+          ...(controls.askPerson ? { askPerson: audited(controls.askPerson, opened, command.name) } : {}),
         };
         return callWithin(ctx, command, input, session, controls);
       });
@@ -98,6 +100,25 @@ function whileSupervising<T>(
   return call(cancel ?? new AbortController().signal);
 }
 
+/** Each question put to the person at the client, and their answer, is a line in the audit log. */
+function audited(askPerson: AskPerson, ctx: SessionContext, command: string): AskPerson {
+  return async (question) => {
+    const answer = await askPerson(question);
+    audit(ctx, answer === "yes" ? "info" : "notice", "person.asked", { command, question, answer });
+    return answer;
+  };
+}
+
+/** A call's input as a person reads it in a question: each field, its value quoted (a cut is marked). */
+const inputShown = (input: Record<string, unknown>) =>
+  Object.entries(input)
+    .filter(([key, value]) => key !== "confirm" && value !== undefined)
+    .map(
+      ([key, value]) =>
+        `${key} ${quoteValue(typeof value === "string" ? value : JSON.stringify(value), 200)}`,
+    )
+    .join(", ") || "no input";
+
 /** Check the caller may make this call, then run it with the call's hooks and audit. */
 function callWithin(
   ctx: CommandContext,
@@ -117,6 +138,12 @@ function callWithin(
     });
     // Every write is recorded: one whose audit line could not be appended is not done.
     if (command.effect !== "read") assertAuditable(ctx);
+    if (command.effect === "destructive" && ctx.askPerson)
+      await agreedByPerson(ctx.askPerson, {
+        actor: ctx.actor,
+        name: command.name,
+        what: `${command.summary}; ${inputShown(input)}`,
+      });
     // A read-only session (the dashboard) only looks, and a server's own look (its change
     // feed) is not a call by the caller: neither renews anyone's lease.
     if (session.readOnly || controls.background) return command.handler(input, ctx);

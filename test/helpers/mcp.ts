@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { Client } from "@modelcontextprotocol/client";
+import { Client, type ElicitRequest, type ElicitResult } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { CAIRN_BIN, cleanEnv } from "./workspace.js";
 
@@ -9,10 +9,19 @@ export interface McpHandle {
   close: () => Promise<void>;
 }
 
+/**
+ * The person at a client that declared form elicitation: answers each `elicitation/create`.
+ * `bare` declares it the way clients did before elicitation had modes (`elicitation: {}`).
+ */
+export interface PersonAtClient {
+  answer: (request: ElicitRequest["params"]) => ElicitResult | Promise<ElicitResult>;
+  bare?: boolean;
+}
+
 /** Spawn the built `cairn mcp` and connect the SDK's own client to it over stdio. */
 export async function connectMcp(
   cwd: string,
-  options: { env?: Record<string, string | undefined>; args?: string[] } = {},
+  options: { env?: Record<string, string | undefined>; args?: string[]; person?: PersonAtClient } = {},
 ): Promise<McpHandle> {
   const env = cleanEnv(options.env) as Record<string, string>;
   const transport = new StdioClientTransport({
@@ -26,7 +35,12 @@ export async function connectMcp(
   transport.stderr?.on("data", (chunk: Buffer) => {
     stderr += chunk.toString("utf8");
   });
-  const client = new Client({ name: "cairn-test", version: "1.0.0" });
+  const { person } = options;
+  const client = new Client(
+    { name: "cairn-test", version: "1.0.0" },
+    person ? { capabilities: { elicitation: person.bare ? {} : { form: {} } } } : undefined,
+  );
+  if (person) client.setRequestHandler("elicitation/create", (request) => person.answer(request.params));
   await client.connect(transport);
   return { client, stderr: () => stderr, close: () => client.close() };
 }

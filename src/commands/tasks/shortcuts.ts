@@ -145,7 +145,7 @@ export const shortcutRun = defineCommand({
         cwd: ctx.cwd,
       },
       ctx.now,
-      { signal: ctx.signal, progress: ctx.progress },
+      { signal: ctx.signal, progress: ctx.progress, askPerson: ctx.askPerson },
     );
     const { evidence } = run;
     return {

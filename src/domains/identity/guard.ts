@@ -29,3 +29,36 @@ export function guard(actor: Actor, call: GuardedCall): void {
     );
   }
 }
+
+/** What the person at the client said to a question put to them. */
+export type PersonAnswer = "yes" | "no" | "unanswered";
+
+/**
+ * A face that can put a question to the person at the client (an MCP client that declared
+ * elicitation) lends this to a call. The answer comes from the person, never from the caller.
+ */
+export type AskPerson = (question: string) => Promise<PersonAnswer>;
+
+/**
+ * A destructive call needs the caller's `confirm` (checked by `guard`), which a model can always
+ * set: it says the caller means it, not that anyone agreed. Where the face can ask the person at
+ * the client, their yes is needed as well, so a model cannot agree with itself. Call this after
+ * `guard`: a call the guard refuses never troubles the person.
+ */
+export async function agreedByPerson(
+  askPerson: AskPerson,
+  call: { actor: Actor; name: string; what: string },
+): Promise<void> {
+  const caller = call.actor.isOwner ? "The owner's session" : `Agent ${call.actor.name} (${call.actor.id})`;
+  const answer = await askPerson(
+    `${caller} asks to run \`${call.name}\`, which is destructive: ${call.what}. Allow it?`,
+  );
+  if (answer === "yes") return;
+  throw refuse(
+    "confirm",
+    answer === "no"
+      ? `the person at the client did not allow \`${call.name}\``
+      : `\`${call.name}\` is destructive and the person at the client gave no answer`,
+    "do not retry it: leave it undone, or tell the person why it is needed and let them run it",
+  );
+}

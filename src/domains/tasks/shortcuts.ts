@@ -13,7 +13,7 @@ import type {
 } from "../../store/tasks.js";
 import { checkoutFor } from "../goals/git.js";
 import { type Actor, lineageOf, OWNER } from "../identity/actor.js";
-import { type Effect, guard } from "../identity/guard.js";
+import { type AskPerson, agreedByPerson, type Effect, guard } from "../identity/guard.js";
 import { ARGV_TOTAL_CHARS, FIELD_CHARS } from "../limits/limits.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
 import { journal, loadTask, who } from "./common.js";
@@ -289,6 +289,12 @@ export interface ShortcutRun {
 }
 
 /**
+ * How much of a destructive shortcut's command line a person is shown before they agree: enough
+ * for any command a person could read, and a longer one is marked as cut, so they can refuse it.
+ */
+const SHOWN_COMMAND_CHARS = 2_000;
+
+/**
  * Run a shortcut through its policy and the guard, as argv, and record the run in the journal:
  * its start before the command runs, so a caller killed outright (kill -9 leaves the command
  * running) still leaves a trace of what it ran, and its end (cancelled or not) after.
@@ -307,7 +313,7 @@ export async function runShortcut(
     cwd?: string;
   },
   now: () => string,
-  controls: { signal?: AbortSignal; progress?: ProgressSink } = {},
+  controls: { signal?: AbortSignal; progress?: ProgressSink; askPerson?: AskPerson } = {},
 ): Promise<ShortcutRun> {
   const { signal } = controls;
   const { shortcut, task } = await store.read(async (tx) => ({
@@ -317,6 +323,13 @@ export async function runShortcut(
   }));
   allowShortcut(config, actor, shortcut, request.confirm);
   const argv = fillArgv(shortcut, request.params);
+  // The person sees the command line the run will start, its parameters filled in.
+  if (shortcut.effect === "destructive" && controls.askPerson)
+    await agreedByPerson(controls.askPerson, {
+      actor,
+      name: `shortcut ${shortcut.name}`,
+      what: `it runs ${quoteValue(commandLine(argv), SHOWN_COMMAND_CHARS)}`,
+    });
   const cwd = request.cwd ? await checkoutFor(request.cwd, root) : root;
   const recorded = { argv, version: shortcut.version, source: shortcut.source, task };
   await store.write((tx) => journal(tx, actor, now(), "shortcut.start", shortcut.name, recorded));

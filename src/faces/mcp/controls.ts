@@ -1,6 +1,7 @@
-import type { ServerContext } from "@modelcontextprotocol/server";
+import type { ClientCapabilities, ServerContext } from "@modelcontextprotocol/server";
 import type { CallControls, ProgressUpdate } from "../../commands/context.js";
 import { showInvisible } from "../../kernel/visible-text.js";
+import { askPersonVia, asksPeople } from "./ask-person.js";
 import { progressLine } from "./logging.js";
 
 /**
@@ -14,9 +15,14 @@ const shown = (update: ProgressUpdate): ProgressUpdate =>
 /**
  * The request's cancellation signal, and its progress: every long run logs its progress lines
  * (`notifications/message`, filtered by the client's `logging/setLevel`), and sends progress
- * notifications too when (and only when) the client sent a progress token with its call.
+ * notifications too when (and only when) the client sent a progress token with its call. A
+ * client that declared form elicitation (`client`) also lends the person at it, who then answers
+ * for destructive calls.
  */
-export function callControls(ctx: ServerContext): {
+export function callControls(
+  ctx: ServerContext,
+  client?: ClientCapabilities,
+): {
   controls: CallControls;
   delivered: () => Promise<unknown>;
 } {
@@ -26,6 +32,7 @@ export function callControls(ctx: ServerContext): {
     // Every tool call answers a model; prompts and resource reads go through dispatch without these.
     audience: "model",
     signal: ctx.mcpReq.signal,
+    ...(asksPeople(client) ? { askPerson: askPersonVia(ctx) } : {}),
     progress: (raw) => {
       const update = shown(raw);
       sent.push(ctx.mcpReq.log("info", progressLine(update), "cairn").catch(() => {}));

@@ -158,7 +158,7 @@ function register(server: McpServer, tool: ToolSpec, session: Session): void {
   };
   if ("cli" in tool.wraps) {
     server.registerTool(tool.name, config, async (args: unknown, ctx: ServerContext) => {
-      const { controls, delivered } = callControls(ctx);
+      const { controls, delivered } = callControls(ctx, server.server.getClientCapabilities());
       const result = await runCliTool((args as { argv: string[] }).argv, session, controls);
       await delivered();
       return fitOneMessage(result);
@@ -168,7 +168,7 @@ function register(server: McpServer, tool: ToolSpec, session: Session): void {
   const command = commandOf(tool, COMMANDS_BY_NAME);
   server.registerTool(tool.name, config, async (args: unknown, ctx: ServerContext) => {
     const { schema_version: _version, ...input } = args as Record<string, unknown>;
-    const { controls, delivered } = callControls(ctx);
+    const { controls, delivered } = callControls(ctx, server.server.getClientCapabilities());
     const outcome = await dispatch(command, input, session, controls);
     // Progress must reach the client before the result: once the result arrives, the client
     // stops listening for this request's progress.

@@ -1,0 +1,193 @@
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { ElicitRequest, ElicitResult } from "@modelcontextprotocol/client";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { callTool, connectMcp, type McpHandle } from "../helpers/mcp.js";
+import { addAgent, cairn, initWorkspace } from "../helpers/workspace.js";
+
+/**
+ * A destructive call made over MCP by a client that can ask its person (form elicitation) goes
+ * ahead only on that person's yes, beside the caller's own `confirm: true`, which a model can
+ * always set: through the tool, through the `cli` hatch, or through a shortcut.
+ */
+let ws: { dir: string; cleanup: () => void };
+const open: McpHandle[] = [];
+beforeEach(() => {
+  ws = initWorkspace();
+});
+afterEach(async () => {
+  for (const handle of open.splice(0)) await handle.close();
+  ws.cleanup();
+});
+
+type Asked = ElicitRequest["params"];
+
+/** A person who gives `reply` to every question, and the questions they were asked. */
+function person(reply: ElicitResult, bare = false) {
+  const asked: Asked[] = [];
+  return {
+    asked,
+    person: {
+      bare,
+      answer: (request: Asked) => {
+        asked.push(request);
+        return reply;
+      },
+    },
+  };
+}
+
+const ALLOW: ElicitResult = { action: "accept", content: { allow: true } };
+const UNTICKED: ElicitResult = { action: "accept", content: { allow: false } };
+const DECLINE: ElicitResult = { action: "decline" };
+const DISMISS: ElicitResult = { action: "cancel" };
+
+async function connect(options: Parameters<typeof connectMcp>[1]) {
+  const handle = await connectMcp(ws.dir, options);
+  open.push(handle);
+  return handle;
+}
+
+function remembered(text: string): string {
+  const made = cairn(ws.dir, ["remember", text, "--json"]);
+  expect(made.code, made.stderr).toBe(0);
+  return (made.json as { id: string }).id;
+}
+
+const stillRecalled = (text: string) =>
+  (cairn(ws.dir, ["recall", text, "--json"]).json as { facts: { text: string }[] }).facts.some(
+    (hit) => hit.text === text,
+  );
+
+const refusalOf = (result: { structuredContent?: unknown }) =>
+  (result.structuredContent as { refused?: { policy: string; reason: string; next: string } }).refused;
+
+const auditEvents = (event: string) =>
+  readFileSync(join(ws.dir, ".cairn", "audit.jsonl"), "utf8")
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line) as { event: string; data: Record<string, unknown> })
+    .filter((entry) => entry.event === event);
+
+describe("a destructive call over MCP, where the client can ask its person", () => {
+  it("needs the person's yes as well as the caller's confirm", async () => {
+    const secret = "the staging password is hunter2";
+    const fact = remembered(secret);
+
+    // The caller confirms itself; the person says no: nothing is deleted.
+    const declining = person(DECLINE);
+    const planner = await connect({ args: ["--profile", "planner"], person: declining.person });
+    const refused = await callTool(planner, "forget", { id: fact, confirm: true });
+    expect(refused.isError).toBeFalsy();
+    expect(refusalOf(refused)).toMatchObject({ policy: "confirm" });
+    expect(refusalOf(refused)?.reason).toMatch(/did not allow `forget`/);
+    expect(refusalOf(refused)?.next).toMatch(/do not retry/);
+    expect(stillRecalled(secret)).toBe(true);
+    // The person was told who asks, for what, on which fact.
+    expect(declining.asked).toHaveLength(1);
+    const question = declining.asked[0];
+    expect(question?.message).toMatch(/owner's session asks to run `forget`, which is destructive/);
+    expect(question?.message).toContain(`id "${fact}"`);
+    expect(question).toMatchObject({
+      mode: "form",
+      requestedSchema: { properties: { allow: { type: "boolean" } }, required: ["allow"] },
+    });
+
+    // An untouched box, or a dismissed form, is no yes either.
+    for (const [reply, reason] of [
+      [UNTICKED, /did not allow/],
+      [DISMISS, /gave no answer/],
+    ] as const) {
+      const other = await connect({ args: ["--profile", "planner"], person: person(reply).person });
+      const answer = await callTool(other, "forget", { id: fact, confirm: true });
+      expect(refusalOf(answer)?.reason).toMatch(reason);
+    }
+    expect(stillRecalled(secret)).toBe(true);
+
+    // The person's yes and the caller's confirm; a client declaring `elicitation: {}` (forms,
+    // before elicitation had modes) is asked too. Without confirm, the person is not asked.
+    const allowing = person(ALLOW, true);
+    const asked = await connect({ args: ["--profile", "planner"], person: allowing.person });
+    const unmeant = await callTool(asked, "forget", { id: fact });
+    expect(refusalOf(unmeant)).toMatchObject({ policy: "confirm", reason: "`forget` is destructive" });
+    expect(allowing.asked).toHaveLength(0);
+    const forgotten = await callTool(asked, "forget", { id: fact, confirm: true });
+    expect(refusalOf(forgotten)).toBeUndefined();
+    expect(forgotten.structuredContent).toMatchObject({ forgotten: { id: fact } });
+    expect(stillRecalled(secret)).toBe(false);
+    expect(allowing.asked).toHaveLength(1);
+
+    // Each answer is in the audit log, beside the call it answered.
+    expect(auditEvents("person.asked").map((entry) => entry.data.answer)).toEqual([
+      "no",
+      "no",
+      "unanswered",
+      "yes",
+    ]);
+  });
+
+  it("asks the same person through the cli hatch and for a destructive shortcut, showing its command line", async () => {
+    writeFileSync(
+      join(ws.dir, ".cairn", "cairn.toml"),
+      `${readFileSync(join(ws.dir, ".cairn", "cairn.toml"), "utf8")}\n[shortcuts.wipe]\nargv = ["node", "-e", "require('fs').writeFileSync('wiped-' + process.argv[1], '')", "{{what}}"]\neffect = "destructive"\n`,
+    );
+    const { token } = addAgent(ws.dir, "builder-1", "builder");
+    const fact = remembered("keep this one");
+    const declining = person(DECLINE);
+    const agent = await connect({ env: { CAIRN_AGENT: token }, person: declining.person });
+
+    const viaTool = await callTool(agent, "run_shortcut", {
+      name: "wipe",
+      params: ["what=db"],
+      confirm: true,
+    });
+    expect(refusalOf(viaTool)).toMatchObject({ policy: "confirm" });
+    const viaHatch = await callTool(agent, "cli", {
+      argv: ["shortcut", "run", "wipe", "--params", "what=db", "--confirm"],
+    });
+    expect(viaHatch.structuredContent).toMatchObject({ exit_code: 3 });
+    const forgetViaHatch = await callTool(agent, "cli", { argv: ["forget", fact, "--confirm"] });
+    expect(forgetViaHatch.structuredContent).toMatchObject({ exit_code: 3 });
+    expect(JSON.stringify(forgetViaHatch.structuredContent)).toMatch(/did not allow `forget`/);
+    expect(existsSync(join(ws.dir, "wiped-db"))).toBe(false);
+    expect(stillRecalled("keep this one")).toBe(true);
+    // The person read the command line the shortcut would start, its parameter filled in.
+    expect(declining.asked.map((question) => question.message)).toEqual([
+      expect.stringMatching(/^Agent builder-1 \(A-\d+\) asks to run `shortcut wipe`.*writeFileSync.* db/),
+      expect.stringMatching(/`shortcut wipe`/),
+      expect.stringMatching(/`forget`/),
+    ]);
+
+    const allowing = await connect({ env: { CAIRN_AGENT: token }, person: person(ALLOW).person });
+    const ran = await callTool(allowing, "run_shortcut", {
+      name: "wipe",
+      params: ["what=db"],
+      confirm: true,
+    });
+    expect(refusalOf(ran)).toBeUndefined();
+    expect(existsSync(join(ws.dir, "wiped-db"))).toBe(true);
+  });
+
+  it("does not trouble the person with a call the guard refuses anyway", async () => {
+    const fact = remembered("read-only agents cannot forget");
+    const { token } = addAgent(ws.dir, "reader", "builder", ["--grant", "ro"]);
+    const watching = person(ALLOW);
+    const reader = await connect({
+      env: { CAIRN_AGENT: token },
+      args: ["--profile", "planner"],
+      person: watching.person,
+    });
+    const refused = await callTool(reader, "forget", { id: fact, confirm: true });
+    expect(refusalOf(refused)).toMatchObject({ policy: "grant" });
+    expect(watching.asked).toHaveLength(0);
+  });
+
+  it("keeps the caller's confirm where the client cannot ask anyone", async () => {
+    const fact = remembered("no person here");
+    const planner = await connect({ args: ["--profile", "planner"] });
+    expect(refusalOf(await callTool(planner, "forget", { id: fact }))).toMatchObject({ policy: "confirm" });
+    const forgotten = await callTool(planner, "forget", { id: fact, confirm: true });
+    expect(forgotten.structuredContent).toMatchObject({ forgotten: { id: fact } });
+    expect(auditEvents("person.asked")).toHaveLength(0);
+  });
+});
