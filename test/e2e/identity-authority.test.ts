@@ -34,7 +34,7 @@ beforeAll(() => {
     `[roles.builder]
 scope = ["src/**"]
 wip_cap = 5
-shortcuts = ["lint", "showdiff", "envdump"]
+shortcuts = ["lint", "showdiff", "envdump", "fmt"]
 
 [roles.lead]
 summary = "leads"
@@ -452,6 +452,43 @@ describe("shortcuts belong to their authors", () => {
     ]);
     expect(cairn(ws.dir, ["shortcut", "run", "ownpeek", ...touch], as(ro.token)).code).toBe(2);
     expect(existsSync(marker)).toBe(false);
+  });
+
+  it("a role's shortcut list names commands the owner wrote: a listed name an agent defines does not run", async () => {
+    // builder may run only lint, showdiff, envdump and fmt; cairn.toml leaves fmt undefined.
+    const builder = agent("fmt-writer", "builder");
+    const marker = join(ws.dir, "formatted-by-agent");
+    const planted = ["--argv", "touch", "--argv", marker, "--effect", "write"];
+    expect(cairn(ws.dir, ["shortcut", "add", "fmt", ...planted], as(builder.token)).code).toBe(0);
+
+    const viaCli = cairn(ws.dir, ["shortcut", "run", "fmt", "--json"], as(builder.token));
+    expect(viaCli.code, viaCli.stdout).toBe(3);
+    const refused = (viaCli.json as { refused: { policy: string; reason: string; next: string } }).refused;
+    expect(refused).toMatchObject({ policy: "shortcut" });
+    expect(refused.reason).toBe(
+      `role builder may run fmt only as the owner defines it; this one was added by agent ${builder.id}`,
+    );
+    expect(refused.next).toContain("cairn shortcut add fmt");
+    const mcp = await connectMcp(ws.dir, { env: { CAIRN_AGENT: builder.token } });
+    try {
+      const tool = await callTool(mcp, "run_shortcut", { name: "fmt" });
+      expect(tool.structuredContent).toMatchObject({ refused: { policy: "shortcut" } });
+      const viaCliTool = await callTool(mcp, "cli", { argv: ["shortcut", "run", "fmt"] });
+      expect(viaCliTool.structuredContent).toMatchObject({ exit_code: 3 });
+    } finally {
+      await mcp.close();
+    }
+    // Nor as a criterion's check: the criterion names the shortcut, the guard still applies.
+    const id = newTask("format it", ["--traces", "src/fmt.ts"]);
+    cairn(ws.dir, ["task", "criterion", id, "--text", "formatted", "--shortcut", "fmt"], as(builder.token));
+    cairn(ws.dir, ["task", "claim", id], as(builder.token));
+    cairn(ws.dir, ["task", "check", id, "--all"], as(builder.token));
+    expect(existsSync(marker)).toBe(false);
+
+    // Once the owner redefines it, which vouches for the command, the role runs it.
+    expect(cairn(ws.dir, ["shortcut", "add", "fmt", ...planted]).code).toBe(0);
+    expect(cairn(ws.dir, ["shortcut", "run", "fmt"], as(builder.token)).code).toBe(0);
+    expect(existsSync(marker)).toBe(true);
   });
 
   it("a parameter cannot become an option: git diff {{ref}} with ref=--output=FILE writes nothing", () => {

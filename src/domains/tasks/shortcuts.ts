@@ -232,9 +232,12 @@ export function fillArgv(shortcut: ShortcutRecord, params: Record<string, string
  * would let every read-only agent run whatever command it wrote (`sh -c {{cmd}}`).
  */
 function guardedEffect(declared: Effect, shortcut: Pick<ShortcutRecord, "source" | "addedBy">): Effect {
-  const fromOwner = shortcut.source === "config" || shortcut.addedBy === OWNER.id;
-  return fromOwner || declared !== "read" ? declared : "write";
+  return fromOwner(shortcut) || declared !== "read" ? declared : "write";
 }
+
+/** Written by the owner: in cairn.toml, or added (or redefined, which vouches for it) as the owner. */
+const fromOwner = (shortcut: Pick<ShortcutRecord, "source" | "addedBy">) =>
+  shortcut.source === "config" || shortcut.addedBy === OWNER.id;
 
 /** The shortcut's own policy, then the guard with the effect it trusts (`guardedEffect`). */
 export function allowShortcut(
@@ -262,11 +265,21 @@ export function allowShortcut(
   }
   // Every role in the caller's line must allow it: a child cannot run what its parent may not.
   for (const { name, role } of rolesOf(config, actor)) {
-    if (role.shortcuts.length > 0 && !role.shortcuts.includes(shortcut.name)) {
+    if (role.shortcuts.length === 0) continue;
+    if (!role.shortcuts.includes(shortcut.name)) {
       throw refuse(
         "shortcut",
         `role ${name} may run only ${role.shortcuts.join(", ")}`,
         "ask an agent whose role allows it, or the owner",
+      );
+    }
+    // A role's list is the owner's choice of commands, made by name: a listed name that the owner
+    // never defined would let an agent write the command behind it (`shortcut add`), then run it.
+    if (!fromOwner(shortcut)) {
+      throw refuse(
+        "shortcut",
+        `role ${name} may run ${shortcut.name} only as the owner defines it; this one was added by agent ${shortcut.addedBy}`,
+        `ask the owner to define it in cairn.toml, or to redefine it with \`cairn shortcut add ${shortcut.name}\`, which vouches for it`,
       );
     }
   }
