@@ -8,9 +8,6 @@ import {
   withRoleGrants,
 } from "../domains/identity/actor.js";
 import type { AskPerson } from "../domains/identity/guard.js";
-
-export type { AskPerson, PersonAnswer } from "../domains/identity/guard.js";
-
 import { loadConfig, type Profile, type WorkspaceConfig } from "../domains/workspace/config.js";
 import { discoverWorkspace, type Workspace } from "../domains/workspace/discover.js";
 import { boardKey, storeCredentialsOf, storeLocationOf } from "../domains/workspace/store-location.js";
@@ -21,6 +18,9 @@ import { quoteValue } from "../kernel/text.js";
 import type { StoreLocation } from "../store/open.js";
 import { openStoreLazily } from "../store/open-lazily.js";
 import type { Store } from "../store/store.js";
+
+/** What a face needs to lend a call the person at its client (see CallControls.askPerson). */
+export type { AskPerson, PersonAnswer } from "../domains/identity/guard.js";
 
 /** A long-running call's progress, as a face can show it (MCP progress notification, a TTY bar). */
 export interface ProgressUpdate {
