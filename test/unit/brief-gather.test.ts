@@ -145,6 +145,60 @@ describe("gathering a brief from the store through the task seam", () => {
     expect(brief.kind).toBe("ok");
   });
 
+  it("quotes each item's fields as a preview: one huge item cannot take its section out of the brief", async () => {
+    const decide = (chose: string, because: string) =>
+      addNote(
+        store,
+        builder,
+        { kind: "decision", scope: "workspace", chose, rejected: "mysql", because },
+        now(),
+      );
+    await decide("use postgres", "we need jsonb");
+    // Newest first, so first in its section, and alone far past the default budget.
+    const huge = await decide("x".repeat(200_000), "y".repeat(100));
+    await addNote(
+      store,
+      reviewer,
+      { kind: "finding", text: "the small finding", severity: "minor", scope: "T-7" },
+      now(),
+    );
+    const loud = await addNote(
+      store,
+      reviewer,
+      { kind: "finding", text: "z".repeat(200_000), severity: "major", scope: "workspace" },
+      now(),
+    );
+    await addRisk(
+      store,
+      builder,
+      { risk: "r", impact: "high", likelihood: "high", indicators: "i".repeat(200_000), action: "a" },
+      now(),
+    );
+    await defineTerm(store, builder, { term: "WAL", meaning: "w".repeat(200_000) }, now());
+
+    const inputs = await gatherAsBuilder("T-7");
+    const hugeShown = inputs.decisions.find((d) => d.id === huge.id);
+    expect(hugeShown?.chose).toBe(
+      `${"x".repeat(1_000)}… [199000 more characters; whole: \`cairn note show ${huge.id}\`]`,
+    );
+    expect(hugeShown?.because).toBe("y".repeat(100));
+    expect(inputs.findings.find((f) => f.id === loud.id)?.text).toMatch(
+      /^z{1000}… \[199000 more characters; whole: `cairn note show N-\d+`\]$/,
+    );
+    expect(inputs.risks[0]?.indicators).toMatch(
+      /^i{1000}… \[199000 more characters; whole: `cairn risk list`\]$/,
+    );
+    expect(inputs.glossary[0]?.meaning).toMatch(
+      /^w{1000}… \[199000 more characters; whole: `cairn glossary list`\]$/,
+    );
+
+    const brief = assembleBrief(inputs, 4_000);
+    if (brief.kind !== "ok") throw new Error(`no brief: ${JSON.stringify(brief)}`);
+    expect(brief.text).toContain("chose: use postgres\nrejected: mysql\nbecause: we need jsonb");
+    expect(brief.text).toContain("the small finding");
+    expect(brief.cuts).toEqual([]);
+  });
+
   it("recalls facts that share a word with the task, not only a lone digit of its title", async () => {
     const numbered: TaskBriefSource = {
       briefTask: async (_tx, id) =>

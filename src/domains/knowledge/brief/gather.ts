@@ -1,5 +1,6 @@
 import { sha256Hex } from "../../../kernel/builtins.js";
 import { notFound } from "../../../kernel/outcome.js";
+import { previewText } from "../../../kernel/text.js";
 import type { NoteRecord } from "../../../store/knowledge.js";
 import type { Store } from "../../../store/store.js";
 import type { Actor } from "../../identity/actor.js";
@@ -7,13 +8,22 @@ import { authorLabels } from "../../identity/labels.js";
 import { rolesOf } from "../../tasks/scope.js";
 import type { WorkspaceConfig } from "../../workspace/config.js";
 import { recallIn } from "../memory.js";
-import { decisionKey } from "../notes.js";
+import { decisionKey, NOTE_FIELD_PREVIEW_CHARS, wholeNote } from "../notes.js";
 import { riskRank } from "../risks.js";
 import { taskScope, WORKSPACE_SCOPE } from "../text.js";
 import { assembleBrief, type BriefResult, DEFAULT_BRIEF_BUDGET } from "./engine.js";
 import type { BriefInputs, BriefTask, TaskBriefSource } from "./inputs.js";
 
 const LIMITS = { decisions: 20, findings: 20, facts: 8, risks: 10 };
+
+/**
+ * A brief quotes each written field of an item (a decision's `because`, a finding, a risk's
+ * action, a term's meaning) as `note list` previews a note: its first thousand characters, then
+ * a mark naming where the whole is. A section is shortened item by item from its end, and any
+ * writer may make a field 256 KiB long: one such item first in its section (the newest decision,
+ * a major finding) filled any default budget alone, and every item after it left every brief.
+ */
+const quoted = (text: string, whereWhole: string) => previewText(text, NOTE_FIELD_PREVIEW_CHARS, whereWhole);
 const TOP_RISK_RANK = 2;
 
 /**
@@ -136,6 +146,9 @@ export async function gatherBriefInputs(
                 scope: note.scope,
                 author: label(note.author),
                 ...note.body,
+                chose: quoted(note.body.chose, wholeNote(note.id)),
+                rejected: quoted(note.body.rejected, wholeNote(note.id)),
+                because: quoted(note.body.because, wholeNote(note.id)),
                 ...(also.length > 0
                   ? { also: also.map((n) => ({ id: n.id, scope: n.scope, author: label(n.author) })) }
                   : {}),
@@ -143,10 +156,17 @@ export async function gatherBriefInputs(
             ]
           : [],
       ),
-      risks: risks.map((risk) => ({ ...risk, rank: riskRank(risk), author: label(risk.author) })),
+      risks: risks.map((risk) => ({
+        ...risk,
+        risk: quoted(risk.risk, "`cairn risk list`"),
+        indicators: quoted(risk.indicators, "`cairn risk list`"),
+        action: quoted(risk.action, "`cairn risk list`"),
+        rank: riskRank(risk),
+        author: label(risk.author),
+      })),
       glossary: glossary.map((entry) => ({
         term: entry.term,
-        meaning: entry.meaning,
+        meaning: quoted(entry.meaning, "`cairn glossary list`"),
         author: label(entry.author),
       })),
       findings: findings.flatMap((note) =>
@@ -157,7 +177,7 @@ export async function gatherBriefInputs(
                 at: note.createdAt,
                 scope: note.scope,
                 author: label(note.author),
-                text: note.body.text,
+                text: quoted(note.body.text, wholeNote(note.id)),
                 severity: note.body.severity,
                 trust: note.body.trust,
               },
