@@ -168,6 +168,30 @@ describe("a destructive call over MCP, where the client can ask its person", () 
     expect(existsSync(join(ws.dir, "wiped-db"))).toBe(true);
   });
 
+  it("shows the person a shortcut's whole command line, not progress's short one", async () => {
+    writeFileSync(
+      join(ws.dir, ".cairn", "cairn.toml"),
+      `${readFileSync(join(ws.dir, ".cairn", "cairn.toml"), "utf8")}\n[shortcuts.clean]\nargv = ["node", "-e", "require('fs').rmSync(require('path').join('build', process.argv[1]), {recursive: true, force: true})", "{{what}}"]\neffect = "destructive"\n`,
+    );
+    const declining = person(DECLINE);
+    const owner = await connect({ person: declining.person });
+    // Past the 120 characters a progress line keeps, the value climbs out of build/.
+    const climbing = `${"cache/".repeat(10)}${"../".repeat(5)}`;
+    const huge = `${"cache/".repeat(500)}../`;
+    for (const what of [climbing, huge]) {
+      const refused = await callTool(owner, "run_shortcut", {
+        name: "clean",
+        params: [`what=${what}`],
+        confirm: true,
+      });
+      expect(refusalOf(refused)).toMatchObject({ policy: "confirm" });
+    }
+    const [whole, cut] = declining.asked.map((question) => question.message);
+    expect(whole).toContain(`{recursive: true, force: true})\\" ${climbing}"`);
+    // One too long to read is cut where the person can see it is.
+    expect(cut).toMatch(/cache"… \(\d+ characters\)\. Allow it\?$/);
+  });
+
   it("does not trouble the person with a call the guard refuses anyway", async () => {
     const fact = remembered("read-only agents cannot forget");
     const { token } = addAgent(ws.dir, "reader", "builder", ["--grant", "ro"]);

@@ -76,9 +76,14 @@ export async function runCommand(request: RunRequest): Promise<Evidence> {
   };
 }
 
+/** A command's words as one line, quoted where they hold spaces, whole: what a person agrees to. */
+export function commandWords(argv: readonly string[]): string {
+  return argv.map((word) => (/\s|^$/.test(word) ? JSON.stringify(word) : word)).join(" ");
+}
+
 /** A command as one line of progress: its words, quoted where they hold spaces, cut short. */
 export function commandLine(argv: readonly string[]): string {
-  const line = argv.map((word) => (/\s|^$/.test(word) ? JSON.stringify(word) : word)).join(" ");
+  const line = commandWords(argv);
   return line.length > 120 ? `${line.slice(0, 120)}…` : line;
 }
 

@@ -17,7 +17,7 @@ import { type AskPerson, agreedByPerson, type Effect, guard } from "../identity/
 import { ARGV_TOTAL_CHARS, FIELD_CHARS } from "../limits/limits.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
 import { journal, loadTask, who } from "./common.js";
-import { commandLine, runCommand } from "./runner.js";
+import { commandLine, commandWords, runCommand } from "./runner.js";
 import { rolesOf } from "./scope.js";
 
 const NAME = /^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$/;
@@ -336,12 +336,14 @@ export async function runShortcut(
   }));
   allowShortcut(config, actor, shortcut, request.confirm);
   const argv = fillArgv(shortcut, request.params);
-  // The person sees the command line the run will start, its parameters filled in.
+  // The person sees the command line the run will start, its parameters filled in: whole up to
+  // SHOWN_COMMAND_CHARS, not progress's short line, whose cut a parameter could push the rest of
+  // the command behind (`build/cache/…` hid the `../../..` that followed).
   if (shortcut.effect === "destructive" && controls.askPerson)
     await agreedByPerson(controls.askPerson, {
       actor,
       name: `shortcut ${shortcut.name}`,
-      what: `it runs ${quoteValue(commandLine(argv), SHOWN_COMMAND_CHARS)}`,
+      what: `it runs ${quoteValue(commandWords(argv), SHOWN_COMMAND_CHARS)}`,
     });
   const cwd = request.cwd ? await checkoutFor(request.cwd, root) : root;
   const recorded = { argv, version: shortcut.version, source: shortcut.source, task };
