@@ -140,6 +140,7 @@ function callWithin(
     if (command.effect !== "read") assertAuditable(ctx);
     if (command.effect === "destructive" && ctx.askPerson)
       await agreedByPerson(ctx.askPerson, {
+        store: ctx.store,
         actor: ctx.actor,
         name: command.name,
         what: `${command.summary}; ${inputShown(input)}`,

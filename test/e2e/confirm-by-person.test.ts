@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { ElicitRequest, ElicitResult } from "@modelcontextprotocol/client";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { callTool, connectMcp, type McpHandle } from "../helpers/mcp.js";
-import { addAgent, cairn, initWorkspace } from "../helpers/workspace.js";
+import { addAgent, cairn, cairnAsync, initWorkspace } from "../helpers/workspace.js";
 
 /**
  * A destructive call made over MCP by a client that can ask its person (form elicitation) goes
@@ -190,6 +190,46 @@ describe("a destructive call over MCP, where the client can ask its person", () 
     expect(whole).toContain(`{recursive: true, force: true})\\" ${climbing}"`);
     // One too long to read is cut where the person can see it is.
     expect(cut).toMatch(/cache"… \(\d+ characters\)\. Allow it\?$/);
+  });
+
+  it("refuses a yes that comes after the caller was retired", async () => {
+    writeFileSync(
+      join(ws.dir, ".cairn", "cairn.toml"),
+      `${readFileSync(join(ws.dir, ".cairn", "cairn.toml"), "utf8")}\n[shortcuts.wipe]\nargv = ["node", "-e", "require('fs').writeFileSync('wiped', '')"]\neffect = "destructive"\n`,
+    );
+    /** An agent whose owner retires it while the form is open, then whose person ticks the box. */
+    const retiredWhileAsked = async (name: string) => {
+      const { token } = addAgent(ws.dir, name, "builder");
+      const agent = await connect({
+        env: { CAIRN_AGENT: token },
+        person: {
+          answer: async () => {
+            const retired = await cairnAsync(ws.dir, ["agent", "retire", name]);
+            expect(retired.code, retired.stderr).toBe(0);
+            return ALLOW;
+          },
+        },
+      });
+      return { token, agent };
+    };
+
+    const forgetting = await retiredWhileAsked("builder-1");
+    const made = cairn(ws.dir, ["remember", "the agent's own fact", "--json"], {
+      env: { CAIRN_AGENT: forgetting.token },
+    });
+    const fact = (made.json as { id: string }).id;
+    const forgotten = await callTool(forgetting.agent, "cli", { argv: ["forget", fact, "--confirm"] });
+    expect(forgotten.structuredContent).toMatchObject({ exit_code: 3 });
+    expect(JSON.stringify(forgotten.structuredContent)).toMatch(/builder-1 .*retired/);
+    expect(stillRecalled("the agent's own fact")).toBe(true);
+
+    const wiping = await retiredWhileAsked("builder-2");
+    const ran = await callTool(wiping.agent, "run_shortcut", { name: "wipe", confirm: true });
+    expect(refusalOf(ran)).toMatchObject({ policy: "identity" });
+    expect(refusalOf(ran)?.reason).toMatch(/retired/);
+    expect(existsSync(join(ws.dir, "wiped"))).toBe(false);
+    // The person's yes is on record all the same, beside the refusal.
+    expect(auditEvents("person.asked").map((entry) => entry.data.answer)).toEqual(["yes", "yes"]);
   });
 
   it("does not trouble the person with a call the guard refuses anyway", async () => {

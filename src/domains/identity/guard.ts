@@ -1,5 +1,6 @@
 import { refuse } from "../../kernel/outcome.js";
-import type { Actor } from "./actor.js";
+import type { Store } from "../../store/store.js";
+import { type Actor, requireStillActive } from "./actor.js";
 
 export type Effect = "read" | "write" | "destructive";
 
@@ -47,13 +48,19 @@ export type AskPerson = (question: string) => Promise<PersonAnswer>;
  */
 export async function agreedByPerson(
   askPerson: AskPerson,
-  call: { actor: Actor; name: string; what: string },
+  call: { actor: Actor; name: string; what: string; store: Store },
 ): Promise<void> {
   const caller = call.actor.isOwner ? "The owner's session" : `Agent ${call.actor.name} (${call.actor.id})`;
   const answer = await askPerson(
     `${caller} asks to run \`${call.name}\`, which is destructive: ${call.what}. Allow it?`,
   );
-  if (answer === "yes") return;
+  if (answer === "yes") {
+    // The answer may come minutes after the call's own look: a caller retired meanwhile (it, or
+    // its line), perhaps for this very call, is refused as the call would be had it started now.
+    // A yes given to an agent since retired is no yes to run it.
+    await requireStillActive(call.store, call.actor);
+    return;
+  }
   throw refuse(
     "confirm",
     answer === "no"
