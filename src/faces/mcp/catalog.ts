@@ -1,4 +1,5 @@
 import {
+  type ClientCapabilities,
   type McpServer,
   ProtocolError,
   ProtocolErrorCode,
@@ -109,7 +110,13 @@ export function serveCatalog(
     // A name the current tools lack may be a tool just added: only then is everything rebuilt.
     const tool = workspace ? ((current && find(current)) ?? find(await rebuild(workspace))) : undefined;
     if (!tool) return (await callStatic(request, ctx)) as never;
-    return (await callFileTool(tool, request.params.arguments ?? {}, session, ctx)) as never;
+    return (await callFileTool(
+      tool,
+      request.params.arguments ?? {},
+      session,
+      ctx,
+      server.server.getClientCapabilities(),
+    )) as never;
   });
 
   return watchCatalog(
@@ -147,7 +154,13 @@ function definition(tool: CatalogTool) {
   };
 }
 
-async function callFileTool(tool: CatalogTool, args: unknown, session: Session, ctx: ServerContext) {
+async function callFileTool(
+  tool: CatalogTool,
+  args: unknown,
+  session: Session,
+  ctx: ServerContext,
+  client: ClientCapabilities | undefined,
+) {
   const schemas = catalogToolSchemas(tool);
   const parsed = schemas.input.safeParse(args);
   if (!parsed.success) {
@@ -160,7 +173,7 @@ async function callFileTool(tool: CatalogTool, args: unknown, session: Session, 
     };
   }
   const { schema_version: _version, ...rest } = parsed.data as Record<string, unknown>;
-  const { controls, delivered } = callControls(ctx);
+  const { controls, delivered } = callControls(ctx, client);
   const outcome = await dispatch(catalogCommand(tool), tool.commandInput(rest), session, controls);
   await delivered();
   const result = toolResult(outcome);

@@ -21,7 +21,7 @@ const shown = (update: ProgressUpdate): ProgressUpdate =>
  */
 export function callControls(
   ctx: ServerContext,
-  client?: ClientCapabilities,
+  client: ClientCapabilities | undefined,
 ): {
   controls: CallControls;
   delivered: () => Promise<unknown>;
