@@ -138,15 +138,9 @@ function callWithin(
     });
     // Every write is recorded: one whose audit line could not be appended is not done.
     if (command.effect !== "read") assertAuditable(ctx);
-    if (command.effect === "destructive" && ctx.askPerson)
-      await agreedByPerson(ctx.askPerson, {
-        store: ctx.store,
-        actor: ctx.actor,
-        name: command.name,
-        what: `${command.summary}; ${inputShown(input)}`,
-      });
     // A read-only session (the dashboard) only looks, and a server's own look (its change
-    // feed) is not a call by the caller: neither renews anyone's lease.
+    // feed) is not a call by the caller: neither renews anyone's lease. Neither makes a
+    // destructive call: the first is refused any write, the second only reads.
     if (session.readOnly || controls.background) return command.handler(input, ctx);
     for (const hook of CALL_HOOKS) {
       // A hook's failure (a busy database) must not fail the call it rides on.
@@ -154,7 +148,18 @@ function callWithin(
         logWarn(`${command.name}: ${(error as Error).message}`),
       );
     }
-    return whileCalling(ctx, (signal) => command.handler(input, { ...ctx, signal }));
+    return whileCalling(ctx, async (signal) => {
+      // The person may take minutes to answer: the caller's leases are kept meanwhile, as they
+      // are while its call runs, so its claims do not lapse while someone decides.
+      if (command.effect === "destructive" && ctx.askPerson)
+        await agreedByPerson(ctx.askPerson, {
+          store: ctx.store,
+          actor: ctx.actor,
+          name: command.name,
+          what: `${command.summary}; ${inputShown(input)}`,
+        });
+      return command.handler(input, { ...ctx, signal });
+    });
   });
 }
 

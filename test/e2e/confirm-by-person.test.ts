@@ -232,6 +232,32 @@ describe("a destructive call over MCP, where the client can ask its person", () 
     expect(auditEvents("person.asked").map((entry) => entry.data.answer)).toEqual(["yes", "yes"]);
   });
 
+  it("keeps the caller's claims while the person takes their time", async () => {
+    writeFileSync(join(ws.dir, ".cairn", "cairn.toml"), "[claims]\nlease_minutes = 0.05\n");
+    const { token } = addAgent(ws.dir, "slow-asker", "builder");
+    const task = cairn(ws.dir, ["task", "add", "held while asking", "--json"]);
+    const id = (task.json as { task: { id: string } }).task.id;
+    expect(cairn(ws.dir, ["task", "claim", id], { env: { CAIRN_AGENT: token } }).code).toBe(0);
+    const fact = remembered("asked about for a while");
+    // The person answers after twice the 3-second lease, and the owner sweeps meanwhile.
+    const agent = await connect({
+      env: { CAIRN_AGENT: token },
+      args: ["--profile", "planner"],
+      person: {
+        answer: async () => {
+          await new Promise((resolve) => setTimeout(resolve, 6_000));
+          expect(cairn(ws.dir, ["sweep"]).code).toBe(0);
+          return DECLINE;
+        },
+      },
+    });
+    expect(refusalOf(await callTool(agent, "forget", { id: fact, confirm: true }))).toMatchObject({
+      policy: "confirm",
+    });
+    const shown = cairn(ws.dir, ["task", "show", id, "--json"]).json as { task: { owner: string | null } };
+    expect(shown.task.owner).toMatch(/^A-\d+$/);
+  }, 30_000);
+
   it("does not trouble the person with a call the guard refuses anyway", async () => {
     const fact = remembered("read-only agents cannot forget");
     const { token } = addAgent(ws.dir, "reader", "builder", ["--grant", "ro"]);
