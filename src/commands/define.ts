@@ -28,6 +28,12 @@ interface CommandBase<I extends z.ZodObject, O extends z.ZodType> {
    * that may read the log (a hidden evaluator's command); the default keeps it all.
    */
   auditInput?(input: z.infer<I>): Record<string, unknown>;
+  /**
+   * What the person at the client is shown of a destructive call before they agree, beside its
+   * summary (the fact it deletes); the call's input, quoted, when absent. It may refuse as the
+   * handler would, so that no one is asked about a call that cannot happen.
+   */
+  personSees?(input: z.infer<I>, ctx: CommandContext): Promise<string>;
   /** Human-readable rendering for the terminal; the default prints key: value lines. */
   render?(output: z.infer<O>): string;
   /**

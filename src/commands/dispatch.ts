@@ -3,6 +3,7 @@ import { assertAuditable, audit } from "../domains/audit/record.js";
 import { requireStillActive } from "../domains/identity/actor.js";
 import { type AskPerson, agreedByPerson, guard } from "../domains/identity/guard.js";
 import { checkLimits } from "../domains/limits/limits.js";
+import { sha256Hex } from "../kernel/builtins.js";
 import { logWarn } from "../kernel/log.js";
 import { type Outcome, operational, outcomeFromThrown, refuse, usageError } from "../kernel/outcome.js";
 import { Slots } from "../kernel/slots.js";
@@ -100,11 +101,19 @@ function whileSupervising<T>(
   return call(cancel ?? new AbortController().signal);
 }
 
-/** Each question put to the person at the client, and their answer, is a line in the audit log. */
+/**
+ * Each question put to the person at the client, and their answer, is a line in the audit log.
+ * The question is kept by its digest: it may quote what the call deletes (a leaked secret that
+ * `forget` removes), and the log keeps every line for good.
+ */
 function audited(askPerson: AskPerson, ctx: SessionContext, command: string): AskPerson {
   return async (question) => {
     const answer = await askPerson(question);
-    audit(ctx, answer === "yes" ? "info" : "notice", "person.asked", { command, question, answer });
+    audit(ctx, answer === "yes" ? "info" : "notice", "person.asked", {
+      command,
+      question_sha256: sha256Hex(question),
+      answer,
+    });
     return answer;
   };
 }
@@ -156,7 +165,7 @@ function callWithin(
           store: ctx.store,
           actor: ctx.actor,
           name: command.name,
-          what: `${command.summary}; ${inputShown(input)}`,
+          what: `${command.summary}: ${command.personSees ? await command.personSees(input, ctx) : inputShown(input)}`,
         });
       return command.handler(input, { ...ctx, signal });
     });

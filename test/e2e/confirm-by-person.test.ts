@@ -48,8 +48,9 @@ async function connect(options: Parameters<typeof connectMcp>[1]) {
   return handle;
 }
 
-function remembered(text: string): string {
-  const made = cairn(ws.dir, ["remember", text, "--json"]);
+/** A fact remembered by the owner, or by the agent whose token is given (its own to forget). */
+function remembered(text: string, token?: string): string {
+  const made = cairn(ws.dir, ["remember", text, "--json"], token ? { env: { CAIRN_AGENT: token } } : {});
   expect(made.code, made.stderr).toBe(0);
   return (made.json as { id: string }).id;
 }
@@ -83,11 +84,13 @@ describe("a destructive call over MCP, where the client can ask its person", () 
     expect(refusalOf(refused)?.reason).toMatch(/did not allow `forget`/);
     expect(refusalOf(refused)?.next).toMatch(/do not retry/);
     expect(stillRecalled(secret)).toBe(true);
-    // The person was told who asks, for what, on which fact.
+    // The person was told who asks, for what: the fact itself, not only its id.
     expect(declining.asked).toHaveLength(1);
     const question = declining.asked[0];
     expect(question?.message).toMatch(/owner's session asks to run `forget`, which is destructive/);
-    expect(question?.message).toContain(`id "${fact}"`);
+    expect(question?.message).toMatch(
+      new RegExp(`${fact}, remembered by owner on \\d{4}-\\d{2}-\\d{2}: "${secret}"\\. Allow it\\?$`),
+    );
     expect(question).toMatchObject({
       mode: "form",
       requestedSchema: { properties: { allow: { type: "boolean" } }, required: ["allow"] },
@@ -117,13 +120,16 @@ describe("a destructive call over MCP, where the client can ask its person", () 
     expect(stillRecalled(secret)).toBe(false);
     expect(allowing.asked).toHaveLength(1);
 
-    // Each answer is in the audit log, beside the call it answered.
+    // Each answer is in the audit log, beside the call it answered; the question by its digest,
+    // since it quoted the fact, and the log keeps every line for good.
     expect(auditEvents("person.asked").map((entry) => entry.data.answer)).toEqual([
       "no",
       "no",
       "unanswered",
       "yes",
     ]);
+    expect(auditEvents("person.asked")[0]?.data.question_sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(readFileSync(join(ws.dir, ".cairn", "audit.jsonl"), "utf8")).not.toContain("hunter2");
   });
 
   it("asks the same person through the cli hatch and for a destructive shortcut, showing its command line", async () => {
@@ -132,7 +138,7 @@ describe("a destructive call over MCP, where the client can ask its person", () 
       `${readFileSync(join(ws.dir, ".cairn", "cairn.toml"), "utf8")}\n[shortcuts.wipe]\nargv = ["node", "-e", "require('fs').writeFileSync('wiped-' + process.argv[1], '')", "{{what}}"]\neffect = "destructive"\n`,
     );
     const { token } = addAgent(ws.dir, "builder-1", "builder");
-    const fact = remembered("keep this one");
+    const fact = remembered("keep this one", token);
     const declining = person(DECLINE);
     const agent = await connect({ env: { CAIRN_AGENT: token }, person: declining.person });
 
@@ -238,7 +244,7 @@ describe("a destructive call over MCP, where the client can ask its person", () 
     const task = cairn(ws.dir, ["task", "add", "held while asking", "--json"]);
     const id = (task.json as { task: { id: string } }).task.id;
     expect(cairn(ws.dir, ["task", "claim", id], { env: { CAIRN_AGENT: token } }).code).toBe(0);
-    const fact = remembered("asked about for a while");
+    const fact = remembered("asked about for a while", token);
     // The person answers after twice the 3-second lease, and the owner sweeps meanwhile.
     const agent = await connect({
       env: { CAIRN_AGENT: token },
@@ -258,7 +264,7 @@ describe("a destructive call over MCP, where the client can ask its person", () 
     expect(shown.task.owner).toMatch(/^A-\d+$/);
   }, 30_000);
 
-  it("does not trouble the person with a call the guard refuses anyway", async () => {
+  it("does not trouble the person with a call that is refused anyway", async () => {
     const fact = remembered("read-only agents cannot forget");
     const { token } = addAgent(ws.dir, "reader", "builder", ["--grant", "ro"]);
     const watching = person(ALLOW);
@@ -269,7 +275,20 @@ describe("a destructive call over MCP, where the client can ask its person", () 
     });
     const refused = await callTool(reader, "forget", { id: fact, confirm: true });
     expect(refusalOf(refused)).toMatchObject({ policy: "grant" });
+    // Nor with one the command itself refuses: the owner's fact is not a builder's to forget,
+    // and a fact that does not exist is not found.
+    const { token: writer } = addAgent(ws.dir, "writer", "builder");
+    const builder = await connect({
+      env: { CAIRN_AGENT: writer },
+      args: ["--profile", "planner"],
+      person: watching.person,
+    });
+    const notTheirs = await callTool(builder, "forget", { id: fact, confirm: true });
+    expect(refusalOf(notTheirs)).toMatchObject({ policy: "ownership" });
+    const missing = await callTool(builder, "forget", { id: "F-999", confirm: true });
+    expect(missing.isError).toBe(true);
     expect(watching.asked).toHaveLength(0);
+    expect(stillRecalled("read-only agents cannot forget")).toBe(true);
   });
 
   it("keeps the caller's confirm where the client cannot ask anyone", async () => {

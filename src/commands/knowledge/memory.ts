@@ -1,6 +1,7 @@
 import { z } from "zod";
 import {
   forget,
+  forgettable,
   MAX_FACT_CHARS,
   recall,
   remember,
@@ -8,6 +9,7 @@ import {
   supersede,
   topics,
 } from "../../domains/knowledge/memory.js";
+import { quoteValue } from "../../kernel/text.js";
 import type { FactRecord } from "../../store/knowledge.js";
 import { defineCommand } from "../define.js";
 import { textBlock } from "../field-text.js";
@@ -191,6 +193,11 @@ export const forgetCommand = defineCommand({
     forgotten: Fact,
     restored: z.array(z.string()).describe("facts it had replaced, back in recall"),
   }),
+  // The person agreeing reads the fact itself, not only an id the caller may have misdescribed.
+  personSees: async (input, ctx) => {
+    const fact = await ctx.store.read((tx) => forgettable(tx, ctx.actor, input.id));
+    return `${fact.id}, remembered by ${fact.author} on ${fact.createdAt.slice(0, 10)}: ${quoteValue(fact.text, 300)}`;
+  },
   async handler(input, ctx) {
     const { fact, restored } = await forget(ctx.store, ctx.actor, input.id, ctx.now());
     return { forgotten: factView(fact), restored };

@@ -319,6 +319,20 @@ export async function supersede(
   });
 }
 
+/** The fact `forget` deletes for this caller, refused as `forget` refuses: no such fact, or not the caller's. */
+export async function forgettable(tx: Tx, actor: Actor, id: string): Promise<FactRecord> {
+  const fact = await tx.facts.byId(id);
+  if (!fact) throw notFound(`no fact ${quoteValue(id)}`, "find facts with `cairn recall`");
+  if (!actor.isOwner && !(await sameLine(tx, actor, fact.author))) {
+    throw refuse(
+      "ownership",
+      `${fact.id} was remembered by ${fact.author}; only its author (or its parent or child) or the owner may forget it`,
+      `if it is wrong, supersede ${fact.id} with the correction (the old text stays readable); if it must go (a leaked secret), ask the owner to forget it`,
+    );
+  }
+  return fact;
+}
+
 /**
  * Delete a fact for good (the journal keeps only that it was forgotten, not its text). Only its
  * author's line or the owner may: a deletion leaves nothing to read back, unlike a supersede.
@@ -330,15 +344,7 @@ export async function forget(
   now: string,
 ): Promise<{ fact: FactRecord; restored: string[] }> {
   const forgotten = await store.write(async (tx) => {
-    const fact = await tx.facts.byId(id);
-    if (!fact) throw notFound(`no fact ${quoteValue(id)}`, "find facts with `cairn recall`");
-    if (!actor.isOwner && !(await sameLine(tx, actor, fact.author))) {
-      throw refuse(
-        "ownership",
-        `${fact.id} was remembered by ${fact.author}; only its author (or its parent or child) or the owner may forget it`,
-        `if it is wrong, supersede ${fact.id} with the correction (the old text stays readable); if it must go (a leaked secret), ask the owner to forget it`,
-      );
-    }
+    const fact = await forgettable(tx, actor, id);
     // A link in the middle of a chain of corrections: what it replaced was corrected again since,
     // so it counts as replaced by the live correction. Brought back instead, a fact corrected
     // twice stood in recall beside the correction of its correction.
