@@ -2,6 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ElicitRequest, ElicitResult } from "@modelcontextprotocol/client";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { checkRun, gitWorkspace, nodeArgv, openAttempt } from "../helpers/goals.js";
 import { callTool, connectMcp, type McpHandle } from "../helpers/mcp.js";
 import { addAgent, cairn, cairnAsync, initWorkspace } from "../helpers/workspace.js";
 
@@ -263,6 +264,42 @@ describe("a destructive call over MCP, where the client can ask its person", () 
     const shown = cairn(ws.dir, ["task", "show", id, "--json"]).json as { task: { owner: string | null } };
     expect(shown.task.owner).toMatch(/^A-\d+$/);
   }, 30_000);
+
+  it("shows the person which files a revert discards, and reverts nothing on their no", async () => {
+    const repo = gitWorkspace({ "lib.txt": "good\n" });
+    try {
+      const run = checkRun(repo.dir, { argv: nodeArgv("process.exit(0)") });
+      const attempt = openAttempt(repo.dir, run);
+      writeFileSync(join(repo.dir, "lib.txt"), "the attempt's edit\n");
+      writeFileSync(join(repo.dir, "added.txt"), "made by the attempt\n");
+      const declining = person(DECLINE);
+      const planner = await connectMcp(repo.dir, {
+        args: ["--profile", "planner"],
+        person: declining.person,
+      });
+      open.push(planner);
+      const refused = await callTool(planner, "revert_attempt", { attempt, confirm: true });
+      expect(refusalOf(refused)).toMatchObject({ policy: "confirm" });
+      expect(readFileSync(join(repo.dir, "lib.txt"), "utf8")).toBe("the attempt's edit\n");
+      expect(existsSync(join(repo.dir, "added.txt"))).toBe(true);
+      expect(declining.asked[0]?.message).toMatch(
+        new RegExp(
+          `${attempt}, opened by owner, in ".*": back to [0-9a-f]{12}, discarding 2 files: "added.txt", "lib.txt"\\. Allow it\\?$`,
+        ),
+      );
+      const allowing = await connectMcp(repo.dir, {
+        args: ["--profile", "planner"],
+        person: person(ALLOW).person,
+      });
+      open.push(allowing);
+      const reverted = await callTool(allowing, "revert_attempt", { attempt, confirm: true });
+      expect(reverted.structuredContent).toMatchObject({ discarded: ["added.txt", "lib.txt"] });
+      expect(readFileSync(join(repo.dir, "lib.txt"), "utf8")).toBe("good\n");
+    } finally {
+      for (const handle of open.splice(0)) await handle.close();
+      repo.cleanup();
+    }
+  });
 
   it("does not trouble the person with a call that is refused anyway", async () => {
     const fact = remembered("read-only agents cannot forget");

@@ -3,7 +3,7 @@ import { attemptOrThrow, openAttempt, reportScores } from "../../domains/goals/a
 import type { Decision } from "../../domains/goals/decide.js";
 import { evalAttempt } from "../../domains/goals/evaluate.js";
 import type { EvaluatorDefinition } from "../../domains/goals/evaluators/definition.js";
-import { revertAttempt } from "../../domains/goals/revert.js";
+import { planRevert, revertAttempt, revertSummary } from "../../domains/goals/revert.js";
 import { runOrThrow } from "../../domains/goals/runs.js";
 import { decideAttempt } from "../../domains/goals/verdict.js";
 import { defineCommand } from "../define.js";
@@ -202,6 +202,9 @@ export const attemptRevert = defineCommand({
       ),
     commits: z.array(z.string()).describe("commits touched: always none"),
   }),
+  // The person agreeing reads which files go, planned (and refused) as the revert plans it.
+  personSees: async (input, ctx) =>
+    revertSummary(await planRevert(ctx.store, ctx.workspace.root, input.attempt, ctx.actor)),
   async handler(input, ctx) {
     const reverted = await revertAttempt(ctx.store, ctx.workspace.root, input.attempt, ctx.actor, ctx.now());
     return {

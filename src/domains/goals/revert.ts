@@ -1,5 +1,6 @@
 import { gitHead } from "../../kernel/git.js";
 import { refuse } from "../../kernel/outcome.js";
+import { quoteValue } from "../../kernel/text.js";
 import type { Store } from "../../store/store.js";
 import { type Actor, sameLine } from "../identity/actor.js";
 import { attemptOrThrow } from "./attempts.js";
@@ -24,6 +25,48 @@ export async function revertAttempt(
   actor: Actor,
   at: string,
 ) {
+  const { attempt, dir, own, leftAlone } = await planRevert(store, fallbackRoot, attemptId, actor);
+  // git restores outside any transaction: a smudge filter (LFS) or a big tree may take minutes,
+  // and the workspace's write lock held meanwhile failed every other writer past its busy timeout.
+  const kept = await restorePaths(dir, attempt.baseHead as string, own);
+  const hidden = kept.ignored;
+  const discarded = own.filter((path) => !hidden.includes(path) && !kept.repositories.includes(path));
+  return store.write(async (tx) => {
+    const current = await attemptOrThrow(tx, attemptId);
+    if (current.revertedAt) throw refuse("attempt", `${attemptId} was already reverted`, "nothing to do");
+    await tx.goals.markReverted(attemptId, at);
+    await tx.journal.append({
+      at,
+      actor: actor.id,
+      action: "attempt.revert",
+      subject: attemptId,
+      data: {
+        base: attempt.baseHead,
+        checkout: dir,
+        discarded,
+        left_alone: [...leftAlone, ...hidden],
+        repositories: kept.repositories,
+      },
+    });
+    return {
+      attempt: { ...current, revertedAt: at },
+      base: attempt.baseHead as string,
+      checkout: dir,
+      discarded,
+      leftAlone: [...leftAlone, ...hidden],
+      repositories: kept.repositories,
+      commits: [] as string[],
+    };
+  });
+}
+
+/**
+ * Everything revert checks before it touches a file, and what it would discard: the attempt (the
+ * caller's to revert, not reverted, not kept, with a base), its checkout (HEAD still at the base)
+ * and its own changes (none mixed with changes from before it opened). No write: the person asked
+ * to agree to a revert reads this, and the revert plans again when it runs.
+ */
+export async function planRevert(store: Store, fallbackRoot: string, attemptId: string, actor: Actor) {
   const attempt = await store.read(async (tx) => {
     const attempt = await attemptOrThrow(tx, attemptId);
     if (!actor.isOwner && !(await sameLine(tx, actor, attempt.openedBy)))
@@ -67,36 +110,9 @@ export async function revertAttempt(
   const leftAlone = attempt.baseChanges.filter(
     (path) => hashWorkFile(top, path) === attempt.baseHashes[path],
   );
-  // git restores outside any transaction: a smudge filter (LFS) or a big tree may take minutes,
-  // and the workspace's write lock held meanwhile failed every other writer past its busy timeout.
-  const kept = await restorePaths(dir, attempt.baseHead as string, own);
-  const hidden = kept.ignored;
-  const discarded = own.filter((path) => !hidden.includes(path) && !kept.repositories.includes(path));
-  return store.write(async (tx) => {
-    const current = await attemptOrThrow(tx, attemptId);
-    if (current.revertedAt) throw refuse("attempt", `${attemptId} was already reverted`, "nothing to do");
-    await tx.goals.markReverted(attemptId, at);
-    await tx.journal.append({
-      at,
-      actor: actor.id,
-      action: "attempt.revert",
-      subject: attemptId,
-      data: {
-        base: attempt.baseHead,
-        checkout: dir,
-        discarded,
-        left_alone: [...leftAlone, ...hidden],
-        repositories: kept.repositories,
-      },
-    });
-    return {
-      attempt: { ...current, revertedAt: at },
-      base: attempt.baseHead as string,
-      checkout: dir,
-      discarded,
-      leftAlone: [...leftAlone, ...hidden],
-      repositories: kept.repositories,
-      commits: [] as string[],
-    };
-  });
+  return { attempt, dir, own, leftAlone };
 }
+
+/** A planned revert as the person asked to agree reads it: where, back to what, which files go. */
+export const revertSummary = ({ attempt, dir, own }: Awaited<ReturnType<typeof planRevert>>) =>
+  `${attempt.id}, opened by ${attempt.openedBy}, in ${quoteValue(dir, 300)}: back to ${attempt.baseHead?.slice(0, 12)}, discarding ${own.length === 0 ? "no file" : `${own.length} file${own.length === 1 ? "" : "s"}: ${quotedFew(own)}`}`;
