@@ -1,25 +1,17 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ElicitRequest, ElicitResult } from "@modelcontextprotocol/client";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { checkRun, gitWorkspace, nodeArgv, openAttempt } from "../helpers/goals.js";
-import { callTool, connectMcp, type McpHandle } from "../helpers/mcp.js";
-import { addAgent, cairn, cairnAsync, initWorkspace } from "../helpers/workspace.js";
+import { callTool, connectMcp, type PersonAtClient, workspaceEachTest } from "../helpers/mcp.js";
+import { addAgent, cairn, cairnAsync } from "../helpers/workspace.js";
 
 /**
  * A destructive call made over MCP by a client that can ask its person (form elicitation) goes
  * ahead only on that person's yes, beside the caller's own `confirm: true`, which a model can
  * always set: through the tool, through the `cli` hatch, or through a shortcut.
  */
-let ws: { dir: string; cleanup: () => void };
-const open: McpHandle[] = [];
-beforeEach(() => {
-  ws = initWorkspace();
-});
-afterEach(async () => {
-  for (const handle of open.splice(0)) await handle.close();
-  ws.cleanup();
-});
+const { ws, open } = workspaceEachTest();
 
 type Asked = ElicitRequest["params"];
 
@@ -43,11 +35,22 @@ const UNTICKED: ElicitResult = { action: "accept", content: { allow: false } };
 const DECLINE: ElicitResult = { action: "decline" };
 const DISMISS: ElicitResult = { action: "cancel" };
 
-async function connect(options: Parameters<typeof connectMcp>[1]) {
-  const handle = await connectMcp(ws.dir, options);
+async function connect(options: Parameters<typeof connectMcp>[1], dir = ws.dir) {
+  const handle = await connectMcp(dir, options);
   open.push(handle);
   return handle;
 }
+
+/** A planner's server (forget and revert_attempt are planner tools), as `token`'s agent or the owner. */
+const planner = (at?: PersonAtClient, token?: string, dir = ws.dir) =>
+  connect(
+    {
+      args: ["--profile", "planner"],
+      ...(at ? { person: at } : {}),
+      ...(token ? { env: { CAIRN_AGENT: token } } : {}),
+    },
+    dir,
+  );
 
 /** A fact remembered by the owner, or by the agent whose token is given (its own to forget). */
 function remembered(text: string, token?: string): string {
@@ -78,8 +81,8 @@ describe("a destructive call over MCP, where the client can ask its person", () 
 
     // The caller confirms itself; the person says no: nothing is deleted.
     const declining = person(DECLINE);
-    const planner = await connect({ args: ["--profile", "planner"], person: declining.person });
-    const refused = await callTool(planner, "forget", { id: fact, confirm: true });
+    const asOwner = await planner(declining.person);
+    const refused = await callTool(asOwner, "forget", { id: fact, confirm: true });
     expect(refused.isError).toBeFalsy();
     expect(refusalOf(refused)).toMatchObject({ policy: "confirm" });
     expect(refusalOf(refused)?.reason).toMatch(/did not allow `forget`/);
@@ -102,7 +105,7 @@ describe("a destructive call over MCP, where the client can ask its person", () 
       [UNTICKED, /did not allow/],
       [DISMISS, /gave no answer/],
     ] as const) {
-      const other = await connect({ args: ["--profile", "planner"], person: person(reply).person });
+      const other = await planner(person(reply).person);
       const answer = await callTool(other, "forget", { id: fact, confirm: true });
       expect(refusalOf(answer)?.reason).toMatch(reason);
     }
@@ -111,7 +114,7 @@ describe("a destructive call over MCP, where the client can ask its person", () 
     // The person's yes and the caller's confirm; a client declaring `elicitation: {}` (forms,
     // before elicitation had modes) is asked too. Without confirm, the person is not asked.
     const allowing = person(ALLOW, true);
-    const asked = await connect({ args: ["--profile", "planner"], person: allowing.person });
+    const asked = await planner(allowing.person);
     const unmeant = await callTool(asked, "forget", { id: fact });
     expect(refusalOf(unmeant)).toMatchObject({ policy: "confirm", reason: "`forget` is destructive" });
     expect(allowing.asked).toHaveLength(0);
@@ -247,17 +250,14 @@ describe("a destructive call over MCP, where the client can ask its person", () 
     expect(cairn(ws.dir, ["task", "claim", id], { env: { CAIRN_AGENT: token } }).code).toBe(0);
     const fact = remembered("asked about for a while", token);
     // The person answers after twice the 3-second lease, and the owner sweeps meanwhile.
-    const agent = await connect({
-      env: { CAIRN_AGENT: token },
-      args: ["--profile", "planner"],
-      person: {
-        answer: async () => {
-          await new Promise((resolve) => setTimeout(resolve, 6_000));
-          expect(cairn(ws.dir, ["sweep"]).code).toBe(0);
-          return DECLINE;
-        },
+    const slowPerson = {
+      answer: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 6_000));
+        expect(cairn(ws.dir, ["sweep"]).code).toBe(0);
+        return DECLINE;
       },
-    });
+    };
+    const agent = await planner(slowPerson, token);
     expect(refusalOf(await callTool(agent, "forget", { id: fact, confirm: true }))).toMatchObject({
       policy: "confirm",
     });
@@ -273,12 +273,8 @@ describe("a destructive call over MCP, where the client can ask its person", () 
       writeFileSync(join(repo.dir, "lib.txt"), "the attempt's edit\n");
       writeFileSync(join(repo.dir, "added.txt"), "made by the attempt\n");
       const declining = person(DECLINE);
-      const planner = await connectMcp(repo.dir, {
-        args: ["--profile", "planner"],
-        person: declining.person,
-      });
-      open.push(planner);
-      const refused = await callTool(planner, "revert_attempt", { attempt, confirm: true });
+      const declined = await planner(declining.person, undefined, repo.dir);
+      const refused = await callTool(declined, "revert_attempt", { attempt, confirm: true });
       expect(refusalOf(refused)).toMatchObject({ policy: "confirm" });
       expect(readFileSync(join(repo.dir, "lib.txt"), "utf8")).toBe("the attempt's edit\n");
       expect(existsSync(join(repo.dir, "added.txt"))).toBe(true);
@@ -287,11 +283,7 @@ describe("a destructive call over MCP, where the client can ask its person", () 
           `${attempt}, opened by owner, in ".*": back to [0-9a-f]{12}, discarding 2 files: "added.txt", "lib.txt"\\. Allow it\\?$`,
         ),
       );
-      const allowing = await connectMcp(repo.dir, {
-        args: ["--profile", "planner"],
-        person: person(ALLOW).person,
-      });
-      open.push(allowing);
+      const allowing = await planner(person(ALLOW).person, undefined, repo.dir);
       const reverted = await callTool(allowing, "revert_attempt", { attempt, confirm: true });
       expect(reverted.structuredContent).toMatchObject({ discarded: ["added.txt", "lib.txt"] });
       expect(readFileSync(join(repo.dir, "lib.txt"), "utf8")).toBe("good\n");
@@ -305,21 +297,13 @@ describe("a destructive call over MCP, where the client can ask its person", () 
     const fact = remembered("read-only agents cannot forget");
     const { token } = addAgent(ws.dir, "reader", "builder", ["--grant", "ro"]);
     const watching = person(ALLOW);
-    const reader = await connect({
-      env: { CAIRN_AGENT: token },
-      args: ["--profile", "planner"],
-      person: watching.person,
-    });
+    const reader = await planner(watching.person, token);
     const refused = await callTool(reader, "forget", { id: fact, confirm: true });
     expect(refusalOf(refused)).toMatchObject({ policy: "grant" });
     // Nor with one the command itself refuses: the owner's fact is not a builder's to forget,
     // and a fact that does not exist is not found.
     const { token: writer } = addAgent(ws.dir, "writer", "builder");
-    const builder = await connect({
-      env: { CAIRN_AGENT: writer },
-      args: ["--profile", "planner"],
-      person: watching.person,
-    });
+    const builder = await planner(watching.person, writer);
     const notTheirs = await callTool(builder, "forget", { id: fact, confirm: true });
     expect(refusalOf(notTheirs)).toMatchObject({ policy: "ownership" });
     const missing = await callTool(builder, "forget", { id: "F-999", confirm: true });
@@ -330,9 +314,9 @@ describe("a destructive call over MCP, where the client can ask its person", () 
 
   it("keeps the caller's confirm where the client cannot ask anyone", async () => {
     const fact = remembered("no person here");
-    const planner = await connect({ args: ["--profile", "planner"] });
-    expect(refusalOf(await callTool(planner, "forget", { id: fact }))).toMatchObject({ policy: "confirm" });
-    const forgotten = await callTool(planner, "forget", { id: fact, confirm: true });
+    const asOwner = await planner();
+    expect(refusalOf(await callTool(asOwner, "forget", { id: fact }))).toMatchObject({ policy: "confirm" });
+    const forgotten = await callTool(asOwner, "forget", { id: fact, confirm: true });
     expect(forgotten.structuredContent).toMatchObject({ forgotten: { id: fact } });
     expect(auditEvents("person.asked")).toHaveLength(0);
   });

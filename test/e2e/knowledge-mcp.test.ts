@@ -1,17 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { modelVisibleTokens } from "../../src/commands/catalog-cost.js";
-import { callTool, connectMcp, type McpHandle } from "../helpers/mcp.js";
-import { addAgent, arrange, cairn, initWorkspace, STORE_UNDER_TEST } from "../helpers/workspace.js";
+import { callTool, connectMcp, workspaceEachTest } from "../helpers/mcp.js";
+import { addAgent, arrange, cairn, STORE_UNDER_TEST } from "../helpers/workspace.js";
 
-let ws: { dir: string; cleanup: () => void };
-const open: McpHandle[] = [];
-beforeEach(() => {
-  ws = initWorkspace();
-});
-afterEach(async () => {
-  for (const handle of open.splice(0)) await handle.close();
-  ws.cleanup();
-});
+const { ws, open } = workspaceEachTest();
 
 async function agent(name: string, grant: "rw" | "ro" = "rw", args: string[] = []) {
   const { token, id } = addAgent(ws.dir, name, "builder", ["--grant", grant]);

@@ -1,7 +1,8 @@
 import { spawn } from "node:child_process";
 import { Client, type ElicitRequest, type ElicitResult } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { CAIRN_BIN, cleanEnv } from "./workspace.js";
+import { afterEach, beforeEach } from "vitest";
+import { CAIRN_BIN, cleanEnv, initWorkspace } from "./workspace.js";
 
 export interface McpHandle {
   client: Client;
@@ -185,3 +186,20 @@ export const INITIALIZE = {
   method: "initialize",
   params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
 };
+
+/**
+ * A workspace made before each test of the file and removed after it, with the servers the test
+ * put in `open` closed first. `ws` is one object whose `dir` changes from test to test.
+ */
+export function workspaceEachTest(): { ws: { dir: string; cleanup: () => void }; open: McpHandle[] } {
+  const ws = { dir: "", cleanup: () => {} };
+  const open: McpHandle[] = [];
+  beforeEach(() => {
+    Object.assign(ws, initWorkspace());
+  });
+  afterEach(async () => {
+    for (const handle of open.splice(0)) await handle.close();
+    ws.cleanup();
+  });
+  return { ws, open };
+}
