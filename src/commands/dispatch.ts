@@ -162,6 +162,7 @@ function callWithin(
       // are while its call runs, so its claims do not lapse while someone decides.
       if (command.effect === "destructive" && ctx.askPerson)
         await agreedByPerson(ctx.askPerson, {
+          signal,
           store: ctx.store,
           actor: ctx.actor,
           name: command.name,

@@ -153,18 +153,19 @@ describe("a destructive call over MCP, where the client can ask its person", () 
     });
     expect(refusalOf(viaTool)).toMatchObject({ policy: "confirm" });
     const viaHatch = await callTool(agent, "cli", {
-      argv: ["shortcut", "run", "wipe", "--params", "what=db", "--confirm"],
+      argv: ["shortcut", "run", "wipe", "--params", "what=logs", "--confirm"],
     });
     expect(viaHatch.structuredContent).toMatchObject({ exit_code: 3 });
     const forgetViaHatch = await callTool(agent, "cli", { argv: ["forget", fact, "--confirm"] });
     expect(forgetViaHatch.structuredContent).toMatchObject({ exit_code: 3 });
     expect(JSON.stringify(forgetViaHatch.structuredContent)).toMatch(/did not allow `forget`/);
     expect(existsSync(join(ws.dir, "wiped-db"))).toBe(false);
+    expect(existsSync(join(ws.dir, "wiped-logs"))).toBe(false);
     expect(stillRecalled("keep this one")).toBe(true);
     // The person read the command line the shortcut would start, its parameter filled in.
     expect(declining.asked.map((question) => question.message)).toEqual([
       expect.stringMatching(/^Agent builder-1 \(A-\d+\) asks to run `shortcut wipe`.*writeFileSync.* db/),
-      expect.stringMatching(/`shortcut wipe`/),
+      expect.stringMatching(/`shortcut wipe`.* logs/),
       expect.stringMatching(/`forget`/),
     ]);
 
@@ -240,6 +241,33 @@ describe("a destructive call over MCP, where the client can ask its person", () 
     expect(existsSync(join(ws.dir, "wiped"))).toBe(false);
     // The person's yes is on record all the same, beside the refusal.
     expect(auditEvents("person.asked").map((entry) => entry.data.answer)).toEqual(["yes", "yes"]);
+  });
+
+  it("puts one question at a time, and does not ask again what the person just turned down", async () => {
+    const facts = ["first to go", "second to go", "third to go"].map((text) => remembered(text));
+    let open = 0;
+    let most = 0;
+    const asked: string[] = [];
+    const slowNo = {
+      answer: async (request: Asked) => {
+        asked.push(request.message);
+        most = Math.max(most, ++open);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        open--;
+        return DECLINE;
+      },
+    };
+    const agent = await planner(slowNo);
+    // Three at once: the person sees them one after another, never stacked.
+    const all = await Promise.all(facts.map((id) => callTool(agent, "forget", { id, confirm: true })));
+    expect(all.map((result) => refusalOf(result)?.policy)).toEqual(["confirm", "confirm", "confirm"]);
+    expect(asked).toHaveLength(3);
+    expect(most).toBe(1);
+    // The same call again, at once: refused without a fourth form.
+    const again = await callTool(agent, "forget", { id: facts[0], confirm: true });
+    expect(refusalOf(again)?.reason).toMatch(/did not allow this same `forget` a few minutes ago/);
+    expect(asked).toHaveLength(3);
+    for (const text of ["first to go", "second to go", "third to go"]) expect(stillRecalled(text)).toBe(true);
   });
 
   it("keeps the caller's claims while the person takes their time", async () => {

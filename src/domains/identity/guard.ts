@@ -1,4 +1,5 @@
 import { refuse } from "../../kernel/outcome.js";
+import { Slots } from "../../kernel/slots.js";
 import type { Store } from "../../store/store.js";
 import { type Actor, requireStillActive } from "./actor.js";
 
@@ -41,6 +42,30 @@ export type PersonAnswer = "yes" | "no" | "unanswered";
 export type AskPerson = (question: string) => Promise<PersonAnswer>;
 
 /**
+ * One question at a time in a process (one client's session): an agent making many destructive
+ * calls at once would otherwise stack their forms in front of the person.
+ */
+const ASKING = new Slots(1);
+
+/**
+ * Questions the person did not say yes to, until when: the same call asked again within that time
+ * is refused without troubling them, so no agent wears a person down by asking until they give in.
+ */
+const NOT_AGREED = new Map<string, number>();
+const NOT_AGREED_FOR_MS = 10 * 60_000;
+const MAX_NOT_AGREED = 1_000;
+
+function notAgreedLately(question: string, now: number): boolean {
+  for (const [asked, until] of NOT_AGREED) if (until <= now) NOT_AGREED.delete(asked);
+  return NOT_AGREED.has(question);
+}
+
+function rememberNotAgreed(question: string, now: number): void {
+  if (NOT_AGREED.size >= MAX_NOT_AGREED) NOT_AGREED.delete(NOT_AGREED.keys().next().value as string);
+  NOT_AGREED.set(question, now + NOT_AGREED_FOR_MS);
+}
+
+/**
  * A destructive call needs the caller's `confirm` (checked by `guard`), which a model can always
  * set: it says the caller means it, not that anyone agreed. Where the face can ask the person at
  * the client, their yes is needed as well, so a model cannot agree with itself. Call this after
@@ -48,12 +73,18 @@ export type AskPerson = (question: string) => Promise<PersonAnswer>;
  */
 export async function agreedByPerson(
   askPerson: AskPerson,
-  call: { actor: Actor; name: string; what: string; store: Store },
+  call: { actor: Actor; name: string; what: string; store: Store; signal: AbortSignal },
 ): Promise<void> {
   const caller = call.actor.isOwner ? "The owner's session" : `Agent ${call.actor.name} (${call.actor.id})`;
-  const answer = await askPerson(
-    `${caller} asks to run \`${call.name}\`, which is destructive: ${call.what}. Allow it?`,
-  );
+  const question = `${caller} asks to run \`${call.name}\`, which is destructive: ${call.what}. Allow it?`;
+  const answer = await ASKING.run(call.signal, async () => {
+    if (call.signal.aborted) return "unanswered" as const;
+    if (notAgreedLately(question, Date.now())) return "asked lately" as const;
+    const given = await askPerson(question);
+    // A call its client cancelled meanwhile got no one's answer: nothing to remember.
+    if (given !== "yes" && !call.signal.aborted) rememberNotAgreed(question, Date.now());
+    return given;
+  });
   if (answer === "yes") {
     // The answer may come minutes after the call's own look: a caller retired meanwhile (it, or
     // its line), perhaps for this very call, is refused as the call would be had it started now.
@@ -65,7 +96,9 @@ export async function agreedByPerson(
     "confirm",
     answer === "no"
       ? `the person at the client did not allow \`${call.name}\``
-      : `\`${call.name}\` is destructive and the person at the client gave no answer`,
+      : answer === "unanswered"
+        ? `\`${call.name}\` is destructive and the person at the client gave no answer`
+        : `the person at the client did not allow this same \`${call.name}\` a few minutes ago; they are not asked again`,
     "do not retry it: leave it undone, or tell the person why it is needed and let them run it",
   );
 }

@@ -341,6 +341,7 @@ export async function runShortcut(
   // the command behind (`build/cache/…` hid the `../../..` that followed).
   if (shortcut.effect === "destructive" && controls.askPerson)
     await agreedByPerson(controls.askPerson, {
+      signal: signal ?? new AbortController().signal,
       store,
       actor,
       name: `shortcut ${shortcut.name}`,
