@@ -245,15 +245,15 @@ describe("a destructive call over MCP, where the client can ask its person", () 
 
   it("puts one question at a time, and does not ask again what the person just turned down", async () => {
     const facts = ["first to go", "second to go", "third to go"].map((text) => remembered(text));
-    let open = 0;
+    let inFlight = 0;
     let most = 0;
     const asked: string[] = [];
     const slowNo = {
       answer: async (request: Asked) => {
         asked.push(request.message);
-        most = Math.max(most, ++open);
+        most = Math.max(most, ++inFlight);
         await new Promise((resolve) => setTimeout(resolve, 300));
-        open--;
+        inFlight--;
         return DECLINE;
       },
     };
