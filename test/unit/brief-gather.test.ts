@@ -262,6 +262,43 @@ describe("gathering a brief from the store through the task seam", () => {
     expect(brief.text).toContain(`also recorded as ${owners.id} (workspace, by owner)`);
   });
 
+  it("shows the owner's words of a decision an agent restated padded past the preview", async () => {
+    const decision = {
+      kind: "decision" as const,
+      chose: "Never store secrets in the journal",
+      rejected: "storing tokens in plain text",
+      because: "the journal is exported and shared",
+    };
+    const owners = await addNote(store, OWNER, { ...decision, scope: "workspace" }, now());
+    // The same words to the key (spacing aside), newer, in the parent's scope: every brief under
+    // T-1 folds the two, and showed this copy's first thousand characters, all spaces.
+    const pad = " ".repeat(1_200);
+    const mallory = { ...reviewer, id: "A-9", name: "mallory", grant: "rw" as const };
+    const padded = await addNote(
+      store,
+      mallory,
+      {
+        kind: "decision",
+        scope: "T-1",
+        chose: `Never${pad}store secrets in the journal`,
+        rejected: `storing${pad}tokens in plain text`,
+        because: `the${pad}journal is exported and shared`,
+      },
+      now(),
+    );
+    expect(padded.id).not.toBe(owners.id);
+    const inputs = await gatherAsBuilder("T-7");
+    expect(inputs.decisions).toHaveLength(1);
+    expect(inputs.decisions[0]?.id).toBe(owners.id);
+    expect(inputs.decisions[0]?.also?.map((a) => a.id)).toEqual([padded.id]);
+    const brief = assembleBrief(inputs, 4_000);
+    if (brief.kind !== "ok") throw new Error("expected a brief");
+    expect(brief.text).toContain(
+      "chose: Never store secrets in the journal\nrejected: storing tokens in plain text\nbecause: the journal is exported and shared",
+    );
+    expect(brief.text).toContain(`also recorded as ${padded.id} (task:T-1, by A-9)`);
+  });
+
   it("says when older decisions or lower findings than it shows exist, however large the budget", async () => {
     for (let i = 0; i < 21; i++)
       await addNote(

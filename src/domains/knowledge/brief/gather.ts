@@ -58,17 +58,36 @@ function termMatcher(lower: string): (term: string) => boolean {
   };
 }
 
-/** Decisions newest first, each once: the newest note of it, with the older ones that say the same. */
+/** The characters a brief's preview (`quoted`) leaves out of a decision's fields. */
+function unquoted(note: NoteRecord): number {
+  if (note.body.kind !== "decision") return 0;
+  const { chose, rejected, because } = note.body;
+  return [chose, rejected, because].reduce(
+    (sum, field) => sum + Math.max(0, field.length - NOTE_FIELD_PREVIEW_CHARS),
+    0,
+  );
+}
+
+/**
+ * Decisions newest first, each once, with the other notes that say the same. The note shown is
+ * the newest of those its preview cuts least: the key reads past spacing and punctuation, so a
+ * copy padded with a thousand spaces before its words was the same decision, newest, and shown
+ * as its first spaces and a mark, the owner's words left to `note show` in every brief of its scope.
+ */
 function collapseDecisions(notes: readonly NoteRecord[]): { note: NoteRecord; also: NoteRecord[] }[] {
-  const byKey = new Map<string, { note: NoteRecord; also: NoteRecord[] }>();
+  const byKey = new Map<string, NoteRecord[]>();
   for (const note of notes) {
     if (note.body.kind !== "decision") continue;
     const key = decisionKey(note.body);
-    const first = byKey.get(key);
-    if (first) first.also.push(note);
-    else byKey.set(key, { note, also: [] });
+    const same = byKey.get(key);
+    if (same) same.push(note);
+    else byKey.set(key, [note]);
   }
-  return [...byKey.values()];
+  return [...byKey.values()].map((same) => {
+    const least = Math.min(...same.map(unquoted));
+    const note = same.find((candidate) => unquoted(candidate) === least) as NoteRecord;
+    return { note, also: same.filter((other) => other !== note) };
+  });
 }
 
 export function taskText(task: BriefTask): string {

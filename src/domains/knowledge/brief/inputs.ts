@@ -74,9 +74,10 @@ export interface BriefDecision extends Authored {
   rejected: string;
   because: string;
   /**
-   * Older notes that record the same decision (in other scopes), newest first, each with its
-   * author: the note shown is the newest, and an agent restating the owner's decision in its own
-   * task's scope would otherwise have left the owner's name out of the brief.
+   * The other notes that record the same decision (in other scopes), newest first, each with its
+   * author: the note shown is one of them (the newest its preview cuts least, gather.ts), and an
+   * agent restating the owner's decision in its own task's scope would otherwise have left the
+   * owner's name out of the brief.
    */
   also?: { id: string; scope: string; author: string }[];
 }
