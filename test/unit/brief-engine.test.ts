@@ -210,6 +210,49 @@ describe("the brief engine", () => {
     expect(result.tokens).toBeLessThanOrEqual(result.budget);
   });
 
+  it("gives the room a section that keeps none of its items leaves to the sections below it", () => {
+    // One parent's why of 20,000 characters (a so-that holds 256 KiB): cut, as it must be, it took
+    // every decision, risk and finding out with it, though together they fit many times over.
+    const parent = { ...task().parents[0], soThat: "s".repeat(20_000) } as BriefTask["parents"][number];
+    const why = assembleBrief(inputs({ task: task({ parents: [parent] }) }), 4_000);
+    if (why.kind !== "ok") throw new Error("expected a brief");
+    expect(why.cuts).toEqual(["why: 3 lines"]);
+    for (const kept of [
+      "chose: option 0",
+      "WAL file grows without bound",
+      "finding number 2",
+      "fact 2 about WAL",
+    ])
+      expect(why.text).toContain(kept);
+    expect(why.tokens).toBeLessThanOrEqual(4_000);
+
+    // The same for a list whose first item alone is past the budget: the sections after it stay.
+    const huge = inputs();
+    huge.decisions = [
+      { ...(huge.decisions[0] as BriefInputs["decisions"][number]), because: "b".repeat(20_000) },
+    ];
+    huge.decisions.push(...inputs().decisions.slice(1));
+    const first = assembleBrief(huge, 4_000);
+    if (first.kind !== "ok") throw new Error("expected a brief");
+    expect(first.cuts).toEqual(["decisions: 3 decisions"]);
+    expect(first.text).toContain("WAL file grows without bound");
+    expect(first.text).toContain("finding number 2");
+
+    // A section that keeps some of its items still takes what is left: those below stay cut.
+    const data = inputs({ facts: [], shortcuts: [], task: task({ recentActivity: [] }) }, 30);
+    const full = assembleBrief(data, 100_000);
+    if (full.kind !== "ok") throw new Error("expected a brief");
+    const decisions = full.sections.find((s) => s.name === "decisions")?.tokens ?? 0;
+    const findings = full.sections.find((s) => s.name === "findings")?.tokens ?? 0;
+    const partial = assembleBrief(data, full.tokens - findings - Math.floor(decisions / 2));
+    if (partial.kind !== "ok") throw new Error("expected a brief");
+    expect(partial.cuts).toEqual([
+      "findings: 30 findings",
+      "risks: 1 risk",
+      expect.stringMatching(/^decisions: \d+ of 30 decisions$/),
+    ]);
+  });
+
   it("never trades a section for a notice longer than it: small sections stay, and a refusal names the least budget that fits", () => {
     // No decisions, findings or facts: the glossary, activity and shortcuts are each shorter
     // than the notice that would replace them.

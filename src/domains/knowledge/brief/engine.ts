@@ -106,20 +106,30 @@ export function assembleBrief(inputs: BriefInputs, budget: number = DEFAULT_BRIE
     included[index] = false;
     cuts.push(`${section.name}: ${itemsLabel(section)}`);
   }
-  // The highest section cut may still fit in part: keep as many of its first items as fit.
-  const highest = included.indexOf(false);
-  const partial = sections[highest];
-  if (partial?.parts && partial.parts.length > 1) {
-    const without = shownLength - (shown[highest] as string).length;
-    const shortening = shortenings(partial, neededBudget);
-    for (let keep = partial.parts.length - 1; keep >= 1; keep--) {
-      if (tokensIn(without + shortening.length(keep)) <= budget) {
-        shown[highest] = shortening.text(keep);
-        const cut = cuts.findIndex((entry) => entry.startsWith(`${partial.name}:`));
-        cuts[cut] = `${partial.name}: ${partial.parts.length - keep} of ${itemsLabel(partial)}`;
-        break;
-      }
+  // The highest section cut may still fit in part: keep as many of its first items as fit. One
+  // that can keep none (its first item alone too long, or not made of items: one parent's 256 KiB
+  // why) leaves its room to the sections cut below it, each whole or its first items, in order:
+  // else that one section took every section after it out of the brief, though they fit.
+  for (let index = included.indexOf(false); index >= 0 && index < sections.length; index++) {
+    if (included[index]) continue;
+    const section = sections[index] as Section;
+    const without = shownLength - (shown[index] as string).length;
+    const cut = cuts.findIndex((entry) => entry.startsWith(`${section.name}:`));
+    if (tokensIn(without + (fullLengths[index] as number)) <= budget) {
+      shown[index] = full[index] as string;
+      shownLength = without + (fullLengths[index] as number);
+      included[index] = true;
+      cuts.splice(cut, 1);
+      continue;
     }
+    const parts = section.parts ?? [];
+    const shortening = shortenings(section, neededBudget);
+    let keep = parts.length - 1;
+    while (keep >= 1 && tokensIn(without + shortening.length(keep)) > budget) keep--;
+    if (keep < 1) continue;
+    shown[index] = shortening.text(keep);
+    cuts[cut] = `${section.name}: ${parts.length - keep} of ${itemsLabel(section)}`;
+    break;
   }
   const text = join(shown);
   const tokens = tokensOf(text);
