@@ -192,6 +192,32 @@ describe("decision keys", () => {
   });
 });
 
+describe("decision keys of long fields", () => {
+  it("read a field past 4,000 characters as spelled: forty decisions of 256 KiB fields fold at once", () => {
+    const long = (i: number) => `${i} ${"é ü. ".repeat(52_000)}`;
+    const decisions = Array.from({ length: 40 }, (_, i) => ({
+      chose: long(i),
+      rejected: long(i + 100),
+      because: long(i + 200),
+    }));
+    const first = decisions[0] as (typeof decisions)[0];
+    // Spelled the same, one decision (a retried call); spelled otherwise, another.
+    expect(decisionKey({ ...first })).toBe(decisionKey(first));
+    expect(decisionKey({ ...first, chose: first.chose.toUpperCase() })).not.toBe(decisionKey(first));
+    // A long field is never another field's words, nor a short field's normal form.
+    expect(decisionKey({ chose: "a\nb", rejected: "x".repeat(4_001), because: "c" })).not.toBe(
+      decisionKey({ chose: "a", rejected: `b\n${"x".repeat(4_001)}`, because: "c" }),
+    );
+    expect(decisionKey({ chose: "WAL", rejected: "x".repeat(4_000), because: "fast" })).toBe(
+      decisionKey({ chose: "wal", rejected: "X".repeat(4_000), because: "Fast." }),
+    );
+    // Normalising them took 7 s, every brief of their scope (and every decision added there).
+    const started = performance.now();
+    for (const decision of decisions) decisionKey(decision);
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+});
+
 describe("metric notes", () => {
   it("reads goal, then question, then metric", () => {
     expect(parseMetric("Goal: fast recall. Question: how slow is it? Metric: p50 ms")).toEqual({

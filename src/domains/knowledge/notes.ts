@@ -110,10 +110,32 @@ export function noteBody(draft: NoteDraft): NoteBody {
 }
 
 /**
+ * The longest field read the way a fact is. normaliseFact is made for facts (4,000 characters at
+ * most) and reads text beyond ASCII at about 5 MB a second: forty decisions of three 256 KiB
+ * fields, which one agent adds in seconds, made every brief of their scope take 7 s to fold them,
+ * and every decision added there hold the write lock as long (it looks for a restatement among
+ * the scope's fifty newest). A longer field is the same only spelled the same, so a retried call
+ * still finds its note.
+ */
+const NORMAL_FORM_CHARS = 4_000;
+
+/**
+ * A field too long to normalise, as its key holds it: a NUL, which no normal form holds, then its
+ * length, so neither the field's own line breaks nor a normal form can pass for another field.
+ */
+const spelledField = (text: string) => `\u0000${text.length}:${text}`;
+
+/**
  * What makes two decisions one: what was chosen, rejected and why, read the way a fact is (case,
- * spacing, punctuation and invisible characters aside).
+ * spacing, punctuation and invisible characters aside), each field up to NORMAL_FORM_CHARS.
  */
 export function decisionKey(d: { chose: string; rejected: string; because: string }): string {
+  const fields = [d.chose, d.rejected, d.because];
+  // Not kept among the keys seen lately either: each would hold its fields whole, 768 KiB a key.
+  if (fields.some((field) => field.length > NORMAL_FORM_CHARS))
+    return fields
+      .map((field) => (field.length > NORMAL_FORM_CHARS ? spelledField(field) : normaliseFact(field)))
+      .join("\n");
   // Lengths first: no choice of texts makes two different decisions one spelling.
   const spelled = `${d.chose.length}:${d.rejected.length}:${d.chose}${d.rejected}${d.because}`;
   let key = decisionKeys.get(spelled);
