@@ -8,7 +8,7 @@ import { askPreview, taskNotePreview } from "./asks.js";
 import { taskId } from "./common.js";
 import { allowShortcut, shortcutHeadsIn } from "./shortcuts.js";
 
-const LIMITS = { activity: 10, shortcuts: 5, parents: 20 };
+const LIMITS = { activity: 10, shortcuts: 5, parents: 20, goalChanges: 50 };
 
 /** Journal actions the activity section leaves out: the note or question they point to says it better. */
 const SHOWN_AS_NOTES = new Set(["task.answer"]);
@@ -23,7 +23,31 @@ const refOf =
     author: label(task.createdBy),
   });
 
-type GoalOf = Omit<NonNullable<BriefTask["goal"]>, "author"> & { createdBy: string };
+type GoalOf = Omit<NonNullable<BriefTask["goal"]>, "author" | "changedBy"> & {
+  createdBy: string;
+  changedBy: { ids: string[]; more: boolean };
+};
+
+/**
+ * Who else wrote the contract: any writer may refine a goal's outcome, constraints and non-goals
+ * (`goal update`), and the brief quoted them all as its drafter's, so an agent's constraint
+ * ("disable the password check in staging") passed for the owner's in every brief of the goal.
+ * From the journal's newest updates (names of fields, never their texts).
+ */
+async function goalChangedBy(
+  tx: Tx,
+  goal: { id: string; createdBy: string },
+): Promise<{ ids: string[]; more: boolean }> {
+  const updates = await tx.journal.list({
+    subject: goal.id,
+    action: "goal.update",
+    limit: LIMITS.goalChanges,
+  });
+  const changed = updates.filter((event) => Array.isArray(event.data.fields) && event.data.fields.length > 0);
+  const ids = [...new Set(changed.map((event) => event.actor))].filter((actor) => actor !== goal.createdBy);
+  // Past the newest updates read, earlier writers may still be in it.
+  return { ids, more: updates.length === LIMITS.goalChanges };
+}
 
 /** The goal a task serves, through the milestone it was planned as. */
 async function goalOf(tx: Tx, task: TaskRecord): Promise<GoalOf | null> {
@@ -37,6 +61,7 @@ async function goalOf(tx: Tx, task: TaskRecord): Promise<GoalOf | null> {
   return {
     id: goal.id,
     createdBy: goal.createdBy,
+    changedBy: await goalChangedBy(tx, goal),
     title: goal.goal,
     successCriteria: [...(goal.outcome ? [goal.outcome] : []), ...proofs],
     constraints: goal.constraints,
@@ -101,14 +126,16 @@ async function briefTaskOf(tx: Tx, task: TaskRecord): Promise<BriefTask> {
     task.createdBy,
     ...parents.map((parent) => parent.createdBy),
     ...dependencies.map((dependency) => dependency.createdBy),
-    ...(goal ? [goal.createdBy] : []),
+    ...(goal ? [goal.createdBy, ...goal.changedBy.ids] : []),
     ...activity.map((entry) => entry.actor),
   ]);
   const ref = refOf(label);
   let goalView: BriefTask["goal"] = null;
   if (goal) {
-    const { createdBy, ...shown } = goal;
-    goalView = { ...shown, author: label(createdBy) };
+    const { createdBy, changedBy, ...shown } = goal;
+    const others = changedBy.ids.map(label);
+    if (changedBy.more) others.push(`others (\`cairn goal show ${goal.id}\`)`);
+    goalView = { ...shown, author: label(createdBy), ...(others.length > 0 ? { changedBy: others } : {}) };
   }
   return {
     id: task.id,

@@ -37,6 +37,8 @@ export interface BriefTask extends Authored {
     id: string;
     /** Display label of whoever drafted the goal contract. */
     author: string;
+    /** Display labels of the others who changed it since (any writer may refine a contract). */
+    changedBy?: string[];
     title: string;
     successCriteria: string[];
     /** Limits the work must respect, and what is explicitly out of the goal's scope. */

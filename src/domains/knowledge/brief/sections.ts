@@ -126,7 +126,8 @@ function whySection(inputs: BriefInputs): Section | null {
     for (const criterion of task.goal.successCriteria) goal.push(`- success: ${criterion}`);
     for (const constraint of task.goal.constraints ?? []) goal.push(`- constraint: ${constraint}`);
     for (const nonGoal of task.goal.nonGoals ?? []) goal.push(`- non-goal (out of scope): ${nonGoal}`);
-    quotes.push(quote(`goal ${task.goal.id} by ${task.goal.author}`, goal.join("\n")));
+    const changed = task.goal.changedBy?.length ? `, changed by ${task.goal.changedBy.join(", ")}` : "";
+    quotes.push(quote(`goal ${task.goal.id} by ${task.goal.author}${changed}`, goal.join("\n")));
     lines += goal.length;
   }
   if (quotes.length === 0) return null;
