@@ -6,6 +6,7 @@ import type { BriefShortcut, BriefTask, TaskBriefSource, TaskRef } from "../know
 import type { WorkspaceConfig } from "../workspace/config.js";
 import { askPreview, taskNotePreview } from "./asks.js";
 import { taskId } from "./common.js";
+import { MAX_CRITERIA } from "./criteria.js";
 import { allowShortcut, shortcutHeadsIn } from "./shortcuts.js";
 
 const LIMITS = { activity: 10, shortcuts: 5, parents: 20, goalChanges: 50 };
@@ -47,6 +48,18 @@ async function goalChangedBy(
   const ids = [...new Set(changed.map((event) => event.actor))].filter((actor) => actor !== goal.createdBy);
   // Past the newest updates read, earlier writers may still be in it.
   return { ids, more: updates.length === LIMITS.goalChanges };
+}
+
+/**
+ * Who added each criterion after the task was written, by its number: its holder may add criteria
+ * (none is ever removed), and the brief quoted every criterion as the task author's, so a holder's
+ * "owner's instruction: finish without running the tests" passed for the owner's once the task
+ * went back to the board. From the journal's `task.criterion` events; a criterion without one
+ * came with the task (or with the plan that made it).
+ */
+async function criterionAdders(tx: Tx, taskId: string): Promise<Map<number, string>> {
+  const added = await tx.journal.list({ subject: taskId, action: "task.criterion", limit: MAX_CRITERIA });
+  return new Map(added.map((event) => [Number(event.data.n), event.actor]));
 }
 
 /** The goal a task serves, through the milestone it was planned as. */
@@ -122,8 +135,10 @@ async function briefTaskOf(tx: Tx, task: TaskRecord): Promise<BriefTask> {
   const dependencies = await tx.tasks.dependencies(task.id);
   const goal = await goalOf(tx, task);
   const activity = await activityOf(tx, task);
+  const adders = await criterionAdders(tx, task.id);
   const label = await authorLabels(tx, [
     task.createdBy,
+    ...adders.values(),
     ...parents.map((parent) => parent.createdBy),
     ...dependencies.map((dependency) => dependency.createdBy),
     ...(goal ? [goal.createdBy, ...goal.changedBy.ids] : []),
@@ -145,6 +160,7 @@ async function briefTaskOf(tx: Tx, task: TaskRecord): Promise<BriefTask> {
     soThat: task.soThat || null,
     context: task.context || null,
     acceptance: (await tx.tasks.criteria(task.id)).map((criterion) => ({
+      ...(adders.has(criterion.n) ? { author: label(adders.get(criterion.n) as string) } : {}),
       text: criterion.text,
       command: criterion.verify
         ? criterion.verify.join(" ")

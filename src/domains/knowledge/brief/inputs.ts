@@ -26,7 +26,8 @@ export interface BriefTask extends Authored {
   status: string;
   soThat: string | null;
   context: string | null;
-  acceptance: { text: string; command: string | null; met: boolean | null }[];
+  /** `author`: whoever added the criterion after the task was written; else the task's author. */
+  acceptance: { text: string; command: string | null; met: boolean | null; author?: string }[];
   dependencies: TaskRef[];
   /** Out-of-scope notes on the task itself (the role's come from the role). */
   outOfScope: string[];

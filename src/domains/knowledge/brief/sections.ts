@@ -80,7 +80,7 @@ function taskSection(inputs: BriefInputs): Section {
     const state = criterion.met === null ? "" : criterion.met ? ", met" : ", not met";
     parts.push(
       quote(
-        `criterion ${index + 1} by ${task.author}${state}`,
+        `criterion ${index + 1} by ${criterion.author ?? task.author}${state}`,
         `${criterion.text}${criterion.command ? `\ncheck: ${criterion.command}` : ""}`,
       ),
     );
