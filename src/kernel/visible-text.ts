@@ -3,9 +3,11 @@
  * tab and newline, and format characters (bidi embeddings, overrides and isolates, zero-width
  * spaces, the byte-order mark, tag characters), and the Unicode line and paragraph separators.
  * The zero-width joiner and non-joiner stay: scripts and emoji need them, and they move nothing.
+ * The letters drawn blank (the Hangul fillers, the blank braille pattern) are shown by their
+ * codes too: they are no format characters, and `db\u3164\u3164(dry-run)` read as two arguments.
  * Pure and import-free: the CLI and the dashboard's browser bundle both use it.
  */
-const INVISIBLE = /(?![\t\n\u200c\u200d])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
+const INVISIBLE = /(?![\t\n\u200c\u200d])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\u115f\u1160\u3164\uffa0\u2800]/gu;
 
 /** A character shown by its code: `\r`, `\x1b`, `\u202e`, `\u{e0041}`. */
 function visible(char: string): string {
