@@ -218,12 +218,9 @@ export async function showNote(store: Store, id: string): Promise<NoteRecord> {
  */
 export const NOTE_FIELD_PREVIEW_CHARS = 1_000;
 
-/** Where a previewed note is read whole, as a preview's mark names it. */
-export const wholeNote = (id: string) => `\`cairn note show ${id}\``;
-
 /** A note as a list shows it: each text field previewed, the mark naming where it is whole. */
 export function notePreview(note: NoteRecord): NoteRecord {
-  const whole = wholeNote(note.id);
+  const whole = `\`cairn note show ${note.id}\``;
   const cut = (text: string) => previewText(text, NOTE_FIELD_PREVIEW_CHARS, whole);
   const body = note.body;
   switch (body.kind) {

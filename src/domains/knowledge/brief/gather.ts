@@ -8,7 +8,7 @@ import { authorLabels } from "../../identity/labels.js";
 import { rolesOf } from "../../tasks/scope.js";
 import type { WorkspaceConfig } from "../../workspace/config.js";
 import { recallIn } from "../memory.js";
-import { decisionKey, NOTE_FIELD_PREVIEW_CHARS, wholeNote } from "../notes.js";
+import { decisionKey, NOTE_FIELD_PREVIEW_CHARS, notePreview } from "../notes.js";
 import { riskRank } from "../risks.js";
 import { taskScope, WORKSPACE_SCOPE } from "../text.js";
 import { assembleBrief, type BriefResult, DEFAULT_BRIEF_BUDGET } from "./engine.js";
@@ -18,10 +18,11 @@ const LIMITS = { decisions: 20, findings: 20, facts: 8, risks: 10 };
 
 /**
  * A brief quotes each written field of an item (a decision's `because`, a finding, a risk's
- * action, a term's meaning) as `note list` previews a note: its first thousand characters, then
- * a mark naming where the whole is. A section is shortened item by item from its end, and any
- * writer may make a field 256 KiB long: one such item first in its section (the newest decision,
- * a major finding) filled any default budget alone, and every item after it left every brief.
+ * action, a term's meaning) as `note list` previews a note (notePreview, which decisions and
+ * findings go through): its first thousand characters, then a mark naming where the whole is. A
+ * section is shortened item by item from its end, and any writer may make a field 256 KiB long:
+ * one such item first in its section (the newest decision, a major finding) filled any default
+ * budget alone, and every item after it left every brief.
  */
 const quoted = (text: string, whereWhole: string) => previewText(text, NOTE_FIELD_PREVIEW_CHARS, whereWhole);
 const TOP_RISK_RANK = 2;
@@ -84,8 +85,8 @@ function collapseDecisions(notes: readonly NoteRecord[]): { note: NoteRecord; al
     else byKey.set(key, [note]);
   }
   return [...byKey.values()].map((same) => {
-    const least = Math.min(...same.map(unquoted));
-    const note = same.find((candidate) => unquoted(candidate) === least) as NoteRecord;
+    // Newest first: on a tie the newer note stays.
+    const note = same.reduce((best, candidate) => (unquoted(candidate) < unquoted(best) ? candidate : best));
     return { note, also: same.filter((other) => other !== note) };
   });
 }
@@ -156,25 +157,24 @@ export async function gatherBriefInputs(
               outOfScope,
             }
           : null,
-      decisions: decisions.flatMap(({ note, also }) =>
-        note.body.kind === "decision"
+      // Decisions and findings are quoted as `note list` previews them (notePreview).
+      decisions: decisions.flatMap(({ note, also }) => {
+        const { body } = notePreview(note);
+        return body.kind === "decision"
           ? [
               {
                 id: note.id,
                 at: note.createdAt,
                 scope: note.scope,
                 author: label(note.author),
-                ...note.body,
-                chose: quoted(note.body.chose, wholeNote(note.id)),
-                rejected: quoted(note.body.rejected, wholeNote(note.id)),
-                because: quoted(note.body.because, wholeNote(note.id)),
+                ...body,
                 ...(also.length > 0
                   ? { also: also.map((n) => ({ id: n.id, scope: n.scope, author: label(n.author) })) }
                   : {}),
               },
             ]
-          : [],
-      ),
+          : [];
+      }),
       risks: risks.map((risk) => ({
         ...risk,
         risk: quoted(risk.risk, "`cairn risk list`"),
@@ -188,21 +188,22 @@ export async function gatherBriefInputs(
         meaning: quoted(entry.meaning, "`cairn glossary list`"),
         author: label(entry.author),
       })),
-      findings: findings.flatMap((note) =>
-        note.body.kind === "finding"
+      findings: findings.flatMap((note) => {
+        const { body } = notePreview(note);
+        return body.kind === "finding"
           ? [
               {
                 id: note.id,
                 at: note.createdAt,
                 scope: note.scope,
                 author: label(note.author),
-                text: quoted(note.body.text, wholeNote(note.id)),
-                severity: note.body.severity,
-                trust: note.body.trust,
+                text: body.text,
+                severity: body.severity,
+                trust: body.trust,
               },
             ]
-          : [],
-      ),
+          : [];
+      }),
       facts: facts.map((hit) => ({ id: hit.fact.id, text: hit.fact.text, author: label(hit.fact.author) })),
       shortcuts:
         shortcuts ?? (roleConfig?.shortcuts ?? []).map((shortcut) => ({ text: shortcut, uses: null })),
