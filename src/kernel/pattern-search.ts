@@ -12,24 +12,36 @@ type Worker = WorkerThreads.Worker;
  * worker interrupts the regular expression engine).
  */
 export type PatternSearch =
-  | { kind: "match"; text: string }
+  /** `readings`: each distinct reading (trimmed) in the order met, at most DISTINCT_READINGS + 1. */
+  | { kind: "match"; text: string; readings: string[] }
   | { kind: "no_match" }
   | { kind: "timeout" }
   | { kind: "cancelled" }
   | { kind: "failed"; message: string };
 
-/** The first group (or whole match) of the last match; an empty match moves the search on by one. */
+/**
+ * How many distinct readings a search reports: enough to tell one from several (an output that
+ * prints the same figure many times over, in a few spellings, is still one reading).
+ */
+export const DISTINCT_READINGS = 16;
+
+/**
+ * The first group (or whole match) of the last match, and the distinct readings met on the way;
+ * an empty match moves the search on by one.
+ */
 const SEARCH_SCRIPT = `
 const { parentPort } = require("node:worker_threads");
 parentPort.on("message", ({ source, text }) => {
   try {
     const pattern = new RegExp(source, "g");
     let last = null;
+    const readings = new Set();
     for (let match = pattern.exec(text); match; match = pattern.exec(text)) {
       last = match[1] ?? match[0];
+      if (readings.size <= ${DISTINCT_READINGS}) readings.add(last.trim());
       if (match[0] === "") pattern.lastIndex++;
     }
-    parentPort.postMessage({ last });
+    parentPort.postMessage({ last, readings: [...readings] });
   } catch (error) {
     parentPort.postMessage({ error: String(error && error.message) });
   }
@@ -97,12 +109,12 @@ export function searchLastMatch(
       else void worker.terminate();
       resolve(outcome);
     };
-    const onMessage = (reply: { last?: string | null; error?: string }) =>
+    const onMessage = (reply: { last?: string | null; readings?: string[]; error?: string }) =>
       settle(
         reply.error !== undefined
           ? { kind: "failed", message: reply.error }
           : typeof reply.last === "string"
-            ? { kind: "match", text: reply.last }
+            ? { kind: "match", text: reply.last, readings: reply.readings ?? [reply.last.trim()] }
             : { kind: "no_match" },
         true,
       );

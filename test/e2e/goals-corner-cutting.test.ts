@@ -161,6 +161,58 @@ describe("a bar the owner raised by freezing again", () => {
   });
 });
 
+describe("a measurement the code under test prints itself", () => {
+  /**
+   * A latency harness (frozen: its argv names it) that prints the cost of the code under test,
+   * and an attempt whose code leaves the cost as it was and prints a figure of its own at exit.
+   */
+  function forgedLatency(match: "last" | "only" | null): { verdict: string; reasons: string[] } {
+    writeFileSync(join(ws.dir, "lib.js"), "exports.cost = () => 50;\n");
+    writeFileSync(join(ws.dir, "bench.js"), "console.log('time: ' + require('./lib.js').cost() + ' ms');\n");
+    runSync("git", ["add", "-A"], ws.dir);
+    runSync("git", ["commit", "-qm", "a harness"], ws.dir);
+    const goal = contractWith(ws.dir, [{ name: "latency", direction: "lower", threshold: 10 }]);
+    writePack(
+      ws.dir,
+      "fixture",
+      evaluatorToml({
+        name: "fixture-latency",
+        proof: "latency",
+        argv: [process.execPath, "bench.js"],
+        read: "regex",
+        pattern: "time: ([0-9.]+) ms",
+        direction: "lower",
+        threshold: 10,
+        ...(match ? { match } : {}),
+      }),
+    );
+    const run = freezeRun(ws.dir, goal);
+    const status = cairnJson<{ run: { evaluators: { match: string | null }[] } }>(ws.dir, [
+      "run",
+      "status",
+      run,
+    ]);
+    expect(status.run.evaluators[0]?.match).toBe(match ?? "last");
+    const attempt = openAttempt(ws.dir, run, builder);
+    writeFileSync(
+      join(ws.dir, "lib.js"),
+      "exports.cost = () => 50;\nprocess.on('exit', () => console.log('time: 1 ms'));\n",
+    );
+    cairnJson(ws.dir, ["attempt", "eval", attempt], builder);
+    return cairnJson<Decision>(ws.dir, ["attempt", "decide", attempt], builder);
+  }
+
+  it("reads the last match by default, which the code under test supplies (the limit match = only closes)", () => {
+    expect(forgedLatency(null).verdict).toBe("keep");
+  });
+
+  it("never keeps the attempt under match = only: the harness's figure and the forged one differ", () => {
+    const decided = forgedLatency("only");
+    expect(decided.verdict).toBe("revert");
+    expect(decided.reasons.join("\n")).toMatch(/2 different numbers \("50" and "1"\)/);
+  });
+});
+
 describe("the tree a keep commits is the tree cairn measured", () => {
   it("refuses to decide on samples of another tree: evaluate a passing tree, then break it", () => {
     const run = checkRun(ws.dir, { argv: CHECK });

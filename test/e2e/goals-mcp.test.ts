@@ -218,6 +218,45 @@ describe("goal tools over MCP", () => {
   });
 });
 
+describe("a proposal whose matches must agree", () => {
+  it("takes match = only over MCP, shows it in the proposal and dry-runs it: two readings are no number", async () => {
+    const goal = contractWith(ws.dir, [{ name: "speed", direction: "lower", threshold: 100 }]);
+    const mcp = await connectMcp(ws.dir, { args: ["--profile", "planner"] });
+    try {
+      const propose = async (sample: string) =>
+        structured(
+          await callTool(mcp, "propose_evaluator", {
+            goal,
+            proof: "speed",
+            argv: nodeArgv("0"),
+            read: "regex",
+            pattern: "time: ([0-9.]+) ms",
+            match: "only",
+            sample_output: sample,
+          }),
+        );
+      const agreed = await propose("time: 20 ms\ntime: 20.0 ms\n");
+      expect(agreed.proposal.match).toBe("only");
+      expect(agreed.dry_run).toMatchObject({
+        value: 20,
+        rule: "/time: ([0-9.]+) ms/, every match one number",
+      });
+      const forged = await propose("time: 20 ms\ntime: 1 ms\n");
+      expect(forged.dry_run.value).toBeNull();
+      expect(forged.dry_run.note).toContain('2 different numbers ("20" and "1")');
+      const misplaced = await callTool(mcp, "propose_evaluator", {
+        goal,
+        proof: "speed",
+        argv: nodeArgv("0"),
+        match: "only",
+      });
+      expect(JSON.stringify(misplaced.content)).toContain("match applies to read = regex only");
+    } finally {
+      await mcp.close();
+    }
+  });
+});
+
 describe("a pattern that backtracks on the text it reads", () => {
   it("holds no request behind it: a ping is answered while the proposal's dry run searches", async () => {
     const goal = contractWith(ws.dir, [{ name: "speed", threshold: 100 }]);

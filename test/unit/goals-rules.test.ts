@@ -136,6 +136,51 @@ describe("evaluator definitions", () => {
     });
   });
 
+  it("reads a regex under match = only when every match reads one number, and none when two differ", async () => {
+    const only = EvaluatorDefinition.parse({
+      name: "r",
+      proof: "p",
+      argv: ["a"],
+      read: "regex",
+      pattern: "time: ([0-9.]+) ms",
+      match: "only",
+    });
+    const read = (combined: string) => readValue(only, { exitCode: 0, stdout: "", combined });
+    // The harness printing its figure twice, in two spellings, is one reading.
+    expect(await read("time: 12.5 ms\nsummary\ntime: 12.50 ms\n")).toEqual({ value: 12.5, error: null });
+    // The code under test printing a figure of its own at exit is a second one: no number.
+    const forged = await read("time: 12.5 ms\ntime: 1 ms\n");
+    expect(forged.value).toBeNull();
+    expect(forged.error).toContain("2 different numbers");
+    expect(forged.error).toContain('match = "only"');
+    // A match that is no number at all differs from one that is.
+    expect((await read("time: 12.5 ms\ntime: . ms\n")).value).toBeNull();
+    // Past the distinct spellings a search reports, the output holds several.
+    const spellings = Array.from({ length: 18 }, (_, zeros) => `time: 3.${"0".repeat(zeros + 1)} ms`);
+    expect((await read(spellings.join("\n"))).error).toContain("more than 16 different matches");
+    expect(await read(spellings.slice(0, 16).join("\n"))).toEqual({ value: 3, error: null });
+    // The default reads the last match, as before.
+    const last = EvaluatorDefinition.parse({ ...only, match: undefined });
+    expect(
+      await readValue(last, { exitCode: 0, stdout: "", combined: "time: 12.5 ms\ntime: 1 ms\n" }),
+    ).toEqual({
+      value: 1,
+      error: null,
+    });
+  });
+
+  it("keeps match out of a definition that does not name it, so hashes frozen before it stay the same", () => {
+    const fields = { name: "r", proof: "p", argv: ["a"], read: "regex", pattern: "t=([0-9]+)" };
+    const parsed = EvaluatorDefinition.parse(fields);
+    expect("match" in parsed).toBe(false);
+    expect(definitionHash(EvaluatorDefinition.parse({ ...fields, match: "last" }))).not.toBe(
+      definitionHash(parsed),
+    );
+    expect(() =>
+      EvaluatorDefinition.parse({ ...fields, read: "json", json_path: "a", match: "only" }),
+    ).toThrow(/match applies to read = regex only/);
+  });
+
   it("reads no number from an empty, blank or non-decimal match, nor from a JSON string like that", async () => {
     // Number("") is 0: a benchmark printing `p95:  ms` (or {"p95": ""}) read as a perfect latency.
     const loose = regexEvaluator("r", "p95:([^m]*)ms");

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { type DryRun, dryRunText } from "../../domains/goals/dry-run.js";
 import { loadCatalog } from "../../domains/goals/evaluators/catalog.js";
-import { EvaluatorDefinition } from "../../domains/goals/evaluators/definition.js";
+import { EvaluatorDefinition, matchOf } from "../../domains/goals/evaluators/definition.js";
 import { decideProposal, proposeEvaluator } from "../../domains/goals/proposals.js";
 import { catalogDirectories, selectionFor } from "../../domains/goals/runs.js";
 import type { ProposalRecord } from "../../store/store.js";
@@ -18,6 +18,7 @@ const Proposal = z.object({
   argv: z.array(z.string()).nullable(),
   read: z.string(),
   pattern: z.string().nullable(),
+  match: z.enum(["last", "only"]).nullable().describe("which regex matches count; null unless read = regex"),
   json_path: z.string().nullable(),
   proposed_by: z.string(),
   decided_by: z.string().nullable(),
@@ -49,6 +50,7 @@ function proposalView(proposal: ProposalRecord, owner: boolean): z.infer<typeof 
     argv: hidden && !owner ? null : (proposal.definition.argv as string[]),
     read: String(proposal.definition.read ?? "exit_code"),
     pattern: hidden && !owner ? null : ((proposal.definition.pattern as string | undefined) ?? null),
+    match: hidden && !owner ? null : matchOf(proposal.definition),
     json_path: hidden && !owner ? null : ((proposal.definition.json_path as string | undefined) ?? null),
     proposed_by: proposal.proposedBy,
     decided_by: proposal.decidedBy,
@@ -122,15 +124,13 @@ export const evalPropose = defineCommand({
   positional: ["goal"],
   input: z.object({
     goal: shortId("G").describe("goal id"),
-    proof: z.string().describe("the contract proof it measures"),
+    proof: z.string().describe("contract proof it measures"),
     argv: z.array(z.string()).optional().describe("program and arguments (no shell)"),
-    template: z.string().optional().describe("start from a pack evaluator, e.g. benchmark-number"),
+    template: z.string().optional().describe("pack evaluator to start from"),
     name: z.string().optional(),
-    read: z
-      .enum(["exit_code", "regex", "json"])
-      .optional()
-      .describe("how to read the result (default exit_code)"),
+    read: z.enum(["exit_code", "regex", "json"]).optional().describe("default exit_code"),
     pattern: z.string().optional().describe("regex whose first group is the number"),
+    match: z.enum(["last", "only"]).optional().describe("last, or only: all must agree"),
     json_path: z.string().optional().describe("dotted path into stdout's JSON"),
     direction: z.enum(["higher", "lower"]).optional(),
     threshold: z.number().optional(),
@@ -141,11 +141,7 @@ export const evalPropose = defineCommand({
     noisy: z.boolean().optional().describe("timing-like: measured interleaved with the base"),
     min_effect: z.number().optional().describe("smallest regression worth calling, in its units"),
     ignore_exit_code: z.boolean().optional().describe("read the number even when the command fails"),
-    sample_output: z
-      .string()
-      .max(100_000)
-      .optional()
-      .describe("output to dry-run the rule on; the command runs only once approved"),
+    sample_output: z.string().max(100_000).optional().describe("output to try the rule on"),
   }),
   output: z.object({ proposal: Proposal, dry_run: DryRunView }),
   // Agents may tail the audit log: a holdout's command, rule and inputs stay out of it.
@@ -225,7 +221,7 @@ export const evalProposals = defineCommand({
     out.proposals
       .map(
         (p) =>
-          `${p.id.padEnd(6)} ${p.status.padEnd(9)} ${p.name} (${p.proof}) ${p.read}${p.pattern ? ` /${p.pattern}/` : ""}${p.json_path ? ` ${p.json_path}` : ""}${p.argv ? `  ${p.argv.join(" ")}` : ""}`,
+          `${p.id.padEnd(6)} ${p.status.padEnd(9)} ${p.name} (${p.proof}) ${p.read}${p.pattern ? ` /${p.pattern}/` : ""}${p.match === "only" ? " only" : ""}${p.json_path ? ` ${p.json_path}` : ""}${p.argv ? `  ${p.argv.join(" ")}` : ""}`,
       )
       .join("\n") || "No proposals.",
 });
@@ -243,6 +239,10 @@ export const evalList = defineCommand({
         source: z.string(),
         read: z.string(),
         pattern: z.string().nullable(),
+        match: z
+          .enum(["last", "only"])
+          .nullable()
+          .describe("which regex matches count; null unless read = regex"),
         json_path: z.string().nullable(),
         inputs: z.array(z.string()).describe("declared inputs; freeze adds the defaults"),
         hidden: z.boolean(),
@@ -260,6 +260,7 @@ export const evalList = defineCommand({
         source: definition.hidden && !owner ? "(hidden)" : source,
         read: definition.read,
         pattern: definition.hidden && !owner ? null : (definition.pattern ?? null),
+        match: definition.hidden && !owner ? null : matchOf(definition),
         json_path: definition.hidden && !owner ? null : (definition.json_path ?? null),
         inputs: definition.hidden && !owner ? [] : definition.inputs,
         hidden: definition.hidden,
@@ -272,7 +273,7 @@ export const evalList = defineCommand({
     out.evaluators
       .map(
         (e) =>
-          `${e.name.padEnd(18)} ${e.proof.padEnd(11)} ${e.read.padEnd(9)}${e.pattern ? ` /${e.pattern}/` : ""}${e.json_path ? ` ${e.json_path}` : ""} ${e.source}${e.template ? " (template)" : ""}${e.hidden ? " (hidden)" : ""}`,
+          `${e.name.padEnd(18)} ${e.proof.padEnd(11)} ${e.read.padEnd(9)}${e.pattern ? ` /${e.pattern}/` : ""}${e.match === "only" ? " only" : ""}${e.json_path ? ` ${e.json_path}` : ""} ${e.source}${e.template ? " (template)" : ""}${e.hidden ? " (hidden)" : ""}`,
       )
       .join("\n"),
 });

@@ -175,7 +175,7 @@ export const runStatus = defineCommand({
       `${out.run.id} of ${out.run.goal_id}: ${out.run.evaluators.map((e) => e.name).join(", ")}`,
       ...out.run.evaluators.map(
         (e) =>
-          `  ${e.name.padEnd(18)} ${e.read}${e.pattern ? ` /${e.pattern}/` : ""}${e.json_path ? ` ${e.json_path}` : ""}${e.noisy ? " noisy" : ""}${e.inputs?.length ? ` inputs: ${e.inputs.join(", ")}` : ""}`,
+          `  ${e.name.padEnd(18)} ${e.read}${e.pattern ? ` /${e.pattern}/` : ""}${e.match === "only" ? " only" : ""}${e.json_path ? ` ${e.json_path}` : ""}${e.noisy ? " noisy" : ""}${e.inputs?.length ? ` inputs: ${e.inputs.join(", ")}` : ""}`,
       ),
       ...out.drift_details.map(
         (d) =>

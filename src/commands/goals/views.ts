@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Decision } from "../../domains/goals/decide.js";
-import type { EvaluatorDefinition } from "../../domains/goals/evaluators/definition.js";
+import { type EvaluatorDefinition, matchOf } from "../../domains/goals/evaluators/definition.js";
 import type {
   AttemptRecord,
   GoalRecord,
@@ -75,6 +75,10 @@ export const FrozenEvaluator = z.object({
   argv: z.array(z.string()).nullable().describe("null for a hidden evaluator unless you are the owner"),
   read: z.string(),
   pattern: z.string().nullable().describe("the regex a number is read with (read = regex)"),
+  match: z
+    .enum(["last", "only"])
+    .nullable()
+    .describe("which regex matches count: the last, or only (every match reads one number)"),
   json_path: z.string().nullable().describe("the path a number is read from (read = json)"),
   direction: z.enum(["higher", "lower"]),
   threshold: z.number().nullable().describe("null for a hidden evaluator unless you are the owner"),
@@ -118,6 +122,7 @@ export function runView(run: RunRecord, owner: boolean): z.infer<typeof Run> {
         argv: hidden && !owner ? null : definition.argv,
         read: definition.read,
         pattern: hidden && !owner ? null : (definition.pattern ?? null),
+        match: hidden && !owner ? null : matchOf(definition),
         json_path: hidden && !owner ? null : (definition.json_path ?? null),
         direction: definition.direction ?? "higher",
         // The bar a holdout sets is part of it: a builder that knew it could aim at it.

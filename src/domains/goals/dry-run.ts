@@ -16,7 +16,7 @@ export interface DryRun {
 
 const ruleOf = (definition: EvaluatorDefinition) =>
   definition.read === "regex"
-    ? `/${definition.pattern}/`
+    ? `/${definition.pattern}/${definition.match === "only" ? ", every match one number" : ""}`
     : definition.read === "json"
       ? `json ${definition.json_path}`
       : null;

@@ -18,6 +18,7 @@ export interface ProposalInput {
   read?: "exit_code" | "regex" | "json";
   pattern?: string;
   json_path?: string;
+  match?: "last" | "only";
   direction?: "higher" | "lower";
   threshold?: number;
   repeats?: number;

@@ -1,7 +1,7 @@
 import { crypto } from "../../kernel/builtins.js";
 import { runChild } from "../../kernel/child.js";
 import { checkEnv } from "../../kernel/child-env.js";
-import { searchLastMatch } from "../../kernel/pattern-search.js";
+import { DISTINCT_READINGS, searchLastMatch } from "../../kernel/pattern-search.js";
 import { maskSecretsIn } from "../../kernel/secret-mask.js";
 import { type Setting, withSetting } from "../../kernel/setting.js";
 import { quoteValue } from "../../kernel/text.js";
@@ -115,6 +115,19 @@ function decimal(text: string): number {
     : Number.NaN;
 }
 
+/**
+ * Under `match = "only"`, what says the output holds more than one reading (`12.5 and 1`), or
+ * null. Spellings of one number (`12.5`, `12.50`) are one reading; past the search's count of
+ * distinct spellings, the output is taken to hold several.
+ */
+function severalReadings(readings: readonly string[]): string | null {
+  if (readings.length > DISTINCT_READINGS) return `more than ${DISTINCT_READINGS} different matches`;
+  const values = [...new Map(readings.map((reading) => [decimal(reading), reading])).values()];
+  if (values.length <= 1) return null;
+  const [first = "", second = ""] = values;
+  return `${values.length} different numbers (${quoteValue(first)} and ${quoteValue(second)}${values.length > 2 ? ", …" : ""})`;
+}
+
 /** Turn what the command printed into the evaluator's number, or say why there is none. */
 export async function readValue(
   definition: EvaluatorDefinition,
@@ -150,6 +163,12 @@ export async function readValue(
       return {
         value: null,
         error: `no number: the pattern /${definition.pattern}/ did not match the output`,
+      };
+    const several = definition.match === "only" ? severalReadings(found.readings) : null;
+    if (several)
+      return {
+        value: null,
+        error: `no number: /${definition.pattern}/ read ${several} in the output, and match = "only" takes one reading`,
       };
     const last = found.text;
     const value = decimal(last);

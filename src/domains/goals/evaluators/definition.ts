@@ -8,8 +8,9 @@ const EVALUATOR_NAME = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
  * One evaluator: a command cairn runs itself (argv, never a shell) and how to read a number from
  * it. `exit_code` reads 1 for exit 0 and 0 otherwise, so a threshold of 1 means "every repeat
  * passed"; `regex` reads the first capture group (or the whole match) of the last match in
- * stdout+stderr; `json` reads a dotted path (`a.b.0.c`) from stdout parsed as JSON. A command
- * that exits non-zero yields no number unless `ignore_exit_code` says its exit code means nothing.
+ * stdout+stderr (or, with `match = "only"`, of every match, which must all read the same
+ * number); `json` reads a dotted path (`a.b.0.c`) from stdout parsed as JSON. A command that exits
+ * non-zero yields no number unless `ignore_exit_code` says its exit code means nothing.
  */
 export const EvaluatorDefinition = z
   .object({
@@ -19,6 +20,15 @@ export const EvaluatorDefinition = z
     argv: z.array(z.string().min(1)).min(1, "argv needs at least the program"),
     read: z.enum(["exit_code", "regex", "json"]).default("exit_code"),
     pattern: z.string().optional(),
+    /**
+     * Which matches of `pattern` count (regex only). `last` (the default): the last one. `only`:
+     * every match must read the same number, or there is none. The output is partly the code
+     * under test's, and code that prints a line shaped like the measurement (`time: 1 ms` at
+     * exit) supplied the last match; under `only` two readings that differ are no number, and an
+     * attempt without its number is never kept. Left out rather than defaulted, so that the
+     * content hash of every definition written before it stays what it was.
+     */
+    match: z.enum(["last", "only"]).optional(),
     json_path: z.string().optional(),
     direction: z.enum(["higher", "lower"]).optional(),
     threshold: z.number().optional(),
@@ -61,11 +71,18 @@ export const EvaluatorDefinition = z
         issues.addIssue({ code: "custom", path: ["pattern"], message: `not a valid regex: ${why}` });
       }
     }
+    if (definition.match !== undefined && definition.read !== "regex") {
+      issues.addIssue({ code: "custom", path: ["match"], message: "match applies to read = regex only" });
+    }
     if (definition.read === "json" && !definition.json_path) {
       issues.addIssue({ code: "custom", path: ["json_path"], message: "read = json needs a json_path" });
     }
   });
 export type EvaluatorDefinition = z.infer<typeof EvaluatorDefinition>;
+
+/** Which regex matches count, as views show it: null for the other ways of reading. */
+export const matchOf = (definition: { read?: unknown; match?: unknown }): "last" | "only" | null =>
+  definition.read === "regex" ? (definition.match === "only" ? "only" : "last") : null;
 
 /** A TOML pack: an optional `[pack]` header and `[[evaluator]]` tables. */
 export const EvaluatorPack = z
