@@ -468,6 +468,52 @@ describe("gathering a brief from the store through the task seam", () => {
     ]);
   });
 
+  it("reads the meanings of the glossary terms its task uses alone, not those of every non-ASCII term", async () => {
+    // Every term past ASCII is offered to every brief (the stores fold ASCII case alone), and any
+    // writer gives a meaning of 256 KiB: their meanings are read only for the terms the task uses.
+    await defineTerm(store, builder, { term: "journal", meaning: "the event log" }, now());
+    for (const term of ["Größe", "naïve", "Übergabe"])
+      await defineTerm(store, builder, { term, meaning: "x".repeat(200_000) }, now());
+    const asked: string[][] = [];
+    const spied = {
+      ...store,
+      read: <T>(work: (tx: Tx) => Promise<T>) =>
+        store.read((tx) =>
+          work(
+            new Proxy(tx, {
+              get: (target, repo: string) => {
+                const inner = target[repo as keyof Tx] as unknown as Record<string, unknown>;
+                if (repo !== "glossary") return inner;
+                return new Proxy(inner, {
+                  get: (glossary, method: string) => {
+                    if (method === "list" || method === "page")
+                      throw new Error(`a brief read glossary.${method}`);
+                    const value = glossary[method];
+                    if (method === "byTerms")
+                      return (terms: string[]) => {
+                        asked.push([...terms]);
+                        return (value as (t: string[]) => unknown).call(glossary, terms);
+                      };
+                    return typeof value === "function" ? value.bind(glossary) : value;
+                  },
+                });
+              },
+            }),
+          ),
+        ),
+    } as Store;
+    const inputs = await gatherBriefInputs(spied, source, {
+      actor: builder,
+      config,
+      taskId: "T-7",
+      now: now(),
+    });
+    expect(inputs.glossary.map((entry) => [entry.term, entry.meaning])).toEqual([
+      ["journal", "the event log"],
+    ]);
+    expect(asked).toEqual([["journal"]]);
+  });
+
   it("refuses an unknown task with not found", async () => {
     await expect(gatherAsBuilder("T-404")).rejects.toMatchObject({ errorKind: "not_found" });
   });

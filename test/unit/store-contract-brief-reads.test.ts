@@ -273,7 +273,7 @@ describe.each(IMPLEMENTATIONS)("brief glossary store contract: $name", ({ create
       const lower = text.toLowerCase();
       const { all, offered } = await store.read(async (tx) => ({
         all: await tx.glossary.list(),
-        offered: await tx.glossary.mayOccurIn(lower),
+        offered: await tx.glossary.byTerms(await tx.glossary.termsMayOccurIn(lower)),
       }));
       const ascii = (term: string) => /^\p{ASCII}*$/u.test(term);
       const expected = all.filter((entry) => !ascii(entry.term) || lower.includes(entry.term.toLowerCase()));

@@ -134,7 +134,8 @@ const termKey = (term: string) => term.normalize("NFC").toLowerCase();
  */
 async function spelledOtherwise(tx: Tx, term: string): Promise<GlossaryEntry | undefined> {
   const key = termKey(term);
-  return (await tx.glossary.mayOccurIn(key)).find((entry) => termKey(entry.term) === key);
+  const stored = (await tx.glossary.termsMayOccurIn(key)).find((candidate) => termKey(candidate) === key);
+  return stored === undefined ? undefined : tx.glossary.byTerm(stored);
 }
 
 /** A page of the glossary, by term: any writer defines terms, each meaning up to 256 KiB. */

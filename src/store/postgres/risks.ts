@@ -79,9 +79,12 @@ export function pgGlossary(db: PgDb): GlossaryRepo {
   const all = db.prepare<[], GlossaryRow>(
     "SELECT term, meaning, author, updated_at FROM glossary ORDER BY lower(term)",
   );
-  const mayOccur = db.prepare<[string], GlossaryRow>(
-    `SELECT term, meaning, author, updated_at FROM glossary
+  const mayOccur = db.prepare<[string], { term: string }>(
+    `SELECT term FROM glossary
      WHERE strpos(?, lower(term)) > 0 OR octet_length(term) <> char_length(term) ORDER BY lower(term)`,
+  );
+  const ofTerms = db.prepare<[string[]], GlossaryRow>(
+    "SELECT term, meaning, author, updated_at FROM glossary WHERE term = ANY(?) ORDER BY lower(term)",
   );
   const page = db.prepare<[number, number], GlossaryRow>(
     "SELECT term, meaning, author, updated_at FROM glossary ORDER BY lower(term) LIMIT ? OFFSET ?",
@@ -114,8 +117,11 @@ export function pgGlossary(db: PgDb): GlossaryRepo {
       const rows = await page.all(limit, offset);
       return { entries: rows.map(entry), total: Number((await count.get())?.n ?? 0) };
     },
-    async mayOccurIn(lowerText) {
-      return (await mayOccur.all(lowerText)).map(entry);
+    async termsMayOccurIn(lowerText) {
+      return (await mayOccur.all(lowerText)).map((row) => row.term);
+    },
+    async byTerms(terms) {
+      return terms.length === 0 ? [] : (await ofTerms.all([...terms])).map(entry);
     },
   };
 }

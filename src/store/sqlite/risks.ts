@@ -69,9 +69,15 @@ export function sqliteGlossary(db: Database.Database): GlossaryRepo {
   const all = db.prepare<[], GlossaryRow>(
     "SELECT term, meaning, author, updated_at FROM glossary ORDER BY term",
   );
-  const mayOccur = db.prepare<[string], GlossaryRow>(
-    `SELECT term, meaning, author, updated_at FROM glossary
+  const mayOccur = db
+    .prepare<[string], [string]>(
+      `SELECT term FROM glossary
      WHERE instr(?, lower(term)) > 0 OR length(CAST(term AS BLOB)) <> length(term) ORDER BY term`,
+    )
+    .raw(true);
+  const ofTerms = db.prepare<[string], GlossaryRow>(
+    `SELECT term, meaning, author, updated_at FROM glossary
+     WHERE term IN (SELECT value FROM json_each(?)) ORDER BY term`,
   );
   const page = db.prepare<[number, number], GlossaryRow>(
     "SELECT term, meaning, author, updated_at FROM glossary ORDER BY term LIMIT +? OFFSET +?",
@@ -103,8 +109,11 @@ export function sqliteGlossary(db: Database.Database): GlossaryRepo {
     async page({ limit, offset }) {
       return { entries: page.all(limit, offset).map(entry), total: count.get()?.n ?? 0 };
     },
-    async mayOccurIn(lowerText) {
-      return mayOccur.all(lowerText).map(entry);
+    async termsMayOccurIn(lowerText) {
+      return mayOccur.all(lowerText).map(([term]) => term);
+    },
+    async byTerms(terms) {
+      return terms.length === 0 ? [] : ofTerms.all(JSON.stringify(terms)).map(entry);
     },
   };
 }

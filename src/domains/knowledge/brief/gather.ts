@@ -132,7 +132,7 @@ export async function gatherBriefInputs(
     const risks = worst.filter((risk) => riskRank(risk) <= TOP_RISK_RANK);
     const lower = text.toLowerCase();
     const occurs = termMatcher(lower);
-    const glossary = (await tx.glossary.mayOccurIn(lower)).filter((entry) => occurs(entry.term));
+    const glossary = await tx.glossary.byTerms((await tx.glossary.termsMayOccurIn(lower)).filter(occurs));
     const label = await authorLabels(tx, [
       ...decisions.flatMap((d) => [d.note, ...d.also].map((note) => note.author)),
       ...findings.map((n) => n.author),
