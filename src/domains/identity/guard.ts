@@ -1,4 +1,4 @@
-import { refuse } from "../../kernel/outcome.js";
+import { type RefusedError, refuse } from "../../kernel/outcome.js";
 import { Slots } from "../../kernel/slots.js";
 import type { Store } from "../../store/store.js";
 import { type Actor, requireStillActive } from "./actor.js";
@@ -15,21 +15,34 @@ export interface GuardedCall {
 
 /** The rules every command passes before its handler runs, whichever face called it. */
 export function guard(actor: Actor, call: GuardedCall): void {
-  if (call.effect === "read") return;
+  const refusal = guardRefusal(actor, call);
+  if (refusal) throw refusal();
+}
+
+/**
+ * The guard's refusal of a call, to be thrown, or null when it passes: for callers that only ask
+ * whether a call would pass, many at a time (a brief over every shortcut), without building and
+ * throwing an error, stack trace included, for each that would not.
+ */
+export function guardRefusal(actor: Actor, call: GuardedCall): (() => RefusedError) | null {
+  if (call.effect === "read") return null;
   if (actor.grant === "ro" && !call.allowReadOnly) {
-    throw refuse(
-      "grant",
-      `${actor.name} has a read-only grant; \`${call.name}\` changes the workspace`,
-      "read, ask a question on the task, or record a finding; an agent with a write grant or the owner can do this",
-    );
+    return () =>
+      refuse(
+        "grant",
+        `${actor.name} has a read-only grant; \`${call.name}\` changes the workspace`,
+        "read, ask a question on the task, or record a finding; an agent with a write grant or the owner can do this",
+      );
   }
   if (call.effect === "destructive" && !call.confirmed) {
-    throw refuse(
-      "confirm",
-      `\`${call.name}\` is destructive`,
-      "repeat with confirm set (--confirm) once a human has agreed",
-    );
+    return () =>
+      refuse(
+        "confirm",
+        `\`${call.name}\` is destructive`,
+        "repeat with confirm set (--confirm) once a human has agreed",
+      );
   }
+  return null;
 }
 
 /** What the person at the client said to a question put to them. */

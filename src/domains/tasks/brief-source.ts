@@ -1,13 +1,12 @@
 import type { Tx } from "../../store/store.js";
-import type { DependencyRecord, ShortcutHead, TaskRecord } from "../../store/tasks.js";
-import type { Actor } from "../identity/actor.js";
+import type { DependencyRecord, TaskRecord } from "../../store/tasks.js";
 import { authorLabels } from "../identity/labels.js";
 import type { BriefShortcut, BriefTask, TaskBriefSource, TaskRef } from "../knowledge/brief/inputs.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
 import { askPreview, taskNotePreview } from "./asks.js";
 import { taskId } from "./common.js";
 import { MAX_CRITERIA } from "./criteria.js";
-import { allowShortcut, shortcutHeadsIn } from "./shortcuts.js";
+import { mayRunShortcut, shortcutHeadsIn } from "./shortcuts.js";
 
 const LIMITS = { activity: 10, shortcuts: 5, parents: 20, goalChanges: 50 };
 
@@ -177,15 +176,6 @@ async function briefTaskOf(tx: Tx, task: TaskRecord): Promise<BriefTask> {
   };
 }
 
-function mayRun(config: WorkspaceConfig, actor: Actor, shortcut: ShortcutHead): boolean {
-  try {
-    allowShortcut(config, actor, shortcut, true);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * The task board's side of the brief: a task with its criteria, dependencies, parent chain
  * (the brief finds the siblings' findings through the parent) and recent activity, and the shortcuts the caller may run, most used first.
@@ -201,7 +191,7 @@ export function boardBriefSource(config: WorkspaceConfig): TaskBriefSource {
         // Heads only: which the caller may run and how often each ran, never their commands.
         (await shortcutHeadsIn(tx, config))
           // What `run_shortcut` would let this caller run: every role of its line, and its grant.
-          .filter((s) => mayRun(config, actor, s))
+          .filter((s) => mayRunShortcut(config, actor, s))
           .sort((a, b) => b.uses - a.uses || a.name.localeCompare(b.name))
           .slice(0, LIMITS.shortcuts)
           // Names and effects only: a summary may be agent-written, and this section is not fenced.
