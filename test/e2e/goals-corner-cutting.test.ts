@@ -639,3 +639,34 @@ describe("a hidden holdout in the journal", () => {
     expect(audited.stdout).not.toMatch(/secret-quality/);
   });
 });
+
+describe("a keep within the builder's role", () => {
+  it("never keeps changes out of the scope of the role that opened or decides it: review, for the owner to settle", () => {
+    appendFileSync(
+      join(ws.dir, ".cairn", "cairn.toml"),
+      '\n[roles.builder]\nscope = ["*.txt", "vendor/**"]\nout_of_scope = ["vendor/**"]\n',
+    );
+    const run = checkRun(ws.dir, { argv: CHECK });
+    // Inside the role's scope, a sound attempt is kept as before.
+    const inside = openAttempt(ws.dir, run, builder);
+    writeFileSync(join(ws.dir, "notes.txt"), "in scope\n");
+    cairnJson(ws.dir, ["attempt", "eval", inside], builder);
+    expect(cairnJson<Decision>(ws.dir, ["attempt", "decide", inside], builder).verdict).toBe("keep");
+
+    // A path the role keeps out of its reach is no keep cairn commits on the builder's behalf.
+    const attempt = openAttempt(ws.dir, run, builder);
+    mkdirSync(join(ws.dir, "vendor"));
+    writeFileSync(join(ws.dir, "vendor", "lib.js"), "module.exports = () => true;\n");
+    appendFileSync(join(ws.dir, "notes.txt"), "more\n");
+    cairnJson(ws.dir, ["attempt", "eval", attempt], builder);
+    const decided = cairnJson<Decision>(ws.dir, ["attempt", "decide", attempt], builder);
+    expect(decided.verdict).toBe("review");
+    const reason = decided.reasons.find((r) => r.includes("outside the scope"));
+    expect(reason).toContain('"vendor/lib.js"');
+    expect(reason).not.toContain("notes.txt");
+    expect(runSync("git", ["status", "--porcelain", "--", "vendor"], ws.dir)).toContain("vendor/");
+    // The owner's judgment keeps it.
+    cairnJson(ws.dir, ["attempt", "accept", attempt, "--reason", "vendored fix reviewed"]);
+    expect(runSync("git", ["show", "--name-only", "--format=", "HEAD"], ws.dir)).toContain("vendor/lib.js");
+  });
+});

@@ -128,7 +128,11 @@ export const attemptDecide = defineCommand({
       input.attempt,
       ctx.actor.id,
       ctx.now(),
-      { runHooks: input.run_hooks, signal: ctx.signal },
+      {
+        runHooks: input.run_hooks,
+        signal: ctx.signal,
+        scope: { config: ctx.config, decider: ctx.actor },
+      },
     );
     return decisionView(input.attempt, decision, ctx.actor.isOwner);
   },

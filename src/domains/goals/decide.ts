@@ -6,6 +6,7 @@ import type {
   Verdict,
 } from "../../store/store.js";
 import type { EvaluatorDefinition } from "./evaluators/definition.js";
+import { quotedFew } from "./refusals.js";
 import { type Comparison, compareToBase, MAX_PAIRS, ROUND_PAIRS } from "./stats.js";
 
 /** Differences smaller than this are rounding, not change. */
@@ -83,6 +84,8 @@ export interface DecisionInput {
   inputsApproved?: boolean;
   /** The attempt's run and its goal's latest run: a later freeze may have raised the bar. */
   run?: { id: string; latest: string };
+  /** The attempt's own changes outside its opener's or decider's role scope: at best review. */
+  outOfScope?: readonly string[];
 }
 
 const clamp01 = (value: number) => Math.max(0, Math.min(1, value));
@@ -320,6 +323,12 @@ export function decide(input: DecisionInput): Decision {
         `changes frozen evaluator inputs: ${list}; an attempt that edits what judges it is never kept`,
       );
   }
+
+  const outside = input.outOfScope ?? [];
+  if (outside.length > 0)
+    review.push(
+      `changes paths outside the scope of the role of whoever opened or decides it: ${quotedFew(outside)}; only the owner can keep it`,
+    );
 
   const measuredAnything = evaluators.some((summary) => summary.samples > 0);
   if (

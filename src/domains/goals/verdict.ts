@@ -2,6 +2,7 @@ import { gitHead } from "../../kernel/git.js";
 import { conflict, refuse, usageError } from "../../kernel/outcome.js";
 import type { AttemptRecord, AttemptResolution, Store, Tx } from "../../store/store.js";
 import type { Actor } from "../identity/actor.js";
+import { type AttemptScope, changesOutOfScope, workspacePaths } from "./attempt-scope.js";
 import { attemptOrThrow, latestRunOf, refuseIfSettled, requiredProofs } from "./attempts.js";
 import { requireOwner } from "./authority.js";
 import { attemptCheckout } from "./checkout-host.js";
@@ -24,6 +25,11 @@ export interface KeepOptions {
   runHooks?: boolean;
   /** The caller's cancel: a commit (its hooks) under way is stopped, and nothing is kept. */
   signal?: AbortSignal;
+}
+
+export interface DecideOptions extends KeepOptions {
+  /** Hold the attempt's changes to the roles of its opener and decider (attempt-scope.ts). */
+  scope?: AttemptScope;
 }
 
 /**
@@ -92,7 +98,7 @@ export async function decideAttempt(
   attemptId: string,
   actor: string,
   at: string,
-  options: KeepOptions = {},
+  options: DecideOptions = {},
 ): Promise<{ attempt: AttemptRecord; decision: Decision }> {
   const first = await store.read((tx) => attemptOrThrow(tx, attemptId));
   refuseIfSettled(first);
@@ -101,11 +107,13 @@ export async function decideAttempt(
   // Three reads of the checkout, none waiting on another, all of it where git finds it (asked once).
   const places = checkoutPlaces(dir);
   const top = topOf(places);
-  const [, driftNow, tree] = await Promise.all([
+  const [, driftNow, tree, changed] = await Promise.all([
     refuseHiddenEdits(dir, attemptId, "a decision", places),
     inputDrift(run.manifest, dir, top),
     treeFingerprint(dir, top),
+    options.scope ? ownChanges(dir, first) : Promise.resolve([]),
   ]);
+  const changedHere = workspacePaths((await top) ?? dir, dir, changed);
   const judge = async (tx: Tx) => {
     const attempt = await attemptOrThrow(tx, attemptId);
     refuseIfSettled(attempt);
@@ -132,6 +140,9 @@ export async function decideAttempt(
       touchedInputs: dependents(run.manifest, touched),
       inputsApproved: attempt.inputsApprovedBy !== null,
       run: { id: run.id, latest: await latestRunOf(tx, run) },
+      outOfScope: options.scope
+        ? await changesOutOfScope(tx, options.scope, attempt.openedBy, changedHere)
+        : [],
     });
     decision.tree = tree;
     return { attempt, decision };
