@@ -236,6 +236,26 @@ describe("verify commands run by cairn", () => {
     expect(back.json).toMatchObject({ refused: { policy: "ownership" } });
   });
 
+  it("the definition of done runs its shortcuts only as the owner defines them, not as another agent filled a name cairn.toml lists", () => {
+    writeFileSync(join(ws.dir, ".cairn", "cairn.toml"), '[done]\nshortcuts = ["gate"]\n');
+    const alice = { env: { CAIRN_AGENT: addAgent(ws.dir, "alice", "builder").token } };
+    const bob = { env: { CAIRN_AGENT: addAgent(ws.dir, "bob", "builder").token } };
+    // Alice, of another line than bob, fills the name the owner listed with a command that passes.
+    expect(cairn(ws.dir, ["shortcut", "add", "gate", "--argv", "true", "--effect", "read"], alice).code).toBe(
+      0,
+    );
+    arrange(ws.dir, ["task", "add", "t", "--criteria", "plain"]);
+    cairn(ws.dir, ["task", "claim", "T-1"], bob);
+    cairn(ws.dir, ["task", "check", "T-1", "--all"], bob);
+    const finish = cairn(ws.dir, ["task", "finish", "T-1", "--json"], bob);
+    expect(finish.code, finish.stderr).toBe(3);
+    expect(finish.stderr).toMatch(/shortcut gate cannot run \(.*only as the owner defines it.*alice/);
+    // The owner redefining it vouches for it: then it is the definition of done.
+    expect(cairn(ws.dir, ["shortcut", "add", "gate", "--argv", "true", "--effect", "read"]).code).toBe(0);
+    const again = cairn(ws.dir, ["task", "finish", "T-1", "--json"], bob);
+    expect(again.code, again.stderr).toBe(0);
+  });
+
   it("lets only the owner tick criteria", () => {
     arrange(ws.dir, ["task", "add", "t", "--criteria", "one"]);
     const unclaimed = cairn(ws.dir, ["task", "check", "T-1", "--all", "--json"]);

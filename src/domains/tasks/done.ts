@@ -9,7 +9,7 @@ import { taskScope } from "../knowledge/text.js";
 import { ownerSetting } from "../workspace/owner-setting.js";
 import { journal, loadTask, requireActiveAgent, who } from "./common.js";
 import { commandLine, passed, runCommand } from "./runner.js";
-import { allowShortcut, fillArgv, shortcutOf } from "./shortcuts.js";
+import { allowShortcut, fillArgv, fromOwner, shortcutOf } from "./shortcuts.js";
 import {
   checkOnlyAdded,
   checkoutOf,
@@ -42,14 +42,30 @@ async function commandFor(
   criterion: Pick<CriterionRecord, "verify" | "shortcut" | "params"> &
     Partial<Pick<CriterionRecord, "shortcutDefinition">>,
   store: Store,
+  /** The workspace's definition of done, which names its shortcuts in cairn.toml (see below). */
+  ofDone = false,
 ): Promise<{ argv: string[]; definition?: Evidence["shortcut"] }> {
   if (criterion.verify) return { argv: criterion.verify };
   const { actor } = verifier;
-  const { shortcut, ownLine } = await store.read(async (tx) => {
+  const { shortcut, ownLine, addedBy } = await store.read(async (tx) => {
     const found = await shortcutOf(tx, verifier.config, criterion);
     const own = found.source === "store" && !actor.isOwner && (await sameTree(tx, actor, found.addedBy));
-    return { shortcut: found, ownLine: own ? await who(tx, found.addedBy) : undefined };
+    return {
+      shortcut: found,
+      ownLine: own ? await who(tx, found.addedBy) : undefined,
+      addedBy: fromOwner(found) ? undefined : await who(tx, found.addedBy),
+    };
   });
+  // The definition of done is the owner's rule, its shortcuts named in cairn.toml. A name listed
+  // there that the owner never defined is filled by whichever agent defines it first: alice
+  // defining `test` as `true` passed every other agent's finish, as a role's shortcut list did.
+  if (ofDone && addedBy) {
+    throw refuse(
+      "shortcut",
+      `the definition of done runs ${shortcut.name} only as the owner defines it; this one was added by ${addedBy}`,
+      `ask the owner to define it in cairn.toml, or to redefine it with \`cairn shortcut add ${shortcut.name}\`, which vouches for it`,
+    );
+  }
   // A name a criterion or the definition of done trusts is not the checker's to fill: bob
   // defining a missing `gate` (or redefining his own `tests`) as `true` would tick anything.
   if (ownLine) {
@@ -86,8 +102,9 @@ async function verify(
   store: Store,
   progress: RunProgress,
   label: string,
+  ofDone = false,
 ): Promise<Evidence> {
-  const { argv, definition } = await commandFor(verifier, criterion, store);
+  const { argv, definition } = await commandFor(verifier, criterion, store, ofDone);
   const seconds = criterion.timeoutSeconds ?? verifier.config.verify.timeout_seconds;
   progress.say(`${label}: running ${commandLine(argv)}`);
   const evidence = await runCommand({
@@ -315,6 +332,7 @@ export async function finishTask(
           store,
           progress,
           `definition of done: shortcut ${name}`,
+          true,
         );
         doneRan.push(evidence.shortcut);
         if (!passed(evidence))

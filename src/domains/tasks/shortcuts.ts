@@ -243,7 +243,7 @@ function guardedEffect(declared: Effect, shortcut: Pick<ShortcutRecord, "source"
 }
 
 /** Written by the owner: in cairn.toml, or added (or redefined, which vouches for it) as the owner. */
-const fromOwner = (shortcut: Pick<ShortcutRecord, "source" | "addedBy">) =>
+export const fromOwner = (shortcut: Pick<ShortcutRecord, "source" | "addedBy">) =>
   shortcut.source === "config" || shortcut.addedBy === OWNER.id;
 
 /** The shortcut's own policy, then the guard with the effect it trusts (`guardedEffect`). */
