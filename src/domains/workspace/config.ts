@@ -243,7 +243,7 @@ name = "%NAME%"
 
 # The workspace definition of done, checked by every \`task finish\`.
 # [done]
-# shortcuts = ["test"]      # shortcuts that must exit 0
+# shortcuts = ["test"]      # shortcuts that must exit 0, run with no params
 # note_kinds = ["decision"] # note kinds the task must carry
 
 # [verify]
@@ -251,7 +251,7 @@ name = "%NAME%"
 
 # Shortcuts: named command templates; arguments are never passed through a shell.
 # [shortcuts.test]
-# argv = ["npm", "test", "--", "{{filter}}"]
+# argv = ["npm", "test"]    # a "{{file}}" word takes \`shortcut run --params file=…\`
 # effect = "read"           # read | write | destructive; none (the default) never runs
 # roles = ["builder"]
 `;

@@ -1,0 +1,50 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { cairn, initWorkspace } from "../helpers/workspace.js";
+
+// What a new user does on the word of the README, `cairn init`'s cairn.toml and the help texts:
+// each example, taken as written, does what it says.
+
+describe("the cairn.toml `cairn init` writes", () => {
+  let ws: { dir: string; cleanup: () => void };
+  beforeEach(() => {
+    ws = initWorkspace();
+  });
+  afterEach(() => ws.cleanup());
+
+  /** Every commented setting line (`# key = …`, `# [table]`) made live, as a user uncomments them. */
+  function uncommentEverySetting(): void {
+    const file = join(ws.dir, ".cairn", "cairn.toml");
+    const lines = readFileSync(file, "utf8").split("\n");
+    writeFileSync(file, lines.map((line) => line.replace(/^# (?=\[|[a-z_]+ += )/, "")).join("\n"));
+  }
+
+  it("with its examples uncommented, lets a task whose check passes and that carries a decision finish", () => {
+    writeFileSync(
+      join(ws.dir, "package.json"),
+      `${JSON.stringify({ name: "x", scripts: { test: "true" } })}\n`,
+    );
+    uncommentEverySetting();
+    expect(cairn(ws.dir, ["role", "list"]).code).toBe(0);
+    const criterion = JSON.stringify({ text: "it runs", verify: ["true"] });
+    expect(cairn(ws.dir, ["task", "add", "Parse the config", "--criteria", criterion]).code).toBe(0);
+    expect(cairn(ws.dir, ["task", "claim", "T-1"]).code).toBe(0);
+    expect(cairn(ws.dir, ["task", "check", "T-1", "--all"]).code).toBe(0);
+    const note = [
+      "note",
+      "add",
+      "decision",
+      "--chose",
+      "toml",
+      "--rejected",
+      "yaml",
+      "--because",
+      "comments",
+    ];
+    expect(cairn(ws.dir, [...note, "--scope", "T-1"]).code).toBe(0);
+    const finished = cairn(ws.dir, ["task", "finish", "T-1"]);
+    expect(finished.stderr).toBe("");
+    expect(finished.code).toBe(0);
+  });
+});
