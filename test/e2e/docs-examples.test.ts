@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { gitWorkspace } from "../helpers/goals.js";
 import { cairn, initWorkspace } from "../helpers/workspace.js";
 
 // What a new user does on the word of the README, `cairn init`'s cairn.toml and the help texts:
@@ -46,5 +47,27 @@ describe("the cairn.toml `cairn init` writes", () => {
     const finished = cairn(ws.dir, ["task", "finish", "T-1"]);
     expect(finished.stderr).toBe("");
     expect(finished.code).toBe(0);
+  });
+});
+
+describe("a refusal's next step, on the terminal", () => {
+  let repo: { dir: string; cleanup: () => void };
+  beforeEach(() => {
+    repo = gitWorkspace({ "check.js": "process.exit(0)\n" });
+  });
+  afterEach(() => repo.cleanup());
+
+  it("names the CLI's --all, not the tool's argument, for a tick earned on another tree", () => {
+    const criterion = JSON.stringify({ text: "the check passes", verify: ["node", "check.js"] });
+    expect(cairn(repo.dir, ["task", "add", "t", "--criteria", criterion]).code).toBe(0);
+    expect(cairn(repo.dir, ["task", "claim", "T-1"]).code).toBe(0);
+    expect(cairn(repo.dir, ["task", "check", "T-1", "--all"]).code).toBe(0);
+    writeFileSync(join(repo.dir, "check.js"), "process.exit(0) // edited\n");
+    const finished = cairn(repo.dir, ["task", "finish", "T-1", "--json"]);
+    expect(finished.code).toBe(3);
+    const next = (finished.json as { refused: { next: string } }).refused.next;
+    expect(next).toContain("`cairn task check T-1`");
+    expect(next).toContain("--all");
+    expect(next).not.toContain("all: true");
   });
 });

@@ -384,7 +384,7 @@ export async function finishTask(
           .slice(0, UNMET_SHOWN)
           .map((u, i) => `(${i + 1}) ${u}`)
           .join("; ")}${unmet.length > UNMET_SHOWN ? `; and ${unmet.length - UNMET_SHOWN} more` : ""}`,
-        `tick what is met with check_task ${task.id}${stale.length > 0 ? " (all: true checks again each tick that does not hold for this tree)" : ""}; fix the rest, then finish again`,
+        `tick what is met with check_task ${task.id}${stale.length > 0 ? " (all set (--all) checks again each tick that does not hold for this tree)" : ""}; fix the rest, then finish again`,
       );
     }
     // Done is verified when something cairn ran says so: a criterion's command, a shortcut of the
