@@ -6,6 +6,16 @@ import { EXIT_CODES, exitCodeOf, outcomeFromThrown } from "./kernel/outcome.js";
 import { quoteValue } from "./kernel/text.js";
 
 const MCP_USAGE = "usage: cairn mcp [--profile worker|planner|operator|all]\n";
+const MCP_HELP = `${MCP_USAGE}
+Serve this workspace as MCP tools, resources and prompts over stdio, acting as the agent whose
+token is in CAIRN_AGENT (unset: the workspace owner; empty or unknown: refused, exit 3).
+  --profile P   the tools to list (default: the profile of the agent's role, else worker);
+                it never widens what the role may run
+Start it from an MCP client's configuration, one server per agent, each with its own token.
+`;
+
+/** `cairn help mcp|ui|daemon` answers as `cairn mcp|ui|daemon --help` does: they are no commander commands. */
+const OWN_PARSERS = ["mcp", "ui", "daemon"];
 
 function parseMcpArgs(args: string[]): Profile | undefined | "usage" | { bogus: string } {
   let profile: Profile | undefined;
@@ -37,8 +47,12 @@ async function startMcp(args: string[]): Promise<number> {
     return EXIT_CODES.usage;
   }
   if (requested === "usage") {
+    if (args.includes("--help") || args.includes("-h")) {
+      process.stdout.write(MCP_HELP);
+      return EXIT_CODES.ok;
+    }
     process.stderr.write(MCP_USAGE);
-    return args.includes("--help") || args.includes("-h") ? EXIT_CODES.ok : EXIT_CODES.usage;
+    return EXIT_CODES.usage;
   }
   const session = new Session({ cwd: process.cwd(), env: process.env, profile: requested });
   if (process.env.CAIRN_AGENT === undefined) {
@@ -133,7 +147,11 @@ function stopChildrenOnSignals(face: "server" | "cli"): void {
 }
 
 async function main(): Promise<void> {
-  const argv = process.argv.slice(2);
+  const given = process.argv.slice(2);
+  const argv =
+    given[0] === "help" && given.length === 2 && OWN_PARSERS.includes(given[1] as string)
+      ? [given[1] as string, "--help"]
+      : given;
   // The daemon supervises its runs itself: SIGTERM stops them cleanly, SIGHUP reloads.
   if (argv[0] !== "daemon") stopChildrenOnSignals(argv[0] === "mcp" ? "server" : "cli");
   const code =

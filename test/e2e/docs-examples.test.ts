@@ -71,3 +71,33 @@ describe("a refusal's next step, on the terminal", () => {
     expect(next).not.toContain("all: true");
   });
 });
+
+describe("the help of the commands the root help lists below the others", () => {
+  let ws: { dir: string; cleanup: () => void };
+  beforeEach(() => {
+    ws = initWorkspace();
+  });
+  afterEach(() => ws.cleanup());
+
+  it.each([
+    ["mcp", "--profile"],
+    ["daemon", "--dry-run"],
+    ["ui", "--port"],
+  ])(
+    "cairn %s --help says what it does and its flags on stdout, and `cairn help %s` does too",
+    (name, flag) => {
+      for (const argv of [
+        [name, "--help"],
+        ["help", name],
+      ]) {
+        const help = cairn(ws.dir, argv);
+        expect(help.code).toBe(0);
+        expect(help.stdout).toContain(`usage: cairn ${name}`);
+        expect(help.stdout).toContain(`  ${flag}`);
+      }
+      const wrong = cairn(ws.dir, [name, "--bogus"]);
+      expect(wrong.code).toBe(2);
+      expect(wrong.stderr).toContain(`usage: cairn ${name}`);
+    },
+  );
+});

@@ -9,6 +9,14 @@ import { oneLine } from "../../kernel/visible-text.js";
 import type { Session } from "../context.js";
 
 export const DAEMON_USAGE = "usage: cairn daemon [--once] [--dry-run] [--json]\n";
+const DAEMON_HELP = `${DAEMON_USAGE}
+Run the local agents on their schedules, in the foreground: cron, interval and 5-field cron
+windows, with retries; stale claims released. SIGHUP reloads the manifests; SIGTERM or Ctrl-C
+stops it and its runs. \`cairn agents status\` shows what it did.
+  --once      one pass, then exit
+  --dry-run   one pass that only prints what it would dispatch; nothing runs
+  --json      with --once or --dry-run, print the pass as JSON
+`;
 
 /**
  * `cairn daemon`: the scheduler in the foreground (SIGHUP reloads, SIGTERM/SIGINT stop it and
@@ -17,8 +25,12 @@ export const DAEMON_USAGE = "usage: cairn daemon [--once] [--dry-run] [--json]\n
 export async function startDaemon(session: Session, args: readonly string[]): Promise<number> {
   const flags = new Set(args);
   if ([...flags].some((flag) => !["--once", "--dry-run", "--json"].includes(flag))) {
+    if (flags.has("--help") || flags.has("-h")) {
+      process.stdout.write(DAEMON_HELP);
+      return EXIT_CODES.ok;
+    }
     process.stderr.write(DAEMON_USAGE);
-    return flags.has("--help") || flags.has("-h") ? EXIT_CODES.ok : EXIT_CODES.usage;
+    return EXIT_CODES.usage;
   }
   const json = flags.has("--json");
   // Lines name agents, files and reasons from manifests on disk: each stays one visible line.

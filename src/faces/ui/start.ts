@@ -60,7 +60,8 @@ function launchPage(url: string): { href: string; remove: () => void } {
 export async function startUi(args: string[]): Promise<number> {
   const parsed = parse(args);
   if (parsed === "help" || parsed === "usage") {
-    process.stderr.write(USAGE);
+    // Help asked for is the answer (stdout, as every other command's); a wrong flag is an error.
+    (parsed === "help" ? process.stdout : process.stderr).write(USAGE);
     return parsed === "help" ? EXIT_CODES.ok : EXIT_CODES.usage;
   }
   const session = new Session({ cwd: process.cwd(), env: process.env, readOnly: true });
