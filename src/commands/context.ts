@@ -1,5 +1,5 @@
 import { statSync } from "node:fs";
-import { resolve } from "node:path";
+import { basename, dirname, resolve } from "node:path";
 import {
   type Actor,
   profileFor,
@@ -210,9 +210,15 @@ export class Session {
   private async open(): Promise<SessionContext> {
     const workspace = discoverWorkspace(this.cwd, this.env);
     if (!workspace && this.env.CAIRN_DIR) {
+      const named = resolve(this.cwd, this.env.CAIRN_DIR);
+      // `CAIRN_DIR=/project/.cairn` is the likely slip; `cairn init` there would nest a second one.
+      const stateFolder =
+        basename(named) === ".cairn" && statSync(resolve(named, "cairn.toml"), { throwIfNoEntry: false });
       throw notFound(
-        `CAIRN_DIR is ${quoteValue(this.env.CAIRN_DIR)}, but no cairn workspace is there (${resolve(this.cwd, this.env.CAIRN_DIR, ".cairn")} has no database)`,
-        "fix or unset CAIRN_DIR, or run `cairn init` in that directory",
+        `CAIRN_DIR is ${quoteValue(this.env.CAIRN_DIR)}, but no cairn workspace is there (${resolve(named, ".cairn")} has no database)`,
+        stateFolder
+          ? `set CAIRN_DIR to ${quoteValue(dirname(named))}: it names the folder that holds .cairn/, not .cairn itself`
+          : "fix or unset CAIRN_DIR, or run `cairn init` in that directory",
       );
     }
     if (!workspace) {

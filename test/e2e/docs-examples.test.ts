@@ -1,4 +1,5 @@
 import { readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { gitWorkspace } from "../helpers/goals.js";
@@ -100,4 +101,21 @@ describe("the help of the commands the root help lists below the others", () => 
       expect(wrong.stderr).toContain(`usage: cairn ${name}`);
     },
   );
+});
+
+describe("CAIRN_DIR", () => {
+  let ws: { dir: string; cleanup: () => void };
+  beforeEach(() => {
+    ws = initWorkspace();
+  });
+  afterEach(() => ws.cleanup());
+
+  it("set to the .cairn folder itself is told to name the project, not to init a second workspace inside", () => {
+    const status = cairn(tmpdir(), ["status", "--json"], { env: { CAIRN_DIR: join(ws.dir, ".cairn") } });
+    expect(status.code).toBe(4);
+    const next = (status.json as { error: { next: string } }).error.next;
+    expect(next).toContain(`set CAIRN_DIR to "${ws.dir}"`);
+    expect(next).not.toContain("cairn init");
+    expect(cairn(tmpdir(), ["status"], { env: { CAIRN_DIR: ws.dir } }).code).toBe(0);
+  });
 });
