@@ -119,3 +119,18 @@ describe("CAIRN_DIR", () => {
     expect(cairn(tmpdir(), ["status"], { env: { CAIRN_DIR: ws.dir } }).code).toBe(0);
   });
 });
+
+describe("an evaluator proposal's dry run", () => {
+  let repo: { dir: string; cleanup: () => void };
+  beforeEach(() => {
+    repo = gitWorkspace();
+  });
+  afterEach(() => repo.cleanup());
+
+  it("names the CLI flag that tries its rule, not only the tool's argument", () => {
+    expect(cairn(repo.dir, ["goal", "create", "make it fast"]).code).toBe(0);
+    const proposed = cairn(repo.dir, ["eval", "propose", "G-1", "--proof", "latency", "--argv", "true"]);
+    expect(proposed.code).toBe(0);
+    expect(proposed.stdout).toContain("--sample-output");
+  });
+});

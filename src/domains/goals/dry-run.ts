@@ -64,7 +64,7 @@ export async function dryRunText(definition: EvaluatorDefinition, text: string |
       value: null,
       error: null,
       output_tail: null,
-      note: "not run: an unapproved command never runs. Pass sample_output to try the rule now; approval runs it once and shows what it extracts",
+      note: "not run: an unapproved command never runs. Pass sample_output (--sample-output) to try the rule now; approval runs it once and shows what it extracts",
     };
   const read = await readValue(definition, { exitCode: 0, stdout: text, combined: text });
   return {
