@@ -134,3 +134,23 @@ describe("an evaluator proposal's dry run", () => {
     expect(proposed.stdout).toContain("--sample-output");
   });
 });
+
+describe("help texts agree with the README", () => {
+  let ws: { dir: string; cleanup: () => void };
+  beforeEach(() => {
+    ws = initWorkspace();
+  });
+  afterEach(() => ws.cleanup());
+
+  it("name ~/.pgpass beside PGPASSWORD wherever a PostgreSQL URL is taken", () => {
+    for (const argv of [["init"], ["import"], ["store", "copy"]]) {
+      const help = cairn(ws.dir, [...argv, "--help"]).stdout.replace(/\s+/g, " ");
+      expect(help).toContain("PGPASSWORD or ~/.pgpass");
+    }
+  });
+
+  it("say audit verify holds the head witnessed at every write, not only at the last verify", () => {
+    const help = cairn(ws.dir, ["audit", "verify", "--help"]).stdout.replace(/\s+/g, " ");
+    expect(help).toContain("witnessed last (at a write or a verify)");
+  });
+});

@@ -39,7 +39,7 @@ function witnessOf(machineStateDir: string, workspaceStateDir: string): Witness 
 export const auditVerify = defineCommand({
   name: "audit verify",
   summary:
-    "Check the audit log's hash chain end to end, and that it still holds the head this machine's last verify saw; fails naming the first line that breaks it",
+    "Check the audit log's hash chain end to end, and that it still holds the head this machine witnessed last (at a write or a verify); fails naming the first line that breaks it",
   effect: "read",
   input: z.object({
     anchor: z

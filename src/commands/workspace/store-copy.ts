@@ -11,7 +11,9 @@ export const storeCopy = defineCommand({
       to: z
         .string()
         .min(1)
-        .describe("postgres://user@host:port/db[?schema=NAME] (password from PGPASSWORD) or a new .db path"),
+        .describe(
+          "postgres://user@host:port/db[?schema=NAME] (password from PGPASSWORD or ~/.pgpass) or a new .db path",
+        ),
     }),
   output: () =>
     z.object({

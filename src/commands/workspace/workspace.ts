@@ -110,7 +110,7 @@ export const init = defineBareCommand({
         .string()
         .optional()
         .describe(
-          "a shared PostgreSQL store, postgres://user@host:port/db[?schema=NAME]; password from PGPASSWORD",
+          "a shared PostgreSQL store, postgres://user@host:port/db[?schema=NAME]; password from PGPASSWORD or ~/.pgpass",
         ),
     }),
   output: () =>
@@ -189,7 +189,7 @@ export const importCommand = defineBareCommand({
         .string()
         .optional()
         .describe(
-          "restore into a new schema of a shared PostgreSQL store, postgres://user@host:port/db[?schema=NAME]; password from PGPASSWORD",
+          "restore into a new schema of a shared PostgreSQL store, postgres://user@host:port/db[?schema=NAME]; password from PGPASSWORD or ~/.pgpass",
         ),
     }),
   output: () =>
