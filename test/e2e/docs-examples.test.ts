@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { gitWorkspace } from "../helpers/goals.js";
-import { cairn, initWorkspace } from "../helpers/workspace.js";
+import { cairn, initWorkspace, machineHome } from "../helpers/workspace.js";
 
 // What a new user does on the word of the README, `cairn init`'s cairn.toml and the help texts:
 // each example, taken as written, does what it says.
@@ -152,5 +152,20 @@ describe("help texts agree with the README", () => {
   it("say audit verify holds the head witnessed at every write, not only at the last verify", () => {
     const help = cairn(ws.dir, ["audit", "verify", "--help"]).stdout.replace(/\s+/g, " ");
     expect(help).toContain("witnessed last (at a write or a verify)");
+  });
+});
+
+describe("an OS tool refused on the terminal", () => {
+  let ws: { dir: string; cleanup: () => void };
+  beforeEach(() => {
+    ws = initWorkspace();
+  });
+  afterEach(() => ws.cleanup());
+
+  it("points at the command that lists what runs, not only at the MCP tool", () => {
+    const { env } = machineHome(ws.dir, '[os]\nenabled = true\nallow = ["ls"]\n');
+    const refused = cairn(ws.dir, ["os", "run", "rm", "x"], { env });
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toContain("`cairn os list`");
   });
 });

@@ -97,8 +97,8 @@ export const osRun = defineCommand({
         verdict.rule,
         verdict.reason,
         verdict.rule === "confirm"
-          ? "a model can never confirm: tell the user the exact command so a person can run it in their own terminal; os_list shows what runs without confirmation"
-          : "os_list shows what this machine allows; do not retry this command",
+          ? "a model can never confirm: tell the user the exact command so a person can run it in their own terminal; os_list (`cairn os list`) shows what runs without confirmation"
+          : "os_list (`cairn os list`) shows what this machine allows; do not retry this command",
       );
     }
     // Refused here, where it is audited like every other refusal (runOs would refuse it unaudited).
@@ -112,7 +112,7 @@ export const osRun = defineCommand({
       throw refuse(
         "os",
         `\`${input.bin}\` is allowed but not installed on this machine's PATH`,
-        "os_list shows what is allowed; install it or pick another",
+        "os_list (`cairn os list`) shows what is allowed; install it or pick another",
       );
     }
     // git runs what a repository's configuration and hooks name: those stay off, or it is refused.
@@ -158,7 +158,7 @@ export const osRun = defineCommand({
                 throw refused(
                   through.rule,
                   `${through.reason} (as \`git ${expanded.slice(0, 6).join(" ").slice(0, 120)}\`, which git's aliases make of this command)`,
-                  "os_list shows what this machine allows; do not retry this command",
+                  "os_list (`cairn os list`) shows what this machine allows; do not retry this command",
                 );
               }
             }

@@ -102,7 +102,7 @@ export async function runOs(
     throw refuse(
       "os",
       `\`${bin}\` is allowed but not installed on this machine's PATH`,
-      "os_list shows what is allowed; install it or pick another",
+      "os_list (`cairn os list`) shows what is allowed; install it or pick another",
     );
   }
   await options.check?.(path);
