@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -220,6 +220,19 @@ describe("PostgreSQL: credentials and faults", () => {
       );
       expect(ok.code).toBe(0);
       expect(cairn(scratch.dir, ["status"], { env: { PGPASSWORD: "nope" } }).code).toBe(1);
+
+      // The password in ~/.pgpass, where the README says it may be: found, with nothing on stderr
+      // (the driver, left to read the file itself, warned there that it will stop, on every call).
+      const home = join(scratch.dir, "home");
+      mkdirSync(home);
+      writeFileSync(join(home, ".pgpass"), `127.0.0.1:${server.port}:*:postgres:right-horse-battery\n`, {
+        mode: 0o600,
+      });
+      const fromFile = cairn(scratch.dir, ["status"], { env: { HOME: home, PGPASSWORD: undefined } });
+      expect(fromFile.code, fromFile.stderr).toBe(0);
+      expect(fromFile.stderr).toBe("");
+      // PGPASSWORD still comes before the file, as it does for the driver and psql.
+      expect(cairn(scratch.dir, ["status"], { env: { HOME: home, PGPASSWORD: "nope" } }).code).toBe(1);
 
       const unreachable = cairn(scratch.dir, ["status"], {
         env: { CAIRN_STORE_URL: "postgres://cairn:hunter2@127.0.0.1:1/postgres" },

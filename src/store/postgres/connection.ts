@@ -1,4 +1,5 @@
 import type pg from "pg";
+import type pgpass from "pgpass";
 import { decodeText, ident } from "./db.js";
 import { connectionString, type PgLocation } from "./location.js";
 
@@ -74,6 +75,17 @@ const timeoutOverride = () => {
 export const readTimeoutMs = (statementMs: number, lockMs: number) =>
   statementMs + lockMs + Math.min(5_000, statementMs);
 
+/**
+ * The password from the user's password file (~/.pgpass, or PGPASSFILE), for a connection given
+ * none otherwise. Looked up here because the driver reads the file only with a deprecation warning
+ * on stderr, once a process: every CLI call of a user who keeps the password where the README
+ * says printed it (and pg 9 drops the file).
+ */
+async function passwordOf(parameters: Parameters<typeof pgpass>[0]): Promise<string | undefined> {
+  const { default: lookUp } = await import("pgpass");
+  return new Promise((resolve) => lookUp(parameters, resolve));
+}
+
 /** One connected client with cairn's session settings and the workspace schema first in its path. */
 export async function connect({
   location,
@@ -99,6 +111,11 @@ export async function connect({
     application_name: "cairn",
     ...(pipeline ? { pipeline: true } : {}),
   } as pg.ClientConfig);
+  // Neither the URL nor PGPASSWORD gave a password (the driver's order, in which a `password`
+  // option would lose to the URL's empty one): the driver asks this function instead of reading the
+  // password file itself. It passes its parameters; undefined is "none", as from the file.
+  const driverSide = client as unknown as { password: unknown };
+  if (driverSide.password === null) driverSide.password = passwordOf;
   // An idle client whose server went away must not crash the process; the next call reconnects.
   client.on("error", () => {});
   await client.connect();
