@@ -169,3 +169,26 @@ describe("an OS tool refused on the terminal", () => {
     expect(refused.stderr).toContain("`cairn os list`");
   });
 });
+
+describe("an agent added with a role cairn.toml does not declare", () => {
+  let ws: { dir: string; cleanup: () => void };
+  beforeEach(() => {
+    ws = initWorkspace();
+  });
+  afterEach(() => ws.cleanup());
+
+  it("is added, with a note that nothing of a role binds it yet: a typo in --role is seen", () => {
+    const typo = cairn(ws.dir, ["agent", "add", "bob", "--role", "buidler"]);
+    expect(typo.code).toBe(0);
+    expect(typo.stdout).toContain("note: cairn.toml declares no role buidler");
+    expect(cairn(ws.dir, ["agent", "add", "ann", "--role", "buidler", "--json"]).json).toMatchObject({
+      role_declared: false,
+    });
+    expect(cairn(ws.dir, ["role", "add", "builder", "--summary", "implements tasks"]).code).toBe(0);
+    const declared = cairn(ws.dir, ["agent", "add", "cy", "--role", "builder"]);
+    expect(declared.stdout).not.toContain("note:");
+    expect(cairn(ws.dir, ["agent", "add", "di", "--role", "builder", "--json"]).json).toMatchObject({
+      role_declared: true,
+    });
+  });
+});

@@ -73,13 +73,25 @@ export const agentAdd = defineCommand({
       grant: z.enum(["rw", "ro"]).optional().describe("rw (default) or ro; never wider than the parent's"),
       parent: z.string().optional().describe("id or name of the parent agent"),
     }),
-  output: () => z.object({ agent: agentSchema(), token: z.string() }),
+  output: () =>
+    z.object({
+      agent: agentSchema(),
+      token: z.string(),
+      role_declared: z
+        .boolean()
+        .describe(
+          "false: cairn.toml declares no such role, so no instructions, scope, WIP cap or shortcut list bind it",
+        ),
+    }),
   async handler(input, ctx) {
     const { agent, token } = await addAgent(ctx.store, ctx.config, ctx.actor, input, ctx.now());
-    return { agent: agentView(agent), token };
+    return { agent: agentView(agent), token, role_declared: Object.hasOwn(ctx.config.roles, agent.role) };
   },
   render: (out) =>
     `Added agent ${out.agent.name} (${out.agent.id}) role=${out.agent.role} grant=${out.agent.grant}\n` +
+    (out.role_declared
+      ? ""
+      : `note: cairn.toml declares no role ${out.agent.role}: no instructions, scope, WIP cap or shortcut list bind it until \`cairn role add ${out.agent.role}\` (or a [roles.${out.agent.role}] table) does\n`) +
     `token (shown once, store it now): ${out.token}\n` +
     `launch it with: CAIRN_AGENT=${out.token} cairn mcp`,
 });
