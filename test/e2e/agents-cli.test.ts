@@ -24,7 +24,7 @@ describe("cairn agents from the CLI", () => {
     // A run asked for by id is that run, or not found: never "no run with a log yet".
     expect(cairn(ws.dir, ["agents", "logs", "hello", "--run", "AR-999"], { env }).code).toBe(4);
     const doctor = cairn(ws.dir, ["agents", "doctor", "--json"], { env });
-    expect(doctor.json).toMatchObject({ ok: true });
+    expect(doctor).toMatchObject({ code: 0, json: { ok: true } });
     const capabilities = cairn(ws.dir, ["capabilities", "--json"], { env }).json as {
       catalog: { tools: { name: string; wraps: string; profiles: string[] }[]; error: unknown };
     };

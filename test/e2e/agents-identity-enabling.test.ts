@@ -127,6 +127,8 @@ describe("a project manifest's [cairn] identity", () => {
     expect(minted()).toEqual([]);
 
     const doctor = cairn(ws.dir, ["agents", "doctor", "--json"], { env });
+    // Errors found: the command fails, so a script's `cairn agents doctor || …` sees them.
+    expect(doctor.code).toBe(1);
     expect(doctor.json).toMatchObject({
       ok: false,
       findings: expect.arrayContaining([

@@ -8,7 +8,7 @@ import { tailFile } from "../../domains/agents/logs.js";
 import { runToolName } from "../../domains/agents/naming.js";
 import { readScheduleState } from "../../domains/agents/state.js";
 import { agentsStatus } from "../../domains/agents/status.js";
-import { notFound } from "../../kernel/outcome.js";
+import { EXIT_CODES, notFound } from "../../kernel/outcome.js";
 import { quoteValue } from "../../kernel/text.js";
 import { defineCommand } from "../define.js";
 import { HEALTH_STATES, RunView, runView } from "./shapes.js";
@@ -247,6 +247,9 @@ export const agentsDoctor = defineCommand({
     const findings = await doctor(agentCatalog(ctx.workspace, ctx.env), ctx.store, ctx.env, ctx.workspace);
     return { ok: !findings.some((f) => f.level === "error"), findings };
   },
+  // On a terminal or in a script, a doctor that found errors fails, as `task check` does when a
+  // command fails and `audit verify` when the chain breaks: `cairn agents doctor || …` works.
+  exitCode: (out) => (out.ok ? EXIT_CODES.ok : EXIT_CODES.operational),
   render: (out) =>
     out.findings.length === 0
       ? "All manifests look right."
