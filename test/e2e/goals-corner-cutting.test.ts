@@ -166,7 +166,10 @@ describe("a measurement the code under test prints itself", () => {
    * A latency harness (frozen: its argv names it) that prints the cost of the code under test,
    * and an attempt whose code leaves the cost as it was and prints a figure of its own at exit.
    */
-  function forgedLatency(match: "last" | "only" | null): { verdict: string; reasons: string[] } {
+  function forgedLatency(
+    match: "last" | "only" | null,
+    atExit = "process.on('exit', () => console.log('time: 1 ms'));",
+  ): { verdict: string; reasons: string[] } {
     writeFileSync(join(ws.dir, "lib.js"), "exports.cost = () => 50;\n");
     writeFileSync(join(ws.dir, "bench.js"), "console.log('time: ' + require('./lib.js').cost() + ' ms');\n");
     runSync("git", ["add", "-A"], ws.dir);
@@ -194,10 +197,7 @@ describe("a measurement the code under test prints itself", () => {
     ]);
     expect(status.run.evaluators[0]?.match).toBe(match ?? "last");
     const attempt = openAttempt(ws.dir, run, builder);
-    writeFileSync(
-      join(ws.dir, "lib.js"),
-      "exports.cost = () => 50;\nprocess.on('exit', () => console.log('time: 1 ms'));\n",
-    );
+    writeFileSync(join(ws.dir, "lib.js"), `exports.cost = () => 50;\n${atExit}\n`);
     cairnJson(ws.dir, ["attempt", "eval", attempt], builder);
     return cairnJson<Decision>(ws.dir, ["attempt", "decide", attempt], builder);
   }
@@ -210,6 +210,18 @@ describe("a measurement the code under test prints itself", () => {
     const decided = forgedLatency("only");
     expect(decided.verdict).toBe("revert");
     expect(decided.reasons.join("\n")).toMatch(/2 different numbers \("50" and "1"\)/);
+  });
+
+  it("never keeps it under match = only when the code under test floods the harness's figure out of the output it reads", () => {
+    // Past the output cairn keeps in memory only the tail is searched: 2 MB of filler at exit
+    // left the forged figure the sole match, and the attempt was kept.
+    const decided = forgedLatency(
+      "only",
+      // Written whole, however slowly the pipe drains: a write at exit is otherwise cut short.
+      "process.on('exit', () => { let b = Buffer.from('.'.repeat(2e6) + '\\ntime: 1 ms\\n'); while (b.length) { try { b = b.subarray(require('fs').writeSync(1, b)); } catch (e) { if (e.code !== 'EAGAIN') throw e; } } });",
+    );
+    expect(decided.verdict).toBe("revert");
+    expect(decided.reasons.join("\n")).toContain('match = "only" must see every match');
   });
 });
 

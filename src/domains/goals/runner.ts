@@ -25,6 +25,8 @@ interface Execution {
   exitCode: number | null;
   stdout: string;
   combined: string;
+  /** Characters of the output, kept or not: past KEEP_CHARS, `combined` is its tail alone. */
+  printed?: number;
   hash: string;
   failure: string | null;
   durationMs: number;
@@ -58,6 +60,7 @@ export async function execute(
   const hash = crypto().createHash("sha256");
   let stdout = "";
   let combined = "";
+  let printed = 0;
   const result = await runChild({
     argv,
     cwd,
@@ -69,6 +72,7 @@ export async function execute(
       hash.update(chunk);
       const text = chunk.toString("utf8");
       if (stream === "stdout" && stdout.length < KEEP_CHARS) stdout += text;
+      printed += text.length;
       combined = (combined + text).slice(-KEEP_CHARS);
     },
   });
@@ -76,6 +80,7 @@ export async function execute(
     exitCode: result.error ? null : result.exitCode,
     stdout,
     combined,
+    printed,
     hash: `sha256:${hash.digest("hex")}`,
     failure: result.error,
     durationMs: result.durationMs,
@@ -131,7 +136,7 @@ function severalReadings(readings: readonly string[]): string | null {
 /** Turn what the command printed into the evaluator's number, or say why there is none. */
 export async function readValue(
   definition: EvaluatorDefinition,
-  run: Pick<Execution, "exitCode" | "stdout" | "combined">,
+  run: Pick<Execution, "exitCode" | "stdout" | "combined" | "printed">,
   options: { budgetMs?: number; signal?: AbortSignal } = {},
 ): Promise<{ value: number | null; error: string | null }> {
   if (definition.read === "exit_code") return { value: run.exitCode === 0 ? 1 : 0, error: null };
@@ -143,6 +148,13 @@ export async function readValue(
       error: `exited with ${run.exitCode}: a failed command's output is not a measurement (set ignore_exit_code to read it anyway)`,
     };
   if (definition.read === "regex") {
+    // Every match must agree, and a match cairn never kept cannot: code under test that printed a
+    // megabyte of filler then its own figure at exit left that figure the only match in the tail.
+    if (definition.match === "only" && (run.printed ?? 0) > run.combined.length)
+      return {
+        value: null,
+        error: `no number: the output ran past the ${KEEP_CHARS.toLocaleString("en-US")} characters cairn keeps, and match = "only" must see every match of /${definition.pattern}/`,
+      };
     const budgetMs = options.budgetMs ?? MATCH_BUDGET_MS;
     const found = await searchLastMatch(definition.pattern as string, run.combined, {
       budgetMs,
