@@ -5,6 +5,7 @@ import {
   existsSync,
   mkdirSync,
   readFileSync,
+  rmSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
@@ -680,5 +681,28 @@ describe("a keep within the builder's role", () => {
     // The owner's judgment keeps it.
     cairnJson(ws.dir, ["attempt", "accept", attempt, "--reason", "vendored fix reviewed"]);
     expect(runSync("git", ["show", "--name-only", "--format=", "HEAD"], ws.dir)).toContain("vendor/lib.js");
+  });
+
+  it("holds the builder to its scope when it reaches the workspace through a link (CAIRN_DIR)", () => {
+    appendFileSync(join(ws.dir, ".cairn", "cairn.toml"), '\n[roles.builder]\nout_of_scope = ["vendor/**"]\n');
+    const run = checkRun(ws.dir, { argv: CHECK });
+    // git names its top by its real path; the link made every changed path `../…`, in no glob.
+    const link = `${ws.dir}-link`;
+    symlinkSync(ws.dir, link);
+    try {
+      const viaLink = { ...builder, CAIRN_DIR: link };
+      const attempt = openAttempt(link, run, viaLink);
+      mkdirSync(join(ws.dir, "vendor"));
+      writeFileSync(join(ws.dir, "vendor", "lib.js"), "module.exports = () => true;\n");
+      cairnJson(link, ["attempt", "eval", attempt], viaLink);
+      const decided = cairnJson<Decision>(link, ["attempt", "decide", attempt], viaLink);
+      expect(decided.verdict).toBe("review");
+      expect(decided.reasons.join("\n")).toContain(
+        'outside the scope of the role of whoever opened or decides it: "vendor/lib.js"',
+      );
+      expect(runSync("git", ["status", "--porcelain", "--", "vendor"], ws.dir)).toContain("vendor/");
+    } finally {
+      rmSync(link);
+    }
   });
 });

@@ -1,4 +1,5 @@
 import { join, relative, sep } from "node:path";
+import { realPathOf } from "../../kernel/inside.js";
 import type { Tx } from "../../store/store.js";
 import { type Actor, actorOf, ancestorsOf, OWNER } from "../identity/actor.js";
 import { outOfLineScope } from "../tasks/scope.js";
@@ -18,9 +19,15 @@ export interface AttemptScope {
   decider: Actor;
 }
 
-/** Repository-relative paths (as git status names them) made relative to the workspace `dir`. */
+/**
+ * Repository-relative paths (as git status names them) made relative to the workspace `dir`. Both
+ * by their real paths: git reports its top resolved, and a workspace reached through a link
+ * (`CAIRN_DIR=/tmp/link`, which any caller sets) made every path `../real/vendor/x.js`, outside
+ * every `out_of_scope` glob, so a builder's edit of vendor/ was kept.
+ */
 export function workspacePaths(top: string, dir: string, paths: readonly string[]): string[] {
-  return paths.map((path) => relative(dir, join(top, path)).split(sep).join("/"));
+  const [realTop, realDir] = [realPathOf(top), realPathOf(dir)];
+  return paths.map((path) => relative(realDir, join(realTop, path)).split(sep).join("/"));
 }
 
 async function actorById(tx: Tx, id: string): Promise<Actor> {
