@@ -53,6 +53,23 @@ describe("task rules", () => {
     expect(outOfScope({ traces: [".github/ci.yml"] }, role({ scope: ["**"] }))).toEqual([]);
   });
 
+  it("keeps out what is inside a folder out_of_scope names, as .gitignore reads it; scope stays exact", () => {
+    for (const folder of ["secrets", "secrets/", "secrets//"]) {
+      const guarded = role({ out_of_scope: [folder] });
+      expect(
+        outOfScope({ traces: ["secrets/key.pem", "secrets/a/b.pem", "secrets"] }, guarded),
+        folder,
+      ).toEqual(["secrets/key.pem", "secrets/a/b.pem", "secrets"]);
+      expect(outOfScope({ traces: ["secretsx/key.pem", "docs/secrets.md"] }, guarded), folder).toEqual([]);
+    }
+    // A glob's matches hold what is inside them too: `src/*` keeps src/lib/x.ts out, as in .gitignore.
+    expect(outOfScope({ traces: ["src/lib/x.ts"] }, role({ out_of_scope: ["src/*"] }))).toEqual([
+      "src/lib/x.ts",
+    ]);
+    // scope is an allow list: a folder it names lets in no more than before.
+    expect(outOfScope({ traces: ["src/a.ts"] }, role({ scope: ["src"] }))).toEqual(["src/a.ts"]);
+  });
+
   it("reads a trace as the path it names: ./, //, .. and a letter's case do not slip it past out_of_scope", () => {
     const builder = role({ scope: ["src/**"], out_of_scope: ["src/vendor/**"] });
     for (const trace of [

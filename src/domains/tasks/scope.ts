@@ -8,13 +8,17 @@ const matchers = new Map<string, PathMatcher>();
 
 /**
  * `out_of_scope` matches whatever the letters' case (on a case-insensitive disk `src/Vendor` is
- * `src/vendor`); it only ever keeps more out. `scope` matches exactly.
+ * `src/vendor`), and what it names holds what is inside it, as a .gitignore line does: `secret`
+ * and `secret/` keep `secret/key.pem` out, where as globs they named only the folder itself and
+ * guarded nothing. It only ever keeps more out. `scope` matches exactly: read that way, it would
+ * let more in.
  */
-function matcherFor(globs: readonly string[], nocase = false): PathMatcher {
-  const key = JSON.stringify([nocase, globs]);
+function matcherFor(globs: readonly string[], excluding = false): PathMatcher {
+  const key = JSON.stringify([excluding, globs]);
   let matcher = matchers.get(key);
   if (!matcher) {
-    matcher = globMatcher(globs, { nocase });
+    const named = excluding ? globs.flatMap((glob) => [glob, `${glob.replace(/\/+$/, "")}/**`]) : globs;
+    matcher = globMatcher(named, { nocase: excluding });
     matchers.set(key, matcher);
   }
   return matcher;

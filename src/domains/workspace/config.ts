@@ -228,8 +228,8 @@ name = "%NAME%"
 # [roles.builder]
 # summary = "Implements tasks in src/"
 # instructions = "Run the tests before you finish."
-# scope = ["src/**"]
-# out_of_scope = ["src/vendor/**"]
+# scope = ["src/**"]          # globs; exact: "src" names the file src alone
+# out_of_scope = ["src/vendor"] # wins over scope; holds what is inside, as in .gitignore
 # grant = "rw"          # rw | ro
 # wip_cap = 2
 # escalate_to = "lead"
