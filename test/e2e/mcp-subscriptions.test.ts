@@ -202,6 +202,25 @@ describe(`MCP resource subscriptions (${STORE_UNDER_TEST})`, () => {
     }
   });
 
+  it("refuses a URI padded past what a URI holds: a subscription cannot keep megabytes the URL parser drops", async () => {
+    // Read as a URL, tabs and line breaks vanish: this reads as the board, and was kept whole,
+    // a thousand times over, and sent back whole in every update.
+    const padded = `cairn://board${"\t".repeat(2_000_000)}`;
+    await expect(mcp.client.readResource({ uri: padded })).resolves.toBeDefined();
+    const refused = await mcp.client.subscribeResource({ uri: padded }).then(
+      () => undefined,
+      (error: { code?: number; message?: string }) => error,
+    );
+    expect(refused?.code).toBe(-32602);
+    expect(refused?.message).toMatch(/holds at most 4096 characters/);
+    // Quoted cut, not echoed whole.
+    expect(refused?.message?.length).toBeLessThan(1_000);
+    // A URI of a sensible length, spaces around it, still subscribes.
+    await expect(
+      mcp.client.subscribeResource({ uri: ` cairn://board${" ".repeat(100)}` }),
+    ).resolves.toBeDefined();
+  });
+
   it("a burst of writes from another server gives notifications bounded by time, and never blocks a call", async () => {
     await mcp.client.subscribeResource({ uri: TASK2 });
     const writer = await connectMcp(ws.dir);

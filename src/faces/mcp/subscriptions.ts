@@ -40,6 +40,13 @@ const RETRY_FIRST_MS = 200;
 const RETRY_LONGEST_MS = 30_000;
 /** Subscriptions one session may hold: each costs a re-read when the journal touches it. */
 const MAX_SUBSCRIPTIONS = 1_000;
+/**
+ * The longest URI a subscription is kept under, as the client sent it (the longest a skill file's
+ * URI may be; a task's or goal's is far shorter). The URI is read as a URL, which drops the tabs
+ * and line breaks in it, so `cairn://board` padded with 30 MB of tabs read as the board: each of
+ * a thousand subscriptions held its megabytes, and every update sent them back.
+ */
+const MAX_SUBSCRIBED_URI_CHARS = 4_096;
 
 /** The resources as `resources/read` matches them: in registration order, fixed URIs exactly. */
 const MATCHERS = RESOURCES.map((spec) => ({
@@ -187,6 +194,13 @@ export class ResourceFeed {
   }
 
   private async subscribe(uri: string): Promise<void> {
+    if (uri.length > MAX_SUBSCRIBED_URI_CHARS) {
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `cannot subscribe to ${quoteValue(uri)}: a subscribed URI holds at most ${MAX_SUBSCRIBED_URI_CHARS} characters`,
+        { reason: "uri_too_long" },
+      );
+    }
     if (!/^(cairn|skill):\/\//.test(asRead(uri))) {
       throw new ProtocolError(
         ProtocolErrorCode.InvalidParams,
