@@ -5,7 +5,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { channelOf } from "../../src/store/postgres/pg-store.js";
 import { gitWorkspace } from "../helpers/goals.js";
-import { callTool, connectMcp, type McpHandle } from "../helpers/mcp.js";
+import { callTool, connectMcp, INITIALIZE, type McpHandle } from "../helpers/mcp.js";
 import { skillMd, writeTree } from "../helpers/skills.js";
 import {
   addAgent,
@@ -219,6 +219,57 @@ describe(`MCP resource subscriptions (${STORE_UNDER_TEST})`, () => {
     await expect(
       mcp.client.subscribeResource({ uri: ` cairn://board${" ".repeat(100)}` }),
     ).resolves.toBeDefined();
+  });
+
+  it("does not keep a subscription the client cancelled: it hears nothing of that resource afterwards", async () => {
+    const added = cairn(ws.dir, ["task", "add", "cancelled watch", "--json"]).json as {
+      task: { id: string };
+    };
+    const uri = `cairn://task/${added.task.id}`;
+    const child = spawn(process.execPath, [CAIRN_BIN, "mcp"], { cwd: ws.dir, env: cleanEnv() });
+    const lines: Record<string, unknown>[] = [];
+    let out = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      out += chunk;
+      for (let at = out.indexOf("\n"); at !== -1; at = out.indexOf("\n")) {
+        lines.push(JSON.parse(out.slice(0, at)));
+        out = out.slice(at + 1);
+      }
+    });
+    const line = (message: object) => `${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`;
+    const answered = (id: string) => expect.poll(() => lines.some((l) => l.id === id), { timeout: 10_000 });
+    const heardOf = (target: string) =>
+      lines
+        .filter((l) => l.method === "notifications/resources/updated")
+        .map((l) => l.params)
+        .filter((params) => (params as { uri: string }).uri === target);
+    try {
+      child.stdin.write(line({ id: "init", method: "initialize", params: INITIALIZE.params }));
+      child.stdin.write(line({ method: "notifications/initialized" }));
+      // A control first: the feed is watching, so the next subscription only reads its baseline.
+      child.stdin.write(
+        line({ id: "board", method: "resources/subscribe", params: { uri: "cairn://board" } }),
+      );
+      await answered("board").toBe(true);
+      // The cancel in the same write as its request: it arrives while the baseline is read.
+      child.stdin.write(
+        line({ id: "gone", method: "resources/subscribe", params: { uri } }) +
+          line({
+            method: "notifications/cancelled",
+            params: { requestId: "gone", reason: "changed my mind" },
+          }),
+      );
+      child.stdin.write(line({ id: "ping", method: "ping" }));
+      await answered("ping").toBe(true);
+      expect(lines.some((l) => l.id === "gone")).toBe(false);
+      expect(cairn(ws.dir, ["task", "claim", added.task.id]).code).toBe(0);
+      await expect.poll(() => heardOf("cairn://board").length, { timeout: 10_000 }).toBeGreaterThan(0);
+      // The task's update would come in the same look as the board's.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(heardOf(uri)).toEqual([]);
+    } finally {
+      child.kill();
+    }
   });
 
   it("a burst of writes from another server gives notifications bounded by time, and never blocks a call", async () => {

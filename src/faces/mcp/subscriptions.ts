@@ -151,8 +151,8 @@ export class ResourceFeed {
     private readonly outputBackedUp: () => Promise<void> | undefined = () => undefined,
   ) {
     server.server.registerCapabilities({ resources: { subscribe: true, listChanged: true } });
-    server.server.setRequestHandler("resources/subscribe", async (request) => {
-      await this.subscribe(request.params.uri);
+    server.server.setRequestHandler("resources/subscribe", async (request, ctx) => {
+      await this.subscribe(request.params.uri, ctx.mcpReq.signal);
       return {};
     });
     server.server.setRequestHandler("resources/unsubscribe", async (request) => {
@@ -193,7 +193,7 @@ export class ResourceFeed {
     if ([...this.subscribed.keys()].some((uri) => asRead(uri).startsWith("skill://"))) this.kick("skills");
   }
 
-  private async subscribe(uri: string): Promise<void> {
+  private async subscribe(uri: string, cancelled?: AbortSignal): Promise<void> {
     if (uri.length > MAX_SUBSCRIBED_URI_CHARS) {
       throw new ProtocolError(
         ProtocolErrorCode.InvalidParams,
@@ -224,6 +224,9 @@ export class ResourceFeed {
       const baseline = seen(await readAs(this.session, asRead(uri)));
       // Unsubscribed after this request came, while its baseline was read: it stays unsubscribed.
       if ((this.withdrawn.get(uri) ?? 0) > order) return;
+      // Cancelled by the client while its baseline was read: it gets no answer, so it takes the
+      // subscription as never made, and must not hear of the resource afterwards.
+      if (cancelled?.aborted) return;
       const fresh = !this.subscribed.has(uri);
       this.subscribed.set(uri, baseline);
       if (fresh && asRead(uri).startsWith("skill://")) {
