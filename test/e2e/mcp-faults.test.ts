@@ -53,6 +53,19 @@ describe("protocol faults get JSON-RPC errors and the server keeps serving", () 
         error: { code: -32600 },
       });
       expect(await raw.send("[1,2,3]")).toMatchObject({ id: null, error: { code: -32600 } });
+      // An id is held while its request is in flight: one of megabytes is refused, not kept.
+      expect(
+        await raw.send(JSON.stringify({ jsonrpc: "2.0", id: "x".repeat(257), method: "ping" })),
+      ).toMatchObject({
+        id: null,
+        error: { code: -32600, message: "Invalid Request: an id holds at most 256 characters" },
+      });
+      expect(
+        await raw.send(JSON.stringify({ jsonrpc: "2.0", id: "x".repeat(256), method: "ping" })),
+      ).toMatchObject({
+        id: "x".repeat(256),
+        result: {},
+      });
       const init = await raw.request(INITIALIZE);
       expect(init.result).toMatchObject({ protocolVersion: "2025-11-25", serverInfo: { name: "cairn" } });
       // Initialized once: a second initialize renegotiates nothing (not a downgrade to 2024-11-05).

@@ -4,6 +4,12 @@ import { parseJSONRPCMessage } from "@modelcontextprotocol/server";
 /** JSON-RPC error codes for faults found before a message reaches the SDK. */
 const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;
+/**
+ * The longest request id taken. JSON-RPC sets no bound, and an id is kept for as long as its
+ * request is in flight (and sent back with its answer): sixty calls with ids of 8 MB, queued
+ * behind a busy check, held 550 MB. No client numbers its requests with more than a few dozen.
+ */
+const MAX_ID_CHARS = 256;
 
 export type ProtocolFaultReply = (reply: {
   jsonrpc: "2.0";
@@ -121,6 +127,10 @@ export class LineGuard extends Transform {
       if (message.method === "notifications/cancelled")
         this.settle((message.params as { requestId?: unknown } | undefined)?.requestId);
       return true;
+    }
+    if (typeof message.id === "string" && message.id.length > MAX_ID_CHARS) {
+      this.fault(null, INVALID_REQUEST, `Invalid Request: an id holds at most ${MAX_ID_CHARS} characters`);
+      return false;
     }
     const key = idKey(message.id);
     if (this.inFlight.has(key)) {
