@@ -134,6 +134,37 @@ describe("slash commands through cairn mcp", () => {
     }
   });
 
+  it("serves no secret a command link inside the project leads to: .env or .git/config; a shared .md prompt still", async () => {
+    writeTree(ws.dir, {
+      ".env": "AWS_SECRET=abcd1234SECRETENV\n",
+      ".git/config": '[remote "origin"]\n\turl = https://x:SECRETTOKEN@example.com/r.git\n',
+      ".github/prompts/review.md": "Review the diff.\n",
+    });
+    symlinkSync("../../.env", join(ws.dir, ".claude/commands/env.md"));
+    symlinkSync("../../.git/config", join(ws.dir, ".claude/commands/git.md"));
+    symlinkSync("../../.github/prompts/review.md", join(ws.dir, ".claude/commands/shared.md"));
+    for (const name of ["env", "git"]) {
+      const got = await callTool(mcp, "command_get", { name, args: "" });
+      expect(got.isError, name).toBe(true);
+      expect(JSON.stringify(got)).not.toContain("SECRET");
+    }
+    const listed = structured(await callTool(mcp, "command_list")) as {
+      commands: { name: string }[];
+      dropped: { path: string; reason: string }[];
+    };
+    expect(JSON.stringify(listed)).not.toContain("SECRET");
+    expect(listed.commands.map((c) => c.name)).toContain("shared");
+    expect(listed.dropped).toContainEqual({
+      path: join(ws.dir, ".claude/commands/env.md"),
+      origin: ".claude/commands",
+      reason:
+        "a link to a file that is no Markdown command file (hidden, or not .md): a command's text is served to agents",
+    });
+    expect(structured(await callTool(mcp, "command_get", { name: "shared", args: "" })).text).toBe(
+      "Review the diff.\n",
+    );
+  });
+
   it("hears a people-only command change in the deepest folder a command is read from", async () => {
     const people = (body: string) =>
       `---\ndescription: ${body}\ndisable-model-invocation: true\n---\n${body}.\n`;

@@ -9,7 +9,7 @@ import {
   type Stats,
   statSync,
 } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { isInside } from "../../kernel/inside.js";
 import { isRacy, type Stamp, type StampCache, stampOf } from "../../kernel/stamp-cache.js";
 import { StampStore } from "../../kernel/stamp-store.js";
@@ -134,6 +134,17 @@ function stampByPath(real: string): Pick<Found, "stamp" | "racy" | "size"> | nul
   return { stamp: stampOf(stats), racy: isRacy(stats, Date.now()), size: stats.size };
 }
 
+const LINK_OUT = "a link out of the project: a repository's command files are read only from inside it";
+const LINK_TO_OTHER =
+  "a link to a file that is no Markdown command file (hidden, or not .md): a command's text is served to agents";
+/**
+ * What a link among the command files may lead to: a visible Markdown file. Any writer of the
+ * checkout can add a link; `env.md` pointing at the project's `.env` (or `.git/config`, which may
+ * hold a token in a remote's URL) served the secrets to every agent as a command's text and
+ * description. A shared prompt linked in (`.github/prompts/review.md`) is still read.
+ */
+const COMMAND_FILE_NAME = /^[^.].*\.md$/i;
+
 /**
  * The command files under one root, sorted, noise skipped. Real paths are known from the
  * root's for everything reached through real folders; only links are resolved one by one.
@@ -142,8 +153,8 @@ function walk(
   root: Root,
   cache: StampCache<SlashCommand | string>,
   each: (found: Found) => void,
-  /** A link (or the root itself) resolving out of the project folder the root belongs to. */
-  out: (path: string) => void,
+  /** A link (or the root itself) left out, and why: out of the project, or to what is no command file. */
+  out: (path: string, reason: string) => void,
 ): void {
   let realWithin: string | undefined;
   const visit = (dir: string, realDir: string, prefix: string[], depth: number) => {
@@ -163,7 +174,11 @@ function walk(
         if (kind === "link") {
           real = realpathSync.native(path);
           if (realWithin !== undefined && !isInside(realWithin, real)) {
-            out(path);
+            out(path, LINK_OUT);
+            continue;
+          }
+          if (!statSync(real).isDirectory() && !COMMAND_FILE_NAME.test(basename(real))) {
+            out(path, LINK_TO_OTHER);
             continue;
           }
         } else if (kind === "other") continue;
@@ -190,7 +205,7 @@ function walk(
     return;
   }
   if (realWithin !== undefined && !isInside(realWithin, realRoot)) {
-    out(root.path);
+    out(root.path, LINK_OUT);
     return;
   }
   visit(root.path, realRoot, [], 1);
@@ -312,12 +327,7 @@ export function discoverCommands(workspace: Workspace, env: NodeJS.ProcessEnv): 
         byName.set(name.toLowerCase(), loaded);
         catalog.commands.push(loaded);
       },
-      (path) =>
-        catalog.dropped.push({
-          path: showPath(path),
-          origin: root.origin,
-          reason: "a link out of the project: a repository's command files are read only from inside it",
-        }),
+      (path, reason) => catalog.dropped.push({ path: showPath(path), origin: root.origin, reason }),
     );
   }
   PARSED.save(file);
