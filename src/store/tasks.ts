@@ -49,7 +49,7 @@ export interface TaskRecord {
 export type TaskSummaryRecord = Pick<TaskRecord, "id" | "title" | "status" | "priority" | "owner">;
 
 /** A ready task as offered: its summary, and the traces a caller's scope is judged by. */
-export type ReadyTaskRecord = TaskSummaryRecord & Pick<TaskRecord, "traces">;
+export type ReadyTaskRecord = TaskSummaryRecord & Pick<TaskRecord, "traces" | "createdBy">;
 
 /**
  * The start of a long text and its whole length, both in UTF-16 units as JavaScript counts them:

@@ -185,7 +185,7 @@ describe("resources and prompts", () => {
     const next = await client.getPrompt({ name: "claim-next" });
     const nextText = (next.messages[0]?.content as { text: string } | undefined)?.text;
     expect(nextText).toMatch(/claim_task[\s\S]*get_context/);
-    expect(nextText).toMatch(/T-2: "Stop retries on 410"/);
+    expect(nextText).toMatch(/T-2, by owner: "Stop retries on 410"/);
     const brief = await client.getPrompt({ name: "brief", arguments: { task: "T-2" } });
     expect((brief.messages[0]?.content as { text: string } | undefined)?.text).toMatch(
       /# Brief for task T-2/,

@@ -131,8 +131,11 @@ describe("the claim-next prompt", () => {
     const claimNext = PROMPTS.find((prompt) => prompt.name === "claim-next");
     const tag = String.fromCodePoint(0xe0049);
     const title = `Fix it\u202e now${tag}\u0085`;
-    const text = await claimNext?.text({}, async () => ({ tasks: [{ id: "T-5", title }] }));
-    expect(text).toContain('- T-5: "Fix it\\u202e now\\u{e0049}\\x85"');
+    const text = await claimNext?.text({}, async () => ({
+      tasks: [{ id: "T-5", title, author: "bob (A-2)" }],
+    }));
+    // Each title is quoted as data and named as its author's words.
+    expect(text).toContain('- T-5, by bob (A-2): "Fix it\\u202e now\\u{e0049}\\x85"');
     expect(text).not.toMatch(/[\u202e\u0085]|\u{e0049}/u);
   });
 });

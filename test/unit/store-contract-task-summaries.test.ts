@@ -176,13 +176,13 @@ describe.each(contractStores("summaries"))("task summaries store contract: $name
     }
   });
 
-  it("ready tasks are read as their summary and traces, as the whole tasks hold them", async () => {
+  it("ready tasks are read as their summary, traces and author, as the whole tasks hold them", async () => {
     const whole = await store.read((tx) =>
       tx.tasks.list({ status: ["open"], order: "priority", limit: 50, offset: 0 }),
     );
     const expected = whole.tasks
       .filter((task) => task.id !== "T-1" && task.priority !== "wont")
-      .map((task) => ({ ...summary(task), traces: task.traces }));
+      .map((task) => ({ ...summary(task), traces: task.traces, createdBy: task.createdBy }));
     expect(expected.map((task) => task.id)).toEqual(["T-21", "T-6", "T-11"]);
     expect(await store.read((tx) => tx.tasks.ready(() => true, 10))).toEqual(expected);
     // `accept` judges by the traces; `excluding` leaves one out; `limit` stops the read.

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { addTask, listTasks, liveTaskIdsStartingWith, showTask } from "../../domains/tasks/board.js";
-import { claimTask, readyFor, releaseTask } from "../../domains/tasks/claims.js";
+import { claimTask, readyWithAuthors, releaseTask } from "../../domains/tasks/claims.js";
 import { addCriterion } from "../../domains/tasks/criteria.js";
 import { settingOf } from "../../kernel/setting.js";
 import { PRIORITIES, TASK_ORDERS, TASK_STATUSES } from "../../store/tasks.js";
@@ -167,10 +167,14 @@ export const taskReady = defineCommand({
   summary: "Open tasks you may claim now (dependencies finished, in your scope), best first",
   effect: "read",
   input: z.object({ limit: z.number().int().min(1).max(100).optional() }),
-  output: z.object({ tasks: z.array(TaskSummary) }),
+  output: z.object({
+    tasks: z.array(
+      TaskSummary.extend({ author: z.string().describe("who wrote the task: its title is their words") }),
+    ),
+  }),
   async handler(input, ctx) {
-    const tasks = await ctx.store.read((tx) => readyFor(tx, ctx.config, ctx.actor, input.limit ?? 5));
-    return { tasks: tasks.map(summaryView) };
+    const tasks = await ctx.store.read((tx) => readyWithAuthors(tx, ctx.config, ctx.actor, input.limit ?? 5));
+    return { tasks: tasks.map((task) => ({ ...summaryView(task), author: task.author })) };
   },
   render: (out) =>
     out.tasks.length === 0 ? "Nothing is ready for you." : out.tasks.map(summaryLine).join("\n"),

@@ -4,6 +4,7 @@ import { followingCancel, StopCause } from "../../kernel/until-stopped.js";
 import type { Store, Tx } from "../../store/store.js";
 import type { LeaseWindow, TaskRecord, TaskSummaryRecord } from "../../store/tasks.js";
 import { type Actor, lineageOf, requireStillActive } from "../identity/actor.js";
+import { authorLabels } from "../identity/labels.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
 import { journal, loadTask, requireActiveAgent, requireHolder, who } from "./common.js";
 import { outOfLineScope, wipCapsOf } from "./scope.js";
@@ -29,6 +30,16 @@ function unfinishedList(unfinished: TaskSummaryRecord[], taskId: string): string
 /** Ready tasks this caller may take, best first. */
 export function readyFor(tx: Tx, config: WorkspaceConfig, actor: Actor, limit: number, excluding?: string) {
   return tx.tasks.ready((task) => outOfLineScope(task, config, actor).length === 0, limit, excluding);
+}
+
+/** readyFor as a list shows it: each task with who wrote it, since its title is their words. */
+export async function readyWithAuthors(tx: Tx, config: WorkspaceConfig, actor: Actor, limit: number) {
+  const tasks = await readyFor(tx, config, actor, limit);
+  const label = await authorLabels(
+    tx,
+    tasks.map((task) => task.createdBy),
+  );
+  return tasks.map((task) => ({ ...task, author: label(task.createdBy) }));
 }
 
 async function takeInstead(

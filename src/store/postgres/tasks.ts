@@ -50,7 +50,7 @@ export function pgTasks(db: PgDb): TaskRepo {
   const children = db.prepare<[string], SummaryRow>(
     `SELECT ${SUMMARY_COLUMNS} FROM tasks WHERE parent_id = ? ORDER BY seq`,
   );
-  const ready = db.prepare<[string, number, number], SummaryRow & { traces: string }>(
+  const ready = db.prepare<[string, number, number], SummaryRow & { traces: string; created_by: string }>(
     `SELECT ${READY_COLUMNS} FROM tasks WHERE status = 'open' AND priority_rank < 3 AND id != ?
      AND NOT ${UNFINISHED_DEPENDENCY} ORDER BY priority_rank, sort_path LIMIT ? OFFSET ?`,
   );

@@ -96,16 +96,20 @@ export const toSummary = (row: TaskSummaryRecord): TaskSummaryRecord => ({
 /** A summary read as values, SUMMARY_COLUMNS in their order. */
 export const summaryOf = (v: readonly unknown[]): TaskSummaryRecord => toSummary(summaryRowOf(v));
 
-/** A ready task's columns: its summary's, then the traces its scope is judged by. */
-export const READY_COLUMNS = `${SUMMARY_COLUMNS}, traces`;
+/**
+ * A ready task's columns: its summary's, then the traces its scope is judged by and who wrote it
+ * (a list of what to take next quotes each title as its author's words).
+ */
+export const READY_COLUMNS = `${SUMMARY_COLUMNS}, traces, created_by`;
 
 /** A ready task from its row: keyed (PostgreSQL) or read as values in READY_COLUMNS order (SQLite). */
-export const toReadyTask = (row: SummaryRow & { traces: string }): ReadyTaskRecord => ({
+export const toReadyTask = (row: SummaryRow & { traces: string; created_by: string }): ReadyTaskRecord => ({
   ...toSummary(row),
   traces: JSON.parse(row.traces) as string[],
+  createdBy: row.created_by,
 });
 export const readyTaskOf = (v: readonly unknown[]): ReadyTaskRecord =>
-  toReadyTask({ ...summaryRowOf(v), traces: v[6] as string });
+  toReadyTask({ ...summaryRowOf(v), traces: v[6] as string, created_by: v[7] as string });
 
 /**
  * A held task's columns: its summary's and its claim's, then its blocked reason's head and length
