@@ -45,8 +45,14 @@ export const roleAdd = defineCommand({
       name: RoleName,
       summary: z.string().optional(),
       instructions: z.string().optional().describe("standing instructions every brief of the role carries"),
-      scope: z.array(z.string()).optional().describe("path globs the role works in"),
-      out_of_scope: z.array(z.string()).optional().describe("path globs it must not touch (wins over scope)"),
+      scope: z
+        .array(z.string())
+        .optional()
+        .describe("path globs the role works in, matched exactly: a folder is src/**, not src"),
+      out_of_scope: z
+        .array(z.string())
+        .optional()
+        .describe("path globs it must not touch (wins over scope); a folder named keeps all inside it out"),
       grant: z.enum(["rw", "ro"]).optional(),
       wip_cap: z.number().int().positive().optional().describe("tasks an agent may hold at once"),
       escalate_to: z.string().optional().describe("the role questions go to"),
