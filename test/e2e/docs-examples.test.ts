@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -190,5 +190,24 @@ describe("an agent added with a role cairn.toml does not declare", () => {
     expect(cairn(ws.dir, ["agent", "add", "di", "--role", "builder", "--json"]).json).toMatchObject({
       role_declared: true,
     });
+  });
+});
+
+describe("a role whose scope names a folder", () => {
+  let ws: { dir: string; cleanup: () => void };
+  beforeEach(() => {
+    ws = initWorkspace();
+  });
+  afterEach(() => ws.cleanup());
+
+  it("is declared with a note that the glob matches the folder alone, and src/** would cover its files", () => {
+    mkdirSync(join(ws.dir, "src"));
+    const folder = cairn(ws.dir, ["role", "add", "builder", "--scope", "src/", "--scope", "docs/*.md"]);
+    expect(folder.code).toBe(0);
+    expect(folder.stdout).toContain(
+      'note: scope "src/" names the folder itself, not what is in it: `src/**` covers its files',
+    );
+    const globbed = cairn(ws.dir, ["role", "add", "lead", "--scope", "src/**", "--json"]);
+    expect(globbed.json).toMatchObject({ name: "lead", notes: [] });
   });
 });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { foldersNamedExactly } from "../../domains/tasks/scope.js";
 import { PROFILES, type RoleConfig, RoleName } from "../../domains/workspace/config.js";
 import { addRole } from "../../domains/workspace/roles.js";
 import { defineCommand } from "../define.js";
@@ -64,7 +65,10 @@ export const roleAdd = defineCommand({
       child_role: z.array(z.string()).optional().describe("roles its agents may give their children"),
       planning: z.boolean().optional().describe("may change frozen goals and approve evaluators"),
     }),
-  output: roleSchema,
+  output: () =>
+    roleSchema().extend({
+      notes: z.array(z.string()).describe("what in the role may not say what was meant (a folder as scope)"),
+    }),
   async handler(input, ctx) {
     const { name, shortcut, child_role, ...fields } = input;
     const role = await addRole(
@@ -75,9 +79,14 @@ export const roleAdd = defineCommand({
       { ...fields, shortcuts: shortcut, child_roles: child_role },
       ctx.now(),
     );
-    return roleView(name, role);
+    const notes = foldersNamedExactly(ctx.workspace.root, role.scope).map(
+      (glob) =>
+        `scope ${JSON.stringify(glob)} names the folder itself, not what is in it: \`${glob.replace(/\/+$/, "")}/**\` covers its files`,
+    );
+    return { ...roleView(name, role), notes };
   },
-  render: (out) => `Declared role ${out.name} in cairn.toml\n${renderRole(out)}`,
+  render: (out) =>
+    `Declared role ${out.name} in cairn.toml\n${renderRole(out)}${out.notes.map((note) => `\nnote: ${note}`).join("")}`,
 });
 
 export const roleList = defineCommand({

@@ -1,4 +1,6 @@
-import { posix } from "node:path";
+import { statSync } from "node:fs";
+import { join, posix } from "node:path";
+import picomatch from "picomatch";
 import { globMatcher, type PathMatcher } from "../../kernel/glob.js";
 import type { TaskRecord } from "../../store/tasks.js";
 import { type Actor, lineageOf } from "../identity/actor.js";
@@ -27,6 +29,21 @@ function matcherFor(globs: readonly string[], excluding = false): PathMatcher {
 /** The path a trace names: `./src//vendor/../vendor/x.ts` is `src/vendor/x.ts`. */
 function pathOf(trace: string): string {
   return posix.normalize(trace).replace(/^(\.\/)+/, "");
+}
+
+/**
+ * The globs of a role's `scope` that name a folder of the workspace as it is (`src`, `src/`): they
+ * match that folder alone, not what is inside it, so a role scoped to them may claim nothing there.
+ */
+export function foldersNamedExactly(root: string, globs: readonly string[]): string[] {
+  return globs.filter((glob) => {
+    if (picomatch.scan(glob).isGlob) return false;
+    try {
+      return statSync(join(root, pathOf(glob))).isDirectory();
+    } catch {
+      return false;
+    }
+  });
 }
 
 /** The longest file name a filesystem holds (NAME_MAX, in bytes: at least as many characters). */
