@@ -262,4 +262,34 @@ describe("cairn agents from the CLI", () => {
     expect(doctor.stdout).toMatch(/interval_minutes: at most \d+ minutes/);
     expect(cairn(ws.dir, ["status"], { env }).code).toBe(0);
   });
+
+  it("reads a manifest section named after an object's own properties ([constructor]) as an unknown one; every command goes on", () => {
+    const own = initWorkspace();
+    try {
+      // One file any writer can put in .cairn/agents made every agents command, the daemon's
+      // every pass, `cairn status` and every MCP call fail on `includes is not a function`.
+      for (const [folder, extra] of [
+        ["planted", "[constructor]\nx = 1\n[toString]\ny = 2\n"],
+        ["steady", ""],
+      ] as const) {
+        mkdirSync(join(own.dir, ".cairn", "agents", folder), { recursive: true });
+        writeFileSync(
+          join(own.dir, ".cairn", "agents", folder, "agent.toml"),
+          `[agent]\nname = "${folder}"\n[run]\ncommand = "true"\n[[schedules]]\nid = "hourly"\ntype = "interval"\ninterval_minutes = 60\n${extra}`,
+        );
+      }
+      const once = cairn(own.dir, ["daemon", "--once", "--json"], { env });
+      expect(once.code, once.stderr).toBe(0);
+      expect(
+        (once.json as { dispatched: { agent: string }[] }).dispatched.map((d) => d.agent).sort(),
+      ).toEqual(["planted", "steady"]);
+      expect(cairn(own.dir, ["agents", "status"], { env }).code).toBe(0);
+      expect(cairn(own.dir, ["status"], { env }).code).toBe(0);
+      const doctor = cairn(own.dir, ["agents", "doctor", "--json"], { env });
+      expect(doctor.stdout).toContain("unknown key constructor");
+      expect(doctor.stdout).toContain("unknown key toString");
+    } finally {
+      own.cleanup();
+    }
+  });
 });

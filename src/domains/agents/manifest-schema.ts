@@ -216,7 +216,9 @@ export function unknownKeys(raw: Record<string, unknown>): { unknown: string[]; 
       foreign.push(section);
       continue;
     }
-    const known = KNOWN[section];
+    // Own keys only: `[constructor]` or `[toString]` found Object's members here, and the
+    // `includes` they lack threw out of every catalog read (the daemon, `status`, every MCP call).
+    const known = Object.hasOwn(KNOWN, section) ? KNOWN[section] : undefined;
     if (!known) {
       unknown.push(section);
       continue;

@@ -156,7 +156,14 @@ export function loadManifest(path: string): LoadedAgent | ManifestProblem {
       reason: `cannot read: ${code === "ENOTREG" ? "not a regular file" : (code ?? (error as Error).message)}`,
     };
   }
-  const result = parseManifest(text, path);
+  let result: LoadedAgent | ManifestProblem;
+  try {
+    result = parseManifest(text, path);
+  } catch (error) {
+    // Whatever a file's content trips in the parser is that file's problem, named as such: thrown,
+    // it failed every catalog read, and with it the daemon's passes and every MCP call.
+    result = { file: path, reason: `cairn could not read it: ${(error as Error).message}` };
+  }
   PARSED.set(path, { stamp, result });
   return result;
 }
