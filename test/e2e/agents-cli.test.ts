@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { addAgent, cairn, initWorkspace } from "../helpers/workspace.js";
+import { addAgent, cairn, initWorkspace, machineHome } from "../helpers/workspace.js";
 
 /** The agents group from a shell: scaffolding, runs, exit codes, hostile input. */
 describe("cairn agents from the CLI", () => {
@@ -216,6 +216,40 @@ describe("cairn agents from the CLI", () => {
       ]);
       const summary = cairn(own.dir, ["status"], { env });
       expect(summary.stdout).toMatch(/broken manifest .*nightly\/agent\.toml: ignored/);
+    } finally {
+      own.cleanup();
+    }
+  });
+
+  it("never counts for the machine's own agent a window a project manifest taking its name served", () => {
+    const own = initWorkspace();
+    try {
+      const machine = machineHome(own.dir, "");
+      const withHome = { ...env, ...machine.env };
+      const manifest = (script: string) =>
+        `[agent]\nname = "backup"\n[run]\ncommand = "sh"\nargs = ["-c", ${JSON.stringify(script)}]\n[[schedules]]\nid = "hourly"\ntype = "interval"\ninterval_minutes = 60\n`;
+      // The operator's backup, in CAIRN_HOME, fails. A writer plants a project manifest named
+      // backup that succeeds, lets the owner's daemon run it once, and removes it.
+      const operators = join(machine.env.CAIRN_HOME as string, "agents", "backup");
+      mkdirSync(operators, { recursive: true });
+      writeFileSync(join(operators, "agent.toml"), manifest("echo real >> ran.txt; exit 1"));
+      const planted = join(own.dir, ".cairn", "agents", "planted");
+      mkdirSync(planted, { recursive: true });
+      writeFileSync(join(planted, "agent.toml"), manifest("true"));
+      expect(cairn(own.dir, ["daemon", "--once"], { env: withHome }).code).toBe(0);
+      rmSync(planted, { recursive: true });
+      const status = cairn(own.dir, ["agents", "status", "--json"], { env: withHome }).json as {
+        schedules: { agent: string; state: string; last_run: unknown }[];
+      };
+      expect(status.schedules).toEqual([
+        expect.objectContaining({ agent: "backup", state: "never_ran", last_run: null }),
+      ]);
+      // The operator's own agent is due, and runs.
+      const once = cairn(own.dir, ["daemon", "--once", "--json"], { env: withHome });
+      expect((once.json as { dispatched: { agent: string }[] }).dispatched).toEqual([
+        expect.objectContaining({ agent: "backup" }),
+      ]);
+      expect(existsSync(join(operators, "ran.txt"))).toBe(true);
     } finally {
       own.cleanup();
     }

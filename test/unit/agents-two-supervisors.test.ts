@@ -165,7 +165,7 @@ describe("agents status", () => {
         data: {},
       });
     });
-    const status = await agentsStatus(store, workspace, agentCatalog(workspace, env), Date.now());
+    const status = await agentsStatus(store, workspace, agentCatalog(workspace, env), env, Date.now());
     expect(status.schedules[0]?.last_run).toEqual(expect.objectContaining({ trigger: "schedule" }));
   });
 });

@@ -23,7 +23,7 @@ const SHOWN = 10;
 
 export async function localAgentsSummary(ctx: CommandContext): Promise<z.infer<typeof LocalAgentsSummary>> {
   const catalog = agentCatalog(ctx.workspace, ctx.env);
-  const found = await agentsStatus(ctx.store, ctx.workspace, catalog, Date.parse(ctx.now()));
+  const found = await agentsStatus(ctx.store, ctx.workspace, catalog, ctx.env, Date.parse(ctx.now()));
   return {
     agents: catalog.agents.length,
     daemon_running: found.daemon.running,

@@ -6,7 +6,7 @@ import { doctor } from "../../domains/agents/doctor.js";
 import { health } from "../../domains/agents/health.js";
 import { tailFile } from "../../domains/agents/logs.js";
 import { runToolName } from "../../domains/agents/naming.js";
-import { readScheduleState } from "../../domains/agents/state.js";
+import { readScheduleState, runsOf } from "../../domains/agents/state.js";
 import { agentsStatus } from "../../domains/agents/status.js";
 import { EXIT_CODES, notFound } from "../../kernel/outcome.js";
 import { quoteValue } from "../../kernel/text.js";
@@ -104,6 +104,7 @@ export const agentsStatusCommand = defineCommand({
       ctx.store,
       ctx.workspace,
       agentCatalog(ctx.workspace, ctx.env),
+      ctx.env,
       Date.parse(ctx.now()),
     );
   },
@@ -194,8 +195,9 @@ export const agentsInspect = defineCommand({
     const now = Date.parse(ctx.now());
     return ctx.store.read(async (tx) => {
       const schedules = [];
+      const mine = runsOf(agent, ctx.workspace, ctx.env);
       for (const spec of agent.schedules) {
-        const verdict = health(spec, await readScheduleState(tx, agent.name, spec, now), now);
+        const verdict = health(spec, await readScheduleState(tx, agent.name, spec, now, mine), now);
         schedules.push({
           id: spec.id,
           kind: spec.kind,

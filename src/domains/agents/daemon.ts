@@ -5,7 +5,7 @@ import type { Workspace } from "../workspace/discover.js";
 import { agentCatalog } from "./catalog.js";
 import type { LoadedAgent, ManifestProblem, ScheduleSpec } from "./manifest.js";
 import { runAgent } from "./runner.js";
-import { readScheduleState } from "./state.js";
+import { readScheduleState, runsOf } from "./state.js";
 import { type Decision, decide, nextEvent } from "./windows.js";
 
 export interface TickOptions {
@@ -78,8 +78,9 @@ export async function tick(options: TickOptions): Promise<TickReport> {
       continue;
     }
     report.scanned++;
+    const mine = runsOf(agent, options.workspace, options.env);
     for (const spec of agent.schedules) {
-      const state = await store.read((tx) => readScheduleState(tx, agent.name, spec, now));
+      const state = await store.read((tx) => readScheduleState(tx, agent.name, spec, now, mine));
       if (state.firstSeenAt === undefined && !options.dryRun) {
         await store.write(async (tx) => {
           if (await tx.agentWindows.seen(agent.name, spec.id, iso(now))) {
@@ -162,7 +163,14 @@ function dispatch(
     // Decided again where the run starts, in its write transaction: another supervisor of this
     // workspace (a second machine on a shared store) that started this attempt first wins it.
     admit: async (tx) => {
-      const again = decide(spec, await readScheduleState(tx, agent.name, spec, now), now, options.zone);
+      const state = await readScheduleState(
+        tx,
+        agent.name,
+        spec,
+        now,
+        runsOf(agent, options.workspace, options.env),
+      );
+      const again = decide(spec, state, now, options.zone);
       return again.kind === "dispatch" && again.windowAt === due.windowAt && again.attempt === due.attempt
         ? undefined
         : `its window ${iso(due.windowAt)} is ${again.kind === "running" ? "already running" : `now ${again.kind.replace("_", " ")}`} (another supervisor took it)`;

@@ -1,5 +1,8 @@
+import { join, resolve } from "node:path";
+import { isInside } from "../../kernel/inside.js";
 import type { AgentRunRecord, Tx } from "../../store/store.js";
-import type { ScheduleSpec } from "./manifest.js";
+import { homeWorkspace, type Workspace } from "../workspace/discover.js";
+import type { LoadedAgent, ScheduleSpec } from "./manifest.js";
 import { asItStands } from "./supervisor.js";
 import type { ScheduledAttempt, ScheduleState } from "./windows.js";
 
@@ -20,17 +23,41 @@ const attemptOf = (run: AgentRunRecord): ScheduledAttempt => ({
   exitCode: run.exitCode,
 });
 
+/** Which recorded runs of an agent's name are its own (see runsOf). */
+export type RunsOf = (run: AgentRunRecord) => boolean;
+
+/**
+ * The runs that are this agent's, of all recorded under its name. Runs are kept by name, and a
+ * project manifest any writer plants under the name of the machine's own agent (CAIRN_HOME,
+ * dotagent's folder) is found first and runs in its place: removed after the daemon ran it once,
+ * its success served the operator's window, which read ok and was never run. A machine's agent
+ * counts no run made from a manifest in the project's folder. Among the project's own manifests,
+ * all written alike, a name is one agent (and a moved project keeps its history).
+ */
+export function runsOf(
+  agent: Pick<LoadedAgent, "path">,
+  workspace: Workspace,
+  env: NodeJS.ProcessEnv,
+): RunsOf {
+  const projectRoot = resolve(join(workspace.stateDir, "agents"));
+  const machineRoot = resolve(join(homeWorkspace(env).stateDir, "agents"));
+  if (workspace.kind !== "project" || projectRoot === machineRoot || isInside(projectRoot, agent.path))
+    return () => true;
+  return (run) => !isInside(projectRoot, run.manifestPath);
+}
+
 /** A schedule's state as the pure window functions take it, read in one transaction. */
 export async function readScheduleState(
   tx: Tx,
   agent: string,
   spec: ScheduleSpec,
   now: number,
+  mine: RunsOf,
 ): Promise<ScheduleState> {
   const since = new Date(now - horizonOf(spec)).toISOString();
-  const runs = await tx.agentRuns.scheduled(agent, spec.id, since);
+  const runs = (await tx.agentRuns.scheduled(agent, spec.id, since)).filter(mine);
   const ok = await tx.agentRuns.lastScheduledOk(agent, spec.id);
-  if (ok && !runs.some((run) => run.id === ok.id)) runs.push(ok);
+  if (ok && mine(ok) && !runs.some((run) => run.id === ok.id)) runs.push(ok);
   const marks = await tx.agentWindows.marks(agent, spec.id, since);
   const firstSeen = await tx.agentWindows.firstSeen(agent, spec.id);
   return {
@@ -49,7 +76,8 @@ export async function lastScheduledRun(
   agent: string,
   spec: ScheduleSpec,
   now: number,
+  mine: RunsOf,
 ): Promise<AgentRunRecord | undefined> {
   const runs = await tx.agentRuns.scheduled(agent, spec.id, new Date(now - horizonOf(spec)).toISOString());
-  return runs.at(-1);
+  return runs.filter(mine).at(-1);
 }

@@ -3,7 +3,7 @@ import type { Workspace } from "../workspace/discover.js";
 import { type AgentCatalog, ignoredManifests } from "./catalog.js";
 import { DAEMON_META_KEY, type DaemonBeat, daemonPid } from "./daemon-lock.js";
 import { type HealthState, health } from "./health.js";
-import { lastScheduledRun, readScheduleState } from "./state.js";
+import { lastScheduledRun, readScheduleState, runsOf } from "./state.js";
 import { asItStands } from "./supervisor.js";
 
 export interface RunSummary {
@@ -52,6 +52,7 @@ export async function agentsStatus(
   store: Store,
   workspace: Workspace,
   catalog: AgentCatalog,
+  env: NodeJS.ProcessEnv,
   now: number,
   zone?: string,
 ): Promise<AgentsStatus> {
@@ -85,13 +86,14 @@ export async function agentsStatus(
         continue;
       }
       const recent = await tx.agentRuns.recent({ agent: agent.name, limit: 50 });
+      const mine = runsOf(agent, workspace, env);
       for (const spec of agent.schedules) {
-        const state = await readScheduleState(tx, agent.name, spec, now);
+        const state = await readScheduleState(tx, agent.name, spec, now, mine);
         const verdict = health(spec, state, now, zone);
         // Triggered runs (any number, from any rw agent) may fill the recent ones.
         const lastRun =
-          recent.find((run) => run.schedule === spec.id && run.trigger === "schedule") ??
-          (await lastScheduledRun(tx, agent.name, spec, now));
+          recent.find((run) => run.schedule === spec.id && run.trigger === "schedule" && mine(run)) ??
+          (await lastScheduledRun(tx, agent.name, spec, now, mine));
         rows.push({
           agent: agent.name,
           schedule: spec.id,
