@@ -137,6 +137,36 @@ describe("the daemon", () => {
     expect(runs[0]?.status).toBe("interrupted");
   });
 
+  it("started before any agent folder exists, notices the first manifest written, and the next folder after a SIGHUP", async () => {
+    // `cairn init` makes no .cairn/agents: a daemon started first watched nothing, and the
+    // first agent scaffolded waited for its 15-minute look; a SIGHUP ran it, but armed no watch.
+    const fresh = initWorkspace();
+    const daemon = spawn(process.execPath, [CAIRN_BIN, "daemon"], { cwd: fresh.dir, env: cleanEnv(env) });
+    let stderr = "";
+    daemon.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
+    const exited = new Promise<number | null>((resolve) => daemon.on("close", (code) => resolve(code)));
+    const ran = (name: string) => existsSync(join(fresh.dir, `${name}.ran`));
+    const hourly = (name: string) =>
+      shellAgent(name, `touch ${JSON.stringify(join(fresh.dir, `${name}.ran`))}`, {
+        rest: '[[schedules]]\nid = "hourly"\ntype = "interval"\ninterval_minutes = 60\n',
+      });
+    try {
+      await until(() => stderr.includes("started"));
+      writeAgent(fresh.dir, "first", hourly("first"));
+      await until(() => ran("first"));
+      daemon.kill("SIGHUP");
+      await until(() => stderr.includes("SIGHUP: reloading"));
+      writeAgent(fresh.dir, "second", hourly("second"));
+      await until(() => ran("second"));
+    } finally {
+      daemon.kill("SIGTERM");
+      await exited;
+      fresh.cleanup();
+    }
+  });
+
   it("after a SIGKILL, the next start marks the orphaned run interrupted and leaves no process", async () => {
     const pidFile = join(ws.dir, "slow.pid");
     writeFileSync(pidFile, "");

@@ -108,7 +108,7 @@ export async function startDaemon(session: Session, args: readonly string[]): Pr
     }
     const onHangUp = () => {
       log("SIGHUP: reloading manifests");
-      daemon.wake();
+      daemon.reload();
     };
     const onStop = () => {
       log("stopping: its runs are stopped and marked interrupted");

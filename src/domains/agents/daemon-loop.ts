@@ -7,8 +7,10 @@ import {
   renameSync,
   rmSync,
   unlinkSync,
+  watch,
   writeSync,
 } from "node:fs";
+import { basename, dirname } from "node:path";
 import { conflict, RefusedError } from "../../kernel/outcome.js";
 import { placeWhole } from "../../kernel/place-whole.js";
 import { STOPPING } from "../../kernel/until-stopped.js";
@@ -143,6 +145,8 @@ export class Daemon {
    */
   private woken = false;
   private watchers: FSWatcher[] = [];
+  /** Between the loop's start and its end: only then are watchers (re)armed. */
+  private watching = false;
   private settle: NodeJS.Timeout | undefined;
   private readonly now: () => Date;
   readonly startedAt: string;
@@ -156,6 +160,12 @@ export class Daemon {
   wake = (): void => {
     this.woken = true;
     this.wakeUp?.();
+  };
+
+  /** SIGHUP: look again now, watching the agent folders that appeared since (not only their files). */
+  reload = (): void => {
+    if (this.watching) this.watchManifests();
+    this.wake();
   };
 
   /** SIGTERM / SIGINT: stop dispatching, stop the runs (marked interrupted), then return. */
@@ -236,6 +246,7 @@ export class Daemon {
     const release = acquireLock(this.options.workspace);
     let refused: RefusedError | undefined;
     try {
+      this.watching = true;
       this.watchManifests();
       while (!this.stopping.signal.aborted) {
         let report: TickReport;
@@ -281,6 +292,7 @@ export class Daemon {
       }
       await Promise.all(this.supervised.values());
     } finally {
+      this.watching = false;
       for (const watcher of this.watchers) watcher.close();
       if (this.settle) clearTimeout(this.settle);
       release();
@@ -320,20 +332,38 @@ export class Daemon {
   private watchManifests(): void {
     for (const watcher of this.watchers) watcher.close();
     this.watchers = [];
+    const changed = () => {
+      if (this.settle) clearTimeout(this.settle);
+      this.settle = setTimeout(() => {
+        // A new agent folder needs its own watch.
+        this.watchManifests();
+        this.wake();
+      }, SETTLE_MS);
+    };
     for (const root of manifestRoots(this.options.workspace, this.options.env)) {
-      if (!existsSync(root)) continue;
+      if (!existsSync(root)) {
+        // Not there yet (`cairn init` makes no .cairn/agents): its parent says when it comes. A
+        // daemon started first otherwise saw the first agent written only at its 15-minute look.
+        const parent = dirname(root);
+        if (!existsSync(parent)) continue;
+        try {
+          const watcher = watch(parent, { persistent: false }, (_event, file) => {
+            if (file === null || String(file) === basename(root)) changed();
+          });
+          watcher.on("error", () => watcher.close());
+          this.watchers.push(watcher);
+        } catch {
+          // A parent we may not watch: the pass at most 15 minutes away finds the folder.
+        }
+        continue;
+      }
       this.watchers.push(
         ...watchShallow(root, ({ folder, file }) => {
           // In an agent's folder only its manifest matters: an agent writing its own files there
           // (its state, a progress file) woke the loop for a pass and a heartbeat, a journal
           // event, at every write, all run long. The root's changes are folders coming and going.
           if (folder !== root && file !== null && file !== MANIFEST_FILE) return;
-          if (this.settle) clearTimeout(this.settle);
-          this.settle = setTimeout(() => {
-            // A new agent folder needs its own watch.
-            this.watchManifests();
-            this.wake();
-          }, SETTLE_MS);
+          changed();
         }),
       );
     }
