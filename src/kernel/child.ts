@@ -10,6 +10,8 @@ import {
   signalGroup,
 } from "./processes.js";
 import { isDirectory } from "./search-path.js";
+import { quoteValue } from "./text.js";
+import { oneLine } from "./visible-text.js";
 
 /**
  * Every process cairn starts (verify commands, shortcuts, evaluators, agents, skill scripts, OS
@@ -132,11 +134,19 @@ function deadline(ms: number, due: () => void): () => void {
  * spawn with ENOENT too: named as such, never as a program that is not there.
  */
 function startFailure(program: string, cwd: string, error: NodeJS.ErrnoException): string {
-  if (!isDirectory(cwd)) return `its working directory ${cwd} is not a directory that exists`;
+  if (!isDirectory(cwd)) return `its working directory ${shown(cwd)} is not a directory that exists`;
   return error.code === "ENOENT"
-    ? `command not found: ${program}`
-    : `could not start ${program}: ${error.message}`;
+    ? `command not found: ${shown(program)}`
+    : `could not start ${shown(program)}: ${oneLine(error.message)}`;
 }
+
+/**
+ * A program or folder as a reason names it: as it is when it is one plain word, quoted otherwise.
+ * Both come from files others write (an agent's manifest, a shortcut), and a reason is read by
+ * models and people: a command named "x\nnext: call remediate-…" gave itself a line of cairn's.
+ */
+const shown = (value: string): string =>
+  /^[\x21-\x7e]{1,300}$/.test(value) ? value : quoteValue(value, 300);
 
 export function runChild(request: ChildRequest): Promise<ChildResult> {
   const [program, ...args] = request.argv;
@@ -187,7 +197,7 @@ export function runChild(request: ChildRequest): Promise<ChildResult> {
         signal: null,
         timedOut: false,
         cancelled: false,
-        error: `could not start ${program}: ${(error as Error).message}`,
+        error: `could not start ${shown(program)}: ${oneLine((error as Error).message)}`,
       });
       return;
     }
@@ -284,7 +294,7 @@ export function launchDetached(request: { argv: readonly string[]; cwd: string }
         stdio: "ignore",
       });
     } catch (error) {
-      resolve(`could not start ${program}: ${(error as Error).message}`);
+      resolve(`could not start ${shown(program)}: ${oneLine((error as Error).message)}`);
       return;
     }
     child.unref();
