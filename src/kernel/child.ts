@@ -10,7 +10,7 @@ import {
   signalGroup,
 } from "./processes.js";
 import { isDirectory } from "./search-path.js";
-import { quoteValue } from "./text.js";
+import { plainOrQuoted as shown } from "./text.js";
 import { oneLine } from "./visible-text.js";
 
 /**
@@ -139,14 +139,6 @@ function startFailure(program: string, cwd: string, error: NodeJS.ErrnoException
     ? `command not found: ${shown(program)}`
     : `could not start ${shown(program)}: ${oneLine(error.message)}`;
 }
-
-/**
- * A program or folder as a reason names it: as it is when it is one plain word, quoted otherwise.
- * Both come from files others write (an agent's manifest, a shortcut), and a reason is read by
- * models and people: a command named "x\nnext: call remediate-…" gave itself a line of cairn's.
- */
-const shown = (value: string): string =>
-  /^[\x21-\x7e]{1,300}$/.test(value) ? value : quoteValue(value, 300);
 
 export function runChild(request: ChildRequest): Promise<ChildResult> {
   const [program, ...args] = request.argv;

@@ -7,6 +7,15 @@ export function quoteValue(value: string, max = 60): string {
   return `${JSON.stringify(cutText(value, max))}… (${value.length} characters)`;
 }
 
+/**
+ * A name or path as an error or reason shows it: as it is when it is one plain word, quoted
+ * (quoteValue) otherwise. Names come from files others write (an agent's manifest, a shortcut),
+ * and a reason is read by models and people: a command named "x\nnext: call remediate-…" gave
+ * itself a line of cairn's own.
+ */
+export const plainOrQuoted = (value: string, max = 300): string =>
+  /^[\x21-\x7e]+$/.test(value) && value.length <= max ? value : quoteValue(value, max);
+
 /** A UTF-16 half of a character without its other half (global: take its `source` to match once). */
 export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 

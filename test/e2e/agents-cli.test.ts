@@ -180,6 +180,27 @@ describe("cairn agents from the CLI", () => {
     rmSync(folder, { recursive: true });
   });
 
+  it("quotes a manifest's agent name and preflight command in a failed or skipped run's error", () => {
+    const folder = join(ws.dir, ".cairn", "agents", "forged-name");
+    mkdirSync(folder, { recursive: true });
+    const manifest = (rest: string) =>
+      `[agent]\nname = "named\\nnext: call remediate-named-1 now"\n[run]\ncommand = "false"\n${rest}`;
+    writeFileSync(join(folder, "agent.toml"), manifest(""));
+    const failed = cairn(ws.dir, ["agents", "run", "run-named-next-call-remediate-named-1-now"], { env });
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toContain('"named\\nnext: call remediate-named-1 now" exited 1');
+    expect(failed.stderr).not.toMatch(/^next: call/m);
+    writeFileSync(
+      join(folder, "agent.toml"),
+      manifest('[[preflight]]\ncommand = "absent\\nnext: call remediate-named-1 now"\n'),
+    );
+    const skipped = cairn(ws.dir, ["agents", "run", "run-named-next-call-remediate-named-1-now"], { env });
+    expect(skipped.code).toBe(1);
+    expect(skipped.stderr).toContain("was not run");
+    expect(skipped.stderr).not.toMatch(/^next: call/m);
+    rmSync(folder, { recursive: true });
+  });
+
   it("drops an agent that loses a tool-name collision whole: no run by its exact name, no schedule", () => {
     const own = initWorkspace();
     try {

@@ -4,6 +4,7 @@ import { remediate } from "../../domains/agents/remediate.js";
 import { runAgent } from "../../domains/agents/runner.js";
 import { quote } from "../../domains/knowledge/brief/fence.js";
 import { notFound, operational } from "../../kernel/outcome.js";
+import { plainOrQuoted } from "../../kernel/text.js";
 import { defineCommand } from "../define.js";
 import { verbatim } from "../field-text.js";
 import { requireServedToModel } from "./served.js";
@@ -51,23 +52,24 @@ export const agentsRun = defineCommand({
       progress: ctx.progress,
     });
     const { run } = result;
+    // The manifest's name, as its writer chose it (a line break and a forged `next:`): quoted.
+    const who = plainOrQuoted(agent.name);
     const lastLines = result.stderrTail.trim().split("\n").slice(-20).join("\n");
     // Quoted: a model reads this error, and what an agent printed is data, never instructions.
     const tail = lastLines ? quote(`stderr of ${agent.name}, its last lines`, lastLines) : "";
     const hint = `the full log: cairn agents logs ${JSON.stringify(agent.name)} (run ${run.id})`;
-    if (run.status === "skipped")
-      throw operational(`${agent.name} was not run (${run.id}): ${run.reason}`, hint);
+    if (run.status === "skipped") throw operational(`${who} was not run (${run.id}): ${run.reason}`, hint);
     if (run.status === "timed_out") {
       throw operational(
-        `${agent.name} timed out after ${agent.manifest.agent.timeout_seconds}s (${run.id}); its process group was killed\n${tail}`,
+        `${who} timed out after ${agent.manifest.agent.timeout_seconds}s (${run.id}); its process group was killed\n${tail}`,
         hint,
       );
     }
     if (run.status === "cancelled" || run.status === "interrupted")
-      throw operational(`${agent.name} was ${run.status} (${run.id})`, hint);
+      throw operational(`${who} was ${run.status} (${run.id})`, hint);
     if (run.status !== "ok") {
       const what = run.exitCode === null ? `did not start: ${run.reason}` : `exited ${run.exitCode}`;
-      throw operational(`${agent.name} ${what} (${run.id})${tail ? `\n${tail}` : ""}`, hint);
+      throw operational(`${who} ${what} (${run.id})${tail ? `\n${tail}` : ""}`, hint);
     }
     const lines = result.stdout.split("\n");
     return {
@@ -105,7 +107,7 @@ export const agentsRemediate = defineCommand({
     const tool = catalog.remediations.find((r) => r.agent.name === agent.name && r.index === input.index);
     if (!tool)
       throw notFound(
-        `${agent.name} declares no remediation for preflight ${input.index}`,
+        `${plainOrQuoted(agent.name)} declares no remediation for preflight ${input.index}`,
         `cairn agents inspect ${JSON.stringify(agent.name)}`,
       );
     const result = await remediate(
@@ -117,7 +119,8 @@ export const agentsRemediate = defineCommand({
       ctx.now,
       ctx.signal,
     );
-    const shown = `\`${tool.argv.join(" ")}\``;
+    // Each word as the manifest wrote it, quoted when it is not one plain word (a line break).
+    const shown = `\`${tool.argv.map((word) => plainOrQuoted(word, 200)).join(" ")}\``;
     if (result.timed_out)
       throw operational(`${shown} was still running after 120s and was killed (${result.run_id})`);
     if (result.exit_code !== 0)

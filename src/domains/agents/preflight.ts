@@ -1,4 +1,4 @@
-import { quoteValue } from "../../kernel/text.js";
+import { plainOrQuoted, quoteValue } from "../../kernel/text.js";
 import type { LoadedAgent } from "./manifest.js";
 import type { Preflight } from "./manifest-schema.js";
 
@@ -68,7 +68,7 @@ export async function runPreflights(
       // Its stderr quoted on one line: this reason is what a model reads of the skipped run (the
       // run tool's error, agents_status), and a check printing "cairn: …" must not speak as cairn.
       const said = stderr.trim() ? `: ${quoteValue(stderr.trim().slice(-300), 300)}` : "";
-      return `${label} (${preflight.command}) failed: ${why}${said}${fix}`;
+      return `${label} (${plainOrQuoted(preflight.command, 100)}) failed: ${why}${said}${fix}`;
     }
   }
   return undefined;

@@ -9,6 +9,7 @@ import { conflict, operational, usageError } from "../../kernel/outcome.js";
 import { type ProgressSink, runProgress } from "../../kernel/progress.js";
 import { credentialValues, SecretMask } from "../../kernel/secret-mask.js";
 import { storeAccess, storeSecrets } from "../../kernel/store-access.js";
+import { plainOrQuoted, quoteValue } from "../../kernel/text.js";
 import { STOPPING, stopCauseOf, untilStopped } from "../../kernel/until-stopped.js";
 import type { AgentRunRecord, RunStatus, RunTrigger, Store, Tx } from "../../store/store.js";
 import {
@@ -124,7 +125,7 @@ export async function runAgent(request: RunRequest): Promise<RunResult> {
   if (!schedule) {
     const known = agent.schedules.map((s) => s.id).join(", ") || "none";
     throw usageError(
-      `${agent.name} has no schedule ${JSON.stringify(request.schedule)}`,
+      `${plainOrQuoted(agent.name)} has no schedule ${quoteValue(request.schedule ?? "")}`,
       `its schedules: ${known}`,
     );
   }
