@@ -1,5 +1,5 @@
-import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addAgent, cairn, initWorkspace, machineHome } from "../helpers/workspace.js";
 
@@ -199,6 +199,47 @@ describe("cairn agents from the CLI", () => {
     expect(skipped.stderr).toContain("was not run");
     expect(skipped.stderr).not.toMatch(/^next: call/m);
     rmSync(folder, { recursive: true });
+  });
+
+  it("keeps no log through a link in its logs folder: never writes, nor rotates away files, outside the workspace", () => {
+    const own = initWorkspace();
+    const precious = join(own.dir, "..", `${basename(own.dir)}-precious`);
+    try {
+      mkdirSync(join(own.dir, ".cairn", "agents", "hello"), { recursive: true });
+      writeFileSync(
+        join(own.dir, ".cairn", "agents", "hello", "agent.toml"),
+        '[agent]\nname = "hello"\n[run]\ncommand = "echo"\nargs = ["hi"]\n',
+      );
+      expect(cairn(own.dir, ["agents", "run", "hello"], { env }).code).toBe(0);
+      const logs = join(own.dir, ".cairn", "logs", "agents");
+      const folder = readdirSync(logs).find((name) => name.startsWith("hello-")) as string;
+      // A folder of someone's logs, outside the project: rotation kept the 20 newest `.log`
+      // files of the folder a writer linked in the agent's place, and removed the rest.
+      mkdirSync(precious);
+      for (let day = 1; day <= 25; day++) {
+        const file = join(precious, `app-${day}.log`);
+        writeFileSync(file, "keep\n");
+        utimesSync(file, new Date(2026, 0, day), new Date(2026, 0, day));
+      }
+      for (const linked of [join(logs, folder), logs]) {
+        rmSync(linked, { recursive: true });
+        symlinkSync(linked === logs ? join(precious, "..") : precious, linked);
+        const run = cairn(own.dir, ["agents", "run", "hello", "--json"], { env });
+        expect(run.code, run.stderr).toBe(0);
+        expect((run.json as { run: { log_path: string | null; reason: string } }).run).toMatchObject({
+          log_path: null,
+          reason: expect.stringContaining("no log kept"),
+        });
+        expect(readdirSync(precious).sort()).toEqual(
+          Array.from({ length: 25 }, (_, i) => `app-${i + 1}.log`).sort(),
+        );
+        rmSync(linked);
+        mkdirSync(linked, { recursive: true });
+      }
+    } finally {
+      rmSync(precious, { recursive: true, force: true });
+      own.cleanup();
+    }
   });
 
   it("drops an agent that loses a tool-name collision whole: no run by its exact name, no schedule", () => {

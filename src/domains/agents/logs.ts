@@ -3,6 +3,7 @@ import {
   constants,
   existsSync,
   fstatSync,
+  lstatSync,
   mkdirSync,
   openSync,
   readdirSync,
@@ -11,7 +12,7 @@ import {
   unlinkSync,
   writeSync,
 } from "node:fs";
-import { join } from "node:path";
+import { join, relative, sep } from "node:path";
 import { operational } from "../../kernel/outcome.js";
 import { lastLine } from "../../kernel/progress.js";
 import { maskSecretsIn } from "../../kernel/secret-mask.js";
@@ -72,7 +73,7 @@ export class RunLog {
     const dir = agentLogDir(workspace, agent);
     this.at = join(dir, `${runId}.log`);
     try {
-      mkdirSync(dir, { recursive: true });
+      ownFolders(workspace.stateDir, relative(workspace.stateDir, dir));
       this.fd = createFresh(this.at);
       if (this.fd === undefined) this.problem = `${this.at} could not be created`;
       else rotate(dir);
@@ -108,6 +109,26 @@ export class RunLog {
       );
     closeSync(this.fd);
     this.fd = undefined;
+  }
+}
+
+/**
+ * The folders from `base` down `path`, made where missing, each a folder of its own and never a
+ * link: a writer who put a link in place of an agent's log folder (or of `logs/agents`) had its
+ * runs write their logs where the link pointed, and rotation remove every `.log` file there but
+ * the 20 newest, in any folder outside the workspace. `base` (the workspace's `.cairn`) is trusted.
+ */
+function ownFolders(base: string, path: string): void {
+  let at = base;
+  for (const part of path.split(sep)) {
+    at = join(at, part);
+    try {
+      mkdirSync(at);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
+    const stat = lstatSync(at);
+    if (!stat.isDirectory()) throw new Error(`${at} is not a folder of cairn's (a link, or a file)`);
   }
 }
 
