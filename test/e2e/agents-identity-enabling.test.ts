@@ -313,6 +313,33 @@ open(folder + "/__pycache__/helper." + sys.implementation.cache_tag + ".pyc", "w
     expect((run.json as { stdout: string }).stdout).toBe("REVIEWED\n");
   });
 
+  it("found in the machine's folders but lying in the project (a link, dotagent's folder kept there), acts as its identity only as enabled", () => {
+    const machine = { CAIRN_HOME: join(ws.dir, "operator-machine") };
+    // The operator registers an agent the repository keeps by a link from the machine's folder;
+    // any writer of the project then edits what runs as opsbot.
+    const kept = join(ws.dir, "tools", "planted");
+    mkdirSync(kept, { recursive: true });
+    writeFileSync(join(kept, "agent.toml"), planted());
+    mkdirSync(join(machine.CAIRN_HOME, "agents"), { recursive: true });
+    symlinkSync(kept, join(machine.CAIRN_HOME, "agents", "planted"));
+    const linked = cairn(ws.dir, ["agents", "run", "planted", "--json"], { env: { ...env, ...machine } });
+    expect(linked.code, linked.stderr).toBe(3);
+    expect(linked.json).toMatchObject({ refused: { policy: "identity" } });
+    // dotagent's folder, kept in the project: the same.
+    const dotagent = { ...env, ...machine, DOTAGENT_HOME: join(ws.dir, "dotagent") };
+    const dotted = join(dotagent.DOTAGENT_HOME, "agents", "dotted");
+    mkdirSync(dotted, { recursive: true });
+    writeFileSync(join(dotted, "agent.toml"), planted().replace('name = "planted"', 'name = "dotted"'));
+    const inProject = cairn(ws.dir, ["agents", "run", "dotted", "--json"], { env: dotagent });
+    expect(inProject.code, inProject.stderr).toBe(3);
+    expect(minted()).toHaveLength(0);
+    // Enabled at its digest, it acts as opsbot.
+    enableIdentities(ws.dir, ["planted"], env);
+    const enabled = cairn(ws.dir, ["agents", "run", "planted", "--json"], { env: { ...env, ...machine } });
+    expect(enabled.code, enabled.stderr).toBe(0);
+    expect(minted()).toHaveLength(1);
+  });
+
   it("in the machine's own folder (CAIRN_HOME/agents), acts as its identity as it is", () => {
     const machine = { CAIRN_HOME: join(ws.dir, "operator-machine") };
     const home = join(machine.CAIRN_HOME, "agents", "planted");

@@ -2,7 +2,7 @@ import { realpathSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { z } from "zod";
 import { type FolderCopy, startFolderCopy } from "../../kernel/folder-copy.js";
-import { isInside } from "../../kernel/inside.js";
+import { isInside, realPathOf } from "../../kernel/inside.js";
 import { operational, refuse, usageError } from "../../kernel/outcome.js";
 import { DIGEST_BYTES_LIMIT, DIGEST_FILE_LIMIT, type Digest, digestSkill } from "../skills/files.js";
 import { homeWorkspace, type Workspace } from "../workspace/discover.js";
@@ -49,9 +49,15 @@ export function enabledIdentities(env: NodeJS.ProcessEnv): Record<string, string
 export function needsEnabling(agent: LoadedAgent, workspace: Workspace, env: NodeJS.ProcessEnv): boolean {
   if (!agent.manifest.cairn.identity || workspace.kind !== "project") return false;
   const projectRoot = resolve(join(workspace.stateDir, "agents"));
+  const machine = homeWorkspace(env).stateDir;
   // A project whose agents folder is the machine's own by name (CAIRN_HOME inside it) is the machine's.
-  if (projectRoot === resolve(join(homeWorkspace(env).stateDir, "agents"))) return false;
-  return dirname(agent.dir) === projectRoot;
+  if (projectRoot === resolve(join(machine, "agents"))) return false;
+  if (dirname(agent.dir) === projectRoot) return true;
+  // Found in the machine's folders, yet lying in the project (CAIRN_HOME/agents/x a link to a folder
+  // the repository keeps, dotagent's folder kept in the project): any writer of the project edits
+  // it, and it acted as its identity with nobody's review. What lies in CAIRN_HOME is the machine's.
+  const real = realPathOf(agent.dir);
+  return isInside(realPathOf(workspace.root), real) && !isInside(realPathOf(machine), real);
 }
 
 /**
