@@ -1,7 +1,9 @@
+import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { addAgent, cairn, initWorkspace, machineHome } from "../helpers/workspace.js";
+import { until } from "../helpers/agents.js";
+import { addAgent, CAIRN_BIN, cairn, cleanEnv, initWorkspace, machineHome } from "../helpers/workspace.js";
 
 /** The agents group from a shell: scaffolding, runs, exit codes, hostile input. */
 describe("cairn agents from the CLI", () => {
@@ -239,6 +241,38 @@ describe("cairn agents from the CLI", () => {
     } finally {
       rmSync(precious, { recursive: true, force: true });
       own.cleanup();
+    }
+  });
+
+  it("never calls a failing trigger-only agent ok while a run of it is in flight", async () => {
+    const folder = join(ws.dir, ".cairn", "agents", "flaky");
+    mkdirSync(folder, { recursive: true });
+    const started = join(ws.dir, "flaky.started");
+    writeFileSync(
+      join(folder, "agent.toml"),
+      `[agent]\nname = "flaky"\n[run]\ncommand = "sh"\nargs = ["-c", ${JSON.stringify(`[ "$1" = hang ] && { touch ${started}; sleep 20; }; exit 1`)}, "flaky"]\n`,
+    );
+    const row = () =>
+      (
+        cairn(ws.dir, ["agents", "status", "--json"], { env }).json as {
+          schedules: { agent: string; state: string; reason: string }[];
+        }
+      ).schedules.find((r) => r.agent === "flaky");
+    expect(cairn(ws.dir, ["agents", "run", "flaky"], { env }).code).toBe(1);
+    expect(row()?.state).toBe("failing");
+    // Any writer may start a run that takes its time: the agent read ok for as long as it ran.
+    const hanging = spawn(process.execPath, [CAIRN_BIN, "agents", "run", "flaky", "--", "hang"], {
+      cwd: ws.dir,
+      env: cleanEnv(env),
+      stdio: "ignore",
+    });
+    try {
+      await until(() => existsSync(started));
+      expect(row()).toMatchObject({ state: "failing", reason: expect.stringContaining("running now") });
+    } finally {
+      hanging.kill("SIGTERM");
+      await new Promise((resolve) => hanging.on("close", resolve));
+      rmSync(folder, { recursive: true });
     }
   });
 

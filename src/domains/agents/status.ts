@@ -65,20 +65,23 @@ export async function agentsStatus(
       if (last) triggered.push({ agent: agent.name, schedule: last.schedule, ...summarize(last) });
       if (!agent.manifest.agent.monitor) continue;
       if (agent.schedules.length === 0) {
+        // A run in flight is no verdict: the agent is judged on the latest run that ended. Any
+        // writer may start one that takes its time, and a failing agent read ok while it ran.
+        const ended =
+          last?.status === "running"
+            ? (await tx.agentRuns.recent({ agent: agent.name, limit: 50 }))
+                .map((run) => asItStands(run))
+                .find((run) => (run.trigger === "mcp" || run.trigger === "cli") && run.status !== "running")
+            : last;
+        const running = last?.status === "running" ? `; run ${last.id} running now` : "";
         rows.push({
           agent: agent.name,
           schedule: "trigger",
           kind: "trigger",
-          state: !last
-            ? "never_ran"
-            : last.status === "ok"
-              ? "ok"
-              : last.status === "running"
-                ? "ok"
-                : "failing",
-          reason: !last
-            ? "trigger-only agent, never run"
-            : `trigger-only; last ${last.trigger} run ${last.id} ${last.status}${last.exitCode === null ? "" : ` (exit ${last.exitCode})`}`,
+          state: !ended ? "never_ran" : ended.status === "ok" ? "ok" : "failing",
+          reason: !ended
+            ? `trigger-only agent, never run to its end${running}`
+            : `trigger-only; last ${ended.trigger} run ${ended.id} ${ended.status}${ended.exitCode === null ? "" : ` (exit ${ended.exitCode})`}${running}`,
           last_run: last ? summarize(last) : null,
           window_at: null,
           next_window_at: null,
