@@ -3,17 +3,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { gitWorkspace } from "../helpers/goals.js";
-import { cairn, initWorkspace, machineHome } from "../helpers/workspace.js";
+import { workspaceEachTest } from "../helpers/mcp.js";
+import { cairn, machineHome } from "../helpers/workspace.js";
 
 // What a new user does on the word of the README, `cairn init`'s cairn.toml and the help texts:
 // each example, taken as written, does what it says.
 
 describe("the cairn.toml `cairn init` writes", () => {
-  let ws: { dir: string; cleanup: () => void };
-  beforeEach(() => {
-    ws = initWorkspace();
-  });
-  afterEach(() => ws.cleanup());
+  const { ws } = workspaceEachTest();
 
   /** Every commented setting line (`# key = …`, `# [table]`) made live, as a user uncomments them. */
   function uncommentEverySetting(): void {
@@ -74,11 +71,7 @@ describe("a refusal's next step, on the terminal", () => {
 });
 
 describe("the help of the commands the root help lists below the others", () => {
-  let ws: { dir: string; cleanup: () => void };
-  beforeEach(() => {
-    ws = initWorkspace();
-  });
-  afterEach(() => ws.cleanup());
+  const { ws } = workspaceEachTest();
 
   it.each([
     ["mcp", "--profile"],
@@ -104,11 +97,7 @@ describe("the help of the commands the root help lists below the others", () => 
 });
 
 describe("CAIRN_DIR", () => {
-  let ws: { dir: string; cleanup: () => void };
-  beforeEach(() => {
-    ws = initWorkspace();
-  });
-  afterEach(() => ws.cleanup());
+  const { ws } = workspaceEachTest();
 
   it("set to the .cairn folder itself is told to name the project, not to init a second workspace inside", () => {
     const status = cairn(tmpdir(), ["status", "--json"], { env: { CAIRN_DIR: join(ws.dir, ".cairn") } });
@@ -136,11 +125,7 @@ describe("an evaluator proposal's dry run", () => {
 });
 
 describe("help texts agree with the README", () => {
-  let ws: { dir: string; cleanup: () => void };
-  beforeEach(() => {
-    ws = initWorkspace();
-  });
-  afterEach(() => ws.cleanup());
+  const { ws } = workspaceEachTest();
 
   it("name ~/.pgpass beside PGPASSWORD wherever a PostgreSQL URL is taken", () => {
     for (const argv of [["init"], ["import"], ["store", "copy"]]) {
@@ -156,11 +141,7 @@ describe("help texts agree with the README", () => {
 });
 
 describe("an OS tool refused on the terminal", () => {
-  let ws: { dir: string; cleanup: () => void };
-  beforeEach(() => {
-    ws = initWorkspace();
-  });
-  afterEach(() => ws.cleanup());
+  const { ws } = workspaceEachTest();
 
   it("points at the command that lists what runs, not only at the MCP tool", () => {
     const { env } = machineHome(ws.dir, '[os]\nenabled = true\nallow = ["ls"]\n');
@@ -171,11 +152,7 @@ describe("an OS tool refused on the terminal", () => {
 });
 
 describe("an agent added with a role cairn.toml does not declare", () => {
-  let ws: { dir: string; cleanup: () => void };
-  beforeEach(() => {
-    ws = initWorkspace();
-  });
-  afterEach(() => ws.cleanup());
+  const { ws } = workspaceEachTest();
 
   it("is added, with a note that nothing of a role binds it yet: a typo in --role is seen", () => {
     const typo = cairn(ws.dir, ["agent", "add", "bob", "--role", "buidler"]);
@@ -194,11 +171,7 @@ describe("an agent added with a role cairn.toml does not declare", () => {
 });
 
 describe("a role whose scope names a folder", () => {
-  let ws: { dir: string; cleanup: () => void };
-  beforeEach(() => {
-    ws = initWorkspace();
-  });
-  afterEach(() => ws.cleanup());
+  const { ws } = workspaceEachTest();
 
   it("is declared with a note that the glob matches the folder alone, and src/** would cover its files", () => {
     mkdirSync(join(ws.dir, "src"));
