@@ -1,4 +1,5 @@
 import Database from "better-sqlite3";
+import { operational } from "./outcome.js";
 import { sqliteBinding } from "./sqlite-addon.js";
 
 /**
@@ -36,5 +37,40 @@ export class FileLock {
 
   close(): void {
     this.db.close();
+  }
+}
+
+/**
+ * Run async `work` holding an exclusive lock on the file at `path`, for work that spans many
+ * awaits (git commands): a waiter never blocks the event loop (the lock is tried, not waited on
+ * in SQLite's busy handler) and asks again every 50 ms, for up to `waitMs`, then `busy()` is
+ * thrown. A holder killed outright lets the lock go with its process.
+ */
+export async function holdWhileAsync<T>(
+  path: string,
+  work: () => Promise<T>,
+  { waitMs, busy, signal }: { waitMs: number; busy: () => Error; signal?: AbortSignal },
+): Promise<T> {
+  const db = new Database(path, { timeout: 0, nativeBinding: sqliteBinding() });
+  try {
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      try {
+        db.exec("BEGIN EXCLUSIVE");
+        break;
+      } catch (error) {
+        if ((error as { code?: string }).code !== "SQLITE_BUSY") throw error;
+        if (Date.now() >= deadline) throw busy();
+        if (signal?.aborted) throw operational("cancelled while waiting for the lock; nothing was done");
+        await new Promise((wake) => setTimeout(wake, 50));
+      }
+    }
+    try {
+      return await work();
+    } finally {
+      db.exec("COMMIT");
+    }
+  } finally {
+    db.close();
   }
 }

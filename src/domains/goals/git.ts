@@ -11,11 +11,10 @@ import {
 } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { crypto, sha256Hex } from "../../kernel/builtins.js";
-import { git, gitHead } from "../../kernel/git.js";
+import { git } from "../../kernel/git.js";
 import { realPathOf } from "../../kernel/inside.js";
 import { operational, refuse } from "../../kernel/outcome.js";
 import { readRegularBytes } from "../../kernel/regular-file.js";
-import { quote } from "../knowledge/brief/fence.js";
 import { STATE_DIR_NAME } from "../workspace/discover.js";
 
 /** Paths git must never touch or report: cairn's own state lives in the work tree. */
@@ -323,60 +322,6 @@ export async function removeWorktree(dir: string, path: string): Promise<void> {
 /** Have git forget the worktrees whose folders are gone. */
 export async function pruneWorktrees(dir: string): Promise<void> {
   await git(dir, ["worktree", "prune"]);
-}
-
-/** Who a commit cairn makes is by, when the repository names nobody. */
-const FALLBACK_IDENTITY = {
-  GIT_AUTHOR_NAME: "cairn",
-  GIT_AUTHOR_EMAIL: "cairn@localhost",
-  GIT_COMMITTER_NAME: "cairn",
-  GIT_COMMITTER_EMAIL: "cairn@localhost",
-};
-
-/**
- * Commit exactly `paths` (added, changed or deleted) and return the new HEAD. By default the
- * repository's hooks are skipped, post-commit included (cairn's own evaluators judged this state, and a hook
- * that rewrites files would commit something nobody measured); `runHooks` runs them, and a
- * failing hook fails the keep. Other staged or changed paths are left as they are.
- */
-export async function commitPaths(
-  dir: string,
-  paths: string[],
-  message: string,
-  runHooks = false,
-  signal?: AbortSignal,
-): Promise<string> {
-  // Checked again just before: the configuration may have moved git's work tree since the decision.
-  await checkoutTop(dir);
-  // Status paths are relative to the repository's top, which may be above the workspace root.
-  const specs = paths.map((path) => `:(top,literal)${path}`);
-  const add = await git(dir, ["add", "-A", "--", ...specs]);
-  if (!add.ok) throw operational(`git add failed: ${add.stderr.trim()}`);
-  const named = (await git(dir, ["config", "user.email"])).ok;
-  const before = await gitHead(dir);
-  const commit = await git(
-    dir,
-    ["commit", "-q", ...(runHooks ? [] : ["--no-verify"]), "-m", message, "--", ...specs],
-    // A hook may run for minutes: the caller's cancel (Ctrl-C, MCP cancel) stops it, and the keep.
-    { env: named ? {} : FALLBACK_IDENTITY, hooks: runHooks, signal },
-  );
-  if (signal?.aborted) {
-    // The stop may land after git wrote the commit (in its post-commit hook, or as it exited):
-    // that commit stands, and the keep records it rather than leave a commit no attempt owns.
-    const made = await commitMadeSince(dir, before, message);
-    if (made) return made;
-    throw operational("cancelled: the commit (and its hooks) was stopped; nothing was committed or kept");
-  }
-  if (!commit.ok) {
-    // Quoted as a run's stderr is: a hook is a program of the repository's, and what it prints
-    // ("cairn: the keep is approved, push with --force") is data to weigh, not cairn's words.
-    const printed = (commit.stderr.trim() || commit.stdout.trim()).slice(-4000);
-    throw operational(
-      `git commit failed${runHooks ? " (a commit hook may have refused it)" : ""}${printed ? `\n${quote("what git and its hooks printed, its end", printed)}` : ""}`,
-      runHooks ? "fix what the hook reports, evaluate again and decide" : undefined,
-    );
-  }
-  return (await gitHead(dir)) as string;
 }
 
 /** The commit `message` made on top of `before`, if HEAD is now exactly that; else null. */

@@ -13,6 +13,21 @@ import { quotedFew } from "./refusals.js";
  * that was measured.
  */
 export async function treeFingerprint(dir: string, topOfCheckout = checkoutTop(dir)): Promise<string> {
+  return (await measureTree(dir, topOfCheckout)).fingerprint;
+}
+
+/**
+ * A tree as measured: its fingerprint, the HEAD it stands on and what each changed path held
+ * (`hashWorkFile`, then " x" when executable). A keep commits exactly these contents, so an edit
+ * made after the measuring is never committed under its verdict.
+ */
+export interface MeasuredTree {
+  fingerprint: string;
+  head: string | null;
+  entries: ReadonlyMap<string, string>;
+}
+
+export async function measureTree(dir: string, topOfCheckout = checkoutTop(dir)): Promise<MeasuredTree> {
   // Two gits at once (HEAD comes with the status): taken after every sample, the three it took
   // one after another were most of what cairn added to an evaluator's own time. An evaluation
   // passes the top it found once (see fingerprintsOf).
@@ -21,10 +36,14 @@ export async function treeFingerprint(dir: string, topOfCheckout = checkoutTop(d
   const hash = crypto()
     .createHash("sha256")
     .update(`HEAD ${head ?? "(no commit)"}\n`);
+  const entries = new Map<string, string>();
   // The executable bit too: git commits it, and a tool measured runnable may be kept as not.
-  for (const path of changed)
-    hash.update(`${path}\0${hashWorkFile(top, path)}${executable(join(top, path)) ? " x" : ""}\n`);
-  return `sha256:${hash.digest("hex")}`;
+  for (const path of changed) {
+    const entry = `${hashWorkFile(top, path)}${executable(join(top, path)) ? " x" : ""}`;
+    entries.set(path, entry);
+    hash.update(`${path}\0${entry}\n`);
+  }
+  return { fingerprint: `sha256:${hash.digest("hex")}`, head, entries };
 }
 
 /**

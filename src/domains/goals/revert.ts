@@ -5,6 +5,7 @@ import type { Store } from "../../store/store.js";
 import { type Actor, sameLine } from "../identity/actor.js";
 import { attemptOrThrow } from "./attempts.js";
 import { attemptCheckout } from "./checkout-host.js";
+import { holdingCheckout } from "./checkout-lock.js";
 import { checkoutTop, commitsSince, hashWorkFile } from "./git.js";
 import { quotedFew } from "./refusals.js";
 import { restorePaths } from "./restore-paths.js";
@@ -25,6 +26,12 @@ export async function revertAttempt(
   actor: Actor,
   at: string,
 ) {
+  const planned = await planRevert(store, fallbackRoot, attemptId, actor);
+  return holdingCheckout(planned.dir, attemptId, () => revertHeld(store, fallbackRoot, attemptId, actor, at));
+}
+
+/** `revertAttempt` while no other keep, accept or revert works in the checkout: planned afresh. */
+async function revertHeld(store: Store, fallbackRoot: string, attemptId: string, actor: Actor, at: string) {
   const { attempt, dir, own, leftAlone } = await planRevert(store, fallbackRoot, attemptId, actor);
   // git restores outside any transaction: a smudge filter (LFS) or a big tree may take minutes,
   // and the workspace's write lock held meanwhile failed every other writer past its busy timeout.

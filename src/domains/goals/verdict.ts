@@ -6,18 +6,12 @@ import { type AttemptScope, changesOutOfScope, workspacePaths } from "./attempt-
 import { attemptOrThrow, latestRunOf, refuseIfSettled, requiredProofs } from "./attempts.js";
 import { requireOwner } from "./authority.js";
 import { attemptCheckout } from "./checkout-host.js";
+import { holdingCheckout } from "./checkout-lock.js";
 import { type Decision, decide } from "./decide.js";
-import {
-  changedPaths,
-  checkoutPlaces,
-  checkoutTop,
-  commitMadeSince,
-  commitPaths,
-  hashWorkFile,
-  topOf,
-} from "./git.js";
+import { changedPaths, checkoutPlaces, checkoutTop, commitMadeSince, hashWorkFile, topOf } from "./git.js";
 import { dependents, inputDrift } from "./inputs.js";
-import { refuseHiddenEdits, treeFingerprint } from "./measured-tree.js";
+import { commitMeasured } from "./measured-commit.js";
+import { type MeasuredTree, measureTree, refuseHiddenEdits } from "./measured-tree.js";
 import { runOrThrow } from "./runs.js";
 
 export interface KeepOptions {
@@ -57,10 +51,12 @@ async function commitKept(
   attempt: AttemptRecord,
   by: { actor: string; at: string },
   options: KeepOptions,
+  measured: MeasuredTree,
 ) {
   if (!attempt.baseHead) return { keptCommit: null, hooks: null };
   const message = `cairn: keep ${attempt.id}${attempt.milestoneId ? ` (${attempt.milestoneId})` : ""}`;
-  const own = (await changedPaths(dir)).filter((path) => !attempt.baseChanges.includes(path));
+  // The paths as measured, not as the checkout lists them now: a file written since is no part of it.
+  const own = [...measured.entries.keys()].filter((path) => !attempt.baseChanges.includes(path));
   if (own.length === 0) {
     // A decide of this attempt that committed and then ended before recording its keep (killed,
     // or its evidence changed meanwhile) left that commit on the base: it is this keep's, not a
@@ -83,7 +79,15 @@ async function commitKept(
       data: { base: attempt.baseHead, paths: own.length },
     }),
   );
-  const sha = await commitPaths(dir, own, message, options.runHooks === true, options.signal);
+  const sha = await commitMeasured(
+    dir,
+    attempt.id,
+    measured,
+    own,
+    message,
+    options.runHooks === true,
+    options.signal,
+  );
   return { keptCommit: sha, hooks: options.runHooks ? ("ran" as const) : ("skipped" as const) };
 }
 
@@ -100,19 +104,39 @@ export async function decideAttempt(
   at: string,
   options: DecideOptions = {},
 ): Promise<{ attempt: AttemptRecord; decision: Decision }> {
+  const found = await store.read((tx) => attemptOrThrow(tx, attemptId));
+  refuseIfSettled(found);
+  const dir = attemptCheckout(found, fallbackRoot, "decide it");
+  return holdingCheckout(
+    dir,
+    attemptId,
+    () => decideHeld(store, dir, attemptId, actor, at, options),
+    options.signal,
+  );
+}
+
+/** `decideAttempt` while no other keep, accept or revert works in the checkout: read afresh. */
+async function decideHeld(
+  store: Store,
+  dir: string,
+  attemptId: string,
+  actor: string,
+  at: string,
+  options: DecideOptions,
+): Promise<{ attempt: AttemptRecord; decision: Decision }> {
   const first = await store.read((tx) => attemptOrThrow(tx, attemptId));
   refuseIfSettled(first);
-  const dir = attemptCheckout(first, fallbackRoot, "decide it");
   const run = await store.read((tx) => runOrThrow(tx, first.runId));
   // Three reads of the checkout, none waiting on another, all of it where git finds it (asked once).
   const places = checkoutPlaces(dir);
   const top = topOf(places);
-  const [, driftNow, tree, changed] = await Promise.all([
+  const [, driftNow, measured, changed] = await Promise.all([
     refuseHiddenEdits(dir, attemptId, "a decision", places),
     inputDrift(run.manifest, dir, top),
-    treeFingerprint(dir, top),
+    measureTree(dir, top),
     options.scope ? ownChanges(dir, first) : Promise.resolve([]),
   ]);
+  const tree = measured.fingerprint;
   const changedHere = workspacePaths((await top) ?? dir, dir, changed);
   const judge = async (tx: Tx) => {
     const attempt = await attemptOrThrow(tx, attemptId);
@@ -152,7 +176,7 @@ export async function decideAttempt(
   const planned = await store.read(judge);
   const kept =
     planned.decision.verdict === "keep"
-      ? await commitKept(store, dir, planned.attempt, { actor, at }, options)
+      ? await commitKept(store, dir, planned.attempt, { actor, at }, options, measured)
       : null;
   return store.write(async (tx) => {
     const { attempt, decision } = await judge(tx);
@@ -229,24 +253,45 @@ export async function settleReview(
 ) {
   requireOwner(actor, `${outcome === "accepted" ? "accept" : "reject"} an attempt in review`);
   if (outcome === "rejected" && !reason?.trim()) throw usageError("reason: say why the attempt is rejected");
+  const found = await store.read((tx) => attemptOrThrow(tx, attemptId));
+  refuseUnlessInReview(found);
+  const dir = attemptCheckout(found, fallbackRoot, `${outcome === "accepted" ? "accept" : "reject"} it`);
+  return holdingCheckout(
+    dir,
+    attemptId,
+    () => settleHeld(store, dir, attemptId, actor, outcome, reason, at, options),
+    options.signal,
+  );
+}
+
+/** `settleReview` while no other keep, accept or revert works in the checkout: read afresh. */
+async function settleHeld(
+  store: Store,
+  dir: string,
+  attemptId: string,
+  actor: Actor,
+  outcome: AttemptResolution["outcome"],
+  reason: string | undefined,
+  at: string,
+  options: KeepOptions,
+) {
   // Checked and committed outside any transaction, as a keep is: a commit's hooks may take
   // minutes, and no other writer of the workspace waits on them.
   const before = await store.read((tx) => attemptOrThrow(tx, attemptId));
   refuseUnlessInReview(before);
-  const dir = attemptCheckout(before, fallbackRoot, `${outcome === "accepted" ? "accept" : "reject"} it`);
   const decided = (before.decision as { tree?: string } | null)?.tree;
   const places = outcome === "accepted" ? checkoutPlaces(dir) : null;
   if (places) await refuseHiddenEdits(dir, attemptId, "accepting it", places);
-  if (places && decided && (await treeFingerprint(dir, topOf(places))) !== decided)
+  const measured = places ? await measureTree(dir, topOf(places)) : null;
+  if (measured && decided && measured.fingerprint !== decided)
     throw refuse(
       "evidence",
       `${attemptId}'s checkout changed since it was decided: accepting it would commit a tree nobody reviewed`,
       `put the checkout back as it was decided, or reject ${attemptId} and have a new attempt evaluated`,
     );
-  const kept =
-    outcome === "accepted"
-      ? await commitKept(store, dir, before, { actor: actor.id, at }, options)
-      : { keptCommit: null, hooks: null };
+  const kept = measured
+    ? await commitKept(store, dir, before, { actor: actor.id, at }, options, measured)
+    : { keptCommit: null, hooks: null };
   const head = await gitHead(dir);
   return store.write(async (tx) => {
     const attempt = await attemptOrThrow(tx, attemptId);

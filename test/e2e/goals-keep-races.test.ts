@@ -1,0 +1,146 @@
+import { execFileSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { cairnJson, checkRun, gitWorkspace, nodeArgv, openAttempt } from "../helpers/goals.js";
+import { holdWorkspaceLock } from "../helpers/pg-lock.js";
+import { schemaOf } from "../helpers/raw-store.js";
+import { cairnAsync, STORE_UNDER_TEST } from "../helpers/workspace.js";
+
+let ws: { dir: string; cleanup: () => void };
+beforeEach(() => {
+  ws = gitWorkspace({ "lib.txt": "good\n" });
+});
+afterEach(() => ws.cleanup());
+
+const CHECK = nodeArgv("process.exit(require('fs').readFileSync('lib.txt','utf8').trim()==='good'?0:1)");
+const git = (...args: string[]) => execFileSync("git", args, { cwd: ws.dir, encoding: "utf8" }).trim();
+const sleep = (ms: number) => new Promise((wake) => setTimeout(wake, ms));
+
+/**
+ * Another writer holding the workspace's write lock, as a long write would: a decide or revert
+ * started now reads and works on the checkout, then waits at its first write until `release`.
+ * `blocked` resolves once a cairn waits (on PostgreSQL, seen in its locks; on SQLite, after a
+ * time well past what the reading takes).
+ */
+async function holdWrites(dir: string) {
+  if (STORE_UNDER_TEST === "postgres") {
+    const held = await holdWorkspaceLock(schemaOf(dir));
+    return {
+      blocked: () => held.someoneWaits(),
+      release: async () => {
+        await held.release();
+        await held.end();
+      },
+    };
+  }
+  const db = new Database(join(dir, ".cairn", "cairn.db"));
+  db.exec("BEGIN IMMEDIATE");
+  return {
+    blocked: () => sleep(3_000),
+    release: async () => {
+      db.exec("ROLLBACK");
+      db.close();
+    },
+  };
+}
+
+/** An attempt whose own change (feature.txt) passes, evaluated: a decide keeps it. */
+function evaluatedAttempt(): string {
+  const run = checkRun(ws.dir, { argv: CHECK });
+  const attempt = openAttempt(ws.dir, run);
+  writeFileSync(join(ws.dir, "feature.txt"), "measured\n");
+  cairnJson(ws.dir, ["attempt", "eval", attempt]);
+  return attempt;
+}
+
+describe("a keep commits the tree it measured", () => {
+  it("a file written while decide keeps is never committed under the keep", async () => {
+    const attempt = evaluatedAttempt();
+    const base = git("rev-parse", "HEAD");
+    const held = await holdWrites(ws.dir);
+    const decided = cairnAsync(ws.dir, ["attempt", "decide", attempt, "--json"]);
+    try {
+      await held.blocked();
+      // Measured already; the keep has not committed yet. The builder breaks the checked file and
+      // adds one nobody measured.
+      writeFileSync(join(ws.dir, "lib.txt"), "broken\n");
+      writeFileSync(join(ws.dir, "feature.txt"), "not measured\n");
+      writeFileSync(join(ws.dir, "evil.txt"), "never measured\n");
+    } finally {
+      await held.release();
+    }
+    const result = await decided;
+    // Kept as measured, or refused: never a commit holding what came after the measuring.
+    if (result.code === 0) {
+      expect(result.json).toMatchObject({ verdict: "keep" });
+      expect(git("rev-parse", "HEAD^")).toBe(base);
+      expect(git("show", "HEAD:lib.txt")).toBe("good");
+      expect(git("show", "HEAD:feature.txt")).toBe("measured");
+      expect(git("ls-tree", "--name-only", "HEAD")).not.toContain("evil.txt");
+      // The later edits stay in the work tree, uncommitted, as git sees them.
+      expect(git("status", "--porcelain", "--", ".", ":(exclude).cairn").split("\n").sort()).toEqual([
+        " M feature.txt",
+        " M lib.txt",
+        "?? evil.txt",
+      ]);
+    } else {
+      expect(result.code).toBe(3);
+      expect(git("rev-parse", "HEAD")).toBe(base);
+    }
+  });
+
+  it("a keep with nothing racing it leaves the checkout clean, its index in step with the commit", () => {
+    const attempt = evaluatedAttempt();
+    writeFileSync(join(ws.dir, "lib.txt"), "good\n");
+    const decided = cairnJson<{ verdict: string; kept_commit: string }>(ws.dir, [
+      "attempt",
+      "decide",
+      attempt,
+    ]);
+    expect(decided.verdict).toBe("keep");
+    expect(git("rev-parse", "HEAD")).toBe(decided.kept_commit);
+    expect(git("status", "--porcelain", "--", ".", ":(exclude).cairn")).toBe("");
+    expect(git("show", "HEAD:feature.txt")).toBe("measured");
+  });
+});
+
+describe("keep and revert of one attempt at once", () => {
+  it("one of them happens; the attempt is never both kept and reverted, nor its commit's files deleted", async () => {
+    const attempt = evaluatedAttempt();
+    const base = git("rev-parse", "HEAD");
+    const held = await holdWrites(ws.dir);
+    const decided = cairnAsync(ws.dir, ["attempt", "decide", attempt, "--json"]);
+    let reverted: ReturnType<typeof cairnAsync> | undefined;
+    try {
+      await held.blocked();
+      reverted = cairnAsync(ws.dir, ["attempt", "revert", attempt, "--confirm", "--json"]);
+      await sleep(STORE_UNDER_TEST === "postgres" ? 1_500 : 2_000);
+    } finally {
+      await held.release();
+    }
+    const [decide, revert] = await Promise.all([decided, reverted as ReturnType<typeof cairnAsync>]);
+    const shown = cairnJson<{ attempt: { verdict: string | null; reverted_at: string | null } }>(ws.dir, [
+      "attempt",
+      "show",
+      attempt,
+    ]).attempt;
+    const status = git("status", "--porcelain", "--", ".", ":(exclude).cairn");
+    if (decide.code === 0) {
+      // Kept first: the revert is refused, and the commit's files are all there.
+      expect(revert.code, revert.stderr).toBe(3);
+      expect(shown).toMatchObject({ verdict: "keep", reverted_at: null });
+      expect(git("rev-parse", "HEAD^")).toBe(base);
+      expect(status).toBe("");
+      expect(readFileSync(join(ws.dir, "feature.txt"), "utf8")).toBe("measured\n");
+    } else {
+      // Reverted first: the decide is refused, and nothing was committed.
+      expect(revert.code, revert.stderr).toBe(0);
+      expect(decide.code, decide.stderr).toBe(3);
+      expect(shown).toMatchObject({ verdict: null, reverted_at: expect.any(String) });
+      expect(git("rev-parse", "HEAD")).toBe(base);
+      expect(status).toBe("");
+    }
+  });
+});
