@@ -5,11 +5,13 @@ import {
   cpSync,
   existsSync,
   mkdirSync,
+  readdirSync,
   readFileSync,
   renameSync,
   rmSync,
   writeFileSync,
 } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -448,7 +450,7 @@ describe("a keep's commit hooks stop when the keep is stopped", () => {
         expect(cairn(ws.dir, ["sweep"]).code).toBe(0);
       }
       await waitFor(() => processGone(pid), 5_000, "the hook to be killed");
-      return { attempt, before, code: await exited, stdout };
+      return { attempt, before, code: await exited, stdout, pid: child.pid as number };
     } finally {
       writeFileSync(hook, "#!/bin/sh\n");
     }
@@ -468,6 +470,14 @@ describe("a keep's commit hooks stop when the keep is stopped", () => {
     expect(head()).toBe(before);
     expect(verdictOf(attempt.id)).toBeNull();
     expect(cairnJson<{ verdict: string }>(ws.dir, ["attempt", "decide", attempt.id]).verdict).toBe("keep");
+  });
+
+  it("kill -9 of cairn during the hook: the private copy of the kept files it left goes at the next keep", async () => {
+    const { attempt, pid } = await decideStoppedIn("pre-commit", "eight\n", "SIGKILL");
+    const leftBy = () => readdirSync(tmpdir()).filter((name) => name.startsWith(`cairn-keep-${pid}-`));
+    expect(leftBy()).toHaveLength(1);
+    expect(cairnJson<{ verdict: string }>(ws.dir, ["attempt", "decide", attempt.id]).verdict).toBe("keep");
+    expect(leftBy()).toEqual([]);
   });
 
   it("Ctrl-C once git has made the commit (in its post-commit hook) records the keep with that commit", async () => {

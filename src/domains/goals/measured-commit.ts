@@ -1,7 +1,8 @@
 import { chmodSync, mkdirSync, readlinkSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { sha256Hex } from "../../kernel/builtins.js";
+import { os, sha256Hex } from "../../kernel/builtins.js";
 import { git, gitHead } from "../../kernel/git.js";
+import { removeLeftoversOfDeadProcesses } from "../../kernel/leftovers.js";
 import { operational, refuse } from "../../kernel/outcome.js";
 import { readRegularBytes } from "../../kernel/regular-file.js";
 import { workFolder } from "../../kernel/temp-dir.js";
@@ -17,6 +18,9 @@ const FALLBACK_IDENTITY = {
   GIT_COMMITTER_NAME: "cairn",
   GIT_COMMITTER_EMAIL: "cairn@localhost",
 };
+
+/** The start of a keep's private copy's folder name in the temporary folder; its pid follows. */
+const KEEP_PREFIX = "cairn-keep-";
 
 const specsOf = (paths: readonly string[]) => paths.map((path) => `:(top,literal)${path}`);
 
@@ -92,7 +96,10 @@ export async function commitMeasured(
     );
   const gitDir = await git(dir, ["rev-parse", "--absolute-git-dir"]);
   if (!gitDir.ok) throw operational(`git rev-parse failed: ${gitDir.stderr.trim()}`);
-  const folder = workFolder("cairn-keep-");
+  // Named with this process's pid: a keep killed outright leaves its copy (the attempt's files)
+  // behind, and the next keep removes every copy whose process is gone.
+  removeLeftoversOfDeadProcesses(os().tmpdir(), KEEP_PREFIX, /^-/);
+  const folder = workFolder(`${KEEP_PREFIX}${process.pid}-`);
   try {
     const index = join(folder.path, "index");
     const tree = join(folder.path, "tree");
