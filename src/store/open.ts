@@ -15,4 +15,5 @@ export function openStore(target: string | StoreLocation, options: OpenOptions =
   return openSqliteStore(location.path, options);
 }
 
+export { isBlankSqliteDatabase } from "./sqlite/blank.js";
 export { isPostgresUrl };

@@ -147,6 +147,38 @@ describe("finding the workspace", () => {
     expect(cairn(scratch.dir, ["init"]).code).toBe(5);
   });
 
+  // An init killed (kill -9) between creating the database file and committing its schema, which
+  // comes in one transaction, leaves this: a database with nothing in it. 3 inits in 30 killed
+  // at a random point left it, and the workspace was stuck: every command refused it, init said
+  // one already existed.
+  it.runIf(STORE_UNDER_TEST === "sqlite")(
+    "an init killed before its schema was committed leaves no stuck workspace: init again makes it",
+    () => {
+      mkdirSync(join(scratch.dir, ".cairn"));
+      const blank = new Database(join(scratch.dir, ".cairn", "cairn.db"));
+      blank.pragma("journal_mode = WAL");
+      blank.close();
+      const stuck = cairn(scratch.dir, ["status"]);
+      expect(stuck.code).toBe(1);
+      expect(stuck.stderr).toContain("an init here was stopped before it made the workspace");
+      expect(stuck.stderr).toContain("run `cairn init` here again");
+      const again = cairn(scratch.dir, ["init", "--json"]);
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.json).toMatchObject({ joined: false });
+      expect(cairn(scratch.dir, ["task", "add", "works"]).code).toBe(0);
+      // A database holding anything is a workspace (or not cairn's): never taken over.
+      expect(cairn(scratch.dir, ["init"]).code).toBe(5);
+    },
+  );
+
+  it("of many inits at once in one folder, one makes the workspace and the rest are refused", async () => {
+    const runs = await Promise.all(
+      Array.from({ length: 6 }, () => cairnAsync(scratch.dir, ["init", "--json"])),
+    );
+    expect(runs.map((run) => run.code).sort()).toEqual([0, 5, 5, 5, 5, 5]);
+    expect(cairn(scratch.dir, ["status", "--json"]).code).toBe(0);
+  });
+
   it("init says plainly when .cairn is a file or a symlink to nothing", () => {
     const file = join(scratch.dir, "file");
     mkdirSync(file);

@@ -16,7 +16,7 @@ import { crypto } from "../../kernel/builtins.js";
 import { conflict, operational } from "../../kernel/outcome.js";
 import { openRegularFile } from "../../kernel/regular-file.js";
 import type { Setting } from "../../kernel/setting.js";
-import { openStore, type StoreLocation } from "../../store/open.js";
+import { isBlankSqliteDatabase, openStore, type StoreLocation } from "../../store/open.js";
 import { storableUrl } from "../../store/postgres/location.js";
 import type { Store } from "../../store/store.js";
 import { CONFIG_TEMPLATE } from "./config.js";
@@ -44,7 +44,10 @@ function storeSection(location: StoreLocation): string {
 }
 
 export function refuseExisting(workspace: Workspace): void {
-  if (existsSync(workspace.databasePath) || declaresSharedStore(workspace.configPath)) {
+  // A blank database is an init killed before its schema was committed: no workspace, and one
+  // every later command refused ("holds no cairn schema") while init said one existed.
+  const database = existsSync(workspace.databasePath) && !isBlankSqliteDatabase(workspace.databasePath);
+  if (database || declaresSharedStore(workspace.configPath)) {
     throw conflict(
       `a cairn workspace already exists at ${workspace.stateDir}`,
       "use it; or pick another directory",
@@ -197,9 +200,16 @@ export async function initWorkspace(
   let joined = false;
   // Decided under the write lock: two checkouts initialising one shared schema agree on one id,
   // and of two initialising one schema only their directory's name chose, the second is refused.
+  // Made by another init meanwhile (both found no workspace, or only the blank database of one
+  // still at work): that workspace stays whole, and this init is refused as if it came later.
+  let madeByAnother = false;
   try {
     await store.write(async (tx) => {
       const existing = await tx.meta.get("workspace_id");
+      if (existing && location.kind === "sqlite") {
+        madeByAnother = true;
+        refuseExisting(workspace);
+      }
       if (existing) {
         if (location.kind === "postgres" && location.unnamed)
           throw unnamedJoin(location, await tx.meta.get("created_at"));
@@ -219,7 +229,8 @@ export async function initWorkspace(
       });
     });
   } catch (error) {
-    await abandon();
+    if (madeByAnother) await store.close();
+    else await abandon();
     throw error;
   }
   try {

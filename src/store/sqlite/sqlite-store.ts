@@ -178,6 +178,17 @@ class SqliteStore implements Store {
   }
 }
 
+/** A database with no cairn schema; an empty one is what an init killed part way left. */
+function noSchema(db: Database.Database): CairnError {
+  const blank = db.prepare<[], { n: number }>("SELECT count(*) AS n FROM sqlite_master").get()?.n === 0;
+  return blank
+    ? operational(
+        "the workspace database is empty: an init here was stopped before it made the workspace",
+        "run `cairn init` here again",
+      )
+    : operational("the workspace database holds no cairn schema", "run `cairn init` in a new directory");
+}
+
 /**
  * A read-only connection migrates nothing: it serves only a schema this build knows exactly. So
  * does a reader that goes around the store (store copy).
@@ -186,9 +197,7 @@ export function checkSchema(db: Database.Database): number {
   const hasLedger = db
     .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")
     .get();
-  if (!hasLedger) {
-    throw operational("the workspace database holds no cairn schema", "run `cairn init` in a new directory");
-  }
+  if (!hasLedger) throw noSchema(db);
   const applied = new Set(
     db
       .prepare<[], { name: string }>("SELECT name FROM schema_migrations")
@@ -213,9 +222,7 @@ function migrate(db: Database.Database, creating: boolean): number {
   const hasLedger = db
     .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")
     .get();
-  if (!hasLedger && !creating) {
-    throw operational("the workspace database holds no cairn schema", "run `cairn init` in a new directory");
-  }
+  if (!hasLedger && !creating) throw noSchema(db);
   const appliedNames = () =>
     new Set(
       db
