@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -142,5 +142,41 @@ describe("keep and revert of one attempt at once", () => {
       expect(git("rev-parse", "HEAD")).toBe(base);
       expect(status).toBe("");
     }
+  });
+});
+
+describe("a file swapped while an evaluator runs", () => {
+  it("is no sample of the tree put back after it: a broken tree is never kept on a passing tree's run", async () => {
+    // The evaluator says where it is through files in .git (no part of the tree), so the swap
+    // lands exactly while it runs, as a builder watching the process list would time it.
+    const steps = nodeArgv(
+      [
+        "const fs=require('fs');",
+        "const wait=(f)=>{while(!fs.existsSync(f))Atomics.wait(new Int32Array(new SharedArrayBuffer(4)),0,0,10)};",
+        "fs.writeFileSync('.git/started','');wait('.git/go');",
+        "const ok=fs.readFileSync('lib.txt','utf8').trim()==='good';",
+        "fs.writeFileSync('.git/read','');wait('.git/finish');process.exit(ok?0:1)",
+      ].join(""),
+    );
+    const run = checkRun(ws.dir, { argv: steps });
+    const attempt = openAttempt(ws.dir, run);
+    const base = git("rev-parse", "HEAD");
+    const at = (name: string) => join(ws.dir, ".git", name);
+    const reached = async (name: string) => {
+      while (!existsSync(at(name))) await sleep(10);
+    };
+    writeFileSync(join(ws.dir, "lib.txt"), "broken\n");
+    const evaluated = cairnAsync(ws.dir, ["attempt", "eval", attempt, "--json"]);
+    await reached("started");
+    writeFileSync(join(ws.dir, "lib.txt"), "good\n");
+    writeFileSync(at("go"), "");
+    await reached("read");
+    writeFileSync(join(ws.dir, "lib.txt"), "broken\n");
+    writeFileSync(at("finish"), "");
+    expect((await evaluated).code).toBe(0);
+    const decided = cairnAsync(ws.dir, ["attempt", "decide", attempt, "--json"]);
+    const result = await decided;
+    expect(result.json).toMatchObject({ refused: { policy: "evidence" } });
+    expect(git("rev-parse", "HEAD")).toBe(base);
   });
 });

@@ -12,6 +12,7 @@ import { fingerprintsOf, refuseHiddenEdits } from "./measured-tree.js";
 import { sampleEvaluator } from "./runner.js";
 import { runOrThrow } from "./runs.js";
 import { compareToBase, nextRound, ROUND_PAIRS } from "./stats.js";
+import { treeChangeTimes } from "./tree-times.js";
 
 type Side = SampleRecord["side"];
 
@@ -80,6 +81,7 @@ export async function evalAttempt(
   // under (a passing tree swapped in for the evaluators, the broken one put back before the
   // decision; or a file the evaluator itself wrote) judged no one tree, and is recorded as such.
   let current = tree;
+  const frozenInputs = new Set(run.manifest.flatMap((entry) => Object.keys(entry.inputs?.files ?? {})));
   // One git call per side, not per sample: HEAD does not move under an evaluation.
   const heads = new Map<string, Promise<string | null>>();
   const headOf = (cwd: string) => {
@@ -104,8 +106,11 @@ export async function evalAttempt(
     const before = current;
     // The base is checked before and after its sample: the attempt's samples run in between.
     const baseChangedBefore = side === "base" && !(await base.intact());
+    const times = side === "attempt" ? await treeChangeTimes(dir, await top, frozenInputs) : null;
     const measured = await sampleEvaluator(definition, cwd, interaction?.signal, frozen);
     if (side === "attempt") current = await fingerprint();
+    // A file of the tree written while the sample ran, whatever it holds now: no one tree judged.
+    const rewritten = times?.moved() === true;
     const outcome =
       side === "base" && (baseChangedBefore || !(await base.intact()))
         ? { ...measured, value: null, error: BASE_CHANGED }
@@ -119,7 +124,7 @@ export async function evalAttempt(
       gitHead: await headOf(cwd),
       at: now(),
       side,
-      tree: before === current ? current : CHANGED_UNDER,
+      tree: before === current && !rewritten ? current : CHANGED_UNDER,
     };
     taken.push(sample);
     return sample;
