@@ -30,7 +30,7 @@ export async function holdingCheckout<T>(
       refuse(
         "attempt",
         `another cairn is keeping, accepting or reverting an attempt in ${attemptId}'s checkout and has not finished in ${WAIT_MS / 1000} s`,
-        "try again once it ends (`cairn attempt show " + attemptId + "` tells what it recorded)",
+        `try again once it ends (\`cairn attempt show ${attemptId}\` tells what it recorded)`,
       ),
   });
 }
