@@ -346,8 +346,14 @@ describe("opening a database", () => {
   });
 
   it("refuses a file that holds no cairn schema unless creating", () => {
+    // Empty: what an init killed before its schema was committed leaves, and says so.
     const empty = join(scratch.dir, "empty.db");
     new Database(empty).close();
-    expect(() => openStore(empty)).toThrow(/no cairn schema/);
+    expect(() => openStore(empty)).toThrow(/is empty: an init here was stopped/);
+    const foreign = join(scratch.dir, "foreign.db");
+    const other = new Database(foreign);
+    other.exec("CREATE TABLE t (x)");
+    other.close();
+    expect(() => openStore(foreign)).toThrow(/no cairn schema/);
   });
 });
