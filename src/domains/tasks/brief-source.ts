@@ -6,7 +6,8 @@ import type { WorkspaceConfig } from "../workspace/config.js";
 import { askPreview, taskNotePreview } from "./asks.js";
 import { taskId } from "./common.js";
 import { MAX_CRITERIA } from "./criteria.js";
-import { mayRunShortcut, shortcutHeadsIn } from "./shortcuts.js";
+import { mayRunShortcut } from "./shortcut-policy.js";
+import { shortcutHeadsIn } from "./shortcuts.js";
 
 const LIMITS = { activity: 10, shortcuts: 5, parents: 20, goalChanges: 50 };
 

@@ -9,7 +9,8 @@ import { taskScope } from "../knowledge/text.js";
 import { ownerSetting } from "../workspace/owner-setting.js";
 import { journal, loadTask, requireActiveAgent, who } from "./common.js";
 import { commandLine, passed, runCommand } from "./runner.js";
-import { allowShortcut, fillArgv, fromOwner, shortcutOf } from "./shortcuts.js";
+import { allowShortcut, fromOwner } from "./shortcut-policy.js";
+import { fillArgv, shortcutOf } from "./shortcuts.js";
 import {
   checkOnlyAdded,
   checkoutOf,
