@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { holdWhileAsync } from "../../kernel/file-lock.js";
-import { git } from "../../kernel/git.js";
 import { refuse } from "../../kernel/outcome.js";
+import { gitDirOf } from "./git.js";
 
 /** How long a keep, accept or revert waits for another one in its checkout: a hook may take a while. */
 const WAIT_MS = 60_000;
@@ -20,10 +20,10 @@ export async function holdingCheckout<T>(
   work: () => Promise<T>,
   signal?: AbortSignal,
 ): Promise<T> {
-  const gitDir = await git(dir, ["rev-parse", "--absolute-git-dir"]);
+  const gitDir = await gitDirOf(dir);
   // Not a checkout git can read: the work refuses that itself, with its own words.
-  if (!gitDir.ok) return work();
-  return holdWhileAsync(join(gitDir.stdout.replace(/\n$/, ""), "cairn-attempt.lock"), work, {
+  if (gitDir === null) return work();
+  return holdWhileAsync(join(gitDir, "cairn-attempt.lock"), work, {
     waitMs: WAIT_MS,
     signal,
     busy: () =>

@@ -31,6 +31,9 @@ async function revParse(dir: string, flags: string[], signal?: AbortSignal): Pro
   return run.ok ? resolve(dir, run.stdout.replace(/\n$/, "")) : null;
 }
 
+/** The checkout's own git folder (a linked worktree's own, not the main one's), or null outside git. */
+export const gitDirOf = (dir: string): Promise<string | null> => revParse(dir, ["--absolute-git-dir"]);
+
 /**
  * The nearest folder at or above `dir` (its real path) holding a `.git`, folder or file: the
  * checkout `dir` is in, as git's own search from `dir` finds it. Null when there is none.

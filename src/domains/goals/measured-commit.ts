@@ -7,7 +7,7 @@ import { operational, refuse } from "../../kernel/outcome.js";
 import { readRegularBytes } from "../../kernel/regular-file.js";
 import { workFolder } from "../../kernel/temp-dir.js";
 import { quote } from "../knowledge/brief/fence.js";
-import { checkoutTop, commitMadeSince, hashWorkFile, lstatSafe } from "./git.js";
+import { checkoutTop, commitMadeSince, gitDirOf, hashWorkFile, lstatSafe } from "./git.js";
 import type { MeasuredTree } from "./measured-tree.js";
 import { quotedFew } from "./refusals.js";
 
@@ -94,8 +94,8 @@ export async function commitMeasured(
       attemptId,
       changed.map(({ path }) => path),
     );
-  const gitDir = await git(dir, ["rev-parse", "--absolute-git-dir"]);
-  if (!gitDir.ok) throw operational(`git rev-parse failed: ${gitDir.stderr.trim()}`);
+  const gitDirPath = await gitDirOf(dir);
+  if (gitDirPath === null) throw operational(`git rev-parse found no git folder for ${dir}`);
   // Named with this process's pid: a keep killed outright leaves its copy (the attempt's files)
   // behind, and the next keep removes every copy whose process is gone.
   removeLeftoversOfDeadProcesses(os().tmpdir(), KEEP_PREFIX, /^-/);
@@ -120,7 +120,6 @@ export async function commitMeasured(
     if (!read.ok) throw operational(`git read-tree failed: ${read.stderr.trim()}`);
     // Staged in the checkout's index too, before the commit, as `git commit -- PATHS` leaves it:
     // a keep killed after git committed leaves that index in step with the commit.
-    const gitDirPath = gitDir.stdout.replace(/\n$/, "");
     for (const into of [index, undefined]) {
       const options = into ? { index: into } : {};
       const adds = [
