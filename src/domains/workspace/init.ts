@@ -6,12 +6,13 @@ import {
   mkdirSync,
   readlinkSync,
   renameSync,
+  rmdirSync,
   rmSync,
   statSync,
   writeFileSync,
   writeSync,
 } from "node:fs";
-import { basename, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { crypto } from "../../kernel/builtins.js";
 import { conflict, operational } from "../../kernel/outcome.js";
 import { openRegularFile } from "../../kernel/regular-file.js";
@@ -82,23 +83,36 @@ function unnamedJoin(location: { url: string; schema: string }, createdAt: strin
 async function openNewWorkspace(
   workspace: Workspace,
   location: StoreLocation,
-): Promise<{ store: Store; abandon: () => Promise<void> }> {
+): Promise<{ store: Store; abandon: () => Promise<void>; yield: () => Promise<void> }> {
   refuseExisting(workspace);
-  const madeStateDir = !existsSync(workspace.stateDir);
-  makeStateDir(workspace);
+  const madeStateDir = makeStateDir(workspace);
   const store = openStore(location, { create: true });
   const abandon = async () => {
     await store.close();
     if (madeStateDir) rmSync(workspace.stateDir, { recursive: true, force: true });
   };
-  return { store, abandon };
+  // Another init made the workspace meanwhile, maybe in this very folder, whose files the
+  // folder now holds or is about to: only an empty folder this init made is taken back.
+  const yieldTo = async () => {
+    await store.close();
+    if (madeStateDir) removeIfEmpty(workspace.stateDir);
+  };
+  return { store, abandon, yield: yieldTo };
+}
+
+function removeIfEmpty(directory: string): void {
+  try {
+    rmdirSync(directory);
+  } catch {
+    // Not empty (the other init's files are there) or gone: either way it is not this init's.
+  }
 }
 
 /**
  * Make `.cairn/`, saying plainly what stands in its way: mkdir's own words for a file there
  * (EEXIST) or a symlink to nothing (ENOENT) name neither.
  */
-export function makeStateDir(workspace: Workspace): void {
+export function makeStateDir(workspace: Workspace): boolean {
   const { stateDir } = workspace;
   const there = lstatSync(stateDir, { throwIfNoEntry: false });
   if (there?.isSymbolicLink() && !existsSync(stateDir)) {
@@ -113,7 +127,17 @@ export function makeStateDir(workspace: Workspace): void {
       "move it aside, or run cairn in another directory",
     );
   }
-  mkdirSync(stateDir, { recursive: true });
+  if (there) return false;
+  // Made by this process alone: of several inits at once in one folder, one makes it, and only
+  // that one may take it back when its init fails.
+  mkdirSync(dirname(stateDir), { recursive: true });
+  try {
+    mkdirSync(stateDir);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EEXIST" && statSync(stateDir).isDirectory()) return false;
+    throw error;
+  }
 }
 
 /** The commented cairn.toml a new workspace starts with. */
@@ -185,6 +209,20 @@ export function writeGitignore(workspace: Workspace): void {
 }
 
 /**
+ * The made workspace's configuration. An init refused in this folder meanwhile may just have taken
+ * back the empty folder it had made: the folder is made again, once, as only that init removes it.
+ */
+function writeConfigOfMade(workspace: Workspace, location: StoreLocation): void {
+  try {
+    writeWorkspaceConfig(workspace, location);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT" || existsSync(workspace.stateDir)) throw error;
+    makeStateDir(workspace);
+    writeWorkspaceConfig(workspace, location);
+  }
+}
+
+/**
  * A new workspace with its identity, its creating owner's setting (see owner-setting.ts) and the
  * journal's first event; or the shared one joined, as it is.
  */
@@ -195,7 +233,7 @@ export async function initWorkspace(
   setting: Setting,
   location: StoreLocation = { kind: "sqlite", path: workspace.databasePath },
 ): Promise<InitResult> {
-  const { store, abandon } = await openNewWorkspace(workspace, location);
+  const { store, abandon, yield: yieldTo } = await openNewWorkspace(workspace, location);
   let workspaceId: string = crypto().randomUUID();
   let joined = false;
   // Decided under the write lock: two checkouts initialising one shared schema agree on one id,
@@ -206,10 +244,8 @@ export async function initWorkspace(
   try {
     await store.write(async (tx) => {
       const existing = await tx.meta.get("workspace_id");
-      if (existing && location.kind === "sqlite") {
-        madeByAnother = true;
-        refuseExisting(workspace);
-      }
+      if (existing) madeByAnother = true;
+      if (existing && location.kind === "sqlite") refuseExisting(workspace);
       if (existing) {
         if (location.kind === "postgres" && location.unnamed)
           throw unnamedJoin(location, await tx.meta.get("created_at"));
@@ -229,12 +265,12 @@ export async function initWorkspace(
       });
     });
   } catch (error) {
-    if (madeByAnother) await store.close();
+    if (madeByAnother) await yieldTo();
     else await abandon();
     throw error;
   }
   try {
-    writeWorkspaceConfig(workspace, location);
+    writeConfigOfMade(workspace, location);
   } catch (error) {
     // The workspace stays (made or joined); its connection must not hold the process open.
     await store.close();
