@@ -28,6 +28,7 @@ import {
   addAgent,
   CAIRN_BIN,
   cairn,
+  cairnAsync,
   cleanEnv,
   REPO_ROOT,
   runSync,
@@ -372,6 +373,43 @@ describe("keep holds no lock on the workspace while git commits", () => {
       expect(evalAndDecide(attempt.id, ["--run-hooks"])).toMatchObject({ verdict: "keep", hooks: "ran" });
     } finally {
       writeFileSync(hook, "#!/bin/sh\n");
+    }
+  });
+});
+
+describe("a decider retired while its keep commits", () => {
+  it("records no verdict, and says the commit its hooks let through stands", async () => {
+    const rue = { CAIRN_AGENT: addAgent(ws.dir, "rue", "builder").token };
+    const hook = join(ws.dir, ".git", "hooks", "pre-commit");
+    const started = join(ws.dir, ".git", "hook-started");
+    const retired = join(ws.dir, ".git", "rue-retired");
+    // The hook holds the commit open until the owner has retired the decider.
+    writeFileSync(
+      hook,
+      `#!/bin/sh\ntouch "${started}"\nfor i in $(seq 200); do [ -e "${retired}" ] && exit 0; sleep 0.05; done\nexit 1\n`,
+    );
+    chmodSync(hook, 0o755);
+    const attempt = open(ws.dir);
+    try {
+      writeFileSync(join(ws.dir, "feature.txt"), "retired\n");
+      cairnJson(ws.dir, ["attempt", "eval", attempt.id]);
+      const deciding = cairnAsync(ws.dir, ["attempt", "decide", attempt.id, "--run-hooks", "--json"], {
+        env: rue,
+      });
+      await waitFor(() => existsSync(started), 15_000, "the commit hook");
+      expect(cairn(ws.dir, ["agent", "retire", "rue"]).code).toBe(0);
+      writeFileSync(retired, "");
+      const refused = await deciding;
+      expect(refused.code, refused.stderr).toBe(3);
+      expect((refused.json as { refused: { reason: string } }).refused.reason).toMatch(
+        new RegExp(
+          `was retired at .*; the attempt's changes were already committed as ${head().slice(0, 12)}, and no verdict was recorded`,
+        ),
+      );
+      expect(cairnJson<{ decision: unknown }>(ws.dir, ["attempt", "show", attempt.id]).decision).toBeNull();
+    } finally {
+      writeFileSync(hook, "#!/bin/sh\n");
+      expect(evalAndDecide(attempt.id).verdict).toBe("keep");
     }
   });
 });

@@ -132,6 +132,7 @@ export const attemptDecide = defineCommand({
         runHooks: input.run_hooks,
         signal: ctx.signal,
         scope: { config: ctx.config, decider: ctx.actor },
+        caller: ctx.actor,
       },
     );
     return decisionView(input.attempt, decision, ctx.actor.isOwner);

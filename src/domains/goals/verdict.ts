@@ -1,7 +1,7 @@
 import { gitHead } from "../../kernel/git.js";
-import { conflict, refuse, usageError } from "../../kernel/outcome.js";
+import { conflict, RefusedError, refuse, usageError } from "../../kernel/outcome.js";
 import type { AttemptRecord, AttemptResolution, Store, Tx } from "../../store/store.js";
-import type { Actor } from "../identity/actor.js";
+import { type Actor, requireActiveIn } from "../identity/actor.js";
 import { type AttemptScope, changesOutOfScope, workspacePaths } from "./attempt-scope.js";
 import { attemptOrThrow, latestRunOf, refuseIfSettled, requiredProofs } from "./attempts.js";
 import { requireOwner } from "./authority.js";
@@ -24,6 +24,11 @@ export interface KeepOptions {
 export interface DecideOptions extends KeepOptions {
   /** Hold the attempt's changes to the roles of its opener and decider (attempt-scope.ts). */
   scope?: AttemptScope;
+  /**
+   * Who decides: still active before the keep commits and again as the verdict is recorded, so a
+   * caller retired while a commit hook ran records nothing.
+   */
+  caller?: Actor;
 }
 
 /**
@@ -139,6 +144,7 @@ async function decideHeld(
   const tree = measured.fingerprint;
   const changedHere = workspacePaths((await top) ?? dir, dir, changed);
   const judge = async (tx: Tx) => {
+    if (options.caller) await requireActiveIn(tx, options.caller);
     const attempt = await attemptOrThrow(tx, attemptId);
     refuseIfSettled(attempt);
     const taken = await tx.goals.samples(attemptId);
@@ -179,7 +185,9 @@ async function decideHeld(
       ? await commitKept(store, dir, planned.attempt, { actor, at }, options, measured)
       : null;
   return store.write(async (tx) => {
-    const { attempt, decision } = await judge(tx);
+    const { attempt, decision } = await judge(tx).catch((error: unknown) => {
+      throw kept?.keptCommit ? saidCommitted(error, kept.keptCommit) : error;
+    });
     if (decision.verdict !== planned.decision.verdict) {
       throw conflict(
         `${attemptId}'s evidence changed while it was being decided${kept?.keptCommit ? ` (its changes were already committed as ${kept.keptCommit.slice(0, 12)})` : ""}`,
@@ -210,6 +218,17 @@ async function decideHeld(
       decision,
     };
   });
+}
+
+/** A refusal that came after the keep's commit says that commit stands, recorded nowhere. */
+function saidCommitted(error: unknown, commit: string): unknown {
+  if (!(error instanceof RefusedError)) return error;
+  const { policy, reason, next } = error.refusal;
+  return refuse(
+    policy,
+    `${reason}; the attempt's changes were already committed as ${commit.slice(0, 12)}, and no verdict was recorded`,
+    next,
+  );
 }
 
 const changedSinceEval = (attemptId: string) =>
