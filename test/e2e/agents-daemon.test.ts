@@ -232,11 +232,30 @@ describe("the daemon", () => {
     try {
       await until(() => processStart(strangerPid) !== null);
       const start = processStart(strangerPid) as string;
-      // The stranger with its own start holds the lock: refused, and named.
+      // A live cairn daemon with its own start holds the lock: refused, and named.
+      const daemon = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)", CAIRN_BIN, "daemon"], {
+        stdio: "ignore",
+      });
+      try {
+        const daemonPid = daemon.pid ?? 0;
+        await until(() => processStart(daemonPid) !== null);
+        writeFileSync(lock, `${daemonPid} ${processStart(daemonPid)}\n`);
+        const held = cairn(quiet.dir, ["daemon", "--once"], { env });
+        expect(held.code).toBe(5);
+        expect(held.stderr).toContain(`pid ${daemonPid}`);
+      } finally {
+        daemon.kill("SIGKILL");
+      }
+      // The stranger, named with its own start as any writer of the folder can: no daemon, so
+      // nothing runs for the workspace, and the lock is no lock.
       writeFileSync(lock, `${strangerPid} ${start}\n`);
-      const held = cairn(quiet.dir, ["daemon", "--once"], { env });
-      expect(held.code).toBe(5);
-      expect(held.stderr).toContain(`pid ${strangerPid}`);
+      const forged = cairn(quiet.dir, ["agents", "status", "--json"], { env }).json as {
+        daemon: { running: boolean };
+      };
+      expect(forged.daemon.running).toBe(false);
+      const overForged = cairn(quiet.dir, ["daemon", "--once"], { env });
+      expect(overForged.code, overForged.stderr).toBe(0);
+      expect(overForged.stderr).not.toContain(String(strangerPid));
       // The lock names a daemon that started at another moment: that daemon is gone.
       writeFileSync(lock, `${strangerPid} ${bootOf(start)}:1\n`);
       const status = cairn(quiet.dir, ["agents", "status", "--json"], { env }).json as {

@@ -3,13 +3,15 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { livePidIn } from "../../src/domains/agents/daemon-lock.js";
+import { processStart } from "../../src/kernel/processes.js";
+import { waitFor } from "../helpers/processes.js";
 import { scratchDir } from "../helpers/workspace.js";
 
 /**
- * A lock file from before daemons kept their start names a pid alone: it is trusted only while
- * that pid is a cairn daemon. Any live pid written there (`1`) kept every daemon from starting.
+ * A lock file is trusted only while the pid it names is a cairn daemon: any live pid written there
+ * (`1`, with or without its start) kept every daemon from starting.
  */
-describe("a daemon lock that names a pid without its start", () => {
+describe("a daemon lock", () => {
   const scratch = scratchDir();
   const lock = join(scratch.dir, "daemon.pid");
   const children: ReturnType<typeof spawn>[] = [];
@@ -18,7 +20,7 @@ describe("a daemon lock that names a pid without its start", () => {
   });
   afterAll(() => scratch.cleanup());
 
-  it("is held by a live cairn daemon, and by no other live process", async () => {
+  it("without its holder's start is held by a live cairn daemon, and by no other live process", async () => {
     // A process whose command line is a cairn daemon's (`node …/cairn.cjs daemon`).
     const daemon = spawn(process.execPath, [
       "-e",
@@ -30,9 +32,30 @@ describe("a daemon lock that names a pid without its start", () => {
     await new Promise((resolve) => daemon.once("spawn", resolve));
     writeFileSync(lock, `${daemon.pid}\n`);
     expect(livePidIn(lock)).toBe(daemon.pid);
-    for (const pid of [1, process.pid]) {
+    for (const pid of [1, process.ppid]) {
       writeFileSync(lock, `${pid}\n`);
       expect(livePidIn(lock), `pid ${pid}`).toBeUndefined();
     }
+  });
+
+  it("names its start, and is still held only by a cairn daemon: a writer can copy any process's start", async () => {
+    const daemon = spawn(process.execPath, [
+      "-e",
+      "setInterval(() => {}, 1000)",
+      "/opt/cairn/bin/cairn.cjs",
+      "daemon",
+    ]);
+    children.push(daemon);
+    await new Promise((resolve) => daemon.once("spawn", resolve));
+    const pid = daemon.pid as number;
+    await waitFor(() => processStart(pid) !== null);
+    writeFileSync(lock, `${pid} ${processStart(pid)}\n`);
+    expect(livePidIn(lock)).toBe(pid);
+    const stranger = spawn("sleep", ["30"]);
+    children.push(stranger);
+    const strangerPid = stranger.pid as number;
+    await waitFor(() => processStart(strangerPid) !== null);
+    writeFileSync(lock, `${strangerPid} ${processStart(strangerPid)}\n`);
+    expect(livePidIn(lock)).toBeUndefined();
   });
 });

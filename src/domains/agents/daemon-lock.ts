@@ -42,20 +42,23 @@ export function livePidIn(path: string): number | undefined {
     // Only a regular file: a FIFO here would hold `status` (and every server asking) in its read.
     const { pid, start } = lockHolder(readRegularFile(path));
     if (!Number.isInteger(pid) || pid <= 0 || !sameProcessAlive(pid, start)) return undefined;
-    return start !== null || runsCairnDaemon(pid) ? pid : undefined;
+    return runsCairnDaemon(pid, start !== null) ? pid : undefined;
   } catch {
     return undefined;
   }
 }
 
 /**
- * Whether a process named by a lock without a start (a file from before starts were kept) is a
- * cairn daemon, by its command line. Any live pid passed for the holder: `1` written into the
- * file kept every daemon from starting, and `status` said one ran. Where command lines cannot be
- * read, the pid is trusted as before.
+ * Whether the live process a lock names is a cairn daemon, by its command line. Any writer of the
+ * folder can name any live process, with its start too (both are in /proc): `1`, or its own
+ * `sleep`, kept every daemon from starting while `status` said one ran. Where command lines cannot
+ * be read, a lock naming its holder's start is trusted, and one without (a file from before
+ * starts were kept) only where starts cannot be read either.
  */
-function runsCairnDaemon(pid: number): boolean {
+function runsCairnDaemon(pid: number, startNamed: boolean): boolean {
+  // This very process: a daemon loop it runs (one in a test's process, too) took the lock.
+  if (pid === process.pid) return true;
   const words = commandLineOf(pid);
-  if (words === null) return processStart(pid) === null;
+  if (words === null) return startNamed || processStart(pid) === null;
   return words.includes("daemon") && words.some((word) => word.includes("cairn"));
 }
