@@ -47,6 +47,9 @@ parentPort.on("message", ({ source, text }) => {
   }
 });`;
 
+/** What SEARCH_SCRIPT posts back: its readings always come beside a match. */
+type SearchReply = { error: string } | { last: string | null; readings: string[] };
+
 /** A started worker costs ~30 ms; one is kept between searches (an evaluation reads many samples). */
 const IDLE_MS = 10_000;
 let idle: { worker: Worker; timer: NodeJS.Timeout } | undefined;
@@ -109,12 +112,12 @@ export function searchLastMatch(
       else void worker.terminate();
       resolve(outcome);
     };
-    const onMessage = (reply: { last?: string | null; readings?: string[]; error?: string }) =>
+    const onMessage = (reply: SearchReply) =>
       settle(
-        reply.error !== undefined
+        "error" in reply
           ? { kind: "failed", message: reply.error }
           : typeof reply.last === "string"
-            ? { kind: "match", text: reply.last, readings: reply.readings ?? [reply.last.trim()] }
+            ? { kind: "match", text: reply.last, readings: reply.readings }
             : { kind: "no_match" },
         true,
       );
