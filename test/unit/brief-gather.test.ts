@@ -74,6 +74,31 @@ afterEach(async () => {
 const gatherAsBuilder = (taskId: string, seam: TaskBriefSource = source) =>
   gatherBriefInputs(store, seam, { actor: builder, config, taskId, now: now() });
 
+type Method = (...args: unknown[]) => unknown;
+
+/** The store, each repository method its reads call ("glossary.byTerms") passed through `wrap`. */
+function withReadsThrough(store: Store, wrap: (call: string, method: Method) => Method): Store {
+  return {
+    ...store,
+    read: <T>(work: (tx: Tx) => Promise<T>) =>
+      store.read((tx) =>
+        work(
+          new Proxy(tx, {
+            get: (target, repo: string) =>
+              new Proxy(target[repo as keyof Tx] as object, {
+                get: (inner, name: string) => {
+                  const value = (inner as Record<string, unknown>)[name];
+                  return typeof value === "function"
+                    ? wrap(`${repo}.${name}`, (value as Method).bind(inner))
+                    : value;
+                },
+              }),
+          }),
+        ),
+      ),
+  } as Store;
+}
+
 describe("gathering a brief from the store through the task seam", () => {
   it("collects decisions newest first, ranked findings, top risks, task terms and recalled memory", async () => {
     const decide = (chose: string, scope: string) =>
@@ -425,24 +450,13 @@ describe("gathering a brief from the store through the task seam", () => {
       "risks.list",
       "asks.byId",
     ]);
-    const guarded = {
-      ...store,
-      read: <T>(work: (tx: Tx) => Promise<T>) =>
-        store.read((tx) =>
-          work(
-            new Proxy(tx, {
-              get: (target, repo: string) =>
-                new Proxy(target[repo as keyof Tx] as object, {
-                  get: (inner, method: string) => {
-                    if (forbidden.has(`${repo}.${method}`)) throw new Error(`a brief read ${repo}.${method}`);
-                    const value = (inner as Record<string, unknown>)[method];
-                    return typeof value === "function" ? value.bind(inner) : value;
-                  },
-                }),
-            }),
-          ),
-        ),
-    } as Store;
+    const guarded = withReadsThrough(store, (call, method) =>
+      forbidden.has(call)
+        ? () => {
+            throw new Error(`a brief read ${call}`);
+          }
+        : method,
+    );
     const inputs = await gatherBriefInputs(guarded, boardBriefSource(config), {
       actor: builder,
       config,
@@ -475,33 +489,17 @@ describe("gathering a brief from the store through the task seam", () => {
     for (const term of ["Größe", "naïve", "Übergabe"])
       await defineTerm(store, builder, { term, meaning: "x".repeat(200_000) }, now());
     const asked: string[][] = [];
-    const spied = {
-      ...store,
-      read: <T>(work: (tx: Tx) => Promise<T>) =>
-        store.read((tx) =>
-          work(
-            new Proxy(tx, {
-              get: (target, repo: string) => {
-                const inner = target[repo as keyof Tx] as unknown as Record<string, unknown>;
-                if (repo !== "glossary") return inner;
-                return new Proxy(inner, {
-                  get: (glossary, method: string) => {
-                    if (method === "list" || method === "page")
-                      throw new Error(`a brief read glossary.${method}`);
-                    const value = glossary[method];
-                    if (method === "byTerms")
-                      return (terms: string[]) => {
-                        asked.push([...terms]);
-                        return (value as (t: string[]) => unknown).call(glossary, terms);
-                      };
-                    return typeof value === "function" ? value.bind(glossary) : value;
-                  },
-                });
-              },
-            }),
-          ),
-        ),
-    } as Store;
+    const spied = withReadsThrough(store, (call, method) => {
+      if (call === "glossary.list" || call === "glossary.page")
+        return () => {
+          throw new Error(`a brief read ${call}`);
+        };
+      if (call !== "glossary.byTerms") return method;
+      return (terms) => {
+        asked.push([...(terms as string[])]);
+        return method(terms);
+      };
+    });
     const inputs = await gatherBriefInputs(spied, source, {
       actor: builder,
       config,
