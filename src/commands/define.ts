@@ -19,6 +19,11 @@ interface CommandBase<I extends z.ZodObject, O extends z.ZodType> {
   output: O;
   /** Input fields taken as positional CLI arguments, in order. */
   positional?: readonly (keyof z.infer<I> & string)[];
+  /**
+   * What the terminal's help says of a flag its schema leaves undescribed: a description in the
+   * schema goes to every model whose catalog holds the tool, where the tool's text explains it.
+   */
+  flagHelp?: Partial<Record<keyof z.infer<I> & string, string>>;
   /** `self`: the handler appends its own, richer audit entry (skill scripts, OS runs). */
   audit?: "self";
   /** The least severity its audit entry carries (a remediation is `critical`). */

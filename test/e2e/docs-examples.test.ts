@@ -134,6 +134,18 @@ describe("help texts agree with the README", () => {
     }
   });
 
+  it("say what a flag takes where its name alone does not, though the tool's schema leaves it to the tool's text", () => {
+    const flags: [string[], string][] = [
+      [["task", "check"], "--n <n> the criterion's number, as `task show` lists them"],
+      [["ask"], "--to <to> a role, or human (default: the role owning the task's paths)"],
+      [["asks"], "--all answered questions too"],
+      [["eval", "propose"], "--repeats <repeats> samples taken per evaluation (1 to 50)"],
+    ];
+    for (const [argv, line] of flags) {
+      expect(cairn(ws.dir, [...argv, "--help"]).stdout.replace(/\s+/g, " "), argv.join(" ")).toContain(line);
+    }
+  });
+
   it("say audit verify holds the head witnessed at every write, not only at the last verify", () => {
     const help = cairn(ws.dir, ["audit", "verify", "--help"]).stdout.replace(/\s+/g, " ");
     expect(help).toContain("witnessed last (at a write or a verify)");

@@ -122,6 +122,12 @@ export const evalPropose = defineCommand({
     "Propose an evaluator for a proof nobody measures; it runs only once the workspace owner approves it",
   effect: "write",
   positional: ["goal"],
+  flagHelp: {
+    name: "the evaluator's name (default: the goal's id and the proof's name, g-1-speed)",
+    direction: "whether a higher or a lower number is better",
+    threshold: "the number a sample must reach to pass",
+    repeats: "samples taken per evaluation (1 to 50)",
+  },
   input: z.object({
     goal: shortId("G").describe("goal id"),
     proof: z.string().describe("contract proof it measures"),

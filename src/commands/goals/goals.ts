@@ -69,6 +69,11 @@ export const goalUpdate = defineCommand({
     "Refine a goal contract: outcome, constraints, non-goals, proofs (upserted by name); after a freeze, proofs need the owner or a planner",
   effect: "write",
   positional: ["id"],
+  flagHelp: {
+    goal: "the goal's text, restated",
+    outcome: "what is true once the goal is met",
+    remove_proofs: "a proof to remove, by name",
+  },
   input: z.object({
     id: shortId("G").describe("goal id, e.g. G-1"),
     goal: z.string().optional(),

@@ -101,6 +101,7 @@ export const recallCommand = defineCommand({
   summary: "Find remembered facts by words or topic, best first (no query: most recent)",
   effect: "read",
   positional: ["query"],
+  flagHelp: { topic: "only the facts kept under this topic (see `topics`)" },
   input: z.object({
     query: z.string().optional().describe("words"),
     topic: z.string().optional(),

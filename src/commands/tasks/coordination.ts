@@ -81,6 +81,7 @@ export const askCommand = defineCommand({
   effect: "write",
   allowReadOnly: true,
   positional: ["task", "question"],
+  flagHelp: { to: "a role, or human (default: the role owning the task's paths)" },
   input: z.object({
     task: z.string(),
     question: z.string(),
@@ -139,6 +140,7 @@ export const asksCommand = defineCommand({
   summary:
     "Open questions (all, or those routed to one role), each previewed; --all includes answered ones; --id Q-3 shows one whole",
   effect: "read",
+  flagHelp: { role: "only the questions routed to this role", all: "answered questions too" },
   input: z.object({
     id: shortId("Q").optional().describe("one question, e.g. Q-3, with its whole text and answer"),
     role: z.string().optional(),

@@ -29,6 +29,7 @@ export const taskCheck = defineCommand({
   summary: "Tick acceptance criteria (owner only); verify commands are run by cairn and must exit 0",
   effect: "write",
   positional: ["task"],
+  flagHelp: { n: "the criterion's number, as `task show` lists them" },
   input: z.object({
     task: id,
     n: z.number().int().min(1).optional(),
@@ -93,6 +94,7 @@ export const taskFinish = defineCommand({
   // A read-only agent, or anyone not holding the task, leaves a proposal for its owner instead.
   allowReadOnly: true,
   positional: ["task"],
+  flagHelp: { note: "what you say of the finish, kept with it in the journal" },
   input: z.object({
     task: id,
     unverified: z.boolean().optional().describe("no criteria; recorded"),
@@ -173,6 +175,7 @@ export const taskDepend = defineCommand({
   summary: "Add (--on) or remove (--remove) finish-to-start dependencies; cycles are refused",
   effect: "write",
   positional: ["task"],
+  flagHelp: { remove: "a task to depend on no longer" },
   input: z.object({
     task: id,
     on: z.array(z.string()).optional().describe("tasks to finish first"),

@@ -117,6 +117,7 @@ export const shortcutRun = defineCommand({
   effectAtMost: "destructive",
   allowReadOnly: true,
   positional: ["name"],
+  flagHelp: { task: "the task the run is recorded on (T-12)" },
   input: z.object({
     name: z.string(),
     params: z.array(z.string()).optional().describe("NAME=VALUE"),

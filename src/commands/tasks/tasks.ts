@@ -38,6 +38,11 @@ export const taskAdd = defineCommand({
   summary: "Add a task (criteria, dependencies, three-point estimate, traces, labels)",
   effect: "write",
   positional: ["title"],
+  flagHelp: {
+    context: "what whoever takes the task should know: background, links, constraints",
+    parent: "an epic's id (T-3): this task becomes one of its parts",
+    depends_on: "a task to finish first",
+  },
   input: z.object({
     title: z.string(),
     so_that: z.string().optional().describe("why"),

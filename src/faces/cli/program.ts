@@ -98,8 +98,8 @@ function terminalControls(): { controls: CallControls; release: () => void } {
  * Every flag says what it takes: the schema's description, else its name in words; a list says
  * the flag repeats, and a required flag says so.
  */
-function describeFlag(name: string, field: ReturnType<typeof fieldShape>): string {
-  const base = field.description ?? name.replaceAll("_", " ");
+function describeFlag(name: string, field: ReturnType<typeof fieldShape>, help: string | undefined): string {
+  const base = field.description ?? help ?? name.replaceAll("_", " ");
   const repeat = field.kind === "array" ? " (repeat the flag for each)" : "";
   return `${base}${repeat}${field.required ? " (required)" : ""}`;
 }
@@ -147,10 +147,11 @@ function attach(
     if (positional.has(name)) continue;
     const field = fieldShape(schema);
     const flag = flagOf(name);
+    const help = (command.flagHelp as Record<string, string> | undefined)?.[name];
     const option =
       field.kind === "boolean"
-        ? new Option(flag, describeFlag(name, field))
-        : new Option(`${flag} <${field.kind === "array" ? "value" : name}>`, describeFlag(name, field));
+        ? new Option(flag, describeFlag(name, field, help))
+        : new Option(`${flag} <${field.kind === "array" ? "value" : name}>`, describeFlag(name, field, help));
     if (field.choices) option.choices(field.choices);
     if (field.kind === "number") option.argParser(toNumber);
     if (field.kind === "array") {
