@@ -11,7 +11,7 @@ import {
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { evidenceOf } from "../helpers/evidence.js";
-import { forgeIndexEntry, gitWorkspace } from "../helpers/goals.js";
+import { forgeIndexEntry, gitRepo, gitWorkspace } from "../helpers/goals.js";
 import { addAgent, cairn, cairnAsync, initWorkspace, runSync, scratchDir } from "../helpers/workspace.js";
 
 // What an agent whose work a check judges can reach to make the check pass anyway: the check's
@@ -400,5 +400,43 @@ describe("a tick earned on one tree", () => {
     } finally {
       signals.cleanup();
     }
+  });
+});
+
+describe("a tick earned in a workspace below the top of its repository", () => {
+  let repo: { dir: string; cleanup: () => void };
+  let pkg: string;
+  beforeEach(() => {
+    // A monorepo: the workspace is made in pkg/, and its check runs code kept in shared/.
+    repo = gitRepo("cairn-sub-");
+    pkg = join(repo.dir, "pkg");
+    mkdirSync(pkg);
+    mkdirSync(join(repo.dir, "shared"));
+    writeFileSync(join(repo.dir, "shared", "check.js"), "process.exit(0)\n");
+    writeFileSync(join(pkg, "README.md"), "a package\n");
+    runSync("git", ["add", "-A"], repo.dir);
+    runSync("git", ["commit", "-qm", "base"], repo.dir);
+    expect(cairn(pkg, ["init"]).code).toBe(0);
+  });
+  afterEach(() => repo.cleanup());
+
+  it("does not finish on a tick whose check read a file above the workspace, edited since", () => {
+    const agent = { CAIRN_AGENT: addAgent(pkg, "bob", "builder").token };
+    const criterion = JSON.stringify({
+      text: "the shared check passes",
+      verify: ["node", "../shared/check.js"],
+    });
+    expect(cairn(pkg, ["task", "add", "t", "--criteria", criterion]).code).toBe(0);
+    expect(cairn(pkg, ["task", "claim", "T-1"], { env: agent }).code).toBe(0);
+    const checked = "process.exit(0) // edited, not added\n";
+    writeFileSync(join(repo.dir, "shared", "check.js"), checked);
+    expect(cairn(pkg, ["task", "check", "T-1", "--all"], { env: agent }).code).toBe(0);
+    // The tree the tick names holds the file the check ran, not the version the index had.
+    const tree = evidenceOf("T-1", pkg)?.tree as string;
+    expect(runSync("git", ["cat-file", "-p", `${tree}:shared/check.js`], repo.dir)).toBe(checked);
+    writeFileSync(join(repo.dir, "shared", "check.js"), "process.exit(1)\n");
+    const finished = cairn(pkg, ["task", "finish", "T-1"], { env: agent });
+    expect(finished.code).toBe(3);
+    expect(finished.stderr).toContain("criterion 1 was checked on another tree");
   });
 });

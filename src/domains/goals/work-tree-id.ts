@@ -22,6 +22,14 @@ import { readIndex, writeIndexCopy } from "./index-copy.js";
  */
 const KEPT_INDEX = "cairn-index";
 
+/**
+ * Every path of the checkout, from its top: a workspace may be made in a folder of a repository (a
+ * package of a monorepo), and its checks read files above it (`node ../shared/check.js`). Named
+ * from the workspace's folder alone, an edit there after a check left the tick standing, and the
+ * tree named held the checkout index's version of such a file, not the one the check ran.
+ */
+const WHOLE_TREE = ":/";
+
 /** A scratch index older than this was left by a process that died (a check takes seconds). */
 const ABANDONED_MS = 3_600_000;
 
@@ -50,7 +58,9 @@ export async function workTreeNamer(
   // Where the checkout ignores cairn's folder (`.cairn/` in its .gitignore, as many do), git
   // refuses a pathspec that names it, even one that leaves it out, and `add -A` leaves it out
   // anyway. Elsewhere the pathspec keeps git from reading the database on every check.
-  const add = stateIgnored.ok ? ["add", "-A", "--", "."] : ["add", "-A", "--", ".", EXCLUDE_STATE];
+  const add = stateIgnored.ok
+    ? ["add", "-A", "--", WHOLE_TREE]
+    : ["add", "-A", "--", WHOLE_TREE, EXCLUDE_STATE];
   return () => workTreeId({ dir, own, kept, add, settings, signal });
 }
 
@@ -98,11 +108,12 @@ interface Naming {
 
 /**
  * The id of the tree the checkout holds now: what `git write-tree` would record were every change
- * under `dir` added (untracked files too; ignored ones and cairn's state not). It is computed in
- * cairn's own index of the checkout, which only files changed since cairn last read them cost a
- * read, and is content-addressed: the same files give the same id whether they were committed
- * since or not. Like `git stash`, it writes the blobs of changed files into the object store,
- * unreferenced (git's gc prunes them; the id is of their content, so it needs them no more).
+ * in the checkout added, above `dir` too (untracked files too; ignored ones and cairn's state
+ * not). It is computed in cairn's own index of the checkout, which only files changed since cairn
+ * last read them cost a read, and is content-addressed: the same files give the same id whether
+ * they were committed since or not. Like `git stash`, it writes the blobs of changed files into
+ * the object store, unreferenced (git's gc prunes them; the id is of their content, so it needs
+ * them no more).
  *
  * The first time, cairn's index starts as a copy of the checkout's, dated so that git reads every
  * file again rather than trust a stat the checkout's index records. After that, the files the
@@ -126,8 +137,8 @@ async function workTreeId({ dir, own, kept, add, settings, signal }: Naming): Pr
     const run = (args: string[]) => indexGit(dir, args, index, signal, settings);
     // What cairn's index tracks, and what the checkout's does, asked at once.
     const [listed, tracked] = await Promise.all([
-      run(["ls-files", "-v", "-z"]),
-      fromKept ? indexGit(dir, ["ls-files", "-z"], own, signal) : null,
+      run(["ls-files", "-v", "-z", "--", WHOLE_TREE]),
+      fromKept ? indexGit(dir, ["ls-files", "-z", "--", WHOLE_TREE], own, signal) : null,
     ]);
     await unmark(listed, run);
     if (tracked !== null) await trackAsTheCheckoutDoes(dir, tracked, listed, run);
