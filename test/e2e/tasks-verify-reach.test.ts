@@ -351,6 +351,40 @@ describe("a tick earned on one tree", () => {
     );
   });
 
+  it("lets no tick off for a tree left unnamed by a check made while the finish ran, none ticked when it began", async () => {
+    const signals = scratchDir("cairn-finish-race-");
+    const started = join(signals.dir, "started");
+    const go = join(signals.dir, "go");
+    // The owner's definition of done, which takes a while: the window the agent works in.
+    const wait = `touch ${started}; while [ ! -e ${go} ]; do sleep 0.05; done`;
+    writeFileSync(
+      join(repo.dir, ".cairn", "cairn.toml"),
+      `[done]\nshortcuts = ["wait"]\n[shortcuts.wait]\nargv = ["sh", "-c", ${JSON.stringify(wait)}]\neffect = "read"\n`,
+    );
+    writeFileSync(join(repo.dir, "check.js"), "process.exit(1)\n");
+    commitAll("the work, failing its check");
+    const aside = join(repo.dir, "git-aside");
+    try {
+      const agent = claimedBy(["node", "check.js"]);
+      const finish = cairnAsync(repo.dir, ["task", "finish", "T-1"], { env: agent });
+      await expect.poll(() => existsSync(started), { timeout: 30_000 }).toBe(true);
+      // Passed once with .git moved aside (no tree named), then put back as it was.
+      renameSync(join(repo.dir, ".git"), aside);
+      writeFileSync(join(repo.dir, "check.js"), "process.exit(0)\n");
+      const check = cairn(repo.dir, ["task", "check", "T-1", "--all"], { env: agent });
+      writeFileSync(join(repo.dir, "check.js"), "process.exit(1)\n");
+      renameSync(aside, join(repo.dir, ".git"));
+      expect(check.code).toBe(0);
+      writeFileSync(go, "");
+      const finished = await finish;
+      expect(finished.code).toBe(3);
+      expect(finished.stderr).toContain("criterion 1 was checked where no tree was named");
+    } finally {
+      if (existsSync(aside)) renameSync(aside, join(repo.dir, ".git"));
+      signals.cleanup();
+    }
+  });
+
   it("counts a tree the checks themselves changed (a build's output, rewritten by each) as the one judged", () => {
     const build = ["node", "-e", "require('fs').writeFileSync('out.txt', String(performance.now()))"];
     const agent = claimedBy(build);

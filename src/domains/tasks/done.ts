@@ -302,12 +302,14 @@ export async function finishTask(
     });
   }
   // The tree being finished, taken before the definition of done may write to it: each tick a
-  // command earned must be of this tree.
+  // command earned must be of this tree. Named wherever a criterion has a command, ticked yet or
+  // not: one ticked while the definition of done ran (with .git moved aside, naming no tree) was
+  // otherwise held to no tree at all, and finished a checkout its command had never passed.
   const judged = await store.read(async (tx) => {
     await requireFinishable(tx, await loadTask(tx, task.id), actor);
     return tx.tasks.criteria(task.id);
   });
-  const nameTree = judged.some((c) => c.checked && hasCommand(c)) ? await treeNamer(verifier) : null;
+  const nameTree = judged.some(hasCommand) ? await treeNamer(verifier) : null;
   let tree: string | null = null;
   // A tree git cannot name is no tree a tick holds for: refused below, with what git said.
   let unnamed: string | null = null;
