@@ -385,6 +385,37 @@ describe("a tick earned on one tree", () => {
     }
   });
 
+  it("holds the definition of done to the tree being finished: not one edited while it ran; files it adds are its output", async () => {
+    const signals = scratchDir("cairn-done-race-");
+    const started = join(signals.dir, "started");
+    const go = join(signals.dir, "go");
+    // The owner's definition of done: it builds (adds a file), and takes a while.
+    const gate = `touch ${started} built.txt; while [ ! -e ${go} ]; do sleep 0.05; done; grep -q pass README.md`;
+    writeFileSync(
+      join(repo.dir, ".cairn", "cairn.toml"),
+      `[done]\nshortcuts = ["gate"]\n[shortcuts.gate]\nargv = ["sh", "-c", ${JSON.stringify(gate)}]\neffect = "read"\n`,
+    );
+    writeFileSync(join(repo.dir, "README.md"), "fail\n");
+    commitAll("work the definition of done fails");
+    try {
+      const agent = claimedBy(["node", "check.js"]);
+      expect(cairn(repo.dir, ["task", "check", "T-1", "--all"], { env: agent }).code).toBe(0);
+      const finish = cairnAsync(repo.dir, ["task", "finish", "T-1"], { env: agent });
+      await expect.poll(() => existsSync(started), { timeout: 30_000 }).toBe(true);
+      // Made to pass for the run, and left so: the tick's tree was named before it ran.
+      writeFileSync(join(repo.dir, "README.md"), "pass\n");
+      writeFileSync(go, "");
+      const finished = await finish;
+      expect(finished.code).toBe(3);
+      expect(finished.stderr).toContain("definition of done: the checkout changed while its shortcuts ran");
+      // On the checkout as it is, checked again, it passes; the file it adds is its output.
+      expect(cairn(repo.dir, ["task", "check", "T-1", "--all"], { env: agent }).code).toBe(0);
+      expect(cairn(repo.dir, ["task", "finish", "T-1"], { env: agent }).code).toBe(0);
+    } finally {
+      signals.cleanup();
+    }
+  });
+
   it("counts a tree the checks themselves changed (a build's output, rewritten by each) as the one judged", () => {
     const build = ["node", "-e", "require('fs').writeFileSync('out.txt', String(performance.now()))"];
     const agent = claimedBy(build);

@@ -14,6 +14,7 @@ import { fillArgv, shortcutOf } from "./shortcuts.js";
 import {
   checkOnlyAdded,
   checkoutOf,
+  doneRanOn,
   hasCommand,
   staleTick,
   stopIfCancelled,
@@ -309,7 +310,10 @@ export async function finishTask(
     await requireFinishable(tx, await loadTask(tx, task.id), actor);
     return tx.tasks.criteria(task.id);
   });
-  const nameTree = judged.some(hasCommand) ? await treeNamer(verifier) : null;
+  const ofDone = config.done.shortcuts.length > 0;
+  // The definition of done is held to that tree too (doneRanOn): it is run on the checkout as
+  // finished, not on one the agent made pass while it ran.
+  const nameTree = judged.some(hasCommand) || ofDone ? await treeNamer(verifier) : null;
   let tree: string | null = null;
   // A tree git cannot name is no tree a tick holds for: refused below, with what git said.
   let unnamed: string | null = null;
@@ -348,6 +352,10 @@ export async function finishTask(
     progress.stop();
   }
   stopIfCancelled(verifier);
+  if (ofDone && nameTree && tree) {
+    const moved = await doneRanOn(verifier, nameTree, tree);
+    if (moved) doneFailures.push(`definition of done: ${moved}`);
+  }
   return store.write(async (tx) => {
     const now = verifier.now();
     await requireActiveAgent(tx, actor);
@@ -371,7 +379,10 @@ export async function finishTask(
         .map((c) => `criterion ${c.n} unchecked: ${quoteValue(c.text, 120)}`),
       ...stale.map((c) => `criterion ${c.n} ${c.why}: ${quoteValue(c.text, 120)}`),
     ];
-    if (unnamed) unmet.push(`the ticks cannot be held to the tree being finished: ${unnamed}`);
+    if (unnamed)
+      unmet.push(
+        `the ${judged.some(hasCommand) ? "ticks" : "definition of done"} cannot be held to the tree being finished: ${unnamed}`,
+      );
     if (criteria.length === 0 && !options.unverified) {
       unmet.push("it has no acceptance criteria (add some, or finish with --unverified, which is recorded)");
     }
@@ -402,7 +413,8 @@ export async function finishTask(
       // cairn.toml is a file any agent in the checkout can write: what this finish was held to is
       // recorded with it, each shortcut as it ran, so a definition of done weakened before
       // finishing (a shortcut's argv made `true`) shows in the journal.
-      done: { shortcuts: config.done.shortcuts, note_kinds: config.done.note_kinds, ran: doneRan },
+      // The tree they passed, as a tick names the tree its command passed.
+      done: { shortcuts: config.done.shortcuts, note_kinds: config.done.note_kinds, ran: doneRan, tree },
     });
     return {
       kind: "done",
