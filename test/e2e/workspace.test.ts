@@ -1,4 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import {
   chmodSync,
   existsSync,
@@ -737,6 +738,45 @@ describe("export and import", () => {
     expect(setting.imported.stderr).toContain("the owner's setting is not");
     // The file as exported still imports.
     const untouched = importEdited(lines, "notes", "N-1", () => {});
+    expect(untouched.imported.code, untouched.imported.stderr).toBe(0);
+  });
+
+  it("refuses an agent no command could have added (the id owner, role owner, a name read as the owner or an id), writing nothing", () => {
+    const source = initWorkspace();
+    let lines: string[];
+    try {
+      arrange(source.dir, ["task", "add", "the owner's own"]);
+      arrange(source.dir, ["task", "claim", "T-1"]);
+      addAgent(source.dir, "bob", "builder");
+      lines = cairn(source.dir, ["export"]).stdout.trimEnd().split("\n");
+    } finally {
+      source.cleanup();
+    }
+    // Restored with the id owner and a token its editor knows, the agent held the owner's claim,
+    // released it, and every event and note it wrote was recorded as the owner's.
+    const known = "cairn_edited-export-token";
+    const edits: [(row: Record<string, unknown>) => void, RegExp][] = [
+      [
+        (row) => {
+          row.id = "owner";
+          row.token_hash = createHash("sha256").update(known).digest("hex");
+        },
+        /its id is not an agent's/,
+      ],
+      [(row) => (row.role = "owner"), /its role is not one `agent add` takes/],
+      [(row) => (row.role = "Human"), /its role is not one `agent add` takes/],
+      [(row) => (row.name = "Owner"), /its name is not one `agent add` takes/],
+      [(row) => (row.name = "T-1"), /its name is not one `agent add` takes/],
+      [(row) => (row.parent_id = "A-1"), /it is its own parent/],
+    ];
+    for (const [edit, reason] of edits) {
+      const edited = importEdited(lines, "agents", "A-1", edit);
+      expect(edited.imported.code, edited.imported.stderr).toBe(2);
+      expect(edited.imported.stderr).toContain(`line ${edited.line} (agents "`);
+      expect(edited.imported.stderr).toMatch(reason);
+      expect(existsSync(join(edited.target, ".cairn"))).toBe(false);
+    }
+    const untouched = importEdited(lines, "agents", "A-1", () => {});
     expect(untouched.imported.code, untouched.imported.stderr).toBe(0);
   });
 

@@ -1,9 +1,12 @@
 import { z } from "zod";
 import { usageError } from "../../kernel/outcome.js";
+import { readsAsShortId } from "../../kernel/short-id.js";
 import { quoteValue } from "../../kernel/text.js";
 import type { DumpRecord } from "../../store/store.js";
+import { AGENT_NAME } from "../identity/agents.js";
 import { SEVERITIES, TRUSTS } from "../knowledge/notes.js";
 import { shows } from "../knowledge/text.js";
+import { isReservedRole } from "../workspace/config.js";
 
 /**
  * What a row's JSON must hold, where no column constraint can say it: the store reads these
@@ -70,6 +73,33 @@ const OwnerSetting = z
   })
   .strict();
 
+/** An agent's id as the store hands one out. */
+const AGENT_ID = /^A-[1-9][0-9]*$/;
+
+/**
+ * Why an agent row is not one `agent add` (or a run's minted identity) could have written. Its id
+ * is who it acts as: an agent restored with the id `owner` acted as the workspace owner wherever an
+ * id decides (holding the owner's claims, releasing them) and was recorded as the owner in the
+ * journal, its notes and the audit log; one of role `owner` or named `Owner` read as the owner too.
+ */
+function agentProblem(row: DumpRecord["row"]): string | undefined {
+  // A column left out is the store's to refuse (each is NOT NULL), naming what is missing.
+  const { id, name, role, parent_id: parent } = row;
+  if (id !== undefined && (typeof id !== "string" || !AGENT_ID.test(id)))
+    return "its id is not an agent's (A-12)";
+  if (parent !== undefined && parent !== null && (typeof parent !== "string" || !AGENT_ID.test(parent)))
+    return "its parent is not an agent's id";
+  if (parent !== undefined && parent === id) return "it is its own parent";
+  if (
+    name !== undefined &&
+    (typeof name !== "string" || !AGENT_NAME.test(name) || /^owner$/i.test(name) || readsAsShortId(name))
+  )
+    return "its name is not one `agent add` takes (letters, digits, - and _; neither owner nor an id)";
+  if (role !== undefined && (typeof role !== "string" || !AGENT_NAME.test(role) || isReservedRole(role)))
+    return "its role is not one `agent add` takes (owner and human are reserved)";
+  return undefined;
+}
+
 /** Why a row's times or a fact's count are not what a command writes, or undefined when they are. */
 function rowProblem(record: DumpRecord): string | undefined {
   for (const column in record.row) {
@@ -92,6 +122,7 @@ function rowProblem(record: DumpRecord): string | undefined {
   ) {
     return "the owner's setting is not the folders and home `cairn init` records";
   }
+  if (record.table === "agents") return agentProblem(record.row);
   return record.table === "notes" ? noteProblem(record.row) : undefined;
 }
 
