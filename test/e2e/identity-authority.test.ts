@@ -641,6 +641,17 @@ describe("retirement is immediate and complete", () => {
     }
   });
 
+  it("a retired agent's name stays taken, and the refusal to reuse it does not send the owner to retire it", () => {
+    const old = agent("oldname", "lead");
+    json(["agent", "retire", old.id]);
+    const again = cairn(ws.dir, ["agent", "add", "oldname", "--role", "lead", "--json"]);
+    expect(again.code).toBe(5);
+    const error = (again.json as { error: { message: string; next: string } }).error;
+    expect(error.message).toContain(`${old.id}, retired at`);
+    expect(error.next).not.toContain("retire the old one");
+    expect(error.next).toContain("retiring an agent does not free its name");
+  });
+
   it("a daemon an agent started stops at its next pass once the agent is retired, dispatching nothing more", async () => {
     const ops = agent("daemon-ops", "lead");
     const env = cleanEnv({ CAIRN_AGENT: ops.token, DOTAGENT_HOME: join(ws.dir, "no-dotagent") });

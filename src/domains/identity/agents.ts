@@ -118,11 +118,16 @@ export async function addAgent(
     // bob"), and one could pass for the other in a brief's author labels.
     const taken = await tx.agents.byNameAnyCase(request.name);
     if (taken) {
+      // A retired agent keeps its name (the journal and every author label name it), so retiring
+      // is no way to free one: a new token for the same work goes to a new name.
+      const retired = taken.retiredAt
+        ? ` (${taken.id}, retired at ${taken.retiredAt}; a name stays taken)`
+        : "";
       throw conflict(
         taken.name === request.name
-          ? `an agent named ${request.name} already exists`
-          : `an agent named ${taken.name} already exists: names differing only in case would read as one agent`,
-        "choose another name, or retire the old one",
+          ? `an agent named ${request.name} already exists${retired}`
+          : `an agent named ${taken.name} already exists${retired}: names differing only in case would read as one agent`,
+        "choose another name: retiring an agent does not free its name",
       );
     }
     const created = await tx.agents.insert(
