@@ -641,6 +641,23 @@ describe("retirement is immediate and complete", () => {
     }
   });
 
+  it("no agent is named human (nor owner), in any case: its answers read as the person's", () => {
+    const lead = agent("namer", "lead");
+    for (const name of ["human", "Human", "OWNER"]) {
+      for (const extra of [[], ["--parent", lead.id]]) {
+        const added = cairn(
+          ws.dir,
+          ["agent", "add", name, "--role", "lead", ...extra, "--json"],
+          extra.length > 0 ? as(lead.token) : {},
+        );
+        expect(added.code, added.stdout).toBe(2);
+        expect((added.json as { error: { message: string } }).error.message).toContain(
+          "reads as the workspace owner or the person",
+        );
+      }
+    }
+  });
+
   it("a retired agent's name stays taken, and the refusal to reuse it does not send the owner to retire it", () => {
     const old = agent("oldname", "lead");
     json(["agent", "retire", old.id]);

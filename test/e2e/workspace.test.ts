@@ -766,6 +766,7 @@ describe("export and import", () => {
       [(row) => (row.role = "owner"), /its role is not one `agent add` takes/],
       [(row) => (row.role = "Human"), /its role is not one `agent add` takes/],
       [(row) => (row.name = "Owner"), /its name is not one `agent add` takes/],
+      [(row) => (row.name = "HUMAN"), /its name is not one `agent add` takes/],
       [(row) => (row.name = "T-1"), /its name is not one `agent add` takes/],
       [(row) => (row.parent_id = "A-1"), /it is its own parent/],
     ];

@@ -6,6 +6,9 @@ import { isReservedRole, RESERVED_ROLES, type WorkspaceConfig } from "../workspa
 import { type Actor, activeDescendantsOf, ancestorsOf } from "./actor.js";
 import { hashToken, newToken } from "./tokens.js";
 
+/** `owner` and `human`, in any case: an agent so named reads as the owner or the person it asks. */
+export const readsAsPerson = (name: string): boolean => isReservedRole(name);
+
 /** Starts with a letter or digit, so no name or role can pass for an option (`--role`). */
 export const AGENT_NAME = /^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$/;
 
@@ -66,11 +69,12 @@ export async function addAgent(
     );
   }
   // Names are shown beside ids ("held by A-7 (bob)") and looked up after them: a child named
-  // "owner", "A-1" or "7" would read as the workspace owner or another record wherever it is named.
-  if (/^owner$/i.test(request.name) || readsAsShortId(request.name)) {
+  // "owner", "A-1" or "7" would read as the workspace owner or another record wherever it is named,
+  // and one named "human" answered questions as "by human (A-9)", read as the person's answer.
+  if (readsAsPerson(request.name) || readsAsShortId(request.name)) {
     throw usageError(
-      `agent name ${quoteValue(request.name)} reads as ${/^owner$/i.test(request.name) ? "the workspace owner" : "an id"}`,
-      "choose a name that is neither an id (A-12, 7) nor owner",
+      `agent name ${quoteValue(request.name)} reads as ${readsAsPerson(request.name) ? "the workspace owner or the person questions go to" : "an id"}`,
+      `choose a name that is neither an id (A-12, 7) nor ${RESERVED_ROLES.join(" nor ")}`,
     );
   }
   if (!AGENT_NAME.test(request.role)) {

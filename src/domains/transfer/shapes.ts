@@ -3,7 +3,7 @@ import { usageError } from "../../kernel/outcome.js";
 import { readsAsShortId } from "../../kernel/short-id.js";
 import { quoteValue } from "../../kernel/text.js";
 import type { DumpRecord } from "../../store/store.js";
-import { AGENT_NAME } from "../identity/agents.js";
+import { AGENT_NAME, readsAsPerson } from "../identity/agents.js";
 import { SEVERITIES, TRUSTS } from "../knowledge/notes.js";
 import { shows } from "../knowledge/text.js";
 import { isReservedRole } from "../workspace/config.js";
@@ -92,9 +92,9 @@ function agentProblem(row: DumpRecord["row"]): string | undefined {
   if (parent !== undefined && parent === id) return "it is its own parent";
   if (
     name !== undefined &&
-    (typeof name !== "string" || !AGENT_NAME.test(name) || /^owner$/i.test(name) || readsAsShortId(name))
+    (typeof name !== "string" || !AGENT_NAME.test(name) || readsAsPerson(name) || readsAsShortId(name))
   )
-    return "its name is not one `agent add` takes (letters, digits, - and _; neither owner nor an id)";
+    return "its name is not one `agent add` takes (letters, digits, - and _; neither owner, human nor an id)";
   if (role !== undefined && (typeof role !== "string" || !AGENT_NAME.test(role) || isReservedRole(role)))
     return "its role is not one `agent add` takes (owner and human are reserved)";
   return undefined;
