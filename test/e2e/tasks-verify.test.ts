@@ -155,6 +155,29 @@ describe("verify commands run by cairn", () => {
     expect(status.board.unverified).toEqual(["T-1"]);
   });
 
+  it("refuses to finish a task while one of its parts is open, naming each; a part done or dropped lets it finish", () => {
+    arrange(ws.dir, ["task", "add", "the epic"]);
+    arrange(ws.dir, ["task", "add", "part one", "--parent", "T-1"]);
+    arrange(ws.dir, ["task", "add", "part two", "--parent", "T-1"]);
+    arrange(ws.dir, ["task", "add", "part three", "--parent", "T-1"]);
+    expect(cairn(ws.dir, ["task", "claim", "T-1"]).code).toBe(0);
+    expect(cairn(ws.dir, ["task", "claim", "T-3"]).code).toBe(0);
+    expect(cairn(ws.dir, ["task", "claim", "T-2"]).code).toBe(0);
+    expect(cairn(ws.dir, ["task", "finish", "T-2", "--unverified"]).code).toBe(0);
+    const refused = cairn(ws.dir, ["task", "finish", "T-1", "--unverified", "--json"]);
+    expect(refused.code).toBe(3);
+    const { reason, next } = (refused.json as { refused: { reason: string; next: string } }).refused;
+    expect(reason).toContain('part T-3 is active: "part two"');
+    expect(reason).toContain('part T-4 is open: "part three"');
+    expect(reason).not.toContain("T-2");
+    expect(next).toContain("finish (or drop) its open parts");
+    expect(cairn(ws.dir, ["task", "finish", "T-3", "--unverified"]).code).toBe(0);
+    expect(cairn(ws.dir, ["task", "drop", "T-4", "--reason", "not needed"]).code).toBe(0);
+    expect(cairn(ws.dir, ["task", "finish", "T-1", "--unverified", "--json"]).json).toMatchObject({
+      result: "done",
+    });
+  });
+
   it("records a finish that rests on text-only ticks as unverified, even when its holder wrote the box", () => {
     arrange(ws.dir, ["task", "add", "bare"]);
     const bob = { CAIRN_AGENT: addAgent(ws.dir, "bob", "builder").token };

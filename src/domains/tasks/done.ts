@@ -286,6 +286,13 @@ export async function finishTask(
       unmet.push("it has no acceptance criteria (add some, or finish with --unverified, which is recorded)");
     }
     unmet.push(...doneFailures);
+    // A task with parts (its children) is done when they are: an epic finished while one of them
+    // was still open said "done" of work nobody had done.
+    const openParts = (await tx.tasks.children(task.id)).filter(
+      (child) => child.status !== "done" && child.status !== "dropped",
+    );
+    for (const part of openParts)
+      unmet.push(`part ${part.id} is ${part.status}: ${quoteValue(part.title, 120)}`);
     const kinds: string[] = await tx.notes.kindsInScope(taskScope(task.id));
     for (const kind of config.done.note_kinds) {
       if (!kinds.includes(kind)) unmet.push(`definition of done: no ${kind} note on ${task.id}`);
@@ -297,7 +304,7 @@ export async function finishTask(
           .slice(0, UNMET_SHOWN)
           .map((u, i) => `(${i + 1}) ${u}`)
           .join("; ")}${unmet.length > UNMET_SHOWN ? `; and ${unmet.length - UNMET_SHOWN} more` : ""}`,
-        `tick what is met with check_task ${task.id}${stale.length > 0 ? " (all set (--all) checks again each tick that does not hold for this tree)" : ""}; fix the rest, then finish again`,
+        `tick what is met with check_task ${task.id}${stale.length > 0 ? " (all set (--all) checks again each tick that does not hold for this tree)" : ""}; ${openParts.length > 0 ? "finish (or drop) its open parts; " : ""}fix the rest, then finish again`,
       );
     }
     // Done is verified when something cairn ran says so: a criterion's command, a shortcut of the
