@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { actorOf, OWNER } from "../../src/domains/identity/actor.js";
 import { addAgent, retireAgent } from "../../src/domains/identity/agents.js";
 import { addTask } from "../../src/domains/tasks/board.js";
-import { claimTask, keepingLeases } from "../../src/domains/tasks/claims.js";
+import { CALLER_LOOK_MS, claimTask, keepingLeases } from "../../src/domains/tasks/claims.js";
 import { WorkspaceConfig } from "../../src/domains/workspace/config.js";
 import { RefusedError } from "../../src/kernel/outcome.js";
 import { stopCauseOf } from "../../src/kernel/until-stopped.js";
@@ -88,6 +88,21 @@ describe("leases kept during a long call", () => {
       } finally {
         await reopened.close();
       }
+    });
+  });
+
+  it("a caller retired while its call runs is looked at within seconds, though its renewals are a minute apart", async () => {
+    await withBob(async ({ store, now, bob }) => {
+      // The default lease: 30 minutes, renewed every minute.
+      const config = WorkspaceConfig.parse({});
+      const started = Date.now();
+      const call = keepingLeases(store, config, bob, now, async (signal) => {
+        await retireAgent(store, OWNER, "bob", now());
+        await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+        throw new Error("cancelled");
+      });
+      await expect(call).rejects.toBeInstanceOf(RefusedError);
+      expect(Date.now() - started).toBeLessThan(CALLER_LOOK_MS + 2_000);
     });
   });
 

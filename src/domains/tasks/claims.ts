@@ -298,6 +298,9 @@ export const liveLeases = (now: string, minutes: number, leaseMinutes = minutes)
 /** A lease is renewed at most this often, so renewing on every call does not flood the journal. */
 export const renewEvery = (leaseMinutes: number) => Math.min(1, leaseMinutes / 10);
 
+/** How often a long call looks whether its caller may still act (was not retired meanwhile). */
+export const CALLER_LOOK_MS = 5_000;
+
 /**
  * "Every call by an owner renews its claims": a cheap read on every call, a write (and one
  * journal event) only when some lease has aged past the renewal step.
@@ -329,7 +332,9 @@ export async function renewClaims(
  * working on is not silent, and a sweep must not take its task from it. Each renewal first looks
  * whether the caller may still act: one retired meanwhile (or whose line was) has its call
  * cancelled as a cancel would (what it started is stopped, its run records why), and the call
- * ends refused, as the call itself would be had it started now.
+ * ends refused, as the call itself would be had it started now. The caller is looked at every
+ * few seconds, not only at each renewal (a minute apart with the default lease): a retired
+ * agent's shortcut ran on to its end, and was recorded as its run.
  */
 export async function keepingLeases<T>(
   store: Store,
@@ -341,16 +346,21 @@ export async function keepingLeases<T>(
 ): Promise<T> {
   const { own: stop, release } = followingCancel(cancel);
   let retired: RefusedError | undefined;
+  // At most once a second, at most one timer's reach (a lease may be a hundred years).
+  const renewalMs = Math.min(Math.max(renewEvery(config.claims.lease_minutes) * 60_000, 1_000), 2 ** 31 - 1);
+  let renewedAt = Date.now();
   const tick = async () => {
     try {
-      // One read on the renewal's period, not per call: the start of the call made the same check.
+      // One indexed read a look, not per call: the start of the call made the same check.
       await requireStillActive(store, actor);
     } catch (thrown) {
-      if (!(thrown instanceof RefusedError)) throw thrown; // a busy store: look again next period
+      if (!(thrown instanceof RefusedError)) throw thrown; // a busy store: look again next time
       retired = thrown;
       stop.abort(new StopCause(`its caller may no longer act: ${thrown.refusal.reason}`));
       return; // a retired caller's leases are not its to keep: the sweep releases them
     }
+    if (Date.now() - renewedAt < renewalMs) return;
+    renewedAt = Date.now();
     await renewClaims(store, config, actor, now());
   };
   // One renewal at a time: on a slow store a renewal can outlast the interval, and renewals
@@ -365,11 +375,7 @@ export async function keepingLeases<T>(
         renewing = undefined;
       });
   };
-  const timer = setInterval(
-    renew,
-    // At most once a second, at most one timer's reach (a lease may be a hundred years).
-    Math.min(Math.max(renewEvery(config.claims.lease_minutes) * 60_000, 1_000), 2 ** 31 - 1),
-  );
+  const timer = setInterval(renew, Math.min(renewalMs, CALLER_LOOK_MS));
   timer.unref();
   try {
     return await work(stop.signal);
