@@ -109,14 +109,16 @@ export async function listQueues(
 }
 
 /**
- * Move the cursor one step, once per key: a retried call with the same key (a lost reply, a
- * restarted agent) finds the key recorded and changes nothing.
+ * Move the cursor one step, once per key and caller: a retried call with the same key (a lost
+ * reply, a restarted agent) finds the key recorded and changes nothing. A key is the caller's
+ * own: shared by all, another agent's advance with the key one was about to send used it up, and
+ * that agent's advance then answered "replayed" and moved nothing, as though it had.
  */
 export async function queueAdvance(store: Store, actor: Actor, name: string, key: string, now: string) {
   if (key.trim() === "") throw usageError("advance needs a key (--key), so a retry cannot advance twice");
   return store.write(async (tx) => {
     const queue = await load(tx, name);
-    if (!(await tx.queues.claimKey(name, key, now)))
+    if (!(await tx.queues.claimKey(name, `${actor.id} ${key}`, now)))
       return { ...(await position(tx, queue)), replayed: true };
     if (queue.cursor >= queue.steps.length) {
       throw refuse(
