@@ -203,6 +203,33 @@ describe("cairn agents from the CLI", () => {
     rmSync(folder, { recursive: true });
   });
 
+  it("keeps a failed scheduled run's log however many runs are asked for after it", () => {
+    const own = initWorkspace();
+    try {
+      const script =
+        'if [ "$AGENT_TRIGGER_SOURCE" = schedule ]; then echo "the nightly broke"; exit 1; fi; echo asked';
+      mkdirSync(join(own.dir, ".cairn", "agents", "nightly"), { recursive: true });
+      writeFileSync(
+        join(own.dir, ".cairn", "agents", "nightly", "agent.toml"),
+        `[agent]\nname = "nightly"\n[run]\ncommand = "sh"\nargs = ["-c", ${JSON.stringify(script)}]\n[[schedules]]\nid = "hourly"\ntype = "interval"\ninterval_minutes = 60\n`,
+      );
+      expect(cairn(own.dir, ["daemon", "--once"], { env }).code).toBe(0);
+      const inspected = cairn(own.dir, ["agents", "inspect", "nightly", "--json"], { env }).json as {
+        last_runs: { id: string; status: string }[];
+      };
+      const failed = inspected.last_runs[0] as { id: string; status: string };
+      expect(failed.status).toBe("failed");
+      // Anyone who may run it asks for more runs than the logs kept of one kind.
+      for (let run = 0; run <= 20; run++)
+        expect(cairn(own.dir, ["agents", "run", "nightly"], { env }).code).toBe(0);
+      const logs = cairn(own.dir, ["agents", "logs", "nightly", "--run", failed.id, "--json"], { env });
+      expect(logs.code, logs.stderr).toBe(0);
+      expect(JSON.stringify(logs.json)).toContain("the nightly broke");
+    } finally {
+      own.cleanup();
+    }
+  });
+
   it("keeps no log through a link in its logs folder: never writes, nor rotates away files, outside the workspace", () => {
     const own = initWorkspace();
     const precious = join(own.dir, "..", `${basename(own.dir)}-precious`);

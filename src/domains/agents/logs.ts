@@ -21,8 +21,15 @@ import { agentDirName } from "./naming.js";
 
 /** One run's log holds at most this much; the rest is counted, not kept. */
 export const RUN_LOG_CAP = 2 * 1024 * 1024;
-/** Logs kept per agent: older runs' files are removed as new ones start. */
+/**
+ * Logs kept per agent and kind of run (scheduled, or asked for: by a CLI or MCP call, a trigger):
+ * older runs' files of that kind are removed as new ones start. Apart, so that 20 runs anyone with
+ * the run tool asks for never rotate away the log of a scheduled run that failed.
+ */
 export const RUN_LOGS_KEPT = 20;
+
+/** The end of a scheduled run's log file's name; an asked-for run's ends in `.log` alone. */
+const SCHEDULED_LOG = ".scheduled.log";
 /** What a result quotes of the output, at most. */
 export const STDOUT_TAIL_BYTES = 64 * 1024;
 export const STDERR_TAIL_BYTES = 4 * 1024;
@@ -69,14 +76,14 @@ export class RunLog {
   readonly problem: string | undefined;
 
   /** Never throws: a run whose log cannot be kept still runs (and its row still ends). */
-  constructor(workspace: Workspace, agent: string, runId: string) {
+  constructor(workspace: Workspace, agent: string, runId: string, scheduled: boolean) {
     const dir = agentLogDir(workspace, agent);
-    this.at = join(dir, `${runId}.log`);
+    this.at = join(dir, `${runId}${scheduled ? SCHEDULED_LOG : ".log"}`);
     try {
       ownFolders(workspace.stateDir, relative(workspace.stateDir, dir));
       this.fd = createFresh(this.at);
       if (this.fd === undefined) this.problem = `${this.at} could not be created`;
-      else rotate(dir);
+      else rotate(dir, scheduled);
     } catch (error) {
       this.problem = (error as Error).message;
     }
@@ -154,9 +161,10 @@ function createFresh(path: string): number | undefined {
   return undefined;
 }
 
-function rotate(dir: string): void {
+/** The 20 newest logs of the kind just started stay; older ones of that kind go. */
+function rotate(dir: string, scheduled: boolean): void {
   const logs = readdirSync(dir)
-    .filter((file) => file.endsWith(".log"))
+    .filter((file) => file.endsWith(".log") && file.endsWith(SCHEDULED_LOG) === scheduled)
     .map((file) => ({ file, mtime: statSync(join(dir, file)).mtimeMs }))
     .sort((a, b) => b.mtime - a.mtime || b.file.localeCompare(a.file));
   for (const old of logs.slice(RUN_LOGS_KEPT)) {

@@ -183,7 +183,7 @@ async function supervise(
   signal: AbortSignal,
 ): Promise<RunResult> {
   const { agent, store, workspace } = request;
-  const log = new RunLog(workspace, agent.name, started.id);
+  const log = new RunLog(workspace, agent.name, started.id, request.trigger === "schedule");
   const stdout = new Tail(STDOUT_TAIL_BYTES);
   const stderr = new Tail(STDERR_TAIL_BYTES);
   let temp: string | undefined;
