@@ -22,7 +22,7 @@ export interface AgentRunRecord {
   /** The agent's process (its group id); the supervisor is the cairn process running it. */
   pid: number | null;
   supervisorPid: number;
-  /** The machine the supervisor runs on (its host name); null for runs recorded before it was. */
+  /** The machine the supervisor runs on (kernel/machine.ts: its host name, and its install's digest); null for runs recorded before it was. */
   supervisorHost: string | null;
   /**
    * When the supervisor started, on its machine (processStart in kernel/processes.ts): with

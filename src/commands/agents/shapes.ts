@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { asItStands } from "../../domains/agents/supervisor.js";
+import { machineName } from "../../kernel/machine.js";
 import type { AgentRunRecord } from "../../store/store.js";
 
 export const RunView = z.object({
@@ -34,7 +35,7 @@ export function runView(recorded: AgentRunRecord): z.infer<typeof RunView> {
     duration_ms: run.durationMs,
     reason: run.reason,
     log_path: run.logPath,
-    supervisor_host: run.supervisorHost,
+    supervisor_host: run.supervisorHost === null ? null : machineName(run.supervisorHost),
   };
 }
 

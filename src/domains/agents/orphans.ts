@@ -1,6 +1,7 @@
 import { readdirSync, realpathSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { os, sha256Hex } from "../../kernel/builtins.js";
+import { thisMachineRecord } from "../../kernel/machine.js";
 import {
   killChildrenOfDeadSupervisors,
   killGroupsCarrying,
@@ -16,14 +17,18 @@ import { supervisorGone } from "./supervisor.js";
 
 /**
  * What a run records of the cairn process that supervises it: its pid, its machine (only there
- * does the pid mean anything) and when it started (so a reused pid is not taken for it).
+ * does the pid mean anything: its host name and install, kernel/machine.ts) and when it started (so a reused pid is not taken for it).
  */
 export function thisSupervisor(): {
   supervisorPid: number;
   supervisorHost: string;
   supervisorStart: string | null;
 } {
-  return { supervisorPid: process.pid, supervisorHost: os().hostname(), supervisorStart: ownProcessStart() };
+  return {
+    supervisorPid: process.pid,
+    supervisorHost: thisMachineRecord(),
+    supervisorStart: ownProcessStart(),
+  };
 }
 
 /**

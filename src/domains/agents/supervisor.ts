@@ -1,4 +1,4 @@
-import { os } from "../../kernel/builtins.js";
+import { isThisMachine } from "../../kernel/machine.js";
 import { sameProcessAlive } from "../../kernel/processes.js";
 import type { AgentRunRecord } from "../../store/store.js";
 
@@ -11,7 +11,7 @@ type Supervised = Pick<AgentRunRecord, "status" | "supervisorPid" | "supervisorH
  */
 export function supervisorGone(run: Supervised): boolean {
   if (run.status !== "running") return false;
-  if (run.supervisorHost !== null && run.supervisorHost !== os().hostname()) return false;
+  if (run.supervisorHost !== null && !isThisMachine(run.supervisorHost)) return false;
   return !sameProcessAlive(run.supervisorPid, run.supervisorStart);
 }
 
