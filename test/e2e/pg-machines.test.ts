@@ -3,7 +3,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { enableIdentities, shellAgent, until, writeAgent } from "../helpers/agents.js";
-import { CAIRN_BIN, cairn, cleanEnv, scratchDir, testPgUrl } from "../helpers/workspace.js";
+import { checkRun, gitRepo, nodeArgv } from "../helpers/goals.js";
+import { CAIRN_BIN, cairn, cleanEnv, runSync, scratchDir, testPgUrl } from "../helpers/workspace.js";
 
 /**
  * Two machines of one name on one shared board: a laptop and a CI runner both called by their
@@ -32,8 +33,11 @@ beforeAll(() => {
 });
 afterAll(() => root?.cleanup());
 
-/** Start `cairn ARGS` in `cwd` on the other machine: same host name, another boot and install. */
-function onTheOtherMachine(cwd: string, args: string[], extra: Record<string, string>) {
+/**
+ * `cairn ARGS` on the other machine: same host name, another boot and install. `binds`
+ * mount its own folders where this machine has others (a clone at the same path).
+ */
+function otherMachine(args: string[], binds: [string, string][] = []) {
   const ids = join(root.dir, "other-machine");
   mkdirSync(ids, { recursive: true });
   writeFileSync(join(ids, "boot_id"), "0b0e7a11-0000-4000-8000-000000000001\n");
@@ -41,9 +45,16 @@ function onTheOtherMachine(cwd: string, args: string[], extra: Record<string, st
   const script = [
     `mount --bind ${ids}/boot_id /proc/sys/kernel/random/boot_id`,
     `mount --bind ${ids}/machine-id /etc/machine-id`,
+    ...binds.map(([from, to]) => `mount --bind ${from} ${to}`),
+    'cd "$PWD"',
     'exec "$@"',
   ].join(" && ");
-  return spawn("unshare", ["--mount", "sh", "-c", script, "sh", process.execPath, CAIRN_BIN, ...args], {
+  return ["unshare", ["--mount", "sh", "-c", script, "sh", process.execPath, CAIRN_BIN, ...args]] as const;
+}
+
+function onTheOtherMachine(cwd: string, args: string[], extra: Record<string, string>) {
+  const [command, argv] = otherMachine(args);
+  return spawn(command, argv, {
     cwd,
     env: cleanEnv({ ...env, ...extra }),
     stdio: ["ignore", "pipe", "pipe"],
@@ -96,4 +107,37 @@ describe.runIf(canUnshare)("PostgreSQL: two machines of one host name", () => {
       run.kill("SIGKILL");
     }
   }, 90_000);
+});
+
+describe.runIf(canUnshare)("PostgreSQL: two machines of one host name, clones at one path", () => {
+  it("an attempt opened in the other machine's clone is not evaluated in this one's", () => {
+    const url = `${testPgUrl()}?schema=${schema}-attempts`;
+    const clones = ["laptop-clone", "runner-clone"].map((name) => {
+      const clone = gitRepo(`cairn-${name}-`);
+      writeFileSync(join(clone.dir, "README.md"), `${name}\n`);
+      runSync("git", ["add", "-A"], clone.dir);
+      runSync("git", ["commit", "-qm", "base"], clone.dir);
+      expect(cairn(clone.dir, ["init", "--store", url], { env }).code).toBe(0);
+      return clone;
+    });
+    const [mine, theirs] = clones as [(typeof clones)[0], (typeof clones)[0]];
+    try {
+      const run = checkRun(mine.dir, { argv: nodeArgv("process.exit(0)") });
+      // On the other machine its clone sits where this machine's does.
+      const [command, argv] = otherMachine(["attempt", "open", run, "--json"], [[theirs.dir, mine.dir]]);
+      const opened = spawnSync(command, argv, { cwd: mine.dir, env: cleanEnv(env), encoding: "utf8" });
+      expect(opened.status, opened.stderr).toBe(0);
+      const attempt = (JSON.parse(opened.stdout) as { attempt: { id: string; checkout: string } }).attempt;
+      expect(attempt.checkout).toBe(mine.dir);
+
+      const evaluated = cairn(mine.dir, ["attempt", "eval", attempt.id, "--json"], { env });
+      expect(evaluated.code, evaluated.stdout + evaluated.stderr).toBe(3);
+      expect((evaluated.json as { refused: { policy: string } }).refused.policy).toBe("checkout");
+      // This machine opens its own attempt in its own clone: the other's is not in it.
+      const own = cairn(mine.dir, ["attempt", "open", run, "--json"], { env });
+      expect(own.code, own.stdout + own.stderr).toBe(0);
+    } finally {
+      for (const clone of clones) clone.cleanup();
+    }
+  });
 });

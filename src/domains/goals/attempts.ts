@@ -5,7 +5,7 @@ import type { AttemptRecord, MilestoneRecord, RunRecord, Store, Tx } from "../..
 import type { Actor } from "../identity/actor.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
 import { requirePlanning } from "./authority.js";
-import { thisMachine } from "./checkout-host.js";
+import { openAttemptHere, thisMachine } from "./checkout-host.js";
 import { unknownProof } from "./contract.js";
 import { changedPaths, checkoutFor, checkoutTop, hashWorkFile, isGitRepo } from "./git.js";
 import { notGit } from "./refusals.js";
@@ -83,7 +83,7 @@ export async function openAttempt(
       }
       refuseUnmeasuredMilestone(run, milestone);
     }
-    const open = await tx.goals.openAttemptIn(checkout, thisMachine());
+    const open = await openAttemptHere(tx, checkout);
     if (open) {
       throw refuse(
         "one-attempt",
