@@ -6,6 +6,7 @@ import {
   CHILD_MARK_VARIABLE,
   KILL_GRACE_MS,
   killGroupsCarrying,
+  newChildMark,
   processTable,
   signalGroup,
 } from "./processes.js";
@@ -167,7 +168,7 @@ export function runChild(request: ChildRequest): Promise<ChildResult> {
     }
     const mark =
       request.killEscaped || request.marked
-        ? `${CHILD_MARK_VARIABLE}=${process.pid}.${crypto().randomUUID()}`
+        ? `${CHILD_MARK_VARIABLE}=${newChildMark(crypto().randomUUID())}`
         : undefined;
     const escapees = request.killEscaped ? mark : undefined;
     const env = request.env ?? childEnv();

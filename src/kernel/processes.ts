@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { boardsStartedFor, STARTED_FOR_VARIABLE } from "./started-for.js";
 
 /**
@@ -156,8 +156,31 @@ export function killGroupsCarrying(
   return killed;
 }
 
-/** The variable that marks what one supervised command started (`PID.NONCE`, PID its cairn's). */
+/**
+ * The variable that marks what one supervised command started: `PID.NONCE.SPACE`, PID its cairn's
+ * and SPACE the pid namespace that pid is a pid of (marks written before it was kept end at NONCE).
+ */
 export const CHILD_MARK_VARIABLE = "CAIRN_CHILD_MARK";
+
+let ownSpace: string | undefined;
+
+/**
+ * This process's pid namespace, as the inode its /proc link names; "" where there is none to read.
+ * A container on this machine has its own: a pid there means another process here, or none.
+ */
+function pidNamespace(): string {
+  if (ownSpace === undefined) {
+    try {
+      ownSpace = /\[(\d+)\]/.exec(readlinkSync("/proc/self/ns/pid"))?.[1] ?? "";
+    } catch {
+      ownSpace = "";
+    }
+  }
+  return ownSpace;
+}
+
+/** A fresh mark for what one supervised command starts (the value of CHILD_MARK_VARIABLE). */
+export const newChildMark = (nonce: string): string => `${process.pid}.${nonce}.${pidNamespace()}`;
 
 /**
  * Kill what a cairn process that died without stopping it (kill -9, a crash, the OOM killer)
@@ -196,7 +219,12 @@ function orphanedGroups(board: string, table: readonly ProcessEntry[]): Set<numb
     }
     const mark = environment.find((variable) => variable.startsWith(prefix));
     if (!mark) continue;
-    const supervisor = Number(mark.slice(prefix.length).split(".")[0]);
+    const [pid, , space] = mark.slice(prefix.length).split(".");
+    // A supervisor in another pid namespace (a container on this machine serving the same shared
+    // board) is named by a pid of its own namespace: here that pid is another process, or none,
+    // and its live command was killed as an orphan. Only its own namespace can judge it.
+    if (space !== undefined && space !== pidNamespace()) continue;
+    const supervisor = Number(pid);
     if (!Number.isInteger(supervisor) || supervisor <= 0 || processAlive(supervisor)) continue;
     const startedFor = environment.find((variable) => variable.startsWith(`${STARTED_FOR_VARIABLE}=`));
     const boards = boardsStartedFor({

@@ -141,3 +141,55 @@ describe.runIf(canUnshare)("PostgreSQL: two machines of one host name, clones at
     }
   });
 });
+
+describe.runIf(canUnshare)("PostgreSQL: a container on this machine serving the same board", () => {
+  it("a sweep here leaves the container's running check alone", async () => {
+    const box = join(root.dir, "box", "repo");
+    mkdirSync(box, { recursive: true });
+    expect(cairn(box, ["init", "--store", `${testPgUrl()}?schema=${schema}`], { env }).code).toBe(0);
+    const done = join(root.dir, "box-check-done");
+    const verify = ["sh", "-c", `sleep 4; echo finished > ${done}`];
+    const added = cairn(
+      laptop,
+      ["task", "add", "slow check", "--criteria", JSON.stringify({ text: "slow", verify }), "--json"],
+      {
+        env,
+      },
+    );
+    const task = (added.json as { task: { id: string } }).task.id;
+    expect(cairn(laptop, ["task", "claim", task], { env }).code).toBe(0);
+    // A pid namespace of its own, where cairn's pid is one this machine's namespace has free.
+    const script = `i=0; while [ $i -lt 2000 ]; do /bin/true; i=$((i+1)); done; "$0" "$@"`;
+    const check = spawn(
+      "unshare",
+      [
+        "--pid",
+        "--fork",
+        "--mount-proc",
+        "sh",
+        "-c",
+        script,
+        process.execPath,
+        CAIRN_BIN,
+        "task",
+        "check",
+        task,
+        "--n",
+        "1",
+      ],
+      { cwd: box, env: cleanEnv(env), stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let out = "";
+    check.stdout.on("data", (chunk) => {
+      out += chunk;
+    });
+    const ended = new Promise<number | null>((resolve) => check.on("close", resolve));
+    // Its verify command is running.
+    await until(() => spawnSync("pgrep", ["-f", `echo finished > ${done}`]).status === 0, 30_000);
+    const swept = cairn(laptop, ["sweep", "--json"], { env });
+    expect(swept.code, swept.stderr).toBe(0);
+    expect(await ended, out).toBe(0);
+    expect(existsSync(done)).toBe(true);
+    expect(out).toContain("every criterion is checked");
+  }, 90_000);
+});
