@@ -199,6 +199,52 @@ describe("PostgreSQL: a board named after its directory", () => {
   });
 });
 
+describe("PostgreSQL: a schema that holds another application's tables", () => {
+  it("is not made a workspace: init, import and store copy are refused, nothing is added to it", async () => {
+    const schema = `shop_${Date.now().toString(36)}`;
+    const admin = new pg.Client({ connectionString: testPgUrl() });
+    await admin.connect();
+    const tables = async () =>
+      (
+        await admin.query<{ name: string }>(
+          "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1",
+          [schema],
+        )
+      ).rows.map((row) => row.name);
+    try {
+      // The application's own tables, one of them named as one of cairn's.
+      await admin.query(`CREATE SCHEMA ${schema}; CREATE TABLE ${schema}.customers (id int)`);
+      await admin.query(`CREATE TABLE ${schema}.tasks (id int)`);
+      const url = `${testPgUrl()}?schema=${schema}`;
+      const dir = join(root.dir, "shop");
+      mkdirSync(dir, { recursive: true });
+      const init = cairn(dir, ["init", "--store", url, "--json"], { env: sharedEnv });
+      expect(init.code, init.stderr).toBe(5);
+      expect(init.stderr).toContain("holds tables that are not a cairn workspace");
+      expect(init.stderr).toContain('"customers"');
+      expect(existsSync(join(dir, ".cairn"))).toBe(false);
+      // Without the clashing name, cairn's tables were added beside the application's.
+      await admin.query(`DROP TABLE ${schema}.tasks`);
+      expect(cairn(dir, ["init", "--store", url], { env: sharedEnv }).code).toBe(5);
+      const local = join(root.dir, "shop-local");
+      mkdirSync(local, { recursive: true });
+      expect(cairn(local, ["init"], { env: sharedEnv }).code).toBe(0);
+      const copy = cairn(local, ["store", "copy", "--to", url], { env: sharedEnv });
+      expect(copy.code, copy.stderr).toBe(5);
+      const backup = join(root.dir, "shop-backup.jsonl");
+      writeFileSync(backup, cairn(local, ["export"], { env: sharedEnv }).stdout);
+      const restore = join(root.dir, "shop-restore");
+      mkdirSync(restore, { recursive: true });
+      const imported = cairn(restore, ["import", backup, "--store", url], { env: sharedEnv });
+      expect(imported.code, imported.stderr).toBe(5);
+      expect(await tables()).toEqual(["customers"]);
+    } finally {
+      await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await admin.end();
+    }
+  });
+});
+
 describe("PostgreSQL: credentials and faults", () => {
   it("a wrong password or an unreachable host: exit 1, the host named, the password never shown, nothing written", async () => {
     const server = await startPostgres({ password: "right-horse-battery" });

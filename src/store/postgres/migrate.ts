@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { operational } from "../../kernel/outcome.js";
+import { conflict, operational } from "../../kernel/outcome.js";
 import { BEGIN_WRITE } from "./connection.js";
 import { ident } from "./db.js";
 import { describeTarget } from "./errors.js";
@@ -112,6 +112,25 @@ export function unfinishedWorkspace(target: PgTarget) {
   );
 }
 
+/**
+ * A new workspace is made only in a schema of its own: an empty one (made for it by whoever runs
+ * the server) or none yet. One that already holds another application's tables (`public` of an
+ * application's database, a typo for its schema) got cairn's thirty-odd tables mixed into it, and
+ * one whose table shared a name with cairn's failed on a bare "relation already exists".
+ */
+async function refuseForeignTables(client: pg.ClientBase, target: PgTarget): Promise<void> {
+  const found = await client.query<{ name: string }>(
+    "SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'v', 'm', 'f') ORDER BY c.relname LIMIT 4",
+    [target.schema],
+  );
+  if (found.rows.length === 0) return;
+  const names = found.rows.slice(0, 3).map((row) => JSON.stringify(row.name));
+  throw conflict(
+    `${describeTarget(target)} holds tables that are not a cairn workspace (${names.join(", ")}${found.rows.length > 3 ? ", …" : ""}): a workspace made there would mix its tables with them; nothing was done`,
+    "name a schema of its own (?schema=NAME or [store] schema)",
+  );
+}
+
 /** Apply what is missing in the workspace's schema; refuse one that a newer cairn migrated further. */
 export async function migratePg(
   client: pg.ClientBase,
@@ -127,6 +146,7 @@ export async function migratePg(
       );
     }
     refuseReservedSchema(target.schema);
+    await refuseForeignTables(client, target);
   } else {
     const applied = await appliedNames(client);
     refuseNewer(applied);
