@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -181,6 +181,16 @@ describe("PostgreSQL: a board named after its directory", () => {
     expect(joined.json).toMatchObject({
       joined: true,
       workspace_id: (first.json as { workspace_id: string }).workspace_id,
+    });
+    // The joining checkout's own log starts with the init that joined it.
+    const [line] = readFileSync(join(theirs, ".cairn", "audit.jsonl"), "utf8").split("\n");
+    expect(JSON.parse(line as string)).toMatchObject({
+      seq: 1,
+      data: {
+        command: "init",
+        joined: true,
+        workspace_id: (first.json as { workspace_id: string }).workspace_id,
+      },
     });
   });
 

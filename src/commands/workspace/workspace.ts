@@ -136,7 +136,13 @@ export const init = defineBareCommand({
     );
     await store.close();
     forgetWitness(homeWorkspace(ctx.env).stateDir, workspace.stateDir);
-    if (!joined) auditWorkspaceMade(workspace, "init", { workspace_id: workspaceId }, ctx.env);
+    // A checkout joining a shared board starts its own log too: with the init that joined it.
+    auditWorkspaceMade(
+      workspace,
+      "init",
+      { workspace_id: workspaceId, ...(joined ? { joined } : {}) },
+      ctx.env,
+    );
     return {
       workspace: { root: workspace.root, state_dir: workspace.stateDir, kind: workspace.kind },
       workspace_id: workspaceId,
