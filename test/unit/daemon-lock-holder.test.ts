@@ -20,18 +20,27 @@ describe("a daemon lock", () => {
   });
   afterAll(() => scratch.cleanup());
 
+  /** A live process (its start readable) whose command line is `argv`, killed after the test. */
+  async function started(argv: string[]): Promise<number> {
+    const child = spawn(argv[0] as string, argv.slice(1));
+    children.push(child);
+    const pid = child.pid as number;
+    await waitFor(() => processStart(pid) !== null);
+    return pid;
+  }
+  // A process whose command line is a cairn daemon's (`node …/cairn.cjs daemon`).
+  const daemonLike = [
+    process.execPath,
+    "-e",
+    "setInterval(() => {}, 1000)",
+    "/opt/cairn/bin/cairn.cjs",
+    "daemon",
+  ];
+
   it("without its holder's start is held by a live cairn daemon, and by no other live process", async () => {
-    // A process whose command line is a cairn daemon's (`node …/cairn.cjs daemon`).
-    const daemon = spawn(process.execPath, [
-      "-e",
-      "setInterval(() => {}, 1000)",
-      "/opt/cairn/bin/cairn.cjs",
-      "daemon",
-    ]);
-    children.push(daemon);
-    await new Promise((resolve) => daemon.once("spawn", resolve));
-    writeFileSync(lock, `${daemon.pid}\n`);
-    expect(livePidIn(lock)).toBe(daemon.pid);
+    const daemon = await started(daemonLike);
+    writeFileSync(lock, `${daemon}\n`);
+    expect(livePidIn(lock)).toBe(daemon);
     for (const pid of [1, process.ppid]) {
       writeFileSync(lock, `${pid}\n`);
       expect(livePidIn(lock), `pid ${pid}`).toBeUndefined();
@@ -39,22 +48,10 @@ describe("a daemon lock", () => {
   });
 
   it("names its start, and is still held only by a cairn daemon: a writer can copy any process's start", async () => {
-    const daemon = spawn(process.execPath, [
-      "-e",
-      "setInterval(() => {}, 1000)",
-      "/opt/cairn/bin/cairn.cjs",
-      "daemon",
-    ]);
-    children.push(daemon);
-    await new Promise((resolve) => daemon.once("spawn", resolve));
-    const pid = daemon.pid as number;
-    await waitFor(() => processStart(pid) !== null);
+    const pid = await started(daemonLike);
     writeFileSync(lock, `${pid} ${processStart(pid)}\n`);
     expect(livePidIn(lock)).toBe(pid);
-    const stranger = spawn("sleep", ["30"]);
-    children.push(stranger);
-    const strangerPid = stranger.pid as number;
-    await waitFor(() => processStart(strangerPid) !== null);
+    const strangerPid = await started(["sleep", "30"]);
     writeFileSync(lock, `${strangerPid} ${processStart(strangerPid)}\n`);
     expect(livePidIn(lock)).toBeUndefined();
   });
