@@ -1,7 +1,8 @@
 import { existsSync, lstatSync, statSync } from "node:fs";
-import { basename, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { basename, isAbsolute, join, posix, relative, resolve, sep } from "node:path";
 import picomatch from "picomatch";
 import { globMatcher } from "../../kernel/glob.js";
+import { isInside, realPathOf } from "../../kernel/inside.js";
 import { readRegularFile } from "../../kernel/regular-file.js";
 import type { FrozenEvaluatorRecord } from "../../store/store.js";
 import type { EvaluatorDefinition } from "./evaluators/definition.js";
@@ -77,16 +78,19 @@ function scriptNameOf(argv: readonly string[]): string | null {
   return program === "npm" ? null : first;
 }
 
-/** Words of a command line that name files under `root` (flags and their values skipped). */
-function fileWords(words: readonly string[], cwd: string, root: string): string[] {
+/**
+ * Words of a command line that name files of the checkout (flags and their values skipped),
+ * relative to `root`: a workspace made in a folder of a repository (a monorepo's package) runs
+ * checks kept above it (`node ../shared/check.js`), which the builder can edit as well as its own.
+ */
+function fileWords(words: readonly string[], cwd: string, root: string, top: string): string[] {
   const found: string[] = [];
   for (const raw of words) {
     const word = raw.includes("=") && raw.startsWith("-") ? raw.slice(raw.indexOf("=") + 1) : raw;
     if (word === "" || word.startsWith("-")) continue;
     const full = isAbsolute(word) ? word : resolve(cwd, word);
-    const rel = relative(root, full);
-    if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) continue;
-    if (isFile(full)) found.push(rel.split(sep).join("/"));
+    if (full === top || !isInside(top, full)) continue;
+    if (isFile(full)) found.push(relative(root, full).split(sep).join("/"));
   }
   return found;
 }
@@ -112,8 +116,8 @@ function shadowingModules(argv: readonly string[], root: string): string[] {
  * the package manifest and the files its script (with pre/post hooks) names, and the local modules
  * each of those scripts loads (see script-imports.ts). Declared `inputs` (the evaluator's or its pack's test folders) come on top.
  */
-export function defaultInputs(definition: EvaluatorDefinition, root: string): string[] {
-  const inputs = new Set<string>(fileWords(definition.argv, root, root));
+export function defaultInputs(definition: EvaluatorDefinition, root: string, top = root): string[] {
+  const inputs = new Set<string>(fileWords(definition.argv, root, root, top));
   if (RUNNER_PROGRAMS.has(basename(definition.argv[0] ?? "")))
     for (const file of RUNNER_CONFIG) inputs.add(file);
   const script = scriptNameOf(definition.argv);
@@ -126,7 +130,7 @@ export function defaultInputs(definition: EvaluatorDefinition, root: string): st
       for (const name of [`pre${script}`, script, `post${script}`]) {
         const line = scripts?.[name];
         if (typeof line === "string")
-          for (const file of fileWords(line.split(/\s+/), root, root)) inputs.add(file);
+          for (const file of fileWords(line.split(/\s+/), root, root, top)) inputs.add(file);
       }
     } catch {
       // An unreadable manifest (a FIFO in its place too, never waited on) is still an input: its
@@ -135,22 +139,26 @@ export function defaultInputs(definition: EvaluatorDefinition, root: string): st
   }
   for (const file of shadowingModules(definition.argv, root)) inputs.add(file);
   // The helpers those scripts load judge the attempt as much as the scripts do.
-  for (const file of scriptImports([...inputs], root)) inputs.add(file);
+  for (const file of scriptImports([...inputs], root, top)) inputs.add(file);
   for (const declared of definition.inputs) {
-    // An input outside the workspace is not the builder's to change, and not cairn's to read.
-    if (isAbsolute(declared) || declared.split("/").includes("..")) continue;
-    inputs.add(declared.replace(/^\.\//, ""));
+    // An input outside the checkout is not the builder's to change, and not cairn's to read; one
+    // above the workspace's folder but in its checkout (`../shared/**`) is as editable as any.
+    const full = isAbsolute(declared) ? declared : resolve(root, declared);
+    if (full === top || !isInside(top, full)) continue;
+    inputs.add(relative(root, full).split(sep).join("/"));
   }
   return [...inputs].sort();
 }
 
-const globOf = (prefix: string, pattern: string) => (prefix ? `${prefix}/${pattern}` : pattern);
+/** A pattern relative to the workspace root made repository-relative (`../shared/**` from `pkg`). */
+const globOf = (prefix: string, pattern: string) =>
+  posix.normalize(prefix ? `${prefix}/${pattern}` : pattern);
 
 /** The repository-relative place of the workspace root inside its checkout ("" at the top). */
 async function prefixOf(root: string): Promise<{ top: string; prefix: string } | null> {
   const top = await checkoutTop(root);
   if (!top) return null;
-  return { top, prefix: relative(top, root).split(sep).join("/") };
+  return { top, prefix: relative(realPathOf(top), root).split(sep).join("/") };
 }
 
 /**
@@ -182,10 +190,18 @@ async function candidates(top: string, patterns: readonly string[]): Promise<str
 }
 
 /** Hash what the patterns match in the checkout holding `root`. */
-export async function freezeInputs(definition: EvaluatorDefinition, root: string): Promise<FrozenInputs> {
+export async function freezeInputs(
+  definition: EvaluatorDefinition,
+  workspace: string,
+): Promise<FrozenInputs> {
+  // By real paths, as git names its top: `..` above the workspace's folder is where the
+  // evaluator, run there, finds it.
+  const root = realPathOf(workspace);
   const where = await prefixOf(root);
   if (!where) return { patterns: [], files: {}, modes: true };
-  const patterns = defaultInputs(definition, root).map((pattern) => globOf(where.prefix, pattern));
+  const patterns = defaultInputs(definition, root, realPathOf(where.top)).map((pattern) =>
+    globOf(where.prefix, pattern),
+  );
   const matches = globMatcher(patterns);
   const files: Record<string, string> = {};
   for (const path of await candidates(where.top, patterns))

@@ -115,14 +115,15 @@ function pythonTargets(text: string, from: string): string[] {
  * other, workspace-relative, the starting files excluded. A harness's helpers are told from the
  * code it tests by place: only loads inside the starting script's own folder are followed (a
  * `checks/run.js` judging through `checks/lib/verdict.js`), never `../src/…`, and nothing from a
- * script at the workspace root, where the harness and the code under test sit side by side.
+ * script at the workspace root, where the harness and the code under test sit side by side. A
+ * script above the root but in its checkout (`../shared/checks/run.js`, from a workspace made in
+ * a package of a monorepo) is a harness like any (`top`: the checkout's top, by its real path).
  */
-export function scriptImports(start: readonly string[], root: string): string[] {
+export function scriptImports(start: readonly string[], root: string, top = root): string[] {
   const found = new Set<string>();
   for (const first of start) {
     const home = dirname(resolve(root, first));
-    const inHome = relative(root, home);
-    if (inHome === "" || inHome.startsWith("..") || isAbsolute(inHome)) continue;
+    if (!isHome(home, root, top)) continue;
     const seen = new Set([resolve(root, first)]);
     const queue = [...seen];
     while (queue.length > 0 && seen.size < MAX_FILES) {
@@ -138,19 +139,27 @@ export function scriptImports(start: readonly string[], root: string): string[] 
   }
   for (const first of start) found.delete(first);
   for (const first of start)
-    for (const pattern of [...pythonPathModules(first, root), ...nodeModulesBeside(first, root)])
+    for (const pattern of [...pythonPathModules(first, root, top), ...nodeModulesBeside(first, root, top)])
       found.add(pattern);
   return [...found].sort();
+}
+
+/** A starting script's folder whose loads are followed: in the checkout, and not the root itself. */
+function isHome(home: string, root: string, top: string): boolean {
+  const inTop = relative(top, home);
+  return (
+    home !== root && inTop !== "" && !inTop.startsWith(`..${sep}`) && inTop !== ".." && !isAbsolute(inTop)
+  );
 }
 
 /** Glob characters, escaped where a folder's own name is put in a pattern. */
 const escapeGlob = (path: string) => path.replace(/[*?[\]{}()!+@\\]/g, "\\$&");
 
 /** The starting script's folder, workspace-relative, as a glob; null for a script at the root. */
-function homeGlob(first: string, root: string): string | null {
-  const home = relative(root, dirname(resolve(root, first)));
-  if (home === "" || home.startsWith("..") || isAbsolute(home)) return null;
-  return escapeGlob(home.split(sep).join("/"));
+function homeGlob(first: string, root: string, top: string): string | null {
+  const folder = dirname(resolve(root, first));
+  if (!isHome(folder, root, top)) return null;
+  return escapeGlob(relative(root, folder).split(sep).join("/"));
 }
 
 /**
@@ -161,8 +170,8 @@ function homeGlob(first: string, root: string): string | null {
  * or not, are inputs: globs, under which a new file is a change. Never for a script at the root,
  * whose folder is the code under test.
  */
-function pythonPathModules(first: string, root: string): string[] {
-  const folder = homeGlob(first, root);
+function pythonPathModules(first: string, root: string, top: string): string[] {
+  const folder = homeGlob(first, root, top);
   return folder && PYTHON.has(kindOf(resolve(root, first)) ?? "")
     ? ["*.py", "*.pyc", "*.so", "*/__init__.*"].map((module) => `${folder}/${module}`)
     : [];
@@ -175,8 +184,8 @@ function pythonPathModules(first: string, root: string): string[] {
  * harness judges by. So every file under a `node_modules` inside the script's folder, present or
  * not, is an input. The workspace's own `node_modules` is the installed dependencies, not frozen.
  */
-function nodeModulesBeside(first: string, root: string): string[] {
-  const folder = homeGlob(first, root);
+function nodeModulesBeside(first: string, root: string, top: string): string[] {
+  const folder = homeGlob(first, root, top);
   return folder && JS.has(kindOf(resolve(root, first)) ?? "")
     ? [`${folder}/node_modules/**`, `${folder}/**/node_modules/**`]
     : [];

@@ -1,0 +1,61 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { cairnJson, checkRun, gitRepo, openAttempt } from "../helpers/goals.js";
+import { addAgent, cairn, runSync } from "../helpers/workspace.js";
+
+// A workspace made in a folder of a repository (a monorepo's package): its evaluators run there,
+// and read what they name above it as readily as what is inside. A builder with a write grant can
+// edit every file of the checkout, so what judges it must be frozen wherever in it it lies.
+
+describe("goals in a workspace below the top of its repository", () => {
+  let repo: { dir: string; cleanup: () => void };
+  let pkg: string;
+  beforeEach(() => {
+    repo = gitRepo("cairn-goal-sub-");
+    pkg = join(repo.dir, "pkg");
+    mkdirSync(pkg);
+    mkdirSync(join(repo.dir, "shared", "checks"), { recursive: true });
+    // The check judges through a helper beside it: a harness, as one inside the workspace is.
+    writeFileSync(join(repo.dir, "shared", "checks", "run.js"), "process.exit(require('./verdict.js')())\n");
+    writeFileSync(join(repo.dir, "shared", "checks", "verdict.js"), "module.exports = () => 1;\n");
+    writeFileSync(join(pkg, "README.md"), "a package\n");
+    runSync("git", ["add", "-A"], repo.dir);
+    runSync("git", ["commit", "-qm", "base"], repo.dir);
+    expect(cairn(pkg, ["init"]).code).toBe(0);
+  });
+  afterEach(() => repo.cleanup());
+
+  it("freezes a check its argv names above the workspace, and its helpers, and never keeps an attempt that rewrites one", () => {
+    const run = checkRun(pkg, { argv: ["node", "../shared/checks/run.js"] });
+    const frozen = cairnJson<{ run: { evaluators: { inputs: string[] }[] } }>(pkg, ["run", "status", run]);
+    expect(frozen.run.evaluators[0]?.inputs).toEqual(["shared/checks/run.js", "shared/checks/verdict.js"]);
+    const agent = { CAIRN_AGENT: addAgent(pkg, "bob", "builder").token };
+    const attempt = openAttempt(pkg, run, agent);
+    writeFileSync(join(repo.dir, "shared", "checks", "verdict.js"), "module.exports = () => 0;\n");
+    expect(cairn(pkg, ["attempt", "eval", attempt], { env: agent }).code).toBe(0);
+    const decided = cairnJson<{ verdict: string; reasons: string[] }>(
+      pkg,
+      ["attempt", "decide", attempt],
+      agent,
+    );
+    expect(decided.verdict).toBe("revert");
+    expect(decided.reasons.join(" ")).toContain("shared/checks/verdict.js");
+  });
+
+  it("freezes declared inputs above the workspace that lie in its checkout, and no file outside it", () => {
+    writeFileSync(join(repo.dir, "shared", "data.txt"), "expected\n");
+    const run = checkRun(pkg, {
+      argv: ["node", "-e", "process.exit(0)"],
+      inputs: ["../shared/*.txt", "../../*.txt", "/etc/hostname"],
+    });
+    const frozen = cairnJson<{ run: { evaluators: { inputs: string[] }[] } }>(pkg, ["run", "status", run]);
+    expect(frozen.run.evaluators[0]?.inputs).toEqual(["shared/data.txt"]);
+    const agent = { CAIRN_AGENT: addAgent(pkg, "bob", "builder").token };
+    const attempt = openAttempt(pkg, run, agent);
+    writeFileSync(join(repo.dir, "shared", "data.txt"), "whatever passes\n");
+    expect(cairn(pkg, ["attempt", "eval", attempt], { env: agent }).code).toBe(0);
+    const decided = cairnJson<{ verdict: string }>(pkg, ["attempt", "decide", attempt], agent);
+    expect(decided.verdict).toBe("revert");
+  });
+});
