@@ -58,4 +58,23 @@ describe("goals in a workspace below the top of its repository", () => {
     const decided = cairnJson<{ verdict: string }>(pkg, ["attempt", "decide", attempt], agent);
     expect(decided.verdict).toBe("revert");
   });
+
+  it("does not keep an attempt whose evaluation read an edit above the workspace, undone before the decision", () => {
+    // The package's check judges code kept above it, in shared/.
+    writeFileSync(join(repo.dir, "shared", "lib.js"), "module.exports = () => 'bad';\n");
+    writeFileSync(join(pkg, "check.js"), "process.exit(require('../shared/lib.js')() === 'good' ? 0 : 1);\n");
+    runSync("git", ["add", "-A", "--", ":/shared", "check.js"], pkg);
+    runSync("git", ["commit", "-qm", "a check"], pkg);
+    const run = checkRun(pkg, { argv: ["node", "check.js"] });
+    const agent = { CAIRN_AGENT: addAgent(pkg, "bob", "builder").token };
+    const attempt = openAttempt(pkg, run, agent);
+    writeFileSync(join(pkg, "README.md"), "a package, improved\n");
+    writeFileSync(join(repo.dir, "shared", "lib.js"), "module.exports = () => 'good';\n");
+    expect(cairn(pkg, ["attempt", "eval", attempt], { env: agent }).code).toBe(0);
+    runSync("git", ["checkout", "--", ":/shared/lib.js"], pkg);
+    const decided = cairn(pkg, ["attempt", "decide", attempt], { env: agent });
+    expect(decided.code).toBe(3);
+    expect(decided.stderr).toContain("changed since it was evaluated");
+    expect(runSync("git", ["log", "--format=%s"], repo.dir)).not.toContain("cairn: keep");
+  });
 });

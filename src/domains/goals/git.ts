@@ -138,9 +138,13 @@ const FIELDS_BEFORE_PATH: Readonly<Record<string, number>> = { "1": 8, "2": 9, u
 
 /**
  * HEAD (null before a first commit) and the paths that differ from it (modified, staged,
- * untracked), repository-relative, state excluded: one `git status`, which reports both.
+ * untracked), repository-relative, state excluded: one `git status`, which reports both. Under
+ * `dir` only, unless `whole`: then in the whole checkout, above `dir` too.
  */
-export async function checkoutStatus(dir: string): Promise<{ head: string | null; paths: string[] }> {
+export async function checkoutStatus(
+  dir: string,
+  whole = false,
+): Promise<{ head: string | null; paths: string[] }> {
   const status = await git(dir, [
     "status",
     "--porcelain=v2",
@@ -148,7 +152,7 @@ export async function checkoutStatus(dir: string): Promise<{ head: string | null
     "-z",
     "--untracked-files=all",
     "--",
-    ".",
+    whole ? ":/" : ".",
     EXCLUDE_STATE,
   ]);
   if (!status.ok) throw operational(`git status failed: ${status.stderr.trim()}`);

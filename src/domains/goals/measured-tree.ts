@@ -1,25 +1,29 @@
 import { lstatSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative, sep } from "node:path";
 import { crypto } from "../../kernel/builtins.js";
+import { realPathOf } from "../../kernel/inside.js";
 import { refuse } from "../../kernel/outcome.js";
 import { type CheckoutPlaces, checkoutStatus, checkoutTop, hashWorkFile } from "./git.js";
 import { hiddenEdits } from "./hidden-edits.js";
 import { quotedFew } from "./refusals.js";
 
 /**
- * The tree an evaluation judges, as one fingerprint: HEAD and the content of every path under
- * `dir` that differs from it (cairn's state excluded), with its executable bit — exactly what a keep would commit. Any
- * edit after an evaluation changes it, so a decision can tell the tree it keeps from the tree
- * that was measured.
+ * The tree an evaluation judges, as one fingerprint: HEAD and the content of every path of the
+ * checkout that differs from it (cairn's state excluded), with its executable bit. Any edit after
+ * an evaluation changes it, so a decision can tell the tree it keeps from the tree that was
+ * measured. Above `dir` too: a workspace may be made in a folder of a repository (a monorepo's
+ * package), and its evaluators read files above it (`require('../shared/lib.js')`); an edit there
+ * made for the evaluation and undone before the decision left the fingerprint as it was, and the
+ * attempt was kept on a tree its evaluators never passed.
  */
 export async function treeFingerprint(dir: string, topOfCheckout = checkoutTop(dir)): Promise<string> {
   return (await measureTree(dir, topOfCheckout)).fingerprint;
 }
 
 /**
- * A tree as measured: its fingerprint, the HEAD it stands on and what each changed path held
- * (`hashWorkFile`, then " x" when executable). A keep commits exactly these contents, so an edit
- * made after the measuring is never committed under its verdict.
+ * A tree as measured: its fingerprint, the HEAD it stands on and what each changed path under
+ * `dir` held (`hashWorkFile`, then " x" when executable). A keep commits exactly these contents,
+ * so an edit made after the measuring is never committed under its verdict.
  */
 export interface MeasuredTree {
   fingerprint: string;
@@ -31,8 +35,9 @@ export async function measureTree(dir: string, topOfCheckout = checkoutTop(dir))
   // Two gits at once (HEAD comes with the status): taken after every sample, the three it took
   // one after another were most of what cairn added to an evaluator's own time. An evaluation
   // passes the top it found once (see fingerprintsOf).
-  const [found, { head, paths: changed }] = await Promise.all([topOfCheckout, checkoutStatus(dir)]);
+  const [found, { head, paths: changed }] = await Promise.all([topOfCheckout, checkoutStatus(dir, true)]);
   const top = found ?? dir;
+  const folder = folderIn(top, dir);
   const hash = crypto()
     .createHash("sha256")
     .update(`HEAD ${head ?? "(no commit)"}\n`);
@@ -40,10 +45,16 @@ export async function measureTree(dir: string, topOfCheckout = checkoutTop(dir))
   // The executable bit too: git commits it, and a tool measured runnable may be kept as not.
   for (const path of changed) {
     const entry = `${hashWorkFile(top, path)}${executable(join(top, path)) ? " x" : ""}`;
-    entries.set(path, entry);
+    if (folder === "" || path.startsWith(folder)) entries.set(path, entry);
     hash.update(`${path}\0${entry}\n`);
   }
   return { fingerprint: `sha256:${hash.digest("hex")}`, head, entries };
+}
+
+/** `dir`'s place in the checkout at `top`, as a prefix of repository-relative paths ("" at the top). */
+function folderIn(top: string, dir: string): string {
+  const rel = relative(realPathOf(top), realPathOf(dir)).split(sep).join("/");
+  return rel === "" ? "" : `${rel}/`;
 }
 
 /**
