@@ -77,4 +77,22 @@ describe("goals in a workspace below the top of its repository", () => {
     expect(decided.stderr).toContain("changed since it was evaluated");
     expect(runSync("git", ["log", "--format=%s"], repo.dir)).not.toContain("cairn: keep");
   });
+
+  it("refuses to evaluate an edit above the workspace that git is told to skip", () => {
+    writeFileSync(join(repo.dir, "shared", "lib.js"), "module.exports = () => 'bad';\n");
+    writeFileSync(join(pkg, "check.js"), "process.exit(require('../shared/lib.js')() === 'good' ? 0 : 1);\n");
+    runSync("git", ["add", "-A", "--", ":/shared", "check.js"], pkg);
+    runSync("git", ["commit", "-qm", "a check"], pkg);
+    const run = checkRun(pkg, { argv: ["node", "check.js"] });
+    const agent = { CAIRN_AGENT: addAgent(pkg, "bob", "builder").token };
+    const attempt = openAttempt(pkg, run, agent);
+    // Marked, its edit shows in no `git status`, and so in no fingerprint of the tree.
+    runSync("git", ["update-index", "--assume-unchanged", "--", "../shared/lib.js"], pkg);
+    writeFileSync(join(repo.dir, "shared", "lib.js"), "module.exports = () => 'good';\n");
+    const evaluated = cairn(pkg, ["attempt", "eval", attempt], { env: agent });
+    expect(evaluated.code).toBe(3);
+    expect(evaluated.stderr).toContain(
+      'edits git does not see (a file marked assume-unchanged or skip-worktree, or an index entry that records other content than its file holds): "shared/lib.js"',
+    );
+  });
 });

@@ -14,9 +14,11 @@ import { type IndexReading, readIndex, writeIndexCopy } from "./index-copy.js";
 import { indexMarks } from "./index-marks.js";
 
 /**
- * Both kinds of hidden edit under `dir` (see below), the files named once each, from one reading
- * of the index git reads there (`places`, when the caller has asked already). Where that reading
- * shows no file marked (nearly always), git is not asked which are.
+ * Both kinds of hidden edit in `dir`'s checkout (see below), above `dir` too (a workspace made in
+ * a package of a monorepo is judged by evaluators that read `../shared/`), the files named once
+ * each, repository-relative, from one reading of the index git reads there (`places`, when the
+ * caller has asked already). Where that reading shows no file marked (nearly always), git is not
+ * asked which are.
  */
 export async function hiddenEdits(
   dir: string,
@@ -27,14 +29,14 @@ export async function hiddenEdits(
   const reading = found ? readIndex(found.index) : null;
   const noneMarked = reading !== null && indexMarks(reading.content) === "none";
   const [marked, misrecorded] = await Promise.all([
-    noneMarked ? [] : markedEdits(dir, signal),
+    noneMarked ? [] : markedEdits(found?.top ?? dir, signal),
     misrecordedEdits(dir, reading, signal),
   ]);
   return [...new Set([...marked, ...misrecorded])];
 }
 
 /**
- * Files under `dir` that git is told to skip (see `marksIn`) and whose content in the work tree
+ * Files under `dir` (a checkout's top, for all of it) that git is told to skip (see `marksIn`) and whose content in the work tree
  * is not what the index holds: edits `git status` does not report and a keep would not commit.
  * A sparse checkout's files outside its cone are absent, not edited, and not named; nor are
  * marked symlinks.
