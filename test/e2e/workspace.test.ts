@@ -75,6 +75,27 @@ describe("finding the workspace", () => {
     expect((status.json as { workspace: { root: string } }).workspace.root).toBe(main);
   });
 
+  it("resolves a linked worktree's package folder to the workspace made in that package of the main checkout", () => {
+    // A monorepo whose workspace is made in pkg/: the worktree's pkg/ is that same package.
+    const main = join(scratch.dir, "main");
+    mkdirSync(join(main, "pkg"), { recursive: true });
+    writeFileSync(join(main, "pkg", "README.md"), "a package\n");
+    runSync("git", ["init", "-q", "-b", "main"], main);
+    runSync("git", ["add", "-A"], main);
+    runSync("git", ["-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "-m", "root"], main);
+    expect(cairn(join(main, "pkg"), ["init"]).code).toBe(0);
+    const tree = join(scratch.dir, "feature");
+    runSync("git", ["worktree", "add", "-q", tree, "-b", "feature"], main);
+    mkdirSync(join(tree, "pkg", "src"));
+    for (const cwd of [join(tree, "pkg"), join(tree, "pkg", "src")]) {
+      const status = cairn(cwd, ["status", "--json"]);
+      expect(status.code, cwd).toBe(0);
+      expect((status.json as { workspace: { root: string } }).workspace.root).toBe(join(main, "pkg"));
+    }
+    // Above the package, as in the main checkout, no workspace serves.
+    expect(cairn(tree, ["status", "--json"]).code).toBe(4);
+  });
+
   it("follows a `.git` file to another workspace only when that repository records this worktree", () => {
     const other = join(scratch.dir, "other");
     mkdirSync(other);

@@ -1,5 +1,5 @@
 import { existsSync, lstatSync, realpathSync, statSync } from "node:fs";
-import { dirname, isAbsolute, join, resolve } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { os } from "../../kernel/builtins.js";
 import { operational } from "../../kernel/outcome.js";
@@ -182,13 +182,21 @@ export function discoverWorkspace(cwd: string, env: NodeJS.ProcessEnv): Workspac
     return isWorkspace(pinned, env) ? pinned : undefined;
   }
   let directory = resolve(cwd);
+  // The folders walked through, nearest first: in a linked worktree, each stands for the same
+  // folder of the main checkout, where a workspace made in a package of a monorepo (pkg/.cairn)
+  // lives; only the main checkout's top was looked at, and an agent in the worktree's pkg/ was
+  // served by the home workspace, or by none.
+  const walked: string[] = [];
   for (;;) {
     const here = projectWorkspace(directory);
     if (isWorkspace(here, env)) return ownWorkspace(here);
+    walked.push(directory);
     const mainCheckout = mainCheckoutOf(directory);
     if (mainCheckout) {
-      const shared = projectWorkspace(mainCheckout);
-      if (isWorkspace(shared, env)) return ownWorkspace(shared);
+      for (const folder of walked) {
+        const shared = projectWorkspace(join(mainCheckout, relative(directory, folder)));
+        if (isWorkspace(shared, env)) return ownWorkspace(shared);
+      }
     } else {
       const gone = missingGitDirOf(directory);
       if (gone) {
