@@ -95,4 +95,33 @@ describe("goals in a workspace below the top of its repository", () => {
       'edits git does not see (a file marked assume-unchanged or skip-worktree, or an index entry that records other content than its file holds): "shared/lib.js"',
     );
   });
+
+  it("never keeps an attempt that adds package-runner configuration at the repository's top", () => {
+    // npm run in a package of a workspaces monorepo reads the top's .npmrc as its project's.
+    writeFileSync(
+      join(repo.dir, "package.json"),
+      `${JSON.stringify({ private: true, workspaces: ["pkg"] })}\n`,
+    );
+    writeFileSync(
+      join(pkg, "package.json"),
+      `${JSON.stringify({ name: "pkg", version: "1.0.0", scripts: { test: "node check.js" } })}\n`,
+    );
+    writeFileSync(join(pkg, "check.js"), "process.exit(1);\n");
+    runSync("git", ["add", "-A", "--", ":/package.json", "package.json", "check.js"], pkg);
+    runSync("git", ["commit", "-qm", "npm"], pkg);
+    const run = checkRun(pkg, { argv: ["npm", "test", "--silent"] });
+    const frozen = cairnJson<{ run: { evaluators: { inputs: string[] }[] } }>(pkg, ["run", "status", run]);
+    expect(frozen.run.evaluators[0]?.inputs).toContain(".npmrc");
+    const agent = { CAIRN_AGENT: addAgent(pkg, "bob", "builder").token };
+    const attempt = openAttempt(pkg, run, agent);
+    writeFileSync(join(repo.dir, ".npmrc"), "script-shell=/bin/true\n");
+    expect(cairn(pkg, ["attempt", "eval", attempt], { env: agent }).code).toBe(0);
+    const decided = cairnJson<{ verdict: string; reasons: string[] }>(
+      pkg,
+      ["attempt", "decide", attempt],
+      agent,
+    );
+    expect(decided.verdict).toBe("revert");
+    expect(decided.reasons.join(" ")).toContain(".npmrc");
+  });
 });

@@ -1,5 +1,5 @@
 import { existsSync, lstatSync, statSync } from "node:fs";
-import { basename, isAbsolute, join, posix, relative, resolve, sep } from "node:path";
+import { basename, dirname, isAbsolute, join, posix, relative, resolve, sep } from "node:path";
 import picomatch from "picomatch";
 import { globMatcher } from "../../kernel/glob.js";
 import { isInside, realPathOf } from "../../kernel/inside.js";
@@ -65,6 +65,23 @@ const isFile = (path: string) => {
   }
 };
 
+/**
+ * `root` and each folder above it up to the checkout's top, relative to `root` ("", "..", "../..").
+ * A package runner started in a package of a monorepo reads the project configuration of the
+ * repository's top too (npm with `workspaces`, pnpm, yarn): a `.npmrc` created there
+ * (`script-shell=/bin/true`) made every `npm test` in the package pass.
+ */
+function foldersUpTo(root: string, top: string): string[] {
+  const folders = [""];
+  for (let folder = root; folder !== top && isInside(top, folder); ) {
+    const up = dirname(folder);
+    if (up === folder) break;
+    folder = up;
+    folders.push(relative(root, folder).split(sep).join("/"));
+  }
+  return folders;
+}
+
 /** `npm test`, `npm run lint`, `yarn build`: the script name, or null for anything else. */
 function scriptNameOf(argv: readonly string[]): string | null {
   const program = basename(argv[0] ?? "");
@@ -119,7 +136,8 @@ function shadowingModules(argv: readonly string[], root: string): string[] {
 export function defaultInputs(definition: EvaluatorDefinition, root: string, top = root): string[] {
   const inputs = new Set<string>(fileWords(definition.argv, root, root, top));
   if (RUNNER_PROGRAMS.has(basename(definition.argv[0] ?? "")))
-    for (const file of RUNNER_CONFIG) inputs.add(file);
+    for (const folder of foldersUpTo(root, top))
+      for (const file of RUNNER_CONFIG) inputs.add(folder === "" ? file : `${folder}/${file}`);
   const script = scriptNameOf(definition.argv);
   const manifest = join(root, "package.json");
   if (script && existsSync(manifest)) {
