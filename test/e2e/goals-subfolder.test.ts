@@ -1,7 +1,7 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cairnJson, checkRun, gitRepo, openAttempt } from "../helpers/goals.js";
+import { cairnJson, checkRun, forgeIndexEntry, gitRepo, openAttempt } from "../helpers/goals.js";
 import { addAgent, cairn, runSync } from "../helpers/workspace.js";
 
 // A workspace made in a folder of a repository (a monorepo's package): its evaluators run there,
@@ -123,5 +123,23 @@ describe("goals in a workspace below the top of its repository", () => {
     );
     expect(decided.verdict).toBe("revert");
     expect(decided.reasons.join(" ")).toContain(".npmrc");
+  });
+
+  it("refuses to evaluate an edit hidden by a forged index entry, with the workspace reached through a link", () => {
+    const run = checkRun(pkg, { argv: ["node", "-e", "process.exit(0)"] });
+    const link = join(repo.dir, "..", `${repo.dir.split("/").pop()}-link`);
+    symlinkSync(pkg, link);
+    try {
+      const env = { CAIRN_DIR: link };
+      const attempt = openAttempt(pkg, run, env);
+      writeFileSync(join(pkg, "README.md"), "a package, edited where git does not look\n");
+      forgeIndexEntry(repo.dir, "pkg/README.md", "a package\n");
+      const evaluated = cairn(pkg, ["attempt", "eval", attempt], { env });
+      expect(evaluated.code).toBe(3);
+      expect(evaluated.stderr).toContain("edits git does not see");
+      expect(evaluated.stderr).toContain('"pkg/README.md"');
+    } finally {
+      runSync("rm", ["-f", link], repo.dir);
+    }
   });
 });

@@ -28,8 +28,17 @@ export async function isGitRepo(dir: string): Promise<boolean> {
 /** A path git prints, one to a line: only the line break is cut (a folder's name may end in a space). */
 async function revParse(dir: string, flags: string[], signal?: AbortSignal): Promise<string | null> {
   const run = await git(dir, ["rev-parse", ...flags], { signal });
-  return run.ok ? resolve(dir, run.stdout.replace(/\n$/, "")) : null;
+  return run.ok ? fromGit(dir, run.stdout.replace(/\n$/, "")) : null;
 }
+
+/**
+ * A path git printed in `dir`, made absolute. git names some relative to the folder it ran in
+ * (`../.git/index` from a package of a monorepo), and that folder is the real one: resolved from
+ * `dir` reached through a link (`CAIRN_DIR=/tmp/link`), `..` was the link's parent, so the index
+ * read for hidden edits was none (a forged entry went unseen), and a linked worktree's repository
+ * was not taken for the workspace's own.
+ */
+const fromGit = (dir: string, path: string) => resolve(realPathOf(dir), path);
 
 /** The checkout's own git folder (a linked worktree's own, not the main one's), or null outside git. */
 export const gitDirOf = (dir: string): Promise<string | null> => revParse(dir, ["--absolute-git-dir"]);
@@ -105,7 +114,7 @@ export async function checkoutPlaces(dir: string, signal?: AbortSignal): Promise
   if (!asked.ok) return null;
   const lines = asked.stdout.split("\n");
   if (lines.length === 3 && lines[2] === "")
-    return { top: ownTop(dir, resolve(dir, lines[0] as string)), index: resolve(dir, lines[1] as string) };
+    return { top: ownTop(dir, fromGit(dir, lines[0] as string)), index: fromGit(dir, lines[1] as string) };
   // A path with a line break in it: asked one at a time, each answer whole.
   const [top, index] = await Promise.all([
     checkoutTop(dir, signal),
