@@ -1,4 +1,4 @@
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { cairnJson, checkRun, forgeIndexEntry, gitRepo, openAttempt } from "../helpers/goals.js";
@@ -123,6 +123,27 @@ describe("goals in a workspace below the top of its repository", () => {
     );
     expect(decided.verdict).toBe("revert");
     expect(decided.reasons.join(" ")).toContain(".npmrc");
+  });
+
+  it("opens an attempt in the linked worktree it is asked from, with the workspace reached through a link", () => {
+    const run = checkRun(pkg, { argv: ["node", "-e", "process.exit(0)"] });
+    const link = join(repo.dir, "..", `${repo.dir.split("/").pop()}-link`);
+    symlinkSync(pkg, link);
+    const tree = `${repo.dir}-feature`;
+    runSync("git", ["worktree", "add", "-q", tree, "-b", "feature"], repo.dir);
+    try {
+      const opened = cairnJson<{ attempt: { checkout: string } }>(
+        join(tree, "pkg"),
+        ["attempt", "open", run],
+        {
+          CAIRN_DIR: link,
+        },
+      );
+      expect(realpathSync(opened.attempt.checkout)).toBe(realpathSync(join(tree, "pkg")));
+    } finally {
+      runSync("git", ["worktree", "remove", "--force", tree], repo.dir);
+      runSync("rm", ["-f", link], repo.dir);
+    }
   });
 
   it("refuses to evaluate an edit hidden by a forged index entry, with the workspace reached through a link", () => {

@@ -129,7 +129,10 @@ export const topOf = async (places: Promise<CheckoutPlaces | null>) => (await pl
 /**
  * The directory an attempt opened from `cwd` works in: the workspace root as seen from the
  * checkout `cwd` belongs to. In a linked worktree of the workspace's repository that is the same
- * relative place inside the worktree; anywhere else it is the workspace root itself.
+ * relative place inside the worktree; anywhere else it is the workspace root itself. The place is
+ * taken by real paths, as git names its tops: a workspace reached through a link
+ * (`CAIRN_DIR=/tmp/link`) made it `../link`, and an attempt opened in a worktree worked in the
+ * main checkout, through the link.
  */
 export async function checkoutFor(cwd: string, workspaceRoot: string): Promise<string> {
   const [here, main, hereCommon, mainCommon] = await Promise.all([
@@ -139,7 +142,7 @@ export async function checkoutFor(cwd: string, workspaceRoot: string): Promise<s
     revParse(workspaceRoot, ["--git-common-dir"]),
   ]);
   if (!here || !main || here === main || hereCommon !== mainCommon) return workspaceRoot;
-  return join(here, relative(main, workspaceRoot));
+  return join(here, relative(realPathOf(main), realPathOf(workspaceRoot)));
 }
 
 /** Fields before the path in each kind of `git status --porcelain=v2` entry (`?`: untracked). */
