@@ -146,6 +146,29 @@ describe("goals in a workspace below the top of its repository", () => {
     }
   });
 
+  it("measures the base in its own copy of the workspace's folder, with the workspace reached through a link", () => {
+    const run = checkRun(pkg, {
+      argv: ["node", "-e", "console.log('value', require('fs').readFileSync('README.md', 'utf8').length)"],
+      read: "regex",
+      pattern: "value ([0-9]+)",
+    });
+    const link = join(repo.dir, "..", `${repo.dir.split("/").pop()}-link`);
+    symlinkSync(pkg, link);
+    try {
+      const env = { CAIRN_DIR: link };
+      const attempt = openAttempt(pkg, run, env);
+      writeFileSync(join(pkg, "README.md"), "a package, longer now\n");
+      const evaluated = cairnJson<{
+        samples: { side: string; value: number | null; error: string | null }[];
+      }>(pkg, ["attempt", "eval", attempt], env);
+      const base = evaluated.samples.filter((sample) => sample.side === "base");
+      expect(base.length).toBeGreaterThan(0);
+      for (const sample of base) expect(sample).toMatchObject({ error: null, value: "a package\n".length });
+    } finally {
+      runSync("rm", ["-f", link], repo.dir);
+    }
+  });
+
   it("refuses to evaluate an edit hidden by a forged index entry, with the workspace reached through a link", () => {
     const run = checkRun(pkg, { argv: ["node", "-e", "process.exit(0)"] });
     const link = join(repo.dir, "..", `${repo.dir.split("/").pop()}-link`);
