@@ -5,6 +5,7 @@ import {
   renameSync,
   rmSync,
   statSync,
+  symlinkSync,
   utimesSync,
   writeFileSync,
 } from "node:fs";
@@ -503,5 +504,30 @@ describe("a tick earned in a workspace below the top of its repository", () => {
     const finished = cairn(pkg, ["task", "finish", "T-1"], { env: agent });
     expect(finished.code).toBe(3);
     expect(finished.stderr).toContain("criterion 1 was checked on another tree");
+  });
+
+  it("names the checkout's tree when the workspace is reached through a link", () => {
+    // The link sits in a folder of its own: git names the index `../.git/index` from pkg/, and read
+    // from the link's path that is a `.git` beside the link, where cairn's own index was written.
+    const beside = scratchDir("cairn-sub-link-");
+    const link = join(beside.dir, "pkg");
+    symlinkSync(pkg, link);
+    try {
+      const env = { CAIRN_DIR: link };
+      const agent = { ...env, CAIRN_AGENT: addAgent(pkg, "bob", "builder").token };
+      const criterion = JSON.stringify({
+        text: "the shared check passes",
+        verify: ["node", "../shared/check.js"],
+      });
+      expect(cairn(pkg, ["task", "add", "t", "--criteria", criterion], { env }).code).toBe(0);
+      expect(cairn(pkg, ["task", "claim", "T-1"], { env: agent }).code).toBe(0);
+      const checked = cairn(pkg, ["task", "check", "T-1", "--all"], { env: agent });
+      expect(checked.code, checked.stderr).toBe(0);
+      const tree = evidenceOf("T-1", pkg)?.tree as string;
+      expect(runSync("git", ["cat-file", "-t", tree], repo.dir).trim()).toBe("tree");
+      expect(existsSync(join(beside.dir, ".git"))).toBe(false);
+    } finally {
+      beside.cleanup();
+    }
   });
 });

@@ -38,7 +38,7 @@ async function revParse(dir: string, flags: string[], signal?: AbortSignal): Pro
  * read for hidden edits was none (a forged entry went unseen), and a linked worktree's repository
  * was not taken for the workspace's own.
  */
-const fromGit = (dir: string, path: string) => resolve(realPathOf(dir), path);
+export const fromGit = (dir: string, path: string) => resolve(realPathOf(dir), path);
 
 /** The checkout's own git folder (a linked worktree's own, not the main one's), or null outside git. */
 export const gitDirOf = (dir: string): Promise<string | null> => revParse(dir, ["--absolute-git-dir"]);

@@ -3,13 +3,13 @@
  * added, in an index of cairn's own. A tick holds for that tree alone (tasks/done.ts).
  */
 import { lstatSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
-import { basename, dirname, join, resolve } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { crypto } from "../../kernel/builtins.js";
 import { git } from "../../kernel/git.js";
 import { operational } from "../../kernel/outcome.js";
 import { quoteValue } from "../../kernel/text.js";
 import { STATE_DIR_NAME } from "../workspace/discover.js";
-import { EXCLUDE_STATE, marksIn, perCall } from "./git.js";
+import { EXCLUDE_STATE, fromGit, marksIn, perCall } from "./git.js";
 import { readIndex, writeIndexCopy } from "./index-copy.js";
 
 /**
@@ -52,8 +52,9 @@ export async function workTreeNamer(
   ]);
   const [inside, indexPath, keptPath] = located.stdout.trim().split("\n");
   if (!located.ok || inside !== "true" || !indexPath || !keptPath) return null;
-  const own = resolve(dir, indexPath);
-  const kept = resolve(dir, keptPath);
+  // From the real folder: git names both relative to the folder it ran in (`../.git/index`).
+  const own = fromGit(dir, indexPath);
+  const kept = fromGit(dir, keptPath);
   removeAbandoned(kept);
   // Where the checkout ignores cairn's folder (`.cairn/` in its .gitignore, as many do), git
   // refuses a pathspec that names it, even one that leaves it out, and `add -A` leaves it out
