@@ -211,7 +211,14 @@ describe("the marks an index file holds", () => {
     runSync("git", ["update-index", "--assume-unchanged", "--", "sub/a.txt"], tree);
     writeFileSync(join(tree, "sub", "a.txt"), "edited\n");
     expect(await hiddenEdits(tree)).toEqual(["sub/a.txt"]);
-    expect(await hiddenEdits(join(tree, "sub"))).toEqual(["a.txt"]);
+    // From a folder inside the checkout, the whole checkout is searched, and paths are the
+    // repository's: a workspace made in a package is judged by files above it too.
+    expect(await hiddenEdits(join(tree, "sub"))).toEqual(["sub/a.txt"]);
+    writeFileSync(join(tree, "b.txt"), "b, edited\n");
+    runSync("git", ["update-index", "--assume-unchanged", "--", "b.txt"], tree);
+    expect((await hiddenEdits(join(tree, "sub"))).sort()).toEqual(["b.txt", "sub/a.txt"]);
+    runSync("git", ["update-index", "--no-assume-unchanged", "--", "b.txt"], tree);
+    writeFileSync(join(tree, "b.txt"), "b\n");
     runSync("git", ["update-index", "--no-assume-unchanged", "--", "sub/a.txt"], tree);
     expect(await hiddenEdits(tree)).toEqual([]);
     expect(await hiddenEdits(repo.dir)).toEqual([]);
