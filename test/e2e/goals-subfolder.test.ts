@@ -26,19 +26,34 @@ describe("goals in a workspace below the top of its repository", () => {
   });
   afterEach(() => repo.cleanup());
 
+  const frozenInputs = (run: string) =>
+    cairnJson<{ run: { evaluators: { inputs: string[] }[] } }>(pkg, ["run", "status", run]).run.evaluators[0]
+      ?.inputs;
+  /** A builder's attempt on `run`: its token, and the attempt opened. */
+  const builderAttempt = (run: string) => {
+    const agent = { CAIRN_AGENT: addAgent(pkg, "bob", "builder").token };
+    return { agent, attempt: openAttempt(pkg, run, agent) };
+  };
+  /** A builder's attempt that writes `content` to `file` (repository-relative), evaluated, then decided. */
+  const decidedAfterWriting = (run: string, file: string, content: string) => {
+    const { agent, attempt } = builderAttempt(run);
+    writeFileSync(join(repo.dir, file), content);
+    expect(cairn(pkg, ["attempt", "eval", attempt], { env: agent }).code).toBe(0);
+    return cairnJson<{ verdict: string; reasons: string[] }>(pkg, ["attempt", "decide", attempt], agent);
+  };
+  /** The package's check, committed: it judges code kept above it, in shared/lib.js. */
+  const checkAbove = () => {
+    writeFileSync(join(repo.dir, "shared", "lib.js"), "module.exports = () => 'bad';\n");
+    writeFileSync(join(pkg, "check.js"), "process.exit(require('../shared/lib.js')() === 'good' ? 0 : 1);\n");
+    runSync("git", ["add", "-A", "--", ":/shared", "check.js"], pkg);
+    runSync("git", ["commit", "-qm", "a check"], pkg);
+    return checkRun(pkg, { argv: ["node", "check.js"] });
+  };
+
   it("freezes a check its argv names above the workspace, and its helpers, and never keeps an attempt that rewrites one", () => {
     const run = checkRun(pkg, { argv: ["node", "../shared/checks/run.js"] });
-    const frozen = cairnJson<{ run: { evaluators: { inputs: string[] }[] } }>(pkg, ["run", "status", run]);
-    expect(frozen.run.evaluators[0]?.inputs).toEqual(["shared/checks/run.js", "shared/checks/verdict.js"]);
-    const agent = { CAIRN_AGENT: addAgent(pkg, "bob", "builder").token };
-    const attempt = openAttempt(pkg, run, agent);
-    writeFileSync(join(repo.dir, "shared", "checks", "verdict.js"), "module.exports = () => 0;\n");
-    expect(cairn(pkg, ["attempt", "eval", attempt], { env: agent }).code).toBe(0);
-    const decided = cairnJson<{ verdict: string; reasons: string[] }>(
-      pkg,
-      ["attempt", "decide", attempt],
-      agent,
-    );
+    expect(frozenInputs(run)).toEqual(["shared/checks/run.js", "shared/checks/verdict.js"]);
+    const decided = decidedAfterWriting(run, "shared/checks/verdict.js", "module.exports = () => 0;\n");
     expect(decided.verdict).toBe("revert");
     expect(decided.reasons.join(" ")).toContain("shared/checks/verdict.js");
   });
@@ -49,25 +64,12 @@ describe("goals in a workspace below the top of its repository", () => {
       argv: ["node", "-e", "process.exit(0)"],
       inputs: ["../shared/*.txt", "../../*.txt", "/etc/hostname"],
     });
-    const frozen = cairnJson<{ run: { evaluators: { inputs: string[] }[] } }>(pkg, ["run", "status", run]);
-    expect(frozen.run.evaluators[0]?.inputs).toEqual(["shared/data.txt"]);
-    const agent = { CAIRN_AGENT: addAgent(pkg, "bob", "builder").token };
-    const attempt = openAttempt(pkg, run, agent);
-    writeFileSync(join(repo.dir, "shared", "data.txt"), "whatever passes\n");
-    expect(cairn(pkg, ["attempt", "eval", attempt], { env: agent }).code).toBe(0);
-    const decided = cairnJson<{ verdict: string }>(pkg, ["attempt", "decide", attempt], agent);
-    expect(decided.verdict).toBe("revert");
+    expect(frozenInputs(run)).toEqual(["shared/data.txt"]);
+    expect(decidedAfterWriting(run, "shared/data.txt", "whatever passes\n").verdict).toBe("revert");
   });
 
   it("does not keep an attempt whose evaluation read an edit above the workspace, undone before the decision", () => {
-    // The package's check judges code kept above it, in shared/.
-    writeFileSync(join(repo.dir, "shared", "lib.js"), "module.exports = () => 'bad';\n");
-    writeFileSync(join(pkg, "check.js"), "process.exit(require('../shared/lib.js')() === 'good' ? 0 : 1);\n");
-    runSync("git", ["add", "-A", "--", ":/shared", "check.js"], pkg);
-    runSync("git", ["commit", "-qm", "a check"], pkg);
-    const run = checkRun(pkg, { argv: ["node", "check.js"] });
-    const agent = { CAIRN_AGENT: addAgent(pkg, "bob", "builder").token };
-    const attempt = openAttempt(pkg, run, agent);
+    const { agent, attempt } = builderAttempt(checkAbove());
     writeFileSync(join(pkg, "README.md"), "a package, improved\n");
     writeFileSync(join(repo.dir, "shared", "lib.js"), "module.exports = () => 'good';\n");
     expect(cairn(pkg, ["attempt", "eval", attempt], { env: agent }).code).toBe(0);
@@ -79,13 +81,7 @@ describe("goals in a workspace below the top of its repository", () => {
   });
 
   it("refuses to evaluate an edit above the workspace that git is told to skip", () => {
-    writeFileSync(join(repo.dir, "shared", "lib.js"), "module.exports = () => 'bad';\n");
-    writeFileSync(join(pkg, "check.js"), "process.exit(require('../shared/lib.js')() === 'good' ? 0 : 1);\n");
-    runSync("git", ["add", "-A", "--", ":/shared", "check.js"], pkg);
-    runSync("git", ["commit", "-qm", "a check"], pkg);
-    const run = checkRun(pkg, { argv: ["node", "check.js"] });
-    const agent = { CAIRN_AGENT: addAgent(pkg, "bob", "builder").token };
-    const attempt = openAttempt(pkg, run, agent);
+    const { agent, attempt } = builderAttempt(checkAbove());
     // Marked, its edit shows in no `git status`, and so in no fingerprint of the tree.
     runSync("git", ["update-index", "--assume-unchanged", "--", "../shared/lib.js"], pkg);
     writeFileSync(join(repo.dir, "shared", "lib.js"), "module.exports = () => 'good';\n");
@@ -110,17 +106,8 @@ describe("goals in a workspace below the top of its repository", () => {
     runSync("git", ["add", "-A", "--", ":/package.json", "package.json", "check.js"], pkg);
     runSync("git", ["commit", "-qm", "npm"], pkg);
     const run = checkRun(pkg, { argv: ["npm", "test", "--silent"] });
-    const frozen = cairnJson<{ run: { evaluators: { inputs: string[] }[] } }>(pkg, ["run", "status", run]);
-    expect(frozen.run.evaluators[0]?.inputs).toContain(".npmrc");
-    const agent = { CAIRN_AGENT: addAgent(pkg, "bob", "builder").token };
-    const attempt = openAttempt(pkg, run, agent);
-    writeFileSync(join(repo.dir, ".npmrc"), "script-shell=/bin/true\n");
-    expect(cairn(pkg, ["attempt", "eval", attempt], { env: agent }).code).toBe(0);
-    const decided = cairnJson<{ verdict: string; reasons: string[] }>(
-      pkg,
-      ["attempt", "decide", attempt],
-      agent,
-    );
+    expect(frozenInputs(run)).toContain(".npmrc");
+    const decided = decidedAfterWriting(run, ".npmrc", "script-shell=/bin/true\n");
     expect(decided.verdict).toBe("revert");
     expect(decided.reasons.join(" ")).toContain(".npmrc");
   });
