@@ -1,9 +1,8 @@
 import { existsSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import { os } from "../../kernel/builtins.js";
-import { realPathOf } from "../../kernel/inside.js";
 import { removeLeftoversOfDeadProcesses } from "../../kernel/leftovers.js";
-import { addWorktree, checkoutTop, pruneWorktrees, removeWorktree } from "./git.js";
+import { addWorktree, checkoutTop, placeInCheckout, pruneWorktrees, removeWorktree } from "./git.js";
 import { treeFingerprint } from "./measured-tree.js";
 
 /**
@@ -53,9 +52,9 @@ export function baseTree(dir: string, baseHead: string | null): BaseTree {
         const source = join(top, folder);
         if (existsSync(source) && !existsSync(join(path, folder))) symlinkSync(source, join(path, folder));
       }
-      // By real paths, as git names its top: a workspace reached through a link (`CAIRN_DIR`)
-      // put the base's samples in `../link` beside the base's copy, a folder anyone can make.
-      const place = relative(realPathOf(top), realPathOf(dir));
+      // By real paths (placeInCheckout): a workspace reached through a link (`CAIRN_DIR`) put
+      // the base's samples in `../link` beside the base's copy, a folder anyone can make.
+      const place = placeInCheckout(top, dir);
       made = { path, cwd: join(path, place), pristine: await fingerprint(path) };
       return made.cwd;
     },

@@ -9,7 +9,7 @@ import {
   rmSync,
   statSync,
 } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { crypto, sha256Hex } from "../../kernel/builtins.js";
 import { git } from "../../kernel/git.js";
 import { realPathOf } from "../../kernel/inside.js";
@@ -39,6 +39,14 @@ async function revParse(dir: string, flags: string[], signal?: AbortSignal): Pro
  * was not taken for the workspace's own.
  */
 export const fromGit = (dir: string, path: string) => resolve(realPathOf(dir), path);
+
+/**
+ * `dir`'s place in the checkout whose top is `top`, as a repository path ("" at the top, `pkg`
+ * below it), taken by real paths as git names its top: from a workspace reached through a link
+ * (`CAIRN_DIR=/tmp/link`) the place was `../link`.
+ */
+export const placeInCheckout = (top: string, dir: string) =>
+  relative(realPathOf(top), realPathOf(dir)).split(sep).join("/");
 
 /** The checkout's own git folder (a linked worktree's own, not the main one's), or null outside git. */
 export const gitDirOf = (dir: string): Promise<string | null> => revParse(dir, ["--absolute-git-dir"]);
@@ -142,7 +150,7 @@ export async function checkoutFor(cwd: string, workspaceRoot: string): Promise<s
     revParse(workspaceRoot, ["--git-common-dir"]),
   ]);
   if (!here || !main || here === main || hereCommon !== mainCommon) return workspaceRoot;
-  return join(here, relative(realPathOf(main), realPathOf(workspaceRoot)));
+  return join(here, placeInCheckout(main, workspaceRoot));
 }
 
 /** Fields before the path in each kind of `git status --porcelain=v2` entry (`?`: untracked). */

@@ -6,7 +6,15 @@ import { isInside, realPathOf } from "../../kernel/inside.js";
 import { readRegularFile } from "../../kernel/regular-file.js";
 import type { FrozenEvaluatorRecord } from "../../store/store.js";
 import type { EvaluatorDefinition } from "./evaluators/definition.js";
-import { checkoutTop, filesBelow, hashInputFile, hashWorkFile, ignoredFilesUnder, workFiles } from "./git.js";
+import {
+  checkoutTop,
+  filesBelow,
+  hashInputFile,
+  hashWorkFile,
+  ignoredFilesUnder,
+  placeInCheckout,
+  workFiles,
+} from "./git.js";
 import { scriptImports } from "./script-imports.js";
 
 /**
@@ -176,7 +184,7 @@ const globOf = (prefix: string, pattern: string) =>
 async function prefixOf(root: string): Promise<{ top: string; prefix: string } | null> {
   const top = await checkoutTop(root);
   if (!top) return null;
-  return { top, prefix: relative(realPathOf(top), root).split(sep).join("/") };
+  return { top, prefix: placeInCheckout(top, root) };
 }
 
 /**

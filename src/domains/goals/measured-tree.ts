@@ -1,9 +1,8 @@
 import { lstatSync } from "node:fs";
-import { join, relative, sep } from "node:path";
+import { join } from "node:path";
 import { crypto } from "../../kernel/builtins.js";
-import { realPathOf } from "../../kernel/inside.js";
 import { refuse } from "../../kernel/outcome.js";
-import { type CheckoutPlaces, checkoutStatus, checkoutTop, hashWorkFile } from "./git.js";
+import { type CheckoutPlaces, checkoutStatus, checkoutTop, hashWorkFile, placeInCheckout } from "./git.js";
 import { hiddenEdits } from "./hidden-edits.js";
 import { quotedFew } from "./refusals.js";
 
@@ -53,8 +52,8 @@ export async function measureTree(dir: string, topOfCheckout = checkoutTop(dir))
 
 /** `dir`'s place in the checkout at `top`, as a prefix of repository-relative paths ("" at the top). */
 function folderIn(top: string, dir: string): string {
-  const rel = relative(realPathOf(top), realPathOf(dir)).split(sep).join("/");
-  return rel === "" ? "" : `${rel}/`;
+  const place = placeInCheckout(top, dir);
+  return place === "" ? "" : `${place}/`;
 }
 
 /**
