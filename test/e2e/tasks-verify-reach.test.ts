@@ -228,6 +228,14 @@ describe("a tick earned on one tree", () => {
     expect(cairn(repo.dir, ["task", "finish", "T-1"], { env: agent }).code).toBe(0);
   });
 
+  it("records the commit a check ran on, not one the check made", () => {
+    const agent = claimedBy(["sh", "-c", "git commit -q --allow-empty -m made-by-the-check"]);
+    const before = runSync("git", ["rev-parse", "HEAD"], repo.dir).trim();
+    expect(cairn(repo.dir, ["task", "check", "T-1", "--all"], { env: agent }).code).toBe(0);
+    expect(runSync("git", ["rev-parse", "HEAD"], repo.dir).trim()).not.toBe(before);
+    expect(evidenceOf("T-1", repo.dir)?.git_head).toBe(before);
+  });
+
   it("holds a tick to its tree in a checkout whose .gitignore names cairn's folder, as many do", () => {
     writeFileSync(join(repo.dir, ".gitignore"), ".cairn/\n");
     runSync("git", ["add", "-A"], repo.dir);

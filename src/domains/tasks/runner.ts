@@ -51,6 +51,9 @@ export async function runCommand(request: RunRequest): Promise<Evidence> {
     if (tail.length > OUTPUT_TAIL_BYTES * 2) tail = Buffer.from(tail.subarray(-OUTPUT_TAIL_BYTES));
     request.onOutput?.(() => lastLine(maskSecretsIn(tail.subarray(-OUTPUT_TAIL_BYTES).toString("utf8"))));
   };
+  // The commit the command ran on, as its tree is (criterion-run names the tree before it too): a
+  // command that commits would otherwise be recorded as run on the commit it made.
+  const head = await gitHead(request.cwd);
   const result = await runChild({
     argv: request.argv,
     cwd: request.cwd,
@@ -70,7 +73,7 @@ export async function runCommand(request: RunRequest): Promise<Evidence> {
     // Kept as evidence every agent reads: no agent token in it, whoever's, nor the runner's credentials (see maskSecretsIn).
     output_tail: maskSecretsIn(tail.subarray(-OUTPUT_TAIL_BYTES).toString("utf8")),
     output_sha256: hash.digest("hex"),
-    git_head: result.cancelled ? null : await gitHead(request.cwd),
+    git_head: result.cancelled ? null : head,
     error: result.error,
     at,
   };
