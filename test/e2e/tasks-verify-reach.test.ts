@@ -213,8 +213,15 @@ describe("a tick earned on one tree", () => {
   it("does not finish a task edited after its check until the check runs again; a commit is no edit", () => {
     const agent = claimedBy(["node", "check.js"]);
     expect(cairn(repo.dir, ["task", "check", "T-1", "--all"], { env: agent }).code).toBe(0);
+    expect(cairn(repo.dir, ["task", "show", "T-1"]).stdout).toContain("[x] 1. the check passes");
     // One more change after the tick, and it breaks the check.
     writeFileSync(join(repo.dir, "check.js"), "process.exit(1)\n");
+    // Read as it is, the tick is not shown as met: show says why, as finish will.
+    const shown = cairn(repo.dir, ["task", "show", "T-1", "--json"]);
+    expect(shown.json).toMatchObject({
+      criteria: [{ n: 1, checked: true, stale: expect.stringContaining("was checked on another tree") }],
+    });
+    expect(cairn(repo.dir, ["task", "show", "T-1"]).stdout).toContain("[~] 1. the check passes");
     expectRefusedAsStale(agent);
     // --all takes the stale tick again, and this time the command fails.
     const again = cairn(repo.dir, ["task", "check", "T-1", "--all", "--json"], { env: agent });
@@ -225,6 +232,8 @@ describe("a tick earned on one tree", () => {
     // Committing the work checked is no change to it.
     runSync("git", ["add", "-A"], repo.dir);
     runSync("git", ["commit", "-qm", "the work"], repo.dir);
+    const held = cairn(repo.dir, ["task", "show", "T-1", "--json"]).json as { criteria: object[] };
+    expect(held.criteria[0]).not.toHaveProperty("stale");
     expect(cairn(repo.dir, ["task", "finish", "T-1"], { env: agent }).code).toBe(0);
   });
 

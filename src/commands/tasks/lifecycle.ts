@@ -2,6 +2,7 @@ import { z } from "zod";
 import { blockTask, dropTask, reopenTask } from "../../domains/tasks/board.js";
 import { checkTask, finishTask } from "../../domains/tasks/done.js";
 import { dependTask, moveTask } from "../../domains/tasks/tree.js";
+import type { Verifier } from "../../domains/tasks/verifier.js";
 import { EXIT_CODES } from "../../kernel/outcome.js";
 import type { CommandContext } from "../context.js";
 import { defineCommand } from "../define.js";
@@ -10,7 +11,8 @@ import { summaryView, TaskSummary } from "./views.js";
 
 /** A task's life after the claim: check, finish, block, reopen, drop, move and depend. */
 const id = z.string().describe("e.g. T-12");
-const verifier = (ctx: CommandContext) => ({
+/** Who checks, where, and with which cancel and progress: the call's own. */
+export const verifier = (ctx: CommandContext): Verifier => ({
   config: ctx.config,
   actor: ctx.actor,
   root: ctx.workspace.root,

@@ -2,12 +2,13 @@ import { z } from "zod";
 import { addTask, listTasks, liveTaskIdsStartingWith, showTask } from "../../domains/tasks/board.js";
 import { claimTask, readyWithAuthors, releaseTask } from "../../domains/tasks/claims.js";
 import { addCriterion } from "../../domains/tasks/criteria.js";
+import { ticksNotHolding } from "../../domains/tasks/verifier.js";
 import { settingOf } from "../../kernel/setting.js";
 import { PRIORITIES, TASK_ORDERS, TASK_STATUSES } from "../../store/tasks.js";
 import { defineCommand } from "../define.js";
 import { textBlock } from "../field-text.js";
 import { IdsOutput, idsInput, MAX_IDS, renderIds } from "../ids.js";
-import { LIFECYCLE_COMMANDS } from "./lifecycle.js";
+import { LIFECYCLE_COMMANDS, verifier } from "./lifecycle.js";
 import {
   Criterion,
   criterionView,
@@ -162,7 +163,10 @@ export const taskShow = defineCommand({
   input: z.object({ task: id }),
   output: TaskDetailView,
   async handler(input, ctx) {
-    return detailView(await showTask(ctx.store, input.task));
+    const detail = await showTask(ctx.store, input.task);
+    // A finished or dropped task's ticks held when it closed; the checkout has moved on since.
+    const open = detail.task.status !== "done" && detail.task.status !== "dropped";
+    return detailView(detail, open ? await ticksNotHolding(verifier(ctx), detail.criteria) : undefined);
   },
   render: renderDetail,
 });

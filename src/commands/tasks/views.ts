@@ -56,6 +56,12 @@ export const Criterion = z.object({
   checked_by: z.string().nullable(),
   checked_at: z.string().nullable(),
   evidence: Evidence.nullable(),
+  stale: z
+    .string()
+    .optional()
+    .describe(
+      "`task show` of an unfinished task: why this tick no longer holds for the checkout now (finish refuses it; check --all runs it again)",
+    ),
 });
 
 export const Task = TaskSummary.extend({
@@ -131,9 +137,15 @@ export const criterionView = (c: CriterionRecord): z.infer<typeof Criterion> => 
   evidence: c.evidence,
 });
 
-export const detailView = (detail: TaskDetail): z.infer<typeof TaskDetailView> => ({
+export const detailView = (
+  detail: TaskDetail,
+  notHolding: ReadonlyMap<number, string> = new Map(),
+): z.infer<typeof TaskDetailView> => ({
   task: taskView(detail.task),
-  criteria: detail.criteria.map(criterionView),
+  criteria: detail.criteria.map((c) => {
+    const stale = notHolding.get(c.n);
+    return stale ? { ...criterionView(c), stale } : criterionView(c);
+  }),
   depends_on: detail.dependsOn.map(summaryView),
   depends_on_total: detail.dependsOnTotal,
   dependents: detail.dependents.map(summaryView),
@@ -170,7 +182,10 @@ export function renderDetail(d: z.infer<typeof TaskDetailView>): string {
       : c.shortcut
         ? ` (shortcut: ${c.shortcut})`
         : "";
-    lines.push(`  [${c.checked ? "x" : " "}] ${c.n}. ${c.text}${how}`);
+    // A tick that no longer holds is not shown as met: finish would refuse it.
+    lines.push(`  [${c.stale ? "~" : c.checked ? "x" : " "}] ${c.n}. ${c.text}${how}`);
+    if (c.stale)
+      lines.push(`      no longer holds: ${c.stale}; \`cairn task check ${t.id} --all\` runs it again`);
   }
   if (d.depends_on.length) {
     const more = d.depends_on_total - d.depends_on.length;

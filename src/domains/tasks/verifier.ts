@@ -81,6 +81,34 @@ export function staleTick(criterion: CriterionRecord, tree: string | null): stri
 }
 
 /**
+ * Why each ticked criterion no longer holds for the checkout as it is now, by number: what a
+ * `finish` would refuse, shown where the tick is read (`task show`) rather than as met. Git is
+ * asked only when a tick was earned by a command. Where git cannot name the tree now, each such
+ * tick says it cannot be told.
+ */
+export async function ticksNotHolding(
+  verifier: Verifier,
+  criteria: readonly CriterionRecord[],
+): Promise<Map<number, string>> {
+  const ticked = criteria.filter((criterion) => criterion.checked && hasCommand(criterion));
+  if (ticked.length === 0) return new Map();
+  let tree: string | null;
+  try {
+    const nameTree = await treeNamer(verifier);
+    tree = nameTree ? await nameTree() : null;
+  } catch (error) {
+    const why = `cannot be told to hold for the checkout now: git could not name its tree (${(error as Error).message.split("\n")[0]})`;
+    return new Map(ticked.map((criterion) => [criterion.n, why]));
+  }
+  return new Map(
+    ticked.flatMap((criterion) => {
+      const why = staleTick(criterion, tree);
+      return why ? [[criterion.n, why] as const] : [];
+    }),
+  );
+}
+
+/**
  * Did a check's commands only add files to the checkout (a build's output), between the tree
  * before they ran and the one they left? A file that was there before them and changed or went
  * while they ran may be an edit made meanwhile, by the agent being checked among others.
