@@ -52,6 +52,8 @@ export interface AgentRepo {
   byTokenHash(tokenHash: string): Promise<AgentRecord | undefined>;
   list(options: { includeRetired: boolean }): Promise<AgentRecord[]>;
   retire(id: string, at: string): Promise<void>;
+  /** A new token for an active agent (`agent rotate`): the old one stops working. */
+  replaceToken(id: string, tokenHash: string): Promise<void>;
 }
 
 export interface JournalEvent {

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -610,6 +610,41 @@ describe("a child never exceeds its parent", () => {
     const checked = cairn(ws.dir, ["task", "check", id, "--all", "--json"], as(writer.token));
     expect(JSON.stringify(checked.json)).toMatch(/own line/);
     expect(cairn(ws.dir, ["task", "finish", id, "--json"], as(writer.token)).code).toBe(3);
+  });
+});
+
+describe("a leaked token is replaced", () => {
+  it("agent rotate: the old token stops at its server's next call and at launch; the agent, its claim and its child carry on", async () => {
+    const leaky = agent("leaky", "lead");
+    const kid = agent("leakykid", "lead", ["--parent", leaky.id]);
+    const id = newTask("held across the new token");
+    expect(cairn(ws.dir, ["task", "claim", id], as(leaky.token)).code).toBe(0);
+    const mcp = await connectMcp(ws.dir, { env: { CAIRN_AGENT: leaky.token } });
+    try {
+      expect((await callTool(mcp, "whoami", {})).isError).toBeFalsy();
+      // Only the owner or an ancestor: neither the agent itself nor its child.
+      for (const token of [leaky.token, kid.token])
+        expect(cairn(ws.dir, ["agent", "rotate", "leaky", "--json"], as(token)).json).toMatchObject({
+          refused: { policy: "ownership" },
+        });
+      const rotated = json<{ agent: { id: string }; token: string }>(["agent", "rotate", "leaky"]);
+      tokens.push(rotated.token);
+      expect(rotated.agent.id).toBe(leaky.id);
+      const refused = await callTool(mcp, "whoami", {});
+      expect(refused.structuredContent).toMatchObject({ refused: { policy: "identity" } });
+      expect(JSON.stringify(refused.structuredContent)).toContain("new token");
+      expect(cairn(ws.dir, ["whoami"], as(leaky.token)).code).toBe(3);
+      expect(json<{ id: string }>(["whoami"], rotated.token).id).toBe(leaky.id);
+      expect(json<{ task: { owner: string } }>(["task", "show", id]).task.owner).toBe(leaky.id);
+      expect(cairn(ws.dir, ["whoami"], as(kid.token)).code).toBe(0);
+      // Shown once: never written to the audit log.
+      expect(readFileSync(join(ws.dir, ".cairn", "audit.jsonl"), "utf8")).not.toContain(rotated.token);
+      json(["agent", "retire", kid.id]);
+      const retired = cairn(ws.dir, ["agent", "rotate", kid.id, "--json"]);
+      expect(retired.json).toMatchObject({ refused: { policy: "identity" } });
+    } finally {
+      await mcp.close();
+    }
   });
 });
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { addAgent, listAgents, retireAgent } from "../../domains/identity/agents.js";
+import { addAgent, listAgents, retireAgent, rotateAgentToken } from "../../domains/identity/agents.js";
 import { PROFILES } from "../../domains/workspace/config.js";
 import type { AgentRecord } from "../../store/store.js";
 import { defineCommand } from "../define.js";
@@ -133,4 +133,22 @@ export const agentRetire = defineCommand({
   },
   render: (out) =>
     `Retired ${out.agent.name} (${out.agent.id})${out.descendants.length > 0 ? `, and its descendants ${out.descendants.map((d) => `${d.name} (${d.id})`).join(", ")}` : ""}`,
+});
+
+export const agentRotate = defineCommand({
+  name: "agent rotate",
+  summary:
+    "Give an agent a new token, printed once (a leaked one): the old token stops working, its servers refuse their next call",
+  effect: "write",
+  positional: ["agent"],
+  input: () => z.object({ agent: z.string().describe("id or name") }),
+  output: () => z.object({ agent: agentSchema(), token: z.string() }),
+  async handler(input, ctx) {
+    const { agent, token } = await rotateAgentToken(ctx.store, ctx.actor, input.agent, ctx.now());
+    return { agent: agentView(agent), token };
+  },
+  render: (out) =>
+    `New token for ${out.agent.name} (${out.agent.id}); the old one no longer works\n` +
+    `token (shown once, store it now): ${out.token}\n` +
+    `relaunch it with: CAIRN_AGENT=${out.token} cairn mcp`,
 });

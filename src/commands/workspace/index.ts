@@ -1,6 +1,6 @@
 import type { CommandDomain } from "../domain.js";
 import { capabilities } from "./capabilities.js";
-import { agentAdd, agentList, agentRetire, whoami } from "./identity.js";
+import { agentAdd, agentList, agentRetire, agentRotate, whoami } from "./identity.js";
 import { roleAdd, roleList } from "./roles.js";
 import { status } from "./status.js";
 import { storeCopy } from "./store-copy.js";
@@ -17,6 +17,7 @@ export const workspaceDomain: CommandDomain = {
     agentAdd,
     agentList,
     agentRetire,
+    agentRotate,
     roleAdd,
     roleList,
     exportCommand,
@@ -26,7 +27,7 @@ export const workspaceDomain: CommandDomain = {
   ],
   tools: WORKSPACE_TOOLS,
   groups: {
-    agent: "Register, list and retire agents (each gets its own token)",
+    agent: "Register, list and retire agents, each with its own token (rotate one that leaked)",
     role: "Declare and list roles: standing instructions, scope, grant, WIP cap, tool profile",
     store: "Where the workspace is stored: copy it between SQLite and a shared PostgreSQL",
   },

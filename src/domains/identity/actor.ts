@@ -18,6 +18,11 @@ export interface Actor {
    * caller alone (an actor built by hand, e.g. in a test).
    */
   lineage?: readonly { id: string; role: string }[];
+  /**
+   * The hash of the token this process was launched with: a token replaced since (`agent rotate`)
+   * is refused at the next call, as a retirement is. Absent for the owner and hand-built actors.
+   */
+  tokenHash?: string;
 }
 
 /** The caller and its ancestors, nearest first. */
@@ -43,6 +48,7 @@ export function actorOf(agent: AgentRecord, ancestors: readonly AgentRecord[] = 
     isOwner: false,
     parentId: agent.parentId,
     lineage: [agent, ...ancestors].map((a) => ({ id: a.id, role: a.role })),
+    tokenHash: agent.tokenHash,
   };
 }
 
@@ -252,6 +258,12 @@ export async function requireActiveIn(tx: Tx, actor: Actor): Promise<void> {
       throw refuse("identity", `agent ${member.id} no longer exists`, "ask the owner for a new agent token");
     }
     if (agent.retiredAt) throw retiredRefusal(agent, index === 0);
+    if (index === 0 && actor.tokenHash !== undefined && agent.tokenHash !== actor.tokenHash)
+      throw refuse(
+        "identity",
+        `agent ${agent.name} (${agent.id}) was given a new token (\`cairn agent rotate\`): the one this process was launched with no longer works`,
+        "relaunch with the new token in CAIRN_AGENT, or ask the owner for it",
+      );
     line.push(agent);
   }
   await requireLiveSupervisor(tx, line);

@@ -3,7 +3,7 @@ import { readsAsShortId } from "../../kernel/short-id.js";
 import { quoteValue } from "../../kernel/text.js";
 import type { AgentRecord, Grant, Store, Tx } from "../../store/store.js";
 import { isReservedRole, RESERVED_ROLES, type WorkspaceConfig } from "../workspace/config.js";
-import { type Actor, activeDescendantsOf, ancestorsOf } from "./actor.js";
+import { type Actor, activeDescendantsOf, ancestorsOf, requireActiveIn } from "./actor.js";
 import { hashToken, newToken } from "./tokens.js";
 
 /** `owner` and `human`, in any case: an agent so named reads as the owner or the person it asks. */
@@ -131,7 +131,7 @@ export async function addAgent(
         taken.name === request.name
           ? `an agent named ${request.name} already exists${retired}`
           : `an agent named ${taken.name} already exists${retired}: names differing only in case would read as one agent`,
-        "choose another name: retiring an agent does not free its name",
+        "choose another name: retiring an agent does not free its name (a new token for an active agent: `cairn agent rotate`)",
       );
     }
     const created = await tx.agents.insert(
@@ -212,5 +212,49 @@ export async function retireAgent(
       agent: { ...agent, retiredAt: agent.retiredAt ?? now },
       descendants: descendants.map((d) => ({ ...d, retiredAt: now })),
     };
+  });
+}
+
+/**
+ * A new token for an active agent, shown once; the old one stops working at once, on new launches
+ * and at the next call of every server running with it (a call running then is cancelled within
+ * seconds, as for a retirement). For a token that leaked: the agent keeps its name, id, role,
+ * children and claims. Only the owner or an ancestor may, as for `agent retire`.
+ */
+export async function rotateAgentToken(
+  store: Store,
+  actor: Actor,
+  idOrName: string,
+  now: string,
+): Promise<{ agent: AgentRecord; token: string }> {
+  const token = newToken();
+  return store.write(async (tx) => {
+    const agent = (await tx.agents.byId(idOrName)) ?? (await tx.agents.byName(idOrName));
+    if (!agent) throw notFound(`no agent ${quoteValue(idOrName)}`, "see `cairn agent list`");
+    const ancestors = await ancestorsOf(tx, agent);
+    if (!actor.isOwner && !ancestors.some((a) => a.id === actor.id)) {
+      throw refuse(
+        "ownership",
+        `only the owner or an ancestor of ${agent.name} may give it a new token`,
+        "ask the owner",
+      );
+    }
+    if (agent.retiredAt)
+      throw refuse(
+        "identity",
+        `agent ${agent.name} (${agent.id}) was retired at ${agent.retiredAt}: a retired agent gets no token`,
+        "add an agent under a new name (`cairn agent add`)",
+      );
+    // The caller's own line must still be live: a parent retired meanwhile mints nothing.
+    if (!actor.isOwner) await requireActiveIn(tx, actor);
+    await tx.agents.replaceToken(agent.id, hashToken(token));
+    await tx.journal.append({
+      at: now,
+      actor: actor.id,
+      action: "agent.rotate",
+      subject: agent.id,
+      data: {},
+    });
+    return { agent, token };
   });
 }

@@ -22,6 +22,7 @@ export function pgAgents(db: PgDb): AgentRepo {
     `SELECT ${COLUMNS} FROM agents WHERE retired_at IS NULL ORDER BY seq`,
   );
   const retire = db.prepare("UPDATE agents SET retired_at = ? WHERE id = ? AND retired_at IS NULL");
+  const replaceToken = db.prepare("UPDATE agents SET token_hash = ? WHERE id = ? AND retired_at IS NULL");
 
   return {
     async insert(agent: NewAgent, at: string) {
@@ -50,6 +51,9 @@ export function pgAgents(db: PgDb): AgentRepo {
     },
     async retire(id, at) {
       await retire.run(at, id);
+    },
+    async replaceToken(id, tokenHash) {
+      await replaceToken.run(tokenHash, id);
     },
   };
 }

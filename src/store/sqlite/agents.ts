@@ -24,6 +24,7 @@ export function sqliteAgents(db: Database.Database): AgentRepo {
     `SELECT ${COLUMNS} FROM agents WHERE retired_at IS NULL ORDER BY seq`,
   );
   const retire = db.prepare("UPDATE agents SET retired_at = ? WHERE id = ? AND retired_at IS NULL");
+  const replaceToken = db.prepare("UPDATE agents SET token_hash = ? WHERE id = ? AND retired_at IS NULL");
 
   return {
     async insert(agent: NewAgent, at: string) {
@@ -51,6 +52,9 @@ export function sqliteAgents(db: Database.Database): AgentRepo {
     },
     async retire(id, at) {
       retire.run(at, id);
+    },
+    async replaceToken(id, tokenHash) {
+      replaceToken.run(tokenHash, id);
     },
   };
 }
