@@ -70,6 +70,12 @@ export interface FrozenEvaluatorRecord {
   proof: string;
   source: string;
   hash: string;
+  /**
+   * A hidden evaluator's: the random salt its `hash` was made with, so that the hash, which every
+   * agent reads, confirms no guess at the holdout. Absent for visible evaluators, and in runs
+   * frozen before holdouts were salted (their hash is plain).
+   */
+  salt?: string;
   definition: Record<string, unknown>;
   /**
    * What the evaluator depends on, content-hashed at freeze: the globs (declared and defaulted)

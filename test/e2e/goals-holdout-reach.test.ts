@@ -1,4 +1,7 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { definitionHash, EvaluatorDefinition } from "../../src/domains/goals/evaluators/definition.js";
 import {
   cairnJson,
   contractWith,
@@ -49,7 +52,24 @@ function holdoutGoal(): string {
 
 const holdoutRun = () => freezeRun(ws.dir, holdoutGoal());
 
-type RunShown = { run: { evaluators: { hidden: boolean; threshold: number | null }[] } };
+type RunShown = { run: { evaluators: { hidden: boolean; threshold: number | null; hash: string }[] } };
+
+/** The hash a definition would have unsalted, for each bar a builder might try. */
+const plainHashes = (bars: number[]) =>
+  bars.map((threshold) =>
+    definitionHash(
+      EvaluatorDefinition.parse({
+        name: "quality-holdout",
+        proof: "quality",
+        hidden: true,
+        argv: nodeArgv("console.log('score 7')"),
+        read: "regex",
+        pattern: "holdout-score (\\d+)",
+        direction: "higher",
+        threshold,
+      }),
+    ),
+  );
 
 describe("a hidden holdout's bar", () => {
   it("is withheld from a building agent's run status, as the decision and progress views withhold it", () => {
@@ -57,13 +77,22 @@ describe("a hidden holdout's bar", () => {
     const seen = cairn(ws.dir, ["run", "status", run, "--json"], { env: builder });
     expect(seen.code).toBe(0);
     expect(seen.stdout).not.toContain("6.25");
-    expect((seen.json as RunShown).run.evaluators.find((e) => e.hidden)).toMatchObject({
-      hidden: true,
-      threshold: null,
-    });
+    const holdout = (seen.json as RunShown).run.evaluators.find((e) => e.hidden);
+    expect(holdout).toMatchObject({ hidden: true, threshold: null });
+    // Nor can it be found from the holdout's content hash by trying bars, the rest being guessed
+    // right: a plain hash would match the one that hashes to it.
+    const tried = plainHashes([5, 6, 6.25, 7]);
+    expect(tried[0]).not.toBe(tried[2]);
+    expect(tried).not.toContain(holdout?.hash);
     // The owner, who set it, still reads it.
     const owner = cairnJson<RunShown>(ws.dir, ["run", "status", run]);
     expect(owner.run.evaluators.find((e) => e.hidden)?.threshold).toBe(6.25);
+    // An unchanged pack is no drift: the frozen salt is used again; an edited one is.
+    const drift = () => cairnJson<{ drift: string[] }>(ws.dir, ["run", "status", run]).drift;
+    expect(drift()).toEqual([]);
+    const pack = join(ws.dir, ".cairn", "evaluators", "fixture.toml");
+    writeFileSync(pack, readFileSync(pack, "utf8").replace("6.25", "6.5"));
+    expect(drift()).toEqual(["quality-holdout"]);
   });
 });
 

@@ -1,4 +1,5 @@
 import { delimiter, join } from "node:path";
+import { crypto } from "../../kernel/builtins.js";
 import { conflict, notFound, refuse } from "../../kernel/outcome.js";
 import type { Setting } from "../../kernel/setting.js";
 import { quoteValue } from "../../kernel/text.js";
@@ -44,11 +45,14 @@ export function freezeEntry(
   setting: Setting = {},
 ): FrozenEvaluatorRecord {
   const definition = resolveDefinition(entry.definition, proof);
+  // A holdout's hash is salted (see definitionHash): every agent reads it in run status.
+  const salt = definition.hidden ? crypto().randomBytes(16).toString("hex") : undefined;
   return {
     name: definition.name,
     proof: proof.name,
     source: entry.source,
-    hash: definitionHash(definition),
+    hash: definitionHash(definition, salt),
+    ...(salt ? { salt } : {}),
     definition: definition as unknown as Record<string, unknown>,
     ...(inputs ? { inputs } : {}),
     ...(setting.path ? { path: [...setting.path] } : {}),
@@ -225,7 +229,7 @@ export async function driftOf(
     if (!catalog) continue;
     const current = catalog.get(frozen.name);
     if (!current || !proof) drifted.push({ evaluator: frozen.name, kind: "missing", files: [] });
-    else if (freezeEntry(current, proof).hash !== frozen.hash)
+    else if (definitionHash(resolveDefinition(current.definition, proof), frozen.salt) !== frozen.hash)
       drifted.push({ evaluator: frozen.name, kind: "definition", files: [] });
   }
   const changed = await inputDrift(run.manifest, dir);

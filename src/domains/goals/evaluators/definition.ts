@@ -103,9 +103,16 @@ function canonical(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** Content hash of a definition: key order and formatting of the source file do not matter. */
-export function definitionHash(definition: EvaluatorDefinition): string {
-  return `sha256:${sha256Hex(canonical(definition))}`;
+/**
+ * Content hash of a definition: key order and formatting of the source file do not matter. A
+ * hidden evaluator's is salted (a random salt its run keeps, `FrozenEvaluatorRecord.salt`): run
+ * status shows every evaluator's hash to every agent, and a plain one let a builder that guessed
+ * the rest (often a visible evaluator's argv and pattern) find a holdout's bar by hashing each
+ * candidate, or confirm a guessed command. The run's manifest hash, built on it, is no oracle
+ * either.
+ */
+export function definitionHash(definition: EvaluatorDefinition, salt?: string): string {
+  return `sha256:${sha256Hex(salt === undefined ? canonical(definition) : `${salt}\n${canonical(definition)}`)}`;
 }
 
 export function manifestHash(hashes: readonly string[]): string {
