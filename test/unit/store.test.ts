@@ -62,6 +62,24 @@ describe.each(IMPLEMENTATIONS)("store contract: $name", ({ name, create }) => {
     expect(names).toEqual(["alice"]);
   });
 
+  it("replaces an active agent's token hash, and never a retired one's", async () => {
+    const [alice, bob] = await store.write(async (tx) => {
+      const added = [
+        await tx.agents.insert(newAgent("alice"), "2026-01-01T00:00:00.000Z"),
+        await tx.agents.insert(newAgent("bob"), "2026-01-01T00:00:00.000Z"),
+      ];
+      await tx.agents.retire(added[1]?.id as string, "2026-01-02T00:00:00.000Z");
+      await tx.agents.replaceToken(added[0]?.id as string, "h-new");
+      await tx.agents.replaceToken(added[1]?.id as string, "h-new-bob");
+      await tx.journal.append(event("agent.rotate"));
+      return added;
+    });
+    const hashOf = (id: string) => store.read(async (tx) => (await tx.agents.byId(id))?.tokenHash);
+    expect(await hashOf(alice?.id as string)).toBe("h-new");
+    expect(await hashOf(bob?.id as string)).toBe(bob?.tokenHash);
+    expect(await store.read(async (tx) => (await tx.agents.byTokenHash("h-new"))?.id)).toBe(alice?.id);
+  });
+
   it("names many agents in one read: retired ones too, unknown ids left out", async () => {
     const [alice, bob] = await store.write(async (tx) => {
       const added = [
