@@ -187,16 +187,7 @@ export async function retireAgent(
   now: string,
 ): Promise<{ agent: AgentRecord; descendants: AgentRecord[] }> {
   return store.write(async (tx) => {
-    const agent = (await tx.agents.byId(idOrName)) ?? (await tx.agents.byName(idOrName));
-    if (!agent) throw notFound(`no agent ${quoteValue(idOrName)}`, "see `cairn agent list`");
-    const ancestors = await ancestorsOf(tx, agent);
-    if (!actor.isOwner && !ancestors.some((a) => a.id === actor.id)) {
-      throw refuse(
-        "ownership",
-        `only the owner or an ancestor of ${agent.name} may retire it`,
-        "ask the owner",
-      );
-    }
+    const agent = await agentInCharge(tx, actor, idOrName, "retire it");
     const descendants = await activeDescendantsOf(tx, agent.id);
     const toRetire = [...(agent.retiredAt ? [] : [agent]), ...descendants];
     if (toRetire.length === 0) return { agent, descendants: [] };
@@ -215,6 +206,16 @@ export async function retireAgent(
   });
 }
 
+/** The agent named by id or name, which only the owner or one of its ancestors may `doing`. */
+async function agentInCharge(tx: Tx, actor: Actor, idOrName: string, doing: string): Promise<AgentRecord> {
+  const agent = (await tx.agents.byId(idOrName)) ?? (await tx.agents.byName(idOrName));
+  if (!agent) throw notFound(`no agent ${quoteValue(idOrName)}`, "see `cairn agent list`");
+  const ancestors = await ancestorsOf(tx, agent);
+  if (!actor.isOwner && !ancestors.some((a) => a.id === actor.id))
+    throw refuse("ownership", `only the owner or an ancestor of ${agent.name} may ${doing}`, "ask the owner");
+  return agent;
+}
+
 /**
  * A new token for an active agent, shown once; the old one stops working at once, on new launches
  * and at the next call of every server running with it (a call running then is cancelled within
@@ -229,16 +230,7 @@ export async function rotateAgentToken(
 ): Promise<{ agent: AgentRecord; token: string }> {
   const token = newToken();
   return store.write(async (tx) => {
-    const agent = (await tx.agents.byId(idOrName)) ?? (await tx.agents.byName(idOrName));
-    if (!agent) throw notFound(`no agent ${quoteValue(idOrName)}`, "see `cairn agent list`");
-    const ancestors = await ancestorsOf(tx, agent);
-    if (!actor.isOwner && !ancestors.some((a) => a.id === actor.id)) {
-      throw refuse(
-        "ownership",
-        `only the owner or an ancestor of ${agent.name} may give it a new token`,
-        "ask the owner",
-      );
-    }
+    const agent = await agentInCharge(tx, actor, idOrName, "give it a new token");
     if (agent.retiredAt)
       throw refuse(
         "identity",
