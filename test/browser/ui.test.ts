@@ -136,12 +136,18 @@ run("cairn ui in headless Chromium", () => {
     await page.close();
   });
 
-  it("shows a task's evidence: the command cairn ran, its exit code and output, apart from a bare claim", async () => {
+  it("shows a task's evidence: the command cairn ran, its exit code and output, apart from a bare claim and from a tick the checkout has moved past", async () => {
     const page = await openPage(`/tasks/${seeded.verifiedTask}`);
     const criteria = page.locator("li.criterion");
     await expect.poll(() => criteria.count()).toBe(2);
+    // The goals seeded after the check changed the checkout: the tick no longer holds, and says so.
+    const stale = await textOf(criteria.nth(0));
+    expect(stale).toContain("no longer holds");
+    expect(stale).toContain("was checked on another tree");
+    expect(stale).not.toContain("verified by cairn");
+    await seeded.cli(["task", "check", seeded.verifiedTask, "--n", "1"], "ada");
+    await expect.poll(() => textOf(criteria.nth(0))).toContain("verified by cairn");
     const verified = await textOf(criteria.nth(0));
-    expect(verified).toContain("verified by cairn");
     expect(verified).toMatch(
       /cairn ran\s+\S*node -e console\.log\('all 12 checks passed'\)\s+exit 0, \d+ ms/,
     );

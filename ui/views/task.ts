@@ -10,6 +10,8 @@ type Criterion = TaskDetail["criteria"][number];
 function proofOf(c: Criterion): { label: string; kind: string } {
   if (!c.checked)
     return c.evidence ? { label: "failed", kind: "bad" } : { label: "not checked", kind: "muted" };
+  // Earned on a tree the checkout no longer holds: finish refuses it until the check runs again.
+  if (c.stale) return { label: "no longer holds", kind: "warn" };
   if (c.evidence && c.evidence.exit_code === 0) return { label: "verified by cairn", kind: "ok" };
   return { label: "claimed (no command run)", kind: "warn" };
 }
@@ -41,7 +43,8 @@ function CriterionView({ c, task }: { c: Criterion; task: string }) {
         </div>`
         : null
     }
-    ${!c.checked && c.verify ? html`<${Copy} command=${`cairn task check ${task} --n ${c.n}`} />` : null}
+    ${c.stale ? html`<div class="warn-text"><${Text} text=${c.stale} /></div>` : null}
+    ${(!c.checked && c.verify) || c.stale ? html`<${Copy} command=${`cairn task check ${task} --n ${c.n}`} />` : null}
   </li>`;
 }
 
