@@ -53,10 +53,18 @@ beforeAll(() => {
 });
 afterAll(() => scratch.cleanup());
 
-/** The same operations, through the real faces, on whichever store the workspace uses. */
-async function exercise(dir: string, env: Record<string, string | undefined>): Promise<void> {
+/**
+ * The same operations, through the real faces, on whichever store the workspace uses. A board
+ * that is only the ground a test stands on gets its commands `via` the in-thread arranger; the
+ * MCP calls, whose check starts a process, always go to a spawned server.
+ */
+async function exercise(
+  dir: string,
+  env: Record<string, string | undefined>,
+  via: typeof cairn = cairn,
+): Promise<void> {
   const run = (args: string[]) => {
-    const result = cairn(dir, args, { env });
+    const result = via(dir, args, { env });
     if (result.code !== 0) throw new Error(`${args.join(" ")}: ${result.stderr}`);
     return result;
   };
@@ -128,7 +136,7 @@ describe("store copy and export parity", () => {
   it("copies SQLite → PostgreSQL → SQLite losslessly: exports equal, 2^53+1, NUL and key order exact; bad bytes refused", async () => {
     const dir = join(scratch.dir, "move");
     arrange(scratch.dir, ["init"], { env: { ...sqliteOnly, CAIRN_DIR: dir } });
-    await exercise(dir, sqliteOnly);
+    await exercise(dir, sqliteOnly, arrange);
     const file = join(dir, ".cairn", "cairn.db");
     const raw = new Database(file);
     raw.prepare("UPDATE facts SET seen_count = 9007199254740993 WHERE id = 'F-1'").run();
@@ -188,7 +196,7 @@ describe("many rows at a statement", () => {
   async function bulkExport(name: string): Promise<string> {
     const dir = join(scratch.dir, name);
     arrange(scratch.dir, ["init"], { env: { ...sqliteOnly, CAIRN_DIR: dir } });
-    await exercise(dir, sqliteOnly);
+    await exercise(dir, sqliteOnly, arrange);
     const [header, ...rows] = exportOf(dir, sqliteOnly).trimEnd().split("\n");
     const event = JSON.parse(rows.find((line) => line.startsWith('{"table":"events"')) as string) as {
       row: Record<string, unknown>;
@@ -442,15 +450,23 @@ describe("a copy to PostgreSQL stopped (SIGTERM) while it waits for the target",
 });
 
 describe("importing an export into a shared store", () => {
-  /** A SQLite workspace with a board, notes, memory, an agent and a role, exported to a file. */
-  async function exported(name: string): Promise<{ dir: string; file: string }> {
-    const dir = join(scratch.dir, name);
+  /**
+   * A SQLite workspace with a board, notes, memory, an agent and a role, exported to a file: made
+   * once for the tests here, which only read the file, each importing it into a schema of its own.
+   */
+  let source: Promise<{ file: string }> | undefined;
+  async function exportOnce(): Promise<{ file: string }> {
+    const dir = join(scratch.dir, "import-source");
     arrange(scratch.dir, ["init"], { env: { ...sqliteOnly, CAIRN_DIR: dir } });
-    await exercise(dir, sqliteOnly);
-    const file = join(scratch.dir, `${name}.jsonl`);
+    await exercise(dir, sqliteOnly, arrange);
+    const file = join(scratch.dir, "import-source.jsonl");
     expect(cairn(dir, ["export", "--out", file], { env: sqliteOnly }).code).toBe(0);
-    return { dir, file };
+    return { file };
   }
+  const exported = () => {
+    source ??= exportOnce();
+    return source;
+  };
 
   it("an id forgotten before the export is never handed out again, from either store into the other", () => {
     const forgetting = ["one fact", "two fact", "three fact"];
@@ -487,7 +503,7 @@ describe("importing an export into a shared store", () => {
   });
 
   it("restores into a new schema as SQLite restores it: the same rows, ids go on, the password is never written, and another checkout joins", async () => {
-    const { file } = await exported("import-source");
+    const { file } = await exported();
     const secret = "import-staple-7";
     const schema = `imported-${stamp}`;
     const target = join(scratch.dir, "import-target");
@@ -563,7 +579,7 @@ describe("importing an export into a shared store", () => {
   });
 
   it("with CAIRN_STORE_URL set, lands where every later command in that environment looks", async () => {
-    const { file } = await exported("import-env-source");
+    const { file } = await exported();
     const onPg = { CAIRN_STORE_URL: urlFor(`import-env-${stamp}`) };
     const target = join(scratch.dir, "import-env-target");
     mkdirSync(target);
@@ -577,7 +593,7 @@ describe("importing an export into a shared store", () => {
   });
 
   it("refuses a schema that already holds a workspace, changing nothing there and leaving nothing here", async () => {
-    const { file } = await exported("import-taken-source");
+    const { file } = await exported();
     const schema = `import-taken-${stamp}`;
     const owner = join(scratch.dir, "import-taken-owner");
     arrange(scratch.dir, ["init", "--store", urlFor(schema)], { env: { ...sqliteOnly, CAIRN_DIR: owner } });
@@ -600,7 +616,7 @@ describe("importing an export into a shared store", () => {
   });
 
   it("a damaged export writes nothing: the schema takes the whole file afterwards", async () => {
-    const { file } = await exported("import-cut-source");
+    const { file } = await exported();
     const lines = readFileSync(file, "utf8").split("\n");
     const cut = join(scratch.dir, "import-cut.jsonl");
     writeFileSync(cut, `${lines.slice(0, -3).join("\n")}\n`);
@@ -617,7 +633,7 @@ describe("importing an export into a shared store", () => {
   });
 
   it("a row the store refuses mid-file is the error named, not the inserts sent after it; nothing is written", async () => {
-    const { file } = await exported("import-dup-source");
+    const { file } = await exported();
     const [header, ...rows] = readFileSync(file, "utf8").trimEnd().split("\n");
     // A journal event twice, with many rows still to come: the inserts after it travel in the
     // same window and fail only because the transaction already has.
@@ -642,7 +658,7 @@ describe("importing an export into a shared store", () => {
   });
 
   it("cancelled (Ctrl-C) while it waits for the schema, rolls back: nothing imported, as it says, and the retry succeeds", async () => {
-    const { file } = await exported("import-cancel-source");
+    const { file } = await exported();
     const schema = `import-cancel-${stamp}`;
     const target = join(scratch.dir, "import-cancel-target");
     mkdirSync(target);
@@ -664,7 +680,7 @@ describe("importing an export into a shared store", () => {
   });
 
   it("stopped (SIGTERM) while it waits for the schema, exits at once and leaves neither a workspace nor a folder", async () => {
-    const { file } = await exported("import-stop-source");
+    const { file } = await exported();
     const schema = `import-stop-${stamp}`;
     const target = join(scratch.dir, "import-stop-target");
     mkdirSync(target);
