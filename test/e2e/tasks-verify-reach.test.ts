@@ -13,7 +13,15 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { evidenceOf } from "../helpers/evidence.js";
 import { forgeIndexEntry, gitRepo, gitWorkspace } from "../helpers/goals.js";
-import { addAgent, cairn, cairnAsync, initWorkspace, runSync, scratchDir } from "../helpers/workspace.js";
+import {
+  addAgent,
+  arrange,
+  cairn,
+  cairnAsync,
+  initWorkspace,
+  runSync,
+  scratchDir,
+} from "../helpers/workspace.js";
 
 // What an agent whose work a check judges can reach to make the check pass anyway: the check's
 // environment, and the tree the tick is earned on. The store only keeps the tick's record, so
@@ -48,8 +56,8 @@ describe("checks run by the agent they check", () => {
       try {
         for (const [n, variables] of cheats.entries()) {
           const id = `T-${n + 1}`;
-          expect(cairn(ws.dir, ["task", "add", "t", "--criteria", criterion]).code).toBe(0);
-          expect(cairn(ws.dir, ["task", "claim", id], { env: agent }).code).toBe(0);
+          expect(arrange(ws.dir, ["task", "add", "t", "--criteria", criterion]).code).toBe(0);
+          expect(arrange(ws.dir, ["task", "claim", id], { env: agent }).code).toBe(0);
           // NODE_OPTIONS reaches cairn's own process too, and its exit code: the record decides.
           cairn(ws.dir, ["task", "check", id, "--all"], { env: { ...agent, ...variables } });
           const shown = cairn(ws.dir, ["task", "show", id, "--json"]).json as {
@@ -63,8 +71,8 @@ describe("checks run by the agent they check", () => {
           '[done]\nshortcuts = ["tests"]\n[shortcuts.tests]\nargv = ["npm", "test", "--silent"]\neffect = "read"\n',
         );
         const id = `T-${cheats.length + 1}`;
-        expect(cairn(ws.dir, ["task", "add", "t", "--criteria", "one"]).code).toBe(0);
-        expect(cairn(ws.dir, ["task", "claim", id], { env: agent }).code).toBe(0);
+        expect(arrange(ws.dir, ["task", "add", "t", "--criteria", "one"]).code).toBe(0);
+        expect(arrange(ws.dir, ["task", "claim", id], { env: agent }).code).toBe(0);
         expect(cairn(ws.dir, ["task", "check", id, "--n", "1"], { env: agent }).code).toBe(0);
         for (const variables of [{ npm_config_script_shell: "/bin/true" }, { HOME: outside.dir }]) {
           const finished = cairn(ws.dir, ["task", "finish", id], { env: { ...agent, ...variables } });
@@ -103,8 +111,8 @@ describe("checks run by the agent they check", () => {
         for (const [n, [verify, variables]] of cheats.entries()) {
           const id = `T-${n + 1}`;
           const criterion = JSON.stringify({ text: "the check passes", verify });
-          expect(cairn(ws.dir, ["task", "add", "t", "--criteria", criterion]).code).toBe(0);
-          expect(cairn(ws.dir, ["task", "claim", id], { env: agent }).code).toBe(0);
+          expect(arrange(ws.dir, ["task", "add", "t", "--criteria", criterion]).code).toBe(0);
+          expect(arrange(ws.dir, ["task", "claim", id], { env: agent }).code).toBe(0);
           // The same check, run as set, fails: what follows is the variable's doing alone.
           const cheated = cairn(ws.dir, ["task", "check", id, "--all", "--json"], {
             env: { ...agent, ...variables },
@@ -150,8 +158,8 @@ describe("checks run by the agent they check", () => {
           "--criteria",
           JSON.stringify({ text: "fails", verify }),
         ]);
-        expect(cairn(ws.dir, ["task", "add", "t", ...criteria]).code).toBe(0);
-        expect(cairn(ws.dir, ["task", "claim", "T-1"], { env: agent }).code).toBe(0);
+        expect(arrange(ws.dir, ["task", "add", "t", ...criteria]).code).toBe(0);
+        expect(arrange(ws.dir, ["task", "claim", "T-1"], { env: agent }).code).toBe(0);
         const cheated = cairn(ws.dir, ["task", "check", "T-1", "--all", "--json"], {
           env: { ...agent, ...variables },
         });
@@ -166,13 +174,13 @@ describe("checks run by the agent they check", () => {
     // A writer plants a check that prints its environment; the owner runs it with its own secrets.
     const writer = { CAIRN_AGENT: addAgent(ws.dir, "mallory", "builder").token };
     const criterion = JSON.stringify({ text: "env", verify: ["sh", "-c", "env; echo end"] });
-    expect(cairn(ws.dir, ["task", "add", "t", "--criteria", criterion], { env: writer }).code).toBe(0);
+    expect(arrange(ws.dir, ["task", "add", "t", "--criteria", criterion], { env: writer }).code).toBe(0);
     const secrets = {
       GITHUB_TOKEN: "ghp_0123456789abcdefghij",
       AWS_SECRET_ACCESS_KEY: "wJalrXUtnFEMI/K7MDENG/bPxRfiCY",
       DATABASE_URL: "postgres://app:hunter2hunter2@db.internal/app",
     };
-    expect(cairn(ws.dir, ["task", "claim", "T-1"]).code).toBe(0);
+    expect(arrange(ws.dir, ["task", "claim", "T-1"]).code).toBe(0);
     cairn(ws.dir, ["task", "check", "T-1", "--all"], { env: { ...secrets, GREETING: "hello-there-friend" } });
     const tail = evidenceOf("T-1", ws.dir)?.output_tail ?? "";
     // The output is kept (a variable that is no credential shows), the credentials are not.
@@ -205,8 +213,8 @@ describe("a tick earned on one tree", () => {
   function claimedBy(argv: string[]): { CAIRN_AGENT: string } {
     const agent = { CAIRN_AGENT: addAgent(repo.dir, "bob", "builder").token };
     const criterion = JSON.stringify({ text: "the check passes", verify: argv });
-    expect(cairn(repo.dir, ["task", "add", "t", "--criteria", criterion]).code).toBe(0);
-    expect(cairn(repo.dir, ["task", "claim", "T-1"], { env: agent }).code).toBe(0);
+    expect(arrange(repo.dir, ["task", "add", "t", "--criteria", criterion]).code).toBe(0);
+    expect(arrange(repo.dir, ["task", "claim", "T-1"], { env: agent }).code).toBe(0);
     return agent;
   }
 
@@ -439,7 +447,7 @@ describe("a tick earned on one tree", () => {
     const agent = claimedBy(build);
     const second = ["task", "criterion", "T-1", "--text", "it builds again"];
     for (const word of build) second.push("--verify", word);
-    expect(cairn(repo.dir, second, { env: agent }).code).toBe(0);
+    expect(arrange(repo.dir, second, { env: agent }).code).toBe(0);
     expect(cairn(repo.dir, ["task", "check", "T-1", "--all"], { env: agent }).code).toBe(0);
     const evidence = evidenceOf("T-1", repo.dir);
     expect(evidence?.tree).toMatch(/^[0-9a-f]{40,64}$/);
@@ -454,7 +462,7 @@ describe("a tick earned on one tree", () => {
     const breaks = ["node", "-e", "require('fs').writeFileSync('check.js', 'process.exit(1)\\n')"];
     const second = ["task", "criterion", "T-1", "--text", "tidy up"];
     for (const word of breaks) second.push("--verify", word);
-    expect(cairn(repo.dir, second, { env: agent }).code).toBe(0);
+    expect(arrange(repo.dir, second, { env: agent }).code).toBe(0);
     expect(cairn(repo.dir, ["task", "check", "T-1", "--all"], { env: agent }).code).toBe(0);
     expect(evidenceOf("T-1", repo.dir)?.tree_after).toBeUndefined();
     expectRefusedAsStale(agent);
@@ -499,7 +507,7 @@ describe("a tick earned in a workspace below the top of its repository", () => {
     writeFileSync(join(pkg, "README.md"), "a package\n");
     runSync("git", ["add", "-A"], repo.dir);
     runSync("git", ["commit", "-qm", "base"], repo.dir);
-    expect(cairn(pkg, ["init"]).code).toBe(0);
+    expect(arrange(pkg, ["init"]).code).toBe(0);
   });
   afterEach(() => repo.cleanup());
 
@@ -509,8 +517,8 @@ describe("a tick earned in a workspace below the top of its repository", () => {
       text: "the shared check passes",
       verify: ["node", "../shared/check.js"],
     });
-    expect(cairn(pkg, ["task", "add", "t", "--criteria", criterion]).code).toBe(0);
-    expect(cairn(pkg, ["task", "claim", "T-1"], { env: agent }).code).toBe(0);
+    expect(arrange(pkg, ["task", "add", "t", "--criteria", criterion]).code).toBe(0);
+    expect(arrange(pkg, ["task", "claim", "T-1"], { env: agent }).code).toBe(0);
     const checked = "process.exit(0) // edited, not added\n";
     writeFileSync(join(repo.dir, "shared", "check.js"), checked);
     expect(cairn(pkg, ["task", "check", "T-1", "--all"], { env: agent }).code).toBe(0);
@@ -536,8 +544,8 @@ describe("a tick earned in a workspace below the top of its repository", () => {
         text: "the shared check passes",
         verify: ["node", "../shared/check.js"],
       });
-      expect(cairn(pkg, ["task", "add", "t", "--criteria", criterion], { env }).code).toBe(0);
-      expect(cairn(pkg, ["task", "claim", "T-1"], { env: agent }).code).toBe(0);
+      expect(arrange(pkg, ["task", "add", "t", "--criteria", criterion], { env }).code).toBe(0);
+      expect(arrange(pkg, ["task", "claim", "T-1"], { env: agent }).code).toBe(0);
       const checked = cairn(pkg, ["task", "check", "T-1", "--all"], { env: agent });
       expect(checked.code, checked.stderr).toBe(0);
       const tree = evidenceOf("T-1", pkg)?.tree as string;
