@@ -7,7 +7,15 @@ import { shellAgent, writeAgent } from "../helpers/agents.js";
 import { callTool, connectMcp } from "../helpers/mcp.js";
 import { waitFor } from "../helpers/processes.js";
 import { storedText } from "../helpers/raw-store.js";
-import { addAgent, CAIRN_BIN, cairn, cleanEnv, initWorkspace, runSync } from "../helpers/workspace.js";
+import {
+  addAgent,
+  arrange,
+  CAIRN_BIN,
+  cairn,
+  cleanEnv,
+  initWorkspace,
+  runSync,
+} from "../helpers/workspace.js";
 
 /**
  * Identities that cannot be borrowed and authority that cannot be minted, attacked the way the
@@ -24,8 +32,9 @@ const agent = (name: string, role: string, extra: string[] = []) => {
 };
 const json = <T>(args: string[], token?: string) =>
   cairn(ws.dir, [...args, "--json"], token ? as(token) : {}).json as T;
+/** A task the owner adds for a test to stand on: arranged in-thread (helpers/arrange.ts). */
 const newTask = (title: string, extra: string[] = []) =>
-  json<{ task: { id: string } }>(["task", "add", title, ...extra]).task.id;
+  (arrange(ws.dir, ["task", "add", title, ...extra, "--json"]).json as { task: { id: string } }).task.id;
 
 beforeAll(() => {
   ws = initWorkspace();
@@ -365,7 +374,7 @@ describe("shortcuts belong to their authors", () => {
     ]);
     expect(owner2.version).toBe(2);
     const id = newTask("lint it", ["--traces", "src/a.ts"]);
-    cairn(ws.dir, ["task", "criterion", id, "--text", "lint passes", "--shortcut", "lint"]);
+    arrange(ws.dir, ["task", "criterion", id, "--text", "lint passes", "--shortcut", "lint"]);
     cairn(ws.dir, ["task", "claim", id], as(rw.token));
     expect(cairn(ws.dir, ["task", "check", id, "--all"], as(rw.token)).code).toBe(0);
     const shown = json<{ criteria: { evidence: { shortcut: unknown; argv: string[] } }[] }>([
@@ -605,7 +614,9 @@ describe("a child never exceeds its parent", () => {
         .code,
     ).toBe(0);
     const id = newTask("the twins' work");
-    expect(cairn(ws.dir, ["task", "criterion", id, "--text", "gate", "--shortcut", "twingate"]).code).toBe(0);
+    expect(arrange(ws.dir, ["task", "criterion", id, "--text", "gate", "--shortcut", "twingate"]).code).toBe(
+      0,
+    );
     expect(cairn(ws.dir, ["task", "claim", id], as(writer.token)).code).toBe(0);
     const checked = cairn(ws.dir, ["task", "check", id, "--all", "--json"], as(writer.token));
     expect(JSON.stringify(checked.json)).toMatch(/own line/);
