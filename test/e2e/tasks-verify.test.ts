@@ -28,8 +28,8 @@ function taskVerifiedBy(verify: string[], timeoutSeconds?: number): string {
   const args = ["task", "criterion", "T-1", "--text", "it proves itself"];
   for (const word of verify) args.push("--verify", word);
   if (timeoutSeconds) args.push("--timeout-seconds", String(timeoutSeconds));
-  expect(cairn(ws.dir, args).code).toBe(0);
-  expect(cairn(ws.dir, ["task", "claim", "T-1"]).code).toBe(0);
+  expect(arrange(ws.dir, args).code).toBe(0);
+  expect(arrange(ws.dir, ["task", "claim", "T-1"]).code).toBe(0);
   return "T-1";
 }
 
@@ -143,7 +143,7 @@ describe("verify commands run by cairn", () => {
 
   it("refuses to finish a task without criteria unless --unverified, which status then shows", () => {
     arrange(ws.dir, ["task", "add", "bare"]);
-    cairn(ws.dir, ["task", "claim", "T-1"]);
+    arrange(ws.dir, ["task", "claim", "T-1"]);
     const refused = cairn(ws.dir, ["task", "finish", "T-1", "--json"]);
     expect(refused.code).toBe(3);
     expect(refused.stderr).toMatch(/no acceptance criteria/);
@@ -160,9 +160,9 @@ describe("verify commands run by cairn", () => {
     arrange(ws.dir, ["task", "add", "part one", "--parent", "T-1"]);
     arrange(ws.dir, ["task", "add", "part two", "--parent", "T-1"]);
     arrange(ws.dir, ["task", "add", "part three", "--parent", "T-1"]);
-    expect(cairn(ws.dir, ["task", "claim", "T-1"]).code).toBe(0);
-    expect(cairn(ws.dir, ["task", "claim", "T-3"]).code).toBe(0);
-    expect(cairn(ws.dir, ["task", "claim", "T-2"]).code).toBe(0);
+    expect(arrange(ws.dir, ["task", "claim", "T-1"]).code).toBe(0);
+    expect(arrange(ws.dir, ["task", "claim", "T-3"]).code).toBe(0);
+    expect(arrange(ws.dir, ["task", "claim", "T-2"]).code).toBe(0);
     expect(cairn(ws.dir, ["task", "finish", "T-2", "--unverified"]).code).toBe(0);
     const refused = cairn(ws.dir, ["task", "finish", "T-1", "--unverified", "--json"]);
     expect(refused.code).toBe(3);
@@ -181,9 +181,9 @@ describe("verify commands run by cairn", () => {
   it("records a finish that rests on text-only ticks as unverified, even when its holder wrote the box", () => {
     arrange(ws.dir, ["task", "add", "bare"]);
     const bob = { CAIRN_AGENT: addAgent(ws.dir, "bob", "builder").token };
-    expect(cairn(ws.dir, ["task", "claim", "T-1"], { env: bob }).code).toBe(0);
+    expect(arrange(ws.dir, ["task", "claim", "T-1"], { env: bob }).code).toBe(0);
     // The route around "no criteria needs --unverified": a box of one's own, ticked by one's self.
-    expect(cairn(ws.dir, ["task", "criterion", "T-1", "--text", "it is done"], { env: bob }).code).toBe(0);
+    expect(arrange(ws.dir, ["task", "criterion", "T-1", "--text", "it is done"], { env: bob }).code).toBe(0);
     expect(cairn(ws.dir, ["task", "check", "T-1", "--all", "--json"], { env: bob }).code).toBe(0);
     expect(cairn(ws.dir, ["task", "finish", "T-1", "--json"], { env: bob }).json).toMatchObject({
       result: "done",
@@ -199,7 +199,7 @@ describe("verify commands run by cairn", () => {
       '[done]\nshortcuts = ["lint"]\n[shortcuts.lint]\nargv = ["node", "-e", "process.exit(require(\\"fs\\").existsSync(\\"lint.ok\\") ? 0 : 3)"]\neffect = "read"\n',
     );
     arrange(ws.dir, ["task", "add", "t", "--criteria", "one", "--criteria", "two"]);
-    cairn(ws.dir, ["task", "claim", "T-1"]);
+    arrange(ws.dir, ["task", "claim", "T-1"]);
     cairn(ws.dir, ["task", "check", "T-1", "--n", "1"]);
     const refused = cairn(ws.dir, ["task", "finish", "T-1", "--json"]);
     expect(refused.code).toBe(3);
@@ -230,7 +230,7 @@ describe("verify commands run by cairn", () => {
       '{"text":"tests pass","shortcut":"tests"}',
     ]);
     expect(added.code).toBe(0);
-    cairn(ws.dir, ["task", "claim", "T-1"], as);
+    arrange(ws.dir, ["task", "claim", "T-1"], as);
     const check = cairn(ws.dir, ["task", "check", "T-1", "--n", "2", "--json"], as);
     expect(check.code).toBe(3);
     expect(check.json).toMatchObject({ refused: { policy: "shortcut" } });
@@ -268,7 +268,7 @@ describe("verify commands run by cairn", () => {
       0,
     );
     arrange(ws.dir, ["task", "add", "t", "--criteria", "plain"]);
-    cairn(ws.dir, ["task", "claim", "T-1"], bob);
+    arrange(ws.dir, ["task", "claim", "T-1"], bob);
     cairn(ws.dir, ["task", "check", "T-1", "--all"], bob);
     const finish = cairn(ws.dir, ["task", "finish", "T-1", "--json"], bob);
     expect(finish.code, finish.stderr).toBe(3);
@@ -304,8 +304,8 @@ describe("a criterion that names a shortcut", () => {
     expect(early.code).toBe(4);
     expect(early.stderr).toContain('no shortcut "gate"');
     const criterion = JSON.stringify({ text: "tests pass", shortcut: "tests" });
-    expect(cairn(ws.dir, ["task", "add", "t", "--criteria", criterion]).code).toBe(0);
-    expect(cairn(ws.dir, ["task", "claim", "T-1"], { env: agent }).code).toBe(0);
+    expect(arrange(ws.dir, ["task", "add", "t", "--criteria", criterion]).code).toBe(0);
+    expect(arrange(ws.dir, ["task", "claim", "T-1"], { env: agent }).code).toBe(0);
     // cairn.toml is a file the agent being checked can write.
     writeFileSync(config, '[shortcuts.tests]\nargv = ["true"]\neffect = "read"\n');
     const checked = cairn(ws.dir, ["task", "check", "T-1", "--all", "--json"], { env: agent });
@@ -321,8 +321,8 @@ describe("a criterion that names a shortcut", () => {
     ).toBe(0);
     const agent = { CAIRN_AGENT: addAgent(ws.dir, "bob", "builder").token };
     const criterion = JSON.stringify({ text: "tests pass", shortcut: "tests" });
-    expect(cairn(ws.dir, ["task", "add", "t", "--criteria", criterion]).code).toBe(0);
-    expect(cairn(ws.dir, ["task", "claim", "T-1"], { env: agent }).code).toBe(0);
+    expect(arrange(ws.dir, ["task", "add", "t", "--criteria", criterion]).code).toBe(0);
+    expect(arrange(ws.dir, ["task", "claim", "T-1"], { env: agent }).code).toBe(0);
     // A cairn.toml entry wins over the store's for a name no criterion has set.
     writeFileSync(
       join(ws.dir, ".cairn", "cairn.toml"),
