@@ -322,8 +322,8 @@ describe("claims", () => {
 
   it("an agent retired while its check runs records nothing: the tick is refused when the command ends", async () => {
     const bob = addAgent(ws.dir, "bob", "builder");
-    cairn(ws.dir, ["task", "add", "t", "--criteria", '{"text":"slow","verify":["sleep","2"]}']);
-    cairn(ws.dir, ["task", "claim", "T-1"], as(bob.token));
+    arrange(ws.dir, ["task", "add", "t", "--criteria", '{"text":"slow","verify":["sleep","2"]}']);
+    arrange(ws.dir, ["task", "claim", "T-1"], as(bob.token));
     const check = cairnAsync(ws.dir, ["task", "check", "T-1", "--all", "--json"], as(bob.token));
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(cairn(ws.dir, ["agent", "retire", "bob"]).code).toBe(0);
@@ -381,7 +381,7 @@ describe("claims", () => {
     const bob = addAgent(ws.dir, "bob", "builder");
     const eve = addAgent(ws.dir, "eve", "builder");
     arrange(ws.dir, ["task", "add", "t", "--criteria", "c"]);
-    cairn(ws.dir, ["task", "claim", "T-1"], as(bob.token));
+    arrange(ws.dir, ["task", "claim", "T-1"], as(bob.token));
     const out = cairn(ws.dir, ["task", "finish", "T-1", "--note", "looks done", "--json"], as(eve.token));
     expect(out.code).toBe(0);
     expect(out.json).toMatchObject({ result: "proposed", to: bob.id });
@@ -395,10 +395,10 @@ describe("claims", () => {
     arrange(ws.dir, ["task", "add", "bob's active"]);
     arrange(ws.dir, ["task", "add", "bob's blocked"]);
     arrange(ws.dir, ["task", "add", "ann's"]);
-    cairn(ws.dir, ["task", "claim", "T-1"], as(bob.token));
-    cairn(ws.dir, ["task", "claim", "T-2"], as(bob.token));
-    cairn(ws.dir, ["task", "block", "T-2", "--reason", "parked"], as(bob.token));
-    cairn(ws.dir, ["task", "claim", "T-3"], as(ann.token));
+    arrange(ws.dir, ["task", "claim", "T-1"], as(bob.token));
+    arrange(ws.dir, ["task", "claim", "T-2"], as(bob.token));
+    arrange(ws.dir, ["task", "block", "T-2", "--reason", "parked"], as(bob.token));
+    arrange(ws.dir, ["task", "claim", "T-3"], as(ann.token));
     expect(cairn(ws.dir, ["agent", "retire", "bob"]).code).toBe(0);
     const swept = cairn(ws.dir, ["sweep", "--json"]).json as { released: { task: string; why: string }[] };
     expect(swept.released.map((r) => r.task).sort()).toEqual(["T-1", "T-2"]);
@@ -413,7 +413,7 @@ describe("claims", () => {
     writeFileSync(join(ws.dir, ".cairn", "cairn.toml"), "[claims]\nlease_minutes = 0.02\n");
     const bob = addAgent(ws.dir, "bob", "builder");
     arrange(ws.dir, ["task", "add", "bob's"]);
-    cairn(ws.dir, ["task", "claim", "T-1"], as(bob.token));
+    arrange(ws.dir, ["task", "claim", "T-1"], as(bob.token));
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     const once = cairn(ws.dir, ["daemon", "--once", "--json"]);
     expect(once.code, once.stderr).toBe(0);
@@ -459,7 +459,7 @@ describe("claims", () => {
     writeFileSync(join(ws.dir, ".cairn", "cairn.toml"), "[claims]\nlease_minutes = 0.05\n");
     const bob = addAgent(ws.dir, "bob", "builder");
     arrange(ws.dir, ["task", "add", "bob's"]);
-    cairn(ws.dir, ["task", "claim", "T-1"], as(bob.token));
+    arrange(ws.dir, ["task", "claim", "T-1"], as(bob.token));
     const flag = join(ws.dir, "go");
     // Well inside the test's own timeout, so that a hang says what it waits on. One was seen in CI
     // on PostgreSQL: a renewal still running when the call returned reconnected after the CLI had
@@ -484,8 +484,8 @@ describe("claims", () => {
     const ann = addAgent(ws.dir, "ann", "builder");
     arrange(ws.dir, ["task", "add", "bob's"]);
     arrange(ws.dir, ["task", "add", "ann's"]);
-    cairn(ws.dir, ["task", "claim", "T-1"], as(bob.token));
-    cairn(ws.dir, ["task", "claim", "T-2"], as(ann.token));
+    arrange(ws.dir, ["task", "claim", "T-1"], as(bob.token));
+    arrange(ws.dir, ["task", "claim", "T-2"], as(ann.token));
     await new Promise((resolve) => setTimeout(resolve, 3_200));
     // Ann keeps working (any call renews her claims); Bob stays silent.
     expect(cairn(ws.dir, ["whoami"], as(ann.token)).code).toBe(0);
