@@ -22,6 +22,12 @@ beforeEach(() => {
 afterEach(() => ws.cleanup());
 
 const as = (token: string) => ({ env: { CAIRN_AGENT: token } });
+/** A step a test only stands on, run in-thread: one that fails stops the test there, not later. */
+const given = (args: string[], options: { env?: Record<string, string | undefined> } = {}) => {
+  const result = arrange(ws.dir, args, options);
+  expect(result.code, `${args.join(" ")}: ${result.stderr}`).toBe(0);
+  return result;
+};
 /** A child agent minted by its parent, with the parent's own token. */
 const childOf = (parent: { id: string; token: string }, name: string, role: string) => {
   const added = arrange(
@@ -39,8 +45,8 @@ const taskOf = (id: string) =>
 
 describe("claims", () => {
   it("of N processes racing for one task, exactly one wins; the rest are refused naming the owner", async () => {
-    arrange(ws.dir, ["task", "add", "contested"]);
-    arrange(ws.dir, ["task", "add", "spare"]);
+    given(["task", "add", "contested"]);
+    given(["task", "add", "spare"]);
     const agents = Array.from({ length: 8 }, (_, i) => addAgent(ws.dir, `racer${i}`, "builder"));
     const runs = await Promise.all(
       agents.map((a) => cairnAsync(ws.dir, ["task", "claim", "T-1", "--json"], as(a.token))),
@@ -61,7 +67,7 @@ describe("claims", () => {
   });
 
   it("refuses a claim by a retired agent, on the CLI and on a server started before the retirement", async () => {
-    arrange(ws.dir, ["task", "add", "t"]);
+    given(["task", "add", "t"]);
     const bob = addAgent(ws.dir, "bob", "builder");
     const mcp = await connectMcp(ws.dir, as(bob.token));
     try {
@@ -85,11 +91,11 @@ describe("claims", () => {
     );
     const bob = addAgent(ws.dir, "bob", "builder");
     const ro = addAgent(ws.dir, "rita", "reviewer", ["--grant", "ro"]);
-    arrange(ws.dir, ["task", "add", "first", "--traces", "src/a.ts"]);
-    arrange(ws.dir, ["task", "add", "second", "--depends-on", "T-1"]);
-    arrange(ws.dir, ["task", "add", "vendored", "--traces", "src/vendor/x.ts"]);
-    arrange(ws.dir, ["task", "add", "docs", "--traces", "docs/readme.md"]);
-    arrange(ws.dir, ["task", "add", "free"]);
+    given(["task", "add", "first", "--traces", "src/a.ts"]);
+    given(["task", "add", "second", "--depends-on", "T-1"]);
+    given(["task", "add", "vendored", "--traces", "src/vendor/x.ts"]);
+    given(["task", "add", "docs", "--traces", "docs/readme.md"]);
+    given(["task", "add", "free"]);
     const deps = cairn(ws.dir, ["task", "claim", "T-2", "--json"], as(bob.token));
     expect(deps.json).toMatchObject({ refused: { policy: "dependencies" } });
     expect((deps.json as { refused: { reason: string; next: string } }).refused.reason).toContain(
@@ -127,9 +133,9 @@ describe("claims", () => {
     );
     const bob = addAgent(ws.dir, "bob", "builder");
     const names = (last: string) => `src/${"-".repeat(255)}/${"-".repeat(255)}/${last}`;
-    arrange(ws.dir, ["task", "add", "hostile", "--traces", names(`${"-".repeat(252)}.t`)]);
-    arrange(ws.dir, ["task", "add", "fits", "--traces", names(`${"-".repeat(252)}.ts`)]);
-    arrange(ws.dir, ["task", "add", "kept out", "--traces", `src/a-b/c-d/${"_".repeat(250)}old.ts`]);
+    given(["task", "add", "hostile", "--traces", names(`${"-".repeat(252)}.t`)]);
+    given(["task", "add", "fits", "--traces", names(`${"-".repeat(252)}.ts`)]);
+    given(["task", "add", "kept out", "--traces", `src/a-b/c-d/${"_".repeat(250)}old.ts`]);
     const started = performance.now();
     const ready = cairn(ws.dir, ["task", "ready", "--limit", "10", "--json"], as(bob.token));
     expect((ready.json as { tasks: { id: string }[] }).tasks.map((t) => t.id)).toEqual(["T-2"]);
@@ -145,7 +151,7 @@ describe("claims", () => {
     const bob = addAgent(ws.dir, "bob", "builder");
     for (let round = 1; round <= 4; round++) {
       const id = `T-${round}`;
-      arrange(ws.dir, ["task", "add", `t${round}`, "--criteria", "done"]);
+      given(["task", "add", `t${round}`, "--criteria", "done"]);
       cairn(ws.dir, ["task", "claim", id], as(bob.token));
       cairn(ws.dir, ["task", "check", id, "--all"], as(bob.token));
       const [finish, release] = await Promise.all([
@@ -202,8 +208,8 @@ describe("claims", () => {
   it("a blocked task taken back up counts against the WIP cap: block, claim another, reopen is refused", () => {
     writeFileSync(join(ws.dir, ".cairn", "cairn.toml"), "[roles.builder]\nwip_cap = 1\n");
     const bob = addAgent(ws.dir, "bob", "builder");
-    arrange(ws.dir, ["task", "add", "first"]);
-    arrange(ws.dir, ["task", "add", "second"]);
+    given(["task", "add", "first"]);
+    given(["task", "add", "second"]);
     expect(cairn(ws.dir, ["task", "claim", "T-1"], as(bob.token)).code).toBe(0);
     expect(cairn(ws.dir, ["task", "block", "T-1", "--reason", "parked"], as(bob.token)).code).toBe(0);
     expect(cairn(ws.dir, ["task", "claim", "T-2"], as(bob.token)).code).toBe(0);
@@ -297,8 +303,8 @@ describe("claims", () => {
   it("an answer does not push the holder past its WIP cap: the task stays blocked, saying why, until reopened", () => {
     writeFileSync(join(ws.dir, ".cairn", "cairn.toml"), "[roles.builder]\nwip_cap = 1\n");
     const bob = addAgent(ws.dir, "bob", "builder");
-    arrange(ws.dir, ["task", "add", "first"]);
-    arrange(ws.dir, ["task", "add", "second"]);
+    given(["task", "add", "first"]);
+    given(["task", "add", "second"]);
     expect(cairn(ws.dir, ["task", "claim", "T-1"], as(bob.token)).code).toBe(0);
     const asked = cairn(ws.dir, ["ask", "T-1", "which parser?", "--json"], as(bob.token));
     expect(asked.json).toMatchObject({ ask: "Q-1", status: "blocked" });
@@ -322,8 +328,8 @@ describe("claims", () => {
 
   it("an agent retired while its check runs records nothing: the tick is refused when the command ends", async () => {
     const bob = addAgent(ws.dir, "bob", "builder");
-    arrange(ws.dir, ["task", "add", "t", "--criteria", '{"text":"slow","verify":["sleep","2"]}']);
-    arrange(ws.dir, ["task", "claim", "T-1"], as(bob.token));
+    given(["task", "add", "t", "--criteria", '{"text":"slow","verify":["sleep","2"]}']);
+    given(["task", "claim", "T-1"], as(bob.token));
     const check = cairnAsync(ws.dir, ["task", "check", "T-1", "--all", "--json"], as(bob.token));
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(cairn(ws.dir, ["agent", "retire", "bob"]).code).toBe(0);
@@ -363,7 +369,7 @@ describe("claims", () => {
   it("a role made read-only in cairn.toml makes its agents (and their children) read-only, however they were added", () => {
     const bob = addAgent(ws.dir, "bob", "builder");
     const kid = addAgent(ws.dir, "kid", "builder", ["--parent", bob.id]);
-    arrange(ws.dir, ["task", "add", "t"]);
+    given(["task", "add", "t"]);
     writeFileSync(join(ws.dir, ".cairn", "cairn.toml"), '[roles.builder]\ngrant = "ro"\n');
     for (const token of [bob.token, kid.token]) {
       expect(cairn(ws.dir, ["whoami"], as(token)).stdout).toContain("grant=ro");
@@ -380,8 +386,8 @@ describe("claims", () => {
   it("a non-owner's finish becomes a proposal event for the owner", () => {
     const bob = addAgent(ws.dir, "bob", "builder");
     const eve = addAgent(ws.dir, "eve", "builder");
-    arrange(ws.dir, ["task", "add", "t", "--criteria", "c"]);
-    arrange(ws.dir, ["task", "claim", "T-1"], as(bob.token));
+    given(["task", "add", "t", "--criteria", "c"]);
+    given(["task", "claim", "T-1"], as(bob.token));
     const out = cairn(ws.dir, ["task", "finish", "T-1", "--note", "looks done", "--json"], as(eve.token));
     expect(out.code).toBe(0);
     expect(out.json).toMatchObject({ result: "proposed", to: bob.id });
@@ -392,13 +398,13 @@ describe("claims", () => {
   it("sweeps the claims of a retired agent at once, blocked ones too: it will never call again", () => {
     const bob = addAgent(ws.dir, "bob", "builder");
     const ann = addAgent(ws.dir, "ann", "builder");
-    arrange(ws.dir, ["task", "add", "bob's active"]);
-    arrange(ws.dir, ["task", "add", "bob's blocked"]);
-    arrange(ws.dir, ["task", "add", "ann's"]);
-    arrange(ws.dir, ["task", "claim", "T-1"], as(bob.token));
-    arrange(ws.dir, ["task", "claim", "T-2"], as(bob.token));
-    arrange(ws.dir, ["task", "block", "T-2", "--reason", "parked"], as(bob.token));
-    arrange(ws.dir, ["task", "claim", "T-3"], as(ann.token));
+    given(["task", "add", "bob's active"]);
+    given(["task", "add", "bob's blocked"]);
+    given(["task", "add", "ann's"]);
+    given(["task", "claim", "T-1"], as(bob.token));
+    given(["task", "claim", "T-2"], as(bob.token));
+    given(["task", "block", "T-2", "--reason", "parked"], as(bob.token));
+    given(["task", "claim", "T-3"], as(ann.token));
     expect(cairn(ws.dir, ["agent", "retire", "bob"]).code).toBe(0);
     const swept = cairn(ws.dir, ["sweep", "--json"]).json as { released: { task: string; why: string }[] };
     expect(swept.released.map((r) => r.task).sort()).toEqual(["T-1", "T-2"]);
@@ -412,8 +418,8 @@ describe("claims", () => {
   it("the daemon releases stale claims too, as cairn sweep does, and records why", async () => {
     writeFileSync(join(ws.dir, ".cairn", "cairn.toml"), "[claims]\nlease_minutes = 0.02\n");
     const bob = addAgent(ws.dir, "bob", "builder");
-    arrange(ws.dir, ["task", "add", "bob's"]);
-    arrange(ws.dir, ["task", "claim", "T-1"], as(bob.token));
+    given(["task", "add", "bob's"]);
+    given(["task", "claim", "T-1"], as(bob.token));
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     const once = cairn(ws.dir, ["daemon", "--once", "--json"]);
     expect(once.code, once.stderr).toBe(0);
@@ -458,8 +464,8 @@ describe("claims", () => {
   ])("keeps a holder's lease while a long call of its runs: %s", async (_, longCall) => {
     writeFileSync(join(ws.dir, ".cairn", "cairn.toml"), "[claims]\nlease_minutes = 0.05\n");
     const bob = addAgent(ws.dir, "bob", "builder");
-    arrange(ws.dir, ["task", "add", "bob's"]);
-    arrange(ws.dir, ["task", "claim", "T-1"], as(bob.token));
+    given(["task", "add", "bob's"]);
+    given(["task", "claim", "T-1"], as(bob.token));
     const flag = join(ws.dir, "go");
     // Well inside the test's own timeout, so that a hang says what it waits on. One was seen in CI
     // on PostgreSQL: a renewal still running when the call returned reconnected after the CLI had
@@ -482,10 +488,10 @@ describe("claims", () => {
     writeFileSync(join(ws.dir, ".cairn", "cairn.toml"), "[claims]\nlease_minutes = 0.05\n");
     const bob = addAgent(ws.dir, "bob", "builder");
     const ann = addAgent(ws.dir, "ann", "builder");
-    arrange(ws.dir, ["task", "add", "bob's"]);
-    arrange(ws.dir, ["task", "add", "ann's"]);
-    arrange(ws.dir, ["task", "claim", "T-1"], as(bob.token));
-    arrange(ws.dir, ["task", "claim", "T-2"], as(ann.token));
+    given(["task", "add", "bob's"]);
+    given(["task", "add", "ann's"]);
+    given(["task", "claim", "T-1"], as(bob.token));
+    given(["task", "claim", "T-2"], as(ann.token));
     await new Promise((resolve) => setTimeout(resolve, 3_200));
     // Ann keeps working (any call renews her claims); Bob stays silent.
     expect(cairn(ws.dir, ["whoami"], as(ann.token)).code).toBe(0);
@@ -515,8 +521,8 @@ describe("claims", () => {
     );
     const bob = addAgent(ws.dir, "bob", "builder");
     const ann = addAgent(ws.dir, "ann", "builder");
-    arrange(ws.dir, ["task", "add", "bob's"]);
-    arrange(ws.dir, ["task", "add", "ann's"]);
+    given(["task", "add", "bob's"]);
+    given(["task", "add", "ann's"]);
     const skewed = (token: string) => ({ env: { CAIRN_AGENT: token, NODE_OPTIONS: `--require ${ahead}` } });
     expect(cairn(ws.dir, ["task", "claim", "T-1"], skewed(bob.token)).code).toBe(0);
     expect(cairn(ws.dir, ["task", "claim", "T-2"], skewed(ann.token)).code).toBe(0);
