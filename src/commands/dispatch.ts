@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { endPending } from "../domains/audit/pending.js";
 import { assertAuditable, audit } from "../domains/audit/record.js";
 import { requireStillActive } from "../domains/identity/actor.js";
 import { type AskPerson, agreedByPerson, guard } from "../domains/identity/guard.js";
@@ -11,7 +12,7 @@ import { quoteValue } from "../kernel/text.js";
 import { untilStopped } from "../kernel/until-stopped.js";
 import type { CallControls, CommandContext, Session, SessionContext } from "./context.js";
 import type { AnyCommand, WorkspaceCommand } from "./define.js";
-import { AFTER_CALL_HOOKS, CALL_HOOKS, whileCalling } from "./hooks.js";
+import { AFTER_CALL_HOOKS, beginCall, CALL_HOOKS, whileCalling } from "./hooks.js";
 
 /** Name every offending field, so a caller can fix its call without guessing. */
 export function describeIssues(error: z.ZodError): string {
@@ -180,16 +181,22 @@ async function afterCall(
   input: Record<string, unknown>,
   call: () => Promise<unknown>,
 ): Promise<unknown> {
-  let outcome: Outcome<unknown>;
+  const pending = beginCall(ctx, command, input);
   try {
-    outcome = { kind: "ok", value: await call() };
-  } catch (thrown) {
-    outcome = outcomeFromThrown(thrown);
-    await runAfterHooks(ctx, command, input, outcome);
-    throw thrown;
+    let outcome: Outcome<unknown>;
+    try {
+      outcome = { kind: "ok", value: await call() };
+    } catch (thrown) {
+      outcome = outcomeFromThrown(thrown);
+      await runAfterHooks(ctx, command, input, outcome, pending);
+      throw thrown;
+    }
+    await runAfterHooks(ctx, command, input, outcome, pending);
+    return outcome.value;
+  } finally {
+    // Settled by its line; one that could not be appended is not left for another to append.
+    endPending(pending);
   }
-  await runAfterHooks(ctx, command, input, outcome);
-  return outcome.value;
 }
 
 async function runAfterHooks(
@@ -197,9 +204,10 @@ async function runAfterHooks(
   command: WorkspaceCommand,
   input: Record<string, unknown>,
   outcome: Outcome<unknown>,
+  pending: string | undefined,
 ): Promise<void> {
   for (const hook of AFTER_CALL_HOOKS) {
-    await hook(ctx, command, input, outcome).catch((error: unknown) =>
+    await hook(ctx, command, input, outcome, pending).catch((error: unknown) =>
       logWarn(`${command.name}: ${(error as Error).message}`),
     );
   }

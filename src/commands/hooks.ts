@@ -1,4 +1,4 @@
-import { auditCall } from "../domains/audit/calls.js";
+import { auditCall, beginAuditedCall } from "../domains/audit/calls.js";
 import { keepingLeases, renewClaims } from "../domains/tasks/claims.js";
 import type { Outcome } from "../kernel/outcome.js";
 import type { CommandContext } from "./context.js";
@@ -26,18 +26,39 @@ export const CALL_HOOKS: readonly CallHook[] = [
 export const whileCalling = <T>(ctx: CommandContext, work: (signal: AbortSignal) => Promise<T>): Promise<T> =>
   keepingLeases(ctx.store, ctx.config, ctx.actor, () => ctx.now(), work, ctx.signal);
 
-/** Work done once a call has its outcome (ok, refused or failed); it cannot change that outcome. */
+/**
+ * Work done once a call has its outcome (ok, refused or failed); it cannot change that outcome.
+ * `pending`: what `beginCall` kept of the call.
+ */
 export type AfterCallHook = (
   ctx: CommandContext,
   command: WorkspaceCommand,
   input: Record<string, unknown>,
   outcome: Outcome<unknown>,
+  pending: string | undefined,
 ) => Promise<void>;
+
+const audited = (command: WorkspaceCommand) => command.effect !== "read" && command.audit !== "self";
+const auditedInput = (command: WorkspaceCommand, input: Record<string, unknown>) =>
+  command.auditInput ? command.auditInput(input) : input;
+
+/**
+ * Before a call runs: a write's line is kept aside, appended by whichever cairn appends next if
+ * this process is killed before the call appends it (domains/audit/pending.ts). Answers the record
+ * the after-call hooks settle.
+ */
+export function beginCall(
+  ctx: CommandContext,
+  command: WorkspaceCommand,
+  input: Record<string, unknown>,
+): string | undefined {
+  return audited(command) ? beginAuditedCall(ctx, command, auditedInput(command, input)) : undefined;
+}
 
 export const AFTER_CALL_HOOKS: readonly AfterCallHook[] = [
   // Every write, refused or not, leaves a line in the audit log.
-  async (ctx, command, input, outcome) => {
-    if (command.effect === "read" || command.audit === "self") return;
-    auditCall(ctx, command, command.auditInput ? command.auditInput(input) : input, outcome);
+  async (ctx, command, input, outcome, pending) => {
+    if (!audited(command)) return;
+    auditCall(ctx, command, auditedInput(command, input), outcome, pending);
   },
 ];

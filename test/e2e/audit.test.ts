@@ -1,9 +1,21 @@
+import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { until } from "../helpers/agents.js";
 import { callTool, connectMcp } from "../helpers/mcp.js";
-import { addAgent, cairn, initWorkspace, scratchDir } from "../helpers/workspace.js";
+import { addAgent, CAIRN_BIN, cairn, cleanEnv, initWorkspace, scratchDir } from "../helpers/workspace.js";
 
 let ws: { dir: string; cleanup: () => void };
 beforeAll(() => {
@@ -406,4 +418,55 @@ describe("audit log through the faces", () => {
     const v = cairn(ws.dir, ["audit", "verify"]);
     expect(v.code, v.stderr).toBe(0);
   });
+
+  it("a write killed after it committed, before its audit line, still gets its line: recorded as interrupted", async () => {
+    const { dir, cleanup } = initWorkspace();
+    try {
+      const logLines = () =>
+        readFileSync(join(dir, ".cairn", "audit.jsonl"), "utf8")
+          .trimEnd()
+          .split("\n");
+      // Holding the log's lock stops the call at its audit append, after its write committed.
+      const lock = new Database(join(dir, ".cairn", "audit.lock"));
+      lock.exec("BEGIN EXCLUSIVE");
+      const title = "killed before its audit line";
+      try {
+        const child = spawn(process.execPath, [CAIRN_BIN, "task", "add", title], {
+          cwd: dir,
+          env: cleanEnv(),
+          stdio: "ignore",
+        });
+        const closed = new Promise((resolve) => child.on("close", resolve));
+        await until(() => cairn(dir, ["task", "list", "--json"]).stdout.includes(title), 20_000);
+        child.kill("SIGKILL");
+        await closed;
+      } finally {
+        lock.exec("COMMIT");
+        lock.close();
+      }
+      const linesOf = () =>
+        logLines()
+          .map(
+            (line) =>
+              JSON.parse(line) as { actor: string; data: { input?: { title?: string }; outcome?: string } },
+          )
+          .filter((entry) => entry.data.input?.title === title);
+      expect(linesOf()).toEqual([]);
+      // The next verify (as the next write would) appends the line the killed call could not.
+      const verified = cairn(dir, ["audit", "verify"]);
+      expect(verified.code, verified.stderr).toBe(0);
+      expect(cairn(dir, ["task", "add", "a later write"]).code).toBe(0);
+      const recorded = linesOf();
+      expect(recorded).toHaveLength(1);
+      expect(recorded[0]).toMatchObject({
+        actor: "owner",
+        data: { command: "task add", outcome: "interrupted" },
+      });
+      const pending = join(dir, ".cairn", "audit-pending");
+      expect(existsSync(pending) ? readdirSync(pending) : []).toEqual([]);
+      expect(cairn(dir, ["audit", "verify"]).code).toBe(0);
+    } finally {
+      cleanup();
+    }
+  }, 30_000);
 });

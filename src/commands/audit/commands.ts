@@ -77,6 +77,12 @@ export const auditVerify = defineCommand({
     const given: Anchor[] = input.anchor ? [{ seq: Number(seq), hash: hash as string, by: "anchored" }] : [];
     const witness = witnessOf(homeWorkspace(ctx.env).stateDir, ctx.workspace.stateDir);
     const witnessed: Anchor[] = witness.held ? [{ ...witness.held, by: "witnessed" }] : [];
+    try {
+      // Calls whose process was killed before their line get it first: the log checked holds them.
+      auditLogOf(ctx.workspace, ctx.config).settleInterrupted();
+    } catch {
+      // A log that cannot be appended to is verified as it is.
+    }
     const verdict = verifyAudit(ctx.workspace.stateDir, [...given, ...witnessed]);
     if (!verdict.ok && verdict.broken) {
       const { file, line, reason, by } = verdict.broken;

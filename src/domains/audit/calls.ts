@@ -1,7 +1,41 @@
 import type { Outcome } from "../../kernel/outcome.js";
 import type { Effect } from "../identity/guard.js";
-import { SEVERITIES, type Severity } from "./chain.js";
-import { type AuditScope, audit } from "./record.js";
+import { boundData, SEVERITIES, type Severity } from "./chain.js";
+import { beginPending } from "./pending.js";
+import { type AuditScope, actorLabel, audit } from "./record.js";
+
+/** The call's severity, raised to the command's own floor. */
+const floorOf =
+  (command: { auditSeverity?: Severity }) =>
+  (severity: Severity): Severity =>
+    command.auditSeverity && SEVERITIES.indexOf(command.auditSeverity) > SEVERITIES.indexOf(severity)
+      ? command.auditSeverity
+      : severity;
+
+/**
+ * Before a write call runs: keep the line it gets if its process ends before it can append its own
+ * (see pending.ts). Answers the record for `auditCall` to settle.
+ */
+export function beginAuditedCall(
+  scope: AuditScope,
+  command: { name: string; effect: Effect; auditSeverity?: Severity },
+  input: Record<string, unknown>,
+): string | undefined {
+  return beginPending(scope.workspace.stateDir, {
+    severity: floorOf(command)("notice"),
+    event: "command",
+    actor: actorLabel(scope.actor),
+    data: {
+      command: command.name,
+      effect: command.effect,
+      input: boundData(input),
+      outcome: "interrupted",
+      reason:
+        "the process ended before it recorded how the call ended (killed or crashed); the journal holds what it changed, if anything",
+      started: new Date().toISOString(),
+    },
+  });
+}
 
 /**
  * The audit entry for one write call, whatever its outcome: the command, who called it, its
@@ -13,12 +47,10 @@ export function auditCall(
   command: { name: string; effect: Effect; auditSeverity?: Severity },
   input: Record<string, unknown>,
   outcome: Outcome<unknown>,
+  pending?: string,
 ): void {
   const data: Record<string, unknown> = { command: command.name, effect: command.effect, input };
-  const floor = (severity: Severity): Severity =>
-    command.auditSeverity && SEVERITIES.indexOf(command.auditSeverity) > SEVERITIES.indexOf(severity)
-      ? command.auditSeverity
-      : severity;
+  const floor = floorOf(command);
   let severity: Severity = floor(command.effect === "destructive" ? "notice" : "info");
   if (outcome.kind === "ok") {
     data.outcome = "ok";
@@ -33,5 +65,5 @@ export function auditCall(
     data.outcome = outcome.error.errorKind;
     data.reason = outcome.error.message;
   }
-  audit(scope, severity, "command", data);
+  audit(scope, severity, "command", data, pending);
 }

@@ -24,6 +24,7 @@ import {
   GENESIS,
   parseLine,
 } from "./chain.js";
+import { endPending, interruptedCalls } from "./pending.js";
 
 /**
  * The audit log: `.cairn/audit.jsonl`, append-only, hash-chained (see chain.ts). Appends from
@@ -136,42 +137,74 @@ export class AuditLog {
   append(
     event: AuditEvent,
     written?: (entry: AuditEntry, descends: (anchor: Anchor) => boolean) => void,
+    settles?: string,
   ): AuditEntry {
     return this.lock.hold(() => {
-      const next = join(this.stateDir, NEXT_FILE);
-      // A rotation without hard links cut short between its two renames: its seamed file goes live.
-      if (!existsSync(this.path) && existsSync(next)) renameSync(next, this.path);
-      let fd = openRegularFile(this.path, APPEND, LOG_MODE);
-      try {
-        let size = fstatSync(fd).size;
-        let rotated: ReturnType<AuditLog["rotate"]> | undefined;
-        if (size > this.maxBytes) {
-          closeSync(fd);
-          fd = -1;
-          rotated = this.rotate();
-          fd = openRegularFile(this.path, APPEND, LOG_MODE);
-          size = fstatSync(fd).size;
-        }
-        const tail = tailOf(fd, size);
-        // Past a rotation the line extends the sealed file's last entry, through the seam just written.
-        const seamed = rotated && tail?.seq === rotated.seam.seq && tail.hash === rotated.seam.hash;
-        const from = seamed ? rotated?.sealed : tail;
-        const descends = (anchor: Anchor) =>
-          (from?.seq === anchor.seq && from.hash === anchor.hash) || (!rotated && runsFrom(fd, size, anchor));
-        const ts = this.now();
-        const data = boundData(event.data);
-        const seq = (tail?.seq ?? 0) + 1;
-        const line = formatLine({ ...event, data }, seq, ts, tail?.hash ?? GENESIS);
-        // A torn fragment left by a crash stays in the file (verify names it); ours starts clean.
-        writeSync(fd, `${tail?.torn ? "\n" : ""}${line}\n`);
-        fsyncSync(fd);
-        const entry = { ...(parseLine(line) as { entry: AuditEntry }).entry };
-        written?.(entry, descends);
-        return entry;
-      } finally {
-        if (fd >= 0) closeSync(fd);
-      }
+      this.settleHeld();
+      return this.appendHeld(event, written, settles);
     });
+  }
+
+  /**
+   * Append the lines of calls whose process ended before appending their own (see pending.ts);
+   * answers how many. Each append does it first; `audit verify` too, so a crash that no write
+   * followed is in the log it checks.
+   */
+  settleInterrupted(): number {
+    return this.lock.hold(() => this.settleHeld());
+  }
+
+  private settleHeld(): number {
+    const interrupted = interruptedCalls(this.stateDir);
+    for (const { file, event } of interrupted) {
+      if (event) this.appendHeld(event, undefined, file);
+      else endPending(file);
+    }
+    return interrupted.length;
+  }
+
+  /** `settles`: the pending record of the call this line ends (pending.ts), gone once the line is. */
+  private appendHeld(
+    event: AuditEvent,
+    written?: (entry: AuditEntry, descends: (anchor: Anchor) => boolean) => void,
+    settles?: string,
+  ): AuditEntry {
+    const next = join(this.stateDir, NEXT_FILE);
+    // A rotation without hard links cut short between its two renames: its seamed file goes live.
+    if (!existsSync(this.path) && existsSync(next)) renameSync(next, this.path);
+    let fd = openRegularFile(this.path, APPEND, LOG_MODE);
+    try {
+      let size = fstatSync(fd).size;
+      let rotated: ReturnType<AuditLog["rotate"]> | undefined;
+      if (size > this.maxBytes) {
+        closeSync(fd);
+        fd = -1;
+        rotated = this.rotate();
+        fd = openRegularFile(this.path, APPEND, LOG_MODE);
+        size = fstatSync(fd).size;
+      }
+      const tail = tailOf(fd, size);
+      // Past a rotation the line extends the sealed file's last entry, through the seam just written.
+      const seamed = rotated && tail?.seq === rotated.seam.seq && tail.hash === rotated.seam.hash;
+      const from = seamed ? rotated?.sealed : tail;
+      const descends = (anchor: Anchor) =>
+        (from?.seq === anchor.seq && from.hash === anchor.hash) || (!rotated && runsFrom(fd, size, anchor));
+      const ts = this.now();
+      const data = boundData(event.data);
+      const seq = (tail?.seq ?? 0) + 1;
+      const line = formatLine({ ...event, data }, seq, ts, tail?.hash ?? GENESIS);
+      // A torn fragment left by a crash stays in the file (verify names it); ours starts clean.
+      writeSync(fd, `${tail?.torn ? "\n" : ""}${line}\n`);
+      // Before the fsync, which takes milliseconds: a process killed once the line is written keeps
+      // it, and its record gone, the line is not appended again as interrupted.
+      endPending(settles);
+      fsyncSync(fd);
+      const entry = { ...(parseLine(line) as { entry: AuditEntry }).entry };
+      written?.(entry, descends);
+      return entry;
+    } finally {
+      if (fd >= 0) closeSync(fd);
+    }
   }
 
   /**

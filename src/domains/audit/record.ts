@@ -45,12 +45,16 @@ export interface AuditScope {
 
 export const actorLabel = (actor: Actor) => (actor.isOwner ? "owner" : `${actor.id}:${actor.name}`);
 
-/** Append one event as the caller. */
+/**
+ * Append one event as the caller. `settles`: the pending record of the call this line ends (see
+ * pending.ts), removed as soon as the line is written, under the log's lock.
+ */
 export function audit(
   scope: AuditScope,
   severity: Severity,
   event: string,
   data: Record<string, unknown>,
+  settles?: string,
 ): AuditEntry {
   const { env, workspace } = scope;
   return auditLogOf(workspace, scope.config).append(
@@ -58,6 +62,7 @@ export function audit(
     env
       ? (entry, descends) => witnessAppend(homeWorkspace(env).stateDir, workspace.stateDir, entry, descends)
       : undefined,
+    settles,
   );
 }
 

@@ -146,7 +146,7 @@ export const configTemplate = (workspace: Workspace) =>
 
 /**
  * What `.cairn/` holds for this machine only: the database, the audit log (every write's input,
- * hidden evaluators' included) and its lock, the daemon's pid and the agents' run logs (their
+ * hidden evaluators' included), its lock and the lines of calls under way, the daemon's pid and the agents' run logs (their
  * captured output, written for this user alone). The configuration and the catalog folders
  * (agents, skills, commands, evaluators) are meant to be committed.
  */
@@ -157,6 +157,7 @@ audit.jsonl
 audit-*.jsonl
 audit.next
 audit.lock
+audit-pending/
 daemon.pid
 logs/
 `;
