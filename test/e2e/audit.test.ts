@@ -469,4 +469,33 @@ describe("audit log through the faces", () => {
       cleanup();
     }
   }, 30_000);
+
+  it("a line torn by a writer stopped mid-write is named, and once the next write links across it verify passes", () => {
+    const { dir, cleanup } = initWorkspace();
+    try {
+      const log = join(dir, ".cairn", "audit.jsonl");
+      expect(cairn(dir, ["task", "add", "before the tear"]).code).toBe(0);
+      const whole = readFileSync(log, "utf8").trimEnd().split("\n");
+      // What a writer killed part way through its line leaves: the start of a line, unterminated.
+      writeFileSync(log, `${readFileSync(log, "utf8")}${(whole.at(-1) as string).slice(0, 90)}`);
+      // At the end it cannot be told from an edit yet: the next write links across it.
+      const torn = cairn(dir, ["audit", "verify"]);
+      expect(torn.code).toBe(5);
+      expect(torn.stderr).toContain("line 3: the last line is not terminated: a write stopped part way");
+      expect(cairn(dir, ["task", "add", "after the tear"]).code).toBe(0);
+      const after = cairn(dir, ["audit", "verify"]);
+      expect(after.code, after.stderr).toBe(0);
+      expect(after.stdout).toContain("Audit chain intact: 3 entries");
+      expect(after.stdout).toMatch(/Torn write .*audit\.jsonl line 3\./);
+      // An entry edited into a fragment is not a tear: the line after still names it.
+      const lines = readFileSync(log, "utf8").trimEnd().split("\n");
+      lines[1] = (lines[1] as string).slice(0, 90);
+      writeFileSync(log, `${lines.join("\n")}\n`);
+      const edited = cairn(dir, ["audit", "verify"]);
+      expect(edited.code).toBe(5);
+      expect(edited.stderr).toContain("line 2");
+    } finally {
+      cleanup();
+    }
+  });
 });

@@ -129,13 +129,14 @@ describe("audit chain", () => {
     expect(tail.map((entry) => entry.data.n)).toEqual(Array.from({ length: 20 }, (_, i) => i + 10));
   });
 
-  it("keeps appending after a torn last line, and verify names the torn line", () => {
+  it("keeps appending after a torn last line, and verify names the torn line the chain runs across", () => {
     fill(2).close();
     const path = join(scratch.dir, AUDIT_FILE);
     writeFileSync(path, `${readFileSync(path, "utf8")}{"seq":3,"ts":"2026`);
+    expect(verifyAudit(scratch.dir).broken).toMatchObject({ line: 3 });
     fill(1).close();
     const text = readFileSync(path, "utf8");
     expect(text.endsWith("\n")).toBe(true);
-    expect(verifyAudit(scratch.dir).broken).toMatchObject({ line: 3 });
+    expect(verifyAudit(scratch.dir)).toMatchObject({ ok: true, entries: 3, torn: [{ line: 3 }] });
   });
 });

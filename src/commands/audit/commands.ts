@@ -71,6 +71,12 @@ export const auditVerify = defineCommand({
         holds: z.string().nullable().describe("SEQ:HASH it holds now, for the next verify"),
       })
       .describe("the head the last intact verify on this machine saw, kept outside the workspace"),
+    torn: z
+      .array(z.object({ file: z.string(), line: z.number() }))
+      .optional()
+      .describe(
+        "lines a writer stopped part way through (killed mid-write, a full disk): the chain runs across each, and no entry is missing",
+      ),
   }),
   async handler(input, ctx) {
     const [seq, hash] = input.anchor?.split(":") ?? [];
@@ -108,10 +114,17 @@ export const auditVerify = defineCommand({
       from: verdict.from,
       head: headOf(verdict.head),
       witness: { file: witness.file, checked: headOf(witness.held), holds: headOf(holds) },
+      ...(verdict.torn.length > 0 ? { torn: verdict.torn } : {}),
     };
   },
   render: (out) =>
     `Audit chain intact: ${out.entries} entries in ${out.files.length} file(s), from the ${out.from === "genesis" ? "genesis" : out.from === "rotation" ? "oldest kept rotation" : "start (empty log)"}.` +
+    (out.torn?.length
+      ? `\nTorn write${out.torn.length > 1 ? "s" : ""} (a writer stopped mid-line; the chain runs across, no entry is missing): ${out.torn
+          .slice(0, 10)
+          .map((at) => `${at.file} line ${at.line}`)
+          .join(", ")}${out.torn.length > 10 ? `, and ${out.torn.length - 10} more` : ""}.`
+      : "") +
     (out.witness.checked
       ? `\nStill holds entry ${out.witness.checked.split(":")[0]}, the head this machine witnessed last (at a write or a verify).`
       : "") +

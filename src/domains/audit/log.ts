@@ -193,7 +193,8 @@ export class AuditLog {
       const data = boundData(event.data);
       const seq = (tail?.seq ?? 0) + 1;
       const line = formatLine({ ...event, data }, seq, ts, tail?.hash ?? GENESIS);
-      // A torn fragment left by a crash stays in the file (verify names it); ours starts clean.
+      // A torn fragment left by a crash stays in the file; ours starts clean and links across it
+      // to the entry before, which is how verify tells a torn write from an edit.
       writeSync(fd, `${tail?.torn ? "\n" : ""}${line}\n`);
       // Before the fsync, which takes milliseconds: a process killed once the line is written keeps
       // it, and its record gone, the line is not appended again as interrupted.

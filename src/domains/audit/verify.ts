@@ -13,8 +13,17 @@ export interface Break {
   by?: string;
 }
 
+/** A line a writer stopped part way through (killed mid-write, a full disk, a power cut). */
+export interface Torn {
+  file: string;
+  /** 1-based line number inside `file`. */
+  line: number;
+}
+
 export interface Verdict {
   ok: boolean;
+  /** Torn lines the chain runs across: no entry is missing. */
+  torn: Torn[];
   /** Entries checked, across every file walked. */
   entries: number;
   /** Files walked, oldest first. */
@@ -28,49 +37,95 @@ export interface Verdict {
 
 interface FileWalk {
   entries: AuditEntry[];
+  /** The line each entry is on (torn lines skipped between them). */
+  lines: number[];
   broken?: Break;
+  torn: Torn[];
+}
+
+/**
+ * Whether an unreadable line is what a writer stopped mid-line leaves: the next writer ends the
+ * fragment and links its own line to the entry before it (see AuditLog.append), so the line after
+ * extends the chain right across it. A line edited, or put in place of an entry, is not crossed so:
+ * the next line still names the entry that was there.
+ */
+function crossed(previous: AuditEntry | undefined, next: string | undefined): boolean {
+  if (next === undefined) return false;
+  const parsed = parseLine(next);
+  if (!parsed.ok) return false;
+  return previous
+    ? parsed.entry.prev === previous.hash && parsed.entry.seq === previous.seq + 1
+    : parsed.entry.prev === GENESIS && parsed.entry.seq === 1;
 }
 
 /** Check every line of one file: its own hash, its link to the line before, its sequence number. */
 function walkFile(path: string, name: string): FileWalk {
   const entries: AuditEntry[] = [];
+  const numbers: number[] = [];
+  const torn: Torn[] = [];
   let text: string;
   try {
     text = readRegularFile(path);
   } catch (error) {
     if ((error as { code?: string }).code !== "ENOTREG") throw error;
     // Something was put in the log's place: the chain cannot be read, so it is not intact.
-    return { entries, broken: { file: name, line: 1, reason: "not a regular file (the log was replaced)" } };
+    return {
+      entries,
+      lines: numbers,
+      torn,
+      broken: { file: name, line: 1, reason: "not a regular file (the log was replaced)" },
+    };
   }
-  if (text === "") return { entries };
+  if (text === "") return { entries, lines: numbers, torn };
   const lines = text.split("\n");
   const terminated = lines.at(-1) === "";
   if (terminated) lines.pop();
   for (let index = 0; index < lines.length; index++) {
     const at = { file: name, line: index + 1 };
+    const previous = entries.at(-1);
+    // Not yet crossed, a fragment at the end cannot be told from the last entry edited or cut.
     if (!terminated && index === lines.length - 1) {
       return {
         entries,
-        broken: { ...at, reason: "the last line is not terminated (a torn or edited write)" },
+        lines: numbers,
+        torn,
+        broken: {
+          ...at,
+          reason:
+            "the last line is not terminated: a write stopped part way (the next write links across it), or an edit",
+        },
       };
     }
     const parsed = parseLine(lines[index] as string);
-    if (!parsed.ok) return { entries, broken: { ...at, reason: parsed.reason } };
-    const previous = entries.at(-1);
+    if (!parsed.ok) {
+      if (crossed(previous, lines[index + 1])) {
+        torn.push(at);
+        continue;
+      }
+      return { entries, lines: numbers, torn, broken: { ...at, reason: parsed.reason } };
+    }
     if (previous) {
       if (parsed.entry.prev !== previous.hash) {
-        return { entries, broken: { ...at, reason: `its prev does not match line ${index}'s hash` } };
+        return {
+          entries,
+          lines: numbers,
+          torn,
+          broken: { ...at, reason: `its prev does not match line ${numbers.at(-1)}'s hash` },
+        };
       }
       if (parsed.entry.seq !== previous.seq + 1) {
         return {
           entries,
+          lines: numbers,
+          torn,
           broken: { ...at, reason: `seq ${parsed.entry.seq} does not follow ${previous.seq}` },
         };
       }
     }
     entries.push(parsed.entry);
+    numbers.push(index + 1);
   }
-  return { entries };
+  return { entries, lines: numbers, torn };
 }
 
 /**
@@ -128,6 +183,7 @@ type Kept = { file: string; line: number; entry: AuditEntry }[];
 
 function walkChain(stateDir: string): Verdict & { kept?: Kept } {
   const files: string[] = [];
+  const torn: Torn[] = [];
   let total = 0;
   let from: Verdict["from"] = "empty";
   const visited = new Set<string>();
@@ -153,7 +209,7 @@ function walkChain(stateDir: string): Verdict & { kept?: Kept } {
       if (sealed.length > 0) {
         walk.broken ??= {
           file: name,
-          line: 1,
+          line: walk.lines[0] ?? 1,
           reason: `the live log starts a new chain though sealed segments lie beside it (${sealed.at(-1)})`,
         };
       }
@@ -162,7 +218,7 @@ function walkChain(stateDir: string): Verdict & { kept?: Kept } {
     if (first.event !== "audit_rotated") {
       walk.broken ??= {
         file: name,
-        line: 1,
+        line: walk.lines[0] ?? 1,
         reason: "the first line links to neither the genesis nor a rotation",
       };
       break;
@@ -171,13 +227,17 @@ function walkChain(stateDir: string): Verdict & { kept?: Kept } {
     if (!SEGMENT_PATTERN.test(sealed) || visited.has(sealed)) {
       walk.broken ??= {
         file: name,
-        line: 1,
+        line: walk.lines[0] ?? 1,
         reason: `the rotation seam names an invalid segment (${sealed})`,
       };
       break;
     }
     if (first.prev !== first.data.tail_hash) {
-      walk.broken ??= { file: name, line: 1, reason: "the rotation seam's prev differs from its tail_hash" };
+      walk.broken ??= {
+        file: name,
+        line: walk.lines[0] ?? 1,
+        reason: "the rotation seam's prev differs from its tail_hash",
+      };
       break;
     }
     name = sealed;
@@ -187,27 +247,37 @@ function walkChain(stateDir: string): Verdict & { kept?: Kept } {
     const { name: file, walk } = walks[i] as { name: string; walk: FileWalk };
     files.push(file);
     total += walk.entries.length;
-    if (walk.broken) return { ok: false, entries: total, files, from, broken: walk.broken };
+    torn.push(...walk.torn);
+    if (walk.broken) return { ok: false, torn, entries: total, files, from, broken: walk.broken };
     const next = walks[i + 1];
     const seam = next?.walk.entries[0];
     const last = walk.entries.at(-1);
     if (seam && last && (seam.prev !== last.hash || seam.seq !== last.seq + 1)) {
       return {
         ok: false,
+        torn,
         entries: total,
         files: [...files, next.name],
         from,
         broken: {
           file: next.name,
-          line: 1,
+          line: next.walk.lines[0] ?? 1,
           reason: `the rotation seam does not link to the last line of ${file}`,
         },
       };
     }
   }
   const kept = walks.flatMap(({ name, walk }) =>
-    walk.entries.map((entry, index) => ({ file: name, line: index + 1, entry })),
+    walk.entries.map((entry, index) => ({ file: name, line: walk.lines[index] ?? index + 1, entry })),
   );
   const last = kept.at(-1)?.entry;
-  return { ok: true, entries: total, files, from, head: last && { seq: last.seq, hash: last.hash }, kept };
+  return {
+    ok: true,
+    torn,
+    entries: total,
+    files,
+    from,
+    head: last && { seq: last.seq, hash: last.hash },
+    kept,
+  };
 }
