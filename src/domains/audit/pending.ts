@@ -1,8 +1,18 @@
-import { mkdirSync, readdirSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { crypto } from "../../kernel/builtins.js";
 import { ownProcessStart, sameProcessAlive } from "../../kernel/processes.js";
-import { readRegularFile } from "../../kernel/regular-file.js";
+import { openRegularFile } from "../../kernel/regular-file.js";
 import { type AuditEvent, SEVERITIES } from "./chain.js";
 
 /**
@@ -67,6 +77,8 @@ export function interruptedCalls(stateDir: string): { file: string; event?: Audi
   const dir = join(stateDir, PENDING_DIR);
   let names: string[];
   try {
+    // Only the folder itself: a link put in its place would have records read, and removed, elsewhere.
+    if (!lstatSync(dir).isDirectory()) return [];
     names = readdirSync(dir);
   } catch {
     return [];
@@ -74,7 +86,8 @@ export function interruptedCalls(stateDir: string): { file: string; event?: Audi
   const found: { file: string; event?: AuditEvent }[] = [];
   for (const name of names.sort()) {
     const named = /^(\d+)-[0-9a-f]+\.json$/.exec(name);
-    if (!named) continue;
+    // This process's own calls are under way.
+    if (!named || Number(named[1]) === process.pid) continue;
     const file = join(dir, name);
     const record = readRecord(file);
     const pid = record?.pid ?? Number(named[1]);
@@ -84,9 +97,21 @@ export function interruptedCalls(stateDir: string): { file: string; event?: Audi
   return found;
 }
 
+/** A record is a few kilobytes (its input is bounded): anything larger is not one cairn wrote. */
+const MAX_RECORD_BYTES = 64 * 1024;
+
 function readRecord(file: string): PendingRecord | undefined {
   try {
-    const record = JSON.parse(readRegularFile(file)) as PendingRecord;
+    // A regular file, not followed through a link, read only if it is a record's size.
+    const fd = openRegularFile(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+    let text: string;
+    try {
+      if (fstatSync(fd).size > MAX_RECORD_BYTES) return undefined;
+      text = readFileSync(fd, "utf8");
+    } finally {
+      closeSync(fd);
+    }
+    const record = JSON.parse(text) as PendingRecord;
     const { event } = record;
     if (
       record.format !== FORMAT ||
