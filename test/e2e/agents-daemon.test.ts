@@ -110,6 +110,11 @@ describe("the daemon", () => {
     const second = cairn(ws.dir, ["daemon", "--once"], { env });
     expect(second.code).toBe(5);
     expect(second.stderr).toContain(`pid ${daemon.child.pid}`);
+    // A second daemon refused by the lock never says it started.
+    const another = cairn(ws.dir, ["daemon"], { env });
+    expect(another.code).toBe(5);
+    expect(another.stderr).toContain(`a daemon already runs for this workspace (pid ${daemon.child.pid})`);
+    expect(another.stderr).not.toContain("started");
     // A manifest added while the daemon runs is picked up without a restart.
     writeAgent(
       ws.dir,

@@ -117,7 +117,6 @@ export async function startDaemon(session: Session, args: readonly string[]): Pr
     process.on("SIGHUP", onHangUp);
     process.on("SIGTERM", onStop);
     process.on("SIGINT", onStop);
-    log(`started (pid ${process.pid}) for ${ctx.workspace.root}`);
     try {
       await daemon.run();
     } finally {

@@ -244,6 +244,8 @@ export class Daemon {
 
   async run(): Promise<void> {
     const release = acquireLock(this.options.workspace);
+    // Said once the lock is held: a second daemon refused by it never said it started.
+    this.options.log(`started (pid ${process.pid}) for ${this.options.workspace.root}`);
     let refused: RefusedError | undefined;
     try {
       this.watching = true;
