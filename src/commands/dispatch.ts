@@ -1,5 +1,4 @@
 import type { z } from "zod";
-import { endPending } from "../domains/audit/pending.js";
 import { assertAuditable, audit } from "../domains/audit/record.js";
 import { requireStillActive } from "../domains/identity/actor.js";
 import { type AskPerson, agreedByPerson, guard } from "../domains/identity/guard.js";
@@ -181,22 +180,19 @@ async function afterCall(
   input: Record<string, unknown>,
   call: () => Promise<unknown>,
 ): Promise<unknown> {
+  // Settled by the call's own line; left when that line could not be appended (a full disk), for
+  // the next append once this process has ended.
   const pending = beginCall(ctx, command, input);
+  let outcome: Outcome<unknown>;
   try {
-    let outcome: Outcome<unknown>;
-    try {
-      outcome = { kind: "ok", value: await call() };
-    } catch (thrown) {
-      outcome = outcomeFromThrown(thrown);
-      await runAfterHooks(ctx, command, input, outcome, pending);
-      throw thrown;
-    }
+    outcome = { kind: "ok", value: await call() };
+  } catch (thrown) {
+    outcome = outcomeFromThrown(thrown);
     await runAfterHooks(ctx, command, input, outcome, pending);
-    return outcome.value;
-  } finally {
-    // Settled by its line; one that could not be appended is not left for another to append.
-    endPending(pending);
+    throw thrown;
   }
+  await runAfterHooks(ctx, command, input, outcome, pending);
+  return outcome.value;
 }
 
 async function runAfterHooks(

@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
   existsSync,
@@ -71,6 +71,37 @@ function onItsOwnMachine(
     dir.cleanup();
     home.cleanup();
   }
+}
+
+/** Append valid chained entries to the log in `stateDir` until it is exactly `bytes` long. */
+function padLog(stateDir: string, bytes: number): void {
+  const path = join(stateDir, "audit.jsonl");
+  let text = readFileSync(path, "utf8");
+  let { seq, hash: prev } = JSON.parse(text.trimEnd().split("\n").at(-1) as string) as {
+    seq: number;
+    hash: string;
+  };
+  const line = (pad: string) => {
+    const body = JSON.stringify({
+      seq: seq + 1,
+      ts: new Date().toISOString(),
+      severity: "info",
+      event: "padding",
+      actor: "owner",
+      data: { pad },
+      prev,
+    });
+    const hash = createHash("sha256").update(body).digest("hex");
+    return { text: `${body.slice(0, -1)},"hash":"${hash}"}\n`, hash };
+  };
+  while (Buffer.byteLength(text) < bytes) {
+    const room = bytes - Buffer.byteLength(text) - line("").text.length;
+    const next = line("x".repeat(room <= 4_000 ? room : 2_000));
+    text += next.text;
+    seq++;
+    prev = next.hash;
+  }
+  writeFileSync(path, text);
 }
 
 describe("audit log through the faces", () => {
@@ -494,6 +525,45 @@ describe("audit log through the faces", () => {
       const edited = cairn(dir, ["audit", "verify"]);
       expect(edited.code).toBe(5);
       expect(edited.stderr).toContain("line 2");
+    } finally {
+      cleanup();
+    }
+  });
+
+  it("a line the disk cannot take whole is cut off again, never witnessed, and appended once there is room", () => {
+    const { dir, cleanup } = initWorkspace();
+    try {
+      const state = join(dir, ".cairn");
+      const limit = 256 * 1024;
+      padLog(state, limit - 100);
+      // A file size limit takes part of the line, as a full disk does (and says so only in the count).
+      const limited = spawnSync(
+        "bash",
+        [
+          "-c",
+          `ulimit -f ${limit / 1024} && exec "$0" "$@"`,
+          process.execPath,
+          CAIRN_BIN,
+          "task",
+          "add",
+          "over the limit",
+        ],
+        { cwd: dir, env: cleanEnv(), encoding: "utf8" },
+      );
+      expect(limited.stdout).toContain("over the limit");
+      expect(limited.stderr).toContain("the line was not appended");
+      expect(readFileSync(join(state, "audit.jsonl")).length).toBe(limit - 100);
+      // With room again, the next write appends the call's line before its own.
+      expect(cairn(dir, ["task", "add", "with room"]).code).toBe(0);
+      const verified = cairn(dir, ["audit", "verify"]);
+      expect(verified.code, verified.stderr).toBe(0);
+      const outcomes = readFileSync(join(state, "audit.jsonl"), "utf8")
+        .trimEnd()
+        .split("\n")
+        .map((line) => JSON.parse(line) as { data: { input?: { title?: string }; outcome?: string } })
+        .filter((entry) => entry.data.input?.title === "over the limit")
+        .map((entry) => entry.data.outcome);
+      expect(outcomes).toEqual(["interrupted"]);
     } finally {
       cleanup();
     }

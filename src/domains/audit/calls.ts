@@ -31,7 +31,7 @@ export function beginAuditedCall(
       input: boundData(input),
       outcome: "interrupted",
       reason:
-        "the process ended before it recorded how the call ended (killed or crashed); the journal holds what it changed, if anything",
+        "the call's own line was never appended (its process was killed or crashed, or could not write the log); the journal holds what it changed, if anything",
       started: new Date().toISOString(),
     },
   });

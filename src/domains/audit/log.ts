@@ -4,6 +4,7 @@ import {
   existsSync,
   fstatSync,
   fsyncSync,
+  ftruncateSync,
   linkSync,
   lstatSync,
   readdirSync,
@@ -195,7 +196,21 @@ export class AuditLog {
       const line = formatLine({ ...event, data }, seq, ts, tail?.hash ?? GENESIS);
       // A torn fragment left by a crash stays in the file; ours starts clean and links across it
       // to the entry before, which is how verify tells a torn write from an edit.
-      writeSync(fd, `${tail?.torn ? "\n" : ""}${line}\n`);
+      const bytes = Buffer.from(`${tail?.torn ? "\n" : ""}${line}\n`);
+      // A full disk or a file size limit (RLIMIT_FSIZE) takes part of the line and says so only
+      // in the count: the part is cut off again, and the line is not taken for appended (nor
+      // witnessed: the next line would then pass for a rewrite of it).
+      let taken = 0;
+      try {
+        taken = writeSync(fd, bytes);
+      } finally {
+        if (taken < bytes.length) ftruncateSync(fd, size);
+      }
+      if (taken < bytes.length)
+        throw operational(
+          `the audit log ${this.path} took ${taken} of a line's ${bytes.length} bytes (the disk is full, or the file is at its size limit): the line was not appended`,
+          "free disk space; the line of a call whose process has ended is appended by the next write",
+        );
       // Before the fsync, which takes milliseconds: a process killed once the line is written keeps
       // it, and its record gone, the line is not appended again as interrupted.
       endPending(settles);

@@ -53,7 +53,9 @@ export function beginPending(stateDir: string, event: AuditEvent): string | unde
     }
     return file;
   } catch {
-    // Unkept, the call runs as before: its line is still appended when it ends.
+    // Unkept (created but not written, on a full disk), the call runs as before: its line is
+    // still appended when it ends.
+    endPending(file);
     return undefined;
   }
 }
