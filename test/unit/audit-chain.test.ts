@@ -138,5 +138,14 @@ describe("audit chain", () => {
     const text = readFileSync(path, "utf8");
     expect(text.endsWith("\n")).toBe(true);
     expect(verifyAudit(scratch.dir)).toMatchObject({ ok: true, entries: 3, torn: [{ line: 3 }] });
+    // Torn again by the next writer: both fragments are crossed by the line after them.
+    writeFileSync(path, `${readFileSync(path, "utf8")}{"seq":4,"ts"`);
+    writeFileSync(path, `${readFileSync(path, "utf8")}\n{"seq":4,"ts":"20`);
+    fill(1).close();
+    expect(verifyAudit(scratch.dir)).toMatchObject({
+      ok: true,
+      entries: 4,
+      torn: [{ line: 3 }, { line: 5 }, { line: 6 }],
+    });
   });
 });

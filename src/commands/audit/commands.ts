@@ -75,7 +75,7 @@ export const auditVerify = defineCommand({
       .array(z.object({ file: z.string(), line: z.number() }))
       .optional()
       .describe(
-        "lines a writer stopped part way through (killed mid-write, a full disk): the chain runs across each, and no entry is missing",
+        "lines a writer stopped part way through (killed mid-write, a power cut): the chain runs across each",
       ),
   }),
   async handler(input, ctx) {
@@ -120,7 +120,7 @@ export const auditVerify = defineCommand({
   render: (out) =>
     `Audit chain intact: ${out.entries} entries in ${out.files.length} file(s), from the ${out.from === "genesis" ? "genesis" : out.from === "rotation" ? "oldest kept rotation" : "start (empty log)"}.` +
     (out.torn?.length
-      ? `\nTorn write${out.torn.length > 1 ? "s" : ""} (a writer stopped mid-line; the chain runs across, no entry is missing): ${out.torn
+      ? `\nTorn write${out.torn.length > 1 ? "s" : ""} (a writer stopped mid-line; the chain runs across it): ${out.torn
           .slice(0, 10)
           .map((at) => `${at.file} line ${at.line}`)
           .join(", ")}${out.torn.length > 10 ? `, and ${out.torn.length - 10} more` : ""}.`

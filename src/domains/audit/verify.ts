@@ -22,7 +22,7 @@ export interface Torn {
 
 export interface Verdict {
   ok: boolean;
-  /** Torn lines the chain runs across: no entry is missing. */
+  /** Torn lines the chain runs across. */
   torn: Torn[];
   /** Entries checked, across every file walked. */
   entries: number;
@@ -49,10 +49,14 @@ interface FileWalk {
  * extends the chain right across it. A line edited, or put in place of an entry, is not crossed so:
  * the next line still names the entry that was there.
  */
-function crossed(previous: AuditEntry | undefined, next: string | undefined): boolean {
-  if (next === undefined) return false;
-  const parsed = parseLine(next);
-  if (!parsed.ok) return false;
+function crossed(previous: AuditEntry | undefined, following: readonly string[]): boolean {
+  // Past every fragment in a row (a writer stopped mid-line, then the next one too).
+  let parsed: ReturnType<typeof parseLine> | undefined;
+  for (const line of following) {
+    parsed = parseLine(line);
+    if (parsed.ok) break;
+  }
+  if (!parsed?.ok) return false;
   return previous
     ? parsed.entry.prev === previous.hash && parsed.entry.seq === previous.seq + 1
     : parsed.entry.prev === GENESIS && parsed.entry.seq === 1;
@@ -98,7 +102,7 @@ function walkFile(path: string, name: string): FileWalk {
     }
     const parsed = parseLine(lines[index] as string);
     if (!parsed.ok) {
-      if (crossed(previous, lines[index + 1])) {
+      if (crossed(previous, lines.slice(index + 1, terminated ? undefined : -1))) {
         torn.push(at);
         continue;
       }
