@@ -879,6 +879,22 @@ describe("export and import", () => {
     }
   }, 60_000);
 
+  // A SQLite import builds its copy beside the workspace; a shared store's fills a schema.
+  it.runIf(STORE_UNDER_TEST === "sqlite")(
+    "an init where an import was killed removes the import's half-built copy",
+    async () => {
+      const file = largeExport(200_000);
+      const { target, child, closed, state } = await importUnderWay(file);
+      child.kill("SIGKILL");
+      await closed;
+      expect(readdirSync(state).filter((name) => name.includes("-import-")).length).toBeGreaterThan(0);
+      const init = cairn(target, ["init"]);
+      expect(init.code, init.stderr).toBe(0);
+      expect(readdirSync(state).filter((name) => name.includes("-import-"))).toEqual([]);
+    },
+    60_000,
+  );
+
   it("stops mid-import on SIGTERM, leaving no workspace and no half-built copy behind", async () => {
     const file = largeExport(200_000);
     const { child, closed, state } = await importUnderWay(file);

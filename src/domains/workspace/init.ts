@@ -14,6 +14,7 @@ import {
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { crypto } from "../../kernel/builtins.js";
+import { removeLeftoversOfDeadProcesses } from "../../kernel/leftovers.js";
 import { conflict, operational } from "../../kernel/outcome.js";
 import { openRegularFile } from "../../kernel/regular-file.js";
 import type { Setting } from "../../kernel/setting.js";
@@ -86,6 +87,9 @@ async function openNewWorkspace(
 ): Promise<{ store: Store; abandon: () => Promise<void>; yield: () => Promise<void> }> {
   refuseExisting(workspace);
   const madeStateDir = makeStateDir(workspace);
+  // What an import killed outright left half built (`cairn.db-import-PID-…`, as large as the
+  // export) goes once its process has: `init` is what a command run there says to do next.
+  removeLeftoversOfDeadProcesses(workspace.stateDir, `${basename(workspace.databasePath)}-import-`, /^-/);
   const store = openStore(location, { create: true });
   const abandon = async () => {
     await store.close();
