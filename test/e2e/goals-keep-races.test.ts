@@ -1,12 +1,13 @@
-import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { until } from "../helpers/agents.js";
 import { cairnJson, checkRun, gitWorkspace, nodeArgv, openAttempt } from "../helpers/goals.js";
 import { holdWorkspaceLock } from "../helpers/pg-lock.js";
 import { schemaOf } from "../helpers/raw-store.js";
-import { cairnAsync, STORE_UNDER_TEST } from "../helpers/workspace.js";
+import { CAIRN_BIN, cairn, cairnAsync, cleanEnv, STORE_UNDER_TEST } from "../helpers/workspace.js";
 
 let ws: { dir: string; cleanup: () => void };
 beforeEach(() => {
@@ -89,6 +90,42 @@ describe("a keep commits the tree it measured", () => {
       expect(result.code).toBe(3);
       expect(git("rev-parse", "HEAD")).toBe(base);
     }
+  });
+
+  it("a keep killed after its commit, before its verdict: the next decide names that commit, and eval then decide records it", async () => {
+    const attempt = evaluatedAttempt();
+    const base = git("rev-parse", "HEAD");
+    // A post-commit hook that waits: the commit is made, the verdict not yet recorded.
+    const hook = join(ws.dir, ".git", "hooks", "post-commit");
+    writeFileSync(hook, "#!/bin/sh\ntouch .git/committed\nwhile [ ! -f .git/go ]; do sleep 0.05; done\n", {
+      mode: 0o755,
+    });
+    const child = spawn(process.execPath, [CAIRN_BIN, "attempt", "decide", attempt, "--run-hooks"], {
+      cwd: ws.dir,
+      env: cleanEnv(),
+      stdio: "ignore",
+    });
+    const closed = new Promise((resolve) => child.on("close", resolve));
+    try {
+      await until(() => existsSync(join(ws.dir, ".git", "committed")), 20_000);
+      child.kill("SIGKILL");
+      await closed;
+    } finally {
+      // The hook outlives the killed cairn (its own process group): let it end.
+      writeFileSync(join(ws.dir, ".git", "go"), "");
+      rmSync(hook);
+    }
+    const kept = git("rev-parse", "HEAD");
+    expect(git("rev-parse", "HEAD^")).toBe(base);
+    const again = cairn(ws.dir, ["attempt", "decide", attempt]);
+    expect(again.code).toBe(3);
+    expect(again.stderr).toContain(`committed its changes as ${kept.slice(0, 12)} and was stopped`);
+    cairnJson(ws.dir, ["attempt", "eval", attempt]);
+    expect(cairnJson(ws.dir, ["attempt", "decide", attempt])).toMatchObject({
+      verdict: "keep",
+      kept_commit: kept,
+    });
+    expect(git("rev-parse", "HEAD")).toBe(kept);
   });
 
   it("a keep with nothing racing it leaves the checkout clean, its index in step with the commit", () => {

@@ -42,6 +42,10 @@ export async function ownChanges(dir: string, attempt: AttemptRecord): Promise<s
   );
 }
 
+/** The message of the commit a keep makes. */
+const keepMessage = (attempt: AttemptRecord) =>
+  `cairn: keep ${attempt.id}${attempt.milestoneId ? ` (${attempt.milestoneId})` : ""}`;
+
 /** The journal event a keep appends just before it has git commit: what a later keep recovers by. */
 const KEEP_COMMITTING = "attempt.keep_committing";
 
@@ -59,7 +63,7 @@ async function commitKept(
   measured: MeasuredTree,
 ) {
   if (!attempt.baseHead) return { keptCommit: null, hooks: null };
-  const message = `cairn: keep ${attempt.id}${attempt.milestoneId ? ` (${attempt.milestoneId})` : ""}`;
+  const message = keepMessage(attempt);
   // The paths as measured, not as the checkout lists them now: a file written since is no part of it.
   const own = [...measured.entries.keys()].filter((path) => !attempt.baseChanges.includes(path));
   if (own.length === 0) {
@@ -143,6 +147,8 @@ async function decideHeld(
   ]);
   const tree = measured.fingerprint;
   const changedHere = workspacePaths((await top) ?? dir, dir, changed);
+  // A keep of this attempt stopped between its commit and its verdict moved HEAD: said as such.
+  const unrecorded = measured.head !== first.baseHead ? await unrecordedKeep(store, dir, first) : null;
   const judge = async (tx: Tx) => {
     if (options.caller) await requireActiveIn(tx, options.caller);
     const attempt = await attemptOrThrow(tx, attemptId);
@@ -158,7 +164,8 @@ async function decideHeld(
     }
     // Keep commits the checkout as it is now: only samples taken of this very tree can judge it.
     const samples = taken.filter((sample) => (sample.tree ?? tree) === tree);
-    if (taken.length > 0 && samples.length === 0) throw changedSinceEval(attemptId);
+    if (taken.length > 0 && samples.length === 0)
+      throw unrecorded ? keptUnrecorded(attemptId, unrecorded) : changedSinceEval(attemptId);
     const touched = [...new Set([...attempt.inputDrift, ...driftNow])].sort();
     const decision = decide({
       attemptId,
@@ -219,6 +226,27 @@ async function decideHeld(
     };
   });
 }
+
+/**
+ * The commit a keep of `attempt` made on its base and then ended (killed) before recording its
+ * verdict: only one a keep said it was making (see commitKept), still HEAD.
+ */
+async function unrecordedKeep(store: Store, dir: string, attempt: AttemptRecord): Promise<string | null> {
+  if (!attempt.baseHead) return null;
+  const said = await store.read((tx) =>
+    tx.journal.list({ action: KEEP_COMMITTING, subject: attempt.id, limit: 100 }),
+  );
+  if (!said.some((event) => event.data.base === attempt.baseHead)) return null;
+  const message = keepMessage(attempt);
+  return commitMadeSince(dir, attempt.baseHead, message);
+}
+
+const keptUnrecorded = (attemptId: string, commit: string) =>
+  refuse(
+    "evidence",
+    `an earlier keep of ${attemptId} committed its changes as ${commit.slice(0, 12)} and was stopped before it recorded its verdict: its samples measured the tree before that commit`,
+    `run \`cairn attempt eval ${attemptId}\` again, then decide: the keep records that commit as its own`,
+  );
 
 /** A refusal that came after the keep's commit says that commit stands, recorded nowhere. */
 function saidCommitted(error: unknown, commit: string): unknown {
