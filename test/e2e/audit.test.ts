@@ -490,12 +490,29 @@ describe("audit log through the faces", () => {
       const recorded = linesOf();
       expect(recorded).toHaveLength(1);
       expect(recorded[0]).toMatchObject({
-        actor: "owner",
-        data: { command: "task add", outcome: "interrupted" },
+        actor: "cairn",
+        data: { command: "task add", outcome: "interrupted", caller_claimed: "owner" },
       });
       const pending = join(dir, ".cairn", "audit-pending");
       expect(existsSync(pending) ? readdirSync(pending) : []).toEqual([]);
       expect(cairn(dir, ["audit", "verify"]).code).toBe(0);
+      // A record planted there (any process that can write .cairn can) frames no one: cairn
+      // appends it as its own line, the caller only as the file claims it.
+      const planted = {
+        format: "cairn-audit-pending/1",
+        pid: 999_999_999,
+        start: null,
+        event: { severity: "notice", event: "command", actor: "A-7", data: { command: "fact forget" } },
+      };
+      writeFileSync(join(pending, "999999999-abcdef.json"), JSON.stringify(planted));
+      expect(cairn(dir, ["task", "add", "after the plant"]).code).toBe(0);
+      const framed = logLines()
+        .map((line) => JSON.parse(line) as { actor: string; data: Record<string, unknown> })
+        .find((entry) => entry.data.command === "fact forget");
+      expect(framed).toMatchObject({
+        actor: "cairn",
+        data: { caller_claimed: "A-7", outcome: "interrupted" },
+      });
     } finally {
       cleanup();
     }

@@ -25,7 +25,7 @@ import {
   GENESIS,
   parseLine,
 } from "./chain.js";
-import { endPending, interruptedCalls } from "./pending.js";
+import { endPending, interruptedCalls, recoveredLine } from "./pending.js";
 
 /**
  * The audit log: `.cairn/audit.jsonl`, append-only, hash-chained (see chain.ts). Appends from
@@ -158,7 +158,7 @@ export class AuditLog {
   private settleHeld(): number {
     const interrupted = interruptedCalls(this.stateDir);
     for (const { file, event } of interrupted) {
-      if (event) this.appendHeld(event, undefined, file);
+      if (event) this.appendHeld(recoveredLine(event), undefined, file);
       else endPending(file);
     }
     return interrupted.length;

@@ -130,3 +130,26 @@ function readRecord(file: string): PendingRecord | undefined {
     return undefined;
   }
 }
+
+/**
+ * The line appended for an interrupted call, from its record. The record is a file any process
+ * that can write `.cairn/` could have planted: cairn appends it as its own line (`actor: cairn`),
+ * naming the caller only as the record claims it, so a planted record frames no one.
+ */
+export function recoveredLine(event: AuditEvent): AuditEvent {
+  return {
+    severity: event.severity,
+    event: event.event,
+    actor: RECOVERED_BY,
+    data: {
+      ...event.data,
+      outcome: "interrupted",
+      caller_claimed: event.actor,
+      recovered:
+        "from the call's record in .cairn/audit-pending, kept before it ran: the caller is as that file says, which whatever can write .cairn could have written",
+    },
+  };
+}
+
+/** Who appends a recovered line: cairn itself, not the caller its record names. */
+export const RECOVERED_BY = "cairn";
