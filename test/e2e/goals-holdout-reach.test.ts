@@ -26,6 +26,16 @@ beforeEach(() => {
 });
 afterEach(() => ws.cleanup());
 
+/** The holdout as frozen, less its bar. */
+const HOLDOUT = {
+  name: "quality-holdout",
+  proof: "quality",
+  hidden: true,
+  argv: nodeArgv("console.log('score 7')"),
+  read: "regex",
+  pattern: "holdout-score (\\d+)",
+} as const;
+
 /** A goal whose `quality` proof a holdout measures with a bar of its own (6.25); the goal's id. */
 function holdoutGoal(): string {
   // speed is measured in the open; a new evaluator for it is a proposal's to add.
@@ -37,15 +47,7 @@ function holdoutGoal(): string {
     ws.dir,
     "fixture",
     evaluatorToml({ name: "speed-check", proof: "speed", argv: nodeArgv("0") }) +
-      evaluatorToml({
-        name: "quality-holdout",
-        proof: "quality",
-        hidden: true,
-        argv: nodeArgv("console.log('score 7')"),
-        read: "regex",
-        pattern: "holdout-score (\\d+)",
-        threshold: 6.25,
-      }),
+      evaluatorToml({ ...HOLDOUT, threshold: 6.25 }),
   );
   return goal;
 }
@@ -59,12 +61,7 @@ const plainHashes = (bars: number[]) =>
   bars.map((threshold) =>
     definitionHash(
       EvaluatorDefinition.parse({
-        name: "quality-holdout",
-        proof: "quality",
-        hidden: true,
-        argv: nodeArgv("console.log('score 7')"),
-        read: "regex",
-        pattern: "holdout-score (\\d+)",
+        ...HOLDOUT,
         direction: "higher",
         threshold,
       }),
