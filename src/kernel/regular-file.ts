@@ -23,11 +23,17 @@ export function openRegularFile(path: string, flags: number = constants.O_RDONLY
 /**
  * A file's whole bytes, read only if it is a regular file (see `openRegularFile`), and never
  * through a symlink unless `follow`: what a check found to be a file when it looked may be
- * swapped for a FIFO or a link before it is read, and the descriptor is what is judged.
+ * swapped for a FIFO or a link before it is read, and the descriptor is what is judged. One
+ * larger than `maxBytes` is not read: its error's `code` is "ETOOBIG".
  */
-export function readRegularBytes(path: string, { follow = false } = {}): Buffer {
+export function readRegularBytes(
+  path: string,
+  { follow = false, maxBytes = Number.POSITIVE_INFINITY } = {},
+): Buffer {
   const fd = openRegularFile(path, constants.O_RDONLY | (follow ? 0 : constants.O_NOFOLLOW));
   try {
+    if (fstatSync(fd).size > maxBytes)
+      throw Object.assign(new Error(`${path} is larger than ${maxBytes} bytes`), { code: "ETOOBIG" });
     return readFileSync(fd);
   } finally {
     closeSync(fd);

@@ -1,18 +1,8 @@
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  lstatSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  unlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { lstatSync, mkdirSync, readdirSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { crypto } from "../../kernel/builtins.js";
 import { ownProcessStart, sameProcessAlive } from "../../kernel/processes.js";
-import { openRegularFile } from "../../kernel/regular-file.js";
+import { readRegularBytes } from "../../kernel/regular-file.js";
 import { type AuditEvent, SEVERITIES } from "./chain.js";
 
 /**
@@ -105,14 +95,7 @@ const MAX_RECORD_BYTES = 64 * 1024;
 function readRecord(file: string): PendingRecord | undefined {
   try {
     // A regular file, not followed through a link, read only if it is a record's size.
-    const fd = openRegularFile(file, constants.O_RDONLY | constants.O_NOFOLLOW);
-    let text: string;
-    try {
-      if (fstatSync(fd).size > MAX_RECORD_BYTES) return undefined;
-      text = readFileSync(fd, "utf8");
-    } finally {
-      closeSync(fd);
-    }
+    const text = readRegularBytes(file, { maxBytes: MAX_RECORD_BYTES }).toString("utf8");
     const record = JSON.parse(text) as PendingRecord;
     const { event } = record;
     if (
