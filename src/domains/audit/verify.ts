@@ -67,69 +67,54 @@ function walkFile(path: string, name: string): FileWalk {
   const entries: AuditEntry[] = [];
   const numbers: number[] = [];
   const torn: Torn[] = [];
+  /** The walk so far, ended by `reason` at `line` when the chain breaks there. */
+  const walked = (broken?: { line: number; reason: string }): FileWalk => ({
+    entries,
+    lines: numbers,
+    torn,
+    ...(broken ? { broken: { file: name, ...broken } } : {}),
+  });
   let text: string;
   try {
     text = readRegularFile(path);
   } catch (error) {
     if ((error as { code?: string }).code !== "ENOTREG") throw error;
     // Something was put in the log's place: the chain cannot be read, so it is not intact.
-    return {
-      entries,
-      lines: numbers,
-      torn,
-      broken: { file: name, line: 1, reason: "not a regular file (the log was replaced)" },
-    };
+    return walked({ line: 1, reason: "not a regular file (the log was replaced)" });
   }
-  if (text === "") return { entries, lines: numbers, torn };
+  if (text === "") return walked();
   const lines = text.split("\n");
   const terminated = lines.at(-1) === "";
   if (terminated) lines.pop();
   for (let index = 0; index < lines.length; index++) {
-    const at = { file: name, line: index + 1 };
+    const line = index + 1;
     const previous = entries.at(-1);
     // Not yet crossed, a fragment at the end cannot be told from the last entry edited or cut.
     if (!terminated && index === lines.length - 1) {
-      return {
-        entries,
-        lines: numbers,
-        torn,
-        broken: {
-          ...at,
-          reason:
-            "the last line is not terminated: a write stopped part way (the next write links across it), or an edit",
-        },
-      };
+      return walked({
+        line,
+        reason:
+          "the last line is not terminated: a write stopped part way (the next write links across it), or an edit",
+      });
     }
     const parsed = parseLine(lines[index] as string);
     if (!parsed.ok) {
       if (crossed(previous, lines.slice(index + 1, terminated ? undefined : -1))) {
-        torn.push(at);
+        torn.push({ file: name, line });
         continue;
       }
-      return { entries, lines: numbers, torn, broken: { ...at, reason: parsed.reason } };
+      return walked({ line, reason: parsed.reason });
     }
     if (previous) {
-      if (parsed.entry.prev !== previous.hash) {
-        return {
-          entries,
-          lines: numbers,
-          torn,
-          broken: { ...at, reason: `its prev does not match line ${numbers.at(-1)}'s hash` },
-        };
-      }
-      if (parsed.entry.seq !== previous.seq + 1) {
-        return {
-          entries,
-          lines: numbers,
-          torn,
-          broken: { ...at, reason: `seq ${parsed.entry.seq} does not follow ${previous.seq}` },
-        };
-      }
+      if (parsed.entry.prev !== previous.hash)
+        return walked({ line, reason: `its prev does not match line ${numbers.at(-1)}'s hash` });
+      if (parsed.entry.seq !== previous.seq + 1)
+        return walked({ line, reason: `seq ${parsed.entry.seq} does not follow ${previous.seq}` });
     }
     entries.push(parsed.entry);
-    numbers.push(index + 1);
+    numbers.push(line);
   }
-  return { entries, lines: numbers, torn };
+  return walked();
 }
 
 /**
@@ -205,43 +190,31 @@ function walkChain(stateDir: string): Verdict & { kept?: Kept } {
     visited.add(name);
     const first = walk.entries[0];
     if (!first) break;
+    /** A break at the file's first entry (torn lines before it skipped). */
+    const atFirst = (reason: string): Break => ({ file: name, line: walk.lines[0] ?? 1, reason });
     if (first.prev === GENESIS && first.seq === 1) {
       from = "genesis";
       // Sealed segments beside a live file that starts afresh: its seam was lost (or the log
       // was replaced), so what they hold is no longer linked to what is live.
       const sealed = name === AUDIT_FILE ? segmentsIn(stateDir) : [];
       if (sealed.length > 0) {
-        walk.broken ??= {
-          file: name,
-          line: walk.lines[0] ?? 1,
-          reason: `the live log starts a new chain though sealed segments lie beside it (${sealed.at(-1)})`,
-        };
+        walk.broken ??= atFirst(
+          `the live log starts a new chain though sealed segments lie beside it (${sealed.at(-1)})`,
+        );
       }
       break;
     }
     if (first.event !== "audit_rotated") {
-      walk.broken ??= {
-        file: name,
-        line: walk.lines[0] ?? 1,
-        reason: "the first line links to neither the genesis nor a rotation",
-      };
+      walk.broken ??= atFirst("the first line links to neither the genesis nor a rotation");
       break;
     }
     const sealed = String(first.data.rotated_to ?? "");
     if (!SEGMENT_PATTERN.test(sealed) || visited.has(sealed)) {
-      walk.broken ??= {
-        file: name,
-        line: walk.lines[0] ?? 1,
-        reason: `the rotation seam names an invalid segment (${sealed})`,
-      };
+      walk.broken ??= atFirst(`the rotation seam names an invalid segment (${sealed})`);
       break;
     }
     if (first.prev !== first.data.tail_hash) {
-      walk.broken ??= {
-        file: name,
-        line: walk.lines[0] ?? 1,
-        reason: "the rotation seam's prev differs from its tail_hash",
-      };
+      walk.broken ??= atFirst("the rotation seam's prev differs from its tail_hash");
       break;
     }
     name = sealed;
