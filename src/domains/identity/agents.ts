@@ -238,7 +238,7 @@ export async function rotateAgentToken(
         "add an agent under a new name (`cairn agent add`)",
       );
     // The caller's own line must still be live: a parent retired meanwhile mints nothing.
-    if (!actor.isOwner) await requireActiveIn(tx, actor);
+    await requireActiveIn(tx, actor);
     await tx.agents.replaceToken(agent.id, hashToken(token));
     await tx.journal.append({
       at: now,
