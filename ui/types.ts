@@ -106,6 +106,13 @@ export interface TaskDetail {
     /** Why a tick no longer holds for the checkout now (an unfinished task's). */
     stale?: string;
   }[];
+  /** Changes of cairn.toml's rules first seen since it was added (to its finish), newest first. */
+  rules_changed_since_added?: {
+    at: string;
+    sections: string[];
+    first_seen_in_call_of: string;
+    machine?: string;
+  }[];
   depends_on: TaskSummary[];
   dependents: TaskSummary[];
   children: TaskSummary[];

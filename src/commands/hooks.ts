@@ -1,5 +1,7 @@
 import { auditCall, beginAuditedCall } from "../domains/audit/calls.js";
 import { keepingLeases, renewClaims } from "../domains/tasks/claims.js";
+import type { WorkspaceConfig } from "../domains/workspace/config.js";
+import { noteRules, type Rules, rulesOf } from "../domains/workspace/rules-watch.js";
 import type { Outcome } from "../kernel/outcome.js";
 import type { CommandContext } from "./context.js";
 import type { WorkspaceCommand } from "./define.js";
@@ -10,11 +12,34 @@ import type { WorkspaceCommand } from "./define.js";
  */
 export type CallHook = (ctx: CommandContext, command: WorkspaceCommand) => Promise<void>;
 
+/** Each configuration's rules, made once: a server keeps one configuration until the file changes. */
+const RULES_OF = new WeakMap<WorkspaceConfig, Rules>();
+/** The rules this process last found recorded, per store: while they hold, no read is made. */
+const NOTED = new WeakMap<object, string>();
+
+/**
+ * The rules a call runs under are the journal's to know (domains/workspace/rules-watch.ts). A
+ * process asks the store at its first call and whenever its cairn.toml changed since. On a shared
+ * store each machine's file is noted so: one whose rules differ from another's is recorded as a
+ * change when its process starts or its file changes, not at every call.
+ */
+async function noteCallRules(ctx: CommandContext): Promise<void> {
+  let rules = RULES_OF.get(ctx.config);
+  if (!rules) {
+    rules = rulesOf(ctx.config);
+    RULES_OF.set(ctx.config, rules);
+  }
+  if (NOTED.get(ctx.store) === rules.key) return;
+  await noteRules(ctx.store, rules, ctx.actor, ctx.now());
+  NOTED.set(ctx.store, rules.key);
+}
+
 export const CALL_HOOKS: readonly CallHook[] = [
   // Claims are leases: any call by their holder keeps them alive.
   async (ctx) => {
     await renewClaims(ctx.store, ctx.config, ctx.actor, ctx.now());
   },
+  noteCallRules,
 ];
 
 /**

@@ -155,6 +155,10 @@ run("cairn ui in headless Chromium", () => {
     expect(verified).toMatch(/checked by A-1\s+\d+\s?(s|min) ago/);
     const claimed = await textOf(criteria.nth(1));
     expect(claimed).toContain("claimed (no command run)");
+    // The seed's rules changed while the task was claimed, first seen in a call of bo's.
+    expect(await textOf(page.locator("main"))).toMatch(
+      /The rules in cairn\.toml changed since it was added: roles\.reviewer, .+, first seen in a call of A-2 \(bo\)\./,
+    );
     expect(await textOf(page.locator("main"))).toMatch(/Waiting on this\s+T-3\s+blocked/);
     await expect.poll(() => page.locator("ol.events li").count()).toBeGreaterThan(2);
     await page.close();

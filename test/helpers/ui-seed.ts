@@ -1,4 +1,4 @@
-import { rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Session } from "../../src/commands/context.js";
@@ -114,6 +114,12 @@ export async function seedWorkspace(options: { goals?: boolean } = {}): Promise<
   await cli(["task", "check", "T-2", "--n", "1"], "ada");
   await cli(["task", "check", "T-2", "--n", "2"], "ada");
   await cli(["task", "claim", "T-6"], "bo");
+  // The rules change while T-2 and T-6 are claimed, first seen in a call of bo's: their pages say so.
+  appendFileSync(
+    join(dir, ".cairn", "cairn.toml"),
+    '\n[roles.reviewer]\nsummary = "reads and reports"\ngrant = "ro"\n',
+  );
+  await cli(["whoami"], "bo");
   await cli(["task", "block", "T-5", "--reason", "waiting for the 1.0 changelog"]);
   // Asked by T-3's author (the owner): only its author's (or, held, its holder's) question blocks it.
   await cli(["ask", "T-3", "Which tokenizer should rank use?"]);

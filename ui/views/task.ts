@@ -73,6 +73,10 @@ export function Task({ id }: { id: string }) {
         ${t.context ? html`<p class="context"><${Text} text=${t.context} /></p>` : null}
         ${t.blocked_reason ? html`<p class="why">Blocked: <${Text} text=${t.blocked_reason} /></p>` : null}
         ${t.unverified ? html`<p class="warn-text">Finished without every criterion verified.</p>` : null}
+        ${(d.rules_changed_since_added ?? []).map(
+          (r) =>
+            html`<p class="warn-text">The rules in cairn.toml changed since it was added: ${r.sections.join(", ")}, <${Time} at=${r.at} />, first seen in a call of ${r.first_seen_in_call_of}${r.machine ? ` on ${r.machine}` : ""}.</p>`,
+        )}
         <div class="actions">
           <${Copy} command=${`cairn task show ${t.id} --json`} />
           ${t.status === "open" ? html`<${Copy} command=${`cairn task claim ${t.id}`} />` : null}

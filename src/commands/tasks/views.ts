@@ -9,6 +9,7 @@ import {
   type TaskSummaryRecord,
 } from "../../store/tasks.js";
 import { textBlock } from "../field-text.js";
+import { RulesChangeView, rulesChangeLine, rulesChangeView } from "../workspace/rules-view.js";
 
 /**
  * Output shapes of the board's commands: snake_case, no descriptions, no integer bounds. Tool
@@ -100,6 +101,12 @@ export const TaskDetailView = z.object({
     .describe("the newest 20 answers and 20 notes scoped to the task, each previewed"),
   /** Notes on the task in all, answers and scoped notes. */
   notes_total: z.number().int(),
+  rules_changed_since_added: z
+    .array(RulesChangeView)
+    .optional()
+    .describe(
+      "changes of cairn.toml's rules (roles, shortcuts, claims, done, verify) first seen since it was added, up to its finish (or now), newest first, at most 10; none: it was finished under the rules it was added under",
+    ),
 });
 
 export const summaryView = (task: TaskSummaryRecord): z.infer<typeof TaskSummary> => ({
@@ -156,6 +163,9 @@ export const detailView = (
   open_asks_total: detail.openAsks,
   notes: detail.notes.map((n) => ({ at: n.at, author: n.author, kind: n.kind, text: n.text })),
   notes_total: detail.notesTotal,
+  ...(detail.rulesChanged.length > 0
+    ? { rules_changed_since_added: detail.rulesChanged.map(rulesChangeView) }
+    : {}),
 });
 
 export const summaryLine = (t: z.infer<typeof TaskSummary>) =>
@@ -213,6 +223,9 @@ export function renderDetail(d: z.infer<typeof TaskDetailView>): string {
     lines.push(
       `  note … ${d.notes_total - d.notes.length} more notes (\`cairn note list --scope ${t.id}\`; answers: \`cairn asks --all\`)`,
     );
+  // The rules it is held to changed since it was added: its finish may rest on looser ones.
+  for (const change of d.rules_changed_since_added ?? [])
+    lines.push(`  ! cairn.toml's rules changed since it was added: ${rulesChangeLine(change)}`);
   return lines.join("\n");
 }
 

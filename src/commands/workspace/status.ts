@@ -1,8 +1,10 @@
 import { z } from "zod";
 import { workspaceStatus } from "../../domains/status/status.js";
 import { boardStatus } from "../../domains/tasks/board-status.js";
+import { rulesChanges } from "../../domains/workspace/rules-watch.js";
 import { LocalAgentsSummary, localAgentsSummary, renderLocalAgents } from "../agents/summary.js";
 import { defineCommand } from "../define.js";
+import { RulesChangeView, rulesChangeLine, rulesChangeView } from "./rules-view.js";
 import { workspaceRef } from "./workspace.js";
 
 /** The board's side of `status`; `now`'s inbox shows the same parts of it. */
@@ -34,6 +36,8 @@ const StatusOutput = z.object({
   last_event: z.object({ at: z.string(), actor: z.string(), action: z.string() }).nullable(),
   board: BoardStatus,
   local_agents: LocalAgentsSummary,
+  /** The newest change of cairn.toml's rules since the workspace was made, if any. */
+  rules_changed: RulesChangeView.nullable(),
 });
 
 export const status = defineCommand({
@@ -51,6 +55,10 @@ export const status = defineCommand({
       last_event: found.lastEvent,
       board: await boardStatus(ctx.store, ctx.config, ctx.now()),
       local_agents: await localAgentsSummary(ctx),
+      rules_changed: await ctx.store.read(async (tx) => {
+        const [last] = (await rulesChanges(tx, {}, 1)).changes;
+        return last ? rulesChangeView(last) : null;
+      }),
     };
   },
   render: renderStatus,
@@ -84,6 +92,8 @@ function renderStatus(out: StatusView): string {
   }
   for (const swept of board.swept) lines.push(`  swept ${swept.task} at ${swept.at}: ${swept.why}`);
   lines.push(...renderLocalAgents(out.local_agents));
+  if (out.rules_changed)
+    lines.push(`rules in cairn.toml last changed: ${rulesChangeLine(out.rules_changed)}`);
   if (out.last_event)
     lines.push(`last: ${out.last_event.action} by ${out.last_event.actor} at ${out.last_event.at}`);
   return lines.join("\n");

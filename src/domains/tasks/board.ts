@@ -2,7 +2,7 @@ import { conflict, refuse, usageError } from "../../kernel/outcome.js";
 import type { Setting } from "../../kernel/setting.js";
 import { previewText } from "../../kernel/text.js";
 import type { NoteRecord } from "../../store/knowledge.js";
-import type { Store } from "../../store/store.js";
+import type { Store, Tx } from "../../store/store.js";
 import type {
   AskRecord,
   CriterionRecord,
@@ -19,6 +19,7 @@ import type { Actor } from "../identity/actor.js";
 import { taskScope } from "../knowledge/text.js";
 import { requireTotalChars } from "../limits/limits.js";
 import { WorkspaceConfig } from "../workspace/config.js";
+import { type RulesChange, rulesChanges } from "../workspace/rules-watch.js";
 import { ASKS_SHOWN, askPreview, NOTE_PREVIEW_CHARS, taskNotePreview } from "./asks.js";
 import { requireWipRoom } from "./claims.js";
 import { journal, loadTask, parseEstimate, requirePlanAuthority, who } from "./common.js";
@@ -112,6 +113,28 @@ export interface TaskDetail {
    */
   notes: TaskNote[];
   notesTotal: number;
+  /**
+   * Changes of cairn.toml's rules first seen since it was added (to its finish, or to now), newest
+   * first, at most RULES_CHANGES_SHOWN: none means it was finished under the rules it was added
+   * under; a finish held to rules its holder may have loosened is the owner's to look at.
+   */
+  rulesChanged: RulesChange[];
+}
+
+/** How many rules changes a task's page names. */
+const RULES_CHANGES_SHOWN = 10;
+
+/**
+ * The journal's span of a task's life that its finish rests on: from its adding to its finish (a
+ * finished one) or to now. A task whose adding is not in the journal is looked at from the start.
+ */
+async function taskSpan(tx: Tx, task: TaskRecord): Promise<{ afterId?: number; beforeId?: number }> {
+  const [added] = await tx.journal.list({ subject: task.id, action: "task.add", limit: 1 });
+  const [finish] =
+    task.status === "done"
+      ? await tx.journal.list({ subject: task.id, action: "task.finish", limit: 1 })
+      : [];
+  return { ...(added ? { afterId: added.id } : {}), ...(finish ? { beforeId: finish.id } : {}) };
 }
 
 /** A knowledge note (decision, finding, metric, ref) as one line of a task's notes. */
@@ -168,6 +191,10 @@ export async function showTask(store: Store, raw: string): Promise<TaskDetail> {
     );
     // Any writer may make another's task wait on a thousand others.
     const dependsOn = await tx.tasks.dependencies(task.id);
+    const rulesChanged =
+      task.status === "dropped"
+        ? []
+        : (await rulesChanges(tx, await taskSpan(tx, task), RULES_CHANGES_SHOWN)).changes;
     return {
       task,
       criteria: await tx.tasks.criteria(task.id),
@@ -182,6 +209,7 @@ export async function showTask(store: Store, raw: string): Promise<TaskDetail> {
       openAsks: await tx.asks.countOpen({ taskId: task.id }),
       notes,
       notesTotal: (await tx.tasks.countNotes(task.id)) + (await tx.notes.countInScope(scope)),
+      rulesChanged,
     };
   });
 }

@@ -21,9 +21,10 @@ import type { Setting } from "../../kernel/setting.js";
 import { isBlankSqliteDatabase, openStore, type StoreLocation } from "../../store/open.js";
 import { storableUrl } from "../../store/postgres/location.js";
 import type { Store } from "../../store/store.js";
-import { CONFIG_TEMPLATE } from "./config.js";
+import { CONFIG_TEMPLATE, loadConfig } from "./config.js";
 import { declaresSharedStore, type Workspace } from "./discover.js";
 import { recordOwnerSetting } from "./owner-setting.js";
+import { recordFirstRules, rulesOf } from "./rules-watch.js";
 
 export interface InitResult {
   workspaceId: string;
@@ -228,6 +229,19 @@ function writeConfigOfMade(workspace: Workspace, location: StoreLocation): void 
 }
 
 /**
+ * The rules a new workspace starts with: those of the cairn.toml already there (a committed file),
+ * else the defaults of the one init writes. A file that cannot be read records none here; the
+ * first call records them (rules-watch.ts).
+ */
+function firstRules(workspace: Workspace) {
+  try {
+    return rulesOf(loadConfig(workspace.configPath));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * A new workspace with its identity, its creating owner's setting (see owner-setting.ts) and the
  * journal's first event; or the shared one joined, as it is.
  */
@@ -261,6 +275,8 @@ export async function initWorkspace(
       await tx.meta.set("workspace_id", workspaceId);
       await tx.meta.set("created_at", now);
       await recordOwnerSetting(tx, setting);
+      const rules = firstRules(workspace);
+      if (rules) await recordFirstRules(tx, rules);
       await tx.journal.append({
         at: now,
         actor: actorName,

@@ -1,0 +1,23 @@
+import { z } from "zod";
+import type { RulesChange } from "../../domains/workspace/rules-watch.js";
+
+/** A change of cairn.toml's rules, as cairn first saw it (domains/workspace/rules-watch.ts). */
+export const RulesChangeView = z.object({
+  at: z.string(),
+  sections: z.array(z.string()).describe("roles.<name>, shortcuts.<name>, claims, done or verify"),
+  first_seen_in_call_of: z
+    .string()
+    .describe("the caller whose call first ran under the changed rules: not necessarily who edited the file"),
+  machine: z.string().optional().describe("on a shared store, the machine whose cairn.toml it was"),
+});
+
+export const rulesChangeView = (change: RulesChange): z.infer<typeof RulesChangeView> => ({
+  at: change.at,
+  sections: change.sections,
+  first_seen_in_call_of: change.firstSeenInCallOf,
+  ...(change.machine ? { machine: change.machine } : {}),
+});
+
+/** A change as a line reads it. */
+export const rulesChangeLine = (change: z.infer<typeof RulesChangeView>) =>
+  `${change.sections.join(", ")} at ${change.at}, first seen in a call of ${change.first_seen_in_call_of}${change.machine ? ` on ${change.machine}` : ""}`;

@@ -1,0 +1,190 @@
+import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { callTool, connectMcp } from "../helpers/mcp.js";
+import { addAgent, arrange, cairn, cairnAsync, initWorkspace } from "../helpers/workspace.js";
+
+/**
+ * cairn.toml sets the board's rules (roles, shortcuts, leases, the definition of done) and any
+ * agent in the checkout can edit it. cairn cannot stop that; it notices the change at the first
+ * call that runs under it and keeps it in the journal, in `status` and on the page of each task
+ * claimed meanwhile, naming whose call first saw it.
+ */
+let ws: { dir: string; cleanup: () => void };
+let config: string;
+
+const RULES = `
+[roles.builder]
+scope = ["src/**"]
+wip_cap = 2
+
+[roles.reviewer]
+grant = "ro"
+
+[done]
+shortcuts = ["test"]
+
+[shortcuts.test]
+argv = ["node", "-e", "process.exit(1)"]
+effect = "read"
+roles = ["builder"]
+`;
+
+type Change = { at: string; sections: string[]; first_seen_in_call_of: string };
+
+const rulesEvents = (dir: string) => {
+  const out = cairn(dir, ["activity", "--action", "rules.changed", "--json"]);
+  expect(out.code, out.stderr).toBe(0);
+  return (out.json as { events: { actor: string; action: string }[] }).events;
+};
+const lastChange = (dir: string) => {
+  const out = cairn(dir, ["status", "--json"]);
+  expect(out.code, out.stderr).toBe(0);
+  return (out.json as { rules_changed: Change | null }).rules_changed;
+};
+
+beforeEach(() => {
+  ws = initWorkspace();
+  config = join(ws.dir, ".cairn", "cairn.toml");
+  appendFileSync(config, RULES);
+  // The owner's own call puts these rules on record, as the workspace's first change.
+  expect(arrange(ws.dir, ["task", "add", "Ship the parser", "--json"]).code).toBe(0);
+});
+afterEach(() => ws.cleanup());
+
+describe("rules changed in cairn.toml", () => {
+  it("an agent that empties the definition of done before finishing is named, on the task and in status", () => {
+    const builder = addAgent(ws.dir, "bob", "builder");
+    const asBob = { env: { CAIRN_AGENT: builder.token } };
+    expect(cairn(ws.dir, ["task", "claim", "T-1"], asBob).code).toBe(0);
+    // The test shortcut fails, so the finish is refused under the rules as the owner set them.
+    expect(cairn(ws.dir, ["task", "finish", "T-1", "--unverified"], asBob).code).toBe(3);
+
+    writeFileSync(
+      config,
+      readFileSync(config, "utf8").replace(/^shortcuts = \["test"\]$/m, "shortcuts = []"),
+    );
+    const finish = cairn(ws.dir, ["task", "finish", "T-1", "--unverified", "--json"], asBob);
+    expect(finish.code, finish.stderr).toBe(0);
+
+    const change = lastChange(ws.dir);
+    expect(change?.sections).toEqual(["done"]);
+    expect(change?.first_seen_in_call_of).toBe(`${builder.id} (bob)`);
+    const shown = cairn(ws.dir, ["task", "show", "T-1", "--json"]);
+    expect((shown.json as { rules_changed_since_added?: Change[] }).rules_changed_since_added).toEqual([
+      change,
+    ]);
+    expect(cairn(ws.dir, ["task", "show", "T-1"]).stdout).toContain(
+      `cairn.toml's rules changed since it was added: done at ${change?.at}, first seen in a call of ${builder.id} (bob)`,
+    );
+    expect(cairn(ws.dir, ["status"]).stdout).toContain("rules in cairn.toml last changed: done at");
+    // The journal's entries are cairn's (it saw each change; it does not know who made it): the
+    // owner's rules put on record before the test, then the agent's edit.
+    expect(rulesEvents(ws.dir).map((event) => event.actor)).toEqual(["cairn", "cairn"]);
+  });
+
+  it("an agent widening its own role is recorded at its next call, a read included, and each role is named", () => {
+    const reviewer = addAgent(ws.dir, "rita", "reviewer");
+    writeFileSync(
+      config,
+      readFileSync(config, "utf8")
+        .replace('grant = "ro"', 'grant = "rw"\nplanning = true')
+        .replace(/^wip_cap = 2$/m, "wip_cap = 9"),
+    );
+    expect(cairn(ws.dir, ["whoami"], { env: { CAIRN_AGENT: reviewer.token } }).code).toBe(0);
+    const change = lastChange(ws.dir);
+    expect(change?.sections).toEqual(["roles.builder", "roles.reviewer"]);
+    expect(change?.first_seen_in_call_of).toBe(`${reviewer.id} (rita)`);
+  });
+
+  it("an edit that changes no rule is not a change: comments, order, a default written out", () => {
+    const before = rulesEvents(ws.dir).length;
+    const sameRules = `
+# The team's rules, rewritten: tables in another order, keys too, and defaults spelt out.
+[shortcuts.test]
+roles = ["builder"]
+effect = "read"
+argv = ["node", "-e", "process.exit(1)"]
+
+[done]
+note_kinds = []
+shortcuts = ["test"]
+
+[roles.reviewer]
+summary = ""
+grant = "ro"
+
+[roles.builder]
+wip_cap = 2
+scope = ["src/**"]
+
+[claims]
+lease_minutes = 30
+
+[verify]
+timeout_seconds = 600
+`;
+    writeFileSync(config, readFileSync(config, "utf8").replace(RULES, sameRules));
+    expect(cairn(ws.dir, ["task", "list"]).code).toBe(0);
+    expect(rulesEvents(ws.dir).length).toBe(before);
+    // And a real change after them is one.
+    appendFileSync(config, '\n[roles.tester]\nsummary = "runs the tests"\n');
+    expect(cairn(ws.dir, ["task", "list"]).code).toBe(0);
+    expect(lastChange(ws.dir)?.sections).toEqual(["roles.tester"]);
+  });
+
+  it("a running server notices an edit at its next call, and an edit undone is a change too", async () => {
+    const builder = addAgent(ws.dir, "bob", "builder");
+    const server = await connectMcp(ws.dir, { env: { CAIRN_AGENT: builder.token } });
+    try {
+      expect((await callTool(server, "whoami")).isError).toBeFalsy();
+      const original = readFileSync(config, "utf8");
+      writeFileSync(config, original.replace('argv = ["node", "-e", "process.exit(1)"]', 'argv = ["true"]'));
+      expect((await callTool(server, "whoami")).isError).toBeFalsy();
+      expect(lastChange(ws.dir)?.sections).toEqual(["shortcuts.test"]);
+      writeFileSync(config, original);
+      expect((await callTool(server, "list_tasks")).isError).toBeFalsy();
+      expect(rulesEvents(ws.dir)).toHaveLength(3);
+      expect(lastChange(ws.dir)?.first_seen_in_call_of).toBe(`${builder.id} (bob)`);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("one edit seen by many processes at once is recorded once", async () => {
+    const before = rulesEvents(ws.dir).length;
+    appendFileSync(config, "\n[claims]\nlease_minutes = 5\n");
+    const calls = await Promise.all(
+      Array.from({ length: 6 }, () => cairnAsync(ws.dir, ["task", "list", "--json"])),
+    );
+    for (const call of calls) expect(call.code, call.stderr).toBe(0);
+    expect(rulesEvents(ws.dir).length).toBe(before + 1);
+    expect(lastChange(ws.dir)?.sections).toEqual(["claims"]);
+  });
+
+  it("a task's page names the changes between its adding and its finish, an edit before its claim too", () => {
+    const builder = addAgent(ws.dir, "bob", "builder");
+    const asBob = { env: { CAIRN_AGENT: builder.token } };
+    appendFileSync(config, '\n[roles.early]\nsummary = "before the task"\n');
+    expect(cairn(ws.dir, ["task", "list"]).code).toBe(0);
+    expect(arrange(ws.dir, ["task", "add", "Write the docs"]).code).toBe(0);
+    const page = () =>
+      (cairn(ws.dir, ["task", "show", "T-2", "--json"]).json as { rules_changed_since_added?: Change[] })
+        .rules_changed_since_added;
+    expect(page()).toBeUndefined();
+    // Loosened before the claim, and first seen in someone else's call: still the task's to show.
+    writeFileSync(
+      config,
+      readFileSync(config, "utf8").replace(/^shortcuts = \["test"\]$/m, "shortcuts = []"),
+    );
+    expect(cairn(ws.dir, ["whoami"]).code).toBe(0);
+    expect(cairn(ws.dir, ["task", "claim", "T-2"], asBob).code).toBe(0);
+    expect(cairn(ws.dir, ["task", "finish", "T-2", "--unverified"], asBob).code).toBe(0);
+    appendFileSync(config, '\n[roles.late]\nsummary = "after the finish"\n');
+    expect(cairn(ws.dir, ["task", "list"]).code).toBe(0);
+    expect(page()?.map((change) => [change.sections, change.first_seen_in_call_of])).toEqual([
+      [["done"], "owner"],
+    ]);
+    expect(lastChange(ws.dir)?.sections).toEqual(["roles.late"]);
+  });
+});
