@@ -81,6 +81,11 @@ describe("rules changed in cairn.toml", () => {
     // The journal's entries are cairn's (it saw each change; it does not know who made it): the
     // owner's rules put on record before the test, then the agent's edit.
     expect(rulesEvents(ws.dir).map((event) => event.actor)).toEqual(["cairn", "cairn"]);
+    // What the section held and holds: the owner sees the change without git.
+    const [newest] = rulesEvents(ws.dir) as unknown as { data: { values: Record<string, unknown> } }[];
+    expect(newest?.data.values).toEqual({
+      done: { before: '{"note_kinds":[],"shortcuts":["test"]}', after: '{"note_kinds":[],"shortcuts":[]}' },
+    });
   });
 
   it("an agent widening its own role is recorded at its next call, a read included, and each role is named", () => {

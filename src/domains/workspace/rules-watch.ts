@@ -1,4 +1,5 @@
 import { thisMachineRecord } from "../../kernel/machine.js";
+import { previewText } from "../../kernel/text.js";
 import type { Store, Tx } from "../../store/store.js";
 import type { Actor } from "../identity/actor.js";
 import type { WorkspaceConfig } from "./config.js";
@@ -20,6 +21,9 @@ export type Rules = { key: string; sections: Record<string, string> };
 export const RULES_RECORDED = "rules.recorded";
 export const RULES_CHANGED = "rules.changed";
 const META_KEY = "config_rules";
+/** How much of each changed section a change's event keeps, before and after, and of how many. */
+const VALUE_CHARS = 400;
+const VALUES_KEPT = 20;
 
 /** JSON with object keys sorted at every depth: reordering a file's tables changes no rule. */
 function canonical(value: unknown): string {
@@ -62,9 +66,13 @@ async function recordedRules(tx: Tx): Promise<Rules | null> {
   if (kept === undefined) return null;
   try {
     const sections = JSON.parse(kept) as unknown;
-    return sections !== null && typeof sections === "object" && !Array.isArray(sections)
-      ? { key: canonical(sections), sections: sections as Record<string, string> }
-      : null;
+    // Anything but a table of texts is no record: the rules are then recorded afresh.
+    const table =
+      sections !== null &&
+      typeof sections === "object" &&
+      !Array.isArray(sections) &&
+      Object.values(sections).every((text) => typeof text === "string");
+    return table ? { key: canonical(sections), sections: sections as Record<string, string> } : null;
   } catch {
     return null;
   }
@@ -87,13 +95,29 @@ export async function noteRules(store: Store, rules: Rules, caller: Actor, now: 
     const before = await recordedRules(tx);
     if (before?.key === rules.key) return;
     await tx.meta.set(META_KEY, JSON.stringify(rules.sections));
+    const changed = before ? changedSections(before, rules) : Object.keys(rules.sections).sort();
+    // What each section held before and holds now, so the owner sees the change without git.
+    const value = (text: string | undefined) =>
+      text === undefined ? null : previewText(text, VALUE_CHARS, "`cairn.toml`");
     await tx.journal.append({
       at: now,
       actor: "cairn",
       action: before ? RULES_CHANGED : RULES_RECORDED,
       subject: "cairn.toml",
       data: {
-        sections: before ? changedSections(before, rules) : Object.keys(rules.sections).sort(),
+        sections: changed,
+        ...(before
+          ? {
+              values: Object.fromEntries(
+                changed
+                  .slice(0, VALUES_KEPT)
+                  .map((name) => [
+                    name,
+                    { before: value(before.sections[name]), after: value(rules.sections[name]) },
+                  ]),
+              ),
+            }
+          : {}),
         first_seen_in_call_of: caller.id,
         ...(caller.isOwner ? {} : { caller_name: caller.name }),
         // On a shared store each machine reads its own checkout's file: which one it was.
