@@ -9,7 +9,12 @@ import {
   type TaskSummaryRecord,
 } from "../../store/tasks.js";
 import { textBlock } from "../field-text.js";
-import { RulesChangeView, rulesChangeLine, rulesChangeView } from "../workspace/rules-view.js";
+import {
+  RULES_CHANGES_HINT,
+  RulesChangeView,
+  rulesChangeLine,
+  rulesChangeView,
+} from "../workspace/rules-view.js";
 
 /**
  * Output shapes of the board's commands: snake_case, no descriptions, no integer bounds. Tool
@@ -224,8 +229,10 @@ export function renderDetail(d: z.infer<typeof TaskDetailView>): string {
       `  note … ${d.notes_total - d.notes.length} more notes (\`cairn note list --scope ${t.id}\`; answers: \`cairn asks --all\`)`,
     );
   // The rules it is held to changed since it was added: its finish may rest on looser ones.
-  for (const change of d.rules_changed_since_added ?? [])
+  const changes = d.rules_changed_since_added ?? [];
+  for (const change of changes)
     lines.push(`  ! cairn.toml's rules changed since it was added: ${rulesChangeLine(change)}`);
+  if (changes.length > 0) lines.push(`    ${RULES_CHANGES_HINT}`);
   return lines.join("\n");
 }
 

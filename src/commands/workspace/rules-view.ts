@@ -18,6 +18,16 @@ export const rulesChangeView = (change: RulesChange): z.infer<typeof RulesChange
   ...(change.machine ? { machine: change.machine } : {}),
 });
 
+/** Sections a line names; a file rewritten whole can change hundreds. */
+const SECTIONS_NAMED = 10;
+
 /** A change as a line reads it. */
-export const rulesChangeLine = (change: z.infer<typeof RulesChangeView>) =>
-  `${change.sections.join(", ")} at ${change.at}, first seen in a call of ${change.first_seen_in_call_of}${change.machine ? ` on ${change.machine}` : ""}`;
+export const rulesChangeLine = (change: z.infer<typeof RulesChangeView>) => {
+  const more = change.sections.length - SECTIONS_NAMED;
+  const named = `${change.sections.slice(0, SECTIONS_NAMED).join(", ")}${more > 0 ? ` and ${more} more` : ""}`;
+  return `${named} at ${change.at}, first seen in a call of ${change.first_seen_in_call_of}${change.machine ? ` on ${change.machine}` : ""}`;
+};
+
+/** Where a person reads what a change's sections held before and after. */
+export const RULES_CHANGES_HINT =
+  "`cairn activity --action rules.changed` shows each section before and after";

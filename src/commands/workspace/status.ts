@@ -4,7 +4,7 @@ import { boardStatus } from "../../domains/tasks/board-status.js";
 import { rulesChanges } from "../../domains/workspace/rules-watch.js";
 import { LocalAgentsSummary, localAgentsSummary, renderLocalAgents } from "../agents/summary.js";
 import { defineCommand } from "../define.js";
-import { RulesChangeView, rulesChangeLine, rulesChangeView } from "./rules-view.js";
+import { RULES_CHANGES_HINT, RulesChangeView, rulesChangeLine, rulesChangeView } from "./rules-view.js";
 import { workspaceRef } from "./workspace.js";
 
 /** The board's side of `status`; `now`'s inbox shows the same parts of it. */
@@ -93,7 +93,9 @@ function renderStatus(out: StatusView): string {
   for (const swept of board.swept) lines.push(`  swept ${swept.task} at ${swept.at}: ${swept.why}`);
   lines.push(...renderLocalAgents(out.local_agents));
   if (out.rules_changed)
-    lines.push(`rules in cairn.toml last changed: ${rulesChangeLine(out.rules_changed)}`);
+    lines.push(
+      `rules in cairn.toml last changed: ${rulesChangeLine(out.rules_changed)} (${RULES_CHANGES_HINT})`,
+    );
   if (out.last_event)
     lines.push(`last: ${out.last_event.action} by ${out.last_event.actor} at ${out.last_event.at}`);
   return lines.join("\n");
