@@ -14,8 +14,14 @@ export type CallHook = (ctx: CommandContext, command: WorkspaceCommand) => Promi
 
 /** Each configuration's rules, made once: a server keeps one configuration until the file changes. */
 const RULES_OF = new WeakMap<WorkspaceConfig, Rules>();
-/** The rules this process last found recorded, per store: while they hold, no read is made. */
-const NOTED = new WeakMap<object, string>();
+/**
+ * The configuration this process last noted, per store: while it is the one calls run under, no
+ * read is made. Kept by identity, not by the rules' text: rules this process noted once, then
+ * undone (and recorded undone by another process), then written again are a new configuration
+ * here, and are asked about again; matched by text, a server that had seen them once ran under
+ * them again unrecorded.
+ */
+const NOTED = new WeakMap<object, Rules>();
 
 /**
  * The rules a call runs under are the journal's to know (domains/workspace/rules-watch.ts). A
@@ -29,9 +35,9 @@ async function noteCallRules(ctx: CommandContext): Promise<void> {
     rules = rulesOf(ctx.config);
     RULES_OF.set(ctx.config, rules);
   }
-  if (NOTED.get(ctx.store) === rules.key) return;
+  if (NOTED.get(ctx.store) === rules) return;
   await noteRules(ctx.store, rules, ctx.actor, ctx.now());
-  NOTED.set(ctx.store, rules.key);
+  NOTED.set(ctx.store, rules);
 }
 
 export const CALL_HOOKS: readonly CallHook[] = [

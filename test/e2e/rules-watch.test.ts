@@ -156,6 +156,37 @@ timeout_seconds = 600
     }
   });
 
+  it("a running server that noted loosened rules once is not spared their return after they were undone", async () => {
+    const builder = addAgent(ws.dir, "bob", "builder");
+    const asBob = { env: { CAIRN_AGENT: builder.token } };
+    const strict = readFileSync(config, "utf8");
+    const loose = strict.replace(/^shortcuts = \["test"\]$/m, "shortcuts = []");
+    const server = await connectMcp(ws.dir, { env: { CAIRN_AGENT: builder.token } });
+    try {
+      // Long before the task: the server notes the loosened rules, which are then undone.
+      writeFileSync(config, loose);
+      expect((await callTool(server, "whoami")).isError).toBeFalsy();
+      writeFileSync(config, strict);
+      expect(cairn(ws.dir, ["whoami"]).code).toBe(0);
+      expect(arrange(ws.dir, ["task", "add", "Write the docs"]).code).toBe(0);
+      expect(cairn(ws.dir, ["task", "claim", "T-2"], asBob).code).toBe(0);
+      expect(cairn(ws.dir, ["task", "finish", "T-2", "--unverified"], asBob).code).toBe(3);
+      // Loosened again, and the task finished through the server that had seen them before.
+      writeFileSync(config, loose);
+      const finished = await callTool(server, "finish_task", { task: "T-2", unverified: true });
+      expect(finished.structuredContent).toMatchObject({ result: "done" });
+      writeFileSync(config, strict);
+      expect(cairn(ws.dir, ["whoami"], asBob).code).toBe(0);
+      const shown = cairn(ws.dir, ["task", "show", "T-2", "--json"]);
+      const changes = (shown.json as { rules_changed_since_added?: Change[] }).rules_changed_since_added;
+      expect(changes?.map((change) => [change.sections, change.first_seen_in_call_of])).toEqual([
+        [["done"], `${builder.id} (bob)`],
+      ]);
+    } finally {
+      await server.close();
+    }
+  });
+
   it("one edit seen by many processes at once is recorded once", async () => {
     const before = rulesEvents(ws.dir).length;
     appendFileSync(config, "\n[claims]\nlease_minutes = 5\n");
