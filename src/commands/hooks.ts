@@ -29,7 +29,9 @@ const NOTED = new WeakMap<object, Rules>();
  * store each machine's file is noted so: one whose rules differ from another's is recorded as a
  * change when its process starts or its file changes, not at every call.
  */
-async function noteCallRules(ctx: CommandContext): Promise<void> {
+export async function noteCallRules(
+  ctx: Pick<CommandContext, "store" | "config" | "actor" | "now">,
+): Promise<void> {
   let rules = RULES_OF.get(ctx.config);
   if (!rules) {
     rules = rulesOf(ctx.config);

@@ -187,6 +187,29 @@ timeout_seconds = 600
     }
   });
 
+  it("a daemon sweeping under a lease shortened for it notes the change, on the swept task's page too", () => {
+    const alice = addAgent(ws.dir, "alice", "builder");
+    const bob = addAgent(ws.dir, "bob", "builder");
+    expect(cairn(ws.dir, ["task", "claim", "T-1"], { env: { CAIRN_AGENT: alice.token } }).code).toBe(0);
+    const strict = readFileSync(config, "utf8");
+    // A lease of a few milliseconds for one pass of a daemon bob starts, then the file put back.
+    appendFileSync(config, "\n[claims]\nlease_minutes = 0.0001\n");
+    const pass = cairn(ws.dir, ["daemon", "--once", "--json"], { env: { CAIRN_AGENT: bob.token } });
+    expect(pass.code, pass.stderr).toBe(0);
+    expect((pass.json as { swept: { task: string }[] }).swept.map((s) => s.task)).toEqual(["T-1"]);
+    writeFileSync(config, strict);
+    expect(cairn(ws.dir, ["task", "claim", "T-1"], { env: { CAIRN_AGENT: bob.token } }).code).toBe(0);
+
+    const changes = (
+      cairn(ws.dir, ["task", "show", "T-1", "--json"]).json as { rules_changed_since_added?: Change[] }
+    ).rules_changed_since_added;
+    // The lease put back, first seen in bob's claim, and the shortened one, first seen in his daemon.
+    expect(changes?.map((change) => [change.sections, change.first_seen_in_call_of])).toEqual([
+      [["claims"], `${bob.id} (bob)`],
+      [["claims"], `${bob.id} (bob)`],
+    ]);
+  });
+
   it("one edit seen by many processes at once is recorded once", async () => {
     const before = rulesEvents(ws.dir).length;
     appendFileSync(config, "\n[claims]\nlease_minutes = 5\n");

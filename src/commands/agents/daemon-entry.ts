@@ -7,6 +7,7 @@ import { killAllChildren } from "../../kernel/child.js";
 import { describeError, EXIT_CODES, exitCodeOf, outcomeFromThrown } from "../../kernel/outcome.js";
 import { oneLine } from "../../kernel/visible-text.js";
 import type { Session } from "../context.js";
+import { noteCallRules } from "../hooks.js";
 
 export const DAEMON_USAGE = "usage: cairn daemon [--once] [--dry-run] [--json]\n";
 const DAEMON_HELP = `${DAEMON_USAGE}
@@ -53,11 +54,17 @@ export async function startDaemon(session: Session, args: readonly string[]): Pr
       requireAuthority,
       log,
       sweepClaims: async () => {
-        const released = await sweep(ctx.store, ctx.config, ctx.actor, ctx.now());
+        // Under the lease cairn.toml sets now, noted as a call's rules are: a daemon started
+        // after the lease was shortened (and the file put back before the next call) released
+        // others' claims under rules the journal never saw; one started earlier swept on under
+        // the lease of its start, whatever the owner set since.
+        const current = await session.context();
+        await noteCallRules(current);
+        const released = await sweep(current.store, current.config, current.actor, current.now());
         // A write the daemon makes on its own, through no command: audited as `cairn sweep` is.
         try {
           if (released.length > 0)
-            audit(ctx, "notice", "claims.swept", {
+            audit(current, "notice", "claims.swept", {
               released: released.map(({ task, owner, why }) => ({ task, owner, why })),
             });
         } catch (error) {
