@@ -113,6 +113,8 @@ export interface TaskDetail {
     first_seen_in_call_of: string;
     machine?: string;
   }[];
+  /** More changes were first seen in that span than are listed. */
+  rules_changed_more?: boolean;
   depends_on: TaskSummary[];
   dependents: TaskSummary[];
   children: TaskSummary[];

@@ -210,6 +210,34 @@ timeout_seconds = 600
     ]);
   });
 
+  it("a task's page says when earlier changes were left out, so noise after an emptied [done] does not hide it", () => {
+    const builder = addAgent(ws.dir, "bob", "builder");
+    const asBob = { env: { CAIRN_AGENT: builder.token } };
+    expect(cairn(ws.dir, ["task", "claim", "T-1"], asBob).code).toBe(0);
+    const loose = readFileSync(config, "utf8").replace(/^shortcuts = \["test"\]$/m, "shortcuts = []");
+    writeFileSync(config, loose);
+    expect(cairn(ws.dir, ["whoami"], asBob).code).toBe(0);
+    // Ten changes that mean nothing push the one that did off the page's ten.
+    for (let round = 0; round < 5; round++) {
+      writeFileSync(config, `${loose}\n[roles.noise]\nsummary = "${round}"\n`);
+      expect(arrange(ws.dir, ["whoami"]).code).toBe(0);
+      writeFileSync(config, loose);
+      expect(arrange(ws.dir, ["whoami"]).code).toBe(0);
+    }
+    expect(cairn(ws.dir, ["task", "finish", "T-1", "--unverified"], asBob).code).toBe(0);
+    const shown = cairn(ws.dir, ["task", "show", "T-1", "--json"]).json as {
+      rules_changed_since_added?: Change[];
+      rules_changed_more?: boolean;
+    };
+    expect(shown.rules_changed_since_added).toHaveLength(10);
+    expect(shown.rules_changed_more).toBe(true);
+    expect(cairn(ws.dir, ["task", "show", "T-1"]).stdout).toContain(
+      "… and earlier changes of cairn.toml's rules since it was added, left out here",
+    );
+    // The journal keeps every one of them.
+    expect(rulesEvents(ws.dir).map((event) => event.actor)).toHaveLength(12);
+  });
+
   it("one edit seen by many processes at once is recorded once", async () => {
     const before = rulesEvents(ws.dir).length;
     appendFileSync(config, "\n[claims]\nlease_minutes = 5\n");

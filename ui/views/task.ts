@@ -1,4 +1,5 @@
 import { useView } from "../api.js";
+import { withBase } from "../base.js";
 import { Copy, Empty, IdLink, Loaded, Section, Status, Text, Time } from "../components.js";
 import { html } from "../html.js";
 import type { ActivityView, TaskDetail, TaskSummary } from "../types.js";
@@ -77,6 +78,7 @@ export function Task({ id }: { id: string }) {
           (r) =>
             html`<p class="warn-text">The rules in cairn.toml changed since it was added: ${r.sections.join(", ")}, <${Time} at=${r.at} />, first seen in a call of ${r.first_seen_in_call_of}${r.machine ? ` on ${r.machine}` : ""}.</p>`,
         )}
+        ${d.rules_changed_more ? html`<p class="warn-text">… and earlier changes of those rules since it was added: <a href=${withBase("/activity?action=rules.changed")}>all changes</a>.</p>` : null}
         <div class="actions">
           <${Copy} command=${`cairn task show ${t.id} --json`} />
           ${t.status === "open" ? html`<${Copy} command=${`cairn task claim ${t.id}`} />` : null}

@@ -112,6 +112,12 @@ export const TaskDetailView = z.object({
     .describe(
       "changes of cairn.toml's rules (roles, shortcuts, claims, done, verify) first seen since it was added, up to its finish (or now), newest first, at most 10; none: it was finished under the rules it was added under",
     ),
+  rules_changed_more: z
+    .boolean()
+    .optional()
+    .describe(
+      "true: more changes were first seen in that span than are listed, the earlier ones left out (`cairn activity --action rules.changed`)",
+    ),
 });
 
 export const summaryView = (task: TaskSummaryRecord): z.infer<typeof TaskSummary> => ({
@@ -171,6 +177,7 @@ export const detailView = (
   ...(detail.rulesChanged.length > 0
     ? { rules_changed_since_added: detail.rulesChanged.map(rulesChangeView) }
     : {}),
+  ...(detail.rulesChangedMore ? { rules_changed_more: true } : {}),
 });
 
 export const summaryLine = (t: z.infer<typeof TaskSummary>) =>
@@ -232,6 +239,9 @@ export function renderDetail(d: z.infer<typeof TaskDetailView>): string {
   const changes = d.rules_changed_since_added ?? [];
   for (const change of changes)
     lines.push(`  ! cairn.toml's rules changed since it was added: ${rulesChangeLine(change)}`);
+  // Ten changes of a dummy role after the one that emptied [done] left no trace of it here.
+  if (d.rules_changed_more)
+    lines.push("  ! … and earlier changes of cairn.toml's rules since it was added, left out here");
   if (changes.length > 0) lines.push(`    ${RULES_CHANGES_HINT}`);
   return lines.join("\n");
 }

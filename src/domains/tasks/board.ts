@@ -119,6 +119,8 @@ export interface TaskDetail {
    * under; a finish held to rules its holder may have loosened is the owner's to look at.
    */
   rulesChanged: RulesChange[];
+  /** Earlier changes in that span were left out: more than RULES_CHANGES_SHOWN. */
+  rulesChangedMore: boolean;
 }
 
 /** How many rules changes a task's page names. */
@@ -193,8 +195,8 @@ export async function showTask(store: Store, raw: string): Promise<TaskDetail> {
     const dependsOn = await tx.tasks.dependencies(task.id);
     const rulesChanged =
       task.status === "dropped"
-        ? []
-        : (await rulesChanges(tx, await taskSpan(tx, task), RULES_CHANGES_SHOWN)).changes;
+        ? { changes: [], more: false }
+        : await rulesChanges(tx, await taskSpan(tx, task), RULES_CHANGES_SHOWN);
     return {
       task,
       criteria: await tx.tasks.criteria(task.id),
@@ -209,7 +211,8 @@ export async function showTask(store: Store, raw: string): Promise<TaskDetail> {
       openAsks: await tx.asks.countOpen({ taskId: task.id }),
       notes,
       notesTotal: (await tx.tasks.countNotes(task.id)) + (await tx.notes.countInScope(scope)),
-      rulesChanged,
+      rulesChanged: rulesChanged.changes,
+      rulesChangedMore: rulesChanged.more,
     };
   });
 }
