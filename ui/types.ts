@@ -110,6 +110,8 @@ export interface TaskDetail {
   rules_changed_since_added?: {
     at: string;
     sections: string[];
+    /** How many sections it changed in all, when more than are named. */
+    sections_total?: number;
     first_seen_in_call_of: string;
     machine?: string;
   }[];

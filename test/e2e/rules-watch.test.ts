@@ -238,6 +238,35 @@ timeout_seconds = 600
     expect(rulesEvents(ws.dir).map((event) => event.actor)).toHaveLength(12);
   });
 
+  it("a change hidden among thousands of dummy roles is named first, and a read shows a few of them", () => {
+    const builder = addAgent(ws.dir, "bob", "builder");
+    const dummies = Array.from({ length: 3000 }, (_, i) => `\n[roles.a${String(i).padStart(4, "0")}]\n`);
+    writeFileSync(
+      config,
+      readFileSync(config, "utf8").replace('argv = ["node", "-e", "process.exit(1)"]', 'argv = ["true"]') +
+        dummies.join(""),
+    );
+    expect(cairn(ws.dir, ["whoami"], { env: { CAIRN_AGENT: builder.token } }).code).toBe(0);
+
+    const change = lastChange(ws.dir) as Change & { sections_total?: number };
+    expect(change.sections[0]).toBe("shortcuts.test");
+    expect(change.sections).toHaveLength(11);
+    expect(change.sections_total).toBe(3001);
+    const status = cairn(ws.dir, ["status"]);
+    expect(status.stdout).toContain("rules in cairn.toml last changed: shortcuts.test, roles.a0000,");
+    expect(status.stdout).toContain("roles.a0009 and 2990 more at");
+    expect(status.stdout.length).toBeLessThan(4000);
+    // The journal keeps them all, the redefined shortcut within what `activity` previews.
+    const events = cairn(ws.dir, ["activity", "--action", "rules.changed", "--json"]).json as {
+      events: { data: { sections: string[]; values: Record<string, unknown> } }[];
+    };
+    expect(events.events[0]?.data.sections[0]).toBe("shortcuts.test");
+    // And what it held and holds is among the values the event keeps.
+    expect(events.events[0]?.data.values["shortcuts.test"]).toMatchObject({
+      after: expect.stringContaining('["true"]'),
+    });
+  });
+
   it("one edit seen by many processes at once is recorded once", async () => {
     const before = rulesEvents(ws.dir).length;
     appendFileSync(config, "\n[claims]\nlease_minutes = 5\n");

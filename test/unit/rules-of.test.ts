@@ -24,15 +24,22 @@ describe("the rules of a cairn.toml", () => {
     );
   });
 
-  it("a line names ten sections at most", () => {
-    const sections = Array.from({ length: 13 }, (_, i) => `roles.r${i}`);
+  it("a line names the sections a change's view holds (ten roles at most), and how many more it changed", () => {
+    const sections = Array.from({ length: 10 }, (_, i) => `roles.r${i}`);
     const line = rulesChangeLine({
       at: "2026-12-07T00:00:00.000Z",
       sections,
+      sections_total: 13,
       first_seen_in_call_of: "owner",
     });
     expect(line).toBe(
-      `${sections.slice(0, 10).join(", ")} and 3 more at 2026-12-07T00:00:00.000Z, first seen in a call of owner`,
+      `${sections.join(", ")} and 3 more at 2026-12-07T00:00:00.000Z, first seen in a call of owner`,
     );
+  });
+
+  it("a change names its single tables first, then shortcuts, then roles", () => {
+    const before = rules('[roles.a]\n[shortcuts.t]\nargv = ["false"]\n');
+    const after = rules('[roles.b]\n[shortcuts.t]\nargv = ["true"]\n[verify]\ntimeout_seconds = 1\n');
+    expect(changedSections(before, after)).toEqual(["verify", "shortcuts.t", "roles.a", "roles.b"]);
   });
 });

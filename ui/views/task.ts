@@ -76,7 +76,7 @@ export function Task({ id }: { id: string }) {
         ${t.unverified ? html`<p class="warn-text">Finished without every criterion verified.</p>` : null}
         ${(d.rules_changed_since_added ?? []).map(
           (r) =>
-            html`<p class="warn-text">The rules in cairn.toml changed since it was added: ${r.sections.join(", ")}, <${Time} at=${r.at} />, first seen in a call of ${r.first_seen_in_call_of}${r.machine ? ` on ${r.machine}` : ""}.</p>`,
+            html`<p class="warn-text">The rules in cairn.toml changed since it was added: ${r.sections.join(", ")}${r.sections_total !== undefined ? ` and ${r.sections_total - r.sections.length} more` : ""}, <${Time} at=${r.at} />, first seen in a call of ${r.first_seen_in_call_of}${r.machine ? ` on ${r.machine}` : ""}.</p>`,
         )}
         ${d.rules_changed_more ? html`<p class="warn-text">… and earlier changes of those rules since it was added: <a href=${withBase("/activity?action=rules.changed")}>all changes</a>.</p>` : null}
         <div class="actions">

@@ -4,7 +4,16 @@ import type { RulesChange } from "../../domains/workspace/rules-watch.js";
 /** A change of cairn.toml's rules, as cairn first saw it (domains/workspace/rules-watch.ts). */
 export const RulesChangeView = z.object({
   at: z.string(),
-  sections: z.array(z.string()).describe("roles.<name>, shortcuts.<name>, claims, done or verify"),
+  sections: z
+    .array(z.string())
+    .describe(
+      "claims, done, verify, skills, shortcuts.<name>, roles.<name>: every single table, and at most 10 shortcuts and 10 roles",
+    ),
+  sections_total: z
+    .number()
+    .int()
+    .optional()
+    .describe("how many sections it changed in all, when more than are named (`cairn activity`)"),
   first_seen_in_call_of: z
     .string()
     .describe("the caller whose call first ran under the changed rules: not necessarily who edited the file"),
@@ -14,17 +23,15 @@ export const RulesChangeView = z.object({
 export const rulesChangeView = (change: RulesChange): z.infer<typeof RulesChangeView> => ({
   at: change.at,
   sections: change.sections,
+  ...(change.sectionsTotal !== undefined ? { sections_total: change.sectionsTotal } : {}),
   first_seen_in_call_of: change.firstSeenInCallOf,
   ...(change.machine ? { machine: change.machine } : {}),
 });
 
-/** Sections a line names; a file rewritten whole can change hundreds. */
-const SECTIONS_NAMED = 10;
-
 /** A change as a line reads it. */
 export const rulesChangeLine = (change: z.infer<typeof RulesChangeView>) => {
-  const more = change.sections.length - SECTIONS_NAMED;
-  const named = `${change.sections.slice(0, SECTIONS_NAMED).join(", ")}${more > 0 ? ` and ${more} more` : ""}`;
+  const more = (change.sections_total ?? change.sections.length) - change.sections.length;
+  const named = `${change.sections.join(", ")}${more > 0 ? ` and ${more} more` : ""}`;
   return `${named} at ${change.at}, first seen in a call of ${change.first_seen_in_call_of}${change.machine ? ` on ${change.machine}` : ""}`;
 };
 

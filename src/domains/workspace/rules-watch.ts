@@ -55,10 +55,42 @@ export function rulesOf(config: WorkspaceConfig): Rules {
   return { key: canonical(sections), sections };
 }
 
-/** The sections that differ between two sets of rules: added, removed or changed, sorted. */
+/** The sections that are one table each (`claims`, `done`...) rather than one of many roles or shortcuts. */
+const isSingle = (section: string) => !section.includes(".");
+const kindOf = (section: string) => (isSingle(section) ? section : section.slice(0, section.indexOf(".")));
+/** Single tables first, then shortcuts (what [done] and criteria run), then roles; by name within each. */
+const rank = (section: string) => (isSingle(section) ? 0 : section.startsWith("shortcuts.") ? 1 : 2);
+
+/**
+ * Sections in the order a change names them. Sorted by name alone, an emptied `[verify]` or a
+ * redefined `shortcuts.test` came after every role: behind a thousand dummy roles added in the
+ * same edit, past what `activity` previews and at the end of a line a page long.
+ */
+export function inReadingOrder(sections: readonly string[]): string[] {
+  return [...sections].sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** The sections that differ between two sets of rules: added, removed or changed. */
 export function changedSections(before: Rules, after: Rules): string[] {
   const names = new Set([...Object.keys(before.sections), ...Object.keys(after.sections)]);
-  return [...names].filter((name) => before.sections[name] !== after.sections[name]).sort();
+  return inReadingOrder([...names].filter((name) => before.sections[name] !== after.sections[name]));
+}
+
+/** How many roles, and how many shortcuts, a change is shown naming; single tables are all named. */
+const SECTIONS_SHOWN_PER_KIND = 10;
+
+/**
+ * The sections a view names: every single table, and the first roles and shortcuts. An edit can
+ * add thousands of roles, and `status` and `task show` printed each name, a page long each read.
+ */
+function sectionsShown(sections: readonly string[]): string[] {
+  const seen = new Map<string, number>();
+  return inReadingOrder(sections).filter((section) => {
+    if (isSingle(section)) return true;
+    const count = (seen.get(kindOf(section)) ?? 0) + 1;
+    seen.set(kindOf(section), count);
+    return count <= SECTIONS_SHOWN_PER_KIND;
+  });
 }
 
 async function recordedRules(tx: Tx): Promise<Rules | null> {
@@ -95,7 +127,7 @@ export async function noteRules(store: Store, rules: Rules, caller: Actor, now: 
     const before = await recordedRules(tx);
     if (before?.key === rules.key) return;
     await tx.meta.set(META_KEY, JSON.stringify(rules.sections));
-    const changed = before ? changedSections(before, rules) : Object.keys(rules.sections).sort();
+    const changed = before ? changedSections(before, rules) : inReadingOrder(Object.keys(rules.sections));
     // What each section held before and holds now, so the owner sees the change without git.
     const value = (text: string | undefined) =>
       text === undefined ? null : previewText(text, VALUE_CHARS, "`cairn.toml`");
@@ -130,7 +162,10 @@ export async function noteRules(store: Store, rules: Rules, caller: Actor, now: 
 /** A change of the rules, as the journal keeps it. */
 export interface RulesChange {
   at: string;
+  /** Each single table it changed, and its first roles and shortcuts (sectionsShown). */
   sections: string[];
+  /** How many sections it changed in all, when more than `sections` names. */
+  sectionsTotal?: number;
   firstSeenInCallOf: string;
   /** The machine whose checkout's file it was, on a shared store. */
   machine?: string;
@@ -161,9 +196,12 @@ export async function rulesChanges(
       machine?: unknown;
     };
     const caller = String(data.first_seen_in_call_of ?? "");
+    const sections = Array.isArray(data.sections) ? data.sections.map(String) : [];
+    const shown = sectionsShown(sections);
     return {
       at: event.at,
-      sections: Array.isArray(data.sections) ? data.sections.map(String) : [],
+      sections: shown,
+      ...(shown.length < sections.length ? { sectionsTotal: sections.length } : {}),
       firstSeenInCallOf: typeof data.caller_name === "string" ? `${caller} (${data.caller_name})` : caller,
       ...(typeof data.machine === "string" ? { machine: data.machine } : {}),
     };
