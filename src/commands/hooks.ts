@@ -24,20 +24,22 @@ const RULES_OF = new WeakMap<WorkspaceConfig, Rules>();
 const NOTED = new WeakMap<object, Rules>();
 
 /**
- * The rules a call runs under are the journal's to know (domains/workspace/rules-watch.ts). A
- * process asks the store at its first call and whenever its cairn.toml changed since. On a shared
- * store each machine's file is noted so: one whose rules differ from another's is recorded as a
- * change when its process starts or its file changes, not at every call.
+ * The rules a call runs under are the journal's to know (domains/workspace/rules-watch.ts). A read
+ * asks the store at a process's first call and whenever its cairn.toml changed since. A write
+ * asks at every call: another checkout's file (a machine of a team, a folder reached through
+ * CAIRN_DIR) may have been recorded meanwhile, and a finish made under this file's looser rules
+ * must not pass as made under those. One read of the store, a row of it, per write.
  */
 export async function noteCallRules(
   ctx: Pick<CommandContext, "store" | "config" | "actor" | "now">,
+  writes = false,
 ): Promise<void> {
   let rules = RULES_OF.get(ctx.config);
   if (!rules) {
     rules = rulesOf(ctx.config);
     RULES_OF.set(ctx.config, rules);
   }
-  if (NOTED.get(ctx.store) === rules) return;
+  if (!writes && NOTED.get(ctx.store) === rules) return;
   await noteRules(ctx.store, rules, ctx.actor, ctx.now());
   NOTED.set(ctx.store, rules);
 }
@@ -47,7 +49,7 @@ export const CALL_HOOKS: readonly CallHook[] = [
   async (ctx) => {
     await renewClaims(ctx.store, ctx.config, ctx.actor, ctx.now());
   },
-  noteCallRules,
+  (ctx, command) => noteCallRules(ctx, command.effect !== "read"),
 ];
 
 /**

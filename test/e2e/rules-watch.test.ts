@@ -1,4 +1,4 @@
-import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { callTool, connectMcp } from "../helpers/mcp.js";
@@ -8,7 +8,7 @@ import { addAgent, arrange, cairn, cairnAsync, initWorkspace } from "../helpers/
  * cairn.toml sets the board's rules (roles, shortcuts, leases, the definition of done) and any
  * agent in the checkout can edit it. cairn cannot stop that; it notices the change at the first
  * call that runs under it and keeps it in the journal, in `status` and on the page of each task
- * claimed meanwhile, naming whose call first saw it.
+ * added meanwhile, naming whose call first saw it.
  */
 let ws: { dir: string; cleanup: () => void };
 let config: string;
@@ -302,5 +302,56 @@ timeout_seconds = 600
       [["done"], "owner"],
     ]);
     expect(lastChange(ws.dir)?.sections).toEqual(["roles.late"]);
+  });
+
+  it("an agent that loosens the rules, then adds its own task and finishes it, finds the change on the task's page", () => {
+    const builder = addAgent(ws.dir, "bob", "builder");
+    const asBob = { env: { CAIRN_AGENT: builder.token } };
+    const strict = readFileSync(config, "utf8");
+    writeFileSync(config, strict.replace(/^shortcuts = \["test"\]$/m, "shortcuts = []"));
+    const added = cairn(ws.dir, ["task", "add", "Bob's own task", "--json"], asBob);
+    expect(added.code, added.stderr).toBe(0);
+    expect(cairn(ws.dir, ["task", "claim", "T-2"], asBob).code).toBe(0);
+    expect(cairn(ws.dir, ["task", "finish", "T-2", "--unverified"], asBob).code).toBe(0);
+    writeFileSync(config, strict);
+    expect(cairn(ws.dir, ["whoami"]).code).toBe(0);
+    const shown = cairn(ws.dir, ["task", "show", "T-2", "--json"]).json as {
+      rules_changed_since_added?: Change[];
+    };
+    expect(
+      shown.rules_changed_since_added?.map((change) => [change.sections, change.first_seen_in_call_of]),
+    ).toEqual([[["done"], `${builder.id} (bob)`]]);
+    // A task the owner added after the owner's own change lists none.
+    expect(arrange(ws.dir, ["task", "add", "Owner's task"]).code).toBe(0);
+    expect(
+      (cairn(ws.dir, ["task", "show", "T-3", "--json"]).json as Record<string, unknown>)
+        .rules_changed_since_added,
+    ).toBeUndefined();
+  });
+
+  it("a finish through a server of another checkout of the board, whose file is looser, is noted at that write", async () => {
+    // Another checkout of the same board (a teammate's clone, here a folder reached by
+    // CAIRN_DIR): its own cairn.toml, the same database.
+    const other = join(ws.dir, "other");
+    mkdirSync(join(other, ".cairn"), { recursive: true });
+    symlinkSync(join(ws.dir, ".cairn", "cairn.db"), join(other, ".cairn", "cairn.db"));
+    const looser = readFileSync(config, "utf8").replace(/^shortcuts = \["test"\]$/m, "shortcuts = []");
+    writeFileSync(join(other, ".cairn", "cairn.toml"), looser);
+    const builder = addAgent(ws.dir, "bob", "builder");
+    const server = await connectMcp(ws.dir, { env: { CAIRN_AGENT: builder.token, CAIRN_DIR: other } });
+    try {
+      // The server notes its file's rules once; the owner's next call, in the main checkout, notes them back.
+      expect((await callTool(server, "whoami")).isError).toBeFalsy();
+      expect(cairn(ws.dir, ["task", "add", "Ship it", "--json"]).code).toBe(0);
+      expect(cairn(ws.dir, ["task", "claim", "T-2"], { env: { CAIRN_AGENT: builder.token } }).code).toBe(0);
+      const finished = await callTool(server, "finish_task", { task: "T-2", unverified: true });
+      expect(finished.structuredContent).toMatchObject({ task: "T-2", result: "done" });
+      const shown = cairn(ws.dir, ["task", "show", "T-2", "--json"]).json as {
+        rules_changed_since_added?: Change[];
+      };
+      expect(shown.rules_changed_since_added?.map((change) => change.sections)).toEqual([["done"]]);
+    } finally {
+      await server.close();
+    }
   });
 });

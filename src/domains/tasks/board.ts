@@ -15,11 +15,11 @@ import type {
   TaskStatus,
   TaskSummaryRecord,
 } from "../../store/tasks.js";
-import type { Actor } from "../identity/actor.js";
+import { type Actor, OWNER } from "../identity/actor.js";
 import { taskScope } from "../knowledge/text.js";
 import { requireTotalChars } from "../limits/limits.js";
 import { WorkspaceConfig } from "../workspace/config.js";
-import { type RulesChange, rulesChanges } from "../workspace/rules-watch.js";
+import { RULES_CHANGED, type RulesChange, rulesChanges } from "../workspace/rules-watch.js";
 import { ASKS_SHOWN, askPreview, NOTE_PREVIEW_CHARS, taskNotePreview } from "./asks.js";
 import { requireWipRoom } from "./claims.js";
 import { journal, loadTask, parseEstimate, requirePlanAuthority, who } from "./common.js";
@@ -128,7 +128,10 @@ const RULES_CHANGES_SHOWN = 10;
 
 /**
  * The journal's span of a task's life that its finish rests on: from its adding to its finish (a
- * finished one) or to now. A task whose adding is not in the journal is looked at from the start.
+ * finished one) or to now. It opens at the change the task was added under when an agent's call
+ * first saw that change: an agent that loosens the rules, then adds its own task and finishes it,
+ * finishes under rules that changed in its own span. A task whose adding is not in the journal is
+ * looked at from the start.
  */
 async function taskSpan(tx: Tx, task: TaskRecord): Promise<{ afterId?: number; beforeId?: number }> {
   const [added] = await tx.journal.list({ subject: task.id, action: "task.add", limit: 1 });
@@ -136,7 +139,12 @@ async function taskSpan(tx: Tx, task: TaskRecord): Promise<{ afterId?: number; b
     task.status === "done"
       ? await tx.journal.list({ subject: task.id, action: "task.finish", limit: 1 })
       : [];
-  return { ...(added ? { afterId: added.id } : {}), ...(finish ? { beforeId: finish.id } : {}) };
+  const [addedUnder] = added
+    ? await tx.journal.list({ action: RULES_CHANGED, subject: "cairn.toml", beforeId: added.id, limit: 1 })
+    : [];
+  const byAgent = addedUnder !== undefined && addedUnder.data.first_seen_in_call_of !== OWNER.id;
+  const after = byAgent ? addedUnder.id - 1 : added?.id;
+  return { ...(after !== undefined ? { afterId: after } : {}), ...(finish ? { beforeId: finish.id } : {}) };
 }
 
 /** A knowledge note (decision, finding, metric, ref) as one line of a task's notes. */
