@@ -34,7 +34,12 @@ describe("the CLI's exit codes and messages", () => {
   });
 
   it("no command and an unknown command are usage errors; a wrong CAIRN_DIR is named", () => {
-    expect(cairn(ws.dir, []).code).toBe(2);
+    const bare = cairn(ws.dir, []);
+    expect(bare.code).toBe(2);
+    // The help a bare `cairn` shows names the commands of their own, as `cairn --help` does.
+    const full = cairn(ws.dir, ["--help"]).stdout;
+    expect(full).toContain("cairn mcp [--profile");
+    expect(bare.stderr).toBe(full);
     expect(cairn(ws.dir, ["bogus"]).code).toBe(2);
     const wrong = cairn(ws.dir, ["status"], { env: { CAIRN_DIR: join(ws.dir, "nowhere") } });
     expect(wrong.code).toBe(4);

@@ -196,6 +196,13 @@ function attach(
 }
 
 /**
+ * The commands main.ts parses itself, listed below the table's: commander's "after" text, which
+ * `helpInformation()` leaves out, so a bare `cairn` adds it as `--help` does.
+ */
+const OWN_PARSERS_HELP =
+  "\n  cairn mcp [--profile worker|planner|operator|all]   serve MCP over stdio\n  cairn ui [--port N] [--open]                        a read-only dashboard on 127.0.0.1\n  cairn daemon [--once] [--dry-run] [--json]          run scheduled local agents";
+
+/**
  * The parser over `table`: the whole command table, or the part one invocation can reach.
  * `lent` is what an embedding face lends each call in place of the terminal's controls.
  */
@@ -211,10 +218,7 @@ export function buildProgram(
     .description("A local-first control plane for AI coding agents")
     .version(CAIRN_VERSION)
     .showHelpAfterError()
-    .addHelpText(
-      "after",
-      "\n  cairn mcp [--profile worker|planner|operator|all]   serve MCP over stdio\n  cairn ui [--port N] [--open]                        a read-only dashboard on 127.0.0.1\n  cairn daemon [--once] [--dry-run] [--json]          run scheduled local agents",
-    );
+    .addHelpText("after", OWN_PARSERS_HELP);
   for (const command of table.commands) attach(root, command, table.groups, session, out, exit, lent);
   const configure = (c: Commander) => {
     c.exitOverride();
@@ -252,7 +256,7 @@ export async function runCli(
   );
   if (argv.length === 0) {
     // No command is a usage error: the help goes to stderr, stdout stays empty for pipes.
-    out.stderr(program.helpInformation());
+    out.stderr(`${program.helpInformation()}${OWN_PARSERS_HELP}\n`);
     return EXIT_CODES.usage;
   }
   try {
