@@ -82,9 +82,13 @@ describe("one registry behind tools/list, capabilities and the golden fixtures",
     const capabilities = cairn(ws.dir, ["capabilities", "--json"]).json as {
       protocol_version: string;
       server: { version: string };
+      commands: { name: string; schema_version: number }[];
       tools: { name: string; schema_version: number; profiles: string[] }[];
     };
     expect(capabilities.protocol_version).toBe("2025-11-25");
+    // Every command is listed with its schema version too, as the tools are.
+    expect(capabilities.commands.map((command) => command.name)).toContain("task claim");
+    expect(capabilities.commands.every((command) => command.schema_version === 1)).toBe(true);
     for (const profile of ["worker", "planner", "operator", "all"]) {
       const mcp = await connectMcp(ws.dir, { args: ["--profile", profile] });
       try {

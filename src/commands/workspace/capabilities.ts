@@ -15,7 +15,12 @@ export const capabilities = defineBareCommand({
       server: z.object({ name: z.literal("cairn"), version: z.string() }),
       protocol_version: z.string(),
       commands: z.array(
-        z.object({ name: z.string(), effect: z.enum(["read", "write", "destructive"]), summary: z.string() }),
+        z.object({
+          name: z.string(),
+          schema_version: z.number().int(),
+          effect: z.enum(["read", "write", "destructive"]),
+          summary: z.string(),
+        }),
       ),
       tools: z.array(
         z.object({
@@ -67,8 +72,10 @@ export const capabilities = defineBareCommand({
     return {
       server: { name: "cairn" as const, version: CAIRN_VERSION },
       protocol_version: MCP_PROTOCOL_VERSION,
+      // One schema version for the whole table: commands and the tools over them alike.
       commands: [...COMMANDS_BY_NAME.values()].map((c) => ({
         name: c.name,
+        schema_version: TOOL_SCHEMA_VERSION,
         effect: c.effect,
         summary: c.summary,
       })),
@@ -91,7 +98,9 @@ export const capabilities = defineBareCommand({
     [
       `cairn ${out.server.version} (MCP ${out.protocol_version})`,
       "commands:",
-      ...out.commands.map((c) => `  ${c.name.padEnd(16)} ${c.effect.padEnd(11)} ${c.summary}`),
+      ...out.commands.map(
+        (c) => `  ${c.name.padEnd(16)} v${c.schema_version} ${c.effect.padEnd(11)} ${c.summary}`,
+      ),
       "tools:",
       ...out.tools.map((t) => `  ${t.name.padEnd(16)} v${t.schema_version} ${t.profiles.join(",")}`),
       ...out.catalog.tools.map(
