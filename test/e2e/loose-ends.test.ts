@@ -31,6 +31,9 @@ describe("the CLI's exit codes and messages", () => {
     expect(check.code).toBe(1);
     expect(check.stdout).toContain("tests pass");
     expect(check.stdout).toContain("| assertion failed: 1 != 2");
+    // The failure says its exit code once, and names which criteria are still unchecked.
+    expect(check.stdout).toContain('— failed: exited 1: "assertion failed: 1 != 2"\n');
+    expect(check.stdout).toContain("T-1: still unchecked: criterion 1");
   });
 
   it("no command and an unknown command are usage errors; a wrong CAIRN_DIR is named", () => {

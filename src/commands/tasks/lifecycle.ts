@@ -72,7 +72,7 @@ export const taskCheck = defineCommand({
   render: (out) =>
     [
       ...out.results.flatMap((r) => [
-        `[${r.checked ? "x" : " "}] ${r.n}. ${r.text ?? ""}${r.why ? ` — failed: ${r.why}` : " — ok"}${r.exit_code !== null ? ` (exit ${r.exit_code})` : ""}`,
+        `[${r.checked ? "x" : " "}] ${r.n}. ${r.text ?? ""}${r.why ? ` — failed: ${r.why}` : " — ok"}${exitShown(r)}`,
         ...(r.output_tail
           ? verbatim(r.output_tail)
               .trimEnd()
@@ -83,9 +83,13 @@ export const taskCheck = defineCommand({
       ]),
       out.unchecked.length === 0
         ? `${out.task}: every criterion is checked`
-        : `${out.task}: unchecked ${out.unchecked.join(", ")}`,
+        : `${out.task}: still unchecked: ${out.unchecked.length === 1 ? "criterion" : "criteria"} ${out.unchecked.join(", ")}`,
     ].join("\n"),
 });
+
+/** A check's exit code, unless its failure's reason already names it ("exited 1: …"). */
+const exitShown = (r: { why: string | null; exit_code: number | null }) =>
+  r.exit_code === null || r.why?.startsWith("exited ") ? "" : ` (exit ${r.exit_code})`;
 
 export const taskFinish = defineCommand({
   name: "task finish",
