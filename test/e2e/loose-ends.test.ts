@@ -65,6 +65,29 @@ describe("the CLI's exit codes and messages", () => {
     }
   });
 
+  it("a finish refused only for a missing note asks for the note, not for ticks", () => {
+    const own = initWorkspace();
+    try {
+      const config = join(own.dir, ".cairn", "cairn.toml");
+      writeFileSync(config, `${readFileSync(config, "utf8")}\n[done]\nnote_kinds = ["decision"]\n`);
+      arrange(own.dir, [
+        "task",
+        "add",
+        "noted",
+        "--criteria",
+        JSON.stringify({ text: "runs", verify: ["true"] }),
+      ]);
+      arrange(own.dir, ["task", "claim", "T-1"]);
+      expect(cairn(own.dir, ["task", "check", "T-1", "--all"]).code).toBe(0);
+      const finish = cairn(own.dir, ["task", "finish", "T-1", "--json"]);
+      expect(finish.code).toBe(3);
+      const { next } = (finish.json as { refused: { next: string } }).refused;
+      expect(next).toBe("record a decision note scoped to T-1; fix the rest, then finish again");
+    } finally {
+      own.cleanup();
+    }
+  });
+
   it("cairn mcp names a bogus profile", () => {
     const run = cairn(ws.dir, ["mcp", "--profile", "bogus"]);
     expect(run.code).toBe(2);

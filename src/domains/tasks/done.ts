@@ -294,17 +294,28 @@ export async function finishTask(
     for (const part of openParts)
       unmet.push(`part ${part.id} is ${part.status}: ${quoteValue(part.title, 120)}`);
     const kinds: string[] = await tx.notes.kindsInScope(taskScope(task.id));
-    for (const kind of config.done.note_kinds) {
-      if (!kinds.includes(kind)) unmet.push(`definition of done: no ${kind} note on ${task.id}`);
-    }
+    const missingKinds = config.done.note_kinds.filter((kind) => !kinds.includes(kind));
+    for (const kind of missingKinds) unmet.push(`definition of done: no ${kind} note on ${task.id}`);
     if (unmet.length > 0) {
+      // Only the steps that meet what is unmet: a task missing a note alone was told to tick criteria.
+      const steps = [
+        ...(criteria.some((c) => !c.checked) || stale.length > 0
+          ? [
+              `tick what is met with check_task ${task.id}${stale.length > 0 ? " (all set (--all) checks again each tick that does not hold for this tree)" : ""}`,
+            ]
+          : []),
+        ...(openParts.length > 0 ? ["finish (or drop) its open parts"] : []),
+        ...(missingKinds.length > 0
+          ? [`record a ${missingKinds.join(" and a ")} note scoped to ${task.id}`]
+          : []),
+      ];
       throw refuse(
         "done",
         `${task.id} cannot finish yet: ${unmet
           .slice(0, UNMET_SHOWN)
           .map((u, i) => `(${i + 1}) ${u}`)
           .join("; ")}${unmet.length > UNMET_SHOWN ? `; and ${unmet.length - UNMET_SHOWN} more` : ""}`,
-        `tick what is met with check_task ${task.id}${stale.length > 0 ? " (all set (--all) checks again each tick that does not hold for this tree)" : ""}; ${openParts.length > 0 ? "finish (or drop) its open parts; " : ""}fix the rest, then finish again`,
+        `${[...steps, steps.length > 0 ? "fix the rest" : "fix what is listed"].join("; ")}, then finish again`,
       );
     }
     // Done is verified when something cairn ran says so: a criterion's command, a shortcut of the
