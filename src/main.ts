@@ -17,7 +17,9 @@ Start it from an MCP client's configuration, one server per agent, each with its
 /** `cairn help mcp|ui|daemon` answers as `cairn mcp|ui|daemon --help` does: they are no commander commands. */
 const OWN_PARSERS = ["mcp", "ui", "daemon"];
 
-function parseMcpArgs(args: string[]): Profile | undefined | "usage" | { bogus: string } {
+/** The profile asked for, help, or what is wrong with the flags (the word quoted: it may be pasted text). */
+function parseMcpArgs(args: string[]): Profile | undefined | "help" | { wrong: string } {
+  if (args.includes("--help") || args.includes("-h")) return "help";
   let profile: Profile | undefined;
   for (let index = 0; index < args.length; index++) {
     const arg = args[index] as string;
@@ -26,12 +28,16 @@ function parseMcpArgs(args: string[]): Profile | undefined | "usage" | { bogus: 
       : arg === "--profile"
         ? args[++index]
         : null;
-    if (value === null || value === undefined) return "usage";
-    if (!PROFILES.includes(value as Profile)) return { bogus: value };
+    if (value === null) return { wrong: `unknown option ${quoteValue(arg)}` };
+    if (value === undefined) return { wrong: `--profile needs a value: ${PROFILE_CHOICES}` };
+    if (!PROFILES.includes(value as Profile))
+      return { wrong: `no profile ${quoteValue(value)}; profiles are ${PROFILES.join(", ")}` };
     profile = value as Profile;
   }
   return profile;
 }
+
+const PROFILE_CHOICES = `${PROFILES.slice(0, -1).join(", ")} or ${PROFILES.at(-1)}`;
 
 /**
  * `cairn mcp` starts only after the caller's identity is settled: a bad token refuses to start
@@ -40,18 +46,12 @@ function parseMcpArgs(args: string[]): Profile | undefined | "usage" | { bogus: 
  */
 async function startMcp(args: string[]): Promise<number> {
   const requested = parseMcpArgs(args);
-  if (typeof requested === "object") {
-    process.stderr.write(
-      `cairn mcp: no profile ${quoteValue(requested.bogus)}; profiles are ${PROFILES.join(", ")}\n${MCP_USAGE}`,
-    );
-    return EXIT_CODES.usage;
+  if (requested === "help") {
+    process.stdout.write(MCP_HELP);
+    return EXIT_CODES.ok;
   }
-  if (requested === "usage") {
-    if (args.includes("--help") || args.includes("-h")) {
-      process.stdout.write(MCP_HELP);
-      return EXIT_CODES.ok;
-    }
-    process.stderr.write(MCP_USAGE);
+  if (typeof requested === "object") {
+    process.stderr.write(`cairn mcp: ${requested.wrong}\n${MCP_USAGE}`);
     return EXIT_CODES.usage;
   }
   const session = new Session({ cwd: process.cwd(), env: process.env, profile: requested });

@@ -78,7 +78,7 @@ describe("the help of the commands the root help lists below the others", () => 
     ["daemon", "--dry-run"],
     ["ui", "--port"],
   ])(
-    "cairn %s --help says what it does and its flags on stdout, and `cairn help %s` does too",
+    "cairn %s --help says what it does and its flags (%s) on stdout, and `cairn help` of it does too",
     (name, flag) => {
       for (const argv of [
         [name, "--help"],
@@ -92,8 +92,23 @@ describe("the help of the commands the root help lists below the others", () => 
       const wrong = cairn(ws.dir, [name, "--bogus"]);
       expect(wrong.code).toBe(2);
       expect(wrong.stderr).toContain(`usage: cairn ${name}`);
+      // The usage says which word it could not take, as the other commands' parser does.
+      expect(wrong.stderr).toContain(`cairn ${name}: unknown option "--bogus"`);
     },
   );
+});
+
+describe("a flag of mcp or ui given a wrong value", () => {
+  const { ws } = workspaceEachTest();
+
+  it("is named, with what it takes", () => {
+    const port = cairn(ws.dir, ["ui", "--port", "abc"]);
+    expect(port.code).toBe(2);
+    expect(port.stderr).toContain('cairn ui: --port takes a port number, 0 to 65535, not "abc"');
+    const missing = cairn(ws.dir, ["mcp", "--profile"]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("cairn mcp: --profile needs a value: worker, planner, operator or all");
+  });
 });
 
 describe("CAIRN_DIR", () => {

@@ -5,6 +5,7 @@ import { guard } from "../../domains/identity/guard.js";
 import { sweep } from "../../domains/tasks/sweep.js";
 import { killAllChildren } from "../../kernel/child.js";
 import { describeError, EXIT_CODES, exitCodeOf, outcomeFromThrown } from "../../kernel/outcome.js";
+import { quoteValue } from "../../kernel/text.js";
 import { oneLine } from "../../kernel/visible-text.js";
 import type { Session } from "../context.js";
 import { noteCallRules } from "../hooks.js";
@@ -25,12 +26,13 @@ stops it and its runs. \`cairn agents status\` shows what it did.
  */
 export async function startDaemon(session: Session, args: readonly string[]): Promise<number> {
   const flags = new Set(args);
-  if ([...flags].some((flag) => !["--once", "--dry-run", "--json"].includes(flag))) {
+  const unknown = [...flags].find((flag) => !["--once", "--dry-run", "--json"].includes(flag));
+  if (unknown !== undefined) {
     if (flags.has("--help") || flags.has("-h")) {
       process.stdout.write(DAEMON_HELP);
       return EXIT_CODES.ok;
     }
-    process.stderr.write(DAEMON_USAGE);
+    process.stderr.write(`cairn daemon: unknown option ${quoteValue(unknown)}\n${DAEMON_USAGE}`);
     return EXIT_CODES.usage;
   }
   const json = flags.has("--json");

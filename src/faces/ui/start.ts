@@ -5,6 +5,7 @@ import { Session } from "../../commands/context.js";
 import { os } from "../../kernel/builtins.js";
 import { launchDetached } from "../../kernel/child.js";
 import { EXIT_CODES, exitCodeOf, outcomeFromThrown } from "../../kernel/outcome.js";
+import { quoteValue } from "../../kernel/text.js";
 import { startUiServer } from "./server.js";
 
 const USAGE = `usage: cairn ui [--port N] [--open]
@@ -17,7 +18,8 @@ From another machine, forward the port: ssh -L 4477:127.0.0.1:4477 HOST
 
 const DEFAULT_PORT = 4477;
 
-function parse(args: string[]): { port: number; open: boolean } | "usage" | "help" {
+/** The flags, help asked for, or what is wrong with them (the word quoted: it may be pasted text). */
+function parse(args: string[]): { port: number; open: boolean } | { wrong: string } | "help" {
   let port = DEFAULT_PORT;
   let open = false;
   for (let index = 0; index < args.length; index++) {
@@ -26,9 +28,12 @@ function parse(args: string[]): { port: number; open: boolean } | "usage" | "hel
     if (arg === "--open") open = true;
     else if (arg === "--port" || arg.startsWith("--port=")) {
       const value = arg === "--port" ? args[++index] : arg.slice("--port=".length);
-      if (value === undefined || !/^\d+$/.test(value) || Number(value) > 65_535) return "usage";
+      if (value === undefined || !/^\d+$/.test(value) || Number(value) > 65_535)
+        return {
+          wrong: `--port takes a port number, 0 to 65535${value === undefined ? "" : `, not ${quoteValue(value)}`}`,
+        };
       port = Number(value);
-    } else return "usage";
+    } else return { wrong: `unknown option ${quoteValue(arg)}` };
   }
   return { port, open };
 }
@@ -59,10 +64,14 @@ function launchPage(url: string): { href: string; remove: () => void } {
  */
 export async function startUi(args: string[]): Promise<number> {
   const parsed = parse(args);
-  if (parsed === "help" || parsed === "usage") {
-    // Help asked for is the answer (stdout, as every other command's); a wrong flag is an error.
-    (parsed === "help" ? process.stdout : process.stderr).write(USAGE);
-    return parsed === "help" ? EXIT_CODES.ok : EXIT_CODES.usage;
+  // Help asked for is the answer (stdout, as every other command's); a wrong flag is an error.
+  if (parsed === "help") {
+    process.stdout.write(USAGE);
+    return EXIT_CODES.ok;
+  }
+  if ("wrong" in parsed) {
+    process.stderr.write(`cairn ui: ${parsed.wrong}\n${USAGE}`);
+    return EXIT_CODES.usage;
   }
   const session = new Session({ cwd: process.cwd(), env: process.env, readOnly: true });
   try {
