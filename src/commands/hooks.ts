@@ -32,14 +32,14 @@ const NOTED = new WeakMap<object, Rules>();
  */
 export async function noteCallRules(
   ctx: Pick<CommandContext, "store" | "config" | "actor" | "now">,
-  writes = false,
+  evenIfNoted = false,
 ): Promise<void> {
   let rules = RULES_OF.get(ctx.config);
   if (!rules) {
     rules = rulesOf(ctx.config);
     RULES_OF.set(ctx.config, rules);
   }
-  if (!writes && NOTED.get(ctx.store) === rules) return;
+  if (!evenIfNoted && NOTED.get(ctx.store) === rules) return;
   await noteRules(ctx.store, rules, ctx.actor, ctx.now());
   NOTED.set(ctx.store, rules);
 }
