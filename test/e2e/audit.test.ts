@@ -15,7 +15,15 @@ import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { until } from "../helpers/agents.js";
 import { callTool, connectMcp } from "../helpers/mcp.js";
-import { addAgent, CAIRN_BIN, cairn, cleanEnv, initWorkspace, scratchDir } from "../helpers/workspace.js";
+import {
+  addAgent,
+  CAIRN_BIN,
+  cairn,
+  cleanEnv,
+  initWorkspace,
+  STORE_UNDER_TEST,
+  scratchDir,
+} from "../helpers/workspace.js";
 
 let ws: { dir: string; cleanup: () => void };
 beforeAll(() => {
@@ -320,6 +328,32 @@ describe("audit log through the faces", () => {
       expect(moved.stderr).toMatch(/witnessed entry 3 is not in the log/);
     });
   });
+
+  // A database file to link to is the embedded store's; a shared store's checkouts each keep a log.
+  it.skipIf(STORE_UNDER_TEST === "postgres")(
+    "a folder whose cairn.db links to the board's database writes the board's log, and a cut of its lines fails the board's verify",
+    () => {
+      onItsOwnMachine(1, (dir, machine) => {
+        // A folder an agent made to reach the board through CAIRN_DIR, with a cairn.toml of its own.
+        const shadow = join(dir, "shadow");
+        mkdirSync(join(shadow, ".cairn"), { recursive: true });
+        symlinkSync(join(dir, ".cairn", "cairn.db"), join(shadow, ".cairn", "cairn.db"));
+        writeFileSync(join(shadow, ".cairn", "cairn.toml"), "");
+        const through = { env: { ...machine.env, CAIRN_DIR: shadow } };
+        expect(cairn(dir, ["task", "add", "added through the other folder"], through).code).toBe(0);
+        expect(existsSync(join(shadow, ".cairn", "audit.jsonl"))).toBe(false);
+        const log = join(dir, ".cairn", "audit.jsonl");
+        const lines = readFileSync(log, "utf8").trimEnd().split("\n");
+        expect(lines.at(-1)).toContain("added through the other folder");
+        // Its line cut off the board's log: the board's own verify fails, as the write through the
+        // other folder moved the board's witness.
+        writeFileSync(log, `${lines.slice(0, -1).join("\n")}\n`);
+        const cut = cairn(dir, ["audit", "verify"], machine);
+        expect(cut.code, cut.stdout).toBe(5);
+        expect(cut.stderr).toMatch(/witnessed entry \d+ is not in the log/);
+      });
+    },
+  );
 
   it("a workspace made anew at the same path starts a new witness: init does not inherit the old log's", () => {
     onItsOwnMachine(3, (dir, machine) => {

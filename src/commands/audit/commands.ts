@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { type Anchor, SEVERITIES } from "../../domains/audit/chain.js";
-import { auditLogOf } from "../../domains/audit/record.js";
+import { auditDirOf, auditLogOf } from "../../domains/audit/record.js";
 import { verifyAudit } from "../../domains/audit/verify.js";
 import { readWitness, recordWitness, type Witness, WitnessError } from "../../domains/audit/witness.js";
 import { homeWorkspace } from "../../domains/workspace/discover.js";
@@ -81,7 +81,7 @@ export const auditVerify = defineCommand({
   async handler(input, ctx) {
     const [seq, hash] = input.anchor?.split(":") ?? [];
     const given: Anchor[] = input.anchor ? [{ seq: Number(seq), hash: hash as string, by: "anchored" }] : [];
-    const witness = witnessOf(homeWorkspace(ctx.env).stateDir, ctx.workspace.stateDir);
+    const witness = witnessOf(homeWorkspace(ctx.env).stateDir, auditDirOf(ctx.workspace));
     const witnessed: Anchor[] = witness.held ? [{ ...witness.held, by: "witnessed" }] : [];
     try {
       // Calls whose process was killed before their line get it first: the log checked holds them.
@@ -89,7 +89,7 @@ export const auditVerify = defineCommand({
     } catch {
       // A log that cannot be appended to is verified as it is.
     }
-    const verdict = verifyAudit(ctx.workspace.stateDir, [...given, ...witnessed]);
+    const verdict = verifyAudit(auditDirOf(ctx.workspace), [...given, ...witnessed]);
     if (!verdict.ok && verdict.broken) {
       const { file, line, reason, by } = verdict.broken;
       throw conflict(

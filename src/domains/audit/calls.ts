@@ -2,7 +2,7 @@ import type { Outcome } from "../../kernel/outcome.js";
 import type { Effect } from "../identity/guard.js";
 import { boundData, SEVERITIES, type Severity } from "./chain.js";
 import { beginPending } from "./pending.js";
-import { type AuditScope, actorLabel, audit } from "./record.js";
+import { type AuditScope, actorLabel, audit, auditDirOf } from "./record.js";
 
 /** The call's severity, raised to the command's own floor. */
 const floorOf =
@@ -21,7 +21,7 @@ export function beginAuditedCall(
   command: { name: string; effect: Effect; auditSeverity?: Severity },
   input: Record<string, unknown>,
 ): string | undefined {
-  return beginPending(scope.workspace.stateDir, {
+  return beginPending(auditDirOf(scope.workspace), {
     severity: floorOf(command)("notice"),
     event: "command",
     actor: actorLabel(scope.actor),

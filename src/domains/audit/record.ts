@@ -1,3 +1,5 @@
+import { lstatSync, realpathSync } from "node:fs";
+import { dirname } from "node:path";
 import { z } from "zod";
 import { logWarn } from "../../kernel/log.js";
 import { type Actor, OWNER } from "../identity/actor.js";
@@ -23,14 +25,40 @@ export function auditConfigOf(config: WorkspaceConfig): z.infer<typeof AuditConf
   return parsed.success ? parsed.data : AuditConfig.parse(undefined);
 }
 
+/** Each workspace's audit folder, found once per process. */
+const AUDIT_DIRS = new Map<string, string>();
+
+/**
+ * Where a workspace's audit log is kept: beside the database whose writes it records. That is the
+ * workspace's own state folder, unless its `cairn.db` is a link to another folder's database: a
+ * folder made to reach a board through CAIRN_DIR (with a cairn.toml of its own) writes that board,
+ * and its lines go to that board's log, where the board's `audit verify` and its witness see them.
+ * Kept in the folder's own log, they were missing from the board's, which verified intact.
+ */
+export function auditDirOf(workspace: Workspace): string {
+  let dir = AUDIT_DIRS.get(workspace.stateDir);
+  if (dir === undefined) {
+    dir = workspace.stateDir;
+    try {
+      if (lstatSync(workspace.databasePath).isSymbolicLink())
+        dir = dirname(realpathSync(workspace.databasePath));
+    } catch {
+      // No database file (a shared store) or a link to nothing: the workspace's own folder.
+    }
+    AUDIT_DIRS.set(workspace.stateDir, dir);
+  }
+  return dir;
+}
+
 /** One log per workspace per process: its lock database stays open for the process's life. */
 const OPEN = new Map<string, AuditLog>();
 
 export function auditLogOf(workspace: Workspace, config: WorkspaceConfig): AuditLog {
-  let log = OPEN.get(workspace.stateDir);
+  const dir = auditDirOf(workspace);
+  let log = OPEN.get(dir);
   if (!log) {
-    log = new AuditLog(workspace.stateDir, { maxBytes: auditConfigOf(config).max_bytes });
-    OPEN.set(workspace.stateDir, log);
+    log = new AuditLog(dir, { maxBytes: auditConfigOf(config).max_bytes });
+    OPEN.set(dir, log);
   }
   return log;
 }
@@ -60,7 +88,8 @@ export function audit(
   return auditLogOf(workspace, scope.config).append(
     { severity, event, actor: actorLabel(scope.actor), data },
     env
-      ? (entry, descends) => witnessAppend(homeWorkspace(env).stateDir, workspace.stateDir, entry, descends)
+      ? (entry, descends) =>
+          witnessAppend(homeWorkspace(env).stateDir, auditDirOf(workspace), entry, descends)
       : undefined,
     settles,
   );
