@@ -151,11 +151,15 @@ function callWithin(
     // feed) is not a call by the caller: neither renews anyone's lease. Neither makes a
     // destructive call: the first is refused any write, the second only reads.
     if (session.readOnly || controls.background) return command.handler(input, ctx);
+    // A hook's failure (a busy database) must not fail the call it rides on. A store that cannot
+    // be reached fails every hook alike: its warning is given once.
+    const warned = new Set<string>();
     for (const hook of CALL_HOOKS) {
-      // A hook's failure (a busy database) must not fail the call it rides on.
-      await hook(ctx, command).catch((error: unknown) =>
-        logWarn(`${command.name}: ${(error as Error).message}`),
-      );
+      await hook(ctx, command).catch((error: unknown) => {
+        const warning = `${command.name}: ${(error as Error).message}`;
+        if (!warned.has(warning)) logWarn(warning);
+        warned.add(warning);
+      });
     }
     return whileCalling(ctx, async (signal) => {
       // The person may take minutes to answer: the caller's leases are kept meanwhile, as they

@@ -295,6 +295,8 @@ describe("PostgreSQL: credentials and faults", () => {
       });
       expect(unreachable.code).toBe(1);
       expect(unreachable.stderr).toMatch(/cannot reach PostgreSQL at 127\.0\.0\.1:1/);
+      // Said once as each call hook's warning, whatever number of hooks found it, and once as the error.
+      expect(unreachable.stderr.match(/cannot reach PostgreSQL/g)).toHaveLength(2);
       expect(unreachable.stderr).not.toContain("hunter2");
 
       const toml = cairn(scratch.dir, ["status"], { env: { PGPASSWORD: "right-horse-battery" } });
