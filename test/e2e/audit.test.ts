@@ -355,6 +355,27 @@ describe("audit log through the faces", () => {
     },
   );
 
+  // What an agent's shell in the project can do: the log follows the database's link, so a board
+  // whose cairn.db is moved to a folder of the agent's and linked back reads a log the agent wrote.
+  it.skipIf(STORE_UNDER_TEST === "postgres")(
+    "a board whose cairn.db is moved elsewhere and linked back still holds its own witness: a log cut there fails",
+    () => {
+      onItsOwnMachine(2, (dir, machine) => {
+        const elsewhere = join(dir, "elsewhere");
+        mkdirSync(elsewhere);
+        for (const name of ["cairn.db", "cairn.db-wal", "cairn.db-shm"])
+          if (existsSync(join(dir, ".cairn", name)))
+            renameSync(join(dir, ".cairn", name), join(elsewhere, name));
+        symlinkSync(join(elsewhere, "cairn.db"), join(dir, ".cairn", "cairn.db"));
+        const log = readFileSync(join(dir, ".cairn", "audit.jsonl"), "utf8");
+        writeFileSync(join(elsewhere, "audit.jsonl"), `${log.split("\n")[0]}\n`);
+        const moved = cairn(dir, ["audit", "verify"], machine);
+        expect(moved.code, moved.stdout).toBe(5);
+        expect(moved.stderr).toMatch(/witnessed entry \d+ is not in the log/);
+      });
+    },
+  );
+
   it("a workspace made anew at the same path starts a new witness: init does not inherit the old log's", () => {
     onItsOwnMachine(3, (dir, machine) => {
       rmSync(join(dir, ".cairn"), { recursive: true, force: true });

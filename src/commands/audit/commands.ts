@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { type Anchor, SEVERITIES } from "../../domains/audit/chain.js";
-import { auditDirOf, auditLogOf } from "../../domains/audit/record.js";
+import { auditDirOf, auditLogOf, witnessDirsOf } from "../../domains/audit/record.js";
 import { verifyAudit } from "../../domains/audit/verify.js";
 import { readWitness, recordWitness, type Witness, WitnessError } from "../../domains/audit/witness.js";
 import { homeWorkspace } from "../../domains/workspace/discover.js";
@@ -81,8 +81,14 @@ export const auditVerify = defineCommand({
   async handler(input, ctx) {
     const [seq, hash] = input.anchor?.split(":") ?? [];
     const given: Anchor[] = input.anchor ? [{ seq: Number(seq), hash: hash as string, by: "anchored" }] : [];
-    const witness = witnessOf(homeWorkspace(ctx.env).stateDir, auditDirOf(ctx.workspace));
-    const witnessed: Anchor[] = witness.held ? [{ ...witness.held, by: "witnessed" }] : [];
+    // The log's own witness first (the one shown), then the workspace's when the log is elsewhere.
+    const witnesses = witnessDirsOf(ctx.workspace).map((dir) =>
+      witnessOf(homeWorkspace(ctx.env).stateDir, dir),
+    );
+    const witness = witnesses[0] as Witness;
+    const witnessed: Anchor[] = witnesses.flatMap((each) =>
+      each.held ? [{ ...each.held, by: "witnessed" }] : [],
+    );
     try {
       // Calls whose process was killed before their line get it first: the log checked holds them.
       auditLogOf(ctx.workspace, ctx.config).settleInterrupted();
@@ -95,16 +101,19 @@ export const auditVerify = defineCommand({
       throw conflict(
         `audit chain broken at ${file} line ${line}: ${reason} (${verdict.entries} entries before it verified)`,
         by === "witnessed"
-          ? `the log lost or changed entries since this machine witnessed entry ${witness.held?.seq} (at a write or a verify); keep the files as evidence. If a person removed old segments or restored .cairn from a backup on purpose, remove ${witness.file} to witness anew`
+          ? `the log lost or changed entries since this machine witnessed them (at a write or a verify); keep the files as evidence. If a person removed old segments or restored .cairn from a backup on purpose, remove ${witnesses.map((each) => each.file).join(" and ")} to witness anew`
           : "the log was edited or damaged there; keep the file as evidence and compare it with a backup",
       );
     }
     let holds = witness.held;
     if (verdict.head) {
-      try {
-        holds = recordWitness(witness, verdict.head);
-      } catch {
-        // A read-only CAIRN_HOME: the log verified all the same; the witness stays where it was.
+      for (const each of witnesses) {
+        try {
+          const held = recordWitness(each, verdict.head);
+          if (each === witness) holds = held;
+        } catch {
+          // A read-only CAIRN_HOME: the log verified all the same; the witness stays where it was.
+        }
       }
     }
     return {

@@ -50,6 +50,17 @@ export function auditDirOf(workspace: Workspace): string {
   return dir;
 }
 
+/**
+ * The folders whose witnesses a workspace's log answers to: the log's own, and the workspace's
+ * state folder when the log is elsewhere. Named by the log's folder alone, a board whose cairn.db
+ * was moved to a folder an agent writes and linked back read a log that folder held, under a
+ * witness never written: a log cut or made anew there verified intact.
+ */
+export function witnessDirsOf(workspace: Workspace): string[] {
+  const dir = auditDirOf(workspace);
+  return dir === workspace.stateDir ? [dir] : [dir, workspace.stateDir];
+}
+
 /** One log per workspace per process: its lock database stays open for the process's life. */
 const OPEN = new Map<string, AuditLog>();
 
@@ -88,8 +99,10 @@ export function audit(
   return auditLogOf(workspace, scope.config).append(
     { severity, event, actor: actorLabel(scope.actor), data },
     env
-      ? (entry, descends) =>
-          witnessAppend(homeWorkspace(env).stateDir, auditDirOf(workspace), entry, descends)
+      ? (entry, descends) => {
+          for (const dir of witnessDirsOf(workspace))
+            witnessAppend(homeWorkspace(env).stateDir, dir, entry, descends);
+        }
       : undefined,
     settles,
   );
