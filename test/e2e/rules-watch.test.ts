@@ -329,6 +329,27 @@ timeout_seconds = 600
     ).toBeUndefined();
   });
 
+  it("an agent that loosens the rules, then makes a harmless change before adding its own task, finds both on the task's page", () => {
+    const builder = addAgent(ws.dir, "bob", "builder");
+    const asBob = { env: { CAIRN_AGENT: builder.token } };
+    const strict = readFileSync(config, "utf8");
+    writeFileSync(config, strict.replace(/^shortcuts = \["test"\]$/m, "shortcuts = []"));
+    expect(cairn(ws.dir, ["task", "list"], asBob).code).toBe(0);
+    // A second edit of its own: the task's page opened at it alone, and the emptied [done] was left out.
+    appendFileSync(config, "\n[roles.dummy]\n");
+    expect(cairn(ws.dir, ["task", "list"], asBob).code).toBe(0);
+    expect(cairn(ws.dir, ["task", "add", "Bob's own task"], asBob).code).toBe(0);
+    expect(cairn(ws.dir, ["task", "claim", "T-2"], asBob).code).toBe(0);
+    expect(cairn(ws.dir, ["task", "finish", "T-2", "--unverified"], asBob).code).toBe(0);
+    const shown = cairn(ws.dir, ["task", "show", "T-2", "--json"]).json as {
+      rules_changed_since_added?: Change[];
+    };
+    expect(shown.rules_changed_since_added?.map((change) => change.sections)).toEqual([
+      ["roles.dummy"],
+      ["done"],
+    ]);
+  });
+
   it("a finish through a server of another checkout of the board, whose file is looser, is noted at that write", async () => {
     // Another checkout of the same board (a teammate's clone, here a folder reached by
     // CAIRN_DIR): its own cairn.toml, the same database.

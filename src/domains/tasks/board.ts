@@ -128,9 +128,9 @@ const RULES_CHANGES_SHOWN = 10;
 
 /**
  * The journal's span of a task's life that its finish rests on: from its adding to its finish (a
- * finished one) or to now. It opens at the change the task was added under when an agent's call
- * first saw that change: an agent that loosens the rules, then adds its own task and finishes it,
- * finishes under rules that changed in its own span. A task whose adding is not in the journal is
+ * finished one) or to now. It opens at the changes the task was added under that agents' calls
+ * first saw (back to one an owner's call saw): an agent that loosens the rules, then adds its own
+ * task and finishes it, finishes under rules that changed in its own span. A task whose adding is not in the journal is
  * looked at from the start.
  */
 async function taskSpan(tx: Tx, task: TaskRecord): Promise<{ afterId?: number; beforeId?: number }> {
@@ -139,11 +139,23 @@ async function taskSpan(tx: Tx, task: TaskRecord): Promise<{ afterId?: number; b
     task.status === "done"
       ? await tx.journal.list({ subject: task.id, action: "task.finish", limit: 1 })
       : [];
-  const [addedUnder] = added
-    ? await tx.journal.list({ action: RULES_CHANGED, subject: "cairn.toml", beforeId: added.id, limit: 1 })
+  // Newest first; one more than a page names, so a longer run still says earlier ones were left out.
+  const addedUnder = added
+    ? await tx.journal.list({
+        action: RULES_CHANGED,
+        subject: "cairn.toml",
+        beforeId: added.id,
+        limit: RULES_CHANGES_SHOWN + 1,
+      })
     : [];
-  const byAgent = addedUnder !== undefined && addedUnder.data.first_seen_in_call_of !== OWNER.id;
-  const after = byAgent ? addedUnder.id - 1 : added?.id;
+  // The whole run of changes agents' calls first saw: opened at its newest alone, an agent that
+  // emptied [done] and then added a role in a second edit showed the role and not the [done].
+  let opensAt: number | undefined;
+  for (const change of addedUnder) {
+    if (change.data.first_seen_in_call_of === OWNER.id) break;
+    opensAt = change.id;
+  }
+  const after = opensAt !== undefined ? opensAt - 1 : added?.id;
   return { ...(after !== undefined ? { afterId: after } : {}), ...(finish ? { beforeId: finish.id } : {}) };
 }
 
