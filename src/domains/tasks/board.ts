@@ -130,8 +130,8 @@ const RULES_CHANGES_SHOWN = 10;
  * The journal's span of a task's life that its finish rests on: from its adding to its finish (a
  * finished one) or to now. It opens at the changes the task was added under that agents' calls
  * first saw (back to one an owner's call saw): an agent that loosens the rules, then adds its own
- * task and finishes it, finishes under rules that changed in its own span. A task whose adding is not in the journal is
- * looked at from the start.
+ * task and finishes it, finishes under rules that changed in its own span. A task whose adding is
+ * not in the journal is looked at from the start.
  */
 async function taskSpan(tx: Tx, task: TaskRecord): Promise<{ afterId?: number; beforeId?: number }> {
   const [added] = await tx.journal.list({ subject: task.id, action: "task.add", limit: 1 });
