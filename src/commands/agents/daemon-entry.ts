@@ -60,8 +60,9 @@ export async function startDaemon(session: Session, args: readonly string[]): Pr
         // after the lease was shortened (and the file put back before the next call) released
         // others' claims under rules the journal never saw; one started earlier swept on under
         // the lease of its start, whatever the owner set since.
+        // A sweep writes: it asks the store every time, as a write call does.
         const current = await session.context();
-        await noteCallRules(current);
+        await noteCallRules(current, true);
         const released = await sweep(current.store, current.config, current.actor, current.now());
         // A write the daemon makes on its own, through no command: audited as `cairn sweep` is.
         try {
