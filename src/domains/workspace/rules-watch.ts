@@ -18,7 +18,7 @@ import type { WorkspaceConfig } from "./config.js";
 export type Rules = { key: string; sections: Record<string, string> };
 
 /** The journal's actions: the first rules a workspace records, and every change after them. */
-export const RULES_RECORDED = "rules.recorded";
+const RULES_RECORDED = "rules.recorded";
 export const RULES_CHANGED = "rules.changed";
 const META_KEY = "config_rules";
 /** How much of each changed section a change's event keeps, before and after, and of how many. */
@@ -66,7 +66,7 @@ const rank = (section: string) => (isSingle(section) ? 0 : section.startsWith("s
  * redefined `shortcuts.test` came after every role: behind a thousand dummy roles added in the
  * same edit, past what `activity` previews and at the end of a line a page long.
  */
-export function inReadingOrder(sections: readonly string[]): string[] {
+function inReadingOrder(sections: readonly string[]): string[] {
   return [...sections].sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
 }
 
