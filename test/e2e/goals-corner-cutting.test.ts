@@ -284,6 +284,28 @@ describe("the tree a keep commits is the tree cairn measured", () => {
     }
   });
 
+  it("counts no later sample whose code swaps a file an earlier sample added to the tree and puts it back", () => {
+    // The first sample adds extra.txt (broken) and fails; each later one makes it good, reads it
+    // and puts "broken" back, so the tree is the same at both ends of every later sample.
+    const argv = nodeArgv(
+      [
+        "const fs=require('fs');",
+        "if(!fs.existsSync('extra.txt')){fs.writeFileSync('extra.txt','broken\\n');process.exit(1)}",
+        "fs.writeFileSync('extra.txt','good\\n');",
+        "const ok=fs.readFileSync('extra.txt','utf8').trim()==='good';",
+        "fs.writeFileSync('extra.txt','broken\\n');process.exit(ok?0:1)",
+      ].join(""),
+    );
+    const attempt = openAttempt(ws.dir, checkRun(ws.dir, { argv, repeats: 3 }), builder);
+    cairnJson(ws.dir, ["attempt", "eval", attempt], builder);
+    expect(readFileSync(join(ws.dir, "extra.txt"), "utf8")).toBe("broken\n");
+    // No sample judged the tree as it stands (broken extra.txt): nothing to keep.
+    const decided = cairn(ws.dir, ["attempt", "decide", attempt, "--json"], { env: builder });
+    expect(decided.code).toBe(3);
+    expect(decided.stdout).toMatch(/changed since it was evaluated/);
+    expect(runSync("git", ["log", "--format=%s"], ws.dir).trim().split("\n")).toHaveLength(1);
+  });
+
   /** The builder's attempt on a frozen run whose committed check.js passes when lib.txt says good. */
   function attemptOverCommittedCheck(): string {
     const goal = contractWith(ws.dir, [{ name: "check", threshold: 1 }]);

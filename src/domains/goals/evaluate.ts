@@ -82,6 +82,10 @@ export async function evalAttempt(
   // decision; or a file the evaluator itself wrote) judged no one tree, and is recorded as such.
   let current = tree;
   const frozenInputs = new Set(run.manifest.flatMap((entry) => Object.keys(entry.inputs?.files ?? {})));
+  const changeTimes = treeChangeTimes(await top, frozenInputs);
+  // Whether the base was found as made by a check after which nothing of the attempt ran: its
+  // next sample needs no check before it (one git fewer each time two base samples follow).
+  let baseCheckedSince = false;
   // One git call per side, not per sample: HEAD does not move under an evaluation.
   const heads = new Map<string, Promise<string | null>>();
   const headOf = (cwd: string) => {
@@ -105,16 +109,16 @@ export async function evalAttempt(
     });
     const before = current;
     // The base is checked before and after its sample: the attempt's samples run in between.
-    const baseChangedBefore = side === "base" && !(await base.intact());
-    const times = side === "attempt" ? await treeChangeTimes(dir, await top, frozenInputs) : null;
+    const baseChangedBefore = side === "base" && !baseCheckedSince && !(await base.intact());
+    if (side === "attempt") baseCheckedSince = false;
+    const times = side === "attempt" ? await changeTimes(current) : null;
     const measured = await sampleEvaluator(definition, cwd, interaction?.signal, frozen);
     if (side === "attempt") current = await fingerprint();
     // A file of the tree written while the sample ran, whatever it holds now: no one tree judged.
     const rewritten = times?.moved() === true;
-    const outcome =
-      side === "base" && (baseChangedBefore || !(await base.intact()))
-        ? { ...measured, value: null, error: BASE_CHANGED }
-        : measured;
+    const baseChanged = side === "base" && (baseChangedBefore || !(await base.intact()));
+    if (side === "base") baseCheckedSince = !baseChanged;
+    const outcome = baseChanged ? { ...measured, value: null, error: BASE_CHANGED } : measured;
     const sample: SampleRecord = {
       attemptId,
       evaluator: frozen.name,

@@ -224,7 +224,11 @@ export function* perCall(paths: readonly string[]): Generator<string[]> {
 /** Files tracked at HEAD plus untracked, non-ignored ones: what an input glob can match. */
 export async function workFiles(dir: string): Promise<string[]> {
   const top = await checkoutTop(dir);
-  if (!top) return [];
+  return top ? filesOfCheckout(top) : [];
+}
+
+/** `workFiles` of the checkout whose top is already known: one git fewer. */
+export async function filesOfCheckout(top: string): Promise<string[]> {
   const listed = await git(top, ["ls-files", "-z", "--cached", "--others", "--exclude-standard"]);
   if (!listed.ok) throw operational(`git ls-files failed: ${listed.stderr.trim()}`);
   return [...new Set(listed.stdout.split("\0").filter((path) => path !== ""))].sort();
