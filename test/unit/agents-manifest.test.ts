@@ -131,6 +131,33 @@ describe("agent.toml as users have it", () => {
   });
 });
 
+describe("discovering agent folders", () => {
+  it("follows a linked folder, and passes over a folder without a manifest, a stray file and a link to nowhere", () => {
+    const scratch = scratchDir();
+    try {
+      const root = join(scratch.dir, ".cairn", "agents");
+      const elsewhere = join(scratch.dir, "kept-elsewhere");
+      mkdirSync(elsewhere, { recursive: true });
+      writeFileSync(
+        join(elsewhere, "agent.toml"),
+        '[agent]\nname = "linked"\ndescription = "d"\n[run]\ncommand = "true"\n',
+      );
+      mkdirSync(join(root, "empty"), { recursive: true });
+      symlinkSync(elsewhere, join(root, "linked"));
+      symlinkSync(join(scratch.dir, "nowhere"), join(root, "gone"));
+      writeFileSync(join(root, "notes.txt"), "not an agent\n");
+      const catalog = agentCatalog(projectWorkspace(scratch.dir), {
+        CAIRN_HOME: join(scratch.dir, "home"),
+        DOTAGENT_HOME: join(scratch.dir, "no-dotagent"),
+      });
+      expect(catalog.tools.map((tool) => tool.name)).toEqual(["run-linked"]);
+      expect(catalog.problems).toEqual([]);
+    } finally {
+      scratch.cleanup();
+    }
+  });
+});
+
 describe("a manifest that cannot be read", () => {
   it("is a problem naming the file when it is a link to nowhere, never an agent gone quiet", () => {
     const scratch = scratchDir();

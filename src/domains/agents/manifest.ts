@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, readdirSync, statSync } from "node:fs";
+import { type Dirent, existsSync, lstatSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { os, sha256Hex } from "../../kernel/builtins.js";
@@ -141,6 +141,15 @@ export function parseManifest(text: string, path: string): LoadedAgent | Manifes
 const PARSED = new Map<string, { stamp: string; result: LoadedAgent | ManifestProblem }>();
 
 export function loadManifest(path: string): LoadedAgent | ManifestProblem {
+  return manifestAt(path) ?? { file: path, reason: "cannot read: ENOENT" };
+}
+
+/**
+ * `loadManifest`, or undefined when nothing at all is at `path`. A manifest linked to nowhere is
+ * a broken one, reported by name; a folder with no manifest is no agent. Told apart only when the
+ * file cannot be read: discovery stats each manifest once, not once to find it and again to read it.
+ */
+function manifestAt(path: string): LoadedAgent | ManifestProblem | undefined {
   let text: string;
   let stamp: string;
   try {
@@ -150,6 +159,11 @@ export function loadManifest(path: string): LoadedAgent | ManifestProblem {
     if (cached?.stamp === stamp) return cached.result;
     text = readRegularFile(path);
   } catch (error) {
+    try {
+      lstatSync(path);
+    } catch {
+      return undefined;
+    }
     const code = (error as NodeJS.ErrnoException).code;
     return {
       file: path,
@@ -168,6 +182,18 @@ export function loadManifest(path: string): LoadedAgent | ManifestProblem {
   return result;
 }
 
+/** Names in code-unit order, as `Array.prototype.sort` orders strings. */
+const inCodeUnitOrder = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Whether `path` leads to a folder, following links. */
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 export const isProblem = (value: LoadedAgent | ManifestProblem): value is ManifestProblem =>
   "reason" in value;
 
@@ -182,22 +208,16 @@ export function discoverAgents(roots: readonly string[]): Discovery {
   const byName = new Map<string, LoadedAgent>();
   for (const root of roots) {
     if (!existsSync(root)) continue;
-    let entries: string[];
+    let entries: Dirent[];
     try {
-      entries = readdirSync(root).sort();
+      entries = readdirSync(root, { withFileTypes: true }).sort((a, b) => inCodeUnitOrder(a.name, b.name));
     } catch {
       continue;
     }
     for (const entry of entries) {
-      const path = join(root, entry, MANIFEST_FILE);
-      try {
-        // lstat, not existsSync: a manifest linked to nowhere is a broken one, reported by name.
-        if (!statSync(join(root, entry)).isDirectory()) continue;
-        lstatSync(path);
-      } catch {
-        continue;
-      }
-      const loaded = loadManifest(path);
+      if (!entry.isDirectory() && !(entry.isSymbolicLink() && isFolder(join(root, entry.name)))) continue;
+      const loaded = manifestAt(join(root, entry.name, MANIFEST_FILE));
+      if (!loaded) continue;
       if (isProblem(loaded)) {
         problems.push(loaded);
         continue;
