@@ -122,6 +122,7 @@ export async function benchGates(): Promise<void> {
       figure: `${((100 * majority) / DECIDES).toFixed(0)}%`,
       baseline: [...verdicts].map(([verdict, n]) => `${n} ${verdict}`).join(", "),
       goal: "100% (keep)",
+      met: majority === DECIDES && verdicts.get("keep") === DECIDES,
     });
     const caught = slower.filter((round) => round.verdict === "revert").length;
     report({
@@ -129,6 +130,7 @@ export async function benchGates(): Promise<void> {
       figure: `${caught}/${DECIDES}`,
       baseline: `unchanged tree reverted ${unchanged.filter((r) => r.verdict === "revert").length}/${DECIDES}`,
       goal: "≥ 19/20",
+      met: caught >= Math.ceil(DECIDES * 0.95),
     });
     const all = [...unchanged, ...slower];
     const baselineCost = all.map((round) => round.wallMs - round.attemptMs);
@@ -142,6 +144,13 @@ export async function benchGates(): Promise<void> {
         ),
       )}`,
       goal: "≤ 1.3× the evaluator's own cost",
+      met:
+        percentile(baselineCost, 50) <=
+        1.3 *
+          percentile(
+            all.map((r) => r.attemptMs),
+            50,
+          ),
     });
     report({
       name: "  … base samples alone, p50",

@@ -9,6 +9,7 @@ import { benchGlobs } from "./globs.js";
 import { benchGoals } from "./goals.js";
 import { benchKnowledge } from "./knowledge.js";
 import { benchPostgres } from "./postgres.js";
+import { goalsSummary } from "./report.js";
 import { benchScale } from "./scale.js";
 import { benchSkills } from "./skills.js";
 import { benchSpine } from "./spine.js";
@@ -35,3 +36,4 @@ for (const [name, suite] of Object.entries(SUITES)) {
   if (wanted.length > 0 && !wanted.includes(name)) continue;
   await suite();
 }
+process.stdout.write(goalsSummary());

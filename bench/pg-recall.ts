@@ -70,11 +70,13 @@ export function reportRecall(sqlite: RecallFigures, postgres: RecallFigures): vo
     figure: p(postgres.samples),
     baseline: `sqlite ${p(sqlite.samples)}`,
     goal: "≤ 10 ms p50",
+    met: percentile(postgres.samples, 50) <= 10,
   });
   report({
     name: `recall hit@5 on ${n} facts, postgres`,
     figure: postgres.hit5.toFixed(2),
     baseline: `sqlite ${sqlite.hit5.toFixed(2)}`,
     goal: "≥ 0.90",
+    met: postgres.hit5 >= 0.9,
   });
 }

@@ -4,6 +4,8 @@ export interface Row {
   figure: string;
   baseline?: string;
   goal?: string;
+  /** Whether the figure meets its goal, where a number decides it: the run ends with those that do not. */
+  met?: boolean;
 }
 
 const rows: Row[] = [];
@@ -32,3 +34,16 @@ export function percentile(samples: number[], p: number): number {
 }
 
 export const ms = (value: number) => `${value.toFixed(value < 10 ? 2 : 1)} ms`;
+
+/**
+ * The goals a number decides, and those this run missed: a figure that drifts past its goal is
+ * said at the end of the run, not left for a reader to spot in one line of many.
+ */
+export function goalsSummary(): string {
+  const judged = rows.filter((row) => row.met !== undefined);
+  if (judged.length === 0) return "";
+  const missed = judged.filter((row) => row.met === false);
+  const lines = [`\n## goals: ${judged.length - missed.length} of ${judged.length} met in this run`];
+  for (const row of missed) lines.push(`not met: ${row.name.trim()}: ${row.figure} (${row.goal})`);
+  return `${lines.join("\n")}\n`;
+}

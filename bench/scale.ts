@@ -280,6 +280,7 @@ export async function benchScale(): Promise<void> {
     figure: `${(seeded.board + seeded.factsSeconds + notes.seconds).toFixed(0)} s${seeded.cached ? " (cached)" : ""}`,
     baseline: `board ${seeded.board.toFixed(0)} s, facts ${seeded.factsSeconds.toFixed(0)} s, notes ${notes.seconds.toFixed(0)} s`,
     goal: "≤ 120 s",
+    met: seeded.board + seeded.factsSeconds + notes.seconds <= 120,
   });
   report({
     name: "notes on the board",
@@ -303,6 +304,7 @@ export async function benchScale(): Promise<void> {
       figure: `${answers.same} of ${answers.asked}`,
       baseline: answers.first ? `first to differ: ${answers.first}` : "recall and briefs, byte for byte",
       goal: "all",
+      met: answers.same === answers.asked,
     });
   report({
     name: "server resident memory after the reads",
@@ -326,6 +328,7 @@ export async function benchScale(): Promise<void> {
       figure: p50p99(samples),
       baseline: `${(p50 / floor50).toFixed(1)} × whoami p50, ${(p99 / floor99).toFixed(1)} × p99; ${cpu(now, index + 1)}`,
       goal: "p50 ≤ 2 × whoami, p99 ≤ 15 ms",
+      met: p50 <= 2 * floor50 && p99 <= 15,
     });
     const old = before?.wall[index + 1];
     if (old) {

@@ -94,6 +94,7 @@ export async function benchSpine(): Promise<void> {
     figure: ms(median(coldCairn)),
     baseline: `minimal ${ms(median(coldMinimal))}, memory ${ms(median(coldMemory))}`,
     goal: `ratio ${(median(coldCairn) / median(coldMinimal)).toFixed(2)} / ${(median(coldCairn) / median(coldMemory)).toFixed(2)} (goal ≤ 1.00, stretch 0.70)`,
+    met: median(coldCairn) <= median(coldMinimal),
   });
 
   const cli: { ms: number; faults: number }[] = [];
@@ -109,6 +110,7 @@ export async function benchSpine(): Promise<void> {
     figure: ms(cliMs),
     baseline: `node -e 0 ${ms(bareMs)}`,
     goal: `+${ms(cliMs - bareMs)} (goal ≤ +60 ms)`,
+    met: cliMs - bareMs <= 60,
   });
   const cliFaults = median(cli.map((run) => run.faults));
   const bareFaults = median(bare.map((run) => run.faults));
@@ -126,6 +128,7 @@ export async function benchSpine(): Promise<void> {
     figure: `p50 ${ms(percentile(warm, 50))}`,
     baseline: `minimal p50 ${ms(percentile(warmMinimal, 50))}`,
     goal: "p50 ≤ 1 ms",
+    met: percentile(warm, 50) <= 1,
   });
   report({
     name: "  … p99",
@@ -141,6 +144,7 @@ export async function benchSpine(): Promise<void> {
     figure: `${rss.toFixed(1)} MB`,
     baseline: `minimal ${rssMinimal.toFixed(1)} MB, memory ${rssMemory.toFixed(1)} MB`,
     goal: `ratio ${(rss / rssMinimal).toFixed(2)} / ${(rss / rssMemory).toFixed(2)} (goal ≤ 1.00)`,
+    met: rss <= rssMinimal,
   });
 
   for (const profile of ["worker", "planner", "operator", "all"]) {
@@ -153,6 +157,7 @@ export async function benchSpine(): Promise<void> {
       figure: `${modelVisibleTokens(listed.tools)} tokens`,
       baseline: `full tools/list ${estimateTokens(JSON.stringify(listed).length)} tokens`,
       goal: goal ? `model-visible ≤ ${goal.toLocaleString("en")}` : "model-visible",
+      met: goal ? modelVisibleTokens(listed.tools) <= goal : undefined,
     });
   }
 }

@@ -143,6 +143,7 @@ async function pageWeight(): Promise<void> {
     figure: kb(shipped),
     baseline: `preact + hooks + htm alone ${kb(gz(floor.outputFiles[0]?.contents ?? new Uint8Array()))}`,
     goal: "≤ 60 KB",
+    met: shipped <= 60 * 1024,
   });
 }
 
@@ -205,6 +206,7 @@ async function browserLatency(dir: string, ui: Ui): Promise<void> {
       figure: ms(percentile(latencies, 50)),
       baseline: `p95 ${ms(percentile(latencies, 95))}; watcher polls every 100 ms`,
       goal: "≤ 250 ms",
+      met: percentile(latencies, 50) <= 250,
     });
   } finally {
     await browser.close();
@@ -227,6 +229,7 @@ export async function benchUi(): Promise<void> {
       figure: ms(percentile(now, 50)),
       baseline: `/api/pulse p50 ${ms(percentile(floor, 50))} (round-trip floor)`,
       goal: "≤ 300 ms",
+      met: percentile(now, 50) <= 300,
     });
     const board = await timed(ui, ["/api/board"]);
     report({
