@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/client";
-import { OWNER } from "../src/domains/identity/actor.js";
+import { type Actor, OWNER } from "../src/domains/identity/actor.js";
 import { buildBrief } from "../src/domains/knowledge/brief/gather.js";
 import { recall, remember } from "../src/domains/knowledge/memory.js";
 import { normaliseFact } from "../src/domains/knowledge/text.js";
@@ -333,16 +333,25 @@ async function benchBrief(): Promise<void> {
   });
   const config = WorkspaceConfig.parse({
     roles: {
-      owner: { summary: "runs the workspace", instructions: "Keep it tidy.", shortcuts: ["npm test"] },
+      builder: { summary: "builds the product", instructions: "Keep it tidy.", shortcuts: ["npm test"] },
     },
   });
+  // An agent of that role, as the brief's caller: owner is no role a cairn.toml may define.
+  const builder: Actor = {
+    id: "A-1",
+    name: "builder",
+    role: "builder",
+    grant: "rw",
+    isOwner: false,
+    parentId: null,
+  };
   const source = boardBriefSource(config);
   const now = new Date().toISOString();
   const samples: number[] = [];
   for (let i = 0; i < 300; i++) {
     const started = performance.now();
     await buildBrief(store, source, {
-      actor: OWNER,
+      actor: builder,
       config,
       taskId: `T-${1 + (i % TASKS)}`,
       now,
@@ -357,7 +366,7 @@ async function benchBrief(): Promise<void> {
   for (let i = 0; i < 400; i++) {
     const budget = 1 + Math.floor(random() * 8_000);
     const result = await buildBrief(store, source, {
-      actor: OWNER,
+      actor: builder,
       config,
       taskId: `T-${1 + (i % TASKS)}`,
       now,
