@@ -306,6 +306,66 @@ describe("the tree a keep commits is the tree cairn measured", () => {
     expect(runSync("git", ["log", "--format=%s"], ws.dir).trim().split("\n")).toHaveLength(1);
   });
 
+  it("counts no later sample whose code swaps a file of the tree that was away when the tree's files were listed", async () => {
+    const signals = scratchDir("cairn-hide-");
+    try {
+      // extra.txt, new in the attempt, is part of the tree it keeps: broken.
+      const goal = contractWith(ws.dir, [
+        { name: "score", threshold: 1 },
+        { name: "check", threshold: 1 },
+      ]);
+      // A noisy number runs on the base first. Its base sample waits there until the builder has
+      // moved extra.txt away (a builder's process would watch for the base's worktree), so the
+      // tree's files are next listed without it; the attempt's code puts it back as it starts.
+      const stash = join(signals.dir, "stash");
+      const score = [
+        `case "$PWD" in *cairn-base-*) touch ${signals.dir}/started;`,
+        `while [ ! -e ${signals.dir}/hidden ]; do sleep 0.05; done;;`,
+        `*) if [ -e ${stash} ]; then mv ${stash} extra.txt; fi;; esac; echo 'score 5'`,
+      ].join(" ");
+      // The check's code makes extra.txt good, reads it and puts "broken" back, every sample.
+      const check = nodeArgv(
+        "const fs=require('fs');fs.writeFileSync('extra.txt','good\\n');" +
+          "const ok=fs.readFileSync('extra.txt','utf8').trim()==='good';" +
+          "fs.writeFileSync('extra.txt','broken\\n');process.exit(ok?0:1)",
+      );
+      writePack(
+        ws.dir,
+        "fixture",
+        evaluatorToml({
+          name: "a-score",
+          proof: "score",
+          argv: ["sh", "-c", score],
+          read: "regex",
+          pattern: "score (\\d+)",
+          direction: "higher",
+          threshold: 1,
+          noisy: true,
+        }) + evaluatorToml({ name: "b-check", proof: "check", argv: check, repeats: 3 }),
+      );
+      const attempt = openAttempt(ws.dir, freezeRun(ws.dir, goal), builder);
+      writeFileSync(join(ws.dir, "extra.txt"), "broken\n");
+      const evaluation = spawn(process.execPath, [CAIRN_BIN, "attempt", "eval", attempt], {
+        cwd: ws.dir,
+        env: cleanEnv(builder),
+        stdio: "ignore",
+      });
+      const exited = new Promise<number>((resolve) => evaluation.on("close", resolve));
+      await waitFor(() => existsSync(join(signals.dir, "started")), 15_000, "the base's sample to start");
+      writeFileSync(stash, readFileSync(join(ws.dir, "extra.txt")));
+      rmSync(join(ws.dir, "extra.txt"));
+      writeFileSync(join(signals.dir, "hidden"), "");
+      expect(await exited).toBe(0);
+      expect(readFileSync(join(ws.dir, "extra.txt"), "utf8")).toBe("broken\n");
+      // Every check sample read a good extra.txt the tree never held: none may count.
+      const decided = cairn(ws.dir, ["attempt", "decide", attempt, "--json"], { env: builder });
+      expect(decided.stdout).not.toMatch(/"verdict": "keep"/);
+      expect(runSync("git", ["log", "--format=%s"], ws.dir).trim().split("\n")).toHaveLength(1);
+    } finally {
+      signals.cleanup();
+    }
+  });
+
   /** The builder's attempt on a frozen run whose committed check.js passes when lib.txt says good. */
   function attemptOverCommittedCheck(): string {
     const goal = contractWith(ws.dir, [{ name: "check", threshold: 1 }]);

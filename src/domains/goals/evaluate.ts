@@ -12,7 +12,7 @@ import { fingerprintsOf, refuseHiddenEdits } from "./measured-tree.js";
 import { sampleEvaluator } from "./runner.js";
 import { runOrThrow } from "./runs.js";
 import { compareToBase, nextRound, ROUND_PAIRS } from "./stats.js";
-import { treeChangeTimes } from "./tree-times.js";
+import { treeChangeTimes, treeFiles } from "./tree-times.js";
 
 type Side = SampleRecord["side"];
 
@@ -62,10 +62,14 @@ export async function evalAttempt(
   const places = checkoutPlaces(dir);
   const top = topOf(places);
   const fingerprint = fingerprintsOf(dir, top);
-  const [, driftBefore, tree] = await Promise.all([
+  const frozenInputs = new Set(run.manifest.flatMap((entry) => Object.keys(entry.inputs?.files ?? {})));
+  // The tree's files are listed beside each fingerprint, never kept for a later one (tree-times.ts).
+  const listFiles = async () => treeFiles(await top, frozenInputs);
+  const [, driftBefore, tree, listed] = await Promise.all([
     refuseHiddenEdits(dir, attemptId, "an evaluation", places),
     inputDrift(run.manifest, dir, top),
     fingerprint(),
+    listFiles(),
   ]);
   const base = baseTree(dir, attempt.baseHead);
   const watching = watchFrozenInputs(run.manifest, await top);
@@ -81,8 +85,7 @@ export async function evalAttempt(
   // under (a passing tree swapped in for the evaluators, the broken one put back before the
   // decision; or a file the evaluator itself wrote) judged no one tree, and is recorded as such.
   let current = tree;
-  const frozenInputs = new Set(run.manifest.flatMap((entry) => Object.keys(entry.inputs?.files ?? {})));
-  const changeTimes = treeChangeTimes(await top, frozenInputs);
+  let files = listed;
   // Whether the base was found as made by a check after which nothing of the attempt ran: its
   // next sample needs no check before it (one git fewer each time two base samples follow).
   let baseCheckedSince = false;
@@ -111,9 +114,9 @@ export async function evalAttempt(
     // The base is checked before and after its sample: the attempt's samples run in between.
     const baseChangedBefore = side === "base" && !baseCheckedSince && !(await base.intact());
     if (side === "attempt") baseCheckedSince = false;
-    const times = side === "attempt" ? await changeTimes(current) : null;
+    const times = side === "attempt" ? treeChangeTimes(await top, files) : null;
     const measured = await sampleEvaluator(definition, cwd, interaction?.signal, frozen);
-    if (side === "attempt") current = await fingerprint();
+    if (side === "attempt") [current, files] = await Promise.all([fingerprint(), listFiles()]);
     // A file of the tree written while the sample ran, whatever it holds now: no one tree judged.
     const rewritten = times?.moved() === true;
     const baseChanged = side === "base" && (baseChangedBefore || !(await base.intact()));
