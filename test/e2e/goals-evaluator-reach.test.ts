@@ -392,6 +392,71 @@ describe("a base that cannot be measured", () => {
     expect(decided.reasons.join("\n")).toMatch(/base's checkout was changed/);
     expect(runSync("git", ["log", "--format=%s"], ws.dir)).not.toMatch(/cairn: keep/);
   });
+
+  it("does not keep a regression whose builder makes the base worse for each of its samples and puts it back before it ends", async () => {
+    const signals = scratchDir("cairn-base-swap-");
+    try {
+      writeFileSync(join(ws.dir, "score.txt"), "90\n");
+      commit("the score");
+      const goal = contractWith(ws.dir, [{ name: "quality", threshold: 50 }]);
+      // On the base, each sample waits for the builder's edit before it reads, and for the file
+      // put back before it prints: the builder's process wins its race every time.
+      const wait = (name: string) => `while [ ! -e ${signals.dir}/${name}.$n ]; do sleep 0.02; done`;
+      const script = [
+        `case "$PWD" in *cairn-base-*) n=$(ls ${signals.dir} | grep -c started); touch ${signals.dir}/started.$n;`,
+        `${wait("swapped")}; v=$(cat score.txt); touch ${signals.dir}/read.$n; ${wait("restored")};`,
+        `echo "score $v";; *) echo "score $(cat score.txt)";; esac`,
+      ].join(" ");
+      writePack(
+        ws.dir,
+        "fixture",
+        evaluatorToml({
+          name: "fixture-quality",
+          proof: "quality",
+          argv: ["sh", "-c", script],
+          read: "regex",
+          pattern: "score (\\d+)",
+          direction: "higher",
+          threshold: 50,
+          noisy: true,
+        }),
+      );
+      const attempt = openAttempt(ws.dir, freezeRun(ws.dir, goal), builder);
+      // A drop from 90 to 60: a regression against the base.
+      writeFileSync(join(ws.dir, "score.txt"), "60\n");
+      const evaluation = spawn(process.execPath, [CAIRN_BIN, "attempt", "eval", attempt], {
+        cwd: ws.dir,
+        env: cleanEnv(builder),
+        stdio: "ignore",
+      });
+      let exited = false;
+      const closed = new Promise<number>((resolve) => evaluation.on("close", resolve));
+      void closed.then(() => {
+        exited = true;
+      });
+      const baseFile = () => {
+        const listed = runSync("git", ["worktree", "list", "--porcelain"], ws.dir);
+        const line = listed.split("\n").find((entry) => entry.includes("cairn-base-")) as string;
+        return join(line.slice("worktree ".length), "score.txt");
+      };
+      for (let n = 0; ; n++) {
+        await waitFor(() => exited || existsSync(join(signals.dir, `started.${n}`)), 30_000, "a base sample");
+        if (exited) break;
+        writeFileSync(baseFile(), "40\n");
+        writeFileSync(join(signals.dir, `swapped.${n}`), "");
+        await waitFor(() => existsSync(join(signals.dir, `read.${n}`)), 15_000, "the base's read");
+        writeFileSync(baseFile(), "90\n");
+        writeFileSync(join(signals.dir, `restored.${n}`), "");
+      }
+      expect(await closed).toBe(0);
+      const decided = cairn(ws.dir, ["attempt", "decide", attempt, "--json"], { env: builder });
+      expect(decided.stdout).not.toMatch(/"verdict": "keep"/);
+      expect(decided.stdout).toMatch(/base's checkout was changed/);
+      expect(runSync("git", ["log", "--format=%s"], ws.dir)).not.toMatch(/cairn: keep/);
+    } finally {
+      signals.cleanup();
+    }
+  });
 });
 
 describe("a hidden holdout in a decision", () => {

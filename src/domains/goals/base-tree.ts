@@ -4,6 +4,7 @@ import { os } from "../../kernel/builtins.js";
 import { removeLeftoversOfDeadProcesses } from "../../kernel/leftovers.js";
 import { addWorktree, checkoutTop, placeInCheckout, pruneWorktrees, removeWorktree } from "./git.js";
 import { treeFingerprint } from "./measured-tree.js";
+import { type ChangeTimes, treeChangeTimes, treeFiles } from "./tree-times.js";
 
 /**
  * The attempt's base, checked out beside it for the length of one evaluation, so noisy
@@ -19,6 +20,12 @@ export interface BaseTree {
    * list`) and rewrite it: a base made slower hides a regression.
    */
   intact(): Promise<boolean>;
+  /**
+   * The change times of the base's files, taken before a sample: `moved()` after it tells whether
+   * any was written meanwhile. `intact()` around a sample misses a file made worse while the
+   * evaluator reads it and put back before it ends; its change time cannot be put back.
+   */
+  changeTimes(): ChangeTimes;
   dispose(): Promise<void>;
 }
 
@@ -29,7 +36,7 @@ const BASE_PREFIX = "cairn-base-";
 const SHARED_FOLDERS = ["node_modules", ".venv", "venv"];
 
 export function baseTree(dir: string, baseHead: string | null): BaseTree {
-  let made: { path: string; cwd: string; pristine: string } | null = null;
+  let made: { path: string; cwd: string; pristine: string; files: string[] } | null = null;
   const fingerprint = (path: string) => treeFingerprint(path, Promise.resolve(path));
   let forget = () => {};
   return {
@@ -48,6 +55,8 @@ export function baseTree(dir: string, baseHead: string | null): BaseTree {
       process.once("exit", removeOnExit);
       forget = () => process.removeListener("exit", removeOnExit);
       await addWorktree(dir, path, baseHead);
+      // Its files as checked out, before the shared folders are linked in: the base's own.
+      const files = await treeFiles(path, new Set());
       for (const folder of SHARED_FOLDERS) {
         const source = join(top, folder);
         if (existsSync(source) && !existsSync(join(path, folder))) symlinkSync(source, join(path, folder));
@@ -55,11 +64,14 @@ export function baseTree(dir: string, baseHead: string | null): BaseTree {
       // By real paths (placeInCheckout): a workspace reached through a link (`CAIRN_DIR`) put
       // the base's samples in `../link` beside the base's copy, a folder anyone can make.
       const place = placeInCheckout(top, dir);
-      made = { path, cwd: join(path, place), pristine: await fingerprint(path) };
+      made = { path, cwd: join(path, place), pristine: await fingerprint(path), files };
       return made.cwd;
     },
     async intact() {
       return made === null || (await fingerprint(made.path)) === made.pristine;
+    },
+    changeTimes() {
+      return made ? treeChangeTimes(made.path, made.files) : { moved: () => false };
     },
     async dispose() {
       if (made) await removeWorktree(dir, made.path);

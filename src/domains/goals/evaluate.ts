@@ -111,15 +111,17 @@ export async function evalAttempt(
       message: `${label} ${side === "base" ? "on the base" : ""} (#${index + 1})`.replace("  ", " "),
     });
     const before = current;
-    // The base is checked before and after its sample: the attempt's samples run in between.
+    // The base is checked before and after its sample: the attempt's samples run in between. Its
+    // files' change times are watched over the sample, as the attempt's are: a base file made
+    // worse while the evaluator reads it and put back before it ends leaves the base as made.
     const baseChangedBefore = side === "base" && !baseCheckedSince && !(await base.intact());
     if (side === "attempt") baseCheckedSince = false;
-    const times = side === "attempt" ? treeChangeTimes(await top, files) : null;
+    const times = side === "attempt" ? treeChangeTimes(await top, files) : base.changeTimes();
     const measured = await sampleEvaluator(definition, cwd, interaction?.signal, frozen);
     if (side === "attempt") [current, files] = await Promise.all([fingerprint(), listFiles()]);
     // A file of the tree written while the sample ran, whatever it holds now: no one tree judged.
-    const rewritten = times?.moved() === true;
-    const baseChanged = side === "base" && (baseChangedBefore || !(await base.intact()));
+    const rewritten = side === "attempt" && times.moved();
+    const baseChanged = side === "base" && (baseChangedBefore || times.moved() || !(await base.intact()));
     if (side === "base") baseCheckedSince = !baseChanged;
     const outcome = baseChanged ? { ...measured, value: null, error: BASE_CHANGED } : measured;
     const sample: SampleRecord = {
