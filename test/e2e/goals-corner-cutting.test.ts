@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import {
   appendFileSync,
   chmodSync,
@@ -15,6 +14,7 @@ import {
   cairnJson,
   checkRun,
   contractWith,
+  evalInBackground,
   evaluatorToml,
   freezeRun,
   gitWorkspace,
@@ -23,7 +23,7 @@ import {
   writePack,
 } from "../helpers/goals.js";
 import { pidFrom, waitFor } from "../helpers/processes.js";
-import { addAgent, CAIRN_BIN, cairn, cleanEnv, runSync, scratchDir } from "../helpers/workspace.js";
+import { addAgent, cairn, runSync, scratchDir } from "../helpers/workspace.js";
 
 /**
  * A builder with a read-write grant that wants a keep it has not earned: each test is one way
@@ -263,12 +263,7 @@ describe("the tree a keep commits is the tree cairn measured", () => {
       const run = checkRun(ws.dir, { argv: ["sh", "-c", `${wait}; grep -q good lib.txt`] });
       const attempt = openAttempt(ws.dir, run, builder);
       writeFileSync(join(ws.dir, "lib.txt"), "broken\n");
-      const evaluation = spawn(process.execPath, [CAIRN_BIN, "attempt", "eval", attempt], {
-        cwd: ws.dir,
-        env: cleanEnv(builder),
-        stdio: "ignore",
-      });
-      const exited = new Promise<number>((resolve) => evaluation.on("close", resolve));
+      const { exited } = evalInBackground(ws.dir, attempt, builder);
       await waitFor(() => existsSync(join(signals.dir, "started")), 15_000, "the evaluator to start");
       writeFileSync(join(ws.dir, "lib.txt"), "good\n");
       writeFileSync(join(signals.dir, "swapped"), "");
@@ -345,12 +340,7 @@ describe("the tree a keep commits is the tree cairn measured", () => {
       );
       const attempt = openAttempt(ws.dir, freezeRun(ws.dir, goal), builder);
       writeFileSync(join(ws.dir, "extra.txt"), "broken\n");
-      const evaluation = spawn(process.execPath, [CAIRN_BIN, "attempt", "eval", attempt], {
-        cwd: ws.dir,
-        env: cleanEnv(builder),
-        stdio: "ignore",
-      });
-      const exited = new Promise<number>((resolve) => evaluation.on("close", resolve));
+      const { exited } = evalInBackground(ws.dir, attempt, builder);
       await waitFor(() => existsSync(join(signals.dir, "started")), 15_000, "the base's sample to start");
       writeFileSync(stash, readFileSync(join(ws.dir, "extra.txt")));
       rmSync(join(ws.dir, "extra.txt"));
@@ -643,12 +633,7 @@ describe("an evaluation killed part way", () => {
     const attempt = openAttempt(ws.dir, run, builder);
     writeFileSync(join(ws.dir, "lib.txt"), "changed\n");
     writeFileSync(join(ws.dir, "expected.txt"), "pass\n");
-    const evaluation = spawn(process.execPath, [CAIRN_BIN, "attempt", "eval", attempt], {
-      cwd: ws.dir,
-      env: cleanEnv(builder),
-      stdio: "ignore",
-    });
-    const exited = new Promise((resolve) => evaluation.on("close", resolve));
+    const { child: evaluation, exited } = evalInBackground(ws.dir, attempt, builder);
     const second = await pidFrom(pidFile);
     evaluation.kill("SIGKILL");
     await exited;

@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -6,6 +5,7 @@ import {
   cairnJson,
   checkRun,
   contractWith,
+  evalInBackground,
   evaluatorToml,
   freezeRun,
   gitWorkspace,
@@ -14,7 +14,7 @@ import {
   writePack,
 } from "../helpers/goals.js";
 import { pidFrom, processGone, waitFor } from "../helpers/processes.js";
-import { addAgent, CAIRN_BIN, cairn, cleanEnv, runSync, scratchDir } from "../helpers/workspace.js";
+import { addAgent, cairn, runSync, scratchDir } from "../helpers/workspace.js";
 
 /**
  * What a frozen evaluator reaches beyond the files its argv names: the package runner's own
@@ -424,13 +424,8 @@ describe("a base that cannot be measured", () => {
       const attempt = openAttempt(ws.dir, freezeRun(ws.dir, goal), builder);
       // A drop from 90 to 60: a regression against the base.
       writeFileSync(join(ws.dir, "score.txt"), "60\n");
-      const evaluation = spawn(process.execPath, [CAIRN_BIN, "attempt", "eval", attempt], {
-        cwd: ws.dir,
-        env: cleanEnv(builder),
-        stdio: "ignore",
-      });
+      const { exited: closed } = evalInBackground(ws.dir, attempt, builder);
       let exited = false;
-      const closed = new Promise<number>((resolve) => evaluation.on("close", resolve));
       void closed.then(() => {
         exited = true;
       });
@@ -561,12 +556,7 @@ describe.skipIf(process.platform !== "linux")("stopping cairn during an evaluati
       );
       const run = freezeRun(ws.dir, goal);
       const attempt = openAttempt(ws.dir, run, builder);
-      const child = spawn(process.execPath, [CAIRN_BIN, "attempt", "eval", attempt], {
-        cwd: ws.dir,
-        env: cleanEnv(builder),
-        stdio: "ignore",
-      });
-      const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+      const { child, exited } = evalInBackground(ws.dir, attempt, builder);
       const pid = await pidFrom(pidFile);
       escaped.push(pid);
       // The base is measured first, in a worktree of its own: it exists now.

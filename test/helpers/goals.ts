@@ -1,6 +1,7 @@
+import { spawn } from "node:child_process";
 import { mkdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { arrange, cairn, runSync, scratchDir } from "./workspace.js";
+import { arrange, CAIRN_BIN, cairn, cleanEnv, runSync, scratchDir } from "./workspace.js";
 
 /** An empty git repository in a scratch folder, ready to commit to (a committer named, no signing). */
 export function gitRepo(prefix: string, ...initArgs: string[]): { dir: string; cleanup: () => void } {
@@ -112,4 +113,15 @@ export function checkRun(
   const goal = contractWith(dir, [{ name: "check", threshold: 1 }]);
   writePack(dir, "fixture", evaluatorToml({ name: "fixture-check", proof: "check", ...evaluator }));
   return freezeRun(dir, goal);
+}
+
+/** `cairn attempt eval` started in the background as `env`'s caller; `exited` settles with its exit code. */
+export function evalInBackground(dir: string, attempt: string, env: Record<string, string | undefined>) {
+  const child = spawn(process.execPath, [CAIRN_BIN, "attempt", "eval", attempt], {
+    cwd: dir,
+    env: cleanEnv(env),
+    stdio: "ignore",
+  });
+  const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+  return { child, exited };
 }
