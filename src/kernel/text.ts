@@ -76,3 +76,6 @@ export function previewOfHead(
   const kept = cutText(head, max);
   return `${kept}… [${length - kept.length} more characters${whole ? `; whole: ${whole}` : ""}]`;
 }
+
+/** Strings in UTF-16 code-unit order, as `Array.prototype.sort` orders them by default: no locale. */
+export const inCodeUnitOrder = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);

@@ -3,6 +3,7 @@ import { join, resolve } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { os, sha256Hex } from "../../kernel/builtins.js";
 import { readRegularFile } from "../../kernel/regular-file.js";
+import { inCodeUnitOrder } from "../../kernel/text.js";
 import { homeWorkspace, type Workspace } from "../workspace/discover.js";
 import { type Manifest, manifestSchemas, type Schedule, unknownKeys } from "./manifest-schema.js";
 
@@ -181,9 +182,6 @@ function manifestAt(path: string): LoadedAgent | ManifestProblem | undefined {
   PARSED.set(path, { stamp, result });
   return result;
 }
-
-/** Names in code-unit order, as `Array.prototype.sort` orders strings. */
-const inCodeUnitOrder = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Whether `path` leads to a folder, following links. */
 function isFolder(path: string): boolean {

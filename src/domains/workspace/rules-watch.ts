@@ -1,5 +1,5 @@
 import { thisMachineRecord } from "../../kernel/machine.js";
-import { previewText } from "../../kernel/text.js";
+import { inCodeUnitOrder, previewText } from "../../kernel/text.js";
 import type { Store, Tx } from "../../store/store.js";
 import type { Actor } from "../identity/actor.js";
 import type { WorkspaceConfig } from "./config.js";
@@ -67,7 +67,7 @@ const rank = (section: string) => (isSingle(section) ? 0 : section.startsWith("s
  * same edit, past what `activity` previews and at the end of a line a page long.
  */
 function inReadingOrder(sections: readonly string[]): string[] {
-  return [...sections].sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
+  return [...sections].sort((a, b) => rank(a) - rank(b) || inCodeUnitOrder(a, b));
 }
 
 /** The sections that differ between two sets of rules: added, removed or changed. */

@@ -1,5 +1,5 @@
 import { usageError } from "../../kernel/outcome.js";
-import { quoteValue } from "../../kernel/text.js";
+import { inCodeUnitOrder, quoteValue } from "../../kernel/text.js";
 import { CONTENT_TABLES } from "../sqlite/migrations/index.js";
 import type { CountsRepo, DumpRecord, TransferRepo } from "../store.js";
 import { ident, type PgDb } from "./db.js";
@@ -46,7 +46,7 @@ export function pgTransfer(db: PgDb): TransferRepo {
       ).rows)
         last.set(row.name, Number(row.last));
       const counters: Record<string, number> = {};
-      for (const [table, shape] of (await keyedTables()).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      for (const [table, shape] of (await keyedTables()).sort(([a], [b]) => inCodeUnitOrder(a, b))) {
         const counter = last.get(table);
         if (counter === undefined) continue;
         const top = await db.query<{ top: number | null }>(

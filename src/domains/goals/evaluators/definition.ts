@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { sha256Hex } from "../../../kernel/builtins.js";
+import { inCodeUnitOrder } from "../../../kernel/text.js";
 import { PROOF_NAME } from "../contract.js";
 
 const EVALUATOR_NAME = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
@@ -97,7 +98,7 @@ function canonical(value: unknown): string {
   if (value !== null && typeof value === "object") {
     const entries = Object.entries(value as Record<string, unknown>)
       .filter(([, item]) => item !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      .sort(([a], [b]) => inCodeUnitOrder(a, b));
     return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonical(item)}`).join(",")}}`;
   }
   return JSON.stringify(value);
