@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   cairnJson,
   contractWith,
+  evalInBackground,
   evaluatorToml,
   freezeRun,
   gitWorkspace,
@@ -158,12 +159,7 @@ describe.skipIf(process.platform !== "linux")("an evaluation killed outright", (
       );
       const attempt = openAttempt(repo.dir, freezeRun(repo.dir, goal));
       writeFileSync(hold, "");
-      const evaluation = spawn(process.execPath, [CAIRN_BIN, "attempt", "eval", attempt], {
-        cwd: repo.dir,
-        env: cleanEnv(),
-        stdio: "ignore",
-      });
-      const exited = new Promise((resolve) => evaluation.on("close", resolve));
+      const { child: evaluation, exited } = evalInBackground(repo.dir, attempt);
       const inBase = () =>
         existsSync(cwds)
           ? readFileSync(cwds, "utf8")

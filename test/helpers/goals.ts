@@ -116,7 +116,7 @@ export function checkRun(
 }
 
 /** `cairn attempt eval` started in the background as `env`'s caller; `exited` settles with its exit code. */
-export function evalInBackground(dir: string, attempt: string, env: Record<string, string | undefined>) {
+export function evalInBackground(dir: string, attempt: string, env: Record<string, string | undefined> = {}) {
   const child = spawn(process.execPath, [CAIRN_BIN, "attempt", "eval", attempt], {
     cwd: dir,
     env: cleanEnv(env),
