@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readFileSync, type Stats } from "node:fs";
 
 /**
  * Open `path` only if it is a regular file. Opened with O_NONBLOCK and judged by the
@@ -8,12 +8,18 @@ import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs
  * `code` is "ENOTREG". O_NONBLOCK changes nothing for a regular file.
  */
 export function openRegularFile(path: string, flags: number = constants.O_RDONLY, mode?: number): number {
+  return openRegular(path, flags, mode).fd;
+}
+
+/** `openRegularFile`, with the descriptor's stat: what a reader of the bytes may trust them by. */
+function openRegular(path: string, flags: number, mode?: number): { fd: number; stats: Stats } {
   const fd = openSync(path, flags | constants.O_NONBLOCK, mode);
   try {
-    if (!fstatSync(fd).isFile()) {
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) {
       throw Object.assign(new Error(`${path} is not a regular file`), { code: "ENOTREG" });
     }
-    return fd;
+    return { fd, stats };
   } catch (error) {
     closeSync(fd);
     throw error;
@@ -30,11 +36,15 @@ export function readRegularBytes(
   path: string,
   { follow = false, maxBytes = Number.POSITIVE_INFINITY } = {},
 ): Buffer {
-  const fd = openRegularFile(path, constants.O_RDONLY | (follow ? 0 : constants.O_NOFOLLOW));
+  return readRegular(path, follow, maxBytes).bytes;
+}
+
+function readRegular(path: string, follow: boolean, maxBytes: number): { bytes: Buffer; stats: Stats } {
+  const { fd, stats } = openRegular(path, constants.O_RDONLY | (follow ? 0 : constants.O_NOFOLLOW));
   try {
-    if (fstatSync(fd).size > maxBytes)
+    if (stats.size > maxBytes)
       throw Object.assign(new Error(`${path} is larger than ${maxBytes} bytes`), { code: "ETOOBIG" });
-    return readFileSync(fd);
+    return { bytes: readFileSync(fd), stats };
   } finally {
     closeSync(fd);
   }
@@ -43,4 +53,13 @@ export function readRegularBytes(
 /** A catalog file's whole text, read only if it is a regular file (see `openRegularFile`). */
 export function readRegularFile(path: string): string {
   return readRegularBytes(path, { follow: true }).toString("utf8");
+}
+
+/**
+ * `readRegularFile`, with the stat of the very file read, taken before its bytes were: a stamp
+ * (kernel/stamp-cache.ts) for what was parsed from them, with no stat of the path of its own.
+ */
+export function readRegularFileStated(path: string): { text: string; stats: Stats } {
+  const { bytes, stats } = readRegular(path, true, Number.POSITIVE_INFINITY);
+  return { text: bytes.toString("utf8"), stats };
 }

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -6,6 +7,7 @@ import { isProblem, type LoadedAgent, parseManifest } from "../../src/domains/ag
 import { runToolName } from "../../src/domains/agents/naming.js";
 import { splitArgv } from "../../src/domains/agents/preflight.js";
 import { projectWorkspace } from "../../src/domains/workspace/discover.js";
+import { RACY_MS } from "../../src/kernel/stamp-cache.js";
 import { scratchDir } from "../helpers/workspace.js";
 
 const parse = (text: string) => parseManifest(text, "/agents/x/agent.toml");
@@ -152,6 +154,36 @@ describe("discovering agent folders", () => {
       });
       expect(catalog.tools.map((tool) => tool.name)).toEqual(["run-linked"]);
       expect(catalog.problems).toEqual([]);
+    } finally {
+      scratch.cleanup();
+    }
+  });
+});
+
+describe("a manifest parsed earlier in the process", () => {
+  it("is read again when rewritten in place with its size and modification time put back", async () => {
+    const scratch = scratchDir();
+    try {
+      const file = join(scratch.dir, ".cairn", "agents", "nightly", "agent.toml");
+      mkdirSync(join(file, ".."), { recursive: true });
+      const manifest = (command: string) =>
+        `[agent]\nname = "nightly"\ndescription = "d"\n[run]\ncommand = "${command}"\n`;
+      writeFileSync(file, manifest("true"));
+      const commands = () =>
+        agentCatalog(projectWorkspace(scratch.dir), {
+          CAIRN_HOME: join(scratch.dir, "home"),
+          DOTAGENT_HOME: join(scratch.dir, "no-dotagent"),
+        }).tools.map((tool) => tool.agent.manifest.run.command);
+      // Settled, so the parse is kept (a file changed within RACY_MS is parsed on every build).
+      await new Promise((resolve) => setTimeout(resolve, RACY_MS + 100));
+      expect(commands()).toEqual(["true"]);
+      // The same length, the same inode, the old modification time to the nanosecond (`touch -r`;
+      // Node sets times in milliseconds at best): only the change time tells.
+      const times = join(scratch.dir, "times");
+      execFileSync("touch", ["-r", file, times]);
+      writeFileSync(file, manifest("echo"));
+      execFileSync("touch", ["-r", times, file]);
+      expect(commands()).toEqual(["echo"]);
     } finally {
       scratch.cleanup();
     }

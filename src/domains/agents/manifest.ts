@@ -2,7 +2,8 @@ import { type Dirent, existsSync, lstatSync, readdirSync, statSync } from "node:
 import { join, resolve } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { os, sha256Hex } from "../../kernel/builtins.js";
-import { readRegularFile } from "../../kernel/regular-file.js";
+import { readRegularFileStated } from "../../kernel/regular-file.js";
+import { isRacy, StampCache, stampOf } from "../../kernel/stamp-cache.js";
 import { inCodeUnitOrder } from "../../kernel/text.js";
 import { homeWorkspace, type Workspace } from "../workspace/discover.js";
 import { type Manifest, manifestSchemas, type Schedule, unknownKeys } from "./manifest-schema.js";
@@ -135,11 +136,11 @@ export function parseManifest(text: string, path: string): LoadedAgent | Manifes
 }
 
 /**
- * Parsed manifests by path, kept while the file's size, inode and modification time (in ns)
- * hold: the catalog is rebuilt on every `tools/list` and call, and re-parsing 500 unchanged
- * files each time is most of its cost.
+ * Parsed manifests by path, kept while the file's stamp holds (kernel/stamp-cache.ts says what a
+ * stamp guarantees): the catalog is rebuilt on every `tools/list` and call, and re-parsing 500
+ * unchanged files each time is most of its cost.
  */
-const PARSED = new Map<string, { stamp: string; result: LoadedAgent | ManifestProblem }>();
+const PARSED = new StampCache<LoadedAgent | ManifestProblem>();
 
 export function loadManifest(path: string): LoadedAgent | ManifestProblem {
   return manifestAt(path) ?? { file: path, reason: "cannot read: ENOENT" };
@@ -148,17 +149,22 @@ export function loadManifest(path: string): LoadedAgent | ManifestProblem {
 /**
  * `loadManifest`, or undefined when nothing at all is at `path`. A manifest linked to nowhere is
  * a broken one, reported by name; a folder with no manifest is no agent. Told apart only when the
- * file cannot be read: discovery stats each manifest once, not once to find it and again to read it.
+ * file cannot be read: discovery stats each manifest once, not once to find it and again to read
+ * it. A manifest never parsed is not stated at all: its stamp is the stat of the file read.
  */
 function manifestAt(path: string): LoadedAgent | ManifestProblem | undefined {
   let text: string;
   let stamp: string;
+  let racy: boolean;
   try {
-    const stat = statSync(path, { bigint: true });
-    stamp = `${stat.size}:${stat.mtimeNs}:${stat.ino}`;
-    const cached = PARSED.get(path);
-    if (cached?.stamp === stamp) return cached.result;
-    text = readRegularFile(path);
+    if (PARSED.has(path)) {
+      const cached = PARSED.get(path, stampOf(statSync(path)));
+      if (cached) return cached;
+    }
+    const read = readRegularFileStated(path);
+    text = read.text;
+    stamp = stampOf(read.stats);
+    racy = isRacy(read.stats, Date.now());
   } catch (error) {
     try {
       lstatSync(path);
@@ -179,7 +185,7 @@ function manifestAt(path: string): LoadedAgent | ManifestProblem | undefined {
     // it failed every catalog read, and with it the daemon's passes and every MCP call.
     result = { file: path, reason: `cairn could not read it: ${(error as Error).message}` };
   }
-  PARSED.set(path, { stamp, result });
+  PARSED.set(path, stamp, racy, result);
   return result;
 }
 
