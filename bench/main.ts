@@ -3,6 +3,9 @@
  * measured in the same run. Pass names to run a subset: `npm run bench -- spine`;
  * the scale suite takes sizes: `npm run bench -- scale --tasks=20000 --facts=100000`.
  */
+// First, as in cairn's own entry (src/main.ts): what runs in process here (a catalog build, a
+// brief, a recall) validates with the zod that cairn runs, without compiled fast paths.
+import "../src/kernel/zod-jitless.js";
 import { benchAgents } from "./agents.js";
 import { benchFeed } from "./feed.js";
 import { benchGlobs } from "./globs.js";
