@@ -462,6 +462,17 @@ describe("options that run a program or write a file the caller names", () => {
       ["init", "/home/u"],
       ["format-patch", "-1", "-o", "/home/u/.bashrc.d"],
       ["format-patch", "-1", "--output-directory=/home/u/.bashrc.d"],
+      ["merge-file", "--theirs", "/home/u/.bashrc", "/dev/null", "payload"],
+      ["merge-file", "-L", "-p", "/home/u/.bashrc", "/dev/null", "payload"],
+      ["merge-file", "--std", "/home/u/.bashrc", "/dev/null", "payload"],
+      ["apply", "--unsafe-paths", "--directory=/home/u", "x.patch"],
+      ["apply", "--unsa", "--dir=/home/u", "x.patch"],
+      ["mailsplit", "-o/home/u/.bashrc.d", "mbox"],
+      ["init-db", "/home/u"],
+      ["init-db", "--template=./tpl"],
+      ["init", "--templ=./tpl"],
+      ["init", "--separate-git=/home/u/g"],
+      ["checkout-index", "--pref=/home/u/.", "bashrc"],
     ])
       expect(rule("git", args), `git ${args.join(" ")}`).toBe("confirm");
     for (const args of [
@@ -473,6 +484,11 @@ describe("options that run a program or write a file the caller names", () => {
       ["init", "-b", "main"],
       ["worktree", "list"],
       ["format-patch", "-1", "--stdout"],
+      ["merge-file", "-p", "a", "b", "c"],
+      ["merge-file", "-qp", "a", "b", "c"],
+      ["merge-file", "-L", "x", "--stdout", "a", "b", "c"],
+      ["apply", "--check", "x.patch"],
+      ["init-db"],
       ["checkout", "HEAD", "--", "README.md"],
     ])
       expect(rule("git", args), `git ${args.join(" ")}`).toBe("allow");

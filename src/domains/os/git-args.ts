@@ -215,8 +215,6 @@ export function gitWrites(args: readonly string[]): string | undefined {
   const { sub, rest } = gitSubcommand(args);
   const global = args.slice(0, args.length - rest.length - (sub === undefined ? 0 : 1));
   if (global.some((arg) => arg === "--work-tree" || arg.startsWith("--work-tree="))) return "--work-tree";
-  const has = (...names: string[]) =>
-    rest.some((arg) => names.some((name) => arg === name || arg.startsWith(`${name}=`)));
   switch (sub) {
     case "archive":
       return rest.some((arg) => arg.startsWith("-o")) ? "archive -o" : undefined;
@@ -228,15 +226,53 @@ export function gitWrites(args: readonly string[]): string | undefined {
         ? "format-patch -o"
         : undefined;
     case "checkout-index":
-      return has("--prefix") ? "checkout-index --prefix" : undefined;
+      return rest.some((arg) => abbreviates(arg, "--prefix")) ? "checkout-index --prefix" : undefined;
     case "worktree":
       return rest[0] === "add" || rest[0] === "move" ? `worktree ${rest[0]}` : undefined;
+    // The first operand takes the merged text, but to standard output (or, 2.44+, as an object).
+    case "merge-file":
+      return mergeFileWritesNothing(rest) ? undefined : "merge-file";
+    // A patch's files out of the work tree, where `--directory` says.
+    case "apply":
+      return rest.some((arg) => abbreviates(arg, "--unsafe-paths")) ? "apply --unsafe-paths" : undefined;
+    // Each message of a mailbox, a file in the folder `-o` names.
+    case "mailsplit":
+      return rest.some((arg) => arg.startsWith("-o")) ? "mailsplit -o" : undefined;
     case "clone":
     case "init":
-      for (const option of ["--separate-git-dir", "--template"]) if (has(option)) return `${sub} ${option}`;
+    // init's other name.
+    case "init-db":
+      // By any prefix git takes for them (`--templ=…`, `--separate-git=…`), as for every long option.
+      for (const option of ["--separate-git-dir", "--template"])
+        if (rest.some((arg) => abbreviates(arg, option))) return `${sub} ${option}`;
       // A clone into a folder of the caller's (its second operand), a repository made at one.
       return gitOperands(rest).length > (sub === "clone" ? 1 : 0) ? `${sub} DIRECTORY` : undefined;
     default:
       return undefined;
   }
+}
+
+/** Whether `arg` names the long `option`, written whole or by a prefix (`--templ=x` for `--template`). */
+function abbreviates(arg: string, option: string): boolean {
+  const name = arg.split("=")[0] as string;
+  return name.length > 2 && name.startsWith("--") && option.startsWith(name);
+}
+
+/**
+ * Whether `git merge-file` prints the merge (`-p`, `--stdout`, `-qp`) or stores it as an object
+ * (`--object-id`) rather than writing it over its first operand. A label (`-L -p`) is no `-p`;
+ * an abbreviation of `--stdout` is read as a write.
+ */
+function mergeFileWritesNothing(rest: readonly string[]): boolean {
+  for (let at = 0; at < rest.length; at++) {
+    const arg = rest[at] as string;
+    if (arg === "--") return false;
+    if (arg === "--stdout" || arg === "--object-id") return true;
+    if (arg.startsWith("--") || !arg.startsWith("-")) continue;
+    // A cluster of short flags: `-L` takes the rest of it, or the next argument, as a label.
+    const label = arg.indexOf("L");
+    if (arg.slice(1, label < 0 ? undefined : label).includes("p")) return true;
+    if (label === arg.length - 1) at++;
+  }
+  return false;
 }

@@ -1,0 +1,98 @@
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { gitWorkspace } from "../helpers/goals.js";
+import { callTool, connectMcp, type McpHandle } from "../helpers/mcp.js";
+import { addAgent, machineHome } from "../helpers/workspace.js";
+
+/**
+ * An agent with a write grant, allowed `git`, writes files in the workspace (a payload, a patch, a
+ * mailbox, a template folder). git's subcommands that put such a file's content at a path of the
+ * caller's (`merge-file`, `apply --unsafe-paths`, `mailsplit -o`) or make a repository with the
+ * caller's template (`init-db`, init's other name) must not become a way to write the user's
+ * ~/.bashrc or a hook their own git runs later: each needs a person, as `archive -o` and
+ * `init --template` do, and those two by any prefix git takes for the option (`--templ=`).
+ */
+
+let ws: { dir: string; cleanup: () => void };
+let away: string;
+let mcp: McpHandle;
+
+beforeAll(async () => {
+  ws = gitWorkspace();
+  const { env } = machineHome(ws.dir, '[os]\nenabled = true\nallow = ["git"]\n');
+  const { token } = addAgent(ws.dir, "writer", "worker");
+  away = mkdtempSync(join(tmpdir(), "cairn-git-writes-"));
+  writeFileSync(join(ws.dir, "payload.sh"), "touch PWNED\n");
+  writeFileSync(
+    join(ws.dir, "p.patch"),
+    "diff --git a/x.sh b/x.sh\nnew file mode 100644\n--- /dev/null\n+++ b/x.sh\n@@ -0,0 +1 @@\n+touch PWNED\n",
+  );
+  writeFileSync(
+    join(ws.dir, "mbox"),
+    "From x Mon Sep 17 00:00:00 2001\nFrom: a <a@example.org>\nSubject: s\n\ntouch PWNED\n",
+  );
+  mkdirSync(join(ws.dir, "tpl", "hooks"), { recursive: true });
+  writeFileSync(join(ws.dir, "tpl", "hooks", "pre-commit"), "#!/bin/sh\ntouch PWNED\n", { mode: 0o755 });
+  mcp = await connectMcp(ws.dir, { env: { ...env, CAIRN_AGENT: token } });
+});
+afterAll(async () => {
+  await mcp.close();
+  ws.cleanup();
+  rmSync(away, { recursive: true, force: true });
+});
+
+const git = async (...args: string[]) =>
+  (await callTool(mcp, "os_run", { bin: "git", args })).structuredContent as {
+    refused?: { policy: string; reason: string };
+    exit_code?: number;
+    stdout?: string;
+  };
+
+describe("git through os_run does not write a workspace file's content where the caller says", () => {
+  it("merge-file, apply --unsafe-paths, mailsplit -o, init-db and abbreviated options need a person; nothing lands out of the workspace", async () => {
+    const rc = join(away, ".bashrc");
+    writeFileSync(rc, "# the user's own\n");
+    for (const args of [
+      ["merge-file", "--theirs", rc, "/dev/null", "payload.sh"],
+      ["merge-file", "-L", "-p", "-q", rc, "/dev/null", "payload.sh"],
+      ["apply", "--unsafe-paths", `--directory=${away}`, "p.patch"],
+      ["apply", "--unsafe", `--dir=${away}`, "p.patch"],
+      ["mailsplit", `-o${join(away)}`, "mbox"],
+      ["mailsplit", "-o", away, "mbox"],
+      ["init-db", join(away, "repo")],
+      ["init-db", "--template=tpl"],
+      // git takes every long option by a prefix: the checks held only for the whole name.
+      ["init", "--templ=tpl"],
+      ["init", `--separate-git=${join(away, "sep")}`],
+      ["clone", "--temp=tpl", "https://example.invalid/r"],
+      ["checkout-index", `--pref=${away}/`, "--all"],
+    ]) {
+      const out = await git(...args);
+      expect(out.refused?.policy, `git ${args.join(" ")}`).toBe("os");
+      expect(out.refused?.reason).toMatch(/needs a person's confirmation/);
+    }
+    expect(readFileSync(rc, "utf8")).toBe("# the user's own\n");
+    expect(readdirSync(away)).toEqual([".bashrc"]);
+    expect(existsSync(join(ws.dir, ".git", "hooks", "pre-commit"))).toBe(false);
+  });
+
+  it("the same subcommands run where they write nothing, or only to standard output", async () => {
+    const merged = await git("merge-file", "-p", "payload.sh", "/dev/null", "payload.sh");
+    expect(merged.refused).toBeUndefined();
+    expect(merged.stdout).toBe("touch PWNED\n");
+    expect((await git("merge-file", "--stdout", "payload.sh", "payload.sh", "payload.sh")).exit_code).toBe(0);
+    expect((await git("apply", "--stat", "p.patch")).exit_code).toBe(0);
+    expect((await git("mailsplit", "--help")).refused).toBeUndefined();
+    expect((await git("init-db", "-q")).exit_code).toBe(0);
+  });
+});
