@@ -29,7 +29,7 @@ let mcp: McpHandle;
 
 beforeAll(async () => {
   ws = gitWorkspace();
-  const { env } = machineHome(ws.dir, '[os]\nenabled = true\nallow = ["git"]\n');
+  const { env } = machineHome(ws.dir, '[os]\nenabled = true\nallow = ["git"]\ntimeout_seconds = 5\n');
   const { token } = addAgent(ws.dir, "writer", "worker");
   away = mkdtempSync(join(tmpdir(), "cairn-git-writes-"));
   writeFileSync(join(ws.dir, "payload.sh"), "touch PWNED\n");
@@ -41,6 +41,7 @@ beforeAll(async () => {
     join(ws.dir, "mbox"),
     "From x Mon Sep 17 00:00:00 2001\nFrom: a <a@example.org>\nSubject: s\n\ntouch PWNED\n",
   );
+  writeFileSync(join(ws.dir, "hook.sh"), "#!/bin/sh\ntouch PWNED\nexit 1\n", { mode: 0o755 });
   mkdirSync(join(ws.dir, "tpl", "hooks"), { recursive: true });
   writeFileSync(join(ws.dir, "tpl", "hooks", "pre-commit"), "#!/bin/sh\ntouch PWNED\n", { mode: 0o755 });
   mcp = await connectMcp(ws.dir, { env: { ...env, CAIRN_AGENT: token } });
@@ -94,5 +95,25 @@ describe("git through os_run does not write a workspace file's content where the
     expect((await git("apply", "--stat", "p.patch")).exit_code).toBe(0);
     expect((await git("mailsplit", "--help")).refused).toBeUndefined();
     expect((await git("init-db", "-q")).exit_code).toBe(0);
+  });
+});
+
+describe("git daemon through os_run", () => {
+  it("needs a person: its --access-hook runs a program of the caller's on each connection", async () => {
+    const port = String(20_000 + Math.floor(Math.random() * 20_000));
+    const daemon = git(
+      "daemon",
+      "--export-all",
+      `--base-path=${ws.dir}`,
+      "--listen=127.0.0.1",
+      `--port=${port}`,
+      `--access-hook=${join(ws.dir, "hook.sh")}`,
+    );
+    await new Promise((done) => setTimeout(done, 1_000));
+    await git("ls-remote", `git://127.0.0.1:${port}/`);
+    const out = await daemon;
+    expect(out.refused?.policy).toBe("os");
+    expect(out.refused?.reason).toMatch(/needs a person's confirmation/);
+    expect(existsSync(join(ws.dir, "PWNED"))).toBe(false);
   });
 });

@@ -113,8 +113,8 @@ export function gitConfigReads(rest: readonly string[]): boolean {
 
 /**
  * git subcommands and options that run a command given on the command line (`rebase -x`,
- * `bisect run`, `submodule foreach`, `grep -O`, `difftool -x`, `filter-branch`), go into
- * submodules, whose own configuration cairn does not read (see git.ts), or write git's
+ * `bisect run`, `submodule foreach`, `grep -O`, `difftool -x`, `filter-branch`, `daemon
+ * --access-hook`), go into submodules, whose own configuration cairn does not read (see git.ts), or write git's
  * configuration: the operator's, which cairn trusts, or the repository's (`config core.fsmonitor …`).
  */
 export function gitCode(args: readonly string[]): string | undefined {
@@ -139,6 +139,8 @@ export function gitCode(args: readonly string[]): string | undefined {
     case "filter-branch":
     case "instaweb":
     case "send-email":
+    // A server for anyone who connects, running its --access-hook (any program) on each connection.
+    case "daemon":
       return sub;
     case "bisect":
       return rest.includes("run") ? "bisect run" : undefined;
