@@ -224,6 +224,11 @@ describe("git through os run ignores what the workspace's git configuration woul
       ["filter-branch", "--tree-filter", `touch ${pwned()}`, "HEAD"],
       ["config", "core.fsmonitor", join(ws.dir, "evil.sh")],
       ["config", "alias.x", `!${join(ws.dir, "evil.sh")}`],
+      // The program attached to its flag, or closing a cluster of flags: a path is no flag letter.
+      ["rebase", `-x${join(ws.dir, "evil.sh")}`, "HEAD"],
+      ["grep", `-iO${join(ws.dir, "evil.sh")}`, "fixture"],
+      ["grep", "-n", `-wO${join(ws.dir, "evil.sh")}`, "fixture"],
+      ["difftool", `-yx${join(ws.dir, "evil.sh")}`, "HEAD"],
     ]) {
       const refused = osRun(...args);
       expect(refused.code, args.join(" ")).toBe(3);

@@ -448,6 +448,26 @@ describe("options that run a program or write a file the caller names", () => {
       expect(rule("git", args), `git ${args.join(" ")}`).toBe("allow");
   });
 
+  it("needs a person for git's program flags with the program attached or closing a cluster", () => {
+    for (const args of [
+      ["rebase", "-x./evil.sh", "HEAD~1"],
+      ["rebase", "-ix./evil.sh", "HEAD~1"],
+      ["grep", "-iO./evil.sh", "x"],
+      ["grep", "-3O./evil.sh", "x"],
+      ["difftool", "-yx/tmp/evil.sh", "HEAD"],
+    ])
+      expect(rule("git", args), `git ${args.join(" ")}`).toBe("confirm");
+    for (const args of [
+      ["grep", "-eOops"],
+      ["grep", "-iw", "-e", "x"],
+      ["rebase", "-Xtheirs", "HEAD~1"],
+      ["rebase", "-i", "HEAD~1"],
+      ["difftool", "-t", "xxdiff", "HEAD"],
+      ["difftool", "-txxdiff", "HEAD"],
+    ])
+      expect(rule("git", args), `git ${args.join(" ")}`).toBe("allow");
+  });
+
   it("needs a person for git putting the repository's content at a path of the caller's", () => {
     for (const args of [
       // A bundle's ref names are lines a shell runs: `refs/heads/x;curl${IFS}…|sh;#`.

@@ -123,8 +123,17 @@ export function gitCode(args: readonly string[]): string | undefined {
     rest.find((arg) =>
       flags.some((flag) => arg === flag || arg.startsWith(flag.startsWith("--") ? `${flag}=` : flag)),
     );
-  const short = (letter: string) =>
-    rest.find((arg) => arg === `-${letter}` || (/^-[A-Za-z]{2,}$/.test(arg) && arg.includes(letter)));
+  // A short flag alone, with its value attached (`-x./evil.sh`), or in a cluster (`-iO./evil.sh`):
+  // the cluster's letters are read up to the first that takes the rest of it as its value.
+  const short = (letter: string, takesValue: string) =>
+    rest.find((arg) => {
+      if (!/^-[A-Za-z0-9]/.test(arg)) return false;
+      for (const flag of arg.slice(1)) {
+        if (flag === letter) return true;
+        if (takesValue.includes(flag) || !/[A-Za-z0-9]/.test(flag)) return false;
+      }
+      return false;
+    });
   for (const arg of args) {
     // By any prefix git takes for the option (`grep --recurse-sub`), as for every long option.
     const equals = arg.indexOf("=");
@@ -145,11 +154,11 @@ export function gitCode(args: readonly string[]): string | undefined {
     case "bisect":
       return rest.includes("run") ? "bisect run" : undefined;
     case "rebase":
-      return short("x") ? "rebase -x" : undefined;
+      return short("x", "sXC") ? "rebase -x" : undefined;
     case "grep":
-      return has("-O", "--open-files-in-pager") ? "grep -O" : undefined;
+      return has("--open-files-in-pager") || short("O", "efABCm") ? "grep -O" : undefined;
     case "difftool":
-      return has("--extcmd") || short("x") ? "difftool -x" : undefined;
+      return has("--extcmd") || short("x", "t") ? "difftool -x" : undefined;
     case "clone":
       return has("-u", "--config") ? "clone -u" : undefined;
     case "config":
