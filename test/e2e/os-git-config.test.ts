@@ -229,6 +229,7 @@ describe("git through os run ignores what the workspace's git configuration woul
       ["grep", `-iO${join(ws.dir, "evil.sh")}`, "fixture"],
       ["grep", "-n", `-wO${join(ws.dir, "evil.sh")}`, "fixture"],
       ["difftool", `-yx${join(ws.dir, "evil.sh")}`, "HEAD"],
+      ["clone", `-qu${join(ws.dir, "evil.sh")}`, ws.dir],
     ]) {
       const refused = osRun(...args);
       expect(refused.code, args.join(" ")).toBe(3);

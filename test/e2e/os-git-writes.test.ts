@@ -77,6 +77,8 @@ describe("git through os_run does not write a workspace file's content where the
       ["init", `--separate-git=${join(away, "sep")}`],
       ["clone", "--temp=tpl", "https://example.invalid/r"],
       ["checkout-index", `--pref=${away}/`, "--all"],
+      // A short flag closing a cluster, its value attached.
+      ["format-patch", "-1", `-ko${away}`],
     ]) {
       const out = await git(...args);
       expect(out.refused?.policy, `git ${args.join(" ")}`).toBe("os");

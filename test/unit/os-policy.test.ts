@@ -455,6 +455,7 @@ describe("options that run a program or write a file the caller names", () => {
       ["grep", "-iO./evil.sh", "x"],
       ["grep", "-3O./evil.sh", "x"],
       ["difftool", "-yx/tmp/evil.sh", "HEAD"],
+      ["clone", "-qu./evil.sh", "/srv/repo"],
     ])
       expect(rule("git", args), `git ${args.join(" ")}`).toBe("confirm");
     for (const args of [
@@ -493,6 +494,8 @@ describe("options that run a program or write a file the caller names", () => {
       ["init", "--templ=./tpl"],
       ["init", "--separate-git=/home/u/g"],
       ["checkout-index", "--pref=/home/u/.", "bashrc"],
+      ["archive", "-vo/home/u/.bashrc", "HEAD"],
+      ["format-patch", "-1", "-ko/home/u/.bashrc.d"],
     ])
       expect(rule("git", args), `git ${args.join(" ")}`).toBe("confirm");
     for (const args of [
@@ -509,6 +512,8 @@ describe("options that run a program or write a file the caller names", () => {
       ["merge-file", "-L", "x", "--stdout", "a", "b", "c"],
       ["apply", "--check", "x.patch"],
       ["init-db"],
+      ["format-patch", "-1", "-k", "--stdout"],
+      ["format-patch", "-1", "--stdout", "-vx"],
       ["checkout", "HEAD", "--", "README.md"],
     ])
       expect(rule("git", args), `git ${args.join(" ")}`).toBe("allow");

@@ -123,17 +123,7 @@ export function gitCode(args: readonly string[]): string | undefined {
     rest.find((arg) =>
       flags.some((flag) => arg === flag || arg.startsWith(flag.startsWith("--") ? `${flag}=` : flag)),
     );
-  // A short flag alone, with its value attached (`-x./evil.sh`), or in a cluster (`-iO./evil.sh`):
-  // the cluster's letters are read up to the first that takes the rest of it as its value.
-  const short = (letter: string, takesValue: string) =>
-    rest.find((arg) => {
-      if (!/^-[A-Za-z0-9]/.test(arg)) return false;
-      for (const flag of arg.slice(1)) {
-        if (flag === letter) return true;
-        if (takesValue.includes(flag) || !/[A-Za-z0-9]/.test(flag)) return false;
-      }
-      return false;
-    });
+  const short = (letter: string, takesValue: string) => shortFlag(rest, letter, takesValue);
   for (const arg of args) {
     // By any prefix git takes for the option (`grep --recurse-sub`), as for every long option.
     const equals = arg.indexOf("=");
@@ -160,7 +150,7 @@ export function gitCode(args: readonly string[]): string | undefined {
     case "difftool":
       return has("--extcmd") || short("x", "t") ? "difftool -x" : undefined;
     case "clone":
-      return has("-u", "--config") ? "clone -u" : undefined;
+      return has("--config") || short("u", "obcj") ? "clone -u" : undefined;
     case "config":
       // Writing the repository's own configuration plants a program the user's git runs later;
       // writing the operator's changes what cairn trusts.
@@ -168,6 +158,22 @@ export function gitCode(args: readonly string[]): string | undefined {
     default:
       return undefined;
   }
+}
+
+/**
+ * Whether a short flag is among `args`: alone, with its value attached (`-x./evil.sh`), or in a
+ * cluster (`-iO./evil.sh`), whose letters are read up to the first that takes the rest of it as
+ * its value (one of `takesValue`).
+ */
+function shortFlag(args: readonly string[], letter: string, takesValue: string): boolean {
+  return args.some((arg) => {
+    if (!/^-[A-Za-z0-9]/.test(arg)) return false;
+    for (const flag of arg.slice(1)) {
+      if (flag === letter) return true;
+      if (takesValue.includes(flag) || !/[A-Za-z0-9]/.test(flag)) return false;
+    }
+    return false;
+  });
 }
 
 /** The subcommand past git's global options, and the arguments after it. */
@@ -228,12 +234,13 @@ export function gitWrites(args: readonly string[]): string | undefined {
   if (global.some((arg) => arg === "--work-tree" || arg.startsWith("--work-tree="))) return "--work-tree";
   switch (sub) {
     case "archive":
-      return rest.some((arg) => arg.startsWith("-o")) ? "archive -o" : undefined;
+      return shortFlag(rest, "o", "") ? "archive -o" : undefined;
     case "bundle":
       // `create -` writes to standard output.
       return rest[0] === "create" && gitOperands(rest.slice(1))[0] !== "-" ? "bundle create" : undefined;
     case "format-patch":
-      return rest.some((arg) => arg.startsWith("-o")) || rest.some((arg) => /^--output-d/.test(arg))
+      // (-v takes a reroll count, and diff's -S, -G, -O, -I, -U, -l, -X, -B, -M, -C their values.)
+      return shortFlag(rest, "o", "vSGOIUlXBMC") || rest.some((arg) => /^--output-d/.test(arg))
         ? "format-patch -o"
         : undefined;
     case "checkout-index":
