@@ -113,6 +113,8 @@ describe("git through os run ignores what the workspace's git configuration woul
         ["-C", ws.dir, "-C", "..", "log"],
         [`--git-dir=${join(home, ".git")}`, "status"],
         ["--git-dir", join(home, ".git"), "status"],
+        // A global option's value before them is no subcommand (git 2.40 and before).
+        ["--super-prefix", "x/", "-C", home, "read-tree", "HEAD"],
       ]) {
         const away = osRun(...args);
         expect(away.code, args.join(" ")).toBe(3);
@@ -230,6 +232,11 @@ describe("git through os run ignores what the workspace's git configuration woul
       ["grep", "-n", `-wO${join(ws.dir, "evil.sh")}`, "fixture"],
       ["difftool", `-yx${join(ws.dir, "evil.sh")}`, "HEAD"],
       ["clone", `-qu${join(ws.dir, "evil.sh")}`, ws.dir],
+      // git's internal helpers, which `git submodule`, `git bisect` and `git difftool` run.
+      ["submodule--helper", "foreach", `touch ${pwned()}`],
+      ["--super-prefix", "x/", "submodule--helper", "foreach", `touch ${pwned()}`],
+      ["bisect--helper", "--bisect-run", "sh", "-c", `touch ${pwned()}`],
+      ["difftool--helper", "a", "b"],
     ]) {
       const refused = osRun(...args);
       expect(refused.code, args.join(" ")).toBe(3);

@@ -5,8 +5,20 @@
  * other programs').
  */
 
-/** git's global options that take a value as the next argument. */
-const GIT_VALUE_OPTIONS = new Set(["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env"]);
+/**
+ * git's global options that take a value as the next argument (`--super-prefix` until 2.41,
+ * `--attr-source` since 2.42): the value is no subcommand.
+ */
+export const GIT_VALUE_OPTIONS = new Set([
+  "-C",
+  "-c",
+  "--git-dir",
+  "--work-tree",
+  "--namespace",
+  "--config-env",
+  "--super-prefix",
+  "--attr-source",
+]);
 /** `git config`'s options that read: the action, or how what is read is shown. */
 const GIT_CONFIG_READS = [
   "--get",
@@ -135,6 +147,10 @@ export function gitCode(args: readonly string[]): string | undefined {
   }
   switch (sub) {
     case "submodule":
+    // The internal helpers `submodule`, `bisect` and `difftool` run (`submodule--helper foreach CMD`).
+    case "submodule--helper":
+    case "bisect--helper":
+    case "difftool--helper":
     case "filter-branch":
     case "instaweb":
     case "send-email":

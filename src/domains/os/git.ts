@@ -3,7 +3,7 @@ import { runChild } from "../../kernel/child.js";
 import { forcedGitEnv } from "../../kernel/git.js";
 import { isInside, realPathOf } from "../../kernel/inside.js";
 import { familyOf } from "./family.js";
-import { gitSubcommand } from "./git-args.js";
+import { GIT_VALUE_OPTIONS, gitSubcommand } from "./git-args.js";
 
 /**
  * git runs programs its configuration names (core.fsmonitor on `git status`, hooks on `git
@@ -70,6 +70,8 @@ function repositoryOptions(args: readonly string[]): string[] {
       at++;
     } else if (/^--(git-dir|work-tree|namespace)=/.test(arg) || arg === "--bare") out.push(arg);
     else if (arg.startsWith("-C") && arg.length > 2) out.push("-C", arg.slice(2));
+    // Another option's value (`--super-prefix x/`) is no subcommand: the options go on past it.
+    else if (GIT_VALUE_OPTIONS.has(arg)) at++;
   }
   return out;
 }
