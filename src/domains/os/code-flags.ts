@@ -84,8 +84,13 @@ const CODE_FLAGS: Readonly<Record<string, readonly string[]>> = {
   "ssh-add": ["-s", "-S"],
   // An engine or provider is a shared library loaded into openssl, also named in its config file.
   openssl: ["-engine", "-provider", "-provider-path", "-config"],
-  vim: ["-c", "--cmd", "-S", "+"],
-  nvim: ["-c", "--cmd", "-S", "+"],
+  // Also files of commands: the startup file in place of the vimrc (-u, and -U for the gvimrc),
+  // and keys typed from a file (-s, whose `:` lines are commands); nvim runs a Lua script (-l).
+  vim: ["-c", "--cmd", "-S", "+", "-u", "-U", "-s"],
+  nvim: ["-c", "--cmd", "-S", "+", "-u", "-s", "-l"],
+  // A lesskey file (compiled, as source, or given whole in 643+): its #env section sets
+  // LESSOPEN, a shell line less runs on each file it opens, even only copying it to a pipe.
+  less: ["-k", "--lesskey-file", "--lesskey-src", "--lesskey-content"],
   // The pager and the browser are command lines, run by a shell.
   man: [
     "-P",
