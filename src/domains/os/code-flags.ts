@@ -125,6 +125,9 @@ const CODE_FLAGS: Readonly<Record<string, readonly string[]>> = {
   fdfind: ["-x", "--exec", "-X", "--exec-batch"],
   // Each piece is piped to a shell command instead of written.
   split: ["--filter"],
+  // The program run in place of diff.
+  diff3: ["--diff-program"],
+  sdiff: ["--diff-program"],
 };
 
 /** Modules of Python's standard library whose arguments are code (`-m timeit 'stmt'`, `-m pdb -c`). */

@@ -53,6 +53,8 @@ export const WRITE_FLAGS: Readonly<Record<string, readonly string[]>> = {
   // The shuffled lines, and the listing (whose file names a shell runs: `;cmd;#`), to a file.
   shuf: ["-o", "--output"],
   tree: ["-o"],
+  // The merge (the lines both files share, as they are) to a file instead of standard output.
+  sdiff: ["-o", "--output"],
 };
 
 /**
