@@ -237,6 +237,9 @@ describe("git through os run ignores what the workspace's git configuration woul
       ["--super-prefix", "x/", "submodule--helper", "foreach", `touch ${pwned()}`],
       ["bisect--helper", "--bisect-run", "sh", "-c", `touch ${pwned()}`],
       ["difftool--helper", "a", "b"],
+      // The operator's configuration written another way, and a schedule of the user's.
+      ["maintenance", "register"],
+      ["maintenance", "start", "--scheduler=crontab"],
     ]) {
       const refused = osRun(...args);
       expect(refused.code, args.join(" ")).toBe(3);
@@ -246,6 +249,12 @@ describe("git through os run ignores what the workspace's git configuration woul
     // Nothing was written to the repository's configuration, and reading it is not refused.
     expect(spawnSync("git", ["config", "--get", "core.fsmonitor"], { cwd: ws.dir }).status).toBe(1);
     expect(osRun("config", "--get", "user.name").code).toBe(0);
+    expect(
+      spawnSync("git", ["config", "--global", "--get", "maintenance.repo"], {
+        cwd: ws.dir,
+        env: { ...process.env, ...env },
+      }).status,
+    ).toBe(1);
   });
 
   it("git without anything planted runs as before", () => {

@@ -167,6 +167,10 @@ export function gitCode(args: readonly string[]): string | undefined {
       return has("--extcmd") || short("x", "t") ? "difftool -x" : undefined;
     case "clone":
       return has("--config") || short("u", "obcj") ? "clone -u" : undefined;
+    case "maintenance":
+      // Writes the operator's global configuration (`maintenance.repo`) and, for `start`, the
+      // user's crontab or systemd timers, which then run git here every hour, outside cairn.
+      return rest.some((arg) => arg === "register" || arg === "start") ? "maintenance register" : undefined;
     case "config":
       // Writing the repository's own configuration plants a program the user's git runs later;
       // writing the operator's changes what cairn trusts.
