@@ -90,7 +90,8 @@ export interface Evidence {
   /**
    * The tree the command judged: the git tree id of the content of the checkout it ran in (its
    * changes included, committed or not), when that is a git checkout; `tree_after` when the
-   * command itself changed it. A finish on any other tree finds the tick stale. Absent on older
+   * check only added files to it, the one tree the tick then holds for. A finish on any other tree
+   * finds the tick stale. Absent on older
    * evidence.
    */
   tree?: string;

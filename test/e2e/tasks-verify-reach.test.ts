@@ -463,7 +463,15 @@ describe("a tick earned on one tree", () => {
     const second = ["task", "criterion", "T-1", "--text", "tidy up"];
     for (const word of breaks) second.push("--verify", word);
     expect(arrange(repo.dir, second, { env: agent }).code).toBe(0);
-    expect(cairn(repo.dir, ["task", "check", "T-1", "--all"], { env: agent }).code).toBe(0);
+    // The second, during whose run a file there before changed, earns no tick.
+    const checked = cairn(repo.dir, ["task", "check", "T-1", "--all", "--json"], { env: agent });
+    expect(checked.code).toBe(1);
+    expect(checked.json).toMatchObject({
+      results: [
+        { n: 1, checked: true },
+        { n: 2, checked: false, why: expect.stringContaining("the checkout changed while it ran") },
+      ],
+    });
     expect(evidenceOf("T-1", repo.dir)?.tree_after).toBeUndefined();
     expectRefusedAsStale(agent);
   });
@@ -486,11 +494,75 @@ describe("a tick earned on one tree", () => {
       await expect.poll(() => existsSync(started), { timeout: 30_000 }).toBe(true);
       writeFileSync(join(repo.dir, "check.js"), "process.exit(1)\n");
       writeFileSync(go, "");
-      expect((await check).code).toBe(0);
-      expectRefusedAsStale(agent);
+      // What it read may be the tree before the edit or after it: it is evidence for neither.
+      const checked = await check;
+      expect(checked.code).toBe(1);
+      expect(checked.stdout).toContain("the checkout changed while it ran");
+      const finished = cairn(repo.dir, ["task", "finish", "T-1"], { env: agent });
+      expect(finished.code).toBe(3);
+      expect(finished.stderr).toContain("criterion 1 unchecked");
     } finally {
       signals.cleanup();
     }
+  });
+
+  /**
+   * T-1, whose check starts, then waits until the agent has done `meanwhile` before it reads the
+   * code and judges it. Returns what the check printed, once it ended.
+   */
+  async function checkedWhile(reads: string, meanwhile: () => void) {
+    const signals = scratchDir("cairn-race-");
+    const started = join(signals.dir, "started");
+    const go = join(signals.dir, "go");
+    // A test runner that starts, then reads the code: the agent edits the checkout in between.
+    const script = [
+      "const fs = require('fs');",
+      `fs.writeFileSync(${JSON.stringify(started)}, '');`,
+      `const wait = () => fs.existsSync(${JSON.stringify(go)}) ? ${reads} : setTimeout(wait, 20);`,
+      "wait();",
+    ].join("\n");
+    try {
+      const agent = claimedBy(["node", "-e", script]);
+      const check = cairnAsync(repo.dir, ["task", "check", "T-1", "--all", "--json"], { env: agent });
+      await expect.poll(() => existsSync(started), { timeout: 30_000 }).toBe(true);
+      meanwhile();
+      writeFileSync(go, "");
+      return { agent, checked: await check };
+    } finally {
+      signals.cleanup();
+    }
+  }
+
+  it("earns no tick when the agent made the code pass while the check ran, then put the broken code back", async () => {
+    writeFileSync(join(repo.dir, "check.js"), "process.exit(1)\n");
+    const { agent, checked } = await checkedWhile("require('./check.js')", () =>
+      writeFileSync(join(repo.dir, "check.js"), "process.exit(0)\n"),
+    );
+    // Broken again, as the tree was when the check began: the pass was of another tree.
+    writeFileSync(join(repo.dir, "check.js"), "process.exit(1)\n");
+    expect(checked.json).toMatchObject({
+      results: [{ n: 1, checked: false, why: expect.stringContaining("the checkout changed while it ran") }],
+      unchecked: [1],
+    });
+    expect(checked.code).toBe(1);
+    const finished = cairn(repo.dir, ["task", "finish", "T-1"], { env: agent });
+    expect(finished.code).toBe(3);
+    expect(finished.stderr).toContain("criterion 1 unchecked");
+  });
+
+  it("holds a tick to the tree with the files added while its check ran, not to the tree before them", async () => {
+    mkdirSync(join(repo.dir, "impl"));
+    writeFileSync(join(repo.dir, "impl", "index.js"), "process.exit(1)\n");
+    // `./impl` is impl.js once there is one, before impl/index.js: a file added that the check reads.
+    const { agent, checked } = await checkedWhile("require('./impl')", () =>
+      writeFileSync(join(repo.dir, "impl.js"), "process.exit(0)\n"),
+    );
+    expect(checked.code).toBe(0);
+    rmSync(join(repo.dir, "impl.js"));
+    expectRefusedAsStale(agent);
+    // With the file it passed with, it is the tree the check judged.
+    writeFileSync(join(repo.dir, "impl.js"), "process.exit(0)\n");
+    expect(cairn(repo.dir, ["task", "finish", "T-1"], { env: agent }).code).toBe(0);
   });
 });
 

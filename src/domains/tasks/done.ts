@@ -94,12 +94,26 @@ export async function checkTask(
       // What it left: a command may change the tree itself (a build's output).
       tree = nameTree ? await nameTree() : null;
       const evidence: Evidence = judged === null ? ran : { ...ran, tree: judged };
-      const ok = passed(evidence);
+      // While it ran, a file there before the check began changed or went: what it read may be
+      // either tree. The agent made its code pass once the tree was named, then put the broken code
+      // back, and the pass was held to the broken tree. Such a run is evidence for neither.
+      const moved =
+        passed(evidence) &&
+        before !== null &&
+        judged !== null &&
+        tree !== null &&
+        tree !== judged &&
+        !(await checkOnlyAdded(verifier, before, tree));
+      const ok = passed(evidence) && !moved;
       results.push({
         n: criterion.n,
         text: criterion.text,
         checked: ok,
-        why: ok ? null : whyFailed(evidence),
+        why: moved
+          ? "the checkout changed while it ran (a file there before it was edited or removed): check again on a checkout left as it is"
+          : ok
+            ? null
+            : whyFailed(evidence),
         evidence,
       });
     }

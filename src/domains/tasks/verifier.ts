@@ -76,7 +76,11 @@ export function staleTick(criterion: CriterionRecord, tree: string | null): stri
   const judged = criterion.evidence?.tree;
   if (tree === null) return judged ? "was checked in a git checkout, and the checkout is not one now" : null;
   if (!judged) return "was checked where no tree was named (outside git, or by an older cairn)";
-  if (tree === judged || tree === criterion.evidence?.tree_after) return null;
+  // A tree its check only added files to holds it alone: the files may have been added (a
+  // conftest.py, a module found before the one there) before the command read them, and taken
+  // away after it.
+  const after = criterion.evidence?.tree_after;
+  if (tree === (after ?? judged)) return null;
   return "was checked on another tree (the checkout changed since: an edit, yours or another agent's, or a switch)";
 }
 
