@@ -442,6 +442,40 @@ describe("a tick earned on one tree", () => {
     }
   });
 
+  it("holds the ticks to the tree with the files added while the definition of done ran, not to the tree before them", async () => {
+    const signals = scratchDir("cairn-done-race-");
+    const started = join(signals.dir, "started");
+    const go = join(signals.dir, "go");
+    // The owner's definition of done: it starts, then reads the code (`./gate` is gate.js once
+    // there is one, before gate/index.js).
+    const gate = `touch ${started}; while [ ! -e ${go} ]; do sleep 0.05; done; node -e "require('./gate')"`;
+    writeFileSync(
+      join(repo.dir, ".cairn", "cairn.toml"),
+      `[done]\nshortcuts = ["gate"]\n[shortcuts.gate]\nargv = ["sh", "-c", ${JSON.stringify(gate)}]\neffect = "read"\n`,
+    );
+    mkdirSync(join(repo.dir, "gate"));
+    writeFileSync(join(repo.dir, "gate", "index.js"), "process.exit(1)\n");
+    commitAll("work the definition of done fails");
+    try {
+      const agent = claimedBy(["node", "check.js"]);
+      expect(cairn(repo.dir, ["task", "check", "T-1", "--all"], { env: agent }).code).toBe(0);
+      const finish = cairnAsync(repo.dir, ["task", "finish", "T-1"], { env: agent });
+      await expect.poll(() => existsSync(started), { timeout: 30_000 }).toBe(true);
+      // Added for the run, taken away after it.
+      writeFileSync(join(repo.dir, "gate.js"), "process.exit(0)\n");
+      writeFileSync(go, "");
+      const finished = await finish;
+      rmSync(join(repo.dir, "gate.js"));
+      expect(finished.code).toBe(3);
+      expect(finished.stderr).toContain("criterion 1 was checked on another tree");
+      expect(cairn(repo.dir, ["task", "show", "T-1", "--json"]).json).toMatchObject({
+        task: { status: "active" },
+      });
+    } finally {
+      signals.cleanup();
+    }
+  });
+
   it("counts a tree the checks themselves changed (a build's output, rewritten by each) as the one judged", () => {
     const build = ["node", "-e", "require('fs').writeFileSync('out.txt', String(performance.now()))"];
     const agent = claimedBy(build);

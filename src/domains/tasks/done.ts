@@ -266,8 +266,10 @@ export async function finishTask(
   }
   stopIfCancelled(verifier);
   if (ofDone && nameTree && tree) {
-    const moved = await doneRanOn(verifier, nameTree, tree);
-    if (moved) doneFailures.push(`definition of done: ${moved}`);
+    const ran = await doneRanOn(verifier, nameTree, tree);
+    // Files they added are part of what passed: the ticks are held to the tree with them.
+    if ("tree" in ran) tree = ran.tree;
+    else doneFailures.push(`definition of done: ${ran.failure}`);
   }
   return store.write(async (tx) => {
     const now = verifier.now();

@@ -122,23 +122,28 @@ export async function checkOnlyAdded(verifier: Verifier, before: string, after: 
 }
 
 /**
- * Why the definition of done's shortcuts did not pass `tree`, the tree being finished, or null when
- * they did: the checkout they left is that tree, or that tree with files added (a build's output).
- * A file there before them that changed or went while they ran may be an edit made meanwhile: the
- * tests gutted for the run and put back after it, or left, on a checkout no tick was earned on.
+ * The tree the definition of done's shortcuts passed, run on `tree`, the tree being finished: that
+ * tree, or the one they left when all they did was add files (a build's output, which may have been
+ * added before they read it: a module found first, a conftest.py, taken away after the finish), or
+ * why they passed neither. A file there before them that changed or went while they ran may be an
+ * edit made meanwhile: the tests gutted for the run and put back after it, or left, on a checkout
+ * no tick was earned on.
  */
 export async function doneRanOn(
   verifier: Verifier,
   nameTree: () => Promise<string>,
   tree: string,
-): Promise<string | null> {
+): Promise<{ tree: string } | { failure: string }> {
   let left: string;
   try {
     left = await nameTree();
   } catch (error) {
     stopIfCancelled(verifier);
-    return `the tree its shortcuts left cannot be named: ${(error as Error).message}`;
+    return { failure: `the tree its shortcuts left cannot be named: ${(error as Error).message}` };
   }
-  if (left === tree || (await checkOnlyAdded(verifier, tree, left))) return null;
-  return "the checkout changed while its shortcuts ran (a file there before them was edited or removed): finish again on a checkout left as it is";
+  if (left === tree || (await checkOnlyAdded(verifier, tree, left))) return { tree: left };
+  return {
+    failure:
+      "the checkout changed while its shortcuts ran (a file there before them was edited or removed): finish again on a checkout left as it is",
+  };
 }
