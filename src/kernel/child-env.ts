@@ -65,7 +65,10 @@ const INJECTING = [
   /^(RUSTC|RUSTC_WRAPPER|RUSTC_WORKSPACE_WRAPPER|RUSTDOC|RUSTFLAGS|RUSTDOCFLAGS)$/,
   // The toolchain rustup runs for `cargo` (a folder of the caller's holding a `cargo` that exits 0).
   /^RUSTUP_TOOLCHAIN$/,
-  /^CARGO_(ENCODED_RUSTFLAGS|BUILD_RUSTC.*|BUILD_RUSTDOC.*|TARGET_.+_(RUNNER|LINKER|RUSTFLAGS))$/,
+  /^CARGO_(ENCODED_RUSTFLAGS|BUILD_RUSTC.*|BUILD_RUSTDOC.*|BUILD_RUSTFLAGS|TARGET_.+_(RUNNER|LINKER|RUSTFLAGS))$/,
+  // cargo's profiles: `CARGO_PROFILE_TEST_DEBUG_ASSERTIONS=false` drops every `debug_assert!`, as
+  // PYTHONOPTIMIZE drops Python's asserts, and a failing `cargo test` passes.
+  /^CARGO_PROFILE_/,
   // go: its flags, the toolchain it switches to, and where modules are fetched from unchecked.
   /^(GOFLAGS|GOROOT|GOTOOLCHAIN|GOPROXY|GONOPROXY|GOSUMDB|GONOSUMDB|GONOSUMCHECK|GOPRIVATE|GOINSECURE)$/,
   // A C toolchain chosen by variable (cgo, make's implicit rules, node-gyp), and flags that load
@@ -91,7 +94,8 @@ const INJECTING = [
   /^(DOTNET_ROOT|DOTNET_ADDITIONAL_DEPS|DOTNET_SHARED_STORE)$/,
   // The package managers corepack downloads and runs, and from where.
   /^COREPACK_/,
-  /^(PHPRC|PHP_INI_SCAN_DIR|LUA_INIT(_5_\d)?)$/,
+  // Lua: code run at start, and where `require` finds modules, as NODE_PATH and PYTHONPATH.
+  /^(PHPRC|PHP_INI_SCAN_DIR|LUA_(INIT|PATH|CPATH)(_5_\d)?)$/,
 ];
 
 /**
