@@ -322,6 +322,25 @@ describe("where a task sits is its author's plan", () => {
     expect(cairn(ws.dir, ["task", "move", decoy, "--parent", epic], as(mover.token)).code).toBe(0);
     expect(cairn(ws.dir, ["task", "move", child]).code).toBe(0);
   });
+
+  it("the holder of a part cannot move it out of its epic, which then finished with the part open", () => {
+    const holder = agent("part-holder", "builder");
+    const epic = newTask("Epic: payments", ["--criteria", "summary written"]);
+    const part = newTask("card form", ["--parent", epic]);
+    expect(cairn(ws.dir, ["task", "claim", part], as(holder.token)).code).toBe(0);
+    const move = cairn(ws.dir, ["task", "move", part, "--json"], as(holder.token));
+    expect(move.code).toBe(3);
+    expect(move.json).toMatchObject({ refused: { policy: "ownership" } });
+    expect(json<{ task: { parent: string | null } }>(["task", "show", part]).task.parent).toBe(epic);
+    expect(cairn(ws.dir, ["task", "release", part], as(holder.token)).code).toBe(0);
+    expect(cairn(ws.dir, ["task", "claim", epic], as(holder.token)).code).toBe(0);
+    expect(cairn(ws.dir, ["task", "check", epic, "--all"], as(holder.token)).code).toBe(0);
+    const finished = cairn(ws.dir, ["task", "finish", epic], as(holder.token));
+    expect(finished.code).toBe(3);
+    expect(finished.stderr).toContain(`part ${part} is open`);
+    // Its author, or the owner, moves it anywhere.
+    expect(cairn(ws.dir, ["task", "move", part]).code).toBe(0);
+  });
 });
 
 describe("shortcuts belong to their authors", () => {

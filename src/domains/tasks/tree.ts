@@ -7,7 +7,7 @@ import { notFound, refuse, usageError } from "../../kernel/outcome.js";
 import type { Store, Tx } from "../../store/store.js";
 import type { TaskRecord } from "../../store/tasks.js";
 import type { Actor } from "../identity/actor.js";
-import { journal, loadTask, requireHolder, requirePlanAuthority, taskId } from "./common.js";
+import { journal, loadTask, requireHolder, requirePlanAuthority, taskId, who } from "./common.js";
 
 /** The tasks named, each once, refused as not found when any is not there. */
 export async function requireTasks(tx: Tx, ids: readonly string[]): Promise<string[]> {
@@ -65,6 +65,21 @@ export async function moveTask(
     const task = await loadTask(tx, raw);
     await requirePlanAuthority(tx, task, actor, "move");
     const parent = rawParent ? await loadTask(tx, rawParent) : undefined;
+    // A part is its epic's to finish first, as `task drop` holds it: its holder taking it out of
+    // the epic (claim the part, move it out, release it) let the epic finish with the part open.
+    if (
+      task.owner &&
+      task.parentId &&
+      parent?.id !== task.parentId &&
+      !actor.isOwner &&
+      task.createdBy !== actor.id
+    ) {
+      throw refuse(
+        "ownership",
+        `${task.id} is a part of ${task.parentId}, written by ${await who(tx, task.createdBy)}; only its author or the workspace owner may move it out`,
+        `finish it, or release it (\`cairn task release ${task.id}\`) and ask why it is there (\`cairn ask ${task.id} "your reason"\`)`,
+      );
+    }
     if (parent && (parent.id === task.id || parent.sortPath.startsWith(`${task.sortPath}/`))) {
       throw refuse(
         "tree",
