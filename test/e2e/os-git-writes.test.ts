@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import {
   existsSync,
   mkdirSync,
@@ -21,6 +22,8 @@ import { addAgent, machineHome } from "../helpers/workspace.js";
  * caller's template (`init-db`, init's other name) must not become a way to write the user's
  * ~/.bashrc or a hook their own git runs later: each needs a person, as `archive -o` and
  * `init --template` do, and those two by any prefix git takes for the option (`--templ=`).
+ * Nor a push into a repository on this machine: out of the workspace it writes there, and in it,
+ * git starts the repository's receive-pack with that repository's own hooks.
  */
 
 let ws: { dir: string; cleanup: () => void };
@@ -117,5 +120,52 @@ describe("git daemon through os_run", () => {
     expect(out.refused?.policy).toBe("os");
     expect(out.refused?.reason).toMatch(/needs a person's confirmation/);
     expect(existsSync(join(ws.dir, "PWNED"))).toBe(false);
+  });
+});
+
+describe("git push through os_run to a repository on this machine", () => {
+  it("needs a person for a path or file: URL; a remote or bare name standing for one meets git's local transport turned off", async () => {
+    const elsewhere = mkdtempSync(join(tmpdir(), "cairn-git-push-"));
+    const bare = (dir: string) => spawnSync("git", ["init", "-q", "--bare", dir]);
+    const heads = (dir: string) => spawnSync("git", ["-C", dir, "for-each-ref"], { encoding: "utf8" }).stdout;
+    try {
+      bare(join(elsewhere, "r.git"));
+      // A repository in the workspace whose hook the agent wrote: git runs it on a push.
+      bare(join(ws.dir, "in.git"));
+      writeFileSync(join(ws.dir, "in.git", "hooks", "pre-receive"), "#!/bin/sh\ntouch PWNED\n", {
+        mode: 0o755,
+      });
+      spawnSync("git", ["config", "remote.o.url", "./in.git"], { cwd: ws.dir });
+      for (const args of [
+        ["push", join(elsewhere, "r.git"), "HEAD:refs/heads/x"],
+        ["push", `--repo=${join(elsewhere, "r.git")}`],
+        ["push", `file://${join(elsewhere, "r.git")}`, "HEAD:refs/heads/x"],
+        ["push", "./in.git", "HEAD:refs/heads/x"],
+        ["send-pack", join(elsewhere, "r.git"), "HEAD:refs/heads/x"],
+      ]) {
+        const out = await git(...args);
+        expect(out.refused?.policy, `git ${args.join(" ")}`).toBe("os");
+        expect(out.refused?.reason).toMatch(/needs a person's confirmation/);
+      }
+      for (const args of [
+        ["push", "in.git", "HEAD:refs/heads/x"],
+        ["push", "o", "HEAD:refs/heads/x"],
+      ]) {
+        const out = await git(...args);
+        expect(out.refused, `git ${args.join(" ")}`).toBeUndefined();
+        expect(out.exit_code).not.toBe(0);
+      }
+      expect(heads(join(elsewhere, "r.git"))).toBe("");
+      expect(heads(join(ws.dir, "in.git"))).toBe("");
+      expect(existsSync(join(ws.dir, "PWNED"))).toBe(false);
+      expect(existsSync(join(ws.dir, "in.git", "PWNED"))).toBe(false);
+      // A fetch from one still runs.
+      const fetched = await git("fetch", "-q", ws.dir, "HEAD");
+      expect(fetched.exit_code, JSON.stringify(fetched)).toBe(0);
+    } finally {
+      spawnSync("git", ["config", "--remove-section", "remote.o"], { cwd: ws.dir });
+      rmSync(join(ws.dir, "in.git"), { recursive: true, force: true });
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
   });
 });

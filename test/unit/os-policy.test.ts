@@ -520,6 +520,37 @@ describe("options that run a program or write a file the caller names", () => {
   });
 });
 
+describe("git pushing to a repository on this machine", () => {
+  it("needs a person for a push or send-pack to a path or file: URL, however the repository is named", () => {
+    for (const args of [
+      ["push", "/home/u/repo", "HEAD:refs/heads/x"],
+      ["push", "../other", "HEAD"],
+      ["push", "./in.git", "HEAD"],
+      ["push", "."],
+      ["push", "file:///home/u/repo", "HEAD"],
+      ["push", "FILE:/home/u/repo", "HEAD"],
+      ["push", "--repo=/home/u/repo"],
+      ["push", "--rep", "/home/u/repo"],
+      ["push", "-fo", "opt", "/home/u/repo", "HEAD"],
+      ["push", "--", "/home/u/repo", "HEAD"],
+      ["-C", "sub", "push", "-f", "../../x", "HEAD"],
+      ["send-pack", "/home/u/repo", "HEAD:refs/heads/x"],
+    ])
+      expect(rule("git", args), `git ${args.join(" ")}`).toBe("confirm");
+    for (const args of [
+      ["push"],
+      ["push", "origin", "HEAD"],
+      ["push", "-o", "ci.skip", "origin", "HEAD"],
+      ["push", "https://example.org/r.git", "HEAD"],
+      ["push", "ssh://git@example.org/r.git", "HEAD"],
+      ["push", "git@example.org:team/r.git", "HEAD"],
+      ["push", "--repo=origin"],
+      ["fetch", "../other"],
+    ])
+      expect(rule("git", args), `git ${args.join(" ")}`).toBe("allow");
+  });
+});
+
 describe("downloaders, clients and tools that write where they are told or read a file of options", () => {
   it("needs a person for wget and curl writing a file the caller names, or reading an option file", () => {
     for (const [bin, args] of [

@@ -117,7 +117,7 @@ export const osRun = defineCommand({
     }
     // git runs what a repository's configuration and hooks name: those stay off, or it is refused.
     const git = isGit(input.bin, realName);
-    const extraEnv = git ? gitEnv(ctx.env) : undefined;
+    const extraEnv = git ? gitEnv(ctx.env, input.args) : undefined;
     const run = await runOs(input.bin, input.args, {
       cwd: ctx.workspace.root,
       env: ctx.env,

@@ -255,6 +255,14 @@ export function gitWrites(args: readonly string[]): string | undefined {
   switch (sub) {
     case "archive":
       return shortFlag(rest, "o", "") ? "archive -o" : undefined;
+    // A repository on this machine: git writes its refs and objects, where the caller says, and
+    // runs its receive-pack with its own hooks and configuration (a remote name, or an alias, that
+    // stands for one meets git's local transport turned off: see gitEnv in git.ts).
+    case "push":
+    case "send-pack": {
+      const to = pushDestination(rest);
+      return to !== undefined && localRepository(to) ? `${sub} to a local repository` : undefined;
+    }
     case "bundle":
       // `create -` writes to standard output.
       return rest[0] === "create" && gitOperands(rest.slice(1))[0] !== "-" ? "bundle create" : undefined;
@@ -288,6 +296,38 @@ export function gitWrites(args: readonly string[]): string | undefined {
     default:
       return undefined;
   }
+}
+
+/** Options of `git push` whose value may be the next argument (`--exec` is send-pack's). */
+const GIT_PUSH_VALUES = new Set(["--repo", "-o", "--push-option", "--receive-pack", "--exec"]);
+
+/** The repository a push goes to: `--repo` (by any prefix), or its first operand. */
+function pushDestination(rest: readonly string[]): string | undefined {
+  let repo: string | undefined;
+  for (let at = 0; at < rest.length; at++) {
+    const arg = rest[at] as string;
+    if (arg === "--") return rest[at + 1] ?? repo;
+    if (!arg.startsWith("-") || arg === "-") return arg;
+    const equals = arg.indexOf("=");
+    if (abbreviates(arg, "--repo")) repo = equals < 0 ? rest[++at] : arg.slice(equals + 1);
+    // (A cluster ending in `-o`, `-fo`, takes the next argument as a push option too.)
+    else if (equals < 0 && (GIT_PUSH_VALUES.has(arg) || /^-[A-Za-z0-9]*o$/.test(arg))) at++;
+  }
+  return repo;
+}
+
+/**
+ * Whether git reads `url` as a repository on this machine: a `file:` URL or a path, not a
+ * network URL (`scheme://`) or an ssh one (`host:path`, a colon before any slash). A bare name
+ * is taken for a remote's here, though git takes one no remote has as a path.
+ */
+function localRepository(url: string): boolean {
+  if (/^file:/i.test(url)) return true;
+  if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(url)) return false;
+  const colon = url.indexOf(":");
+  const slash = url.indexOf("/");
+  if (colon >= 0 && (slash < 0 || colon < slash)) return false;
+  return slash >= 0 || url === "." || url === "..";
 }
 
 /** Whether `arg` names the long `option`, written whole or by a prefix (`--templ=x` for `--template`). */

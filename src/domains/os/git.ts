@@ -29,8 +29,22 @@ const SUBMODULES_OUT: readonly (readonly [string, string])[] = [
   ["fetch.recurseSubmodules", "false"],
 ];
 
-/** The variables an OS run of git is started with. */
-export const gitEnv = (env: NodeJS.ProcessEnv): Record<string, string> => forcedGitEnv(env, SUBMODULES_OUT);
+/**
+ * The subcommands that reach another repository only to read from it. Every other one is run with
+ * git's local transport turned off (`protocol.file.allow=never`): a push to a repository on this
+ * machine (a path, a `file://` URL, or a remote or alias naming one) runs that repository's
+ * receive-pack with its own configuration and hooks, which git starts without the settings
+ * cairn forces, and writes its refs and objects, out of the workspace too (see `gitWrites`).
+ */
+const READS_FROM_REMOTE = new Set(["fetch", "pull", "clone", "ls-remote", "remote"]);
+const LOCAL_TRANSPORT_OFF = ["protocol.file.allow", "never"] as const;
+
+/** The variables an OS run of git with `args` is started with. */
+export function gitEnv(env: NodeJS.ProcessEnv, args: readonly string[]): Record<string, string> {
+  const { sub } = gitSubcommand(args);
+  const reads = sub !== undefined && READS_FROM_REMOTE.has(sub);
+  return forcedGitEnv(env, reads ? SUBMODULES_OUT : [...SUBMODULES_OUT, LOCAL_TRANSPORT_OFF]);
+}
 
 /** The last part of a key that names a program git runs (`diff.<driver>.textconv`, `gpg.program`). */
 const RUNS_PROGRAM =
