@@ -169,3 +169,49 @@ describe("git push through os_run to a repository on this machine", () => {
     }
   });
 });
+
+describe("git's plumbing through os_run", () => {
+  it("needs a person where it writes at a path of the caller's: marks, mail, packs, reports, a socket", async () => {
+    const elsewhere = mkdtempSync(join(tmpdir(), "cairn-git-plumbing-"));
+    const victim = join(elsewhere, "victim");
+    writeFileSync(victim, "the user's own\n");
+    const head = spawnSync("git", ["rev-parse", "HEAD"], { cwd: ws.dir, encoding: "utf8" }).stdout;
+    const pack = spawnSync("git", ["pack-objects", "--stdout"], { cwd: ws.dir, input: head }).stdout;
+    writeFileSync(join(ws.dir, "p.pack"), pack);
+    writeFileSync(join(elsewhere, "c.pack"), pack);
+    const blob = spawnSync("git", ["rev-parse", "HEAD:README.md"], {
+      cwd: ws.dir,
+      encoding: "utf8",
+    }).stdout.trim();
+    try {
+      for (const args of [
+        ["fast-export", `--export-marks=${join(elsewhere, "marks")}`, "HEAD"],
+        ["fast-import", `--export-marks=${victim}`],
+        ["fast-import", `--export-pack-edges=${join(elsewhere, "edges")}`],
+        ["mailinfo", join(elsewhere, "msg"), victim],
+        ["pack-objects", join(elsewhere, "base")],
+        ["index-pack", "-o", join(elsewhere, "x.idx"), "p.pack"],
+        ["index-pack", join(elsewhere, "c.pack")],
+        ["bugreport", "-o", elsewhere],
+        ["diagnose", `-o${elsewhere}`],
+        ["multi-pack-index", `--object-dir=${join(elsewhere, "objects")}`, "write"],
+        ["credential-cache--daemon", victim],
+        ["credential-cache", `--socket=${victim}`, "store"],
+        ["merge-one-file", blob, blob, "", victim, "100644", "100644", ""],
+      ]) {
+        const out = await git(...args);
+        expect(out.refused?.policy, `git ${args.join(" ")}`).toBe("os");
+        expect(out.refused?.reason).toMatch(/needs a person's confirmation/);
+      }
+      expect(readdirSync(elsewhere).sort()).toEqual(["c.pack", "victim"]);
+      expect(readFileSync(victim, "utf8")).toBe("the user's own\n");
+      // Where they write nothing, or to standard output, they run.
+      expect((await git("fast-export", "HEAD")).stdout).toContain("commit refs/heads/");
+      expect((await git("pack-objects", "--stdout")).exit_code).toBe(0);
+      expect((await git("commit-graph", "write", "--reachable")).exit_code).toBe(0);
+    } finally {
+      rmSync(join(ws.dir, "p.pack"), { force: true });
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
+  });
+});

@@ -520,6 +520,47 @@ describe("options that run a program or write a file the caller names", () => {
   });
 });
 
+describe("git's plumbing that writes where the caller says, runs a program or reaches another repository", () => {
+  it("needs a person for a file, folder or socket written at a path of the caller's", () => {
+    for (const args of [
+      ["fast-export", "--export-marks=/home/u/.bashrc", "HEAD"],
+      ["fast-export", "--export-marks", "/home/u/.bashrc", "HEAD"],
+      ["fast-export", "--export-m=/home/u/.bashrc", "HEAD"],
+      ["fast-import", "--export-marks=/home/u/.bashrc"],
+      ["fast-import", "--export-pack-edges=/home/u/.bashrc"],
+      ["mailinfo", "/home/u/.bashrc", "/home/u/.profile"],
+      ["pack-objects", "/home/u/.config/x"],
+      ["index-pack", "-o", "/home/u/.bashrc", "p.pack"],
+      ["index-pack", "--keep", "/home/u/x.pack"],
+      ["bugreport", "-o", "/home/u/.bashrc.d"],
+      ["bugreport", "-o/home/u/.bashrc.d"],
+      ["diagnose", "--output-dir=/home/u"],
+      ["multi-pack-index", "--object-dir=/home/u/o", "write"],
+      ["commit-graph", "write", "--obj=/home/u/o"],
+      ["credential-cache--daemon", "/home/u/.ssh/authorized_keys"],
+      ["credential-cache", "--socket=/home/u/.ssh/authorized_keys", "store"],
+      ["credential-cache", "exit"],
+      ["merge-one-file", "a", "a", "", "/home/u/.bashrc", "100644", "100644", ""],
+    ])
+      expect(rule("git", args), `git ${args.join(" ")}`).toBe("confirm");
+    for (const args of [
+      ["fast-export", "HEAD"],
+      ["fast-export", "--import-marks=m", "HEAD"],
+      ["fast-import", "--import-marks-if-exists=m"],
+      ["pack-objects", "--stdout"],
+      ["index-pack", "--stdin"],
+      ["index-pack", "--verify", "p.pack"],
+      ["bugreport", "-s", "x"],
+      ["bugreport", "-so"],
+      ["multi-pack-index", "write"],
+      ["commit-graph", "write", "--reachable"],
+      ["credential-store", "get"],
+      ["var", "GIT_EDITOR"],
+    ])
+      expect(rule("git", args), `git ${args.join(" ")}`).toBe("allow");
+  });
+});
+
 describe("git pushing to a repository on this machine", () => {
   it("needs a person for a push or send-pack to a path or file: URL, however the repository is named", () => {
     for (const args of [

@@ -245,7 +245,8 @@ function gitOperands(rest: readonly string[]): string[] {
  * archive -o FILE` (`-oFILE`), and git's other ways of putting what a repository holds (an
  * agent's commits, its branch names) at a path of the caller's: a bundle (whose ref names a shell
  * runs, as ~/.bashrc), patches, the work tree's files (`--work-tree`, `checkout-index --prefix`,
- * `worktree add`), a clone or a new repository elsewhere. An agent's commits are its own to put
+ * `worktree add`), a clone or a new repository elsewhere, and the plumbing's files (marks, a
+ * mail's parts, packs and their indexes, reports, a credential socket). An agent's commits are its own to put
  * in the workspace; what lands outside it (a startup file, a folder a shell sources) runs later.
  */
 export function gitWrites(args: readonly string[]): string | undefined {
@@ -273,6 +274,43 @@ export function gitWrites(args: readonly string[]): string | undefined {
         : undefined;
     case "checkout-index":
       return rest.some((arg) => abbreviates(arg, "--prefix")) ? "checkout-index --prefix" : undefined;
+    // The marks file, and fast-import's list of packs, written where the option says.
+    case "fast-export":
+    case "fast-import":
+      for (const option of ["--export-marks", "--export-pack-edges"])
+        if (rest.some((arg) => abbreviates(arg, option))) return `${sub} ${option}`;
+      return undefined;
+    // The message and the patch of the mail on standard input, at its two operands.
+    case "mailinfo":
+      return sub;
+    // A pack and its index at `BASENAME-<hash>.pack`, `.idx`, unless the pack goes to standard output.
+    case "pack-objects":
+      return rest.includes("--stdout") ? undefined : "pack-objects BASENAME";
+    // The index at `-o FILE`, or beside the pack file named (and a `.keep` with `--keep`), unless
+    // it only verifies the pack; `--stdin` alone writes into the repository's own objects.
+    case "index-pack": {
+      if (rest.includes("-o")) return "index-pack -o";
+      const verifies = rest.some((arg) => arg.startsWith("--verify"));
+      return rest.some((arg) => !arg.startsWith("-")) && !verifies ? "index-pack PACK" : undefined;
+    }
+    // A report, or a zip of the repository's details, in the folder `-o` names.
+    case "bugreport":
+    case "diagnose":
+      return shortFlag(rest, "o", "s") || rest.some((arg) => abbreviates(arg, "--output-directory"))
+        ? `${sub} -o`
+        : undefined;
+    // Another object directory than the repository's: files and folders written there, as
+    // `--git-dir` would point git at another repository.
+    case "multi-pack-index":
+    case "commit-graph":
+      return rest.some((arg) => abbreviates(arg, "--object-dir")) ? `${sub} --object-dir` : undefined;
+    // A socket made at a path of the caller's (whatever file was there removed first), and a
+    // daemon left running behind it, holding credentials, out of cairn's sight.
+    case "credential-cache":
+    case "credential-cache--daemon":
+    // The script merge-index runs: it removes (`rm -f`) or writes the file its fourth operand names.
+    case "merge-one-file":
+      return sub;
     case "worktree":
       return rest[0] === "add" || rest[0] === "move" ? `worktree ${rest[0]}` : undefined;
     // The first operand takes the merged text, but to standard output (or, 2.44+, as an object).
