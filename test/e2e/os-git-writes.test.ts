@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
 import {
+  copyFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -211,6 +212,56 @@ describe("git's plumbing through os_run", () => {
       expect((await git("commit-graph", "write", "--reachable")).exit_code).toBe(0);
     } finally {
       rmSync(join(ws.dir, "p.pack"), { force: true });
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
+  });
+
+  it("needs a person for merge-index's program, for-each-repo, and receive-pack run on a repository", async () => {
+    const elsewhere = mkdtempSync(join(tmpdir(), "cairn-git-plumbing-"));
+    const inner = join(ws.dir, "in.git");
+    const id = ["-c", "user.name=a", "-c", "user.email=a@example.org"];
+    const run = (cwd: string, ...args: string[]) => spawnSync("git", [...id, ...args], { cwd });
+    try {
+      // A conflict in a repository of the workspace: merge-index runs its program on each file.
+      const nested = join(ws.dir, "nested");
+      mkdirSync(nested);
+      run(nested, "init", "-q", "-b", "main");
+      writeFileSync(join(nested, "f"), "a\n");
+      run(nested, "add", "f");
+      run(nested, "commit", "-qm", "a");
+      run(nested, "checkout", "-qb", "topic");
+      writeFileSync(join(nested, "f"), "b\n");
+      run(nested, "commit", "-qam", "b");
+      run(nested, "checkout", "-q", "main");
+      writeFileSync(join(nested, "f"), "c\n");
+      run(nested, "commit", "-qam", "c");
+      run(nested, "merge", "-q", "topic");
+      copyFileSync(join(ws.dir, "hook.sh"), join(nested, "hook.sh"));
+      // A key of the repository's configuration listing a folder out of the workspace.
+      run(ws.dir, "config", "cairn-test.repo", elsewhere);
+      // A repository of the workspace whose own configuration names a program (core.alternateRefsCommand).
+      run(ws.dir, "init", "-q", "--bare", inner);
+      mkdirSync(join(inner, "objects", "info"), { recursive: true });
+      writeFileSync(join(inner, "objects", "info", "alternates"), `${join(ws.dir, ".git", "objects")}\n`);
+      run(inner, "config", "core.alternateRefsCommand", join(ws.dir, "hook.sh"));
+      for (const args of [
+        ["-C", "nested", "merge-index", "./hook.sh", "-a"],
+        ["for-each-repo", "--config=cairn-test.repo", "--", "init", "-q"],
+        ["receive-pack", "in.git"],
+        ["upload-pack", elsewhere],
+      ]) {
+        const out = await git(...args);
+        expect(out.refused?.policy, `git ${args.join(" ")}`).toBe("os");
+        expect(out.refused?.reason).toMatch(/needs a person's confirmation/);
+      }
+      expect(existsSync(join(nested, "PWNED"))).toBe(false);
+      expect(existsSync(join(inner, "PWNED"))).toBe(false);
+      expect(existsSync(join(ws.dir, "PWNED"))).toBe(false);
+      expect(readdirSync(elsewhere)).toEqual([]);
+    } finally {
+      spawnSync("git", ["config", "--remove-section", "cairn-test"], { cwd: ws.dir });
+      rmSync(join(ws.dir, "nested"), { recursive: true, force: true });
+      rmSync(inner, { recursive: true, force: true });
       rmSync(elsewhere, { recursive: true, force: true });
     }
   });

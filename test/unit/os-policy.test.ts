@@ -559,6 +559,20 @@ describe("git's plumbing that writes where the caller says, runs a program or re
     ])
       expect(rule("git", args), `git ${args.join(" ")}`).toBe("allow");
   });
+
+  it("needs a person for merge-index's program, for-each-repo, and a transport's far end run directly", () => {
+    for (const args of [
+      ["merge-index", "./evil.sh", "-a"],
+      ["merge-index", "-o", "-q", "sh", "-a"],
+      ["for-each-repo", "--config=maintenance.repo", "--", "reset", "--hard"],
+      ["receive-pack", "in.git"],
+      ["upload-pack", "/home/u/repo"],
+      ["upload-archive", "/home/u/repo"],
+      ["http-fetch", "--packfile=0123", "--index-pack-args=for-each-repo --config=x -- gc", "https://x/p"],
+    ])
+      expect(rule("git", args), `git ${args.join(" ")}`).toBe("confirm");
+    expect(rule("git", ["merge", "--no-ff", "topic"])).toBe("allow");
+  });
 });
 
 describe("git pushing to a repository on this machine", () => {

@@ -126,8 +126,10 @@ export function gitConfigReads(rest: readonly string[]): boolean {
 /**
  * git subcommands and options that run a command given on the command line (`rebase -x`,
  * `bisect run`, `submodule foreach`, `grep -O`, `difftool -x`, `filter-branch`, `daemon
- * --access-hook`), go into submodules, whose own configuration cairn does not read (see git.ts), or write git's
- * configuration: the operator's, which cairn trusts, or the repository's (`config core.fsmonitor …`).
+ * --access-hook`, `merge-index`), run git in a repository not named by `-C` (`for-each-repo`,
+ * `receive-pack DIR`), go into submodules, whose own configuration cairn does not read (see
+ * git.ts), or write git's configuration: the operator's, which cairn trusts, or the repository's
+ * (`config core.fsmonitor …`).
  */
 export function gitCode(args: readonly string[]): string | undefined {
   const { sub, rest } = gitSubcommand(args);
@@ -156,6 +158,19 @@ export function gitCode(args: readonly string[]): string | undefined {
     case "send-email":
     // A server for anyone who connects, running its --access-hook (any program) on each connection.
     case "daemon":
+    // Its first operand is the program it runs on each unmerged file (`merge-index ./x.sh -a`).
+    case "merge-index":
+    // A git command run in every repository a configuration key lists (`maintenance.repo`: the
+    // operator's other repositories), as `-C` would, the command itself judged by nothing here
+    // (its `--config` was refused until now only as a prefix of `--config-env`).
+    case "for-each-repo":
+    // A transport's far end run directly: its repository is an operand, which neither the `-C`
+    // rule nor the configuration look sees (receive-pack runs its core.alternateRefsCommand).
+    case "receive-pack":
+    case "upload-pack":
+    case "upload-archive":
+    // Internal, as remote-curl's helper: `--index-pack-args` is a git command line it runs.
+    case "http-fetch":
       return sub;
     case "bisect":
       return rest.includes("run") ? "bisect run" : undefined;
