@@ -7,6 +7,7 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -262,6 +263,49 @@ describe("git's plumbing through os_run", () => {
       spawnSync("git", ["config", "--remove-section", "cairn-test"], { cwd: ws.dir });
       rmSync(join(ws.dir, "nested"), { recursive: true, force: true });
       rmSync(inner, { recursive: true, force: true });
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("git mv through os_run", () => {
+  it("needs a person where the file would land in a .git folder or out of the workspace, a tracked link followed", async () => {
+    const elsewhere = mkdtempSync(join(tmpdir(), "cairn-git-mv-"));
+    const id = ["-c", "user.name=a", "-c", "user.email=a@example.org"];
+    const run = (...args: string[]) => spawnSync("git", [...id, ...args], { cwd: ws.dir, encoding: "utf8" });
+    const base = run("rev-parse", "HEAD").stdout.trim();
+    try {
+      // What a fetched commit can hold: a file (`gitdir: …`, or a hook), and links to .git and out.
+      mkdirSync(join(ws.dir, "sub"));
+      writeFileSync(join(ws.dir, "sub", "keep"), "");
+      writeFileSync(join(ws.dir, "a"), `gitdir: ${elsewhere}\n`, { mode: 0o755 });
+      symlinkSync(".git", join(ws.dir, "lnk"));
+      symlinkSync(elsewhere, join(ws.dir, "out"));
+      run("add", "a", "lnk", "out", "sub/keep");
+      run("commit", "-qm", "fixture");
+      for (const args of [
+        ["mv", "a", ".git"],
+        ["mv", "a", "sub/.git"],
+        ["mv", "-k", "a", "sub/.GIT"],
+        ["-C", "sub", "mv", "../a", ".git"],
+        ["mv", "a", "lnk/hooks/pre-commit"],
+        ["mv", "a", "out/x"],
+        ["mv", "--", "a", "out"],
+      ]) {
+        const out = await git(...args);
+        expect(out.refused?.policy, `git ${args.join(" ")}`).toBe("os");
+        expect(out.refused?.reason).toMatch(/needs a person's confirmation/);
+      }
+      expect(existsSync(join(ws.dir, ".git", "a"))).toBe(false);
+      expect(existsSync(join(ws.dir, ".git", "hooks", "pre-commit"))).toBe(false);
+      expect(existsSync(join(ws.dir, "sub", ".git"))).toBe(false);
+      expect(readdirSync(elsewhere)).toEqual([]);
+      // Within the work tree, it moves.
+      expect((await git("mv", "a", "sub/b")).exit_code).toBe(0);
+      expect((await git("mv", "sub/b", "lnk-free")).exit_code).toBe(0);
+    } finally {
+      run("reset", "-q", "--hard", base);
+      rmSync(join(ws.dir, "sub"), { recursive: true, force: true });
       rmSync(elsewhere, { recursive: true, force: true });
     }
   });

@@ -1,7 +1,14 @@
 import { z } from "zod";
 import { audit } from "../../domains/audit/record.js";
 import { osConfigOf } from "../../domains/os/config.js";
-import { aliasExpansions, gitConfigProblem, gitEnv, isGit, repositoryOutside } from "../../domains/os/git.js";
+import {
+  aliasExpansions,
+  gitConfigProblem,
+  gitEnv,
+  isGit,
+  moveOutside,
+  repositoryOutside,
+} from "../../domains/os/git.js";
 import { DEFAULT_CONFIRM, decide } from "../../domains/os/policy.js";
 import { checkOsArgs, OS_OUTPUT_CAP, realNameOf, resolveBinary, runOs } from "../../domains/os/run.js";
 import { runOutcome, runReply } from "../../kernel/capped-run.js";
@@ -137,6 +144,17 @@ export const osRun = defineCommand({
                 "a model can never confirm: work in the workspace's own repository, or tell the user the exact command; do not retry",
               );
             }
+            // `git mv` renames before it checks the destination: judged by where it really lands.
+            const movedOutside = (args: readonly string[]) => {
+              const moved = moveOutside(args, ctx.workspace.root);
+              if (!moved) return;
+              throw refused(
+                "git_outside",
+                `\`git ${moved.slice(0, 120)}\` needs a person's confirmation: it would put a file in a repository's own folder (.git) or out of the workspace`,
+                "a model can never confirm: move files within the work tree, or tell the user the exact command; do not retry",
+              );
+            };
+            movedOutside(input.args);
             const aliases = new Map<string, string>();
             const problem = await gitConfigProblem(gitPath, input.args, {
               cwd: ctx.workspace.root,
@@ -153,6 +171,7 @@ export const osRun = defineCommand({
             }
             // An alias (the operator's own `alias.p = push`) is another name for what it expands to.
             for (const expanded of aliasExpansions(input.args, aliases)) {
+              movedOutside(expanded);
               const through = decide(os, input.bin, expanded, realName);
               if (through.verdict === "refuse") {
                 throw refused(

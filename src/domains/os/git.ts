@@ -1,4 +1,5 @@
-import { resolve } from "node:path";
+import { statSync } from "node:fs";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { runChild } from "../../kernel/child.js";
 import { forcedGitEnv } from "../../kernel/git.js";
 import { isInside, realPathOf } from "../../kernel/inside.js";
@@ -112,6 +113,56 @@ export function repositoryOutside(args: readonly string[], workspace: string): s
       if (option === "--git-dir") at++;
       if (!isInside(root, realPathOf(resolve(dir, value as string)))) return `--git-dir ${value}`;
     } else if (option === "--work-tree" || option === "--namespace") at++;
+  }
+  return undefined;
+}
+
+/** The folder git runs in: the workspace, then each leading `-C` in turn. */
+function commandDir(args: readonly string[], workspace: string): string {
+  const options = repositoryOptions(args);
+  let dir = workspace;
+  for (let at = 0; at < options.length; at++) {
+    if (options[at] === "-C") dir = resolve(dir, options[++at] as string);
+    else if (!(options[at] as string).includes("=") && options[at] !== "--bare") at++;
+  }
+  return dir;
+}
+
+/** A path's name as a case-insensitive file system (macOS, Windows) takes it: `.GIT.` is `.git`. */
+const isDotGit = (name: string) => name.toLowerCase().replace(/[. ]+$/, "") === ".git";
+
+/**
+ * Where `git mv` would put a file out of the work tree git checks: it renames the file first and
+ * only then finds the path invalid for the index. So `git mv x .git` puts x in `.git/x`, `git mv
+ * x sub/.git` makes a `.git` file (a `gitdir:` link git follows, to a repository anywhere), and a
+ * destination past a tracked symbolic link (`git mv x lnk/hooks/pre-commit`, lnk → .git, or lnk
+ * → ~) writes a hook the user's own git runs, or a file out of the workspace. Each destination
+ * is judged by its real path.
+ */
+export function moveOutside(args: readonly string[], workspace: string): string | undefined {
+  const { sub, rest } = gitSubcommand(args);
+  if (sub !== "mv") return undefined;
+  const dashes = rest.indexOf("--");
+  const operands = [
+    ...(dashes < 0 ? rest : rest.slice(0, dashes)).filter((arg) => !arg.startsWith("-")),
+    ...(dashes < 0 ? [] : rest.slice(dashes + 1)),
+  ];
+  if (operands.length < 2) return undefined;
+  const root = realPathOf(workspace);
+  const dir = commandDir(args, workspace);
+  const destination = resolve(dir, operands[operands.length - 1] as string);
+  const sources = operands.slice(0, -1);
+  let intoFolder = sources.length > 1;
+  try {
+    intoFolder ||= statSync(destination).isDirectory();
+  } catch {
+    // Not there yet: the file's new name.
+  }
+  const targets = intoFolder ? sources.map((source) => join(destination, basename(source))) : [destination];
+  for (const target of targets) {
+    const real = join(realPathOf(dirname(target)), basename(target));
+    if (!isInside(root, real) || relative(root, real).split(sep).some(isDotGit))
+      return `mv … ${operands[operands.length - 1]}`;
   }
   return undefined;
 }
