@@ -411,16 +411,25 @@ describe("a tick earned on one tree", () => {
     }
   });
 
-  it("holds the definition of done to the tree being finished: not one edited while it ran; files it adds are its output", async () => {
+  /**
+   * The owner's definition of done, one shortcut: it starts (`started` appears), waits for `go`,
+   * then runs `then`, so the agent can act while it runs.
+   */
+  function slowDefinitionOfDone(then: string) {
     const signals = scratchDir("cairn-done-race-");
     const started = join(signals.dir, "started");
     const go = join(signals.dir, "go");
-    // The owner's definition of done: it builds (adds a file), and takes a while.
-    const gate = `touch ${started} built.txt; while [ ! -e ${go} ]; do sleep 0.05; done; grep -q pass README.md`;
+    const gate = `touch ${started}; while [ ! -e ${go} ]; do sleep 0.05; done; ${then}`;
     writeFileSync(
       join(repo.dir, ".cairn", "cairn.toml"),
       `[done]\nshortcuts = ["gate"]\n[shortcuts.gate]\nargv = ["sh", "-c", ${JSON.stringify(gate)}]\neffect = "read"\n`,
     );
+    return { signals, started, go };
+  }
+
+  it("holds the definition of done to the tree being finished: not one edited while it ran; files it adds are its output", async () => {
+    // It builds (adds a file), then reads the work.
+    const { signals, started, go } = slowDefinitionOfDone("touch built.txt; grep -q pass README.md");
     writeFileSync(join(repo.dir, "README.md"), "fail\n");
     commitAll("work the definition of done fails");
     try {
@@ -443,16 +452,8 @@ describe("a tick earned on one tree", () => {
   });
 
   it("holds the ticks to the tree with the files added while the definition of done ran, not to the tree before them", async () => {
-    const signals = scratchDir("cairn-done-race-");
-    const started = join(signals.dir, "started");
-    const go = join(signals.dir, "go");
-    // The owner's definition of done: it starts, then reads the code (`./gate` is gate.js once
-    // there is one, before gate/index.js).
-    const gate = `touch ${started}; while [ ! -e ${go} ]; do sleep 0.05; done; node -e "require('./gate')"`;
-    writeFileSync(
-      join(repo.dir, ".cairn", "cairn.toml"),
-      `[done]\nshortcuts = ["gate"]\n[shortcuts.gate]\nargv = ["sh", "-c", ${JSON.stringify(gate)}]\neffect = "read"\n`,
-    );
+    // It reads the code: `./gate` is gate.js once there is one, before gate/index.js.
+    const { signals, started, go } = slowDefinitionOfDone(`node -e "require('./gate')"`);
     mkdirSync(join(repo.dir, "gate"));
     writeFileSync(join(repo.dir, "gate", "index.js"), "process.exit(1)\n");
     commitAll("work the definition of done fails");
