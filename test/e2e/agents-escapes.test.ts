@@ -288,6 +288,31 @@ describe("local agent runs that try to outlive themselves", () => {
     for (const text of [run.stdout, logs]) expect(text).not.toMatch(/cairn_[A-Za-z0-9_-]{43}/);
   });
 
+  it("never writes a credential of its environment into the reason a failing preflight gives, which a read-only agent reads", () => {
+    const secret = "ghp_preflightLeak0123456789abcdefABCDEF";
+    const reader = addAgent(ws.dir, "pf-reader", "reviewer", ["--grant", "ro"]).token;
+    writeAgent(
+      ws.dir,
+      "leaky-preflight",
+      shellAgent("leaky-preflight", "echo ran", {
+        rest: '[[preflight]]\ncommand = "sh"\nargs = ["-c", "echo \\"no token: $GITHUB_TOKEN\\" >&2; exit 1"]\n',
+      }),
+    );
+    const run = cairn(ws.dir, ["agents", "run", "leaky-preflight"], {
+      env: { ...env, GITHUB_TOKEN: secret },
+    });
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stderr).toContain("no token: [redacted]");
+    const inspect = cairn(ws.dir, ["agents", "inspect", "leaky-preflight", "--json"], {
+      env: { ...env, CAIRN_AGENT: reader },
+    });
+    expect(inspect.code, inspect.stderr).toBe(0);
+    const [last] = (inspect.json as { last_runs: { status: string; reason: string }[] }).last_runs;
+    expect(last?.status).toBe("skipped");
+    expect(last?.reason).toContain("no token: [redacted]");
+    for (const text of [run.stderr, inspect.stdout]) expect(text).not.toContain(secret);
+  });
+
   it("stops the token minted for a run whose supervisor was killed outright at once, before any reaper runs", async () => {
     const tokenFile = join(ws.dir, "orphaned.token");
     const pidFile = join(ws.dir, "orphaned.pid");

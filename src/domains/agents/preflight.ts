@@ -1,3 +1,4 @@
+import { maskSecretsIn } from "../../kernel/secret-mask.js";
 import { plainOrQuoted, quoteValue } from "../../kernel/text.js";
 import type { LoadedAgent } from "./manifest.js";
 import type { Preflight } from "./manifest-schema.js";
@@ -67,7 +68,10 @@ export async function runPreflights(
       const fix = remediationArgv(preflight) ? `; remediation: remediate tool #${index + 1}` : "";
       // Its stderr quoted on one line: this reason is what a model reads of the skipped run (the
       // run tool's error, agents_status), and a check printing "cairn: …" must not speak as cairn.
-      const said = stderr.trim() ? `: ${quoteValue(stderr.trim().slice(-300), 300)}` : "";
+      // Masked as a run's log is (agent tokens, and the credentials of the environment it ran
+      // with): the reason is kept on the run's row, where any agent reads it (agents_inspect).
+      const tail = maskSecretsIn(stderr.trim(), env);
+      const said = tail ? `: ${quoteValue(tail.slice(-300), 300)}` : "";
       return `${label} (${plainOrQuoted(preflight.command, 100)}) failed: ${why}${said}${fix}`;
     }
   }
