@@ -340,6 +340,29 @@ open(folder + "/__pycache__/helper." + sys.implementation.cache_tag + ".pyc", "w
     expect(minted()).toHaveLength(1);
   });
 
+  it("in the machine's own folder but its agent.toml a link to a file the project keeps, acts as its identity only as enabled", () => {
+    const machine = { CAIRN_HOME: join(ws.dir, "operator-machine") };
+    // The folder is the machine's; the manifest in it, naming the identity and the command, is a
+    // file of the repository that any writer of the project edits.
+    const kept = join(ws.dir, "tools", "planted.toml");
+    mkdirSync(join(ws.dir, "tools"), { recursive: true });
+    writeFileSync(kept, planted());
+    const folder = join(machine.CAIRN_HOME, "agents", "planted");
+    mkdirSync(folder, { recursive: true });
+    symlinkSync(kept, join(folder, "agent.toml"));
+    const linked = cairn(ws.dir, ["agents", "run", "planted", "--json"], { env: { ...env, ...machine } });
+    expect(linked.code, linked.stderr).toBe(3);
+    expect(linked.json).toMatchObject({ refused: { policy: "identity" } });
+    // On schedule, the owner's daemon does not act as opsbot through it either.
+    const daemon = cairn(ws.dir, ["daemon", "--once", "--json"], { env: { ...env, ...machine } });
+    expect(daemon.code, daemon.stderr).toBe(0);
+    expect(existsSync(whoamiFile())).toBe(false);
+    expect(minted()).toHaveLength(0);
+    expect(
+      cairn(ws.dir, ["agents", "digest", "planted", "--json"], { env: { ...env, ...machine } }).json,
+    ).toMatchObject({ needs_enabling: true });
+  });
+
   it("in the machine's own folder (CAIRN_HOME/agents), acts as its identity as it is", () => {
     const machine = { CAIRN_HOME: join(ws.dir, "operator-machine") };
     const home = join(machine.CAIRN_HOME, "agents", "planted");

@@ -56,8 +56,13 @@ export function needsEnabling(agent: LoadedAgent, workspace: Workspace, env: Nod
   // Found in the machine's folders, yet lying in the project (CAIRN_HOME/agents/x a link to a folder
   // the repository keeps, dotagent's folder kept in the project): any writer of the project edits
   // it, and it acted as its identity with nobody's review. What lies in CAIRN_HOME is the machine's.
-  const real = realPathOf(agent.dir);
-  return isInside(realPathOf(workspace.root), real) && !isInside(realPathOf(machine), real);
+  // So does a manifest linked from a machine's folder to a file the project keeps: the identity it
+  // names, and the command, are then any writer's.
+  const inProject = (path: string) => {
+    const real = realPathOf(path);
+    return isInside(realPathOf(workspace.root), real) && !isInside(realPathOf(machine), real);
+  };
+  return inProject(agent.dir) || inProject(agent.path);
 }
 
 /**
