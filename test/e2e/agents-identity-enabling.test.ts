@@ -6,6 +6,7 @@ import {
   linkSync,
   mkdirSync,
   readFileSync,
+  rmSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
@@ -361,6 +362,13 @@ open(folder + "/__pycache__/helper." + sys.implementation.cache_tag + ".pyc", "w
     expect(
       cairn(ws.dir, ["agents", "digest", "planted", "--json"], { env: { ...env, ...machine } }).json,
     ).toMatchObject({ needs_enabling: true });
+    // A hard link in its place: the same file, edited in the project, and no link to see.
+    rmSync(join(folder, "agent.toml"));
+    linkSync(kept, join(folder, "agent.toml"));
+    const hardLinked = cairn(ws.dir, ["agents", "run", "planted", "--json"], { env: { ...env, ...machine } });
+    expect(hardLinked.code, hardLinked.stderr).toBe(3);
+    expect(hardLinked.json).toMatchObject({ refused: { policy: "identity" } });
+    expect(minted()).toHaveLength(0);
   });
 
   it("in the machine's own folder (CAIRN_HOME/agents), acts as its identity as it is", () => {

@@ -1,4 +1,4 @@
-import { realpathSync } from "node:fs";
+import { realpathSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { z } from "zod";
 import { type FolderCopy, startFolderCopy } from "../../kernel/folder-copy.js";
@@ -45,6 +45,15 @@ export function enabledIdentities(env: NodeJS.ProcessEnv): Record<string, string
   return enabled;
 }
 
+/** Whether `path` is a file with another name (a hard link) somewhere; unreadable counts as one. */
+function hardLinked(path: string): boolean {
+  try {
+    return statSync(path).nlink > 1;
+  } catch {
+    return true;
+  }
+}
+
 /** Whether this manifest's identity waits on the machine's enabling: a project's, naming one. */
 export function needsEnabling(agent: LoadedAgent, workspace: Workspace, env: NodeJS.ProcessEnv): boolean {
   if (!agent.manifest.cairn.identity || workspace.kind !== "project") return false;
@@ -57,12 +66,13 @@ export function needsEnabling(agent: LoadedAgent, workspace: Workspace, env: Nod
   // the repository keeps, dotagent's folder kept in the project): any writer of the project edits
   // it, and it acted as its identity with nobody's review. What lies in CAIRN_HOME is the machine's.
   // So does a manifest linked from a machine's folder to a file the project keeps: the identity it
-  // names, and the command, are then any writer's.
+  // names, and the command, are then any writer's. A hard link shows no path to judge: a manifest
+  // with a second one may be a file of the project too, and is never taken for the machine's own.
   const inProject = (path: string) => {
     const real = realPathOf(path);
     return isInside(realPathOf(workspace.root), real) && !isInside(realPathOf(machine), real);
   };
-  return inProject(agent.dir) || inProject(agent.path);
+  return inProject(agent.dir) || inProject(agent.path) || hardLinked(agent.path);
 }
 
 /**
