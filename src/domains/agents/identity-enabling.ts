@@ -197,10 +197,20 @@ export function startEnabledRun(
     const folder = [resolve(agent.dir), realDir].find((candidate) => isInside(candidate, path));
     return folder === undefined ? path : join(copy.dir, relative(folder, path));
   };
+  // Working outside its folder (in the project's root, say), the run names its own files by paths
+  // relative to there (`.cairn/agents/x/run.sh`): those lead to the copy too. Left to the folder,
+  // a worker renaming the script in a loop had its own bytes run as the identity (3 of 40 runs).
+  const workingInside = intoCopy(cwd) !== cwd;
+  const fromCwd = (arg: string): string => {
+    if (workingInside) return arg;
+    const path = resolve(cwd, arg);
+    const copied = intoCopy(path);
+    return copied === path ? arg : copied;
+  };
   return {
     dir: copy.dir,
     cwd: intoCopy(cwd),
-    argv: argv.map((arg) => (isAbsolute(arg) ? intoCopy(arg) : arg)),
+    argv: argv.map((arg) => (isAbsolute(arg) ? intoCopy(arg) : fromCwd(arg))),
     remove: copy.remove,
   };
 }
