@@ -255,56 +255,20 @@ describe("a project manifest's [cairn] identity", () => {
     expect(who.name).toMatch(/^opsbot-run-/);
   });
 
-  it("enabled, runs only what was enabled while a worker swaps its script by rename in a loop", async () => {
-    const { folder, machine } = enabledAgent("swapped", "sh", ["run.sh"], { "run.sh": "echo REVIEWED\n" });
+  /**
+   * What 40 runs of `name` printed while a worker swaps its `run.sh` by rename in a loop, between
+   * the enabled bytes (`reviewed`) and its own (`echo UNREVIEWED`): at any moment the script is
+   * whole, one or the other.
+   */
+  async function runsWhileSwapped(
+    name: string,
+    folder: string,
+    machine: Record<string, string>,
+    reviewed: string,
+  ): Promise<string[]> {
     const spare = join(ws.dir, "spare");
     mkdirSync(spare);
-    writeFileSync(join(spare, "good.sh"), "echo REVIEWED\n");
-    writeFileSync(join(spare, "evil.sh"), "echo UNREVIEWED\n");
-    // At any moment the script is whole, one or the other: the enabled bytes or the worker's.
-    const swapper = spawn(
-      "sh",
-      [
-        "-c",
-        'while :; do cp "$1/evil.sh" "$2/n" && mv "$2/n" "$2/run.sh"; cp "$1/good.sh" "$2/n" && mv "$2/n" "$2/run.sh"; done',
-        "swap",
-        spare,
-        folder,
-      ],
-      { stdio: "ignore", detached: true },
-    );
-    const outputs: string[] = [];
-    try {
-      for (let n = 0; n < 40; n++) {
-        const run = await cairnAsync(ws.dir, ["agents", "run", "swapped", "--json"], {
-          env: { ...env, ...machine },
-        });
-        outputs.push(run.stdout + run.stderr);
-      }
-    } finally {
-      process.kill(-(swapper.pid as number), "SIGKILL");
-    }
-    expect(outputs.filter((output) => output.includes("UNREVIEWED"))).toEqual([]);
-    // The swap is not in the way of every run: some found the enabled bytes and ran them.
-    expect(outputs.some((output) => output.includes("REVIEWED"))).toBe(true);
-  }, 90_000);
-
-  it("enabled and working in the project, runs its own script from the copy, named by a path relative to the project", async () => {
-    // Its working folder is the checkout's root (an agent that works on the code), and it names
-    // its script by the path from there: that path must lead to the enabled bytes, not to the
-    // folder a worker swaps in a loop.
-    const name = "rooted";
-    const folder = join(ws.dir, ".cairn", "agents", name);
-    writeAgent(
-      ws.dir,
-      name,
-      `[agent]\nname = "${name}"\n[run]\ncommand = "sh"\nargs = [".cairn/agents/${name}/run.sh"]\nworking_dir = "../../.."\n[cairn]\nidentity = "opsbot"\n`,
-    );
-    writeFileSync(join(folder, "run.sh"), 'echo "REVIEWED in $(pwd)"\n');
-    const machine = enableIdentities(ws.dir, [name], env);
-    const spare = join(ws.dir, "spare");
-    mkdirSync(spare);
-    writeFileSync(join(spare, "good.sh"), 'echo "REVIEWED in $(pwd)"\n');
+    writeFileSync(join(spare, "good.sh"), reviewed);
     writeFileSync(join(spare, "evil.sh"), "echo UNREVIEWED\n");
     const swapper = spawn(
       "sh",
@@ -328,6 +292,31 @@ describe("a project manifest's [cairn] identity", () => {
     } finally {
       process.kill(-(swapper.pid as number), "SIGKILL");
     }
+    return outputs;
+  }
+
+  it("enabled, runs only what was enabled while a worker swaps its script by rename in a loop", async () => {
+    const { folder, machine } = enabledAgent("swapped", "sh", ["run.sh"], { "run.sh": "echo REVIEWED\n" });
+    const outputs = await runsWhileSwapped("swapped", folder, machine, "echo REVIEWED\n");
+    expect(outputs.filter((output) => output.includes("UNREVIEWED"))).toEqual([]);
+    // The swap is not in the way of every run: some found the enabled bytes and ran them.
+    expect(outputs.some((output) => output.includes("REVIEWED"))).toBe(true);
+  }, 90_000);
+
+  it("enabled and working in the project, runs its own script from the copy, named by a path relative to the project", async () => {
+    // Its working folder is the checkout's root (an agent that works on the code), and it names
+    // its script by the path from there: that path must lead to the enabled bytes, not to the
+    // folder a worker swaps in a loop.
+    const name = "rooted";
+    const folder = join(ws.dir, ".cairn", "agents", name);
+    writeAgent(
+      ws.dir,
+      name,
+      `[agent]\nname = "${name}"\n[run]\ncommand = "sh"\nargs = [".cairn/agents/${name}/run.sh"]\nworking_dir = "../../.."\n[cairn]\nidentity = "opsbot"\n`,
+    );
+    writeFileSync(join(folder, "run.sh"), 'echo "REVIEWED in $(pwd)"\n');
+    const machine = enableIdentities(ws.dir, [name], env);
+    const outputs = await runsWhileSwapped(name, folder, machine, 'echo "REVIEWED in $(pwd)"\n');
     expect(outputs.filter((output) => output.includes("UNREVIEWED"))).toEqual([]);
     // The folder as enabled, it runs, where its manifest says: the project's root.
     rmSync(join(folder, "n"), { force: true });
