@@ -1,5 +1,6 @@
 import { familyOf } from "./family.js";
-import { gitCode, gitWrites } from "./git-args.js";
+import { gitCode } from "./git-args.js";
+import { gitWrites } from "./git-writes.js";
 import { sedScriptRunsShell, sedScripts, sedScriptWritesFile } from "./sed-script.js";
 import { TO_STANDARD_OUTPUT, WRITE_FLAGS, writtenOperand } from "./write-flags.js";
 
