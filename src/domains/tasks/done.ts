@@ -81,6 +81,17 @@ export async function checkTask(
   const targets = one ? [one] : criteria.filter((c) => !c.checked || staleTick(c, tree) !== null);
   const results: CheckResult[] = [];
   const progress = runProgress(verifier.progress);
+  // Whether the commands so far only added files to the tree the check began on (checkOnlyAdded),
+  // asked of git once for each tree: the last command's answer is the whole check's too.
+  const grown = new Map<string, Promise<boolean>>();
+  const onlyAddedTo = (after: string) => {
+    let known = grown.get(after);
+    if (!known) {
+      known = checkOnlyAdded(verifier, before as string, after);
+      grown.set(after, known);
+    }
+    return known;
+  };
   // The caller's leases are kept while these run by the call around them (commands/hooks.ts).
   try {
     for (const criterion of targets) {
@@ -103,7 +114,7 @@ export async function checkTask(
         judged !== null &&
         tree !== null &&
         tree !== judged &&
-        !(await checkOnlyAdded(verifier, before, tree));
+        !(await onlyAddedTo(tree));
       const ok = passed(evidence) && !moved;
       results.push({
         n: criterion.n,
@@ -125,7 +136,7 @@ export async function checkTask(
   // the time). A file there before they ran that changed or went meanwhile may be an edit made
   // while they ran: an agent that put its broken code back as a passing check ran, and finished
   // on a tree no command had passed. Then a tick holds for the tree it judged alone.
-  const onlyAdded = before && tree && tree !== before ? await checkOnlyAdded(verifier, before, tree) : true;
+  const onlyAdded = before && tree && tree !== before ? await onlyAddedTo(tree) : true;
   for (const result of results) {
     const judged = result.evidence?.tree;
     if (result.evidence && judged && tree && tree !== judged && onlyAdded)
