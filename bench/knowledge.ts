@@ -316,6 +316,7 @@ async function benchBrief(): Promise<void> {
           verify: ["npm", "run", "load"],
           shortcut: null,
           params: {},
+          addedBy: "owner",
           timeoutSeconds: null,
           setting: null,
         });

@@ -195,6 +195,7 @@ async function seedBoard(store: Store, tasks: number, at: string): Promise<void>
             text: "tests pass",
             verify: null,
             shortcut: null,
+            addedBy: "owner",
             params: {},
             timeoutSeconds: null,
             setting: null,

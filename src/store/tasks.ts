@@ -122,11 +122,13 @@ export interface CriterionRecord {
    * (a file the checked agent can edit) says by then. Null without a shortcut, or set before.
    */
   shortcutDefinition: ShortcutRecord | null;
+  /** The agent who added it (`owner` for the workspace owner); null for one added before this was kept. */
+  addedBy: string | null;
 }
 
 export type NewCriterion = Pick<
   CriterionRecord,
-  "text" | "verify" | "shortcut" | "params" | "timeoutSeconds" | "setting"
+  "text" | "verify" | "shortcut" | "params" | "timeoutSeconds" | "setting" | "addedBy"
 > &
   Partial<Pick<CriterionRecord, "shortcutDefinition">>;
 

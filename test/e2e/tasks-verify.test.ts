@@ -193,6 +193,55 @@ describe("verify commands run by cairn", () => {
     expect(status.board.unverified).toEqual(["T-1"]);
   });
 
+  it("records a finish as unverified when the only command behind it is one its holder added, not its author", () => {
+    // The owner's task of text criteria; bob, holding it, adds a command that cannot fail.
+    arrange(ws.dir, ["task", "add", "owner's work", "--criteria", "the report reads well"]);
+    arrange(ws.dir, ["task", "add", "more of the owner's work"]);
+    const bob = { CAIRN_AGENT: addAgent(ws.dir, "bob", "builder").token };
+    const bobId = (cairn(ws.dir, ["whoami", "--json"], { env: bob }).json as { id: string }).id;
+    for (const id of ["T-1", "T-2"]) {
+      expect(arrange(ws.dir, ["task", "claim", id], { env: bob }).code).toBe(0);
+      const add = ["task", "criterion", id, "--text", "it is checked", "--verify", "true"];
+      expect(arrange(ws.dir, add, { env: bob }).code).toBe(0);
+      expect(cairn(ws.dir, ["task", "check", id, "--all", "--json"], { env: bob }).code).toBe(0);
+    }
+    const shown = cairn(ws.dir, ["task", "show", "T-1", "--json"]).json as {
+      criteria: { n: number; added_by: string | null }[];
+    };
+    expect(shown.criteria.map((c) => c.added_by)).toEqual(["owner", bobId]);
+    expect(cairn(ws.dir, ["task", "show", "T-1"]).stdout).toContain(
+      `it is checked (verify: true) [added by ${bobId}]`,
+    );
+    expect(cairn(ws.dir, ["task", "finish", "T-1", "--json"], { env: bob }).json).toMatchObject({
+      result: "done",
+      unverified: true,
+    });
+    // T-3 is bob's own task: a command its author set makes its finish verified, as it did.
+    const bobsTask = cairn(
+      ws.dir,
+      ["task", "add", "bob's task", "--criteria", '{"text":"runs","verify":["true"]}'],
+      {
+        env: bob,
+      },
+    );
+    expect(bobsTask.code).toBe(0);
+    expect(arrange(ws.dir, ["task", "claim", "T-3"], { env: bob }).code).toBe(0);
+    expect(cairn(ws.dir, ["task", "check", "T-3", "--all"], { env: bob }).code).toBe(0);
+    expect(cairn(ws.dir, ["task", "finish", "T-3", "--json"], { env: bob }).json).toMatchObject({
+      result: "done",
+      unverified: false,
+    });
+    // A command the owner adds to a task bob holds counts: the owner decides what done means.
+    arrange(ws.dir, ["task", "criterion", "T-2", "--text", "owner's check", "--verify", "true"]);
+    expect(cairn(ws.dir, ["task", "check", "T-2", "--all"], { env: bob }).code).toBe(0);
+    expect(cairn(ws.dir, ["task", "finish", "T-2", "--json"], { env: bob }).json).toMatchObject({
+      result: "done",
+      unverified: false,
+    });
+    const status = cairn(ws.dir, ["status", "--json"]).json as { board: { unverified: string[] } };
+    expect(status.board.unverified).toEqual(["T-1"]);
+  });
+
   it("runs the workspace definition of done and lists every unmet item", () => {
     writeFileSync(
       join(ws.dir, ".cairn", "cairn.toml"),

@@ -34,7 +34,14 @@ describe.each(contractStores("criteria-counts"))("criteria counted in the store:
       checked: 0,
       verified: 0,
     });
-    const plain = { verify: null, shortcut: null, params: {}, timeoutSeconds: null, setting: null };
+    const plain = {
+      verify: null,
+      shortcut: null,
+      params: {},
+      timeoutSeconds: null,
+      setting: null,
+      addedBy: "A-1",
+    };
     const results: [boolean, Evidence | null][] = [
       [true, evidence(0)], // verified: cairn ran it, it exited 0
       [true, null], // claimed: ticked with nothing to run
@@ -56,6 +63,7 @@ describe.each(contractStores("criteria-counts"))("criteria counted in the store:
       verified: all.filter((c) => c.checked && c.evidence?.exit_code === 0).length,
     };
     expect(read).toEqual({ total: 5, checked: 3, verified: 1 });
+    expect(all.map((c) => c.addedBy)).toEqual(["A-1", "A-1", "A-1", "A-1", "A-1"]);
     expect(await store.read((tx) => tx.tasks.criteriaCounts(task.id))).toEqual(read);
   });
 });

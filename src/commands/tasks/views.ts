@@ -62,6 +62,12 @@ export const Criterion = z.object({
   checked_by: z.string().nullable(),
   checked_at: z.string().nullable(),
   evidence: Evidence.nullable(),
+  added_by: z
+    .string()
+    .nullable()
+    .describe(
+      "who added it (null: before cairn kept it); a command only its holder added does not make the finish verified",
+    ),
   stale: z
     .string()
     .optional()
@@ -153,6 +159,7 @@ export const criterionView = (c: CriterionRecord): z.infer<typeof Criterion> => 
   checked_by: c.checkedBy,
   checked_at: c.checkedAt,
   evidence: c.evidence,
+  added_by: c.addedBy,
 });
 
 export const detailView = (
@@ -204,8 +211,10 @@ export function renderDetail(d: z.infer<typeof TaskDetailView>): string {
       : c.shortcut
         ? ` (shortcut: ${c.shortcut})`
         : "";
+    // Who set what done means, where it is not the task's author: a holder's own command.
+    const by = c.added_by && c.added_by !== t.created_by ? ` [added by ${c.added_by}]` : "";
     // A tick that no longer holds is not shown as met: finish would refuse it.
-    lines.push(`  [${c.stale ? "~" : c.checked ? "x" : " "}] ${c.n}. ${c.text}${how}`);
+    lines.push(`  [${c.stale ? "~" : c.checked ? "x" : " "}] ${c.n}. ${c.text}${how}${by}`);
     if (c.stale)
       lines.push(`      no longer holds: ${c.stale}; \`cairn task check ${t.id} --all\` runs it again`);
   }

@@ -5,7 +5,12 @@ const journalTask = (tx: Tx, request: MilestoneTaskRequest, action: string, task
   tx.journal.append({ at: request.at, actor: request.actor, action, subject: taskId, data: { ...data } });
 
 /** Add the criteria for proofs the task does not name yet (criteria are never removed: ticks are history). */
-async function addMissingCriteria(tx: Tx, taskId: string, criteria: string[]): Promise<void> {
+async function addMissingCriteria(
+  tx: Tx,
+  taskId: string,
+  criteria: string[],
+  addedBy: string,
+): Promise<void> {
   const present = (await tx.tasks.criteria(taskId)).map((criterion) => criterion.text.split(":")[0]);
   for (const text of criteria) {
     if (present.includes(text.split(":")[0])) continue;
@@ -16,6 +21,7 @@ async function addMissingCriteria(tx: Tx, taskId: string, criteria: string[]): P
       params: {},
       timeoutSeconds: null,
       setting: null,
+      addedBy,
     });
   }
 }
@@ -38,7 +44,7 @@ export const BOARD_LINK: MilestoneTaskLink = {
       request.at,
     );
     await tx.tasks.update(task.id, { milestoneId: request.milestone.id }, request.at);
-    await addMissingCriteria(tx, task.id, request.criteria);
+    await addMissingCriteria(tx, task.id, request.criteria, request.actor);
     await journalTask(tx, request, "task.add", task.id, {
       title: task.title,
       parent: null,
@@ -60,7 +66,7 @@ export const BOARD_LINK: MilestoneTaskLink = {
       },
       request.at,
     );
-    await addMissingCriteria(tx, taskId, request.criteria);
+    await addMissingCriteria(tx, taskId, request.criteria, request.actor);
   },
 
   async setDependencies(tx, taskId, dependsOn, goalTasks) {

@@ -65,7 +65,7 @@ export async function addTask(
     MAX_TRACE_CHARS,
     "name the folders the work touches rather than each file, or split the task (`cairn task add --parent`)",
   );
-  const criteria = (request.criteria ?? []).map((criterion) => toCriterion(criterion, setting));
+  const criteria = (request.criteria ?? []).map((criterion) => toCriterion(criterion, setting, actor.id));
   return store.write(async (tx) => {
     const parent = request.parent ? await loadTask(tx, request.parent) : undefined;
     if (parent) requireTreeRoom(parent, 1);

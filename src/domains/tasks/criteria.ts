@@ -2,8 +2,8 @@ import { refuse, usageError } from "../../kernel/outcome.js";
 import type { Setting } from "../../kernel/setting.js";
 import { quoteValue } from "../../kernel/text.js";
 import type { Store, Tx } from "../../store/store.js";
-import type { NewCriterion } from "../../store/tasks.js";
-import type { Actor } from "../identity/actor.js";
+import type { CriterionRecord, NewCriterion, TaskRecord } from "../../store/tasks.js";
+import { type Actor, OWNER } from "../identity/actor.js";
 import { ARGV_TOTAL_CHARS, requireTotalChars, TOTALS } from "../limits/limits.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
 import { journal, loadTask, requirePlanAuthority } from "./common.js";
@@ -32,8 +32,9 @@ export function parseParams(pairs: readonly string[] | undefined): Record<string
  * A criterion is text, optionally with a verify argv or a shortcut. On the command line a
  * criterion that starts with `{` is read as the JSON object form. One with a command keeps
  * `setting`, its author's (kernel/setting.ts): the command runs there whoever checks it.
+ * `addedBy` is its author, the agent adding it: see `setsVerifiedDone`.
  */
-export function toCriterion(input: string | CriterionInput, setting: Setting): NewCriterion {
+export function toCriterion(input: string | CriterionInput, setting: Setting, addedBy: string): NewCriterion {
   let value = input;
   if (typeof value === "string" && value.trim().startsWith("{")) {
     try {
@@ -67,7 +68,23 @@ export function toCriterion(input: string | CriterionInput, setting: Setting): N
     params: parseParams(object.params),
     timeoutSeconds: object.timeout_seconds ?? null,
     setting: object.verify || object.shortcut ? setting : null,
+    addedBy,
   };
+}
+
+/**
+ * Whether a criterion's passing command makes its task's finish verified: one its task's author
+ * or the workspace owner set. The holder may add criteria to a task it holds, and a check of one
+ * it wrote itself (`verify: ["true"]`) says only what its holder says; it is still run and must
+ * pass, but a finish resting on such checks alone is recorded unverified, as one resting on text
+ * criteria is. Criteria kept before authors were (null) count as they did.
+ */
+export function setsVerifiedDone(
+  criterion: Pick<CriterionRecord, "verify" | "shortcut" | "addedBy">,
+  task: Pick<TaskRecord, "createdBy">,
+): boolean {
+  if (!criterion.verify && !criterion.shortcut) return false;
+  return criterion.addedBy === null || criterion.addedBy === task.createdBy || criterion.addedBy === OWNER.id;
 }
 
 /**
@@ -111,7 +128,7 @@ export async function addCriterion(
   setting: Setting,
   config: WorkspaceConfig,
 ) {
-  const criterion = toCriterion(input, setting);
+  const criterion = toCriterion(input, setting, actor.id);
   return store.write(async (tx) => {
     const task = await loadTask(tx, raw);
     // What done means for a task is its holder's while held, else its author's: another agent's

@@ -8,6 +8,7 @@ import type { Actor } from "../identity/actor.js";
 import { taskScope } from "../knowledge/text.js";
 import { ownerSetting } from "../workspace/owner-setting.js";
 import { journal, loadTask, requireActiveAgent, who } from "./common.js";
+import { setsVerifiedDone } from "./criteria.js";
 import { verify, whyFailed } from "./criterion-run.js";
 import { passed } from "./runner.js";
 import {
@@ -345,11 +346,13 @@ export async function finishTask(
         `${[...steps, steps.length > 0 ? "fix the rest" : "fix what is listed"].join("; ")}, then finish again`,
       );
     }
-    // Done is verified when something cairn ran says so: a criterion's command, a shortcut of the
-    // definition of done, or a kept attempt for a milestone. Ticks of text-only criteria are the
-    // holder's word, so a finish that rests on them alone is recorded unverified, as a finish
-    // with no criteria is: adding a text criterion and ticking it hides nothing.
-    const unverified = !criteria.some(hasCommand) && doneRan.length === 0 && !current.milestoneId;
+    // Done is verified when something cairn ran says so: a criterion's command its task's author
+    // set, a shortcut of the definition of done, or a kept attempt for a milestone. Ticks of
+    // text-only criteria are the holder's word, and so is a command the holder added itself, so a
+    // finish that rests on them alone is recorded unverified, as a finish with no criteria is:
+    // adding a criterion and ticking it hides nothing.
+    const unverified =
+      !criteria.some((c) => setsVerifiedDone(c, current)) && doneRan.length === 0 && !current.milestoneId;
     await tx.tasks.update(task.id, { status: "done", leaseAt: null, blockedReason: null, unverified }, now);
     await journal(tx, actor, now, "task.finish", task.id, {
       unverified,

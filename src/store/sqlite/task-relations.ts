@@ -39,7 +39,7 @@ export function sqliteTaskRelations(db: Database.Database): TaskRelations {
     "SELECT COALESCE(MAX(n), 0) + 1 AS next FROM task_criteria WHERE task_id = ?",
   );
   const insertCriterion = db.prepare(
-    "INSERT INTO task_criteria (task_id, n, text, verify, shortcut, params, timeout_seconds, setting, shortcut_definition) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    "INSERT INTO task_criteria (task_id, n, text, verify, shortcut, params, timeout_seconds, setting, shortcut_definition, added_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
   );
   const oneCriterion = db.prepare<[string, number], CriterionRow>(
     "SELECT * FROM task_criteria WHERE task_id = ? AND n = ?",
@@ -95,6 +95,7 @@ export function sqliteTaskRelations(db: Database.Database): TaskRelations {
         criterion.timeoutSeconds,
         criterion.setting ? JSON.stringify(criterion.setting) : null,
         criterion.shortcutDefinition ? JSON.stringify(criterion.shortcutDefinition) : null,
+        criterion.addedBy,
       );
       return toCriterion(oneCriterion.get(taskId, n) as CriterionRow);
     },

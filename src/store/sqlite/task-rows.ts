@@ -178,6 +178,7 @@ export interface CriterionRow {
   evidence: string | null;
   setting: string | null;
   shortcut_definition: string | null;
+  added_by: string | null;
 }
 
 export const COLUMNS =
@@ -229,5 +230,6 @@ export function toCriterion(row: CriterionRow): CriterionRecord {
     shortcutDefinition: row.shortcut_definition
       ? (JSON.parse(row.shortcut_definition) as ShortcutRecord)
       : null,
+    addedBy: row.added_by,
   };
 }

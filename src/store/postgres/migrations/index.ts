@@ -15,6 +15,7 @@ import { criterionSettings } from "../../sqlite/migrations/0015_criterion_settin
 import { criterionShortcuts } from "../../sqlite/migrations/0016_criterion_shortcuts.js";
 import { attemptHosts } from "../../sqlite/migrations/0017_attempt_hosts.js";
 import { shortcutHeads } from "../../sqlite/migrations/0018_shortcut_heads.js";
+import { criterionAuthors } from "../../sqlite/migrations/0019_criterion_authors.js";
 import { FACTS_SEARCH } from "./facts-search.js";
 import { PG_BULK_TERMS } from "./pg-bulk-terms.js";
 import { PG_COUNTER_STATEMENTS } from "./pg-counter-statements.js";
@@ -92,6 +93,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
     name: shortcutHeads.name,
     sql: () => "SELECT 1;",
   },
+  { name: criterionAuthors.name, sql: () => fromSqlite(criterionAuthors.sql) },
 ];
 
 /** The migrations both stores share: their count is the schema version an export carries. */

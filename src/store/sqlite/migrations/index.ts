@@ -15,6 +15,7 @@ import { criterionSettings } from "./0015_criterion_settings.js";
 import { criterionShortcuts } from "./0016_criterion_shortcuts.js";
 import { attemptHosts } from "./0017_attempt_hosts.js";
 import { shortcutHeads } from "./0018_shortcut_heads.js";
+import { criterionAuthors } from "./0019_criterion_authors.js";
 import type { Migration } from "./migration.js";
 
 /**
@@ -40,6 +41,7 @@ export const MIGRATIONS: readonly Migration[] = [
   criterionShortcuts,
   attemptHosts,
   shortcutHeads,
+  criterionAuthors,
 ];
 
 /**
