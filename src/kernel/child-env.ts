@@ -96,6 +96,27 @@ const INJECTING = [
   /^COREPACK_/,
   // Lua: code run at start, and where `require` finds modules, as NODE_PATH and PYTHONPATH.
   /^(PHPRC|PHP_INI_SCAN_DIR|LUA_(INIT|PATH|CPATH)(_5_\d)?)$/,
+  // TypeScript run in place: ts-node's `TS_NODE_TRANSPILE_ONLY` skips the type check a test run
+  // fails on, and its (and tsx's) project and compiler options map imports to other files.
+  /^(TS_NODE_.+|TSX_TSCONFIG_PATH)$/,
+  // go: a workspace file whose `replace` lines put other folders in place of the modules tested.
+  /^GOWORK$/,
+  // Ruby: a Gemfile rubygems loads into every ruby it starts.
+  /^RUBYGEMS_GEMDEPS$/,
+  // Erlang and Elixir: emulator flags (`-eval`, `-s` run code), where modules are found, and the
+  // project file mix reads in place of mix.exs.
+  /^(ERL_(AFLAGS|ZFLAGS|FLAGS|LIBS)|ELIXIR_ERL_OPTIONS|MIX_EXS)$/,
+  // R runs its profile files at start; Julia finds its packages and project by these.
+  /^R_(PROFILE|PROFILE_USER|ENVIRON|ENVIRON_USER|LIBS|LIBS_USER|LIBS_SITE)$/,
+  /^JULIA_(LOAD_PATH|DEPOT_PATH|PROJECT)$/,
+  // OpenSSL's configuration loads providers and engines (shared objects) into any program that
+  // starts it: python's ssl and hashlib, curl, git over https.
+  /^OPENSSL_(CONF|MODULES|ENGINES)$/,
+  // CMake runs the toolchain file named here as its own code.
+  /^CMAKE_TOOLCHAIN_FILE$/,
+  // Where pip and uv fetch packages from: a check installing the project's dependencies would
+  // install the caller's, as GOPROXY would for go.
+  /^(PIP_(INDEX_URL|EXTRA_INDEX_URL|FIND_LINKS|NO_INDEX)|UV_(INDEX|INDEX_URL|EXTRA_INDEX_URL|DEFAULT_INDEX|FIND_LINKS))$/,
 ];
 
 /**
