@@ -38,3 +38,40 @@ export function pathOutside(path: string, untrusted: readonly string[]): string 
 export function withPathOutside(env: NodeJS.ProcessEnv, untrusted: readonly string[]): NodeJS.ProcessEnv {
   return env.PATH === undefined ? env : { ...env, PATH: pathOutside(env.PATH, untrusted) };
 }
+
+/**
+ * Variables listing the folders a runtime loads code from, as PATH lists the programs run:
+ * `PYTHONPATH=<project>/src` runs a `sitecustomize.py` any writer of the project put there.
+ */
+export const CODE_PATH_VARIABLES = [
+  "NODE_PATH",
+  "PYTHONPATH",
+  "PERL5LIB",
+  "PERLLIB",
+  "RUBYLIB",
+  "GEM_PATH",
+  "CLASSPATH",
+] as const;
+
+/**
+ * `env` with each CODE_PATH_VARIABLES list kept outside `untrusted` (see `pathOutside`) and to
+ * absolute folders (an empty or relative entry is read from wherever the child starts), except
+ * those named in `asWritten`; a list left empty is removed.
+ */
+export function codePathsOutside(
+  env: NodeJS.ProcessEnv,
+  untrusted: readonly string[],
+  asWritten: readonly string[],
+): void {
+  for (const name of CODE_PATH_VARIABLES) {
+    const value = env[name];
+    if (value === undefined || asWritten.includes(name)) continue;
+    const absolute = value
+      .split(delimiter)
+      .filter((dir) => isAbsolute(dir))
+      .join(delimiter);
+    const kept = absolute === "" ? "" : pathOutside(absolute, untrusted);
+    if (kept === "") delete env[name];
+    else env[name] = kept;
+  }
+}

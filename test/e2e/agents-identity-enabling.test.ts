@@ -255,6 +255,29 @@ describe("a project manifest's [cairn] identity", () => {
     expect(who.name).toMatch(/^opsbot-run-/);
   });
 
+  it("enabled, loads no code from the project through the folders it inherits (PYTHONPATH, NODE_PATH…)", () => {
+    const seen = join(ws.dir, "seen.json");
+    const print = `require("fs").writeFileSync(${JSON.stringify(seen)}, JSON.stringify({ NODE_PATH: process.env.NODE_PATH, PYTHONPATH: process.env.PYTHONPATH, PERL5LIB: process.env.PERL5LIB, RUBYLIB: process.env.RUBYLIB }))`;
+    const { machine } = enabledAgent("printer", process.execPath, ["-e", print], {});
+    // The operator's shell, as a project's developer keeps it: python and node look in the
+    // project first, where any worker can put a sitecustomize.py or a module of a needed name.
+    const shell = {
+      NODE_PATH: [join(ws.dir, "lib"), "/opt/shared/node"].join(delimiter),
+      PYTHONPATH: [".", "", join(ws.dir, "src"), "/opt/shared/py"].join(delimiter),
+      PERL5LIB: join(ws.dir, "perl"),
+      RUBYLIB: "/opt/shared/ruby",
+    };
+    const run = cairn(ws.dir, ["agents", "run", "printer", "--json"], {
+      env: { ...env, ...machine, ...shell },
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(seen, "utf8"))).toEqual({
+      NODE_PATH: "/opt/shared/node",
+      PYTHONPATH: "/opt/shared/py",
+      RUBYLIB: "/opt/shared/ruby",
+    });
+  });
+
   /**
    * What 40 runs of `name` printed while a worker swaps its `run.sh` by rename in a loop, between
    * the enabled bytes (`reviewed`) and its own (`echo UNREVIEWED`): at any moment the script is

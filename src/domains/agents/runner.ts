@@ -4,7 +4,7 @@ import { setTimeout as pause } from "node:timers/promises";
 import { os } from "../../kernel/builtins.js";
 import { runChild } from "../../kernel/child.js";
 import { childEnv } from "../../kernel/child-env.js";
-import { pathOutside } from "../../kernel/inside.js";
+import { codePathsOutside, pathOutside } from "../../kernel/inside.js";
 import { conflict, operational, usageError } from "../../kernel/outcome.js";
 import { type ProgressSink, runProgress } from "../../kernel/progress.js";
 import { credentialValues, SecretMask } from "../../kernel/secret-mask.js";
@@ -81,6 +81,10 @@ export function runEnvironment(
   // the program the manifest names (`sh`, `node`), which then ran with the minted token.
   else if (identity && request.workspace.kind === "project" && env.PATH !== undefined)
     env.PATH = pathOutside(env.PATH, [request.workspace.root]);
+  // So are the folders it inherits to load code from (NODE_PATH, PYTHONPATH…), but for those the
+  // manifest declares.
+  if (identity && request.workspace.kind === "project")
+    codePathsOutside(env, [request.workspace.root], Object.keys(manifest.env.extra));
   if (!LOCALES.some((name) => env[name]))
     env.LC_CTYPE = process.platform === "darwin" ? "en_US.UTF-8" : "C.UTF-8";
   Object.assign(env, injected);
