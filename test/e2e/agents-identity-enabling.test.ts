@@ -278,6 +278,39 @@ describe("a project manifest's [cairn] identity", () => {
     });
   });
 
+  it("enabled, reads the folders its [env] extra names in its own folder from the run's copy", () => {
+    const folder = join(ws.dir, ".cairn", "agents", "modular");
+    const seen = join(ws.dir, "seen.json");
+    const print = `require("fs").writeFileSync(${JSON.stringify(seen)}, JSON.stringify({ home: process.env.AGENT_HOME, path: process.env.NODE_PATH, loaded: require.resolve("helper") }))`;
+    writeAgent(
+      ws.dir,
+      "modular",
+      [
+        "[agent]",
+        'name = "modular"',
+        "[run]",
+        `command = ${JSON.stringify(process.execPath)}`,
+        `args = ${JSON.stringify(["-e", print])}`,
+        "[env]",
+        `extra = { NODE_PATH = ${JSON.stringify([join(folder, "lib"), "/opt/shared/node"].join(delimiter))} }`,
+        "[cairn]",
+        'identity = "opsbot"',
+        "",
+      ].join("\n"),
+    );
+    mkdirSync(join(folder, "lib"));
+    writeFileSync(join(folder, "lib", "helper.js"), "module.exports = 'reviewed';\n");
+    const machine = enableIdentities(ws.dir, ["modular"], env);
+    const run = cairn(ws.dir, ["agents", "run", "modular", "--json"], { env: { ...env, ...machine } });
+    expect(run.code, run.stderr).toBe(0);
+    // Read from the live folder, a worker swapping helper.js by rename in a loop (as the script
+    // in runsWhileSwapped) would have its module run as opsbot's child.
+    const { home, path, loaded } = JSON.parse(readFileSync(seen, "utf8")) as Record<string, string>;
+    expect(home).not.toBe(folder);
+    expect(path).toBe([join(home, "lib"), "/opt/shared/node"].join(delimiter));
+    expect(loaded).toBe(join(home, "lib", "helper.js"));
+  });
+
   /**
    * What 40 runs of `name` printed while a worker swaps its `run.sh` by rename in a loop, between
    * the enabled bytes (`reviewed`) and its own (`echo UNREVIEWED`): at any moment the script is

@@ -1,5 +1,5 @@
 import { realpathSync, statSync } from "node:fs";
-import { dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { delimiter, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { z } from "zod";
 import { type FolderCopy, startFolderCopy } from "../../kernel/folder-copy.js";
 import { isInside, realPathOf } from "../../kernel/inside.js";
@@ -154,6 +154,8 @@ export interface EnabledRun {
   dir: string;
   cwd: string;
   argv: string[];
+  /** The manifest's `[env] extra`, its paths into the agent's folder pointed at the copy. */
+  extra: Record<string, string>;
   remove(): void;
 }
 
@@ -167,8 +169,8 @@ const COPY_PREFIX = "cairn-agent-run-";
  * 30 runs). The copy also holds no `__pycache__`, which the digest leaves out: a compiled module
  * planted there is not loaded, not even by a `python3 -E` that ignores PYTHONPYCACHEPREFIX.
  *
- * The working folder and absolute arguments inside the agent's folder are pointed at the copy;
- * what the command reads from elsewhere in the project is read where it is.
+ * The working folder, and the arguments and `[env] extra` paths inside the agent's folder, are
+ * pointed at the copy; what the command reads from elsewhere in the project is read where it is.
  */
 export function startEnabledRun(
   agent: LoadedAgent,
@@ -207,10 +209,23 @@ export function startEnabledRun(
     const copied = intoCopy(path);
     return copied === path ? arg : copied;
   };
+  const intoRun = (arg: string): string => (isAbsolute(arg) ? intoCopy(arg) : fromCwd(arg));
+  // A variable may name a folder of the agent's (`PYTHONPATH = "<its folder>/lib"`), alone or in
+  // a list: read there, the modules a worker swaps in would run as the identity.
+  const extra = Object.fromEntries(
+    Object.entries(agent.manifest.env.extra).map(([name, value]) => [
+      name,
+      value
+        .split(delimiter)
+        .map((part) => (part === "" ? part : intoRun(part)))
+        .join(delimiter),
+    ]),
+  );
   return {
     dir: copy.dir,
     cwd: intoCopy(cwd),
-    argv: argv.map((arg) => (isAbsolute(arg) ? intoCopy(arg) : fromCwd(arg))),
+    argv: argv.map(intoRun),
+    extra,
     remove: copy.remove,
   };
 }

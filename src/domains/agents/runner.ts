@@ -69,13 +69,15 @@ export function runEnvironment(
   request: RunRequest,
   injected: Record<string, string>,
   identity: RunIdentity | undefined,
+  /** The manifest's `[env] extra` as this run reads it (an enabled run's, into its copy). */
+  extra: Readonly<Record<string, string>> = request.agent.manifest.env.extra,
 ): NodeJS.ProcessEnv {
   const manifest = request.agent.manifest;
   // One pass of the shared credential filter over inherited and extra alike: a manifest's
   // `[env] extra` cannot hand a child any cairn credential either.
-  const env = childEnv({ ...(manifest.env.inherit ? request.env : {}), ...manifest.env.extra });
+  const env = childEnv({ ...(manifest.env.inherit ? request.env : {}), ...extra });
   // A PATH the manifest declares is the operator's, read from the agent's own folder: as written.
-  if (manifest.env.extra.PATH !== undefined) env.PATH = manifest.env.extra.PATH;
+  if (extra.PATH !== undefined) env.PATH = extra.PATH;
   // The PATH it inherits is kept outside the project for a run acting on the board as itself, as a
   // skill script's is: `npx` puts node_modules/.bin first, where any writer of the project planted
   // the program the manifest names (`sh`, `node`), which then ran with the minted token.
@@ -84,7 +86,7 @@ export function runEnvironment(
   // So are the folders it inherits to load code from (NODE_PATH, PYTHONPATH…), but for those the
   // manifest declares.
   if (identity && request.workspace.kind === "project")
-    codePathsOutside(env, [request.workspace.root], Object.keys(manifest.env.extra));
+    codePathsOutside(env, [request.workspace.root], Object.keys(extra));
   if (!LOCALES.some((name) => env[name]))
     env.LC_CTYPE = process.platform === "darwin" ? "en_US.UTF-8" : "C.UTF-8";
   Object.assign(env, injected);
@@ -253,6 +255,7 @@ async function supervise(
         request,
         enabled ? { ...injected, AGENT_HOME: enabled.dir } : injected,
         identity,
+        enabled?.extra,
       );
       // The latest output line, paced; a silent agent still shows it is alive.
       const progress = runProgress(request.progress);
