@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { withBase } from "./base.js";
 import { useLiveRevision } from "./live.js";
+import { readableAnswer } from "./readable.js";
 
 /** What `/api/…` answers: a command's JSON, a refusal, or a typed error. */
 export interface ViewState<T> {
@@ -25,7 +26,10 @@ export function apiPath(command: string, query: Query = {}): string {
 
 export async function fetchView<T>(command: string, query: Query = {}): Promise<T> {
   const response = await fetch(apiPath(command, query), { headers: { Accept: "application/json" } });
-  const body = (await response.json()) as { error?: { message: string; hint: string | null } } & T;
+  // Made readable whole, the error's message with it (readable.ts says why).
+  const body = readableAnswer(await response.json()) as {
+    error?: { message: string; hint: string | null };
+  } & T;
   if (!response.ok || body.error) {
     throw new Error(
       body.error

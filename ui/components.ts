@@ -1,8 +1,8 @@
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
-import { showInvisible } from "../src/kernel/visible-text.js";
 import { withBase } from "./base.js";
 import { html } from "./html.js";
+import { readable } from "./readable.js";
 
 /** Where an id in any text leads: tasks, goals, runs, attempts. */
 const ID_PATTERN = /\b(AT|T|G|R)-\d+\b/g;
@@ -20,10 +20,8 @@ export function IdLink({ id }: { id: string }) {
  */
 export function Text({ text }: { text: string | null | undefined }) {
   if (!text) return null;
-  const clean = showInvisible(
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: stripping terminal escapes is the point.
-    text.replace(/\u001b\[[0-9;?]*[ -/]*[@-~]/g, ""),
-  );
+  // Answers are readable already (api.ts); text from anywhere else is made so here.
+  const clean = readable(text);
   const parts: ComponentChildren[] = [];
   let last = 0;
   for (const match of clean.matchAll(ID_PATTERN)) {

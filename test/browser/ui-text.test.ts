@@ -21,6 +21,20 @@ run("invisible characters in the dashboard", () => {
     expect(cairn(workspace.dir, ["task", "add", "approve \u202essap stset\u202c zero\u200bwidth"]).code).toBe(
       0,
     );
+    // Every other field an agent writes: a label, a check's command, and what the check prints.
+    const check = { text: "prints", verify: ["printf", "%s", "ok \u202etset mpn\u202c"] };
+    const added = cairn(workspace.dir, [
+      "task",
+      "add",
+      "checked",
+      "--labels",
+      "ok\u202elive",
+      "--criteria",
+      JSON.stringify(check),
+    ]);
+    expect(added.code).toBe(0);
+    expect(cairn(workspace.dir, ["task", "claim", "T-2"]).code).toBe(0);
+    expect(cairn(workspace.dir, ["task", "check", "T-2", "--n", "1"]).code).toBe(0);
     [ui, browser] = await Promise.all([startUi(workspace.dir), launchChromium()]);
   }, 60_000);
 
@@ -39,6 +53,23 @@ run("invisible characters in the dashboard", () => {
     const shown = await title.textContent();
     expect(shown).toBe("approve \\u202essap stset\\u202c zero\\u200bwidth");
     expect(cairn(workspace.dir, ["task", "show", "T-1"]).stdout).toContain(shown as string);
+    await page.close();
+  });
+
+  it("shows them by their code in every field an agent writes, not only in titles and notes", async () => {
+    const page = await browser.newPage();
+    await page.goto(ui.url);
+    await page.goto(`${ui.base}/tasks/T-2`);
+    const tail = page.locator("ol.criteria pre.tail");
+    await expect.poll(() => tail.count()).toBe(1);
+    const shown = await page.locator("main").textContent();
+    // No override or zero-width character reaches the page: each is shown by its code.
+    expect(shown).not.toMatch(/[\u200b\u202a-\u202e\u2066-\u2069]/);
+    expect(shown).toContain("labels ok\\u202elive");
+    expect(await page.locator("ol.criteria .muted code").first().textContent()).toBe(
+      "printf %s ok \\u202etset mpn\\u202c",
+    );
+    expect(await tail.textContent()).toBe("ok \\u202etset mpn\\u202c");
     await page.close();
   });
 });
