@@ -5,7 +5,8 @@ import { cairn, initWorkspace } from "../helpers/workspace.js";
 
 /**
  * Text that would read differently than it is: a right-to-left override in an agent's title. The
- * terminal shows such characters by their code; the dashboard must not let them reorder the page.
+ * terminal shows such characters by their code; the dashboard must not let them reorder the page,
+ * nor let text that cannot wrap be drawn where another column's would be.
  */
 
 const run = browserAvailable() ? describe : describe.skip;
@@ -14,7 +15,7 @@ let workspace: { dir: string; cleanup: () => void };
 let ui: UiProcess;
 let browser: Browser;
 
-run("invisible characters in the dashboard", () => {
+run("agents' text in the dashboard", () => {
   beforeAll(async () => {
     workspace = initWorkspace();
     // Shown raw, this reads "approve the release: tests pass" with the real words reversed.
@@ -35,6 +36,9 @@ run("invisible characters in the dashboard", () => {
     expect(added.code).toBe(0);
     expect(cairn(workspace.dir, ["task", "claim", "T-2"]).code).toBe(0);
     expect(cairn(workspace.dir, ["task", "check", "T-2", "--n", "1"]).code).toBe(0);
+    // A title that cannot wrap: no-break spaces carry words past its column, into the next one.
+    const spill = `tidy docs${"\u00a0".repeat(90)}nothing\u00a0claimed;\u00a0all\u00a0verified`;
+    expect(cairn(workspace.dir, ["task", "add", spill]).code).toBe(0);
     [ui, browser] = await Promise.all([startUi(workspace.dir), launchChromium()]);
   }, 60_000);
 
@@ -70,6 +74,26 @@ run("invisible characters in the dashboard", () => {
       "printf %s ok \\u202etset mpn\\u202c",
     );
     expect(await tail.textContent()).toBe("ok \\u202etset mpn\\u202c");
+    await page.close();
+  });
+
+  it("keeps an agent's text inside its own box: a title that cannot wrap does not spill into the next column", async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(ui.url);
+    for (const [path, box] of [
+      ["/", "section"],
+      ["/board", "li.card"],
+    ] as const) {
+      await page.goto(`${ui.base}${path}`);
+      const title = page.locator(`${box} .text`, { hasText: "tidy docs" }).first();
+      await expect.poll(() => title.count()).toBe(1);
+      const inside = await title.evaluate((element, selector) => {
+        const own = element.getBoundingClientRect();
+        const container = (element.closest(selector) as Element).getBoundingClientRect();
+        return own.left >= container.left && own.right <= container.right;
+      }, box);
+      expect(inside, path).toBe(true);
+    }
     await page.close();
   });
 });
