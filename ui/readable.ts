@@ -1,12 +1,26 @@
 import { showInvisible } from "../src/kernel/visible-text.js";
 
 /**
- * Text as the page shows it: terminal colour codes dropped, and every other invisible character
- * (a bidi override, a zero-width space) shown by its code, as the CLI shows it.
+ * The most combining marks drawn on one character. Writing needs a few (Vietnamese two, pointed
+ * Hebrew or a Tibetan stack four or five); hundreds piled on one letter are drawn far above and
+ * below its line, over the rows around it and the page's own headings.
+ */
+const MARKS_DRAWN = 8;
+const PILED = new RegExp(`(?<=\\p{M}{${MARKS_DRAWN}})\\p{M}`, "gu");
+
+const code = (char: string) => {
+  const point = char.codePointAt(0) as number;
+  return point > 0xffff ? `\\u{${point.toString(16)}}` : `\\u${point.toString(16).padStart(4, "0")}`;
+};
+
+/**
+ * Text as the page shows it: terminal colour codes dropped, every other invisible character (a
+ * bidi override, a zero-width space) shown by its code, as the CLI shows it, and marks piled past
+ * `MARKS_DRAWN` on one character shown by their codes too.
  */
 export function readable(text: string): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: stripping terminal escapes is the point.
-  return showInvisible(text.replace(/\u001b\[[0-9;?]*[ -/]*[@-~]/g, ""));
+  return showInvisible(text.replace(/\u001b\[[0-9;?]*[ -/]*[@-~]/g, "")).replace(PILED, code);
 }
 
 /**

@@ -39,6 +39,8 @@ run("agents' text in the dashboard", () => {
     // A title that cannot wrap: no-break spaces carry words past its column, into the next one.
     const spill = `tidy docs${"\u00a0".repeat(90)}nothing\u00a0claimed;\u00a0all\u00a0verified`;
     expect(cairn(workspace.dir, ["task", "add", spill]).code).toBe(0);
+    // Marks piled on one letter are drawn over the rows above and below it.
+    expect(cairn(workspace.dir, ["task", "add", `pile${"\u030d".repeat(300)} up`]).code).toBe(0);
     [ui, browser] = await Promise.all([startUi(workspace.dir), launchChromium()]);
   }, 60_000);
 
@@ -94,6 +96,16 @@ run("agents' text in the dashboard", () => {
       }, box);
       expect(inside, path).toBe(true);
     }
+    await page.close();
+  });
+
+  it("draws a few marks on one character, and shows those piled past them by their codes", async () => {
+    const page = await browser.newPage();
+    await page.goto(ui.url);
+    await page.goto(`${ui.base}/tasks/T-4`);
+    const title = page.locator("h1 .text");
+    await expect.poll(() => title.count()).toBe(1);
+    expect(await title.textContent()).toBe(`pile${"\u030d".repeat(8)}${"\\u030d".repeat(292)} up`);
     await page.close();
   });
 });
