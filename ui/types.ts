@@ -103,6 +103,8 @@ export interface TaskDetail {
     checked_by: string | null;
     checked_at: string | null;
     evidence: Evidence | null;
+    /** Who added it; null when added before cairn kept it. */
+    added_by: string | null;
     /** Why a tick no longer holds for the checkout now (an unfinished task's). */
     stale?: string;
   }[];

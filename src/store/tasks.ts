@@ -253,8 +253,8 @@ export interface TaskRepo {
   criteria(taskId: string): Promise<CriterionRecord[]>;
   /**
    * A task's criteria counted, none read: all of them, those checked, and those checked by a
-   * command cairn ran that exited 0. A board card shows these, and a task may hold a thousand
-   * criteria of 64 KiB each.
+   * command cairn ran that exited 0, set by the task's author or the owner (`owner`), or before
+   * authors were kept. A board card shows these, and a task may hold a thousand criteria of 64 KiB each.
    */
   criteriaCounts(taskId: string): Promise<CriteriaCounts>;
   addCriterion(taskId: string, criterion: NewCriterion): Promise<CriterionRecord>;

@@ -155,6 +155,13 @@ run("cairn ui in headless Chromium", () => {
     expect(verified).toMatch(/checked by A-1\s+\d+\s?(s|min) ago/);
     const claimed = await textOf(criteria.nth(1));
     expect(claimed).toContain("claimed (no command run)");
+    // A check bo added to the owner's task it holds passed, but says only what bo says.
+    await seeded.cli(["task", "check", "T-6", "--n", "1"], "bo");
+    const own = await openPage("/tasks/T-6");
+    await expect.poll(() => textOf(own.locator("li.criterion"))).toContain("passed its holder's own check");
+    expect(await textOf(own.locator("li.criterion"))).toContain("added by A-2, not the task's author");
+    expect(await textOf(own.locator("main"))).toContain("0 of 1 verified by cairn");
+    await own.close();
     // The seed's rules changed while the task was claimed, first seen in a call of bo's.
     expect(await textOf(page.locator("main"))).toMatch(
       /The rules in cairn\.toml changed since it was added: roles\.reviewer, .+, first seen in a call of A-2 \(bo\)\./,

@@ -305,7 +305,11 @@ describe("a project manifest's [cairn] identity", () => {
     expect(run.code, run.stderr).toBe(0);
     // Read from the live folder, a worker swapping helper.js by rename in a loop (as the script
     // in runsWhileSwapped) would have its module run as opsbot's child.
-    const { home, path, loaded } = JSON.parse(readFileSync(seen, "utf8")) as Record<string, string>;
+    const { home, path, loaded } = JSON.parse(readFileSync(seen, "utf8")) as {
+      home: string;
+      path: string;
+      loaded: string;
+    };
     expect(home).not.toBe(folder);
     expect(path).toBe([join(home, "lib"), "/opt/shared/node"].join(delimiter));
     expect(loaded).toBe(join(home, "lib", "helper.js"));

@@ -114,6 +114,12 @@ export async function seedWorkspace(options: { goals?: boolean } = {}): Promise<
   await cli(["task", "check", "T-2", "--n", "1"], "ada");
   await cli(["task", "check", "T-2", "--n", "2"], "ada");
   await cli(["task", "claim", "T-6"], "bo");
+  // A check bo adds to the owner's task it holds: it passes, on its holder's terms alone.
+  await cli(
+    ["task", "criterion", "T-6", "--text", "bench runs", ...ok.flatMap((w) => ["--verify", w])],
+    "bo",
+  );
+  await cli(["task", "check", "T-6", "--n", "1"], "bo");
   // The rules change while T-2 and T-6 are claimed, first seen in a call of bo's: their pages say so.
   appendFileSync(
     join(dir, ".cairn", "cairn.toml"),

@@ -27,43 +27,48 @@ describe.each(contractStores("criteria-counts"))("criteria counted in the store:
   const store = storeForSuite(create);
   const write = journaledWrite(store, AT);
 
-  it("counts all, checked and verified as reading every criterion would", async () => {
+  it("counts all, checked, and verified as a finish counts it: by a command its task's author or the owner set", async () => {
     const task = await write(async (tx) => tx.tasks.insert(newTask("counted", {}), AT));
     expect(await store.read((tx) => tx.tasks.criteriaCounts(task.id))).toEqual({
       total: 0,
       checked: 0,
       verified: 0,
     });
-    const plain = {
-      verify: null,
-      shortcut: null,
-      params: {},
-      timeoutSeconds: null,
-      setting: null,
-      addedBy: "A-1",
-    };
-    const results: [boolean, Evidence | null][] = [
-      [true, evidence(0)], // verified: cairn ran it, it exited 0
-      [true, null], // claimed: ticked with nothing to run
-      [false, evidence(1)], // failed: evidence, not checked
-      [true, evidence(null)], // checked, but its command never exited on its own
-      [false, null], // untouched
+    const task2 = await write(async (tx) =>
+      tx.tasks.insert(newTask("by an agent", { createdBy: "A-2" }), AT),
+    );
+    const plain = { verify: null, shortcut: null, params: {}, timeoutSeconds: null, setting: null };
+    // [checked, evidence, who added it]
+    const results: [boolean, Evidence | null, string | null][] = [
+      [true, evidence(0), "owner"], // verified: cairn ran it, it exited 0
+      [true, null, "owner"], // claimed: ticked with nothing to run
+      [false, evidence(1), "owner"], // failed: evidence, not checked
+      [true, evidence(null), "owner"], // checked, but its command never exited on its own
+      [false, null, "owner"], // untouched
+      [true, evidence(0), "A-1"], // passed, but a check its holder added: not verified
+      [true, evidence(0), null], // passed, added before authors were kept: verified, as it was
     ];
     await write(async (tx) => {
-      for (const [n, [checked, proof]] of results.entries()) {
-        await tx.tasks.addCriterion(task.id, { text: `criterion ${n}`, ...plain });
+      for (const [n, [checked, proof, addedBy]] of results.entries()) {
+        await tx.tasks.addCriterion(task.id, { text: `criterion ${n}`, ...plain, addedBy });
         if (checked || proof)
           await tx.tasks.setCriterion(task.id, n + 1, { checked, by: "owner", at: AT, evidence: proof });
       }
+      // On a task an agent wrote, a check its author added is verified.
+      await tx.tasks.addCriterion(task2.id, { text: "its author's", ...plain, addedBy: "A-2" });
+      await tx.tasks.setCriterion(task2.id, 1, { checked: true, by: "A-2", at: AT, evidence: evidence(0) });
     });
     const all = await store.read((tx) => tx.tasks.criteria(task.id));
-    const read = {
-      total: all.length,
-      checked: all.filter((c) => c.checked).length,
-      verified: all.filter((c) => c.checked && c.evidence?.exit_code === 0).length,
-    };
-    expect(read).toEqual({ total: 5, checked: 3, verified: 1 });
-    expect(all.map((c) => c.addedBy)).toEqual(["A-1", "A-1", "A-1", "A-1", "A-1"]);
-    expect(await store.read((tx) => tx.tasks.criteriaCounts(task.id))).toEqual(read);
+    expect(all.map((c) => c.addedBy)).toEqual(results.map(([, , addedBy]) => addedBy));
+    expect(await store.read((tx) => tx.tasks.criteriaCounts(task.id))).toEqual({
+      total: 7,
+      checked: 5,
+      verified: 2,
+    });
+    expect(await store.read((tx) => tx.tasks.criteriaCounts(task2.id))).toEqual({
+      total: 1,
+      checked: 1,
+      verified: 1,
+    });
   });
 });

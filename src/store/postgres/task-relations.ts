@@ -30,10 +30,13 @@ export function pgTaskRelations(db: PgDb): TaskRelations {
   const criteria = db.prepare<[string], CriterionRow>(
     "SELECT * FROM task_criteria WHERE task_id = ? ORDER BY n",
   );
+  // Verified as a finish counts it (setsVerifiedDone in domains/tasks/criteria.ts): a command its
+  // task's author or the owner set; a holder's own check, or one from before authors were kept.
   const criteriaCounts = db.prepare<[string], CriteriaCounts>(
-    `SELECT COUNT(*)::int AS total, COALESCE(SUM(checked), 0)::int AS checked,
-       COALESCE(SUM(CASE WHEN checked = 1 AND (evidence::jsonb ->> 'exit_code') = '0' THEN 1 ELSE 0 END), 0)::int AS verified
-     FROM task_criteria WHERE task_id = ?`,
+    `SELECT COUNT(*)::int AS total, COALESCE(SUM(c.checked), 0)::int AS checked,
+       COALESCE(SUM(CASE WHEN c.checked = 1 AND (c.evidence::jsonb ->> 'exit_code') = '0'
+         AND (c.added_by IS NULL OR c.added_by = 'owner' OR c.added_by = t.created_by) THEN 1 ELSE 0 END), 0)::int AS verified
+     FROM task_criteria c JOIN tasks t ON t.id = c.task_id WHERE c.task_id = ?`,
   );
   const nextCriterion = db.prepare<[string], { next: number }>(
     "SELECT COALESCE(MAX(n), 0) + 1 AS next FROM task_criteria WHERE task_id = ?",
