@@ -50,16 +50,22 @@ run("agents' text in the dashboard", () => {
     workspace?.cleanup();
   });
 
-  it("shows bidi overrides and zero-width characters by their code, as the CLI does", async () => {
+  /** The title a task's page shows. */
+  async function titleOf(task: string): Promise<string | null> {
     const page = await browser.newPage();
     await page.goto(ui.url);
-    await page.goto(`${ui.base}/tasks/T-1`);
+    await page.goto(`${ui.base}/tasks/${task}`);
     const title = page.locator("h1 .text");
     await expect.poll(() => title.count()).toBe(1);
     const shown = await title.textContent();
+    await page.close();
+    return shown;
+  }
+
+  it("shows bidi overrides and zero-width characters by their code, as the CLI does", async () => {
+    const shown = await titleOf("T-1");
     expect(shown).toBe("approve \\u202essap stset\\u202c zero\\u200bwidth");
     expect(cairn(workspace.dir, ["task", "show", "T-1"]).stdout).toContain(shown as string);
-    await page.close();
   });
 
   it("shows them by their code in every field an agent writes, not only in titles and notes", async () => {
@@ -100,12 +106,6 @@ run("agents' text in the dashboard", () => {
   });
 
   it("draws a few marks on one character, and shows those piled past them by their codes", async () => {
-    const page = await browser.newPage();
-    await page.goto(ui.url);
-    await page.goto(`${ui.base}/tasks/T-4`);
-    const title = page.locator("h1 .text");
-    await expect.poll(() => title.count()).toBe(1);
-    expect(await title.textContent()).toBe(`pile${"\u030d".repeat(8)}${"\\u030d".repeat(292)} up`);
-    await page.close();
+    expect(await titleOf("T-4")).toBe(`pile${"\u030d".repeat(8)}${"\\u030d".repeat(292)} up`);
   });
 });
