@@ -22,7 +22,7 @@ import { WorkspaceConfig } from "../workspace/config.js";
 import { RULES_CHANGED, type RulesChange, rulesChanges } from "../workspace/rules-watch.js";
 import { ASKS_SHOWN, askPreview, NOTE_PREVIEW_CHARS, taskNotePreview } from "./asks.js";
 import { requireWipRoom } from "./claims.js";
-import { journal, loadTask, parseEstimate, requirePlanAuthority, who } from "./common.js";
+import { journal, loadTask, parseEstimate, requireHolder, requirePlanAuthority, who } from "./common.js";
 import { type CriterionInput, toCriterion, withShortcutDefinitions } from "./criteria.js";
 import { requireTasks, requireTreeRoom } from "./tree.js";
 
@@ -68,7 +68,12 @@ export async function addTask(
   const criteria = (request.criteria ?? []).map((criterion) => toCriterion(criterion, setting, actor.id));
   return store.write(async (tx) => {
     const parent = request.parent ? await loadTask(tx, request.parent) : undefined;
-    if (parent) requireTreeRoom(parent, 1);
+    if (parent) {
+      // A part asks more of its epic, as a dependency does: an open part keeps a held epic from
+      // finishing, so only its holder puts one there.
+      await requireHolder(tx, parent, actor, "add a part to");
+      requireTreeRoom(parent, 1);
+    }
     const dependsOn = await requireTasks(tx, request.depends_on ?? []);
     const task = await tx.tasks.insert(
       {

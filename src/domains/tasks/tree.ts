@@ -87,6 +87,8 @@ export async function moveTask(
         `choose a parent outside ${task.id}'s subtree, or move ${parent.id} out first`,
       );
     }
+    // Moved under a held epic, the task is a part its holder must finish first (see addTask).
+    if (parent && parent.id !== task.parentId) await requireHolder(tx, parent, actor, "add a part to");
     if (parent) requireTreeRoom(parent, await levelsFrom(tx, task));
     await tx.tasks.move(task.id, parent?.id ?? null, now);
     await journal(tx, actor, now, "task.move", task.id, { from: task.parentId, to: parent?.id ?? null });

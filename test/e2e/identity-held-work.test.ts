@@ -1,0 +1,55 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { addAgent, arrange, cairn, initWorkspace } from "../helpers/workspace.js";
+
+/**
+ * What an agent holds is its own to change: another agent with a write grant, through the real
+ * CLI, cannot add to the work of a task it does not hold. One workspace for the file: each test
+ * uses its own tasks and agents.
+ */
+let ws: { dir: string; cleanup: () => void };
+const as = (token: string) => ({ env: { CAIRN_AGENT: token } });
+const json = <T>(args: string[], token?: string) =>
+  cairn(ws.dir, [...args, "--json"], token ? as(token) : {}).json as T;
+const newTask = (title: string, extra: string[] = []) =>
+  (arrange(ws.dir, ["task", "add", title, ...extra, "--json"]).json as { task: { id: string } }).task.id;
+
+beforeAll(() => {
+  ws = initWorkspace();
+  writeFileSync(join(ws.dir, ".cairn", "cairn.toml"), `[roles.builder]\nscope = ["src/**"]\n`);
+});
+afterAll(() => ws.cleanup());
+
+describe("a held task's parts are its holder's", () => {
+  it("another agent puts no open part under a task it does not hold, by add or by move", () => {
+    const holder = addAgent(ws.dir, "epic-holder", "builder");
+    const rival = addAgent(ws.dir, "rival", "builder");
+    const epic = newTask("Epic: search", ["--criteria", "summary written", "--traces", "src/search"]);
+    expect(cairn(ws.dir, ["task", "claim", epic], as(holder.token)).code).toBe(0);
+
+    const added = cairn(ws.dir, ["task", "add", "a part", "--parent", epic, "--json"], as(rival.token));
+    expect(added.code).toBe(3);
+    expect(added.json).toMatchObject({ refused: { policy: "ownership" } });
+    const own = json<{ task: { id: string } }>(["task", "add", "rival's own"], rival.token).task.id;
+    const moved = cairn(ws.dir, ["task", "move", own, "--parent", epic, "--json"], as(rival.token));
+    expect(moved.code).toBe(3);
+    expect(moved.json).toMatchObject({ refused: { policy: "ownership" } });
+    expect(json<{ children: unknown[] }>(["task", "show", epic]).children).toEqual([]);
+
+    // So the holder finishes its epic with no part it never asked for.
+    expect(cairn(ws.dir, ["task", "check", epic, "--all"], as(holder.token)).code).toBe(0);
+    expect(cairn(ws.dir, ["task", "finish", epic], as(holder.token)).code).toBe(0);
+  });
+
+  it("its holder and the owner still split it; an unheld task takes parts from anyone", () => {
+    const holder = addAgent(ws.dir, "splitter", "builder");
+    const other = addAgent(ws.dir, "helper", "builder");
+    const epic = newTask("Epic: export");
+    expect(cairn(ws.dir, ["task", "claim", epic], as(holder.token)).code).toBe(0);
+    expect(cairn(ws.dir, ["task", "add", "part one", "--parent", epic], as(holder.token)).code).toBe(0);
+    expect(cairn(ws.dir, ["task", "add", "part two", "--parent", epic]).code).toBe(0);
+    const unheld = newTask("Epic: import");
+    expect(cairn(ws.dir, ["task", "add", "a part", "--parent", unheld], as(other.token)).code).toBe(0);
+  });
+});
