@@ -53,3 +53,34 @@ describe("a held task's parts are its holder's", () => {
     expect(cairn(ws.dir, ["task", "add", "a part", "--parent", unheld], as(other.token)).code).toBe(0);
   });
 });
+
+describe("the owner's block on an agent's task is the owner's to lift", () => {
+  it("its holder neither reopens it, nor re-blocks it to lift, nor releases it open, nor drops it", () => {
+    const holder = addAgent(ws.dir, "stopped", "builder");
+    const own = json<{ task: { id: string } }>(["task", "add", "its own work"], holder.token).task.id;
+    expect(cairn(ws.dir, ["task", "claim", own], as(holder.token)).code).toBe(0);
+    expect(cairn(ws.dir, ["task", "block", own, "--reason", "stop: legal review"]).code).toBe(0);
+
+    for (const argv of [
+      ["task", "reopen", own],
+      ["task", "block", own, "--reason", "my own block now"],
+      ["task", "drop", own],
+    ]) {
+      const tried = cairn(ws.dir, [...argv, "--json"], as(holder.token));
+      expect(tried.code, argv.join(" ")).toBe(3);
+      expect(tried.json).toMatchObject({ refused: { policy: "ownership" } });
+    }
+    // Released, it goes back to the board still blocked: not its author's to reopen, no one's to claim.
+    expect(cairn(ws.dir, ["task", "release", own], as(holder.token)).code).toBe(0);
+    const shown = json<{ task: { status: string; owner: string | null } }>(["task", "show", own]).task;
+    expect(shown).toMatchObject({ status: "blocked", owner: null });
+    expect(cairn(ws.dir, ["task", "reopen", own], as(holder.token)).code).toBe(3);
+    expect(cairn(ws.dir, ["task", "claim", own], as(holder.token)).code).toBe(3);
+
+    // The owner lifts it; then it is its author's and holder's as before.
+    expect(cairn(ws.dir, ["task", "reopen", own]).code).toBe(0);
+    expect(cairn(ws.dir, ["task", "claim", own], as(holder.token)).code).toBe(0);
+    expect(cairn(ws.dir, ["task", "block", own, "--reason", "waiting on CI"], as(holder.token)).code).toBe(0);
+    expect(cairn(ws.dir, ["task", "reopen", own], as(holder.token)).code).toBe(0);
+  });
+});

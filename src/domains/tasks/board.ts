@@ -22,7 +22,15 @@ import { WorkspaceConfig } from "../workspace/config.js";
 import { RULES_CHANGED, type RulesChange, rulesChanges } from "../workspace/rules-watch.js";
 import { ASKS_SHOWN, askPreview, NOTE_PREVIEW_CHARS, taskNotePreview } from "./asks.js";
 import { requireWipRoom } from "./claims.js";
-import { journal, loadTask, parseEstimate, requireHolder, requirePlanAuthority, who } from "./common.js";
+import {
+  journal,
+  loadTask,
+  parseEstimate,
+  requireHolder,
+  requireOwnersBlockKept,
+  requirePlanAuthority,
+  who,
+} from "./common.js";
 import { type CriterionInput, toCriterion, withShortcutDefinitions } from "./criteria.js";
 import { requireTasks, requireTreeRoom } from "./tree.js";
 
@@ -280,6 +288,8 @@ export async function blockTask(store: Store, actor: Actor, raw: string, reason:
     const task = await loadTask(tx, raw);
     // Unheld, a block only its author or the owner may lift (reopen) is theirs to put, too.
     await requirePlanAuthority(tx, task, actor, "block");
+    // Blocked again by its holder, the owner's block would read as the holder's, to lift.
+    await requireOwnersBlockKept(tx, task, actor, "block");
     if (FINAL.includes(task.status)) {
       throw refuse(
         "status",
@@ -312,6 +322,8 @@ export async function reopenTask(
       throw conflict(`${task.id} is already ${task.status}`);
     }
     await requirePlanAuthority(tx, task, actor, "reopen");
+    // The owner's block on a task an agent holds (or wrote) stops that agent: not its to lift.
+    await requireOwnersBlockKept(tx, task, actor, "reopen");
     if (task.status === "blocked" && task.owner) {
       // Back to work counts as a claim: block one, claim another, reopen the first got past the cap.
       if (task.owner === actor.id) await requireWipRoom(tx, config, actor);
@@ -356,6 +368,8 @@ export async function dropTask(
   return store.write(async (tx) => {
     const task = await loadTask(tx, raw);
     await requirePlanAuthority(tx, task, actor, "drop");
+    // Dropped, its author would reopen it unblocked (and claim it): the owner's block stands.
+    await requireOwnersBlockKept(tx, task, actor, "drop");
     // Holding a task is doing it, not deciding it is unwanted: claim T-1, drop it, and T-2's
     // dependency on it was gone. Its author or the owner drops it; its holder may release it.
     if (task.owner && !actor.isOwner && task.createdBy !== actor.id) {
