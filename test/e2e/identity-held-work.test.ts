@@ -83,4 +83,18 @@ describe("the owner's block on an agent's task is the owner's to lift", () => {
     expect(cairn(ws.dir, ["task", "block", own, "--reason", "waiting on CI"], as(holder.token)).code).toBe(0);
     expect(cairn(ws.dir, ["task", "reopen", own], as(holder.token)).code).toBe(0);
   });
+
+  it("nor does a sweep give it back open once its holder is retired: it stays blocked for the next", () => {
+    const holder = addAgent(ws.dir, "let-go", "builder");
+    const next = addAgent(ws.dir, "next-one", "builder");
+    const task = newTask("paused work");
+    expect(cairn(ws.dir, ["task", "claim", task], as(holder.token)).code).toBe(0);
+    expect(cairn(ws.dir, ["task", "block", task, "--reason", "paused by the owner"]).code).toBe(0);
+    expect(cairn(ws.dir, ["agent", "retire", "let-go"]).code).toBe(0);
+    const swept = json<{ released: { task: string }[] }>(["sweep"], next.token);
+    expect(swept.released.map((r) => r.task)).toContain(task);
+    const shown = json<{ task: { status: string; owner: string | null } }>(["task", "show", task]).task;
+    expect(shown).toMatchObject({ status: "blocked", owner: null });
+    expect(cairn(ws.dir, ["task", "claim", task], as(next.token)).code).toBe(3);
+  });
 });
