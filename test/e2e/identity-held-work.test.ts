@@ -40,6 +40,8 @@ describe("a held task's parts are its holder's", () => {
     // So the holder finishes its epic with no part it never asked for.
     expect(cairn(ws.dir, ["task", "check", epic, "--all"], as(holder.token)).code).toBe(0);
     expect(cairn(ws.dir, ["task", "finish", epic], as(holder.token)).code).toBe(0);
+    // Finished, it holds no one back: a follow-up goes under it from anyone.
+    expect(cairn(ws.dir, ["task", "add", "follow-up", "--parent", epic], as(rival.token)).code).toBe(0);
   });
 
   it("its holder and the owner still split it; an unheld task takes parts from anyone", () => {

@@ -26,7 +26,7 @@ import {
   journal,
   loadTask,
   parseEstimate,
-  requireHolder,
+  requireEpicHolder,
   requireOwnersBlockKept,
   requirePlanAuthority,
   who,
@@ -77,9 +77,7 @@ export async function addTask(
   return store.write(async (tx) => {
     const parent = request.parent ? await loadTask(tx, request.parent) : undefined;
     if (parent) {
-      // A part asks more of its epic, as a dependency does: an open part keeps a held epic from
-      // finishing, so only its holder puts one there.
-      await requireHolder(tx, parent, actor, "add a part to");
+      await requireEpicHolder(tx, parent, actor);
       requireTreeRoom(parent, 1);
     }
     const dependsOn = await requireTasks(tx, request.depends_on ?? []);

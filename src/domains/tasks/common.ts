@@ -52,6 +52,16 @@ export async function requireHolder(tx: Tx, task: TaskRecord, actor: Actor, what
 }
 
 /**
+ * A part asks more of its epic, as a dependency does: an open part keeps an epic its holder is
+ * working on (active or blocked) from finishing, so only that holder (or the owner) puts one
+ * there. A finished or dropped epic holds no one back.
+ */
+export async function requireEpicHolder(tx: Tx, epic: TaskRecord, actor: Actor): Promise<void> {
+  if (epic.status === "active" || epic.status === "blocked")
+    await requireHolder(tx, epic, actor, "add a part to");
+}
+
+/**
  * Whether what `task` waits for is `actor`'s to decide as the task's own plan: its holder's, or,
  * while no one holds it, its author's or the workspace owner's. `task block` and `reopen` also
  * let the owner act on a task an agent holds (requireHolder), as an override of its holder; a

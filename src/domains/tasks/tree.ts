@@ -7,7 +7,15 @@ import { notFound, refuse, usageError } from "../../kernel/outcome.js";
 import type { Store, Tx } from "../../store/store.js";
 import type { TaskRecord } from "../../store/tasks.js";
 import type { Actor } from "../identity/actor.js";
-import { journal, loadTask, requireHolder, requirePlanAuthority, taskId, who } from "./common.js";
+import {
+  journal,
+  loadTask,
+  requireEpicHolder,
+  requireHolder,
+  requirePlanAuthority,
+  taskId,
+  who,
+} from "./common.js";
 
 /** The tasks named, each once, refused as not found when any is not there. */
 export async function requireTasks(tx: Tx, ids: readonly string[]): Promise<string[]> {
@@ -87,8 +95,8 @@ export async function moveTask(
         `choose a parent outside ${task.id}'s subtree, or move ${parent.id} out first`,
       );
     }
-    // Moved under a held epic, the task is a part its holder must finish first (see addTask).
-    if (parent && parent.id !== task.parentId) await requireHolder(tx, parent, actor, "add a part to");
+    // Moved under an epic its holder is working on, it is a part that holder must finish first.
+    if (parent && parent.id !== task.parentId) await requireEpicHolder(tx, parent, actor);
     if (parent) requireTreeRoom(parent, await levelsFrom(tx, task));
     await tx.tasks.move(task.id, parent?.id ?? null, now);
     await journal(tx, actor, now, "task.move", task.id, { from: task.parentId, to: parent?.id ?? null });
