@@ -99,4 +99,19 @@ describe("the owner's block on an agent's task is the owner's to lift", () => {
     expect(shown).toMatchObject({ status: "blocked", owner: null });
     expect(cairn(ws.dir, ["task", "claim", task], as(next.token)).code).toBe(3);
   });
+
+  it("nor does its author reopen a task of its own that the owner dropped", () => {
+    const author = addAgent(ws.dir, "idea-man", "builder");
+    const idea = json<{ task: { id: string } }>(["task", "add", "a side quest"], author.token).task.id;
+    expect(cairn(ws.dir, ["task", "drop", idea, "--reason", "not wanted"]).code).toBe(0);
+    const reopen = cairn(ws.dir, ["task", "reopen", idea, "--json"], as(author.token));
+    expect(reopen.code).toBe(3);
+    expect(reopen.json).toMatchObject({ refused: { policy: "ownership" } });
+    expect(json<{ task: { status: string } }>(["task", "show", idea]).task.status).toBe("dropped");
+    // A drop of its own it takes back; the owner's, the owner does.
+    const own = json<{ task: { id: string } }>(["task", "add", "a second idea"], author.token).task.id;
+    expect(cairn(ws.dir, ["task", "drop", own], as(author.token)).code).toBe(0);
+    expect(cairn(ws.dir, ["task", "reopen", own], as(author.token)).code).toBe(0);
+    expect(cairn(ws.dir, ["task", "reopen", idea]).code).toBe(0);
+  });
 });

@@ -27,7 +27,7 @@ import {
   loadTask,
   parseEstimate,
   requireEpicHolder,
-  requireOwnersBlockKept,
+  requireOwnersStopKept,
   requirePlanAuthority,
   who,
 } from "./common.js";
@@ -287,7 +287,7 @@ export async function blockTask(store: Store, actor: Actor, raw: string, reason:
     // Unheld, a block only its author or the owner may lift (reopen) is theirs to put, too.
     await requirePlanAuthority(tx, task, actor, "block");
     // Blocked again by its holder, the owner's block would read as the holder's, to lift.
-    await requireOwnersBlockKept(tx, task, actor, "block");
+    await requireOwnersStopKept(tx, task, actor, "block");
     if (FINAL.includes(task.status)) {
       throw refuse(
         "status",
@@ -320,8 +320,9 @@ export async function reopenTask(
       throw conflict(`${task.id} is already ${task.status}`);
     }
     await requirePlanAuthority(tx, task, actor, "reopen");
-    // The owner's block on a task an agent holds (or wrote) stops that agent: not its to lift.
-    await requireOwnersBlockKept(tx, task, actor, "reopen");
+    // The owner's block on a task an agent holds (or wrote), or the owner's drop of a task an agent
+    // wrote, stops that agent: not its to lift.
+    await requireOwnersStopKept(tx, task, actor, "reopen");
     if (task.status === "blocked" && task.owner) {
       // Back to work counts as a claim: block one, claim another, reopen the first got past the cap.
       if (task.owner === actor.id) await requireWipRoom(tx, config, actor);
@@ -367,7 +368,7 @@ export async function dropTask(
     const task = await loadTask(tx, raw);
     await requirePlanAuthority(tx, task, actor, "drop");
     // Dropped, its author would reopen it unblocked (and claim it): the owner's block stands.
-    await requireOwnersBlockKept(tx, task, actor, "drop");
+    await requireOwnersStopKept(tx, task, actor, "drop");
     // Holding a task is doing it, not deciding it is unwanted: claim T-1, drop it, and T-2's
     // dependency on it was gone. Its author or the owner drops it; its holder may release it.
     if (task.owner && !actor.isOwner && task.createdBy !== actor.id) {

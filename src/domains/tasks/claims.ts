@@ -6,7 +6,7 @@ import type { LeaseWindow, TaskRecord, TaskSummaryRecord } from "../../store/tas
 import { type Actor, lineageOf, requireStillActive } from "../identity/actor.js";
 import { authorLabels } from "../identity/labels.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
-import { blockedByOwner, journal, loadTask, requireActiveAgent, requireHolder, who } from "./common.js";
+import { journal, loadTask, requireActiveAgent, requireHolder, stoppedByOwner, who } from "./common.js";
 import { outOfLineScope, wipCapsOf } from "./scope.js";
 
 /**
@@ -263,7 +263,7 @@ export async function releaseTask(
     }
     // Given back, a task the owner blocked stays blocked: released open, its holder (or anyone)
     // claimed it again past the block.
-    const stays = (await blockedByOwner(tx, task)) ? task.blockedReason : null;
+    const stays = (await stoppedByOwner(tx, task)) ? task.blockedReason : null;
     const freed = { owner: null, claimedAt: null, leaseAt: null };
     await tx.tasks.update(
       task.id,

@@ -146,31 +146,34 @@ export async function journal(
 }
 
 /**
- * Whether the block a task is under is one the workspace owner put with `task block`: the latest
- * block journaled for it is the owner's and gave the reason it carries now (a block a question,
- * its holder or a full WIP cap put since carries another). An override of the agents it stops:
- * lifted by the owner alone.
+ * Whether the stop a task is under is one the workspace owner put: blocked with `task block` (the
+ * latest block journaled for it is the owner's and gave the reason it carries now; a block a
+ * question, its holder or a full WIP cap put since carries another), or dropped by the owner. An
+ * override of the agents it stops: lifted by the owner alone.
  */
-export async function blockedByOwner(
+export async function stoppedByOwner(
   tx: Tx,
   task: Pick<TaskRecord, "id" | "status" | "blockedReason">,
 ): Promise<boolean> {
-  if (task.status !== "blocked") return false;
-  const [latest] = await tx.journal.list({ subject: task.id, action: "task.block", limit: 1 });
-  return latest?.actor === OWNER.id && latest.data.reason === task.blockedReason;
+  const action = task.status === "blocked" ? "task.block" : task.status === "dropped" ? "task.drop" : null;
+  if (!action) return false;
+  const [latest] = await tx.journal.list({ subject: task.id, action, limit: 1 });
+  if (latest?.actor !== OWNER.id) return false;
+  return action === "task.drop" || latest.data.reason === task.blockedReason;
 }
 
-/** Refused unless the caller is the owner or the task is not under the owner's block. */
-export async function requireOwnersBlockKept(
+/** Refused unless the caller is the owner or the task is under no stop the owner put. */
+export async function requireOwnersStopKept(
   tx: Tx,
   task: TaskRecord,
   actor: Actor,
   what: string,
 ): Promise<void> {
-  if (actor.isOwner || !(await blockedByOwner(tx, task))) return;
+  if (actor.isOwner || !(await stoppedByOwner(tx, task))) return;
+  const why = task.blockedReason ? ` (${quoteValue(task.blockedReason, 200)})` : "";
   throw refuse(
     "ownership",
-    `${task.id} was blocked by the workspace owner (${quoteValue(task.blockedReason ?? "", 200)}); only the owner may ${what} it while that block stands`,
-    `ask the owner to lift it with \`cairn ask ${task.id} "your question"\`, or take another task (\`cairn task ready\`)`,
+    `${task.id} was ${task.status} by the workspace owner${why}; only the owner may ${what} it while that stands`,
+    `ask the owner with \`cairn ask ${task.id} "your question"\`, or take another task (\`cairn task ready\`)`,
   );
 }
