@@ -115,3 +115,35 @@ describe("the owner's block on an agent's task is the owner's to lift", () => {
     expect(cairn(ws.dir, ["task", "reopen", idea]).code).toBe(0);
   });
 });
+
+describe("no part waits on an epic above it, which waits on its parts", () => {
+  it("refuses the wait by task add, task depend (however indirect) and task move; the epic may wait on a part", () => {
+    const griefer = addAgent(ws.dir, "griefer", "builder");
+    const epic = newTask("Epic: billing");
+    const refusedWait = (argv: string[]) => {
+      const tried = cairn(ws.dir, [...argv, "--json"], as(griefer.token));
+      expect(tried.code, argv.join(" ")).toBe(3);
+      expect(tried.json).toMatchObject({ refused: { policy: "dependencies" } });
+    };
+    refusedWait(["task", "add", "poison part", "--parent", epic, "--depends-on", epic]);
+    const part = json<{ task: { id: string } }>(["task", "add", "a part", "--parent", epic], griefer.token)
+      .task.id;
+    const side = json<{ task: { id: string } }>(["task", "add", "side task"], griefer.token).task.id;
+    expect(cairn(ws.dir, ["task", "depend", part, "--on", side], as(griefer.token)).code).toBe(0);
+    refusedWait(["task", "depend", side, "--on", epic]);
+    const outside = json<{ task: { id: string } }>(
+      ["task", "add", "waits on the epic", "--depends-on", epic],
+      griefer.token,
+    ).task.id;
+    refusedWait(["task", "move", outside, "--parent", epic]);
+
+    // So the epic's holder finishes it once its parts are done; and an epic may wait on its part.
+    expect(cairn(ws.dir, ["task", "depend", epic, "--on", part]).code).toBe(0);
+    expect(cairn(ws.dir, ["task", "drop", part], as(griefer.token)).code).toBe(0);
+    expect(cairn(ws.dir, ["task", "claim", epic], as(griefer.token)).code).toBe(0);
+    expect(cairn(ws.dir, ["task", "finish", epic, "--unverified"], as(griefer.token)).code).toBe(0);
+    // Done, it is still refused: reopened, the epic would wait on the part again.
+    const followUp = cairn(ws.dir, ["task", "add", "follow-up", "--parent", epic, "--depends-on", epic]);
+    expect(followUp.code).toBe(3);
+  });
+});

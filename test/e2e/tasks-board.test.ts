@@ -109,26 +109,36 @@ describe("the task board through the CLI", () => {
 
   it("shows a task's first 100 children, dependents and dependencies with their totals, and a claim none of them", () => {
     add("the epic");
-    // 102 tasks under T-1 that also wait on it: what any writer may pile onto another's task.
+    // 102 tasks under T-1, and 102 waiting on T-104: what any writer may pile onto another's task.
+    // (No part waits on its own epic: neither could ever finish.)
     for (let i = 0; i < 102; i++) {
-      const added = arrange(ws.dir, ["task", "add", `piece ${i}`, "--parent", "T-1", "--depends-on", "T-1"]);
+      const added = arrange(ws.dir, ["task", "add", `piece ${i}`, "--parent", "T-1"]);
+      expect(added.code, added.stderr).toBe(0);
+    }
+    add("the gate");
+    for (let i = 0; i < 102; i++) {
+      const added = arrange(ws.dir, ["task", "add", `waiter ${i}`, "--depends-on", "T-104"]);
       expect(added.code, added.stderr).toBe(0);
     }
     const shown = cairn(ws.dir, ["task", "show", "T-1", "--json"]).json as {
       children: { id: string }[];
       children_total: number;
-      dependents: { id: string }[];
-      dependents_total: number;
     };
     const first100 = Array.from({ length: 100 }, (_, i) => `T-${i + 2}`);
     expect(shown.children.map((t) => t.id)).toEqual(first100);
     expect(shown.children_total).toBe(102);
+    const gate = cairn(ws.dir, ["task", "show", "T-104", "--json"]).json as {
+      dependents: { id: string }[];
+      dependents_total: number;
+    };
     // In the order they were made, on both stores: a query without ORDER BY promises none.
-    expect(shown.dependents.map((t) => t.id)).toEqual(first100);
-    expect(shown.dependents_total).toBe(102);
+    expect(gate.dependents.map((t) => t.id)).toEqual(Array.from({ length: 100 }, (_, i) => `T-${i + 105}`));
+    expect(gate.dependents_total).toBe(102);
     const text = cairn(ws.dir, ["task", "show", "T-1"]).stdout;
     expect(text).toContain("T-101 … and 2 more (`cairn task list --parent T-1`)");
-    expect(text).toContain("waited on by: T-2, T-3");
+    expect(cairn(ws.dir, ["task", "show", "T-104"]).stdout).toContain("waited on by: T-105, T-106");
+    // Off the open column, so the board's 200 cards reach the target below.
+    for (let i = 105; i <= 206; i++) expect(arrange(ws.dir, ["task", "drop", `T-${i}`]).code).toBe(0);
     // The rest are a list away.
     const rest = cairn(ws.dir, ["task", "list", "--parent", "T-1", "--offset", "100", "--json"]).json as {
       tasks: { id: string }[];
@@ -141,26 +151,26 @@ describe("the task board through the CLI", () => {
     // detail and its board card list the first 100, and a claim's refusal names the first 10.
     const on = Array.from({ length: 102 }, (_, i) => ["--on", `T-${i + 2}`]).flat();
     expect(arrange(ws.dir, ["task", "add", "the target"]).code).toBe(0);
-    const depended = arrange(ws.dir, ["task", "depend", "T-104", ...on]);
+    const depended = arrange(ws.dir, ["task", "depend", "T-207", ...on]);
     expect(depended.code, depended.stderr).toBe(0);
-    const target = cairn(ws.dir, ["task", "show", "T-104", "--json"]).json as {
+    const target = cairn(ws.dir, ["task", "show", "T-207", "--json"]).json as {
       depends_on: { id: string }[];
       depends_on_total: number;
     };
     expect(target.depends_on.map((t) => t.id)).toEqual(first100);
     expect(target.depends_on_total).toBe(102);
-    expect(cairn(ws.dir, ["task", "show", "T-104"]).stdout).toContain("T-101 (open) … and 2 more");
+    expect(cairn(ws.dir, ["task", "show", "T-207"]).stdout).toContain("T-101 (open) … and 2 more");
     const board = cairn(ws.dir, ["board", "--limit", "200", "--json"]).json as {
       columns: { cards: { id: string; depends_on: { id: string }[]; depends_on_total: number }[] }[];
     };
-    const card = board.columns.flatMap((column) => column.cards).find((c) => c.id === "T-104");
+    const card = board.columns.flatMap((column) => column.cards).find((c) => c.id === "T-207");
     expect(card?.depends_on.map((d) => d.id)).toEqual(first100);
     expect(card?.depends_on_total).toBe(102);
-    const refused = cairn(ws.dir, ["task", "claim", "T-104", "--json"]);
+    const refused = cairn(ws.dir, ["task", "claim", "T-207", "--json"]);
     expect(refused.code).toBe(3);
     const { reason } = (refused.json as { refused: { reason: string } }).refused;
     expect(reason).toContain("unfinished dependencies: T-2 (open), T-3 (open)");
-    expect(reason).toContain("T-11 (open) and 92 more (102 in all; `cairn task show T-104`)");
+    expect(reason).toContain("T-11 (open) and 92 more (102 in all; `cairn task show T-207`)");
     expect(reason).not.toContain("T-12 (open)");
   });
 

@@ -32,6 +32,7 @@ import {
   who,
 } from "./common.js";
 import { type CriterionInput, toCriterion, withShortcutDefinitions } from "./criteria.js";
+import { requireNoWaitOnOwnEpic } from "./epic-waits.js";
 import { requireTasks, requireTreeRoom } from "./tree.js";
 
 export interface AddTaskRequest {
@@ -97,6 +98,7 @@ export async function addTask(
     );
     for (const criterion of await withShortcutDefinitions(tx, config, criteria))
       await tx.tasks.addCriterion(task.id, criterion);
+    await requireNoWaitOnOwnEpic(tx, task.id, task.parentId, dependsOn);
     for (const dependency of dependsOn) await tx.tasks.addDependency(task.id, dependency);
     await journal(tx, actor, now, "task.add", task.id, { title: task.title, parent: task.parentId });
     return task;

@@ -16,6 +16,7 @@ import {
   taskId,
   who,
 } from "./common.js";
+import { requireMoveKeepsEpicsFinishable, requireNoWaitOnOwnEpic } from "./epic-waits.js";
 
 /** The tasks named, each once, refused as not found when any is not there. */
 export async function requireTasks(tx: Tx, ids: readonly string[]): Promise<string[]> {
@@ -98,6 +99,7 @@ export async function moveTask(
     // Moved under an epic its holder is working on, it is a part that holder must finish first.
     if (parent && parent.id !== task.parentId) await requireEpicHolder(tx, parent, actor);
     if (parent) requireTreeRoom(parent, await levelsFrom(tx, task));
+    if (parent && parent.id !== task.parentId) await requireMoveKeepsEpicsFinishable(tx, task.id, parent.id);
     await tx.tasks.move(task.id, parent?.id ?? null, now);
     await journal(tx, actor, now, "task.move", task.id, { from: task.parentId, to: parent?.id ?? null });
     return (await tx.tasks.byId(task.id)) as TaskRecord;
@@ -166,6 +168,7 @@ export async function dependTask(
           `remove one of those dependencies first (\`cairn task depend ${loop.at(-2) ?? dependency} --remove ${task.id}\`)`,
         );
       }
+      await requireNoWaitOnOwnEpic(tx, task.id, task.parentId, [dependency]);
       await tx.tasks.addDependency(task.id, dependency);
     }
     for (const dependency of removed) await tx.tasks.removeDependency(task.id, dependency);
