@@ -200,7 +200,7 @@ describe("a process cairn starts is never the workspace owner", () => {
 });
 
 describe("a claim's gate cannot be lifted by the agent it stops", () => {
-  it("dependencies of a task it did not write are neither removed nor dropped; its author's and the owner's are", () => {
+  it("dependencies of a task it did not write are neither added, removed nor dropped; its author's and the owner's are", () => {
     const hurried = agent("hurried", "lead");
     const planner = agent("planner", "lead");
     const first = newTask("lay the foundation");
@@ -216,9 +216,14 @@ describe("a claim's gate cannot be lifted by the agent it stops", () => {
     expect(drop.code).toBe(3);
     expect(cairn(ws.dir, ["task", "claim", second], as(hurried.token)).code).toBe(3);
     expect(json<{ task: { status: string } }>(["task", "show", first]).task.status).toBe("open");
-    // Asking for more is not lifting a gate: anyone may add a dependency to an unheld task.
+    // Nor does it make a task it did not write wait on more: on one of its own that never
+    // finishes, say, which only the task's author or the owner could then remove.
     const third = newTask("polish it");
-    expect(cairn(ws.dir, ["task", "depend", second, "--on", third], as(hurried.token)).code).toBe(0);
+    const more = cairn(ws.dir, ["task", "depend", second, "--on", third, "--json"], as(hurried.token));
+    expect(more.json).toMatchObject({ refused: { policy: "ownership" } });
+    expect(
+      json<{ depends_on: { id: string }[] }>(["task", "show", second]).depends_on.map((d) => d.id),
+    ).toEqual([first]);
 
     // The task's author may change its own plan; the owner may change anyone's.
     const own = json<{ task: { id: string } }>(
@@ -226,7 +231,7 @@ describe("a claim's gate cannot be lifted by the agent it stops", () => {
       planner.token,
     ).task.id;
     expect(cairn(ws.dir, ["task", "depend", own, "--remove", first], as(planner.token)).code).toBe(0);
-    expect(cairn(ws.dir, ["task", "depend", second, "--remove", first, "--remove", third]).code).toBe(0);
+    expect(cairn(ws.dir, ["task", "depend", second, "--remove", first]).code).toBe(0);
     expect(cairn(ws.dir, ["task", "drop", first]).code).toBe(0);
   });
 

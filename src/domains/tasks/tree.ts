@@ -7,15 +7,7 @@ import { notFound, refuse, usageError } from "../../kernel/outcome.js";
 import type { Store, Tx } from "../../store/store.js";
 import type { TaskRecord } from "../../store/tasks.js";
 import type { Actor } from "../identity/actor.js";
-import {
-  journal,
-  loadTask,
-  requireEpicHolder,
-  requireHolder,
-  requirePlanAuthority,
-  taskId,
-  who,
-} from "./common.js";
+import { journal, loadTask, requireEpicHolder, requirePlanAuthority, taskId, who } from "./common.js";
 import { requireMoveKeepsEpicsFinishable, requireNoWaitOnOwnEpic } from "./epic-waits.js";
 
 /** The tasks named, each once, refused as not found when any is not there. */
@@ -152,9 +144,15 @@ export async function dependTask(
   return store.write(async (tx) => {
     const task = await loadTask(tx, raw);
     const removed = await requireTasks(tx, change.remove ?? []);
-    // Adding a dependency only asks for more; removing one lifts a gate.
-    if (removed.length > 0) await requirePlanAuthority(tx, task, actor, "remove dependencies of");
-    else await requireHolder(tx, task, actor, "change");
+    // What a task waits on is its plan, as its criteria are: removing a dependency lifts a gate,
+    // and adding one on an unheld task of another's made it wait on any stuck task of the adder's,
+    // which no one but its author or the owner could undo.
+    await requirePlanAuthority(
+      tx,
+      task,
+      actor,
+      removed.length > 0 ? "remove dependencies of" : "add dependencies to",
+    );
     const added = await requireTasks(tx, change.on ?? []);
     const cleared = new Set<string>();
     for (const dependency of added) {
