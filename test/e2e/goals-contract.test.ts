@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -56,6 +56,37 @@ describe("goal contracts", () => {
     const freeze = cairn(ws.dir, ["run", "freeze", out.goal.id, "--json"]);
     expect(freeze.code).toBe(3);
     expect(freeze.stderr).toMatch(/latency\.threshold/);
+  });
+});
+
+describe("a goal's author", () => {
+  it("alone changes and plans its draft, beside the owner and a role granted planning", () => {
+    const bob = { CAIRN_AGENT: addAgent(ws.dir, "bob", "builder").token };
+    const carl = { CAIRN_AGENT: addAgent(ws.dir, "carl", "builder").token };
+    const id = cairnJson<GoalOut>(ws.dir, ["goal", "create", "make search fast"], bob).goal.id;
+    const outcome = (who: Record<string, string> | undefined, text: string) =>
+      cairn(ws.dir, ["goal", "update", id, "--outcome", text, "--json"], who ? { env: who } : {});
+    // Another builder rewrites what success means on a draft it did not write: refused.
+    const rewrite = outcome(carl, "whatever ships");
+    expect(rewrite.code).toBe(3);
+    expect(rewrite.json).toMatchObject({ refused: { policy: "ownership" } });
+    expect(cairn(ws.dir, ["goal", "plan", id, "--json"], { env: carl }).json).toMatchObject({
+      refused: { policy: "ownership" },
+    });
+    expect(outcome(bob, "p95 below 50 ms").code).toBe(0);
+    appendFileSync(join(ws.dir, ".cairn", "cairn.toml"), "\n[roles.lead]\nplanning = true\n");
+    const lead = { CAIRN_AGENT: addAgent(ws.dir, "lead", "lead").token };
+    expect(outcome(lead, "p95 below 45 ms").code).toBe(0);
+    expect(outcome(undefined, "p95 below 40 ms").code).toBe(0);
+    const shown = cairnJson<{ goal: { outcome: string }; history: { changed_by: string }[] }>(ws.dir, [
+      "goal",
+      "show",
+      id,
+    ]);
+    expect(shown.goal.outcome).toBe("p95 below 40 ms");
+    const bobId = cairnJson<{ id: string }>(ws.dir, ["whoami"], bob).id;
+    const leadId = cairnJson<{ id: string }>(ws.dir, ["whoami"], lead).id;
+    expect(shown.history.map((h) => h.changed_by)).toEqual([bobId, leadId, "owner"]);
   });
 });
 

@@ -250,6 +250,20 @@ export function unknownProof(name: string, proofs: readonly ProofSpec[]) {
   );
 }
 
+/**
+ * A goal's aim, outcome, proofs and plan are its author's, as a task's plan is (SPEC §3: only an
+ * owner mutates what it owns), or the workspace owner's and a planning role's: another agent
+ * rewrote the outcome of a draft it did not write, and the draft's author froze what it had not read.
+ */
+export function requireGoalAuthor(goal: GoalRecord, actor: string, mayPlan: boolean, what: string): void {
+  if (mayPlan || goal.createdBy === actor) return;
+  throw refuse(
+    "ownership",
+    `${goal.id} was written by ${goal.createdBy}; only its author, the workspace owner or a role granted planning may ${what} it`,
+    'ask the owner to change it (a question on a task: `cairn ask T-n "…"`), or draft a goal of your own (`cairn goal create`)',
+  );
+}
+
 export async function goalOrThrow(tx: Tx, id: string): Promise<GoalRecord> {
   const goal = await tx.goals.goal(id);
   if (!goal) throw notFound(`no goal ${quoteValue(id)}`, "`cairn goal list` shows the goals");
@@ -280,6 +294,8 @@ export async function createGoal(store: Store, vague: string, actor: string, at:
 
 /** The parts of a contract that define success: changing them after a freeze needs planning authority. */
 const SUCCESS_FIELDS = ["proofs"] as const;
+/** What the contract is for and how it is judged: its author's (requireGoalAuthor). */
+const AUTHORS_FIELDS = ["goal", "outcome", "proofs"] as const;
 
 /** Which top-level contract fields differ. */
 export function changedFields(before: GoalFields, after: GoalFields): string[] {
@@ -340,6 +356,9 @@ export async function updateGoal(
         "ask the owner to change the contract, or to set `planning = true` on your role in cairn.toml",
       );
     }
+    // Constraints and non-goals are not the bar: any writer may note them, attributed in briefs.
+    if (fields.some((field) => (AUTHORS_FIELDS as readonly string[]).includes(field)))
+      requireGoalAuthor(current, actor, mayPlan, "change the goal, outcome or proofs of");
     for (const milestone of await tx.goals.milestones(id)) {
       const lost = milestone.proofs.filter((name) => !next.proofs.some((proof) => proof.name === name));
       if (lost.length > 0) {

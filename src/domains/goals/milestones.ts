@@ -2,7 +2,7 @@ import { z } from "zod";
 import { refuse, usageError } from "../../kernel/outcome.js";
 import type { GoalRecord, MilestoneFields, MilestoneRecord, Store, Tx } from "../../store/store.js";
 import { ACTIVE_TASK_LINK } from "./board-link.js";
-import { goalOrThrow, unknownProof } from "./contract.js";
+import { goalOrThrow, requireGoalAuthor, unknownProof } from "./contract.js";
 import { type MilestoneTaskLink, taskRequest } from "./task-link.js";
 
 export const MilestoneInput = z.object({
@@ -120,6 +120,7 @@ export async function planMilestones(
     // In the plan's own transaction: a re-plan sent while the owner freezes cannot pass a check
     // made before the freeze and land after it.
     await refuseReplanAfterFreeze(tx, goalId, mayPlan);
+    requireGoalAuthor(goal, actor, mayPlan, "plan");
     const plan: MilestoneFields[] = inputs
       ? inputs.map((input) => ({
           key: input.key,
