@@ -278,13 +278,22 @@ describe("gathering a brief from the store through the task seam", () => {
       because: "zero ops",
     };
     const owners = await addNote(store, OWNER, { ...decision, scope: "workspace" }, now());
-    // The newest note of a decision is the one shown, so the agent's words and name lead.
+    // The newest note of a decision worded alike is the one shown, so the agent's name leads.
     const bob = { ...reviewer, id: "A-9", name: "bob", grant: "rw" as const };
-    const bobs = await addNote(store, bob, { ...decision, scope: "T-7", chose: "sqlite!" }, now());
+    const bobs = await addNote(store, bob, { ...decision, scope: "T-7", chose: "SQLITE " }, now());
     const brief = assembleBrief(await gatherAsBuilder("T-7"), 4_000);
     if (brief.kind !== "ok") throw new Error("expected a brief");
     expect(brief.text).toContain(`quote ${bobs.id} decision by A-9`);
     expect(brief.text).toContain(`also recorded as ${owners.id} (workspace, by owner)`);
+    // A mark that may change what it says ("sqlite!") is another wording: quoted on its own.
+    const bangs = await addNote(store, bob, { ...decision, scope: "T-1", chose: "sqlite!" }, now());
+    expect(bangs.restated).toBeUndefined();
+    const again = await gatherAsBuilder("T-7");
+    expect(again.decisions.map((d) => [d.id, d.author, d.chose])).toEqual([
+      [bangs.id, "A-9", "sqlite!"],
+      [bobs.id, "A-9", "SQLITE"],
+    ]);
+    expect(again.decisions[1]?.also?.map((a) => a.id)).toEqual([owners.id]);
   });
 
   it("shows the owner's words of a decision an agent restated padded past the preview", async () => {

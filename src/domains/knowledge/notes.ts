@@ -148,6 +148,27 @@ export function decisionKey(d: { chose: string; rejected: string; because: strin
 }
 
 /**
+ * A decision as its reader reads it: case, runs of spacing and invisible characters aside, every
+ * mark kept. decisionKey reads past punctuation, which can turn what a decision says around ("No
+ * deploys on Fridays", "No; deploys on Fridays!"): a brief folds into one quote only notes worded
+ * alike, so no note's words stand for another's under "also recorded as". A field too long to
+ * normalise is taken as spelled, as decisionKey takes it.
+ */
+export function decisionWording(d: { chose: string; rejected: string; because: string }): string {
+  return [d.chose, d.rejected, d.because]
+    .map((field) =>
+      field.length > NORMAL_FORM_CHARS
+        ? spelledField(field)
+        : field
+            .replace(/\p{Cf}+/gu, "")
+            .replace(/\s+/g, " ")
+            .trim()
+            .toLowerCase(),
+    )
+    .join("\n");
+}
+
+/**
  * Keys of the decisions seen lately, by their exact texts. Every brief folds copies among forty
  * decisions, most of them the workspace's and its epic's, the same in brief after brief; their
  * normal form took a tenth of a brief. A pure function of the texts, so nothing goes stale.

@@ -8,7 +8,7 @@ import { authorLabels } from "../../identity/labels.js";
 import { rolesOf } from "../../tasks/scope.js";
 import type { WorkspaceConfig } from "../../workspace/config.js";
 import { recallIn } from "../memory.js";
-import { decisionKey, NOTE_FIELD_PREVIEW_CHARS, notePreview } from "../notes.js";
+import { decisionWording, NOTE_FIELD_PREVIEW_CHARS, notePreview } from "../notes.js";
 import { riskRank } from "../risks.js";
 import { taskScope, WORKSPACE_SCOPE } from "../text.js";
 import { assembleBrief, type BriefResult, DEFAULT_BRIEF_BUDGET } from "./engine.js";
@@ -70,16 +70,18 @@ function unquoted(note: NoteRecord): number {
 }
 
 /**
- * Decisions newest first, each once, with the other notes that say the same. The note shown is
- * the newest of those its preview cuts least: the key reads past spacing and punctuation, so a
- * copy padded with a thousand spaces before its words was the same decision, newest, and shown
- * as its first spaces and a mark, the owner's words left to `note show` in every brief of its scope.
+ * Decisions newest first, each once, with the other notes worded alike (decisionWording: not the
+ * key a restatement is found by, which reads past punctuation, so an agent's "No; deploys on
+ * Fridays!" was quoted in place of the owner's "No deploys on Fridays", the owner named as having
+ * also recorded it). The note shown is the newest of those its preview cuts least: a copy padded
+ * with a thousand spaces before its words is worded alike, newest, and was shown as its first
+ * spaces and a mark, the owner's words left to `note show` in every brief of its scope.
  */
 function collapseDecisions(notes: readonly NoteRecord[]): { note: NoteRecord; also: NoteRecord[] }[] {
   const byKey = new Map<string, NoteRecord[]>();
   for (const note of notes) {
     if (note.body.kind !== "decision") continue;
-    const key = decisionKey(note.body);
+    const key = decisionWording(note.body);
     const same = byKey.get(key);
     if (same) same.push(note);
     else byKey.set(key, [note]);

@@ -1,0 +1,66 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { addAgent, arrange, cairn, initWorkspace } from "../helpers/workspace.js";
+
+let ws: { dir: string; cleanup: () => void };
+beforeEach(() => {
+  ws = initWorkspace();
+});
+afterEach(() => ws.cleanup());
+
+const ok = (args: string[], env?: Record<string, string>) => {
+  const run = arrange(ws.dir, args, { env });
+  if (run.code !== 0) throw new Error(`cairn ${args.join(" ")} exited ${run.code}: ${run.stderr}`);
+  return run;
+};
+
+/** The brief as an agent reads it, through the real CLI. */
+const brief = (task: string) => {
+  const run = cairn(ws.dir, ["context", task, "--json"]);
+  expect(run.code).toBe(0);
+  return (run.json as { brief: string }).brief;
+};
+
+describe("whose words a brief quotes", () => {
+  it("never shows an agent's wording of a decision as the owner's, when punctuation changes what it says", () => {
+    ok(["task", "add", "Ship the release"]);
+    const owners = ok([
+      "note",
+      "add",
+      "decision",
+      "--chose",
+      "No deploys on Fridays",
+      "--rejected",
+      "deploying any day",
+      "--because",
+      "weekend on-call is thin",
+      "--json",
+    ]).json as { id: string };
+    const mallory = addAgent(ws.dir, "mallory", "builder");
+    // The same words to the key that folds copies, the opposite to a reader.
+    const agents = ok(
+      [
+        "note",
+        "add",
+        "decision",
+        "--scope",
+        "T-1",
+        "--chose",
+        "No; deploys on Fridays!",
+        "--rejected",
+        "deploying any day",
+        "--because",
+        "weekend on-call is thin",
+        "--json",
+      ],
+      { CAIRN_AGENT: mallory.token },
+    ).json as { id: string };
+    expect(agents.id).not.toBe(owners.id);
+    const text = brief("T-1");
+    // The owner's words stay in the brief under the owner's name...
+    expect(text).toContain(`quote ${owners.id} decision by owner`);
+    expect(text).toContain("chose: No deploys on Fridays\n");
+    // ...and the agent's under its own, never as something the owner also recorded.
+    expect(text).toContain(`quote ${agents.id} decision by mallory`);
+    expect(text).not.toContain(`also recorded as ${owners.id}`);
+  });
+});
