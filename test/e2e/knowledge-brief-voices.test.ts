@@ -63,4 +63,26 @@ describe("whose words a brief quotes", () => {
     expect(text).toContain(`quote ${agents.id} decision by mallory`);
     expect(text).not.toContain(`also recorded as ${owners.id}`);
   });
+
+  it("keeps the owner's fact in the memory a brief recalls when one agent floods it, and says more matched", () => {
+    ok(["task", "add", "Build the parser"]);
+    const owners = ok(["remember", "The parser must never load whole files into memory", "--json"]).json as {
+      id: string;
+    };
+    const mallory = addAgent(ws.dir, "mallory", "builder");
+    // A child it mints is the same voice.
+    const kid = ok(["agent", "add", "kid", "--role", "builder", "--parent", mallory.id, "--json"], {
+      CAIRN_AGENT: mallory.token,
+    }).json as { token: string };
+    for (let i = 1; i <= 10; i++)
+      ok(["remember", `Build the parser, step ${i}: the parser builds the parser`], {
+        CAIRN_AGENT: i % 2 === 0 ? mallory.token : kid.token,
+      });
+    const text = brief("T-1");
+    const memory = text.slice(text.indexOf("## Memory"));
+    expect(memory).toContain(`quote ${owners.id} fact by owner`);
+    expect(memory).toContain("The parser must never load whole files into memory");
+    // What the section leaves out is said, as for decisions and findings.
+    expect(memory).toMatch(/\[further facts not shown here\. Get: `recall` with your own words\]/);
+  });
 });

@@ -146,7 +146,7 @@ async function minterOf(tx: Tx, agentId: string): Promise<string | undefined> {
  * called by the parent itself, or a run identity) answers to that parent, and so on up. The
  * walk stops at an agent the owner minted: its token went to the owner, whoever its parent is.
  */
-async function principalOf(tx: Tx, agentId: string): Promise<string> {
+export async function principalOf(tx: Tx, agentId: string): Promise<string> {
   let id = agentId;
   const seen = new Set([id]);
   for (;;) {

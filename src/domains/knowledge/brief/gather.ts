@@ -2,12 +2,12 @@ import { sha256Hex } from "../../../kernel/builtins.js";
 import { notFound } from "../../../kernel/outcome.js";
 import { previewText } from "../../../kernel/text.js";
 import type { NoteRecord } from "../../../store/knowledge.js";
-import type { Store } from "../../../store/store.js";
-import type { Actor } from "../../identity/actor.js";
+import type { Store, Tx } from "../../../store/store.js";
+import { type Actor, principalOf } from "../../identity/actor.js";
 import { authorLabels } from "../../identity/labels.js";
 import { rolesOf } from "../../tasks/scope.js";
 import type { WorkspaceConfig } from "../../workspace/config.js";
-import { recallIn } from "../memory.js";
+import { type RecallHit, recallIn } from "../memory.js";
 import { decisionWording, NOTE_FIELD_PREVIEW_CHARS, notePreview } from "../notes.js";
 import { riskRank } from "../risks.js";
 import { taskScope, WORKSPACE_SCOPE } from "../text.js";
@@ -93,6 +93,42 @@ function collapseDecisions(notes: readonly NoteRecord[]): { note: NoteRecord; al
   });
 }
 
+/**
+ * Facts a brief weighs: more than it shows, so no single voice fills the section. Recall ranks
+ * words, and any writer may remember facts stuffed with a task's words: ten of them, from one agent
+ * and the child it minted, took every place and the owner's fact on the task left the brief
+ * without a word.
+ */
+const FACT_POOL = LIMITS.facts * 3;
+/** At most this many of a brief's facts from one voice while others have facts to show. */
+const FACTS_PER_VOICE = LIMITS.facts / 2;
+
+/**
+ * The best `count` hits, in rank order, at most FACTS_PER_VOICE of them from one voice (an agent
+ * and those it minted: principalOf) while other voices' hits remain; places no other voice takes
+ * go to the best of the rest, so a workspace with one writer still sees its `count` best facts.
+ */
+async function fewPerVoice(tx: Tx, hits: readonly RecallHit[], count: number): Promise<RecallHit[]> {
+  const voiceOf = new Map<string, string>();
+  const taken = new Map<string, number>();
+  const chosen = new Set<RecallHit>();
+  for (const hit of hits) {
+    if (chosen.size === count) break;
+    const author = hit.fact.author;
+    let voice = voiceOf.get(author);
+    if (voice === undefined) {
+      voice = await principalOf(tx, author);
+      voiceOf.set(author, voice);
+    }
+    const shown = taken.get(voice) ?? 0;
+    if (shown >= FACTS_PER_VOICE) continue;
+    taken.set(voice, shown + 1);
+    chosen.add(hit);
+  }
+  for (const hit of hits) if (chosen.size < count) chosen.add(hit);
+  return hits.filter((hit) => chosen.has(hit));
+}
+
 export function taskText(task: BriefTask): string {
   return [task.title, task.soThat ?? "", task.context ?? "", ...task.acceptance.map((a) => a.text)].join(
     "\n",
@@ -117,7 +153,8 @@ export async function gatherBriefInputs(
     // Tasks under the same parent: what any of them found matters to this one. The store names
     // them from its parent index, however many there are, within the findings query itself.
     const parentId = task.parents[0]?.id;
-    const facts = await recallIn(tx, { query: text, limit: LIMITS.facts }, options.now);
+    const recalled = await recallIn(tx, { query: text, limit: FACT_POOL }, options.now);
+    const facts = await fewPerVoice(tx, recalled, LIMITS.facts);
     const shortcuts = source.shortcuts ? await source.shortcuts(tx, options.actor) : null;
     // One decision recorded in several of these scopes is shown once: a pool past the limit, so
     // the copies folded away leave room for the decisions after them.
@@ -209,7 +246,11 @@ export async function gatherBriefInputs(
       facts: facts.map((hit) => ({ id: hit.fact.id, text: hit.fact.text, author: label(hit.fact.author) })),
       shortcuts:
         shortcuts ?? (roleConfig?.shortcuts ?? []).map((shortcut) => ({ text: shortcut, uses: null })),
-      more: { decisions: moreDecisions, findings: firstFindings.length > LIMITS.findings },
+      more: {
+        decisions: moreDecisions,
+        findings: firstFindings.length > LIMITS.findings,
+        facts: recalled.length > facts.length,
+      },
     };
   });
 }

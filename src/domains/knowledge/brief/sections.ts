@@ -220,7 +220,13 @@ export const factQuoteStart = (id: string) => `quote ${factLabel(id, "")}`;
 function memorySection(inputs: BriefInputs): Section | null {
   if (inputs.facts.length === 0) return null;
   const parts = inputs.facts.map((f) => quote(factLabel(f.id, f.author), f.text));
-  return listSection("memory", "Memory (recalled for this task)", parts, "`recall` with your own words");
+  return listSection(
+    "memory",
+    "Memory (recalled for this task)",
+    parts,
+    "`recall` with your own words",
+    inputs.more?.facts ? "further facts" : undefined,
+  );
 }
 
 function activitySection(inputs: BriefInputs): Section | null {

@@ -1,0 +1,55 @@
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { OWNER } from "../../src/domains/identity/actor.js";
+import { gatherBriefInputs } from "../../src/domains/knowledge/brief/gather.js";
+import type { BriefTask, TaskBriefSource } from "../../src/domains/knowledge/brief/inputs.js";
+import { remember } from "../../src/domains/knowledge/memory.js";
+import { WorkspaceConfig } from "../../src/domains/workspace/config.js";
+import { openStore } from "../../src/store/open.js";
+import type { Store } from "../../src/store/store.js";
+import { scratchDir } from "../helpers/workspace.js";
+
+const TASK: BriefTask = {
+  id: "T-1",
+  title: "Build the parser",
+  status: "open",
+  author: "owner",
+  soThat: null,
+  context: null,
+  acceptance: [],
+  dependencies: [],
+  outOfScope: [],
+  parents: [],
+  goal: null,
+  recentActivity: [],
+};
+const source: TaskBriefSource = { briefTask: async (_tx, id) => (id === TASK.id ? TASK : undefined) };
+const config = WorkspaceConfig.parse({});
+
+let scratch: { dir: string; cleanup: () => void };
+let store: Store;
+let clock = 0;
+const now = () => new Date(Date.UTC(2026, 10, 30, 0, 0, clock++)).toISOString();
+beforeEach(() => {
+  scratch = scratchDir();
+  store = openStore(join(scratch.dir, "cairn.db"), { create: true });
+});
+afterEach(async () => {
+  await store.close();
+  scratch.cleanup();
+});
+
+const gather = () => gatherBriefInputs(store, source, { actor: OWNER, config, taskId: "T-1", now: now() });
+
+describe("the memory a brief recalls", () => {
+  it("shows a lone writer's best facts in every place, and says when more matched", async () => {
+    for (let i = 1; i <= 8; i++) await remember(store, OWNER, { text: `The parser rule ${i} holds` }, now());
+    const eight = await gather();
+    expect(eight.facts).toHaveLength(8);
+    expect(eight.more?.facts).toBe(false);
+    await remember(store, OWNER, { text: "The parser rule 9 holds" }, now());
+    const nine = await gather();
+    expect(nine.facts).toHaveLength(8);
+    expect(nine.more?.facts).toBe(true);
+  });
+});
