@@ -85,4 +85,35 @@ describe("whose words a brief quotes", () => {
     // What the section leaves out is said, as for decisions and findings.
     expect(memory).toMatch(/\[further facts not shown here\. Get: `recall` with your own words\]/);
   });
+
+  it("keeps the owner's top risk in the brief when one agent adds ten worse ones, and says more were left out", () => {
+    ok(["task", "add", "Build the parser"]);
+    const risk = (text: string, impact: string, likelihood: string, env?: Record<string, string>) =>
+      ok(
+        [
+          "risk",
+          "add",
+          text,
+          "--impact",
+          impact,
+          "--likelihood",
+          likelihood,
+          "--indicators",
+          "i",
+          "--action",
+          "a",
+        ],
+        env,
+      );
+    risk("Data loss on crash", "high", "medium");
+    const mallory = addAgent(ws.dir, "mallory", "builder");
+    for (let i = 1; i <= 10; i++)
+      risk(`Cosmetic glitch ${i}`, "high", "high", { CAIRN_AGENT: mallory.token });
+    const text = brief("T-1");
+    const risks = text.slice(text.indexOf("## Top risks"));
+    expect(risks).toMatch(
+      /quote RK-1 rank 2 \(impact high, likelihood medium\) by owner\nData loss on crash/,
+    );
+    expect(risks).toMatch(/\[further risks not shown here\. Get: `cairn risk list`\]/);
+  });
 });

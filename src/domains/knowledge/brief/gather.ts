@@ -7,7 +7,7 @@ import { type Actor, principalOf } from "../../identity/actor.js";
 import { authorLabels } from "../../identity/labels.js";
 import { rolesOf } from "../../tasks/scope.js";
 import type { WorkspaceConfig } from "../../workspace/config.js";
-import { type RecallHit, recallIn } from "../memory.js";
+import { recallIn } from "../memory.js";
 import { decisionWording, NOTE_FIELD_PREVIEW_CHARS, notePreview } from "../notes.js";
 import { riskRank } from "../risks.js";
 import { taskScope, WORKSPACE_SCOPE } from "../text.js";
@@ -94,39 +94,44 @@ function collapseDecisions(notes: readonly NoteRecord[]): { note: NoteRecord; al
 }
 
 /**
- * Facts a brief weighs: more than it shows, so no single voice fills the section. Recall ranks
- * words, and any writer may remember facts stuffed with a task's words: ten of them, from one agent
- * and the child it minted, took every place and the owner's fact on the task left the brief
- * without a word.
+ * Facts and risks a brief weighs: more than it shows, so no single voice fills a section. Recall
+ * ranks words, and any writer may remember facts stuffed with a task's words: ten of them, from
+ * one agent and the child it minted, took every place, and the owner's fact on the task left the
+ * brief without a word. Risks rank by the impact and likelihood their author states: ten rated
+ * high and high by one agent put the owner's data-loss risk out the same way.
  */
-const FACT_POOL = LIMITS.facts * 3;
-/** At most this many of a brief's facts from one voice while others have facts to show. */
-const FACTS_PER_VOICE = LIMITS.facts / 2;
+const POOL = 3;
 
 /**
- * The best `count` hits, in rank order, at most FACTS_PER_VOICE of them from one voice (an agent
- * and those it minted: principalOf) while other voices' hits remain; places no other voice takes
- * go to the best of the rest, so a workspace with one writer still sees its `count` best facts.
+ * The best `count` items, in their order, at most half of them from one voice (an agent and those
+ * it minted: principalOf) while other voices' items remain; places no other voice takes go to the
+ * best of the rest, so a workspace with one writer still sees its `count` best.
  */
-async function fewPerVoice(tx: Tx, hits: readonly RecallHit[], count: number): Promise<RecallHit[]> {
+async function fewPerVoice<T>(
+  tx: Tx,
+  items: readonly T[],
+  count: number,
+  authorOf: (item: T) => string,
+): Promise<T[]> {
+  const perVoice = Math.ceil(count / 2);
   const voiceOf = new Map<string, string>();
   const taken = new Map<string, number>();
-  const chosen = new Set<RecallHit>();
-  for (const hit of hits) {
+  const chosen = new Set<T>();
+  for (const item of items) {
     if (chosen.size === count) break;
-    const author = hit.fact.author;
+    const author = authorOf(item);
     let voice = voiceOf.get(author);
     if (voice === undefined) {
       voice = await principalOf(tx, author);
       voiceOf.set(author, voice);
     }
     const shown = taken.get(voice) ?? 0;
-    if (shown >= FACTS_PER_VOICE) continue;
+    if (shown >= perVoice) continue;
     taken.set(voice, shown + 1);
-    chosen.add(hit);
+    chosen.add(item);
   }
-  for (const hit of hits) if (chosen.size < count) chosen.add(hit);
-  return hits.filter((hit) => chosen.has(hit));
+  for (const item of items) if (chosen.size < count) chosen.add(item);
+  return items.filter((item) => chosen.has(item));
 }
 
 export function taskText(task: BriefTask): string {
@@ -153,8 +158,8 @@ export async function gatherBriefInputs(
     // Tasks under the same parent: what any of them found matters to this one. The store names
     // them from its parent index, however many there are, within the findings query itself.
     const parentId = task.parents[0]?.id;
-    const recalled = await recallIn(tx, { query: text, limit: FACT_POOL }, options.now);
-    const facts = await fewPerVoice(tx, recalled, LIMITS.facts);
+    const recalled = await recallIn(tx, { query: text, limit: LIMITS.facts * POOL }, options.now);
+    const facts = await fewPerVoice(tx, recalled, LIMITS.facts, (hit) => hit.fact.author);
     const shortcuts = source.shortcuts ? await source.shortcuts(tx, options.actor) : null;
     // One decision recorded in several of these scopes is shown once: a pool past the limit, so
     // the copies folded away leave room for the decisions after them.
@@ -167,8 +172,16 @@ export async function gatherBriefInputs(
     // The first page by rank, as `risk list` pages them: any writer adds risks, of up to 256 KiB
     // a text, and reading every one in scope made each brief slower with every risk. The oldest
     // of a rank come first, so risks added later never push out those already there.
-    const { risks: worst } = await tx.risks.page({ scopes: own, limit: LIMITS.risks, offset: 0 });
-    const risks = worst.filter((risk) => riskRank(risk) <= TOP_RISK_RANK);
+    const pageOfRisks = LIMITS.risks * POOL;
+    const { risks: worst, total: allRisks } = await tx.risks.page({
+      scopes: own,
+      limit: pageOfRisks,
+      offset: 0,
+    });
+    const top = worst.filter((risk) => riskRank(risk) <= TOP_RISK_RANK);
+    const risks = await fewPerVoice(tx, top, LIMITS.risks, (risk) => risk.author);
+    // Past the page, a risk may still be a top one when every risk read was.
+    const moreRisks = top.length > risks.length || (allRisks > worst.length && top.length === worst.length);
     const lower = text.toLowerCase();
     const occurs = termMatcher(lower);
     const glossary = await tx.glossary.byTerms((await tx.glossary.termsMayOccurIn(lower)).filter(occurs));
@@ -250,6 +263,7 @@ export async function gatherBriefInputs(
         decisions: moreDecisions,
         findings: firstFindings.length > LIMITS.findings,
         facts: recalled.length > facts.length,
+        risks: moreRisks,
       },
     };
   });

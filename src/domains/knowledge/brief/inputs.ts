@@ -133,5 +133,5 @@ export interface BriefInputs {
    * True where the store holds more than the brief takes (its newest decisions, its first
    * findings): the brief says so, whatever the budget, so a reader knows the list is not all.
    */
-  more?: { decisions?: boolean; findings?: boolean; facts?: boolean };
+  more?: { decisions?: boolean; findings?: boolean; facts?: boolean; risks?: boolean };
 }

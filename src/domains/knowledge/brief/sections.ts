@@ -188,7 +188,13 @@ function risksSection(inputs: BriefInputs): Section | null {
       `${r.risk}\nwatch for: ${r.indicators}\nthen: ${r.action}`,
     ),
   );
-  return listSection("risks", "Top risks", parts, "`cairn risk list`");
+  return listSection(
+    "risks",
+    "Top risks",
+    parts,
+    "`cairn risk list`",
+    inputs.more?.risks ? "further risks" : undefined,
+  );
 }
 
 function glossarySection(inputs: BriefInputs): Section | null {
