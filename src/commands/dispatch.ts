@@ -2,7 +2,7 @@ import type { z } from "zod";
 import { assertAuditable, audit } from "../domains/audit/record.js";
 import { requireStillActive } from "../domains/identity/actor.js";
 import { type AskPerson, agreedByPerson, guard } from "../domains/identity/guard.js";
-import { checkLimits } from "../domains/limits/limits.js";
+import { checkLimits, checkWholeCharacters } from "../domains/limits/limits.js";
 import { sha256Hex } from "../kernel/builtins.js";
 import { logWarn } from "../kernel/log.js";
 import { type Outcome, operational, outcomeFromThrown, refuse, usageError } from "../kernel/outcome.js";
@@ -40,6 +40,7 @@ export async function dispatch(
     }
     const input = parsed.data as Record<string, unknown>;
     checkLimits(command.name, input);
+    checkWholeCharacters(command.name, input);
     if (session.readOnly && command.effect !== "read") {
       throw refuse(
         "read-only",

@@ -1,4 +1,5 @@
 import { usageError } from "../../kernel/outcome.js";
+import { LONE_SURROGATE } from "../../kernel/text.js";
 
 /**
  * The size limits of every text field any command takes, in one table. A value past its limit is
@@ -225,4 +226,48 @@ export function requireTotalChars(what: string, items: readonly string[], limit:
   const chars = items.reduce((sum, item) => sum + item.length, 0);
   if (chars > limit)
     throw usageError(`${what} hold at most ${limit} characters in all (these have ${chars})`, next);
+}
+
+const HALF = /[\uD800-\uDFFF]/;
+const LONE = new RegExp(LONE_SURROGATE.source);
+
+/** Where `value` holds half of a UTF-16 character without its other half, and that half's code. */
+export function findLoneSurrogate(value: unknown, path: string): { path: string; code: string } | undefined {
+  if (typeof value === "string") {
+    // Most text has no surrogate at all: one test, not the pattern's lookarounds at every character.
+    const found = HALF.test(value) ? LONE.exec(value) : null;
+    if (!found) return undefined;
+    const code = found[0].charCodeAt(0).toString(16).toUpperCase();
+    return { path, code };
+  }
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) {
+      const found = findLoneSurrogate(item, `${path}[${index}]`);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if (value !== null && typeof value === "object") {
+    for (const [key, item] of Object.entries(value)) {
+      const at = path ? `${path}.${key}` : key;
+      const found = findLoneSurrogate(key, at) ?? findLoneSurrogate(item, at);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Refuse a string holding half of a character (a lone UTF-16 surrogate). No terminal sends one, but
+ * JSON may ("\ud800"): stored, it went back out in every result quoting it, an escape that strict
+ * parsers (Rust's serde_json) reject with the whole message, so one finding from a read-only agent
+ * left every brief of the workspace unreadable to such a client. Whole characters pass.
+ */
+export function checkWholeCharacters(command: string, input: unknown): void {
+  const found = findLoneSurrogate(input, "");
+  if (!found) return;
+  throw usageError(
+    `${command}: ${found.path || "(input)"} holds a lone UTF-16 surrogate (U+${found.code}), half of a character`,
+    "send text as whole characters",
+  );
 }
