@@ -221,6 +221,8 @@ export interface BriefsRepo {
   /**
    * In every recorded brief holding `marker`, each `needle` replaced by `replacement`, the old
    * bytes overwritten where the store can (a forgotten fact's text); the ids of those changed.
+   * The text is read as if it ended in a line break, so a needle of whole lines (`\n…\n`) is
+   * found at the text's end too; none is added to what is stored.
    */
   redact(marker: string, needle: string, replacement: string): Promise<string[]>;
 }

@@ -116,4 +116,36 @@ describe("whose words a brief quotes", () => {
     );
     expect(risks).toMatch(/\[further risks not shown here\. Get: `cairn risk list`\]/);
   });
+
+  it("takes out of a recorded brief only a forgotten fact's own quote, never another author's line", () => {
+    ok(["task", "add", "Ship the release"]);
+    const decide = ["--rejected", "deploying any day", "--because", "weekend on-call is thin"];
+    ok(["note", "add", "decision", "--chose", "No deploys on Fridays", ...decide]);
+    const mallory = addAgent(ws.dir, "mallory", "builder");
+    const as = { CAIRN_AGENT: mallory.token };
+    // A fact worded as a line of the owner's decision, and its quote's opening named in a finding.
+    const fact = ok(["remember", "chose: No deploys on Fridays", "--json"], as).json as { id: string };
+    ok(
+      ["note", "add", "finding", "--severity", "minor", "--text", `see quote ${fact.id} fact by mallory`],
+      as,
+    );
+    // Its own fact, recalled, is quoted in the brief too: that quote, and only it, goes.
+    const kept = ok(["remember", "The release ships from the main branch", "--json"], as).json as {
+      id: string;
+    };
+    const recorded = ok(["brief", "record", "T-1", "--json"]).json as { recorded: { id: string } };
+    expect(cairn(ws.dir, ["forget", fact.id, "--confirm"], { env: as }).code).toBe(0);
+    expect(cairn(ws.dir, ["forget", kept.id, "--confirm"], { env: as }).code).toBe(0);
+    const exported = cairn(ws.dir, ["export"]);
+    expect(exported.code).toBe(0);
+    const row = exported.stdout
+      .split("\n")
+      .filter((line) => line.includes('"table":"briefs"'))
+      .map((line) => JSON.parse(line) as { row: { id: string; text: string } })
+      .find((line) => line.row.id === recorded.recorded.id);
+    const text = row?.row.text ?? "";
+    expect(text).toContain("chose: No deploys on Fridays\nrejected: deploying any day");
+    expect(text).not.toContain("The release ships from the main branch");
+    expect(text).toContain(`[forgotten: the text of ${kept.id} was removed when it was forgotten]`);
+  });
 });

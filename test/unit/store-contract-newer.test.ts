@@ -202,6 +202,31 @@ describe.each(IMPLEMENTATIONS)("newer store contract: $name", ({ create }) => {
     ]);
   });
 
+  it("redacts whole lines only, the text's end as a line's: never a line that goes on past the needle", async () => {
+    const quoteOf = "\n```quote F-1 fact by bob\nk-123\n```";
+    const texts = [
+      `head${quoteOf}`,
+      `head${quoteOf}\ntail`,
+      `head${quoteOf}\u0060\u0060 more`,
+      `head${quoteOf}x`,
+    ];
+    const ids = await store.write(async (tx) => {
+      const briefs = [];
+      for (const text of texts)
+        briefs.push(
+          (await tx.briefs.insert({ task: "T-1", actor: "owner", budget: 9, hash: "h", text }, AT)).id,
+        );
+      const redacted = await tx.briefs.redact("quote F-1 fact by ", `${quoteOf}\n`, "\n[gone]\n");
+      await tx.journal.append(event("test.redact"));
+      return { briefs, redacted };
+    });
+    expect(ids.redacted.sort()).toEqual(ids.briefs.slice(0, 2).sort());
+    const after = await store.read(async (tx) =>
+      Promise.all(ids.briefs.map(async (id) => (await tx.briefs.byId(id))?.text)),
+    );
+    expect(after).toEqual(["head\n[gone]", "head\n[gone]\ntail", texts[2], texts[3]]);
+  });
+
   it("signals another handle's commit, and a read-only handle reads but never writes", async () => {
     const reader = create(scratch.dir, true);
     try {

@@ -4,8 +4,7 @@ import type { FactRecord } from "../../store/knowledge.js";
 import type { Store, Tx } from "../../store/store.js";
 import { type Actor, sameLine, sameTree } from "../identity/actor.js";
 import { authorLabels } from "../identity/labels.js";
-import { cleanText } from "./brief/fence.js";
-import { factQuoteStart } from "./brief/sections.js";
+import { factQuote, factQuoteStart } from "./brief/sections.js";
 import { mergeTopics, normaliseFact, normaliseTopics, queryTerms } from "./text.js";
 
 /** A fact is a sentence or a short paragraph; documents belong in files, referenced by a `ref` note. */
@@ -359,10 +358,14 @@ export async function forget(
     // A recorded brief froze what an agent was told, this fact's text with it (each fact is quoted
     // whole under its id: brief/sections.ts). A fact forgotten because it must not stay (a leaked
     // secret) leaves those too. Each keeps its hash, of what was said; the journal names them.
+    // Its whole quote, as whole lines, is what goes: its text alone, found anywhere in a brief
+    // naming the quote's opening, let a writer remember a line of the owner's decision, name the
+    // opening in a finding, forget its fact and so take the owner's line out of every record.
+    const author = (await authorLabels(tx, [fact.author]))(fact.author);
     const briefs = await tx.briefs.redact(
       factQuoteStart(fact.id),
-      `\n${cleanText(fact.text)}\n`,
-      `\n[forgotten: the text of ${fact.id} was removed when it was forgotten]\n`,
+      `\n${factQuote(fact.id, author, fact.text)}\n`,
+      `\n${factQuote(fact.id, author, `[forgotten: the text of ${fact.id} was removed when it was forgotten]`)}\n`,
     );
     await tx.journal.append({
       at: now,

@@ -145,8 +145,13 @@ export function pgBriefs(db: PgDb): BriefsRepo {
   const latest = db.prepare<[string, string], Omit<BriefRow, "text">>(
     "SELECT id, task, actor, budget, hash, created_at FROM briefs WHERE task = ? AND actor = ? ORDER BY seq DESC LIMIT 1",
   );
-  const redact = db.prepare<[string, string, string, string], { id: string }>(
-    "UPDATE briefs SET text = replace(text, ?, ?) WHERE strpos(text, ?) > 0 AND strpos(text, ?) > 0 RETURNING id",
+  // The text with a line break after it, replaced in, and that last character taken off again.
+  const redact = db.prepare<
+    [{ eol: string; needle: string; replacement: string; marker: string }],
+    { id: string }
+  >(
+    `UPDATE briefs SET text = left(replace(text || @eol, @needle, @replacement), -1)
+     WHERE strpos(text, @marker) > 0 AND strpos(text || @eol, @needle) > 0 RETURNING id`,
   );
   const toBrief = (row: BriefRow): BriefRecord => ({
     id: row.id,
@@ -168,7 +173,7 @@ export function pgBriefs(db: PgDb): BriefsRepo {
       return row ? toBrief(row) : undefined;
     },
     async redact(marker, needle, replacement) {
-      return (await redact.all(needle, replacement, marker, needle)).map((row) => row.id);
+      return (await redact.all({ eol: "\n", needle, replacement, marker })).map((row) => row.id);
     },
     async latest(task, actor) {
       const row = await latest.get(task, actor);

@@ -137,8 +137,15 @@ export function sqliteBriefs(db: Database.Database): BriefsRepo {
   const latest = db.prepare<[string, string], Omit<BriefRow, "text">>(
     "SELECT id, task, actor, budget, hash, created_at FROM briefs WHERE task = ? AND actor = ? ORDER BY seq DESC LIMIT 1",
   );
-  const redact = db.prepare<[string, string, string, string], { id: string }>(
-    "UPDATE briefs SET text = replace(text, ?, ?) WHERE instr(text, ?) > 0 AND instr(text, ?) > 0 RETURNING id",
+  // The text with a line break after it, replaced in, and that last byte taken off again (as
+  // bytes: SQLite counts the characters of a text only up to a NUL).
+  const redact = db.prepare<
+    [{ eol: string; needle: string; replacement: string; marker: string }],
+    { id: string }
+  >(
+    `UPDATE briefs SET text = CAST(substr(CAST(replace(text || @eol, @needle, @replacement) AS BLOB), 1,
+       length(CAST(replace(text || @eol, @needle, @replacement) AS BLOB)) - 1) AS TEXT)
+     WHERE instr(text, @marker) > 0 AND instr(text || @eol, @needle) > 0 RETURNING id`,
   );
   const toBrief = (row: BriefRow): BriefRecord => ({
     id: row.id,
@@ -163,7 +170,7 @@ export function sqliteBriefs(db: Database.Database): BriefsRepo {
       // As a forgotten fact's row is deleted (facts.ts): its bytes overwritten, not just unlinked.
       db.pragma("secure_delete = ON");
       try {
-        return redact.all(needle, replacement, marker, needle).map((row) => row.id);
+        return redact.all({ eol: "\n", needle, replacement, marker }).map((row) => row.id);
       } finally {
         db.pragma("secure_delete = OFF");
       }

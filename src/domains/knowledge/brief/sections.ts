@@ -220,12 +220,15 @@ function findingsSection(inputs: BriefInputs): Section | null {
 /** The label a recalled fact is quoted under in a brief. */
 const factLabel = (id: string, author: string) => `${id} fact by ${author}`;
 
-/** How a fact's quote opens (fence.ts): `forget` finds the fact's text in recorded briefs by it. */
+/** How a fact's quote opens (fence.ts): `forget` finds the briefs that may quote it by it. */
 export const factQuoteStart = (id: string) => `quote ${factLabel(id, "")}`;
+
+/** A fact's quote in a brief, whole: fence, label, text and closing fence. */
+export const factQuote = (id: string, author: string, text: string) => quote(factLabel(id, author), text);
 
 function memorySection(inputs: BriefInputs): Section | null {
   if (inputs.facts.length === 0) return null;
-  const parts = inputs.facts.map((f) => quote(factLabel(f.id, f.author), f.text));
+  const parts = inputs.facts.map((f) => factQuote(f.id, f.author, f.text));
   return listSection(
     "memory",
     "Memory (recalled for this task)",
