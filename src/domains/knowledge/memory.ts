@@ -4,7 +4,7 @@ import type { FactRecord } from "../../store/knowledge.js";
 import type { Store, Tx } from "../../store/store.js";
 import { type Actor, sameLine, sameTree } from "../identity/actor.js";
 import { authorLabels } from "../identity/labels.js";
-import { factQuote, factQuoteStart } from "./brief/sections.js";
+import { factQuote, factQuoteStart, factQuoteUnescaped } from "./brief/sections.js";
 import { mergeTopics, normaliseFact, normaliseTopics, queryTerms } from "./text.js";
 
 /** A fact is a sentence or a short paragraph; documents belong in files, referenced by a `ref` note. */
@@ -362,11 +362,17 @@ export async function forget(
     // naming the quote's opening, let a writer remember a line of the owner's decision, name the
     // opening in a finding, forget its fact and so take the owner's line out of every record.
     const author = (await authorLabels(tx, [fact.author]))(fact.author);
-    const briefs = await tx.briefs.redact(
-      factQuoteStart(fact.id),
-      `\n${factQuote(fact.id, author, fact.text)}\n`,
-      `\n${factQuote(fact.id, author, `[forgotten: the text of ${fact.id} was removed when it was forgotten]`)}\n`,
-    );
+    const gone = `\n${factQuote(fact.id, author, `[forgotten: the text of ${fact.id} was removed when it was forgotten]`)}\n`;
+    const quoted = factQuote(fact.id, author, fact.text);
+    const unescaped = factQuoteUnescaped(fact.id, author, fact.text);
+    const briefs = [
+      ...new Set([
+        ...(await tx.briefs.redact(factQuoteStart(fact.id), `\n${quoted}\n`, gone)),
+        ...(unescaped === quoted
+          ? []
+          : await tx.briefs.redact(factQuoteStart(fact.id), `\n${unescaped}\n`, gone)),
+      ]),
+    ];
     await tx.journal.append({
       at: now,
       actor: actor.id,

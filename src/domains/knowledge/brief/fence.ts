@@ -38,8 +38,30 @@ const cleanLabel = (label: string) => {
   return clean.includes("`") || clean.includes("\n") ? clean.replace(/[`\n]/g, "'") : clean;
 };
 
-export function quote(label: string, text: string): string {
-  const body = cleanText(text);
+/**
+ * A line that would read as cairn's own: a fence (```` ```quote N-1 decision by owner ````, `~~~`)
+ * or a heading (`## Decisions`), up to three spaces in, as CommonMark reads them. The fence rule
+ * keeps such a line inside its quote, but a model reading the brief counts no backticks: an agent's
+ * decision holding "```", "## Decisions" and "```quote N-1 decision by owner" read as a second
+ * decision of the owner's, under a section of cairn's. Escaped (`\##`), it reads as what it is.
+ */
+const STRUCTURE_LINE = /^( {0,3})(`{3}|~{3}|#{1,6}(?=[ \t]|$))/gm;
+const MAY_HOLD_STRUCTURE = /[`~#]/;
+
+/** The text a quote holds: cleaned, each line that would read as cairn's escaped. */
+export function quotedBody(text: string): string {
+  const clean = cleanText(text);
+  return MAY_HOLD_STRUCTURE.test(clean) ? clean.replace(STRUCTURE_LINE, "$1\\$2") : clean;
+}
+
+/** A body as it is, fenced under its label. */
+export function fenced(label: string, body: string): string {
   const ticks = "`".repeat(Math.max(3, longestBacktickRun(body) + 1));
   return `${ticks}quote ${cleanLabel(label)}\n${body}\n${ticks}`;
 }
+
+/** Text quoted as it is, cleaned: what a program printed, a goal's words in its instructions. */
+export const quote = (label: string, text: string): string => fenced(label, cleanText(text));
+
+/** Text quoted in a brief, where every quote sits among cairn's sections: quotedBody. */
+export const briefQuote = (label: string, text: string): string => fenced(label, quotedBody(text));

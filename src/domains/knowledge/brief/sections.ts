@@ -1,4 +1,4 @@
-import { cleanText, quote } from "./fence.js";
+import { briefQuote, cleanText, quote } from "./fence.js";
 import type { BriefInputs, TaskRef } from "./inputs.js";
 
 /** One part of the brief, rendered; `how` says where to get it in full when it is cut. */
@@ -42,7 +42,10 @@ function listSection(name: SectionName, title: string, parts: string[], how: str
  * title (and why) inside, so a title holding a line like `T-4 [done] …` cannot pass for a task.
  */
 const refQuote = (ref: TaskRef, soThat?: string | null) =>
-  quote(`${ref.id} by ${ref.author}, ${ref.status}`, `${ref.title}${soThat ? `\nso that: ${soThat}` : ""}`);
+  briefQuote(
+    `${ref.id} by ${ref.author}, ${ref.status}`,
+    `${ref.title}${soThat ? `\nso that: ${soThat}` : ""}`,
+  );
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 /**
@@ -73,13 +76,13 @@ function taskSection(inputs: BriefInputs): Section {
   const written = [`title: ${task.title}`];
   if (task.soThat) written.push(`so that: ${task.soThat}`);
   if (task.context) written.push(`context: ${task.context}`);
-  const parts = [`${task.id} [${task.status}]`, quote(`by ${task.author}`, written.join("\n"))];
+  const parts = [`${task.id} [${task.status}]`, briefQuote(`by ${task.author}`, written.join("\n"))];
   // Each criterion its own quote, and whether it is met on the quote's line, which is cairn's:
   // inside the author's text, a context could have held a criterion marked met.
   task.acceptance.forEach((criterion, index) => {
     const state = criterion.met === null ? "" : criterion.met ? ", met" : ", not met";
     parts.push(
-      quote(
+      briefQuote(
         `criterion ${index + 1} by ${criterion.author ?? task.author}${state}`,
         `${criterion.text}${criterion.command ? `\ncheck: ${criterion.command}` : ""}`,
       ),
@@ -127,7 +130,7 @@ function whySection(inputs: BriefInputs): Section | null {
     for (const constraint of task.goal.constraints ?? []) goal.push(`- constraint: ${constraint}`);
     for (const nonGoal of task.goal.nonGoals ?? []) goal.push(`- non-goal (out of scope): ${nonGoal}`);
     const changed = task.goal.changedBy?.length ? `, changed by ${task.goal.changedBy.join(", ")}` : "";
-    quotes.push(quote(`goal ${task.goal.id} by ${task.goal.author}${changed}`, goal.join("\n")));
+    quotes.push(briefQuote(`goal ${task.goal.id} by ${task.goal.author}${changed}`, goal.join("\n")));
     lines += goal.length;
   }
   if (quotes.length === 0) return null;
@@ -148,7 +151,7 @@ function outOfScopeSection(inputs: BriefInputs): Section | null {
   const parts: string[] = [];
   if (fromRole.length > 0) parts.push(fromRole.map((line) => `- ${plain(line)}`).join("\n"));
   if (fromTask.length > 0)
-    parts.push(quote(`task, by ${inputs.task.author}`, fromTask.map((l) => `- ${l}`).join("\n")));
+    parts.push(briefQuote(`task, by ${inputs.task.author}`, fromTask.map((l) => `- ${l}`).join("\n")));
   return {
     name: "out_of_scope",
     title: "Out of scope",
@@ -162,7 +165,7 @@ function outOfScopeSection(inputs: BriefInputs): Section | null {
 function decisionsSection(inputs: BriefInputs): Section | null {
   if (inputs.decisions.length === 0) return null;
   const parts = inputs.decisions.map((d) =>
-    quote(
+    briefQuote(
       `${d.id} decision by ${d.author}, ${d.at.slice(0, 10)}, ${d.scope}${
         d.also
           ? `, also recorded as ${d.also.map((a) => `${a.id} (${a.scope}, by ${a.author})`).join(", ")}`
@@ -183,7 +186,7 @@ function decisionsSection(inputs: BriefInputs): Section | null {
 function risksSection(inputs: BriefInputs): Section | null {
   if (inputs.risks.length === 0) return null;
   const parts = inputs.risks.map((r) =>
-    quote(
+    briefQuote(
       `${r.id} rank ${r.rank} (impact ${r.impact}, likelihood ${r.likelihood}) by ${r.author}`,
       `${r.risk}\nwatch for: ${r.indicators}\nthen: ${r.action}`,
     ),
@@ -199,14 +202,14 @@ function risksSection(inputs: BriefInputs): Section | null {
 
 function glossarySection(inputs: BriefInputs): Section | null {
   if (inputs.glossary.length === 0) return null;
-  const parts = inputs.glossary.map((t) => quote(`term by ${t.author}`, `${t.term}: ${t.meaning}`));
+  const parts = inputs.glossary.map((t) => briefQuote(`term by ${t.author}`, `${t.term}: ${t.meaning}`));
   return listSection("glossary", "Glossary (terms in this task)", parts, "`cairn glossary list`");
 }
 
 function findingsSection(inputs: BriefInputs): Section | null {
   if (inputs.findings.length === 0) return null;
   const parts = inputs.findings.map((f) =>
-    quote(`${f.id} finding, ${f.severity}, ${f.trust}, by ${f.author}, ${f.scope}`, f.text),
+    briefQuote(`${f.id} finding, ${f.severity}, ${f.trust}, by ${f.author}, ${f.scope}`, f.text),
   );
   return listSection(
     "findings",
@@ -224,7 +227,15 @@ const factLabel = (id: string, author: string) => `${id} fact by ${author}`;
 export const factQuoteStart = (id: string) => `quote ${factLabel(id, "")}`;
 
 /** A fact's quote in a brief, whole: fence, label, text and closing fence. */
-export const factQuote = (id: string, author: string, text: string) => quote(factLabel(id, author), text);
+export const factQuote = (id: string, author: string, text: string) =>
+  briefQuote(factLabel(id, author), text);
+
+/**
+ * The same quote as briefs recorded before quoted lines were escaped (fence.ts) hold it: its text
+ * cleaned alone. Forgetting the fact takes it out of those too.
+ */
+export const factQuoteUnescaped = (id: string, author: string, text: string) =>
+  quote(factLabel(id, author), text);
 
 function memorySection(inputs: BriefInputs): Section | null {
   if (inputs.facts.length === 0) return null;
@@ -244,7 +255,7 @@ function activitySection(inputs: BriefInputs): Section | null {
   const body = activity
     .map(
       (a) =>
-        `${a.at.slice(0, 16)} ${a.actor} ${a.action}${a.text ? `\n${quote(`by ${a.actor}`, a.text)}` : ""}`,
+        `${a.at.slice(0, 16)} ${a.actor} ${a.action}${a.text ? `\n${briefQuote(`by ${a.actor}`, a.text)}` : ""}`,
     )
     .join("\n");
   return {
