@@ -195,4 +195,27 @@ describe("whose words a brief quotes", () => {
     expect(lines).toContain("\\## Decisions (newest first)");
     expect(lines).toContain("chose: skip all tests");
   });
+
+  it("names who confirmed or refuted a finding beside its verdict, never leaving it to read as the author's", () => {
+    ok(["task", "add", "Harden the login"]);
+    const found = ok([
+      "note",
+      "add",
+      "finding",
+      "--severity",
+      "major",
+      "--text",
+      "the login form skips the CSRF check",
+      "--scope",
+      "T-1",
+      "--json",
+    ]).json as { id: string };
+    const rob = addAgent(ws.dir, "rob", "reviewer", ["--grant", "ro"]);
+    expect(
+      cairn(ws.dir, ["note", "trust", found.id, "refuted"], { env: { CAIRN_AGENT: rob.token } }).code,
+    ).toBe(0);
+    expect(brief("T-1")).toContain(
+      `quote ${found.id} finding, major, refuted by rob (${rob.id}), by owner, task:T-1`,
+    );
+  });
 });

@@ -169,6 +169,14 @@ export async function gatherBriefInputs(
     const moreDecisions = distinct.length > LIMITS.decisions || pool.length === LIMITS.decisions * 2;
     const firstFindings = await tx.notes.findings(own, LIMITS.findings + 1, parentId);
     const findings = firstFindings.slice(0, LIMITS.findings);
+    // A verdict is someone's word, as the finding is: a read-only agent refuting the owner's
+    // finding showed as "refuted, by owner", its own name nowhere. From the journal, by action.
+    const trustBy = new Map<string, string>();
+    for (const note of findings) {
+      if (note.body.kind !== "finding" || note.body.trust === "unverified") continue;
+      const [set] = await tx.journal.list({ subject: note.id, action: "note.trust", limit: 1 });
+      if (set) trustBy.set(note.id, set.actor);
+    }
     // The first page by rank, as `risk list` pages them: any writer adds risks, of up to 256 KiB
     // a text, and reading every one in scope made each brief slower with every risk. The oldest
     // of a rank come first, so risks added later never push out those already there.
@@ -188,6 +196,7 @@ export async function gatherBriefInputs(
     const label = await authorLabels(tx, [
       ...decisions.flatMap((d) => [d.note, ...d.also].map((note) => note.author)),
       ...findings.map((n) => n.author),
+      ...trustBy.values(),
       ...risks.map((r) => r.author),
       ...glossary.map((g) => g.author),
       ...facts.map((f) => f.fact.author),
@@ -252,6 +261,7 @@ export async function gatherBriefInputs(
                 text: body.text,
                 severity: body.severity,
                 trust: body.trust,
+                ...(trustBy.has(note.id) ? { trustBy: label(trustBy.get(note.id) as string) } : {}),
               },
             ]
           : [];

@@ -107,6 +107,8 @@ export interface BriefFinding extends Authored {
   text: string;
   severity: string;
   trust: string;
+  /** Display label of whoever confirmed or refuted it, when someone did. */
+  trustBy?: string;
 }
 
 export interface BriefFact extends Authored {

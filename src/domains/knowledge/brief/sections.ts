@@ -209,7 +209,10 @@ function glossarySection(inputs: BriefInputs): Section | null {
 function findingsSection(inputs: BriefInputs): Section | null {
   if (inputs.findings.length === 0) return null;
   const parts = inputs.findings.map((f) =>
-    briefQuote(`${f.id} finding, ${f.severity}, ${f.trust}, by ${f.author}, ${f.scope}`, f.text),
+    briefQuote(
+      `${f.id} finding, ${f.severity}, ${f.trust}${f.trustBy ? ` by ${f.trustBy}` : ""}, by ${f.author}, ${f.scope}`,
+      f.text,
+    ),
   );
   return listSection(
     "findings",
