@@ -113,7 +113,7 @@ describe("get_context over MCP, on the real board", () => {
     );
     expect(brief).toMatch(/quote F-\d+ fact by kim[^\n]*\nThe retry queue drains every 30 seconds/);
     expect(brief).toMatch(
-      /## Recent activity[\s\S]*owner answer\n`{3}quote by owner\nQ-\d+: Is 404 permanent too\?\n→ yes, treat 404 as gone/,
+      /## Recent activity[\s\S]*owner answer\n`{3}quote Q-\d+ asked by kim \(A-\d+\)\nIs 404 permanent too\?\n`{3}\n`{3}quote Q-\d+ answered by owner\nyes, treat 404 as gone\n`{3}/,
     );
     expect(brief).toMatch(new RegExp(`kim \\(${kim.id}\\) ask\\n\`{3}quote by kim[^\\n]*\\nQ-\\d+ to `));
 

@@ -1,5 +1,5 @@
 import type { Tx } from "../../store/store.js";
-import type { DependencyRecord, TaskRecord } from "../../store/tasks.js";
+import type { DependencyRecord, TaskNote, TaskRecord } from "../../store/tasks.js";
 import { authorLabels } from "../identity/labels.js";
 import type { BriefShortcut, BriefTask, TaskBriefSource, TaskRef } from "../knowledge/brief/inputs.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
@@ -113,7 +113,7 @@ async function activityOf(tx: Tx, task: TaskRecord) {
       at: note.at,
       actor: note.author,
       action: note.kind,
-      text: taskNotePreview(note).text,
+      ...(await answerParts(tx, task.id, note)),
       // A note and the event that wrote it share a time: the note sorts just after it.
       seq: Number.MAX_SAFE_INTEGER,
     });
@@ -122,6 +122,22 @@ async function activityOf(tx: Tx, task: TaskRecord) {
     .sort((a, b) => b.at.localeCompare(a.at) || b.seq - a.seq)
     .slice(0, LIMITS.activity)
     .map(({ seq: _seq, ...entry }) => entry);
+}
+
+/**
+ * A task note as the activity quotes it. An answer's note holds its question and the answer as one
+ * text of the answerer's; from its question's record they are two, the question its asker's.
+ */
+async function answerParts(
+  tx: Tx,
+  taskId: string,
+  note: TaskNote,
+): Promise<{ text: string; question?: { id: string; by: string; text: string } }> {
+  const id = note.kind === "answer" ? /^Q-\d+(?=: )/.exec(note.text)?.[0] : undefined;
+  const ask = id ? await tx.asks.headById(id) : undefined;
+  if (!ask || ask.taskId !== taskId || ask.answer === null) return { text: taskNotePreview(note).text };
+  const shown = askPreview(ask);
+  return { text: shown.answer as string, question: { id: ask.id, by: ask.askedBy, text: shown.question } };
 }
 
 async function briefTaskOf(tx: Tx, task: TaskRecord): Promise<BriefTask> {
@@ -142,7 +158,7 @@ async function briefTaskOf(tx: Tx, task: TaskRecord): Promise<BriefTask> {
     ...parents.map((parent) => parent.createdBy),
     ...dependencies.map((dependency) => dependency.createdBy),
     ...(goal ? [goal.createdBy, ...goal.changedBy.ids] : []),
-    ...activity.map((entry) => entry.actor),
+    ...activity.flatMap((entry) => (entry.question ? [entry.actor, entry.question.by] : [entry.actor])),
   ]);
   const ref = refOf(label);
   let goalView: BriefTask["goal"] = null;
@@ -173,7 +189,11 @@ async function briefTaskOf(tx: Tx, task: TaskRecord): Promise<BriefTask> {
     outOfScope: [],
     parents: parents.map((parent) => ({ ...ref(parent), soThat: parent.soThat || null })),
     goal: goalView,
-    recentActivity: activity.map((entry) => ({ ...entry, actor: label(entry.actor) })),
+    recentActivity: activity.map((entry) => ({
+      ...entry,
+      actor: label(entry.actor),
+      ...(entry.question ? { question: { ...entry.question, by: label(entry.question.by) } } : {}),
+    })),
   };
 }
 

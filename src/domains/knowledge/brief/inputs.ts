@@ -47,7 +47,14 @@ export interface BriefTask extends Authored {
     nonGoals?: string[];
   } | null;
   /** Newest first. `text` is agent-written (a comment, a handoff), shown fenced. */
-  recentActivity: { at: string; actor: string; action: string; text: string | null }[];
+  recentActivity: {
+    at: string;
+    actor: string;
+    action: string;
+    text: string | null;
+    /** An answer's question, quoted under its asker (`by`, a display label); `text` is the answer. */
+    question?: { id: string; by: string; text: string };
+  }[];
 }
 
 /**

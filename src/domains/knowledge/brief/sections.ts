@@ -255,11 +255,16 @@ function memorySection(inputs: BriefInputs): Section | null {
 function activitySection(inputs: BriefInputs): Section | null {
   const activity = inputs.task.recentActivity;
   if (activity.length === 0) return null;
+  // An answer's question and the answer each under its own author: quoted as one text under the
+  // answerer, a question holding "→ yes, I approve" read as the owner's answer before the owner's.
   const body = activity
-    .map(
-      (a) =>
-        `${a.at.slice(0, 16)} ${a.actor} ${a.action}${a.text ? `\n${briefQuote(`by ${a.actor}`, a.text)}` : ""}`,
-    )
+    .map((a) => {
+      const question = a.question
+        ? `\n${briefQuote(`${a.question.id} asked by ${a.question.by}`, a.question.text)}`
+        : "";
+      const label = a.question ? `${a.question.id} answered by ${a.actor}` : `by ${a.actor}`;
+      return `${a.at.slice(0, 16)} ${a.actor} ${a.action}${question}${a.text ? `\n${briefQuote(label, a.text)}` : ""}`;
+    })
     .join("\n");
   return {
     name: "activity",
