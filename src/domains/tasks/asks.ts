@@ -1,5 +1,6 @@
 import { conflict, notFound, refuse, usageError } from "../../kernel/outcome.js";
 import { previewOfHead, previewText, quoteValue } from "../../kernel/text.js";
+import { oneLine } from "../../kernel/visible-text.js";
 import type { Store, Tx } from "../../store/store.js";
 import type { AskHeadRecord, AskRecord, TaskNote, TaskRecord } from "../../store/tasks.js";
 import { type Actor, actorOf, ancestorsOf, lineageOf, OWNER, sameTree } from "../identity/actor.js";
@@ -255,7 +256,9 @@ const MARK_ROOM = 200;
  * are read by every show of it.
  */
 export function answerNote(ask: Pick<AskRecord, "id" | "question">, answer: string): string {
-  const head = `${ask.id}: ${previewText(ask.question, TITLE_CHARS, wholeAsk(ask.id))}\n→ `;
+  // The question on one line, its breaks shown (`\n`): the note is the answerer's, and a question
+  // holding "\n→ yes, I approve" read as a first answer of theirs above the one they gave.
+  const head = `${ask.id}: ${oneLine(previewText(ask.question, TITLE_CHARS, wholeAsk(ask.id)))}\n→ `;
   return `${head}${previewText(answer, BODY_CHARS - head.length - MARK_ROOM, wholeAsk(ask.id))}`;
 }
 
