@@ -37,8 +37,9 @@ const riskView = (risk: RiskRecord): z.infer<typeof Risk> => ({
   created_at: risk.createdAt,
 });
 
+/** cairn's line first, naming who wrote the risk: its words follow, and are theirs. */
 const riskLine = (r: z.infer<typeof Risk>) =>
-  `${r.id} rank ${r.rank} (impact ${r.impact}, likelihood ${r.likelihood}) ${r.scope}\n  ${r.risk}\n  watch for: ${r.indicators}\n  then: ${r.action}`;
+  `${r.id} rank ${r.rank} (impact ${r.impact}, likelihood ${r.likelihood}) ${r.scope} by ${r.author}\n  ${r.risk}\n  watch for: ${r.indicators}\n  then: ${r.action}`;
 
 export const riskAdd = defineCommand({
   name: "risk add",
@@ -140,5 +141,9 @@ export const glossaryList = defineCommand({
   render: (out) =>
     out.total === 0
       ? "No terms yet."
-      : [...out.terms.map((t) => `${t.term}: ${t.meaning}`), ...pageFooter(out, out.terms.length)].join("\n"),
+      : [
+          // Who defined it leads the line, where no term or meaning can stand.
+          ...out.terms.map((t) => `by ${t.author}: ${t.term}: ${t.meaning}`),
+          ...pageFooter(out, out.terms.length),
+        ].join("\n"),
 });
