@@ -279,4 +279,19 @@ describe("whose words a brief quotes", () => {
       new RegExp(`^RK-1 rank 1 \\(impact high, likelihood high\\) workspace by ${mallory.id}\n`),
     );
   });
+
+  it("keeps a task's brief within the default budget when its holder adds long criteria, saying where they are whole", () => {
+    ok(["task", "add", "Small task", "--criteria", "the owner's own criterion"]);
+    const mallory = addAgent(ws.dir, "mallory", "builder");
+    const as = { CAIRN_AGENT: mallory.token };
+    ok(["task", "claim", "T-1"], as);
+    ok(["task", "criterion", "T-1", "--text", `${"pad ".repeat(25_000)}`], as);
+    for (let i = 0; i < 25; i++) ok(["task", "criterion", "T-1", "--text", `extra ${i}`], as);
+    const run = cairn(ws.dir, ["context", "T-1", "--json"]);
+    expect(run.code, run.stderr).toBe(0);
+    const text = (run.json as { brief: string }).brief;
+    expect(text).toContain("quote criterion 1 by owner, not met\nthe owner's own criterion\n");
+    expect(text).toContain("more characters; whole: `cairn task show T-1`]");
+    expect(text).toMatch(/\[16 more criteria \(16 not met\) not shown here\. Get: `cairn task show T-1`\]/);
+  });
 });

@@ -1,3 +1,4 @@
+import { previewText } from "../../../kernel/text.js";
 import { briefQuote, cleanText, quote } from "./fence.js";
 import type { BriefInputs, TaskRef } from "./inputs.js";
 
@@ -71,23 +72,48 @@ function dependenciesPart(task: BriefInputs["task"]): string {
   return `Depends on:\n${lines.join("\n")}`;
 }
 
+/**
+ * Criteria added to a task by others than its author (its holder may add them), quoted at most
+ * this many, each previewed. The task section is never cut: one such criterion of 100,000
+ * characters left the task no brief within the default budget, for its author and every agent
+ * after, and a thousand of them none within any.
+ */
+export const MAX_ADDED_CRITERIA_SHOWN = 10;
+const ADDED_CRITERION_CHARS = 500;
+
 function taskSection(inputs: BriefInputs): Section {
   const { task } = inputs;
   const written = [`title: ${task.title}`];
   if (task.soThat) written.push(`so that: ${task.soThat}`);
   if (task.context) written.push(`context: ${task.context}`);
   const parts = [`${task.id} [${task.status}]`, briefQuote(`by ${task.author}`, written.join("\n"))];
+  const whole = `\`cairn task show ${task.id}\``;
+  let added = 0;
+  const notShown: BriefInputs["task"]["acceptance"] = [];
   // Each criterion its own quote, and whether it is met on the quote's line, which is cairn's:
   // inside the author's text, a context could have held a criterion marked met.
   task.acceptance.forEach((criterion, index) => {
+    const byOther = criterion.author !== undefined && criterion.author !== task.author;
+    if (byOther && added >= MAX_ADDED_CRITERIA_SHOWN) {
+      notShown.push(criterion);
+      return;
+    }
+    if (byOther) added++;
+    const shown = (text: string) => (byOther ? previewText(text, ADDED_CRITERION_CHARS, whole) : text);
     const state = criterion.met === null ? "" : criterion.met ? ", met" : ", not met";
     parts.push(
       briefQuote(
         `criterion ${index + 1} by ${criterion.author ?? task.author}${state}`,
-        `${criterion.text}${criterion.command ? `\ncheck: ${criterion.command}` : ""}`,
+        `${shown(criterion.text)}${criterion.command ? `\ncheck: ${shown(criterion.command)}` : ""}`,
       ),
     );
   });
+  if (notShown.length > 0) {
+    const unmet = notShown.filter((criterion) => criterion.met !== true).length;
+    parts.push(
+      `[${notShown.length} more ${notShown.length === 1 ? "criterion" : "criteria"} (${unmet} not met) not shown here. Get: ${whole}]`,
+    );
+  }
   if (task.dependencies.length > 0) parts.push(dependenciesPart(task));
   return { name: "task", title: "Task", body: parts.join("\n"), items: 1, droppable: false, how: "" };
 }
