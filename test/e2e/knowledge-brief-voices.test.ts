@@ -294,4 +294,17 @@ describe("whose words a brief quotes", () => {
     expect(text).toContain("more characters; whole: `cairn task show T-1`]");
     expect(text).toMatch(/\[16 more criteria \(16 not met\) not shown here\. Get: `cairn task show T-1`\]/);
   });
+
+  it("keeps the owner's decisions in a brief when one agent records twenty newer ones, and says more were left out", () => {
+    ok(["task", "add", "Ship the release"]);
+    const decide = (chose: string, env?: Record<string, string>) =>
+      ok(["note", "add", "decision", "--chose", chose, "--rejected", "r", "--because", "b"], env);
+    decide("Releases are signed");
+    const mallory = addAgent(ws.dir, "mallory", "builder");
+    for (let i = 0; i < 20; i++) decide(`noise ${i}`, { CAIRN_AGENT: mallory.token });
+    const text = brief("T-1");
+    expect(text).toContain("decision by owner");
+    expect(text).toContain("chose: Releases are signed");
+    expect(text).toContain("[further decisions not shown here. Get: `cairn note list --kind decision`]");
+  });
 });

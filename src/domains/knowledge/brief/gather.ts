@@ -94,7 +94,8 @@ function collapseDecisions(notes: readonly NoteRecord[]): { note: NoteRecord; al
 }
 
 /**
- * Facts and risks a brief weighs: more than it shows, so no single voice fills a section. Recall
+ * Facts and risks a brief weighs: more than it shows, so no single voice fills a section (its
+ * decisions are weighed within the pool it reads). Recall
  * ranks words, and any writer may remember facts stuffed with a task's words: ten of them, from
  * one agent and the child it minted, took every place, and the owner's fact on the task left the
  * brief without a word. Risks rank by the impact and likelihood their author states: ten rated
@@ -165,8 +166,11 @@ export async function gatherBriefInputs(
     // the copies folded away leave room for the decisions after them.
     const pool = await tx.notes.list({ kinds: ["decision"], scopes: own, limit: LIMITS.decisions * 2 });
     const distinct = collapseDecisions(pool);
-    const decisions = distinct.slice(0, LIMITS.decisions);
-    const moreDecisions = distinct.length > LIMITS.decisions || pool.length === LIMITS.decisions * 2;
+    // Twenty newer decisions from one agent put the owner's out of every brief of the workspace.
+    const decisions = await fewPerVoice(tx, distinct, LIMITS.decisions, (d) => d.note.author);
+    const moreDecisions = distinct.length > decisions.length || pool.length === LIMITS.decisions * 2;
+    const lastShown = distinct.indexOf(decisions[decisions.length - 1] as (typeof distinct)[number]);
+    const newerLeftOut = distinct.slice(0, lastShown).some((d) => !decisions.includes(d));
     const firstFindings = await tx.notes.findings(own, LIMITS.findings + 1, parentId);
     const findings = firstFindings.slice(0, LIMITS.findings);
     // A verdict is someone's word, as the finding is: a read-only agent refuting the owner's
@@ -271,6 +275,7 @@ export async function gatherBriefInputs(
         shortcuts ?? (roleConfig?.shortcuts ?? []).map((shortcut) => ({ text: shortcut, uses: null })),
       more: {
         decisions: moreDecisions,
+        ...(newerLeftOut ? { decisionsPassedOver: true } : {}),
         findings: firstFindings.length > LIMITS.findings,
         facts: recalled.length > facts.length,
         risks: moreRisks,

@@ -142,5 +142,12 @@ export interface BriefInputs {
    * True where the store holds more than the brief takes (its newest decisions, its first
    * findings): the brief says so, whatever the budget, so a reader knows the list is not all.
    */
-  more?: { decisions?: boolean; findings?: boolean; facts?: boolean; risks?: boolean };
+  more?: {
+    decisions?: boolean;
+    /** Some decisions newer than the last shown were left out (one voice had its share). */
+    decisionsPassedOver?: boolean;
+    findings?: boolean;
+    facts?: boolean;
+    risks?: boolean;
+  };
 }

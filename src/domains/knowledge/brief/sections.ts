@@ -205,7 +205,11 @@ function decisionsSection(inputs: BriefInputs): Section | null {
     "Decisions (newest first)",
     parts,
     "`cairn note list --kind decision`",
-    inputs.more?.decisions ? "older decisions" : undefined,
+    inputs.more?.decisions
+      ? inputs.more.decisionsPassedOver
+        ? "further decisions"
+        : "older decisions"
+      : undefined,
   );
 }
 
