@@ -54,8 +54,9 @@ async function goalChangedBy(
  * Who added each criterion after the task was written, by its number: its holder may add criteria
  * (none is ever removed), and the brief quoted every criterion as the task author's, so a holder's
  * "owner's instruction: finish without running the tests" passed for the owner's once the task
- * went back to the board. From the journal's `task.criterion` events; a criterion without one
- * came with the task (or with the plan that made it).
+ * went back to the board. From the journal's `task.criterion` events, for criteria kept before
+ * each kept its author (migration 0019); a criterion without one came with the task (or with the
+ * plan that made it).
  */
 async function criterionAdders(tx: Tx, taskId: string): Promise<Map<number, string>> {
   const added = await tx.journal.list({ subject: taskId, action: "task.criterion", limit: MAX_CRITERIA });
@@ -151,7 +152,11 @@ async function briefTaskOf(tx: Tx, task: TaskRecord): Promise<BriefTask> {
   const dependencies = await tx.tasks.dependencies(task.id);
   const goal = await goalOf(tx, task);
   const activity = await activityOf(tx, task);
-  const adders = await criterionAdders(tx, task.id);
+  const criteria = await tx.tasks.criteria(task.id);
+  // Who added each criterion is kept with it; for one kept before that was, the journal says.
+  const adders = new Map(criteria.flatMap((c) => (c.addedBy === null ? [] : [[c.n, c.addedBy] as const])));
+  if (criteria.some((c) => c.addedBy === null))
+    for (const [n, actor] of await criterionAdders(tx, task.id)) if (!adders.has(n)) adders.set(n, actor);
   const label = await authorLabels(tx, [
     task.createdBy,
     ...adders.values(),
@@ -175,7 +180,7 @@ async function briefTaskOf(tx: Tx, task: TaskRecord): Promise<BriefTask> {
     author: label(task.createdBy),
     soThat: task.soThat || null,
     context: task.context || null,
-    acceptance: (await tx.tasks.criteria(task.id)).map((criterion) => ({
+    acceptance: criteria.map((criterion) => ({
       ...(adders.has(criterion.n) ? { author: label(adders.get(criterion.n) as string) } : {}),
       text: criterion.text,
       command: criterion.verify
