@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { OWNER } from "../../src/domains/identity/actor.js";
+import { actorOf, OWNER } from "../../src/domains/identity/actor.js";
+import { addAgent } from "../../src/domains/identity/agents.js";
 import { gatherBriefInputs } from "../../src/domains/knowledge/brief/gather.js";
 import type { BriefTask, TaskBriefSource } from "../../src/domains/knowledge/brief/inputs.js";
 import { remember } from "../../src/domains/knowledge/memory.js";
@@ -51,5 +52,16 @@ describe("the memory a brief recalls", () => {
     const nine = await gather();
     expect(nine.facts).toHaveLength(8);
     expect(nine.more?.facts).toBe(true);
+  });
+
+  it("lets the owner's facts take every place they rank for: the owner's words are no flood", async () => {
+    const bob = actorOf(
+      (await addAgent(store, config, OWNER, { name: "bob", role: "builder" }, now())).agent,
+    );
+    for (let i = 1; i <= 2; i++) await remember(store, bob, { text: `The parser rule b${i} holds` }, now());
+    for (let i = 1; i <= 10; i++) await remember(store, OWNER, { text: `The parser rule ${i} holds` }, now());
+    const brief = await gather();
+    expect(brief.facts.map((fact) => fact.author)).toEqual(Array(8).fill("owner"));
+    expect(brief.more?.facts).toBe(true);
   });
 });

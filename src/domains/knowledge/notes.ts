@@ -136,15 +136,7 @@ export function decisionKey(d: { chose: string; rejected: string; because: strin
     return fields
       .map((field) => (field.length > NORMAL_FORM_CHARS ? spelledField(field) : normaliseFact(field)))
       .join("\n");
-  // Lengths first: no choice of texts makes two different decisions one spelling.
-  const spelled = `${d.chose.length}:${d.rejected.length}:${d.chose}${d.rejected}${d.because}`;
-  let key = decisionKeys.get(spelled);
-  if (key === undefined) {
-    key = [d.chose, d.rejected, d.because].map(normaliseFact).join("\n");
-    if (decisionKeys.size >= MAX_DECISION_KEYS) decisionKeys.clear();
-    decisionKeys.set(spelled, key);
-  }
-  return key;
+  return remembered(decisionKeys, d, () => fields.map(normaliseFact).join("\n"));
 }
 
 /**
@@ -155,17 +147,23 @@ export function decisionKey(d: { chose: string; rejected: string; because: strin
  * normalise is taken as spelled, as decisionKey takes it.
  */
 export function decisionWording(d: { chose: string; rejected: string; because: string }): string {
-  return [d.chose, d.rejected, d.because]
-    .map((field) =>
-      field.length > NORMAL_FORM_CHARS
-        ? spelledField(field)
-        : field
-            .replace(/\p{Cf}+/gu, "")
-            .replace(/\s+/g, " ")
-            .trim()
-            .toLowerCase(),
-    )
-    .join("\n");
+  const fields = [d.chose, d.rejected, d.because];
+  const worded = () =>
+    fields
+      .map((field) =>
+        field.length > NORMAL_FORM_CHARS
+          ? spelledField(field)
+          : field
+              .replace(/\p{Cf}+/gu, "")
+              .replace(/\s+/g, " ")
+              .trim()
+              .toLowerCase(),
+      )
+      .join("\n");
+  // Not kept when a field is too long to normalise: each would hold its fields whole.
+  return fields.some((field) => field.length > NORMAL_FORM_CHARS)
+    ? worded()
+    : remembered(decisionWordings, d, worded);
 }
 
 /**
@@ -174,7 +172,26 @@ export function decisionWording(d: { chose: string; rejected: string; because: s
  * normal form took a tenth of a brief. A pure function of the texts, so nothing goes stale.
  */
 const decisionKeys = new Map<string, string>();
+/** The same for decisionWording: it took a sixteenth of a brief at scale. */
+const decisionWordings = new Map<string, string>();
 const MAX_DECISION_KEYS = 4_096;
+
+/** `made()` for these texts, from `seen` when it was made for them lately. */
+function remembered(
+  seen: Map<string, string>,
+  d: { chose: string; rejected: string; because: string },
+  made: () => string,
+): string {
+  // Lengths first: no choice of texts makes two different decisions one spelling.
+  const spelled = `${d.chose.length}:${d.rejected.length}:${d.chose}${d.rejected}${d.because}`;
+  let value = seen.get(spelled);
+  if (value === undefined) {
+    value = made();
+    if (seen.size >= MAX_DECISION_KEYS) seen.clear();
+    seen.set(spelled, value);
+  }
+  return value;
+}
 
 /**
  * How far back a scope's decisions are searched for one being restated. A brief shows a scope's

@@ -3,7 +3,7 @@ import { notFound } from "../../../kernel/outcome.js";
 import { previewText } from "../../../kernel/text.js";
 import type { NoteRecord } from "../../../store/knowledge.js";
 import type { Store, Tx } from "../../../store/store.js";
-import { type Actor, principalOf } from "../../identity/actor.js";
+import { type Actor, OWNER, principalOf } from "../../identity/actor.js";
 import { authorLabels } from "../../identity/labels.js";
 import { rolesOf } from "../../tasks/scope.js";
 import type { WorkspaceConfig } from "../../workspace/config.js";
@@ -104,35 +104,65 @@ function collapseDecisions(notes: readonly NoteRecord[]): { note: NoteRecord; al
 const POOL = 3;
 
 /**
- * The best `count` items, in their order, at most half of them from one voice (an agent and those
- * it minted: principalOf) while other voices' items remain; places no other voice takes go to the
- * best of the rest, so a workspace with one writer still sees its `count` best.
+ * The best `count` items, in their order, at most half of them from one agent's voice (an agent
+ * and those it minted: principalOf) while other voices' items remain; places no other voice takes
+ * go to the best of the rest, so a workspace with one writer still sees its `count` best. The
+ * owner's words are no flood to guard against: they take what places they rank for.
  */
 async function fewPerVoice<T>(
   tx: Tx,
   items: readonly T[],
   count: number,
   authorOf: (item: T) => string,
+  /** Each author's voice, found once per brief: finding one reads the agent and its minting. */
+  voiceOf: Map<string, string>,
 ): Promise<T[]> {
   const perVoice = Math.ceil(count / 2);
-  const voiceOf = new Map<string, string>();
   const taken = new Map<string, number>();
   const chosen = new Set<T>();
   for (const item of items) {
     if (chosen.size === count) break;
-    const author = authorOf(item);
-    let voice = voiceOf.get(author);
-    if (voice === undefined) {
-      voice = await principalOf(tx, author);
-      voiceOf.set(author, voice);
-    }
+    const voice = await voiceOfAuthor(tx, authorOf(item), voiceOf);
     const shown = taken.get(voice) ?? 0;
-    if (shown >= perVoice) continue;
+    if (shown >= perVoice && voice !== OWNER.id) continue;
     taken.set(voice, shown + 1);
     chosen.add(item);
   }
   for (const item of items) if (chosen.size < count) chosen.add(item);
   return items.filter((item) => chosen.has(item));
+}
+
+/**
+ * Whether one agent's voice holds more than half of `items`, as fewPerVoice would not let it (the
+ * owner's is not held to half): a workspace whose facts the owner wrote, most of one person's,
+ * reads no wider pool.
+ */
+async function crowded<T>(
+  tx: Tx,
+  items: readonly T[],
+  authorOf: (item: T) => string,
+  voiceOf: Map<string, string>,
+): Promise<boolean> {
+  const perVoice = Math.ceil(items.length / 2);
+  const held = new Map<string, number>();
+  for (const item of items) {
+    const voice = await voiceOfAuthor(tx, authorOf(item), voiceOf);
+    if (voice === OWNER.id) continue;
+    const count = (held.get(voice) ?? 0) + 1;
+    if (count > perVoice) return true;
+    held.set(voice, count);
+  }
+  return false;
+}
+
+/** An author's voice (principalOf), found once per brief in `voiceOf`. */
+async function voiceOfAuthor(tx: Tx, author: string, voiceOf: Map<string, string>): Promise<string> {
+  let voice = voiceOf.get(author);
+  if (voice === undefined) {
+    voice = await principalOf(tx, author);
+    voiceOf.set(author, voice);
+  }
+  return voice;
 }
 
 export function taskText(task: BriefTask): string {
@@ -159,15 +189,27 @@ export async function gatherBriefInputs(
     // Tasks under the same parent: what any of them found matters to this one. The store names
     // them from its parent index, however many there are, within the findings query itself.
     const parentId = task.parents[0]?.id;
-    const recalled = await recallIn(tx, { query: text, limit: LIMITS.facts * POOL }, options.now);
-    const facts = await fewPerVoice(tx, recalled, LIMITS.facts, (hit) => hit.fact.author);
+    // The first page and one more fact (to say whether more matched), and the wider pool only when
+    // one voice holds more than its share of that page: recall is a third of a brief at scale, and
+    // three pages every time cost about as much again, for a flood most briefs never meet.
+    const factAuthor = (hit: { fact: { author: string } }) => hit.fact.author;
+    const voices = new Map<string, string>();
+    let recalled = await recallIn(tx, { query: text, limit: LIMITS.facts + 1 }, options.now);
+    let facts = await fewPerVoice(tx, recalled, LIMITS.facts, factAuthor, voices);
+    if (
+      recalled.length > LIMITS.facts &&
+      (await crowded(tx, recalled.slice(0, LIMITS.facts), factAuthor, voices))
+    ) {
+      recalled = await recallIn(tx, { query: text, limit: LIMITS.facts * POOL }, options.now);
+      facts = await fewPerVoice(tx, recalled, LIMITS.facts, factAuthor, voices);
+    }
     const shortcuts = source.shortcuts ? await source.shortcuts(tx, options.actor) : null;
     // One decision recorded in several of these scopes is shown once: a pool past the limit, so
     // the copies folded away leave room for the decisions after them.
     const pool = await tx.notes.list({ kinds: ["decision"], scopes: own, limit: LIMITS.decisions * 2 });
     const distinct = collapseDecisions(pool);
     // Twenty newer decisions from one agent put the owner's out of every brief of the workspace.
-    const decisions = await fewPerVoice(tx, distinct, LIMITS.decisions, (d) => d.note.author);
+    const decisions = await fewPerVoice(tx, distinct, LIMITS.decisions, (d) => d.note.author, voices);
     const moreDecisions = distinct.length > decisions.length || pool.length === LIMITS.decisions * 2;
     const lastShown = distinct.indexOf(decisions[decisions.length - 1] as (typeof distinct)[number]);
     const newerLeftOut = distinct.slice(0, lastShown).some((d) => !decisions.includes(d));
@@ -191,7 +233,7 @@ export async function gatherBriefInputs(
       offset: 0,
     });
     const top = worst.filter((risk) => riskRank(risk) <= TOP_RISK_RANK);
-    const risks = await fewPerVoice(tx, top, LIMITS.risks, (risk) => risk.author);
+    const risks = await fewPerVoice(tx, top, LIMITS.risks, (risk) => risk.author, voices);
     // Past the page, a risk may still be a top one when every risk read was.
     const moreRisks = top.length > risks.length || (allRisks > worst.length && top.length === worst.length);
     const lower = text.toLowerCase();
