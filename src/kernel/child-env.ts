@@ -114,9 +114,8 @@ const INJECTING = [
   /^OPENSSL_(CONF|MODULES|ENGINES)$/,
   // CMake runs the toolchain file named here as its own code.
   /^CMAKE_TOOLCHAIN_FILE$/,
-  // Where pip and uv fetch packages from: a check installing the project's dependencies would
-  // install the caller's, as GOPROXY would for go.
-  /^(PIP_(INDEX_URL|EXTRA_INDEX_URL|FIND_LINKS|NO_INDEX)|UV_(INDEX|INDEX_URL|EXTRA_INDEX_URL|DEFAULT_INDEX|FIND_LINKS))$/,
+  // Not pip's and uv's package indexes (PIP_INDEX_URL, PIP_FIND_LINKS…): a machine kept offline
+  // names its wheels there, and what pip installed before the check is as much the caller's.
 ];
 
 /**

@@ -177,8 +177,6 @@ describe("a check's environment", () => {
       OPENSSL_CONF: "/tmp/openssl.cnf",
       OPENSSL_MODULES: "/tmp/providers",
       CMAKE_TOOLCHAIN_FILE: "/tmp/toolchain.cmake",
-      PIP_INDEX_URL: "http://127.0.0.1:1/simple",
-      UV_EXTRA_INDEX_URL: "http://127.0.0.1:1/simple",
       GOFLAGS: "-exec=/bin/true",
       MAVEN_OPTS: "-javaagent:/tmp/a.jar",
       DOTNET_STARTUP_HOOKS: "/tmp/hook.dll",
@@ -215,9 +213,17 @@ describe("a check's environment", () => {
       TESTOPTS: "--name=/passing/",
       SPEC_OPTS: "--example passing",
       NODE_ENV: "test",
+      PIP_FIND_LINKS: "/opt/wheels",
     });
     const kept = Object.keys(env).filter((name) => name !== STARTED_FOR_VARIABLE);
-    expect(kept.sort()).toEqual(["CARGO_TARGET_DIR", "DATABASE_URL", "LANG", "NODE_ENV", "PATH"]);
+    expect(kept.sort()).toEqual([
+      "CARGO_TARGET_DIR",
+      "DATABASE_URL",
+      "LANG",
+      "NODE_ENV",
+      "PATH",
+      "PIP_FIND_LINKS",
+    ]);
   });
 
   it("reads tools' moved configuration where whoever set the check had it, and nowhere the caller chose", () => {

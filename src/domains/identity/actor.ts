@@ -147,6 +147,8 @@ async function minterOf(tx: Tx, agentId: string): Promise<string | undefined> {
  * walk stops at an agent the owner minted: its token went to the owner, whoever its parent is.
  */
 export async function principalOf(tx: Tx, agentId: string): Promise<string> {
+  // The owner is no agent: no row to read (briefs ask this of every author they quote).
+  if (agentId === OWNER.id) return agentId;
   let id = agentId;
   const seen = new Set([id]);
   for (;;) {
