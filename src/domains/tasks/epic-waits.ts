@@ -1,5 +1,6 @@
 import { refuse } from "../../kernel/outcome.js";
 import type { Tx } from "../../store/store.js";
+import { dependencyPath } from "./dependency-path.js";
 
 /**
  * An epic finishes only once its parts are done or dropped, and a task is claimed only once what
@@ -20,33 +21,6 @@ async function epicsAbove(tx: Tx, parentId: string | null): Promise<string[]> {
     id = (await tx.tasks.byId(id))?.parentId ?? null;
   }
   return found;
-}
-
-/** The first of `targets` that `from` waits on (itself included), with the path there, or null. */
-async function pathToAny(
-  tx: Tx,
-  from: string,
-  targets: ReadonlySet<string>,
-  cleared: Set<string>,
-): Promise<string[] | null> {
-  if (cleared.has(from)) return null;
-  const previous = new Map<string, string | null>([[from, null]]);
-  const queue = [from];
-  for (let head = 0; head < queue.length; head++) {
-    const current = queue[head] as string;
-    if (targets.has(current)) {
-      const path: string[] = [];
-      for (let step: string | null = current; step; step = previous.get(step) ?? null) path.unshift(step);
-      return path;
-    }
-    for (const next of await tx.tasks.dependencies(current)) {
-      if (previous.has(next.id) || cleared.has(next.id)) continue;
-      previous.set(next.id, current);
-      queue.push(next.id);
-    }
-  }
-  for (const walked of queue) cleared.add(walked);
-  return null;
 }
 
 const refusal = (part: string, path: string[]) =>
@@ -82,7 +56,7 @@ export async function requireNoWaitOnOwnEpic(
   if (epics.size === 0) return;
   const cleared = new Set<string>();
   for (const dependency of dependencies) {
-    const path = await pathToAny(tx, dependency, epics, cleared);
+    const path = await dependencyPath(tx, dependency, epics, cleared);
     if (path) throw refusal(taskId, path);
   }
 }
@@ -103,7 +77,7 @@ export async function requireMoveKeepsEpicsFinishable(
   for (let head = 0; head < subtree.length; head++) {
     const current = subtree[head] as string;
     for (const dependency of await tx.tasks.dependencies(current)) {
-      const path = await pathToAny(tx, dependency.id, epics, cleared);
+      const path = await dependencyPath(tx, dependency.id, epics, cleared);
       if (path) throw refusal(current, path);
     }
     for (const child of await tx.tasks.children(current)) subtree.push(child.id);

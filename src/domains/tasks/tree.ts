@@ -8,6 +8,7 @@ import type { Store, Tx } from "../../store/store.js";
 import type { TaskRecord } from "../../store/tasks.js";
 import type { Actor } from "../identity/actor.js";
 import { journal, loadTask, requireEpicHolder, requirePlanAuthority, taskId, who } from "./common.js";
+import { dependencyPath } from "./dependency-path.js";
 import { requireMoveKeepsEpicsFinishable, requireNoWaitOnOwnEpic } from "./epic-waits.js";
 
 /** The tasks named, each once, refused as not found when any is not there. */
@@ -98,39 +99,6 @@ export async function moveTask(
   });
 }
 
-/**
- * The dependency path from `from` to `to`, if one exists (breadth-first, shortest). `cleared`
- * holds tasks an earlier search toward the same `to` walked without finding it: nothing below them
- * leads there, so they are not walked again, and this search's tasks join them when it finds no
- * path. Without it, one call naming a thousand dependencies atop a long chain walked the chain a
- * thousand times, holding the write lock for most of a minute.
- */
-async function dependencyPath(
-  tx: Tx,
-  from: string,
-  to: string,
-  cleared: Set<string> = new Set(),
-): Promise<string[] | null> {
-  if (cleared.has(from)) return null;
-  const previous = new Map<string, string | null>([[from, null]]);
-  const queue = [from];
-  for (let head = 0; head < queue.length; head++) {
-    const current = queue[head] as string;
-    if (current === to) {
-      const path: string[] = [];
-      for (let step: string | null = current; step; step = previous.get(step) ?? null) path.unshift(step);
-      return path;
-    }
-    for (const next of await tx.tasks.dependencies(current)) {
-      if (previous.has(next.id) || cleared.has(next.id)) continue;
-      previous.set(next.id, current);
-      queue.push(next.id);
-    }
-  }
-  for (const walked of queue) cleared.add(walked);
-  return null;
-}
-
 export async function dependTask(
   store: Store,
   actor: Actor,
@@ -158,7 +126,7 @@ export async function dependTask(
     for (const dependency of added) {
       if (dependency === task.id)
         throw refuse("dependencies", `${task.id} cannot depend on itself`, "name another task");
-      const loop = await dependencyPath(tx, dependency, task.id, cleared);
+      const loop = await dependencyPath(tx, dependency, new Set([task.id]), cleared);
       if (loop) {
         throw refuse(
           "dependencies",
