@@ -11,7 +11,14 @@ export type Level = "high" | "medium" | "low";
 /** Kind-specific fields, stored as one JSON body. */
 export type NoteBody =
   | { kind: "decision"; chose: string; rejected: string; because: string }
-  | { kind: "finding"; text: string; severity: Severity; trust: Trust }
+  | {
+      kind: "finding";
+      text: string;
+      severity: Severity;
+      trust: Trust;
+      /** Who set the verdict, kept with it since migration 0020 (never in the written body). */
+      trustBy?: string;
+    }
   | { kind: "metric"; goal: string; question: string; metric: string }
   | { kind: "ref"; target: string; summary: string };
 
@@ -42,7 +49,7 @@ export interface NotesRepo {
    * scopes), which a brief asks for its task's siblings without reading them first.
    */
   findings(scopes: readonly string[], limit: number, childrenOf?: string): Promise<NoteRecord[]>;
-  setTrust(id: string, trust: Trust, at: string): Promise<void>;
+  setTrust(id: string, trust: Trust, at: string, by: string): Promise<void>;
   /** The distinct kinds of notes in one scope (the board's `[done] note_kinds` check). */
   kindsInScope(scope: string): Promise<NoteKind[]>;
   /** How many notes one scope holds, of every kind (a task shows a page of its own and the count). */

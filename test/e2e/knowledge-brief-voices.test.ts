@@ -217,6 +217,11 @@ describe("whose words a brief quotes", () => {
     expect(brief("T-1")).toContain(
       `quote ${found.id} finding, major, refuted by rob (${rob.id}), by owner, task:T-1`,
     );
+    // Kept beside the verdict, and named wherever the note is shown.
+    expect(ok(["note", "show", found.id, "--json"]).json).toMatchObject({
+      note: { trust: "refuted", trust_by: rob.id },
+    });
+    expect(ok(["note", "list", "--kind", "finding"]).stdout).toContain(`[major, refuted by ${rob.id}]`);
   });
 
   it("quotes a question under its asker and the answer under whoever answered, so no question can put words in the answer", () => {

@@ -98,7 +98,7 @@ async function seedBoard(store: Store): Promise<Board> {
     // Trust changes after writing move a finding in the order.
     for (const finding of findings.filter((_, n) => n % 7 === 0)) {
       finding.trust = random.pick(TRUSTS);
-      await tx.notes.setTrust(finding.id, finding.trust, AT);
+      await tx.notes.setTrust(finding.id, finding.trust, AT, "A-9");
     }
     const risks: Board["risks"] = [];
     for (let n = 0; n < 60; n++) {

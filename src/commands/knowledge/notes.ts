@@ -26,6 +26,7 @@ const Note = z.object({
   text: z.string().optional(),
   severity: z.enum(SEVERITIES).optional(),
   trust: z.enum(TRUSTS).optional(),
+  trust_by: z.string().optional().describe("who confirmed or refuted it"),
   goal: z.string().optional(),
   question: z.string().optional(),
   metric: z.string().optional(),
@@ -34,14 +35,19 @@ const Note = z.object({
 });
 type NoteView = z.infer<typeof Note>;
 
-export const noteView = (note: NoteRecord): NoteView => ({
-  id: note.id,
-  scope: note.scope,
-  author: note.author,
-  created_at: note.createdAt,
-  updated_at: note.updatedAt,
-  ...note.body,
-});
+export const noteView = (note: NoteRecord): NoteView => {
+  // A verdict's setter is the store's, kept beside it: named as a view names fields.
+  const { trustBy, ...body } = note.body as NoteRecord["body"] & { trustBy?: string };
+  return {
+    id: note.id,
+    scope: note.scope,
+    author: note.author,
+    created_at: note.createdAt,
+    updated_at: note.updatedAt,
+    ...body,
+    ...(trustBy && body.kind === "finding" && body.trust !== "unverified" ? { trust_by: trustBy } : {}),
+  };
+};
 
 /** A note's text under its head line: further lines of it sit behind the gutter. */
 const body = (text: string | undefined) => textBlock(text ?? "", "  ");
@@ -52,7 +58,7 @@ function noteLine(note: NoteView): string {
     case "decision":
       return `${head}\n  chose: ${body(note.chose)}\n  rejected: ${body(note.rejected)}\n  because: ${body(note.because)}`;
     case "finding":
-      return `${head} [${note.severity}, ${note.trust}]\n  ${body(note.text)}`;
+      return `${head} [${note.severity}, ${note.trust}${note.trust_by ? ` by ${note.trust_by}` : ""}]\n  ${body(note.text)}`;
     case "metric":
       return `${head}\n  goal: ${body(note.goal)}\n  question: ${body(note.question)}\n  metric: ${body(note.metric)}`;
     case "ref":

@@ -297,12 +297,15 @@ export async function listNotes(
 }
 
 /**
- * Who last confirmed or refuted a note, from the journal (which no one rewrites); undefined: no
- * one. Looked up by action: an agent could otherwise hide the owner's verdict behind twenty runs
- * of a shortcut it named after the note (`N-4`), since subjects are one namespace.
+ * Who last confirmed or refuted a finding: kept beside the verdict, or, for a verdict set before
+ * that was (migration 0020), from the journal, which no one rewrites; undefined: no one. Looked up
+ * there by action: an agent could otherwise hide the owner's verdict behind twenty runs of a
+ * shortcut it named after the note (`N-4`), since subjects are one namespace.
  */
-async function trustSetBy(tx: Tx, id: string): Promise<string | undefined> {
-  const [latest] = await tx.journal.list({ subject: id, action: "note.trust", limit: 1 });
+export async function trustSetBy(tx: Tx, note: NoteRecord): Promise<string | undefined> {
+  if (note.body.kind !== "finding" || note.body.trust === "unverified") return undefined;
+  if (note.body.trustBy) return note.body.trustBy;
+  const [latest] = await tx.journal.list({ subject: note.id, action: "note.trust", limit: 1 });
   return latest?.actor;
 }
 
@@ -330,14 +333,14 @@ export async function setFindingTrust(
         "another agent or the owner confirms or refutes it",
       );
     }
-    if (!actor.isOwner && (await trustSetBy(tx, id)) === OWNER.id) {
+    if (!actor.isOwner && (await trustSetBy(tx, note)) === OWNER.id) {
       throw refuse(
         "note",
         `the owner set ${id}'s trust (${note.body.trust}); an agent does not overturn the owner's verdict`,
         "record what you found as a finding of your own, or ask the owner to look again",
       );
     }
-    await tx.notes.setTrust(id, trust, now);
+    await tx.notes.setTrust(id, trust, now, actor.id);
     await tx.journal.append({ at: now, actor: actor.id, action: "note.trust", subject: id, data: { trust } });
     return (await tx.notes.byId(id)) as NoteRecord;
   });

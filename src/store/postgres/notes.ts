@@ -9,7 +9,7 @@ export function pgNotes(db: PgDb): NotesRepo {
     "INSERT INTO notes (seq, id, kind, scope, author, created_at, updated_at, severity, trust, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
   );
   const byId = db.prepare<[string], NoteRow>(`SELECT ${COLUMNS} FROM notes WHERE id = ?`);
-  const setTrust = db.prepare("UPDATE notes SET trust = ?, updated_at = ? WHERE id = ?");
+  const setTrust = db.prepare("UPDATE notes SET trust = ?, trust_by = ?, updated_at = ? WHERE id = ?");
   const kindsInScope = db.prepare<[string], { kind: NoteKind }>(
     "SELECT DISTINCT kind FROM notes WHERE scope = ? ORDER BY kind",
   );
@@ -71,8 +71,8 @@ export function pgNotes(db: PgDb): NotesRepo {
       const params = childrenOf === undefined ? [...scopes, limit] : [...scopes, childrenOf, limit];
       return (await db.prepare<(string | number)[], NoteRow>(sql).all(...params)).map(toRecord);
     },
-    async setTrust(id, trust, at) {
-      await setTrust.run(trust, at, id);
+    async setTrust(id, trust, at, by) {
+      await setTrust.run(trust, by, at, id);
     },
     async countInScope(scope) {
       return (await countInScope.get(scope))?.n ?? 0;

@@ -9,10 +9,11 @@ export interface NoteRow {
   created_at: string;
   updated_at: string;
   trust: Trust | null;
+  trust_by: string | null;
   body: string;
 }
 
-export const COLUMNS = "id, kind, scope, author, created_at, updated_at, trust, body";
+export const COLUMNS = "id, kind, scope, author, created_at, updated_at, trust, trust_by, body";
 
 /**
  * A row read as values (a statement in raw mode), COLUMNS in their order from `at`: better-sqlite3
@@ -26,13 +27,15 @@ export const noteRowOf = (values: readonly unknown[], at = 0): NoteRow => ({
   created_at: values[at + 4] as string,
   updated_at: values[at + 5] as string,
   trust: values[at + 6] as Trust | null,
-  body: values[at + 7] as string,
+  trust_by: values[at + 7] as string | null,
+  body: values[at + 8] as string,
 });
 
 export function toRecord(row: NoteRow): NoteRecord {
   const body = JSON.parse(row.body) as NoteBody;
   // Trust lives in its own column so it can change; the body keeps what was first written.
   if (body.kind === "finding" && row.trust) body.trust = row.trust;
+  if (body.kind === "finding" && row.trust_by) body.trustBy = row.trust_by;
   return {
     id: row.id,
     scope: row.scope,

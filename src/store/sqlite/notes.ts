@@ -21,7 +21,7 @@ export function sqliteNotes(db: Database.Database): NotesRepo {
     "INSERT INTO notes (seq, id, kind, scope, author, created_at, updated_at, severity, trust, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
   );
   const byId = db.prepare<[string], NoteRow>(`SELECT ${COLUMNS} FROM notes WHERE id = ?`);
-  const setTrust = db.prepare("UPDATE notes SET trust = ?, updated_at = ? WHERE id = ?");
+  const setTrust = db.prepare("UPDATE notes SET trust = ?, trust_by = ?, updated_at = ? WHERE id = ?");
   // A list's SQL depends only on how many kinds and scopes it filters by: a handful of shapes,
   // each prepared once (a brief lists decisions for its task, parents and the workspace).
   const listStatement = statementCache<unknown[]>(db, { raw: true });
@@ -101,8 +101,8 @@ export function sqliteNotes(db: Database.Database): NotesRepo {
     async findings(scopes, limit, childrenOf) {
       return findings(scopes, limit, childrenOf).map(toRecord);
     },
-    async setTrust(id, trust, at) {
-      setTrust.run(trust, at, id);
+    async setTrust(id, trust, at, by) {
+      setTrust.run(trust, by, at, id);
     },
     async countInScope(scope) {
       return countInScope.get(scope)?.n ?? 0;

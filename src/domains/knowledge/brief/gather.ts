@@ -8,7 +8,7 @@ import { authorLabels } from "../../identity/labels.js";
 import { rolesOf } from "../../tasks/scope.js";
 import type { WorkspaceConfig } from "../../workspace/config.js";
 import { recallIn } from "../memory.js";
-import { decisionWording, NOTE_FIELD_PREVIEW_CHARS, notePreview } from "../notes.js";
+import { decisionWording, NOTE_FIELD_PREVIEW_CHARS, notePreview, trustSetBy } from "../notes.js";
 import { riskRank } from "../risks.js";
 import { taskScope, WORKSPACE_SCOPE } from "../text.js";
 import { assembleBrief, type BriefResult, DEFAULT_BRIEF_BUDGET } from "./engine.js";
@@ -216,12 +216,11 @@ export async function gatherBriefInputs(
     const firstFindings = await tx.notes.findings(own, LIMITS.findings + 1, parentId);
     const findings = firstFindings.slice(0, LIMITS.findings);
     // A verdict is someone's word, as the finding is: a read-only agent refuting the owner's
-    // finding showed as "refuted, by owner", its own name nowhere. From the journal, by action.
+    // finding showed as "refuted, by owner", its own name nowhere.
     const trustBy = new Map<string, string>();
     for (const note of findings) {
-      if (note.body.kind !== "finding" || note.body.trust === "unverified") continue;
-      const [set] = await tx.journal.list({ subject: note.id, action: "note.trust", limit: 1 });
-      if (set) trustBy.set(note.id, set.actor);
+      const setter = await trustSetBy(tx, note);
+      if (setter) trustBy.set(note.id, setter);
     }
     // The first page by rank, as `risk list` pages them: any writer adds risks, of up to 256 KiB
     // a text, and reading every one in scope made each brief slower with every risk. The oldest

@@ -16,6 +16,7 @@ import { criterionShortcuts } from "../../sqlite/migrations/0016_criterion_short
 import { attemptHosts } from "../../sqlite/migrations/0017_attempt_hosts.js";
 import { shortcutHeads } from "../../sqlite/migrations/0018_shortcut_heads.js";
 import { criterionAuthors } from "../../sqlite/migrations/0019_criterion_authors.js";
+import { trustSetters } from "../../sqlite/migrations/0020_trust_setters.js";
 import { FACTS_SEARCH } from "./facts-search.js";
 import { PG_BULK_TERMS } from "./pg-bulk-terms.js";
 import { PG_COUNTER_STATEMENTS } from "./pg-counter-statements.js";
@@ -94,6 +95,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
     sql: () => "SELECT 1;",
   },
   { name: criterionAuthors.name, sql: () => fromSqlite(criterionAuthors.sql) },
+  { name: trustSetters.name, sql: () => fromSqlite(trustSetters.sql) },
 ];
 
 /** The migrations both stores share: their count is the schema version an export carries. */

@@ -16,6 +16,7 @@ import { criterionShortcuts } from "./0016_criterion_shortcuts.js";
 import { attemptHosts } from "./0017_attempt_hosts.js";
 import { shortcutHeads } from "./0018_shortcut_heads.js";
 import { criterionAuthors } from "./0019_criterion_authors.js";
+import { trustSetters } from "./0020_trust_setters.js";
 import type { Migration } from "./migration.js";
 
 /**
@@ -42,6 +43,7 @@ export const MIGRATIONS: readonly Migration[] = [
   attemptHosts,
   shortcutHeads,
   criterionAuthors,
+  trustSetters,
 ];
 
 /**
