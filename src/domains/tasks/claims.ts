@@ -6,7 +6,7 @@ import type { LeaseWindow, TaskRecord, TaskSummaryRecord } from "../../store/tas
 import { type Actor, lineageOf, requireStillActive } from "../identity/actor.js";
 import { authorLabels } from "../identity/labels.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
-import { journal, loadTask, requireActiveAgent, requireHolder, stoppedByOwner, who } from "./common.js";
+import { giveBackToBoard, journal, loadTask, requireActiveAgent, requireHolder, who } from "./common.js";
 import { outOfLineScope, wipCapsOf } from "./scope.js";
 
 /**
@@ -261,15 +261,7 @@ export async function releaseTask(
     if (task.status !== "active" && task.status !== "blocked") {
       throw conflict(`${task.id} is ${task.status}; only a held task can be released`);
     }
-    // Given back, a task the owner blocked stays blocked: released open, its holder (or anyone)
-    // claimed it again past the block.
-    const stays = (await stoppedByOwner(tx, task)) ? task.blockedReason : null;
-    const freed = { owner: null, claimedAt: null, leaseAt: null };
-    await tx.tasks.update(
-      task.id,
-      { ...freed, status: stays ? "blocked" : "open", blockedReason: stays },
-      now,
-    );
+    await giveBackToBoard(tx, task, now);
     await journal(tx, actor, now, "task.release", task.id, { from: task.owner, reason: reason ?? null });
     return (await tx.tasks.byId(task.id)) as TaskRecord;
   });

@@ -151,7 +151,7 @@ export async function journal(
  * question, its holder or a full WIP cap put since carries another), or dropped by the owner. An
  * override of the agents it stops: lifted by the owner alone.
  */
-export async function stoppedByOwner(
+async function stoppedByOwner(
   tx: Tx,
   task: Pick<TaskRecord, "id" | "status" | "blockedReason">,
 ): Promise<boolean> {
@@ -160,6 +160,20 @@ export async function stoppedByOwner(
   const [latest] = await tx.journal.list({ subject: task.id, action, limit: 1 });
   if (latest?.actor !== OWNER.id) return false;
   return action === "task.drop" || latest.data.reason === task.blockedReason;
+}
+
+/**
+ * Give a held task back to the board without its holder (a release, a sweep): open, or still
+ * blocked when the block is the owner's; given back open, any agent claimed it past the block.
+ */
+export async function giveBackToBoard(
+  tx: Tx,
+  task: Pick<TaskRecord, "id" | "status" | "blockedReason">,
+  now: string,
+): Promise<void> {
+  const stays = (await stoppedByOwner(tx, task)) ? task.blockedReason : null;
+  const freed = { owner: null, claimedAt: null, leaseAt: null };
+  await tx.tasks.update(task.id, { ...freed, status: stays ? "blocked" : "open", blockedReason: stays }, now);
 }
 
 /** Refused unless the caller is the owner or the task is under no stop the owner put. */

@@ -3,7 +3,7 @@ import type { HeldTaskRecord, TaskRecord } from "../../store/tasks.js";
 import { type Actor, ancestorsOf } from "../identity/actor.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
 import { aheadTolerated, liveLeases } from "./claims.js";
-import { stoppedByOwner, who } from "./common.js";
+import { giveBackToBoard, who } from "./common.js";
 
 /**
  * Claims given back without their holder: a lease gone silent, an agent retired, a run's minted
@@ -65,12 +65,9 @@ async function giveBack(
   why: string,
 ): Promise<Swept> {
   const owner = task.owner as string;
-  // A block the owner put outlasts the claim, as on a release: given back open, any agent claimed
-  // it past the block.
+  // Read whole for its block: one the owner put outlasts the claim, as on a release.
   const whole = await tx.tasks.byId(task.id);
-  const stays = whole && (await stoppedByOwner(tx, whole)) ? whole.blockedReason : null;
-  const freed = { owner: null, claimedAt: null, leaseAt: null };
-  await tx.tasks.update(task.id, { ...freed, status: stays ? "blocked" : "open", blockedReason: stays }, now);
+  await giveBackToBoard(tx, whole ?? { id: task.id, status: "open", blockedReason: null }, now);
   await tx.journal.append({
     at: now,
     actor: actorId,
