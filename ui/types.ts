@@ -105,6 +105,8 @@ export interface TaskDetail {
     evidence: Evidence | null;
     /** Who added it; null when added before cairn kept it. */
     added_by: string | null;
+    /** Whether a pass of its command makes the finish verified (cairn decides: not a check its holder set). */
+    verifies_done: boolean;
     /** Why a tick no longer holds for the checkout now (an unfinished task's). */
     stale?: string;
   }[];

@@ -206,9 +206,12 @@ describe("verify commands run by cairn", () => {
       expect(cairn(ws.dir, ["task", "check", id, "--all", "--json"], { env: bob }).code).toBe(0);
     }
     const shown = cairn(ws.dir, ["task", "show", "T-1", "--json"]).json as {
-      criteria: { n: number; added_by: string | null }[];
+      criteria: { n: number; added_by: string | null; verifies_done: boolean }[];
     };
     expect(shown.criteria.map((c) => c.added_by)).toEqual(["owner", bobId]);
+    // cairn says which checks count, so no face (the dashboard) restates the rule: a text
+    // criterion never does, bob's own command does not.
+    expect(shown.criteria.map((c) => c.verifies_done)).toEqual([false, false]);
     expect(cairn(ws.dir, ["task", "show", "T-1"]).stdout).toContain(
       `it is checked (verify: true) [added by ${bobId}]`,
     );
@@ -232,7 +235,17 @@ describe("verify commands run by cairn", () => {
       unverified: false,
     });
     // A command the owner adds to a task bob holds counts: the owner decides what done means.
-    arrange(ws.dir, ["task", "criterion", "T-2", "--text", "owner's check", "--verify", "true"]);
+    const ownersCheck = cairn(ws.dir, [
+      "task",
+      "criterion",
+      "T-2",
+      "--text",
+      "owner's check",
+      "--verify",
+      "true",
+      "--json",
+    ]).json as { criterion: { added_by: string; verifies_done: boolean } };
+    expect(ownersCheck.criterion).toMatchObject({ added_by: "owner", verifies_done: true });
     expect(cairn(ws.dir, ["task", "check", "T-2", "--all"], { env: bob }).code).toBe(0);
     expect(cairn(ws.dir, ["task", "finish", "T-2", "--json"], { env: bob }).json).toMatchObject({
       result: "done",

@@ -7,34 +7,33 @@ import { EventRow } from "./activity.js";
 
 type Criterion = TaskDetail["criteria"][number];
 
-/** Added by someone other than the task's author or the owner: its holder, setting its own check. */
-const holdersOwn = (c: Criterion, author: string) =>
-  c.added_by !== null && c.added_by !== author && c.added_by !== "owner";
+/** A check whose pass cairn does not count as verifying the finish: one its holder set itself. */
+const holdersOwn = (c: Criterion) => (c.verify !== null || c.shortcut !== null) && !c.verifies_done;
 
 /**
  * "Verified" only when cairn ran a check the task's author (or the owner) set and it exited 0: a
  * bare tick is a claim, and a check its holder added itself passes only on its holder's terms.
  */
-function proofOf(c: Criterion, author: string): { label: string; kind: string } {
+function proofOf(c: Criterion): { label: string; kind: string } {
   if (!c.checked)
     return c.evidence ? { label: "failed", kind: "bad" } : { label: "not checked", kind: "muted" };
   // Earned on a tree the checkout no longer holds: finish refuses it until the check runs again.
   if (c.stale) return { label: "no longer holds", kind: "warn" };
   if (c.evidence && c.evidence.exit_code === 0)
-    return holdersOwn(c, author)
+    return holdersOwn(c)
       ? { label: "passed its holder's own check", kind: "warn" }
       : { label: "verified by cairn", kind: "ok" };
   return { label: "claimed (no command run)", kind: "warn" };
 }
 
-function CriterionView({ c, task, author }: { c: Criterion; task: string; author: string }) {
-  const proof = proofOf(c, author);
+function CriterionView({ c, task }: { c: Criterion; task: string }) {
+  const proof = proofOf(c);
   const e = c.evidence;
   return html`<li class="criterion" data-row>
     <div><span class=${`pill ${proof.kind}`}>${proof.label}</span> ${c.n}. <${Text} text=${c.text} /></div>
     ${c.verify ? html`<div class="muted">check: <code>${c.verify.join(" ")}</code></div>` : null}
     ${c.shortcut ? html`<div class="muted">shortcut: <code>${c.shortcut}</code></div>` : null}
-    ${holdersOwn(c, author) ? html`<div class="muted">added by ${c.added_by}, not the task's author</div>` : null}
+    ${holdersOwn(c) ? html`<div class="muted">added by ${c.added_by ?? "its holder"}, not the task's author</div>` : null}
     ${c.checked_by ? html`<div class="muted">checked by ${c.checked_by} <${Time} at=${c.checked_at} /></div>` : null}
     ${
       e
@@ -71,7 +70,7 @@ export function Task({ id }: { id: string }) {
   return html`<${Loaded} state=${state}>
     ${(d: TaskDetail) => {
       const t = d.task;
-      const verified = d.criteria.filter((c) => proofOf(c, t.created_by).kind === "ok").length;
+      const verified = d.criteria.filter((c) => proofOf(c).kind === "ok").length;
       return html`
         <h1><span class="id">${t.id}</span> <${Text} text=${t.title} /></h1>
         <p class="meta">
@@ -97,7 +96,7 @@ export function Task({ id }: { id: string }) {
         </div>
         <${Section} title="Acceptance criteria" count=${d.criteria.length}>
           ${d.criteria.length ? html`<p class="muted">${verified} of ${d.criteria.length} verified by cairn</p>` : html`<${Empty}>No criteria.<//>`}
-          <ol class="criteria">${d.criteria.map((c) => html`<${CriterionView} c=${c} task=${t.id} author=${t.created_by} />`)}</ol>
+          <ol class="criteria">${d.criteria.map((c) => html`<${CriterionView} c=${c} task=${t.id} />`)}</ol>
         <//>
         <div class="grid">
           <${Section} title="Depends on"><${TaskLinks} tasks=${d.depends_on} /><//>

@@ -86,7 +86,7 @@ export const taskCriterion = defineCommand({
   output: z.object({ task: z.string(), criterion: Criterion }),
   async handler(input, ctx) {
     const { task, ...criterion } = input;
-    const added = await addCriterion(
+    const { criterion: added, task: owning } = await addCriterion(
       ctx.store,
       ctx.actor,
       task,
@@ -95,7 +95,7 @@ export const taskCriterion = defineCommand({
       settingOf(ctx.env),
       ctx.config,
     );
-    return { task: added.taskId, criterion: criterionView(added) };
+    return { task: added.taskId, criterion: criterionView(added, owning) };
   },
   render: (out) => `${out.task}: criterion ${out.criterion.n} added: ${out.criterion.text}`,
 });

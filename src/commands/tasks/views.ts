@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { TaskDetail } from "../../domains/tasks/board.js";
 import { expected } from "../../domains/tasks/common.js";
+import { setsVerifiedDone } from "../../domains/tasks/criteria.js";
 import {
   type CriterionRecord,
   PRIORITIES,
@@ -67,6 +68,11 @@ export const Criterion = z.object({
     .nullable()
     .describe(
       "who added it (null: before cairn kept it); a command only its holder added does not make the finish verified",
+    ),
+  verifies_done: z
+    .boolean()
+    .describe(
+      "whether a pass of its command makes the finish verified; false for text, or a check only its holder set",
     ),
   stale: z
     .string()
@@ -150,7 +156,10 @@ export const taskView = (task: TaskRecord): z.infer<typeof Task> => ({
   created_at: task.createdAt,
 });
 
-export const criterionView = (c: CriterionRecord): z.infer<typeof Criterion> => ({
+export const criterionView = (
+  c: CriterionRecord,
+  task: Pick<TaskRecord, "createdBy">,
+): z.infer<typeof Criterion> => ({
   n: c.n,
   text: c.text,
   verify: c.verify,
@@ -160,6 +169,7 @@ export const criterionView = (c: CriterionRecord): z.infer<typeof Criterion> => 
   checked_at: c.checkedAt,
   evidence: c.evidence,
   added_by: c.addedBy,
+  verifies_done: setsVerifiedDone(c, task),
 });
 
 export const detailView = (
@@ -169,7 +179,8 @@ export const detailView = (
   task: taskView(detail.task),
   criteria: detail.criteria.map((c) => {
     const stale = notHolding.get(c.n);
-    return stale ? { ...criterionView(c), stale } : criterionView(c);
+    const view = criterionView(c, detail.task);
+    return stale ? { ...view, stale } : view;
   }),
   depends_on: detail.dependsOn.map(summaryView),
   depends_on_total: detail.dependsOnTotal,

@@ -152,6 +152,6 @@ export async function addCriterion(
     }
     const added = await tx.tasks.addCriterion(task.id, await withShortcutDefinition(tx, config, criterion));
     await journal(tx, actor, now, "task.criterion", task.id, { n: added.n, text: added.text });
-    return added;
+    return { criterion: added, task };
   });
 }
