@@ -360,32 +360,43 @@ describe("memory through the CLI", () => {
     expect(cairn(ws.dir, ["forget", again.id, "--confirm"]).code).toBe(0);
   });
 
-  it("brings a fact back into recall when the one that replaced it is forgotten", () => {
+  it("lets no agent supersede the owner's fact; an agent's fact comes back when its replacement is forgotten", () => {
     const mallory = addAgent(ws.dir, "mallory", "builder");
+    const bob = addAgent(ws.dir, "bob", "builder");
     const as = { CAIRN_AGENT: mallory.token };
+    const releases = () =>
+      json<{ facts: { id: string }[] }>(["recall", "releases ship"]).facts.map((f) => f.id);
     const owners = json<{ id: string }>(["remember", "Releases ship from the main branch only"]);
-    // A writer replaces the owner's fact, then forgets its own replacement.
-    const junk = json<{ fact: { id: string } }>(["supersede", owners.id, "Releases ship from anywhere"], as);
-    expect(json<{ facts: { id: string }[] }>(["recall", "releases ship"]).facts.map((f) => f.id)).toEqual([
-      junk.fact.id,
-    ]);
-    const forgot = json<{ restored: string[] }>(["forget", junk.fact.id, "--confirm"], as);
-    expect(forgot.restored).toEqual([owners.id]);
-    expect(json<{ facts: { id: string }[] }>(["recall", "releases ship"]).facts.map((f) => f.id)).toEqual([
-      owners.id,
-    ]);
+    // The owner's word is not an agent's to replace, through the CLI or the MCP tool alike.
+    const refused = cairn(ws.dir, ["supersede", owners.id, "Releases ship from anywhere", "--json"], {
+      env: as,
+    });
+    expect(refused.code).toBe(3);
+    expect(refused.json).toMatchObject({ refused: { policy: "ownership" } });
+    expect(refused.stderr).toContain("remember what you found as a fact of your own");
+    expect(releases()).toEqual([owners.id]);
     expect(
       json<{ fact: { superseded_by: string | null } }>(["fact", "show", owners.id]).fact.superseded_by,
     ).toBe(null);
-    // The owner's fact can be corrected again as any live one.
+    // An agent's fact any writer corrects; forgetting the correction brings it back.
+    const bobs = json<{ id: string }>(["remember", "Releases ship on Tuesdays"], { CAIRN_AGENT: bob.token });
+    const junk = json<{ fact: { id: string } }>(["supersede", bobs.id, "Releases ship whenever"], as);
+    expect(
+      json<{ fact: { superseded_by: string | null } }>(["fact", "show", bobs.id]).fact.superseded_by,
+    ).toBe(junk.fact.id);
+    const forgot = json<{ restored: string[] }>(["forget", junk.fact.id, "--confirm"], as);
+    expect(forgot.restored).toEqual([bobs.id]);
+    expect(
+      json<{ fact: { superseded_by: string | null } }>(["fact", "show", bobs.id]).fact.superseded_by,
+    ).toBe(null);
+    // The owner corrects the owner's own fact.
     const fixed = json<{ fact: { id: string } }>([
       "supersede",
       owners.id,
       "Releases ship from release branches",
     ]);
-    expect(json<{ facts: { id: string }[] }>(["recall", "releases ship"]).facts.map((f) => f.id)).toEqual([
-      fixed.fact.id,
-    ]);
+    expect(releases()).toContain(fixed.fact.id);
+    expect(releases()).not.toContain(owners.id);
   });
 
   it("keeps a superseded fact readable but out of recall; superseding a forgotten fact is not found", () => {

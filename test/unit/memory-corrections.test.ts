@@ -64,7 +64,8 @@ describe.each(contractStores("corrections"))("memory corrections: $name", ({ cre
 
   it("keeps a fact corrected twice out of recall when the correction between is forgotten", async () => {
     const alice = { ...OWNER, id: "A-1", name: "alice", isOwner: false };
-    const first = await remember(store, OWNER, { text: "Builds run on the old runner" }, AT);
+    const bob = { ...OWNER, id: "A-2", name: "bob", isOwner: false };
+    const first = await remember(store, bob, { text: "Builds run on the old runner" }, AT);
     const second = await supersede(store, alice, { id: first.fact.id, text: "Builds run on runner two" }, AT);
     const third = await supersede(
       store,

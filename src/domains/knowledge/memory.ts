@@ -2,7 +2,7 @@ import { conflict, notFound, refuse, usageError } from "../../kernel/outcome.js"
 import { quoteValue } from "../../kernel/text.js";
 import type { FactRecord } from "../../store/knowledge.js";
 import type { Store, Tx } from "../../store/store.js";
-import { type Actor, sameLine, sameTree } from "../identity/actor.js";
+import { type Actor, OWNER, sameLine, sameTree } from "../identity/actor.js";
 import { authorLabels } from "../identity/labels.js";
 import { factQuote, factQuoteStart, factQuoteUnescaped } from "./brief/sections.js";
 import { mergeTopics, normaliseFact, normaliseTopics, queryTerms } from "./text.js";
@@ -258,7 +258,13 @@ export async function topics(
   return store.read((tx) => tx.facts.topTopics(limit));
 }
 
-/** Replace a fact with a corrected one. The old stays readable by id but is never recalled again. */
+/**
+ * Replace a fact with a corrected one. The old stays readable by id but is never recalled again.
+ * Any writer corrects an agent's fact, but the owner's facts are the owner's to replace: an
+ * agent superseding "Deploys need the owner's sign-off" with "Deploys need no sign-off" took the
+ * owner's word out of every later recall and brief, its own standing in that place. An agent
+ * that holds otherwise remembers its own fact, recalled beside the owner's under its own name.
+ */
 export async function supersede(
   store: Store,
   actor: Actor,
@@ -273,6 +279,12 @@ export async function supersede(
       throw notFound(
         `no fact ${quoteValue(input.id)} (it may have been forgotten)`,
         "find the current one with `cairn recall`",
+      );
+    if (old.author === OWNER.id && !actor.isOwner)
+      throw refuse(
+        "ownership",
+        `${old.id} was remembered by the owner; only the owner supersedes the owner's facts`,
+        `remember what you found as a fact of your own (it is recalled beside ${old.id}, under your name), and tell the owner, who may supersede ${old.id}`,
       );
     // Superseded by a fact since forgotten, it is replaceable again: nothing else stands for it.
     if (old.supersededBy && (await tx.facts.byId(old.supersededBy))) {
