@@ -41,8 +41,10 @@ export interface CallControls {
   /**
    * A look the server takes on its own (the MCP change feed re-reading the journal and the
    * subscribed resources when someone else writes, the skills watcher listing skills when a file
-   * changes), not a call by the caller: no call-following hook runs, so it renews no lease. An
-   * agent gone silent must not keep its claims because others work.
+   * changes), or one its client's host takes (MCP resources listed and read, prompts, completions:
+   * a host lists and reads again when told others changed something), not a call by the caller:
+   * no call-following hook runs, so it renews no lease. An agent gone silent must not keep its
+   * claims because others work. Its calls are its tool calls and its CLI commands.
    */
   background?: boolean;
   /** The person at the client, where the face can ask them (MCP elicitation): see CommandContext. */

@@ -138,6 +138,42 @@ describe("the board's MCP tools", () => {
     }
   });
 
+  it("nor does its host's own look: re-listing and re-reading what others changed, a prompt or a completion", async () => {
+    arrange(ws.dir, ["task", "add", "held by a silent agent"]);
+    const bob = addAgent(ws.dir, "bob", "builder");
+    const mcp = await connectMcp(ws.dir, { env: { CAIRN_AGENT: bob.token } });
+    try {
+      expect((await callTool(mcp, "claim_task", { task: "T-1" })).isError).toBeFalsy();
+      await mcp.client.subscribeResource({ uri: "cairn://board" });
+      const heard = new Promise<void>((resolve) =>
+        mcp.client.setNotificationHandler("notifications/resources/list_changed", () => resolve()),
+      );
+      // Bob's model has gone quiet; the owner adds a task, and bob's host does what hosts do when
+      // told the list changed: it lists the resources again and reads what it shows.
+      await rawExec(ws.dir, "UPDATE tasks SET lease_at = '2000-01-01T00:00:00.000Z' WHERE id = 'T-1'");
+      expect(cairn(ws.dir, ["task", "add", "the owner works on"]).code).toBe(0);
+      await heard;
+      await mcp.client.listResources();
+      await mcp.client.readResource({ uri: "cairn://board" });
+      await mcp.client.readResource({ uri: "cairn://task/T-1/brief" });
+      await mcp.client.getPrompt({ name: "claim-next" });
+      await mcp.client.complete({
+        ref: { type: "ref/prompt", name: "brief" },
+        argument: { name: "task", value: "T" },
+      });
+      const swept = cairn(ws.dir, ["sweep", "--json"]).json as { released: { task: string }[] };
+      expect(swept.released.map((r) => r.task)).toEqual(["T-1"]);
+      // A tool call is bob's own: it still renews what bob holds.
+      expect((await callTool(mcp, "claim_task", { task: "T-1" })).isError).toBeFalsy();
+      await rawExec(ws.dir, "UPDATE tasks SET lease_at = '2000-01-01T00:00:00.000Z' WHERE id = 'T-1'");
+      expect((await callTool(mcp, "whoami")).isError).toBeFalsy();
+      const kept = cairn(ws.dir, ["sweep", "--json"]).json as { released: { task: string }[] };
+      expect(kept.released).toEqual([]);
+    } finally {
+      await mcp.close();
+    }
+  });
+
   it("a role made read-only in cairn.toml binds an agent's running server at its next call", async () => {
     writeFileSync(join(ws.dir, ".cairn", "cairn.toml"), '[roles.builder]\nsummary = "builds"\n');
     const bob = addAgent(ws.dir, "bob", "builder");

@@ -4,7 +4,7 @@ import {
   ResourceNotFoundError,
   type Variables,
 } from "@modelcontextprotocol/server";
-import type { CallControls, Session } from "../../commands/context.js";
+import { BACKGROUND, type CallControls, type Session } from "../../commands/context.js";
 import { dispatch } from "../../commands/dispatch.js";
 import { COMMANDS_BY_NAME } from "../../commands/registry.js";
 import type { ResourceSpec, RunCommand } from "../../commands/resources.js";
@@ -13,8 +13,13 @@ import { CairnError } from "../../kernel/outcome.js";
 /**
  * Resources and prompts run commands as the caller, through the same dispatch as tools. A
  * failure becomes a protocol error carrying cairn's message (resource reads have no `isError`).
+ *
+ * They run as a look, not as the caller's call (see CallControls.background): resources, prompts
+ * and completions are asked for by the client's host and the person at it, and a host lists and
+ * reads resources again on its own whenever it is told others changed them. Counted as calls,
+ * they kept a silent agent's claims from every sweep for as long as anyone else worked.
  */
-export function runner(session: Session, uri?: string, controls: CallControls = {}): RunCommand {
+export function runner(session: Session, uri?: string, controls: CallControls = BACKGROUND): RunCommand {
   return async (name, input) => {
     const command = COMMANDS_BY_NAME.get(name);
     if (!command) throw new Error(`internal: no command ${name}`);

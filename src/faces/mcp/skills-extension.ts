@@ -20,11 +20,12 @@ import { decodeCursor, encodeCursor } from "./resource-pages.js";
 export const SKILLS_EXTENSION = "io.modelcontextprotocol/skills";
 const CACHE = { ttlMs: 5_000, cacheScope: "private" as const };
 
+/** As resources are read (see runner): the host's look, which renews none of the caller's leases. */
 async function run(
   session: Session,
   command: string,
   input: Record<string, unknown>,
-  controls: CallControls = {},
+  controls: CallControls = BACKGROUND,
 ) {
   const found = COMMANDS_BY_NAME.get(command);
   if (!found) throw new Error(`internal: no command ${command}`);
