@@ -62,6 +62,12 @@ export interface WorkspaceCommand<I extends z.ZodObject = z.ZodObject, O extends
    * this process cancels the call, and waits for it to record its end (see `dispatch`).
    */
   supervises?: true;
+  /**
+   * Records the owner's judgment (settling a review, scoring a manual proof), which a model must
+   * not give itself: from a model in the owner's session it needs the person's yes (see
+   * `judgedByPerson`).
+   */
+  judgment?: true;
   handler(input: z.infer<I>, ctx: CommandContext): Promise<z.input<O>>;
 }
 

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { assertAuditable, audit } from "../domains/audit/record.js";
 import { requireStillActive } from "../domains/identity/actor.js";
-import { type AskPerson, agreedByPerson, guard } from "../domains/identity/guard.js";
+import { type AskPerson, agreedByPerson, guard, judgedByPerson } from "../domains/identity/guard.js";
 import { checkLimits, checkWholeCharacters } from "../domains/limits/limits.js";
 import { sha256Hex } from "../kernel/builtins.js";
 import { logWarn } from "../kernel/log.js";
@@ -173,6 +173,8 @@ function callWithin(
           name: command.name,
           what: `${command.summary}: ${command.personSees ? await command.personSees(input, ctx) : inputShown(input)}`,
         });
+      if (command.judgment)
+        await judgedByPerson(ctx, { signal, name: command.name, what: inputShown(input) });
       return command.handler(input, { ...ctx, signal });
     });
   });

@@ -137,22 +137,32 @@ describe("goal tools over MCP", () => {
     ]);
     writePack(ws.dir, "fixture", evaluatorToml({ name: "ok", proof: "check", argv: nodeArgv("0") }));
     const mcp = await connectMcp(ws.dir, { args: ["--profile", "planner"] });
+    // The builder reports: a score from the owner's session is the owner's judgment, which a
+    // model gives only with the person's yes (owner-judgment.test.ts).
+    const builder = await connectMcp(ws.dir, {
+      env: { CAIRN_AGENT: addAgent(ws.dir, "bea", "builder").token },
+      args: ["--profile", "planner"],
+    });
     try {
       const run = structured(await callTool(mcp, "freeze_run", { goal })).run;
-      const attempt = structured(await callTool(mcp, "open_attempt", { run: run.id })).attempt;
-      const unknown = await callTool(mcp, "report_scores", {
+      const attempt = structured(await callTool(builder, "open_attempt", { run: run.id })).attempt;
+      const unknown = await callTool(builder, "report_scores", {
         attempt: attempt.id,
         scores: { looks_good: 1 },
       });
       expect(unknown.isError).toBeFalsy();
       expect(structured(unknown).refused.reason).toMatch(/its proofs are: check, review/);
-      const outside = await callTool(mcp, "report_scores", { attempt: attempt.id, scores: { review: -0.2 } });
+      const outside = await callTool(builder, "report_scores", {
+        attempt: attempt.id,
+        scores: { review: -0.2 },
+      });
       expect(outside.isError).toBe(true);
       expect(JSON.stringify(outside.content)).toMatch(/outside \[0,1\]/);
-      const decide = await callTool(mcp, "decide_attempt", { attempt: attempt.id });
+      const decide = await callTool(builder, "decide_attempt", { attempt: attempt.id });
       expect(structured(decide).refused.policy).toBe("evidence");
     } finally {
       await mcp.close();
+      await builder.close();
     }
   });
 

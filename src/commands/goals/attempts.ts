@@ -167,6 +167,7 @@ export const attemptShow = defineCommand({
 
 export const attemptReport = defineCommand({
   name: "attempt report",
+  judgment: true,
   summary:
     "Report scores in [0,1] for the contract's manual proofs: an agent's is a self-report (review at best), the owner's a judgment",
   effect: "write",

@@ -25,6 +25,7 @@ const renderSettled = (out: z.infer<typeof Settled>) => {
 export const attemptAccept = defineCommand({
   name: "attempt accept",
   supervises: true,
+  judgment: true,
   summary:
     "Workspace owner only: settle a review by keeping the attempt (commits its own changes; the owner's judgment)",
   effect: "write",
@@ -58,6 +59,7 @@ export const attemptAccept = defineCommand({
 
 export const attemptReject = defineCommand({
   name: "attempt reject",
+  judgment: true,
   summary:
     "Workspace owner only: settle a review by rejecting the attempt, with a reason; it then goes to revert",
   effect: "write",

@@ -86,10 +86,21 @@ function rememberNotAgreed(question: string, now: number): void {
  */
 export async function agreedByPerson(
   askPerson: AskPerson,
-  call: { actor: Actor; name: string; what: string; store: Store; signal: AbortSignal },
+  call: {
+    actor: Actor;
+    name: string;
+    what: string;
+    store: Store;
+    signal: AbortSignal;
+    /** What needs the person: a destructive call, or the owner's judgment (judgedByPerson). */
+    needs?: "destructive" | "judgment";
+  },
 ): Promise<void> {
   const caller = call.actor.isOwner ? "The owner's session" : `Agent ${call.actor.name} (${call.actor.id})`;
-  const question = `${caller} asks to run \`${call.name}\`, which is destructive: ${call.what}. Allow it?`;
+  const judgment = call.needs === "judgment";
+  const question = judgment
+    ? `${caller} asks to run \`${call.name}\`, which records your judgment as the owner: ${call.what}. Is it your judgment?`
+    : `${caller} asks to run \`${call.name}\`, which is destructive: ${call.what}. Allow it?`;
   const answer = await ASKING.run(call.signal, async () => {
     if (call.signal.aborted) return "unanswered" as const;
     if (notAgreedLately(question, Date.now())) return "asked lately" as const;
@@ -110,8 +121,31 @@ export async function agreedByPerson(
     answer === "no"
       ? `the person at the client did not allow \`${call.name}\``
       : answer === "unanswered"
-        ? `\`${call.name}\` is destructive and the person at the client gave no answer`
+        ? `\`${call.name}\` is ${judgment ? "the owner's judgment" : "destructive"} and the person at the client gave no answer`
         : `the person at the client did not allow this same \`${call.name}\` a few minutes ago; they are not asked again`,
     "do not retry it: leave it undone, or tell the person why it is needed and let them run it",
   );
+}
+
+/**
+ * The owner's judgment (settling a review, scoring a manual proof) is the person's, not a
+ * model's: with no agent token, a model's session is the owner's, and the model building an
+ * attempt scored its own manual proof as the owner's judgment, or accepted its own attempt in
+ * review, and it was kept with no person's word. A call from a model in the owner's session
+ * needs the person's yes where the client can ask them, and is refused where it cannot. A person
+ * at the terminal judges as the owner; an agent's score is its self-report, which reaches review
+ * at best, and settling a review is refused to it (requireOwner).
+ */
+export async function judgedByPerson(
+  ctx: { actor: Actor; audience: "model" | "person"; askPerson?: AskPerson; store: Store },
+  call: { name: string; what: string; signal: AbortSignal },
+): Promise<void> {
+  if (!ctx.actor.isOwner || ctx.audience !== "model") return;
+  if (!ctx.askPerson)
+    throw refuse(
+      "person",
+      `\`${call.name}\` records the owner's judgment, and this call comes from a model in the owner's session, through a client that cannot ask the person`,
+      `tell the person what you found and leave the judgment to them: they run \`cairn ${call.name}\` in a terminal`,
+    );
+  await agreedByPerson(ctx.askPerson, { ...call, actor: ctx.actor, store: ctx.store, needs: "judgment" });
 }

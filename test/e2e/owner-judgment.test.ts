@@ -1,0 +1,165 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { ElicitRequest, ElicitResult } from "@modelcontextprotocol/client";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  cairnJson,
+  contractWith,
+  evaluatorToml,
+  freezeRun,
+  gitWorkspace,
+  nodeArgv,
+  openAttempt,
+  writePack,
+} from "../helpers/goals.js";
+import { callTool, connectMcp, type McpHandle, type PersonAtClient } from "../helpers/mcp.js";
+import { addAgent, cairn, runSync } from "../helpers/workspace.js";
+
+/**
+ * With no agent token, a model's MCP session is the owner's, and the owner's word settles what a
+ * self-report cannot: a manual proof's score, a review's accept or reject. The model that built
+ * an attempt must not give that word itself: from a model it needs the person at the client.
+ */
+let repo: { dir: string; cleanup: () => void };
+const open: McpHandle[] = [];
+beforeEach(() => {
+  repo = gitWorkspace({ "lib.txt": "good\n" });
+});
+afterEach(async () => {
+  for (const handle of open.splice(0)) await handle.close();
+  repo.cleanup();
+});
+
+/** A person who gives `reply` to every question, and the questions they were asked. */
+function person(reply: ElicitResult) {
+  const asked: ElicitRequest["params"][] = [];
+  const at: PersonAtClient = {
+    answer: (request) => {
+      asked.push(request);
+      return reply;
+    },
+  };
+  return { asked, at };
+}
+
+/** A planner's server in the workspace: the owner's, or `token`'s agent's. */
+async function planner(at?: PersonAtClient, token?: string) {
+  const handle = await connectMcp(repo.dir, {
+    args: ["--profile", "planner"],
+    ...(at ? { person: at } : {}),
+    ...(token ? { env: { CAIRN_AGENT: token } } : {}),
+  });
+  open.push(handle);
+  return handle;
+}
+
+const refusalOf = (result: { structuredContent?: unknown }) =>
+  (result.structuredContent as { refused?: { policy: string; reason: string; next: string } }).refused;
+
+/** What the `cli` tool's command printed with --json: its exit code and output. */
+const viaCli = (result: { structuredContent?: unknown }) =>
+  result.structuredContent as { exit_code: number; output: { refused?: { policy: string } } };
+
+/** An attempt a builder agent made and evaluated, undecided: its manual proof has no score yet. */
+function evaluatedAttempt(builder: Record<string, string>): string {
+  const goal = contractWith(repo.dir, [
+    { name: "check", threshold: 1 },
+    { name: "design", manual: true, threshold: 1 },
+  ]);
+  writePack(
+    repo.dir,
+    "fixture",
+    evaluatorToml({ name: "fixture-check", proof: "check", argv: nodeArgv("process.exit(0)") }),
+  );
+  const attempt = openAttempt(repo.dir, freezeRun(repo.dir, goal), builder);
+  writeFileSync(join(repo.dir, "feature.txt"), "the attempt's work\n");
+  cairnJson(repo.dir, ["attempt", "eval", attempt], builder);
+  return attempt;
+}
+
+const decide = (attempt: string, builder: Record<string, string>) =>
+  cairnJson<{ verdict: string }>(repo.dir, ["attempt", "decide", attempt], builder).verdict;
+
+const commits = () => runSync("git", ["log", "--format=%s"], repo.dir).trim().split("\n").length;
+
+describe("the owner's judgment, asked of a model in the owner's session", () => {
+  it("is refused where the client cannot ask the person, through the tool and the cli hatch alike", async () => {
+    const builder = { CAIRN_AGENT: addAgent(repo.dir, "bea", "builder").token };
+    const attempt = evaluatedAttempt(builder);
+    const model = await planner();
+    const scored = await callTool(model, "report_scores", { attempt, scores: { design: 1 } });
+    expect(refusalOf(scored)).toMatchObject({ policy: "person" });
+    expect(refusalOf(scored)?.reason).toContain("records the owner's judgment");
+    // Nothing was recorded as the owner's: the builder's self-report alone reaches review.
+    cairnJson(repo.dir, ["attempt", "report", attempt, "--scores", '{"design":1}'], builder);
+    expect(decide(attempt, builder)).toBe("review");
+    const accepted = viaCli(await callTool(model, "cli", { argv: ["attempt", "accept", attempt] }));
+    expect(accepted.exit_code).toBe(3);
+    expect(accepted.output.refused).toMatchObject({ policy: "person" });
+    const rejected = viaCli(
+      await callTool(model, "cli", { argv: ["attempt", "reject", attempt, "--reason", "no"] }),
+    );
+    expect(rejected.output.refused).toMatchObject({ policy: "person" });
+    expect(commits()).toBe(1);
+    // The person at a terminal judges as the owner.
+    const byPerson = cairn(repo.dir, ["attempt", "accept", attempt, "--json"]);
+    expect(byPerson.code, byPerson.stderr).toBe(0);
+    expect(runSync("git", ["show", "HEAD:feature.txt"], repo.dir)).toBe("the attempt's work\n");
+  });
+
+  it("goes ahead only on the person's yes where the client can ask them; an agent's self-report asks no one", async () => {
+    const builderToken = addAgent(repo.dir, "bea", "builder").token;
+    const builder = { CAIRN_AGENT: builderToken };
+    const attempt = evaluatedAttempt(builder);
+    // The builder's own report is its self-report, not a judgment: no one is troubled.
+    const watching = person({ action: "accept", content: { allow: true } });
+    const asBuilder = await planner(watching.at, builderToken);
+    const selfReport = await callTool(asBuilder, "report_scores", { attempt, scores: { design: 0.9 } });
+    expect(selfReport.structuredContent).toMatchObject({ recorded: { design: 0.9 } });
+    expect(watching.asked).toHaveLength(0);
+
+    const declining = person({ action: "decline" });
+    const refused = await callTool(await planner(declining.at), "report_scores", {
+      attempt,
+      scores: { design: 1 },
+    });
+    expect(refusalOf(refused)).toMatchObject({ policy: "confirm" });
+    expect(declining.asked[0]?.message).toMatch(
+      new RegExp(
+        `^The owner's session asks to run \`attempt report\`, which records your judgment as the owner: .*${attempt}.*Is it your judgment\\?$`,
+      ),
+    );
+
+    const allowing = person({ action: "accept", content: { allow: true } });
+    const scored = await callTool(await planner(allowing.at), "report_scores", {
+      attempt,
+      scores: { design: 1 },
+    });
+    expect(scored.structuredContent).toMatchObject({ recorded: { design: 1 } });
+    expect(allowing.asked).toHaveLength(1);
+    // The person's yes made it the owner's judgment: with the check passing, the attempt is kept.
+    expect(decide(attempt, builder)).toBe("keep");
+  });
+
+  it("settles a review from a model only on the person's yes", async () => {
+    const builder = { CAIRN_AGENT: addAgent(repo.dir, "bea", "builder").token };
+    const attempt = evaluatedAttempt(builder);
+    cairnJson(repo.dir, ["attempt", "report", attempt, "--scores", '{"design":1}'], builder);
+    expect(decide(attempt, builder)).toBe("review");
+    const declining = person({ action: "decline" });
+    const refused = await callTool(await planner(declining.at), "cli", {
+      argv: ["attempt", "accept", attempt],
+    });
+    expect(viaCli(refused).output.refused).toMatchObject({ policy: "confirm" });
+    expect(declining.asked[0]?.message).toContain(
+      "`attempt accept`, which records your judgment as the owner",
+    );
+    expect(commits()).toBe(1);
+    const allowing = person({ action: "accept", content: { allow: true } });
+    const accepted = viaCli(
+      await callTool(await planner(allowing.at), "cli", { argv: ["attempt", "accept", attempt] }),
+    );
+    expect(accepted.exit_code).toBe(0);
+    expect(runSync("git", ["show", "HEAD:feature.txt"], repo.dir)).toBe("the attempt's work\n");
+  });
+});
