@@ -63,7 +63,8 @@ export interface WorkspaceCommand<I extends z.ZodObject = z.ZodObject, O extends
    */
   supervises?: true;
   /**
-   * Records the owner's judgment (settling a review, scoring a manual proof), which a model must
+   * Records the owner's judgment (settling a review, scoring a manual proof, approving an
+   * evaluator), which a model must
    * not give itself: from a model in the owner's session it needs the person's yes (see
    * `judgedByPerson`).
    */

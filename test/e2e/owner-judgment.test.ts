@@ -100,6 +100,13 @@ describe("the owner's judgment, asked of a model in the owner's session", () => 
       await callTool(model, "cli", { argv: ["attempt", "reject", attempt, "--reason", "no"] }),
     );
     expect(rejected.output.refused).toMatchObject({ policy: "person" });
+    // Nor does it approve the evaluator it proposed: a person approves what will judge.
+    const goal = contractWith(repo.dir, [{ name: "speed", threshold: 1 }]);
+    const proposed = await callTool(model, "propose_evaluator", { goal, proof: "speed", argv: ["true"] });
+    const proposal = (proposed.structuredContent as { proposal: { id: string } }).proposal.id;
+    const approved = viaCli(await callTool(model, "cli", { argv: ["eval", "approve", proposal] }));
+    expect(approved.output.refused).toMatchObject({ policy: "person" });
+    expect(cairn(repo.dir, ["eval", "approve", proposal, "--json"]).code).toBe(0);
     expect(commits()).toBe(1);
     // The person at a terminal judges as the owner.
     const byPerson = cairn(repo.dir, ["attempt", "accept", attempt, "--json"]);

@@ -166,6 +166,8 @@ export const evalPropose = defineCommand({
 export const evalApprove = defineCommand({
   name: "eval approve",
   supervises: true,
+  // A person approves what will judge: a model approving the evaluator it proposed judges itself.
+  judgment: true,
   summary:
     "Approve an evaluator proposal (owner or a planning role): runs it once and refuses a rule that extracts nothing",
   effect: "write",
