@@ -35,7 +35,8 @@ interface CommandBase<I extends z.ZodObject, O extends z.ZodType> {
   auditInput?(input: z.infer<I>): Record<string, unknown>;
   /**
    * What the person at the client is shown of a destructive call before they agree, beside its
-   * summary (the fact it deletes); the call's input, quoted, when absent. It may refuse as the
+   * summary (the fact it deletes), or of a judgment they are asked to own (the attempt and why it
+   * is in review); the call's input, quoted, when absent. It may refuse as the
    * handler would, so that no one is asked about a call that cannot happen.
    */
   personSees?(input: z.infer<I>, ctx: CommandContext): Promise<string>;

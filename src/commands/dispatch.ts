@@ -174,7 +174,12 @@ function callWithin(
           what: `${command.summary}: ${command.personSees ? await command.personSees(input, ctx) : inputShown(input)}`,
         });
       if (command.judgment)
-        await judgedByPerson(ctx, { signal, name: command.name, what: inputShown(input) });
+        await judgedByPerson(ctx, {
+          signal,
+          name: command.name,
+          what: () =>
+            command.personSees ? command.personSees(input, ctx) : Promise.resolve(inputShown(input)),
+        });
       return command.handler(input, { ...ctx, signal });
     });
   });

@@ -137,8 +137,15 @@ describe("the owner's judgment, asked of a model in the owner's session", () => 
       ),
     );
 
+    expect(declining.asked[0]?.message).toContain(`score design 1 for ${attempt}, opened by A-1 on goal G-1`);
+
     const allowing = person({ action: "accept", content: { allow: true } });
-    const scored = await callTool(await planner(allowing.at), "report_scores", {
+    const judge = await planner(allowing.at);
+    // A report refused anyway (a proof the contract does not have) troubles no one.
+    const unknown = await callTool(judge, "report_scores", { attempt, scores: { looks_good: 1 } });
+    expect(refusalOf(unknown)?.reason).toMatch(/its proofs are: check, design/);
+    expect(allowing.asked).toHaveLength(0);
+    const scored = await callTool(judge, "report_scores", {
       attempt,
       scores: { design: 1 },
     });
@@ -160,6 +167,9 @@ describe("the owner's judgment, asked of a model in the owner's session", () => 
     expect(viaCli(refused).output.refused).toMatchObject({ policy: "confirm" });
     expect(declining.asked[0]?.message).toContain(
       "`attempt accept`, which records your judgment as the owner",
+    );
+    expect(declining.asked[0]?.message).toContain(
+      `keep (commit its changes) ${attempt}, opened by A-1, in review because:`,
     );
     expect(commits()).toBe(1);
     const allowing = person({ action: "accept", content: { allow: true } });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { attemptOrThrow, openAttempt, reportScores } from "../../domains/goals/attempts.js";
+import { attemptOrThrow, describeReport, openAttempt, reportScores } from "../../domains/goals/attempts.js";
 import type { Decision } from "../../domains/goals/decide.js";
 import { evalAttempt } from "../../domains/goals/evaluate.js";
 import type { EvaluatorDefinition } from "../../domains/goals/evaluators/definition.js";
@@ -179,6 +179,7 @@ export const attemptReport = defineCommand({
       .describe('manual proof name → score in [0,1], e.g. {"review":0.9}'),
   }),
   output: z.object({ attempt_id: z.string(), recorded: z.record(z.string(), z.number()) }),
+  personSees: (input, ctx) => describeReport(ctx.store, input.attempt, input.scores),
   async handler(input, ctx) {
     const { scores } = await reportScores(ctx.store, input.attempt, input.scores, ctx.actor.id, ctx.now());
     return { attempt_id: input.attempt, recorded: scores };

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { type DryRun, dryRunText } from "../../domains/goals/dry-run.js";
 import { loadCatalog } from "../../domains/goals/evaluators/catalog.js";
 import { EvaluatorDefinition, matchOf } from "../../domains/goals/evaluators/definition.js";
-import { decideProposal, proposeEvaluator } from "../../domains/goals/proposals.js";
+import { decideProposal, describeProposal, proposeEvaluator } from "../../domains/goals/proposals.js";
 import { catalogDirectories, selectionFor } from "../../domains/goals/runs.js";
 import type { ProposalRecord } from "../../store/store.js";
 import type { CommandContext } from "../context.js";
@@ -177,6 +177,7 @@ export const evalApprove = defineCommand({
     force: z.boolean().optional().describe("approve even if the dry run extracts no number"),
   }),
   output: z.object({ proposal: Proposal, dry_run: DryRunView.nullable() }),
+  personSees: (input, ctx) => describeProposal(ctx.store, input.proposal),
   async handler(input, ctx) {
     const { proposal, dryRun } = await decideProposal(
       ctx.store,

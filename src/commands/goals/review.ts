@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { settleReview } from "../../domains/goals/verdict.js";
+import { describeReview, settleReview } from "../../domains/goals/verdict.js";
 import { defineCommand } from "../define.js";
 import { shortId } from "../ids.js";
 import { Attempt, attemptView, hooksSaid } from "./views.js";
@@ -36,6 +36,7 @@ export const attemptAccept = defineCommand({
     run_hooks: z.boolean().optional().describe("run the repository's commit hooks (default: skipped)"),
   }),
   output: Settled,
+  personSees: (input, ctx) => describeReview(ctx.store, input.attempt, "accepted"),
   async handler(input, ctx) {
     const settled = await settleReview(
       ctx.store,
@@ -69,6 +70,7 @@ export const attemptReject = defineCommand({
     reason: z.string().min(1).max(2000).describe("why it is rejected"),
   }),
   output: Settled,
+  personSees: (input, ctx) => describeReview(ctx.store, input.attempt, "rejected"),
   async handler(input, ctx) {
     const settled = await settleReview(
       ctx.store,

@@ -181,34 +181,59 @@ export async function reportScores(
   actor: string,
   at: string,
 ) {
-  const entries = Object.entries(scores);
-  if (entries.length === 0) throw usageError("scores: give at least one proof name and score");
   return store.write(async (tx) => {
-    const attempt = await attemptOrThrow(tx, attemptId);
-    refuseIfSettled(attempt);
-    const run = await runOrThrow(tx, attempt.runId);
-    const proofs = run.contract.proofs;
-    for (const [name, score] of entries) {
-      const proof = proofs.find((item) => item.name === name);
-      if (!proof) throw unknownProof(name, proofs);
-      if (!proof.manual) {
-        const manual =
-          proofs
-            .filter((item) => item.manual)
-            .map((item) => item.name)
-            .join(", ") || "(none)";
-        throw refuse(
-          "self-report",
-          `${name} is measured by cairn's evaluators; a score for it cannot be reported`,
-          `run \`cairn attempt eval ${attemptId}\`; reports are accepted for manual proofs only: ${manual}`,
-        );
-      }
-      if (!Number.isFinite(score) || score < 0 || score > 1)
-        throw usageError(`scores.${name}: ${score} is outside [0,1]`);
-    }
+    const { attempt } = await reportable(tx, attemptId, scores);
+    const entries = Object.entries(scores);
     for (const [proof, score] of entries)
       await tx.goals.insertScoreReport({ attemptId, proof, score, reportedBy: actor, at });
     await tx.journal.append({ at, actor, action: "attempt.report", subject: attemptId, data: { scores } });
     return { attempt, scores };
   });
+}
+
+/**
+ * What the person is asked to own when a model reports the owner's scores (judgedByPerson): the
+ * scores, the attempt and its goal. A report refused anyway is refused here, before anyone is asked.
+ */
+export async function describeReport(
+  store: Store,
+  attemptId: string,
+  scores: Record<string, number>,
+): Promise<string> {
+  return store.read(async (tx) => {
+    const { attempt, run } = await reportable(tx, attemptId, scores);
+    const given = Object.entries(scores)
+      .map(([proof, score]) => `${proof} ${score}`)
+      .join(", ");
+    return `score ${given} for ${attempt.id}, opened by ${attempt.openedBy} on goal ${run.goalId} (${quoteValue(run.contract.goal, 200)})`;
+  });
+}
+
+/** The attempt and run a report of `scores` may be recorded on, or the refusal it meets. */
+async function reportable(tx: Tx, attemptId: string, scores: Record<string, number>) {
+  const entries = Object.entries(scores);
+  if (entries.length === 0) throw usageError("scores: give at least one proof name and score");
+  const attempt = await attemptOrThrow(tx, attemptId);
+  refuseIfSettled(attempt);
+  const run = await runOrThrow(tx, attempt.runId);
+  const proofs = run.contract.proofs;
+  for (const [name, score] of entries) {
+    const proof = proofs.find((item) => item.name === name);
+    if (!proof) throw unknownProof(name, proofs);
+    if (!proof.manual) {
+      const manual =
+        proofs
+          .filter((item) => item.manual)
+          .map((item) => item.name)
+          .join(", ") || "(none)";
+      throw refuse(
+        "self-report",
+        `${name} is measured by cairn's evaluators; a score for it cannot be reported`,
+        `run \`cairn attempt eval ${attemptId}\`; reports are accepted for manual proofs only: ${manual}`,
+      );
+    }
+    if (!Number.isFinite(score) || score < 0 || score > 1)
+      throw usageError(`scores.${name}: ${score} is outside [0,1]`);
+  }
+  return { attempt, run };
 }

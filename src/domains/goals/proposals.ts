@@ -172,6 +172,23 @@ export async function decideProposal(
   return { proposal, dryRun };
 }
 
+/**
+ * What the person is asked to own when a model approves an evaluator (judgedByPerson): what it
+ * runs, what it measures and who proposed it. One refused anyway is refused here, before anyone is asked.
+ */
+export async function describeProposal(store: Store, id: string): Promise<string> {
+  const found = await store.read((tx) => tx.goals.proposal(id));
+  if (!found)
+    throw notFound(`no evaluator proposal ${quoteValue(id)}`, "`cairn eval proposals GOAL` lists them");
+  refuseDecided(found);
+  const argv = (found.definition as { argv?: unknown }).argv;
+  const runs = Array.isArray(argv)
+    ? argv.map((word) => quoteValue(String(word), 200)).join(" ")
+    : "(no command)";
+  const hidden = (found.definition as { hidden?: unknown }).hidden === true ? ", hidden from builders" : "";
+  return `${found.id}, proposed by ${found.proposedBy}, to measure proof ${found.proof} of goal ${found.goalId}${hidden}: it runs ${runs}`;
+}
+
 function refuseDecided(proposal: ProposalRecord): void {
   if (proposal.status !== "proposed")
     throw refuse(

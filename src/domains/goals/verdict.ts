@@ -1,5 +1,6 @@
 import { gitHead } from "../../kernel/git.js";
 import { conflict, RefusedError, refuse, usageError } from "../../kernel/outcome.js";
+import { quoteValue } from "../../kernel/text.js";
 import type { AttemptRecord, AttemptResolution, Store, Tx } from "../../store/store.js";
 import { type Actor, requireActiveIn } from "../identity/actor.js";
 import { type AttemptScope, changesOutOfScope, workspacePaths } from "./attempt-scope.js";
@@ -309,6 +310,22 @@ export async function settleReview(
     () => settleHeld(store, dir, attemptId, actor, outcome, reason, at, options),
     options.signal,
   );
+}
+
+/**
+ * What the person is asked to own when a model settles a review (judgedByPerson): the attempt,
+ * who opened it, and why it is in review. One refused anyway is refused here, before anyone is asked.
+ */
+export async function describeReview(
+  store: Store,
+  attemptId: string,
+  outcome: AttemptResolution["outcome"],
+): Promise<string> {
+  const attempt = await store.read((tx) => attemptOrThrow(tx, attemptId));
+  refuseUnlessInReview(attempt);
+  const reasons = ((attempt.decision as { reasons?: string[] } | null)?.reasons ?? []).join("; ");
+  const act = outcome === "accepted" ? "keep (commit its changes)" : "reject (to revert)";
+  return `${act} ${attempt.id}, opened by ${attempt.openedBy}, in review because: ${quoteValue(reasons || "(no reason recorded)", 600)}`;
 }
 
 /** `settleReview` while no other keep, accept or revert works in the checkout: read afresh. */

@@ -138,7 +138,8 @@ export async function agreedByPerson(
  */
 export async function judgedByPerson(
   ctx: { actor: Actor; audience: "model" | "person"; askPerson?: AskPerson; store: Store },
-  call: { name: string; what: string; signal: AbortSignal },
+  /** `what` says what the person is asked to own; it refuses a call that would be refused anyway. */
+  call: { name: string; what: () => Promise<string>; signal: AbortSignal },
 ): Promise<void> {
   if (!ctx.actor.isOwner || ctx.audience !== "model") return;
   if (!ctx.askPerson)
@@ -147,5 +148,13 @@ export async function judgedByPerson(
       `\`${call.name}\` records the owner's judgment, and this call comes from a model in the owner's session, through a client that cannot ask the person`,
       `tell the person what you found and leave the judgment to them: they run \`cairn ${call.name}\` in a terminal`,
     );
-  await agreedByPerson(ctx.askPerson, { ...call, actor: ctx.actor, store: ctx.store, needs: "judgment" });
+  const what = await call.what();
+  await agreedByPerson(ctx.askPerson, {
+    name: call.name,
+    what,
+    signal: call.signal,
+    actor: ctx.actor,
+    store: ctx.store,
+    needs: "judgment",
+  });
 }
