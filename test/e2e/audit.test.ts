@@ -201,6 +201,36 @@ describe("audit log through the faces", () => {
     ).toEqual(["shortcut add", "shortcut run"]);
   });
 
+  it("an agent's write with a long input still names its command, its caller and how it ended: refused or done", () => {
+    const held = cairn(ws.dir, ["task", "add", "the owner's epic", "--json"]).json as {
+      task: { id: string };
+    };
+    expect(cairn(ws.dir, ["task", "claim", held.task.id]).code).toBe(0);
+    const probe = addAgent(ws.dir, "prober", "builder");
+    const as = { env: { CAIRN_AGENT: probe.token } };
+    // Twelve criteria of 900 characters each: every one within its limit.
+    const criteria = Array.from({ length: 12 }, (_, n) => ["--criteria", `${"x".repeat(900)}${n}`]).flat();
+    const refused = cairn(ws.dir, ["task", "add", "a part", "--parent", held.task.id, ...criteria], as);
+    expect(refused.code, refused.stderr).toBe(3);
+    const done = cairn(ws.dir, ["task", "add", "its own", ...criteria], as);
+    expect(done.code, done.stderr).toBe(0);
+    const [first, second] = lines()
+      .slice(-2)
+      .map((line) => JSON.parse(line) as { actor: string; data: Record<string, unknown> });
+    expect(first).toMatchObject({
+      actor: `${probe.id}:prober`,
+      data: { command: "task add", effect: "write", outcome: "refused", policy: "ownership" },
+    });
+    expect(second).toMatchObject({
+      actor: `${probe.id}:prober`,
+      data: { command: "task add", effect: "write", outcome: "ok" },
+    });
+    // What it was asked to do is there too, cut: its title and the first of its criteria.
+    expect(second?.data.input).toMatchObject({ title: "its own" });
+    for (const line of lines().slice(-2)) expect(Buffer.byteLength(line)).toBeLessThan(16 * 1024);
+    expect(cairn(ws.dir, ["audit", "verify"]).code).toBe(0);
+  });
+
   it("`audit verify` exits non-zero naming the first edited line", () => {
     const original = readFileSync(auditPath(), "utf8");
     const all = original.trimEnd().split("\n");

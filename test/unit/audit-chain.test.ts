@@ -1,7 +1,7 @@
 import { linkSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { GENESIS, parseLine } from "../../src/domains/audit/chain.js";
+import { boundData, GENESIS, MAX_LINE_BYTES, parseLine } from "../../src/domains/audit/chain.js";
 import { AUDIT_FILE, AuditLog, segmentsIn } from "../../src/domains/audit/log.js";
 import { verifyAudit } from "../../src/domains/audit/verify.js";
 import { scratchDir } from "../helpers/workspace.js";
@@ -118,6 +118,22 @@ describe("audit chain", () => {
     renameSync(live, join(scratch.dir, "audit-20990101T000000.jsonl"));
     fill(2).close();
     expect(verifyAudit(scratch.dir)).toMatchObject({ ok: false, broken: { file: AUDIT_FILE, line: 1 } });
+  });
+
+  it("bounds any data to the line's cap and keeps the words naming the event, however deep the rest", () => {
+    const level = (depth: number): unknown =>
+      depth === 0
+        ? "y".repeat(5_000)
+        : Object.fromEntries(Array.from({ length: 40 }, (_, n) => [`k${n}`, level(depth - 1)]));
+    const data = { command: "task add", outcome: "refused", policy: "ownership", input: level(4) };
+    const bounded = boundData(data);
+    expect(bounded).toMatchObject({ command: "task add", outcome: "refused", policy: "ownership" });
+    expect(Buffer.byteLength(JSON.stringify(bounded))).toBeLessThanOrEqual(MAX_LINE_BYTES / 2);
+    // Many words past their limit are each cut, not replaced by one digest.
+    const wide = Object.fromEntries(Array.from({ length: 100 }, (_, n) => [`f${n}`, "é".repeat(3_000)]));
+    const cut = boundData({ command: "note add", ...wide });
+    expect(cut.command).toBe("note add");
+    expect(Buffer.byteLength(JSON.stringify(cut))).toBeLessThanOrEqual(MAX_LINE_BYTES / 2);
   });
 
   it("tail returns as many entries as asked, however long their lines", () => {

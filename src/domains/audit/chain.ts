@@ -79,31 +79,68 @@ export function parseLine(line: string): ParsedLine {
   return { ok: true, entry };
 }
 
-/** Trim an event's data so its line stays under the cap: long strings are cut, with their length kept. */
-export function boundData(data: Record<string, unknown>, maxString = 1_024): Record<string, unknown> {
-  const trim = (value: unknown, depth: number): unknown => {
-    if (typeof value === "string") {
-      return value.length > maxString ? `${value.slice(0, maxString)}… (${value.length} chars)` : value;
-    }
-    if (Array.isArray(value)) {
-      const items = value.slice(0, 64).map((item) => trim(item, depth + 1));
-      return value.length > 64 ? [...items, `… (${value.length} items)`] : items;
-    }
-    if (value !== null && typeof value === "object") {
-      if (depth > 3) return "…";
-      return Object.fromEntries(
-        Object.entries(value as Record<string, unknown>)
-          .slice(0, 32)
-          .map(([key, item]) => [key, trim(item, depth + 1)]),
-      );
-    }
-    return value;
-  };
-  const bounded = trim(data, 0) as Record<string, unknown>;
-  if (JSON.stringify(bounded).length > MAX_LINE_BYTES / 2) {
-    return { truncated: true, sha256: sha256Hex(JSON.stringify(data)) };
+/** How hard `boundData` cuts: a string's characters, a list's items, an object's members. */
+interface Cut {
+  chars: number;
+  items: number;
+  members: number;
+}
+
+/** `value` with long strings, lists and objects cut as `cut` says, each cut saying what it left out. */
+function trimmed(value: unknown, cut: Cut, depth = 0): unknown {
+  if (typeof value === "string") {
+    return value.length > cut.chars ? `${value.slice(0, cut.chars)}… (${value.length} chars)` : value;
   }
-  return bounded;
+  if (Array.isArray(value)) {
+    const items = value.slice(0, cut.items).map((item) => trimmed(item, cut, depth + 1));
+    return value.length > cut.items ? [...items, `… (${value.length} items)`] : items;
+  }
+  if (value !== null && typeof value === "object") {
+    if (depth > 3) return "…";
+    const entries = Object.entries(value as Record<string, unknown>);
+    const kept = entries
+      .slice(0, cut.members)
+      .map(([key, item]) => [trimmed(key, cut) as string, trimmed(item, cut, depth + 1)]);
+    return Object.fromEntries(
+      entries.length > cut.members ? [...kept, ["…", `(${entries.length} members)`]] : kept,
+    );
+  }
+  return value;
+}
+
+/** Each cut tighter than the one before, tried in turn until the data fits. */
+const CUTS: readonly Cut[] = [
+  { chars: 1_024, items: 64, members: 32 },
+  { chars: 256, items: 8, members: 16 },
+  { chars: 64, items: 2, members: 8 },
+];
+
+const fitsLine = (value: unknown) => Buffer.byteLength(JSON.stringify(value)) <= MAX_LINE_BYTES / 2;
+
+/**
+ * Trim an event's data so its line stays under the cap: long strings are cut, with their length
+ * kept, and a value still too long is cut harder. What names the event (its top-level words: the
+ * command, its outcome, a refusal's policy) stays whatever the input held: replaced whole by a
+ * digest, a write with a dozen long criteria left a line naming neither its command nor that it
+ * was refused, so an agent could make any call of its own unreadable in the log.
+ */
+export function boundData(data: Record<string, unknown>): Record<string, unknown> {
+  for (const cut of CUTS) {
+    const bounded = trimmed(data, cut) as Record<string, unknown>;
+    if (fitsLine(bounded)) return bounded;
+  }
+  // Last: each top-level word cut short, anything nested kept by its digest alone.
+  const named = Object.fromEntries(
+    Object.entries(data)
+      .slice(0, 16)
+      .map(([key, value]) => [
+        trimmed(key, { chars: 64, items: 0, members: 0 }) as string,
+        value !== null && typeof value === "object"
+          ? { truncated: true, sha256: sha256Hex(JSON.stringify(value)) }
+          : trimmed(value, { chars: 256, items: 0, members: 0 }),
+      ]),
+  );
+  return fitsLine(named) ? named : { truncated: true, sha256: sha256Hex(JSON.stringify(data)) };
 }
 
 /** An entry recorded earlier, kept where the log's writers cannot reach, that the log must still hold. */
