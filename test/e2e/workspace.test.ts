@@ -762,6 +762,31 @@ describe("export and import", () => {
     expect(untouched.imported.code, untouched.imported.stderr).toBe(0);
   });
 
+  it("refuses a JSON column holding what cairn never stores there (traces as one text, labels as an object, a shortcut's command as a string), writing nothing", () => {
+    const lines = exportedBoard();
+    // Restored, a task's traces that were not a list made `task ready`, `now` and the briefs of
+    // the workspace fail for every agent; a shortcut's command as one string, `shortcut list`.
+    const edits: [string, string, (row: Record<string, unknown>) => void, RegExp][] = [
+      ["tasks", "T-2", (row) => (row.traces = "src/a.ts"), /its traces is not JSON/],
+      ["tasks", "T-2", (row) => (row.traces = '"src/a.ts"'), /its traces is not what cairn stores there/],
+      ["tasks", "T-1", (row) => (row.labels = '{"ok":1}'), /its labels is not what cairn stores there/],
+      ["tasks", "T-1", (row) => (row.estimate = "[1,2,3]"), /its estimate is not what cairn stores there/],
+      ["shortcuts", "lint", (row) => (row.argv = '"npx biome"'), /its argv is not what cairn stores there/],
+      ["facts", "F-1", (row) => (row.topics = "{}"), /its topics is not what cairn stores there/],
+    ];
+    for (const [table, id, edit, reason] of edits) {
+      const edited = importEdited(lines, table, id, edit);
+      expect(edited.imported.code, `${table} ${id}: ${edited.imported.stderr}`).toBe(2);
+      expect(edited.imported.stderr).toContain(`line ${edited.line} (${table} "${id}")`);
+      expect(edited.imported.stderr).toMatch(reason);
+      expect(existsSync(join(edited.target, ".cairn"))).toBe(false);
+    }
+    // The file as exported still imports, and its board reads.
+    const untouched = importEdited(lines, "tasks", "T-2", () => {});
+    expect(untouched.imported.code, untouched.imported.stderr).toBe(0);
+    expect(cairn(untouched.target, ["task", "ready"]).code).toBe(0);
+  });
+
   it("refuses an agent no command could have added (the id owner, role owner, a name read as the owner or an id), writing nothing", () => {
     const source = initWorkspace();
     let lines: string[];

@@ -96,7 +96,7 @@ const UNBOUNDED = new Set(["briefs.text"]);
 /** The columns that name a row in a message, first present wins. */
 const NAMING_COLUMNS = ["id", "name", "key", "term", "task_id", "attempt_id", "run_id", "agent"];
 
-function recordName({ table, row }: DumpRecord): string {
+export function recordName({ table, row }: DumpRecord): string {
   const column = NAMING_COLUMNS.find((name) => row[name] !== undefined && row[name] !== null);
   return column ? `${table} ${quoteValue(String(row[column]))}` : table;
 }

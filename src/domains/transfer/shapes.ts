@@ -7,6 +7,7 @@ import { AGENT_NAME, readsAsPerson } from "../identity/agents.js";
 import { SEVERITIES, TRUSTS } from "../knowledge/notes.js";
 import { shows } from "../knowledge/text.js";
 import { isReservedRole } from "../workspace/config.js";
+import { recordName } from "./limits.js";
 
 /**
  * What a row's JSON must hold, where no column constraint can say it: the store reads these
@@ -100,8 +101,98 @@ function agentProblem(row: DumpRecord["row"]): string | undefined {
   return undefined;
 }
 
+const strings = z.array(z.string());
+const object = z.record(z.string(), z.unknown());
+const setting = OwnerSetting;
+
+/**
+ * The JSON a column holds, as the store writes it and its readers take it without a second look:
+ * a task's traces that were not a list made `task ready`, `now` and every brief fail for every
+ * agent of the workspace, and a criterion's verify command that was one text made the task's brief
+ * fail. Columns holding what cairn composes as it runs (frozen runs, attempts) are held to the
+ * kind of JSON they are, an object or a list.
+ */
+const JSON_SHAPES: Readonly<Record<string, z.ZodType>> = {
+  "events.data": object,
+  "facts.topics": strings,
+  "tasks.estimate": z.object({ optimistic: z.number(), probable: z.number(), pessimistic: z.number() }),
+  "tasks.traces": strings,
+  "tasks.labels": strings,
+  "task_criteria.verify": strings.min(1),
+  "task_criteria.params": z.record(z.string(), z.string()),
+  "task_criteria.evidence": z.object({
+    argv: strings,
+    exit_code: z.number().nullable(),
+    signal: z.string().nullable(),
+    timed_out: z.boolean(),
+    duration_ms: z.number(),
+    output_bytes: z.number(),
+    output_tail: z.string(),
+    output_sha256: z.string(),
+    git_head: z.string().nullable(),
+    error: z.string().nullable(),
+    at: z.string(),
+    tree: z.string().optional(),
+    tree_after: z.string().optional(),
+    shortcut: z
+      .object({ name: z.string(), version: z.number(), source: z.enum(["config", "store"]), argv: strings })
+      .optional(),
+  }),
+  "task_criteria.setting": setting,
+  "task_criteria.shortcut_definition": z.object({ name: z.string(), argv: strings.min(1) }),
+  "queues.steps": strings,
+  "shortcuts.argv": strings.min(1),
+  "shortcuts.roles": strings,
+  "goals.constraints": strings,
+  "goals.non_goals": strings,
+  "goals.proofs": z.array(
+    z.object({
+      name: z.string(),
+      direction: z.enum(["higher", "lower"]),
+      threshold: z.number().nullable(),
+      manual: z.boolean(),
+      description: z.string(),
+    }),
+  ),
+  "goal_milestones.proofs": strings,
+  "goal_milestones.depends_on": strings,
+  "goal_contract_changes.fields": strings,
+  "goal_contract_changes.before": object,
+  "goal_contract_changes.after": object,
+  "goal_evaluator_proposals.definition": object,
+  "goal_runs.contract": object,
+  "goal_runs.milestones": z.array(object),
+  "goal_runs.manifest": z.array(object),
+  "goal_attempts.base_changes": strings,
+  "goal_attempts.base_hashes": z.record(z.string(), z.string()),
+  "goal_attempts.input_drift": strings,
+  "goal_attempts.resolution": object,
+  "goal_attempts.decision": object,
+};
+
+/** Why a JSON column of the row does not hold what the store writes there (see JSON_SHAPES). */
+function jsonProblem({ table, row }: DumpRecord): string | undefined {
+  for (const column in row) {
+    const shape = JSON_SHAPES[`${table}.${column}`];
+    const value = row[column];
+    // Null is the store's to take or refuse (a column that may be empty, or one NOT NULL).
+    if (!shape || value === null || value === undefined) continue;
+    const json = decoded(value);
+    if (json === undefined) return `its ${column} is not JSON`;
+    const parsed = shape.safeParse(json);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const where = issue?.path.map(String).join(".");
+      return `its ${column} is not what cairn stores there (${where ? `${where}: ` : ""}${issue?.message ?? "not JSON"})`;
+    }
+  }
+  return undefined;
+}
+
 /** Why a row's times or a fact's count are not what a command writes, or undefined when they are. */
 function rowProblem(record: DumpRecord): string | undefined {
+  const json = jsonProblem(record);
+  if (json) return json;
   for (const column in record.row) {
     const value = record.row[column];
     if (holdsTime(column) && typeof value === "string" && !isStamp(value)) {
@@ -131,7 +222,7 @@ export function checkRecordShape(record: DumpRecord, line: number): void {
   const problem = rowProblem(record);
   if (problem) {
     throw usageError(
-      `import: line ${line} (${record.table} ${quoteValue(String(record.row.id ?? record.row.key ?? ""))}): ${problem}`,
+      `import: line ${line} (${recordName(record)}): ${problem}`,
       "nothing was imported: import the file as `cairn export` wrote it",
     );
   }
