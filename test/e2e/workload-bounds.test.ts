@@ -392,6 +392,48 @@ describe("lists any writer can grow are paged or capped, and read a page from th
     expect(rest.next_offset).toBeNull();
   });
 
+  it("a criterion's shortcut params hold at most 16 KiB in all, as the command they fill: refused naming the limit", () => {
+    const env = { CAIRN_AGENT: addAgent(ws.dir, "paramer", "dev").token };
+    arrange(ws.dir, ["shortcut", "add", "greet", "--argv", "echo", "--argv", "{{who}}", "--effect", "read"], {
+      env,
+    });
+    const task = (
+      cairn(ws.dir, ["task", "add", "its own", "--json"], { env }).json as { task: { id: string } }
+    ).task.id;
+    // Each pair within a word's limit: a thousand of them made one criterion of 4 MB, read whole
+    // with every show and brief of its task (eight took `task show` to 150 MB).
+    const pairs = (count: number) =>
+      Array.from({ length: count }, (_, n) => `p${n}=${"v".repeat(4_000)}`).flatMap((pair) => [
+        "--params",
+        pair,
+      ]);
+    const criterion = (count: number) =>
+      cairn(
+        ws.dir,
+        [
+          "task",
+          "criterion",
+          task,
+          "--text",
+          "greets",
+          "--shortcut",
+          "greet",
+          "--params",
+          "who=x",
+          ...pairs(count),
+          "--json",
+        ],
+        { env },
+      );
+    const refused = criterion(5);
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(refused.stderr).toContain("params hold at most 16384 characters in all (these have 20");
+    expect(refused.stderr.length).toBeLessThan(2_000);
+    const shown = cairn(ws.dir, ["task", "show", task, "--json"]).json as { criteria: unknown[] };
+    expect(shown.criteria).toHaveLength(0);
+    expect(criterion(0).code).toBe(0);
+  });
+
   it("a shortcut's command holds at most 16 KiB in all: refused naming the limit, the value quoted cut", () => {
     const env = { CAIRN_AGENT: addAgent(ws.dir, "bob", "dev").token };
     // 256 words of 4 KiB each passed every word's limit: 1 MiB a shortcut, which every shortcut
@@ -436,6 +478,7 @@ describe("lists any writer can grow are paged or capped, and read a page from th
       chars: {
         "shortcut command": 16_384,
         "criterion verify command": 16_384,
+        "criterion shortcut params": 16_384,
         "queue steps": 262_144,
         "goal contract, as JSON": 1_048_576,
       },

@@ -29,6 +29,19 @@ describe("an import holds lists to the commands' totals", () => {
       message: `task_criteria "T-1"): verify: a verify command holds at most ${ARGV_TOTAL_CHARS} characters in all (this one has 20000)`,
     },
     {
+      table: "task_criteria",
+      // Counted as the NAME=VALUE words `task criterion --params` took: `k0=` and 3,997 more each.
+      row: (values: string[]) => ({
+        task_id: "T-1",
+        n: 1,
+        text: "greets",
+        params: JSON.stringify(Object.fromEntries(values.map((value, i) => [`k${i}`, value.slice(3)]))),
+      }),
+      over: words(5),
+      within: words(4),
+      message: `task_criteria "T-1"): params: a criterion's params hold at most ${ARGV_TOTAL_CHARS} characters in all (this one has 20000)`,
+    },
+    {
       table: "queues",
       row: (steps: string[]) => ({ name: "long", steps: JSON.stringify(steps), cursor: 0 }),
       over: words(66),

@@ -33,14 +33,16 @@ export const ARGV_WORDS = 256;
 export const ARGV_TOTAL_CHARS = 16 * 1024;
 
 /**
- * What many values hold together, each within its own limit: one command's words, one queue's
- * steps, one goal's contract, one task's criteria. The domains that keep them take them from here
+ * What many values hold together, each within its own limit: one command's words, the params a
+ * criterion fills its shortcut's command with, one queue's steps, one goal's contract, one task's
+ * criteria. The domains that keep them take them from here
  * (tasks/shortcuts and tasks/criteria, tasks/queues, goals/contract), and `capabilities` lists them.
  */
 export const TOTALS = {
   chars: {
     "shortcut command": ARGV_TOTAL_CHARS,
     "criterion verify command": ARGV_TOTAL_CHARS,
+    "criterion shortcut params": ARGV_TOTAL_CHARS,
     "queue steps": 256 * 1024,
     "goal contract, as JSON": 4 * BODY_CHARS,
   },

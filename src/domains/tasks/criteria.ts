@@ -61,6 +61,15 @@ export function toCriterion(input: string | CriterionInput, setting: Setting, ad
       ARGV_TOTAL_CHARS,
       "run a script that holds the rest",
     );
+  // They fill the shortcut's command, which holds as much; kept with the criterion, they are read
+  // with every show and brief of its task: a thousand of 4 KiB each made a criterion of 4 MB.
+  if (object.params)
+    requireTotalChars(
+      `criterion ${quoteValue(object.text)}: params`,
+      object.params,
+      TOTALS.chars["criterion shortcut params"],
+      "pass a file's path and let the command read it",
+    );
   return {
     text: object.text.trim(),
     verify: object.verify ?? null,

@@ -166,6 +166,11 @@ const COUNTING_COLUMNS = new Set([
 const TOTAL_COLUMNS: Readonly<Record<string, { total: number; what: string }>> = {
   "shortcuts.argv": { total: TOTALS.chars["shortcut command"], what: "a shortcut's command holds" },
   "task_criteria.verify": { total: TOTALS.chars["criterion verify command"], what: "a verify command holds" },
+  // Decoded as the NAME=VALUE words the command took (AS_TAKEN), as the command counts them.
+  "task_criteria.params": {
+    total: TOTALS.chars["criterion shortcut params"],
+    what: "a criterion's params hold",
+  },
   "queues.steps": { total: TOTALS.chars["queue steps"], what: "a queue's steps hold" },
 };
 
