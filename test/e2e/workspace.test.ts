@@ -529,6 +529,38 @@ describe("export and import", () => {
     },
   );
 
+  it("names the agents it restored unretired: whoever held their tokens where the export was made acts here", () => {
+    const source = initWorkspace();
+    let file: string;
+    let bob: { id: string; token: string };
+    try {
+      bob = addAgent(source.dir, "bob", "builder");
+      addAgent(source.dir, "gone", "builder");
+      arrange(source.dir, ["agent", "retire", "gone"]);
+      file = join(scratch.dir, "with-agents.jsonl");
+      writeFileSync(file, cairn(source.dir, ["export"]).stdout);
+    } finally {
+      source.cleanup();
+    }
+    const target = join(scratch.dir, uniqueName("restored"));
+    mkdirSync(target);
+    const imported = cairn(target, ["import", file, "--json"]);
+    expect(imported.code, imported.stderr).toBe(0);
+    expect((imported.json as { agents: unknown[] }).agents).toEqual([
+      { id: bob.id, name: "bob", grant: "rw" },
+    ]);
+    // The token minted on the other workspace works on this one: that is what the person is told.
+    expect(cairn(target, ["whoami", "--json"], { env: { CAIRN_AGENT: bob.token } }).code).toBe(0);
+    const again = join(scratch.dir, uniqueName("restored"));
+    mkdirSync(again);
+    const told = cairn(again, ["import", file]);
+    expect(told.code, told.stderr).toBe(0);
+    expect(told.stdout).toContain(
+      `1 agent can act here with the token held where the export was made: ${bob.id} bob (rw)`,
+    );
+    expect(told.stdout).toContain("cairn agent retire AGENT");
+  });
+
   it("refuses to import over an existing workspace and leaves it intact", () => {
     const ws = initWorkspace();
     try {

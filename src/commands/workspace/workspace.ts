@@ -203,6 +203,11 @@ export const importCommand = defineBareCommand({
       workspace: workspaceRef(),
       rows: z.number().int(),
       tables: z.record(z.string(), z.number().int()),
+      agents: z
+        .array(z.object({ id: z.string(), name: z.string(), grant: z.string() }))
+        .describe(
+          "agents restored unretired: whoever held one's token where the export was made acts here as it",
+        ),
       store: z.string().optional(),
     }),
   async handler(input, ctx) {
@@ -216,7 +221,7 @@ export const importCommand = defineBareCommand({
       "../../domains/transfer/transfer.js"
     );
     const jsonl = await readExportFile(file, input.file);
-    const { rows, tables } =
+    const { rows, tables, agents } =
       location.kind === "postgres"
         ? await importIntoSharedStore(workspace, location, jsonl, ctx.now(), ctx.signal)
         : await importIntoNewWorkspace(workspace, jsonl, ctx.now(), ctx.signal);
@@ -226,9 +231,19 @@ export const importCommand = defineBareCommand({
       workspace: { root: workspace.root, state_dir: workspace.stateDir, kind: workspace.kind },
       rows,
       tables,
+      agents,
       store: describeLocation(location),
     };
   },
   render: (out) =>
-    `Imported ${out.rows} rows into ${out.workspace.state_dir}${out.store?.startsWith("postgres") ? ` on ${out.store}` : ""}`,
+    `Imported ${out.rows} rows into ${out.workspace.state_dir}${out.store?.startsWith("postgres") ? ` on ${out.store}` : ""}` +
+    (out.agents.length > 0
+      ? `\n${out.agents.length} agent${out.agents.length === 1 ? "" : "s"} can act here with the token${out.agents.length === 1 ? "" : "s"} held where the export was made: ${out.agents
+          .slice(0, 10)
+          .map((agent) => `${agent.id} ${agent.name} (${agent.grant})`)
+          .join(
+            ", ",
+          )}${out.agents.length > 10 ? `, and ${out.agents.length - 10} more (cairn agent list)` : ""}\n` +
+        "next: `cairn agent rotate AGENT` or `cairn agent retire AGENT` for any you do not run here"
+      : ""),
 });

@@ -108,9 +108,21 @@ export async function readExportFile(path: string, named: string): Promise<strin
   }
 }
 
+/** An agent the import restored unretired: whoever holds its token acts here as it. */
+export interface RestoredAgent {
+  id: string;
+  name: string;
+  grant: string;
+}
+
 export interface ImportSummary {
   rows: number;
   tables: Record<string, number>;
+  /**
+   * The agents restored unretired. Their tokens came with the file (as hashes): whoever held one
+   * where the export was made acts here as that agent, so the person importing is told who can.
+   */
+  agents: RestoredAgent[];
   /** The exported cairn.toml without its store setting, when the export carried one. */
   config?: string;
 }
@@ -203,11 +215,17 @@ export async function importWorkspace(
       data: { rows: records.length },
     });
     const tables: Record<string, number> = {};
-    for (const record of records) tables[record.table] = (tables[record.table] ?? 0) + 1;
+    const agents: RestoredAgent[] = [];
+    for (const record of records) {
+      tables[record.table] = (tables[record.table] ?? 0) + 1;
+      const { id, name, grant_level: grant, retired_at: retired } = record.row;
+      if (record.table === "agents" && (retired === null || retired === undefined))
+        agents.push({ id: String(id), name: String(name), grant: String(grant) });
+    }
     // Last look before the commit: a stop asked for while the import waited (for the workspace
     // lock, a small file's only wait) rolls it back instead of going unheard.
     await pause();
-    return { rows: records.length, tables, config };
+    return { rows: records.length, tables, agents, config };
   });
 }
 
