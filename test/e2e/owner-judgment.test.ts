@@ -180,3 +180,49 @@ describe("the owner's judgment, asked of a model in the owner's session", () => 
     expect(runSync("git", ["show", "HEAD:feature.txt"], repo.dir)).toBe("the attempt's work\n");
   });
 });
+
+describe("a holdout, asked for by a model in the owner's session", () => {
+  it("is shown to the person at the terminal, and to the model only as hidden", async () => {
+    const goal = contractWith(repo.dir, [{ name: "check", threshold: 1 }]);
+    writePack(
+      repo.dir,
+      "fixture",
+      evaluatorToml({ name: "visible-check", proof: "check", argv: nodeArgv("process.exit(0)") }) +
+        evaluatorToml({
+          name: "holdout",
+          proof: "check",
+          argv: nodeArgv("console.log('SECRET-HOLDOUT');process.exit(1)"),
+          hidden: true,
+        }),
+    );
+    const model = await planner();
+    const run = (await callTool(model, "freeze_run", { goal })).structuredContent as {
+      run: { id: string };
+    };
+    const attempt = (
+      (await callTool(model, "open_attempt", { run: run.run.id })).structuredContent as {
+        attempt: { id: string };
+      }
+    ).attempt.id;
+    const seen = [
+      run,
+      (await callTool(model, "run_evals", { attempt })).structuredContent,
+      (await callTool(model, "decide_attempt", { attempt })).structuredContent,
+      (await callTool(model, "run_status", { run: run.run.id })).structuredContent,
+      (await callTool(model, "select_evaluators", { goal })).structuredContent,
+      ...(await Promise.all(
+        [
+          ["attempt", "show", attempt],
+          ["eval", "list"],
+          ["run", "status", run.run.id],
+        ].map(async (argv) => (await callTool(model, "cli", { argv })).structuredContent),
+      )),
+    ];
+    for (const result of seen) expect(JSON.stringify(result)).not.toContain("SECRET-HOLDOUT");
+    // The decision still says the holdout failed, by its place and not its command.
+    expect(JSON.stringify(seen[2])).toContain("(hidden)");
+    // The person reads it whole.
+    expect(cairn(repo.dir, ["run", "status", run.run.id, "--json"]).stdout).toContain("SECRET-HOLDOUT");
+    expect(cairn(repo.dir, ["eval", "list", "--json"]).stdout).toContain("SECRET-HOLDOUT");
+  });
+});

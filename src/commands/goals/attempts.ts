@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { attemptOrThrow, describeReport, openAttempt, reportScores } from "../../domains/goals/attempts.js";
+import { readsHoldouts } from "../../domains/goals/authority.js";
 import type { Decision } from "../../domains/goals/decide.js";
 import { evalAttempt } from "../../domains/goals/evaluate.js";
 import type { EvaluatorDefinition } from "../../domains/goals/evaluators/definition.js";
@@ -71,7 +72,7 @@ export const attemptEval = defineCommand({
     return {
       attempt_id: input.attempt,
       cancelled: result.cancelled,
-      samples: result.samples.map((s) => sampleView(s, hidden.has(s.evaluator), ctx.actor.isOwner)),
+      samples: result.samples.map((s) => sampleView(s, hidden.has(s.evaluator), readsHoldouts(ctx))),
       input_drift: result.inputDrift,
     };
   },
@@ -135,7 +136,7 @@ export const attemptDecide = defineCommand({
         caller: ctx.actor,
       },
     );
-    return decisionView(input.attempt, decision, ctx.actor.isOwner);
+    return decisionView(input.attempt, decision, readsHoldouts(ctx));
   },
   render: renderDecision,
 });
@@ -152,7 +153,7 @@ export const attemptShow = defineCommand({
       const attempt = await attemptOrThrow(tx, input.attempt);
       const run = await runOrThrow(tx, attempt.runId);
       const hidden = hiddenNames(run.manifest);
-      const owner = ctx.actor.isOwner;
+      const owner = readsHoldouts(ctx);
       const samples = await tx.goals.samples(attempt.id);
       return {
         attempt: attemptView(attempt),

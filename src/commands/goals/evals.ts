@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { readsHoldouts } from "../../domains/goals/authority.js";
 import { type DryRun, dryRunText } from "../../domains/goals/dry-run.js";
 import { loadCatalog } from "../../domains/goals/evaluators/catalog.js";
 import { EvaluatorDefinition, matchOf } from "../../domains/goals/evaluators/definition.js";
@@ -87,7 +88,7 @@ export const evalSelect = defineCommand({
     const selection = await ctx.store.read((tx) =>
       selectionFor(tx, input.goal, ctx.workspace.root, dirs(ctx)),
     );
-    const owner = ctx.actor.isOwner;
+    const owner = readsHoldouts(ctx);
     return {
       goal_id: input.goal,
       measured: selection.measured.map(({ proof, evaluators }) => ({
@@ -155,9 +156,17 @@ export const evalPropose = defineCommand({
     input.hidden ? { goal: input.goal, proof: input.proof, name: input.name, hidden: true } : input,
   async handler(input, ctx) {
     const { goal, sample_output, ...rest } = input;
-    const proposal = await proposeEvaluator(ctx.store, goal, rest, dirs(ctx), ctx.actor, ctx.now());
+    const proposal = await proposeEvaluator(
+      ctx.store,
+      goal,
+      rest,
+      dirs(ctx),
+      ctx.actor,
+      ctx.now(),
+      readsHoldouts(ctx),
+    );
     const dry = await dryRunText(EvaluatorDefinition.parse(proposal.definition), sample_output);
-    return { proposal: proposalView(proposal, ctx.actor.isOwner), dry_run: dryRunView(dry) };
+    return { proposal: proposalView(proposal, readsHoldouts(ctx)), dry_run: dryRunView(dry) };
   },
   render: (out) =>
     `Proposed ${out.proposal.id} (${out.proposal.name}) for ${out.proposal.proof}; dry run: ${out.dry_run.note}\nthe owner approves it with \`cairn eval approve ${out.proposal.id}\` (which runs it once and shows what it extracts)`,
@@ -224,7 +233,7 @@ export const evalProposals = defineCommand({
   output: z.object({ proposals: z.array(Proposal) }),
   async handler(input, ctx) {
     const proposals = await ctx.store.read((tx) => tx.goals.proposals(input.goal));
-    return { proposals: proposals.map((p) => proposalView(p, ctx.actor.isOwner)) };
+    return { proposals: proposals.map((p) => proposalView(p, readsHoldouts(ctx))) };
   },
   render: (out) =>
     out.proposals
@@ -261,7 +270,7 @@ export const evalList = defineCommand({
     ),
   }),
   async handler(_input, ctx) {
-    const owner = ctx.actor.isOwner;
+    const owner = readsHoldouts(ctx);
     return {
       evaluators: [...loadCatalog(dirs(ctx)).values()].map(({ definition, source }) => ({
         name: definition.name,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { canPlan } from "../../domains/goals/authority.js";
+import { canPlan, readsHoldouts } from "../../domains/goals/authority.js";
 import { goalOrThrow } from "../../domains/goals/contract.js";
 import { catalogDirectories, driftOf, freezeRun, runOrThrow } from "../../domains/goals/runs.js";
 import { settingOf } from "../../kernel/setting.js";
@@ -26,7 +26,7 @@ export const runFreeze = defineCommand({
       canPlan(ctx.actor, ctx.config),
       settingOf(ctx.env),
     );
-    return { run: runView(run, ctx.actor.isOwner) };
+    return { run: runView(run, readsHoldouts(ctx)) };
   },
   // Each evaluator with where it came from: a pack file beside the workspace that replaced a
   // shipped evaluator of the same name shows its path, not cairn's pack.
@@ -150,10 +150,10 @@ export const runStatus = defineCommand({
     );
     const hidden = new Set(run.manifest.filter((e) => e.definition.hidden === true).map((e) => e.name));
     const shown = drift.map((d) =>
-      hidden.has(d.evaluator) && !ctx.actor.isOwner ? { ...d, evaluator: "(hidden)", files: [] } : d,
+      hidden.has(d.evaluator) && !readsHoldouts(ctx) ? { ...d, evaluator: "(hidden)", files: [] } : d,
     );
     return {
-      run: runView(run, ctx.actor.isOwner),
+      run: runView(run, readsHoldouts(ctx)),
       drift: [...new Set(shown.map((d) => d.evaluator))],
       drift_details: shown,
       attempts: attempts.map((attempt) => ({

@@ -35,3 +35,13 @@ export function requireOwner(actor: Actor, what: string): void {
     "ask the human who owns this workspace; until then the attempt stays in review",
   );
 }
+
+/**
+ * Who reads a holdout (a hidden evaluator's command, rule and source): the workspace owner, as a
+ * person. With no agent token a model's session is the owner's, and the model building the
+ * attempt read the holdout that is to judge it in `run status`, `attempt show` or `eval list`,
+ * through tool results its sandbox does not filter. Its tool calls are a model's, even there.
+ */
+export function readsHoldouts(caller: { actor: Actor; audience: "model" | "person" }): boolean {
+  return caller.actor.isOwner && caller.audience === "person";
+}

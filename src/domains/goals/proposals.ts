@@ -41,6 +41,8 @@ export async function proposeEvaluator(
   directories: CatalogDirectories,
   actor: Actor,
   at: string,
+  /** Whether the caller reads holdouts (readsHoldouts): the owner, as a person. */
+  readsHidden: boolean,
 ): Promise<ProposalRecord> {
   return store.write(async (tx) => {
     const goal = await goalOrThrow(tx, goalId);
@@ -63,10 +65,10 @@ export async function proposeEvaluator(
         );
       // A holdout is the owner's to read: copied into a proposal, its command and rule would be
       // shown back to whoever proposed it, and journaled for everyone once marked not hidden.
-      if (template.definition.hidden && !actor.isOwner)
+      if (template.definition.hidden && !readsHidden)
         throw refuse(
           "hidden",
-          `${quoteValue(input.template, 80)} is a hidden holdout: only the workspace owner reads it or starts a proposal from it`,
+          `${quoteValue(input.template, 80)} is a hidden holdout: only the workspace owner, as a person, reads it or starts a proposal from it`,
           "start from a template that is not hidden (exit-code, benchmark-number), or give the argv yourself",
         );
       const { template: _flag, applies_when: _applies, ...fields } = template.definition;
