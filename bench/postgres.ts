@@ -100,7 +100,7 @@ async function benchBoard(boardAt: StoreLocation, url: string | undefined, name:
  */
 async function benchRestore(from: StoreLocation, toSqlite: StoreLocation, toPostgres: StoreLocation) {
   const source = openStore(from);
-  const jsonl = await exportWorkspace(source, OWNER).finally(() => source.close());
+  const jsonl = await exportWorkspace(source, OWNER, true).finally(() => source.close());
   const seconds: number[] = [];
   for (const location of [toSqlite, toPostgres]) {
     const store = openStore(location, { create: true });

@@ -221,6 +221,10 @@ describe("a holdout, asked for by a model in the owner's session", () => {
     for (const result of seen) expect(JSON.stringify(result)).not.toContain("SECRET-HOLDOUT");
     // The decision still says the holdout failed, by its place and not its command.
     expect(JSON.stringify(seen[2])).toContain("(hidden)");
+    // Nor does a backup carry it to the model: the person exports at the terminal.
+    const exported = viaCli(await callTool(model, "cli", { argv: ["export"] }));
+    expect(exported.output.refused).toMatchObject({ policy: "person" });
+    expect(cairn(repo.dir, ["export"]).stdout).toContain("SECRET-HOLDOUT");
     // The person reads it whole.
     expect(cairn(repo.dir, ["run", "status", run.run.id, "--json"]).stdout).toContain("SECRET-HOLDOUT");
     expect(cairn(repo.dir, ["eval", "list", "--json"]).stdout).toContain("SECRET-HOLDOUT");

@@ -3,6 +3,7 @@ import { basename, dirname, join, resolve, sep } from "node:path";
 import { z } from "zod";
 import { auditWorkspaceMade } from "../../domains/audit/record.js";
 import { forgetWitness } from "../../domains/audit/witness.js";
+import { readsHoldouts } from "../../domains/goals/authority.js";
 import {
   homeWorkspace,
   initWarnings,
@@ -168,13 +169,15 @@ export const exportCommand = defineCommand({
   output: () =>
     z.object({ lines: z.number().int(), out: z.string().nullable(), jsonl: z.string().optional() }),
   async handler(input, ctx) {
+    const path = input.out ? resolve(ctx.cwd, input.out) : null;
+    if (path && input.out) {
+      requireOutsideState(path, ctx.workspace.stateDir);
+      requireNotProtocolStream(path, input.out);
+    }
     const { exportWorkspace } = await import("../../domains/transfer/transfer.js");
-    const jsonl = await exportWorkspace(ctx.store, ctx.actor, ctx.workspace.configPath);
+    const jsonl = await exportWorkspace(ctx.store, ctx.actor, readsHoldouts(ctx), ctx.workspace.configPath);
     const lines = jsonl.split("\n").length - 1;
-    if (!input.out) return { lines, out: null, jsonl };
-    const path = resolve(ctx.cwd, input.out);
-    requireOutsideState(path, ctx.workspace.stateDir);
-    requireNotProtocolStream(path, input.out);
+    if (!path) return { lines, out: null, jsonl };
     await writeReplacing(path, jsonl);
     return { lines, out: path };
   },

@@ -57,6 +57,8 @@ const Line = z.object({
 export async function exportWorkspace(
   store: Store,
   actor: Pick<Actor, "isOwner" | "name">,
+  /** Whether the caller reads holdouts (goals' readsHoldouts): the owner, as a person. */
+  readsHidden: boolean,
   configPath?: string,
 ): Promise<string> {
   if (!actor.isOwner) {
@@ -64,6 +66,14 @@ export async function exportWorkspace(
       "ownership",
       `${actor.name} may not export the workspace: an export includes hidden evaluators`,
       "ask the workspace owner for a backup",
+    );
+  }
+  // A model's session with no agent token is the owner's, and the model is a builder all the same.
+  if (!readsHidden) {
+    throw refuse(
+      "person",
+      "an export includes hidden evaluators, which no tool result shows a model, the owner's session included",
+      "the person runs `cairn export` in a terminal",
     );
   }
   const { records, counters } = await store.read(async (tx) => ({
