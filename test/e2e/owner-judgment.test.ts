@@ -90,6 +90,8 @@ describe("the owner's judgment, asked of a model in the owner's session", () => 
     const scored = await callTool(model, "report_scores", { attempt, scores: { design: 1 } });
     expect(refusalOf(scored)).toMatchObject({ policy: "person" });
     expect(refusalOf(scored)?.reason).toContain("records the owner's judgment");
+    // Named as the person's command, not as the tool the model just called.
+    expect(refusalOf(scored)?.next).toContain("at a terminal (cairn attempt report)");
     // Nothing was recorded as the owner's: the builder's self-report alone reaches review.
     cairnJson(repo.dir, ["attempt", "report", attempt, "--scores", '{"design":1}'], builder);
     expect(decide(attempt, builder)).toBe("review");

@@ -146,7 +146,8 @@ export async function judgedByPerson(
     throw refuse(
       "person",
       `\`${call.name}\` records the owner's judgment, and this call comes from a model in the owner's session, through a client that cannot ask the person`,
-      `tell the person what you found and leave the judgment to them: they run \`cairn ${call.name}\` in a terminal`,
+      // Not a code span: the MCP face words a `cairn …` span as its tool, which is this very call.
+      `tell the person what you found and leave the judgment to them: they give it at a terminal (cairn ${call.name})`,
     );
   const what = await call.what();
   await agreedByPerson(ctx.askPerson, {

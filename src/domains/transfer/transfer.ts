@@ -73,7 +73,7 @@ export async function exportWorkspace(
     throw refuse(
       "person",
       "an export includes hidden evaluators, which no tool result shows a model, the owner's session included",
-      "the person runs `cairn export` in a terminal",
+      "the person exports at a terminal (cairn export)",
     );
   }
   const { records, counters } = await store.read(async (tx) => ({
