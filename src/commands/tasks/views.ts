@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { TaskDetail } from "../../domains/tasks/board.js";
 import { expected } from "../../domains/tasks/common.js";
 import { setsVerifiedDone } from "../../domains/tasks/criteria.js";
+import { EvidenceShape } from "../../domains/tasks/evidence-shape.js";
 import {
   type CriterionRecord,
   PRIORITIES,
@@ -30,29 +31,7 @@ export const TaskSummary = z.object({
   owner: z.string().nullable(),
 });
 
-export const Evidence = z.object({
-  argv: z.array(z.string()),
-  exit_code: z.number().nullable(),
-  signal: z.string().nullable(),
-  timed_out: z.boolean(),
-  duration_ms: z.number(),
-  output_bytes: z.number(),
-  output_tail: z.string(),
-  output_sha256: z.string(),
-  git_head: z.string().nullable(),
-  error: z.string().nullable(),
-  at: z.string(),
-  tree: z.string().optional().describe("git tree id of the checkout's content the command judged"),
-  tree_after: z.string().optional().describe("the tree after the command, where the command changed it"),
-  shortcut: z
-    .object({
-      name: z.string(),
-      version: z.number(),
-      source: z.enum(["config", "store"]),
-      argv: z.array(z.string()),
-    })
-    .optional(),
-});
+export const Evidence = EvidenceShape;
 
 export const Criterion = z.object({
   n: z.number(),

@@ -6,6 +6,7 @@ import type { DumpRecord } from "../../store/store.js";
 import { AGENT_NAME, readsAsPerson } from "../identity/agents.js";
 import { SEVERITIES, TRUSTS } from "../knowledge/notes.js";
 import { shows } from "../knowledge/text.js";
+import { EvidenceShape } from "../tasks/evidence-shape.js";
 import { isReservedRole } from "../workspace/config.js";
 import { recordName } from "./limits.js";
 
@@ -120,24 +121,7 @@ const JSON_SHAPES: Readonly<Record<string, z.ZodType>> = {
   "tasks.labels": strings,
   "task_criteria.verify": strings.min(1),
   "task_criteria.params": z.record(z.string(), z.string()),
-  "task_criteria.evidence": z.object({
-    argv: strings,
-    exit_code: z.number().nullable(),
-    signal: z.string().nullable(),
-    timed_out: z.boolean(),
-    duration_ms: z.number(),
-    output_bytes: z.number(),
-    output_tail: z.string(),
-    output_sha256: z.string(),
-    git_head: z.string().nullable(),
-    error: z.string().nullable(),
-    at: z.string(),
-    tree: z.string().optional(),
-    tree_after: z.string().optional(),
-    shortcut: z
-      .object({ name: z.string(), version: z.number(), source: z.enum(["config", "store"]), argv: strings })
-      .optional(),
-  }),
+  "task_criteria.evidence": EvidenceShape,
   "task_criteria.setting": setting,
   "task_criteria.shortcut_definition": z.object({ name: z.string(), argv: strings.min(1) }),
   "queues.steps": strings,
