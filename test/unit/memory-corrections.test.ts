@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { OWNER } from "../../src/domains/identity/actor.js";
-import { forget, MAX_TOPICS, recall, remember, supersede } from "../../src/domains/knowledge/memory.js";
+import { forget, MAX_TOPICS, recall, remember } from "../../src/domains/knowledge/memory.js";
 import { rememberAll } from "../../src/domains/knowledge/remember-all.js";
+import { supersede } from "../../src/domains/knowledge/supersede.js";
 import { RefusedError } from "../../src/kernel/outcome.js";
 import { contractStores, storeForSuite } from "../helpers/contract-stores.js";
 

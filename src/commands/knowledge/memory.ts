@@ -6,9 +6,9 @@ import {
   recall,
   remember,
   showFact,
-  supersede,
   topics,
 } from "../../domains/knowledge/memory.js";
+import { supersede } from "../../domains/knowledge/supersede.js";
 import { quoteValue } from "../../kernel/text.js";
 import type { FactRecord } from "../../store/knowledge.js";
 import { defineCommand } from "../define.js";
