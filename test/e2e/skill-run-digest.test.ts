@@ -268,4 +268,40 @@ describe("skill_run against a skill changed after it was enabled", () => {
     expect(readdirSync(tmp)).toEqual([]);
     expect(readdirSync(copies)).toEqual([]);
   });
+
+  it("kill -9 of cairn mid-run: the next run removes the per-run folders it left in the temp directory", async () => {
+    writeTree(skillDir, {
+      "scripts/wait.py": "import os, sys, time\nopen(sys.argv[1], 'w').close()\ntime.sleep(60)\n",
+    });
+    const digest = cairn(ws.dir, ["skill", "digest", "conv", "--json"], { env }).json as {
+      enable_line: string;
+    };
+    writeFileSync(join(env.CAIRN_HOME as string, "cairn.toml"), `[skills.run]\n${digest.enable_line}\n`);
+    const tmp = join(ws.dir, "tmp");
+    mkdirSync(tmp);
+    const started = join(ws.dir, "started");
+    const child = spawn(process.execPath, [CAIRN_BIN, "skill", "run", "conv", "scripts/wait.py", started], {
+      cwd: ws.dir,
+      env: cleanEnv({ ...env, TMPDIR: tmp }),
+      stdio: "ignore",
+    });
+    const exited = new Promise<void>((resolve) => child.on("close", () => resolve()));
+    await waitFor(
+      () => statSync(started, { throwIfNoEntry: false }) !== undefined,
+      10_000,
+      "the script to start",
+    );
+    expect(readdirSync(tmp).filter((name) => name.startsWith("cairn-pycache-"))).toHaveLength(1);
+    child.kill("SIGKILL");
+    await exited;
+    // The script it left running goes with the sweep; what it left in the temp directory goes
+    // with the next run, as the skill's private copy does.
+    cairn(ws.dir, ["sweep"], { env: { ...env, TMPDIR: tmp } });
+    const next = cairn(ws.dir, ["skill", "run", "conv", "scripts/conv.py", "b", "--json"], {
+      env: { ...env, TMPDIR: tmp },
+    }).json as { stdout?: string };
+    expect(next.stdout).toBe('["b"]\n');
+    expect(readdirSync(tmp)).toEqual([]);
+    expect(readdirSync(join(env.CAIRN_HOME as string, "skill-runs"))).toEqual([]);
+  });
 });

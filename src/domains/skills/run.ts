@@ -1,11 +1,13 @@
 import { realpathSync } from "node:fs";
 import { basename, extname, join } from "node:path";
+import { os } from "../../kernel/builtins.js";
 import { type CappedRun, cappedRun } from "../../kernel/capped-run.js";
 import { Capture } from "../../kernel/capture.js";
 import { type ChildResult, runChild } from "../../kernel/child.js";
 import { childEnv } from "../../kernel/child-env.js";
 import type { FolderCopy } from "../../kernel/folder-copy.js";
 import { isInside, withPathOutside } from "../../kernel/inside.js";
+import { removeLeftoversOfDeadProcesses } from "../../kernel/leftovers.js";
 import { notFound, refuse } from "../../kernel/outcome.js";
 import { workFolder } from "../../kernel/temp-dir.js";
 import { resolveBinary } from "../os/run.js";
@@ -145,6 +147,9 @@ export function resolveInterpreter(
 
 export type ScriptRun = CappedRun;
 
+/** The start of a run's compiled-code folder's name in the temporary folder; its pid follows. */
+const PYCACHE_PREFIX = "cairn-pycache-";
+
 export async function runScript(
   skill: Skill,
   argv: readonly string[],
@@ -161,8 +166,11 @@ export async function runScript(
   // Python runs a module's compiled copy from __pycache__ whenever its header names the source's
   // mtime and size, which whoever can write the folder can forge; the digest leaves __pycache__
   // out (Python writes there itself). A fresh prefix per run: compiled copies are read and
-  // written there only, so what runs is compiled from the sources the operator enabled.
-  const pycache = workFolder("cairn-pycache-");
+  // written there only, so what runs is compiled from the sources the operator enabled. Named
+  // with this process's pid: one a cairn killed outright (kill -9) left goes at the next run,
+  // once its pid runs no more, as the skill's private copy does.
+  removeLeftoversOfDeadProcesses(os().tmpdir(), PYCACHE_PREFIX, /^-/);
+  const pycache = workFolder(`${PYCACHE_PREFIX}${process.pid}-`);
   let result: ChildResult;
   try {
     result = await runChild({
