@@ -671,3 +671,44 @@ describe("review has a way out", () => {
     }
   });
 });
+
+describe("an evaluation killed outright while it compares the checkout with its index", () => {
+  it("leaves its copies of the index in the temp directory only until the next evaluation", async () => {
+    const own = gitWorkspace({ "lib.txt": "good\n" });
+    const tmp = join(own.dir, ".git", "scratch-tmp");
+    mkdirSync(tmp);
+    const started = join(own.dir, ".git", "filter-started");
+    try {
+      // A clean filter that stalls only when git reads the checkout through cairn's copies of
+      // the index (their folder's name is in GIT_INDEX_FILE): the moment to kill cairn.
+      const filter = `case "$GIT_INDEX_FILE" in *cairn-index-*) : > '${started}'; sleep 30;; esac; cat`;
+      runSync("git", ["config", "filter.stall.clean", filter], own.dir);
+      writeFileSync(join(own.dir, ".gitattributes"), "lib.txt filter=stall\n");
+      runSync("git", ["add", ".gitattributes"], own.dir);
+      runSync("git", ["commit", "-qm", "attributes"], own.dir);
+      const goal = contractWith(own.dir, [{ name: "check", threshold: 1 }]);
+      writePack(own.dir, "fixture", evaluatorToml({ name: "fixture-check", proof: "check", argv: CHECK }));
+      const frozen = cairnJson<{ run: { id: string } }>(own.dir, ["run", "freeze", goal]).run.id;
+      const attempt = cairnJson<{ attempt: { id: string } }>(own.dir, ["attempt", "open", frozen]).attempt;
+      const env = { TMPDIR: tmp };
+      const child = spawn(process.execPath, [CAIRN_BIN, "attempt", "eval", attempt.id], {
+        cwd: own.dir,
+        env: cleanEnv(env),
+        stdio: "ignore",
+      });
+      const exited = new Promise<void>((resolve) => child.on("close", () => resolve()));
+      await waitFor(() => existsSync(started), 10_000, "git to read the checkout through the index copies");
+      expect(readdirSync(tmp).filter((name) => name.startsWith("cairn-index-"))).toHaveLength(1);
+      child.kill("SIGKILL");
+      await exited;
+      // The sweep ends the git it left; the next evaluation removes the copies it left.
+      cairn(own.dir, ["sweep"], { env });
+      rmSync(started);
+      runSync("git", ["config", "filter.stall.clean", "cat"], own.dir);
+      cairnJson(own.dir, ["attempt", "eval", attempt.id], env);
+      expect(readdirSync(tmp)).toEqual([]);
+    } finally {
+      own.cleanup();
+    }
+  });
+});

@@ -4,11 +4,13 @@
  * marking a file to be skipped, and an index entry that records the file's stat beside content
  * the file does not hold (`git add` through a clean filter set for that once), which git trusts.
  */
-import { lstatSync, mkdtempSync, rmSync } from "node:fs";
+import { lstatSync } from "node:fs";
 import { join } from "node:path";
 import { os } from "../../kernel/builtins.js";
 import { git } from "../../kernel/git.js";
+import { removeLeftoversOfDeadProcesses } from "../../kernel/leftovers.js";
 import { operational } from "../../kernel/outcome.js";
+import { workFolder } from "../../kernel/temp-dir.js";
 import { type CheckoutPlaces, checkoutPlaces, marksIn, perCall } from "./git.js";
 import { type IndexReading, readIndex, writeIndexCopy } from "./index-copy.js";
 import { indexMarks } from "./index-marks.js";
@@ -72,6 +74,9 @@ export async function markedEdits(dir: string, signal?: AbortSignal): Promise<st
   return hidden;
 }
 
+/** The start of the name of the folder holding a comparison's index copies; its pid follows. */
+const INDEX_COPIES_PREFIX = "cairn-index-";
+
 /**
  * Files under `dir` whose index entry git takes on its stat and whose content is not what the
  * entry records: `git diff-files` on a copy of the index dated at the epoch's first second, where
@@ -88,7 +93,12 @@ export async function misrecordedEdits(
   signal?: AbortSignal,
 ): Promise<string[]> {
   if (!reading) return [];
-  const scratch = mkdtempSync(join(os().tmpdir(), "cairn-index-"));
+  // Named with this process's pid: copies a cairn killed outright (kill -9) left while git read
+  // through them go at the next comparison, once its pid runs no more; a stop signal's exit
+  // removes them too (workFolder), which this function's `finally` never reaches then.
+  removeLeftoversOfDeadProcesses(os().tmpdir(), INDEX_COPIES_PREFIX, /^-/);
+  const folder = workFolder(`${INDEX_COPIES_PREFIX}${process.pid}-`);
+  const scratch = folder.path;
   try {
     const [asIs, reread] = [join(scratch, "as-is"), join(scratch, "reread")];
     writeIndexCopy(asIs, reading, "as-read");
@@ -105,6 +115,6 @@ export async function misrecordedEdits(
     const seen = new Set(trusted.stdout.split("\0"));
     return [...new Set(read.stdout.split("\0"))].filter((path) => path !== "" && !seen.has(path));
   } finally {
-    rmSync(scratch, { recursive: true, force: true });
+    folder.remove();
   }
 }
