@@ -65,9 +65,8 @@ export interface WorkspaceCommand<I extends z.ZodObject = z.ZodObject, O extends
   supervises?: true;
   /**
    * Records the owner's judgment (settling a review, scoring a manual proof, approving an
-   * evaluator), which a model must
-   * not give itself: from a model in the owner's session it needs the person's yes (see
-   * `judgedByPerson`).
+   * evaluator), which a model must not give itself: from a model in the owner's session it needs
+   * the person's yes (see `judgedByPerson`).
    */
   judgment?: true;
   handler(input: z.infer<I>, ctx: CommandContext): Promise<z.input<O>>;

@@ -128,8 +128,8 @@ export async function agreedByPerson(
 }
 
 /**
- * The owner's judgment (settling a review, scoring a manual proof) is the person's, not a
- * model's: with no agent token, a model's session is the owner's, and the model building an
+ * The owner's judgment (settling a review, scoring a manual proof, approving an evaluator) is
+ * the person's, not a model's: with no agent token, a model's session is the owner's, and the model building an
  * attempt scored its own manual proof as the owner's judgment, or accepted its own attempt in
  * review, and it was kept with no person's word. A call from a model in the owner's session
  * needs the person's yes where the client can ask them, and is refused where it cannot. A person
