@@ -1,5 +1,5 @@
-import { readdirSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { processAlive } from "./processes.js";
 
 /**
@@ -31,4 +31,23 @@ export function removeLeftoversOfDeadProcesses(dir: string, prefix: string, tail
     }
   }
   return removed;
+}
+
+/**
+ * Write `path` whole by renaming a temporary beside it (`<path>.<pid>.tmp`) over it, so a reader
+ * never sees half of it. A process killed between the write and the rename left its temporary
+ * there for good: the next writer of the same file removes those of processes no longer running.
+ * The temporary goes if the write or the rename fails.
+ */
+export function replaceFileSync(path: string, text: string, mode?: number): void {
+  const dir = dirname(path);
+  removeLeftoversOfDeadProcesses(dir, `${basename(path)}.`, /^\.tmp$/);
+  const temporary = `${path}.${process.pid}.tmp`;
+  try {
+    writeFileSync(temporary, text, mode === undefined ? {} : { mode });
+    renameSync(temporary, path);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw error;
+  }
 }

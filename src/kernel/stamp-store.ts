@@ -1,5 +1,6 @@
-import { mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
+import { replaceFileSync } from "./leftovers.js";
 import { readRegularFile } from "./regular-file.js";
 import { type Stamp, StampCache } from "./stamp-cache.js";
 import { CAIRN_VERSION } from "./version.js";
@@ -89,11 +90,9 @@ export class StampStore<T> {
     merged.absorb(held.cache.dump());
     merged.absorb(this.read(file));
     const body: OnDisk = { format: this.stamp, entries: merged.dump() };
-    const temp = `${file}.${process.pid}.tmp`;
     try {
       mkdirSync(dirname(file), { recursive: true });
-      writeFileSync(temp, JSON.stringify(body), { mode: 0o600 });
-      renameSync(temp, file);
+      replaceFileSync(file, JSON.stringify(body), 0o600);
     } catch {
       // A read-only or missing home: the cache stays in memory only.
     }

@@ -5,7 +5,6 @@ import {
   lstatSync,
   mkdirSync,
   readlinkSync,
-  renameSync,
   rmdirSync,
   rmSync,
   statSync,
@@ -14,7 +13,7 @@ import {
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { crypto } from "../../kernel/builtins.js";
-import { removeLeftoversOfDeadProcesses } from "../../kernel/leftovers.js";
+import { removeLeftoversOfDeadProcesses, replaceFileSync } from "../../kernel/leftovers.js";
 import { conflict, operational } from "../../kernel/outcome.js";
 import { openRegularFile } from "../../kernel/regular-file.js";
 import type { Setting } from "../../kernel/setting.js";
@@ -177,12 +176,10 @@ export function writeWorkspaceConfig(workspace: Workspace, location: StoreLocati
   const { configPath } = workspace;
   const store = storeSection(location);
   if (text !== undefined) {
-    const temporary = `${configPath}.${process.pid}.tmp`;
     // An import's text ends where it lost its old section, blank line included: the new section
     // brings its own, or each export and import would add one more.
     const body = store === "" ? text : `${text.replace(/(\r?\n)+$/, "")}\n`;
-    writeFileSync(temporary, body + store);
-    renameSync(temporary, configPath);
+    replaceFileSync(configPath, body + store);
   } else if (!existsSync(configPath)) {
     writeFileSync(configPath, configTemplate(workspace) + store);
   } else if (store !== "") {

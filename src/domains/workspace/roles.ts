@@ -1,5 +1,5 @@
-import { renameSync, writeFileSync } from "node:fs";
 import { stringify } from "smol-toml";
+import { replaceFileSync } from "../../kernel/leftovers.js";
 import { conflict, operational, refuse, usageError } from "../../kernel/outcome.js";
 import { readRegularFile } from "../../kernel/regular-file.js";
 import { quoteValue } from "../../kernel/text.js";
@@ -55,9 +55,7 @@ export async function addRole(
     if (!role) throw usageError(`role ${quoteValue(name)} could not be declared`);
     await tx.journal.append({ at: now, actor: actor.id, action: "role.add", subject: name, data: declared });
     // Written inside the transaction: a file that cannot be written records nothing.
-    const temporary = `${configPath}.${process.pid}.tmp`;
-    writeFileSync(temporary, updated);
-    renameSync(temporary, configPath);
+    replaceFileSync(configPath, updated);
     return role;
   });
 }
