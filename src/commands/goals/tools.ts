@@ -110,7 +110,7 @@ export const GOAL_TOOLS: readonly ToolSpec[] = [
     name: "report_scores",
     title: "Report manual scores",
     description:
-      "Report scores in [0,1] for the contract's manual proofs, by name. Unknown or measured proofs are refused; an agent's report alone reaches only review; the owner's is a judgment.",
+      "Report scores in [0,1] for the contract's manual proofs, by name. Unknown or measured proofs are refused; a model's report alone reaches only review; the person's is a judgment.",
     wraps: { command: "attempt report" },
     profiles: PLANNER,
     idempotent: false,
