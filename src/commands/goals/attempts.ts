@@ -209,6 +209,12 @@ export const attemptRevert = defineCommand({
         "folders holding a git repository of their own, left in place: their commits are never discarded",
       ),
     commits: z.array(z.string()).describe("commits touched: always none"),
+    interrupted: z
+      .array(z.object({ at: z.string(), discarding: z.array(z.string()) }))
+      .optional()
+      .describe(
+        "earlier reverts of it stopped after git began restoring and before they were recorded: what each was discarding",
+      ),
   }),
   // The person agreeing reads which files go, planned (and refused) as the revert plans it.
   personSees: async (input, ctx) =>
@@ -223,6 +229,7 @@ export const attemptRevert = defineCommand({
       left_alone: reverted.leftAlone,
       repositories: reverted.repositories,
       commits: reverted.commits,
+      ...(reverted.interrupted.length > 0 ? { interrupted: reverted.interrupted } : {}),
     };
   },
   render: (out) =>
@@ -235,5 +242,9 @@ export const attemptRevert = defineCommand({
             `left in place, each a git repository of its own whose commits revert never discards (remove one yourself if the attempt made it): ${out.repositories.join(", ")}`,
           ]
         : []),
+      ...(out.interrupted ?? []).map(
+        (earlier) =>
+          `an earlier revert, started ${earlier.at}, stopped before it was recorded, discarding: ${earlier.discarding.join(", ") || "(nothing)"}`,
+      ),
     ].join("\n"),
 });

@@ -30,9 +30,24 @@ export async function revertAttempt(
   return holdingCheckout(planned.dir, attemptId, () => revertHeld(store, fallbackRoot, attemptId, actor, at));
 }
 
+/** A revert of an attempt begun: journaled before git restores anything (see revertHeld). */
+const REVERT_STARTED = "attempt.revert.start";
+
 /** `revertAttempt` while no other keep, accept or revert works in the checkout: planned afresh. */
 async function revertHeld(store: Store, fallbackRoot: string, attemptId: string, actor: Actor, at: string) {
   const { attempt, dir, own, leftAlone } = await planRevert(store, fallbackRoot, attemptId, actor);
+  // Said before git touches a file: a revert killed after git restored files and before it was
+  // recorded left no word of them, and the next revert, finding them restored already, recorded
+  // `discarded: []`. The next one now names what each such revert was discarding.
+  const started = await store.write((tx) =>
+    tx.journal.append({
+      at,
+      actor: actor.id,
+      action: REVERT_STARTED,
+      subject: attemptId,
+      data: { checkout: dir, discarding: own },
+    }),
+  );
   // git restores outside any transaction: a smudge filter (LFS) or a big tree may take minutes,
   // and the workspace's write lock held meanwhile failed every other writer past its busy timeout.
   const kept = await restorePaths(dir, attempt.baseHead as string, own);
@@ -41,6 +56,10 @@ async function revertHeld(store: Store, fallbackRoot: string, attemptId: string,
   return store.write(async (tx) => {
     const current = await attemptOrThrow(tx, attemptId);
     if (current.revertedAt) throw refuse("attempt", `${attemptId} was already reverted`, "nothing to do");
+    // Every revert of it started before this one stopped unrecorded: a recorded one marks it reverted.
+    const interrupted = (
+      await tx.journal.list({ subject: attemptId, action: REVERT_STARTED, beforeId: started, limit: 20 })
+    ).map((event) => ({ at: event.at, discarding: (event.data.discarding as string[] | undefined) ?? [] }));
     await tx.goals.markReverted(attemptId, at);
     await tx.journal.append({
       at,
@@ -53,6 +72,7 @@ async function revertHeld(store: Store, fallbackRoot: string, attemptId: string,
         discarded,
         left_alone: [...leftAlone, ...hidden],
         repositories: kept.repositories,
+        ...(interrupted.length > 0 ? { interrupted } : {}),
       },
     });
     return {
@@ -63,6 +83,7 @@ async function revertHeld(store: Store, fallbackRoot: string, attemptId: string,
       leftAlone: [...leftAlone, ...hidden],
       repositories: kept.repositories,
       commits: [] as string[],
+      interrupted,
     };
   });
 }
