@@ -1,8 +1,7 @@
 import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { isInside } from "./inside.js";
-import { removeLeftoversOfDeadProcesses } from "./leftovers.js";
-import { workFolder } from "./temp-dir.js";
+import { ownWorkFolder } from "./temp-dir.js";
 
 /**
  * A private copy of a folder that a run starts from (a skill's, for its script; an enabled
@@ -32,8 +31,7 @@ export interface FolderCopy {
  */
 export function startFolderCopy(realDir: string, parent: string, prefix: string): FolderCopy {
   // What a cairn killed outright (kill -9) left here goes once its pid runs no more.
-  removeLeftoversOfDeadProcesses(parent, prefix, /^-.+$/);
-  const folder = workFolder(`${prefix}${process.pid}-`, parent);
+  const folder = ownWorkFolder(prefix, parent);
   const dir = realpathSync.native(folder.path);
   const placeOf = (path: string) => {
     const place = join(dir, ...path.split("/"));

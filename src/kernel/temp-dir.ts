@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { os } from "./builtins.js";
+import { removeLeftoversOfDeadProcesses } from "./leftovers.js";
 
 const made = new Set<string>();
 let hooked = false;
@@ -51,4 +52,14 @@ export function workFolder(prefix: string, parent?: string): { path: string; rem
       rmSync(path, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A work folder (workFolder) named `<prefix><pid>-…`, made after removing the folders of this
+ * kind a process killed outright (kill -9) left behind, once their pid runs no more: no exit hook
+ * runs then, and a folder named without a pid stayed for good.
+ */
+export function ownWorkFolder(prefix: string, parent?: string): { path: string; remove: () => void } {
+  removeLeftoversOfDeadProcesses(parent ?? os().tmpdir(), prefix, /^-.+$/);
+  return workFolder(`${prefix}${process.pid}-`, parent);
 }

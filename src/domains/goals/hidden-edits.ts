@@ -6,11 +6,9 @@
  */
 import { lstatSync } from "node:fs";
 import { join } from "node:path";
-import { os } from "../../kernel/builtins.js";
 import { git } from "../../kernel/git.js";
-import { removeLeftoversOfDeadProcesses } from "../../kernel/leftovers.js";
 import { operational } from "../../kernel/outcome.js";
-import { workFolder } from "../../kernel/temp-dir.js";
+import { ownWorkFolder } from "../../kernel/temp-dir.js";
 import { type CheckoutPlaces, checkoutPlaces, marksIn, perCall } from "./git.js";
 import { type IndexReading, readIndex, writeIndexCopy } from "./index-copy.js";
 import { indexMarks } from "./index-marks.js";
@@ -96,8 +94,7 @@ export async function misrecordedEdits(
   // Named with this process's pid: copies a cairn killed outright (kill -9) left while git read
   // through them go at the next comparison, once its pid runs no more; a stop signal's exit
   // removes them too (workFolder), which this function's `finally` never reaches then.
-  removeLeftoversOfDeadProcesses(os().tmpdir(), INDEX_COPIES_PREFIX, /^-/);
-  const folder = workFolder(`${INDEX_COPIES_PREFIX}${process.pid}-`);
+  const folder = ownWorkFolder(INDEX_COPIES_PREFIX);
   const scratch = folder.path;
   try {
     const [asIs, reread] = [join(scratch, "as-is"), join(scratch, "reread")];

@@ -1,11 +1,10 @@
 import { chmodSync, mkdirSync, readlinkSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { os, sha256Hex } from "../../kernel/builtins.js";
+import { sha256Hex } from "../../kernel/builtins.js";
 import { git, gitHead } from "../../kernel/git.js";
-import { removeLeftoversOfDeadProcesses } from "../../kernel/leftovers.js";
 import { operational, refuse } from "../../kernel/outcome.js";
 import { readRegularBytes } from "../../kernel/regular-file.js";
-import { workFolder } from "../../kernel/temp-dir.js";
+import { ownWorkFolder } from "../../kernel/temp-dir.js";
 import { quote } from "../knowledge/brief/fence.js";
 import { checkoutTop, commitMadeSince, gitDirOf, hashWorkFile, lstatSafe } from "./git.js";
 import type { MeasuredTree } from "./measured-tree.js";
@@ -98,8 +97,7 @@ export async function commitMeasured(
   if (gitDirPath === null) throw operational(`git rev-parse found no git folder for ${dir}`);
   // Named with this process's pid: a keep killed outright leaves its copy (the attempt's files)
   // behind, and the next keep removes every copy whose process is gone.
-  removeLeftoversOfDeadProcesses(os().tmpdir(), KEEP_PREFIX, /^-/);
-  const folder = workFolder(`${KEEP_PREFIX}${process.pid}-`);
+  const folder = ownWorkFolder(KEEP_PREFIX);
   try {
     const index = join(folder.path, "index");
     const tree = join(folder.path, "tree");

@@ -1,15 +1,13 @@
 import { realpathSync } from "node:fs";
 import { basename, extname, join } from "node:path";
-import { os } from "../../kernel/builtins.js";
 import { type CappedRun, cappedRun } from "../../kernel/capped-run.js";
 import { Capture } from "../../kernel/capture.js";
 import { type ChildResult, runChild } from "../../kernel/child.js";
 import { childEnv } from "../../kernel/child-env.js";
 import type { FolderCopy } from "../../kernel/folder-copy.js";
 import { isInside, withPathOutside } from "../../kernel/inside.js";
-import { removeLeftoversOfDeadProcesses } from "../../kernel/leftovers.js";
 import { notFound, refuse } from "../../kernel/outcome.js";
-import { workFolder } from "../../kernel/temp-dir.js";
+import { ownWorkFolder } from "../../kernel/temp-dir.js";
 import { resolveBinary } from "../os/run.js";
 import { DIGEST_BYTES_LIMIT, DIGEST_FILE_LIMIT, digestSkill, firstLine, INTERPRETERS } from "./files.js";
 import { checkRelativePath } from "./paths.js";
@@ -169,8 +167,7 @@ export async function runScript(
   // written there only, so what runs is compiled from the sources the operator enabled. Named
   // with this process's pid: one a cairn killed outright (kill -9) left goes at the next run,
   // once its pid runs no more, as the skill's private copy does.
-  removeLeftoversOfDeadProcesses(os().tmpdir(), PYCACHE_PREFIX, /^-/);
-  const pycache = workFolder(`${PYCACHE_PREFIX}${process.pid}-`);
+  const pycache = ownWorkFolder(PYCACHE_PREFIX);
   let result: ChildResult;
   try {
     result = await runChild({
