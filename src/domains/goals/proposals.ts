@@ -1,6 +1,6 @@
 import { notFound, refuse, usageError } from "../../kernel/outcome.js";
 import { quoteValue } from "../../kernel/text.js";
-import type { ProposalRecord, Store } from "../../store/store.js";
+import type { ProposalRecord, Store, Tx } from "../../store/store.js";
 import type { Actor } from "../identity/actor.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
 import { requirePlanning } from "./authority.js";
@@ -127,10 +127,7 @@ export async function decideProposal(
   options: ApproveOptions,
 ): Promise<{ proposal: ProposalRecord; dryRun: DryRun | null }> {
   requirePlanning(actor, config, `${approve ? "approve" : "reject"} evaluator proposals`);
-  const found = await store.read((tx) => tx.goals.proposal(id));
-  if (!found)
-    throw notFound(`no evaluator proposal ${quoteValue(id)}`, "`cairn eval proposals GOAL` lists them");
-  refuseDecided(found);
+  const found = await store.read((tx) => undecidedProposal(tx, id));
   let dryRun: DryRun | null = null;
   if (approve) {
     const definition = EvaluatorDefinition.parse(found.definition);
@@ -152,10 +149,7 @@ export async function decideProposal(
     }
   }
   const proposal = await store.write(async (tx) => {
-    const proposal = await tx.goals.proposal(id);
-    if (!proposal)
-      throw notFound(`no evaluator proposal ${quoteValue(id)}`, "`cairn eval proposals GOAL` lists them");
-    refuseDecided(proposal);
+    const current = await undecidedProposal(tx, id);
     const status = approve ? "approved" : "rejected";
     await tx.goals.decideProposal(id, status, actor.id, at);
     await tx.journal.append({
@@ -164,12 +158,12 @@ export async function decideProposal(
       action: `evaluator.${status}`,
       subject: id,
       data: {
-        goal: proposal.goalId,
+        goal: current.goalId,
         dry_run:
-          dryRun && proposal.definition.hidden !== true ? { value: dryRun.value, error: dryRun.error } : null,
+          dryRun && current.definition.hidden !== true ? { value: dryRun.value, error: dryRun.error } : null,
       },
     });
-    return { ...proposal, status, decidedBy: actor.id, decidedAt: at } as ProposalRecord;
+    return { ...current, status, decidedBy: actor.id, decidedAt: at } as ProposalRecord;
   });
   return { proposal, dryRun };
 }
@@ -179,10 +173,7 @@ export async function decideProposal(
  * runs, what it measures and who proposed it. One refused anyway is refused here, before anyone is asked.
  */
 export async function describeProposal(store: Store, id: string): Promise<string> {
-  const found = await store.read((tx) => tx.goals.proposal(id));
-  if (!found)
-    throw notFound(`no evaluator proposal ${quoteValue(id)}`, "`cairn eval proposals GOAL` lists them");
-  refuseDecided(found);
+  const found = await store.read((tx) => undecidedProposal(tx, id));
   const argv = (found.definition as { argv?: unknown }).argv;
   const runs = Array.isArray(argv)
     ? argv.map((word) => quoteValue(String(word), 200)).join(" ")
@@ -191,11 +182,16 @@ export async function describeProposal(store: Store, id: string): Promise<string
   return `${found.id}, proposed by ${found.proposedBy}, to measure proof ${found.proof} of goal ${found.goalId}${hidden}: it runs ${runs}`;
 }
 
-function refuseDecided(proposal: ProposalRecord): void {
+/** The proposal `id`, still waiting for its decision; not found, or refused once decided. */
+async function undecidedProposal(tx: Tx, id: string): Promise<ProposalRecord> {
+  const proposal = await tx.goals.proposal(id);
+  if (!proposal)
+    throw notFound(`no evaluator proposal ${quoteValue(id)}`, "`cairn eval proposals GOAL` lists them");
   if (proposal.status !== "proposed")
     throw refuse(
       "proposal",
       `${proposal.id} was already ${proposal.status}`,
       "propose a new evaluator to change it",
     );
+  return proposal;
 }
