@@ -3,7 +3,13 @@ import { join } from "node:path";
 import type { ElicitRequest, ElicitResult } from "@modelcontextprotocol/client";
 import { describe, expect, it } from "vitest";
 import { checkRun, gitWorkspace, nodeArgv, openAttempt } from "../helpers/goals.js";
-import { callTool, connectMcp, type PersonAtClient, workspaceEachTest } from "../helpers/mcp.js";
+import {
+  callTool,
+  connectMcp,
+  type PersonAtClient,
+  personAnswering,
+  workspaceEachTest,
+} from "../helpers/mcp.js";
 import { addAgent, cairn, cairnAsync } from "../helpers/workspace.js";
 
 /**
@@ -14,21 +20,6 @@ import { addAgent, cairn, cairnAsync } from "../helpers/workspace.js";
 const { ws, open } = workspaceEachTest();
 
 type Asked = ElicitRequest["params"];
-
-/** A person who gives `reply` to every question, and the questions they were asked. */
-function person(reply: ElicitResult, bare = false) {
-  const asked: Asked[] = [];
-  return {
-    asked,
-    person: {
-      bare,
-      answer: (request: Asked) => {
-        asked.push(request);
-        return reply;
-      },
-    },
-  };
-}
 
 const ALLOW: ElicitResult = { action: "accept", content: { allow: true } };
 const UNTICKED: ElicitResult = { action: "accept", content: { allow: false } };
@@ -80,7 +71,7 @@ describe("a destructive call over MCP, where the client can ask its person", () 
     const fact = remembered(secret);
 
     // The caller confirms itself; the person says no: nothing is deleted.
-    const declining = person(DECLINE);
+    const declining = personAnswering(DECLINE);
     const asOwner = await planner(declining.person);
     const refused = await callTool(asOwner, "forget", { id: fact, confirm: true });
     expect(refused.isError).toBeFalsy();
@@ -105,7 +96,7 @@ describe("a destructive call over MCP, where the client can ask its person", () 
       [UNTICKED, /did not allow/],
       [DISMISS, /gave no answer/],
     ] as const) {
-      const other = await planner(person(reply).person);
+      const other = await planner(personAnswering(reply).person);
       const answer = await callTool(other, "forget", { id: fact, confirm: true });
       expect(refusalOf(answer)?.reason).toMatch(reason);
     }
@@ -113,7 +104,7 @@ describe("a destructive call over MCP, where the client can ask its person", () 
 
     // The person's yes and the caller's confirm; a client declaring `elicitation: {}` (forms,
     // before elicitation had modes) is asked too. Without confirm, the person is not asked.
-    const allowing = person(ALLOW, true);
+    const allowing = personAnswering(ALLOW, true);
     const asked = await planner(allowing.person);
     const unmeant = await callTool(asked, "forget", { id: fact });
     expect(refusalOf(unmeant)).toMatchObject({ policy: "confirm", reason: "`forget` is destructive" });
@@ -143,7 +134,7 @@ describe("a destructive call over MCP, where the client can ask its person", () 
     );
     const { token } = addAgent(ws.dir, "builder-1", "builder");
     const fact = remembered("keep this one", token);
-    const declining = person(DECLINE);
+    const declining = personAnswering(DECLINE);
     const agent = await connect({ env: { CAIRN_AGENT: token }, person: declining.person });
 
     const viaTool = await callTool(agent, "run_shortcut", {
@@ -169,7 +160,7 @@ describe("a destructive call over MCP, where the client can ask its person", () 
       expect.stringMatching(/`forget`/),
     ]);
 
-    const allowing = await connect({ env: { CAIRN_AGENT: token }, person: person(ALLOW).person });
+    const allowing = await connect({ env: { CAIRN_AGENT: token }, person: personAnswering(ALLOW).person });
     const ran = await callTool(allowing, "run_shortcut", {
       name: "wipe",
       params: ["what=db"],
@@ -184,7 +175,7 @@ describe("a destructive call over MCP, where the client can ask its person", () 
       join(ws.dir, ".cairn", "cairn.toml"),
       `${readFileSync(join(ws.dir, ".cairn", "cairn.toml"), "utf8")}\n[shortcuts.clean]\nargv = ["node", "-e", "require('fs').rmSync(require('path').join('build', process.argv[1]), {recursive: true, force: true})", "{{what}}"]\neffect = "destructive"\n`,
     );
-    const declining = person(DECLINE);
+    const declining = personAnswering(DECLINE);
     const owner = await connect({ person: declining.person });
     // Past the 120 characters a progress line keeps, the value climbs out of build/.
     const climbing = `${"cache/".repeat(10)}${"../".repeat(5)}`;
@@ -300,7 +291,7 @@ describe("a destructive call over MCP, where the client can ask its person", () 
       const attempt = openAttempt(repo.dir, run);
       writeFileSync(join(repo.dir, "lib.txt"), "the attempt's edit\n");
       writeFileSync(join(repo.dir, "added.txt"), "made by the attempt\n");
-      const declining = person(DECLINE);
+      const declining = personAnswering(DECLINE);
       const declined = await planner(declining.person, undefined, repo.dir);
       const refused = await callTool(declined, "revert_attempt", { attempt, confirm: true });
       expect(refusalOf(refused)).toMatchObject({ policy: "confirm" });
@@ -311,7 +302,7 @@ describe("a destructive call over MCP, where the client can ask its person", () 
           `${attempt}, opened by owner, in ".*": back to [0-9a-f]{12}, discarding 2 files: "added.txt", "lib.txt"\\. Allow it\\?$`,
         ),
       );
-      const allowing = await planner(person(ALLOW).person, undefined, repo.dir);
+      const allowing = await planner(personAnswering(ALLOW).person, undefined, repo.dir);
       const reverted = await callTool(allowing, "revert_attempt", { attempt, confirm: true });
       expect(reverted.structuredContent).toMatchObject({ discarded: ["added.txt", "lib.txt"] });
       expect(readFileSync(join(repo.dir, "lib.txt"), "utf8")).toBe("good\n");
@@ -324,7 +315,7 @@ describe("a destructive call over MCP, where the client can ask its person", () 
   it("does not trouble the person with a call that is refused anyway", async () => {
     const fact = remembered("read-only agents cannot forget");
     const { token } = addAgent(ws.dir, "reader", "builder", ["--grant", "ro"]);
-    const watching = person(ALLOW);
+    const watching = personAnswering(ALLOW);
     const reader = await planner(watching.person, token);
     const refused = await callTool(reader, "forget", { id: fact, confirm: true });
     expect(refusalOf(refused)).toMatchObject({ policy: "grant" });

@@ -1,6 +1,5 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { ElicitRequest, ElicitResult } from "@modelcontextprotocol/client";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   cairnJson,
@@ -12,7 +11,13 @@ import {
   openAttempt,
   writePack,
 } from "../helpers/goals.js";
-import { callTool, connectMcp, type McpHandle, type PersonAtClient } from "../helpers/mcp.js";
+import {
+  callTool,
+  connectMcp,
+  type McpHandle,
+  type PersonAtClient,
+  personAnswering,
+} from "../helpers/mcp.js";
 import { addAgent, cairn, runSync } from "../helpers/workspace.js";
 
 /**
@@ -29,18 +34,6 @@ afterEach(async () => {
   for (const handle of open.splice(0)) await handle.close();
   repo.cleanup();
 });
-
-/** A person who gives `reply` to every question, and the questions they were asked. */
-function person(reply: ElicitResult) {
-  const asked: ElicitRequest["params"][] = [];
-  const at: PersonAtClient = {
-    answer: (request) => {
-      asked.push(request);
-      return reply;
-    },
-  };
-  return { asked, at };
-}
 
 /** A planner's server in the workspace: the owner's, or `token`'s agent's. */
 async function planner(at?: PersonAtClient, token?: string) {
@@ -121,14 +114,14 @@ describe("the owner's judgment, asked of a model in the owner's session", () => 
     const builder = { CAIRN_AGENT: builderToken };
     const attempt = evaluatedAttempt(builder);
     // The builder's own report is its self-report, not a judgment: no one is troubled.
-    const watching = person({ action: "accept", content: { allow: true } });
-    const asBuilder = await planner(watching.at, builderToken);
+    const watching = personAnswering({ action: "accept", content: { allow: true } });
+    const asBuilder = await planner(watching.person, builderToken);
     const selfReport = await callTool(asBuilder, "report_scores", { attempt, scores: { design: 0.9 } });
     expect(selfReport.structuredContent).toMatchObject({ recorded: { design: 0.9 } });
     expect(watching.asked).toHaveLength(0);
 
-    const declining = person({ action: "decline" });
-    const refused = await callTool(await planner(declining.at), "report_scores", {
+    const declining = personAnswering({ action: "decline" });
+    const refused = await callTool(await planner(declining.person), "report_scores", {
       attempt,
       scores: { design: 1 },
     });
@@ -141,8 +134,8 @@ describe("the owner's judgment, asked of a model in the owner's session", () => 
 
     expect(declining.asked[0]?.message).toContain(`score design 1 for ${attempt}, opened by A-1 on goal G-1`);
 
-    const allowing = person({ action: "accept", content: { allow: true } });
-    const judge = await planner(allowing.at);
+    const allowing = personAnswering({ action: "accept", content: { allow: true } });
+    const judge = await planner(allowing.person);
     // A report refused anyway (a proof the contract does not have) troubles no one.
     const unknown = await callTool(judge, "report_scores", { attempt, scores: { looks_good: 1 } });
     expect(refusalOf(unknown)?.reason).toMatch(/its proofs are: check, design/);
@@ -162,8 +155,8 @@ describe("the owner's judgment, asked of a model in the owner's session", () => 
     const attempt = evaluatedAttempt(builder);
     cairnJson(repo.dir, ["attempt", "report", attempt, "--scores", '{"design":1}'], builder);
     expect(decide(attempt, builder)).toBe("review");
-    const declining = person({ action: "decline" });
-    const refused = await callTool(await planner(declining.at), "cli", {
+    const declining = personAnswering({ action: "decline" });
+    const refused = await callTool(await planner(declining.person), "cli", {
       argv: ["attempt", "accept", attempt],
     });
     expect(viaCli(refused).output.refused).toMatchObject({ policy: "confirm" });
@@ -174,9 +167,9 @@ describe("the owner's judgment, asked of a model in the owner's session", () => 
       `keep (commit its changes) ${attempt}, opened by A-1, in review because:`,
     );
     expect(commits()).toBe(1);
-    const allowing = person({ action: "accept", content: { allow: true } });
+    const allowing = personAnswering({ action: "accept", content: { allow: true } });
     const accepted = viaCli(
-      await callTool(await planner(allowing.at), "cli", { argv: ["attempt", "accept", attempt] }),
+      await callTool(await planner(allowing.person), "cli", { argv: ["attempt", "accept", attempt] }),
     );
     expect(accepted.exit_code).toBe(0);
     expect(runSync("git", ["show", "HEAD:feature.txt"], repo.dir)).toBe("the attempt's work\n");

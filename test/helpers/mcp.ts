@@ -19,6 +19,19 @@ export interface PersonAtClient {
   bare?: boolean;
 }
 
+/** A person who gives `reply` to every question, and the questions they were asked, in order. */
+export function personAnswering(reply: ElicitResult, bare = false) {
+  const asked: ElicitRequest["params"][] = [];
+  const person: PersonAtClient = {
+    bare,
+    answer: (request) => {
+      asked.push(request);
+      return reply;
+    },
+  };
+  return { asked, person };
+}
+
 /** Spawn the built `cairn mcp` and connect the SDK's own client to it over stdio. */
 export async function connectMcp(
   cwd: string,
