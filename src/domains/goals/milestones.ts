@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { findCycle as findCycleAmong } from "../../kernel/graph.js";
 import { refuse, usageError } from "../../kernel/outcome.js";
 import type { GoalRecord, MilestoneFields, MilestoneRecord, Store, Tx } from "../../store/store.js";
 import { ACTIVE_TASK_LINK } from "./board-link.js";
@@ -50,29 +51,9 @@ export function draftPlan(goal: GoalRecord): MilestoneFields[] {
   return plan;
 }
 
-/** Depth-first search for a cycle; returns its path (a → b → a) or undefined. */
+/** A cycle among the plan's milestones, as its path of keys (a → b → a), or undefined. */
 export function findCycle(plan: readonly MilestoneFields[]): string[] | undefined {
-  const edges = new Map(plan.map((milestone) => [milestone.key, milestone.dependsOn]));
-  const state = new Map<string, "visiting" | "done">();
-  const path: string[] = [];
-  const visit = (key: string): string[] | undefined => {
-    if (state.get(key) === "done") return undefined;
-    if (state.get(key) === "visiting") return [...path.slice(path.indexOf(key)), key];
-    state.set(key, "visiting");
-    path.push(key);
-    for (const next of edges.get(key) ?? []) {
-      const cycle = visit(next);
-      if (cycle) return cycle;
-    }
-    path.pop();
-    state.set(key, "done");
-    return undefined;
-  };
-  for (const milestone of plan) {
-    const cycle = visit(milestone.key);
-    if (cycle) return cycle;
-  }
-  return undefined;
+  return findCycleAmong(new Map(plan.map((milestone) => [milestone.key, milestone.dependsOn])));
 }
 
 export function validatePlan(goal: GoalRecord, plan: readonly MilestoneFields[]): void {
