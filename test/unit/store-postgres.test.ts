@@ -30,6 +30,41 @@ describe("PostgreSQL store", () => {
     for (const own of PG_MIGRATIONS.filter((m) => m.pgOnly)) expect(own.name).toMatch(/^pg_\d{4}_/);
   });
 
+  it("makes every reference checkable at the commit, and checks it row by row unless deferred", async () => {
+    const schema = `deferrable-${randomUUID()}`;
+    const store = open(schema);
+    await store.write(async (tx) => {
+      await tx.journal.append(event("x"));
+    });
+    await store.close();
+    const references = async () =>
+      (
+        await raw.query<{ conname: string; condeferrable: boolean; condeferred: boolean }>(
+          `SELECT c.conname, c.condeferrable, c.condeferred FROM pg_constraint c
+           JOIN pg_namespace s ON s.oid = c.connamespace WHERE c.contype = 'f' AND s.nspname = $1`,
+          [schema],
+        )
+      ).rows;
+    expect((await references()).length).toBeGreaterThan(10);
+    expect((await references()).filter((r) => !r.condeferrable || r.condeferred)).toEqual([]);
+    // A schema made before pg_0104: its references as they were, then the migration's own SQL.
+    await raw.query(`SET search_path TO "${schema}"`);
+    for (const { conname } of await references()) {
+      const table = (
+        await raw.query<{ relname: string }>(
+          "SELECT t.relname FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid WHERE c.conname = $1 AND c.connamespace = $2::regnamespace",
+          [conname, `"${schema}"`],
+        )
+      ).rows[0]?.relname;
+      await raw.query(`ALTER TABLE "${table}" ALTER CONSTRAINT "${conname}" NOT DEFERRABLE`);
+    }
+    expect((await references()).every((r) => !r.condeferrable)).toBe(true);
+    const migration = PG_MIGRATIONS.find((m) => m.name === "pg_0104_deferrable_references");
+    await raw.query(migration?.sql({ unaccent: null }) ?? "");
+    expect((await references()).filter((r) => !r.condeferrable || r.condeferred)).toEqual([]);
+    await raw.query("RESET search_path");
+  });
+
   it("refuses UPDATE, DELETE and TRUNCATE of the journal in the database itself", async () => {
     const schema = `guard-${randomUUID()}`;
     const store = open(schema);

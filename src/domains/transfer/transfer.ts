@@ -14,6 +14,7 @@ import type { Actor } from "../identity/actor.js";
 import type { Workspace } from "../workspace/discover.js";
 import { makeStateDir, namedStoreUrl, refuseExisting, writeWorkspaceConfig } from "../workspace/init.js";
 import { COUNT_CEILING, checkRecordLimits, recordCounts } from "./limits.js";
+import { checkRelations } from "./relations.js";
 import { checkRecordShape } from "./shapes.js";
 import { withoutStoreTable } from "./store-table.js";
 
@@ -196,6 +197,7 @@ export async function importWorkspace(
     checkRecordShape(parsed.data, index + 2);
     records.push(parsed.data);
   }
+  checkRelations(records);
   return store.write(async (tx) => {
     const existing = await tx.transfer.contentCount();
     if (existing > 0) {

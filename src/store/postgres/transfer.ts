@@ -84,6 +84,10 @@ export function pgTransfer(db: PgDb): TransferRepo {
       const known = await shapesOf();
       // Metadata is replaced wholesale: the imported workspace keeps its own identity.
       await db.prepare("DELETE FROM meta").run();
+      // Rows come in the order they were made, and a task moved under a later one names its
+      // parent before the parent's row: references are checked at the commit instead. The import
+      // has checked them against the whole file already.
+      await db.query("SET CONSTRAINTS ALL DEFERRED");
       // Exports leave the hidden `_rowid` out: rows take theirs here, in the order they come.
       const rowids = await nextRowids(db);
       // The store's connection pipelines: a window of inserts costs one round trip. Consecutive

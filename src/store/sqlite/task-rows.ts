@@ -9,6 +9,7 @@ import {
   REASON_HEAD_CHARS,
   type ReadyTaskRecord,
   type ShortcutRecord,
+  sortSegment,
   type TaskRecord,
   type TaskStatus,
   type TaskSummaryRecord,
@@ -185,8 +186,7 @@ export const COLUMNS =
   "id, title, so_that, context, parent_id, sort_path, priority, status, owner, claimed_at, lease_at, blocked_reason, estimate, traces, labels, milestone_id, unverified, created_by, created_at, updated_at";
 
 export const RANK: Record<Priority, number> = { must: 0, should: 1, could: 2, wont: 3 };
-/** Wide enough for a billion tasks, so string order is numeric order. */
-export const pad = (seq: number) => String(seq).padStart(9, "0");
+export const pad = sortSegment;
 
 export function toTask(row: TaskRow): TaskRecord {
   return {

@@ -114,6 +114,10 @@ export function sqliteTransfer(db: Database.Database): TransferRepo {
       const known = new Map(CONTENT_TABLES.map((table) => [table, columnsOf(db, table)]));
       // Metadata is replaced wholesale: the imported workspace keeps its own identity.
       db.prepare("DELETE FROM meta").run();
+      // Rows come in the order they were made, and a task moved under a later one names its
+      // parent before the parent's row: references are checked at the commit instead (until the
+      // transaction ends). The import has checked them against the whole file already.
+      db.pragma("defer_foreign_keys = ON");
       let count = 0;
       for (const { table, row } of records) {
         count++;

@@ -20,6 +20,7 @@ import { trustSetters } from "../../sqlite/migrations/0020_trust_setters.js";
 import { FACTS_SEARCH } from "./facts-search.js";
 import { PG_BULK_TERMS } from "./pg-bulk-terms.js";
 import { PG_COUNTER_STATEMENTS } from "./pg-counter-statements.js";
+import { PG_DEFERRABLE_REFERENCES } from "./pg-deferrable-references.js";
 import { PG_LONG_KEYS } from "./pg-long-keys.js";
 import { PG_NUL_WORDS } from "./pg-nul-words.js";
 import { JOURNAL_GUARDS, PLUMBING } from "./plumbing.js";
@@ -96,6 +97,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   },
   { name: criterionAuthors.name, sql: () => fromSqlite(criterionAuthors.sql) },
   { name: trustSetters.name, sql: () => fromSqlite(trustSetters.sql) },
+  { name: "pg_0104_deferrable_references", sql: () => PG_DEFERRABLE_REFERENCES, pgOnly: true },
 ];
 
 /** The migrations both stores share: their count is the schema version an export carries. */

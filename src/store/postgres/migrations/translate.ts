@@ -11,6 +11,8 @@ import { COUNTED_KEYS, raiseFunction } from "./plumbing.js";
  * - `x TEXT ... UNIQUE COLLATE NOCASE` → a unique index on lower(x) (callers compare by lower()).
  * - `x INTEGER PRIMARY KEY [AUTOINCREMENT]` keeps its column; a trigger fills it from a
  *   transactional counter: no gaps after a rollback, never reused, like AUTOINCREMENT.
+ * - `REFERENCES t(c)` may be checked at the commit (DEFERRABLE INITIALLY IMMEDIATE): an import
+ *   defers it, as it does on SQLite (see pg-deferrable-references.ts).
  * - A table without such a key gets a hidden `_rowid` filled the same way: insertion order,
  *   which is what SQLite's implicit rowid gives export and ordering. Columns starting with `_`
  *   belong to the PostgreSQL store and never travel in an export.
@@ -60,7 +62,8 @@ function translateStatement(statement: string): string {
     .replace(/\bINTEGER\b/g, "bigint")
     .replace(/\bREAL\b/g, "double precision")
     .replace(/\bBLOB\b/g, "bytea")
-    .replace(/\bTEXT\b/g, 'text COLLATE "C"');
+    .replace(/\bTEXT\b/g, 'text COLLATE "C"')
+    .replace(/\bREFERENCES\s+\w+\s*\(\s*\w+\s*\)/gi, "$& DEFERRABLE INITIALLY IMMEDIATE");
   if (/COLLATE\s+NOCASE/i.test(out))
     throw new Error(`fromSqlite: port this NOCASE column by hand: ${statement}`);
   if (!table) return out;
