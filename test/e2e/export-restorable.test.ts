@@ -72,7 +72,7 @@ describe("an export of what agents wrote through commands imports", () => {
     expect(imported.code, imported.stderr).toBe(0);
   });
 
-  it("placeholders side by side that would fill a word past an argv word's limit: the check refuses it", () => {
+  it("placeholders side by side that would fill a word past an argv word's limit: refused when the criterion is set", () => {
     expect(
       cairn(ws.dir, [
         "shortcut",
@@ -88,23 +88,26 @@ describe("an export of what agents wrote through commands imports", () => {
     ).toBe(0);
     ok(["task", "add", "mine"]);
     const long = "v".repeat(4_000);
-    ok([
-      "task",
-      "criterion",
-      "T-1",
-      "--text",
-      "echoes",
-      "--shortcut",
-      "echo2",
-      "--params",
-      `a=${long}`,
-      "--params",
-      `b=${long}`,
-    ]);
-    ok(["task", "claim", "T-1"]);
-    const check = cairn(ws.dir, ["task", "check", "T-1", "--all"], asAgent);
-    expect(check.code).toBe(2);
-    expect(check.stderr).toContain("word 2 filled holds 8000 characters; an argv word holds at most 4096");
+    // Once taken and refused only at its check, where its evidence kept the 8,000 characters.
+    const set = cairn(
+      ws.dir,
+      [
+        "task",
+        "criterion",
+        "T-1",
+        "--text",
+        "echoes",
+        "--shortcut",
+        "echo2",
+        "--params",
+        `a=${long}`,
+        "--params",
+        `b=${long}`,
+      ],
+      asAgent,
+    );
+    expect(set.code).toBe(2);
+    expect(set.stderr).toContain("word 2 filled holds 8000 characters; an argv word holds at most 4096");
     const imported = exportAndImport();
     expect(imported.code, imported.stderr).toBe(0);
   });

@@ -228,6 +228,20 @@ describe("shortcuts", () => {
     expect(cairn(ws.dir, ["shortcut", "run", "echo", "--params", "msg=a", "--params", "other=b"]).code).toBe(
       2,
     );
+    // A criterion naming the shortcut is held to its params when it is set, not first at its check.
+    const task = (cairn(ws.dir, ["task", "add", "echoes", "--json"]).json as { task: { id: string } }).task
+      .id;
+    const criterion = (...params: string[]) =>
+      cairn(ws.dir, ["task", "criterion", task, "--text", "echoes", "--shortcut", "echo", ...params]);
+    const misspelt = criterion("--params", "mgs=hi");
+    expect(misspelt.code).toBe(2);
+    expect(misspelt.stderr).toContain("shortcut echo needs --params msg=...");
+    expect(criterion("--params", "msg=hi", "--params", "other=b").stderr).toContain(
+      'shortcut echo has no parameter "other"',
+    );
+    expect(criterion("--params", "msg=hi").code).toBe(0);
+    const shown = cairn(ws.dir, ["task", "show", task, "--json"]).json as { criteria: unknown[] };
+    expect(shown.criteria).toHaveLength(1);
   });
 
   it("a command that fails (exits non-zero, not found) fails the call with exit 1 and the same JSON; over MCP as a failed check does", async () => {

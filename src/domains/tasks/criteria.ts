@@ -7,7 +7,7 @@ import { type Actor, OWNER } from "../identity/actor.js";
 import { ARGV_TOTAL_CHARS, requireTotalChars, TOTALS } from "../limits/limits.js";
 import type { WorkspaceConfig } from "../workspace/config.js";
 import { journal, loadTask, requirePlanAuthority } from "./common.js";
-import { findShortcut } from "./shortcuts.js";
+import { fillArgv, findShortcut } from "./shortcuts.js";
 
 export interface CriterionInput {
   text: string;
@@ -107,7 +107,12 @@ export async function withShortcutDefinition(
   criterion: NewCriterion,
 ): Promise<NewCriterion> {
   if (!criterion.shortcut) return criterion;
-  return { ...criterion, shortcutDefinition: await findShortcut(tx, config, criterion.shortcut) };
+  const definition = await findShortcut(tx, config, criterion.shortcut);
+  // The params must fill that command now as they will at each check: a misspelt or missing name,
+  // or a value that reads as an option, was taken here and refused only when the task's holder
+  // came to check it, a criterion no one could pass until its author replaced it.
+  fillArgv(definition, criterion.params);
+  return { ...criterion, shortcutDefinition: definition };
 }
 
 /** `withShortcutDefinition` for each criterion, in order. */
