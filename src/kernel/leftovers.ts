@@ -44,7 +44,12 @@ export function replaceFileSync(path: string, text: string, mode?: number): void
   removeLeftoversOfDeadProcesses(dir, `${basename(path)}.`, /^\.tmp$/);
   const temporary = `${path}.${process.pid}.tmp`;
   try {
-    writeFileSync(temporary, text, mode === undefined ? {} : { mode });
+    // Made new, never opened as found: a link planted at the name a pid predicts sent the text
+    // through it to its target, and the rename then put the link in the file's place. Whatever is
+    // there is this process's own leftover or such a link: it goes, and a link planted again
+    // between the two calls fails the write (EEXIST) rather than being followed.
+    rmSync(temporary, { force: true });
+    writeFileSync(temporary, text, { flag: "wx", ...(mode === undefined ? {} : { mode }) });
     renameSync(temporary, path);
   } catch (error) {
     rmSync(temporary, { force: true });

@@ -1,11 +1,13 @@
 import { spawnSync } from "node:child_process";
 import {
   existsSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -34,6 +36,17 @@ describe("replaceFileSync", () => {
     expect(readdirSync(dir).sort()).toEqual(
       ["cairn.toml", `cairn.toml.${dead}.tmp.keep`, `cairn.toml.${process.ppid}.tmp`].sort(),
     );
+  });
+
+  it("writes through no link planted at its temporary's name, and leaves the file a file", () => {
+    const file = join(dir, "cairn.toml");
+    const victim = join(dir, "victim");
+    writeFileSync(victim, "untouched\n");
+    symlinkSync(victim, `${file}.${process.pid}.tmp`);
+    replaceFileSync(file, "whole\n");
+    expect(readFileSync(victim, "utf8")).toBe("untouched\n");
+    expect(lstatSync(file).isFile()).toBe(true);
+    expect(readFileSync(file, "utf8")).toBe("whole\n");
   });
 
   it("leaves no temporary when the rename fails, and says why", () => {
