@@ -62,7 +62,7 @@ describe("an import checks the rows' references and shapes across the whole file
         task(1, "T-2", "000000002/000000001"),
         task(2, null),
         task(3, "T-1", "000000002/000000001/000000003"),
-        depends("T-3", "T-2"),
+        depends("T-1", "T-3"),
         depends("T-2", "T-1"),
         goal("G-1"),
         milestone("G-1", "build", []),
@@ -93,6 +93,18 @@ describe("an import checks the rows' references and shapes across the whole file
     expect(
       refusal([goal("G-1"), goal("G-2"), milestone("G-1", "a", []), milestone("G-2", "b", ["a"])]),
     ).toMatch(/^import: line 5 .*: it waits on milestone "a", which its goal does not have$/);
+  });
+
+  it("refuses a task waiting on an epic above it, or above a task that waits on it", () => {
+    const tree = [task(1, null), task(2, "T-1", "000000001/000000002"), task(3, null)];
+    expect(refusal([...tree, depends("T-2", "T-1")])).toBe(
+      'import: line 5 (task_dependencies "T-2"): its task waits, through "T-2" → "T-1" → "T-2", on an epic that finishes only after its parts: none of them could ever finish',
+    );
+    expect(refusal([...tree, depends("T-2", "T-3"), depends("T-3", "T-1")])).toMatch(
+      /^import: line 5 \(task_dependencies "T-2"\): its task waits, through "T-2" → "T-3" → "T-1" → "T-2", on an epic/,
+    );
+    // Waiting on a part of another epic, or the epic on its own part, is a plan like any other.
+    expect(refusal([...tree, depends("T-3", "T-2"), depends("T-1", "T-2")])).toBe("accepted");
   });
 
   it("refuses a task whose place in the tree is not its parents'", () => {

@@ -73,7 +73,7 @@ export function checkRelations(records: readonly DumpRecord[]): void {
   checkParents(rows("agents"), "agents");
   const tasks = checkParents(rows("tasks"), "tasks");
   checkSortPaths(tasks);
-  checkDependencies(rows("task_dependencies"));
+  checkDependencies(rows("task_dependencies"), tasks);
   checkMilestonePlans(rows("goal_milestones"));
 }
 
@@ -147,24 +147,48 @@ function checkSortPaths(tasks: ReadonlyMap<string, Placed>): void {
   }
 }
 
-function checkDependencies(rows: readonly Placed[]): void {
-  const edges = new Map<string, string[]>();
+/**
+ * Dependencies never in a cycle, and never waiting on an epic above the task (or above a task
+ * waiting on it): an epic finishes only after its parts, so that wait is a cycle too, through the
+ * tree (`task depend` refuses both, see tasks/epic-waits.ts).
+ */
+function checkDependencies(rows: readonly Placed[], tasks: ReadonlyMap<string, Placed>): void {
+  const waits = new Map<string, string[]>();
   const first = new Map<string, Placed>();
   for (const entry of rows) {
     const task = String(entry.record.row.task_id);
-    const waits = edges.get(task);
-    if (waits) waits.push(String(entry.record.row.depends_on));
+    const on = String(entry.record.row.depends_on);
+    const found = waits.get(task);
+    if (found) found.push(on);
     else {
-      edges.set(task, [String(entry.record.row.depends_on)]);
+      waits.set(task, [on]);
       first.set(task, entry);
     }
   }
-  const cycle = findCycle(edges);
+  const cycle = findCycle(waits);
   if (cycle)
     throw refusal(
       first.get(cycle[0] as string) as Placed,
       `its tasks wait on each other in a cycle (${cycle.map((id) => quoteValue(id)).join(" → ")}), so none would ever be ready`,
     );
+  // Each epic waits on its parts, besides what each task waits on.
+  const finishAfter = new Map([...waits].map(([task, on]) => [task, [...on]]));
+  for (const [id, { record }] of tasks) {
+    const parent = record.row.parent_id;
+    if (parent === null || parent === undefined) continue;
+    const parts = finishAfter.get(String(parent));
+    if (parts) parts.push(id);
+    else finishAfter.set(String(parent), [id]);
+  }
+  const through = findCycle(finishAfter);
+  if (!through) return;
+  // Named from a task that waits (a dependency line), as `task depend` names the one it refuses.
+  const start = through.findIndex((id, index) => index < through.length - 1 && first.has(id));
+  const path = [...through.slice(start, -1), ...through.slice(0, start), through[start] as string];
+  throw refusal(
+    first.get(path[0] as string) as Placed,
+    `its task waits, through ${path.map((id) => quoteValue(id)).join(" → ")}, on an epic that finishes only after its parts: none of them could ever finish`,
+  );
 }
 
 /** Each goal's milestones wait only on milestones of that goal, and never in a cycle. */
