@@ -423,7 +423,7 @@ describe("export and import", () => {
     }
   });
 
-  it("an import never hands out again an id forgotten before the export; an export without counters still imports", () => {
+  it("an import never hands out again an id forgotten before the export; an export without counters, or from before an index, still imports", () => {
     const source = initWorkspace();
     try {
       for (const args of [
@@ -462,6 +462,18 @@ describe("export and import", () => {
       );
       expect(bad.imported.code).toBe(2);
       expect(bad.imported.stderr).toContain("schema_migrations");
+      // Written before the last migration, which only added an index: the same tables, restorable.
+      const schema = parsed.schema as number;
+      const beforeIndex = importInto("before-index", JSON.stringify({ ...parsed, schema: schema - 1 }));
+      expect(beforeIndex.imported.code, beforeIndex.imported.stderr).toBe(0);
+      // Before the one that added a column: its rows lack it, so it is refused, as a newer export is.
+      for (const other of [schema - 2, schema + 1]) {
+        const refused = importInto(`schema-${other}`, JSON.stringify({ ...parsed, schema: other }));
+        expect(refused.imported.code).toBe(2);
+        expect(refused.imported.stderr).toContain(
+          `the export has schema ${other}, this workspace has ${schema}`,
+        );
+      }
     } finally {
       source.cleanup();
     }

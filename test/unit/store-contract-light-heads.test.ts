@@ -2,6 +2,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { SHORTCUT_HEADS_SQL } from "../../src/store/sqlite/shortcut-rows.js";
+import { COUNT_UNVERIFIED_DONE_SQL, UNVERIFIED_DONE_SQL } from "../../src/store/sqlite/tasks.js";
 import { contractStores, journaledWrite, storeForSuite } from "../helpers/contract-stores.js";
 import { scratchDir } from "../helpers/workspace.js";
 
@@ -69,6 +70,32 @@ describe("shortcut heads on SQLite", () => {
           .all()
           .map((row) => (row as { detail: string }).detail);
         expect(plan).toEqual(["SCAN shortcuts USING COVERING INDEX shortcuts_heads"]);
+      } finally {
+        db.close();
+      }
+    } finally {
+      scratch.cleanup();
+    }
+  });
+});
+
+describe("tasks finished unverified on SQLite", () => {
+  it("are counted and listed from their index, never by reading every done task", async () => {
+    const scratch = scratchDir();
+    try {
+      const [sqlite] = contractStores("unverified-plan");
+      await sqlite?.create(scratch.dir).close();
+      const db = new Database(join(scratch.dir, "cairn.db"), { readonly: true });
+      try {
+        const plan = (sql: string, ...params: number[]) =>
+          db
+            .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+            .all(...params)
+            .map((row) => (row as { detail: string }).detail);
+        expect(plan(COUNT_UNVERIFIED_DONE_SQL)).toEqual([
+          "SCAN tasks USING COVERING INDEX tasks_unverified_done",
+        ]);
+        expect(plan(UNVERIFIED_DONE_SQL, 200)).toEqual(["SCAN tasks USING INDEX tasks_unverified_done"]);
       } finally {
         db.close();
       }

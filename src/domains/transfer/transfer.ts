@@ -7,6 +7,7 @@ import { conflict, notFound, operational, refuse, usageError } from "../../kerne
 import { openRegularFile, readRegularFile } from "../../kernel/regular-file.js";
 import { quoteValue } from "../../kernel/text.js";
 import { CAIRN_VERSION } from "../../kernel/version.js";
+import { readsExportsOf } from "../../store/export-schema.js";
 import { openStore, type StoreLocation } from "../../store/open.js";
 import { storableUrl } from "../../store/postgres/location.js";
 import type { DumpRecord, Store } from "../../store/store.js";
@@ -171,7 +172,7 @@ export async function importWorkspace(
   // The new workspace names its own store: the exported one (the source's server) is cut out
   // before anything is written, and a form that cannot be cut out refuses the import.
   const config = header.data.config !== undefined ? withoutStoreTable(header.data.config) : undefined;
-  if (header.data.schema !== store.schemaVersion) {
+  if (!readsExportsOf(header.data.schema, store.schemaVersion)) {
     throw usageError(
       `import: the export has schema ${header.data.schema}, this workspace has ${store.schemaVersion}`,
       "import with the cairn version that wrote it, then upgrade",

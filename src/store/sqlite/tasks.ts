@@ -84,6 +84,14 @@ function pageQuery(filter: TaskFilter): PageQuery {
   };
 }
 
+/**
+ * Tasks finished unverified, read from their partial index (migration 0021), never by walking
+ * every done task's row (test/unit/store-contract-light-heads.test.ts checks the plans).
+ */
+export const COUNT_UNVERIFIED_DONE_SQL =
+  "SELECT COUNT(*) AS n FROM tasks INDEXED BY tasks_unverified_done WHERE status = 'done' AND unverified = 1";
+export const UNVERIFIED_DONE_SQL = `SELECT ${HELD_COLUMNS} FROM tasks INDEXED BY tasks_unverified_done WHERE status = 'done' AND unverified = 1 ORDER BY seq DESC LIMIT +?`;
+
 export function sqliteTasks(db: Database.Database): TaskRepo {
   const byId = taskRows(db.prepare<[string], unknown[]>(`SELECT ${COLUMNS} FROM tasks WHERE id = ?`));
   const nextId = shortIds(db, "tasks", "T");
@@ -108,9 +116,7 @@ export function sqliteTasks(db: Database.Database): TaskRepo {
   const countByStatus = db.prepare<[], { status: string; n: number }>(
     "SELECT status, COUNT(*) AS n FROM tasks GROUP BY status",
   );
-  const countUnverifiedDone = db.prepare<[], { n: number }>(
-    "SELECT COUNT(*) AS n FROM tasks WHERE status = 'done' AND unverified = 1",
-  );
+  const countUnverifiedDone = db.prepare<[], { n: number }>(COUNT_UNVERIFIED_DONE_SQL);
   const activeBy = db
     .prepare<[string], unknown[]>(
       `SELECT ${SUMMARY_COLUMNS} FROM tasks WHERE owner = ? AND status = 'active' ORDER BY seq`,
@@ -122,11 +128,7 @@ export function sqliteTasks(db: Database.Database): TaskRepo {
       `SELECT ${HELD_COLUMNS} FROM tasks WHERE status = ? ORDER BY seq LIMIT +?`,
     )
     .raw(true);
-  const unverifiedDone = db
-    .prepare<[number], unknown[]>(
-      `SELECT ${HELD_COLUMNS} FROM tasks WHERE status = 'done' AND unverified = 1 ORDER BY seq DESC LIMIT +?`,
-    )
-    .raw(true);
+  const unverifiedDone = db.prepare<[number], unknown[]>(UNVERIFIED_DONE_SQL).raw(true);
   const staleClaims = db
     .prepare<[string, string], unknown[]>(
       `SELECT ${HELD_COLUMNS} FROM tasks WHERE status = 'active' AND (lease_at < ? OR lease_at > ?) ORDER BY seq`,

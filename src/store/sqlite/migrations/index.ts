@@ -17,6 +17,7 @@ import { attemptHosts } from "./0017_attempt_hosts.js";
 import { shortcutHeads } from "./0018_shortcut_heads.js";
 import { criterionAuthors } from "./0019_criterion_authors.js";
 import { trustSetters } from "./0020_trust_setters.js";
+import { unverifiedDone } from "./0021_unverified_done.js";
 import type { Migration } from "./migration.js";
 
 /**
@@ -44,6 +45,7 @@ export const MIGRATIONS: readonly Migration[] = [
   shortcutHeads,
   criterionAuthors,
   trustSetters,
+  unverifiedDone,
 ];
 
 /**
