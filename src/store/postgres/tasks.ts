@@ -7,6 +7,7 @@ import {
   pad,
   RANK,
   READY_COLUMNS,
+  SUBTREE_MOVE_SQL,
   SUMMARY_COLUMNS,
   type SummaryRow,
   type TaskRow,
@@ -190,10 +191,8 @@ export function pgTasks(db: PgDb): TaskRepo {
       const newPath = parentPath ? `${parentPath}/${seq}` : seq;
       await db.prepare("UPDATE tasks SET parent_id = ?, updated_at = ? WHERE id = ?").run(parentId, at, id);
       await db
-        .prepare(
-          "UPDATE tasks SET sort_path = ? || substr(sort_path, ?) WHERE sort_path = ? OR sort_path LIKE ? || '/%'",
-        )
-        .run(newPath, task.sort_path.length + 1, task.sort_path, task.sort_path);
+        .prepare(SUBTREE_MOVE_SQL)
+        .run(newPath, task.sort_path.length + 1, task.sort_path, task.sort_path, task.sort_path);
     },
     async list(filter) {
       const { rows, ...counted } = await page<TaskRow>(filter, COLUMNS);

@@ -22,6 +22,7 @@ import {
   RANK,
   READY_COLUMNS,
   readyTaskOf,
+  SUBTREE_MOVE_SQL,
   SUMMARY_COLUMNS,
   summaryOf,
   toHeld,
@@ -198,9 +199,13 @@ export function sqliteTasks(db: Database.Database): TaskRepo {
       const parentPath = parentId ? (byId.get(parentId)?.sort_path ?? "") : "";
       const newPath = parentPath ? `${parentPath}/${seq}` : seq;
       db.prepare("UPDATE tasks SET parent_id = ?, updated_at = ? WHERE id = ?").run(parentId, at, id);
-      db.prepare(
-        "UPDATE tasks SET sort_path = ? || substr(sort_path, ?) WHERE sort_path = ? OR sort_path LIKE ? || '/%'",
-      ).run(newPath, task.sort_path.length + 1, task.sort_path, task.sort_path);
+      db.prepare(SUBTREE_MOVE_SQL).run(
+        newPath,
+        task.sort_path.length + 1,
+        task.sort_path,
+        task.sort_path,
+        task.sort_path,
+      );
     },
     async list(filter) {
       const query = pageQuery(filter);
