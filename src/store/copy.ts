@@ -189,6 +189,9 @@ async function writePostgres(
         "copy into a new schema",
       );
     await client.query("DELETE FROM meta");
+    // Rows go in the order they were made, and a task moved under a later one names its parent
+    // before the parent's row: references are checked at the commit, as an import checks them.
+    await client.query("SET CONSTRAINTS ALL DEFERRED");
     const window = new InsertWindow();
     const dollar = (index: number) => `$${index + 1}`;
     // The hidden `_rowid` is the store's own and not copied: rows take theirs here, in order.
@@ -244,6 +247,8 @@ async function writeSqlite(path: string, snapshot: Snapshot, pause: () => Promis
     db.exec("BEGIN IMMEDIATE");
     try {
       db.prepare("DELETE FROM meta").run();
+      // As on PostgreSQL: a task moved under a later one comes before its parent's row.
+      db.pragma("defer_foreign_keys = ON");
       let written = 0;
       for (const table of snapshot.tables) {
         const insert = db.prepare(

@@ -72,6 +72,8 @@ async function exercise(
   run(["task", "add", "child", "--parent", "T-1", "--priority", "must"]);
   run(["task", "criterion", "T-2", "--text", "tests pass", "--verify", "true"]);
   run(["task", "add", "later", "--depends-on", "T-2"]);
+  // A tree moved under a task made after it: its rows come before their new parent's.
+  run(["task", "move", "T-1", "--parent", "T-3"]);
   const bob = addAgent(dir, "bob", "builder");
   run(["note", "add", "decision", "--chose", "postgres", "--rejected", "dolt", "--because", "teams run it"]);
   const mcp = await connectMcp(dir, { env: { ...env, CAIRN_AGENT: bob.token } });
