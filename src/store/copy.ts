@@ -14,6 +14,7 @@ import { targetOf } from "./postgres/location.js";
 import { requireKnownSchema } from "./postgres/migrate.js";
 import { pgTransfer } from "./postgres/transfer.js";
 import { CONTENT_TABLES } from "./sqlite/migrations/index.js";
+import { countedTables } from "./sqlite/short-ids.js";
 import { checkSchema } from "./sqlite/sqlite-store.js";
 import { sqliteTransfer } from "./sqlite/transfer.js";
 import type { DumpRecord, Store } from "./store.js";
@@ -259,19 +260,14 @@ async function writeSqlite(path: string, snapshot: Snapshot, pause: () => Promis
           if (++written % ROWS_PER_PAUSE === 0) await pause();
         }
       }
-      // A table whose every row was deleted has no sqlite_sequence row after the inserts: its
-      // counter is written anyway, or its old ids would be handed out again.
-      const autoincrement = new Set(
-        (
-          db
-            .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE '%AUTOINCREMENT%'")
-            .all() as { name: string }[]
-        ).map((row) => row.name),
-      );
+      // A table whose every row was deleted has no sqlite_sequence row after the inserts, nor
+      // has a table keyed by a plain integer (milestones): its counter is written anyway, or its
+      // old ids would be handed out again.
+      const counted = countedTables(db, CONTENT_TABLES);
       const raise = db.prepare("UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = ?");
       const start = db.prepare("INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)");
       for (const [name, last] of snapshot.counters) {
-        if (raise.run(last, name).changes === 0 && autoincrement.has(name)) start.run(name, last);
+        if (raise.run(last, name).changes === 0 && counted.has(name)) start.run(name, last);
       }
       db.exec("COMMIT");
     } catch (error) {

@@ -13,6 +13,7 @@ import {
   cairn,
   cairnAsync,
   cleanEnv,
+  runSync,
   scratchDir,
   testPgUrl,
 } from "../helpers/workspace.js";
@@ -46,6 +47,35 @@ async function waitingOnTheLock(cwd: string, args: string[], schema: string) {
     throw error;
   }
   return { lock, exited, signal: (signal: NodeJS.Signals) => child.kill(signal) };
+}
+
+/** `goal plan G-1` with milestones of these keys, each titled by its key. */
+const planOf = (...keys: string[]) => [
+  "goal",
+  "plan",
+  "G-1",
+  ...keys.flatMap((key) => ["--milestones", JSON.stringify({ key, title: key })]),
+];
+
+/**
+ * A goal whose plan dropped its last milestone, M-3, in `dir` (made a git checkout, which a plan
+ * needs): the next milestone planned is M-4 wherever the workspace goes.
+ */
+function dropLastMilestone(dir: string, env: Record<string, string | undefined>): void {
+  runSync("git", ["init", "-q"], dir);
+  for (const args of [["goal", "create", "ship the importer"], planOf("a", "b", "c"), planOf("a", "b")]) {
+    const result = cairn(dir, args, { env });
+    expect(result.code, result.stderr).toBe(0);
+  }
+}
+
+/** The id the next milestone planned in `dir` gets. */
+function nextMilestone(dir: string, env: Record<string, string | undefined>): string {
+  if (!existsSync(join(dir, ".git"))) runSync("git", ["init", "-q"], dir);
+  const planned = cairn(dir, [...planOf("a", "b", "d"), "--json"], { env });
+  expect(planned.code, planned.stderr).toBe(0);
+  return (planned.json as { milestones: { id: string; key: string }[] }).milestones.find((m) => m.key === "d")
+    ?.id as string;
 }
 
 beforeAll(() => {
@@ -290,7 +320,7 @@ describe("a password parameter spelt percent-encoded, as the driver decodes it",
 });
 
 describe("ids forgotten before a copy", () => {
-  it("PostgreSQL → SQLite: a table whose every row was deleted still never hands an old id out again", () => {
+  it("PostgreSQL → SQLite: a table whose every row was deleted still never hands an old id out again, nor does a plan its dropped milestone's", () => {
     const dir = join(scratch.dir, "all-forgotten");
     const onPg = { CAIRN_STORE_URL: urlFor(`forgotten-${stamp}`) };
     arrange(scratch.dir, ["init", "--store", onPg.CAIRN_STORE_URL], {
@@ -305,6 +335,7 @@ describe("ids forgotten before a copy", () => {
       const result = cairn(dir, args, { env: onPg });
       expect(result.code, result.stderr).toBe(0);
     }
+    dropLastMilestone(dir, onPg);
     // The copy becomes a SQLite workspace's database, as `store copy` tells the owner to do.
     const lite = join(scratch.dir, "all-forgotten-lite");
     arrange(scratch.dir, ["init"], { env: { ...sqliteOnly, CAIRN_DIR: lite } });
@@ -315,6 +346,7 @@ describe("ids forgotten before a copy", () => {
     const next = cairn(lite, ["remember", "gamma after the move"], { env: sqliteOnly });
     expect(next.code, next.stderr).toBe(0);
     expect(next.stdout).toContain("F-3");
+    expect(nextMilestone(lite, sqliteOnly)).toBe("M-4");
   });
 });
 
@@ -470,7 +502,7 @@ describe("importing an export into a shared store", () => {
     return source;
   };
 
-  it("an id forgotten before the export is never handed out again, from either store into the other", () => {
+  it("an id forgotten before the export (a fact, a dropped milestone) is never handed out again, from either store into the other", () => {
     const forgetting = ["one fact", "two fact", "three fact"];
     const make = (name: string, env: Record<string, string | undefined>, store?: string) => {
       const dir = join(scratch.dir, name);
@@ -483,6 +515,7 @@ describe("importing an export into a shared store", () => {
         ["forget", "F-4", "--confirm"],
       ])
         expect(cairn(dir, args, { env }).code).toBe(0);
+      dropLastMilestone(dir, env);
       const file = join(scratch.dir, `${name}.jsonl`);
       expect(cairn(dir, ["export", "--out", file], { env }).code).toBe(0);
       return file;
@@ -501,6 +534,7 @@ describe("importing an export into a shared store", () => {
     for (const dir of [intoPg, intoLite]) {
       const next = cairn(dir, ["remember", "after the import", "--json"], { env: sqliteOnly });
       expect((next.json as { id: string }).id, dir).toBe("F-5");
+      expect(nextMilestone(dir, sqliteOnly), dir).toBe("M-4");
     }
   });
 

@@ -423,9 +423,25 @@ describe("export and import", () => {
     }
   });
 
-  it("an import never hands out again an id forgotten before the export; an export without counters, or from before an index, still imports", () => {
+  it("an import never hands out again an id forgotten before the export, nor a dropped milestone's; an export without counters, or from before an index, still imports", () => {
     const source = initWorkspace();
+    // A goal's plan needs a git checkout to measure against.
+    const gitCheckout = (dir: string) => {
+      runSync("git", ["init", "-q"], dir);
+      runSync(
+        "git",
+        ["-c", "user.name=t", "-c", "user.email=t@t.invalid", "commit", "-q", "--allow-empty", "-m", "base"],
+        dir,
+      );
+    };
+    const plan = (...keys: string[]) => [
+      "goal",
+      "plan",
+      "G-1",
+      ...keys.flatMap((key) => ["--milestones", JSON.stringify({ key, title: key })]),
+    ];
     try {
+      gitCheckout(source.dir);
       for (const args of [
         ["remember", "one fact"],
         ["remember", "two fact"],
@@ -433,13 +449,17 @@ describe("export and import", () => {
         ["forget", "F-3", "--confirm"],
         ["remember", "four fact"],
         ["forget", "F-4", "--confirm"],
+        ["goal", "create", "ship the importer"],
+        plan("a", "b", "c"),
+        // M-3 leaves the plan: the next milestone planned is M-4, here and wherever it is imported.
+        plan("a", "b"),
       ]) {
         const result = cairn(source.dir, args);
         expect(result.code, result.stderr).toBe(0);
       }
       const [header, ...rows] = cairn(source.dir, ["export"]).stdout.trimEnd().split("\n");
       const parsed = JSON.parse(header as string) as Record<string, unknown>;
-      expect(parsed.counters).toEqual({ facts: 4 });
+      expect(parsed.counters).toEqual({ facts: 4, goal_milestones: 3 });
       const importInto = (name: string, headerLine: string) => {
         const file = join(scratch.dir, `${name}.jsonl`);
         writeFileSync(file, `${[headerLine, ...rows].join("\n")}\n`);
@@ -451,6 +471,11 @@ describe("export and import", () => {
       expect(imported.code, imported.stderr).toBe(0);
       const next = cairn(target, ["remember", "after the import", "--json"]);
       expect((next.json as { id: string }).id).toBe("F-5");
+      gitCheckout(target);
+      const replanned = cairn(target, [...plan("a", "b", "d"), "--json"]);
+      expect(replanned.code, replanned.stderr).toBe(0);
+      const planned = replanned.json as { milestones: { id: string; key: string }[] };
+      expect(planned.milestones.map((m) => `${m.key}=${m.id}`)).toEqual(["a=M-1", "b=M-2", "d=M-4"]);
       // An export written before the header carried counters imports as it always did.
       const { counters: _counters, ...older } = parsed;
       const old = importInto("older", JSON.stringify(older));

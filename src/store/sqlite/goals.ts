@@ -13,7 +13,7 @@ import {
   tallyOf,
 } from "./goal-rows.js";
 import { sqliteIdPage } from "./id-page.js";
-import { shortIds } from "./short-ids.js";
+import { retireShortId, shortIds } from "./short-ids.js";
 
 export function sqliteGoals(db: Database.Database): GoalRepo {
   const one = (sql: string) => db.prepare<unknown[], Row>(sql);
@@ -204,6 +204,8 @@ export function sqliteGoals(db: Database.Database): GoalRepo {
       );
     },
     async deleteMilestone(id) {
+      const seq = (milestoneById.get(id) as Row | undefined)?.seq;
+      if (typeof seq === "number") retireShortId(db, "goal_milestones", seq);
       stmts.deleteMilestone.run(id);
     },
     async linkMilestoneTask(id, taskId) {

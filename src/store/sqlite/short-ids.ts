@@ -4,8 +4,8 @@ import type { ShortIdPrefix } from "../../kernel/short-id.js";
 /**
  * Short ids with a prefix (A-3, T-12, F-7), allocated inside the caller's write transaction.
  * An id is never reused, even after its row is deleted: an id an agent once read must not come
- * to mean something else. AUTOINCREMENT tables remember their highest seq in sqlite_sequence;
- * for the others the highest stored seq is the floor.
+ * to mean something else. The highest id handed out is kept in sqlite_sequence: by SQLite for an
+ * AUTOINCREMENT table, by `retireShortId` for the others; the highest stored seq is the floor.
  */
 export function shortIds(
   db: Database.Database,
@@ -19,4 +19,32 @@ export function shortIds(
     const seq = next.get(table)?.next ?? 1;
     return { seq, id: `${prefix}-${seq}` };
   };
+}
+
+/**
+ * Remember that `seq` was handed out in `table`, whose key is a plain INTEGER PRIMARY KEY, before
+ * its row is deleted. Without it the highest stored seq alone was the floor: the milestone a
+ * re-plan dropped, the last planned, gave its id to the next milestone planned, so the journal's
+ * M-3 named two milestones (and PostgreSQL, whose counter remembers, gave the next one M-4).
+ */
+export function retireShortId(db: Database.Database, table: string, seq: number): void {
+  if (db.prepare("UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = ?").run(seq, table).changes === 0)
+    db.prepare("INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)").run(table, seq);
+}
+
+/**
+ * Of `tables`, those whose ids a counter in sqlite_sequence may guard: keyed by an integer that is
+ * the rowid (AUTOINCREMENT or not, see retireShortId). Export, import and a copy carry these
+ * counters, so an id handed out before is never handed out again where the workspace goes.
+ */
+export function countedTables(db: Database.Database, tables: readonly string[]): Set<string> {
+  const counted = new Set<string>();
+  for (const table of tables) {
+    const keys = db
+      .prepare<[], { type: string; pk: number }>(`PRAGMA table_info("${table.replaceAll('"', '""')}")`)
+      .all()
+      .filter((column) => column.pk > 0);
+    if (keys.length === 1 && keys[0]?.type.toUpperCase() === "INTEGER") counted.add(table);
+  }
+  return counted;
 }

@@ -4,6 +4,7 @@ import { usageError } from "../../kernel/outcome.js";
 import { quoteValue } from "../../kernel/text.js";
 import type { CountsRepo, DumpRecord, TransferRepo } from "../store.js";
 import { CONTENT_TABLES } from "./migrations/index.js";
+import { countedTables } from "./short-ids.js";
 import { builtStatement } from "./statement-cache.js";
 
 const quote = (identifier: string) => `"${identifier.replaceAll('"', '""')}"`;
@@ -51,25 +52,18 @@ function rowCounts(db: Database.Database): Record<string, number> {
   return counts;
 }
 
-/** Content tables whose INTEGER PRIMARY KEY is AUTOINCREMENT: their ids are never handed out twice. */
-function autoincrementTables(db: Database.Database): Set<string> {
-  const content = new Set(CONTENT_TABLES);
-  return new Set(
-    db
-      .prepare<[], { name: string }>(
-        "SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE '%AUTOINCREMENT%'",
-      )
-      .all()
-      .map((row) => row.name)
-      .filter((name) => content.has(name)),
+/** Content tables whose ids a counter guards (see countedTables): never handed out twice. */
+const counterTables = (db: Database.Database) =>
+  countedTables(
+    db,
+    CONTENT_TABLES.filter((table) => table !== "meta"),
   );
-}
 
 /** Export and import walk the content tables generically, so a new domain's rows travel too. */
 export function sqliteTransfer(db: Database.Database): TransferRepo {
   return {
     async counters() {
-      const tables = autoincrementTables(db);
+      const tables = counterTables(db);
       const counters: Record<string, number> = {};
       if (tables.size === 0) return counters;
       for (const { name, seq } of db
@@ -85,13 +79,13 @@ export function sqliteTransfer(db: Database.Database): TransferRepo {
       return counters;
     },
     async raiseCounters(counters) {
-      const tables = autoincrementTables(db);
+      const tables = counterTables(db);
       const content = new Set(CONTENT_TABLES);
       const raise = db.prepare("UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = ?");
       const start = db.prepare("INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)");
       for (const [name, last] of Object.entries(counters)) {
         if (!content.has(name)) throw usageError(`import: a counter for unknown table ${quoteValue(name)}`);
-        // A table whose rowid is its key has no counter here: its ids follow its rows.
+        // A table without an integer key has no counter here: its rows' order is their own.
         if (!tables.has(name)) continue;
         if (raise.run(last, name).changes === 0) start.run(name, last);
       }
