@@ -118,6 +118,15 @@ describe("an export of what agents wrote through commands imports", () => {
     expect(imported.code, imported.stderr).toBe(0);
   });
 
+  it("roles whose instructions, each within its limit, add up past 64 KiB: cairn's record of the rules holds them all", () => {
+    for (const name of ["alpha", "beta"]) {
+      const added = cairn(ws.dir, ["role", "add", name, "--instructions", name.repeat(10_000)]);
+      expect(added.code, added.stderr).toBe(0);
+    }
+    const imported = exportAndImport();
+    expect(imported.code, imported.stderr).toBe(0);
+  });
+
   it("a fact at its limit whose folded form is 18 times as long (U+FDFA)", () => {
     ok(["remember", "\uFDFA".repeat(4_000)]);
     const imported = exportAndImport();

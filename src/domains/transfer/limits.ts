@@ -11,6 +11,7 @@ import {
   NEVER_OVER_CHARS,
   TOTALS,
 } from "../limits/limits.js";
+import { RULES_META_KEY } from "../workspace/rules-watch.js";
 
 /**
  * An export's rows may hold no more than the commands that wrote them take: an import is checked
@@ -92,6 +93,16 @@ const DERIVED_CHARS: Readonly<Record<string, number>> = {
 
 /** Columns no command fills and no limit bounds: a recorded brief is as long as its budget allowed. */
 const UNBOUNDED = new Set(["briefs.text"]);
+
+/**
+ * Workspace metadata no command fills and no limit bounds: cairn's record of the rules cairn.toml
+ * sets (domains/workspace/rules-watch.ts) holds every role and shortcut the file declares, whole,
+ * and the file has no limit (the export carries it whole too). Two roles whose instructions were
+ * each within their limit made a record past a text's 64 KiB, and an export no import took.
+ */
+const UNBOUNDED_META = new Set([RULES_META_KEY]);
+const unbounded = ({ table, row }: DumpRecord, column: string) =>
+  table === "meta" && column === "value" && UNBOUNDED_META.has(String(row.key));
 
 /** The columns that name a row in a message, first present wins. */
 const NAMING_COLUMNS = ["id", "name", "key", "term", "task_id", "attempt_id", "run_id", "agent"];
@@ -196,7 +207,7 @@ export function checkRecordLimits(record: DumpRecord, line: number): void {
         "nothing was imported: import the file as `cairn export` wrote it",
       );
     }
-    if (typeof value !== "string") continue;
+    if (typeof value !== "string" || unbounded(record, column)) continue;
     const rule = ruleFor(record.table, column);
     if (!rule || value.length <= rule.fits) continue;
     const decoded = rule.json ? asTaken(`${record.table}.${column}`, parsedOrUndefined(value)) : undefined;

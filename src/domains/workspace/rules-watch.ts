@@ -20,7 +20,8 @@ export type Rules = { key: string; sections: Record<string, string> };
 /** The journal's actions: the first rules a workspace records, and every change after them. */
 const RULES_RECORDED = "rules.recorded";
 export const RULES_CHANGED = "rules.changed";
-const META_KEY = "config_rules";
+/** Where the rules last seen are kept: every section whole, as long as the file makes them. */
+export const RULES_META_KEY = "config_rules";
 /** How much of each changed section a change's event keeps, before and after, and of how many. */
 const VALUE_CHARS = 400;
 const VALUES_KEPT = 20;
@@ -94,7 +95,7 @@ function sectionsShown(sections: readonly string[]): string[] {
 }
 
 async function recordedRules(tx: Tx): Promise<Rules | null> {
-  const kept = await tx.meta.get(META_KEY);
+  const kept = await tx.meta.get(RULES_META_KEY);
   if (kept === undefined) return null;
   try {
     const sections = JSON.parse(kept) as unknown;
@@ -112,7 +113,7 @@ async function recordedRules(tx: Tx): Promise<Rules | null> {
 
 /** What `cairn init` records of a new workspace's rules, in its own first transaction. */
 export async function recordFirstRules(tx: Tx, rules: Rules): Promise<void> {
-  await tx.meta.set(META_KEY, JSON.stringify(rules.sections));
+  await tx.meta.set(RULES_META_KEY, JSON.stringify(rules.sections));
 }
 
 /**
@@ -126,7 +127,7 @@ export async function noteRules(store: Store, rules: Rules, caller: Actor, now: 
   await store.write(async (tx) => {
     const before = await recordedRules(tx);
     if (before?.key === rules.key) return;
-    await tx.meta.set(META_KEY, JSON.stringify(rules.sections));
+    await tx.meta.set(RULES_META_KEY, JSON.stringify(rules.sections));
     const changed = before ? changedSections(before, rules) : inReadingOrder(Object.keys(rules.sections));
     // What each section held before and holds now, so the owner sees the change without git.
     const value = (text: string | undefined) =>
