@@ -98,7 +98,7 @@ async function exercise(
     if (result.code !== 0) throw new Error(`${args.join(" ")}: ${result.stderr}`);
     return result;
   };
-  run(["task", "add", "parent", "--labels", '["api"]']);
+  run(["task", "add", "parent", "--labels", "api"]);
   run(["task", "add", "child", "--parent", "T-1", "--priority", "must"]);
   run(["task", "criterion", "T-2", "--text", "tests pass", "--verify", "true"]);
   run(["task", "add", "later", "--depends-on", "T-2"]);
@@ -121,7 +121,7 @@ async function exercise(
     await mcp.close();
   }
   run(["forget", "F-2", "--confirm"]);
-  run(["remember", "ids are never reused", "--topics", '["store"]']);
+  run(["remember", "ids are never reused", "--topics", "store"]);
 }
 
 const exportOf = (dir: string, env: Record<string, string | undefined>) => {

@@ -87,7 +87,7 @@ describe("PostgreSQL: one board across machines", () => {
 
   it("one checkout's memory is recalled by the other", () => {
     expect(
-      cairn(laptop, ["remember", "the flaky e2e suite needs --runInBand on CI", "--topics", '["ci"]'], {
+      cairn(laptop, ["remember", "the flaky e2e suite needs --runInBand on CI", "--topics", "ci"], {
         env: sharedEnv,
       }).code,
     ).toBe(0);

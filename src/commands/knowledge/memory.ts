@@ -66,7 +66,7 @@ function withoutFactText<T extends { text: string }>(input: T): Record<string, u
   return { ...rest, text_chars: text.length };
 }
 
-const Topics = z.array(z.string()).optional().describe('e.g. ["db","auth"]');
+const Topics = z.array(z.string()).optional().describe("words, e.g. db, auth");
 const FactText = z
   .string()
   .min(1)
