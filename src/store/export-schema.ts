@@ -10,3 +10,6 @@ export function readsExportsOf(schema: number, current: number): boolean {
   if (!Number.isInteger(schema) || schema < 1 || schema > current) return false;
   return MIGRATIONS.slice(schema, current).every((migration) => migration.indexOnly === true);
 }
+
+/** The schema this build writes: the count of the migrations both stores share. */
+export const CURRENT_SCHEMA = MIGRATIONS.length;

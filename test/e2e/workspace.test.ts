@@ -24,6 +24,7 @@ import {
   cairnAsync,
   cleanEnv,
   initWorkspace,
+  REPO_ROOT,
   runSync,
   STORE_UNDER_TEST,
   scratchDir,
@@ -491,17 +492,49 @@ describe("export and import", () => {
       const schema = parsed.schema as number;
       const beforeIndex = importInto("before-index", JSON.stringify({ ...parsed, schema: schema - 1 }));
       expect(beforeIndex.imported.code, beforeIndex.imported.stderr).toBe(0);
-      // Before the one that added a column: its rows lack it, so it is refused, as a newer export is.
-      for (const other of [schema - 2, schema + 1]) {
-        const refused = importInto(`schema-${other}`, JSON.stringify({ ...parsed, schema: other }));
-        expect(refused.imported.code).toBe(2);
-        expect(refused.imported.stderr).toContain(
-          `the export has schema ${other}, this workspace has ${schema}`,
-        );
-      }
+      // Before the one that added a column: SQLite restores it at its own schema and migrates it
+      // forward; a shared store, which cannot, says how. A newer export is refused on both.
+      const beforeColumn = importInto("before-column", JSON.stringify({ ...parsed, schema: schema - 2 }));
+      expect(beforeColumn.imported.code, beforeColumn.imported.stderr).toBe(
+        STORE_UNDER_TEST === "sqlite" ? 0 : 2,
+      );
+      const newer = importInto("newer", JSON.stringify({ ...parsed, schema: schema + 1 }));
+      expect(newer.imported.code).toBe(2);
+      expect(newer.imported.stderr).toContain(
+        `the export has schema ${schema + 1}, this workspace has ${schema}`,
+      );
+      expect(newer.imported.stderr).toContain("upgrade cairn");
     } finally {
       source.cleanup();
     }
+  });
+
+  it("restores an export an earlier cairn wrote (schema 18), migrated forward as the workspace would have been; a shared store says how", () => {
+    // Written by the build before migration 0020 (a finding's verdict-setter column), its paths
+    // made generic: the tree has a task moved under a later one, a dependency, a verify command,
+    // a confirmed finding, a fact, a risk, a term and an agent.
+    const file = join(REPO_ROOT, "test", "fixtures", "exports", "schema-18.jsonl");
+    const target = join(scratch.dir, uniqueName("from-18"));
+    mkdirSync(target);
+    const imported = cairn(target, ["import", file, "--json"]);
+    if (STORE_UNDER_TEST === "postgres") {
+      expect(imported.code).toBe(2);
+      expect(imported.stderr).toContain("the export has schema 18");
+      expect(imported.stderr).toContain("import it into a new SQLite workspace");
+      return;
+    }
+    expect(imported.code, imported.stderr).toBe(0);
+    const tree = cairn(target, ["task", "list", "--json"]).json as { tasks: { id: string }[] };
+    expect(tree.tasks.map((task) => task.id)).toEqual(["T-2", "T-1", "T-3", "T-4"]);
+    const ready = cairn(target, ["task", "ready", "--json"]).json as { tasks: { id: string }[] };
+    expect(ready.tasks.map((task) => task.id)).not.toContain("T-4");
+    expect(cairn(target, ["note", "show", "N-2"]).stdout).toContain("[major, confirmed]");
+    expect(cairn(target, ["recall", "backups", "--json"]).stdout).toContain("Backups are taken nightly");
+    const again = JSON.parse(cairn(target, ["export"]).stdout.split("\n")[0] as string) as { schema: number };
+    expect(again.schema).toBeGreaterThan(18);
+    // New work goes on from there, numbered after what was restored.
+    const added = cairn(target, ["task", "add", "after", "--json"]).json as { task: { id: string } };
+    expect(added.task.id).toBe("T-5");
   });
 
   it("export --out replaces the file named, never writing into what it is hard-linked to", () => {

@@ -7,7 +7,7 @@ import { conflict, notFound, operational, refuse, usageError } from "../../kerne
 import { openRegularFile, readRegularFile } from "../../kernel/regular-file.js";
 import { quoteValue } from "../../kernel/text.js";
 import { CAIRN_VERSION } from "../../kernel/version.js";
-import { readsExportsOf } from "../../store/export-schema.js";
+import { CURRENT_SCHEMA, readsExportsOf } from "../../store/export-schema.js";
 import { openStore, type StoreLocation } from "../../store/open.js";
 import { storableUrl } from "../../store/postgres/location.js";
 import type { DumpRecord, Store } from "../../store/store.js";
@@ -175,7 +175,9 @@ export async function importWorkspace(
   if (!readsExportsOf(header.data.schema, store.schemaVersion)) {
     throw usageError(
       `import: the export has schema ${header.data.schema}, this workspace has ${store.schemaVersion}`,
-      "import with the cairn version that wrote it, then upgrade",
+      header.data.schema > store.schemaVersion
+        ? "upgrade cairn to the version that wrote it, or newer"
+        : "import it into a new SQLite workspace (`cairn import FILE`), which migrates it, then `cairn store copy --to` the shared store",
     );
   }
   // Every record is checked before anything is written: one bad line refuses the whole file.
@@ -242,6 +244,23 @@ export async function importWorkspace(
   });
 }
 
+/**
+ * The schema an export says it was written at, when an earlier cairn wrote it (one this build's
+ * migrations reach); otherwise undefined, and the import's own checks speak to the header.
+ */
+function olderSchemaOf(jsonl: string): number | undefined {
+  const newline = jsonl.indexOf("\n");
+  let schema: unknown;
+  try {
+    schema = (JSON.parse(newline < 0 ? jsonl : jsonl.slice(0, newline)) as { schema?: unknown }).schema;
+  } catch {
+    return undefined;
+  }
+  return typeof schema === "number" && Number.isInteger(schema) && schema >= 1 && schema < CURRENT_SCHEMA
+    ? schema
+    : undefined;
+}
+
 function parseLine(line: string, number: number): unknown {
   try {
     return JSON.parse(line);
@@ -274,13 +293,19 @@ export async function importIntoNewWorkspace(
     async () => {
       // What an import killed outright (kill -9, a crash) left half built goes once its pid has.
       removeLeftoversOfDeadProcesses(workspace.stateDir, `${basename(workspace.databasePath)}-import-`, /^-/);
-      const store = openStore({ kind: "sqlite", path: staging }, { create: true });
+      // An export an earlier cairn wrote is restored into the tables it was written for, then
+      // migrated forward as that workspace would have been in place: a backup outlives upgrades.
+      const store = openStore(
+        { kind: "sqlite", path: staging },
+        { create: true, atSchema: olderSchemaOf(jsonl) },
+      );
       let imported: ImportSummary;
       try {
         imported = await importWorkspace(store, { id: "owner" }, jsonl, now, { signal });
       } finally {
         await store.close();
       }
+      await openStore({ kind: "sqlite", path: staging }).close();
       // Closing the last connection folds the write-ahead log into the file; only the file is linked.
       if ((statSync(`${staging}-wal`, { throwIfNoEntry: false })?.size ?? 0) > 0) {
         throw operational(

@@ -26,6 +26,12 @@ export interface OpenOptions {
   /** Create the file and apply every migration (only `cairn init` does this). */
   create?: boolean;
   /**
+   * With `create`: apply the first `atSchema` migrations only. An import of an export an earlier
+   * cairn wrote restores its rows into the tables they were written for, and the next writer's
+   * open migrates them forward as it would have migrated that workspace in place.
+   */
+  atSchema?: number;
+  /**
    * Open a connection that cannot write (`cairn ui`): SQLite refuses every write on it, and no
    * migration is applied; a workspace with pending migrations must be opened by a writer first.
    */
@@ -92,7 +98,11 @@ class SqliteStore implements Store {
       // durable at every checkpoint and never corrupts on a crash.
       if (this.db.pragma("journal_mode", { simple: true }) !== "wal") this.db.pragma("journal_mode = WAL");
       this.db.exec("PRAGMA synchronous = NORMAL");
-      this.schemaVersion = migrate(this.db, options.create === true);
+      this.schemaVersion = migrate(
+        this.db,
+        options.create === true,
+        options.create ? options.atSchema : undefined,
+      );
     }
     this.changes = dataVersionSignal(this.db);
     this.totalChanges = this.db.prepare("SELECT total_changes() AS n");
@@ -217,8 +227,12 @@ export function checkSchema(db: Database.Database): number {
   return MIGRATIONS.length;
 }
 
-/** Apply what is missing; refuse a database that a newer cairn has migrated further. */
-function migrate(db: Database.Database, creating: boolean): number {
+/**
+ * Apply what is missing (the first `upTo` migrations, all by default); refuse a database that a
+ * newer cairn has migrated further.
+ */
+function migrate(db: Database.Database, creating: boolean, upTo = MIGRATIONS.length): number {
+  const wanted = MIGRATIONS.slice(0, upTo);
   const hasLedger = db
     .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")
     .get();
@@ -243,7 +257,7 @@ function migrate(db: Database.Database, creating: boolean): number {
   if (hasLedger) {
     const applied = appliedNames();
     refuseNewer(applied);
-    if (MIGRATIONS.every((migration) => applied.has(migration.name))) return MIGRATIONS.length;
+    if (wanted.every((migration) => applied.has(migration.name))) return wanted.length;
   }
   // Another process may be migrating too: decide what is pending only once the write lock is held.
   db.transaction(() => {
@@ -251,12 +265,12 @@ function migrate(db: Database.Database, creating: boolean): number {
     const applied = appliedNames();
     refuseNewer(applied);
     const record = db.prepare("INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)");
-    for (const migration of MIGRATIONS) {
+    for (const migration of wanted) {
       if (applied.has(migration.name)) continue;
       db.exec(migration.sql);
       record.run(migration.name, new Date().toISOString());
     }
-    db.pragma(`user_version = ${MIGRATIONS.length}`);
+    db.pragma(`user_version = ${wanted.length}`);
   }).immediate();
-  return MIGRATIONS.length;
+  return wanted.length;
 }
