@@ -7,12 +7,6 @@ import type { Setting } from "../kernel/setting.js";
 
 export const PRIORITIES = ["must", "should", "could", "wont"] as const;
 export type Priority = (typeof PRIORITIES)[number];
-/**
- * A task's own step of its place in the tree (`sort_path`: its ancestors' steps, then its own,
- * joined by "/"): its seq, wide enough for a billion tasks, so string order is numeric order.
- */
-export const sortSegment = (seq: number) => String(seq).padStart(9, "0");
-
 export const TASK_STATUSES = ["open", "active", "blocked", "done", "dropped"] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
 

@@ -220,8 +220,9 @@ export const importCommand = defineBareCommand({
     requireOwnerLaunch(ctx, "create workspaces", location);
     const file = resolve(ctx.cwd, input.file);
     requireNotProtocolStream(file, input.file);
-    const { importIntoNewWorkspace, importIntoSharedStore, readExportFile } = await import(
-      "../../domains/transfer/transfer.js"
+    const { readExportFile } = await import("../../domains/transfer/transfer.js");
+    const { importIntoNewWorkspace, importIntoSharedStore } = await import(
+      "../../domains/transfer/restore.js"
     );
     const jsonl = await readExportFile(file, input.file);
     const { rows, tables, agents } =

@@ -1,8 +1,8 @@
 import { findCycle } from "../../kernel/graph.js";
 import { usageError } from "../../kernel/outcome.js";
 import { quoteValue } from "../../kernel/text.js";
+import { sortSegment } from "../../store/sort-path.js";
 import type { DumpRecord } from "../../store/store.js";
-import { sortSegment } from "../../store/tasks.js";
 import { recordName } from "./limits.js";
 
 /** A column holding the key of a row of another table (or its own). */

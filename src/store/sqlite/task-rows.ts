@@ -1,4 +1,5 @@
 import type { Setting } from "../../kernel/setting.js";
+import { sortSegment } from "../sort-path.js";
 import {
   type CriterionRecord,
   type DependencyRecord,
@@ -9,7 +10,6 @@ import {
   REASON_HEAD_CHARS,
   type ReadyTaskRecord,
   type ShortcutRecord,
-  sortSegment,
   type TaskRecord,
   type TaskStatus,
   type TaskSummaryRecord,

@@ -1,0 +1,5 @@
+/**
+ * A task's own step of its place in the tree (`sort_path`: its ancestors' steps, then its own,
+ * joined by "/"): its seq, wide enough for a billion tasks, so string order is numeric order.
+ */
+export const sortSegment = (seq: number) => String(seq).padStart(9, "0");
