@@ -1,9 +1,9 @@
 import { spawn } from "node:child_process";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { until } from "../helpers/agents.js";
+import { alive, shellAgent, until, writeAgent } from "../helpers/agents.js";
 import { holdWorkspaceLock } from "../helpers/pg-lock.js";
 import { CAIRN_BIN, cairn, cleanEnv, scratchDir, testPgUrl } from "../helpers/workspace.js";
 
@@ -92,6 +92,46 @@ describe("PostgreSQL: the daemon signalled in the middle of a pass", () => {
     } finally {
       child.kill("SIGKILL");
       await exited;
+    }
+  });
+});
+
+describe("PostgreSQL: a daemon killed outright in one checkout of a board", () => {
+  it("a sweep in another checkout on the same machine kills the run it left, not only marks it interrupted", async () => {
+    const shared = `${testPgUrl()}?schema=${schema}-clones`;
+    const [mine, theirs] = ["mine", "theirs"].map((name) => join(root.dir, name));
+    const pidFile = join(root.dir, "clones-agent.pid");
+    writeFileSync(pidFile, "");
+    const agentEnv = { ...env, DOTAGENT_HOME: join(root.dir, "no-dotagent") };
+    for (const checkout of [mine, theirs] as string[]) {
+      mkdirSync(checkout, { recursive: true });
+      expect(cairn(checkout, ["init", "--store", shared], { env }).code).toBe(0);
+      writeAgent(
+        checkout,
+        "slow",
+        shellAgent("slow", `echo $$ > ${pidFile}; exec sleep 120`, {
+          rest: '[[schedules]]\nid = "hourly"\ntype = "interval"\ninterval_minutes = 60\n',
+        }),
+      );
+    }
+    const daemon = spawn(process.execPath, [CAIRN_BIN, "daemon"], { cwd: theirs, env: cleanEnv(agentEnv) });
+    const exited = new Promise((resolve) => daemon.on("close", resolve));
+    let pid = 0;
+    try {
+      await until(() => readFileSync(pidFile, "utf8").trim() !== "");
+      pid = Number(readFileSync(pidFile, "utf8"));
+      daemon.kill("SIGKILL");
+      await exited;
+      // Its run is recorded running, its supervisor gone: the sweep here ends it, processes and all.
+      // Left alive, it ran on unseen for good (its row no longer running, no reaper looked again),
+      // and the window, now interrupted, was run a second time beside it.
+      const swept = cairn(mine as string, ["sweep", "--json"], { env: agentEnv });
+      expect(swept.code, swept.stderr).toBe(0);
+      expect(swept.json).toMatchObject({ runs_interrupted: ["AR-1"] });
+      await until(() => !alive(pid), 5_000);
+    } finally {
+      daemon.kill("SIGKILL");
+      if (pid > 0 && alive(pid)) process.kill(pid, "SIGKILL");
     }
   });
 });

@@ -59,6 +59,8 @@ export async function runPreflights(
       env,
       timeoutMs: preflight.timeout_seconds * 1000,
       signal,
+      // As the run's own command is: a sweep from any checkout of the board ends it (runner.ts).
+      marked: true,
       onOutput: (chunk, stream) => {
         if (stream === "stderr" && stderr.length < 2000) stderr += chunk.toString("utf8");
       },

@@ -69,6 +69,8 @@ export async function remediate(
       env: childEnv(env, runMarks(workspace, started.id)),
       timeoutMs: REMEDIATION_DEADLINE_MS,
       signal: stopping,
+      // As an agent's run is: a sweep from any checkout of the board ends it (runner.ts).
+      marked: true,
       onOutput: (chunk) => output.push(chunk),
     });
     const at = now();

@@ -265,6 +265,11 @@ async function supervise(
         env,
         timeoutMs: agent.manifest.agent.timeout_seconds * 1000,
         signal,
+        // Carries this supervisor's mark too: killed outright, it leaves the run to whichever
+        // cairn sweeps the board next, from any checkout of it. The run's own marks name this
+        // checkout's folder, so a sweep in another clone of a shared board marked the run
+        // interrupted and left it running for good, and the window was run again beside it.
+        marked: true,
         onSpawn: (pid) =>
           void store
             .write(async (tx) => {
