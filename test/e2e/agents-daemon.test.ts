@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -338,6 +338,47 @@ describe("the daemon's own writes", () => {
       });
       expect(cairn(ws.dir, ["audit", "verify"]).code).toBe(0);
     } finally {
+      ws.cleanup();
+    }
+  });
+});
+
+describe("a daemon killed outright mid-run", () => {
+  it("leaves the run's output readable as its log once the run is recorded interrupted", async () => {
+    const ws = initWorkspace();
+    const env = { DOTAGENT_HOME: join(ws.dir, "no-dotagent") };
+    const pidFile = join(ws.dir, "chatty.pid");
+    let pid = 0;
+    try {
+      writeAgent(
+        ws.dir,
+        "chatty",
+        shellAgent("chatty", `echo "step 1 of 2 done"; echo $$ > ${JSON.stringify(pidFile)}; exec sleep 60`, {
+          rest: '[[schedules]]\nid = "hourly"\ntype = "interval"\ninterval_minutes = 60\n',
+        }),
+      );
+      const daemon = spawn(process.execPath, [CAIRN_BIN, "daemon"], { cwd: ws.dir, env: cleanEnv(env) });
+      const exited = new Promise((resolve) => daemon.on("close", resolve));
+      // Killed once the daemon has written the line to the run's log (not while it sits in the pipe).
+      const logDir = join(ws.dir, ".cairn", "logs", "agents");
+      const logged = () =>
+        existsSync(logDir) &&
+        readdirSync(logDir, { recursive: true, withFileTypes: true }).some(
+          (entry) =>
+            entry.isFile() && readFileSync(join(entry.parentPath, entry.name), "utf8").includes("step 1"),
+        );
+      await until(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "" && logged());
+      pid = Number(readFileSync(pidFile, "utf8"));
+      daemon.kill("SIGKILL");
+      await exited;
+      const swept = cairn(ws.dir, ["sweep", "--json"], { env });
+      expect(swept.json).toMatchObject({ runs_interrupted: ["AR-1"] });
+      // What it printed before the crash is what its operator needs to read: it was on disk, yet
+      // no command showed it ("chatty has no run with a log yet").
+      const logs = cairn(ws.dir, ["agents", "logs", "chatty", "--json"], { env });
+      expect(logs.json).toMatchObject({ run_id: "AR-1", lines: ["step 1 of 2 done"] });
+    } finally {
+      if (pid > 0 && alive(pid)) process.kill(pid, "SIGKILL");
       ws.cleanup();
     }
   });

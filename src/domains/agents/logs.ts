@@ -37,6 +37,24 @@ export const STDERR_TAIL_BYTES = 4 * 1024;
 export const agentLogDir = (workspace: Workspace, agent: string) =>
   join(workspace.stateDir, "logs", "agents", agentDirName(agent));
 
+/** Where a run's log file is written: named after the run, apart by kind (see RUN_LOGS_KEPT). */
+export const runLogPath = (workspace: Workspace, agent: string, runId: string, scheduled: boolean) =>
+  join(agentLogDir(workspace, agent), `${runId}${scheduled ? SCHEDULED_LOG : ".log"}`);
+
+/**
+ * The log a run left in this workspace, when its supervisor died before recording it: the row
+ * names its log only at the end the supervisor writes. A regular file only, never through a link.
+ */
+export function leftLog(
+  workspace: Workspace,
+  agent: string,
+  runId: string,
+  scheduled: boolean,
+): string | null {
+  const path = runLogPath(workspace, agent, runId, scheduled);
+  return lstatSync(path, { throwIfNoEntry: false })?.isFile() ? path : null;
+}
+
 /** Keeps the last `max` bytes of a stream, whatever it prints. */
 export class Tail {
   private chunks: Buffer[] = [];
@@ -78,7 +96,7 @@ export class RunLog {
   /** Never throws: a run whose log cannot be kept still runs (and its row still ends). */
   constructor(workspace: Workspace, agent: string, runId: string, scheduled: boolean) {
     const dir = agentLogDir(workspace, agent);
-    this.at = join(dir, `${runId}${scheduled ? SCHEDULED_LOG : ".log"}`);
+    this.at = runLogPath(workspace, agent, runId, scheduled);
     try {
       ownFolders(workspace.stateDir, relative(workspace.stateDir, dir));
       this.fd = createFresh(this.at);

@@ -13,6 +13,7 @@ import type { Store } from "../../store/store.js";
 import { retireRunAgent } from "../identity/run-identity.js";
 import { releaseClaimsOf } from "../tasks/sweep.js";
 import type { Workspace } from "../workspace/discover.js";
+import { leftLog } from "./logs.js";
 import { supervisorGone } from "./supervisor.js";
 
 /**
@@ -135,6 +136,8 @@ export async function reapOrphans(
         durationMs: Date.parse(at) - Date.parse(run.startedAt),
         stderrTail: run.stderrTail,
         reason: `its supervisor (pid ${run.supervisorPid}) died${killed ? "; its leftover processes were killed" : ""}`,
+        // What it printed until then is on disk: `agents logs` reads it, as any ended run's.
+        logPath: leftLog(workspace, run.agent, run.id, run.trigger === "schedule"),
       });
       // The supervisor died before it could retire the token it minted for the run.
       if (run.identity) {
