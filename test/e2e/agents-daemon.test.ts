@@ -383,3 +383,37 @@ describe("a daemon killed outright mid-run", () => {
     }
   });
 });
+
+describe("a daemon stopped while a run's preflight runs", () => {
+  it("records the run interrupted, burning none of the window's retries", async () => {
+    const ws = initWorkspace();
+    const env = { DOTAGENT_HOME: join(ws.dir, "no-dotagent") };
+    const pidFile = join(ws.dir, "preflight.pid");
+    try {
+      writeAgent(
+        ws.dir,
+        "checked",
+        shellAgent("checked", "echo ran", {
+          rest: `[[preflight]]\ncommand = "sh"\nargs = ["-c", ${JSON.stringify(`echo $$ > ${pidFile}; exec sleep 60`)}]\n[[schedules]]\nid = "hourly"\ntype = "interval"\ninterval_minutes = 60\n`,
+        }),
+      );
+      const daemon = spawn(process.execPath, [CAIRN_BIN, "daemon"], { cwd: ws.dir, env: cleanEnv(env) });
+      const exited = new Promise((resolve) => daemon.on("close", resolve));
+      await until(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "");
+      daemon.kill("SIGTERM");
+      expect(await exited).toBe(0);
+      const inspected = cairn(ws.dir, ["agents", "inspect", "checked", "--json"], { env }).json as {
+        last_runs: { status: string }[];
+      };
+      // Recorded as a failed preflight, it was a failed attempt: the window waited out a backoff,
+      // and a daemon restarted thrice in preflights gave it up.
+      expect(inspected.last_runs[0]?.status).toBe("interrupted");
+      const next = cairn(ws.dir, ["daemon", "--once", "--dry-run", "--json"], { env }).json as {
+        dispatched: { attempt: number }[];
+      };
+      expect(next.dispatched).toMatchObject([{ attempt: 1 }]);
+    } finally {
+      ws.cleanup();
+    }
+  });
+});

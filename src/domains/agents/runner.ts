@@ -98,12 +98,15 @@ export function runEnvironment(
 /** Pauses before the end of a run is written again, after a write that failed. */
 const END_RETRY_PAUSES_MS = [100, 500];
 
+/** A run stopped by its supervisor's stop (SIGTERM, Ctrl-C: no verdict on the agent) or cancelled. */
+const stoppedStatus = (signal?: AbortSignal) => (signal?.reason === STOPPING ? "interrupted" : "cancelled");
+
 function statusOf(
   result: Awaited<ReturnType<typeof runChild>>,
   signal?: AbortSignal,
 ): Exclude<RunStatus, "running"> {
   if (result.timedOut) return "timed_out";
-  if (result.cancelled) return signal?.reason === STOPPING ? "interrupted" : "cancelled";
+  if (result.cancelled) return stoppedStatus(signal);
   return result.exitCode === 0 && result.error === null ? "ok" : "failed";
 }
 
@@ -217,7 +220,10 @@ async function supervise(
     const preflightEnv = runEnvironment(request, injected, undefined);
     const blocked = await runPreflights(agent, cwd, preflightEnv, signal);
     if (blocked) {
-      status = "skipped";
+      // A preflight the stop killed failed for the stop, not for what it checks: recorded as
+      // skipped, it was a failed attempt, and a daemon restarted during preflights gave the
+      // window up while it said its runs were marked interrupted.
+      status = signal.aborted ? stoppedStatus(signal) : "skipped";
       reason = blocked;
     } else {
       const wanted = agent.manifest.cairn.identity;
