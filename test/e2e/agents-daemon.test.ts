@@ -417,3 +417,40 @@ describe("a daemon stopped while a run's preflight runs", () => {
     }
   });
 });
+
+describe("a daemon whose log can no longer be written (its terminal closed, its reader gone)", () => {
+  it("stops as at SIGTERM: its run ends interrupted, no process is left, the lock is released", async () => {
+    const ws = initWorkspace();
+    const env = { DOTAGENT_HOME: join(ws.dir, "no-dotagent") };
+    const pidFile = join(ws.dir, "orphan.pid");
+    let pid = 0;
+    try {
+      writeAgent(
+        ws.dir,
+        "long",
+        shellAgent("long", `echo $$ > ${JSON.stringify(pidFile)}; exec sleep 60`, {
+          rest: '[[schedules]]\nid = "hourly"\ntype = "interval"\ninterval_minutes = 60\n',
+        }),
+      );
+      const daemon = spawn(process.execPath, [CAIRN_BIN, "daemon"], { cwd: ws.dir, env: cleanEnv(env) });
+      const exited = new Promise<number | null>((resolve) => daemon.on("close", resolve));
+      await until(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "");
+      pid = Number(readFileSync(pidFile, "utf8"));
+      // The reader of its log goes away, then a SIGHUP has it write a line: the write failed
+      // (EPIPE, or EIO on a closed terminal) and crashed it, leaving its run's process orphaned.
+      daemon.stderr.destroy();
+      daemon.kill("SIGHUP");
+      expect(await exited).toBe(0);
+      expect(alive(pid)).toBe(false);
+      const inspected = cairn(ws.dir, ["agents", "inspect", "long", "--json"], { env }).json as {
+        last_runs: { status: string; reason: string | null }[];
+      };
+      expect(inspected.last_runs[0]?.status).toBe("interrupted");
+      expect(inspected.last_runs[0]?.reason ?? "").not.toMatch(/supervisor/);
+      expect(existsSync(join(ws.dir, ".cairn", "daemon.pid"))).toBe(false);
+    } finally {
+      if (pid > 0 && alive(pid)) process.kill(pid, "SIGKILL");
+      ws.cleanup();
+    }
+  });
+});

@@ -37,7 +37,11 @@ export async function startDaemon(session: Session, args: readonly string[]): Pr
   }
   const json = flags.has("--json");
   // Lines name agents, files and reasons from manifests on disk: each stays one visible line.
-  const log = (line: string) => process.stderr.write(`cairn daemon: ${oneLine(line)}\n`);
+  // Once its log cannot be written (see logLost), nothing more is tried: there is no one to read it.
+  let logGone = false;
+  const log = (line: string) => {
+    if (!logGone) process.stderr.write(`cairn daemon: ${oneLine(line)}\n`);
+  };
   try {
     const ctx = await session.context();
     if (!flags.has("--dry-run")) guard(ctx.actor, { name: "daemon", effect: "write", confirmed: false });
@@ -85,6 +89,15 @@ export async function startDaemon(session: Session, args: readonly string[]): Pr
           exit_code: run.exitCode,
         }),
     });
+    // Its terminal closed (EIO), or the reader of its log gone (EPIPE): the failed write was an
+    // uncaught error that killed the daemon outright, its runs left running as orphans, their
+    // rows running and the lock held until a sweep. The one who started it is gone: it stops as
+    // at SIGTERM, its runs stopped and marked interrupted. (A SIGHUP alone still only reloads.)
+    const logLost = () => {
+      logGone = true;
+      daemon.stop();
+    };
+    process.stderr.on("error", logLost);
     if (flags.has("--once") || flags.has("--dry-run")) {
       // The runs a tick dispatches are in process groups of their own: a stopped `--once` that
       // exited at once left them running, their rows running, until some later reaper. Stopped,
