@@ -17,10 +17,13 @@ import { type ImportSummary, importWorkspace } from "./transfer.js";
  * migrations reach); otherwise undefined, and the import's own checks speak to the header.
  */
 function olderSchemaOf(jsonl: string): number | undefined {
-  const newline = jsonl.indexOf("\n");
+  // The header is the first line that is not blank, as the import reads it.
+  const start = jsonl.search(/\S/);
+  const end = start < 0 ? -1 : jsonl.indexOf("\n", start);
   let schema: unknown;
   try {
-    schema = (JSON.parse(newline < 0 ? jsonl : jsonl.slice(0, newline)) as { schema?: unknown }).schema;
+    schema = (JSON.parse(jsonl.slice(Math.max(start, 0), end < 0 ? undefined : end)) as { schema?: unknown })
+      .schema;
   } catch {
     return undefined;
   }
