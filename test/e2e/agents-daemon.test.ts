@@ -344,7 +344,7 @@ describe("the daemon's own writes", () => {
 });
 
 describe("a daemon killed outright mid-run", () => {
-  it("leaves the run's output readable as its log once the run is recorded interrupted", async () => {
+  it("leaves the run's output readable as its log, and the run in the audit log, once the run is recorded interrupted", async () => {
     const ws = initWorkspace();
     const env = { DOTAGENT_HOME: join(ws.dir, "no-dotagent") };
     const pidFile = join(ws.dir, "chatty.pid");
@@ -377,6 +377,17 @@ describe("a daemon killed outright mid-run", () => {
       // no command showed it ("chatty has no run with a log yet").
       const logs = cairn(ws.dir, ["agents", "logs", "chatty", "--json"], { env });
       expect(logs.json).toMatchObject({ run_id: "AR-1", lines: ["step 1 of 2 done"] });
+      // The daemon audits a run when it writes its end, which it never did: the sweep that did
+      // writes the run's line, or the log held no trace that the agent ran at all.
+      const tail = cairn(ws.dir, ["audit", "tail", "--lines", "50", "--json"]).json as {
+        entries: { event: string; severity: string; data: { run?: string; status?: string } }[];
+      };
+      expect(tail.entries.filter((entry) => entry.event === "agent.run")).toEqual([
+        expect.objectContaining({
+          severity: "notice",
+          data: expect.objectContaining({ run: "AR-1", status: "interrupted" }),
+        }),
+      ]);
     } finally {
       if (pid > 0 && alive(pid)) process.kill(pid, "SIGKILL");
       ws.cleanup();

@@ -1,5 +1,5 @@
 import { Daemon } from "../../domains/agents/daemon-loop.js";
-import { audit } from "../../domains/audit/record.js";
+import { audit, auditRunEnd } from "../../domains/audit/record.js";
 import { requireStillActive } from "../../domains/identity/actor.js";
 import { guard } from "../../domains/identity/guard.js";
 import { sweep } from "../../domains/tasks/sweep.js";
@@ -79,15 +79,7 @@ export async function startDaemon(session: Session, args: readonly string[]): Pr
         }
         return released.map(({ task, why }) => ({ task, why }));
       },
-      auditRun: (run) =>
-        audit(ctx, run.status === "ok" ? "info" : "notice", "agent.run", {
-          run: run.id,
-          agent: run.agent,
-          schedule: run.schedule,
-          trigger: run.trigger,
-          status: run.status,
-          exit_code: run.exitCode,
-        }),
+      auditRun: (run) => auditRunEnd(ctx, run),
     });
     // Its terminal closed (EIO), or the reader of its log gone (EPIPE): the failed write was an
     // uncaught error that killed the daemon outright, its runs left running as orphans, their

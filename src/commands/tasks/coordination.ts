@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { reapOrphans } from "../../domains/agents/orphans.js";
+import { auditRunEnd } from "../../domains/audit/record.js";
 import { compactMemory } from "../../domains/knowledge/memory.js";
 import { ASKS_SHOWN, answerQuestion, askQuestion, listAsks } from "../../domains/tasks/asks.js";
 import { addQueue, listQueues, queueAdvance, queueNext } from "../../domains/tasks/queues.js";
@@ -51,7 +52,9 @@ export const sweepCommand = defineCommand({
     // Not only a daemon's start: a workspace that runs agents without one must not keep a dead
     // run's processes, or its minted token, alive for good. Reaped first: the token it retires
     // frees that run's claims in the same sweep, not the next one.
-    const interrupted = await reapOrphans(ctx.store, ctx.workspace, ctx.actor.id, ctx.now);
+    const interrupted = await reapOrphans(ctx.store, ctx.workspace, ctx.actor.id, ctx.now, (run) =>
+      auditRunEnd(ctx, run),
+    );
     const released = await sweep(ctx.store, ctx.config, ctx.actor, ctx.now());
     const merged = await compactMemory(ctx.store, ctx.actor, ctx.now());
     return {

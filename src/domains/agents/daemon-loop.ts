@@ -227,8 +227,12 @@ export class Daemon {
     if (dryRun) return this.tick(true);
     const release = acquireLock(this.options.workspace);
     try {
-      await reapOrphans(this.options.store, this.options.workspace, this.options.actorId, () =>
-        this.now().toISOString(),
+      await reapOrphans(
+        this.options.store,
+        this.options.workspace,
+        this.options.actorId,
+        () => this.now().toISOString(),
+        this.options.auditRun,
       );
       const report = await this.tick(false);
       await Promise.all(this.supervised.values());
@@ -263,6 +267,7 @@ export class Daemon {
             this.options.workspace,
             this.options.actorId,
             () => this.now().toISOString(),
+            this.options.auditRun,
           );
           if (reaped.length > 0)
             this.options.log(`marked ${reaped.length} orphaned run(s) interrupted: ${reaped.join(", ")}`);

@@ -9,6 +9,7 @@ import {
   processTable,
 } from "../../kernel/processes.js";
 import { servedBoard } from "../../kernel/started-for.js";
+import type { AgentRunRecord } from "../../store/agent-runs.js";
 import type { Store } from "../../store/store.js";
 import { retireRunAgent } from "../identity/run-identity.js";
 import { releaseClaimsOf } from "../tasks/sweep.js";
@@ -111,6 +112,11 @@ export async function reapOrphans(
   workspace: Workspace,
   actorId: string,
   now: () => string,
+  /**
+   * Each run as it ended, for the audit log: a run is audited when its supervisor writes its end,
+   * so one whose supervisor died (a daemon killed outright) was never audited as a run at all.
+   */
+  ended?: (run: AgentRunRecord) => void,
 ): Promise<string[]> {
   // What a cairn killed outright left running for this board (a verify command, an evaluator,
   // a skill script, an OS tool) has no row to find it by, only its mark: it goes too.
@@ -161,6 +167,7 @@ export async function reapOrphans(
       });
     });
     reaped.push(run.id);
+    ended?.({ ...run, status: "interrupted", exitCode: null, finishedAt: at });
   }
   return reaped;
 }

@@ -2,6 +2,7 @@ import { lstatSync, realpathSync } from "node:fs";
 import { dirname } from "node:path";
 import { z } from "zod";
 import { logWarn } from "../../kernel/log.js";
+import type { AgentRunRecord } from "../../store/agent-runs.js";
 import { type Actor, OWNER } from "../identity/actor.js";
 import { loadConfig, type WorkspaceConfig } from "../workspace/config.js";
 import { homeWorkspace, type Workspace } from "../workspace/discover.js";
@@ -106,6 +107,21 @@ export function audit(
       : undefined,
     settles,
   );
+}
+
+/**
+ * A local agent's run as it ended, by whoever recorded its end: its daemon, or the sweep that
+ * found its supervisor dead. A run that failed or was cut short is a notice.
+ */
+export function auditRunEnd(scope: AuditScope, run: AgentRunRecord): AuditEntry {
+  return audit(scope, run.status === "ok" ? "info" : "notice", "agent.run", {
+    run: run.id,
+    agent: run.agent,
+    schedule: run.schedule,
+    trigger: run.trigger,
+    status: run.status,
+    exit_code: run.exitCode,
+  });
 }
 
 /** Before a write: refuse unless its audit line can be appended (see AuditLog.assertWritable). */
