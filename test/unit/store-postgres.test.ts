@@ -3,6 +3,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CairnError } from "../../src/kernel/outcome.js";
 import { openStore } from "../../src/store/open.js";
+import { pgMigrationsAt } from "../../src/store/postgres/migrate.js";
 import { PG_MIGRATIONS, SHARED_PG_MIGRATIONS } from "../../src/store/postgres/migrations/index.js";
 import { MIGRATIONS } from "../../src/store/sqlite/migrations/index.js";
 import type { Store } from "../../src/store/store.js";
@@ -28,6 +29,15 @@ describe("PostgreSQL store", () => {
   it("ports every SQLite migration, by name and in order", () => {
     expect(SHARED_PG_MIGRATIONS.map((m) => m.name)).toEqual(MIGRATIONS.map((m) => m.name));
     for (const own of PG_MIGRATIONS.filter((m) => m.pgOnly)) expect(own.name).toMatch(/^pg_\d{4}_/);
+    // A schema at an earlier shared version (an older export's) holds those, and what came before.
+    for (let schema = 1; schema < MIGRATIONS.length; schema++) {
+      const held = pgMigrationsAt(schema);
+      expect(held.filter((m) => !m.pgOnly).map((m) => m.name)).toEqual(
+        MIGRATIONS.slice(0, schema).map((m) => m.name),
+      );
+      expect(held.at(-1)?.name).toBe(MIGRATIONS[schema - 1]?.name);
+    }
+    expect(pgMigrationsAt(MIGRATIONS.length)).toEqual(PG_MIGRATIONS);
   });
 
   it("makes every reference checkable at the commit, and checks it row by row unless deferred", async () => {

@@ -100,15 +100,24 @@ export async function importIntoSharedStore(
   signal?: AbortSignal,
 ): Promise<ImportSummary> {
   const summary = await inNewStateDir(workspace, async () => {
-    const store = openStore(location, { create: true });
+    // As on SQLite: an older export goes into the tables it was written for, then forward.
+    const store = openStore(location, { create: true, atSchema: olderSchemaOf(jsonl) });
+    let imported: ImportSummary;
     try {
-      return await importWorkspace(store, { id: "owner" }, jsonl, now, {
+      imported = await importWorkspace(store, { id: "owner" }, jsonl, now, {
         signal,
         occupied: () => occupied(location),
       });
     } finally {
       await store.close();
     }
+    const forward = openStore(location);
+    try {
+      await forward.read(async () => undefined);
+    } finally {
+      await forward.close();
+    }
+    return imported;
   });
   writeWorkspaceConfig(workspace, location, summary.config);
   return summary;

@@ -170,7 +170,7 @@ export async function importWorkspace(
       `import: the export has schema ${header.data.schema}, this workspace has ${store.schemaVersion}`,
       header.data.schema > store.schemaVersion
         ? "upgrade cairn to the version that wrote it, or newer"
-        : "import it into a new SQLite workspace (`cairn import FILE`), which migrates it, then `cairn store copy --to` the shared store",
+        : "import it into a new workspace (`cairn import FILE`), which restores it at its schema and migrates it",
     );
   }
   // Every record is checked before anything is written: one bad line refuses the whole file.

@@ -5,7 +5,7 @@ import { ident } from "./db.js";
 import { describeTarget } from "./errors.js";
 import type { PgTarget } from "./location.js";
 import { refuseReservedSchema } from "./location.js";
-import { PG_MIGRATIONS } from "./migrations/index.js";
+import { PG_MIGRATIONS, type PgMigration, SHARED_PG_MIGRATIONS } from "./migrations/index.js";
 
 /** Serialises schema changes across every workspace of a database (extensions are database-wide). */
 const MIGRATE_LOCK = "SELECT pg_advisory_xact_lock(hashtextextended('cairn:migrate', 0))";
@@ -131,12 +131,27 @@ async function refuseForeignTables(client: pg.ClientBase, target: PgTarget): Pro
   );
 }
 
-/** Apply what is missing in the workspace's schema; refuse one that a newer cairn migrated further. */
+/**
+ * The migrations a schema at shared version `schema` holds: each up to its `schema`-th shared one,
+ * with the PostgreSQL-only steps that came before it (the rest come at the next writer's open).
+ */
+export function pgMigrationsAt(schema: number): readonly PgMigration[] {
+  if (schema >= SHARED_PG_MIGRATIONS.length) return PG_MIGRATIONS;
+  let shared = 0;
+  const last = PG_MIGRATIONS.findIndex((migration) => !migration.pgOnly && ++shared === schema);
+  return last < 0 ? PG_MIGRATIONS : PG_MIGRATIONS.slice(0, last + 1);
+}
+
+/**
+ * Apply what is missing in the workspace's schema (of `wanted`, every migration by default);
+ * refuse one that a newer cairn migrated further.
+ */
 export async function migratePg(
   client: pg.ClientBase,
   target: PgTarget,
   creating: boolean,
   readonly = false,
+  wanted: readonly PgMigration[] = PG_MIGRATIONS,
 ): Promise<number> {
   if (!(await schemaExists(client, target.schema))) {
     if (!creating) {
@@ -150,7 +165,7 @@ export async function migratePg(
   } else {
     const applied = await appliedNames(client);
     refuseNewer(applied);
-    if (PG_MIGRATIONS.every((migration) => applied.has(migration.name))) return PG_MIGRATIONS.length;
+    if (wanted.every((migration) => applied.has(migration.name))) return wanted.length;
     if (readonly) {
       throw operational(
         `the workspace on ${describeTarget(target)} needs migrating and this connection is read-only`,
@@ -167,7 +182,7 @@ export async function migratePg(
     );
     const applied = await appliedNames(client);
     refuseNewer(applied);
-    const pending = PG_MIGRATIONS.filter((migration) => !applied.has(migration.name));
+    const pending = wanted.filter((migration) => !applied.has(migration.name));
     const unaccent = pending.length > 0 ? await unaccentDictionary(client) : null;
     for (const migration of pending) {
       await client.query(migration.sql({ unaccent }));
@@ -181,5 +196,5 @@ export async function migratePg(
     await client.query("ROLLBACK").catch(() => {});
     throw error;
   }
-  return PG_MIGRATIONS.length;
+  return wanted.length;
 }

@@ -15,7 +15,7 @@ import { JournalBuffer } from "./journal-buffer.js";
 import type { PgTarget } from "./location.js";
 import { type PgLocation, targetOf } from "./location.js";
 import { pgMeta } from "./meta.js";
-import { migratePg, unfinishedWorkspace, workspaceIdOf } from "./migrate.js";
+import { migratePg, pgMigrationsAt, unfinishedWorkspace, workspaceIdOf } from "./migrate.js";
 import { SHARED_PG_MIGRATIONS } from "./migrations/index.js";
 import { pgNotes } from "./notes.js";
 import { pgBriefs, pgGlossary, pgRisks } from "./risks.js";
@@ -27,6 +27,11 @@ import { ChangeFeed } from "./watch.js";
 export interface PgOpenOptions {
   /** Create the schema and apply every migration (only `cairn init` and copies do this). */
   create?: boolean;
+  /**
+   * With `create`: a schema at this shared version (see pgMigrationsAt), for an export an earlier
+   * cairn wrote; the next writer's open migrates it forward.
+   */
+  atSchema?: number;
   /**
    * Refuse a schema with no workspace id (what an init, import or copy stopped part way leaves):
    * every command's session asks for this; init, imports and copies write the id themselves.
@@ -66,7 +71,7 @@ export function openPostgresStore(location: PgLocation, options: PgOpenOptions =
  * next call connects again.
  */
 class PostgresStore implements Store {
-  readonly schemaVersion = SHARED_PG_MIGRATIONS.length;
+  readonly schemaVersion: number;
   readonly shared = true;
   private readonly target: PgTarget;
   private readonly mutex = new Mutex();
@@ -97,6 +102,8 @@ class PostgresStore implements Store {
     private readonly options: PgOpenOptions,
   ) {
     this.target = targetOf(location);
+    this.schemaVersion =
+      options.create && options.atSchema !== undefined ? options.atSchema : SHARED_PG_MIGRATIONS.length;
     this.lockOnly = `SELECT pg_advisory_xact_lock(hashtextextended(${literal(`cairn:ws:${location.schema}`)}, 0))`;
     this.lock = `${this.lockOnly}; SELECT coalesce((SELECT last FROM cairn_counters WHERE name = 'events'), 0) AS last`;
     this.channel = channelOf(location.schema);
@@ -184,7 +191,13 @@ class PostgresStore implements Store {
       if (this.options.readonly) await client.query("SET default_transaction_read_only = on");
       if (!this.migrated) {
         const identity = this.options.requireIdentity ? workspaceIdOf(client) : undefined;
-        await migratePg(client, this.target, this.options.create === true, this.options.readonly === true);
+        await migratePg(
+          client,
+          this.target,
+          this.options.create === true,
+          this.options.readonly === true,
+          pgMigrationsAt(this.schemaVersion),
+        );
         if (identity && (await identity)() === null) throw unfinishedWorkspace(this.target);
         this.migrated = true;
       }
