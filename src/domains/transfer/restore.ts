@@ -10,7 +10,8 @@ import type { Workspace } from "../workspace/discover.js";
 import { makeStateDir, namedStoreUrl, refuseExisting, writeWorkspaceConfig } from "../workspace/init.js";
 import { type ImportSummary, importWorkspace } from "./transfer.js";
 
-/** `cairn import`: the workspace an export is restored into, on SQLite or a shared store. */
+// `cairn import`: the workspace an export is restored into, on SQLite or a shared store
+// (transfer.ts reads and checks the export itself).
 
 /**
  * The schema an export says it was written at, when an earlier cairn wrote it (one this build's
