@@ -1,7 +1,7 @@
 import { findCycle } from "../../kernel/graph.js";
 import { usageError } from "../../kernel/outcome.js";
 import { quoteValue } from "../../kernel/text.js";
-import { sortSegment } from "../../store/sort-path.js";
+import { sortPathUnder } from "../../store/sort-path.js";
 import type { DumpRecord } from "../../store/store.js";
 import { recordName } from "./limits.js";
 
@@ -47,6 +47,12 @@ const NEXT = "nothing was imported: import the file as `cairn export` wrote it";
 interface Placed {
   record: DumpRecord;
   line: number;
+}
+
+/** The id of the row's parent (agents and tasks), or undefined at the root. */
+function parentOf(record: DumpRecord): string | undefined {
+  const parent = record.row.parent_id;
+  return parent === null || parent === undefined ? undefined : String(parent);
 }
 
 const refusal = ({ record, line }: Placed, problem: string) =>
@@ -105,8 +111,8 @@ function checkParents(rows: readonly Placed[], table: string): Map<string, Place
   const byId = new Map(rows.map((entry) => [String(entry.record.row.id), entry]));
   const edges = new Map<string, string[]>();
   for (const [id, { record }] of byId) {
-    const parent = record.row.parent_id;
-    edges.set(id, parent === null || parent === undefined ? [] : [String(parent)]);
+    const parent = parentOf(record);
+    edges.set(id, parent === undefined ? [] : [parent]);
   }
   const cycle = findCycle(edges);
   if (cycle)
@@ -127,14 +133,12 @@ function checkSortPaths(tasks: ReadonlyMap<string, Placed>): void {
     for (let at: string | undefined = id; at !== undefined && !expected.has(at); ) {
       const entry = tasks.get(at) as Placed;
       chain.push(entry);
-      const parent = entry.record.row.parent_id;
-      at = parent === null || parent === undefined ? undefined : String(parent);
+      at = parentOf(entry.record);
     }
     for (const { record } of chain.reverse()) {
-      const parent = record.row.parent_id;
-      const own = sortSegment(Number(record.row.seq));
-      const path = parent === null || parent === undefined ? own : `${expected.get(String(parent))}/${own}`;
-      expected.set(String(record.row.id), path);
+      const parent = parentOf(record);
+      const above = parent === undefined ? "" : (expected.get(parent) as string);
+      expected.set(String(record.row.id), sortPathUnder(above, Number(record.row.seq)));
     }
     return expected.get(id) as string;
   };
@@ -174,11 +178,11 @@ function checkDependencies(rows: readonly Placed[], tasks: ReadonlyMap<string, P
   // Each epic waits on its parts, besides what each task waits on.
   const finishAfter = new Map([...waits].map(([task, on]) => [task, [...on]]));
   for (const [id, { record }] of tasks) {
-    const parent = record.row.parent_id;
-    if (parent === null || parent === undefined) continue;
-    const parts = finishAfter.get(String(parent));
+    const parent = parentOf(record);
+    if (parent === undefined) continue;
+    const parts = finishAfter.get(parent);
     if (parts) parts.push(id);
-    else finishAfter.set(String(parent), [id]);
+    else finishAfter.set(parent, [id]);
   }
   const through = findCycle(finishAfter);
   if (!through) return;

@@ -1,10 +1,10 @@
 import { idsStartingWith } from "../id-prefix.js";
+import { sortPathUnder } from "../sort-path.js";
 import { COUNTED_BEYOND_PAGE, TASK_ORDER_BY } from "../sqlite/task-pages.js";
 import {
   COLUMNS,
   HELD_COLUMNS,
   type HeldRow,
-  pad,
   RANK,
   READY_COLUMNS,
   SUBTREE_MOVE_SQL,
@@ -154,7 +154,7 @@ export function pgTasks(db: PgDb): TaskRepo {
         so_that: task.soThat,
         context: task.context,
         parent_id: task.parentId,
-        sort_path: parentPath ? `${parentPath}/${pad(seq)}` : pad(seq),
+        sort_path: sortPathUnder(parentPath, seq),
         priority: task.priority,
         rank: RANK[task.priority],
         estimate: task.estimate ? JSON.stringify(task.estimate) : null,

@@ -1,5 +1,4 @@
 import type { Setting } from "../../kernel/setting.js";
-import { sortSegment } from "../sort-path.js";
 import {
   type CriterionRecord,
   type DependencyRecord,
@@ -186,8 +185,6 @@ export const COLUMNS =
   "id, title, so_that, context, parent_id, sort_path, priority, status, owner, claimed_at, lease_at, blocked_reason, estimate, traces, labels, milestone_id, unverified, created_by, created_at, updated_at";
 
 export const RANK: Record<Priority, number> = { must: 0, should: 1, could: 2, wont: 3 };
-export const pad = sortSegment;
-
 /**
  * A task's place in the tree and every place under it, given again under a new parent's path
  * (`?` the new path, then where the old one ends, then the old path three times). Below a path

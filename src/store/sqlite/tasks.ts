@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
 import { idsStartingWith } from "../id-prefix.js";
+import { sortPathUnder } from "../sort-path.js";
 import type { ReadyTaskRecord, TaskFilter, TaskRecord, TaskRepo } from "../tasks.js";
 import { sqliteIdPage } from "./id-page.js";
 import { shortIds } from "./short-ids.js";
@@ -18,7 +19,6 @@ import {
   COLUMNS,
   HELD_COLUMNS,
   heldOf,
-  pad,
   RANK,
   READY_COLUMNS,
   readyTaskOf,
@@ -160,7 +160,7 @@ export function sqliteTasks(db: Database.Database): TaskRepo {
         so_that: task.soThat,
         context: task.context,
         parent_id: task.parentId,
-        sort_path: parentPath ? `${parentPath}/${pad(seq)}` : pad(seq),
+        sort_path: sortPathUnder(parentPath, seq),
         priority: task.priority,
         rank: RANK[task.priority],
         estimate: task.estimate ? JSON.stringify(task.estimate) : null,
