@@ -14,7 +14,7 @@ import { targetOf } from "./postgres/location.js";
 import { requireKnownSchema } from "./postgres/migrate.js";
 import { pgTransfer } from "./postgres/transfer.js";
 import { CONTENT_TABLES } from "./sqlite/migrations/index.js";
-import { countedTables } from "./sqlite/short-ids.js";
+import { countedTables, raiseCounter } from "./sqlite/short-ids.js";
 import { checkSchema } from "./sqlite/sqlite-store.js";
 import { sqliteTransfer } from "./sqlite/transfer.js";
 import type { DumpRecord, Store } from "./store.js";
@@ -264,11 +264,7 @@ async function writeSqlite(path: string, snapshot: Snapshot, pause: () => Promis
       // has a table keyed by a plain integer (milestones): its counter is written anyway, or its
       // old ids would be handed out again.
       const counted = countedTables(db, CONTENT_TABLES);
-      const raise = db.prepare("UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = ?");
-      const start = db.prepare("INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)");
-      for (const [name, last] of snapshot.counters) {
-        if (raise.run(last, name).changes === 0 && counted.has(name)) start.run(name, last);
-      }
+      for (const [name, last] of snapshot.counters) if (counted.has(name)) raiseCounter(db, name, last);
       db.exec("COMMIT");
     } catch (error) {
       if (db.inTransaction) db.exec("ROLLBACK");

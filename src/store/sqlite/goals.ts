@@ -13,7 +13,7 @@ import {
   tallyOf,
 } from "./goal-rows.js";
 import { sqliteIdPage } from "./id-page.js";
-import { retireShortId, shortIds } from "./short-ids.js";
+import { raiseCounter, shortIds } from "./short-ids.js";
 
 export function sqliteGoals(db: Database.Database): GoalRepo {
   const one = (sql: string) => db.prepare<unknown[], Row>(sql);
@@ -204,8 +204,11 @@ export function sqliteGoals(db: Database.Database): GoalRepo {
       );
     },
     async deleteMilestone(id) {
+      // Its id stays spent: with the highest stored seq alone as the floor, the milestone a
+      // re-plan dropped, the last planned, gave its id to the next one planned, so the journal's
+      // M-3 named two milestones (PostgreSQL, whose counter remembers, gave the next one M-4).
       const seq = (milestoneById.get(id) as Row | undefined)?.seq;
-      if (typeof seq === "number") retireShortId(db, "goal_milestones", seq);
+      if (typeof seq === "number") raiseCounter(db, "goal_milestones", seq);
       stmts.deleteMilestone.run(id);
     },
     async linkMilestoneTask(id, taskId) {

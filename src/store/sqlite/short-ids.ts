@@ -5,7 +5,7 @@ import type { ShortIdPrefix } from "../../kernel/short-id.js";
  * Short ids with a prefix (A-3, T-12, F-7), allocated inside the caller's write transaction.
  * An id is never reused, even after its row is deleted: an id an agent once read must not come
  * to mean something else. The highest id handed out is kept in sqlite_sequence: by SQLite for an
- * AUTOINCREMENT table, by `retireShortId` for the others; the highest stored seq is the floor.
+ * AUTOINCREMENT table, by `raiseCounter` for the others; the highest stored seq is the floor.
  */
 export function shortIds(
   db: Database.Database,
@@ -22,19 +22,18 @@ export function shortIds(
 }
 
 /**
- * Remember that `seq` was handed out in `table`, whose key is a plain INTEGER PRIMARY KEY, before
- * its row is deleted. Without it the highest stored seq alone was the floor: the milestone a
- * re-plan dropped, the last planned, gave its id to the next milestone planned, so the journal's
- * M-3 named two milestones (and PostgreSQL, whose counter remembers, gave the next one M-4).
+ * Raise `table`'s counter in sqlite_sequence to at least `seq`, starting one where it has none:
+ * an id up to it is never handed out again (see shortIds). A row deleted, or an import or copy
+ * carrying the counter of ids forgotten before it, keeps its ids spent this way.
  */
-export function retireShortId(db: Database.Database, table: string, seq: number): void {
+export function raiseCounter(db: Database.Database, table: string, seq: number | bigint): void {
   if (db.prepare("UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = ?").run(seq, table).changes === 0)
     db.prepare("INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)").run(table, seq);
 }
 
 /**
  * Of `tables`, those whose ids a counter in sqlite_sequence may guard: keyed by an integer that is
- * the rowid (AUTOINCREMENT or not, see retireShortId). Export, import and a copy carry these
+ * the rowid (AUTOINCREMENT or not, see raiseCounter). Export, import and a copy carry these
  * counters, so an id handed out before is never handed out again where the workspace goes.
  */
 export function countedTables(db: Database.Database, tables: readonly string[]): Set<string> {

@@ -4,7 +4,7 @@ import { usageError } from "../../kernel/outcome.js";
 import { quoteValue } from "../../kernel/text.js";
 import type { CountsRepo, DumpRecord, TransferRepo } from "../store.js";
 import { CONTENT_TABLES } from "./migrations/index.js";
-import { countedTables } from "./short-ids.js";
+import { countedTables, raiseCounter } from "./short-ids.js";
 import { builtStatement } from "./statement-cache.js";
 
 const quote = (identifier: string) => `"${identifier.replaceAll('"', '""')}"`;
@@ -81,13 +81,10 @@ export function sqliteTransfer(db: Database.Database): TransferRepo {
     async raiseCounters(counters) {
       const tables = counterTables(db);
       const content = new Set(CONTENT_TABLES);
-      const raise = db.prepare("UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = ?");
-      const start = db.prepare("INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)");
       for (const [name, last] of Object.entries(counters)) {
         if (!content.has(name)) throw usageError(`import: a counter for unknown table ${quoteValue(name)}`);
         // A table without an integer key has no counter here: its rows' order is their own.
-        if (!tables.has(name)) continue;
-        if (raise.run(last, name).changes === 0) start.run(name, last);
+        if (tables.has(name)) raiseCounter(db, name, last);
       }
     },
     async dump() {
