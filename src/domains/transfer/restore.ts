@@ -34,6 +34,34 @@ function olderSchemaOf(jsonl: string): number | undefined {
 }
 
 /**
+ * Restore the export into a new store at `location`, as the owner. One an earlier cairn wrote is
+ * restored into the tables it was written for, then migrated forward by opening the store again,
+ * as that workspace would have been in place: a backup outlives upgrades.
+ */
+async function importAtItsSchema(
+  location: StoreLocation,
+  jsonl: string,
+  now: string,
+  options: Parameters<typeof importWorkspace>[4],
+): Promise<ImportSummary> {
+  const store = openStore(location, { create: true, atSchema: olderSchemaOf(jsonl) });
+  let imported: ImportSummary;
+  try {
+    imported = await importWorkspace(store, { id: "owner" }, jsonl, now, options);
+  } finally {
+    await store.close();
+  }
+  // A writer's open applies what is pending; PostgreSQL connects, and so migrates, at first use.
+  const forward = openStore(location);
+  try {
+    await forward.read(async () => undefined);
+  } finally {
+    await forward.close();
+  }
+  return imported;
+}
+
+/**
  * `cairn import`: a new workspace holding exactly the export, its cairn.toml included. All or
  * nothing, and never half there: the database is built under another name in `.cairn/` and
  * linked into place only once complete, so a process killed mid-import leaves no workspace (the
@@ -57,19 +85,7 @@ export async function importIntoNewWorkspace(
     async () => {
       // What an import killed outright (kill -9, a crash) left half built goes once its pid has.
       removeLeftoversOfDeadProcesses(workspace.stateDir, `${basename(workspace.databasePath)}-import-`, /^-/);
-      // An export an earlier cairn wrote is restored into the tables it was written for, then
-      // migrated forward as that workspace would have been in place: a backup outlives upgrades.
-      const store = openStore(
-        { kind: "sqlite", path: staging },
-        { create: true, atSchema: olderSchemaOf(jsonl) },
-      );
-      let imported: ImportSummary;
-      try {
-        imported = await importWorkspace(store, { id: "owner" }, jsonl, now, { signal });
-      } finally {
-        await store.close();
-      }
-      await openStore({ kind: "sqlite", path: staging }).close();
+      const imported = await importAtItsSchema({ kind: "sqlite", path: staging }, jsonl, now, { signal });
       // Closing the last connection folds the write-ahead log into the file; only the file is linked.
       if ((statSync(`${staging}-wal`, { throwIfNoEntry: false })?.size ?? 0) > 0) {
         throw operational(
@@ -101,24 +117,7 @@ export async function importIntoSharedStore(
   signal?: AbortSignal,
 ): Promise<ImportSummary> {
   const summary = await inNewStateDir(workspace, async () => {
-    // As on SQLite: an older export goes into the tables it was written for, then forward.
-    const store = openStore(location, { create: true, atSchema: olderSchemaOf(jsonl) });
-    let imported: ImportSummary;
-    try {
-      imported = await importWorkspace(store, { id: "owner" }, jsonl, now, {
-        signal,
-        occupied: () => occupied(location),
-      });
-    } finally {
-      await store.close();
-    }
-    const forward = openStore(location);
-    try {
-      await forward.read(async () => undefined);
-    } finally {
-      await forward.close();
-    }
-    return imported;
+    return importAtItsSchema(location, jsonl, now, { signal, occupied: () => occupied(location) });
   });
   writeWorkspaceConfig(workspace, location, summary.config);
   return summary;
