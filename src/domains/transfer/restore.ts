@@ -1,13 +1,17 @@
 import { existsSync, linkSync, renameSync, rmdirSync, rmSync, statSync } from "node:fs";
-import { basename } from "node:path";
 import { crypto } from "../../kernel/builtins.js";
-import { removeLeftoversOfDeadProcesses } from "../../kernel/leftovers.js";
 import { conflict, operational } from "../../kernel/outcome.js";
 import { CURRENT_SCHEMA } from "../../store/export-schema.js";
 import { openStore, type StoreLocation } from "../../store/open.js";
 import { storableUrl } from "../../store/postgres/location.js";
 import type { Workspace } from "../workspace/discover.js";
-import { makeStateDir, namedStoreUrl, refuseExisting, writeWorkspaceConfig } from "../workspace/init.js";
+import {
+  makeStateDir,
+  namedStoreUrl,
+  refuseExisting,
+  removeDeadImports,
+  writeWorkspaceConfig,
+} from "../workspace/init.js";
 import { type ImportSummary, importWorkspace } from "./transfer.js";
 
 // `cairn import`: the workspace an export is restored into, on SQLite or a shared store
@@ -83,8 +87,7 @@ export async function importIntoNewWorkspace(
   const summary = await inNewStateDir(
     workspace,
     async () => {
-      // What an import killed outright (kill -9, a crash) left half built goes once its pid has.
-      removeLeftoversOfDeadProcesses(workspace.stateDir, `${basename(workspace.databasePath)}-import-`, /^-/);
+      removeDeadImports(workspace);
       const imported = await importAtItsSchema({ kind: "sqlite", path: staging }, jsonl, now, { signal });
       // Closing the last connection folds the write-ahead log into the file; only the file is linked.
       if ((statSync(`${staging}-wal`, { throwIfNoEntry: false })?.size ?? 0) > 0) {

@@ -78,6 +78,14 @@ function unnamedJoin(location: { url: string; schema: string }, createdAt: strin
 }
 
 /**
+ * What an import killed outright (kill -9, a crash) left half built in the workspace's folder
+ * (`cairn.db-import-PID-…`, as large as the export) goes once its process has.
+ */
+export function removeDeadImports(workspace: Workspace): void {
+  removeLeftoversOfDeadProcesses(workspace.stateDir, `${basename(workspace.databasePath)}-import-`, /^-/);
+}
+
+/**
  * Make `.cairn/` and open its migrated store; `initWorkspace` writes the configuration once the
  * workspace's identity is settled, so a failed connection or a refused join leaves nothing behind.
  */
@@ -87,9 +95,8 @@ async function openNewWorkspace(
 ): Promise<{ store: Store; abandon: () => Promise<void>; yield: () => Promise<void> }> {
   refuseExisting(workspace);
   const madeStateDir = makeStateDir(workspace);
-  // What an import killed outright left half built (`cairn.db-import-PID-…`, as large as the
-  // export) goes once its process has: `init` is what a command run there says to do next.
-  removeLeftoversOfDeadProcesses(workspace.stateDir, `${basename(workspace.databasePath)}-import-`, /^-/);
+  // `init` is what a command run there says to do next: an import killed there is cleared too.
+  removeDeadImports(workspace);
   const store = openStore(location, { create: true });
   const abandon = async () => {
     await store.close();
