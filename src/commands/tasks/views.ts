@@ -31,8 +31,6 @@ export const TaskSummary = z.object({
   owner: z.string().nullable(),
 });
 
-export const Evidence = EvidenceShape;
-
 export const Criterion = z.object({
   n: z.number(),
   text: z.string(),
@@ -41,7 +39,7 @@ export const Criterion = z.object({
   checked: z.boolean(),
   checked_by: z.string().nullable(),
   checked_at: z.string().nullable(),
-  evidence: Evidence.nullable(),
+  evidence: EvidenceShape.nullable(),
   added_by: z
     .string()
     .nullable()
