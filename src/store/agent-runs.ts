@@ -38,6 +38,11 @@ export interface AgentRunRecord {
   reason: string | null;
   /** The cairn agent minted for this run (`[cairn] identity`), retired when it ends. */
   identity: string | null;
+  /**
+   * When its supervisor, if it lives, will have ended the run and written so (its timeouts and a
+   * margin): past it, another machine's run is lost. Null for runs recorded before deadlines.
+   */
+  deadlineAt: string | null;
 }
 
 export type NewAgentRun = Pick<
@@ -49,6 +54,7 @@ export type NewAgentRun = Pick<
   | "supervisorPid"
   | "supervisorHost"
   | "supervisorStart"
+  | "deadlineAt"
   | "manifestPath"
   | "manifestHash"
   | "logPath"

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { alive, enableIdentities, shellAgent, until, writeAgent } from "../helpers/agents.js";
 import { rawServer, startToolCall } from "../helpers/mcp.js";
 import { pidFrom, waitFor } from "../helpers/processes.js";
+import { rawExec } from "../helpers/raw-store.js";
 import { addAgent, CAIRN_BIN, cairn, cleanEnv, initWorkspace } from "../helpers/workspace.js";
 
 /** Runs that try to outlive themselves: what they leave behind, and what they hold on to. */
@@ -437,6 +438,98 @@ describe("local agent runs that try to outlive themselves", () => {
       });
     },
   );
+
+  it("is recorded lost past its deadline when its machine never comes back (a shared board): its token stops, its claims go back", async () => {
+    const name = "stranded";
+    const tokenFile = join(ws.dir, `${name}.token`);
+    const go = join(ws.dir, `${name}.go`);
+    const after = join(ws.dir, `${name}.after`);
+    addAgent(ws.dir, name, "builder");
+    // It claims with its token, then, once the test says so, tries to write with it again.
+    const script = [
+      `printf %s "$CAIRN_AGENT" > "${tokenFile}.part"; mv "${tokenFile}.part" "${tokenFile}"`,
+      `while [ ! -e "${go}" ]; do sleep 0.1; done`,
+      `"${process.execPath}" "${CAIRN_BIN}" task add "after the run was lost" > /dev/null 2>&1; echo $? > "${after}"`,
+    ].join("; ");
+    writeAgent(ws.dir, name, shellAgent(name, script, { rest: `[cairn]\nidentity = "${name}"\n` }));
+    Object.assign(env, enableIdentities(ws.dir, [name], env));
+    const supervisor = spawn(process.execPath, [CAIRN_BIN, "agents", "run", name], {
+      cwd: ws.dir,
+      env: cleanEnv(env),
+      stdio: "ignore",
+    });
+    const exited = new Promise((resolve) => supervisor.on("exit", resolve));
+    try {
+      await waitFor(() => existsSync(tokenFile), 15_000, tokenFile);
+      const token = readFileSync(tokenFile, "utf8");
+      const task = (
+        cairn(ws.dir, ["task", "add", "held by a run far away", "--json"], { env }).json as {
+          task: { id: string };
+        }
+      ).task.id;
+      expect(cairn(ws.dir, ["task", "claim", task], { env: { ...env, CAIRN_AGENT: token } }).code).toBe(0);
+      const [run] = (
+        cairn(ws.dir, ["agents", "inspect", name, "--json"], { env }).json as {
+          last_runs: { id: string; status: string }[];
+        }
+      ).last_runs;
+      expect(run?.status).toBe("running");
+      // The run as a laptop of the shared board recorded it, before it went away for good. Its
+      // pid means nothing here, so no sweep judges it before its deadline...
+      const laptop = "laptop-gone#00000000000000aa";
+      await rawExec(
+        ws.dir,
+        `UPDATE agent_runs SET supervisor_host = '${laptop}', deadline_at = '2999-01-01T00:00:00.000Z' WHERE id = '${run?.id}'`,
+      );
+      expect(cairn(ws.dir, ["sweep", "--json"], { env }).json).toMatchObject({ runs_interrupted: [] });
+      expect(cairn(ws.dir, ["whoami"], { env: { ...env, CAIRN_AGENT: token } }).code).toBe(0);
+      // ...nor after it, if it was recorded before runs had one.
+      await rawExec(ws.dir, `UPDATE agent_runs SET deadline_at = NULL WHERE id = '${run?.id}'`);
+      expect(cairn(ws.dir, ["sweep", "--json"], { env }).json).toMatchObject({ runs_interrupted: [] });
+
+      // Past its deadline the run is over: status says so before any sweep, and the token stops.
+      await rawExec(
+        ws.dir,
+        `UPDATE agent_runs SET deadline_at = '2000-01-01T00:00:00.000Z' WHERE id = '${run?.id}'`,
+      );
+      const inspect = cairn(ws.dir, ["agents", "inspect", name, "--json"], { env }).json as {
+        last_runs: { status: string; reason: string }[];
+      };
+      expect(inspect.last_runs[0]).toMatchObject({
+        status: "interrupted",
+        reason: expect.stringMatching(/on laptop-gone .* no end by its deadline/),
+      });
+      const refused = cairn(ws.dir, ["whoami"], { env: { ...env, CAIRN_AGENT: token } });
+      expect(refused.code, refused.stderr).toBe(3);
+      expect(refused.stderr).toMatch(/supervisor on laptop-gone recorded no end by its deadline/);
+
+      // A sweep from this machine records it lost, retires its token and gives its claim back.
+      const swept = cairn(ws.dir, ["sweep", "--json"], { env });
+      expect(swept.json).toMatchObject({ runs_interrupted: [run?.id] });
+      expect(cairn(ws.dir, ["task", "show", task, "--json"], { env }).json).toMatchObject({
+        task: { status: "open", owner: null },
+      });
+      const journal = cairn(ws.dir, ["activity", "--action", "agent.run.interrupted", "--json"], { env });
+      expect(journal.stdout).toContain('"lost": true');
+      expect(journal.stdout).toContain('"supervisor_host": "laptop-gone"');
+
+      // The agent, still running somewhere, acts no more; its supervisor's late end changes nothing.
+      writeFileSync(go, "");
+      await waitFor(() => existsSync(after), 15_000, after);
+      expect(readFileSync(after, "utf8").trim()).toBe("3");
+      await exited;
+      const ended = cairn(ws.dir, ["agents", "inspect", name, "--json"], { env }).json as {
+        last_runs: { status: string; reason: string }[];
+      };
+      expect(ended.last_runs[0]).toMatchObject({
+        status: "interrupted",
+        reason: expect.stringMatching(/no end by its deadline, 2000-01-01/),
+      });
+    } finally {
+      writeFileSync(go, "");
+      supervisor.kill("SIGKILL");
+    }
+  });
 });
 
 describe("what a cairn killed outright left running", () => {

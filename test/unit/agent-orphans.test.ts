@@ -19,13 +19,14 @@ const now = () => new Date().toISOString();
 const event = (action: string, subject: string) => ({ at: now(), actor: "owner", action, subject, data: {} });
 
 /**
- * A run row as a supervisor writes it when it starts one; the supervisor's pid is given, and its
- * start (null: a run recorded before runs named it).
+ * A run row as a supervisor writes it when it starts one; the supervisor's pid is given, its
+ * start (null: a run recorded before runs named it) and its deadline (null: before deadlines).
  */
 const startRun = (
   supervisorPid: number,
   supervisorHost: string | null = hostname(),
   supervisorStart: string | null = null,
+  deadlineAt: string | null = null,
 ) =>
   store.write(async (tx) => {
     const run = await tx.agentRuns.start(
@@ -37,6 +38,7 @@ const startRun = (
         supervisorPid,
         supervisorHost,
         supervisorStart,
+        deadlineAt,
         manifestPath: "/m.toml",
         manifestHash: "abc",
         logPath: null,
@@ -168,7 +170,7 @@ describe("reaping the runs of a supervisor that died", () => {
     const alive = await startRun(strangerPid, hostname(), realStart);
     // This very process, as it records itself: alive. This pid with another start: a supervisor
     // that died before this process was given its pid.
-    const own = thisSupervisor();
+    const own = thisSupervisor(now(), 60_000);
     const ours = await startRun(own.supervisorPid, own.supervisorHost, own.supervisorStart);
     const before = await startRun(own.supervisorPid, own.supervisorHost, `${boot}:2`);
 
@@ -204,7 +206,7 @@ describe("reaping the runs of a supervisor that died", () => {
       }
       expect(beat).toBeTruthy();
       // A cairn mcp killed outright mid-run, after the daemon's start: this pid, another start.
-      const own = thisSupervisor();
+      const own = thisSupervisor(now(), 60_000);
       const boot = (own.supervisorStart as string).slice(0, (own.supervisorStart as string).lastIndexOf(":"));
       const orphan = await startRun(own.supervisorPid, own.supervisorHost, `${boot}:2`);
       daemon.wake();

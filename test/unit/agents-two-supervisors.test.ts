@@ -140,7 +140,7 @@ describe("agents status", () => {
             schedule: "every",
             trigger: "mcp",
             windowAt: null,
-            ...thisSupervisor(),
+            ...thisSupervisor(at, 60_000),
             manifestPath: "x",
             manifestHash: "x",
             logPath: null,

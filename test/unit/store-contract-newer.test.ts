@@ -28,6 +28,7 @@ const run = (windowAt: string | null) => ({
   supervisorPid: 42,
   supervisorHost: "build-1",
   supervisorStart: "boot-1:4242",
+  deadlineAt: "2026-01-01T01:00:00.000Z",
   manifestPath: "/m.toml",
   manifestHash: "abc",
   logPath: null,
@@ -81,6 +82,7 @@ describe.each(IMPLEMENTATIONS)("newer store contract: $name", ({ create }) => {
       supervisorPid: 42,
       supervisorHost: "build-1",
       supervisorStart: "boot-1:4242",
+      deadlineAt: "2026-01-01T01:00:00.000Z",
       exitCode: 0,
       durationMs: 5,
     });

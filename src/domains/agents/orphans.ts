@@ -1,7 +1,7 @@
 import { readdirSync, realpathSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { os, sha256Hex } from "../../kernel/builtins.js";
-import { thisMachineRecord } from "../../kernel/machine.js";
+import { machineName, thisMachineRecord } from "../../kernel/machine.js";
 import {
   killChildrenOfDeadSupervisors,
   killGroupsCarrying,
@@ -15,21 +15,36 @@ import { retireRunAgent } from "../identity/run-identity.js";
 import { releaseClaimsOf } from "../tasks/sweep.js";
 import type { Workspace } from "../workspace/discover.js";
 import { leftLog } from "./logs.js";
-import { supervisorGone } from "./supervisor.js";
+import { supervisionOver, supervisorLost, whySupervisionEnded } from "./supervisor.js";
+
+/**
+ * How long past a run's own limits its supervisor may take to kill it and write its end: a kill
+ * waits out a grace period, and a write on a shared store can queue behind a lock. Generous, since
+ * past it another machine's run is declared lost, and clocks of a team's machines differ.
+ */
+const END_MARGIN_MS = 10 * 60_000;
 
 /**
  * What a run records of the cairn process that supervises it: its pid, its machine (only there
- * does the pid mean anything: its host name and install, kernel/machine.ts) and when it started (so a reused pid is not taken for it).
+ * does the pid mean anything: its host name and install, kernel/machine.ts), when it started (so
+ * a reused pid is not taken for it), and the deadline by which, if it lives, it will have ended
+ * the run started `at` (on the store's clock) and limited to `limitMs` (its timeouts, summed) and
+ * written so.
  */
-export function thisSupervisor(): {
+export function thisSupervisor(
+  at: string,
+  limitMs: number,
+): {
   supervisorPid: number;
   supervisorHost: string;
   supervisorStart: string | null;
+  deadlineAt: string;
 } {
   return {
     supervisorPid: process.pid,
     supervisorHost: thisMachineRecord(),
     supervisorStart: ownProcessStart(),
+    deadlineAt: new Date(Date.parse(at) + limitMs + END_MARGIN_MS).toISOString(),
   };
 }
 
@@ -104,8 +119,11 @@ export function killRunLeftovers(workspace: Workspace, runId: string): boolean {
 }
 
 /**
- * Runs recorded as running whose supervising cairn process is gone (a daemon killed with
- * SIGKILL, a crashed server): their processes are killed and they are marked interrupted.
+ * Runs recorded as running that are over all the same: their supervising cairn process on this
+ * machine is gone (a daemon killed with SIGKILL, a crashed server), and what they left is killed;
+ * or their supervisor on another machine is past the run's deadline (that machine down or cut off
+ * from a shared store), and nothing is killed from here. Each is marked interrupted, its minted
+ * token retired and its claims given back.
  */
 export async function reapOrphans(
   store: Store,
@@ -123,17 +141,22 @@ export async function reapOrphans(
   const board = servedBoard();
   if (board !== undefined) await killChildrenOfDeadSupervisors(board);
   const running = await store.read((tx) => tx.agentRuns.running());
-  // Gone: its pid is free, or held by a process that started at another moment. Another
-  // machine's run (a shared store) is for its own daemon to judge: its pid is not ours.
-  const orphans = running.filter(supervisorGone);
-  if (orphans.length === 0) return [];
+  // Gone: its pid is free, or held by a process that started at another moment. Lost: another
+  // machine's, whose pid is not ours to judge, past its deadline.
+  // Deadlines are judged on the store's clock, as they were stamped (a shared store's server).
+  const judgedAt = Date.parse(await store.read((tx) => tx.tasks.leaseClock(now())));
+  const over = running.filter((run) => supervisionOver(run, judgedAt));
+  if (over.length === 0) return [];
   // One look at the process table for them all: it is read only at a start, and only for orphans.
   const table = processTable();
   const reaped: string[] = [];
-  for (const run of orphans) {
-    const killed = killOrphanProcesses(workspace, run.id, table);
-    removeRunTemps(workspace, run.id);
+  for (const run of over) {
+    const lost = supervisorLost(run, judgedAt);
+    // A lost run's processes are on its own machine: none of this one's carries its marks.
+    const killed = !lost && killOrphanProcesses(workspace, run.id, table);
+    if (!lost) removeRunTemps(workspace, run.id);
     const at = now();
+    const why = whySupervisionEnded(run, judgedAt);
     await store.write(async (tx) => {
       await tx.agentRuns.finish(run.id, {
         status: "interrupted",
@@ -141,9 +164,10 @@ export async function reapOrphans(
         finishedAt: at,
         durationMs: Date.parse(at) - Date.parse(run.startedAt),
         stderrTail: run.stderrTail,
-        reason: `its supervisor (pid ${run.supervisorPid}) died${killed ? "; its leftover processes were killed" : ""}`,
-        // What it printed until then is on disk: `agents logs` reads it, as any ended run's.
-        logPath: leftLog(workspace, run.agent, run.id, run.trigger === "schedule"),
+        reason: `${why}${killed ? "; its leftover processes were killed" : ""}`,
+        // What it printed until then is on disk: `agents logs` reads it, as any ended run's (on
+        // this machine only: a lost run's log is on its own).
+        logPath: lost ? null : leftLog(workspace, run.agent, run.id, run.trigger === "schedule"),
       });
       // The supervisor died before it could retire the token it minted for the run.
       if (run.identity) {
@@ -154,7 +178,7 @@ export async function reapOrphans(
             id,
             actorId,
             at,
-            `run ${run.id} of ${run.agent} ended: its supervisor died`,
+            `run ${run.id} of ${run.agent} ended: its supervisor ${lost ? "was lost" : "died"}`,
           );
         }
       }
@@ -163,7 +187,12 @@ export async function reapOrphans(
         actor: actorId,
         action: "agent.run.interrupted",
         subject: run.id,
-        data: { agent: run.agent, supervisor_pid: run.supervisorPid, killed },
+        data: {
+          agent: run.agent,
+          supervisor_pid: run.supervisorPid,
+          killed,
+          ...(lost ? { lost: true, supervisor_host: machineName(run.supervisorHost ?? "") } : {}),
+        },
       });
     });
     reaped.push(run.id);

@@ -34,19 +34,22 @@ export async function remediate(
   signal?: AbortSignal,
 ): Promise<RemediationResult> {
   const started = await store.write(async (tx) => {
+    const at = now();
+    // On the store's clock, as the runner's deadline is (see runner.ts).
+    const clock = await tx.tasks.leaseClock(at);
     const run = await tx.agentRuns.start(
       {
         agent: tool.agent.name,
         schedule: `remediate-${tool.index}`,
         trigger: "remediation",
         windowAt: null,
-        ...thisSupervisor(),
+        ...thisSupervisor(clock, REMEDIATION_DEADLINE_MS),
         manifestPath: tool.agent.path,
         manifestHash: tool.agent.hash,
         logPath: null,
         identity: null,
       },
-      now(),
+      at,
     );
     await tx.journal.append({
       at: run.startedAt,

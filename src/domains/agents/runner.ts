@@ -127,6 +127,12 @@ export async function writeEnd(store: Store, end: (tx: Tx) => Promise<void>): Pr
   }
 }
 
+/** The longest a run can take before its supervisor kills it: its preflights, one after another, then the agent. */
+const runLimitMs = (agent: RunRequest["agent"]) =>
+  (agent.manifest.preflight.reduce((sum, preflight) => sum + preflight.timeout_seconds, 0) +
+    agent.manifest.agent.timeout_seconds) *
+  1000;
+
 /** Run one agent once, supervised, recorded as a row whatever happens to it. */
 export async function runAgent(request: RunRequest): Promise<RunResult> {
   const { agent, store, workspace } = request;
@@ -156,19 +162,23 @@ export async function runAgent(request: RunRequest): Promise<RunResult> {
     const refusal = await request.admit?.(tx);
     if (refusal !== undefined)
       throw conflict(`not started: ${refusal}`, "nothing to do: the window is served");
+    const at = request.now();
+    // The deadline on the store's clock (a shared store's server), as leases are: machines whose
+    // clocks differ judge it alike.
+    const clock = await tx.tasks.leaseClock(at);
     const run = await tx.agentRuns.start(
       {
         agent: agent.name,
         schedule: schedule.id,
         trigger: request.trigger,
-        windowAt: request.trigger === "schedule" ? (request.windowAt ?? request.now()) : null,
-        ...thisSupervisor(),
+        windowAt: request.trigger === "schedule" ? (request.windowAt ?? at) : null,
+        ...thisSupervisor(clock, runLimitMs(agent)),
         manifestPath: agent.path,
         manifestHash: agent.hash,
         logPath: null,
         identity: null,
       },
-      request.now(),
+      at,
     );
     await tx.journal.append({
       at: run.startedAt,

@@ -1,8 +1,13 @@
-import { isThisMachine } from "../../kernel/machine.js";
+import { isThisMachine, machineName } from "../../kernel/machine.js";
 import { sameProcessAlive } from "../../kernel/processes.js";
 import type { AgentRunRecord } from "../../store/store.js";
 
-type Supervised = Pick<AgentRunRecord, "status" | "supervisorPid" | "supervisorHost" | "supervisorStart">;
+type Supervised = Pick<
+  AgentRunRecord,
+  "status" | "supervisorPid" | "supervisorHost" | "supervisorStart" | "deadlineAt"
+>;
+
+const elsewhere = (run: Supervised) => run.supervisorHost !== null && !isThisMachine(run.supervisorHost);
 
 /**
  * A run recorded as running whose supervising cairn process, on this machine, is gone (killed
@@ -10,20 +15,38 @@ type Supervised = Pick<AgentRunRecord, "status" | "supervisorPid" | "supervisorH
  * so yet. Another machine's supervisor (a shared store) is its own daemon's to judge.
  */
 export function supervisorGone(run: Supervised): boolean {
-  if (run.status !== "running") return false;
-  if (run.supervisorHost !== null && !isThisMachine(run.supervisorHost)) return false;
+  if (run.status !== "running" || elsewhere(run)) return false;
   return !sameProcessAlive(run.supervisorPid, run.supervisorStart);
 }
 
 /**
- * A run as it stands: one whose supervisor is gone reads as interrupted, as the reaper will record
- * it, and never as still running (which status counted as ok for as long as no one swept).
+ * A run another machine's supervisor recorded as running, past the deadline by which that
+ * supervisor, had it lived, would have ended it and written so: its machine is down or cut off
+ * from the store. Its pid means nothing here, but its deadline does: without it a machine that
+ * never came back left its run running for good, holding its schedule's window on every machine.
+ */
+export function supervisorLost(run: Supervised, now: number = Date.now()): boolean {
+  if (run.status !== "running" || !elsewhere(run) || run.deadlineAt === null) return false;
+  return Date.parse(run.deadlineAt) < now;
+}
+
+/** A run still recorded as running that is over all the same: its supervisor is gone or lost. */
+export const supervisionOver = (run: Supervised, now?: number) =>
+  supervisorGone(run) || supervisorLost(run, now);
+
+/** Why a run whose supervision is over ended, as its reaper records it. */
+export function whySupervisionEnded(run: Supervised, now?: number): string {
+  return supervisorLost(run, now)
+    ? `its supervisor on ${machineName(run.supervisorHost ?? "")} (pid ${run.supervisorPid}) recorded no end by its deadline, ${run.deadlineAt}: that machine is down or cut off from the store, and whatever the run left running there was not stopped from here`
+    : `its supervisor (pid ${run.supervisorPid}) died`;
+}
+
+/**
+ * A run as it stands: one whose supervisor is gone or lost reads as interrupted, as the reaper
+ * will record it, and never as still running (which status counted as ok for as long as no one
+ * swept).
  */
 export function asItStands<T extends AgentRunRecord>(run: T): T {
-  if (!supervisorGone(run)) return run;
-  return {
-    ...run,
-    status: "interrupted",
-    reason: `its supervisor (pid ${run.supervisorPid}) died; \`cairn sweep\` records it`,
-  };
+  if (!supervisionOver(run)) return run;
+  return { ...run, status: "interrupted", reason: `${whySupervisionEnded(run)}; \`cairn sweep\` records it` };
 }

@@ -1,6 +1,7 @@
+import { machineName } from "../../kernel/machine.js";
 import { refuse } from "../../kernel/outcome.js";
 import type { AgentRecord, Tx } from "../../store/store.js";
-import { supervisorGone } from "../agents/supervisor.js";
+import { supervisionOver, supervisorLost } from "../agents/supervisor.js";
 
 /**
  * A token minted for a local agent's run (run-identity.ts) is retired by the cairn process that
@@ -15,17 +16,27 @@ const MINTED_NAME = /-run-.*-[0-9a-f]{8}$/;
 
 /**
  * Refused when the caller, or an agent in its line, is the identity of a run still recorded as
- * running whose supervising cairn process on this machine is gone. (Another machine's supervisor
- * on a shared store is its own daemon's to judge: its pid means nothing here.)
+ * running whose supervising cairn process on this machine is gone, or whose supervisor on
+ * another machine (a shared store) is past its run's deadline.
  */
 export async function requireLiveSupervisor(tx: Tx, line: readonly AgentRecord[]): Promise<void> {
   const minted = new Set(line.filter((agent) => MINTED_NAME.test(agent.name)).map((agent) => agent.id));
   if (minted.size === 0) return;
-  for (const run of await tx.agentRuns.running()) {
-    if (run.identity === null || !minted.has(run.identity) || !supervisorGone(run)) continue;
+  const runs = (await tx.agentRuns.running()).filter(
+    (run) => run.identity !== null && minted.has(run.identity),
+  );
+  if (runs.length === 0) return;
+  // A deadline is judged on the store's clock, as it was stamped.
+  const now = Date.parse(await tx.tasks.leaseClock(new Date().toISOString()));
+  for (const run of runs) {
+    if (!supervisionOver(run, now)) continue;
     throw refuse(
       "identity",
-      `this token was minted for run ${run.id} of ${run.agent}, whose supervising cairn process (pid ${run.supervisorPid}) is gone: the run is over, and its token acts no more`,
+      `this token was minted for run ${run.id} of ${run.agent}, ${
+        supervisorLost(run, now)
+          ? `whose supervisor on ${machineName(run.supervisorHost ?? "")} recorded no end by its deadline, ${run.deadlineAt}`
+          : `whose supervising cairn process (pid ${run.supervisorPid}) is gone`
+      }: the run is over, and its token acts no more`,
       "`cairn sweep` (or the daemon's next start) ends the run and retires the token; start a new run for a fresh one",
     );
   }

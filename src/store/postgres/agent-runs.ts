@@ -8,9 +8,9 @@ export function pgAgentRuns(db: PgDb): AgentRunsRepo {
   const nextId = shortIds(db, "agent_runs", "AR");
   const insert = db.prepare(
     `INSERT INTO agent_runs (seq, id, agent, schedule, trigger, window_at, status, started_at, supervisor_pid,
-       supervisor_host, supervisor_start, manifest_path, manifest_hash, log_path, identity, reason, finished_at)
+       supervisor_host, supervisor_start, manifest_path, manifest_hash, log_path, identity, reason, finished_at, deadline_at)
      VALUES (@seq, @id, @agent, @schedule, @trigger, @window_at, @status, @started_at, @supervisor_pid,
-       @supervisor_host, @supervisor_start, @manifest_path, @manifest_hash, @log_path, @identity, @reason, @finished_at)`,
+       @supervisor_host, @supervisor_start, @manifest_path, @manifest_hash, @log_path, @identity, @reason, @finished_at, @deadline_at)`,
   );
   const byId = db.prepare<[string], RunRow>("SELECT * FROM agent_runs WHERE id = ?");
   const setPid = db.prepare("UPDATE agent_runs SET pid = ? WHERE id = ?");
@@ -57,6 +57,7 @@ export function pgAgentRuns(db: PgDb): AgentRunsRepo {
         identity: run.identity,
         reason: run.reason ?? null,
         finished_at: status === "running" ? null : at,
+        deadline_at: run.deadlineAt,
       });
       return toRun((await byId.get(id)) as RunRow);
     },

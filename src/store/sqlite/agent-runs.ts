@@ -23,6 +23,7 @@ export interface RunRow {
   stderr_tail: string;
   reason: string | null;
   identity: string | null;
+  deadline_at: string | null;
 }
 
 export const toRun = (row: RunRow): AgentRunRecord => ({
@@ -46,15 +47,16 @@ export const toRun = (row: RunRow): AgentRunRecord => ({
   stderrTail: row.stderr_tail,
   reason: row.reason,
   identity: row.identity,
+  deadlineAt: row.deadline_at,
 });
 
 export function sqliteAgentRuns(db: Database.Database): AgentRunsRepo {
   const nextId = shortIds(db, "agent_runs", "AR");
   const insert = db.prepare(
     `INSERT INTO agent_runs (seq, id, agent, schedule, trigger, window_at, status, started_at, supervisor_pid,
-       supervisor_host, supervisor_start, manifest_path, manifest_hash, log_path, identity, reason, finished_at)
+       supervisor_host, supervisor_start, manifest_path, manifest_hash, log_path, identity, reason, finished_at, deadline_at)
      VALUES (@seq, @id, @agent, @schedule, @trigger, @window_at, @status, @started_at, @supervisor_pid,
-       @supervisor_host, @supervisor_start, @manifest_path, @manifest_hash, @log_path, @identity, @reason, @finished_at)`,
+       @supervisor_host, @supervisor_start, @manifest_path, @manifest_hash, @log_path, @identity, @reason, @finished_at, @deadline_at)`,
   );
   const byId = db.prepare<[string], RunRow>("SELECT * FROM agent_runs WHERE id = ?");
   const setPid = db.prepare("UPDATE agent_runs SET pid = ? WHERE id = ?");
@@ -101,6 +103,7 @@ export function sqliteAgentRuns(db: Database.Database): AgentRunsRepo {
         identity: run.identity,
         reason: run.reason ?? null,
         finished_at: status === "running" ? null : at,
+        deadline_at: run.deadlineAt,
       });
       return toRun(byId.get(id) as RunRow);
     },

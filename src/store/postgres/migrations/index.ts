@@ -18,6 +18,7 @@ import { shortcutHeads } from "../../sqlite/migrations/0018_shortcut_heads.js";
 import { criterionAuthors } from "../../sqlite/migrations/0019_criterion_authors.js";
 import { trustSetters } from "../../sqlite/migrations/0020_trust_setters.js";
 import { unverifiedDone } from "../../sqlite/migrations/0021_unverified_done.js";
+import { runDeadlines } from "../../sqlite/migrations/0022_run_deadlines.js";
 import { FACTS_SEARCH } from "./facts-search.js";
 import { PG_BULK_TERMS } from "./pg-bulk-terms.js";
 import { PG_COUNTER_STATEMENTS } from "./pg-counter-statements.js";
@@ -100,6 +101,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   { name: trustSetters.name, sql: () => fromSqlite(trustSetters.sql) },
   { name: "pg_0104_deferrable_references", sql: () => PG_DEFERRABLE_REFERENCES, pgOnly: true },
   { name: unverifiedDone.name, sql: () => fromSqlite(unverifiedDone.sql) },
+  { name: runDeadlines.name, sql: () => fromSqlite(runDeadlines.sql) },
 ];
 
 /** The migrations both stores share: their count is the schema version an export carries. */

@@ -18,6 +18,7 @@ import { shortcutHeads } from "./0018_shortcut_heads.js";
 import { criterionAuthors } from "./0019_criterion_authors.js";
 import { trustSetters } from "./0020_trust_setters.js";
 import { unverifiedDone } from "./0021_unverified_done.js";
+import { runDeadlines } from "./0022_run_deadlines.js";
 import type { Migration } from "./migration.js";
 
 /**
@@ -46,6 +47,7 @@ export const MIGRATIONS: readonly Migration[] = [
   criterionAuthors,
   trustSetters,
   unverifiedDone,
+  runDeadlines,
 ];
 
 /**
