@@ -59,7 +59,7 @@ describe("two supervisors at one window", () => {
     const { workspace, env } = daemonSetting();
     const at = new Date();
     const supervisors = [new Map<string, Promise<unknown>>(), new Map<string, Promise<unknown>>()];
-    await Promise.all(
+    const reports = await Promise.all(
       supervisors.map((supervised) =>
         tick({
           store,
@@ -77,6 +77,8 @@ describe("two supervisors at one window", () => {
       tx.agentRuns.scheduled("nightly", "every", new Date(0).toISOString()),
     );
     expect(runs.map((run) => run.status)).toEqual(["ok"]);
+    // Once their runs ended (as `daemon --once` reports), only the one that ran it says it dispatched.
+    expect(reports.flatMap((report) => report.dispatched)).toHaveLength(1);
   });
 });
 

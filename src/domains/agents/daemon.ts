@@ -98,14 +98,18 @@ export async function tick(options: TickOptions): Promise<TickReport> {
       const decision = decide(spec, state, now, options.zone);
       const key = keyOf(agent, spec);
       if (decision.kind === "dispatch" && !options.supervised.has(key)) {
-        report.dispatched.push({
+        const entry = {
           agent: agent.name,
           schedule: spec.id,
           window_at: iso(decision.windowAt),
           attempt: decision.attempt,
           of: decision.of,
-        });
-        if (!options.dryRun) dispatch(options, agent, spec, decision, now, key);
+        };
+        report.dispatched.push(entry);
+        // A run that never started (another supervisor took the window first) was not this
+        // daemon's dispatch: `--once`, which reports once its runs end, does not list it.
+        const notStarted = () => report.dispatched.splice(report.dispatched.indexOf(entry), 1);
+        if (!options.dryRun) dispatch(options, agent, spec, decision, now, key, notStarted);
       } else if (decision.kind === "give_up" || decision.kind === "stale") {
         const mark = decision.kind === "give_up" ? "given_up" : "stale";
         const marked = options.dryRun
@@ -154,7 +158,9 @@ function dispatch(
   due: Extract<Decision, { kind: "dispatch" }>,
   now: number,
   key: string,
+  notStarted: () => void,
 ): void {
+  let started = false;
   const running = runAgent({
     agent,
     schedule: spec.id,
@@ -181,6 +187,9 @@ function dispatch(
     actorId: options.actorId,
     now: () => options.now().toISOString(),
     signal: options.signal,
+    onStart: () => {
+      started = true;
+    },
   })
     .then((result) => options.auditRun?.(result.run))
     .catch((error: unknown) =>
@@ -189,6 +198,7 @@ function dispatch(
       ),
     )
     .finally(() => {
+      if (!started) notStarted();
       options.supervised.delete(key);
       options.onRunEnd?.();
     });
