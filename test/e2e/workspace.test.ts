@@ -488,14 +488,14 @@ describe("export and import", () => {
       );
       expect(bad.imported.code).toBe(2);
       expect(bad.imported.stderr).toContain("schema_migrations");
-      // Written before the last migration, which only added an index: the same tables, restorable.
-      const schema = parsed.schema as number;
-      const beforeIndex = importInto("before-index", JSON.stringify({ ...parsed, schema: schema - 1 }));
-      expect(beforeIndex.imported.code, beforeIndex.imported.stderr).toBe(0);
-      // Before the one that added a column: restored at its own schema and migrated forward. A
+      // Written before the last migration, which added a column (0022): restored at its own schema
+      // and migrated forward. Before the one that only added indexes (0021): the same tables. A
       // newer export is refused.
-      const beforeColumn = importInto("before-column", JSON.stringify({ ...parsed, schema: schema - 2 }));
+      const schema = parsed.schema as number;
+      const beforeColumn = importInto("before-column", JSON.stringify({ ...parsed, schema: schema - 1 }));
       expect(beforeColumn.imported.code, beforeColumn.imported.stderr).toBe(0);
+      const beforeIndex = importInto("before-index", JSON.stringify({ ...parsed, schema: schema - 2 }));
+      expect(beforeIndex.imported.code, beforeIndex.imported.stderr).toBe(0);
       const newer = importInto("newer", JSON.stringify({ ...parsed, schema: schema + 1 }));
       expect(newer.imported.code).toBe(2);
       expect(newer.imported.stderr).toContain(
