@@ -269,6 +269,29 @@ describe("the task board through the CLI", () => {
     const now = cairn(ws.dir, ["now", "--json"]).json as { inbox: { unverified_total: number } };
     expect(now.inbox.unverified_total).toBe(finished);
     expect(cairn(ws.dir, ["now"]).stdout).toContain(`${finished} finished unverified`);
+    expect(cairn(ws.dir, ["now"]).stdout).toContain(`… and ${finished - 100} more: cairn review`);
+  });
+
+  it("lists a few blocked tasks in status's and now's text and says how many more, where --json keeps them", async () => {
+    const mcp = await connectMcp(ws.dir);
+    const blocked = 14;
+    try {
+      for (let i = 0; i < blocked; i++) {
+        const result = await callTool(mcp, "add_task", { title: `waiting ${i}` });
+        expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+      }
+    } finally {
+      await mcp.close();
+    }
+    // Blocked behind cairn's back, as above.
+    await rawExec(ws.dir, "UPDATE tasks SET status = 'blocked', blocked_reason = 'waits on the vendor'");
+    for (const command of ["status", "now"]) {
+      const text = cairn(ws.dir, [command]).stdout;
+      expect(text.match(/^ {2}blocked T-\d+ waiting \d+: waits on the vendor$/gm), command).toHaveLength(10);
+      expect(text, command).toContain(`  … ${blocked - 10} more blocked: cairn task list --status blocked`);
+    }
+    const status = cairn(ws.dir, ["status", "--json"]).json as { board: { blocked: unknown[] } };
+    expect(status.board.blocked).toHaveLength(blocked);
   });
 
   it("now shows the goals changed last, and counts them all, where it read every goal", async () => {

@@ -4,7 +4,7 @@ import { readyFor } from "../../domains/tasks/claims.js";
 import type { Tx } from "../../store/store.js";
 import { defineCommand } from "../define.js";
 import { summaryView, TaskSummary } from "../tasks/views.js";
-import { BoardStatus } from "../workspace/status.js";
+import { BoardStatus, blockedLines, unverifiedLines } from "../workspace/status.js";
 import { EventView, eventPreview } from "./activity.js";
 import { reviewAttempts } from "./review.js";
 
@@ -126,11 +126,9 @@ export const nowCommand = defineCommand({
       `as of ${out.as_of}`,
       `needs a human: ${out.inbox.review.length} in review, ${out.counts.blocked ?? 0} blocked, ${out.inbox.stale_claims.length} stale claims, ${out.inbox.open_asks_total} open questions, ${out.inbox.unverified_total} finished unverified`,
       ...out.inbox.review.map((r) => `  review ${r.attempt} (${r.goal}): ${r.reason}`),
-      ...out.inbox.blocked.map((b) => `  blocked ${b.id} ${b.title}: ${b.why}`),
+      ...blockedLines(out.inbox.blocked, out.counts.blocked ?? 0),
       // A finish nothing cairn ran vouched for is the person's to look at, as --json already said.
-      ...(out.inbox.unverified.length > 0
-        ? [`  finished unverified: ${out.inbox.unverified.join(", ")}`]
-        : []),
+      ...unverifiedLines(out.inbox.unverified, out.inbox.unverified_total),
       `ready: ${out.ready.map((t) => t.id).join(", ") || "(none)"}`,
       ...out.claims.map(
         (c) => `  ${c.id} held by ${c.owner} since ${c.lease_at}${c.stale ? " (stale)" : ""}`,

@@ -29,6 +29,31 @@ export const BoardStatus = z.object({
   swept: z.array(z.object({ task: z.string(), at: z.string(), why: z.string() })),
 });
 
+/** Blocked tasks a terminal view lists before it says how many more there are. */
+const BLOCKED_SHOWN = 10;
+
+/**
+ * A terminal's lines for the board's blocked tasks: the first few, then how many more and where
+ * to see them (a large board's hundred filled the screen; --json keeps them all).
+ */
+export function blockedLines(blocked: z.infer<typeof BoardStatus>["blocked"], total: number): string[] {
+  const lines = blocked
+    .slice(0, BLOCKED_SHOWN)
+    .map((task) => `  blocked ${task.id} ${task.title}: ${task.why}`);
+  const more = Math.max(total, blocked.length) - Math.min(blocked.length, BLOCKED_SHOWN);
+  if (more > 0) lines.push(`  … ${more} more blocked: cairn task list --status blocked`);
+  return lines;
+}
+
+/** A terminal's line for the newest finishes recorded unverified, and how many more there are. */
+export function unverifiedLines(unverified: readonly string[], total: number): string[] {
+  if (unverified.length === 0) return [];
+  const more = total - unverified.length;
+  return [
+    `  finished unverified: ${unverified.join(", ")}${more > 0 ? ` … and ${more} more: cairn review` : ""}`,
+  ];
+}
+
 const StatusOutput = z.object({
   workspace: workspaceRef(),
   counts: z.record(z.string(), z.number().int()),
@@ -78,18 +103,14 @@ function renderStatus(out: StatusView): string {
   const byStatus = Object.entries(board.counts).map(([state, n]) => `${n} ${state}`);
   if (byStatus.length > 0) lines.push(`tasks: ${byStatus.join(", ")}`);
   for (const holder of board.holders) lines.push(`  ${holder.owner} holds ${holder.tasks.join(", ")}`);
-  for (const task of board.blocked) lines.push(`  blocked ${task.id} ${task.title}: ${task.why}`);
+  lines.push(...blockedLines(board.blocked, board.counts.blocked ?? 0));
   for (const ask of board.open_asks)
     lines.push(`  ask ${ask.id} on ${ask.task} by ${ask.asked_by} → ${ask.to}: ${ask.question}`);
   const unlisted = board.open_asks_total - board.open_asks.length;
   if (unlisted > 0) lines.push(`  … ${unlisted} more open questions: cairn asks`);
   for (const claim of board.stale_claims)
     lines.push(`  stale claim ${claim.id} by ${claim.owner} since ${claim.lease_at}`);
-  if (board.unverified.length > 0) {
-    const more = board.unverified_total - board.unverified.length;
-    const rest = more > 0 ? ` … and ${more} more: cairn review` : "";
-    lines.push(`  finished unverified: ${board.unverified.join(", ")}${rest}`);
-  }
+  lines.push(...unverifiedLines(board.unverified, board.unverified_total));
   for (const swept of board.swept) lines.push(`  swept ${swept.task} at ${swept.at}: ${swept.why}`);
   lines.push(...renderLocalAgents(out.local_agents));
   if (out.rules_changed)
