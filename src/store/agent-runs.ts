@@ -76,7 +76,8 @@ export interface AgentRunsRepo {
   setPid(id: string, pid: number): Promise<void>;
   /** The cairn agent minted for the run, so whoever finds the run orphaned can retire it. */
   setIdentity(id: string, agentId: string): Promise<void>;
-  finish(id: string, end: RunEnd): Promise<void>;
+  /** Whether it ended the run: false when its end was written already (by its supervisor, or a reaper). */
+  finish(id: string, end: RunEnd): Promise<boolean>;
   byId(id: string): Promise<AgentRunRecord | undefined>;
   /** Newest first; one agent's when named. */
   recent(options: { agent?: string; limit: number }): Promise<AgentRunRecord[]>;

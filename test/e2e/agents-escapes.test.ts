@@ -525,6 +525,15 @@ describe("local agent runs that try to outlive themselves", () => {
         status: "interrupted",
         reason: expect.stringMatching(/no end by its deadline, 2000-01-01/),
       });
+      // The journal keeps how it really ended, marked as written after the board took it for lost.
+      const finish = cairn(
+        ws.dir,
+        ["activity", "--action", "agent.run.finish", "--subject", run?.id ?? "", "--json"],
+        {
+          env,
+        },
+      );
+      expect(finish.stdout).toContain('"late": true');
     } finally {
       writeFileSync(go, "");
       supervisor.kill("SIGKILL");

@@ -156,6 +156,31 @@ describe("reaping the runs of a supervisor that died", () => {
     expect(rows.elsewhere).toMatchObject({ status: "running", supervisorHost: `${hostname()}-other` });
   });
 
+  it("records another machine's run lost past its deadline, once however many reapers judge it at once; before its deadline, or with none, it is left", async () => {
+    const workspace = projectWorkspace(scratch.dir);
+    const dead = spawnSync("true").pid;
+    const laptop = "laptop-gone#00000000000000aa";
+    const lost = await startRun(dead, laptop, null, "2000-01-01T00:00:00.000Z");
+    const early = await startRun(dead, laptop, null, "2999-01-01T00:00:00.000Z");
+    const undated = await startRun(dead, laptop, null, null);
+    const reaped = await Promise.all([1, 2, 3].map(() => reapOrphans(store, workspace, "owner", now)));
+    expect(reaped.flat()).toEqual([lost.id]);
+    const rows = await store.read(async (tx) => ({
+      lost: await tx.agentRuns.byId(lost.id),
+      early: await tx.agentRuns.byId(early.id),
+      undated: await tx.agentRuns.byId(undated.id),
+      journal: await tx.journal.list({ action: "agent.run.interrupted", limit: 10 }),
+    }));
+    expect(rows.lost).toMatchObject({ status: "interrupted", logPath: null });
+    expect(rows.lost?.reason).toMatch(
+      /on laptop-gone \(pid \d+\) recorded no end by its deadline, 2000-01-01/,
+    );
+    expect([rows.early?.status, rows.undated?.status]).toEqual(["running", "running"]);
+    expect(rows.journal.map((event) => [event.subject, event.data])).toEqual([
+      [lost.id, expect.objectContaining({ lost: true, supervisor_host: "laptop-gone", killed: false })],
+    ]);
+  });
+
   it("takes a supervisor whose pid another process now holds for gone: by the start each run records", async () => {
     const workspace = projectWorkspace(scratch.dir);
     // A live process that is not the supervisor the run recorded: the pid was handed on.

@@ -141,6 +141,7 @@ export async function reapOrphans(
   const board = servedBoard();
   if (board !== undefined) await killChildrenOfDeadSupervisors(board);
   const running = await store.read((tx) => tx.agentRuns.running());
+  if (running.length === 0) return [];
   // Gone: its pid is free, or held by a process that started at another moment. Lost: another
   // machine's, whose pid is not ours to judge, past its deadline.
   // Deadlines are judged on the store's clock, as they were stamped (a shared store's server).
@@ -157,8 +158,9 @@ export async function reapOrphans(
     if (!lost) removeRunTemps(workspace, run.id);
     const at = now();
     const why = whySupervisionEnded(run, judgedAt);
-    await store.write(async (tx) => {
-      await tx.agentRuns.finish(run.id, {
+    const recorded = await store.write(async (tx) => {
+      // Its supervisor may have written its end since it was read: a lost one that came back.
+      const ending = await tx.agentRuns.finish(run.id, {
         status: "interrupted",
         exitCode: null,
         finishedAt: at,
@@ -169,6 +171,7 @@ export async function reapOrphans(
         // this machine only: a lost run's log is on its own).
         logPath: lost ? null : leftLog(workspace, run.agent, run.id, run.trigger === "schedule"),
       });
+      if (!ending) return false;
       // The supervisor died before it could retire the token it minted for the run.
       if (run.identity) {
         const retired = await retireRunAgent(tx, run.identity, at);
@@ -194,7 +197,9 @@ export async function reapOrphans(
           ...(lost ? { lost: true, supervisor_host: machineName(run.supervisorHost ?? "") } : {}),
         },
       });
+      return true;
     });
+    if (!recorded) continue;
     reaped.push(run.id);
     ended?.({ ...run, status: "interrupted", exitCode: null, finishedAt: at });
   }

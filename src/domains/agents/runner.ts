@@ -345,7 +345,7 @@ async function supervise(
         );
       }
     }
-    await tx.agentRuns.finish(started.id, {
+    const recorded = await tx.agentRuns.finish(started.id, {
       status,
       exitCode,
       finishedAt,
@@ -359,7 +359,16 @@ async function supervise(
       actor: request.actorId,
       action: "agent.run.finish",
       subject: started.id,
-      data: { agent: agent.name, schedule: schedule.id, status, exit_code: exitCode, reason },
+      data: {
+        agent: agent.name,
+        schedule: schedule.id,
+        status,
+        exit_code: exitCode,
+        reason,
+        // A reaper had ended the run already (this machine was taken for lost past the run's
+        // deadline): the row keeps that end; the journal says how it really ended, and when.
+        ...(recorded ? {} : { late: true }),
+      },
     });
   };
   try {

@@ -68,7 +68,7 @@ export function pgAgentRuns(db: PgDb): AgentRunsRepo {
       await setIdentity.run(agentId, id);
     },
     async finish(id, end) {
-      await finish.run({
+      const { changes } = await finish.run({
         id,
         status: end.status,
         exit_code: end.exitCode,
@@ -78,6 +78,7 @@ export function pgAgentRuns(db: PgDb): AgentRunsRepo {
         reason: end.reason,
         log_path: end.logPath ?? null,
       });
+      return changes > 0;
     },
     async byId(id) {
       const row = await byId.get(id);

@@ -114,7 +114,7 @@ export function sqliteAgentRuns(db: Database.Database): AgentRunsRepo {
       setIdentity.run(agentId, id);
     },
     async finish(id, end) {
-      finish.run({
+      const { changes } = finish.run({
         id,
         status: end.status,
         exit_code: end.exitCode,
@@ -124,6 +124,7 @@ export function sqliteAgentRuns(db: Database.Database): AgentRunsRepo {
         reason: end.reason,
         log_path: end.logPath ?? null,
       });
+      return changes > 0;
     },
     async byId(id) {
       const row = byId.get(id);
