@@ -18,6 +18,15 @@ describe("local agent runs that try to outlive themselves", () => {
     ws = initWorkspace();
     env = { DOTAGENT_HOME: join(ws.dir, "no-dotagent") };
   });
+  /** `cairn agents run NAME` as a process of its own, a supervisor a test may kill, and its exit. */
+  const superviseRun = (name: string) => {
+    const supervisor = spawn(process.execPath, [CAIRN_BIN, "agents", "run", name], {
+      cwd: ws.dir,
+      env: cleanEnv(env),
+      stdio: "ignore",
+    });
+    return { supervisor, exited: new Promise((resolve) => supervisor.on("exit", resolve)) };
+  };
   afterAll(() => {
     for (const pid of leftovers) {
       try {
@@ -127,12 +136,7 @@ describe("local agent runs that try to outlive themselves", () => {
       await startToolCall(server, "cli", { argv: ["agents", "run", name] });
       stop = () => (face.startsWith("SIGTERM") ? server.kill("SIGTERM") : server.close());
     } else {
-      const supervisor = spawn(process.execPath, [CAIRN_BIN, "agents", "run", name], {
-        cwd: ws.dir,
-        env: cleanEnv(env),
-        stdio: "ignore",
-      });
-      const exited = new Promise((resolve) => supervisor.on("exit", resolve));
+      const { supervisor, exited } = superviseRun(name);
       stop = () => {
         supervisor.kill("SIGTERM");
         return exited;
@@ -328,12 +332,7 @@ describe("local agent runs that try to outlive themselves", () => {
       ),
     );
     Object.assign(env, enableIdentities(ws.dir, ["orphaned"], env));
-    const supervisor = spawn(process.execPath, [CAIRN_BIN, "agents", "run", "orphaned"], {
-      cwd: ws.dir,
-      env: cleanEnv(env),
-      stdio: "ignore",
-    });
-    const exited = new Promise((resolve) => supervisor.on("exit", resolve));
+    const { supervisor, exited } = superviseRun("orphaned");
     await waitFor(() => existsSync(tokenFile), 15_000, tokenFile);
     const pid = await pidFrom(pidFile);
     leftovers.push(pid);
@@ -354,12 +353,7 @@ describe("local agent runs that try to outlive themselves", () => {
   it("is not called ok in status while its supervisor, killed outright, is gone and no reaper has run", async () => {
     const pidFile = join(ws.dir, "unswept.pid");
     writeAgent(ws.dir, "unswept", shellAgent("unswept", `echo $$ > "${pidFile}"; exec sleep 60`));
-    const supervisor = spawn(process.execPath, [CAIRN_BIN, "agents", "run", "unswept"], {
-      cwd: ws.dir,
-      env: cleanEnv(env),
-      stdio: "ignore",
-    });
-    const exited = new Promise((resolve) => supervisor.on("exit", resolve));
+    const { supervisor, exited } = superviseRun("unswept");
     const pid = await pidFrom(pidFile);
     leftovers.push(pid);
     supervisor.kill("SIGKILL");
@@ -404,12 +398,7 @@ describe("local agent runs that try to outlive themselves", () => {
         ),
       );
       Object.assign(env, enableIdentities(ws.dir, [name], env));
-      const supervisor = spawn(process.execPath, [CAIRN_BIN, "agents", "run", name], {
-        cwd: ws.dir,
-        env: cleanEnv(env),
-        stdio: "ignore",
-      });
-      const exited = new Promise((resolve) => supervisor.on("exit", resolve));
+      const { supervisor, exited } = superviseRun(name);
       await waitFor(() => existsSync(tokenFile), 15_000, tokenFile);
       const token = readFileSync(tokenFile, "utf8");
       expect(cairn(ws.dir, ["whoami"], { env: { ...env, CAIRN_AGENT: token } }).code).toBe(0);
@@ -453,12 +442,7 @@ describe("local agent runs that try to outlive themselves", () => {
     ].join("; ");
     writeAgent(ws.dir, name, shellAgent(name, script, { rest: `[cairn]\nidentity = "${name}"\n` }));
     Object.assign(env, enableIdentities(ws.dir, [name], env));
-    const supervisor = spawn(process.execPath, [CAIRN_BIN, "agents", "run", name], {
-      cwd: ws.dir,
-      env: cleanEnv(env),
-      stdio: "ignore",
-    });
-    const exited = new Promise((resolve) => supervisor.on("exit", resolve));
+    const { supervisor, exited } = superviseRun(name);
     try {
       await waitFor(() => existsSync(tokenFile), 15_000, tokenFile);
       const token = readFileSync(tokenFile, "utf8");
