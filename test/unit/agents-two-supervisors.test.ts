@@ -3,11 +3,11 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { agentCatalog } from "../../src/domains/agents/catalog.js";
 import { tick } from "../../src/domains/agents/daemon.js";
-import { thisSupervisor } from "../../src/domains/agents/orphans.js";
+import { reapOrphans, thisSupervisor } from "../../src/domains/agents/orphans.js";
 import { agentsStatus } from "../../src/domains/agents/status.js";
 import { projectWorkspace } from "../../src/domains/workspace/discover.js";
 import { openStore } from "../../src/store/open.js";
-import type { Store } from "../../src/store/store.js";
+import type { Store, Tx } from "../../src/store/store.js";
 import { scratchDir } from "../helpers/workspace.js";
 
 let scratch: { dir: string; cleanup: () => void };
@@ -169,5 +169,81 @@ describe("agents status", () => {
     });
     const status = await agentsStatus(store, workspace, agentCatalog(workspace, env), env, Date.now());
     expect(status.schedules[0]?.last_run).toEqual(expect.objectContaining({ trigger: "schedule" }));
+  });
+});
+
+/**
+ * A shared store whose server's clock runs `behindMs` behind this machine's: deadlines are
+ * stamped and judged on it (`leaseClock`), as on a team's PostgreSQL board.
+ */
+const storeClockBehind = (inner: Store, behindMs: number): Store => {
+  const skewed = (tx: Tx): Tx => ({
+    ...tx,
+    tasks: { ...tx.tasks, leaseClock: async () => new Date(Date.now() - behindMs).toISOString() },
+  });
+  return {
+    ...inner,
+    read: (fn) => inner.read((tx) => fn(skewed(tx))),
+    write: (fn) => inner.write((tx) => fn(skewed(tx))),
+  } as Store;
+};
+
+describe("another machine's run near its deadline, on a machine whose clock runs ahead", () => {
+  it("holds its window until the store's clock passes the deadline: the window never runs twice at once", async () => {
+    writeNightly([
+      '[run]\ncommand = "true"\n[[schedules]]\nid = "every"\ntype = "interval"\ninterval_minutes = 600',
+    ]);
+    const { workspace, env } = daemonSetting();
+    // This machine's clock is 15 minutes ahead of the store's: by the store's clock the run,
+    // started by a laptop's daemon, has 14 minutes left before its deadline.
+    const shared = storeClockBehind(store, 15 * 60_000);
+    const at = new Date();
+    await store.write(async (tx) => {
+      await tx.agentRuns.start(
+        {
+          agent: "nightly",
+          schedule: "every",
+          trigger: "schedule",
+          windowAt: new Date(at.getTime() - 60_000).toISOString(),
+          supervisorPid: 4242,
+          supervisorHost: "laptop-busy#00000000000000aa",
+          supervisorStart: null,
+          deadlineAt: new Date(at.getTime() - 60_000).toISOString(),
+          manifestPath: join(scratch.dir, ".cairn", "agents", "nightly", "agent.toml"),
+          manifestHash: "x",
+          logPath: null,
+          identity: null,
+        },
+        new Date(at.getTime() - 60_000).toISOString(),
+      );
+      await tx.journal.append({
+        at: at.toISOString(),
+        actor: "owner",
+        action: "test.run",
+        subject: "x",
+        data: {},
+      });
+    });
+    // The sweep judges it on the store's clock: not lost yet.
+    expect(await reapOrphans(shared, workspace, "owner", () => new Date().toISOString())).toEqual([]);
+    const supervised = new Map<string, Promise<unknown>>();
+    const report = await tick({
+      store: shared,
+      workspace,
+      env,
+      actorId: "owner",
+      now: () => at,
+      dryRun: false,
+      supervised,
+    });
+    await Promise.all(supervised.values());
+    expect(report.dispatched).toEqual([]);
+    const runs = await store.read((tx) =>
+      tx.agentRuns.scheduled("nightly", "every", new Date(0).toISOString()),
+    );
+    expect(runs.map((run) => run.status)).toEqual(["running"]);
+    // And its status reads it running, as the sweep judges it.
+    const status = await agentsStatus(shared, workspace, agentCatalog(workspace, env), env, at.getTime());
+    expect(status.schedules[0]?.last_run?.status).toBe("running");
   });
 });

@@ -20,8 +20,9 @@ export const RunView = z.object({
   supervisor_host: z.string().nullable(),
 });
 
-export function runView(recorded: AgentRunRecord): z.infer<typeof RunView> {
-  const run = asItStands(recorded);
+/** A run's view, as it stands at `judgedAt` (the store's clock: see judgingClock). */
+export function runView(recorded: AgentRunRecord, judgedAt: number): z.infer<typeof RunView> {
+  const run = asItStands(recorded, judgedAt);
   return {
     id: run.id,
     agent: run.agent,

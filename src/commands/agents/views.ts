@@ -8,6 +8,7 @@ import { tailFile } from "../../domains/agents/logs.js";
 import { runToolName } from "../../domains/agents/naming.js";
 import { readScheduleState, runsOf } from "../../domains/agents/state.js";
 import { agentsStatus } from "../../domains/agents/status.js";
+import { judgingClock } from "../../domains/agents/supervisor.js";
 import { EXIT_CODES, notFound } from "../../kernel/outcome.js";
 import { quoteValue } from "../../kernel/text.js";
 import { defineCommand } from "../define.js";
@@ -214,6 +215,7 @@ export const agentsInspect = defineCommand({
         });
       }
       const runs = await tx.agentRuns.recent({ agent: agent.name, limit: 10 });
+      const judgedAt = await judgingClock(tx, now);
       return {
         agent: agent.name,
         tool: runToolName(agent.name),
@@ -222,7 +224,7 @@ export const agentsInspect = defineCommand({
         command: [agent.manifest.run.command, ...agent.manifest.run.args],
         identity: agent.manifest.cairn.identity ?? null,
         schedules,
-        last_runs: runs.map(runView),
+        last_runs: runs.map((run) => runView(run, judgedAt)),
         unknown_keys: agent.unknownKeys,
       };
     });

@@ -3,7 +3,7 @@ import { isInside } from "../../kernel/inside.js";
 import type { AgentRunRecord, Tx } from "../../store/store.js";
 import { homeWorkspace, type Workspace } from "../workspace/discover.js";
 import type { LoadedAgent, ScheduleSpec } from "./manifest.js";
-import { asItStands } from "./supervisor.js";
+import { asItStands, judgingClock } from "./supervisor.js";
 import type { ScheduledAttempt, ScheduleState } from "./windows.js";
 
 /**
@@ -15,10 +15,10 @@ import type { ScheduledAttempt, ScheduleState } from "./windows.js";
 const HORIZON_MS = 40 * 24 * 3_600_000;
 const horizonOf = (spec: ScheduleSpec) => Math.max(HORIZON_MS, (spec.staleAfterMinutes + 1) * 60_000);
 
-const attemptOf = (run: AgentRunRecord): ScheduledAttempt => ({
+const attemptOf = (run: AgentRunRecord, judgedAt: number): ScheduledAttempt => ({
   windowAt: Date.parse(run.windowAt as string),
-  // A running attempt whose supervisor is gone holds its window no longer: it is interrupted.
-  status: asItStands(run).status,
+  // A running attempt whose supervisor is gone or lost holds its window no longer: it is interrupted.
+  status: asItStands(run, judgedAt).status,
   finishedAt: run.finishedAt ? Date.parse(run.finishedAt) : null,
   exitCode: run.exitCode,
 });
@@ -60,8 +60,9 @@ export async function readScheduleState(
   if (ok && mine(ok) && !runs.some((run) => run.id === ok.id)) runs.push(ok);
   const marks = await tx.agentWindows.marks(agent, spec.id, since);
   const firstSeen = await tx.agentWindows.firstSeen(agent, spec.id);
+  const judgedAt = await judgingClock(tx, now);
   return {
-    attempts: runs.map(attemptOf),
+    attempts: runs.map((run) => attemptOf(run, judgedAt)),
     givenUp: new Set(marks.filter((m) => m.mark === "given_up").map((m) => Date.parse(m.windowAt))),
     firstSeenAt: firstSeen ? Date.parse(firstSeen) : undefined,
   };

@@ -4,7 +4,7 @@ import { type AgentCatalog, ignoredManifests } from "./catalog.js";
 import { DAEMON_META_KEY, type DaemonBeat, daemonPid } from "./daemon-lock.js";
 import { type HealthState, health } from "./health.js";
 import { lastScheduledRun, readScheduleState, runsOf } from "./state.js";
-import { asItStands } from "./supervisor.js";
+import { asItStands, judgingClock } from "./supervisor.js";
 
 export interface RunSummary {
   id: string;
@@ -35,10 +35,11 @@ export interface AgentsStatus {
   problems: { file: string; reason: string }[];
 }
 
-export const summarize = (run: AgentRunRecord): RunSummary => ({
+/** A run's summary, as it stands at `judgedAt` (the store's clock: see judgingClock). */
+export const summarize = (run: AgentRunRecord, judgedAt: number): RunSummary => ({
   id: run.id,
   trigger: run.trigger,
-  status: asItStands(run).status,
+  status: asItStands(run, judgedAt).status,
   exit_code: run.exitCode,
   started_at: run.startedAt,
   finished_at: run.finishedAt,
@@ -59,10 +60,11 @@ export async function agentsStatus(
   const rows: ScheduleRow[] = [];
   const triggered: AgentsStatus["triggered"] = [];
   await store.read(async (tx) => {
+    const judgedAt = await judgingClock(tx, now);
     for (const agent of catalog.agents) {
       const found = await tx.agentRuns.lastTriggered(agent.name);
-      const last = found && asItStands(found);
-      if (last) triggered.push({ agent: agent.name, schedule: last.schedule, ...summarize(last) });
+      const last = found && asItStands(found, judgedAt);
+      if (last) triggered.push({ agent: agent.name, schedule: last.schedule, ...summarize(last, judgedAt) });
       if (!agent.manifest.agent.monitor) continue;
       if (agent.schedules.length === 0) {
         // A run in flight is no verdict: the agent is judged on the latest run that ended. Any
@@ -70,7 +72,7 @@ export async function agentsStatus(
         const ended =
           last?.status === "running"
             ? (await tx.agentRuns.recent({ agent: agent.name, limit: 50 }))
-                .map((run) => asItStands(run))
+                .map((run) => asItStands(run, judgedAt))
                 .find((run) => (run.trigger === "mcp" || run.trigger === "cli") && run.status !== "running")
             : last;
         const running = last?.status === "running" ? `; run ${last.id} running now` : "";
@@ -82,7 +84,7 @@ export async function agentsStatus(
           reason: !ended
             ? `trigger-only agent, never run to its end${running}`
             : `trigger-only; last ${ended.trigger} run ${ended.id} ${ended.status}${ended.exitCode === null ? "" : ` (exit ${ended.exitCode})`}${running}`,
-          last_run: last ? summarize(last) : null,
+          last_run: last ? summarize(last, judgedAt) : null,
           window_at: null,
           next_window_at: null,
         });
@@ -103,7 +105,7 @@ export async function agentsStatus(
           kind: spec.kind,
           state: verdict.state,
           reason: verdict.reason,
-          last_run: lastRun ? summarize(lastRun) : null,
+          last_run: lastRun ? summarize(lastRun, judgedAt) : null,
           window_at: iso(verdict.windowAt),
           next_window_at: iso(verdict.nextWindowAt),
         });

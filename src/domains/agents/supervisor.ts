@@ -1,6 +1,6 @@
 import { isThisMachine, machineName } from "../../kernel/machine.js";
 import { sameProcessAlive } from "../../kernel/processes.js";
-import type { AgentRunRecord } from "../../store/store.js";
+import type { AgentRunRecord, Tx } from "../../store/store.js";
 
 type Supervised = Pick<
   AgentRunRecord,
@@ -42,11 +42,23 @@ export function whySupervisionEnded(run: Supervised, now?: number): string {
 }
 
 /**
- * A run as it stands: one whose supervisor is gone or lost reads as interrupted, as the reaper
- * will record it, and never as still running (which status counted as ok for as long as no one
- * swept).
+ * The time deadlines are judged by, in epoch ms: the store's clock (a shared store's server), as
+ * they were stamped, never this machine's, which may run ahead of it.
  */
-export function asItStands<T extends AgentRunRecord>(run: T): T {
-  if (!supervisionOver(run)) return run;
-  return { ...run, status: "interrupted", reason: `${whySupervisionEnded(run)}; \`cairn sweep\` records it` };
+export const judgingClock = async (tx: Tx, local: number = Date.now()): Promise<number> =>
+  Date.parse(await tx.tasks.leaseClock(new Date(local).toISOString()));
+
+/**
+ * A run as it stands at `now` (the judging clock above): one whose supervisor is gone or lost
+ * reads as interrupted, as the reaper will record it, and never as still running (which status
+ * counted as ok for as long as no one swept). Judged by a machine's own clock, a clock running
+ * ahead of the store's read a live run lost, and its daemon ran the run's window again beside it.
+ */
+export function asItStands<T extends AgentRunRecord>(run: T, now: number): T {
+  if (!supervisionOver(run, now)) return run;
+  return {
+    ...run,
+    status: "interrupted",
+    reason: `${whySupervisionEnded(run, now)}; \`cairn sweep\` records it`,
+  };
 }
