@@ -202,3 +202,28 @@ describe("the daemon's manifest watch", () => {
     await running;
   });
 });
+
+describe("a run whose timeout is longer than a date reaches", () => {
+  it("runs, its deadline the last one a date holds (an agent meant never to time out)", async () => {
+    const dir = join(scratch.dir, ".cairn", "agents", "forever");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, "agent.toml"),
+      '[agent]\nname = "forever"\ntimeout_seconds = 10000000000000\n[run]\ncommand = "true"\n',
+    );
+    const agent = loadManifest(join(dir, "agent.toml"));
+    if (isProblem(agent)) throw new Error(agent.reason);
+    const workspace = projectWorkspace(scratch.dir);
+    const { run } = await runAgent({
+      agent,
+      trigger: "cli",
+      workspace,
+      env: process.env,
+      actorId: "owner",
+      store,
+      now,
+    });
+    expect(run.status).toBe("ok");
+    expect(Date.parse(run.deadlineAt as string)).toBeGreaterThan(Date.parse("9999-01-01T00:00:00Z"));
+  });
+});

@@ -25,6 +25,12 @@ import { supervisionOver, supervisorLost, whySupervisionEnded } from "./supervis
 const END_MARGIN_MS = 10 * 60_000;
 
 /**
+ * The latest deadline written: a timeout no date reaches (`timeout_seconds` any integer, one meant
+ * as "never") made the run's start throw "Invalid time value", and the agent could not run.
+ */
+const LAST_DEADLINE_MS = Date.parse("9999-12-31T23:59:59.999Z");
+
+/**
  * What a run records of the cairn process that supervises it: its pid, its machine (only there
  * does the pid mean anything: its host name and install, kernel/machine.ts), when it started (so
  * a reused pid is not taken for it), and the deadline by which, if it lives, it will have ended
@@ -44,7 +50,7 @@ export function thisSupervisor(
     supervisorPid: process.pid,
     supervisorHost: thisMachineRecord(),
     supervisorStart: ownProcessStart(),
-    deadlineAt: new Date(Date.parse(at) + limitMs + END_MARGIN_MS).toISOString(),
+    deadlineAt: new Date(Math.min(Date.parse(at) + limitMs + END_MARGIN_MS, LAST_DEADLINE_MS)).toISOString(),
   };
 }
 
