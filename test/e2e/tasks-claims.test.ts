@@ -152,7 +152,7 @@ describe("claims", () => {
     for (let round = 1; round <= 4; round++) {
       const id = `T-${round}`;
       given(["task", "add", `t${round}`, "--criteria", "done"]);
-      cairn(ws.dir, ["task", "claim", id], as(bob.token));
+      given(["task", "claim", id], as(bob.token));
       cairn(ws.dir, ["task", "check", id, "--all"], as(bob.token));
       const [finish, release] = await Promise.all([
         cairnAsync(ws.dir, ["task", "finish", id, "--json"], as(bob.token)),
@@ -210,16 +210,16 @@ describe("claims", () => {
     const bob = addAgent(ws.dir, "bob", "builder");
     given(["task", "add", "first"]);
     given(["task", "add", "second"]);
-    expect(cairn(ws.dir, ["task", "claim", "T-1"], as(bob.token)).code).toBe(0);
-    expect(cairn(ws.dir, ["task", "block", "T-1", "--reason", "parked"], as(bob.token)).code).toBe(0);
-    expect(cairn(ws.dir, ["task", "claim", "T-2"], as(bob.token)).code).toBe(0);
+    given(["task", "claim", "T-1"], as(bob.token));
+    given(["task", "block", "T-1", "--reason", "parked"], as(bob.token));
+    given(["task", "claim", "T-2"], as(bob.token));
     const reopen = cairn(ws.dir, ["task", "reopen", "T-1", "--json"], as(bob.token));
     expect(reopen.code, reopen.stdout).toBe(3);
     expect(reopen.json).toMatchObject({ refused: { policy: "wip" } });
     expect((reopen.json as { refused: { next: string } }).refused.next).toContain("T-2");
     expect(taskOf("T-1")).toMatchObject({ status: "blocked", owner: bob.id });
     // With the other one finished, it goes back to work.
-    expect(cairn(ws.dir, ["task", "release", "T-2"], as(bob.token)).code).toBe(0);
+    given(["task", "release", "T-2"], as(bob.token));
     expect(cairn(ws.dir, ["task", "reopen", "T-1"], as(bob.token)).code).toBe(0);
     expect(taskOf("T-1")).toMatchObject({ status: "active", owner: bob.id });
   });
@@ -229,7 +229,7 @@ describe("claims", () => {
     const dev1 = addAgent(ws.dir, "dev1", "dev");
     const ann = addAgent(ws.dir, "ann", "dev");
     for (let i = 1; i <= 5; i++) arrange(ws.dir, ["task", "add", `t${i}`]);
-    expect(cairn(ws.dir, ["task", "claim", "T-3"], as(dev1.token)).code).toBe(0);
+    given(["task", "claim", "T-3"], as(dev1.token));
     const dev1c = childOf(dev1, "dev1c", "dev");
     const dev1d = childOf(dev1, "dev1d", "dev");
     const viaCli = cairn(ws.dir, ["task", "claim", "T-1", "--json"], as(dev1c.token));
@@ -263,14 +263,14 @@ describe("claims", () => {
     for (let i = 1; i <= 3; i++) arrange(ws.dir, ["task", "add", `t${i}`]);
     const dev1c = childOf(dev1, "dev1c", "dev");
     const dev1d = childOf(dev1, "dev1d", "dev");
-    expect(cairn(ws.dir, ["task", "claim", "T-1"], as(dev1c.token)).code).toBe(0);
+    given(["task", "claim", "T-1"], as(dev1c.token));
     const parent = cairn(ws.dir, ["task", "claim", "T-3", "--json"], as(dev1.token));
     expect(parent.json).toMatchObject({
       refused: { policy: "wip", reason: expect.stringContaining("dev1's line holds T-1 (dev1c)") },
     });
     // Block one, the line claims another, reopen the first: refused, as a claim is.
-    expect(cairn(ws.dir, ["task", "block", "T-1", "--reason", "parked"], as(dev1c.token)).code).toBe(0);
-    expect(cairn(ws.dir, ["task", "claim", "T-2"], as(dev1d.token)).code).toBe(0);
+    given(["task", "block", "T-1", "--reason", "parked"], as(dev1c.token));
+    given(["task", "claim", "T-2"], as(dev1d.token));
     const reopen = cairn(ws.dir, ["task", "reopen", "T-1", "--json"], as(dev1c.token));
     expect(reopen.code, reopen.stdout).toBe(3);
     expect(reopen.json).toMatchObject({
@@ -305,11 +305,11 @@ describe("claims", () => {
     const bob = addAgent(ws.dir, "bob", "builder");
     given(["task", "add", "first"]);
     given(["task", "add", "second"]);
-    expect(cairn(ws.dir, ["task", "claim", "T-1"], as(bob.token)).code).toBe(0);
+    given(["task", "claim", "T-1"], as(bob.token));
     const asked = cairn(ws.dir, ["ask", "T-1", "which parser?", "--json"], as(bob.token));
     expect(asked.json).toMatchObject({ ask: "Q-1", status: "blocked" });
     // Waiting, bob takes up another task: the cap holds one active task.
-    expect(cairn(ws.dir, ["task", "claim", "T-2"], as(bob.token)).code).toBe(0);
+    given(["task", "claim", "T-2"], as(bob.token));
     const answered = cairn(ws.dir, ["answer", "Q-1", "the streaming one", "--json"]);
     expect(answered.code, answered.stderr).toBe(0);
     expect(answered.json).toMatchObject({ status: "blocked", unblocked: false });
@@ -321,7 +321,7 @@ describe("claims", () => {
     expect(cairn(ws.dir, ["task", "reopen", "T-1", "--json"], as(bob.token)).json).toMatchObject({
       refused: { policy: "wip" },
     });
-    expect(cairn(ws.dir, ["task", "release", "T-2"], as(bob.token)).code).toBe(0);
+    given(["task", "release", "T-2"], as(bob.token));
     expect(cairn(ws.dir, ["task", "reopen", "T-1"], as(bob.token)).code).toBe(0);
     expect(taskOf("T-1")).toMatchObject({ status: "active", owner: bob.id });
   });
@@ -447,7 +447,7 @@ describe("claims", () => {
       "a check whose verify command runs long",
       (flag: string) => {
         const waits = `while [ ! -e ${JSON.stringify(flag)} ]; do sleep 0.05; done`;
-        const added = cairn(ws.dir, [
+        const added = arrange(ws.dir, [
           "task",
           "criterion",
           "T-1",
