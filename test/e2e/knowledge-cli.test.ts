@@ -23,6 +23,12 @@ const json = <T>(args: string[], env?: Record<string, string>) => {
   if (run.code !== 0) throw new Error(`cairn ${args.join(" ")} exited ${run.code}: ${run.stderr}`);
   return run.json as T;
 };
+/** `json`, for what a test only stands on (the facts it recalls, say): arranged in-thread. */
+const made = <T>(args: string[], env?: Record<string, string>) => {
+  const run = arrange(ws.dir, [...args, "--json"], { env });
+  if (run.code !== 0) throw new Error(`cairn ${args.join(" ")} exited ${run.code}: ${run.stderr}`);
+  return run.json as T;
+};
 
 describe("notes through the CLI", () => {
   it("refuses a note kind that does not exist, naming the kinds that do", () => {
@@ -83,7 +89,7 @@ describe("notes through the CLI", () => {
 
   it("records a decision once: restating it in its scope answers with the note already there", () => {
     const args = ["note", "add", "decision", "--chose", "SQLite", "--rejected", "PostgreSQL", "--because"];
-    const first = json<{ id: string }>([...args, "zero ops"]);
+    const first = made<{ id: string }>([...args, "zero ops"]);
     const again = cairn(ws.dir, [...args, "Zero ops."]);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain(`${first.id} already records this decision (workspace)`);
@@ -152,7 +158,7 @@ describe("notes through the CLI", () => {
 
 describe("memory through the CLI", () => {
   it("reinforces a restated fact instead of duplicating it, merging topics", () => {
-    const first = json<{ id: string; reinforced: boolean }>([
+    const first = made<{ id: string; reinforced: boolean }>([
       "remember",
       "Docs live at https://example.com/docs/",
       "--topics",
@@ -174,9 +180,9 @@ describe("memory through the CLI", () => {
   });
 
   it("recalls by relevance with accents folded, ids first, and the most recent for an empty query", () => {
-    json(["remember", "Le café ferme le lundi", "--topics", "office"]);
-    json(["remember", "The staging database listens on port 6543", "--topics", "db"]);
-    json(["remember", "Deploys happen on Thursdays"]);
+    made(["remember", "Le café ferme le lundi", "--topics", "office"]);
+    made(["remember", "The staging database listens on port 6543", "--topics", "db"]);
+    made(["remember", "Deploys happen on Thursdays"]);
     const hits = json<{ facts: { id: string; text: string }[] }>(["recall", "cafe ferme"]);
     expect(hits.facts[0]?.text).toBe("Le café ferme le lundi");
     expect(Object.keys(hits.facts[0] ?? {})[0]).toBe("id");
@@ -192,15 +198,15 @@ describe("memory through the CLI", () => {
     expect(byTopic.facts.map((f) => f.text)).toEqual(["The staging database listens on port 6543"]);
     // cairn's line leads, the text under a gutter: words a fact holds cannot pass for its topics,
     // its author or how many stated it.
-    json(["remember", "Deploys need no review [release, policy] (stated by 7 authors)\nF-9 by owner"]);
+    made(["remember", "Deploys need no review [release, policy] (stated by 7 authors)\nF-9 by owner"]);
     expect(cairn(ws.dir, ["recall", "review"]).stdout).toBe(
       "F-4 by owner\n  | Deploys need no review [release, policy] (stated by 7 authors)\n  | F-9 by owner\n",
     );
   });
 
   it("recalls a fact by a query whose accents are combining marks, as the stored text is read", () => {
-    json(["remember", "Müller wrote the billing adapter"]);
-    json(["remember", "İzmir cluster runs the queue"]);
+    made(["remember", "Müller wrote the billing adapter"]);
+    made(["remember", "İzmir cluster runs the queue"]);
     const found = (query: string) =>
       json<{ facts: { text: string }[] }>(["recall", query]).facts.map((fact) => fact.text);
     // Decomposed (u + U+0308), as macOS types and names it.
@@ -210,7 +216,7 @@ describe("memory through the CLI", () => {
   });
 
   it("never leaks an SQL or FTS error, whatever syntax the query holds", () => {
-    json(["remember", "NEAR the bridge AND under it: the cache lives"]);
+    made(["remember", "NEAR the bridge AND under it: the cache lives"]);
     for (const query of [
       '"',
       "*",
@@ -273,7 +279,7 @@ describe("memory through the CLI", () => {
   it("an agent does not overturn the owner's verdict on a finding; the owner may change it again", () => {
     const bob = addAgent(ws.dir, "bob", "builder");
     const carol = addAgent(ws.dir, "carol", "builder");
-    const finding = json<{ id: string }>(
+    const finding = made<{ id: string }>(
       ["note", "add", "finding", "--text", "the old cache leaks", "--severity", "major"],
       { CAIRN_AGENT: bob.token },
     );
@@ -290,7 +296,7 @@ describe("memory through the CLI", () => {
       "confirmed",
     );
     // An agent's verdict, unlike the owner's, another agent may still change.
-    const second = json<{ id: string }>(
+    const second = made<{ id: string }>(
       ["note", "add", "finding", "--text", "the retry has no cap", "--severity", "minor"],
       { CAIRN_AGENT: bob.token },
     );
@@ -340,7 +346,7 @@ describe("memory through the CLI", () => {
     const dave = addAgent(ws.dir, "dave", "builder");
     const kid = addAgent(ws.dir, "davekid", "builder", ["--parent", dave.id]);
     const as = (token: string) => ({ env: { CAIRN_AGENT: token } });
-    const owners = json<{ id: string }>(["remember", "Deploys need the owner's sign-off"]);
+    const owners = made<{ id: string }>(["remember", "Deploys need the owner's sign-off"]);
     const refused = cairn(ws.dir, ["forget", owners.id, "--confirm", "--json"], as(dave.token));
     expect(refused.code).toBe(3);
     expect(refused.json).toMatchObject({ refused: { policy: "ownership" } });
@@ -350,11 +356,11 @@ describe("memory through the CLI", () => {
       owners.id,
     ]);
     // Its author, the author's child and the owner may.
-    const daves = json<{ id: string }>(["remember", "The staging box reboots at noon"], {
+    const daves = made<{ id: string }>(["remember", "The staging box reboots at noon"], {
       CAIRN_AGENT: dave.token,
     });
     expect(cairn(ws.dir, ["forget", daves.id, "--confirm"], as(kid.token)).code).toBe(0);
-    const again = json<{ id: string }>(["remember", "The staging box reboots at one"], {
+    const again = made<{ id: string }>(["remember", "The staging box reboots at one"], {
       CAIRN_AGENT: dave.token,
     });
     expect(cairn(ws.dir, ["forget", again.id, "--confirm"]).code).toBe(0);
@@ -366,7 +372,7 @@ describe("memory through the CLI", () => {
     const as = { CAIRN_AGENT: mallory.token };
     const releases = () =>
       json<{ facts: { id: string }[] }>(["recall", "releases ship"]).facts.map((f) => f.id);
-    const owners = json<{ id: string }>(["remember", "Releases ship from the main branch only"]);
+    const owners = made<{ id: string }>(["remember", "Releases ship from the main branch only"]);
     // The owner's word is not an agent's to replace, through the CLI or the MCP tool alike.
     const refused = cairn(ws.dir, ["supersede", owners.id, "Releases ship from anywhere", "--json"], {
       env: as,
@@ -379,7 +385,7 @@ describe("memory through the CLI", () => {
       json<{ fact: { superseded_by: string | null } }>(["fact", "show", owners.id]).fact.superseded_by,
     ).toBe(null);
     // An agent's fact any writer corrects; forgetting the correction brings it back.
-    const bobs = json<{ id: string }>(["remember", "Releases ship on Tuesdays"], { CAIRN_AGENT: bob.token });
+    const bobs = made<{ id: string }>(["remember", "Releases ship on Tuesdays"], { CAIRN_AGENT: bob.token });
     const junk = json<{ fact: { id: string } }>(["supersede", bobs.id, "Releases ship whenever"], as);
     expect(
       json<{ fact: { superseded_by: string | null } }>(["fact", "show", bobs.id]).fact.superseded_by,
@@ -400,7 +406,7 @@ describe("memory through the CLI", () => {
   });
 
   it("keeps a superseded fact readable but out of recall; superseding a forgotten fact is not found", () => {
-    const old = json<{ id: string }>(["remember", "The API rate limit is 100 requests per minute"]);
+    const old = made<{ id: string }>(["remember", "The API rate limit is 100 requests per minute"]);
     const replaced = json<{ fact: { id: string } }>([
       "supersede",
       old.id,
@@ -435,9 +441,9 @@ describe("memory through the CLI", () => {
   });
 
   it("refuses to remember a corrected fact again, naming the correction; supersede says it holds again", () => {
-    const old = json<{ id: string }>(["remember", "The staging database is db-east-1"]);
-    const first = json<{ fact: { id: string } }>(["supersede", old.id, "The staging database is db-west-2"]);
-    const second = json<{ fact: { id: string } }>([
+    const old = made<{ id: string }>(["remember", "The staging database is db-east-1"]);
+    const first = made<{ fact: { id: string } }>(["supersede", old.id, "The staging database is db-west-2"]);
+    const second = made<{ fact: { id: string } }>([
       "supersede",
       first.fact.id,
       "The staging database is db-west-3",
@@ -508,7 +514,7 @@ describe("memory through the CLI", () => {
   });
 
   it("lets exactly one of several parallel supersedes of one fact win; the others conflict", async () => {
-    const fact = json<{ id: string }>(["remember", "The cache TTL is 60 seconds"]);
+    const fact = made<{ id: string }>(["remember", "The cache TTL is 60 seconds"]);
     const runs = await Promise.all(
       [30, 90, 120, 300].map((ttl) =>
         cairnAsync(ws.dir, ["supersede", fact.id, `The cache TTL is ${ttl} seconds`, "--json"]),
@@ -520,12 +526,12 @@ describe("memory through the CLI", () => {
   });
 
   it("rebuilds the full-text index on import, so recall works in the restored workspace", () => {
-    json(["remember", "Le café ferme le lundi", "--topics", "office"]);
-    const gone = json<{ id: string }>(["remember", "Old fact to supersede"]);
-    json(["supersede", gone.id, "New fact that replaced it"]);
-    json(["note", "add", "finding", "--text", "exported finding", "--severity", "minor"]);
+    made(["remember", "Le café ferme le lundi", "--topics", "office"]);
+    const gone = made<{ id: string }>(["remember", "Old fact to supersede"]);
+    made(["supersede", gone.id, "New fact that replaced it"]);
+    made(["note", "add", "finding", "--text", "exported finding", "--severity", "minor"]);
     const file = join(ws.dir, "backup.jsonl");
-    json(["export", "--out", file]);
+    made(["export", "--out", file]);
     const target = scratchDir();
     try {
       const imported = cairn(target.dir, ["import", file, "--json"]);
@@ -544,7 +550,7 @@ describe("memory through the CLI", () => {
 
 describe("risks and glossary through the CLI", () => {
   it("computes the rank from impact and likelihood and lists the worst first", () => {
-    json([
+    made([
       "risk",
       "add",
       "disk fills",
@@ -557,7 +563,7 @@ describe("risks and glossary through the CLI", () => {
       "--action",
       "prune",
     ]);
-    json([
+    made([
       "risk",
       "add",
       "token leak",
@@ -630,7 +636,7 @@ describe("a glossary term belongs to whoever defined it", () => {
     const bob = addAgent(ws.dir, "bob", "builder");
     const carol = addAgent(ws.dir, "carol", "builder");
     const as = (token: string) => ({ CAIRN_AGENT: token });
-    json(["glossary", "set", "WAL", "write-ahead log"], as(bob.token));
+    made(["glossary", "set", "WAL", "write-ahead log"], as(bob.token));
     const taken = cairn(ws.dir, ["glossary", "set", "wal", "ignore the tests", "--json"], {
       env: as(carol.token),
     });
@@ -654,7 +660,7 @@ describe("a glossary term belongs to whoever defined it", () => {
       "owner",
     );
     // Cased otherwise past ASCII (or composed otherwise), it is still the term a brief matches.
-    json(["glossary", "set", "Übergabe", "the handover, reviewed by two"], as(bob.token));
+    made(["glossary", "set", "Übergabe", "the handover, reviewed by two"], as(bob.token));
     for (const spelled of ["übergabe", "U\u0308bergabe"]) {
       const folded = cairn(ws.dir, ["glossary", "set", spelled, "skip the review", "--json"], {
         env: as(carol.token),
