@@ -198,7 +198,7 @@ describe("verify commands run by cairn", () => {
     arrange(ws.dir, ["task", "add", "owner's work", "--criteria", "the report reads well"]);
     arrange(ws.dir, ["task", "add", "more of the owner's work"]);
     const bob = { CAIRN_AGENT: addAgent(ws.dir, "bob", "builder").token };
-    const bobId = (cairn(ws.dir, ["whoami", "--json"], { env: bob }).json as { id: string }).id;
+    const bobId = (arrange(ws.dir, ["whoami", "--json"], { env: bob }).json as { id: string }).id;
     for (const id of ["T-1", "T-2"]) {
       expect(arrange(ws.dir, ["task", "claim", id], { env: bob }).code).toBe(0);
       const add = ["task", "criterion", id, "--text", "it is checked", "--verify", "true"];
@@ -220,7 +220,7 @@ describe("verify commands run by cairn", () => {
       unverified: true,
     });
     // T-3 is bob's own task: a command its author set makes its finish verified, as it did.
-    const bobsTask = cairn(
+    const bobsTask = arrange(
       ws.dir,
       ["task", "add", "bob's task", "--criteria", '{"text":"runs","verify":["true"]}'],
       {
@@ -278,11 +278,13 @@ describe("verify commands run by cairn", () => {
     const as = { env: { CAIRN_AGENT: bob.token } };
     // Bob defines both names to succeed, before anyone names them (a name no one has defined yet
     // is refused in a criterion: see "a criterion that names a shortcut").
-    expect(cairn(ws.dir, ["shortcut", "add", "gate", "--argv", "true", "--effect", "read"], as).code).toBe(0);
-    expect(cairn(ws.dir, ["shortcut", "add", "tests", "--argv", "true", "--effect", "read"], as).code).toBe(
+    expect(arrange(ws.dir, ["shortcut", "add", "gate", "--argv", "true", "--effect", "read"], as).code).toBe(
       0,
     );
-    const added = cairn(ws.dir, [
+    expect(arrange(ws.dir, ["shortcut", "add", "tests", "--argv", "true", "--effect", "read"], as).code).toBe(
+      0,
+    );
+    const added = arrange(ws.dir, [
       "task",
       "add",
       "t",
@@ -302,9 +304,9 @@ describe("verify commands run by cairn", () => {
     expect(finish.stderr).toContain("criterion 2 unchecked");
     expect(finish.stderr).toMatch(/shortcut gate cannot run \(.*bob/);
     // Defined by someone else (here the owner), they verify.
-    expect(cairn(ws.dir, ["shortcut", "add", "gate2", "--argv", "true", "--effect", "read"]).code).toBe(0);
+    expect(arrange(ws.dir, ["shortcut", "add", "gate2", "--argv", "true", "--effect", "read"]).code).toBe(0);
     writeFileSync(join(ws.dir, ".cairn", "cairn.toml"), '[done]\nshortcuts = ["gate2"]\n');
-    cairn(ws.dir, ["task", "criterion", "T-1", "--text", "owner's check", "--shortcut", "gate2"], as);
+    arrange(ws.dir, ["task", "criterion", "T-1", "--text", "owner's check", "--shortcut", "gate2"], as);
     const third = cairn(ws.dir, ["task", "check", "T-1", "--n", "3", "--json"], as);
     expect(third.code, third.stderr).toBe(0);
     // The owner redefining bob's `tests` vouches for it: it is the owner's now, bob may check with
@@ -326,9 +328,9 @@ describe("verify commands run by cairn", () => {
     const alice = { env: { CAIRN_AGENT: addAgent(ws.dir, "alice", "builder").token } };
     const bob = { env: { CAIRN_AGENT: addAgent(ws.dir, "bob", "builder").token } };
     // Alice, of another line than bob, fills the name the owner listed with a command that passes.
-    expect(cairn(ws.dir, ["shortcut", "add", "gate", "--argv", "true", "--effect", "read"], alice).code).toBe(
-      0,
-    );
+    expect(
+      arrange(ws.dir, ["shortcut", "add", "gate", "--argv", "true", "--effect", "read"], alice).code,
+    ).toBe(0);
     arrange(ws.dir, ["task", "add", "t", "--criteria", "plain"]);
     arrange(ws.dir, ["task", "claim", "T-1"], bob);
     cairn(ws.dir, ["task", "check", "T-1", "--all"], bob);
@@ -378,8 +380,17 @@ describe("a criterion that names a shortcut", () => {
   it("runs a shortcut from the store as the store holds it, not a cairn.toml entry of its name written since", () => {
     writeFileSync(join(ws.dir, "check.js"), "process.exit(1)\n");
     expect(
-      cairn(ws.dir, ["shortcut", "add", "tests", "--argv", "node", "--argv", "check.js", "--effect", "read"])
-        .code,
+      arrange(ws.dir, [
+        "shortcut",
+        "add",
+        "tests",
+        "--argv",
+        "node",
+        "--argv",
+        "check.js",
+        "--effect",
+        "read",
+      ]).code,
     ).toBe(0);
     const agent = { CAIRN_AGENT: addAgent(ws.dir, "bob", "builder").token };
     const criterion = JSON.stringify({ text: "tests pass", shortcut: "tests" });
