@@ -1,7 +1,7 @@
 import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cairnJson, gitWorkspace } from "../helpers/goals.js";
+import { arrangeJson, cairnJson, gitWorkspace } from "../helpers/goals.js";
 import { addAgent, cairn, initWorkspace, runSync } from "../helpers/workspace.js";
 
 /**
@@ -36,9 +36,9 @@ beforeAll(() => {
   runSync("git", ["commit", "-qm", "tiny node project"], ws.dir);
   appendFileSync(join(ws.dir, ".cairn", "cairn.toml"), "\n[roles.lead]\nplanning = true\n");
   builder = addAgent(ws.dir, "bob", "builder").token;
-  goal = cairnJson<{ goal: { id: string } }>(ws.dir, ["goal", "create", "make the test suite faster"]).goal
+  goal = arrangeJson<{ goal: { id: string } }>(ws.dir, ["goal", "create", "make the test suite faster"]).goal
     .id;
-  cairnJson(ws.dir, [
+  arrangeJson(ws.dir, [
     "goal",
     "update",
     goal,
@@ -242,8 +242,9 @@ describe("only the owner changes what success means", () => {
   });
 
   it("refuses a builder's first freeze and its re-plan before any freeze; the owner's freeze names where each evaluator came from", () => {
-    const fresh = cairnJson<{ goal: { id: string } }>(ws.dir, ["goal", "create", "keep add correct"]).goal.id;
-    cairnJson(ws.dir, ["goal", "update", fresh, "--outcome", "add adds"]);
+    const fresh = arrangeJson<{ goal: { id: string } }>(ws.dir, ["goal", "create", "keep add correct"]).goal
+      .id;
+    arrangeJson(ws.dir, ["goal", "update", fresh, "--outcome", "add adds"]);
     cairnJson(ws.dir, ["goal", "plan", fresh]);
     const replan = cairn(
       ws.dir,
@@ -327,7 +328,7 @@ describe("outside git", () => {
   it("refuses to plan or freeze a goal where there is no repository, with next", () => {
     const plain = initWorkspace();
     try {
-      const created = cairnJson<{ goal: { id: string } }>(plain.dir, ["goal", "create", "keep it tested"]);
+      const created = arrangeJson<{ goal: { id: string } }>(plain.dir, ["goal", "create", "keep it tested"]);
       for (const args of [
         ["goal", "plan", created.goal.id],
         ["run", "freeze", created.goal.id],

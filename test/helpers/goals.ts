@@ -94,6 +94,16 @@ export function cairnJson<T>(dir: string, args: string[], env?: Record<string, s
   return run.json as T;
 }
 
+/**
+ * `cairnJson` for a step a test only stands on (a goal drafted, a claim), run in-thread
+ * (helpers/arrange.ts). Not for a plan, a freeze or an attempt: those run git.
+ */
+export function arrangeJson<T>(dir: string, args: string[], env?: Record<string, string | undefined>): T {
+  const run = arrange(dir, [...args, "--json"], env ? { env } : {});
+  if (run.code !== 0) throw new Error(`cairn ${args.join(" ")} failed (${run.code}): ${run.stderr}`);
+  return run.json as T;
+}
+
 /** Freeze a run of `goal`; its id. */
 export const freezeRun = (dir: string, goal: string) =>
   cairnJson<{ run: { id: string } }>(dir, ["run", "freeze", goal]).run.id;
