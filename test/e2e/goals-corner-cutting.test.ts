@@ -11,6 +11,7 @@ import {
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
+  arrangeJson,
   cairnJson,
   checkRun,
   contractWith,
@@ -75,7 +76,7 @@ describe("a milestone's proofs against an older run", () => {
     );
     const old = freezeRun(ws.dir, goal);
     // The owner adds a proof and a milestone that requires it, and freezes a run that measures it.
-    cairnJson(ws.dir, ["goal", "update", goal, "--proofs", '{"name":"security","threshold":1}']);
+    arrangeJson(ws.dir, ["goal", "update", goal, "--proofs", '{"name":"security","threshold":1}']);
     const secure = cairnJson<{ milestones: { id: string; key: string }[] }>(ws.dir, [
       "goal",
       "plan",
@@ -137,7 +138,7 @@ describe("a bar the owner raised by freezing again", () => {
       ["attempt", "open", old, "--milestone", milestone.id],
       builder,
     ).attempt.id;
-    cairnJson(ws.dir, ["goal", "update", goal, "--proofs", '{"name":"quality","threshold":90}']);
+    arrangeJson(ws.dir, ["goal", "update", goal, "--proofs", '{"name":"quality","threshold":90}']);
     pack(90);
     const current = freezeRun(ws.dir, goal);
 
@@ -147,7 +148,7 @@ describe("a bar the owner raised by freezing again", () => {
     const decided = cairnJson<Decision>(ws.dir, ["attempt", "decide", underWay], builder);
     expect(decided.verdict).toBe("review");
     expect(decided.reasons.join("\n")).toContain(`superseded by ${current}`);
-    cairnJson(ws.dir, ["task", "claim", milestone.task_id], builder);
+    arrangeJson(ws.dir, ["task", "claim", milestone.task_id], builder);
     cairn(ws.dir, ["task", "check", milestone.task_id, "--all"], { env: builder });
     expect(cairn(ws.dir, ["task", "finish", milestone.task_id, "--json"], { env: builder }).code).toBe(3);
 
