@@ -15,6 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  arrangeJson,
   cairnJson,
   contractWith,
   evaluatorToml,
@@ -620,7 +621,7 @@ describe("review has a way out", () => {
         ["tests", false],
         ["review", true],
       ]);
-      cairnJson(dir, ["goal", "update", goal.id, "--outcome", "add() is correct; its docs are clear"]);
+      arrangeJson(dir, ["goal", "update", goal.id, "--outcome", "add() is correct; its docs are clear"]);
       const plan = cairnJson<{ milestones: { id: string; key: string; task_id: string }[] }>(dir, [
         "goal",
         "plan",
@@ -639,7 +640,7 @@ describe("review has a way out", () => {
       writeFileSync(join(dir, "lib.mjs"), "export const add = (a, b) => b + a;\n");
       cairnJson(dir, ["attempt", "eval", first], asBea);
       expect(cairnJson<{ verdict: string }>(dir, ["attempt", "decide", first], asBea).verdict).toBe("keep");
-      cairnJson(dir, ["task", "claim", core.task_id], asBea);
+      arrangeJson(dir, ["task", "claim", core.task_id], asBea);
       cairnJson(dir, ["task", "check", core.task_id, "--all"], asBea);
       cairnJson(dir, ["task", "finish", core.task_id], asBea);
 
@@ -652,7 +653,7 @@ describe("review has a way out", () => {
       const selfAccept = cairn(dir, ["attempt", "accept", second, "--json"], { env: asBea });
       expect(selfAccept.code).toBe(3);
       expect((selfAccept.json as { refused: { policy: string } }).refused.policy).toBe("owner");
-      cairnJson(dir, ["task", "claim", review.task_id], asBea);
+      arrangeJson(dir, ["task", "claim", review.task_id], asBea);
       cairnJson(dir, ["task", "check", review.task_id, "--all"], asBea);
       expect(cairn(dir, ["task", "finish", review.task_id], { env: asBea }).code).toBe(3);
 
