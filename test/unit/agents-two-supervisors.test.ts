@@ -40,6 +40,12 @@ const daemonSetting = () => ({
   },
 });
 
+/** One pass of a daemon over the workspace's agents, on `on`, at `at`; what it starts goes in `supervised`. */
+const tickAt = (on: Store, at: Date, supervised: Map<string, Promise<unknown>>) => {
+  const { workspace, env } = daemonSetting();
+  return tick({ store: on, workspace, env, actorId: "owner", now: () => at, dryRun: false, supervised });
+};
+
 /**
  * Two supervisors of one workspace (two machines' daemons on a shared store, or two daemons that
  * both took a stale lock file) wake at the same window: one of them runs it.
@@ -56,22 +62,9 @@ describe("two supervisors at one window", () => {
       "interval_minutes = 600",
       "",
     ]);
-    const { workspace, env } = daemonSetting();
     const at = new Date();
     const supervisors = [new Map<string, Promise<unknown>>(), new Map<string, Promise<unknown>>()];
-    const reports = await Promise.all(
-      supervisors.map((supervised) =>
-        tick({
-          store,
-          workspace,
-          env,
-          actorId: "owner",
-          now: () => at,
-          dryRun: false,
-          supervised,
-        }),
-      ),
-    );
+    const reports = await Promise.all(supervisors.map((supervised) => tickAt(store, at, supervised)));
     for (const supervised of supervisors) await Promise.all(supervised.values());
     const runs = await store.read((tx) =>
       tx.agentRuns.scheduled("nightly", "every", new Date(0).toISOString()),
@@ -227,15 +220,7 @@ describe("another machine's run near its deadline, on a machine whose clock runs
     // The sweep judges it on the store's clock: not lost yet.
     expect(await reapOrphans(shared, workspace, "owner", () => new Date().toISOString())).toEqual([]);
     const supervised = new Map<string, Promise<unknown>>();
-    const report = await tick({
-      store: shared,
-      workspace,
-      env,
-      actorId: "owner",
-      now: () => at,
-      dryRun: false,
-      supervised,
-    });
+    const report = await tickAt(shared, at, supervised);
     await Promise.all(supervised.values());
     expect(report.dispatched).toEqual([]);
     const runs = await store.read((tx) =>
