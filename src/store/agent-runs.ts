@@ -78,6 +78,11 @@ export interface AgentRunsRepo {
   setIdentity(id: string, agentId: string): Promise<void>;
   /** Whether it ended the run: false when its end was written already (by its supervisor, or a reaper). */
   finish(id: string, end: RunEnd): Promise<boolean>;
+  /**
+   * Name a run's log where its row names none: the supervisor of a run a reaper ended first (its
+   * machine taken for lost) keeps the row's end, but its log is on this machine all the same.
+   */
+  keepLog(id: string, logPath: string): Promise<void>;
   byId(id: string): Promise<AgentRunRecord | undefined>;
   /** Newest first; one agent's when named. */
   recent(options: { agent?: string; limit: number }): Promise<AgentRunRecord[]>;

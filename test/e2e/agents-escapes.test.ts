@@ -439,6 +439,7 @@ describe("local agent runs that try to outlive themselves", () => {
       `printf %s "$CAIRN_AGENT" > "${tokenFile}.part"; mv "${tokenFile}.part" "${tokenFile}"`,
       `while [ ! -e "${go}" ]; do sleep 0.1; done`,
       `"${process.execPath}" "${CAIRN_BIN}" task add "after the run was lost" > /dev/null 2>&1; echo $? > "${after}"`,
+      "echo woke up, refused",
     ].join("; ");
     writeAgent(ws.dir, name, shellAgent(name, script, { rest: `[cairn]\nidentity = "${name}"\n` }));
     Object.assign(env, enableIdentities(ws.dir, [name], env));
@@ -518,6 +519,9 @@ describe("local agent runs that try to outlive themselves", () => {
         },
       );
       expect(finish.stdout).toContain('"late": true');
+      // And its log, on the machine that ran it, is found by the run's row.
+      const logs = cairn(ws.dir, ["agents", "logs", name, "--run", run?.id ?? "", "--json"], { env });
+      expect((logs.json as { lines: string[] }).lines).toContain("woke up, refused");
     } finally {
       writeFileSync(go, "");
       supervisor.kill("SIGKILL");

@@ -54,8 +54,11 @@ describe.each(IMPLEMENTATIONS)("newer store contract: $name", ({ create }) => {
       const b = await tx.agentRuns.start(run(null), AT);
       await tx.agentRuns.setPid(a.id, 1234);
       const end = { exitCode: 0, finishedAt: AT, durationMs: 5, stderrTail: "", reason: null };
-      await tx.agentRuns.finish(a.id, { status: "ok", ...end });
-      await tx.agentRuns.finish(a.id, { status: "failed", ...end });
+      expect(await tx.agentRuns.finish(a.id, { status: "ok", ...end, logPath: "/logs/a.log" })).toBe(true);
+      expect(await tx.agentRuns.finish(a.id, { status: "failed", ...end })).toBe(false);
+      // A late supervisor names its log only where the row names none.
+      await tx.agentRuns.keepLog(a.id, "/logs/late.log");
+      await tx.agentRuns.keepLog(b.id, "/logs/b.log");
       expect(await tx.agentWindows.mark("nightly", "daily", "2026-01-02T00:00:00Z", "stale", AT)).toBe(true);
       expect(await tx.agentWindows.mark("nightly", "daily", "2026-01-02T00:00:00Z", "given_up", AT)).toBe(
         false,
@@ -68,6 +71,7 @@ describe.each(IMPLEMENTATIONS)("newer store contract: $name", ({ create }) => {
     expect(scheduled?.id).toMatch(/^AR-\d+$/);
     const seen = await store.read(async (tx) => ({
       one: await tx.agentRuns.byId(scheduled?.id ?? ""),
+      other: await tx.agentRuns.byId(manual?.id ?? ""),
       recent: (await tx.agentRuns.recent({ agent: "nightly", limit: 5 })).map((r) => r.id),
       windows: (await tx.agentRuns.scheduled("nightly", "daily", "2025-12-31T00:00:00Z")).map((r) => r.id),
       lastOk: (await tx.agentRuns.lastScheduledOk("nightly", "daily"))?.id,
@@ -83,9 +87,11 @@ describe.each(IMPLEMENTATIONS)("newer store contract: $name", ({ create }) => {
       supervisorHost: "build-1",
       supervisorStart: "boot-1:4242",
       deadlineAt: "2026-01-01T01:00:00.000Z",
+      logPath: "/logs/a.log",
       exitCode: 0,
       durationMs: 5,
     });
+    expect(seen.other?.logPath).toBe("/logs/b.log");
     expect(seen.recent).toEqual([manual?.id, scheduled?.id]);
     expect(seen.windows).toEqual([scheduled?.id]);
     expect(seen.lastOk).toBe(scheduled?.id);

@@ -370,6 +370,7 @@ async function supervise(
         ...(recorded ? {} : { late: true }),
       },
     });
+    if (!recorded && log.path) await tx.agentRuns.keepLog(started.id, log.path);
   };
   try {
     await writeEnd(store, end);

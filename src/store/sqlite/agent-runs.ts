@@ -61,6 +61,7 @@ export function sqliteAgentRuns(db: Database.Database): AgentRunsRepo {
   const byId = db.prepare<[string], RunRow>("SELECT * FROM agent_runs WHERE id = ?");
   const setPid = db.prepare("UPDATE agent_runs SET pid = ? WHERE id = ?");
   const setIdentity = db.prepare("UPDATE agent_runs SET identity = ? WHERE id = ?");
+  const keepLog = db.prepare("UPDATE agent_runs SET log_path = ? WHERE id = ? AND log_path IS NULL");
   const finish = db.prepare(
     `UPDATE agent_runs SET status = @status, exit_code = @exit_code, finished_at = @finished_at,
        duration_ms = @duration_ms, stderr_tail = @stderr_tail, reason = @reason,
@@ -125,6 +126,9 @@ export function sqliteAgentRuns(db: Database.Database): AgentRunsRepo {
         log_path: end.logPath ?? null,
       });
       return changes > 0;
+    },
+    async keepLog(id, logPath) {
+      keepLog.run(logPath, id);
     },
     async byId(id) {
       const row = byId.get(id);
