@@ -523,8 +523,11 @@ describe("local agent runs that try to outlive themselves", () => {
       const logs = cairn(ws.dir, ["agents", "logs", name, "--run", run?.id ?? "", "--json"], { env });
       expect((logs.json as { lines: string[] }).lines).toContain("woke up, refused");
     } finally {
+      // A failed test stops the run through its supervisor (SIGTERM kills the run's group): killed
+      // outright, it left the agent waiting for good once the folder it polls was removed.
       writeFileSync(go, "");
-      supervisor.kill("SIGKILL");
+      supervisor.kill("SIGTERM");
+      await exited;
     }
   });
 });
