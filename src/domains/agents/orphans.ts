@@ -15,7 +15,7 @@ import { retireRunAgent } from "../identity/run-identity.js";
 import { releaseClaimsOf } from "../tasks/sweep.js";
 import type { Workspace } from "../workspace/discover.js";
 import { leftLog } from "./logs.js";
-import { judgingClock, supervisionOver, supervisorLost, whySupervisionEnded } from "./supervisor.js";
+import { judgingClockFor, supervisionOver, supervisorLost, whySupervisionEnded } from "./supervisor.js";
 
 /**
  * How long past a run's own limits its supervisor may take to kill it and write its end: a kill
@@ -151,7 +151,7 @@ export async function reapOrphans(
   // Gone: its pid is free, or held by a process that started at another moment. Lost: another
   // machine's, whose pid is not ours to judge, past its deadline.
   // Deadlines are judged on the store's clock, as they were stamped (a shared store's server).
-  const judgedAt = await store.read((tx) => judgingClock(tx, Date.parse(now())));
+  const judgedAt = await store.read((tx) => judgingClockFor(tx, running, Date.parse(now())));
   const over = running.filter((run) => supervisionOver(run, judgedAt));
   if (over.length === 0) return [];
   // One look at the process table for them all: it is read only at a start, and only for orphans.

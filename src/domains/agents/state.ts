@@ -3,7 +3,7 @@ import { isInside } from "../../kernel/inside.js";
 import type { AgentRunRecord, Tx } from "../../store/store.js";
 import { homeWorkspace, type Workspace } from "../workspace/discover.js";
 import type { LoadedAgent, ScheduleSpec } from "./manifest.js";
-import { asItStands, judgingClock } from "./supervisor.js";
+import { asItStands, judgingClockFor } from "./supervisor.js";
 import type { ScheduledAttempt, ScheduleState } from "./windows.js";
 
 /**
@@ -60,7 +60,7 @@ export async function readScheduleState(
   if (ok && mine(ok) && !runs.some((run) => run.id === ok.id)) runs.push(ok);
   const marks = await tx.agentWindows.marks(agent, spec.id, since);
   const firstSeen = await tx.agentWindows.firstSeen(agent, spec.id);
-  const judgedAt = await judgingClock(tx, now);
+  const judgedAt = await judgingClockFor(tx, runs, now);
   return {
     attempts: runs.map((run) => attemptOf(run, judgedAt)),
     givenUp: new Set(marks.filter((m) => m.mark === "given_up").map((m) => Date.parse(m.windowAt))),

@@ -19,6 +19,10 @@ export function supervisorGone(run: Supervised): boolean {
   return !sameProcessAlive(run.supervisorPid, run.supervisorStart);
 }
 
+/** Another machine's running run with a deadline: the only kind a clock judges. */
+const judgedByDeadline = (run: Supervised) =>
+  run.status === "running" && elsewhere(run) && run.deadlineAt !== null;
+
 /**
  * A run another machine's supervisor recorded as running, past the deadline by which that
  * supervisor, had it lived, would have ended it and written so: its machine is down or cut off
@@ -26,8 +30,7 @@ export function supervisorGone(run: Supervised): boolean {
  * never came back left its run running for good, holding its schedule's window on every machine.
  */
 export function supervisorLost(run: Supervised, now: number = Date.now()): boolean {
-  if (run.status !== "running" || !elsewhere(run) || run.deadlineAt === null) return false;
-  return Date.parse(run.deadlineAt) < now;
+  return judgedByDeadline(run) && Date.parse(run.deadlineAt as string) < now;
 }
 
 /** A run still recorded as running that is over all the same: its supervisor is gone or lost. */
@@ -47,6 +50,19 @@ export function whySupervisionEnded(run: Supervised, now?: number): string {
  */
 export const judgingClock = async (tx: Tx, local: number = Date.now()): Promise<number> =>
   Date.parse(await tx.tasks.leaseClock(new Date(local).toISOString()));
+
+/**
+ * The judging clock for `runs`, read from the store only when one of them is judged by it (see
+ * judgedByDeadline); `local` otherwise. Its callers read for each schedule of a daemon's pass and
+ * at every call of a run's own token, where a shared store would answer one more query each time.
+ */
+export async function judgingClockFor(
+  tx: Tx,
+  runs: readonly Supervised[],
+  local: number = Date.now(),
+): Promise<number> {
+  return runs.some(judgedByDeadline) ? judgingClock(tx, local) : local;
+}
 
 /**
  * A run as it stands at `now` (the judging clock above): one whose supervisor is gone or lost

@@ -1,7 +1,7 @@
 import { machineName } from "../../kernel/machine.js";
 import { refuse } from "../../kernel/outcome.js";
 import type { AgentRecord, Tx } from "../../store/store.js";
-import { judgingClock, supervisionOver, supervisorLost } from "../agents/supervisor.js";
+import { judgingClockFor, supervisionOver, supervisorLost } from "../agents/supervisor.js";
 
 /**
  * A token minted for a local agent's run (run-identity.ts) is retired by the cairn process that
@@ -27,7 +27,7 @@ export async function requireLiveSupervisor(tx: Tx, line: readonly AgentRecord[]
   );
   if (runs.length === 0) return;
   // A deadline is judged on the store's clock, as it was stamped.
-  const now = await judgingClock(tx);
+  const now = await judgingClockFor(tx, runs);
   for (const run of runs) {
     if (!supervisionOver(run, now)) continue;
     throw refuse(
