@@ -73,7 +73,7 @@ export const agentsRun = defineCommand({
     }
     const lines = result.stdout.split("\n");
     return {
-      // Ended ok: no clock judges it.
+      // It has ended, whatever its status: no clock judges it.
       run: runView(run, Date.parse(ctx.now())),
       stdout: lines.slice(-RESULT_LINES).join("\n"),
       output_bytes: result.outputBytes,
