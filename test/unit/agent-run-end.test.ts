@@ -68,19 +68,33 @@ function failing(
   return { ...store, read: store.read.bind(store), write: (work) => store.write((tx) => work(wrap(tx))) };
 }
 
+/** Write the workspace's manifest of agent `name` (`.cairn/agents/NAME/agent.toml`); its path. */
+function writeManifest(name: string, toml: string): string {
+  const dir = join(scratch.dir, ".cairn", "agents", name);
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, "agent.toml");
+  writeFileSync(file, toml);
+  return file;
+}
+
+/** The manifest at `file`, loaded; one that does not load fails the test. */
+function loadedAgent(file: string) {
+  const agent = loadManifest(file);
+  if (isProblem(agent)) throw new Error(agent.reason);
+  return agent;
+}
+
 /** A local agent that acts on the board as `nightly-bot` (a token minted per run). */
 async function agentWithIdentity() {
   await addAgent(store, WorkspaceConfig.parse({}), OWNER, { name: "nightly-bot", role: "builder" }, now());
-  const dir = join(scratch.dir, ".cairn", "agents", "nightly");
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(
-    join(dir, "agent.toml"),
-    ['[agent]\nname = "nightly"', '[run]\ncommand = "true"', '[cairn]\nidentity = "nightly-bot"', ""].join(
-      "\n",
+  const agent = loadedAgent(
+    writeManifest(
+      "nightly",
+      ['[agent]\nname = "nightly"', '[run]\ncommand = "true"', '[cairn]\nidentity = "nightly-bot"', ""].join(
+        "\n",
+      ),
     ),
   );
-  const agent = loadManifest(join(dir, "agent.toml"));
-  if (isProblem(agent)) throw new Error(agent.reason);
   // The machine's operator enabled it to act as nightly-bot, at its folder's digest now.
   const home = join(scratch.dir, "home");
   mkdirSync(home, { recursive: true });
@@ -120,10 +134,8 @@ describe("the end of a run that holds a minted token", () => {
 
 describe("the end of a remediation", () => {
   it("is written again after a failed write, never leaving the row running under a live supervisor", async () => {
-    const dir = join(scratch.dir, ".cairn", "agents", "fixable");
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(
-      join(dir, "agent.toml"),
+    writeManifest(
+      "fixable",
       '[agent]\nname = "fixable"\n[run]\ncommand = "true"\n[[preflight]]\ncommand = "false"\nremediation = ["true"]\n',
     );
     const workspace = projectWorkspace(scratch.dir);
@@ -205,14 +217,12 @@ describe("the daemon's manifest watch", () => {
 
 describe("a run whose timeout is longer than a date reaches", () => {
   it("runs, its deadline the last one a date holds (an agent meant never to time out)", async () => {
-    const dir = join(scratch.dir, ".cairn", "agents", "forever");
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(
-      join(dir, "agent.toml"),
-      '[agent]\nname = "forever"\ntimeout_seconds = 10000000000000\n[run]\ncommand = "true"\n',
+    const agent = loadedAgent(
+      writeManifest(
+        "forever",
+        '[agent]\nname = "forever"\ntimeout_seconds = 10000000000000\n[run]\ncommand = "true"\n',
+      ),
     );
-    const agent = loadManifest(join(dir, "agent.toml"));
-    if (isProblem(agent)) throw new Error(agent.reason);
     const workspace = projectWorkspace(scratch.dir);
     const { run } = await runAgent({
       agent,
