@@ -597,6 +597,16 @@ describe("risks and glossary through the CLI", () => {
     expect(bad.code).toBe(2);
   });
 
+  it("says a task scope that names no task is not found, as note list does, rather than listing no risks", () => {
+    made(["task", "add", "store work"]);
+    const risk = ["--impact", "high", "--likelihood", "high", "--indicators", "i", "--action", "a"];
+    made(["risk", "add", "disk fills", ...risk, "--scope", "T-1"]);
+    expect(json<{ total: number }>(["risk", "list", "--scope", "T-1"]).total).toBe(1);
+    const typo = cairn(ws.dir, ["risk", "list", "--scope", "T-11", "--json"]);
+    expect(typo.code, typo.stderr).toBe(4);
+    expect(typo.stderr).toMatch(/no task T-11/);
+  });
+
   it("defines and redefines terms", () => {
     expect(json<{ created: boolean }>(["glossary", "set", "WAL", "write-ahead log"]).created).toBe(true);
     expect(json<{ created: boolean }>(["glossary", "set", "wal", "SQLite's write-ahead log"]).created).toBe(

@@ -83,8 +83,13 @@ export async function listRisks(
   store: Store,
   query: { scope?: string; limit: number; offset: number },
 ): Promise<{ risks: RiskRecord[]; total: number }> {
-  const scopes = query.scope === undefined ? undefined : [parseScope(query.scope)];
-  return store.read((tx) => tx.risks.page({ scopes, limit: query.limit, offset: query.offset }));
+  const scope = query.scope === undefined ? undefined : parseScope(query.scope);
+  return store.read(async (tx) => {
+    // As `note list` does: a mistyped task id is not found, never "no risks" about a task that
+    // does not exist.
+    if (scope) await requireScope(tx, scope);
+    return tx.risks.page({ scopes: scope ? [scope] : undefined, limit: query.limit, offset: query.offset });
+  });
 }
 
 /**
