@@ -4,6 +4,7 @@ import type { GlossaryEntry, Level, RiskRecord } from "../../store/knowledge.js"
 import type { Store, Tx } from "../../store/store.js";
 import type { Actor } from "../identity/actor.js";
 import { who } from "../tasks/common.js";
+import { matchForm } from "./brief/term-match.js";
 import { parseScope, requireScope, shows } from "./text.js";
 
 export const LEVELS = ["high", "medium", "low"] as const satisfies readonly Level[];
@@ -104,9 +105,14 @@ export async function defineTerm(
   now: string,
 ): Promise<{ entry: GlossaryEntry; created: boolean }> {
   requireShown("term", { term: input.term, meaning: input.meaning });
-  // A term as it shows: spelled with an invisible character it is the term it looks like (the
-  // brief drops such characters), so it cannot stand beside another's definition as a second one.
-  const term = input.term.replace(/\p{Cf}+/gu, "").trim();
+  // A term as it shows: spelled with an invisible character, decomposed accents or two spaces it
+  // is the term it looks like (a brief matches it so), so it cannot stand beside another's
+  // definition as a second one.
+  const term = input.term
+    .replace(/\p{Cf}+/gu, "")
+    .normalize("NFC")
+    .replace(/\s+/gu, " ")
+    .trim();
   const entry = { term, meaning: input.meaning.trim(), author: actor.id, updatedAt: now };
   return store.write(async (tx) => {
     const existing = (await tx.glossary.byTerm(entry.term)) ?? (await spelledOtherwise(tx, entry.term));
@@ -130,7 +136,7 @@ export async function defineTerm(
 }
 
 /** A term as a brief matches it: lower-cased past ASCII too, an accent composed or not. */
-const termKey = (term: string) => term.normalize("NFC").toLowerCase();
+const termKey = (term: string) => matchForm(term).trim();
 
 /**
  * The stored term that is this one but for a case or composition the stores do not fold (they

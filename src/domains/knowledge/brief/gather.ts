@@ -13,6 +13,7 @@ import { riskRank } from "../risks.js";
 import { taskScope, WORKSPACE_SCOPE } from "../text.js";
 import { assembleBrief, type BriefResult, DEFAULT_BRIEF_BUDGET } from "./engine.js";
 import type { BriefInputs, BriefTask, TaskBriefSource } from "./inputs.js";
+import { matchForm, termMatcher } from "./term-match.js";
 
 const LIMITS = { decisions: 20, findings: 20, facts: 8, risks: 10 };
 
@@ -26,38 +27,6 @@ const LIMITS = { decisions: 20, findings: 20, facts: 8, risks: 10 };
  */
 const quoted = (text: string, whereWhole: string) => previewText(text, NOTE_FIELD_PREVIEW_CHARS, whereWhole);
 const TOP_RISK_RANK = 2;
-
-/**
- * Patterns of the glossary's terms that are not one plain word, kept between briefs: every brief
- * tests every term, and compiling each pattern again cost more than the tests. Bounded, so a
- * glossary rewritten many times over cannot grow it without end.
- */
-const termPatterns = new Map<string, RegExp>();
-const MAX_TERM_PATTERNS = 2_000;
-
-function termPattern(wanted: string): RegExp {
-  let pattern = termPatterns.get(wanted);
-  if (!pattern) {
-    const escaped = wanted.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-    pattern = new RegExp(`(^|[^\\p{L}\\p{N}])${escaped}($|[^\\p{L}\\p{N}])`, "u");
-    if (termPatterns.size >= MAX_TERM_PATTERNS) termPatterns.clear();
-    termPatterns.set(wanted, pattern);
-  }
-  return pattern;
-}
-
-/**
- * Whole-word, case-insensitive, over text already lower-cased: `WAL` occurs in "enable wal
- * mode", not in "walk".
- */
-function termMatcher(lower: string): (term: string) => boolean {
-  const wordSet = new Set(lower.split(/[^\p{L}\p{N}]+/u));
-  return (term) => {
-    const wanted = term.toLowerCase();
-    if (/^[\p{L}\p{N}]+$/u.test(wanted)) return wordSet.has(wanted);
-    return termPattern(wanted).test(lower);
-  };
-}
 
 /** The characters a brief's preview (`quoted`) leaves out of a decision's fields. */
 function unquoted(note: NoteRecord): number {
@@ -235,9 +204,10 @@ export async function gatherBriefInputs(
     const risks = await fewPerVoice(tx, top, LIMITS.risks, (risk) => risk.author, voices);
     // Past the page, a risk may still be a top one when every risk read was.
     const moreRisks = top.length > risks.length || (allRisks > worst.length && top.length === worst.length);
-    const lower = text.toLowerCase();
-    const occurs = termMatcher(lower);
-    const glossary = await tx.glossary.byTerms((await tx.glossary.termsMayOccurIn(lower)).filter(occurs));
+    const occurs = termMatcher(text);
+    const glossary = await tx.glossary.byTerms(
+      (await tx.glossary.termsMayOccurIn(matchForm(text))).filter(occurs),
+    );
     const label = await authorLabels(tx, [
       ...decisions.flatMap((d) => [d.note, ...d.also].map((note) => note.author)),
       ...findings.map((n) => n.author),
