@@ -9,7 +9,7 @@ import {
 } from "../../domains/knowledge/risks.js";
 import type { RiskRecord } from "../../store/knowledge.js";
 import { defineCommand } from "../define.js";
-import { nextOffset, pageFooter, pageInput, pageOutput } from "../paging.js";
+import { nextOffset, pageFooter, pageInput, pageOutput, withinBytes } from "../paging.js";
 
 const Risk = z.object({
   id: z.string(),
@@ -62,8 +62,8 @@ export const riskAdd = defineCommand({
 });
 
 /**
- * Risks per page of `risk list`, and the most one page holds: a risk's indicators and action hold
- * up to 256 KiB each, so a default page stays within 5 MiB, half of what an MCP client reads.
+ * Risks per page of `risk list`, and the most one page holds. A risk's indicators and action hold
+ * up to 256 KiB each: a page also ends where its JSON would pass PAGE_JSON_BYTES (withinBytes).
  */
 const RISKS_PAGE = 10;
 const RISKS_PAGE_MAX = 100;
@@ -84,7 +84,8 @@ export const riskList = defineCommand({
       limit: input.limit ?? RISKS_PAGE,
       offset,
     });
-    return { risks: risks.map(riskView), total, next_offset: nextOffset(offset, risks.length, total) };
+    const shown = withinBytes(risks.map(riskView));
+    return { risks: shown, total, next_offset: nextOffset(offset, shown.length, total) };
   },
   render: (out) =>
     out.total === 0
@@ -114,7 +115,10 @@ export const glossarySet = defineCommand({
   render: (out) => `${out.created ? "Defined" : "Redefined"} ${out.entry.term}: ${out.entry.meaning}`,
 });
 
-/** Terms per page of `glossary list`, and the most one page holds (a meaning holds up to 256 KiB). */
+/**
+ * Terms per page of `glossary list`, and the most one page holds. A meaning holds up to 256 KiB:
+ * a page also ends where its JSON would pass PAGE_JSON_BYTES (withinBytes).
+ */
 const GLOSSARY_PAGE = 25;
 const GLOSSARY_PAGE_MAX = 200;
 
@@ -127,16 +131,10 @@ export const glossaryList = defineCommand({
   async handler(input, ctx) {
     const offset = input.offset ?? 0;
     const { entries, total } = await listGlossary(ctx.store, { limit: input.limit ?? GLOSSARY_PAGE, offset });
-    return {
-      terms: entries.map((e) => ({
-        term: e.term,
-        meaning: e.meaning,
-        author: e.author,
-        updated_at: e.updatedAt,
-      })),
-      total,
-      next_offset: nextOffset(offset, entries.length, total),
-    };
+    const terms = withinBytes(
+      entries.map((e) => ({ term: e.term, meaning: e.meaning, author: e.author, updated_at: e.updatedAt })),
+    );
+    return { terms, total, next_offset: nextOffset(offset, terms.length, total) };
   },
   render: (out) =>
     out.total === 0
