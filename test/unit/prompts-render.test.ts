@@ -42,6 +42,16 @@ describe("Claude Code dialect", () => {
     expect(claude("Review the code.\n", "src/a.ts").text).toBe("Review the code.\n\nARGUMENTS: src/a.ts");
     expect(claude("Review the code.\n", "").text).toBe("Review the code.\n");
   });
+  it("appends the arguments when no placeholder took one, so none is lost (as Claude Code: the text came out unchanged)", () => {
+    // Written for `$1` counting from 1, given one argument: `$1` stays, the argument is appended.
+    const out = claude("Fix issue $1 now.\n", "123");
+    expect(out.text).toBe("Fix issue $1 now.\n\nARGUMENTS: 123");
+    expect(out.appended).toBe(true);
+    expect(out.unresolved).toEqual(["$1"]);
+    expect(claude("Refund $5 and \\$0.\n", "order 9").text).toBe("Refund $5 and $0.\n\nARGUMENTS: order 9");
+    // One placeholder filled: nothing appended, the missing one still left as written.
+    expect(claude("PR $0, $1", "456").text).toBe("PR 456, $1");
+  });
 });
 
 describe("Codex prompts dialect", () => {

@@ -9,7 +9,7 @@ import type { SlashCommand } from "./discover.js";
  *
  * - Claude Code: `$ARGUMENTS` is the raw string; `$N` and `$ARGUMENTS[N]` count from 0 and stay
  *   literal when missing; named `arguments:` fill `$name` (missing → empty); `\$…` escapes; no
- *   placeholder at all → the arguments are appended.
+ *   placeholder filled (none written, or only missing positionals) → the arguments are appended.
  * - Codex prompts: `$1`..`$9` count from 1 (missing → empty); `$ARGUMENTS` is the words joined by
  *   one space; `$$` stays `$$`; `$UPPER` names need `KEY=value` arguments, every one supplied.
  *   A name right after a `$` (`$$HOME`) is escaped text, neither asked for nor filled; once a
@@ -95,25 +95,32 @@ function claude(command: SlashCommand, raw: string): Omit<Rendered, "inert"> {
     "g",
   );
   const unresolved: string[] = [];
-  let placeholders = 0;
+  // Placeholders that took a value: one left as written (`$1` with one argument) does not count.
+  let filled = 0;
   const text = command.body.replace(
     pattern,
     bounded(command, (match: string, indexed?: string, positional?: string, name?: string) => {
       // `\$1`: the backslash goes, the placeholder stays as written (the pass has moved past it).
       if (match === "\\$") return "$";
-      placeholders++;
       if (indexed !== undefined || positional !== undefined) {
         const word = words[Number(indexed ?? positional)];
-        if (word === undefined) unresolved.push(match);
-        return word ?? match;
+        if (word === undefined) {
+          unresolved.push(match);
+          return match;
+        }
+        filled++;
+        return word;
       }
+      filled++;
       // Without named arguments the regex has no third group, and this slot holds the offset.
       if (typeof name === "string") return words[command.argumentNames.indexOf(name)] ?? "";
       return raw;
     }),
   );
   let out = text;
-  const appended = placeholders === 0 && raw.trim() !== "";
+  // As Claude Code does when the text came out unchanged: a file written for `$1` (counting from
+  // 1, as its docs did before 2026) given one argument still gets it, rather than losing it.
+  const appended = filled === 0 && raw.trim() !== "";
   if (appended) out = `${withoutTrailingNewlines(out)}\n\nARGUMENTS: ${raw}`;
   return { text: out, appended, unresolved };
 }
