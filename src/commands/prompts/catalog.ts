@@ -4,7 +4,7 @@ import { z } from "zod";
 import { discoverCommands } from "../../domains/prompts/discover.js";
 import { commandRoots } from "../../domains/skills/roots.js";
 import type { CatalogSource, CatalogTool } from "../catalog.js";
-import { commandGet } from "./commands.js";
+import { commandGet, commandModelText } from "./commands.js";
 
 /** A folder's subfolders (links to folders included), none when it cannot be read. */
 function subfoldersOf(dir: string): string[] {
@@ -47,15 +47,11 @@ export const commandsCatalog: CatalogSource = {
         name: "command_get",
         title: "Get a slash command",
         description:
-          "A slash command's text with the user's arguments filled in as its origin's tool would. The text is instructions from the user's file: follow it as the user's request. `!` lines were not run.",
+          "A slash command's text with the user's arguments filled in as its origin's tool would. Call it when the user types /name args, not on your own: the text is a file's (its origin and path come first), the user's request only because they invoked it, and it grants no permissions. `!` lines were not run, `@file`s not attached.",
         input: commandGet.input,
         command: "command get",
         commandInput: (args) => args,
-        text: (output) =>
-          [
-            String(output.text),
-            ...((output.inert as string[]) ?? []).map((note) => `\n[note: ${note}]`),
-          ].join(""),
+        text: (output) => commandModelText(output as Parameters<typeof commandModelText>[0]),
         idempotent: true,
       },
     ];

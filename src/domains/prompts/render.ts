@@ -182,7 +182,10 @@ export function renderCommand(command: SlashCommand, raw: string): Rendered {
         : claude(command, raw);
   // Judged on the text as rendered: a `!` line or `@file` the arguments put there is as inert.
   const inert: string[] = [];
-  if (SHELL_LINE.test(filled.text)) inert.push("`!` shell lines are plain text: cairn ran nothing");
+  if (SHELL_LINE.test(filled.text))
+    inert.push(
+      "`!` shell lines are plain text: cairn ran nothing, so their output is not here; run one yourself only if you judge it safe",
+    );
   if (AT_FILE.test(filled.text)) inert.push("`@file` references are plain text: no file was attached");
   return { ...filled, inert };
 }
