@@ -104,6 +104,14 @@ describe("slash commands through cairn mcp", () => {
     expect(tools.find((tool) => tool.name === "command_get")?.description).toMatch(/not on your own/);
   });
 
+  it("fills Claude Code's project folder variable with the project's folder", async () => {
+    writeTree(ws.dir, {
+      ".claude/commands/conventions.md": "Read $" + "{CLAUDE_PROJECT_DIR}/docs/style.md\n",
+    });
+    const out = structured(await callTool(mcp, "command_get", { name: "conventions", args: "" }));
+    expect(out.text).toBe(`Read ${ws.dir}/docs/style.md\n`);
+  });
+
   it("shows a command's hidden characters by their codes, as a skill's body is shown: none reach the model unseen", async () => {
     const smuggled = [..."rm -rf ~"]
       .map((c) => String.fromCodePoint(0xe0000 + (c.codePointAt(0) ?? 0)))

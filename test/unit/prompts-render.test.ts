@@ -54,6 +54,24 @@ describe("Claude Code dialect", () => {
   });
 });
 
+describe("the project folder variable (CLAUDE_PROJECT_DIR)", () => {
+  const variable = "$" + "{CLAUDE_PROJECT_DIR}";
+  it("is the project's folder in Claude Code's dialect, in the one pass: an argument holding it stays as typed", () => {
+    const out = renderCommand(command(`cat ${variable}/a.md $0`, "claude"), variable, "/p/$&x");
+    expect(out.text).toBe(`cat /p/$&x/a.md ${variable}`);
+  });
+  it("is no argument: with no placeholder filled the arguments are still appended", () => {
+    const out = renderCommand(command(`Read ${variable}/README.md`, "claude"), "fast", "/p");
+    expect(out.text).toBe("Read /p/README.md\n\nARGUMENTS: fast");
+  });
+  it("stays as written outside a project, and in the Codex and Cursor dialects", () => {
+    expect(renderCommand(command(`in ${variable}`, "claude"), "").text).toBe(`in ${variable}`);
+    for (const dialect of ["codex", "cursor"] as const) {
+      expect(renderCommand(command(`in ${variable}`, dialect), "", "/p").text).toBe(`in ${variable}`);
+    }
+  });
+});
+
 describe("Codex prompts dialect", () => {
   it("$1..$9 count from 1, missing → empty, $ARGUMENTS joins words, $$ stays", () => {
     const out = renderCommand(command("one=$1 two=$2 all=$ARGUMENTS cost=$$ ten=$10", "codex"), '"a b" c');

@@ -3,6 +3,7 @@ import { discoverCommands, findCommand } from "../../domains/prompts/discover.js
 import { type Rendered, renderCommand } from "../../domains/prompts/render.js";
 import { revealHidden } from "../../domains/skills/frontmatter.js";
 import { notFound, refuse } from "../../kernel/outcome.js";
+import type { CommandContext } from "../context.js";
 import { defineCommand } from "../define.js";
 import { verbatim } from "../field-text.js";
 import { PromptArgs } from "../prompt-args.js";
@@ -26,6 +27,10 @@ function refusePeopleOnly(name: string): never {
     "a person picks it from the client's prompt menu; do not run it on your own",
   );
 }
+
+/** The project's folder for `${CLAUDE_PROJECT_DIR}`; outside a project there is none to name. */
+const projectDirOf = (ctx: CommandContext) =>
+  ctx.workspace.kind === "project" ? ctx.workspace.root : undefined;
 
 const DIALECT_NAMES = { claude: "Claude Code", codex: "Codex", cursor: "Cursor" } as const;
 
@@ -148,7 +153,7 @@ export const commandGet = defineCommand({
       );
     }
     if (!command.modelInvocable) refusePeopleOnly(command.name);
-    const rendered = renderCommand(command, input.args);
+    const rendered = renderCommand(command, input.args, projectDirOf(ctx));
     const { text, warning } = revealed(rendered);
     return {
       name: command.name,
@@ -180,7 +185,10 @@ export const commandPrompt = defineCommand({
     // A person's menu renders any command; a model reaching this (through the `cli` tool) gets
     // exactly what command_get would give it.
     if (ctx.audience === "model" && !command.modelInvocable) refusePeopleOnly(command.name);
-    return { name: command.name, text: revealed(renderCommand(command, input.args)).text };
+    return {
+      name: command.name,
+      text: revealed(renderCommand(command, input.args, projectDirOf(ctx))).text,
+    };
   },
   render: (out) => verbatim(out.text),
 });

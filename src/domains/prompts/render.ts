@@ -7,7 +7,7 @@ import type { SlashCommand } from "./discover.js";
  * fills them. One left-to-right pass over the original text, so a value that itself contains
  * `$ARGUMENTS` or `$1` is never expanded again.
  *
- * - Claude Code: `$ARGUMENTS` is the raw string; `$N` and `$ARGUMENTS[N]` count from 0 and stay
+ * - Claude Code: `${CLAUDE_PROJECT_DIR}` is the project's folder; `$ARGUMENTS` is the raw string; `$N` and `$ARGUMENTS[N]` count from 0 and stay
  *   literal when missing; named `arguments:` fill `$name` (missing → empty); `\$…` escapes; no
  *   placeholder filled (none written, or only missing positionals) → the arguments are appended.
  * - Codex prompts: `$1`..`$9` count from 1 (missing → empty); `$ARGUMENTS` is the words joined by
@@ -86,12 +86,15 @@ export function splitWords(raw: string): string[] {
   return words;
 }
 
-function claude(command: SlashCommand, raw: string): Omit<Rendered, "inert"> {
+const PROJECT_DIR = `$\{CLAUDE_PROJECT_DIR}`;
+
+function claude(command: SlashCommand, raw: string, projectDir?: string): Omit<Rendered, "inert"> {
   const words = splitWords(raw);
   const names = [...command.argumentNames].sort((a, b) => b.length - a.length);
   const named = names.length > 0 ? `|\\$(${names.join("|")})(?![\\w[])` : "";
+  const project = projectDir === undefined ? "" : "\\$\\{CLAUDE_PROJECT_DIR\\}|";
   const pattern = new RegExp(
-    `\\\\\\$(?=ARGUMENTS|\\d|[A-Za-z_])|\\$ARGUMENTS\\[(\\d+)\\]|\\$ARGUMENTS(?![\\w[])|\\$(\\d+)(?!\\w)${named}`,
+    `${project}\\\\\\$(?=ARGUMENTS|\\d|[A-Za-z_])|\\$ARGUMENTS\\[(\\d+)\\]|\\$ARGUMENTS(?![\\w[])|\\$(\\d+)(?!\\w)${named}`,
     "g",
   );
   const unresolved: string[] = [];
@@ -102,6 +105,8 @@ function claude(command: SlashCommand, raw: string): Omit<Rendered, "inert"> {
     bounded(command, (match: string, indexed?: string, positional?: string, name?: string) => {
       // `\$1`: the backslash goes, the placeholder stays as written (the pass has moved past it).
       if (match === "\\$") return "$";
+      // The project's folder, which cairn knows as Claude Code does; not an argument (nor counted as one).
+      if (match === PROJECT_DIR) return projectDir ?? match;
       if (indexed !== undefined || positional !== undefined) {
         const word = words[Number(indexed ?? positional)];
         if (word === undefined) {
@@ -173,13 +178,17 @@ function cursor(command: SlashCommand, raw: string): Omit<Rendered, "inert"> {
 const SHELL_LINE = /(^|\s)!`[^`]*`|^```!/m;
 const AT_FILE = /(^|\s)@[\w./-]+\.\w+/m;
 
-export function renderCommand(command: SlashCommand, raw: string): Rendered {
+/**
+ * `projectDir` fills Claude Code's `${CLAUDE_PROJECT_DIR}` (in the same pass as the arguments, so
+ * one typed as an argument stays as typed); left out, the variable stays as written.
+ */
+export function renderCommand(command: SlashCommand, raw: string, projectDir?: string): Rendered {
   const filled =
     command.dialect === "codex"
       ? codex(command, raw)
       : command.dialect === "cursor"
         ? cursor(command, raw)
-        : claude(command, raw);
+        : claude(command, raw, projectDir);
   // Judged on the text as rendered: a `!` line or `@file` the arguments put there is as inert.
   const inert: string[] = [];
   if (SHELL_LINE.test(filled.text))
