@@ -89,6 +89,18 @@ describe("slash commands through cairn mcp", () => {
     expect((prompt.messages[0]?.content as { text?: string } | undefined)?.text).toBe("Deploy now.\n");
   });
 
+  it("gives a people-only command to a person at the terminal, never to a model through the cli tool", async () => {
+    const person = cairn(ws.dir, ["command", "get", "deploy"], { env });
+    expect(person.code, person.stderr).toBe(0);
+    expect(person.stdout).toContain("Deploy now.");
+    const viaCli = structured(await callTool(mcp, "cli", { argv: ["command", "get", "deploy"] })) as {
+      exit_code: number;
+      output: unknown;
+    };
+    expect(viaCli.exit_code).toBe(3);
+    expect(JSON.stringify(viaCli.output)).not.toContain("Deploy now.");
+  });
+
   it("tells the model where the text came from and what it is, and which placeholders had no argument", async () => {
     const review = await callTool(mcp, "command_get", { name: "review", args: "456" });
     const text = (review.content as { text: string }[])[0]?.text ?? "";

@@ -152,7 +152,9 @@ export const commandGet = defineCommand({
         known.length > 0 ? `commands here: ${known.join(", ")}` : "no commands are installed here",
       );
     }
-    if (!command.modelInvocable) refusePeopleOnly(command.name);
+    // A model never gets a people-only command (command_get, or `cairn command get` through the
+    // `cli` tool); a person at the terminal does, as `skill get` gives them a people-only skill.
+    if (ctx.audience === "model" && !command.modelInvocable) refusePeopleOnly(command.name);
     const rendered = renderCommand(command, input.args, projectDirOf(ctx));
     const { text, warning } = revealed(rendered);
     return {
