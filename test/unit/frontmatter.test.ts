@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { parse } from "yaml";
 import { rng } from "../../bench/knowledge-corpus.js";
 import {
@@ -14,6 +14,17 @@ import { elapsed, randomTexts } from "../helpers/random-texts.js";
 const header = (lines: string) => readFrontMatter(`---\n${lines}\n---\nbody\n`);
 
 describe("front matter", () => {
+  it("reads a tag it does not know (`!!js/function`) as plain text, evaluating nothing and printing no warning", () => {
+    const warn = vi.spyOn(process, "emitWarning");
+    try {
+      const front = header('description: !!js/function "function () { return 1 }"\nmodel: !shell whoami');
+      expect(front.data.description).toBe("function () { return 1 }");
+      expect(front.data.model).toBe("whoami");
+      expect(warn).not.toHaveBeenCalled();
+    } finally {
+      warn.mockRestore();
+    }
+  });
   it("reads simple headers exactly as the YAML parser does", () => {
     const samples = [
       "name: pdf\ndescription: Extract text and tables from PDF files, fill forms.",

@@ -133,7 +133,13 @@ export function nestsDeeperThan(text: string, limit = MAX_NESTING): boolean {
 }
 
 function parse(text: string): unknown {
-  return simpleHeader(text) ?? parseYaml(text, { schema: "core", maxAliasCount: 100, prettyErrors: false });
+  // `logLevel: "error"`: a tag the core schema does not know (`!!js/function`, `!foo`) is read as
+  // plain text, and by default the parser also printed a Node warning to stderr, where a file of
+  // the repository's then wrote into `cairn`'s own output at every fresh read.
+  return (
+    simpleHeader(text) ??
+    parseYaml(text, { schema: "core", maxAliasCount: 100, prettyErrors: false, logLevel: "error" })
+  );
 }
 
 /**
