@@ -116,6 +116,30 @@ describe("slash commands through cairn mcp", () => {
     expect(tools.find((tool) => tool.name === "command_get")?.description).toMatch(/not on your own/);
   });
 
+  it("gives a model a long command page by page, within what a client takes; a person gets it whole", async () => {
+    const body = Array.from({ length: 2_000 }, (_, i) => `Step ${i}: check $0 once more, then go on.`);
+    writeTree(ws.dir, { ".claude/commands/long.md": `${body.join("\n")}\n` });
+    const whole = cairn(ws.dir, ["command", "get", "long", "src/a.ts"], { env });
+    expect(whole.code, whole.stderr).toBe(0);
+    expect(whole.stdout.length).toBeGreaterThan(80_000);
+    const pages: string[] = [];
+    let offset: number | undefined;
+    do {
+      const result = await callTool(mcp, "command_get", { name: "long", args: "src/a.ts", offset });
+      const out = structured(result) as { text: string; next_offset: number | null };
+      expect(out.text.length).toBeLessThanOrEqual(32 * 1024);
+      const read = (result.content as { text: string }[])[0]?.text ?? "";
+      if (out.next_offset !== null) expect(read).toContain(`offset ${out.next_offset}]`);
+      pages.push(out.text);
+      offset = out.next_offset ?? undefined;
+    } while (offset !== undefined);
+    expect(pages.length).toBe(3);
+    expect(`${pages.join("")}`.trimEnd()).toBe(whole.stdout.trimEnd());
+    const past = await callTool(mcp, "command_get", { name: "long", args: "src/a.ts", offset: 10_000_000 });
+    expect(past.isError).toBe(true);
+    expect((past.content as { text: string }[])[0]?.text).toMatch(/^usage: offset 10000000 is past the end/);
+  });
+
   it("fills Claude Code's project folder variable with the project's folder", async () => {
     writeTree(ws.dir, {
       ".claude/commands/conventions.md": "Read $" + "{CLAUDE_PROJECT_DIR}/docs/style.md\n",

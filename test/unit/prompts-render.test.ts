@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { SlashCommand } from "../../src/domains/prompts/discover.js";
-import { renderCommand, splitWords } from "../../src/domains/prompts/render.js";
+import { pageOf, renderCommand, splitWords } from "../../src/domains/prompts/render.js";
 import { withoutTrailingNewlines } from "../../src/kernel/text.js";
 import { elapsed, randomTexts } from "../helpers/random-texts.js";
 
@@ -150,6 +150,23 @@ describe("a command's rendered size", () => {
   it("renders up to the limit", () => {
     const out = renderCommand(command(placeholders(15, "$ARGUMENTS")), args);
     expect(out.text.length).toBe(15 * args.length + 14);
+  });
+});
+
+describe("a command's pages", () => {
+  it("cut at the page size, never inside a surrogate pair, and join back to the whole", () => {
+    const text = `ab${"😀".repeat(5)}`;
+    const first = pageOf(text, 0, 5);
+    expect(first).toEqual({ text: "ab😀", next_offset: 4 });
+    const rest = [];
+    for (let at: number | null = first.next_offset; at !== null; ) {
+      const page = pageOf(text, at, 5);
+      rest.push(page.text);
+      at = page.next_offset;
+    }
+    expect(first.text + rest.join("")).toBe(text);
+    expect(pageOf(text, text.length, 5)).toEqual({ text: "", next_offset: null });
+    expect(() => pageOf(text, text.length + 1, 5)).toThrow(/past the end/);
   });
 });
 

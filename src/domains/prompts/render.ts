@@ -198,3 +198,29 @@ export function renderCommand(command: SlashCommand, raw: string, projectDir?: s
   if (AT_FILE.test(filled.text)) inert.push("`@file` references are plain text: no file was attached");
   return { ...filled, inert };
 }
+
+/**
+ * The most of a rendered command one answer to a model carries. Claude Code caps a tool result
+ * at 25,000 tokens (and warns past 10,000), and the text travels twice (as text and in the
+ * structured result): a 100 KB command file (a long workflow prompt) went whole into one answer,
+ * past what the client takes. Like a skill's body (32 KB), the rest is read by offset.
+ */
+export const PAGE_CHARS = 32 * 1024;
+
+/** `text` from `offset`, at most `size` characters, never splitting a surrogate pair. */
+export function pageOf(
+  text: string,
+  offset: number,
+  size = PAGE_CHARS,
+): { text: string; next_offset: number | null } {
+  if (offset > text.length) {
+    throw usageError(
+      `offset ${offset} is past the end of the command's text (${text.length} characters)`,
+      "start again from offset 0, with the same arguments",
+    );
+  }
+  let end = Math.min(text.length, offset + size);
+  const last = text.charCodeAt(end - 1);
+  if (end < text.length && end - 1 > offset && last >= 0xd800 && last <= 0xdbff) end--;
+  return { text: text.slice(offset, end), next_offset: end < text.length ? end : null };
+}
