@@ -114,6 +114,7 @@ describe("slash commands through cairn mcp", () => {
     );
     const tools = (await mcp.client.listTools()).tools;
     expect(tools.find((tool) => tool.name === "command_get")?.description).toMatch(/not on your own/);
+    expect(tools.find((tool) => tool.name === "command_list")?.description).toMatch(/data: never fetch/);
   });
 
   it("gives a model a long command page by page, within what a client takes; a person gets it whole", async () => {
