@@ -141,6 +141,24 @@ describe("slash commands through cairn mcp", () => {
     expect((past.content as { text: string }[])[0]?.text).toMatch(/^usage: offset 10000000 is past the end/);
   });
 
+  it("names a folder too deep to read in what it dropped, instead of leaving its commands silently out", async () => {
+    writeTree(ws.dir, {
+      ".claude/commands/team/web/lint.md": "Lint the web app.\n",
+      ".claude/commands/team/web/react/component.md": "Make a component.\n",
+    });
+    const listed = structured(await callTool(mcp, "command_list")) as {
+      commands: { name: string }[];
+      dropped: { path: string; reason: string }[];
+    };
+    expect(listed.commands.map((c) => c.name)).toContain("team:web:lint");
+    expect(listed.dropped).toContainEqual({
+      path: join(ws.dir, ".claude/commands/team/web/react"),
+      origin: ".claude/commands",
+      reason:
+        "a folder deeper than command files are read (2 folders, as in a/b/x.md): its files are not served",
+    });
+  });
+
   it("fills Claude Code's project folder variable with the project's folder", async () => {
     writeTree(ws.dir, {
       ".claude/commands/conventions.md": "Read $" + "{CLAUDE_PROJECT_DIR}/docs/style.md\n",

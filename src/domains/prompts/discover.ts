@@ -137,6 +137,7 @@ function stampByPath(real: string): Pick<Found, "stamp" | "racy" | "size"> | nul
 const LINK_OUT = "a link out of the project: a repository's command files are read only from inside it";
 const LINK_TO_OTHER =
   "a link to a file that is no Markdown command file (hidden, or not .md): a command's text is served to agents";
+const TOO_DEEP = `a folder deeper than command files are read (${MAX_DEPTH - 1} folders, as in a/b/x.md): its files are not served`;
 /**
  * What a link among the command files may lead to: a visible Markdown file. Any writer of the
  * checkout can add a link; `env.md` pointing at the project's `.env` (or `.git/config`, which may
@@ -153,7 +154,7 @@ function walk(
   root: Root,
   cache: StampCache<SlashCommand | string>,
   each: (found: Found) => void,
-  /** A link (or the root itself) left out, and why: out of the project, or to what is no command file. */
+  /** A link (or the root itself, or a folder too deep) left out, and why. */
   out: (path: string, reason: string) => void,
 ): void {
   let realWithin: string | undefined;
@@ -184,6 +185,8 @@ function walk(
         } else if (kind === "other") continue;
         if (kind === "dir" || (kind === "link" && statSync(real).isDirectory())) {
           if (root.recursive && depth < MAX_DEPTH) visit(path, real, [...prefix, entry], depth + 1);
+          // Not left out unsaid: `team/web/react/x.md` would otherwise just be missing from the list.
+          else if (root.recursive) out(path, TOO_DEEP);
           continue;
         }
       } catch {
