@@ -162,21 +162,38 @@ export interface RiskRecord {
   action: string;
   author: string;
   createdAt: string;
+  /** When, by whom and why it was closed; null while it is open. */
+  closed: RiskClosing | null;
 }
 
+export interface RiskClosing {
+  at: string;
+  by: string;
+  because: string;
+}
+
+/** Which risks a page holds: the open ones (what briefs show), the closed ones, or all. */
+export type RiskState = "open" | "closed" | "all";
+
 export interface RisksRepo {
-  insert(risk: Omit<RiskRecord, "id" | "createdAt">, at: string): Promise<RiskRecord>;
+  insert(risk: Omit<RiskRecord, "id" | "createdAt" | "closed">, at: string): Promise<RiskRecord>;
+  byId(id: string): Promise<RiskRecord | undefined>;
+  /** Every risk, open and closed (of these scopes alone, when given), oldest first. */
   list(scopes?: readonly string[]): Promise<RiskRecord[]>;
   /**
-   * One page of the risks (of these scopes alone, when given), worst rank first and oldest first
-   * among equals (the order `byRank` gives `list`), and how many there are: only the page's rows
-   * are read whole. A brief's top risks are the first page of its scopes.
+   * One page of the risks in `state` (open when not given; of these scopes alone, when given),
+   * worst rank first and oldest first among equals (the order `byRank` gives `list`), and how
+   * many there are: only the page's rows are read whole. A brief's top risks are the first page
+   * of its scopes' open risks.
    */
   page(query: {
     scopes?: readonly string[];
+    state?: RiskState;
     limit: number;
     offset: number;
   }): Promise<{ risks: RiskRecord[]; total: number }>;
+  /** Close an open risk; false when it was already closed (or is not there). */
+  close(id: string, closing: RiskClosing): Promise<boolean>;
 }
 
 export interface GlossaryEntry {

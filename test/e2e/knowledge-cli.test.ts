@@ -607,6 +607,77 @@ describe("risks and glossary through the CLI", () => {
     expect(typo.stderr).toMatch(/no task T-11/);
   });
 
+  it("closes a risk, by its author or the owner, once and saying why: it leaves briefs and stays listed as closed", () => {
+    made(["task", "add", "ship the price cache"]);
+    const alice = addAgent(ws.dir, "alice", "builder");
+    const bob = addAgent(ws.dir, "bob", "builder");
+    const reader = addAgent(ws.dir, "reader", "reviewer", ["--grant", "ro"]);
+    const rated = ["--impact", "high", "--likelihood", "high", "--action", "flush it", "--scope", "T-1"];
+    const add = (risk: string, token?: string) =>
+      made<{ risk: { id: string } }>(
+        ["risk", "add", risk, "--indicators", "price complaints", ...rated],
+        token ? { CAIRN_AGENT: token } : undefined,
+      ).risk.id;
+    const stale = add("the cache serves stale prices", alice.token);
+    const bobs = add("the cache outgrows memory", bob.token);
+    const owners = add("the cache hides a slow query");
+    const close = (id: string, token: string | undefined, because = "mitigated: prices carry a version") =>
+      cairn(ws.dir, ["risk", "close", id, "--because", because, "--json"], {
+        env: token ? { CAIRN_AGENT: token } : {},
+      });
+    const brief = () => json<{ brief: string }>(["context", "T-1"]).brief;
+    expect(brief()).toContain(stale);
+
+    // Another agent, a read-only one, and a reason that shows nothing are refused; the risk stays.
+    const other = close(stale, bob.token);
+    expect(other.code, other.stderr).toBe(3);
+    expect(other.json).toMatchObject({ refused: { policy: "ownership" } });
+    expect(other.stderr).toMatch(/only its author or the owner may close it/);
+    expect(close(stale, reader.token).code).toBe(3);
+    expect(close(stale, alice.token, " \u200b ").code).toBe(3);
+    expect(brief()).toContain(stale);
+
+    // Its author closes it (typed in lower case), the owner closes another's; each leaves the brief.
+    const closed = close(stale.toLowerCase(), alice.token);
+    expect(closed.code, closed.stderr).toBe(0);
+    expect(closed.json).toMatchObject({
+      risk: { id: stale, closed: { by: alice.id, because: "mitigated: prices carry a version" } },
+    });
+    expect(close(bobs, undefined, "the cache is bounded now").code).toBe(0);
+    const after = brief();
+    expect(after).not.toContain(stale);
+    expect(after).not.toContain(bobs);
+    expect(after).toContain(owners);
+
+    // Once: a second close is a conflict naming who closed it; an unknown id is not found.
+    const again = close(stale, undefined);
+    expect(again.code).toBe(5);
+    expect(again.stderr).toContain(`already closed by ${alice.id}`);
+    expect(close("RK-99", undefined).code).toBe(4);
+
+    const listed = (state?: string) =>
+      json<{ risks: { id: string }[]; total: number }>([
+        "risk",
+        "list",
+        ...(state ? ["--state", state] : []),
+      ]);
+    expect(listed().risks.map((r) => r.id)).toEqual([owners]);
+    expect(listed("closed").risks.map((r) => r.id)).toEqual([stale, bobs]);
+    expect(listed("all").total).toBe(3);
+    const shown = cairn(ws.dir, ["risk", "list", "--state", "closed"]).stdout;
+    expect(shown).toContain(`closed by ${alice.id}`);
+    expect(shown).toContain("closed because: the cache is bounded now");
+    const journal = json<{ events: { action: string; subject: string; actor: string }[] }>([
+      "activity",
+      "--action",
+      "risk.close",
+    ]);
+    expect(journal.events.map((e) => [e.subject, e.actor])).toEqual([
+      [bobs, "owner"],
+      [stale, alice.id],
+    ]);
+  });
+
   it("defines and redefines terms", () => {
     expect(json<{ created: boolean }>(["glossary", "set", "WAL", "write-ahead log"]).created).toBe(true);
     expect(json<{ created: boolean }>(["glossary", "set", "wal", "SQLite's write-ahead log"]).created).toBe(

@@ -388,6 +388,10 @@ describe("export and import", () => {
       arrange(source.dir, ["task", "add", "Older"]);
       arrange(source.dir, ["task", "add", "Newer"]);
       expect(arrange(source.dir, ["task", "move", "T-1", "--parent", "T-2"]).code).toBe(0);
+      // A risk closed, with when, by whom and why.
+      const rated = ["--impact", "low", "--likelihood", "low", "--indicators", "i", "--action", "a"];
+      arrange(source.dir, ["risk", "add", "a risk since mitigated", ...rated]);
+      expect(arrange(source.dir, ["risk", "close", "RK-1", "--because", "mitigated"]).code).toBe(0);
       const exported = cairn(source.dir, ["export", "--out", join(scratch.dir, "backup.jsonl")]);
       expect(exported.code).toBe(0);
       const target = join(scratch.dir, uniqueName("restored"));
@@ -490,14 +494,13 @@ describe("export and import", () => {
       );
       expect(bad.imported.code).toBe(2);
       expect(bad.imported.stderr).toContain("schema_migrations");
-      // Written before the last migration, which added a column (0022): restored at its own schema
-      // and migrated forward. Before the one that only added indexes (0021): the same tables. A
-      // newer export is refused.
+      // Written before the last two migrations, each of which added columns (0023 to risks, 0022
+      // to agent runs): restored at its own schema and migrated forward. A newer export is refused.
       const schema = parsed.schema as number;
       const beforeColumn = importInto("before-column", JSON.stringify({ ...parsed, schema: schema - 1 }));
       expect(beforeColumn.imported.code, beforeColumn.imported.stderr).toBe(0);
-      const beforeIndex = importInto("before-index", JSON.stringify({ ...parsed, schema: schema - 2 }));
-      expect(beforeIndex.imported.code, beforeIndex.imported.stderr).toBe(0);
+      const beforeBoth = importInto("before-both", JSON.stringify({ ...parsed, schema: schema - 2 }));
+      expect(beforeBoth.imported.code, beforeBoth.imported.stderr).toBe(0);
       const newer = importInto("newer", JSON.stringify({ ...parsed, schema: schema + 1 }));
       expect(newer.imported.code).toBe(2);
       expect(newer.imported.stderr).toContain(

@@ -77,3 +77,14 @@ describe("an import holds a task to the criteria the commands let it hold", () =
     );
   });
 });
+
+describe("an import holds a column to the field the command took it as", () => {
+  it("takes a closed risk's reason as long as `risk close --because` took it, and no longer", () => {
+    const row = (because: string) => ({ id: "RK-1", closed_because: because });
+    // Past a column's default (64 KiB), within the 256 KiB a reason may hold.
+    expect(() => checkRecordLimits({ table: "risks", row: row("r".repeat(100_000)) }, 2)).not.toThrow();
+    expect(() => checkRecordLimits({ table: "risks", row: row("r".repeat(300_000)) }, 2)).toThrow(
+      /closed_because/,
+    );
+  });
+});

@@ -55,6 +55,51 @@ describe.each(contractStores("pages"))("paged lists store contract: $name", ({ c
     }
   });
 
+  it("pages open, closed or all risks, and closes a risk once", async () => {
+    const ids = await write(async (tx) => {
+      const made: string[] = [];
+      for (let n = 0; n < 6; n++) {
+        const risk = await tx.risks.insert(
+          {
+            scope: "task:T-7",
+            risk: `closable ${n}`,
+            impact: LEVELS[n % 3] as Level,
+            likelihood: "high",
+            indicators: "i",
+            action: "a",
+            author: "A-1",
+          },
+          AT,
+        );
+        made.push(risk.id);
+      }
+      return made;
+    });
+    const closing = { at: "2026-06-02T00:00:00.000Z", by: "owner", because: "mitigated" };
+    const closed = [ids[0], ids[3], ids[4]] as string[];
+    for (const id of closed) expect(await write((tx) => tx.risks.close(id, closing))).toBe(true);
+    expect(await write((tx) => tx.risks.close(ids[0] as string, { ...closing, by: "A-2" }))).toBe(false);
+    expect(await write((tx) => tx.risks.close("RK-999", closing))).toBe(false);
+    expect(await store.read((tx) => tx.risks.byId(ids[0] as string))).toMatchObject({ closed: closing });
+    expect(await store.read((tx) => tx.risks.byId(ids[1] as string))).toMatchObject({ closed: null });
+    const all = byRank(await store.read((tx) => tx.risks.list(["task:T-7"])));
+    const scopes = ["task:T-7"];
+    for (const [state, wanted] of [
+      [undefined, all.filter((risk) => !closed.includes(risk.id))],
+      ["open", all.filter((risk) => !closed.includes(risk.id))],
+      ["closed", all.filter((risk) => closed.includes(risk.id))],
+      ["all", all],
+    ] as const) {
+      const page = await store.read((tx) => tx.risks.page({ scopes, state, limit: 2, offset: 1 }));
+      expect(page.total, `${state}`).toBe(wanted.length);
+      expect(page.risks, `${state}`).toEqual(wanted.slice(1, 3));
+    }
+    const unscoped = await store.read((tx) => tx.risks.page({ state: "closed", limit: 100, offset: 0 }));
+    expect(unscoped.risks.map((risk) => risk.id)).toEqual(
+      all.filter((r) => closed.includes(r.id)).map((r) => r.id),
+    );
+  });
+
   it("pages the glossary in list order", async () => {
     await write(async (tx) => {
       for (const term of ["beta", "Alpha", "gamma", "Ärger", "delta", "epsilon", "zeta"])

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import {
   addRisk,
+  closeRisk,
   defineTerm,
   LEVELS,
   listGlossary,
@@ -9,6 +10,7 @@ import {
 } from "../../domains/knowledge/risks.js";
 import type { RiskRecord } from "../../store/knowledge.js";
 import { defineCommand } from "../define.js";
+import { shortId } from "../ids.js";
 import { nextOffset, pageFooter, pageInput, pageOutput, withinBytes } from "../paging.js";
 
 const Risk = z.object({
@@ -22,7 +24,13 @@ const Risk = z.object({
   action: z.string(),
   author: z.string(),
   created_at: z.string(),
+  closed: z
+    .object({ at: z.string(), by: z.string(), because: z.string() })
+    .nullable()
+    .describe("when, by whom and why it was closed; null while open"),
 });
+
+const RiskState = z.enum(["open", "closed", "all"]);
 
 const riskView = (risk: RiskRecord): z.infer<typeof Risk> => ({
   id: risk.id,
@@ -35,11 +43,12 @@ const riskView = (risk: RiskRecord): z.infer<typeof Risk> => ({
   action: risk.action,
   author: risk.author,
   created_at: risk.createdAt,
+  closed: risk.closed,
 });
 
 /** cairn's line first, naming who wrote the risk: its words follow, and are theirs. */
 const riskLine = (r: z.infer<typeof Risk>) =>
-  `${r.id} rank ${r.rank} (impact ${r.impact}, likelihood ${r.likelihood}) ${r.scope} by ${r.author}\n  ${r.risk}\n  watch for: ${r.indicators}\n  then: ${r.action}`;
+  `${r.id} rank ${r.rank} (impact ${r.impact}, likelihood ${r.likelihood}) ${r.scope} by ${r.author}${r.closed ? `, closed by ${r.closed.by} at ${r.closed.at}` : ""}\n  ${r.risk}\n  watch for: ${r.indicators}\n  then: ${r.action}${r.closed ? `\n  closed because: ${r.closed.because}` : ""}`;
 
 export const riskAdd = defineCommand({
   name: "risk add",
@@ -74,23 +83,42 @@ export const riskList = defineCommand({
   effect: "read",
   input: z.object({
     scope: z.string().optional().describe("only this scope"),
+    state: RiskState.optional().describe("open (the default: what briefs show), closed, or all"),
     ...pageInput(RISKS_PAGE, RISKS_PAGE_MAX),
   }),
-  output: z.object({ risks: z.array(Risk), ...pageOutput }),
+  output: z.object({ state: RiskState, risks: z.array(Risk), ...pageOutput }),
   async handler(input, ctx) {
     const offset = input.offset ?? 0;
+    const state = input.state ?? "open";
     const { risks, total } = await listRisks(ctx.store, {
       scope: input.scope,
+      state,
       limit: input.limit ?? RISKS_PAGE,
       offset,
     });
     const shown = withinBytes(risks.map(riskView));
-    return { risks: shown, total, next_offset: nextOffset(offset, shown.length, total) };
+    return { state, risks: shown, total, next_offset: nextOffset(offset, shown.length, total) };
   },
   render: (out) =>
     out.total === 0
-      ? "No risks recorded."
+      ? { open: "No open risks.", closed: "No closed risks.", all: "No risks recorded." }[out.state]
       : [...out.risks.map(riskLine), ...pageFooter(out, out.risks.length)].join("\n"),
+});
+
+export const riskClose = defineCommand({
+  name: "risk close",
+  summary: "Close a risk you recorded (the owner may close any): it leaves every brief, kept with why",
+  effect: "write",
+  positional: ["id"],
+  input: z.object({
+    id: shortId("RK").describe("e.g. RK-3"),
+    because: z.string().min(1).describe("why it no longer holds: mitigated how, or why it was wrong"),
+  }),
+  output: z.object({ risk: Risk }),
+  async handler(input, ctx) {
+    return { risk: riskView(await closeRisk(ctx.store, ctx.actor, input, ctx.now())) };
+  },
+  render: (out) => `Closed ${riskLine(out.risk)}`,
 });
 
 const Term = z.object({ term: z.string(), meaning: z.string(), author: z.string(), updated_at: z.string() });

@@ -1,6 +1,6 @@
-import { refuse } from "../../kernel/outcome.js";
+import { conflict, notFound, refuse } from "../../kernel/outcome.js";
 import { quoteValue } from "../../kernel/text.js";
-import type { GlossaryEntry, Level, RiskRecord } from "../../store/knowledge.js";
+import type { GlossaryEntry, Level, RiskRecord, RiskState } from "../../store/knowledge.js";
 import type { Store, Tx } from "../../store/store.js";
 import type { Actor } from "../identity/actor.js";
 import { who } from "../tasks/common.js";
@@ -24,11 +24,11 @@ export function byRank<T extends Pick<RiskRecord, "impact" | "likelihood">>(risk
 }
 
 /** Every required field must show something: spaces or invisible characters alone are refused. */
-function requireShown(what: "risk" | "term", fields: Record<string, string>): void {
+function requireShown(what: "risk" | "term" | "closing", fields: Record<string, string>): void {
   for (const [field, value] of Object.entries(fields)) {
     if (!shows(value)) {
       throw refuse(
-        what === "risk" ? "risk" : "glossary",
+        what === "term" ? "glossary" : "risk",
         `a ${what} needs ${field}: this one holds only spaces or invisible characters`,
         `give ${field} in words`,
       );
@@ -82,14 +82,61 @@ export async function addRisk(
  */
 export async function listRisks(
   store: Store,
-  query: { scope?: string; limit: number; offset: number },
+  query: { scope?: string; state?: RiskState; limit: number; offset: number },
 ): Promise<{ risks: RiskRecord[]; total: number }> {
   const scope = query.scope === undefined ? undefined : parseScope(query.scope);
   return store.read(async (tx) => {
     // As `note list` does: a mistyped task id is not found, never "no risks" about a task that
     // does not exist.
     if (scope) await requireScope(tx, scope);
-    return tx.risks.page({ scopes: scope ? [scope] : undefined, limit: query.limit, offset: query.offset });
+    return tx.risks.page({
+      scopes: scope ? [scope] : undefined,
+      state: query.state,
+      limit: query.limit,
+      offset: query.offset,
+    });
+  });
+}
+
+/**
+ * Close a risk: mitigated, past, or rated wrongly. It leaves every brief and stays readable with
+ * why. A risk belongs to whoever recorded it: only its author or the owner closes it, or an agent
+ * could take the warning about its own shortcut out of the briefs. A changed rating is a new risk
+ * (`risk add`), the old one closed saying so.
+ */
+export async function closeRisk(
+  store: Store,
+  actor: Actor,
+  input: { id: string; because: string },
+  now: string,
+): Promise<RiskRecord> {
+  requireShown("closing", { because: input.because });
+  return store.write(async (tx) => {
+    const risk = await tx.risks.byId(input.id);
+    if (!risk)
+      throw notFound(`no risk ${quoteValue(input.id)}`, "list them with `cairn risk list --state all`");
+    if (risk.closed)
+      throw conflict(
+        `${risk.id} was already closed by ${await who(tx, risk.closed.by)} at ${risk.closed.at}`,
+        "record a new risk with `cairn risk add` if it stands again",
+      );
+    if (risk.author !== actor.id && !actor.isOwner)
+      throw refuse(
+        "ownership",
+        `${risk.id} was recorded by ${await who(tx, risk.author)}; only its author or the owner may close it`,
+        "record why it no longer holds as a finding on its scope, or ask its author or the owner to close it",
+      );
+    const closing = { at: now, by: actor.id, because: input.because.trim() };
+    if (!(await tx.risks.close(risk.id, closing)))
+      throw conflict(`${risk.id} was closed meanwhile`, `read it with \`cairn risk list --state closed\``);
+    await tx.journal.append({
+      at: now,
+      actor: actor.id,
+      action: "risk.close",
+      subject: risk.id,
+      data: { rank: riskRank(risk) },
+    });
+    return { ...risk, closed: closing };
   });
 }
 

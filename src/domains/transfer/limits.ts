@@ -65,6 +65,7 @@ const FIELD_OF: Readonly<Record<string, string>> = {
   "agents.grant_level": "grant",
   "agents.parent_id": "parent",
   "queues.steps": "step",
+  "risks.closed_because": "because",
   "shortcuts.roles": "role",
   "task_asks.to_role": "to",
   "tasks.blocked_reason": "reason",

@@ -1,6 +1,6 @@
 import type { BriefRecord, BriefsRepo, GlossaryEntry, GlossaryRepo, RisksRepo } from "../knowledge.js";
 import { placeholders } from "../sqlite/note-rows.js";
-import { type RiskRow, riskPageSql, toRisk } from "../sqlite/risk-rows.js";
+import { RISK_STATE, type RiskRow, riskPageSql, statesOf, toRisk } from "../sqlite/risk-rows.js";
 import type { PgDb } from "./db.js";
 import { shortIds } from "./short-ids.js";
 
@@ -12,13 +12,18 @@ export function pgRisks(db: PgDb): RisksRepo {
   );
   const byId = db.prepare<[string], RiskRow>("SELECT * FROM risks WHERE id = ?");
   const all = db.prepare<[], RiskRow>("SELECT * FROM risks ORDER BY seq");
-  const page = db.prepare<[number, number], RiskRow>(riskPageSql("", "?", "?"));
-  const pageInScopes = db.prepare<[string[], number, number], RiskRow>(
-    riskPageSql("WHERE scope = ANY(?)", "?", "?"),
+  const IN_STATES = `WHERE ${RISK_STATE} IN (?, ?)`;
+  const IN_SCOPES = `WHERE scope = ANY(?) AND ${RISK_STATE} IN (?, ?)`;
+  const page = db.prepare<[string, string, number, number], RiskRow>(riskPageSql(IN_STATES, "?", "?"));
+  const pageInScopes = db.prepare<[string[], string, string, number, number], RiskRow>(
+    riskPageSql(IN_SCOPES, "?", "?"),
   );
-  const count = db.prepare<[], { n: number }>("SELECT COUNT(*) AS n FROM risks");
-  const countInScopes = db.prepare<[string[]], { n: number }>(
-    "SELECT COUNT(*) AS n FROM risks WHERE scope = ANY(?)",
+  const count = db.prepare<[string, string], { n: number }>(`SELECT COUNT(*) AS n FROM risks ${IN_STATES}`);
+  const countInScopes = db.prepare<[string[], string, string], { n: number }>(
+    `SELECT COUNT(*) AS n FROM risks ${IN_SCOPES}`,
+  );
+  const close = db.prepare<[string, string, string, string], { id: string }>(
+    "UPDATE risks SET closed_at = ?, closed_by = ?, closed_because = ? WHERE id = ? AND closed_at IS NULL RETURNING id",
   );
   return {
     async insert(risk, at) {
@@ -37,6 +42,10 @@ export function pgRisks(db: PgDb): RisksRepo {
       );
       return toRisk((await byId.get(id)) as RiskRow);
     },
+    async byId(id) {
+      const row = await byId.get(id);
+      return row ? toRisk(row) : undefined;
+    },
     async list(scopes) {
       if (!scopes) return (await all.all()).map(toRisk);
       if (scopes.length === 0) return [];
@@ -48,13 +57,19 @@ export function pgRisks(db: PgDb): RisksRepo {
         .all(...scopes);
       return rows.map(toRisk);
     },
-    async page({ scopes, limit, offset }) {
+    async page({ scopes, state, limit, offset }) {
+      const states = statesOf(state);
       const listed = scopes === undefined ? undefined : [...new Set(scopes)];
       const rows = await (listed === undefined
-        ? page.all(limit, offset)
-        : pageInScopes.all(listed, limit, offset));
-      const counted = await (listed === undefined ? count.get() : countInScopes.get(listed));
+        ? page.all(...states, limit, offset)
+        : pageInScopes.all(listed, ...states, limit, offset));
+      const counted = await (listed === undefined
+        ? count.get(...states)
+        : countInScopes.get(listed, ...states));
       return { risks: rows.map(toRisk), total: Number(counted?.n ?? 0) };
+    },
+    async close(id, closing) {
+      return (await close.all(closing.at, closing.by, closing.because, id)).length === 1;
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { RiskRecord } from "../knowledge.js";
+import type { RiskRecord, RiskState } from "../knowledge.js";
 
 /** Rows of the risks tables as both stores read them, and their records (shared, not copied). */
 export interface RiskRow {
@@ -11,6 +11,9 @@ export interface RiskRow {
   action: string;
   author: string;
   created_at: string;
+  closed_at: string | null;
+  closed_by: string | null;
+  closed_because: string | null;
 }
 
 export const toRisk = (row: RiskRow): RiskRecord => ({
@@ -23,7 +26,18 @@ export const toRisk = (row: RiskRow): RiskRecord => ({
   action: row.action,
   author: row.author,
   createdAt: row.created_at,
+  closed:
+    row.closed_at === null
+      ? null
+      : { at: row.closed_at, by: row.closed_by ?? "", because: row.closed_because ?? "" },
 });
+
+/** A risk's state in SQL, for a page to keep the states asked for: `${RISK_STATE} IN (?, ?)`. */
+export const RISK_STATE = "(CASE WHEN closed_at IS NULL THEN 'open' ELSE 'closed' END)";
+
+/** The two values `RISK_STATE IN (?, ?)` is given for a page of `state` (open when not given). */
+export const statesOf = (state: RiskState = "open"): [string, string] =>
+  state === "all" ? ["open", "closed"] : [state, state];
 
 /** A level's weight in a risk's exposure, in SQL: high 3, medium 2, low 1 (as `riskRank` weighs it). */
 const weight = (column: string) => `(CASE ${column} WHEN 'high' THEN 3 WHEN 'medium' THEN 2 ELSE 1 END)`;

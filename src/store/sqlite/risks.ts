@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
 import type { BriefRecord, BriefsRepo, GlossaryEntry, GlossaryRepo, RisksRepo } from "../knowledge.js";
-import { type RiskRow, riskPageSql, toRisk } from "./risk-rows.js";
+import { RISK_STATE, type RiskRow, riskPageSql, statesOf, toRisk } from "./risk-rows.js";
 import { shortIds } from "./short-ids.js";
 
 export function sqliteRisks(db: Database.Database): RisksRepo {
@@ -16,11 +16,19 @@ export function sqliteRisks(db: Database.Database): RisksRepo {
   const inScopes = db.prepare<[string], RiskRow>(
     "SELECT r.* FROM json_each(?) j CROSS JOIN risks r ON r.scope = j.value ORDER BY r.seq",
   );
-  const IN_SCOPES = "WHERE scope IN (SELECT value FROM json_each(?))";
-  const page = db.prepare<[number, number], RiskRow>(riskPageSql("", "+?", "+?"));
-  const pageInScopes = db.prepare<[string, number, number], RiskRow>(riskPageSql(IN_SCOPES, "+?", "+?"));
-  const count = db.prepare<[], { n: number }>("SELECT COUNT(*) AS n FROM risks");
-  const countInScopes = db.prepare<[string], { n: number }>(`SELECT COUNT(*) AS n FROM risks ${IN_SCOPES}`);
+  const IN_STATES = `WHERE ${RISK_STATE} IN (?, ?)`;
+  const IN_SCOPES = `WHERE scope IN (SELECT value FROM json_each(?)) AND ${RISK_STATE} IN (?, ?)`;
+  const page = db.prepare<[string, string, number, number], RiskRow>(riskPageSql(IN_STATES, "+?", "+?"));
+  const pageInScopes = db.prepare<[string, string, string, number, number], RiskRow>(
+    riskPageSql(IN_SCOPES, "+?", "+?"),
+  );
+  const count = db.prepare<[string, string], { n: number }>(`SELECT COUNT(*) AS n FROM risks ${IN_STATES}`);
+  const countInScopes = db.prepare<[string, string, string], { n: number }>(
+    `SELECT COUNT(*) AS n FROM risks ${IN_SCOPES}`,
+  );
+  const close = db.prepare(
+    "UPDATE risks SET closed_at = ?, closed_by = ?, closed_because = ? WHERE id = ? AND closed_at IS NULL",
+  );
   return {
     async insert(risk, at) {
       const { seq, id } = nextId();
@@ -38,15 +46,27 @@ export function sqliteRisks(db: Database.Database): RisksRepo {
       );
       return toRisk(byId.get(id) as RiskRow);
     },
+    async byId(id) {
+      const row = byId.get(id);
+      return row ? toRisk(row) : undefined;
+    },
     async list(scopes) {
       const rows = scopes ? inScopes.all(JSON.stringify([...new Set(scopes)])) : all.all();
       return rows.map(toRisk);
     },
-    async page({ scopes, limit, offset }) {
+    async page({ scopes, state, limit, offset }) {
+      const states = statesOf(state);
       const listed = scopes === undefined ? undefined : JSON.stringify([...new Set(scopes)]);
-      const rows = listed === undefined ? page.all(limit, offset) : pageInScopes.all(listed, limit, offset);
-      const total = (listed === undefined ? count.get() : countInScopes.get(listed))?.n ?? 0;
+      const rows =
+        listed === undefined
+          ? page.all(...states, limit, offset)
+          : pageInScopes.all(listed, ...states, limit, offset);
+      const total =
+        (listed === undefined ? count.get(...states) : countInScopes.get(listed, ...states))?.n ?? 0;
       return { risks: rows.map(toRisk), total };
+    },
+    async close(id, closing) {
+      return close.run(closing.at, closing.by, closing.because, id).changes === 1;
     },
   };
 }

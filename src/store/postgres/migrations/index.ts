@@ -19,6 +19,7 @@ import { criterionAuthors } from "../../sqlite/migrations/0019_criterion_authors
 import { trustSetters } from "../../sqlite/migrations/0020_trust_setters.js";
 import { unverifiedDone } from "../../sqlite/migrations/0021_unverified_done.js";
 import { runDeadlines } from "../../sqlite/migrations/0022_run_deadlines.js";
+import { riskClosing } from "../../sqlite/migrations/0023_risk_closing.js";
 import { FACTS_SEARCH } from "./facts-search.js";
 import { PG_BULK_TERMS } from "./pg-bulk-terms.js";
 import { PG_COUNTER_STATEMENTS } from "./pg-counter-statements.js";
@@ -102,6 +103,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   { name: "pg_0104_deferrable_references", sql: () => PG_DEFERRABLE_REFERENCES, pgOnly: true },
   { name: unverifiedDone.name, sql: () => fromSqlite(unverifiedDone.sql) },
   { name: runDeadlines.name, sql: () => fromSqlite(runDeadlines.sql) },
+  { name: riskClosing.name, sql: () => fromSqlite(riskClosing.sql) },
 ];
 
 /** The migrations both stores share: their count is the schema version an export carries. */

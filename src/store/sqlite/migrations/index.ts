@@ -19,6 +19,7 @@ import { criterionAuthors } from "./0019_criterion_authors.js";
 import { trustSetters } from "./0020_trust_setters.js";
 import { unverifiedDone } from "./0021_unverified_done.js";
 import { runDeadlines } from "./0022_run_deadlines.js";
+import { riskClosing } from "./0023_risk_closing.js";
 import type { Migration } from "./migration.js";
 
 /**
@@ -48,6 +49,7 @@ export const MIGRATIONS: readonly Migration[] = [
   trustSetters,
   unverifiedDone,
   runDeadlines,
+  riskClosing,
 ];
 
 /**
