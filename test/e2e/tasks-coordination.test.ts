@@ -4,7 +4,15 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { callTool, connectMcp } from "../helpers/mcp.js";
 import { pidFrom, processGone, waitFor } from "../helpers/processes.js";
-import { addAgent, arrange, CAIRN_BIN, cairn, cleanEnv, initWorkspace } from "../helpers/workspace.js";
+import {
+  addAgent,
+  arrange,
+  CAIRN_BIN,
+  cairn,
+  cairnAsync,
+  cleanEnv,
+  initWorkspace,
+} from "../helpers/workspace.js";
 
 let ws: { dir: string; cleanup: () => void };
 beforeEach(() => {
@@ -180,6 +188,34 @@ describe("queues", () => {
     // Her retry of it is a replay, and moves nothing.
     const again = cairn(ws.dir, ["queue", "advance", "deploy", "--key", "step-1", "--json"], ann);
     expect(again.json).toMatchObject({ step: "three", replayed: true });
+  });
+
+  it("advances once per key across racing processes, an agent and the identity it minted sharing their keys", async () => {
+    arrange(ws.dir, ["queue", "add", "nightly", ...Array.from({ length: 6 }, (_, i) => `--step=s${i}`)]);
+    const bob = addAgent(ws.dir, "bob", "builder");
+    // What a scheduled agent's retry is: the same agent acting through a token minted for the run.
+    const minted = arrange(
+      ws.dir,
+      ["agent", "add", "bob-run", "--role", "builder", "--parent", bob.id, "--json"],
+      as(bob.token),
+    ).json as { token: string };
+    const advance = (key: string, token?: string) =>
+      cairnAsync(ws.dir, ["queue", "advance", "nightly", "--key", key, "--json"], token ? as(token) : {});
+    const runs = await Promise.all([
+      advance("a"),
+      advance("b"),
+      advance("nightly-1", bob.token),
+      advance("nightly-1", minted.token),
+      advance("nightly-1", bob.token),
+    ]);
+    for (const run of runs) expect(run.code, run.stderr).toBe(0);
+    const moved = runs.map((run) => (run.json as { replayed: boolean }).replayed === false);
+    expect(moved).toEqual([true, true, expect.any(Boolean), expect.any(Boolean), expect.any(Boolean)]);
+    expect(moved.filter(Boolean)).toHaveLength(3);
+    expect(cairn(ws.dir, ["queue", "next", "nightly", "--json"]).json).toMatchObject({
+      cursor: 3,
+      step: "s3",
+    });
   });
 
   it("says who wrote a step: an agent's step is shown as its words, on every face", async () => {

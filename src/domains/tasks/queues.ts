@@ -3,7 +3,7 @@ import { readsAsShortId } from "../../kernel/short-id.js";
 import { quoteValue } from "../../kernel/text.js";
 import type { Store, Tx } from "../../store/store.js";
 import type { QueueHead, QueueRecord } from "../../store/tasks.js";
-import type { Actor } from "../identity/actor.js";
+import { type Actor, principalOf } from "../identity/actor.js";
 import { requireTotalChars, TOTALS } from "../limits/limits.js";
 import { journal, who } from "./common.js";
 
@@ -113,12 +113,18 @@ export async function listQueues(
  * reply, a restarted agent) finds the key recorded and changes nothing. A key is the caller's
  * own: shared by all, another agent's advance with the key one was about to send used it up, and
  * that agent's advance then answered "replayed" and moved nothing, as though it had.
+ *
+ * The caller is its principal (principalOf): an agent and the identities minted in its hands. A
+ * scheduled agent's every run, a retry too, acts through a token minted for that run alone, so
+ * keyed by the run's own id the retry of a run that had advanced advanced again, past a step
+ * nobody did.
  */
 export async function queueAdvance(store: Store, actor: Actor, name: string, key: string, now: string) {
   if (key.trim() === "") throw usageError("advance needs a key (--key), so a retry cannot advance twice");
   return store.write(async (tx) => {
     const queue = await load(tx, name);
-    if (!(await tx.queues.claimKey(name, `${actor.id} ${key}`, now)))
+    const caller = await principalOf(tx, actor.id);
+    if (!(await tx.queues.claimKey(name, `${caller} ${key}`, now)))
       return { ...(await position(tx, queue)), replayed: true };
     if (queue.cursor >= queue.steps.length) {
       throw refuse(
