@@ -136,6 +136,18 @@ describe("ask and answer", () => {
     expect(cairn(ws.dir, ["task", "claim", "T-1"], as(bob.token)).code).toBe(0);
   });
 
+  it("never routes a question to a read-only role, whose agents cannot answer it", () => {
+    config('[roles.auditor]\ngrant = "ro"\nscope = ["src/**"]\n[roles.builder]\nscope = ["src/**"]\n');
+    arrange(ws.dir, ["task", "add", "parser", "--traces", "src/a.ts"]);
+    const named = cairn(ws.dir, ["ask", "T-1", "which parser?", "--to", "auditor"]);
+    expect(named.code).toBe(2);
+    expect(named.stderr).toContain('role "auditor" is read-only');
+    // The auditor's scope, first in cairn.toml, covers src/a.ts: the question goes past it.
+    expect(cairn(ws.dir, ["ask", "T-1", "which parser?", "--json"]).json).toMatchObject({
+      to: "builder",
+    });
+  });
+
   it("routes to a human when no role fits, and lets a read-only agent ask", () => {
     const ro = addAgent(ws.dir, "rita", "reviewer", ["--grant", "ro"]);
     arrange(ws.dir, ["task", "add", "t"]);

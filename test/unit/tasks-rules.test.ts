@@ -122,6 +122,21 @@ describe("task rules", () => {
     expect(routeAsk(loop, "a", { traces: [] })).toBe("human");
   });
 
+  it("passes over a read-only role, which cannot answer, by scope and along escalate_to", () => {
+    const config = WorkspaceConfig.parse({
+      roles: {
+        builder: { scope: ["src/**"], escalate_to: "auditor" },
+        auditor: { grant: "ro", scope: ["src/**"], escalate_to: "lead" },
+        lead: {},
+        watcher: { grant: "ro", escalate_to: "watcher" },
+      },
+    });
+    // The auditor's scope covers src/a.ts, and builder escalates to it: both go on to lead.
+    expect(routeAsk(config, "lead", { traces: ["src/a.ts"] })).toBe("builder");
+    expect(routeAsk(config, "builder", { traces: ["src/a.ts"] })).toBe("lead");
+    expect(routeAsk(config, "watcher", { traces: [] })).toBe("human");
+  });
+
   it("knows only the roles and shortcuts cairn.toml names: constructor or toString is none", () => {
     const scratch = scratchDir();
     try {

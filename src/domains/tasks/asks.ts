@@ -13,8 +13,18 @@ import { covers } from "./scope.js";
 export const HUMAN = "human";
 
 /**
+ * Whether a role's agents can answer: a read-only role's cannot (answering is a write), so a
+ * question routed there, by scope or escalation, waited for an answer nobody in it could give.
+ */
+const answers = (config: WorkspaceConfig, name: string) => {
+  const role = config.roles[name];
+  return role !== undefined && role.grant !== "ro";
+};
+
+/**
  * Who should answer: a role whose scope covers the task's paths; else the asker's escalation
- * chain, nearest first; else a human.
+ * chain, nearest first; else a human. A read-only role is passed over (along the chain, on to
+ * the role it escalates to): its agents cannot answer.
  */
 export function routeAsk(
   config: WorkspaceConfig,
@@ -22,7 +32,7 @@ export function routeAsk(
   task: Pick<TaskRecord, "traces">,
 ): string {
   const byScope = Object.entries(config.roles).find(
-    ([name, role]) => name !== askerRole && covers(role, task),
+    ([name, role]) => name !== askerRole && answers(config, name) && covers(role, task),
   );
   if (byScope) return byScope[0];
   const seen = new Set([askerRole]);
@@ -30,7 +40,7 @@ export function routeAsk(
   while (queue.length > 0) {
     const next = config.roles[queue.shift() as string]?.escalate_to;
     if (!next || seen.has(next)) continue;
-    if (config.roles[next]) return next;
+    if (answers(config, next)) return next;
     seen.add(next);
     queue.push(next);
   }
@@ -71,10 +81,13 @@ export async function askQuestion(
   to?: string,
 ): Promise<{ ask: AskRecord; task: TaskRecord; blocked: boolean }> {
   if (question.trim() === "") throw usageError("ask what? the question is empty");
-  if (to !== undefined && to !== HUMAN && !config.roles[to]) {
+  if (to !== undefined && to !== HUMAN && !answers(config, to)) {
+    const able = Object.keys(config.roles).filter((name) => answers(config, name));
     throw usageError(
-      `no role ${quoteValue(to)} to route the question to`,
-      `name a role from cairn.toml (${Object.keys(config.roles).join(", ") || "none defined"}) or "${HUMAN}"`,
+      config.roles[to]
+        ? `role ${quoteValue(to)} is read-only: its agents cannot answer a question`
+        : `no role ${quoteValue(to)} to route the question to`,
+      `name a role from cairn.toml that may answer (${able.join(", ") || "none defined"}) or "${HUMAN}"`,
     );
   }
   return store.write(async (tx) => {
