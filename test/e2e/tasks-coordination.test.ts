@@ -184,6 +184,9 @@ describe("queues", () => {
     });
     expect(cairn(ws.dir, ["queue", "advance", "release", "--key", "k4"]).code).toBe(3);
     expect(cairn(ws.dir, ["queue", "next", "nope"]).code).toBe(4);
+    // A step left empty (an unset variable in a script) is refused, not a step that says nothing.
+    const blank = cairn(ws.dir, ["queue", "add", "blank", "--step", "tag", "--step", " "]);
+    expect([blank.code, blank.stderr]).toEqual([2, expect.stringContaining("step 2 of 2 is empty")]);
   });
 
   it("keeps each caller's keys its own: another agent's advance with the same key is no replay of it", () => {

@@ -74,6 +74,9 @@ export async function addQueue(store: Store, actor: Actor, name: string, steps: 
       "choose a name that is not an id (T-4, 7)",
     );
   if (steps.length === 0) throw usageError("a queue needs steps (--step, once per step, in order)");
+  // An empty step is a slip (`--step "$UNSET"`): it showed as a step to do that says nothing.
+  const blank = steps.findIndex((step) => step.trim() === "");
+  if (blank >= 0) throw usageError(`step ${blank + 1} of ${steps.length} is empty`, "say what each step is");
   requireTotalChars(
     "a queue's steps",
     steps,
