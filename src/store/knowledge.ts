@@ -225,6 +225,8 @@ export interface GlossaryRepo {
   termsMayOccurIn(lowerText: string): Promise<string[]>;
   /** The entries of these terms, spelled as stored (as termsMayOccurIn gives them), in `list` order. */
   byTerms(terms: readonly string[]): Promise<GlossaryEntry[]>;
+  /** Remove the term spelled exactly as stored; false when it is not there (any more). */
+  remove(term: string): Promise<boolean>;
 }
 
 export interface BriefRecord {

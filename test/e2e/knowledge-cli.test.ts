@@ -687,6 +687,42 @@ describe("risks and glossary through the CLI", () => {
       expect.objectContaining({ term: "wal", meaning: "SQLite's write-ahead log" }),
     ]);
   });
+
+  it("removes a term, by its author or the owner: no brief quotes it from then on", () => {
+    made(["task", "add", "turn on WAL for the store"]);
+    const alice = addAgent(ws.dir, "alice", "builder");
+    const bob = addAgent(ws.dir, "bob", "builder");
+    made(["glossary", "set", "WAL", "write-ahead log"], { CAIRN_AGENT: alice.token });
+    made(["glossary", "set", "store", "the SQLite file"], { CAIRN_AGENT: bob.token });
+    const brief = () => json<{ brief: string }>(["context", "T-1"]).brief;
+    expect(brief()).toContain("write-ahead log");
+
+    const remove = (term: string, token?: string) =>
+      cairn(ws.dir, ["glossary", "remove", term, "--json"], { env: token ? { CAIRN_AGENT: token } : {} });
+    const other = remove("WAL", bob.token);
+    expect(other.code, other.stderr).toBe(3);
+    expect(other.json).toMatchObject({ refused: { policy: "ownership" } });
+    expect(brief()).toContain("write-ahead log");
+    // Its author, in another case; the owner, another's term.
+    const removed = remove("wal", alice.token);
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(removed.json).toMatchObject({ removed: { term: "WAL", author: alice.id } });
+    expect(remove("store").code).toBe(0);
+    const after = brief();
+    expect(after).not.toContain("write-ahead log");
+    expect(after).not.toContain("the SQLite file");
+    expect(remove("WAL").code).toBe(4);
+    expect(json<{ total: number }>(["glossary", "list"]).total).toBe(0);
+    const journal = json<{ events: { subject: string; actor: string }[] }>([
+      "activity",
+      "--action",
+      "glossary.remove",
+    ]);
+    expect(journal.events.map((e) => [e.subject, e.actor])).toEqual([
+      ["term:store", "owner"],
+      ["term:WAL", alice.id],
+    ]);
+  });
 });
 
 describe("required text must show", () => {

@@ -115,6 +115,14 @@ describe.each(contractStores("pages"))("paged lists store contract: $name", ({ c
       const page = await store.read((tx) => tx.glossary.page({ limit, offset }));
       expect(page).toEqual({ entries: all.slice(offset, offset + limit), total: 7 });
     }
+    // Removed by the spelling stored, once; the other terms stay.
+    expect(await write((tx) => tx.glossary.remove("Ärger"))).toBe(true);
+    expect(await write((tx) => tx.glossary.remove("Ärger"))).toBe(false);
+    expect(await write((tx) => tx.glossary.remove("nothing"))).toBe(false);
+    const left = await store.read((tx) => tx.glossary.list());
+    expect(left.map((entry) => entry.term)).toEqual(
+      all.map((entry) => entry.term).filter((t) => t !== "Ärger"),
+    );
   });
 
   it("lists the most used topics of live facts, at most a limit of them, and how many there are", async () => {

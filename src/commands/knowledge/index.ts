@@ -9,7 +9,7 @@ import {
   topicsCommand,
 } from "./memory.js";
 import { noteAdd, noteList, noteShow, noteTrust } from "./notes.js";
-import { glossaryList, glossarySet, riskAdd, riskClose, riskList } from "./risks.js";
+import { glossaryList, glossaryRemove, glossarySet, riskAdd, riskClose, riskList } from "./risks.js";
 import { KNOWLEDGE_TOOLS } from "./tools.js";
 
 /** Notes, memory, risks, the glossary and the brief. */
@@ -31,6 +31,7 @@ export const knowledgeDomain: CommandDomain = {
     riskClose,
     glossarySet,
     glossaryList,
+    glossaryRemove,
     contextCommand,
     briefRecord,
   ],

@@ -6,6 +6,7 @@ import {
   LEVELS,
   listGlossary,
   listRisks,
+  removeTerm,
   riskRank,
 } from "../../domains/knowledge/risks.js";
 import type { RiskRecord } from "../../store/knowledge.js";
@@ -141,6 +142,27 @@ export const glossarySet = defineCommand({
     };
   },
   render: (out) => `${out.created ? "Defined" : "Redefined"} ${out.entry.term}: ${out.entry.meaning}`,
+});
+
+export const glossaryRemove = defineCommand({
+  name: "glossary remove",
+  summary: "Remove a term you defined (the owner may remove any): no brief quotes it from then on",
+  effect: "write",
+  positional: ["term"],
+  input: z.object({ term: z.string().min(1).max(200).describe("the term, in any case") }),
+  output: z.object({ removed: Term }),
+  async handler(input, ctx) {
+    const entry = await removeTerm(ctx.store, ctx.actor, input.term, ctx.now());
+    return {
+      removed: {
+        term: entry.term,
+        meaning: entry.meaning,
+        author: entry.author,
+        updated_at: entry.updatedAt,
+      },
+    };
+  },
+  render: (out) => `Removed ${out.removed.term} (defined by ${out.removed.author})`,
 });
 
 /**

@@ -141,6 +141,17 @@ export async function closeRisk(
 }
 
 /**
+ * A term as it shows: spelled with an invisible character, decomposed accents or two spaces it is
+ * the term it looks like (a brief matches it so).
+ */
+const termAsShown = (term: string) =>
+  term
+    .replace(/\p{Cf}+/gu, "")
+    .normalize("NFC")
+    .replace(/\s+/gu, " ")
+    .trim();
+
+/**
  * Define a term, or redefine one. A term belongs to whoever defined it: redefining someone else's
  * is refused (the owner excepted), so no agent can replace the meaning every brief quotes, and
  * the one it replaced, with its own.
@@ -152,14 +163,8 @@ export async function defineTerm(
   now: string,
 ): Promise<{ entry: GlossaryEntry; created: boolean }> {
   requireShown("term", { term: input.term, meaning: input.meaning });
-  // A term as it shows: spelled with an invisible character, decomposed accents or two spaces it
-  // is the term it looks like (a brief matches it so), so it cannot stand beside another's
-  // definition as a second one.
-  const term = input.term
-    .replace(/\p{Cf}+/gu, "")
-    .normalize("NFC")
-    .replace(/\s+/gu, " ")
-    .trim();
+  // As it shows, so it cannot stand beside another's definition as a second one.
+  const term = termAsShown(input.term);
   const entry = { term, meaning: input.meaning.trim(), author: actor.id, updatedAt: now };
   return store.write(async (tx) => {
     const existing = (await tx.glossary.byTerm(entry.term)) ?? (await spelledOtherwise(tx, entry.term));
@@ -179,6 +184,46 @@ export async function defineTerm(
       data: { created },
     });
     return { entry, created };
+  });
+}
+
+/**
+ * Remove a term: it is quoted in no brief from then on. As with redefining, only its author or the
+ * owner may: another agent could otherwise take a meaning it disagrees with out of every brief.
+ */
+export async function removeTerm(
+  store: Store,
+  actor: Actor,
+  term: string,
+  now: string,
+): Promise<GlossaryEntry> {
+  const asShown = termAsShown(term);
+  return store.write(async (tx) => {
+    const existing = (await tx.glossary.byTerm(asShown)) ?? (await spelledOtherwise(tx, asShown));
+    if (!existing)
+      throw notFound(
+        `no term ${quoteValue(term)} in the glossary`,
+        "list the terms with `cairn glossary list`",
+      );
+    if (existing.author !== actor.id && !actor.isOwner)
+      throw refuse(
+        "ownership",
+        `the term ${quoteValue(existing.term)} belongs to ${await who(tx, existing.author)}; only its author or the owner may remove it`,
+        "record what you know as a finding or a decision, or ask its author or the owner to change it",
+      );
+    if (!(await tx.glossary.remove(existing.term)))
+      throw conflict(
+        `the term ${quoteValue(existing.term)} was removed or respelled meanwhile`,
+        "list the terms with `cairn glossary list`",
+      );
+    await tx.journal.append({
+      at: now,
+      actor: actor.id,
+      action: "glossary.remove",
+      subject: `term:${existing.term}`,
+      data: {},
+    });
+    return existing;
   });
 }
 

@@ -105,6 +105,7 @@ export function pgGlossary(db: PgDb): GlossaryRepo {
     "SELECT term, meaning, author, updated_at FROM glossary ORDER BY lower(term) LIMIT ? OFFSET ?",
   );
   const count = db.prepare<[], { n: number }>("SELECT COUNT(*) AS n FROM glossary");
+  const remove = db.prepare<[string], { term: string }>("DELETE FROM glossary WHERE term = ? RETURNING term");
   const entry = (row: GlossaryRow): GlossaryEntry => ({
     term: row.term,
     meaning: row.meaning,
@@ -137,6 +138,9 @@ export function pgGlossary(db: PgDb): GlossaryRepo {
     },
     async byTerms(terms) {
       return terms.length === 0 ? [] : (await ofTerms.all([...terms])).map(entry);
+    },
+    async remove(term) {
+      return (await remove.all(term)).length === 1;
     },
   };
 }

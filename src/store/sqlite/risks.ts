@@ -103,6 +103,8 @@ export function sqliteGlossary(db: Database.Database): GlossaryRepo {
     "SELECT term, meaning, author, updated_at FROM glossary ORDER BY term LIMIT +? OFFSET +?",
   );
   const count = db.prepare<[], { n: number }>("SELECT COUNT(*) AS n FROM glossary");
+  // `=` folds ASCII case here (the column is NOCASE): the stored spelling alone, as byTerm gave it.
+  const remove = db.prepare<[string]>("DELETE FROM glossary WHERE term = ? COLLATE BINARY");
   const entry = (row: GlossaryRow): GlossaryEntry => ({
     term: row.term,
     meaning: row.meaning,
@@ -134,6 +136,9 @@ export function sqliteGlossary(db: Database.Database): GlossaryRepo {
     },
     async byTerms(terms) {
       return terms.length === 0 ? [] : ofTerms.all(JSON.stringify(terms)).map(entry);
+    },
+    async remove(term) {
+      return remove.run(term).changes === 1;
     },
   };
 }
