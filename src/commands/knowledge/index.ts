@@ -1,5 +1,6 @@
 import type { CommandDomain } from "../domain.js";
 import { briefRecord, contextCommand } from "./brief.js";
+import { glossaryList, glossaryRemove, glossarySet } from "./glossary.js";
 import {
   factShow,
   forgetCommand,
@@ -9,7 +10,7 @@ import {
   topicsCommand,
 } from "./memory.js";
 import { noteAdd, noteList, noteShow, noteTrust } from "./notes.js";
-import { glossaryList, glossaryRemove, glossarySet, riskAdd, riskClose, riskList } from "./risks.js";
+import { riskAdd, riskClose, riskList } from "./risks.js";
 import { KNOWLEDGE_TOOLS } from "./tools.js";
 
 /** Notes, memory, risks, the glossary and the brief. */
