@@ -11,6 +11,18 @@ export function canonicalShortId(raw: string, prefix: string): string {
 }
 
 /**
+ * The start of a `prefix` id that was typed, in any form canonicalShortId reads (`G-3`, `g-3`,
+ * ` 3`), for completion: digits alone (or nothing) start `G-`, and so does `G`. Undefined when
+ * what was typed can start no such id.
+ */
+export function shortIdStart(typed: string, prefix: string): string | undefined {
+  const text = typed.trim().toUpperCase();
+  if (/^\d*$/.test(text)) return `${prefix}-${text}`;
+  if (text === prefix) return `${prefix}-`;
+  return text.startsWith(`${prefix}-`) && /^\d*$/.test(text.slice(prefix.length + 1)) ? text : undefined;
+}
+
+/**
  * Every short id's prefix (`T-4` a task, `AT-2` an attempt, ...): the stores hand ids out only
  * with one of these, so a new kind of record is named here and its ids are refused as names.
  */

@@ -71,6 +71,18 @@ describe("MCP completions and logging", () => {
     expect(tasks.values).toEqual(["T-2"]);
     const goals = await complete({ type: "ref/resource", uri: "cairn://goal/{id}" }, "id", "");
     expect(goals.values).toEqual([goal]);
+    // A goal id is read as a bare number (cairn://goal/1, goal_show 1), so typing one offers it.
+    const number = goal.replace(/^G-/, "");
+    for (const typed of [number, ` ${number}`, goal.toLowerCase()])
+      expect(
+        (await complete({ type: "ref/resource", uri: "cairn://goal/{id}" }, "id", typed)).values,
+        typed,
+      ).toEqual([goal]);
+    for (const typed of ["-1", "GG", `${goal}x`])
+      expect(
+        (await complete({ type: "ref/resource", uri: "cairn://goal/{id}" }, "id", typed)).values,
+        typed,
+      ).toEqual([]);
     const read = await mcp.client.readResource({ uri: `cairn://goal/${goal}` });
     expect(JSON.parse((read.contents[0] as { text: string }).text).goal.id).toBe(goal);
   });

@@ -206,7 +206,7 @@ export const goalList = defineCommand({
 
 export const goalIds = defineCommand({
   name: "goal ids",
-  summary: "Goal ids starting with what was typed (G-1 or g-1), lowest first: for completion",
+  summary: "Goal ids starting with what was typed (G-1, g-1 or 1), lowest first: for completion",
   effect: "read",
   positional: ["prefix"],
   input: idsInput("goal"),

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { notFound, refuse, usageError } from "../../kernel/outcome.js";
+import { shortIdStart } from "../../kernel/short-id.js";
 import { quoteValue } from "../../kernel/text.js";
 import type { GoalFields, GoalRecord, IdPage, ProofSpec, Store, Tx } from "../../store/store.js";
 import { DEFAULT_ITEMS, TOTALS } from "../limits/limits.js";
@@ -270,9 +271,14 @@ export async function goalOrThrow(tx: Tx, id: string): Promise<GoalRecord> {
   return goal;
 }
 
-/** Goal ids that start with what was typed (`g-1` as `G-1`), lowest number first, with how many there are. */
+/**
+ * Goal ids that start with what was typed, lowest number first, with how many there are: `G-1`,
+ * `g-1` and `1` each offer G-1 and G-10…, as each of them names a goal wherever an id is read.
+ */
 export async function goalIdsStartingWith(store: Store, typed: string, limit: number): Promise<IdPage> {
-  return store.read((tx) => tx.goals.idsStartingWith(typed.trim().toUpperCase(), limit));
+  const prefix = shortIdStart(typed, "G");
+  if (prefix === undefined) return { ids: [], total: 0 };
+  return store.read((tx) => tx.goals.idsStartingWith(prefix, limit));
 }
 
 export async function createGoal(store: Store, vague: string, actor: string, at: string) {

@@ -1,5 +1,6 @@
 import { conflict, refuse, usageError } from "../../kernel/outcome.js";
 import type { Setting } from "../../kernel/setting.js";
+import { shortIdStart } from "../../kernel/short-id.js";
 import { previewText } from "../../kernel/text.js";
 import type { NoteRecord } from "../../store/knowledge.js";
 import type { Store, Tx } from "../../store/store.js";
@@ -267,17 +268,9 @@ export const LIVE_STATUSES: readonly TaskStatus[] = ["active", "open", "blocked"
  * nothing offers every live task.
  */
 export async function liveTaskIdsStartingWith(store: Store, typed: string, limit: number): Promise<IdPage> {
-  const prefix = taskIdPrefix(typed);
+  const prefix = shortIdStart(typed, "T");
   if (prefix === undefined) return { ids: [], total: 0 };
   return store.read((tx) => tx.tasks.idsStartingWith(prefix, LIVE_STATUSES, limit));
-}
-
-/** The start of a task id (`T-13`) that was typed, in any form taskId reads; undefined if none. */
-function taskIdPrefix(typed: string): string | undefined {
-  const text = typed.trim().toUpperCase();
-  if (/^\d*$/.test(text)) return `T-${text}`;
-  if (text === "T") return "T-";
-  return /^T-\d*$/.test(text) ? text : undefined;
 }
 
 const FINAL: readonly TaskStatus[] = ["done", "dropped"];
