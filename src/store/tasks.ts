@@ -168,6 +168,12 @@ export interface TaskFilter {
   text?: string;
   /** Tree order (depth-first) unless asked otherwise. */
   order?: TaskOrder;
+  /**
+   * Tree order only: the tasks after this one (by id), where a page that goes on from the last
+   * task listed starts. Tasks that enter or leave the list before it move nothing after it, as
+   * they move every offset.
+   */
+  after?: string;
   limit: number;
   offset: number;
 }

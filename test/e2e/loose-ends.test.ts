@@ -227,6 +227,9 @@ describe("MCP resources", () => {
         .result as { resources: { uri: string }[]; nextCursor?: string };
       expect(first.nextCursor).toBeDefined();
       expect(first.resources.map((r) => r.uri)).not.toContain("cairn://task/T-101");
+      // Tasks of the first page leave the list while the client pages: the next page still goes
+      // on from the last task it was shown, and T-101 is not skipped.
+      for (const task of ["T-1", "T-2"]) expect(cairn(paged.dir, ["task", "drop", task]).code).toBe(0);
       const second = (
         await raw.request({
           jsonrpc: "2.0",
@@ -254,6 +257,13 @@ describe("MCP resources", () => {
       });
       expect(forged.error).toMatchObject({ code: -32602, message: expect.stringContaining("cursor") });
       expect(JSON.stringify(forged.error)).not.toContain("task list");
+      const forgedAfter = await raw.request({
+        jsonrpc: "2.0",
+        id: 5,
+        method: "resources/list",
+        params: { cursor: Buffer.from(JSON.stringify({ offset: 0, after: "--help" })).toString("base64url") },
+      });
+      expect(forgedAfter.error).toMatchObject({ code: -32602, message: expect.stringContaining("cursor") });
       const badUri = await raw.request({
         jsonrpc: "2.0",
         id: 2,

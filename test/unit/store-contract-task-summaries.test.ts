@@ -127,6 +127,33 @@ describe.each(contractStores("summaries"))("task summaries store contract: $name
     expect(new Set(all.tasks.map((task) => task.status))).toEqual(new Set(statuses));
   });
 
+  it("a page after a task is the rest of the tree-order list after it, counted from there", async () => {
+    for (const status of [undefined, ["open", "active", "blocked"] as TaskStatus[]]) {
+      const all = (await store.read((tx) => tx.tasks.listSummaries({ status, limit: 50, offset: 0 }))).tasks;
+      for (const [at, task] of all.entries()) {
+        const rest = all.slice(at + 1);
+        const after = await store.read((tx) =>
+          tx.tasks.listSummaries({ status, after: task.id, limit: 3, offset: 0 }),
+        );
+        expect({ after, task: task.id }).toEqual({
+          after: { tasks: rest.slice(0, 3), total: rest.length },
+          task: task.id,
+        });
+      }
+    }
+    // A child comes after its parent in tree order, and a task no one has is followed by nothing.
+    const afterParent = await store.read((tx) =>
+      tx.tasks.listSummaries({ after: "T-3", limit: 1, offset: 0 }),
+    );
+    expect(afterParent.tasks.map((task) => task.id)).toEqual(["T-4"]);
+    expect(await store.read((tx) => tx.tasks.listSummaries({ after: "T-404", limit: 5, offset: 0 }))).toEqual(
+      {
+        tasks: [],
+        total: 0,
+      },
+    );
+  });
+
   it("a page of held tasks (board cards, a sweep) shows what the page of whole tasks does", async () => {
     for (const filter of FILTERS)
       for (const window of WINDOWS) {

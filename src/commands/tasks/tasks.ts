@@ -1,5 +1,11 @@
 import { z } from "zod";
-import { addTask, listTasks, liveTaskIdsStartingWith, showTask } from "../../domains/tasks/board.js";
+import {
+  addTask,
+  LIVE_STATUSES,
+  listTasks,
+  liveTaskIdsStartingWith,
+  showTask,
+} from "../../domains/tasks/board.js";
 import { claimTask, readyWithAuthors, releaseTask } from "../../domains/tasks/claims.js";
 import { addCriterion } from "../../domains/tasks/criteria.js";
 import { ticksNotHolding } from "../../domains/tasks/verifier.js";
@@ -141,6 +147,44 @@ export const taskList = defineCommand({
         ].join("\n"),
 });
 
+/** Tasks on one page of `task listing`: what MCP's resources/list shows of the board at a time. */
+const LISTING_MAX = 500;
+
+/**
+ * The live tasks as MCP's `resources/list` lists them: a page goes on after the last task of the
+ * page before, in tree order, not from an offset. A listing walked page by page while others work
+ * skipped a live task for each task that left the list above the page reached (finished, dropped).
+ */
+export const taskListing = defineCommand({
+  name: "task listing",
+  summary:
+    "Open, active and blocked tasks in tree order, a page at a time after a given task: for MCP resources",
+  effect: "read",
+  input: z.object({
+    after: z.string().optional().describe("the last task of the page before; omit for the first page"),
+    limit: z.number().int().min(1).max(LISTING_MAX).optional().describe("default 100"),
+  }),
+  output: z.object({
+    tasks: z.array(TaskSummary),
+    next_after: z.string().nullable().describe("where the next page starts; null when none is left"),
+  }),
+  async handler(input, ctx) {
+    const { tasks, total } = await listTasks(ctx.store, {
+      status: [...LIVE_STATUSES],
+      after: input.after,
+      limit: input.limit ?? 100,
+      offset: 0,
+    });
+    const last = tasks.at(-1);
+    return { tasks: tasks.map(summaryView), next_after: last && total > tasks.length ? last.id : null };
+  },
+  render: (out) =>
+    [
+      ...out.tasks.map(summaryLine),
+      ...(out.next_after !== null ? [`(next: --after ${out.next_after})`] : []),
+    ].join("\n") || "No (more) open, active or blocked tasks.",
+});
+
 export const taskIds = defineCommand({
   name: "task ids",
   summary:
@@ -232,6 +276,7 @@ export const TASK_COMMANDS = [
   taskAdd,
   taskCriterion,
   taskList,
+  taskListing,
   taskIds,
   taskShow,
   taskReady,

@@ -3,11 +3,13 @@ import { LISTED, RESOURCES, type RunCommand } from "../../commands/resources.js"
 
 /**
  * Where the next page starts, opaque to the client: `skills` while skill files remain to list (the
- * offset into them), then `offset` into the tasks and goals the templates list.
+ * offset into them), then the templates' own: the task `after` which the tasks go on, and the
+ * `offset` into the goals.
  */
 interface Cursor {
   skills?: number;
   offset: number;
+  after?: string;
 }
 
 export const encodeCursor = (cursor: Cursor) => Buffer.from(JSON.stringify(cursor)).toString("base64url");
@@ -16,12 +18,20 @@ export const encodeCursor = (cursor: Cursor) => Buffer.from(JSON.stringify(curso
 const isOffset = (value: unknown): value is number =>
   typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
 
+/** A task id as the store hands them out: every `after` this server gives out is one. */
+const isTaskId = (value: unknown): value is string => typeof value === "string" && /^T-\d{1,15}$/.test(value);
+
 export function decodeCursor(cursor: string | undefined, method = "resources/list"): Cursor {
   if (cursor === undefined) return { skills: 0, offset: 0 };
   try {
-    const { skills, offset } = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as Cursor;
+    const { skills, offset, after } = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as Cursor;
     // The command it would reach would otherwise answer with its own flags' names.
-    if (isOffset(offset) && (skills === undefined || isOffset(skills))) return { skills, offset };
+    if (
+      isOffset(offset) &&
+      (skills === undefined || isOffset(skills)) &&
+      (after === undefined || isTaskId(after))
+    )
+      return { skills, offset, ...(after === undefined ? {} : { after }) };
   } catch {
     // Fall through to the protocol error below.
   }
@@ -30,6 +40,13 @@ export function decodeCursor(cursor: string | undefined, method = "resources/lis
     `${method}: the cursor is not one this server gave out; list again without a cursor`,
   );
 }
+
+/** The templates' page a cursor names: every template starts from what the cursor says, not from another's next. */
+const cursorPage = (cursor: Cursor) => ({
+  offset: cursor.offset,
+  ...(cursor.after ? { after: cursor.after } : {}),
+  limit: LISTED,
+});
 
 /** Skill files listed on one page: thousands of skills come a page at a time, as tasks do. */
 const SKILLS_LISTED = 500;
@@ -70,17 +87,20 @@ export function pageResourceList(
         nextCursor: encodeCursor({ skills: skills.next, offset: 0 }),
       };
     }
-    let next: number | null = null;
+    // Each template says where its own part of the next page starts; the tasks and briefs agree.
+    const next: Cursor = { offset: cursor.offset, ...(cursor.after ? { after: cursor.after } : {}) };
+    let done = true;
     const listed = [];
     for (const spec of RESOURCES) {
       if (!spec.list) continue;
-      const page = await spec.list(run(), { offset: cursor.offset, limit: LISTED });
-      next = page.next ?? next;
+      const page = await spec.list(run(), cursorPage(cursor));
+      Object.assign(next, page.next);
+      done &&= page.done;
       listed.push(...page.resources.map((r) => ({ ...r, mimeType: spec.mimeType })));
     }
     return {
       resources: [...fixed, ...(skills?.resources ?? []), ...listed],
-      ...(next !== null ? { nextCursor: encodeCursor({ offset: next }) } : {}),
+      ...(done ? {} : { nextCursor: encodeCursor(next) }),
     };
   });
 }

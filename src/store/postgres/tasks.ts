@@ -128,6 +128,11 @@ export function pgTasks(db: PgDb): TaskRepo {
       );
       values.text = filter.text;
     }
+    if (filter.after !== undefined) {
+      // No such task: no row is after it.
+      where.push("sort_path > (SELECT sort_path FROM tasks WHERE id = @after)");
+      values.after = filter.after;
+    }
     const clause = where.length > 0 ? `WHERE ${where.join(" AND ")}` : "";
     const cap = filter.offset + filter.limit + COUNTED_BEYOND_PAGE;
     const total = (

@@ -74,6 +74,11 @@ function pageQuery(filter: TaskFilter): PageQuery {
     where.push("(instr(lower(title), lower(@text)) > 0 OR instr(lower(context), lower(@text)) > 0)");
     values.text = filter.text;
   }
+  if (filter.after !== undefined) {
+    // No such task: no row is after it.
+    where.push("sort_path > (SELECT sort_path FROM tasks WHERE id = @after)");
+    values.after = filter.after;
+  }
   return {
     where,
     values,
