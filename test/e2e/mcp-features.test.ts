@@ -100,6 +100,9 @@ describe("MCP completions and logging", () => {
       ).completion.values;
     expect(await files("release-notes", "")).toEqual(["SKILL.md", "references/guide.md", "scripts/run.sh"]);
     expect(await files("release-notes", "ref")).toEqual(["references/guide.md"]);
+    // In any case: a completion is the exact name to use.
+    expect((await complete(template, "name", "Release")).values).toEqual(["release-notes"]);
+    expect(await files("release-notes", "REF")).toEqual(["references/guide.md"]);
     // Without the skill named, for one a model may not load, or for none: nothing, and no error.
     for (const name of [undefined, "release-secret", "no-such-skill", "../etc"])
       expect(await files(name, "")).toEqual([]);

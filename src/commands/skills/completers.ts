@@ -9,9 +9,17 @@ const MAX_TYPED = 1_024;
 
 const NOTHING: Completion = { values: [], total: 0 };
 
+/**
+ * The candidates that start with what was typed, in any case (`PDF` offers `pdf`, as `t-1` offers
+ * T-1): a completion is the exact name to use, so the client's case need not match it. Those that
+ * match in the case typed come first.
+ */
 function matching(candidates: readonly string[], typed: string): Completion {
-  const values = candidates.filter((candidate) => candidate.startsWith(typed));
-  return { values: values.slice(0, MAX_COMPLETIONS), total: values.length };
+  const folded = typed.toLowerCase();
+  const values = candidates.filter((candidate) => candidate.toLowerCase().startsWith(folded));
+  const exact = values.filter((candidate) => candidate.startsWith(typed));
+  const ordered = [...exact, ...values.filter((candidate) => !candidate.startsWith(typed))];
+  return { values: ordered.slice(0, MAX_COMPLETIONS), total: values.length };
 }
 
 /**
