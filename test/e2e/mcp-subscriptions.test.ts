@@ -407,7 +407,7 @@ describe(`MCP resource subscriptions (${STORE_UNDER_TEST})`, () => {
     }
   });
 
-  it("a read-only agent hears what it can read; retired, it hears tools/list_changed and is listed no tools", async () => {
+  it("a read-only agent hears what it can read; retired, it hears both lists changed and is listed no tools or resources", async () => {
     const agent = addAgent(ws.dir, "watcher", "reviewer", ["--grant", "ro"]);
     const viewer = await connectMcp(ws.dir, { env: { CAIRN_AGENT: agent.token } });
     try {
@@ -419,7 +419,9 @@ describe(`MCP resource subscriptions (${STORE_UNDER_TEST})`, () => {
       const since = own.heard.length;
       expect(cairn(ws.dir, ["agent", "retire", "watcher"]).code).toBe(0);
       await own.next((h) => h.method === "tools/list_changed", since);
+      await own.next((h) => h.method === "resources/list_changed", since);
       expect((await viewer.client.listTools()).tools).toEqual([]);
+      expect((await viewer.client.listResources()).resources).toEqual([]);
       // Nothing more is pushed to a retired caller (absence: given three looks' time to show).
       expect(cairn(ws.dir, note("T-1", "not for the retired")).code).toBe(0);
       await new Promise((resolve) => setTimeout(resolve, 700));

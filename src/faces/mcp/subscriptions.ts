@@ -110,8 +110,8 @@ interface Activity {
  * the caller and compared with what it read before, so a notification never reports a change
  * the caller cannot see, and carries nothing but the URI. Skill files are compared when their
  * folders change on disk. `resources/list_changed` follows tasks or goals entering or leaving
- * the list; `tools/list_changed` follows the caller losing its identity (retired), after which
- * it is listed no tools. Looks are debounced, never on a request's path, and stop at close.
+ * the list; `tools/list_changed` and `resources/list_changed` follow the caller losing its
+ * identity (retired), after which it is listed no tools and no resources. Looks are debounced, never on a request's path, and stop at close.
  */
 export class ResourceFeed {
   private readonly subscribed = new Map<string, Seen>();
@@ -171,6 +171,8 @@ export class ResourceFeed {
     });
     wrapHandler(server, "resources/list", (original) => async (request, ctx) => {
       void this.start();
+      // As for tools: every read of a retired caller is refused, so nothing is listed to read.
+      if (this.retired) return { resources: [] };
       return original(request, ctx);
     });
     wrapHandler(server, "tools/call", (original) => async (request, ctx) => {
@@ -351,11 +353,16 @@ export class ResourceFeed {
     return TOUCH_ALL;
   }
 
-  /** Retired (or an ancestor retired): every call is refused now, so no tool is listed. */
+  /**
+   * Retired (or an ancestor retired): every call and read is refused now, so no tool and no
+   * resource is listed, and the client hears that both lists changed (it would otherwise go on
+   * offering every task it listed, each read now a refusal).
+   */
   private loseIdentity(): void {
     this.retired = true;
     this.stopWatching();
     void this.server.server.sendToolListChanged().catch(() => {});
+    void this.server.server.sendResourceListChanged().catch(() => {});
   }
 
   private async run<T>(name: string, input: Record<string, unknown>): Promise<T | undefined> {
