@@ -20,6 +20,12 @@ interface CommandBase<I extends z.ZodObject, O extends z.ZodType> {
   /** Input fields taken as positional CLI arguments, in order. */
   positional?: readonly (keyof z.infer<I> & string)[];
   /**
+   * The last positional (a string) takes the rest of the line: what a person types after a slash
+   * command's name (`cairn command get fix 123 high`), each word as the shell gave it, joined back
+   * and quoted where it needs to be, so the command splits the words it was given.
+   */
+  restOfLine?: true;
+  /**
    * What the terminal's help says of a flag its schema leaves undescribed: a description in the
    * schema goes to every model whose catalog holds the tool, where the tool's text explains it.
    */

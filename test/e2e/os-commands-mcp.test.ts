@@ -101,6 +101,14 @@ describe("slash commands through cairn mcp", () => {
     expect(JSON.stringify(viaCli.output)).not.toContain("Deploy now.");
   });
 
+  it("takes a person's arguments as the words typed after the name, or as one quoted string", () => {
+    const words = cairn(ws.dir, ["command", "get", "review", "two words", "high"], { env });
+    expect(words.code, words.stderr).toBe(0);
+    expect(words.stdout).toContain('Review PR two words at priority high ("two words" high).');
+    const quoted = cairn(ws.dir, ["command", "get", "review", "456 high"], { env });
+    expect(quoted.stdout).toContain("Review PR 456 at priority high (456 high).");
+  });
+
   it("tells the model where the text came from and what it is, and which placeholders had no argument", async () => {
     const review = await callTool(mcp, "command_get", { name: "review", args: "456" });
     const text = (review.content as { text: string }[])[0]?.text ?? "";

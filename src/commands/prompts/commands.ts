@@ -130,6 +130,7 @@ export const commandGet = defineCommand({
   summary: "A slash command's text with its arguments filled in, in the dialect of its origin",
   effect: "read",
   positional: ["name", "args"],
+  restOfLine: true,
   input: z.object({
     name: CommandName,
     args: PromptArgs.describe("the arguments as typed after the command"),
@@ -197,6 +198,7 @@ export const commandPrompt = defineCommand({
   summary: "Render any slash command (people-only ones too), for a person's prompt menu",
   effect: "read",
   positional: ["name", "args"],
+  restOfLine: true,
   input: z.object({
     name: CommandName,
     args: PromptArgs,

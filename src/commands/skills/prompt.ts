@@ -11,6 +11,7 @@ export const skillPrompt = defineCommand({
   summary: "Render a skill (people-only ones too) with arguments, for a person's prompt menu",
   effect: "read",
   positional: ["name", "args"],
+  restOfLine: true,
   input: z.object({
     name: z.string().max(256),
     args: PromptArgs,

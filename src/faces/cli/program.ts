@@ -138,9 +138,10 @@ function attach(
   const leaf = parent.command(words.at(-1) as string).description(command.summary);
   const shape = command.input.shape as Record<string, import("zod").ZodType>;
   const positional = new Set<string>(command.positional ?? []);
+  const rest = command.restOfLine ? command.positional?.at(-1) : undefined;
   for (const name of command.positional ?? []) {
     const field = fieldShape(shape[name] as import("zod").ZodType);
-    const variadic = field.kind === "array" ? "..." : "";
+    const variadic = field.kind === "array" || name === rest ? "..." : "";
     leaf.argument(field.required ? `<${name}${variadic}>` : `[${name}${variadic}]`, field.description ?? "");
   }
   for (const [name, schema] of Object.entries(shape)) {
@@ -168,7 +169,9 @@ function attach(
     const options = leaf.opts() as Record<string, unknown>;
     const input: Record<string, unknown> = {};
     (command.positional ?? []).forEach((name, index) => {
-      if (args[index] !== undefined) input[name] = args[index];
+      const value =
+        name === rest && Array.isArray(args[index]) ? asTyped(args[index] as string[]) : args[index];
+      if (value !== undefined) input[name] = value;
     });
     for (const name of Object.keys(shape)) {
       if (positional.has(name)) continue;
@@ -193,6 +196,19 @@ function attach(
     }
     exit(outcome.kind === "ok" && command.exitCode ? command.exitCode(outcome.value) : exitCodeOf(outcome));
   });
+}
+
+/**
+ * Words the shell split, as one line that splits back into them (a `restOfLine` positional): a
+ * word with a space, a quote or a backslash in it is put in double quotes, `"` and `\` escaped.
+ * One word is the line as typed, as it always was (`cairn command get fix "123 high"`); none at
+ * all is no value, so the field keeps its default.
+ */
+export function asTyped(words: readonly string[]): string | undefined {
+  if (words.length <= 1) return words[0];
+  return words
+    .map((word) => (word === "" || /[\s"'\\]/.test(word) ? `"${word.replace(/["\\]/g, "\\$&")}"` : word))
+    .join(" ");
 }
 
 /**
