@@ -1,9 +1,17 @@
 import { z } from "zod";
 import { defineTerm, listGlossary, removeTerm } from "../../domains/knowledge/glossary.js";
+import type { GlossaryEntry } from "../../store/knowledge.js";
 import { defineCommand } from "../define.js";
 import { nextOffset, pageFooter, pageInput, pageOutput, withinBytes } from "../paging.js";
 
 const Term = z.object({ term: z.string(), meaning: z.string(), author: z.string(), updated_at: z.string() });
+
+const termView = (entry: GlossaryEntry): z.infer<typeof Term> => ({
+  term: entry.term,
+  meaning: entry.meaning,
+  author: entry.author,
+  updated_at: entry.updatedAt,
+});
 
 export const glossarySet = defineCommand({
   name: "glossary set",
@@ -17,10 +25,7 @@ export const glossarySet = defineCommand({
   output: z.object({ entry: Term, created: z.boolean() }),
   async handler(input, ctx) {
     const { entry, created } = await defineTerm(ctx.store, ctx.actor, input, ctx.now());
-    return {
-      entry: { term: entry.term, meaning: entry.meaning, author: entry.author, updated_at: entry.updatedAt },
-      created,
-    };
+    return { entry: termView(entry), created };
   },
   render: (out) => `${out.created ? "Defined" : "Redefined"} ${out.entry.term}: ${out.entry.meaning}`,
 });
@@ -33,15 +38,7 @@ export const glossaryRemove = defineCommand({
   input: z.object({ term: z.string().min(1).max(200).describe("the term, in any case") }),
   output: z.object({ removed: Term }),
   async handler(input, ctx) {
-    const entry = await removeTerm(ctx.store, ctx.actor, input.term, ctx.now());
-    return {
-      removed: {
-        term: entry.term,
-        meaning: entry.meaning,
-        author: entry.author,
-        updated_at: entry.updatedAt,
-      },
-    };
+    return { removed: termView(await removeTerm(ctx.store, ctx.actor, input.term, ctx.now())) };
   },
   render: (out) => `Removed ${out.removed.term} (defined by ${out.removed.author})`,
 });
@@ -62,9 +59,7 @@ export const glossaryList = defineCommand({
   async handler(input, ctx) {
     const offset = input.offset ?? 0;
     const { entries, total } = await listGlossary(ctx.store, { limit: input.limit ?? GLOSSARY_PAGE, offset });
-    const terms = withinBytes(
-      entries.map((e) => ({ term: e.term, meaning: e.meaning, author: e.author, updated_at: e.updatedAt })),
-    );
+    const terms = withinBytes(entries.map(termView));
     return { terms, total, next_offset: nextOffset(offset, terms.length, total) };
   },
   render: (out) =>
