@@ -136,6 +136,28 @@ describe("ask and answer", () => {
     expect(cairn(ws.dir, ["task", "claim", "T-1"], as(bob.token)).code).toBe(0);
   });
 
+  it("says whether this question blocked the task: one on a task already blocked by another reads as not blocking it", () => {
+    config('[roles.builder]\nsummary = "x"\n');
+    const ro = addAgent(ws.dir, "rita", "builder", ["--grant", "ro"]);
+    const bob = addAgent(ws.dir, "bob", "builder");
+    arrange(ws.dir, ["task", "add", "asked"]);
+    arrange(ws.dir, ["task", "add", "blocked by hand"]);
+    arrange(ws.dir, ["task", "claim", "T-1"], as(bob.token));
+    arrange(ws.dir, ["task", "claim", "T-2"], as(bob.token));
+    arrange(ws.dir, ["task", "block", "T-2", "--reason", "vendor outage"], as(bob.token));
+    arrange(ws.dir, ["ask", "T-1", "which parser?", "--to", "human"], as(bob.token));
+    const ask = (id: string, token: string, json: string[] = []) =>
+      cairn(ws.dir, ["ask", id, "why?", "--to", "human", ...json], as(token));
+
+    // Bob's question blocked T-1; the read-only passer-by's on it does not, though T-1 is blocked.
+    const passerBy = ask("T-1", ro.token);
+    expect(passerBy.stdout).toContain("Asked Q-2 on T-1 (already blocked, not by this question:");
+    expect(passerBy.stdout).not.toContain("(blocked)");
+    // Nor does the holder's own question on a task blocked for another reason: that block stays.
+    expect(ask("T-2", bob.token, ["--json"]).json).toMatchObject({ status: "blocked", blocked: false });
+    expect(ask("T-1", bob.token).stdout).toContain("Asked Q-4 on T-1 (blocked until it is answered)");
+  });
+
   it("never routes a question to a read-only role, whose agents cannot answer it", () => {
     config('[roles.auditor]\ngrant = "ro"\nscope = ["src/**"]\n[roles.builder]\nscope = ["src/**"]\n');
     arrange(ws.dir, ["task", "add", "parser", "--traces", "src/a.ts"]);

@@ -95,7 +95,10 @@ export const askCommand = defineCommand({
     ask: z.string(),
     to: z.string(),
     task: z.string(),
+    /** The task's status after the call: blocked by this question, or by something before it. */
     status: z.enum(TASK_STATUSES),
+    /** Whether this question blocked the task (it stays blocked until it is answered). */
+    blocked: z.boolean(),
   }),
   async handler(input, ctx) {
     const out = await askQuestion(
@@ -112,11 +115,23 @@ export const askCommand = defineCommand({
       to: out.ask.toRole,
       task: out.task.id,
       status: out.task.status,
+      blocked: out.blocked,
     };
   },
-  render: (out) =>
-    `Asked ${out.ask} on ${out.task} (${out.status === "blocked" ? "blocked" : `left ${out.status}: a question blocks a task only if its asker may block it`}); routed to ${out.to}`,
+  render: (out) => `Asked ${out.ask} on ${out.task} (${askEffect(out)}); routed to ${out.to}`,
 });
+
+/**
+ * What a question did to its task, truthfully: a task already blocked (by `block`, or by someone
+ * else's question) that this question did not block must not read as blocked by it.
+ */
+function askEffect(out: { status: string; blocked: boolean }): string {
+  if (out.blocked) return "blocked until it is answered";
+  const why = "a question blocks a task only if its asker may block it, and never over another block";
+  return out.status === "blocked"
+    ? `already blocked, not by this question: ${why}`
+    : `left ${out.status}: ${why}`;
+}
 
 export const answerCommand = defineCommand({
   name: "answer",
