@@ -317,6 +317,18 @@ export interface AskHeadRecord extends Omit<AskRecord, "question" | "answer"> {
   answer: TextHead | null;
 }
 
+/**
+ * Which open questions: all, one role's, one task's or one asker's; `onTasks` keeps those whose
+ * task is still live (open, active or blocked) or those whose task ended (done or dropped), a
+ * question nobody waits on any more.
+ */
+export interface OpenAskFilter {
+  toRole?: string;
+  taskId?: string;
+  askedBy?: string;
+  onTasks?: "live" | "ended";
+}
+
 export interface AskRepo {
   insert(ask: Pick<AskRecord, "taskId" | "question" | "askedBy" | "toRole">, at: string): Promise<AskRecord>;
   byId(id: string): Promise<AskRecord | undefined>;
@@ -324,11 +336,11 @@ export interface AskRepo {
   headById(id: string): Promise<AskHeadRecord | undefined>;
   answer(id: string, answer: string, by: string, at: string): Promise<void>;
   /** Open questions, oldest first, whole; `limit` bounds how many are read. */
-  open(filter: { toRole?: string; taskId?: string; askedBy?: string; limit?: number }): Promise<AskRecord[]>;
+  open(filter: OpenAskFilter & { limit?: number }): Promise<AskRecord[]>;
   /** The same questions as `open`, in the same order, each read as its heads (AskHeadRecord). */
-  openHeads(filter: { toRole?: string; taskId?: string; limit: number }): Promise<AskHeadRecord[]>;
-  /** How many questions are open: all of them, those routed to one role, or those on one task. */
-  countOpen(filter?: { toRole?: string; taskId?: string }): Promise<number>;
+  openHeads(filter: OpenAskFilter & { limit: number }): Promise<AskHeadRecord[]>;
+  /** How many questions are open: all of them, or those the filter keeps. */
+  countOpen(filter?: OpenAskFilter): Promise<number>;
   /** The newest `limit` questions, open or answered, each read as its heads. */
   recentHeads(limit: number): Promise<AskHeadRecord[]>;
 }

@@ -158,6 +158,44 @@ describe("ask and answer", () => {
     expect(ask("T-1", bob.token).stdout).toContain("Asked Q-4 on T-1 (blocked until it is answered)");
   });
 
+  it("lists only questions on live tasks: those on done or dropped tasks are counted apart, still answerable", () => {
+    config('[roles.builder]\nsummary = "x"\n');
+    const ro = addAgent(ws.dir, "rita", "builder", ["--grant", "ro"]);
+    for (const title of ["dropped", "done", "live"]) arrange(ws.dir, ["task", "add", title]);
+    for (const id of ["T-1", "T-2", "T-3"])
+      arrange(ws.dir, ["ask", id, `on ${id}?`, "--to", "human"], as(ro.token));
+    arrange(ws.dir, ["task", "drop", "T-1"]);
+    arrange(ws.dir, ["task", "claim", "T-2"]);
+    expect(arrange(ws.dir, ["task", "finish", "T-2", "--unverified"]).code).toBe(0);
+
+    const asks = cairn(ws.dir, ["asks", "--json"]).json as { asks: { id: string }[]; on_ended_tasks: number };
+    expect(asks).toMatchObject({ total: 1, on_ended_tasks: 2 });
+    expect(asks.asks.map((a) => a.id)).toEqual(["Q-3"]);
+    expect(cairn(ws.dir, ["asks"]).stdout).toContain(
+      "(2 more open on tasks done or dropped, left out: cairn asks --all)",
+    );
+    const status = cairn(ws.dir, ["status", "--json"]).json as {
+      board: { open_asks: { id: string }[]; open_asks_total: number; open_asks_on_ended: number };
+    };
+    expect(status.board.open_asks.map((a) => a.id)).toEqual(["Q-3"]);
+    expect(status.board).toMatchObject({ open_asks_total: 1, open_asks_on_ended: 2 });
+    expect(cairn(ws.dir, ["now", "--json"]).json).toMatchObject({
+      inbox: { open_asks_total: 1, open_asks_on_ended: 2 },
+    });
+    const all = cairn(ws.dir, ["asks", "--all", "--json"]).json as { asks: { id: string }[] };
+    expect(all.asks.map((a) => a.id)).toEqual(["Q-3", "Q-2", "Q-1"]);
+
+    // Answering one on an ended task still records the answer on it, and leaves the task ended.
+    expect(cairn(ws.dir, ["answer", "Q-1", "moot now", "--json"]).json).toMatchObject({
+      task: "T-1",
+      status: "dropped",
+      unblocked: false,
+    });
+    const shown = cairn(ws.dir, ["task", "show", "T-1", "--json"]).json as { notes: { text: string }[] };
+    expect(shown.notes[0]?.text).toContain("moot now");
+    expect(cairn(ws.dir, ["asks", "--json"]).json).toMatchObject({ total: 1, on_ended_tasks: 1 });
+  });
+
   it("never routes a question to a read-only role, whose agents cannot answer it", () => {
     config('[roles.auditor]\ngrant = "ro"\nscope = ["src/**"]\n[roles.builder]\nscope = ["src/**"]\n');
     arrange(ws.dir, ["task", "add", "parser", "--traces", "src/a.ts"]);

@@ -340,4 +340,22 @@ describe.each(IMPLEMENTATIONS)("open questions store contract: $name", ({ create
     const page = await read((tx) => tx.asks.open({ toRole: "lead", limit: 1 }));
     expect(page.map((ask) => ask.id)).toEqual(["Q-1"]);
   });
+
+  it("keeps open questions on live tasks, or on ended ones (done or dropped), apart", async () => {
+    const read = <T>(fn: (tx: Parameters<Parameters<Store["read"]>[0]>[0]) => Promise<T>) => store.read(fn);
+    const counts = () =>
+      read(async (tx) => [
+        await tx.asks.countOpen({ onTasks: "live" }),
+        await tx.asks.countOpen({ onTasks: "ended" }),
+      ]);
+    expect(await counts()).toEqual([3, 0]);
+    await store.write(async (tx) => {
+      await tx.tasks.update("T-1", { status: "dropped" }, AT);
+      await tx.journal.append(event("task.drop"));
+    });
+    expect(await counts()).toEqual([0, 3]);
+    const ended = await read((tx) => tx.asks.openHeads({ toRole: "lead", onTasks: "ended", limit: 5 }));
+    expect(ended.map((ask) => ask.id)).toEqual(["Q-1", "Q-3"]);
+    expect(await read((tx) => tx.asks.openHeads({ onTasks: "live", limit: 5 }))).toEqual([]);
+  });
 });

@@ -2,7 +2,13 @@ import { z } from "zod";
 import { reapOrphans } from "../../domains/agents/orphans.js";
 import { auditRunEnd } from "../../domains/audit/record.js";
 import { compactMemory } from "../../domains/knowledge/memory.js";
-import { ASKS_SHOWN, answerQuestion, askQuestion, listAsks } from "../../domains/tasks/asks.js";
+import {
+  ASKS_SHOWN,
+  answerQuestion,
+  askQuestion,
+  endedAsksLine,
+  listAsks,
+} from "../../domains/tasks/asks.js";
 import { addQueue, listQueues, queueAdvance, queueNext } from "../../domains/tasks/queues.js";
 import { sweep } from "../../domains/tasks/sweep.js";
 import { TASK_STATUSES } from "../../store/tasks.js";
@@ -167,25 +173,27 @@ export const asksCommand = defineCommand({
   }),
   output: z.object({
     asks: z.array(Ask),
-    /** Open questions in all (of that role), past the limit too; null with --all or --id. */
+    /** Open questions on live tasks in all (of that role), past the limit too; null with --all or --id. */
     total: z.number().int().nullable(),
+    /** Open questions (of that role) on ended tasks, done or dropped: left out; null with --all or --id. */
+    on_ended_tasks: z.number().int().nullable(),
   }),
   async handler(input, ctx) {
-    const { asks, total } = await listAsks(ctx.store, input);
-    return { asks: asks.map(askView), total };
+    const { asks, total, onEndedTasks } = await listAsks(ctx.store, input);
+    return { asks: asks.map(askView), total, on_ended_tasks: onEndedTasks };
   },
   render: (out) =>
-    out.asks.length === 0
-      ? "No open questions."
-      : [
-          ...out.asks.map(
-            (a) =>
-              `${a.id} on ${a.task} by ${a.asked_by} to ${a.to}: ${a.question}${a.answer ? ` → ${a.answer}` : ""}`,
-          ),
-          ...(out.total !== null && out.total > out.asks.length
-            ? [`(${out.asks.length} of ${out.total} open; --limit shows more)`]
-            : []),
-        ].join("\n"),
+    [
+      ...(out.asks.length === 0 ? ["No open questions."] : []),
+      ...out.asks.map(
+        (a) =>
+          `${a.id} on ${a.task} by ${a.asked_by} to ${a.to}: ${a.question}${a.answer ? ` → ${a.answer}` : ""}`,
+      ),
+      ...(out.total !== null && out.total > out.asks.length
+        ? [`(${out.asks.length} of ${out.total} open; --limit shows more)`]
+        : []),
+      ...(out.on_ended_tasks ? [endedAsksLine(out.on_ended_tasks)] : []),
+    ].join("\n"),
 });
 
 const Position = z.object({

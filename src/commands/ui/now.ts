@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { endedAsksLine } from "../../domains/tasks/asks.js";
 import { boardStatus } from "../../domains/tasks/board-status.js";
 import { readyFor } from "../../domains/tasks/claims.js";
 import type { Tx } from "../../store/store.js";
@@ -31,6 +32,7 @@ const NowView = z.object({
     stale_claims: BoardStatus.shape.stale_claims,
     open_asks: BoardStatus.shape.open_asks,
     open_asks_total: BoardStatus.shape.open_asks_total,
+    open_asks_on_ended: BoardStatus.shape.open_asks_on_ended,
     unverified: BoardStatus.shape.unverified,
     unverified_total: BoardStatus.shape.unverified_total,
   }),
@@ -103,6 +105,7 @@ export const nowCommand = defineCommand({
           stale_claims: board.stale_claims,
           open_asks: board.open_asks,
           open_asks_total: board.open_asks_total,
+          open_asks_on_ended: board.open_asks_on_ended,
           unverified: board.unverified,
           unverified_total: board.unverified_total,
         },
@@ -124,7 +127,7 @@ export const nowCommand = defineCommand({
   render: (out) =>
     [
       `as of ${out.as_of}`,
-      `needs a human: ${out.inbox.review.length} in review, ${out.counts.blocked ?? 0} blocked, ${out.inbox.stale_claims.length} stale claims, ${out.inbox.open_asks_total} open questions, ${out.inbox.unverified_total} finished unverified`,
+      `needs a human: ${out.inbox.review.length} in review, ${out.counts.blocked ?? 0} blocked, ${out.inbox.stale_claims.length} stale claims, ${out.inbox.open_asks_total} open questions${out.inbox.open_asks_on_ended > 0 ? ` ${endedAsksLine(out.inbox.open_asks_on_ended)}` : ""}, ${out.inbox.unverified_total} finished unverified`,
       ...out.inbox.review.map((r) => `  review ${r.attempt} (${r.goal}): ${r.reason}`),
       ...blockedLines(out.inbox.blocked, out.counts.blocked ?? 0),
       // A finish nothing cairn ran vouched for is the person's to look at, as --json already said.

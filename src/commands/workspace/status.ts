@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { workspaceStatus } from "../../domains/status/status.js";
+import { endedAsksLine } from "../../domains/tasks/asks.js";
 import { boardStatus } from "../../domains/tasks/board-status.js";
 import { rulesChanges } from "../../domains/workspace/rules-watch.js";
 import { LocalAgentsSummary, localAgentsSummary, renderLocalAgents } from "../agents/summary.js";
@@ -22,6 +23,8 @@ export const BoardStatus = z.object({
     }),
   ),
   open_asks_total: z.number().int(),
+  /** Open questions on tasks done or dropped: nobody waits on them, so they are left out above. */
+  open_asks_on_ended: z.number().int(),
   stale_claims: z.array(z.object({ id: z.string(), owner: z.string(), lease_at: z.string() })),
   /** The newest finishes recorded unverified; `unverified_total` counts them all (`cairn review`). */
   unverified: z.array(z.string()),
@@ -108,6 +111,7 @@ function renderStatus(out: StatusView): string {
     lines.push(`  ask ${ask.id} on ${ask.task} by ${ask.asked_by} → ${ask.to}: ${ask.question}`);
   const unlisted = board.open_asks_total - board.open_asks.length;
   if (unlisted > 0) lines.push(`  … ${unlisted} more open questions: cairn asks`);
+  if (board.open_asks_on_ended > 0) lines.push(`  ${endedAsksLine(board.open_asks_on_ended)}`);
   for (const claim of board.stale_claims)
     lines.push(`  stale claim ${claim.id} by ${claim.owner} since ${claim.lease_at}`);
   lines.push(...unverifiedLines(board.unverified, board.unverified_total));

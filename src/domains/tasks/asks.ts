@@ -279,13 +279,19 @@ export function answerNote(ask: Pick<AskRecord, "id" | "question">, answer: stri
  * Open questions listed at most, oldest first, wherever they are listed (`asks`, `status`, a
  * task's detail, the dashboard's inbox), with the total beside them: anyone may ask, a read-only
  * agent too, so their number has no bound, and `status` (every agent's first call) must stay small.
+ * All but a task's detail list only those on live tasks (endedAsksLine).
  */
 export const ASKS_SHOWN = 100;
 
+/** What a list says of the open questions it leaves out, those on ended tasks, and where they are seen. */
+export const endedAsksLine = (count: number) =>
+  `(${count} more open on tasks done or dropped, left out: cairn asks --all)`;
+
 /**
- * Open questions, oldest first (all or one role's), or every question newest first with `all`;
- * at most `limit`, with how many there are in all; each previewed (askPreview). With `id`, that
- * one question, whole.
+ * Open questions on live tasks, oldest first (all or one role's), with how many there are in all
+ * and how many more wait on ended tasks (done or dropped: nobody needs their answer any more, so
+ * they are left out, counted, and still answerable); or every question newest first with `all`;
+ * at most `limit`, each previewed (askPreview). With `id`, that one question, whole.
  */
 export async function listAsks(
   store: Store,
@@ -298,13 +304,15 @@ export async function listAsks(
       const id = filter.id.trim().toUpperCase();
       const ask = await tx.asks.byId(id);
       if (!ask) throw notFound(`no question ${quoteValue(id)}`, "see `cairn asks --all`");
-      return { asks: [ask], total: null };
+      return { asks: [ask], total: null, onEndedTasks: null };
     }
-    return filter.all
-      ? { asks: (await tx.asks.recentHeads(limit)).map(askPreview), total: null }
-      : {
-          asks: (await tx.asks.openHeads({ toRole: filter.role, limit })).map(askPreview),
-          total: await tx.asks.countOpen({ toRole: filter.role }),
-        };
+    if (filter.all)
+      return { asks: (await tx.asks.recentHeads(limit)).map(askPreview), total: null, onEndedTasks: null };
+    const toRole = filter.role;
+    return {
+      asks: (await tx.asks.openHeads({ toRole, onTasks: "live", limit })).map(askPreview),
+      total: await tx.asks.countOpen({ toRole, onTasks: "live" }),
+      onEndedTasks: await tx.asks.countOpen({ toRole, onTasks: "ended" }),
+    };
   });
 }

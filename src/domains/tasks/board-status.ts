@@ -33,9 +33,12 @@ export async function boardStatus(store: Store, config: WorkspaceConfig, now: st
         // store contract test holds these previews to the whole reason's) and its length.
         why: t.blockedReason ? previewOfHead(t.blockedReason, TITLE_CHARS) : "",
       })),
-      open_asks_total: await tx.asks.countOpen(),
+      // Only questions on live tasks wait for an answer: one on a task done or dropped is counted
+      // apart (its task ended; nobody needs it answered), or the inbox never empties.
+      open_asks_total: await tx.asks.countOpen({ onTasks: "live" }),
+      open_asks_on_ended: await tx.asks.countOpen({ onTasks: "ended" }),
       // Heads of questions, as of blocked reasons: ASK_HEAD_CHARS, no shorter than TITLE_CHARS.
-      open_asks: (await tx.asks.openHeads({ limit: ASKS_SHOWN })).map((a) => ({
+      open_asks: (await tx.asks.openHeads({ onTasks: "live", limit: ASKS_SHOWN })).map((a) => ({
         id: a.id,
         task: a.taskId,
         asked_by: a.askedBy,

@@ -1,4 +1,4 @@
-import { ASK_HEAD_CHARS, type AskHeadRecord, type AskRecord } from "../tasks.js";
+import { ASK_HEAD_CHARS, type AskHeadRecord, type AskRecord, type OpenAskFilter } from "../tasks.js";
 import { headColumns, textHeadOf } from "./text-heads.js";
 
 /** Rows of the task-extras tables as both stores read them, and their records (shared, not copied). */
@@ -49,12 +49,22 @@ export const toAskHead = (row: AskHeadRow): AskHeadRecord => ({
   answeredAt: row.answered_at,
 });
 
-/** The condition on open questions, all or one role's or one task's, with its values (both stores' SQL). */
-export function openWhere(filter: { toRole?: string; taskId?: string; askedBy?: string }): {
+/** An open question's task, still live or ended (done or dropped); both stores' SQL. */
+const ON_TASKS = {
+  live: "EXISTS (SELECT 1 FROM tasks t WHERE t.id = task_asks.task_id AND t.status NOT IN ('done', 'dropped'))",
+  ended: "EXISTS (SELECT 1 FROM tasks t WHERE t.id = task_asks.task_id AND t.status IN ('done', 'dropped'))",
+} as const;
+
+/**
+ * The condition on open questions, all or one role's or one task's, and with `onTasks` only those
+ * whose task is live or ended, with its values (both stores' SQL).
+ */
+export function openWhere(filter: OpenAskFilter): {
   where: string;
   values: unknown[];
 } {
   const where = ["answered_at IS NULL"];
+  if (filter.onTasks !== undefined) where.push(ON_TASKS[filter.onTasks]);
   const values: unknown[] = [];
   if (filter.toRole !== undefined) {
     where.push("to_role = ?");
