@@ -29,6 +29,8 @@ export interface NoteRecord {
   createdAt: string;
   updatedAt: string;
   body: NoteBody;
+  /** The note that replaced this one, and when: it stays readable and leaves briefs. */
+  superseded?: { by: string; at: string };
 }
 
 export interface NoteFilter {
@@ -50,6 +52,8 @@ export interface NotesRepo {
    */
   findings(scopes: readonly string[], limit: number, childrenOf?: string): Promise<NoteRecord[]>;
   setTrust(id: string, trust: Trust, at: string, by: string): Promise<void>;
+  /** Mark a note replaced by another; false when it already was (or is not there). */
+  supersede(id: string, by: string, at: string): Promise<boolean>;
   /** The distinct kinds of notes in one scope (the board's `[done] note_kinds` check). */
   kindsInScope(scope: string): Promise<NoteKind[]>;
   /** How many notes one scope holds, of every kind (a task shows a page of its own and the count). */

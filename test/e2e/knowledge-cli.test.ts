@@ -548,6 +548,85 @@ describe("memory through the CLI", () => {
   });
 });
 
+describe("superseding a note", () => {
+  it("takes a reversed decision out of briefs, kept readable and marked; the owner's only by the owner, only by a later note of its kind", () => {
+    made(["task", "add", "pick the queue"]);
+    const al = addAgent(ws.dir, "al", "builder");
+    const bo = addAgent(ws.dir, "bo", "builder");
+    const reader = addAgent(ws.dir, "reader", "reviewer", ["--grant", "ro"]);
+    const decide = (chose: string, token?: string) =>
+      made<{ id: string }>(
+        [
+          "note",
+          "add",
+          "decision",
+          "--chose",
+          chose,
+          "--rejected",
+          "polling",
+          "--because",
+          "load",
+          "--scope",
+          "T-1",
+        ],
+        token ? { CAIRN_AGENT: token } : undefined,
+      ).id;
+    const owners = decide("redis streams");
+    const als = decide("kafka", al.token);
+    const finding = made<{ id: string }>(
+      ["note", "add", "finding", "--text", "kafka is heavy", "--severity", "minor", "--scope", "T-1"],
+      { CAIRN_AGENT: al.token },
+    ).id;
+    const bos = decide("nats", bo.token);
+    const supersede = (id: string, by: string, token?: string) =>
+      cairn(ws.dir, ["note", "supersede", id, "--by", by, "--json"], {
+        env: token ? { CAIRN_AGENT: token } : {},
+      });
+    const brief = () => json<{ brief: string }>(["context", "T-1"]).brief;
+
+    // The owner's decision is the owner's to replace; no note replaces one by an earlier note, or
+    // by a note of another kind; a read-only agent replaces nothing.
+    const ownersKept = supersede(owners, bos, bo.token);
+    expect(ownersKept.code, ownersKept.stderr).toBe(3);
+    expect(ownersKept.json).toMatchObject({ refused: { policy: "ownership" } });
+    expect(supersede(bos, als, al.token).code).toBe(3);
+    expect(supersede(als, finding, bo.token).code).toBe(2);
+    expect(supersede(als, bos, reader.token).code).toBe(3);
+    expect(brief()).toContain("chose: kafka");
+
+    // Another agent's later decision replaces al's; the owner replaces its own.
+    const replaced = supersede(als.toLowerCase(), bos, bo.token);
+    expect(replaced.code, replaced.stderr).toBe(0);
+    expect(replaced.json).toMatchObject({ note: { id: als, superseded_by: bos } });
+    expect(supersede(owners, bos).code).toBe(0);
+    const after = brief();
+    expect(after).not.toContain("chose: kafka");
+    expect(after).not.toContain("chose: redis streams");
+    expect(after).toContain("chose: nats");
+    expect(supersede(als, bos).code).toBe(5);
+
+    // Still readable, and marked wherever it is listed.
+    expect(
+      json<{ note: { chose: string; superseded_by: string } }>(["note", "show", als]).note,
+    ).toMatchObject({
+      chose: "kafka",
+      superseded_by: bos,
+    });
+    expect(cairn(ws.dir, ["note", "list", "--kind", "decision"]).stdout).toContain(
+      `${als} decision task:T-1 by ${al.id} (superseded by ${bos})`,
+    );
+    const journal = json<{ events: { subject: string; actor: string }[] }>([
+      "activity",
+      "--action",
+      "note.supersede",
+    ]);
+    expect(journal.events.map((e) => [e.subject, e.actor])).toEqual([
+      [owners, "owner"],
+      [als, bo.id],
+    ]);
+  });
+});
+
 describe("risks and glossary through the CLI", () => {
   it("computes the rank from impact and likelihood and lists the worst first", () => {
     made([

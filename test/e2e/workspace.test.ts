@@ -494,8 +494,8 @@ describe("export and import", () => {
       );
       expect(bad.imported.code).toBe(2);
       expect(bad.imported.stderr).toContain("schema_migrations");
-      // Written before the last two migrations, each of which added columns (0023 to risks, 0022
-      // to agent runs): restored at its own schema and migrated forward. A newer export is refused.
+      // Written before the last two migrations, each of which added columns (0024 to notes, 0023
+      // to risks): restored at its own schema and migrated forward. A newer export is refused.
       const schema = parsed.schema as number;
       const beforeColumn = importInto("before-column", JSON.stringify({ ...parsed, schema: schema - 1 }));
       expect(beforeColumn.imported.code, beforeColumn.imported.stderr).toBe(0);

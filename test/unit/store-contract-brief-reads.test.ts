@@ -261,6 +261,39 @@ describe.each(IMPLEMENTATIONS)("brief glossary store contract: $name", ({ create
     scratch.cleanup();
   });
 
+  it("marks a note superseded once, and every read of it carries the mark", async () => {
+    const scope = "task:T-777";
+    const [old, later] = await store.write(async (tx) => {
+      const body = (chose: string) => ({ kind: "decision" as const, chose, rejected: "r", because: "b" });
+      const made = [
+        await tx.notes.insert({ scope, author: "owner", body: body("old") }, AT),
+        await tx.notes.insert({ scope, author: "owner", body: body("later") }, AT),
+      ];
+      await tx.journal.append(journal);
+      return made;
+    });
+    const mark = { by: later?.id ?? "", at: "2026-01-02T00:00:00.000Z" };
+    const supersede = (by: string) =>
+      store.write(async (tx) => {
+        const done = await tx.notes.supersede(old?.id ?? "", by, mark.at);
+        await tx.journal.append(journal);
+        return done;
+      });
+    expect(await supersede(mark.by)).toBe(true);
+    expect(await supersede("N-1")).toBe(false);
+    const read = await store.read(async (tx) => ({
+      one: await tx.notes.byId(old?.id ?? ""),
+      listed: await tx.notes.list({ scopes: [scope], kinds: ["decision"], limit: 5 }),
+      everywhere: await tx.notes.list({ limit: 1_000 }),
+    }));
+    expect(read.one?.superseded).toEqual(mark);
+    expect(read.listed.map((note) => [note.id, note.superseded])).toEqual([
+      [later?.id, undefined],
+      [old?.id, mark],
+    ]);
+    expect(read.everywhere.find((note) => note.id === old?.id)?.superseded).toEqual(mark);
+  });
+
   it("offers every term that may occur in a text, in list order, and leaves out ASCII terms that do not", async () => {
     const texts = [
       "Enable the wal and the write-ahead log; tune C++ at 100%",

@@ -9,7 +9,7 @@ import {
   supersedeCommand,
   topicsCommand,
 } from "./memory.js";
-import { noteAdd, noteList, noteShow, noteTrust } from "./notes.js";
+import { noteAdd, noteList, noteShow, noteSupersede, noteTrust } from "./notes.js";
 import { riskAdd, riskClose, riskList } from "./risks.js";
 import { KNOWLEDGE_TOOLS } from "./tools.js";
 
@@ -21,6 +21,7 @@ export const knowledgeDomain: CommandDomain = {
     noteList,
     noteShow,
     noteTrust,
+    noteSupersede,
     rememberCommand,
     recallCommand,
     topicsCommand,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { supersedeNote } from "../../domains/knowledge/note-supersede.js";
 import {
   addNote,
   listNotes,
@@ -32,6 +33,8 @@ const Note = z.object({
   metric: z.string().optional(),
   target: z.string().optional(),
   summary: z.string().optional(),
+  superseded_by: z.string().optional().describe("the later note that replaced it: it is no longer briefed"),
+  superseded_at: z.string().optional(),
 });
 type NoteView = z.infer<typeof Note>;
 
@@ -46,6 +49,7 @@ export const noteView = (note: NoteRecord): NoteView => {
     updated_at: note.updatedAt,
     ...body,
     ...(trustBy && body.kind === "finding" && body.trust !== "unverified" ? { trust_by: trustBy } : {}),
+    ...(note.superseded ? { superseded_by: note.superseded.by, superseded_at: note.superseded.at } : {}),
   };
 };
 
@@ -53,7 +57,8 @@ export const noteView = (note: NoteRecord): NoteView => {
 const body = (text: string | undefined) => textBlock(text ?? "", "  ");
 
 function noteLine(note: NoteView): string {
-  const head = `${note.id} ${note.kind} ${note.scope} by ${note.author}`;
+  const replaced = note.superseded_by ? ` (superseded by ${note.superseded_by})` : "";
+  const head = `${note.id} ${note.kind} ${note.scope} by ${note.author}${replaced}`;
   switch (note.kind) {
     case "decision":
       return `${head}\n  chose: ${body(note.chose)}\n  rejected: ${body(note.rejected)}\n  because: ${body(note.because)}`;
@@ -153,4 +158,22 @@ export const noteTrust = defineCommand({
     return { note: noteView(await setFindingTrust(ctx.store, ctx.actor, input.id, input.trust, ctx.now())) };
   },
   render: (out) => `${out.note.id} is now ${out.note.trust}`,
+});
+
+export const noteSupersede = defineCommand({
+  name: "note supersede",
+  summary:
+    "Mark a note replaced by a later one of its kind (a decision reversed): it stays readable and leaves briefs",
+  effect: "write",
+  positional: ["id"],
+  input: z.object({
+    id: shortId("N").describe("the note replaced, e.g. N-3"),
+    by: shortId("N").describe("the later note of its kind that replaces it (record it first with note add)"),
+  }),
+  output: z.object({ note: Note }),
+  async handler(input, ctx) {
+    const { note } = await supersedeNote(ctx.store, ctx.actor, input, ctx.now());
+    return { note: noteView(note) };
+  },
+  render: (out) => `${out.note.id} is replaced by ${out.note.superseded_by}: no brief quotes it from now on`,
 });

@@ -10,6 +10,9 @@ export function pgNotes(db: PgDb): NotesRepo {
   );
   const byId = db.prepare<[string], NoteRow>(`SELECT ${COLUMNS} FROM notes WHERE id = ?`);
   const setTrust = db.prepare("UPDATE notes SET trust = ?, trust_by = ?, updated_at = ? WHERE id = ?");
+  const supersede = db.prepare<[string, string, string], { id: string }>(
+    "UPDATE notes SET superseded_by = ?, superseded_at = ? WHERE id = ? AND superseded_by IS NULL RETURNING id",
+  );
   const kindsInScope = db.prepare<[string], { kind: NoteKind }>(
     "SELECT DISTINCT kind FROM notes WHERE scope = ? ORDER BY kind",
   );
@@ -70,6 +73,9 @@ export function pgNotes(db: PgDb): NotesRepo {
         LIMIT ?`;
       const params = childrenOf === undefined ? [...scopes, limit] : [...scopes, childrenOf, limit];
       return (await db.prepare<(string | number)[], NoteRow>(sql).all(...params)).map(toRecord);
+    },
+    async supersede(id, by, at) {
+      return (await supersede.all(by, at, id)).length === 1;
     },
     async setTrust(id, trust, at, by) {
       await setTrust.run(trust, by, at, id);

@@ -11,9 +11,12 @@ export interface NoteRow {
   trust: Trust | null;
   trust_by: string | null;
   body: string;
+  superseded_by: string | null;
+  superseded_at: string | null;
 }
 
-export const COLUMNS = "id, kind, scope, author, created_at, updated_at, trust, trust_by, body";
+export const COLUMNS =
+  "id, kind, scope, author, created_at, updated_at, trust, trust_by, body, superseded_by, superseded_at";
 
 /**
  * A row read as values (a statement in raw mode), COLUMNS in their order from `at`: better-sqlite3
@@ -29,6 +32,8 @@ export const noteRowOf = (values: readonly unknown[], at = 0): NoteRow => ({
   trust: values[at + 6] as Trust | null,
   trust_by: values[at + 7] as string | null,
   body: values[at + 8] as string,
+  superseded_by: values[at + 9] as string | null,
+  superseded_at: values[at + 10] as string | null,
 });
 
 export function toRecord(row: NoteRow): NoteRecord {
@@ -43,6 +48,7 @@ export function toRecord(row: NoteRow): NoteRecord {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     body,
+    ...(row.superseded_by ? { superseded: { by: row.superseded_by, at: row.superseded_at ?? "" } } : {}),
   };
 }
 

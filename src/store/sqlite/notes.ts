@@ -22,6 +22,9 @@ export function sqliteNotes(db: Database.Database): NotesRepo {
   );
   const byId = db.prepare<[string], NoteRow>(`SELECT ${COLUMNS} FROM notes WHERE id = ?`);
   const setTrust = db.prepare("UPDATE notes SET trust = ?, trust_by = ?, updated_at = ? WHERE id = ?");
+  const supersede = db.prepare(
+    "UPDATE notes SET superseded_by = ?, superseded_at = ? WHERE id = ? AND superseded_by IS NULL",
+  );
   // A list's SQL depends only on how many kinds and scopes it filters by: a handful of shapes,
   // each prepared once (a brief lists decisions for its task, parents and the workspace).
   const listStatement = statementCache<unknown[]>(db, { raw: true });
@@ -100,6 +103,9 @@ export function sqliteNotes(db: Database.Database): NotesRepo {
     },
     async findings(scopes, limit, childrenOf) {
       return findings(scopes, limit, childrenOf).map(toRecord);
+    },
+    async supersede(id, by, at) {
+      return supersede.run(by, at, id).changes === 1;
     },
     async setTrust(id, trust, at, by) {
       setTrust.run(trust, by, at, id);

@@ -28,6 +28,9 @@ const LIMITS = { decisions: 20, findings: 20, facts: 8, risks: 10 };
 const quoted = (text: string, whereWhole: string) => previewText(text, NOTE_FIELD_PREVIEW_CHARS, whereWhole);
 const TOP_RISK_RANK = 2;
 
+/** A note no later one replaced: a superseded note stays readable, but out of briefs. */
+const standing = (note: NoteRecord) => note.superseded === undefined;
+
 /** The characters a brief's preview (`quoted`) leaves out of a decision's fields. */
 function unquoted(note: NoteRecord): number {
   if (note.body.kind !== "decision") return 0;
@@ -176,13 +179,14 @@ export async function gatherBriefInputs(
     // One decision recorded in several of these scopes is shown once: a pool past the limit, so
     // the copies folded away leave room for the decisions after them.
     const pool = await tx.notes.list({ kinds: ["decision"], scopes: own, limit: LIMITS.decisions * 2 });
-    const distinct = collapseDecisions(pool);
+    // A decision a later one replaced (`note supersede`) no longer stands: it is not briefed.
+    const distinct = collapseDecisions(pool.filter(standing));
     // Twenty newer decisions from one agent put the owner's out of every brief of the workspace.
     const decisions = await fewPerVoice(tx, distinct, LIMITS.decisions, (d) => d.note.author, voices);
     const moreDecisions = distinct.length > decisions.length || pool.length === LIMITS.decisions * 2;
     const lastShown = distinct.indexOf(decisions[decisions.length - 1] as (typeof distinct)[number]);
     const newerLeftOut = distinct.slice(0, lastShown).some((d) => !decisions.includes(d));
-    const firstFindings = await tx.notes.findings(own, LIMITS.findings + 1, parentId);
+    const firstFindings = (await tx.notes.findings(own, LIMITS.findings + 1, parentId)).filter(standing);
     const findings = firstFindings.slice(0, LIMITS.findings);
     // A verdict is someone's word, as the finding is: a read-only agent refuting the owner's
     // finding showed as "refuted, by owner", its own name nowhere.

@@ -20,6 +20,7 @@ import { trustSetters } from "../../sqlite/migrations/0020_trust_setters.js";
 import { unverifiedDone } from "../../sqlite/migrations/0021_unverified_done.js";
 import { runDeadlines } from "../../sqlite/migrations/0022_run_deadlines.js";
 import { riskClosing } from "../../sqlite/migrations/0023_risk_closing.js";
+import { noteSuperseding } from "../../sqlite/migrations/0024_note_superseding.js";
 import { FACTS_SEARCH } from "./facts-search.js";
 import { PG_BULK_TERMS } from "./pg-bulk-terms.js";
 import { PG_COUNTER_STATEMENTS } from "./pg-counter-statements.js";
@@ -104,6 +105,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   { name: unverifiedDone.name, sql: () => fromSqlite(unverifiedDone.sql) },
   { name: runDeadlines.name, sql: () => fromSqlite(runDeadlines.sql) },
   { name: riskClosing.name, sql: () => fromSqlite(riskClosing.sql) },
+  { name: noteSuperseding.name, sql: () => fromSqlite(noteSuperseding.sql) },
 ];
 
 /** The migrations both stores share: their count is the schema version an export carries. */

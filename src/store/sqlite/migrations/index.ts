@@ -20,6 +20,7 @@ import { trustSetters } from "./0020_trust_setters.js";
 import { unverifiedDone } from "./0021_unverified_done.js";
 import { runDeadlines } from "./0022_run_deadlines.js";
 import { riskClosing } from "./0023_risk_closing.js";
+import { noteSuperseding } from "./0024_note_superseding.js";
 import type { Migration } from "./migration.js";
 
 /**
@@ -50,6 +51,7 @@ export const MIGRATIONS: readonly Migration[] = [
   unverifiedDone,
   runDeadlines,
   riskClosing,
+  noteSuperseding,
 ];
 
 /**
