@@ -230,7 +230,7 @@ describe("the task board through the CLI", () => {
     expect(existsSync(marker)).toBe(true);
   });
 
-  it("says a task was finished unverified in now's and board's text, as their --json does", () => {
+  it("says a task was finished unverified in now's, board's and task show's text, as their --json does", () => {
     const id = add("take my word for it");
     cairn(ws.dir, ["task", "claim", id]);
     expect(cairn(ws.dir, ["task", "finish", id, "--unverified"]).code).toBe(0);
@@ -239,6 +239,9 @@ describe("the task board through the CLI", () => {
     expect(now).toContain(`finished unverified: ${id}`);
     expect(cairn(ws.dir, ["board"]).stdout).toMatch(
       new RegExp(`${id} take my word for it .*\\(finished unverified\\)`),
+    );
+    expect(cairn(ws.dir, ["task", "show", id]).stdout).toContain(
+      "status done (finished unverified, held by owner)",
     );
   });
 

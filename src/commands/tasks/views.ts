@@ -180,9 +180,16 @@ export const summaryLine = (t: z.infer<typeof TaskSummary>) =>
 
 export function renderDetail(d: z.infer<typeof TaskDetailView>): string {
   const t = d.task;
+  // As `board` and `now` say it: a finish no command checked is told apart from a verified one.
+  const statusAside = [
+    t.status === "done" && t.unverified ? "finished unverified" : "",
+    t.owner ? `held by ${t.owner}` : "",
+  ]
+    .filter(Boolean)
+    .join(", ");
   const lines = [
     `${t.id} ${t.title}`,
-    `  status ${t.status}${t.owner ? ` (held by ${t.owner})` : ""}, priority ${t.priority}${t.parent ? `, parent ${t.parent}` : ""}`,
+    `  status ${t.status}${statusAside ? ` (${statusAside})` : ""}, priority ${t.priority}${t.parent ? `, parent ${t.parent}` : ""}`,
   ];
   if (t.milestone) lines.push(`  milestone: ${t.milestone} (finishing needs a kept attempt)`);
   if (t.so_that) lines.push(`  so that: ${t.so_that}`);
