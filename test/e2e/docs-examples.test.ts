@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { gitWorkspace } from "../helpers/goals.js";
 import { workspaceEachTest } from "../helpers/mcp.js";
-import { cairn, machineHome } from "../helpers/workspace.js";
+import { cairn, machineHome, scratchDir } from "../helpers/workspace.js";
 
 // What a new user does on the word of the README, `cairn init`'s cairn.toml and the help texts:
 // each example, taken as written, does what it says.
@@ -164,6 +164,21 @@ describe("help texts agree with the README", () => {
   it("say audit verify holds the head witnessed at every write, not only at the last verify", () => {
     const help = cairn(ws.dir, ["audit", "verify", "--help"]).stdout.replace(/\s+/g, " ");
     expect(help).toContain("witnessed last (at a write or a verify)");
+  });
+});
+
+describe("`cairn init --store` with a PostgreSQL URL no server answers", () => {
+  it("points at the URL it was given, not only at a [store] url the workspace does not have yet", () => {
+    const scratch = scratchDir();
+    try {
+      const url = "postgres://me@127.0.0.1:1/cairn?schema=webshop";
+      const init = cairn(scratch.dir, ["init", "--store", url], { env: { CAIRN_STORE_URL: undefined } });
+      expect(init.code).toBe(1);
+      expect(init.stderr).toContain("cannot reach PostgreSQL at 127.0.0.1:1");
+      expect(init.stderr).toContain("check the host and port in the URL (as given to --store or --to");
+    } finally {
+      scratch.cleanup();
+    }
   });
 });
 

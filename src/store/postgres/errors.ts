@@ -45,13 +45,13 @@ export function translatePgError(error: unknown, target: PgTarget): CairnError |
   ) {
     return operational(
       `cannot reach PostgreSQL at ${target.host}:${target.port} (${code})`,
-      "check the host and port in [store] url (or CAIRN_STORE_URL) and that the server is running",
+      "check the host and port in the URL (as given to --store or --to, or in [store] url or CAIRN_STORE_URL) and that the server is running",
     );
   }
   if (code === "3D000") {
     return operational(
       `PostgreSQL database ${target.database} does not exist on ${target.host}:${target.port}`,
-      "create it, or fix [store] url",
+      "create it, or fix the database name in the URL (as given to --store or --to, or in [store] url or CAIRN_STORE_URL)",
     );
   }
   if (code === "57014") {
