@@ -131,11 +131,26 @@ describe("an evaluator proposal's dry run", () => {
   });
   afterEach(() => repo.cleanup());
 
-  it("names the CLI flag that tries its rule, not only the tool's argument", () => {
+  it("names the CLI flag that tries its rule, not only the tool's argument; a freeze it does not unblock, how to mark a proof manual", () => {
     expect(cairn(repo.dir, ["goal", "create", "make it fast"]).code).toBe(0);
     const proposed = cairn(repo.dir, ["eval", "propose", "G-1", "--proof", "latency", "--argv", "true"]);
     expect(proposed.code).toBe(0);
     expect(proposed.stdout).toContain("--sample-output");
+    // A freeze refused for a proof no approved evaluator measures says how to mark it manual.
+    const update = [
+      "goal",
+      "update",
+      "G-1",
+      "--outcome",
+      "fast",
+      "--proofs",
+      '{"name":"latency","threshold":100}',
+    ];
+    expect(cairn(repo.dir, update).code).toBe(0);
+    const frozen = cairn(repo.dir, ["run", "freeze", "G-1"]);
+    expect(frozen.code).toBe(3);
+    expect(frozen.stderr).toContain("no approved evaluator measures: tests, latency");
+    expect(frozen.stderr).toContain(`\`cairn goal update G-1 --proofs '{"name":"tests","manual":true}'\``);
   });
 });
 

@@ -122,7 +122,7 @@ export async function freezeRun(
       throw refuse(
         "evaluators",
         `no approved evaluator measures: ${names}`,
-        `propose one per proof (\`cairn eval propose ${goalId} --proof NAME --argv ...\`) and have the workspace owner approve it, or mark the proof manual`,
+        `propose one per proof (\`cairn eval propose ${goalId} --proof NAME --argv ...\`) and have the workspace owner approve it, or mark the proof manual, judged by a reported score (\`cairn goal update ${goalId} --proofs '{"name":"${selection.unmeasured[0]?.name}","manual":true}'\`)`,
       );
     }
     const entries = selection.measured.flatMap(({ proof, evaluators }) =>
