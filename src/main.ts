@@ -85,7 +85,34 @@ async function startMcp(args: string[]): Promise<number> {
   await serveStdio(session, profile);
   // The client is gone: whatever its calls still run is stopped, and the server exits now.
   await killChildren();
+  await stdoutWritten();
   process.exit(EXIT_CODES.ok);
+}
+
+/** How long an exiting server waits for a client to read the answers it still holds. */
+const FLUSH_GRACE_MS = 30_000;
+
+/**
+ * The end of input is the client's last word, not a wish to lose the answers still on their way:
+ * a client that writes its requests, closes its input and then reads (`printf … | cairn mcp`)
+ * got its last answer cut at the pipe's 64 KiB, since process.exit drops what stdout still
+ * queues. Settles once that is written, the reader is gone, or after FLUSH_GRACE_MS.
+ */
+function stdoutWritten(): Promise<void> {
+  const stdout = process.stdout;
+  if (stdout.writableLength === 0 || stdout.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, FLUSH_GRACE_MS);
+    timer.unref();
+    const settle = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    stdout.once("close", settle);
+    stdout.once("error", settle);
+    // Written after everything queued before it: its callback runs once all of that is out.
+    stdout.write("", settle);
+  });
 }
 
 async function startCli(argv: string[]): Promise<number> {

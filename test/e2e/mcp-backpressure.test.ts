@@ -125,3 +125,42 @@ it("puts off the change feed while the client does not read, then tells each cha
     await writer.close();
   }
 }, 90_000);
+
+it("still writes the answers the client has not read when its input ends, then exits", async () => {
+  const child = spawn(process.execPath, [CAIRN_BIN, "mcp"], { cwd: ws.dir, env: cleanEnv() });
+  try {
+    let output = "";
+    // Listened to, so node does not drain (and drop) what the pipe holds when the child exits.
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      output += chunk;
+    });
+    const closed = new Promise<number | null>((resolve) => child.on("close", resolve));
+    // A client that writes its requests, closes its input, and reads only then.
+    child.stdout.pause();
+    const call = (id: number, name: string, args: Record<string, unknown>) => ({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name, arguments: { schema_version: 1, ...args } },
+    });
+    for (const message of [
+      INITIALIZE,
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      call(2, "add_task", { title: "big", context: "x".repeat(200_000) }),
+      call(3, "get_context", { task: "T-1", budget: 250_000 }),
+    ])
+      child.stdin.write(`${JSON.stringify(message)}\n`);
+    child.stdin.end();
+    await sleep(1_500);
+    child.stdout.resume();
+    expect(await closed).toBe(0);
+    // The brief is more than the pipe and the reader's buffer hold: exiting at the end of input
+    // dropped the rest, and the client read a cut line.
+    const last = output.trim().split("\n").at(-1) as string;
+    const brief = JSON.parse(last) as { id: number; result: { structuredContent: { brief: string } } };
+    expect(brief.id).toBe(3);
+    expect(brief.result.structuredContent.brief).toContain("x".repeat(200_000));
+  } finally {
+    child.kill("SIGKILL");
+  }
+}, 30_000);
