@@ -255,9 +255,10 @@ describe("attempts measured by cairn", () => {
     expect(first.offset).toBe(0);
     expect(first.attempts[0]?.id).toBe(kept.id);
     expect(first.attempts.at(-1)?.id).toBe(newest.attempts[69]?.id);
-    expect(cairn(ws.dir, ["run", "status", run]).stdout).toContain(
-      "130 attempts, 1 kept, 0 in review (31–130 shown; earlier: --offset 0):",
-    );
+    const shown = cairn(ws.dir, ["run", "status", run]).stdout;
+    expect(shown).toContain("130 attempts, 1 kept, 0 in review (31–130 shown; earlier: --offset 0):");
+    // The PATH folders and HOME its evaluators run with, as the README says `run status` shows them.
+    expect(shown).toMatch(/^ {2}as frozen: HOME \S+; PATH first: \//m);
   });
 });
 

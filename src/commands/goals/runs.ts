@@ -88,6 +88,24 @@ export const runList = defineCommand({
 /** Attempts a `run status` shows at once: a run of an agent's loop holds thousands. */
 const LEDGER_PAGE = 100;
 
+/**
+ * Where the run's evaluators find their programs and user configuration: the PATH folders (first,
+ * the caller's after them) and HOME of whoever froze it, one line per distinct setting.
+ */
+function frozenSettingLines(
+  evaluators: { name: string; path: string[] | null; home: string | null }[],
+): string[] {
+  const settings = new Map<string, string[]>();
+  for (const e of evaluators) {
+    if (e.path === null && e.home === null) continue;
+    const setting = `HOME ${e.home ?? "(the caller's)"}; PATH first: ${e.path ? e.path.join(":") : "(the caller's)"}`;
+    settings.set(setting, [...(settings.get(setting) ?? []), e.name]);
+  }
+  return [...settings].map(
+    ([setting, names]) => `  as frozen${settings.size > 1 ? ` (${names.join(", ")})` : ""}: ${setting}`,
+  );
+}
+
 export const runStatus = defineCommand({
   name: "run status",
   summary:
@@ -177,6 +195,7 @@ export const runStatus = defineCommand({
         (e) =>
           `  ${e.name.padEnd(18)} ${e.read}${e.pattern ? ` /${e.pattern}/` : ""}${e.match === "only" ? " only" : ""}${e.json_path ? ` ${e.json_path}` : ""}${e.noisy ? " noisy" : ""}${e.inputs?.length ? ` inputs: ${e.inputs.join(", ")}` : ""}`,
       ),
+      ...frozenSettingLines(out.run.evaluators),
       ...out.drift_details.map(
         (d) =>
           `drift: ${d.evaluator} ${d.kind}${d.files.length ? ` (${d.files.join(", ")})` : ""}; the run keeps its frozen copy`,
