@@ -197,6 +197,17 @@ describe("`cairn init --store` with a PostgreSQL URL no server answers", () => {
   });
 });
 
+describe("`cairn audit verify --anchor SEQ:HASH`, with the Head an earlier verify printed", () => {
+  const { ws } = workspaceEachTest();
+
+  it("says the log still holds the anchor given, not only the head this machine witnessed", () => {
+    const head = (cairn(ws.dir, ["audit", "verify", "--json"]).json as { head: string }).head;
+    const anchored = cairn(ws.dir, ["audit", "verify", "--anchor", head]);
+    expect(anchored.code).toBe(0);
+    expect(anchored.stdout).toContain(`Still holds entry ${head.split(":")[0]}, the --anchor given.`);
+  });
+});
+
 describe("an OS tool refused on the terminal", () => {
   const { ws } = workspaceEachTest();
 

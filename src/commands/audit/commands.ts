@@ -71,6 +71,7 @@ export const auditVerify = defineCommand({
         holds: z.string().nullable().describe("SEQ:HASH it holds now, for the next verify"),
       })
       .describe("the head the last intact verify on this machine saw, kept outside the workspace"),
+    anchor: z.string().optional().describe("the --anchor given, which the log still holds"),
     torn: z
       .array(z.object({ file: z.string(), line: z.number() }))
       .optional()
@@ -123,6 +124,7 @@ export const auditVerify = defineCommand({
       from: verdict.from,
       head: headOf(verdict.head),
       witness: { file: witness.file, checked: headOf(witness.held), holds: headOf(holds) },
+      ...(input.anchor ? { anchor: input.anchor } : {}),
       ...(verdict.torn.length > 0 ? { torn: verdict.torn } : {}),
     };
   },
@@ -137,6 +139,7 @@ export const auditVerify = defineCommand({
     (out.witness.checked
       ? `\nStill holds entry ${out.witness.checked.split(":")[0]}, the head this machine witnessed last (at a write or a verify).`
       : "") +
+    (out.anchor ? `\nStill holds entry ${out.anchor.split(":")[0]}, the --anchor given.` : "") +
     (out.head
       ? `\nHead: ${out.head} (kept where agents cannot write, \`audit verify --anchor\` with it later shows a log cut or rewritten since; this machine keeps it too, in ${out.witness.file})`
       : ""),
