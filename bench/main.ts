@@ -35,6 +35,14 @@ const SUITES: Record<string, () => Promise<void>> = {
 
 // Flags (`--tasks=20000`) belong to the suites that read them, not to the choice of suites.
 const wanted = process.argv.slice(2).filter((arg) => !arg.startsWith("--"));
+// A mistyped suite ran nothing, and the summary after it read as a clean pass.
+const unknown = wanted.filter((name) => !Object.hasOwn(SUITES, name));
+if (unknown.length > 0) {
+  process.stderr.write(
+    `bench: no suite ${unknown.map((name) => JSON.stringify(name)).join(", ")}; the suites are ${Object.keys(SUITES).join(", ")}\n`,
+  );
+  process.exit(2);
+}
 for (const [name, suite] of Object.entries(SUITES)) {
   if (wanted.length > 0 && !wanted.includes(name)) continue;
   await suite();

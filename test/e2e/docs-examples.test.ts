@@ -1,13 +1,24 @@
+import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { gitWorkspace } from "../helpers/goals.js";
 import { workspaceEachTest } from "../helpers/mcp.js";
-import { cairn, machineHome, scratchDir } from "../helpers/workspace.js";
+import { cairn, machineHome, REPO_ROOT, scratchDir } from "../helpers/workspace.js";
 
 // What a new user does on the word of the README, `cairn init`'s cairn.toml and the help texts:
 // each example, taken as written, does what it says.
+
+describe("`npm run bench -- SUITE`", () => {
+  it("names the suites when one asked for does not exist, rather than running nothing and passing", () => {
+    const bench = spawnSync(process.execPath, [join(REPO_ROOT, "dist", "bench.mjs"), "goal"], {
+      encoding: "utf8",
+    });
+    expect(bench.status).toBe(2);
+    expect(bench.stderr).toContain('bench: no suite "goal"; the suites are spine, goals,');
+  });
+});
 
 describe("the cairn.toml `cairn init` writes", () => {
   const { ws } = workspaceEachTest();
