@@ -12,9 +12,11 @@ export type * from "./agent-runs.js";
 
 export type * from "./goals.js";
 
+import type { AskRepo } from "./asks.js";
 import type { BriefsRepo, FactsRepo, GlossaryRepo, NotesRepo, RisksRepo } from "./knowledge.js";
-import type { AskRepo, QueueRepo, ShortcutRepo, TaskRepo } from "./tasks.js";
+import type { QueueRepo, ShortcutRepo, TaskRepo } from "./tasks.js";
 
+export type * from "./asks.js";
 export type * from "./tasks.js";
 
 export type Grant = "rw" | "ro";

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { canPlan, requirePlanning } from "../../src/domains/goals/authority.js";
-import { draftContract, openQuestions } from "../../src/domains/goals/contract.js";
+import { openQuestions } from "../../src/domains/goals/contract.js";
 import { decide } from "../../src/domains/goals/decide.js";
+import { draftContract } from "../../src/domains/goals/draft.js";
 import { parsePack } from "../../src/domains/goals/evaluators/catalog.js";
 import { definitionHash, EvaluatorDefinition } from "../../src/domains/goals/evaluators/definition.js";
 import { findCycle } from "../../src/domains/goals/milestones.js";

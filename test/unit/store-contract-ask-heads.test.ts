@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { TITLE_CHARS } from "../../src/domains/limits/limits.js";
 import { previewOfHead, previewText } from "../../src/kernel/text.js";
-import { ASK_HEAD_CHARS, type AskHeadRecord, type AskRecord } from "../../src/store/tasks.js";
+import { ASK_HEAD_CHARS, type AskHeadRecord, type AskRecord } from "../../src/store/asks.js";
 import { contractStores, journaledWrite, storeForSuite } from "../helpers/contract-stores.js";
 import { newTask } from "../helpers/new-task.js";
 import { previewTexts } from "../helpers/preview-texts.js";

@@ -1,8 +1,9 @@
 import { conflict, notFound, refuse, usageError } from "../../kernel/outcome.js";
 import { previewOfHead, previewText, quoteValue } from "../../kernel/text.js";
 import { oneLine } from "../../kernel/visible-text.js";
+import type { AskHeadRecord, AskRecord } from "../../store/asks.js";
 import type { Store, Tx } from "../../store/store.js";
-import type { AskHeadRecord, AskRecord, TaskNote, TaskRecord } from "../../store/tasks.js";
+import type { TaskNote, TaskRecord } from "../../store/tasks.js";
 import { type Actor, actorOf, ancestorsOf, lineageOf, OWNER, sameTree } from "../identity/actor.js";
 import { BODY_CHARS, TITLE_CHARS } from "../limits/limits.js";
 import type { WorkspaceConfig } from "../workspace/config.js";

@@ -2,10 +2,10 @@ import { conflict, refuse, usageError } from "../../kernel/outcome.js";
 import type { Setting } from "../../kernel/setting.js";
 import { shortIdStart } from "../../kernel/short-id.js";
 import { previewText } from "../../kernel/text.js";
+import type { AskRecord } from "../../store/asks.js";
 import type { NoteRecord } from "../../store/knowledge.js";
 import type { Store, Tx } from "../../store/store.js";
 import type {
-  AskRecord,
   CriterionRecord,
   DependencyRecord,
   IdPage,

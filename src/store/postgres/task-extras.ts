@@ -1,3 +1,4 @@
+import type { AskRepo } from "../asks.js";
 import {
   ASK_HEAD_COLUMNS,
   type AskHeadRow,
@@ -14,7 +15,7 @@ import {
   toShortcutHead,
   UPSERT_SHORTCUT_SQL,
 } from "../sqlite/shortcut-rows.js";
-import type { AskRepo, QueueRecord, QueueRepo, ShortcutRepo } from "../tasks.js";
+import type { QueueRecord, QueueRepo, ShortcutRepo } from "../tasks.js";
 import { jsonbOfStored, type PgDb } from "./db.js";
 import { shortIds } from "./short-ids.js";
 

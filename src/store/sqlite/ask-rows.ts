@@ -1,4 +1,4 @@
-import { ASK_HEAD_CHARS, type AskHeadRecord, type AskRecord, type OpenAskFilter } from "../tasks.js";
+import { ASK_HEAD_CHARS, type AskHeadRecord, type AskRecord, type OpenAskFilter } from "../asks.js";
 import { headColumns, textHeadOf } from "./text-heads.js";
 
 /** Rows of the task-extras tables as both stores read them, and their records (shared, not copied). */

@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
-import type { AskRepo, QueueRecord, QueueRepo, ShortcutRepo } from "../tasks.js";
+import type { AskRepo } from "../asks.js";
+import type { QueueRecord, QueueRepo, ShortcutRepo } from "../tasks.js";
 import { ASK_HEAD_COLUMNS, type AskHeadRow, type AskRow, openWhere, toAsk, toAskHead } from "./ask-rows.js";
 import { shortIds } from "./short-ids.js";
 import {
