@@ -73,7 +73,7 @@ describe("the CLI face: exit codes and --json", () => {
     expect(group.code).toBe(2);
     expect((group.json as { error: unknown }).error).toEqual({
       kind: "usage",
-      message: "`cairn note` needs a command: add, list, show, trust",
+      message: "`cairn note` needs a command: add, list, show, trust, supersede",
       next: "see `cairn note --help`",
     });
     // Options alone, to cairn itself (the cli tool's ["--"] and []): what is missing is a command.

@@ -107,7 +107,11 @@ describe("a flood of questions from a read-only agent", () => {
       expect(listed.asks).toHaveLength(100);
       expect(listed.total).toBe(asked);
     }
-    expect(cairn(workspace.dir, ["asks", "--role", "nobody", "--json"]).json).toEqual({ asks: [], total: 0 });
+    expect(cairn(workspace.dir, ["asks", "--role", "nobody", "--json"]).json).toEqual({
+      asks: [],
+      total: 0,
+      on_ended_tasks: 0,
+    });
     expect(cairn(workspace.dir, ["asks"]).stdout).toContain(`(100 of ${asked} open; --limit shows more)`);
     const shown = cairn(workspace.dir, ["task", "show", "T-1", "--json"]).json as {
       open_asks: unknown[];
