@@ -299,10 +299,22 @@ describe("a people-only command's prompt", () => {
     ).rejects.toMatchObject({ code: -32602, message: expect.stringContaining("args") });
     const { token } = addAgent(ws.dir, "ops", "worker");
     const agent = await connectMcp(ws.dir, { env: { ...env, CAIRN_AGENT: token } });
+    const listed = async () => (await agent.client.listPrompts()).prompts.map((p) => p.name);
     try {
+      // Retired once its server has listed the prompt (its first look at the files is its own).
+      await expect.poll(listed, { timeout: 10_000 }).toContain("cmd-deploy");
       expect(cairn(ws.dir, ["agent", "retire", "ops"], { env }).code).toBe(0);
-      const got = await agent.client.getPrompt({ name: "cmd-deploy", arguments: { args: "" } });
-      const text = (got.messages[0]?.content as { text?: string } | undefined)?.text;
+      const opened = async () => {
+        const got = await agent.client.getPrompt({ name: "cmd-deploy", arguments: { args: "" } });
+        return (got.messages[0]?.content as { text?: string } | undefined)?.text;
+      };
+      expect(await opened()).toContain('"policy": "identity"');
+      // A change on disk after the retirement, which the server looks at as the retired caller:
+      // its prompts stay, each showing the refusal (its refused look unlisted them all).
+      writeTree(ws.dir, { ".claude/commands/after-retire.md": "Touched.\n" });
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      expect(await listed()).toContain("cmd-deploy");
+      const text = await opened();
       expect(text).toContain('"policy": "identity"');
       expect(text).not.toContain("Deploy now.");
     } finally {

@@ -1,6 +1,6 @@
 import type { McpServer, RegisteredPrompt } from "@modelcontextprotocol/server";
 import { z } from "zod";
-import { BACKGROUND, type CallControls, type Session } from "../../commands/context.js";
+import { BACKGROUND, type Session } from "../../commands/context.js";
 import { dispatch } from "../../commands/dispatch.js";
 import { COMMANDS_BY_NAME } from "../../commands/registry.js";
 import { refusedPrompt } from "../../commands/resources.js";
@@ -8,18 +8,18 @@ import { uniqueNames } from "../../kernel/tool-names.js";
 import { showInvisible } from "../../kernel/visible-text.js";
 import { runner } from "./run-command.js";
 
-async function run(
-  session: Session,
-  command: string,
-  input: Record<string, unknown>,
-  controls: CallControls = {},
-) {
+/**
+ * A list command's answer for the caller; `refused` when the caller may not list now (retired):
+ * that is the caller's state, not the files', so the prompts already listed stay, each showing
+ * the refusal when opened. An error lists nothing.
+ */
+async function listing(session: Session, command: string): Promise<Record<string, unknown> | "refused"> {
   const found = COMMANDS_BY_NAME.get(command);
   if (!found) throw new Error(`internal: no command ${command}`);
-  const outcome = await dispatch(found, input, session, controls);
-  if (outcome.kind !== "ok")
-    throw new Error(outcome.kind === "refused" ? outcome.refusal.reason : outcome.error.message);
-  return outcome.value as Record<string, unknown>;
+  // Refreshed when files change, not at the caller's call: it renews none of its leases.
+  const outcome = await dispatch(found, {}, session, BACKGROUND).catch(() => undefined);
+  if (outcome?.kind === "refused") return "refused";
+  return outcome?.kind === "ok" ? (outcome.value as Record<string, unknown>) : {};
 }
 
 /**
@@ -76,15 +76,17 @@ export function servePeoplePrompts(
   server: McpServer,
   session: Session,
 ): { refresh(listed?: ListedOutputs): Promise<void> } {
-  const registered = new Map<string, { item: Listed; prompt: RegisteredPrompt }>();
+  const registered = new Map<string, { source: PeopleSource; item: Listed; prompt: RegisteredPrompt }>();
   const refresh = async (given?: ListedOutputs) => {
     const wanted = new Map<string, { source: PeopleSource; item: Listed }>();
+    const kept = new Set<PeopleSource>();
     for (const source of SOURCES) {
       const [command, key] = source.list;
-      const listed =
-        given?.[command] ??
-        // Refreshed when files change, not at the caller's call: it renews none of its leases.
-        (await run(session, command, {}, BACKGROUND).catch(() => ({ [key]: [] as Listed[] })));
+      const listed = given?.[command] ?? (await listing(session, command));
+      if (listed === "refused") {
+        kept.add(source);
+        continue;
+      }
       const people = ((listed[key] ?? []) as Listed[]).filter((item) => !item.model_invocable);
       // `git:commit` and `git-commit` read alike once sanitised: the later one gets a hash of its
       // own name rather than losing its prompt to the first.
@@ -97,6 +99,7 @@ export function servePeoplePrompts(
       for (const { item, name } of named) wanted.set(name, { source, item });
     }
     for (const [name, held] of registered) {
+      if (kept.has(held.source)) continue;
       const now = wanted.get(name);
       // Gone, or another item (or the same one re-described) under this name: registered anew.
       if (!now || now.item.name !== held.item.name || now.item.description !== held.item.description) {
@@ -107,6 +110,7 @@ export function servePeoplePrompts(
     for (const [name, { source, item }] of wanted) {
       if (registered.has(name)) continue;
       registered.set(name, {
+        source,
         item,
         prompt: server.registerPrompt(
           name,
