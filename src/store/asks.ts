@@ -52,6 +52,6 @@ export interface AskRepo {
   openHeads(filter: OpenAskFilter & { limit: number }): Promise<AskHeadRecord[]>;
   /** How many questions are open: all of them, or those the filter keeps. */
   countOpen(filter?: OpenAskFilter): Promise<number>;
-  /** The newest `limit` questions, open or answered, each read as its heads. */
-  recentHeads(limit: number): Promise<AskHeadRecord[]>;
+  /** The newest `limit` questions (all, or those routed to one role), open or answered, each read as its heads. */
+  recentHeads(limit: number, toRole?: string): Promise<AskHeadRecord[]>;
 }

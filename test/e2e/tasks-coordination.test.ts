@@ -194,6 +194,14 @@ describe("ask and answer", () => {
     const shown = cairn(ws.dir, ["task", "show", "T-1", "--json"]).json as { notes: { text: string }[] };
     expect(shown.notes[0]?.text).toContain("moot now");
     expect(cairn(ws.dir, ["asks", "--json"]).json).toMatchObject({ total: 1, on_ended_tasks: 1 });
+    // Every question of one role, answered or not: --all keeps the role asked for.
+    arrange(ws.dir, ["ask", "T-3", "to the builders?", "--to", "builder"], as(ro.token));
+    const ids = (role: string) =>
+      (
+        cairn(ws.dir, ["asks", "--all", "--role", role, "--json"]).json as { asks: { id: string }[] }
+      ).asks.map((a) => a.id);
+    expect(ids("builder")).toEqual(["Q-4"]);
+    expect(ids("human")).toEqual(["Q-3", "Q-2", "Q-1"]);
   });
 
   it("never routes a question to a read-only role, whose agents cannot answer it", () => {

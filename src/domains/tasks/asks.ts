@@ -291,7 +291,7 @@ export const endedAsksLine = (count: number) =>
 /**
  * Open questions on live tasks, oldest first (all or one role's), with how many there are in all
  * and how many more wait on ended tasks (done or dropped: nobody needs their answer any more, so
- * they are left out, counted, and still answerable); or every question newest first with `all`;
+ * they are left out, counted, and still answerable); or every question (of that role) newest first with `all`;
  * at most `limit`, each previewed (askPreview). With `id`, that one question, whole.
  */
 export async function listAsks(
@@ -308,7 +308,11 @@ export async function listAsks(
       return { asks: [ask], total: null, onEndedTasks: null };
     }
     if (filter.all)
-      return { asks: (await tx.asks.recentHeads(limit)).map(askPreview), total: null, onEndedTasks: null };
+      return {
+        asks: (await tx.asks.recentHeads(limit, filter.role)).map(askPreview),
+        total: null,
+        onEndedTasks: null,
+      };
     const toRole = filter.role;
     return {
       asks: (await tx.asks.openHeads({ toRole, onTasks: "live", limit })).map(askPreview),

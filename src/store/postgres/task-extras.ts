@@ -32,6 +32,9 @@ export function pgAsks(db: PgDb): AskRepo {
   const recentHeads = db.prepare<[number], AskHeadRow>(
     `SELECT ${ASK_HEAD_COLUMNS} FROM task_asks ORDER BY seq DESC LIMIT ?`,
   );
+  const recentHeadsTo = db.prepare<[string, number], AskHeadRow>(
+    `SELECT ${ASK_HEAD_COLUMNS} FROM task_asks WHERE to_role = ? ORDER BY seq DESC LIMIT ?`,
+  );
   return {
     async insert(ask, at) {
       const { seq, id } = await nextId();
@@ -71,8 +74,10 @@ export function pgAsks(db: PgDb): AskRepo {
       const row = await db.prepare(`SELECT COUNT(*) AS n FROM task_asks WHERE ${where}`).get(...values);
       return Number((row as { n: number } | undefined)?.n ?? 0);
     },
-    async recentHeads(limit) {
-      return (await recentHeads.all(limit)).map(toAskHead);
+    async recentHeads(limit, toRole) {
+      const rows =
+        toRole === undefined ? await recentHeads.all(limit) : await recentHeadsTo.all(toRole, limit);
+      return rows.map(toAskHead);
     },
   };
 }

@@ -26,6 +26,9 @@ export function sqliteAsks(db: Database.Database): AskRepo {
   const recentHeads = db.prepare<[number], AskHeadRow>(
     `SELECT ${ASK_HEAD_COLUMNS} FROM task_asks ORDER BY seq DESC LIMIT +?`,
   );
+  const recentHeadsTo = db.prepare<[string, number], AskHeadRow>(
+    `SELECT ${ASK_HEAD_COLUMNS} FROM task_asks WHERE to_role = ? ORDER BY seq DESC LIMIT +?`,
+  );
   return {
     async insert(ask, at) {
       const { seq, id } = nextId();
@@ -65,8 +68,10 @@ export function sqliteAsks(db: Database.Database): AskRepo {
       const row = builtStatement(db, `SELECT COUNT(*) AS n FROM task_asks WHERE ${where}`).get(...values);
       return (row as { n: number } | undefined)?.n ?? 0;
     },
-    async recentHeads(limit) {
-      return recentHeads.all(limit).map(toAskHead);
+    async recentHeads(limit, toRole) {
+      return (toRole === undefined ? recentHeads.all(limit) : recentHeadsTo.all(toRole, limit)).map(
+        toAskHead,
+      );
     },
   };
 }
