@@ -36,14 +36,8 @@ export async function defineTerm(
   const term = termAsShown(input.term);
   const entry = { term, meaning: input.meaning.trim(), author: actor.id, updatedAt: now };
   return store.write(async (tx) => {
-    const existing = (await tx.glossary.byTerm(entry.term)) ?? (await spelledOtherwise(tx, entry.term));
-    if (existing && existing.author !== actor.id && !actor.isOwner) {
-      throw refuse(
-        "ownership",
-        `the term ${quoteValue(existing.term)} belongs to ${await who(tx, existing.author)}; only its author or the owner may redefine it`,
-        "record what you know as a finding or a decision, or ask its author or the owner to change it",
-      );
-    }
+    const existing = await storedTerm(tx, entry.term);
+    if (existing) await requireTermAuthor(tx, actor, existing, "redefine");
     const { created } = await tx.glossary.upsert(entry, existing?.term);
     await tx.journal.append({
       at: now,
@@ -68,18 +62,13 @@ export async function removeTerm(
 ): Promise<GlossaryEntry> {
   const asShown = termAsShown(term);
   return store.write(async (tx) => {
-    const existing = (await tx.glossary.byTerm(asShown)) ?? (await spelledOtherwise(tx, asShown));
+    const existing = await storedTerm(tx, asShown);
     if (!existing)
       throw notFound(
         `no term ${quoteValue(term)} in the glossary`,
         "list the terms with `cairn glossary list`",
       );
-    if (existing.author !== actor.id && !actor.isOwner)
-      throw refuse(
-        "ownership",
-        `the term ${quoteValue(existing.term)} belongs to ${await who(tx, existing.author)}; only its author or the owner may remove it`,
-        "record what you know as a finding or a decision, or ask its author or the owner to change it",
-      );
+    await requireTermAuthor(tx, actor, existing, "remove");
     if (!(await tx.glossary.remove(existing.term)))
       throw conflict(
         `the term ${quoteValue(existing.term)} was removed or respelled meanwhile`,
@@ -95,6 +84,25 @@ export async function removeTerm(
     return existing;
   });
 }
+
+/** A term belongs to whoever defined it: only its author or the owner changes it. */
+async function requireTermAuthor(
+  tx: Tx,
+  actor: Actor,
+  existing: GlossaryEntry,
+  verb: "redefine" | "remove",
+): Promise<void> {
+  if (existing.author === actor.id || actor.isOwner) return;
+  throw refuse(
+    "ownership",
+    `the term ${quoteValue(existing.term)} belongs to ${await who(tx, existing.author)}; only its author or the owner may ${verb} it`,
+    "record what you know as a finding or a decision, or ask its author or the owner to change it",
+  );
+}
+
+/** The stored entry this term names, spelled as stored or otherwise (spelledOtherwise). */
+const storedTerm = async (tx: Tx, term: string): Promise<GlossaryEntry | undefined> =>
+  (await tx.glossary.byTerm(term)) ?? (await spelledOtherwise(tx, term));
 
 /** A term as a brief matches it: lower-cased past ASCII too, an accent composed or not. */
 const termKey = (term: string) => matchForm(term).trim();
