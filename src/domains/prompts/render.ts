@@ -1,5 +1,6 @@
 import { usageError } from "../../kernel/outcome.js";
-import { withoutTrailingNewlines } from "../../kernel/text.js";
+import { cutText, withoutTrailingNewlines } from "../../kernel/text.js";
+import { AT_FILE, SHELL_LINE } from "../skills/view.js";
 import type { SlashCommand } from "./discover.js";
 
 /**
@@ -175,9 +176,6 @@ function cursor(command: SlashCommand, raw: string): Omit<Rendered, "inert"> {
   return { text, appended, unresolved: [] };
 }
 
-const SHELL_LINE = /(^|\s)!`[^`]*`|^```!/m;
-const AT_FILE = /(^|\s)@[\w./-]+\.\w+/m;
-
 /**
  * `projectDir` fills Claude Code's `${CLAUDE_PROJECT_DIR}` (in the same pass as the arguments, so
  * one typed as an argument stays as typed); left out, the variable stays as written.
@@ -219,8 +217,9 @@ export function pageOf(
       "start again from offset 0, with the same arguments",
     );
   }
-  let end = Math.min(text.length, offset + size);
-  const last = text.charCodeAt(end - 1);
-  if (end < text.length && end - 1 > offset && last >= 0xd800 && last <= 0xdbff) end--;
-  return { text: text.slice(offset, end), next_offset: end < text.length ? end : null };
+  const rest = text.slice(offset);
+  // Never an empty page, which would never end: a page of one unit before a pair is that unit.
+  const page = cutText(rest, size) || rest.slice(0, size);
+  const end = offset + page.length;
+  return { text: page, next_offset: end < text.length ? end : null };
 }

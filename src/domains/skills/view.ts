@@ -22,8 +22,9 @@ export interface SkillView {
 
 export const BODY_CAP_BYTES = 32 * 1024;
 
-const SHELL_LINE = /(^|\s)!`[^`]*`|^```!/m;
-const AT_FILE = /(^|\s)@[\w./-]+\.\w+/m;
+/** Claude Code's `!` shell lines and `@file` references, in a skill's body or a slash command's text. */
+export const SHELL_LINE = /(^|\s)!`[^`]*`|^```!/m;
+export const AT_FILE = /(^|\s)@[\w./-]+\.\w+/m;
 
 /**
  * Claude Code's variables for a skill's own folder and the project, which cairn knows too. The
