@@ -10,6 +10,9 @@ export function canonicalShortId(raw: string, prefix: string): string {
   return match && match[1]?.toUpperCase() === prefix ? `${prefix}-${match[2]}` : raw;
 }
 
+/** A short id's number (`T-12` → 12): ids are handed out in order, so a larger one came later. */
+export const shortIdNumber = (id: string) => Number(id.slice(id.indexOf("-") + 1));
+
 /**
  * The start of a `prefix` id that was typed, in any form canonicalShortId reads (`G-3`, `g-3`,
  * ` 3`), for completion: digits alone (or nothing) start `G-`, and so does `G`. Undefined when

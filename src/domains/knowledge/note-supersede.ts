@@ -1,11 +1,9 @@
 import { conflict, notFound, refuse, usageError } from "../../kernel/outcome.js";
+import { shortIdNumber } from "../../kernel/short-id.js";
 import { quoteValue } from "../../kernel/text.js";
 import type { NoteRecord } from "../../store/knowledge.js";
 import type { Store } from "../../store/store.js";
 import { type Actor, OWNER } from "../identity/actor.js";
-
-/** A note id's number: ids are handed out in order, so the larger was recorded later. */
-const numberOf = (id: string) => Number(id.slice(id.indexOf("-") + 1));
 
 /**
  * Mark a note replaced by a later one of its kind: a decision reversed, a metric redefined, a
@@ -39,7 +37,7 @@ export async function supersedeNote(
         `${note.id} is a ${note.body.kind} and ${by.id} a ${by.body.kind}: a note is replaced by one of its kind`,
         `record the ${note.body.kind} that replaces it, then name it with --by`,
       );
-    if (numberOf(by.id) < numberOf(note.id))
+    if (shortIdNumber(by.id) < shortIdNumber(note.id))
       throw refuse(
         "note",
         `${by.id} was recorded before ${note.id}: a note is replaced only by a later one`,

@@ -1,4 +1,5 @@
 import { conflict, notFound, refuse, usageError } from "../../kernel/outcome.js";
+import { shortIdNumber } from "../../kernel/short-id.js";
 import { previewOfHead, previewText, quoteValue } from "../../kernel/text.js";
 import { oneLine } from "../../kernel/visible-text.js";
 import type { AskHeadRecord, AskRecord } from "../../store/asks.js";
@@ -47,8 +48,6 @@ export function routeAsk(
   }
   return HUMAN;
 }
-
-const askNumber = (id: string) => Number(id.slice(2));
 
 const askBlockReason = (ask: Pick<AskRecord, "id" | "toRole">) => `waiting on ${ask.id} (to ${ask.toRole})`;
 
@@ -195,7 +194,8 @@ export async function answerQuestion(
     let waitingOn: AskRecord | undefined;
     for (const askedBy of blockingAskers(task)) {
       const [oldest] = await tx.asks.open({ taskId: task.id, askedBy, limit: 1 });
-      if (oldest && (!waitingOn || askNumber(oldest.id) < askNumber(waitingOn.id))) waitingOn = oldest;
+      if (oldest && (!waitingOn || shortIdNumber(oldest.id) < shortIdNumber(waitingOn.id)))
+        waitingOn = oldest;
     }
     let unblocked = false;
     let atCap: string | null = null;

@@ -1,6 +1,6 @@
 import { conflict, refuse, usageError } from "../../kernel/outcome.js";
 import type { Setting } from "../../kernel/setting.js";
-import { shortIdStart } from "../../kernel/short-id.js";
+import { shortIdNumber, shortIdStart } from "../../kernel/short-id.js";
 import { previewText } from "../../kernel/text.js";
 import type { AskRecord } from "../../store/asks.js";
 import type { NoteRecord } from "../../store/knowledge.js";
@@ -210,7 +210,7 @@ export const NOTES_SHOWN = 20;
 export const RELATED_SHOWN = 100;
 
 /** Task ids (`T-12`) in the order the tasks were made. */
-const byNumber = (a: string, b: string) => Number(a.slice(2)) - Number(b.slice(2));
+const byNumber = (a: string, b: string) => shortIdNumber(a) - shortIdNumber(b);
 
 /** Everything on one task: its own notes (answers, proposals) and the knowledge notes scoped to it. */
 export async function showTask(store: Store, raw: string): Promise<TaskDetail> {
